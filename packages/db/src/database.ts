@@ -1,0 +1,40 @@
+import { knex, type Knex } from '@mikro-orm/knex';
+import { startEmbeddedPostgres, type EmbeddedPostgres } from './embedded';
+
+/**
+ * One connection pool per process. Services started in the same process (the embedded
+ * launcher, the tests) share it, so PGlite sees a single client at a time; against a real
+ * PostgreSQL each standalone service opens its own.
+ */
+export interface Database {
+  readonly url: string;
+  readonly embedded: boolean;
+  readonly knex: Knex;
+  close(): Promise<void>;
+}
+
+export interface OpenDatabaseOptions {
+  /** PostgreSQL connection string; unset starts embedded PGlite. */
+  url?: string;
+  /** Embedded mode: where PGlite keeps its files; unset keeps them in memory. */
+  dataDir?: string;
+  /** Pool size against PostgreSQL. */
+  poolSize?: number;
+}
+
+export async function openDatabase(options: OpenDatabaseOptions = {}): Promise<Database> {
+  let embedded: EmbeddedPostgres | undefined;
+  const url = options.url ?? (embedded = await startEmbeddedPostgres(options.dataDir)).url;
+  // PGlite is single-session: a pool of one keeps each transaction's statements together.
+  const pool = embedded ? { min: 0, max: 1 } : { min: 0, max: options.poolSize ?? 10 };
+  const client = knex({ client: 'pg', connection: { connectionString: url }, pool, acquireConnectionTimeout: 30_000 });
+  return {
+    url,
+    embedded: Boolean(embedded),
+    knex: client,
+    async close() {
+      await client.destroy();
+      await embedded?.stop();
+    },
+  };
+}

@@ -1,0 +1,60 @@
+import { MikroORM, type EntityManager, type Options } from '@mikro-orm/postgresql';
+import { Migrator, type MigrationObject } from '@mikro-orm/migrations';
+import type { Database } from './database';
+
+export interface ServiceOrmOptions {
+  /** The Postgres schema this service owns (DESIGN "Data ownership"). */
+  schema: string;
+  entities: NonNullable<Options['entities']>;
+  /** Committed migrations, in order. */
+  migrations: MigrationObject[];
+  /** Schemas whose tables another owner migrates (the vault's `auth`). */
+  foreignSchemas?: string[];
+  debug?: boolean;
+}
+
+export type ServiceOrm = MikroORM;
+
+/** Options shared by the runtime ORM and the migration generator. */
+export function ormOptions(db: Database, options: ServiceOrmOptions): Options {
+  return {
+    // MikroORM reuses a knex instance handed over as driverOptions: the process-wide pool.
+    driverOptions: db.knex as unknown as Options['driverOptions'],
+    clientUrl: db.url,
+    schema: options.schema,
+    entities: options.entities,
+    discovery: { warnWhenNoEntities: false },
+    extensions: [Migrator],
+    migrations: {
+      tableName: `${options.schema}.mikro_orm_migrations`,
+      migrationsList: options.migrations,
+      transactional: true,
+      allOrNothing: true,
+      snapshot: false,
+      emit: 'ts',
+      silent: true,
+    },
+    schemaGenerator: { ignoreSchema: options.foreignSchemas ?? [] },
+    allowGlobalContext: false,
+    forceUtcTimezone: true,
+    debug: options.debug ?? false,
+  };
+}
+
+/** Opens a service's ORM on the shared pool and applies its committed migrations. */
+export async function openServiceOrm(db: Database, options: ServiceOrmOptions): Promise<ServiceOrm> {
+  const orm = await MikroORM.init(ormOptions(db, options));
+  await db.knex.raw(`create schema if not exists "${options.schema}"`);
+  await orm.getMigrator().up();
+  return orm;
+}
+
+/**
+ * Releases the ORM without closing the shared pool (MikroORM's close() would destroy it);
+ * the pool belongs to whoever opened the Database.
+ */
+export async function closeServiceOrm(orm: ServiceOrm): Promise<void> {
+  orm.em.clear();
+}
+
+export type { EntityManager };

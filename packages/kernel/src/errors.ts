@@ -1,0 +1,88 @@
+import { GraphQLError } from 'graphql';
+
+/**
+ * Every error a client can see: the spec's table plus the contract's generic codes.
+ * rest-compat maps `extensions.code` to the HTTP status through this one table.
+ */
+export const ERROR_CODES = {
+  // spec: Errors
+  INVALID_API_KEY: { status: 401, message: 'API key missing, malformed or revoked' },
+  INVALID_BANK_KEY: { status: 401, message: 'Bank key invalid or revoked' },
+  TOKEN_EXPIRED: { status: 401, message: 'Access token expired; refresh it' },
+  TOKEN_REVOKED: { status: 401, message: 'Token revoked (consent deleted)' },
+  CONSENT_REVOKED: { status: 401, message: 'Consent revoked; restart the flow' },
+  PKCE_INVALID: { status: 400, message: 'Verifier does not match challenge' },
+  PKCE_METHOD_REJECTED: { status: 400, message: 'plain method not accepted' },
+  SESSION_NOT_FOUND: { status: 404, message: 'Unknown session_id' },
+  SESSION_EXPIRED: { status: 422, message: 'Session TTL elapsed' },
+  SESSION_ALREADY_COMPLETED: { status: 409, message: 'Completed session cannot be modified' },
+  ALIAS_NOT_FOUND: { status: 404, message: 'Alias does not exist' },
+  ALIAS_INACTIVE: { status: 422, message: 'Alias exists but is deactivated' },
+  BANK_NOT_PARTICIPATING: { status: 422, message: 'Destination bank not connected' },
+  AMOUNT_TOO_LOW: { status: 422, message: "Below the bank's minimum transaction amount" },
+  AMOUNT_TOO_HIGH: { status: 422, message: "Above the bank's maximum transaction amount" },
+  INSUFFICIENT_FUNDS: { status: 422, message: 'Source balance too low' },
+  OTP_INVALID: { status: 401, message: "Customer's OTP wrong" },
+  OTP_EXPIRED: { status: 422, message: 'OTP TTL elapsed' },
+  CBS_TIMEOUT: { status: 503, message: 'Bank core did not respond in time' },
+  CBS_ERROR: { status: 502, message: 'Bank core returned an error' },
+  CONSENT_NOT_FOUND: { status: 404, message: 'Unknown consent_id' },
+  SCOPE_INSUFFICIENT: { status: 403, message: 'Consent lacks the required scope' },
+  ACCOUNT_NOT_FOUND: { status: 404, message: 'Account not among consented accounts' },
+  SCA_REQUIRED: { status: 428, message: 'SCA needed; redirect to sca_url' },
+  PAYMENT_ORDER_REJECTED: { status: 422, message: 'Bank declined the payment order' },
+  HANDLE_TAKEN: { status: 409, message: 'Handle already claimed' },
+  HANDLE_INVALID: { status: 400, message: 'Handle format invalid' },
+  BANK_NOT_REGISTERED: { status: 404, message: 'Bank handle not in the registry' },
+  // API-CONTRACT: generic codes
+  VALIDATION_ERROR: { status: 400, message: 'Invalid parameters' },
+  UNAUTHORIZED: { status: 401, message: 'Missing or invalid credentials' },
+  FORBIDDEN: { status: 403, message: 'Valid credentials, insufficient permissions' },
+  NOT_FOUND: { status: 404, message: 'Not found' },
+  BANK_ALREADY_REGISTERED: { status: 409, message: 'A bank with this handle is already registered' },
+  MERCHANT_NOT_FOUND: { status: 404, message: 'Unknown merchant' },
+  TPP_NOT_FOUND: { status: 404, message: 'Unknown TPP' },
+  IDEMPOTENCY_KEY_IN_USE: { status: 409, message: 'A request with this Idempotency-Key is still running' },
+  IDEMPOTENCY_KEY_REUSED: { status: 422, message: 'Idempotency-Key reused with a different request' },
+  PAYLOAD_TOO_LARGE: { status: 413, message: 'Request body exceeds 1 MiB' },
+  RATE_LIMITED: { status: 429, message: 'Rate limit exceeded' },
+  INTERNAL_ERROR: { status: 500, message: 'Gateway internal error' },
+  SERVICE_UNAVAILABLE: { status: 503, message: 'Gateway temporarily unavailable' },
+} as const satisfies Record<string, { status: number; message: string }>;
+
+export type ErrorCode = keyof typeof ERROR_CODES;
+
+export function isErrorCode(code: unknown): code is ErrorCode {
+  return typeof code === 'string' && Object.prototype.hasOwnProperty.call(ERROR_CODES, code);
+}
+
+export function httpStatusOf(code: string | undefined): number {
+  return isErrorCode(code) ? ERROR_CODES[code].status : 500;
+}
+
+/**
+ * The one error type thrown on a client-reachable path. Carries the spec code in
+ * `extensions.code` (how GraphQL clients and rest-compat read it) and a human detail.
+ */
+export class GatewayError extends GraphQLError {
+  readonly code: ErrorCode;
+  readonly detail: string;
+
+  constructor(code: ErrorCode, detail?: string, message?: string) {
+    const entry = ERROR_CODES[code];
+    const resolvedDetail = detail ?? entry.message;
+    super(message ?? entry.message, {
+      extensions: { code, status: entry.status, detail: resolvedDetail },
+    });
+    this.code = code;
+    this.detail = resolvedDetail;
+  }
+}
+
+export const fail = (code: ErrorCode, detail?: string): never => {
+  throw new GatewayError(code, detail);
+};
+
+/** A VALIDATION_ERROR whose detail names the offending field. */
+export const invalid = (field: string, problem: string): GatewayError =>
+  new GatewayError('VALIDATION_ERROR', `${field}: ${problem}`);

@@ -1,0 +1,17 @@
+import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
+import { randomToken } from './ids';
+
+export const sha256Hex = (value: string): string => createHash('sha256').update(value).digest('hex');
+
+export const hmacSha256Hex = (key: string, body: string | Buffer): string =>
+  createHmac('sha256', key).update(body).digest('hex');
+
+/** Constant-time string comparison; lengths are compared on hashes so they leak nothing either. */
+export function safeEqual(a: string, b: string): boolean {
+  const ha = createHash('sha256').update(a).digest();
+  const hb = createHash('sha256').update(b).digest();
+  return timingSafeEqual(ha, hb) && a.length === b.length;
+}
+
+/** A raw secret with a recognisable prefix, e.g. `mk_test_…`, `whsec_…`. 32 base62 chars (~190 bits). */
+export const newSecret = (prefix: string): string => `${prefix}${randomToken(32)}`;
