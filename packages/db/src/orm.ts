@@ -1,5 +1,6 @@
 import { MikroORM, type EntityManager, type Options } from '@mikro-orm/postgresql';
-import { Migrator, type MigrationObject } from '@mikro-orm/migrations';
+import { Migrator } from '@mikro-orm/migrations';
+import type { MigrationObject } from '@mikro-orm/core';
 import type { Database } from './database';
 
 export interface ServiceOrmOptions {
