@@ -50,12 +50,4 @@ export async function openServiceOrm(db: Database, options: ServiceOrmOptions): 
   return orm;
 }
 
-/**
- * Releases the ORM without closing the shared pool (MikroORM's close() would destroy it);
- * the pool belongs to whoever opened the Database.
- */
-export async function closeServiceOrm(orm: ServiceOrm): Promise<void> {
-  orm.em.clear();
-}
-
 export type { EntityManager };

@@ -1,0 +1,49 @@
+import { Entity, Index, PrimaryKey, Property } from '@mikro-orm/core';
+
+/** What a credential lets its holder be. */
+export type CredentialKind =
+  | 'merchant_key'
+  | 'bank_key'
+  | 'internal_key'
+  | 'tpp_key'
+  | 'ob_access_token'
+  | 'ob_refresh_token'
+  | 'session_token';
+
+/**
+ * A secret the platform issued, stored as its SHA-256 only (DESIGN "Data ownership"). The raw
+ * value is returned once at issue time and exists nowhere else.
+ */
+@Entity({ schema: 'auth', tableName: 'credentials' })
+@Index({ properties: ['kind', 'ownerId'] })
+export class Credential {
+  @PrimaryKey({ type: 'text' })
+  id!: string;
+
+  @Property({ type: 'text' })
+  kind!: CredentialKind;
+
+  @Property({ type: 'text', unique: true })
+  hash!: string;
+
+  /** merchant id, bank handle, tpp id, consent id or session id. */
+  @Property({ type: 'text' })
+  ownerId!: string;
+
+  /** Grants carried by the credential (merchant mode, OB scopes). */
+  @Property({ type: 'json' })
+  scopes: string[] = [];
+
+  /** Groups credentials that are revoked together (an OB token family). */
+  @Property({ type: 'text', nullable: true })
+  family?: string | null;
+
+  @Property({ type: 'timestamptz' })
+  createdAt: Date = new Date();
+
+  @Property({ type: 'timestamptz', nullable: true })
+  expiresAt?: Date | null;
+
+  @Property({ type: 'timestamptz', nullable: true })
+  revokedAt?: Date | null;
+}

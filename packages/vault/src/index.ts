@@ -1,0 +1,3 @@
+export * from './credential.entity';
+export * from './vault';
+export * from './schema';
