@@ -7,3 +7,4 @@ export * from './principal';
 export * from './logger';
 export * from './config';
 export * from './metrics';
+export * from './seal';

@@ -1,0 +1,6 @@
+import 'reflect-metadata';
+
+export * from './schema';
+export * from './context';
+export * from './errors';
+export * from './server';

@@ -1,0 +1,51 @@
+import { GatewayError, httpStatusOf, newId, openSealedSecret, parseIban, safeEqual, sealSecret, signPrincipal, verifyPrincipal } from './index';
+
+describe('kernel', () => {
+  it('issues prefixed random ids', () => {
+    const ids = new Set(Array.from({ length: 1000 }, () => newId('paymentSession')));
+    expect(ids.size).toBe(1000);
+    for (const id of ids) expect(id).toMatch(/^ops_[0-9A-Za-z]{24}$/);
+  });
+
+  it('maps spec codes to their HTTP status and unknown codes to 500', () => {
+    expect(httpStatusOf('HANDLE_TAKEN')).toBe(409);
+    expect(httpStatusOf('CBS_TIMEOUT')).toBe(503);
+    expect(httpStatusOf('SCA_REQUIRED')).toBe(428);
+    expect(httpStatusOf('NOPE')).toBe(500);
+    const error = new GatewayError('ALIAS_INACTIVE', 'alias bob is deactivated');
+    expect(error.extensions).toMatchObject({ code: 'ALIAS_INACTIVE', status: 422, detail: 'alias bob is deactivated' });
+  });
+
+  it('parses IBANs and reads the institution code', () => {
+    expect(parseIban('LY83 0020 4800 0020 1001 2036 1')).toEqual({ iban: 'LY83002048000020100120361', countryCode: 'LY', institutionCode: '002' });
+    expect(parseIban('LY84002048000020100120361')).toBeNull(); // checksum
+    expect(parseIban('not an iban')).toBeNull();
+  });
+
+  it('compares secrets in constant time and still exactly', () => {
+    expect(safeEqual('abc', 'abc')).toBe(true);
+    expect(safeEqual('abc', 'abd')).toBe(false);
+    expect(safeEqual('abc', 'abcd')).toBe(false);
+  });
+
+  it('signs the forwarded principal and refuses a tampered or stale one', () => {
+    const header = signPrincipal({ kind: 'merchant', id: 'mer_1' }, 'secret');
+    expect(verifyPrincipal(header, 'secret')).toEqual({ kind: 'merchant', id: 'mer_1' });
+    expect(() => verifyPrincipal(header, 'other')).toThrow(GatewayError);
+    const [payload, sig] = header.split('.');
+    const forged = Buffer.from(JSON.stringify({ kind: 'admin', iat: Date.now() })).toString('base64url');
+    expect(() => verifyPrincipal(`${forged}.${sig}`, 'secret')).toThrow(GatewayError);
+    expect(payload).toBeTruthy();
+    expect(() => verifyPrincipal(signPrincipal({ kind: 'admin' }, 'secret', Date.now() - 10 * 60_000), 'secret')).toThrow(
+      expect.objectContaining({ detail: 'forwarded principal is stale' }),
+    );
+    expect(verifyPrincipal(undefined, 'secret')).toEqual({ kind: 'anonymous' });
+  });
+
+  it('seals a secret so only the platform secret opens it', () => {
+    const sealed = sealSecret('sik_raw', 'platform');
+    expect(sealed).not.toContain('sik_raw');
+    expect(openSealedSecret(sealed, 'platform')).toBe('sik_raw');
+    expect(() => openSealedSecret(sealed, 'other')).toThrow();
+  });
+});
