@@ -4,3 +4,4 @@ export * from './schema';
 export * from './context';
 export * from './errors';
 export * from './server';
+export * from './standalone';

@@ -8,3 +8,4 @@ export * from './logger';
 export * from './config';
 export * from './metrics';
 export * from './seal';
+export * from './validation';

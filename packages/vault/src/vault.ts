@@ -10,6 +10,8 @@ export interface IssueOptions {
   scopes?: string[];
   family?: string;
   expiresAt?: Date;
+  /** A secret chosen elsewhere (a bank's own internal key); generated when omitted. */
+  raw?: string;
 }
 
 export interface IssuedCredential {
@@ -28,7 +30,7 @@ export type VerifyResult = { ok: true; credential: Credential } | { ok: false; r
  */
 export const vault = {
   issue(em: EntityManager, options: IssueOptions): IssuedCredential {
-    const raw = newSecret(options.prefix);
+    const raw = options.raw ?? newSecret(options.prefix);
     const credential = em.create(Credential, {
       id: newId('credential'),
       kind: options.kind,

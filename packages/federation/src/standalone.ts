@@ -1,0 +1,44 @@
+import { openDatabase, type Database } from '@gateway/db';
+import { createLogger, envPort, loadConfig, z, type Logger } from '@gateway/kernel';
+import type { RunningService } from './server';
+
+/** What every subgraph's start() takes; the launcher and the tests call the same function. */
+export interface SubgraphStartOptions {
+  db: Database;
+  /** Signs and verifies the principal the router forwards (and seals stored secrets). */
+  platformSecret: string;
+  production: boolean;
+  host?: string;
+  port?: number;
+  logger?: Logger;
+}
+
+const standaloneConfig = z.object({
+  DATABASE_URL: z.string().min(1, 'required when a service runs alone'),
+  PLATFORM_SECRET: z.string().min(32, 'at least 32 characters, shared by the router and every subgraph'),
+  HOST: z.string().default('127.0.0.1'),
+  PORT: envPort.optional(),
+  NODE_ENV: z.string().optional(),
+});
+
+/** `npm run start:<service>`: one service in its own process against DATABASE_URL. */
+export async function runStandalone(name: string, defaultPort: number, start: (options: SubgraphStartOptions) => Promise<RunningService>): Promise<void> {
+  const config = loadConfig(standaloneConfig);
+  const logger = createLogger(name);
+  const db = await openDatabase({ url: config.DATABASE_URL });
+  const service = await start({
+    db,
+    platformSecret: config.PLATFORM_SECRET,
+    production: config.NODE_ENV === 'production',
+    host: config.HOST,
+    port: config.PORT ?? defaultPort,
+    logger,
+  });
+  const shutdown = async () => {
+    await service.stop();
+    await db.close();
+    process.exit(0);
+  };
+  process.once('SIGINT', shutdown);
+  process.once('SIGTERM', shutdown);
+}

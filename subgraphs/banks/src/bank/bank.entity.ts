@@ -1,0 +1,61 @@
+import { Entity, PrimaryKey, Property } from '@mikro-orm/core';
+
+export type BankStatus = 'ACTIVE' | 'SUSPENDED';
+export type ObScope = 'accounts:read' | 'balances:read' | 'transactions:read' | 'payments:write';
+
+/** A bank registered with the gateway (database shape; the graph shape is bank.type.ts). */
+@Entity({ tableName: 'banks' })
+export class BankEntity {
+  @PrimaryKey({ type: 'text' })
+  handle!: string;
+
+  @Property({ type: 'text' })
+  displayName!: string;
+
+  @Property({ type: 'text' })
+  country!: string;
+
+  @Property({ type: 'text', unique: true })
+  institutionCode!: string;
+
+  @Property({ type: 'text' })
+  coreBaseUrl!: string;
+
+  @Property({ type: 'text' })
+  settlementAccountIban!: string;
+
+  @Property({ type: 'text' })
+  contactEmail!: string;
+
+  /** The internal key, sealed: the gateway presents it on every core call (kernel seal.ts). */
+  @Property({ type: 'text' })
+  internalKeySealed!: string;
+
+  @Property({ type: 'text' })
+  status: BankStatus = 'ACTIVE';
+
+  /** Per-transaction limits in minor units, applied in whatever currency a payment uses. */
+  @Property({ type: 'bigint' })
+  minAmount!: bigint;
+
+  @Property({ type: 'bigint' })
+  maxAmount!: bigint;
+
+  @Property({ type: 'boolean' })
+  obEnabled = false;
+
+  @Property({ type: 'json' })
+  obScopesSupported: ObScope[] = [];
+
+  @Property({ type: 'bigint' })
+  scaExemptionLimit!: bigint;
+
+  @Property({ type: 'integer' })
+  maxConsentExpiryDays!: number;
+
+  @Property({ type: 'timestamptz' })
+  createdAt: Date = new Date();
+
+  @Property({ type: 'timestamptz', onUpdate: () => new Date() })
+  updatedAt: Date = new Date();
+}

@@ -1,0 +1,72 @@
+import { Arg, Ctx, FieldResolver, Mutation, Query, Resolver, Root } from 'type-graphql';
+import { GatewayError } from '@gateway/kernel';
+import { requirePrincipal, type SubgraphContext } from '@gateway/federation';
+import { RegisterBankInput, UpdateBankCapabilitiesInput } from './bank.input';
+import type { BankService } from './bank.service';
+import { Bank, BankCapabilities, BankKeyRotation, BankRegistration, toBank, toCapabilities } from './bank.type';
+
+/** Only the bank itself (its bank key) or an operator (admin key) may act on or read a bank's record. */
+function requireBankOrAdmin(context: SubgraphContext, handle: string, allowAdmin: boolean): void {
+  const principal = requirePrincipal(context, allowAdmin ? ['bank', 'admin'] : ['bank'], 'INVALID_BANK_KEY');
+  if (principal.kind === 'bank' && principal.id !== handle) {
+    throw new GatewayError('FORBIDDEN', `this bank key belongs to ${principal.id}, not ${handle}`);
+  }
+}
+
+export function createBankResolver(service: BankService) {
+  @Resolver(() => Bank)
+  class BankResolver {
+    @Query(() => Bank, { description: 'A bank by handle. Public fields for anyone; contact and settlement fields for the bank itself or an operator.' })
+    async bank(@Arg('handle') handle: string, @Ctx() context: SubgraphContext): Promise<Bank> {
+      return toBank(await service.find(context.em, handle));
+    }
+
+    @Query(() => BankCapabilities, { description: "A bank's Open Banking capabilities (public)." })
+    async bankCapabilities(@Arg('handle') handle: string, @Ctx() context: SubgraphContext): Promise<BankCapabilities> {
+      return toCapabilities(await service.find(context.em, handle));
+    }
+
+    @Mutation(() => BankRegistration, { description: 'Registers a bank (operator). Returns the bank key and internal key once.' })
+    async registerBank(@Arg('input') input: RegisterBankInput, @Ctx() context: SubgraphContext): Promise<BankRegistration> {
+      requirePrincipal(context, ['admin']);
+      const { bank, bankKey, internalKey } = await service.register(context.em, input);
+      context.logger.info({ bank: bank.handle }, 'bank registered');
+      return { bank: toBank(bank), bankKey, internalKey };
+    }
+
+    @Mutation(() => BankCapabilities, { description: "Changes the calling bank's Open Banking capabilities." })
+    async updateBankCapabilities(
+      @Arg('handle') handle: string,
+      @Arg('input') input: UpdateBankCapabilitiesInput,
+      @Ctx() context: SubgraphContext,
+    ): Promise<BankCapabilities> {
+      requireBankOrAdmin(context, handle, false);
+      return toCapabilities(await service.updateCapabilities(context.em, handle, input));
+    }
+
+    @Mutation(() => BankKeyRotation, { description: "Rotates the calling bank's key: the new key is returned once, the old one stops working at once." })
+    async rotateBankKey(@Arg('handle') handle: string, @Ctx() context: SubgraphContext): Promise<BankKeyRotation> {
+      requireBankOrAdmin(context, handle, false);
+      return { bankKey: await service.rotateKey(context.em, handle) };
+    }
+
+    @FieldResolver(() => String, { description: 'Core callback base URL (the bank or an operator only).' })
+    coreBaseUrl(@Root() bank: Bank, @Ctx() context: SubgraphContext): string {
+      requireBankOrAdmin(context, bank.handle, true);
+      return bank.entity.coreBaseUrl;
+    }
+
+    @FieldResolver(() => String, { description: 'Settlement account IBAN (the bank or an operator only).' })
+    settlementAccountIban(@Root() bank: Bank, @Ctx() context: SubgraphContext): string {
+      requireBankOrAdmin(context, bank.handle, true);
+      return bank.entity.settlementAccountIban;
+    }
+
+    @FieldResolver(() => String, { description: 'Contact email (the bank or an operator only).' })
+    contactEmail(@Root() bank: Bank, @Ctx() context: SubgraphContext): string {
+      requireBankOrAdmin(context, bank.handle, true);
+      return bank.entity.contactEmail;
+    }
+  }
+  return BankResolver;
+}

@@ -1,0 +1,51 @@
+import { rules, z } from '@gateway/kernel';
+import { assertCoreBaseUrlShape } from './core-url';
+
+export const OB_SCOPES = ['accounts:read', 'balances:read', 'transactions:read', 'payments:write'] as const;
+
+/** Bank handles appear inside bank keys (sbk_<handle>_<random>), so no underscore. */
+export const BANK_HANDLE = /^[a-z][a-z0-9-]{1,31}$/;
+
+const capabilities = {
+  obEnabled: z.boolean(),
+  obScopesSupported: z
+    .array(z.enum(OB_SCOPES, { error: `must be among ${OB_SCOPES.join(', ')}` }))
+    .refine((scopes) => new Set(scopes).size === scopes.length, 'must not repeat a scope'),
+  scaExemptionLimit: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER),
+  maxConsentExpiryDays: z.number().int().min(1).max(365),
+};
+
+export const updateCapabilitiesRules = z
+  .object({
+    obEnabled: capabilities.obEnabled.optional(),
+    obScopesSupported: capabilities.obScopesSupported.optional(),
+    scaExemptionLimit: capabilities.scaExemptionLimit.optional(),
+    maxConsentExpiryDays: capabilities.maxConsentExpiryDays.optional(),
+  })
+  .strict();
+
+export function registerBankRules(production: boolean) {
+  return z
+    .object({
+      bankHandle: z.string().regex(BANK_HANDLE, '2-32 lowercase letters, digits or -, starting with a letter'),
+      displayName: rules.text(100),
+      country: z.literal('LY', { error: 'must be LY' }),
+      coreBaseUrl: rules.url(production).superRefine(assertCoreBaseUrlShape),
+      settlementAccountIban: rules.iban,
+      contactEmail: rules.email,
+      institutionCode: z.string().regex(/^\d{3}$/, 'must be three digits'),
+      internalKey: z.string().min(24, 'must be at least 24 characters').max(256).optional(),
+      minAmount: rules.amount.default(1),
+      maxAmount: rules.amount.default(1_000_000_000),
+      obEnabled: capabilities.obEnabled.default(false),
+      obScopesSupported: capabilities.obScopesSupported.default([]),
+      scaExemptionLimit: capabilities.scaExemptionLimit.default(100_000),
+      maxConsentExpiryDays: capabilities.maxConsentExpiryDays.default(90),
+    })
+    .strict()
+    .refine((bank) => bank.maxAmount >= bank.minAmount, { path: ['maxAmount'], message: 'must not be below min_amount' })
+    .refine((bank) => bank.settlementAccountIban.institutionCode === bank.institutionCode, {
+      path: ['settlementAccountIban'],
+      message: "must be an account at the bank's own institution code",
+    });
+}

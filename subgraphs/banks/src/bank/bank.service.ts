@@ -1,0 +1,108 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { UniqueConstraintViolationException } from '@mikro-orm/core';
+import { GatewayError, newSecret, parseInput, sealSecret } from '@gateway/kernel';
+import { vault } from '@gateway/vault';
+import { BankEntity } from './bank.entity';
+import { registerBankRules, updateCapabilitiesRules } from './bank.rules';
+import type { RegisterBankInput, UpdateBankCapabilitiesInput } from './bank.input';
+
+export interface BanksSettings {
+  platformSecret: string;
+  production: boolean;
+}
+
+export interface RegisteredBank {
+  bank: BankEntity;
+  bankKey: string;
+  internalKey: string;
+}
+
+/** Bank keys carry the bank's institution code as a grant, so the identity registry can check claimed IBANs without a call. */
+const bankKeyOptions = (bank: BankEntity) => ({
+  kind: 'bank_key' as const,
+  ownerId: bank.handle,
+  prefix: `sbk_${bank.handle}_`,
+  scopes: [`institution:${bank.institutionCode}`],
+});
+
+export class BankService {
+  constructor(private readonly settings: BanksSettings) {}
+
+  async find(em: EntityManager, handle: string): Promise<BankEntity> {
+    const bank = await em.findOne(BankEntity, { handle });
+    if (!bank) throw new GatewayError('BANK_NOT_REGISTERED', `no bank with handle ${handle}`);
+    return bank;
+  }
+
+  async findByInstitutionCode(em: EntityManager, institutionCode: string): Promise<BankEntity | null> {
+    return em.findOne(BankEntity, { institutionCode });
+  }
+
+  async register(em: EntityManager, input: RegisterBankInput): Promise<RegisteredBank> {
+    const valid = parseInput(registerBankRules(this.settings.production), input);
+    const internalKey = valid.internalKey ?? newSecret('sik_');
+    try {
+      return await em.transactional(async (tx) => {
+        const clash = await tx.findOne(BankEntity, { $or: [{ handle: valid.bankHandle }, { institutionCode: valid.institutionCode }] });
+        if (clash) {
+          throw new GatewayError(
+            'BANK_ALREADY_REGISTERED',
+            clash.handle === valid.bankHandle ? `bank_handle ${valid.bankHandle} is registered` : `institution_code ${valid.institutionCode} belongs to ${clash.handle}`,
+          );
+        }
+        const bank = tx.create(BankEntity, {
+          handle: valid.bankHandle,
+          displayName: valid.displayName,
+          country: valid.country,
+          institutionCode: valid.institutionCode,
+          coreBaseUrl: valid.coreBaseUrl,
+          settlementAccountIban: valid.settlementAccountIban.iban,
+          contactEmail: valid.contactEmail,
+          internalKeySealed: sealSecret(internalKey, this.settings.platformSecret),
+          status: 'ACTIVE',
+          minAmount: BigInt(valid.minAmount),
+          maxAmount: BigInt(valid.maxAmount),
+          obEnabled: valid.obEnabled,
+          obScopesSupported: valid.obScopesSupported,
+          scaExemptionLimit: BigInt(valid.scaExemptionLimit),
+          maxConsentExpiryDays: valid.maxConsentExpiryDays,
+          createdAt: new Date(),
+          updatedAt: new Date(),
+        });
+        const bankKey = vault.issue(tx, bankKeyOptions(bank)).raw;
+        // Hashed in the vault to verify the bank's callbacks; sealed above to present it to the core.
+        vault.issue(tx, { kind: 'internal_key', ownerId: bank.handle, prefix: '', raw: internalKey });
+        return { bank, bankKey, internalKey };
+      });
+    } catch (error) {
+      // Two concurrent registrations of one handle: the loser sees the unique index.
+      if (error instanceof UniqueConstraintViolationException) {
+        throw new GatewayError('BANK_ALREADY_REGISTERED', `bank_handle ${valid.bankHandle} or institution_code ${valid.institutionCode} is registered`);
+      }
+      throw error;
+    }
+  }
+
+  async updateCapabilities(em: EntityManager, handle: string, input: UpdateBankCapabilitiesInput): Promise<BankEntity> {
+    const changes = parseInput(updateCapabilitiesRules, stripUndefined(input));
+    return em.transactional(async (tx) => {
+      const bank = await this.find(tx, handle);
+      if (changes.obEnabled !== undefined) bank.obEnabled = changes.obEnabled;
+      if (changes.obScopesSupported !== undefined) bank.obScopesSupported = changes.obScopesSupported;
+      if (changes.scaExemptionLimit !== undefined) bank.scaExemptionLimit = BigInt(changes.scaExemptionLimit);
+      if (changes.maxConsentExpiryDays !== undefined) bank.maxConsentExpiryDays = changes.maxConsentExpiryDays;
+      return bank;
+    });
+  }
+
+  async rotateKey(em: EntityManager, handle: string): Promise<string> {
+    return em.transactional(async (tx) => {
+      const bank = await this.find(tx, handle);
+      return (await vault.rotate(tx, bankKeyOptions(bank))).raw;
+    });
+  }
+}
+
+function stripUndefined<T extends object>(input: T): Partial<T> {
+  return Object.fromEntries(Object.entries(input).filter(([, value]) => value !== undefined)) as Partial<T>;
+}

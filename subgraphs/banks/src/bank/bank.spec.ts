@@ -1,0 +1,117 @@
+import { openTestDatabase } from '@gateway/db/testing';
+import type { Database } from '@gateway/db';
+import type { RunningService } from '@gateway/federation';
+import { subgraphClient, TEST_PLATFORM_SECRET } from '@gateway/federation/testing';
+import { composeIBAN } from 'ibantools';
+import { start } from '../service';
+
+const admin = { kind: 'admin' as const };
+const iban = (institution: string, account: string) => composeIBAN({ countryCode: 'LY', bban: `${institution}001${account.padStart(15, '0')}` })!;
+
+const REGISTER = `mutation($input: RegisterBankInput!) {
+  registerBank(input: $input) { bankKey internalKey bank { handle institutionCode status minAmount maxAmount capabilities { obEnabled maxConsentExpiryDays } } }
+}`;
+
+const bankInput = (handle: string, institutionCode: string) => ({
+  bankHandle: handle,
+  displayName: `Bank ${handle}`,
+  country: 'LY',
+  coreBaseUrl: 'http://127.0.0.1:7001',
+  settlementAccountIban: iban(institutionCode, '1'),
+  contactEmail: 'ops@example.ly',
+  institutionCode,
+});
+
+describe('banks subgraph', () => {
+  let db: Database;
+  let service: RunningService;
+  let client: ReturnType<typeof subgraphClient>;
+
+  beforeAll(async () => {
+    db = await openTestDatabase();
+    service = await start({ db, platformSecret: TEST_PLATFORM_SECRET, production: false });
+    client = subgraphClient(service.graphqlUrl, TEST_PLATFORM_SECRET);
+  });
+  afterAll(async () => {
+    await service.stop();
+    await db.close();
+  });
+
+  it('registers a bank (admin) and returns its keys once', async () => {
+    const { registerBank } = await client.execute(REGISTER, { input: bankInput('alpha', '101') }, admin);
+    expect(registerBank.bankKey).toMatch(/^sbk_alpha_[0-9A-Za-z]{32}$/);
+    expect(registerBank.internalKey).toMatch(/^sik_/);
+    expect(registerBank.bank).toMatchObject({ handle: 'alpha', institutionCode: '101', status: 'ACTIVE', minAmount: 1, capabilities: { obEnabled: false, maxConsentExpiryDays: 90 } });
+    const stored = await db.knex('auth.credentials').where({ owner_id: 'alpha', kind: 'bank_key' });
+    expect(stored).toHaveLength(1);
+    expect(JSON.stringify(stored)).not.toContain(registerBank.bankKey);
+  });
+
+  it('refuses a duplicate handle or institution code with 409 BANK_ALREADY_REGISTERED', async () => {
+    expect(await client.errorCode(REGISTER, { input: bankInput('alpha', '109') }, admin)).toBe('BANK_ALREADY_REGISTERED');
+    expect(await client.errorCode(REGISTER, { input: bankInput('other', '101') }, admin)).toBe('BANK_ALREADY_REGISTERED');
+  });
+
+  it('validates every field before it reaches the database', async () => {
+    const cases: Array<[Record<string, unknown>, string]> = [
+      [{ bankHandle: 'Bad_Handle' }, 'bank_handle'],
+      [{ country: 'FR' }, 'country'],
+      [{ coreBaseUrl: 'ftp://x' }, 'core_base_url'],
+      [{ settlementAccountIban: 'LY00002048000020100120361' }, 'settlement_account_iban'],
+      [{ settlementAccountIban: iban('555', '1') }, 'settlement_account_iban'],
+      [{ contactEmail: 'nope' }, 'contact_email'],
+      [{ institutionCode: '12' }, 'institution_code'],
+      [{ minAmount: 10, maxAmount: 5 }, 'max_amount'],
+      [{ obScopesSupported: ['accounts:write'] }, 'ob_scopes_supported'],
+    ];
+    for (const [patch, field] of cases) {
+      const result = await client.attempt(REGISTER, { input: { ...bankInput('beta', '102'), ...patch } }, admin);
+      expect(result.errors?.[0]?.extensions).toMatchObject({ code: 'VALIDATION_ERROR' });
+      expect(result.errors?.[0]?.extensions?.detail).toMatch(new RegExp(`^${field}(\\[\\d+\\])?:`));
+    }
+    expect(await db.knex('banks.banks').where({ handle: 'beta' })).toHaveLength(0);
+  });
+
+  it('only an operator registers banks', async () => {
+    expect(await client.errorCode(REGISTER, { input: bankInput('gamma', '103') })).toBe('UNAUTHORIZED');
+    expect(await client.errorCode(REGISTER, { input: bankInput('gamma', '103') }, { kind: 'merchant', id: 'mer_1' })).toBe('FORBIDDEN');
+  });
+
+  it('serves capabilities publicly and lets only the bank itself change them', async () => {
+    await client.execute(REGISTER, { input: bankInput('delta', '104') }, admin);
+    const PATCH = `mutation($input: UpdateBankCapabilitiesInput!) { updateBankCapabilities(handle: "delta", input: $input) { obEnabled obScopesSupported scaExemptionLimit } }`;
+    const input = { obEnabled: true, obScopesSupported: ['accounts:read', 'payments:write'], scaExemptionLimit: 50_000 };
+    expect(await client.errorCode(PATCH, { input }, { kind: 'bank', id: 'alpha' })).toBe('FORBIDDEN');
+    expect(await client.errorCode(PATCH, { input })).toBe('INVALID_BANK_KEY');
+    const { updateBankCapabilities } = await client.execute(PATCH, { input }, { kind: 'bank', id: 'delta' });
+    expect(updateBankCapabilities).toEqual(input);
+    const { bankCapabilities } = await client.execute(`{ bankCapabilities(handle: "delta") { bankHandle obEnabled obScopesSupported } }`);
+    expect(bankCapabilities).toEqual({ bankHandle: 'delta', obEnabled: true, obScopesSupported: ['accounts:read', 'payments:write'] });
+    expect(await client.errorCode(`{ bankCapabilities(handle: "nobank") { obEnabled } }`)).toBe('BANK_NOT_REGISTERED');
+  });
+
+  it('hides contact and settlement fields from other callers', async () => {
+    const QUERY = `{ bank(handle: "alpha") { handle settlementAccountIban contactEmail coreBaseUrl } }`;
+    expect(await client.errorCode(QUERY)).toBe('INVALID_BANK_KEY');
+    expect(await client.errorCode(QUERY, {}, { kind: 'bank', id: 'delta' })).toBe('FORBIDDEN');
+    const { bank } = await client.execute(QUERY, {}, { kind: 'bank', id: 'alpha' });
+    expect(bank).toMatchObject({ handle: 'alpha', contactEmail: 'ops@example.ly' });
+    expect((await client.execute(QUERY, {}, admin)).bank.coreBaseUrl).toBe('http://127.0.0.1:7001');
+  });
+
+  it('rotates the bank key: the old one is invalid at once', async () => {
+    const before = await db.knex('auth.credentials').where({ owner_id: 'alpha', kind: 'bank_key' }).whereNull('revoked_at');
+    const { rotateBankKey } = await client.execute(`mutation { rotateBankKey(handle: "alpha") { bankKey } }`, {}, { kind: 'bank', id: 'alpha' });
+    expect(rotateBankKey.bankKey).toMatch(/^sbk_alpha_/);
+    const after = await db.knex('auth.credentials').where({ owner_id: 'alpha', kind: 'bank_key' }).whereNull('revoked_at');
+    expect(after).toHaveLength(1);
+    expect(after[0].id).not.toBe(before[0].id);
+  });
+
+  it('answers federation: _service SDL and Bank references', async () => {
+    const { _entities } = await client.execute(`query($r: [_Any!]!) { _entities(representations: $r) { ... on Bank { handle displayName } } }`, {
+      r: [{ __typename: 'Bank', handle: 'alpha' }, { __typename: 'Bank', handle: 'ghost' }],
+    });
+    expect(_entities).toEqual([{ handle: 'alpha', displayName: 'Bank alpha' }, null]);
+  });
+});

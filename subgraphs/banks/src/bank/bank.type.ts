@@ -1,0 +1,98 @@
+import { Directive, Field, ID, ObjectType } from 'type-graphql';
+import { GraphQLSafeInt } from 'graphql-scalars';
+import type { BankEntity } from './bank.entity';
+
+@ObjectType({ description: "What a bank offers Open Banking clients (spec 'Bank capabilities')." })
+export class BankCapabilities {
+  @Field({ description: 'Globally unique short bank identifier.' })
+  bankHandle!: string;
+
+  @Field({ description: 'Bank supports Open Banking.' })
+  obEnabled!: boolean;
+
+  @Field(() => [String], { description: 'Subset of accounts:read, balances:read, transactions:read, payments:write.' })
+  obScopesSupported!: string[];
+
+  @Field(() => GraphQLSafeInt, { description: 'Payment orders above this amount (minor units) require SCA.' })
+  scaExemptionLimit!: number;
+
+  @Field({ description: 'Upper bound of expiry_days for a consent at this bank.' })
+  maxConsentExpiryDays!: number;
+}
+
+@ObjectType('Bank', { description: 'A bank connected to the gateway.' })
+@Directive('@key(fields: "handle")')
+export class Bank {
+  @Field(() => ID, { description: 'Globally unique short bank identifier (bank_handle).' })
+  handle!: string;
+
+  @Field({ description: 'Name shown to customers.' })
+  displayName!: string;
+
+  @Field({ description: 'ISO 3166 country code (LY).' })
+  country!: string;
+
+  @Field({ description: 'Three-digit institution code, as inside the IBANs of this bank.' })
+  institutionCode!: string;
+
+  @Field({ description: 'ACTIVE or SUSPENDED; only ACTIVE banks take part in payments.' })
+  status!: string;
+
+  @Field(() => GraphQLSafeInt, { description: 'Smallest amount per transaction, in minor units of the payment currency.' })
+  minAmount!: number;
+
+  @Field(() => GraphQLSafeInt, { description: 'Largest amount per transaction, in minor units of the payment currency.' })
+  maxAmount!: number;
+
+  @Field(() => BankCapabilities, { description: 'Open Banking capabilities.' })
+  capabilities!: BankCapabilities;
+
+  @Field({ description: 'Creation time (ISO 8601 UTC).' })
+  createdAt!: Date;
+
+  // Restricted fields: resolved by BankResolver, which checks for admin or the bank itself.
+  entity!: BankEntity;
+}
+
+@ObjectType({ description: 'A newly registered bank with its secrets, each shown this once.' })
+export class BankRegistration {
+  @Field(() => Bank)
+  bank!: Bank;
+
+  @Field({ description: 'Bank key (sbk_<handle>_<random>) for X-Service-Bank-Key. Shown once.' })
+  bankKey!: string;
+
+  @Field({ description: 'Internal key the bank core validates on every gateway call, and sends on its callbacks. Shown once.' })
+  internalKey!: string;
+}
+
+@ObjectType({ description: 'A rotated bank key; the previous key stopped working at once.' })
+export class BankKeyRotation {
+  @Field({ description: 'The new bank key. Shown once.' })
+  bankKey!: string;
+}
+
+export function toCapabilities(entity: BankEntity): BankCapabilities {
+  return {
+    bankHandle: entity.handle,
+    obEnabled: entity.obEnabled,
+    obScopesSupported: [...entity.obScopesSupported],
+    scaExemptionLimit: Number(entity.scaExemptionLimit),
+    maxConsentExpiryDays: entity.maxConsentExpiryDays,
+  };
+}
+
+export function toBank(entity: BankEntity): Bank {
+  return {
+    handle: entity.handle,
+    displayName: entity.displayName,
+    country: entity.country,
+    institutionCode: entity.institutionCode,
+    status: entity.status,
+    minAmount: Number(entity.minAmount),
+    maxAmount: Number(entity.maxAmount),
+    capabilities: toCapabilities(entity),
+    createdAt: entity.createdAt,
+    entity,
+  };
+}

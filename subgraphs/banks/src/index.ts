@@ -1,0 +1,2 @@
+export { start, BANKS_SCHEMA } from './service';
+export { buildBanksSchema } from './schema';

@@ -1,0 +1,21 @@
+import { buildFederatedSchema, type SubgraphContext } from '@gateway/federation';
+import type { GraphQLSchema } from 'graphql';
+import { createBankResolver } from './bank/bank.resolver';
+import { BankService, type BanksSettings } from './bank/bank.service';
+import { BankEntity } from './bank/bank.entity';
+import { toBank } from './bank/bank.type';
+
+export async function buildBanksSchema(settings: BanksSettings): Promise<GraphQLSchema> {
+  const service = new BankService(settings);
+  return buildFederatedSchema({
+    resolvers: [createBankResolver(service)],
+    referenceResolvers: {
+      // Another subgraph's reference to a bank it knows only by handle; null for an unknown one.
+      Bank: async (reference, context: SubgraphContext) => {
+        const handle = reference.handle as string;
+        const bank = await context.em.findOne(BankEntity, { handle });
+        return bank ? toBank(bank) : null;
+      },
+    },
+  });
+}
