@@ -1,0 +1,154 @@
+import { newId } from '@gateway/kernel';
+import type { ServiceOrm } from '@gateway/db';
+import { bankErrors } from '../errors';
+import { newRrn } from '../iban';
+import { normalizeIban } from './accounts';
+import { SandboxAccountRow, SandboxTransactionRow, type ConfirmationStatus, type Operation } from './entities';
+import { bookingDateOf, toTransactionView, type SandboxTransaction } from './views';
+
+export interface MovementInput {
+  iban: string;
+  amount: number;
+  currency: string;
+  reference: string;
+  description: string;
+  /** Credits: the bank the money comes from; another bank's handle makes it a rail credit. */
+  debtorBank?: string;
+  sessionId?: string;
+}
+
+export interface BookingResult {
+  transaction: SandboxTransaction;
+  /** True when the reference had been booked before: the first answer, no money moved now. */
+  replayed: boolean;
+  /** True for a newly booked credit from another bank: the gateway expects a credit-confirmed. */
+  railCredit: boolean;
+}
+
+const MAX_SAFE = Number.MAX_SAFE_INTEGER;
+
+/** Debits, credits and statements of one sandbox bank. */
+export class MovementBook {
+  constructor(
+    private readonly orm: ServiceOrm,
+    private readonly bankHandle: string,
+    private readonly clock: () => Date,
+  ) {}
+
+  /**
+   * Books a debit or credit exactly once per (operation, reference), in one short transaction:
+   * the insert of the transaction row is the deduplication point (a unique index; a concurrent
+   * duplicate waits on it, then sees the committed row), and the balance moves through one
+   * conditional update, so a debit never takes the balance below zero whatever runs alongside.
+   */
+  async book(operation: Operation, input: MovementInput): Promise<BookingResult> {
+    const iban = normalizeIban(input.iban);
+    const rail = operation === 'CREDIT' && Boolean(input.debtorBank) && input.debtorBank !== this.bankHandle;
+    return this.orm.em.fork().transactional(async (em) => {
+      const account = await em.findOne(SandboxAccountRow, { bankHandle: this.bankHandle, iban });
+      if (!account) throw bankErrors.accountNotFound(iban);
+      if (account.currency !== input.currency) {
+        throw bankErrors.validation(`currency: account ${iban} is held in ${account.currency}, not ${input.currency}`);
+      }
+      const bookedAt = this.clock();
+      const fresh = {
+        transactionId: newId('transaction'),
+        rrn: rail ? newRrn() : null,
+        confirmationStatus: (rail ? 'PENDING' : null) as ConfirmationStatus | null,
+      };
+      const inserted: unknown[] = await em.execute(
+        `insert into "bank_sandbox"."transactions"
+           ("transaction_id", "bank_handle", "operation", "reference", "iban", "amount", "currency", "description",
+            "debtor_bank", "session_id", "rrn", "balance_after", "booked_at", "confirmation_status", "confirmation_attempts")
+         values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, null, ?, ?, 0)
+         on conflict ("bank_handle", "operation", "reference") do nothing
+         returning "transaction_id"`,
+        [fresh.transactionId, this.bankHandle, operation, input.reference, iban, input.amount, input.currency, input.description,
+          input.debtorBank ?? null, input.sessionId ?? null, fresh.rrn, bookedAt, fresh.confirmationStatus],
+      );
+      if (inserted.length === 0) {
+        const first = await em.findOneOrFail(SandboxTransactionRow, { bankHandle: this.bankHandle, operation, reference: input.reference });
+        if (first.iban !== iban || Number(first.amount) !== input.amount || first.currency !== input.currency) {
+          throw bankErrors.duplicateReference(input.reference);
+        }
+        return { transaction: toTransactionView(first), replayed: true, railCredit: false };
+      }
+
+      const delta = operation === 'DEBIT' ? -input.amount : input.amount;
+      const moved: Array<{ balance: string }> = await em.execute(
+        `update "bank_sandbox"."accounts" set "balance" = "balance" + ?
+         where "id" = ? and "balance" + ? >= 0 and "balance" + ? <= ${MAX_SAFE}
+         returning "balance"`,
+        [delta, account.id, delta, delta],
+      );
+      // Throwing rolls the transaction row back too: a refused movement leaves no trace, so the
+      // same reference can be tried again once the balance allows it.
+      if (moved.length === 0) throw operation === 'DEBIT' ? bankErrors.insufficientFunds() : bankErrors.balanceLimit();
+      const balanceAfter = Number(moved[0]!.balance);
+      await em.execute(`update "bank_sandbox"."transactions" set "balance_after" = ? where "transaction_id" = ?`, [
+        balanceAfter,
+        fresh.transactionId,
+      ]);
+      const transaction: SandboxTransaction = {
+        transactionId: fresh.transactionId,
+        operation,
+        reference: input.reference,
+        iban,
+        amount: input.amount,
+        currency: account.currency as SandboxTransaction['currency'],
+        description: input.description,
+        debtorBank: input.debtorBank ?? null,
+        sessionId: input.sessionId ?? null,
+        rrn: fresh.rrn,
+        balanceAfter,
+        bookedAt,
+        bookingDate: bookingDateOf(bookedAt),
+        confirmationStatus: fresh.confirmationStatus,
+      };
+      return { transaction, replayed: false, railCredit: rail };
+    });
+  }
+
+  /** Transactions of an account booked between two UTC dates (inclusive), newest first. */
+  async statement(iban: string, fromDate?: string, toDate?: string): Promise<SandboxTransaction[]> {
+    const em = this.orm.em.fork();
+    const key = normalizeIban(iban);
+    if (!(await em.findOne(SandboxAccountRow, { bankHandle: this.bankHandle, iban: key }))) throw bankErrors.accountNotFound(key);
+    const bookedAt: { $gte?: Date; $lt?: Date } = {};
+    if (fromDate) bookedAt.$gte = new Date(`${fromDate}T00:00:00.000Z`);
+    if (toDate) bookedAt.$lt = new Date(Date.parse(`${toDate}T00:00:00.000Z`) + 86_400_000);
+    const rows = await em.find(
+      SandboxTransactionRow,
+      { bankHandle: this.bankHandle, iban: key, ...(fromDate || toDate ? { bookedAt } : {}) },
+      { orderBy: { bookedAt: 'desc', transactionId: 'desc' } },
+    );
+    return rows.map(toTransactionView);
+  }
+
+  async allTransactions(limit = 500): Promise<SandboxTransaction[]> {
+    const rows = await this.orm.em
+      .fork()
+      .find(SandboxTransactionRow, { bankHandle: this.bankHandle }, { orderBy: { bookedAt: 'desc', transactionId: 'desc' }, limit });
+    return rows.map(toTransactionView);
+  }
+
+  async findTransaction(transactionId: string): Promise<SandboxTransaction | null> {
+    const row = await this.orm.em.fork().findOne(SandboxTransactionRow, { bankHandle: this.bankHandle, transactionId });
+    return row ? toTransactionView(row) : null;
+  }
+
+  async pendingConfirmations(): Promise<SandboxTransaction[]> {
+    const rows = await this.orm.em
+      .fork()
+      .find(SandboxTransactionRow, { bankHandle: this.bankHandle, confirmationStatus: 'PENDING' }, { orderBy: { bookedAt: 'asc' } });
+    return rows.map(toTransactionView);
+  }
+
+  async recordConfirmation(transactionId: string, status: ConfirmationStatus, attempts: number): Promise<void> {
+    await this.orm.em.fork().nativeUpdate(
+      SandboxTransactionRow,
+      { bankHandle: this.bankHandle, transactionId },
+      { confirmationStatus: status, confirmationAttempts: attempts, confirmedAt: status === 'CONFIRMED' ? this.clock() : null },
+    );
+  }
+}

@@ -1,0 +1,7 @@
+import type { MigrationObject } from '@gateway/db';
+import { Migration20250601000000Ledger } from './Migration20250601000000Ledger';
+
+/** Committed migrations of the `bank_sandbox` schema, in order. */
+export const sandboxMigrations: MigrationObject[] = [
+  { name: 'Migration20250601000000Ledger', class: Migration20250601000000Ledger },
+];
