@@ -1,0 +1,86 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { LockMode, UniqueConstraintViolationException } from '@mikro-orm/core';
+import { GatewayError, parseInput, type Principal } from '@gateway/kernel';
+import { AliasEntity } from './alias.entity';
+import type { ClaimAliasInput } from './alias.input';
+import { claimAliasRules, parseLookup, requireAccountAtBank, requireHandle, type ResolveArgs } from './alias.rules';
+
+/** The partial unique index that keeps a phone number on at most one ACTIVE alias (migration). */
+const ACTIVE_PHONE_UNIQUE = 'aliases_active_phone_unique';
+
+const handleTaken = (handle: string) => new GatewayError('HANDLE_TAKEN', `npt_handle: ${handle} is already claimed`);
+const phoneTaken = () => new GatewayError('VALIDATION_ERROR', 'phone: already linked to another active alias');
+const notFound = (what: string) => new GatewayError('ALIAS_NOT_FOUND', `no alias for ${what}`);
+
+export class AliasService {
+  async find(em: EntityManager, handle: string): Promise<AliasEntity> {
+    const alias = await em.findOne(AliasEntity, { handle });
+    if (!alias) throw notFound(handle);
+    return alias;
+  }
+
+  /** A bank enrolls its customer. Everything is validated before the database is touched. */
+  async claim(em: EntityManager, bank: Principal & { id: string }, input: ClaimAliasInput): Promise<AliasEntity> {
+    const handle = requireHandle(input.nptHandle);
+    const valid = parseInput(claimAliasRules, { ...input });
+    requireAccountAtBank(valid.iban, bank.id, bank.scopes);
+    const phone = valid.phone ?? null;
+    try {
+      return await em.transactional(async (tx) => {
+        // Checked first for a clear answer; the primary key and the partial unique index decide concurrent claims.
+        if (await tx.count(AliasEntity, { handle })) throw handleTaken(handle);
+        if (phone && (await tx.count(AliasEntity, { phone, status: 'ACTIVE' }))) throw phoneTaken();
+        return tx.create(AliasEntity, {
+          handle,
+          iban: valid.iban.iban,
+          institutionCode: valid.iban.institutionCode,
+          bankHandle: bank.id,
+          customerDisplayName: valid.customerDisplayName,
+          bankCustomerRef: valid.bankCustomerRef,
+          phone,
+          status: 'ACTIVE',
+          createdAt: new Date(),
+          deactivatedAt: null,
+        });
+      });
+    } catch (error) {
+      if (error instanceof UniqueConstraintViolationException) {
+        throw (error as { constraint?: string }).constraint === ACTIVE_PHONE_UNIQUE ? phoneTaken() : handleTaken(handle);
+      }
+      throw error;
+    }
+  }
+
+  /** Public resolution: handle (optionally qualified by bank), phone or IBAN to the ACTIVE alias routing there. */
+  async resolve(em: EntityManager, args: ResolveArgs): Promise<AliasEntity> {
+    const lookup = parseLookup(args);
+    if (lookup.by === 'handle') {
+      const alias = await em.findOne(AliasEntity, { handle: lookup.handle });
+      // A qualified alias at another bank does not exist as far as the payer is concerned.
+      if (!alias || (lookup.bankHandle !== undefined && alias.bankHandle !== lookup.bankHandle)) throw notFound(args.alias ?? lookup.handle);
+      if (alias.status !== 'ACTIVE') throw new GatewayError('ALIAS_INACTIVE', `alias ${alias.handle} is deactivated`);
+      return alias;
+    }
+    const where = lookup.by === 'phone' ? { phone: lookup.phone } : { iban: lookup.iban };
+    const what = lookup.by === 'phone' ? 'this phone number' : 'this IBAN';
+    // Several handles may share an IBAN: the most recently claimed active one answers.
+    const active = await em.findOne(AliasEntity, { ...where, status: 'ACTIVE' }, { orderBy: { createdAt: 'desc', handle: 'asc' } });
+    if (active) return active;
+    if (await em.count(AliasEntity, where)) throw new GatewayError('ALIAS_INACTIVE', `every alias for ${what} is deactivated`);
+    throw notFound(what);
+  }
+
+  /** The owning bank releases an alias; repeating it changes nothing (deactivatedAt keeps the first time). */
+  async deactivate(em: EntityManager, bankHandle: string, handle: string): Promise<AliasEntity> {
+    return em.transactional(async (tx) => {
+      const alias = await tx.findOne(AliasEntity, { handle }, { lockMode: LockMode.PESSIMISTIC_WRITE });
+      if (!alias) throw notFound(handle);
+      if (alias.bankHandle !== bankHandle) throw new GatewayError('FORBIDDEN', `alias ${handle} belongs to another bank`);
+      if (alias.status === 'ACTIVE') {
+        alias.status = 'INACTIVE';
+        alias.deactivatedAt = new Date();
+      }
+      return alias;
+    });
+  }
+}

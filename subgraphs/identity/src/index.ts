@@ -1,0 +1,2 @@
+export { start, IDENTITY_SCHEMA } from './service';
+export { buildIdentitySchema } from './schema';

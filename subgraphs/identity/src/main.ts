@@ -1,0 +1,4 @@
+import { runStandalone } from '@gateway/federation';
+import { start } from './service';
+
+void runStandalone('identity', 4002, start);

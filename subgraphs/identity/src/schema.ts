@@ -1,0 +1,20 @@
+import { buildFederatedSchema, type SubgraphContext } from '@gateway/federation';
+import type { GraphQLSchema } from 'graphql';
+import { AliasEntity } from './alias/alias.entity';
+import { createAliasResolver } from './alias/alias.resolver';
+import { AliasService } from './alias/alias.service';
+import { toAlias } from './alias/alias.type';
+
+export async function buildIdentitySchema(): Promise<GraphQLSchema> {
+  const service = new AliasService();
+  return buildFederatedSchema({
+    resolvers: [createAliasResolver(service)],
+    referenceResolvers: {
+      // Another subgraph's reference to an alias it knows only by handle; null for an unknown one.
+      Alias: async (reference, context: SubgraphContext) => {
+        const alias = await context.em.findOne(AliasEntity, { handle: reference.handle as string });
+        return alias ? toAlias(alias) : null;
+      },
+    },
+  });
+}

@@ -1,0 +1,29 @@
+import { openServiceOrm } from '@gateway/db';
+import { startSubgraphServer, type RunningService, type SubgraphStartOptions } from '@gateway/federation';
+import { createLogger } from '@gateway/kernel';
+import { AliasEntity } from './alias/alias.entity';
+import { migrations } from './migrations';
+import { buildIdentitySchema } from './schema';
+
+export const IDENTITY_SCHEMA = 'identity';
+
+/** Starts the identity subgraph (national alias directory): migrations, schema, HTTP server. */
+export async function start(options: SubgraphStartOptions): Promise<RunningService> {
+  const orm = await openServiceOrm(options.db, {
+    schema: IDENTITY_SCHEMA,
+    entities: [AliasEntity],
+    migrations,
+  });
+  const schema = await buildIdentitySchema();
+  return startSubgraphServer({
+    name: 'identity',
+    schema,
+    orm,
+    db: options.db,
+    logger: options.logger ?? createLogger('identity'),
+    platformSecret: options.platformSecret,
+    production: options.production,
+    host: options.host,
+    port: options.port,
+  });
+}
