@@ -5,3 +5,4 @@ export * from './context';
 export * from './errors';
 export * from './server';
 export * from './standalone';
+export * from './sdl';

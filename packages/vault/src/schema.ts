@@ -6,7 +6,12 @@ export const VAULT_SCHEMA = 'auth';
 
 /** Applies the vault's own migrations (the `auth` schema). Idempotent; every service that issues or verifies calls it. */
 export async function migrateVault(db: Database): Promise<void> {
-  await openServiceOrm(db, {
+  await openVaultOrm(db);
+}
+
+/** The vault's own ORM, for services that only verify credentials (the router). */
+export async function openVaultOrm(db: Database) {
+  return openServiceOrm(db, {
     schema: VAULT_SCHEMA,
     entities: [Credential],
     migrations: [{ name: 'Migration20261122000000_auth_credentials', class: Migration20261122000000_auth_credentials }],

@@ -1,0 +1,78 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { GatewayError, safeEqual, type Principal } from '@gateway/kernel';
+import { vault, type CredentialKind, type VerifyResult } from '@gateway/vault';
+
+export type CredentialHeaders = Record<string, string | string[] | undefined>;
+
+const header = (headers: CredentialHeaders, name: string): string | undefined => {
+  const value = headers[name];
+  return Array.isArray(value) ? value[0] : value;
+};
+
+async function verified(em: EntityManager, kind: CredentialKind, raw: string, onFailure: GatewayError): Promise<VerifyResult & { ok: true }> {
+  const result = await vault.verify(em, kind, raw);
+  if (!result.ok) throw onFailure;
+  return result;
+}
+
+/**
+ * Turns the spec's credential headers ("Authentication" table) into a principal, refusing a bad
+ * credential with the spec's code. One credential per request; the first present wins in the
+ * order below.
+ */
+export async function authenticate(em: EntityManager, headers: CredentialHeaders, adminKey: string, ip: string): Promise<Principal> {
+  const adminHeader = header(headers, 'x-service-admin-key');
+  if (adminHeader !== undefined) {
+    if (!safeEqual(adminHeader, adminKey)) throw new GatewayError('UNAUTHORIZED', 'X-Service-Admin-Key is not valid');
+    return { kind: 'admin', ip };
+  }
+
+  const bankKey = header(headers, 'x-service-bank-key');
+  if (bankKey !== undefined) {
+    const { credential } = await verified(em, 'bank_key', bankKey, new GatewayError('INVALID_BANK_KEY'));
+    return { kind: 'bank', id: credential.ownerId, scopes: credential.scopes, ip };
+  }
+
+  const authorization = header(headers, 'authorization');
+  if (authorization !== undefined) return bearerPrincipal(em, authorization, header(headers, 'x-consent-id'), ip);
+
+  const sessionToken = header(headers, 'x-session-token');
+  if (sessionToken !== undefined) {
+    const { credential } = await verified(em, 'session_token', sessionToken, new GatewayError('UNAUTHORIZED', 'X-Session-Token is not valid'));
+    return { kind: 'session', id: credential.ownerId, ip };
+  }
+
+  const internalKey = header(headers, 'x-service-internal-key');
+  if (internalKey !== undefined) {
+    const { credential } = await verified(em, 'internal_key', internalKey, new GatewayError('UNAUTHORIZED', 'X-Service-Internal-Key is not valid'));
+    return { kind: 'bank_core', id: credential.ownerId, ip };
+  }
+
+  return { kind: 'anonymous', ip };
+}
+
+async function bearerPrincipal(em: EntityManager, authorization: string, consentId: string | undefined, ip: string): Promise<Principal> {
+  const match = /^Bearer ([A-Za-z0-9_]+)$/.exec(authorization.trim());
+  if (!match) throw new GatewayError('INVALID_API_KEY', 'Authorization must be "Bearer <key>"');
+  const token = match[1]!;
+
+  if (token.startsWith('at_')) {
+    if (!consentId) throw new GatewayError('UNAUTHORIZED', 'Open Banking calls need both Authorization and X-Consent-Id');
+    const result = await vault.verify(em, 'ob_access_token', token);
+    if (!result.ok) {
+      if (result.reason === 'expired') throw new GatewayError('TOKEN_EXPIRED');
+      if (result.reason === 'revoked') throw new GatewayError('TOKEN_REVOKED');
+      throw new GatewayError('UNAUTHORIZED', 'access token is not valid');
+    }
+    if (!safeEqual(result.credential.ownerId, consentId)) throw new GatewayError('UNAUTHORIZED', 'access token was not issued for this X-Consent-Id');
+    return { kind: 'ob_token', id: consentId, consentId, scopes: result.credential.scopes, ip };
+  }
+
+  if (token.startsWith('tpk_')) {
+    const { credential } = await verified(em, 'tpp_key', token, new GatewayError('INVALID_API_KEY', 'TPP access token is not valid'));
+    return { kind: 'tpp', id: credential.ownerId, ip };
+  }
+
+  const { credential } = await verified(em, 'merchant_key', token, new GatewayError('INVALID_API_KEY'));
+  return { kind: 'merchant', id: credential.ownerId, scopes: credential.scopes, ip };
+}

@@ -1,0 +1,127 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Database } from '@gateway/db';
+import { openTestDatabase } from '@gateway/db/testing';
+import type { RunningService } from '@gateway/federation';
+import { start as startBanks } from '@gateway/subgraph-banks';
+import { composeIBAN } from 'ibantools';
+import { startRouter, type RunningRouter } from './server';
+
+const SECRET = 'router-test-platform-secret-0123456789';
+const ADMIN_KEY = 'adm_router_test_key_0123456789';
+const banksSdl = readFileSync(join(__dirname, '..', '..', 'subgraphs', 'banks', 'schema.graphql'), 'utf8');
+
+async function post(router: RunningRouter, query: string, variables: Record<string, unknown> = {}, headers: Record<string, string> = {}) {
+  const response = await fetch(router.graphqlUrl, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...headers },
+    body: JSON.stringify({ query, variables }),
+  });
+  return { status: response.status, headers: response.headers, body: (await response.json()) as { data?: any; errors?: any[] } };
+}
+
+const REGISTER = `mutation($input: RegisterBankInput!) { registerBank(input: $input) { bankKey bank { handle } } }`;
+const input = {
+  bankHandle: 'edge',
+  displayName: 'Edge Bank',
+  country: 'LY',
+  coreBaseUrl: 'http://127.0.0.1:7999',
+  settlementAccountIban: composeIBAN({ countryCode: 'LY', bban: '201001000000000000001' }),
+  contactEmail: 'ops@edge.ly',
+  institutionCode: '201',
+};
+
+describe('router', () => {
+  let db: Database;
+  let banks: RunningService;
+  let router: RunningRouter;
+
+  beforeAll(async () => {
+    db = await openTestDatabase();
+    banks = await startBanks({ db, platformSecret: SECRET, production: false });
+    router = await startRouter({
+      db,
+      subgraphs: [{ name: 'banks', url: banks.graphqlUrl, sdl: banksSdl }],
+      platformSecret: SECRET,
+      adminKey: ADMIN_KEY,
+      production: false,
+      rateLimits: { read: { points: 5 } },
+      maxDepth: 4,
+      maxFields: 20,
+      subgraphTimeoutMs: 2000,
+    });
+  });
+  afterAll(async () => {
+    await router.stop();
+    await banks.stop().catch(() => undefined);
+    await db.close();
+  });
+
+  it('authenticates the admin key and forwards the principal to the subgraph', async () => {
+    const ok = await post(router, REGISTER, { input }, { 'x-service-admin-key': ADMIN_KEY });
+    expect(ok.body.errors).toBeUndefined();
+    expect(ok.body.data.registerBank.bankKey).toMatch(/^sbk_edge_/);
+
+    const wrong = await post(router, REGISTER, { input }, { 'x-service-admin-key': `${ADMIN_KEY}x` });
+    expect(wrong.status).toBe(401);
+    expect(wrong.body.errors?.[0].extensions.code).toBe('UNAUTHORIZED');
+  });
+
+  it('refuses a bad bank key or merchant key with the spec code, and a rotated key at once', async () => {
+    const { body } = await post(router, `mutation { rotateBankKey(handle: "edge") { bankKey } }`, {}, { 'x-service-admin-key': ADMIN_KEY });
+    expect(body.errors?.[0].extensions.code).toBe('FORBIDDEN'); // rotation is the bank's own act
+
+    const registered = await post(router, REGISTER, { input: { ...input, bankHandle: 'edge2', institutionCode: '202', settlementAccountIban: composeIBAN({ countryCode: 'LY', bban: '202001000000000000001' }) } }, { 'x-service-admin-key': ADMIN_KEY });
+    const oldKey = registered.body.data.registerBank.bankKey as string;
+    const rotated = await post(router, `mutation { rotateBankKey(handle: "edge2") { bankKey } }`, {}, { 'x-service-bank-key': oldKey });
+    const newKey = rotated.body.data.rotateBankKey.bankKey as string;
+
+    const withOld = await post(router, `{ bank(handle: "edge2") { contactEmail } }`, {}, { 'x-service-bank-key': oldKey });
+    expect(withOld.status).toBe(401);
+    expect(withOld.body.errors?.[0].extensions.code).toBe('INVALID_BANK_KEY');
+    const withNew = await post(router, `{ bank(handle: "edge2") { contactEmail } }`, {}, { 'x-service-bank-key': newKey });
+    expect(withNew.body.data.bank.contactEmail).toBe('ops@edge.ly');
+
+    const merchant = await post(router, `{ bankCapabilities(handle: "edge") { obEnabled } }`, {}, { authorization: 'Bearer mk_test_nope' });
+    expect(merchant.status).toBe(401);
+    expect(merchant.body.errors?.[0].extensions.code).toBe('INVALID_API_KEY');
+  });
+
+  it('crosses one request id through the response header and the error body', async () => {
+    const response = await post(router, `{ bankCapabilities(handle: "nobody") { obEnabled } }`, {}, { 'x-request-id': 'req_abc123' });
+    expect(response.headers.get('x-request-id')).toBe('req_abc123');
+    expect(response.body.errors?.[0].extensions.code).toBe('BANK_NOT_REGISTERED');
+  });
+
+  it('refuses documents over the depth or field limit before planning', async () => {
+    const deep = await post(router, `{ bank(handle: "edge") { capabilities { bankHandle } } __schema { types { fields { type { name } } } } }`);
+    expect(deep.body.errors?.[0].extensions).toMatchObject({ code: 'VALIDATION_ERROR', detail: expect.stringMatching(/depth 5 exceeds the limit of 4/) });
+    const wide = await post(router, `{ ${Array.from({ length: 21 }, (_, i) => `a${i}: bankCapabilities(handle: "edge") { obEnabled }`).join(' ')} }`);
+    expect(wide.body.errors?.map((e: any) => e.extensions.detail).join(' ')).toMatch(/more than 20 fields/);
+  });
+
+  it('limits requests per credential with X-RateLimit headers and 429 RATE_LIMITED', async () => {
+    const key = { 'x-forwarded-for': '203.0.113.9' };
+    let last;
+    for (let i = 0; i < 6; i += 1) last = await post(router, `{ bankCapabilities(handle: "edge") { obEnabled } }`, {}, key);
+    expect(last!.status).toBe(429);
+    expect(last!.body.errors?.[0].extensions.code).toBe('RATE_LIMITED');
+    expect(Number(last!.headers.get('retry-after'))).toBeGreaterThan(0);
+    expect(last!.headers.get('x-ratelimit-limit')).toBe('5');
+    expect(last!.headers.get('x-ratelimit-remaining')).toBe('0');
+    // Another client has its own budget.
+    const other = await post(router, `{ bankCapabilities(handle: "edge") { obEnabled } }`, {}, { 'x-forwarded-for': '203.0.113.10' });
+    expect(other.status).toBe(200);
+    expect(other.headers.get('x-ratelimit-remaining')).toBe('4');
+  });
+
+  it('answers 503 SERVICE_UNAVAILABLE and fails /readyz when a subgraph is down', async () => {
+    expect((await fetch(`${router.url}/readyz`)).status).toBe(200);
+    await banks.stop();
+    const down = await post(router, `mutation { rotateBankKey(handle: "edge") { bankKey } }`, {}, { 'x-service-admin-key': ADMIN_KEY, 'x-forwarded-for': '203.0.113.11' });
+    expect(down.body.errors?.[0].extensions.code).toBe('SERVICE_UNAVAILABLE');
+    const ready = await fetch(`${router.url}/readyz`);
+    expect(ready.status).toBe(503);
+    expect(((await ready.json()) as any).checks.banks).toBe(false);
+  });
+});
