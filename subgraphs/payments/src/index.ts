@@ -1,0 +1,3 @@
+export { start, PAYMENTS_SCHEMA } from './service';
+export { buildPaymentsSchema } from './schema';
+export type { PaymentsSettings } from './merchant/merchant.service';

@@ -1,0 +1,96 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { GatewayError, newId, newSecret, parseInput, sealSecret } from '@gateway/kernel';
+import { vault } from '@gateway/vault';
+import { MerchantEntity, type MerchantMode } from './merchant.entity';
+import { registerMerchantRules, updateMerchantRules } from './merchant.rules';
+import type { RegisterMerchantInput, UpdateMerchantInput } from './merchant.input';
+
+export interface PaymentsSettings {
+  platformSecret: string;
+  production: boolean;
+}
+
+export interface RegisteredMerchant {
+  merchant: MerchantEntity;
+  apiKey: string;
+  webhookSecret: string;
+}
+
+/** The router turns a verified key into a merchant principal whose scopes are the key's: the mode. */
+const merchantKeyOptions = (merchant: { id: string; mode: MerchantMode }) => ({
+  kind: 'merchant_key' as const,
+  ownerId: merchant.id,
+  prefix: `mk_${merchant.mode}_`,
+  scopes: [merchant.mode],
+});
+
+/** One wording for an unknown id and for another merchant's id, so the two cannot be told apart. */
+export const merchantNotFound = (id: string): GatewayError => new GatewayError('MERCHANT_NOT_FOUND', `no merchant with id ${id}`);
+
+export class MerchantService {
+  constructor(private readonly settings: PaymentsSettings) {}
+
+  async find(em: EntityManager, id: string): Promise<MerchantEntity> {
+    const merchant = await em.findOne(MerchantEntity, { id });
+    if (!merchant) throw merchantNotFound(id);
+    return merchant;
+  }
+
+  async register(em: EntityManager, input: RegisterMerchantInput): Promise<RegisteredMerchant> {
+    const valid = parseInput(registerMerchantRules(this.settings.production), input);
+    const webhookSecret = newSecret('whsec_');
+    return em.transactional(async (tx) => {
+      const now = new Date();
+      const merchant = tx.create(MerchantEntity, {
+        id: newId('merchant'),
+        name: valid.name,
+        mode: valid.mode,
+        webhookUrl: valid.webhookUrl,
+        settlementIban: valid.settlementIban,
+        status: 'ACTIVE',
+        webhookSecretSealed: this.seal(webhookSecret),
+        createdAt: now,
+        updatedAt: now,
+      });
+      const apiKey = vault.issue(tx, merchantKeyOptions(merchant)).raw;
+      return { merchant, apiKey, webhookSecret };
+    });
+  }
+
+  async update(em: EntityManager, id: string, input: UpdateMerchantInput): Promise<MerchantEntity> {
+    const changes = parseInput(updateMerchantRules(this.settings.production), stripUndefined(input));
+    return em.transactional(async (tx) => {
+      const merchant = await this.find(tx, id);
+      if (changes.name !== undefined) merchant.name = changes.name;
+      if (changes.webhookUrl !== undefined) merchant.webhookUrl = changes.webhookUrl;
+      return merchant;
+    });
+  }
+
+  /** Revokes every live key of the merchant and issues one new key in the same transaction. */
+  async rotateKey(em: EntityManager, id: string): Promise<string> {
+    return em.transactional(async (tx) => {
+      const merchant = await this.find(tx, id);
+      return (await vault.rotate(tx, merchantKeyOptions(merchant))).raw;
+    });
+  }
+
+  /** Replaces the sealed secret: from the commit on, deliveries are signed with the new one only. */
+  async rotateWebhookSecret(em: EntityManager, id: string): Promise<string> {
+    const webhookSecret = newSecret('whsec_');
+    await em.transactional(async (tx) => {
+      const merchant = await this.find(tx, id);
+      merchant.webhookSecretSealed = this.seal(webhookSecret);
+    });
+    return webhookSecret;
+  }
+
+  private seal(secret: string): string {
+    return sealSecret(secret, this.settings.platformSecret);
+  }
+}
+
+/** type-graphql leaves omitted input fields undefined; only given ones (including explicit nulls) are changes. */
+function stripUndefined<T extends object>(input: T): Partial<T> {
+  return Object.fromEntries(Object.entries(input).filter(([, value]) => value !== undefined)) as Partial<T>;
+}
