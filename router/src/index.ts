@@ -1,0 +1,3 @@
+export { startRouter, type RouterOptions, type RunningRouter } from './server';
+export { composeSupergraph, type SubgraphEndpoint } from './compose';
+export { DEFAULT_LIMITS, type LimitOverrides } from './rate-limit';

@@ -1,0 +1,52 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { openDatabase } from '@gateway/db';
+import { createLogger, envPort, loadConfig, z } from '@gateway/kernel';
+import { startRouter } from './server';
+
+/** `npm run start:router`: the router alone, in front of subgraphs running elsewhere. */
+const config = loadConfig(
+  z.object({
+    DATABASE_URL: z.string().min(1, 'required: the router verifies credentials in the vault'),
+    PLATFORM_SECRET: z.string().min(32),
+    ADMIN_KEY: z.string().min(24),
+    BANKS_URL: z.url(),
+    IDENTITY_URL: z.url(),
+    PAYMENTS_URL: z.url(),
+    OPEN_BANKING_URL: z.url(),
+    HOST: z.string().default('127.0.0.1'),
+    ROUTER_PORT: envPort.default(4000),
+    RATE_LIMITS: z.string().optional(),
+    NODE_ENV: z.string().optional(),
+  }),
+);
+
+const sdl = (name: string) => readFileSync(join(__dirname, '..', '..', 'subgraphs', name, 'schema.graphql'), 'utf8');
+
+void (async () => {
+  const db = await openDatabase({ url: config.DATABASE_URL });
+  const router = await startRouter({
+    db,
+    subgraphs: [
+      { name: 'banks', url: config.BANKS_URL, sdl: sdl('banks') },
+      { name: 'identity', url: config.IDENTITY_URL, sdl: sdl('identity') },
+      { name: 'payments', url: config.PAYMENTS_URL, sdl: sdl('payments') },
+      { name: 'open-banking', url: config.OPEN_BANKING_URL, sdl: sdl('open-banking') },
+    ],
+    platformSecret: config.PLATFORM_SECRET,
+    adminKey: config.ADMIN_KEY,
+    production: config.NODE_ENV === 'production',
+    host: config.HOST,
+    port: config.ROUTER_PORT,
+    rateLimits: config.RATE_LIMITS ? JSON.parse(config.RATE_LIMITS) : undefined,
+    sharedRateLimits: true,
+    logger: createLogger('router'),
+  });
+  const shutdown = async () => {
+    await router.stop();
+    await db.close();
+    process.exit(0);
+  };
+  process.once('SIGINT', shutdown);
+  process.once('SIGTERM', shutdown);
+})();
