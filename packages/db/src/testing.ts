@@ -9,6 +9,8 @@ import { openDatabase, type Database } from './database';
  */
 export async function openTestDatabase(): Promise<Database> {
   const serverUrl = process.env.DATABASE_URL;
+  // CI must exercise PostgreSQL: a missing DATABASE_URL there is a broken run, not a skip.
+  if (!serverUrl && process.env.CI === 'true') throw new Error('CI=true but DATABASE_URL is not set');
   if (!serverUrl) return openDatabase();
   const name = `gw_test_${randomBytes(6).toString('hex')}`;
   const admin = knex({ client: 'pg', connection: { connectionString: serverUrl }, pool: { min: 0, max: 1 } });
