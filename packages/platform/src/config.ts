@@ -1,0 +1,77 @@
+import { envFlag, envPort, loadConfig, z } from '@gateway/kernel';
+
+/** The platform's environment (API-CONTRACT "Configuration"), validated at once. */
+export const platformEnv = z
+  .object({
+    NODE_ENV: z.string().optional(),
+    DATABASE_URL: z.string().min(1).optional(),
+    AMQP_URL: z.string().min(1).optional(),
+    ADMIN_KEY: z.string().min(24, 'at least 24 characters').optional(),
+    PLATFORM_SECRET: z.string().min(32, 'at least 32 characters').optional(),
+    PUBLIC_BASE_URL: z.url().default('http://localhost:8080'),
+    HOST: z.string().default('127.0.0.1'),
+    REST_PORT: envPort.default(8080),
+    ROUTER_PORT: envPort.default(4000),
+    BANKS_PORT: envPort.default(0),
+    IDENTITY_PORT: envPort.default(0),
+    PAYMENTS_PORT: envPort.default(0),
+    OPEN_BANKING_PORT: envPort.default(0),
+    SESSION_TTL_SECONDS: z.coerce.number().int().min(60).max(86_400).default(900),
+    SETTLEMENT_INTERVAL_SECONDS: z.coerce.number().int().min(0).default(3600),
+    SANDBOX_BANKS: envFlag.optional(),
+    DATA_DIR: z.string().default('.data'),
+  })
+  .superRefine((env, ctx) => {
+    if (env.NODE_ENV !== 'production') return;
+    // Production never runs on generated secrets or the embedded database.
+    for (const key of ['ADMIN_KEY', 'PLATFORM_SECRET', 'DATABASE_URL'] as const) {
+      if (!env[key]) ctx.addIssue({ code: 'custom', path: [key], message: 'required in production mode' });
+    }
+    if (!env.PUBLIC_BASE_URL.startsWith('https://')) ctx.addIssue({ code: 'custom', path: ['PUBLIC_BASE_URL'], message: 'must be https in production mode' });
+  });
+
+export type PlatformEnv = z.infer<typeof platformEnv>;
+
+export interface PlatformConfig {
+  production: boolean;
+  /** No DATABASE_URL: PGlite under DATA_DIR. */
+  embedded: boolean;
+  databaseUrl?: string;
+  amqpUrl?: string;
+  adminKey?: string;
+  platformSecret?: string;
+  publicBaseUrl: string;
+  host: string;
+  ports: { rest: number; router: number; banks: number; identity: number; payments: number; openBanking: number };
+  sessionTtlSeconds: number;
+  settlementIntervalSeconds: number;
+  sandboxBanks: boolean;
+  dataDir: string;
+}
+
+export function loadPlatformConfig(env: Record<string, string | undefined> = process.env): PlatformConfig {
+  const parsed = loadConfig(platformEnv, env);
+  const embedded = !parsed.DATABASE_URL;
+  return {
+    production: parsed.NODE_ENV === 'production',
+    embedded,
+    databaseUrl: parsed.DATABASE_URL,
+    amqpUrl: parsed.AMQP_URL,
+    adminKey: parsed.ADMIN_KEY,
+    platformSecret: parsed.PLATFORM_SECRET,
+    publicBaseUrl: parsed.PUBLIC_BASE_URL.replace(/\/$/, ''),
+    host: parsed.HOST,
+    ports: {
+      rest: parsed.REST_PORT,
+      router: parsed.ROUTER_PORT,
+      banks: parsed.BANKS_PORT,
+      identity: parsed.IDENTITY_PORT,
+      payments: parsed.PAYMENTS_PORT,
+      openBanking: parsed.OPEN_BANKING_PORT,
+    },
+    sessionTtlSeconds: parsed.SESSION_TTL_SECONDS,
+    settlementIntervalSeconds: parsed.SETTLEMENT_INTERVAL_SECONDS,
+    sandboxBanks: parsed.SANDBOX_BANKS ?? embedded,
+    dataDir: parsed.DATA_DIR,
+  };
+}

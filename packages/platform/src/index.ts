@@ -1,0 +1,5 @@
+export * from './config';
+export * from './platform';
+export * from './secrets';
+export { SUBGRAPHS } from './subgraphs';
+export { readCommittedSdl, sdlPath, REPO_ROOT } from './sdl';

@@ -1,0 +1,94 @@
+import { join } from 'node:path';
+import { openDatabase, type Database } from '@gateway/db';
+import type { RunningService } from '@gateway/federation';
+import { createLogger, type Logger } from '@gateway/kernel';
+import { startRestCompat } from '@gateway/rest-compat';
+import { startRouter, type LimitOverrides, type RunningRouter } from '@gateway/router';
+import type { PlatformConfig } from './config';
+import { readCommittedSdl } from './sdl';
+import { resolveSecrets } from './secrets';
+import { SUBGRAPHS } from './subgraphs';
+
+export interface Platform {
+  /** rest-compat: the one base address of the REST API and the /graphql proxy. */
+  restUrl: string;
+  routerUrl: string;
+  graphqlUrl: string;
+  subgraphUrls: Record<string, string>;
+  adminKey: string;
+  platformSecret: string;
+  db: Database;
+  config: PlatformConfig;
+  stop(): Promise<void>;
+}
+
+export interface StartPlatformOptions {
+  /** An already open database (tests); otherwise one is opened from the config. */
+  db?: Database;
+  logger?: Logger;
+  rateLimits?: LimitOverrides;
+}
+
+/**
+ * Every service in one process: the subgraphs, the router and rest-compat, on one database
+ * pool. The same start() functions run each service alone (`npm run start:<service>`).
+ */
+export async function startPlatform(config: PlatformConfig, options: StartPlatformOptions = {}): Promise<Platform> {
+  const logger = options.logger ?? createLogger('platform');
+  const secrets = resolveSecrets(config.dataDir, { adminKey: config.adminKey, platformSecret: config.platformSecret }, config.production);
+  const db = options.db ?? (await openDatabase({ url: config.databaseUrl, dataDir: config.embedded ? join(config.dataDir, 'pglite') : undefined }));
+  const running: Array<{ stop(): Promise<void> }> = [];
+
+  try {
+    const subgraphs: Array<{ name: string; service: RunningService }> = [];
+    for (const subgraph of SUBGRAPHS) {
+      const service = await subgraph.start({
+        db,
+        platformSecret: secrets.platformSecret,
+        production: config.production,
+        host: config.host,
+        port: subgraph.port(config),
+        logger: logger.child({ service: subgraph.name }),
+      });
+      running.push(service);
+      subgraphs.push({ name: subgraph.name, service });
+    }
+
+    const router: RunningRouter = await startRouter({
+      db,
+      subgraphs: subgraphs.map(({ name, service }) => ({ name, url: service.graphqlUrl, sdl: readCommittedSdl(name) })),
+      platformSecret: secrets.platformSecret,
+      adminKey: secrets.adminKey,
+      production: config.production,
+      host: config.host,
+      port: config.ports.router,
+      rateLimits: options.rateLimits,
+      // Counters shared through PostgreSQL only when several processes could share them.
+      sharedRateLimits: !config.embedded,
+      logger: logger.child({ service: 'router' }),
+    });
+    running.push(router);
+
+    const rest = await startRestCompat({ routerUrl: router.graphqlUrl, host: config.host, port: config.ports.rest, production: config.production, logger: logger.child({ service: 'rest-compat' }) });
+    running.push(rest);
+
+    return {
+      restUrl: rest.url,
+      routerUrl: router.url,
+      graphqlUrl: router.graphqlUrl,
+      subgraphUrls: Object.fromEntries(subgraphs.map(({ name, service }) => [name, service.graphqlUrl])),
+      adminKey: secrets.adminKey,
+      platformSecret: secrets.platformSecret,
+      db,
+      config,
+      async stop() {
+        for (const service of running.reverse()) await service.stop();
+        if (!options.db) await db.close();
+      },
+    };
+  } catch (error) {
+    for (const service of running.reverse()) await service.stop().catch(() => undefined);
+    if (!options.db) await db.close().catch(() => undefined);
+    throw error;
+  }
+}

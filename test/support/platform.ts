@@ -1,0 +1,149 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { openTestDatabase } from '@gateway/db/testing';
+import { createLogger } from '@gateway/kernel';
+import { loadPlatformConfig, startPlatform, type Platform } from '@gateway/platform';
+import type { LimitOverrides } from '@gateway/router';
+import { composeIBAN } from 'ibantools';
+
+export interface RestResponse<T = any> {
+  status: number;
+  headers: Headers;
+  body: T;
+}
+
+export interface TestPlatform {
+  platform: Platform;
+  adminKey: string;
+  /** Calls rest-compat as a REST client would. */
+  rest<T = any>(method: string, path: string, options?: { body?: unknown; headers?: Record<string, string> }): Promise<RestResponse<T>>;
+  /** Calls the router's /graphql; `errors` are returned, not thrown. */
+  graphql<T = any>(query: string, variables?: Record<string, unknown>, headers?: Record<string, string>): Promise<{ status: number; data?: T; errors?: any[] }>;
+  seed: Seeds;
+  stop(): Promise<void>;
+}
+
+let institutionCounter = 300;
+
+/** A valid LY IBAN at an institution code. */
+export const lyIban = (institutionCode: string, account: number | string): string =>
+  composeIBAN({ countryCode: 'LY', bban: `${institutionCode}001${String(account).padStart(15, '0')}` })!;
+
+export interface SeededBank {
+  handle: string;
+  institutionCode: string;
+  bankKey: string;
+  internalKey: string;
+}
+
+/** Fluent seeds over the public API (admin key), so tests start from real records. */
+export interface Seeds {
+  registerBank(overrides?: Record<string, unknown>): Promise<SeededBank>;
+  createMerchant(overrides?: Record<string, unknown>): Promise<{ merchantId: string; apiKey: string; webhookSecret: string }>;
+  registerTpp(overrides?: Record<string, unknown>): Promise<{ tppId: string; tppAccessToken: string }>;
+  claimAlias(bank: SeededBank, overrides?: Record<string, unknown>): Promise<{ handle: string; iban: string }>;
+}
+
+/**
+ * The whole platform in this process on a database of its own (fresh PostgreSQL database when
+ * DATABASE_URL is set, in-memory PGlite otherwise), every port picked by the OS.
+ */
+export async function startTestPlatform(options: { rateLimits?: LimitOverrides; env?: Record<string, string> } = {}): Promise<TestPlatform> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'gw-platform-'));
+  const db = await openTestDatabase();
+  const config = loadPlatformConfig({
+    DATA_DIR: dataDir,
+    REST_PORT: '0',
+    ROUTER_PORT: '0',
+    SANDBOX_BANKS: 'off',
+    ...options.env,
+  });
+  const platform = await startPlatform(config, { db, logger: createLogger('test', 'silent'), rateLimits: options.rateLimits ?? { read: { points: 100_000 }, write: { points: 100_000 } } });
+  const adminHeaders = { 'x-service-admin-key': platform.adminKey };
+
+  const rest: TestPlatform['rest'] = async (method, path, { body, headers } = {}) => {
+    const response = await fetch(`${platform.restUrl}${path}`, {
+      method,
+      headers: { ...(body !== undefined ? { 'content-type': 'application/json' } : {}), ...headers },
+      body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body),
+    });
+    const text = await response.text();
+    return { status: response.status, headers: response.headers, body: text ? JSON.parse(text) : undefined };
+  };
+
+  const graphql: TestPlatform['graphql'] = async (query, variables = {}, headers = {}) => {
+    const response = await fetch(platform.graphqlUrl, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...headers },
+      body: JSON.stringify({ query, variables }),
+    });
+    return { status: response.status, ...((await response.json()) as object) };
+  };
+
+  const expectOk = <T>(response: RestResponse<T>, what: string): T => {
+    if (response.status >= 300) throw new Error(`${what} failed: ${response.status} ${JSON.stringify(response.body)}`);
+    return response.body;
+  };
+
+  const seed: Seeds = {
+    async registerBank(overrides = {}) {
+      const institutionCode = String(institutionCounter++);
+      const handle = `bank${institutionCode}`;
+      const body = expectOk(
+        await rest('POST', '/banks', {
+          headers: adminHeaders,
+          body: {
+            bank_handle: handle,
+            display_name: `Bank ${institutionCode}`,
+            country: 'LY',
+            core_base_url: 'http://127.0.0.1:9',
+            settlement_account_iban: lyIban(institutionCode, 1),
+            contact_email: `ops@${handle}.ly`,
+            institution_code: institutionCode,
+            ...overrides,
+          },
+        }),
+        'registerBank',
+      );
+      return { handle: body.bank_handle ?? handle, institutionCode, bankKey: body.bank_key, internalKey: body.internal_key };
+    },
+    async createMerchant(overrides = {}) {
+      const body = expectOk(await rest('POST', '/merchants', { headers: adminHeaders, body: { name: 'Test Shop', ...overrides } }), 'createMerchant');
+      return { merchantId: body.merchant_id, apiKey: body.api_key, webhookSecret: body.webhook_secret };
+    },
+    async registerTpp(overrides = {}) {
+      const body = expectOk(
+        await rest('POST', '/ob/tpps', { headers: adminHeaders, body: { name: 'Test TPP', redirect_uris: ['https://tpp.example/callback'], ...overrides } }),
+        'registerTpp',
+      );
+      return { tppId: body.tpp_id, tppAccessToken: body.tpp_access_token };
+    },
+    async claimAlias(bank, overrides = {}) {
+      const account = Math.floor(Math.random() * 1e12);
+      const handle = `user${account}`;
+      const iban = lyIban(bank.institutionCode, account);
+      expectOk(
+        await rest('POST', '/v1/identity/claim', {
+          headers: { 'x-service-bank-key': bank.bankKey },
+          body: { npt_handle: handle, iban, customer_display_name: 'Test Customer', bank_customer_ref: `cust-${account}`, ...overrides },
+        }),
+        'claimAlias',
+      );
+      return { handle: (overrides.npt_handle as string) ?? handle, iban: (overrides.iban as string) ?? iban };
+    },
+  };
+
+  return {
+    platform,
+    adminKey: platform.adminKey,
+    rest,
+    graphql,
+    seed,
+    async stop() {
+      await platform.stop();
+      await db.close();
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
