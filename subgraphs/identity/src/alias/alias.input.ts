@@ -1,4 +1,4 @@
-import { Field, InputType } from 'type-graphql';
+import { ArgsType, Field, InputType } from 'type-graphql';
 
 @InputType({ description: 'A bank enrolls one of its customers in the alias directory (POST /v1/identity/claim).' })
 export class ClaimAliasInput {
@@ -16,4 +16,17 @@ export class ClaimAliasInput {
 
   @Field(() => String, { nullable: true, description: 'Optional mobile number in E.164 (+218912345678), so payers can pay by phone. At most one active alias per number.' })
   phone?: string | null;
+}
+
+/** Arguments of resolveAlias: exactly one must be given (checked in alias.rules.ts). */
+@ArgsType()
+export class ResolveAliasArgs {
+  @Field(() => String, { nullable: true, description: 'handle, or handle@bank_handle to require the account to be at that bank.' })
+  alias?: string | null;
+
+  @Field(() => String, { nullable: true, description: 'Mobile number in E.164, e.g. +218912345678.' })
+  phone?: string | null;
+
+  @Field(() => String, { nullable: true, description: 'IBAN, with or without spaces.' })
+  iban?: string | null;
 }

@@ -1,7 +1,7 @@
-import { Arg, Ctx, FieldResolver, Mutation, Query, Resolver, Root } from 'type-graphql';
+import { Arg, Args, Ctx, FieldResolver, Mutation, Query, Resolver, Root } from 'type-graphql';
 import { GatewayError } from '@gateway/kernel';
 import { requirePrincipal, type SubgraphContext } from '@gateway/federation';
-import { ClaimAliasInput } from './alias.input';
+import { ClaimAliasInput, ResolveAliasArgs } from './alias.input';
 import type { AliasService } from './alias.service';
 import { Alias, AliasResolution, toAlias, toResolution } from './alias.type';
 
@@ -30,13 +30,8 @@ export function createAliasResolver(service: AliasService) {
         'Public resolution (GET /v1/identity/resolve): give exactly one of alias (handle or handle@bank_handle, case-insensitive), phone (E.164) or iban. ' +
         'Errors: ALIAS_NOT_FOUND, ALIAS_INACTIVE, VALIDATION_ERROR.',
     })
-    async resolveAlias(
-      @Arg('alias', () => String, { nullable: true, description: 'handle, or handle@bank_handle to require the account to be at that bank.' }) alias: string | null | undefined,
-      @Arg('phone', () => String, { nullable: true, description: 'Mobile number in E.164, e.g. +218912345678.' }) phone: string | null | undefined,
-      @Arg('iban', () => String, { nullable: true, description: 'IBAN, with or without spaces.' }) iban: string | null | undefined,
-      @Ctx() context: SubgraphContext,
-    ): Promise<AliasResolution> {
-      return toResolution(await service.resolve(context.em, { alias, phone, iban }));
+    async resolveAlias(@Args() args: ResolveAliasArgs, @Ctx() context: SubgraphContext): Promise<AliasResolution> {
+      return toResolution(await service.resolve(context.em, { alias: args.alias, phone: args.phone, iban: args.iban }));
     }
 
     @Query(() => Alias, { description: 'An alias by handle, ACTIVE or INACTIVE (public; name masked). Error: ALIAS_NOT_FOUND.' })

@@ -4,7 +4,7 @@ import { Directive, Field, ID, ObjectType } from 'type-graphql';
  * Stub of the banks subgraph's entity: this subgraph knows a bank only by handle, and the router
  * fetches every other Bank field (displayName, capabilities, ...) from the banks subgraph.
  */
-@ObjectType('Bank', { description: 'A bank connected to the gateway (owned by the banks subgraph).' })
+@ObjectType('Bank', { description: 'A bank connected to the gateway.' })
 @Directive('@key(fields: "handle", resolvable: false)')
 export class BankReference {
   @Field(() => ID, { description: 'Globally unique short bank identifier (bank_handle).' })
