@@ -1,0 +1,40 @@
+import { Arg, Ctx, FieldResolver, ID, Mutation, Query, Resolver, Root } from 'type-graphql';
+import { requirePrincipal, type SubgraphContext } from '@gateway/federation';
+import { RegisterTppInput } from './tpp.input';
+import { tppNotFound, type TppService } from './tpp.service';
+import { Tpp, TppRegistration, toTpp } from './tpp.type';
+
+/**
+ * An operator (admin key) or the TPP itself (its tpk_ token). Another TPP gets TPP_NOT_FOUND,
+ * the answer for an unknown id, rather than FORBIDDEN: a token must not confirm which TPP ids exist.
+ */
+function requireTppOrAdmin(context: SubgraphContext, tppId: string): void {
+  const principal = requirePrincipal(context, ['admin', 'tpp'], 'INVALID_API_KEY');
+  if (principal.kind === 'tpp' && principal.id !== tppId) throw tppNotFound(tppId);
+}
+
+export function createTppResolver(service: TppService) {
+  @Resolver(() => Tpp)
+  class TppResolver {
+    @Query(() => Tpp, { description: 'A TPP by id (operator or the TPP itself).' })
+    async tpp(@Arg('id', () => ID) id: string, @Ctx() context: SubgraphContext): Promise<Tpp> {
+      requireTppOrAdmin(context, id);
+      return toTpp(await service.find(context.em, id));
+    }
+
+    @Mutation(() => TppRegistration, { description: 'Registers a TPP (operator). Returns the TPP access token and webhook secret once.' })
+    async registerTpp(@Arg('input') input: RegisterTppInput, @Ctx() context: SubgraphContext): Promise<TppRegistration> {
+      requirePrincipal(context, ['admin']);
+      const { tpp, tppAccessToken, webhookSecret } = await service.register(context.em, input);
+      context.logger.info({ tpp: tpp.id }, 'tpp registered');
+      return { tpp: toTpp(tpp), tppAccessToken, webhookSecret };
+    }
+
+    @FieldResolver(() => String, { nullable: true, description: 'Where Open Banking webhooks are delivered; null when none is set (operator or the TPP itself).' })
+    webhookUrl(@Root() tpp: Tpp, @Ctx() context: SubgraphContext): string | null {
+      requireTppOrAdmin(context, tpp.id);
+      return tpp.entity.webhookUrl;
+    }
+  }
+  return TppResolver;
+}

@@ -1,0 +1,31 @@
+import { rules, z } from '@gateway/kernel';
+import { webhookUrlRule } from './webhook-url';
+
+/**
+ * A redirect URI is later compared by exact string match (RFC 6749 3.1.2.3), so it is stored as
+ * given: nothing trimmed or normalised, and anything that would make the stored form differ
+ * from what a client sends is refused instead. RFC 6749 3.1.2 forbids a fragment.
+ */
+function redirectUriRule(production: boolean) {
+  return rules
+    .url(production)
+    .refine((uri) => uri === uri.trim(), 'must not have leading or trailing whitespace')
+    .refine((uri) => !uri.includes('#'), 'must not contain a fragment');
+}
+
+export function registerTppRules(production: boolean) {
+  return z
+    .object({
+      name: rules.text(100),
+      redirectUris: z
+        .array(redirectUriRule(production))
+        .min(1, 'must list at least one URI')
+        .max(10, 'must list at most 10 URIs')
+        .refine((uris) => new Set(uris).size === uris.length, 'must not repeat a URI'),
+      // GraphQL hands an omitted optional field over as undefined and an explicit one as null: both mean "none".
+      webhookUrl: webhookUrlRule(production)
+        .nullish()
+        .transform((url) => url ?? null),
+    })
+    .strict();
+}
