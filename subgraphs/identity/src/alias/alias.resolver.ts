@@ -31,7 +31,7 @@ export function createAliasResolver(service: AliasService) {
         'Errors: ALIAS_NOT_FOUND, ALIAS_INACTIVE, VALIDATION_ERROR.',
     })
     async resolveAlias(@Args() args: ResolveAliasArgs, @Ctx() context: SubgraphContext): Promise<AliasResolution> {
-      return toResolution(await service.resolve(context.em, { alias: args.alias, phone: args.phone, iban: args.iban }));
+      return toResolution(await service.resolve(context.em, args));
     }
 
     @Query(() => Alias, { description: 'An alias by handle, ACTIVE or INACTIVE (public; name masked). Error: ALIAS_NOT_FOUND.' })
