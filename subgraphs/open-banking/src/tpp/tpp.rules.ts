@@ -7,10 +7,14 @@ import { webhookUrlRule } from './webhook-url';
  * from what a client sends is refused instead. RFC 6749 3.1.2 forbids a fragment.
  */
 function redirectUriRule(production: boolean) {
-  return rules
-    .url(production)
-    .refine((uri) => uri === uri.trim(), 'must not have leading or trailing whitespace')
-    .refine((uri) => !uri.includes('#'), 'must not contain a fragment');
+  return (
+    z
+      .string()
+      // Checked before the URL rule, which silently trims its value.
+      .refine((uri) => uri === uri.trim(), 'must not have leading or trailing whitespace')
+      .pipe(rules.url(production))
+      .refine((uri) => !uri.includes('#'), 'must not contain a fragment')
+  );
 }
 
 export function registerTppRules(production: boolean) {
