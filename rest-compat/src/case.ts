@@ -1,0 +1,36 @@
+/**
+ * REST speaks snake_case, GraphQL camelCase. Keys are converted generically, in one place each
+ * way, so no route renames fields by hand. Only keys of plain objects change: values (IBANs,
+ * handles, URLs) are never touched.
+ */
+
+export const snakeToCamel = (key: string): string => key.replace(/_([a-z0-9])/g, (_match, next: string) => next.toUpperCase());
+
+export const camelToSnake = (key: string): string => key.replace(/([a-z0-9])([A-Z])/g, '$1_$2').toLowerCase();
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  if (value === null || typeof value !== 'object') return false;
+  const proto = Object.getPrototypeOf(value);
+  return proto === Object.prototype || proto === null;
+}
+
+function convertKeys(value: unknown, convert: (key: string) => string): unknown {
+  if (Array.isArray(value)) return value.map((item) => convertKeys(item, convert));
+  if (!isPlainObject(value)) return value;
+  const out: Record<string, unknown> = {};
+  for (const [key, item] of Object.entries(value)) out[convert(key)] = convertKeys(item, convert);
+  return out;
+}
+
+type SnakeToCamel<S extends string> = S extends `${infer Head}_${infer Tail}` ? `${Head}${Capitalize<SnakeToCamel<Tail>>}` : S;
+
+/** The camelCase view of a snake_case type (what route variable mappings receive). */
+export type CamelKeys<T> = T extends readonly (infer Item)[]
+  ? CamelKeys<Item>[]
+  : T extends Record<string, unknown>
+    ? { [K in keyof T as K extends string ? SnakeToCamel<K> : K]: CamelKeys<T[K]> }
+    : T;
+
+export const keysToCamel = <T>(value: T): CamelKeys<T> => convertKeys(value, snakeToCamel) as CamelKeys<T>;
+
+export const keysToSnake = (value: unknown): unknown => convertKeys(value, camelToSnake);

@@ -1,0 +1,31 @@
+import type { FastifyReply } from 'fastify';
+import { GatewayError, httpStatusOf, isErrorCode } from '@gateway/kernel';
+
+/** The spec's error body ("Errors"): one shape for every failure, wherever it arose. */
+export interface ErrorBody {
+  error: { code: string; message: string; detail: string; request_id: string };
+}
+
+/** A GraphQL error as the router formats it (`extensions.code/status/detail`). */
+export interface GraphQLErrorLike {
+  message?: unknown;
+  extensions?: { code?: unknown; detail?: unknown };
+}
+
+/**
+ * A router error as a GatewayError. A code outside the shared table would have no documented
+ * status, so it is reported as INTERNAL_ERROR rather than passed on with a guessed one.
+ */
+export function fromGraphQLError(error: GraphQLErrorLike | undefined): GatewayError {
+  const code = error?.extensions?.code;
+  if (!isErrorCode(code)) return new GatewayError('INTERNAL_ERROR');
+  const detail = typeof error?.extensions?.detail === 'string' ? error.extensions.detail : undefined;
+  const message = typeof error?.message === 'string' ? error.message : undefined;
+  return new GatewayError(code, detail, message);
+}
+
+/** The single place where an error code becomes an HTTP status (kernel's table). */
+export function sendError(reply: FastifyReply, error: GatewayError, requestId: string): FastifyReply {
+  const body: ErrorBody = { error: { code: error.code, message: error.message, detail: error.detail, request_id: requestId } };
+  return reply.code(httpStatusOf(error.code)).type('application/json; charset=utf-8').send(body);
+}

@@ -1,0 +1,69 @@
+import type { FastifyRequest } from 'fastify';
+import { request as httpRequest, type Dispatcher } from 'undici';
+import { GatewayError, type Logger } from '@gateway/kernel';
+import { fromGraphQLError, type GraphQLErrorLike } from './errors';
+import { callerHeaders, credentialHeaders, type HeaderBag } from './headers';
+import type { GraphQLData } from './route';
+
+export interface Execution {
+  /** Present when the operation succeeded. */
+  data?: GraphQLData;
+  /** The first GraphQL error, or the router being out of reach. */
+  error?: GatewayError;
+  /** The router's response headers (rate limits), empty when it was not reached. */
+  headers: HeaderBag;
+}
+
+export type Execute = (request: FastifyRequest, operation: string, variables: Record<string, unknown>) => Promise<Execution>;
+
+export interface ExecutorOptions {
+  graphqlUrl: string;
+  dispatcher: Dispatcher;
+  logger: Logger;
+}
+
+interface GraphQLResponse {
+  data?: GraphQLData | null;
+  errors?: GraphQLErrorLike[];
+}
+
+const unavailable = (detail: string) => ({ error: new GatewayError('SERVICE_UNAVAILABLE', detail), headers: {} });
+
+/**
+ * The one way REST reaches the router: POSTs the route's document with the caller's credentials,
+ * request id and IP. Any GraphQL error fails the whole call (a REST response is never partial).
+ */
+export function createExecutor({ graphqlUrl, dispatcher, logger }: ExecutorOptions): Execute {
+  return async (request, operation, variables) => {
+    let response: Dispatcher.ResponseData;
+    try {
+      response = await httpRequest(graphqlUrl, {
+        method: 'POST',
+        dispatcher,
+        headers: {
+          'content-type': 'application/json',
+          accept: 'application/json',
+          ...credentialHeaders(request.headers),
+          ...callerHeaders(request),
+        },
+        body: JSON.stringify({ query: operation, variables }),
+      });
+    } catch (error) {
+      logger.warn({ err: error, requestId: request.requestId }, 'router unreachable');
+      return unavailable('the GraphQL router could not be reached');
+    }
+
+    let payload: GraphQLResponse;
+    try {
+      payload = (await response.body.json()) as GraphQLResponse;
+    } catch (error) {
+      logger.warn({ err: error, requestId: request.requestId, status: response.statusCode }, 'router answered without a GraphQL body');
+      return unavailable('the GraphQL router gave an unreadable answer');
+    }
+
+    const headers = response.headers as HeaderBag;
+    if (payload.errors?.length) return { error: fromGraphQLError(payload.errors[0]), headers };
+    if (!payload.data) return { error: new GatewayError('INTERNAL_ERROR'), headers };
+    return { data: payload.data, headers };
+  };
+}

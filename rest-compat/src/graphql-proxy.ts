@@ -1,0 +1,55 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { request as httpRequest, type Dispatcher } from 'undici';
+import { ERROR_CODES, type Logger } from '@gateway/kernel';
+import { callerHeaders } from './headers';
+
+/** Connection-level headers belong to each hop, never forwarded (RFC 9110 §7.6.1). */
+const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-connection', 'transfer-encoding', 'te', 'trailer', 'upgrade', 'host', 'content-length']);
+
+function forwardable(headers: Record<string, string | string[] | undefined>): Record<string, string | string[]> {
+  const out: Record<string, string | string[]> = {};
+  for (const [name, value] of Object.entries(headers)) if (value !== undefined && !HOP_BY_HOP.has(name.toLowerCase())) out[name] = value;
+  return out;
+}
+
+export interface GraphQLProxyOptions {
+  graphqlUrl: string;
+  dispatcher: Dispatcher;
+  logger: Logger;
+}
+
+/**
+ * /graphql on the REST base address, so one address serves everything: the request goes to the
+ * router byte for byte (credentials included: the router authenticates), and so does its answer.
+ */
+export async function registerGraphQLProxy(app: FastifyInstance, { graphqlUrl, dispatcher, logger }: GraphQLProxyOptions): Promise<void> {
+  await app.register(async (scope) => {
+    // The body is the router's to parse: keep it raw, whatever its content type.
+    scope.removeAllContentTypeParsers();
+    scope.addContentTypeParser('*', { parseAs: 'buffer' }, (_request, body, done) => done(null, body));
+
+    const proxy = async (request: FastifyRequest, reply: FastifyReply) => {
+      const query = request.raw.url?.includes('?') ? request.raw.url.slice(request.raw.url.indexOf('?')) : '';
+      try {
+        const response = await httpRequest(`${graphqlUrl}${query}`, {
+          method: request.method as Dispatcher.HttpMethod,
+          dispatcher,
+          headers: { ...forwardable(request.headers), ...callerHeaders(request) },
+          body: request.method === 'GET' ? undefined : (request.body as Buffer | undefined),
+        });
+        const body = Buffer.from(await response.body.arrayBuffer());
+        return reply.code(response.statusCode).headers(forwardable(response.headers)).send(body);
+      } catch (error) {
+        logger.warn({ err: error, requestId: request.requestId }, 'router unreachable for /graphql');
+        // A GraphQL client reads `errors`, so the refusal is in GraphQL's shape, with the spec's code.
+        const { status, message } = ERROR_CODES.SERVICE_UNAVAILABLE;
+        return reply
+          .code(status)
+          .type('application/json; charset=utf-8')
+          .send({ errors: [{ message, extensions: { code: 'SERVICE_UNAVAILABLE', status, detail: 'the GraphQL router could not be reached', requestId: request.requestId } }] });
+      }
+    };
+    scope.get('/graphql', proxy);
+    scope.post('/graphql', proxy);
+  });
+}

@@ -1,0 +1,33 @@
+import type { FastifyInstance } from 'fastify';
+import { Counter, Histogram } from 'prom-client';
+import { request as httpRequest, type Dispatcher } from 'undici';
+import { createMetricsRegistry } from '@gateway/kernel';
+
+/** Requests by route pattern (never the raw URL: ids would explode the label set) and status. */
+export function registerMetrics(app: FastifyInstance): void {
+  const registry = createMetricsRegistry('rest-compat');
+  const requests = new Counter({ name: 'rest_compat_requests_total', help: 'REST requests by route and status', labelNames: ['method', 'route', 'status'], registers: [registry] });
+  const duration = new Histogram({ name: 'rest_compat_request_duration_seconds', help: 'REST request duration by route', labelNames: ['method', 'route'], registers: [registry] });
+
+  app.addHook('onResponse', async (request, reply) => {
+    const route = request.routeOptions.url ?? 'unmatched';
+    requests.inc({ method: request.method, route, status: String(reply.statusCode) });
+    duration.observe({ method: request.method, route }, reply.elapsedTime / 1000);
+  });
+  app.get('/metrics', async (_request, reply) => reply.type(registry.contentType).send(await registry.metrics()));
+}
+
+/** /healthz: this process answers. /readyz: the router answers and reports itself ready. */
+export function registerHealth(app: FastifyInstance, routerBaseUrl: string, dispatcher: Dispatcher): void {
+  app.get('/healthz', async () => ({ status: 'ok' }));
+  app.get('/readyz', async (_request, reply) => {
+    const router = await httpRequest(`${routerBaseUrl}/readyz`, { dispatcher, headersTimeout: 2000, bodyTimeout: 2000 }).then(
+      async (response) => {
+        await response.body.dump();
+        return response.statusCode === 200;
+      },
+      () => false,
+    );
+    return reply.code(router ? 200 : 503).send({ status: router ? 'ready' : 'unavailable', checks: { router } });
+  });
+}

@@ -1,0 +1,103 @@
+import type { JsonSchema, OpenApiDocument, OpenApiOperation, OpenApiParameter } from './document';
+
+/** The docs page is rendered here from the OpenAPI document: no scripts, no CDN (machines may be offline). */
+
+const escapeHtml = (text: unknown): string =>
+  String(text).replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
+
+function typeOf(schema: JsonSchema): string {
+  if (schema.$ref) return String(schema.$ref).split('/').pop()!;
+  if (schema.anyOf) return (schema.anyOf as JsonSchema[]).map(typeOf).join(' or ');
+  if (schema.enum) return (schema.enum as unknown[]).map(String).join(' | ');
+  if (schema.type === 'array') return `array of ${typeOf(schema.items ?? {})}`;
+  return schema.type ?? 'any';
+}
+
+/** One row per field; nested objects as dotted names, so a body reads as a flat table. */
+function fieldRows(schema: JsonSchema, prefix = ''): string[] {
+  const required = new Set<string>(schema.required ?? []);
+  return Object.entries<JsonSchema>(schema.properties ?? {}).flatMap(([name, property]) => {
+    const fullName = `${prefix}${name}`;
+    const row = `<tr><td><code>${escapeHtml(fullName)}</code></td><td>${escapeHtml(typeOf(property))}</td><td>${required.has(name) ? 'yes' : 'no'}</td><td>${escapeHtml(property.description ?? '')}</td></tr>`;
+    return property.type === 'object' ? [row, ...fieldRows(property, `${fullName}.`)] : [row];
+  });
+}
+
+function fieldTable(schema: JsonSchema): string {
+  const rows = fieldRows(schema);
+  if (!rows.length) return '';
+  return `<table><thead><tr><th>Field</th><th>Type</th><th>Required</th><th>Notes</th></tr></thead><tbody>${rows.join('')}</tbody></table>`;
+}
+
+function securityText(document: OpenApiDocument, operation: OpenApiOperation): string {
+  if (!operation.security.length) return 'none (public)';
+  const schemes = document.components.securitySchemes as Record<string, JsonSchema>;
+  const label = (name: string) => {
+    const scheme = schemes[name] ?? {};
+    return scheme.type === 'http' ? `Authorization: Bearer (${scheme.description ?? name})` : `${scheme.name ?? name}`;
+  };
+  return operation.security.map((alternative) => Object.keys(alternative).map(label).join(' + ')).join(' <em>or</em> ');
+}
+
+function parametersTable(operation: OpenApiOperation): string {
+  const parameters = operation.parameters.filter((p): p is OpenApiParameter => !('$ref' in p));
+  if (!parameters.length) return '';
+  const rows = parameters.map(
+    (p) => `<tr><td><code>${escapeHtml(p.name)}</code></td><td>${p.in}</td><td>${escapeHtml(typeOf(p.schema))}</td><td>${p.required ? 'yes' : 'no'}</td><td>${escapeHtml(p.description ?? '')}</td></tr>`,
+  );
+  return `<h4>Parameters</h4><table><thead><tr><th>Name</th><th>In</th><th>Type</th><th>Required</th><th>Notes</th></tr></thead><tbody>${rows.join('')}</tbody></table>`;
+}
+
+function responsesList(operation: OpenApiOperation): string {
+  const items = Object.entries(operation.responses).map(([status, response]) => {
+    const schema = response.content?.['application/json']?.schema;
+    const fields = schema && !schema.$ref ? fieldTable(schema) : '';
+    return `<li><span class="status s${status[0]}">${status}</span> ${escapeHtml(response.description)}${fields}</li>`;
+  });
+  return `<h4>Responses</h4><ul class="responses">${items.join('')}</ul>`;
+}
+
+function operationSection(document: OpenApiDocument, path: string, method: string, operation: OpenApiOperation): string {
+  const body = operation.requestBody?.content['application/json']?.schema;
+  return `<section class="operation" id="${escapeHtml(operation.operationId)}">
+<h3><span class="method ${method}">${method.toUpperCase()}</span> <code>${escapeHtml(path)}</code></h3>
+<p><strong>${escapeHtml(operation.summary)}</strong>${operation.description ? ` ${escapeHtml(operation.description)}` : ''}</p>
+<p>Credentials: ${securityText(document, operation)}</p>
+${parametersTable(operation)}
+${body ? `<h4>Request body (application/json)</h4>${fieldTable(body)}` : ''}
+${responsesList(operation)}
+</section>`;
+}
+
+const STYLE = `body{font-family:system-ui,sans-serif;max-width:72rem;margin:0 auto;padding:1rem 2rem;color:#1d2330;line-height:1.45}
+code{font-family:ui-monospace,monospace;font-size:.95em}h1{margin-bottom:.2rem}nav ul{columns:2;padding-left:1rem}
+.operation{border:1px solid #d5d9e2;border-radius:6px;padding:.2rem 1rem .6rem;margin:1rem 0}
+.method{display:inline-block;min-width:4.2rem;text-align:center;border-radius:4px;color:#fff;font-size:.8em;padding:.15rem .4rem}
+.get{background:#1f6feb}.post{background:#2da44e}.patch{background:#bf8700}.delete{background:#cf222e}
+table{border-collapse:collapse;width:100%;margin:.3rem 0 .6rem;font-size:.92em}th,td{border:1px solid #e1e4ea;padding:.25rem .5rem;text-align:left;vertical-align:top}
+th{background:#f4f6f9}.responses{list-style:none;padding-left:0}.status{font-weight:600;display:inline-block;min-width:2.5rem}
+.s2{color:#1a7f37}.s4{color:#9a6700}.s5{color:#cf222e}`;
+
+/** The whole API as one self-contained HTML page. */
+export function renderDocsPage(document: OpenApiDocument): string {
+  const operations = Object.entries(document.paths).flatMap(([path, methods]) =>
+    Object.entries(methods).map(([method, operation]) => ({ path, method, operation })),
+  );
+  const byTag = document.tags.map(({ name }) => ({ name, operations: operations.filter(({ operation }) => operation.tags.includes(name)) }));
+  const nav = operations
+    .map(({ path, method, operation }) => `<li><a href="#${escapeHtml(operation.operationId)}">${method.toUpperCase()} ${escapeHtml(path)}</a></li>`)
+    .join('');
+  const sections = byTag
+    .map(({ name, operations: list }) => `<h2>${escapeHtml(name)}</h2>${list.map(({ path, method, operation }) => operationSection(document, path, method, operation)).join('\n')}`)
+    .join('\n');
+  const errorFields = fieldTable(document.components.schemas.Error ?? {});
+  return `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<title>${escapeHtml(document.info.title)}</title><style>${STYLE}</style></head>
+<body><h1>${escapeHtml(document.info.title)}</h1><p>Version ${escapeHtml(document.info.version)}. ${escapeHtml(document.info.description)}</p>
+<p>Machine-readable: <a href="/openapi.json">/openapi.json</a> (OpenAPI ${escapeHtml(document.openapi)}). GraphQL: <code>POST /graphql</code>.</p>
+<nav><h2>Endpoints</h2><ul>${nav}</ul></nav>
+<h2>Errors</h2><p>Every error has this body; the HTTP status follows from the code.</p>${errorFields}
+${sections}
+</body></html>`;
+}

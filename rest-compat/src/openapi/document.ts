@@ -1,0 +1,181 @@
+import { z } from 'zod';
+import { ERROR_CODES, type ErrorCode } from '@gateway/kernel';
+import type { Credential, RestRoute } from '../route';
+
+/** The slice of OpenAPI 3.1 this layer produces (and the docs page reads). */
+export type JsonSchema = Record<string, any>;
+
+export interface OpenApiParameter {
+  name: string;
+  in: 'path' | 'query' | 'header';
+  required: boolean;
+  description?: string;
+  schema: JsonSchema;
+}
+
+export interface OpenApiResponse {
+  description: string;
+  headers?: Record<string, { $ref: string }>;
+  content?: Record<string, { schema: JsonSchema }>;
+}
+
+export interface OpenApiOperation {
+  operationId: string;
+  tags: string[];
+  summary: string;
+  description?: string;
+  security: Array<Record<string, string[]>>;
+  parameters: Array<OpenApiParameter | { $ref: string }>;
+  requestBody?: { required: boolean; content: Record<string, { schema: JsonSchema }> };
+  responses: Record<string, OpenApiResponse>;
+}
+
+export interface OpenApiDocument {
+  openapi: '3.1.0';
+  info: { title: string; version: string; description: string };
+  servers?: Array<{ url: string }>;
+  tags: Array<{ name: string }>;
+  paths: Record<string, Record<string, OpenApiOperation>>;
+  components: {
+    schemas: Record<string, JsonSchema>;
+    parameters: Record<string, OpenApiParameter>;
+    headers: Record<string, { description: string; schema: JsonSchema }>;
+    securitySchemes: Record<Credential, JsonSchema>;
+  };
+}
+
+export const SECURITY_SCHEMES: Record<Credential, JsonSchema> = {
+  adminKey: { type: 'apiKey', in: 'header', name: 'X-Service-Admin-Key', description: 'Gateway operator key.' },
+  bankKey: { type: 'apiKey', in: 'header', name: 'X-Service-Bank-Key', description: 'Bank key, sbk_<bank_handle>_<random>.' },
+  merchantKey: { type: 'http', scheme: 'bearer', description: 'Merchant API key, mk_test_… or mk_live_….' },
+  tppToken: { type: 'http', scheme: 'bearer', description: 'TPP access token, tpk_….' },
+  obToken: { type: 'http', scheme: 'bearer', description: 'Open Banking access token, at_…; always with X-Consent-Id.' },
+  consentId: { type: 'apiKey', in: 'header', name: 'X-Consent-Id', description: 'The consent the access token was issued for.' },
+  sessionToken: { type: 'apiKey', in: 'header', name: 'X-Session-Token', description: 'Customer session token, sst_….' },
+  internalKey: { type: 'apiKey', in: 'header', name: 'X-Service-Internal-Key', description: 'Pre-shared key of a bank core calling back.' },
+};
+
+/** JSON Schema 2020-12 is OpenAPI 3.1's dialect; the per-schema $schema key is left to the document. */
+function jsonSchema(schema: z.ZodType, io: 'input' | 'output'): JsonSchema {
+  const { $schema: _dialect, ...rest } = z.toJSONSchema(schema, { io, unrepresentable: 'any' }) as JsonSchema;
+  return rest;
+}
+
+const ERROR_SCHEMA = jsonSchema(
+  z
+    .object({
+      error: z
+        .object({
+          code: z.enum(Object.keys(ERROR_CODES) as [ErrorCode, ...ErrorCode[]]),
+          message: z.string(),
+          detail: z.string().describe('What exactly was wrong; names the field for VALIDATION_ERROR.'),
+          request_id: z.string().describe('req_…, the same as the X-Request-Id header.'),
+        })
+        .strict(),
+    })
+    .strict(),
+  'output',
+);
+
+const RESPONSE_HEADERS = {
+  'X-Request-Id': { $ref: '#/components/headers/X-Request-Id' },
+  'X-RateLimit-Limit': { $ref: '#/components/headers/X-RateLimit-Limit' },
+  'X-RateLimit-Remaining': { $ref: '#/components/headers/X-RateLimit-Remaining' },
+  'X-RateLimit-Reset': { $ref: '#/components/headers/X-RateLimit-Reset' },
+};
+
+/** Failures any route can answer, whatever it does. */
+const GENERIC_ERRORS: ErrorCode[] = ['VALIDATION_ERROR', 'PAYLOAD_TOO_LARGE', 'RATE_LIMITED', 'INTERNAL_ERROR', 'SERVICE_UNAVAILABLE'];
+
+function parametersOf(schema: z.ZodType | undefined, location: 'path' | 'query'): OpenApiParameter[] {
+  if (!schema) return [];
+  const object = jsonSchema(schema, 'input');
+  const required = new Set<string>(object.required ?? []);
+  return Object.entries<JsonSchema>(object.properties ?? {}).map(([name, { description, ...property }]) => ({
+    name,
+    in: location,
+    required: location === 'path' || required.has(name),
+    ...(description ? { description } : {}),
+    schema: property,
+  }));
+}
+
+function errorResponses(codes: readonly ErrorCode[]): Record<string, OpenApiResponse> {
+  const byStatus = new Map<number, ErrorCode[]>();
+  for (const code of new Set([...codes, ...GENERIC_ERRORS])) {
+    const status = ERROR_CODES[code].status;
+    byStatus.set(status, [...(byStatus.get(status) ?? []), code]);
+  }
+  const responses: Record<string, OpenApiResponse> = {};
+  for (const [status, list] of [...byStatus].sort(([a], [b]) => a - b)) {
+    const headers = status === 429 ? { ...RESPONSE_HEADERS, 'Retry-After': { $ref: '#/components/headers/Retry-After' } } : RESPONSE_HEADERS;
+    responses[String(status)] = {
+      description: list.map((code) => `${code}: ${ERROR_CODES[code].message}`).join('; '),
+      headers,
+      content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
+    };
+  }
+  return responses;
+}
+
+const operationId = (route: RestRoute): string =>
+  route.operation.match(/^\s*(?:query|mutation)\s+(\w+)/)?.[1]?.replace(/^./, (c) => c.toLowerCase()) ?? `${route.method.toLowerCase()}${route.path.replace(/\W+/g, '_')}`;
+
+function operationOf(route: RestRoute): OpenApiOperation {
+  const success: OpenApiResponse = {
+    description: route.status === 204 ? 'Done; no body.' : route.status === 201 ? 'Created.' : 'OK.',
+    headers: RESPONSE_HEADERS,
+    ...(route.response ? { content: { 'application/json': { schema: jsonSchema(route.response, 'output') } } } : {}),
+  };
+  return {
+    operationId: operationId(route),
+    tags: [route.tag],
+    summary: route.summary,
+    ...(route.description ? { description: route.description } : {}),
+    // One entry per alternative; an empty list means no credential is needed.
+    security: route.auth.map((alternative) => Object.fromEntries(alternative.map((credential) => [credential, []]))),
+    parameters: [...parametersOf(route.params, 'path'), ...parametersOf(route.query, 'query'), { $ref: '#/components/parameters/X-Request-Id' }],
+    ...(route.body ? { requestBody: { required: true, content: { 'application/json': { schema: jsonSchema(route.body, 'input') } } } } : {}),
+    responses: { [String(route.status)]: success, ...errorResponses(route.errors) },
+  };
+}
+
+/** OpenAPI 3.1 of every route in the table, generated from the same entries that serve them. */
+export function buildOpenApiDocument(routes: readonly RestRoute[], serverUrl?: string): OpenApiDocument {
+  const paths: OpenApiDocument['paths'] = {};
+  for (const route of routes) (paths[route.path] ??= {})[route.method.toLowerCase()] = operationOf(route);
+  return {
+    openapi: '3.1.0',
+    info: {
+      title: 'Payment Gateway REST API',
+      version: '1.0.0',
+      description:
+        'The REST API of the payment gateway and Open Banking service, served by rest-compat on top of the federated GraphQL API ' +
+        '(also proxied at /graphql). Fields are snake_case. Unknown fields and query parameters are refused with 400 VALIDATION_ERROR; ' +
+        'bodies over 1 MiB get 413. Every response carries X-Request-Id, and responses from the API carry X-RateLimit-* headers.',
+    },
+    ...(serverUrl ? { servers: [{ url: serverUrl }] } : {}),
+    tags: [...new Set(routes.map((route) => route.tag))].map((name) => ({ name })),
+    paths,
+    components: {
+      schemas: { Error: ERROR_SCHEMA },
+      parameters: {
+        'X-Request-Id': {
+          name: 'X-Request-Id',
+          in: 'header',
+          required: false,
+          description: 'req_ followed by up to 64 letters or digits; echoed back. Generated when absent or malformed.',
+          schema: { type: 'string', pattern: '^req_[0-9A-Za-z]{1,64}$' },
+        },
+      },
+      headers: {
+        'X-Request-Id': { description: 'Identifies the request in every service log and in the error body.', schema: { type: 'string' } },
+        'X-RateLimit-Limit': { description: 'Requests allowed in the current window.', schema: { type: 'integer' } },
+        'X-RateLimit-Remaining': { description: 'Requests left in the current window.', schema: { type: 'integer' } },
+        'X-RateLimit-Reset': { description: 'Seconds until the window resets.', schema: { type: 'integer' } },
+        'Retry-After': { description: 'Seconds to wait before retrying (429 only).', schema: { type: 'integer' } },
+      },
+      securitySchemes: SECURITY_SCHEMES,
+    },
+  };
+}

@@ -1,0 +1,38 @@
+import type { FastifyInstance } from 'fastify';
+import { z } from 'zod';
+import { keysToCamel, keysToSnake } from './case';
+import { sendError } from './errors';
+import type { Execute } from './executor';
+import { passBackRouterHeaders } from './headers';
+import type { RestRoute } from './route';
+import { validate } from './validation';
+
+/** A POST or PATCH without a documented body still refuses fields, so typos never pass silently. */
+const NO_FIELDS = z.object({}).strict();
+
+/** `/banks/{handle}` (OpenAPI) -> `/banks/:handle` (fastify). */
+export const fastifyPath = (path: string): string => path.replace(/\{(\w+)\}/g, ':$1');
+
+const takesBody = (route: RestRoute): boolean => route.method === 'POST' || route.method === 'PATCH';
+
+/** Serves each table entry: validate, convert keys, execute the operation, shape the answer. */
+export function registerRoutes(app: FastifyInstance, routes: readonly RestRoute[], execute: Execute): void {
+  for (const route of routes) {
+    app.route({
+      method: route.method,
+      url: fastifyPath(route.path),
+      handler: async (request, reply) => {
+        const params = route.params ? validate(route.params, request.params, 'path') : {};
+        const query = validate(route.query ?? NO_FIELDS, request.query ?? {}, 'query');
+        const body = takesBody(route) ? validate(route.body ?? NO_FIELDS, request.body ?? {}, 'body') : {};
+
+        const variables = route.variables({ params: keysToCamel(params), query: keysToCamel(query), body: keysToCamel(body) } as never);
+        const execution = await execute(request, route.operation, variables);
+        passBackRouterHeaders(reply, execution.headers);
+        if (execution.error) return sendError(reply, execution.error, request.requestId);
+        if (route.status === 204 || !route.result) return reply.code(204).send();
+        return reply.code(route.status).send(keysToSnake(route.result(execution.data!)));
+      },
+    });
+  }
+}

@@ -1,0 +1,27 @@
+import type { FastifyInstance } from 'fastify';
+import { newId, REQUEST_ID_HEADER } from '@gateway/kernel';
+
+/**
+ * The router accepts only ids of this shape and replaces any other; rest-compat applies the same
+ * rule so one id names the request in every response, error body and service log.
+ */
+const WELL_FORMED = /^req_[0-9A-Za-z]{1,64}$/;
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    requestId: string;
+  }
+}
+
+export function requestIdOf(header: string | string[] | undefined): string {
+  return typeof header === 'string' && WELL_FORMED.test(header) ? header : newId('request');
+}
+
+/** Every response, including 404s and layer errors, carries X-Request-Id. */
+export function registerRequestId(app: FastifyInstance): void {
+  app.decorateRequest('requestId', '');
+  app.addHook('onRequest', async (request, reply) => {
+    request.requestId = requestIdOf(request.headers[REQUEST_ID_HEADER]);
+    reply.header('x-request-id', request.requestId);
+  });
+}

@@ -1,0 +1,56 @@
+import type { z } from 'zod';
+import type { ErrorCode } from '@gateway/kernel';
+import type { CamelKeys } from './case';
+
+export type HttpMethod = 'GET' | 'POST' | 'PATCH' | 'DELETE';
+
+/** The spec's credential headers, as named in the OpenAPI security schemes. */
+export type Credential = 'adminKey' | 'bankKey' | 'merchantKey' | 'tppToken' | 'obToken' | 'consentId' | 'sessionToken' | 'internalKey';
+
+type AnyObjectSchema = z.ZodObject<z.ZodRawShape>;
+type Parsed<S> = S extends z.ZodType ? CamelKeys<z.output<S>> : Record<string, never>;
+
+/** What a variable mapping receives: the validated request, keys already camelCase. */
+export interface RouteRequest<P, Q, B> {
+  params: Parsed<P>;
+  query: Parsed<Q>;
+  body: Parsed<B>;
+}
+
+/** `data` of a GraphQL response: shaped by each route's own selection set. */
+export type GraphQLData = Record<string, any>;
+
+/**
+ * One REST path mapped onto one GraphQL operation on the router. The entry is also the
+ * OpenAPI source: schemas are snake_case as on the wire, with descriptions.
+ */
+export interface RestRoute<P extends AnyObjectSchema | undefined = any, Q extends AnyObjectSchema | undefined = any, B extends AnyObjectSchema | undefined = any> {
+  method: HttpMethod;
+  /** OpenAPI style: /banks/{handle}. */
+  path: string;
+  /** Groups routes in the docs. */
+  tag: string;
+  summary: string;
+  description?: string;
+  /** Alternatives, any one of which is accepted; [] for a public route. Docs only: the router authenticates. */
+  auth: Credential[][];
+  params?: P;
+  query?: Q;
+  /** `.strict()`: an unknown field is a 400 VALIDATION_ERROR naming it. */
+  body?: B;
+  /** The GraphQL document sent to the router. */
+  operation: string;
+  variables(request: RouteRequest<P, Q, B>): Record<string, unknown>;
+  /** Picks the REST body (camelCase) out of `data`; keys are then converted to snake_case. Omitted for 204. */
+  result?(data: GraphQLData): unknown;
+  status: 200 | 201 | 204;
+  /** Success body, snake_case (docs, and the specs check real responses against it). */
+  response?: z.ZodType;
+  /** Codes this route answers besides the generic ones (docs). */
+  errors: ErrorCode[];
+}
+
+/** Infers a route's schema types so its variable mapping is checked against them. */
+export const defineRoute = <P extends AnyObjectSchema | undefined = undefined, Q extends AnyObjectSchema | undefined = undefined, B extends AnyObjectSchema | undefined = undefined>(
+  route: RestRoute<P, Q, B>,
+): RestRoute => route as RestRoute;

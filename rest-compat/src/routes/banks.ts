@@ -1,0 +1,140 @@
+import { z } from 'zod';
+import { defineRoute } from '../route';
+
+const handleParams = z.object({ handle: z.string().describe('Bank handle (bank_handle).') }).strict();
+
+const CAPABILITIES = 'bankHandle obEnabled obScopesSupported scaExemptionLimit maxConsentExpiryDays';
+// `bankHandle: handle`: REST names the bank's handle as the registration request does.
+const BANK_RECORD = `fragment BankRecord on Bank {
+  bankHandle: handle displayName country institutionCode status minAmount maxAmount createdAt
+  coreBaseUrl settlementAccountIban contactEmail capabilities { ${CAPABILITIES} }
+}`;
+
+const capabilities = z
+  .object({
+    bank_handle: z.string(),
+    ob_enabled: z.boolean(),
+    ob_scopes_supported: z.array(z.string()).describe('Subset of accounts:read, balances:read, transactions:read, payments:write.'),
+    sca_exemption_limit: z.number().int().describe('Payment orders above this amount (minor units) require SCA.'),
+    max_consent_expiry_days: z.number().int().describe('Upper bound of expiry_days for a consent at this bank.'),
+  })
+  .strict()
+  .describe('Bank capabilities');
+
+const bankRecord = z
+  .object({
+    bank_handle: z.string(),
+    display_name: z.string(),
+    country: z.string(),
+    institution_code: z.string().describe('Three digits, as inside the IBANs of this bank.'),
+    status: z.string().describe('ACTIVE or SUSPENDED.'),
+    min_amount: z.number().int(),
+    max_amount: z.number().int(),
+    created_at: z.string().describe('ISO 8601 UTC.'),
+    core_base_url: z.string(),
+    settlement_account_iban: z.string(),
+    contact_email: z.string(),
+    capabilities,
+  })
+  .strict();
+
+const capabilityChanges = {
+  ob_enabled: z.boolean().nullish(),
+  ob_scopes_supported: z.array(z.string()).nullish(),
+  sca_exemption_limit: z.number().int().nullish().describe('Minor units.'),
+  max_consent_expiry_days: z.number().int().nullish(),
+};
+
+export const bankRoutes = [
+  defineRoute({
+    method: 'POST',
+    path: '/banks',
+    tag: 'Banks',
+    summary: 'Register a bank',
+    description: 'Operator only. Returns the bank key (sbk_<handle>_<random>) and the internal key, each shown this once.',
+    auth: [['adminKey']],
+    body: z
+      .object({
+        bank_handle: z.string().describe('2-32 characters: lowercase letters, digits and -, starting with a letter.'),
+        display_name: z.string(),
+        country: z.string().describe('LY'),
+        core_base_url: z.string().describe('Base URL of the bank core callback server; https in production.'),
+        settlement_account_iban: z.string().describe("IBAN of the bank's settlement account, at this bank's institution code."),
+        contact_email: z.string(),
+        institution_code: z.string().describe('Three digits, as inside the IBANs of this bank.'),
+        internal_key: z.string().nullish().describe('Pre-shared internal key (at least 24 characters); generated when omitted.'),
+        min_amount: z.number().int().nullish().describe('Minor units.'),
+        max_amount: z.number().int().nullish().describe('Minor units.'),
+        ...capabilityChanges,
+      })
+      .strict(),
+    operation: `mutation RegisterBank($input: RegisterBankInput!) { registerBank(input: $input) { bank { ...BankRecord } bankKey internalKey } }
+${BANK_RECORD}`,
+    variables: ({ body }) => ({ input: body }),
+    result: ({ registerBank }) => ({ ...registerBank.bank, bankKey: registerBank.bankKey, internalKey: registerBank.internalKey }),
+    status: 201,
+    response: bankRecord.extend({ bank_key: z.string().describe('Shown once.'), internal_key: z.string().describe('Shown once.') }),
+    errors: ['UNAUTHORIZED', 'FORBIDDEN', 'BANK_ALREADY_REGISTERED'],
+  }),
+  defineRoute({
+    method: 'GET',
+    path: '/banks/{handle}',
+    tag: 'Banks',
+    summary: 'Read a bank record',
+    description: 'The bank itself (its bank key) or an operator. Never returns a key.',
+    auth: [['bankKey'], ['adminKey']],
+    params: handleParams,
+    operation: `query Bank($handle: String!) { bank(handle: $handle) { ...BankRecord } }
+${BANK_RECORD}`,
+    variables: ({ params }) => ({ handle: params.handle }),
+    result: ({ bank }) => bank,
+    status: 200,
+    response: bankRecord,
+    errors: ['INVALID_BANK_KEY', 'UNAUTHORIZED', 'FORBIDDEN', 'BANK_NOT_REGISTERED'],
+  }),
+  defineRoute({
+    method: 'GET',
+    path: '/banks/{handle}/capabilities',
+    tag: 'Banks',
+    summary: "Read a bank's Open Banking capabilities",
+    auth: [],
+    params: handleParams,
+    operation: `query BankCapabilities($handle: String!) { bankCapabilities(handle: $handle) { ${CAPABILITIES} } }`,
+    variables: ({ params }) => ({ handle: params.handle }),
+    result: ({ bankCapabilities }) => bankCapabilities,
+    status: 200,
+    response: capabilities,
+    errors: ['BANK_NOT_REGISTERED'],
+  }),
+  defineRoute({
+    method: 'PATCH',
+    path: '/banks/{handle}',
+    tag: 'Banks',
+    summary: "Change a bank's Open Banking capabilities",
+    description: 'The bank itself. Omitted fields stay as they are. Returns the capabilities object.',
+    auth: [['bankKey']],
+    params: handleParams,
+    body: z.object(capabilityChanges).strict(),
+    operation: `mutation UpdateBankCapabilities($handle: String!, $input: UpdateBankCapabilitiesInput!) { updateBankCapabilities(handle: $handle, input: $input) { ${CAPABILITIES} } }`,
+    variables: ({ params, body }) => ({ handle: params.handle, input: body }),
+    result: ({ updateBankCapabilities }) => updateBankCapabilities,
+    status: 200,
+    response: capabilities,
+    errors: ['INVALID_BANK_KEY', 'FORBIDDEN', 'BANK_NOT_REGISTERED'],
+  }),
+  defineRoute({
+    method: 'POST',
+    path: '/banks/{handle}/rotate-key',
+    tag: 'Banks',
+    summary: "Rotate a bank's key",
+    description: 'The bank itself. The new key is returned once; the old one stops working at once.',
+    auth: [['bankKey']],
+    params: handleParams,
+    operation: `mutation RotateBankKey($handle: String!) { rotateBankKey(handle: $handle) { bankKey } }`,
+    variables: ({ params }) => ({ handle: params.handle }),
+    result: ({ rotateBankKey }) => rotateBankKey,
+    status: 200,
+    response: z.object({ bank_key: z.string().describe('The new bank key. Shown once.') }).strict(),
+    errors: ['INVALID_BANK_KEY', 'FORBIDDEN', 'BANK_NOT_REGISTERED'],
+  }),
+];

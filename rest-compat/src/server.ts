@@ -1,0 +1,75 @@
+import Fastify from 'fastify';
+import { Agent } from 'undici';
+import { createLogger, type Logger } from '@gateway/kernel';
+import { createExecutor } from './executor';
+import { BODY_LIMIT_BYTES } from './limits';
+import { registerGraphQLProxy } from './graphql-proxy';
+import { registerLayerErrors } from './layer-errors';
+import { registerHealth, registerMetrics } from './observability';
+import { buildOpenApiDocument } from './openapi/document';
+import { renderDocsPage } from './openapi/docs-page';
+import { registerRequestId } from './request-id';
+import { registerRoutes } from './register-routes';
+import { routerTarget } from './router-target';
+import { ROUTES } from './routes';
+
+
+export interface RestCompatOptions {
+  /** The router's base address or its /graphql endpoint. */
+  routerUrl: string;
+  host?: string;
+  port?: number;
+  logger?: Logger;
+  production?: boolean;
+  /** Longest wait for the router on one request; then 503 SERVICE_UNAVAILABLE instead of a hang. */
+  routerTimeoutMs?: number;
+  /**
+   * Take the client IP from X-Forwarded-For only when the peer is one of these proxies (fastify's
+   * trustProxy: addresses, CIDRs or 'loopback'). Unset: the socket peer is the client.
+   */
+  trustProxy?: string | string[];
+}
+
+export interface RunningRestCompat {
+  url: string;
+  stop(): Promise<void>;
+}
+
+/** The spec's REST API as a thin layer over the router: one GraphQL operation per REST path. */
+export async function startRestCompat(options: RestCompatOptions): Promise<RunningRestCompat> {
+  const logger = options.logger ?? createLogger('rest-compat');
+  const target = routerTarget(options.routerUrl);
+  const timeoutMs = options.routerTimeoutMs ?? 20_000;
+  // Own connection pool, so stop() closes every socket to the router.
+  const dispatcher = new Agent({ connect: { timeout: timeoutMs }, headersTimeout: timeoutMs, bodyTimeout: timeoutMs });
+
+  const app = Fastify({ logger: false, bodyLimit: BODY_LIMIT_BYTES, trustProxy: options.trustProxy ?? false, return503OnClosing: true });
+  registerRequestId(app);
+  registerLayerErrors(app, logger);
+  registerMetrics(app);
+
+  // An empty body on a POST with content-type JSON (rotate-key from many HTTP clients) means "no fields".
+  const parseJson = app.getDefaultJsonParser('error', 'error');
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) =>
+    body === '' ? done(null, undefined) : parseJson(request, body as string, done),
+  );
+
+  registerRoutes(app, ROUTES, createExecutor({ graphqlUrl: target.graphqlUrl, dispatcher, logger }));
+  await registerGraphQLProxy(app, { graphqlUrl: target.graphqlUrl, dispatcher, logger });
+  registerHealth(app, target.baseUrl, dispatcher);
+
+  const openApi = buildOpenApiDocument(ROUTES);
+  const docsPage = renderDocsPage(openApi);
+  app.get('/openapi.json', async () => openApi);
+  app.get('/docs', async (_request, reply) => reply.type('text/html; charset=utf-8').send(docsPage));
+
+  const url = await app.listen({ host: options.host ?? '127.0.0.1', port: options.port ?? 0 });
+  logger.info({ url, router: target.graphqlUrl, production: options.production ?? false }, 'rest-compat listening');
+  return {
+    url,
+    async stop() {
+      await app.close();
+      await dispatcher.close();
+    },
+  };
+}
