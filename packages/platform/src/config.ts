@@ -19,6 +19,7 @@ export const platformEnv = z
     SESSION_TTL_SECONDS: z.coerce.number().int().min(60).max(86_400).default(900),
     SETTLEMENT_INTERVAL_SECONDS: z.coerce.number().int().min(0).default(3600),
     SANDBOX_BANKS: envFlag.optional(),
+    SANDBOX_PORT_BASE: envPort.default(7101),
     DATA_DIR: z.string().default('.data'),
   })
   .superRefine((env, ctx) => {
@@ -46,6 +47,8 @@ export interface PlatformConfig {
   sessionTtlSeconds: number;
   settlementIntervalSeconds: number;
   sandboxBanks: boolean;
+  /** Sandbox banks listen on fixed ports (their URLs are registered), from this one up. */
+  sandboxPortBase: number;
   dataDir: string;
 }
 
@@ -72,6 +75,7 @@ export function loadPlatformConfig(env: Record<string, string | undefined> = pro
     sessionTtlSeconds: parsed.SESSION_TTL_SECONDS,
     settlementIntervalSeconds: parsed.SETTLEMENT_INTERVAL_SECONDS,
     sandboxBanks: parsed.SANDBOX_BANKS ?? embedded,
+    sandboxPortBase: parsed.SANDBOX_PORT_BASE,
     dataDir: parsed.DATA_DIR,
   };
 }

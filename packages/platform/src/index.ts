@@ -3,3 +3,4 @@ export * from './platform';
 export * from './secrets';
 export { SUBGRAPHS } from './subgraphs';
 export { readCommittedSdl, sdlPath, REPO_ROOT } from './sdl';
+export { startDemo, tryItBlock } from './demo/demo';

@@ -1,5 +1,6 @@
 import { createLogger } from '@gateway/kernel';
 import { loadPlatformConfig } from './config';
+import { startDemo, tryItBlock } from './demo/demo';
 import { startPlatform } from './platform';
 
 /** `npm start`: the whole platform in one process on embedded defaults. */
@@ -23,7 +24,10 @@ void (async () => {
     '',
   ];
   console.log(lines.join('\n'));
+  const demo = config.sandboxBanks ? await startDemo(platform, { portBase: config.sandboxPortBase, logger }) : undefined;
+  if (demo) console.log(tryItBlock(demo.file));
   const shutdown = async () => {
+    await demo?.stop();
     await platform.stop();
     process.exit(0);
   };

@@ -57,6 +57,8 @@ describe('banks subgraph', () => {
       [{ bankHandle: 'Bad_Handle' }, 'bank_handle'],
       [{ country: 'FR' }, 'country'],
       [{ coreBaseUrl: 'ftp://x' }, 'core_base_url'],
+      [{ coreBaseUrl: 'nope' }, 'core_base_url'],
+      [{ coreBaseUrl: 'http://user:pw@core.example' }, 'core_base_url'],
       [{ settlementAccountIban: 'LY00002048000020100120361' }, 'settlement_account_iban'],
       [{ settlementAccountIban: iban('555', '1') }, 'settlement_account_iban'],
       [{ contactEmail: 'nope' }, 'contact_email'],
