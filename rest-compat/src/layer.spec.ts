@@ -1,0 +1,169 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { createLogger } from '@gateway/kernel';
+import { startRestCompat, type RunningRestCompat } from './server';
+import { call, expectError } from './spec-support';
+
+const silent = createLogger('rest-compat-test', 'silent');
+
+/** A stand-in router for what the real one never does: hang, or answer something that is not GraphQL. */
+async function stubRouter(handler: (request: import('node:http').IncomingMessage, response: import('node:http').ServerResponse) => void): Promise<{ url: string; server: Server }> {
+  const server = createServer(handler);
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, server };
+}
+
+/** A port nothing listens on: bound once to learn a free number, then released. */
+async function closedPort(): Promise<string> {
+  const { url, server } = await stubRouter(() => undefined);
+  await new Promise((resolve) => server.close(resolve));
+  return url;
+}
+
+describe('rest-compat layer (no router needed)', () => {
+  let rest: RunningRestCompat;
+
+  beforeAll(async () => {
+    rest = await startRestCompat({ routerUrl: `${await closedPort()}/graphql`, logger: silent, routerTimeoutMs: 2000 });
+  });
+  afterAll(async () => {
+    await rest.stop();
+  });
+
+  it('answers an unknown route with a JSON 404 NOT_FOUND and a request id', async () => {
+    const answer = await call(rest.url, 'GET', '/no/such/route?x=1');
+    expectError(answer, 404, 'NOT_FOUND');
+    expect(answer.headers.get('content-type')).toMatch(/^application\/json/);
+    expect(answer.body.error.detail).toBe('no route GET /no/such/route');
+  });
+
+  it('refuses malformed JSON with 400 VALIDATION_ERROR', async () => {
+    const answer = await call(rest.url, 'POST', '/banks', { body: '{"bank_handle": ' });
+    expectError(answer, 400, 'VALIDATION_ERROR');
+    expect(answer.body.error.detail).toBe('body: malformed JSON');
+  });
+
+  it('refuses unknown body fields and unknown query parameters, naming them', async () => {
+    const field = await call(rest.url, 'POST', '/merchants', { body: { name: 'Shop', colour: 'red' } });
+    expectError(field, 400, 'VALIDATION_ERROR');
+    expect(field.body.error.detail).toBe('colour: unknown field');
+
+    const query = await call(rest.url, 'GET', '/v1/identity/resolve?handle=ali');
+    expectError(query, 400, 'VALIDATION_ERROR');
+    expect(query.body.error.detail).toBe('handle: unknown query parameter');
+
+    const noBody = await call(rest.url, 'POST', '/banks/abc/rotate-key', { body: { force: true } });
+    expect(noBody.body.error.detail).toBe('force: unknown field');
+  });
+
+  it('names a missing or mistyped field in the detail', async () => {
+    const missing = await call(rest.url, 'POST', '/ob/tpps', { body: { name: 'TPP' } });
+    expectError(missing, 400, 'VALIDATION_ERROR');
+    expect(missing.body.error.detail).toBe('redirect_uris: required');
+
+    const mistyped = await call(rest.url, 'POST', '/ob/tpps', { body: { name: 'TPP', redirect_uris: ['https://a.example', 7] } });
+    expect(mistyped.body.error.detail).toMatch(/^redirect_uris\[1\]: expected string/);
+
+    const notObject = await call(rest.url, 'PATCH', '/banks/abc', { body: '[1,2]' });
+    expect(notObject.body.error.detail).toMatch(/^body: expected object/);
+  });
+
+  it('refuses a body over 1 MiB with 413 PAYLOAD_TOO_LARGE', async () => {
+    const answer = await call(rest.url, 'POST', '/merchants', { body: { name: 'x'.repeat(1024 * 1024) } });
+    expectError(answer, 413, 'PAYLOAD_TOO_LARGE');
+  });
+
+  it('generates a req_ id when none is sent, echoes a well-formed one and replaces a malformed one', async () => {
+    const generated = await call(rest.url, 'GET', '/healthz');
+    expect(generated.headers.get('x-request-id')).toMatch(/^req_[0-9A-Za-z]{24}$/);
+
+    const echoed = await call(rest.url, 'GET', '/nowhere', { headers: { 'x-request-id': 'req_client42' } });
+    expect(echoed.headers.get('x-request-id')).toBe('req_client42');
+    expect(echoed.body.error.request_id).toBe('req_client42');
+
+    const replaced = await call(rest.url, 'GET', '/nowhere', { headers: { 'x-request-id': '<script>' } });
+    expect(replaced.headers.get('x-request-id')).toMatch(/^req_[0-9A-Za-z]{24}$/);
+  });
+
+  it('answers 503 SERVICE_UNAVAILABLE when the router cannot be reached, on REST and /graphql', async () => {
+    const answer = await call(rest.url, 'GET', '/banks/abc/capabilities', { headers: { 'x-request-id': 'req_down1' } });
+    expectError(answer, 503, 'SERVICE_UNAVAILABLE');
+    expect(answer.body.error.request_id).toBe('req_down1');
+    expect(answer.text).not.toMatch(/ECONNREFUSED|at .+\.ts:\d+/);
+
+    const graphql = await call(rest.url, 'POST', '/graphql', { body: { query: '{ __typename }' } });
+    expect(graphql.status).toBe(503);
+    expect(graphql.body.errors[0].extensions.code).toBe('SERVICE_UNAVAILABLE');
+  });
+
+  it('is alive on /healthz but not ready on /readyz without a router', async () => {
+    const alive = await call(rest.url, 'GET', '/healthz');
+    expect([alive.status, alive.body]).toEqual([200, { status: 'ok' }]);
+    const ready = await call(rest.url, 'GET', '/readyz');
+    expect([ready.status, ready.body]).toEqual([503, { status: 'unavailable', checks: { router: false } }]);
+  });
+
+  it('counts requests by route pattern and status on /metrics', async () => {
+    await call(rest.url, 'GET', '/banks/zzz/capabilities');
+    const metrics = await call(rest.url, 'GET', '/metrics');
+    expect(metrics.status).toBe(200);
+    expect(metrics.text).toMatch(/rest_compat_requests_total\{method="GET",route="\/banks\/:handle\/capabilities",status="503"[^}]*\} [1-9]/);
+    expect(metrics.text).toMatch(/rest_compat_requests_total\{method="GET",route="unmatched",status="404"/);
+  });
+});
+
+describe('rest-compat in front of a misbehaving router', () => {
+  it('gives up on a router that never answers with 503, not a hang', async () => {
+    const hanging = await stubRouter(() => undefined);
+    const rest = await startRestCompat({ routerUrl: hanging.url, logger: silent, routerTimeoutMs: 300 });
+    try {
+      const answer = await call(rest.url, 'GET', '/banks/abc/capabilities');
+      expectError(answer, 503, 'SERVICE_UNAVAILABLE');
+    } finally {
+      await rest.stop();
+      hanging.server.closeAllConnections();
+      await new Promise((resolve) => hanging.server.close(resolve));
+    }
+  });
+
+  it('maps an answer that is not GraphQL to 503, and an unknown error code to 500 INTERNAL_ERROR', async () => {
+    let reply = 'not json';
+    const odd = await stubRouter((_request, response) => response.writeHead(200, { 'content-type': 'application/json' }).end(reply));
+    const rest = await startRestCompat({ routerUrl: odd.url, logger: silent });
+    try {
+      expectError(await call(rest.url, 'GET', '/banks/abc/capabilities'), 503, 'SERVICE_UNAVAILABLE');
+      reply = JSON.stringify({ errors: [{ message: 'boom', extensions: { code: 'SOMETHING_NEW' } }] });
+      const unknown = await call(rest.url, 'GET', '/banks/abc/capabilities');
+      expectError(unknown, 500, 'INTERNAL_ERROR');
+      expect(unknown.text).not.toContain('boom');
+    } finally {
+      await rest.stop();
+      await new Promise((resolve) => odd.server.close(resolve));
+    }
+  });
+
+  it('forwards credentials, Idempotency-Key, the request id and the client IP, and passes rate-limit headers back', async () => {
+    const seen: Record<string, string | string[] | undefined>[] = [];
+    const router = await stubRouter((request, response) => {
+      seen.push(request.headers);
+      response
+        .writeHead(200, { 'content-type': 'application/json', 'x-ratelimit-limit': '9', 'x-ratelimit-remaining': '8', 'x-ratelimit-reset': '60', 'x-internal': 'no' })
+        .end(JSON.stringify({ data: { rotateBankKey: { bankKey: 'sbk_abc_new' } } }));
+    });
+    const rest = await startRestCompat({ routerUrl: router.url, logger: silent });
+    try {
+      const answer = await call(rest.url, 'POST', '/banks/abc/rotate-key', {
+        headers: { 'x-service-bank-key': 'sbk_abc_old', 'idempotency-key': 'idem-1', 'x-request-id': 'req_fwd1', 'x-forwarded-for': '198.51.100.7', cookie: 'a=b' },
+      });
+      expect([answer.status, answer.body]).toEqual([200, { bank_key: 'sbk_abc_new' }]);
+      expect([answer.headers.get('x-ratelimit-limit'), answer.headers.get('x-ratelimit-remaining'), answer.headers.get('x-ratelimit-reset')]).toEqual(['9', '8', '60']);
+      expect(answer.headers.get('x-internal')).toBeNull();
+      expect(seen[0]).toMatchObject({ 'x-service-bank-key': 'sbk_abc_old', 'idempotency-key': 'idem-1', 'x-request-id': 'req_fwd1', 'x-forwarded-for': '127.0.0.1' });
+      // A client cannot choose the IP its public rate limit is counted under, nor smuggle other headers.
+      expect(seen[0]!.cookie).toBeUndefined();
+    } finally {
+      await rest.stop();
+      await new Promise((resolve) => router.server.close(resolve));
+    }
+  });
+});

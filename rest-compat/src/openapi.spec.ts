@@ -1,0 +1,86 @@
+import { createLogger } from '@gateway/kernel';
+import type { OpenApiDocument } from './openapi/document';
+import { ROUTES } from './routes';
+import { startRestCompat, type RunningRestCompat } from './server';
+import { call } from './spec-support';
+
+const CREDENTIAL_HEADERS = ['X-Service-Admin-Key', 'X-Service-Bank-Key', 'X-Session-Token', 'X-Consent-Id', 'X-Service-Internal-Key'];
+
+describe('/openapi.json and /docs', () => {
+  let rest: RunningRestCompat;
+  let document: OpenApiDocument;
+
+  beforeAll(async () => {
+    // The documents come from the route table alone: no router is needed to serve them.
+    rest = await startRestCompat({ routerUrl: 'http://127.0.0.1:9', logger: createLogger('rest-compat-test', 'silent') });
+    const answer = await call(rest.url, 'GET', '/openapi.json');
+    expect(answer.status).toBe(200);
+    expect(answer.headers.get('x-request-id')).toMatch(/^req_/);
+    document = answer.body;
+  });
+  afterAll(async () => {
+    await rest.stop();
+  });
+
+  it('is an OpenAPI 3.1 document listing every route of the table with its success and error responses', () => {
+    expect(document.openapi).toBe('3.1.0');
+    expect(document.info).toMatchObject({ title: expect.any(String), version: expect.any(String) });
+    const listed = Object.entries(document.paths).flatMap(([path, methods]) => Object.keys(methods).map((method) => `${method.toUpperCase()} ${path}`));
+    expect(listed.sort()).toEqual(ROUTES.map((route) => `${route.method} ${route.path}`).sort());
+    expect(listed).toEqual(
+      expect.arrayContaining(['POST /banks', 'GET /banks/{handle}', 'PATCH /banks/{handle}', 'POST /merchants', 'POST /ob/tpps', 'GET /v1/identity/resolve', 'DELETE /v1/identity/aliases/{handle}']),
+    );
+
+    const operationIds = new Set<string>();
+    for (const route of ROUTES) {
+      const operation = document.paths[route.path]![route.method.toLowerCase()]!;
+      operationIds.add(operation.operationId);
+      expect(Object.keys(operation.responses)).toContain(String(route.status));
+      for (const code of route.errors) expect(Object.values(operation.responses).some((r) => r.description.includes(code))).toBe(true);
+      // Every failure documents the spec's error body.
+      for (const [status, response] of Object.entries(operation.responses)) {
+        if (Number(status) >= 400) expect(response.content?.['application/json']?.schema).toEqual({ $ref: '#/components/schemas/Error' });
+      }
+      // Every path template parameter is declared as a required path parameter.
+      for (const [, name] of route.path.matchAll(/\{(\w+)\}/g)) {
+        expect(operation.parameters).toContainEqual(expect.objectContaining({ name, in: 'path', required: true }));
+      }
+    }
+    expect(operationIds.size).toBe(ROUTES.length);
+  });
+
+  it('describes request bodies from the zod schemas, closed to unknown fields', () => {
+    const register = document.paths['/banks']!.post!;
+    const schema = register.requestBody!.content['application/json']!.schema;
+    expect(schema).toMatchObject({ type: 'object', additionalProperties: false });
+    expect(schema.required).toEqual(expect.arrayContaining(['bank_handle', 'display_name', 'country', 'core_base_url', 'settlement_account_iban', 'contact_email', 'institution_code']));
+    expect(schema.required).not.toContain('internal_key');
+    const created = register.responses['201']!.content!['application/json']!.schema;
+    expect(Object.keys(created.properties)).toEqual(expect.arrayContaining(['bank_handle', 'bank_key', 'internal_key', 'capabilities']));
+
+    const resolve = document.paths['/v1/identity/resolve']!.get!;
+    expect(resolve.parameters).toEqual(expect.arrayContaining(['alias', 'phone', 'iban'].map((name) => expect.objectContaining({ name, in: 'query', required: false }))));
+  });
+
+  it('declares a security scheme for each credential header, and which routes need which', () => {
+    const schemes = Object.values(document.components.securitySchemes);
+    for (const header of CREDENTIAL_HEADERS) expect(schemes).toContainEqual(expect.objectContaining({ type: 'apiKey', in: 'header', name: header }));
+    expect(schemes).toContainEqual(expect.objectContaining({ type: 'http', scheme: 'bearer' }));
+    expect(document.paths['/banks']!.post!.security).toEqual([{ adminKey: [] }]);
+    expect(document.paths['/banks/{handle}']!.get!.security).toEqual([{ bankKey: [] }, { adminKey: [] }]);
+    expect(document.paths['/v1/identity/resolve']!.get!.security).toEqual([]);
+    expect(document.components.schemas.Error).toMatchObject({ properties: { error: { required: ['code', 'message', 'detail', 'request_id'] } } });
+  });
+
+  it('renders /docs as a self-contained HTML page naming every route', async () => {
+    const answer = await call(rest.url, 'GET', '/docs');
+    expect(answer.status).toBe(200);
+    expect(answer.headers.get('content-type')).toMatch(/^text\/html/);
+    expect(answer.text).toMatch(/^<!doctype html>/);
+    for (const route of ROUTES) expect(answer.text).toContain(`${route.method} ${route.path}`);
+    expect(answer.text).toContain('X-Service-Bank-Key');
+    expect(answer.text).toContain('request_id');
+    // Nothing fetched from elsewhere: the machine may be offline.
+    expect(answer.text).not.toMatch(/<script|<link|src=/i);
+  });
+});
