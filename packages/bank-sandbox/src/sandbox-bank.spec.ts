@@ -1,5 +1,8 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { openTestDatabase } from '@gateway/db/testing';
-import type { Database } from '@gateway/db';
+import { openDatabase, type Database } from '@gateway/db';
 import { call, startTestBank, TEST_INTERNAL_KEY } from './testing/support';
 
 describe('startSandboxBank', () => {
@@ -9,14 +12,20 @@ describe('startSandboxBank', () => {
   });
   afterAll(() => db.close());
 
-  it('keeps the ledger across a restart on the same database, without duplicating seeded accounts', async () => {
-    let bank = await startTestBank(db, { handle: 'persist', institutionCode: '006' });
+  it('keeps the ledger across a restart (new pool, new ORM), without duplicating seeded accounts', async () => {
+    // A database that outlives its connections: a PostgreSQL test database, or PGlite on disk.
+    const dir = mkdtempSync(join(tmpdir(), 'gw-sandbox-'));
+    const reopen = () => openDatabase(process.env.DATABASE_URL ? { url: db.url } : { dataDir: dir });
+    let own = await reopen();
+    let bank = await startTestBank(own, { handle: 'persist', institutionCode: '006' });
     const opened = await bank.openAccount({ customerRef: 'cust-p', holderName: 'Persist', currency: 'LYD', balance: 5_000 });
     await bank.setOtp('cust-p', '424242');
     const first = await call(bank, 'POST', '/accounts/debit', { iban: opened.iban, amount: 1_000, currency: 'LYD', reference: 'ops_persist', description: 'd' });
     await bank.stop();
+    await own.close();
 
-    bank = await startTestBank(db, { handle: 'persist', institutionCode: '006' });
+    own = await reopen();
+    bank = await startTestBank(own, { handle: 'persist', institutionCode: '006' });
     try {
       // the launcher seeds again after a restart: same account, balance untouched
       const reseeded = await bank.openAccount({ customerRef: 'cust-p', holderName: 'Persist', currency: 'LYD', balance: 5_000 });
@@ -25,8 +34,11 @@ describe('startSandboxBank', () => {
       const replay = await call(bank, 'POST', '/accounts/debit', { iban: opened.iban, amount: 1_000, currency: 'LYD', reference: 'ops_persist', description: 'd' });
       expect(replay.body).toEqual(first.body);
       expect((await bank.getAccount(opened.iban))?.balance).toBe(4_000);
+      expect(await bank.transactions(opened.iban)).toHaveLength(1);
     } finally {
       await bank.stop();
+      await own.close();
+      rmSync(dir, { recursive: true, force: true });
     }
   });
 
