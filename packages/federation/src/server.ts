@@ -1,4 +1,5 @@
 import { ApolloServer } from '@apollo/server';
+import { ApolloServerPluginInlineTraceDisabled } from '@apollo/server/plugin/disabled';
 import fastifyApollo, { fastifyApolloDrainPlugin } from '@as-integrations/fastify';
 import Fastify, { type FastifyInstance } from 'fastify';
 import type { GraphQLSchema } from 'graphql';
@@ -50,6 +51,8 @@ export async function startSubgraphServer(options: SubgraphServerOptions): Promi
     includeStacktraceInErrorResponses: false,
     formatError: formatGatewayError(logger),
     plugins: [
+      // Federated tracing is for Apollo's hosted studio, which this platform does not report to.
+      ApolloServerPluginInlineTraceDisabled(),
       fastifyApolloDrainPlugin(app),
       {
         async requestDidStart() {
