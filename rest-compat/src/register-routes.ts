@@ -26,7 +26,7 @@ export function registerRoutes(app: FastifyInstance, routes: readonly RestRoute[
         const query = validate(route.query ?? NO_FIELDS, request.query ?? {}, 'query');
         const body = takesBody(route) ? validate(route.body ?? NO_FIELDS, request.body ?? {}, 'body') : {};
 
-        const variables = route.variables({ params: keysToCamel(params), query: keysToCamel(query), body: keysToCamel(body) } as never);
+        const variables = route.variables({ params: keysToCamel(params), query: keysToCamel(query), body: keysToCamel(body) });
         const execution = await execute(request, route.operation, variables);
         passBackRouterHeaders(reply, execution.headers);
         if (execution.error) return sendError(reply, execution.error, request.requestId);

@@ -1,3 +1,4 @@
+import { ERROR_CODES } from '@gateway/kernel';
 import type { JsonSchema, OpenApiDocument, OpenApiOperation, OpenApiParameter } from './document';
 
 /** The docs page is rendered here from the OpenAPI document: no scripts, no CDN (machines may be offline). */
@@ -8,7 +9,8 @@ const escapeHtml = (text: unknown): string =>
 function typeOf(schema: JsonSchema): string {
   if (schema.$ref) return String(schema.$ref).split('/').pop()!;
   if (schema.anyOf) return (schema.anyOf as JsonSchema[]).map(typeOf).join(' or ');
-  if (schema.enum) return (schema.enum as unknown[]).map(String).join(' | ');
+  // A long enumeration (the error codes) is listed in its own table instead.
+  if (schema.enum) return schema.enum.length > 12 ? `${schema.type ?? 'string'}, one of ${schema.enum.length} values` : (schema.enum as unknown[]).map(String).join(' | ');
   if (schema.type === 'array') return `array of ${typeOf(schema.items ?? {})}`;
   return schema.type ?? 'any';
 }
@@ -91,6 +93,11 @@ export function renderDocsPage(document: OpenApiDocument): string {
     .map(({ name, operations: list }) => `<h2>${escapeHtml(name)}</h2>${list.map(({ path, method, operation }) => operationSection(document, path, method, operation)).join('\n')}`)
     .join('\n');
   const errorFields = fieldTable(document.components.schemas.Error ?? {});
+  const codeRows = Object.entries(ERROR_CODES)
+    .sort(([, a], [, b]) => a.status - b.status)
+    .map(([code, { status, message }]) => `<tr><td><code>${code}</code></td><td>${status}</td><td>${escapeHtml(message)}</td></tr>`)
+    .join('');
+  const codeTable = `<table><thead><tr><th>Code</th><th>HTTP status</th><th>Meaning</th></tr></thead><tbody>${codeRows}</tbody></table>`;
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${escapeHtml(document.info.title)}</title><style>${STYLE}</style></head>
@@ -98,6 +105,7 @@ export function renderDocsPage(document: OpenApiDocument): string {
 <p>Machine-readable: <a href="/openapi.json">/openapi.json</a> (OpenAPI ${escapeHtml(document.openapi)}). GraphQL: <code>POST /graphql</code>.</p>
 <nav><h2>Endpoints</h2><ul>${nav}</ul></nav>
 <h2>Errors</h2><p>Every error has this body; the HTTP status follows from the code.</p>${errorFields}
+<details><summary>Error codes</summary>${codeTable}</details>
 ${sections}
 </body></html>`;
 }

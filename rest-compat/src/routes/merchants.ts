@@ -51,7 +51,7 @@ ${MERCHANT_RECORD}`,
     description: "An operator or the merchant itself; another merchant's key gets MERCHANT_NOT_FOUND.",
     auth: [['adminKey'], ['merchantKey']],
     params: idParams,
-    operation: `query Merchant($id: ID!) { merchant(id: $id) { ...MerchantRecord } }
+    operation: `query GetMerchant($id: ID!) { merchant(id: $id) { ...MerchantRecord } }
 ${MERCHANT_RECORD}`,
     variables: ({ params }) => ({ id: params.id }),
     result: ({ merchant }) => merchant,
