@@ -1,9 +1,16 @@
 import { createLogger } from '@gateway/kernel';
-import { loadRestCompatConfig } from './config';
+import { loadRestCompatConfig, type RestCompatConfig } from './config';
 import { startRestCompat } from './server';
 
 /** `npm run start:rest-compat`: rest-compat alone, in front of a router running elsewhere. */
-const config = loadRestCompatConfig();
+let config: RestCompatConfig;
+try {
+  config = loadRestCompatConfig();
+} catch (error) {
+  // Every problem at once, without a stack: the operator has a configuration to fix, not a bug.
+  console.error((error as Error).message);
+  process.exit(1);
+}
 
 void (async () => {
   const rest = await startRestCompat({
