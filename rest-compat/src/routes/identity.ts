@@ -42,7 +42,7 @@ export const identityRoutes = [
     result: ({ claimAlias }) => claimAlias,
     status: 201,
     response: aliasRecord,
-    errors: ['INVALID_BANK_KEY', 'FORBIDDEN', 'HANDLE_INVALID', 'HANDLE_TAKEN'],
+    errors: ['INVALID_BANK_KEY', 'FORBIDDEN', 'HANDLE_INVALID', 'HANDLE_TAKEN', 'PHONE_TAKEN', 'IBAN_INVALID', 'IBAN_NOT_AT_BANK'],
   }),
   defineRoute({
     method: 'GET',

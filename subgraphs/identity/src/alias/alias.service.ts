@@ -9,7 +9,7 @@ import { claimAliasRules, parseLookup, requireAccountAtBank, requireHandle, type
 const ACTIVE_PHONE_UNIQUE = 'aliases_active_phone_unique';
 
 const handleTaken = (handle: string) => new GatewayError('HANDLE_TAKEN', `npt_handle: ${handle} is already claimed`);
-const phoneTaken = () => new GatewayError('VALIDATION_ERROR', 'phone: already linked to another active alias');
+const phoneTaken = () => new GatewayError('PHONE_TAKEN', 'phone: already linked to another active alias');
 const notFound = (what: string) => new GatewayError('ALIAS_NOT_FOUND', `no alias for ${what}`);
 
 export class AliasService {
@@ -23,7 +23,7 @@ export class AliasService {
   async claim(em: EntityManager, bank: Principal & { id: string }, input: ClaimAliasInput): Promise<AliasEntity> {
     const handle = requireHandle(input.nptHandle);
     const valid = parseInput(claimAliasRules, { ...input });
-    requireAccountAtBank(valid.iban, bank.id, bank.scopes);
+    const iban = requireAccountAtBank(valid.iban, bank.id, bank.scopes);
     const phone = valid.phone ?? null;
     try {
       return await em.transactional(async (tx) => {
@@ -32,8 +32,8 @@ export class AliasService {
         if (phone && (await tx.count(AliasEntity, { phone, status: 'ACTIVE' }))) throw phoneTaken();
         return tx.create(AliasEntity, {
           handle,
-          iban: valid.iban.iban,
-          institutionCode: valid.iban.institutionCode,
+          iban: iban.iban,
+          institutionCode: iban.institutionCode,
           bankHandle: bank.id,
           customerDisplayName: valid.customerDisplayName,
           bankCustomerRef: valid.bankCustomerRef,

@@ -90,11 +90,11 @@ describe('identity subgraph: alias directory', () => {
     });
 
     it('validates every other field and writes nothing on refused input', async () => {
-      const cases: Array<[Record<string, unknown>, string]> = [
-        [{ iban: 'LY00002048000020100120361' }, 'iban'],
-        [{ iban: 'not an iban' }, 'iban'],
-        [{ iban: iban('102', '1') }, 'iban'], // beta's account: not at the claiming bank
-        [{ iban: 'DE89370400440532013000' }, 'iban'], // valid, but not in the national directory
+      const cases: Array<[Record<string, unknown>, string, string?]> = [
+        [{ iban: 'LY00002048000020100120361' }, 'iban', 'IBAN_INVALID'],
+        [{ iban: 'not an iban' }, 'iban', 'IBAN_INVALID'],
+        [{ iban: iban('102', '1') }, 'iban', 'IBAN_NOT_AT_BANK'], // beta's account: not at the claiming bank
+        [{ iban: 'DE89370400440532013000' }, 'iban', 'IBAN_NOT_AT_BANK'], // valid, but not in the national directory
         [{ customerDisplayName: '   ' }, 'customer_display_name'],
         [{ customerDisplayName: 'x'.repeat(101) }, 'customer_display_name'],
         [{ bankCustomerRef: '' }, 'bank_customer_ref'],
@@ -102,9 +102,9 @@ describe('identity subgraph: alias directory', () => {
         [{ phone: '0912345678' }, 'phone'],
         [{ phone: '+218 91 234 5678' }, 'phone'],
       ];
-      for (const [patch, field] of cases) {
+      for (const [patch, field, expectedCode = 'VALIDATION_ERROR'] of cases) {
         const { code, detail } = await detailOf(CLAIM, { input: claimInput('refused', patch) }, alpha);
-        expect([patch, code]).toEqual([patch, 'VALIDATION_ERROR']);
+        expect([patch, code]).toEqual([patch, expectedCode]);
         expect(detail).toMatch(new RegExp(`^${field}:`));
       }
       expect(await rows({ handle: 'refused' })).toHaveLength(0);
@@ -143,7 +143,7 @@ describe('identity subgraph: alias directory', () => {
     it('keeps a phone number on at most one active alias, also under concurrent claims', async () => {
       await claim('phone.one', { phone: '+218920000001' });
       const { code, detail } = await detailOf(CLAIM, { input: claimInput('phone.two', { phone: '+218920000001' }) }, alpha);
-      expect([code, detail]).toEqual(['VALIDATION_ERROR', 'phone: already linked to another active alias']);
+      expect([code, detail]).toEqual(['PHONE_TAKEN', 'phone: already linked to another active alias']);
 
       const attempts = await Promise.all(['p.a', 'p.b', 'p.c'].map((handle) => client.attempt(CLAIM, { input: claimInput(handle, { phone: '+218920000002' }) }, alpha)));
       const outcomes = attempts.map((result) => result.errors?.[0]?.extensions?.detail ?? 'OK').sort();

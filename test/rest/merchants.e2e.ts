@@ -1,5 +1,5 @@
-import { startTestPlatform, type TestPlatform } from '../../test/support/platform';
-import { call, expectError, expectRateLimitHeaders, responseSchemaOf } from './spec-support';
+import { startTestPlatform, type TestPlatform } from '../support/platform';
+import { call, expectError, expectRateLimitHeaders, responseSchemaOf } from '../../rest-compat/src/spec-support';
 
 const bearer = (key: string) => ({ authorization: `Bearer ${key}` });
 

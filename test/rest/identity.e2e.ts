@@ -1,5 +1,5 @@
-import { lyIban, startTestPlatform, type SeededBank, type TestPlatform } from '../../test/support/platform';
-import { call, expectError, expectRateLimitHeaders, responseSchemaOf } from './spec-support';
+import { lyIban, startTestPlatform, type SeededBank, type TestPlatform } from '../support/platform';
+import { call, expectError, expectRateLimitHeaders, responseSchemaOf } from '../../rest-compat/src/spec-support';
 
 const bankKey = (bank: SeededBank) => ({ 'x-service-bank-key': bank.bankKey });
 
@@ -52,6 +52,11 @@ describe('REST identity registry', () => {
     expectError(await call(base, 'POST', '/v1/identity/claim', { headers: bankKey(bank), body: claim('Bad Handle!', 14) }), 400, 'HANDLE_INVALID');
     expectError(await call(base, 'POST', '/v1/identity/claim', { headers: { 'x-service-bank-key': 'sbk_nobody_x' }, body: claim('nokey', 15) }), 401, 'INVALID_BANK_KEY');
     expectError(await call(base, 'POST', '/v1/identity/claim', { body: claim('nokey', 15) }), 401, 'INVALID_BANK_KEY');
+  });
+
+  it('answers 422 when the IBAN is invalid or not at the claiming bank (API-CONTRACT)', async () => {
+    expectError(await call(base, 'POST', '/v1/identity/claim', { headers: bankKey(bank), body: claim('badiban', 16, { iban: 'LY00002048000020100120361' }) }), 422, 'IBAN_INVALID');
+    expectError(await call(base, 'POST', '/v1/identity/claim', { headers: bankKey(bank), body: claim('elsewhere', 17, { iban: 'DE89370400440532013000' }) }), 422, 'IBAN_NOT_AT_BANK');
   });
 
   it('GET /v1/identity/resolve: 200 by alias, alias@bank, phone and IBAN with exactly the public fields', async () => {

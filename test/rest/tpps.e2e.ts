@@ -1,5 +1,5 @@
-import { startTestPlatform, type TestPlatform } from '../../test/support/platform';
-import { call, expectError, responseSchemaOf } from './spec-support';
+import { startTestPlatform, type TestPlatform } from '../support/platform';
+import { call, expectError, responseSchemaOf } from '../../rest-compat/src/spec-support';
 
 /** POST /ob/tpps end to end: rest-compat -> router -> open-banking subgraph. */
 describe('REST TPP registration', () => {
