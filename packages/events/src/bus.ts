@@ -1,0 +1,31 @@
+import type { PlatformEvent } from './event';
+
+export type EventHandler = (event: PlatformEvent) => Promise<void>;
+
+export interface Subscription {
+  close(): Promise<void>;
+}
+
+/**
+ * The event bus: one interface, two adapters (in-process for embedded mode, RabbitMQ when
+ * AMQP_URL is set). Delivery is at least once; events carry ids for deduplication.
+ */
+export interface EventBus {
+  /** Resolves once the bus has taken the event (publisher confirm on RabbitMQ). */
+  publish(event: PlatformEvent): Promise<void>;
+  /**
+   * Competing consumers: every event matching `pattern` (topic syntax, e.g. `payment.*`) goes to
+   * one consumer of the named `group` (a durable queue on RabbitMQ). A handler that throws gets
+   * the event again later.
+   */
+  consume(group: string, pattern: string, handler: EventHandler): Promise<Subscription>;
+  /** Fan-out: every subscriber sees every matching event (a router instance's subscriptions). */
+  subscribe(pattern: string, handler: EventHandler): Promise<Subscription>;
+  close(): Promise<void>;
+}
+
+/** Topic matching as RabbitMQ does it: `*` one word, `#` zero or more words. */
+export function topicMatches(pattern: string, kind: string): boolean {
+  const regex = new RegExp(`^${pattern.split('.').map((word) => (word === '#' ? '.*' : word === '*' ? '[^.]+' : word.replace(/[-/\\^$+?()|[\]{}]/g, '\\$&'))).join('\\.')}$`);
+  return regex.test(kind);
+}

@@ -1,0 +1,52 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { newId } from '@gateway/kernel';
+import { OutboxEvent } from './outbox.entity';
+
+/** What travels on the bus: the platform's event envelope. */
+export interface PlatformEvent<T = Record<string, unknown>> {
+  id: string;
+  kind: string;
+  aggregateType: string;
+  aggregateId: string;
+  audience?: string | null;
+  /** ISO 8601 UTC */
+  createdAt: string;
+  data: T;
+}
+
+export interface RecordEventInput {
+  kind: string;
+  aggregateType: string;
+  aggregateId: string;
+  audience?: string | null;
+  data: Record<string, unknown>;
+}
+
+/**
+ * Records an event in the caller's transaction (the outbox): it commits with the state change or
+ * not at all, and the relay publishes it afterwards, whatever happens to the bus meanwhile.
+ */
+export function recordEvent(em: EntityManager, input: RecordEventInput, now = new Date()): OutboxEvent {
+  return em.create(OutboxEvent, {
+    id: newId('event'),
+    kind: input.kind,
+    aggregateType: input.aggregateType,
+    aggregateId: input.aggregateId,
+    audience: input.audience ?? null,
+    data: input.data,
+    createdAt: now,
+    publishedAt: null,
+  } as OutboxEvent);
+}
+
+export function toPlatformEvent(row: OutboxEvent): PlatformEvent {
+  return {
+    id: row.id,
+    kind: row.kind,
+    aggregateType: row.aggregateType,
+    aggregateId: row.aggregateId,
+    audience: row.audience ?? null,
+    createdAt: row.createdAt.toISOString(),
+    data: row.data,
+  };
+}

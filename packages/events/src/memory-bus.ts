@@ -1,0 +1,63 @@
+import type { EventBus, EventHandler, Subscription } from './bus';
+import { topicMatches } from './bus';
+import type { PlatformEvent } from './event';
+
+interface Consumer {
+  pattern: string;
+  handler: EventHandler;
+}
+
+const RETRY_DELAY_MS = 1000;
+
+/** Embedded mode's bus: in-process, same semantics as the RabbitMQ adapter for one process. */
+export function createMemoryBus(): EventBus {
+  const groups = new Map<string, Consumer[]>();
+  const subscribers = new Set<Consumer>();
+  let closed = false;
+
+  const deliver = (consumer: Consumer, event: PlatformEvent): void => {
+    // Asynchronous, like a broker: publish never waits for consumers.
+    setImmediate(() => {
+      if (closed) return;
+      consumer.handler(event).catch(() => {
+        const timer = setTimeout(() => deliver(consumer, event), RETRY_DELAY_MS);
+        timer.unref();
+      });
+    });
+  };
+
+  return {
+    async publish(event) {
+      if (closed) throw new Error('bus closed');
+      for (const consumers of groups.values()) {
+        const matching = consumers.filter((c) => topicMatches(c.pattern, event.kind));
+        // One consumer per group, spread round-robin by event id.
+        if (matching.length) deliver(matching[event.id.charCodeAt(event.id.length - 1) % matching.length]!, event);
+      }
+      for (const subscriber of subscribers) if (topicMatches(subscriber.pattern, event.kind)) deliver(subscriber, event);
+    },
+    async consume(group, pattern, handler): Promise<Subscription> {
+      const consumer = { pattern, handler };
+      groups.set(group, [...(groups.get(group) ?? []), consumer]);
+      return {
+        async close() {
+          groups.set(group, (groups.get(group) ?? []).filter((c) => c !== consumer));
+        },
+      };
+    },
+    async subscribe(pattern, handler): Promise<Subscription> {
+      const subscriber = { pattern, handler };
+      subscribers.add(subscriber);
+      return {
+        async close() {
+          subscribers.delete(subscriber);
+        },
+      };
+    },
+    async close() {
+      closed = true;
+      groups.clear();
+      subscribers.clear();
+    },
+  };
+}

@@ -1,0 +1,60 @@
+import { Entity, Index, PrimaryKey, Property } from '@mikro-orm/core';
+
+/**
+ * An event waiting to be published (transactional outbox). Written in the same transaction as
+ * the state change it describes; the relay publishes it and stamps publishedAt. The table lives
+ * in the owning subgraph's schema (the ORM's default schema), created by `outboxMigrationSql`.
+ */
+@Entity({ tableName: 'outbox' })
+@Index({ name: 'outbox_unpublished_index', properties: ['sequence'], options: { where: 'published_at is null' } })
+export class OutboxEvent {
+  /** Insertion order: the relay publishes in this order, so per-aggregate order is kept. */
+  @PrimaryKey({ type: 'bigint', autoincrement: true })
+  sequence!: bigint;
+
+  /** evt_…: stable across redeliveries, so receivers can deduplicate. */
+  @Property({ type: 'text', unique: true })
+  id!: string;
+
+  /** e.g. payment.completed */
+  @Property({ type: 'text' })
+  kind!: string;
+
+  /** e.g. payment_session */
+  @Property({ type: 'text' })
+  aggregateType!: string;
+
+  @Property({ type: 'text' })
+  aggregateId!: string;
+
+  /** Who the event is for (merchant id, tpp id): webhooks go to them, subscriptions are filtered by it. */
+  @Property({ type: 'text', nullable: true })
+  audience?: string | null;
+
+  @Property({ type: 'json' })
+  data!: Record<string, unknown>;
+
+  @Property({ type: 'timestamptz' })
+  createdAt!: Date;
+
+  @Property({ type: 'timestamptz', nullable: true })
+  publishedAt?: Date | null;
+}
+
+/** SQL for a subgraph's migration that adds its outbox table. */
+export function outboxMigrationSql(schema: string): string[] {
+  return [
+    `create table "${schema}"."outbox" (
+      "sequence" bigserial primary key,
+      "id" text not null,
+      "kind" text not null,
+      "aggregate_type" text not null,
+      "aggregate_id" text not null,
+      "audience" text null,
+      "data" jsonb not null,
+      "created_at" timestamptz not null,
+      "published_at" timestamptz null,
+      constraint "outbox_id_unique" unique ("id"));`,
+    `create index "outbox_unpublished_index" on "${schema}"."outbox" ("sequence") where "published_at" is null;`,
+  ];
+}
