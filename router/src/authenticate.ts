@@ -1,5 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { GatewayError, safeEqual, type Principal } from '@gateway/kernel';
+import { GatewayError, PRINCIPAL_HEADER, safeEqual, verifyPrincipal, type Principal } from '@gateway/kernel';
 import { vault, type CredentialKind, type VerifyResult } from '@gateway/vault';
 
 export type CredentialHeaders = Record<string, string | string[] | undefined>;
@@ -20,7 +20,16 @@ async function verified(em: EntityManager, kind: CredentialKind, raw: string, on
  * credential with the spec's code. One credential per request; the first present wins in the
  * order below.
  */
-export async function authenticate(em: EntityManager, headers: CredentialHeaders, adminKey: string, ip: string): Promise<Principal> {
+export async function authenticate(em: EntityManager, headers: CredentialHeaders, adminKey: string, ip: string, platformSecret: string): Promise<Principal> {
+  // Platform services (payments asking identity for routing) sign their own principal; only
+  // the `service` kind is accepted this way, never a client-chosen identity.
+  const forwarded = header(headers, PRINCIPAL_HEADER);
+  if (forwarded !== undefined) {
+    const principal = verifyPrincipal(forwarded, platformSecret);
+    if (principal.kind !== 'service') throw new GatewayError('UNAUTHORIZED', 'only platform services may sign their own principal');
+    return { kind: 'service', id: principal.id, ip };
+  }
+
   const adminHeader = header(headers, 'x-service-admin-key');
   if (adminHeader !== undefined) {
     if (!safeEqual(adminHeader, adminKey)) throw new GatewayError('UNAUTHORIZED', 'X-Service-Admin-Key is not valid');

@@ -5,6 +5,7 @@ import { openTestDatabase } from '@gateway/db/testing';
 import type { RunningService } from '@gateway/federation';
 import { start as startBanks } from '@gateway/subgraph-banks';
 import { composeIBAN } from 'ibantools';
+import { signPrincipal } from '@gateway/kernel';
 import { startRouter, type RunningRouter } from './server';
 
 const SECRET = 'router-test-platform-secret-0123456789';
@@ -113,6 +114,19 @@ describe('router', () => {
     const other = await post(router, `{ bankCapabilities(handle: "edge") { obEnabled } }`, {}, { 'x-forwarded-for': '203.0.113.10' });
     expect(other.status).toBe(200);
     expect(other.headers.get('x-ratelimit-remaining')).toBe('4');
+  });
+
+  it('accepts a self-signed principal only from platform services, outside client rate limits', async () => {
+    const forgedAdmin = await post(router, REGISTER, { input }, { 'x-gateway-principal': signPrincipal({ kind: 'admin' }, SECRET) });
+    expect(forgedAdmin.status).toBe(401);
+    expect(forgedAdmin.body.errors?.[0].extensions.code).toBe('UNAUTHORIZED');
+    const wrongSecret = await post(router, `{ bankCapabilities(handle: "edge") { obEnabled } }`, {}, { 'x-gateway-principal': signPrincipal({ kind: 'service', id: 'payments' }, 'not-the-platform-secret') });
+    expect(wrongSecret.status).toBe(401);
+    const service = { 'x-gateway-principal': signPrincipal({ kind: 'service', id: 'payments' }, SECRET), 'x-forwarded-for': '203.0.113.12' };
+    for (let i = 0; i < 7; i += 1) {
+      const answer = await post(router, `{ bankCapabilities(handle: "edge") { obEnabled } }`, {}, service);
+      expect([answer.status, answer.body.errors]).toEqual([200, undefined]);
+    }
   });
 
   it('answers 503 SERVICE_UNAVAILABLE and fails /readyz when a subgraph is down', async () => {

@@ -116,10 +116,11 @@ export async function startRouter(options: RouterOptions): Promise<RunningRouter
     const stop = duration.startTimer();
     reply.raw.once('finish', () => stop());
     try {
-      const principal = await authenticate(vaultOrm.em.fork(), request.headers, options.adminKey, request.ip);
+      const principal = await authenticate(vaultOrm.em.fork(), request.headers, options.adminKey, request.ip, options.platformSecret);
       request.gatewayPrincipal = principal;
       const operation = inspectOperation(request);
       if (!operation) return; // malformed: Apollo answers it with a validation error
+      if (principal.kind === 'service') return; // platform-internal traffic is not a client's budget
       const verdict = await limiter.check(limitClassesOf(operation.type, operation.rootFields), principal);
       reply.header('x-ratelimit-limit', verdict.limit);
       reply.header('x-ratelimit-remaining', verdict.remaining);

@@ -6,3 +6,4 @@ export * from './errors';
 export * from './server';
 export * from './standalone';
 export * from './sdl';
+export * from './service-client';

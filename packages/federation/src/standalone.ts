@@ -11,6 +11,8 @@ export interface SubgraphStartOptions {
   host?: string;
   port?: number;
   logger?: Logger;
+  /** The router's GraphQL endpoint, for service calls to other subgraphs (late-bound in one process). */
+  routerUrl?: () => string;
 }
 
 const standaloneConfig = z.object({
@@ -19,6 +21,7 @@ const standaloneConfig = z.object({
   HOST: z.string().default('127.0.0.1'),
   PORT: envPort.optional(),
   NODE_ENV: z.string().optional(),
+  ROUTER_URL: z.url().optional(),
 });
 
 /** `npm run start:<service>`: one service in its own process against DATABASE_URL. */
@@ -33,6 +36,7 @@ export async function runStandalone(name: string, defaultPort: number, start: (o
     host: config.HOST,
     port: config.PORT ?? defaultPort,
     logger,
+    routerUrl: config.ROUTER_URL ? () => config.ROUTER_URL! : undefined,
   });
   const shutdown = async () => {
     await service.stop();

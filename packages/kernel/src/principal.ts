@@ -6,7 +6,8 @@ export const PRINCIPAL_HEADER = 'x-gateway-principal';
 /** Header carrying the request id across every service a request crosses. */
 export const REQUEST_ID_HEADER = 'x-request-id';
 
-export type PrincipalKind = 'anonymous' | 'admin' | 'merchant' | 'bank' | 'tpp' | 'ob_token' | 'session' | 'bank_core';
+/** `service`: one platform service calling another through the router (signed with the platform secret). */
+export type PrincipalKind = 'anonymous' | 'admin' | 'merchant' | 'bank' | 'tpp' | 'ob_token' | 'session' | 'bank_core' | 'service';
 
 /**
  * Who is calling, as established by the router from the spec's credential headers.

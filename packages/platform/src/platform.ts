@@ -38,6 +38,9 @@ export async function startPlatform(config: PlatformConfig, options: StartPlatfo
   const secrets = resolveSecrets(config.dataDir, { adminKey: config.adminKey, platformSecret: config.platformSecret }, config.production);
   const db = options.db ?? (await openDatabase({ url: config.databaseUrl, dataDir: config.embedded ? join(config.dataDir, 'pglite') : undefined }));
   const running: Array<{ stop(): Promise<void> }> = [];
+  // Subgraphs start before the router they call through; they read its address when they need it.
+  let routerGraphqlUrl = '';
+  const routerUrl = () => routerGraphqlUrl;
 
   try {
     const subgraphs: Array<{ name: string; service: RunningService }> = [];
@@ -49,6 +52,7 @@ export async function startPlatform(config: PlatformConfig, options: StartPlatfo
         host: config.host,
         port: subgraph.port(config),
         logger: logger.child({ service: subgraph.name }),
+        routerUrl,
       });
       running.push(service);
       subgraphs.push({ name: subgraph.name, service });
@@ -68,6 +72,7 @@ export async function startPlatform(config: PlatformConfig, options: StartPlatfo
       logger: logger.child({ service: 'router' }),
     });
     running.push(router);
+    routerGraphqlUrl = router.graphqlUrl;
 
     const rest = await startRestCompat({ routerUrl: router.graphqlUrl, host: config.host, port: config.ports.rest, production: config.production, logger: logger.child({ service: 'rest-compat' }) });
     running.push(rest);

@@ -1,0 +1,44 @@
+import { GatewayError, isErrorCode, newId, PRINCIPAL_HEADER, REQUEST_ID_HEADER, signPrincipal } from '@gateway/kernel';
+
+export interface ServiceClientOptions {
+  /** The router's GraphQL endpoint; a function because in one process the router starts last. */
+  routerUrl: () => string;
+  platformSecret: string;
+  /** Who is calling, e.g. `payments`. */
+  service: string;
+  timeoutMs?: number;
+}
+
+export type ServiceClient = <T = Record<string, any>>(query: string, variables?: Record<string, unknown>, requestId?: string) => Promise<T>;
+
+/**
+ * How one subgraph asks another for data: through the router, as a `service` principal, so the
+ * owner's schema stays its own. A spec-coded error (ALIAS_NOT_FOUND, …) is rethrown as is.
+ */
+export function createServiceClient(options: ServiceClientOptions): ServiceClient {
+  const timeoutMs = options.timeoutMs ?? 10_000;
+  return async (query, variables = {}, requestId = newId('request')) => {
+    let response: Response;
+    try {
+      response = await fetch(options.routerUrl(), {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          [PRINCIPAL_HEADER]: signPrincipal({ kind: 'service', id: options.service }, options.platformSecret),
+          [REQUEST_ID_HEADER]: requestId,
+        },
+        body: JSON.stringify({ query, variables }),
+        signal: AbortSignal.timeout(timeoutMs),
+      });
+    } catch {
+      throw new GatewayError('SERVICE_UNAVAILABLE', 'the router is unreachable');
+    }
+    const body = (await response.json().catch(() => ({}))) as { data?: unknown; errors?: Array<{ extensions?: { code?: string; detail?: string } }> };
+    const error = body.errors?.[0];
+    if (error) {
+      const code = error.extensions?.code;
+      throw isErrorCode(code) ? new GatewayError(code, error.extensions?.detail) : new GatewayError('INTERNAL_ERROR', 'service call failed');
+    }
+    return body.data as never;
+  };
+}
