@@ -1,5 +1,6 @@
 import { openDatabase, type Database } from '@gateway/db';
 import { createLogger, envPort, loadConfig, z, type Logger } from '@gateway/kernel';
+import { createMemoryBus, type EventBus } from '@gateway/events';
 import type { RunningService } from './server';
 
 /** What every subgraph's start() takes; the launcher and the tests call the same function. */
@@ -13,6 +14,12 @@ export interface SubgraphStartOptions {
   logger?: Logger;
   /** The router's GraphQL endpoint, for service calls to other subgraphs (late-bound in one process). */
   routerUrl?: () => string;
+  /** The event bus (in-process in embedded mode, RabbitMQ when AMQP_URL is set). */
+  bus?: EventBus;
+  /** Base of customer-facing URLs (checkout_url, consent_url, sca_url). */
+  publicBaseUrl?: string;
+  /** Payment session TTL. */
+  sessionTtlSeconds?: number;
 }
 
 const standaloneConfig = z.object({
@@ -22,6 +29,8 @@ const standaloneConfig = z.object({
   PORT: envPort.optional(),
   NODE_ENV: z.string().optional(),
   ROUTER_URL: z.url().optional(),
+  PUBLIC_BASE_URL: z.url().default('http://localhost:8080'),
+  SESSION_TTL_SECONDS: z.coerce.number().int().min(60).max(86_400).default(900),
 });
 
 /** `npm run start:<service>`: one service in its own process against DATABASE_URL. */
@@ -37,6 +46,10 @@ export async function runStandalone(name: string, defaultPort: number, start: (o
     port: config.PORT ?? defaultPort,
     logger,
     routerUrl: config.ROUTER_URL ? () => config.ROUTER_URL! : undefined,
+    // TODO(issue 5): RabbitMQ when AMQP_URL is set; a standalone service on the memory bus only sees its own events.
+    bus: createMemoryBus(),
+    publicBaseUrl: config.PUBLIC_BASE_URL,
+    sessionTtlSeconds: config.SESSION_TTL_SECONDS,
   });
   const shutdown = async () => {
     await service.stop();

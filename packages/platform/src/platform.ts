@@ -1,5 +1,6 @@
 import { join } from 'node:path';
 import { openDatabase, type Database } from '@gateway/db';
+import { createMemoryBus, type EventBus } from '@gateway/events';
 import type { RunningService } from '@gateway/federation';
 import { createLogger, type Logger } from '@gateway/kernel';
 import { startRestCompat } from '@gateway/rest-compat';
@@ -18,6 +19,7 @@ export interface Platform {
   adminKey: string;
   platformSecret: string;
   db: Database;
+  bus: EventBus;
   config: PlatformConfig;
   stop(): Promise<void>;
 }
@@ -39,6 +41,7 @@ export async function startPlatform(config: PlatformConfig, options: StartPlatfo
   const db = options.db ?? (await openDatabase({ url: config.databaseUrl, dataDir: config.embedded ? join(config.dataDir, 'pglite') : undefined }));
   const running: Array<{ stop(): Promise<void> }> = [];
   // Subgraphs start before the router they call through; they read its address when they need it.
+  const bus = createMemoryBus();
   let routerGraphqlUrl = '';
   const routerUrl = () => routerGraphqlUrl;
 
@@ -53,6 +56,9 @@ export async function startPlatform(config: PlatformConfig, options: StartPlatfo
         port: subgraph.port(config),
         logger: logger.child({ service: subgraph.name }),
         routerUrl,
+        bus,
+        publicBaseUrl: config.publicBaseUrl,
+        sessionTtlSeconds: config.sessionTtlSeconds,
       });
       running.push(service);
       subgraphs.push({ name: subgraph.name, service });
@@ -85,9 +91,11 @@ export async function startPlatform(config: PlatformConfig, options: StartPlatfo
       adminKey: secrets.adminKey,
       platformSecret: secrets.platformSecret,
       db,
+      bus,
       config,
       async stop() {
         for (const service of running.reverse()) await service.stop();
+        await bus.close();
         if (!options.db) await db.close();
       },
     };

@@ -1,6 +1,7 @@
 import { openServiceOrm } from '@gateway/db';
 import { startSubgraphServer, type RunningService, type SubgraphStartOptions } from '@gateway/federation';
 import { createLogger } from '@gateway/kernel';
+import { OutboxEvent } from '@gateway/events';
 import { migrateVault, Credential } from '@gateway/vault';
 import { MerchantEntity } from './merchant/merchant.entity';
 import { migrations } from './migrations';
@@ -13,7 +14,7 @@ export async function start(options: SubgraphStartOptions): Promise<RunningServi
   await migrateVault(options.db);
   const orm = await openServiceOrm(options.db, {
     schema: PAYMENTS_SCHEMA,
-    entities: [MerchantEntity, Credential],
+    entities: [MerchantEntity, Credential, OutboxEvent],
     migrations,
     foreignSchemas: ['auth'],
   });
