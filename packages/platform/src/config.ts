@@ -21,6 +21,19 @@ export const platformEnv = z
     SANDBOX_BANKS: envFlag.optional(),
     SANDBOX_PORT_BASE: envPort.default(7101),
     DATA_DIR: z.string().default('.data'),
+    /** Operator's custom limits, e.g. {"identity_resolve":{"points":6000}} (spec "Limits": defaults). */
+    RATE_LIMITS: z
+      .string()
+      .optional()
+      .transform((value, ctx) => {
+        if (!value) return undefined;
+        try {
+          return JSON.parse(value) as Record<string, { points?: number; durationSeconds?: number }>;
+        } catch {
+          ctx.addIssue({ code: 'custom', message: 'must be JSON, e.g. {"read":{"points":600}}' });
+          return z.NEVER;
+        }
+      }),
   })
   .superRefine((env, ctx) => {
     if (env.NODE_ENV !== 'production') return;
@@ -50,6 +63,7 @@ export interface PlatformConfig {
   /** Sandbox banks listen on fixed ports (their URLs are registered), from this one up. */
   sandboxPortBase: number;
   dataDir: string;
+  rateLimits?: Record<string, { points?: number; durationSeconds?: number }>;
 }
 
 export function loadPlatformConfig(env: Record<string, string | undefined> = process.env): PlatformConfig {
@@ -77,5 +91,6 @@ export function loadPlatformConfig(env: Record<string, string | undefined> = pro
     sandboxBanks: parsed.SANDBOX_BANKS ?? embedded,
     sandboxPortBase: parsed.SANDBOX_PORT_BASE,
     dataDir: parsed.DATA_DIR,
+    rateLimits: parsed.RATE_LIMITS,
   };
 }

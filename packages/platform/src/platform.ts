@@ -72,9 +72,10 @@ export async function startPlatform(config: PlatformConfig, options: StartPlatfo
       production: config.production,
       host: config.host,
       port: config.ports.router,
-      rateLimits: options.rateLimits,
-      // Counters shared through PostgreSQL only when several processes could share them.
-      sharedRateLimits: !config.embedded,
+      rateLimits: options.rateLimits ?? (config.rateLimits as LimitOverrides | undefined),
+      // One process runs one router: its counters stay in memory. Routers run as separate
+      // processes (npm run start:router) share theirs through PostgreSQL.
+      sharedRateLimits: false,
       logger: logger.child({ service: 'router' }),
     });
     running.push(router);

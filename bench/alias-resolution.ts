@@ -1,0 +1,100 @@
+/**
+ * Issue 2's benchmark: alias resolution through the full path (rest-compat -> router ->
+ * identity) against a direct query to the identity subgraph, in one run, 50 concurrent clients.
+ * Target: the full path keeps at least half the direct throughput, with p99 under 20 ms.
+ *
+ *   node -r ./scripts/register.js bench/alias-resolution.ts      (DATABASE_URL: PostgreSQL; else PGlite)
+ *   BENCH_DURATION_MS=10000 BENCH_CONCURRENCY=50 ...
+ *
+ * The public resolution limit (600/min per IP) is raised for the run: every request here comes
+ * from one IP, and the limiter itself stays in the path being measured.
+ */
+import { Agent, request } from 'undici';
+import { composeIBAN } from 'ibantools';
+import { launchPlatform } from './support/launcher';
+import { printTable, runLoad, type LoadResult } from './support/load';
+
+const DURATION_MS = Number(process.env.BENCH_DURATION_MS ?? 8000);
+const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 50);
+const ALIASES = 200;
+const ROUNDS = 2;
+
+async function main(): Promise<void> {
+  const platform = await launchPlatform({ RATE_LIMITS: JSON.stringify({ identity_resolve: { points: 10_000_000 } }) });
+  const agent = new Agent({ connections: CONCURRENCY, keepAliveTimeout: 30_000 });
+  try {
+    const admin = { 'x-service-admin-key': platform.adminKey, 'content-type': 'application/json' };
+    const post = async (path: string, headers: Record<string, string>, body: unknown) => {
+      const response = await request(`${platform.restUrl}${path}`, { method: 'POST', headers, body: JSON.stringify(body), dispatcher: agent });
+      const json = (await response.body.json()) as any;
+      if (response.statusCode >= 300) throw new Error(`${path}: ${response.statusCode} ${JSON.stringify(json)}`);
+      return json;
+    };
+    const bank = await post('/banks', admin, {
+      bank_handle: 'benchbank', display_name: 'Bench Bank', country: 'LY', core_base_url: 'http://127.0.0.1:9',
+      settlement_account_iban: composeIBAN({ countryCode: 'LY', bban: '777001000000000000001' }), contact_email: 'ops@bench.example', institution_code: '777',
+    });
+    for (let i = 0; i < ALIASES; i += 1) {
+      await post('/v1/identity/claim', { 'x-service-bank-key': bank.bank_key, 'content-type': 'application/json' }, {
+        npt_handle: `bench${i}`, iban: composeIBAN({ countryCode: 'LY', bban: `777001${String(1000 + i).padStart(15, '0')}` }), customer_display_name: 'Bench Customer', bank_customer_ref: `c${i}`,
+      });
+    }
+
+    const identityUrl = `http://127.0.0.1:${platform.ports.identity}/graphql`;
+    const QUERY = 'query($a: String) { resolveAlias(alias: $a) { alias iban bankHandle institutionCode customerDisplayName } }';
+    const full = async (worker: number, i: number) => {
+      const response = await request(`${platform.restUrl}/v1/identity/resolve?alias=bench${(worker * 7 + i) % ALIASES}`, { dispatcher: agent });
+      const body = (await response.body.json()) as { iban?: string };
+      if (response.statusCode !== 200 || !body.iban) throw new Error(`status ${response.statusCode}`);
+    };
+    const direct = async (worker: number, i: number) => {
+      const response = await request(identityUrl, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ query: QUERY, variables: { a: `bench${(worker * 7 + i) % ALIASES}` } }),
+        dispatcher: agent,
+      });
+      const body = (await response.body.json()) as { data?: { resolveAlias?: { iban: string } } };
+      if (response.statusCode !== 200 || !body.data?.resolveAlias?.iban) throw new Error(`status ${response.statusCode}`);
+    };
+
+    const viaRouter = async (worker: number, i: number) => {
+      const response = await request(`${platform.routerUrl}/graphql`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ query: QUERY, variables: { a: `bench${(worker * 7 + i) % ALIASES}` } }),
+        dispatcher: agent,
+      });
+      const body = (await response.body.json()) as { data?: { resolveAlias?: { iban: string } } };
+      if (response.statusCode !== 200 || !body.data?.resolveAlias?.iban) throw new Error(`status ${response.statusCode}`);
+    };
+
+    // Warm up both paths (JIT, connection pools, query plans), then alternate rounds so drift hits both alike.
+    await runLoad('warm-up', { concurrency: CONCURRENCY, durationMs: 1500 }, full);
+    await runLoad('warm-up', { concurrency: CONCURRENCY, durationMs: 1500 }, direct);
+    const results: LoadResult[] = [];
+    for (let round = 1; round <= ROUNDS; round += 1) {
+      results.push(await runLoad(`full path, REST -> router -> identity #${round}`, { concurrency: CONCURRENCY, durationMs: DURATION_MS / ROUNDS }, full));
+      results.push(await runLoad(`direct GraphQL to identity subgraph #${round}`, { concurrency: CONCURRENCY, durationMs: DURATION_MS / ROUNDS }, direct));
+    }
+    // Where the full path's time goes: the same query sent to the router, skipping rest-compat.
+    results.push(await runLoad('(breakdown) GraphQL via router -> identity', { concurrency: CONCURRENCY, durationMs: DURATION_MS / ROUNDS }, viaRouter));
+    const total = (prefix: string) => {
+      const rows = results.filter((r) => r.name.startsWith(prefix));
+      return { rps: rows.reduce((s, r) => s + r.requests, 0) / rows.reduce((s, r) => s + r.seconds, 0), p99: Math.max(...rows.map((r) => r.p99Ms)) };
+    };
+    console.log(`\nalias resolution, ${CONCURRENCY} concurrent, database: ${process.env.DATABASE_URL ? 'PostgreSQL' : 'PGlite'}`);
+    printTable(results);
+    const fullPath = total('full path');
+    const directPath = total('direct');
+    console.log(`\nfull path keeps ${((100 * fullPath.rps) / directPath.rps).toFixed(0)}% of direct throughput (target >= 50%); full-path p99 ${fullPath.p99.toFixed(1)} ms (target < 20 ms)`);
+  } finally {
+    await agent.close();
+    await platform.stop();
+  }
+}
+
+void main().catch((error) => {
+  console.error(error);
+  process.exit(1);
+});

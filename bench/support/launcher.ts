@@ -1,0 +1,75 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+const ROOT = join(__dirname, '..', '..');
+
+export async function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const server = createServer().listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+export interface LaunchedPlatform {
+  restUrl: string;
+  routerUrl: string;
+  adminKey: string;
+  ports: Record<string, number>;
+  stop(): Promise<void>;
+}
+
+/**
+ * The platform as `npm start` runs it, in its own process, so the load generator here does not
+ * share the event loop with the servers it measures.
+ */
+export async function launchPlatform(env: Record<string, string> = {}): Promise<LaunchedPlatform> {
+  const ports = { rest: await freePort(), router: await freePort(), identity: await freePort(), payments: await freePort(), banks: await freePort() };
+  const child: ChildProcess = spawn(process.execPath, [...(process.env.BENCH_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE}`] : []), '-r', './scripts/register.js', 'packages/platform/src/main.ts'], {
+    cwd: ROOT,
+    env: {
+      PATH: process.env.PATH ?? '',
+      HOME: process.env.HOME ?? '',
+      DATA_DIR: mkdtempSync(join(tmpdir(), 'gw-bench-')),
+      REST_PORT: String(ports.rest),
+      ROUTER_PORT: String(ports.router),
+      IDENTITY_PORT: String(ports.identity),
+      PAYMENTS_PORT: String(ports.payments),
+      BANKS_PORT: String(ports.banks),
+      SANDBOX_BANKS: 'off',
+      LOG_LEVEL: 'error',
+      ...(process.env.DATABASE_URL ? { DATABASE_URL: process.env.DATABASE_URL } : {}),
+      ...(process.env.AMQP_URL ? { AMQP_URL: process.env.AMQP_URL } : {}),
+      ...env,
+    },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  let output = '';
+  child.stdout!.on('data', (chunk) => (output += chunk));
+  await new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`platform did not start:\n${output}`)), 120_000);
+    child.stdout!.on('data', () => {
+      if (output.includes('Admin key')) {
+        clearTimeout(timer);
+        resolve();
+      }
+    });
+    child.once('exit', (code) => reject(new Error(`platform exited with ${code}:\n${output}`)));
+  });
+  const adminKey = /Admin key\s+(\S+)/.exec(output)![1]!;
+  return {
+    restUrl: `http://127.0.0.1:${ports.rest}`,
+    routerUrl: `http://127.0.0.1:${ports.router}`,
+    adminKey,
+    ports,
+    async stop() {
+      const exited = new Promise((resolve) => child.once('exit', resolve));
+      child.kill('SIGINT');
+      await exited;
+    },
+  };
+}

@@ -1,0 +1,47 @@
+import { performance } from 'node:perf_hooks';
+
+export interface LoadResult {
+  name: string;
+  requests: number;
+  errors: number;
+  seconds: number;
+  perSecond: number;
+  p50Ms: number;
+  p99Ms: number;
+}
+
+const percentile = (sorted: number[], p: number): number => (sorted.length ? sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]! : NaN);
+
+/**
+ * A closed loop: `concurrency` workers each send one request, wait for it, send the next, until
+ * the duration is over. Bounded in time; a failed request counts as an error, not a latency.
+ */
+export async function runLoad(name: string, options: { concurrency: number; durationMs: number }, request: (worker: number, i: number) => Promise<void>): Promise<LoadResult> {
+  const latencies: number[] = [];
+  let errors = 0;
+  const started = performance.now();
+  const deadline = started + options.durationMs;
+  await Promise.all(
+    Array.from({ length: options.concurrency }, async (_, worker) => {
+      for (let i = 0; performance.now() < deadline; i += 1) {
+        const t0 = performance.now();
+        try {
+          await request(worker, i);
+          latencies.push(performance.now() - t0);
+        } catch {
+          errors += 1;
+        }
+      }
+    }),
+  );
+  const seconds = (performance.now() - started) / 1000;
+  latencies.sort((a, b) => a - b);
+  return { name, requests: latencies.length, errors, seconds, perSecond: latencies.length / seconds, p50Ms: percentile(latencies, 50), p99Ms: percentile(latencies, 99) };
+}
+
+export function printTable(results: LoadResult[]): void {
+  console.log(`${'case'.padEnd(44)} ${'req/s'.padStart(9)} ${'p50 ms'.padStart(8)} ${'p99 ms'.padStart(8)} ${'requests'.padStart(9)} ${'errors'.padStart(7)}`);
+  for (const r of results) {
+    console.log(`${r.name.padEnd(44)} ${r.perSecond.toFixed(0).padStart(9)} ${r.p50Ms.toFixed(2).padStart(8)} ${r.p99Ms.toFixed(2).padStart(8)} ${String(r.requests).padStart(9)} ${String(r.errors).padStart(7)}`);
+  }
+}
