@@ -9,3 +9,4 @@ export * from './config';
 export * from './metrics';
 export * from './seal';
 export * from './validation';
+export * from './webhook-url';

@@ -1,5 +1,4 @@
-import { rules, z } from '@gateway/kernel';
-import { webhookUrlRule } from './webhook-url';
+import { rules, webhookUrlRule, z } from '@gateway/kernel';
 
 /**
  * A redirect URI is later compared by exact string match (RFC 6749 3.1.2.3), so it is stored as

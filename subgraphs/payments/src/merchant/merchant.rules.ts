@@ -1,6 +1,5 @@
-import { rules, z } from '@gateway/kernel';
+import { rules, webhookUrlRule, z } from '@gateway/kernel';
 import { MERCHANT_MODES } from './merchant.entity';
-import { webhookUrlRule } from './webhook-url';
 
 const name = rules.text(100);
 

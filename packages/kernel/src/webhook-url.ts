@@ -1,5 +1,6 @@
 import { BlockList, isIP } from 'node:net';
-import { rules, z } from '@gateway/kernel';
+import { z } from 'zod';
+import { rules } from './validation';
 
 /**
  * Where a production webhook must never point: the gateway's own host and the networks behind

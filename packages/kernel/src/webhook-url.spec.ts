@@ -1,5 +1,5 @@
-// Duplicate of subgraphs/payments/src/merchant/webhook-url.spec.ts, for the duplicated check.
-import { parseInput, z } from '@gateway/kernel';
+import { z } from 'zod';
+import { parseInput } from './validation';
 import { isPrivateNetworkHost, webhookUrlRule } from './webhook-url';
 
 const check = (production: boolean, webhookUrl: string) => {
