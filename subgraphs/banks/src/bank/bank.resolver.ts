@@ -3,7 +3,7 @@ import { GatewayError } from '@gateway/kernel';
 import { requirePrincipal, type SubgraphContext } from '@gateway/federation';
 import { RegisterBankInput, UpdateBankCapabilitiesInput } from './bank.input';
 import type { BankService } from './bank.service';
-import { Bank, BankCapabilities, BankKeyRotation, BankRegistration, toBank, toCapabilities } from './bank.type';
+import { Bank, BankCapabilities, BankKeyRotation, BankRegistration, BankRouting, toBank, toCapabilities } from './bank.type';
 
 /** Only the bank itself (its bank key) or an operator (admin key) may act on or read a bank's record. */
 function requireBankOrAdmin(context: SubgraphContext, handle: string, allowAdmin: boolean): void {
@@ -24,6 +24,29 @@ export function createBankResolver(service: BankService) {
     @Query(() => BankCapabilities, { description: "A bank's Open Banking capabilities (public)." })
     async bankCapabilities(@Arg('handle') handle: string, @Ctx() context: SubgraphContext): Promise<BankCapabilities> {
       return toCapabilities(await service.find(context.em, handle));
+    }
+
+    @Query(() => BankRouting, {
+      description:
+        'A participating bank by handle or institution code (exactly one), for platform services only (the payment engine): core URL, internal key and limits. ' +
+        'Errors: BANK_NOT_REGISTERED, BANK_NOT_PARTICIPATING (not ACTIVE).',
+    })
+    async bankRouting(
+      @Arg('handle', () => String, { nullable: true, description: 'Bank handle.' }) handle: string | null,
+      @Arg('institutionCode', () => String, { nullable: true, description: 'Three-digit institution code (from an IBAN).' }) institutionCode: string | null,
+      @Ctx() context: SubgraphContext,
+    ): Promise<BankRouting> {
+      requirePrincipal(context, ['service']);
+      const { bank, internalKey } = await service.routing(context.em, { handle, institutionCode });
+      return {
+        handle: bank.handle,
+        status: bank.status,
+        institutionCode: bank.institutionCode,
+        coreBaseUrl: bank.coreBaseUrl,
+        internalKey,
+        minAmount: Number(bank.minAmount),
+        maxAmount: Number(bank.maxAmount),
+      };
     }
 
     @Mutation(() => BankRegistration, { description: 'Registers a bank (operator). Returns the bank key and internal key once.' })

@@ -1,6 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { UniqueConstraintViolationException } from '@mikro-orm/core';
-import { GatewayError, newSecret, parseInput, sealSecret } from '@gateway/kernel';
+import { GatewayError, newSecret, openSealedSecret, parseInput, sealSecret } from '@gateway/kernel';
 import { vault } from '@gateway/vault';
 import { BankEntity } from './bank.entity';
 import { registerBankRules, updateCapabilitiesRules } from './bank.rules';
@@ -36,6 +36,20 @@ export class BankService {
 
   async findByInstitutionCode(em: EntityManager, institutionCode: string): Promise<BankEntity | null> {
     return em.findOne(BankEntity, { institutionCode });
+  }
+
+  /**
+   * A participating bank for the payment engine, by handle or institution code (exactly one),
+   * with its internal key unsealed. BANK_NOT_REGISTERED when unknown, BANK_NOT_PARTICIPATING
+   * when it is not ACTIVE.
+   */
+  async routing(em: EntityManager, args: { handle?: string | null; institutionCode?: string | null }): Promise<{ bank: BankEntity; internalKey: string }> {
+    const given = [args.handle, args.institutionCode].filter((value) => value !== undefined && value !== null);
+    if (given.length !== 1) throw new GatewayError('VALIDATION_ERROR', 'handle: give exactly one of handle or institution_code');
+    const bank = args.handle != null ? await em.findOne(BankEntity, { handle: args.handle }) : await this.findByInstitutionCode(em, args.institutionCode!);
+    if (!bank) throw new GatewayError('BANK_NOT_REGISTERED', `no bank with ${args.handle != null ? `handle ${args.handle}` : `institution code ${args.institutionCode}`}`);
+    if (bank.status !== 'ACTIVE') throw new GatewayError('BANK_NOT_PARTICIPATING', `bank ${bank.handle} is ${bank.status}`);
+    return { bank, internalKey: openSealedSecret(bank.internalKeySealed, this.settings.platformSecret) };
   }
 
   async register(em: EntityManager, input: RegisterBankInput): Promise<RegisteredBank> {

@@ -110,6 +110,28 @@ describe('banks subgraph', () => {
     expect(after[0].id).not.toBe(before[0].id);
   });
 
+  it('gives platform services the routing of a participating bank, internal key unsealed', async () => {
+    const ROUTING = `query($handle: String, $institutionCode: String) {
+      bankRouting(handle: $handle, institutionCode: $institutionCode) { handle status institutionCode coreBaseUrl internalKey minAmount maxAmount }
+    }`;
+    const service = { kind: 'service' as const, id: 'payments' };
+    const { registerBank } = await client.execute(REGISTER, { input: { ...bankInput('routed', '121'), minAmount: 100, maxAmount: 5000 } }, admin);
+    const expected = { handle: 'routed', status: 'ACTIVE', institutionCode: '121', coreBaseUrl: 'http://127.0.0.1:7001', internalKey: registerBank.internalKey, minAmount: 100, maxAmount: 5000 };
+    expect((await client.execute(ROUTING, { handle: 'routed' }, service)).bankRouting).toEqual(expected);
+    expect((await client.execute(ROUTING, { institutionCode: '121' }, service)).bankRouting).toEqual(expected);
+
+    expect(await client.errorCode(ROUTING, { handle: 'ghost' }, service)).toBe('BANK_NOT_REGISTERED');
+    expect(await client.errorCode(ROUTING, { institutionCode: '999' }, service)).toBe('BANK_NOT_REGISTERED');
+    expect(await client.errorCode(ROUTING, {}, service)).toBe('VALIDATION_ERROR');
+    expect(await client.errorCode(ROUTING, { handle: 'routed' })).toBe('UNAUTHORIZED');
+    for (const principal of [admin, { kind: 'bank' as const, id: 'routed' }, { kind: 'merchant' as const, id: 'mer_x' }]) {
+      expect(await client.errorCode(ROUTING, { handle: 'routed' }, principal)).toBe('FORBIDDEN');
+    }
+
+    await db.knex('banks.banks').where({ handle: 'routed' }).update({ status: 'SUSPENDED' });
+    expect(await client.errorCode(ROUTING, { handle: 'routed' }, service)).toBe('BANK_NOT_PARTICIPATING');
+  });
+
   it('answers federation: _service SDL and Bank references', async () => {
     const { _entities } = await client.execute(`query($r: [_Any!]!) { _entities(representations: $r) { ... on Bank { handle displayName } } }`, {
       r: [{ __typename: 'Bank', handle: 'alpha' }, { __typename: 'Bank', handle: 'ghost' }],

@@ -96,3 +96,27 @@ export function toBank(entity: BankEntity): Bank {
     entity,
   };
 }
+
+@ObjectType({ description: 'How the payment engine reaches a participating bank (platform services only: carries the internal key).' })
+export class BankRouting {
+  @Field({ description: 'Bank handle.' })
+  handle!: string;
+
+  @Field({ description: 'Always ACTIVE: a bank that is not is refused with BANK_NOT_PARTICIPATING.' })
+  status!: string;
+
+  @Field({ description: 'Three-digit institution code, as inside the IBANs of this bank.' })
+  institutionCode!: string;
+
+  @Field({ description: 'Core callback base URL.' })
+  coreBaseUrl!: string;
+
+  @Field({ description: 'X-Service-Internal-Key the gateway presents on every core call.' })
+  internalKey!: string;
+
+  @Field(() => GraphQLSafeInt, { description: 'Smallest amount per transaction, in minor units.' })
+  minAmount!: number;
+
+  @Field(() => GraphQLSafeInt, { description: 'Largest amount per transaction, in minor units.' })
+  maxAmount!: number;
+}

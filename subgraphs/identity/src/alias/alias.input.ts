@@ -30,3 +30,13 @@ export class ResolveAliasArgs {
   @Field(() => String, { nullable: true, description: 'IBAN, with or without spaces.' })
   iban?: string | null;
 }
+
+/** Arguments of aliasRouting: exactly one of alias or iban. */
+@ArgsType()
+export class AliasRoutingArgs {
+  @Field(() => String, { nullable: true, description: 'handle, or handle@bank_handle to require the account to be at that bank.' })
+  alias?: string | null;
+
+  @Field(() => String, { nullable: true, description: 'IBAN, with or without spaces.' })
+  iban?: string | null;
+}

@@ -1,9 +1,9 @@
 import { Arg, Args, Ctx, FieldResolver, Mutation, Query, Resolver, Root } from 'type-graphql';
 import { GatewayError } from '@gateway/kernel';
 import { requirePrincipal, type SubgraphContext } from '@gateway/federation';
-import { ClaimAliasInput, ResolveAliasArgs } from './alias.input';
+import { AliasRoutingArgs, ClaimAliasInput, ResolveAliasArgs } from './alias.input';
 import type { AliasService } from './alias.service';
-import { Alias, AliasResolution, toAlias, toResolution } from './alias.type';
+import { Alias, AliasResolution, AliasRouting, toAlias, toResolution, toRouting } from './alias.type';
 
 /** Only a bank key may act on the directory (anonymous: INVALID_BANK_KEY, any other credential: FORBIDDEN). */
 const requireBank = (context: SubgraphContext) => requirePrincipal(context, ['bank'], 'INVALID_BANK_KEY');
@@ -32,6 +32,16 @@ export function createAliasResolver(service: AliasService) {
     })
     async resolveAlias(@Args() args: ResolveAliasArgs, @Ctx() context: SubgraphContext): Promise<AliasResolution> {
       return toResolution(await service.resolve(context.em, args));
+    }
+
+    @Query(() => AliasRouting, {
+      description:
+        'Routing of an alias or IBAN for platform services only (the payments engine): includes the bank customer reference, and returns an INACTIVE alias with its status. ' +
+        'Errors: ALIAS_NOT_FOUND, VALIDATION_ERROR.',
+    })
+    async aliasRouting(@Args() args: AliasRoutingArgs, @Ctx() context: SubgraphContext): Promise<AliasRouting> {
+      requirePrincipal(context, ['service']);
+      return toRouting(await service.route(context.em, args));
     }
 
     @Query(() => Alias, { description: 'An alias by handle, ACTIVE or INACTIVE (public; name masked). Error: ALIAS_NOT_FOUND.' })

@@ -70,6 +70,26 @@ export class AliasService {
     throw notFound(what);
   }
 
+  /**
+   * Routing for platform services (payments): like resolve(), but an INACTIVE alias is returned
+   * with its status rather than refused, so the caller decides (ALIAS_INACTIVE for a destination).
+   * Phone numbers are not a routing input: payers and destinations name an alias or an IBAN.
+   */
+  async route(em: EntityManager, args: { alias?: string | null; iban?: string | null }): Promise<AliasEntity> {
+    const lookup = parseLookup(args);
+    if (lookup.by === 'handle') {
+      const alias = await em.findOne(AliasEntity, { handle: lookup.handle });
+      if (!alias || (lookup.bankHandle !== undefined && alias.bankHandle !== lookup.bankHandle)) throw notFound(args.alias ?? lookup.handle);
+      return alias;
+    }
+    if (lookup.by === 'phone') throw new GatewayError('VALIDATION_ERROR', 'alias: give an alias or an IBAN');
+    const newestFirst = { orderBy: { createdAt: 'desc', handle: 'asc' } } as const;
+    const alias =
+      (await em.findOne(AliasEntity, { iban: lookup.iban, status: 'ACTIVE' }, newestFirst)) ?? (await em.findOne(AliasEntity, { iban: lookup.iban }, newestFirst));
+    if (!alias) throw notFound('this IBAN');
+    return alias;
+  }
+
   /** The owning bank releases an alias; repeating it changes nothing (deactivatedAt keeps the first time). */
   async deactivate(em: EntityManager, bankHandle: string, handle: string): Promise<AliasEntity> {
     return em.transactional(async (tx) => {

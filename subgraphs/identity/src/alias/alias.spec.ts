@@ -207,6 +207,39 @@ describe('identity subgraph: alias directory', () => {
     });
   });
 
+  describe('aliasRouting (platform services)', () => {
+    const ROUTING = `query($alias: String, $iban: String) { aliasRouting(alias: $alias, iban: $iban) { handle iban bankHandle institutionCode bankCustomerRef status } }`;
+    const service: Principal = { kind: 'service', id: 'payments' };
+    const account = iban('101', '7171');
+    beforeAll(async () => {
+      await claim('rita', { iban: account, bankCustomerRef: 'cust-rita-1' });
+    });
+
+    it('gives a service the bank customer reference, by alias, alias@bank and IBAN', async () => {
+      const expected = { handle: 'rita', iban: account, bankHandle: 'alpha', institutionCode: '101', bankCustomerRef: 'cust-rita-1', status: 'ACTIVE' };
+      for (const variables of [{ alias: 'rita' }, { alias: 'Rita@alpha' }, { iban: friendlyFormatIBAN(account) }]) {
+        expect([variables, (await client.execute(ROUTING, variables, service)).aliasRouting]).toEqual([variables, expected]);
+      }
+    });
+
+    it('returns an INACTIVE alias with its status instead of refusing it', async () => {
+      await claim('gone.soon', { iban: iban('101', '7172') });
+      await client.execute(DEACTIVATE, { handle: 'gone.soon' }, alpha);
+      expect((await client.execute(ROUTING, { alias: 'gone.soon' }, service)).aliasRouting).toMatchObject({ handle: 'gone.soon', status: 'INACTIVE' });
+      expect((await client.execute(ROUTING, { iban: iban('101', '7172') }, service)).aliasRouting).toMatchObject({ handle: 'gone.soon', status: 'INACTIVE' });
+    });
+
+    it('answers ALIAS_NOT_FOUND and VALIDATION_ERROR like the public resolution, and refuses every other caller', async () => {
+      expect(await client.errorCode(ROUTING, { alias: 'rita@beta' }, service)).toBe('ALIAS_NOT_FOUND');
+      expect(await client.errorCode(ROUTING, { iban: iban('101', '999998') }, service)).toBe('ALIAS_NOT_FOUND');
+      expect(await client.errorCode(ROUTING, { alias: 'rita', iban: account }, service)).toBe('VALIDATION_ERROR');
+      expect(await client.errorCode(ROUTING, { alias: 'rita' })).toBe('UNAUTHORIZED');
+      for (const principal of [alpha, admin, { kind: 'merchant', id: 'mer_x' } as Principal]) {
+        expect(await client.errorCode(ROUTING, { alias: 'rita' }, principal)).toBe('FORBIDDEN');
+      }
+    });
+  });
+
   describe('alias and its restricted fields', () => {
     beforeAll(async () => {
       await claim('omar', { customerDisplayName: 'omar  el   mukhtar', phone: '+218940000001' });

@@ -109,3 +109,35 @@ export function toResolution(entity: AliasEntity): AliasResolution {
     bank: bankReference(entity.bankHandle),
   };
 }
+
+@ObjectType({ description: 'Where a payment to or from an alias is routed (platform services only: carries the bank customer reference).' })
+export class AliasRouting {
+  @Field({ description: 'The handle, without any @bank_handle qualifier.' })
+  handle!: string;
+
+  @Field({ description: 'IBAN in electronic format.' })
+  iban!: string;
+
+  @Field({ description: 'Handle of the bank holding the account.' })
+  bankHandle!: string;
+
+  @Field({ description: "Three-digit institution code of the account's bank." })
+  institutionCode!: string;
+
+  @Field({ description: "The bank's own customer reference, sent to its core for OTP verification." })
+  bankCustomerRef!: string;
+
+  @Field(() => AliasStatus, { description: 'ACTIVE or INACTIVE: an inactive alias is returned, not refused; the caller decides.' })
+  status!: AliasStatus;
+}
+
+export function toRouting(entity: AliasEntity): AliasRouting {
+  return {
+    handle: entity.handle,
+    iban: entity.iban,
+    bankHandle: entity.bankHandle,
+    institutionCode: entity.institutionCode,
+    bankCustomerRef: entity.bankCustomerRef,
+    status: AliasStatus[entity.status],
+  };
+}
