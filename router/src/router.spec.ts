@@ -129,6 +129,34 @@ describe('router', () => {
     }
   });
 
+  it('in production mode refuses introspection and never sends a stack trace', async () => {
+    const production = await startRouter({
+      db,
+      subgraphs: [{ name: 'banks', url: banks.graphqlUrl, sdl: banksSdl }],
+      platformSecret: SECRET,
+      adminKey: ADMIN_KEY,
+      production: true,
+    });
+    try {
+      const introspection = await post(production, `{ __schema { queryType { name } } }`, {}, { 'x-forwarded-for': '203.0.113.20' });
+      expect(introspection.body.data).toBeUndefined();
+      expect(introspection.body.errors?.[0].extensions.code).toBe('VALIDATION_ERROR');
+      expect(introspection.body.errors?.[0].extensions.detail).toMatch(/introspection/i);
+      const failed = await post(production, `{ bankCapabilities(handle: "nobody") { obEnabled } }`, {}, { 'x-forwarded-for': '203.0.113.21' });
+      expect(failed.body.errors?.[0].extensions.code).toBe('BANK_NOT_REGISTERED');
+      expect(JSON.stringify(failed.body)).not.toMatch(/stacktrace|at .*\.ts:\d+/i);
+      const development = await post(router, `{ __schema { queryType { name } } }`, {}, { 'x-forwarded-for': '203.0.113.22' });
+      expect(development.body.data.__schema.queryType.name).toBe('Query');
+    } finally {
+      await production.stop();
+    }
+  });
+
+  it('serves Prometheus metrics', async () => {
+    const metrics = await (await fetch(`${router.url}/metrics`)).text();
+    expect(metrics).toMatch(/router_requests_total\{.*outcome="accepted".*\} \d+/);
+  });
+
   it('answers 503 SERVICE_UNAVAILABLE and fails /readyz when a subgraph is down', async () => {
     expect((await fetch(`${router.url}/readyz`)).status).toBe(200);
     await banks.stop();

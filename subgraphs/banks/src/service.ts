@@ -1,4 +1,4 @@
-import { openServiceOrm, type Database } from '@gateway/db';
+import { openServiceOrm } from '@gateway/db';
 import { startSubgraphServer, type RunningService, type SubgraphStartOptions } from '@gateway/federation';
 import { createLogger } from '@gateway/kernel';
 import { migrateVault, Credential } from '@gateway/vault';
