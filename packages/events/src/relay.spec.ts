@@ -1,0 +1,159 @@
+import { Migration, openServiceOrm, type Database, type ServiceOrm } from '@gateway/db';
+import { openTestDatabase } from '@gateway/db/testing';
+import type { EventBus } from './bus';
+import { createMemoryBus } from './memory-bus';
+import type { PlatformEvent } from './event';
+import { recordEvent } from './event';
+import { outboxMigrationSql, OutboxEvent } from './outbox.entity';
+import { createRabbitBus, BusUnavailableError } from './rabbit-bus';
+import { startOutboxRelay, type OutboxRelay } from './relay';
+import { eventually, startOutageProxy, testAmqpUrl, testNamespace, testRabbitOptions } from './testing';
+
+const SCHEMA = 'relaytest';
+
+class CreateOutbox extends Migration {
+  override async up(): Promise<void> {
+    for (const sql of outboxMigrationSql(SCHEMA)) this.addSql(sql);
+  }
+}
+
+const amqpUrl = testAmqpUrl();
+
+describe('outbox relay', () => {
+  let db: Database;
+  let orm: ServiceOrm;
+  const relays: OutboxRelay[] = [];
+  const buses: EventBus[] = [];
+
+  const bus = (make: () => EventBus = createMemoryBus) => {
+    const created = make();
+    buses.push(created);
+    return created;
+  };
+  const relay = (target: EventBus) => {
+    const started = startOutboxRelay({ orm, bus: target, pollIntervalMs: 50 });
+    relays.push(started);
+    return started;
+  };
+  /** A committed state change that wrote `count` events for one aggregate. */
+  const commit = (aggregateId: string, kinds: string[]) =>
+    orm.em.fork().transactional(async (em) => kinds.map((kind, n) => recordEvent(em, { kind, aggregateType: 'payment_session', aggregateId, audience: 'mer_1', data: { n } }).id));
+  const unpublished = async () => Number((await db.knex(`${SCHEMA}.outbox`).whereNull('published_at').count({ n: '*' }))[0]!.n);
+  const collect = async (target: EventBus, pattern = 'payment.#') => {
+    const seen: PlatformEvent[] = [];
+    await target.subscribe(pattern, async (event) => void seen.push(event));
+    return seen;
+  };
+
+  beforeAll(async () => {
+    db = await openTestDatabase();
+    orm = await openServiceOrm(db, { schema: SCHEMA, entities: [OutboxEvent], migrations: [{ name: 'CreateOutbox', class: CreateOutbox }] });
+  });
+  afterEach(async () => {
+    for (const r of relays.splice(0)) await r.stop();
+    for (const b of buses.splice(0)) await b.close();
+    await db.knex(`${SCHEMA}.outbox`).update({ published_at: new Date() }).whereNull('published_at');
+  });
+  afterAll(async () => {
+    await orm.close();
+    await db.close();
+  });
+
+  it('publishes committed events in outbox order, with their ids, and stamps published_at', async () => {
+    const target = bus();
+    const seen = await collect(target);
+    relay(target);
+    const first = await commit('ops_a', ['payment.initiated', 'payment.processing']);
+    const second = await commit('ops_b', ['payment.initiated']);
+    const third = await commit('ops_a', ['payment.completed']);
+    await eventually(() => seen.length === 4, 'four events');
+    expect(seen.map((e) => e.id)).toEqual([...first, ...second, ...third]);
+    expect(seen[3]).toMatchObject({ kind: 'payment.completed', aggregateType: 'payment_session', aggregateId: 'ops_a', audience: 'mer_1', data: { n: 0 } });
+    expect(seen[3]!.createdAt).toMatch(/^\d{4}-\d\d-\d\dT/);
+    await eventually(async () => (await unpublished()) === 0, 'stamps');
+  });
+
+  it('never publishes the events of a rolled-back transaction', async () => {
+    const target = bus();
+    const seen = await collect(target);
+    relay(target);
+    await expect(
+      orm.em.fork().transactional(async (em) => {
+        recordEvent(em, { kind: 'payment.completed', aggregateType: 'payment_session', aggregateId: 'ops_rolled_back', data: {} });
+        await em.flush();
+        throw new Error('state change failed');
+      }),
+    ).rejects.toThrow('state change failed');
+    const [witness] = await commit('ops_witness', ['payment.failed']);
+    await eventually(() => seen.length >= 1, 'witness');
+    expect(seen.map((e) => e.id)).toEqual([witness]);
+  });
+
+  it('while the bus refuses events the state change still commits; they flow, same ids, once it takes them again', async () => {
+    const target = bus();
+    const seen = await collect(target);
+    let down = true;
+    const flaky: EventBus = { ...target, publish: async (event) => (down ? Promise.reject(new BusUnavailableError('test outage')) : target.publish(event)) };
+    relay(flaky);
+    const ids = await commit('ops_outage', ['payment.initiated', 'payment.processing', 'payment.completed']);
+    expect(await unpublished()).toBe(3);
+    down = false;
+    await eventually(() => seen.length === 3, 'events after the outage', 30_000);
+    expect(seen.map((e) => e.id)).toEqual(ids);
+  });
+
+  it('two relays on one schema: every event goes out once, in order', async () => {
+    const target = bus();
+    const seen = await collect(target);
+    relay(target);
+    relay(target);
+    const ids: string[] = [];
+    for (let i = 0; i < 20; i += 1) ids.push(...(await commit(`ops_${i % 3}`, ['payment.processing', 'payment.completed'])));
+    await eventually(() => seen.length >= 40, 'forty events');
+    await eventually(async () => (await unpublished()) === 0, 'stamps');
+    expect(seen.map((e) => e.id)).toEqual(ids);
+  });
+
+  (amqpUrl ? describe : describe.skip)('on RabbitMQ', () => {
+    const url = amqpUrl!;
+
+    it('events wait in the outbox while the broker is unreachable and flow when a relay on a live broker takes over', async () => {
+      const namespace = testNamespace();
+      const live = bus(() => createRabbitBus(url, testRabbitOptions(namespace)));
+      const received: string[] = [];
+      await live.consume('webhooks', 'payment.*', async (event) => void received.push(event.id));
+      const dead = bus(() => createRabbitBus('amqp://guest:guest@127.0.0.1:1', testRabbitOptions(namespace)));
+      const deadRelay = relay(dead);
+      const ids = await commit('ops_dead', ['payment.processing', 'payment.completed']);
+      // The relay has tried (and failed) by the time a later commit is still unpublished too.
+      const [later] = await commit('ops_dead', ['payment.failed']);
+      expect(await unpublished()).toBe(3);
+      await deadRelay.stop();
+      relay(live);
+      await eventually(() => received.length === 3, 'events through the live broker');
+      expect(received).toEqual([...ids, later]);
+    });
+
+    it('reconnects by itself after the broker link drops, and the waiting events flow', async () => {
+      const proxy = await startOutageProxy(url);
+      try {
+        const namespace = testNamespace();
+        const consumer = bus(() => createRabbitBus(url, testRabbitOptions(namespace)));
+        const received: string[] = [];
+        await consumer.consume('webhooks', 'payment.*', async (event) => void received.push(event.id));
+        const throughProxy = bus(() => createRabbitBus(proxy.url, testRabbitOptions(namespace)));
+        relay(throughProxy);
+        const before = await commit('ops_link', ['payment.processing']);
+        await eventually(() => received.length === 1, 'event before the outage');
+        await proxy.cut();
+        const during = await commit('ops_link', ['payment.completed', 'payment.completed']);
+        expect(await unpublished()).toBeGreaterThanOrEqual(1);
+        await proxy.restore();
+        await eventually(() => received.length >= 3, 'events after the link returns', 40_000);
+        expect([...new Set(received)]).toEqual([...before, ...during]);
+      } finally {
+        await proxy.close();
+      }
+    });
+  });
+});
