@@ -2,6 +2,7 @@ import { ApolloGateway, RemoteGraphQLDataSource } from '@apollo/gateway';
 import { ApolloServer } from '@apollo/server';
 import fastifyApollo, { fastifyApolloDrainPlugin } from '@as-integrations/fastify';
 import Fastify, { type FastifyReply, type FastifyRequest } from 'fastify';
+import { Agent } from 'undici';
 import { Counter, Histogram } from 'prom-client';
 import { databaseReady, type Database } from '@gateway/db';
 import { formatGatewayError } from '@gateway/federation';
@@ -79,12 +80,13 @@ export async function startRouter(options: RouterOptions): Promise<RunningRouter
   const duration = new Histogram({ name: 'router_request_duration_seconds', help: 'GraphQL request duration', registers: [registry] });
 
   const timeoutMs = options.subgraphTimeoutMs ?? 15_000;
+  const subgraphAgent = new Agent({ keepAliveTimeout: 30_000, connections: 128 });
   const gateway = new ApolloGateway({
     supergraphSdl: composeSupergraph(options.subgraphs),
     buildService: ({ name, url }) =>
       new RemoteGraphQLDataSource<RouterContext>({
         url,
-        fetcher: subgraphFetcher(name ?? 'subgraph', timeoutMs),
+        fetcher: subgraphFetcher(name ?? 'subgraph', timeoutMs, subgraphAgent) as never,
         willSendRequest({ request, context }) {
           request.http?.headers.set(PRINCIPAL_HEADER, context.signedPrincipal);
           request.http?.headers.set(REQUEST_ID_HEADER, context.requestId);
@@ -172,6 +174,7 @@ export async function startRouter(options: RouterOptions): Promise<RunningRouter
     graphqlUrl: `${url}/graphql`,
     async stop() {
       await app.close();
+      await subgraphAgent.close();
     },
   };
 }

@@ -65,3 +65,27 @@ describe('database layer', () => {
     await db.close();
   });
 });
+
+describe('migrations under concurrent starts', () => {
+  it('lets several services migrate one schema at the same time without a race', async () => {
+    const db = await openDatabase({ url: process.env.DATABASE_URL });
+    await db.knex.raw('drop schema if exists dbtest_race cascade');
+    const raceOptions = { ...options, schema: 'dbtest_race', migrations: [{ name: 'CreateNotes', class: CreateNotesIn('dbtest_race') }] };
+    // Separate pools, as separate processes would have.
+    const others = await Promise.all([1, 2, 3].map(() => openDatabase({ url: db.url })));
+    await Promise.all(others.map((other) => openServiceOrm(other, raceOptions)));
+    const applied = await db.knex.raw('select name from dbtest_race.mikro_orm_migrations');
+    expect(applied.rows).toHaveLength(1);
+    await db.knex.raw('drop schema dbtest_race cascade');
+    await Promise.all(others.map((other) => other.close()));
+    await db.close();
+  });
+});
+
+function CreateNotesIn(schema: string) {
+  return class extends Migration {
+    override async up(): Promise<void> {
+      this.addSql(`create table "${schema}"."notes" ("id" text primary key, "amount" bigint not null);`);
+    }
+  };
+}

@@ -45,8 +45,21 @@ export function ormOptions(db: Database, options: ServiceOrmOptions): Options {
 /** Opens a service's ORM on the shared pool and applies its committed migrations. */
 export async function openServiceOrm(db: Database, options: ServiceOrmOptions): Promise<ServiceOrm> {
   const orm = await MikroORM.init(ormOptions(db, options));
-  await db.knex.raw(`create schema if not exists "${options.schema}"`);
-  await orm.getMigrator().up();
+  const migrate = async () => {
+    await db.knex.raw(`create schema if not exists "${options.schema}"`);
+    await orm.getMigrator().up();
+  };
+  if (db.embedded) {
+    // One process owns PGlite: nothing to race with (and its pool has a single connection).
+    await migrate();
+  } else {
+    // Services started together (npm run start:<service>, several instances) would race on the
+    // same schema: a transaction-scoped advisory lock per schema lets one migrate at a time.
+    await db.knex.transaction(async (trx) => {
+      await trx.raw('select pg_advisory_xact_lock(hashtext(?))', [`gateway-migrations:${options.schema}`]);
+      await migrate();
+    });
+  }
   return orm;
 }
 

@@ -72,7 +72,16 @@ export async function startSubgraphServer(options: SubgraphServerOptions): Promi
     context: async (request) => {
       const requestId = (request.headers[REQUEST_ID_HEADER] as string | undefined) ?? newId('request');
       const principal = verifyPrincipal(request.headers[PRINCIPAL_HEADER] as string | undefined, options.platformSecret);
-      return { principal, requestId, em: options.orm.em.fork(), logger: logger.child({ requestId }) };
+      let child: Logger | undefined;
+      return {
+        principal,
+        requestId,
+        em: options.orm.em.fork(),
+        // Most requests never log: build the child logger on first use.
+        get logger() {
+          return (child ??= logger.child({ requestId }));
+        },
+      };
     },
   });
   app.get('/healthz', async () => ({ status: 'ok' }));
