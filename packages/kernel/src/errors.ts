@@ -45,6 +45,7 @@ export const ERROR_CODES = {
   PHONE_TAKEN: { status: 409, message: 'Phone number already linked to an active alias' },
   MERCHANT_NOT_FOUND: { status: 404, message: 'Unknown merchant' },
   TPP_NOT_FOUND: { status: 404, message: 'Unknown TPP' },
+  WEBHOOK_DELIVERY_NOT_FOUND: { status: 404, message: 'Unknown webhook delivery' },
   IDEMPOTENCY_KEY_IN_USE: { status: 409, message: 'A request with this Idempotency-Key is still running' },
   IDEMPOTENCY_KEY_REUSED: { status: 422, message: 'Idempotency-Key reused with a different request' },
   PAYLOAD_TOO_LARGE: { status: 413, message: 'Request body exceeds 1 MiB' },
