@@ -1,6 +1,6 @@
 import { openDatabase, type Database } from '@gateway/db';
 import { createLogger, envPort, loadConfig, z, type Logger } from '@gateway/kernel';
-import { createMemoryBus, type EventBus } from '@gateway/events';
+import { createBus, type EventBus } from '@gateway/events';
 import type { RunningService } from './server';
 
 /** What every subgraph's start() takes; the launcher and the tests call the same function. */
@@ -20,7 +20,23 @@ export interface SubgraphStartOptions {
   publicBaseUrl?: string;
   /** Payment session TTL. */
   sessionTtlSeconds?: number;
+  /** Pauses between webhook retries, in seconds (WEBHOOK_RETRY_SCHEDULE); unset: the built-in schedule. */
+  webhookRetryScheduleSeconds?: number[];
+  /** Deadline of one webhook attempt (10 s unless a test shortens it). */
+  webhookAttemptTimeoutMs?: number;
 }
+
+/** "5,30,120" (seconds) as a list; every value a non-negative number. */
+export const envSecondsList = z
+  .string()
+  .transform((text, ctx) => {
+    const values = text.split(',').map((part) => Number(part.trim()));
+    if (!values.length || values.some((value) => !Number.isFinite(value) || value < 0)) {
+      ctx.addIssue({ code: 'custom', message: 'must be comma-separated seconds, e.g. 5,30,120' });
+      return z.NEVER;
+    }
+    return values;
+  });
 
 const standaloneConfig = z.object({
   DATABASE_URL: z.string().min(1, 'required when a service runs alone'),
@@ -31,6 +47,8 @@ const standaloneConfig = z.object({
   ROUTER_URL: z.url().optional(),
   PUBLIC_BASE_URL: z.url().default('http://localhost:8080'),
   SESSION_TTL_SECONDS: z.coerce.number().int().min(60).max(86_400).default(900),
+  AMQP_URL: z.string().min(1).optional(),
+  WEBHOOK_RETRY_SCHEDULE: envSecondsList.optional(),
 });
 
 /** `npm run start:<service>`: one service in its own process against DATABASE_URL. */
@@ -38,6 +56,7 @@ export async function runStandalone(name: string, defaultPort: number, start: (o
   const config = loadConfig(standaloneConfig);
   const logger = createLogger(name);
   const db = await openDatabase({ url: config.DATABASE_URL });
+  const bus = createBus({ amqpUrl: config.AMQP_URL, connectionName: name, onError: (error) => logger.warn({ err: error }, 'event bus') });
   const service = await start({
     db,
     platformSecret: config.PLATFORM_SECRET,
@@ -46,13 +65,15 @@ export async function runStandalone(name: string, defaultPort: number, start: (o
     port: config.PORT ?? defaultPort,
     logger,
     routerUrl: config.ROUTER_URL ? () => config.ROUTER_URL! : undefined,
-    // TODO(issue 5): RabbitMQ when AMQP_URL is set; a standalone service on the memory bus only sees its own events.
-    bus: createMemoryBus(),
+    // Without AMQP_URL a standalone service's events stay in its own process (in-process bus).
+    bus,
     publicBaseUrl: config.PUBLIC_BASE_URL,
     sessionTtlSeconds: config.SESSION_TTL_SECONDS,
+    webhookRetryScheduleSeconds: config.WEBHOOK_RETRY_SCHEDULE,
   });
   const shutdown = async () => {
     await service.stop();
+    await bus.close();
     await db.close();
     process.exit(0);
   };

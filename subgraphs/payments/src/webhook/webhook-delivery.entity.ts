@@ -1,0 +1,98 @@
+import { Entity, PrimaryKey, Property } from '@mikro-orm/core';
+
+export const DELIVERY_STATUSES = ['PENDING', 'DELIVERED', 'FAILED'] as const;
+export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
+
+/**
+ * One event on its way to one merchant's webhook endpoint (database shape; the graph shape is
+ * webhook.type.ts). Created once per event and merchant whatever the bus redelivers, so a
+ * duplicate event never becomes a second delivery.
+ */
+@Entity({ tableName: 'webhook_deliveries' })
+export class WebhookDeliveryEntity {
+  /** whd_… */
+  @PrimaryKey({ type: 'text' })
+  id!: string;
+
+  /** evt_…: X-Service-Event-Id and webhook-id, the same on every attempt. */
+  @Property({ type: 'text' })
+  eventId!: string;
+
+  /** e.g. payment.completed */
+  @Property({ type: 'text' })
+  eventKind!: string;
+
+  @Property({ type: 'text' })
+  merchantId!: string;
+
+  /** The session (or other aggregate) the event is about. */
+  @Property({ type: 'text' })
+  aggregateId!: string;
+
+  /** The exact body sent on every attempt: the envelope {id, event, created_at, data}. */
+  @Property({ type: 'text' })
+  payload!: string;
+
+  /** Where the last attempt went (the target is looked up again on each attempt). */
+  @Property({ type: 'text', nullable: true })
+  url: string | null = null;
+
+  @Property({ type: 'text' })
+  status!: DeliveryStatus;
+
+  @Property({ type: 'integer' })
+  attempts: number = 0;
+
+  @Property({ type: 'integer', nullable: true })
+  lastStatusCode: number | null = null;
+
+  @Property({ type: 'text', nullable: true })
+  lastError: string | null = null;
+
+  /** When a PENDING delivery is tried next; null once DELIVERED or FAILED. */
+  @Property({ type: 'timestamptz', nullable: true })
+  nextAttemptAt: Date | null = null;
+
+  /** A worker's claim on an attempt in flight; another worker takes it over once it lapses. */
+  @Property({ type: 'timestamptz', nullable: true })
+  leaseUntil: Date | null = null;
+
+  @Property({ type: 'timestamptz', nullable: true })
+  deliveredAt: Date | null = null;
+
+  @Property({ type: 'timestamptz' })
+  createdAt: Date = new Date();
+
+  @Property({ type: 'timestamptz', onUpdate: () => new Date() })
+  updatedAt: Date = new Date();
+}
+
+/** One HTTP attempt of a delivery, kept for the merchant's delivery log. */
+@Entity({ tableName: 'webhook_attempts' })
+export class WebhookAttemptEntity {
+  @PrimaryKey({ type: 'bigint', autoincrement: true })
+  id!: bigint;
+
+  @Property({ type: 'text' })
+  deliveryId!: string;
+
+  /** 1 for the first attempt. */
+  @Property({ type: 'integer' })
+  number!: number;
+
+  @Property({ type: 'text', nullable: true })
+  url: string | null = null;
+
+  @Property({ type: 'timestamptz' })
+  startedAt!: Date;
+
+  @Property({ type: 'integer' })
+  durationMs!: number;
+
+  /** The receiver's HTTP status; null when no answer came (timeout, refused, unsafe target). */
+  @Property({ type: 'integer', nullable: true })
+  statusCode: number | null = null;
+
+  @Property({ type: 'text', nullable: true })
+  error: string | null = null;
+}
