@@ -4,23 +4,39 @@
  * Target: the full path keeps at least half the direct throughput, with p99 under 20 ms.
  *
  *   node -r ./scripts/register.js bench/alias-resolution.ts      (DATABASE_URL: PostgreSQL; else PGlite)
- *   BENCH_DURATION_MS=10000 BENCH_CONCURRENCY=50 ...
+ *   BENCH_DURATION_MS=10000 BENCH_CONCURRENCY=50 BENCH_LAYOUT=one-process|split|both ...
+ *
+ * Layouts: `one-process` is `npm start` (every service on one event loop); `split` runs each
+ * service as its own process (`npm run start:<service>`), as a scaled-out deployment does, and
+ * needs DATABASE_URL. Default: both when DATABASE_URL is set.
  *
  * The public resolution limit (600/min per IP) is raised for the run: every request here comes
  * from one IP, and the limiter itself stays in the path being measured.
  */
 import { Agent, request } from 'undici';
 import { composeIBAN } from 'ibantools';
-import { launchPlatform } from './support/launcher';
+import { launchPlatform, type LaunchedPlatform } from './support/launcher';
+import { launchSplitPlatform } from './support/split-launcher';
 import { printTable, runLoad, type LoadResult } from './support/load';
 
 const DURATION_MS = Number(process.env.BENCH_DURATION_MS ?? 8000);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 50);
 const ALIASES = 200;
 const ROUNDS = 2;
+const LAYOUT = process.env.BENCH_LAYOUT ?? (process.env.DATABASE_URL ? 'both' : 'one-process');
+const RAISED_LIMITS = { RATE_LIMITS: JSON.stringify({ identity_resolve: { points: 10_000_000 } }) };
 
 async function main(): Promise<void> {
-  const platform = await launchPlatform({ RATE_LIMITS: JSON.stringify({ identity_resolve: { points: 10_000_000 } }) });
+  if (LAYOUT === 'one-process' || LAYOUT === 'both') await measure('one process (npm start)', await launchPlatform(RAISED_LIMITS));
+  if (LAYOUT === 'split' || LAYOUT === 'both') await measure('one process per service', await launchSplitPlatform(RAISED_LIMITS));
+}
+
+let layoutsMeasured = 0;
+
+async function measure(layout: string, platform: LaunchedPlatform): Promise<void> {
+  // Each layout seeds its own bank and aliases: both may share one database.
+  const n = layoutsMeasured++;
+  const code = String(770 + n);
   const agent = new Agent({ connections: CONCURRENCY, keepAliveTimeout: 30_000 });
   try {
     const admin = { 'x-service-admin-key': platform.adminKey, 'content-type': 'application/json' };
@@ -31,19 +47,19 @@ async function main(): Promise<void> {
       return json;
     };
     const bank = await post('/banks', admin, {
-      bank_handle: 'benchbank', display_name: 'Bench Bank', country: 'LY', core_base_url: 'http://127.0.0.1:9',
-      settlement_account_iban: composeIBAN({ countryCode: 'LY', bban: '777001000000000000001' }), contact_email: 'ops@bench.example', institution_code: '777',
+      bank_handle: `benchbank${n}`, display_name: 'Bench Bank', country: 'LY', core_base_url: 'http://127.0.0.1:9',
+      settlement_account_iban: composeIBAN({ countryCode: 'LY', bban: `${code}001000000000000001` }), contact_email: 'ops@bench.example', institution_code: code,
     });
     for (let i = 0; i < ALIASES; i += 1) {
       await post('/v1/identity/claim', { 'x-service-bank-key': bank.bank_key, 'content-type': 'application/json' }, {
-        npt_handle: `bench${i}`, iban: composeIBAN({ countryCode: 'LY', bban: `777001${String(1000 + i).padStart(15, '0')}` }), customer_display_name: 'Bench Customer', bank_customer_ref: `c${i}`,
+        npt_handle: `bench${n}x${i}`, iban: composeIBAN({ countryCode: 'LY', bban: `${code}001${String(1000 + i).padStart(15, '0')}` }), customer_display_name: 'Bench Customer', bank_customer_ref: `c${i}`,
       });
     }
 
     const identityUrl = `http://127.0.0.1:${platform.ports.identity}/graphql`;
     const QUERY = 'query($a: String) { resolveAlias(alias: $a) { alias iban bankHandle institutionCode customerDisplayName } }';
     const full = async (worker: number, i: number) => {
-      const response = await request(`${platform.restUrl}/v1/identity/resolve?alias=bench${(worker * 7 + i) % ALIASES}`, { dispatcher: agent });
+      const response = await request(`${platform.restUrl}/v1/identity/resolve?alias=bench${n}x${(worker * 7 + i) % ALIASES}`, { dispatcher: agent });
       const body = (await response.body.json()) as { iban?: string };
       if (response.statusCode !== 200 || !body.iban) throw new Error(`status ${response.statusCode}`);
     };
@@ -51,7 +67,7 @@ async function main(): Promise<void> {
       const response = await request(identityUrl, {
         method: 'POST',
         headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ query: QUERY, variables: { a: `bench${(worker * 7 + i) % ALIASES}` } }),
+        body: JSON.stringify({ query: QUERY, variables: { a: `bench${n}x${(worker * 7 + i) % ALIASES}` } }),
         dispatcher: agent,
       });
       const body = (await response.body.json()) as { data?: { resolveAlias?: { iban: string } } };
@@ -62,7 +78,7 @@ async function main(): Promise<void> {
       const response = await request(`${platform.routerUrl}/graphql`, {
         method: 'POST',
         headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ query: QUERY, variables: { a: `bench${(worker * 7 + i) % ALIASES}` } }),
+        body: JSON.stringify({ query: QUERY, variables: { a: `bench${n}x${(worker * 7 + i) % ALIASES}` } }),
         dispatcher: agent,
       });
       const body = (await response.body.json()) as { data?: { resolveAlias?: { iban: string } } };
@@ -70,8 +86,8 @@ async function main(): Promise<void> {
     };
 
     // Warm up both paths (JIT, connection pools, query plans), then alternate rounds so drift hits both alike.
-    await runLoad('warm-up', { concurrency: CONCURRENCY, durationMs: 1500 }, full);
-    await runLoad('warm-up', { concurrency: CONCURRENCY, durationMs: 1500 }, direct);
+    await runLoad('warm-up', { concurrency: CONCURRENCY, durationMs: 3000 }, full);
+    await runLoad('warm-up', { concurrency: CONCURRENCY, durationMs: 3000 }, direct);
     const results: LoadResult[] = [];
     for (let round = 1; round <= ROUNDS; round += 1) {
       results.push(await runLoad(`full path, REST -> router -> identity #${round}`, { concurrency: CONCURRENCY, durationMs: DURATION_MS / ROUNDS }, full));
@@ -83,7 +99,7 @@ async function main(): Promise<void> {
       const rows = results.filter((r) => r.name.startsWith(prefix));
       return { rps: rows.reduce((s, r) => s + r.requests, 0) / rows.reduce((s, r) => s + r.seconds, 0), p99: Math.max(...rows.map((r) => r.p99Ms)) };
     };
-    console.log(`\nalias resolution, ${CONCURRENCY} concurrent, database: ${process.env.DATABASE_URL ? 'PostgreSQL' : 'PGlite'}`);
+    console.log(`\nalias resolution, ${layout}, ${CONCURRENCY} concurrent, database: ${process.env.DATABASE_URL ? 'PostgreSQL' : 'PGlite'}`);
     printTable(results);
     const fullPath = total('full path');
     const directPath = total('direct');
