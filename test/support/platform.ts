@@ -1,7 +1,10 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { Database } from '@gateway/db';
 import { openTestDatabase } from '@gateway/db/testing';
+import { createRabbitBus, type EventBus } from '@gateway/events';
+import { testBus, testRabbitOptions } from '../../packages/events/src/testing';
 import { createLogger } from '@gateway/kernel';
 import { loadPlatformConfig, startPlatform, type Platform } from '@gateway/platform';
 import type { LimitOverrides } from '@gateway/router';
@@ -49,9 +52,26 @@ export interface Seeds {
  * The whole platform in this process on a database of its own (fresh PostgreSQL database when
  * DATABASE_URL is set, in-memory PGlite otherwise), every port picked by the OS.
  */
-export async function startTestPlatform(options: { rateLimits?: LimitOverrides; env?: Record<string, string> } = {}): Promise<TestPlatform> {
+export interface TestPlatformOptions {
+  rateLimits?: LimitOverrides;
+  env?: Record<string, string>;
+  /** Another platform's database (a restart, or a second platform on the same data); not closed by stop(). */
+  db?: Database;
+  /**
+   * The bus: RabbitMQ at this URL (a dead port, a proxy) in `busNamespace`. Unset: RabbitMQ when
+   * AMQP_URL is set (a namespace of its own, so parallel files never share queues; CI=true
+   * without AMQP_URL fails), the in-process bus otherwise.
+   */
+  amqpUrl?: string;
+  busNamespace?: string;
+  webhookAttemptTimeoutMs?: number;
+}
+
+export async function startTestPlatform(options: TestPlatformOptions = {}): Promise<TestPlatform> {
   const dataDir = mkdtempSync(join(tmpdir(), 'gw-platform-'));
-  const db = await openTestDatabase();
+  const db = options.db ?? (await openTestDatabase());
+  const rabbit = testRabbitOptions(options.busNamespace);
+  const bus: EventBus = options.amqpUrl ? createRabbitBus(options.amqpUrl, rabbit) : testBus(rabbit);
   const config = loadPlatformConfig({
     DATA_DIR: dataDir,
     REST_PORT: '0',
@@ -59,7 +79,13 @@ export async function startTestPlatform(options: { rateLimits?: LimitOverrides; 
     SANDBOX_BANKS: 'off',
     ...options.env,
   });
-  const platform = await startPlatform(config, { db, logger: createLogger('test', 'silent'), rateLimits: options.rateLimits ?? { read: { points: 100_000 }, write: { points: 100_000 } } });
+  const platform = await startPlatform(config, {
+    db,
+    bus,
+    logger: createLogger('test', 'silent'),
+    rateLimits: options.rateLimits ?? { read: { points: 100_000 }, write: { points: 100_000 } },
+    webhookAttemptTimeoutMs: options.webhookAttemptTimeoutMs,
+  });
   const adminHeaders = { 'x-service-admin-key': platform.adminKey };
 
   const rest: TestPlatform['rest'] = async (method, path, { body, headers } = {}) => {
@@ -142,7 +168,8 @@ export async function startTestPlatform(options: { rateLimits?: LimitOverrides; 
     seed,
     async stop() {
       await platform.stop();
-      await db.close();
+      await bus.close();
+      if (!options.db) await db.close();
       rmSync(dataDir, { recursive: true, force: true });
     },
   };

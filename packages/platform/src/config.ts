@@ -1,3 +1,4 @@
+import { envSecondsList } from '@gateway/federation';
 import { envFlag, envPort, loadConfig, z } from '@gateway/kernel';
 
 /** The platform's environment (API-CONTRACT "Configuration"), validated at once. */
@@ -21,6 +22,7 @@ export const platformEnv = z
     SANDBOX_BANKS: envFlag.optional(),
     SANDBOX_PORT_BASE: envPort.default(7101),
     DATA_DIR: z.string().default('.data'),
+    WEBHOOK_RETRY_SCHEDULE: envSecondsList.optional(),
     /** Operator's custom limits, e.g. {"identity_resolve":{"points":6000}} (spec "Limits": defaults). */
     RATE_LIMITS: z
       .string()
@@ -64,6 +66,8 @@ export interface PlatformConfig {
   sandboxPortBase: number;
   dataDir: string;
   rateLimits?: Record<string, { points?: number; durationSeconds?: number }>;
+  /** Pauses between webhook retries in seconds; unset: the built-in schedule (about 52 hours). */
+  webhookRetryScheduleSeconds?: number[];
 }
 
 export function loadPlatformConfig(env: Record<string, string | undefined> = process.env): PlatformConfig {
@@ -92,5 +96,6 @@ export function loadPlatformConfig(env: Record<string, string | undefined> = pro
     sandboxPortBase: parsed.SANDBOX_PORT_BASE,
     dataDir: parsed.DATA_DIR,
     rateLimits: parsed.RATE_LIMITS,
+    webhookRetryScheduleSeconds: parsed.WEBHOOK_RETRY_SCHEDULE,
   };
 }

@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { openDatabase, type Database } from '@gateway/db';
-import { createMemoryBus, type EventBus } from '@gateway/events';
+import { createBus, type EventBus } from '@gateway/events';
 import type { RunningService } from '@gateway/federation';
 import { createLogger, type Logger } from '@gateway/kernel';
 import { startRestCompat } from '@gateway/rest-compat';
@@ -29,6 +29,10 @@ export interface StartPlatformOptions {
   db?: Database;
   logger?: Logger;
   rateLimits?: LimitOverrides;
+  /** An event bus made by the caller (tests: RabbitMQ in a namespace of their own); otherwise createBus(AMQP_URL). */
+  bus?: EventBus;
+  /** Deadline of one webhook attempt (tests shorten the contract's 10 s). */
+  webhookAttemptTimeoutMs?: number;
 }
 
 /**
@@ -41,7 +45,7 @@ export async function startPlatform(config: PlatformConfig, options: StartPlatfo
   const db = options.db ?? (await openDatabase({ url: config.databaseUrl, dataDir: config.embedded ? join(config.dataDir, 'pglite') : undefined }));
   const running: Array<{ stop(): Promise<void> }> = [];
   // Subgraphs start before the router they call through; they read its address when they need it.
-  const bus = createMemoryBus();
+  const bus = options.bus ?? createBus({ amqpUrl: config.amqpUrl, connectionName: 'platform', onError: (error) => logger.warn({ err: error }, 'event bus') });
   let routerGraphqlUrl = '';
   const routerUrl = () => routerGraphqlUrl;
 
@@ -59,6 +63,8 @@ export async function startPlatform(config: PlatformConfig, options: StartPlatfo
         bus,
         publicBaseUrl: config.publicBaseUrl,
         sessionTtlSeconds: config.sessionTtlSeconds,
+        webhookRetryScheduleSeconds: config.webhookRetryScheduleSeconds,
+        webhookAttemptTimeoutMs: options.webhookAttemptTimeoutMs,
       });
       running.push(service);
       subgraphs.push({ name: subgraph.name, service });
@@ -96,12 +102,13 @@ export async function startPlatform(config: PlatformConfig, options: StartPlatfo
       config,
       async stop() {
         for (const service of running.reverse()) await service.stop();
-        await bus.close();
+        if (!options.bus) await bus.close();
         if (!options.db) await db.close();
       },
     };
   } catch (error) {
     for (const service of running.reverse()) await service.stop().catch(() => undefined);
+    if (!options.bus) await bus.close().catch(() => undefined);
     if (!options.db) await db.close().catch(() => undefined);
     throw error;
   }
