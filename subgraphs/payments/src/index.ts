@@ -1,3 +1,4 @@
-export { start, PAYMENTS_SCHEMA } from './service';
+export { start, PAYMENTS_SCHEMA, type PaymentsStartOptions } from './service';
 export { buildPaymentsSchema } from './schema';
-export type { PaymentsSettings } from './merchant/merchant.service';
+export type { PaymentsSettings } from './settings';
+export type { EngineSettings } from './engine/engine.settings';

@@ -1,20 +1,38 @@
 import { buildFederatedSchema, type SubgraphContext } from '@gateway/federation';
 import type { GraphQLSchema } from 'graphql';
+import { createCheckoutResolver } from './checkout/checkout.resolver';
+import { createConfirmationResolver } from './confirmation/confirmation.resolver';
 import { MerchantEntity } from './merchant/merchant.entity';
 import { createMerchantResolver } from './merchant/merchant.resolver';
-import { MerchantService, type PaymentsSettings } from './merchant/merchant.service';
 import { toMerchant } from './merchant/merchant.type';
+import { createPaymentsModules, type PaymentsModules } from './modules';
+import { PaymentSessionEntity } from './session/session.entity';
+import { createSessionResolver } from './session/session.resolver';
+import { toPaymentSession } from './session/session.type';
+import type { PaymentsSettings } from './settings';
 
-export async function buildPaymentsSchema(settings: PaymentsSettings): Promise<GraphQLSchema> {
-  const merchants = new MerchantService(settings);
+export async function buildPaymentsSchema(settings: PaymentsSettings, modules: PaymentsModules = createPaymentsModules(settings)): Promise<GraphQLSchema> {
   return buildFederatedSchema({
-    resolvers: [createMerchantResolver(merchants)],
+    resolvers: [
+      createMerchantResolver(modules.merchants),
+      createSessionResolver(modules.sessions),
+      createCheckoutResolver(modules.checkout),
+      createConfirmationResolver(modules.confirmations),
+    ],
     referenceResolvers: {
       // Another subgraph's reference to a merchant it knows only by id; null for an unknown one.
       // webhookUrl and settlementIban stay behind MerchantResolver's checks whoever asks.
       Merchant: async (reference, context: SubgraphContext) => {
         const merchant = await context.em.findOne(MerchantEntity, { id: reference.id as string });
         return merchant ? toMerchant(merchant) : null;
+      },
+      // A session is its merchant's (or an operator's, or its payer's) to see: anyone else gets null.
+      PaymentSession: async (reference, context: SubgraphContext) => {
+        const session = await context.em.findOne(PaymentSessionEntity, { id: reference.id as string });
+        const { principal } = context;
+        const allowed =
+          session && (principal.kind === 'admin' || (principal.kind === 'merchant' && principal.id === session.merchantId) || (principal.kind === 'session' && principal.id === session.id));
+        return allowed ? toPaymentSession(session) : null;
       },
     },
   });

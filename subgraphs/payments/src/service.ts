@@ -3,25 +3,54 @@ import { startSubgraphServer, type RunningService, type SubgraphStartOptions } f
 import { createLogger, type Logger } from '@gateway/kernel';
 import { OutboxEvent, startOutboxRelay, type EventBus } from '@gateway/events';
 import { migrateVault, Credential } from '@gateway/vault';
+import { CreditConfirmationEntity } from './confirmation/confirmation.entity';
+import type { EngineSettings } from './engine/engine.settings';
+import { PaymentExecutionEntity } from './engine/execution.entity';
+import { IdempotencyKeyEntity } from './idempotency/idempotency.entity';
+import { startPaymentJobs } from './jobs';
 import { MerchantEntity } from './merchant/merchant.entity';
 import { migrations } from './migrations';
+import { createPaymentsModules } from './modules';
+import { InterbankObligationEntity } from './obligation/obligation.entity';
 import { buildPaymentsSchema } from './schema';
+import { PaymentSessionEntity } from './session/session.entity';
 import { WebhookAttemptEntity, WebhookDeliveryEntity } from './webhook/webhook-delivery.entity';
 import { startWebhookDispatcher } from './webhook/webhook-dispatcher';
 
 export const PAYMENTS_SCHEMA = 'payments';
 
-/** Starts the payments subgraph: migrations, schema, HTTP server; with a bus, the outbox relay and webhooks. */
-export async function start(options: SubgraphStartOptions): Promise<RunningService> {
+/** Payment sessions and the engine's tables. */
+const SESSION_ENTITIES = [PaymentSessionEntity, PaymentExecutionEntity, IdempotencyKeyEntity, InterbankObligationEntity, CreditConfirmationEntity];
+
+export interface PaymentsStartOptions extends SubgraphStartOptions {
+  /** Payment engine and job timing (tests shorten them). */
+  engine?: Partial<EngineSettings>;
+}
+
+/**
+ * Starts the payments subgraph: migrations, schema, HTTP server, the session expiry and engine
+ * recovery jobs; with a bus, the outbox relay and webhooks.
+ */
+export async function start(options: PaymentsStartOptions): Promise<RunningService> {
   await migrateVault(options.db);
   const orm = await openServiceOrm(options.db, {
     schema: PAYMENTS_SCHEMA,
-    entities: [MerchantEntity, Credential, OutboxEvent, WebhookDeliveryEntity, WebhookAttemptEntity],
+    entities: [MerchantEntity, Credential, OutboxEvent, WebhookDeliveryEntity, WebhookAttemptEntity, ...SESSION_ENTITIES],
     migrations,
     foreignSchemas: ['auth'],
   });
   const logger = options.logger ?? createLogger('payments');
-  const schema = await buildPaymentsSchema({ platformSecret: options.platformSecret, production: options.production });
+  const settings = {
+    platformSecret: options.platformSecret,
+    production: options.production,
+    publicBaseUrl: options.publicBaseUrl,
+    sessionTtlSeconds: options.sessionTtlSeconds,
+    routerUrl: options.routerUrl,
+    engine: options.engine,
+    logger,
+  };
+  const modules = createPaymentsModules(settings);
+  const schema = await buildPaymentsSchema(settings, modules);
   const server = await startSubgraphServer({
     name: 'payments',
     schema,
@@ -34,9 +63,13 @@ export async function start(options: SubgraphStartOptions): Promise<RunningServi
     port: options.port,
   });
   const events = options.bus ? await startEvents(orm, options.bus, options, logger) : undefined;
+  const jobs = startPaymentJobs(orm.em, modules, logger);
   return {
     ...server,
     async stop() {
+      await jobs.stop();
+      // A step still waiting on a core records nothing after this; its lease lets a later start resume it.
+      modules.engine.stop();
       await events?.stop();
       await server.stop();
     },

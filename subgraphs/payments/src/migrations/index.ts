@@ -1,11 +1,13 @@
 import type { MigrationObject } from '@gateway/db';
 import { Migration20261123000100_merchants } from './Migration20261123000100_merchants';
 import { Migration20261123000150_outbox } from './Migration20261123000150_outbox';
+import { Migration20261124000100_payment_sessions } from './Migration20261124000100_payment_sessions';
 import { Migration20261124000200_webhook_deliveries } from './Migration20261124000200_webhook_deliveries';
 
 /** Committed migrations of the payments schema, in order. */
 export const migrations: MigrationObject[] = [
   { name: 'Migration20261123000100_merchants', class: Migration20261123000100_merchants },
   { name: 'Migration20261123000150_outbox', class: Migration20261123000150_outbox },
+  { name: 'Migration20261124000100_payment_sessions', class: Migration20261124000100_payment_sessions },
   { name: 'Migration20261124000200_webhook_deliveries', class: Migration20261124000200_webhook_deliveries },
 ];

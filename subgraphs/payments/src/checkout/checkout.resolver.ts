@@ -1,0 +1,37 @@
+import { Arg, Ctx, ID, Mutation, Query, Resolver } from 'type-graphql';
+import { requirePrincipal, type SubgraphContext } from '@gateway/federation';
+import { sessionNotFound } from '../session/session.service';
+import { AuthorizeCheckoutInput } from './checkout.input';
+import type { CheckoutService } from './checkout.service';
+import { CheckoutAuthorization, CheckoutSession, CheckoutStatus } from './checkout.type';
+
+export function createCheckoutResolver(service: CheckoutService) {
+  @Resolver(() => CheckoutSession)
+  class CheckoutResolver {
+    @Query(() => CheckoutSession, { description: 'What the checkout page shows (public: the session id is the capability). Error: SESSION_NOT_FOUND.' })
+    async checkoutSession(@Arg('id', () => ID) id: string, @Ctx() context: SubgraphContext): Promise<CheckoutSession> {
+      return service.view(context.em, id);
+    }
+
+    @Mutation(() => CheckoutAuthorization, {
+      description:
+        "The payer authorizes the payment (public; POST /pay/{session_id}/authorize): payer resolved in the identity registry, OTP verified by the payer's bank, then the debit and credit. " +
+        'Errors: OTP_INVALID (the third one fails the session), ALIAS_NOT_FOUND, ALIAS_INACTIVE, SESSION_NOT_FOUND, SESSION_EXPIRED, SESSION_ALREADY_COMPLETED, INSUFFICIENT_FUNDS, CBS_TIMEOUT, CBS_ERROR, VALIDATION_ERROR.',
+    })
+    async authorizeCheckout(
+      @Arg('sessionId', () => ID) sessionId: string,
+      @Arg('input') input: AuthorizeCheckoutInput,
+      @Ctx() context: SubgraphContext,
+    ): Promise<CheckoutAuthorization> {
+      return service.authorize(context.em, sessionId, input, context.requestId);
+    }
+
+    @Query(() => CheckoutStatus, { description: "The session's status for its payer (X-Session-Token of that session; GET /pay/{session_id}/status)." })
+    async checkoutStatus(@Arg('sessionId', () => ID) sessionId: string, @Ctx() context: SubgraphContext): Promise<CheckoutStatus> {
+      const principal = requirePrincipal(context, ['session']);
+      if (principal.id !== sessionId) throw sessionNotFound(sessionId);
+      return service.status(context.em, sessionId);
+    }
+  }
+  return CheckoutResolver;
+}

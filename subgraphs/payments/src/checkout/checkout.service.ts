@@ -1,0 +1,174 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { GatewayError, isErrorCode, parseInput, type Logger } from '@gateway/kernel';
+import { vault } from '@gateway/vault';
+import type { BankCores } from '../engine/cores';
+import type { AliasRouting, Directory } from '../engine/directory';
+import type { PaymentEngine } from '../engine/engine';
+import { MAX_OTP_FAILURES, type EngineSettings } from '../engine/engine.settings';
+import { PaymentExecutionEntity } from '../engine/execution.entity';
+import { MerchantEntity } from '../merchant/merchant.entity';
+import type { PaymentSessionEntity } from '../session/session.entity';
+import { loadSession, moveSession } from '../session/session.moves';
+import { sessionNotFound } from '../session/session.service';
+import { refusal } from '../session/session.transitions';
+import { effectiveStatus, PaymentSessionStatus } from '../session/session.type';
+import { bankReference } from '../session/bank.reference';
+import type { AuthorizeCheckoutInput } from './checkout.input';
+import { authorizeRules, type AuthorizeRequest } from './checkout.rules';
+import type { CheckoutAuthorization, CheckoutSession, CheckoutStatus } from './checkout.type';
+import { redirectTo } from './redirect';
+
+/**
+ * The payer's side of a session: what the checkout page shows, the authorization (payer
+ * resolved in the identity registry, OTP verified by the payer's own core, the session claimed
+ * so only one authorization proceeds, then the engine), and the status the page polls.
+ */
+export class CheckoutService {
+  constructor(
+    private readonly engine: PaymentEngine,
+    private readonly directory: Directory,
+    private readonly cores: BankCores,
+    private readonly settings: EngineSettings,
+    private readonly logger: Logger,
+  ) {}
+
+  async view(em: EntityManager, id: string): Promise<CheckoutSession> {
+    const session = await loadSession(em, id);
+    if (!session) throw sessionNotFound(id);
+    const merchant = await em.findOne(MerchantEntity, { id: session.merchantId });
+    const status = effectiveStatus(session);
+    return {
+      id: session.id,
+      status: PaymentSessionStatus[status],
+      amount: Number(session.amount),
+      currency: session.currency,
+      description: session.description,
+      merchantName: merchant?.name ?? 'Merchant',
+      creditorBank: bankReference(session.creditorBank),
+      expiresAt: session.expiresAt,
+      otpAttemptsLeft: Math.max(0, MAX_OTP_FAILURES - session.otpFailures),
+      redirectTo: redirectTo(session.redirectUrl, session.id, status),
+    };
+  }
+
+  async authorize(em: EntityManager, sessionId: string, input: AuthorizeCheckoutInput, requestId?: string): Promise<CheckoutAuthorization> {
+    const request = parseInput(authorizeRules, JSON.parse(JSON.stringify(input)));
+    const session = await loadSession(em, sessionId);
+    if (!session) throw sessionNotFound(sessionId);
+    await this.assertPayable(em, session);
+
+    const payer = await this.resolvePayer(request, requestId);
+    if (payer.iban === session.creditorIban) throw new GatewayError('VALIDATION_ERROR', 'payer: is the destination account itself');
+    const payerBank = await this.directory.bank({ handle: payer.bankHandle }, requestId);
+    try {
+      await this.cores.for(payerBank).verifyCustomer({ customerRef: payer.bankCustomerRef, otp: request.otp, ...(requestId ? { requestId } : {}) });
+    } catch (error) {
+      if (error instanceof GatewayError && error.code === 'OTP_INVALID') throw await this.otpRefused(em, session);
+      throw error; // CBS_TIMEOUT / CBS_ERROR: nothing moved, the session stays PENDING
+    }
+
+    const token = await this.claim(em, session, request, payer);
+    if (token === null) {
+      const now = await loadSession(em.fork(), sessionId);
+      throw now && effectiveStatus(now) === 'EXPIRED' ? await this.expire(em, now) : refusal(sessionId, now?.status ?? 'FAILED', 'otp_accepted');
+    }
+    this.logger.info({ session: sessionId, payer_bank: payer.bankHandle, settlement: session.settlementType }, 'payment authorized');
+
+    await this.waitFor(this.engine.advance(em, sessionId));
+    const after = (await loadSession(em.fork(), sessionId))!;
+    const execution = await em.fork().findOne(PaymentExecutionEntity, { sessionId });
+    if (after.status === 'FAILED') throw failureOf(after.failureCode, after.failureDetail);
+    // Abandoned, money on its way back: the payer is told now, the session FAILS once it is back.
+    if (execution?.pendingFailureCode && (execution.step === 'resolve_debit' || execution.step === 'reverse')) throw failureOf(execution.pendingFailureCode, execution.pendingFailureDetail);
+    return { sessionId, status: PaymentSessionStatus[after.status], sessionToken: token, redirectTo: redirectTo(after.redirectUrl, sessionId, after.status) };
+  }
+
+  async status(em: EntityManager, sessionId: string): Promise<CheckoutStatus> {
+    const session = await loadSession(em, sessionId);
+    if (!session) throw sessionNotFound(sessionId);
+    const status = effectiveStatus(session);
+    return {
+      sessionId,
+      status: PaymentSessionStatus[status],
+      failureCode: status === 'FAILED' ? session.failureCode : null,
+      redirectTo: redirectTo(session.redirectUrl, sessionId, status),
+    };
+  }
+
+  /** Only a PENDING session within its TTL can be paid; one found past it is expired on the spot. */
+  private async assertPayable(em: EntityManager, session: PaymentSessionEntity): Promise<void> {
+    if (effectiveStatus(session) === 'EXPIRED') throw await this.expire(em, session);
+    if (session.status !== 'PENDING') throw refusal(session.id, session.status, 'otp_accepted');
+  }
+
+  private async expire(em: EntityManager, session: PaymentSessionEntity): Promise<GatewayError> {
+    if (session.status === 'PENDING') await em.fork().transactional((tx) => moveSession(tx, { ...session }, 'ttl_elapsed', new Date()));
+    return new GatewayError('SESSION_EXPIRED', `session ${session.id} expired at ${session.expiresAt.toISOString()}`);
+  }
+
+  private async resolvePayer(request: AuthorizeRequest, requestId?: string): Promise<AliasRouting> {
+    const lookup = request.payer.type === 'alias' ? { alias: request.payer.value } : { iban: request.payer.value.iban };
+    const payer = await this.directory.alias(lookup, requestId).catch((error: unknown) => {
+      if (error instanceof GatewayError && error.code === 'VALIDATION_ERROR') throw new GatewayError('VALIDATION_ERROR', `payer.value: ${error.detail.replace(/^\w+: /, '')}`);
+      throw error;
+    });
+    if (payer.status !== 'ACTIVE') throw new GatewayError('ALIAS_INACTIVE', `alias ${payer.handle} is deactivated`);
+    return payer;
+  }
+
+  /** Counts a wrong OTP atomically; the third one FAILS the session (payment.failed). */
+  private async otpRefused(em: EntityManager, session: PaymentSessionEntity): Promise<GatewayError> {
+    const now = new Date();
+    const left = await em.fork().transactional(async (tx) => {
+      const rows: Array<{ otp_failures: number }> = await tx.execute(
+        `update "payments"."payment_sessions" set "otp_failures" = "otp_failures" + 1, "updated_at" = ? where "id" = ? and "status" = 'PENDING' returning "otp_failures"`,
+        [now, session.id],
+      );
+      if (rows.length === 0) return 0;
+      const failures = Number(rows[0]!.otp_failures);
+      if (failures >= MAX_OTP_FAILURES) {
+        await moveSession(tx, { ...session, status: 'PENDING' }, 'otp_failed_too_often', now, { failureCode: 'OTP_INVALID', failureDetail: `${MAX_OTP_FAILURES} wrong one-time passwords` });
+      }
+      return Math.max(0, MAX_OTP_FAILURES - failures);
+    });
+    return new GatewayError('OTP_INVALID', left > 0 ? `the one-time password was refused; ${left} attempt${left === 1 ? '' : 's'} left` : 'the one-time password was refused; the session has failed');
+  }
+
+  /**
+   * PENDING -> PROCESSING with a conditional update, so of concurrent authorizations exactly one
+   * proceeds to the debit; in the same transaction the engine's execution row and the payer's
+   * session token. Null when another authorization (or the TTL) got there first.
+   */
+  private async claim(em: EntityManager, session: PaymentSessionEntity, request: AuthorizeRequest, payer: AliasRouting): Promise<string | null> {
+    const now = new Date();
+    return em.fork().transactional(async (tx) => {
+      const settlementType = payer.bankHandle === session.creditorBank ? 'internal' : 'rail';
+      const claimed = await moveSession(tx, session, 'otp_accepted', now, { debtorBank: payer.bankHandle, settlementType }, { expiresAt: { $gt: now } });
+      if (!claimed) return null;
+      tx.create(PaymentExecutionEntity, {
+        sessionId: session.id,
+        step: 'debit',
+        payerType: request.payer.type,
+        payerValue: request.payer.type === 'iban' ? request.payer.value.iban : request.payer.value,
+        debtorIban: payer.iban,
+        leaseUntil: new Date(now.getTime() + this.settings.leaseMs),
+        attempts: 0,
+        createdAt: now,
+        updatedAt: now,
+      });
+      const expiresAt = new Date(now.getTime() + this.settings.sessionTokenTtlSeconds * 1000);
+      return vault.issue(tx, { kind: 'session_token', ownerId: session.id, prefix: 'sst_', expiresAt }).raw;
+    });
+  }
+
+  /** Lets the engine finish if it can within authorizeWaitMs; afterwards it carries on without the payer waiting. */
+  private async waitFor(run: Promise<void>): Promise<void> {
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([run, new Promise<void>((resolve) => (timer = setTimeout(resolve, this.settings.authorizeWaitMs)))]);
+    clearTimeout(timer);
+  }
+}
+
+function failureOf(code: string | null, detail: string | null): GatewayError {
+  return new GatewayError(isErrorCode(code) ? code : 'CBS_ERROR', detail ?? undefined);
+}

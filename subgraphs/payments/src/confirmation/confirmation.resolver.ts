@@ -1,0 +1,21 @@
+import { Arg, Ctx, Mutation, Resolver } from 'type-graphql';
+import { requirePrincipal, type SubgraphContext } from '@gateway/federation';
+import { CreditConfirmationInput } from './confirmation.input';
+import type { ConfirmationService } from './confirmation.service';
+import { CreditConfirmationReceipt } from './confirmation.type';
+
+export function createConfirmationResolver(service: ConfirmationService) {
+  @Resolver(() => CreditConfirmationReceipt)
+  class ConfirmationResolver {
+    @Mutation(() => CreditConfirmationReceipt, {
+      description:
+        "A creditor bank's core confirms a rail credit (its X-Service-Internal-Key; POST /service/callbacks/v1/payment/credit-confirmed): the session COMPLETES. " +
+        'Deduplicated by payment_reference. Errors: SESSION_NOT_FOUND (unknown, or not a credit at this bank), VALIDATION_ERROR (amount, currency or IBAN do not match: refused and logged), SESSION_ALREADY_COMPLETED.',
+    })
+    async confirmRailCredit(@Arg('input') input: CreditConfirmationInput, @Ctx() context: SubgraphContext): Promise<CreditConfirmationReceipt> {
+      const bank = requirePrincipal(context, ['bank_core']);
+      return service.confirm(context.em, bank.id, input);
+    }
+  }
+  return ConfirmationResolver;
+}

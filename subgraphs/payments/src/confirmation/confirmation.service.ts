@@ -1,0 +1,97 @@
+import { UniqueConstraintViolationException } from '@mikro-orm/core';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { GatewayError, parseInput, type Logger } from '@gateway/kernel';
+import { PaymentExecutionEntity } from '../engine/execution.entity';
+import { recordObligation } from '../obligation/obligation.service';
+import type { PaymentSessionEntity } from '../session/session.entity';
+import { loadSession, moveSession } from '../session/session.moves';
+import { sessionNotFound } from '../session/session.service';
+import { PaymentSessionStatus } from '../session/session.type';
+import { CreditConfirmationEntity } from './confirmation.entity';
+import type { CreditConfirmationInput } from './confirmation.input';
+import { confirmationRules, type ConfirmationRequest } from './confirmation.rules';
+import type { CreditConfirmationReceipt } from './confirmation.type';
+
+/** Engine steps at which a rail credit can be confirmed: being sent, or sent. */
+const CONFIRMABLE_STEPS = ['credit', 'confirm'] as const;
+
+/**
+ * The creditor bank's credit-confirmed callback: the only way a cross-bank session reaches
+ * COMPLETED (and payment.completed is sent). Deduplicated by payment_reference; a confirmation
+ * that does not match the session (amount, currency, IBAN) is refused and kept as evidence.
+ */
+export class ConfirmationService {
+  constructor(private readonly logger: Logger) {}
+
+  async confirm(em: EntityManager, bankHandle: string, input: CreditConfirmationInput): Promise<CreditConfirmationReceipt> {
+    const request = parseInput(confirmationRules, JSON.parse(JSON.stringify(input)));
+    const session = await loadSession(em, request.sessionId);
+    // Another bank's session is none of this bank's business: it does not exist for it.
+    if (!session || session.creditorBank !== bankHandle) {
+      this.logger.warn({ bank: bankHandle, session: request.sessionId, reference: request.paymentReference }, 'credit confirmation for an unknown session refused');
+      throw sessionNotFound(request.sessionId);
+    }
+    const receipt = (duplicate: boolean): CreditConfirmationReceipt => ({ paymentReference: request.paymentReference, sessionId: session.id, status: PaymentSessionStatus.COMPLETED, duplicate });
+
+    if (await em.count(CreditConfirmationEntity, { paymentReference: request.paymentReference, outcome: 'accepted' })) return receipt(true);
+
+    const mismatch = mismatchOf(session, request);
+    if (mismatch) throw await this.refuse(em, bankHandle, request, 'VALIDATION_ERROR', mismatch);
+
+    const execution = await em.findOne(PaymentExecutionEntity, { sessionId: session.id }, { disableIdentityMap: true });
+    if (session.status !== 'SETTLEMENT_PENDING' || !execution || !(CONFIRMABLE_STEPS as readonly string[]).includes(execution.step)) {
+      throw await this.refuse(em, bankHandle, request, 'SESSION_ALREADY_COMPLETED', `session ${session.id} is ${session.status} and awaits no credit confirmation`);
+    }
+
+    const now = new Date();
+    try {
+      await em.fork().transactional(async (tx) => {
+        tx.create(CreditConfirmationEntity, { ...this.row(bankHandle, request, now), outcome: 'accepted', reason: null });
+        // The callback may overtake the engine's own record of the credit: the confirmation proves it was booked.
+        await tx.nativeUpdate(
+          PaymentExecutionEntity,
+          { sessionId: session.id, step: { $in: [...CONFIRMABLE_STEPS] } },
+          { step: 'done', creditBookedAt: execution.creditBookedAt ?? now, rrn: request.rrn, confirmedAt: now, updatedAt: now },
+        );
+        await recordObligation(tx, session, now);
+        if (!(await moveSession(tx, session, 'credit_confirmed', now))) throw new GatewayError('SESSION_ALREADY_COMPLETED', `session ${session.id} moved meanwhile`);
+      });
+    } catch (error) {
+      // The same confirmation twice at once: the unique index lets one in; the other is a duplicate.
+      if (error instanceof UniqueConstraintViolationException) return receipt(true);
+      throw error;
+    }
+    this.logger.info({ bank: bankHandle, session: session.id, rrn: request.rrn }, 'rail credit confirmed: session COMPLETED');
+    return receipt(false);
+  }
+
+  private async refuse(em: EntityManager, bankHandle: string, request: ConfirmationRequest, code: 'VALIDATION_ERROR' | 'SESSION_ALREADY_COMPLETED', reason: string): Promise<GatewayError> {
+    this.logger.warn({ bank: bankHandle, session: request.sessionId, reference: request.paymentReference, reason }, 'credit confirmation refused');
+    await em.fork().transactional(async (tx) => {
+      tx.create(CreditConfirmationEntity, { ...this.row(bankHandle, request, new Date()), outcome: 'refused', reason });
+    });
+    return new GatewayError(code, reason);
+  }
+
+  private row(bankHandle: string, request: ConfirmationRequest, now: Date) {
+    return {
+      paymentReference: request.paymentReference,
+      sessionId: request.sessionId,
+      bankHandle,
+      creditorIban: request.creditorIban.iban,
+      amount: BigInt(request.amount),
+      currency: request.currency,
+      rrn: request.rrn,
+      receivedAt: now,
+    };
+  }
+}
+
+/** The confirmation must describe exactly the credit the gateway asked for. */
+function mismatchOf(session: PaymentSessionEntity, request: ConfirmationRequest): string | null {
+  if (request.paymentReference !== session.id) return `payment_reference: ${request.paymentReference} is not the credit reference of session ${session.id}`;
+  if (BigInt(request.amount) !== session.amount) return `amount: ${request.amount} does not match the session's ${session.amount}`;
+  if (request.currency !== session.currency) return `currency: ${request.currency} does not match the session's ${session.currency}`;
+  if (request.creditorIban.iban !== session.creditorIban) return `creditor_iban: ${request.creditorIban.iban} is not the session's destination`;
+  return null;
+}

@@ -1,0 +1,90 @@
+import { Entity, PrimaryKey, Property } from '@mikro-orm/core';
+
+/**
+ * What the engine must do next for a session:
+ * - debit: take the money from the payer (reference = session id)
+ * - credit: pay the payee (reference = session id); cross bank with debtor_bank, over the rail
+ * - confirm: rail credit booked, waiting for the creditor bank's credit-confirmed callback
+ * - reverse: give the payer the money back (reference = `${session id}:reversal`), then FAILED
+ * - resolve_debit: the debit's outcome is unknown and the payment is abandoned: replaying the same
+ *   reference tells whether money was taken (booked now or before), which is then reversed
+ * - done: nothing left to do
+ */
+export type ExecutionStep = 'debit' | 'credit' | 'confirm' | 'reverse' | 'resolve_debit' | 'done';
+
+/** Steps the recovery job picks up once their lease has run out. */
+export const ACTIVE_STEPS: readonly ExecutionStep[] = ['debit', 'credit', 'reverse', 'resolve_debit'];
+
+/**
+ * The engine's persisted progress for one authorized session (one row per session, created
+ * when the payer's OTP is accepted). Every core call is preceded and followed by a short
+ * transaction on this row, never held across the call, so a process that dies anywhere leaves
+ * a row the recovery job can resume with the same references.
+ */
+@Entity({ tableName: 'payment_executions' })
+export class PaymentExecutionEntity {
+  @PrimaryKey({ type: 'text' })
+  sessionId!: string;
+
+  @Property({ type: 'text' })
+  step!: ExecutionStep;
+
+  /** alias or iban, as the payer entered it at checkout. */
+  @Property({ type: 'text' })
+  payerType!: string;
+
+  @Property({ type: 'text' })
+  payerValue!: string;
+
+  @Property({ type: 'text' })
+  debtorIban!: string;
+
+  /** Until then the session belongs to whoever set it; afterwards the recovery job may take it over. */
+  @Property({ type: 'timestamptz' })
+  leaseUntil!: Date;
+
+  /** Core calls made for this session, retries of a step included. */
+  @Property({ type: 'integer' })
+  attempts = 0;
+
+  /** Why the payment is being abandoned, while the money is being returned (the session's failure once FAILED). */
+  @Property({ type: 'text', nullable: true })
+  pendingFailureCode: string | null = null;
+
+  @Property({ type: 'text', nullable: true })
+  pendingFailureDetail: string | null = null;
+
+  @Property({ type: 'text', nullable: true })
+  lastError: string | null = null;
+
+  @Property({ type: 'timestamptz', nullable: true })
+  debitBookedAt: Date | null = null;
+
+  @Property({ type: 'text', nullable: true })
+  debitTransactionId: string | null = null;
+
+  @Property({ type: 'timestamptz', nullable: true })
+  creditBookedAt: Date | null = null;
+
+  @Property({ type: 'text', nullable: true })
+  creditTransactionId: string | null = null;
+
+  @Property({ type: 'timestamptz', nullable: true })
+  reversalBookedAt: Date | null = null;
+
+  @Property({ type: 'text', nullable: true })
+  reversalTransactionId: string | null = null;
+
+  /** Retrieval reference of the rail transfer, from the creditor bank's confirmation. */
+  @Property({ type: 'text', nullable: true })
+  rrn: string | null = null;
+
+  @Property({ type: 'timestamptz', nullable: true })
+  confirmedAt: Date | null = null;
+
+  @Property({ type: 'timestamptz' })
+  createdAt!: Date;
+
+  @Property({ type: 'timestamptz' })
+  updatedAt!: Date;
+}

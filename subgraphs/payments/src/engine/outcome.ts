@@ -1,0 +1,30 @@
+import { BankCoreError } from '@gateway/bank-core-client';
+import { GatewayError, type ErrorCode, type Logger } from '@gateway/kernel';
+
+/**
+ * What a core call's failure means for the money:
+ * - refused: the core answered and did not book (INSUFFICIENT_FUNDS, a 4xx), or nothing was sent
+ *   (the bank no longer participates)
+ * - unknown: the call may have been booked (timeout, 5xx, unreadable answer): only a replay of the
+ *   same reference, which the core deduplicates, tells
+ * - unavailable: nothing reached the core (the directory could not be asked); try again later
+ */
+export type CallOutcome<T> = { ok: true; value: T } | { ok: false; kind: 'refused' | 'unknown' | 'unavailable'; code: ErrorCode; detail: string };
+
+const NOT_SENT: ReadonlySet<ErrorCode> = new Set(['BANK_NOT_PARTICIPATING', 'BANK_NOT_REGISTERED', 'VALIDATION_ERROR']);
+
+export async function outcomeOf<T>(call: () => Promise<T>, logger: Logger): Promise<CallOutcome<T>> {
+  try {
+    return { ok: true, value: await call() };
+  } catch (error) {
+    if (error instanceof BankCoreError) {
+      const kind = error.reason === 'rejected' || error.reason === 'client_error' ? 'refused' : 'unknown';
+      return { ok: false, kind, code: error.code, detail: error.detail };
+    }
+    if (error instanceof GatewayError) {
+      return { ok: false, kind: NOT_SENT.has(error.code) ? 'refused' : 'unavailable', code: error.code, detail: error.detail };
+    }
+    logger.error({ err: error }, 'unexpected failure around a core call');
+    return { ok: false, kind: 'unavailable', code: 'INTERNAL_ERROR', detail: 'internal error' };
+  }
+}

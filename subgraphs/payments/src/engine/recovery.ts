@@ -1,0 +1,24 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { PaymentEngine } from './engine';
+import { ACTIVE_STEPS } from './execution.entity';
+
+/**
+ * Takes over executions whose lease ran out (their process died or postponed them) and advances
+ * them with the same references. The claim is one statement with `for update skip locked`, so
+ * instances sharing a database never take the same session.
+ */
+export async function recoverDue(root: EntityManager, engine: PaymentEngine, leaseMs: number, now = new Date(), batch = 20): Promise<string[]> {
+  const steps = ACTIVE_STEPS.map((step) => `'${step}'`).join(', ');
+  const claimed: Array<{ session_id: string }> = await root.fork().execute(
+    `update "payments"."payment_executions" set "lease_until" = ?
+     where "session_id" in (
+       select "session_id" from "payments"."payment_executions"
+       where "step" in (${steps}) and "lease_until" <= ?
+       order by "lease_until" limit ? for update skip locked)
+     returning "session_id"`,
+    [new Date(now.getTime() + leaseMs), now, batch],
+  );
+  const ids = claimed.map((row) => row.session_id);
+  await Promise.all(ids.map((id) => engine.advance(root, id)));
+  return ids;
+}

@@ -1,0 +1,35 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { Logger } from '@gateway/kernel';
+import { startJob, type Job } from './engine/job';
+import { recoverDue } from './engine/recovery';
+import { idempotency } from './idempotency/idempotency.service';
+import type { PaymentsModules } from './modules';
+
+/** The payments subgraph's background work: session expiry (and Idempotency-Key retention), and engine recovery. */
+export function startPaymentJobs(root: EntityManager, modules: PaymentsModules, logger: Logger): Job {
+  const { engineSettings: settings } = modules;
+  const expiry = startJob(
+    'session-expiry',
+    settings.expiryIntervalMs,
+    async () => {
+      const expired = await modules.sessions.expireDue(root);
+      if (expired > 0) logger.info({ expired }, 'payment sessions expired');
+      await idempotency.purgeExpired(root);
+    },
+    logger,
+  );
+  const recovery = startJob(
+    'engine-recovery',
+    settings.recoveryIntervalMs,
+    async () => {
+      const resumed = await recoverDue(root, modules.engine, settings.leaseMs);
+      if (resumed.length > 0) logger.info({ sessions: resumed }, 'payment executions resumed');
+    },
+    logger,
+  );
+  return {
+    async stop() {
+      await Promise.all([expiry.stop(), recovery.stop()]);
+    },
+  };
+}

@@ -1,0 +1,46 @@
+import { createServiceClient } from '@gateway/federation';
+import { createLogger } from '@gateway/kernel';
+import { CheckoutService } from './checkout/checkout.service';
+import { ConfirmationService } from './confirmation/confirmation.service';
+import { BankCores } from './engine/cores';
+import { Directory } from './engine/directory';
+import { PaymentEngine } from './engine/engine';
+import { DEFAULT_ENGINE_SETTINGS, type EngineSettings } from './engine/engine.settings';
+import { MerchantService } from './merchant/merchant.service';
+import { SessionService } from './session/session.service';
+import { DEFAULT_PUBLIC_BASE_URL, DEFAULT_SESSION_TTL_SECONDS, type PaymentsSettings } from './settings';
+
+/** The payments subgraph's services, wired once: resolvers and background jobs share them. */
+export interface PaymentsModules {
+  engineSettings: EngineSettings;
+  merchants: MerchantService;
+  sessions: SessionService;
+  checkout: CheckoutService;
+  confirmations: ConfirmationService;
+  engine: PaymentEngine;
+}
+
+export function createPaymentsModules(settings: PaymentsSettings): PaymentsModules {
+  const logger = settings.logger ?? createLogger('payments');
+  const engineSettings: EngineSettings = { ...DEFAULT_ENGINE_SETTINGS, ...settings.engine };
+  const call = createServiceClient({ routerUrl: settings.routerUrl ?? (() => ''), platformSecret: settings.platformSecret, service: 'payments' });
+  const directory = new Directory(call, engineSettings.bankRoutingCacheMs);
+  const cores = new BankCores(engineSettings, settings.production, logger.child({ component: 'bank-core' }));
+  const engine = new PaymentEngine(directory, cores, engineSettings, logger.child({ component: 'engine' }));
+  const sessions = new SessionService(
+    {
+      production: settings.production,
+      publicBaseUrl: (settings.publicBaseUrl ?? DEFAULT_PUBLIC_BASE_URL).replace(/\/+$/, ''),
+      sessionTtlSeconds: settings.sessionTtlSeconds ?? DEFAULT_SESSION_TTL_SECONDS,
+    },
+    directory,
+  );
+  return {
+    engineSettings,
+    merchants: new MerchantService(settings),
+    sessions,
+    checkout: new CheckoutService(engine, directory, cores, engineSettings, logger.child({ component: 'checkout' })),
+    confirmations: new ConfirmationService(logger.child({ component: 'confirmations' })),
+    engine,
+  };
+}

@@ -1,0 +1,28 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { recordEvent } from '@gateway/events';
+import type { PaymentSessionEntity } from './session.entity';
+import type { PaymentEventKind } from './session.transitions';
+
+export const SESSION_AGGREGATE = 'payment_session';
+
+/**
+ * The event payload: enough for a merchant to act without another call. payment.completed adds
+ * settlement_type and creditor_bank (spec "Payment events"); payment.failed says why.
+ */
+export function sessionEventData(session: PaymentSessionEntity): Record<string, unknown> {
+  return {
+    session_id: session.id,
+    status: session.status,
+    amount: Number(session.amount),
+    currency: session.currency,
+    reference: session.reference,
+    merchant_id: session.merchantId,
+    ...(session.status === 'COMPLETED' ? { settlement_type: session.settlementType, creditor_bank: session.creditorBank } : {}),
+    ...(session.status === 'FAILED' ? { failure_code: session.failureCode } : {}),
+  };
+}
+
+/** Writes the event of a move in the caller's transaction (outbox): it commits with the move or not at all. */
+export function recordSessionEvent(em: EntityManager, kind: PaymentEventKind, session: PaymentSessionEntity, now: Date): void {
+  recordEvent(em, { kind, aggregateType: SESSION_AGGREGATE, aggregateId: session.id, audience: session.merchantId, data: sessionEventData(session) }, now);
+}

@@ -1,0 +1,50 @@
+import { Arg, Ctx, ID, Int, Mutation, Query, Resolver } from 'type-graphql';
+import { requirePrincipal, type SubgraphContext } from '@gateway/federation';
+import { CreatePaymentSessionInput } from './session.input';
+import type { SessionService } from './session.service';
+import { PaymentSession, PaymentSessionConnection, toPaymentSession } from './session.type';
+
+export function createSessionResolver(service: SessionService) {
+  @Resolver(() => PaymentSession)
+  class SessionResolver {
+    @Mutation(() => PaymentSession, {
+      description:
+        'Creates a payment session (the merchant key; POST /payments/sessions). The destination is resolved now, against its bank\'s limits. ' +
+        'With an idempotencyKey, the same key and request within 24 hours return the first answer; another request with that key is refused ' +
+        '(IDEMPOTENCY_KEY_REUSED), as is one while the first still runs (IDEMPOTENCY_KEY_IN_USE). ' +
+        'Errors: VALIDATION_ERROR, ALIAS_NOT_FOUND, ALIAS_INACTIVE, BANK_NOT_PARTICIPATING, AMOUNT_TOO_LOW, AMOUNT_TOO_HIGH.',
+    })
+    async createPaymentSession(
+      @Arg('input') input: CreatePaymentSessionInput,
+      @Arg('idempotencyKey', () => String, { nullable: true, description: 'The Idempotency-Key header: 1-255 printable characters, scoped to the merchant.' }) idempotencyKey: string | null,
+      @Ctx() context: SubgraphContext,
+    ): Promise<PaymentSession> {
+      const merchant = requirePrincipal(context, ['merchant'], 'INVALID_API_KEY');
+      const session = await service.create(context.em, merchant.id, input, idempotencyKey, context.requestId);
+      context.logger.info({ session: session.id, merchant: merchant.id }, 'payment session created');
+      return session;
+    }
+
+    @Query(() => PaymentSession, { description: "A session by id: the merchant's own (another merchant's is SESSION_NOT_FOUND), or any for an operator." })
+    async paymentSession(@Arg('id', () => ID) id: string, @Ctx() context: SubgraphContext): Promise<PaymentSession> {
+      const principal = requirePrincipal(context, ['merchant', 'admin'], 'INVALID_API_KEY');
+      return toPaymentSession(await service.findOwn(context.em, principal.kind === 'admin' ? null : principal.id, id));
+    }
+
+    @Query(() => PaymentSessionConnection, { description: "The merchant's sessions, newest first, in pages (GET /payments/sessions)." })
+    async paymentSessions(
+      @Arg('first', () => Int, { nullable: true, description: 'Page size, 1-100 (default 20).' }) first: number | null,
+      @Arg('after', () => String, { nullable: true, description: 'endCursor of the previous page.' }) after: string | null,
+      @Ctx() context: SubgraphContext,
+    ): Promise<PaymentSessionConnection> {
+      const merchant = requirePrincipal(context, ['merchant'], 'INVALID_API_KEY');
+      const page = await service.list(context.em, merchant.id, { first, after });
+      const edges = page.sessions.map((session) => ({ cursor: session.id, node: toPaymentSession(session) }));
+      return {
+        edges,
+        pageInfo: { hasNextPage: page.hasMore, hasPreviousPage: false, startCursor: edges[0]?.cursor ?? null, endCursor: edges.at(-1)?.cursor ?? null },
+      };
+    }
+  }
+  return SessionResolver;
+}

@@ -1,0 +1,44 @@
+import { rules, webhookUrlRule, z } from '@gateway/kernel';
+
+/** handle or handle@bank_handle, loosely: the identity registry decides whether it exists. */
+const ALIAS_SHAPE = /^[A-Za-z][A-Za-z0-9._-]{2,31}(@[A-Za-z][A-Za-z0-9-]{1,31})?$/;
+
+const destination = z.discriminatedUnion(
+  'type',
+  [
+    z.object({ type: z.literal('alias'), value: z.string().trim().regex(ALIAS_SHAPE, 'must be a handle or handle@bank_handle') }).strict(),
+    z.object({ type: z.literal('iban'), value: rules.iban }).strict(),
+  ],
+  { error: 'type: must be alias or iban' },
+);
+
+/** Bounds of free text a merchant sends: stored, shown at checkout, sent to the cores. */
+export const DESCRIPTION_MAX = 500;
+export const REFERENCE_MAX = 128;
+
+/** POST /payments/sessions: everything is checked before anything is written or asked. */
+export function createSessionRules(production: boolean) {
+  return z
+    .object({
+      amount: rules.amount,
+      currency: rules.currency,
+      destination,
+      description: rules.text(DESCRIPTION_MAX).nullish(),
+      reference: rules.text(REFERENCE_MAX).nullish(),
+      redirectUrl: z.string().trim().pipe(rules.url(production)).nullish(),
+      webhookUrl: webhookUrlRule(production).nullish(),
+    })
+    .strict();
+}
+
+export type CreateSessionRequest = z.infer<ReturnType<typeof createSessionRules>>;
+
+export const PAGE_SIZE_DEFAULT = 20;
+export const PAGE_SIZE_MAX = 100;
+
+export const pageRules = z
+  .object({
+    first: z.number().int().min(1, `must be between 1 and ${PAGE_SIZE_MAX}`).max(PAGE_SIZE_MAX, `must be between 1 and ${PAGE_SIZE_MAX}`).nullish(),
+    after: z.string().trim().min(1, 'must not be empty').max(64).nullish(),
+  })
+  .strict();

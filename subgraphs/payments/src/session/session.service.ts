@@ -1,0 +1,179 @@
+import { LockMode } from '@mikro-orm/core';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { GatewayError, newId, parseInput, type Currency } from '@gateway/kernel';
+import type { AliasRouting, BankRouting, Directory } from '../engine/directory';
+import { idempotency, requestHash } from '../idempotency/idempotency.service';
+import { PaymentSessionEntity } from './session.entity';
+import { recordSessionEvent } from './session.events';
+import { moveSession } from './session.moves';
+import { createSessionRules, PAGE_SIZE_DEFAULT, pageRules, type CreateSessionRequest } from './session.rules';
+import { transitionFor } from './session.transitions';
+import { fromSnapshot, snapshotOf, toPaymentSession, type PaymentSession } from './session.type';
+import type { CreatePaymentSessionInput } from './session.input';
+
+export interface SessionSettings {
+  production: boolean;
+  /** Base of checkout_url. */
+  publicBaseUrl: string;
+  sessionTtlSeconds: number;
+}
+
+/** Where a destination resolved to at creation. */
+interface ResolvedDestination {
+  iban: string;
+  bank: BankRouting;
+}
+
+/** One wording for an unknown id and another merchant's id, so the two cannot be told apart. */
+export const sessionNotFound = (id: string): GatewayError => new GatewayError('SESSION_NOT_FOUND', `no payment session ${id}`);
+
+export interface SessionPage {
+  sessions: PaymentSessionEntity[];
+  hasMore: boolean;
+}
+
+export class SessionService {
+  constructor(
+    private readonly settings: SessionSettings,
+    private readonly directory: Directory,
+  ) {}
+
+  /**
+   * Creates a PENDING session: input checked, destination resolved through the registries and its
+   * bank's limits applied before anything is written; then the session, its payment.initiated
+   * event and the Idempotency-Key's answer in one transaction. A refused request writes nothing.
+   */
+  async create(em: EntityManager, merchantId: string, input: CreatePaymentSessionInput, idempotencyKey?: string | null, requestId?: string): Promise<PaymentSession> {
+    const request = parseInput(createSessionRules(this.settings.production), plain(input));
+    if (idempotencyKey != null) {
+      const claim = await idempotency.begin(em, merchantId, idempotencyKey, requestHash(request));
+      if (claim.kind === 'replay') return fromSnapshot(claim.response);
+    }
+    try {
+      const destination = await this.resolveDestination(request, requestId);
+      return await em.fork().transactional(async (tx) => {
+        const session = this.newSession(tx, merchantId, request, destination);
+        if (idempotencyKey != null) await idempotency.complete(tx, merchantId, idempotencyKey, snapshotOf(session));
+        return toPaymentSession(session);
+      });
+    } catch (error) {
+      if (idempotencyKey != null) await idempotency.release(em, merchantId, idempotencyKey);
+      throw error;
+    }
+  }
+
+  /** A merchant's own session; another merchant's is SESSION_NOT_FOUND, like an unknown one. */
+  async findOwn(em: EntityManager, merchantId: string | null, id: string): Promise<PaymentSessionEntity> {
+    const session = await em.findOne(PaymentSessionEntity, { id });
+    if (!session || (merchantId !== null && session.merchantId !== merchantId)) throw sessionNotFound(id);
+    return session;
+  }
+
+  /**
+   * A page of the merchant's sessions, newest first, continuing strictly after the cursor
+   * session (keyset on created_at, id): sessions created meanwhile land before the first page
+   * and never shift or repeat later ones.
+   */
+  async list(em: EntityManager, merchantId: string, args: { first?: number | null; after?: string | null }): Promise<SessionPage> {
+    const page = parseInput(pageRules, args);
+    const size = page.first ?? PAGE_SIZE_DEFAULT;
+    let where: object = { merchantId };
+    if (page.after) {
+      const cursor = await em.findOne(PaymentSessionEntity, { id: page.after, merchantId });
+      if (!cursor) throw new GatewayError('VALIDATION_ERROR', 'after: not a cursor of this list (a session id from it)');
+      where = {
+        merchantId,
+        $or: [{ createdAt: { $lt: cursor.createdAt } }, { createdAt: cursor.createdAt, id: { $lt: cursor.id } }],
+      };
+    }
+    const rows = await em.find(PaymentSessionEntity, where, { orderBy: { createdAt: 'desc', id: 'desc' }, limit: size + 1 });
+    return { sessions: rows.slice(0, size), hasMore: rows.length > size };
+  }
+
+  /**
+   * Moves PENDING sessions past their TTL to EXPIRED with payment.expired, a batch per
+   * transaction; `skip locked` lets several instances share the work without waiting on each other.
+   */
+  async expireDue(root: EntityManager, now = new Date(), batch = 100): Promise<number> {
+    return root.fork().transactional(async (tx) => {
+      const due = await tx.find(
+        PaymentSessionEntity,
+        { status: 'PENDING', expiresAt: { $lte: now } },
+        { orderBy: { expiresAt: 'asc' }, limit: batch, lockMode: LockMode.PESSIMISTIC_PARTIAL_WRITE, disableIdentityMap: true },
+      );
+      let expired = 0;
+      for (const session of due) if (await moveSession(tx, session, 'ttl_elapsed', now)) expired += 1;
+      return expired;
+    });
+  }
+
+  /** Destination -> IBAN and participating bank, refused with the spec's codes. */
+  private async resolveDestination(request: CreateSessionRequest, requestId?: string): Promise<ResolvedDestination> {
+    let iban: string;
+    let bank: BankRouting;
+    if (request.destination.type === 'alias') {
+      const alias: AliasRouting = await this.directory.alias({ alias: request.destination.value }, requestId).catch(renameValidation);
+      if (alias.status !== 'ACTIVE') throw new GatewayError('ALIAS_INACTIVE', `alias ${alias.handle} is deactivated`);
+      iban = alias.iban;
+      bank = await this.directory.bank({ handle: alias.bankHandle }, requestId).catch(notParticipating(alias.bankHandle));
+    } else {
+      iban = request.destination.value.iban;
+      const code = request.destination.value.institutionCode;
+      bank = await this.directory.bank({ institutionCode: code }, requestId).catch(notParticipating(`with institution code ${code}`));
+    }
+    if (request.amount < bank.minAmount) throw new GatewayError('AMOUNT_TOO_LOW', `amount: ${request.amount} is below ${bank.handle}'s minimum of ${bank.minAmount}`);
+    if (request.amount > bank.maxAmount) throw new GatewayError('AMOUNT_TOO_HIGH', `amount: ${request.amount} is above ${bank.handle}'s maximum of ${bank.maxAmount}`);
+    return { iban, bank };
+  }
+
+  private newSession(tx: EntityManager, merchantId: string, request: CreateSessionRequest, destination: ResolvedDestination): PaymentSessionEntity {
+    const move = transitionFor(null, 'created')!;
+    const now = new Date();
+    const id = newId('paymentSession');
+    const session = tx.create(PaymentSessionEntity, {
+      id,
+      merchantId,
+      status: move.to,
+      amount: BigInt(request.amount),
+      currency: request.currency as Currency,
+      destinationType: request.destination.type,
+      destinationValue: request.destination.type === 'iban' ? request.destination.value.iban : request.destination.value,
+      creditorIban: destination.iban,
+      creditorBank: destination.bank.handle,
+      description: request.description ?? null,
+      reference: request.reference ?? null,
+      redirectUrl: request.redirectUrl ?? null,
+      webhookUrl: request.webhookUrl ?? null,
+      checkoutUrl: `${this.settings.publicBaseUrl}/pay/${id}`,
+      expiresAt: new Date(now.getTime() + this.settings.sessionTtlSeconds * 1000),
+      otpFailures: 0,
+      createdAt: now,
+      updatedAt: now,
+    });
+    recordSessionEvent(tx, move.event, session, now);
+    return session;
+  }
+}
+
+/** type-graphql input classes -> plain objects, so the strict rules see only given fields. */
+function plain<T>(input: T): unknown {
+  return JSON.parse(JSON.stringify(input));
+}
+
+/** The registry's answer names its own argument; the merchant sent destination.value. */
+function renameValidation(error: unknown): never {
+  if (error instanceof GatewayError && error.code === 'VALIDATION_ERROR') {
+    throw new GatewayError('VALIDATION_ERROR', `destination.value: ${error.detail.replace(/^\w+: /, '')}`);
+  }
+  throw error;
+}
+
+/** An unknown destination bank is, for the merchant, a bank that does not take part. */
+function notParticipating(which: string) {
+  return (error: unknown): never => {
+    if (error instanceof GatewayError && error.code === 'BANK_NOT_REGISTERED') {
+      throw new GatewayError('BANK_NOT_PARTICIPATING', `no participating bank ${which}`);
+    }
+    throw error;
+  };
+}

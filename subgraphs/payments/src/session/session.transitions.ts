@@ -1,0 +1,70 @@
+import { GatewayError } from '@gateway/kernel';
+
+export const SESSION_STATUSES = ['PENDING', 'PROCESSING', 'SETTLEMENT_PENDING', 'COMPLETED', 'FAILED', 'EXPIRED'] as const;
+export type SessionStatus = (typeof SESSION_STATUSES)[number];
+
+/** Nothing moves a session out of these. */
+export const FINAL_STATUSES: ReadonlySet<SessionStatus> = new Set(['COMPLETED', 'FAILED', 'EXPIRED']);
+
+export type SessionTrigger =
+  | 'created'
+  | 'otp_accepted'
+  | 'otp_failed_too_often'
+  | 'ttl_elapsed'
+  | 'internal_credit_booked'
+  | 'cross_bank_debit_booked'
+  | 'credit_confirmed'
+  | 'core_failure';
+
+export type PaymentEventKind = 'payment.initiated' | 'payment.processing' | 'payment.completed' | 'payment.failed' | 'payment.expired';
+
+export interface SessionTransition {
+  from: SessionStatus | null;
+  trigger: SessionTrigger;
+  to: SessionStatus;
+  /** Written to the outbox in the transaction that makes the move. */
+  event: PaymentEventKind;
+}
+
+/**
+ * The one table of session moves (spec "States and transitions", payment session). A move that
+ * is not a row here is refused. SETTLEMENT_PENDING has no event kind of its own in the spec: it
+ * is reported as payment.processing with status SETTLEMENT_PENDING.
+ */
+export const SESSION_TRANSITIONS: readonly SessionTransition[] = [
+  { from: null, trigger: 'created', to: 'PENDING', event: 'payment.initiated' },
+  { from: 'PENDING', trigger: 'otp_accepted', to: 'PROCESSING', event: 'payment.processing' },
+  { from: 'PENDING', trigger: 'otp_failed_too_often', to: 'FAILED', event: 'payment.failed' },
+  { from: 'PENDING', trigger: 'ttl_elapsed', to: 'EXPIRED', event: 'payment.expired' },
+  { from: 'PROCESSING', trigger: 'internal_credit_booked', to: 'COMPLETED', event: 'payment.completed' },
+  { from: 'PROCESSING', trigger: 'cross_bank_debit_booked', to: 'SETTLEMENT_PENDING', event: 'payment.processing' },
+  { from: 'PROCESSING', trigger: 'core_failure', to: 'FAILED', event: 'payment.failed' },
+  { from: 'SETTLEMENT_PENDING', trigger: 'credit_confirmed', to: 'COMPLETED', event: 'payment.completed' },
+  { from: 'SETTLEMENT_PENDING', trigger: 'core_failure', to: 'FAILED', event: 'payment.failed' },
+];
+
+export function transitionFor(from: SessionStatus | null, trigger: SessionTrigger): SessionTransition | undefined {
+  return SESSION_TRANSITIONS.find((row) => row.from === from && row.trigger === trigger);
+}
+
+/**
+ * Why a session in `status` cannot take `trigger`, in the spec's words for what a client can
+ * cause: an expired session is SESSION_EXPIRED, a finished one SESSION_ALREADY_COMPLETED, one
+ * whose payment is under way cannot be started again.
+ */
+export function refusal(sessionId: string, status: SessionStatus, trigger: SessionTrigger): GatewayError {
+  if (status === 'EXPIRED') return new GatewayError('SESSION_EXPIRED', `session ${sessionId} expired`);
+  if (status === 'COMPLETED') return new GatewayError('SESSION_ALREADY_COMPLETED', `session ${sessionId} is COMPLETED and cannot be modified`);
+  if (status === 'FAILED') return new GatewayError('SESSION_ALREADY_COMPLETED', `session ${sessionId} has FAILED and cannot be modified`);
+  return new GatewayError('SESSION_ALREADY_COMPLETED', `session ${sessionId} is ${status}: ${trigger} is not possible now (a payment is already under way)`);
+}
+
+/** Which timestamp column records reaching a status. */
+export const REACHED_AT = {
+  PENDING: 'createdAt',
+  PROCESSING: 'processingAt',
+  SETTLEMENT_PENDING: 'settlementPendingAt',
+  COMPLETED: 'completedAt',
+  FAILED: 'failedAt',
+  EXPIRED: 'expiredAt',
+} as const satisfies Record<SessionStatus, string>;

@@ -1,0 +1,19 @@
+import type { Logger } from '@gateway/kernel';
+import type { EngineSettings } from './engine/engine.settings';
+
+/** What the payments subgraph is built with; only platformSecret and production shape nothing but behaviour. */
+export interface PaymentsSettings {
+  platformSecret: string;
+  production: boolean;
+  /** Base of checkout_url. Default http://localhost:8080. */
+  publicBaseUrl?: string;
+  /** Session TTL. Default 900 (15 minutes). */
+  sessionTtlSeconds?: number;
+  /** The router's GraphQL endpoint, for the identity and bank registries (late-bound in one process). */
+  routerUrl?: () => string;
+  engine?: Partial<EngineSettings>;
+  logger?: Logger;
+}
+
+export const DEFAULT_PUBLIC_BASE_URL = 'http://localhost:8080';
+export const DEFAULT_SESSION_TTL_SECONDS = 900;
