@@ -5,6 +5,7 @@ import type { RunningService } from '@gateway/federation';
 import { createLogger, type Logger } from '@gateway/kernel';
 import { startRestCompat } from '@gateway/rest-compat';
 import { startRouter, type LimitOverrides, type RunningRouter } from '@gateway/router';
+import type { EngineSettings } from '@gateway/subgraph-payments';
 import type { PlatformConfig } from './config';
 import { readCommittedSdl } from './sdl';
 import { resolveSecrets } from './secrets';
@@ -33,6 +34,8 @@ export interface StartPlatformOptions {
   bus?: EventBus;
   /** Deadline of one webhook attempt (tests shorten the contract's 10 s). */
   webhookAttemptTimeoutMs?: number;
+  /** Payment engine and job timing (tests shorten core deadlines, leases and job intervals). */
+  paymentsEngine?: Partial<EngineSettings>;
 }
 
 /**
@@ -65,6 +68,7 @@ export async function startPlatform(config: PlatformConfig, options: StartPlatfo
         sessionTtlSeconds: config.sessionTtlSeconds,
         webhookRetryScheduleSeconds: config.webhookRetryScheduleSeconds,
         webhookAttemptTimeoutMs: options.webhookAttemptTimeoutMs,
+        ...(subgraph.name === 'payments' ? { engine: options.paymentsEngine } : {}),
       });
       running.push(service);
       subgraphs.push({ name: subgraph.name, service });
