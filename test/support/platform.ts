@@ -8,6 +8,7 @@ import { testBus, testRabbitOptions } from '../../packages/events/src/testing';
 import { createLogger } from '@gateway/kernel';
 import { loadPlatformConfig, startPlatform, type Platform } from '@gateway/platform';
 import type { LimitOverrides } from '@gateway/router';
+import type { EngineSettings } from '@gateway/subgraph-payments';
 import { composeIBAN } from 'ibantools';
 
 export interface RestResponse<T = any> {
@@ -65,6 +66,8 @@ export interface TestPlatformOptions {
   amqpUrl?: string;
   busNamespace?: string;
   webhookAttemptTimeoutMs?: number;
+  /** Payment engine and job timing (short deadlines and intervals for tests of failures and recovery). */
+  paymentsEngine?: Partial<EngineSettings>;
 }
 
 export async function startTestPlatform(options: TestPlatformOptions = {}): Promise<TestPlatform> {
@@ -85,6 +88,7 @@ export async function startTestPlatform(options: TestPlatformOptions = {}): Prom
     logger: createLogger('test', 'silent'),
     rateLimits: options.rateLimits ?? { read: { points: 100_000 }, write: { points: 100_000 } },
     webhookAttemptTimeoutMs: options.webhookAttemptTimeoutMs,
+    paymentsEngine: options.paymentsEngine,
   });
   const adminHeaders = { 'x-service-admin-key': platform.adminKey };
 
