@@ -26,7 +26,9 @@ export function registerRoutes(app: FastifyInstance, routes: readonly RestRoute[
         const query = validate(route.query ?? NO_FIELDS, request.query ?? {}, 'query');
         const body = takesBody(route) ? validate(route.body ?? NO_FIELDS, request.body ?? {}, 'body') : {};
 
-        const variables = route.variables({ params: keysToCamel(params), query: keysToCamel(query), body: keysToCamel(body) });
+        const idempotencyKey = route.idempotent ? request.headers['idempotency-key'] : undefined;
+        const headers = typeof idempotencyKey === 'string' ? { idempotencyKey } : {};
+        const variables = route.variables({ params: keysToCamel(params), query: keysToCamel(query), body: keysToCamel(body), headers });
         const execution = await execute(request, route.operation, variables);
         passBackRouterHeaders(reply, execution.headers);
         if (execution.error) return sendError(reply, execution.error, request.requestId);

@@ -10,11 +10,18 @@ export type Credential = 'adminKey' | 'bankKey' | 'merchantKey' | 'tppToken' | '
 type AnyObjectSchema = z.ZodObject<z.ZodRawShape>;
 type Parsed<S> = S extends z.ZodType ? CamelKeys<z.output<S>> : Record<string, never>;
 
+/** Request headers a route may map onto variables (credentials never: the router reads those). */
+export interface RouteHeaders {
+  /** Idempotency-Key, on routes that declare `idempotent`. */
+  idempotencyKey?: string;
+}
+
 /** What a variable mapping receives: the validated request, keys already camelCase. */
 export interface RouteRequest<P, Q, B> {
   params: Parsed<P>;
   query: Parsed<Q>;
   body: Parsed<B>;
+  headers: RouteHeaders;
 }
 
 /** `data` of a GraphQL response: shaped by each route's own selection set. */
@@ -38,6 +45,8 @@ export interface RestRoute<P extends AnyObjectSchema | undefined = any, Q extend
   query?: Q;
   /** `.strict()`: an unknown field is a 400 VALIDATION_ERROR naming it. */
   body?: B;
+  /** Takes an optional Idempotency-Key header (creating POSTs), handed to `variables` as headers.idempotencyKey. */
+  idempotent?: boolean;
   /** The GraphQL document sent to the router. */
   operation: string;
   variables(request: RouteRequest<P, Q, B>): Record<string, unknown>;

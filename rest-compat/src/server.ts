@@ -9,6 +9,7 @@ import { registerHealth, registerMetrics } from './observability';
 import { buildOpenApiDocument } from './openapi/document';
 import { renderDocsPage } from './openapi/docs-page';
 import { registerRequestId } from './request-id';
+import { registerCheckoutPage } from './pages/checkout-page';
 import { registerRoutes } from './register-routes';
 import { routerTarget } from './router-target';
 import { ROUTES } from './routes';
@@ -54,7 +55,9 @@ export async function startRestCompat(options: RestCompatOptions): Promise<Runni
     body === '' ? done(null, undefined) : parseJson(request, body as string, done),
   );
 
-  registerRoutes(app, ROUTES, createExecutor({ graphqlUrl: target.graphqlUrl, dispatcher, logger }));
+  const execute = createExecutor({ graphqlUrl: target.graphqlUrl, dispatcher, logger });
+  registerRoutes(app, ROUTES, execute);
+  registerCheckoutPage(app, execute, logger);
   await registerGraphQLProxy(app, { graphqlUrl: target.graphqlUrl, dispatcher, logger });
   registerHealth(app, target.baseUrl, dispatcher);
 

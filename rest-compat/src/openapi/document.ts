@@ -134,7 +134,12 @@ function operationOf(route: RestRoute): OpenApiOperation {
     ...(route.description ? { description: route.description } : {}),
     // One entry per alternative; an empty list means no credential is needed.
     security: route.auth.map((alternative) => Object.fromEntries(alternative.map((credential) => [credential, []]))),
-    parameters: [...parametersOf(route.params, 'path'), ...parametersOf(route.query, 'query'), { $ref: '#/components/parameters/X-Request-Id' }],
+    parameters: [
+      ...parametersOf(route.params, 'path'),
+      ...parametersOf(route.query, 'query'),
+      ...(route.idempotent ? [{ $ref: '#/components/parameters/Idempotency-Key' }] : []),
+      { $ref: '#/components/parameters/X-Request-Id' },
+    ],
     ...(route.body ? { requestBody: { required: true, content: { 'application/json': { schema: jsonSchema(route.body, 'input') } } } } : {}),
     responses: { [String(route.status)]: success, ...errorResponses(route.errors) },
   };
@@ -160,6 +165,15 @@ export function buildOpenApiDocument(routes: readonly RestRoute[], serverUrl?: s
     components: {
       schemas: { Error: ERROR_SCHEMA },
       parameters: {
+        'Idempotency-Key': {
+          name: 'Idempotency-Key',
+          in: 'header',
+          required: false,
+          description:
+            'Unique per request, 1-255 printable characters, scoped to the merchant. Repeated within 24 hours with the same body it returns the first answer; ' +
+            'with another body 422 IDEMPOTENCY_KEY_REUSED; while the first request still runs 409 IDEMPOTENCY_KEY_IN_USE.',
+          schema: { type: 'string', minLength: 1, maxLength: 255 },
+        },
         'X-Request-Id': {
           name: 'X-Request-Id',
           in: 'header',

@@ -1,8 +1,11 @@
 import type { RestRoute } from '../route';
 import { bankRoutes } from './banks';
+import { callbackRoutes } from './callbacks';
+import { checkoutRoutes } from './checkout';
 import { identityRoutes } from './identity';
 import { merchantRoutes } from './merchants';
+import { paymentRoutes } from './payments';
 import { tppRoutes } from './tpps';
 
 /** Every REST path rest-compat serves: the source of the handlers and of /openapi.json. */
-export const ROUTES: readonly RestRoute[] = [...bankRoutes, ...merchantRoutes, ...tppRoutes, ...identityRoutes];
+export const ROUTES: readonly RestRoute[] = [...bankRoutes, ...merchantRoutes, ...tppRoutes, ...identityRoutes, ...paymentRoutes, ...checkoutRoutes, ...callbackRoutes];

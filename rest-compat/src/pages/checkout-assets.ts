@@ -1,0 +1,178 @@
+/** Inline style and script of the checkout page (no CDN: payers' networks and test machines may be offline). */
+
+export const CHECKOUT_STYLE = `
+:root { color-scheme: light; --ink: #1b2430; --muted: #5b6675; --line: #d9dee5; --accent: #0b6e4f; --bad: #b42318; }
+* { box-sizing: border-box; }
+body { margin: 0; min-height: 100vh; display: grid; place-items: center; background: #f3f5f7; font: 16px/1.45 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; color: var(--ink); }
+.card { width: min(420px, 100% - 2rem); background: #fff; border: 1px solid var(--line); border-radius: 12px; padding: 1.5rem; box-shadow: 0 8px 24px rgba(16,24,40,.06); }
+h1 { font-size: 1.25rem; margin: 0 0 .5rem; }
+.merchant { margin: 0; color: var(--muted); }
+.amount { font-size: 2rem; font-weight: 700; margin: .25rem 0; }
+.description { margin: 0 0 .25rem; }
+.meta, .hint { color: var(--muted); font-size: .875rem; margin: .25rem 0 1rem; }
+fieldset { border: 0; padding: 0; margin: 0; }
+legend { font-weight: 600; margin-bottom: .5rem; }
+.choice { display: flex; gap: 1.25rem; margin-bottom: .75rem; }
+label { display: block; font-size: .9rem; margin: .5rem 0 .25rem; }
+.choice label { display: inline-flex; gap: .35rem; align-items: center; margin: 0; }
+input[type=text], input:not([type]), input[inputmode] { width: 100%; padding: .65rem .75rem; border: 1px solid var(--line); border-radius: 8px; font: inherit; }
+input:focus { outline: 2px solid var(--accent); outline-offset: 1px; }
+button { width: 100%; margin-top: 1rem; padding: .8rem; border: 0; border-radius: 8px; background: var(--accent); color: #fff; font: inherit; font-weight: 600; cursor: pointer; }
+button:disabled { opacity: .6; cursor: progress; }
+.message { margin: 1rem 0 0; padding: .75rem; border-radius: 8px; background: #fef3f2; color: var(--bad); }
+.status { display: flex; gap: .6rem; align-items: center; margin-top: 1rem; font-weight: 600; }
+.status.ok { color: var(--accent); } .status.bad { color: var(--bad); }
+.spinner { width: 1rem; height: 1rem; border: 2px solid var(--line); border-top-color: var(--accent); border-radius: 50%; animation: spin 1s linear infinite; }
+.spinner[hidden] { display: none; }
+.redirect { color: var(--muted); font-size: .9rem; }
+@keyframes spin { to { transform: rotate(360deg); } }
+@media (prefers-reduced-motion: reduce) { .spinner { animation: none; } }
+`;
+
+/**
+ * The page's behaviour: POST /pay/{id}/authorize, then GET /pay/{id}/status with the session
+ * token until the session is final, then back to the merchant. Without a token (a refusal that
+ * ended the session, or a reload mid-payment) it follows the public view at GET /pay/{id}.
+ */
+export const CHECKOUT_SCRIPT = `
+(() => {
+  const data = JSON.parse(document.getElementById('checkout-data').textContent);
+  const $ = (id) => document.getElementById(id);
+  const FINAL = ['COMPLETED', 'FAILED', 'EXPIRED'];
+  const STATUS_TEXT = {
+    PENDING: 'Waiting for your authorization',
+    PROCESSING: 'Your bank is processing the payment…',
+    SETTLEMENT_PENDING: 'Paid; waiting for the receiving bank to confirm…',
+    COMPLETED: 'Payment completed',
+    FAILED: 'Payment failed',
+    EXPIRED: 'This payment has expired',
+  };
+  const ERRORS = {
+    OTP_INVALID: 'The one-time password was not accepted.',
+    ALIAS_NOT_FOUND: 'No account is registered under this alias or IBAN.',
+    ALIAS_INACTIVE: 'This alias is no longer active.',
+    INSUFFICIENT_FUNDS: 'Your balance is too low for this payment. No money was taken.',
+    SESSION_EXPIRED: 'This payment has expired.',
+    SESSION_ALREADY_COMPLETED: 'This payment has already been processed.',
+    SESSION_NOT_FOUND: 'This payment link is not valid.',
+    BANK_NOT_PARTICIPATING: 'This bank does not take part in these payments.',
+    CBS_TIMEOUT: 'Your bank did not answer in time. Any money taken is being returned.',
+    CBS_ERROR: 'Your bank could not process the payment. Any money taken is being returned.',
+    VALIDATION_ERROR: 'Please check what you entered.',
+    RATE_LIMITED: 'Too many attempts. Please wait a moment.',
+  };
+  // Refusals after which this session will not take another attempt.
+  const ENDING = ['INSUFFICIENT_FUNDS', 'CBS_TIMEOUT', 'CBS_ERROR', 'SESSION_EXPIRED', 'SESSION_ALREADY_COMPLETED'];
+  let token = null;
+
+  const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+  const setHidden = (id, hidden) => { $(id).hidden = hidden; };
+
+  function showMessage(text) {
+    $('message').textContent = text;
+    setHidden('message', !text);
+  }
+
+  function showStatus(status) {
+    const section = $('status');
+    section.className = 'status' + (status === 'COMPLETED' ? ' ok' : status === 'FAILED' || status === 'EXPIRED' ? ' bad' : '');
+    section.dataset.status = status;
+    $('status-text').textContent = STATUS_TEXT[status] || status;
+    $('spinner').hidden = FINAL.includes(status);
+    setHidden('status', false);
+  }
+
+  function showAttempts(left) {
+    $('attempts').textContent = left < 3 ? left + ' attempt' + (left === 1 ? '' : 's') + ' left' : '';
+  }
+
+  function lockForm() {
+    setHidden('pay-form', true);
+  }
+
+  function finish(status, redirectTo) {
+    lockForm();
+    showStatus(status);
+    if (!redirectTo) return;
+    const link = document.createElement('a');
+    link.href = redirectTo;
+    link.id = 'redirect-link';
+    link.textContent = 'Return to ' + data.merchantName;
+    $('redirect').replaceChildren('Returning to the merchant… ', link);
+    setHidden('redirect', false);
+    setTimeout(() => window.location.assign(redirectTo), 1500);
+  }
+
+  async function current() {
+    if (token) {
+      const response = await fetch('/pay/' + encodeURIComponent(data.id) + '/status', { headers: { 'x-session-token': token, accept: 'application/json' } });
+      if (response.ok) return response.json();
+    }
+    const response = await fetch('/pay/' + encodeURIComponent(data.id), { headers: { accept: 'application/json' } });
+    return response.ok ? response.json() : null;
+  }
+
+  async function follow(status, redirectTo) {
+    lockForm();
+    showStatus(status);
+    for (let polls = 0; !FINAL.includes(status) && polls < 600; polls += 1) {
+      await sleep(1000);
+      const answer = await current().catch(() => null);
+      if (!answer) continue;
+      status = answer.status;
+      redirectTo = answer.redirect_to;
+      showStatus(status);
+    }
+    if (FINAL.includes(status)) finish(status, redirectTo);
+  }
+
+  async function authorize(event) {
+    event.preventDefault();
+    const type = document.querySelector('input[name="payer-type"]:checked').value;
+    const value = $('payer-value').value.trim();
+    const otp = $('otp').value.trim();
+    if (!value) return showMessage(type === 'alias' ? 'Enter your alias.' : 'Enter your IBAN.');
+    if (!/^[0-9]{4,12}$/.test(otp)) return showMessage('Enter the one-time password your bank sent you (digits only).');
+    showMessage('');
+    $('pay-button').disabled = true;
+    showStatus('PROCESSING');
+    try {
+      const response = await fetch('/pay/' + encodeURIComponent(data.id) + '/authorize', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'application/json' },
+        body: JSON.stringify({ payer: { type, value }, otp }),
+      });
+      const body = await response.json().catch(() => ({}));
+      if (response.ok) {
+        token = body.session_token;
+        return follow(body.status, body.redirect_to);
+      }
+      const error = body.error || {};
+      setHidden('status', true);
+      showMessage((ERRORS[error.code] || 'The payment could not be made.') + (error.code === 'OTP_INVALID' && error.detail ? ' ' + error.detail.replace(/^.*;\\s*/, '').replace(/^./, (c) => c.toUpperCase()) + '.' : ''));
+      if (error.code === 'OTP_INVALID') {
+        $('otp').value = '';
+        const view = await current().catch(() => null);
+        if (view) showAttempts(view.otp_attempts_left);
+        if (view && FINAL.includes(view.status)) return finish(view.status, view.redirect_to);
+      } else if (ENDING.includes(error.code)) {
+        const view = await current().catch(() => null);
+        if (view) return follow(view.status, view.redirect_to);
+      }
+    } catch {
+      setHidden('status', true);
+      showMessage('The connection failed. Check your network and try again.');
+    }
+    $('pay-button').disabled = false;
+  }
+
+  for (const radio of document.querySelectorAll('input[name="payer-type"]')) {
+    radio.addEventListener('change', () => {
+      $('payer-label').textContent = radio.value === 'iban' && radio.checked ? 'IBAN' : 'Alias (e.g. amina or amina@oasis)';
+    });
+  }
+  $('pay-form').addEventListener('submit', authorize);
+  showAttempts(data.otpAttemptsLeft);
+  if (data.status !== 'PENDING') follow(data.status, data.redirectTo);
+})();
+`;

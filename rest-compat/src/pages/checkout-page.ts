@@ -1,0 +1,131 @@
+import { randomBytes } from 'node:crypto';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { CURRENCIES, type Logger } from '@gateway/kernel';
+import type { Execute } from '../executor';
+import { passBackRouterHeaders } from '../headers';
+import { CHECKOUT_SCRIPT, CHECKOUT_STYLE } from './checkout-assets';
+
+/** What the page needs, public for anyone holding the (unguessable) session id. */
+const CHECKOUT_SESSION = `query CheckoutPage($id: ID!) {
+  checkoutSession(id: $id) { id status amount currency description merchantName expiresAt otpAttemptsLeft redirectTo creditorBank { handle displayName } }
+}`;
+
+interface CheckoutView {
+  id: string;
+  status: string;
+  amount: number;
+  currency: string;
+  description: string | null;
+  merchantName: string;
+  expiresAt: string;
+  otpAttemptsLeft: number;
+  redirectTo: string | null;
+  creditorBank: { handle: string; displayName?: string | null };
+}
+
+const SESSION_ID = /^ops_[0-9A-Za-z]{1,64}$/;
+
+const escapeHtml = (text: unknown): string =>
+  String(text).replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
+
+/** Data for the page script, safe inside <script type="application/json">: no `<` can close the element. */
+const jsonForScript = (value: unknown): string => JSON.stringify(value).replace(/</g, '\\u003c').replace(/>/g, '\\u003e').replace(/&/g, '\\u0026');
+
+/** 12500 LYD (3 decimals) -> "12.500 LYD": minor units are integers, so is the arithmetic. */
+export function formatAmount(amount: number, currency: string): string {
+  const exponent = (CURRENCIES as Record<string, number>)[currency] ?? 2;
+  const scale = 10 ** exponent;
+  const major = Math.floor(amount / scale).toLocaleString('en-US');
+  return exponent === 0 ? `${major} ${currency}` : `${major}.${String(amount % scale).padStart(exponent, '0')} ${currency}`;
+}
+
+function securityHeaders(reply: FastifyReply, nonce: string): void {
+  reply
+    .header('content-security-policy', `default-src 'none'; script-src 'nonce-${nonce}'; style-src 'nonce-${nonce}'; connect-src 'self'; img-src 'self' data:; form-action 'self'; base-uri 'none'; frame-ancestors 'none'`)
+    .header('x-frame-options', 'DENY')
+    .header('referrer-policy', 'no-referrer')
+    .header('cache-control', 'no-store')
+    .header('x-content-type-options', 'nosniff');
+}
+
+function page(title: string, body: string, nonce: string): string {
+  return `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<title>${escapeHtml(title)}</title><style nonce="${nonce}">${CHECKOUT_STYLE}</style></head>
+<body><main class="card">${body}</main></body></html>`;
+}
+
+export function renderCheckoutPage(view: CheckoutView, nonce: string): string {
+  const bank = view.creditorBank.displayName ?? view.creditorBank.handle;
+  const body = `
+<p class="merchant">Pay <strong>${escapeHtml(view.merchantName)}</strong></p>
+<p class="amount" id="amount">${escapeHtml(formatAmount(view.amount, view.currency))}</p>
+${view.description ? `<p class="description">${escapeHtml(view.description)}</p>` : ''}
+<p class="meta">To an account at ${escapeHtml(bank)} · pay before <time datetime="${escapeHtml(view.expiresAt)}">${escapeHtml(view.expiresAt.replace('T', ' ').slice(0, 16))} UTC</time></p>
+<form id="pay-form" novalidate>
+  <fieldset id="payer-fields">
+    <legend>Your account</legend>
+    <div class="choice">
+      <label><input type="radio" name="payer-type" id="payer-type-alias" value="alias" checked> Alias</label>
+      <label><input type="radio" name="payer-type" id="payer-type-iban" value="iban"> IBAN</label>
+    </div>
+    <label for="payer-value" id="payer-label">Alias (e.g. amina or amina@oasis)</label>
+    <input id="payer-value" name="payer-value" autocomplete="off" autocapitalize="none" spellcheck="false" required maxlength="64">
+    <label for="otp">One-time password from your bank</label>
+    <input id="otp" name="otp" inputmode="numeric" autocomplete="one-time-code" pattern="[0-9]{4,12}" required maxlength="12">
+    <p class="hint" id="attempts"></p>
+  </fieldset>
+  <button type="submit" id="pay-button">Pay ${escapeHtml(formatAmount(view.amount, view.currency))}</button>
+</form>
+<p id="message" role="alert" class="message" hidden></p>
+<section id="status" class="status" aria-live="polite" hidden><span class="spinner" id="spinner"></span><span id="status-text"></span></section>
+<p id="redirect" class="redirect" hidden></p>
+<script type="application/json" id="checkout-data">${jsonForScript(view)}</script>
+<script nonce="${nonce}">${CHECKOUT_SCRIPT}</script>`;
+  return page(`Pay ${view.merchantName}`, body, nonce);
+}
+
+function notFoundPage(nonce: string): string {
+  return page('Payment not found', '<h1>Payment not found</h1><p class="meta">This payment link is not valid. Ask the merchant for a new one.</p>', nonce);
+}
+
+function unavailablePage(nonce: string): string {
+  return page('Try again shortly', '<h1>Checkout is unavailable</h1><p class="meta">Please try again in a moment.</p>', nonce);
+}
+
+/**
+ * GET /pay/{session_id}: the customer checkout page (HTML, self-contained, no CDN), built from the
+ * public checkoutSession query; no business logic here, the page calls the JSON endpoints.
+ * With `Accept: application/json` the same address answers the public view as JSON, which the
+ * page polls when it holds no session token (reloaded mid-payment, or after a refusal).
+ */
+export function registerCheckoutPage(app: FastifyInstance, execute: Execute, logger: Logger): void {
+  app.get<{ Params: { session_id: string } }>('/pay/:session_id', async (request: FastifyRequest<{ Params: { session_id: string } }>, reply) => {
+    const nonce = randomBytes(16).toString('base64');
+    const wantsJson = (request.headers.accept ?? '').includes('application/json') && !(request.headers.accept ?? '').includes('text/html');
+    const id = request.params.session_id;
+    if (!SESSION_ID.test(id)) {
+      if (wantsJson) return reply.code(404).send({ error: { code: 'SESSION_NOT_FOUND', message: 'Unknown session_id', detail: `no payment session ${id}`, request_id: request.requestId } });
+      securityHeaders(reply, nonce);
+      return reply.code(404).type('text/html; charset=utf-8').send(notFoundPage(nonce));
+    }
+    const execution = await execute(request, CHECKOUT_SESSION, { id });
+    passBackRouterHeaders(reply, execution.headers);
+    const view = execution.data?.checkoutSession as CheckoutView | undefined;
+    if (wantsJson) {
+      if (!view) {
+        const code = execution.error?.code ?? 'INTERNAL_ERROR';
+        return reply.code(code === 'SESSION_NOT_FOUND' ? 404 : 503).send({ error: { code, message: execution.error?.message ?? '', detail: execution.error?.detail ?? '', request_id: request.requestId } });
+      }
+      return reply.send({ session_id: view.id, status: view.status, otp_attempts_left: view.otpAttemptsLeft, redirect_to: view.redirectTo });
+    }
+    securityHeaders(reply, nonce);
+    reply.type('text/html; charset=utf-8');
+    if (!view) {
+      if (execution.error?.code === 'SESSION_NOT_FOUND') return reply.code(404).send(notFoundPage(nonce));
+      logger.warn({ requestId: request.requestId, code: execution.error?.code }, 'checkout page could not load its session');
+      return reply.code(503).send(unavailablePage(nonce));
+    }
+    return reply.send(renderCheckoutPage(view, nonce));
+  });
+}

@@ -1,0 +1,57 @@
+import { z } from 'zod';
+import { defineRoute } from '../route';
+
+const sessionParams = z.object({ session_id: z.string().describe('ops_…') }).strict();
+const status = z.enum(['PENDING', 'PROCESSING', 'SETTLEMENT_PENDING', 'COMPLETED', 'FAILED', 'EXPIRED']);
+
+/** The JSON behind the checkout page GET /pay/{session_id} (served by pages/checkout-page.ts). */
+export const checkoutRoutes = [
+  defineRoute({
+    method: 'POST',
+    path: '/pay/{session_id}/authorize',
+    tag: 'Checkout',
+    summary: 'Authorize a payment (payer)',
+    description:
+      "Called by the checkout page. The payer is looked up in the identity registry and the OTP verified by the payer's bank; then the bank debits (and, same bank, credits). " +
+      'Answers COMPLETED (same bank), SETTLEMENT_PENDING (cross bank: COMPLETED once the creditor bank confirms) or PROCESSING, with a session token for the status call. ' +
+      'The third wrong OTP fails the session.',
+    auth: [],
+    params: sessionParams,
+    body: z
+      .object({
+        payer: z.object({ type: z.string().describe('alias or iban.'), value: z.string() }).strict(),
+        otp: z.string().describe("One-time password from the payer's bank."),
+      })
+      .strict(),
+    operation: `mutation AuthorizeCheckout($sessionId: ID!, $input: AuthorizeCheckoutInput!) {
+  authorizeCheckout(sessionId: $sessionId, input: $input) { sessionId status sessionToken redirectTo }
+}`,
+    variables: ({ params, body }) => ({ sessionId: params.sessionId, input: body }),
+    result: ({ authorizeCheckout }) => authorizeCheckout,
+    status: 200,
+    response: z
+      .object({
+        session_id: z.string(),
+        status,
+        session_token: z.string().describe('sst_…: X-Session-Token for GET /pay/{session_id}/status.'),
+        redirect_to: z.string().nullable().describe('Once final: redirect_url with session_id and status.'),
+      })
+      .strict(),
+    errors: ['OTP_INVALID', 'ALIAS_NOT_FOUND', 'ALIAS_INACTIVE', 'SESSION_NOT_FOUND', 'SESSION_EXPIRED', 'SESSION_ALREADY_COMPLETED', 'INSUFFICIENT_FUNDS', 'BANK_NOT_PARTICIPATING', 'CBS_TIMEOUT', 'CBS_ERROR'],
+  }),
+  defineRoute({
+    method: 'GET',
+    path: '/pay/{session_id}/status',
+    tag: 'Checkout',
+    summary: 'Status of a payment (payer)',
+    description: 'With the session token from the authorization. redirect_to is set once the session is final and has a redirect_url.',
+    auth: [['sessionToken']],
+    params: sessionParams,
+    operation: `query CheckoutStatus($sessionId: ID!) { checkoutStatus(sessionId: $sessionId) { sessionId status failureCode redirectTo } }`,
+    variables: ({ params }) => ({ sessionId: params.sessionId }),
+    result: ({ checkoutStatus }) => checkoutStatus,
+    status: 200,
+    response: z.object({ session_id: z.string(), status, failure_code: z.string().nullable(), redirect_to: z.string().nullable() }).strict(),
+    errors: ['UNAUTHORIZED', 'SESSION_NOT_FOUND'],
+  }),
+];

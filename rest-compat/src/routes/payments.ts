@@ -1,0 +1,134 @@
+import { z } from 'zod';
+import { defineRoute, type GraphQLData } from '../route';
+
+// `sessionId: id`: the REST record names the id session_id, as the spec's response does.
+const SESSION_RECORD = `fragment SessionRecord on PaymentSession {
+  sessionId: id merchantId status amount currency destination { type value } creditorIban creditorBank { handle } debtorBank { handle }
+  settlementType description reference redirectUrl webhookUrl checkoutUrl expiresAt failureCode createdAt updatedAt completedAt failedAt expiredAt
+}`;
+
+const nullableTime = z.string().nullable().describe('ISO 8601 UTC; null until reached.');
+
+export const sessionRecord = z
+  .object({
+    session_id: z.string().describe('ops_…'),
+    merchant_id: z.string(),
+    status: z.enum(['PENDING', 'PROCESSING', 'SETTLEMENT_PENDING', 'COMPLETED', 'FAILED', 'EXPIRED']),
+    amount: z.number().int().describe('Minor units.'),
+    currency: z.string(),
+    destination: z.object({ type: z.string().describe('alias or iban.'), value: z.string() }).strict(),
+    creditor_iban: z.string().describe('IBAN the destination resolved to at creation.'),
+    creditor_bank: z.string().describe("Handle of the payee's bank."),
+    debtor_bank: z.string().nullable().describe("Handle of the payer's bank, once the payer has authenticated."),
+    settlement_type: z.string().nullable().describe('internal (same bank) or rail (cross bank).'),
+    description: z.string().nullable(),
+    reference: z.string().nullable(),
+    redirect_url: z.string().nullable(),
+    webhook_url: z.string().nullable(),
+    checkout_url: z.string().describe('Send the payer here.'),
+    expires_at: z.string().describe('ISO 8601 UTC.'),
+    failure_code: z.string().nullable().describe('Why the session FAILED.'),
+    created_at: z.string(),
+    updated_at: z.string(),
+    completed_at: nullableTime,
+    failed_at: nullableTime,
+    expired_at: nullableTime,
+  })
+  .strict();
+
+/** Bank stubs become their handles on REST. */
+const flattenSession = (session: GraphQLData) => ({ ...session, creditorBank: session.creditorBank.handle, debtorBank: session.debtorBank?.handle ?? null });
+
+export const paymentRoutes = [
+  defineRoute({
+    method: 'POST',
+    path: '/payments/sessions',
+    tag: 'Payments',
+    summary: 'Create a payment session',
+    description:
+      "From the merchant's backend only. The destination (alias, handle@bank_handle or IBAN) is resolved now, and the amount checked against its bank's limits. " +
+      'Send the payer to checkout_url; the session expires at expires_at (TTL 15 minutes by default). 100 requests per minute per merchant.',
+    auth: [['merchantKey']],
+    idempotent: true,
+    body: z
+      .object({
+        amount: z.number().describe('Positive integer of minor units.'),
+        currency: z.string().describe('LYD, USD or EUR.'),
+        destination: z
+          .object({ type: z.string().describe('alias or iban.'), value: z.string().describe('handle, handle@bank_handle, or IBAN.') })
+          .strict(),
+        description: z.string().nullish().describe('1-500 characters, shown at checkout.'),
+        reference: z.string().nullish().describe("1-128 characters: the merchant's own reference, returned in payment.completed."),
+        redirect_url: z.string().nullish().describe('Where the payer returns, with query session_id and status; https in production.'),
+        webhook_url: z.string().nullish().describe("This session's webhook URL instead of the merchant's; https to a public host in production."),
+      })
+      .strict(),
+    operation: `mutation CreatePaymentSession($input: CreatePaymentSessionInput!, $idempotencyKey: String) {
+  createPaymentSession(input: $input, idempotencyKey: $idempotencyKey) { ...SessionRecord }
+}
+${SESSION_RECORD}`,
+    variables: ({ body, headers }) => ({ input: body, idempotencyKey: headers.idempotencyKey ?? null }),
+    result: ({ createPaymentSession }) => flattenSession(createPaymentSession),
+    status: 201,
+    response: sessionRecord,
+    errors: [
+      'INVALID_API_KEY',
+      'FORBIDDEN',
+      'ALIAS_NOT_FOUND',
+      'ALIAS_INACTIVE',
+      'BANK_NOT_PARTICIPATING',
+      'AMOUNT_TOO_LOW',
+      'AMOUNT_TOO_HIGH',
+      'IDEMPOTENCY_KEY_REUSED',
+      'IDEMPOTENCY_KEY_IN_USE',
+    ],
+  }),
+  defineRoute({
+    method: 'GET',
+    path: '/payments/sessions/{session_id}',
+    tag: 'Payments',
+    summary: 'Read a payment session',
+    description: "The merchant's own sessions only: another merchant's session is 404 SESSION_NOT_FOUND, like an unknown one.",
+    auth: [['merchantKey'], ['adminKey']],
+    params: z.object({ session_id: z.string().describe('ops_…') }).strict(),
+    operation: `query GetPaymentSession($id: ID!) { paymentSession(id: $id) { ...SessionRecord } }
+${SESSION_RECORD}`,
+    variables: ({ params }) => ({ id: params.sessionId }),
+    result: ({ paymentSession }) => flattenSession(paymentSession),
+    status: 200,
+    response: sessionRecord,
+    errors: ['INVALID_API_KEY', 'FORBIDDEN', 'SESSION_NOT_FOUND'],
+  }),
+  defineRoute({
+    method: 'GET',
+    path: '/payments/sessions',
+    tag: 'Payments',
+    summary: "List the merchant's payment sessions",
+    description:
+      'Newest first. Pass pagination.next_cursor as cursor for the next page: pages never overlap or skip, whatever is created meanwhile (new sessions appear before the first page).',
+    auth: [['merchantKey']],
+    query: z
+      .object({
+        limit: z.coerce.number().int().min(1).max(100).optional().describe('Page size, 1-100 (default 20).'),
+        cursor: z.string().optional().describe('next_cursor of the previous page (a session id).'),
+      })
+      .strict(),
+    operation: `query ListPaymentSessions($first: Int, $after: String) {
+  paymentSessions(first: $first, after: $after) { edges { node { ...SessionRecord } } pageInfo { hasNextPage endCursor } }
+}
+${SESSION_RECORD}`,
+    variables: ({ query }) => ({ first: query.limit ?? null, after: query.cursor ?? null }),
+    result: ({ paymentSessions }) => ({
+      sessions: paymentSessions.edges.map((edge: GraphQLData) => flattenSession(edge.node)),
+      pagination: { nextCursor: paymentSessions.pageInfo.hasNextPage ? paymentSessions.pageInfo.endCursor : null, hasMore: paymentSessions.pageInfo.hasNextPage },
+    }),
+    status: 200,
+    response: z
+      .object({
+        sessions: z.array(sessionRecord),
+        pagination: z.object({ next_cursor: z.string().nullable().describe('null on the last page.'), has_more: z.boolean() }).strict(),
+      })
+      .strict(),
+    errors: ['INVALID_API_KEY', 'FORBIDDEN'],
+  }),
+];
