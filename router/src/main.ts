@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { openDatabase } from '@gateway/db';
+import { createBus } from '@gateway/events';
 import { createLogger, envPort, loadConfig, z } from '@gateway/kernel';
 import { startRouter } from './server';
 
@@ -18,6 +19,7 @@ const config = loadConfig(
     ROUTER_PORT: envPort.default(4000),
     RATE_LIMITS: z.string().optional(),
     NODE_ENV: z.string().optional(),
+    AMQP_URL: z.string().min(1).optional(),
   }),
 );
 
@@ -25,6 +27,9 @@ const sdl = (name: string) => readFileSync(join(__dirname, '..', '..', 'subgraph
 
 void (async () => {
   const db = await openDatabase({ url: config.DATABASE_URL });
+  const logger = createLogger('router');
+  // Subscriptions follow the bus: with RabbitMQ every router instance sees every event.
+  const bus = createBus({ amqpUrl: config.AMQP_URL, connectionName: 'router', onError: (error) => logger.warn({ err: error }, 'event bus') });
   const router = await startRouter({
     db,
     subgraphs: [
@@ -40,10 +45,12 @@ void (async () => {
     port: config.ROUTER_PORT,
     rateLimits: config.RATE_LIMITS ? JSON.parse(config.RATE_LIMITS) : undefined,
     sharedRateLimits: true,
-    logger: createLogger('router'),
+    logger,
+    bus,
   });
   const shutdown = async () => {
     await router.stop();
+    await bus.close();
     await db.close();
     process.exit(0);
   };

@@ -25,6 +25,8 @@ import { inspectOperation } from './operation';
 import { queryLimitRules } from './query-limits';
 import { createRateLimiter, limitClassesOf, type LimitOverrides } from './rate-limit';
 import { subgraphFetcher } from './subgraph-fetch';
+import { routerSubscriptions } from './subscriptions';
+import type { EventBus } from '@gateway/events';
 
 export interface RouterOptions {
   db: Database;
@@ -42,6 +44,10 @@ export interface RouterOptions {
   maxFields?: number;
   /** Per subgraph call; a subgraph that does not answer in time gives 503, not a hang. */
   subgraphTimeoutMs?: number;
+  /** The event bus: with it, the router serves graphql-ws subscriptions on /graphql. */
+  bus?: EventBus;
+  /** graphql-ws ping interval (a client missing a pong is dropped). */
+  wsKeepAliveMs?: number;
 }
 
 export interface RunningRouter {
@@ -102,6 +108,18 @@ export async function startRouter(options: RouterOptions): Promise<RunningRouter
     reply.header('x-request-id', request.requestId);
   });
 
+  const subscriptions = options.bus
+    ? routerSubscriptions({
+        server: app.server,
+        gateway,
+        bus: options.bus,
+        platformSecret: options.platformSecret,
+        authenticate: (headers, ip) => authenticate(vaultOrm.em.fork(), headers, options.adminKey, ip, options.platformSecret),
+        logger,
+        registry,
+        keepAliveMs: options.wsKeepAliveMs,
+      })
+    : undefined;
   const apollo = new ApolloServer<RouterContext>({
     gateway,
     introspection: !options.production,
@@ -112,6 +130,7 @@ export async function startRouter(options: RouterOptions): Promise<RunningRouter
     plugins: [fastifyApolloDrainPlugin(app)],
   });
   await apollo.start();
+  await subscriptions?.start(apollo as never);
 
   // Authentication and rate limits run before Apollo, so a refused request costs no planning.
   const guard = async (request: FastifyRequest, reply: FastifyReply) => {
@@ -173,6 +192,7 @@ export async function startRouter(options: RouterOptions): Promise<RunningRouter
     url,
     graphqlUrl: `${url}/graphql`,
     async stop() {
+      await subscriptions?.stop();
       await app.close();
       await subgraphAgent.close();
     },

@@ -87,6 +87,7 @@ export async function startPlatform(config: PlatformConfig, options: StartPlatfo
       // processes (npm run start:router) share theirs through PostgreSQL.
       sharedRateLimits: false,
       logger: logger.child({ service: 'router' }),
+      bus,
     });
     running.push(router);
     routerGraphqlUrl = router.graphqlUrl;

@@ -1,0 +1,110 @@
+import type { ExecutionResult } from 'graphql';
+import type { EventBus, PlatformEvent, Subscription } from '@gateway/events';
+import type { Logger, Principal } from '@gateway/kernel';
+import { applyEventStatus, eventStatus, type SubscriptionPlan } from './subscription-plan';
+
+/** Runs a plan's query through the gateway as `principal`. */
+export type ExecuteAs = (principal: Principal, plan: SubscriptionPlan) => Promise<ExecutionResult>;
+
+/** Where a subscriber's messages go (its graphql-ws stream). */
+export interface SubscriberSink {
+  push(result: ExecutionResult, final: boolean): void;
+}
+
+/**
+ * Subscribers with the same principal, document and variables on the same aggregate: the query
+ * runs once per event for all of them (a dashboard open in many tabs, a load test), and its
+ * answer is what each of them would have got on its own.
+ */
+interface Group {
+  plan: SubscriptionPlan;
+  principal: Principal;
+  sinks: Set<SubscriberSink>;
+  /** Events of one aggregate are answered one after the other, in bus order. */
+  chain: Promise<void>;
+  /** Ids of the last events answered: a redelivered event is not sent twice. */
+  recent: string[];
+}
+
+const RECENT_EVENTS = 32;
+/** Statuses after which a payment session never changes again: its streams complete. */
+export const FINAL_SESSION_STATUSES = new Set(['COMPLETED', 'FAILED', 'EXPIRED']);
+
+const principalKey = (p: Principal) => JSON.stringify([p.kind, p.id ?? null, p.scopes ?? null, p.consentId ?? null]);
+
+/**
+ * The router's side of subscriptions: one bus subscription per router instance (fan-out queue on
+ * RabbitMQ, so every instance sees every event), and in memory the subscribers by aggregate id.
+ * An event for an aggregate nobody here follows costs a map lookup.
+ */
+export class SubscriptionHub {
+  private readonly byAggregate = new Map<string, Map<string, Group>>();
+  private subscription?: Subscription;
+  private active = 0;
+
+  constructor(
+    private readonly bus: EventBus,
+    private readonly execute: ExecuteAs,
+    private readonly logger: Logger,
+  ) {}
+
+  async start(): Promise<void> {
+    this.subscription = await this.bus.subscribe('payment.#', (event) => this.onEvent(event));
+  }
+
+  async stop(): Promise<void> {
+    await this.subscription?.close();
+    this.byAggregate.clear();
+  }
+
+  /** Subscribers connected to this instance. */
+  get size(): number {
+    return this.active;
+  }
+
+  /** Follows the plan's aggregate for `sink`; returns the function that stops it. */
+  add(plan: SubscriptionPlan, principal: Principal, sink: SubscriberSink): () => void {
+    const key = `${principalKey(principal)}\n${plan.query}\n${JSON.stringify(plan.variables)}`;
+    let groups = this.byAggregate.get(plan.aggregateId);
+    if (!groups) this.byAggregate.set(plan.aggregateId, (groups = new Map()));
+    let group = groups.get(key);
+    if (!group) groups.set(key, (group = { plan, principal, sinks: new Set(), chain: Promise.resolve(), recent: [] }));
+    group.sinks.add(sink);
+    this.active += 1;
+    let removed = false;
+    return () => {
+      if (removed) return;
+      removed = true;
+      this.active -= 1;
+      group.sinks.delete(sink);
+      if (group.sinks.size) return;
+      groups.delete(key);
+      if (!groups.size) this.byAggregate.delete(plan.aggregateId);
+    };
+  }
+
+  private async onEvent(event: PlatformEvent): Promise<void> {
+    const groups = this.byAggregate.get(event.aggregateId);
+    if (!groups) return;
+    for (const group of groups.values()) {
+      if (group.plan.aggregateType !== event.aggregateType) continue;
+      group.chain = group.chain.then(() => this.answer(group, event));
+    }
+  }
+
+  private async answer(group: Group, event: PlatformEvent): Promise<void> {
+    if (!group.sinks.size || group.recent.includes(event.id)) return;
+    group.recent.push(event.id);
+    if (group.recent.length > RECENT_EVENTS) group.recent.shift();
+    const status = eventStatus(event.data);
+    let result: ExecutionResult;
+    try {
+      result = applyEventStatus(await this.execute(group.principal, group.plan), group.plan, status);
+    } catch (error) {
+      this.logger.error({ err: error, event: event.id }, 'subscription query failed');
+      return;
+    }
+    const final = status !== undefined && FINAL_SESSION_STATUSES.has(status);
+    for (const sink of [...group.sinks]) sink.push(result, final);
+  }
+}

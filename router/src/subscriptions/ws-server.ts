@@ -1,0 +1,142 @@
+/// <reference path="../types/ws-modules.d.ts" />
+import type { Server } from 'node:http';
+import { GraphQLError, parse, type ExecutionResult, type GraphQLSchema } from 'graphql';
+import { useServer } from 'graphql-ws/use/ws';
+import { WebSocketServer } from 'ws';
+import { Gauge, type Registry } from 'prom-client';
+import { GatewayError, type Logger, type Principal } from '@gateway/kernel';
+import { ResultStream } from './result-stream';
+import { FINAL_SESSION_STATUSES, type ExecuteAs, type SubscriptionHub } from './session-hub';
+import { planSubscription, type SubscriptionPlan } from './subscription-plan';
+
+export interface SubscriptionServerOptions {
+  server: Server;
+  path: string;
+  /** The supergraph's API schema (known once the gateway has loaded). */
+  schema: () => GraphQLSchema | undefined;
+  /** connectionParams -> principal, as the HTTP headers would be; throws GatewayError on a bad credential. */
+  authenticate: (connectionParams: Record<string, unknown>, ip: string) => Promise<Principal>;
+  hub: SubscriptionHub;
+  execute: ExecuteAs;
+  logger: Logger;
+  registry: Registry;
+  /** Ping interval; a client that misses a pong is dropped (default 12 s). */
+  keepAliveMs?: number;
+}
+
+type ConnectionExtra = {
+  principal?: Principal;
+};
+
+interface SubscribeArgs {
+  plan: SubscriptionPlan;
+  stream: ResultStream;
+}
+
+const CONNECTION_PARAM_HEADERS: Record<string, string> = { authorization: 'authorization', sessionToken: 'x-session-token' };
+
+/** The credential headers a connectionParams object stands for (the spec's names, camelCase too). */
+export function credentialHeadersOf(params: Record<string, unknown>): Record<string, string> {
+  const headers: Record<string, string> = {};
+  for (const [name, value] of Object.entries(params ?? {})) {
+    const header = CONNECTION_PARAM_HEADERS[name] ?? (name.toLowerCase() === 'x-session-token' ? 'x-session-token' : name.toLowerCase() === 'authorization' ? 'authorization' : undefined);
+    if (header && typeof value === 'string') headers[header] = value;
+  }
+  return headers;
+}
+
+const toGraphQLErrors = (errors: ReadonlyArray<{ message: string; extensions?: Record<string, unknown> }>): GraphQLError[] =>
+  errors.map((error) => new GraphQLError(error.message, { extensions: error.extensions }));
+
+/**
+ * graphql-ws on the router's own HTTP server, same path as POST /graphql. The credential is
+ * checked at connection_init (a bad one closes the socket with 4403); each subscribe is planned,
+ * answered once with the current state under the subscriber's principal (a session that is not
+ * theirs is refused with the gateway's error), then fed by the hub.
+ */
+export function attachSubscriptionServer(options: SubscriptionServerOptions): { close(): Promise<void> } {
+  const { hub, logger } = options;
+  const wss = new WebSocketServer({ noServer: true, maxPayload: 64 * 1024 });
+  const connections = new Gauge({ name: 'router_ws_connections', help: 'Open graphql-ws connections', registers: [options.registry], collect: () => undefined });
+  new Gauge({
+    name: 'router_subscriptions_active',
+    help: 'Subscriptions this router instance feeds',
+    registers: [options.registry],
+    collect() {
+      this.set(hub.size);
+    },
+  });
+  connections.set(0);
+
+  const onUpgrade = (request: Parameters<Server['emit']>[1], socket: import('node:stream').Duplex, head: Buffer) => {
+    const { pathname } = new URL((request as { url?: string }).url ?? '/', 'http://router');
+    if (pathname !== options.path) {
+      socket.destroy();
+      return;
+    }
+    wss.handleUpgrade(request as never, socket, head, (ws) => wss.emit('connection', ws, request));
+  };
+  options.server.on('upgrade', onUpgrade);
+  wss.on('connection', (ws) => {
+    connections.inc();
+    ws.once('close', () => connections.dec());
+  });
+
+  const disposable = useServer<Record<string, unknown>, ConnectionExtra>(
+    {
+      connectionInitWaitTimeout: 5000,
+      async onConnect(ctx) {
+        const headers = credentialHeadersOf(ctx.connectionParams ?? {});
+        if (!Object.keys(headers).length) return false;
+        try {
+          ctx.extra.principal = await options.authenticate(ctx.connectionParams ?? {}, ctx.extra.request.socket.remoteAddress ?? '');
+          return true;
+        } catch (error) {
+          if (!(error instanceof GatewayError)) logger.error({ err: error }, 'subscription credential check failed');
+          return false; // 4403 Forbidden
+        }
+      },
+      async onSubscribe(ctx, _id, payload) {
+        const schema = options.schema();
+        const principal = ctx.extra.principal;
+        if (!schema || !principal) return [new GatewayError('SERVICE_UNAVAILABLE', 'subscriptions are not ready yet')];
+        const plan = planSubscription(schema, payload);
+        if (Array.isArray(plan)) return plan;
+        // Registered before the first answer, so no event between the two is missed.
+        const stream = new ResultStream();
+        const stop = hub.add(plan, principal, stream);
+        stream.onClose = stop;
+        let first: ExecutionResult;
+        try {
+          first = await options.execute(principal, plan);
+        } catch (error) {
+          stop();
+          logger.error({ err: error }, 'subscription query failed');
+          return [new GatewayError('SERVICE_UNAVAILABLE', 'the subscription could not be started')];
+        }
+        if (first.errors?.length) {
+          stop();
+          return toGraphQLErrors(first.errors);
+        }
+        const current = first.data?.[plan.responseKey] as Record<string, unknown> | undefined;
+        const status = plan.statusKeys.length ? current?.[plan.statusKeys[0]!] : undefined;
+        stream.pushFirst(first, typeof status === 'string' && FINAL_SESSION_STATUSES.has(status));
+        const args: SubscribeArgs = { plan, stream };
+        return { schema, document: parse(payload.query), variableValues: payload.variables, operationName: payload.operationName, contextValue: args };
+      },
+      subscribe: (args) => (args.contextValue as SubscribeArgs).stream,
+      execute: () => ({ errors: [new GatewayError('VALIDATION_ERROR', 'send queries and mutations over HTTP POST /graphql')] }),
+    },
+    wss,
+    options.keepAliveMs ?? 12_000,
+  );
+
+  return {
+    async close() {
+      options.server.off('upgrade', onUpgrade);
+      for (const client of wss.clients) client.terminate();
+      await disposable.dispose();
+      await new Promise<void>((resolve) => wss.close(() => resolve()));
+    },
+  };
+}
