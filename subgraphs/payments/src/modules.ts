@@ -8,6 +8,7 @@ import { PaymentEngine } from './engine/engine';
 import { DEFAULT_ENGINE_SETTINGS, type EngineSettings } from './engine/engine.settings';
 import { MerchantService } from './merchant/merchant.service';
 import { SessionService } from './session/session.service';
+import { WebhookDeliveryService } from './webhook/webhook.service';
 import { DEFAULT_PUBLIC_BASE_URL, DEFAULT_SESSION_TTL_SECONDS, type PaymentsSettings } from './settings';
 
 /** The payments subgraph's services, wired once: resolvers and background jobs share them. */
@@ -18,6 +19,7 @@ export interface PaymentsModules {
   checkout: CheckoutService;
   confirmations: ConfirmationService;
   engine: PaymentEngine;
+  webhooks: WebhookDeliveryService;
 }
 
 export function createPaymentsModules(settings: PaymentsSettings): PaymentsModules {
@@ -42,5 +44,6 @@ export function createPaymentsModules(settings: PaymentsSettings): PaymentsModul
     checkout: new CheckoutService(engine, directory, cores, engineSettings, logger.child({ component: 'checkout' })),
     confirmations: new ConfirmationService(logger.child({ component: 'confirmations' })),
     engine,
+    webhooks: new WebhookDeliveryService(),
   };
 }

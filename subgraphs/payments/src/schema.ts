@@ -9,6 +9,8 @@ import { createPaymentsModules, type PaymentsModules } from './modules';
 import { PaymentSessionEntity } from './session/session.entity';
 import { createSessionResolver } from './session/session.resolver';
 import { toPaymentSession } from './session/session.type';
+import { SessionUpdatesResolver } from './subscription/session-updates.resolver';
+import { createWebhookResolver } from './webhook/webhook.resolver';
 import type { PaymentsSettings } from './settings';
 
 export async function buildPaymentsSchema(settings: PaymentsSettings, modules: PaymentsModules = createPaymentsModules(settings)): Promise<GraphQLSchema> {
@@ -18,6 +20,8 @@ export async function buildPaymentsSchema(settings: PaymentsSettings, modules: P
       createSessionResolver(modules.sessions),
       createCheckoutResolver(modules.checkout),
       createConfirmationResolver(modules.confirmations),
+      createWebhookResolver(modules.webhooks),
+      SessionUpdatesResolver,
     ],
     referenceResolvers: {
       // Another subgraph's reference to a merchant it knows only by id; null for an unknown one.

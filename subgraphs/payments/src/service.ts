@@ -63,6 +63,7 @@ export async function start(options: PaymentsStartOptions): Promise<RunningServi
     port: options.port,
   });
   const events = options.bus ? await startEvents(orm, options.bus, options, logger) : undefined;
+  if (events) modules.webhooks.attachDispatcher(events.dispatcher);
   const jobs = startPaymentJobs(orm.em, modules, logger);
   return {
     ...server,

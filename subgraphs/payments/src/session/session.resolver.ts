@@ -1,7 +1,7 @@
 import { Arg, Ctx, ID, Int, Mutation, Query, Resolver } from 'type-graphql';
 import { requirePrincipal, type SubgraphContext } from '@gateway/federation';
 import { CreatePaymentSessionInput } from './session.input';
-import type { SessionService } from './session.service';
+import { sessionNotFound, type SessionService } from './session.service';
 import { PaymentSession, PaymentSessionConnection, toPaymentSession } from './session.type';
 
 export function createSessionResolver(service: SessionService) {
@@ -25,10 +25,14 @@ export function createSessionResolver(service: SessionService) {
       return session;
     }
 
-    @Query(() => PaymentSession, { description: "A session by id: the merchant's own (another merchant's is SESSION_NOT_FOUND), or any for an operator." })
+    @Query(() => PaymentSession, {
+      description: "A session by id: the merchant's own (another merchant's is SESSION_NOT_FOUND), any for an operator, or its payer's (X-Session-Token of that session).",
+    })
     async paymentSession(@Arg('id', () => ID) id: string, @Ctx() context: SubgraphContext): Promise<PaymentSession> {
-      const principal = requirePrincipal(context, ['merchant', 'admin'], 'INVALID_API_KEY');
-      return toPaymentSession(await service.findOwn(context.em, principal.kind === 'admin' ? null : principal.id, id));
+      const principal = requirePrincipal(context, ['merchant', 'admin', 'session'], 'INVALID_API_KEY');
+      // The payer's token opens its own session only (the checkout page's live status subscription).
+      if (principal.kind === 'session' && principal.id !== id) throw sessionNotFound(id);
+      return toPaymentSession(await service.findOwn(context.em, principal.kind === 'merchant' ? principal.id : null, id));
     }
 
     @Query(() => PaymentSessionConnection, { description: "The merchant's sessions, newest first, in pages (GET /payments/sessions)." })

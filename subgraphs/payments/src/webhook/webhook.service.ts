@@ -1,0 +1,64 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { GatewayError, invalid } from '@gateway/kernel';
+import { WebhookAttemptEntity, WebhookDeliveryEntity } from './webhook-delivery.entity';
+
+export const MAX_PAGE_SIZE = 100;
+export const DEFAULT_PAGE_SIZE = 20;
+
+/** One answer for an unknown id and another merchant's, so a key cannot probe which exist. */
+const deliveryNotFound = (id: string) => new GatewayError('WEBHOOK_DELIVERY_NOT_FOUND', `no webhook delivery with id ${id}`);
+
+export interface DeliveryPage {
+  deliveries: WebhookDeliveryEntity[];
+  hasMore: boolean;
+}
+
+/** A merchant's view of its webhook deliveries: the log, and redelivery by hand. */
+export class WebhookDeliveryService {
+  private wakeDispatcher: () => void = () => undefined;
+
+  /** The running dispatcher (started after the schema): a manual retry goes out at once, not at its next poll. */
+  attachDispatcher(dispatcher: { wake(): void }): void {
+    this.wakeDispatcher = () => dispatcher.wake();
+  }
+
+  async find(em: EntityManager, merchantId: string, id: string): Promise<WebhookDeliveryEntity> {
+    const delivery = await em.findOne(WebhookDeliveryEntity, { id, merchantId });
+    if (!delivery) throw deliveryNotFound(id);
+    return delivery;
+  }
+
+  /** Newest first; `after` is the id of the last delivery of the previous page. */
+  async list(em: EntityManager, merchantId: string, first: number, after?: string | null): Promise<DeliveryPage> {
+    if (!Number.isInteger(first) || first < 1 || first > MAX_PAGE_SIZE) throw invalid('first', `must be an integer from 1 to ${MAX_PAGE_SIZE}`);
+    let where: Record<string, unknown> = { merchantId };
+    if (after) {
+      const cursor = await em.findOne(WebhookDeliveryEntity, { id: after, merchantId });
+      if (!cursor) throw invalid('after', 'is not a delivery of this merchant');
+      where = { merchantId, $or: [{ createdAt: { $lt: cursor.createdAt } }, { createdAt: cursor.createdAt, id: { $lt: cursor.id } }] };
+    }
+    const rows = await em.find(WebhookDeliveryEntity, where, { orderBy: { createdAt: 'desc', id: 'desc' }, limit: first + 1 });
+    return { deliveries: rows.slice(0, first), hasMore: rows.length > first };
+  }
+
+  async attempts(em: EntityManager, deliveryId: string): Promise<WebhookAttemptEntity[]> {
+    return em.find(WebhookAttemptEntity, { deliveryId }, { orderBy: { number: 'asc' } });
+  }
+
+  /**
+   * Sends the delivery again now, whatever its status: a FAILED one gets one more attempt, a
+   * DELIVERED one is redelivered (same event id, so the receiver can tell).
+   */
+  async retry(em: EntityManager, merchantId: string, id: string): Promise<WebhookDeliveryEntity> {
+    const delivery = await em.transactional(async (tx) => {
+      const found = await this.find(tx, merchantId, id);
+      found.status = 'PENDING';
+      found.nextAttemptAt = new Date();
+      // An attempt still in flight loses its claim and will not be recorded over this one.
+      found.leaseUntil = null;
+      return found;
+    });
+    this.wakeDispatcher();
+    return delivery;
+  }
+}

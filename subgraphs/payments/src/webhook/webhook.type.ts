@@ -1,0 +1,105 @@
+import { Field, ID, Int, ObjectType } from 'type-graphql';
+import { PageInfo } from '../session/page-info.type';
+import type { WebhookAttemptEntity, WebhookDeliveryEntity } from './webhook-delivery.entity';
+
+@ObjectType('WebhookDelivery', { description: "One event on its way to the merchant's webhook endpoint, with its attempts." })
+export class WebhookDelivery {
+  @Field(() => ID, { description: 'Delivery id (whd_…).' })
+  id!: string;
+
+  @Field(() => ID, { description: 'The event (evt_…): X-Service-Event-Id and webhook-id, the same on every attempt.' })
+  eventId!: string;
+
+  @Field({ description: 'Event kind, e.g. payment.completed.' })
+  event!: string;
+
+  @Field(() => String, { nullable: true, description: 'Where the last attempt went; null before the first.' })
+  url!: string | null;
+
+  @Field({ description: 'PENDING (more attempts to come), DELIVERED (a 2xx answer) or FAILED (retries spent; retry by hand).' })
+  status!: string;
+
+  @Field(() => Int, { description: 'Attempts made so far.' })
+  attempts!: number;
+
+  @Field(() => Int, { nullable: true, description: "HTTP status of the last attempt; null when it got no answer." })
+  lastStatusCode!: number | null;
+
+  @Field(() => String, { nullable: true, description: 'Why the last attempt got no answer (timeout, connection refused, unsafe target).' })
+  lastError!: string | null;
+
+  @Field(() => Date, { nullable: true, description: 'When the next attempt is due; null once DELIVERED or FAILED.' })
+  nextAttemptAt!: Date | null;
+
+  @Field(() => Date, { nullable: true, description: 'When a 2xx answer came.' })
+  deliveredAt!: Date | null;
+
+  @Field({ description: 'When the event was taken in for delivery (ISO 8601 UTC).' })
+  createdAt!: Date;
+
+  @Field({ description: 'The exact JSON body sent on every attempt: {id, event, created_at, data}.' })
+  payload!: string;
+}
+
+@ObjectType('WebhookAttempt', { description: 'One HTTP attempt of a webhook delivery.' })
+export class WebhookAttempt {
+  @Field(() => Int, { description: '1 for the first attempt.' })
+  number!: number;
+
+  @Field(() => String, { nullable: true, description: 'Where it went.' })
+  url!: string | null;
+
+  @Field({ description: 'When it started (ISO 8601 UTC).' })
+  startedAt!: Date;
+
+  @Field(() => Int, { description: 'How long it took, in milliseconds.' })
+  durationMs!: number;
+
+  @Field(() => Int, { nullable: true, description: "The receiver's HTTP status; null when no answer came." })
+  statusCode!: number | null;
+
+  @Field(() => String, { nullable: true, description: 'Why no answer came.' })
+  error!: string | null;
+}
+
+@ObjectType({ description: 'One delivery of a page, with the cursor that continues after it.' })
+export class WebhookDeliveryEdge {
+  @Field({ description: 'Pass as `after` to continue after this delivery.' })
+  cursor!: string;
+
+  @Field(() => WebhookDelivery, { description: 'The delivery.' })
+  node!: WebhookDelivery;
+}
+
+@ObjectType({ description: "A page of the merchant's webhook deliveries, newest first (Relay connection)." })
+export class WebhookDeliveryConnection {
+  @Field(() => [WebhookDeliveryEdge], { description: 'The deliveries of this page.' })
+  edges!: WebhookDeliveryEdge[];
+
+  @Field(() => PageInfo, { description: 'Where this page sits in the whole list.' })
+  pageInfo!: PageInfo;
+}
+
+export const toWebhookDelivery = (entity: WebhookDeliveryEntity): WebhookDelivery => ({
+  id: entity.id,
+  eventId: entity.eventId,
+  event: entity.eventKind,
+  url: entity.url,
+  status: entity.status,
+  attempts: entity.attempts,
+  lastStatusCode: entity.lastStatusCode,
+  lastError: entity.lastError,
+  nextAttemptAt: entity.nextAttemptAt,
+  deliveredAt: entity.deliveredAt,
+  createdAt: entity.createdAt,
+  payload: entity.payload,
+});
+
+export const toWebhookAttempt = (entity: WebhookAttemptEntity): WebhookAttempt => ({
+  number: entity.number,
+  url: entity.url,
+  startedAt: entity.startedAt,
+  durationMs: entity.durationMs,
+  statusCode: entity.statusCode,
+  error: entity.error,
+});
