@@ -52,7 +52,7 @@ export interface RestRoute<P extends AnyObjectSchema | undefined = any, Q extend
   variables(request: RouteRequest<P, Q, B>): Record<string, unknown>;
   /** Picks the REST body (camelCase) out of `data`; keys are then converted to snake_case. Omitted for 204. */
   result?(data: GraphQLData): unknown;
-  status: 200 | 201 | 204;
+  status: 200 | 201 | 202 | 204;
   /** Success body, snake_case (docs, and the specs check real responses against it). */
   response?: z.ZodType;
   /** Codes this route answers besides the generic ones (docs). */

@@ -4,6 +4,7 @@ import { createLogger, type Logger } from '@gateway/kernel';
 import { createExecutor } from './executor';
 import { BODY_LIMIT_BYTES } from './limits';
 import { registerGraphQLProxy } from './graphql-proxy';
+import { registerGraphQLWebSocketProxy } from './graphql-ws-proxy';
 import { registerLayerErrors } from './layer-errors';
 import { registerHealth, registerMetrics } from './observability';
 import { buildOpenApiDocument } from './openapi/document';
@@ -59,6 +60,7 @@ export async function startRestCompat(options: RestCompatOptions): Promise<Runni
   registerRoutes(app, ROUTES, execute);
   registerCheckoutPage(app, execute, logger);
   await registerGraphQLProxy(app, { graphqlUrl: target.graphqlUrl, dispatcher, logger });
+  registerGraphQLWebSocketProxy(app, { graphqlUrl: target.graphqlUrl, logger });
   registerHealth(app, target.baseUrl, dispatcher);
 
   const openApi = buildOpenApiDocument(ROUTES);

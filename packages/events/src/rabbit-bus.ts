@@ -138,7 +138,10 @@ export function createRabbitBus(url: string, options: RabbitBusOptions = {}): Ev
     }
     // With the broker up, the queue is bound when this resolves: nothing published afterwards is
     // missed. With the broker down, start goes on; the client declares everything on reconnect.
-    if (!unreachable) await withTimeout(setup, publishTimeoutMs, 'consumer setup').catch(report);
+    if (!unreachable && !closed) {
+      const failed = connection.ready ? new Promise<void>(() => undefined) : firstAttempt(publishTimeoutMs).then((connected) => (connected ? setup : undefined));
+      await withTimeout(Promise.race([setup, failed]), publishTimeoutMs, 'consumer setup').catch(report);
+    }
     return {
       async close() {
         consumers.delete(consumer);

@@ -123,7 +123,7 @@ const operationId = (route: RestRoute): string =>
 
 function operationOf(route: RestRoute): OpenApiOperation {
   const success: OpenApiResponse = {
-    description: route.status === 204 ? 'Done; no body.' : route.status === 201 ? 'Created.' : 'OK.',
+    description: route.status === 204 ? 'Done; no body.' : route.status === 201 ? 'Created.' : route.status === 202 ? 'Accepted: it will happen shortly.' : 'OK.',
     headers: RESPONSE_HEADERS,
     ...(route.response ? { content: { 'application/json': { schema: jsonSchema(route.response, 'output') } } } : {}),
   };

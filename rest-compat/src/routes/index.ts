@@ -6,6 +6,7 @@ import { identityRoutes } from './identity';
 import { merchantRoutes } from './merchants';
 import { paymentRoutes } from './payments';
 import { tppRoutes } from './tpps';
+import { webhookRoutes } from './webhooks';
 
 /** Every REST path rest-compat serves: the source of the handlers and of /openapi.json. */
-export const ROUTES: readonly RestRoute[] = [...bankRoutes, ...merchantRoutes, ...tppRoutes, ...identityRoutes, ...paymentRoutes, ...checkoutRoutes, ...callbackRoutes];
+export const ROUTES: readonly RestRoute[] = [...bankRoutes, ...merchantRoutes, ...tppRoutes, ...identityRoutes, ...paymentRoutes, ...checkoutRoutes, ...callbackRoutes, ...webhookRoutes];

@@ -9,6 +9,7 @@ declare module 'ws' {
   import type { Duplex } from 'node:stream';
 
   export class WebSocket extends EventEmitter {
+    constructor(address: string, protocols?: string | string[]);
     readonly protocol: string;
     readonly readyState: number;
     send(data: string, callback?: (error?: Error) => void): void;

@@ -1,0 +1,69 @@
+import { request as httpRequest, type IncomingMessage } from 'node:http';
+import type { Duplex } from 'node:stream';
+import type { FastifyInstance } from 'fastify';
+import type { Logger } from '@gateway/kernel';
+
+/** Connection-level headers of the client's hop: the upstream request gets its own. */
+const HOP_BY_HOP = new Set(['host', 'connection', 'upgrade', 'keep-alive', 'proxy-connection', 'transfer-encoding', 'te', 'trailer']);
+
+const refuse = (socket: Duplex, status: number, reason: string) => {
+  if (socket.writable) socket.end(`HTTP/1.1 ${status} ${reason}\r\nconnection: close\r\ncontent-length: 0\r\n\r\n`);
+  else socket.destroy();
+};
+
+/**
+ * WebSocket upgrades of /graphql (graphql-ws subscriptions) go to the router, so one base address
+ * serves everything: the handshake is forwarded with its headers (the router checks the
+ * credentials sent in connection_init), then the two sockets are spliced byte for byte.
+ */
+export function registerGraphQLWebSocketProxy(app: FastifyInstance, options: { graphqlUrl: string; logger: Logger }): void {
+  const target = new URL(options.graphqlUrl);
+  const open = new Set<Duplex>();
+
+  app.server.on('upgrade', (request: IncomingMessage, socket: Duplex, head: Buffer) => {
+    const url = new URL(request.url ?? '/', 'http://rest-compat');
+    if (url.pathname !== '/graphql') return refuse(socket, 404, 'Not Found');
+    socket.on('error', () => socket.destroy());
+    const headers: Record<string, string | string[]> = {};
+    for (const [name, value] of Object.entries(request.headers)) if (value !== undefined && !HOP_BY_HOP.has(name)) headers[name] = value;
+    const forwardedFor = [request.headers['x-forwarded-for'], request.socket.remoteAddress].filter(Boolean).join(', ');
+    const upstream = httpRequest({
+      hostname: target.hostname,
+      port: target.port,
+      path: `${target.pathname}${url.search}`,
+      method: 'GET',
+      headers: { ...headers, connection: 'Upgrade', upgrade: request.headers.upgrade ?? 'websocket', 'x-forwarded-for': forwardedFor },
+    });
+    upstream.on('upgrade', (response, upstreamSocket, upstreamHead) => {
+      const lines = [`HTTP/1.1 ${response.statusCode} ${response.statusMessage}`];
+      for (let i = 0; i < response.rawHeaders.length; i += 2) lines.push(`${response.rawHeaders[i]}: ${response.rawHeaders[i + 1]}`);
+      socket.write(`${lines.join('\r\n')}\r\n\r\n`);
+      if (upstreamHead.length) socket.write(upstreamHead);
+      if (head.length) upstreamSocket.write(head);
+      for (const end of [socket, upstreamSocket]) {
+        open.add(end);
+        end.on('close', () => open.delete(end));
+      }
+      upstreamSocket.on('error', () => upstreamSocket.destroy());
+      // Either side going away closes the other: no half-open pairs left behind.
+      socket.on('close', () => upstreamSocket.destroy());
+      upstreamSocket.on('close', () => socket.destroy());
+      upstreamSocket.pipe(socket).pipe(upstreamSocket);
+    });
+    // The router answered without upgrading (refused the handshake): pass its status on.
+    upstream.on('response', (response) => {
+      refuse(socket, response.statusCode ?? 502, response.statusMessage ?? 'Bad Gateway');
+      response.resume();
+    });
+    upstream.on('error', (error) => {
+      options.logger.warn({ err: error }, 'router unreachable for a /graphql WebSocket');
+      refuse(socket, 503, 'Service Unavailable');
+    });
+    upstream.end();
+  });
+
+  app.addHook('onClose', async () => {
+    for (const socket of open) socket.destroy();
+    open.clear();
+  });
+}

@@ -1,0 +1,70 @@
+import { z } from 'zod';
+import { defineRoute, type GraphQLData } from '../route';
+
+// `deliveryId: id`: REST names the delivery's id delivery_id, as the contract's list does.
+const DELIVERY_RECORD = `fragment DeliveryRecord on WebhookDelivery { deliveryId: id eventId event url status attempts lastStatusCode nextAttemptAt }`;
+
+const deliveryRecord = z
+  .object({
+    delivery_id: z.string().describe('whd_…'),
+    event_id: z.string().describe('evt_…: X-Service-Event-Id and webhook-id of every attempt.'),
+    event: z.string().describe('Event kind, e.g. payment.completed.'),
+    url: z.string().nullable().describe('Where the last attempt went; null before the first.'),
+    status: z.enum(['PENDING', 'DELIVERED', 'FAILED']).describe('PENDING: more attempts to come; DELIVERED: a 2xx answer; FAILED: retries spent.'),
+    attempts: z.number().int(),
+    last_status_code: z.number().int().nullable().describe('HTTP status of the last attempt; null when it got no answer (timeout, refused).'),
+    next_attempt_at: z.string().nullable().describe('ISO 8601 UTC; null once DELIVERED or FAILED.'),
+  })
+  .strict();
+
+export const webhookRoutes = [
+  defineRoute({
+    method: 'GET',
+    path: '/webhooks/deliveries',
+    tag: 'Webhooks',
+    summary: "List the merchant's webhook deliveries",
+    description:
+      'Newest first, one per event. A delivery is retried with exponential backoff (first retry within 10 seconds, about 52 hours in all) until a 2xx answer within 10 seconds, then FAILED. ' +
+      'Every delivery carries X-Service-Signature, X-Service-Event-Id, X-Service-Timestamp and the Standard Webhooks headers webhook-id, webhook-timestamp, webhook-signature.',
+    auth: [['merchantKey']],
+    query: z
+      .object({
+        limit: z.coerce.number().int().min(1).max(100).optional().describe('Page size, 1-100 (default 20).'),
+        cursor: z.string().optional().describe('next_cursor of the previous page (a delivery id).'),
+      })
+      .strict(),
+    operation: `query ListWebhookDeliveries($first: Int!, $after: ID) {
+  webhookDeliveries(first: $first, after: $after) { edges { node { ...DeliveryRecord } } pageInfo { hasNextPage endCursor } }
+}
+${DELIVERY_RECORD}`,
+    variables: ({ query }) => ({ first: query.limit ?? 20, after: query.cursor ?? null }),
+    result: ({ webhookDeliveries }) => ({
+      deliveries: webhookDeliveries.edges.map((edge: GraphQLData) => edge.node),
+      pagination: { nextCursor: webhookDeliveries.pageInfo.hasNextPage ? webhookDeliveries.pageInfo.endCursor : null, hasMore: webhookDeliveries.pageInfo.hasNextPage },
+    }),
+    status: 200,
+    response: z
+      .object({
+        deliveries: z.array(deliveryRecord),
+        pagination: z.object({ next_cursor: z.string().nullable().describe('null on the last page.'), has_more: z.boolean() }).strict(),
+      })
+      .strict(),
+    errors: ['INVALID_API_KEY', 'FORBIDDEN'],
+  }),
+  defineRoute({
+    method: 'POST',
+    path: '/webhooks/deliveries/{id}/retry',
+    tag: 'Webhooks',
+    summary: 'Send a webhook delivery again',
+    description: 'Any status: a FAILED delivery gets one more attempt, a DELIVERED one is sent again (same event id, so receivers can deduplicate). Signed with the current webhook secret.',
+    auth: [['merchantKey']],
+    params: z.object({ id: z.string().describe('Delivery id (whd_…).') }).strict(),
+    operation: `mutation RetryWebhookDelivery($id: ID!) { retryWebhookDelivery(id: $id) { ...DeliveryRecord } }
+${DELIVERY_RECORD}`,
+    variables: ({ params }) => ({ id: params.id }),
+    result: ({ retryWebhookDelivery }) => retryWebhookDelivery,
+    status: 202,
+    response: deliveryRecord,
+    errors: ['INVALID_API_KEY', 'FORBIDDEN', 'WEBHOOK_DELIVERY_NOT_FOUND'],
+  }),
+];
