@@ -30,8 +30,9 @@ button:disabled { opacity: .6; cursor: progress; }
 `;
 
 /**
- * The page's behaviour: POST /pay/{id}/authorize, then GET /pay/{id}/status with the session
- * token until the session is final, then back to the merchant. Without a token (a refusal that
+ * The page's behaviour: POST /pay/{id}/authorize, then live status over graphql-ws with the
+ * session token (paymentSessionUpdated), falling back to GET /pay/{id}/status polls, until the
+ * session is final, then back to the merchant. Without a token (a refusal that
  * ended the session, or a reload mid-payment) it follows the public view at GET /pay/{id}.
  */
 export const CHECKOUT_SCRIPT = `
@@ -112,9 +113,61 @@ export const CHECKOUT_SCRIPT = `
     return response.ok ? response.json() : null;
   }
 
+  // Live status: a minimal graphql-ws client (protocol graphql-transport-ws) on this host's
+  // /graphql, which rest-compat passes to the router. Resolves with the last status seen; any
+  // trouble (no WebSocket, refused, dropped) just ends it and the page polls instead.
+  function live(onStatus) {
+    return new Promise((resolve) => {
+      let last = null;
+      let socket;
+      const end = () => {
+        if (!socket) return;
+        const closing = socket;
+        socket = null;
+        try { closing.close(1000); } catch {}
+        resolve(last);
+      };
+      try {
+        socket = new WebSocket((location.protocol === 'https:' ? 'wss://' : 'ws://') + location.host + '/graphql', 'graphql-transport-ws');
+      } catch {
+        return resolve(null);
+      }
+      const send = (message) => socket && socket.send(JSON.stringify(message));
+      socket.onopen = () => send({ type: 'connection_init', payload: { sessionToken: token } });
+      socket.onmessage = (event) => {
+        let message;
+        try { message = JSON.parse(event.data); } catch { return end(); }
+        if (message.type === 'connection_ack') {
+          send({ id: 'status', type: 'subscribe', payload: { query: 'subscription($id: ID!) { paymentSessionUpdated(id: $id) { status } }', variables: { id: data.id } } });
+        } else if (message.type === 'ping') {
+          send({ type: 'pong' });
+        } else if (message.type === 'next') {
+          const update = message.payload && message.payload.data && message.payload.data.paymentSessionUpdated;
+          if (!update) return end();
+          last = update.status;
+          $('status').dataset.live = 'subscription';
+          onStatus(last);
+          if (FINAL.includes(last)) end();
+        } else if (message.type === 'complete' || message.type === 'error') {
+          end();
+        }
+      };
+      socket.onerror = end;
+      socket.onclose = end;
+    });
+  }
+
   async function follow(status, redirectTo) {
     lockForm();
     showStatus(status);
+    if (token && !FINAL.includes(status) && typeof WebSocket === 'function') {
+      const last = await live(showStatus);
+      if (last) status = last;
+      if (FINAL.includes(status)) {
+        const answer = await current().catch(() => null);
+        return finish(status, answer ? answer.redirect_to : redirectTo);
+      }
+    }
     for (let polls = 0; !FINAL.includes(status) && polls < 600; polls += 1) {
       await sleep(1000);
       const answer = await current().catch(() => null);
