@@ -20,6 +20,8 @@ export interface LaunchedPlatform {
   routerUrl: string;
   adminKey: string;
   ports: Record<string, number>;
+  /** The platform process, for memory readings (one-process layout). */
+  pid?: number;
   stop(): Promise<void>;
 }
 
@@ -66,6 +68,7 @@ export async function launchPlatform(env: Record<string, string> = {}): Promise<
     routerUrl: `http://127.0.0.1:${ports.router}`,
     adminKey,
     ports,
+    pid: child.pid,
     async stop() {
       const exited = new Promise((resolve) => child.once('exit', resolve));
       child.kill('SIGINT');
