@@ -24,10 +24,35 @@ export interface DeliveryWorkerOptions {
 
 export interface DeliveryWorker {
   wake(): void;
+  /** Whether an attempt for this merchant may start now (global and per-merchant caps). */
+  hasRoomFor(merchantId: string): boolean;
+  /** A lease for a delivery claimed at insertion. */
+  newLease(): Date;
+  /** Starts the attempt of a delivery claimed at insertion, with the target read moments ago. */
+  launch(delivery: ClaimedDelivery, target: DeliveryTarget): void;
   stop(): Promise<void>;
 }
 
-interface ClaimedDelivery {
+/** Where a delivery goes and the secret that signs it, as read for one attempt. */
+export interface DeliveryTarget {
+  url: string | null;
+  secret: string | null;
+}
+
+/** The current target of an event for a merchant: the session's own URL first, else the merchant's. One query. */
+export async function lookupTarget(knex: Knex, merchantId: string, aggregateId: string, platformSecret: string): Promise<DeliveryTarget | null> {
+  const row = (
+    await knex.raw(
+      `select m.webhook_url as merchant_url, m.webhook_secret_sealed as sealed, s.webhook_url as session_url
+       from payments.merchants m left join payments.payment_sessions s on s.id = ? where m.id = ?`,
+      [aggregateId, merchantId],
+    )
+  ).rows[0] as { merchant_url: string | null; sealed: string; session_url: string | null } | undefined;
+  if (!row) return null;
+  return { url: row.session_url ?? row.merchant_url, secret: openSealedSecret(row.sealed, platformSecret) };
+}
+
+export interface ClaimedDelivery {
   id: string;
   event_id: string;
   merchant_id: string;
@@ -104,21 +129,13 @@ export function startDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWor
     ).rows;
   };
 
-  /** Where the event goes now and with which secret: the session's own URL first, else the merchant's. */
-  const target = async (delivery: ClaimedDelivery): Promise<{ url: string | null; secret: string | null }> => {
-    const merchant = await knex('payments.merchants').select('webhook_url', 'webhook_secret_sealed').where({ id: delivery.merchant_id }).first();
-    if (!merchant) return { url: null, secret: null };
-    const session = await knex('payments.payment_sessions').select('webhook_url').where({ id: delivery.aggregate_id }).first();
-    return { url: session?.webhook_url ?? merchant.webhook_url, secret: openSealedSecret(merchant.webhook_secret_sealed, options.platformSecret) };
-  };
-
-  const attempt = async (delivery: ClaimedDelivery): Promise<void> => {
+  const attempt = async (delivery: ClaimedDelivery, known?: DeliveryTarget): Promise<void> => {
     const number = delivery.attempts + 1;
     const startedAt = new Date();
     let url: string | null = null;
     let outcome: AttemptOutcome;
     try {
-      const found = await target(delivery);
+      const found = known ?? (await lookupTarget(knex, delivery.merchant_id, delivery.aggregate_id, options.platformSecret)) ?? { url: null, secret: null };
       url = found.url;
       const problem = !url ? 'the merchant has no webhook URL' : deliveryTargetProblem(url, options.production);
       outcome = problem ? { error: problem, durationMs: 0 } : await sender.post(url!, delivery.payload, signedHeaders(delivery.payload, delivery.event_id, found.secret!, startedAt));
@@ -131,38 +148,27 @@ export function startDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWor
     const delivered = isSuccess(outcome);
     const next = delivered ? null : nextAttemptAt(number, options.retryScheduleSeconds, new Date());
     const status = delivered ? 'DELIVERED' : next ? 'PENDING' : 'FAILED';
-    await knex.transaction(async (trx) => {
-      const updated = await trx(DELIVERIES)
-        .where({ id: delivery.id, lease_until: delivery.lease_until })
-        .update({
-          status,
-          attempts: number,
-          url,
-          last_status_code: outcome.statusCode ?? null,
-          last_error: outcome.error ?? null,
-          next_attempt_at: next,
-          lease_until: null,
-          delivered_at: delivered ? new Date() : null,
-          updated_at: new Date(),
-        });
-      // Lost the lease (a manual retry reset it, or this attempt outlived it): another attempt owns the record now.
-      if (!updated) return;
-      await trx(ATTEMPTS).insert({
-        delivery_id: delivery.id,
-        number,
-        url,
-        started_at: startedAt,
-        duration_ms: outcome.durationMs,
-        status_code: outcome.statusCode ?? null,
-        error: outcome.error ?? null,
-      });
-    });
+    // One statement: the delivery's new state, and the attempt's record only if this worker still
+    // held the lease (a manual retry resets it; an attempt that outlived its lease lost it).
+    await knex.raw(
+      `with updated as (
+         update ${DELIVERIES} set status = ?, attempts = ?, url = ?, last_status_code = ?, last_error = ?, next_attempt_at = ?,
+           lease_until = null, delivered_at = ?, updated_at = now()
+         where id = ? and lease_until = ? returning id)
+       insert into ${ATTEMPTS} (delivery_id, number, url, started_at, duration_ms, status_code, error)
+       select id, ?, ?, ?, ?, ?, ? from updated`,
+      [
+        status, number, url, outcome.statusCode ?? null, outcome.error ?? null, next, delivered ? new Date() : null,
+        delivery.id, delivery.lease_until,
+        number, url, startedAt, outcome.durationMs, outcome.statusCode ?? null, outcome.error ?? null,
+      ],
+    );
     logger.info({ delivery: delivery.id, event: delivery.event_id, attempt: number, status, statusCode: outcome.statusCode, error: outcome.error }, 'webhook attempt');
   };
 
-  const launch = (delivery: ClaimedDelivery) => {
+  const launch = (delivery: ClaimedDelivery, known?: DeliveryTarget) => {
     merchantLoad.set(delivery.merchant_id, (merchantLoad.get(delivery.merchant_id) ?? 0) + 1);
-    const running: Promise<void> = attempt(delivery)
+    const running: Promise<void> = attempt(delivery, known)
       .catch((error) => logger.error({ err: error, delivery: delivery.id }, 'webhook attempt could not be recorded'))
       .finally(() => {
         inFlight.delete(running);
@@ -198,6 +204,9 @@ export function startDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWor
   };
 
   const worker: DeliveryWorker = {
+    hasRoomFor: (merchantId) => !stopped && inFlight.size < maxInFlight && (merchantLoad.get(merchantId) ?? 0) < perMerchant,
+    newLease: () => new Date(Date.now() + leaseMs),
+    launch: (delivery, target) => launch(delivery, target),
     wake() {
       if (stopped) return;
       if (claiming) again = true;

@@ -1,7 +1,7 @@
 import type { Knex } from '@mikro-orm/knex';
 import type { EventBus, PlatformEvent, Subscription } from '@gateway/events';
 import { newId, type Logger } from '@gateway/kernel';
-import { startDeliveryWorker, type DeliveryWorker } from './delivery-worker';
+import { lookupTarget, startDeliveryWorker, type ClaimedDelivery, type DeliveryWorker } from './delivery-worker';
 import { DEFAULT_RETRY_SCHEDULE_SECONDS } from './retry-schedule';
 import { serializeEnvelope } from './signature';
 import { createWebhookSender, DEFAULT_ATTEMPT_TIMEOUT_MS } from './webhook-sender';
@@ -50,30 +50,37 @@ export async function startWebhookDispatcher(options: WebhookDispatcherOptions):
   const intake = async (event: PlatformEvent): Promise<void> => {
     const merchantId = event.audience;
     if (!merchantId) return; // an event for nobody in particular: no webhook
-    const merchant = await knex('payments.merchants').select('id', 'webhook_url').where({ id: merchantId }).first();
-    if (!merchant) return;
-    const session = event.aggregateType === 'payment_session' ? await knex('payments.payment_sessions').select('webhook_url').where({ id: event.aggregateId }).first() : undefined;
-    // Neither the session nor the merchant names an endpoint: nothing to deliver, now or later.
-    if (!session?.webhook_url && !merchant.webhook_url) return;
+    const target = await lookupTarget(knex, merchantId, event.aggregateId, options.platformSecret);
+    // An unknown merchant, or neither the session nor the merchant names an endpoint: nothing to deliver.
+    if (!target?.url) return;
     const now = new Date();
-    await knex('payments.webhook_deliveries')
-      .insert({
-        id: newId('delivery'),
-        event_id: event.id,
-        event_kind: event.kind,
-        merchant_id: merchantId,
-        aggregate_id: event.aggregateId,
-        payload: serializeEnvelope({ id: event.id, event: event.kind, created_at: event.createdAt, data: event.data }),
-        status: 'PENDING',
-        attempts: 0,
-        next_attempt_at: now,
-        created_at: now,
-        updated_at: now,
-      })
-      // At least once: the bus may hand over an event twice; it is still one delivery.
-      .onConflict(['event_id', 'merchant_id'])
-      .ignore();
-    worker.wake();
+    // With room for it, this worker claims the delivery as it creates it and sends at once.
+    const claimNow = worker.hasRoomFor(merchantId);
+    const leaseUntil = claimNow ? worker.newLease() : null;
+    const inserted: ClaimedDelivery[] = (
+      await knex('payments.webhook_deliveries')
+        .insert({
+          id: newId('delivery'),
+          event_id: event.id,
+          event_kind: event.kind,
+          merchant_id: merchantId,
+          aggregate_id: event.aggregateId,
+          payload: serializeEnvelope({ id: event.id, event: event.kind, created_at: event.createdAt, data: event.data }),
+          status: 'PENDING',
+          attempts: 0,
+          next_attempt_at: now,
+          lease_until: leaseUntil,
+          created_at: now,
+          updated_at: now,
+        })
+        // At least once: the bus may hand over an event twice; it is still one delivery.
+        .onConflict(['event_id', 'merchant_id'])
+        .ignore()
+        .returning(['id', 'event_id', 'merchant_id', 'aggregate_id', 'payload', 'attempts', 'lease_until'])
+    ) as ClaimedDelivery[];
+    const delivery = inserted[0];
+    if (delivery && claimNow) worker.launch({ ...delivery, lease_until: leaseUntil! }, target);
+    else worker.wake();
   };
 
   const subscription: Subscription = await options.bus.consume(WEBHOOK_CONSUMER_GROUP, WEBHOOK_EVENT_PATTERN, intake);
