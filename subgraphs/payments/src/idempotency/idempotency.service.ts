@@ -42,7 +42,8 @@ export const idempotency = {
   /**
    * Takes the key for a request with this hash, or says what the first request answered.
    * 409 IDEMPOTENCY_KEY_IN_USE while the first one runs, 422 IDEMPOTENCY_KEY_REUSED for another
-   * body; after 24 hours the key is forgotten and starts afresh.
+   * body; after 24 hours the key is forgotten and starts afresh. A key left in flight by a
+   * request that died is taken over by the same request once its lock has run out.
    */
   async begin(em: EntityManager, merchantId: string, key: string, hash: string, now = new Date()): Promise<IdempotencyClaim> {
     idempotency.assertKey(key);
@@ -63,10 +64,11 @@ export const idempotency = {
         Object.assign(existing, { requestHash: hash, status: 'in_flight', response: null, createdAt: retained ? existing.createdAt : now, lockedUntil });
         return { kind: 'proceed' };
       }
+      // While the first request runs nothing is known yet, whatever this one's body: try again later.
+      if (existing.status === 'in_flight' && !abandoned) throw new GatewayError('IDEMPOTENCY_KEY_IN_USE', `a request with Idempotency-Key ${key} is still running`);
       if (existing.requestHash !== hash) {
         throw new GatewayError('IDEMPOTENCY_KEY_REUSED', `Idempotency-Key ${key} was used with a different request in the last 24 hours`);
       }
-      if (existing.status === 'in_flight') throw new GatewayError('IDEMPOTENCY_KEY_IN_USE', `a request with Idempotency-Key ${key} is still running`);
       return { kind: 'replay', response: existing.response ?? {} };
     });
   },

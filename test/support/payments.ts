@@ -1,0 +1,134 @@
+import { randomInt } from 'node:crypto';
+import { startSandboxBank, type SandboxBank, type SandboxTransaction } from '@gateway/bank-sandbox';
+import { createLogger, newSecret } from '@gateway/kernel';
+import type { EngineSettings } from '@gateway/subgraph-payments';
+import { lyIban, type TestPlatform } from './platform';
+
+/**
+ * Payment seeds over real components: sandbox bank cores registered at the platform (their
+ * credit-confirmed callbacks reach its rest-compat), funded customers enrolled in the identity
+ * registry, and short engine timings so failure and recovery tests stay quick.
+ */
+export const FAST_ENGINE: Partial<EngineSettings> = {
+  coreTimeoutMs: 600,
+  coreAttempts: 2,
+  coreBudgetMs: 1_500,
+  leaseMs: 2_500,
+  retryDelayMs: 300,
+  recoveryIntervalMs: 150,
+  expiryIntervalMs: 150,
+  authorizeWaitMs: 4_000,
+  bankRoutingCacheMs: 0,
+};
+
+let institutionCounter = 500 + randomInt(0, 300);
+
+export interface Customer {
+  alias: string;
+  iban: string;
+  customerRef: string;
+  otp: string;
+  bank: PaymentBank;
+}
+
+export interface PaymentBank {
+  handle: string;
+  institutionCode: string;
+  bankKey: string;
+  internalKey: string;
+  sandbox: SandboxBank;
+  /** A funded account with an OTP, enrolled in the identity registry under a fresh alias. */
+  customer(options?: { balance?: number; currency?: string; otp?: string }): Promise<Customer>;
+  balance(iban: string): Promise<number>;
+  /** Ledger lines of this bank carrying a core reference. */
+  movements(reference: string): Promise<SandboxTransaction[]>;
+}
+
+export async function startPaymentBank(
+  t: TestPlatform,
+  options: { minAmount?: number; maxAmount?: number; confirmDelayMs?: { min: number; max: number } } = {},
+): Promise<PaymentBank> {
+  const institutionCode = String(institutionCounter++);
+  const handle = `pay${institutionCode}`;
+  const internalKey = newSecret('sik_');
+  const sandbox = await startSandboxBank({
+    handle,
+    institutionCode,
+    internalKey,
+    db: t.platform.db,
+    logger: createLogger('test', 'silent'),
+    confirmDelayMs: options.confirmDelayMs ?? { min: 5, max: 30 },
+  });
+  const registered = await t.rest('POST', '/banks', {
+    headers: { 'x-service-admin-key': t.adminKey },
+    body: {
+      bank_handle: handle,
+      display_name: `Pay Bank ${institutionCode}`,
+      country: 'LY',
+      core_base_url: sandbox.url,
+      settlement_account_iban: lyIban(institutionCode, 1),
+      contact_email: `ops@${handle}.ly`,
+      institution_code: institutionCode,
+      internal_key: internalKey,
+      ...(options.minAmount !== undefined ? { min_amount: options.minAmount } : {}),
+      ...(options.maxAmount !== undefined ? { max_amount: options.maxAmount } : {}),
+    },
+  });
+  if (registered.status !== 201) throw new Error(`bank registration failed: ${registered.status} ${JSON.stringify(registered.body)}`);
+  const bankKey = registered.body.bank_key as string;
+  await sandbox.configureGateway({ url: t.platform.restUrl, bankKey });
+  let customers = 0;
+  const bank: PaymentBank = {
+    handle,
+    institutionCode,
+    bankKey,
+    internalKey,
+    sandbox,
+    async customer({ balance = 1_000_000, currency = 'LYD', otp = String(randomInt(100_000, 999_999)) } = {}) {
+      customers += 1;
+      const customerRef = `${handle}-c${customers}-${randomInt(0, 1e9)}`;
+      const account = await sandbox.openAccount({ customerRef, holderName: `Customer ${customers}`, currency: currency as 'LYD', balance });
+      await sandbox.setOtp(customerRef, otp);
+      const alias = `c${customers}.${handle}.${randomInt(0, 1e6)}`;
+      const claimed = await t.rest('POST', '/v1/identity/claim', {
+        headers: { 'x-service-bank-key': bankKey },
+        body: { npt_handle: alias, iban: account.iban, customer_display_name: `Customer ${customers}`, bank_customer_ref: customerRef },
+      });
+      if (claimed.status !== 201) throw new Error(`alias claim failed: ${claimed.status} ${JSON.stringify(claimed.body)}`);
+      return { alias, iban: account.iban, customerRef, otp, bank };
+    },
+    async balance(iban) {
+      return Number((await sandbox.getAccount(iban))!.balance);
+    },
+    async movements(reference) {
+      return (await sandbox.transactions()).filter((line) => line.reference === reference);
+    },
+  };
+  return bank;
+}
+
+/** Polls until `check` returns a value (not undefined) or the deadline passes. No timing is asserted: the deadline only bounds a wait. */
+export async function eventually<T>(check: () => Promise<T | undefined>, what: string, timeoutMs = 15_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await check();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+export const bearer = (key: string): Record<string, string> => ({ authorization: `Bearer ${key}` });
+
+/** The payments outbox rows of one session, oldest first. */
+export async function sessionEvents(t: TestPlatform, sessionId: string): Promise<Array<{ kind: string; data: Record<string, unknown>; audience: string }>> {
+  return t.platform.db.knex('payments.outbox').where({ aggregate_id: sessionId, aggregate_type: 'payment_session' }).orderBy('sequence', 'asc').select('kind', 'data', 'audience');
+}
+
+/** Waits until the merchant sees the session in `status`. */
+export function sessionReaches(t: TestPlatform, apiKey: string, sessionId: string, status: string, timeoutMs = 15_000): Promise<Record<string, any>> {
+  return eventually(async () => {
+    const answer = await t.rest('GET', `/payments/sessions/${sessionId}`, { headers: bearer(apiKey) });
+    return answer.body?.status === status ? answer.body : undefined;
+  }, `session ${sessionId} to reach ${status}`, timeoutMs);
+}
