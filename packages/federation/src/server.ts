@@ -60,6 +60,10 @@ export async function startSubgraphServer(options: SubgraphServerOptions): Promi
           return {
             async willSendResponse(ctx) {
               stop({ operation: ctx.operationName ?? 'anonymous' });
+              // Bad variable values (a float for an Int) are answered 400 by Apollo; the router's
+              // gateway turns any non-2xx subgraph answer into an opaque INTERNAL_ERROR. A 200
+              // with the GraphQL errors lets it pass the VALIDATION_ERROR and its detail on.
+              if (ctx.response.http.status === 400 && ctx.errors?.length) ctx.response.http.status = 200;
             },
           };
         },

@@ -52,7 +52,7 @@ export const paymentRoutes = [
     idempotent: true,
     body: z
       .object({
-        amount: z.number().describe('Positive integer of minor units.'),
+        amount: z.number().int().describe('Positive integer of minor units.'),
         currency: z.string().describe('LYD, USD or EUR.'),
         destination: z
           .object({ type: z.string().describe('alias or iban.'), value: z.string().describe('handle, handle@bank_handle, or IBAN.') })
