@@ -77,10 +77,13 @@ export function startOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
   };
 
   /** One pass; true when a full batch went out (more may be waiting). */
-  const pass = async (): Promise<boolean> => {
-    // Cheap look first (index-only on the partial index): idle polls take no lock and no transaction.
-    const waiting = await knex.raw(`select 1 from ${table} where published_at is null limit 1`);
-    if (!waiting.rows.length) return false;
+  const pass = async (woken: boolean): Promise<boolean> => {
+    // A poll looks first (index-only on the partial index), so idle polls take no lock and no
+    // transaction; a pass woken by a commit knows there is something and saves the round trip.
+    if (!woken) {
+      const waiting = await knex.raw(`select 1 from ${table} where published_at is null limit 1`);
+      if (!waiting.rows.length) return false;
+    }
     return knex.transaction(async (trx) => {
       const lock = await trx.raw('select pg_try_advisory_xact_lock(hashtext(?)) as locked', [lockKey]);
       if (!lock.rows[0]?.locked) return false; // another instance is relaying this schema
@@ -98,16 +101,19 @@ export function startOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
     });
   };
 
+  let woken = true; // the first pass looks at once
   const run = async (): Promise<void> => {
     if (running || stopped) {
       again = true;
       return;
     }
     again = false;
+    const byCommit = woken;
+    woken = false;
     let next = pollIntervalMs;
     running = (async () => {
       try {
-        const more = await pass();
+        const more = await pass(byCommit);
         failures = 0;
         if (more) next = 0;
       } catch (error) {
@@ -145,6 +151,7 @@ export function startOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
       if (stopped) return;
       // During a backoff the bus is down: waking early would only fail again.
       if (failures > 0) return;
+      woken = true;
       if (running) again = true;
       else schedule(0);
     },
