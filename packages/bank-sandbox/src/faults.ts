@@ -16,8 +16,10 @@ export interface FaultPlan {
    * lost or an error): how a gateway retry meets a booking it did not hear about.
    */
   afterBooking?: boolean;
-  /** Only the next N core requests, then the plan clears itself; unset: until cleared. */
+  /** Only the next N core requests (of `operations`), then the plan clears itself; unset: until cleared. */
   times?: number;
+  /** Only these core operations (e.g. a credit that fails while debits work); unset: all five. */
+  operations?: CoreOperation[];
 }
 
 export const coreOperations = ['verify', 'debit', 'credit', 'getAccount', 'listTransactions'] as const;
@@ -64,7 +66,7 @@ export class FaultInjector {
   async run<T>(operation: CoreOperation, work: () => Promise<T>): Promise<T> {
     this.counts.total += 1;
     this.counts.byOperation[operation] += 1;
-    const plan = this.take();
+    const plan = this.take(operation);
     if (!plan) return work();
     if (!plan.afterBooking) await this.misbehave(plan);
     const result = await work();
@@ -72,9 +74,10 @@ export class FaultInjector {
     return result;
   }
 
-  private take(): FaultPlan | null {
+  private take(operation: CoreOperation): FaultPlan | null {
     if (!this.plan) return null;
     const plan = this.plan;
+    if (plan.operations && !plan.operations.includes(operation)) return null;
     this.remaining -= 1;
     if (this.remaining <= 0) this.clear();
     return plan;
@@ -128,6 +131,12 @@ function validatePlan(plan: FaultPlan): FaultPlan {
   if (plan.errorStatus !== undefined && plan.errorRate === undefined) out.errorRate = 1;
   if (plan.hang !== undefined) out.hang = Boolean(plan.hang);
   if (plan.afterBooking !== undefined) out.afterBooking = Boolean(plan.afterBooking);
+  if (plan.operations !== undefined) {
+    if (!Array.isArray(plan.operations) || plan.operations.some((op) => !(coreOperations as readonly string[]).includes(op))) {
+      throw bankErrors.validation(`operations: some of ${coreOperations.join(', ')}`);
+    }
+    out.operations = [...plan.operations];
+  }
   if (plan.times !== undefined) {
     if (!Number.isInteger(plan.times) || plan.times < 1) throw bankErrors.validation('times: positive integer');
     out.times = plan.times;

@@ -50,6 +50,16 @@ describe('sandbox admin API and fault injection', () => {
     expect((await call(bank, 'GET', '/sandbox/faults')).body.faults).toBeNull();
   });
 
+  it('limits a fault plan to some operations, counting only those', async () => {
+    const acc = await bank.openAccount({ customerRef: 'adm-ops', holderName: 'O', currency: 'LYD', balance: 1_000 });
+    await call(bank, 'POST', '/sandbox/faults', { error_status: 503, operations: ['credit'], times: 1 });
+    expect((await call(bank, 'GET', `/accounts/${acc.iban}`)).status).toBe(200);
+    expect((await call(bank, 'POST', '/accounts/debit', { iban: acc.iban, amount: 1, currency: 'LYD', reference: 'ops_only_debit', description: 'd' })).status).toBe(200);
+    expect((await call(bank, 'POST', '/accounts/credit', { iban: acc.iban, amount: 1, currency: 'LYD', reference: 'ops_only_credit', description: 'c' })).status).toBe(503);
+    expect((await call(bank, 'POST', '/accounts/credit', { iban: acc.iban, amount: 1, currency: 'LYD', reference: 'ops_only_credit', description: 'c' })).status).toBe(200);
+    expect((await call(bank, 'POST', '/sandbox/faults', { operations: ['transfer'] })).status).toBe(400);
+  });
+
   it('afterBooking errors book the movement and still answer the error', async () => {
     const acc = await bank.openAccount({ customerRef: 'adm-after', holderName: 'A', currency: 'LYD', balance: 1_000 });
     bank.injectFaults({ errorStatus: 500, afterBooking: true, times: 1 });

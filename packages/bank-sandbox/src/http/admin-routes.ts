@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import type { SandboxContext } from './context';
+import type { CoreOperation } from '../faults';
 import { faultsBody, gatewayBody, openAccountBody, parse, setOtpBody } from './schemas';
 import { accountBody, ledgerLine } from './views';
 
@@ -41,6 +42,7 @@ export function registerAdminRoutes(app: FastifyInstance, ctx: SandboxContext): 
       ...(body.hang !== undefined ? { hang: body.hang } : {}),
       ...(body.after_booking !== undefined ? { afterBooking: body.after_booking } : {}),
       ...(body.times !== undefined ? { times: body.times } : {}),
+      ...(body.operations !== undefined ? { operations: body.operations as CoreOperation[] } : {}),
     });
     return { faults: plan };
   });

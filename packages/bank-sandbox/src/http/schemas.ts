@@ -56,6 +56,7 @@ export const faultsBody = z.object({
   hang: z.boolean().optional(),
   after_booking: z.boolean().optional(),
   times: z.number().optional(),
+  operations: z.array(z.string()).optional(),
 });
 
 export const gatewayBody = z.object({ url: z.url({ protocol: /^https?$/ }), bank_key: text(200), internal_key: text(200).optional() });
