@@ -133,10 +133,11 @@ export function effectiveStatus(session: Pick<PaymentSessionEntity, 'status' | '
 }
 
 export function toPaymentSession(entity: PaymentSessionEntity, now = new Date()): PaymentSession {
+  const status = effectiveStatus(entity, now);
   return {
     id: entity.id,
     merchantId: entity.merchantId,
-    status: PaymentSessionStatus[effectiveStatus(entity, now)],
+    status: PaymentSessionStatus[status],
     amount: Number(entity.amount),
     currency: entity.currency,
     destination: { type: entity.destinationType, value: entity.destinationValue },
@@ -155,7 +156,8 @@ export function toPaymentSession(entity: PaymentSessionEntity, now = new Date())
     updatedAt: entity.updatedAt,
     completedAt: entity.completedAt,
     failedAt: entity.failedAt,
-    expiredAt: entity.expiredAt,
+    // Expired at expires_at, even before the expiry job has recorded it.
+    expiredAt: entity.expiredAt ?? (status === 'EXPIRED' ? entity.expiresAt : null),
   };
 }
 
