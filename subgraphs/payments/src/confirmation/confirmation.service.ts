@@ -33,13 +33,16 @@ export class ConfirmationService {
     }
     const receipt = (duplicate: boolean): CreditConfirmationReceipt => ({ paymentReference: request.paymentReference, sessionId: session.id, status: PaymentSessionStatus.COMPLETED, duplicate });
 
-    if (await em.count(CreditConfirmationEntity, { paymentReference: request.paymentReference, outcome: 'accepted' })) return receipt(true);
+    const alreadyAccepted = async () => (await em.fork().count(CreditConfirmationEntity, { paymentReference: request.paymentReference, outcome: 'accepted' })) > 0;
+    if (await alreadyAccepted()) return receipt(true);
 
     const mismatch = mismatchOf(session, request);
     if (mismatch) throw await this.refuse(em, bankHandle, request, 'VALIDATION_ERROR', mismatch);
 
-    const execution = await em.findOne(PaymentExecutionEntity, { sessionId: session.id }, { disableIdentityMap: true });
+    const execution = await em.fork().findOne(PaymentExecutionEntity, { sessionId: session.id }, { disableIdentityMap: true });
     if (session.status !== 'SETTLEMENT_PENDING' || !execution || !(CONFIRMABLE_STEPS as readonly string[]).includes(execution.step)) {
+      // A concurrent copy of this confirmation may have just completed the session.
+      if (await alreadyAccepted()) return receipt(true);
       throw await this.refuse(em, bankHandle, request, 'SESSION_ALREADY_COMPLETED', `session ${session.id} is ${session.status} and awaits no credit confirmation`);
     }
 
@@ -58,7 +61,7 @@ export class ConfirmationService {
       });
     } catch (error) {
       // The same confirmation twice at once: the unique index lets one in; the other is a duplicate.
-      if (error instanceof UniqueConstraintViolationException) return receipt(true);
+      if (error instanceof UniqueConstraintViolationException || (await alreadyAccepted())) return receipt(true);
       throw error;
     }
     this.logger.info({ bank: bankHandle, session: session.id, rrn: request.rrn }, 'rail credit confirmed: session COMPLETED');
