@@ -14,6 +14,9 @@ import { outcomeOf, type CallOutcome } from './outcome';
 
 type Next = 'continue' | 'wait';
 
+/** Runs the recovery job may have going at once in one process. */
+const MAX_CONCURRENT_RUNS = 64;
+
 /** The compensating credit's core reference: distinct from the payment's own credit reference. */
 export const reversalReference = (sessionId: string): string => `${sessionId}:reversal`;
 
@@ -52,6 +55,11 @@ export class PaymentEngine {
       .finally(() => this.running.delete(sessionId));
     this.running.set(sessionId, run);
     return run;
+  }
+
+  /** How many more sessions this process should run at once (the recovery job takes no more). */
+  capacity(): number {
+    return MAX_CONCURRENT_RUNS - this.running.size;
   }
 
   /** After stop() no step records anything: like a killed process, the lease lets another one resume. */
