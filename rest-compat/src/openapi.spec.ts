@@ -72,6 +72,16 @@ describe('/openapi.json and /docs', () => {
     expect(document.components.schemas.Error).toMatchObject({ properties: { error: { required: ['code', 'message', 'detail', 'request_id'] } } });
   });
 
+  it('declares the optional Idempotency-Key header on creating payment routes only', async () => {
+    const idempotencyKey = { $ref: '#/components/parameters/Idempotency-Key' };
+    expect(document.paths['/payments/sessions']!.post!.parameters).toContainEqual(idempotencyKey);
+    expect(document.paths['/payments/sessions']!.get!.parameters).not.toContainEqual(idempotencyKey);
+    expect(document.components.parameters['Idempotency-Key']).toMatchObject({ name: 'Idempotency-Key', in: 'header', required: false });
+    expect(document.paths['/payments/sessions']!.post!.responses['422']!.description).toContain('IDEMPOTENCY_KEY_REUSED');
+    expect(document.paths['/payments/sessions']!.post!.responses['409']!.description).toContain('IDEMPOTENCY_KEY_IN_USE');
+    expect((await call(rest.url, 'GET', '/docs')).text).toContain('<code>Idempotency-Key</code>');
+  });
+
   it('renders /docs as a self-contained HTML page naming every route', async () => {
     const answer = await call(rest.url, 'GET', '/docs');
     expect(answer.status).toBe(200);

@@ -41,8 +41,11 @@ function securityText(document: OpenApiDocument, operation: OpenApiOperation): s
   return operation.security.map((alternative) => Object.keys(alternative).map(label).join(' + ')).join(' <em>or</em> ');
 }
 
-function parametersTable(operation: OpenApiOperation): string {
-  const parameters = operation.parameters.filter((p): p is OpenApiParameter => !('$ref' in p));
+function parametersTable(document: OpenApiDocument, operation: OpenApiOperation): string {
+  // Shared headers (Idempotency-Key) are references to components; X-Request-Id is on every route and documented once.
+  const parameters = operation.parameters
+    .map((p) => ('$ref' in p ? document.components.parameters[p.$ref.split('/').pop()!] : p))
+    .filter((p): p is OpenApiParameter => p !== undefined && p.name !== 'X-Request-Id');
   if (!parameters.length) return '';
   const rows = parameters.map(
     (p) => `<tr><td><code>${escapeHtml(p.name)}</code></td><td>${p.in}</td><td>${escapeHtml(typeOf(p.schema))}</td><td>${p.required ? 'yes' : 'no'}</td><td>${escapeHtml(p.description ?? '')}</td></tr>`,
@@ -65,7 +68,7 @@ function operationSection(document: OpenApiDocument, path: string, method: strin
 <h3><span class="method ${method}">${method.toUpperCase()}</span> <code>${escapeHtml(path)}</code></h3>
 <p><strong>${escapeHtml(operation.summary)}</strong>${operation.description ? ` ${escapeHtml(operation.description)}` : ''}</p>
 <p>Credentials: ${securityText(document, operation)}</p>
-${parametersTable(operation)}
+${parametersTable(document, operation)}
 ${body ? `<h4>Request body (application/json)</h4>${fieldTable(body)}` : ''}
 ${responsesList(operation)}
 </section>`;
