@@ -1,0 +1,214 @@
+/**
+ * Payment sessions under load, end to end: 50 concurrent REST clients against the platform as
+ * `npm start` runs it (its own process, PostgreSQL), sandbox bank cores in another process with
+ * no injected latency (rail credits confirmed at once).
+ *
+ *   DATABASE_URL=postgresql://postgres@127.0.0.1:5432/test node -r ./scripts/register.js bench/payments.ts
+ *   BENCH_DURATION_MS (default 10000 per phase), BENCH_CONCURRENCY (default 50)
+ *
+ * Phases: sessions created/s (POST /payments/sessions), then completed payments/s, same bank and
+ * cross bank (create -> POST /pay/{id}/authorize -> poll GET /pay/{id}/status until COMPLETED;
+ * latency is the whole payment). Targets on a 2-core machine: 300 creations/s with p99 under
+ * 50 ms, 100 completed payments/s. A fresh database is created for the run and dropped after.
+ * CPU per process (platform, bank cores, PostgreSQL, load generator) is printed for each phase:
+ * it shows what the machine spent its two cores on. Bounded in time; stops by itself.
+ */
+import { spawn } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { Agent, request } from 'undici';
+import { openTestDatabase } from '@gateway/db/testing';
+import { newSecret } from '@gateway/kernel';
+import { launchPlatform, type LaunchedPlatform } from './support/launcher';
+import { printTable, runLoad, type LoadResult } from './support/load';
+
+const DURATION_MS = Number(process.env.BENCH_DURATION_MS ?? 10_000);
+const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 50);
+const WARMUP_MS = 2_000;
+const ROOT = join(__dirname, '..');
+const UNLIMITED = JSON.stringify({ session_create: { points: 1e9 }, write: { points: 1e9 }, read: { points: 1e9 } });
+
+const agent = new Agent({ connections: CONCURRENCY * 2, keepAliveTimeout: 30_000 });
+
+async function http(method: string, url: string, body?: unknown, headers: Record<string, string> = {}): Promise<{ status: number; body: any }> {
+  const response = await request(url, {
+    method: method as 'GET',
+    dispatcher: agent,
+    headers: { ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...headers },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
+  const text = await response.body.text();
+  return { status: response.statusCode, body: text ? JSON.parse(text) : undefined };
+}
+
+async function ok(method: string, url: string, body?: unknown, headers: Record<string, string> = {}): Promise<any> {
+  const answer = await http(method, url, body, headers);
+  if (answer.status >= 300) throw new Error(`${method} ${url}: ${answer.status} ${JSON.stringify(answer.body)}`);
+  return answer.body;
+}
+
+/** CPU seconds used so far: per pid from /proc, PostgreSQL as the sum of its processes. */
+function cpuSeconds(pids: Record<string, number | undefined>): Record<string, number> {
+  const ticks = (pid: number | string): number => {
+    try {
+      const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+      return Number(fields[11]) + Number(fields[12]); // utime + stime
+    } catch {
+      return 0;
+    }
+  };
+  const out: Record<string, number> = {};
+  for (const [name, pid] of Object.entries(pids)) out[name] = pid ? ticks(pid) / 100 : 0;
+  out.postgres = readdirSync('/proc')
+    .filter((entry) => /^\d+$/.test(entry))
+    .filter((pid) => {
+      try {
+        return readFileSync(`/proc/${pid}/comm`, 'utf8').trim() === 'postgres';
+      } catch {
+        return false;
+      }
+    })
+    .reduce((sum, pid) => sum + ticks(pid) / 100, 0);
+  return out;
+}
+
+interface Banks {
+  pid: number | undefined;
+  banks: Array<{ handle: string; institutionCode: string; url: string }>;
+  stop(): Promise<void>;
+}
+
+async function startBanks(databaseUrl: string, internalKey: string): Promise<Banks> {
+  const suffix = String(Math.floor(Math.random() * 900) + 100);
+  const child = spawn(process.execPath, ['-r', './scripts/register.js', 'bench/support/sandbox-banks.ts'], {
+    cwd: ROOT,
+    env: { PATH: process.env.PATH ?? '', DATABASE_URL: databaseUrl, INTERNAL_KEY: internalKey, BANKS: `bencha${suffix}:901,benchb${suffix}:902`, LOG_LEVEL: 'error' },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  const line = await new Promise<string>((resolve, reject) => {
+    let output = '';
+    child.stdout!.on('data', (chunk) => {
+      output += chunk;
+      if (output.includes('\n')) resolve(output.split('\n')[0]!);
+    });
+    child.once('exit', (code) => reject(new Error(`sandbox banks exited with ${code}`)));
+  });
+  return {
+    pid: child.pid,
+    banks: JSON.parse(line).banks,
+    async stop() {
+      const exited = new Promise((resolve) => child.once('exit', resolve));
+      child.kill('SIGINT');
+      await exited;
+    },
+  };
+}
+
+interface Customer {
+  alias: string;
+  iban: string;
+  otp: string;
+}
+
+async function seed(platform: LaunchedPlatform, banks: Banks, internalKey: string) {
+  const admin = { 'x-service-admin-key': platform.adminKey };
+  const bankKeys: Record<string, string> = {};
+  for (const bank of banks.banks) {
+    const registered = await ok('POST', `${platform.restUrl}/banks`, {
+      bank_handle: bank.handle,
+      display_name: `Bench ${bank.handle}`,
+      country: 'LY',
+      core_base_url: bank.url,
+      settlement_account_iban: (await ok('POST', `${bank.url}/sandbox/accounts`, { customer_ref: `${bank.handle}-settlement`, holder_name: 'Settlement', currency: 'LYD' }, { 'x-service-internal-key': internalKey })).iban,
+      contact_email: `ops@${bank.handle}.example`,
+      institution_code: bank.institutionCode,
+      internal_key: internalKey,
+    }, admin);
+    bankKeys[bank.handle] = registered.bank_key;
+    await ok('PUT', `${bank.url}/sandbox/gateway`, { url: platform.restUrl, bank_key: registered.bank_key }, { 'x-service-internal-key': internalKey });
+  }
+  const customer = async (bank: Banks['banks'][number], n: string, balance: number): Promise<Customer> => {
+    const otp = String(100_000 + Math.floor(Math.random() * 899_999));
+    const account = await ok('POST', `${bank.url}/sandbox/accounts`, { customer_ref: `${bank.handle}-${n}`, holder_name: `Bench ${n}`, currency: 'LYD', balance, otp }, { 'x-service-internal-key': internalKey });
+    const alias = `${n}.${bank.handle}`;
+    await ok('POST', `${platform.restUrl}/v1/identity/claim`, { npt_handle: alias, iban: account.iban, customer_display_name: `Bench ${n}`, bank_customer_ref: `${bank.handle}-${n}` }, { 'x-service-bank-key': bankKeys[bank.handle]! });
+    return { alias, iban: account.iban, otp };
+  };
+  const [a, b] = banks.banks as [Banks['banks'][number], Banks['banks'][number]];
+  const payers: Customer[] = [];
+  for (let i = 0; i < CONCURRENCY; i += 1) payers.push(await customer(a, `payer${i}`, 1_000_000_000_000));
+  const payeeSame = await customer(a, 'shop', 0);
+  const payeeCross = await customer(b, 'shop', 0);
+  const merchant = await ok('POST', `${platform.restUrl}/merchants`, { name: 'Bench Shop' }, admin);
+  return { payers, payeeSame, payeeCross, merchantKey: merchant.api_key as string };
+}
+
+async function main(): Promise<void> {
+  if (!process.env.DATABASE_URL) {
+    console.error('bench/payments.ts measures against PostgreSQL: set DATABASE_URL (e.g. postgresql://postgres@127.0.0.1:5432/test).');
+    process.exit(2);
+  }
+  const db = await openTestDatabase(); // a fresh database of its own, dropped at the end
+  const internalKey = newSecret('sik_');
+  const platform = await launchPlatform({ DATABASE_URL: db.url, RATE_LIMITS: UNLIMITED });
+  const banks = await startBanks(db.url, internalKey);
+  const results: LoadResult[] = [];
+  const cpu: Array<{ phase: string; seconds: number; usage: Record<string, number> }> = [];
+  try {
+    const { payers, payeeSame, payeeCross, merchantKey } = await seed(platform, banks, internalKey);
+    const merchant = { authorization: `Bearer ${merchantKey}` };
+    const createSession = async (payee: Customer, amount = 1_000): Promise<string> =>
+      (await ok('POST', `${platform.restUrl}/payments/sessions`, { amount, currency: 'LYD', destination: { type: 'alias', value: payee.alias }, reference: 'bench' }, merchant)).session_id;
+    const pay = (payee: Customer) => async (worker: number) => {
+      const payer = payers[worker]!;
+      const id = await createSession(payee);
+      const authorized = await ok('POST', `${platform.restUrl}/pay/${id}/authorize`, { payer: { type: 'alias', value: payer.alias }, otp: payer.otp });
+      let status: string = authorized.status;
+      while (status !== 'COMPLETED') {
+        if (status === 'FAILED' || status === 'EXPIRED') throw new Error(`payment ${id} ${status}`);
+        await new Promise((resolve) => setTimeout(resolve, 10));
+        status = (await ok('GET', `${platform.restUrl}/pay/${id}/status`, undefined, { 'x-session-token': authorized.session_token })).status;
+      }
+    };
+
+    const phase = async (name: string, work: (worker: number) => Promise<void>) => {
+      await runLoad(`${name} (warm-up)`, { concurrency: CONCURRENCY, durationMs: WARMUP_MS }, work);
+      const pids = { platform: platform.pid, 'bank cores': banks.pid, 'load generator': process.pid };
+      const before = cpuSeconds(pids);
+      const result = await runLoad(name, { concurrency: CONCURRENCY, durationMs: DURATION_MS }, work);
+      const after = cpuSeconds(pids);
+      results.push(result);
+      cpu.push({ phase: name, seconds: result.seconds, usage: Object.fromEntries(Object.keys(after).map((key) => [key, (after[key]! - (before[key] ?? 0)) / result.seconds])) });
+    };
+
+    await phase('sessions created (POST /payments/sessions)', async () => {
+      await createSession(payeeSame);
+    });
+    await phase('payments completed, same bank', pay(payeeSame));
+    await phase('payments completed, cross bank (rail)', pay(payeeCross));
+
+    console.log(`\n${CONCURRENCY} concurrent clients, ${DURATION_MS / 1000} s per phase after ${WARMUP_MS / 1000} s of warm-up, PostgreSQL, sandbox cores without latency\n`);
+    printTable(results);
+    console.log('\nCPU per process during each phase (cores busy; this machine has 2):');
+    for (const { phase: name, usage } of cpu) {
+      console.log(`  ${name.padEnd(44)} ${Object.entries(usage).map(([who, cores]) => `${who} ${cores.toFixed(2)}`).join(', ')}`);
+    }
+    const [created, same, cross] = results as [LoadResult, LoadResult, LoadResult];
+    console.log('\nTargets: creations >= 300/s with p99 < 50 ms, completed payments >= 100/s');
+    console.log(`  creations ${created.perSecond.toFixed(0)}/s p99 ${created.p99Ms.toFixed(1)} ms: ${created.perSecond >= 300 && created.p99Ms < 50 ? 'met' : 'NOT met'}`);
+    console.log(`  completed same bank ${same.perSecond.toFixed(0)}/s, cross bank ${cross.perSecond.toFixed(0)}/s: ${Math.min(same.perSecond, cross.perSecond) >= 100 ? 'met' : 'NOT met'}`);
+  } finally {
+    await banks.stop();
+    await platform.stop();
+    await agent.close();
+    await db.close();
+  }
+}
+
+main().then(
+  () => process.exit(0),
+  (error) => {
+    console.error(error);
+    process.exit(1);
+  },
+);
