@@ -72,7 +72,7 @@ describe('checkout page in a browser', () => {
     await page.click('#pay-button');
     await page.waitForSelector('#message:not([hidden])');
     expect(await page.textContent('#message')).toBe('The one-time password was not accepted. 2 attempts left.');
-    await page.waitForFunction(() => document.getElementById('attempts')?.textContent === '2 attempts left');
+    await page.locator('#attempts', { hasText: '2 attempts left' }).waitFor();
 
     await page.fill('#otp', '246810');
     await page.click('#pay-button');
