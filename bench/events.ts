@@ -4,7 +4,7 @@
  * with 2,000 concurrent subscribers on one router, plus that router process's memory.
  * Targets: webhook p99 < 250 ms; subscription p99 < 100 ms at 2,000 subscribers.
  *
- *   node -r ./scripts/register.js bench/events.ts      (DATABASE_URL / AMQP_URL used when set)
+ *   node -r ./scripts/register.js bench/events.ts      (DATABASE_URL: a fresh database on that server; AMQP_URL when set)
  *   BENCH_PAYMENTS=150 BENCH_SUBSCRIBERS=2000 BENCH_CONCURRENCY=5 ...
  *
  * The platform runs as `npm start` does, in its own process (one process: router, subgraphs,
@@ -18,6 +18,7 @@ import { randomInt } from 'node:crypto';
 import { composeIBAN } from 'ibantools';
 import { WebSocket } from 'ws';
 import { openDatabase } from '@gateway/db';
+import { openTestDatabase } from '@gateway/db/testing';
 import { startSandboxBank } from '@gateway/bank-sandbox';
 import { createLogger, newSecret } from '@gateway/kernel';
 import { launchPlatform } from './support/launcher';
@@ -99,7 +100,10 @@ function subscriber(wsUrl: string, apiKey: string, sessionId: string, query: str
 }
 
 async function main() {
-  const platform = await launchPlatform({ LOG_LEVEL: 'error', RATE_LIMITS: JSON.stringify({ read: { points: 10_000_000 }, write: { points: 10_000_000 }, session_create: { points: 10_000_000 } }) });
+  // A database of its own (dropped afterwards): sessions left by earlier runs would expire during
+  // this one and flood the pipeline being measured.
+  const own = process.env.DATABASE_URL ? await openTestDatabase() : undefined;
+  const platform = await launchPlatform({ ...(own ? { DATABASE_URL: own.url } : {}), LOG_LEVEL: 'error', RATE_LIMITS: JSON.stringify({ read: { points: 10_000_000 }, write: { points: 10_000_000 }, session_create: { points: 10_000_000 } }) });
   const ledger = await openDatabase();
   const admin = { 'x-service-admin-key': platform.adminKey };
   const code = String(800 + randomInt(0, 99));
@@ -192,6 +196,7 @@ async function main() {
     await bank.stop();
     await platform.stop();
     await ledger.close();
+    await own?.close();
     clearTimeout(deadline);
   }
 }
