@@ -4,7 +4,10 @@
  * no injected latency (rail credits confirmed at once).
  *
  *   DATABASE_URL=postgresql://postgres@127.0.0.1:5432/test node -r ./scripts/register.js bench/payments.ts
- *   BENCH_DURATION_MS (default 10000 per phase), BENCH_CONCURRENCY (default 50)
+ *   BENCH_DURATION_MS (default 10000 per phase), BENCH_CONCURRENCY (default 50),
+ *   BENCH_PHASES (default create,same,cross), BENCH_PROFILE=<dir> (CPU profile of the platform process),
+ *   BENCH_LAYOUT one-process (`npm start`: every service on one event loop), split (one process per
+ *   service, `npm run start:<service>`, as a scaled-out deployment) or both (default)
  *
  * Phases: sessions created/s (POST /payments/sessions), then completed payments/s, same bank and
  * cross bank (create -> POST /pay/{id}/authorize -> poll GET /pay/{id}/status until COMPLETED;
@@ -20,11 +23,14 @@ import { Agent, request } from 'undici';
 import { openTestDatabase } from '@gateway/db/testing';
 import { newSecret } from '@gateway/kernel';
 import { launchPlatform, type LaunchedPlatform } from './support/launcher';
+import { launchSplitPlatform } from './support/split-launcher';
 import { printTable, runLoad, type LoadResult } from './support/load';
 
 const DURATION_MS = Number(process.env.BENCH_DURATION_MS ?? 10_000);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 50);
 const WARMUP_MS = 2_000;
+const PHASES = new Set((process.env.BENCH_PHASES ?? 'create,same,cross').split(','));
+const LAYOUT = process.env.BENCH_LAYOUT ?? 'both';
 const ROOT = join(__dirname, '..');
 const UNLIMITED = JSON.stringify({ session_create: { points: 1e9 }, write: { points: 1e9 }, read: { points: 1e9 } });
 
@@ -47,28 +53,33 @@ async function ok(method: string, url: string, body?: unknown, headers: Record<s
   return answer.body;
 }
 
-/** CPU seconds used so far: per pid from /proc, PostgreSQL as the sum of its processes. */
-function cpuSeconds(pids: Record<string, number | undefined>): Record<string, number> {
-  const ticks = (pid: number | string): number => {
+/** Which part of the system a process is, from its command line (null: not ours to count). */
+function groupOf(pid: string): string | null {
+  try {
+    if (Number(pid) === process.pid) return 'load generator';
+    if (readFileSync(`/proc/${pid}/comm`, 'utf8').trim() === 'postgres') return 'postgres';
+    const command = readFileSync(`/proc/${pid}/cmdline`, 'utf8');
+    if (command.includes('sandbox-banks.ts')) return 'bank cores';
+    if (/packages\/platform\/src\/main\.ts|subgraphs\/[\w-]+\/src\/main\.ts|router\/src\/main\.ts|rest-compat\/src\/main\.ts/.test(command)) return 'gateway';
+    return null;
+  } catch {
+    return null;
+  }
+}
+
+/** CPU seconds used so far by each group of processes (utime + stime from /proc). */
+function cpuSeconds(): Record<string, number> {
+  const out: Record<string, number> = { gateway: 0, 'bank cores': 0, postgres: 0, 'load generator': 0 };
+  for (const pid of readdirSync('/proc').filter((entry) => /^\d+$/.test(entry))) {
+    const group = groupOf(pid);
+    if (!group) continue;
     try {
       const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-      return Number(fields[11]) + Number(fields[12]); // utime + stime
+      out[group] = (out[group] ?? 0) + (Number(fields[11]) + Number(fields[12])) / 100;
     } catch {
-      return 0;
+      // the process ended meanwhile
     }
-  };
-  const out: Record<string, number> = {};
-  for (const [name, pid] of Object.entries(pids)) out[name] = pid ? ticks(pid) / 100 : 0;
-  out.postgres = readdirSync('/proc')
-    .filter((entry) => /^\d+$/.test(entry))
-    .filter((pid) => {
-      try {
-        return readFileSync(`/proc/${pid}/comm`, 'utf8').trim() === 'postgres';
-      } catch {
-        return false;
-      }
-    })
-    .reduce((sum, pid) => sum + ticks(pid) / 100, 0);
+  }
   return out;
 }
 
@@ -110,7 +121,8 @@ interface Customer {
   otp: string;
 }
 
-async function seed(platform: LaunchedPlatform, banks: Banks, internalKey: string) {
+async function seed(platform: LaunchedPlatform, banks: Banks, sharedKey: string) {
+  const keyOf = (handle: string) => ({ 'x-service-internal-key': `${sharedKey}_${handle}` });
   const admin = { 'x-service-admin-key': platform.adminKey };
   const bankKeys: Record<string, string> = {};
   for (const bank of banks.banks) {
@@ -119,17 +131,17 @@ async function seed(platform: LaunchedPlatform, banks: Banks, internalKey: strin
       display_name: `Bench ${bank.handle}`,
       country: 'LY',
       core_base_url: bank.url,
-      settlement_account_iban: (await ok('POST', `${bank.url}/sandbox/accounts`, { customer_ref: `${bank.handle}-settlement`, holder_name: 'Settlement', currency: 'LYD' }, { 'x-service-internal-key': internalKey })).iban,
+      settlement_account_iban: (await ok('POST', `${bank.url}/sandbox/accounts`, { customer_ref: `${bank.handle}-settlement`, holder_name: 'Settlement', currency: 'LYD' }, keyOf(bank.handle))).iban,
       contact_email: `ops@${bank.handle}.example`,
       institution_code: bank.institutionCode,
-      internal_key: internalKey,
+      internal_key: `${sharedKey}_${bank.handle}`,
     }, admin);
     bankKeys[bank.handle] = registered.bank_key;
-    await ok('PUT', `${bank.url}/sandbox/gateway`, { url: platform.restUrl, bank_key: registered.bank_key }, { 'x-service-internal-key': internalKey });
+    await ok('PUT', `${bank.url}/sandbox/gateway`, { url: platform.restUrl, bank_key: registered.bank_key }, keyOf(bank.handle));
   }
   const customer = async (bank: Banks['banks'][number], n: string, balance: number): Promise<Customer> => {
     const otp = String(100_000 + Math.floor(Math.random() * 899_999));
-    const account = await ok('POST', `${bank.url}/sandbox/accounts`, { customer_ref: `${bank.handle}-${n}`, holder_name: `Bench ${n}`, currency: 'LYD', balance, otp }, { 'x-service-internal-key': internalKey });
+    const account = await ok('POST', `${bank.url}/sandbox/accounts`, { customer_ref: `${bank.handle}-${n}`, holder_name: `Bench ${n}`, currency: 'LYD', balance, otp }, keyOf(bank.handle));
     const alias = `${n}.${bank.handle}`;
     await ok('POST', `${platform.restUrl}/v1/identity/claim`, { npt_handle: alias, iban: account.iban, customer_display_name: `Bench ${n}`, bank_customer_ref: `${bank.handle}-${n}` }, { 'x-service-bank-key': bankKeys[bank.handle]! });
     return { alias, iban: account.iban, otp };
@@ -143,17 +155,27 @@ async function seed(platform: LaunchedPlatform, banks: Banks, internalKey: strin
   return { payers, payeeSame, payeeCross, merchantKey: merchant.api_key as string };
 }
 
-async function main(): Promise<void> {
-  if (!process.env.DATABASE_URL) {
-    console.error('bench/payments.ts measures against PostgreSQL: set DATABASE_URL (e.g. postgresql://postgres@127.0.0.1:5432/test).');
-    process.exit(2);
-  }
+interface Measured {
+  layout: string;
+  results: LoadResult[];
+  cpu: Array<{ phase: string; usage: Record<string, number> }>;
+}
+
+/** One layout: a fresh database, the gateway, the bank cores, seeds, then the phases. */
+async function measure(layout: 'one process' | 'one process per service'): Promise<Measured> {
   const db = await openTestDatabase(); // a fresh database of its own, dropped at the end
   const internalKey = newSecret('sik_');
-  const platform = await launchPlatform({ DATABASE_URL: db.url, RATE_LIMITS: UNLIMITED });
+  const env = { DATABASE_URL: db.url, RATE_LIMITS: UNLIMITED };
+  let platform: LaunchedPlatform;
+  if (layout === 'one process') {
+    platform = await launchPlatform(env);
+  } else {
+    const shared = process.env.DATABASE_URL;
+    process.env.DATABASE_URL = db.url; // the split launcher hands its own environment's database to every service
+    platform = await launchSplitPlatform(env).finally(() => (process.env.DATABASE_URL = shared));
+  }
   const banks = await startBanks(db.url, internalKey);
-  const results: LoadResult[] = [];
-  const cpu: Array<{ phase: string; seconds: number; usage: Record<string, number> }> = [];
+  const measured: Measured = { layout, results: [], cpu: [] };
   try {
     const { payers, payeeSame, payeeCross, merchantKey } = await seed(platform, banks, internalKey);
     const merchant = { authorization: `Bearer ${merchantKey}` };
@@ -166,42 +188,58 @@ async function main(): Promise<void> {
       let status: string = authorized.status;
       while (status !== 'COMPLETED') {
         if (status === 'FAILED' || status === 'EXPIRED') throw new Error(`payment ${id} ${status}`);
-        await new Promise((resolve) => setTimeout(resolve, 10));
+        await new Promise((resolve) => setTimeout(resolve, 25));
         status = (await ok('GET', `${platform.restUrl}/pay/${id}/status`, undefined, { 'x-session-token': authorized.session_token })).status;
       }
     };
-
     const phase = async (name: string, work: (worker: number) => Promise<void>) => {
       await runLoad(`${name} (warm-up)`, { concurrency: CONCURRENCY, durationMs: WARMUP_MS }, work);
-      const pids = { platform: platform.pid, 'bank cores': banks.pid, 'load generator': process.pid };
-      const before = cpuSeconds(pids);
-      const result = await runLoad(name, { concurrency: CONCURRENCY, durationMs: DURATION_MS }, work);
-      const after = cpuSeconds(pids);
-      results.push(result);
-      cpu.push({ phase: name, seconds: result.seconds, usage: Object.fromEntries(Object.keys(after).map((key) => [key, (after[key]! - (before[key] ?? 0)) / result.seconds])) });
+      const before = cpuSeconds();
+      const result = await runLoad(`${name}`, { concurrency: CONCURRENCY, durationMs: DURATION_MS }, work);
+      const after = cpuSeconds();
+      measured.results.push(result);
+      measured.cpu.push({ phase: name, usage: Object.fromEntries(Object.keys(after).map((key) => [key, (after[key]! - (before[key] ?? 0)) / result.seconds])) });
     };
-
-    await phase('sessions created (POST /payments/sessions)', async () => {
-      await createSession(payeeSame);
-    });
-    await phase('payments completed, same bank', pay(payeeSame));
-    await phase('payments completed, cross bank (rail)', pay(payeeCross));
-
-    console.log(`\n${CONCURRENCY} concurrent clients, ${DURATION_MS / 1000} s per phase after ${WARMUP_MS / 1000} s of warm-up, PostgreSQL, sandbox cores without latency\n`);
-    printTable(results);
-    console.log('\nCPU per process during each phase (cores busy; this machine has 2):');
-    for (const { phase: name, usage } of cpu) {
-      console.log(`  ${name.padEnd(44)} ${Object.entries(usage).map(([who, cores]) => `${who} ${cores.toFixed(2)}`).join(', ')}`);
+    if (PHASES.has('create')) {
+      await phase('sessions created (POST /payments/sessions)', async () => {
+        await createSession(payeeSame);
+      });
     }
-    const [created, same, cross] = results as [LoadResult, LoadResult, LoadResult];
-    console.log('\nTargets: creations >= 300/s with p99 < 50 ms, completed payments >= 100/s');
-    console.log(`  creations ${created.perSecond.toFixed(0)}/s p99 ${created.p99Ms.toFixed(1)} ms: ${created.perSecond >= 300 && created.p99Ms < 50 ? 'met' : 'NOT met'}`);
-    console.log(`  completed same bank ${same.perSecond.toFixed(0)}/s, cross bank ${cross.perSecond.toFixed(0)}/s: ${Math.min(same.perSecond, cross.perSecond) >= 100 ? 'met' : 'NOT met'}`);
+    if (PHASES.has('same')) await phase('payments completed, same bank', pay(payeeSame));
+    if (PHASES.has('cross')) await phase('payments completed, cross bank (rail)', pay(payeeCross));
   } finally {
     await banks.stop();
     await platform.stop();
-    await agent.close();
     await db.close();
+  }
+  return measured;
+}
+
+async function main(): Promise<void> {
+  if (!process.env.DATABASE_URL) {
+    console.error('bench/payments.ts measures against PostgreSQL: set DATABASE_URL (e.g. postgresql://postgres@127.0.0.1:5432/test).');
+    process.exit(2);
+  }
+  const runs: Measured[] = [];
+  if (LAYOUT === 'one-process' || LAYOUT === 'both') runs.push(await measure('one process'));
+  if (LAYOUT === 'split' || LAYOUT === 'both') runs.push(await measure('one process per service'));
+  await agent.close();
+
+  console.log(`\n${CONCURRENCY} concurrent clients, ${DURATION_MS / 1000} s per phase after ${WARMUP_MS / 1000} s of warm-up, PostgreSQL, sandbox cores without latency`);
+  for (const run of runs) {
+    console.log(`\n${run.layout}:`);
+    printTable(run.results);
+    console.log('CPU during each phase, in cores (this machine has 2):');
+    for (const { phase: name, usage } of run.cpu) {
+      console.log(`  ${name.padEnd(44)} ${Object.entries(usage).map(([who, cores]) => `${who} ${cores.toFixed(2)}`).join(', ')}`);
+    }
+  }
+  console.log('\nTargets: creations >= 300/s with p99 < 50 ms, completed payments >= 100/s');
+  for (const run of runs) {
+    for (const result of run.results) {
+      const met = result.name.startsWith('sessions') ? result.perSecond >= 300 && result.p99Ms < 50 : result.perSecond >= 100;
+      console.log(`  ${`${run.layout}, ${result.name}`.padEnd(80)} ${result.perSecond.toFixed(0).padStart(5)}/s, p99 ${result.p99Ms.toFixed(1).padStart(7)} ms: ${met ? 'met' : 'NOT met'}`);
+    }
   }
 }
 

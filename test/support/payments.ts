@@ -19,6 +19,7 @@ export const FAST_ENGINE: Partial<EngineSettings> = {
   expiryIntervalMs: 150,
   authorizeWaitMs: 4_000,
   bankRoutingCacheMs: 0,
+  aliasRoutingCacheMs: 0,
 };
 
 let institutionCounter = 500 + randomInt(0, 300);

@@ -26,7 +26,7 @@ export function createPaymentsModules(settings: PaymentsSettings): PaymentsModul
   const logger = settings.logger ?? createLogger('payments');
   const engineSettings: EngineSettings = { ...DEFAULT_ENGINE_SETTINGS, ...settings.engine };
   const call = createServiceClient({ routerUrl: settings.routerUrl ?? (() => ''), platformSecret: settings.platformSecret, service: 'payments' });
-  const directory = new Directory(call, engineSettings.bankRoutingCacheMs);
+  const directory = new Directory(call, { bankMs: engineSettings.bankRoutingCacheMs, aliasMs: engineSettings.aliasRoutingCacheMs });
   const cores = new BankCores(engineSettings, settings.production, logger.child({ component: 'bank-core' }));
   const engine = new PaymentEngine(directory, cores, engineSettings, logger.child({ component: 'engine' }));
   const sessions = new SessionService(

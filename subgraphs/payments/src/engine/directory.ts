@@ -28,33 +28,52 @@ const BANK_ROUTING = `query BankRouting($handle: String, $institutionCode: Strin
   bankRouting(handle: $handle, institutionCode: $institutionCode) { handle status institutionCode coreBaseUrl internalKey minAmount maxAmount }
 }`;
 
+/** Answers reused for a while, and concurrent asks for one key sharing one call. Refusals are never reused. */
+class ShortCache<T> {
+  private readonly entries = new Map<string, { at: number; answer: Promise<T> }>();
+
+  constructor(private readonly ttlMs: number) {}
+
+  get(key: string, ask: () => Promise<T>): Promise<T> {
+    const cached = this.entries.get(key);
+    if (cached && Date.now() - cached.at < this.ttlMs) return cached.answer;
+    const answer = ask();
+    if (this.ttlMs > 0) {
+      this.entries.set(key, { at: Date.now(), answer });
+      if (this.entries.size > 10_000) this.entries.delete(this.entries.keys().next().value!);
+      answer.catch(() => this.entries.get(key)?.answer === answer && this.entries.delete(key));
+    }
+    return answer;
+  }
+}
+
 /**
  * Where payments go: the identity registry and the bank registry, asked through the router as
- * the `payments` service (a subgraph never reads another's schema). Bank routing changes
- * rarely and is asked on every payment, so answers are reused for a few seconds and concurrent
- * asks for one bank share one call; alias routing is always asked afresh, so a deactivated
- * alias is refused at once. Errors (ALIAS_NOT_FOUND, BANK_NOT_PARTICIPATING, ...) pass through.
+ * the `payments` service (a subgraph never reads another's schema). Both are asked on every
+ * payment and change rarely, so answers are reused for a short while (bank routing a few
+ * seconds; alias routing about a second, so a deactivated alias stops being routable within
+ * that), and concurrent asks for one key share one call. Errors (ALIAS_NOT_FOUND,
+ * BANK_NOT_PARTICIPATING, ...) pass through and are never reused.
  */
 export class Directory {
-  private readonly banks = new Map<string, { at: number; answer: Promise<BankRouting> }>();
+  private readonly aliases: ShortCache<AliasRouting>;
+  private readonly banks: ShortCache<BankRouting>;
 
   constructor(
     private readonly call: ServiceClient,
-    private readonly cacheMs: number,
-  ) {}
+    cache: { bankMs: number; aliasMs: number },
+  ) {
+    this.banks = new ShortCache(cache.bankMs);
+    this.aliases = new ShortCache(cache.aliasMs);
+  }
 
-  async alias(lookup: { alias: string } | { iban: string }, requestId?: string): Promise<AliasRouting> {
-    return (await this.call<{ aliasRouting: AliasRouting }>(ALIAS_ROUTING, lookup, requestId)).aliasRouting;
+  alias(lookup: { alias: string } | { iban: string }, requestId?: string): Promise<AliasRouting> {
+    const key = 'alias' in lookup ? `a:${lookup.alias.trim().toLowerCase()}` : `i:${lookup.iban}`;
+    return this.aliases.get(key, async () => (await this.call<{ aliasRouting: AliasRouting }>(ALIAS_ROUTING, lookup, requestId)).aliasRouting);
   }
 
   bank(lookup: { handle: string } | { institutionCode: string }, requestId?: string): Promise<BankRouting> {
     const key = 'handle' in lookup ? `h:${lookup.handle}` : `i:${lookup.institutionCode}`;
-    const cached = this.banks.get(key);
-    if (cached && Date.now() - cached.at < this.cacheMs) return cached.answer;
-    const answer = this.call<{ bankRouting: BankRouting }>(BANK_ROUTING, lookup, requestId).then((data) => data.bankRouting);
-    this.banks.set(key, { at: Date.now(), answer });
-    // A refusal is not reused: the bank may be registered or reactivated any moment.
-    answer.catch(() => this.banks.get(key)?.answer === answer && this.banks.delete(key));
-    return answer;
+    return this.banks.get(key, async () => (await this.call<{ bankRouting: BankRouting }>(BANK_ROUTING, lookup, requestId)).bankRouting);
   }
 }

@@ -20,6 +20,8 @@ export interface EngineSettings {
   sessionTokenTtlSeconds: number;
   /** How long a bank's routing (core URL, key, limits) is reused before it is asked again. */
   bankRoutingCacheMs: number;
+  /** How long an alias's routing is reused: a deactivated alias stays routable at most this long. 0: always ask. */
+  aliasRoutingCacheMs: number;
 }
 
 export const DEFAULT_ENGINE_SETTINGS: EngineSettings = {
@@ -34,6 +36,7 @@ export const DEFAULT_ENGINE_SETTINGS: EngineSettings = {
   authorizeWaitMs: 7_000,
   sessionTokenTtlSeconds: 3_600,
   bankRoutingCacheMs: 5_000,
+  aliasRoutingCacheMs: 1_000,
 };
 
 /** Wrong OTPs after which a session fails (issue: three). */

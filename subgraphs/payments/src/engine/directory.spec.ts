@@ -1,0 +1,45 @@
+import { GatewayError } from '@gateway/kernel';
+import type { ServiceClient } from '@gateway/federation';
+import { Directory } from './directory';
+
+/** A stand-in for the router: counts calls and answers what the test says. */
+function fakeRouter(answer: (query: string, variables: Record<string, unknown>) => unknown) {
+  const calls: Array<Record<string, unknown>> = [];
+  const call = (async (query: string, variables: Record<string, unknown> = {}) => {
+    calls.push(variables);
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    const result = answer(query, variables);
+    if (result instanceof Error) throw result;
+    return result;
+  }) as ServiceClient;
+  return { call, calls };
+}
+
+const alias = { handle: 'amina', iban: 'LY83002048000020100120361', bankHandle: 'oasis', institutionCode: '002', bankCustomerRef: 'c1', status: 'ACTIVE' };
+
+describe('Directory (registry answers for the engine)', () => {
+  it('shares one call among concurrent asks and reuses the answer within its lifetime only', async () => {
+    const router = fakeRouter(() => ({ aliasRouting: alias }));
+    const directory = new Directory(router.call, { bankMs: 0, aliasMs: 40 });
+    expect(await Promise.all([directory.alias({ alias: 'amina' }), directory.alias({ alias: ' Amina ' })])).toEqual([alias, alias]);
+    expect(router.calls).toHaveLength(1);
+    await new Promise((resolve) => setTimeout(resolve, 60));
+    await directory.alias({ alias: 'amina' });
+    expect(router.calls).toHaveLength(2);
+  });
+
+  it('never reuses a refusal, and asks every time when caching is off', async () => {
+    let refuse = true;
+    const router = fakeRouter(() => (refuse ? new GatewayError('ALIAS_NOT_FOUND') : { aliasRouting: alias }));
+    const directory = new Directory(router.call, { bankMs: 0, aliasMs: 10_000 });
+    await expect(directory.alias({ alias: 'amina' })).rejects.toMatchObject({ code: 'ALIAS_NOT_FOUND' });
+    refuse = false;
+    expect(await directory.alias({ alias: 'amina' })).toEqual(alias);
+
+    const uncached = fakeRouter(() => ({ bankRouting: { handle: 'oasis' } }));
+    const fresh = new Directory(uncached.call, { bankMs: 0, aliasMs: 0 });
+    await fresh.bank({ handle: 'oasis' });
+    await fresh.bank({ handle: 'oasis' });
+    expect(uncached.calls).toEqual([{ handle: 'oasis' }, { handle: 'oasis' }]);
+  });
+});
