@@ -68,12 +68,13 @@ export class PaymentEngine {
   }
 
   private async run(root: EntityManager, sessionId: string): Promise<void> {
+    const em = root.fork();
+    // Read once: every step's record below keeps both objects as the database has them.
+    const session = await loadSession(em, sessionId);
+    const execution = await em.findOne(PaymentExecutionEntity, { sessionId }, { disableIdentityMap: true });
+    if (!session || !execution) return;
     // Bounded: a session has at most debit, credit, reverse (or resolve_debit, reverse) to go.
     for (let steps = 0; steps < 6 && !this.stopped; steps += 1) {
-      const em = root.fork();
-      const session = await loadSession(em, sessionId);
-      const execution = await em.findOne(PaymentExecutionEntity, { sessionId }, { disableIdentityMap: true });
-      if (!session || !execution) return;
       if ((await this.step(em, session, execution)) === 'wait') return;
     }
   }
@@ -100,15 +101,15 @@ export class PaymentEngine {
     );
     if (outcome.ok) {
       const crossBank = session.settlementType === 'rail';
-      return this.record(em, session, 'debit', { step: 'credit', ...booked('debit', outcome.value) }, crossBank ? { trigger: 'cross_bank_debit_booked' } : undefined);
+      return this.record(em, session, execution, 'debit', { step: 'credit', ...booked('debit', outcome.value) }, crossBank ? { trigger: 'cross_bank_debit_booked' } : undefined);
     }
     if (outcome.kind === 'refused') {
-      return this.record(em, session, 'debit', { step: 'done', lastError: outcome.detail }, { trigger: 'core_failure', changes: failure(outcome.code, outcome.detail) });
+      return this.record(em, session, execution, 'debit', { step: 'done', lastError: outcome.detail }, { trigger: 'core_failure', changes: failure(outcome.code, outcome.detail) });
     }
     if (outcome.kind === 'unknown') {
       // The customer is told the payment failed; whether money was taken is settled by a replay later.
       this.logger.warn({ session: session.id, code: outcome.code, detail: outcome.detail }, 'debit outcome unknown: payment abandoned, resolving the debit');
-      return this.record(em, session, 'debit', {
+      return this.record(em, session, execution, 'debit', {
         step: 'resolve_debit',
         pendingFailureCode: outcome.code,
         pendingFailureDetail: outcome.detail,
@@ -128,9 +129,9 @@ export class PaymentEngine {
     const outcome = await this.movement(session.debtorBank!, (core) =>
       core.debit({ iban: execution.debtorIban, amount: Number(session.amount), currency: session.currency, reference: session.id, description: describe(session) }),
     );
-    if (outcome.ok) return this.record(em, session, 'resolve_debit', { step: 'reverse', ...booked('debit', outcome.value) });
+    if (outcome.ok) return this.record(em, session, execution, 'resolve_debit', { step: 'reverse', ...booked('debit', outcome.value) });
     if (outcome.kind === 'refused') {
-      return this.record(em, session, 'resolve_debit', { step: 'done', lastError: outcome.detail }, { trigger: 'core_failure', changes: failure(execution.pendingFailureCode, execution.pendingFailureDetail) });
+      return this.record(em, session, execution, 'resolve_debit', { step: 'done', lastError: outcome.detail }, { trigger: 'core_failure', changes: failure(execution.pendingFailureCode, execution.pendingFailureDetail) });
     }
     return this.postpone(em, session, 'resolve_debit', outcome);
   }
@@ -141,7 +142,7 @@ export class PaymentEngine {
    * A refused credit is compensated; an unknown one is replayed, never compensated, because
    * reversing a credit that was in fact booked would pay twice.
    */
-  private async credit(em: EntityManager, session: PaymentSessionEntity, _execution: PaymentExecutionEntity): Promise<Next> {
+  private async credit(em: EntityManager, session: PaymentSessionEntity, execution: PaymentExecutionEntity): Promise<Next> {
     const crossBank = session.settlementType === 'rail';
     const outcome = await this.movement(session.creditorBank, (core) =>
       core.credit({
@@ -154,12 +155,12 @@ export class PaymentEngine {
       }),
     );
     if (outcome.ok) {
-      if (!crossBank) return this.record(em, session, 'credit', { step: 'done', ...booked('credit', outcome.value) }, { trigger: 'internal_credit_booked' });
-      return this.record(em, session, 'credit', { step: 'confirm', ...booked('credit', outcome.value) }, { obligation: true });
+      if (!crossBank) return this.record(em, session, execution, 'credit', { step: 'done', ...booked('credit', outcome.value) }, { trigger: 'internal_credit_booked' });
+      return this.record(em, session, execution, 'credit', { step: 'confirm', ...booked('credit', outcome.value) }, { obligation: true });
     }
     if (outcome.kind === 'refused') {
       this.logger.warn({ session: session.id, code: outcome.code, detail: outcome.detail }, 'credit refused: reversing the debit');
-      return this.record(em, session, 'credit', { step: 'reverse', pendingFailureCode: outcome.code, pendingFailureDetail: outcome.detail, lastError: outcome.detail });
+      return this.record(em, session, execution, 'credit', { step: 'reverse', pendingFailureCode: outcome.code, pendingFailureDetail: outcome.detail, lastError: outcome.detail });
     }
     return this.postpone(em, session, 'credit', outcome);
   }
@@ -176,7 +177,7 @@ export class PaymentEngine {
       }),
     );
     if (outcome.ok) {
-      return this.record(em, session, 'reverse', { step: 'done', ...booked('reversal', outcome.value) }, { trigger: 'core_failure', changes: failure(execution.pendingFailureCode, execution.pendingFailureDetail) });
+      return this.record(em, session, execution, 'reverse', { step: 'done', ...booked('reversal', outcome.value) }, { trigger: 'core_failure', changes: failure(execution.pendingFailureCode, execution.pendingFailureDetail) });
     }
     // The money must go back whatever the core says: keep trying, loudly.
     this.logger.error({ session: session.id, code: outcome.code, detail: outcome.detail }, 'reversal failed; retrying later');
@@ -195,15 +196,17 @@ export class PaymentEngine {
   private async record(
     em: EntityManager,
     session: PaymentSessionEntity,
+    execution: PaymentExecutionEntity,
     from: ExecutionStep,
     changes: Partial<PaymentExecutionEntity>,
     also: { trigger?: SessionTrigger; changes?: MoveChanges; obligation?: boolean } = {},
   ): Promise<Next> {
     if (this.stopped) return 'wait';
     const now = new Date();
+    const update = { leaseUntil: this.later(this.settings.leaseMs), ...changes, updatedAt: now };
     try {
       await em.transactional(async (tx) => {
-        const count = await tx.nativeUpdate(PaymentExecutionEntity, { sessionId: session.id, step: from }, { leaseUntil: this.later(this.settings.leaseMs), ...changes, attempts: raw('attempts + 1'), updatedAt: now });
+        const count = await tx.nativeUpdate(PaymentExecutionEntity, { sessionId: session.id, step: from }, { ...update, attempts: raw('attempts + 1') });
         if (count === 0) throw new LostRace();
         if (also.trigger && !(await moveSession(tx, session, also.trigger, now, also.changes))) throw new LostRace();
         if (also.obligation) await recordObligation(tx, session, now);
@@ -212,6 +215,8 @@ export class PaymentEngine {
       if (error instanceof LostRace) return 'wait';
       throw error;
     }
+    Object.assign(execution, update);
+    execution.attempts += 1;
     const next = changes.step;
     return next === 'done' || next === 'confirm' ? 'wait' : 'continue';
   }
