@@ -3,7 +3,7 @@ import { GatewayError, isErrorCode, parseInput, type Logger } from '@gateway/ker
 import { vault } from '@gateway/vault';
 import type { BankCores } from '../engine/cores';
 import type { AliasRouting, Directory } from '../engine/directory';
-import type { PaymentEngine } from '../engine/engine';
+import type { ExecutionState, PaymentEngine } from '../engine/engine';
 import { MAX_OTP_FAILURES, type EngineSettings } from '../engine/engine.settings';
 import { PaymentExecutionEntity } from '../engine/execution.entity';
 import { MerchantEntity } from '../merchant/merchant.entity';
@@ -67,16 +67,18 @@ export class CheckoutService {
       throw error; // CBS_TIMEOUT / CBS_ERROR: nothing moved, the session stays PENDING
     }
 
-    const token = await this.claim(em, session, request, payer);
-    if (token === null) {
+    const claimed = await this.claim(em, session, request, payer);
+    if (claimed === null) {
       const now = await loadSession(em.fork(), sessionId);
       throw now && effectiveStatus(now) === 'EXPIRED' ? await this.expire(em, now) : refusal(sessionId, now?.status ?? 'FAILED', 'otp_accepted');
     }
     this.logger.info({ session: sessionId, payer_bank: payer.bankHandle, settlement: session.settlementType }, 'payment authorized');
 
-    await this.waitFor(this.engine.advance(em, sessionId));
-    const after = (await loadSession(em.fork(), sessionId))!;
-    const execution = await em.fork().findOne(PaymentExecutionEntity, { sessionId });
+    const { token, execution: written } = claimed;
+    // Usually the run ends within the wait and says where it left the session; otherwise read it.
+    const state = await this.waitFor(this.engine.advance(em, sessionId, { session, execution: written }));
+    const after = state?.session ?? (await loadSession(em.fork(), sessionId))!;
+    const execution = state?.execution ?? (await em.fork().findOne(PaymentExecutionEntity, { sessionId }, { disableIdentityMap: true }));
     if (after.status === 'FAILED') throw failureOf(after.failureCode, after.failureDetail);
     // Abandoned, money on its way back: the payer is told now, the session FAILS once it is back.
     if (execution?.pendingFailureCode && (execution.step === 'resolve_debit' || execution.step === 'reverse')) throw failureOf(execution.pendingFailureCode, execution.pendingFailureDetail);
@@ -139,13 +141,13 @@ export class CheckoutService {
    * proceeds to the debit; in the same transaction the engine's execution row and the payer's
    * session token. Null when another authorization (or the TTL) got there first.
    */
-  private async claim(em: EntityManager, session: PaymentSessionEntity, request: AuthorizeRequest, payer: AliasRouting): Promise<string | null> {
+  private async claim(em: EntityManager, session: PaymentSessionEntity, request: AuthorizeRequest, payer: AliasRouting): Promise<{ token: string; execution: PaymentExecutionEntity } | null> {
     const now = new Date();
     return em.fork().transactional(async (tx) => {
       const settlementType = payer.bankHandle === session.creditorBank ? 'internal' : 'rail';
       const claimed = await moveSession(tx, session, 'otp_accepted', now, { debtorBank: payer.bankHandle, settlementType }, { expiresAt: { $gt: now } });
       if (!claimed) return null;
-      tx.create(PaymentExecutionEntity, {
+      const execution = tx.create(PaymentExecutionEntity, {
         sessionId: session.id,
         step: 'debit',
         payerType: request.payer.type,
@@ -157,15 +159,16 @@ export class CheckoutService {
         updatedAt: now,
       });
       const expiresAt = new Date(now.getTime() + this.settings.sessionTokenTtlSeconds * 1000);
-      return vault.issue(tx, { kind: 'session_token', ownerId: session.id, prefix: 'sst_', expiresAt }).raw;
+      return { token: vault.issue(tx, { kind: 'session_token', ownerId: session.id, prefix: 'sst_', expiresAt }).raw, execution };
     });
   }
 
-  /** Lets the engine finish if it can within authorizeWaitMs; afterwards it carries on without the payer waiting. */
-  private async waitFor(run: Promise<void>): Promise<void> {
+  /** Lets the engine finish if it can within authorizeWaitMs (its state), afterwards it carries on without the payer waiting (null). */
+  private async waitFor(run: Promise<ExecutionState | null>): Promise<ExecutionState | null> {
     let timer: NodeJS.Timeout | undefined;
-    await Promise.race([run, new Promise<void>((resolve) => (timer = setTimeout(resolve, this.settings.authorizeWaitMs)))]);
+    const state = await Promise.race([run, new Promise<null>((resolve) => (timer = setTimeout(() => resolve(null), this.settings.authorizeWaitMs)))]);
     clearTimeout(timer);
+    return state;
   }
 }
 

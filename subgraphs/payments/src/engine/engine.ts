@@ -14,6 +14,12 @@ import { outcomeOf, type CallOutcome } from './outcome';
 
 type Next = 'continue' | 'wait';
 
+/** A session and its execution as the engine last recorded them. */
+export interface ExecutionState {
+  session: PaymentSessionEntity;
+  execution: PaymentExecutionEntity;
+}
+
 /** Runs the recovery job may have going at once in one process. */
 const MAX_CONCURRENT_RUNS = 64;
 
@@ -33,7 +39,7 @@ class LostRace extends Error {}
  * so two executors can never both record one.
  */
 export class PaymentEngine {
-  private readonly running = new Map<string, Promise<void>>();
+  private readonly running = new Map<string, Promise<ExecutionState | null>>();
   private stopped = false;
 
   constructor(
@@ -44,14 +50,19 @@ export class PaymentEngine {
   ) {}
 
   /**
-   * Runs the session until it completes, fails, waits for a confirmation or needs a retry later.
-   * One run per session at a time in this process; a second call joins the first.
+   * Runs the session until it completes, fails, waits for a confirmation or needs a retry later,
+   * and answers the state it left (null when it crashed). One run per session at a time in this
+   * process; a second call joins the first. `loaded`: the session and execution just written by
+   * the caller, so the run need not read them back.
    */
-  advance(root: EntityManager, sessionId: string): Promise<void> {
+  advance(root: EntityManager, sessionId: string, loaded?: ExecutionState): Promise<ExecutionState | null> {
     const current = this.running.get(sessionId);
     if (current) return current;
-    const run = this.run(root, sessionId)
-      .catch((error) => this.logger.error({ err: error, session: sessionId }, 'payment engine step crashed; the recovery job will resume it'))
+    const run = this.run(root, sessionId, loaded)
+      .catch((error) => {
+        this.logger.error({ err: error, session: sessionId }, 'payment engine step crashed; the recovery job will resume it');
+        return null;
+      })
       .finally(() => this.running.delete(sessionId));
     this.running.set(sessionId, run);
     return run;
@@ -67,16 +78,17 @@ export class PaymentEngine {
     this.stopped = true;
   }
 
-  private async run(root: EntityManager, sessionId: string): Promise<void> {
+  private async run(root: EntityManager, sessionId: string, loaded?: ExecutionState): Promise<ExecutionState | null> {
     const em = root.fork();
     // Read once: every step's record below keeps both objects as the database has them.
-    const session = await loadSession(em, sessionId);
-    const execution = await em.findOne(PaymentExecutionEntity, { sessionId }, { disableIdentityMap: true });
-    if (!session || !execution) return;
+    const session = loaded?.session ?? (await loadSession(em, sessionId));
+    const execution = loaded?.execution ?? (await em.findOne(PaymentExecutionEntity, { sessionId }, { disableIdentityMap: true }));
+    if (!session || !execution) return null;
     // Bounded: a session has at most debit, credit, reverse (or resolve_debit, reverse) to go.
     for (let steps = 0; steps < 6 && !this.stopped; steps += 1) {
-      if ((await this.step(em, session, execution)) === 'wait') return;
+      if ((await this.step(em, session, execution)) === 'wait') break;
     }
+    return { session, execution };
   }
 
   private step(em: EntityManager, session: PaymentSessionEntity, execution: PaymentExecutionEntity): Promise<Next> {
