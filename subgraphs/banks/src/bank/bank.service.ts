@@ -91,6 +91,10 @@ export class BankService {
     } catch (error) {
       // Two concurrent registrations of one handle: the loser sees the unique index.
       if (error instanceof UniqueConstraintViolationException) {
+        // The vault keys credentials by hash: a supplied internal key another bank already uses.
+        if ((error as { constraint?: string }).constraint === 'credentials_hash_unique') {
+          throw new GatewayError('VALIDATION_ERROR', 'internal_key: already in use; every bank needs a key of its own');
+        }
         throw new GatewayError('BANK_ALREADY_REGISTERED', `bank_handle ${valid.bankHandle} or institution_code ${valid.institutionCode} is registered`);
       }
       throw error;

@@ -74,6 +74,14 @@ describe('banks subgraph', () => {
     expect(await db.knex('banks.banks').where({ handle: 'beta' })).toHaveLength(0);
   });
 
+  it('refuses an internal key another bank already uses, naming the field', async () => {
+    const internalKey = 'sik_shared_key_0123456789abcdef';
+    await client.execute(REGISTER, { input: { ...bankInput('keyone', '111'), internalKey } }, admin);
+    const refused = await client.attempt(REGISTER, { input: { ...bankInput('keytwo', '112'), internalKey } }, admin);
+    expect(refused.errors?.[0]?.extensions).toMatchObject({ code: 'VALIDATION_ERROR', detail: expect.stringMatching(/^internal_key:/) });
+    expect(await db.knex('banks.banks').where({ handle: 'keytwo' })).toHaveLength(0);
+  });
+
   it('only an operator registers banks', async () => {
     expect(await client.errorCode(REGISTER, { input: bankInput('gamma', '103') })).toBe('UNAUTHORIZED');
     expect(await client.errorCode(REGISTER, { input: bankInput('gamma', '103') }, { kind: 'merchant', id: 'mer_1' })).toBe('FORBIDDEN');
