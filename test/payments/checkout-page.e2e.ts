@@ -73,6 +73,8 @@ describe('checkout page in a browser', () => {
     await page.waitForSelector('#message:not([hidden])');
     expect(await page.textContent('#message')).toBe('The one-time password was not accepted. 2 attempts left.');
     await page.locator('#attempts', { hasText: '2 attempts left' }).waitFor();
+    // A refused OTP leaves the session PENDING: no "processing" status next to the error.
+    expect(await page.isVisible('#status')).toBe(false);
 
     await page.fill('#otp', '246810');
     await page.click('#pay-button');

@@ -23,7 +23,7 @@ button:disabled { opacity: .6; cursor: progress; }
 .status { display: flex; gap: .6rem; align-items: center; margin-top: 1rem; font-weight: 600; }
 .status.ok { color: var(--accent); } .status.bad { color: var(--bad); }
 .spinner { width: 1rem; height: 1rem; border: 2px solid var(--line); border-top-color: var(--accent); border-radius: 50%; animation: spin 1s linear infinite; }
-.spinner[hidden] { display: none; }
+[hidden] { display: none !important; }
 .redirect { color: var(--muted); font-size: .9rem; }
 @keyframes spin { to { transform: rotate(360deg); } }
 @media (prefers-reduced-motion: reduce) { .spinner { animation: none; } }
