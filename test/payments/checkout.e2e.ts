@@ -46,6 +46,14 @@ describe('checkout and the payment engine', () => {
     await t.stop();
   });
 
+  it("answers the page's JSON view of an unknown or malformed session with the spec's error body", async () => {
+    for (const id of ['ops_000000000000000000000000', 'not-a-session']) {
+      const answer = await t.rest('GET', `/pay/${id}`, { headers: { accept: 'application/json' } });
+      expect(answer.status).toBe(404);
+      expect(answer.body.error).toMatchObject({ code: 'SESSION_NOT_FOUND', request_id: answer.headers.get('x-request-id') });
+    }
+  });
+
   describe('same bank', () => {
     it('PENDING -> PROCESSING -> COMPLETED: one debit and one credit at the core, settlement internal, sst_ token, redirect with status=completed', async () => {
       const payer = await alpha.customer({ balance: 100_000 });

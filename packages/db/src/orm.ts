@@ -16,8 +16,8 @@ export interface ServiceOrmOptions {
 
 export type ServiceOrm = MikroORM;
 
-/** Options shared by the runtime ORM and the migration generator. */
-export function ormOptions(db: Database, options: ServiceOrmOptions): Options {
+/** The service's ORM options on the process-wide pool. */
+function ormOptions(db: Database, options: ServiceOrmOptions): Options {
   return {
     // MikroORM reuses a knex instance handed over as driverOptions: the process-wide pool.
     driverOptions: db.knex as unknown as Options['driverOptions'],

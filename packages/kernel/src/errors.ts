@@ -83,10 +83,6 @@ export class GatewayError extends GraphQLError {
   }
 }
 
-export const fail = (code: ErrorCode, detail?: string): never => {
-  throw new GatewayError(code, detail);
-};
-
 /** A VALIDATION_ERROR whose detail names the offending field. */
 export const invalid = (field: string, problem: string): GatewayError =>
   new GatewayError('VALIDATION_ERROR', `${field}: ${problem}`);

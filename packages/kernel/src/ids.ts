@@ -41,7 +41,3 @@ export function randomToken(length: number): string {
 export function newId(kind: IdKind): string {
   return `${ID_PREFIX[kind]}_${randomToken(24)}`;
 }
-
-export function hasPrefix(value: string, kind: IdKind): boolean {
-  return value.startsWith(`${ID_PREFIX[kind]}_`);
-}

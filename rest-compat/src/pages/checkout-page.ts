@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { CURRENCIES, type Logger } from '@gateway/kernel';
+import { CURRENCIES, GatewayError, type Logger } from '@gateway/kernel';
+import { sendError } from '../errors';
 import type { Execute } from '../executor';
 import { passBackRouterHeaders } from '../headers';
 import { CHECKOUT_SCRIPT, CHECKOUT_STYLE } from './checkout-assets';
@@ -105,7 +106,7 @@ export function registerCheckoutPage(app: FastifyInstance, execute: Execute, log
     const wantsJson = (request.headers.accept ?? '').includes('application/json') && !(request.headers.accept ?? '').includes('text/html');
     const id = request.params.session_id;
     if (!SESSION_ID.test(id)) {
-      if (wantsJson) return reply.code(404).send({ error: { code: 'SESSION_NOT_FOUND', message: 'Unknown session_id', detail: `no payment session ${id}`, request_id: request.requestId } });
+      if (wantsJson) return sendError(reply, new GatewayError('SESSION_NOT_FOUND', `no payment session ${id}`), request.requestId);
       securityHeaders(reply, nonce);
       return reply.code(404).type('text/html; charset=utf-8').send(notFoundPage(nonce));
     }
@@ -113,10 +114,7 @@ export function registerCheckoutPage(app: FastifyInstance, execute: Execute, log
     passBackRouterHeaders(reply, execution.headers);
     const view = execution.data?.checkoutSession as CheckoutView | undefined;
     if (wantsJson) {
-      if (!view) {
-        const code = execution.error?.code ?? 'INTERNAL_ERROR';
-        return reply.code(code === 'SESSION_NOT_FOUND' ? 404 : 503).send({ error: { code, message: execution.error?.message ?? '', detail: execution.error?.detail ?? '', request_id: request.requestId } });
-      }
+      if (!view) return sendError(reply, execution.error ?? new GatewayError('INTERNAL_ERROR'), request.requestId);
       return reply.send({ session_id: view.id, status: view.status, otp_attempts_left: view.otpAttemptsLeft, redirect_to: view.redirectTo });
     }
     securityHeaders(reply, nonce);
