@@ -1,54 +1,61 @@
 import type { ExecutionResult } from 'graphql';
 import type { SubscriberSink } from './session-hub';
+import type { TrackedResult } from './subscription-plan';
 
 /** A subscriber that reads slower than events come keeps at most this many; the oldest go first. */
 const MAX_BUFFERED = 100;
 
+interface Queued {
+  result: ExecutionResult;
+  rank: number;
+}
+
 /**
  * One subscriber's stream for graphql-ws: results pushed by the hub, read with `for await`.
- * Ends after a final result, or when the client goes away (graphql-ws calls return()), which
- * also unregisters it: nothing stays behind a vanished client.
+ * Statuses only move forward, so the stream sends a message only when its status is later than
+ * the last one it accepted: the state read at subscription time and an event that crossed it
+ * (the creation event of a session being watched from its first moment, a redelivery, a bus
+ * that reorders) are never seen twice or out of order. Ends after a final status, or when the
+ * client goes away (graphql-ws calls return()), which also unregisters it.
  */
 export class ResultStream implements SubscriberSink, AsyncIterableIterator<ExecutionResult> {
-  private readonly buffer: ExecutionResult[] = [];
+  private readonly buffer: Queued[] = [];
   private waiting?: (result: IteratorResult<ExecutionResult>) => void;
+  /** Rank of the latest status accepted (sent or queued); -1 before the first. */
+  private lastRank = -1;
   private ending = false;
   private done = false;
   onClose: () => void = () => undefined;
 
-  push(result: ExecutionResult, final = false): void {
+  /** `statusRank`: the plan's order of statuses; its highest rank is final. */
+  constructor(private readonly statusRank: ReadonlyMap<string, number>) {}
+
+  push({ result, status }: TrackedResult): void {
     if (this.done || this.ending) return;
-    if (final) this.ending = true;
-    if (this.waiting) {
-      const resolve = this.waiting;
-      this.waiting = undefined;
-      resolve({ value: result, done: false });
-      return;
-    }
-    this.buffer.push(result);
-    if (this.buffer.length > MAX_BUFFERED) this.buffer.shift();
+    const rank = this.rankOf(status);
+    // Unknown status (not selected, or a query error): nothing to order by, so it passes.
+    if (rank !== undefined && rank <= this.lastRank) return;
+    this.accept(result, rank ?? this.lastRank);
   }
 
-  /** The state at subscription time goes before anything the hub queued meanwhile. */
-  pushFirst(result: ExecutionResult, final: boolean): void {
+  /**
+   * The state at subscription time. The hub may already have queued events that were in flight
+   * when the query ran: those no later than this state go, the later ones stay behind it.
+   */
+  pushFirst({ result, status }: TrackedResult): void {
     if (this.done) return;
-    // Already final: nothing queued after it matters.
-    if (final) {
-      this.buffer.length = 0;
-      this.ending = true;
-    }
-    if (this.waiting) {
-      const resolve = this.waiting;
-      this.waiting = undefined;
-      resolve({ value: result, done: false });
-    } else {
-      this.buffer.unshift(result);
-    }
+    const rank = this.rankOf(status) ?? -1;
+    const later = this.buffer.filter((queued) => queued.rank > rank);
+    this.buffer.length = 0;
+    this.lastRank = -1;
+    this.ending = false;
+    this.accept(result, rank);
+    for (const queued of later) this.accept(queued.result, queued.rank);
   }
 
   next(): Promise<IteratorResult<ExecutionResult>> {
     const queued = this.buffer.shift();
-    if (queued) return Promise.resolve({ value: queued, done: false });
+    if (queued) return Promise.resolve({ value: queued.result, done: false });
     if (this.done || this.ending) return this.return();
     return new Promise((resolve) => {
       this.waiting = resolve;
@@ -72,5 +79,26 @@ export class ResultStream implements SubscriberSink, AsyncIterableIterator<Execu
 
   [Symbol.asyncIterator](): this {
     return this;
+  }
+
+  private rankOf(status: string | undefined): number | undefined {
+    return status === undefined ? undefined : this.statusRank.get(status);
+  }
+
+  private accept(result: ExecutionResult, rank: number): void {
+    this.lastRank = Math.max(this.lastRank, rank);
+    if (rank >= this.finalRank) this.ending = true;
+    if (this.waiting) {
+      const resolve = this.waiting;
+      this.waiting = undefined;
+      resolve({ value: result, done: false });
+      return;
+    }
+    this.buffer.push({ result, rank });
+    if (this.buffer.length > MAX_BUFFERED) this.buffer.shift();
+  }
+
+  private get finalRank(): number {
+    return Math.max(...this.statusRank.values());
   }
 }

@@ -1,14 +1,15 @@
 import type { ExecutionResult } from 'graphql';
 import type { EventBus, PlatformEvent, Subscription } from '@gateway/events';
 import type { Logger, Principal } from '@gateway/kernel';
-import { applyEventStatus, eventStatus, type SubscriptionPlan } from './subscription-plan';
+import { eventStatus, trackResult, type SubscriptionPlan, type TrackedResult } from './subscription-plan';
 
 /** Runs a plan's query through the gateway as `principal`. */
 export type ExecuteAs = (principal: Principal, plan: SubscriptionPlan) => Promise<ExecutionResult>;
 
 /** Where a subscriber's messages go (its graphql-ws stream). */
 export interface SubscriberSink {
-  push(result: ExecutionResult, final: boolean): void;
+  /** A message and the status it reports; the sink keeps statuses in order and ends on a final one. */
+  push(tracked: TrackedResult): void;
 }
 
 /**
@@ -27,8 +28,6 @@ interface Group {
 }
 
 const RECENT_EVENTS = 32;
-/** Statuses after which a payment session never changes again: its streams complete. */
-export const FINAL_SESSION_STATUSES = new Set(['COMPLETED', 'FAILED', 'EXPIRED']);
 
 const principalKey = (p: Principal) => JSON.stringify([p.kind, p.id ?? null, p.scopes ?? null, p.consentId ?? null]);
 
@@ -96,15 +95,13 @@ export class SubscriptionHub {
     if (!group.sinks.size || group.recent.includes(event.id)) return;
     group.recent.push(event.id);
     if (group.recent.length > RECENT_EVENTS) group.recent.shift();
-    const status = eventStatus(event.data);
-    let result: ExecutionResult;
+    let tracked: TrackedResult;
     try {
-      result = applyEventStatus(await this.execute(group.principal, group.plan), group.plan, status);
+      tracked = trackResult(await this.execute(group.principal, group.plan), group.plan, eventStatus(event.data));
     } catch (error) {
       this.logger.error({ err: error, event: event.id }, 'subscription query failed');
       return;
     }
-    const final = status !== undefined && FINAL_SESSION_STATUSES.has(status);
-    for (const sink of [...group.sinks]) sink.push(result, final);
+    for (const sink of [...group.sinks]) sink.push(tracked);
   }
 }

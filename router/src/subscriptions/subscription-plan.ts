@@ -6,6 +6,7 @@ import {
   print,
   validate,
   type DocumentNode,
+  type ExecutionResult,
   type FieldNode,
   type FragmentDefinitionNode,
   type GraphQLSchema,
@@ -14,10 +15,22 @@ import {
 } from 'graphql';
 import { GatewayError } from '@gateway/kernel';
 
-/** Subscription field -> the query field that reads the same object, and the event aggregate it follows. */
+/**
+ * Subscription field -> the query field that reads the same object, the event aggregate it
+ * follows, and the order its statuses are reached in (statuses of one rank are alternatives;
+ * the last rank is final). A status only moves forward, so a subscriber never needs one that is
+ * not later than the last it got.
+ */
 export const SUBSCRIPTION_FIELDS = {
-  paymentSessionUpdated: { queryField: 'paymentSession', aggregateType: 'payment_session' },
+  paymentSessionUpdated: {
+    queryField: 'paymentSession',
+    aggregateType: 'payment_session',
+    statusOrder: [['PENDING'], ['PROCESSING'], ['SETTLEMENT_PENDING'], ['COMPLETED', 'FAILED', 'EXPIRED']],
+  },
 } as const;
+
+/** Response key of the status the router adds to every query it runs (removed before sending). */
+export const TRACKED_STATUS_KEY = '_subscriptionStatus';
 
 export type SubscriptionField = keyof typeof SUBSCRIPTION_FIELDS;
 
@@ -39,6 +52,8 @@ export interface SubscriptionPlan {
   responseKey: string;
   /** Response keys of `status` selected directly on the object: set from the event (see applyEventStatus). */
   statusKeys: string[];
+  /** Rank of each status (index in the field's statusOrder); the highest rank is final. */
+  statusRank: ReadonlyMap<string, number>;
 }
 
 const refuse = (message: string): GraphQLError[] => [new GatewayError('VALIDATION_ERROR', message)];
@@ -87,7 +102,14 @@ export function planSubscription(schema: GraphQLSchema, payload: { query: string
 
   const fragments = new Map(document.definitions.filter((d): d is FragmentDefinitionNode => d.kind === Kind.FRAGMENT_DEFINITION).map((d) => [d.name.value, d]));
   const responseKey = root.alias?.value ?? root.name.value;
-  const queryRoot: FieldNode = { ...root, alias: { kind: Kind.NAME, value: responseKey }, name: { kind: Kind.NAME, value: SUBSCRIPTION_FIELDS[field].queryField } };
+  // The status is always read, selected or not, so every message can be placed in order.
+  const trackedStatus: FieldNode = { kind: Kind.FIELD, alias: { kind: Kind.NAME, value: TRACKED_STATUS_KEY }, name: { kind: Kind.NAME, value: 'status' } };
+  const queryRoot: FieldNode = {
+    ...root,
+    alias: { kind: Kind.NAME, value: responseKey },
+    name: { kind: Kind.NAME, value: SUBSCRIPTION_FIELDS[field].queryField },
+    selectionSet: { kind: Kind.SELECTION_SET, selections: [...(root.selectionSet?.selections ?? []), trackedStatus] },
+  };
   const query: DocumentNode = {
     kind: Kind.DOCUMENT,
     definitions: [{ ...operation, operation: OperationTypeNode.QUERY, selectionSet: { kind: Kind.SELECTION_SET, selections: [queryRoot] } }, ...fragments.values()],
@@ -101,6 +123,7 @@ export function planSubscription(schema: GraphQLSchema, payload: { query: string
     operationName: operation.name?.value,
     responseKey,
     statusKeys: statusKeysOf(root.selectionSet, fragments),
+    statusRank: new Map(SUBSCRIPTION_FIELDS[field].statusOrder.flatMap((statuses, rank) => statuses.map((status) => [status, rank] as const))),
   };
 }
 
@@ -118,4 +141,23 @@ export function applyEventStatus<T extends { data?: Record<string, unknown> | nu
   const patched = { ...object };
   for (const key of plan.statusKeys) patched[key] = status;
   return { ...result, data: { ...result.data, [plan.responseKey]: patched } };
+}
+
+/** A result as the subscriber sees it, and the status it reports (for ordering). */
+export interface TrackedResult {
+  result: ExecutionResult;
+  status: string | undefined;
+}
+
+/**
+ * Takes the router's own status field out of a query result. `eventStatus`: the status the event
+ * moved the aggregate to, which the message reports (see applyEventStatus); the query's own when
+ * there is no event (the state at subscription time).
+ */
+export function trackResult(raw: ExecutionResult, plan: SubscriptionPlan, eventStatus?: string): TrackedResult {
+  const object = raw.data?.[plan.responseKey] as Record<string, unknown> | null | undefined;
+  if (!object || !(TRACKED_STATUS_KEY in object)) return { result: applyEventStatus(raw, plan, eventStatus), status: eventStatus };
+  const { [TRACKED_STATUS_KEY]: queried, ...visible } = object;
+  const result = applyEventStatus({ ...raw, data: { ...raw.data, [plan.responseKey]: visible } }, plan, eventStatus);
+  return { result, status: eventStatus ?? (typeof queried === 'string' ? queried : undefined) };
 }

@@ -6,8 +6,8 @@ import { WebSocketServer } from 'ws';
 import { Gauge, type Registry } from 'prom-client';
 import { GatewayError, type Logger, type Principal } from '@gateway/kernel';
 import { ResultStream } from './result-stream';
-import { FINAL_SESSION_STATUSES, type ExecuteAs, type SubscriptionHub } from './session-hub';
-import { planSubscription, type SubscriptionPlan } from './subscription-plan';
+import type { ExecuteAs, SubscriptionHub } from './session-hub';
+import { planSubscription, trackResult, type SubscriptionPlan } from './subscription-plan';
 
 export interface SubscriptionServerOptions {
   server: Server;
@@ -103,7 +103,7 @@ export function attachSubscriptionServer(options: SubscriptionServerOptions): { 
         const plan = planSubscription(schema, payload);
         if (Array.isArray(plan)) return plan;
         // Registered before the first answer, so no event between the two is missed.
-        const stream = new ResultStream();
+        const stream = new ResultStream(plan.statusRank);
         const stop = hub.add(plan, principal, stream);
         stream.onClose = stop;
         let first: ExecutionResult;
@@ -118,9 +118,7 @@ export function attachSubscriptionServer(options: SubscriptionServerOptions): { 
           stop();
           return toGraphQLErrors(first.errors);
         }
-        const current = first.data?.[plan.responseKey] as Record<string, unknown> | undefined;
-        const status = plan.statusKeys.length ? current?.[plan.statusKeys[0]!] : undefined;
-        stream.pushFirst(first, typeof status === 'string' && FINAL_SESSION_STATUSES.has(status));
+        stream.pushFirst(trackResult(first, plan));
         const args: SubscribeArgs = { plan, stream };
         return { schema, document: parse(payload.query), variableValues: payload.variables, operationName: payload.operationName, contextValue: args };
       },
