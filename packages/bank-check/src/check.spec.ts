@@ -52,7 +52,8 @@ describe('bank check against the sandbox bank', () => {
       ].sort(),
     );
     expect(result.target.currency).toBe('LYD');
-    expect(result.calls.every((call) => call.ms < 10_000 && !call.timedOut)).toBe(true);
+    expect(result.calls.every((call) => call.answered && call.ms < 10_000 && !call.timedOut)).toBe(true);
+    expect(step(result, 9).detail).toMatch(new RegExp(`^${result.calls.length} answers, slowest `));
     const printed = JSON.stringify(result);
     expect(printed).not.toContain(TEST_INTERNAL_KEY);
     expect(printed).not.toContain('482916');
@@ -88,7 +89,7 @@ describe('bank check against the sandbox bank', () => {
 
   it('fails naming step 5 against a core that books a same-reference retry again, and restores the balance', async () => {
     const c = await customer(10_000);
-    const proxy = await startDoubleBookingProxy(bank.url);
+    const proxy = await startFaultyProxy(bank.url, 'double-book');
     try {
       const result = await runBankCheck({ url: proxy.url, internalKey: TEST_INTERNAL_KEY, ...c, amount: 100 });
       expect(result.ok).toBe(false);
@@ -99,6 +100,26 @@ describe('bank check against the sandbox bank', () => {
     } finally {
       await proxy.stop();
     }
+  });
+
+  it("fails step 3 when a wrong key is refused with a bare 401, which the gateway reads as the customer's wrong OTP", async () => {
+    const c = await customer(1_000);
+    const proxy = await startFaultyProxy(bank.url, 'bare-401');
+    try {
+      const result = await runBankCheck({ url: proxy.url, internalKey: TEST_INTERNAL_KEY, ...c });
+      expect(step(result, 3)).toMatchObject({ status: 'FAIL', detail: expect.stringContaining("reads this refusal as the customer's wrong OTP") });
+      expect(statuses(result).filter(([, status]) => status !== 'PASS')).toEqual([[3, 'FAIL']]);
+    } finally {
+      await proxy.stop();
+    }
+  });
+
+  it('fails step 9 naming the calls answered over the limit', async () => {
+    const c = await customer(1_000);
+    bank.injectFaults({ latencyMs: 300, operations: ['listTransactions'] });
+    const result = await runBankCheck({ url: bank.url, internalKey: TEST_INTERNAL_KEY, ...c, answerLimitMs: 250 });
+    expect(step(result, 9)).toMatchObject({ status: 'FAIL', detail: expect.stringMatching(/^over 250 ms: listTransactions \(step 8\) \d+ ms$/) });
+    expect(step(result, 8).status).toBe('PASS');
   });
 });
 
@@ -143,10 +164,11 @@ describe('bank check against a minimal core written from the spec alone', () => 
 });
 
 /**
- * A defective core made from the sandbox: every debit or credit reaches it under a reference of
- * its own, so a same-reference retry is booked again; answers carry the caller's reference back.
+ * A defective core made from the sandbox. 'double-book': every debit or credit reaches it under a
+ * reference of its own, so a same-reference retry is booked again (answers carry the caller's
+ * reference back). 'bare-401': a refused key is answered 401 with an empty body.
  */
-async function startDoubleBookingProxy(target: string): Promise<{ url: string; stop(): Promise<void> }> {
+async function startFaultyProxy(target: string, fault: 'double-book' | 'bare-401'): Promise<{ url: string; stop(): Promise<void> }> {
   let n = 0;
   const server = createServer((req: IncomingMessage, res) => {
     const chunks: Buffer[] = [];
@@ -154,7 +176,7 @@ async function startDoubleBookingProxy(target: string): Promise<{ url: string; s
     req.on('end', async () => {
       let body = chunks.length ? Buffer.concat(chunks).toString('utf8') : undefined;
       let reference: string | undefined;
-      if (body && req.method === 'POST' && req.url?.startsWith('/accounts/')) {
+      if (fault === 'double-book' && body && req.method === 'POST' && req.url?.startsWith('/accounts/')) {
         const parsed = JSON.parse(body) as { reference: string };
         reference = parsed.reference;
         body = JSON.stringify({ ...parsed, reference: `${reference}~${(n += 1)}` });
@@ -163,6 +185,7 @@ async function startDoubleBookingProxy(target: string): Promise<{ url: string; s
       const answer = await request(`${target}${req.url}`, { method: req.method as 'GET' | 'POST', headers, ...(body !== undefined ? { body } : {}) });
       let text = await answer.body.text();
       if (reference && answer.statusCode < 300) text = JSON.stringify({ ...JSON.parse(text), reference });
+      if (fault === 'bare-401' && answer.statusCode === 401 && req.headers['x-service-internal-key'] !== TEST_INTERNAL_KEY) text = '';
       res.writeHead(answer.statusCode, { 'content-type': 'application/json' }).end(text);
     });
   });

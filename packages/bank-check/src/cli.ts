@@ -70,7 +70,10 @@ export function parseCliArgs(argv: string[], env: Record<string, string | undefi
   try {
     values = parseArgs({ args: argv, options: OPTIONS, strict: true, allowPositionals: false }).values;
   } catch (error) {
-    return { kind: 'invalid', problems: [(error as Error).message.split('\n')[0]!] };
+    const message = (error as Error).message.split('\n')[0]!;
+    // A stray value may be a key or an OTP given without its option name: never echo it.
+    const problem = message.startsWith('Unexpected argument') ? 'a value without an option name (every value follows its option, e.g. --otp 123456)' : message;
+    return { kind: 'invalid', problems: [problem] };
   }
   if (values.help) return { kind: 'help' };
   const parsed = schema.safeParse({

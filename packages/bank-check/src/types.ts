@@ -21,6 +21,8 @@ export interface BankCheckOptions {
   currency?: string;
   /** Deadline of one call. Default 15 000. */
   timeoutMs?: number;
+  /** Step 9's limit: the spec's 10 s. Lower only to test the check itself. */
+  answerLimitMs?: number;
 }
 
 export type StepStatus = 'PASS' | 'FAIL' | 'WARN' | 'SKIP';
@@ -64,6 +66,8 @@ export interface CallTiming {
   step: number;
   call: string;
   ms: number;
+  /** The core answered with an HTTP status (any). */
+  answered: boolean;
   /** No answer within the deadline. */
   timedOut: boolean;
 }
