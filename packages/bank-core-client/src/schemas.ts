@@ -83,7 +83,8 @@ export const accountAnswer = z
   })
   .describe('GET /accounts/{iban}: balance and currency are required; everything else is read when present.');
 
-const directionWord = /^(credit|debit)$/i;
+/** CREDIT or DEBIT in any case, spelled without the `i` flag so the JSON Schema pattern says the same. */
+const directionWord = /^([Cc][Rr][Ee][Dd][Ii][Tt]|[Dd][Ee][Bb][Ii][Tt])$/;
 
 export const statementItem = z
   .looseObject({
@@ -109,6 +110,10 @@ export const statementItem = z
   .refine(
     (item) => item.credit_debit_indicator !== undefined || Number(item.amount) !== 0,
     'credit_debit_indicator required when the amount carries no sign',
+  )
+  .describe(
+    'A transaction. Required: amount, currency and one of booking_date, date or booked_at; the direction comes from ' +
+      'credit_debit_indicator or else the sign of amount (a zero amount needs the indicator). One unreadable item makes the whole statement unreadable.',
   );
 
 export const statementAnswer = z
