@@ -1,5 +1,6 @@
 import Fastify from 'fastify';
 import { Agent } from 'undici';
+import { bankCoreOpenApiDocument } from '@gateway/bank-core-client';
 import { createLogger, type Logger } from '@gateway/kernel';
 import { createExecutor } from './executor';
 import { BODY_LIMIT_BYTES } from './limits';
@@ -66,6 +67,9 @@ export async function startRestCompat(options: RestCompatOptions): Promise<Runni
   const openApi = buildOpenApiDocument(ROUTES);
   const docsPage = renderDocsPage(openApi);
   app.get('/openapi.json', async () => openApi);
+  // What the gateway sends a bank core and which answers it accepts: for banks writing their core.
+  const bankCoreOpenApi = bankCoreOpenApiDocument();
+  app.get('/openapi/bank-core.json', async () => bankCoreOpenApi);
   app.get('/docs', async (_request, reply) => reply.type('text/html; charset=utf-8').send(docsPage));
 
   const url = await app.listen({ host: options.host ?? '127.0.0.1', port: options.port ?? 0 });

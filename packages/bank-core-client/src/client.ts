@@ -5,14 +5,13 @@ import { readAccount, readMovement, readStatement, type Readout } from './answer
 import { assertCoreBaseUrl, normalizeBaseUrl } from './base-url';
 import { BankCoreError, outcomeOf, type FailureReason } from './errors';
 import { bankCoreMetrics } from './metrics';
+import { DUPLICATE_CODES, INSUFFICIENT_FUNDS_CODE, KEY_REFUSED_CODES, type MovementRequest, type VerifyRequest } from './schemas';
 import { errorCodeOf, errorMessageOf, Transport, type CallSpec, type CoreAnswer, type RetryPolicy } from './transport';
-import type { BankCoreClient, BankCoreClientOptions, CoreMovement, CreditInput, DebitInput } from './types';
+import type { BankCoreClient, BankCoreClientOptions, CoreMovement, DebitInput } from './types';
 
 export const DEFAULT_TIMEOUT_MS = 10_000;
 export const DEFAULT_RETRY: RetryPolicy = { attempts: 3, baseDelayMs: 200, maxDelayMs: 2_000 };
 
-/** error.code values a core uses to say the internal key, not the customer, was refused. */
-const KEY_REFUSED = new Set(['INVALID_INTERNAL_KEY', 'UNAUTHORIZED', 'INVALID_KEY']);
 /** The gateway's own claim refusals, relayed by the bank on alias enrollment: meaningful to the caller. */
 const ENROLL_PASS_THROUGH = new Set<ErrorCode>(['HANDLE_TAKEN', 'HANDLE_INVALID', 'VALIDATION_ERROR', 'ACCOUNT_NOT_FOUND']);
 
@@ -89,12 +88,14 @@ export function createBankCoreClient(options: BankCoreClientOptions): BankCoreCl
     });
   };
 
-  /** An answer with no specific meaning: a 4xx (or odd 2xx/3xx) becomes CBS_ERROR saying what the core said. */
-  const unexpected = (operation: string, answer: CoreAnswer): BankCoreError => {
+  /** An answer with no specific meaning: a 4xx is CBS_ERROR 'client_error', an odd 2xx/3xx 'bad_answer'. */
+  const unexpected = (operation: string, answer: CoreAnswer, reason?: FailureReason): BankCoreError => {
     const coreCode = errorCodeOf(answer.body);
     const message = errorMessageOf(answer.body);
     const said = `HTTP ${answer.status}${coreCode ? ` ${coreCode}` : ''}${message ? `: ${message}` : ''}`;
-    return fail('CBS_ERROR', answer.status >= 400 ? 'client_error' : 'bad_answer', operation, answer, `bank core ${bank} refused ${operation}: ${said}`);
+    const why = reason ?? (answer.status >= 400 ? 'client_error' : 'bad_answer');
+    const verb = why === 'client_error' ? 'refused' : why === 'replay_refused' ? 'refused a replay of' : 'gave an unusable answer to';
+    return fail('CBS_ERROR', why, operation, answer, `bank core ${bank} ${verb} ${operation}: ${said}`);
   };
 
   const accept = <T>(operation: string, answer: CoreAnswer, readout: Readout<T>): T => {
@@ -102,25 +103,36 @@ export function createBankCoreClient(options: BankCoreClientOptions): BankCoreCl
     throw fail('CBS_ERROR', 'bad_answer', operation, answer, `bank core ${bank} gave an unreadable ${operation} answer: ${readout.problem}`);
   };
 
-  const movement = async (operation: 'debit' | 'credit', input: DebitInput | CreditInput, body: Record<string, unknown>): Promise<CoreMovement> => {
+  /**
+   * Debit and credit (API-CONTRACT "Bank core interface"): any 2xx is booked unless it echoes
+   * another movement; a duplicate-reference refusal is booked; INSUFFICIENT_FUNDS (or a 422 on a
+   * debit with no code) is refused for funds; any other 4xx is a final refusal on a first attempt,
+   * but proves nothing after an attempt that may have reached the core; a 3xx is unknown.
+   */
+  const movement = async (operation: 'debit' | 'credit', input: DebitInput): Promise<CoreMovement> => {
     const iban = requireIban(input.iban).iban;
     assertAmount(input.amount);
     assertCurrency(input.currency);
     requireText(input.reference, 'reference', 128);
     if (typeof input.description !== 'string') throw invalid('description', 'must be a string');
+    const body: MovementRequest = { iban, amount: input.amount, currency: input.currency, reference: input.reference, description: input.description };
     return invoke(
-      { operation, method: 'POST', path: `/accounts/${operation}`, body: { ...body, iban }, requestId: input.requestId, retryOn: 'transient' },
+      { operation, method: 'POST', path: `/accounts/${operation}`, body, requestId: input.requestId, retryOn: 'transient' },
       (answer) => {
-        if (answer.status === 422 && errorCodeOf(answer.body) === 'INSUFFICIENT_FUNDS') {
+        if (answer.status >= 200 && answer.status < 300) {
+          const booked = readMovement(answer.body, body);
+          if (booked.ok) return booked.value;
+          // A core answering for another movement is a defect there, never a success here.
+          throw fail('CBS_ERROR', 'bad_answer', operation, answer, `bank core ${bank} answered ${operation} ${input.reference}: ${booked.problem}`);
+        }
+        if (answer.status < 400) throw unexpected(operation, answer, 'bad_answer');
+        const code = errorCodeOf(answer.body)?.toUpperCase();
+        if (code && DUPLICATE_CODES.has(code)) return { transactionId: null, bookedAt: null, duplicate: true };
+        if (answer.ambiguousBefore) throw unexpected(operation, answer, 'replay_refused');
+        if (code === INSUFFICIENT_FUNDS_CODE || (operation === 'debit' && answer.status === 422 && !code)) {
           throw fail('INSUFFICIENT_FUNDS', 'rejected', operation, answer, `bank ${bank}: balance too low for ${input.amount} ${input.currency}`);
         }
-        if (answer.status >= 300) throw unexpected(operation, answer);
-        const booked = accept(operation, answer, readMovement(answer.body));
-        // A core answering for another movement is a defect there, never a success here.
-        if (booked.reference !== input.reference || booked.amount !== input.amount || booked.currency !== input.currency || booked.iban.replace(/\s+/g, '').toUpperCase() !== iban) {
-          throw fail('CBS_ERROR', 'bad_answer', operation, answer, `bank core ${bank} answered ${operation} ${input.reference} with another movement`);
-        }
-        return booked;
+        throw unexpected(operation, answer, 'client_error');
       },
     );
   };
@@ -132,52 +144,27 @@ export function createBankCoreClient(options: BankCoreClientOptions): BankCoreCl
     async verifyCustomer(input) {
       requireText(input.customerRef, 'customerRef', 128);
       requireText(input.otp, 'otp', 64);
+      const body: VerifyRequest = { customer_ref: input.customerRef, otp: input.otp };
       return invoke(
-        {
-          operation: 'verifyCustomer',
-          method: 'POST',
-          path: '/customers/verify',
-          body: { customer_ref: input.customerRef, otp: input.otp },
-          requestId: input.requestId,
-          retryOn: 'transient',
-        },
+        { operation: 'verifyCustomer', method: 'POST', path: '/customers/verify', body, requestId: input.requestId, retryOn: 'transient' },
         (answer) => {
+          const refused = () => fail('OTP_INVALID', 'rejected', 'verifyCustomer', answer, `bank ${bank} refused the customer's OTP`);
           if (answer.status === 401 || answer.status === 403) {
-            if (KEY_REFUSED.has(errorCodeOf(answer.body) ?? '')) {
+            // A refused key must never reach the customer as "wrong OTP".
+            if (KEY_REFUSED_CODES.has(errorCodeOf(answer.body)?.toUpperCase() ?? '')) {
               throw fail('CBS_ERROR', 'client_error', 'verifyCustomer', answer, `bank core ${bank} refused the gateway's internal key`);
             }
-            throw fail('OTP_INVALID', 'rejected', 'verifyCustomer', answer, `bank ${bank} refused the customer's OTP`);
+            if (answer.status === 401) throw refused();
           }
-          if (answer.status >= 300) throw unexpected('verifyCustomer', answer);
-          const verified = (answer.body as { verified?: unknown } | null)?.verified;
-          if (verified === true) return { verified: true as const };
-          if (verified === false) throw fail('OTP_INVALID', 'rejected', 'verifyCustomer', answer, `bank ${bank} refused the customer's OTP`);
-          throw fail('CBS_ERROR', 'bad_answer', 'verifyCustomer', answer, `bank core ${bank} gave an unreadable verify answer`);
+          if (answer.status < 200 || answer.status >= 300) throw unexpected('verifyCustomer', answer);
+          if ((answer.body as { verified?: unknown } | null)?.verified === true) return { verified: true as const };
+          throw refused();
         },
       );
     },
 
-    async debit(input) {
-      return movement('debit', input, {
-        amount: input.amount,
-        currency: input.currency,
-        reference: input.reference,
-        description: input.description,
-      });
-    },
-
-    async credit(input) {
-      if (input.debtorBank !== undefined) requireText(input.debtorBank, 'debtorBank', 64);
-      if (input.sessionId !== undefined) requireText(input.sessionId, 'sessionId', 128);
-      return movement('credit', input, {
-        amount: input.amount,
-        currency: input.currency,
-        reference: input.reference,
-        description: input.description,
-        ...(input.debtorBank !== undefined ? { debtor_bank: input.debtorBank } : {}),
-        ...(input.sessionId !== undefined ? { session_id: input.sessionId } : {}),
-      });
-    },
+    debit: (input) => movement('debit', input),
+    credit: (input) => movement('credit', input),
 
     async getAccount(rawIban, callOptions = {}) {
       const iban = requireIban(rawIban).iban;
@@ -185,7 +172,7 @@ export function createBankCoreClient(options: BankCoreClientOptions): BankCoreCl
         { operation: 'getAccount', method: 'GET', path: `/accounts/${encodeURIComponent(iban)}`, requestId: callOptions.requestId, retryOn: 'transient' },
         (answer) => {
           if (answer.status >= 300) throw unexpected('getAccount', answer);
-          return accept('getAccount', answer, readAccount(answer.body));
+          return accept('getAccount', answer, readAccount(iban, answer.body));
         },
       );
     },

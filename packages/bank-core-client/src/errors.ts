@@ -4,11 +4,19 @@ import { GatewayError, type ErrorCode } from '@gateway/kernel';
  * Why a bank-core call failed, for metrics and logs:
  * - timeout / unreachable: no answer in time or no connection (CBS_TIMEOUT)
  * - server_error: 5xx after the last retry (CBS_ERROR)
- * - bad_answer: a 2xx the client cannot read or that does not match the request (CBS_ERROR)
- * - client_error: a 4xx the client has no specific code for (CBS_ERROR)
+ * - bad_answer: a 2xx that is for another movement (an echo differs), a 2xx read the client cannot
+ *   read, or a 3xx (CBS_ERROR). For a debit or credit: outcome unknown, replay the reference.
+ * - client_error: a 4xx on a first attempt the client has no specific code for (CBS_ERROR): refused, final
+ * - replay_refused: a 4xx (other than a duplicate-reference code) after an earlier attempt of the
+ *   same call may have reached the core (timeout, broken answer, 5xx): it proves nothing, the
+ *   outcome is unknown until the statement is reconciled (CBS_ERROR)
  * - rejected: a 4xx with a meaning for the caller (INSUFFICIENT_FUNDS, OTP_INVALID, HANDLE_TAKEN, ...)
+ *
+ * For a debit or credit, only 'rejected' and 'client_error' mean "surely not booked"; timeout,
+ * server_error, bad_answer and replay_refused mean "maybe booked"; unreachable is "maybe" unless
+ * the connection was refused.
  */
-export type FailureReason = 'timeout' | 'unreachable' | 'server_error' | 'bad_answer' | 'client_error' | 'rejected';
+export type FailureReason = 'timeout' | 'unreachable' | 'server_error' | 'bad_answer' | 'client_error' | 'replay_refused' | 'rejected';
 
 export interface BankCoreErrorDetails {
   bankHandle: string;
@@ -17,7 +25,7 @@ export interface BankCoreErrorDetails {
   attempts: number;
   /** HTTP status the core answered last, when it answered. */
   coreStatus?: number;
-  /** error.code of the core's answer, when it had one. */
+  /** The refusal code of the core's answer (error.code, code, or error as a string), when it had one. */
   coreCode?: string;
 }
 

@@ -2,6 +2,9 @@ export { createBankCoreClient, DEFAULT_RETRY, DEFAULT_TIMEOUT_MS } from './clien
 export { assertCoreBaseUrl } from './base-url';
 export { BankCoreError, type FailureReason, type BankCoreErrorDetails } from './errors';
 export { closeBankCoreAgent, sharedBankCoreAgent } from './agent';
+export { findBooking, type BookingEvidence, type WantedBooking } from './reconcile';
+export { bankCoreOpenApiDocument } from './openapi';
+export { DUPLICATE_CODES, INSUFFICIENT_FUNDS_CODE, KEY_REFUSED_CODES } from './schemas';
 export type {
   BankCoreClient,
   BankCoreClientOptions,

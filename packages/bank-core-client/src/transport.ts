@@ -3,6 +3,7 @@ import { request, type Dispatcher } from 'undici';
 import type { Logger } from '@gateway/kernel';
 import { BankCoreError, type FailureReason } from './errors';
 import type { BankCoreMetrics } from './metrics';
+import { errorAnswer } from './schemas';
 
 export interface RetryPolicy {
   /** Attempts in all, the first included. */
@@ -37,11 +38,17 @@ export interface CallSpec {
   retryOn: 'transient' | 'unsent';
 }
 
-/** A final answer below 500: the caller interprets 2xx and 4xx. */
+/** A final answer below 500: the caller interprets 2xx, 3xx and 4xx. */
 export interface CoreAnswer {
   status: number;
+  /** Parsed JSON; the raw text when it is not JSON; null when empty. */
   body: unknown;
   attempts: number;
+  /**
+   * An earlier attempt of this call may have reached the core (it timed out, broke mid-answer or
+   * answered 5xx): a refusal now may be the core refusing what it already did.
+   */
+  ambiguousBefore: boolean;
 }
 
 interface Failure {
@@ -67,11 +74,13 @@ export class Transport {
   async send(spec: CallSpec): Promise<CoreAnswer> {
     const { retry, timeoutMs, totalBudgetMs, bankHandle } = this.options;
     const deadline = Date.now() + totalBudgetMs;
+    let ambiguousBefore = false;
     for (let attempt = 1; ; attempt += 1) {
       const attemptTimeout = Math.max(1, Math.min(timeoutMs, deadline - Date.now()));
       const outcome = await this.attempt(spec, attemptTimeout);
-      if (!('reason' in outcome)) return { ...outcome, attempts: attempt };
+      if (!('reason' in outcome)) return { ...outcome, attempts: attempt, ambiguousBefore };
       const failure = outcome;
+      if (!failure.unsent) ambiguousBefore = true;
 
       const retryable = spec.retryOn === 'transient' || failure.unsent;
       const delay = Math.floor(Math.random() * Math.min(retry.maxDelayMs, retry.baseDelayMs * 2 ** (attempt - 1)));
@@ -157,13 +166,25 @@ function parseJson(text: string): unknown {
   }
 }
 
-/** error.code of a {error: {code, message}} body, if the core sent one. */
+/** The refusal code of an answer: error.code, code, or error when it is a string (schemas.ts errorAnswer). */
 export function errorCodeOf(body: unknown): string | undefined {
-  const code = (body as { error?: { code?: unknown } } | null)?.error?.code;
-  return typeof code === 'string' ? code : undefined;
+  const read = readError(body);
+  if (!read) return undefined;
+  const nested = typeof read.error === 'object' ? read.error.code : undefined;
+  const code = nested ?? read.code ?? (typeof read.error === 'string' ? read.error : undefined);
+  return code?.trim() ? code.trim() : undefined;
 }
 
+/** message, error.message or error_description; a non-JSON body's first 200 characters. */
 export function errorMessageOf(body: unknown): string | undefined {
-  const error = (body as { error?: { message?: unknown } } | null)?.error;
-  return typeof error?.message === 'string' ? error.message : typeof body === 'string' && body ? body.slice(0, 200) : undefined;
+  if (typeof body === 'string') return body ? body.slice(0, 200) : undefined;
+  const read = readError(body);
+  if (!read) return undefined;
+  return read.message ?? (typeof read.error === 'object' ? read.error.message : undefined) ?? read.error_description;
+}
+
+function readError(body: unknown) {
+  if (!body || typeof body !== 'object' || Array.isArray(body)) return undefined;
+  const parsed = errorAnswer.safeParse(body);
+  return parsed.success ? parsed.data : undefined;
 }

@@ -47,27 +47,22 @@ export interface DebitInput extends CallOptions {
   description: string;
 }
 
-export interface CreditInput extends DebitInput {
-  /** Handle of the bank the money comes from; another bank's makes it a rail credit. */
-  debtorBank?: string;
-  sessionId?: string;
-}
+/** Same fields as a debit (spec: "same structure as debit"); whether it is a rail credit is the core's business. */
+export type CreditInput = DebitInput;
 
-/** What the core booked for a debit or credit. */
+/** What the gateway may conclude from a debit or credit the core accepted (any 2xx, or a duplicate refusal). */
 export interface CoreMovement {
-  transactionId: string;
-  reference: string;
-  iban: string;
-  amount: number;
-  currency: Currency;
-  /** Null when the core does not say. */
-  balanceAfter: number | null;
-  /** ISO 8601; null when the core does not say. */
+  /** transaction_id (or id) when the core said one. */
+  transactionId: string | null;
+  /** booked_at (or booking_date/date) when the core said one and it parses; else null. */
   bookedAt: string | null;
+  /** The core answered a duplicate-reference refusal: the reference was booked by an earlier call. */
+  duplicate: boolean;
 }
 
 export interface CoreAccount {
   iban: string;
+  /** Empty when the core does not say. */
   holderName: string;
   /** Null when the core does not say. */
   customerRef: string | null;
@@ -76,9 +71,11 @@ export interface CoreAccount {
 }
 
 export interface CoreTransaction {
-  transactionId: string;
+  /** Null when the core does not say. */
+  transactionId: string | null;
   /** YYYY-MM-DD */
   bookingDate: string;
+  /** Minor units, always positive: the direction is creditDebitIndicator. */
   amount: number;
   currency: Currency;
   creditDebitIndicator: 'CREDIT' | 'DEBIT';
@@ -106,9 +103,13 @@ export interface EnrollAliasResult {
 export interface BankCoreClient {
   readonly bankHandle: string;
   readonly baseUrl: string;
-  /** OTP_INVALID when the core refuses the OTP. */
+  /** OTP_INVALID when the core refuses the OTP (401, or a 2xx without verified: true). */
   verifyCustomer(input: VerifyCustomerInput): Promise<{ verified: true }>;
-  /** INSUFFICIENT_FUNDS when the balance is too low; safe to call again with the same reference. */
+  /**
+   * Resolves when the core booked it (any 2xx, or a duplicate-reference refusal). INSUFFICIENT_FUNDS
+   * when the balance is too low; BankCoreError reasons say what is known otherwise. Safe to call
+   * again with the same reference.
+   */
   debit(input: DebitInput): Promise<CoreMovement>;
   credit(input: CreditInput): Promise<CoreMovement>;
   getAccount(iban: string, options?: CallOptions): Promise<CoreAccount>;

@@ -7,7 +7,7 @@ import { sandboxOrm } from './ledger/orm';
 import type { SandboxAccount, SandboxTransaction } from './ledger/views';
 import { FaultInjector, type FaultPlan, type RequestCounts } from './faults';
 import { GatewayLink } from './gateway/gateway-link';
-import { CreditConfirmations, type DelayRange } from './gateway/confirmations';
+import { CreditConfirmations, DEFAULT_CONFIRMATION_RETRY, type ConfirmationRetry, type DelayRange } from './gateway/confirmations';
 import { buildSandboxApp } from './http/app';
 import type { SandboxContext } from './http/context';
 
@@ -27,6 +27,8 @@ export interface SandboxBankOptions {
   bankKey?: string;
   /** Delay between a rail credit and its credit-confirmed callback; default 1000–3000 ms. */
   confirmDelayMs?: DelayRange;
+  /** Backoff and horizon of credit-confirmed retries; default 500 ms doubling up to 1 min, for 24 h. */
+  confirmRetry?: Partial<ConfirmationRetry>;
   logger?: Logger;
   /** Time source for bookings (tests book on chosen dates). */
   clock?: () => Date;
@@ -67,6 +69,10 @@ export async function startSandboxBank(options: SandboxBankOptions): Promise<San
   if (!options.internalKey || options.internalKey.length < 8) throw new Error('sandbox bank: internalKey of at least 8 characters required');
   const delay = options.confirmDelayMs ?? { min: 1000, max: 3000 };
   if (!(delay.min >= 0 && delay.max >= delay.min)) throw new Error('sandbox bank: confirmDelayMs needs 0 <= min <= max');
+  const retry = { ...DEFAULT_CONFIRMATION_RETRY, ...options.confirmRetry };
+  if (!(retry.firstDelayMs > 0 && retry.maxDelayMs >= retry.firstDelayMs && retry.horizonMs >= 0)) {
+    throw new Error('sandbox bank: confirmRetry needs 0 < firstDelayMs <= maxDelayMs and horizonMs >= 0');
+  }
 
   const logger = options.logger ?? createLogger(`bank-sandbox:${options.handle}`);
   const clock = options.clock ?? (() => new Date());
@@ -78,7 +84,7 @@ export async function startSandboxBank(options: SandboxBankOptions): Promise<San
   const movements = new MovementBook(orm, options.handle, clock);
   const faults = new FaultInjector(stopping.signal);
   const gateway = new GatewayLink(() => internalKey);
-  const confirmations = new CreditConfirmations(movements, gateway, delay, logger);
+  const confirmations = new CreditConfirmations(movements, gateway, delay, logger, retry, clock);
 
   const configureGateway = async (connection: GatewayConnection): Promise<void> => {
     if (connection.internalKey) internalKey = connection.internalKey;

@@ -105,7 +105,7 @@ export function renderDocsPage(document: OpenApiDocument): string {
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${escapeHtml(document.info.title)}</title><style>${STYLE}</style></head>
 <body><h1>${escapeHtml(document.info.title)}</h1><p>Version ${escapeHtml(document.info.version)}. ${escapeHtml(document.info.description)}</p>
-<p>Machine-readable: <a href="/openapi.json">/openapi.json</a> (OpenAPI ${escapeHtml(document.openapi)}). GraphQL: <code>POST /graphql</code>.</p>
+<p>Machine-readable: <a href="/openapi.json">/openapi.json</a> (OpenAPI ${escapeHtml(document.openapi)}). GraphQL: <code>POST /graphql</code>. Bank core interface (what the gateway calls on a bank's core): <a href="/openapi/bank-core.json">/openapi/bank-core.json</a>.</p>
 <nav><h2>Endpoints</h2><ul>${nav}</ul></nav>
 <h2>Errors</h2><p>Every error has this body; the HTTP status follows from the code.</p>${errorFields}
 <details><summary>Error codes</summary>${codeTable}</details>

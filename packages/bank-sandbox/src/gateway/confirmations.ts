@@ -10,16 +10,25 @@ export interface DelayRange {
   max: number;
 }
 
-const ATTEMPTS = 5;
-const FIRST_BACKOFF_MS = 500;
-const MAX_BACKOFF_MS = 8_000;
+/** How long and how often a credit-confirmed is retried. */
+export interface ConfirmationRetry {
+  /** Delay after the first failed attempt; doubles after each one. Default 500 ms. */
+  firstDelayMs: number;
+  /** Cap on the delay between attempts. Default 60 s. */
+  maxDelayMs: number;
+  /** Keep trying until this long after the credit was booked, then give up (FAILED). Default 24 h. */
+  horizonMs: number;
+}
+
+export const DEFAULT_CONFIRMATION_RETRY: ConfirmationRetry = { firstDelayMs: 500, maxDelayMs: 60_000, horizonMs: 24 * 60 * 60 * 1000 };
 
 /**
  * Sends the credit-confirmed callback for rail credits, after a delay that imitates the transfer
  * rail, without holding up the credit's own answer. Retries an unreachable or failing (5xx, 429)
- * gateway with exponential backoff; a 4xx is final. The state is kept on the transaction row, so
- * confirmations still PENDING when the bank stops are sent after its next start (or as soon as
- * the gateway is configured).
+ * gateway as a real bank does: exponential backoff capped at maxDelayMs, for hours (horizonMs
+ * after the booking), since the payment stays unfinished at the gateway until it hears. A 4xx is
+ * final. The state is kept on the transaction row, so confirmations still PENDING when the bank
+ * stops are sent after its next start (or as soon as the gateway is configured).
  */
 export class CreditConfirmations {
   private readonly timers = new Set<NodeJS.Timeout>();
@@ -31,12 +40,15 @@ export class CreditConfirmations {
     private readonly gateway: GatewayLink,
     private readonly delay: DelayRange,
     private readonly logger: Logger,
+    private readonly retry: ConfirmationRetry = DEFAULT_CONFIRMATION_RETRY,
+    private readonly clock: () => Date = () => new Date(),
   ) {}
 
   schedule(transaction: SandboxTransaction, delayMs = randomDelay(this.delay)): void {
     if (this.abort.signal.aborted || this.inFlight.has(transaction.transactionId)) return;
     this.inFlight.add(transaction.transactionId);
-    this.later(delayMs, () => this.attempt(transaction, 1));
+    // After a restart the count goes on from what the row says.
+    this.later(delayMs, () => this.attempt(transaction, transaction.confirmationAttempts + 1));
   }
 
   /** Picks up confirmations left PENDING (a restart, or a gateway configured late). */
@@ -88,12 +100,16 @@ export class CreditConfirmations {
       outcome = 'RETRY';
       this.logger.warn({ ...log, reason: error instanceof BankError ? error.message : String(error) }, 'credit-confirmed failed');
     }
-    if (outcome === 'RETRY' && attempt < ATTEMPTS) {
+    const giveUpAt = transaction.bookedAt.getTime() + this.retry.horizonMs;
+    if (outcome === 'RETRY' && this.clock().getTime() < giveUpAt) {
       await this.movements.recordConfirmation(transaction.transactionId, 'PENDING', attempt);
-      const backoff = Math.min(MAX_BACKOFF_MS, FIRST_BACKOFF_MS * 2 ** (attempt - 1));
-      this.later(randomInt(backoff / 2, backoff + 1), () => this.attempt(transaction, attempt + 1));
+      // 2 ** attempt overflows nothing: the exponent stops growing once the cap is reached.
+      const backoff = Math.max(1, Math.min(this.retry.maxDelayMs, this.retry.firstDelayMs * 2 ** Math.min(attempt - 1, 40)));
+      const wait = Math.min(randomInt(Math.floor(backoff / 2), backoff + 1), Math.max(0, giveUpAt - this.clock().getTime()));
+      this.later(wait, () => this.attempt(transaction, attempt + 1));
       return;
     }
+    if (outcome === 'RETRY') this.logger.error(log, 'credit-confirmed still failing at the retry horizon: given up');
     this.inFlight.delete(transaction.transactionId);
     await this.movements.recordConfirmation(transaction.transactionId, outcome === 'RETRY' ? 'FAILED' : outcome, attempt);
   }

@@ -16,15 +16,13 @@ export function registerCoreRoutes(app: FastifyInstance, ctx: SandboxContext): v
   );
 
   const movement = (operation: Operation) => async (request: { body: unknown; id: string }) => {
-    const body = parse(operation === 'DEBIT' ? debitBody : creditBody, request.body) as ReturnType<typeof creditBody.parse>;
+    const body = parse(operation === 'DEBIT' ? debitBody : creditBody, request.body);
     const result = await ctx.movements.book(operation, {
       iban: body.iban,
       amount: body.amount,
       currency: body.currency,
       reference: body.reference,
       description: body.description,
-      ...(body.debtor_bank ? { debtorBank: body.debtor_bank } : {}),
-      ...(body.session_id ? { sessionId: body.session_id } : {}),
     });
     if (result.railCredit) ctx.confirmations.schedule(result.transaction);
     ctx.logger.info(

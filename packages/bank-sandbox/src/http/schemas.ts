@@ -27,10 +27,8 @@ export const debitBody = z.object({
   description: z.string().max(500).optional().default(''),
 });
 
-export const creditBody = debitBody.extend({
-  debtor_bank: z.string().trim().min(1).max(64).optional(),
-  session_id: z.string().trim().min(1).max(128).optional(),
-});
+/** Same structure as a debit (spec); unknown extra fields are accepted and ignored (zod strips them). */
+export const creditBody = debitBody;
 
 export const transactionsQuery = z
   .object({ fromDate: isoDate.optional(), toDate: isoDate.optional() })

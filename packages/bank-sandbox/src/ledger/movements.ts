@@ -12,9 +12,6 @@ export interface MovementInput {
   currency: string;
   reference: string;
   description: string;
-  /** Credits: the bank the money comes from; another bank's handle makes it a rail credit. */
-  debtorBank?: string;
-  sessionId?: string;
 }
 
 export interface BookingResult {
@@ -26,6 +23,8 @@ export interface BookingResult {
 }
 
 const MAX_SAFE = Number.MAX_SAFE_INTEGER;
+/** A gateway payment session id: the reference of a payment's debit and credit (not of a reversal `ops_…:reversal`, nor a settlement `stl_…`). */
+const SESSION_REFERENCE = /^ops_[^:\s]+$/;
 
 /** Debits, credits and statements of one sandbox bank. */
 export class MovementBook {
@@ -40,16 +39,25 @@ export class MovementBook {
    * the insert of the transaction row is the deduplication point (a unique index; a concurrent
    * duplicate waits on it, then sees the committed row), and the balance moves through one
    * conditional update, so a debit never takes the balance below zero whatever runs alongside.
+   *
+   * The gateway sends only the spec's fields, so, as a real bank would, the bank tells a rail
+   * credit from its own ledger: a credit whose reference is a payment session id (`ops_…`) that
+   * this bank never debited paid money taken at another bank; it owes the gateway a
+   * credit-confirmed (session_id = the reference). A payment within this bank (its debit is here)
+   * and reversals (`ops_…:reversal`) are not rail credits.
    */
   async book(operation: Operation, input: MovementInput): Promise<BookingResult> {
     const iban = normalizeIban(input.iban);
-    const rail = operation === 'CREDIT' && Boolean(input.debtorBank) && input.debtorBank !== this.bankHandle;
     return this.orm.em.fork().transactional(async (em) => {
       const account = await em.findOne(SandboxAccountRow, { bankHandle: this.bankHandle, iban });
       if (!account) throw bankErrors.accountNotFound(iban);
       if (account.currency !== input.currency) {
         throw bankErrors.validation(`currency: account ${iban} is held in ${account.currency}, not ${input.currency}`);
       }
+      const rail =
+        operation === 'CREDIT' &&
+        SESSION_REFERENCE.test(input.reference) &&
+        (await em.count(SandboxTransactionRow, { bankHandle: this.bankHandle, operation: 'DEBIT', reference: input.reference })) === 0;
       const bookedAt = this.clock();
       const fresh = {
         transactionId: newId('transaction'),
@@ -64,7 +72,7 @@ export class MovementBook {
          on conflict ("bank_handle", "operation", "reference") do nothing
          returning "transaction_id"`,
         [fresh.transactionId, this.bankHandle, operation, input.reference, iban, input.amount, input.currency, input.description,
-          input.debtorBank ?? null, input.sessionId ?? null, fresh.rrn, bookedAt, fresh.confirmationStatus],
+          null, rail ? input.reference : null, fresh.rrn, bookedAt, fresh.confirmationStatus],
       );
       if (inserted.length === 0) {
         const first = await em.findOneOrFail(SandboxTransactionRow, { bankHandle: this.bankHandle, operation, reference: input.reference });
@@ -97,13 +105,14 @@ export class MovementBook {
         amount: input.amount,
         currency: account.currency as SandboxTransaction['currency'],
         description: input.description,
-        debtorBank: input.debtorBank ?? null,
-        sessionId: input.sessionId ?? null,
+        debtorBank: null,
+        sessionId: rail ? input.reference : null,
         rrn: fresh.rrn,
         balanceAfter,
         bookedAt,
         bookingDate: bookingDateOf(bookedAt),
         confirmationStatus: fresh.confirmationStatus,
+        confirmationAttempts: 0,
       };
       return { transaction, replayed: false, railCredit: rail };
     });

@@ -19,7 +19,9 @@ export interface SandboxTransaction {
   amount: number;
   currency: Currency;
   description: string;
+  /** Always null now: the gateway no longer says which bank a credit comes from (column kept). */
   debtorBank: string | null;
+  /** Rail credits: the session id the credit-confirmed names (the reference). */
   sessionId: string | null;
   rrn: string | null;
   balanceAfter: number | null;
@@ -27,6 +29,8 @@ export interface SandboxTransaction {
   /** UTC date of bookedAt, YYYY-MM-DD. */
   bookingDate: string;
   confirmationStatus: ConfirmationStatus | null;
+  /** Rail credits: credit-confirmed attempts made so far. */
+  confirmationAttempts: number;
 }
 
 export const bookingDateOf = (instant: Date): string => instant.toISOString().slice(0, 10);
@@ -55,4 +59,5 @@ export const toTransactionView = (row: SandboxTransactionRow): SandboxTransactio
   bookedAt: row.bookedAt,
   bookingDate: bookingDateOf(row.bookedAt),
   confirmationStatus: row.confirmationStatus ?? null,
+  confirmationAttempts: row.confirmationAttempts,
 });

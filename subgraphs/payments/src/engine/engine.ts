@@ -149,8 +149,8 @@ export class PaymentEngine {
   }
 
   /**
-   * Pays the payee. Same bank: the session is COMPLETED. Cross bank: a rail credit (debtor_bank
-   * set), the obligation is recorded, and COMPLETED waits for the creditor bank's confirmation.
+   * Pays the payee. Same bank: the session is COMPLETED. Cross bank: a rail credit (the creditor
+   * bank tells it from the reference), the obligation is recorded, and COMPLETED waits for the creditor bank's confirmation.
    * A refused credit is compensated; an unknown one is replayed, never compensated, because
    * reversing a credit that was in fact booked would pay twice.
    */
@@ -163,7 +163,6 @@ export class PaymentEngine {
         currency: session.currency,
         reference: session.id,
         description: describe(session),
-        ...(crossBank ? { debtorBank: session.debtorBank!, sessionId: session.id } : {}),
       }),
     );
     if (outcome.ok) {
