@@ -28,49 +28,84 @@ interface Started {
 }
 
 /** Runs `npm start`'s entry point exactly as the script does, with embedded defaults. */
-async function startLauncher(env: Record<string, string>): Promise<Started> {
+function spawnLauncher(env: Record<string, string>): { child: ChildProcess; output: () => string } {
   const child = spawn(process.execPath, ['-r', './scripts/register.js', 'packages/platform/src/main.ts'], {
     cwd: ROOT,
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
+  launched.push(child);
   let output = '';
   child.stdout!.on('data', (chunk) => (output += chunk));
   child.stderr!.on('data', (chunk) => (output += chunk));
+  return { child, output: () => output };
+}
+
+/** Every launcher this file started: killed in afterAll whatever happened. */
+const launched: ChildProcess[] = [];
+
+async function startLauncher(env: Record<string, string>): Promise<Started> {
+  const { child, output } = spawnLauncher(env);
   await new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`launcher did not start:\n${output}`)), 90_000);
+    const timer = setTimeout(() => reject(new Error(`launcher did not start:\n${output()}`)), 90_000);
     const check = () => {
-      if (output.includes('Try it:')) {
+      if (output().includes('Try it:')) {
         clearTimeout(timer);
         resolve();
       }
     };
     child.stdout!.on('data', check);
-    child.once('exit', (code) => reject(new Error(`launcher exited with ${code}:\n${output}`)));
+    child.once('exit', (code) => reject(new Error(`launcher exited with ${code}:\n${output()}`)));
   });
-  const restUrl = /REST API\s+(http:\/\/\S+)/.exec(output)![1]!;
-  return { child, output, restUrl };
+  const restUrl = /REST API\s+(http:\/\/\S+)/.exec(output())![1]!;
+  return {
+    child,
+    get output() {
+      return output();
+    },
+    restUrl,
+  };
 }
 
-async function stopLauncher(started: Started): Promise<void> {
-  const exited = new Promise((resolve) => started.child.once('exit', resolve));
-  started.child.kill('SIGINT');
-  await exited;
+/** The exit code and everything printed by a launcher expected to stop by itself. */
+async function runToExit(env: Record<string, string>): Promise<{ code: number | null; output: string }> {
+  const { child, output } = spawnLauncher(env);
+  const code = await new Promise<number | null>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`launcher did not exit:\n${output()}`)), 60_000);
+    child.once('exit', (exitCode) => {
+      clearTimeout(timer);
+      resolve(exitCode);
+    });
+  });
+  return { code, output: output() };
+}
+
+async function stopLauncher(started: Started, signal: NodeJS.Signals = 'SIGINT'): Promise<number | null> {
+  if (started.child.exitCode !== null) return started.child.exitCode;
+  const exited = new Promise<number | null>((resolve) => started.child.once('exit', resolve));
+  started.child.kill(signal);
+  return exited;
 }
 
 describe('npm start (embedded defaults)', () => {
   const dataDir = mkdtempSync(join(tmpdir(), 'gw-start-'));
-  afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
+  afterAll(async () => {
+    for (const child of launched) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+  let env: Record<string, string>;
+  let demo: any;
+  let sessionId: string;
 
   it('serves the API with demo data, and a restart reuses it', async () => {
-    const env = { DATA_DIR: dataDir, REST_PORT: '0', ROUTER_PORT: '0', SANDBOX_PORT_BASE: String(await freePortBase()), LOG_LEVEL: 'error' };
+    env = { DATA_DIR: dataDir, REST_PORT: '0', ROUTER_PORT: '0', SANDBOX_PORT_BASE: String(await freePortBase()), LOG_LEVEL: 'error' };
     const first = await startLauncher(env);
-    let demo: any;
     try {
       expect(first.output).toMatch(/Admin key\s+adm_/);
       expect((await fetch(`${first.restUrl}/readyz`)).status).toBe(200);
 
       demo = JSON.parse(readFileSync(join(dataDir, 'demo.json'), 'utf8'));
+      expect(demo.seed_complete).toBe(true);
       expect(demo.banks.map((b: any) => b.institution_code)).toEqual(['011', '012']);
       expect(demo.customers).toHaveLength(4);
       expect(demo.merchant.api_key).toMatch(/^mk_test_/);
@@ -100,8 +135,56 @@ describe('npm start (embedded defaults)', () => {
       const bank = await fetch(`${second.restUrl}/banks/oasis`, { headers: { 'x-service-bank-key': again.banks[0].bank_key } });
       expect(bank.status).toBe(200);
       expect(existsSync(join(dataDir, 'pglite'))).toBe(true);
+
+      // Data for the tests below: a payment session created before the stops and restarts.
+      const created = await fetch(`${second.restUrl}/payments/sessions`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${demo.merchant.api_key}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ amount: 12500, currency: 'LYD', destination: { type: 'alias', value: 'layla' }, reference: 'order-kept' }),
+      });
+      expect(created.status).toBe(201);
+      sessionId = ((await created.json()) as any).session_id;
+
+      // A second `npm start` on the same data directory stops at once, saying why; the first keeps serving.
+      const refused = await runToExit({ ...env, SANDBOX_PORT_BASE: String(await freePortBase()) });
+      expect(refused.code).toBe(1);
+      expect(refused.output).toContain(`The embedded database in ${join(dataDir, 'pglite')} is in use by another platform (process ${second.child.pid})`);
+      expect(refused.output).not.toMatch(/Aborted|at .*\.ts:\d+/);
+      expect((await fetch(`${second.restUrl}/healthz`)).status).toBe(200);
+      expect((await fetch(`${second.restUrl}/payments/sessions/${sessionId}`, { headers: { authorization: `Bearer ${demo.merchant.api_key}` } })).status).toBe(200);
+
+      // SIGTERM, and a second signal while it stops (Ctrl-C twice): the second is only reported,
+      // PGlite and its lock are closed, and the process exits 0. (Two SIGTERMs sent at once would
+      // merge into one: the kernel keeps one pending signal of a kind.)
+      const exited = new Promise<number | null>((resolve) => second.child.once('exit', resolve));
+      second.child.kill('SIGTERM');
+      second.child.kill('SIGINT');
+      expect(await exited).toBe(0);
+      expect(second.output).toMatch(/(SIGINT|SIGTERM) again: still stopping/);
+      expect(existsSync(join(dataDir, 'pglite', 'gateway.lock'))).toBe(false);
     } finally {
       await stopLauncher(second);
     }
-  });
+  }, 240_000);
+
+  it('starts again after a kill -9 (the stale lock is taken over) and serves the data created before', async () => {
+    const third = await startLauncher(env);
+    const readSession = (started: Started) => fetch(`${started.restUrl}/payments/sessions/${sessionId}`, { headers: { authorization: `Bearer ${demo.merchant.api_key}` } });
+    try {
+      expect((await readSession(third)).status).toBe(200);
+    } finally {
+      await stopLauncher(third, 'SIGKILL');
+    }
+    expect(JSON.parse(readFileSync(join(dataDir, 'pglite', 'gateway.lock'), 'utf8')).pid).toBe(third.child.pid);
+
+    const fourth = await startLauncher(env);
+    try {
+      expect((await fetch(`${fourth.restUrl}/readyz`)).status).toBe(200);
+      const session = await readSession(fourth);
+      expect(session.status).toBe(200);
+      expect(((await session.json()) as any).session_id).toBe(sessionId);
+    } finally {
+      expect(await stopLauncher(fourth, 'SIGTERM')).toBe(0);
+    }
+  }, 240_000);
 });

@@ -48,6 +48,8 @@ export interface RouterOptions {
   bus?: EventBus;
   /** graphql-ws ping interval (a client missing a pong is dropped). */
   wsKeepAliveMs?: number;
+  /** More /readyz checks from whoever runs the router (the launcher: demo seeded, not stopping). */
+  readinessChecks?: () => Record<string, boolean>;
 }
 
 export interface RunningRouter {
@@ -125,6 +127,9 @@ export async function startRouter(options: RouterOptions): Promise<RunningRouter
     introspection: !options.production,
     includeStacktraceInErrorResponses: false,
     csrfPrevention: true,
+    // The process's main owns SIGINT/SIGTERM and stops everything in order. Apollo's own handler
+    // (on by default) stopped each server by itself, out of that order, then re-sent the signal.
+    stopOnTerminationSignals: false,
     validationRules: queryLimitRules(options.maxDepth ?? 12, options.maxFields ?? 500),
     formatError: formatGatewayError(logger),
     plugins: [fastifyApolloDrainPlugin(app)],
@@ -175,7 +180,7 @@ export async function startRouter(options: RouterOptions): Promise<RunningRouter
 
   app.get('/healthz', async () => ({ status: 'ok' }));
   app.get('/readyz', async (_request, reply) => {
-    const checks: Record<string, boolean> = { database: await databaseReady(options.db) };
+    const checks: Record<string, boolean> = { database: await databaseReady(options.db), ...options.readinessChecks?.() };
     await Promise.all(
       options.subgraphs.map(async ({ name, url }) => {
         checks[name] = await fetch(new URL('/healthz', url), { signal: AbortSignal.timeout(2000) }).then((r) => r.ok, () => false);

@@ -28,13 +28,19 @@ export async function openDatabase(options: OpenDatabaseOptions = {}): Promise<D
   // PGlite is single-session: a pool of one keeps each transaction's statements together.
   const pool = embedded ? { min: 0, max: 1 } : { min: 0, max: options.poolSize ?? 10 };
   const client = knex({ client: 'pg', connection: { connectionString: url }, pool, acquireConnectionTimeout: 30_000 });
+  let closed: Promise<void> | undefined;
   return {
     url,
     embedded: Boolean(embedded),
     knex: client,
-    async close() {
-      await client.destroy();
-      await embedded?.stop();
-    },
+    // The pool first (no statement in flight), then PGlite; once, whoever asks twice.
+    close: () =>
+      (closed ??= (async () => {
+        try {
+          await client.destroy();
+        } finally {
+          await embedded?.stop();
+        }
+      })()),
   };
 }

@@ -1,5 +1,6 @@
 export * from './database';
 export * from './embedded';
+export * from './data-dir-lock';
 export * from './orm';
 export * from './health';
 export { Migration } from '@mikro-orm/migrations';

@@ -50,6 +50,9 @@ export async function startSubgraphServer(options: SubgraphServerOptions): Promi
     introspection: !options.production,
     includeStacktraceInErrorResponses: false,
     formatError: formatGatewayError(logger),
+    // The process's main owns SIGINT/SIGTERM and stops everything in order. Apollo's own handler
+    // (on by default) stopped each server by itself, out of that order, then re-sent the signal.
+    stopOnTerminationSignals: false,
     plugins: [
       // Federated tracing is for Apollo's hosted studio, which this platform does not report to.
       ApolloServerPluginInlineTraceDisabled(),

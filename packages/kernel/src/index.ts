@@ -10,3 +10,4 @@ export * from './metrics';
 export * from './seal';
 export * from './validation';
 export * from './webhook-url';
+export * from './atomic-file';

@@ -4,3 +4,5 @@ export * from './secrets';
 export { SUBGRAPHS } from './subgraphs';
 export { readCommittedSdl, sdlPath, REPO_ROOT } from './sdl';
 export { startDemo, tryItBlock } from './demo/demo';
+export { DemoSeedError } from './demo/demo-file';
+export { createReadiness, type Readiness } from './readiness';

@@ -7,6 +7,7 @@ import { startRestCompat } from '@gateway/rest-compat';
 import { startRouter, type LimitOverrides, type RunningRouter } from '@gateway/router';
 import type { EngineSettings } from '@gateway/subgraph-payments';
 import type { PlatformConfig } from './config';
+import { createReadiness, type Readiness } from './readiness';
 import { readCommittedSdl } from './sdl';
 import { resolveSecrets } from './secrets';
 import { SUBGRAPHS } from './subgraphs';
@@ -22,8 +23,19 @@ export interface Platform {
   db: Database;
   bus: EventBus;
   config: PlatformConfig;
+  /** Gates of /readyz: `demo` is held from the start when the demo is on, until startDemo has seeded it. */
+  readiness: Readiness;
+  /**
+   * Something started beside the platform on its database (the demo's sandbox banks and
+   * receiver): stopped after the services that call it, before the bus and database it uses.
+   */
+  attach(part: { stop(): Promise<void> }): void;
+  /** Not ready, then rest-compat, router, subgraphs (their jobs), attached parts, bus, database. Once. */
   stop(): Promise<void>;
 }
+
+/** The readiness gate the demo holds until it is seeded. */
+export const DEMO_GATE = 'demo';
 
 export interface StartPlatformOptions {
   /** An already open database (tests); otherwise one is opened from the config. */
@@ -44,15 +56,19 @@ export interface StartPlatformOptions {
  */
 export async function startPlatform(config: PlatformConfig, options: StartPlatformOptions = {}): Promise<Platform> {
   const logger = options.logger ?? createLogger('platform');
-  const secrets = resolveSecrets(config.dataDir, { adminKey: config.adminKey, platformSecret: config.platformSecret }, config.production);
+  // The database first: in embedded mode opening it takes the data directory's lock, so a second
+  // start on the same DATA_DIR stops before it writes anything there (secrets.json included).
   const db = options.db ?? (await openDatabase({ url: config.databaseUrl, dataDir: config.embedded ? join(config.dataDir, 'pglite') : undefined }));
+  const readiness = createReadiness(config.sandboxBanks ? [DEMO_GATE] : []);
   const running: Array<{ stop(): Promise<void> }> = [];
+  const attached: Array<{ stop(): Promise<void> }> = [];
   // Subgraphs start before the router they call through; they read its address when they need it.
   const bus = options.bus ?? createBus({ amqpUrl: config.amqpUrl, connectionName: 'platform', onError: (error) => logger.warn({ err: error }, 'event bus') });
   let routerGraphqlUrl = '';
   const routerUrl = () => routerGraphqlUrl;
 
   try {
+    const secrets = resolveSecrets(config.dataDir, { adminKey: config.adminKey, platformSecret: config.platformSecret }, config.production);
     const subgraphs: Array<{ name: string; service: RunningService }> = [];
     for (const subgraph of SUBGRAPHS) {
       const service = await subgraph.start({
@@ -88,6 +104,7 @@ export async function startPlatform(config: PlatformConfig, options: StartPlatfo
       sharedRateLimits: false,
       logger: logger.child({ service: 'router' }),
       bus,
+      readinessChecks: readiness.checks,
     });
     running.push(router);
     routerGraphqlUrl = router.graphqlUrl;
@@ -95,6 +112,7 @@ export async function startPlatform(config: PlatformConfig, options: StartPlatfo
     const rest = await startRestCompat({ routerUrl: router.graphqlUrl, host: config.host, port: config.ports.rest, production: config.production, logger: logger.child({ service: 'rest-compat' }) });
     running.push(rest);
 
+    let stopped: Promise<void> | undefined;
     return {
       restUrl: rest.url,
       routerUrl: router.url,
@@ -105,11 +123,22 @@ export async function startPlatform(config: PlatformConfig, options: StartPlatfo
       db,
       bus,
       config,
-      async stop() {
-        for (const service of running.reverse()) await service.stop();
-        if (!options.bus) await bus.close();
-        if (!options.db) await db.close();
-      },
+      readiness,
+      attach: (part) => void attached.push(part),
+      stop: () =>
+        (stopped ??= (async () => {
+          readiness.hold('stopping');
+          // Front to back: rest-compat and the router stop taking requests, then each subgraph
+          // stops its jobs, relay and server; the parts beside them (sandbox banks the engine
+          // calls) after; the database last, so every step before it can still write.
+          try {
+            for (const part of [...running].reverse()) await part.stop();
+            for (const part of [...attached].reverse()) await part.stop();
+            if (!options.bus) await bus.close();
+          } finally {
+            if (!options.db) await db.close();
+          }
+        })()),
     };
   } catch (error) {
     for (const service of running.reverse()) await service.stop().catch(() => undefined);

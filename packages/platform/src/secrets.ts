@@ -1,6 +1,6 @@
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { newSecret } from '@gateway/kernel';
+import { newSecret, writeFileAtomicSync } from '@gateway/kernel';
 
 export interface PlatformSecrets {
   adminKey: string;
@@ -23,7 +23,8 @@ export function resolveSecrets(dataDir: string, given: Partial<PlatformSecrets>,
   };
   if (secrets.adminKey !== stored.adminKey || secrets.platformSecret !== stored.platformSecret) {
     mkdirSync(dataDir, { recursive: true });
-    writeFileSync(file, `${JSON.stringify(secrets, null, 2)}\n`, { mode: 0o600 });
+    // Atomic: a start killed while writing must not leave the keys sealed with this secret unreadable.
+    writeFileAtomicSync(file, `${JSON.stringify(secrets, null, 2)}\n`, { mode: 0o600 });
   }
   return { ...secrets, generated: !given.adminKey };
 }

@@ -13,8 +13,15 @@ export const DEMO_CUSTOMERS = [
 
 export const DEMO_CURRENCY = 'LYD';
 
-/** What `.data/demo.json` holds (issue: snake_case keys as a REST user sees them). */
+/**
+ * What `.data/demo.json` holds (issue: snake_case keys as a REST user sees them). It is also the
+ * seed's progress: rewritten (atomically) after each step, with each generated or shown-once
+ * secret saved as soon as it exists, so a start stopped halfway resumes where it stopped.
+ * Empty strings: not done yet.
+ */
 export interface DemoFile {
+  /** Every step done; a file without it (an older one, or a seed stopped halfway) is resumed. */
+  seed_complete?: boolean;
   admin_key: string;
   base_url: string;
   graphql_url: string;

@@ -1,149 +1,166 @@
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { startSandboxBank, type SandboxBank } from '@gateway/bank-sandbox';
 import { newSecret, type Logger } from '@gateway/kernel';
-import type { Platform } from '../platform';
+import { DEMO_GATE, type Platform } from '../platform';
 import { DEMO_BANKS, DEMO_CURRENCY, DEMO_CUSTOMERS, type DemoFile } from './demo-data';
+import { DemoSeedError, expectOk, readDemoFile, restClient, saveDemoFile, savedProgress, type Rest } from './demo-file';
 import { startWebhookReceiver, type WebhookReceiver } from './webhook-receiver';
 
 export interface DemoOptions {
   /** Sandbox banks listen on portBase, portBase+1; the webhook receiver on portBase+9 (0: any free port). */
   portBase: number;
   logger: Logger;
+  /** Stops the seed between two saved steps (a signal during start); the next start resumes it. */
+  signal?: AbortSignal;
+  /** Told after each seeding step is saved, e.g. `bank oasis`, `customer amina`, `merchant`, `tpp`. */
+  onStep?: (step: string) => void;
 }
 
 export interface Demo {
   file: DemoFile;
+  /** Every step was already done by an earlier start: nothing was registered this time. */
   reused: boolean;
   banks: SandboxBank[];
   receiver: WebhookReceiver;
   stop(): Promise<void>;
 }
 
-type Rest = (method: string, path: string, headers: Record<string, string>, body?: unknown) => Promise<any>;
-
-function restClient(baseUrl: string): Rest {
-  return async (method, path, headers, body) => {
-    const response = await fetch(`${baseUrl}${path}`, {
-      method,
-      headers: { ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...headers },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-    const text = await response.text();
-    if (!response.ok) throw new Error(`demo setup: ${method} ${path} answered ${response.status} ${text}`);
-    return text ? JSON.parse(text) : undefined;
-  };
-}
-
 const port = (base: number, offset: number) => (base === 0 ? 0 : base + offset);
 
 /**
  * Starts the sandbox banks and seeds the demo through the public REST API, exactly as a bank and
- * an operator would. A restart finds `.data/demo.json` still valid and reuses it.
+ * an operator would. Each step first looks for what an earlier start already did (demo.json is
+ * the seed's progress, saved after every step), so a start stopped halfway finishes the seed
+ * instead of registering twice. The platform reports ready (/readyz) once the seed is done.
  */
 export async function startDemo(platform: Platform, options: DemoOptions): Promise<Demo> {
   const file = join(platform.config.dataDir, 'demo.json');
   const rest = restClient(platform.restUrl);
   const admin = { 'x-service-admin-key': platform.adminKey };
-  const previous = existsSync(file) ? (JSON.parse(readFileSync(file, 'utf8')) as DemoFile) : undefined;
-  const reusable = previous ? await stillRegistered(rest, previous) : false;
-
-  const banks: SandboxBank[] = [];
+  const saved = await savedProgress(rest, readDemoFile(file));
+  const reused = saved?.seed_complete === true;
   const demo: DemoFile = {
+    seed_complete: false,
     admin_key: platform.adminKey,
     base_url: platform.restUrl,
     graphql_url: `${platform.restUrl}/graphql`,
-    merchant: previous?.merchant ?? { merchant_id: '', api_key: '', webhook_secret: '' },
-    tpp: previous?.tpp ?? { tpp_id: '', tpp_access_token: '' },
-    banks: [],
+    merchant: saved?.merchant ?? { merchant_id: '', api_key: '', webhook_secret: '' },
+    tpp: saved?.tpp ?? { tpp_id: '', tpp_access_token: '' },
+    banks: saved?.banks ?? [],
     customers: [],
   };
-
-  for (const [index, definition] of DEMO_BANKS.entries()) {
-    const saved = reusable ? previous!.banks.find((b) => b.bank_handle === definition.handle) : undefined;
-    const internalKey = saved?.internal_key ?? newSecret('sik_');
-    const sandbox = await startSandboxBank({
-      handle: definition.handle,
-      institutionCode: definition.institutionCode,
-      internalKey,
-      db: platform.db,
-      host: platform.config.host,
-      port: port(options.portBase, index),
-      gatewayUrl: platform.restUrl,
-      logger: options.logger.child({ service: `bank-sandbox:${definition.handle}` }),
-    });
-    banks.push(sandbox);
-    let bankKey = saved?.bank_key;
-    if (!bankKey) {
-      const settlement = await sandbox.openAccount({ customerRef: `${definition.handle}-settlement`, holderName: `${definition.displayName} settlement`, currency: DEMO_CURRENCY, balance: 0 });
-      const registered = await rest('POST', '/banks', admin, {
-        bank_handle: definition.handle,
-        display_name: definition.displayName,
-        country: 'LY',
-        core_base_url: sandbox.url,
-        settlement_account_iban: settlement.iban,
-        contact_email: `ops@${definition.handle}.example`,
-        institution_code: definition.institutionCode,
-        internal_key: internalKey,
-        ob_enabled: true,
-        ob_scopes_supported: ['accounts:read', 'balances:read', 'transactions:read', 'payments:write'],
-      });
-      bankKey = registered.bank_key as string;
-    }
-    await sandbox.configureGateway({ url: platform.restUrl, bankKey });
-    demo.banks.push({ bank_handle: definition.handle, institution_code: definition.institutionCode, bank_key: bankKey, internal_key: internalKey, core_base_url: sandbox.url });
-  }
-
-  for (const customer of DEMO_CUSTOMERS) {
-    const bank = banks.find((b) => b.handle === customer.bank)!;
-    const bankKey = demo.banks.find((b) => b.bank_handle === customer.bank)!.bank_key;
-    // openAccount is idempotent per customer and currency: a restart finds the same account.
-    const account = await bank.openAccount({ customerRef: customer.customerRef, holderName: customer.name, currency: DEMO_CURRENCY, balance: customer.balance });
-    await bank.setOtp(customer.customerRef, customer.otp);
-    if (!reusable) {
-      await rest('POST', '/v1/identity/claim', { 'x-service-bank-key': bankKey }, {
-        npt_handle: customer.alias,
-        iban: account.iban,
-        customer_display_name: customer.name,
-        bank_customer_ref: customer.customerRef,
-      });
-    }
-    const current = await bank.getAccount(account.iban);
-    demo.customers.push({ alias: customer.alias, iban: account.iban, bank_handle: customer.bank, otp: customer.otp, balance: Number(current?.balance ?? customer.balance), currency: DEMO_CURRENCY });
-  }
-
-  const receiver = await startWebhookReceiver({ host: platform.config.host, port: port(options.portBase, 9), secret: demo.merchant.webhook_secret || 'pending', logger: options.logger });
-  if (!reusable) {
-    const merchant = await rest('POST', '/merchants', admin, { name: 'Demo Shop', webhook_url: receiver.url, mode: 'test' });
-    demo.merchant = { merchant_id: merchant.merchant_id, api_key: merchant.api_key, webhook_secret: merchant.webhook_secret };
-    const tpp = await rest('POST', '/ob/tpps', admin, { name: 'Demo Budgeting App', redirect_uris: [`${platform.restUrl}/demo/callback`] });
-    demo.tpp = { tpp_id: tpp.tpp_id, tpp_access_token: tpp.tpp_access_token };
-  } else if (options.portBase === 0) {
-    // A receiver on a fresh port: point the merchant's webhook at it.
-    await rest('PATCH', `/merchants/${demo.merchant.merchant_id}`, admin, { webhook_url: receiver.url });
-  }
-  receiver.setSecret(demo.merchant.webhook_secret);
-  writeFileSync(file, `${JSON.stringify(demo, null, 2)}\n`, { mode: 0o600 });
-
-  return {
-    file: demo,
-    reused: reusable,
-    banks,
-    receiver,
-    async stop() {
-      await receiver.stop();
-      for (const bank of banks) await bank.stop();
-    },
+  const done = (step: string) => {
+    saveDemoFile(file, demo);
+    options.logger.info({ step }, 'demo seed step done');
+    options.onStep?.(step);
+    options.signal?.throwIfAborted();
   };
+
+  const banks: SandboxBank[] = [];
+  let receiver: WebhookReceiver | undefined;
+  const stop = async () => {
+    await receiver?.stop();
+    for (const bank of banks) await bank.stop();
+  };
+  try {
+    options.signal?.throwIfAborted();
+    for (const [index, definition] of DEMO_BANKS.entries()) {
+      let entry = demo.banks.find((b) => b.bank_handle === definition.handle);
+      if (!entry) {
+        // The internal key is ours to choose: saved before the bank is registered with it.
+        entry = { bank_handle: definition.handle, institution_code: definition.institutionCode, bank_key: '', internal_key: newSecret('sik_'), core_base_url: '' };
+        demo.banks.push(entry);
+        saveDemoFile(file, demo);
+      }
+      const sandbox = await startSandboxBank({
+        handle: definition.handle,
+        institutionCode: definition.institutionCode,
+        internalKey: entry.internal_key,
+        db: platform.db,
+        host: platform.config.host,
+        port: port(options.portBase, index),
+        gatewayUrl: platform.restUrl,
+        logger: options.logger.child({ service: `bank-sandbox:${definition.handle}` }),
+      });
+      banks.push(sandbox);
+      entry.core_base_url = sandbox.url;
+      if (!entry.bank_key) entry.bank_key = await registerBank(rest, admin, definition, sandbox, entry.internal_key, file);
+      await sandbox.configureGateway({ url: platform.restUrl, bankKey: entry.bank_key });
+      done(`bank ${definition.handle}`);
+    }
+
+    for (const customer of DEMO_CUSTOMERS) {
+      const bank = banks.find((b) => b.handle === customer.bank)!;
+      const bankKey = demo.banks.find((b) => b.bank_handle === customer.bank)!.bank_key;
+      // openAccount is idempotent per customer and currency: a restart finds the same account.
+      const account = await bank.openAccount({ customerRef: customer.customerRef, holderName: customer.name, currency: DEMO_CURRENCY, balance: customer.balance });
+      await bank.setOtp(customer.customerRef, customer.otp);
+      await claimAlias(rest, bankKey, customer, account.iban);
+      const current = await bank.getAccount(account.iban);
+      demo.customers.push({ alias: customer.alias, iban: account.iban, bank_handle: customer.bank, otp: customer.otp, balance: Number(current?.balance ?? customer.balance), currency: DEMO_CURRENCY });
+      done(`customer ${customer.alias}`);
+    }
+
+    receiver = await startWebhookReceiver({ host: platform.config.host, port: port(options.portBase, 9), secret: demo.merchant.webhook_secret || 'pending', logger: options.logger });
+    if (!demo.merchant.merchant_id) {
+      // Not idempotent: a stop in the instant between this answer and the save below leaves an
+      // unused "Demo Shop" behind, and the next start registers another (harmless in a demo).
+      const merchant = expectOk(await rest('POST', '/merchants', admin, { name: 'Demo Shop', webhook_url: receiver.url, mode: 'test' }), 'POST /merchants');
+      demo.merchant = { merchant_id: merchant.merchant_id, api_key: merchant.api_key, webhook_secret: merchant.webhook_secret };
+    } else if (options.portBase === 0) {
+      // A receiver on a fresh port: point the merchant's webhook at it.
+      expectOk(await rest('PATCH', `/merchants/${demo.merchant.merchant_id}`, admin, { webhook_url: receiver.url }), 'PATCH /merchants');
+    }
+    receiver.setSecret(demo.merchant.webhook_secret);
+    done('merchant');
+
+    if (!demo.tpp.tpp_id) {
+      const tpp = expectOk(await rest('POST', '/ob/tpps', admin, { name: 'Demo Budgeting App', redirect_uris: [`${platform.restUrl}/demo/callback`] }), 'POST /ob/tpps');
+      demo.tpp = { tpp_id: tpp.tpp_id, tpp_access_token: tpp.tpp_access_token };
+    }
+    demo.seed_complete = true;
+    done('tpp');
+  } catch (error) {
+    await stop().catch(() => undefined);
+    throw error;
+  }
+  platform.readiness.release(DEMO_GATE);
+  return { file: demo, reused, banks, receiver, stop };
 }
 
-/** demo.json is reusable when its first bank key still opens the bank's record (same database). */
-async function stillRegistered(rest: Rest, demo: DemoFile): Promise<boolean> {
-  const bank = demo.banks[0];
-  if (!bank || demo.banks.length !== DEMO_BANKS.length || !demo.merchant.api_key) return false;
-  return rest('GET', `/banks/${bank.bank_handle}`, { 'x-service-bank-key': bank.bank_key }).then(
-    () => true,
-    () => false,
+/** Registers a demo bank and returns its key, which the API shows this once. */
+async function registerBank(rest: Rest, admin: Record<string, string>, definition: (typeof DEMO_BANKS)[number], sandbox: SandboxBank, internalKey: string, file: string): Promise<string> {
+  const settlement = await sandbox.openAccount({ customerRef: `${definition.handle}-settlement`, holderName: `${definition.displayName} settlement`, currency: DEMO_CURRENCY, balance: 0 });
+  const answer = await rest('POST', '/banks', admin, {
+    bank_handle: definition.handle,
+    display_name: definition.displayName,
+    country: 'LY',
+    core_base_url: sandbox.url,
+    settlement_account_iban: settlement.iban,
+    contact_email: `ops@${definition.handle}.example`,
+    institution_code: definition.institutionCode,
+    internal_key: internalKey,
+    ob_enabled: true,
+    ob_scopes_supported: ['accounts:read', 'balances:read', 'transactions:read', 'payments:write'],
+  });
+  if (answer.status === 409) {
+    // Only the bank itself can rotate its key: without the saved one the demo cannot act as it.
+    throw new DemoSeedError(
+      `The demo bank ${definition.handle} is registered in the embedded database, but its bank key is not in ${file} ` +
+        '(a start stopped between registering the bank and saving its key, or demo.json was removed). ' +
+        'The demo cannot act as that bank without it: move the data directory aside to seed the demo afresh.',
+    );
+  }
+  return expectOk(answer, 'POST /banks').bank_key as string;
+}
+
+/** Claims a customer's alias unless an earlier start already did (it resolves to their IBAN). */
+async function claimAlias(rest: Rest, bankKey: string, customer: (typeof DEMO_CUSTOMERS)[number], iban: string): Promise<void> {
+  const resolved = await rest('GET', `/v1/identity/resolve?alias=${encodeURIComponent(customer.alias)}`, {});
+  if (resolved.status === 200 && resolved.body?.iban === iban) return;
+  expectOk(
+    await rest('POST', '/v1/identity/claim', { 'x-service-bank-key': bankKey }, { npt_handle: customer.alias, iban, customer_display_name: customer.name, bank_customer_ref: customer.customerRef }),
+    `claiming the alias ${customer.alias}`,
   );
 }
 
