@@ -135,8 +135,7 @@ describe('bank check against a minimal core written from the spec alone', () => 
   afterEach(async () => core?.stop());
   const check = () => runBankCheck({ url: core.url, internalKey: KEY, customerRef: 'min-cust', otp: '271828', iban: IBAN });
 
-  // enabled when the liberal client lands
-  it.skip('passes against a core that answers a replay with its first answer', async () => {
+  it('passes against a core that answers a replay with its first answer', async () => {
     await start('same');
     const result = await check();
     expect(statuses(result)).toEqual(ALL_PASS);
@@ -144,8 +143,7 @@ describe('bank check against a minimal core written from the spec alone', () => 
     expect(core.entries(IBAN).map((e) => e.amount)).toEqual([-100, 100]);
   });
 
-  // enabled when the liberal client lands
-  it.skip('passes against a core that answers a replay with 409 DUPLICATE_REFERENCE', async () => {
+  it('passes against a core that answers a replay with 409 DUPLICATE_REFERENCE', async () => {
     await start('duplicate');
     const result = await check();
     expect(statuses(result)).toEqual(ALL_PASS);
@@ -153,8 +151,7 @@ describe('bank check against a minimal core written from the spec alone', () => 
     expect(core.balance(IBAN)).toBe(20_000);
   });
 
-  // enabled when the liberal client lands
-  it.skip('fails naming step 5 against a core that double-books a replay', async () => {
+  it('fails naming step 5 against a core that double-books a replay', async () => {
     await start('double-book');
     const result = await check();
     expect(result.ok).toBe(false);

@@ -4,7 +4,7 @@ import fastifyApollo, { fastifyApolloDrainPlugin } from '@as-integrations/fastif
 import Fastify, { type FastifyInstance } from 'fastify';
 import type { GraphQLSchema } from 'graphql';
 import type { MikroORM } from '@mikro-orm/postgresql';
-import { Histogram } from 'prom-client';
+import { Histogram, type Registry } from 'prom-client';
 import { databaseReady, type Database } from '@gateway/db';
 import { createMetricsRegistry, newId, PRINCIPAL_HEADER, REQUEST_ID_HEADER, verifyPrincipal, type Logger } from '@gateway/kernel';
 import type { SubgraphContext } from './context';
@@ -21,6 +21,8 @@ export interface SubgraphServerOptions {
   production: boolean;
   host?: string;
   port?: number;
+  /** Adds the service's own metrics to the registry /metrics serves. */
+  metrics?: (registry: Registry) => void;
   /** Extra HTTP routes the subgraph serves besides /graphql (none for most). */
   routes?: (app: FastifyInstance) => void | Promise<void>;
 }
@@ -38,6 +40,7 @@ export async function startSubgraphServer(options: SubgraphServerOptions): Promi
   const { logger } = options;
   const app = Fastify({ logger: false, bodyLimit: 1024 * 1024 });
   const registry = createMetricsRegistry(options.name);
+  options.metrics?.(registry);
   const duration = new Histogram({
     name: 'subgraph_request_duration_seconds',
     help: 'GraphQL request duration by operation',

@@ -1,4 +1,5 @@
 import type { RestRoute } from '../route';
+import { attentionRoutes } from './attention';
 import { bankRoutes } from './banks';
 import { callbackRoutes } from './callbacks';
 import { checkoutRoutes } from './checkout';
@@ -9,4 +10,4 @@ import { tppRoutes } from './tpps';
 import { webhookRoutes } from './webhooks';
 
 /** Every REST path rest-compat serves: the source of the handlers and of /openapi.json. */
-export const ROUTES: readonly RestRoute[] = [...bankRoutes, ...merchantRoutes, ...tppRoutes, ...identityRoutes, ...paymentRoutes, ...checkoutRoutes, ...callbackRoutes, ...webhookRoutes];
+export const ROUTES: readonly RestRoute[] = [...bankRoutes, ...merchantRoutes, ...tppRoutes, ...identityRoutes, ...paymentRoutes, ...checkoutRoutes, ...callbackRoutes, ...webhookRoutes, ...attentionRoutes];

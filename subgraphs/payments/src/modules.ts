@@ -2,6 +2,7 @@ import { createServiceClient } from '@gateway/federation';
 import { createLogger } from '@gateway/kernel';
 import { CheckoutService } from './checkout/checkout.service';
 import { ConfirmationService } from './confirmation/confirmation.service';
+import { AttentionService } from './engine/attention.service';
 import { BankCores } from './engine/cores';
 import { Directory } from './engine/directory';
 import { PaymentEngine } from './engine/engine';
@@ -19,6 +20,7 @@ export interface PaymentsModules {
   checkout: CheckoutService;
   confirmations: ConfirmationService;
   engine: PaymentEngine;
+  attention: AttentionService;
   webhooks: WebhookDeliveryService;
 }
 
@@ -44,6 +46,7 @@ export function createPaymentsModules(settings: PaymentsSettings): PaymentsModul
     checkout: new CheckoutService(engine, directory, cores, engineSettings, logger.child({ component: 'checkout' })),
     confirmations: new ConfirmationService(logger.child({ component: 'confirmations' })),
     engine,
+    attention: new AttentionService(),
     webhooks: new WebhookDeliveryService(),
   };
 }

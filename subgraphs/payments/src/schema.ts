@@ -2,6 +2,7 @@ import { buildFederatedSchema, type SubgraphContext } from '@gateway/federation'
 import type { GraphQLSchema } from 'graphql';
 import { createCheckoutResolver } from './checkout/checkout.resolver';
 import { createConfirmationResolver } from './confirmation/confirmation.resolver';
+import { createAttentionResolver } from './engine/attention.resolver';
 import { MerchantEntity } from './merchant/merchant.entity';
 import { createMerchantResolver } from './merchant/merchant.resolver';
 import { toMerchant } from './merchant/merchant.type';
@@ -21,6 +22,7 @@ export async function buildPaymentsSchema(settings: PaymentsSettings, modules: P
       createCheckoutResolver(modules.checkout),
       createConfirmationResolver(modules.confirmations),
       createWebhookResolver(modules.webhooks),
+      createAttentionResolver(modules.attention),
       SessionUpdatesResolver,
     ],
     referenceResolvers: {

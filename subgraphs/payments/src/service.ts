@@ -4,13 +4,14 @@ import { createLogger, type Logger } from '@gateway/kernel';
 import { OutboxEvent, startOutboxRelay, type EventBus } from '@gateway/events';
 import { migrateVault, Credential } from '@gateway/vault';
 import { CreditConfirmationEntity } from './confirmation/confirmation.entity';
-import type { EngineSettings } from './engine/engine.settings';
+import { engineSettingsFromEnv, type EngineSettings } from './engine/engine.settings';
 import { PaymentExecutionEntity } from './engine/execution.entity';
 import { IdempotencyKeyEntity } from './idempotency/idempotency.entity';
 import { startPaymentJobs } from './jobs';
 import { MerchantEntity } from './merchant/merchant.entity';
 import { migrations } from './migrations';
-import { createPaymentsModules } from './modules';
+import { createPaymentsModules, type PaymentsModules } from './modules';
+import { Gauge, type Registry } from 'prom-client';
 import { InterbankObligationEntity } from './obligation/obligation.entity';
 import { buildPaymentsSchema } from './schema';
 import { PaymentSessionEntity } from './session/session.entity';
@@ -46,7 +47,8 @@ export async function start(options: PaymentsStartOptions): Promise<RunningServi
     publicBaseUrl: options.publicBaseUrl,
     sessionTtlSeconds: options.sessionTtlSeconds,
     routerUrl: options.routerUrl,
-    engine: options.engine,
+    // The environment sets what an operator tunes; the caller (tests) has the last word.
+    engine: { ...engineSettingsFromEnv(), ...options.engine },
     logger,
   };
   const modules = createPaymentsModules(settings);
@@ -61,6 +63,7 @@ export async function start(options: PaymentsStartOptions): Promise<RunningServi
     production: options.production,
     host: options.host,
     port: options.port,
+    metrics: (registry) => paymentsMetrics(registry, orm, modules),
   });
   const events = options.bus ? await startEvents(orm, options.bus, options, logger) : undefined;
   if (events) modules.webhooks.attachDispatcher(events.dispatcher);
@@ -75,6 +78,18 @@ export async function start(options: PaymentsStartOptions): Promise<RunningServi
       await server.stop();
     },
   };
+}
+
+/** Gauges an operator alerts on, read from the database at each scrape. */
+function paymentsMetrics(registry: Registry, orm: ServiceOrm, modules: PaymentsModules): void {
+  new Gauge({
+    name: 'payments_movements_needing_attention',
+    help: 'Payment movements the engine could not settle and handed to an operator (GET /admin/attention)',
+    registers: [registry],
+    async collect() {
+      this.set(await modules.attention.count(orm.em.fork()));
+    },
+  });
 }
 
 /**

@@ -67,7 +67,7 @@ export class CheckoutService {
       throw error; // CBS_TIMEOUT / CBS_ERROR: nothing moved, the session stays PENDING
     }
 
-    const claimed = await this.claim(em, session, request, payer);
+    const claimed = await this.claim(em, session, request, payer, requestId);
     if (claimed === null) {
       const now = await loadSession(em.fork(), sessionId);
       throw now && effectiveStatus(now) === 'EXPIRED' ? await this.expire(em, now) : refusal(sessionId, now?.status ?? 'FAILED', 'otp_accepted');
@@ -141,7 +141,7 @@ export class CheckoutService {
    * proceeds to the debit; in the same transaction the engine's execution row and the payer's
    * session token. Null when another authorization (or the TTL) got there first.
    */
-  private async claim(em: EntityManager, session: PaymentSessionEntity, request: AuthorizeRequest, payer: AliasRouting): Promise<{ token: string; execution: PaymentExecutionEntity } | null> {
+  private async claim(em: EntityManager, session: PaymentSessionEntity, request: AuthorizeRequest, payer: AliasRouting, requestId?: string): Promise<{ token: string; execution: PaymentExecutionEntity } | null> {
     const now = new Date();
     return em.fork().transactional(async (tx) => {
       const settlementType = payer.bankHandle === session.creditorBank ? 'internal' : 'rail';
@@ -155,6 +155,8 @@ export class CheckoutService {
         debtorIban: payer.iban,
         leaseUntil: new Date(now.getTime() + this.settings.leaseMs),
         attempts: 0,
+        replays: 0,
+        requestId: requestId ?? null,
         createdAt: now,
         updatedAt: now,
       });

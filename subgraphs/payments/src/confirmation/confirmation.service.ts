@@ -40,6 +40,7 @@ export class ConfirmationService {
     if (mismatch) throw await this.refuse(em, bankHandle, request, 'VALIDATION_ERROR', mismatch);
 
     const execution = await em.fork().findOne(PaymentExecutionEntity, { sessionId: session.id }, { disableIdentityMap: true });
+    if (execution && lateForEvidencedCompletion(session, execution)) return this.acceptLate(em, bankHandle, request, execution, receipt);
     if (session.status !== 'SETTLEMENT_PENDING' || !execution || !(CONFIRMABLE_STEPS as readonly string[]).includes(execution.step)) {
       // A concurrent copy of this confirmation may have just completed the session.
       if (await alreadyAccepted()) return receipt(true);
@@ -68,6 +69,26 @@ export class ConfirmationService {
     return receipt(false);
   }
 
+  /**
+   * The engine completed the session on the evidence of the booked credit because no
+   * confirmation came in time (RAIL_CONFIRM_GIVE_UP_SECONDS): a confirmation arriving after that
+   * is the one it waited for. It is kept with its RRN; the session has nothing left to move.
+   */
+  private async acceptLate(em: EntityManager, bankHandle: string, request: ConfirmationRequest, execution: PaymentExecutionEntity, receipt: (duplicate: boolean) => CreditConfirmationReceipt): Promise<CreditConfirmationReceipt> {
+    const now = new Date();
+    try {
+      await em.fork().transactional(async (tx) => {
+        tx.create(CreditConfirmationEntity, { ...this.row(bankHandle, request, now), outcome: 'accepted', reason: 'after the session completed on evidence' });
+        await tx.nativeUpdate(PaymentExecutionEntity, { sessionId: execution.sessionId, confirmedAt: null }, { rrn: request.rrn, confirmedAt: now, updatedAt: now });
+      });
+    } catch (error) {
+      if (error instanceof UniqueConstraintViolationException) return receipt(true);
+      throw error;
+    }
+    this.logger.info({ bank: bankHandle, session: execution.sessionId, rrn: request.rrn }, 'late rail credit confirmation kept');
+    return receipt(false);
+  }
+
   private async refuse(em: EntityManager, bankHandle: string, request: ConfirmationRequest, code: 'VALIDATION_ERROR' | 'SESSION_ALREADY_COMPLETED', reason: string): Promise<GatewayError> {
     this.logger.warn({ bank: bankHandle, session: request.sessionId, reference: request.paymentReference, reason }, 'credit confirmation refused');
     await em.fork().transactional(async (tx) => {
@@ -88,6 +109,11 @@ export class ConfirmationService {
       receivedAt: now,
     };
   }
+}
+
+/** A rail session the engine completed without a confirmation (trigger credit_evidenced). */
+function lateForEvidencedCompletion(session: PaymentSessionEntity, execution: PaymentExecutionEntity): boolean {
+  return session.status === 'COMPLETED' && session.settlementType === 'rail' && execution.step === 'done' && execution.confirmedAt === null && execution.creditBookedAt !== null;
 }
 
 /** The confirmation must describe exactly the credit the gateway asked for. */

@@ -1,3 +1,5 @@
+import { loadConfig, z } from '@gateway/kernel';
+
 /** Timing of the payment engine and its jobs; every value can be set at start (tests make them short). */
 export interface EngineSettings {
   /** Deadline of one core call attempt. */
@@ -10,6 +12,25 @@ export interface EngineSettings {
   leaseMs: number;
   /** Wait before trying again a step whose outcome the core left unknown, or whose bank was unreachable. */
   retryDelayMs: number;
+  /**
+   * Calls of a step whose outcome is unknown (the first included) before the engine reads the
+   * core's statement instead of only replaying; a refused replay reads it at once.
+   */
+  replayLimit: number;
+  /**
+   * How long the engine tries to establish what the core did with a movement whose outcome is
+   * unknown. Then the merchant gets a final answer (FAILED, failure_code CBS_OUTCOME_UNKNOWN)
+   * and the movement needs an operator's attention.
+   */
+  outcomeDeadlineMs: number;
+  /** A rail credit not confirmed by the creditor bank this long after booking is sent again (same reference). */
+  confirmResendAfterMs: number;
+  /**
+   * A rail credit still not confirmed this long after booking completes the session on the
+   * evidence of the booked credit (unless the creditor's statement shows it missing: then an
+   * operator's attention).
+   */
+  confirmGiveUpAfterMs: number;
   /** How often the recovery job looks for steps whose lease ran out. */
   recoveryIntervalMs: number;
   /** How often PENDING sessions past their TTL are expired. */
@@ -30,6 +51,10 @@ export const DEFAULT_ENGINE_SETTINGS: EngineSettings = {
   coreBudgetMs: 6_000,
   leaseMs: 30_000,
   retryDelayMs: 5_000,
+  replayLimit: 3,
+  outcomeDeadlineMs: 10 * 60_000,
+  confirmResendAfterMs: 2 * 60_000,
+  confirmGiveUpAfterMs: 60 * 60_000,
   recoveryIntervalMs: 2_000,
   expiryIntervalMs: 5_000,
   // Verification plus this stays under the router's 15 s per subgraph call.
@@ -41,3 +66,24 @@ export const DEFAULT_ENGINE_SETTINGS: EngineSettings = {
 
 /** Wrong OTPs after which a session fails (issue: three). */
 export const MAX_OTP_FAILURES = 3;
+
+const seconds = z.coerce.number().int().min(1);
+
+/** The engine timings an operator sets (seconds): how long an unknown outcome or a silent creditor bank is waited for. */
+const engineEnv = z.object({
+  PAYMENT_OUTCOME_DEADLINE_SECONDS: seconds.optional(),
+  RAIL_CONFIRM_RESEND_SECONDS: seconds.optional(),
+  RAIL_CONFIRM_GIVE_UP_SECONDS: seconds.optional(),
+});
+
+/** Engine settings from the environment (unset: the defaults); a bad value refuses the start. */
+export function engineSettingsFromEnv(env: Record<string, string | undefined> = process.env): Partial<EngineSettings> {
+  const config = loadConfig(engineEnv, env);
+  const ms = (value: number | undefined) => (value === undefined ? undefined : value * 1000);
+  const settings = {
+    outcomeDeadlineMs: ms(config.PAYMENT_OUTCOME_DEADLINE_SECONDS),
+    confirmResendAfterMs: ms(config.RAIL_CONFIRM_RESEND_SECONDS),
+    confirmGiveUpAfterMs: ms(config.RAIL_CONFIRM_GIVE_UP_SECONDS),
+  };
+  return Object.fromEntries(Object.entries(settings).filter(([, value]) => value !== undefined));
+}

@@ -1,16 +1,16 @@
 import { raw } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import type { BankCoreClient, CoreMovement } from '@gateway/bank-core-client';
+import type { CoreMovement } from '@gateway/bank-core-client';
 import type { Logger } from '@gateway/kernel';
 import { recordObligation } from '../obligation/obligation.service';
 import type { PaymentSessionEntity } from '../session/session.entity';
 import { loadSession, moveSession, type MoveChanges } from '../session/session.moves';
-import type { SessionTrigger } from '../session/session.transitions';
+import { FINAL_STATUSES, type SessionTrigger } from '../session/session.transitions';
 import type { BankCores } from './cores';
 import type { Directory } from './directory';
 import type { EngineSettings } from './engine.settings';
 import { PaymentExecutionEntity, type ExecutionStep } from './execution.entity';
-import { outcomeOf, type CallOutcome } from './outcome';
+import { MovementSettler, type MovementCall, type Settled } from './settle';
 
 type Next = 'continue' | 'wait';
 
@@ -40,14 +40,17 @@ class LostRace extends Error {}
  */
 export class PaymentEngine {
   private readonly running = new Map<string, Promise<ExecutionState | null>>();
+  private readonly settler: MovementSettler;
   private stopped = false;
 
   constructor(
-    private readonly directory: Directory,
-    private readonly cores: BankCores,
+    directory: Directory,
+    cores: BankCores,
     private readonly settings: EngineSettings,
     private readonly logger: Logger,
-  ) {}
+  ) {
+    this.settler = new MovementSettler(directory, cores, settings, logger);
+  }
 
   /**
    * Runs the session until it completes, fails, waits for a confirmation or needs a retry later,
@@ -99,6 +102,8 @@ export class PaymentEngine {
         return this.resolveDebit(em, session, execution);
       case 'credit':
         return this.credit(em, session, execution);
+      case 'confirm':
+        return this.confirm(em, session, execution);
       case 'reverse':
         return this.reverse(em, session, execution);
       default:
@@ -108,95 +113,117 @@ export class PaymentEngine {
 
   /** Takes the money from the payer; cross bank, the session then awaits the rail (SETTLEMENT_PENDING). */
   private async debit(em: EntityManager, session: PaymentSessionEntity, execution: PaymentExecutionEntity): Promise<Next> {
-    const outcome = await this.movement(session.debtorBank!, (core) =>
-      core.debit({ iban: execution.debtorIban, amount: Number(session.amount), currency: session.currency, reference: session.id, description: describe(session) }),
-    );
-    if (outcome.ok) {
+    const settled = await this.settler.settle(payerDebit(session, execution), execution);
+    if (settled.kind === 'booked') {
       const crossBank = session.settlementType === 'rail';
-      return this.record(em, session, execution, 'debit', { step: 'credit', ...booked('debit', outcome.value) }, crossBank ? { trigger: 'cross_bank_debit_booked' } : undefined);
+      return this.record(em, session, execution, 'debit', { step: 'credit', ...known(), ...booked('debit', settled.movement) }, crossBank ? { trigger: 'cross_bank_debit_booked' } : undefined);
     }
-    if (outcome.kind === 'refused') {
-      return this.record(em, session, execution, 'debit', { step: 'done', lastError: outcome.detail }, { trigger: 'core_failure', changes: failure(outcome.code, outcome.detail) });
+    if (settled.kind === 'refused') {
+      return this.record(em, session, execution, 'debit', { step: 'done', lastError: settled.detail }, { trigger: 'core_failure', changes: failure(settled.code, settled.detail) });
     }
-    if (outcome.kind === 'unknown') {
-      // The customer is told the payment failed; whether money was taken is settled by a replay later.
-      this.logger.warn({ session: session.id, code: outcome.code, detail: outcome.detail }, 'debit outcome unknown: payment abandoned, resolving the debit');
-      return this.record(em, session, execution, 'debit', {
-        step: 'resolve_debit',
-        pendingFailureCode: outcome.code,
-        pendingFailureDetail: outcome.detail,
-        lastError: outcome.detail,
-        leaseUntil: this.later(this.settings.retryDelayMs),
-      }).then(() => 'wait');
-    }
-    return this.postpone(em, session, 'debit', outcome);
+    if (settled.kind === 'later' && settled.unknown.unknownSince === null) return this.postpone(em, session, execution, 'debit', settled);
+    // Unknown: the customer is told the payment failed; whether money was taken is established next.
+    const code = settled.kind === 'later' ? settled.code : 'CBS_TIMEOUT';
+    const unknown = settled.kind === 'later' ? settled.unknown : { unknownSince: new Date(), replays: 1 };
+    this.logger.warn({ session: session.id, request_id: execution.requestId, code, detail: settled.detail }, 'debit outcome unknown: payment abandoned, resolving the debit');
+    await this.record(em, session, execution, 'debit', {
+      step: 'resolve_debit',
+      ...unknown,
+      pendingFailureCode: code,
+      pendingFailureDetail: settled.detail,
+      lastError: settled.detail,
+      leaseUntil: this.later(this.settings.retryDelayMs),
+    });
+    return 'wait';
   }
 
   /**
-   * An abandoned payment whose debit may or may not have been booked: replaying the same
-   * reference answers either the first booking or a new one, so afterwards the money is surely
-   * taken and can be reversed; a refusal means it never was.
+   * An abandoned payment whose debit may or may not have been booked: a replay of the same
+   * reference, or the payer's statement, tells. Money taken is given back; money never taken
+   * ends the payment as it is.
    */
   private async resolveDebit(em: EntityManager, session: PaymentSessionEntity, execution: PaymentExecutionEntity): Promise<Next> {
-    const outcome = await this.movement(session.debtorBank!, (core) =>
-      core.debit({ iban: execution.debtorIban, amount: Number(session.amount), currency: session.currency, reference: session.id, description: describe(session) }),
-    );
-    if (outcome.ok) return this.record(em, session, execution, 'resolve_debit', { step: 'reverse', ...booked('debit', outcome.value) });
-    if (outcome.kind === 'refused') {
-      return this.record(em, session, execution, 'resolve_debit', { step: 'done', lastError: outcome.detail }, { trigger: 'core_failure', changes: failure(execution.pendingFailureCode, execution.pendingFailureDetail) });
+    const settled = await this.settler.settle(payerDebit(session, execution), execution);
+    if (settled.kind === 'booked') return this.record(em, session, execution, 'resolve_debit', { step: 'reverse', ...known(), ...booked('debit', settled.movement) });
+    if (settled.kind === 'refused') {
+      const abandoned = failure(execution.pendingFailureCode, execution.pendingFailureDetail);
+      return this.record(em, session, execution, 'resolve_debit', { step: 'done', ...known(), lastError: settled.detail }, { trigger: 'core_failure', changes: abandoned });
     }
-    return this.postpone(em, session, 'resolve_debit', outcome);
+    if (settled.kind === 'given_up') return this.needsAttention(em, session, execution, 'resolve_debit', settled.detail, OUTCOME_UNKNOWN);
+    return this.postpone(em, session, execution, 'resolve_debit', settled);
   }
 
   /**
-   * Pays the payee. Same bank: the session is COMPLETED. Cross bank: a rail credit (the creditor
-   * bank tells it from the reference), the obligation is recorded, and COMPLETED waits for the creditor bank's confirmation.
-   * A refused credit is compensated; an unknown one is replayed, never compensated, because
-   * reversing a credit that was in fact booked would pay twice.
+   * Pays the payee. Same bank: the session is COMPLETED. Cross bank: a rail credit, the
+   * obligation is recorded, and COMPLETED waits for the creditor bank's confirmation. A refused
+   * credit is compensated; an unknown one is replayed and reconciled, and compensated only once
+   * the creditor's statement shows it missing: reversing a booked credit would pay twice.
    */
   private async credit(em: EntityManager, session: PaymentSessionEntity, execution: PaymentExecutionEntity): Promise<Next> {
-    const crossBank = session.settlementType === 'rail';
-    const outcome = await this.movement(session.creditorBank, (core) =>
-      core.credit({
-        iban: session.creditorIban,
-        amount: Number(session.amount),
-        currency: session.currency,
-        reference: session.id,
-        description: describe(session),
-      }),
-    );
-    if (outcome.ok) {
-      if (!crossBank) return this.record(em, session, execution, 'credit', { step: 'done', ...booked('credit', outcome.value) }, { trigger: 'internal_credit_booked' });
-      return this.record(em, session, execution, 'credit', { step: 'confirm', ...booked('credit', outcome.value) }, { obligation: true });
+    const settled = await this.settler.settle(payeeCredit(session), execution);
+    if (settled.kind === 'booked') {
+      const credited = { ...known(), ...booked('credit', settled.movement) };
+      if (session.settlementType !== 'rail') return this.record(em, session, execution, 'credit', { step: 'done', ...credited }, { trigger: 'internal_credit_booked' });
+      return this.record(em, session, execution, 'credit', { step: 'confirm', leaseUntil: this.later(this.settings.confirmResendAfterMs), ...credited }, { obligation: true });
     }
-    if (outcome.kind === 'refused') {
-      this.logger.warn({ session: session.id, code: outcome.code, detail: outcome.detail }, 'credit refused: reversing the debit');
-      return this.record(em, session, execution, 'credit', { step: 'reverse', pendingFailureCode: outcome.code, pendingFailureDetail: outcome.detail, lastError: outcome.detail });
+    if (settled.kind === 'refused') {
+      this.logger.warn({ session: session.id, request_id: execution.requestId, code: settled.code, detail: settled.detail }, 'credit refused: reversing the debit');
+      return this.record(em, session, execution, 'credit', { step: 'reverse', ...known(), pendingFailureCode: settled.code, pendingFailureDetail: settled.detail, lastError: settled.detail });
     }
-    return this.postpone(em, session, 'credit', outcome);
+    if (settled.kind === 'given_up') return this.needsAttention(em, session, execution, 'credit', settled.detail, OUTCOME_UNKNOWN);
+    return this.postpone(em, session, execution, 'credit', settled);
   }
 
-  /** Gives the payer the money back, then the session FAILS with the reason the payment was abandoned. */
+  /**
+   * A rail credit the creditor bank has not confirmed: sent again with the same reference (the
+   * core deduplicates; a bank that lost its confirmation sends a fresh one) every
+   * confirmResendAfterMs. After confirmGiveUpAfterMs the session completes on the evidence of
+   * the booked credit, unless the creditor's statement shows no such credit.
+   */
+  private async confirm(em: EntityManager, session: PaymentSessionEntity, execution: PaymentExecutionEntity): Promise<Next> {
+    const bookedAt = execution.creditBookedAt ?? execution.updatedAt;
+    const giveUpAt = bookedAt.getTime() + this.settings.confirmGiveUpAfterMs;
+    if (Date.now() >= giveUpAt) {
+      const evidence = await this.settler.statementSays(payeeCredit(session), bookedAt, execution.requestId ?? undefined);
+      if (evidence === 'absent') {
+        return this.needsAttention(em, session, execution, 'confirm', `${session.creditorBank} never confirmed the rail credit and its statement shows none`, OUTCOME_UNKNOWN);
+      }
+      this.logger.warn({ session: session.id, request_id: execution.requestId, bank: session.creditorBank, evidence }, 'rail credit never confirmed: session completed on the evidence of the booked credit');
+      return this.record(em, session, execution, 'confirm', { step: 'done' }, { trigger: 'credit_evidenced' });
+    }
+    const resent = await this.settler.settle(payeeCredit(session), { ...execution, unknownSince: null });
+    this.logger.info({ session: session.id, request_id: execution.requestId, bank: session.creditorBank, outcome: resent.kind }, 'rail credit not confirmed yet: sent again');
+    if (this.stopped) return 'wait';
+    const next = new Date(Math.min(giveUpAt, Date.now() + this.settings.confirmResendAfterMs));
+    await em.nativeUpdate(PaymentExecutionEntity, { sessionId: session.id, step: 'confirm' }, { leaseUntil: next, attempts: raw('attempts + 1'), updatedAt: new Date() });
+    return 'wait';
+  }
+
+  /**
+   * Gives the payer the money back, then the session FAILS with the reason the payment was
+   * abandoned. A core that refuses the reversal for good, or whose answers stay unknown past the
+   * deadline, hands it to an operator: the money must go back, but never twice.
+   */
   private async reverse(em: EntityManager, session: PaymentSessionEntity, execution: PaymentExecutionEntity): Promise<Next> {
-    const outcome = await this.movement(session.debtorBank!, (core) =>
-      core.credit({
-        iban: execution.debtorIban,
-        amount: Number(session.amount),
-        currency: session.currency,
-        reference: reversalReference(session.id),
-        description: `Reversal of payment ${session.id}`,
-      }),
-    );
-    if (outcome.ok) {
-      return this.record(em, session, execution, 'reverse', { step: 'done', ...booked('reversal', outcome.value) }, { trigger: 'core_failure', changes: failure(execution.pendingFailureCode, execution.pendingFailureDetail) });
+    const settled = await this.settler.settle(payerReversal(session, execution), execution);
+    const abandoned = failure(execution.pendingFailureCode, execution.pendingFailureDetail);
+    if (settled.kind === 'booked') {
+      return this.record(em, session, execution, 'reverse', { step: 'done', ...known(), ...booked('reversal', settled.movement) }, { trigger: 'core_failure', changes: abandoned });
     }
-    // The money must go back whatever the core says: keep trying, loudly.
-    this.logger.error({ session: session.id, code: outcome.code, detail: outcome.detail }, 'reversal failed; retrying later');
-    return this.postpone(em, session, 'reverse', outcome);
+    if (settled.kind === 'refused') return this.needsAttention(em, session, execution, 'reverse', `the reversal was refused: ${settled.detail}`, abandoned);
+    if (settled.kind === 'given_up') return this.needsAttention(em, session, execution, 'reverse', settled.detail, abandoned);
+    this.logger.error({ session: session.id, request_id: execution.requestId, code: settled.code, detail: settled.detail }, 'reversal failed; retrying later');
+    return this.postpone(em, session, execution, 'reverse', settled);
   }
 
-  private async movement(bankHandle: string, call: (core: BankCoreClient) => Promise<CoreMovement>): Promise<CallOutcome<CoreMovement>> {
-    return outcomeOf(async () => call(this.cores.for(await this.directory.bank({ handle: bankHandle }))), this.logger);
+  /**
+   * The engine cannot settle the movement: the merchant gets a final answer now (FAILED, unless
+   * the session already ended), and the movement waits in the "needs attention" list.
+   */
+  private needsAttention(em: EntityManager, session: PaymentSessionEntity, execution: PaymentExecutionEntity, from: ExecutionStep, reason: string, answer: MoveChanges): Promise<Next> {
+    this.logger.error({ session: session.id, request_id: execution.requestId, step: from, reason }, 'movement needs attention: an operator must resolve it');
+    const attention = { step: 'attention' as const, attentionStep: from, attentionReason: reason, attentionSince: new Date(), lastError: reason };
+    return this.record(em, session, execution, from, attention, { trigger: 'core_failure', changes: answer });
   }
 
   /**
@@ -215,11 +242,13 @@ export class PaymentEngine {
     if (this.stopped) return 'wait';
     const now = new Date();
     const update = { leaseUntil: this.later(this.settings.leaseMs), ...changes, updatedAt: now };
+    // A session that already ended (an operator's refund after FAILED) keeps its answer.
+    const trigger = also.trigger && !FINAL_STATUSES.has(session.status) ? also.trigger : undefined;
     try {
       await em.transactional(async (tx) => {
         const count = await tx.nativeUpdate(PaymentExecutionEntity, { sessionId: session.id, step: from }, { ...update, attempts: raw('attempts + 1') });
         if (count === 0) throw new LostRace();
-        if (also.trigger && !(await moveSession(tx, session, also.trigger, now, also.changes))) throw new LostRace();
+        if (trigger && !(await moveSession(tx, session, trigger, now, also.changes))) throw new LostRace();
         if (also.obligation) await recordObligation(tx, session, now);
       });
     } catch (error) {
@@ -228,18 +257,15 @@ export class PaymentEngine {
     }
     Object.assign(execution, update);
     execution.attempts += 1;
-    const next = changes.step;
-    return next === 'done' || next === 'confirm' ? 'wait' : 'continue';
+    return changes.step === 'credit' || changes.step === 'reverse' ? 'continue' : 'wait';
   }
 
-  /** Nothing recorded: the same step runs again after the retry delay (here or in any process's recovery job). */
-  private async postpone(em: EntityManager, session: PaymentSessionEntity, step: ExecutionStep, outcome: CallOutcome<unknown> & { ok: false }): Promise<Next> {
+  /** Nothing settled: the same step runs again after the retry delay (here or in any process's recovery job). */
+  private async postpone(em: EntityManager, session: PaymentSessionEntity, execution: PaymentExecutionEntity, step: ExecutionStep, settled: Settled & { kind: 'later' }): Promise<Next> {
     if (this.stopped) return 'wait';
-    await em.nativeUpdate(
-      PaymentExecutionEntity,
-      { sessionId: session.id, step },
-      { leaseUntil: this.later(this.settings.retryDelayMs), lastError: `${outcome.code}: ${outcome.detail}`, attempts: raw('attempts + 1'), updatedAt: new Date() },
-    );
+    const changes = { ...settled.unknown, leaseUntil: this.later(this.settings.retryDelayMs), lastError: `${settled.code}: ${settled.detail}`, updatedAt: new Date() };
+    const count = await em.nativeUpdate(PaymentExecutionEntity, { sessionId: session.id, step }, { ...changes, attempts: raw('attempts + 1') });
+    if (count > 0) Object.assign(execution, changes);
     return 'wait';
   }
 
@@ -248,16 +274,55 @@ export class PaymentEngine {
   }
 }
 
-function describe(session: PaymentSessionEntity): string {
-  return (session.description ?? `Payment ${session.reference ?? session.id}`).slice(0, 500);
+/** failure_code of a session whose movement the engine could not settle in time. */
+const OUTCOME_UNKNOWN: MoveChanges = { failureCode: 'CBS_OUTCOME_UNKNOWN', failureDetail: "the bank core's outcome could not be established in time; an operator is resolving it" };
+
+/**
+ * The description of every movement names the session, so the statement of a core that keeps
+ * only descriptions can still be reconciled by reference.
+ */
+function describe(session: PaymentSessionEntity, prefix = ''): string {
+  const text = session.description ?? `Payment ${session.reference ?? ''}`.trim();
+  return `${prefix}${text.slice(0, 450)} (${session.id})`;
 }
 
-function booked(kind: 'debit' | 'credit' | 'reversal', movement: CoreMovement): Partial<PaymentExecutionEntity> {
-  const told = movement.bookedAt ? new Date(movement.bookedAt) : null;
+const payerDebit = (session: PaymentSessionEntity, execution: PaymentExecutionEntity): MovementCall => ({
+  bank: session.debtorBank!,
+  iban: execution.debtorIban,
+  reference: session.id,
+  amount: Number(session.amount),
+  currency: session.currency,
+  direction: 'DEBIT',
+  description: describe(session),
+});
+
+const payeeCredit = (session: PaymentSessionEntity): MovementCall => ({
+  bank: session.creditorBank,
+  iban: session.creditorIban,
+  reference: session.id,
+  amount: Number(session.amount),
+  currency: session.currency,
+  direction: 'CREDIT',
+  description: describe(session),
+});
+
+const payerReversal = (session: PaymentSessionEntity, execution: PaymentExecutionEntity): MovementCall => ({
+  ...payerDebit(session, execution),
+  reference: reversalReference(session.id),
+  direction: 'CREDIT',
+  description: describe(session, 'Reversal: '),
+});
+
+/** The step is settled: the next one starts with its outcome known. */
+const known = (): Partial<PaymentExecutionEntity> => ({ unknownSince: null, replays: 0 });
+
+function booked(kind: 'debit' | 'credit' | 'reversal', movement: CoreMovement | null): Partial<PaymentExecutionEntity> {
+  const told = movement?.bookedAt ? new Date(movement.bookedAt) : null;
   const at = told && !Number.isNaN(told.getTime()) ? told : new Date();
-  if (kind === 'debit') return { debitBookedAt: at, debitTransactionId: movement.transactionId };
-  if (kind === 'credit') return { creditBookedAt: at, creditTransactionId: movement.transactionId };
-  return { reversalBookedAt: at, reversalTransactionId: movement.transactionId };
+  const transactionId = movement?.transactionId ?? null;
+  if (kind === 'debit') return { debitBookedAt: at, debitTransactionId: transactionId };
+  if (kind === 'credit') return { creditBookedAt: at, creditTransactionId: transactionId };
+  return { reversalBookedAt: at, reversalTransactionId: transactionId };
 }
 
 function failure(code: string | null, detail: string | null): MoveChanges {

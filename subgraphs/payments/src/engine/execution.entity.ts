@@ -7,13 +7,18 @@ import { Entity, PrimaryKey, Property } from '@mikro-orm/core';
  * - confirm: rail credit booked, waiting for the creditor bank's credit-confirmed callback
  * - reverse: give the payer the money back (reference = `${session id}:reversal`), then FAILED
  * - resolve_debit: the debit's outcome is unknown and the payment is abandoned: replaying the same
- *   reference tells whether money was taken (booked now or before), which is then reversed
+ *   reference (or the core's statement) tells whether money was taken, which is then reversed
+ * - attention: the engine could not establish what the core did in time (or the core refuses to
+ *   give the money back): an operator decides (see AttentionService)
  * - done: nothing left to do
  */
-export type ExecutionStep = 'debit' | 'credit' | 'confirm' | 'reverse' | 'resolve_debit' | 'done';
+export type ExecutionStep = 'debit' | 'credit' | 'confirm' | 'reverse' | 'resolve_debit' | 'attention' | 'done';
 
-/** Steps the recovery job picks up once their lease has run out. */
-export const ACTIVE_STEPS: readonly ExecutionStep[] = ['debit', 'credit', 'reverse', 'resolve_debit'];
+/**
+ * Steps the recovery job picks up once their lease has run out. For 'confirm' the lease is the
+ * re-send timer of a rail credit whose creditor bank has not confirmed yet.
+ */
+export const ACTIVE_STEPS: readonly ExecutionStep[] = ['debit', 'credit', 'confirm', 'reverse', 'resolve_debit'];
 
 /**
  * The engine's persisted progress for one authorized session (one row per session, created
@@ -39,6 +44,10 @@ export class PaymentExecutionEntity {
   @Property({ type: 'text' })
   debtorIban!: string;
 
+  /** The request that authorized the payment (req_…): sent as X-Request-Id on every core call of it. */
+  @Property({ type: 'text', nullable: true })
+  requestId: string | null = null;
+
   /** Until then the session belongs to whoever set it; afterwards the recovery job may take it over. */
   @Property({ type: 'timestamptz' })
   leaseUntil!: Date;
@@ -56,6 +65,35 @@ export class PaymentExecutionEntity {
 
   @Property({ type: 'text', nullable: true })
   lastError: string | null = null;
+
+  /**
+   * Since when the current step's outcome has been unknown (no answer, a 5xx, an unusable answer,
+   * a refused replay): any later call of the step is a replay, whose refusal proves nothing.
+   * Null while the outcome is known.
+   */
+  @Property({ type: 'timestamptz', nullable: true })
+  unknownSince: Date | null = null;
+
+  /** Calls of the current step since its outcome became unknown. */
+  @Property({ type: 'integer' })
+  replays = 0;
+
+  /** The step the engine was at when it handed the movement to an operator. */
+  @Property({ type: 'text', nullable: true })
+  attentionStep: ExecutionStep | null = null;
+
+  @Property({ type: 'text', nullable: true })
+  attentionReason: string | null = null;
+
+  @Property({ type: 'timestamptz', nullable: true })
+  attentionSince: Date | null = null;
+
+  /** The operator's decision on a movement that needed attention, with their note. */
+  @Property({ type: 'text', nullable: true })
+  resolution: string | null = null;
+
+  @Property({ type: 'timestamptz', nullable: true })
+  resolvedAt: Date | null = null;
 
   @Property({ type: 'timestamptz', nullable: true })
   debitBookedAt: Date | null = null;

@@ -1,6 +1,6 @@
 import { FINAL_STATUSES, refusal, SESSION_STATUSES, SESSION_TRANSITIONS, transitionFor, type SessionStatus, type SessionTrigger } from './session.transitions';
 
-const TRIGGERS: SessionTrigger[] = ['created', 'otp_accepted', 'otp_failed_too_often', 'ttl_elapsed', 'internal_credit_booked', 'cross_bank_debit_booked', 'credit_confirmed', 'core_failure'];
+const TRIGGERS: SessionTrigger[] = ['created', 'otp_accepted', 'otp_failed_too_often', 'ttl_elapsed', 'internal_credit_booked', 'cross_bank_debit_booked', 'credit_confirmed', 'credit_evidenced', 'core_failure'];
 
 describe('payment session transition table', () => {
   // The spec's "States and transitions" table, row by row (the FAILED row names "non-final state").
@@ -10,6 +10,7 @@ describe('payment session transition table', () => {
     ['PROCESSING', 'internal_credit_booked', 'COMPLETED', 'payment.completed'],
     ['PROCESSING', 'cross_bank_debit_booked', 'SETTLEMENT_PENDING', 'payment.processing'],
     ['SETTLEMENT_PENDING', 'credit_confirmed', 'COMPLETED', 'payment.completed'],
+    ['SETTLEMENT_PENDING', 'credit_evidenced', 'COMPLETED', 'payment.completed'],
     ['PENDING', 'otp_failed_too_often', 'FAILED', 'payment.failed'],
     ['PROCESSING', 'core_failure', 'FAILED', 'payment.failed'],
     ['SETTLEMENT_PENDING', 'core_failure', 'FAILED', 'payment.failed'],
@@ -19,7 +20,7 @@ describe('payment session transition table', () => {
   });
 
   it('has exactly those rows: every other (status, trigger) pair is refused', () => {
-    expect(SESSION_TRANSITIONS).toHaveLength(9);
+    expect(SESSION_TRANSITIONS).toHaveLength(10);
     const allowed = new Set(SESSION_TRANSITIONS.map((row) => `${row.from}:${row.trigger}`));
     for (const from of [null, ...SESSION_STATUSES] as Array<SessionStatus | null>) {
       for (const trigger of TRIGGERS) {

@@ -14,6 +14,7 @@ export type SessionTrigger =
   | 'internal_credit_booked'
   | 'cross_bank_debit_booked'
   | 'credit_confirmed'
+  | 'credit_evidenced'
   | 'core_failure';
 
 export type PaymentEventKind = 'payment.initiated' | 'payment.processing' | 'payment.completed' | 'payment.failed' | 'payment.expired';
@@ -40,6 +41,8 @@ export const SESSION_TRANSITIONS: readonly SessionTransition[] = [
   { from: 'PROCESSING', trigger: 'cross_bank_debit_booked', to: 'SETTLEMENT_PENDING', event: 'payment.processing' },
   { from: 'PROCESSING', trigger: 'core_failure', to: 'FAILED', event: 'payment.failed' },
   { from: 'SETTLEMENT_PENDING', trigger: 'credit_confirmed', to: 'COMPLETED', event: 'payment.completed' },
+  // The creditor bank never confirmed a credit it booked (engine setting confirmGiveUpAfterMs).
+  { from: 'SETTLEMENT_PENDING', trigger: 'credit_evidenced', to: 'COMPLETED', event: 'payment.completed' },
   { from: 'SETTLEMENT_PENDING', trigger: 'core_failure', to: 'FAILED', event: 'payment.failed' },
 ];
 

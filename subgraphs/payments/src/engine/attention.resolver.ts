@@ -1,0 +1,36 @@
+import { Arg, Ctx, ID, Int, Mutation, Query, Resolver } from 'type-graphql';
+import { requirePrincipal, type SubgraphContext } from '@gateway/federation';
+import type { AttentionService } from './attention.service';
+import { MovementNeedingAttention, MovementNeedingAttentionConnection, MovementResolution, toMovementNeedingAttention } from './attention.type';
+
+/** The operator's view of movements the engine handed over (admin key only). */
+export function createAttentionResolver(service: AttentionService) {
+  @Resolver(() => MovementNeedingAttention)
+  class AttentionResolver {
+    @Query(() => MovementNeedingAttentionConnection, { description: 'Payment movements that need an operator, oldest first (admin).' })
+    async movementsNeedingAttention(
+      @Arg('first', () => Int, { defaultValue: 20, description: 'Page size, 1 to 100.' }) first: number,
+      @Arg('after', () => ID, { nullable: true, description: 'endCursor of the previous page.' }) after: string | null,
+      @Ctx() context: SubgraphContext,
+    ): Promise<MovementNeedingAttentionConnection> {
+      requirePrincipal(context, ['admin']);
+      const page = await service.list(context.em, first, after);
+      const edges = page.cases.map((found) => ({ cursor: found.execution.sessionId, node: toMovementNeedingAttention(found) }));
+      return { edges, pageInfo: { hasNextPage: page.hasMore, hasPreviousPage: false, startCursor: edges[0]?.cursor ?? null, endCursor: edges.at(-1)?.cursor ?? null } };
+    }
+
+    @Mutation(() => MovementNeedingAttention, { description: "Records an operator's decision on a movement that needs attention; the engine carries it out (admin)." })
+    async resolveMovement(
+      @Arg('sessionId', () => ID) sessionId: string,
+      @Arg('action', () => MovementResolution) action: MovementResolution,
+      @Arg('note', { description: 'What was checked at the bank(s), 1 to 500 characters.' }) note: string,
+      @Ctx() context: SubgraphContext,
+    ): Promise<MovementNeedingAttention> {
+      requirePrincipal(context, ['admin']);
+      const resolved = await service.resolve(context.em, sessionId, action, note);
+      context.logger.warn({ session: sessionId, action }, 'movement needing attention resolved by an operator');
+      return toMovementNeedingAttention(resolved);
+    }
+  }
+  return AttentionResolver;
+}

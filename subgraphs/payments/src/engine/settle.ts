@@ -1,0 +1,101 @@
+import { findBooking, type BankCoreClient, type BookingEvidence, type CoreMovement } from '@gateway/bank-core-client';
+import type { Currency, ErrorCode, Logger } from '@gateway/kernel';
+import type { BankCores } from './cores';
+import type { Directory } from './directory';
+import type { EngineSettings } from './engine.settings';
+import type { PaymentExecutionEntity } from './execution.entity';
+import { outcomeOf } from './outcome';
+
+/** One movement at one core, as the engine asks for it (the reference makes every call of it the same call). */
+export interface MovementCall {
+  bank: string;
+  iban: string;
+  reference: string;
+  amount: number;
+  currency: Currency;
+  direction: 'DEBIT' | 'CREDIT';
+  description: string;
+}
+
+/**
+ * What is known about a movement after one more call:
+ * - booked: the core booked it (now, or before: a duplicate-reference answer or its statement)
+ * - refused: it was surely not booked (a refusal of a first call, or a statement without it)
+ * - later: still unknown (or nothing reached the core): call again after the retry delay,
+ *   recording `unknown` so the next call counts as a replay
+ * - given_up: unknown past the deadline: an operator must decide
+ */
+export type Settled =
+  | { kind: 'booked'; movement: CoreMovement | null }
+  | { kind: 'refused'; code: ErrorCode; detail: string }
+  | { kind: 'later'; code: ErrorCode; detail: string; unknown: Pick<PaymentExecutionEntity, 'unknownSince' | 'replays'> }
+  | { kind: 'given_up'; detail: string };
+
+/**
+ * Establishes the truth of a movement before the engine acts on it. A refusal answered to a
+ * replay proves nothing (the first call may have booked and a core's deduplication answers in
+ * many ways), and an unusable answer proves nothing either: after `replayLimit` calls, or at once
+ * on a refused replay, the core's statement is read for the reference. Money is never credited
+ * back unless the statement shows it was taken, and never kept when it shows it was.
+ */
+export class MovementSettler {
+  constructor(
+    private readonly directory: Directory,
+    private readonly cores: BankCores,
+    private readonly settings: EngineSettings,
+    private readonly logger: Logger,
+  ) {}
+
+  async settle(movement: MovementCall, execution: PaymentExecutionEntity): Promise<Settled> {
+    const requestId = execution.requestId ?? undefined;
+    const outcome = await outcomeOf(async () => {
+      const core = await this.core(movement.bank, requestId);
+      const input = { iban: movement.iban, amount: movement.amount, currency: movement.currency, reference: movement.reference, description: movement.description, ...(requestId ? { requestId } : {}) };
+      return movement.direction === 'DEBIT' ? core.debit(input) : core.credit(input);
+    }, this.logger);
+    if (outcome.ok) return { kind: 'booked', movement: outcome.value };
+
+    const replay = execution.unknownSince !== null;
+    if (!replay && outcome.kind === 'refused') return { kind: 'refused', code: outcome.code, detail: outcome.detail };
+    const now = new Date();
+    if (!replay && outcome.kind === 'unavailable') {
+      // Nothing reached the core, so nothing was booked: past the deadline that is the answer.
+      if (now.getTime() - execution.createdAt.getTime() >= this.settings.outcomeDeadlineMs) return { kind: 'refused', code: outcome.code, detail: outcome.detail };
+      return { kind: 'later', code: outcome.code, detail: outcome.detail, unknown: { unknownSince: null, replays: 0 } };
+    }
+
+    const since = execution.unknownSince ?? now;
+    const replays = execution.replays + 1;
+    if (outcome.kind === 'refused' || replays >= this.settings.replayLimit) {
+      const evidence = await this.statementSays(movement, since, requestId);
+      this.logger.warn({ request_id: requestId, reference: movement.reference, bank: movement.bank, code: outcome.code, evidence }, 'movement outcome unknown: reconciled against the core statement');
+      if (evidence === 'booked') return { kind: 'booked', movement: null };
+      if (evidence === 'absent') {
+        return { kind: 'refused', code: outcome.code, detail: `${outcome.detail}; the statement of ${movement.bank} shows no ${movement.direction.toLowerCase()} ${movement.reference}` };
+      }
+    }
+    if (now.getTime() - since.getTime() >= this.settings.outcomeDeadlineMs) {
+      return { kind: 'given_up', detail: `what ${movement.bank} did with ${movement.direction.toLowerCase()} ${movement.reference} is unknown since ${since.toISOString()} (${replays} calls; last: ${outcome.code}: ${outcome.detail})` };
+    }
+    return { kind: 'later', code: outcome.code, detail: outcome.detail, unknown: { unknownSince: since, replays } };
+  }
+
+  /** The core's statement around `since`; unavailable or unreadable statements decide nothing. */
+  async statementSays(movement: MovementCall, since: Date, requestId?: string): Promise<BookingEvidence> {
+    try {
+      const core = await this.core(movement.bank, requestId);
+      const day = 86_400_000;
+      const statement = await core.listTransactions(movement.iban, isoDate(since.getTime() - day), isoDate(Date.now() + day), requestId ? { requestId } : {});
+      return findBooking(statement, movement);
+    } catch (error) {
+      this.logger.warn({ err: error, reference: movement.reference, bank: movement.bank }, 'core statement unavailable for reconciliation');
+      return 'undecidable';
+    }
+  }
+
+  private async core(bank: string, requestId?: string): Promise<BankCoreClient> {
+    return this.cores.for(await this.directory.bank({ handle: bank }, requestId));
+  }
+}
+
+const isoDate = (ms: number): string => new Date(ms).toISOString().slice(0, 10);
