@@ -3,7 +3,7 @@ import { Registry } from 'prom-client';
 import { sharedBankCoreAgent } from './agent';
 import { readAccount, readMovement, readStatement, type Readout } from './answers';
 import { assertCoreBaseUrl, normalizeBaseUrl } from './base-url';
-import { BankCoreError, outcomeOf, type FailureReason } from './errors';
+import { BankCoreError, metricOutcomeOf, type FailureReason } from './errors';
 import { bankCoreMetrics } from './metrics';
 import { DUPLICATE_CODES, INSUFFICIENT_FUNDS_CODE, KEY_REFUSED_CODES, type MovementRequest, type VerifyRequest } from './schemas';
 import { errorCodeOf, errorMessageOf, Transport, type CallSpec, type CoreAnswer, type RetryPolicy } from './transport';
@@ -61,7 +61,7 @@ export function createBankCoreClient(options: BankCoreClientOptions): BankCoreCl
       status = answer.status;
       return interpret(answer);
     } catch (error) {
-      outcome = outcomeOf(error);
+      outcome = metricOutcomeOf(error);
       if (error instanceof BankCoreError) {
         attempts = error.attempts;
         status = error.coreStatus;

@@ -55,7 +55,7 @@ export class BankCoreError extends GatewayError {
 }
 
 /** The metrics/log outcome of a finished call. */
-export function outcomeOf(error: unknown): string {
+export function metricOutcomeOf(error: unknown): string {
   if (error instanceof BankCoreError) return error.reason === 'rejected' ? error.code.toLowerCase() : error.reason;
   if (error instanceof GatewayError) return error.code === 'VALIDATION_ERROR' ? 'invalid_input' : error.code.toLowerCase();
   return 'internal_error';

@@ -4,7 +4,7 @@ import { CheckoutService } from './checkout/checkout.service';
 import { ConfirmationService } from './confirmation/confirmation.service';
 import { AttentionService } from './engine/attention.service';
 import { BankCores } from './engine/cores';
-import { Directory } from './engine/directory';
+import { Directory } from './routing/directory';
 import { PaymentEngine } from './engine/engine';
 import { DEFAULT_ENGINE_SETTINGS, type EngineSettings } from './engine/engine.settings';
 import { MerchantService } from './merchant/merchant.service';

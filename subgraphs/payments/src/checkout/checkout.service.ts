@@ -2,7 +2,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { GatewayError, isErrorCode, parseInput, type Logger } from '@gateway/kernel';
 import { vault } from '@gateway/vault';
 import type { BankCores } from '../engine/cores';
-import type { AliasRouting, Directory } from '../engine/directory';
+import type { AliasRouting, Directory } from '../routing/directory';
 import type { ExecutionState, PaymentEngine } from '../engine/engine';
 import { MAX_OTP_FAILURES, type EngineSettings } from '../engine/engine.settings';
 import { PaymentExecutionEntity } from '../engine/execution.entity';

@@ -1,6 +1,6 @@
 import { createBankCoreClient, type BankCoreClient } from '@gateway/bank-core-client';
 import type { Logger } from '@gateway/kernel';
-import type { BankRouting } from './directory';
+import type { BankRouting } from '../routing/directory';
 import type { EngineSettings } from './engine.settings';
 
 /**

@@ -7,7 +7,7 @@ import type { PaymentSessionEntity } from '../session/session.entity';
 import { loadSession, moveSession, type MoveChanges } from '../session/session.moves';
 import { FINAL_STATUSES, type SessionTrigger } from '../session/session.transitions';
 import type { BankCores } from './cores';
-import type { Directory } from './directory';
+import type { Directory } from '../routing/directory';
 import type { EngineSettings } from './engine.settings';
 import { PaymentExecutionEntity, type ExecutionStep } from './execution.entity';
 import { MovementSettler, type MovementCall, type Settled } from './settle';

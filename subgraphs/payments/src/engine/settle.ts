@@ -1,7 +1,7 @@
 import { findBooking, type BankCoreClient, type BookingEvidence, type CoreMovement } from '@gateway/bank-core-client';
 import type { Currency, ErrorCode, Logger } from '@gateway/kernel';
 import type { BankCores } from './cores';
-import type { Directory } from './directory';
+import type { Directory } from '../routing/directory';
 import type { EngineSettings } from './engine.settings';
 import type { PaymentExecutionEntity } from './execution.entity';
 import { outcomeOf } from './outcome';

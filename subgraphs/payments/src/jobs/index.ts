@@ -1,9 +1,9 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Logger } from '@gateway/kernel';
-import { startJob, type Job } from './engine/job';
-import { recoverDue } from './engine/recovery';
-import { idempotency } from './idempotency/idempotency.service';
-import type { PaymentsModules } from './modules';
+import { startJob, type Job } from './job';
+import { recoverDue } from '../engine/recovery';
+import { idempotency } from '../idempotency/idempotency.service';
+import type { PaymentsModules } from '../modules';
 
 /** The payments subgraph's background work: session expiry (and Idempotency-Key retention), and engine recovery. */
 export function startPaymentJobs(root: EntityManager, modules: PaymentsModules, logger: Logger): Job {

@@ -1,0 +1,60 @@
+/**
+ * Import rules checked by `npm run depcheck` (part of `npm test`): see CONVENTIONS.md "Layout" and
+ * "Data". Run over the services' and packages' sources only; specs are left out on purpose (a
+ * spec may reach into what it tests).
+ * @type {import('dependency-cruiser').IConfiguration}
+ */
+module.exports = {
+  forbidden: [
+    {
+      name: 'no-circular',
+      severity: 'error',
+      comment: 'Two modules that import each other (directly or round a loop) cannot be understood, loaded or moved one at a time.',
+      from: {},
+      to: { circular: true },
+    },
+    {
+      name: 'no-folder-cycle',
+      scope: 'folder',
+      severity: 'error',
+      comment:
+        'No import cycle between feature folders (e.g. engine/ -> session/ -> engine/): a payment walks through each folder once. ' +
+        'Generic helpers (schedulers, routing clients) get a folder of their own.',
+      from: {},
+      to: { circular: true },
+    },
+    {
+      name: 'subgraph-not-to-other-subgraph',
+      severity: 'error',
+      comment: 'A subgraph never imports another subgraph: it learns about others through federation or events.',
+      from: { path: '^subgraphs/([^/]+)/' },
+      to: { path: '^subgraphs/', pathNot: '^subgraphs/$1/' },
+    },
+    {
+      name: 'packages-not-to-apps',
+      severity: 'error',
+      comment:
+        'Dependencies point one way: subgraphs and apps depend on packages, never the reverse. ' +
+        'packages/platform is the launcher, an application that starts every service: it is being moved out of packages/ ' +
+        '(issue 9, item 4), and is exempt until then.',
+      from: { path: '^packages/', pathNot: '^packages/platform/' },
+      to: { path: '^(subgraphs|router|rest-compat)/' },
+    },
+  ],
+  options: {
+    // Workspace packages resolve through their node_modules symlinks to packages/*/src.
+    doNotFollow: { path: 'node_modules' },
+    exclude: { path: ['node_modules', '\\.spec\\.ts$', '\\.e2e\\.ts$'] },
+    includeOnly: '^(subgraphs/[^/]+/src|router/src|rest-compat/src|packages/[^/]+/src)/',
+    // Type-only imports count: they tie modules together as much as value imports do.
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: 'tsconfig.base.json' },
+    enhancedResolveOptions: {
+      exportsFields: ['exports'],
+      conditionNames: ['require', 'node', 'default', 'types'],
+      extensions: ['.ts', '.js', '.json'],
+    },
+    // Folder-level rules (no-folder-cycle) need the folder metrics.
+    metrics: true,
+  },
+};
