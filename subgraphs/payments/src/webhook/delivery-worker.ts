@@ -1,5 +1,6 @@
 import type { Knex } from '@mikro-orm/knex';
 import { openSealedSecret, type Logger } from '@gateway/kernel';
+import { deliveries, type ClaimedDelivery } from './delivery.repository';
 import { nextAttemptAt } from './retry-schedule';
 import { signedHeaders } from './signature';
 import { deliveryTargetProblem } from './webhook-target';
@@ -41,29 +42,11 @@ export interface DeliveryTarget {
 
 /** The current target of an event for a merchant: the session's own URL first, else the merchant's. One query. */
 export async function lookupTarget(knex: Knex, merchantId: string, aggregateId: string, platformSecret: string): Promise<DeliveryTarget | null> {
-  const row = (
-    await knex.raw(
-      `select m.webhook_url as merchant_url, m.webhook_secret_sealed as sealed, s.webhook_url as session_url
-       from payments.merchants m left join payments.payment_sessions s on s.id = ? where m.id = ?`,
-      [aggregateId, merchantId],
-    )
-  ).rows[0] as { merchant_url: string | null; sealed: string; session_url: string | null } | undefined;
+  const row = await deliveries.targetOf(knex, merchantId, aggregateId);
   if (!row) return null;
   return { url: row.session_url ?? row.merchant_url, secret: openSealedSecret(row.sealed, platformSecret) };
 }
 
-export interface ClaimedDelivery {
-  id: string;
-  event_id: string;
-  merchant_id: string;
-  aggregate_id: string;
-  payload: string;
-  attempts: number;
-  lease_until: Date;
-}
-
-const DELIVERIES = 'payments.webhook_deliveries';
-const ATTEMPTS = 'payments.webhook_attempts';
 const CANDIDATES = 500;
 
 const isSuccess = (outcome: AttemptOutcome) => outcome.statusCode !== undefined && outcome.statusCode >= 200 && outcome.statusCode < 300;
@@ -99,14 +82,7 @@ export function startDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWor
   const claim = async (): Promise<ClaimedDelivery[]> => {
     const room = maxInFlight - inFlight.size;
     if (room <= 0) return [];
-    const due: Array<{ id: string; merchant_id: string }> = (
-      await knex.raw(
-        `select id, merchant_id from ${DELIVERIES}
-         where status = 'PENDING' and next_attempt_at <= now() and (lease_until is null or lease_until < now())
-         order by next_attempt_at limit ?`,
-        [CANDIDATES],
-      )
-    ).rows;
+    const due = await deliveries.due(knex, CANDIDATES);
     const picked: string[] = [];
     const load = new Map(merchantLoad);
     for (const row of due) {
@@ -117,16 +93,8 @@ export function startDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWor
       if (picked.length >= room) break;
     }
     if (!picked.length) return [];
-    // The lease is re-checked under the row lock: of two workers racing for a row, one gets it.
-    return (
-      await knex.raw(
-        `update ${DELIVERIES} set lease_until = ?
-         where id = any(?::text[]) and status = 'PENDING' and (lease_until is null or lease_until < now())
-         returning id, event_id, merchant_id, aggregate_id, payload, attempts, lease_until`,
-        // Set from a JS Date (millisecond precision), so the recording step can match it exactly.
-        [new Date(Date.now() + leaseMs), picked],
-      )
-    ).rows;
+    // The lease is set from a JS Date (millisecond precision), so the recording step can match it exactly.
+    return deliveries.claim(knex, picked, new Date(Date.now() + leaseMs));
   };
 
   const attempt = async (delivery: ClaimedDelivery, known?: DeliveryTarget): Promise<void> => {
@@ -148,21 +116,18 @@ export function startDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWor
     const delivered = isSuccess(outcome);
     const next = delivered ? null : nextAttemptAt(number, options.retryScheduleSeconds, new Date());
     const status = delivered ? 'DELIVERED' : next ? 'PENDING' : 'FAILED';
-    // One statement: the delivery's new state, and the attempt's record only if this worker still
-    // held the lease (a manual retry resets it; an attempt that outlived its lease lost it).
-    await knex.raw(
-      `with updated as (
-         update ${DELIVERIES} set status = ?, attempts = ?, url = ?, last_status_code = ?, last_error = ?, next_attempt_at = ?,
-           lease_until = null, delivered_at = ?, updated_at = now()
-         where id = ? and lease_until = ? returning id)
-       insert into ${ATTEMPTS} (delivery_id, number, url, started_at, duration_ms, status_code, error)
-       select id, ?, ?, ?, ?, ?, ? from updated`,
-      [
-        status, number, url, outcome.statusCode ?? null, outcome.error ?? null, next, delivered ? new Date() : null,
-        delivery.id, delivery.lease_until,
-        number, url, startedAt, outcome.durationMs, outcome.statusCode ?? null, outcome.error ?? null,
-      ],
-    );
+    // Recorded only if this worker still held the lease (a manual retry resets it; an attempt that outlived its lease lost it).
+    await deliveries.recordAttempt(knex, delivery, {
+      number,
+      status,
+      url,
+      statusCode: outcome.statusCode ?? null,
+      error: outcome.error ?? null,
+      startedAt,
+      durationMs: outcome.durationMs,
+      nextAttemptAt: next,
+      deliveredAt: delivered ? new Date() : null,
+    });
     logger.info({ delivery: delivery.id, event: delivery.event_id, attempt: number, status, statusCode: outcome.statusCode, error: outcome.error }, 'webhook attempt');
   };
 

@@ -1,7 +1,8 @@
 import type { Knex } from '@mikro-orm/knex';
 import type { EventBus, PlatformEvent, Subscription } from '@gateway/events';
 import { newId, type Logger } from '@gateway/kernel';
-import { lookupTarget, startDeliveryWorker, type ClaimedDelivery, type DeliveryWorker } from './delivery-worker';
+import { lookupTarget, startDeliveryWorker, type DeliveryWorker } from './delivery-worker';
+import { deliveries } from './delivery.repository';
 import { DEFAULT_RETRY_SCHEDULE_SECONDS } from './retry-schedule';
 import { serializeEnvelope } from './signature';
 import { createWebhookSender, DEFAULT_ATTEMPT_TIMEOUT_MS } from './webhook-sender';
@@ -57,28 +58,17 @@ export async function startWebhookDispatcher(options: WebhookDispatcherOptions):
     // With room for it, this worker claims the delivery as it creates it and sends at once.
     const claimNow = worker.hasRoomFor(merchantId);
     const leaseUntil = claimNow ? worker.newLease() : null;
-    const inserted: ClaimedDelivery[] = (
-      await knex('payments.webhook_deliveries')
-        .insert({
-          id: newId('delivery'),
-          event_id: event.id,
-          event_kind: event.kind,
-          merchant_id: merchantId,
-          aggregate_id: event.aggregateId,
-          payload: serializeEnvelope({ id: event.id, event: event.kind, created_at: event.createdAt, data: event.data }),
-          status: 'PENDING',
-          attempts: 0,
-          next_attempt_at: now,
-          lease_until: leaseUntil,
-          created_at: now,
-          updated_at: now,
-        })
-        // At least once: the bus may hand over an event twice; it is still one delivery.
-        .onConflict(['event_id', 'merchant_id'])
-        .ignore()
-        .returning(['id', 'event_id', 'merchant_id', 'aggregate_id', 'payload', 'attempts', 'lease_until'])
-    ) as ClaimedDelivery[];
-    const delivery = inserted[0];
+    // At least once: a second copy of an event inserts nothing (and is not sent again).
+    const delivery = await deliveries.insert(knex, {
+      id: newId('delivery'),
+      eventId: event.id,
+      eventKind: event.kind,
+      merchantId,
+      aggregateId: event.aggregateId,
+      payload: serializeEnvelope({ id: event.id, event: event.kind, created_at: event.createdAt, data: event.data }),
+      leaseUntil,
+      now,
+    });
     if (delivery && claimNow) worker.launch({ ...delivery, lease_until: leaseUntil! }, target);
     else worker.wake();
   };

@@ -1,5 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { GatewayError, invalid } from '@gateway/kernel';
+import { deliveries } from './delivery.repository';
 import { WebhookAttemptEntity, WebhookDeliveryEntity } from './webhook-delivery.entity';
 
 export const MAX_PAGE_SIZE = 100;
@@ -50,14 +51,8 @@ export class WebhookDeliveryService {
    * DELIVERED one is redelivered (same event id, so the receiver can tell).
    */
   async retry(em: EntityManager, merchantId: string, id: string): Promise<WebhookDeliveryEntity> {
-    const delivery = await em.transactional(async (tx) => {
-      const found = await this.find(tx, merchantId, id);
-      found.status = 'PENDING';
-      found.nextAttemptAt = new Date();
-      // An attempt still in flight loses its claim and will not be recorded over this one.
-      found.leaseUntil = null;
-      return found;
-    });
+    const delivery = await deliveries.resetForRetry(em, merchantId, id);
+    if (!delivery) throw deliveryNotFound(id);
     this.wakeDispatcher();
     return delivery;
   }

@@ -1,0 +1,155 @@
+import type { Knex } from '@mikro-orm/knex';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { WebhookDeliveryEntity } from './webhook-delivery.entity';
+
+/** A delivery as the worker holds it while attempting it (the row's own column names). */
+export interface ClaimedDelivery {
+  id: string;
+  event_id: string;
+  merchant_id: string;
+  aggregate_id: string;
+  payload: string;
+  attempts: number;
+  lease_until: Date;
+}
+
+/** A new delivery of one event to one merchant (intake). */
+export interface NewDelivery {
+  id: string;
+  eventId: string;
+  eventKind: string;
+  merchantId: string;
+  aggregateId: string;
+  payload: string;
+  /** Set when the intake claims the delivery to send it at once. */
+  leaseUntil: Date | null;
+  now: Date;
+}
+
+/** One attempt's result, recorded with the delivery's new state. */
+export interface AttemptRecord {
+  number: number;
+  status: 'PENDING' | 'DELIVERED' | 'FAILED';
+  url: string | null;
+  statusCode: number | null;
+  error: string | null;
+  startedAt: Date;
+  durationMs: number;
+  nextAttemptAt: Date | null;
+  deliveredAt: Date | null;
+}
+
+const DELIVERIES = 'payments.webhook_deliveries';
+const ATTEMPTS = 'payments.webhook_attempts';
+
+/**
+ * The one writer of payments.webhook_deliveries and payments.webhook_attempts (CONVENTIONS
+ * "Data": one owner per table): the dispatcher's intake, the worker's claims and records, and a
+ * merchant's manual retry all go through here. The intake and the worker use knex with SQL
+ * written out, on purpose: the claim must re-check the lease under the row lock and answer the
+ * rows it took in one statement, and an attempt is recorded in one statement only if its worker
+ * still holds the lease; MikroORM's unit of work cannot say either. The manual retry is an
+ * ordinary entity change.
+ */
+export class DeliveryRepository {
+  /** The current target of an event: the session's own URL, the merchant's URL and sealed secret. One query. */
+  async targetOf(knex: Knex, merchantId: string, aggregateId: string): Promise<{ merchant_url: string | null; sealed: string; session_url: string | null } | undefined> {
+    return (
+      await knex.raw(
+        `select m.webhook_url as merchant_url, m.webhook_secret_sealed as sealed, s.webhook_url as session_url
+         from payments.merchants m left join payments.payment_sessions s on s.id = ? where m.id = ?`,
+        [aggregateId, merchantId],
+      )
+    ).rows[0];
+  }
+
+  /** The delivery of an event to a merchant; undefined when it exists already (the bus may hand an event over twice). */
+  async insert(knex: Knex, delivery: NewDelivery): Promise<ClaimedDelivery | undefined> {
+    const inserted = (await knex(DELIVERIES)
+      .insert({
+        id: delivery.id,
+        event_id: delivery.eventId,
+        event_kind: delivery.eventKind,
+        merchant_id: delivery.merchantId,
+        aggregate_id: delivery.aggregateId,
+        payload: delivery.payload,
+        status: 'PENDING',
+        attempts: 0,
+        next_attempt_at: delivery.now,
+        lease_until: delivery.leaseUntil,
+        created_at: delivery.now,
+        updated_at: delivery.now,
+      })
+      // At least once: the bus may hand over an event twice; it is still one delivery.
+      .onConflict(['event_id', 'merchant_id'])
+      .ignore()
+      .returning(['id', 'event_id', 'merchant_id', 'aggregate_id', 'payload', 'attempts', 'lease_until'])) as ClaimedDelivery[];
+    return inserted[0];
+  }
+
+  /** Deliveries due now that nobody holds, oldest due first. */
+  async due(knex: Knex, limit: number): Promise<Array<{ id: string; merchant_id: string }>> {
+    return (
+      await knex.raw(
+        `select id, merchant_id from ${DELIVERIES}
+         where status = 'PENDING' and next_attempt_at <= now() and (lease_until is null or lease_until < now())
+         order by next_attempt_at limit ?`,
+        [limit],
+      )
+    ).rows;
+  }
+
+  /**
+   * Takes the given deliveries until `leaseUntil`, those still free. The lease is re-checked under
+   * the row lock: of two workers racing for a row, one gets it.
+   */
+  async claim(knex: Knex, ids: string[], leaseUntil: Date): Promise<ClaimedDelivery[]> {
+    return (
+      await knex.raw(
+        `update ${DELIVERIES} set lease_until = ?
+         where id = any(?::text[]) and status = 'PENDING' and (lease_until is null or lease_until < now())
+         returning id, event_id, merchant_id, aggregate_id, payload, attempts, lease_until`,
+        [leaseUntil, ids],
+      )
+    ).rows;
+  }
+
+  /**
+   * One statement: the delivery's new state, and the attempt's record, only if this worker still
+   * held the lease (a manual retry resets it; an attempt that outlived its lease lost it).
+   */
+  async recordAttempt(knex: Knex, delivery: ClaimedDelivery, attempt: AttemptRecord): Promise<void> {
+    await knex.raw(
+      `with updated as (
+         update ${DELIVERIES} set status = ?, attempts = ?, url = ?, last_status_code = ?, last_error = ?, next_attempt_at = ?,
+           lease_until = null, delivered_at = ?, updated_at = now()
+         where id = ? and lease_until = ? returning id)
+       insert into ${ATTEMPTS} (delivery_id, number, url, started_at, duration_ms, status_code, error)
+       select id, ?, ?, ?, ?, ?, ? from updated`,
+      [
+        attempt.status, attempt.number, attempt.url, attempt.statusCode, attempt.error, attempt.nextAttemptAt, attempt.deliveredAt,
+        delivery.id, delivery.lease_until,
+        attempt.number, attempt.url, attempt.startedAt, attempt.durationMs, attempt.statusCode, attempt.error,
+      ],
+    );
+  }
+
+  /**
+   * A merchant's manual retry: due now whatever its status, and any claim dropped (an attempt
+   * still in flight loses it and will not be recorded over this one). Null for a delivery that
+   * is not this merchant's.
+   */
+  async resetForRetry(em: EntityManager, merchantId: string, id: string): Promise<WebhookDeliveryEntity | null> {
+    return em.transactional(async (tx) => {
+      const found = await tx.findOne(WebhookDeliveryEntity, { id, merchantId });
+      if (!found) return null;
+      found.status = 'PENDING';
+      found.nextAttemptAt = new Date();
+      found.leaseUntil = null;
+      return found;
+    });
+  }
+}
+
+/** Stateless: one for everyone. */
+export const deliveries = new DeliveryRepository();
