@@ -5,10 +5,11 @@ import type { BankCores } from '../engine/cores';
 import type { AliasRouting, Directory } from '../routing/directory';
 import type { ExecutionState, PaymentEngine } from '../engine/engine';
 import { MAX_OTP_FAILURES, type EngineSettings } from '../engine/engine.settings';
-import { PaymentExecutionEntity } from '../engine/execution.entity';
+import type { PaymentExecutionEntity } from '../engine/execution.entity';
+import { executions } from '../engine/execution.repository';
 import { MerchantEntity } from '../merchant/merchant.entity';
 import type { PaymentSessionEntity } from '../session/session.entity';
-import { loadSession, moveSession } from '../session/session.moves';
+import { countOtpFailure, loadSession, moveSession } from '../session/session.moves';
 import { sessionNotFound } from '../session/session.service';
 import { refusal } from '../session/session.transitions';
 import { effectiveStatus, PaymentSessionStatus } from '../session/session.type';
@@ -78,7 +79,7 @@ export class CheckoutService {
     // Usually the run ends within the wait and says where it left the session; otherwise read it.
     const state = await this.waitFor(this.engine.advance(em, sessionId, { session, execution: written }));
     const after = state?.session ?? (await loadSession(em.fork(), sessionId))!;
-    const execution = state?.execution ?? (await em.fork().findOne(PaymentExecutionEntity, { sessionId }, { disableIdentityMap: true }));
+    const execution = state?.execution ?? (await executions.find(em.fork(), sessionId));
     if (after.status === 'FAILED') throw failureOf(after.failureCode, after.failureDetail);
     // Abandoned, money on its way back: the payer is told now, the session FAILS once it is back.
     if (execution?.pendingFailureCode && (execution.step === 'resolve_debit' || execution.step === 'reverse')) throw failureOf(execution.pendingFailureCode, execution.pendingFailureDetail);
@@ -122,12 +123,8 @@ export class CheckoutService {
   private async otpRefused(em: EntityManager, session: PaymentSessionEntity): Promise<GatewayError> {
     const now = new Date();
     const left = await em.fork().transactional(async (tx) => {
-      const rows: Array<{ otp_failures: number }> = await tx.execute(
-        `update "payments"."payment_sessions" set "otp_failures" = "otp_failures" + 1, "updated_at" = ? where "id" = ? and "status" = 'PENDING' returning "otp_failures"`,
-        [now, session.id],
-      );
-      if (rows.length === 0) return 0;
-      const failures = Number(rows[0]!.otp_failures);
+      const failures = await countOtpFailure(tx, session.id, now);
+      if (failures === null) return 0;
       if (failures >= MAX_OTP_FAILURES) {
         await moveSession(tx, { ...session, status: 'PENDING' }, 'otp_failed_too_often', now, { failureCode: 'OTP_INVALID', failureDetail: `${MAX_OTP_FAILURES} wrong one-time passwords` });
       }
@@ -147,19 +144,18 @@ export class CheckoutService {
       const settlementType = payer.bankHandle === session.creditorBank ? 'internal' : 'rail';
       const claimed = await moveSession(tx, session, 'otp_accepted', now, { debtorBank: payer.bankHandle, settlementType }, { expiresAt: { $gt: now } });
       if (!claimed) return null;
-      const execution = tx.create(PaymentExecutionEntity, {
-        sessionId: session.id,
-        step: 'debit',
-        payerType: request.payer.type,
-        payerValue: request.payer.type === 'iban' ? request.payer.value.iban : request.payer.value,
-        debtorIban: payer.iban,
-        leaseUntil: new Date(now.getTime() + this.settings.leaseMs),
-        attempts: 0,
-        replays: 0,
-        requestId: requestId ?? null,
-        createdAt: now,
-        updatedAt: now,
-      });
+      const execution = executions.create(
+        tx,
+        {
+          sessionId: session.id,
+          payerType: request.payer.type,
+          payerValue: request.payer.type === 'iban' ? request.payer.value.iban : request.payer.value,
+          debtorIban: payer.iban,
+          leaseUntil: new Date(now.getTime() + this.settings.leaseMs),
+          requestId: requestId ?? null,
+        },
+        now,
+      );
       const expiresAt = new Date(now.getTime() + this.settings.sessionTokenTtlSeconds * 1000);
       return { token: vault.issue(tx, { kind: 'session_token', ownerId: session.id, prefix: 'sst_', expiresAt }).raw, execution };
     });

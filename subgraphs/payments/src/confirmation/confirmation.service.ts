@@ -1,7 +1,8 @@
 import { UniqueConstraintViolationException } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { GatewayError, parseInput, type Logger } from '@gateway/kernel';
-import { PaymentExecutionEntity } from '../engine/execution.entity';
+import type { PaymentExecutionEntity } from '../engine/execution.entity';
+import { CONFIRMABLE_STEPS, executions } from '../engine/execution.repository';
 import { recordObligation } from '../obligation/obligation.service';
 import type { PaymentSessionEntity } from '../session/session.entity';
 import { loadSession, moveSession } from '../session/session.moves';
@@ -11,9 +12,6 @@ import { CreditConfirmationEntity } from './confirmation.entity';
 import type { CreditConfirmationInput } from './confirmation.input';
 import { confirmationRules, type ConfirmationRequest } from './confirmation.rules';
 import type { CreditConfirmationReceipt } from './confirmation.type';
-
-/** Engine steps at which a rail credit can be confirmed: being sent, or sent. */
-const CONFIRMABLE_STEPS = ['credit', 'confirm'] as const;
 
 /**
  * The creditor bank's credit-confirmed callback: the only way a cross-bank session reaches
@@ -39,7 +37,7 @@ export class ConfirmationService {
     const mismatch = mismatchOf(session, request);
     if (mismatch) throw await this.refuse(em, bankHandle, request, 'VALIDATION_ERROR', mismatch);
 
-    const execution = await em.fork().findOne(PaymentExecutionEntity, { sessionId: session.id }, { disableIdentityMap: true });
+    const execution = await executions.find(em.fork(), session.id);
     if (execution && lateForEvidencedCompletion(session, execution)) return this.acceptLate(em, bankHandle, request, execution, receipt);
     if (session.status !== 'SETTLEMENT_PENDING' || !execution || !(CONFIRMABLE_STEPS as readonly string[]).includes(execution.step)) {
       // A concurrent copy of this confirmation may have just completed the session.
@@ -52,11 +50,7 @@ export class ConfirmationService {
       await em.fork().transactional(async (tx) => {
         tx.create(CreditConfirmationEntity, { ...this.row(bankHandle, request, now), outcome: 'accepted', reason: null });
         // The callback may overtake the engine's own record of the credit: the confirmation proves it was booked.
-        await tx.nativeUpdate(
-          PaymentExecutionEntity,
-          { sessionId: session.id, step: { $in: [...CONFIRMABLE_STEPS] } },
-          { step: 'done', creditBookedAt: execution.creditBookedAt ?? now, rrn: request.rrn, confirmedAt: now, updatedAt: now },
-        );
+        await executions.confirmCredit(tx, session.id, execution.creditBookedAt ?? now, request.rrn, now);
         await recordObligation(tx, session, now);
         if (!(await moveSession(tx, session, 'credit_confirmed', now))) throw new GatewayError('SESSION_ALREADY_COMPLETED', `session ${session.id} moved meanwhile`);
       });
@@ -79,7 +73,7 @@ export class ConfirmationService {
     try {
       await em.fork().transactional(async (tx) => {
         tx.create(CreditConfirmationEntity, { ...this.row(bankHandle, request, now), outcome: 'accepted', reason: 'after the session completed on evidence' });
-        await tx.nativeUpdate(PaymentExecutionEntity, { sessionId: execution.sessionId, confirmedAt: null }, { rrn: request.rrn, confirmedAt: now, updatedAt: now });
+        await executions.keepLateConfirmation(tx, execution.sessionId, request.rrn, now);
       });
     } catch (error) {
       if (error instanceof UniqueConstraintViolationException) return receipt(true);

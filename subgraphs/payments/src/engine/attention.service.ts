@@ -2,6 +2,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { GatewayError } from '@gateway/kernel';
 import { PaymentSessionEntity } from '../session/session.entity';
 import { PaymentExecutionEntity, type ExecutionStep } from './execution.entity';
+import { executions } from './execution.repository';
 
 /** What an operator decided after checking the movement at the bank(s). */
 export type MovementAction = 'RETRY' | 'REFUND_PAYER' | 'CLOSE';
@@ -61,8 +62,7 @@ export class AttentionService {
       leaseUntil: now,
       updatedAt: now,
     };
-    const count = await em.nativeUpdate(PaymentExecutionEntity, { sessionId, step: 'attention' }, changes);
-    if (count === 0) throw new GatewayError('MOVEMENT_NOT_FOUND', `session ${sessionId} was resolved meanwhile`);
+    if (!(await executions.resolveAttention(em, sessionId, changes))) throw new GatewayError('MOVEMENT_NOT_FOUND', `session ${sessionId} was resolved meanwhile`);
     Object.assign(execution, changes);
     const session = await em.findOneOrFail(PaymentSessionEntity, { id: sessionId });
     return { execution, session };

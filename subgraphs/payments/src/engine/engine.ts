@@ -1,4 +1,3 @@
-import { raw } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { CoreMovement } from '@gateway/bank-core-client';
 import type { Logger } from '@gateway/kernel';
@@ -9,7 +8,8 @@ import { FINAL_STATUSES, type SessionTrigger } from '../session/session.transiti
 import type { BankCores } from './cores';
 import type { Directory } from '../routing/directory';
 import type { EngineSettings } from './engine.settings';
-import { PaymentExecutionEntity, type ExecutionStep } from './execution.entity';
+import type { ExecutionStep, PaymentExecutionEntity } from './execution.entity';
+import { executions } from './execution.repository';
 import { MovementSettler, type MovementCall, type Settled } from './settle';
 
 type Next = 'continue' | 'wait';
@@ -85,7 +85,7 @@ export class PaymentEngine {
     const em = root.fork();
     // Read once: every step's record below keeps both objects as the database has them.
     const session = loaded?.session ?? (await loadSession(em, sessionId));
-    const execution = loaded?.execution ?? (await em.findOne(PaymentExecutionEntity, { sessionId }, { disableIdentityMap: true }));
+    const execution = loaded?.execution ?? (await executions.find(em, sessionId));
     if (!session || !execution) return null;
     // Bounded: a session has at most debit, credit, reverse (or resolve_debit, reverse) to go.
     for (let steps = 0; steps < 6 && !this.stopped; steps += 1) {
@@ -195,7 +195,7 @@ export class PaymentEngine {
     this.logger.info({ session: session.id, request_id: execution.requestId, bank: session.creditorBank, outcome: resent.kind }, 'rail credit not confirmed yet: sent again');
     if (this.stopped) return 'wait';
     const next = new Date(Math.min(giveUpAt, Date.now() + this.settings.confirmResendAfterMs));
-    await em.nativeUpdate(PaymentExecutionEntity, { sessionId: session.id, step: 'confirm' }, { leaseUntil: next, attempts: raw('attempts + 1'), updatedAt: new Date() });
+    await executions.rescheduleConfirm(em, session.id, next, new Date());
     return 'wait';
   }
 
@@ -246,8 +246,7 @@ export class PaymentEngine {
     const trigger = also.trigger && !FINAL_STATUSES.has(session.status) ? also.trigger : undefined;
     try {
       await em.transactional(async (tx) => {
-        const count = await tx.nativeUpdate(PaymentExecutionEntity, { sessionId: session.id, step: from }, { ...update, attempts: raw('attempts + 1') });
-        if (count === 0) throw new LostRace();
+        if (!(await executions.recordStep(tx, session.id, from, update))) throw new LostRace();
         if (trigger && !(await moveSession(tx, session, trigger, now, also.changes))) throw new LostRace();
         if (also.obligation) await recordObligation(tx, session, now);
       });
@@ -264,8 +263,7 @@ export class PaymentEngine {
   private async postpone(em: EntityManager, session: PaymentSessionEntity, execution: PaymentExecutionEntity, step: ExecutionStep, settled: Settled & { kind: 'later' }): Promise<Next> {
     if (this.stopped) return 'wait';
     const changes = { ...settled.unknown, leaseUntil: this.later(this.settings.retryDelayMs), lastError: `${settled.code}: ${settled.detail}`, updatedAt: new Date() };
-    const count = await em.nativeUpdate(PaymentExecutionEntity, { sessionId: session.id, step }, { ...changes, attempts: raw('attempts + 1') });
-    if (count > 0) Object.assign(execution, changes);
+    if (await executions.recordStep(em, session.id, step, changes)) Object.assign(execution, changes);
     return 'wait';
   }
 

@@ -7,6 +7,10 @@ import type { PaymentSessionEntity } from '../session/session.entity';
  * of a cross-bank payment whose credit was booked at the creditor bank. Once per session: the
  * engine and the credit-confirmed callback may both get here, in either order.
  * Same-bank payments move nothing between banks and record nothing.
+ * This file is the one writer of payments.interbank_obligations (a settlement cycle marking rows
+ * settled belongs here too). Raw SQL because "once per session" is `on conflict do nothing` on
+ * the session's unique index, which must not abort the caller's transaction the way a failed
+ * MikroORM insert would.
  */
 export async function recordObligation(em: EntityManager, session: PaymentSessionEntity, now: Date): Promise<void> {
   if (!session.debtorBank || session.debtorBank === session.creditorBank) return;

@@ -4,6 +4,54 @@ import { PaymentSessionEntity } from './session.entity';
 import { recordSessionEvent } from './session.events';
 import { REACHED_AT, refusal, transitionFor, type SessionTrigger } from './session.transitions';
 
+/*
+ * The one writer of payments.payment_sessions (CONVENTIONS "Data": one owner per table): every
+ * change of a session is a move of the transition table (creation included) and writes its
+ * outbox event in the same transaction; the wrong-OTP counter is the one column that changes
+ * without a move. Other folders read sessions freely and change them only through here.
+ */
+
+/** What the merchant's request fixed about a new session (the rest is the 'created' move's). */
+export type NewSession = Pick<
+  PaymentSessionEntity,
+  | 'id'
+  | 'merchantId'
+  | 'amount'
+  | 'currency'
+  | 'destinationType'
+  | 'destinationValue'
+  | 'creditorIban'
+  | 'creditorBank'
+  | 'description'
+  | 'reference'
+  | 'redirectUrl'
+  | 'webhookUrl'
+  | 'checkoutUrl'
+  | 'expiresAt'
+>;
+
+/** The 'created' move in the caller's transaction: a new PENDING session and its payment.initiated event. */
+export function createSession(tx: EntityManager, fields: NewSession, now: Date): PaymentSessionEntity {
+  const move = transitionFor(null, 'created')!;
+  const session = tx.create(PaymentSessionEntity, { ...fields, status: move.to, otpFailures: 0, createdAt: now, updatedAt: now });
+  recordSessionEvent(tx, move.event, session, now);
+  return session;
+}
+
+/**
+ * Counts one wrong one-time password of a PENDING session and answers the new count, or null
+ * when the session is no longer PENDING. Raw SQL: the increment must be atomic and answer its
+ * result in one statement (`returning`), so concurrent wrong OTPs each count; nativeUpdate
+ * answers only how many rows it changed.
+ */
+export async function countOtpFailure(tx: EntityManager, sessionId: string, now: Date): Promise<number | null> {
+  const rows: Array<{ otp_failures: number }> = await tx.execute(
+    `update "payments"."payment_sessions" set "otp_failures" = "otp_failures" + 1, "updated_at" = ? where "id" = ? and "status" = 'PENDING' returning "otp_failures"`,
+    [now, sessionId],
+  );
+  return rows.length === 0 ? null : Number(rows[0]!.otp_failures);
+}
+
 /** Columns a move may set besides status and its timestamp. */
 export type MoveChanges = Partial<Pick<PaymentSessionEntity, 'debtorBank' | 'settlementType' | 'failureCode' | 'failureDetail'>>;
 

@@ -4,10 +4,8 @@ import { GatewayError, newId, parseInput, type Currency } from '@gateway/kernel'
 import type { AliasRouting, BankRouting, Directory } from '../routing/directory';
 import { idempotency, requestHash } from '../idempotency/idempotency.service';
 import { PaymentSessionEntity } from './session.entity';
-import { recordSessionEvent } from './session.events';
-import { moveSession } from './session.moves';
+import { createSession, moveSession } from './session.moves';
 import { createSessionRules, PAGE_SIZE_DEFAULT, pageRules, type CreateSessionRequest } from './session.rules';
-import { transitionFor } from './session.transitions';
 import { fromSnapshot, snapshotOf, toPaymentSession, type PaymentSession } from './session.type';
 import type { CreatePaymentSessionInput } from './session.input';
 
@@ -127,31 +125,28 @@ export class SessionService {
   }
 
   private newSession(tx: EntityManager, merchantId: string, request: CreateSessionRequest, destination: ResolvedDestination): PaymentSessionEntity {
-    const move = transitionFor(null, 'created')!;
     const now = new Date();
     const id = newId('paymentSession');
-    const session = tx.create(PaymentSessionEntity, {
-      id,
-      merchantId,
-      status: move.to,
-      amount: BigInt(request.amount),
-      currency: request.currency as Currency,
-      destinationType: request.destination.type,
-      destinationValue: request.destination.type === 'iban' ? request.destination.value.iban : request.destination.value,
-      creditorIban: destination.iban,
-      creditorBank: destination.bank.handle,
-      description: request.description ?? null,
-      reference: request.reference ?? null,
-      redirectUrl: request.redirectUrl ?? null,
-      webhookUrl: request.webhookUrl ?? null,
-      checkoutUrl: `${this.settings.publicBaseUrl}/pay/${id}`,
-      expiresAt: new Date(now.getTime() + this.settings.sessionTtlSeconds * 1000),
-      otpFailures: 0,
-      createdAt: now,
-      updatedAt: now,
-    });
-    recordSessionEvent(tx, move.event, session, now);
-    return session;
+    return createSession(
+      tx,
+      {
+        id,
+        merchantId,
+        amount: BigInt(request.amount),
+        currency: request.currency as Currency,
+        destinationType: request.destination.type,
+        destinationValue: request.destination.type === 'iban' ? request.destination.value.iban : request.destination.value,
+        creditorIban: destination.iban,
+        creditorBank: destination.bank.handle,
+        description: request.description ?? null,
+        reference: request.reference ?? null,
+        redirectUrl: request.redirectUrl ?? null,
+        webhookUrl: request.webhookUrl ?? null,
+        checkoutUrl: `${this.settings.publicBaseUrl}/pay/${id}`,
+        expiresAt: new Date(now.getTime() + this.settings.sessionTtlSeconds * 1000),
+      },
+      now,
+    );
   }
 }
 
