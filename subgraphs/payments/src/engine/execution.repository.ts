@@ -43,22 +43,22 @@ export class ExecutionRepository {
 
   /**
    * Takes over up to `limit` executions whose lease ran out, for `leaseMs`, and answers their
-   * session ids. Raw SQL because the claim must be one statement with `for update skip locked`
+   * sessions with the request that authorized each (so the take-over is logged under it). Raw SQL because the claim must be one statement with `for update skip locked`
    * (instances sharing a database never take the same session, and none waits on another's
    * lock), which MikroORM's nativeUpdate cannot express.
    */
-  async claimDue(em: EntityManager, now: Date, leaseMs: number, limit: number): Promise<string[]> {
+  async claimDue(em: EntityManager, now: Date, leaseMs: number, limit: number): Promise<Array<{ sessionId: string; requestId: string | null }>> {
     const steps = ACTIVE_STEPS.map((step) => `'${step}'`).join(', ');
-    const claimed: Array<{ session_id: string }> = await em.execute(
+    const claimed: Array<{ session_id: string; request_id: string | null }> = await em.execute(
       `update "payments"."payment_executions" set "lease_until" = ?
        where "session_id" in (
          select "session_id" from "payments"."payment_executions"
          where "step" in (${steps}) and "lease_until" <= ?
          order by "lease_until" limit ? for update skip locked)
-       returning "session_id"`,
+       returning "session_id", "request_id"`,
       [new Date(now.getTime() + leaseMs), now, limit],
     );
-    return claimed.map((row) => row.session_id);
+    return claimed.map((row) => ({ sessionId: row.session_id, requestId: row.request_id }));
   }
 
   /**

@@ -9,10 +9,11 @@ import { executions } from './execution.repository';
  * session. The runs are not awaited: a core that hangs holds its session only, never the job
  * (nor a shutdown waiting for the job).
  */
-export async function recoverDue(root: EntityManager, engine: PaymentEngine, leaseMs: number, now = new Date(), batch = 20): Promise<string[]> {
+export async function recoverDue(root: EntityManager, engine: PaymentEngine, leaseMs: number, now = new Date(), batch = 20): Promise<Array<{ sessionId: string; requestId: string | null }>> {
   const room = Math.min(batch, engine.capacity());
   if (room <= 0) return [];
-  const ids = await executions.claimDue(root.fork(), now, leaseMs, room);
-  for (const id of ids) void engine.advance(root, id);
-  return ids;
+  const claimed = await executions.claimDue(root.fork(), now, leaseMs, room);
+  // The resumed run reads the execution, whose request id goes with every core call it makes.
+  for (const { sessionId } of claimed) void engine.advance(root, sessionId);
+  return claimed;
 }

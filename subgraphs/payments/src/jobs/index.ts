@@ -23,7 +23,8 @@ export function startPaymentJobs(root: EntityManager, modules: PaymentsModules, 
     settings.recoveryIntervalMs,
     async () => {
       const resumed = await recoverDue(root, modules.engine, settings.leaseMs);
-      if (resumed.length > 0) logger.info({ sessions: resumed }, 'payment executions resumed');
+      // Each with the request that authorized it, so a take-over can be traced to the payer's call.
+      for (const { sessionId, requestId } of resumed) logger.info({ session: sessionId, request_id: requestId }, 'payment execution resumed');
     },
     logger,
   );
