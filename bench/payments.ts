@@ -97,7 +97,7 @@ function groupOf(pid: string): string | null {
     if (readFileSync(`/proc/${pid}/comm`, 'utf8').trim() === 'postgres') return 'postgres';
     const command = readFileSync(`/proc/${pid}/cmdline`, 'utf8');
     if (command.includes('sandbox-banks.ts')) return 'bank cores';
-    if (command.includes('packages/platform/src/main.ts')) return 'gateway';
+    if (command.includes('platform/src/main.ts')) return 'gateway';
     // One process per service: each one named, so the busiest shows.
     const service = /(?:subgraphs\/([\w-]+)|(router)|(rest-compat))\/src\/main\.ts/.exec(command);
     return service ? (service[1] ?? service[2] ?? service[3])! : null;

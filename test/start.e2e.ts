@@ -29,7 +29,7 @@ interface Started {
 
 /** Runs `npm start`'s entry point exactly as the script does, with embedded defaults. */
 function spawnLauncher(env: Record<string, string>): { child: ChildProcess; output: () => string } {
-  const child = spawn(process.execPath, ['-r', './scripts/register.js', 'packages/platform/src/main.ts'], {
+  const child = spawn(process.execPath, ['-r', './scripts/register.js', 'platform/src/main.ts'], {
     cwd: ROOT,
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

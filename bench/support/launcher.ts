@@ -31,7 +31,7 @@ export interface LaunchedPlatform {
  */
 export async function launchPlatform(env: Record<string, string> = {}): Promise<LaunchedPlatform> {
   const ports = { rest: await freePort(), router: await freePort(), identity: await freePort(), payments: await freePort(), banks: await freePort() };
-  const child: ChildProcess = spawn(process.execPath, [...(process.env.BENCH_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE}`] : []), '-r', './scripts/register.js', 'packages/platform/src/main.ts'], {
+  const child: ChildProcess = spawn(process.execPath, [...(process.env.BENCH_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE}`] : []), '-r', './scripts/register.js', 'platform/src/main.ts'], {
     cwd: ROOT,
     env: {
       PATH: process.env.PATH ?? '',

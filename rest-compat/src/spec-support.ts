@@ -2,7 +2,7 @@ import type { z } from 'zod';
 import type { HttpMethod } from './route';
 import { ROUTES } from './routes';
 
-/** Helpers for rest-compat's specs (not shipped through index.ts). */
+/** Helpers for specs of the REST API, published as `@gateway/rest-compat/testing` (not shipped through index.ts). */
 
 export interface Answer {
   status: number;

@@ -1,6 +1,6 @@
 import type { Database } from '@gateway/db';
 import { openTestDatabase } from '@gateway/db/testing';
-import { startOutageProxy, testAmqpUrl, testNamespace } from '../../packages/events/src/testing';
+import { startOutageProxy, testAmqpUrl, testNamespace } from '@gateway/events/testing';
 import { bearer, eventually, FAST_ENGINE, sessionReaches, startPaymentBank, type PaymentBank } from '../support/payments';
 import { startTestPlatform, type TestPlatform } from '../support/platform';
 import { startTestReceiver, type TestWebhookReceiver } from '../support/webhook-receiver';

@@ -2,7 +2,7 @@ import { createRabbitBus, type EventBus } from '@gateway/events';
 import { createLogger } from '@gateway/kernel';
 import { readCommittedSdl } from '@gateway/platform';
 import { startRouter, type RunningRouter } from '@gateway/router';
-import { testAmqpUrl, testNamespace, testRabbitOptions } from '../../packages/events/src/testing';
+import { testAmqpUrl, testNamespace, testRabbitOptions } from '@gateway/events/testing';
 import { bearer, eventually, FAST_ENGINE, startPaymentBank, type Customer, type PaymentBank } from '../support/payments';
 import { startTestPlatform, type TestPlatform } from '../support/platform';
 import { subscribe, type SubscriptionRecord } from '../support/subscriptions';

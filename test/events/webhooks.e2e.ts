@@ -1,5 +1,5 @@
 import { newId } from '@gateway/kernel';
-import { responseSchemaOf } from '../../rest-compat/src/spec-support';
+import { responseSchemaOf } from '@gateway/rest-compat/testing';
 import { bearer, eventually, FAST_ENGINE, startPaymentBank, type Customer, type PaymentBank } from '../support/payments';
 import { startTestPlatform, type TestPlatform } from '../support/platform';
 import { serviceSignature, standardWebhooksValid, startTestReceiver, type TestWebhookReceiver } from '../support/webhook-receiver';

@@ -1,7 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { chromium, type Browser, type Page } from 'playwright-core';
-import { call } from '../../rest-compat/src/spec-support';
+import { call } from '@gateway/rest-compat/testing';
 import { bearer, FAST_ENGINE, startPaymentBank, type Customer, type PaymentBank } from '../support/payments';
 import { startTestPlatform, type TestPlatform } from '../support/platform';
 

@@ -1,4 +1,4 @@
-import { call, expectError, responseSchemaOf } from '../../rest-compat/src/spec-support';
+import { call, expectError, responseSchemaOf } from '@gateway/rest-compat/testing';
 import { bearer, eventually, FAST_ENGINE, sessionEvents, sessionReaches, startPaymentBank, type Customer, type PaymentBank } from '../support/payments';
 import { lyIban, startTestPlatform, type TestPlatform } from '../support/platform';
 

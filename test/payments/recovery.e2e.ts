@@ -1,6 +1,6 @@
 import type { Database } from '@gateway/db';
 import { openTestDatabase } from '@gateway/db/testing';
-import { call } from '../../rest-compat/src/spec-support';
+import { call } from '@gateway/rest-compat/testing';
 import { bearer, eventually, FAST_ENGINE, sessionEvents, sessionReaches, startPaymentBank, type Customer, type PaymentBank } from '../support/payments';
 import { startTestPlatform, type TestPlatform } from '../support/platform';
 

@@ -1,4 +1,4 @@
-import { call, expectError, expectRateLimitHeaders, responseSchemaOf } from '../../rest-compat/src/spec-support';
+import { call, expectError, expectRateLimitHeaders, responseSchemaOf } from '@gateway/rest-compat/testing';
 import { bearer, eventually, FAST_ENGINE, sessionEvents, startPaymentBank, type Customer, type PaymentBank } from '../support/payments';
 import { lyIban, startTestPlatform, type TestPlatform } from '../support/platform';
 

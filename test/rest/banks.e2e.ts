@@ -1,5 +1,5 @@
 import { lyIban, startTestPlatform, type TestPlatform } from '../support/platform';
-import { call, expectError, expectRateLimitHeaders, responseSchemaOf } from '../../rest-compat/src/spec-support';
+import { call, expectError, expectRateLimitHeaders, responseSchemaOf } from '@gateway/rest-compat/testing';
 
 /** POST/GET/PATCH /banks… end to end: rest-compat -> router -> banks subgraph -> database. */
 describe('REST banks', () => {

@@ -1,5 +1,5 @@
 import { lyIban, startTestPlatform, type SeededBank, type TestPlatform } from '../support/platform';
-import { call, expectError, expectRateLimitHeaders, responseSchemaOf } from '../../rest-compat/src/spec-support';
+import { call, expectError, expectRateLimitHeaders, responseSchemaOf } from '@gateway/rest-compat/testing';
 
 const bankKey = (bank: SeededBank) => ({ 'x-service-bank-key': bank.bankKey });
 

@@ -1,5 +1,5 @@
 import { startTestPlatform, type TestPlatform } from '../support/platform';
-import { call, expectError, expectRateLimitHeaders, responseSchemaOf } from '../../rest-compat/src/spec-support';
+import { call, expectError, expectRateLimitHeaders, responseSchemaOf } from '@gateway/rest-compat/testing';
 
 const bearer = (key: string) => ({ authorization: `Bearer ${key}` });
 

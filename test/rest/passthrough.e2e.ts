@@ -1,5 +1,5 @@
 import { startTestPlatform, type TestPlatform } from '../support/platform';
-import { call, expectError, expectRateLimitHeaders } from '../../rest-compat/src/spec-support';
+import { call, expectError, expectRateLimitHeaders } from '@gateway/rest-compat/testing';
 
 /** What rest-compat carries between client and router: request ids, rate limits, /graphql, readiness. */
 describe('rest-compat in front of the real router', () => {

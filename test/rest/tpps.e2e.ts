@@ -1,5 +1,5 @@
 import { startTestPlatform, type TestPlatform } from '../support/platform';
-import { call, expectError, responseSchemaOf } from '../../rest-compat/src/spec-support';
+import { call, expectError, responseSchemaOf } from '@gateway/rest-compat/testing';
 
 /** POST /ob/tpps end to end: rest-compat -> router -> open-banking subgraph. */
 describe('REST TPP registration', () => {

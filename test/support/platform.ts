@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import type { Database } from '@gateway/db';
 import { openTestDatabase } from '@gateway/db/testing';
 import { createRabbitBus, type EventBus } from '@gateway/events';
-import { testBus, testRabbitOptions } from '../../packages/events/src/testing';
+import { testBus, testRabbitOptions } from '@gateway/events/testing';
 import { createLogger } from '@gateway/kernel';
 import { loadPlatformConfig, startPlatform, type Platform } from '@gateway/platform';
 import type { LimitOverrides } from '@gateway/router';

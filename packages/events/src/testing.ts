@@ -4,7 +4,7 @@ import type { EventBus } from './bus';
 import { createMemoryBus } from './memory-bus';
 import { createRabbitBus, type RabbitBusOptions } from './rabbit-bus';
 
-/** Test helpers (not exported from index.ts: specs import this file directly). */
+/** Test helpers, published as `@gateway/events/testing` (not through index.ts: nothing in production uses them). */
 
 /**
  * The broker tests run against. CI must exercise RabbitMQ: a missing AMQP_URL there is a broken

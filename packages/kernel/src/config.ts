@@ -22,5 +22,15 @@ export const envFlag = z
 
 export const envPort = z.coerce.number().int().min(0).max(65535);
 
+/** "5,30,120" (seconds) as a list; every value a non-negative number. */
+export const envSecondsList = z.string().transform((text, ctx) => {
+  const values = text.split(',').map((part) => Number(part.trim()));
+  if (!values.length || values.some((value) => !Number.isFinite(value) || value < 0)) {
+    ctx.addIssue({ code: 'custom', message: 'must be comma-separated seconds, e.g. 5,30,120' });
+    return z.NEVER;
+  }
+  return values;
+});
+
 export const isProduction = (env: Record<string, string | undefined> = process.env): boolean =>
   env.NODE_ENV === 'production';

@@ -1,4 +1,5 @@
 export { start, PAYMENTS_SCHEMA, type PaymentsStartOptions } from './service';
 export { buildPaymentsSchema } from './schema';
+export { paymentsEnvSchema, paymentsConfigFrom, type PaymentsConfig } from './config';
 export type { PaymentsSettings } from './settings';
 export type { EngineSettings } from './engine/engine.settings';

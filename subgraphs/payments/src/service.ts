@@ -23,7 +23,16 @@ export const PAYMENTS_SCHEMA = 'payments';
 /** Payment sessions and the engine's tables. */
 const SESSION_ENTITIES = [PaymentSessionEntity, PaymentExecutionEntity, IdempotencyKeyEntity, InterbankObligationEntity, CreditConfirmationEntity];
 
+/** The options every subgraph takes, and the payments service's own. */
 export interface PaymentsStartOptions extends SubgraphStartOptions {
+  /** Base of customer-facing URLs (checkout_url). Default http://localhost:8080. */
+  publicBaseUrl?: string;
+  /** Payment session TTL. Default 900 (15 minutes). */
+  sessionTtlSeconds?: number;
+  /** Pauses between webhook retries, in seconds (WEBHOOK_RETRY_SCHEDULE); unset: the built-in schedule. */
+  webhookRetryScheduleSeconds?: number[];
+  /** Deadline of one webhook attempt (10 s unless a test shortens it). */
+  webhookAttemptTimeoutMs?: number;
   /** Payment engine and job timing (tests shorten them). */
   engine?: Partial<EngineSettings>;
 }
@@ -96,7 +105,7 @@ function paymentsMetrics(registry: Registry, orm: ServiceOrm, modules: PaymentsM
  * The payments outbox relay and the webhook dispatcher. The dispatcher's queue is declared first,
  * so the relay's first events already have somewhere to go.
  */
-async function startEvents(orm: ServiceOrm, bus: EventBus, options: SubgraphStartOptions, logger: Logger) {
+async function startEvents(orm: ServiceOrm, bus: EventBus, options: PaymentsStartOptions, logger: Logger) {
   const dispatcher = await startWebhookDispatcher({
     knex: orm.em.getKnex(),
     bus,

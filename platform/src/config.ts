@@ -1,7 +1,11 @@
-import { envSecondsList } from '@gateway/federation';
 import { envFlag, envPort, loadConfig, z } from '@gateway/kernel';
+import { paymentsConfigFrom, paymentsEnvSchema, type PaymentsConfig } from '@gateway/subgraph-payments';
 
-/** The platform's environment (API-CONTRACT "Configuration"), validated at once. */
+/**
+ * The platform's environment (API-CONTRACT "Configuration"), validated at once: the launcher's own
+ * variables and each service's (payments defines PUBLIC_BASE_URL, SESSION_TTL_SECONDS and
+ * WEBHOOK_RETRY_SCHEDULE), so a variable means the same whether a service runs alone or here.
+ */
 export const platformEnv = z
   .object({
     NODE_ENV: z.string().optional(),
@@ -9,7 +13,6 @@ export const platformEnv = z
     AMQP_URL: z.string().min(1).optional(),
     ADMIN_KEY: z.string().min(24, 'at least 24 characters').optional(),
     PLATFORM_SECRET: z.string().min(32, 'at least 32 characters').optional(),
-    PUBLIC_BASE_URL: z.url().default('http://localhost:8080'),
     HOST: z.string().default('127.0.0.1'),
     REST_PORT: envPort.default(8080),
     ROUTER_PORT: envPort.default(4000),
@@ -17,12 +20,10 @@ export const platformEnv = z
     IDENTITY_PORT: envPort.default(0),
     PAYMENTS_PORT: envPort.default(0),
     OPEN_BANKING_PORT: envPort.default(0),
-    SESSION_TTL_SECONDS: z.coerce.number().int().min(60).max(86_400).default(900),
     SETTLEMENT_INTERVAL_SECONDS: z.coerce.number().int().min(0).default(3600),
     SANDBOX_BANKS: envFlag.optional(),
     SANDBOX_PORT_BASE: envPort.default(7101),
     DATA_DIR: z.string().default('.data'),
-    WEBHOOK_RETRY_SCHEDULE: envSecondsList.optional(),
     /** Operator's custom limits, e.g. {"identity_resolve":{"points":6000}} (spec "Limits": defaults). */
     RATE_LIMITS: z
       .string()
@@ -37,6 +38,7 @@ export const platformEnv = z
         }
       }),
   })
+  .extend(paymentsEnvSchema.shape)
   .superRefine((env, ctx) => {
     if (env.NODE_ENV !== 'production') return;
     // Production never runs on generated secrets or the embedded database.
@@ -56,18 +58,16 @@ export interface PlatformConfig {
   amqpUrl?: string;
   adminKey?: string;
   platformSecret?: string;
-  publicBaseUrl: string;
   host: string;
   ports: { rest: number; router: number; banks: number; identity: number; payments: number; openBanking: number };
-  sessionTtlSeconds: number;
   settlementIntervalSeconds: number;
   sandboxBanks: boolean;
   /** Sandbox banks listen on fixed ports (their URLs are registered), from this one up. */
   sandboxPortBase: number;
   dataDir: string;
   rateLimits?: Record<string, { points?: number; durationSeconds?: number }>;
-  /** Pauses between webhook retries in seconds; unset: the built-in schedule (about 52 hours). */
-  webhookRetryScheduleSeconds?: number[];
+  /** The payments service's own options from the environment. */
+  payments: PaymentsConfig;
 }
 
 export function loadPlatformConfig(env: Record<string, string | undefined> = process.env): PlatformConfig {
@@ -80,7 +80,6 @@ export function loadPlatformConfig(env: Record<string, string | undefined> = pro
     amqpUrl: parsed.AMQP_URL,
     adminKey: parsed.ADMIN_KEY,
     platformSecret: parsed.PLATFORM_SECRET,
-    publicBaseUrl: parsed.PUBLIC_BASE_URL.replace(/\/$/, ''),
     host: parsed.HOST,
     ports: {
       rest: parsed.REST_PORT,
@@ -90,12 +89,11 @@ export function loadPlatformConfig(env: Record<string, string | undefined> = pro
       payments: parsed.PAYMENTS_PORT,
       openBanking: parsed.OPEN_BANKING_PORT,
     },
-    sessionTtlSeconds: parsed.SESSION_TTL_SECONDS,
     settlementIntervalSeconds: parsed.SETTLEMENT_INTERVAL_SECONDS,
     sandboxBanks: parsed.SANDBOX_BANKS ?? embedded,
     sandboxPortBase: parsed.SANDBOX_PORT_BASE,
     dataDir: parsed.DATA_DIR,
     rateLimits: parsed.RATE_LIMITS,
-    webhookRetryScheduleSeconds: parsed.WEBHOOK_RETRY_SCHEDULE,
+    payments: paymentsConfigFrom(parsed),
   };
 }

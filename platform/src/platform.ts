@@ -5,12 +5,11 @@ import type { RunningService } from '@gateway/federation';
 import { createLogger, type Logger } from '@gateway/kernel';
 import { startRestCompat } from '@gateway/rest-compat';
 import { startRouter, type LimitOverrides, type RunningRouter } from '@gateway/router';
-import type { EngineSettings } from '@gateway/subgraph-payments';
 import type { PlatformConfig } from './config';
 import { createReadiness, type Readiness } from './readiness';
 import { readCommittedSdl } from './sdl';
 import { resolveSecrets } from './secrets';
-import { SUBGRAPHS } from './subgraphs';
+import { SUBGRAPHS, type ServiceOverrides } from './subgraphs';
 
 export interface Platform {
   /** rest-compat: the one base address of the REST API and the /graphql proxy. */
@@ -37,17 +36,13 @@ export interface Platform {
 /** The readiness gate the demo holds until it is seeded. */
 export const DEMO_GATE = 'demo';
 
-export interface StartPlatformOptions {
+export interface StartPlatformOptions extends ServiceOverrides {
   /** An already open database (tests); otherwise one is opened from the config. */
   db?: Database;
   logger?: Logger;
   rateLimits?: LimitOverrides;
   /** An event bus made by the caller (tests: RabbitMQ in a namespace of their own); otherwise createBus(AMQP_URL). */
   bus?: EventBus;
-  /** Deadline of one webhook attempt (tests shorten the contract's 10 s). */
-  webhookAttemptTimeoutMs?: number;
-  /** Payment engine and job timing (tests shorten core deadlines, leases and job intervals). */
-  paymentsEngine?: Partial<EngineSettings>;
 }
 
 /**
@@ -71,7 +66,7 @@ export async function startPlatform(config: PlatformConfig, options: StartPlatfo
     const secrets = resolveSecrets(config.dataDir, { adminKey: config.adminKey, platformSecret: config.platformSecret }, config.production);
     const subgraphs: Array<{ name: string; service: RunningService }> = [];
     for (const subgraph of SUBGRAPHS) {
-      const service = await subgraph.start({
+      const common = {
         db,
         platformSecret: secrets.platformSecret,
         production: config.production,
@@ -80,12 +75,8 @@ export async function startPlatform(config: PlatformConfig, options: StartPlatfo
         logger: logger.child({ service: subgraph.name }),
         routerUrl,
         bus,
-        publicBaseUrl: config.publicBaseUrl,
-        sessionTtlSeconds: config.sessionTtlSeconds,
-        webhookRetryScheduleSeconds: config.webhookRetryScheduleSeconds,
-        webhookAttemptTimeoutMs: options.webhookAttemptTimeoutMs,
-        ...(subgraph.name === 'payments' ? { engine: options.paymentsEngine } : {}),
-      });
+      };
+      const service = await subgraph.start(common, config, options);
       running.push(service);
       subgraphs.push({ name: subgraph.name, service });
     }

@@ -1,0 +1,42 @@
+import type { RunningService, SubgraphStartOptions } from '@gateway/federation';
+import * as banks from '@gateway/subgraph-banks';
+import * as identity from '@gateway/subgraph-identity';
+import * as openBanking from '@gateway/subgraph-open-banking';
+import * as payments from '@gateway/subgraph-payments';
+import type { EngineSettings } from '@gateway/subgraph-payments';
+import type { GraphQLSchema } from 'graphql';
+import type { PlatformConfig } from './config';
+
+/** Per-service settings a caller (tests) sets beside the environment. */
+export interface ServiceOverrides {
+  /** Deadline of one webhook attempt (tests shorten the contract's 10 s). */
+  webhookAttemptTimeoutMs?: number;
+  /** Payment engine and job timing (tests shorten core deadlines, leases and job intervals). */
+  paymentsEngine?: Partial<EngineSettings>;
+}
+
+export interface SubgraphModule {
+  name: 'banks' | 'identity' | 'payments' | 'open-banking';
+  port(config: PlatformConfig): number;
+  /** Starts the service with the options every service takes and its own, taken from the config and overrides. */
+  start(common: SubgraphStartOptions, config: PlatformConfig, overrides: ServiceOverrides): Promise<RunningService>;
+  /** The schema alone, for printing the committed SDL. */
+  buildSchema(): Promise<GraphQLSchema>;
+}
+
+// The schema's shape does not depend on settings; these only satisfy the builders' signatures.
+const printing = { platformSecret: 'sdl-printing-only', production: false };
+
+/** Every subgraph of the supergraph, in start order. */
+export const SUBGRAPHS: SubgraphModule[] = [
+  { name: 'banks', port: (c) => c.ports.banks, start: (common) => banks.start(common), buildSchema: () => banks.buildBanksSchema(printing) },
+  { name: 'identity', port: (c) => c.ports.identity, start: (common) => identity.start(common), buildSchema: () => identity.buildIdentitySchema() },
+  {
+    name: 'payments',
+    port: (c) => c.ports.payments,
+    start: (common, config, overrides) =>
+      payments.start({ ...common, ...config.payments, webhookAttemptTimeoutMs: overrides.webhookAttemptTimeoutMs, engine: overrides.paymentsEngine }),
+    buildSchema: () => payments.buildPaymentsSchema(printing),
+  },
+  { name: 'open-banking', port: (c) => c.ports.openBanking, start: (common) => openBanking.start(common), buildSchema: () => openBanking.buildOpenBankingSchema(printing) },
+];

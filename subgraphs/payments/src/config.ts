@@ -1,0 +1,31 @@
+import type { ServiceEnv } from '@gateway/federation';
+import { envSecondsList, z } from '@gateway/kernel';
+import { DEFAULT_PUBLIC_BASE_URL, DEFAULT_SESSION_TTL_SECONDS } from './settings';
+
+/**
+ * The payments service's own environment. The variables every service reads (DATABASE_URL,
+ * PLATFORM_SECRET, ...) are @gateway/federation's; the launcher parses these together with its own.
+ */
+export const paymentsEnvSchema = z.object({
+  PUBLIC_BASE_URL: z.url().default(DEFAULT_PUBLIC_BASE_URL),
+  SESSION_TTL_SECONDS: z.coerce.number().int().min(60).max(86_400).default(DEFAULT_SESSION_TTL_SECONDS),
+  WEBHOOK_RETRY_SCHEDULE: envSecondsList.optional(),
+});
+
+/** What the environment sets of the payments start options. */
+export interface PaymentsConfig {
+  /** Base of checkout_url, without a trailing slash. */
+  publicBaseUrl: string;
+  sessionTtlSeconds: number;
+  /** Pauses between webhook retries in seconds; unset: the built-in schedule (about 52 hours). */
+  webhookRetryScheduleSeconds?: number[];
+}
+
+export const paymentsConfigFrom = (env: z.infer<typeof paymentsEnvSchema>): PaymentsConfig => ({
+  publicBaseUrl: env.PUBLIC_BASE_URL.replace(/\/$/, ''),
+  sessionTtlSeconds: env.SESSION_TTL_SECONDS,
+  webhookRetryScheduleSeconds: env.WEBHOOK_RETRY_SCHEDULE,
+});
+
+/** For `npm run start:payments` (runStandalone). */
+export const paymentsEnv: ServiceEnv<typeof paymentsEnvSchema, PaymentsConfig> = { schema: paymentsEnvSchema, options: paymentsConfigFrom };
