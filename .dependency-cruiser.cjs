@@ -33,19 +33,16 @@ module.exports = {
     {
       name: 'packages-not-to-apps',
       severity: 'error',
-      comment:
-        'Dependencies point one way: subgraphs and apps depend on packages, never the reverse. ' +
-        'packages/platform is the launcher, an application that starts every service: it is being moved out of packages/ ' +
-        '(issue 9, item 4), and is exempt until then.',
-      from: { path: '^packages/', pathNot: '^packages/platform/' },
-      to: { path: '^(subgraphs|router|rest-compat)/' },
+      comment: 'Libraries under packages/ never import the applications built on them (subgraphs, router, rest-compat, the platform launcher).',
+      from: { path: '^packages/' },
+      to: { path: '^(subgraphs|router|rest-compat|platform)/' },
     },
   ],
   options: {
     // Workspace packages resolve through their node_modules symlinks to packages/*/src.
     doNotFollow: { path: 'node_modules' },
     exclude: { path: ['node_modules', '\\.spec\\.ts$', '\\.e2e\\.ts$'] },
-    includeOnly: '^(subgraphs/[^/]+/src|router/src|rest-compat/src|packages/[^/]+/src)/',
+    includeOnly: '^(subgraphs/[^/]+/src|router/src|rest-compat/src|platform/src|packages/[^/]+/src)/',
     // Type-only imports count: they tie modules together as much as value imports do.
     tsPreCompilationDeps: true,
     tsConfig: { fileName: 'tsconfig.base.json' },
