@@ -56,7 +56,7 @@ export class Bank {
 
 @ObjectType({ description: 'A newly registered bank with its secrets, each shown this once.' })
 export class BankRegistration {
-  @Field(() => Bank)
+  @Field(() => Bank, { description: 'The bank as registered.' })
   bank!: Bank;
 
   @Field({ description: 'Bank key (sbk_<handle>_<random>) for X-Service-Bank-Key. Shown once.' })
