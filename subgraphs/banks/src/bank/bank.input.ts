@@ -39,10 +39,10 @@ export class RegisterBankInput {
   @Field(() => [String], { nullable: true, description: 'Subset of accounts:read, balances:read, transactions:read, payments:write, no repeats; default none.' })
   obScopesSupported?: string[];
 
-  @Field(() => GraphQLSafeInt, { nullable: true, description: 'Payment orders above this amount (minor units) require SCA; default 100000.' })
+  @Field(() => GraphQLSafeInt, { nullable: true, description: 'Open Banking payment orders (planned) above this amount, in minor units, will require SCA; default 100000.' })
   scaExemptionLimit?: number;
 
-  @Field({ nullable: true, description: 'Upper bound of expiry_days for a consent at this bank, 1 to 365; default 90.' })
+  @Field({ nullable: true, description: 'Upper bound of expiry_days for a consent at this bank (consents: planned), 1 to 365; default 90.' })
   maxConsentExpiryDays?: number;
 }
 
@@ -54,9 +54,9 @@ export class UpdateBankCapabilitiesInput {
   @Field(() => [String], { nullable: true, description: 'Subset of accounts:read, balances:read, transactions:read, payments:write, no repeats; unchanged when omitted.' })
   obScopesSupported?: string[];
 
-  @Field(() => GraphQLSafeInt, { nullable: true, description: 'Payment orders above this amount (minor units) require SCA; unchanged when omitted.' })
+  @Field(() => GraphQLSafeInt, { nullable: true, description: 'Open Banking payment orders (planned) above this amount, in minor units, will require SCA; unchanged when omitted.' })
   scaExemptionLimit?: number;
 
-  @Field({ nullable: true, description: 'Upper bound of expiry_days for a consent at this bank, 1 to 365; unchanged when omitted.' })
+  @Field({ nullable: true, description: 'Upper bound of expiry_days for a consent at this bank (consents: planned), 1 to 365; unchanged when omitted.' })
   maxConsentExpiryDays?: number;
 }

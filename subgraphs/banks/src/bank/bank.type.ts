@@ -13,10 +13,10 @@ export class BankCapabilities {
   @Field(() => [String], { description: 'Subset of accounts:read, balances:read, transactions:read, payments:write.' })
   obScopesSupported!: string[];
 
-  @Field(() => GraphQLSafeInt, { description: 'Payment orders above this amount (minor units) require SCA.' })
+  @Field(() => GraphQLSafeInt, { description: 'Open Banking payment orders (planned) above this amount, in minor units, will require SCA.' })
   scaExemptionLimit!: number;
 
-  @Field({ description: 'Upper bound of expiry_days for a consent at this bank.' })
+  @Field({ description: 'Upper bound of expiry_days for a consent at this bank (consents: planned).' })
   maxConsentExpiryDays!: number;
 }
 

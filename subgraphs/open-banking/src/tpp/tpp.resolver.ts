@@ -30,7 +30,7 @@ export function createTppResolver(service: TppService) {
       return { tpp: toTpp(tpp), tppAccessToken, webhookSecret };
     }
 
-    @FieldResolver(() => String, { nullable: true, description: 'Where Open Banking webhooks are delivered; null when none is set (operator or the TPP itself).' })
+    @FieldResolver(() => String, { nullable: true, description: 'Where Open Banking webhooks will be delivered (planned); null when none is set (operator or the TPP itself).' })
     webhookUrl(@Root() tpp: Tpp, @Ctx() context: SubgraphContext): string | null {
       requireTppOrAdmin(context, tpp.id);
       return tpp.entity.webhookUrl;
