@@ -82,6 +82,18 @@ describe('/openapi.json and /docs', () => {
     expect((await call(rest.url, 'GET', '/docs')).text).toContain('<code>Idempotency-Key</code>');
   });
 
+  it('documents the checkout page path: its JSON view for clients asking for JSON, the HTML page for browsers', async () => {
+    const view = document.paths['/pay/{session_id}']!.get!;
+    expect(view.security).toEqual([]);
+    expect(view.parameters).toContainEqual(expect.objectContaining({ name: 'session_id', in: 'path', required: true }));
+    const json = view.responses['200']!.content!['application/json']!.schema;
+    expect(json).toMatchObject({ type: 'object', additionalProperties: false, required: ['session_id', 'status', 'otp_attempts_left', 'redirect_to'] });
+    expect(json.properties.status.enum).toEqual(expect.arrayContaining(['PENDING', 'COMPLETED', 'FAILED', 'EXPIRED']));
+    expect(view.responses['200']!.content!['text/html']!.schema).toMatchObject({ type: 'string', description: expect.stringContaining('checkout page') });
+    expect(view.responses['404']!.description).toContain('SESSION_NOT_FOUND');
+    expect((await call(rest.url, 'GET', '/docs')).text).toContain('As text/html: The checkout page');
+  });
+
   it('renders /docs as a self-contained HTML page naming every route', async () => {
     const answer = await call(rest.url, 'GET', '/docs');
     expect(answer.status).toBe(200);

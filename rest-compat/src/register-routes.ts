@@ -1,4 +1,4 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { keysToCamel, keysToSnake } from './case';
 import { sendError } from './errors';
@@ -15,13 +15,32 @@ export const fastifyPath = (path: string): string => path.replace(/\{(\w+)\}/g, 
 
 const takesBody = (route: RestRoute): boolean => route.method === 'POST' || route.method === 'PATCH';
 
-/** Serves each table entry: validate, convert keys, execute the operation, shape the answer. */
-export function registerRoutes(app: FastifyInstance, routes: readonly RestRoute[], execute: Execute): void {
+/** Serves the HTML of a route that is also a page (RestRoute.page). */
+export type PageHandler = (request: FastifyRequest, reply: FastifyReply) => Promise<unknown>;
+
+/** `GET /pay/{session_id}`: how pages are keyed to their route. */
+export const routeKey = (route: Pick<RestRoute, 'method' | 'path'>): string => `${route.method} ${route.path}`;
+
+/** JSON only for a client that asks for it and not for HTML: a browser's navigation gets the page. */
+export const wantsJson = (accept: string | undefined = ''): boolean => accept.includes('application/json') && !accept.includes('text/html');
+
+/**
+ * Serves each table entry: validate, convert keys, execute the operation, shape the answer.
+ * A route that is also a page hands requests not asking for JSON to its page handler.
+ */
+export function registerRoutes(app: FastifyInstance, routes: readonly RestRoute[], execute: Execute, pages: Readonly<Record<string, PageHandler>> = {}): void {
+  // A page without its route (or the reverse) would be served undocumented, or not at all.
+  const declared = routes.filter((route) => route.page).map(routeKey);
+  const mismatch = [...declared.filter((key) => !pages[key]), ...Object.keys(pages).filter((key) => !declared.includes(key))];
+  if (mismatch.length) throw new Error(`routes and page handlers do not match: ${mismatch.join(', ')}`);
+
   for (const route of routes) {
+    const page = pages[routeKey(route)];
     app.route({
       method: route.method,
       url: fastifyPath(route.path),
       handler: async (request, reply) => {
+        if (page && !wantsJson(request.headers.accept)) return page(request, reply);
         const params = route.params ? validate(route.params, request.params, 'path') : {};
         const query = validate(route.query ?? NO_FIELDS, request.query ?? {}, 'query');
         const body = takesBody(route) ? validate(route.body ?? NO_FIELDS, request.body ?? {}, 'body') : {};

@@ -57,6 +57,11 @@ export interface RestRoute<P extends AnyObjectSchema | undefined = any, Q extend
   response?: z.ZodType;
   /** Codes this route answers besides the generic ones (docs). */
   errors: ErrorCode[];
+  /**
+   * The path is also a page: what a browser gets there (docs). A request that does not ask for
+   * JSON is handed to the page handler registered for this route; the table documents the JSON.
+   */
+  page?: string;
 }
 
 /** Infers a route's schema types so its variable mapping is checked against them. */

@@ -11,7 +11,7 @@ import { registerHealth, registerMetrics } from './observability';
 import { buildOpenApiDocument } from './openapi/document';
 import { renderDocsPage } from './openapi/docs-page';
 import { registerRequestId } from './request-id';
-import { registerCheckoutPage } from './pages/checkout-page';
+import { checkoutPage } from './pages/checkout-page';
 import { registerRoutes } from './register-routes';
 import { routerTarget } from './router-target';
 import { ROUTES } from './routes';
@@ -58,8 +58,8 @@ export async function startRestCompat(options: RestCompatOptions): Promise<Runni
   );
 
   const execute = createExecutor({ graphqlUrl: target.graphqlUrl, dispatcher, logger });
-  registerRoutes(app, ROUTES, execute);
-  registerCheckoutPage(app, execute, logger);
+  // Pages share a path with a JSON route of the table, which documents it.
+  registerRoutes(app, ROUTES, execute, { 'GET /pay/{session_id}': checkoutPage(execute, logger) });
   await registerGraphQLProxy(app, { graphqlUrl: target.graphqlUrl, dispatcher, logger });
   registerGraphQLWebSocketProxy(app, { graphqlUrl: target.graphqlUrl, logger });
   registerHealth(app, target.baseUrl, dispatcher);

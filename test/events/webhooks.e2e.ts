@@ -1,10 +1,24 @@
 import { newId } from '@gateway/kernel';
 import { responseSchemaOf } from '@gateway/rest-compat/testing';
 import { bearer, eventually, FAST_ENGINE, startPaymentBank, type Customer, type PaymentBank } from '../support/payments';
+import { gql } from '../support/graphql';
 import { startTestPlatform, type TestPlatform } from '../support/platform';
 import { serviceSignature, standardWebhooksValid, startTestReceiver, type TestWebhookReceiver } from '../support/webhook-receiver';
 
-const DELIVERY = `query($id: ID!) { webhookDelivery(id: $id) { id eventId status attempts lastStatusCode nextAttemptAt history { number statusCode error url } } }`;
+const DELIVERY = gql<
+  {
+    webhookDelivery: {
+      id: string;
+      eventId: string;
+      status: string;
+      attempts: number;
+      lastStatusCode: number | null;
+      nextAttemptAt: string | null;
+      history: Array<{ number: number; statusCode: number | null; error: string | null; url: string | null }>;
+    };
+  },
+  { id: string }
+>(`query($id: ID!) { webhookDelivery(id: $id) { id eventId status attempts lastStatusCode nextAttemptAt history { number statusCode error url } } }`);
 
 /** Signed webhooks end to end: session moves -> outbox -> bus -> dispatcher -> merchant endpoint. */
 describe('webhooks', () => {
@@ -113,9 +127,9 @@ describe('webhooks', () => {
     expect(attempts.map((w) => w.headers['x-service-event-id'])).toEqual([completedId, completedId, completedId]);
 
     const listed = (await deliveryOf(merchant.apiKey, completedId))!;
-    const detail = await t.graphql(DELIVERY, { id: listed.delivery_id }, bearer(merchant.apiKey));
-    expect(detail.data.webhookDelivery).toMatchObject({ eventId: completedId, status: 'DELIVERED', attempts: 3, lastStatusCode: 200, nextAttemptAt: null });
-    expect(detail.data.webhookDelivery.history.map((a: { number: number; statusCode: number }) => [a.number, a.statusCode])).toEqual([
+    const detail = await t.execute(DELIVERY, { id: listed.delivery_id }, bearer(merchant.apiKey));
+    expect(detail.webhookDelivery).toMatchObject({ eventId: completedId, status: 'DELIVERED', attempts: 3, lastStatusCode: 200, nextAttemptAt: null });
+    expect(detail.webhookDelivery.history.map((a) => [a.number, a.statusCode])).toEqual([
       [1, 500],
       [2, 500],
       [3, 200],

@@ -54,6 +54,23 @@ describe('checkout and the payment engine', () => {
     }
   });
 
+  it("answers the page's JSON view of a session as /openapi.json documents it; a browser gets the page on the same path", async () => {
+    const id = await create(payee, { reference: 'view-1' });
+    const view = await call(base, 'GET', `/pay/${id}`, { headers: { accept: 'application/json' } });
+    expect(view.status).toBe(200);
+    expect(responseSchemaOf('GET', '/pay/{session_id}').safeParse(view.body).error).toBeUndefined();
+    expect(view.body).toEqual({ session_id: id, status: 'PENDING', otp_attempts_left: 3, redirect_to: null });
+    const documented = (await call(base, 'GET', '/openapi.json')).body.paths['/pay/{session_id}'].get.responses['200'].content;
+    expect(Object.keys(documented).sort()).toEqual(['application/json', 'text/html']);
+
+    for (const accept of [undefined, 'text/html,application/xhtml+xml,application/json;q=0.9,*/*;q=0.8']) {
+      const page = await call(base, 'GET', `/pay/${id}`, { headers: accept ? { accept } : {} });
+      expect(page.status).toBe(200);
+      expect(page.headers.get('content-type')).toMatch(/^text\/html/);
+      expect(page.text).toContain('Checkout Shop');
+    }
+  });
+
   describe('same bank', () => {
     it('PENDING -> PROCESSING -> COMPLETED: one debit and one credit at the core, settlement internal, sst_ token, redirect with status=completed', async () => {
       const payer = await alpha.customer({ balance: 100_000 });

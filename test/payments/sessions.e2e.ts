@@ -1,5 +1,6 @@
 import { call, expectError, expectRateLimitHeaders, responseSchemaOf } from '@gateway/rest-compat/testing';
 import { bearer, eventually, FAST_ENGINE, sessionEvents, startPaymentBank, type Customer, type PaymentBank } from '../support/payments';
+import { gql } from '../support/graphql';
 import { lyIban, startTestPlatform, type TestPlatform } from '../support/platform';
 
 /** POST/GET /payments/sessions end to end: rest-compat -> router -> payments -> identity and banks registries. */
@@ -258,26 +259,33 @@ describe('REST payment sessions', () => {
     const auth = () => bearer(merchant.apiKey);
 
     it('createPaymentSession with idempotencyKey, paymentSession with the federated creditorBank, paymentSessions as a Relay connection', async () => {
-      const CREATE = `mutation($input: CreatePaymentSessionInput!, $key: String) { createPaymentSession(input: $input, idempotencyKey: $key) { id status checkoutUrl expiresAt } }`;
+      const CREATE = gql<{ createPaymentSession: { id: string; status: string; checkoutUrl: string; expiresAt: string } }, { input: Record<string, unknown>; key?: string }>(
+        `mutation($input: CreatePaymentSessionInput!, $key: String) { createPaymentSession(input: $input, idempotencyKey: $key) { id status checkoutUrl expiresAt } }`,
+      );
       const input = { amount: 4_200, currency: 'LYD', destination: { type: 'alias', value: payee.alias }, reference: 'gql-1' };
-      const created = await t.graphql(CREATE, { input, key: 'gql-key' }, auth());
-      expect(created.errors).toBeUndefined();
-      const again = await t.graphql(CREATE, { input, key: 'gql-key' }, auth());
-      expect(again.data).toEqual(created.data);
-      const id = created.data.createPaymentSession.id;
+      // execute() fails the test on any GraphQL error.
+      const created = await t.execute(CREATE, { input, key: 'gql-key' }, auth());
+      const again = await t.execute(CREATE, { input, key: 'gql-key' }, auth());
+      expect(again).toEqual(created);
+      const id = created.createPaymentSession.id;
 
-      const read = await t.graphql(`query($id: ID!) { paymentSession(id: $id) { id status amount creditorBank { handle displayName } debtorBank { handle } } }`, { id }, auth());
-      expect(read.errors).toBeUndefined();
-      expect(read.data.paymentSession).toEqual({ id, status: 'PENDING', amount: 4_200, creditorBank: { handle: bank.handle, displayName: `Pay Bank ${bank.institutionCode}` }, debtorBank: null });
+      const READ = gql<{ paymentSession: { id: string; status: string; amount: number; creditorBank: { handle: string; displayName: string } | null; debtorBank: { handle: string } | null } }, { id: string }>(
+        `query($id: ID!) { paymentSession(id: $id) { id status amount creditorBank { handle displayName } debtorBank { handle } } }`,
+      );
+      const read = await t.execute(READ, { id }, auth());
+      expect(read.paymentSession).toEqual({ id, status: 'PENDING', amount: 4_200, creditorBank: { handle: bank.handle, displayName: `Pay Bank ${bank.institutionCode}` }, debtorBank: null });
 
-      const PAGE = `query($first: Int, $after: String) { paymentSessions(first: $first, after: $after) { edges { cursor node { id } } pageInfo { hasNextPage hasPreviousPage startCursor endCursor } } }`;
-      const page = (await t.graphql(PAGE, { first: 2 }, auth())).data.paymentSessions;
+      const PAGE = gql<
+        { paymentSessions: { edges: Array<{ cursor: string; node: { id: string } }>; pageInfo: { hasNextPage: boolean; hasPreviousPage: boolean; startCursor: string | null; endCursor: string | null } } },
+        { first?: number; after?: string | null }
+      >(`query($first: Int, $after: String) { paymentSessions(first: $first, after: $after) { edges { cursor node { id } } pageInfo { hasNextPage hasPreviousPage startCursor endCursor } } }`);
+      const page = (await t.execute(PAGE, { first: 2 }, auth())).paymentSessions;
       expect(page.edges).toHaveLength(2);
-      expect(page.edges[0].node.id).toBe(id);
-      expect(page.pageInfo).toEqual({ hasNextPage: true, hasPreviousPage: false, startCursor: page.edges[0].cursor, endCursor: page.edges[1].cursor });
-      const next = (await t.graphql(PAGE, { first: 2, after: page.pageInfo.endCursor }, auth())).data.paymentSessions;
-      expect(next.edges.map((edge: { node: { id: string } }) => edge.node.id)).not.toContain(id);
-      expect((await t.graphql(PAGE, { first: 0 }, auth())).errors?.[0]?.extensions?.code).toBe('VALIDATION_ERROR');
+      expect(page.edges[0]!.node.id).toBe(id);
+      expect(page.pageInfo).toEqual({ hasNextPage: true, hasPreviousPage: false, startCursor: page.edges[0]!.cursor, endCursor: page.edges[1]!.cursor });
+      const next = (await t.execute(PAGE, { first: 2, after: page.pageInfo.endCursor }, auth())).paymentSessions;
+      expect(next.edges.map((edge) => edge.node.id)).not.toContain(id);
+      expect((await t.executeExpectingErrors(PAGE, { first: 0 }, auth())).errors[0]?.extensions?.code).toBe('VALIDATION_ERROR');
     });
   });
 });

@@ -10,6 +10,7 @@ import { loadPlatformConfig, startPlatform, type Platform } from '@gateway/platf
 import type { LimitOverrides } from '@gateway/router';
 import type { EngineSettings } from '@gateway/subgraph-payments';
 import { composeIBAN } from 'ibantools';
+import { graphqlTestClient, type GraphQLTestClient } from './graphql';
 
 export interface RestResponse<T = any> {
   status: number;
@@ -17,13 +18,12 @@ export interface RestResponse<T = any> {
   body: T;
 }
 
-export interface TestPlatform {
+/** GraphQL goes to the router's /graphql: `execute` fails the test on any error, `executeExpectingErrors` returns them. */
+export interface TestPlatform extends GraphQLTestClient {
   platform: Platform;
   adminKey: string;
   /** Calls rest-compat as a REST client would. */
   rest<T = any>(method: string, path: string, options?: { body?: unknown; headers?: Record<string, string> }): Promise<RestResponse<T>>;
-  /** Calls the router's /graphql; `errors` are returned, not thrown. */
-  graphql<T = any>(query: string, variables?: Record<string, unknown>, headers?: Record<string, string>): Promise<{ status: number; data?: T; errors?: any[] }>;
   seed: Seeds;
   stop(): Promise<void>;
 }
@@ -102,15 +102,6 @@ export async function startTestPlatform(options: TestPlatformOptions = {}): Prom
     return { status: response.status, headers: response.headers, body: text ? JSON.parse(text) : undefined };
   };
 
-  const graphql: TestPlatform['graphql'] = async (query, variables = {}, headers = {}) => {
-    const response = await fetch(platform.graphqlUrl, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', ...headers },
-      body: JSON.stringify({ query, variables }),
-    });
-    return { status: response.status, ...((await response.json()) as object) };
-  };
-
   const expectOk = <T>(response: RestResponse<T>, what: string): T => {
     if (response.status >= 300) throw new Error(`${what} failed: ${response.status} ${JSON.stringify(response.body)}`);
     return response.body;
@@ -168,7 +159,7 @@ export async function startTestPlatform(options: TestPlatformOptions = {}): Prom
     platform,
     adminKey: platform.adminKey,
     rest,
-    graphql,
+    ...graphqlTestClient(platform.graphqlUrl),
     seed,
     async stop() {
       await platform.stop();

@@ -57,7 +57,9 @@ function responsesList(operation: OpenApiOperation): string {
   const items = Object.entries(operation.responses).map(([status, response]) => {
     const schema = response.content?.['application/json']?.schema;
     const fields = schema && !schema.$ref ? fieldTable(schema) : '';
-    return `<li><span class="status s${status[0]}">${status}</span> ${escapeHtml(response.description)}${fields}</li>`;
+    const page = response.content?.['text/html']?.schema?.description;
+    const html = page ? `<p>As text/html: ${escapeHtml(page)}</p>` : '';
+    return `<li><span class="status s${status[0]}">${status}</span> ${escapeHtml(response.description)}${fields}${html}</li>`;
   });
   return `<h4>Responses</h4><ul class="responses">${items.join('')}</ul>`;
 }

@@ -127,6 +127,8 @@ function operationOf(route: RestRoute): OpenApiOperation {
     headers: RESPONSE_HEADERS,
     ...(route.response ? { content: { 'application/json': { schema: jsonSchema(route.response, 'output') } } } : {}),
   };
+  // A path that is also a page: the same 200 in HTML, for a browser.
+  if (route.page) success.content = { ...success.content, 'text/html': { schema: { type: 'string', description: route.page } } };
   return {
     operationId: operationId(route),
     tags: [route.tag],

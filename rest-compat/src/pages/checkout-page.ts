@@ -1,9 +1,9 @@
 import { randomBytes } from 'node:crypto';
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { CURRENCIES, GatewayError, type Logger } from '@gateway/kernel';
-import { sendError } from '../errors';
+import type { FastifyReply } from 'fastify';
+import { CURRENCIES, type Logger } from '@gateway/kernel';
 import type { Execute } from '../executor';
 import { passBackRouterHeaders } from '../headers';
+import type { PageHandler } from '../register-routes';
 import { CHECKOUT_SCRIPT, CHECKOUT_STYLE } from './checkout-assets';
 
 /** What the page needs, public for anyone holding the (unguessable) session id. */
@@ -95,35 +95,25 @@ function unavailablePage(nonce: string): string {
 }
 
 /**
- * GET /pay/{session_id}: the customer checkout page (HTML, self-contained, no CDN), built from the
- * public checkoutSession query; no business logic here, the page calls the JSON endpoints.
- * With `Accept: application/json` the same address answers the public view as JSON, which the
- * page polls when it holds no session token (reloaded mid-payment, or after a refusal).
+ * GET /pay/{session_id} for a browser: the customer checkout page (HTML, self-contained, no CDN),
+ * built from the public checkoutSession query; no business logic here, the page calls the JSON
+ * endpoints. A request asking for JSON never gets here: the route table answers it (routes/checkout.ts).
  */
-export function registerCheckoutPage(app: FastifyInstance, execute: Execute, logger: Logger): void {
-  app.get<{ Params: { session_id: string } }>('/pay/:session_id', async (request: FastifyRequest<{ Params: { session_id: string } }>, reply) => {
+export function checkoutPage(execute: Execute, logger: Logger): PageHandler {
+  return async (request, reply) => {
     const nonce = randomBytes(16).toString('base64');
-    const wantsJson = (request.headers.accept ?? '').includes('application/json') && !(request.headers.accept ?? '').includes('text/html');
-    const id = request.params.session_id;
-    if (!SESSION_ID.test(id)) {
-      if (wantsJson) return sendError(reply, new GatewayError('SESSION_NOT_FOUND', `no payment session ${id}`), request.requestId);
-      securityHeaders(reply, nonce);
-      return reply.code(404).type('text/html; charset=utf-8').send(notFoundPage(nonce));
-    }
+    const id = (request.params as { session_id: string }).session_id;
+    securityHeaders(reply, nonce);
+    reply.type('text/html; charset=utf-8');
+    if (!SESSION_ID.test(id)) return reply.code(404).send(notFoundPage(nonce));
     const execution = await execute(request, CHECKOUT_SESSION, { id });
     passBackRouterHeaders(reply, execution.headers);
     const view = execution.data?.checkoutSession as CheckoutView | undefined;
-    if (wantsJson) {
-      if (!view) return sendError(reply, execution.error ?? new GatewayError('INTERNAL_ERROR'), request.requestId);
-      return reply.send({ session_id: view.id, status: view.status, otp_attempts_left: view.otpAttemptsLeft, redirect_to: view.redirectTo });
-    }
-    securityHeaders(reply, nonce);
-    reply.type('text/html; charset=utf-8');
     if (!view) {
       if (execution.error?.code === 'SESSION_NOT_FOUND') return reply.code(404).send(notFoundPage(nonce));
       logger.warn({ requestId: request.requestId, code: execution.error?.code }, 'checkout page could not load its session');
       return reply.code(503).send(unavailablePage(nonce));
     }
     return reply.send(renderCheckoutPage(view, nonce));
-  });
+  };
 }

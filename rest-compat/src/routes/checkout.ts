@@ -4,8 +4,33 @@ import { defineRoute } from '../route';
 const sessionParams = z.object({ session_id: z.string().describe('ops_…') }).strict();
 const status = z.enum(['PENDING', 'PROCESSING', 'SETTLEMENT_PENDING', 'COMPLETED', 'FAILED', 'EXPIRED']);
 
-/** The JSON behind the checkout page GET /pay/{session_id} (served by pages/checkout-page.ts). */
+/** The checkout page GET /pay/{session_id} (its HTML in pages/checkout-page.ts) and the JSON behind it. */
 export const checkoutRoutes = [
+  defineRoute({
+    method: 'GET',
+    path: '/pay/{session_id}',
+    tag: 'Checkout',
+    summary: 'Checkout page, or its public view as JSON (payer)',
+    description:
+      "The checkout_url. A browser gets the checkout page (HTML); with Accept: application/json (and not text/html) the same path answers the session's public view, " +
+      'which the page polls when it holds no session token (reloaded mid-payment, or after a refusal). Public: the unguessable session id is the capability.',
+    auth: [],
+    params: sessionParams,
+    page: 'The checkout page (text/html) for any request that does not ask for JSON only: merchant, amount, payee bank and expiry, and a form for the payer and the OTP. 404 page for an unknown session.',
+    operation: `query CheckoutView($sessionId: ID!) { checkoutSession(id: $sessionId) { id status otpAttemptsLeft redirectTo } }`,
+    variables: ({ params }) => ({ sessionId: params.sessionId }),
+    result: ({ checkoutSession }) => ({ sessionId: checkoutSession.id, status: checkoutSession.status, otpAttemptsLeft: checkoutSession.otpAttemptsLeft, redirectTo: checkoutSession.redirectTo }),
+    status: 200,
+    response: z
+      .object({
+        session_id: z.string(),
+        status,
+        otp_attempts_left: z.number().int().describe('Wrong one-time passwords still allowed before the session fails.'),
+        redirect_to: z.string().nullable().describe('Once final: redirect_url with session_id and status.'),
+      })
+      .strict(),
+    errors: ['SESSION_NOT_FOUND'],
+  }),
   defineRoute({
     method: 'POST',
     path: '/pay/{session_id}/authorize',

@@ -15,8 +15,8 @@ export const tppRoutes = [
     body: z
       .object({
         name: z.string(),
-        redirect_uris: z.array(z.string()).describe('Exact redirect URIs a consent may use.'),
-        webhook_url: z.string().nullish().describe('Where Open Banking events are delivered.'),
+        redirect_uris: z.array(z.string()).describe('Exact redirect URIs a consent (planned) will be able to use.'),
+        webhook_url: z.string().nullish().describe('Where Open Banking events will be delivered (planned).'),
       })
       .strict(),
     operation: `mutation RegisterTpp($input: RegisterTppInput!) { registerTpp(input: $input) { tpp { ...TppRecord } tppAccessToken webhookSecret } }

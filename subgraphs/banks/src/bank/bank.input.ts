@@ -6,7 +6,7 @@ export class RegisterBankInput {
   @Field({ description: '2-32 characters: lowercase letters, digits and -, starting with a letter.' })
   bankHandle!: string;
 
-  @Field()
+  @Field({ description: 'Name shown to customers (up to 100 characters).' })
   displayName!: string;
 
   @Field({ description: 'LY' })
@@ -18,7 +18,7 @@ export class RegisterBankInput {
   @Field({ description: "IBAN of the bank's settlement account, at this bank's institution code." })
   settlementAccountIban!: string;
 
-  @Field()
+  @Field({ description: "The bank's operations contact." })
   contactEmail!: string;
 
   @Field({ description: 'Three digits, as inside the IBANs of this bank.' })
@@ -27,36 +27,36 @@ export class RegisterBankInput {
   @Field({ nullable: true, description: 'Pre-shared internal key; generated when omitted (at least 24 characters).' })
   internalKey?: string;
 
-  @Field(() => GraphQLSafeInt, { nullable: true })
+  @Field(() => GraphQLSafeInt, { nullable: true, description: 'Smallest amount per transaction, in minor units; default 1.' })
   minAmount?: number;
 
-  @Field(() => GraphQLSafeInt, { nullable: true })
+  @Field(() => GraphQLSafeInt, { nullable: true, description: 'Largest amount per transaction, in minor units, not below minAmount; default 1000000000.' })
   maxAmount?: number;
 
-  @Field({ nullable: true })
+  @Field({ nullable: true, description: 'Bank supports Open Banking; default false.' })
   obEnabled?: boolean;
 
-  @Field(() => [String], { nullable: true })
+  @Field(() => [String], { nullable: true, description: 'Subset of accounts:read, balances:read, transactions:read, payments:write, no repeats; default none.' })
   obScopesSupported?: string[];
 
-  @Field(() => GraphQLSafeInt, { nullable: true })
+  @Field(() => GraphQLSafeInt, { nullable: true, description: 'Open Banking payment orders (planned) above this amount, in minor units, will require SCA; default 100000.' })
   scaExemptionLimit?: number;
 
-  @Field({ nullable: true })
+  @Field({ nullable: true, description: 'Upper bound of expiry_days for a consent at this bank (consents: planned), 1 to 365; default 90.' })
   maxConsentExpiryDays?: number;
 }
 
 @InputType({ description: 'Any of the Open Banking capabilities (PATCH /banks/{handle}).' })
 export class UpdateBankCapabilitiesInput {
-  @Field({ nullable: true })
+  @Field({ nullable: true, description: 'Bank supports Open Banking; unchanged when omitted.' })
   obEnabled?: boolean;
 
-  @Field(() => [String], { nullable: true })
+  @Field(() => [String], { nullable: true, description: 'Subset of accounts:read, balances:read, transactions:read, payments:write, no repeats; unchanged when omitted.' })
   obScopesSupported?: string[];
 
-  @Field(() => GraphQLSafeInt, { nullable: true })
+  @Field(() => GraphQLSafeInt, { nullable: true, description: 'Open Banking payment orders (planned) above this amount, in minor units, will require SCA; unchanged when omitted.' })
   scaExemptionLimit?: number;
 
-  @Field({ nullable: true })
+  @Field({ nullable: true, description: 'Upper bound of expiry_days for a consent at this bank (consents: planned), 1 to 365; unchanged when omitted.' })
   maxConsentExpiryDays?: number;
 }

@@ -17,12 +17,12 @@ export function createBankResolver(service: BankService) {
   @Resolver(() => Bank)
   class BankResolver {
     @Query(() => Bank, { description: 'A bank by handle. Public fields for anyone; contact and settlement fields for the bank itself or an operator.' })
-    async bank(@Arg('handle') handle: string, @Ctx() context: SubgraphContext): Promise<Bank> {
+    async bank(@Arg('handle', { description: 'Bank handle.' }) handle: string, @Ctx() context: SubgraphContext): Promise<Bank> {
       return toBank(await service.find(context.em, handle));
     }
 
     @Query(() => BankCapabilities, { description: "A bank's Open Banking capabilities (public)." })
-    async bankCapabilities(@Arg('handle') handle: string, @Ctx() context: SubgraphContext): Promise<BankCapabilities> {
+    async bankCapabilities(@Arg('handle', { description: 'Bank handle.' }) handle: string, @Ctx() context: SubgraphContext): Promise<BankCapabilities> {
       return toCapabilities(await service.find(context.em, handle));
     }
 
@@ -50,7 +50,7 @@ export function createBankResolver(service: BankService) {
     }
 
     @Mutation(() => BankRegistration, { description: 'Registers a bank (operator). Returns the bank key and internal key once.' })
-    async registerBank(@Arg('input') input: RegisterBankInput, @Ctx() context: SubgraphContext): Promise<BankRegistration> {
+    async registerBank(@Arg('input', { description: 'The bank to register.' }) input: RegisterBankInput, @Ctx() context: SubgraphContext): Promise<BankRegistration> {
       requirePrincipal(context, ['admin']);
       const { bank, bankKey, internalKey } = await service.register(context.em, input);
       context.logger.info({ bank: bank.handle }, 'bank registered');
@@ -59,8 +59,8 @@ export function createBankResolver(service: BankService) {
 
     @Mutation(() => BankCapabilities, { description: "Changes the calling bank's Open Banking capabilities." })
     async updateBankCapabilities(
-      @Arg('handle') handle: string,
-      @Arg('input') input: UpdateBankCapabilitiesInput,
+      @Arg('handle', { description: "The calling bank's handle." }) handle: string,
+      @Arg('input', { description: 'The capabilities to change; omitted ones stay.' }) input: UpdateBankCapabilitiesInput,
       @Ctx() context: SubgraphContext,
     ): Promise<BankCapabilities> {
       requireBankOrAdmin(context, handle, false);
@@ -68,7 +68,7 @@ export function createBankResolver(service: BankService) {
     }
 
     @Mutation(() => BankKeyRotation, { description: "Rotates the calling bank's key: the new key is returned once, the old one stops working at once." })
-    async rotateBankKey(@Arg('handle') handle: string, @Ctx() context: SubgraphContext): Promise<BankKeyRotation> {
+    async rotateBankKey(@Arg('handle', { description: "The calling bank's handle." }) handle: string, @Ctx() context: SubgraphContext): Promise<BankKeyRotation> {
       requireBankOrAdmin(context, handle, false);
       return { bankKey: await service.rotateKey(context.em, handle) };
     }

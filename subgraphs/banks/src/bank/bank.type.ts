@@ -13,10 +13,10 @@ export class BankCapabilities {
   @Field(() => [String], { description: 'Subset of accounts:read, balances:read, transactions:read, payments:write.' })
   obScopesSupported!: string[];
 
-  @Field(() => GraphQLSafeInt, { description: 'Payment orders above this amount (minor units) require SCA.' })
+  @Field(() => GraphQLSafeInt, { description: 'Open Banking payment orders (planned) above this amount, in minor units, will require SCA.' })
   scaExemptionLimit!: number;
 
-  @Field({ description: 'Upper bound of expiry_days for a consent at this bank.' })
+  @Field({ description: 'Upper bound of expiry_days for a consent at this bank (consents: planned).' })
   maxConsentExpiryDays!: number;
 }
 
@@ -56,7 +56,7 @@ export class Bank {
 
 @ObjectType({ description: 'A newly registered bank with its secrets, each shown this once.' })
 export class BankRegistration {
-  @Field(() => Bank)
+  @Field(() => Bank, { description: 'The bank as registered.' })
   bank!: Bank;
 
   @Field({ description: 'Bank key (sbk_<handle>_<random>) for X-Service-Bank-Key. Shown once.' })

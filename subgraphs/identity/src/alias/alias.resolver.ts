@@ -18,7 +18,7 @@ export function createAliasResolver(service: AliasService) {
   @Resolver(() => Alias)
   class AliasResolver {
     @Mutation(() => Alias, { description: "Enrolls a customer's alias (the calling bank's key; POST /v1/identity/claim). Errors: HANDLE_INVALID, HANDLE_TAKEN, IBAN_INVALID, IBAN_NOT_AT_BANK, PHONE_TAKEN, VALIDATION_ERROR." })
-    async claimAlias(@Arg('input') input: ClaimAliasInput, @Ctx() context: SubgraphContext): Promise<Alias> {
+    async claimAlias(@Arg('input', { description: 'The alias to claim for a customer of the calling bank.' }) input: ClaimAliasInput, @Ctx() context: SubgraphContext): Promise<Alias> {
       const bank = requireBank(context);
       const alias = await service.claim(context.em, bank, input);
       context.logger.info({ alias: alias.handle, bank: bank.id }, 'alias claimed');

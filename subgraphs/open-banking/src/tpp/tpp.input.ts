@@ -2,14 +2,14 @@ import { Field, InputType } from 'type-graphql';
 
 @InputType({ description: 'TPP registration (admin). The access token and webhook secret are generated.' })
 export class RegisterTppInput {
-  @Field({ description: '1-100 characters, shown to customers on the consent page.' })
+  @Field({ description: '1-100 characters; for customers on the consent page once consents exist (planned).' })
   name!: string;
 
   @Field(() => [String], {
-    description: '1-10 distinct absolute URLs without fragment (https in production), stored exactly: consents must use one of them verbatim.',
+    description: '1-10 distinct absolute URLs without fragment (https in production), stored exactly: consents (planned) will have to use one of them verbatim.',
   })
   redirectUris!: string[];
 
-  @Field(() => String, { nullable: true, description: 'Where Open Banking webhooks are delivered: http(s) in development; https to a public host in production.' })
+  @Field(() => String, { nullable: true, description: 'Where Open Banking webhooks will be delivered (planned): http(s) in development; https to a public host in production.' })
   webhookUrl?: string | null;
 }

@@ -17,20 +17,20 @@ export function createTppResolver(service: TppService) {
   @Resolver(() => Tpp)
   class TppResolver {
     @Query(() => Tpp, { description: 'A TPP by id (operator or the TPP itself).' })
-    async tpp(@Arg('id', () => ID) id: string, @Ctx() context: SubgraphContext): Promise<Tpp> {
+    async tpp(@Arg('id', () => ID, { description: 'TPP id (tpp_…).' }) id: string, @Ctx() context: SubgraphContext): Promise<Tpp> {
       requireTppOrAdmin(context, id);
       return toTpp(await service.find(context.em, id));
     }
 
     @Mutation(() => TppRegistration, { description: 'Registers a TPP (operator). Returns the TPP access token and webhook secret once.' })
-    async registerTpp(@Arg('input') input: RegisterTppInput, @Ctx() context: SubgraphContext): Promise<TppRegistration> {
+    async registerTpp(@Arg('input', { description: 'The TPP to register.' }) input: RegisterTppInput, @Ctx() context: SubgraphContext): Promise<TppRegistration> {
       requirePrincipal(context, ['admin']);
       const { tpp, tppAccessToken, webhookSecret } = await service.register(context.em, input);
       context.logger.info({ tpp: tpp.id }, 'tpp registered');
       return { tpp: toTpp(tpp), tppAccessToken, webhookSecret };
     }
 
-    @FieldResolver(() => String, { nullable: true, description: 'Where Open Banking webhooks are delivered; null when none is set (operator or the TPP itself).' })
+    @FieldResolver(() => String, { nullable: true, description: 'Where Open Banking webhooks will be delivered (planned); null when none is set (operator or the TPP itself).' })
     webhookUrl(@Root() tpp: Tpp, @Ctx() context: SubgraphContext): string | null {
       requireTppOrAdmin(context, tpp.id);
       return tpp.entity.webhookUrl;

@@ -9,7 +9,7 @@ export function createCheckoutResolver(service: CheckoutService) {
   @Resolver(() => CheckoutSession)
   class CheckoutResolver {
     @Query(() => CheckoutSession, { description: 'What the checkout page shows (public: the session id is the capability). Error: SESSION_NOT_FOUND.' })
-    async checkoutSession(@Arg('id', () => ID) id: string, @Ctx() context: SubgraphContext): Promise<CheckoutSession> {
+    async checkoutSession(@Arg('id', () => ID, { description: 'Session id (ops_…).' }) id: string, @Ctx() context: SubgraphContext): Promise<CheckoutSession> {
       return service.view(context.em, id);
     }
 
@@ -19,15 +19,15 @@ export function createCheckoutResolver(service: CheckoutService) {
         'Errors: OTP_INVALID (the third one fails the session), ALIAS_NOT_FOUND, ALIAS_INACTIVE, SESSION_NOT_FOUND, SESSION_EXPIRED, SESSION_ALREADY_COMPLETED, INSUFFICIENT_FUNDS, CBS_TIMEOUT, CBS_ERROR, VALIDATION_ERROR.',
     })
     async authorizeCheckout(
-      @Arg('sessionId', () => ID) sessionId: string,
-      @Arg('input') input: AuthorizeCheckoutInput,
+      @Arg('sessionId', () => ID, { description: 'Session id (ops_…).' }) sessionId: string,
+      @Arg('input', { description: 'The payer and the OTP from their bank.' }) input: AuthorizeCheckoutInput,
       @Ctx() context: SubgraphContext,
     ): Promise<CheckoutAuthorization> {
       return service.authorize(context.em, sessionId, input, context.requestId);
     }
 
     @Query(() => CheckoutStatus, { description: "The session's status for its payer (X-Session-Token of that session; GET /pay/{session_id}/status)." })
-    async checkoutStatus(@Arg('sessionId', () => ID) sessionId: string, @Ctx() context: SubgraphContext): Promise<CheckoutStatus> {
+    async checkoutStatus(@Arg('sessionId', () => ID, { description: 'Session id (ops_…), the one the session token was issued for.' }) sessionId: string, @Ctx() context: SubgraphContext): Promise<CheckoutStatus> {
       const principal = requirePrincipal(context, ['session']);
       if (principal.id !== sessionId) throw sessionNotFound(sessionId);
       return service.status(context.em, sessionId);

@@ -18,13 +18,13 @@ export function createMerchantResolver(service: MerchantService) {
   @Resolver(() => Merchant)
   class MerchantResolver {
     @Query(() => Merchant, { description: 'A merchant by id (operator or the merchant itself).' })
-    async merchant(@Arg('id', () => ID) id: string, @Ctx() context: SubgraphContext): Promise<Merchant> {
+    async merchant(@Arg('id', () => ID, { description: 'Merchant id (mer_…).' }) id: string, @Ctx() context: SubgraphContext): Promise<Merchant> {
       requireMerchantOrAdmin(context, id);
       return toMerchant(await service.find(context.em, id));
     }
 
     @Mutation(() => MerchantRegistration, { description: 'Registers a merchant (operator). Returns the API key and webhook secret once.' })
-    async registerMerchant(@Arg('input') input: RegisterMerchantInput, @Ctx() context: SubgraphContext): Promise<MerchantRegistration> {
+    async registerMerchant(@Arg('input', { description: 'The merchant to register.' }) input: RegisterMerchantInput, @Ctx() context: SubgraphContext): Promise<MerchantRegistration> {
       requirePrincipal(context, ['admin']);
       const { merchant, apiKey, webhookSecret } = await service.register(context.em, input);
       context.logger.info({ merchant: merchant.id, mode: merchant.mode }, 'merchant registered');
@@ -33,8 +33,8 @@ export function createMerchantResolver(service: MerchantService) {
 
     @Mutation(() => Merchant, { description: "Changes a merchant's name or webhook URL (operator or the merchant itself)." })
     async updateMerchant(
-      @Arg('id', () => ID) id: string,
-      @Arg('input') input: UpdateMerchantInput,
+      @Arg('id', () => ID, { description: 'Merchant id (mer_…).' }) id: string,
+      @Arg('input', { description: 'The fields to change; omitted ones stay.' }) input: UpdateMerchantInput,
       @Ctx() context: SubgraphContext,
     ): Promise<Merchant> {
       requireMerchantOrAdmin(context, id);
@@ -42,7 +42,7 @@ export function createMerchantResolver(service: MerchantService) {
     }
 
     @Mutation(() => MerchantKeyRotation, { description: "Rotates a merchant's API key (operator): the new key is returned once, the old one stops working at once." })
-    async rotateMerchantKey(@Arg('id', () => ID) id: string, @Ctx() context: SubgraphContext): Promise<MerchantKeyRotation> {
+    async rotateMerchantKey(@Arg('id', () => ID, { description: 'Merchant id (mer_…).' }) id: string, @Ctx() context: SubgraphContext): Promise<MerchantKeyRotation> {
       requirePrincipal(context, ['admin']);
       const apiKey = await service.rotateKey(context.em, id);
       context.logger.info({ merchant: id }, 'merchant key rotated');
@@ -50,7 +50,7 @@ export function createMerchantResolver(service: MerchantService) {
     }
 
     @Mutation(() => WebhookSecretRotation, { description: "Rotates a merchant's webhook secret (operator or the merchant itself): returned once, the old one stops signing at once." })
-    async rotateWebhookSecret(@Arg('id', () => ID) id: string, @Ctx() context: SubgraphContext): Promise<WebhookSecretRotation> {
+    async rotateWebhookSecret(@Arg('id', () => ID, { description: 'Merchant id (mer_…).' }) id: string, @Ctx() context: SubgraphContext): Promise<WebhookSecretRotation> {
       requireMerchantOrAdmin(context, id);
       const webhookSecret = await service.rotateWebhookSecret(context.em, id);
       context.logger.info({ merchant: id }, 'webhook secret rotated');

@@ -15,7 +15,7 @@ export function createSessionResolver(service: SessionService) {
         'Errors: VALIDATION_ERROR, ALIAS_NOT_FOUND, ALIAS_INACTIVE, BANK_NOT_PARTICIPATING, AMOUNT_TOO_LOW, AMOUNT_TOO_HIGH.',
     })
     async createPaymentSession(
-      @Arg('input') input: CreatePaymentSessionInput,
+      @Arg('input', { description: 'Amount, currency, destination and the merchant\'s details.' }) input: CreatePaymentSessionInput,
       @Arg('idempotencyKey', () => String, { nullable: true, description: 'The Idempotency-Key header: 1-255 printable characters, scoped to the merchant.' }) idempotencyKey: string | null,
       @Ctx() context: SubgraphContext,
     ): Promise<PaymentSession> {
@@ -28,7 +28,7 @@ export function createSessionResolver(service: SessionService) {
     @Query(() => PaymentSession, {
       description: "A session by id: the merchant's own (another merchant's is SESSION_NOT_FOUND), any for an operator, or its payer's (X-Session-Token of that session).",
     })
-    async paymentSession(@Arg('id', () => ID) id: string, @Ctx() context: SubgraphContext): Promise<PaymentSession> {
+    async paymentSession(@Arg('id', () => ID, { description: 'Session id (ops_…).' }) id: string, @Ctx() context: SubgraphContext): Promise<PaymentSession> {
       const principal = requirePrincipal(context, ['merchant', 'admin', 'session'], 'INVALID_API_KEY');
       // The payer's token opens its own session only (the checkout page's live status subscription).
       if (principal.kind === 'session' && principal.id !== id) throw sessionNotFound(id);
