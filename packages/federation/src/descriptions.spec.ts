@@ -4,22 +4,6 @@ import { undocumentedElements } from './descriptions';
 
 const SUBGRAPHS_DIR = join(__dirname, '..', '..', '..', 'subgraphs');
 
-/**
- * Missing descriptions in folders being reworked on other branches (payments engine/ and
- * webhook/, issue 9): excused here until those land, so this spec can hold everything else now.
- * Nothing may be added to this list; remove entries as they get descriptions.
- */
-const PENDING: Record<string, readonly string[]> = {
-  payments: [
-    'Query.webhookDelivery(id)',
-    'Mutation.retryWebhookDelivery(id)',
-    'MovementNeedingAttentionConnection.edges',
-    'MovementNeedingAttentionConnection.pageInfo',
-    'MovementNeedingAttentionEdge.node',
-    'Mutation.resolveMovement(sessionId)',
-    'Mutation.resolveMovement(action)',
-  ],
-};
 
 describe('undocumentedElements', () => {
   it('names every type, field, argument, input field and enum value without a description', () => {
@@ -48,7 +32,6 @@ describe("every subgraph's committed SDL", () => {
 
   it.each(names)('%s/schema.graphql describes every public type, field, argument and enum value', (name) => {
     const missing = undocumentedElements(readFileSync(join(SUBGRAPHS_DIR, name, 'schema.graphql'), 'utf8'));
-    const excused = new Set(PENDING[name] ?? []);
-    expect(missing.filter((element) => !excused.has(element))).toEqual([]);
+    expect(missing).toEqual([]);
   });
 });

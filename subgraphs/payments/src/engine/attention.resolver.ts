@@ -21,8 +21,8 @@ export function createAttentionResolver(service: AttentionService) {
 
     @Mutation(() => MovementNeedingAttention, { description: "Records an operator's decision on a movement that needs attention; the engine carries it out (admin)." })
     async resolveMovement(
-      @Arg('sessionId', () => ID) sessionId: string,
-      @Arg('action', () => MovementResolution) action: MovementResolution,
+      @Arg('sessionId', () => ID, { description: 'The payment session (ops_…) whose movement is resolved.' }) sessionId: string,
+      @Arg('action', () => MovementResolution, { description: 'What the operator decided.' }) action: MovementResolution,
       @Arg('note', { description: 'What was checked at the bank(s), 1 to 500 characters.' }) note: string,
       @Ctx() context: SubgraphContext,
     ): Promise<MovementNeedingAttention> {

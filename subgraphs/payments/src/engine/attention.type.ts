@@ -82,16 +82,16 @@ export class MovementNeedingAttentionEdge {
   @Field(() => ID, { description: 'Pass as `after` to continue after this movement.' })
   cursor!: string;
 
-  @Field(() => MovementNeedingAttention)
+  @Field(() => MovementNeedingAttention, { description: 'The movement.' })
   node!: MovementNeedingAttention;
 }
 
 @ObjectType('MovementNeedingAttentionConnection', { description: 'Movements needing attention, oldest first.' })
 export class MovementNeedingAttentionConnection {
-  @Field(() => [MovementNeedingAttentionEdge])
+  @Field(() => [MovementNeedingAttentionEdge], { description: 'The movements of this page, oldest first.' })
   edges!: MovementNeedingAttentionEdge[];
 
-  @Field(() => PageInfo)
+  @Field(() => PageInfo, { description: 'Where this page sits in the whole list.' })
   pageInfo!: PageInfo;
 }
 

@@ -24,12 +24,12 @@ export function createWebhookResolver(service: WebhookDeliveryService) {
     }
 
     @Query(() => WebhookDelivery, { description: "One of the calling merchant's webhook deliveries; WEBHOOK_DELIVERY_NOT_FOUND otherwise." })
-    async webhookDelivery(@Arg('id', () => ID) id: string, @Ctx() context: SubgraphContext): Promise<WebhookDelivery> {
+    async webhookDelivery(@Arg('id', () => ID, { description: 'Delivery id (whd_…).' }) id: string, @Ctx() context: SubgraphContext): Promise<WebhookDelivery> {
       return toWebhookDelivery(await service.find(context.em, merchantOf(context), id));
     }
 
     @Mutation(() => WebhookDelivery, { description: 'Sends a delivery again now (any status; the event id stays the same).' })
-    async retryWebhookDelivery(@Arg('id', () => ID) id: string, @Ctx() context: SubgraphContext): Promise<WebhookDelivery> {
+    async retryWebhookDelivery(@Arg('id', () => ID, { description: 'Delivery id (whd_…).' }) id: string, @Ctx() context: SubgraphContext): Promise<WebhookDelivery> {
       const delivery = await service.retry(context.em, merchantOf(context), id);
       context.logger.info({ delivery: id }, 'webhook delivery retried by hand');
       return toWebhookDelivery(delivery);
