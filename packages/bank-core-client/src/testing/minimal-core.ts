@@ -132,7 +132,7 @@ export async function startMinimalCore(options: MinimalCoreOptions): Promise<Min
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
     req.on('end', () => {
-      let body: Record<string, unknown> | null = null;
+      let body: Record<string, unknown> | null;
       try {
         body = chunks.length ? JSON.parse(Buffer.concat(chunks).toString('utf8')) : null;
       } catch {
