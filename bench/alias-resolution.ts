@@ -47,13 +47,25 @@ async function measure(layout: string, platform: LaunchedPlatform): Promise<void
       return json;
     };
     const bank = await post('/banks', admin, {
-      bank_handle: `benchbank${n}`, display_name: 'Bench Bank', country: 'LY', core_base_url: 'http://127.0.0.1:9',
-      settlement_account_iban: composeIBAN({ countryCode: 'LY', bban: `${code}001000000000000001` }), contact_email: 'ops@bench.example', institution_code: code,
+      bank_handle: `benchbank${n}`,
+      display_name: 'Bench Bank',
+      country: 'LY',
+      core_base_url: 'http://127.0.0.1:9',
+      settlement_account_iban: composeIBAN({ countryCode: 'LY', bban: `${code}001000000000000001` }),
+      contact_email: 'ops@bench.example',
+      institution_code: code,
     });
     for (let i = 0; i < ALIASES; i += 1) {
-      await post('/v1/identity/claim', { 'x-service-bank-key': bank.bank_key, 'content-type': 'application/json' }, {
-        npt_handle: `bench${n}x${i}`, iban: composeIBAN({ countryCode: 'LY', bban: `${code}001${String(1000 + i).padStart(15, '0')}` }), customer_display_name: 'Bench Customer', bank_customer_ref: `c${i}`,
-      });
+      await post(
+        '/v1/identity/claim',
+        { 'x-service-bank-key': bank.bank_key, 'content-type': 'application/json' },
+        {
+          npt_handle: `bench${n}x${i}`,
+          iban: composeIBAN({ countryCode: 'LY', bban: `${code}001${String(1000 + i).padStart(15, '0')}` }),
+          customer_display_name: 'Bench Customer',
+          bank_customer_ref: `c${i}`,
+        },
+      );
     }
 
     const identityUrl = `http://127.0.0.1:${platform.ports.identity}/graphql`;
@@ -103,7 +115,9 @@ async function measure(layout: string, platform: LaunchedPlatform): Promise<void
     printTable(results);
     const fullPath = total('full path');
     const directPath = total('direct');
-    console.log(`\nfull path keeps ${((100 * fullPath.rps) / directPath.rps).toFixed(0)}% of direct throughput (target >= 50%); full-path p99 ${fullPath.p99.toFixed(1)} ms (target < 20 ms)`);
+    console.log(
+      `\nfull path keeps ${((100 * fullPath.rps) / directPath.rps).toFixed(0)}% of direct throughput (target >= 50%); full-path p99 ${fullPath.p99.toFixed(1)} ms (target < 20 ms)`,
+    );
   } finally {
     await agent.close();
     await platform.stop();

@@ -95,13 +95,24 @@ async function main(): Promise<void> {
     const clientSample = emptySample();
     const bareSample = emptySample();
     for (let round = 0; round < ROUNDS; round += 1) {
-      const order = round % 2 === 0 ? [[viaClient, clientSample], [bare, bareSample]] : [[bare, bareSample], [viaClient, clientSample]];
+      const order =
+        round % 2 === 0
+          ? [
+              [viaClient, clientSample],
+              [bare, bareSample],
+            ]
+          : [
+              [bare, bareSample],
+              [viaClient, clientSample],
+            ];
       for (const [call, sample] of order as Array<[() => Promise<unknown>, Sample]>) await load(call, DURATION_MS / ROUNDS, sample);
     }
     const results = [summarize('client getAccount', clientSample), summarize('bare undici request', bareSample)];
 
     const dbKind = db.embedded ? 'PGlite (in memory)' : 'PostgreSQL';
-    process.stdout.write(`\nbank-core client vs bare undici: GET /accounts/{iban}, ${CONCURRENCY} concurrent, ${DURATION_MS} ms each in ${ROUNDS} alternating rounds, ${dbKind}\n\n`);
+    process.stdout.write(
+      `\nbank-core client vs bare undici: GET /accounts/{iban}, ${CONCURRENCY} concurrent, ${DURATION_MS} ms each in ${ROUNDS} alternating rounds, ${dbKind}\n\n`,
+    );
     const rows = [
       ['case', 'calls', 'errors', 'calls/s', 'p50 ms', 'p99 ms'],
       ...results.map((r) => [r.name, String(r.calls), String(r.errors), r.perSecond.toFixed(0), r.p50.toFixed(2), r.p99.toFixed(2)]),

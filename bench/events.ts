@@ -43,7 +43,11 @@ const rssMiB = (pid: number) => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc
 const iban = (code: string, n: number) => composeIBAN({ countryCode: 'LY', bban: `${code}001${String(n).padStart(15, '0')}` })!;
 
 async function json(url: string, init: { method?: string; headers?: Record<string, string>; body?: unknown } = {}) {
-  const response = await fetch(url, { method: init.method ?? 'GET', headers: { 'content-type': 'application/json', ...init.headers }, body: init.body === undefined ? undefined : JSON.stringify(init.body) });
+  const response = await fetch(url, {
+    method: init.method ?? 'GET',
+    headers: { 'content-type': 'application/json', ...init.headers },
+    body: init.body === undefined ? undefined : JSON.stringify(init.body),
+  });
   const body = await response.json().catch(() => ({}));
   if (!response.ok) throw new Error(`${init.method ?? 'GET'} ${url}: ${response.status} ${JSON.stringify(body)}`);
   return body as any;
@@ -51,9 +55,11 @@ async function json(url: string, init: { method?: string; headers?: Record<strin
 
 async function pool<T>(items: T[], concurrency: number, work: (item: T) => Promise<void>) {
   let next = 0;
-  await Promise.all(Array.from({ length: concurrency }, async () => {
-    while (next < items.length) await work(items[next++]!);
-  }));
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (next < items.length) await work(items[next++]!);
+    }),
+  );
 }
 
 /** The merchant's endpoint: when each event arrived, and when its state change happened. */
@@ -103,18 +109,38 @@ async function main() {
   // A database of its own (dropped afterwards): sessions left by earlier runs would expire during
   // this one and flood the pipeline being measured.
   const own = process.env.DATABASE_URL ? await openTestDatabase() : undefined;
-  const platform = await launchPlatform({ ...(own ? { DATABASE_URL: own.url } : {}), LOG_LEVEL: 'error', RATE_LIMITS: JSON.stringify({ read: { points: 10_000_000 }, write: { points: 10_000_000 }, session_create: { points: 10_000_000 } }) });
+  const platform = await launchPlatform({
+    ...(own ? { DATABASE_URL: own.url } : {}),
+    LOG_LEVEL: 'error',
+    RATE_LIMITS: JSON.stringify({ read: { points: 10_000_000 }, write: { points: 10_000_000 }, session_create: { points: 10_000_000 } }),
+  });
   const ledger = await openDatabase();
   const admin = { 'x-service-admin-key': platform.adminKey };
   const code = String(800 + randomInt(0, 99));
   const internalKey = newSecret('sik_');
-  const bank = await startSandboxBank({ handle: `bench${code}`, institutionCode: code, internalKey, db: ledger, logger: createLogger('bench', 'silent'), confirmDelayMs: { min: 5, max: 10 } });
+  const bank = await startSandboxBank({
+    handle: `bench${code}`,
+    institutionCode: code,
+    internalKey,
+    db: ledger,
+    logger: createLogger('bench', 'silent'),
+    confirmDelayMs: { min: 5, max: 10 },
+  });
   const receiver = await startReceiver();
   try {
     const registered = await json(`${platform.restUrl}/banks`, {
       method: 'POST',
       headers: admin,
-      body: { bank_handle: bank.handle, display_name: 'Bench Bank', country: 'LY', core_base_url: bank.url, settlement_account_iban: iban(code, 1), contact_email: 'ops@bench.ly', institution_code: code, internal_key: internalKey },
+      body: {
+        bank_handle: bank.handle,
+        display_name: 'Bench Bank',
+        country: 'LY',
+        core_base_url: bank.url,
+        settlement_account_iban: iban(code, 1),
+        contact_email: 'ops@bench.ly',
+        institution_code: code,
+        internal_key: internalKey,
+      },
     });
     await bank.configureGateway({ url: platform.restUrl, bankKey: registered.bank_key });
     const customer = async (n: number, balance: number) => {
@@ -122,14 +148,20 @@ async function main() {
       const account = await bank.openAccount({ customerRef: ref, holderName: `Customer ${n}`, currency: 'LYD', balance });
       await bank.setOtp(ref, '123456');
       const alias = `bench${code}c${n}`;
-      await json(`${platform.restUrl}/v1/identity/claim`, { method: 'POST', headers: { 'x-service-bank-key': registered.bank_key }, body: { npt_handle: alias, iban: account.iban, customer_display_name: `Customer ${n}`, bank_customer_ref: ref } });
+      await json(`${platform.restUrl}/v1/identity/claim`, {
+        method: 'POST',
+        headers: { 'x-service-bank-key': registered.bank_key },
+        body: { npt_handle: alias, iban: account.iban, customer_display_name: `Customer ${n}`, bank_customer_ref: ref },
+      });
       return alias;
     };
     const payee = await customer(0, 0);
     const payers = await Promise.all(Array.from({ length: CONCURRENCY }, (_, i) => customer(i + 1, 1_000_000_000)));
     const merchant = await json(`${platform.restUrl}/merchants`, { method: 'POST', headers: admin, body: { name: 'Bench Shop', webhook_url: receiver.url } });
     const key = { authorization: `Bearer ${merchant.api_key}` };
-    const createSession = async () => (await json(`${platform.restUrl}/payments/sessions`, { method: 'POST', headers: key, body: { amount: 100, currency: 'LYD', destination: { type: 'alias', value: payee } } })).session_id as string;
+    const createSession = async () =>
+      (await json(`${platform.restUrl}/payments/sessions`, { method: 'POST', headers: key, body: { amount: 100, currency: 'LYD', destination: { type: 'alias', value: payee } } }))
+        .session_id as string;
     let payerTurn = 0;
     const pay = async (sessionId: string) => {
       const payer = payers[payerTurn++ % payers.length]!;
@@ -150,14 +182,22 @@ async function main() {
 
     // Phase 1: webhooks, in a steady state: CONCURRENCY shoppers each create a session and pay it.
     receiver.events.clear();
-    await pool(Array.from({ length: PAYMENTS }, (_, i) => i), CONCURRENCY, async () => pay(await createSession()));
+    await pool(
+      Array.from({ length: PAYMENTS }, (_, i) => i),
+      CONCURRENCY,
+      async () => pay(await createSession()),
+    );
     await waitFor('phase 1 webhooks', () => receiver.events.size >= PAYMENTS * 3);
     const webhookLatencies = [...receiver.events.values()].map((e) => e.receivedAt - e.createdAt);
 
     // Phase 2: 2,000 subscribers on one router, PER_SESSION per session, then payments of some of them.
     const rssBefore = platform.pid ? rssMiB(platform.pid) : NaN;
     const sessions: string[] = [];
-    await pool(Array.from({ length: Math.ceil(SUBSCRIBERS / PER_SESSION) }, (_, i) => i), CONCURRENCY, async () => void sessions.push(await createSession()));
+    await pool(
+      Array.from({ length: Math.ceil(SUBSCRIBERS / PER_SESSION) }, (_, i) => i),
+      CONCURRENCY,
+      async () => void sessions.push(await createSession()),
+    );
     // Their payment.initiated webhooks drain before anything is measured.
     await waitFor('payment.initiated of the subscribed sessions', () => sessions.every((id) => receiver.byMove.has(`${id}:PENDING`)));
     const wsUrl = `${platform.routerUrl.replace(/^http/, 'ws')}/graphql`;
@@ -186,10 +226,14 @@ async function main() {
     const row = (name: string, values: number[], target: number) =>
       `${name.padEnd(44)} n=${String(values.length).padStart(5)}  p50 ${String(percentile(values, 50)).padStart(4)} ms  p99 ${String(percentile(values, 99)).padStart(4)} ms  max ${String(Math.max(...values)).padStart(5)} ms  target p99 < ${target} ms: ${percentile(values, 99) < target ? 'met' : 'MISSED'}`;
     console.log('');
-    console.log(`Events benchmark (${process.env.DATABASE_URL ? 'PostgreSQL' : 'PGlite'}, ${process.env.AMQP_URL ? 'RabbitMQ' : 'in-process bus'}; ${PAYMENTS} payments per phase, ${CONCURRENCY} at a time)`);
+    console.log(
+      `Events benchmark (${process.env.DATABASE_URL ? 'PostgreSQL' : 'PGlite'}, ${process.env.AMQP_URL ? 'RabbitMQ' : 'in-process bus'}; ${PAYMENTS} payments per phase, ${CONCURRENCY} at a time)`,
+    );
     console.log(row('state change -> webhook received', webhookLatencies, 250));
     console.log(row(`state change -> subscription message (${sockets.length} subs)`, subscriptionLatencies, 100));
-    console.log(`platform process RSS (router and subgraphs in one process): ${rssBefore.toFixed(0)} MiB before subscribers, ${rssConnected.toFixed(0)} MiB with ${sockets.length} subscribed, ${rssAfter.toFixed(0)} MiB after the payments`);
+    console.log(
+      `platform process RSS (router and subgraphs in one process): ${rssBefore.toFixed(0)} MiB before subscribers, ${rssConnected.toFixed(0)} MiB with ${sockets.length} subscribed, ${rssAfter.toFixed(0)} MiB after the payments`,
+    );
     console.log('');
   } finally {
     receiver.close();

@@ -56,10 +56,12 @@ async function runOpenLoad(name: string, rate: number, durationMs: number, cap: 
     inFlight += 1;
     const t0 = performance.now();
     pending.push(
-      work().then(
-        () => void latencies.push(performance.now() - t0),
-        () => void (errors += 1),
-      ).finally(() => (inFlight -= 1)),
+      work()
+        .then(
+          () => void latencies.push(performance.now() - t0),
+          () => void (errors += 1),
+        )
+        .finally(() => (inFlight -= 1)),
     );
   }
   await Promise.all(pending);
@@ -165,24 +167,41 @@ async function seed(platform: LaunchedPlatform, banks: Banks, sharedKey: string)
   const admin = { 'x-service-admin-key': platform.adminKey };
   const bankKeys: Record<string, string> = {};
   for (const bank of banks.banks) {
-    const registered = await ok('POST', `${platform.restUrl}/banks`, {
-      bank_handle: bank.handle,
-      display_name: `Bench ${bank.handle}`,
-      country: 'LY',
-      core_base_url: bank.url,
-      settlement_account_iban: (await ok('POST', `${bank.url}/sandbox/accounts`, { customer_ref: `${bank.handle}-settlement`, holder_name: 'Settlement', currency: 'LYD' }, keyOf(bank.handle))).iban,
-      contact_email: `ops@${bank.handle}.example`,
-      institution_code: bank.institutionCode,
-      internal_key: `${sharedKey}_${bank.handle}`,
-    }, admin);
+    const registered = await ok(
+      'POST',
+      `${platform.restUrl}/banks`,
+      {
+        bank_handle: bank.handle,
+        display_name: `Bench ${bank.handle}`,
+        country: 'LY',
+        core_base_url: bank.url,
+        settlement_account_iban: (
+          await ok('POST', `${bank.url}/sandbox/accounts`, { customer_ref: `${bank.handle}-settlement`, holder_name: 'Settlement', currency: 'LYD' }, keyOf(bank.handle))
+        ).iban,
+        contact_email: `ops@${bank.handle}.example`,
+        institution_code: bank.institutionCode,
+        internal_key: `${sharedKey}_${bank.handle}`,
+      },
+      admin,
+    );
     bankKeys[bank.handle] = registered.bank_key;
     await ok('PUT', `${bank.url}/sandbox/gateway`, { url: platform.restUrl, bank_key: registered.bank_key }, keyOf(bank.handle));
   }
   const customer = async (bank: Banks['banks'][number], n: string, balance: number): Promise<Customer> => {
     const otp = String(100_000 + Math.floor(Math.random() * 899_999));
-    const account = await ok('POST', `${bank.url}/sandbox/accounts`, { customer_ref: `${bank.handle}-${n}`, holder_name: `Bench ${n}`, currency: 'LYD', balance, otp }, keyOf(bank.handle));
+    const account = await ok(
+      'POST',
+      `${bank.url}/sandbox/accounts`,
+      { customer_ref: `${bank.handle}-${n}`, holder_name: `Bench ${n}`, currency: 'LYD', balance, otp },
+      keyOf(bank.handle),
+    );
     const alias = `${n}.${bank.handle}`;
-    await ok('POST', `${platform.restUrl}/v1/identity/claim`, { npt_handle: alias, iban: account.iban, customer_display_name: `Bench ${n}`, bank_customer_ref: `${bank.handle}-${n}` }, { 'x-service-bank-key': bankKeys[bank.handle]! });
+    await ok(
+      'POST',
+      `${platform.restUrl}/v1/identity/claim`,
+      { npt_handle: alias, iban: account.iban, customer_display_name: `Bench ${n}`, bank_customer_ref: `${bank.handle}-${n}` },
+      { 'x-service-bank-key': bankKeys[bank.handle]! },
+    );
     return { alias, iban: account.iban, otp };
   };
   const [a, b] = banks.banks as [Banks['banks'][number], Banks['banks'][number]];
@@ -219,7 +238,8 @@ async function measure(layout: 'one process' | 'one process per service'): Promi
     const { payers, payeeSame, payeeCross, merchantKey } = await seed(platform, banks, internalKey);
     const merchant = { authorization: `Bearer ${merchantKey}` };
     const createSession = async (payee: Customer, amount = 1_000): Promise<string> =>
-      (await ok('POST', `${platform.restUrl}/payments/sessions`, { amount, currency: 'LYD', destination: { type: 'alias', value: payee.alias }, reference: 'bench' }, merchant)).session_id;
+      (await ok('POST', `${platform.restUrl}/payments/sessions`, { amount, currency: 'LYD', destination: { type: 'alias', value: payee.alias }, reference: 'bench' }, merchant))
+        .session_id;
     const pay = (payee: Customer) => async (worker: number) => {
       const payer = payers[worker]!;
       const id = await createSession(payee);
@@ -237,7 +257,9 @@ async function measure(layout: 'one process' | 'one process per service'): Promi
       const result = await runLoad(`${name}`, { concurrency: CONCURRENCY, durationMs: DURATION_MS }, work);
       const after = cpuSeconds();
       measured.results.push(result);
-      const usage = Object.keys(after).map((key) => [key, (after[key]! - (before[key] ?? 0)) / result.seconds] as const).filter(([, cores]) => cores >= 0.005);
+      const usage = Object.keys(after)
+        .map((key) => [key, (after[key]! - (before[key] ?? 0)) / result.seconds] as const)
+        .filter(([, cores]) => cores >= 0.005);
       measured.cpu.push({ phase: name, usage: Object.fromEntries(usage.sort((a, b) => b[1] - a[1])) });
     };
     if (PHASES.has('create')) {
@@ -277,7 +299,11 @@ async function main(): Promise<void> {
     printTable(run.results);
     console.log('CPU during each phase, in cores (this machine has 2):');
     for (const { phase: name, usage } of run.cpu) {
-      console.log(`  ${name.padEnd(44)} ${Object.entries(usage).map(([who, cores]) => `${who} ${cores.toFixed(2)}`).join(', ')}`);
+      console.log(
+        `  ${name.padEnd(44)} ${Object.entries(usage)
+          .map(([who, cores]) => `${who} ${cores.toFixed(2)}`)
+          .join(', ')}`,
+      );
     }
   }
   console.log('\nTargets: creations >= 300/s with p99 < 50 ms, completed payments >= 100/s');
@@ -288,7 +314,9 @@ async function main(): Promise<void> {
         continue;
       }
       const met = result.name.startsWith('sessions') ? result.perSecond >= 300 && result.p99Ms < 50 : result.perSecond >= 100;
-      console.log(`  ${`${run.layout}, ${result.name}`.padEnd(80)} ${result.perSecond.toFixed(0).padStart(5)}/s, p99 ${result.p99Ms.toFixed(1).padStart(7)} ms: ${met ? 'met' : 'NOT met'}`);
+      console.log(
+        `  ${`${run.layout}, ${result.name}`.padEnd(80)} ${result.perSecond.toFixed(0).padStart(5)}/s, p99 ${result.p99Ms.toFixed(1).padStart(7)} ms: ${met ? 'met' : 'NOT met'}`,
+      );
     }
   }
 }

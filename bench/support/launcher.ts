@@ -31,25 +31,29 @@ export interface LaunchedPlatform {
  */
 export async function launchPlatform(env: Record<string, string> = {}): Promise<LaunchedPlatform> {
   const ports = { rest: await freePort(), router: await freePort(), identity: await freePort(), payments: await freePort(), banks: await freePort() };
-  const child: ChildProcess = spawn(process.execPath, [...(process.env.BENCH_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE}`] : []), '-r', './scripts/register.js', 'platform/src/main.ts'], {
-    cwd: ROOT,
-    env: {
-      PATH: process.env.PATH ?? '',
-      HOME: process.env.HOME ?? '',
-      DATA_DIR: mkdtempSync(join(tmpdir(), 'gw-bench-')),
-      REST_PORT: String(ports.rest),
-      ROUTER_PORT: String(ports.router),
-      IDENTITY_PORT: String(ports.identity),
-      PAYMENTS_PORT: String(ports.payments),
-      BANKS_PORT: String(ports.banks),
-      SANDBOX_BANKS: 'off',
-      LOG_LEVEL: 'error',
-      ...(process.env.DATABASE_URL ? { DATABASE_URL: process.env.DATABASE_URL } : {}),
-      ...(process.env.AMQP_URL ? { AMQP_URL: process.env.AMQP_URL } : {}),
-      ...env,
+  const child: ChildProcess = spawn(
+    process.execPath,
+    [...(process.env.BENCH_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE}`] : []), '-r', './scripts/register.js', 'platform/src/main.ts'],
+    {
+      cwd: ROOT,
+      env: {
+        PATH: process.env.PATH ?? '',
+        HOME: process.env.HOME ?? '',
+        DATA_DIR: mkdtempSync(join(tmpdir(), 'gw-bench-')),
+        REST_PORT: String(ports.rest),
+        ROUTER_PORT: String(ports.router),
+        IDENTITY_PORT: String(ports.identity),
+        PAYMENTS_PORT: String(ports.payments),
+        BANKS_PORT: String(ports.banks),
+        SANDBOX_BANKS: 'off',
+        LOG_LEVEL: 'error',
+        ...(process.env.DATABASE_URL ? { DATABASE_URL: process.env.DATABASE_URL } : {}),
+        ...(process.env.AMQP_URL ? { AMQP_URL: process.env.AMQP_URL } : {}),
+        ...env,
+      },
+      stdio: ['ignore', 'pipe', 'inherit'],
     },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
+  );
   let output = '';
   child.stdout!.on('data', (chunk) => (output += chunk));
   await new Promise<void>((resolve, reject) => {

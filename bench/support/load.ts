@@ -42,6 +42,8 @@ export async function runLoad(name: string, options: { concurrency: number; dura
 export function printTable(results: LoadResult[]): void {
   console.log(`${'case'.padEnd(44)} ${'req/s'.padStart(9)} ${'p50 ms'.padStart(8)} ${'p99 ms'.padStart(8)} ${'requests'.padStart(9)} ${'errors'.padStart(7)}`);
   for (const r of results) {
-    console.log(`${r.name.padEnd(44)} ${r.perSecond.toFixed(0).padStart(9)} ${r.p50Ms.toFixed(2).padStart(8)} ${r.p99Ms.toFixed(2).padStart(8)} ${String(r.requests).padStart(9)} ${String(r.errors).padStart(7)}`);
+    console.log(
+      `${r.name.padEnd(44)} ${r.perSecond.toFixed(0).padStart(9)} ${r.p50Ms.toFixed(2).padStart(8)} ${r.p99Ms.toFixed(2).padStart(8)} ${String(r.requests).padStart(9)} ${String(r.errors).padStart(7)}`,
+    );
   }
 }

@@ -18,7 +18,16 @@ async function main(): Promise<void> {
   const banks: SandboxBank[] = [];
   for (const entry of (process.env.BANKS ?? '').split(',').filter(Boolean)) {
     const [handle, institutionCode] = entry.split(':') as [string, string];
-    banks.push(await startSandboxBank({ handle, institutionCode, internalKey: `${internalKey}_${handle}`, db, confirmDelayMs: { min: 0, max: 0 }, logger: createLogger(`bench-bank:${handle}`, 'error') }));
+    banks.push(
+      await startSandboxBank({
+        handle,
+        institutionCode,
+        internalKey: `${internalKey}_${handle}`,
+        db,
+        confirmDelayMs: { min: 0, max: 0 },
+        logger: createLogger(`bench-bank:${handle}`, 'error'),
+      }),
+    );
   }
   process.stdout.write(`${JSON.stringify({ banks: banks.map((bank) => ({ handle: bank.handle, institutionCode: bank.institutionCode, url: bank.url })) })}\n`);
   process.once('SIGINT', async () => {

@@ -9,7 +9,10 @@ async function waitHealthy(url: string, child: ChildProcess, name: string, outpu
   const deadline = Date.now() + 120_000;
   while (Date.now() < deadline) {
     if (child.exitCode !== null) throw new Error(`${name} exited with ${child.exitCode}:\n${output()}`);
-    const ok = await fetch(url).then((r) => r.ok, () => false);
+    const ok = await fetch(url).then(
+      (r) => r.ok,
+      () => false,
+    );
     if (ok) return;
     await new Promise((resolve) => setTimeout(resolve, 200));
   }
@@ -25,9 +28,24 @@ export async function launchSplitPlatform(env: Record<string, string> = {}): Pro
   if (!databaseUrl) throw new Error('the split layout needs DATABASE_URL (PostgreSQL shared by the processes)');
   const platformSecret = newSecret('pls_');
   const adminKey = newSecret('adm_');
-  const ports = { rest: await freePort(), router: await freePort(), banks: await freePort(), identity: await freePort(), payments: await freePort(), 'open-banking': await freePort() };
+  const ports = {
+    rest: await freePort(),
+    router: await freePort(),
+    banks: await freePort(),
+    identity: await freePort(),
+    payments: await freePort(),
+    'open-banking': await freePort(),
+  };
   const routerGraphql = `http://127.0.0.1:${ports.router}/graphql`;
-  const common = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', DATABASE_URL: databaseUrl, PLATFORM_SECRET: platformSecret, ADMIN_KEY: adminKey, LOG_LEVEL: 'error', ...env };
+  const common = {
+    PATH: process.env.PATH ?? '',
+    HOME: process.env.HOME ?? '',
+    DATABASE_URL: databaseUrl,
+    PLATFORM_SECRET: platformSecret,
+    ADMIN_KEY: adminKey,
+    LOG_LEVEL: 'error',
+    ...env,
+  };
   const children: ChildProcess[] = [];
   const start = async (name: string, entry: string, extra: Record<string, string>, healthUrl: string) => {
     const child = spawn(process.execPath, ['-r', './scripts/register.js', entry], { cwd: ROOT, env: { ...common, ...extra }, stdio: ['ignore', 'pipe', 'pipe'] });
@@ -43,14 +61,19 @@ export async function launchSplitPlatform(env: Record<string, string> = {}): Pro
     ),
   );
   for (const s of subgraphs) await waitHealthy(s.healthUrl, s.child, s.name, s.output);
-  const router = await start('router', 'router/src/main.ts', {
-    ROUTER_PORT: String(ports.router),
-    BANKS_URL: `http://127.0.0.1:${ports.banks}/graphql`,
-    IDENTITY_URL: `http://127.0.0.1:${ports.identity}/graphql`,
-    PAYMENTS_URL: `http://127.0.0.1:${ports.payments}/graphql`,
-    OPEN_BANKING_URL: `http://127.0.0.1:${ports['open-banking']}/graphql`,
-    ...(env.RATE_LIMITS ? { RATE_LIMITS: env.RATE_LIMITS } : {}),
-  }, `http://127.0.0.1:${ports.router}/readyz`);
+  const router = await start(
+    'router',
+    'router/src/main.ts',
+    {
+      ROUTER_PORT: String(ports.router),
+      BANKS_URL: `http://127.0.0.1:${ports.banks}/graphql`,
+      IDENTITY_URL: `http://127.0.0.1:${ports.identity}/graphql`,
+      PAYMENTS_URL: `http://127.0.0.1:${ports.payments}/graphql`,
+      OPEN_BANKING_URL: `http://127.0.0.1:${ports['open-banking']}/graphql`,
+      ...(env.RATE_LIMITS ? { RATE_LIMITS: env.RATE_LIMITS } : {}),
+    },
+    `http://127.0.0.1:${ports.router}/readyz`,
+  );
   await waitHealthy(router.healthUrl, router.child, router.name, router.output);
   const rest = await start('rest-compat', 'rest-compat/src/main.ts', { ROUTER_URL: routerGraphql, REST_PORT: String(ports.rest) }, `http://127.0.0.1:${ports.rest}/readyz`);
   await waitHealthy(rest.healthUrl, rest.child, rest.name, rest.output);

@@ -100,7 +100,13 @@ export async function startPlatform(config: PlatformConfig, options: StartPlatfo
     running.push(router);
     routerGraphqlUrl = router.graphqlUrl;
 
-    const rest = await startRestCompat({ routerUrl: router.graphqlUrl, host: config.host, port: config.ports.rest, production: config.production, logger: logger.child({ service: 'rest-compat' }) });
+    const rest = await startRestCompat({
+      routerUrl: router.graphqlUrl,
+      host: config.host,
+      port: config.ports.rest,
+      production: config.production,
+      logger: logger.child({ service: 'rest-compat' }),
+    });
     running.push(rest);
 
     let stopped: Promise<void> | undefined;

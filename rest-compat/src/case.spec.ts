@@ -2,7 +2,12 @@ import { camelToSnake, keysToCamel, keysToSnake, snakeToCamel } from './case';
 
 describe('key case conversion', () => {
   it('converts names both ways', () => {
-    expect(['bank_handle', 'ob_scopes_supported', 'iban', 'max_consent_expiry_days'].map(snakeToCamel)).toEqual(['bankHandle', 'obScopesSupported', 'iban', 'maxConsentExpiryDays']);
+    expect(['bank_handle', 'ob_scopes_supported', 'iban', 'max_consent_expiry_days'].map(snakeToCamel)).toEqual([
+      'bankHandle',
+      'obScopesSupported',
+      'iban',
+      'maxConsentExpiryDays',
+    ]);
     expect(['bankKey', 'tppAccessToken', 'iban', 'redirectUris'].map(camelToSnake)).toEqual(['bank_key', 'tpp_access_token', 'iban', 'redirect_uris']);
   });
 

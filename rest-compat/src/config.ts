@@ -27,7 +27,9 @@ export function loadRestCompatConfig(env: Record<string, string | undefined> = p
     port: parsed.REST_PORT,
     host: parsed.HOST,
     routerTimeoutMs: parsed.ROUTER_TIMEOUT_MS,
-    trustProxy: parsed.TRUST_PROXY?.split(',').map((entry) => entry.trim()).filter(Boolean),
+    trustProxy: parsed.TRUST_PROXY?.split(',')
+      .map((entry) => entry.trim())
+      .filter(Boolean),
     production: parsed.NODE_ENV === 'production',
   };
 }

@@ -17,9 +17,7 @@ function asGatewayError(error: FastifyError): GatewayError | undefined {
       return new GatewayError('VALIDATION_ERROR', 'content-length: does not match the body');
     default:
       // Other client-side refusals of the HTTP layer (bad URL encoding, proto poisoning, ...).
-      return typeof error.statusCode === 'number' && error.statusCode >= 400 && error.statusCode < 500
-        ? new GatewayError('VALIDATION_ERROR', error.message)
-        : undefined;
+      return typeof error.statusCode === 'number' && error.statusCode >= 400 && error.statusCode < 500 ? new GatewayError('VALIDATION_ERROR', error.message) : undefined;
   }
 }
 
@@ -28,9 +26,7 @@ function asGatewayError(error: FastifyError): GatewayError | undefined {
  * JSON 404, and an unexpected failure is a logged INTERNAL_ERROR, never a stack trace.
  */
 export function registerLayerErrors(app: FastifyInstance, logger: Logger): void {
-  app.setNotFoundHandler(async (request, reply) =>
-    sendError(reply, new GatewayError('NOT_FOUND', `no route ${request.method} ${request.url.split('?')[0]}`), request.requestId),
-  );
+  app.setNotFoundHandler(async (request, reply) => sendError(reply, new GatewayError('NOT_FOUND', `no route ${request.method} ${request.url.split('?')[0]}`), request.requestId));
   app.setErrorHandler(async (error: FastifyError, request, reply) => {
     if (error instanceof GatewayError) return sendError(reply, error, request.requestId);
     const known = asGatewayError(error);

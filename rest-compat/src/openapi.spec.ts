@@ -28,7 +28,15 @@ describe('/openapi.json and /docs', () => {
     const listed = Object.entries(document.paths).flatMap(([path, methods]) => Object.keys(methods).map((method) => `${method.toUpperCase()} ${path}`));
     expect(listed.sort()).toEqual(ROUTES.map((route) => `${route.method} ${route.path}`).sort());
     expect(listed).toEqual(
-      expect.arrayContaining(['POST /banks', 'GET /banks/{handle}', 'PATCH /banks/{handle}', 'POST /merchants', 'POST /ob/tpps', 'GET /v1/identity/resolve', 'DELETE /v1/identity/aliases/{handle}']),
+      expect.arrayContaining([
+        'POST /banks',
+        'GET /banks/{handle}',
+        'PATCH /banks/{handle}',
+        'POST /merchants',
+        'POST /ob/tpps',
+        'GET /v1/identity/resolve',
+        'DELETE /v1/identity/aliases/{handle}',
+      ]),
     );
 
     const operationIds = new Set<string>();
@@ -53,7 +61,9 @@ describe('/openapi.json and /docs', () => {
     const register = document.paths['/banks']!.post!;
     const schema = register.requestBody!.content['application/json']!.schema;
     expect(schema).toMatchObject({ type: 'object', additionalProperties: false });
-    expect(schema.required).toEqual(expect.arrayContaining(['bank_handle', 'display_name', 'country', 'core_base_url', 'settlement_account_iban', 'contact_email', 'institution_code']));
+    expect(schema.required).toEqual(
+      expect.arrayContaining(['bank_handle', 'display_name', 'country', 'core_base_url', 'settlement_account_iban', 'contact_email', 'institution_code']),
+    );
     expect(schema.required).not.toContain('internal_key');
     const created = register.responses['201']!.content!['application/json']!.schema;
     expect(Object.keys(created.properties)).toEqual(expect.arrayContaining(['bank_handle', 'bank_key', 'internal_key', 'capabilities']));

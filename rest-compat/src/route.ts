@@ -65,6 +65,10 @@ export interface RestRoute<P extends AnyObjectSchema | undefined = any, Q extend
 }
 
 /** Infers a route's schema types so its variable mapping is checked against them. */
-export const defineRoute = <P extends AnyObjectSchema | undefined = undefined, Q extends AnyObjectSchema | undefined = undefined, B extends AnyObjectSchema | undefined = undefined>(
+export const defineRoute = <
+  P extends AnyObjectSchema | undefined = undefined,
+  Q extends AnyObjectSchema | undefined = undefined,
+  B extends AnyObjectSchema | undefined = undefined,
+>(
   route: RestRoute<P, Q, B>,
 ): RestRoute => route as RestRoute;

@@ -16,7 +16,6 @@ import { registerRoutes } from './register-routes';
 import { routerTarget } from './router-target';
 import { ROUTES } from './routes';
 
-
 export interface RestCompatOptions {
   /** The router's base address or its /graphql endpoint. */
   routerUrl: string;
@@ -53,9 +52,7 @@ export async function startRestCompat(options: RestCompatOptions): Promise<Runni
 
   // An empty body on a POST with content-type JSON (rotate-key from many HTTP clients) means "no fields".
   const parseJson = app.getDefaultJsonParser('error', 'error');
-  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) =>
-    body === '' ? done(null, undefined) : parseJson(request, body as string, done),
-  );
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => (body === '' ? done(null, undefined) : parseJson(request, body as string, done)));
 
   const execute = createExecutor({ graphqlUrl: target.graphqlUrl, dispatcher, logger });
   // Pages share a path with a JSON route of the table, which documents it.

@@ -72,7 +72,12 @@ describe('router', () => {
     const { body } = await post(router, `mutation { rotateBankKey(handle: "edge") { bankKey } }`, {}, { 'x-service-admin-key': ADMIN_KEY });
     expect(body.errors?.[0].extensions.code).toBe('FORBIDDEN'); // rotation is the bank's own act
 
-    const registered = await post(router, REGISTER, { input: { ...input, bankHandle: 'edge2', institutionCode: '202', settlementAccountIban: composeIBAN({ countryCode: 'LY', bban: '202001000000000000001' }) } }, { 'x-service-admin-key': ADMIN_KEY });
+    const registered = await post(
+      router,
+      REGISTER,
+      { input: { ...input, bankHandle: 'edge2', institutionCode: '202', settlementAccountIban: composeIBAN({ countryCode: 'LY', bban: '202001000000000000001' }) } },
+      { 'x-service-admin-key': ADMIN_KEY },
+    );
     const oldKey = registered.body.data.registerBank.bankKey as string;
     const rotated = await post(router, `mutation { rotateBankKey(handle: "edge2") { bankKey } }`, {}, { 'x-service-bank-key': oldKey });
     const newKey = rotated.body.data.rotateBankKey.bankKey as string;
@@ -120,7 +125,12 @@ describe('router', () => {
     const forgedAdmin = await post(router, REGISTER, { input }, { 'x-gateway-principal': signPrincipal({ kind: 'admin' }, SECRET) });
     expect(forgedAdmin.status).toBe(401);
     expect(forgedAdmin.body.errors?.[0].extensions.code).toBe('UNAUTHORIZED');
-    const wrongSecret = await post(router, `{ bankCapabilities(handle: "edge") { obEnabled } }`, {}, { 'x-gateway-principal': signPrincipal({ kind: 'service', id: 'payments' }, 'not-the-platform-secret') });
+    const wrongSecret = await post(
+      router,
+      `{ bankCapabilities(handle: "edge") { obEnabled } }`,
+      {},
+      { 'x-gateway-principal': signPrincipal({ kind: 'service', id: 'payments' }, 'not-the-platform-secret') },
+    );
     expect(wrongSecret.status).toBe(401);
     const service = { 'x-gateway-principal': signPrincipal({ kind: 'service', id: 'payments' }, SECRET), 'x-forwarded-for': '203.0.113.12' };
     for (let i = 0; i < 7; i += 1) {

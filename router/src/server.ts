@@ -183,7 +183,10 @@ export async function startRouter(options: RouterOptions): Promise<RunningRouter
     const checks: Record<string, boolean> = { database: await databaseReady(options.db), ...options.readinessChecks?.() };
     await Promise.all(
       options.subgraphs.map(async ({ name, url }) => {
-        checks[name] = await fetch(new URL('/healthz', url), { signal: AbortSignal.timeout(2000) }).then((r) => r.ok, () => false);
+        checks[name] = await fetch(new URL('/healthz', url), { signal: AbortSignal.timeout(2000) }).then(
+          (r) => r.ok,
+          () => false,
+        );
       }),
     );
     const ready = Object.values(checks).every(Boolean);

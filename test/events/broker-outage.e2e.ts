@@ -22,7 +22,10 @@ const DEAD_BROKER = 'amqp://guest:guest@127.0.0.1:1';
   const payOnce = async (t: TestPlatform, bank: PaymentBank, apiKey: string) => {
     const payee = await bank.customer({ balance: 0 });
     const payer = await bank.customer();
-    const created = await t.rest('POST', '/payments/sessions', { headers: bearer(apiKey), body: { amount: 990, currency: 'LYD', destination: { type: 'alias', value: payee.alias } } });
+    const created = await t.rest('POST', '/payments/sessions', {
+      headers: bearer(apiKey),
+      body: { amount: 990, currency: 'LYD', destination: { type: 'alias', value: payee.alias } },
+    });
     expect(created.status).toBe(201);
     const paid = await t.rest('POST', `/pay/${created.body.session_id}/authorize`, { body: { payer: { type: 'alias', value: payer.alias }, otp: payer.otp } });
     expect(paid.status).toBe(200);
@@ -30,7 +33,9 @@ const DEAD_BROKER = 'amqp://guest:guest@127.0.0.1:1';
     return created.body.session_id as string;
   };
   const outboxOf = (t: TestPlatform, sessionId: string) =>
-    t.platform.db.knex('payments.outbox').where({ aggregate_id: sessionId }).orderBy('sequence').select('id', 'kind', 'published_at') as Promise<Array<{ id: string; kind: string; published_at: Date | null }>>;
+    t.platform.db.knex('payments.outbox').where({ aggregate_id: sessionId }).orderBy('sequence').select('id', 'kind', 'published_at') as Promise<
+      Array<{ id: string; kind: string; published_at: Date | null }>
+    >;
   const receivedIds = (sessionId: string) => receiver.received.filter((w) => w.envelope.data.session_id === sessionId).map((w) => w.envelope.id);
 
   it('with the broker unreachable a payment completes and its events wait; a platform on a live broker delivers them with their ids', async () => {

@@ -27,7 +27,10 @@ describe('checkout page: live status', () => {
     const merchant = await t.seed.createMerchant();
     const payee = await payeeBank.customer({ balance: 0 });
     const payer = await payerBank.customer();
-    const created = await t.rest('POST', '/payments/sessions', { headers: bearer(merchant.apiKey), body: { amount: 4200, currency: 'LYD', destination: { type: 'alias', value: payee.alias } } });
+    const created = await t.rest('POST', '/payments/sessions', {
+      headers: bearer(merchant.apiKey),
+      body: { amount: 4200, currency: 'LYD', destination: { type: 'alias', value: payee.alias } },
+    });
     const page = await browser.newPage();
     const polls: string[] = [];
     page.on('request', (request) => {

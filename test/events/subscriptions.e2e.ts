@@ -22,7 +22,10 @@ describe('GraphQL subscriptions: paymentSessionUpdated', () => {
 
   const track = (record: SubscriptionRecord) => (open.push(record), record);
   const createSession = async (payee: Customer, apiKey = merchant.apiKey) => {
-    const answer = await t.rest('POST', '/payments/sessions', { headers: bearer(apiKey), body: { amount: 2500, currency: 'LYD', destination: { type: 'alias', value: payee.alias }, reference: 'order-77' } });
+    const answer = await t.rest('POST', '/payments/sessions', {
+      headers: bearer(apiKey),
+      body: { amount: 2500, currency: 'LYD', destination: { type: 'alias', value: payee.alias }, reference: 'order-77' },
+    });
     expect(answer.status).toBe(201);
     return answer.body.session_id as string;
   };
@@ -65,7 +68,11 @@ describe('GraphQL subscriptions: paymentSessionUpdated', () => {
     expect(record.completed).toBe(true);
     expect(statuses(record)).toEqual(['PENDING', 'PROCESSING', 'COMPLETED']);
     for (const message of record.messages) {
-      expect(message.data.paymentSessionUpdated).toMatchObject({ id: sessionId, amount: 2500, creditorBank: { handle: oasis.handle, displayName: `Pay Bank ${oasis.institutionCode}` } });
+      expect(message.data.paymentSessionUpdated).toMatchObject({
+        id: sessionId,
+        amount: 2500,
+        creditorBank: { handle: oasis.handle, displayName: `Pay Bank ${oasis.institutionCode}` },
+      });
     }
   });
 
@@ -78,7 +85,9 @@ describe('GraphQL subscriptions: paymentSessionUpdated', () => {
     const { session_token: token } = await pay(sessionId, payer);
     expect(token).toMatch(/^sst_/);
     const customerView = track(
-      subscribe(`${t.platform.restUrl}/graphql`, { sessionToken: token }, `subscription($id: ID!) { paymentSessionUpdated(id: $id) { status creditorBank { displayName } } }`, { id: sessionId }),
+      subscribe(`${t.platform.restUrl}/graphql`, { sessionToken: token }, `subscription($id: ID!) { paymentSessionUpdated(id: $id) { status creditorBank { displayName } } }`, {
+        id: sessionId,
+      }),
     );
     await merchantView.ended;
     await customerView.ended;
@@ -90,7 +99,7 @@ describe('GraphQL subscriptions: paymentSessionUpdated', () => {
     expect(customerView.messages[0]!.data.paymentSessionUpdated.creditorBank).toEqual({ displayName: `Pay Bank ${atlas.institutionCode}` });
   });
 
-  it('refuses a bad credential (4403), another merchant\'s session and another session\'s token', async () => {
+  it("refuses a bad credential (4403), another merchant's session and another session's token", async () => {
     const payee = await oasis.customer({ balance: 0 });
     const payer = await oasis.customer();
     const sessionId = await createSession(payee);

@@ -33,7 +33,10 @@ describe('webhooks', () => {
   };
   const merchantWith = async (url: string) => t.seed.createMerchant({ webhook_url: url });
   const paidSession = async (apiKey: string, payee: Customer, payer: Customer, reference = 'order-1') => {
-    const created = await t.rest('POST', '/payments/sessions', { headers: bearer(apiKey), body: { amount: 1500, currency: 'LYD', destination: { type: 'alias', value: payee.alias }, reference } });
+    const created = await t.rest('POST', '/payments/sessions', {
+      headers: bearer(apiKey),
+      body: { amount: 1500, currency: 'LYD', destination: { type: 'alias', value: payee.alias }, reference },
+    });
     expect(created.status).toBe(201);
     const paid = await t.rest('POST', `/pay/${created.body.session_id}/authorize`, { body: { payer: { type: 'alias', value: payer.alias }, otp: payer.otp } });
     expect(paid.status).toBe(200);
@@ -174,19 +177,27 @@ describe('webhooks', () => {
     const slowMerchant = await merchantWith(silent.url);
     const otherMerchant = await merchantWith(healthy.url);
     const slowSession = await paidSession(slowMerchant.apiKey, await bank.customer({ balance: 0 }), await bank.customer());
-    await silent.waitFor((w) => w.envelope.data.session_id === slowSession && w.envelope.event === 'payment.completed', 'the slow merchant\'s attempts to be in flight');
+    await silent.waitFor((w) => w.envelope.data.session_id === slowSession && w.envelope.event === 'payment.completed', "the slow merchant's attempts to be in flight");
     const otherSession = await paidSession(otherMerchant.apiKey, await bank.customer({ balance: 0 }), await bank.customer());
     const delivered = await healthy.waitFor((w) => w.envelope.data.session_id === otherSession && w.envelope.event === 'payment.completed');
     expect(delivered.headers['x-service-signature']).toBe(serviceSignature(otherMerchant.webhookSecret, delivered.body));
     // The slow merchant's attempts are still waiting for an answer (20 s deadline in this test).
     const slowCompleted = silent.received.find((w) => w.envelope.event === 'payment.completed')!;
-    expect((await deliveryOf(slowMerchant.apiKey, slowCompleted.envelope.id))).toMatchObject({ status: 'PENDING', attempts: 0 });
+    expect(await deliveryOf(slowMerchant.apiKey, slowCompleted.envelope.id)).toMatchObject({ status: 'PENDING', attempts: 0 });
   });
 
   it('an event the bus hands over twice is delivered once, under its one id', async () => {
     const endpoint = await receiver();
     const merchant = await merchantWith(endpoint.url);
-    const event = { id: newId('event'), kind: 'payment.expired', aggregateType: 'payment_session', aggregateId: newId('paymentSession'), audience: merchant.merchantId, createdAt: new Date().toISOString(), data: { status: 'EXPIRED' } };
+    const event = {
+      id: newId('event'),
+      kind: 'payment.expired',
+      aggregateType: 'payment_session',
+      aggregateId: newId('paymentSession'),
+      audience: merchant.merchantId,
+      createdAt: new Date().toISOString(),
+      data: { status: 'EXPIRED' },
+    };
     await t.platform.bus.publish(event);
     await endpoint.waitFor((w) => w.envelope.id === event.id);
     await eventually(async () => ((await deliveryOf(merchant.apiKey, event.id))?.status === 'DELIVERED' ? true : undefined), 'the first delivery');

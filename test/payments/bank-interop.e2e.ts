@@ -37,13 +37,17 @@ describe('payments with bank cores written from the spec alone', () => {
   });
 
   const create = async (payee: { iban: string }, amount = 2_500): Promise<string> => {
-    const answer = await t.rest('POST', '/payments/sessions', { headers: bearer(merchant.apiKey), body: { amount, currency: 'LYD', destination: { type: 'iban', value: payee.iban } } });
+    const answer = await t.rest('POST', '/payments/sessions', {
+      headers: bearer(merchant.apiKey),
+      body: { amount, currency: 'LYD', destination: { type: 'iban', value: payee.iban } },
+    });
     expect(answer.status).toBe(201);
     return answer.body.session_id;
   };
   const authorize = (id: string, payer: MinimalCustomer) => t.rest('POST', `/pay/${id}/authorize`, { body: { payer: { type: 'alias', value: payer.alias }, otp: payer.otp } });
   const kinds = async (id: string) => (await sessionEvents(t, id)).map((event) => `${event.kind} ${event.data.status}`);
-  const attention = async () => (await t.rest('GET', '/admin/attention?limit=100', { headers: { 'x-service-admin-key': t.adminKey } })).body.movements as Array<Record<string, any>>;
+  const attention = async () =>
+    (await t.rest('GET', '/admin/attention?limit=100', { headers: { 'x-service-admin-key': t.adminKey } })).body.movements as Array<Record<string, any>>;
   const gauge = async () => {
     const text = await (await fetch(`${t.platform.subgraphUrls.payments!.replace(/\/graphql$/, '')}/metrics`)).text();
     return Number(/^payments_movements_needing_attention(?:\{[^}]*\})? (\d+)/m.exec(text)?.[1]);
@@ -181,7 +185,10 @@ describe('payments with bank cores written from the spec alone', () => {
     await new Promise((resolve) => setTimeout(resolve, 800));
     expect(delta.core.calls.length).toBe(calls);
 
-    const resolved = await t.rest('POST', `/admin/attention/${id}/resolve`, { headers: { 'x-service-admin-key': t.adminKey }, body: { action: 'REFUND_PAYER', note: 'core team confirms the debit was booked' } });
+    const resolved = await t.rest('POST', `/admin/attention/${id}/resolve`, {
+      headers: { 'x-service-admin-key': t.adminKey },
+      body: { action: 'REFUND_PAYER', note: 'core team confirms the debit was booked' },
+    });
     expect(resolved.status).toBe(200);
     expect(resolved.body).toMatchObject({ session_id: id, step: 'reverse', resolution: 'REFUND_PAYER: core team confirms the debit was booked' });
     await eventually(async () => (delta.core.balance(payer.iban) === 10_000 ? true : undefined), 'the refund');
@@ -196,7 +203,10 @@ describe('payments with bank cores written from the spec alone', () => {
     const payer = await alpha.customer({ balance: 10_000 });
     // An IBAN routed to alpha by its institution code, with no account behind it at the core.
     const id = await create({ iban: lyIban(alpha.institutionCode, 999_999_001) }, 900);
-    alpha.core.fail({ path: '/accounts/credit', kind: 'status', status: 404, body: '{"error":"ACCOUNT_NOT_FOUND"}' }, { path: '/accounts/credit', kind: 'status', status: 403, body: '{"error":"ACCOUNT_CLOSED"}' });
+    alpha.core.fail(
+      { path: '/accounts/credit', kind: 'status', status: 404, body: '{"error":"ACCOUNT_NOT_FOUND"}' },
+      { path: '/accounts/credit', kind: 'status', status: 403, body: '{"error":"ACCOUNT_CLOSED"}' },
+    );
     expect((await authorize(id, payer)).status).toBe(502);
     const failed = await sessionReaches(t, merchant.apiKey, id, 'FAILED');
     expect(failed.failure_code).toBe('CBS_ERROR');

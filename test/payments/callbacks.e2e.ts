@@ -16,14 +16,26 @@ describe('credit-confirmed callback', () => {
 
   /** A cross-bank session waiting in SETTLEMENT_PENDING (the creditor sandbox's own confirmation is far off). */
   const pendingSession = async (amount = 8_000) => {
-    const created = await call(base, 'POST', '/payments/sessions', { headers: bearer(merchant.apiKey), body: { amount, currency: 'LYD', destination: { type: 'alias', value: payee.alias } } });
+    const created = await call(base, 'POST', '/payments/sessions', {
+      headers: bearer(merchant.apiKey),
+      body: { amount, currency: 'LYD', destination: { type: 'alias', value: payee.alias } },
+    });
     const id = created.body.session_id as string;
     const authorized = await call(base, 'POST', `/pay/${id}/authorize`, { body: { payer: { type: 'alias', value: payer.alias }, otp: payer.otp } });
     expect(authorized.body.status).toBe('SETTLEMENT_PENDING');
     return id;
   };
-  const confirmation = (id: string, patch: Record<string, unknown> = {}) => ({ payment_reference: id, session_id: id, creditor_iban: payee.iban, amount: 8_000, currency: 'LYD', rrn: 'RRN000111222', ...patch });
-  const confirm = (body: Record<string, unknown>, key: string | null = creditor.internalKey) => call(base, 'POST', PATH, { headers: key ? { 'x-service-internal-key': key } : {}, body });
+  const confirmation = (id: string, patch: Record<string, unknown> = {}) => ({
+    payment_reference: id,
+    session_id: id,
+    creditor_iban: payee.iban,
+    amount: 8_000,
+    currency: 'LYD',
+    rrn: 'RRN000111222',
+    ...patch,
+  });
+  const confirm = (body: Record<string, unknown>, key: string | null = creditor.internalKey) =>
+    call(base, 'POST', PATH, { headers: key ? { 'x-service-internal-key': key } : {}, body });
   const status = async (id: string) => (await call(base, 'GET', `/payments/sessions/${id}`, { headers: bearer(merchant.apiKey) })).body.status;
   const completedEvents = async (id: string) => (await sessionEvents(t, id)).filter((event) => event.kind === 'payment.completed');
 
@@ -94,7 +106,12 @@ describe('credit-confirmed callback', () => {
     expectError(await confirm(confirmation('ops_unknownunknownunknown1')), 404, 'SESSION_NOT_FOUND');
     expect(await status(id)).toBe('SETTLEMENT_PENDING');
 
-    const unpaid = (await call(base, 'POST', '/payments/sessions', { headers: bearer(merchant.apiKey), body: { amount: 8_000, currency: 'LYD', destination: { type: 'alias', value: payee.alias } } })).body.session_id;
+    const unpaid = (
+      await call(base, 'POST', '/payments/sessions', {
+        headers: bearer(merchant.apiKey),
+        body: { amount: 8_000, currency: 'LYD', destination: { type: 'alias', value: payee.alias } },
+      })
+    ).body.session_id;
     expectError(await confirm(confirmation(unpaid)), 409, 'SESSION_ALREADY_COMPLETED');
     expect(await status(unpaid)).toBe('PENDING');
     expectError(await confirm({ ...confirmation(id), extra: true }), 400, 'VALIDATION_ERROR');

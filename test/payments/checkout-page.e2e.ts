@@ -116,7 +116,10 @@ describe('checkout page in a browser', () => {
 
   it('shows an expired session as expired, and an unknown one as not found', async () => {
     const { id, path } = await createSession(1_000);
-    await t.platform.db.knex('payments.payment_sessions').where({ id }).update({ expires_at: new Date(Date.now() - 1_000) });
+    await t.platform.db
+      .knex('payments.payment_sessions')
+      .where({ id })
+      .update({ expires_at: new Date(Date.now() - 1_000) });
     await page.goto(`${t.platform.restUrl}${path}`);
     const query = await returnedTo();
     expect(Object.fromEntries(query)).toEqual({ session_id: id, status: 'expired' });

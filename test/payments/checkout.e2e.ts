@@ -98,7 +98,16 @@ describe('checkout and the payment engine', () => {
       expect(completed).toEqual({
         kind: 'payment.completed',
         audience: merchant.merchantId,
-        data: { session_id: id, status: 'COMPLETED', amount: 12_345, currency: 'LYD', reference: 'same-1', merchant_id: merchant.merchantId, settlement_type: 'internal', creditor_bank: alpha.handle },
+        data: {
+          session_id: id,
+          status: 'COMPLETED',
+          amount: 12_345,
+          currency: 'LYD',
+          reference: 'same-1',
+          merchant_id: merchant.merchantId,
+          settlement_type: 'internal',
+          creditor_bank: alpha.handle,
+        },
       });
 
       const token = answer.body.session_token;
@@ -209,7 +218,9 @@ describe('checkout and the payment engine', () => {
         expect(credits).toMatchObject([{ operation: 'CREDIT', iban: slowPayee.iban, amount: 20_000, debtorBank: null, confirmationStatus: 'CONFIRMED' }]);
         expect(await slow.balance(slowPayee.iban)).toBe(20_000);
         expect(await obligations(id)).toMatchObject([{ debtor_bank: alpha.handle, creditor_bank: slow.handle, amount: '20000', currency: 'LYD', settlement_cycle_id: null }]);
-        expect(await t.platform.db.knex('payments.credit_confirmations').where({ session_id: id })).toMatchObject([{ outcome: 'accepted', bank_handle: slow.handle, rrn: credits[0]!.rrn }]);
+        expect(await t.platform.db.knex('payments.credit_confirmations').where({ session_id: id })).toMatchObject([
+          { outcome: 'accepted', bank_handle: slow.handle, rrn: credits[0]!.rrn },
+        ]);
       } finally {
         await slow.sandbox.stop();
       }
@@ -237,7 +248,10 @@ describe('checkout and the payment engine', () => {
       const late = await create(payee);
       const session = await read(byJob);
       expect(Date.parse(session.expires_at) - Date.parse(session.created_at)).toBe(900_000);
-      await t.platform.db.knex('payments.payment_sessions').whereIn('id', [byJob, late]).update({ expires_at: new Date(Date.now() - 1_000) });
+      await t.platform.db
+        .knex('payments.payment_sessions')
+        .whereIn('id', [byJob, late])
+        .update({ expires_at: new Date(Date.now() - 1_000) });
 
       expectError(await authorize(late, payer), 422, 'SESSION_EXPIRED');
       const expired = await sessionReaches(t, merchant.apiKey, byJob, 'EXPIRED');

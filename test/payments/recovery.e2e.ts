@@ -25,8 +25,14 @@ describe('payment recovery after a crash between debit and credit', () => {
   let payeeBeta: Customer;
 
   const create = async (t: TestPlatform, payee: Customer, amount: number) =>
-    (await call(t.platform.restUrl, 'POST', '/payments/sessions', { headers: bearer(merchant.apiKey), body: { amount, currency: 'LYD', destination: { type: 'alias', value: payee.alias } } })).body.session_id as string;
-  const authorize = (t: TestPlatform, id: string) => call(t.platform.restUrl, 'POST', `/pay/${id}/authorize`, { body: { payer: { type: 'alias', value: payer.alias }, otp: payer.otp } });
+    (
+      await call(t.platform.restUrl, 'POST', '/payments/sessions', {
+        headers: bearer(merchant.apiKey),
+        body: { amount, currency: 'LYD', destination: { type: 'alias', value: payee.alias } },
+      })
+    ).body.session_id as string;
+  const authorize = (t: TestPlatform, id: string) =>
+    call(t.platform.restUrl, 'POST', `/pay/${id}/authorize`, { body: { payer: { type: 'alias', value: payer.alias }, otp: payer.otp } });
   const execution = (id: string) => db.knex('payments.payment_executions').where({ session_id: id }).first();
   const lines = async (bank: PaymentBank, reference: string) => (await bank.movements(reference)).map((line) => `${line.operation} ${line.iban} ${line.amount}`).sort();
 

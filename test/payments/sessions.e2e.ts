@@ -74,7 +74,11 @@ describe('REST payment sessions', () => {
 
     it('routes every destination form: alias, alias@bank and IBAN (any spelling), resolved at creation', async () => {
       const spaced = payee.iban.replace(/(.{4})/g, '$1 ').toLowerCase();
-      for (const destination of [{ type: 'alias', value: payee.alias }, { type: 'alias', value: `${payee.alias}@${bank.handle}` }, { type: 'iban', value: spaced }]) {
+      for (const destination of [
+        { type: 'alias', value: payee.alias },
+        { type: 'alias', value: `${payee.alias}@${bank.handle}` },
+        { type: 'iban', value: spaced },
+      ]) {
         const answer = await create(sessionBody({ destination }));
         expect([destination, answer.status, answer.body.creditor_iban, answer.body.creditor_bank]).toEqual([destination, 201, payee.iban, bank.handle]);
       }
@@ -161,7 +165,15 @@ describe('REST payment sessions', () => {
       // Three sessions share one creation instant: the id breaks the tie, so order stays total.
       const instant = new Date();
       await t.platform.db.knex('payments.payment_sessions').whereIn('id', made.slice(2, 5)).update({ created_at: instant });
-      const expected = (await t.platform.db.knex('payments.payment_sessions').where({ merchant_id: shop.merchantId }).orderBy([{ column: 'created_at', order: 'desc' }, { column: 'id', order: 'desc' }])).map((row: { id: string }) => row.id);
+      const expected = (
+        await t.platform.db
+          .knex('payments.payment_sessions')
+          .where({ merchant_id: shop.merchantId })
+          .orderBy([
+            { column: 'created_at', order: 'desc' },
+            { column: 'id', order: 'desc' },
+          ])
+      ).map((row: { id: string }) => row.id);
       expect(new Set(expected)).toEqual(new Set(made));
 
       const seen: string[] = [];
@@ -177,7 +189,11 @@ describe('REST payment sessions', () => {
         if (pages.length === 1) await create(sessionBody({ reference: 'late' }), shop.apiKey); // lands before page 1, not in page 2
         expect(cursor === null).toBe(!answer.body.pagination.has_more);
       } while (cursor);
-      expect(pages).toEqual([{ size: 3, hasMore: true }, { size: 3, hasMore: true }, { size: 1, hasMore: false }]);
+      expect(pages).toEqual([
+        { size: 3, hasMore: true },
+        { size: 3, hasMore: true },
+        { size: 1, hasMore: false },
+      ]);
       expect(seen).toEqual(expected);
 
       const first = await call(base, 'GET', '/payments/sessions', { headers: bearer(shop.apiKey) });
@@ -192,7 +208,8 @@ describe('REST payment sessions', () => {
       const theirs = (await create(sessionBody())).body.session_id;
       const listed = await call(base, 'GET', '/payments/sessions', { headers: bearer(shop.apiKey) });
       expect(listed.body.sessions.map((s: { session_id: string }) => s.session_id)).toEqual([mine]);
-      for (const query of ['limit=0', 'limit=101', 'limit=abc', 'page=2']) expectError(await call(base, 'GET', `/payments/sessions?${query}`, { headers: bearer(shop.apiKey) }), 400, 'VALIDATION_ERROR');
+      for (const query of ['limit=0', 'limit=101', 'limit=abc', 'page=2'])
+        expectError(await call(base, 'GET', `/payments/sessions?${query}`, { headers: bearer(shop.apiKey) }), 400, 'VALIDATION_ERROR');
       expectError(await call(base, 'GET', `/payments/sessions?cursor=${theirs}`, { headers: bearer(shop.apiKey) }), 400, 'VALIDATION_ERROR');
       expectError(await call(base, 'GET', '/payments/sessions'), 401, 'INVALID_API_KEY');
     });
@@ -204,7 +221,10 @@ describe('REST payment sessions', () => {
       const first = await create(sessionBody({ reference: 'order-7' }), merchant.apiKey, key);
       expect(first.status).toBe(201);
       // The session moves on (it expires); a replay still answers what the first request answered.
-      await t.platform.db.knex('payments.payment_sessions').where({ id: first.body.session_id }).update({ expires_at: new Date(Date.now() - 1000) });
+      await t.platform.db
+        .knex('payments.payment_sessions')
+        .where({ id: first.body.session_id })
+        .update({ expires_at: new Date(Date.now() - 1000) });
       await eventually(async () => ((await sessionEvents(t, first.body.session_id)).some((e) => e.kind === 'payment.expired') ? true : undefined), 'expiry');
       const again = await create(sessionBody({ reference: 'order-7' }), merchant.apiKey, key);
       expect(again.status).toBe(201);
@@ -247,7 +267,10 @@ describe('REST payment sessions', () => {
       expectError(await create(sessionBody({ destination: { type: 'alias', value: 'nobody.here' } }), merchant.apiKey, key), 404, 'ALIAS_NOT_FOUND');
       expect((await create(sessionBody({ reference: 'fixed' }), merchant.apiKey, key)).status).toBe(201);
 
-      await t.platform.db.knex('payments.idempotency_keys').where({ merchant_id: merchant.merchantId, key: 'fix-and-retry' }).update({ created_at: new Date(Date.now() - 25 * 3_600_000) });
+      await t.platform.db
+        .knex('payments.idempotency_keys')
+        .where({ merchant_id: merchant.merchantId, key: 'fix-and-retry' })
+        .update({ created_at: new Date(Date.now() - 25 * 3_600_000) });
       const later = await create(sessionBody({ reference: 'a day later', amount: 777 }), merchant.apiKey, key);
       expect(later.status).toBe(201);
       expect(later.body.amount).toBe(777);
@@ -269,16 +292,30 @@ describe('REST payment sessions', () => {
       expect(again).toEqual(created);
       const id = created.createPaymentSession.id;
 
-      const READ = gql<{ paymentSession: { id: string; status: string; amount: number; creditorBank: { handle: string; displayName: string } | null; debtorBank: { handle: string } | null } }, { id: string }>(
-        `query($id: ID!) { paymentSession(id: $id) { id status amount creditorBank { handle displayName } debtorBank { handle } } }`,
-      );
+      const READ = gql<
+        { paymentSession: { id: string; status: string; amount: number; creditorBank: { handle: string; displayName: string } | null; debtorBank: { handle: string } | null } },
+        { id: string }
+      >(`query($id: ID!) { paymentSession(id: $id) { id status amount creditorBank { handle displayName } debtorBank { handle } } }`);
       const read = await t.execute(READ, { id }, auth());
-      expect(read.paymentSession).toEqual({ id, status: 'PENDING', amount: 4_200, creditorBank: { handle: bank.handle, displayName: `Pay Bank ${bank.institutionCode}` }, debtorBank: null });
+      expect(read.paymentSession).toEqual({
+        id,
+        status: 'PENDING',
+        amount: 4_200,
+        creditorBank: { handle: bank.handle, displayName: `Pay Bank ${bank.institutionCode}` },
+        debtorBank: null,
+      });
 
       const PAGE = gql<
-        { paymentSessions: { edges: Array<{ cursor: string; node: { id: string } }>; pageInfo: { hasNextPage: boolean; hasPreviousPage: boolean; startCursor: string | null; endCursor: string | null } } },
+        {
+          paymentSessions: {
+            edges: Array<{ cursor: string; node: { id: string } }>;
+            pageInfo: { hasNextPage: boolean; hasPreviousPage: boolean; startCursor: string | null; endCursor: string | null };
+          };
+        },
         { first?: number; after?: string | null }
-      >(`query($first: Int, $after: String) { paymentSessions(first: $first, after: $after) { edges { cursor node { id } } pageInfo { hasNextPage hasPreviousPage startCursor endCursor } } }`);
+      >(
+        `query($first: Int, $after: String) { paymentSessions(first: $first, after: $after) { edges { cursor node { id } } pageInfo { hasNextPage hasPreviousPage startCursor endCursor } } }`,
+      );
       const page = (await t.execute(PAGE, { first: 2 }, auth())).paymentSessions;
       expect(page.edges).toHaveLength(2);
       expect(page.edges[0]!.node.id).toBe(id);

@@ -87,7 +87,13 @@ describe('REST banks', () => {
     it('GET /banks/{handle}/capabilities: public 200, 404 for an unknown bank', async () => {
       const answer = await call(base, 'GET', `/banks/${own.handle}/capabilities`);
       expect(answer.status).toBe(200);
-      expect(answer.body).toEqual({ bank_handle: own.handle, ob_enabled: false, ob_scopes_supported: [], sca_exemption_limit: expect.any(Number), max_consent_expiry_days: expect.any(Number) });
+      expect(answer.body).toEqual({
+        bank_handle: own.handle,
+        ob_enabled: false,
+        ob_scopes_supported: [],
+        sca_exemption_limit: expect.any(Number),
+        max_consent_expiry_days: expect.any(Number),
+      });
       expect(responseSchemaOf('GET', '/banks/{handle}/capabilities').safeParse(answer.body).error).toBeUndefined();
       expectError(await call(base, 'GET', '/banks/nosuchbank/capabilities'), 404, 'BANK_NOT_REGISTERED');
     });

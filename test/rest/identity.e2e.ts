@@ -56,7 +56,11 @@ describe('REST identity registry', () => {
 
   it('answers 422 when the IBAN is invalid or not at the claiming bank (API-CONTRACT)', async () => {
     expectError(await call(base, 'POST', '/v1/identity/claim', { headers: bankKey(bank), body: claim('badiban', 16, { iban: 'LY00002048000020100120361' }) }), 422, 'IBAN_INVALID');
-    expectError(await call(base, 'POST', '/v1/identity/claim', { headers: bankKey(bank), body: claim('elsewhere', 17, { iban: 'DE89370400440532013000' }) }), 422, 'IBAN_NOT_AT_BANK');
+    expectError(
+      await call(base, 'POST', '/v1/identity/claim', { headers: bankKey(bank), body: claim('elsewhere', 17, { iban: 'DE89370400440532013000' }) }),
+      422,
+      'IBAN_NOT_AT_BANK',
+    );
   });
 
   it('GET /v1/identity/resolve: 200 by alias, alias@bank, phone and IBAN with exactly the public fields', async () => {

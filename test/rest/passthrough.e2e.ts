@@ -50,7 +50,10 @@ describe('rest-compat in front of the real router', () => {
     expect(post.headers.get('x-request-id')).toBe('req_gqlproxy1');
     expectRateLimitHeaders(post);
 
-    const refused = await call(base, 'POST', '/graphql', { headers: { 'x-service-admin-key': 'wrong-admin-key-000000000000' }, body: { query: '{ merchant(id: "mer_x") { name } }' } });
+    const refused = await call(base, 'POST', '/graphql', {
+      headers: { 'x-service-admin-key': 'wrong-admin-key-000000000000' },
+      body: { query: '{ merchant(id: "mer_x") { name } }' },
+    });
     expect(refused.status).toBe(401);
     expect(refused.body.errors[0].extensions.code).toBe('UNAUTHORIZED');
 

@@ -10,8 +10,7 @@ export type TypedDocumentString<TResult, TVariables> = string & DocumentTypeDeco
 export type TypedDocument<TResult, TVariables> = TypedDocumentString<TResult, TVariables> | TypedDocumentNode<TResult, TVariables>;
 
 /** Types a document written inline: gql<{ merchant: { name: string } }, { id: string }>(`query($id: ID!) { … }`). */
-export const gql = <TResult, TVariables = Record<string, never>>(source: string): TypedDocumentString<TResult, TVariables> =>
-  source as TypedDocumentString<TResult, TVariables>;
+export const gql = <TResult, TVariables = Record<string, never>>(source: string): TypedDocumentString<TResult, TVariables> => source as TypedDocumentString<TResult, TVariables>;
 
 export interface GraphQLErrorResult {
   message: string;

@@ -128,8 +128,12 @@ export async function sessionEvents(t: TestPlatform, sessionId: string): Promise
 
 /** Waits until the merchant sees the session in `status`. */
 export function sessionReaches(t: TestPlatform, apiKey: string, sessionId: string, status: string, timeoutMs = 15_000): Promise<Record<string, any>> {
-  return eventually(async () => {
-    const answer = await t.rest('GET', `/payments/sessions/${sessionId}`, { headers: bearer(apiKey) });
-    return answer.body?.status === status ? answer.body : undefined;
-  }, `session ${sessionId} to reach ${status}`, timeoutMs);
+  return eventually(
+    async () => {
+      const answer = await t.rest('GET', `/payments/sessions/${sessionId}`, { headers: bearer(apiKey) });
+      return answer.body?.status === status ? answer.body : undefined;
+    },
+    `session ${sessionId} to reach ${status}`,
+    timeoutMs,
+  );
 }

@@ -141,9 +141,7 @@ class Check {
       else if (!refusal(verify.value.status)) problems.push(`answered a wrong key with HTTP ${verify.value.status}; expected 401 or 403`);
     }
 
-    const read = await this.call(3, 'getAccount (no key)', () =>
-      rawCall({ ...probe, method: 'GET', path: `/accounts/${encodeURIComponent(this.o.iban)}`, internalKey: null }),
-    );
+    const read = await this.call(3, 'getAccount (no key)', () => rawCall({ ...probe, method: 'GET', path: `/accounts/${encodeURIComponent(this.o.iban)}`, internalKey: null }));
     if (!read.ok) problems.push(`no answer to a call without a key on /accounts/{iban}: ${this.said(read.error)}`);
     else {
       seen.push(`no key: HTTP ${read.value.status}`);
@@ -167,7 +165,8 @@ class Check {
     const r = await this.call(4, 'getAccount', () => this.client.getAccount(this.o.iban));
     if (!r.ok) return this.record('account', 'FAIL', `could not read the account: ${this.said(r.error)}`);
     const { balance, currency } = r.value;
-    if (!Number.isSafeInteger(balance) || !currency) return this.record('account', 'FAIL', `balance ${String(balance)} / currency ${String(currency)}: an integer balance and a currency are required`);
+    if (!Number.isSafeInteger(balance) || !currency)
+      return this.record('account', 'FAIL', `balance ${String(balance)} / currency ${String(currency)}: an integer balance and a currency are required`);
     if (this.o.currency !== undefined && this.o.currency !== currency) {
       return this.record('account', 'FAIL', `the account is in ${currency}, --currency says ${this.o.currency}`);
     }
@@ -219,7 +218,11 @@ class Check {
     if (status !== undefined && status >= 400 && status < 500) {
       return this.record(id, 'WARN', `booked once: ${balance}${back}; the retry was refused (${this.said(second.error)}): the gateway then has to reconcile by the statement`);
     }
-    this.record(id, 'FAIL', `booked once (${balance}), but the retry got no usable answer: ${this.said(second.error)}; the gateway retries with the same reference and needs an answer`);
+    this.record(
+      id,
+      'FAIL',
+      `booked once (${balance}), but the retry got no usable answer: ${this.said(second.error)}; the gateway retries with the same reference and needs an answer`,
+    );
   }
 
   private async insufficientFunds(): Promise<void> {
@@ -232,7 +235,8 @@ class Check {
       this.client.debit({ iban: this.o.iban, amount: tooMuch, currency: this.currency!, reference, description: `bank onboarding check ${reference}` }),
     );
     const after = await this.readBalance(7);
-    const balance = after === undefined ? `balance unreadable afterwards (${this.lastReadProblem})` : after === before ? `balance unchanged at ${before}` : `balance ${before} → ${after}`;
+    const balance =
+      after === undefined ? `balance unreadable afterwards (${this.lastReadProblem})` : after === before ? `balance unchanged at ${before}` : `balance ${before} → ${after}`;
     if (r.ok) return this.record('insufficient-funds', 'FAIL', `booked a debit of ${tooMuch} against a balance of ${before}; ${balance}`);
     if (!(r.error instanceof BankCoreError) || r.error.code !== 'INSUFFICIENT_FUNDS') {
       return this.record('insufficient-funds', 'FAIL', `refused as ${this.said(r.error)}; the gateway needs HTTP 422 {"error": {"code": "INSUFFICIENT_FUNDS"}}; ${balance}`);
@@ -258,7 +262,11 @@ class Check {
     const missing = this.booked.filter((ref) => count(ref) === 0);
     if (!missing.length) return this.record('statement', 'PASS', `${this.booked.join(', ')} listed (${listed})`);
     if (!transactions.some((t) => t.reference)) {
-      return this.record('statement', 'WARN', `the statement carries no references (${listed}): the contract accepts that, but the gateway cannot then find a movement whose answer was lost`);
+      return this.record(
+        'statement',
+        'WARN',
+        `the statement carries no references (${listed}): the contract accepts that, but the gateway cannot then find a movement whose answer was lost`,
+      );
     }
     this.record('statement', 'FAIL', `not in the statement: ${missing.join(', ')} (${listed})`);
   }

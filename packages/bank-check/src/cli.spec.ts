@@ -42,7 +42,18 @@ describe('bank-check command', () => {
     const account = await bank.openAccount({ customerRef: 'cli-cust', holderName: 'CLI Customer', currency: 'LYD', balance: 3_000 });
     await bank.setOtp('cli-cust', OTP);
     const { code, stdout, stderr } = await runCommand([
-      '--url', bank.url, '--internal-key', TEST_INTERNAL_KEY, '--customer-ref', 'cli-cust', '--otp', OTP, '--iban', account.iban, '--amount', '120',
+      '--url',
+      bank.url,
+      '--internal-key',
+      TEST_INTERNAL_KEY,
+      '--customer-ref',
+      'cli-cust',
+      '--otp',
+      OTP,
+      '--iban',
+      account.iban,
+      '--amount',
+      '120',
     ]);
 
     expect({ code, stderr }).toEqual({ code: 0, stderr: '' });

@@ -20,6 +20,9 @@ export function formatReport(result: BankCheckResult): string {
     ...rows.map(line),
     '',
     ...result.notes.map((note) => `note: ${note}`),
-    `${result.ok ? 'PASSED' : 'FAILED'}: ${counts.filter(([, n]) => n > 0).map(([status, n]) => `${n} ${status}`).join(', ')}`,
+    `${result.ok ? 'PASSED' : 'FAILED'}: ${counts
+      .filter(([, n]) => n > 0)
+      .map(([status, n]) => `${n} ${status}`)
+      .join(', ')}`,
   ].join('\n');
 }

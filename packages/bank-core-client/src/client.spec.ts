@@ -57,10 +57,8 @@ describe('bank-core client against a sandbox bank', () => {
   });
 
   let seq = 0;
-  const account = (balance: number) =>
-    bank.openAccount({ customerRef: `cust-${(seq += 1)}`, holderName: `Holder ${seq}`, currency: 'LYD', balance });
-  const debitOf = (iban: string, amount: number, reference: string) =>
-    client.debit({ iban, amount, currency: 'LYD', reference, description: 'checkout' });
+  const account = (balance: number) => bank.openAccount({ customerRef: `cust-${(seq += 1)}`, holderName: `Holder ${seq}`, currency: 'LYD', balance });
+  const debitOf = (iban: string, amount: number, reference: string) => client.debit({ iban, amount, currency: 'LYD', reference, description: 'checkout' });
 
   describe('verifyCustomer', () => {
     it('answers {verified: true} for the right OTP', async () => {
@@ -279,9 +277,7 @@ describe('bank-core client against a sandbox bank', () => {
       await client.getAccount(acc.iban);
       await debitOf(acc.iban, 11, 'ops_metrics').catch(() => undefined);
       expect(await metricValue(registry, 'bank_core_call_duration_seconds', { bank: 'bank1', operation: 'getAccount', outcome: 'ok' }, '_count')).toBe(1);
-      expect(
-        await metricValue(registry, 'bank_core_call_duration_seconds', { bank: 'bank1', operation: 'debit', outcome: 'insufficient_funds' }, '_count'),
-      ).toBe(1);
+      expect(await metricValue(registry, 'bank_core_call_duration_seconds', { bank: 'bank1', operation: 'debit', outcome: 'insufficient_funds' }, '_count')).toBe(1);
     });
 
     it('logs every call with bank, operation, request id, attempts and outcome, never the key or the OTP', async () => {
@@ -311,7 +307,8 @@ async function metricValue(registry: Registry, name: string, labels: Record<stri
   if (!metric) return undefined;
   const { values } = await metric.get();
   const match = values.find(
-    (v) => (v as { metricName?: string }).metricName === (suffix ? `${name}${suffix}` : (v as { metricName?: string }).metricName) &&
+    (v) =>
+      (v as { metricName?: string }).metricName === (suffix ? `${name}${suffix}` : (v as { metricName?: string }).metricName) &&
       Object.entries(labels).every(([k, value]) => v.labels[k] === value),
   );
   return match?.value;

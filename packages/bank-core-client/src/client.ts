@@ -116,25 +116,22 @@ export function createBankCoreClient(options: BankCoreClientOptions): BankCoreCl
     requireText(input.reference, 'reference', 128);
     if (typeof input.description !== 'string') throw invalid('description', 'must be a string');
     const body: MovementRequest = { iban, amount: input.amount, currency: input.currency, reference: input.reference, description: input.description };
-    return invoke(
-      { operation, method: 'POST', path: `/accounts/${operation}`, body, requestId: input.requestId, retryOn: 'transient' },
-      (answer) => {
-        if (answer.status >= 200 && answer.status < 300) {
-          const booked = readMovement(answer.body, body);
-          if (booked.ok) return booked.value;
-          // A core answering for another movement is a defect there, never a success here.
-          throw fail('CBS_ERROR', 'bad_answer', operation, answer, `bank core ${bank} answered ${operation} ${input.reference}: ${booked.problem}`);
-        }
-        if (answer.status < 400) throw unexpected(operation, answer, 'bad_answer');
-        const code = errorCodeOf(answer.body)?.toUpperCase();
-        if (code && DUPLICATE_CODES.has(code)) return { transactionId: null, bookedAt: null, duplicate: true };
-        if (answer.ambiguousBefore) throw unexpected(operation, answer, 'replay_refused');
-        if (code === INSUFFICIENT_FUNDS_CODE || (operation === 'debit' && answer.status === 422 && !code)) {
-          throw fail('INSUFFICIENT_FUNDS', 'rejected', operation, answer, `bank ${bank}: balance too low for ${input.amount} ${input.currency}`);
-        }
-        throw unexpected(operation, answer, 'client_error');
-      },
-    );
+    return invoke({ operation, method: 'POST', path: `/accounts/${operation}`, body, requestId: input.requestId, retryOn: 'transient' }, (answer) => {
+      if (answer.status >= 200 && answer.status < 300) {
+        const booked = readMovement(answer.body, body);
+        if (booked.ok) return booked.value;
+        // A core answering for another movement is a defect there, never a success here.
+        throw fail('CBS_ERROR', 'bad_answer', operation, answer, `bank core ${bank} answered ${operation} ${input.reference}: ${booked.problem}`);
+      }
+      if (answer.status < 400) throw unexpected(operation, answer, 'bad_answer');
+      const code = errorCodeOf(answer.body)?.toUpperCase();
+      if (code && DUPLICATE_CODES.has(code)) return { transactionId: null, bookedAt: null, duplicate: true };
+      if (answer.ambiguousBefore) throw unexpected(operation, answer, 'replay_refused');
+      if (code === INSUFFICIENT_FUNDS_CODE || (operation === 'debit' && answer.status === 422 && !code)) {
+        throw fail('INSUFFICIENT_FUNDS', 'rejected', operation, answer, `bank ${bank}: balance too low for ${input.amount} ${input.currency}`);
+      }
+      throw unexpected(operation, answer, 'client_error');
+    });
   };
 
   return {
@@ -145,22 +142,19 @@ export function createBankCoreClient(options: BankCoreClientOptions): BankCoreCl
       requireText(input.customerRef, 'customerRef', 128);
       requireText(input.otp, 'otp', 64);
       const body: VerifyRequest = { customer_ref: input.customerRef, otp: input.otp };
-      return invoke(
-        { operation: 'verifyCustomer', method: 'POST', path: '/customers/verify', body, requestId: input.requestId, retryOn: 'transient' },
-        (answer) => {
-          const refused = () => fail('OTP_INVALID', 'rejected', 'verifyCustomer', answer, `bank ${bank} refused the customer's OTP`);
-          if (answer.status === 401 || answer.status === 403) {
-            // A refused key must never reach the customer as "wrong OTP".
-            if (KEY_REFUSED_CODES.has(errorCodeOf(answer.body)?.toUpperCase() ?? '')) {
-              throw fail('CBS_ERROR', 'client_error', 'verifyCustomer', answer, `bank core ${bank} refused the gateway's internal key`);
-            }
-            if (answer.status === 401) throw refused();
+      return invoke({ operation: 'verifyCustomer', method: 'POST', path: '/customers/verify', body, requestId: input.requestId, retryOn: 'transient' }, (answer) => {
+        const refused = () => fail('OTP_INVALID', 'rejected', 'verifyCustomer', answer, `bank ${bank} refused the customer's OTP`);
+        if (answer.status === 401 || answer.status === 403) {
+          // A refused key must never reach the customer as "wrong OTP".
+          if (KEY_REFUSED_CODES.has(errorCodeOf(answer.body)?.toUpperCase() ?? '')) {
+            throw fail('CBS_ERROR', 'client_error', 'verifyCustomer', answer, `bank core ${bank} refused the gateway's internal key`);
           }
-          if (answer.status < 200 || answer.status >= 300) throw unexpected('verifyCustomer', answer);
-          if ((answer.body as { verified?: unknown } | null)?.verified === true) return { verified: true as const };
-          throw refused();
-        },
-      );
+          if (answer.status === 401) throw refused();
+        }
+        if (answer.status < 200 || answer.status >= 300) throw unexpected('verifyCustomer', answer);
+        if ((answer.body as { verified?: unknown } | null)?.verified === true) return { verified: true as const };
+        throw refused();
+      });
     },
 
     debit: (input) => movement('debit', input),
@@ -168,13 +162,10 @@ export function createBankCoreClient(options: BankCoreClientOptions): BankCoreCl
 
     async getAccount(rawIban, callOptions = {}) {
       const iban = requireIban(rawIban).iban;
-      return invoke(
-        { operation: 'getAccount', method: 'GET', path: `/accounts/${encodeURIComponent(iban)}`, requestId: callOptions.requestId, retryOn: 'transient' },
-        (answer) => {
-          if (answer.status >= 300) throw unexpected('getAccount', answer);
-          return accept('getAccount', answer, readAccount(iban, answer.body));
-        },
-      );
+      return invoke({ operation: 'getAccount', method: 'GET', path: `/accounts/${encodeURIComponent(iban)}`, requestId: callOptions.requestId, retryOn: 'transient' }, (answer) => {
+        if (answer.status >= 300) throw unexpected('getAccount', answer);
+        return accept('getAccount', answer, readAccount(iban, answer.body));
+      });
     },
 
     async listTransactions(rawIban, fromDate, toDate, callOptions = {}) {

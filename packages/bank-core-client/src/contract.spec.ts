@@ -46,11 +46,13 @@ describe('bank-core client against a spec-only core', () => {
     on.openAccount(iban, { customerRef: `cust-${seq}`, otp: `otp-${seq}`, balance, name: `Holder ${seq}` });
     return { iban, customerRef: `cust-${seq}`, otp: `otp-${seq}` };
   };
-  const debit = (iban: string, amount: number, reference: string, on: BankCoreClient = client) =>
-    on.debit({ iban, amount, currency: 'LYD', reference, description: 'checkout' });
-  const credit = (iban: string, amount: number, reference: string, on: BankCoreClient = client) =>
-    on.credit({ iban, amount, currency: 'LYD', reference, description: 'payout' });
-  const failure = (promise: Promise<unknown>) => promise.then(() => undefined, (error: unknown) => error as BankCoreError);
+  const debit = (iban: string, amount: number, reference: string, on: BankCoreClient = client) => on.debit({ iban, amount, currency: 'LYD', reference, description: 'checkout' });
+  const credit = (iban: string, amount: number, reference: string, on: BankCoreClient = client) => on.credit({ iban, amount, currency: 'LYD', reference, description: 'payout' });
+  const failure = (promise: Promise<unknown>) =>
+    promise.then(
+      () => undefined,
+      (error: unknown) => error as BankCoreError,
+    );
 
   describe('what is sent', () => {
     it("sends exactly the spec's fields, the internal key and a request id", async () => {
@@ -92,7 +94,12 @@ describe('bank-core client against a spec-only core', () => {
 
     it('keeps id and booked_at (or booking_date) when the core says them', async () => {
       const acc = open(1_000);
-      core.fail({ path: '/accounts/credit', kind: 'book-then-status', status: 201, body: JSON.stringify({ id: 42, booking_date: '2025-03-10', amount: '10', currency: 'lyd', iban: acc.iban.replace(/(.{4})/g, '$1 ').toLowerCase() }) });
+      core.fail({
+        path: '/accounts/credit',
+        kind: 'book-then-status',
+        status: 201,
+        body: JSON.stringify({ id: 42, booking_date: '2025-03-10', amount: '10', currency: 'lyd', iban: acc.iban.replace(/(.{4})/g, '$1 ').toLowerCase() }),
+      });
       await expect(credit(acc.iban, 10, 'ops_idvariant')).resolves.toEqual({ transactionId: '42', bookedAt: '2025-03-10T00:00:00.000Z', duplicate: false });
     });
 
@@ -119,10 +126,7 @@ describe('bank-core client against a spec-only core', () => {
       expect(dedup.balance(acc.iban)).toBe(950);
     });
 
-    it.each([
-      ['{"code": "DUPLICATE"}'],
-      ['{"error": "ALREADY_PROCESSED"}'],
-    ])('reads the duplicate code in %s as booked', async (body) => {
+    it.each([['{"code": "DUPLICATE"}'], ['{"error": "ALREADY_PROCESSED"}']])('reads the duplicate code in %s as booked', async (body) => {
       const acc = open(1_000);
       core.fail({ path: '/accounts/credit', kind: 'status', status: 409, body });
       await expect(credit(acc.iban, 1, `ops_dupcode${seq}`)).resolves.toMatchObject({ duplicate: true });
@@ -189,7 +193,10 @@ describe('bank-core client against a spec-only core', () => {
   describe('debit and credit: unknown outcome', () => {
     it('reads a 4xx after a 5xx as replay_refused: the first attempt may have booked', async () => {
       const acc = open(1_000);
-      core.fail({ path: '/accounts/debit', kind: 'book-then-status', status: 500 }, { path: '/accounts/debit', kind: 'status', status: 422, body: '{"error": "INSUFFICIENT_FUNDS"}' });
+      core.fail(
+        { path: '/accounts/debit', kind: 'book-then-status', status: 500 },
+        { path: '/accounts/debit', kind: 'status', status: 422, body: '{"error": "INSUFFICIENT_FUNDS"}' },
+      );
       const error = await failure(debit(acc.iban, 600, 'ops_500then422'));
       expect(error).toMatchObject({ code: 'CBS_ERROR', reason: 'replay_refused', coreStatus: 422, coreCode: 'INSUFFICIENT_FUNDS', attempts: 2 });
       // it had booked: a refusal here must not be read as "not booked"
@@ -227,7 +234,11 @@ describe('bank-core client against a spec-only core', () => {
     it('verifies the right OTP and reads 401 {"error": "OTP_INVALID"} as OTP_INVALID', async () => {
       const acc = open(0);
       await expect(client.verifyCustomer({ customerRef: acc.customerRef, otp: acc.otp })).resolves.toEqual({ verified: true });
-      await expect(failure(client.verifyCustomer({ customerRef: acc.customerRef, otp: 'nope' }))).resolves.toMatchObject({ code: 'OTP_INVALID', reason: 'rejected', coreStatus: 401 });
+      await expect(failure(client.verifyCustomer({ customerRef: acc.customerRef, otp: 'nope' }))).resolves.toMatchObject({
+        code: 'OTP_INVALID',
+        reason: 'rejected',
+        coreStatus: 401,
+      });
     });
 
     it('never reads a refused internal key as a wrong OTP', async () => {

@@ -28,7 +28,8 @@ const list = (codes: Iterable<string>) => [...codes].join(', ');
 /** The meaning the gateway gives each answer to a debit or credit. */
 const MOVEMENT_RESPONSES: Json = {
   '2XX': {
-    description: 'Booked, whatever the body (empty, not JSON, any fields); transaction_id (or id) and booked_at are kept when present. An echo that differs from the request makes it an unknown outcome instead.',
+    description:
+      'Booked, whatever the body (empty, not JSON, any fields); transaction_id (or id) and booked_at are kept when present. An echo that differs from the request makes it an unknown outcome instead.',
     content: json('MovementAnswer'),
   },
   '3XX': { description: 'Unknown outcome: never booked nor refused; the gateway replays the same reference later.' },

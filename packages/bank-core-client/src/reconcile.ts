@@ -37,13 +37,7 @@ export function findBooking(statement: CoreStatement, wanted: WantedBooking): Bo
 }
 
 function couldBeItSilently(line: CoreTransaction, wanted: WantedBooking): boolean {
-  return (
-    line.amount === wanted.amount &&
-    line.currency === wanted.currency &&
-    line.reference === null &&
-    line.transactionId === null &&
-    !ID_TOKEN.test(line.description)
-  );
+  return line.amount === wanted.amount && line.currency === wanted.currency && line.reference === null && line.transactionId === null && !ID_TOKEN.test(line.description);
 }
 
 /** The reference as a whole token: not inside a longer word, and not followed by ':' (`ops_1:reversal` is another movement). */

@@ -16,7 +16,12 @@ const minorUnits = z.union([z.int(), z.string().regex(/^-?\d+$/)]);
 const optionalText = (description: string) => z.string().optional().catch(undefined).describe(description);
 const optionalId = (description: string) => z.union([z.string(), z.number()]).optional().catch(undefined).describe(description);
 const optionalDate = (description: string) =>
-  z.string().regex(/^\d{4}-\d{2}-\d{2}/).optional().catch(undefined).describe(description);
+  z
+    .string()
+    .regex(/^\d{4}-\d{2}-\d{2}/)
+    .optional()
+    .catch(undefined)
+    .describe(description);
 
 // ---- requests (exactly as sent) ----
 
@@ -95,22 +100,14 @@ export const statementItem = z
     booked_at: optionalDate('Read as booking_date when booking_date and date are absent.'),
     amount: minorUnits.describe('Integer minor units; signed (negative for a debit) when credit_debit_indicator is absent.'),
     currency: currency.describe('ISO 4217 code.'),
-    credit_debit_indicator: z
-      .string()
-      .regex(directionWord)
-      .optional()
-      .catch(undefined)
-      .describe('CREDIT or DEBIT, any case; absent: the sign of amount tells.'),
+    credit_debit_indicator: z.string().regex(directionWord).optional().catch(undefined).describe('CREDIT or DEBIT, any case; absent: the sign of amount tells.'),
     description: z.string().nullish().catch(undefined).describe('Statement text.'),
     reference: z.string().nullish().catch(undefined).describe("The movement's reference as the gateway sent it."),
     ref: z.string().nullish().catch(undefined).describe('Read as reference when reference is absent.'),
     end_to_end_id: z.string().nullish().catch(undefined).describe('Read as reference when reference and ref are absent.'),
   })
   .refine((item) => Boolean(item.booking_date ?? item.date ?? item.booked_at), 'booking_date, date or booked_at (YYYY-MM-DD…) required')
-  .refine(
-    (item) => item.credit_debit_indicator !== undefined || Number(item.amount) !== 0,
-    'credit_debit_indicator required when the amount carries no sign',
-  )
+  .refine((item) => item.credit_debit_indicator !== undefined || Number(item.amount) !== 0, 'credit_debit_indicator required when the amount carries no sign')
   .describe(
     'A transaction. Required: amount, currency and one of booking_date, date or booked_at; the direction comes from ' +
       'credit_debit_indicator or else the sign of amount (a zero amount needs the indicator). One unreadable item makes the whole statement unreadable.',

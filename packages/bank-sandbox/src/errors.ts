@@ -21,8 +21,7 @@ export const bankErrors = {
   unauthorized: () => new BankError(401, 'INVALID_INTERNAL_KEY', 'missing or invalid X-Service-Internal-Key'),
   otpInvalid: () => new BankError(401, 'OTP_INVALID', 'customer reference or OTP wrong'),
   accountNotFound: (iban: string) => new BankError(404, 'ACCOUNT_NOT_FOUND', `no account ${iban} at this bank`),
-  duplicateReference: (reference: string) =>
-    new BankError(409, 'DUPLICATE_REFERENCE', `reference ${reference} was already used with a different iban, amount or currency`),
+  duplicateReference: (reference: string) => new BankError(409, 'DUPLICATE_REFERENCE', `reference ${reference} was already used with a different iban, amount or currency`),
   insufficientFunds: () => new BankError(422, 'INSUFFICIENT_FUNDS', 'balance too low for this debit'),
   balanceLimit: () => new BankError(422, 'BALANCE_LIMIT', 'credit would take the balance past the safe-integer range'),
   gatewayNotConfigured: () => new BankError(503, 'GATEWAY_NOT_CONFIGURED', 'this bank has no gateway URL and bank key yet'),

@@ -43,10 +43,7 @@ describe('startSandboxBank', () => {
   });
 
   it('keeps banks sharing one database apart by handle', async () => {
-    const [a, b] = await Promise.all([
-      startTestBank(db, { handle: 'sharea', institutionCode: '007' }),
-      startTestBank(db, { handle: 'shareb', institutionCode: '008' }),
-    ]);
+    const [a, b] = await Promise.all([startTestBank(db, { handle: 'sharea', institutionCode: '007' }), startTestBank(db, { handle: 'shareb', institutionCode: '008' })]);
     try {
       const acc = await a.openAccount({ customerRef: 'same-ref', holderName: 'A', currency: 'LYD', balance: 100 });
       await a.setOtp('same-ref', '1111');
@@ -55,7 +52,7 @@ describe('startSandboxBank', () => {
       expect((await call(b, 'POST', '/customers/verify', { customer_ref: 'same-ref', otp: '1111' })).status).toBe(401);
       // same reference at two banks: two bookings
       await b.openAccount({ customerRef: 'same-ref', holderName: 'B', currency: 'LYD', balance: 100 });
-      const bAcc = (await b.openAccount({ customerRef: 'same-ref', holderName: 'B', currency: 'LYD', balance: 100 }));
+      const bAcc = await b.openAccount({ customerRef: 'same-ref', holderName: 'B', currency: 'LYD', balance: 100 });
       expect((await call(a, 'POST', '/accounts/debit', { iban: acc.iban, amount: 1, currency: 'LYD', reference: 'ops_shared', description: '' })).status).toBe(200);
       expect((await call(b, 'POST', '/accounts/debit', { iban: bAcc.iban, amount: 1, currency: 'LYD', reference: 'ops_shared', description: '' })).status).toBe(200);
       expect((await b.getAccount(bAcc.iban))?.balance).toBe(99);

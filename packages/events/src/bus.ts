@@ -26,6 +26,11 @@ export interface EventBus {
 
 /** Topic matching as RabbitMQ does it: `*` one word, `#` zero or more words. */
 export function topicMatches(pattern: string, kind: string): boolean {
-  const regex = new RegExp(`^${pattern.split('.').map((word) => (word === '#' ? '.*' : word === '*' ? '[^.]+' : word.replace(/[-/\\^$+?()|[\]{}]/g, '\\$&'))).join('\\.')}$`);
+  const regex = new RegExp(
+    `^${pattern
+      .split('.')
+      .map((word) => (word === '#' ? '.*' : word === '*' ? '[^.]+' : word.replace(/[-/\\^$+?()|[\]{}]/g, '\\$&')))
+      .join('\\.')}$`,
+  );
   return regex.test(kind);
 }

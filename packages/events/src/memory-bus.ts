@@ -41,7 +41,10 @@ export function createMemoryBus(): EventBus {
       groups.set(group, [...(groups.get(group) ?? []), consumer]);
       return {
         async close() {
-          groups.set(group, (groups.get(group) ?? []).filter((c) => c !== consumer));
+          groups.set(
+            group,
+            (groups.get(group) ?? []).filter((c) => c !== consumer),
+          );
         },
       };
     },

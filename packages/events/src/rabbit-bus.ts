@@ -161,7 +161,15 @@ export function createRabbitBus(url: string, options: RabbitBusOptions = {}): Ev
       if (firstSetups.size) await withTimeout(Promise.all(firstSetups), publishTimeoutMs, 'consumer queues not declared yet');
       await withTimeout(
         publisher.send(
-          { exchange, routingKey: event.kind, messageId: event.id, type: event.kind, contentType: 'application/json', durable: true, timestamp: Math.floor(Date.parse(event.createdAt) / 1000) },
+          {
+            exchange,
+            routingKey: event.kind,
+            messageId: event.id,
+            type: event.kind,
+            contentType: 'application/json',
+            durable: true,
+            timestamp: Math.floor(Date.parse(event.createdAt) / 1000),
+          },
           event,
         ),
         publishTimeoutMs,

@@ -10,7 +10,11 @@ export interface SubgraphContext {
 }
 
 /** Refuses the call unless the principal is one of the given kinds (UNAUTHORIZED when anonymous). */
-export function requirePrincipal(context: SubgraphContext, kinds: PrincipalKind[], code: 'UNAUTHORIZED' | 'INVALID_API_KEY' | 'INVALID_BANK_KEY' = 'UNAUTHORIZED'): Principal & { id: string } {
+export function requirePrincipal(
+  context: SubgraphContext,
+  kinds: PrincipalKind[],
+  code: 'UNAUTHORIZED' | 'INVALID_API_KEY' | 'INVALID_BANK_KEY' = 'UNAUTHORIZED',
+): Principal & { id: string } {
   const { principal } = context;
   if (principal.kind === 'anonymous') throw new GatewayError(code, `requires one of: ${kinds.join(', ')}`);
   if (!kinds.includes(principal.kind)) throw new GatewayError('FORBIDDEN', `not allowed for a ${principal.kind} credential`);

@@ -4,7 +4,6 @@ import { undocumentedElements } from './descriptions';
 
 const SUBGRAPHS_DIR = join(__dirname, '..', '..', '..', 'subgraphs');
 
-
 describe('undocumentedElements', () => {
   it('names every type, field, argument, input field and enum value without a description', () => {
     const sdl = `

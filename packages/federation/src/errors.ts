@@ -12,7 +12,11 @@ export function formatGatewayError(logger: Logger) {
   return (formatted: GraphQLFormattedError, error: unknown): GraphQLFormattedError => {
     const code = formatted.extensions?.code;
     if (isErrorCode(code)) {
-      return { message: formatted.message, path: formatted.path, extensions: { code, status: ERROR_CODES[code].status, detail: formatted.extensions?.detail ?? formatted.message } };
+      return {
+        message: formatted.message,
+        path: formatted.path,
+        extensions: { code, status: ERROR_CODES[code].status, detail: formatted.extensions?.detail ?? formatted.message },
+      };
     }
     if (typeof code === 'string' && BAD_INPUT_CODES.has(code)) {
       return { message: ERROR_CODES.VALIDATION_ERROR.message, path: formatted.path, extensions: { code: 'VALIDATION_ERROR', status: 400, detail: formatted.message } };

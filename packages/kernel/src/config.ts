@@ -16,9 +16,7 @@ export function loadConfig<S extends z.ZodType>(schema: S, env: Record<string, s
 }
 
 /** "on"/"off"/"true"/"false"/"1"/"0" as a boolean, for flags such as SANDBOX_BANKS. */
-export const envFlag = z
-  .enum(['on', 'off', 'true', 'false', '1', '0'])
-  .transform((value) => value === 'on' || value === 'true' || value === '1');
+export const envFlag = z.enum(['on', 'off', 'true', 'false', '1', '0']).transform((value) => value === 'on' || value === 'true' || value === '1');
 
 export const envPort = z.coerce.number().int().min(0).max(65535);
 
@@ -32,5 +30,4 @@ export const envSecondsList = z.string().transform((text, ctx) => {
   return values;
 });
 
-export const isProduction = (env: Record<string, string | undefined> = process.env): boolean =>
-  env.NODE_ENV === 'production';
+export const isProduction = (env: Record<string, string | undefined> = process.env): boolean => env.NODE_ENV === 'production';

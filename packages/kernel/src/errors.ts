@@ -85,5 +85,4 @@ export class GatewayError extends GraphQLError {
 }
 
 /** A VALIDATION_ERROR whose detail names the offending field. */
-export const invalid = (field: string, problem: string): GatewayError =>
-  new GatewayError('VALIDATION_ERROR', `${field}: ${problem}`);
+export const invalid = (field: string, problem: string): GatewayError => new GatewayError('VALIDATION_ERROR', `${field}: ${problem}`);

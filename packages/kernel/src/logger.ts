@@ -10,8 +10,17 @@ const REDACT = [
   'req.headers["x-service-internal-key"]',
   'req.headers["x-session-token"]',
   'req.headers["x-gateway-principal"]',
-  '*.api_key', '*.bank_key', '*.internal_key', '*.webhook_secret', '*.otp', '*.password',
-  '*.access_token', '*.refresh_token', '*.session_token', '*.tpp_access_token', '*.admin_key',
+  '*.api_key',
+  '*.bank_key',
+  '*.internal_key',
+  '*.webhook_secret',
+  '*.otp',
+  '*.password',
+  '*.access_token',
+  '*.refresh_token',
+  '*.session_token',
+  '*.tpp_access_token',
+  '*.admin_key',
 ];
 
 export function createLogger(service: string, level = process.env.LOG_LEVEL ?? 'info'): Logger {

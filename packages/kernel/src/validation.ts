@@ -29,8 +29,7 @@ export const rules = {
     }
     return info;
   }),
-  url: (production: boolean) =>
-    z.url({ protocol: production ? /^https$/ : /^https?$/, error: production ? 'must be an https URL' : 'must be an http(s) URL' }).max(2048),
+  url: (production: boolean) => z.url({ protocol: production ? /^https$/ : /^https?$/, error: production ? 'must be an https URL' : 'must be an http(s) URL' }).max(2048),
   email: z.email('must be an email address').max(254),
   text: (max: number) => z.string().trim().min(1, 'must not be empty').max(max, `must be at most ${max} characters`),
 };

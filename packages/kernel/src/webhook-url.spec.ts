@@ -43,7 +43,15 @@ describe('webhook URL rule', () => {
 
   it('refuses private targets in production, however the address is spelled', () => {
     // WHATWG URL parsing canonicalises these to 127.0.0.1 / ::ffff:7f00:1 before the check.
-    for (const url of ['https://127.0.0.1/hook', 'https://2130706433/hook', 'https://0x7f.1/hook', 'https://127.1/hook', 'https://[0:0:0:0:0:0:0:1]/', 'https://[::ffff:127.0.0.1]/', 'https://localhost:8443/']) {
+    for (const url of [
+      'https://127.0.0.1/hook',
+      'https://2130706433/hook',
+      'https://0x7f.1/hook',
+      'https://127.1/hook',
+      'https://[0:0:0:0:0:0:0:1]/',
+      'https://[::ffff:127.0.0.1]/',
+      'https://localhost:8443/',
+    ]) {
       expect(check(true, url)).toBe('webhook_url: must not point to a loopback, private or link-local address in production mode');
     }
   });

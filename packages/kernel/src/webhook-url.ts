@@ -34,7 +34,10 @@ for (const [network, prefix] of [
  * checked on the resolved address when delivering (DNS can change after registration).
  */
 export function isPrivateNetworkHost(hostname: string): boolean {
-  const host = hostname.toLowerCase().replace(/^\[(.*)\]$/, '$1').replace(/\.$/, '');
+  const host = hostname
+    .toLowerCase()
+    .replace(/^\[(.*)\]$/, '$1')
+    .replace(/\.$/, '');
   if (host === 'localhost' || host.endsWith('.localhost')) return true; // RFC 6761: always loopback
   const family = isIP(host);
   if (family === 4) return PRIVATE_NETWORKS.check(host, 'ipv4');

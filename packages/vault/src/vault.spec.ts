@@ -37,7 +37,7 @@ describe('credential vault', () => {
     const second = await vault.rotate(em, { kind: 'bank_key', ownerId: 'bank1', prefix: 'sbk_bank1_' });
     await em.flush();
     expect((await vault.verify(orm.em.fork(), 'bank_key', first.raw)).ok).toBe(false);
-    expect((await vault.verify(orm.em.fork(), 'bank_key', first.raw) as { reason: string }).reason).toBe('revoked');
+    expect(((await vault.verify(orm.em.fork(), 'bank_key', first.raw)) as { reason: string }).reason).toBe('revoked');
     expect((await vault.verify(orm.em.fork(), 'bank_key', second.raw)).ok).toBe(true);
   });
 

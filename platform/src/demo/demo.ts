@@ -97,11 +97,23 @@ export async function startDemo(platform: Platform, options: DemoOptions): Promi
       await bank.setOtp(customer.customerRef, customer.otp);
       await claimAlias(rest, bankKey, customer, account.iban);
       const current = await bank.getAccount(account.iban);
-      demo.customers.push({ alias: customer.alias, iban: account.iban, bank_handle: customer.bank, otp: customer.otp, balance: Number(current?.balance ?? customer.balance), currency: DEMO_CURRENCY });
+      demo.customers.push({
+        alias: customer.alias,
+        iban: account.iban,
+        bank_handle: customer.bank,
+        otp: customer.otp,
+        balance: Number(current?.balance ?? customer.balance),
+        currency: DEMO_CURRENCY,
+      });
       done(`customer ${customer.alias}`);
     }
 
-    receiver = await startWebhookReceiver({ host: platform.config.host, port: port(options.portBase, 9), secret: demo.merchant.webhook_secret || 'pending', logger: options.logger });
+    receiver = await startWebhookReceiver({
+      host: platform.config.host,
+      port: port(options.portBase, 9),
+      secret: demo.merchant.webhook_secret || 'pending',
+      logger: options.logger,
+    });
     if (!demo.merchant.merchant_id) {
       // Not idempotent: a stop in the instant between this answer and the save below leaves an
       // unused "Demo Shop" behind, and the next start registers another (harmless in a demo).
@@ -129,8 +141,20 @@ export async function startDemo(platform: Platform, options: DemoOptions): Promi
 }
 
 /** Registers a demo bank and returns its key, which the API shows this once. */
-async function registerBank(rest: Rest, admin: Record<string, string>, definition: (typeof DEMO_BANKS)[number], sandbox: SandboxBank, internalKey: string, file: string): Promise<string> {
-  const settlement = await sandbox.openAccount({ customerRef: `${definition.handle}-settlement`, holderName: `${definition.displayName} settlement`, currency: DEMO_CURRENCY, balance: 0 });
+async function registerBank(
+  rest: Rest,
+  admin: Record<string, string>,
+  definition: (typeof DEMO_BANKS)[number],
+  sandbox: SandboxBank,
+  internalKey: string,
+  file: string,
+): Promise<string> {
+  const settlement = await sandbox.openAccount({
+    customerRef: `${definition.handle}-settlement`,
+    holderName: `${definition.displayName} settlement`,
+    currency: DEMO_CURRENCY,
+    balance: 0,
+  });
   const answer = await rest('POST', '/banks', admin, {
     bank_handle: definition.handle,
     display_name: definition.displayName,
@@ -159,7 +183,12 @@ async function claimAlias(rest: Rest, bankKey: string, customer: (typeof DEMO_CU
   const resolved = await rest('GET', `/v1/identity/resolve?alias=${encodeURIComponent(customer.alias)}`, {});
   if (resolved.status === 200 && resolved.body?.iban === iban) return;
   expectOk(
-    await rest('POST', '/v1/identity/claim', { 'x-service-bank-key': bankKey }, { npt_handle: customer.alias, iban, customer_display_name: customer.name, bank_customer_ref: customer.customerRef }),
+    await rest(
+      'POST',
+      '/v1/identity/claim',
+      { 'x-service-bank-key': bankKey },
+      { npt_handle: customer.alias, iban, customer_display_name: customer.name, bank_customer_ref: customer.customerRef },
+    ),
     `claiming the alias ${customer.alias}`,
   );
 }

@@ -3,8 +3,7 @@ import type { JsonSchema, OpenApiDocument, OpenApiOperation, OpenApiParameter } 
 
 /** The docs page is rendered here from the OpenAPI document: no scripts, no CDN (machines may be offline). */
 
-const escapeHtml = (text: unknown): string =>
-  String(text).replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
+const escapeHtml = (text: unknown): string => String(text).replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
 
 function typeOf(schema: JsonSchema): string {
   if (schema.$ref) return String(schema.$ref).split('/').pop()!;
@@ -48,7 +47,8 @@ function parametersTable(document: OpenApiDocument, operation: OpenApiOperation)
     .filter((p): p is OpenApiParameter => p !== undefined && p.name !== 'X-Request-Id');
   if (!parameters.length) return '';
   const rows = parameters.map(
-    (p) => `<tr><td><code>${escapeHtml(p.name)}</code></td><td>${p.in}</td><td>${escapeHtml(typeOf(p.schema))}</td><td>${p.required ? 'yes' : 'no'}</td><td>${escapeHtml(p.description ?? '')}</td></tr>`,
+    (p) =>
+      `<tr><td><code>${escapeHtml(p.name)}</code></td><td>${p.in}</td><td>${escapeHtml(typeOf(p.schema))}</td><td>${p.required ? 'yes' : 'no'}</td><td>${escapeHtml(p.description ?? '')}</td></tr>`,
   );
   return `<h4>Parameters</h4><table><thead><tr><th>Name</th><th>In</th><th>Type</th><th>Required</th><th>Notes</th></tr></thead><tbody>${rows.join('')}</tbody></table>`;
 }
@@ -87,13 +87,9 @@ th{background:#f4f6f9}.responses{list-style:none;padding-left:0}.status{font-wei
 
 /** The whole API as one self-contained HTML page. */
 export function renderDocsPage(document: OpenApiDocument): string {
-  const operations = Object.entries(document.paths).flatMap(([path, methods]) =>
-    Object.entries(methods).map(([method, operation]) => ({ path, method, operation })),
-  );
+  const operations = Object.entries(document.paths).flatMap(([path, methods]) => Object.entries(methods).map(([method, operation]) => ({ path, method, operation })));
   const byTag = document.tags.map(({ name }) => ({ name, operations: operations.filter(({ operation }) => operation.tags.includes(name)) }));
-  const nav = operations
-    .map(({ path, method, operation }) => `<li><a href="#${escapeHtml(operation.operationId)}">${method.toUpperCase()} ${escapeHtml(path)}</a></li>`)
-    .join('');
+  const nav = operations.map(({ path, method, operation }) => `<li><a href="#${escapeHtml(operation.operationId)}">${method.toUpperCase()} ${escapeHtml(path)}</a></li>`).join('');
   const sections = byTag
     .map(({ name, operations: list }) => `<h2>${escapeHtml(name)}</h2>${list.map(({ path, method, operation }) => operationSection(document, path, method, operation)).join('\n')}`)
     .join('\n');

@@ -19,7 +19,12 @@ export const checkoutRoutes = [
     page: 'The checkout page (text/html) for any request that does not ask for JSON only: merchant, amount, payee bank and expiry, and a form for the payer and the OTP. 404 page for an unknown session.',
     operation: `query CheckoutView($sessionId: ID!) { checkoutSession(id: $sessionId) { id status otpAttemptsLeft redirectTo } }`,
     variables: ({ params }) => ({ sessionId: params.sessionId }),
-    result: ({ checkoutSession }) => ({ sessionId: checkoutSession.id, status: checkoutSession.status, otpAttemptsLeft: checkoutSession.otpAttemptsLeft, redirectTo: checkoutSession.redirectTo }),
+    result: ({ checkoutSession }) => ({
+      sessionId: checkoutSession.id,
+      status: checkoutSession.status,
+      otpAttemptsLeft: checkoutSession.otpAttemptsLeft,
+      redirectTo: checkoutSession.redirectTo,
+    }),
     status: 200,
     response: z
       .object({
@@ -62,7 +67,18 @@ export const checkoutRoutes = [
         redirect_to: z.string().nullable().describe('Once final: redirect_url with session_id and status.'),
       })
       .strict(),
-    errors: ['OTP_INVALID', 'ALIAS_NOT_FOUND', 'ALIAS_INACTIVE', 'SESSION_NOT_FOUND', 'SESSION_EXPIRED', 'SESSION_ALREADY_COMPLETED', 'INSUFFICIENT_FUNDS', 'BANK_NOT_PARTICIPATING', 'CBS_TIMEOUT', 'CBS_ERROR'],
+    errors: [
+      'OTP_INVALID',
+      'ALIAS_NOT_FOUND',
+      'ALIAS_INACTIVE',
+      'SESSION_NOT_FOUND',
+      'SESSION_EXPIRED',
+      'SESSION_ALREADY_COMPLETED',
+      'INSUFFICIENT_FUNDS',
+      'BANK_NOT_PARTICIPATING',
+      'CBS_TIMEOUT',
+      'CBS_ERROR',
+    ],
   }),
   defineRoute({
     method: 'GET',

@@ -10,4 +10,14 @@ import { tppRoutes } from './tpps';
 import { webhookRoutes } from './webhooks';
 
 /** Every REST path rest-compat serves: the source of the handlers and of /openapi.json. */
-export const ROUTES: readonly RestRoute[] = [...bankRoutes, ...merchantRoutes, ...tppRoutes, ...identityRoutes, ...paymentRoutes, ...checkoutRoutes, ...callbackRoutes, ...webhookRoutes, ...attentionRoutes];
+export const ROUTES: readonly RestRoute[] = [
+  ...bankRoutes,
+  ...merchantRoutes,
+  ...tppRoutes,
+  ...identityRoutes,
+  ...paymentRoutes,
+  ...checkoutRoutes,
+  ...callbackRoutes,
+  ...webhookRoutes,
+  ...attentionRoutes,
+];

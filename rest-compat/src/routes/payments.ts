@@ -54,9 +54,7 @@ export const paymentRoutes = [
       .object({
         amount: z.number().int().describe('Positive integer of minor units.'),
         currency: z.string().describe('LYD, USD or EUR.'),
-        destination: z
-          .object({ type: z.string().describe('alias or iban.'), value: z.string().describe('handle, handle@bank_handle, or IBAN.') })
-          .strict(),
+        destination: z.object({ type: z.string().describe('alias or iban.'), value: z.string().describe('handle, handle@bank_handle, or IBAN.') }).strict(),
         description: z.string().nullish().describe('1-500 characters, shown at checkout.'),
         reference: z.string().nullish().describe("1-128 characters: the merchant's own reference, returned in payment.completed."),
         redirect_url: z.string().nullish().describe('Where the payer returns, with query session_id and status; https in production.'),

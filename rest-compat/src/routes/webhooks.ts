@@ -56,7 +56,8 @@ ${DELIVERY_RECORD}`,
     path: '/webhooks/deliveries/{id}/retry',
     tag: 'Webhooks',
     summary: 'Send a webhook delivery again',
-    description: 'Any status: a FAILED delivery gets one more attempt, a DELIVERED one is sent again (same event id, so receivers can deduplicate). Signed with the current webhook secret.',
+    description:
+      'Any status: a FAILED delivery gets one more attempt, a DELIVERED one is sent again (same event id, so receivers can deduplicate). Signed with the current webhook secret.',
     auth: [['merchantKey']],
     params: z.object({ id: z.string().describe('Delivery id (whd_…).') }).strict(),
     operation: `mutation RetryWebhookDelivery($id: ID!) { retryWebhookDelivery(id: $id) { ...DeliveryRecord } }

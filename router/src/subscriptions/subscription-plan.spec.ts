@@ -13,7 +13,10 @@ const codes = (result: SubscriptionPlan | GraphQLError[]) => (Array.isArray(resu
 
 describe('planSubscription', () => {
   it('turns the subscription into the query of the same selection, keeping the response key', () => {
-    const result = plan(`subscription S($id: ID!) { live: paymentSessionUpdated(id: $id) { status ...F creditorBank { displayName } } } fragment F on PaymentSession { state: status amount }`, { id: 'ops_1' }) as SubscriptionPlan;
+    const result = plan(
+      `subscription S($id: ID!) { live: paymentSessionUpdated(id: $id) { status ...F creditorBank { displayName } } } fragment F on PaymentSession { state: status amount }`,
+      { id: 'ops_1' },
+    ) as SubscriptionPlan;
     expect(result).toMatchObject({ field: 'paymentSessionUpdated', aggregateType: 'payment_session', aggregateId: 'ops_1', responseKey: 'live', operationName: 'S' });
     expect(result.query).toContain('query S($id: ID!)');
     expect(result.query).toContain('live: paymentSession(id: $id)');

@@ -75,7 +75,10 @@ function statusKeysOf(selectionSet: SelectionSetNode | undefined, fragments: Map
  * Checks a subscription request against the supergraph and turns it into its query; GraphQL
  * errors for the client when it is not a single supported subscription field.
  */
-export function planSubscription(schema: GraphQLSchema, payload: { query: string; variables?: Record<string, unknown> | null; operationName?: string | null }): SubscriptionPlan | GraphQLError[] {
+export function planSubscription(
+  schema: GraphQLSchema,
+  payload: { query: string; variables?: Record<string, unknown> | null; operationName?: string | null },
+): SubscriptionPlan | GraphQLError[] {
   let document: DocumentNode;
   try {
     document = parse(payload.query);

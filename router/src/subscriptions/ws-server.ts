@@ -39,7 +39,8 @@ const CONNECTION_PARAM_HEADERS: Record<string, string> = { authorization: 'autho
 export function credentialHeadersOf(params: Record<string, unknown>): Record<string, string> {
   const headers: Record<string, string> = {};
   for (const [name, value] of Object.entries(params ?? {})) {
-    const header = CONNECTION_PARAM_HEADERS[name] ?? (name.toLowerCase() === 'x-session-token' ? 'x-session-token' : name.toLowerCase() === 'authorization' ? 'authorization' : undefined);
+    const header =
+      CONNECTION_PARAM_HEADERS[name] ?? (name.toLowerCase() === 'x-session-token' ? 'x-session-token' : name.toLowerCase() === 'authorization' ? 'authorization' : undefined);
     if (header && typeof value === 'string') headers[header] = value;
   }
   return headers;

@@ -97,6 +97,6 @@ describe('one owner per table (CONVENTIONS "Data")', () => {
     expect(seen("const D = 'payments.webhook_deliveries';\nawait knex.raw(`update ${D} set lease_until = ?`);")).toEqual(['webhook_deliveries update (raw SQL)']);
     expect(seen("await knex('payments.webhook_deliveries')\n  .insert({ id })\n  .onConflict(['id']);")).toEqual(['webhook_deliveries knex().insert']);
     expect(seen('em.persist(entity);')).toEqual(['? persist']);
-    expect(seen('await em.find(PaymentSessionEntity, { id }); await knex.raw(`select * from payments.merchants`); await knex(\'payments.merchants\').where({ id });')).toEqual([]);
+    expect(seen("await em.find(PaymentSessionEntity, { id }); await knex.raw(`select * from payments.merchants`); await knex('payments.merchants').where({ id });")).toEqual([]);
   });
 });

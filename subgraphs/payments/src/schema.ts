@@ -37,7 +37,8 @@ export async function buildPaymentsSchema(settings: PaymentsSettings, modules: P
         const session = await context.em.findOne(PaymentSessionEntity, { id: reference.id as string });
         const { principal } = context;
         const allowed =
-          session && (principal.kind === 'admin' || (principal.kind === 'merchant' && principal.id === session.merchantId) || (principal.kind === 'session' && principal.id === session.id));
+          session &&
+          (principal.kind === 'admin' || (principal.kind === 'merchant' && principal.id === session.merchantId) || (principal.kind === 'session' && principal.id === session.id));
         return allowed ? toPaymentSession(session) : null;
       },
     },

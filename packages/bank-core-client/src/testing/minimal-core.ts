@@ -90,7 +90,14 @@ export async function startMinimalCore(options: MinimalCoreOptions): Promise<Min
     const debit = path === '/accounts/debit';
     if (debit && account.balance < amount) return { status: 422, body: { error: 'INSUFFICIENT_FUNDS' } };
     account.balance += debit ? -amount : amount;
-    const entry: MinimalCoreEntry = { id: `tx_${randomUUID()}`, date: new Date().toISOString().slice(0, 10), amount: debit ? -amount : amount, currency, reference, description: String(description ?? '') };
+    const entry: MinimalCoreEntry = {
+      id: `tx_${randomUUID()}`,
+      date: new Date().toISOString().slice(0, 10),
+      amount: debit ? -amount : amount,
+      currency,
+      reference,
+      description: String(description ?? ''),
+    };
     account.entries.push(entry);
     const answer = { status: 200, body: { status: 'BOOKED', transaction_id: entry.id, reference } };
     answered.set(key, answer);
@@ -119,7 +126,9 @@ export async function startMinimalCore(options: MinimalCoreOptions): Promise<Min
     } else if (req.method === 'GET' && /^\/accounts\/[^/]+$/.test(url.pathname)) {
       const iban = decodeURIComponent(url.pathname.split('/')[2]!);
       const account = accounts.get(iban);
-      answer = account ? { status: 200, body: { iban, name: account.name, balance: account.balance, currency: account.currency } } : { status: 404, body: { error: 'ACCOUNT_NOT_FOUND' } };
+      answer = account
+        ? { status: 200, body: { iban, name: account.name, balance: account.balance, currency: account.currency } }
+        : { status: 404, body: { error: 'ACCOUNT_NOT_FOUND' } };
     } else {
       answer = { status: 404, body: { error: 'NOT_FOUND' } };
     }
@@ -132,7 +141,7 @@ export async function startMinimalCore(options: MinimalCoreOptions): Promise<Min
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
     req.on('end', () => {
-      let body: Record<string, unknown> | null = null;
+      let body: Record<string, unknown> | null;
       try {
         body = chunks.length ? JSON.parse(Buffer.concat(chunks).toString('utf8')) : null;
       } catch {

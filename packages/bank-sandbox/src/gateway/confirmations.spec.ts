@@ -30,10 +30,8 @@ describe('rail credits and the credit-confirmed callback', () => {
     started.push(r);
     return r;
   };
-  const credit = (bank: SandboxBank, body: Record<string, unknown>) =>
-    call(bank, 'POST', '/accounts/credit', { currency: 'LYD', description: 'rail credit', ...body });
-  const debit = (bank: SandboxBank, body: Record<string, unknown>) =>
-    call(bank, 'POST', '/accounts/debit', { currency: 'LYD', description: 'payment', ...body });
+  const credit = (bank: SandboxBank, body: Record<string, unknown>) => call(bank, 'POST', '/accounts/credit', { currency: 'LYD', description: 'rail credit', ...body });
+  const debit = (bank: SandboxBank, body: Record<string, unknown>) => call(bank, 'POST', '/accounts/debit', { currency: 'LYD', description: 'payment', ...body });
 
   it('tells a rail credit from the spec fields alone and posts credit-confirmed with the internal key, rrn kept on the transaction', async () => {
     const gateway = await receiver();

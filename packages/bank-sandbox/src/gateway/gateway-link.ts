@@ -35,35 +35,35 @@ export class GatewayLink {
   }
 
   /** POST /v1/identity/claim with the bank key; the gateway's answer comes back as is. */
-  async claimAlias(body: {
-    npt_handle: string;
-    iban: string;
-    customer_display_name: string;
-    bank_customer_ref: string;
-  }, requestId?: string): Promise<GatewayAnswer> {
+  async claimAlias(
+    body: {
+      npt_handle: string;
+      iban: string;
+      customer_display_name: string;
+      bank_customer_ref: string;
+    },
+    requestId?: string,
+  ): Promise<GatewayAnswer> {
     const config = this.config;
     if (!config?.bankKey) throw bankErrors.gatewayNotConfigured();
     return this.post(`${config.url}/v1/identity/claim`, { 'x-service-bank-key': config.bankKey }, body, requestId);
   }
 
   /** POST /service/callbacks/v1/payment/credit-confirmed with this bank's internal key. */
-  async confirmCredit(body: {
-    payment_reference: string;
-    session_id: string;
-    creditor_iban: string;
-    amount: number;
-    currency: string;
-    rrn: string;
-  }, signal?: AbortSignal): Promise<GatewayAnswer> {
+  async confirmCredit(
+    body: {
+      payment_reference: string;
+      session_id: string;
+      creditor_iban: string;
+      amount: number;
+      currency: string;
+      rrn: string;
+    },
+    signal?: AbortSignal,
+  ): Promise<GatewayAnswer> {
     const config = this.config;
     if (!config) throw bankErrors.gatewayNotConfigured();
-    return this.post(
-      `${config.url}/service/callbacks/v1/payment/credit-confirmed`,
-      { 'x-service-internal-key': this.internalKey() },
-      body,
-      undefined,
-      signal,
-    );
+    return this.post(`${config.url}/service/callbacks/v1/payment/credit-confirmed`, { 'x-service-internal-key': this.internalKey() }, body, undefined, signal);
   }
 
   private async post(url: string, auth: Record<string, string>, body: unknown, requestId?: string, signal?: AbortSignal): Promise<GatewayAnswer> {

@@ -18,8 +18,7 @@ describe('sandbox bank core interface', () => {
     await db.close();
   });
 
-  const account = (customerRef: string, balance: number, currency = 'LYD') =>
-    bank.openAccount({ customerRef, holderName: `Holder ${customerRef}`, currency, balance });
+  const account = (customerRef: string, balance: number, currency = 'LYD') => bank.openAccount({ customerRef, holderName: `Holder ${customerRef}`, currency, balance });
   const debit = (iban: string, amount: number, reference: string, currency = 'LYD') =>
     call(bank, 'POST', '/accounts/debit', { iban, amount, currency, reference, description: 'test debit' });
 

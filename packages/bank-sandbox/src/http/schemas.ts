@@ -40,7 +40,10 @@ export const openAccountBody = z.object({
   customer_ref: text(128),
   holder_name: text(200),
   currency,
-  balance: z.number().refine((value) => Number.isSafeInteger(value) && value >= 0, 'must be a non-negative integer of minor units').default(0),
+  balance: z
+    .number()
+    .refine((value) => Number.isSafeInteger(value) && value >= 0, 'must be a non-negative integer of minor units')
+    .default(0),
   iban: text(64).optional(),
   otp: z.string().optional(),
 });

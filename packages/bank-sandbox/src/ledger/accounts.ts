@@ -39,11 +39,9 @@ export class AccountBook {
     return this.orm.em.fork().transactional(async (em) => {
       // Serialises concurrent openings of the same account (one query; no HTTP inside).
       await em.execute('select pg_advisory_xact_lock(hashtext(?))', [`bank_sandbox:${this.bankHandle}:${iban ?? `${customerRef}:${currency}`}`]);
-      const existing = await em.findOne(
-        SandboxAccountRow,
-        iban ? { bankHandle: this.bankHandle, iban } : { bankHandle: this.bankHandle, customerRef, currency },
-        { orderBy: { createdAt: 'asc' } },
-      );
+      const existing = await em.findOne(SandboxAccountRow, iban ? { bankHandle: this.bankHandle, iban } : { bankHandle: this.bankHandle, customerRef, currency }, {
+        orderBy: { createdAt: 'asc' },
+      });
       if (existing) {
         if (existing.customerRef !== customerRef || existing.currency !== currency) {
           throw new BankError(409, 'IBAN_TAKEN', `${existing.iban} already belongs to another customer or currency`);

@@ -71,8 +71,21 @@ export class MovementBook {
          values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, null, ?, ?, 0)
          on conflict ("bank_handle", "operation", "reference") do nothing
          returning "transaction_id"`,
-        [fresh.transactionId, this.bankHandle, operation, input.reference, iban, input.amount, input.currency, input.description,
-          null, rail ? input.reference : null, fresh.rrn, bookedAt, fresh.confirmationStatus],
+        [
+          fresh.transactionId,
+          this.bankHandle,
+          operation,
+          input.reference,
+          iban,
+          input.amount,
+          input.currency,
+          input.description,
+          null,
+          rail ? input.reference : null,
+          fresh.rrn,
+          bookedAt,
+          fresh.confirmationStatus,
+        ],
       );
       if (inserted.length === 0) {
         const first = await em.findOneOrFail(SandboxTransactionRow, { bankHandle: this.bankHandle, operation, reference: input.reference });
@@ -93,10 +106,7 @@ export class MovementBook {
       // same reference can be tried again once the balance allows it.
       if (moved.length === 0) throw operation === 'DEBIT' ? bankErrors.insufficientFunds() : bankErrors.balanceLimit();
       const balanceAfter = Number(moved[0]!.balance);
-      await em.execute(`update "bank_sandbox"."transactions" set "balance_after" = ? where "transaction_id" = ?`, [
-        balanceAfter,
-        fresh.transactionId,
-      ]);
+      await em.execute(`update "bank_sandbox"."transactions" set "balance_after" = ? where "transaction_id" = ?`, [balanceAfter, fresh.transactionId]);
       const transaction: SandboxTransaction = {
         transactionId: fresh.transactionId,
         operation,
@@ -135,9 +145,7 @@ export class MovementBook {
   }
 
   async allTransactions(limit = 500): Promise<SandboxTransaction[]> {
-    const rows = await this.orm.em
-      .fork()
-      .find(SandboxTransactionRow, { bankHandle: this.bankHandle }, { orderBy: { bookedAt: 'desc', transactionId: 'desc' }, limit });
+    const rows = await this.orm.em.fork().find(SandboxTransactionRow, { bankHandle: this.bankHandle }, { orderBy: { bookedAt: 'desc', transactionId: 'desc' }, limit });
     return rows.map(toTransactionView);
   }
 
@@ -147,17 +155,17 @@ export class MovementBook {
   }
 
   async pendingConfirmations(): Promise<SandboxTransaction[]> {
-    const rows = await this.orm.em
-      .fork()
-      .find(SandboxTransactionRow, { bankHandle: this.bankHandle, confirmationStatus: 'PENDING' }, { orderBy: { bookedAt: 'asc' } });
+    const rows = await this.orm.em.fork().find(SandboxTransactionRow, { bankHandle: this.bankHandle, confirmationStatus: 'PENDING' }, { orderBy: { bookedAt: 'asc' } });
     return rows.map(toTransactionView);
   }
 
   async recordConfirmation(transactionId: string, status: ConfirmationStatus, attempts: number): Promise<void> {
-    await this.orm.em.fork().nativeUpdate(
-      SandboxTransactionRow,
-      { bankHandle: this.bankHandle, transactionId },
-      { confirmationStatus: status, confirmationAttempts: attempts, confirmedAt: status === 'CONFIRMED' ? this.clock() : null },
-    );
+    await this.orm.em
+      .fork()
+      .nativeUpdate(
+        SandboxTransactionRow,
+        { bankHandle: this.bankHandle, transactionId },
+        { confirmationStatus: status, confirmationAttempts: attempts, confirmedAt: status === 'CONFIRMED' ? this.clock() : null },
+      );
   }
 }

@@ -2,6 +2,4 @@ import type { MigrationObject } from '@gateway/db';
 import { Migration20250601000000Ledger } from './Migration20250601000000Ledger';
 
 /** Committed migrations of the `bank_sandbox` schema, in order. */
-export const sandboxMigrations: MigrationObject[] = [
-  { name: 'Migration20250601000000Ledger', class: Migration20250601000000Ledger },
-];
+export const sandboxMigrations: MigrationObject[] = [{ name: 'Migration20250601000000Ledger', class: Migration20250601000000Ledger }];

@@ -54,7 +54,10 @@ export class UpdateBankCapabilitiesInput {
   @Field(() => [String], { nullable: true, description: 'Subset of accounts:read, balances:read, transactions:read, payments:write, no repeats; unchanged when omitted.' })
   obScopesSupported?: string[];
 
-  @Field(() => GraphQLSafeInt, { nullable: true, description: 'Open Banking payment orders (planned) above this amount, in minor units, will require SCA; unchanged when omitted.' })
+  @Field(() => GraphQLSafeInt, {
+    nullable: true,
+    description: 'Open Banking payment orders (planned) above this amount, in minor units, will require SCA; unchanged when omitted.',
+  })
   scaExemptionLimit?: number;
 
   @Field({ nullable: true, description: 'Upper bound of expiry_days for a consent at this bank (consents: planned), 1 to 365; unchanged when omitted.' })

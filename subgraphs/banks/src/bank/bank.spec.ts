@@ -41,7 +41,13 @@ describe('banks subgraph', () => {
     const { registerBank } = await client.execute(REGISTER, { input: bankInput('alpha', '101') }, admin);
     expect(registerBank.bankKey).toMatch(/^sbk_alpha_[0-9A-Za-z]{32}$/);
     expect(registerBank.internalKey).toMatch(/^sik_/);
-    expect(registerBank.bank).toMatchObject({ handle: 'alpha', institutionCode: '101', status: 'ACTIVE', minAmount: 1, capabilities: { obEnabled: false, maxConsentExpiryDays: 90 } });
+    expect(registerBank.bank).toMatchObject({
+      handle: 'alpha',
+      institutionCode: '101',
+      status: 'ACTIVE',
+      minAmount: 1,
+      capabilities: { obEnabled: false, maxConsentExpiryDays: 90 },
+    });
     const stored = await db.knex('auth.credentials').where({ owner_id: 'alpha', kind: 'bank_key' });
     expect(stored).toHaveLength(1);
     expect(JSON.stringify(stored)).not.toContain(registerBank.bankKey);
@@ -124,7 +130,15 @@ describe('banks subgraph', () => {
     }`;
     const service = { kind: 'service' as const, id: 'payments' };
     const { registerBank } = await client.execute(REGISTER, { input: { ...bankInput('routed', '121'), minAmount: 100, maxAmount: 5000 } }, admin);
-    const expected = { handle: 'routed', status: 'ACTIVE', institutionCode: '121', coreBaseUrl: 'http://127.0.0.1:7001', internalKey: registerBank.internalKey, minAmount: 100, maxAmount: 5000 };
+    const expected = {
+      handle: 'routed',
+      status: 'ACTIVE',
+      institutionCode: '121',
+      coreBaseUrl: 'http://127.0.0.1:7001',
+      internalKey: registerBank.internalKey,
+      minAmount: 100,
+      maxAmount: 5000,
+    };
     expect((await client.execute(ROUTING, { handle: 'routed' }, service)).bankRouting).toEqual(expected);
     expect((await client.execute(ROUTING, { institutionCode: '121' }, service)).bankRouting).toEqual(expected);
 
@@ -142,7 +156,10 @@ describe('banks subgraph', () => {
 
   it('answers federation: _service SDL and Bank references', async () => {
     const { _entities } = await client.execute(`query($r: [_Any!]!) { _entities(representations: $r) { ... on Bank { handle displayName } } }`, {
-      r: [{ __typename: 'Bank', handle: 'alpha' }, { __typename: 'Bank', handle: 'ghost' }],
+      r: [
+        { __typename: 'Bank', handle: 'alpha' },
+        { __typename: 'Bank', handle: 'ghost' },
+      ],
     });
     expect(_entities).toEqual([{ handle: 'alpha', displayName: 'Bank alpha' }, null]);
   });

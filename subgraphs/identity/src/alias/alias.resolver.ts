@@ -17,8 +17,14 @@ function requireOwningBank(context: SubgraphContext, alias: Alias): void {
 export function createAliasResolver(service: AliasService) {
   @Resolver(() => Alias)
   class AliasResolver {
-    @Mutation(() => Alias, { description: "Enrolls a customer's alias (the calling bank's key; POST /v1/identity/claim). Errors: HANDLE_INVALID, HANDLE_TAKEN, IBAN_INVALID, IBAN_NOT_AT_BANK, PHONE_TAKEN, VALIDATION_ERROR." })
-    async claimAlias(@Arg('input', { description: 'The alias to claim for a customer of the calling bank.' }) input: ClaimAliasInput, @Ctx() context: SubgraphContext): Promise<Alias> {
+    @Mutation(() => Alias, {
+      description:
+        "Enrolls a customer's alias (the calling bank's key; POST /v1/identity/claim). Errors: HANDLE_INVALID, HANDLE_TAKEN, IBAN_INVALID, IBAN_NOT_AT_BANK, PHONE_TAKEN, VALIDATION_ERROR.",
+    })
+    async claimAlias(
+      @Arg('input', { description: 'The alias to claim for a customer of the calling bank.' }) input: ClaimAliasInput,
+      @Ctx() context: SubgraphContext,
+    ): Promise<Alias> {
       const bank = requireBank(context);
       const alias = await service.claim(context.em, bank, input);
       context.logger.info({ alias: alias.handle, bank: bank.id }, 'alias claimed');
@@ -49,7 +55,9 @@ export function createAliasResolver(service: AliasService) {
       return toAlias(await service.find(context.em, handle));
     }
 
-    @Mutation(() => Alias, { description: 'Deactivates an alias (its owning bank only; DELETE /v1/identity/aliases/{handle}). Idempotent; resolution then answers ALIAS_INACTIVE.' })
+    @Mutation(() => Alias, {
+      description: 'Deactivates an alias (its owning bank only; DELETE /v1/identity/aliases/{handle}). Idempotent; resolution then answers ALIAS_INACTIVE.',
+    })
     async deactivateAlias(@Arg('handle', { description: 'The handle to deactivate.' }) handle: string, @Ctx() context: SubgraphContext): Promise<Alias> {
       const bank = requireBank(context);
       const alias = await service.deactivate(context.em, bank.id, handle);

@@ -84,8 +84,7 @@ export class AliasService {
     }
     if (lookup.by === 'phone') throw new GatewayError('VALIDATION_ERROR', 'alias: give an alias or an IBAN');
     const newestFirst = { orderBy: { createdAt: 'desc', handle: 'asc' } } as const;
-    const alias =
-      (await em.findOne(AliasEntity, { iban: lookup.iban, status: 'ACTIVE' }, newestFirst)) ?? (await em.findOne(AliasEntity, { iban: lookup.iban }, newestFirst));
+    const alias = (await em.findOne(AliasEntity, { iban: lookup.iban, status: 'ACTIVE' }, newestFirst)) ?? (await em.findOne(AliasEntity, { iban: lookup.iban }, newestFirst));
     if (!alias) throw notFound('this IBAN');
     return alias;
   }

@@ -298,10 +298,12 @@ describe('identity subgraph: alias directory', () => {
   describe('federation', () => {
     it('resolves Alias references by handle, null for an unknown one', async () => {
       await claim('fed.ref', { customerDisplayName: 'Fatima Zahra' });
-      const { _entities } = await client.execute(
-        `query($r: [_Any!]!) { _entities(representations: $r) { ... on Alias { handle iban customerDisplayName bank { handle } } } }`,
-        { r: [{ __typename: 'Alias', handle: 'fed.ref' }, { __typename: 'Alias', handle: 'ghost' }] },
-      );
+      const { _entities } = await client.execute(`query($r: [_Any!]!) { _entities(representations: $r) { ... on Alias { handle iban customerDisplayName bank { handle } } } }`, {
+        r: [
+          { __typename: 'Alias', handle: 'fed.ref' },
+          { __typename: 'Alias', handle: 'ghost' },
+        ],
+      });
       expect(_entities).toEqual([{ handle: 'fed.ref', iban: iban('101', '7'), customerDisplayName: 'F*** Z***', bank: { handle: 'alpha' } }, null]);
     });
 
@@ -314,7 +316,9 @@ describe('identity subgraph: alias directory', () => {
       };
       expect(shape('Alias').keys).toEqual(['@key(fields: "handle")']);
       expect(shape('Bank')).toEqual({ keys: ['@key(fields: "handle", resolvable: false)'], fields: ['handle: ID!'] });
-      expect(shape('Alias').fields).toEqual(expect.arrayContaining(['bank: Bank!', 'bankCustomerRef: String!', 'phone: String', 'status: AliasStatus!', 'deactivatedAt: DateTimeISO']));
+      expect(shape('Alias').fields).toEqual(
+        expect.arrayContaining(['bank: Bank!', 'bankCustomerRef: String!', 'phone: String', 'status: AliasStatus!', 'deactivatedAt: DateTimeISO']),
+      );
     });
   });
 });

@@ -114,7 +114,12 @@ describe('open-banking subgraph: TPPs', () => {
   it('lets an operator or the TPP itself read it; another TPP sees TPP_NOT_FOUND', async () => {
     const a = (await register({ name: 'App A', webhookUrl: 'https://a.example.com/h' })).tpp;
     const b = (await register({ name: 'App B' })).tpp;
-    expect((await client.execute(READ, { id: a.id }, admin)).tpp).toEqual({ id: a.id, name: 'App A', redirectUris: ['https://app.example.com/callback'], webhookUrl: 'https://a.example.com/h' });
+    expect((await client.execute(READ, { id: a.id }, admin)).tpp).toEqual({
+      id: a.id,
+      name: 'App A',
+      redirectUris: ['https://app.example.com/callback'],
+      webhookUrl: 'https://a.example.com/h',
+    });
     expect((await client.execute(READ, { id: a.id }, asTpp(a.id))).tpp).toMatchObject({ id: a.id, webhookUrl: 'https://a.example.com/h' });
 
     // Same answer as for an id that does not exist: a token cannot probe which TPPs exist.
@@ -149,7 +154,12 @@ describe('open-banking subgraph: TPPs', () => {
   it('answers federation: Tpp references, with the webhook URL still checked', async () => {
     const { tpp } = await register({ name: 'Referenced App', webhookUrl: 'https://ref.example.com/h' });
     const ENTITIES = `query($r: [_Any!]!) { _entities(representations: $r) { ... on Tpp { id name } } }`;
-    const { _entities } = await client.execute(ENTITIES, { r: [{ __typename: 'Tpp', id: tpp.id }, { __typename: 'Tpp', id: 'tpp_ghost' }] });
+    const { _entities } = await client.execute(ENTITIES, {
+      r: [
+        { __typename: 'Tpp', id: tpp.id },
+        { __typename: 'Tpp', id: 'tpp_ghost' },
+      ],
+    });
     expect(_entities).toEqual([{ id: tpp.id, name: 'Referenced App' }, null]);
 
     const RESTRICTED = `query($r: [_Any!]!) { _entities(representations: $r) { ... on Tpp { webhookUrl } } }`;

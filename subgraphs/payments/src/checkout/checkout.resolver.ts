@@ -27,7 +27,10 @@ export function createCheckoutResolver(service: CheckoutService) {
     }
 
     @Query(() => CheckoutStatus, { description: "The session's status for its payer (X-Session-Token of that session; GET /pay/{session_id}/status)." })
-    async checkoutStatus(@Arg('sessionId', () => ID, { description: 'Session id (ops_…), the one the session token was issued for.' }) sessionId: string, @Ctx() context: SubgraphContext): Promise<CheckoutStatus> {
+    async checkoutStatus(
+      @Arg('sessionId', () => ID, { description: 'Session id (ops_…), the one the session token was issued for.' }) sessionId: string,
+      @Ctx() context: SubgraphContext,
+    ): Promise<CheckoutStatus> {
       const principal = requirePrincipal(context, ['session']);
       if (principal.id !== sessionId) throw sessionNotFound(sessionId);
       return service.status(context.em, sessionId);

@@ -12,7 +12,10 @@ export const authorizeRules = z
       ],
       { error: 'must be alias or iban' },
     ),
-    otp: z.string().trim().regex(/^\d{4,12}$/, 'must be 4 to 12 digits'),
+    otp: z
+      .string()
+      .trim()
+      .regex(/^\d{4,12}$/, 'must be 4 to 12 digits'),
   })
   .strict();
 

@@ -82,7 +82,8 @@ export class CheckoutService {
     const execution = state?.execution ?? (await executions.find(em.fork(), sessionId));
     if (after.status === 'FAILED') throw failureOf(after.failureCode, after.failureDetail);
     // Abandoned, money on its way back: the payer is told now, the session FAILS once it is back.
-    if (execution?.pendingFailureCode && (execution.step === 'resolve_debit' || execution.step === 'reverse')) throw failureOf(execution.pendingFailureCode, execution.pendingFailureDetail);
+    if (execution?.pendingFailureCode && (execution.step === 'resolve_debit' || execution.step === 'reverse'))
+      throw failureOf(execution.pendingFailureCode, execution.pendingFailureDetail);
     return { sessionId, status: PaymentSessionStatus[after.status], sessionToken: token, redirectTo: redirectTo(after.redirectUrl, sessionId, after.status) };
   }
 
@@ -126,11 +127,17 @@ export class CheckoutService {
       const failures = await countOtpFailure(tx, session.id, now);
       if (failures === null) return 0;
       if (failures >= MAX_OTP_FAILURES) {
-        await moveSession(tx, { ...session, status: 'PENDING' }, 'otp_failed_too_often', now, { failureCode: 'OTP_INVALID', failureDetail: `${MAX_OTP_FAILURES} wrong one-time passwords` });
+        await moveSession(tx, { ...session, status: 'PENDING' }, 'otp_failed_too_often', now, {
+          failureCode: 'OTP_INVALID',
+          failureDetail: `${MAX_OTP_FAILURES} wrong one-time passwords`,
+        });
       }
       return Math.max(0, MAX_OTP_FAILURES - failures);
     });
-    return new GatewayError('OTP_INVALID', left > 0 ? `the one-time password was refused; ${left} attempt${left === 1 ? '' : 's'} left` : 'the one-time password was refused; the session has failed');
+    return new GatewayError(
+      'OTP_INVALID',
+      left > 0 ? `the one-time password was refused; ${left} attempt${left === 1 ? '' : 's'} left` : 'the one-time password was refused; the session has failed',
+    );
   }
 
   /**
@@ -138,7 +145,13 @@ export class CheckoutService {
    * proceeds to the debit; in the same transaction the engine's execution row and the payer's
    * session token. Null when another authorization (or the TTL) got there first.
    */
-  private async claim(em: EntityManager, session: PaymentSessionEntity, request: AuthorizeRequest, payer: AliasRouting, requestId?: string): Promise<{ token: string; execution: PaymentExecutionEntity } | null> {
+  private async claim(
+    em: EntityManager,
+    session: PaymentSessionEntity,
+    request: AuthorizeRequest,
+    payer: AliasRouting,
+    requestId?: string,
+  ): Promise<{ token: string; execution: PaymentExecutionEntity } | null> {
     const now = new Date();
     return em.fork().transactional(async (tx) => {
       const settlementType = payer.bankHandle === session.creditorBank ? 'internal' : 'rail';

@@ -12,7 +12,10 @@ export function createConfirmationResolver(service: ConfirmationService) {
         "A creditor bank's core confirms a rail credit (its X-Service-Internal-Key; POST /service/callbacks/v1/payment/credit-confirmed): the session COMPLETES. " +
         'Deduplicated by payment_reference. Errors: SESSION_NOT_FOUND (unknown, or not a credit at this bank), VALIDATION_ERROR (amount, currency or IBAN do not match: refused and logged), SESSION_ALREADY_COMPLETED.',
     })
-    async confirmRailCredit(@Arg('input', { description: "The creditor bank's confirmation of a rail credit." }) input: CreditConfirmationInput, @Ctx() context: SubgraphContext): Promise<CreditConfirmationReceipt> {
+    async confirmRailCredit(
+      @Arg('input', { description: "The creditor bank's confirmation of a rail credit." }) input: CreditConfirmationInput,
+      @Ctx() context: SubgraphContext,
+    ): Promise<CreditConfirmationReceipt> {
       const bank = requirePrincipal(context, ['bank_core']);
       return service.confirm(context.em, bank.id, input);
     }

@@ -29,7 +29,12 @@ export class ConfirmationService {
       this.logger.warn({ bank: bankHandle, session: request.sessionId, reference: request.paymentReference }, 'credit confirmation for an unknown session refused');
       throw sessionNotFound(request.sessionId);
     }
-    const receipt = (duplicate: boolean): CreditConfirmationReceipt => ({ paymentReference: request.paymentReference, sessionId: session.id, status: PaymentSessionStatus.COMPLETED, duplicate });
+    const receipt = (duplicate: boolean): CreditConfirmationReceipt => ({
+      paymentReference: request.paymentReference,
+      sessionId: session.id,
+      status: PaymentSessionStatus.COMPLETED,
+      duplicate,
+    });
 
     const alreadyAccepted = async () => (await em.fork().count(CreditConfirmationEntity, { paymentReference: request.paymentReference, outcome: 'accepted' })) > 0;
     if (await alreadyAccepted()) return receipt(true);
@@ -68,7 +73,13 @@ export class ConfirmationService {
    * confirmation came in time (RAIL_CONFIRM_GIVE_UP_SECONDS): a confirmation arriving after that
    * is the one it waited for. It is kept with its RRN; the session has nothing left to move.
    */
-  private async acceptLate(em: EntityManager, bankHandle: string, request: ConfirmationRequest, execution: PaymentExecutionEntity, receipt: (duplicate: boolean) => CreditConfirmationReceipt): Promise<CreditConfirmationReceipt> {
+  private async acceptLate(
+    em: EntityManager,
+    bankHandle: string,
+    request: ConfirmationRequest,
+    execution: PaymentExecutionEntity,
+    receipt: (duplicate: boolean) => CreditConfirmationReceipt,
+  ): Promise<CreditConfirmationReceipt> {
     const now = new Date();
     try {
       await em.fork().transactional(async (tx) => {
@@ -83,7 +94,13 @@ export class ConfirmationService {
     return receipt(false);
   }
 
-  private async refuse(em: EntityManager, bankHandle: string, request: ConfirmationRequest, code: 'VALIDATION_ERROR' | 'SESSION_ALREADY_COMPLETED', reason: string): Promise<GatewayError> {
+  private async refuse(
+    em: EntityManager,
+    bankHandle: string,
+    request: ConfirmationRequest,
+    code: 'VALIDATION_ERROR' | 'SESSION_ALREADY_COMPLETED',
+    reason: string,
+  ): Promise<GatewayError> {
     this.logger.warn({ bank: bankHandle, session: request.sessionId, reference: request.paymentReference, reason }, 'credit confirmation refused');
     await em.fork().transactional(async (tx) => {
       tx.create(CreditConfirmationEntity, { ...this.row(bankHandle, request, new Date()), outcome: 'refused', reason });

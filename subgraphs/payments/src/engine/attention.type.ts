@@ -19,7 +19,8 @@ registerEnumType(MovementResolution, {
 });
 
 @ObjectType('MovementNeedingAttention', {
-  description: 'A payment movement the engine could not settle in time (or whose reversal a bank refused for good). The merchant already has a final answer; an operator decides about the money.',
+  description:
+    'A payment movement the engine could not settle in time (or whose reversal a bank refused for good). The merchant already has a final answer; an operator decides about the money.',
 })
 export class MovementNeedingAttention {
   @Field(() => ID, { description: 'The payment session (ops_…), also the core reference of its debit and credit.' })

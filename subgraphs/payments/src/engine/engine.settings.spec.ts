@@ -11,6 +11,8 @@ describe('engine settings from the environment', () => {
   });
 
   it('refuses to start on a value that is not a whole number of seconds', () => {
-    expect(() => engineSettingsFromEnv({ PAYMENT_OUTCOME_DEADLINE_SECONDS: 'soon', RAIL_CONFIRM_GIVE_UP_SECONDS: '0' })).toThrow(/PAYMENT_OUTCOME_DEADLINE_SECONDS[\s\S]*RAIL_CONFIRM_GIVE_UP_SECONDS/);
+    expect(() => engineSettingsFromEnv({ PAYMENT_OUTCOME_DEADLINE_SECONDS: 'soon', RAIL_CONFIRM_GIVE_UP_SECONDS: '0' })).toThrow(
+      /PAYMENT_OUTCOME_DEADLINE_SECONDS[\s\S]*RAIL_CONFIRM_GIVE_UP_SECONDS/,
+    );
   });
 });

@@ -116,7 +116,14 @@ export class PaymentEngine {
     const settled = await this.settler.settle(payerDebit(session, execution), execution);
     if (settled.kind === 'booked') {
       const crossBank = session.settlementType === 'rail';
-      return this.record(em, session, execution, 'debit', { step: 'credit', ...known(), ...booked('debit', settled.movement) }, crossBank ? { trigger: 'cross_bank_debit_booked' } : undefined);
+      return this.record(
+        em,
+        session,
+        execution,
+        'debit',
+        { step: 'credit', ...known(), ...booked('debit', settled.movement) },
+        crossBank ? { trigger: 'cross_bank_debit_booked' } : undefined,
+      );
     }
     if (settled.kind === 'refused') {
       return this.record(em, session, execution, 'debit', { step: 'done', lastError: settled.detail }, { trigger: 'core_failure', changes: failure(settled.code, settled.detail) });
@@ -168,7 +175,13 @@ export class PaymentEngine {
     }
     if (settled.kind === 'refused') {
       this.logger.warn({ session: session.id, request_id: execution.requestId, code: settled.code, detail: settled.detail }, 'credit refused: reversing the debit');
-      return this.record(em, session, execution, 'credit', { step: 'reverse', ...known(), pendingFailureCode: settled.code, pendingFailureDetail: settled.detail, lastError: settled.detail });
+      return this.record(em, session, execution, 'credit', {
+        step: 'reverse',
+        ...known(),
+        pendingFailureCode: settled.code,
+        pendingFailureDetail: settled.detail,
+        lastError: settled.detail,
+      });
     }
     if (settled.kind === 'given_up') return this.needsAttention(em, session, execution, 'credit', settled.detail, OUTCOME_UNKNOWN);
     return this.postpone(em, session, execution, 'credit', settled);
@@ -188,7 +201,10 @@ export class PaymentEngine {
       if (evidence === 'absent') {
         return this.needsAttention(em, session, execution, 'confirm', `${session.creditorBank} never confirmed the rail credit and its statement shows none`, OUTCOME_UNKNOWN);
       }
-      this.logger.warn({ session: session.id, request_id: execution.requestId, bank: session.creditorBank, evidence }, 'rail credit never confirmed: session completed on the evidence of the booked credit');
+      this.logger.warn(
+        { session: session.id, request_id: execution.requestId, bank: session.creditorBank, evidence },
+        'rail credit never confirmed: session completed on the evidence of the booked credit',
+      );
       return this.record(em, session, execution, 'confirm', { step: 'done' }, { trigger: 'credit_evidenced' });
     }
     const resent = await this.settler.settle(payeeCredit(session), { ...execution, unknownSince: null });
@@ -220,7 +236,14 @@ export class PaymentEngine {
    * The engine cannot settle the movement: the merchant gets a final answer now (FAILED, unless
    * the session already ended), and the movement waits in the "needs attention" list.
    */
-  private needsAttention(em: EntityManager, session: PaymentSessionEntity, execution: PaymentExecutionEntity, from: ExecutionStep, reason: string, answer: MoveChanges): Promise<Next> {
+  private needsAttention(
+    em: EntityManager,
+    session: PaymentSessionEntity,
+    execution: PaymentExecutionEntity,
+    from: ExecutionStep,
+    reason: string,
+    answer: MoveChanges,
+  ): Promise<Next> {
     this.logger.error({ session: session.id, request_id: execution.requestId, step: from, reason }, 'movement needs attention: an operator must resolve it');
     const attention = { step: 'attention' as const, attentionStep: from, attentionReason: reason, attentionSince: new Date(), lastError: reason };
     return this.record(em, session, execution, from, attention, { trigger: 'core_failure', changes: answer });
@@ -260,7 +283,13 @@ export class PaymentEngine {
   }
 
   /** Nothing settled: the same step runs again after the retry delay (here or in any process's recovery job). */
-  private async postpone(em: EntityManager, session: PaymentSessionEntity, execution: PaymentExecutionEntity, step: ExecutionStep, settled: Settled & { kind: 'later' }): Promise<Next> {
+  private async postpone(
+    em: EntityManager,
+    session: PaymentSessionEntity,
+    execution: PaymentExecutionEntity,
+    step: ExecutionStep,
+    settled: Settled & { kind: 'later' },
+  ): Promise<Next> {
     if (this.stopped) return 'wait';
     const changes = { ...settled.unknown, leaseUntil: this.later(this.settings.retryDelayMs), lastError: `${settled.code}: ${settled.detail}`, updatedAt: new Date() };
     if (await executions.recordStep(em, session.id, step, changes)) Object.assign(execution, changes);

@@ -9,7 +9,13 @@ import { executions } from './execution.repository';
  * session. The runs are not awaited: a core that hangs holds its session only, never the job
  * (nor a shutdown waiting for the job).
  */
-export async function recoverDue(root: EntityManager, engine: PaymentEngine, leaseMs: number, now = new Date(), batch = 20): Promise<Array<{ sessionId: string; requestId: string | null }>> {
+export async function recoverDue(
+  root: EntityManager,
+  engine: PaymentEngine,
+  leaseMs: number,
+  now = new Date(),
+  batch = 20,
+): Promise<Array<{ sessionId: string; requestId: string | null }>> {
   const room = Math.min(batch, engine.capacity());
   if (room <= 0) return [];
   const claimed = await executions.claimDue(root.fork(), now, leaseMs, room);

@@ -50,7 +50,14 @@ export class MovementSettler {
     const requestId = execution.requestId ?? undefined;
     const outcome = await outcomeOf(async () => {
       const core = await this.core(movement.bank, requestId);
-      const input = { iban: movement.iban, amount: movement.amount, currency: movement.currency, reference: movement.reference, description: movement.description, ...(requestId ? { requestId } : {}) };
+      const input = {
+        iban: movement.iban,
+        amount: movement.amount,
+        currency: movement.currency,
+        reference: movement.reference,
+        description: movement.description,
+        ...(requestId ? { requestId } : {}),
+      };
       return movement.direction === 'DEBIT' ? core.debit(input) : core.credit(input);
     }, this.logger);
     if (outcome.ok) return { kind: 'booked', movement: outcome.value };
@@ -68,14 +75,24 @@ export class MovementSettler {
     const replays = execution.replays + 1;
     if (outcome.kind === 'refused' || replays >= this.settings.replayLimit) {
       const evidence = await this.statementSays(movement, since, requestId);
-      this.logger.warn({ request_id: requestId, reference: movement.reference, bank: movement.bank, code: outcome.code, evidence }, 'movement outcome unknown: reconciled against the core statement');
+      this.logger.warn(
+        { request_id: requestId, reference: movement.reference, bank: movement.bank, code: outcome.code, evidence },
+        'movement outcome unknown: reconciled against the core statement',
+      );
       if (evidence === 'booked') return { kind: 'booked', movement: null };
       if (evidence === 'absent') {
-        return { kind: 'refused', code: outcome.code, detail: `${outcome.detail}; the statement of ${movement.bank} shows no ${movement.direction.toLowerCase()} ${movement.reference}` };
+        return {
+          kind: 'refused',
+          code: outcome.code,
+          detail: `${outcome.detail}; the statement of ${movement.bank} shows no ${movement.direction.toLowerCase()} ${movement.reference}`,
+        };
       }
     }
     if (now.getTime() - since.getTime() >= this.settings.outcomeDeadlineMs) {
-      return { kind: 'given_up', detail: `what ${movement.bank} did with ${movement.direction.toLowerCase()} ${movement.reference} is unknown since ${since.toISOString()} (${replays} calls; last: ${outcome.code}: ${outcome.detail})` };
+      return {
+        kind: 'given_up',
+        detail: `what ${movement.bank} did with ${movement.direction.toLowerCase()} ${movement.reference} is unknown since ${since.toISOString()} (${replays} calls; last: ${outcome.code}: ${outcome.detail})`,
+      };
     }
     return { kind: 'later', code: outcome.code, detail: outcome.detail, unknown: { unknownSince: since, replays } };
   }

@@ -12,7 +12,11 @@ describe('Idempotency-Key store', () => {
   let db: Database;
   let orm: ServiceOrm;
   const em = () => orm.em.fork();
-  const codeOf = (promise: Promise<unknown>) => promise.then(() => 'ok', (error: GatewayError) => error.code);
+  const codeOf = (promise: Promise<unknown>) =>
+    promise.then(
+      () => 'ok',
+      (error: GatewayError) => error.code,
+    );
   const row = (merchantId: string, key: string) => db.knex('payments.idempotency_keys').where({ merchant_id: merchantId, key }).first();
   const done = async (merchantId: string, key: string, response: Record<string, unknown>) => {
     await em().transactional((tx) => idempotency.complete(tx, merchantId, key, response));

@@ -24,7 +24,10 @@ export function createMerchantResolver(service: MerchantService) {
     }
 
     @Mutation(() => MerchantRegistration, { description: 'Registers a merchant (operator). Returns the API key and webhook secret once.' })
-    async registerMerchant(@Arg('input', { description: 'The merchant to register.' }) input: RegisterMerchantInput, @Ctx() context: SubgraphContext): Promise<MerchantRegistration> {
+    async registerMerchant(
+      @Arg('input', { description: 'The merchant to register.' }) input: RegisterMerchantInput,
+      @Ctx() context: SubgraphContext,
+    ): Promise<MerchantRegistration> {
       requirePrincipal(context, ['admin']);
       const { merchant, apiKey, webhookSecret } = await service.register(context.em, input);
       context.logger.info({ merchant: merchant.id, mode: merchant.mode }, 'merchant registered');
@@ -49,7 +52,9 @@ export function createMerchantResolver(service: MerchantService) {
       return { apiKey };
     }
 
-    @Mutation(() => WebhookSecretRotation, { description: "Rotates a merchant's webhook secret (operator or the merchant itself): returned once, the old one stops signing at once." })
+    @Mutation(() => WebhookSecretRotation, {
+      description: "Rotates a merchant's webhook secret (operator or the merchant itself): returned once, the old one stops signing at once.",
+    })
     async rotateWebhookSecret(@Arg('id', () => ID, { description: 'Merchant id (mer_…).' }) id: string, @Ctx() context: SubgraphContext): Promise<WebhookSecretRotation> {
       requireMerchantOrAdmin(context, id);
       const webhookSecret = await service.rotateWebhookSecret(context.em, id);

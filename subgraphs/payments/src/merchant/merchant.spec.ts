@@ -141,7 +141,9 @@ describe('payments subgraph: merchants', () => {
       name: 'After',
       webhookUrl: 'https://before.example.com/h',
     });
-    expect((await client.execute(UPDATE, { id: merchant.id, input: { webhookUrl: 'https://after.example.com/h' } }, admin)).updateMerchant.webhookUrl).toBe('https://after.example.com/h');
+    expect((await client.execute(UPDATE, { id: merchant.id, input: { webhookUrl: 'https://after.example.com/h' } }, admin)).updateMerchant.webhookUrl).toBe(
+      'https://after.example.com/h',
+    );
     expect((await client.execute(UPDATE, { id: merchant.id, input: { webhookUrl: null } }, own)).updateMerchant).toEqual({ id: merchant.id, name: 'After', webhookUrl: null });
     expect(await merchantRow(merchant.id)).toMatchObject({ name: 'After', webhook_url: null });
   });
@@ -231,7 +233,12 @@ describe('payments subgraph: merchants', () => {
   it('answers federation: Merchant references, with restricted fields still checked', async () => {
     const { merchant } = await register({ name: 'Referenced', webhookUrl: 'https://ref.example.com/h' });
     const ENTITIES = `query($r: [_Any!]!) { _entities(representations: $r) { ... on Merchant { id name mode } } }`;
-    const { _entities } = await client.execute(ENTITIES, { r: [{ __typename: 'Merchant', id: merchant.id }, { __typename: 'Merchant', id: 'mer_ghost' }] });
+    const { _entities } = await client.execute(ENTITIES, {
+      r: [
+        { __typename: 'Merchant', id: merchant.id },
+        { __typename: 'Merchant', id: 'mer_ghost' },
+      ],
+    });
     expect(_entities).toEqual([{ id: merchant.id, name: 'Referenced', mode: 'test' }, null]);
 
     const RESTRICTED = `query($r: [_Any!]!) { _entities(representations: $r) { ... on Merchant { webhookUrl } } }`;

@@ -23,7 +23,9 @@ export class Migration20261125000100_engine_outcomes extends Migration {
     this.addSql(`alter table "payments"."payment_executions" add constraint "payment_executions_step_check"
       check ("step" in ('debit', 'credit', 'confirm', 'reverse', 'resolve_debit', 'attention', 'done'));`);
     this.addSql(`drop index "payments"."payment_executions_due_index";`);
-    this.addSql(`create index "payment_executions_due_index" on "payments"."payment_executions" ("lease_until") where "step" in ('debit', 'credit', 'confirm', 'reverse', 'resolve_debit');`);
+    this.addSql(
+      `create index "payment_executions_due_index" on "payments"."payment_executions" ("lease_until") where "step" in ('debit', 'credit', 'confirm', 'reverse', 'resolve_debit');`,
+    );
     this.addSql(`create index "payment_executions_attention_index" on "payments"."payment_executions" ("attention_since", "session_id") where "step" = 'attention';`);
   }
 }

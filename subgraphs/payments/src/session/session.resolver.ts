@@ -9,14 +9,15 @@ export function createSessionResolver(service: SessionService) {
   class SessionResolver {
     @Mutation(() => PaymentSession, {
       description:
-        'Creates a payment session (the merchant key; POST /payments/sessions). The destination is resolved now, against its bank\'s limits. ' +
+        "Creates a payment session (the merchant key; POST /payments/sessions). The destination is resolved now, against its bank's limits. " +
         'With an idempotencyKey, the same key and request within 24 hours return the first answer; another request with that key is refused ' +
         '(IDEMPOTENCY_KEY_REUSED), as is one while the first still runs (IDEMPOTENCY_KEY_IN_USE). ' +
         'Errors: VALIDATION_ERROR, ALIAS_NOT_FOUND, ALIAS_INACTIVE, BANK_NOT_PARTICIPATING, AMOUNT_TOO_LOW, AMOUNT_TOO_HIGH.',
     })
     async createPaymentSession(
-      @Arg('input', { description: 'Amount, currency, destination and the merchant\'s details.' }) input: CreatePaymentSessionInput,
-      @Arg('idempotencyKey', () => String, { nullable: true, description: 'The Idempotency-Key header: 1-255 printable characters, scoped to the merchant.' }) idempotencyKey: string | null,
+      @Arg('input', { description: "Amount, currency, destination and the merchant's details." }) input: CreatePaymentSessionInput,
+      @Arg('idempotencyKey', () => String, { nullable: true, description: 'The Idempotency-Key header: 1-255 printable characters, scoped to the merchant.' })
+      idempotencyKey: string | null,
       @Ctx() context: SubgraphContext,
     ): Promise<PaymentSession> {
       const merchant = requirePrincipal(context, ['merchant'], 'INVALID_API_KEY');

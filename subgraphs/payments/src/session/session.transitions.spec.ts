@@ -1,6 +1,16 @@
 import { FINAL_STATUSES, refusal, SESSION_STATUSES, SESSION_TRANSITIONS, transitionFor, type SessionStatus, type SessionTrigger } from './session.transitions';
 
-const TRIGGERS: SessionTrigger[] = ['created', 'otp_accepted', 'otp_failed_too_often', 'ttl_elapsed', 'internal_credit_booked', 'cross_bank_debit_booked', 'credit_confirmed', 'credit_evidenced', 'core_failure'];
+const TRIGGERS: SessionTrigger[] = [
+  'created',
+  'otp_accepted',
+  'otp_failed_too_often',
+  'ttl_elapsed',
+  'internal_credit_booked',
+  'cross_bank_debit_booked',
+  'credit_confirmed',
+  'credit_evidenced',
+  'core_failure',
+];
 
 describe('payment session transition table', () => {
   // The spec's "States and transitions" table, row by row (the FAILED row names "non-final state").

@@ -168,5 +168,13 @@ export function snapshotOf(entity: PaymentSessionEntity): Record<string, unknown
 
 export function fromSnapshot(snapshot: Record<string, unknown>): PaymentSession {
   const date = (value: unknown) => (typeof value === 'string' ? new Date(value) : null);
-  return { ...(snapshot as unknown as PaymentSession), expiresAt: date(snapshot.expiresAt)!, createdAt: date(snapshot.createdAt)!, updatedAt: date(snapshot.updatedAt)!, completedAt: null, failedAt: null, expiredAt: null };
+  return {
+    ...(snapshot as unknown as PaymentSession),
+    expiresAt: date(snapshot.expiresAt)!,
+    createdAt: date(snapshot.createdAt)!,
+    updatedAt: date(snapshot.updatedAt)!,
+    completedAt: null,
+    failedAt: null,
+    expiredAt: null,
+  };
 }

@@ -11,9 +11,9 @@ import { PaymentSession } from '../session/session.type';
 export class SessionUpdatesResolver {
   @Subscription(() => PaymentSession, {
     description:
-      'Every status change of a payment session, starting with its current state, until a final status (graphql-ws on the router\'s /graphql). ' +
+      "Every status change of a payment session, starting with its current state, until a final status (graphql-ws on the router's /graphql). " +
       "connectionParams: `authorization` (Bearer merchant key: the merchant's own sessions) or `sessionToken` (sst_: that checkout's session). " +
-      'Any field may be selected, including fields of other subgraphs (creditorBank { displayName }); each message is resolved with the subscriber\'s credentials.',
+      "Any field may be selected, including fields of other subgraphs (creditorBank { displayName }); each message is resolved with the subscriber's credentials.",
     subscribe: () => {
       throw new GatewayError('VALIDATION_ERROR', 'subscribe through the router (graphql-ws on /graphql)');
     },

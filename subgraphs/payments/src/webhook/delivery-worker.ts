@@ -106,7 +106,9 @@ export function startDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWor
       const found = known ?? (await lookupTarget(knex, delivery.merchant_id, delivery.aggregate_id, options.platformSecret)) ?? { url: null, secret: null };
       url = found.url;
       const problem = !url ? 'the merchant has no webhook URL' : deliveryTargetProblem(url, options.production);
-      outcome = problem ? { error: problem, durationMs: 0 } : await sender.post(url!, delivery.payload, signedHeaders(delivery.payload, delivery.event_id, found.secret!, startedAt));
+      outcome = problem
+        ? { error: problem, durationMs: 0 }
+        : await sender.post(url!, delivery.payload, signedHeaders(delivery.payload, delivery.event_id, found.secret!, startedAt));
     } catch (error) {
       logger.error({ err: error, delivery: delivery.id }, 'webhook attempt could not be prepared');
       outcome = { error: 'internal error preparing the attempt', durationMs: 0 };

@@ -127,9 +127,21 @@ export class DeliveryRepository {
        insert into ${ATTEMPTS} (delivery_id, number, url, started_at, duration_ms, status_code, error)
        select id, ?, ?, ?, ?, ?, ? from updated`,
       [
-        attempt.status, attempt.number, attempt.url, attempt.statusCode, attempt.error, attempt.nextAttemptAt, attempt.deliveredAt,
-        delivery.id, delivery.lease_until,
-        attempt.number, attempt.url, attempt.startedAt, attempt.durationMs, attempt.statusCode, attempt.error,
+        attempt.status,
+        attempt.number,
+        attempt.url,
+        attempt.statusCode,
+        attempt.error,
+        attempt.nextAttemptAt,
+        attempt.deliveredAt,
+        delivery.id,
+        delivery.lease_until,
+        attempt.number,
+        attempt.url,
+        attempt.startedAt,
+        attempt.durationMs,
+        attempt.statusCode,
+        attempt.error,
       ],
     );
   }

@@ -22,7 +22,7 @@ export class WebhookDelivery {
   @Field(() => Int, { description: 'Attempts made so far.' })
   attempts!: number;
 
-  @Field(() => Int, { nullable: true, description: "HTTP status of the last attempt; null when it got no answer." })
+  @Field(() => Int, { nullable: true, description: 'HTTP status of the last attempt; null when it got no answer.' })
   lastStatusCode!: number | null;
 
   @Field(() => String, { nullable: true, description: 'Why the last attempt got no answer (timeout, connection refused, unsafe target).' })
