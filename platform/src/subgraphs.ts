@@ -4,6 +4,7 @@ import * as identity from '@gateway/subgraph-identity';
 import * as openBanking from '@gateway/subgraph-open-banking';
 import * as payments from '@gateway/subgraph-payments';
 import type { EngineSettings } from '@gateway/subgraph-payments';
+import type { OpenBankingJobSettings } from '@gateway/subgraph-open-banking';
 import type { GraphQLSchema } from 'graphql';
 import type { PlatformConfig } from './config';
 
@@ -13,6 +14,8 @@ export interface ServiceOverrides {
   webhookAttemptTimeoutMs?: number;
   /** Payment engine and job timing (tests shorten core deadlines, leases and job intervals). */
   paymentsEngine?: Partial<EngineSettings>;
+  /** Open Banking job timing (tests shorten the consent expiry interval). */
+  openBankingJobs?: Partial<OpenBankingJobSettings>;
 }
 
 export interface SubgraphModule {
@@ -38,5 +41,11 @@ export const SUBGRAPHS: SubgraphModule[] = [
       payments.start({ ...common, ...config.payments, webhookAttemptTimeoutMs: overrides.webhookAttemptTimeoutMs, engine: overrides.paymentsEngine }),
     buildSchema: () => payments.buildPaymentsSchema(printing),
   },
-  { name: 'open-banking', port: (c) => c.ports.openBanking, start: (common) => openBanking.start(common), buildSchema: () => openBanking.buildOpenBankingSchema(printing) },
+  {
+    name: 'open-banking',
+    port: (c) => c.ports.openBanking,
+    // consent_url shares the customer-facing base of checkout_url (PUBLIC_BASE_URL).
+    start: (common, config, overrides) => openBanking.start({ ...common, publicBaseUrl: config.payments.publicBaseUrl, jobs: overrides.openBankingJobs }),
+    buildSchema: () => openBanking.buildOpenBankingSchema(printing),
+  },
 ];

@@ -36,6 +36,7 @@ export const ERROR_CODES = {
   BANK_NOT_REGISTERED: { status: 404, message: 'Bank handle not in the registry' },
   // API-CONTRACT: generic codes
   VALIDATION_ERROR: { status: 400, message: 'Invalid parameters' },
+  CONSENT_EXPIRED: { status: 401, message: 'Consent expired; restart the flow' },
   UNAUTHORIZED: { status: 401, message: 'Missing or invalid credentials' },
   FORBIDDEN: { status: 403, message: 'Valid credentials, insufficient permissions' },
   NOT_FOUND: { status: 404, message: 'Not found' },

@@ -11,3 +11,4 @@ export * from './seal';
 export * from './validation';
 export * from './webhook-url';
 export * from './atomic-file';
+export * from './job';

@@ -3,6 +3,7 @@ import { attentionRoutes } from './attention';
 import { bankRoutes } from './banks';
 import { callbackRoutes } from './callbacks';
 import { checkoutRoutes } from './checkout';
+import { consentRoutes } from './consents';
 import { identityRoutes } from './identity';
 import { merchantRoutes } from './merchants';
 import { paymentRoutes } from './payments';
@@ -14,6 +15,7 @@ export const ROUTES: readonly RestRoute[] = [
   ...bankRoutes,
   ...merchantRoutes,
   ...tppRoutes,
+  ...consentRoutes,
   ...identityRoutes,
   ...paymentRoutes,
   ...checkoutRoutes,

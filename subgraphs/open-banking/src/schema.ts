@@ -1,20 +1,30 @@
 import { buildFederatedSchema, type SubgraphContext } from '@gateway/federation';
 import type { GraphQLSchema } from 'graphql';
+import { ConsentEntity } from './consent/consent.entity';
+import { createConsentResolver } from './consent/consent.resolver';
+import { toConsent } from './consent/consent.type';
+import { createOpenBankingModules, type OpenBankingModules } from './modules';
+import type { OpenBankingSettings } from './settings';
 import { TppEntity } from './tpp/tpp.entity';
 import { createTppResolver } from './tpp/tpp.resolver';
-import { TppService, type OpenBankingSettings } from './tpp/tpp.service';
 import { toTpp } from './tpp/tpp.type';
 
-export async function buildOpenBankingSchema(settings: OpenBankingSettings): Promise<GraphQLSchema> {
-  const tpps = new TppService(settings);
+export async function buildOpenBankingSchema(settings: OpenBankingSettings, modules: OpenBankingModules = createOpenBankingModules(settings)): Promise<GraphQLSchema> {
   return buildFederatedSchema({
-    resolvers: [createTppResolver(tpps)],
+    resolvers: [createTppResolver(modules.tpps), createConsentResolver(modules.consents)],
     referenceResolvers: {
       // Another subgraph's reference to a TPP it knows only by id; null for an unknown one.
       // webhookUrl stays behind TppResolver's check whoever asks.
       Tpp: async (reference, context: SubgraphContext) => {
         const tpp = await context.em.findOne(TppEntity, { id: reference.id as string });
         return tpp ? toTpp(tpp) : null;
+      },
+      // A consent is its TPP's to see: anyone else gets null.
+      Consent: async (reference, context: SubgraphContext) => {
+        const consent = await context.em.findOne(ConsentEntity, { id: reference.id as string });
+        const { principal } = context;
+        const allowed = consent && principal.kind === 'tpp' && principal.id === consent.tppId;
+        return allowed ? toConsent(consent, modules.consents.settings.publicBaseUrl) : null;
       },
     },
   });

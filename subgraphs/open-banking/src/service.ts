@@ -1,32 +1,55 @@
 import { openServiceOrm } from '@gateway/db';
 import { startSubgraphServer, type RunningService, type SubgraphStartOptions } from '@gateway/federation';
 import { createLogger } from '@gateway/kernel';
+import { OutboxEvent } from '@gateway/events';
 import { migrateVault, Credential } from '@gateway/vault';
+import { ConsentEntity } from './consent/consent.entity';
+import { DEFAULT_JOB_SETTINGS, startOpenBankingJobs, type OpenBankingJobSettings } from './jobs';
 import { migrations } from './migrations';
+import { createOpenBankingModules } from './modules';
 import { buildOpenBankingSchema } from './schema';
 import { TppEntity } from './tpp/tpp.entity';
 
 export const OPEN_BANKING_SCHEMA = 'open_banking';
 
-/** Starts the open-banking subgraph: migrations, schema, HTTP server. */
-export async function start(options: SubgraphStartOptions): Promise<RunningService> {
+/** The options every subgraph takes, and the open-banking service's own. */
+export interface OpenBankingStartOptions extends SubgraphStartOptions {
+  /** Base of customer-facing URLs (consent_url). Default http://localhost:8080. */
+  publicBaseUrl?: string;
+  /** Background job timing (tests shorten it). */
+  jobs?: Partial<OpenBankingJobSettings>;
+}
+
+/** Starts the open-banking subgraph: migrations, schema, HTTP server, the consent expiry job. */
+export async function start(options: OpenBankingStartOptions): Promise<RunningService> {
   await migrateVault(options.db);
   const orm = await openServiceOrm(options.db, {
     schema: OPEN_BANKING_SCHEMA,
-    entities: [TppEntity, Credential],
+    entities: [TppEntity, ConsentEntity, OutboxEvent, Credential],
     migrations,
     foreignSchemas: ['auth'],
   });
-  const schema = await buildOpenBankingSchema({ platformSecret: options.platformSecret, production: options.production });
-  return startSubgraphServer({
+  const logger = options.logger ?? createLogger('open-banking');
+  const settings = { platformSecret: options.platformSecret, production: options.production, publicBaseUrl: options.publicBaseUrl, routerUrl: options.routerUrl };
+  const modules = createOpenBankingModules(settings);
+  const schema = await buildOpenBankingSchema(settings, modules);
+  const server = await startSubgraphServer({
     name: 'open-banking',
     schema,
     orm,
     db: options.db,
-    logger: options.logger ?? createLogger('open-banking'),
+    logger,
     platformSecret: options.platformSecret,
     production: options.production,
     host: options.host,
     port: options.port,
   });
+  const jobs = startOpenBankingJobs(orm.em, modules.consents, { ...DEFAULT_JOB_SETTINGS, ...options.jobs }, logger.child({ component: 'jobs' }));
+  return {
+    ...server,
+    async stop() {
+      await jobs.stop();
+      await server.stop();
+    },
+  };
 }

@@ -4,11 +4,10 @@ import { vault } from '@gateway/vault';
 import { TppEntity } from './tpp.entity';
 import type { RegisterTppInput } from './tpp.input';
 import { registerTppRules } from './tpp.rules';
+import type { OpenBankingSettings } from '../settings';
 
-export interface OpenBankingSettings {
-  platformSecret: string;
-  production: boolean;
-}
+/** What TPP registration needs of the subgraph's settings. */
+export type TppSettings = Pick<OpenBankingSettings, 'platformSecret' | 'production'>;
 
 export interface RegisteredTpp {
   tpp: TppEntity;
@@ -20,7 +19,7 @@ export interface RegisteredTpp {
 export const tppNotFound = (id: string): GatewayError => new GatewayError('TPP_NOT_FOUND', `no TPP with id ${id}`);
 
 export class TppService {
-  constructor(private readonly settings: OpenBankingSettings) {}
+  constructor(private readonly settings: TppSettings) {}
 
   async find(em: EntityManager, id: string): Promise<TppEntity> {
     const tpp = await em.findOne(TppEntity, { id });

@@ -1,6 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import type { Logger } from '@gateway/kernel';
-import { startJob, type Job } from './job';
+import { startJob, type Job, type Logger } from '@gateway/kernel';
 import { recoverDue } from '../engine/recovery';
 import { idempotency } from '../idempotency/idempotency.service';
 import type { PaymentsModules } from '../modules';

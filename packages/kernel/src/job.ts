@@ -1,4 +1,4 @@
-import type { Logger } from '@gateway/kernel';
+import type { Logger } from './logger';
 
 export interface Job {
   /** Stops scheduling and waits for a tick in progress. */

@@ -1,0 +1,31 @@
+import type { ServiceClient } from '@gateway/federation';
+
+/** What a consent needs to know of its bank: the banks subgraph's capabilities and status. */
+export interface ObBank {
+  handle: string;
+  /** ACTIVE or SUSPENDED. */
+  status: string;
+  obEnabled: boolean;
+  obScopesSupported: string[];
+  maxConsentExpiryDays: number;
+}
+
+const OB_BANK = `query ObBank($handle: String!) {
+  bank(handle: $handle) { handle status }
+  bankCapabilities(handle: $handle) { obEnabled obScopesSupported maxConsentExpiryDays }
+}`;
+
+/**
+ * The bank registry, asked through the router as the `open-banking` service (a subgraph never
+ * reads another's schema). Not cached: a consent is created rarely, and a bank that turns Open
+ * Banking off or lowers its maximum expiry must be obeyed from its next consent on.
+ * BANK_NOT_REGISTERED passes through.
+ */
+export class BankCapabilitiesClient {
+  constructor(private readonly call: ServiceClient) {}
+
+  async find(handle: string, requestId?: string): Promise<ObBank> {
+    const answer = await this.call<{ bank: { handle: string; status: string }; bankCapabilities: Omit<ObBank, 'handle' | 'status'> }>(OB_BANK, { handle }, requestId);
+    return { ...answer.bank, ...answer.bankCapabilities };
+  }
+}

@@ -1,0 +1,74 @@
+import { Entity, PrimaryKey, Property } from '@mikro-orm/core';
+import type { ConsentStatus } from './consent.transitions';
+import type { ObScope } from './consent.rules';
+
+export type RevokedBy = 'tpp' | 'customer' | 'bank';
+
+/**
+ * A TPP's request for access to a customer's accounts at one bank (database shape; the graph
+ * shape is consent.type.ts). Status changes only through consent.moves.ts.
+ */
+@Entity({ tableName: 'consents' })
+export class ConsentEntity {
+  /** con_… */
+  @PrimaryKey({ type: 'text' })
+  id!: string;
+
+  @Property({ type: 'text' })
+  tppId!: string;
+
+  @Property({ type: 'text' })
+  bankHandle!: string;
+
+  @Property({ type: 'text' })
+  status!: ConsentStatus;
+
+  @Property({ type: 'json' })
+  scopes: ObScope[] = [];
+
+  /** One of the TPP's registered URIs, exactly as registered. */
+  @Property({ type: 'text' })
+  redirectUri!: string;
+
+  /** The TPP's anti-CSRF value, echoed back unchanged to redirect_uri. */
+  @Property({ type: 'text' })
+  state!: string;
+
+  /** PKCE S256 challenge (a hash of the verifier: the verifier itself never reaches the gateway before the token call). */
+  @Property({ type: 'text' })
+  codeChallenge!: string;
+
+  @Property({ type: 'text' })
+  codeChallengeMethod!: 'S256';
+
+  @Property({ type: 'integer' })
+  expiryDays!: number;
+
+  @Property({ type: 'timestamptz' })
+  expiresAt!: Date;
+
+  /** acc_… ids of the consented accounts, fixed when the customer approves. */
+  @Property({ type: 'json' })
+  accountIds: string[] = [];
+
+  @Property({ type: 'text', nullable: true })
+  revokedBy: RevokedBy | null = null;
+
+  @Property({ type: 'timestamptz' })
+  createdAt!: Date;
+
+  @Property({ type: 'timestamptz' })
+  updatedAt!: Date;
+
+  @Property({ type: 'timestamptz', nullable: true })
+  authorisedAt: Date | null = null;
+
+  @Property({ type: 'timestamptz', nullable: true })
+  rejectedAt: Date | null = null;
+
+  @Property({ type: 'timestamptz', nullable: true })
+  revokedAt: Date | null = null;
+
+  @Property({ type: 'timestamptz', nullable: true })
+  expiredAt: Date | null = null;
+}

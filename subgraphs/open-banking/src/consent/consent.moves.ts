@@ -1,0 +1,70 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { recordEvent } from '@gateway/events';
+import { ConsentEntity } from './consent.entity';
+import { CONSENT_REACHED_AT, consentRefusal, consentTransitionFor, type ConsentEventKind, type ConsentTrigger } from './consent.transitions';
+
+/*
+ * The one writer of open_banking.consents (CONVENTIONS "Data": one owner per table): every change
+ * of a consent is a move of the transition table (creation included) and writes its outbox event,
+ * if the move has one, in the same transaction. Other folders read consents and change them only
+ * through here.
+ */
+
+export const CONSENT_AGGREGATE = 'consent';
+
+/** The event payload: what a TPP needs to act without another call. Never the state or challenge. */
+export function consentEventData(consent: ConsentEntity): Record<string, unknown> {
+  return {
+    consent_id: consent.id,
+    status: consent.status,
+    tpp_id: consent.tppId,
+    bank_handle: consent.bankHandle,
+    scopes: [...consent.scopes],
+    expires_at: consent.expiresAt.toISOString(),
+    ...(consent.status === 'REVOKED' ? { revoked_by: consent.revokedBy } : {}),
+  };
+}
+
+function recordConsentEvent(em: EntityManager, kind: ConsentEventKind, consent: ConsentEntity, now: Date): void {
+  recordEvent(em, { kind, aggregateType: CONSENT_AGGREGATE, aggregateId: consent.id, audience: consent.tppId, data: consentEventData(consent) }, now);
+}
+
+/** What the TPP's request fixed about a new consent (the rest is the 'created' move's). */
+export type NewConsent = Pick<
+  ConsentEntity,
+  'id' | 'tppId' | 'bankHandle' | 'scopes' | 'redirectUri' | 'state' | 'codeChallenge' | 'codeChallengeMethod' | 'expiryDays' | 'expiresAt'
+>;
+
+/** The 'created' move in the caller's transaction: a new AWAITING_AUTHORISATION consent. */
+export function createConsent(tx: EntityManager, fields: NewConsent, now: Date): ConsentEntity {
+  const move = consentTransitionFor(null, 'created')!;
+  const consent = tx.create(ConsentEntity, { ...fields, status: move.to, accountIds: [], revokedBy: null, createdAt: now, updatedAt: now });
+  if (move.event) recordConsentEvent(tx, move.event, consent, now);
+  return consent;
+}
+
+/** Columns a move may set besides status and its timestamp. */
+export type ConsentMoveChanges = Partial<Pick<ConsentEntity, 'accountIds' | 'revokedBy'>>;
+
+/**
+ * Makes one move of the transition table inside the caller's transaction: a conditional UPDATE
+ * (`where id = ? and status = <from>`), so of two processes racing for the same move exactly
+ * one wins, plus the move's outbox event. Returns false when the consent was no longer in the
+ * expected status (someone else moved it first); throws when the table has no such move.
+ * `consent` must not be a managed entity (load it with loadConsent): it is updated in place.
+ */
+export async function moveConsent(em: EntityManager, consent: ConsentEntity, trigger: ConsentTrigger, now: Date, changes: ConsentMoveChanges = {}): Promise<boolean> {
+  const move = consentTransitionFor(consent.status, trigger);
+  if (!move) throw consentRefusal(consent.id, consent.status, trigger);
+  const update = { ...changes, status: move.to, updatedAt: now, [CONSENT_REACHED_AT[move.to]]: now };
+  const count = await em.nativeUpdate(ConsentEntity, { id: consent.id, status: consent.status }, update);
+  if (count === 0) return false;
+  Object.assign(consent, update);
+  if (move.event) recordConsentEvent(em, move.event, consent, now);
+  return true;
+}
+
+/** Loads a consent as a plain, untracked object (what moveConsent updates in place). */
+export function loadConsent(em: EntityManager, id: string): Promise<ConsentEntity | null> {
+  return em.findOne(ConsentEntity, { id }, { disableIdentityMap: true });
+}

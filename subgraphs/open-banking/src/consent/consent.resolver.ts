@@ -1,0 +1,49 @@
+import { Arg, Ctx, ID, Int, Mutation, Query, Resolver } from 'type-graphql';
+import { requirePrincipal, type SubgraphContext } from '@gateway/federation';
+import { CreateConsentInput } from './consent.input';
+import type { ConsentService } from './consent.service';
+import { Consent, ConsentConnection, toConsent } from './consent.type';
+
+export function createConsentResolver(service: ConsentService) {
+  const base = service.settings.publicBaseUrl;
+
+  @Resolver(() => Consent)
+  class ConsentResolver {
+    @Mutation(() => Consent, {
+      description:
+        'Creates a consent request (the TPP access token; POST /ob/consents). Send the customer to consentUrl. ' +
+        'Errors: PKCE_METHOD_REJECTED, VALIDATION_ERROR, BANK_NOT_REGISTERED, BANK_NOT_PARTICIPATING.',
+    })
+    async createConsent(
+      @Arg('input', { description: 'Bank, scopes, redirect URI, state, PKCE challenge and expiry.' }) input: CreateConsentInput,
+      @Ctx() context: SubgraphContext,
+    ): Promise<Consent> {
+      const tpp = requirePrincipal(context, ['tpp']);
+      const consent = await service.create(context.em, tpp.id, input, context.requestId);
+      context.logger.info({ consent: consent.id, tpp: tpp.id, bank: consent.bankHandle }, 'consent created');
+      return toConsent(consent, base);
+    }
+
+    @Query(() => Consent, { description: "A consent by id: the TPP's own only (another TPP's is CONSENT_NOT_FOUND, like an unknown one)." })
+    async consent(@Arg('id', () => ID, { description: 'Consent id (con_…).' }) id: string, @Ctx() context: SubgraphContext): Promise<Consent> {
+      const tpp = requirePrincipal(context, ['tpp']);
+      return toConsent(await service.findOwn(context.em, tpp.id, id), base);
+    }
+
+    @Query(() => ConsentConnection, { description: "The TPP's consents, newest first, in pages." })
+    async consents(
+      @Arg('first', () => Int, { nullable: true, description: 'Page size, 1-100 (default 20).' }) first: number | null,
+      @Arg('after', () => String, { nullable: true, description: 'endCursor of the previous page.' }) after: string | null,
+      @Ctx() context: SubgraphContext,
+    ): Promise<ConsentConnection> {
+      const tpp = requirePrincipal(context, ['tpp']);
+      const page = await service.list(context.em, tpp.id, { first, after });
+      const edges = page.consents.map((consent) => ({ cursor: consent.id, node: toConsent(consent, base) }));
+      return {
+        edges,
+        pageInfo: { hasNextPage: page.hasMore, hasPreviousPage: false, startCursor: edges[0]?.cursor ?? null, endCursor: edges.at(-1)?.cursor ?? null },
+      };
+    }
+  }
+  return ConsentResolver;
+}
