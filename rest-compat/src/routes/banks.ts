@@ -16,7 +16,7 @@ const capabilities = z
     ob_enabled: z.boolean(),
     ob_scopes_supported: z.array(z.string()).describe('Subset of accounts:read, balances:read, transactions:read, payments:write.'),
     sca_exemption_limit: z.number().int().describe('Open Banking payment orders (planned) above this amount, in minor units, will require SCA.'),
-    max_consent_expiry_days: z.number().int().describe('Upper bound of expiry_days for a consent at this bank (consents: planned).'),
+    max_consent_expiry_days: z.number().int().describe('Upper bound of expiry_days for a consent at this bank.'),
   })
   .strict()
   .describe('Bank capabilities');

@@ -15,7 +15,7 @@ export const tppRoutes = [
     body: z
       .object({
         name: z.string(),
-        redirect_uris: z.array(z.string()).describe('Exact redirect URIs a consent (planned) will be able to use.'),
+        redirect_uris: z.array(z.string()).describe("Exact redirect URIs; a consent's redirect_uri must equal one of them."),
         webhook_url: z.string().nullish().describe('Where Open Banking events will be delivered (planned).'),
       })
       .strict(),

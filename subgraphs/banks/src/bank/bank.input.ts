@@ -42,7 +42,7 @@ export class RegisterBankInput {
   @Field(() => GraphQLSafeInt, { nullable: true, description: 'Open Banking payment orders (planned) above this amount, in minor units, will require SCA; default 100000.' })
   scaExemptionLimit?: number;
 
-  @Field({ nullable: true, description: 'Upper bound of expiry_days for a consent at this bank (consents: planned), 1 to 365; default 90.' })
+  @Field({ nullable: true, description: 'Upper bound of expiry_days for a consent at this bank, 1 to 365; default 90.' })
   maxConsentExpiryDays?: number;
 }
 
@@ -60,6 +60,6 @@ export class UpdateBankCapabilitiesInput {
   })
   scaExemptionLimit?: number;
 
-  @Field({ nullable: true, description: 'Upper bound of expiry_days for a consent at this bank (consents: planned), 1 to 365; unchanged when omitted.' })
+  @Field({ nullable: true, description: 'Upper bound of expiry_days for a consent at this bank, 1 to 365; unchanged when omitted.' })
   maxConsentExpiryDays?: number;
 }

@@ -16,7 +16,7 @@ export class BankCapabilities {
   @Field(() => GraphQLSafeInt, { description: 'Open Banking payment orders (planned) above this amount, in minor units, will require SCA.' })
   scaExemptionLimit!: number;
 
-  @Field({ description: 'Upper bound of expiry_days for a consent at this bank (consents: planned).' })
+  @Field({ description: 'Upper bound of expiry_days for a consent at this bank.' })
   maxConsentExpiryDays!: number;
 }
 

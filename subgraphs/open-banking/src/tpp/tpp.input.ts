@@ -2,11 +2,11 @@ import { Field, InputType } from 'type-graphql';
 
 @InputType({ description: 'TPP registration (admin). The access token and webhook secret are generated.' })
 export class RegisterTppInput {
-  @Field({ description: '1-100 characters; for customers on the consent page once consents exist (planned).' })
+  @Field({ description: '1-100 characters; shown to customers on the consent page.' })
   name!: string;
 
   @Field(() => [String], {
-    description: '1-10 distinct absolute URLs without fragment (https in production), stored exactly: consents (planned) will have to use one of them verbatim.',
+    description: "1-10 distinct absolute URLs without fragment (https in production), stored exactly: a consent's redirect_uri must equal one of them verbatim.",
   })
   redirectUris!: string[];
 

@@ -7,10 +7,10 @@ export class Tpp {
   @Field(() => ID, { description: 'TPP id (tpp_…).' })
   id!: string;
 
-  @Field({ description: 'Name of the TPP; for customers on the consent page once consents exist (planned).' })
+  @Field({ description: 'Name of the TPP, shown to customers on the consent page.' })
   name!: string;
 
-  @Field(() => [String], { description: "Registered redirect URIs, stored exactly; a consent's redirect_uri (consents: planned) will have to equal one of them." })
+  @Field(() => [String], { description: "Registered redirect URIs, stored exactly; a consent's redirect_uri must equal one of them." })
   redirectUris!: string[];
 
   @Field({ description: 'Registration time (ISO 8601 UTC).' })
@@ -26,7 +26,7 @@ export class TppRegistration {
   @Field(() => Tpp, { description: 'The TPP record.' })
   tpp!: Tpp;
 
-  @Field({ description: 'TPP access token (tpk_…) for Authorization: Bearer (today the tpp query; consent calls are planned). Shown once; stored as a hash.' })
+  @Field({ description: 'TPP access token (tpk_…) for Authorization: Bearer (the tpp query and the consent calls). Shown once; stored as a hash.' })
   tppAccessToken!: string;
 
   @Field({ description: 'Secret (whsec_…) that will key the HMAC-SHA256 signature of Open Banking webhook deliveries (planned). Shown once.' })
