@@ -7,3 +7,4 @@ export * from './server';
 export * from './standalone';
 export * from './sdl';
 export * from './service-client';
+export * from './page-info';

@@ -27,8 +27,13 @@ export class ResultStream implements SubscriberSink, AsyncIterableIterator<Execu
   private done = false;
   onClose: () => void = () => undefined;
 
+  /** Statuses of this rank end the stream. */
+  private readonly finalRank: number;
+
   /** `statusRank`: the plan's order of statuses; its highest rank is final. */
-  constructor(private readonly statusRank: ReadonlyMap<string, number>) {}
+  constructor(private readonly statusRank: ReadonlyMap<string, number>) {
+    this.finalRank = Math.max(...statusRank.values());
+  }
 
   push({ result, status }: TrackedResult): void {
     if (this.done || this.ending) return;
@@ -96,9 +101,5 @@ export class ResultStream implements SubscriberSink, AsyncIterableIterator<Execu
     }
     this.buffer.push({ result, rank });
     if (this.buffer.length > MAX_BUFFERED) this.buffer.shift();
-  }
-
-  private get finalRank(): number {
-    return Math.max(...this.statusRank.values());
   }
 }

@@ -1,5 +1,5 @@
 import { Arg, Ctx, ID, Int, Mutation, Query, Resolver } from 'type-graphql';
-import { requirePrincipal, type SubgraphContext } from '@gateway/federation';
+import { pageInfoOf, requirePrincipal, type SubgraphContext } from '@gateway/federation';
 import { CreateConsentInput } from './consent.input';
 import type { ConsentService } from './consent.service';
 import { Consent, ConsentConnection, toConsent } from './consent.type';
@@ -41,7 +41,7 @@ export function createConsentResolver(service: ConsentService) {
       const edges = page.consents.map((consent) => ({ cursor: consent.id, node: toConsent(consent, base) }));
       return {
         edges,
-        pageInfo: { hasNextPage: page.hasMore, hasPreviousPage: false, startCursor: edges[0]?.cursor ?? null, endCursor: edges.at(-1)?.cursor ?? null },
+        pageInfo: pageInfoOf(edges, page.hasMore),
       };
     }
   }

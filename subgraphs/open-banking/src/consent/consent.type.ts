@@ -1,5 +1,5 @@
 import { Directive, Field, ID, ObjectType, registerEnumType } from 'type-graphql';
-import { PageInfo } from './page-info.type';
+import { PageInfo } from '@gateway/federation';
 import type { ConsentEntity } from './consent.entity';
 import type { ConsentStatus as Status } from './consent.transitions';
 

@@ -1,5 +1,5 @@
 import { Arg, Ctx, ID, Int, Mutation, Query, Resolver } from 'type-graphql';
-import { requirePrincipal, type SubgraphContext } from '@gateway/federation';
+import { pageInfoOf, requirePrincipal, type SubgraphContext } from '@gateway/federation';
 import type { AttentionService } from './attention.service';
 import { MovementNeedingAttention, MovementNeedingAttentionConnection, MovementResolution, toMovementNeedingAttention } from './attention.type';
 
@@ -16,7 +16,7 @@ export function createAttentionResolver(service: AttentionService) {
       requirePrincipal(context, ['admin']);
       const page = await service.list(context.em, first, after);
       const edges = page.cases.map((found) => ({ cursor: found.execution.sessionId, node: toMovementNeedingAttention(found) }));
-      return { edges, pageInfo: { hasNextPage: page.hasMore, hasPreviousPage: false, startCursor: edges[0]?.cursor ?? null, endCursor: edges.at(-1)?.cursor ?? null } };
+      return { edges, pageInfo: pageInfoOf(edges, page.hasMore) };
     }
 
     @Mutation(() => MovementNeedingAttention, { description: "Records an operator's decision on a movement that needs attention; the engine carries it out (admin)." })

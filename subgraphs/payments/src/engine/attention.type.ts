@@ -1,5 +1,5 @@
 import { Field, ID, Int, ObjectType, registerEnumType } from 'type-graphql';
-import { PageInfo } from '../session/page-info.type';
+import { PageInfo } from '@gateway/federation';
 import type { AttentionCase } from './attention.service';
 
 export enum MovementResolution {

@@ -1,5 +1,5 @@
 import { Arg, Ctx, ID, Int, Mutation, Query, Resolver } from 'type-graphql';
-import { requirePrincipal, type SubgraphContext } from '@gateway/federation';
+import { pageInfoOf, requirePrincipal, type SubgraphContext } from '@gateway/federation';
 import { CreatePaymentSessionInput } from './session.input';
 import { sessionNotFound, type SessionService } from './session.service';
 import { PaymentSession, PaymentSessionConnection, toPaymentSession } from './session.type';
@@ -47,7 +47,7 @@ export function createSessionResolver(service: SessionService) {
       const edges = page.sessions.map((session) => ({ cursor: session.id, node: toPaymentSession(session) }));
       return {
         edges,
-        pageInfo: { hasNextPage: page.hasMore, hasPreviousPage: false, startCursor: edges[0]?.cursor ?? null, endCursor: edges.at(-1)?.cursor ?? null },
+        pageInfo: pageInfoOf(edges, page.hasMore),
       };
     }
   }

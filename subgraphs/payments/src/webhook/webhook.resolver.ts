@@ -1,5 +1,5 @@
 import { Arg, Ctx, FieldResolver, ID, Int, Mutation, Query, Resolver, Root } from 'type-graphql';
-import { requirePrincipal, type SubgraphContext } from '@gateway/federation';
+import { pageInfoOf, requirePrincipal, type SubgraphContext } from '@gateway/federation';
 import { DEFAULT_PAGE_SIZE, type WebhookDeliveryService } from './webhook.service';
 import { toWebhookAttempt, toWebhookDelivery, WebhookAttempt, WebhookDelivery, WebhookDeliveryConnection } from './webhook.type';
 
@@ -19,7 +19,7 @@ export function createWebhookResolver(service: WebhookDeliveryService) {
       const edges = page.deliveries.map((delivery) => ({ cursor: delivery.id, node: toWebhookDelivery(delivery) }));
       return {
         edges,
-        pageInfo: { hasNextPage: page.hasMore, hasPreviousPage: false, startCursor: edges[0]?.cursor ?? null, endCursor: edges.at(-1)?.cursor ?? null },
+        pageInfo: pageInfoOf(edges, page.hasMore),
       };
     }
 

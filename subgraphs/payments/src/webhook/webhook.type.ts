@@ -1,5 +1,5 @@
 import { Field, ID, Int, ObjectType } from 'type-graphql';
-import { PageInfo } from '../session/page-info.type';
+import { PageInfo } from '@gateway/federation';
 import type { WebhookAttemptEntity, WebhookDeliveryEntity } from './webhook-delivery.entity';
 
 @ObjectType('WebhookDelivery', { description: "One event on its way to the merchant's webhook endpoint, with its attempts." })

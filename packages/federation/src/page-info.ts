@@ -16,3 +16,8 @@ export class PageInfo {
   @Field(() => String, { nullable: true, description: 'Cursor of the last item of the page: pass it as `after` for the next page.' })
   endCursor!: string | null;
 }
+
+/** The PageInfo of a forward-only page of edges (keyset paging: `hasMore` says whether items follow). */
+export function pageInfoOf(edges: ReadonlyArray<{ cursor: string }>, hasMore: boolean): PageInfo {
+  return { hasNextPage: hasMore, hasPreviousPage: false, startCursor: edges[0]?.cursor ?? null, endCursor: edges.at(-1)?.cursor ?? null };
+}
