@@ -8,3 +8,4 @@ export * from './standalone';
 export * from './sdl';
 export * from './service-client';
 export * from './page-info';
+export * from './directory';

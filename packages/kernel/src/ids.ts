@@ -20,6 +20,7 @@ export const ID_PREFIX = {
   credential: 'cred',
   transaction: 'txn',
   obligation: 'obl',
+  grant: 'grt',
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIX;

@@ -3,6 +3,7 @@ import { startSubgraphServer, type RunningService, type SubgraphStartOptions } f
 import { createLogger } from '@gateway/kernel';
 import { OutboxEvent } from '@gateway/events';
 import { migrateVault, Credential } from '@gateway/vault';
+import { ConsentAccountEntity } from './account/consent-account.entity';
 import { ConsentEntity } from './consent/consent.entity';
 import { DEFAULT_JOB_SETTINGS, startOpenBankingJobs, type OpenBankingJobSettings } from './jobs';
 import { migrations } from './migrations';
@@ -25,7 +26,7 @@ export async function start(options: OpenBankingStartOptions): Promise<RunningSe
   await migrateVault(options.db);
   const orm = await openServiceOrm(options.db, {
     schema: OPEN_BANKING_SCHEMA,
-    entities: [TppEntity, ConsentEntity, OutboxEvent, Credential],
+    entities: [TppEntity, ConsentEntity, ConsentAccountEntity, OutboxEvent, Credential],
     migrations,
     foreignSchemas: ['auth'],
   });

@@ -1,10 +1,9 @@
-import { createServiceClient } from '@gateway/federation';
+import { BankCorePool } from '@gateway/bank-core-client';
+import { createServiceClient, Directory } from '@gateway/federation';
 import { createLogger } from '@gateway/kernel';
 import { CheckoutService } from './checkout/checkout.service';
 import { ConfirmationService } from './confirmation/confirmation.service';
 import { AttentionService } from './engine/attention.service';
-import { BankCores } from './engine/cores';
-import { Directory } from './routing/directory';
 import { PaymentEngine } from './engine/engine';
 import { DEFAULT_ENGINE_SETTINGS, type EngineSettings } from './engine/engine.settings';
 import { MerchantService } from './merchant/merchant.service';
@@ -29,7 +28,13 @@ export function createPaymentsModules(settings: PaymentsSettings): PaymentsModul
   const engineSettings: EngineSettings = { ...DEFAULT_ENGINE_SETTINGS, ...settings.engine };
   const call = createServiceClient({ routerUrl: settings.routerUrl ?? (() => ''), platformSecret: settings.platformSecret, service: 'payments' });
   const directory = new Directory(call, { bankMs: engineSettings.bankRoutingCacheMs, aliasMs: engineSettings.aliasRoutingCacheMs });
-  const cores = new BankCores(engineSettings, settings.production, logger.child({ component: 'bank-core' }));
+  const cores = new BankCorePool({
+    timeoutMs: engineSettings.coreTimeoutMs,
+    attempts: engineSettings.coreAttempts,
+    budgetMs: engineSettings.coreBudgetMs,
+    production: settings.production,
+    logger: logger.child({ component: 'bank-core' }),
+  });
   const engine = new PaymentEngine(directory, cores, engineSettings, logger.child({ component: 'engine' }));
   const sessions = new SessionService(
     {

@@ -2,10 +2,12 @@ import type { MigrationObject } from '@gateway/db';
 import { Migration20261123000200_tpps } from './Migration20261123000200_tpps';
 import { Migration20261126000100_outbox } from './Migration20261126000100_outbox';
 import { Migration20261126000200_consents } from './Migration20261126000200_consents';
+import { Migration20261127000100_consent_accounts } from './Migration20261127000100_consent_accounts';
 
 /** Committed migrations of the open_banking schema, in order. */
 export const migrations: MigrationObject[] = [
   { name: 'Migration20261123000200_tpps', class: Migration20261123000200_tpps },
   { name: 'Migration20261126000100_outbox', class: Migration20261126000100_outbox },
   { name: 'Migration20261126000200_consents', class: Migration20261126000200_consents },
+  { name: 'Migration20261127000100_consent_accounts', class: Migration20261127000100_consent_accounts },
 ];

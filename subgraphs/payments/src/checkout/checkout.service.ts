@@ -1,8 +1,8 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { GatewayError, isErrorCode, parseInput, type Logger } from '@gateway/kernel';
 import { vault } from '@gateway/vault';
-import type { BankCores } from '../engine/cores';
-import type { AliasRouting, Directory } from '../routing/directory';
+import type { BankCorePool } from '@gateway/bank-core-client';
+import type { AliasRouting, Directory } from '@gateway/federation';
 import type { ExecutionState, PaymentEngine } from '../engine/engine';
 import { MAX_OTP_FAILURES, type EngineSettings } from '../engine/engine.settings';
 import type { PaymentExecutionEntity } from '../engine/execution.entity';
@@ -28,7 +28,7 @@ export class CheckoutService {
   constructor(
     private readonly engine: PaymentEngine,
     private readonly directory: Directory,
-    private readonly cores: BankCores,
+    private readonly cores: BankCorePool,
     private readonly settings: EngineSettings,
     private readonly logger: Logger,
   ) {}

@@ -5,8 +5,8 @@ import { recordObligation } from '../obligation/obligation.service';
 import type { PaymentSessionEntity } from '../session/session.entity';
 import { loadSession, moveSession, type MoveChanges } from '../session/session.moves';
 import { FINAL_STATUSES, type SessionTrigger } from '../session/session.transitions';
-import type { BankCores } from './cores';
-import type { Directory } from '../routing/directory';
+import type { BankCorePool } from '@gateway/bank-core-client';
+import type { Directory } from '@gateway/federation';
 import type { EngineSettings } from './engine.settings';
 import type { ExecutionStep, PaymentExecutionEntity } from './execution.entity';
 import { executions } from './execution.repository';
@@ -45,7 +45,7 @@ export class PaymentEngine {
 
   constructor(
     directory: Directory,
-    cores: BankCores,
+    cores: BankCorePool,
     private readonly settings: EngineSettings,
     private readonly logger: Logger,
   ) {

@@ -1,7 +1,7 @@
 import { findBooking, type BankCoreClient, type BookingEvidence, type CoreMovement } from '@gateway/bank-core-client';
 import type { Currency, ErrorCode, Logger } from '@gateway/kernel';
-import type { BankCores } from './cores';
-import type { Directory } from '../routing/directory';
+import type { BankCorePool } from '@gateway/bank-core-client';
+import type { Directory } from '@gateway/federation';
 import type { EngineSettings } from './engine.settings';
 import type { PaymentExecutionEntity } from './execution.entity';
 import { outcomeOf } from './outcome';
@@ -41,7 +41,7 @@ export type Settled =
 export class MovementSettler {
   constructor(
     private readonly directory: Directory,
-    private readonly cores: BankCores,
+    private readonly cores: BankCorePool,
     private readonly settings: EngineSettings,
     private readonly logger: Logger,
   ) {}

@@ -1,7 +1,7 @@
 import { LockMode } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { GatewayError, newId, parseInput, type Currency } from '@gateway/kernel';
-import type { AliasRouting, BankRouting, Directory } from '../routing/directory';
+import type { AliasRouting, BankRouting, Directory } from '@gateway/federation';
 import { idempotency, requestHash } from '../idempotency/idempotency.service';
 import { PaymentSessionEntity } from './session.entity';
 import { createSession, moveSession } from './session.moves';

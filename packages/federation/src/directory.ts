@@ -1,4 +1,4 @@
-import type { ServiceClient } from '@gateway/federation';
+import type { ServiceClient } from './service-client';
 
 /** identity's aliasRouting answer. */
 export interface AliasRouting {
@@ -48,8 +48,9 @@ class ShortCache<T> {
 }
 
 /**
- * Where payments go: the identity registry and the bank registry, asked through the router as
- * the `payments` service (a subgraph never reads another's schema). Both are asked on every
+ * Where money and account data live: the identity registry and the bank registry, asked through
+ * the router as the calling service (a subgraph never reads another's schema); payments routes
+ * movements with it, open-banking finds a consenting customer and the bank core to ask. Both are asked on every
  * payment and change rarely, so answers are reused for a short while (bank routing a few
  * seconds; alias routing about a second, so a deactivated alias stops being routable within
  * that), and concurrent asks for one key share one call. Errors (ALIAS_NOT_FOUND,

@@ -1,5 +1,5 @@
 import { GatewayError } from '@gateway/kernel';
-import type { ServiceClient } from '@gateway/federation';
+import type { ServiceClient } from './service-client';
 import { Directory } from './directory';
 
 /** A stand-in for the router: counts calls and answers what the test says. */
@@ -17,7 +17,7 @@ function fakeRouter(answer: (query: string, variables: Record<string, unknown>) 
 
 const alias = { handle: 'amina', iban: 'LY83002048000020100120361', bankHandle: 'oasis', institutionCode: '002', bankCustomerRef: 'c1', status: 'ACTIVE' };
 
-describe('Directory (registry answers for the engine)', () => {
+describe('Directory (registry answers for payments and open banking)', () => {
   it('shares one call among concurrent asks and reuses the answer within its lifetime only', async () => {
     const router = fakeRouter(() => ({ aliasRouting: alias }));
     const directory = new Directory(router.call, { bankMs: 0, aliasMs: 40 });
