@@ -56,6 +56,12 @@ describe('rest-compat layer (no router needed)', () => {
     expect(noBody.body.error.detail).toBe('force: unknown field');
   });
 
+  it('refuses a form body on a JSON route with 400 VALIDATION_ERROR naming the media type', async () => {
+    const answer = await call(rest.url, 'POST', '/merchants', { body: 'name=Shop', headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+    expectError(answer, 400, 'VALIDATION_ERROR');
+    expect(answer.body.error.detail).toBe('content-type: send application/json');
+  });
+
   it('names a missing or mistyped field in the detail', async () => {
     const missing = await call(rest.url, 'POST', '/ob/tpps', { body: { name: 'TPP' } });
     expectError(missing, 400, 'VALIDATION_ERROR');

@@ -4,7 +4,8 @@ import { keysToCamel, keysToSnake } from './case';
 import { sendError } from './errors';
 import type { Execute } from './executor';
 import { passBackRouterHeaders } from './headers';
-import type { RestRoute } from './route';
+import { GatewayError } from '@gateway/kernel';
+import { MEDIA_TYPE, type RestRoute } from './route';
 import { validate } from './validation';
 
 /** A POST or PATCH without a documented body still refuses fields, so typos never pass silently. */
@@ -14,6 +15,14 @@ const NO_FIELDS = z.object({}).strict();
 export const fastifyPath = (path: string): string => path.replace(/\{(\w+)\}/g, ':$1');
 
 const takesBody = (route: RestRoute): boolean => route.method === 'POST' || route.method === 'PATCH';
+
+/** Refuses a body in a media type the route does not declare (form fields on a JSON route, JSON on the token endpoint). */
+function assertBodyType(route: RestRoute, contentType: string | undefined): void {
+  if (contentType === undefined) return;
+  const accepted = (route.bodyTypes ?? ['json']).map((type) => MEDIA_TYPE[type]);
+  const sent = contentType.split(';')[0]!.trim().toLowerCase();
+  if (!accepted.includes(sent)) throw new GatewayError('VALIDATION_ERROR', `content-type: send ${accepted.join(' or ')}`);
+}
 
 /** Serves the HTML of a route that is also a page (RestRoute.page). */
 export type PageHandler = (request: FastifyRequest, reply: FastifyReply) => Promise<unknown>;
@@ -40,7 +49,9 @@ export function registerRoutes(app: FastifyInstance, routes: readonly RestRoute[
       method: route.method,
       url: fastifyPath(route.path),
       handler: async (request, reply) => {
+        if (route.responseHeaders) reply.headers(route.responseHeaders);
         if (page && !wantsJson(request.headers.accept)) return page(request, reply);
+        if (takesBody(route)) assertBodyType(route, request.headers['content-type']);
         const params = route.params ? validate(route.params, request.params, 'path') : {};
         const query = validate(route.query ?? NO_FIELDS, request.query ?? {}, 'query');
         const body = takesBody(route) ? validate(route.body ?? NO_FIELDS, request.body ?? {}, 'body') : {};

@@ -4,6 +4,11 @@ import type { CamelKeys } from './case';
 
 export type HttpMethod = 'GET' | 'POST' | 'PATCH' | 'DELETE';
 
+/** How a request body may be encoded (RestRoute.bodyTypes). */
+export type BodyType = 'json' | 'form';
+
+export const MEDIA_TYPE: Record<BodyType, string> = { json: 'application/json', form: 'application/x-www-form-urlencoded' };
+
 /** The spec's credential headers, as named in the OpenAPI security schemes. */
 export type Credential = 'adminKey' | 'bankKey' | 'merchantKey' | 'tppToken' | 'obToken' | 'consentId' | 'sessionToken' | 'internalKey';
 
@@ -45,6 +50,14 @@ export interface RestRoute<P extends AnyObjectSchema | undefined = any, Q extend
   query?: Q;
   /** `.strict()`: an unknown field is a 400 VALIDATION_ERROR naming it. */
   body?: B;
+  /**
+   * Media types the body may come in (default JSON only). 'form' is
+   * application/x-www-form-urlencoded: OAuth's token endpoint (RFC 6749 4.1.3) and HTML forms
+   * posted without script. A body in another type is 415.
+   */
+  bodyTypes?: BodyType[];
+  /** Headers every answer of this route carries, errors included (e.g. Cache-Control: no-store on the token endpoint). */
+  responseHeaders?: Record<string, string>;
   /** Takes an optional Idempotency-Key header (creating POSTs), handed to `variables` as headers.idempotencyKey. */
   idempotent?: boolean;
   /** The GraphQL document sent to the router. */

@@ -12,6 +12,8 @@ import { buildOpenApiDocument } from './openapi/document';
 import { renderDocsPage } from './openapi/docs-page';
 import { registerRequestId } from './request-id';
 import { checkoutPage } from './pages/checkout-page';
+import { parseFormBody } from './form-body';
+import { MEDIA_TYPE } from './route';
 import { registerRoutes } from './register-routes';
 import { routerTarget } from './router-target';
 import { ROUTES } from './routes';
@@ -53,6 +55,14 @@ export async function startRestCompat(options: RestCompatOptions): Promise<Runni
   // An empty body on a POST with content-type JSON (rotate-key from many HTTP clients) means "no fields".
   const parseJson = app.getDefaultJsonParser('error', 'error');
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => (body === '' ? done(null, undefined) : parseJson(request, body as string, done)));
+  // Form bodies (OAuth's token endpoint, HTML forms) for the routes that declare them (RestRoute.bodyTypes).
+  app.addContentTypeParser(MEDIA_TYPE.form, { parseAs: 'string' }, (_request, body, done) => {
+    try {
+      done(null, parseFormBody(body as string));
+    } catch (error) {
+      done(error as Error, undefined);
+    }
+  });
 
   const execute = createExecutor({ graphqlUrl: target.graphqlUrl, dispatcher, logger });
   // Pages share a path with a JSON route of the table, which documents it.

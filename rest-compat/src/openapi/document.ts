@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { ERROR_CODES, type ErrorCode } from '@gateway/kernel';
-import type { Credential, RestRoute } from '../route';
+import { MEDIA_TYPE, type Credential, type RestRoute } from '../route';
 
 /** The slice of OpenAPI 3.1 this layer produces (and the docs page reads). */
 export type JsonSchema = Record<string, any>;
@@ -142,9 +142,15 @@ function operationOf(route: RestRoute): OpenApiOperation {
       ...(route.idempotent ? [{ $ref: '#/components/parameters/Idempotency-Key' }] : []),
       { $ref: '#/components/parameters/X-Request-Id' },
     ],
-    ...(route.body ? { requestBody: { required: true, content: { 'application/json': { schema: jsonSchema(route.body, 'input') } } } } : {}),
+    ...(route.body ? { requestBody: { required: true, content: bodyContent(route) } } : {}),
     responses: { [String(route.status)]: success, ...errorResponses(route.errors) },
   };
+}
+
+/** The request body in each media type the route accepts, one schema for all. */
+function bodyContent(route: RestRoute): Record<string, { schema: JsonSchema }> {
+  const schema = jsonSchema(route.body!, 'input');
+  return Object.fromEntries((route.bodyTypes ?? ['json']).map((type) => [MEDIA_TYPE[type], { schema }]));
 }
 
 /** OpenAPI 3.1 of every route in the table, generated from the same entries that serve them. */
