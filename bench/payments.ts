@@ -20,13 +20,12 @@
  * there needs more than 1000 creations/s. So creation latency is also measured with requests
  * arriving at a fixed rate below saturation (BENCH_RATE, default 150/s; at most 50 in flight).
  */
-import { spawn } from 'node:child_process';
-import { readdirSync, readFileSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
-import { join } from 'node:path';
-import { Agent, request } from 'undici';
 import { openTestDatabase } from '@gateway/db/testing';
 import { newSecret } from '@gateway/kernel';
+import { benchCustomer, registerBenchBanks, startBenchBanks, type BenchBank, type BenchBanks, type BenchCustomer } from './support/bench-banks';
+import { coresUsed, cpuSeconds, formatCores } from './support/cpu';
+import { benchAgent, ok } from './support/http';
 import { launchPlatform, type LaunchedPlatform } from './support/launcher';
 import { launchSplitPlatform } from './support/split-launcher';
 import { printTable, runLoad, type LoadResult } from './support/load';
@@ -70,146 +69,17 @@ async function runOpenLoad(name: string, rate: number, durationMs: number, cap: 
   const at = (q: number) => latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))] ?? NaN;
   return { name, requests: latencies.length, errors, seconds, perSecond: latencies.length / seconds, p50Ms: at(0.5), p99Ms: at(0.99) };
 }
-const ROOT = join(__dirname, '..');
 const UNLIMITED = JSON.stringify({ session_create: { points: 1e9 }, write: { points: 1e9 }, read: { points: 1e9 } });
 
-const agent = new Agent({ connections: CONCURRENCY * 2, keepAliveTimeout: 30_000 });
-
-async function http(method: string, url: string, body?: unknown, headers: Record<string, string> = {}): Promise<{ status: number; body: any }> {
-  const response = await request(url, {
-    method: method as 'GET',
-    dispatcher: agent,
-    headers: { ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...headers },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  });
-  const text = await response.body.text();
-  return { status: response.statusCode, body: text ? JSON.parse(text) : undefined };
-}
-
-async function ok(method: string, url: string, body?: unknown, headers: Record<string, string> = {}): Promise<any> {
-  const answer = await http(method, url, body, headers);
-  if (answer.status >= 300) throw new Error(`${method} ${url}: ${answer.status} ${JSON.stringify(answer.body)}`);
-  return answer.body;
-}
-
-/** Which part of the system a process is, from its command line (null: not ours to count). */
-function groupOf(pid: string): string | null {
-  try {
-    if (Number(pid) === process.pid) return 'load generator';
-    if (readFileSync(`/proc/${pid}/comm`, 'utf8').trim() === 'postgres') return 'postgres';
-    const command = readFileSync(`/proc/${pid}/cmdline`, 'utf8');
-    if (command.includes('sandbox-banks.ts')) return 'bank cores';
-    if (command.includes('platform/src/main.ts')) return 'gateway';
-    // One process per service: each one named, so the busiest shows.
-    const service = /(?:subgraphs\/([\w-]+)|(router)|(rest-compat))\/src\/main\.ts/.exec(command);
-    return service ? (service[1] ?? service[2] ?? service[3])! : null;
-  } catch {
-    return null;
-  }
-}
-
-/** CPU seconds used so far by each group of processes (utime + stime from /proc). */
-function cpuSeconds(): Record<string, number> {
-  const out: Record<string, number> = {};
-  for (const pid of readdirSync('/proc').filter((entry) => /^\d+$/.test(entry))) {
-    const group = groupOf(pid);
-    if (!group) continue;
-    try {
-      const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-      out[group] = (out[group] ?? 0) + (Number(fields[11]) + Number(fields[12])) / 100;
-    } catch {
-      // the process ended meanwhile
-    }
-  }
-  return out;
-}
-
-interface Banks {
-  pid: number | undefined;
-  banks: Array<{ handle: string; institutionCode: string; url: string }>;
-  stop(): Promise<void>;
-}
-
-async function startBanks(databaseUrl: string, internalKey: string): Promise<Banks> {
-  const suffix = String(Math.floor(Math.random() * 900) + 100);
-  const child = spawn(process.execPath, ['-r', './scripts/register.js', 'bench/support/sandbox-banks.ts'], {
-    cwd: ROOT,
-    env: { PATH: process.env.PATH ?? '', DATABASE_URL: databaseUrl, INTERNAL_KEY: internalKey, BANKS: `bencha${suffix}:901,benchb${suffix}:902`, LOG_LEVEL: 'error' },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  const line = await new Promise<string>((resolve, reject) => {
-    let output = '';
-    child.stdout!.on('data', (chunk) => {
-      output += chunk;
-      if (output.includes('\n')) resolve(output.split('\n')[0]!);
-    });
-    child.once('exit', (code) => reject(new Error(`sandbox banks exited with ${code}`)));
-  });
-  return {
-    pid: child.pid,
-    banks: JSON.parse(line).banks,
-    async stop() {
-      const exited = new Promise((resolve) => child.once('exit', resolve));
-      child.kill('SIGINT');
-      await exited;
-    },
-  };
-}
-
-interface Customer {
-  alias: string;
-  iban: string;
-  otp: string;
-}
-
-async function seed(platform: LaunchedPlatform, banks: Banks, sharedKey: string) {
-  const keyOf = (handle: string) => ({ 'x-service-internal-key': `${sharedKey}_${handle}` });
-  const admin = { 'x-service-admin-key': platform.adminKey };
-  const bankKeys: Record<string, string> = {};
-  for (const bank of banks.banks) {
-    const registered = await ok(
-      'POST',
-      `${platform.restUrl}/banks`,
-      {
-        bank_handle: bank.handle,
-        display_name: `Bench ${bank.handle}`,
-        country: 'LY',
-        core_base_url: bank.url,
-        settlement_account_iban: (
-          await ok('POST', `${bank.url}/sandbox/accounts`, { customer_ref: `${bank.handle}-settlement`, holder_name: 'Settlement', currency: 'LYD' }, keyOf(bank.handle))
-        ).iban,
-        contact_email: `ops@${bank.handle}.example`,
-        institution_code: bank.institutionCode,
-        internal_key: `${sharedKey}_${bank.handle}`,
-      },
-      admin,
-    );
-    bankKeys[bank.handle] = registered.bank_key;
-    await ok('PUT', `${bank.url}/sandbox/gateway`, { url: platform.restUrl, bank_key: registered.bank_key }, keyOf(bank.handle));
-  }
-  const customer = async (bank: Banks['banks'][number], n: string, balance: number): Promise<Customer> => {
-    const otp = String(100_000 + Math.floor(Math.random() * 899_999));
-    const account = await ok(
-      'POST',
-      `${bank.url}/sandbox/accounts`,
-      { customer_ref: `${bank.handle}-${n}`, holder_name: `Bench ${n}`, currency: 'LYD', balance, otp },
-      keyOf(bank.handle),
-    );
-    const alias = `${n}.${bank.handle}`;
-    await ok(
-      'POST',
-      `${platform.restUrl}/v1/identity/claim`,
-      { npt_handle: alias, iban: account.iban, customer_display_name: `Bench ${n}`, bank_customer_ref: `${bank.handle}-${n}` },
-      { 'x-service-bank-key': bankKeys[bank.handle]! },
-    );
-    return { alias, iban: account.iban, otp };
-  };
-  const [a, b] = banks.banks as [Banks['banks'][number], Banks['banks'][number]];
-  const payers: Customer[] = [];
+async function seed(platform: LaunchedPlatform, cores: BenchBanks) {
+  const bankKeys = await registerBenchBanks(platform, cores);
+  const [a, b] = cores.banks as [BenchBank, BenchBank];
+  const customer = (bank: BenchBank, name: string, balance: number) => benchCustomer(platform, cores, bankKeys[bank.handle]!, bank, name, balance);
+  const payers: BenchCustomer[] = [];
   for (let i = 0; i < CONCURRENCY; i += 1) payers.push(await customer(a, `payer${i}`, 1_000_000_000_000));
   const payeeSame = await customer(a, 'shop', 0);
   const payeeCross = await customer(b, 'shop', 0);
-  const merchant = await ok('POST', `${platform.restUrl}/merchants`, { name: 'Bench Shop' }, admin);
+  const merchant = await ok('POST', `${platform.restUrl}/merchants`, { name: 'Bench Shop' }, { 'x-service-admin-key': platform.adminKey });
   return { payers, payeeSame, payeeCross, merchantKey: merchant.api_key as string };
 }
 
@@ -232,15 +102,15 @@ async function measure(layout: 'one process' | 'one process per service'): Promi
     process.env.DATABASE_URL = db.url; // the split launcher hands its own environment's database to every service
     platform = await launchSplitPlatform(env).finally(() => (process.env.DATABASE_URL = shared));
   }
-  const banks = await startBanks(db.url, internalKey);
+  const banks = await startBenchBanks(db.url, internalKey);
   const measured: Measured = { layout, results: [], cpu: [] };
   try {
-    const { payers, payeeSame, payeeCross, merchantKey } = await seed(platform, banks, internalKey);
+    const { payers, payeeSame, payeeCross, merchantKey } = await seed(platform, banks);
     const merchant = { authorization: `Bearer ${merchantKey}` };
-    const createSession = async (payee: Customer, amount = 1_000): Promise<string> =>
+    const createSession = async (payee: BenchCustomer, amount = 1_000): Promise<string> =>
       (await ok('POST', `${platform.restUrl}/payments/sessions`, { amount, currency: 'LYD', destination: { type: 'alias', value: payee.alias }, reference: 'bench' }, merchant))
         .session_id;
-    const pay = (payee: Customer) => async (worker: number) => {
+    const pay = (payee: BenchCustomer) => async (worker: number) => {
       const payer = payers[worker]!;
       const id = await createSession(payee);
       const authorized = await ok('POST', `${platform.restUrl}/pay/${id}/authorize`, { payer: { type: 'alias', value: payer.alias }, otp: payer.otp });
@@ -255,12 +125,8 @@ async function measure(layout: 'one process' | 'one process per service'): Promi
       await runLoad(`${name} (warm-up)`, { concurrency: CONCURRENCY, durationMs: WARMUP_MS }, work);
       const before = cpuSeconds();
       const result = await runLoad(`${name}`, { concurrency: CONCURRENCY, durationMs: DURATION_MS }, work);
-      const after = cpuSeconds();
       measured.results.push(result);
-      const usage = Object.keys(after)
-        .map((key) => [key, (after[key]! - (before[key] ?? 0)) / result.seconds] as const)
-        .filter(([, cores]) => cores >= 0.005);
-      measured.cpu.push({ phase: name, usage: Object.fromEntries(usage.sort((a, b) => b[1] - a[1])) });
+      measured.cpu.push({ phase: name, usage: coresUsed(before, cpuSeconds(), result.seconds) });
     };
     if (PHASES.has('create')) {
       await phase('sessions created (POST /payments/sessions)', async () => {
@@ -291,7 +157,7 @@ async function main(): Promise<void> {
   const runs: Measured[] = [];
   if (LAYOUT === 'one-process' || LAYOUT === 'both') runs.push(await measure('one process'));
   if (LAYOUT === 'split' || LAYOUT === 'both') runs.push(await measure('one process per service'));
-  await agent.close();
+  await benchAgent.close();
 
   console.log(`\n${CONCURRENCY} concurrent clients, ${DURATION_MS / 1000} s per phase after ${WARMUP_MS / 1000} s of warm-up, PostgreSQL, sandbox cores without latency`);
   for (const run of runs) {
@@ -299,11 +165,7 @@ async function main(): Promise<void> {
     printTable(run.results);
     console.log('CPU during each phase, in cores (this machine has 2):');
     for (const { phase: name, usage } of run.cpu) {
-      console.log(
-        `  ${name.padEnd(44)} ${Object.entries(usage)
-          .map(([who, cores]) => `${who} ${cores.toFixed(2)}`)
-          .join(', ')}`,
-      );
+      console.log(`  ${name.padEnd(44)} ${formatCores(usage)}`);
     }
   }
   console.log('\nTargets: creations >= 300/s with p99 < 50 ms, completed payments >= 100/s');
