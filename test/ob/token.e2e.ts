@@ -251,6 +251,13 @@ describe('Open Banking token endpoint', () => {
     expect(refreshAccessToken.accessToken).toMatch(/^at_/);
     const replay = await t.executeExpectingErrors(REFRESH, { refreshToken: exchangeAuthorizationCode.refreshToken, consentId: grant.consentId });
     expect(replay.errors[0]?.extensions?.code).toBe('TOKEN_REVOKED');
+
+    // One grant per operation: aliases must not run many redemptions on one point of the rate limit.
+    const BATCH = gql<Record<string, unknown>, Record<string, never>>(
+      `mutation { a: refreshAccessToken(refreshToken: "rt_x", consentId: "con_x") { scope } b: refreshAccessToken(refreshToken: "rt_y", consentId: "con_x") { scope } }`,
+    );
+    const batch = await t.executeExpectingErrors(BATCH, {});
+    expect(batch.errors[0]?.extensions?.code).toBe('VALIDATION_ERROR');
   });
 
   it('limits token requests to 30 a minute per TPP (the consent’s), whatever the IP: the 31st is 429, another TPP is unaffected', async () => {
