@@ -14,7 +14,8 @@ export interface Execution {
   headers: HeaderBag;
 }
 
-export type Execute = (request: FastifyRequest, operation: string, variables: Record<string, unknown>) => Promise<Execution>;
+/** `operationName` picks one operation of a document that holds several. */
+export type Execute = (request: FastifyRequest, operation: string, variables: Record<string, unknown>, operationName?: string) => Promise<Execution>;
 
 export interface ExecutorOptions {
   graphqlUrl: string;
@@ -34,7 +35,7 @@ const unavailable = (detail: string) => ({ error: new GatewayError('SERVICE_UNAV
  * request id and IP. Any GraphQL error fails the whole call (a REST response is never partial).
  */
 export function createExecutor({ graphqlUrl, dispatcher, logger }: ExecutorOptions): Execute {
-  return async (request, operation, variables) => {
+  return async (request, operation, variables, operationName) => {
     let response: Dispatcher.ResponseData;
     try {
       response = await httpRequest(graphqlUrl, {
@@ -46,7 +47,7 @@ export function createExecutor({ graphqlUrl, dispatcher, logger }: ExecutorOptio
           ...credentialHeaders(request.headers),
           ...callerHeaders(request),
         },
-        body: JSON.stringify({ query: operation, variables }),
+        body: JSON.stringify({ query: operation, variables, ...(operationName ? { operationName } : {}) }),
       });
     } catch (error) {
       logger.warn({ err: error, requestId: request.requestId }, 'router unreachable');

@@ -45,11 +45,13 @@ export function registerRoutes(app: FastifyInstance, routes: readonly RestRoute[
 
   for (const route of routes) {
     const page = pages[routeKey(route)];
+    const responseHeaders = route.responseHeaders;
     app.route({
       method: route.method,
       url: fastifyPath(route.path),
+      // Set before the body is read, so refusals of the body parser (a form field sent twice) carry them too.
+      ...(responseHeaders ? { onRequest: async (_request: FastifyRequest, reply: FastifyReply) => void reply.headers(responseHeaders) } : {}),
       handler: async (request, reply) => {
-        if (route.responseHeaders) reply.headers(route.responseHeaders);
         if (page && !wantsJson(request.headers.accept)) return page(request, reply);
         if (takesBody(route)) assertBodyType(route, request.headers['content-type']);
         const params = route.params ? validate(route.params, request.params, 'path') : {};
@@ -58,8 +60,8 @@ export function registerRoutes(app: FastifyInstance, routes: readonly RestRoute[
 
         const idempotencyKey = route.idempotent ? request.headers['idempotency-key'] : undefined;
         const headers = typeof idempotencyKey === 'string' ? { idempotencyKey } : {};
-        const variables = route.variables({ params: keysToCamel(params), query: keysToCamel(query), body: keysToCamel(body), headers });
-        const execution = await execute(request, route.operation, variables);
+        const mapped = { params: keysToCamel(params), query: keysToCamel(query), body: keysToCamel(body), headers };
+        const execution = await execute(request, route.operation, route.variables(mapped), route.operationName?.(mapped));
         passBackRouterHeaders(reply, execution.headers);
         if (execution.error) return sendError(reply, execution.error, request.requestId);
         if (route.status === 204 || !route.result) return reply.code(204).send();

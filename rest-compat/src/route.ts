@@ -62,6 +62,11 @@ export interface RestRoute<P extends AnyObjectSchema | undefined = any, Q extend
   idempotent?: boolean;
   /** The GraphQL document sent to the router. */
   operation: string;
+  /**
+   * For a document holding several operations: the one this request runs (the token endpoint
+   * picks by grant_type). The first named operation names the route in the OpenAPI document.
+   */
+  operationName?(request: RouteRequest<P, Q, B>): string;
   variables(request: RouteRequest<P, Q, B>): Record<string, unknown>;
   /** Picks the REST body (camelCase) out of `data`; keys are then converted to snake_case. Omitted for 204. */
   result?(data: GraphQLData): unknown;

@@ -1,9 +1,16 @@
-import { Kind, parse, type DocumentNode, type OperationDefinitionNode } from 'graphql';
+import { Kind, parse, valueFromASTUntyped, type DocumentNode, type FieldNode, type OperationDefinitionNode } from 'graphql';
 import type { FastifyRequest } from 'fastify';
+
+export interface RootField {
+  name: string;
+  /** Arguments with variables substituted (a limit may be keyed by one: the token endpoint's code). */
+  args: Record<string, unknown>;
+}
 
 export interface OperationSummary {
   type: 'query' | 'mutation' | 'subscription';
   rootFields: string[];
+  fields: RootField[];
 }
 
 const cache = new Map<string, DocumentNode | null>();
@@ -24,13 +31,18 @@ function parsed(query: string): DocumentNode | null {
 
 /** Which operation a request runs and its root fields, for rate-limit classes; null when malformed. */
 export function inspectOperation(request: FastifyRequest): OperationSummary | null {
-  const source = (request.method === 'GET' ? request.query : request.body) as { query?: unknown; operationName?: unknown } | undefined;
+  const source = (request.method === 'GET' ? request.query : request.body) as { query?: unknown; operationName?: unknown; variables?: unknown } | undefined;
   if (!source || typeof source.query !== 'string') return null;
   const document = parsed(source.query);
   if (!document) return null;
   const operations = document.definitions.filter((d): d is OperationDefinitionNode => d.kind === Kind.OPERATION_DEFINITION);
   const operation = typeof source.operationName === 'string' ? operations.find((o) => o.name?.value === source.operationName) : operations[0];
   if (!operation) return null;
-  const rootFields = operation.selectionSet.selections.flatMap((s) => (s.kind === Kind.FIELD ? [s.name.value] : []));
-  return { type: operation.operation, rootFields };
+  const selected = operation.selectionSet.selections.filter((s): s is FieldNode => s.kind === Kind.FIELD);
+  const variables = typeof source.variables === 'object' && source.variables !== null ? (source.variables as Record<string, unknown>) : {};
+  const fields = selected.map((field) => ({
+    name: field.name.value,
+    args: Object.fromEntries((field.arguments ?? []).map((arg) => [arg.name.value, valueFromASTUntyped(arg.value, variables)])),
+  }));
+  return { type: operation.operation, rootFields: fields.map((field) => field.name), fields };
 }

@@ -5,15 +5,18 @@ import type { Principal } from '@gateway/kernel';
 export interface LimitClass {
   points: number;
   durationSeconds: number;
-  /** Whose budget a request spends: the caller's credential, or the client IP for public calls. */
-  by: 'principal' | 'ip';
+  /**
+   * Whose budget a request spends: the caller's credential, the client IP for public calls, or
+   * the OAuth client (TPP) a public token request is for, by IP when it is not known.
+   */
+  by: 'principal' | 'ip' | 'client';
 }
 
 /** The spec's "Limits" table; `write` covers mutations the table does not name. */
 export const DEFAULT_LIMITS = {
   session_create: { points: 100, durationSeconds: 60, by: 'principal' },
   read: { points: 300, durationSeconds: 60, by: 'principal' },
-  ob_token: { points: 30, durationSeconds: 60, by: 'ip' },
+  ob_token: { points: 30, durationSeconds: 60, by: 'client' },
   identity_resolve: { points: 600, durationSeconds: 60, by: 'ip' },
   write: { points: 300, durationSeconds: 60, by: 'principal' },
 } satisfies Record<string, LimitClass>;
@@ -43,7 +46,14 @@ export interface RateLimitVerdict {
 }
 
 export interface RateLimiter {
-  check(classes: LimitClassName[], principal: Principal): Promise<RateLimitVerdict>;
+  /** `client`: the OAuth client of a token request (classes limited `by: 'client'`). */
+  check(classes: LimitClassName[], principal: Principal, client?: string): Promise<RateLimitVerdict>;
+}
+
+function keyOf(spec: LimitClass, principal: Principal, client: string | undefined): string {
+  if (spec.by === 'client' && client) return `client:${client}`;
+  if (spec.by !== 'principal' || principal.kind === 'anonymous') return `ip:${principal.ip ?? 'unknown'}`;
+  return `${principal.kind}:${principal.id}`;
 }
 
 /**
@@ -69,11 +79,11 @@ export async function createRateLimiter(overrides: LimitOverrides = {}, store?: 
   }
 
   return {
-    async check(classes, principal) {
+    async check(classes, principal, client) {
       let verdict: RateLimitVerdict | undefined;
       for (const name of classes) {
         const { limiter, spec } = limiters.get(name)!;
-        const key = spec.by === 'ip' || principal.kind === 'anonymous' ? `ip:${principal.ip ?? 'unknown'}` : `${principal.kind}:${principal.id}`;
+        const key = keyOf(spec, principal, client);
         let result: RateLimiterRes;
         let allowed = true;
         try {

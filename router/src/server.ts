@@ -25,6 +25,7 @@ import { inspectOperation } from './operation';
 import { queryLimitRules } from './query-limits';
 import { createRateLimiter, limitClassesOf, type LimitOverrides } from './rate-limit';
 import { subgraphFetcher } from './subgraph-fetch';
+import { tokenRequestClient } from './token-client';
 import { routerSubscriptions } from './subscriptions';
 import type { EventBus } from '@gateway/events';
 
@@ -147,7 +148,9 @@ export async function startRouter(options: RouterOptions): Promise<RunningRouter
       const operation = inspectOperation(request);
       if (!operation) return; // malformed: Apollo answers it with a validation error
       if (principal.kind === 'service') return; // platform-internal traffic is not a client's budget
-      const verdict = await limiter.check(limitClassesOf(operation.type, operation.rootFields), principal);
+      const classes = limitClassesOf(operation.type, operation.rootFields);
+      const client = classes.includes('ob_token') ? await tokenRequestClient(vaultOrm.em.fork(), operation) : undefined;
+      const verdict = await limiter.check(classes, principal, client);
       reply.header('x-ratelimit-limit', verdict.limit);
       reply.header('x-ratelimit-remaining', verdict.remaining);
       reply.header('x-ratelimit-reset', verdict.resetSeconds);

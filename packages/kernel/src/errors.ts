@@ -37,6 +37,7 @@ export const ERROR_CODES = {
   // API-CONTRACT: generic codes
   VALIDATION_ERROR: { status: 400, message: 'Invalid parameters' },
   CONSENT_EXPIRED: { status: 401, message: 'Consent expired; restart the flow' },
+  INVALID_GRANT: { status: 400, message: 'Authorization code or refresh token invalid, expired, used, or issued for another consent or redirect_uri' },
   UNAUTHORIZED: { status: 401, message: 'Missing or invalid credentials' },
   FORBIDDEN: { status: 403, message: 'Valid credentials, insufficient permissions' },
   NOT_FOUND: { status: 404, message: 'Not found' },

@@ -31,6 +31,10 @@ export class Credential {
   @Property({ type: 'text', nullable: true })
   family?: string | null;
 
+  /** The client the credential was issued to (the TPP of an OB code or token), for per-client limits. */
+  @Property({ type: 'text', nullable: true })
+  clientId?: string | null;
+
   @Property({ type: 'timestamptz' })
   createdAt: Date = new Date();
 
@@ -39,4 +43,8 @@ export class Credential {
 
   @Property({ type: 'timestamptz', nullable: true })
   revokedAt?: Date | null;
+
+  /** When a single-use credential (authorization code, refresh token) was spent; see vault.consume. */
+  @Property({ type: 'timestamptz', nullable: true })
+  usedAt?: Date | null;
 }

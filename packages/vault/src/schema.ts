@@ -1,6 +1,7 @@
 import { openServiceOrm, type Database } from '@gateway/db';
 import { Credential } from './credential.entity';
 import { Migration20261122000000_auth_credentials } from './migrations/Migration20261122000000_auth_credentials';
+import { Migration20261128000100_credential_client_use } from './migrations/Migration20261128000100_credential_client_use';
 
 export const VAULT_SCHEMA = 'auth';
 
@@ -14,6 +15,9 @@ export async function openVaultOrm(db: Database) {
   return openServiceOrm(db, {
     schema: VAULT_SCHEMA,
     entities: [Credential],
-    migrations: [{ name: 'Migration20261122000000_auth_credentials', class: Migration20261122000000_auth_credentials }],
+    migrations: [
+      { name: 'Migration20261122000000_auth_credentials', class: Migration20261122000000_auth_credentials },
+      { name: 'Migration20261128000100_credential_client_use', class: Migration20261128000100_credential_client_use },
+    ],
   });
 }

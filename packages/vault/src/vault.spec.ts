@@ -64,4 +64,41 @@ describe('credential vault', () => {
     ).rejects.toThrow('owner write failed');
     expect((await vault.verify(orm.em.fork(), 'tpp_key', raw)).ok).toBe(false);
   });
+
+  it('spends a single-use credential once: of two racing consumes exactly one wins, and a spent one verifies as used', async () => {
+    const em = orm.em.fork();
+    const code = vault.issue(em, { kind: 'ob_authorization_code', ownerId: 'con_3', prefix: 'oac_', family: 'fam3', clientId: 'tpp_3', expiresAt: new Date(Date.now() + 60_000) });
+    await em.flush();
+    expect((await db.knex('auth.credentials').where({ id: code.credential.id }).first()).client_id).toBe('tpp_3');
+
+    const results = await Promise.all([1, 2].map(() => orm.em.fork().transactional((tx) => vault.consume(tx, code.credential))));
+    expect(results.filter(Boolean)).toHaveLength(1);
+    expect(await vault.verify(orm.em.fork(), 'ob_authorization_code', code.raw)).toMatchObject({ ok: false, reason: 'used' });
+    // Still recognised as spent after the family is revoked: a replay stays a replay.
+    await vault.revokeFamily(orm.em.fork(), 'fam3');
+    expect(await vault.verify(orm.em.fork(), 'ob_authorization_code', code.raw)).toMatchObject({ ok: false, reason: 'used' });
+    expect((await vault.lookup(orm.em.fork(), ['ob_authorization_code'], code.raw))?.clientId).toBe('tpp_3');
+    expect(await vault.lookup(orm.em.fork(), ['ob_refresh_token'], code.raw)).toBeNull();
+    expect(await vault.lookup(orm.em.fork(), ['ob_authorization_code'], `${code.raw}x`)).toBeNull();
+  });
+
+  it('never spends an expired or revoked credential', async () => {
+    const em = orm.em.fork();
+    const expired = vault.issue(em, { kind: 'ob_refresh_token', ownerId: 'con_4', prefix: 'rt_', expiresAt: new Date(Date.now() - 1) });
+    const revoked = vault.issue(em, { kind: 'ob_refresh_token', ownerId: 'con_4', prefix: 'rt_', family: 'fam4', expiresAt: new Date(Date.now() + 60_000) });
+    await em.flush();
+    await vault.revokeFamily(orm.em.fork(), 'fam4');
+    expect(await vault.consume(orm.em.fork(), expired.credential)).toBe(false);
+    expect(await vault.consume(orm.em.fork(), revoked.credential)).toBe(false);
+  });
+
+  it('revokes only the given kinds of a family when asked', async () => {
+    const em = orm.em.fork();
+    const access = vault.issue(em, { kind: 'ob_access_token', ownerId: 'con_5', prefix: 'at_', family: 'fam5', expiresAt: new Date(Date.now() + 60_000) });
+    const refresh = vault.issue(em, { kind: 'ob_refresh_token', ownerId: 'con_5', prefix: 'rt_', family: 'fam5', expiresAt: new Date(Date.now() + 60_000) });
+    await em.flush();
+    expect(await vault.revokeFamily(orm.em.fork(), 'fam5', new Date(), ['ob_access_token'])).toBe(1);
+    expect(await vault.verify(orm.em.fork(), 'ob_access_token', access.raw)).toMatchObject({ ok: false, reason: 'revoked' });
+    expect((await vault.verify(orm.em.fork(), 'ob_refresh_token', refresh.raw)).ok).toBe(true);
+  });
 });

@@ -9,6 +9,8 @@ export interface IssueOptions {
   prefix: string;
   scopes?: string[];
   family?: string;
+  /** The client it is issued to (the TPP of an OB code or token): its rate-limit key. */
+  clientId?: string;
   expiresAt?: Date;
   /** A secret chosen elsewhere (a bank's own internal key); generated when omitted. */
   raw?: string;
@@ -20,7 +22,8 @@ export interface IssuedCredential {
   credential: Credential;
 }
 
-export type VerifyFailure = 'unknown' | 'revoked' | 'expired';
+/** `used`: a single-use credential already spent (vault.consume), presented again. */
+export type VerifyFailure = 'unknown' | 'used' | 'revoked' | 'expired';
 export type VerifyResult = { ok: true; credential: Credential } | { ok: false; reason: VerifyFailure; credential?: Credential };
 
 /**
@@ -38,8 +41,10 @@ export const vault = {
       ownerId: options.ownerId,
       scopes: options.scopes ?? [],
       family: options.family ?? null,
+      clientId: options.clientId ?? null,
       expiresAt: options.expiresAt ?? null,
       revokedAt: null,
+      usedAt: null,
       createdAt: new Date(),
     });
     return { raw, credential };
@@ -55,8 +60,28 @@ export const vault = {
     return em.nativeUpdate(Credential, { kind, ownerId, revokedAt: null }, { revokedAt: now });
   },
 
-  async revokeFamily(em: EntityManager, family: string, now = new Date()): Promise<number> {
-    return em.nativeUpdate(Credential, { family, revokedAt: null }, { revokedAt: now });
+  /** Revokes the live credentials of a family; only those of `kinds` when given (a refresh revokes the family's access tokens only). */
+  async revokeFamily(em: EntityManager, family: string, now = new Date(), kinds?: CredentialKind[]): Promise<number> {
+    return em.nativeUpdate(Credential, { family, revokedAt: null, ...(kinds ? { kind: { $in: kinds } } : {}) }, { revokedAt: now });
+  },
+
+  /**
+   * Spends a single-use credential: one conditional UPDATE (still unused, unrevoked and
+   * unexpired at `now`), so of two requests racing with the same code or refresh token exactly
+   * one gets true; the other sees it spent. In the caller's transaction, with what it issues.
+   */
+  async consume(em: EntityManager, credential: Pick<Credential, 'id'>, now = new Date()): Promise<boolean> {
+    const count = await em.nativeUpdate(Credential, { id: credential.id, usedAt: null, revokedAt: null, expiresAt: { $gt: now } }, { usedAt: now });
+    return count === 1;
+  },
+
+  /**
+   * The stored record of a raw secret in whatever state (the router's rate-limit key for a
+   * presented code or refresh token); null when the vault never issued it. Not a verification.
+   */
+  async lookup(em: EntityManager, kinds: CredentialKind[], raw: string): Promise<Credential | null> {
+    const credential = await em.findOne(Credential, { hash: sha256Hex(raw) }, { disableIdentityMap: true });
+    return credential && kinds.includes(credential.kind) ? credential : null;
   },
 
   async verify(em: EntityManager, kinds: CredentialKind | CredentialKind[], raw: string, now = new Date()): Promise<VerifyResult> {
@@ -68,6 +93,9 @@ export const vault = {
     if (!credential || !wanted.includes(credential.kind) || !safeEqual(credential.hash, hash)) {
       return { ok: false, reason: 'unknown' };
     }
+    // Spent before revoked: a replayed code or refresh token must be recognised as a replay even
+    // after the revocation it caused.
+    if (credential.usedAt) return { ok: false, reason: 'used', credential };
     if (credential.revokedAt) return { ok: false, reason: 'revoked', credential };
     if (credential.expiresAt && credential.expiresAt.getTime() <= now.getTime()) {
       return { ok: false, reason: 'expired', credential };

@@ -7,6 +7,7 @@ import { consentRoutes } from './consents';
 import { identityRoutes } from './identity';
 import { merchantRoutes } from './merchants';
 import { paymentRoutes } from './payments';
+import { tokenRoutes } from './token';
 import { tppRoutes } from './tpps';
 import { webhookRoutes } from './webhooks';
 
@@ -16,6 +17,7 @@ export const ROUTES: readonly RestRoute[] = [
   ...merchantRoutes,
   ...tppRoutes,
   ...consentRoutes,
+  ...tokenRoutes,
   ...identityRoutes,
   ...paymentRoutes,
   ...checkoutRoutes,

@@ -3,6 +3,8 @@ import type { GraphQLSchema } from 'graphql';
 import { ConsentEntity } from './consent/consent.entity';
 import { createConsentResolver } from './consent/consent.resolver';
 import { toConsent } from './consent/consent.type';
+import { createAuthorizationServerResolver } from './grant/authorization-server.resolver';
+import { createTokenResolver } from './grant/token.resolver';
 import { createOpenBankingModules, type OpenBankingModules } from './modules';
 import type { OpenBankingSettings } from './settings';
 import { TppEntity } from './tpp/tpp.entity';
@@ -11,7 +13,13 @@ import { toTpp } from './tpp/tpp.type';
 
 export async function buildOpenBankingSchema(settings: OpenBankingSettings, modules: OpenBankingModules = createOpenBankingModules(settings)): Promise<GraphQLSchema> {
   return buildFederatedSchema({
-    resolvers: [createTppResolver(modules.tpps), createConsentResolver(modules.consents)],
+    resolvers: [
+      createTppResolver(modules.tpps),
+      createConsentResolver(modules.consents),
+      createTokenResolver(modules.tokens),
+      // The issuer is the consents' public base: the one the approval's `iss` names.
+      createAuthorizationServerResolver(modules.consents.settings.publicBaseUrl),
+    ],
     referenceResolvers: {
       // Another subgraph's reference to a TPP it knows only by id; null for an unknown one.
       // webhookUrl stays behind TppResolver's check whoever asks.

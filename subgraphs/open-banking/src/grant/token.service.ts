@@ -1,0 +1,135 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { GatewayError, parseInput, safeEqual } from '@gateway/kernel';
+import { vault, type Credential, type VerifyResult } from '@gateway/vault';
+import type { ConsentEntity } from '../consent/consent.entity';
+import { loadConsent } from '../consent/consent.moves';
+import { effectiveConsentStatus } from '../consent/consent.type';
+import { s256Matches } from './pkce';
+import { familyOf, issueTokenPair, type IssuedTokens } from './token.issue';
+import { exchangeCodeRules, refreshRules } from './token.rules';
+
+/**
+ * What a token request came to. A refusal is returned from the transaction, not thrown in it:
+ * the revocation a replay causes must commit although the request itself fails.
+ */
+type Outcome = { tokens: IssuedTokens } | { refusal: GatewayError };
+
+const refuse = (refusal: GatewayError): Outcome => ({ refusal });
+const invalidGrant = (detail: string): Outcome => refuse(new GatewayError('INVALID_GRANT', detail));
+
+/** Why a consent gives no tokens now (spec codes), or null while it is AUTHORISED and unexpired. */
+function consentRefusal(consent: ConsentEntity, now: Date): Outcome | null {
+  const status = effectiveConsentStatus(consent, now);
+  if (status === 'AUTHORISED') return null;
+  if (status === 'REVOKED') return refuse(new GatewayError('CONSENT_REVOKED', `consent ${consent.id} is revoked; start a new consent`));
+  if (status === 'EXPIRED') return refuse(new GatewayError('CONSENT_EXPIRED', `consent ${consent.id} has expired; start a new consent`));
+  return invalidGrant(`consent ${consent.id} is ${status}`);
+}
+
+/**
+ * The consent a code or refresh token was issued for, checked against the request: the
+ * consent_id sent (RFC 6749 4.1.3: a code of consent A presented with consent_id B is
+ * refused) and, when the client names itself (client_id, as public OAuth clients do), its TPP.
+ */
+async function boundConsent(
+  tx: EntityManager,
+  credential: Credential,
+  consentId: string,
+  clientId: string | null | undefined,
+  what: string,
+): Promise<{ consent: ConsentEntity } | { refusal: Outcome }> {
+  if (!safeEqual(credential.ownerId, consentId)) return { refusal: invalidGrant(`${what} was not issued for this consent_id`) };
+  const consent = await loadConsent(tx, credential.ownerId);
+  if (!consent) return { refusal: invalidGrant(`${what} was not issued for this consent_id`) };
+  if (clientId != null && !safeEqual(consent.tppId, clientId)) return { refusal: invalidGrant(`${what} was not issued to this client_id`) };
+  return { consent };
+}
+
+/**
+ * The token endpoint's two grants (spec "Token response", "Open Banking tokens"; contract "Open
+ * Banking additions"; RFC 6749 4.1.3 and 6, RFC 7636, RFC 9700 4.14). Every read and write of one
+ * request happens in one transaction; single use is a conditional update in the vault
+ * (vault.consume), so of two requests with the same code or refresh token exactly one is served.
+ *
+ * Replays: a code or refresh token presented after it was spent revokes every token of its
+ * grant (RFC 6749 4.1.2, RFC 9700 4.14.2): the legitimate client and an attacker cannot be told
+ * apart, so neither keeps access. A losing concurrent request counts as a replay.
+ *
+ * Refreshing also revokes the grant's earlier access tokens: each grant has one live pair. RFC
+ * 9700 4.14.2 requires rotation only for the refresh token; we go further because the spec
+ * speaks of the pair moving on, and because an access token leaked before a refresh otherwise
+ * stays usable for up to 15 minutes after the client itself has moved on. A client with calls
+ * in flight sees TOKEN_REVOKED on them and retries with the new token.
+ */
+export class TokenService {
+  /** grant_type=authorization_code: redeems a code for the first pair of its grant. */
+  async exchangeCode(root: EntityManager, input: unknown, now = new Date()): Promise<IssuedTokens> {
+    const request = parseInput(exchangeCodeRules, input);
+    const outcome = await root.fork().transactional(async (tx): Promise<Outcome> => {
+      const found = await vault.verify(tx, 'ob_authorization_code', request.code, now);
+      if (!found.ok && found.reason === 'unknown') return invalidGrant('code is not valid');
+      const code = found.credential!;
+      if (!found.ok && found.reason === 'used') {
+        await vault.revokeFamily(tx, familyOf(code), now);
+        return invalidGrant('code has already been used; every token issued from it is revoked');
+      }
+      const bound = await boundConsent(tx, code, request.consentId, request.clientId, 'code');
+      if ('refusal' in bound) return bound.refusal;
+      const { consent } = bound;
+      // RFC 6749 4.1.3: exactly the redirect_uri of the authorization request.
+      if (!safeEqual(consent.redirectUri, request.redirectUri)) return invalidGrant('redirect_uri does not match the consent request');
+      const closed = consentRefusal(consent, now);
+      if (closed) return closed;
+      const unusable = codeRefusal(found);
+      if (unusable) return unusable;
+      // A wrong verifier does not spend the code: whoever stole it without the verifier cannot
+      // burn the legitimate client's exchange, and guessing a 43+ character verifier is hopeless.
+      if (!s256Matches(request.codeVerifier, consent.codeChallenge)) return refuse(new GatewayError('PKCE_INVALID', 'code_verifier does not match the code_challenge'));
+      if (!(await vault.consume(tx, code, now))) {
+        // Spent (or expired, or revoked) between the read and the update: another request won.
+        await vault.revokeFamily(tx, familyOf(code), now);
+        return invalidGrant('code has already been used; every token issued from it is revoked');
+      }
+      return { tokens: issueTokenPair(tx, { consentId: consent.id, tppId: consent.tppId, family: familyOf(code), scopes: consent.scopes }, now) };
+    });
+    if ('refusal' in outcome) throw outcome.refusal;
+    return outcome.tokens;
+  }
+
+  /** grant_type=refresh_token: single-use rotation, the new pair in the same grant. */
+  async refresh(root: EntityManager, input: unknown, now = new Date()): Promise<IssuedTokens> {
+    const request = parseInput(refreshRules, input);
+    const outcome = await root.fork().transactional(async (tx): Promise<Outcome> => {
+      const found = await vault.verify(tx, 'ob_refresh_token', request.refreshToken, now);
+      if (!found.ok && found.reason === 'unknown') return invalidGrant('refresh_token is not valid');
+      const token = found.credential!;
+      if (!found.ok && found.reason === 'used') return reuse(tx, token, now);
+      const bound = await boundConsent(tx, token, request.consentId, request.clientId, 'refresh_token');
+      if ('refusal' in bound) return bound.refusal;
+      const { consent } = bound;
+      const closed = consentRefusal(consent, now);
+      if (closed) return closed;
+      if (!found.ok && found.reason === 'revoked') return refuse(new GatewayError('TOKEN_REVOKED', 'refresh_token has been revoked'));
+      if (!found.ok) return invalidGrant('refresh_token has expired');
+      if (!(await vault.consume(tx, token, now))) return reuse(tx, token, now);
+      const family = familyOf(token);
+      await vault.revokeFamily(tx, family, now, ['ob_access_token']);
+      return { tokens: issueTokenPair(tx, { consentId: consent.id, tppId: consent.tppId, family, scopes: consent.scopes }, now) };
+    });
+    if ('refusal' in outcome) throw outcome.refusal;
+    return outcome.tokens;
+  }
+}
+
+/** A live code that still cannot be redeemed. */
+function codeRefusal(found: VerifyResult): Outcome | null {
+  if (found.ok) return null;
+  if (found.reason === 'expired') return invalidGrant('code has expired');
+  return invalidGrant('code has been revoked');
+}
+
+/** An already rotated refresh token presented again: the whole grant is revoked (contract: 401 TOKEN_REVOKED). */
+async function reuse(tx: EntityManager, token: Credential, now: Date): Promise<Outcome> {
+  await vault.revokeFamily(tx, familyOf(token), now);
+  return refuse(new GatewayError('TOKEN_REVOKED', 'refresh_token was already used; every token of this grant is revoked'));
+}
