@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { keysToCamel, keysToSnake } from './case';
 import { sendError } from './errors';
 import type { Execute } from './executor';
+import { beginFapiCall, challengeOn401 } from './fapi';
 import { passBackRouterHeaders } from './headers';
 import { GatewayError } from '@gateway/kernel';
 import { MEDIA_TYPE, type RestRoute } from './route';
@@ -51,7 +52,9 @@ export function registerRoutes(app: FastifyInstance, routes: readonly RestRoute[
       url: fastifyPath(route.path),
       // Set before the body is read, so refusals of the body parser (a form field sent twice) carry them too.
       ...(responseHeaders ? { onRequest: async (_request: FastifyRequest, reply: FastifyReply) => void reply.headers(responseHeaders) } : {}),
+      ...(route.fapi ? { onSend: challengeOn401 } : {}),
       handler: async (request, reply) => {
+        if (route.fapi) beginFapiCall(request, reply);
         if (page && !wantsJson(request.headers.accept)) return page(request, reply);
         if (takesBody(route)) assertBodyType(route, request.headers['content-type']);
         const params = route.params ? validate(route.params, request.params, 'path') : {};

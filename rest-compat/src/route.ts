@@ -58,6 +58,11 @@ export interface RestRoute<P extends AnyObjectSchema | undefined = any, Q extend
   bodyTypes?: BodyType[];
   /** Headers every answer of this route carries, errors included (e.g. Cache-Control: no-store on the token endpoint). */
   responseHeaders?: Record<string, string>;
+  /**
+   * An Open Banking call made with an access token (FAPI, fapi.ts): ?access_token= refused, every
+   * 401 with WWW-Authenticate: Bearer error="invalid_token", x-fapi-interaction-id played back.
+   */
+  fapi?: boolean;
   /** Takes an optional Idempotency-Key header (creating POSTs), handed to `variables` as headers.idempotencyKey. */
   idempotent?: boolean;
   /** The GraphQL document sent to the router. */

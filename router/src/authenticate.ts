@@ -73,10 +73,14 @@ async function bearerPrincipal(em: EntityManager, authorization: string, consent
       if (result.reason === 'revoked') throw new GatewayError('TOKEN_REVOKED');
       throw new GatewayError('UNAUTHORIZED', 'access token is not valid');
     }
-    if (!safeEqual(result.credential.ownerId, consentId)) throw new GatewayError('UNAUTHORIZED', 'access token was not issued for this X-Consent-Id');
+    // A valid token speaking for another consent (contract "Data and payment calls"): the caller
+    // is authenticated, just not for the consent it names, hence 403 rather than 401.
+    if (!safeEqual(result.credential.ownerId, consentId)) throw new GatewayError('FORBIDDEN', 'X-Consent-Id is not the consent this access token was issued for');
     return { kind: 'ob_token', id: consentId, consentId, scopes: result.credential.scopes, ip };
   }
 
+  // The TPP's own token is a different class: it manages consents and never reads account data
+  // (open-banking refuses it there), so X-Consent-Id does not change what it is.
   if (token.startsWith('tpk_')) {
     const { credential } = await verified(em, 'tpp_key', token, new GatewayError('INVALID_API_KEY', 'TPP access token is not valid'));
     return { kind: 'tpp', id: credential.ownerId, ip };

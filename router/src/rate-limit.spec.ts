@@ -15,3 +15,23 @@ describe('rate limits keyed by client', () => {
     expect(await limiter.check(limitClassesOf('mutation', ['refreshAccessToken']), { kind: 'anonymous', ip: '10.0.0.2' })).toMatchObject({ remaining: 1 });
   });
 });
+
+describe('rate limits of Open Banking data calls', () => {
+  it('spend one read budget per consent, whichever of its access tokens or client IPs is used', async () => {
+    const limiter = await createRateLimiter({ read: { points: 3 } });
+    // Two access tokens of one consent (before and after a refresh) carry the same principal.
+    const first = { kind: 'ob_token' as const, id: 'con_a', consentId: 'con_a', scopes: ['accounts:read'], ip: '10.0.0.1' };
+    const refreshed = { ...first, ip: '10.0.0.2' };
+    expect((await limiter.check(['read'], first)).remaining).toBe(2);
+    expect((await limiter.check(['read'], refreshed)).remaining).toBe(1);
+    expect((await limiter.check(['read'], first)).allowed).toBe(true);
+    expect(await limiter.check(['read'], refreshed)).toMatchObject({ allowed: false, limit: 3, remaining: 0 });
+    // Another consent (of the same TPP or another) has its own budget.
+    expect(await limiter.check(['read'], { kind: 'ob_token', id: 'con_b', consentId: 'con_b', ip: '10.0.0.1' })).toMatchObject({ allowed: true, remaining: 2 });
+  });
+
+  it('defaults to the contract: 300 GETs a minute', async () => {
+    const limiter = await createRateLimiter();
+    expect(await limiter.check(['read'], { kind: 'ob_token', id: 'con_c', consentId: 'con_c' })).toMatchObject({ allowed: true, limit: 300, remaining: 299, resetSeconds: 60 });
+  });
+});

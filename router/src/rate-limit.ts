@@ -53,6 +53,9 @@ export interface RateLimiter {
 function keyOf(spec: LimitClass, principal: Principal, client: string | undefined): string {
   if (spec.by === 'client' && client) return `client:${client}`;
   if (spec.by !== 'principal' || principal.kind === 'anonymous') return `ip:${principal.ip ?? 'unknown'}`;
+  // An access token's principal is its consent (ob_token:con_…): the contract's "GET 300/min per
+  // token" is counted over every access token of the consent, so a refresh (a new at_ each time)
+  // never buys a fresh budget, and one consent cannot starve another's.
   return `${principal.kind}:${principal.id}`;
 }
 

@@ -100,7 +100,17 @@ function parametersOf(schema: z.ZodType | undefined, location: 'path' | 'query')
   }));
 }
 
-function errorResponses(codes: readonly ErrorCode[]): Record<string, OpenApiResponse> {
+/** Headers of a FAPI route's answers (fapi.ts): the interaction id on all, the Bearer challenge on 401. */
+const FAPI_HEADERS = { 'x-fapi-interaction-id': { $ref: '#/components/headers/x-fapi-interaction-id' } };
+const headersOf = (route: RestRoute, status: number) => ({
+  ...RESPONSE_HEADERS,
+  ...(status === 429 ? { 'Retry-After': { $ref: '#/components/headers/Retry-After' } } : {}),
+  ...(route.fapi ? FAPI_HEADERS : {}),
+  ...(route.fapi && status === 401 ? { 'WWW-Authenticate': { $ref: '#/components/headers/WWW-Authenticate' } } : {}),
+});
+
+function errorResponses(route: RestRoute): Record<string, OpenApiResponse> {
+  const codes = route.errors;
   const byStatus = new Map<number, ErrorCode[]>();
   for (const code of new Set([...codes, ...GENERIC_ERRORS])) {
     const status = ERROR_CODES[code].status;
@@ -108,10 +118,9 @@ function errorResponses(codes: readonly ErrorCode[]): Record<string, OpenApiResp
   }
   const responses: Record<string, OpenApiResponse> = {};
   for (const [status, list] of [...byStatus].sort(([a], [b]) => a - b)) {
-    const headers = status === 429 ? { ...RESPONSE_HEADERS, 'Retry-After': { $ref: '#/components/headers/Retry-After' } } : RESPONSE_HEADERS;
     responses[String(status)] = {
       description: list.map((code) => `${code}: ${ERROR_CODES[code].message}`).join('; '),
-      headers,
+      headers: headersOf(route, status),
       content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
     };
   }
@@ -124,7 +133,7 @@ const operationId = (route: RestRoute): string =>
 function operationOf(route: RestRoute): OpenApiOperation {
   const success: OpenApiResponse = {
     description: route.status === 204 ? 'Done; no body.' : route.status === 201 ? 'Created.' : route.status === 202 ? 'Accepted: it will happen shortly.' : 'OK.',
-    headers: RESPONSE_HEADERS,
+    headers: headersOf(route, route.status),
     ...(route.response ? { content: { 'application/json': { schema: jsonSchema(route.response, 'output') } } } : {}),
   };
   // A path that is also a page: the same 200 in HTML, for a browser.
@@ -140,10 +149,11 @@ function operationOf(route: RestRoute): OpenApiOperation {
       ...parametersOf(route.params, 'path'),
       ...parametersOf(route.query, 'query'),
       ...(route.idempotent ? [{ $ref: '#/components/parameters/Idempotency-Key' }] : []),
+      ...(route.fapi ? [{ $ref: '#/components/parameters/x-fapi-interaction-id' }] : []),
       { $ref: '#/components/parameters/X-Request-Id' },
     ],
     ...(route.body ? { requestBody: { required: true, content: bodyContent(route) } } : {}),
-    responses: { [String(route.status)]: success, ...errorResponses(route.errors) },
+    responses: { [String(route.status)]: success, ...errorResponses(route) },
   };
 }
 
@@ -182,6 +192,13 @@ export function buildOpenApiDocument(routes: readonly RestRoute[], serverUrl?: s
             'with another body 422 IDEMPOTENCY_KEY_REUSED; while the first request still runs 409 IDEMPOTENCY_KEY_IN_USE.',
           schema: { type: 'string', minLength: 1, maxLength: 255 },
         },
+        'x-fapi-interaction-id': {
+          name: 'x-fapi-interaction-id',
+          in: 'header',
+          required: false,
+          description: 'Open Banking calls: an RFC 4122 UUID identifying this interaction, played back in the answer; a fresh one is sent when absent or not a UUID.',
+          schema: { type: 'string', format: 'uuid' },
+        },
         'X-Request-Id': {
           name: 'X-Request-Id',
           in: 'header',
@@ -196,6 +213,8 @@ export function buildOpenApiDocument(routes: readonly RestRoute[], serverUrl?: s
         'X-RateLimit-Remaining': { description: 'Requests left in the current window.', schema: { type: 'integer' } },
         'X-RateLimit-Reset': { description: 'Seconds until the window resets.', schema: { type: 'integer' } },
         'Retry-After': { description: 'Seconds to wait before retrying (429 only).', schema: { type: 'integer' } },
+        'x-fapi-interaction-id': { description: "The caller's x-fapi-interaction-id, or a fresh UUID.", schema: { type: 'string', format: 'uuid' } },
+        'WWW-Authenticate': { description: 'Bearer error="invalid_token" (RFC 6750) on every 401 of an Open Banking data call.', schema: { type: 'string' } },
       },
       securitySchemes: SECURITY_SCHEMES,
     },

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { defineRoute, type GraphQLData } from '../route';
 
 // `consentId: id`: the REST record names the id consent_id, as the spec's response does.
-const CONSENT_RECORD = `fragment ConsentRecord on Consent {
+export const CONSENT_RECORD = `fragment ConsentRecord on Consent {
   consentId: id tppId status bankHandle scopes redirectUri consentUrl expiresAt accountIds revokedBy createdAt updatedAt authorisedAt rejectedAt revokedAt expiredAt
 }`;
 
@@ -64,8 +64,10 @@ ${CONSENT_RECORD}`,
     path: '/ob/consents/{consent_id}',
     tag: 'Open Banking',
     summary: 'Read a consent',
-    description: "The TPP's own consents only: another TPP's consent is 404 CONSENT_NOT_FOUND, like an unknown one.",
-    auth: [['tppToken']],
+    description:
+      "With the TPP token, the TPP's own consents only: another TPP's consent is 404 CONSENT_NOT_FOUND, like an unknown one. " +
+      'With an access token (and X-Consent-Id), the consent it was issued for.',
+    auth: [['tppToken'], ['obToken', 'consentId']],
     params: z.object({ consent_id: z.string().describe('con_…') }).strict(),
     operation: `query GetConsent($id: ID!) { consent(id: $id) { ...ConsentRecord } }
 ${CONSENT_RECORD}`,

@@ -1,8 +1,10 @@
 import type { RestRoute } from '../route';
+import { accountRoutes } from './accounts';
 import { attentionRoutes } from './attention';
 import { bankRoutes } from './banks';
 import { callbackRoutes } from './callbacks';
 import { checkoutRoutes } from './checkout';
+import { consentRevocationRoutes } from './consent-revocation';
 import { consentRoutes } from './consents';
 import { identityRoutes } from './identity';
 import { merchantRoutes } from './merchants';
@@ -18,6 +20,8 @@ export const ROUTES: readonly RestRoute[] = [
   ...tppRoutes,
   ...consentRoutes,
   ...tokenRoutes,
+  ...consentRevocationRoutes,
+  ...accountRoutes,
   ...identityRoutes,
   ...paymentRoutes,
   ...checkoutRoutes,

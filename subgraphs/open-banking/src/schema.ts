@@ -1,7 +1,9 @@
 import { buildFederatedSchema, type SubgraphContext } from '@gateway/federation';
 import type { GraphQLSchema } from 'graphql';
+import { createAccountResolvers } from './account/account.resolver';
 import { ConsentEntity } from './consent/consent.entity';
 import { createConsentResolver } from './consent/consent.resolver';
+import { createRevocationResolver } from './consent/revocation.resolver';
 import { toConsent } from './consent/consent.type';
 import { createAuthorizationServerResolver } from './grant/authorization-server.resolver';
 import { createTokenResolver } from './grant/token.resolver';
@@ -16,6 +18,8 @@ export async function buildOpenBankingSchema(settings: OpenBankingSettings, modu
     resolvers: [
       createTppResolver(modules.tpps),
       createConsentResolver(modules.consents),
+      createRevocationResolver(modules.consents),
+      ...createAccountResolvers(modules.accounts),
       createTokenResolver(modules.tokens),
       // The issuer is the consents' public base: the one the approval's `iss` names.
       createAuthorizationServerResolver(modules.consents.settings.publicBaseUrl),
@@ -27,11 +31,11 @@ export async function buildOpenBankingSchema(settings: OpenBankingSettings, modu
         const tpp = await context.em.findOne(TppEntity, { id: reference.id as string });
         return tpp ? toTpp(tpp) : null;
       },
-      // A consent is its TPP's to see: anyone else gets null.
+      // A consent is its TPP's (or its own access token's) to see: anyone else gets null.
       Consent: async (reference, context: SubgraphContext) => {
         const consent = await context.em.findOne(ConsentEntity, { id: reference.id as string });
         const { principal } = context;
-        const allowed = consent && principal.kind === 'tpp' && principal.id === consent.tppId;
+        const allowed = consent && ((principal.kind === 'tpp' && principal.id === consent.tppId) || (principal.kind === 'ob_token' && principal.consentId === consent.id));
         return allowed ? toConsent(consent, modules.consents.settings.publicBaseUrl) : null;
       },
     },

@@ -1,5 +1,6 @@
-import { openServiceOrm, type Database } from '@gateway/db';
+import { openServiceOrm, type Database, type EntityManager, type ServiceOrm } from '@gateway/db';
 import { OutboxEvent } from '@gateway/events';
+import { newId } from '@gateway/kernel';
 import { Credential } from '@gateway/vault';
 import { ConsentAccountEntity } from './account/consent-account.entity';
 import { ConsentEntity } from './consent/consent.entity';
@@ -46,4 +47,33 @@ export async function openBankingTestKit(db: Database): Promise<OpenBankingTestK
       });
     },
   };
+}
+
+/** The service's ORM on the caller's pool (never closed: see openBankingTestKit), for seeds that write in its transactions. */
+export function openOpenBankingTestOrm(db: Database): Promise<ServiceOrm> {
+  return openServiceOrm(db, {
+    schema: 'open_banking',
+    entities: [TppEntity, ConsentEntity, ConsentAccountEntity, OutboxEvent, Credential],
+    migrations,
+    foreignSchemas: ['auth'],
+  });
+}
+
+/**
+ * What the customer's approval does to a consent, with accounts: the 'customer_approved' move
+ * (consent.granted written) and a consent_accounts row, with a fresh acc_ id, per shared account.
+ * Returns the acc_ ids in the order given (for tests of account data and revocation).
+ */
+export async function authoriseConsent(root: EntityManager, consentId: string, accounts: Array<{ iban: string; bankHandle: string }>, now = new Date()): Promise<string[]> {
+  return root.fork().transactional(async (tx) => {
+    const consent = await loadConsent(tx, consentId);
+    if (!consent) throw new Error(`no consent ${consentId}`);
+    // One millisecond apart: the accounts are listed in approval order.
+    const rows = accounts.map((account, index) =>
+      tx.create(ConsentAccountEntity, { id: newId('account'), consentId, iban: account.iban, bankHandle: account.bankHandle, createdAt: new Date(now.getTime() + index) }),
+    );
+    const ids = rows.map((row) => row.id);
+    if (!(await moveConsent(tx, consent, 'customer_approved', now, { accountIds: ids }))) throw new Error(`consent ${consentId} moved meanwhile`);
+    return ids;
+  });
 }

@@ -77,7 +77,7 @@ describe('moveConsent', () => {
   it('refuses a move that is not in the table, and writes nothing', async () => {
     const id = await newConsent();
     const consent = (await loadConsent(orm.em.fork(), id))!;
-    await expect(moveConsent(orm.em.fork(), consent, 'revoked', new Date())).rejects.toMatchObject({ extensions: { code: 'VALIDATION_ERROR' } });
+    await expect(moveConsent(orm.em.fork(), consent, 'created', new Date())).rejects.toMatchObject({ extensions: { code: 'VALIDATION_ERROR' } });
     expect((await db.knex('open_banking.consents').where({ id }).first()).status).toBe('AWAITING_AUTHORISATION');
     expect(await events(id)).toEqual([]);
   });

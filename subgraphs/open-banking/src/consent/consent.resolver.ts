@@ -24,10 +24,14 @@ export function createConsentResolver(service: ConsentService) {
       return toConsent(consent, base);
     }
 
-    @Query(() => Consent, { description: "A consent by id: the TPP's own only (another TPP's is CONSENT_NOT_FOUND, like an unknown one)." })
+    @Query(() => Consent, {
+      description:
+        "A consent by id: with the TPP token, the TPP's own only; with an access token (Bearer at_ + X-Consent-Id), the consent it was issued for " +
+        '(whose accounts it can then read). Anything else is CONSENT_NOT_FOUND, like an unknown id.',
+    })
     async consent(@Arg('id', () => ID, { description: 'Consent id (con_…).' }) id: string, @Ctx() context: SubgraphContext): Promise<Consent> {
-      const tpp = requirePrincipal(context, ['tpp']);
-      return toConsent(await service.findOwn(context.em, tpp.id, id), base);
+      const caller = requirePrincipal(context, ['tpp', 'ob_token']);
+      return toConsent(await service.findForCaller(context.em, caller, id), base);
     }
 
     @Query(() => ConsentConnection, { description: "The TPP's consents, newest first, in pages." })

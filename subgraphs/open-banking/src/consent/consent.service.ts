@@ -1,6 +1,6 @@
 import { LockMode } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { GatewayError, invalid, newId, parseInput } from '@gateway/kernel';
+import { GatewayError, invalid, newId, parseInput, type Principal } from '@gateway/kernel';
 import type { BankCapabilitiesClient } from '../banks/bank-capabilities';
 import { TppEntity } from '../tpp/tpp.entity';
 import { ConsentEntity } from './consent.entity';
@@ -72,6 +72,18 @@ export class ConsentService {
         now,
       ),
     );
+  }
+
+  /**
+   * The consent a caller may read: a TPP token's own consents, or the one consent an access token
+   * was issued for (contract: GET /ob/consents/{id} takes either). Anything else is
+   * CONSENT_NOT_FOUND, like an unknown id.
+   */
+  async findForCaller(em: EntityManager, principal: Principal & { id: string }, id: string): Promise<ConsentEntity> {
+    if (principal.kind === 'tpp') return this.findOwn(em, principal.id, id);
+    const consent = principal.kind === 'ob_token' && principal.consentId === id ? await em.findOne(ConsentEntity, { id }) : null;
+    if (!consent) throw consentNotFound(id);
+    return consent;
   }
 
   /** A TPP's own consent; another TPP's is CONSENT_NOT_FOUND, like an unknown one. */

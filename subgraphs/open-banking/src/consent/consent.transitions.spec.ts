@@ -17,6 +17,7 @@ describe('consent transition table', () => {
     ['AWAITING_AUTHORISATION', 'customer_approved', 'AUTHORISED', 'consent.granted'],
     ['AWAITING_AUTHORISATION', 'customer_rejected', 'REJECTED', null],
     ['AWAITING_AUTHORISATION', 'expiry_reached', 'EXPIRED', 'consent.expired'],
+    ['AWAITING_AUTHORISATION', 'revoked', 'REVOKED', 'consent.revoked'],
     ['AUTHORISED', 'revoked', 'REVOKED', 'consent.revoked'],
     ['AUTHORISED', 'expiry_reached', 'EXPIRED', 'consent.expired'],
   ] as const)('%s --%s--> %s with %s', (from, trigger, to, event) => {
@@ -24,7 +25,7 @@ describe('consent transition table', () => {
   });
 
   it('has exactly those rows: every other (status, trigger) pair is refused', () => {
-    expect(CONSENT_TRANSITIONS).toHaveLength(6);
+    expect(CONSENT_TRANSITIONS).toHaveLength(7);
     const allowed = new Set(CONSENT_TRANSITIONS.map((row) => `${row.from}:${row.trigger}`));
     for (const from of [null, ...CONSENT_STATUSES] as Array<ConsentStatus | null>) {
       for (const trigger of TRIGGERS) {
@@ -33,16 +34,16 @@ describe('consent transition table', () => {
     }
   });
 
-  it('never leaves a final status; a consent not yet authorised cannot be revoked, nor an authorised one approved again', () => {
+  it('never leaves a final status; an authorised consent is not approved again, a revoked one never approved', () => {
     for (const status of FINAL_CONSENT_STATUSES) expect(CONSENT_TRANSITIONS.filter((row) => row.from === status)).toEqual([]);
-    expect(consentTransitionFor('AWAITING_AUTHORISATION', 'revoked')).toBeUndefined();
     expect(consentTransitionFor('AUTHORISED', 'customer_approved')).toBeUndefined();
+    expect(consentTransitionFor('REVOKED', 'customer_approved')).toBeUndefined();
   });
 
   it("writes the spec's three consent events, each on the moves that mean it", () => {
     const byEvent = (event: string) => CONSENT_TRANSITIONS.filter((row) => row.event === event).map((row) => row.to);
     expect(byEvent('consent.granted')).toEqual(['AUTHORISED']);
-    expect(byEvent('consent.revoked')).toEqual(['REVOKED']);
+    expect(byEvent('consent.revoked')).toEqual(['REVOKED', 'REVOKED']);
     expect(byEvent('consent.expired')).toEqual(['EXPIRED', 'EXPIRED']);
   });
 

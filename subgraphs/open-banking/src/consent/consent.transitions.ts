@@ -22,13 +22,16 @@ export interface ConsentTransition {
  * The one table of consent moves (spec "States and transitions", consent; contract "Open Banking
  * additions" for the status names). A move that is not a row here is refused. A consent the
  * customer never answered also expires, so a forgotten request does not stay open for ever; the
- * spec's consent.expired covers both.
+ * spec's consent.expired covers both. A request not yet answered can also be revoked (the TPP
+ * abandons the flow, or the bank refuses it): its consent_url must die with it rather than stay
+ * approvable until expiry, as UK Open Banking's DELETE of an AwaitingAuthorisation consent does.
  */
 export const CONSENT_TRANSITIONS: readonly ConsentTransition[] = [
   { from: null, trigger: 'created', to: 'AWAITING_AUTHORISATION', event: null },
   { from: 'AWAITING_AUTHORISATION', trigger: 'customer_approved', to: 'AUTHORISED', event: 'consent.granted' },
   { from: 'AWAITING_AUTHORISATION', trigger: 'customer_rejected', to: 'REJECTED', event: null },
   { from: 'AWAITING_AUTHORISATION', trigger: 'expiry_reached', to: 'EXPIRED', event: 'consent.expired' },
+  { from: 'AWAITING_AUTHORISATION', trigger: 'revoked', to: 'REVOKED', event: 'consent.revoked' },
   { from: 'AUTHORISED', trigger: 'revoked', to: 'REVOKED', event: 'consent.revoked' },
   { from: 'AUTHORISED', trigger: 'expiry_reached', to: 'EXPIRED', event: 'consent.expired' },
 ];
