@@ -25,7 +25,7 @@ const QUERY_TOKEN_CHALLENGE = 'Bearer error="invalid_request", error_description
  */
 export function interactionIdOf(request: FastifyRequest): string {
   const sent = request.headers[INTERACTION_ID_HEADER];
-  return typeof sent === 'string' && UUID.test(sent.trim()) ? sent.trim().toLowerCase() : randomUUID();
+  return typeof sent === 'string' && UUID.test(sent.trim()) ? sent.trim() : randomUUID();
 }
 
 /**
