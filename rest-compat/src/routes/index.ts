@@ -3,6 +3,7 @@ import { attentionRoutes } from './attention';
 import { bankRoutes } from './banks';
 import { callbackRoutes } from './callbacks';
 import { checkoutRoutes } from './checkout';
+import { consentAuthorisationRoutes } from './consent-authorisation';
 import { consentRoutes } from './consents';
 import { identityRoutes } from './identity';
 import { merchantRoutes } from './merchants';
@@ -16,6 +17,7 @@ export const ROUTES: readonly RestRoute[] = [
   ...merchantRoutes,
   ...tppRoutes,
   ...consentRoutes,
+  ...consentAuthorisationRoutes,
   ...identityRoutes,
   ...paymentRoutes,
   ...checkoutRoutes,

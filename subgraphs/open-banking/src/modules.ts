@@ -1,19 +1,42 @@
-import { createServiceClient } from '@gateway/federation';
+import { BankCorePool } from '@gateway/bank-core-client';
+import { createServiceClient, Directory } from '@gateway/federation';
+import { createLogger } from '@gateway/kernel';
+import { AuthorisationService } from './authorisation/authorisation.service';
+import { CustomerAccountsClient } from './authorisation/customer-accounts';
 import { BankCapabilitiesClient } from './banks/bank-capabilities';
 import { ConsentService } from './consent/consent.service';
-import { DEFAULT_PUBLIC_BASE_URL, type OpenBankingSettings } from './settings';
+import { DEFAULT_CORE_CALL_SETTINGS, DEFAULT_PUBLIC_BASE_URL, ROUTING_CACHE, type OpenBankingSettings } from './settings';
 import { TppService } from './tpp/tpp.service';
 
 /** The open-banking subgraph's services, wired once: resolvers and background jobs share them. */
 export interface OpenBankingModules {
   tpps: TppService;
   consents: ConsentService;
+  /** Alias and bank routing (identity and banks registries, through the router). */
+  directory: Directory;
+  /** One bank-core client per bank, with open-banking's own deadlines. */
+  cores: BankCorePool;
+  authorisation: AuthorisationService;
 }
 
 export function createOpenBankingModules(settings: OpenBankingSettings): OpenBankingModules {
+  const logger = settings.logger ?? createLogger('open-banking');
+  const publicBaseUrl = (settings.publicBaseUrl ?? DEFAULT_PUBLIC_BASE_URL).replace(/\/+$/, '');
   const call = createServiceClient({ routerUrl: settings.routerUrl ?? (() => ''), platformSecret: settings.platformSecret, service: 'open-banking' });
+  const directory = new Directory(call, ROUTING_CACHE);
+  const coreCalls = { ...DEFAULT_CORE_CALL_SETTINGS, ...settings.cores };
+  const cores = new BankCorePool({
+    timeoutMs: coreCalls.coreTimeoutMs,
+    attempts: coreCalls.coreAttempts,
+    budgetMs: coreCalls.coreBudgetMs,
+    production: settings.production,
+    logger: logger.child({ component: 'bank-core' }),
+  });
   return {
     tpps: new TppService(settings),
-    consents: new ConsentService({ publicBaseUrl: (settings.publicBaseUrl ?? DEFAULT_PUBLIC_BASE_URL).replace(/\/+$/, '') }, new BankCapabilitiesClient(call)),
+    consents: new ConsentService({ publicBaseUrl }, new BankCapabilitiesClient(call)),
+    directory,
+    cores,
+    authorisation: new AuthorisationService({ publicBaseUrl }, directory, cores, new CustomerAccountsClient(call), logger.child({ component: 'authorisation' })),
   };
 }

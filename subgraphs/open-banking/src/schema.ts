@@ -1,5 +1,6 @@
 import { buildFederatedSchema, type SubgraphContext } from '@gateway/federation';
 import type { GraphQLSchema } from 'graphql';
+import { createAuthorisationResolver } from './authorisation/authorisation.resolver';
 import { ConsentEntity } from './consent/consent.entity';
 import { createConsentResolver } from './consent/consent.resolver';
 import { toConsent } from './consent/consent.type';
@@ -11,7 +12,7 @@ import { toTpp } from './tpp/tpp.type';
 
 export async function buildOpenBankingSchema(settings: OpenBankingSettings, modules: OpenBankingModules = createOpenBankingModules(settings)): Promise<GraphQLSchema> {
   return buildFederatedSchema({
-    resolvers: [createTppResolver(modules.tpps), createConsentResolver(modules.consents)],
+    resolvers: [createTppResolver(modules.tpps), createConsentResolver(modules.consents), createAuthorisationResolver(modules.authorisation)],
     referenceResolvers: {
       // Another subgraph's reference to a TPP it knows only by id; null for an unknown one.
       // webhookUrl stays behind TppResolver's check whoever asks.
