@@ -6,7 +6,7 @@ import type { Execute } from './executor';
 import { beginFapiCall, challengeOn401 } from './fapi';
 import { passBackRouterHeaders } from './headers';
 import { GatewayError } from '@gateway/kernel';
-import { MEDIA_TYPE, type RestRoute } from './route';
+import { MEDIA_TYPE, type HtmlFormRoute, type RestRoute } from './route';
 import { validate } from './validation';
 
 /** A POST or PATCH without a documented body still refuses fields, so typos never pass silently. */
@@ -34,6 +34,31 @@ export const routeKey = (route: Pick<RestRoute, 'method' | 'path'>): string => `
 /** JSON only for a client that asks for it and not for HTML: a browser's navigation gets the page. */
 export const wantsJson = (accept: string | undefined = ''): boolean => accept.includes('application/json') && !accept.includes('text/html');
 
+const isFormPost = (request: FastifyRequest): boolean => request.headers['content-type']?.split(';')[0]!.trim().toLowerCase() === MEDIA_TYPE.form;
+
+/**
+ * A form posted by a browser without script (RestRoute.htmlForm): the same operation, answered
+ * 303 See Other to the next page whatever happens, so the browser never shows a JSON body and
+ * never re-posts the form's credentials.
+ */
+async function answerHtmlForm(route: RestRoute, form: HtmlFormRoute, request: FastifyRequest, reply: FastifyReply, execute: Execute): Promise<unknown> {
+  const path = request.params as Record<string, string>;
+  const seeOther = (location: string) => reply.code(303).header('location', location).header('cache-control', 'no-store').send();
+  try {
+    const params = route.params ? validate(route.params, path, 'path') : {};
+    const fields = validate(form.fields, request.body ?? {}, 'body') as Record<string, string>;
+    const body = validate(route.body ?? NO_FIELDS, form.body(fields), 'body');
+    const variables = route.variables({ params: keysToCamel(params), query: {}, body: keysToCamel(body), headers: {} });
+    const execution = await execute(request, route.operation, variables);
+    passBackRouterHeaders(reply, execution.headers);
+    if (execution.error) return seeOther(form.failure(path, execution.error.code));
+    return seeOther(form.success(execution.data!));
+  } catch (error) {
+    if (error instanceof GatewayError) return seeOther(form.failure(path, error.code));
+    throw error;
+  }
+}
+
 /**
  * Serves each table entry: validate, convert keys, execute the operation, shape the answer.
  * A route that is also a page hands requests not asking for JSON to its page handler.
@@ -56,6 +81,7 @@ export function registerRoutes(app: FastifyInstance, routes: readonly RestRoute[
       handler: async (request, reply) => {
         if (route.fapi) beginFapiCall(request, reply);
         if (page && !wantsJson(request.headers.accept)) return page(request, reply);
+        if (route.htmlForm && isFormPost(request)) return answerHtmlForm(route, route.htmlForm, request, reply, execute);
         if (takesBody(route)) assertBodyType(route, request.headers['content-type']);
         const params = route.params ? validate(route.params, request.params, 'path') : {};
         const query = validate(route.query ?? NO_FIELDS, request.query ?? {}, 'query');

@@ -56,6 +56,14 @@ export interface RestRoute<P extends AnyObjectSchema | undefined = any, Q extend
    * posted without script. A body in another type is 415.
    */
   bodyTypes?: BodyType[];
+  /**
+   * The route also serves an HTML form posted without script (a form-encoded body; bodyTypes
+   * must include 'form'). The browser is answered 303 See Other, never a JSON body: to
+   * `success` after the operation, back to `failure` (the page, which shows the refusal) when it
+   * is refused. 303 because the POST carried credentials (an OTP): a 307 would have the browser
+   * post them again to the next address (RFC 9700 4.11).
+   */
+  htmlForm?: HtmlFormRoute;
   /** Headers every answer of this route carries, errors included (e.g. Cache-Control: no-store on the token endpoint). */
   responseHeaders?: Record<string, string>;
   /**
@@ -85,6 +93,18 @@ export interface RestRoute<P extends AnyObjectSchema | undefined = any, Q extend
    * JSON is handed to the page handler registered for this route; the table documents the JSON.
    */
   page?: string;
+}
+
+/** How a route answers an HTML form (RestRoute.htmlForm). */
+export interface HtmlFormRoute {
+  /** The form's fields (strict: an unknown one is refused), also the form's schema in the docs. */
+  fields: AnyObjectSchema;
+  /** The form's flat fields as the route's body (then validated like a JSON body). */
+  body(fields: Record<string, string>): Record<string, unknown>;
+  /** Where the browser goes after success, from the operation's `data`. */
+  success(data: GraphQLData): string;
+  /** Where the browser goes after a refusal (its spec code), e.g. back to the page with the code to show; `path` holds the raw path parameters. */
+  failure(path: Record<string, string>, code: string): string;
 }
 
 /** Infers a route's schema types so its variable mapping is checked against them. */

@@ -47,6 +47,8 @@ export const ERROR_CODES = {
   PHONE_TAKEN: { status: 409, message: 'Phone number already linked to an active alias' },
   MERCHANT_NOT_FOUND: { status: 404, message: 'Unknown merchant' },
   TPP_NOT_FOUND: { status: 404, message: 'Unknown TPP' },
+  // The spec has no code for a consent the customer already decided; 409 like SESSION_ALREADY_COMPLETED.
+  CONSENT_ALREADY_DECIDED: { status: 409, message: 'The customer has already approved or rejected this consent' },
   WEBHOOK_DELIVERY_NOT_FOUND: { status: 404, message: 'Unknown webhook delivery' },
   MOVEMENT_NOT_FOUND: { status: 404, message: 'No movement needing attention for this session' },
   IDEMPOTENCY_KEY_IN_USE: { status: 409, message: 'A request with this Idempotency-Key is still running' },

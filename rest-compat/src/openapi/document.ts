@@ -138,6 +138,10 @@ function operationOf(route: RestRoute): OpenApiOperation {
   };
   // A path that is also a page: the same 200 in HTML, for a browser.
   if (route.page) success.content = { ...success.content, 'text/html': { schema: { type: 'string', description: route.page } } };
+  // A route that also takes a script-less HTML form answers the browser 303 (RestRoute.htmlForm).
+  const seeOther: Record<string, OpenApiResponse> = route.htmlForm
+    ? { '303': { description: 'See Other (form posts only): Location is the next page, after success or refusal.', headers: RESPONSE_HEADERS } }
+    : {};
   return {
     operationId: operationId(route),
     tags: [route.tag],
@@ -152,15 +156,17 @@ function operationOf(route: RestRoute): OpenApiOperation {
       ...(route.fapi ? [{ $ref: '#/components/parameters/x-fapi-interaction-id' }] : []),
       { $ref: '#/components/parameters/X-Request-Id' },
     ],
-    ...(route.body ? { requestBody: { required: true, content: bodyContent(route) } } : {}),
-    responses: { [String(route.status)]: success, ...errorResponses(route) },
+    ...(route.body || route.htmlForm ? { requestBody: { required: route.body !== undefined, content: bodyContent(route) } } : {}),
+    responses: { [String(route.status)]: success, ...seeOther, ...errorResponses(route) },
   };
 }
 
 /** The request body in each media type the route accepts, one schema for all. */
 function bodyContent(route: RestRoute): Record<string, { schema: JsonSchema }> {
-  const schema = jsonSchema(route.body!, 'input');
-  return Object.fromEntries((route.bodyTypes ?? ['json']).map((type) => [MEDIA_TYPE[type], { schema }]));
+  const schema = jsonSchema(route.body ?? z.object({}).strict(), 'input');
+  // An HTML form's fields are its own (flat) shape.
+  const formSchema = route.htmlForm ? jsonSchema(route.htmlForm.fields, 'input') : schema;
+  return Object.fromEntries((route.bodyTypes ?? ['json']).map((type) => [MEDIA_TYPE[type], { schema: type === 'form' ? formSchema : schema }]));
 }
 
 /** OpenAPI 3.1 of every route in the table, generated from the same entries that serve them. */

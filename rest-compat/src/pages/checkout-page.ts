@@ -1,10 +1,10 @@
 import { randomBytes } from 'node:crypto';
-import type { FastifyReply } from 'fastify';
 import { CURRENCIES, type Logger } from '@gateway/kernel';
 import type { Execute } from '../executor';
 import { passBackRouterHeaders } from '../headers';
 import type { PageHandler } from '../register-routes';
 import { CHECKOUT_SCRIPT, CHECKOUT_STYLE } from './checkout-assets';
+import { escapeHtml, jsonForScript, securityHeaders } from './html';
 
 /** What the page needs, public for anyone holding the (unguessable) session id. */
 const CHECKOUT_SESSION = `query CheckoutPage($id: ID!) {
@@ -26,29 +26,12 @@ interface CheckoutView {
 
 const SESSION_ID = /^ops_[0-9A-Za-z]{1,64}$/;
 
-const escapeHtml = (text: unknown): string => String(text).replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
-
-/** Data for the page script, safe inside <script type="application/json">: no `<` can close the element. */
-const jsonForScript = (value: unknown): string => JSON.stringify(value).replace(/</g, '\\u003c').replace(/>/g, '\\u003e').replace(/&/g, '\\u0026');
-
 /** 12500 LYD (3 decimals) -> "12.500 LYD": minor units are integers, so is the arithmetic. */
 export function formatAmount(amount: number, currency: string): string {
   const exponent = (CURRENCIES as Record<string, number>)[currency] ?? 2;
   const scale = 10 ** exponent;
   const major = Math.floor(amount / scale).toLocaleString('en-US');
   return exponent === 0 ? `${major} ${currency}` : `${major}.${String(amount % scale).padStart(exponent, '0')} ${currency}`;
-}
-
-function securityHeaders(reply: FastifyReply, nonce: string): void {
-  reply
-    .header(
-      'content-security-policy',
-      `default-src 'none'; script-src 'nonce-${nonce}'; style-src 'nonce-${nonce}'; connect-src 'self'; img-src 'self' data:; form-action 'self'; base-uri 'none'; frame-ancestors 'none'`,
-    )
-    .header('x-frame-options', 'DENY')
-    .header('referrer-policy', 'no-referrer')
-    .header('cache-control', 'no-store')
-    .header('x-content-type-options', 'nosniff');
 }
 
 function page(title: string, body: string, nonce: string): string {

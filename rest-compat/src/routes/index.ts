@@ -5,6 +5,7 @@ import { bankRoutes } from './banks';
 import { callbackRoutes } from './callbacks';
 import { checkoutRoutes } from './checkout';
 import { consentRevocationRoutes } from './consent-revocation';
+import { consentAuthorisationRoutes } from './consent-authorisation';
 import { consentRoutes } from './consents';
 import { identityRoutes } from './identity';
 import { merchantRoutes } from './merchants';
@@ -22,6 +23,7 @@ export const ROUTES: readonly RestRoute[] = [
   ...tokenRoutes,
   ...consentRevocationRoutes,
   ...accountRoutes,
+  ...consentAuthorisationRoutes,
   ...identityRoutes,
   ...paymentRoutes,
   ...checkoutRoutes,

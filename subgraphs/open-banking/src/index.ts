@@ -1,4 +1,4 @@
 export { start, OPEN_BANKING_SCHEMA, type OpenBankingStartOptions } from './service';
 export { buildOpenBankingSchema } from './schema';
-export type { AccountReadSettings, OpenBankingSettings } from './settings';
+export type { CoreCallSettings, OpenBankingSettings } from './settings';
 export type { OpenBankingJobSettings } from './jobs';

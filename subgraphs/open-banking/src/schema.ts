@@ -1,6 +1,7 @@
 import { buildFederatedSchema, type SubgraphContext } from '@gateway/federation';
 import type { GraphQLSchema } from 'graphql';
 import { createAccountResolvers } from './account/account.resolver';
+import { createAuthorisationResolver } from './authorisation/authorisation.resolver';
 import { ConsentEntity } from './consent/consent.entity';
 import { createConsentResolver } from './consent/consent.resolver';
 import { createRevocationResolver } from './consent/revocation.resolver';
@@ -19,6 +20,7 @@ export async function buildOpenBankingSchema(settings: OpenBankingSettings, modu
       createTppResolver(modules.tpps),
       createConsentResolver(modules.consents),
       createRevocationResolver(modules.consents),
+      createAuthorisationResolver(modules.authorisation),
       ...createAccountResolvers(modules.accounts),
       createTokenResolver(modules.tokens),
       // The issuer is the consents' public base: the one the approval's `iss` names.

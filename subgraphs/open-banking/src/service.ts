@@ -9,7 +9,7 @@ import { DEFAULT_JOB_SETTINGS, startOpenBankingJobs, type OpenBankingJobSettings
 import { migrations } from './migrations';
 import { createOpenBankingModules } from './modules';
 import { buildOpenBankingSchema } from './schema';
-import type { AccountReadSettings } from './settings';
+import type { CoreCallSettings, OpenBankingSettings } from './settings';
 import { TppEntity } from './tpp/tpp.entity';
 
 export const OPEN_BANKING_SCHEMA = 'open_banking';
@@ -20,8 +20,8 @@ export interface OpenBankingStartOptions extends SubgraphStartOptions {
   publicBaseUrl?: string;
   /** Background job timing (tests shorten it). */
   jobs?: Partial<OpenBankingJobSettings>;
-  /** Bank-core deadlines of account reads. */
-  accountReads?: Partial<AccountReadSettings>;
+  /** Bank core call deadlines (tests shorten them). */
+  cores?: Partial<CoreCallSettings>;
 }
 
 /** Starts the open-banking subgraph: migrations, schema, HTTP server, the consent expiry job. */
@@ -34,13 +34,13 @@ export async function start(options: OpenBankingStartOptions): Promise<RunningSe
     foreignSchemas: ['auth'],
   });
   const logger = options.logger ?? createLogger('open-banking');
-  const settings = {
+  const settings: OpenBankingSettings = {
     platformSecret: options.platformSecret,
     production: options.production,
     publicBaseUrl: options.publicBaseUrl,
     routerUrl: options.routerUrl,
+    cores: options.cores,
     logger,
-    accountReads: options.accountReads,
   };
   const modules = createOpenBankingModules(settings);
   const schema = await buildOpenBankingSchema(settings, modules);

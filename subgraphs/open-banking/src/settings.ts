@@ -1,35 +1,35 @@
 import type { Logger } from '@gateway/kernel';
 
-/** Deadlines of the bank-core reads behind account data, and how long bank routing is reused. */
-export interface AccountReadSettings {
-  /** One attempt; the spec gives a core 10 s, a TPP waiting on a data call gets less. */
+/**
+ * Deadlines of open-banking's bank-core calls: the OTP check behind the consent page and the live
+ * account reads behind AIS. A customer or a TPP is waiting on each, and the router gives a
+ * subgraph call 15 s, so one call with its retry stays well under that.
+ */
+export interface CoreCallSettings {
+  /** Deadline of one attempt. */
   coreTimeoutMs: number;
-  /** Reads are safe to repeat: a 5xx or timeout is tried again once. */
+  /** Attempts per call (transient failures only: reads and OTP checks are safe to repeat). */
   coreAttempts: number;
-  /** The whole read, retries included (under the router's 15 s per subgraph call). */
+  /** Deadline of one call, retries included. */
   coreBudgetMs: number;
-  bankRoutingCacheMs: number;
-  aliasRoutingCacheMs: number;
 }
 
-export const DEFAULT_ACCOUNT_READS: AccountReadSettings = {
-  coreTimeoutMs: 5_000,
-  coreAttempts: 2,
-  coreBudgetMs: 10_000,
-  bankRoutingCacheMs: 5_000,
-  aliasRoutingCacheMs: 1_000,
-};
+export const DEFAULT_CORE_CALL_SETTINGS: CoreCallSettings = { coreTimeoutMs: 4_000, coreAttempts: 2, coreBudgetMs: 9_000 };
 
 /** What the open-banking subgraph is built with; only platformSecret and production are required. */
 export interface OpenBankingSettings {
   platformSecret: string;
   production: boolean;
-  /** Base of consent_url. Default http://localhost:8080. */
+  /** Base of consent_url, and the issuer (`iss`) of authorization responses. Default http://localhost:8080. */
   publicBaseUrl?: string;
   /** The router's GraphQL endpoint, for the bank registry (late-bound in one process). */
   routerUrl?: () => string;
+  /** Bank core call deadlines (tests shorten them). */
+  cores?: Partial<CoreCallSettings>;
   logger?: Logger;
-  accountReads?: Partial<AccountReadSettings>;
 }
 
 export const DEFAULT_PUBLIC_BASE_URL = 'http://localhost:8080';
+
+/** How long the Directory reuses a bank's routing and an alias's routing (as payments does). */
+export const ROUTING_CACHE = { bankMs: 5_000, aliasMs: 1_000 } as const;

@@ -40,3 +40,13 @@ export class AliasRoutingArgs {
   @Field(() => String, { nullable: true, description: 'IBAN, with or without spaces.' })
   iban?: string | null;
 }
+
+/** Arguments of customerAccounts: one customer of one bank, as the bank registered them. */
+@ArgsType()
+export class CustomerAccountsArgs {
+  @Field({ description: 'Handle of the bank that enrolled the customer.' })
+  bankHandle!: string;
+
+  @Field({ description: "The bank's own customer reference (bank_customer_ref of the claim)." })
+  bankCustomerRef!: string;
+}

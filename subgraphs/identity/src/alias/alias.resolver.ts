@@ -1,7 +1,7 @@
 import { Arg, Args, Ctx, FieldResolver, Mutation, Query, Resolver, Root } from 'type-graphql';
 import { GatewayError } from '@gateway/kernel';
 import { requirePrincipal, type SubgraphContext } from '@gateway/federation';
-import { AliasRoutingArgs, ClaimAliasInput, ResolveAliasArgs } from './alias.input';
+import { AliasRoutingArgs, ClaimAliasInput, CustomerAccountsArgs, ResolveAliasArgs } from './alias.input';
 import type { AliasService } from './alias.service';
 import { Alias, AliasResolution, AliasRouting, toAlias, toResolution, toRouting } from './alias.type';
 
@@ -48,6 +48,16 @@ export function createAliasResolver(service: AliasService) {
     async aliasRouting(@Args() args: AliasRoutingArgs, @Ctx() context: SubgraphContext): Promise<AliasRouting> {
       requirePrincipal(context, ['service']);
       return toRouting(await service.route(context.em, args));
+    }
+
+    @Query(() => [String], {
+      description:
+        'The IBANs registered in the directory under one customer of one bank (ACTIVE aliases only, each IBAN once, oldest claim first; [] when there are none), for platform services only ' +
+        '(open-banking fixes the accounts of a consent with it when the customer approves).',
+    })
+    async customerAccounts(@Args() args: CustomerAccountsArgs, @Ctx() context: SubgraphContext): Promise<string[]> {
+      requirePrincipal(context, ['service']);
+      return service.accountsOf(context.em, args.bankHandle, args.bankCustomerRef);
     }
 
     @Query(() => Alias, { description: 'An alias by handle, ACTIVE or INACTIVE (public; name masked). Error: ALIAS_NOT_FOUND.' })

@@ -89,6 +89,16 @@ export class AliasService {
     return alias;
   }
 
+  /**
+   * The IBANs a bank registered in the directory under one of its customers (ACTIVE aliases
+   * only: a released alias no longer speaks for an account), each once, in the order they were
+   * first claimed. What a customer consents to share with a TPP (contract "Consented accounts").
+   */
+  async accountsOf(em: EntityManager, bankHandle: string, bankCustomerRef: string): Promise<string[]> {
+    const aliases = await em.find(AliasEntity, { bankHandle, bankCustomerRef, status: 'ACTIVE' }, { orderBy: { createdAt: 'asc', handle: 'asc' } });
+    return [...new Set(aliases.map((alias) => alias.iban))];
+  }
+
   /** The owning bank releases an alias; repeating it changes nothing (deactivatedAt keeps the first time). */
   async deactivate(em: EntityManager, bankHandle: string, handle: string): Promise<AliasEntity> {
     return em.transactional(async (tx) => {

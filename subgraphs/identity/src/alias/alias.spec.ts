@@ -240,6 +240,35 @@ describe('identity subgraph: alias directory', () => {
     });
   });
 
+  describe('customerAccounts (platform services)', () => {
+    const ACCOUNTS = `query($bankHandle: String!, $bankCustomerRef: String!) { customerAccounts(bankHandle: $bankHandle, bankCustomerRef: $bankCustomerRef) }`;
+    const service: Principal = { kind: 'service', id: 'open-banking' };
+    const [first, second] = [iban('101', '8101'), iban('101', '8102')];
+    beforeAll(async () => {
+      await claim('olga', { iban: first, bankCustomerRef: 'cust-olga' });
+      await claim('olga.savings', { iban: second, bankCustomerRef: 'cust-olga' });
+      // A second handle on the same account, a released one, and another customer's.
+      await claim('olga.again', { iban: first, bankCustomerRef: 'cust-olga' });
+      await claim('olga.old', { iban: iban('101', '8103'), bankCustomerRef: 'cust-olga' });
+      await client.execute(DEACTIVATE, { handle: 'olga.old' }, alpha);
+      await claim('not.olga', { iban: iban('101', '8104'), bankCustomerRef: 'cust-someone' });
+      // The same reference at another bank is another customer.
+      await claim('olga.beta', { iban: iban('102', '8105'), bankCustomerRef: 'cust-olga' }, beta);
+    });
+
+    it("lists the customer's ACTIVE accounts at that bank, each IBAN once, oldest claim first", async () => {
+      expect((await client.execute(ACCOUNTS, { bankHandle: 'alpha', bankCustomerRef: 'cust-olga' }, service)).customerAccounts).toEqual([first, second]);
+      expect((await client.execute(ACCOUNTS, { bankHandle: 'beta', bankCustomerRef: 'cust-olga' }, service)).customerAccounts).toEqual([iban('102', '8105')]);
+      expect((await client.execute(ACCOUNTS, { bankHandle: 'alpha', bankCustomerRef: 'cust-nobody' }, service)).customerAccounts).toEqual([]);
+    });
+
+    it('answers platform services only', async () => {
+      const variables = { bankHandle: 'alpha', bankCustomerRef: 'cust-olga' };
+      expect(await client.errorCode(ACCOUNTS, variables)).toBe('UNAUTHORIZED');
+      for (const principal of [alpha, admin, { kind: 'tpp', id: 'tpp_x' } as Principal]) expect(await client.errorCode(ACCOUNTS, variables, principal)).toBe('FORBIDDEN');
+    });
+  });
+
   describe('alias and its restricted fields', () => {
     beforeAll(async () => {
       await claim('omar', { customerDisplayName: 'omar  el   mukhtar', phone: '+218940000001' });

@@ -51,6 +51,10 @@ export class ConsentEntity {
   @Property({ type: 'json' })
   accountIds: string[] = [];
 
+  /** Wrong one-time passwords at the consent page; the third rejects the consent. */
+  @Property({ type: 'integer' })
+  otpFailures = 0;
+
   @Property({ type: 'text', nullable: true })
   revokedBy: RevokedBy | null = null;
 

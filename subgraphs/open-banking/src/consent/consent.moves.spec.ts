@@ -8,7 +8,7 @@ import { migrations } from '../migrations';
 import { OPEN_BANKING_SCHEMA } from '../service';
 import { TppEntity } from '../tpp/tpp.entity';
 import { ConsentEntity } from './consent.entity';
-import { createConsent, loadConsent, moveConsent } from './consent.moves';
+import { countConsentOtpFailure, createConsent, loadConsent, moveConsent } from './consent.moves';
 
 /** The one writer against a real database: conditional moves, refusals, events in the same transaction. */
 describe('moveConsent', () => {
@@ -94,6 +94,18 @@ describe('moveConsent', () => {
     const status = (await db.knex('open_banking.consents').where({ id }).first()).status;
     expect(status).toBe(results[0] ? 'AUTHORISED' : 'REJECTED');
     expect(await events(id)).toHaveLength(status === 'AUTHORISED' ? 1 : 0);
+  });
+
+  it('counts wrong OTPs atomically while the consent awaits, and not after', async () => {
+    const id = await newConsent();
+    const now = new Date();
+    const counts = await Promise.all([1, 2, 3].map(() => orm.em.fork().transactional((tx) => countConsentOtpFailure(tx, id, now))));
+    expect(counts.sort()).toEqual([1, 2, 3]);
+    const consent = (await loadConsent(orm.em.fork(), id))!;
+    expect(consent.otpFailures).toBe(3);
+    await orm.em.fork().transactional((tx) => moveConsent(tx, consent, 'customer_rejected', now));
+    expect(await orm.em.fork().transactional((tx) => countConsentOtpFailure(tx, id, now))).toBeNull();
+    expect((await loadConsent(orm.em.fork(), id))!.otpFailures).toBe(3);
   });
 
   it('rolls the move back with the transaction that fails after it', async () => {

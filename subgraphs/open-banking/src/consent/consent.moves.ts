@@ -38,7 +38,7 @@ export type NewConsent = Pick<
 /** The 'created' move in the caller's transaction: a new AWAITING_AUTHORISATION consent. */
 export function createConsent(tx: EntityManager, fields: NewConsent, now: Date): ConsentEntity {
   const move = consentTransitionFor(null, 'created')!;
-  const consent = tx.create(ConsentEntity, { ...fields, status: move.to, accountIds: [], revokedBy: null, createdAt: now, updatedAt: now });
+  const consent = tx.create(ConsentEntity, { ...fields, status: move.to, accountIds: [], revokedBy: null, otpFailures: 0, createdAt: now, updatedAt: now });
   if (move.event) recordConsentEvent(tx, move.event, consent, now);
   return consent;
 }
@@ -62,6 +62,19 @@ export async function moveConsent(em: EntityManager, consent: ConsentEntity, tri
   Object.assign(consent, update);
   if (move.event) recordConsentEvent(em, move.event, consent, now);
   return true;
+}
+
+/**
+ * Counts a wrong one-time password given for an AWAITING_AUTHORISATION consent: one atomic
+ * increment (raw SQL: an ORM read-modify-write would let two concurrent wrong OTPs both count
+ * as the second), returning the new count; null when the consent is no longer awaiting.
+ */
+export async function countConsentOtpFailure(tx: EntityManager, consentId: string, now: Date): Promise<number | null> {
+  const rows: Array<{ otp_failures: number }> = await tx.execute(
+    `update "open_banking"."consents" set "otp_failures" = "otp_failures" + 1, "updated_at" = ? where "id" = ? and "status" = 'AWAITING_AUTHORISATION' returning "otp_failures"`,
+    [now, consentId],
+  );
+  return rows.length === 0 ? null : Number(rows[0]!.otp_failures);
 }
 
 /** Loads a consent as a plain, untracked object (what moveConsent updates in place). */

@@ -3,6 +3,7 @@ import { Migration20261123000200_tpps } from './Migration20261123000200_tpps';
 import { Migration20261126000100_outbox } from './Migration20261126000100_outbox';
 import { Migration20261126000200_consents } from './Migration20261126000200_consents';
 import { Migration20261127000100_consent_accounts } from './Migration20261127000100_consent_accounts';
+import { Migration20261128000100_consent_otp_failures } from './Migration20261128000100_consent_otp_failures';
 
 /** Committed migrations of the open_banking schema, in order. */
 export const migrations: MigrationObject[] = [
@@ -10,4 +11,5 @@ export const migrations: MigrationObject[] = [
   { name: 'Migration20261126000100_outbox', class: Migration20261126000100_outbox },
   { name: 'Migration20261126000200_consents', class: Migration20261126000200_consents },
   { name: 'Migration20261127000100_consent_accounts', class: Migration20261127000100_consent_accounts },
+  { name: 'Migration20261128000100_consent_otp_failures', class: Migration20261128000100_consent_otp_failures },
 ];

@@ -1,0 +1,26 @@
+import type { FastifyReply } from 'fastify';
+
+/** What customer pages share: escaping, data handed to the page script, and the security headers. */
+
+export const escapeHtml = (text: unknown): string => String(text).replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
+
+/** Data for the page script, safe inside <script type="application/json">: no `<` can close the element. */
+export const jsonForScript = (value: unknown): string => JSON.stringify(value).replace(/</g, '\\u003c').replace(/>/g, '\\u003e').replace(/&/g, '\\u0026');
+
+/**
+ * CSP with a per-response nonce (no inline code without it), no framing, no referrer, no caching.
+ * `formTargets`: where a form may lead besides this origin. Chromium applies form-action to the
+ * redirects that follow a form post too, so a form answered 303 to another site must name it.
+ */
+export function securityHeaders(reply: FastifyReply, nonce: string, formTargets: readonly string[] = []): void {
+  const formAction = ["'self'", ...formTargets].join(' ');
+  reply
+    .header(
+      'content-security-policy',
+      `default-src 'none'; script-src 'nonce-${nonce}'; style-src 'nonce-${nonce}'; connect-src 'self'; img-src 'self' data:; form-action ${formAction}; base-uri 'none'; frame-ancestors 'none'`,
+    )
+    .header('x-frame-options', 'DENY')
+    .header('referrer-policy', 'no-referrer')
+    .header('cache-control', 'no-store')
+    .header('x-content-type-options', 'nosniff');
+}

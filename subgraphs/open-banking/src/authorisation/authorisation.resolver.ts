@@ -1,0 +1,44 @@
+import { Arg, Ctx, ID, Mutation, Query, Resolver } from 'type-graphql';
+import type { SubgraphContext } from '@gateway/federation';
+import { ApproveConsentInput } from './authorisation.input';
+import type { AuthorisationService } from './authorisation.service';
+import { ConsentAuthorisation, ConsentDecision } from './authorisation.type';
+
+/**
+ * The consent page's operations. Public: the unguessable consent id is the capability, as the
+ * session id is at checkout; the customer proves who they are with their bank's OTP.
+ */
+export function createAuthorisationResolver(service: AuthorisationService) {
+  @Resolver(() => ConsentAuthorisation)
+  class AuthorisationResolver {
+    @Query(() => ConsentAuthorisation, { description: 'What the consent page shows (public; GET /ob/auth/{consent_id}). Error: CONSENT_NOT_FOUND.' })
+    async consentAuthorisation(@Arg('id', () => ID, { description: 'Consent id (con_…).' }) id: string, @Ctx() context: SubgraphContext): Promise<ConsentAuthorisation> {
+      return service.view(context.em, id);
+    }
+
+    @Mutation(() => ConsentDecision, {
+      description:
+        "The customer approves (public; POST /ob/auth/{consent_id}/approve): found in the identity registry at the consent's bank, OTP verified by that bank's core; " +
+        "the consent becomes AUTHORISED with the customer's accounts at that bank, and redirectTo carries the authorization code. " +
+        'Errors: OTP_INVALID (the third one rejects the consent), ALIAS_NOT_FOUND (also for an account at another bank), ALIAS_INACTIVE, CONSENT_NOT_FOUND, ' +
+        'CONSENT_EXPIRED, CONSENT_REVOKED, CONSENT_ALREADY_DECIDED, CBS_TIMEOUT, CBS_ERROR, VALIDATION_ERROR.',
+    })
+    async approveConsent(
+      @Arg('consentId', () => ID, { description: 'Consent id (con_…).' }) consentId: string,
+      @Arg('input', { description: 'The customer and the OTP from their bank.' }) input: ApproveConsentInput,
+      @Ctx() context: SubgraphContext,
+    ): Promise<ConsentDecision> {
+      return service.approve(context.em, consentId, input, context.requestId);
+    }
+
+    @Mutation(() => ConsentDecision, {
+      description:
+        'The customer refuses (public; POST /ob/auth/{consent_id}/reject): the consent becomes REJECTED and redirectTo carries error=access_denied. ' +
+        'Repeating it answers the same. Errors: CONSENT_NOT_FOUND, CONSENT_EXPIRED, CONSENT_REVOKED, CONSENT_ALREADY_DECIDED (already approved).',
+    })
+    async rejectConsent(@Arg('consentId', () => ID, { description: 'Consent id (con_…).' }) consentId: string, @Ctx() context: SubgraphContext): Promise<ConsentDecision> {
+      return service.reject(context.em, consentId);
+    }
+  }
+  return AuthorisationResolver;
+}

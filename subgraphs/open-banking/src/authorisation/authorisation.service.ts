@@ -1,0 +1,172 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { BankCorePool } from '@gateway/bank-core-client';
+import type { AliasRouting, Directory } from '@gateway/federation';
+import { GatewayError, parseInput, type Logger } from '@gateway/kernel';
+import { recordConsentAccounts } from '../account/consent-accounts';
+import { bankReference } from '../banks/bank.reference';
+import type { ConsentEntity } from '../consent/consent.entity';
+import { countConsentOtpFailure, loadConsent, moveConsent } from '../consent/consent.moves';
+import { consentNotFound } from '../consent/consent.service';
+import { ConsentStatus, effectiveConsentStatus } from '../consent/consent.type';
+import { issueAuthorizationCode } from '../grant/authorization-code';
+import { TppEntity } from '../tpp/tpp.entity';
+import type { ApproveConsentInput } from './authorisation.input';
+import { approveRules, MAX_OTP_FAILURES, type ApproveRequest } from './authorisation.rules';
+import type { ConsentAuthorisation, ConsentDecision } from './authorisation.type';
+import type { CustomerAccountsClient } from './customer-accounts';
+import { approvedRedirect, rejectedRedirect } from './redirect';
+
+export interface AuthorisationSettings {
+  /** The issuer: `iss` of every authorization response (RFC 9207), the public base without a trailing slash. */
+  publicBaseUrl: string;
+}
+
+/**
+ * The customer's side of a consent (the consent page): what the page shows, the approval
+ * (customer found in the identity registry at the consent's bank, OTP verified by that bank's
+ * core, then one transaction: AUTHORISED with the consented accounts, their acc_ ids and the
+ * authorization code) and the rejection. Neither the OTP nor the code is ever logged.
+ */
+export class AuthorisationService {
+  constructor(
+    private readonly settings: AuthorisationSettings,
+    private readonly directory: Directory,
+    private readonly cores: BankCorePool,
+    private readonly accounts: CustomerAccountsClient,
+    private readonly logger: Logger,
+  ) {}
+
+  async view(em: EntityManager, id: string): Promise<ConsentAuthorisation> {
+    const consent = await loadConsent(em, id);
+    if (!consent) throw consentNotFound(id);
+    const tpp = await em.findOne(TppEntity, { id: consent.tppId });
+    const status = effectiveConsentStatus(consent);
+    return {
+      id: consent.id,
+      status: ConsentStatus[status],
+      tppName: tpp?.name ?? 'A third-party provider',
+      bank: bankReference(consent.bankHandle),
+      scopes: [...consent.scopes],
+      expiresAt: consent.expiresAt,
+      otpAttemptsLeft: status === 'AWAITING_AUTHORISATION' ? Math.max(0, MAX_OTP_FAILURES - consent.otpFailures) : 0,
+      redirectUri: consent.redirectUri,
+      redirectTo: status === 'REJECTED' ? rejectedRedirect(consent, this.settings.publicBaseUrl) : null,
+    };
+  }
+
+  async approve(em: EntityManager, consentId: string, input: ApproveConsentInput, requestId?: string): Promise<ConsentDecision> {
+    const request = parseInput(approveRules, JSON.parse(JSON.stringify(input)));
+    const consent = await this.awaiting(em, consentId);
+    const customer = await this.resolveCustomer(request, consent, requestId);
+    const bank = await this.directory.bank({ handle: consent.bankHandle }, requestId);
+    try {
+      await this.cores.for(bank).verifyCustomer({ customerRef: customer.bankCustomerRef, otp: request.otp, ...(requestId ? { requestId } : {}) });
+    } catch (error) {
+      if (error instanceof GatewayError && error.code === 'OTP_INVALID') throw await this.otpRefused(em, consent);
+      throw error; // CBS_TIMEOUT / CBS_ERROR: nothing counted, nothing moved
+    }
+
+    const ibans = await this.accounts.ibansOf(consent.bankHandle, customer.bankCustomerRef, requestId);
+    // The alias was ACTIVE a moment ago; released since, it no longer speaks for any account.
+    if (ibans.length === 0) throw new GatewayError('ALIAS_INACTIVE', `customer: no active account of this customer at bank ${consent.bankHandle}`);
+
+    const now = new Date();
+    const code = await em
+      .fork()
+      .transactional(async (tx) => {
+        // Expired while the bank verified the OTP: refused below, after the rollback.
+        if (consent.expiresAt.getTime() <= now.getTime()) return null;
+        const rows = recordConsentAccounts(tx, consent, ibans, now);
+        const moved = await moveConsent(tx, consent, 'customer_approved', now, { accountIds: rows.map((row) => row.id) });
+        // Another decision won the race: throwing rolls back the rows created above.
+        if (!moved) throw new LostRace();
+        return issueAuthorizationCode(tx, consent, now);
+      })
+      .catch((error: unknown) => {
+        if (error instanceof LostRace) return null;
+        throw error;
+      });
+    if (code === null) throw await this.refusal(em, (await loadConsent(em.fork(), consentId)) ?? consent);
+    this.logger.info({ consent: consentId, bank: consent.bankHandle, accounts: consent.accountIds.length, requestId }, 'consent approved');
+    return { consentId, status: ConsentStatus.AUTHORISED, redirectTo: approvedRedirect(consent, code, this.settings.publicBaseUrl) };
+  }
+
+  /**
+   * The customer refuses. Sent again for a consent already REJECTED it answers the same
+   * redirect (a browser that lost the answer learns the truth); any other status is refused.
+   */
+  async reject(em: EntityManager, consentId: string): Promise<ConsentDecision> {
+    const consent = await loadConsent(em, consentId);
+    if (!consent) throw consentNotFound(consentId);
+    if (consent.status !== 'REJECTED') {
+      if (effectiveConsentStatus(consent) !== 'AWAITING_AUTHORISATION') throw await this.refusal(em, consent);
+      const moved = await em.fork().transactional((tx) => moveConsent(tx, consent, 'customer_rejected', new Date()));
+      if (!moved) return this.reject(em.fork(), consentId);
+      this.logger.info({ consent: consentId, bank: consent.bankHandle }, 'consent rejected by the customer');
+    }
+    return { consentId, status: ConsentStatus.REJECTED, redirectTo: rejectedRedirect(consent, this.settings.publicBaseUrl) };
+  }
+
+  /** The consent, if the customer may still decide on it; otherwise the refusal that says why. */
+  private async awaiting(em: EntityManager, consentId: string): Promise<ConsentEntity> {
+    const consent = await loadConsent(em, consentId);
+    if (!consent) throw consentNotFound(consentId);
+    if (effectiveConsentStatus(consent) !== 'AWAITING_AUTHORISATION') throw await this.refusal(em, consent);
+    return consent;
+  }
+
+  /**
+   * Why the customer can no longer decide: CONSENT_EXPIRED (an open consent found past
+   * expires_at is expired on the spot, with consent.expired, as the job would), CONSENT_REVOKED,
+   * or 409 CONSENT_ALREADY_DECIDED for one already AUTHORISED or REJECTED.
+   */
+  private async refusal(em: EntityManager, consent: ConsentEntity): Promise<GatewayError> {
+    const status = effectiveConsentStatus(consent);
+    if (status === 'EXPIRED') {
+      if (consent.status !== 'EXPIRED') await em.fork().transactional((tx) => moveConsent(tx, { ...consent }, 'expiry_reached', new Date()));
+      return new GatewayError('CONSENT_EXPIRED', `consent ${consent.id} expired at ${consent.expiresAt.toISOString()}`);
+    }
+    if (status === 'REVOKED') return new GatewayError('CONSENT_REVOKED', `consent ${consent.id} is revoked`);
+    const decided = status === 'AUTHORISED' ? 'approved' : 'rejected';
+    return new GatewayError('CONSENT_ALREADY_DECIDED', `consent ${consent.id} was already ${decided}`);
+  }
+
+  /**
+   * The approving customer, by alias or IBAN, in the identity registry. It must be a customer of
+   * the consent's bank: an account elsewhere is ALIAS_NOT_FOUND, as the registry itself answers
+   * for handle@bank_handle at the wrong bank (nothing of that customer exists at this bank).
+   */
+  private async resolveCustomer(request: ApproveRequest, consent: ConsentEntity, requestId?: string): Promise<AliasRouting> {
+    const lookup = request.customer.type === 'alias' ? { alias: request.customer.value } : { iban: request.customer.value.iban };
+    const customer = await this.directory.alias(lookup, requestId).catch((error: unknown) => {
+      if (error instanceof GatewayError && error.code === 'VALIDATION_ERROR') throw new GatewayError('VALIDATION_ERROR', `customer.value: ${error.detail.replace(/^\w+: /, '')}`);
+      throw error;
+    });
+    if (customer.bankHandle !== consent.bankHandle) {
+      throw new GatewayError('ALIAS_NOT_FOUND', `customer: no ${request.customer.type === 'alias' ? 'alias' : 'account'} at bank ${consent.bankHandle}, the bank of this consent`);
+    }
+    if (customer.status !== 'ACTIVE') throw new GatewayError('ALIAS_INACTIVE', `alias ${customer.handle} is deactivated`);
+    return customer;
+  }
+
+  /** Counts a wrong OTP atomically; the third one REJECTS the consent. */
+  private async otpRefused(em: EntityManager, consent: ConsentEntity): Promise<GatewayError> {
+    const now = new Date();
+    const left = await em.fork().transactional(async (tx) => {
+      const failures = await countConsentOtpFailure(tx, consent.id, now);
+      if (failures === null) return null;
+      if (failures >= MAX_OTP_FAILURES) await moveConsent(tx, { ...consent, status: 'AWAITING_AUTHORISATION' }, 'customer_rejected', now);
+      return Math.max(0, MAX_OTP_FAILURES - failures);
+    });
+    // Decided (or expired) while the bank was asked: that is the answer now.
+    if (left === null) return this.refusal(em, (await loadConsent(em.fork(), consent.id)) ?? consent);
+    if (left === 0) this.logger.info({ consent: consent.id, bank: consent.bankHandle }, `consent rejected after ${MAX_OTP_FAILURES} wrong one-time passwords`);
+    return new GatewayError(
+      'OTP_INVALID',
+      left > 0 ? `the one-time password was refused; ${left} attempt${left === 1 ? '' : 's'} left` : 'the one-time password was refused; the consent has been rejected',
+    );
+  }
+}
+
+/** Thrown inside the approval transaction to roll it back when another decision won; never leaves the service. */
+class LostRace extends Error {}

@@ -1,0 +1,52 @@
+import { createHash, randomBytes } from 'node:crypto';
+import { bearer, type Customer, type PaymentBank } from './payments';
+import type { TestPlatform } from './platform';
+
+export const OB_SCOPES = ['accounts:read', 'balances:read', 'transactions:read', 'payments:write'];
+
+/** Turns Open Banking on at a sandbox-backed bank (its own key, PATCH /banks/{handle}). */
+export async function enableOpenBanking(t: TestPlatform, bank: Pick<PaymentBank, 'handle' | 'bankKey'>): Promise<void> {
+  const answer = await t.rest('PATCH', `/banks/${bank.handle}`, {
+    headers: { 'x-service-bank-key': bank.bankKey },
+    body: { ob_enabled: true, ob_scopes_supported: OB_SCOPES, max_consent_expiry_days: 90 },
+  });
+  if (answer.status !== 200) throw new Error(`enabling Open Banking failed: ${answer.status} ${JSON.stringify(answer.body)}`);
+}
+
+export interface CreatedConsent {
+  consentId: string;
+  consentUrl: string;
+  state: string;
+  /** PKCE verifier of the consent's challenge (S256), for the token call. */
+  codeVerifier: string;
+}
+
+/** A consent request by a TPP (POST /ob/consents), with a real S256 challenge. */
+export async function createConsent(
+  t: TestPlatform,
+  tppAccessToken: string,
+  body: { bank_handle: string; redirect_uri: string } & Record<string, unknown>,
+): Promise<CreatedConsent> {
+  const codeVerifier = randomBytes(32).toString('base64url');
+  const state = (body.state as string | undefined) ?? randomBytes(12).toString('base64url');
+  const answer = await t.rest('POST', '/ob/consents', {
+    headers: bearer(tppAccessToken),
+    body: {
+      scopes: ['accounts:read', 'balances:read'],
+      code_challenge: createHash('sha256').update(codeVerifier).digest('base64url'),
+      code_challenge_method: 'S256',
+      expiry_days: 30,
+      ...body,
+      state,
+    },
+  });
+  if (answer.status !== 201) throw new Error(`consent creation failed: ${answer.status} ${JSON.stringify(answer.body)}`);
+  return { consentId: answer.body.consent_id, consentUrl: answer.body.consent_url, state, codeVerifier };
+}
+
+/** The customer approves at the consent page's JSON endpoint; returns the redirect's query (code, consent_id, state, iss). */
+export async function approveConsent(t: TestPlatform, consentId: string, customer: Pick<Customer, 'alias' | 'otp'>): Promise<URLSearchParams> {
+  const answer = await t.rest('POST', `/ob/auth/${consentId}/approve`, { body: { customer: { type: 'alias', value: customer.alias }, otp: customer.otp } });
+  if (answer.status !== 200) throw new Error(`approval failed: ${answer.status} ${JSON.stringify(answer.body)}`);
+  return new URL(answer.body.redirect_to).searchParams;
+}
