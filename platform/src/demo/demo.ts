@@ -210,5 +210,7 @@ export function tryItBlock(demo: DemoFile): string {
     `    -H 'Authorization: Bearer ${demo.merchant.api_key}' -H 'Content-Type: application/json' \\`,
     `    -d '{"amount": 12500, "currency": "LYD", "destination": {"type": "alias", "value": "${payee.alias}"}, "reference": "order-1001"}'`,
     '',
+    'Open Banking: `npm run demo:open-banking` takes the demo TPP from consent to account data to revocation.',
+    '',
   ].join('\n');
 }
