@@ -7,6 +7,7 @@ import { consentRoutes } from './consents';
 import { identityRoutes } from './identity';
 import { merchantRoutes } from './merchants';
 import { paymentRoutes } from './payments';
+import { settlementRoutes } from './settlement';
 import { tppRoutes } from './tpps';
 import { webhookRoutes } from './webhooks';
 
@@ -22,4 +23,5 @@ export const ROUTES: readonly RestRoute[] = [
   ...callbackRoutes,
   ...webhookRoutes,
   ...attentionRoutes,
+  ...settlementRoutes,
 ];
