@@ -49,7 +49,8 @@ export class SettlementRepository {
    * that each currency sums to zero (before any call: a failed check rolls the whole cycle back,
    * obligations included), and writes its PENDING positions leased to the caller. Two triggers
    * at once make one cycle: the cycle lock is a transaction-scoped advisory lock, so it holds
-   * across processes; a trigger that finds it taken waits for it and answers the cycle just made.
+   * across processes; a trigger that finds it taken waits for it, then makes a cycle only if
+   * obligations still wait (else it answers the cycle just made).
    * Raw SQL for the locks: MikroORM has no call for them.
    */
   async closeCycle(em: EntityManager, input: NewCycle): Promise<ClosedCycle> {
@@ -58,7 +59,7 @@ export class SettlementRepository {
       if (!attempt?.locked) {
         await tx.execute(`select pg_advisory_xact_lock(hashtext(?))`, [CYCLE_LOCK]);
         const latest = await this.latest(tx);
-        if (latest) return { kind: 'joined', cycle: latest };
+        if (latest && !(await anyUnclaimed(tx))) return { kind: 'joined', cycle: latest };
       }
       if (input.skipIfEmpty && !(await anyUnclaimed(tx))) return { kind: 'skipped' };
       if (input.skipIfOpenedWithinMs !== undefined) {

@@ -37,7 +37,8 @@ export class SettlementService {
    * empty, SETTLED cycle (the statement that nothing was owed); the schedule makes none.
    */
   async trigger(root: EntityManager, trigger: 'api' | 'schedule', requestId: string | null): Promise<SettlementCycleEntity | null> {
-    if (this.inFlight) return this.inFlight;
+    // A scheduled run that made nothing is no answer for an operator: run again behind it.
+    if (this.inFlight) return (await this.inFlight) ?? (trigger === 'api' ? this.trigger(root, trigger, requestId) : null);
     const work = this.make(root, trigger, requestId ?? newId('request')).finally(() => {
       this.inFlight = null;
     });

@@ -64,9 +64,6 @@ export function positionMove(from: PositionStatus, trigger: PositionTrigger): Po
   return POSITION_TRANSITIONS.find((row) => row.from === from && row.trigger === trigger)?.to;
 }
 
-/** Nothing moves a cycle out of these. */
-export const FINAL_CYCLE_STATUSES: ReadonlySet<CycleStatus> = new Set(['SETTLED']);
-
 /**
  * The trigger a cycle's positions call for. A PENDING position means calls are under way
  * ('retrying': no move from SETTLING, back to SETTLING from PARTIALLY_FAILED); cycleMove says
