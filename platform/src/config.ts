@@ -3,8 +3,8 @@ import { paymentsConfigFrom, paymentsEnvSchema, type PaymentsConfig } from '@gat
 
 /**
  * The platform's environment (API-CONTRACT "Configuration"), validated at once: the launcher's own
- * variables and each service's (payments defines PUBLIC_BASE_URL, SESSION_TTL_SECONDS and
- * WEBHOOK_RETRY_SCHEDULE), so a variable means the same whether a service runs alone or here.
+ * variables and each service's (payments defines PUBLIC_BASE_URL, SESSION_TTL_SECONDS,
+ * WEBHOOK_RETRY_SCHEDULE and SETTLEMENT_INTERVAL_SECONDS), so a variable means the same whether a service runs alone or here.
  */
 export const platformEnv = z
   .object({
@@ -20,7 +20,6 @@ export const platformEnv = z
     IDENTITY_PORT: envPort.default(0),
     PAYMENTS_PORT: envPort.default(0),
     OPEN_BANKING_PORT: envPort.default(0),
-    SETTLEMENT_INTERVAL_SECONDS: z.coerce.number().int().min(0).default(3600),
     SANDBOX_BANKS: envFlag.optional(),
     SANDBOX_PORT_BASE: envPort.default(7101),
     DATA_DIR: z.string().default('.data'),
@@ -60,7 +59,6 @@ export interface PlatformConfig {
   platformSecret?: string;
   host: string;
   ports: { rest: number; router: number; banks: number; identity: number; payments: number; openBanking: number };
-  settlementIntervalSeconds: number;
   sandboxBanks: boolean;
   /** Sandbox banks listen on fixed ports (their URLs are registered), from this one up. */
   sandboxPortBase: number;
@@ -89,7 +87,6 @@ export function loadPlatformConfig(env: Record<string, string | undefined> = pro
       payments: parsed.PAYMENTS_PORT,
       openBanking: parsed.OPEN_BANKING_PORT,
     },
-    settlementIntervalSeconds: parsed.SETTLEMENT_INTERVAL_SECONDS,
     sandboxBanks: parsed.SANDBOX_BANKS ?? embedded,
     sandboxPortBase: parsed.SANDBOX_PORT_BASE,
     dataDir: parsed.DATA_DIR,

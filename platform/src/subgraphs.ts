@@ -3,7 +3,7 @@ import * as banks from '@gateway/subgraph-banks';
 import * as identity from '@gateway/subgraph-identity';
 import * as openBanking from '@gateway/subgraph-open-banking';
 import * as payments from '@gateway/subgraph-payments';
-import type { EngineSettings } from '@gateway/subgraph-payments';
+import type { EngineSettings, PaymentsStartOptions } from '@gateway/subgraph-payments';
 import type { OpenBankingJobSettings } from '@gateway/subgraph-open-banking';
 import type { GraphQLSchema } from 'graphql';
 import type { PlatformConfig } from './config';
@@ -14,6 +14,8 @@ export interface ServiceOverrides {
   webhookAttemptTimeoutMs?: number;
   /** Payment engine and job timing (tests shorten core deadlines, leases and job intervals). */
   paymentsEngine?: Partial<EngineSettings>;
+  /** Settlement timing besides the interval (tests shorten how long a run waits and the retry pauses). */
+  paymentsSettlement?: PaymentsStartOptions['settlement'];
   /** Open Banking job timing (tests shorten the consent expiry interval). */
   openBankingJobs?: Partial<OpenBankingJobSettings>;
 }
@@ -38,7 +40,13 @@ export const SUBGRAPHS: SubgraphModule[] = [
     name: 'payments',
     port: (c) => c.ports.payments,
     start: (common, config, overrides) =>
-      payments.start({ ...common, ...config.payments, webhookAttemptTimeoutMs: overrides.webhookAttemptTimeoutMs, engine: overrides.paymentsEngine }),
+      payments.start({
+        ...common,
+        ...config.payments,
+        webhookAttemptTimeoutMs: overrides.webhookAttemptTimeoutMs,
+        engine: overrides.paymentsEngine,
+        settlement: overrides.paymentsSettlement,
+      }),
     buildSchema: () => payments.buildPaymentsSchema(printing),
   },
   {

@@ -38,6 +38,8 @@ export interface PaymentBank {
   bankKey: string;
   internalKey: string;
   sandbox: SandboxBank;
+  /** The bank's settlement_account_iban: an LYD account at its sandbox, funded so a net debit can be booked. */
+  settlementIban: string;
   /** A funded account with an OTP, enrolled in the identity registry under a fresh alias. */
   customer(options?: { balance?: number; currency?: string; otp?: string }): Promise<Customer>;
   balance(iban: string): Promise<number>;
@@ -60,6 +62,15 @@ export async function startPaymentBank(
     logger: createLogger('test', 'silent'),
     confirmDelayMs: options.confirmDelayMs ?? { min: 5, max: 30 },
   });
+  // Settlement books the bank's net position here (a bank owing its net needs the funds).
+  const settlementIban = lyIban(institutionCode, 1);
+  await sandbox.openAccount({
+    customerRef: `${handle}-settlement`,
+    holderName: `Pay Bank ${institutionCode} settlement`,
+    currency: 'LYD',
+    balance: 1_000_000_000,
+    iban: settlementIban,
+  });
   const registered = await t.rest('POST', '/banks', {
     headers: { 'x-service-admin-key': t.adminKey },
     body: {
@@ -67,7 +78,7 @@ export async function startPaymentBank(
       display_name: `Pay Bank ${institutionCode}`,
       country: 'LY',
       core_base_url: sandbox.url,
-      settlement_account_iban: lyIban(institutionCode, 1),
+      settlement_account_iban: settlementIban,
       contact_email: `ops@${handle}.ly`,
       institution_code: institutionCode,
       internal_key: internalKey,
@@ -85,6 +96,7 @@ export async function startPaymentBank(
     bankKey,
     internalKey,
     sandbox,
+    settlementIban,
     async customer({ balance = 1_000_000, currency = 'LYD', otp = String(randomInt(100_000, 999_999)) } = {}) {
       customers += 1;
       const customerRef = `${handle}-c${customers}-${randomInt(0, 1e9)}`;

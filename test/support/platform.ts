@@ -8,7 +8,7 @@ import { testBus, testRabbitOptions } from '@gateway/events/testing';
 import { createLogger } from '@gateway/kernel';
 import { loadPlatformConfig, startPlatform, type Platform } from '@gateway/platform';
 import type { LimitOverrides } from '@gateway/router';
-import type { EngineSettings } from '@gateway/subgraph-payments';
+import type { EngineSettings, PaymentsStartOptions } from '@gateway/subgraph-payments';
 import type { OpenBankingJobSettings } from '@gateway/subgraph-open-banking';
 import { composeIBAN } from 'ibantools';
 import { graphqlTestClient, type GraphQLTestClient } from './graphql';
@@ -69,6 +69,8 @@ export interface TestPlatformOptions {
   webhookAttemptTimeoutMs?: number;
   /** Payment engine and job timing (short deadlines and intervals for tests of failures and recovery). */
   paymentsEngine?: Partial<EngineSettings>;
+  /** Settlement timing besides SETTLEMENT_INTERVAL_SECONDS (env). */
+  paymentsSettlement?: PaymentsStartOptions['settlement'];
   /** Open Banking job timing (a short consent expiry interval). */
   openBankingJobs?: Partial<OpenBankingJobSettings>;
 }
@@ -92,6 +94,7 @@ export async function startTestPlatform(options: TestPlatformOptions = {}): Prom
     rateLimits: options.rateLimits ?? { read: { points: 100_000 }, write: { points: 100_000 } },
     webhookAttemptTimeoutMs: options.webhookAttemptTimeoutMs,
     paymentsEngine: options.paymentsEngine,
+    paymentsSettlement: options.paymentsSettlement,
     openBankingJobs: options.openBankingJobs,
   });
   const adminHeaders = { 'x-service-admin-key': platform.adminKey };

@@ -19,13 +19,15 @@ export interface BankRouting {
   internalKey: string;
   minAmount: number;
   maxAmount: number;
+  /** Where settlement books the bank's net position. */
+  settlementAccountIban: string;
 }
 
 const ALIAS_ROUTING = `query AliasRouting($alias: String, $iban: String) {
   aliasRouting(alias: $alias, iban: $iban) { handle iban bankHandle institutionCode bankCustomerRef status }
 }`;
 const BANK_ROUTING = `query BankRouting($handle: String, $institutionCode: String) {
-  bankRouting(handle: $handle, institutionCode: $institutionCode) { handle status institutionCode coreBaseUrl internalKey minAmount maxAmount }
+  bankRouting(handle: $handle, institutionCode: $institutionCode) { handle status institutionCode coreBaseUrl internalKey minAmount maxAmount settlementAccountIban }
 }`;
 
 /** Answers reused for a while, and concurrent asks for one key sharing one call. Refusals are never reused. */

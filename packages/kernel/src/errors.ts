@@ -51,6 +51,7 @@ export const ERROR_CODES = {
   CONSENT_ALREADY_DECIDED: { status: 409, message: 'The customer has already approved or rejected this consent' },
   WEBHOOK_DELIVERY_NOT_FOUND: { status: 404, message: 'Unknown webhook delivery' },
   MOVEMENT_NOT_FOUND: { status: 404, message: 'No movement needing attention for this session' },
+  SETTLEMENT_CYCLE_NOT_FOUND: { status: 404, message: 'Unknown settlement cycle or position' },
   IDEMPOTENCY_KEY_IN_USE: { status: 409, message: 'A request with this Idempotency-Key is still running' },
   IDEMPOTENCY_KEY_REUSED: { status: 422, message: 'Idempotency-Key reused with a different request' },
   PAYLOAD_TOO_LARGE: { status: 413, message: 'Request body exceeds 1 MiB' },

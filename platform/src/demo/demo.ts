@@ -3,6 +3,9 @@ import { startSandboxBank, type SandboxBank } from '@gateway/bank-sandbox';
 import { newSecret, type Logger } from '@gateway/kernel';
 import { DEMO_GATE, type Platform } from '../platform';
 import { DEMO_BANKS, DEMO_CURRENCY, DEMO_CUSTOMERS, type DemoFile } from './demo-data';
+
+/** Opening balance of each demo bank's settlement account (minor units). */
+const DEMO_SETTLEMENT_FUNDS = 100_000_000;
 import { DemoSeedError, expectOk, readDemoFile, restClient, saveDemoFile, savedProgress, type Rest } from './demo-file';
 import { startWebhookReceiver, type WebhookReceiver } from './webhook-receiver';
 
@@ -153,7 +156,9 @@ async function registerBank(
     customerRef: `${definition.handle}-settlement`,
     holderName: `${definition.displayName} settlement`,
     currency: DEMO_CURRENCY,
-    balance: 0,
+    // Funded: a bank whose customers paid out more than they received owes its net, and a
+    // settlement cycle debits it here (the sandbox refuses to take an account below zero).
+    balance: DEMO_SETTLEMENT_FUNDS,
   });
   const answer = await rest('POST', '/banks', admin, {
     bank_handle: definition.handle,

@@ -11,6 +11,7 @@ import { identityRoutes } from './identity';
 import { merchantRoutes } from './merchants';
 import { paymentRoutes } from './payments';
 import { tokenRoutes } from './token';
+import { settlementRoutes } from './settlement';
 import { tppRoutes } from './tpps';
 import { webhookRoutes } from './webhooks';
 
@@ -30,4 +31,5 @@ export const ROUTES: readonly RestRoute[] = [
   ...callbackRoutes,
   ...webhookRoutes,
   ...attentionRoutes,
+  ...settlementRoutes,
 ];

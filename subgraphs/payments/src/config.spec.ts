@@ -5,20 +5,21 @@ const load = (env: Record<string, string>) => paymentsConfigFrom(loadConfig(paym
 
 describe('payments environment', () => {
   it('defaults: checkout on localhost:8080, 15-minute sessions, the built-in webhook schedule', () => {
-    expect(load({})).toEqual({ publicBaseUrl: 'http://localhost:8080', sessionTtlSeconds: 900, webhookRetryScheduleSeconds: undefined });
+    expect(load({})).toEqual({ publicBaseUrl: 'http://localhost:8080', sessionTtlSeconds: 900, webhookRetryScheduleSeconds: undefined, settlementIntervalSeconds: 3600 });
   });
 
   it('reads its own variables', () => {
-    expect(load({ PUBLIC_BASE_URL: 'https://pay.example.ly/', SESSION_TTL_SECONDS: '600', WEBHOOK_RETRY_SCHEDULE: '5, 30,0.5' })).toEqual({
+    expect(load({ PUBLIC_BASE_URL: 'https://pay.example.ly/', SESSION_TTL_SECONDS: '600', WEBHOOK_RETRY_SCHEDULE: '5, 30,0.5', SETTLEMENT_INTERVAL_SECONDS: '0' })).toEqual({
       publicBaseUrl: 'https://pay.example.ly',
       sessionTtlSeconds: 600,
       webhookRetryScheduleSeconds: [5, 30, 0.5],
+      settlementIntervalSeconds: 0,
     });
   });
 
   it('reports every problem at once', () => {
-    expect(() => load({ PUBLIC_BASE_URL: 'not a url', SESSION_TTL_SECONDS: '5', WEBHOOK_RETRY_SCHEDULE: '5,x' })).toThrow(
-      /PUBLIC_BASE_URL[\s\S]*SESSION_TTL_SECONDS[\s\S]*WEBHOOK_RETRY_SCHEDULE/,
+    expect(() => load({ PUBLIC_BASE_URL: 'not a url', SESSION_TTL_SECONDS: '5', WEBHOOK_RETRY_SCHEDULE: '5,x', SETTLEMENT_INTERVAL_SECONDS: '-1' })).toThrow(
+      /PUBLIC_BASE_URL[\s\S]*SESSION_TTL_SECONDS[\s\S]*WEBHOOK_RETRY_SCHEDULE[\s\S]*SETTLEMENT_INTERVAL_SECONDS/,
     );
   });
 });

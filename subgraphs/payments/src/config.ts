@@ -1,5 +1,6 @@
 import type { ServiceEnv } from '@gateway/federation';
 import { envSecondsList, z } from '@gateway/kernel';
+import { DEFAULT_SETTLEMENT_INTERVAL_SECONDS } from './settlement/settlement.settings';
 import { DEFAULT_PUBLIC_BASE_URL, DEFAULT_SESSION_TTL_SECONDS } from './settings';
 
 /**
@@ -10,6 +11,7 @@ export const paymentsEnvSchema = z.object({
   PUBLIC_BASE_URL: z.url().default(DEFAULT_PUBLIC_BASE_URL),
   SESSION_TTL_SECONDS: z.coerce.number().int().min(60).max(86_400).default(DEFAULT_SESSION_TTL_SECONDS),
   WEBHOOK_RETRY_SCHEDULE: envSecondsList.optional(),
+  SETTLEMENT_INTERVAL_SECONDS: z.coerce.number().int().min(0).max(31_622_400).default(DEFAULT_SETTLEMENT_INTERVAL_SECONDS),
 });
 
 /** What the environment sets of the payments start options. */
@@ -19,12 +21,15 @@ export interface PaymentsConfig {
   sessionTtlSeconds: number;
   /** Pauses between webhook retries in seconds; unset: the built-in schedule (about 52 hours). */
   webhookRetryScheduleSeconds?: number[];
+  /** A settlement cycle runs this often; 0: only on demand (POST /settlement/cycles). */
+  settlementIntervalSeconds: number;
 }
 
 export const paymentsConfigFrom = (env: z.infer<typeof paymentsEnvSchema>): PaymentsConfig => ({
   publicBaseUrl: env.PUBLIC_BASE_URL.replace(/\/$/, ''),
   sessionTtlSeconds: env.SESSION_TTL_SECONDS,
   webhookRetryScheduleSeconds: env.WEBHOOK_RETRY_SCHEDULE,
+  settlementIntervalSeconds: env.SETTLEMENT_INTERVAL_SECONDS,
 });
 
 /** For `npm run start:payments` (runStandalone). */

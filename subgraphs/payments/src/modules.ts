@@ -8,12 +8,16 @@ import { PaymentEngine } from './engine/engine';
 import { DEFAULT_ENGINE_SETTINGS, type EngineSettings } from './engine/engine.settings';
 import { MerchantService } from './merchant/merchant.service';
 import { SessionService } from './session/session.service';
+import { SettlementRunner } from './settlement/settlement.runner';
+import { SettlementService } from './settlement/settlement.service';
+import { DEFAULT_SETTLEMENT_SETTINGS, type SettlementSettings } from './settlement/settlement.settings';
 import { WebhookDeliveryService } from './webhook/webhook.service';
 import { DEFAULT_PUBLIC_BASE_URL, DEFAULT_SESSION_TTL_SECONDS, type PaymentsSettings } from './settings';
 
 /** The payments subgraph's services, wired once: resolvers and background jobs share them. */
 export interface PaymentsModules {
   engineSettings: EngineSettings;
+  settlementSettings: SettlementSettings;
   merchants: MerchantService;
   sessions: SessionService;
   checkout: CheckoutService;
@@ -21,6 +25,8 @@ export interface PaymentsModules {
   engine: PaymentEngine;
   attention: AttentionService;
   webhooks: WebhookDeliveryService;
+  settlementRunner: SettlementRunner;
+  settlement: SettlementService;
 }
 
 export function createPaymentsModules(settings: PaymentsSettings): PaymentsModules {
@@ -35,6 +41,8 @@ export function createPaymentsModules(settings: PaymentsSettings): PaymentsModul
     production: settings.production,
     logger: logger.child({ component: 'bank-core' }),
   });
+  const settlementSettings: SettlementSettings = { ...DEFAULT_SETTLEMENT_SETTINGS, ...settings.settlement };
+  const settlementRunner = new SettlementRunner(directory, cores, engineSettings, settlementSettings, logger.child({ component: 'settlement' }));
   const engine = new PaymentEngine(directory, cores, engineSettings, logger.child({ component: 'engine' }));
   const sessions = new SessionService(
     {
@@ -46,6 +54,7 @@ export function createPaymentsModules(settings: PaymentsSettings): PaymentsModul
   );
   return {
     engineSettings,
+    settlementSettings,
     merchants: new MerchantService(settings),
     sessions,
     checkout: new CheckoutService(engine, directory, cores, engineSettings, logger.child({ component: 'checkout' })),
@@ -53,5 +62,7 @@ export function createPaymentsModules(settings: PaymentsSettings): PaymentsModul
     engine,
     attention: new AttentionService(),
     webhooks: new WebhookDeliveryService(),
+    settlementRunner,
+    settlement: new SettlementService(settlementRunner, settlementSettings, engineSettings.leaseMs, logger.child({ component: 'settlement' })),
   };
 }

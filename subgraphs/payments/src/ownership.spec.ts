@@ -12,6 +12,8 @@ const TABLES: Record<string, { entity: string; owner: string | null }> = {
   payment_sessions: { entity: 'PaymentSessionEntity', owner: 'session/session.moves.ts' },
   payment_executions: { entity: 'PaymentExecutionEntity', owner: 'engine/execution.repository.ts' },
   interbank_obligations: { entity: 'InterbankObligationEntity', owner: 'obligation/obligation.service.ts' },
+  settlement_cycles: { entity: 'SettlementCycleEntity', owner: 'settlement/settlement.repository.ts' },
+  settlement_positions: { entity: 'SettlementPositionEntity', owner: 'settlement/settlement.repository.ts' },
   credit_confirmations: { entity: 'CreditConfirmationEntity', owner: 'confirmation/confirmation.service.ts' },
   idempotency_keys: { entity: 'IdempotencyKeyEntity', owner: 'idempotency/idempotency.service.ts' },
   webhook_deliveries: { entity: 'WebhookDeliveryEntity', owner: 'webhook/delivery.repository.ts' },

@@ -10,6 +10,7 @@ import { createPaymentsModules, type PaymentsModules } from './modules';
 import { PaymentSessionEntity } from './session/session.entity';
 import { createSessionResolver } from './session/session.resolver';
 import { toPaymentSession } from './session/session.type';
+import { createSettlementResolver } from './settlement/settlement.resolver';
 import { SessionUpdatesResolver } from './subscription/session-updates.resolver';
 import { createWebhookResolver } from './webhook/webhook.resolver';
 import type { PaymentsSettings } from './settings';
@@ -23,6 +24,7 @@ export async function buildPaymentsSchema(settings: PaymentsSettings, modules: P
       createConfirmationResolver(modules.confirmations),
       createWebhookResolver(modules.webhooks),
       createAttentionResolver(modules.attention),
+      createSettlementResolver(modules.settlement),
       SessionUpdatesResolver,
     ],
     referenceResolvers: {

@@ -14,14 +14,26 @@ import { createPaymentsModules, type PaymentsModules } from './modules';
 import { Gauge, type Registry } from 'prom-client';
 import { InterbankObligationEntity } from './obligation/obligation.entity';
 import { buildPaymentsSchema } from './schema';
+import { unsettledPerBank } from './obligation/obligation.service';
 import { PaymentSessionEntity } from './session/session.entity';
+import { SettlementCycleEntity } from './settlement/cycle.entity';
+import { SettlementPositionEntity } from './settlement/position.entity';
+import { DEFAULT_SETTLEMENT_INTERVAL_SECONDS, type SettlementSettings } from './settlement/settlement.settings';
 import { WebhookAttemptEntity, WebhookDeliveryEntity } from './webhook/webhook-delivery.entity';
 import { startWebhookDispatcher } from './webhook/webhook-dispatcher';
 
 export const PAYMENTS_SCHEMA = 'payments';
 
 /** Payment sessions and the engine's tables. */
-const SESSION_ENTITIES = [PaymentSessionEntity, PaymentExecutionEntity, IdempotencyKeyEntity, InterbankObligationEntity, CreditConfirmationEntity];
+const SESSION_ENTITIES = [
+  PaymentSessionEntity,
+  PaymentExecutionEntity,
+  IdempotencyKeyEntity,
+  InterbankObligationEntity,
+  CreditConfirmationEntity,
+  SettlementCycleEntity,
+  SettlementPositionEntity,
+];
 
 /** The options every subgraph takes, and the payments service's own. */
 export interface PaymentsStartOptions extends SubgraphStartOptions {
@@ -35,6 +47,10 @@ export interface PaymentsStartOptions extends SubgraphStartOptions {
   webhookAttemptTimeoutMs?: number;
   /** Payment engine and job timing (tests shorten them). */
   engine?: Partial<EngineSettings>;
+  /** A settlement cycle runs this often (SETTLEMENT_INTERVAL_SECONDS); 0: only on demand. Default 3600. */
+  settlementIntervalSeconds?: number;
+  /** Settlement timing besides the interval (tests shorten them). */
+  settlement?: Partial<Omit<SettlementSettings, 'intervalMs'>>;
 }
 
 /**
@@ -58,6 +74,7 @@ export async function start(options: PaymentsStartOptions): Promise<RunningServi
     routerUrl: options.routerUrl,
     // The environment sets what an operator tunes; the caller (tests) has the last word.
     engine: { ...engineSettingsFromEnv(), ...options.engine },
+    settlement: { ...options.settlement, intervalMs: (options.settlementIntervalSeconds ?? DEFAULT_SETTLEMENT_INTERVAL_SECONDS) * 1000 },
     logger,
   };
   const modules = createPaymentsModules(settings);
@@ -83,6 +100,7 @@ export async function start(options: PaymentsStartOptions): Promise<RunningServi
       await jobs.stop();
       // A step still waiting on a core records nothing after this; its lease lets a later start resume it.
       modules.engine.stop();
+      modules.settlementRunner.stop();
       await events?.stop();
       await server.stop();
     },
@@ -97,6 +115,16 @@ function paymentsMetrics(registry: Registry, orm: ServiceOrm, modules: PaymentsM
     registers: [registry],
     async collect() {
       this.set(await modules.attention.count(orm.em.fork()));
+    },
+  });
+  new Gauge({
+    name: 'payments_unsettled_obligations',
+    help: 'Interbank obligations whose money has not moved at the bank yet: not in a settlement cycle, or in one whose position for the bank is not SETTLED',
+    labelNames: ['bank'],
+    registers: [registry],
+    async collect() {
+      this.reset();
+      for (const { bank, count } of await unsettledPerBank(orm.em.fork())) this.set({ bank }, count);
     },
   });
 }

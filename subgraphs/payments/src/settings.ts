@@ -1,5 +1,6 @@
 import type { Logger } from '@gateway/kernel';
 import type { EngineSettings } from './engine/engine.settings';
+import type { SettlementSettings } from './settlement/settlement.settings';
 
 /** What the payments subgraph is built with; only platformSecret and production shape nothing but behaviour. */
 export interface PaymentsSettings {
@@ -12,6 +13,7 @@ export interface PaymentsSettings {
   /** The router's GraphQL endpoint, for the identity and bank registries (late-bound in one process). */
   routerUrl?: () => string;
   engine?: Partial<EngineSettings>;
+  settlement?: Partial<SettlementSettings>;
   logger?: Logger;
 }
 

@@ -28,7 +28,7 @@ export function createBankResolver(service: BankService) {
 
     @Query(() => BankRouting, {
       description:
-        'A participating bank by handle or institution code (exactly one), for platform services only (the payment engine): core URL, internal key and limits. ' +
+        'A participating bank by handle or institution code (exactly one), for platform services only (the payment engine, settlement): core URL, internal key, limits and settlement account. ' +
         'Errors: BANK_NOT_REGISTERED, BANK_NOT_PARTICIPATING (not ACTIVE).',
     })
     async bankRouting(
@@ -46,6 +46,7 @@ export function createBankResolver(service: BankService) {
         internalKey,
         minAmount: Number(bank.minAmount),
         maxAmount: Number(bank.maxAmount),
+        settlementAccountIban: bank.settlementAccountIban,
       };
     }
 

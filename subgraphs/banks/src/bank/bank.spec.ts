@@ -126,7 +126,7 @@ describe('banks subgraph', () => {
 
   it('gives platform services the routing of a participating bank, internal key unsealed', async () => {
     const ROUTING = `query($handle: String, $institutionCode: String) {
-      bankRouting(handle: $handle, institutionCode: $institutionCode) { handle status institutionCode coreBaseUrl internalKey minAmount maxAmount }
+      bankRouting(handle: $handle, institutionCode: $institutionCode) { handle status institutionCode coreBaseUrl internalKey minAmount maxAmount settlementAccountIban }
     }`;
     const service = { kind: 'service' as const, id: 'payments' };
     const { registerBank } = await client.execute(REGISTER, { input: { ...bankInput('routed', '121'), minAmount: 100, maxAmount: 5000 } }, admin);
@@ -138,6 +138,7 @@ describe('banks subgraph', () => {
       internalKey: registerBank.internalKey,
       minAmount: 100,
       maxAmount: 5000,
+      settlementAccountIban: bankInput('routed', '121').settlementAccountIban,
     };
     expect((await client.execute(ROUTING, { handle: 'routed' }, service)).bankRouting).toEqual(expected);
     expect((await client.execute(ROUTING, { institutionCode: '121' }, service)).bankRouting).toEqual(expected);

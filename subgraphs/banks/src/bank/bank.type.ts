@@ -119,4 +119,7 @@ export class BankRouting {
 
   @Field(() => GraphQLSafeInt, { description: 'Largest amount per transaction, in minor units.' })
   maxAmount!: number;
+
+  @Field({ description: "IBAN of the bank's settlement account: where a settlement cycle books the bank's net credit or debit." })
+  settlementAccountIban!: string;
 }

@@ -18,6 +18,13 @@ export interface MovementCall {
 }
 
 /**
+ * What the settler needs to know of a movement's history: the request it belongs to, whether its
+ * last call left the outcome unknown (and how many calls since), and when it started. A payment
+ * execution is one; a settlement position is another.
+ */
+export type MovementProgress = Pick<PaymentExecutionEntity, 'requestId' | 'unknownSince' | 'replays' | 'createdAt'>;
+
+/**
  * What is known about a movement after one more call:
  * - booked: the core booked it (now, or before: a duplicate-reference answer or its statement)
  * - refused: it was surely not booked (a refusal of a first call, or a statement without it)
@@ -46,7 +53,7 @@ export class MovementSettler {
     private readonly logger: Logger,
   ) {}
 
-  async settle(movement: MovementCall, execution: PaymentExecutionEntity): Promise<Settled> {
+  async settle(movement: MovementCall, execution: MovementProgress): Promise<Settled> {
     const requestId = execution.requestId ?? undefined;
     const outcome = await outcomeOf(async () => {
       const core = await this.core(movement.bank, requestId);

@@ -4,6 +4,7 @@ import { Migration20261123000150_outbox } from './Migration20261123000150_outbox
 import { Migration20261124000100_payment_sessions } from './Migration20261124000100_payment_sessions';
 import { Migration20261124000200_webhook_deliveries } from './Migration20261124000200_webhook_deliveries';
 import { Migration20261125000100_engine_outcomes } from './Migration20261125000100_engine_outcomes';
+import { Migration20261128000100_settlement } from './Migration20261128000100_settlement';
 
 /** Committed migrations of the payments schema, in order. */
 export const migrations: MigrationObject[] = [
@@ -12,4 +13,5 @@ export const migrations: MigrationObject[] = [
   { name: 'Migration20261124000100_payment_sessions', class: Migration20261124000100_payment_sessions },
   { name: 'Migration20261124000200_webhook_deliveries', class: Migration20261124000200_webhook_deliveries },
   { name: 'Migration20261125000100_engine_outcomes', class: Migration20261125000100_engine_outcomes },
+  { name: 'Migration20261128000100_settlement', class: Migration20261128000100_settlement },
 ];

@@ -1,0 +1,186 @@
+import { raw } from '@mikro-orm/core';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { newId } from '@gateway/kernel';
+import { anyUnclaimed, claimObligations, owedInCycle } from '../obligation/obligation.service';
+import { SettlementCycleEntity } from './cycle.entity';
+import { netPositions, unbalancedCurrencies } from './netting';
+import { SettlementPositionEntity } from './position.entity';
+import { cycleMove, cycleTriggerFor, type CycleStatus, type CycleTrigger, type PositionStatus } from './settlement.transitions';
+
+/** A position's key. */
+export interface PositionKey {
+  cycleId: string;
+  bankHandle: string;
+  currency: string;
+}
+
+/** Columns a runner's record may set. */
+export type PositionChanges = Partial<Pick<SettlementPositionEntity, 'status' | 'leaseUntil' | 'unknownSince' | 'replays' | 'lastError' | 'coreTransactionId' | 'settledAt'>>;
+
+export interface NewCycle {
+  trigger: 'api' | 'schedule';
+  requestId: string | null;
+  /** How long the closing process owns the new positions before the recovery job may take them. */
+  leaseMs: number;
+  /** Make no cycle when no obligation waits (the scheduled run). */
+  skipIfEmpty: boolean;
+  /** Make no cycle when the latest one opened less than this long ago (several instances' schedules). */
+  skipIfOpenedWithinMs?: number;
+}
+
+export type ClosedCycle =
+  { kind: 'closed'; cycle: SettlementCycleEntity; positions: SettlementPositionEntity[] } | { kind: 'joined'; cycle: SettlementCycleEntity } | { kind: 'skipped' };
+
+/** One lock for "a cycle is being made", whatever process makes it. */
+const CYCLE_LOCK = 'payments:settlement-cycle';
+
+export const positionReference = (cycleId: string, bankHandle: string, currency: string): string => `${cycleId}:${bankHandle}:${currency}`;
+
+/**
+ * The one writer of payments.settlement_cycles and payments.settlement_positions (CONVENTIONS
+ * "Data"). Every position record is conditional on the status and call count its runner read, so
+ * of two runners (two processes after a take-over) exactly one records; and it locks its cycle's
+ * row first, so the cycle's status is computed from every committed position, never from a
+ * snapshot missing a concurrent record.
+ */
+export class SettlementRepository {
+  /**
+   * Makes a cycle in one transaction: it takes every unclaimed obligation, nets them, checks
+   * that each currency sums to zero (before any call: a failed check rolls the whole cycle back,
+   * obligations included), and writes its PENDING positions leased to the caller. Two triggers
+   * at once make one cycle: the cycle lock is a transaction-scoped advisory lock, so it holds
+   * across processes; a trigger that finds it taken waits for it, then makes a cycle only if
+   * obligations still wait (else it answers the cycle just made).
+   * Raw SQL for the locks: MikroORM has no call for them.
+   */
+  async closeCycle(em: EntityManager, input: NewCycle): Promise<ClosedCycle> {
+    return em.transactional(async (tx) => {
+      const [attempt] = await tx.execute<Array<{ locked: boolean }>>(`select pg_try_advisory_xact_lock(hashtext(?)) as "locked"`, [CYCLE_LOCK]);
+      if (!attempt?.locked) {
+        await tx.execute(`select pg_advisory_xact_lock(hashtext(?))`, [CYCLE_LOCK]);
+        const latest = await this.latest(tx);
+        if (latest && !(await anyUnclaimed(tx))) return { kind: 'joined', cycle: latest };
+      }
+      if (input.skipIfEmpty && !(await anyUnclaimed(tx))) return { kind: 'skipped' };
+      if (input.skipIfOpenedWithinMs !== undefined) {
+        const latest = await this.latest(tx);
+        if (latest && Date.now() - latest.openedAt.getTime() < input.skipIfOpenedWithinMs) return { kind: 'skipped' };
+      }
+
+      const now = new Date();
+      const cycle = Object.assign(new SettlementCycleEntity(), {
+        id: newId('settlementCycle'),
+        status: 'OPEN',
+        trigger: input.trigger,
+        requestId: input.requestId,
+        obligationCount: 0,
+        openedAt: now,
+        updatedAt: now,
+      });
+      await tx.insert(SettlementCycleEntity, cycle);
+      cycle.obligationCount = await claimObligations(tx, cycle.id);
+      const nets = netPositions(await owedInCycle(tx, cycle.id));
+      const unbalanced = unbalancedCurrencies(nets);
+      // Unreachable by netting; refusing here means no bank is ever called on a book that does not balance.
+      if (unbalanced.length > 0) throw new Error(`settlement cycle ${cycle.id} does not sum to zero in ${unbalanced.join(', ')}: nothing was settled`);
+
+      const leaseUntil = new Date(now.getTime() + input.leaseMs);
+      const positions = nets.map((net) =>
+        Object.assign(new SettlementPositionEntity(), {
+          cycleId: cycle.id,
+          bankHandle: net.bankHandle,
+          currency: net.currency,
+          netAmount: net.netAmount,
+          status: 'PENDING',
+          coreReference: positionReference(cycle.id, net.bankHandle, net.currency),
+          settlementIban: null,
+          attempts: 0,
+          leaseUntil,
+          unknownSince: null,
+          replays: 0,
+          lastError: null,
+          coreTransactionId: null,
+          settledAt: null,
+          createdAt: now,
+          updatedAt: now,
+        }),
+      );
+      if (positions.length > 0) await tx.insertMany(SettlementPositionEntity, positions);
+      const trigger: CycleTrigger = positions.length > 0 ? 'closed_with_positions' : 'closed_empty';
+      const changes = { status: cycleMove('OPEN', trigger)!, closedAt: now, settledAt: positions.length > 0 ? null : now, obligationCount: cycle.obligationCount, updatedAt: now };
+      await tx.nativeUpdate(SettlementCycleEntity, { id: cycle.id, status: 'OPEN' }, changes);
+      Object.assign(cycle, changes);
+      return { kind: 'closed', cycle, positions };
+    });
+  }
+
+  /** The newest cycle, untracked. */
+  async latest(em: EntityManager): Promise<SettlementCycleEntity | null> {
+    const [newest] = await em.find(SettlementCycleEntity, {}, { orderBy: { openedAt: 'desc', id: 'desc' }, limit: 1, disableIdentityMap: true });
+    return newest ?? null;
+  }
+
+  /** The row as the database has it now, untracked (the runner updates it in place). */
+  findPosition(em: EntityManager, key: PositionKey): Promise<SettlementPositionEntity | null> {
+    return em.findOne(SettlementPositionEntity, { cycleId: key.cycleId, bankHandle: key.bankHandle, currency: key.currency as never }, { disableIdentityMap: true });
+  }
+
+  /** The settlement account a position's every call goes to, fixed once (a replay must be the same movement). */
+  async fixIban(em: EntityManager, key: PositionKey, attempts: number, iban: string): Promise<boolean> {
+    const where = { cycleId: key.cycleId, bankHandle: key.bankHandle, currency: key.currency as never, attempts, settlementIban: null };
+    return (await em.nativeUpdate(SettlementPositionEntity, where, { settlementIban: iban })) > 0;
+  }
+
+  /**
+   * A runner's result after one more core call: recorded only if the position is still at the
+   * status and call count the runner read; the cycle moves with it (transition table) in the
+   * same transaction.
+   */
+  async record(em: EntityManager, key: PositionKey, expected: { status: PositionStatus; attempts: number }, changes: PositionChanges, now: Date): Promise<boolean> {
+    return em.transactional(async (tx) => {
+      const [cycle] = await tx.execute<Array<{ status: CycleStatus }>>(`select "status" from "payments"."settlement_cycles" where "id" = ? for update`, [key.cycleId]);
+      if (!cycle) return false;
+      const where = { cycleId: key.cycleId, bankHandle: key.bankHandle, currency: key.currency as never, status: expected.status, attempts: expected.attempts };
+      const updated = await tx.nativeUpdate(SettlementPositionEntity, where, { ...changes, attempts: raw('attempts + 1'), updatedAt: now });
+      if (updated === 0) return false;
+      await this.moveCycle(tx, key.cycleId, cycle.status, now);
+      return true;
+    });
+  }
+
+  /** The cycle's status as its positions now say, if the transition table allows the move. */
+  private async moveCycle(tx: EntityManager, cycleId: string, from: CycleStatus, now: Date): Promise<void> {
+    const rows: Array<{ status: PositionStatus }> = await tx.execute(`select "status" from "payments"."settlement_positions" where "cycle_id" = ?`, [cycleId]);
+    const statuses = rows.map((row) => row.status);
+    const to = cycleMove(from, cycleTriggerFor(statuses));
+    if (!to || to === from) return;
+    await tx.nativeUpdate(SettlementCycleEntity, { id: cycleId, status: from }, { status: to, updatedAt: now, ...(to === 'SETTLED' ? { settledAt: now } : {}) });
+  }
+
+  /**
+   * Takes over up to `limit` unsettled positions whose lease (or retry timer) ran out, for
+   * `leaseMs`. Raw SQL: one statement with `for update skip locked`, so instances sharing a
+   * database never take the same position and none waits on another.
+   */
+  async claimDue(em: EntityManager, now: Date, leaseMs: number, limit: number): Promise<PositionKey[]> {
+    const rows: Array<{ cycle_id: string; bank_handle: string; currency: string }> = await em.execute(
+      `update "payments"."settlement_positions" set "lease_until" = ?
+       where ("cycle_id", "bank_handle", "currency") in (
+         select "cycle_id", "bank_handle", "currency" from "payments"."settlement_positions"
+         where "status" <> 'SETTLED' and "lease_until" <= ?
+         order by "lease_until" limit ? for update skip locked)
+       returning "cycle_id", "bank_handle", "currency"`,
+      [new Date(now.getTime() + leaseMs), now, limit],
+    );
+    return rows.map((row) => ({ cycleId: row.cycle_id, bankHandle: row.bank_handle, currency: row.currency }));
+  }
+
+  /** An operator asks for an unsettled position to be tried again now (same reference); a SETTLED one is left alone. */
+  async retryNow(em: EntityManager, key: PositionKey, now: Date): Promise<boolean> {
+    const where = { cycleId: key.cycleId, bankHandle: key.bankHandle, currency: key.currency as never, status: { $ne: 'SETTLED' as const } };
+    return (await em.nativeUpdate(SettlementPositionEntity, where, { leaseUntil: now, updatedAt: now })) > 0;
+  }
+}
+
+/** Stateless: one for everyone. */
+export const settlementRepository = new SettlementRepository();
