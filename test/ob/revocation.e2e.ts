@@ -4,7 +4,7 @@ import { vault } from '@gateway/vault';
 import { openOpenBankingTestOrm } from '@gateway/subgraph-open-banking/testing';
 import { gql } from '../support/graphql';
 import { openBankingSeeds, type Grant, type OpenBankingSeeds } from '../support/open-banking';
-import { bearer, type Customer, type PaymentBank } from '../support/payments';
+import { bearer, eventually, type Customer, type PaymentBank } from '../support/payments';
 import { startTestPlatform, type TestPlatform } from '../support/platform';
 
 function expectTokenRevoked(answer: Answer): void {
@@ -46,6 +46,24 @@ describe('Open Banking consent revocation', () => {
     await bank.sandbox.stop();
     await otherBank.sandbox.stop();
     await t.stop();
+  });
+
+  it("leaves through the bus: open-banking's outbox relay publishes consent.granted and consent.revoked", async () => {
+    const seen: Array<{ kind: string; aggregateId: string; audience?: string | null }> = [];
+    const subscription = await t.platform.bus.subscribe('consent.*', async (event) => void seen.push(event));
+    try {
+      const grant = await grantFor();
+      expect((await del(grant.consentId, grant.headers())).status).toBe(204);
+      await eventually(async () => (seen.filter((event) => event.aggregateId === grant.consentId).length >= 2 ? true : undefined), 'consent events on the bus');
+      expect(seen.filter((event) => event.aggregateId === grant.consentId).map(({ kind, audience }) => ({ kind, audience }))).toEqual([
+        { kind: 'consent.granted', audience: tpp.tppId },
+        { kind: 'consent.revoked', audience: tpp.tppId },
+      ]);
+      const unpublished = await t.platform.db.knex('open_banking.outbox').where({ aggregate_id: grant.consentId }).whereNull('published_at').count({ n: '*' });
+      expect(Number(unpublished[0]!.n)).toBe(0);
+    } finally {
+      await subscription.close();
+    }
   });
 
   it("DELETE with the consent's access token: 204, and the same token is refused on the very next request", async () => {

@@ -1,7 +1,7 @@
 import { openServiceOrm } from '@gateway/db';
 import { startSubgraphServer, type RunningService, type SubgraphStartOptions } from '@gateway/federation';
 import { createLogger } from '@gateway/kernel';
-import { OutboxEvent } from '@gateway/events';
+import { OutboxEvent, startOutboxRelay } from '@gateway/events';
 import { migrateVault, Credential } from '@gateway/vault';
 import { ConsentAccountEntity } from './account/consent-account.entity';
 import { ConsentEntity } from './consent/consent.entity';
@@ -24,7 +24,7 @@ export interface OpenBankingStartOptions extends SubgraphStartOptions {
   cores?: Partial<CoreCallSettings>;
 }
 
-/** Starts the open-banking subgraph: migrations, schema, HTTP server, the consent expiry job. */
+/** Starts the open-banking subgraph: migrations, schema, HTTP server, the consent expiry job; with a bus, the outbox relay. */
 export async function start(options: OpenBankingStartOptions): Promise<RunningService> {
   await migrateVault(options.db);
   const orm = await openServiceOrm(options.db, {
@@ -56,10 +56,16 @@ export async function start(options: OpenBankingStartOptions): Promise<RunningSe
     port: options.port,
   });
   const jobs = startOpenBankingJobs(orm.em, modules.consents, { ...DEFAULT_JOB_SETTINGS, ...options.jobs }, logger.child({ component: 'jobs' }));
+  // Consent (and, later, payment order) events leave through the bus: webhooks and subscriptions read them there.
+  const relayLogger = logger.child({ component: 'outbox-relay' });
+  const relay = options.bus
+    ? startOutboxRelay({ orm, bus: options.bus, onError: (error) => relayLogger.warn({ err: error }, 'events wait in the outbox: the bus refused them') })
+    : undefined;
   return {
     ...server,
     async stop() {
       await jobs.stop();
+      await relay?.stop();
       await server.stop();
     },
   };
