@@ -9,3 +9,4 @@ export * from './sdl';
 export * from './service-client';
 export * from './page-info';
 export * from './directory';
+export * from './bank-reference';

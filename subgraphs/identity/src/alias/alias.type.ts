@@ -1,6 +1,6 @@
+import { BankReference, bankReference } from '@gateway/federation';
 import { Directive, Field, ID, ObjectType, registerEnumType } from 'type-graphql';
 import type { AliasEntity } from './alias.entity';
-import { BankReference, bankReference } from './bank.reference';
 
 export enum AliasStatus {
   ACTIVE = 'ACTIVE',

@@ -1,9 +1,9 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { BankCorePool } from '@gateway/bank-core-client';
 import type { AliasRouting, Directory } from '@gateway/federation';
+import { bankReference } from '@gateway/federation';
 import { GatewayError, parseInput, type Logger } from '@gateway/kernel';
 import { recordConsentAccounts } from '../account/consent-accounts';
-import { bankReference } from '../banks/bank.reference';
 import type { ConsentEntity } from '../consent/consent.entity';
 import { countConsentOtpFailure, loadConsent, moveConsent } from '../consent/consent.moves';
 import { consentNotFound } from '../consent/consent.service';

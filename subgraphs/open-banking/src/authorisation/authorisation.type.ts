@@ -1,5 +1,5 @@
+import { BankReference } from '@gateway/federation';
 import { Field, ID, Int, ObjectType } from 'type-graphql';
-import { BankReference } from '../banks/bank.reference';
 import { ConsentStatus } from '../consent/consent.type';
 
 @ObjectType({ description: 'What the consent page shows the customer (public: anyone holding the unguessable consent id).' })

@@ -1,22 +1,5 @@
 import { rules, z } from '@gateway/kernel';
 
-const ALIAS_SHAPE = /^[A-Za-z][A-Za-z0-9._-]{2,31}(@[A-Za-z][A-Za-z0-9-]{1,31})?$/;
-
-export const authorizeRules = z
-  .object({
-    payer: z.discriminatedUnion(
-      'type',
-      [
-        z.object({ type: z.literal('alias'), value: z.string().trim().regex(ALIAS_SHAPE, 'must be a handle or handle@bank_handle') }).strict(),
-        z.object({ type: z.literal('iban'), value: rules.iban }).strict(),
-      ],
-      { error: 'must be alias or iban' },
-    ),
-    otp: z
-      .string()
-      .trim()
-      .regex(/^\d{4,12}$/, 'must be 4 to 12 digits'),
-  })
-  .strict();
+export const authorizeRules = z.object({ payer: rules.customer, otp: rules.otp }).strict();
 
 export type AuthorizeRequest = z.infer<typeof authorizeRules>;

@@ -3,6 +3,7 @@ import { GatewayError, isErrorCode, parseInput, type Logger } from '@gateway/ker
 import { vault } from '@gateway/vault';
 import type { BankCorePool } from '@gateway/bank-core-client';
 import type { AliasRouting, Directory } from '@gateway/federation';
+import { bankReference } from '@gateway/federation';
 import type { ExecutionState, PaymentEngine } from '../engine/engine';
 import { MAX_OTP_FAILURES, type EngineSettings } from '../engine/engine.settings';
 import type { PaymentExecutionEntity } from '../engine/execution.entity';
@@ -13,7 +14,6 @@ import { countOtpFailure, loadSession, moveSession } from '../session/session.mo
 import { sessionNotFound } from '../session/session.service';
 import { refusal } from '../session/session.transitions';
 import { effectiveStatus, PaymentSessionStatus } from '../session/session.type';
-import { bankReference } from '../session/bank.reference';
 import type { AuthorizeCheckoutInput } from './checkout.input';
 import { authorizeRules, type AuthorizeRequest } from './checkout.rules';
 import type { CheckoutAuthorization, CheckoutSession, CheckoutStatus } from './checkout.type';

@@ -1,6 +1,6 @@
+import { BankReference } from '@gateway/federation';
 import { Field, ID, Int, ObjectType } from 'type-graphql';
 import { GraphQLSafeInt } from 'graphql-scalars';
-import { BankReference } from '../session/bank.reference';
 import { PaymentSessionStatus } from '../session/session.type';
 
 @ObjectType({ description: 'What the checkout page shows the payer (public: anyone holding the unguessable session id).' })

@@ -1,7 +1,6 @@
 import { Directive, Field, ID, ObjectType, registerEnumType } from 'type-graphql';
-import { PageInfo } from '@gateway/federation';
+import { PageInfo, BankReference, bankReference } from '@gateway/federation';
 import { GraphQLSafeInt } from 'graphql-scalars';
-import { BankReference, bankReference } from './bank.reference';
 import type { PaymentSessionEntity } from './session.entity';
 import type { SessionStatus } from './session.transitions';
 
