@@ -5,7 +5,7 @@ import type { ExecutionResult, GraphQLSchema } from 'graphql';
 import type { Registry } from 'prom-client';
 import type { EventBus } from '@gateway/events';
 import { newId, signPrincipal, type Logger, type Principal } from '@gateway/kernel';
-import { SubscriptionHub, type ExecuteAs } from './session-hub';
+import { SubscriptionHub, type ExecuteAs } from './subscription-hub';
 import { attachSubscriptionServer, credentialHeadersOf } from './ws-server';
 
 export interface RouterSubscriptionsOptions {

@@ -1,5 +1,5 @@
 import type { ExecutionResult } from 'graphql';
-import type { SubscriberSink } from './session-hub';
+import type { SubscriberSink } from './subscription-hub';
 import type { TrackedResult } from './subscription-plan';
 
 /** A subscriber that reads slower than events come keeps at most this many; the oldest go first. */

@@ -13,26 +13,11 @@ import {
   type OperationDefinitionNode,
   type SelectionSetNode,
 } from 'graphql';
-import { GatewayError } from '@gateway/kernel';
-
-/**
- * Subscription field -> the query field that reads the same object, the event aggregate it
- * follows, and the order its statuses are reached in (statuses of one rank are alternatives;
- * the last rank is final). A status only moves forward, so a subscriber never needs one that is
- * not later than the last it got.
- */
-export const SUBSCRIPTION_FIELDS = {
-  paymentSessionUpdated: {
-    queryField: 'paymentSession',
-    aggregateType: 'payment_session',
-    statusOrder: [['PENDING'], ['PROCESSING'], ['SETTLEMENT_PENDING'], ['COMPLETED', 'FAILED', 'EXPIRED']],
-  },
-} as const;
+import { GatewayError, type Principal } from '@gateway/kernel';
+import { isSubscriptionField, SUBSCRIPTION_FIELDS, type SubscriptionField, type SubscriptionFieldDeclaration } from './subscription-fields';
 
 /** Response key of the status the router adds to every query it runs (removed before sending). */
 export const TRACKED_STATUS_KEY = '_subscriptionStatus';
-
-export type SubscriptionField = keyof typeof SUBSCRIPTION_FIELDS;
 
 /**
  * How one subscription is served: the subscriber's own selection, run as a query through the
@@ -41,8 +26,10 @@ export type SubscriptionField = keyof typeof SUBSCRIPTION_FIELDS;
  */
 export interface SubscriptionPlan {
   field: SubscriptionField;
+  /** How the field is served (events, status order, who may subscribe). */
+  declaration: SubscriptionFieldDeclaration;
   aggregateType: string;
-  /** The aggregate followed (the `id` argument). */
+  /** The aggregate followed (the declaration's id argument). */
   aggregateId: string;
   /** The query document, printed: `query { <responseKey>: paymentSession(id: …) { <selection> } }`. */
   query: string;
@@ -94,14 +81,15 @@ export function planSubscription(
   if (operation.operation !== OperationTypeNode.SUBSCRIPTION) return refuse('this WebSocket serves subscriptions; send queries and mutations over HTTP POST /graphql');
   const roots = operation.selectionSet.selections;
   const root = roots[0];
-  if (roots.length !== 1 || root?.kind !== Kind.FIELD || !(root.name.value in SUBSCRIPTION_FIELDS)) {
+  if (roots.length !== 1 || root?.kind !== Kind.FIELD || !isSubscriptionField(root.name.value)) {
     return refuse(`a subscription selects exactly one of: ${Object.keys(SUBSCRIPTION_FIELDS).join(', ')}`);
   }
-  const field = root.name.value as SubscriptionField;
+  const field = root.name.value;
+  const declaration: SubscriptionFieldDeclaration = SUBSCRIPTION_FIELDS[field];
   const variables = payload.variables ?? {};
-  const idArgument = root.arguments?.find((argument) => argument.name.value === 'id')?.value;
+  const idArgument = root.arguments?.find((argument) => argument.name.value === declaration.idArgument)?.value;
   const aggregateId = idArgument?.kind === Kind.VARIABLE ? variables[idArgument.name.value] : idArgument?.kind === Kind.STRING ? idArgument.value : undefined;
-  if (typeof aggregateId !== 'string' || !aggregateId) return refuse('id: required');
+  if (typeof aggregateId !== 'string' || !aggregateId) return refuse(`${declaration.idArgument}: required`);
 
   const fragments = new Map(document.definitions.filter((d): d is FragmentDefinitionNode => d.kind === Kind.FRAGMENT_DEFINITION).map((d) => [d.name.value, d]));
   const responseKey = root.alias?.value ?? root.name.value;
@@ -110,7 +98,7 @@ export function planSubscription(
   const queryRoot: FieldNode = {
     ...root,
     alias: { kind: Kind.NAME, value: responseKey },
-    name: { kind: Kind.NAME, value: SUBSCRIPTION_FIELDS[field].queryField },
+    name: { kind: Kind.NAME, value: declaration.queryField },
     selectionSet: { kind: Kind.SELECTION_SET, selections: [...(root.selectionSet?.selections ?? []), trackedStatus] },
   };
   const query: DocumentNode = {
@@ -119,22 +107,30 @@ export function planSubscription(
   };
   return {
     field,
-    aggregateType: SUBSCRIPTION_FIELDS[field].aggregateType,
+    declaration,
+    aggregateType: declaration.aggregateType,
     aggregateId,
     query: print(query),
     variables,
     operationName: operation.name?.value,
     responseKey,
     statusKeys: statusKeysOf(root.selectionSet, fragments),
-    statusRank: new Map(SUBSCRIPTION_FIELDS[field].statusOrder.flatMap((statuses, rank) => statuses.map((status) => [status, rank] as const))),
+    statusRank: new Map(declaration.statusOrder.flatMap((statuses, rank) => statuses.map((status) => [status, rank] as const))),
   };
 }
 
-/** Which status an event reports: its data.status, as the payments subgraph writes it. */
-export const eventStatus = (data: Record<string, unknown>): string | undefined => (typeof data.status === 'string' ? data.status : undefined);
+/**
+ * A credential of a kind the field does not serve gets the error a stranger gets from the query
+ * (SESSION_NOT_FOUND, CONSENT_NOT_FOUND), before any query runs: a merchant cannot learn whether
+ * a consent exists. Which objects an allowed kind may follow stays the subgraph's decision.
+ */
+export function refusalFor(plan: SubscriptionPlan, principal: Principal): GraphQLError[] | undefined {
+  if (plan.declaration.subscribers.includes(principal.kind)) return undefined;
+  return [plan.declaration.refusal(plan.aggregateId)];
+}
 
 /**
- * A message reports the status the event moved the session to, even when the session has moved
+ * A message reports the status the event moved the object to, even when the object has moved
  * on by the time the query runs (PROCESSING -> COMPLETED can take milliseconds): every change is
  * seen, in order. The other fields are read when the message is built.
  */

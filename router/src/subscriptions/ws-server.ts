@@ -6,8 +6,8 @@ import { WebSocketServer } from 'ws';
 import { Gauge, type Registry } from 'prom-client';
 import { GatewayError, type Logger, type Principal } from '@gateway/kernel';
 import { ResultStream } from './result-stream';
-import type { ExecuteAs, SubscriptionHub } from './session-hub';
-import { planSubscription, trackResult, type SubscriptionPlan } from './subscription-plan';
+import type { ExecuteAs, SubscriptionHub } from './subscription-hub';
+import { planSubscription, refusalFor, trackResult, type SubscriptionPlan } from './subscription-plan';
 
 export interface SubscriptionServerOptions {
   server: Server;
@@ -52,8 +52,9 @@ const toGraphQLErrors = (errors: ReadonlyArray<{ message: string; extensions?: R
 /**
  * graphql-ws on the router's own HTTP server, same path as POST /graphql. The credential is
  * checked at connection_init (a bad one closes the socket with 4403); each subscribe is planned,
- * answered once with the current state under the subscriber's principal (a session that is not
- * theirs is refused with the gateway's error), then fed by the hub.
+ * answered once with the current state under the subscriber's principal (an object that is not
+ * theirs is refused with the subgraph's error, a credential of another kind with the same), then
+ * fed by the hub. Fields are declared once, in SUBSCRIPTION_FIELDS.
  */
 export function attachSubscriptionServer(options: SubscriptionServerOptions): { close(): Promise<void> } {
   const { hub, logger } = options;
@@ -103,6 +104,8 @@ export function attachSubscriptionServer(options: SubscriptionServerOptions): { 
         if (!schema || !principal) return [new GatewayError('SERVICE_UNAVAILABLE', 'subscriptions are not ready yet')];
         const plan = planSubscription(schema, payload);
         if (Array.isArray(plan)) return plan;
+        const refused = refusalFor(plan, principal);
+        if (refused) return refused;
         // Registered before the first answer, so no event between the two is missed.
         const stream = new ResultStream(plan.statusRank);
         const stop = hub.add(plan, principal, stream);

@@ -3,6 +3,7 @@ import type { GraphQLSchema } from 'graphql';
 import { createAccountResolvers } from './account/account.resolver';
 import { createAuthorisationResolver } from './authorisation/authorisation.resolver';
 import { ConsentEntity } from './consent/consent.entity';
+import { ConsentUpdatesResolver } from './consent/consent-updates.resolver';
 import { createConsentResolver } from './consent/consent.resolver';
 import { createRevocationResolver } from './consent/revocation.resolver';
 import { toConsent } from './consent/consent.type';
@@ -19,6 +20,7 @@ export async function buildOpenBankingSchema(settings: OpenBankingSettings, modu
     resolvers: [
       createTppResolver(modules.tpps),
       createConsentResolver(modules.consents),
+      ConsentUpdatesResolver,
       createRevocationResolver(modules.consents),
       createAuthorisationResolver(modules.authorisation),
       ...createAccountResolvers(modules.accounts),

@@ -15,7 +15,7 @@ describe('consent transition table', () => {
   it.each([
     [null, 'created', 'AWAITING_AUTHORISATION', null],
     ['AWAITING_AUTHORISATION', 'customer_approved', 'AUTHORISED', 'consent.granted'],
-    ['AWAITING_AUTHORISATION', 'customer_rejected', 'REJECTED', null],
+    ['AWAITING_AUTHORISATION', 'customer_rejected', 'REJECTED', 'internal.consent.rejected'],
     ['AWAITING_AUTHORISATION', 'expiry_reached', 'EXPIRED', 'consent.expired'],
     ['AWAITING_AUTHORISATION', 'revoked', 'REVOKED', 'consent.revoked'],
     ['AUTHORISED', 'revoked', 'REVOKED', 'consent.revoked'],
@@ -45,6 +45,11 @@ describe('consent transition table', () => {
     expect(byEvent('consent.granted')).toEqual(['AUTHORISED']);
     expect(byEvent('consent.revoked')).toEqual(['REVOKED', 'REVOKED']);
     expect(byEvent('consent.expired')).toEqual(['EXPIRED', 'EXPIRED']);
+  });
+
+  it('tells the router of a rejection outside the webhook namespace: no consumer of consent.* sees it', () => {
+    const kinds = CONSENT_TRANSITIONS.filter((row) => row.event && !row.event.startsWith('consent.')).map((row) => [row.to, row.event]);
+    expect(kinds).toEqual([['REJECTED', 'internal.consent.rejected']]);
   });
 
   it("records a timestamp column for every status, and refuses moves with the contract's codes", () => {

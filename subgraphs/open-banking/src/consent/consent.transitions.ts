@@ -8,13 +8,19 @@ export const FINAL_CONSENT_STATUSES: ReadonlySet<ConsentStatus> = new Set(['REJE
 
 export type ConsentTrigger = 'created' | 'customer_approved' | 'customer_rejected' | 'revoked' | 'expiry_reached';
 
-export type ConsentEventKind = 'consent.granted' | 'consent.revoked' | 'consent.expired';
+/**
+ * `consent.*`: the spec's Open Banking events, delivered to the TPP's webhook_url.
+ * `internal.consent.*`: the platform's own, never a webhook (the spec names no event for the
+ * move); the router's consentUpdated follows it so a live view sees REJECTED and ends there.
+ * Kept out of the `consent.` namespace so no consumer of `consent.*` has to filter it out.
+ */
+export type ConsentEventKind = 'consent.granted' | 'consent.revoked' | 'consent.expired' | 'internal.consent.rejected';
 
 export interface ConsentTransition {
   from: ConsentStatus | null;
   trigger: ConsentTrigger;
   to: ConsentStatus;
-  /** Written to the outbox in the transaction that makes the move; null: the spec names no event. */
+  /** Written to the outbox in the transaction that makes the move; null: nobody needs to hear of it. */
   event: ConsentEventKind | null;
 }
 
@@ -29,7 +35,7 @@ export interface ConsentTransition {
 export const CONSENT_TRANSITIONS: readonly ConsentTransition[] = [
   { from: null, trigger: 'created', to: 'AWAITING_AUTHORISATION', event: null },
   { from: 'AWAITING_AUTHORISATION', trigger: 'customer_approved', to: 'AUTHORISED', event: 'consent.granted' },
-  { from: 'AWAITING_AUTHORISATION', trigger: 'customer_rejected', to: 'REJECTED', event: null },
+  { from: 'AWAITING_AUTHORISATION', trigger: 'customer_rejected', to: 'REJECTED', event: 'internal.consent.rejected' },
   { from: 'AWAITING_AUTHORISATION', trigger: 'expiry_reached', to: 'EXPIRED', event: 'consent.expired' },
   { from: 'AWAITING_AUTHORISATION', trigger: 'revoked', to: 'REVOKED', event: 'consent.revoked' },
   { from: 'AUTHORISED', trigger: 'revoked', to: 'REVOKED', event: 'consent.revoked' },

@@ -1,5 +1,6 @@
 import { Directive, Field, ID, ObjectType, registerEnumType } from 'type-graphql';
 import { PageInfo } from '@gateway/federation';
+import { BankReference, bankReference } from '../banks/bank.reference';
 import type { ConsentEntity } from './consent.entity';
 import type { ConsentStatus as Status } from './consent.transitions';
 
@@ -37,6 +38,9 @@ export class Consent {
 
   @Field({ description: 'Handle of the bank the consent is for.' })
   bankHandle!: string;
+
+  @Field(() => BankReference, { description: 'The bank the consent is for (fields resolved by the banks subgraph: displayName, ...).' })
+  bank!: BankReference;
 
   @Field(() => [String], { description: 'Granted (or requested, before authorisation) scopes.' })
   scopes!: string[];
@@ -113,6 +117,7 @@ export function toConsent(entity: ConsentEntity, publicBaseUrl: string, now = ne
     tppId: entity.tppId,
     status: ConsentStatus[status],
     bankHandle: entity.bankHandle,
+    bank: bankReference(entity.bankHandle),
     scopes: [...entity.scopes],
     redirectUri: entity.redirectUri,
     consentUrl: consentUrlOf(publicBaseUrl, entity.id),

@@ -1,7 +1,8 @@
 import type { ExecutionResult } from 'graphql';
 import type { EventBus, PlatformEvent, Subscription } from '@gateway/events';
 import type { Logger, Principal } from '@gateway/kernel';
-import { eventStatus, trackResult, type SubscriptionPlan, type TrackedResult } from './subscription-plan';
+import { subscribedPatterns } from './subscription-fields';
+import { trackResult, type SubscriptionPlan, type TrackedResult } from './subscription-plan';
 
 /** Runs a plan's query through the gateway as `principal`. */
 export type ExecuteAs = (principal: Principal, plan: SubscriptionPlan) => Promise<ExecutionResult>;
@@ -38,7 +39,7 @@ const principalKey = (p: Principal) => JSON.stringify([p.kind, p.id ?? null, p.s
  */
 export class SubscriptionHub {
   private readonly byAggregate = new Map<string, Map<string, Group>>();
-  private subscription?: Subscription;
+  private subscriptions: Subscription[] = [];
   private active = 0;
 
   constructor(
@@ -48,11 +49,12 @@ export class SubscriptionHub {
   ) {}
 
   async start(): Promise<void> {
-    this.subscription = await this.bus.subscribe('payment.#', (event) => this.onEvent(event));
+    // Every declared field's events (SUBSCRIPTION_FIELDS); a pattern matching no one's events costs nothing.
+    for (const pattern of subscribedPatterns()) this.subscriptions.push(await this.bus.subscribe(pattern, (event) => this.onEvent(event)));
   }
 
   async stop(): Promise<void> {
-    await this.subscription?.close();
+    for (const subscription of this.subscriptions.splice(0)) await subscription.close();
     this.byAggregate.clear();
   }
 
@@ -97,7 +99,7 @@ export class SubscriptionHub {
     if (group.recent.length > RECENT_EVENTS) group.recent.shift();
     let tracked: TrackedResult;
     try {
-      tracked = trackResult(await this.execute(group.principal, group.plan), group.plan, eventStatus(event.data));
+      tracked = trackResult(await this.execute(group.principal, group.plan), group.plan, group.plan.declaration.eventStatus(event));
     } catch (error) {
       this.logger.error({ err: error, event: event.id }, 'subscription query failed');
       return;
