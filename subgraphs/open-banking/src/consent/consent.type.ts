@@ -1,6 +1,5 @@
 import { Directive, Field, ID, ObjectType, registerEnumType } from 'type-graphql';
-import { PageInfo } from '@gateway/federation';
-import { BankReference, bankReference } from '../banks/bank.reference';
+import { BankReference, bankReference, PageInfo } from '@gateway/federation';
 import type { ConsentEntity } from './consent.entity';
 import type { ConsentStatus as Status } from './consent.transitions';
 
