@@ -15,6 +15,10 @@ const DELIVERIES = gql<
   Record<string, never>
 >(`query { webhookDeliveries(first: 100) { edges { node { id event status history { number statusCode } } } } }`);
 
+const TARGET = gql<{ tppWebhookTarget: { url: string | null; sealedSecret: string } | null }, { tppId: string }>(
+  `query($tppId: ID!) { tppWebhookTarget(tppId: $tppId) { url sealedSecret } }`,
+);
+
 /**
  * Open Banking webhooks end to end: consent moves -> open-banking's outbox -> bus -> the one
  * webhook dispatcher (payments) -> the TPP's endpoint, signed with the TPP's secret, which the
@@ -192,6 +196,11 @@ describe('Open Banking webhooks to TPPs', () => {
       expect([refused.status, refused.body.error.code]).toEqual([404, 'WEBHOOK_DELIVERY_NOT_FOUND']);
     }
     expect((await t.rest('GET', '/webhooks/deliveries')).status).toBe(401);
+    // The TPP's webhook target (sealed secret) is for the dispatcher only, never for a TPP, a merchant or anonymous callers.
+    for (const headers of [bearer(tpp.tppAccessToken), bearer(merchant.apiKey), {}]) {
+      const answer = await t.executeExpectingErrors(TARGET, { tppId: tpp.tppId }, headers);
+      expect(['FORBIDDEN', 'UNAUTHORIZED']).toContain(answer.errors[0]!.extensions?.code);
+    }
   });
 
   it('a changed webhook_url (PATCH by the TPP) takes the next event; payment_order.* events go to the TPP too', async () => {
