@@ -204,7 +204,12 @@ export async function startRouter(options: RouterOptions): Promise<RunningRouter
     graphqlUrl: `${url}/graphql`,
     async stop() {
       await subscriptions?.stop();
-      await app.close();
+      // fastify closes the connections idle at close time; one whose request is still in flight
+      // (a service call such as the webhook dispatcher's, racing the shutdown) would stay open
+      // after its answer for the keep-alive timeout (72 s) and hold the close. Closed as they
+      // go idle instead: in-flight requests still finish.
+      const reaper = setInterval(() => app.server.closeIdleConnections(), 50);
+      await app.close().finally(() => clearInterval(reaper));
       await subgraphAgent.close();
     },
   };

@@ -46,7 +46,7 @@ export interface SeededBank {
 export interface Seeds {
   registerBank(overrides?: Record<string, unknown>): Promise<SeededBank>;
   createMerchant(overrides?: Record<string, unknown>): Promise<{ merchantId: string; apiKey: string; webhookSecret: string }>;
-  registerTpp(overrides?: Record<string, unknown>): Promise<{ tppId: string; tppAccessToken: string }>;
+  registerTpp(overrides?: Record<string, unknown>): Promise<{ tppId: string; tppAccessToken: string; webhookSecret: string }>;
   claimAlias(bank: SeededBank, overrides?: Record<string, unknown>): Promise<{ handle: string; iban: string }>;
 }
 
@@ -145,7 +145,7 @@ export async function startTestPlatform(options: TestPlatformOptions = {}): Prom
         await rest('POST', '/ob/tpps', { headers: adminHeaders, body: { name: 'Test TPP', redirect_uris: ['https://tpp.example/callback'], ...overrides } }),
         'registerTpp',
       );
-      return { tppId: body.tpp_id, tppAccessToken: body.tpp_access_token };
+      return { tppId: body.tpp_id, tppAccessToken: body.tpp_access_token, webhookSecret: body.webhook_secret };
     },
     async claimAlias(bank, overrides = {}) {
       const account = Math.floor(Math.random() * 1e12);

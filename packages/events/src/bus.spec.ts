@@ -65,6 +65,16 @@ describe.each(adapters)('event bus (%s)', (_name, makePair) => {
     expect([...seen.audit!].sort()).toEqual(ids);
   });
 
+  it('one group on several patterns: each matching event once, others not at all', async () => {
+    const seen: string[] = [];
+    await pair.a.consume('multi', ['payment.*', 'consent.*'], async (e) => void seen.push(e.kind));
+    await pair.a.publish(event('payment_order.completed')); // matches neither pattern
+    await pair.a.publish(event('consent.granted'));
+    await pair.a.publish(event('payment.completed'));
+    await eventually(() => seen.length === 2, 'both matching events');
+    expect(seen.sort()).toEqual(['consent.granted', 'payment.completed']);
+  });
+
   it('fan-out: every subscriber sees every matching event, with its id, kind, time and data intact', async () => {
     const first: PlatformEvent[] = [];
     const second: PlatformEvent[] = [];

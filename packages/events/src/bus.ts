@@ -14,11 +14,12 @@ export interface EventBus {
   /** Resolves once the bus has taken the event (publisher confirm on RabbitMQ). */
   publish(event: PlatformEvent): Promise<void>;
   /**
-   * Competing consumers: every event matching `pattern` (topic syntax, e.g. `payment.*`) goes to
-   * one consumer of the named `group` (a durable queue on RabbitMQ). A handler that throws gets
-   * the event again later.
+   * Competing consumers: every event matching `pattern` (topic syntax, e.g. `payment.*`; several
+   * patterns bind one queue, so one group can take several kinds of events in one stream) goes
+   * to one consumer of the named `group` (a durable queue on RabbitMQ). A handler that throws
+   * gets the event again later.
    */
-  consume(group: string, pattern: string, handler: EventHandler): Promise<Subscription>;
+  consume(group: string, pattern: string | readonly string[], handler: EventHandler): Promise<Subscription>;
   /** Fan-out: every subscriber sees every matching event (a router instance's subscriptions). */
   subscribe(pattern: string, handler: EventHandler): Promise<Subscription>;
   close(): Promise<void>;

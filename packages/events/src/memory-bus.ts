@@ -3,9 +3,11 @@ import { topicMatches } from './bus';
 import type { PlatformEvent } from './event';
 
 interface Consumer {
-  pattern: string;
+  patterns: readonly string[];
   handler: EventHandler;
 }
+
+const matches = (consumer: Consumer, kind: string) => consumer.patterns.some((pattern) => topicMatches(pattern, kind));
 
 const RETRY_DELAY_MS = 1000;
 
@@ -30,14 +32,14 @@ export function createMemoryBus(): EventBus {
     async publish(event) {
       if (closed) throw new Error('bus closed');
       for (const consumers of groups.values()) {
-        const matching = consumers.filter((c) => topicMatches(c.pattern, event.kind));
+        const matching = consumers.filter((c) => matches(c, event.kind));
         // One consumer per group, spread round-robin by event id.
         if (matching.length) deliver(matching[event.id.charCodeAt(event.id.length - 1) % matching.length]!, event);
       }
-      for (const subscriber of subscribers) if (topicMatches(subscriber.pattern, event.kind)) deliver(subscriber, event);
+      for (const subscriber of subscribers) if (matches(subscriber, event.kind)) deliver(subscriber, event);
     },
     async consume(group, pattern, handler): Promise<Subscription> {
-      const consumer = { pattern, handler };
+      const consumer: Consumer = { patterns: typeof pattern === 'string' ? [pattern] : pattern, handler };
       groups.set(group, [...(groups.get(group) ?? []), consumer]);
       return {
         async close() {
@@ -49,7 +51,7 @@ export function createMemoryBus(): EventBus {
       };
     },
     async subscribe(pattern, handler): Promise<Subscription> {
-      const subscriber = { pattern, handler };
+      const subscriber: Consumer = { patterns: [pattern], handler };
       subscribers.add(subscriber);
       return {
         async close() {

@@ -103,7 +103,7 @@ export function createRabbitBus(url: string, options: RabbitBusOptions = {}): Ev
   const firstSetups = new Set<Promise<void>>();
   let closed = false;
 
-  const startConsumer = async (queue: string, pattern: string, handler: EventHandler, durable: boolean): Promise<Subscription> => {
+  const startConsumer = async (queue: string, patterns: readonly string[], handler: EventHandler, durable: boolean): Promise<Subscription> => {
     const consumer = connection.createConsumer(
       {
         queue,
@@ -114,7 +114,7 @@ export function createRabbitBus(url: string, options: RabbitBusOptions = {}): Ev
         concurrency: prefetch,
         requeue: true,
         exchanges: [exchangeDeclaration],
-        queueBindings: [{ exchange, routingKey: pattern, queue }],
+        queueBindings: patterns.map((routingKey) => ({ exchange, routingKey, queue })),
       },
       async (message) => {
         const event = decode(message);
@@ -177,11 +177,11 @@ export function createRabbitBus(url: string, options: RabbitBusOptions = {}): Ev
       );
     },
     async consume(group, pattern, handler) {
-      return startConsumer(`${prefix}gateway.${group}`, pattern, handler, true);
+      return startConsumer(`${prefix}gateway.${group}`, typeof pattern === 'string' ? [pattern] : pattern, handler, true);
     },
     async subscribe(pattern, handler) {
       // Server-named, exclusive, auto-delete: the queue lives as long as this subscriber.
-      return startConsumer('', pattern, handler, false);
+      return startConsumer('', [pattern], handler, false);
     },
     async close() {
       if (closed) return;

@@ -4,6 +4,17 @@ import { defineRoute } from '../route';
 // `tppId: id`: the record carries tpp_id, as the registration response does.
 const TPP_RECORD = `fragment TppRecord on Tpp { tppId: id name redirectUris webhookUrl createdAt }`;
 
+const tppRecord = z
+  .object({
+    tpp_id: z.string().describe('tpp_…'),
+    name: z.string(),
+    redirect_uris: z.array(z.string()),
+    webhook_url: z.string().nullable(),
+    created_at: z.string().describe('ISO 8601 UTC.'),
+  })
+  .strict();
+const idParams = z.object({ id: z.string().describe('TPP id (tpp_…).') }).strict();
+
 export const tppRoutes = [
   defineRoute({
     method: 'POST',
@@ -16,7 +27,7 @@ export const tppRoutes = [
       .object({
         name: z.string(),
         redirect_uris: z.array(z.string()).describe("Exact redirect URIs; a consent's redirect_uri must equal one of them."),
-        webhook_url: z.string().nullish().describe('Where Open Banking events will be delivered (planned).'),
+        webhook_url: z.string().nullish().describe('Where Open Banking events (consent.*, payment_order.*) are delivered, signed with webhook_secret.'),
       })
       .strict(),
     operation: `mutation RegisterTpp($input: RegisterTppInput!) { registerTpp(input: $input) { tpp { ...TppRecord } tppAccessToken webhookSecret } }
@@ -36,5 +47,37 @@ ${TPP_RECORD}`,
       })
       .strict(),
     errors: ['UNAUTHORIZED', 'FORBIDDEN'],
+  }),
+  defineRoute({
+    method: 'PATCH',
+    path: '/ob/tpps/{id}',
+    tag: 'Open Banking',
+    summary: "Change a TPP's name or webhook URL",
+    description: 'An operator or the TPP itself (its tpk_ token; another TPP gets 404). Omitted fields stay as they are; webhook_url null removes it.',
+    auth: [['adminKey'], ['tppToken']],
+    params: idParams,
+    body: z.object({ name: z.string().nullish(), webhook_url: z.string().nullish() }).strict(),
+    operation: `mutation UpdateTpp($id: ID!, $input: UpdateTppInput!) { updateTpp(id: $id, input: $input) { ...TppRecord } }
+${TPP_RECORD}`,
+    variables: ({ params, body }) => ({ id: params.id, input: body }),
+    result: ({ updateTpp }) => updateTpp,
+    status: 200,
+    response: tppRecord,
+    errors: ['INVALID_API_KEY', 'UNAUTHORIZED', 'FORBIDDEN', 'TPP_NOT_FOUND'],
+  }),
+  defineRoute({
+    method: 'POST',
+    path: '/ob/tpps/{id}/rotate-webhook-secret',
+    tag: 'Open Banking',
+    summary: "Rotate a TPP's webhook secret",
+    description: 'An operator or the TPP itself (its tpk_ token; another TPP gets 404). Returned once; the old secret stops signing at once.',
+    auth: [['adminKey'], ['tppToken']],
+    params: idParams,
+    operation: `mutation RotateTppWebhookSecret($id: ID!) { rotateTppWebhookSecret(id: $id) { webhookSecret } }`,
+    variables: ({ params }) => ({ id: params.id }),
+    result: ({ rotateTppWebhookSecret }) => rotateTppWebhookSecret,
+    status: 200,
+    response: z.object({ webhook_secret: z.string().describe('The new webhook secret (whsec_…). Shown once.') }).strict(),
+    errors: ['INVALID_API_KEY', 'UNAUTHORIZED', 'FORBIDDEN', 'TPP_NOT_FOUND'],
   }),
 ];

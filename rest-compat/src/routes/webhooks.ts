@@ -8,7 +8,7 @@ const deliveryRecord = z
   .object({
     delivery_id: z.string().describe('whd_…'),
     event_id: z.string().describe('evt_…: X-Service-Event-Id and webhook-id of every attempt.'),
-    event: z.string().describe('Event kind, e.g. payment.completed.'),
+    event: z.string().describe('Event kind, e.g. payment.completed or consent.granted.'),
     url: z.string().nullable().describe('Where the last attempt went; null before the first.'),
     status: z.enum(['PENDING', 'DELIVERED', 'FAILED']).describe('PENDING: more attempts to come; DELIVERED: a 2xx answer; FAILED: retries spent.'),
     attempts: z.number().int(),
@@ -22,11 +22,12 @@ export const webhookRoutes = [
     method: 'GET',
     path: '/webhooks/deliveries',
     tag: 'Webhooks',
-    summary: "List the merchant's webhook deliveries",
+    summary: "List the caller's webhook deliveries",
     description:
+      "A merchant's (API key) or, for Open Banking events (consent.*, payment_order.*), a TPP's (tpk_ token): each caller sees only its own. " +
       'Newest first, one per event. A delivery is retried with exponential backoff (first retry within 10 seconds, about 52 hours in all) until a 2xx answer within 10 seconds, then FAILED. ' +
       'Every delivery carries X-Service-Signature, X-Service-Event-Id, X-Service-Timestamp and the Standard Webhooks headers webhook-id, webhook-timestamp, webhook-signature.',
-    auth: [['merchantKey']],
+    auth: [['merchantKey'], ['tppToken']],
     query: z
       .object({
         limit: z.coerce.number().int().min(1).max(100).optional().describe('Page size, 1-100 (default 20).'),
@@ -57,8 +58,9 @@ ${DELIVERY_RECORD}`,
     tag: 'Webhooks',
     summary: 'Send a webhook delivery again',
     description:
-      'Any status: a FAILED delivery gets one more attempt, a DELIVERED one is sent again (same event id, so receivers can deduplicate). Signed with the current webhook secret.',
-    auth: [['merchantKey']],
+      'Any status: a FAILED delivery gets one more attempt, a DELIVERED one is sent again (same event id, so receivers can deduplicate). Signed with the current webhook secret. ' +
+      "Only the caller's own deliveries (merchant key or TPP token); any other id is 404 WEBHOOK_DELIVERY_NOT_FOUND.",
+    auth: [['merchantKey'], ['tppToken']],
     params: z.object({ id: z.string().describe('Delivery id (whd_…).') }).strict(),
     operation: `mutation RetryWebhookDelivery($id: ID!) { retryWebhookDelivery(id: $id) { ...DeliveryRecord } }
 ${DELIVERY_RECORD}`,

@@ -1,5 +1,5 @@
 import { BankCorePool } from '@gateway/bank-core-client';
-import { createServiceClient, Directory } from '@gateway/federation';
+import { createServiceClient, Directory, type ServiceClient } from '@gateway/federation';
 import { createLogger } from '@gateway/kernel';
 import { CheckoutService } from './checkout/checkout.service';
 import { ConfirmationService } from './confirmation/confirmation.service';
@@ -16,6 +16,8 @@ import { DEFAULT_PUBLIC_BASE_URL, DEFAULT_SESSION_TTL_SECONDS, type PaymentsSett
 
 /** The payments subgraph's services, wired once: resolvers and background jobs share them. */
 export interface PaymentsModules {
+  /** Calls to other subgraphs through the router, as the payments service (Directory, TPP webhook targets). */
+  call: ServiceClient;
   engineSettings: EngineSettings;
   settlementSettings: SettlementSettings;
   merchants: MerchantService;
@@ -53,6 +55,7 @@ export function createPaymentsModules(settings: PaymentsSettings): PaymentsModul
     directory,
   );
   return {
+    call,
     engineSettings,
     settlementSettings,
     merchants: new MerchantService(settings),

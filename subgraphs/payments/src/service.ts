@@ -91,7 +91,7 @@ export async function start(options: PaymentsStartOptions): Promise<RunningServi
     port: options.port,
     metrics: (registry) => paymentsMetrics(registry, orm, modules),
   });
-  const events = options.bus ? await startEvents(orm, options.bus, options, logger) : undefined;
+  const events = options.bus ? await startEvents(orm, options.bus, options, modules, logger) : undefined;
   if (events) modules.webhooks.attachDispatcher(events.dispatcher);
   const jobs = startPaymentJobs(orm.em, modules, logger);
   return {
@@ -133,11 +133,12 @@ function paymentsMetrics(registry: Registry, orm: ServiceOrm, modules: PaymentsM
  * The payments outbox relay and the webhook dispatcher. The dispatcher's queue is declared first,
  * so the relay's first events already have somewhere to go.
  */
-async function startEvents(orm: ServiceOrm, bus: EventBus, options: PaymentsStartOptions, logger: Logger) {
+async function startEvents(orm: ServiceOrm, bus: EventBus, options: PaymentsStartOptions, modules: PaymentsModules, logger: Logger) {
   const dispatcher = await startWebhookDispatcher({
     knex: orm.em.getKnex(),
     bus,
     platformSecret: options.platformSecret,
+    call: modules.call,
     production: options.production,
     logger: logger.child({ component: 'webhooks' }),
     retryScheduleSeconds: options.webhookRetryScheduleSeconds,

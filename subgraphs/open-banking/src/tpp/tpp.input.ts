@@ -10,6 +10,15 @@ export class RegisterTppInput {
   })
   redirectUris!: string[];
 
-  @Field(() => String, { nullable: true, description: 'Where Open Banking webhooks will be delivered (planned): http(s) in development; https to a public host in production.' })
+  @Field(() => String, { nullable: true, description: 'Where Open Banking webhooks are delivered: http(s) in development; https to a public host in production.' })
+  webhookUrl?: string | null;
+}
+
+@InputType({ description: "A change to a TPP's name or webhook URL (operator or the TPP itself); omitted fields stay as they are." })
+export class UpdateTppInput {
+  @Field(() => String, { nullable: true, description: '1-100 characters.' })
+  name?: string | null;
+
+  @Field(() => String, { nullable: true, description: 'New webhook URL, same rules as at registration; an explicit null removes it (no Open Banking webhooks then).' })
   webhookUrl?: string | null;
 }

@@ -1,8 +1,8 @@
 import { Arg, Ctx, FieldResolver, ID, Mutation, Query, Resolver, Root } from 'type-graphql';
 import { requirePrincipal, type SubgraphContext } from '@gateway/federation';
-import { RegisterTppInput } from './tpp.input';
+import { RegisterTppInput, UpdateTppInput } from './tpp.input';
 import { tppNotFound, type TppService } from './tpp.service';
-import { Tpp, TppRegistration, toTpp } from './tpp.type';
+import { Tpp, TppRegistration, TppWebhookSecretRotation, TppWebhookTarget, toTpp } from './tpp.type';
 
 /**
  * An operator (admin key) or the TPP itself (its tpk_ token). Another TPP gets TPP_NOT_FOUND,
@@ -30,7 +30,39 @@ export function createTppResolver(service: TppService) {
       return { tpp: toTpp(tpp), tppAccessToken, webhookSecret };
     }
 
-    @FieldResolver(() => String, { nullable: true, description: 'Where Open Banking webhooks will be delivered (planned); null when none is set (operator or the TPP itself).' })
+    @Mutation(() => Tpp, { description: "Changes a TPP's name or webhook URL (operator or the TPP itself)." })
+    async updateTpp(
+      @Arg('id', () => ID, { description: 'TPP id (tpp_…).' }) id: string,
+      @Arg('input', { description: 'The changes; omitted fields stay as they are.' }) input: UpdateTppInput,
+      @Ctx() context: SubgraphContext,
+    ): Promise<Tpp> {
+      requireTppOrAdmin(context, id);
+      const tpp = await service.update(context.em, id, input);
+      context.logger.info({ tpp: id }, 'tpp updated');
+      return toTpp(tpp);
+    }
+
+    @Mutation(() => TppWebhookSecretRotation, {
+      description: "Rotates a TPP's webhook secret (operator or the TPP itself): returned once, the old one stops signing at once.",
+    })
+    async rotateTppWebhookSecret(@Arg('id', () => ID, { description: 'TPP id (tpp_…).' }) id: string, @Ctx() context: SubgraphContext): Promise<TppWebhookSecretRotation> {
+      requireTppOrAdmin(context, id);
+      const webhookSecret = await service.rotateWebhookSecret(context.em, id);
+      context.logger.info({ tpp: id }, 'tpp webhook secret rotated');
+      return { webhookSecret };
+    }
+
+    @Query(() => TppWebhookTarget, {
+      nullable: true,
+      description: "Where a TPP's Open Banking webhooks go and the sealed secret that signs them; null for an unknown TPP. Service calls only (the webhook dispatcher).",
+    })
+    async tppWebhookTarget(@Arg('tppId', () => ID, { description: 'TPP id (tpp_…).' }) tppId: string, @Ctx() context: SubgraphContext): Promise<TppWebhookTarget | null> {
+      requirePrincipal(context, ['service']);
+      const target = await service.webhookTarget(context.em, tppId);
+      return target ? { tppId, ...target } : null;
+    }
+
+    @FieldResolver(() => String, { nullable: true, description: 'Where Open Banking webhooks are delivered; null when none is set (operator or the TPP itself).' })
     webhookUrl(@Root() tpp: Tpp, @Ctx() context: SubgraphContext): string | null {
       requireTppOrAdmin(context, tpp.id);
       return tpp.entity.webhookUrl;

@@ -32,3 +32,13 @@ export function registerTppRules(production: boolean) {
     })
     .strict();
 }
+
+/** A change to a TPP: omitted fields stay; webhookUrl null removes it (as for merchants). */
+export function updateTppRules(production: boolean) {
+  return z
+    .object({
+      name: rules.text(100).optional(),
+      webhookUrl: webhookUrlRule(production).nullable().optional(),
+    })
+    .strict();
+}

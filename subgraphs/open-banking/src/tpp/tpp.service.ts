@@ -2,8 +2,8 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { GatewayError, newId, newSecret, parseInput, sealSecret } from '@gateway/kernel';
 import { vault } from '@gateway/vault';
 import { TppEntity } from './tpp.entity';
-import type { RegisterTppInput } from './tpp.input';
-import { registerTppRules } from './tpp.rules';
+import type { RegisterTppInput, UpdateTppInput } from './tpp.input';
+import { registerTppRules, updateTppRules } from './tpp.rules';
 import type { OpenBankingSettings } from '../settings';
 
 /** What TPP registration needs of the subgraph's settings. */
@@ -43,4 +43,38 @@ export class TppService {
       return { tpp, tppAccessToken, webhookSecret };
     });
   }
+
+  async update(em: EntityManager, id: string, input: UpdateTppInput): Promise<TppEntity> {
+    const changes = parseInput(updateTppRules(this.settings.production), stripUndefined(input));
+    return em.transactional(async (tx) => {
+      const tpp = await this.find(tx, id);
+      if (changes.name !== undefined) tpp.name = changes.name;
+      if (changes.webhookUrl !== undefined) tpp.webhookUrl = changes.webhookUrl;
+      return tpp;
+    });
+  }
+
+  /**
+   * Replaces the sealed secret: the dispatcher reads it on every attempt (never cached), so from
+   * the commit on deliveries are signed with the new one only.
+   */
+  async rotateWebhookSecret(em: EntityManager, id: string): Promise<string> {
+    const webhookSecret = newSecret('whsec_');
+    await em.transactional(async (tx) => {
+      const tpp = await this.find(tx, id);
+      tpp.webhookSecretSealed = sealSecret(webhookSecret, this.settings.platformSecret);
+    });
+    return webhookSecret;
+  }
+
+  /** The dispatcher's view: URL and sealed secret, read fresh (rotation and URL changes apply at once); null for an unknown TPP. */
+  async webhookTarget(em: EntityManager, id: string): Promise<{ url: string | null; sealedSecret: string } | null> {
+    const tpp = await em.findOne(TppEntity, { id });
+    return tpp ? { url: tpp.webhookUrl, sealedSecret: tpp.webhookSecretSealed } : null;
+  }
+}
+
+/** type-graphql leaves omitted input fields undefined; only given ones (including explicit nulls) are changes. */
+function stripUndefined<T extends object>(input: T): Partial<T> {
+  return Object.fromEntries(Object.entries(input).filter(([, value]) => value !== undefined)) as Partial<T>;
 }

@@ -29,8 +29,31 @@ export class TppRegistration {
   @Field({ description: 'TPP access token (tpk_…) for Authorization: Bearer (the tpp query and the consent calls). Shown once; stored as a hash.' })
   tppAccessToken!: string;
 
-  @Field({ description: 'Secret (whsec_…) that will key the HMAC-SHA256 signature of Open Banking webhook deliveries (planned). Shown once.' })
+  @Field({ description: 'Secret (whsec_…) keying the signatures of Open Banking webhook deliveries (X-Service-Signature and webhook-signature). Shown once.' })
   webhookSecret!: string;
+}
+
+@ObjectType({ description: "A TPP's new webhook secret, shown this once." })
+export class TppWebhookSecretRotation {
+  @Field({ description: 'The new secret (whsec_…). Deliveries are signed with it from now on; the old one signs nothing more.' })
+  webhookSecret!: string;
+}
+
+/**
+ * Where the webhook dispatcher (payments) delivers a TPP's events, for that service only. The
+ * secret stays sealed with the platform secret on the wire: only a holder of the platform secret
+ * (the dispatcher) can open it, and nothing that logs a response ever sees it raw.
+ */
+@ObjectType({ description: "A TPP's webhook endpoint and sealed signing secret (service calls only: the webhook dispatcher)." })
+export class TppWebhookTarget {
+  @Field(() => ID, { description: 'TPP id (tpp_…).' })
+  tppId!: string;
+
+  @Field(() => String, { nullable: true, description: 'Where Open Banking events are delivered; null when the TPP has none.' })
+  url!: string | null;
+
+  @Field({ description: 'The webhook secret sealed (AES-GCM) with the platform secret; never the raw secret.' })
+  sealedSecret!: string;
 }
 
 export function toTpp(entity: TppEntity): Tpp {

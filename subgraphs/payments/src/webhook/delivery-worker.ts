@@ -1,5 +1,6 @@
 import type { Knex } from '@mikro-orm/knex';
-import { openSealedSecret, type Logger } from '@gateway/kernel';
+import { GatewayError, type Logger } from '@gateway/kernel';
+import type { DeliveryTarget, TargetLookup } from './delivery-target';
 import { deliveries, type ClaimedDelivery } from './delivery.repository';
 import { nextAttemptAt } from './retry-schedule';
 import { signedHeaders } from './signature';
@@ -9,7 +10,8 @@ import type { AttemptOutcome, WebhookSender } from './webhook-sender';
 export interface DeliveryWorkerOptions {
   knex: Knex;
   sender: WebhookSender;
-  platformSecret: string;
+  /** The audience's current URL and secret (merchant or TPP), read for every attempt. */
+  lookupTarget: TargetLookup;
   production: boolean;
   retryScheduleSeconds: readonly number[];
   /** The longest one attempt can take: a claim lasts this long plus a margin. */
@@ -17,34 +19,21 @@ export interface DeliveryWorkerOptions {
   logger: Logger;
   /** How often due retries are looked for when nothing woke the worker. */
   pollIntervalMs?: number;
-  /** Attempts in flight in this process, all merchants together. */
+  /** Attempts in flight in this process, all audiences together. */
   maxInFlight?: number;
-  /** Attempts in flight for one merchant: a slow receiver occupies at most this many. */
-  maxInFlightPerMerchant?: number;
+  /** Attempts in flight for one audience (merchant or TPP): a slow receiver occupies at most this many. */
+  maxInFlightPerAudience?: number;
 }
 
 export interface DeliveryWorker {
   wake(): void;
-  /** Whether an attempt for this merchant may start now (global and per-merchant caps). */
-  hasRoomFor(merchantId: string): boolean;
+  /** Whether an attempt for this audience may start now (global and per-audience caps). */
+  hasRoomFor(audienceId: string): boolean;
   /** A lease for a delivery claimed at insertion. */
   newLease(): Date;
   /** Starts the attempt of a delivery claimed at insertion, with the target read moments ago. */
   launch(delivery: ClaimedDelivery, target: DeliveryTarget): void;
   stop(): Promise<void>;
-}
-
-/** Where a delivery goes and the secret that signs it, as read for one attempt. */
-export interface DeliveryTarget {
-  url: string | null;
-  secret: string | null;
-}
-
-/** The current target of an event for a merchant: the session's own URL first, else the merchant's. One query. */
-export async function lookupTarget(knex: Knex, merchantId: string, aggregateId: string, platformSecret: string): Promise<DeliveryTarget | null> {
-  const row = await deliveries.targetOf(knex, merchantId, aggregateId);
-  if (!row) return null;
-  return { url: row.session_url ?? row.merchant_url, secret: openSealedSecret(row.sealed, platformSecret) };
 }
 
 const CANDIDATES = 500;
@@ -55,17 +44,17 @@ const isSuccess = (outcome: AttemptOutcome) => outcome.statusCode !== undefined 
  * Sends due webhook deliveries. Each attempt is claimed in the database with a lease (several
  * payments instances share the work; a crashed worker's claims lapse and are taken over), made
  * outside any transaction, and recorded with its outcome. Attempts run concurrently, capped per
- * merchant, so a receiver that answers slowly holds up nobody else.
+ * audience, so a receiver that answers slowly holds up nobody else.
  */
 export function startDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWorker {
   const { knex, sender, logger } = options;
   const pollIntervalMs = options.pollIntervalMs ?? 500;
   const maxInFlight = options.maxInFlight ?? 200;
-  const perMerchant = options.maxInFlightPerMerchant ?? 10;
+  const perAudience = options.maxInFlightPerAudience ?? 10;
   const leaseMs = options.attemptTimeoutMs + 30_000;
 
   const inFlight = new Set<Promise<void>>();
-  const merchantLoad = new Map<string, number>();
+  const audienceLoad = new Map<string, number>();
   let timer: NodeJS.Timeout | undefined;
   let claiming: Promise<void> | undefined;
   let again = false;
@@ -78,17 +67,17 @@ export function startDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWor
     timer.unref();
   };
 
-  /** Due deliveries this process may take now, within the global and per-merchant caps. */
+  /** Due deliveries this process may take now, within the global and per-audience caps. */
   const claim = async (): Promise<ClaimedDelivery[]> => {
     const room = maxInFlight - inFlight.size;
     if (room <= 0) return [];
     const due = await deliveries.due(knex, CANDIDATES);
     const picked: string[] = [];
-    const load = new Map(merchantLoad);
+    const load = new Map(audienceLoad);
     for (const row of due) {
-      const taken = load.get(row.merchant_id) ?? 0;
-      if (taken >= perMerchant) continue;
-      load.set(row.merchant_id, taken + 1);
+      const taken = load.get(row.audience_id) ?? 0;
+      if (taken >= perAudience) continue;
+      load.set(row.audience_id, taken + 1);
       picked.push(row.id);
       if (picked.length >= room) break;
     }
@@ -103,15 +92,22 @@ export function startDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWor
     let url: string | null = null;
     let outcome: AttemptOutcome;
     try {
-      const found = known ?? (await lookupTarget(knex, delivery.merchant_id, delivery.aggregate_id, options.platformSecret)) ?? { url: null, secret: null };
+      const found = known ?? (await options.lookupTarget(delivery.audience_id, delivery.aggregate_id)) ?? { url: null, secret: null };
       url = found.url;
-      const problem = !url ? 'the merchant has no webhook URL' : deliveryTargetProblem(url, options.production);
+      const problem = !url ? 'no webhook URL is set' : deliveryTargetProblem(url, options.production);
       outcome = problem
         ? { error: problem, durationMs: 0 }
         : await sender.post(url!, delivery.payload, signedHeaders(delivery.payload, delivery.event_id, found.secret!, startedAt));
     } catch (error) {
-      logger.error({ err: error, delivery: delivery.id }, 'webhook attempt could not be prepared');
-      outcome = { error: 'internal error preparing the attempt', durationMs: 0 };
+      if (error instanceof GatewayError) {
+        // The TPP's target comes through the router: while it is unreachable the attempt counts
+        // as failed and is retried on the schedule, like a receiver that does not answer.
+        logger.warn({ err: error, delivery: delivery.id }, 'webhook target could not be read');
+        outcome = { error: `webhook target could not be read (${error.code})`, durationMs: 0 };
+      } else {
+        logger.error({ err: error, delivery: delivery.id }, 'webhook attempt could not be prepared');
+        outcome = { error: 'internal error preparing the attempt', durationMs: 0 };
+      }
     }
     if (stopped) return; // shutting down: the lease lapses and another worker tries again
 
@@ -134,15 +130,15 @@ export function startDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWor
   };
 
   const launch = (delivery: ClaimedDelivery, known?: DeliveryTarget) => {
-    merchantLoad.set(delivery.merchant_id, (merchantLoad.get(delivery.merchant_id) ?? 0) + 1);
+    audienceLoad.set(delivery.audience_id, (audienceLoad.get(delivery.audience_id) ?? 0) + 1);
     const running: Promise<void> = attempt(delivery, known)
       .catch((error) => logger.error({ err: error, delivery: delivery.id }, 'webhook attempt could not be recorded'))
       .finally(() => {
         inFlight.delete(running);
-        const left = (merchantLoad.get(delivery.merchant_id) ?? 1) - 1;
-        if (left > 0) merchantLoad.set(delivery.merchant_id, left);
-        else merchantLoad.delete(delivery.merchant_id);
-        // A slot freed: more may be due for this merchant.
+        const left = (audienceLoad.get(delivery.audience_id) ?? 1) - 1;
+        if (left > 0) audienceLoad.set(delivery.audience_id, left);
+        else audienceLoad.delete(delivery.audience_id);
+        // A slot freed: more may be due for this audience.
         worker.wake();
       });
     inFlight.add(running);
@@ -171,7 +167,7 @@ export function startDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWor
   };
 
   const worker: DeliveryWorker = {
-    hasRoomFor: (merchantId) => !stopped && inFlight.size < maxInFlight && (merchantLoad.get(merchantId) ?? 0) < perMerchant,
+    hasRoomFor: (audienceId) => !stopped && inFlight.size < maxInFlight && (audienceLoad.get(audienceId) ?? 0) < perAudience,
     newLease: () => new Date(Date.now() + leaseMs),
     launch: (delivery, target) => launch(delivery, target),
     wake() {

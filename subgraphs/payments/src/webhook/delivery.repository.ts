@@ -6,19 +6,20 @@ import { WebhookDeliveryEntity } from './webhook-delivery.entity';
 export interface ClaimedDelivery {
   id: string;
   event_id: string;
-  merchant_id: string;
+  /** mer_… or tpp_… */
+  audience_id: string;
   aggregate_id: string;
   payload: string;
   attempts: number;
   lease_until: Date;
 }
 
-/** A new delivery of one event to one merchant (intake). */
+/** A new delivery of one event to one audience, a merchant or a TPP (intake). */
 export interface NewDelivery {
   id: string;
   eventId: string;
   eventKind: string;
-  merchantId: string;
+  audienceId: string;
   aggregateId: string;
   payload: string;
   /** Set when the intake claims the delivery to send it at once. */
@@ -45,15 +46,18 @@ const ATTEMPTS = 'payments.webhook_attempts';
 /**
  * The one writer of payments.webhook_deliveries and payments.webhook_attempts (CONVENTIONS
  * "Data": one owner per table): the dispatcher's intake, the worker's claims and records, and a
- * merchant's manual retry all go through here. The intake and the worker use knex with SQL
+ * merchant's or TPP's manual retry all go through here. The intake and the worker use knex with SQL
  * written out, on purpose: the claim must re-check the lease under the row lock and answer the
  * rows it took in one statement, and an attempt is recorded in one statement only if its worker
  * still holds the lease; MikroORM's unit of work cannot say either. The manual retry is an
  * ordinary entity change.
  */
 export class DeliveryRepository {
-  /** The current target of an event: the session's own URL, the merchant's URL and sealed secret. One query. */
-  async targetOf(knex: Knex, merchantId: string, aggregateId: string): Promise<{ merchant_url: string | null; sealed: string; session_url: string | null } | undefined> {
+  /**
+   * The current target of an event for a merchant: the session's own URL, the merchant's URL and
+   * sealed secret. One query. (A TPP's target is open-banking's: asked through the router.)
+   */
+  async merchantTargetOf(knex: Knex, merchantId: string, aggregateId: string): Promise<{ merchant_url: string | null; sealed: string; session_url: string | null } | undefined> {
     return (
       await knex.raw(
         `select m.webhook_url as merchant_url, m.webhook_secret_sealed as sealed, s.webhook_url as session_url
@@ -63,14 +67,14 @@ export class DeliveryRepository {
     ).rows[0];
   }
 
-  /** The delivery of an event to a merchant; undefined when it exists already (the bus may hand an event over twice). */
+  /** The delivery of an event to its audience; undefined when it exists already (the bus may hand an event over twice). */
   async insert(knex: Knex, delivery: NewDelivery): Promise<ClaimedDelivery | undefined> {
     const inserted = (await knex(DELIVERIES)
       .insert({
         id: delivery.id,
         event_id: delivery.eventId,
         event_kind: delivery.eventKind,
-        merchant_id: delivery.merchantId,
+        audience_id: delivery.audienceId,
         aggregate_id: delivery.aggregateId,
         payload: delivery.payload,
         status: 'PENDING',
@@ -81,17 +85,17 @@ export class DeliveryRepository {
         updated_at: delivery.now,
       })
       // At least once: the bus may hand over an event twice; it is still one delivery.
-      .onConflict(['event_id', 'merchant_id'])
+      .onConflict(['event_id', 'audience_id'])
       .ignore()
-      .returning(['id', 'event_id', 'merchant_id', 'aggregate_id', 'payload', 'attempts', 'lease_until'])) as ClaimedDelivery[];
+      .returning(['id', 'event_id', 'audience_id', 'aggregate_id', 'payload', 'attempts', 'lease_until'])) as ClaimedDelivery[];
     return inserted[0];
   }
 
   /** Deliveries due now that nobody holds, oldest due first. */
-  async due(knex: Knex, limit: number): Promise<Array<{ id: string; merchant_id: string }>> {
+  async due(knex: Knex, limit: number): Promise<Array<{ id: string; audience_id: string }>> {
     return (
       await knex.raw(
-        `select id, merchant_id from ${DELIVERIES}
+        `select id, audience_id from ${DELIVERIES}
          where status = 'PENDING' and next_attempt_at <= now() and (lease_until is null or lease_until < now())
          order by next_attempt_at limit ?`,
         [limit],
@@ -108,7 +112,7 @@ export class DeliveryRepository {
       await knex.raw(
         `update ${DELIVERIES} set lease_until = ?
          where id = any(?::text[]) and status = 'PENDING' and (lease_until is null or lease_until < now())
-         returning id, event_id, merchant_id, aggregate_id, payload, attempts, lease_until`,
+         returning id, event_id, audience_id, aggregate_id, payload, attempts, lease_until`,
         [leaseUntil, ids],
       )
     ).rows;
@@ -147,13 +151,13 @@ export class DeliveryRepository {
   }
 
   /**
-   * A merchant's manual retry: due now whatever its status, and any claim dropped (an attempt
-   * still in flight loses it and will not be recorded over this one). Null for a delivery that
-   * is not this merchant's.
+   * A manual retry by the delivery's audience (merchant or TPP): due now whatever its status, and
+   * any claim dropped (an attempt still in flight loses it and will not be recorded over this
+   * one). Null for a delivery that is not this audience's.
    */
-  async resetForRetry(em: EntityManager, merchantId: string, id: string): Promise<WebhookDeliveryEntity | null> {
+  async resetForRetry(em: EntityManager, audienceId: string, id: string): Promise<WebhookDeliveryEntity | null> {
     return em.transactional(async (tx) => {
-      const found = await tx.findOne(WebhookDeliveryEntity, { id, merchantId });
+      const found = await tx.findOne(WebhookDeliveryEntity, { id, audienceId });
       if (!found) return null;
       found.status = 'PENDING';
       found.nextAttemptAt = new Date();

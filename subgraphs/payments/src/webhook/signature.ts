@@ -23,7 +23,7 @@ export function standardWebhooksKey(secret: string): Buffer {
 /**
  * The headers of one attempt (API-CONTRACT "Webhook headers"): the spec's X-Service-Signature
  * over the raw body, and the Standard Webhooks trio over "id.timestamp.body" so that receivers
- * can refuse replays. Both keyed with the merchant's current secret.
+ * can refuse replays. Both keyed with the audience's (merchant's or TPP's) current secret.
  */
 export function signedHeaders(body: string, eventId: string, secret: string, now: Date): Record<string, string> {
   const unixSeconds = Math.floor(now.getTime() / 1000);

@@ -4,9 +4,10 @@ export const DELIVERY_STATUSES = ['PENDING', 'DELIVERED', 'FAILED'] as const;
 export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
 
 /**
- * One event on its way to one merchant's webhook endpoint (database shape; the graph shape is
- * webhook.type.ts). Created once per event and merchant whatever the bus redelivers, so a
- * duplicate event never becomes a second delivery.
+ * One event on its way to one audience's webhook endpoint: a merchant's (payment events) or a
+ * TPP's (Open Banking events). Database shape; the graph shape is webhook.type.ts. Created once
+ * per event and audience whatever the bus redelivers, so a duplicate event never becomes a
+ * second delivery.
  */
 @Entity({ tableName: 'webhook_deliveries' })
 export class WebhookDeliveryEntity {
@@ -22,10 +23,11 @@ export class WebhookDeliveryEntity {
   @Property({ type: 'text' })
   eventKind!: string;
 
+  /** Who the event is for, and who sees the delivery in its log: a merchant (mer_…) or a TPP (tpp_…). */
   @Property({ type: 'text' })
-  merchantId!: string;
+  audienceId!: string;
 
-  /** The session (or other aggregate) the event is about. */
+  /** The session, consent or payment order (the aggregate) the event is about. */
   @Property({ type: 'text' })
   aggregateId!: string;
 
@@ -67,7 +69,7 @@ export class WebhookDeliveryEntity {
   updatedAt: Date = new Date();
 }
 
-/** One HTTP attempt of a delivery, kept for the merchant's delivery log. */
+/** One HTTP attempt of a delivery, kept for the audience's delivery log. */
 @Entity({ tableName: 'webhook_attempts' })
 export class WebhookAttemptEntity {
   @PrimaryKey({ type: 'bigint', autoincrement: true })

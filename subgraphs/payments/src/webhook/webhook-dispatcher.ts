@@ -1,7 +1,9 @@
 import type { Knex } from '@mikro-orm/knex';
 import type { EventBus, PlatformEvent, Subscription } from '@gateway/events';
+import type { ServiceClient } from '@gateway/federation';
 import { newId, type Logger } from '@gateway/kernel';
-import { lookupTarget, startDeliveryWorker, type DeliveryWorker } from './delivery-worker';
+import { createTargetLookup } from './delivery-target';
+import { startDeliveryWorker, type DeliveryWorker } from './delivery-worker';
 import { deliveries } from './delivery.repository';
 import { DEFAULT_RETRY_SCHEDULE_SECONDS } from './retry-schedule';
 import { serializeEnvelope } from './signature';
@@ -9,12 +11,20 @@ import { createWebhookSender, DEFAULT_ATTEMPT_TIMEOUT_MS } from './webhook-sende
 
 /** The bus consumer group: every payments instance competes for the same queue. */
 export const WEBHOOK_CONSUMER_GROUP = 'webhooks';
-export const WEBHOOK_EVENT_PATTERN = 'payment.*';
+/**
+ * Every event kind that becomes a webhook: payment events for merchants; Open Banking events
+ * (consent.*, payment_order.*) for TPPs. One queue bound to all three, one code path, whatever
+ * the audience.
+ */
+export const WEBHOOK_EVENT_PATTERNS = ['payment.*', 'consent.*', 'payment_order.*'] as const;
 
 export interface WebhookDispatcherOptions {
   knex: Knex;
   bus: EventBus;
+  /** Opens the sealed webhook secrets (merchants' and TPPs'). */
   platformSecret: string;
+  /** Asks open-banking, through the router, for a TPP's webhook target. */
+  call: ServiceClient;
   production: boolean;
   logger: Logger;
   retryScheduleSeconds?: readonly number[];
@@ -29,19 +39,22 @@ export interface WebhookDispatcher {
 }
 
 /**
- * Turns payment events into webhook deliveries and sends them. Intake is quick (one row per event
- * and merchant, a duplicate event is a no-op) so the bus is acknowledged at once; the sending is
- * the worker's, at its own pace, retried on the schedule.
+ * Turns events into webhook deliveries and sends them: payment events to the merchant, Open
+ * Banking events (audience tpp_…) to the TPP, with the same envelope, signatures, retries and
+ * delivery log. Intake is quick (one row per event and audience, a duplicate event is a no-op) so
+ * the bus is acknowledged at once; the sending is the worker's, at its own pace, retried on the
+ * schedule.
  */
 export async function startWebhookDispatcher(options: WebhookDispatcherOptions): Promise<WebhookDispatcher> {
   const { knex, logger } = options;
   const attemptTimeoutMs = options.attemptTimeoutMs ?? DEFAULT_ATTEMPT_TIMEOUT_MS;
   const sender = createWebhookSender({ production: options.production, timeoutMs: attemptTimeoutMs });
+  const lookupTarget = createTargetLookup({ knex, call: options.call, platformSecret: options.platformSecret });
   const worker: DeliveryWorker = startDeliveryWorker({
     knex,
     sender,
+    lookupTarget,
     logger,
-    platformSecret: options.platformSecret,
     production: options.production,
     retryScheduleSeconds: options.retryScheduleSeconds ?? DEFAULT_RETRY_SCHEDULE_SECONDS,
     attemptTimeoutMs,
@@ -49,21 +62,23 @@ export async function startWebhookDispatcher(options: WebhookDispatcherOptions):
   });
 
   const intake = async (event: PlatformEvent): Promise<void> => {
-    const merchantId = event.audience;
-    if (!merchantId) return; // an event for nobody in particular: no webhook
-    const target = await lookupTarget(knex, merchantId, event.aggregateId, options.platformSecret);
-    // An unknown merchant, or neither the session nor the merchant names an endpoint: nothing to deliver.
+    const audienceId = event.audience;
+    if (!audienceId) return; // an event for nobody in particular: no webhook
+    // A TPP's target is asked of open-banking; if the router cannot answer, this throws and the
+    // bus hands the event over again later (at least once).
+    const target = await lookupTarget(audienceId, event.aggregateId);
+    // An unknown audience, or no endpoint named (session, merchant or TPP): nothing to deliver.
     if (!target?.url) return;
     const now = new Date();
     // With room for it, this worker claims the delivery as it creates it and sends at once.
-    const claimNow = worker.hasRoomFor(merchantId);
+    const claimNow = worker.hasRoomFor(audienceId);
     const leaseUntil = claimNow ? worker.newLease() : null;
     // At least once: a second copy of an event inserts nothing (and is not sent again).
     const delivery = await deliveries.insert(knex, {
       id: newId('delivery'),
       eventId: event.id,
       eventKind: event.kind,
-      merchantId,
+      audienceId,
       aggregateId: event.aggregateId,
       payload: serializeEnvelope({ id: event.id, event: event.kind, created_at: event.createdAt, data: event.data }),
       leaseUntil,
@@ -73,7 +88,7 @@ export async function startWebhookDispatcher(options: WebhookDispatcherOptions):
     else worker.wake();
   };
 
-  const subscription: Subscription = await options.bus.consume(WEBHOOK_CONSUMER_GROUP, WEBHOOK_EVENT_PATTERN, intake);
+  const subscription: Subscription = await options.bus.consume(WEBHOOK_CONSUMER_GROUP, WEBHOOK_EVENT_PATTERNS, intake);
   return {
     wake: () => worker.wake(),
     async stop() {

@@ -3,19 +3,23 @@ import { pageInfoOf, requirePrincipal, type SubgraphContext } from '@gateway/fed
 import { DEFAULT_PAGE_SIZE, type WebhookDeliveryService } from './webhook.service';
 import { toWebhookAttempt, toWebhookDelivery, WebhookAttempt, WebhookDelivery, WebhookDeliveryConnection } from './webhook.type';
 
-/** Deliveries are the merchant's own business: only its API key sees or retries them. */
-const merchantOf = (context: SubgraphContext): string => requirePrincipal(context, ['merchant'], 'INVALID_API_KEY').id;
+/**
+ * Deliveries are their audience's own business: a merchant's API key sees and retries the
+ * merchant's, a TPP's access token (tpk_) the TPP's Open Banking ones. The principal's id is the
+ * audience, so no credential ever reaches another's (WEBHOOK_DELIVERY_NOT_FOUND).
+ */
+const audienceOf = (context: SubgraphContext): string => requirePrincipal(context, ['merchant', 'tpp'], 'INVALID_API_KEY').id;
 
 export function createWebhookResolver(service: WebhookDeliveryService) {
   @Resolver(() => WebhookDelivery)
   class WebhookResolver {
-    @Query(() => WebhookDeliveryConnection, { description: "The calling merchant's webhook deliveries, newest first." })
+    @Query(() => WebhookDeliveryConnection, { description: "The calling merchant's (API key) or TPP's (tpk_ token) webhook deliveries, newest first." })
     async webhookDeliveries(
       @Arg('first', () => Int, { defaultValue: DEFAULT_PAGE_SIZE, description: 'Page size, 1 to 100.' }) first: number,
       @Arg('after', () => ID, { nullable: true, description: 'endCursor of the previous page.' }) after: string | null,
       @Ctx() context: SubgraphContext,
     ): Promise<WebhookDeliveryConnection> {
-      const page = await service.list(context.em, merchantOf(context), first, after);
+      const page = await service.list(context.em, audienceOf(context), first, after);
       const edges = page.deliveries.map((delivery) => ({ cursor: delivery.id, node: toWebhookDelivery(delivery) }));
       return {
         edges,
@@ -23,14 +27,14 @@ export function createWebhookResolver(service: WebhookDeliveryService) {
       };
     }
 
-    @Query(() => WebhookDelivery, { description: "One of the calling merchant's webhook deliveries; WEBHOOK_DELIVERY_NOT_FOUND otherwise." })
+    @Query(() => WebhookDelivery, { description: "One of the calling merchant's or TPP's webhook deliveries; WEBHOOK_DELIVERY_NOT_FOUND otherwise." })
     async webhookDelivery(@Arg('id', () => ID, { description: 'Delivery id (whd_…).' }) id: string, @Ctx() context: SubgraphContext): Promise<WebhookDelivery> {
-      return toWebhookDelivery(await service.find(context.em, merchantOf(context), id));
+      return toWebhookDelivery(await service.find(context.em, audienceOf(context), id));
     }
 
-    @Mutation(() => WebhookDelivery, { description: 'Sends a delivery again now (any status; the event id stays the same).' })
+    @Mutation(() => WebhookDelivery, { description: "Sends one of the caller's deliveries again now (any status; the event id stays the same), signed with the current secret." })
     async retryWebhookDelivery(@Arg('id', () => ID, { description: 'Delivery id (whd_…).' }) id: string, @Ctx() context: SubgraphContext): Promise<WebhookDelivery> {
-      const delivery = await service.retry(context.em, merchantOf(context), id);
+      const delivery = await service.retry(context.em, audienceOf(context), id);
       context.logger.info({ delivery: id }, 'webhook delivery retried by hand');
       return toWebhookDelivery(delivery);
     }

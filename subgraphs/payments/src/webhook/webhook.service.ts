@@ -6,7 +6,7 @@ import { WebhookAttemptEntity, WebhookDeliveryEntity } from './webhook-delivery.
 export const MAX_PAGE_SIZE = 100;
 export const DEFAULT_PAGE_SIZE = 20;
 
-/** One answer for an unknown id and another merchant's, so a key cannot probe which exist. */
+/** One answer for an unknown id and another audience's (merchant or TPP), so a credential cannot probe which exist. */
 const deliveryNotFound = (id: string) => new GatewayError('WEBHOOK_DELIVERY_NOT_FOUND', `no webhook delivery with id ${id}`);
 
 export interface DeliveryPage {
@@ -14,7 +14,10 @@ export interface DeliveryPage {
   hasMore: boolean;
 }
 
-/** A merchant's view of its webhook deliveries: the log, and redelivery by hand. */
+/**
+ * An audience's view of its webhook deliveries (a merchant's, or a TPP's Open Banking ones): the
+ * log, and redelivery by hand. Every query is scoped to the caller's own id.
+ */
 export class WebhookDeliveryService {
   private wakeDispatcher: () => void = () => undefined;
 
@@ -23,20 +26,20 @@ export class WebhookDeliveryService {
     this.wakeDispatcher = () => dispatcher.wake();
   }
 
-  async find(em: EntityManager, merchantId: string, id: string): Promise<WebhookDeliveryEntity> {
-    const delivery = await em.findOne(WebhookDeliveryEntity, { id, merchantId });
+  async find(em: EntityManager, audienceId: string, id: string): Promise<WebhookDeliveryEntity> {
+    const delivery = await em.findOne(WebhookDeliveryEntity, { id, audienceId });
     if (!delivery) throw deliveryNotFound(id);
     return delivery;
   }
 
   /** Newest first; `after` is the id of the last delivery of the previous page. */
-  async list(em: EntityManager, merchantId: string, first: number, after?: string | null): Promise<DeliveryPage> {
+  async list(em: EntityManager, audienceId: string, first: number, after?: string | null): Promise<DeliveryPage> {
     if (!Number.isInteger(first) || first < 1 || first > MAX_PAGE_SIZE) throw invalid('first', `must be an integer from 1 to ${MAX_PAGE_SIZE}`);
-    let where: Record<string, unknown> = { merchantId };
+    let where: Record<string, unknown> = { audienceId };
     if (after) {
-      const cursor = await em.findOne(WebhookDeliveryEntity, { id: after, merchantId });
-      if (!cursor) throw invalid('after', 'is not a delivery of this merchant');
-      where = { merchantId, $or: [{ createdAt: { $lt: cursor.createdAt } }, { createdAt: cursor.createdAt, id: { $lt: cursor.id } }] };
+      const cursor = await em.findOne(WebhookDeliveryEntity, { id: after, audienceId });
+      if (!cursor) throw invalid('after', 'is not a delivery of this caller');
+      where = { audienceId, $or: [{ createdAt: { $lt: cursor.createdAt } }, { createdAt: cursor.createdAt, id: { $lt: cursor.id } }] };
     }
     const rows = await em.find(WebhookDeliveryEntity, where, { orderBy: { createdAt: 'desc', id: 'desc' }, limit: first + 1 });
     return { deliveries: rows.slice(0, first), hasMore: rows.length > first };
@@ -50,8 +53,8 @@ export class WebhookDeliveryService {
    * Sends the delivery again now, whatever its status: a FAILED one gets one more attempt, a
    * DELIVERED one is redelivered (same event id, so the receiver can tell).
    */
-  async retry(em: EntityManager, merchantId: string, id: string): Promise<WebhookDeliveryEntity> {
-    const delivery = await deliveries.resetForRetry(em, merchantId, id);
+  async retry(em: EntityManager, audienceId: string, id: string): Promise<WebhookDeliveryEntity> {
+    const delivery = await deliveries.resetForRetry(em, audienceId, id);
     if (!delivery) throw deliveryNotFound(id);
     this.wakeDispatcher();
     return delivery;

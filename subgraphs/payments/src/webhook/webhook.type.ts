@@ -2,7 +2,7 @@ import { Field, ID, Int, ObjectType } from 'type-graphql';
 import { PageInfo } from '@gateway/federation';
 import type { WebhookAttemptEntity, WebhookDeliveryEntity } from './webhook-delivery.entity';
 
-@ObjectType('WebhookDelivery', { description: "One event on its way to the merchant's webhook endpoint, with its attempts." })
+@ObjectType('WebhookDelivery', { description: "One event on its way to a webhook endpoint (the merchant's, or for Open Banking events the TPP's), with its attempts." })
 export class WebhookDelivery {
   @Field(() => ID, { description: 'Delivery id (whd_…).' })
   id!: string;
@@ -10,7 +10,7 @@ export class WebhookDelivery {
   @Field(() => ID, { description: 'The event (evt_…): X-Service-Event-Id and webhook-id, the same on every attempt.' })
   eventId!: string;
 
-  @Field({ description: 'Event kind, e.g. payment.completed.' })
+  @Field({ description: 'Event kind, e.g. payment.completed or consent.granted.' })
   event!: string;
 
   @Field(() => String, { nullable: true, description: 'Where the last attempt went; null before the first.' })
@@ -71,7 +71,7 @@ export class WebhookDeliveryEdge {
   node!: WebhookDelivery;
 }
 
-@ObjectType({ description: "A page of the merchant's webhook deliveries, newest first (Relay connection)." })
+@ObjectType({ description: "A page of the caller's (merchant's or TPP's) webhook deliveries, newest first (Relay connection)." })
 export class WebhookDeliveryConnection {
   @Field(() => [WebhookDeliveryEdge], { description: 'The deliveries of this page.' })
   edges!: WebhookDeliveryEdge[];

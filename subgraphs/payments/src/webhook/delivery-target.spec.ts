@@ -1,0 +1,43 @@
+import type { Knex } from '@mikro-orm/knex';
+import type { ServiceClient } from '@gateway/federation';
+import { newSecret, sealSecret } from '@gateway/kernel';
+import { createTargetLookup, isTppAudience } from './delivery-target';
+
+describe('webhook targets of TPPs', () => {
+  const platformSecret = 'platform-secret-for-this-spec-0123456789';
+  // Never touched for a TPP: a merchant's target is the only one read from the payments schema.
+  const knex = new Proxy(
+    {},
+    {
+      get: () => {
+        throw new Error('the payments schema was read for a TPP');
+      },
+    },
+  ) as unknown as Knex;
+
+  it('tells a TPP audience from a merchant by the id prefix', () => {
+    expect(isTppAudience('tpp_abc')).toBe(true);
+    expect(isTppAudience('mer_abc')).toBe(false);
+    expect(isTppAudience('tppx_abc')).toBe(false);
+  });
+
+  it("asks open-banking for the TPP's target on every lookup and opens the sealed secret here", async () => {
+    const secrets = [newSecret('whsec_'), newSecret('whsec_')];
+    const asked: Array<Record<string, unknown> | undefined> = [];
+    const call = (async (query: string, variables?: Record<string, unknown>) => {
+      expect(query).toContain('tppWebhookTarget');
+      asked.push(variables);
+      return { tppWebhookTarget: { url: 'https://tpp.example/hooks', sealedSecret: sealSecret(secrets[asked.length - 1]!, platformSecret) } };
+    }) as ServiceClient;
+    const lookup = createTargetLookup({ knex, call, platformSecret });
+    expect(await lookup('tpp_1', 'con_1')).toEqual({ url: 'https://tpp.example/hooks', secret: secrets[0] });
+    // Not cached: a rotation in between is seen by the very next attempt.
+    expect(await lookup('tpp_1', 'con_1')).toEqual({ url: 'https://tpp.example/hooks', secret: secrets[1] });
+    expect(asked).toEqual([{ tppId: 'tpp_1' }, { tppId: 'tpp_1' }]);
+  });
+
+  it('an unknown TPP has no target', async () => {
+    const call = (async () => ({ tppWebhookTarget: null })) as ServiceClient;
+    expect(await createTargetLookup({ knex, call, platformSecret })('tpp_gone', 'con_1')).toBeNull();
+  });
+});
