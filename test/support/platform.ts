@@ -90,7 +90,7 @@ export async function startTestPlatform(options: TestPlatformOptions = {}): Prom
   const platform = await startPlatform(config, {
     db,
     bus,
-    logger: createLogger('test', 'silent'),
+    logger: createLogger('test', (process.env.TEST_LOG_LEVEL as 'silent') ?? 'silent'),
     rateLimits: options.rateLimits ?? { read: { points: 100_000 }, write: { points: 100_000 } },
     webhookAttemptTimeoutMs: options.webhookAttemptTimeoutMs,
     paymentsEngine: options.paymentsEngine,

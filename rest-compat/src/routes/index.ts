@@ -10,6 +10,7 @@ import { consentRoutes } from './consents';
 import { identityRoutes } from './identity';
 import { merchantRoutes } from './merchants';
 import { paymentRoutes } from './payments';
+import { paymentOrderRoutes } from './payment-orders';
 import { tokenRoutes } from './token';
 import { settlementRoutes } from './settlement';
 import { tppRoutes } from './tpps';
@@ -24,6 +25,7 @@ export const ROUTES: readonly RestRoute[] = [
   ...tokenRoutes,
   ...consentRevocationRoutes,
   ...accountRoutes,
+  ...paymentOrderRoutes,
   ...consentAuthorisationRoutes,
   ...identityRoutes,
   ...paymentRoutes,

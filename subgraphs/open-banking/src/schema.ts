@@ -12,6 +12,7 @@ import { createOpenBankingModules, type OpenBankingModules } from './modules';
 import type { OpenBankingSettings } from './settings';
 import { TppEntity } from './tpp/tpp.entity';
 import { createTppResolver } from './tpp/tpp.resolver';
+import { createPaymentOrderResolver } from './payment-order/payment-order.resolver';
 import { toTpp } from './tpp/tpp.type';
 
 export async function buildOpenBankingSchema(settings: OpenBankingSettings, modules: OpenBankingModules = createOpenBankingModules(settings)): Promise<GraphQLSchema> {
@@ -23,6 +24,7 @@ export async function buildOpenBankingSchema(settings: OpenBankingSettings, modu
       createAuthorisationResolver(modules.authorisation),
       ...createAccountResolvers(modules.accounts),
       createTokenResolver(modules.tokens),
+      createPaymentOrderResolver(modules.paymentOrders),
       // The issuer is the consents' public base: the one the approval's `iss` names.
       createAuthorizationServerResolver(modules.consents.settings.publicBaseUrl),
     ],

@@ -1,17 +1,22 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { startJob, type Job, type Logger } from '@gateway/kernel';
 import type { ConsentService } from '../consent/consent.service';
+import { requestLostMovements } from '../payment-order/movement-outcomes';
 
 export interface OpenBankingJobSettings {
   /** How often consents past expires_at are moved to EXPIRED. */
   consentExpiryIntervalMs: number;
+  /** How often payment orders waiting for the payments engine are checked. */
+  movementSweepIntervalMs: number;
+  /** A PROCESSING order without the engine's answer for this long is requested again (same id). */
+  movementRequestAgainAfterMs: number;
 }
 
-export const DEFAULT_JOB_SETTINGS: OpenBankingJobSettings = { consentExpiryIntervalMs: 30_000 };
+export const DEFAULT_JOB_SETTINGS: OpenBankingJobSettings = { consentExpiryIntervalMs: 30_000, movementSweepIntervalMs: 30_000, movementRequestAgainAfterMs: 120_000 };
 
-/** The open-banking subgraph's background work: consent expiry (consent.expired). */
+/** The open-banking subgraph's background work: consent expiry (consent.expired), payment orders' lost movement requests. */
 export function startOpenBankingJobs(root: EntityManager, consents: ConsentService, settings: OpenBankingJobSettings, logger: Logger): Job {
-  return startJob(
+  const expiry = startJob(
     'consent-expiry',
     settings.consentExpiryIntervalMs,
     async () => {
@@ -20,4 +25,19 @@ export function startOpenBankingJobs(root: EntityManager, consents: ConsentServi
     },
     logger,
   );
+  const sweep = startJob(
+    'payment-order-movements',
+    settings.movementSweepIntervalMs,
+    async () => {
+      const asked = await requestLostMovements(root, settings.movementRequestAgainAfterMs);
+      if (asked > 0) logger.warn({ asked }, 'payment orders without an answer from payments: movement requested again');
+    },
+    logger,
+  );
+  return {
+    async stop() {
+      await expiry.stop();
+      await sweep.stop();
+    },
+  };
 }

@@ -5,6 +5,7 @@ import { Migration20261124000100_payment_sessions } from './Migration20261124000
 import { Migration20261124000200_webhook_deliveries } from './Migration20261124000200_webhook_deliveries';
 import { Migration20261125000100_engine_outcomes } from './Migration20261125000100_engine_outcomes';
 import { Migration20261128000100_settlement } from './Migration20261128000100_settlement';
+import { Migration20261129000100_order_movements } from './Migration20261129000100_order_movements';
 
 /** Committed migrations of the payments schema, in order. */
 export const migrations: MigrationObject[] = [
@@ -14,4 +15,5 @@ export const migrations: MigrationObject[] = [
   { name: 'Migration20261124000200_webhook_deliveries', class: Migration20261124000200_webhook_deliveries },
   { name: 'Migration20261125000100_engine_outcomes', class: Migration20261125000100_engine_outcomes },
   { name: 'Migration20261128000100_settlement', class: Migration20261128000100_settlement },
+  { name: 'Migration20261129000100_order_movements', class: Migration20261129000100_order_movements },
 ];
