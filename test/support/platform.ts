@@ -73,6 +73,8 @@ export interface TestPlatformOptions {
   paymentsSettlement?: PaymentsStartOptions['settlement'];
   /** Open Banking job timing (a short consent expiry interval). */
   openBankingJobs?: Partial<OpenBankingJobSettings>;
+  /** SCA time of payment orders above the exemption limit. */
+  openBankingScaTtlMs?: number;
 }
 
 export async function startTestPlatform(options: TestPlatformOptions = {}): Promise<TestPlatform> {
@@ -96,6 +98,7 @@ export async function startTestPlatform(options: TestPlatformOptions = {}): Prom
     paymentsEngine: options.paymentsEngine,
     paymentsSettlement: options.paymentsSettlement,
     openBankingJobs: options.openBankingJobs,
+    openBankingScaTtlMs: options.openBankingScaTtlMs,
   });
   const adminHeaders = { 'x-service-admin-key': platform.adminKey };
 

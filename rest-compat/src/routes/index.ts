@@ -11,6 +11,7 @@ import { identityRoutes } from './identity';
 import { merchantRoutes } from './merchants';
 import { paymentRoutes } from './payments';
 import { paymentOrderRoutes } from './payment-orders';
+import { scaRoutes } from './sca';
 import { tokenRoutes } from './token';
 import { settlementRoutes } from './settlement';
 import { tppRoutes } from './tpps';
@@ -26,6 +27,7 @@ export const ROUTES: readonly RestRoute[] = [
   ...consentRevocationRoutes,
   ...accountRoutes,
   ...paymentOrderRoutes,
+  ...scaRoutes,
   ...consentAuthorisationRoutes,
   ...identityRoutes,
   ...paymentRoutes,

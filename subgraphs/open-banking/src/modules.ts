@@ -10,6 +10,7 @@ import { TokenService } from './grant/token.service';
 import { DEFAULT_CORE_CALL_SETTINGS, DEFAULT_PUBLIC_BASE_URL, ROUTING_CACHE, type OpenBankingSettings } from './settings';
 import { TppService } from './tpp/tpp.service';
 import { PaymentOrderService } from './payment-order/payment-order.service';
+import { DEFAULT_SCA_TTL_MS, ScaService } from './payment-order/sca.service';
 
 /** The open-banking subgraph's services, wired once: resolvers and background jobs share them. */
 export interface OpenBankingModules {
@@ -23,6 +24,7 @@ export interface OpenBankingModules {
   authorisation: AuthorisationService;
   accounts: AccountService;
   paymentOrders: PaymentOrderService;
+  sca: ScaService;
 }
 
 export function createOpenBankingModules(settings: OpenBankingSettings): OpenBankingModules {
@@ -49,5 +51,6 @@ export function createOpenBankingModules(settings: OpenBankingSettings): OpenBan
     authorisation: new AuthorisationService({ publicBaseUrl }, directory, cores, new CustomerAccountsClient(call), logger.child({ component: 'authorisation' })),
     accounts,
     paymentOrders: new PaymentOrderService({ publicBaseUrl }, directory, bankCapabilities, accounts),
+    sca: new ScaService({ scaTtlMs: settings.scaTtlMs ?? DEFAULT_SCA_TTL_MS }, directory, cores, logger.child({ component: 'sca' })),
   };
 }

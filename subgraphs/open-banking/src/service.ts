@@ -25,6 +25,8 @@ export interface OpenBankingStartOptions extends SubgraphStartOptions {
   jobs?: Partial<OpenBankingJobSettings>;
   /** Bank core call deadlines (tests shorten them). */
   cores?: Partial<CoreCallSettings>;
+  /** SCA time of a payment order above the exemption limit (PAYMENT_ORDER_SCA_TTL_SECONDS); default 15 minutes. */
+  scaTtlMs?: number;
 }
 
 /** Starts the open-banking subgraph: migrations, schema, HTTP server, the consent expiry job; with a bus, the outbox relay. */
@@ -43,6 +45,7 @@ export async function start(options: OpenBankingStartOptions): Promise<RunningSe
     publicBaseUrl: options.publicBaseUrl,
     routerUrl: options.routerUrl,
     cores: options.cores,
+    scaTtlMs: options.scaTtlMs,
     logger,
   };
   const modules = createOpenBankingModules(settings);
@@ -58,7 +61,7 @@ export async function start(options: OpenBankingStartOptions): Promise<RunningSe
     host: options.host,
     port: options.port,
   });
-  const jobs = startOpenBankingJobs(orm.em, modules.consents, { ...DEFAULT_JOB_SETTINGS, ...options.jobs }, logger.child({ component: 'jobs' }));
+  const jobs = startOpenBankingJobs(orm.em, modules.consents, modules.sca, { ...DEFAULT_JOB_SETTINGS, ...options.jobs }, logger.child({ component: 'jobs' }));
   // Consent and payment order events leave through the bus: webhooks and subscriptions read them there.
   const relayLogger = logger.child({ component: 'outbox-relay' });
   const relay = options.bus

@@ -73,6 +73,10 @@ export class PaymentOrderEntity {
   @Property({ type: 'text', nullable: true })
   requestId: string | null = null;
 
+  /** Wrong one-time passwords given at the SCA page; the third fails the order. */
+  @Property({ type: 'integer' })
+  scaOtpFailures = 0;
+
   /** When movement.requested was last written: the sweeper asks again after a while without an answer. */
   @Property({ type: 'timestamptz', nullable: true })
   movementRequestedAt: Date | null = null;

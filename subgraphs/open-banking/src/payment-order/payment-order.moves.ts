@@ -89,6 +89,7 @@ export function createPaymentOrder(tx: EntityManager, fields: NewPaymentOrder, t
     failureDetail: null,
     settlementType: null,
     movementRequestedAt: move.requestsMovement ? now : null,
+    scaOtpFailures: 0,
     processingAt: move.to === 'PROCESSING' ? now : null,
     createdAt: now,
     updatedAt: now,
@@ -136,6 +137,19 @@ export async function requestMovementAgain(em: EntityManager, order: PaymentOrde
   if (count === 0) return false;
   requestMovement(em, order, now);
   return true;
+}
+
+/**
+ * Counts a wrong one-time password given at the SCA page of a PENDING_SCA order: one atomic
+ * increment (raw SQL: two concurrent wrong OTPs must both count), returning the new count; null
+ * when the order is no longer PENDING_SCA.
+ */
+export async function countScaOtpFailure(tx: EntityManager, orderId: string, now: Date): Promise<number | null> {
+  const rows: Array<{ sca_otp_failures: number }> = await tx.execute(
+    `update "open_banking"."payment_orders" set "sca_otp_failures" = "sca_otp_failures" + 1, "updated_at" = ? where "id" = ? and "status" = 'PENDING_SCA' returning "sca_otp_failures"`,
+    [now, orderId],
+  );
+  return rows.length === 0 ? null : Number(rows[0]!.sca_otp_failures);
 }
 
 /** Loads an order as a plain, untracked object (what movePaymentOrder updates in place). */
