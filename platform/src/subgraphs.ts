@@ -18,6 +18,8 @@ export interface ServiceOverrides {
   paymentsSettlement?: PaymentsStartOptions['settlement'];
   /** Open Banking job timing (tests shorten the consent expiry interval). */
   openBankingJobs?: Partial<OpenBankingJobSettings>;
+  /** How long a payment order above the exemption limit waits for SCA (default 15 minutes; tests shorten it). */
+  openBankingScaTtlMs?: number;
 }
 
 export interface SubgraphModule {
@@ -53,7 +55,8 @@ export const SUBGRAPHS: SubgraphModule[] = [
     name: 'open-banking',
     port: (c) => c.ports.openBanking,
     // consent_url shares the customer-facing base of checkout_url (PUBLIC_BASE_URL).
-    start: (common, config, overrides) => openBanking.start({ ...common, publicBaseUrl: config.payments.publicBaseUrl, jobs: overrides.openBankingJobs }),
+    start: (common, config, overrides) =>
+      openBanking.start({ ...common, publicBaseUrl: config.payments.publicBaseUrl, jobs: overrides.openBankingJobs, scaTtlMs: overrides.openBankingScaTtlMs }),
     buildSchema: () => openBanking.buildOpenBankingSchema(printing),
   },
 ];

@@ -94,7 +94,8 @@ export function registerRoutes(app: FastifyInstance, routes: readonly RestRoute[
         passBackRouterHeaders(reply, execution.headers);
         if (execution.error) return sendError(reply, execution.error, request.requestId);
         if (route.status === 204 || !route.result) return reply.code(204).send();
-        return reply.code(route.status).send(keysToSnake(route.result(execution.data!)));
+        const status = route.accepted?.when(execution.data!) ? 202 : route.status;
+        return reply.code(status).send(keysToSnake(route.result(execution.data!)));
       },
     });
   }

@@ -84,6 +84,11 @@ export interface RestRoute<P extends AnyObjectSchema | undefined = any, Q extend
   /** Picks the REST body (camelCase) out of `data`; keys are then converted to snake_case. Omitted for 204. */
   result?(data: GraphQLData): unknown;
   status: 200 | 201 | 202 | 204;
+  /**
+   * Answers 202 Accepted instead of `status` when the result says the work waits for someone
+   * (a payment order waiting for SCA), with the same body; `description` documents when.
+   */
+  accepted?: { when(data: GraphQLData): boolean; description: string };
   /** Success body, snake_case (docs, and the specs check real responses against it). */
   response?: z.ZodType;
   /** Codes this route answers besides the generic ones (docs). */

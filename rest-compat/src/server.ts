@@ -13,6 +13,7 @@ import { renderDocsPage } from './openapi/docs-page';
 import { registerRequestId } from './request-id';
 import { checkoutPage } from './pages/checkout-page';
 import { consentPage } from './pages/consent-page';
+import { scaPage } from './pages/sca-page';
 import { parseFormBody } from './form-body';
 import { MEDIA_TYPE } from './route';
 import { registerRoutes } from './register-routes';
@@ -67,7 +68,11 @@ export async function startRestCompat(options: RestCompatOptions): Promise<Runni
 
   const execute = createExecutor({ graphqlUrl: target.graphqlUrl, dispatcher, logger });
   // Pages share a path with a JSON route of the table, which documents it.
-  registerRoutes(app, ROUTES, execute, { 'GET /pay/{session_id}': checkoutPage(execute, logger), 'GET /ob/auth/{consent_id}': consentPage(execute, logger) });
+  registerRoutes(app, ROUTES, execute, {
+    'GET /pay/{session_id}': checkoutPage(execute, logger),
+    'GET /ob/auth/{consent_id}': consentPage(execute, logger),
+    'GET /ob/sca/{payment_order_id}': scaPage(execute, logger),
+  });
   await registerGraphQLProxy(app, { graphqlUrl: target.graphqlUrl, dispatcher, logger });
   registerGraphQLWebSocketProxy(app, { graphqlUrl: target.graphqlUrl, logger });
   registerHealth(app, target.baseUrl, dispatcher);

@@ -76,7 +76,7 @@ async function bearerPrincipal(em: EntityManager, authorization: string, consent
     // A valid token speaking for another consent (contract "Data and payment calls"): the caller
     // is authenticated, just not for the consent it names, hence 403 rather than 401.
     if (!safeEqual(result.credential.ownerId, consentId)) throw new GatewayError('FORBIDDEN', 'X-Consent-Id is not the consent this access token was issued for');
-    return { kind: 'ob_token', id: consentId, consentId, scopes: result.credential.scopes, ip };
+    return { kind: 'ob_token', id: consentId, consentId, scopes: result.credential.scopes, ip, ...(result.credential.clientId ? { clientId: result.credential.clientId } : {}) };
   }
 
   // The TPP's own token is a different class: it manages consents and never reads account data

@@ -35,3 +35,19 @@ describe('rate limits of Open Banking data calls', () => {
     expect(await limiter.check(['read'], { kind: 'ob_token', id: 'con_c', consentId: 'con_c' })).toMatchObject({ allowed: true, limit: 300, remaining: 299, resetSeconds: 60 });
   });
 });
+
+describe('rate limit of payment orders', () => {
+  it('100 creations a minute per TPP, whichever consent (principal) the access token speaks for', async () => {
+    const limiter = await createRateLimiter({ payment_order_create: { points: 2 } });
+    const classes = limitClassesOf('mutation', ['createPaymentOrder']);
+    expect(classes).toEqual(['payment_order_create']);
+    const consentA = { kind: 'ob_token' as const, id: 'con_a', consentId: 'con_a', clientId: 'tpp_a' };
+    const consentB = { kind: 'ob_token' as const, id: 'con_b', consentId: 'con_b', clientId: 'tpp_a' };
+    expect((await limiter.check(classes, consentA, consentA.clientId)).remaining).toBe(1);
+    expect(await limiter.check(classes, consentB, consentB.clientId)).toMatchObject({ allowed: true, remaining: 0 });
+    expect(await limiter.check(classes, consentA, consentA.clientId)).toMatchObject({ allowed: false, limit: 2 });
+    // Another TPP has its own budget.
+    expect((await limiter.check(classes, { kind: 'ob_token', id: 'con_c', consentId: 'con_c' }, 'tpp_b')).allowed).toBe(true);
+    await expect((await createRateLimiter()).check(classes, consentA, 'tpp_a')).resolves.toMatchObject({ limit: 100 });
+  });
+});

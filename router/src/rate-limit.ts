@@ -17,6 +17,8 @@ export const DEFAULT_LIMITS = {
   session_create: { points: 100, durationSeconds: 60, by: 'principal' },
   read: { points: 300, durationSeconds: 60, by: 'principal' },
   ob_token: { points: 30, durationSeconds: 60, by: 'client' },
+  // Contract: POST /ob/payment-orders 100/min per TPP, whichever consent's access token it uses.
+  payment_order_create: { points: 100, durationSeconds: 60, by: 'client' },
   identity_resolve: { points: 600, durationSeconds: 60, by: 'ip' },
   write: { points: 300, durationSeconds: 60, by: 'principal' },
 } satisfies Record<string, LimitClass>;
@@ -30,6 +32,7 @@ const ROOT_FIELD_CLASS: Record<string, LimitClassName> = {
   resolveAlias: 'identity_resolve',
   exchangeAuthorizationCode: 'ob_token',
   refreshAccessToken: 'ob_token',
+  createPaymentOrder: 'payment_order_create',
 };
 
 export function limitClassesOf(operation: 'query' | 'mutation' | 'subscription', rootFields: string[]): LimitClassName[] {

@@ -149,7 +149,8 @@ export async function startRouter(options: RouterOptions): Promise<RunningRouter
       if (!operation) return; // malformed: Apollo answers it with a validation error
       if (principal.kind === 'service') return; // platform-internal traffic is not a client's budget
       const classes = limitClassesOf(operation.type, operation.rootFields);
-      const client = classes.includes('ob_token') ? await tokenRequestClient(vaultOrm.em.fork(), operation) : undefined;
+      // The OAuth client (TPP) a request is charged to: the token request's, or an access token's own TPP.
+      const client = classes.includes('ob_token') ? await tokenRequestClient(vaultOrm.em.fork(), operation) : principal.kind === 'ob_token' ? principal.clientId : undefined;
       const verdict = await limiter.check(classes, principal, client);
       reply.header('x-ratelimit-limit', verdict.limit);
       reply.header('x-ratelimit-remaining', verdict.remaining);

@@ -72,16 +72,27 @@ export async function openBankingSeeds(t: TestPlatform): Promise<OpenBankingSeed
 
   const issueTokens: OpenBankingSeeds['issueTokens'] = async (consentId, scopes, { accessExpiresAt } = {}) => {
     const family = newId('grant');
+    // As the token endpoint does: the tokens name their TPP (per-TPP limits key on it).
+    const [consent] = await orm.em.fork().execute<Array<{ tpp_id: string }>>(`select "tpp_id" from "open_banking"."consents" where "id" = ?`, [consentId]);
     return orm.em.fork().transactional(async (tx) => {
       const access = vault.issue(tx, {
         kind: 'ob_access_token',
         ownerId: consentId,
+        clientId: consent?.tpp_id,
         prefix: 'at_',
         scopes,
         family,
         expiresAt: accessExpiresAt ?? new Date(Date.now() + ACCESS_TOKEN_TTL_MS),
       });
-      const refresh = vault.issue(tx, { kind: 'ob_refresh_token', ownerId: consentId, prefix: 'rt_', scopes, family, expiresAt: new Date(Date.now() + 90 * 86_400_000) });
+      const refresh = vault.issue(tx, {
+        kind: 'ob_refresh_token',
+        ownerId: consentId,
+        clientId: consent?.tpp_id,
+        prefix: 'rt_',
+        scopes,
+        family,
+        expiresAt: new Date(Date.now() + 90 * 86_400_000),
+      });
       return { accessToken: access.raw, refreshToken: refresh.raw, family };
     });
   };

@@ -73,6 +73,8 @@ export interface TestPlatformOptions {
   paymentsSettlement?: PaymentsStartOptions['settlement'];
   /** Open Banking job timing (a short consent expiry interval). */
   openBankingJobs?: Partial<OpenBankingJobSettings>;
+  /** SCA time of payment orders above the exemption limit. */
+  openBankingScaTtlMs?: number;
 }
 
 export async function startTestPlatform(options: TestPlatformOptions = {}): Promise<TestPlatform> {
@@ -90,12 +92,13 @@ export async function startTestPlatform(options: TestPlatformOptions = {}): Prom
   const platform = await startPlatform(config, {
     db,
     bus,
-    logger: createLogger('test', 'silent'),
+    logger: createLogger('test', (process.env.TEST_LOG_LEVEL as 'silent') ?? 'silent'),
     rateLimits: options.rateLimits ?? { read: { points: 100_000 }, write: { points: 100_000 } },
     webhookAttemptTimeoutMs: options.webhookAttemptTimeoutMs,
     paymentsEngine: options.paymentsEngine,
     paymentsSettlement: options.paymentsSettlement,
     openBankingJobs: options.openBankingJobs,
+    openBankingScaTtlMs: options.openBankingScaTtlMs,
   });
   const adminHeaders = { 'x-service-admin-key': platform.adminKey };
 

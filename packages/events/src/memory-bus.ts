@@ -1,3 +1,4 @@
+import { AsyncResource } from 'node:async_hooks';
 import type { EventBus, EventHandler, Subscription } from './bus';
 import { topicMatches } from './bus';
 import type { PlatformEvent } from './event';
@@ -16,10 +17,18 @@ export function createMemoryBus(): EventBus {
   const groups = new Map<string, Consumer[]>();
   const subscribers = new Set<Consumer>();
   let closed = false;
+  /*
+   * Handlers run in the async context of the bus's creation, never in the publisher's: a relay
+   * publishes from inside its service's transaction, and an ORM that finds transactions through
+   * async-local storage (MikroORM's TransactionContext, one per context name, and every service
+   * names its ORM 'default') would otherwise let another service's consumer join that
+   * transaction. RabbitMQ deliveries carry no context either.
+   */
+  const scope = new AsyncResource('memory-bus-delivery');
 
   const deliver = (consumer: Consumer, event: PlatformEvent): void => {
     // Asynchronous, like a broker: publish never waits for consumers.
-    setImmediate(() => {
+    scope.runInAsyncScope(setImmediate, null, () => {
       if (closed) return;
       consumer.handler(event).catch(() => {
         const timer = setTimeout(() => deliver(consumer, event), RETRY_DELAY_MS);

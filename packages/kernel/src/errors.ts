@@ -49,6 +49,10 @@ export const ERROR_CODES = {
   TPP_NOT_FOUND: { status: 404, message: 'Unknown TPP' },
   // The spec has no code for a consent the customer already decided; 409 like SESSION_ALREADY_COMPLETED.
   CONSENT_ALREADY_DECIDED: { status: 409, message: 'The customer has already approved or rejected this consent' },
+  // The contract names 404 for another TPP's or consent's order; a code of its own, like SESSION_NOT_FOUND.
+  PAYMENT_ORDER_NOT_FOUND: { status: 404, message: 'Unknown payment order' },
+  // SCA given for an order no longer awaiting it (authorised, failed, expired): 409 like CONSENT_ALREADY_DECIDED.
+  PAYMENT_ORDER_NOT_PENDING_SCA: { status: 409, message: 'The payment order does not await SCA' },
   WEBHOOK_DELIVERY_NOT_FOUND: { status: 404, message: 'Unknown webhook delivery' },
   MOVEMENT_NOT_FOUND: { status: 404, message: 'No movement needing attention for this session' },
   SETTLEMENT_CYCLE_NOT_FOUND: { status: 404, message: 'Unknown settlement cycle or position' },

@@ -20,6 +20,8 @@ export interface Principal {
   /** merchant mode (test or live) or OB scopes. */
   scopes?: string[];
   consentId?: string;
+  /** ob_token: the TPP (OAuth client) the access token was issued to, for per-TPP limits. */
+  clientId?: string;
   /** Client IP for per-IP limits and audit. */
   ip?: string;
 }

@@ -142,6 +142,9 @@ function operationOf(route: RestRoute): OpenApiOperation {
   const seeOther: Record<string, OpenApiResponse> = route.htmlForm
     ? { '303': { description: 'See Other (form posts only): Location is the next page, after success or refusal.', headers: RESPONSE_HEADERS } }
     : {};
+  const accepted: Record<string, OpenApiResponse> = route.accepted
+    ? { '202': { ...success, description: `Accepted: ${route.accepted.description}`, headers: headersOf(route, 202) } }
+    : {};
   return {
     operationId: operationId(route),
     tags: [route.tag],
@@ -157,7 +160,7 @@ function operationOf(route: RestRoute): OpenApiOperation {
       { $ref: '#/components/parameters/X-Request-Id' },
     ],
     ...(route.body || route.htmlForm ? { requestBody: { required: route.body !== undefined, content: bodyContent(route) } } : {}),
-    responses: { [String(route.status)]: success, ...seeOther, ...errorResponses(route) },
+    responses: { [String(route.status)]: success, ...accepted, ...seeOther, ...errorResponses(route) },
   };
 }
 

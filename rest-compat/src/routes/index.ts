@@ -10,6 +10,8 @@ import { consentRoutes } from './consents';
 import { identityRoutes } from './identity';
 import { merchantRoutes } from './merchants';
 import { paymentRoutes } from './payments';
+import { paymentOrderRoutes } from './payment-orders';
+import { scaRoutes } from './sca';
 import { tokenRoutes } from './token';
 import { settlementRoutes } from './settlement';
 import { tppRoutes } from './tpps';
@@ -24,6 +26,8 @@ export const ROUTES: readonly RestRoute[] = [
   ...tokenRoutes,
   ...consentRevocationRoutes,
   ...accountRoutes,
+  ...paymentOrderRoutes,
+  ...scaRoutes,
   ...consentAuthorisationRoutes,
   ...identityRoutes,
   ...paymentRoutes,

@@ -9,6 +9,8 @@ import { ConsentService } from './consent/consent.service';
 import { TokenService } from './grant/token.service';
 import { DEFAULT_CORE_CALL_SETTINGS, DEFAULT_PUBLIC_BASE_URL, ROUTING_CACHE, type OpenBankingSettings } from './settings';
 import { TppService } from './tpp/tpp.service';
+import { PaymentOrderService } from './payment-order/payment-order.service';
+import { DEFAULT_SCA_TTL_MS, ScaService } from './payment-order/sca.service';
 
 /** The open-banking subgraph's services, wired once: resolvers and background jobs share them. */
 export interface OpenBankingModules {
@@ -21,6 +23,8 @@ export interface OpenBankingModules {
   cores: BankCorePool;
   authorisation: AuthorisationService;
   accounts: AccountService;
+  paymentOrders: PaymentOrderService;
+  sca: ScaService;
 }
 
 export function createOpenBankingModules(settings: OpenBankingSettings): OpenBankingModules {
@@ -36,13 +40,17 @@ export function createOpenBankingModules(settings: OpenBankingSettings): OpenBan
     production: settings.production,
     logger: logger.child({ component: 'bank-core' }),
   });
+  const bankCapabilities = new BankCapabilitiesClient(call);
+  const accounts = new AccountService(directory, cores);
   return {
     tpps: new TppService(settings),
     tokens: new TokenService(),
-    consents: new ConsentService({ publicBaseUrl }, new BankCapabilitiesClient(call)),
+    consents: new ConsentService({ publicBaseUrl }, bankCapabilities),
     directory,
     cores,
     authorisation: new AuthorisationService({ publicBaseUrl }, directory, cores, new CustomerAccountsClient(call), logger.child({ component: 'authorisation' })),
-    accounts: new AccountService(directory, cores),
+    accounts,
+    paymentOrders: new PaymentOrderService({ publicBaseUrl }, directory, bankCapabilities, accounts),
+    sca: new ScaService({ scaTtlMs: settings.scaTtlMs ?? DEFAULT_SCA_TTL_MS }, directory, cores, logger.child({ component: 'sca' })),
   };
 }

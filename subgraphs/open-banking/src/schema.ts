@@ -13,6 +13,8 @@ import { createOpenBankingModules, type OpenBankingModules } from './modules';
 import type { OpenBankingSettings } from './settings';
 import { TppEntity } from './tpp/tpp.entity';
 import { createTppResolver } from './tpp/tpp.resolver';
+import { createPaymentOrderResolver } from './payment-order/payment-order.resolver';
+import { createScaResolver } from './payment-order/sca.resolver';
 import { toTpp } from './tpp/tpp.type';
 
 export async function buildOpenBankingSchema(settings: OpenBankingSettings, modules: OpenBankingModules = createOpenBankingModules(settings)): Promise<GraphQLSchema> {
@@ -25,6 +27,8 @@ export async function buildOpenBankingSchema(settings: OpenBankingSettings, modu
       createAuthorisationResolver(modules.authorisation),
       ...createAccountResolvers(modules.accounts),
       createTokenResolver(modules.tokens),
+      createPaymentOrderResolver(modules.paymentOrders),
+      createScaResolver(modules.sca),
       // The issuer is the consents' public base: the one the approval's `iss` names.
       createAuthorizationServerResolver(modules.consents.settings.publicBaseUrl),
     ],

@@ -11,6 +11,9 @@ import { createOpenBankingModules } from './modules';
 import { buildOpenBankingSchema } from './schema';
 import type { CoreCallSettings, OpenBankingSettings } from './settings';
 import { TppEntity } from './tpp/tpp.entity';
+import { consumeMovementOutcomes } from './payment-order/movement-outcomes';
+import { PaymentOrderEntity } from './payment-order/payment-order.entity';
+import { OrderIdempotencyKeyEntity } from './payment-order/order-idempotency';
 
 export const OPEN_BANKING_SCHEMA = 'open_banking';
 
@@ -22,6 +25,8 @@ export interface OpenBankingStartOptions extends SubgraphStartOptions {
   jobs?: Partial<OpenBankingJobSettings>;
   /** Bank core call deadlines (tests shorten them). */
   cores?: Partial<CoreCallSettings>;
+  /** SCA time of a payment order above the exemption limit (PAYMENT_ORDER_SCA_TTL_SECONDS); default 15 minutes. */
+  scaTtlMs?: number;
 }
 
 /** Starts the open-banking subgraph: migrations, schema, HTTP server, the consent expiry job; with a bus, the outbox relay. */
@@ -29,7 +34,7 @@ export async function start(options: OpenBankingStartOptions): Promise<RunningSe
   await migrateVault(options.db);
   const orm = await openServiceOrm(options.db, {
     schema: OPEN_BANKING_SCHEMA,
-    entities: [TppEntity, ConsentEntity, ConsentAccountEntity, OutboxEvent, Credential],
+    entities: [TppEntity, ConsentEntity, ConsentAccountEntity, PaymentOrderEntity, OrderIdempotencyKeyEntity, OutboxEvent, Credential],
     migrations,
     foreignSchemas: ['auth'],
   });
@@ -40,6 +45,7 @@ export async function start(options: OpenBankingStartOptions): Promise<RunningSe
     publicBaseUrl: options.publicBaseUrl,
     routerUrl: options.routerUrl,
     cores: options.cores,
+    scaTtlMs: options.scaTtlMs,
     logger,
   };
   const modules = createOpenBankingModules(settings);
@@ -55,16 +61,19 @@ export async function start(options: OpenBankingStartOptions): Promise<RunningSe
     host: options.host,
     port: options.port,
   });
-  const jobs = startOpenBankingJobs(orm.em, modules.consents, { ...DEFAULT_JOB_SETTINGS, ...options.jobs }, logger.child({ component: 'jobs' }));
-  // Consent (and, later, payment order) events leave through the bus: webhooks and subscriptions read them there.
+  const jobs = startOpenBankingJobs(orm.em, modules.consents, modules.sca, { ...DEFAULT_JOB_SETTINGS, ...options.jobs }, logger.child({ component: 'jobs' }));
+  // Consent and payment order events leave through the bus: webhooks and subscriptions read them there.
   const relayLogger = logger.child({ component: 'outbox-relay' });
   const relay = options.bus
     ? startOutboxRelay({ orm, bus: options.bus, onError: (error) => relayLogger.warn({ err: error }, 'events wait in the outbox: the bus refused them') })
     : undefined;
+  // The payments engine answers payment orders' movement requests on the bus (docs/payment-orders.md).
+  const outcomes = options.bus ? await consumeMovementOutcomes(orm.em, options.bus, logger.child({ component: 'payment-orders' })) : undefined;
   return {
     ...server,
     async stop() {
       await jobs.stop();
+      await outcomes?.close();
       await relay?.stop();
       await server.stop();
     },

@@ -26,6 +26,8 @@ export interface OpenBankingSettings {
   routerUrl?: () => string;
   /** Bank core call deadlines (tests shorten them). */
   cores?: Partial<CoreCallSettings>;
+  /** How long a payment order above the exemption limit waits for the customer's SCA before it FAILS. Default 15 minutes. */
+  scaTtlMs?: number;
   logger?: Logger;
 }
 

@@ -8,6 +8,8 @@ import { loadConsent, moveConsent } from './consent/consent.moves';
 import { issueAuthorizationCode } from './grant/authorization-code';
 import { migrations } from './migrations';
 import { TppEntity } from './tpp/tpp.entity';
+import { PaymentOrderEntity } from './payment-order/payment-order.entity';
+import { OrderIdempotencyKeyEntity } from './payment-order/order-idempotency';
 
 /**
  * Test helpers, published as `@gateway/subgraph-open-banking/testing` (not through index.ts):
@@ -27,7 +29,7 @@ export interface OpenBankingTestKit {
 export async function openBankingTestKit(db: Database): Promise<OpenBankingTestKit> {
   const orm = await openServiceOrm(db, {
     schema: 'open_banking',
-    entities: [TppEntity, ConsentEntity, ConsentAccountEntity, OutboxEvent, Credential],
+    entities: [TppEntity, ConsentEntity, ConsentAccountEntity, PaymentOrderEntity, OrderIdempotencyKeyEntity, OutboxEvent, Credential],
     migrations,
     foreignSchemas: ['auth'],
   });
@@ -53,7 +55,7 @@ export async function openBankingTestKit(db: Database): Promise<OpenBankingTestK
 export function openOpenBankingTestOrm(db: Database): Promise<ServiceOrm> {
   return openServiceOrm(db, {
     schema: 'open_banking',
-    entities: [TppEntity, ConsentEntity, ConsentAccountEntity, OutboxEvent, Credential],
+    entities: [TppEntity, ConsentEntity, ConsentAccountEntity, PaymentOrderEntity, OrderIdempotencyKeyEntity, OutboxEvent, Credential],
     migrations,
     foreignSchemas: ['auth'],
   });

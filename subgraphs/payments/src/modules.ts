@@ -8,6 +8,8 @@ import { PaymentEngine } from './engine/engine';
 import { DEFAULT_ENGINE_SETTINGS, type EngineSettings } from './engine/engine.settings';
 import { MerchantService } from './merchant/merchant.service';
 import { SessionService } from './session/session.service';
+import { sessionMovements } from './session/session.movement';
+import { orderMovements } from './order-movement/order-movement.moves';
 import { SettlementRunner } from './settlement/settlement.runner';
 import { SettlementService } from './settlement/settlement.service';
 import { DEFAULT_SETTLEMENT_SETTINGS, type SettlementSettings } from './settlement/settlement.settings';
@@ -45,7 +47,8 @@ export function createPaymentsModules(settings: PaymentsSettings): PaymentsModul
   });
   const settlementSettings: SettlementSettings = { ...DEFAULT_SETTLEMENT_SETTINGS, ...settings.settlement };
   const settlementRunner = new SettlementRunner(directory, cores, engineSettings, settlementSettings, logger.child({ component: 'settlement' }));
-  const engine = new PaymentEngine(directory, cores, engineSettings, logger.child({ component: 'engine' }));
+  const kinds = { session: sessionMovements, payment_order: orderMovements };
+  const engine = new PaymentEngine(directory, cores, engineSettings, logger.child({ component: 'engine' }), kinds);
   const sessions = new SessionService(
     {
       production: settings.production,
@@ -61,7 +64,7 @@ export function createPaymentsModules(settings: PaymentsSettings): PaymentsModul
     merchants: new MerchantService(settings),
     sessions,
     checkout: new CheckoutService(engine, directory, cores, engineSettings, logger.child({ component: 'checkout' })),
-    confirmations: new ConfirmationService(logger.child({ component: 'confirmations' })),
+    confirmations: new ConfirmationService(logger.child({ component: 'confirmations' }), kinds),
     engine,
     attention: new AttentionService(),
     webhooks: new WebhookDeliveryService(),

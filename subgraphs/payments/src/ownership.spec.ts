@@ -11,6 +11,7 @@ const TABLES: Record<string, { entity: string; owner: string | null }> = {
   merchants: { entity: 'MerchantEntity', owner: 'merchant/merchant.service.ts' },
   payment_sessions: { entity: 'PaymentSessionEntity', owner: 'session/session.moves.ts' },
   payment_executions: { entity: 'PaymentExecutionEntity', owner: 'engine/execution.repository.ts' },
+  order_movements: { entity: 'OrderMovementEntity', owner: 'order-movement/order-movement.moves.ts' },
   interbank_obligations: { entity: 'InterbankObligationEntity', owner: 'obligation/obligation.service.ts' },
   settlement_cycles: { entity: 'SettlementCycleEntity', owner: 'settlement/settlement.repository.ts' },
   settlement_positions: { entity: 'SettlementPositionEntity', owner: 'settlement/settlement.repository.ts' },

@@ -21,6 +21,8 @@ import { SettlementPositionEntity } from './settlement/position.entity';
 import { DEFAULT_SETTLEMENT_INTERVAL_SECONDS, type SettlementSettings } from './settlement/settlement.settings';
 import { WebhookAttemptEntity, WebhookDeliveryEntity } from './webhook/webhook-delivery.entity';
 import { startWebhookDispatcher } from './webhook/webhook-dispatcher';
+import { OrderMovementEntity } from './order-movement/order-movement.entity';
+import { consumeMovementRequests } from './order-movement/movement-requests';
 
 export const PAYMENTS_SCHEMA = 'payments';
 
@@ -33,6 +35,7 @@ const SESSION_ENTITIES = [
   CreditConfirmationEntity,
   SettlementCycleEntity,
   SettlementPositionEntity,
+  OrderMovementEntity,
 ];
 
 /** The options every subgraph takes, and the payments service's own. */
@@ -93,10 +96,15 @@ export async function start(options: PaymentsStartOptions): Promise<RunningServi
   });
   const events = options.bus ? await startEvents(orm, options.bus, options, modules, logger) : undefined;
   if (events) modules.webhooks.attachDispatcher(events.dispatcher);
+  // Open Banking payment orders reach the engine as movement.requested (docs/payment-orders.md).
+  const requests = options.bus
+    ? await consumeMovementRequests(orm.em, options.bus, modules.engine, modules.engineSettings.leaseMs, logger.child({ component: 'order-movements' }))
+    : undefined;
   const jobs = startPaymentJobs(orm.em, modules, logger);
   return {
     ...server,
     async stop() {
+      await requests?.close();
       await jobs.stop();
       // A step still waiting on a core records nothing after this; its lease lets a later start resume it.
       modules.engine.stop();

@@ -23,8 +23,12 @@ export interface BookingResult {
 }
 
 const MAX_SAFE = Number.MAX_SAFE_INTEGER;
-/** A gateway payment session id: the reference of a payment's debit and credit (not of a reversal `ops_…:reversal`, nor a settlement `stl_…`). */
-const SESSION_REFERENCE = /^ops_[^:\s]+$/;
+/**
+ * A gateway movement id: a payment session's (`ops_…`) or an Open Banking payment order's
+ * (`po_…`), the reference of its debit and credit (not of a reversal `…:reversal`, nor a
+ * settlement `stl_…`). A rail credit with one is confirmed to the gateway.
+ */
+const SESSION_REFERENCE = /^(ops|po)_[^:\s]+$/;
 
 /** Debits, credits and statements of one sandbox bank. */
 export class MovementBook {

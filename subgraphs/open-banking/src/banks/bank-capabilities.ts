@@ -8,11 +8,13 @@ export interface ObBank {
   obEnabled: boolean;
   obScopesSupported: string[];
   maxConsentExpiryDays: number;
+  /** Payment orders above this (minor units) wait for SCA. */
+  scaExemptionLimit: number;
 }
 
 const OB_BANK = `query ObBank($handle: String!) {
   bank(handle: $handle) { handle status }
-  bankCapabilities(handle: $handle) { obEnabled obScopesSupported maxConsentExpiryDays }
+  bankCapabilities(handle: $handle) { obEnabled obScopesSupported maxConsentExpiryDays scaExemptionLimit }
 }`;
 
 /**

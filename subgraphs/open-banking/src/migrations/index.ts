@@ -4,6 +4,8 @@ import { Migration20261126000100_outbox } from './Migration20261126000100_outbox
 import { Migration20261126000200_consents } from './Migration20261126000200_consents';
 import { Migration20261127000100_consent_accounts } from './Migration20261127000100_consent_accounts';
 import { Migration20261128000100_consent_otp_failures } from './Migration20261128000100_consent_otp_failures';
+import { Migration20261129000100_payment_orders } from './Migration20261129000100_payment_orders';
+import { Migration20261129000200_payment_order_sca } from './Migration20261129000200_payment_order_sca';
 
 /** Committed migrations of the open_banking schema, in order. */
 export const migrations: MigrationObject[] = [
@@ -12,4 +14,6 @@ export const migrations: MigrationObject[] = [
   { name: 'Migration20261126000200_consents', class: Migration20261126000200_consents },
   { name: 'Migration20261127000100_consent_accounts', class: Migration20261127000100_consent_accounts },
   { name: 'Migration20261128000100_consent_otp_failures', class: Migration20261128000100_consent_otp_failures },
+  { name: 'Migration20261129000100_payment_orders', class: Migration20261129000100_payment_orders },
+  { name: 'Migration20261129000200_payment_order_sca', class: Migration20261129000200_payment_order_sca },
 ];

@@ -77,8 +77,8 @@ export class CheckoutService {
 
     const { token, execution: written } = claimed;
     // Usually the run ends within the wait and says where it left the session; otherwise read it.
-    const state = await this.waitFor(this.engine.advance(em, sessionId, { session, execution: written }));
-    const after = state?.session ?? (await loadSession(em.fork(), sessionId))!;
+    const state = await this.waitFor(this.engine.advance<PaymentSessionEntity>(em, sessionId, { movement: session, execution: written }));
+    const after = state?.movement ?? (await loadSession(em.fork(), sessionId))!;
     const execution = state?.execution ?? (await executions.find(em.fork(), sessionId));
     if (after.status === 'FAILED') throw failureOf(after.failureCode, after.failureDetail);
     // Abandoned, money on its way back: the payer is told now, the session FAILS once it is back.
@@ -175,7 +175,7 @@ export class CheckoutService {
   }
 
   /** Lets the engine finish if it can within authorizeWaitMs (its state), afterwards it carries on without the payer waiting (null). */
-  private async waitFor(run: Promise<ExecutionState | null>): Promise<ExecutionState | null> {
+  private async waitFor(run: Promise<ExecutionState<PaymentSessionEntity> | null>): Promise<ExecutionState<PaymentSessionEntity> | null> {
     let timer: NodeJS.Timeout | undefined;
     const state = await Promise.race([run, new Promise<null>((resolve) => (timer = setTimeout(() => resolve(null), this.settings.authorizeWaitMs)))]);
     clearTimeout(timer);

@@ -3,9 +3,8 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { GatewayError, parseInput, type Logger } from '@gateway/kernel';
 import type { PaymentExecutionEntity } from '../engine/execution.entity';
 import { CONFIRMABLE_STEPS, executions } from '../engine/execution.repository';
+import { kindOfId, type Movement, type MovementKinds } from '../movement/movement';
 import { recordObligation } from '../obligation/obligation.service';
-import type { PaymentSessionEntity } from '../session/session.entity';
-import { loadSession, moveSession } from '../session/session.moves';
 import { sessionNotFound } from '../session/session.service';
 import { PaymentSessionStatus } from '../session/session.type';
 import { CreditConfirmationEntity } from './confirmation.entity';
@@ -15,15 +14,21 @@ import type { CreditConfirmationReceipt } from './confirmation.type';
 
 /**
  * The creditor bank's credit-confirmed callback: the only way a cross-bank session reaches
- * COMPLETED (and payment.completed is sent). Deduplicated by payment_reference; a confirmation
+ * COMPLETED (and payment.completed is sent), or a payment order's movement (session_id and
+ * payment_reference are then the order's po_ id, the reference the rail credit carried). Deduplicated by payment_reference; a confirmation
  * that does not match the session (amount, currency, IBAN) is refused and kept as evidence.
  */
 export class ConfirmationService {
-  constructor(private readonly logger: Logger) {}
+  constructor(
+    private readonly logger: Logger,
+    /** How each kind of movement is read and moved (the engine's own registry). */
+    private readonly kinds: MovementKinds,
+  ) {}
 
   async confirm(em: EntityManager, bankHandle: string, input: CreditConfirmationInput): Promise<CreditConfirmationReceipt> {
     const request = parseInput(confirmationRules, JSON.parse(JSON.stringify(input)));
-    const session = await loadSession(em, request.sessionId);
+    const kind = this.kinds[kindOfId(request.sessionId)];
+    const session = await kind.load(em, request.sessionId);
     // Another bank's session is none of this bank's business: it does not exist for it.
     if (!session || session.creditorBank !== bankHandle) {
       this.logger.warn({ bank: bankHandle, session: request.sessionId, reference: request.paymentReference }, 'credit confirmation for an unknown session refused');
@@ -57,7 +62,7 @@ export class ConfirmationService {
         // The callback may overtake the engine's own record of the credit: the confirmation proves it was booked.
         await executions.confirmCredit(tx, session.id, execution.creditBookedAt ?? now, request.rrn, now);
         await recordObligation(tx, session, now);
-        if (!(await moveSession(tx, session, 'credit_confirmed', now))) throw new GatewayError('SESSION_ALREADY_COMPLETED', `session ${session.id} moved meanwhile`);
+        if (!(await kind.move(tx, session, 'credit_confirmed', now))) throw new GatewayError('SESSION_ALREADY_COMPLETED', `session ${session.id} moved meanwhile`);
       });
     } catch (error) {
       // The same confirmation twice at once: the unique index lets one in; the other is a duplicate.
@@ -123,12 +128,12 @@ export class ConfirmationService {
 }
 
 /** A rail session the engine completed without a confirmation (trigger credit_evidenced). */
-function lateForEvidencedCompletion(session: PaymentSessionEntity, execution: PaymentExecutionEntity): boolean {
+function lateForEvidencedCompletion(session: Movement, execution: PaymentExecutionEntity): boolean {
   return session.status === 'COMPLETED' && session.settlementType === 'rail' && execution.step === 'done' && execution.confirmedAt === null && execution.creditBookedAt !== null;
 }
 
 /** The confirmation must describe exactly the credit the gateway asked for. */
-function mismatchOf(session: PaymentSessionEntity, request: ConfirmationRequest): string | null {
+function mismatchOf(session: Movement, request: ConfirmationRequest): string | null {
   if (request.paymentReference !== session.id) return `payment_reference: ${request.paymentReference} is not the credit reference of session ${session.id}`;
   if (BigInt(request.amount) !== session.amount) return `amount: ${request.amount} does not match the session's ${session.amount}`;
   if (request.currency !== session.currency) return `currency: ${request.currency} does not match the session's ${session.currency}`;

@@ -23,11 +23,16 @@ export const MAX_ATTENTION_PAGE = 100;
 export class AttentionService {
   async list(em: EntityManager, first: number, after: string | null): Promise<{ cases: AttentionCase[]; hasMore: boolean }> {
     if (!Number.isInteger(first) || first < 1 || first > MAX_ATTENTION_PAGE) throw new GatewayError('VALIDATION_ERROR', `first: 1 to ${MAX_ATTENTION_PAGE}`);
-    let where: object = { step: 'attention' };
+    // Sessions only for now: the attention view shows a session beside each case (payment orders' cases: docs/payment-orders.md).
+    let where: object = { step: 'attention', kind: 'session' };
     if (after) {
       const cursor = await em.findOne(PaymentExecutionEntity, { sessionId: after, step: 'attention' });
       if (!cursor) throw new GatewayError('VALIDATION_ERROR', 'after: not a cursor of this list');
-      where = { step: 'attention', $or: [{ attentionSince: { $gt: cursor.attentionSince } }, { attentionSince: cursor.attentionSince, sessionId: { $gt: cursor.sessionId } }] };
+      where = {
+        step: 'attention',
+        kind: 'session',
+        $or: [{ attentionSince: { $gt: cursor.attentionSince } }, { attentionSince: cursor.attentionSince, sessionId: { $gt: cursor.sessionId } }],
+      };
     }
     const rows = await em.find(PaymentExecutionEntity, where, { orderBy: { attentionSince: 'asc', sessionId: 'asc' }, limit: first + 1 });
     const page = rows.slice(0, first);
@@ -36,7 +41,7 @@ export class AttentionService {
   }
 
   async count(em: EntityManager): Promise<number> {
-    return em.count(PaymentExecutionEntity, { step: 'attention' });
+    return em.count(PaymentExecutionEntity, { step: 'attention', kind: 'session' });
   }
 
   /**

@@ -2,23 +2,23 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { CoreMovement } from '@gateway/bank-core-client';
 import type { Logger } from '@gateway/kernel';
 import { recordObligation } from '../obligation/obligation.service';
-import type { PaymentSessionEntity } from '../session/session.entity';
-import { loadSession, moveSession, type MoveChanges } from '../session/session.moves';
-import { FINAL_STATUSES, type SessionTrigger } from '../session/session.transitions';
 import type { BankCorePool } from '@gateway/bank-core-client';
 import type { Directory } from '@gateway/federation';
 import type { EngineSettings } from './engine.settings';
 import type { ExecutionStep, PaymentExecutionEntity } from './execution.entity';
 import { executions } from './execution.repository';
+import type { EngineFailure, EngineTrigger, Movement, MovementKinds } from '../movement/movement';
 import { MovementSettler, type MovementCall, type Settled } from './settle';
 
 type Next = 'continue' | 'wait';
 
-/** A session and its execution as the engine last recorded them. */
-export interface ExecutionState {
-  session: PaymentSessionEntity;
+/** A movement (a session, a payment order) and its execution as the engine last recorded them. */
+export interface ExecutionState<M extends Movement = Movement> {
+  movement: M;
   execution: PaymentExecutionEntity;
 }
+
+type MoveChanges = EngineFailure;
 
 /** Runs the recovery job may have going at once in one process. */
 const MAX_CONCURRENT_RUNS = 64;
@@ -48,6 +48,8 @@ export class PaymentEngine {
     cores: BankCorePool,
     private readonly settings: EngineSettings,
     private readonly logger: Logger,
+    /** How each kind of movement is read and moved (its owner's one writer). */
+    private readonly kinds: MovementKinds,
   ) {
     this.settler = new MovementSettler(directory, cores, settings, logger);
   }
@@ -58,8 +60,8 @@ export class PaymentEngine {
    * process; a second call joins the first. `loaded`: the session and execution just written by
    * the caller, so the run need not read them back.
    */
-  advance(root: EntityManager, sessionId: string, loaded?: ExecutionState): Promise<ExecutionState | null> {
-    const current = this.running.get(sessionId);
+  advance<M extends Movement = Movement>(root: EntityManager, sessionId: string, loaded?: ExecutionState<M>): Promise<ExecutionState<M> | null> {
+    const current = this.running.get(sessionId) as Promise<ExecutionState<M> | null> | undefined;
     if (current) return current;
     const run = this.run(root, sessionId, loaded)
       .catch((error) => {
@@ -68,7 +70,7 @@ export class PaymentEngine {
       })
       .finally(() => this.running.delete(sessionId));
     this.running.set(sessionId, run);
-    return run;
+    return run as Promise<ExecutionState<M> | null>;
   }
 
   /** How many more sessions this process should run at once (the recovery job takes no more). */
@@ -84,17 +86,18 @@ export class PaymentEngine {
   private async run(root: EntityManager, sessionId: string, loaded?: ExecutionState): Promise<ExecutionState | null> {
     const em = root.fork();
     // Read once: every step's record below keeps both objects as the database has them.
-    const session = loaded?.session ?? (await loadSession(em, sessionId));
     const execution = loaded?.execution ?? (await executions.find(em, sessionId));
-    if (!session || !execution) return null;
+    if (!execution) return null;
+    const session = loaded?.movement ?? (await this.kinds[execution.kind].load(em, sessionId));
+    if (!session) return null;
     // Bounded: a session has at most debit, credit, reverse (or resolve_debit, reverse) to go.
     for (let steps = 0; steps < 6 && !this.stopped; steps += 1) {
       if ((await this.step(em, session, execution)) === 'wait') break;
     }
-    return { session, execution };
+    return { movement: session, execution };
   }
 
-  private step(em: EntityManager, session: PaymentSessionEntity, execution: PaymentExecutionEntity): Promise<Next> {
+  private step(em: EntityManager, session: Movement, execution: PaymentExecutionEntity): Promise<Next> {
     switch (execution.step) {
       case 'debit':
         return this.debit(em, session, execution);
@@ -112,7 +115,7 @@ export class PaymentEngine {
   }
 
   /** Takes the money from the payer; cross bank, the session then awaits the rail (SETTLEMENT_PENDING). */
-  private async debit(em: EntityManager, session: PaymentSessionEntity, execution: PaymentExecutionEntity): Promise<Next> {
+  private async debit(em: EntityManager, session: Movement, execution: PaymentExecutionEntity): Promise<Next> {
     const settled = await this.settler.settle(payerDebit(session, execution), execution);
     if (settled.kind === 'booked') {
       const crossBank = session.settlementType === 'rail';
@@ -149,7 +152,7 @@ export class PaymentEngine {
    * reference, or the payer's statement, tells. Money taken is given back; money never taken
    * ends the payment as it is.
    */
-  private async resolveDebit(em: EntityManager, session: PaymentSessionEntity, execution: PaymentExecutionEntity): Promise<Next> {
+  private async resolveDebit(em: EntityManager, session: Movement, execution: PaymentExecutionEntity): Promise<Next> {
     const settled = await this.settler.settle(payerDebit(session, execution), execution);
     if (settled.kind === 'booked') return this.record(em, session, execution, 'resolve_debit', { step: 'reverse', ...known(), ...booked('debit', settled.movement) });
     if (settled.kind === 'refused') {
@@ -166,7 +169,7 @@ export class PaymentEngine {
    * credit is compensated; an unknown one is replayed and reconciled, and compensated only once
    * the creditor's statement shows it missing: reversing a booked credit would pay twice.
    */
-  private async credit(em: EntityManager, session: PaymentSessionEntity, execution: PaymentExecutionEntity): Promise<Next> {
+  private async credit(em: EntityManager, session: Movement, execution: PaymentExecutionEntity): Promise<Next> {
     const settled = await this.settler.settle(payeeCredit(session), execution);
     if (settled.kind === 'booked') {
       const credited = { ...known(), ...booked('credit', settled.movement) };
@@ -193,7 +196,7 @@ export class PaymentEngine {
    * confirmResendAfterMs. After confirmGiveUpAfterMs the session completes on the evidence of
    * the booked credit, unless the creditor's statement shows no such credit.
    */
-  private async confirm(em: EntityManager, session: PaymentSessionEntity, execution: PaymentExecutionEntity): Promise<Next> {
+  private async confirm(em: EntityManager, session: Movement, execution: PaymentExecutionEntity): Promise<Next> {
     const bookedAt = execution.creditBookedAt ?? execution.updatedAt;
     const giveUpAt = bookedAt.getTime() + this.settings.confirmGiveUpAfterMs;
     if (Date.now() >= giveUpAt) {
@@ -220,7 +223,7 @@ export class PaymentEngine {
    * abandoned. A core that refuses the reversal for good, or whose answers stay unknown past the
    * deadline, hands it to an operator: the money must go back, but never twice.
    */
-  private async reverse(em: EntityManager, session: PaymentSessionEntity, execution: PaymentExecutionEntity): Promise<Next> {
+  private async reverse(em: EntityManager, session: Movement, execution: PaymentExecutionEntity): Promise<Next> {
     const settled = await this.settler.settle(payerReversal(session, execution), execution);
     const abandoned = failure(execution.pendingFailureCode, execution.pendingFailureDetail);
     if (settled.kind === 'booked') {
@@ -236,14 +239,7 @@ export class PaymentEngine {
    * The engine cannot settle the movement: the merchant gets a final answer now (FAILED, unless
    * the session already ended), and the movement waits in the "needs attention" list.
    */
-  private needsAttention(
-    em: EntityManager,
-    session: PaymentSessionEntity,
-    execution: PaymentExecutionEntity,
-    from: ExecutionStep,
-    reason: string,
-    answer: MoveChanges,
-  ): Promise<Next> {
+  private needsAttention(em: EntityManager, session: Movement, execution: PaymentExecutionEntity, from: ExecutionStep, reason: string, answer: MoveChanges): Promise<Next> {
     this.logger.error({ session: session.id, request_id: execution.requestId, step: from, reason }, 'movement needs attention: an operator must resolve it');
     const attention = { step: 'attention' as const, attentionStep: from, attentionReason: reason, attentionSince: new Date(), lastError: reason };
     return this.record(em, session, execution, from, attention, { trigger: 'core_failure', changes: answer });
@@ -256,21 +252,22 @@ export class PaymentEngine {
    */
   private async record(
     em: EntityManager,
-    session: PaymentSessionEntity,
+    session: Movement,
     execution: PaymentExecutionEntity,
     from: ExecutionStep,
     changes: Partial<PaymentExecutionEntity>,
-    also: { trigger?: SessionTrigger; changes?: MoveChanges; obligation?: boolean } = {},
+    also: { trigger?: EngineTrigger; changes?: MoveChanges; obligation?: boolean } = {},
   ): Promise<Next> {
     if (this.stopped) return 'wait';
     const now = new Date();
     const update = { leaseUntil: this.later(this.settings.leaseMs), ...changes, updatedAt: now };
     // A session that already ended (an operator's refund after FAILED) keeps its answer.
-    const trigger = also.trigger && !FINAL_STATUSES.has(session.status) ? also.trigger : undefined;
+    const kind = this.kinds[execution.kind];
+    const trigger = also.trigger && !kind.isFinal(session) ? also.trigger : undefined;
     try {
       await em.transactional(async (tx) => {
         if (!(await executions.recordStep(tx, session.id, from, update))) throw new LostRace();
-        if (trigger && !(await moveSession(tx, session, trigger, now, also.changes))) throw new LostRace();
+        if (trigger && !(await kind.move(tx, session, trigger, now, also.changes))) throw new LostRace();
         if (also.obligation) await recordObligation(tx, session, now);
       });
     } catch (error) {
@@ -283,13 +280,7 @@ export class PaymentEngine {
   }
 
   /** Nothing settled: the same step runs again after the retry delay (here or in any process's recovery job). */
-  private async postpone(
-    em: EntityManager,
-    session: PaymentSessionEntity,
-    execution: PaymentExecutionEntity,
-    step: ExecutionStep,
-    settled: Settled & { kind: 'later' },
-  ): Promise<Next> {
+  private async postpone(em: EntityManager, session: Movement, execution: PaymentExecutionEntity, step: ExecutionStep, settled: Settled & { kind: 'later' }): Promise<Next> {
     if (this.stopped) return 'wait';
     const changes = { ...settled.unknown, leaseUntil: this.later(this.settings.retryDelayMs), lastError: `${settled.code}: ${settled.detail}`, updatedAt: new Date() };
     if (await executions.recordStep(em, session.id, step, changes)) Object.assign(execution, changes);
@@ -308,12 +299,12 @@ const OUTCOME_UNKNOWN: MoveChanges = { failureCode: 'CBS_OUTCOME_UNKNOWN', failu
  * The description of every movement names the session, so the statement of a core that keeps
  * only descriptions can still be reconciled by reference.
  */
-function describe(session: PaymentSessionEntity, prefix = ''): string {
+function describe(session: Movement, prefix = ''): string {
   const text = session.description ?? `Payment ${session.reference ?? ''}`.trim();
   return `${prefix}${text.slice(0, 450)} (${session.id})`;
 }
 
-const payerDebit = (session: PaymentSessionEntity, execution: PaymentExecutionEntity): MovementCall => ({
+const payerDebit = (session: Movement, execution: PaymentExecutionEntity): MovementCall => ({
   bank: session.debtorBank!,
   iban: execution.debtorIban,
   reference: session.id,
@@ -323,7 +314,7 @@ const payerDebit = (session: PaymentSessionEntity, execution: PaymentExecutionEn
   description: describe(session),
 });
 
-const payeeCredit = (session: PaymentSessionEntity): MovementCall => ({
+const payeeCredit = (session: Movement): MovementCall => ({
   bank: session.creditorBank,
   iban: session.creditorIban,
   reference: session.id,
@@ -333,7 +324,7 @@ const payeeCredit = (session: PaymentSessionEntity): MovementCall => ({
   description: describe(session),
 });
 
-const payerReversal = (session: PaymentSessionEntity, execution: PaymentExecutionEntity): MovementCall => ({
+const payerReversal = (session: Movement, execution: PaymentExecutionEntity): MovementCall => ({
   ...payerDebit(session, execution),
   reference: reversalReference(session.id),
   direction: 'CREDIT',

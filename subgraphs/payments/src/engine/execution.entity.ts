@@ -1,4 +1,5 @@
 import { Entity, PrimaryKey, Property } from '@mikro-orm/core';
+import type { ExecutionKind } from '../movement/movement';
 
 /**
  * What the engine must do next for a session:
@@ -21,15 +22,20 @@ export type ExecutionStep = 'debit' | 'credit' | 'confirm' | 'reverse' | 'resolv
 export const ACTIVE_STEPS: readonly ExecutionStep[] = ['debit', 'credit', 'confirm', 'reverse', 'resolve_debit'];
 
 /**
- * The engine's persisted progress for one authorized session (one row per session, created
- * when the payer's OTP is accepted). Every core call is preceded and followed by a short
+ * The engine's persisted progress for one movement (one row per session, created when the
+ * payer's OTP is accepted; one per payment order, created when open-banking requests it). Every core call is preceded and followed by a short
  * transaction on this row, never held across the call, so a process that dies anywhere leaves
  * a row the recovery job can resume with the same references.
  */
 @Entity({ tableName: 'payment_executions' })
 export class PaymentExecutionEntity {
+  /** The movement's id: a session's (ops_…) or, for kind payment_order, the order's (po_…). */
   @PrimaryKey({ type: 'text' })
   sessionId!: string;
+
+  /** Whose movement this is: the engine reads and moves it through that kind's owner (MovementKinds). */
+  @Property({ type: 'text' })
+  kind: ExecutionKind = 'session';
 
   @Property({ type: 'text' })
   step!: ExecutionStep;

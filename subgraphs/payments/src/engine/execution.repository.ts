@@ -5,8 +5,9 @@ import { ACTIVE_STEPS, PaymentExecutionEntity, type ExecutionStep } from './exec
 /** Columns a step's record may set (the step itself, its outcome, its lease). */
 export type ExecutionChanges = Partial<Omit<PaymentExecutionEntity, 'sessionId' | 'attempts' | 'createdAt'>>;
 
-/** What checkout knows when the payer's OTP is accepted. */
-export type NewExecution = Pick<PaymentExecutionEntity, 'sessionId' | 'payerType' | 'payerValue' | 'debtorIban' | 'leaseUntil' | 'requestId'>;
+/** What checkout knows when the payer's OTP is accepted (kind session), or a payment order's request (kind payment_order). */
+export type NewExecution = Pick<PaymentExecutionEntity, 'sessionId' | 'payerType' | 'payerValue' | 'debtorIban' | 'leaseUntil' | 'requestId'> &
+  Partial<Pick<PaymentExecutionEntity, 'kind'>>;
 
 /** Steps at which a rail credit can be confirmed: being sent, or sent. */
 export const CONFIRMABLE_STEPS = ['credit', 'confirm'] as const;
@@ -28,7 +29,7 @@ export class ExecutionRepository {
 
   /** The row of a session just claimed for payment (in the claim's transaction): the debit is next. */
   create(tx: EntityManager, fields: NewExecution, now: Date): PaymentExecutionEntity {
-    return tx.create(PaymentExecutionEntity, { ...fields, step: 'debit', attempts: 0, replays: 0, createdAt: now, updatedAt: now });
+    return tx.create(PaymentExecutionEntity, { kind: 'session', ...fields, step: 'debit', attempts: 0, replays: 0, createdAt: now, updatedAt: now });
   }
 
   /** A step's result (one more core call), recorded only if the row is still at `from`. */

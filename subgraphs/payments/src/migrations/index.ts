@@ -6,6 +6,7 @@ import { Migration20261124000200_webhook_deliveries } from './Migration202611240
 import { Migration20261125000100_engine_outcomes } from './Migration20261125000100_engine_outcomes';
 import { Migration20261128000100_settlement } from './Migration20261128000100_settlement';
 import { Migration20261129000100_webhook_audience } from './Migration20261129000100_webhook_audience';
+import { Migration20261129000100_order_movements } from './Migration20261129000100_order_movements';
 
 /** Committed migrations of the payments schema, in order. */
 export const migrations: MigrationObject[] = [
@@ -16,4 +17,5 @@ export const migrations: MigrationObject[] = [
   { name: 'Migration20261125000100_engine_outcomes', class: Migration20261125000100_engine_outcomes },
   { name: 'Migration20261128000100_settlement', class: Migration20261128000100_settlement },
   { name: 'Migration20261129000100_webhook_audience', class: Migration20261129000100_webhook_audience },
+  { name: 'Migration20261129000100_order_movements', class: Migration20261129000100_order_movements },
 ];

@@ -1,6 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { newId, type Currency } from '@gateway/kernel';
-import type { PaymentSessionEntity } from '../session/session.entity';
+import type { Movement } from '../movement/movement';
 
 /** What one bank owes another in one currency: one obligation, or the sum of many between the same two banks. */
 export interface Owed {
@@ -13,7 +13,8 @@ export interface Owed {
 
 /**
  * Records, in the caller's transaction, that the payer's bank owes the payee's bank the amount
- * of a cross-bank payment whose credit was booked at the creditor bank. Once per session: the
+ * of a cross-bank movement (a session's or a payment order's; session_id holds the movement id)
+ * whose credit was booked at the creditor bank. Once per movement: the
  * engine and the credit-confirmed callback may both get here, in either order.
  * Same-bank payments move nothing between banks and record nothing.
  * This file is the one writer of payments.interbank_obligations (a settlement cycle taking rows
@@ -21,7 +22,7 @@ export interface Owed {
  * the session's unique index, which must not abort the caller's transaction the way a failed
  * MikroORM insert would.
  */
-export async function recordObligation(em: EntityManager, session: PaymentSessionEntity, now: Date): Promise<void> {
+export async function recordObligation(em: EntityManager, session: Pick<Movement, 'id' | 'debtorBank' | 'creditorBank' | 'amount' | 'currency'>, now: Date): Promise<void> {
   if (!session.debtorBank || session.debtorBank === session.creditorBank) return;
   await em.execute(
     `insert into "payments"."interbank_obligations" ("id", "session_id", "debtor_bank", "creditor_bank", "amount", "currency", "created_at", "settlement_cycle_id")

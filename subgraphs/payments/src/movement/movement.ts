@@ -1,0 +1,56 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { Currency } from '@gateway/kernel';
+
+/**
+ * What the engine executes: one movement of money from a payer's account to a payee's, whoever
+ * asked for it. A payment session is one (checkout authorizes it); an Open Banking payment
+ * order is another (open-banking requests it, order-movement/ records it). The engine needs the
+ * same facts of both and moves each through its owner's own transition table.
+ */
+export interface Movement {
+  /** ops_… or po_…: the execution's key and the core reference of the debit and the credit. */
+  id: string;
+  status: string;
+  /** internal (same bank) or rail (cross bank); fixed before the debit. */
+  settlementType: string | null;
+  debtorBank: string | null;
+  creditorBank: string;
+  creditorIban: string;
+  /** Minor units. */
+  amount: bigint;
+  currency: Currency;
+  description: string | null;
+  /** The requester's own reference (a merchant's), shown in descriptions when there is no description. */
+  reference: string | null;
+}
+
+/** The moves the engine makes; every kind's transition table has each of them. */
+export type EngineTrigger = 'internal_credit_booked' | 'cross_bank_debit_booked' | 'credit_confirmed' | 'credit_evidenced' | 'core_failure';
+
+/** Why a movement failed, recorded with its core_failure move. */
+export interface EngineFailure {
+  failureCode: string;
+  failureDetail: string;
+}
+
+/** Which owner's records an execution belongs to (payment_executions.kind). */
+export type ExecutionKind = 'session' | 'payment_order';
+
+/**
+ * How the engine reads and moves one kind of movement, through that kind's one writer: every
+ * move is conditional on the status the engine read and writes its owner's events in the same
+ * transaction.
+ */
+export interface MovementKind<M extends Movement = Movement> {
+  /** Untracked: `move` updates it in place. */
+  load(em: EntityManager, id: string): Promise<M | null>;
+  /** False when the movement was no longer in the status the engine read (someone moved it first). */
+  move(tx: EntityManager, movement: M, trigger: EngineTrigger, now: Date, failure?: EngineFailure): Promise<boolean>;
+  /** Nothing moves it any more (an operator's answer after FAILED stands). */
+  isFinal(movement: M): boolean;
+}
+
+export type MovementKinds = Record<ExecutionKind, MovementKind>;
+
+/** The kind a movement id belongs to, by its prefix (the credit-confirmed callback knows only the reference). */
+export const kindOfId = (id: string): ExecutionKind => (id.startsWith('po_') ? 'payment_order' : 'session');

@@ -1,0 +1,106 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { EventBus, PlatformEvent, Subscription } from '@gateway/events';
+import { isCurrency, type Logger } from '@gateway/kernel';
+import type { PaymentEngine } from '../engine/engine';
+import { executions } from '../engine/execution.repository';
+import { answerAgain, createOrderMovementOnce, loadOrderMovement } from './order-movement.moves';
+
+/** payments' queue for open-banking's requests (competing consumers across instances). */
+export const MOVEMENT_REQUEST_GROUP = 'payments.movement-requests';
+export const MOVEMENT_REQUESTED = 'movement.requested';
+
+interface MovementRequest {
+  id: string;
+  tppId: string;
+  debtorBank: string;
+  debtorIban: string;
+  creditorBank: string;
+  creditorIban: string;
+  amount: bigint;
+  currency: 'LYD' | 'USD' | 'EUR';
+  description: string | null;
+  requestId: string | null;
+}
+
+/** The event's data, or null for one this consumer cannot act on (logged, never retried for ever). */
+function requestOf(event: PlatformEvent): MovementRequest | null {
+  const d = event.data;
+  const text = (value: unknown) => (typeof value === 'string' && value.length > 0 ? value : null);
+  const id = text(d.movement_id);
+  const amount = text(d.amount);
+  const currency = text(d.currency);
+  const fields = [id, text(d.tpp_id), text(d.debtor_bank), text(d.debtor_iban), text(d.creditor_bank), text(d.creditor_iban), amount, currency];
+  if (fields.some((field) => field === null) || !/^[1-9]\d{0,17}$/.test(amount!) || !isCurrency(currency) || !id!.startsWith('po_')) return null;
+  return {
+    id: id!,
+    tppId: text(d.tpp_id)!,
+    debtorBank: text(d.debtor_bank)!,
+    debtorIban: text(d.debtor_iban)!,
+    creditorBank: text(d.creditor_bank)!,
+    creditorIban: text(d.creditor_iban)!,
+    amount: BigInt(amount!),
+    currency,
+    description: text(d.description),
+    requestId: text(d.request_id),
+  };
+}
+
+/**
+ * Executes a payment order's movement for open-banking (docs/payment-orders.md): the movement
+ * and its execution row are created once per order id, in one transaction, and the engine runs
+ * it as it runs a session (debit once, same-bank compensation, the rail with confirmation, the
+ * recovery job after a crash, the obligation). A request for an id seen before moves nothing: a
+ * finished movement's answer is sent again, an unfinished one belongs to its run or the recovery
+ * job.
+ */
+export async function executeMovementRequest(root: EntityManager, engine: PaymentEngine, leaseMs: number, event: PlatformEvent, logger: Logger): Promise<void> {
+  if (event.kind !== MOVEMENT_REQUESTED) return;
+  const request = requestOf(event);
+  if (!request) {
+    logger.error({ event: event.id, aggregate: event.aggregateId }, 'movement.requested without the fields a movement needs: ignored');
+    return;
+  }
+  const now = new Date();
+  const em = root.fork();
+  const created = await em.transactional(async (tx) => {
+    const settlementType = request.debtorBank === request.creditorBank ? 'internal' : 'rail';
+    if (!(await createOrderMovementOnce(tx, { ...request, settlementType }, now))) return false;
+    executions.create(
+      tx,
+      {
+        sessionId: request.id,
+        kind: 'payment_order',
+        payerType: 'iban',
+        payerValue: request.debtorIban,
+        debtorIban: request.debtorIban,
+        leaseUntil: new Date(now.getTime() + leaseMs),
+        requestId: request.requestId,
+      },
+      now,
+    );
+    return true;
+  });
+  if (created) {
+    logger.info({ payment_order: request.id, tpp: request.tppId, request_id: request.requestId }, 'payment order movement requested: executing');
+    // Not awaited: the bus's next request does not wait on a core; a crash is the recovery job's.
+    void engine.advance(root, request.id);
+    return;
+  }
+  const existing = await loadOrderMovement(em, request.id);
+  if (existing && (await em.transactional(async (tx) => answerAgain(tx, existing, new Date())))) {
+    logger.info({ payment_order: request.id, status: existing.status }, 'movement requested again: its outcome sent again');
+  }
+}
+
+/** Subscribes payments to open-banking's movement requests. */
+export function consumeMovementRequests(root: EntityManager, bus: EventBus, engine: PaymentEngine, leaseMs: number, logger: Logger): Promise<Subscription> {
+  return bus.consume(MOVEMENT_REQUEST_GROUP, MOVEMENT_REQUESTED, async (event) => {
+    try {
+      await executeMovementRequest(root, engine, leaseMs, event, logger);
+    } catch (error) {
+      // Thrown back: the bus delivers the request again later (a database hiccup passes).
+      logger.warn({ err: error, event: event.id, payment_order: event.aggregateId }, 'movement request not taken yet; the bus will deliver it again');
+      throw error;
+    }
+  });
+}

@@ -1,0 +1,110 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { recordEvent } from '@gateway/events';
+import type { MovementKind } from '../movement/movement';
+import { OrderMovementEntity } from './order-movement.entity';
+import {
+  FINAL_ORDER_MOVEMENT_STATUSES,
+  ORDER_MOVEMENT_REACHED_AT,
+  orderMovementTransitionFor,
+  refusalOf,
+  type MovementEventKind,
+  type OrderMovementTrigger,
+} from './order-movement.transitions';
+
+/*
+ * The one writer of payments.order_movements (CONVENTIONS "Data": one owner per table): the
+ * request's row (once per order id) and every move of the transition table, each with its
+ * movement.* event for open-banking in the same transaction.
+ */
+
+export const MOVEMENT_AGGREGATE = 'movement';
+
+/** What open-banking needs to move the order: the outcome, and why a failure failed. */
+function movementEventData(movement: OrderMovementEntity): Record<string, unknown> {
+  return {
+    movement_id: movement.id,
+    status: movement.status,
+    settlement_type: movement.settlementType,
+    creditor_bank: movement.creditorBank,
+    ...(movement.status === 'FAILED' ? { failure_code: movement.failureCode, failure_detail: movement.failureDetail, refusal: refusalOf(movement.failureCode) } : {}),
+  };
+}
+
+function recordMovementEvent(em: EntityManager, kind: MovementEventKind, movement: OrderMovementEntity, now: Date): void {
+  recordEvent(em, { kind, aggregateType: MOVEMENT_AGGREGATE, aggregateId: movement.id, audience: null, data: movementEventData(movement) }, now);
+}
+
+export type NewOrderMovement = Pick<
+  OrderMovementEntity,
+  'id' | 'tppId' | 'debtorBank' | 'debtorIban' | 'creditorBank' | 'creditorIban' | 'amount' | 'currency' | 'description' | 'settlementType'
+>;
+
+/**
+ * The 'requested' move, once per order id: true when this call created the row, false when the
+ * order was requested before (a duplicate delivery, the sweeper asking again). Raw SQL because
+ * "once" is `on conflict do nothing`, which must not abort the caller's transaction as a failed
+ * insert would.
+ */
+export async function createOrderMovementOnce(tx: EntityManager, fields: NewOrderMovement, now: Date): Promise<boolean> {
+  const move = orderMovementTransitionFor(null, 'requested')!;
+  const inserted: unknown[] = await tx.execute(
+    `insert into "payments"."order_movements" ("id", "tpp_id", "status", "debtor_bank", "debtor_iban", "creditor_bank", "creditor_iban", "amount", "currency", "description", "settlement_type", "created_at", "updated_at")
+     values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) on conflict ("id") do nothing returning "id"`,
+    [
+      fields.id,
+      fields.tppId,
+      move.to,
+      fields.debtorBank,
+      fields.debtorIban,
+      fields.creditorBank,
+      fields.creditorIban,
+      fields.amount.toString(),
+      fields.currency,
+      fields.description,
+      fields.settlementType,
+      now,
+      now,
+    ],
+  );
+  return inserted.length > 0;
+}
+
+/** One move of the table, conditional on the status read (false: someone moved it first), with its event. */
+export async function moveOrderMovement(
+  em: EntityManager,
+  movement: OrderMovementEntity,
+  trigger: OrderMovementTrigger,
+  now: Date,
+  changes: Partial<Pick<OrderMovementEntity, 'failureCode' | 'failureDetail'>> = {},
+): Promise<boolean> {
+  const move = orderMovementTransitionFor(movement.status, trigger);
+  if (!move) throw new Error(`order movement ${movement.id} is ${movement.status}: ${trigger} is not a move of its table`);
+  const update = { ...changes, status: move.to, updatedAt: now, [ORDER_MOVEMENT_REACHED_AT[move.to]]: now };
+  const count = await em.nativeUpdate(OrderMovementEntity, { id: movement.id, status: movement.status }, update);
+  if (count === 0) return false;
+  Object.assign(movement, update);
+  if (move.event) recordMovementEvent(em, move.event, movement, now);
+  return true;
+}
+
+/**
+ * A finished movement requested again (open-banking's sweeper did not hear the answer): the
+ * answer once more, never the movement. Open-banking ignores an answer it already has.
+ */
+export function answerAgain(em: EntityManager, movement: OrderMovementEntity, now: Date): boolean {
+  if (movement.status === 'COMPLETED') recordMovementEvent(em, 'movement.completed', movement, now);
+  else if (movement.status === 'FAILED') recordMovementEvent(em, 'movement.failed', movement, now);
+  else return false;
+  return true;
+}
+
+export function loadOrderMovement(em: EntityManager, id: string): Promise<OrderMovementEntity | null> {
+  return em.findOne(OrderMovementEntity, { id }, { disableIdentityMap: true });
+}
+
+/** Payment orders' movements as the engine executes them. */
+export const orderMovements: MovementKind<OrderMovementEntity> = {
+  load: loadOrderMovement,
+  move: (tx, movement, trigger, now, failure) => moveOrderMovement(tx, movement, trigger, now, failure ?? {}),
+  isFinal: (movement) => FINAL_ORDER_MOVEMENT_STATUSES.has(movement.status),
+};
