@@ -133,6 +133,13 @@ export async function startRouter(options: RouterOptions): Promise<RunningRouter
         logger,
         registry,
         keepAliveMs: options.wsKeepAliveMs,
+        // One `read` point per subscribe (its selection runs at once); events pushed afterwards
+        // are the platform's work, not the subscriber's requests, and cost nothing.
+        charge: async (principal) => {
+          if (principal.kind === 'service') return undefined;
+          const verdict = await limiter.check({ read: 1 }, principal);
+          return verdict.allowed ? undefined : new GatewayError('RATE_LIMITED', `limit of ${verdict.limit} requests reached; retry in ${verdict.resetSeconds} s`);
+        },
       })
     : undefined;
   // graphql-armor for Apollo Server: alias, token, directive and static-cost caps refused in

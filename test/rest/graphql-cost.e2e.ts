@@ -1,5 +1,6 @@
 import { bearer, startPaymentBank, type Customer } from '../support/payments';
 import { startTestPlatform, type TestPlatform } from '../support/platform';
+import { subscribe } from '../support/subscriptions';
 
 /**
  * Issue 13, "cost, not requests": a GraphQL document spends one point of its limit class per root
@@ -98,5 +99,30 @@ describe('GraphQL operations cost one point per root field', () => {
     });
     expect(rest.status).toBe(201);
     expect(remaining(rest)).toBe(6);
+  });
+});
+
+describe('GraphQL subscriptions cost one read point per subscribe', () => {
+  let t: TestPlatform;
+  beforeAll(async () => {
+    t = await startTestPlatform({ rateLimits: { read: { points: 2 }, write: { points: 100_000 } } });
+  });
+  afterAll(async () => {
+    await t.stop();
+  });
+
+  it('refuses a subscribe over the read budget with RATE_LIMITED', async () => {
+    const merchant = await t.seed.createMerchant({ name: 'Subscriber' });
+    const codes: unknown[] = [];
+    for (let i = 0; i < 3; i += 1) {
+      const record = subscribe(t.platform.graphqlUrl, { authorization: `Bearer ${merchant.apiKey}` }, `subscription($id: ID!) { paymentSessionUpdated(id: $id) { status } }`, {
+        id: 'ops_nothere',
+      });
+      await record.ended;
+      codes.push((record.errors[0] as any)?.[0]?.extensions?.code);
+      await record.dispose();
+    }
+    // Each subscribe ran its query once (an unknown session), the third was over the budget of 2.
+    expect(codes).toEqual(['SESSION_NOT_FOUND', 'SESSION_NOT_FOUND', 'RATE_LIMITED']);
   });
 });
