@@ -15,7 +15,7 @@ export interface OperationSummary {
 }
 
 /**
- * Tokens a document may hold (graphql-armor's max-tokens applies the same cap in Apollo): the
+ * Tokens a document may hold (Apollo parses with the same cap: 400 VALIDATION_ERROR beyond it): the
  * edge parses every document before any limit, so an oversized one is not parsed to the end here.
  */
 export const MAX_TOKENS = 5000;

@@ -187,6 +187,10 @@ describe('router', () => {
       const many = await aliased(31);
       expect(many.status).toBe(400);
       expect(many.body.errors?.[0].extensions).toMatchObject({ code: 'VALIDATION_ERROR', detail: expect.stringMatching(/Aliases limit of 30 exceeded, found 31/) });
+      // And a document over 5,000 tokens is not parsed to the end, at the edge or in Apollo.
+      const huge = await post(production, `{ bank(handle: "edge") { ${'handle '.repeat(5000)}} }`, {}, admin);
+      expect(huge.status).toBe(400);
+      expect(huge.body.errors?.[0].extensions).toMatchObject({ code: 'VALIDATION_ERROR', detail: expect.stringMatching(/token/i) });
       const failed = await post(production, `{ bankCapabilities(handle: "nobody") { obEnabled } }`, {}, { 'x-forwarded-for': '203.0.113.21' });
       expect(failed.body.errors?.[0].extensions.code).toBe('BANK_NOT_REGISTERED');
       expect(JSON.stringify(failed.body)).not.toMatch(/stacktrace|at .*\.ts:\d+/i);

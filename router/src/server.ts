@@ -145,10 +145,12 @@ export async function startRouter(options: RouterOptions): Promise<RunningRouter
   // graphql-armor for Apollo Server: alias, token, directive and static-cost caps refused in
   // validation (BAD_USER_INPUT, which formatGatewayError answers as 400 VALIDATION_ERROR); in
   // production "Did you mean …" field suggestions are masked, as introspection is off there.
-  // Depth and field count stay with queryLimitRules (they count through fragments).
+  // Depth and field count stay with queryLimitRules (they count through fragments). The token cap
+  // is graphql's own parser option instead of armor's max-tokens plugin: that one throws from
+  // parsingDidStart, which Apollo Server 5 answers with a 500.
   const armor = new ApolloArmor({
     maxAliases: { n: options.maxAliases ?? MAX_ALIASES },
-    maxTokens: { n: MAX_TOKENS },
+    maxTokens: { enabled: false },
     maxDirectives: { n: MAX_DIRECTIVES },
     costLimit: { maxCost: MAX_STATIC_COST },
     maxDepth: { enabled: false },
@@ -159,6 +161,7 @@ export async function startRouter(options: RouterOptions): Promise<RunningRouter
     introspection: !options.production,
     includeStacktraceInErrorResponses: false,
     allowBatchedHttpRequests: false,
+    parseOptions: { maxTokens: MAX_TOKENS },
     csrfPrevention: true,
     // Automatic persisted queries would run a stored document from its hash alone, a request the
     // edge cannot read to charge its cost; every request sends its document.
