@@ -90,6 +90,8 @@ describe('/openapi.json and /docs', () => {
     expect(document.paths['/payments/sessions']!.post!.responses['422']!.description).toContain('IDEMPOTENCY_KEY_REUSED');
     expect(document.paths['/payments/sessions']!.post!.responses['409']!.description).toContain('IDEMPOTENCY_KEY_IN_USE');
     expect((await call(rest.url, 'GET', '/docs')).text).toContain('<code>Idempotency-Key</code>');
+    // The costs of GraphQL documents are documented (issue 13).
+    expect((await call(rest.url, 'GET', '/docs')).text).toMatch(/<h2 id="limits">Limits<\/h2>[\s\S]*every alias counts[\s\S]*at most 30 aliases/);
   });
 
   it('documents the checkout page path: its JSON view for clients asking for JSON, the HTML page for browsers', async () => {

@@ -1,4 +1,4 @@
-import { Kind, parse, valueFromASTUntyped, type DocumentNode, type FieldNode, type OperationDefinitionNode } from 'graphql';
+import { Kind, parse, valueFromASTUntyped, type DocumentNode, type FieldNode, type FragmentDefinitionNode, type OperationDefinitionNode, type SelectionSetNode } from 'graphql';
 import type { FastifyRequest } from 'fastify';
 
 export interface RootField {
@@ -9,9 +9,16 @@ export interface RootField {
 
 export interface OperationSummary {
   type: 'query' | 'mutation' | 'subscription';
+  /** One entry per root field selection: every alias, and fields in fragments at the root, count. */
   rootFields: string[];
   fields: RootField[];
 }
+
+/**
+ * Tokens a document may hold (Apollo parses with the same cap: 400 VALIDATION_ERROR beyond it): the
+ * edge parses every document before any limit, so an oversized one is not parsed to the end here.
+ */
+export const MAX_TOKENS = 5000;
 
 const cache = new Map<string, DocumentNode | null>();
 const CACHE_LIMIT = 1000;
@@ -20,13 +27,29 @@ function parsed(query: string): DocumentNode | null {
   if (cache.has(query)) return cache.get(query)!;
   let document: DocumentNode | null;
   try {
-    document = parse(query);
+    document = parse(query, { maxTokens: MAX_TOKENS });
   } catch {
     document = null;
   }
   if (cache.size >= CACHE_LIMIT) cache.delete(cache.keys().next().value!);
   cache.set(query, document);
   return document;
+}
+
+/**
+ * The root field selections of an operation, through inline fragments and fragment spreads
+ * (`{ ... on Query { a: resolveAlias(…) } }` runs them all the same). Each selection counts, even
+ * two identical ones GraphQL would merge: the cost is what the document asks for. A fragment
+ * cycle is refused by graphql's own validation; here it is simply not followed twice.
+ */
+function rootSelections(selectionSet: SelectionSetNode, fragments: Map<string, FragmentDefinitionNode>, seen: Set<string>): FieldNode[] {
+  return selectionSet.selections.flatMap((selection): FieldNode[] => {
+    if (selection.kind === Kind.FIELD) return [selection];
+    if (selection.kind === Kind.INLINE_FRAGMENT) return rootSelections(selection.selectionSet, fragments, seen);
+    const fragment = fragments.get(selection.name.value);
+    if (!fragment || seen.has(fragment.name.value)) return [];
+    return rootSelections(fragment.selectionSet, fragments, new Set([...seen, fragment.name.value]));
+  });
 }
 
 /** Which operation a request runs and its root fields, for rate-limit classes; null when malformed. */
@@ -38,7 +61,10 @@ export function inspectOperation(request: FastifyRequest): OperationSummary | nu
   const operations = document.definitions.filter((d): d is OperationDefinitionNode => d.kind === Kind.OPERATION_DEFINITION);
   const operation = typeof source.operationName === 'string' ? operations.find((o) => o.name?.value === source.operationName) : operations[0];
   if (!operation) return null;
-  const selected = operation.selectionSet.selections.filter((s): s is FieldNode => s.kind === Kind.FIELD);
+  const fragments = new Map(
+    document.definitions.filter((d): d is FragmentDefinitionNode => d.kind === Kind.FRAGMENT_DEFINITION).map((fragment) => [fragment.name.value, fragment]),
+  );
+  const selected = rootSelections(operation.selectionSet, fragments, new Set());
   const variables = typeof source.variables === 'object' && source.variables !== null ? (source.variables as Record<string, unknown>) : {};
   const fields = selected.map((field) => ({
     name: field.name.value,

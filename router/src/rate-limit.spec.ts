@@ -1,4 +1,4 @@
-import { createRateLimiter, limitClassesOf } from './rate-limit';
+import { createRateLimiter, limitClassesOf, limitCostsOf } from './rate-limit';
 
 describe('rate limits keyed by client', () => {
   it('charges a token request to its client, and to the IP when the client is unknown', async () => {
@@ -49,5 +49,33 @@ describe('rate limit of payment orders', () => {
     // Another TPP has its own budget.
     expect((await limiter.check(classes, { kind: 'ob_token', id: 'con_c', consentId: 'con_c' }, 'tpp_b')).allowed).toBe(true);
     await expect((await createRateLimiter()).check(classes, consentA, 'tpp_a')).resolves.toMatchObject({ limit: 100 });
+  });
+});
+
+describe('operation costs (issue 13: cost, not requests)', () => {
+  it('costs one point of its class per root field selection, and one per key of a list argument', () => {
+    expect(
+      limitCostsOf(
+        'query',
+        Array.from({ length: 200 }, () => ({ name: 'resolveAlias', args: { phone: '+218912345678' } })),
+      ),
+    ).toEqual({ identity_resolve: 200 });
+    expect(limitCostsOf('mutation', [{ name: 'createPaymentSession' }, { name: 'createPaymentSession' }, { name: 'registerMerchant' }])).toEqual({ session_create: 2, write: 1 });
+    expect(
+      limitCostsOf('query', [
+        { name: 'resolveAlias', args: { phone: ['+1', '+2', '+3'] } },
+        { name: 'bank', args: { handle: 'x' } },
+      ]),
+    ).toEqual({ identity_resolve: 3, read: 1 });
+  });
+
+  it('spends all or nothing: a request over any class budget is refused and spends in no class', async () => {
+    const limiter = await createRateLimiter({ identity_resolve: { points: 10 }, read: { points: 10 } });
+    const caller = { kind: 'anonymous' as const, ip: '10.0.0.9' };
+    expect(await limiter.check({ identity_resolve: 7, read: 1 }, caller)).toMatchObject({ allowed: true, remaining: 3, limitClass: 'identity_resolve' });
+    expect(await limiter.check({ read: 2, identity_resolve: 4 }, caller)).toMatchObject({ allowed: false, limit: 10, remaining: 3, cost: 4, limitClass: 'identity_resolve' });
+    // Neither class kept the refused request's points.
+    expect(await limiter.check({ read: 1, identity_resolve: 3 }, caller)).toMatchObject({ allowed: true, remaining: 0, limitClass: 'identity_resolve' });
+    expect(await limiter.check(['read'], caller)).toMatchObject({ allowed: true, remaining: 7 });
   });
 });

@@ -102,7 +102,8 @@ describe('router', () => {
   it('refuses documents over the depth or field limit before planning', async () => {
     const deep = await post(router, `{ bank(handle: "edge") { capabilities { bankHandle } } __schema { types { fields { type { name } } } } }`);
     expect(deep.body.errors?.[0].extensions).toMatchObject({ code: 'VALIDATION_ERROR', detail: expect.stringMatching(/depth 5 exceeds the limit of 4/) });
-    const wide = await post(router, `{ ${Array.from({ length: 21 }, (_, i) => `a${i}: bankCapabilities(handle: "edge") { obEnabled }`).join(' ')} }`);
+    // One root field (one point of `read`), 22 selections under it.
+    const wide = await post(router, `{ bank(handle: "edge") { ${Array.from({ length: 21 }, (_, i) => `a${i}: handle`).join(' ')} } }`, {}, { 'x-forwarded-for': '203.0.113.30' });
     expect(wide.body.errors?.map((e: any) => e.extensions.detail).join(' ')).toMatch(/more than 20 fields/);
   });
 
@@ -119,6 +120,27 @@ describe('router', () => {
     const other = await post(router, `{ bankCapabilities(handle: "edge") { obEnabled } }`, {}, { 'x-forwarded-for': '203.0.113.10' });
     expect(other.status).toBe(200);
     expect(other.headers.get('x-ratelimit-remaining')).toBe('4');
+  });
+
+  it('charges one point per root field selection, aliases and root fragments included, and refuses an over-budget document whole', async () => {
+    const ip = { 'x-forwarded-for': '203.0.113.40' };
+    const two = await post(router, `{ a: bankCapabilities(handle: "edge") { obEnabled } b: bankCapabilities(handle: "edge") { obEnabled } }`, {}, ip);
+    expect([two.status, two.headers.get('x-ratelimit-remaining')]).toEqual([200, '3']);
+    // Root fields hidden in a fragment spread and an inline fragment cost the same (they ran free before).
+    const hidden = await post(
+      router,
+      `query { ...Caps ... on Query { c: bankCapabilities(handle: "edge") { obEnabled } } } fragment Caps on Query { d: bankCapabilities(handle: "edge") { obEnabled } }`,
+      {},
+      ip,
+    );
+    expect([hidden.status, hidden.body.data.c.obEnabled, hidden.headers.get('x-ratelimit-remaining')]).toEqual([200, false, '1']);
+    const tooDear = await post(router, `{ a: bankCapabilities(handle: "edge") { obEnabled } b: bankCapabilities(handle: "edge") { obEnabled } }`, {}, ip);
+    expect(tooDear.status).toBe(429);
+    expect(tooDear.body.data).toBeUndefined();
+    expect(tooDear.body.errors?.[0].extensions).toMatchObject({ code: 'RATE_LIMITED', detail: expect.stringMatching(/costs 2 points of the read limit.*1 of 5 left/) });
+    // Refused whole, it spent nothing: the last point is still there.
+    const last = await post(router, `{ bankCapabilities(handle: "edge") { obEnabled } }`, {}, ip);
+    expect([last.status, last.headers.get('x-ratelimit-remaining')]).toEqual([200, '0']);
   });
 
   it('accepts a self-signed principal only from platform services, outside client rate limits', async () => {
@@ -152,6 +174,23 @@ describe('router', () => {
       expect(introspection.body.data).toBeUndefined();
       expect(introspection.body.errors?.[0].extensions.code).toBe('VALIDATION_ERROR');
       expect(introspection.body.errors?.[0].extensions.detail).toMatch(/introspection/i);
+      // No "Did you mean …": a misspelt field must not reveal the schema introspection hides.
+      const misspelt = await post(production, `{ bankCapabilitie(handle: "edge") { obEnable } }`, {}, { 'x-forwarded-for': '203.0.113.23' });
+      expect(misspelt.body.errors?.[0].extensions.code).toBe('VALIDATION_ERROR');
+      expect(JSON.stringify(misspelt.body)).not.toMatch(/did you mean|bankCapabilities/i);
+      const suggested = await post(router, `{ bankCapabilitie(handle: "edge") { obEnable } }`, {}, { 'x-forwarded-for': '203.0.113.24' });
+      expect(suggested.body.errors?.[0].extensions.detail).toMatch(/Did you mean "bankCapabilities"/);
+      // graphql-armor's alias cap (30 by default) answers 400 VALIDATION_ERROR.
+      const admin = { 'x-service-admin-key': ADMIN_KEY };
+      const aliased = (n: number) => post(production, `{ bank(handle: "edge") { ${Array.from({ length: n }, (_, i) => `a${i}: handle`).join(' ')} } }`, {}, admin);
+      expect((await aliased(30)).body.data.bank.a29).toBe('edge');
+      const many = await aliased(31);
+      expect(many.status).toBe(400);
+      expect(many.body.errors?.[0].extensions).toMatchObject({ code: 'VALIDATION_ERROR', detail: expect.stringMatching(/Aliases limit of 30 exceeded, found 31/) });
+      // And a document over 5,000 tokens is not parsed to the end, at the edge or in Apollo.
+      const huge = await post(production, `{ bank(handle: "edge") { ${'handle '.repeat(5000)}} }`, {}, admin);
+      expect(huge.status).toBe(400);
+      expect(huge.body.errors?.[0].extensions).toMatchObject({ code: 'VALIDATION_ERROR', detail: expect.stringMatching(/token/i) });
       const failed = await post(production, `{ bankCapabilities(handle: "nobody") { obEnabled } }`, {}, { 'x-forwarded-for': '203.0.113.21' });
       expect(failed.body.errors?.[0].extensions.code).toBe('BANK_NOT_REGISTERED');
       expect(JSON.stringify(failed.body)).not.toMatch(/stacktrace|at .*\.ts:\d+/i);

@@ -1,5 +1,6 @@
 import { ApolloGateway, RemoteGraphQLDataSource } from '@apollo/gateway';
 import { ApolloServer } from '@apollo/server';
+import { ApolloArmor } from '@escape.tech/graphql-armor';
 import fastifyApollo, { fastifyApolloDrainPlugin } from '@as-integrations/fastify';
 import Fastify, { type FastifyReply, type FastifyRequest } from 'fastify';
 import { Agent } from 'undici';
@@ -21,9 +22,9 @@ import {
 import { openVaultOrm } from '@gateway/vault';
 import { authenticate } from './authenticate';
 import { composeSupergraph, type SubgraphEndpoint } from './compose';
-import { inspectOperation } from './operation';
+import { inspectOperation, MAX_TOKENS } from './operation';
 import { queryLimitRules } from './query-limits';
-import { createRateLimiter, limitClassesOf, type LimitOverrides } from './rate-limit';
+import { createRateLimiter, limitClassesOf, limitCostsOf, type LimitOverrides } from './rate-limit';
 import { subgraphFetcher } from './subgraph-fetch';
 import { tokenRequestClient } from './token-client';
 import { routerSubscriptions } from './subscriptions';
@@ -43,6 +44,8 @@ export interface RouterOptions {
   sharedRateLimits?: boolean;
   maxDepth?: number;
   maxFields?: number;
+  /** Aliases per document (graphql-armor max-aliases); default MAX_ALIASES. */
+  maxAliases?: number;
   /** Per subgraph call; a subgraph that does not answer in time gives 503, not a hang. */
   subgraphTimeoutMs?: number;
   /** The event bus: with it, the router serves graphql-ws subscriptions on /graphql. */
@@ -71,6 +74,15 @@ declare module 'fastify' {
     requestId: string;
   }
 }
+
+/**
+ * Document shape caps (graphql-armor), on top of the per-class costs the edge charges: aliases are
+ * what let one request multiply a root field, so they are capped well below any class's budget.
+ */
+export const MAX_ALIASES = 30;
+const MAX_DIRECTIVES = 50;
+/** graphql-armor's static cost (objects 2, scalars 1, ×1.5 per level): a bound on planning and fan-out work. */
+const MAX_STATIC_COST = 5000;
 
 function sendError(reply: FastifyReply, requestId: string, error: GatewayError): FastifyReply {
   const status = ERROR_CODES[error.code].status;
@@ -121,19 +133,45 @@ export async function startRouter(options: RouterOptions): Promise<RunningRouter
         logger,
         registry,
         keepAliveMs: options.wsKeepAliveMs,
+        // One `read` point per subscribe (its selection runs at once); events pushed afterwards
+        // are the platform's work, not the subscriber's requests, and cost nothing.
+        charge: async (principal) => {
+          if (principal.kind === 'service') return undefined;
+          const verdict = await limiter.check({ read: 1 }, principal);
+          return verdict.allowed ? undefined : new GatewayError('RATE_LIMITED', `limit of ${verdict.limit} requests reached; retry in ${verdict.resetSeconds} s`);
+        },
       })
     : undefined;
+  // graphql-armor for Apollo Server: alias, token, directive and static-cost caps refused in
+  // validation (BAD_USER_INPUT, which formatGatewayError answers as 400 VALIDATION_ERROR); in
+  // production "Did you mean …" field suggestions are masked, as introspection is off there.
+  // Depth and field count stay with queryLimitRules (they count through fragments). The token cap
+  // is graphql's own parser option instead of armor's max-tokens plugin: that one throws from
+  // parsingDidStart, which Apollo Server 5 answers with a 500.
+  const armor = new ApolloArmor({
+    maxAliases: { n: options.maxAliases ?? MAX_ALIASES },
+    maxTokens: { enabled: false },
+    maxDirectives: { n: MAX_DIRECTIVES },
+    costLimit: { maxCost: MAX_STATIC_COST },
+    maxDepth: { enabled: false },
+    blockFieldSuggestion: { enabled: options.production },
+  }).protect();
   const apollo = new ApolloServer<RouterContext>({
     gateway,
     introspection: !options.production,
     includeStacktraceInErrorResponses: false,
+    allowBatchedHttpRequests: false,
+    parseOptions: { maxTokens: MAX_TOKENS },
     csrfPrevention: true,
+    // Automatic persisted queries would run a stored document from its hash alone, a request the
+    // edge cannot read to charge its cost; every request sends its document.
+    persistedQueries: false,
     // The process's main owns SIGINT/SIGTERM and stops everything in order. Apollo's own handler
     // (on by default) stopped each server by itself, out of that order, then re-sent the signal.
     stopOnTerminationSignals: false,
-    validationRules: queryLimitRules(options.maxDepth ?? 12, options.maxFields ?? 500),
+    validationRules: [...queryLimitRules(options.maxDepth ?? 12, options.maxFields ?? 500), ...armor.validationRules],
     formatError: formatGatewayError(logger),
-    plugins: [fastifyApolloDrainPlugin(app)],
+    plugins: [fastifyApolloDrainPlugin(app), ...armor.plugins],
   });
   await apollo.start();
   await subscriptions?.start(apollo as never);
@@ -151,14 +189,23 @@ export async function startRouter(options: RouterOptions): Promise<RunningRouter
       const classes = limitClassesOf(operation.type, operation.rootFields);
       // The OAuth client (TPP) a request is charged to: the token request's, or an access token's own TPP.
       const client = classes.includes('ob_token') ? await tokenRequestClient(vaultOrm.em.fork(), operation) : principal.kind === 'ob_token' ? principal.clientId : undefined;
-      const verdict = await limiter.check(classes, principal, client);
+      // Charged before validation and planning: a document costs what it asks for (one point per
+      // root field selection), and one asking more than is left is refused whole, unexecuted.
+      const verdict = await limiter.check(limitCostsOf(operation.type, operation.fields), principal, client);
       reply.header('x-ratelimit-limit', verdict.limit);
       reply.header('x-ratelimit-remaining', verdict.remaining);
       reply.header('x-ratelimit-reset', verdict.resetSeconds);
       if (!verdict.allowed) {
         reply.header('retry-after', verdict.resetSeconds);
         requests.inc({ outcome: 'rate_limited' });
-        return sendError(reply, request.requestId, new GatewayError('RATE_LIMITED', `limit of ${verdict.limit} requests reached; retry in ${verdict.resetSeconds} s`));
+        const detail =
+          verdict.cost && verdict.cost > 1
+            ? `this operation costs ${verdict.cost} points of the ${verdict.limitClass} limit (one per root field, aliases included); ` +
+              (verdict.cost > verdict.limit
+                ? `the limit is ${verdict.limit} per window: split the operation`
+                : `${verdict.remaining} of ${verdict.limit} left; retry in ${verdict.resetSeconds} s`)
+            : `limit of ${verdict.limit} requests reached; retry in ${verdict.resetSeconds} s`;
+        return sendError(reply, request.requestId, new GatewayError('RATE_LIMITED', detail));
       }
       requests.inc({ outcome: 'accepted' });
     } catch (error) {

@@ -85,6 +85,22 @@ table{border-collapse:collapse;width:100%;margin:.3rem 0 .6rem;font-size:.92em}t
 th{background:#f4f6f9}.responses{list-style:none;padding-left:0}.status{font-weight:600;display:inline-block;min-width:2.5rem}
 .s2{color:#1a7f37}.s4{color:#9a6700}.s5{color:#cf222e}`;
 
+/**
+ * Rate limits and what a GraphQL document costs (issue 13: aliases must not multiply a limit).
+ * The router enforces these (router/src/rate-limit.ts, server.ts); the text is kept beside them.
+ */
+const LIMITS = `<h2 id="limits">Limits</h2>
+<p>Every response carries <code>X-RateLimit-Limit</code>, <code>X-RateLimit-Remaining</code> and <code>X-RateLimit-Reset</code> (seconds until the window resets); a refusal is 429 <code>RATE_LIMITED</code> with <code>Retry-After</code>. Operators may set other limits.</p>
+<table><thead><tr><th>Limit class</th><th>Default per minute</th><th>Counted per</th><th>REST</th><th>GraphQL root fields</th></tr></thead><tbody>
+<tr><td><code>session_create</code></td><td>100</td><td>merchant</td><td>POST /payments/sessions</td><td><code>createPaymentSession</code></td></tr>
+<tr><td><code>identity_resolve</code></td><td>600</td><td>client IP</td><td>GET /v1/identity/resolve</td><td><code>resolveAlias</code> (alias, phone or iban)</td></tr>
+<tr><td><code>ob_token</code></td><td>30</td><td>TPP (client IP when unknown)</td><td>POST /ob/token</td><td><code>exchangeAuthorizationCode</code>, <code>refreshAccessToken</code> (one per document)</td></tr>
+<tr><td><code>read</code></td><td>300</td><td>credential (client IP when public)</td><td>other GET endpoints</td><td>every other query field</td></tr>
+<tr><td><code>write</code></td><td>300</td><td>credential (client IP when public)</td><td>other writes</td><td>every other mutation field</td></tr>
+</tbody></table>
+<p><strong>GraphQL costs what the same REST calls would.</strong> A document spends one point of a field's class for each root field it selects: every alias counts, and so do root fields inside fragments (<code>{ a: resolveAlias(phone: "…") { iban } b: resolveAlias(phone: "…") { iban } }</code> costs 2 points of <code>identity_resolve</code>). A root field given a list of keys costs one point per key (no field takes one today). A document asking more points than are left is refused whole with 429 (nothing runs, nothing is spent); the headers show the class closest to its limit after the points are spent. A subscription costs one <code>read</code> point when it starts.</p>
+<p>Document caps, refused with 400 <code>VALIDATION_ERROR</code>: at most 30 aliases, 5,000 tokens, 50 directives, depth 12, 500 field selections and a static cost of 5,000 (objects 2, scalars 1, ×1.5 per level). In production, introspection is off and error messages carry no field suggestions.</p>`;
+
 /** The whole API as one self-contained HTML page. */
 export function renderDocsPage(document: OpenApiDocument): string {
   const operations = Object.entries(document.paths).flatMap(([path, methods]) => Object.entries(methods).map(([method, operation]) => ({ path, method, operation })));
@@ -105,6 +121,7 @@ export function renderDocsPage(document: OpenApiDocument): string {
 <body><h1>${escapeHtml(document.info.title)}</h1><p>Version ${escapeHtml(document.info.version)}. ${escapeHtml(document.info.description)}</p>
 <p>Machine-readable: <a href="/openapi.json">/openapi.json</a> (OpenAPI ${escapeHtml(document.openapi)}). GraphQL: <code>POST /graphql</code>. Bank core interface (what the gateway calls on a bank's core): <a href="/openapi/bank-core.json">/openapi/bank-core.json</a>.</p>
 <nav><h2>Endpoints</h2><ul>${nav}</ul></nav>
+${LIMITS}
 <h2>Errors</h2><p>Every error has this body; the HTTP status follows from the code.</p>${errorFields}
 <details><summary>Error codes</summary>${codeTable}</details>
 ${sections}

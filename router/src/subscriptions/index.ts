@@ -4,7 +4,7 @@ import type { ApolloServer, BaseContext } from '@apollo/server';
 import type { ExecutionResult, GraphQLSchema } from 'graphql';
 import type { Registry } from 'prom-client';
 import type { EventBus } from '@gateway/events';
-import { newId, signPrincipal, type Logger, type Principal } from '@gateway/kernel';
+import { newId, signPrincipal, type GatewayError, type Logger, type Principal } from '@gateway/kernel';
 import { SubscriptionHub, type ExecuteAs } from './subscription-hub';
 import { attachSubscriptionServer, credentialHeadersOf } from './ws-server';
 
@@ -17,6 +17,8 @@ export interface RouterSubscriptionsOptions {
   logger: Logger;
   registry: Registry;
   keepAliveMs?: number;
+  /** See SubscriptionServerOptions.charge. */
+  charge?: (principal: Principal) => Promise<GatewayError | undefined>;
 }
 
 export interface RouterSubscriptions {
@@ -61,6 +63,7 @@ export function routerSubscriptions(options: RouterSubscriptionsOptions): Router
         logger: options.logger,
         registry: options.registry,
         keepAliveMs: options.keepAliveMs,
+        charge: options.charge,
       });
     },
     async stop() {

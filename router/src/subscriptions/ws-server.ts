@@ -22,6 +22,11 @@ export interface SubscriptionServerOptions {
   registry: Registry;
   /** Ping interval; a client that misses a pong is dropped (default 12 s). */
   keepAliveMs?: number;
+  /**
+   * Charges a subscribe to the subscriber's rate limit (one `read` point: it runs the selection
+   * once at once); a refusal (the error to send) means the subscription does not start.
+   */
+  charge?: (principal: Principal) => Promise<GatewayError | undefined>;
 }
 
 type ConnectionExtra = {
@@ -106,6 +111,8 @@ export function attachSubscriptionServer(options: SubscriptionServerOptions): { 
         if (Array.isArray(plan)) return plan;
         const refused = refusalFor(plan, principal);
         if (refused) return refused;
+        const overLimit = await options.charge?.(principal);
+        if (overLimit) return [overLimit];
         // Registered before the first answer, so no event between the two is missed.
         const stream = new ResultStream(plan.statusRank);
         const stop = hub.add(plan, principal, stream);
