@@ -83,8 +83,8 @@ export const SUBSCRIPTION_FIELDS = {
     eventPatterns: ['payment_order.*'],
     statusOrder: PAYMENT_ORDER_STATUSES,
     subscribers: ['tpp'],
-    // The error table has no payment-order code yet; NOT_FOUND until paymentOrder(id) names its own.
-    refusal: (id) => new GatewayError('NOT_FOUND', `no payment order ${id}`),
+    // What paymentOrder(id) answers a stranger: the same as an unknown id.
+    refusal: (id) => new GatewayError('PAYMENT_ORDER_NOT_FOUND', `no payment order ${id}`),
     eventStatus: statusInDataOrKind(PAYMENT_ORDER_STATUSES),
   },
 } as const satisfies Record<string, SubscriptionFieldDeclaration>;

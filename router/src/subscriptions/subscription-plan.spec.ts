@@ -111,7 +111,7 @@ describe('consentUpdated and paymentOrderUpdated', () => {
     }
     const order = obPlan(`subscription { paymentOrderUpdated(id: "po_9") { status } }`);
     expect(refusalFor(order, { kind: 'tpp', id: 'tpp_1' })).toBeUndefined();
-    expect(refusalFor(order, { kind: 'merchant', id: 'm' })![0]!.extensions.code).toBe('NOT_FOUND');
+    expect(refusalFor(order, { kind: 'merchant', id: 'm' })![0]!.extensions.code).toBe('PAYMENT_ORDER_NOT_FOUND');
     const session = plan(`subscription { paymentSessionUpdated(id: "ops_9") { status } }`) as SubscriptionPlan;
     expect(refusalFor(session, { kind: 'merchant', id: 'm' })).toBeUndefined();
     expect(refusalFor(session, { kind: 'session', id: 'ops_9' })).toBeUndefined();

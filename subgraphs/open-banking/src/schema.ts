@@ -14,6 +14,7 @@ import type { OpenBankingSettings } from './settings';
 import { TppEntity } from './tpp/tpp.entity';
 import { createTppResolver } from './tpp/tpp.resolver';
 import { createPaymentOrderResolver } from './payment-order/payment-order.resolver';
+import { PaymentOrderUpdatesResolver } from './payment-order/payment-order-updates.resolver';
 import { createScaResolver } from './payment-order/sca.resolver';
 import { toTpp } from './tpp/tpp.type';
 
@@ -29,6 +30,7 @@ export async function buildOpenBankingSchema(settings: OpenBankingSettings, modu
       createTokenResolver(modules.tokens),
       createPaymentOrderResolver(modules.paymentOrders),
       createScaResolver(modules.sca),
+      PaymentOrderUpdatesResolver,
       // The issuer is the consents' public base: the one the approval's `iss` names.
       createAuthorizationServerResolver(modules.consents.settings.publicBaseUrl),
     ],
