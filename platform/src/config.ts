@@ -1,10 +1,12 @@
 import { envFlag, envPort, loadConfig, z } from '@gateway/kernel';
+import { openBankingConfigFrom, openBankingOwnEnvSchema } from '@gateway/subgraph-open-banking';
 import { paymentsConfigFrom, paymentsEnvSchema, type PaymentsConfig } from '@gateway/subgraph-payments';
 
 /**
  * The platform's environment (API-CONTRACT "Configuration"), validated at once: the launcher's own
  * variables and each service's (payments defines PUBLIC_BASE_URL, SESSION_TTL_SECONDS,
- * WEBHOOK_RETRY_SCHEDULE and SETTLEMENT_INTERVAL_SECONDS), so a variable means the same whether a service runs alone or here.
+ * WEBHOOK_RETRY_SCHEDULE and SETTLEMENT_INTERVAL_SECONDS; open-banking SCA_TTL_SECONDS), so a variable means the same whether a
+ * service runs alone or here.
  */
 export const platformEnv = z
   .object({
@@ -38,6 +40,7 @@ export const platformEnv = z
       }),
   })
   .extend(paymentsEnvSchema.shape)
+  .extend(openBankingOwnEnvSchema.shape)
   .superRefine((env, ctx) => {
     if (env.NODE_ENV !== 'production') return;
     // Production never runs on generated secrets or the embedded database.
@@ -66,6 +69,8 @@ export interface PlatformConfig {
   rateLimits?: Record<string, { points?: number; durationSeconds?: number }>;
   /** The payments service's own options from the environment. */
   payments: PaymentsConfig;
+  /** The open-banking service's own options from the environment. */
+  openBanking: { scaTtlMs: number };
 }
 
 export function loadPlatformConfig(env: Record<string, string | undefined> = process.env): PlatformConfig {
@@ -92,5 +97,6 @@ export function loadPlatformConfig(env: Record<string, string | undefined> = pro
     dataDir: parsed.DATA_DIR,
     rateLimits: parsed.RATE_LIMITS,
     payments: paymentsConfigFrom(parsed),
+    openBanking: openBankingConfigFrom(parsed),
   };
 }

@@ -56,7 +56,12 @@ export const SUBGRAPHS: SubgraphModule[] = [
     port: (c) => c.ports.openBanking,
     // consent_url shares the customer-facing base of checkout_url (PUBLIC_BASE_URL).
     start: (common, config, overrides) =>
-      openBanking.start({ ...common, publicBaseUrl: config.payments.publicBaseUrl, jobs: overrides.openBankingJobs, scaTtlMs: overrides.openBankingScaTtlMs }),
+      openBanking.start({
+        ...common,
+        publicBaseUrl: config.payments.publicBaseUrl,
+        jobs: overrides.openBankingJobs,
+        scaTtlMs: overrides.openBankingScaTtlMs ?? config.openBanking.scaTtlMs,
+      }),
     buildSchema: () => openBanking.buildOpenBankingSchema(printing),
   },
 ];
