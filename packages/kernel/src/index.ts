@@ -12,3 +12,4 @@ export * from './validation';
 export * from './webhook-url';
 export * from './atomic-file';
 export * from './job';
+export * from './idempotency';

@@ -1,10 +1,10 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { GatewayError, newId, parseInput, type Currency, type Principal } from '@gateway/kernel';
+import { GatewayError, newId, parseInput, type Currency, type Principal, requestHash } from '@gateway/kernel';
 import type { BankRouting, Directory } from '@gateway/federation';
 import type { AccountService } from '../account/account.service';
 import { dataCallConsent } from '../account/data-call';
 import type { BankCapabilitiesClient } from '../banks/bank-capabilities';
-import { orderIdempotency, requestHash } from './order-idempotency';
+import { orderIdempotency } from './order-idempotency';
 import { PaymentOrderEntity } from './payment-order.entity';
 import type { CreatePaymentOrderInput } from './payment-order.input';
 import { createPaymentOrder, loadPaymentOrder } from './payment-order.moves';

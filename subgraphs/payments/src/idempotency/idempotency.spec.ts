@@ -4,7 +4,8 @@ import type { GatewayError } from '@gateway/kernel';
 import { migrateVault } from '@gateway/vault';
 import { migrations } from '../migrations';
 import { IdempotencyKeyEntity } from './idempotency.entity';
-import { IDEMPOTENCY_LOCK_MS, IDEMPOTENCY_RETENTION_MS, idempotency, requestHash } from './idempotency.service';
+import { IDEMPOTENCY_LOCK_MS, IDEMPOTENCY_RETENTION_MS, requestHash } from '@gateway/kernel';
+import { idempotency } from './idempotency.service';
 
 const HOUR = 3_600_000;
 

@@ -1,8 +1,8 @@
 import { LockMode } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { GatewayError, newId, parseInput, type Currency } from '@gateway/kernel';
+import { GatewayError, newId, parseInput, type Currency, requestHash } from '@gateway/kernel';
 import type { AliasRouting, BankRouting, Directory } from '@gateway/federation';
-import { idempotency, requestHash } from '../idempotency/idempotency.service';
+import { idempotency } from '../idempotency/idempotency.service';
 import { PaymentSessionEntity } from './session.entity';
 import { createSession, moveSession } from './session.moves';
 import { createSessionRules, PAGE_SIZE_DEFAULT, pageRules, type CreateSessionRequest } from './session.rules';
