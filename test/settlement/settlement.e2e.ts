@@ -78,6 +78,29 @@ describe('settlement cycles between sandbox banks', () => {
     expect(lines).toEqual([`DEBIT ${banks[0]!.settlementIban} 700`]);
   });
 
+  it("a position in another currency is booked on the bank's settlement account for that currency", async () => {
+    const [a, b] = banks as [PaymentBank, PaymentBank];
+    const [payer, payee] = await Promise.all([a.customer({ currency: 'USD' }), b.customer({ currency: 'USD' })]);
+    await pay(t, merchant.apiKey, payer, payee, 4_200, 'USD');
+    await pay(t, merchant.apiKey, customers[1]!, customers[0]!, 100);
+    const lydBefore = await Promise.all([a.balance(a.settlementIban), b.balance(b.settlementIban)]);
+    const cycle = (await run()).body;
+    expect(cycle.status).toBe('SETTLED');
+    expect(cycle.positions.map((p: any) => [p.bank_handle, p.currency, p.net_amount]).sort()).toEqual(
+      [
+        [a.handle, 'LYD', 100],
+        [a.handle, 'USD', -4_200],
+        [b.handle, 'LYD', -100],
+        [b.handle, 'USD', 4_200],
+      ].sort(),
+    );
+    expect(await settlementLines(a, `${cycle.cycle_id}:${a.handle}:USD`)).toEqual([`DEBIT ${a.usdSettlementIban} 4200`]);
+    expect(await settlementLines(b, `${cycle.cycle_id}:${b.handle}:USD`)).toEqual([`CREDIT ${b.usdSettlementIban} 4200`]);
+    expect([await a.balance(a.settlementIban), await b.balance(b.settlementIban)]).toEqual([lydBefore[0]! + 100, lydBefore[1]! - 100]);
+    const record = await t.rest('GET', `/banks/${a.handle}`, { headers: admin(t) });
+    expect(record.body.settlement_accounts).toEqual([{ currency: 'USD', iban: a.usdSettlementIban }]);
+  });
+
   it('a bank key sees its own position only; other credentials are refused with their codes', async () => {
     await pay(t, merchant.apiKey, customers[1]!, customers[2]!, 300);
     const cycle = (await run()).body;

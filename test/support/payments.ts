@@ -40,6 +40,8 @@ export interface PaymentBank {
   sandbox: SandboxBank;
   /** The bank's settlement_account_iban: an LYD account at its sandbox, funded so a net debit can be booked. */
   settlementIban: string;
+  /** Its USD settlement account (settlement_accounts), funded likewise. */
+  usdSettlementIban: string;
   /** A funded account with an OTP, enrolled in the identity registry under a fresh alias. */
   customer(options?: { balance?: number; currency?: string; otp?: string }): Promise<Customer>;
   balance(iban: string): Promise<number>;
@@ -64,13 +66,13 @@ export async function startPaymentBank(
   });
   // Settlement books the bank's net position here (a bank owing its net needs the funds).
   const settlementIban = lyIban(institutionCode, 1);
-  await sandbox.openAccount({
-    customerRef: `${handle}-settlement`,
-    holderName: `Pay Bank ${institutionCode} settlement`,
-    currency: 'LYD',
-    balance: 1_000_000_000,
-    iban: settlementIban,
-  });
+  const usdSettlementIban = lyIban(institutionCode, 2);
+  for (const [currency, iban] of [
+    ['LYD', settlementIban],
+    ['USD', usdSettlementIban],
+  ] as const) {
+    await sandbox.openAccount({ customerRef: `${handle}-settlement`, holderName: `Pay Bank ${institutionCode} settlement`, currency, balance: 1_000_000_000, iban });
+  }
   const registered = await t.rest('POST', '/banks', {
     headers: { 'x-service-admin-key': t.adminKey },
     body: {
@@ -79,6 +81,7 @@ export async function startPaymentBank(
       country: 'LY',
       core_base_url: sandbox.url,
       settlement_account_iban: settlementIban,
+      settlement_accounts: [{ currency: 'USD', iban: usdSettlementIban }],
       contact_email: `ops@${handle}.ly`,
       institution_code: institutionCode,
       internal_key: internalKey,
@@ -97,6 +100,7 @@ export async function startPaymentBank(
     internalKey,
     sandbox,
     settlementIban,
+    usdSettlementIban,
     async customer({ balance = 1_000_000, currency = 'LYD', otp = String(randomInt(100_000, 999_999)) } = {}) {
       customers += 1;
       const customerRef = `${handle}-c${customers}-${randomInt(0, 1e9)}`;

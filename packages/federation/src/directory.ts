@@ -19,15 +19,22 @@ export interface BankRouting {
   internalKey: string;
   minAmount: number;
   maxAmount: number;
-  /** Where settlement books the bank's net position. */
+  /** Where settlement books the bank's net position in a currency without an account of its own. */
   settlementAccountIban: string;
+  /** Settlement accounts for particular currencies. */
+  settlementAccounts: Array<{ currency: string; iban: string }>;
+}
+
+/** The account a settlement position in `currency` is booked on. */
+export function settlementIbanFor(bank: Pick<BankRouting, 'settlementAccountIban' | 'settlementAccounts'>, currency: string): string {
+  return bank.settlementAccounts.find((account) => account.currency === currency)?.iban ?? bank.settlementAccountIban;
 }
 
 const ALIAS_ROUTING = `query AliasRouting($alias: String, $iban: String) {
   aliasRouting(alias: $alias, iban: $iban) { handle iban bankHandle institutionCode bankCustomerRef status }
 }`;
 const BANK_ROUTING = `query BankRouting($handle: String, $institutionCode: String) {
-  bankRouting(handle: $handle, institutionCode: $institutionCode) { handle status institutionCode coreBaseUrl internalKey minAmount maxAmount settlementAccountIban }
+  bankRouting(handle: $handle, institutionCode: $institutionCode) { handle status institutionCode coreBaseUrl internalKey minAmount maxAmount settlementAccountIban settlementAccounts { currency iban } }
 }`;
 
 /** Answers reused for a while, and concurrent asks for one key sharing one call. Refusals are never reused. */

@@ -7,7 +7,7 @@ const CAPABILITIES = 'bankHandle obEnabled obScopesSupported scaExemptionLimit m
 // `bankHandle: handle`: REST names the bank's handle as the registration request does.
 const BANK_RECORD = `fragment BankRecord on Bank {
   bankHandle: handle displayName country institutionCode status minAmount maxAmount createdAt
-  coreBaseUrl settlementAccountIban contactEmail capabilities { ${CAPABILITIES} }
+  coreBaseUrl settlementAccountIban settlementAccounts { currency iban } contactEmail capabilities { ${CAPABILITIES} }
 }`;
 
 const capabilities = z
@@ -21,6 +21,10 @@ const capabilities = z
   .strict()
   .describe('Bank capabilities');
 
+const settlementAccounts = z
+  .array(z.object({ currency: z.string().describe('LYD, USD or EUR.'), iban: z.string().describe("At the bank's institution code.") }).strict())
+  .describe('Settlement accounts for particular currencies, one per currency; a position in a currency without one is booked on settlement_account_iban.');
+
 const bankRecord = z
   .object({
     bank_handle: z.string(),
@@ -33,6 +37,7 @@ const bankRecord = z
     created_at: z.string().describe('ISO 8601 UTC.'),
     core_base_url: z.string(),
     settlement_account_iban: z.string(),
+    settlement_accounts: settlementAccounts,
     contact_email: z.string(),
     capabilities,
   })
@@ -60,6 +65,7 @@ export const bankRoutes = [
         country: z.string().describe('LY'),
         core_base_url: z.string().describe('Base URL of the bank core callback server; https in production.'),
         settlement_account_iban: z.string().describe("IBAN of the bank's settlement account, at this bank's institution code."),
+        settlement_accounts: settlementAccounts.nullish(),
         contact_email: z.string(),
         institution_code: z.string().describe('Three digits, as inside the IBANs of this bank.'),
         internal_key: z.string().nullish().describe('Pre-shared internal key (at least 24 characters); generated when omitted.'),

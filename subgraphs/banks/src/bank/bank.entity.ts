@@ -1,6 +1,12 @@
 import { Entity, PrimaryKey, Property } from '@mikro-orm/core';
 
 export type BankStatus = 'ACTIVE' | 'SUSPENDED';
+/** A settlement account held in one currency. */
+export interface SettlementAccount {
+  currency: string;
+  iban: string;
+}
+
 export type ObScope = 'accounts:read' | 'balances:read' | 'transactions:read' | 'payments:write';
 
 /** A bank registered with the gateway (database shape; the graph shape is bank.type.ts). */
@@ -21,8 +27,13 @@ export class BankEntity {
   @Property({ type: 'text' })
   coreBaseUrl!: string;
 
+  /** The settlement account for every currency without one of its own in settlementAccounts. */
   @Property({ type: 'text' })
   settlementAccountIban!: string;
+
+  /** Settlement accounts for particular currencies (a bank's LYD account cannot take a USD position). */
+  @Property({ type: 'json' })
+  settlementAccounts: SettlementAccount[] = [];
 
   @Property({ type: 'text' })
   contactEmail!: string;

@@ -1,6 +1,15 @@
 import { Field, InputType } from 'type-graphql';
 import { GraphQLSafeInt } from 'graphql-scalars';
 
+@InputType({ description: 'A settlement account held in one currency.' })
+export class SettlementAccountInput {
+  @Field({ description: 'ISO 4217: LYD, USD or EUR.' })
+  currency!: string;
+
+  @Field({ description: "IBAN of the account, at this bank's institution code." })
+  iban!: string;
+}
+
 @InputType({ description: 'Bank registration (admin). Secrets are generated unless internalKey is given.' })
 export class RegisterBankInput {
   @Field({ description: '2-32 characters: lowercase letters, digits and -, starting with a letter.' })
@@ -17,6 +26,12 @@ export class RegisterBankInput {
 
   @Field({ description: "IBAN of the bank's settlement account, at this bank's institution code." })
   settlementAccountIban!: string;
+
+  @Field(() => [SettlementAccountInput], {
+    nullable: true,
+    description: 'Settlement accounts for particular currencies, one per currency; a position in a currency without one is booked on settlementAccountIban.',
+  })
+  settlementAccounts?: SettlementAccountInput[];
 
   @Field({ description: "The bank's operations contact." })
   contactEmail!: string;

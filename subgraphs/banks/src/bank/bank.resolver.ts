@@ -3,7 +3,7 @@ import { GatewayError } from '@gateway/kernel';
 import { requirePrincipal, type SubgraphContext } from '@gateway/federation';
 import { RegisterBankInput, UpdateBankCapabilitiesInput } from './bank.input';
 import type { BankService } from './bank.service';
-import { Bank, BankCapabilities, BankKeyRotation, BankRegistration, BankRouting, toBank, toCapabilities } from './bank.type';
+import { Bank, BankCapabilities, BankKeyRotation, BankRegistration, BankRouting, SettlementAccount, toBank, toCapabilities } from './bank.type';
 
 /** Only the bank itself (its bank key) or an operator (admin key) may act on or read a bank's record. */
 function requireBankOrAdmin(context: SubgraphContext, handle: string, allowAdmin: boolean): void {
@@ -47,6 +47,7 @@ export function createBankResolver(service: BankService) {
         minAmount: Number(bank.minAmount),
         maxAmount: Number(bank.maxAmount),
         settlementAccountIban: bank.settlementAccountIban,
+        settlementAccounts: bank.settlementAccounts,
       };
     }
 
@@ -84,6 +85,12 @@ export function createBankResolver(service: BankService) {
     settlementAccountIban(@Root() bank: Bank, @Ctx() context: SubgraphContext): string {
       requireBankOrAdmin(context, bank.handle, true);
       return bank.entity.settlementAccountIban;
+    }
+
+    @FieldResolver(() => [SettlementAccount], { description: 'Settlement accounts for particular currencies (the bank or an operator only).' })
+    settlementAccounts(@Root() bank: Bank, @Ctx() context: SubgraphContext): SettlementAccount[] {
+      requireBankOrAdmin(context, bank.handle, true);
+      return bank.entity.settlementAccounts;
     }
 
     @FieldResolver(() => String, { description: 'Contact email (the bank or an operator only).' })

@@ -32,6 +32,11 @@ export function registerBankRules(production: boolean) {
       country: z.literal('LY', { error: 'must be LY' }),
       coreBaseUrl: rules.url(production).superRefine(assertCoreBaseUrlShape),
       settlementAccountIban: rules.iban,
+      settlementAccounts: z
+        .array(z.object({ currency: rules.currency, iban: rules.iban }).strict())
+        .max(3)
+        .refine((accounts) => new Set(accounts.map((account) => account.currency)).size === accounts.length, 'must not repeat a currency')
+        .default([]),
       contactEmail: rules.email,
       institutionCode: z.string().regex(/^\d{3}$/, 'must be three digits'),
       internalKey: z.string().min(24, 'must be at least 24 characters').max(256).optional(),
@@ -47,5 +52,9 @@ export function registerBankRules(production: boolean) {
     .refine((bank) => bank.settlementAccountIban.institutionCode === bank.institutionCode, {
       path: ['settlementAccountIban'],
       message: "must be an account at the bank's own institution code",
+    })
+    .refine((bank) => bank.settlementAccounts.every((account) => account.iban.institutionCode === bank.institutionCode), {
+      path: ['settlementAccounts'],
+      message: "every iban must be an account at the bank's own institution code",
     });
 }

@@ -71,6 +71,7 @@ export class BankService {
           institutionCode: valid.institutionCode,
           coreBaseUrl: valid.coreBaseUrl,
           settlementAccountIban: valid.settlementAccountIban.iban,
+          settlementAccounts: valid.settlementAccounts.map((account) => ({ currency: account.currency, iban: account.iban.iban })),
           contactEmail: valid.contactEmail,
           internalKeySealed: sealSecret(internalKey, this.settings.platformSecret),
           status: 'ACTIVE',

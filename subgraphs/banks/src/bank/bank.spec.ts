@@ -71,11 +71,22 @@ describe('banks subgraph', () => {
       [{ institutionCode: '12' }, 'institution_code'],
       [{ minAmount: 10, maxAmount: 5 }, 'max_amount'],
       [{ obScopesSupported: ['accounts:write'] }, 'ob_scopes_supported'],
+      [{ settlementAccounts: [{ currency: 'USD', iban: iban('555', '2') }] }, 'settlement_accounts'],
+      [{ settlementAccounts: [{ currency: 'GBP', iban: iban('102', '2') }] }, 'settlement_accounts'],
+      [
+        {
+          settlementAccounts: [
+            { currency: 'USD', iban: iban('102', '2') },
+            { currency: 'USD', iban: iban('102', '3') },
+          ],
+        },
+        'settlement_accounts',
+      ],
     ];
     for (const [patch, field] of cases) {
       const result = await client.attempt(REGISTER, { input: { ...bankInput('beta', '102'), ...patch } }, admin);
       expect(result.errors?.[0]?.extensions).toMatchObject({ code: 'VALIDATION_ERROR' });
-      expect(result.errors?.[0]?.extensions?.detail).toMatch(new RegExp(`^${field}(\\[\\d+\\])?:`));
+      expect(result.errors?.[0]?.extensions?.detail).toMatch(new RegExp(`^${field}(\\[\\d+\\](\\.\\w+)?)?:`));
     }
     expect(await db.knex('banks.banks').where({ handle: 'beta' })).toHaveLength(0);
   });

@@ -20,6 +20,15 @@ export class BankCapabilities {
   maxConsentExpiryDays!: number;
 }
 
+@ObjectType({ description: 'A settlement account held in one currency.' })
+export class SettlementAccount {
+  @Field({ description: 'ISO 4217: LYD, USD or EUR.' })
+  currency!: string;
+
+  @Field({ description: "IBAN of the account, at the bank's institution code." })
+  iban!: string;
+}
+
 @ObjectType('Bank', { description: 'A bank connected to the gateway.' })
 @Directive('@key(fields: "handle")')
 export class Bank {
@@ -120,6 +129,9 @@ export class BankRouting {
   @Field(() => GraphQLSafeInt, { description: 'Largest amount per transaction, in minor units.' })
   maxAmount!: number;
 
-  @Field({ description: "IBAN of the bank's settlement account: where a settlement cycle books the bank's net credit or debit." })
+  @Field({ description: "IBAN of the bank's settlement account: where a settlement cycle books the bank's net credit or debit in a currency without an account of its own." })
   settlementAccountIban!: string;
+
+  @Field(() => [SettlementAccount], { description: 'Settlement accounts for particular currencies.' })
+  settlementAccounts!: SettlementAccount[];
 }

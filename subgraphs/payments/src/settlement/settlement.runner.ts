@@ -1,6 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { BankCorePool } from '@gateway/bank-core-client';
-import type { Directory } from '@gateway/federation';
+import { settlementIbanFor, type Directory } from '@gateway/federation';
 import type { Logger } from '@gateway/kernel';
 import type { EngineSettings } from '../engine/engine.settings';
 import { MovementSettler, type MovementCall } from '../engine/settle';
@@ -109,12 +109,13 @@ export class SettlementRunner {
     return this.record(em, position, 'later', { ...settled.unknown, lastError: `${settled.code}: ${settled.detail}` });
   }
 
-  /** The bank's settlement account, from its registration, fixed on the position before the first call. */
+  /** The bank's settlement account in the position's currency, from its registration, fixed on the position before the first call. */
   private async fixIban(em: EntityManager, position: SettlementPositionEntity, requestId: string | null): Promise<string | null> {
     try {
       const routing = await this.directory.bank({ handle: position.bankHandle }, requestId ?? undefined);
       if (this.stopped) return null;
-      if (await positions.fixIban(em, position, position.attempts, routing.settlementAccountIban)) return routing.settlementAccountIban;
+      const iban = settlementIbanFor(routing, position.currency);
+      if (await positions.fixIban(em, position, position.attempts, iban)) return iban;
       return (await positions.findPosition(em, position))?.settlementIban ?? null;
     } catch (error) {
       const detail = error instanceof Error ? error.message : String(error);
