@@ -1,5 +1,5 @@
 import type { FastifyReply } from 'fastify';
-import { GatewayError, httpStatusOf, isErrorCode } from '@gateway/kernel';
+import { GatewayError, httpStatusOf, isErrorCode, retryAfterOf } from '@gateway/kernel';
 
 /** The spec's error body ("Errors"): one shape for every failure, wherever it arose. */
 export interface ErrorBody {
@@ -9,7 +9,7 @@ export interface ErrorBody {
 /** A GraphQL error as the router formats it (`extensions.code/status/detail`). */
 export interface GraphQLErrorLike {
   message?: unknown;
-  extensions?: { code?: unknown; detail?: unknown };
+  extensions?: { code?: unknown; detail?: unknown; retryAfter?: unknown };
 }
 
 /**
@@ -21,11 +21,13 @@ export function fromGraphQLError(error: GraphQLErrorLike | undefined): GatewayEr
   if (!isErrorCode(code)) return new GatewayError('INTERNAL_ERROR');
   const detail = typeof error?.extensions?.detail === 'string' ? error.extensions.detail : undefined;
   const message = typeof error?.message === 'string' ? error.message : undefined;
-  return new GatewayError(code, detail, message);
+  return new GatewayError(code, detail, message, retryAfterOf(error?.extensions));
 }
 
 /** The single place where an error code becomes an HTTP status (kernel's table). */
 export function sendError(reply: FastifyReply, error: GatewayError, requestId: string): FastifyReply {
   const body: ErrorBody = { error: { code: error.code, message: error.message, detail: error.detail, request_id: requestId } };
+  // A refusal that passes with time says when (the router's own limits set it before this).
+  if (error.retryAfterSeconds !== undefined && !reply.hasHeader('retry-after')) reply.header('retry-after', error.retryAfterSeconds);
   return reply.code(httpStatusOf(error.code)).type('application/json; charset=utf-8').send(body);
 }

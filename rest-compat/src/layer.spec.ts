@@ -91,6 +91,12 @@ describe('rest-compat layer (no router needed)', () => {
     expect(replaced.headers.get('x-request-id')).toMatch(/^req_[0-9A-Za-z]{24}$/);
   });
 
+  it('sends X-Content-Type-Options: nosniff on every answer, errors included', async () => {
+    for (const answer of [await call(rest.url, 'GET', '/healthz'), await call(rest.url, 'GET', '/nowhere'), await call(rest.url, 'GET', '/openapi.json')]) {
+      expect(answer.headers.get('x-content-type-options')).toBe('nosniff');
+    }
+  });
+
   it('answers 503 SERVICE_UNAVAILABLE when the router cannot be reached, on REST and /graphql', async () => {
     const answer = await call(rest.url, 'GET', '/banks/abc/capabilities', { headers: { 'x-request-id': 'req_down1' } });
     expectError(answer, 503, 'SERVICE_UNAVAILABLE');

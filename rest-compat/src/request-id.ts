@@ -17,11 +17,14 @@ export function requestIdOf(header: string | string[] | undefined): string {
   return typeof header === 'string' && WELL_FORMED.test(header) ? header : newId('request');
 }
 
-/** Every response, including 404s and layer errors, carries X-Request-Id. */
+/**
+ * Every response, including 404s and layer errors, carries X-Request-Id, and
+ * X-Content-Type-Options: nosniff (a JSON answer is never sniffed into something a browser runs).
+ */
 export function registerRequestId(app: FastifyInstance): void {
   app.decorateRequest('requestId', '');
   app.addHook('onRequest', async (request, reply) => {
     request.requestId = requestIdOf(request.headers[REQUEST_ID_HEADER]);
-    reply.header('x-request-id', request.requestId);
+    reply.header('x-request-id', request.requestId).header('x-content-type-options', 'nosniff');
   });
 }

@@ -96,6 +96,7 @@ describe('router', () => {
   it('crosses one request id through the response header and the error body', async () => {
     const response = await post(router, `{ bankCapabilities(handle: "nobody") { obEnabled } }`, {}, { 'x-request-id': 'req_abc123' });
     expect(response.headers.get('x-request-id')).toBe('req_abc123');
+    expect(response.headers.get('x-content-type-options')).toBe('nosniff');
     expect(response.body.errors?.[0].extensions.code).toBe('BANK_NOT_REGISTERED');
   });
 

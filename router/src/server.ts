@@ -120,7 +120,7 @@ export async function startRouter(options: RouterOptions): Promise<RunningRouter
   app.addHook('onRequest', async (request, reply) => {
     const incoming = request.headers[REQUEST_ID_HEADER];
     request.requestId = typeof incoming === 'string' && /^req_[0-9A-Za-z]{1,64}$/.test(incoming) ? incoming : newId('request');
-    reply.header('x-request-id', request.requestId);
+    reply.header('x-request-id', request.requestId).header('x-content-type-options', 'nosniff');
   });
 
   const subscriptions = options.bus

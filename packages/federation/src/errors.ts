@@ -1,5 +1,5 @@
 import type { GraphQLFormattedError } from 'graphql';
-import { ERROR_CODES, isErrorCode, type Logger } from '@gateway/kernel';
+import { ERROR_CODES, isErrorCode, retryAfterOf, type Logger } from '@gateway/kernel';
 
 /** Apollo's own codes for requests that never reached a resolver: all are bad input. */
 const BAD_INPUT_CODES = new Set(['GRAPHQL_PARSE_FAILED', 'GRAPHQL_VALIDATION_FAILED', 'BAD_USER_INPUT', 'BAD_REQUEST', 'PERSISTED_QUERY_NOT_FOUND']);
@@ -12,10 +12,11 @@ export function formatGatewayError(logger: Logger) {
   return (formatted: GraphQLFormattedError, error: unknown): GraphQLFormattedError => {
     const code = formatted.extensions?.code;
     if (isErrorCode(code)) {
+      const retryAfter = retryAfterOf(formatted.extensions);
       return {
         message: formatted.message,
         path: formatted.path,
-        extensions: { code, status: ERROR_CODES[code].status, detail: formatted.extensions?.detail ?? formatted.message },
+        extensions: { code, status: ERROR_CODES[code].status, detail: formatted.extensions?.detail ?? formatted.message, ...(retryAfter !== undefined ? { retryAfter } : {}) },
       };
     }
     if (typeof code === 'string' && BAD_INPUT_CODES.has(code)) {

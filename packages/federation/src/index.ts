@@ -9,4 +9,5 @@ export * from './sdl';
 export * from './service-client';
 export * from './page-info';
 export * from './directory';
+export * from './otp-guard';
 export * from './bank-reference';

@@ -1,4 +1,4 @@
-import { GatewayError, isErrorCode, newId, PRINCIPAL_HEADER, REQUEST_ID_HEADER, signPrincipal } from '@gateway/kernel';
+import { GatewayError, isErrorCode, newId, PRINCIPAL_HEADER, REQUEST_ID_HEADER, retryAfterOf, signPrincipal } from '@gateway/kernel';
 
 export interface ServiceClientOptions {
   /** The router's GraphQL endpoint; a function because in one process the router starts last. */
@@ -33,11 +33,13 @@ export function createServiceClient(options: ServiceClientOptions): ServiceClien
     } catch {
       throw new GatewayError('SERVICE_UNAVAILABLE', 'the router is unreachable');
     }
-    const body = (await response.json().catch(() => ({}))) as { data?: unknown; errors?: Array<{ extensions?: { code?: string; detail?: string } }> };
+    const body = (await response.json().catch(() => ({}))) as { data?: unknown; errors?: Array<{ extensions?: { code?: string; detail?: string; retryAfter?: unknown } }> };
     const error = body.errors?.[0];
     if (error) {
       const code = error.extensions?.code;
-      throw isErrorCode(code) ? new GatewayError(code, error.extensions?.detail) : new GatewayError('INTERNAL_ERROR', 'service call failed');
+      throw isErrorCode(code)
+        ? new GatewayError(code, error.extensions?.detail, undefined, retryAfterOf(error.extensions))
+        : new GatewayError('INTERNAL_ERROR', 'service call failed');
     }
     return body.data as never;
   };

@@ -81,17 +81,24 @@ export function httpStatusOf(code: string | undefined): number {
 export class GatewayError extends GraphQLError {
   readonly code: ErrorCode;
   readonly detail: string;
+  /** A refusal that passes with time (RATE_LIMITED): seconds to wait, sent as Retry-After (`extensions.retryAfter`). */
+  readonly retryAfterSeconds: number | undefined;
 
-  constructor(code: ErrorCode, detail?: string, message?: string) {
+  constructor(code: ErrorCode, detail?: string, message?: string, retryAfterSeconds?: number) {
     const entry = ERROR_CODES[code];
     const resolvedDetail = detail ?? entry.message;
     super(message ?? entry.message, {
-      extensions: { code, status: entry.status, detail: resolvedDetail },
+      extensions: { code, status: entry.status, detail: resolvedDetail, ...(retryAfterSeconds !== undefined ? { retryAfter: retryAfterSeconds } : {}) },
     });
     this.code = code;
     this.detail = resolvedDetail;
+    this.retryAfterSeconds = retryAfterSeconds;
   }
 }
+
+/** `extensions.retryAfter` of a formatted GraphQL error, when it is a whole number of seconds. */
+export const retryAfterOf = (extensions: Record<string, unknown> | undefined): number | undefined =>
+  typeof extensions?.retryAfter === 'number' && Number.isInteger(extensions.retryAfter) && extensions.retryAfter >= 0 ? extensions.retryAfter : undefined;
 
 /** A VALIDATION_ERROR whose detail names the offending field. */
 export const invalid = (field: string, problem: string): GatewayError => new GatewayError('VALIDATION_ERROR', `${field}: ${problem}`);

@@ -21,6 +21,7 @@ export const ID_PREFIX = {
   transaction: 'txn',
   obligation: 'obl',
   grant: 'grt',
+  otpAttempt: 'otp',
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIX;

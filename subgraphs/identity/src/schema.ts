@@ -4,11 +4,13 @@ import { AliasEntity } from './alias/alias.entity';
 import { createAliasResolver } from './alias/alias.resolver';
 import { AliasService } from './alias/alias.service';
 import { toAlias } from './alias/alias.type';
+import { createOtpGuardResolver } from './otp-guard/otp-guard.resolver';
+import { OtpGuardService } from './otp-guard/otp-guard.service';
 
 export async function buildIdentitySchema(): Promise<GraphQLSchema> {
   const service = new AliasService();
   return buildFederatedSchema({
-    resolvers: [createAliasResolver(service)],
+    resolvers: [createAliasResolver(service), createOtpGuardResolver(new OtpGuardService())],
     referenceResolvers: {
       // Another subgraph's reference to an alias it knows only by handle; null for an unknown one.
       Alias: async (reference, context: SubgraphContext) => {

@@ -3,6 +3,7 @@ import { startSubgraphServer, type RunningService, type SubgraphStartOptions } f
 import { createLogger } from '@gateway/kernel';
 import { AliasEntity } from './alias/alias.entity';
 import { migrations } from './migrations';
+import { OtpAttemptEntity } from './otp-guard/otp-attempt.entity';
 import { buildIdentitySchema } from './schema';
 
 export const IDENTITY_SCHEMA = 'identity';
@@ -11,7 +12,7 @@ export const IDENTITY_SCHEMA = 'identity';
 export async function start(options: SubgraphStartOptions): Promise<RunningService> {
   const orm = await openServiceOrm(options.db, {
     schema: IDENTITY_SCHEMA,
-    entities: [AliasEntity],
+    entities: [AliasEntity, OtpAttemptEntity],
     migrations,
   });
   const schema = await buildIdentitySchema();

@@ -1,5 +1,5 @@
 import { BankCorePool } from '@gateway/bank-core-client';
-import { createServiceClient, Directory } from '@gateway/federation';
+import { createServiceClient, Directory, OtpGuard } from '@gateway/federation';
 import { createLogger } from '@gateway/kernel';
 import { AccountService } from './account/account.service';
 import { AuthorisationService } from './authorisation/authorisation.service';
@@ -42,15 +42,16 @@ export function createOpenBankingModules(settings: OpenBankingSettings): OpenBan
   });
   const bankCapabilities = new BankCapabilitiesClient(call);
   const accounts = new AccountService(directory, cores);
+  const otpGuard = new OtpGuard(call, settings.platformSecret, logger.child({ component: 'otp-guard' }));
   return {
     tpps: new TppService(settings),
     tokens: new TokenService(),
     consents: new ConsentService({ publicBaseUrl }, bankCapabilities),
     directory,
     cores,
-    authorisation: new AuthorisationService({ publicBaseUrl }, directory, cores, new CustomerAccountsClient(call), logger.child({ component: 'authorisation' })),
+    authorisation: new AuthorisationService({ publicBaseUrl }, directory, cores, otpGuard, new CustomerAccountsClient(call), logger.child({ component: 'authorisation' })),
     accounts,
     paymentOrders: new PaymentOrderService({ publicBaseUrl }, directory, bankCapabilities, accounts),
-    sca: new ScaService({ scaTtlMs: settings.scaTtlMs ?? DEFAULT_SCA_TTL_MS }, directory, cores, logger.child({ component: 'sca' })),
+    sca: new ScaService({ scaTtlMs: settings.scaTtlMs ?? DEFAULT_SCA_TTL_MS }, directory, cores, otpGuard, logger.child({ component: 'sca' })),
   };
 }

@@ -1,5 +1,5 @@
 import { BankCorePool } from '@gateway/bank-core-client';
-import { createServiceClient, Directory, type ServiceClient } from '@gateway/federation';
+import { createServiceClient, Directory, OtpGuard, type ServiceClient } from '@gateway/federation';
 import { createLogger } from '@gateway/kernel';
 import { CheckoutService } from './checkout/checkout.service';
 import { ConfirmationService } from './confirmation/confirmation.service';
@@ -63,7 +63,14 @@ export function createPaymentsModules(settings: PaymentsSettings): PaymentsModul
     settlementSettings,
     merchants: new MerchantService(settings),
     sessions,
-    checkout: new CheckoutService(engine, directory, cores, engineSettings, logger.child({ component: 'checkout' })),
+    checkout: new CheckoutService(
+      engine,
+      directory,
+      cores,
+      new OtpGuard(call, settings.platformSecret, logger.child({ component: 'otp-guard' })),
+      engineSettings,
+      logger.child({ component: 'checkout' }),
+    ),
     confirmations: new ConfirmationService(logger.child({ component: 'confirmations' }), kinds),
     engine,
     attention: new AttentionService(),

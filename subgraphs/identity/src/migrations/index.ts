@@ -1,5 +1,9 @@
 import type { MigrationObject } from '@gateway/db';
 import { Migration20261122000200_aliases } from './Migration20261122000200_aliases';
+import { Migration20261130000200_otp_attempts } from './Migration20261130000200_otp_attempts';
 
 /** Committed migrations of the identity schema, in order. */
-export const migrations: MigrationObject[] = [{ name: 'Migration20261122000200_aliases', class: Migration20261122000200_aliases }];
+export const migrations: MigrationObject[] = [
+  { name: 'Migration20261122000200_aliases', class: Migration20261122000200_aliases },
+  { name: 'Migration20261130000200_otp_attempts', class: Migration20261130000200_otp_attempts },
+];

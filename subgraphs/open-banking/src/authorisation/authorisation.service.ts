@@ -1,6 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { BankCorePool } from '@gateway/bank-core-client';
-import type { AliasRouting, Directory } from '@gateway/federation';
+import type { AliasRouting, Directory, OtpGuard } from '@gateway/federation';
 import { bankReference } from '@gateway/federation';
 import { GatewayError, parseInput, type Logger } from '@gateway/kernel';
 import { recordConsentAccounts } from '../account/consent-accounts';
@@ -32,6 +32,7 @@ export class AuthorisationService {
     private readonly settings: AuthorisationSettings,
     private readonly directory: Directory,
     private readonly cores: BankCorePool,
+    private readonly otpGuard: OtpGuard,
     private readonly accounts: CustomerAccountsClient,
     private readonly logger: Logger,
   ) {}
@@ -60,7 +61,8 @@ export class AuthorisationService {
     const customer = await this.resolveCustomer(request, consent, requestId);
     const bank = await this.directory.bank({ handle: consent.bankHandle }, requestId);
     try {
-      await this.cores.for(bank).verifyCustomer({ customerRef: customer.bankCustomerRef, otp: request.otp, ...(requestId ? { requestId } : {}) });
+      const verify = () => this.cores.for(bank).verifyCustomer({ customerRef: customer.bankCustomerRef, otp: request.otp, ...(requestId ? { requestId } : {}) });
+      await this.otpGuard.check({ bankHandle: consent.bankHandle, bankCustomerRef: customer.bankCustomerRef }, request.otp, verify, requestId);
     } catch (error) {
       if (error instanceof GatewayError && error.code === 'OTP_INVALID') throw await this.otpRefused(em, consent);
       throw error; // CBS_TIMEOUT / CBS_ERROR: nothing counted, nothing moved

@@ -2,7 +2,7 @@ import { LockMode } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { GatewayError, type Logger } from '@gateway/kernel';
 import type { BankCorePool } from '@gateway/bank-core-client';
-import type { Directory } from '@gateway/federation';
+import type { Directory, OtpGuard } from '@gateway/federation';
 import { TppEntity } from '../tpp/tpp.entity';
 import { PaymentOrderEntity } from './payment-order.entity';
 import { countScaOtpFailure, loadPaymentOrder, movePaymentOrder } from './payment-order.moves';
@@ -37,6 +37,7 @@ export class ScaService {
     readonly settings: ScaSettings,
     private readonly directory: Directory,
     private readonly cores: BankCorePool,
+    private readonly otpGuard: OtpGuard,
     private readonly logger: Logger,
   ) {}
 
@@ -65,7 +66,8 @@ export class ScaService {
     const payer = await this.directory.alias({ iban: order.debtorIban }, requestId);
     const bank = await this.directory.bank({ handle: order.debtorBank }, requestId);
     try {
-      await this.cores.for(bank).verifyCustomer({ customerRef: payer.bankCustomerRef, otp, ...(requestId ? { requestId } : {}) });
+      const verify = () => this.cores.for(bank).verifyCustomer({ customerRef: payer.bankCustomerRef, otp, ...(requestId ? { requestId } : {}) });
+      await this.otpGuard.check({ bankHandle: order.debtorBank, bankCustomerRef: payer.bankCustomerRef }, otp, verify, requestId);
     } catch (error) {
       if (error instanceof GatewayError && error.code === 'OTP_INVALID') throw await this.otpRefused(em, order);
       throw error; // CBS_TIMEOUT / CBS_ERROR: nothing counted, the order stays PENDING_SCA

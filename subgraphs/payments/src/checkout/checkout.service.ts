@@ -2,7 +2,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { GatewayError, isErrorCode, parseInput, type Logger } from '@gateway/kernel';
 import { vault } from '@gateway/vault';
 import type { BankCorePool } from '@gateway/bank-core-client';
-import type { AliasRouting, Directory } from '@gateway/federation';
+import type { AliasRouting, Directory, OtpGuard } from '@gateway/federation';
 import { bankReference } from '@gateway/federation';
 import type { ExecutionState, PaymentEngine } from '../engine/engine';
 import { MAX_OTP_FAILURES, type EngineSettings } from '../engine/engine.settings';
@@ -29,6 +29,7 @@ export class CheckoutService {
     private readonly engine: PaymentEngine,
     private readonly directory: Directory,
     private readonly cores: BankCorePool,
+    private readonly otpGuard: OtpGuard,
     private readonly settings: EngineSettings,
     private readonly logger: Logger,
   ) {}
@@ -62,7 +63,8 @@ export class CheckoutService {
     if (payer.iban === session.creditorIban) throw new GatewayError('VALIDATION_ERROR', 'payer: is the destination account itself');
     const payerBank = await this.directory.bank({ handle: payer.bankHandle }, requestId);
     try {
-      await this.cores.for(payerBank).verifyCustomer({ customerRef: payer.bankCustomerRef, otp: request.otp, ...(requestId ? { requestId } : {}) });
+      const verify = () => this.cores.for(payerBank).verifyCustomer({ customerRef: payer.bankCustomerRef, otp: request.otp, ...(requestId ? { requestId } : {}) });
+      await this.otpGuard.check(payer, request.otp, verify, requestId);
     } catch (error) {
       if (error instanceof GatewayError && error.code === 'OTP_INVALID') throw await this.otpRefused(em, session);
       throw error; // CBS_TIMEOUT / CBS_ERROR: nothing moved, the session stays PENDING

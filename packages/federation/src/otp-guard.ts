@@ -1,0 +1,57 @@
+import { GatewayError, hmacSha256Hex, type Logger } from '@gateway/kernel';
+import type { ServiceClient } from './service-client';
+
+const TAKE = `mutation TakeOtpAttempt($bankHandle: String!, $customerRef: String!, $guess: String!) {
+  takeOtpAttempt(bankHandle: $bankHandle, customerRef: $customerRef, guess: $guess) { attemptId retryAfterSeconds }
+}`;
+const SETTLE = `mutation SettleOtpAttempt($attemptId: ID!) { settleOtpAttempt(attemptId: $attemptId) }`;
+
+/** The customer whose OTP is checked: their bank and bank_customer_ref, as the registry gave them. */
+export interface OtpCustomer {
+  bankHandle: string;
+  bankCustomerRef: string;
+}
+
+/**
+ * The one way a customer's OTP is checked (checkout, consent, SCA, mandate confirmation): the
+ * identity registry takes the check first and refuses it with RATE_LIMITED (Retry-After) once the
+ * customer's refused OTPs reached its limit, whichever session, consent or mandate they were for;
+ * then `verify` asks the customer's bank. A check the bank accepted, or never judged (a core
+ * timeout), is given back; a refused one (OTP_INVALID) keeps counting. Errors of `verify` pass
+ * through unchanged.
+ */
+export class OtpGuard {
+  constructor(
+    private readonly call: ServiceClient,
+    /** Keys the guess's HMAC: the registry can tell two guesses apart, never read one. */
+    private readonly platformSecret: string,
+    private readonly logger: Logger,
+  ) {}
+
+  async check(customer: OtpCustomer, otp: string, verify: () => Promise<unknown>, requestId?: string): Promise<void> {
+    const guess = hmacSha256Hex(this.platformSecret, `otp:${customer.bankHandle}:${customer.bankCustomerRef}:${otp}`);
+    const { takeOtpAttempt: taken } = await this.call<{ takeOtpAttempt: { attemptId: string | null; retryAfterSeconds: number | null } }>(
+      TAKE,
+      { bankHandle: customer.bankHandle, customerRef: customer.bankCustomerRef, guess },
+      requestId,
+    );
+    if (!taken.attemptId) {
+      const seconds = taken.retryAfterSeconds ?? 60;
+      throw new GatewayError('RATE_LIMITED', `too many refused one-time passwords for this customer; try again in ${seconds} s`, undefined, seconds);
+    }
+    try {
+      await verify();
+    } catch (error) {
+      if (!(error instanceof GatewayError && error.code === 'OTP_INVALID')) this.giveBack(taken.attemptId, requestId);
+      throw error;
+    }
+    this.giveBack(taken.attemptId, requestId);
+  }
+
+  /** Not awaited: the customer's answer does not wait for it; a check never given back counts as refused for the window, no more. */
+  private giveBack(attemptId: string, requestId?: string): void {
+    this.call(SETTLE, { attemptId }, requestId).catch((error: unknown) =>
+      this.logger.warn({ err: error, attempt: attemptId }, 'OTP check not given back; it counts until the window passes'),
+    );
+  }
+}

@@ -1,0 +1,40 @@
+import { Arg, Ctx, Field, ID, Int, Mutation, ObjectType, Resolver } from 'type-graphql';
+import { requirePrincipal, type SubgraphContext } from '@gateway/federation';
+import { GatewayError } from '@gateway/kernel';
+import type { OtpGuardService } from './otp-guard.service';
+
+@ObjectType({ description: "The registry's answer before a customer's OTP is checked at their bank." })
+export class OtpAttempt {
+  @Field(() => ID, { nullable: true, description: 'Set when the check may go ahead; give it back with settleOtpAttempt(accepted: true) if the bank accepts the OTP.' })
+  attemptId!: string | null;
+
+  @Field(() => Int, { nullable: true, description: 'Set when the customer had too many refused OTPs lately: seconds until they may try again.' })
+  retryAfterSeconds!: number | null;
+}
+
+export function createOtpGuardResolver(service: OtpGuardService) {
+  @Resolver()
+  class OtpGuardResolver {
+    @Mutation(() => OtpAttempt, {
+      description: "Takes one OTP check for a customer (platform services only), or refuses it when the customer's recent refused OTPs reached the limit.",
+    })
+    async takeOtpAttempt(
+      @Arg('bankHandle', { description: "The customer's bank." }) bankHandle: string,
+      @Arg('customerRef', { description: 'bank_customer_ref, as the registry holds it.' }) customerRef: string,
+      @Arg('guess', { description: 'HMAC-SHA256 (hex) of the guessed OTP under the platform secret; never the OTP itself.' }) guess: string,
+      @Ctx() context: SubgraphContext,
+    ): Promise<OtpAttempt> {
+      requirePrincipal(context, ['service']);
+      if (!/^[0-9a-f]{64}$/.test(guess)) throw new GatewayError('VALIDATION_ERROR', 'guess: 64 lowercase hex characters');
+      return service.take(context.em, bankHandle, customerRef, guess);
+    }
+
+    @Mutation(() => Boolean, { description: 'Gives back an OTP check the bank accepted or never judged (platform services only); a refused one is left to count.' })
+    async settleOtpAttempt(@Arg('attemptId', () => ID, { description: 'From takeOtpAttempt.' }) attemptId: string, @Ctx() context: SubgraphContext): Promise<boolean> {
+      requirePrincipal(context, ['service']);
+      await service.giveBack(context.em, attemptId);
+      return true;
+    }
+  }
+  return OtpGuardResolver;
+}
