@@ -111,6 +111,7 @@ describe('npm start (embedded defaults)', () => {
       expect(demo.merchant.api_key).toMatch(/^mk_test_/);
       expect(demo.tpp.tpp_access_token).toMatch(/^tpk_/);
       expect(first.output).toContain(`Bearer ${demo.merchant.api_key}`);
+      expect(first.output).toContain(`Demo (${join(dataDir, 'demo.json')}):`);
 
       // Every demo customer resolves through the public API to the bank that funded them.
       for (const customer of demo.customers) {
@@ -143,7 +144,11 @@ describe('npm start (embedded defaults)', () => {
         body: JSON.stringify({ amount: 12500, currency: 'LYD', destination: { type: 'alias', value: 'layla' }, reference: 'order-kept' }),
       });
       expect(created.status).toBe(201);
-      sessionId = ((await created.json()) as any).session_id;
+      const session = (await created.json()) as any;
+      sessionId = session.session_id;
+      // The link opens on whatever port the platform took (REST_PORT=0 here; PUBLIC_BASE_URL unset).
+      expect(session.checkout_url).toBe(`${second.restUrl.replace('127.0.0.1', 'localhost')}/pay/${sessionId}`);
+      expect((await fetch(session.checkout_url, { headers: { accept: 'text/html' } })).status).toBe(200);
 
       // A second `npm start` on the same data directory stops at once, saying why; the first keeps serving.
       const refused = await runToExit({ ...env, SANDBOX_PORT_BASE: String(await freePortBase()) });

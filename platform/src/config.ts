@@ -67,6 +67,12 @@ export interface PlatformConfig {
   sandboxPortBase: number;
   dataDir: string;
   rateLimits?: Record<string, { points?: number; durationSeconds?: number }>;
+  /**
+   * PUBLIC_BASE_URL was set. Otherwise checkout_url, consent_url and sca_url are made on the
+   * address rest-compat actually listens on (REST_PORT, or the free port it picked), so the
+   * printed links open whatever port the platform runs on.
+   */
+  publicBaseUrlSet: boolean;
   /** The payments service's own options from the environment. */
   payments: PaymentsConfig;
   /** The open-banking service's own options from the environment. */
@@ -96,6 +102,7 @@ export function loadPlatformConfig(env: Record<string, string | undefined> = pro
     sandboxPortBase: parsed.SANDBOX_PORT_BASE,
     dataDir: parsed.DATA_DIR,
     rateLimits: parsed.RATE_LIMITS,
+    publicBaseUrlSet: Boolean(env.PUBLIC_BASE_URL),
     payments: paymentsConfigFrom(parsed),
     openBanking: openBankingConfigFrom(parsed),
   };

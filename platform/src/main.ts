@@ -1,3 +1,4 @@
+import { join } from 'node:path';
 import { DataDirLockedError, EmbeddedDatabaseError } from '@gateway/db';
 import { createLogger } from '@gateway/kernel';
 import { loadPlatformConfig, type PlatformConfig } from './config';
@@ -70,7 +71,7 @@ void (async () => {
     if (config.sandboxBanks) {
       const demo = await startDemo(platform, { portBase: config.sandboxPortBase, logger, signal: stopRequested.signal });
       platform.attach(demo);
-      console.log(tryItBlock(demo.file));
+      console.log(tryItBlock(demo.file, join(config.dataDir, 'demo.json')));
     }
     stopRequested.signal.throwIfAborted();
     running = true;

@@ -1,3 +1,4 @@
+import { createServer, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { openDatabase, type Database } from '@gateway/db';
 import { createBus, type EventBus } from '@gateway/events';
@@ -49,7 +50,10 @@ export interface StartPlatformOptions extends ServiceOverrides {
  * Every service in one process: the subgraphs, the router and rest-compat, on one database
  * pool. The same start() functions run each service alone (`npm run start:<service>`).
  */
-export async function startPlatform(config: PlatformConfig, options: StartPlatformOptions = {}): Promise<Platform> {
+export async function startPlatform(given: PlatformConfig, options: StartPlatformOptions = {}): Promise<Platform> {
+  // The REST port is fixed before the subgraphs start: they put the public base into links.
+  const restPort = given.ports.rest === 0 && !given.publicBaseUrlSet ? await freePort(given.host) : given.ports.rest;
+  const config = given.publicBaseUrlSet ? given : withPublicBaseUrl(given, `http://${browserHost(given.host)}:${restPort}`);
   const logger = options.logger ?? createLogger('platform');
   // The database first: in embedded mode opening it takes the data directory's lock, so a second
   // start on the same DATA_DIR stops before it writes anything there (secrets.json included).
@@ -103,7 +107,7 @@ export async function startPlatform(config: PlatformConfig, options: StartPlatfo
     const rest = await startRestCompat({
       routerUrl: router.graphqlUrl,
       host: config.host,
-      port: config.ports.rest,
+      port: restPort,
       production: config.production,
       logger: logger.child({ service: 'rest-compat' }),
     });
@@ -143,4 +147,26 @@ export async function startPlatform(config: PlatformConfig, options: StartPlatfo
     if (!options.db) await db.close().catch(() => undefined);
     throw error;
   }
+}
+
+/** The config with links made on `publicBaseUrl` (payments' checkout_url; open-banking's consent_url and sca_url share it). */
+function withPublicBaseUrl(config: PlatformConfig, publicBaseUrl: string): PlatformConfig {
+  return { ...config, payments: { ...config.payments, publicBaseUrl } };
+}
+
+/** How a browser on this machine reaches `host`: a wildcard or loopback address is localhost. */
+function browserHost(host: string): string {
+  return ['0.0.0.0', '::', '127.0.0.1', '::1', 'localhost'].includes(host) ? 'localhost' : host.includes(':') ? `[${host}]` : host;
+}
+
+/** A port free on `host` now: REST_PORT=0 asks for any, and links need to name it before rest-compat starts. */
+function freePort(host: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = createServer();
+    probe.once('error', reject);
+    probe.listen(0, host, () => {
+      const { port } = probe.address() as AddressInfo;
+      probe.close(() => resolve(port));
+    });
+  });
 }

@@ -198,12 +198,12 @@ async function claimAlias(rest: Rest, bankKey: string, customer: (typeof DEMO_CU
   );
 }
 
-/** The "try it" block `npm start` prints. */
-export function tryItBlock(demo: DemoFile): string {
+/** The "try it" block `npm start` prints; `file`: where the demo keys were saved. */
+export function tryItBlock(demo: DemoFile, file: string): string {
   const payer = demo.customers.find((c) => c.bank_handle === 'oasis')!;
   const payee = demo.customers.find((c) => c.bank_handle === 'atlas')!;
   return [
-    'Demo (.data/demo.json):',
+    `Demo (${file}):`,
     `  banks       ${demo.banks.map((b) => `${b.bank_handle} (${b.institution_code}) ${b.core_base_url}`).join(', ')}`,
     `  customers   ${demo.customers.map((c) => `${c.alias}@${c.bank_handle} otp ${c.otp}`).join(', ')}`,
     `  merchant    ${demo.merchant.merchant_id}  api key ${demo.merchant.api_key}`,
