@@ -103,6 +103,10 @@ describe('router', () => {
   it('refuses documents over the depth or field limit before planning', async () => {
     const deep = await post(router, `{ bank(handle: "edge") { capabilities { bankHandle } } __schema { types { fields { type { name } } } } }`);
     expect(deep.body.errors?.[0].extensions).toMatchObject({ code: 'VALIDATION_ERROR', detail: expect.stringMatching(/depth 5 exceeds the limit of 4/) });
+    // The message itself says what is wrong: a GraphQL client (GraphiQL) shows only the message.
+    expect(deep.body.errors?.[0].message).toMatch(/depth 5 exceeds the limit of 4/);
+    const broken = await post(router, `{ bank(handle: "edge") { handle }`);
+    expect(broken.body.errors?.[0]).toMatchObject({ message: expect.stringMatching(/Syntax Error: Expected Name, found <EOF>/), extensions: { code: 'VALIDATION_ERROR' } });
     // One root field (one point of `read`), 22 selections under it.
     const wide = await post(router, `{ bank(handle: "edge") { ${Array.from({ length: 21 }, (_, i) => `a${i}: handle`).join(' ')} } }`, {}, { 'x-forwarded-for': '203.0.113.30' });
     expect(wide.body.errors?.map((e: any) => e.extensions.detail).join(' ')).toMatch(/more than 20 fields/);

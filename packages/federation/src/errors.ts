@@ -20,7 +20,8 @@ export function formatGatewayError(logger: Logger) {
       };
     }
     if (typeof code === 'string' && BAD_INPUT_CODES.has(code)) {
-      return { message: ERROR_CODES.VALIDATION_ERROR.message, path: formatted.path, extensions: { code: 'VALIDATION_ERROR', status: 400, detail: formatted.message } };
+      // The message says what is wrong (a GraphQL client shows only the message); the code is the spec's.
+      return { message: formatted.message, path: formatted.path, extensions: { code: 'VALIDATION_ERROR', status: 400, detail: formatted.message } };
     }
     logger.error({ err: (error as { originalError?: unknown })?.originalError ?? error, path: formatted.path }, 'unexpected resolver error');
     return { message: ERROR_CODES.INTERNAL_ERROR.message, path: formatted.path, extensions: { code: 'INTERNAL_ERROR', status: 500, detail: 'internal error' } };
