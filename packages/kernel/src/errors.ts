@@ -56,6 +56,9 @@ export const ERROR_CODES = {
   WEBHOOK_DELIVERY_NOT_FOUND: { status: 404, message: 'Unknown webhook delivery' },
   MOVEMENT_NOT_FOUND: { status: 404, message: 'No movement needing attention for this session' },
   SETTLEMENT_CYCLE_NOT_FOUND: { status: 404, message: 'Unknown settlement cycle or position' },
+  // API-CONTRACT checkout authorize: another authorization holds a non-final session; a final FAILED one.
+  SESSION_IN_PROGRESS: { status: 409, message: 'Another authorization of this session is in progress' },
+  SESSION_FAILED: { status: 409, message: 'The session has failed' },
   IDEMPOTENCY_KEY_IN_USE: { status: 409, message: 'A request with this Idempotency-Key is still running' },
   IDEMPOTENCY_KEY_REUSED: { status: 422, message: 'Idempotency-Key reused with a different request' },
   PAYLOAD_TOO_LARGE: { status: 413, message: 'Request body exceeds 1 MiB' },

@@ -55,6 +55,8 @@ export const CHECKOUT_SCRIPT = `
     INSUFFICIENT_FUNDS: 'Your balance is too low for this payment. No money was taken.',
     SESSION_EXPIRED: 'This payment has expired.',
     SESSION_ALREADY_COMPLETED: 'This payment has already been processed.',
+    SESSION_IN_PROGRESS: 'This payment is already being processed.',
+    SESSION_FAILED: 'This payment did not go through. Any money taken has been returned.',
     SESSION_NOT_FOUND: 'This payment link is not valid.',
     BANK_NOT_PARTICIPATING: 'This bank does not take part in these payments.',
     CBS_TIMEOUT: 'Your bank did not answer in time. Any money taken is being returned.',
@@ -63,7 +65,7 @@ export const CHECKOUT_SCRIPT = `
     RATE_LIMITED: 'Too many attempts. Please wait a moment.',
   };
   // Refusals after which this session will not take another attempt.
-  const ENDING = ['INSUFFICIENT_FUNDS', 'CBS_TIMEOUT', 'CBS_ERROR', 'SESSION_EXPIRED', 'SESSION_ALREADY_COMPLETED'];
+  const ENDING = ['INSUFFICIENT_FUNDS', 'CBS_TIMEOUT', 'CBS_ERROR', 'SESSION_EXPIRED', 'SESSION_ALREADY_COMPLETED', 'SESSION_IN_PROGRESS', 'SESSION_FAILED'];
   let token = null;
 
   const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));

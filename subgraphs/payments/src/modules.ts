@@ -70,6 +70,7 @@ export function createPaymentsModules(settings: PaymentsSettings): PaymentsModul
       new OtpGuard(call, settings.platformSecret, logger.child({ component: 'otp-guard' })),
       engineSettings,
       logger.child({ component: 'checkout' }),
+      settings.platformSecret,
     ),
     confirmations: new ConfirmationService(logger.child({ component: 'confirmations' }), kinds),
     engine,

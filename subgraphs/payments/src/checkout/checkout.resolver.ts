@@ -16,7 +16,9 @@ export function createCheckoutResolver(service: CheckoutService) {
     @Mutation(() => CheckoutAuthorization, {
       description:
         "The payer authorizes the payment (public; POST /pay/{session_id}/authorize): payer resolved in the identity registry, OTP verified by the payer's bank, then the debit and credit. " +
-        'Errors: OTP_INVALID (the third one fails the session), ALIAS_NOT_FOUND, ALIAS_INACTIVE, SESSION_NOT_FOUND, SESSION_EXPIRED, SESSION_ALREADY_COMPLETED, INSUFFICIENT_FUNDS, CBS_TIMEOUT, CBS_ERROR, VALIDATION_ERROR.',
+        'The same authorization sent again answers the current status while the session is not final, the final answer once it is. ' +
+        'Errors: OTP_INVALID (the third one fails the session), RATE_LIMITED (five refused OTPs of the customer within 15 minutes), ALIAS_NOT_FOUND, ALIAS_INACTIVE, SESSION_NOT_FOUND, SESSION_EXPIRED, ' +
+        'SESSION_ALREADY_COMPLETED, SESSION_FAILED, SESSION_IN_PROGRESS (another authorization holds the session), INSUFFICIENT_FUNDS, CBS_TIMEOUT, CBS_ERROR, VALIDATION_ERROR.',
     })
     async authorizeCheckout(
       @Arg('sessionId', () => ID, { description: 'Session id (ops_…).' }) sessionId: string,

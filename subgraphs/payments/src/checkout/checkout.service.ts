@@ -1,5 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { GatewayError, isErrorCode, parseInput, type Logger } from '@gateway/kernel';
+import { GatewayError, hmacSha256Hex, isErrorCode, parseInput, safeEqual, type Logger } from '@gateway/kernel';
 import { vault } from '@gateway/vault';
 import type { BankCorePool } from '@gateway/bank-core-client';
 import type { AliasRouting, Directory, OtpGuard } from '@gateway/federation';
@@ -12,7 +12,7 @@ import { MerchantEntity } from '../merchant/merchant.entity';
 import type { PaymentSessionEntity } from '../session/session.entity';
 import { countOtpFailure, loadSession, moveSession } from '../session/session.moves';
 import { sessionNotFound } from '../session/session.service';
-import { refusal } from '../session/session.transitions';
+import { FINAL_STATUSES, refusal } from '../session/session.transitions';
 import { effectiveStatus, PaymentSessionStatus } from '../session/session.type';
 import type { AuthorizeCheckoutInput } from './checkout.input';
 import { authorizeRules, type AuthorizeRequest } from './checkout.rules';
@@ -32,6 +32,8 @@ export class CheckoutService {
     private readonly otpGuard: OtpGuard,
     private readonly settings: EngineSettings,
     private readonly logger: Logger,
+    /** Keys the authorization's HMAC (authorizationHash): comparable, never readable. */
+    private readonly platformSecret: string,
   ) {}
 
   async view(em: EntityManager, id: string): Promise<CheckoutSession> {
@@ -57,9 +59,12 @@ export class CheckoutService {
     const request = parseInput(authorizeRules, JSON.parse(JSON.stringify(input)));
     const session = await loadSession(em, sessionId);
     if (!session) throw sessionNotFound(sessionId);
-    await this.assertPayable(em, session);
+    if (effectiveStatus(session) === 'EXPIRED') throw await this.expire(em, session);
 
     const payer = await this.resolvePayer(request, requestId);
+    const authorization = this.authorizationHash(sessionId, payer, request.otp);
+    // Not payable any more: the answer for an authorization sent again, or the refusal of another.
+    if (session.status !== 'PENDING') return this.answerAgain(em, session, payer, request.otp, authorization);
     if (payer.iban === session.creditorIban) throw new GatewayError('VALIDATION_ERROR', 'payer: is the destination account itself');
     const payerBank = await this.directory.bank({ handle: payer.bankHandle }, requestId);
     try {
@@ -70,10 +75,13 @@ export class CheckoutService {
       throw error; // CBS_TIMEOUT / CBS_ERROR: nothing moved, the session stays PENDING
     }
 
-    const claimed = await this.claim(em, session, request, payer, requestId);
+    const claimed = await this.claim(em, session, request, payer, authorization, requestId);
     if (claimed === null) {
+      // Another authorization (perhaps this same one, sent twice at once) or the TTL got there first.
       const now = await loadSession(em.fork(), sessionId);
-      throw now && effectiveStatus(now) === 'EXPIRED' ? await this.expire(em, now) : refusal(sessionId, now?.status ?? 'FAILED', 'otp_accepted');
+      if (!now) throw sessionNotFound(sessionId);
+      if (effectiveStatus(now) === 'EXPIRED') throw await this.expire(em, now);
+      return this.answerAgain(em, now, payer, request.otp, authorization);
     }
     this.logger.info({ session: sessionId, payer_bank: payer.bankHandle, settlement: session.settlementType }, 'payment authorized');
 
@@ -101,10 +109,47 @@ export class CheckoutService {
     };
   }
 
-  /** Only a PENDING session within its TTL can be paid; one found past it is expired on the spot. */
-  private async assertPayable(em: EntityManager, session: PaymentSessionEntity): Promise<void> {
-    if (effectiveStatus(session) === 'EXPIRED') throw await this.expire(em, session);
-    if (session.status !== 'PENDING') throw refusal(session.id, session.status, 'otp_accepted');
+  /** HMAC of who pays and with which OTP: the payer's account (alias or IBAN alike), never the OTP in clear. */
+  private authorizationHash(sessionId: string, payer: AliasRouting, otp: string): string {
+    return hmacSha256Hex(this.platformSecret, `authorize:${sessionId}:${payer.iban}:${otp}`);
+  }
+
+  /**
+   * A session some authorization already claimed (API-CONTRACT, checkout authorize). The same
+   * authorization again (a lost answer, a retry through another front door) gets the truth:
+   * while the session is not final, 200 with its status and a fresh session token; once final,
+   * the final answer (SESSION_ALREADY_COMPLETED, SESSION_FAILED). Another authorization gets
+   * SESSION_IN_PROGRESS while it runs; the claimer's own account with another OTP is counted as
+   * a refused OTP (the stored hash must not become a way to test OTPs).
+   */
+  private async answerAgain(em: EntityManager, session: PaymentSessionEntity, payer: AliasRouting, otp: string, authorization: string): Promise<CheckoutAuthorization> {
+    const status = effectiveStatus(session);
+    if (FINAL_STATUSES.has(status)) {
+      if (status === 'FAILED')
+        throw new GatewayError('SESSION_FAILED', `session ${session.id} has FAILED${session.failureCode ? ` (${session.failureCode})` : ''} and cannot be paid`);
+      throw refusal(session.id, status, 'otp_accepted');
+    }
+    const execution = await executions.find(em.fork(), session.id);
+    const same = execution?.authorizationHash != null && safeEqual(execution.authorizationHash, authorization);
+    if (!same) {
+      if (execution?.debtorIban === payer.iban) await this.countGuess(payer, otp);
+      throw refusal(session.id, status, 'otp_accepted');
+    }
+    const token = await em.fork().transactional(async (tx) => {
+      const expiresAt = new Date(Date.now() + this.settings.sessionTokenTtlSeconds * 1000);
+      return vault.issue(tx, { kind: 'session_token', ownerId: session.id, prefix: 'sst_', expiresAt }).raw;
+    });
+    this.logger.info({ session: session.id, status }, 'authorization sent again: current status answered');
+    return { sessionId: session.id, status: PaymentSessionStatus[status], sessionToken: token, redirectTo: redirectTo(session.redirectUrl, session.id, status) };
+  }
+
+  /** An OTP for this payer that is not the one that claimed the session: a refused guess for the guard. */
+  private async countGuess(payer: AliasRouting, otp: string): Promise<void> {
+    try {
+      await this.otpGuard.check(payer, otp, () => Promise.reject(new GatewayError('OTP_INVALID')));
+    } catch (error) {
+      if (!(error instanceof GatewayError && error.code === 'OTP_INVALID')) throw error;
+    }
   }
 
   private async expire(em: EntityManager, session: PaymentSessionEntity): Promise<GatewayError> {
@@ -152,6 +197,7 @@ export class CheckoutService {
     session: PaymentSessionEntity,
     request: AuthorizeRequest,
     payer: AliasRouting,
+    authorizationHash: string,
     requestId?: string,
   ): Promise<{ token: string; execution: PaymentExecutionEntity } | null> {
     const now = new Date();
@@ -166,6 +212,7 @@ export class CheckoutService {
           payerType: request.payer.type,
           payerValue: request.payer.type === 'iban' ? request.payer.value.iban : request.payer.value,
           debtorIban: payer.iban,
+          authorizationHash,
           leaseUntil: new Date(now.getTime() + this.settings.leaseMs),
           requestId: requestId ?? null,
         },

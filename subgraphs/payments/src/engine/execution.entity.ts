@@ -50,6 +50,13 @@ export class PaymentExecutionEntity {
   @Property({ type: 'text' })
   debtorIban!: string;
 
+  /**
+   * Checkout: HMAC (platform secret) of the payer and OTP that claimed the session, so the same
+   * authorization sent again (a lost answer, another front door) is told the truth, not refused.
+   */
+  @Property({ type: 'text', nullable: true })
+  authorizationHash: string | null = null;
+
   /** The request that authorized the payment (req_…): sent as X-Request-Id on every core call of it. */
   @Property({ type: 'text', nullable: true })
   requestId: string | null = null;

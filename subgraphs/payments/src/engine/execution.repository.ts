@@ -7,7 +7,7 @@ export type ExecutionChanges = Partial<Omit<PaymentExecutionEntity, 'sessionId' 
 
 /** What checkout knows when the payer's OTP is accepted (kind session), or a payment order's request (kind payment_order). */
 export type NewExecution = Pick<PaymentExecutionEntity, 'sessionId' | 'payerType' | 'payerValue' | 'debtorIban' | 'leaseUntil' | 'requestId'> &
-  Partial<Pick<PaymentExecutionEntity, 'kind'>>;
+  Partial<Pick<PaymentExecutionEntity, 'kind' | 'authorizationHash'>>;
 
 /** Steps at which a rail credit can be confirmed: being sent, or sent. */
 export const CONFIRMABLE_STEPS = ['credit', 'confirm'] as const;

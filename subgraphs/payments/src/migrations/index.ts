@@ -7,6 +7,7 @@ import { Migration20261125000100_engine_outcomes } from './Migration202611250001
 import { Migration20261128000100_settlement } from './Migration20261128000100_settlement';
 import { Migration20261129000100_webhook_audience } from './Migration20261129000100_webhook_audience';
 import { Migration20261129000100_order_movements } from './Migration20261129000100_order_movements';
+import { Migration20261130000300_authorization_hash } from './Migration20261130000300_authorization_hash';
 
 /** Committed migrations of the payments schema, in order. */
 export const migrations: MigrationObject[] = [
@@ -18,4 +19,5 @@ export const migrations: MigrationObject[] = [
   { name: 'Migration20261128000100_settlement', class: Migration20261128000100_settlement },
   { name: 'Migration20261129000100_webhook_audience', class: Migration20261129000100_webhook_audience },
   { name: 'Migration20261129000100_order_movements', class: Migration20261129000100_order_movements },
+  { name: 'Migration20261130000300_authorization_hash', class: Migration20261130000300_authorization_hash },
 ];

@@ -47,8 +47,8 @@ describe('payment session transition table', () => {
 
   it("refuses moves in the spec's words", () => {
     expect(refusal('ops_1', 'COMPLETED', 'otp_accepted').extensions).toMatchObject({ code: 'SESSION_ALREADY_COMPLETED', status: 409 });
-    expect(refusal('ops_1', 'FAILED', 'otp_accepted').extensions).toMatchObject({ code: 'SESSION_ALREADY_COMPLETED', status: 409 });
+    expect(refusal('ops_1', 'FAILED', 'otp_accepted').extensions).toMatchObject({ code: 'SESSION_FAILED', status: 409 });
     expect(refusal('ops_1', 'EXPIRED', 'otp_accepted').extensions).toMatchObject({ code: 'SESSION_EXPIRED', status: 422 });
-    expect(refusal('ops_1', 'PROCESSING', 'otp_accepted').extensions).toMatchObject({ code: 'SESSION_ALREADY_COMPLETED' });
+    expect(refusal('ops_1', 'PROCESSING', 'otp_accepted').extensions).toMatchObject({ code: 'SESSION_IN_PROGRESS', status: 409 });
   });
 });

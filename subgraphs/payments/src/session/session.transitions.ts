@@ -52,14 +52,15 @@ export function transitionFor(from: SessionStatus | null, trigger: SessionTrigge
 
 /**
  * Why a session in `status` cannot take `trigger`, in the spec's words for what a client can
- * cause: an expired session is SESSION_EXPIRED, a finished one SESSION_ALREADY_COMPLETED, one
- * whose payment is under way cannot be started again.
+ * cause (API-CONTRACT, checkout authorize): an expired session is SESSION_EXPIRED, a completed one
+ * SESSION_ALREADY_COMPLETED, a failed one SESSION_FAILED, and one whose payment is under way
+ * SESSION_IN_PROGRESS (it is not final: the payer can still learn how it ends).
  */
 export function refusal(sessionId: string, status: SessionStatus, trigger: SessionTrigger): GatewayError {
   if (status === 'EXPIRED') return new GatewayError('SESSION_EXPIRED', `session ${sessionId} expired`);
   if (status === 'COMPLETED') return new GatewayError('SESSION_ALREADY_COMPLETED', `session ${sessionId} is COMPLETED and cannot be modified`);
-  if (status === 'FAILED') return new GatewayError('SESSION_ALREADY_COMPLETED', `session ${sessionId} has FAILED and cannot be modified`);
-  return new GatewayError('SESSION_ALREADY_COMPLETED', `session ${sessionId} is ${status}: ${trigger} is not possible now (a payment is already under way)`);
+  if (status === 'FAILED') return new GatewayError('SESSION_FAILED', `session ${sessionId} has FAILED and cannot be modified`);
+  return new GatewayError('SESSION_IN_PROGRESS', `session ${sessionId} is ${status}: ${trigger} is not possible now (a payment is already under way)`);
 }
 
 /** Which timestamp column records reaching a status. */
