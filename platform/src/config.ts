@@ -25,6 +25,11 @@ export const platformEnv = z
     SANDBOX_BANKS: envFlag.optional(),
     SANDBOX_PORT_BASE: envPort.default(7101),
     DATA_DIR: z.string().default('.data'),
+    /**
+     * Where the router's limit counters live: memory (default: one process, one router) or
+     * postgres (counted together with every other router on the database).
+     */
+    RATE_LIMIT_STORE: z.enum(['memory', 'postgres']).default('memory'),
     /** Operator's custom limits, e.g. {"identity_resolve":{"points":6000}} (spec "Limits": defaults). */
     RATE_LIMITS: z
       .string()
@@ -67,6 +72,8 @@ export interface PlatformConfig {
   sandboxPortBase: number;
   dataDir: string;
   rateLimits?: Record<string, { points?: number; durationSeconds?: number }>;
+  /** Limit counters in the database, shared with other routers (RATE_LIMIT_STORE=postgres). */
+  sharedRateLimits: boolean;
   /**
    * PUBLIC_BASE_URL was set. Otherwise checkout_url, consent_url and sca_url are made on the
    * address rest-compat actually listens on (REST_PORT, or the free port it picked), so the
@@ -102,6 +109,7 @@ export function loadPlatformConfig(env: Record<string, string | undefined> = pro
     sandboxPortBase: parsed.SANDBOX_PORT_BASE,
     dataDir: parsed.DATA_DIR,
     rateLimits: parsed.RATE_LIMITS,
+    sharedRateLimits: parsed.RATE_LIMIT_STORE === 'postgres',
     publicBaseUrlSet: Boolean(env.PUBLIC_BASE_URL),
     payments: paymentsConfigFrom(parsed),
     openBanking: openBankingConfigFrom(parsed),

@@ -94,9 +94,9 @@ export async function startPlatform(given: PlatformConfig, options: StartPlatfor
       host: config.host,
       port: config.ports.router,
       rateLimits: options.rateLimits ?? (config.rateLimits as LimitOverrides | undefined),
-      // One process runs one router: its counters stay in memory. Routers run as separate
-      // processes (npm run start:router) share theirs through PostgreSQL.
-      sharedRateLimits: false,
+      // One process runs one router: its counters stay in memory unless RATE_LIMIT_STORE=postgres
+      // (other routers on this database). `npm run start:router` shares them by default.
+      sharedRateLimits: config.sharedRateLimits,
       logger: logger.child({ service: 'router' }),
       bus,
       readinessChecks: readiness.checks,

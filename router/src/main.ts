@@ -18,6 +18,8 @@ const config = loadConfig(
     HOST: z.string().default('127.0.0.1'),
     ROUTER_PORT: envPort.default(4000),
     RATE_LIMITS: z.string().optional(),
+    /** Where limit counters live: postgres (default here: every router on the database counts together) or memory (this router alone). */
+    RATE_LIMIT_STORE: z.enum(['postgres', 'memory']).default('postgres'),
     NODE_ENV: z.string().optional(),
     AMQP_URL: z.string().min(1).optional(),
   }),
@@ -44,7 +46,7 @@ void (async () => {
     host: config.HOST,
     port: config.ROUTER_PORT,
     rateLimits: config.RATE_LIMITS ? JSON.parse(config.RATE_LIMITS) : undefined,
-    sharedRateLimits: true,
+    sharedRateLimits: config.RATE_LIMIT_STORE === 'postgres',
     logger,
     bus,
   });
