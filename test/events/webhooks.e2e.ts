@@ -67,7 +67,8 @@ describe('webhooks', () => {
     const sessionId = await paidSession(merchant.apiKey, await bank.customer({ balance: 0 }), await bank.customer(), 'order-1001');
     const completed = await endpoint.waitFor((w) => w.envelope.event === 'payment.completed' && w.envelope.data.session_id === sessionId, 'payment.completed');
 
-    expect(Object.keys(completed.envelope).sort()).toEqual(['created_at', 'data', 'event', 'id']);
+    expect(Object.keys(completed.envelope).sort()).toEqual(['created_at', 'data', 'event', 'id', 'sequence']);
+    expect((completed.envelope as { sequence?: number }).sequence).toBe(3);
     expect(completed.envelope.id).toMatch(/^evt_/);
     expect(completed.envelope.data).toMatchObject({ session_id: sessionId, reference: 'order-1001', settlement_type: 'internal', creditor_bank: bank.handle, status: 'COMPLETED' });
     expect(completed.headers['x-service-signature']).toBe(serviceSignature(merchant.webhookSecret, completed.body));
@@ -115,6 +116,28 @@ describe('webhooks', () => {
     expect(second.pagination).toEqual({ next_cursor: null, has_more: false });
     expect(second.deliveries[0]!.event).toBe('payment.initiated');
     expect((await t.rest('GET', '/webhooks/deliveries?limit=0', { headers: bearer(merchant.apiKey) })).status).toBe(400);
+  });
+
+  it("a session's events arrive in order: a later one waits while an earlier one is retried, and each carries its sequence", async () => {
+    const endpoint = await receiver();
+    const answered: Array<[string, number]> = [];
+    // The first event (payment.initiated) is refused twice: the later ones must wait for it.
+    endpoint.answer((webhook) => {
+      const status = webhook.envelope.event === 'payment.initiated' && endpoint.received.filter((w) => w.envelope.id === webhook.envelope.id).length <= 2 ? 500 : 200;
+      answered.push([webhook.envelope.event, status]);
+      return status;
+    });
+    const merchant = await merchantWith(endpoint.url);
+    const sessionId = await paidSession(merchant.apiKey, await bank.customer({ balance: 0 }), await bank.customer());
+    await endpoint.waitFor((w) => w.envelope.event === 'payment.completed' && w.envelope.data.session_id === sessionId, 'payment.completed');
+    expect(answered).toEqual([
+      ['payment.initiated', 500],
+      ['payment.initiated', 500],
+      ['payment.initiated', 200],
+      ['payment.processing', 200],
+      ['payment.completed', 200],
+    ]);
+    expect(endpoint.received.map((w) => (w.envelope as { sequence?: number }).sequence)).toEqual([1, 1, 1, 2, 3]);
   });
 
   it('a receiver that fails gets the same event again later, and every attempt is recorded', async () => {
@@ -177,13 +200,21 @@ describe('webhooks', () => {
     const slowMerchant = await merchantWith(silent.url);
     const otherMerchant = await merchantWith(healthy.url);
     const slowSession = await paidSession(slowMerchant.apiKey, await bank.customer({ balance: 0 }), await bank.customer());
-    await silent.waitFor((w) => w.envelope.data.session_id === slowSession && w.envelope.event === 'payment.completed', "the slow merchant's attempts to be in flight");
+    await silent.waitFor((w) => w.envelope.data.session_id === slowSession && w.envelope.event === 'payment.initiated', "the slow merchant's first attempt to be in flight");
     const otherSession = await paidSession(otherMerchant.apiKey, await bank.customer({ balance: 0 }), await bank.customer());
     const delivered = await healthy.waitFor((w) => w.envelope.data.session_id === otherSession && w.envelope.event === 'payment.completed');
     expect(delivered.headers['x-service-signature']).toBe(serviceSignature(otherMerchant.webhookSecret, delivered.body));
-    // The slow merchant's attempts are still waiting for an answer (20 s deadline in this test).
-    const slowCompleted = silent.received.find((w) => w.envelope.event === 'payment.completed')!;
-    expect(await deliveryOf(slowMerchant.apiKey, slowCompleted.envelope.id)).toMatchObject({ status: 'PENDING', attempts: 0 });
+    // The slow merchant's first event is still waiting for an answer (20 s deadline in this test),
+    // and its session's later events wait their turn behind it, unsent.
+    const slowInitiated = silent.received.find((w) => w.envelope.event === 'payment.initiated')!;
+    expect(await deliveryOf(slowMerchant.apiKey, slowInitiated.envelope.id)).toMatchObject({ status: 'PENDING', attempts: 0 });
+    expect(silent.received.filter((w) => w.envelope.data.session_id === slowSession).map((w) => w.envelope.event)).toEqual(['payment.initiated']);
+    const listed = (await deliveries(slowMerchant.apiKey, '?limit=10')).deliveries;
+    expect(listed.map((d) => [d.event, d.status, d.attempts]).sort()).toEqual([
+      ['payment.completed', 'PENDING', 0],
+      ['payment.initiated', 'PENDING', 0],
+      ['payment.processing', 'PENDING', 0],
+    ]);
   });
 
   it('an event the bus hands over twice is delivered once, under its one id', async () => {

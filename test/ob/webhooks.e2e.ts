@@ -79,7 +79,7 @@ describe('Open Banking webhooks to TPPs', () => {
 
     const consentId = await grantedConsent(tpp);
     const granted = await eventOf(endpoint, 'consent.granted', consentId);
-    expect(Object.keys(granted.envelope).sort()).toEqual(['created_at', 'data', 'event', 'id']);
+    expect(Object.keys(granted.envelope).sort()).toEqual(['created_at', 'data', 'event', 'id', 'sequence']);
     expect(granted.envelope.data).toMatchObject({ consent_id: consentId, status: 'AUTHORISED', tpp_id: tpp.tppId, bank_handle: bank.handle });
     expectSignedBy(tpp.webhookSecret, granted);
     // The envelope is the outbox's event, under its own id.

@@ -11,6 +11,12 @@ export interface PlatformEvent<T = Record<string, unknown>> {
   audience?: string | null;
   /** ISO 8601 UTC */
   createdAt: string;
+  /**
+   * The event's place among its aggregate's events (a session's, consent's, payment order's,
+   * mandate's), from 1, assigned by the outbox relay in outbox order: a receiver orders by it and
+   * drops what it already has. Absent on events relayed before it existed.
+   */
+  sequence?: number;
   data: T;
 }
 

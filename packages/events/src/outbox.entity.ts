@@ -39,6 +39,24 @@ export class OutboxEvent {
 
   @Property({ type: 'timestamptz', nullable: true })
   publishedAt?: Date | null;
+
+  /** Its place among its aggregate's events, from 1: set by the relay as it publishes (PlatformEvent.sequence). */
+  @Property({ type: 'integer', nullable: true })
+  aggregateSequence?: number | null;
+}
+
+/**
+ * SQL for a subgraph's migration that adds the per-aggregate sequence to its outbox: the column,
+ * its index, and the numbers of the events already there, in outbox order.
+ */
+export function outboxAggregateSequenceSql(schema: string): string[] {
+  return [
+    `alter table "${schema}"."outbox" add column "aggregate_sequence" integer null;`,
+    `update "${schema}"."outbox" o set "aggregate_sequence" = n.nth
+       from (select "sequence", row_number() over (partition by "aggregate_type", "aggregate_id" order by "sequence") as nth from "${schema}"."outbox") n
+       where o."sequence" = n."sequence";`,
+    `create index "outbox_aggregate_index" on "${schema}"."outbox" ("aggregate_type", "aggregate_id", "aggregate_sequence");`,
+  ];
 }
 
 /** SQL for a subgraph's migration that adds its outbox table. */

@@ -4,7 +4,7 @@ import type { EventBus } from './bus';
 import { createMemoryBus } from './memory-bus';
 import type { PlatformEvent } from './event';
 import { recordEvent } from './event';
-import { outboxMigrationSql, OutboxEvent } from './outbox.entity';
+import { outboxAggregateSequenceSql, outboxMigrationSql, OutboxEvent } from './outbox.entity';
 import { createRabbitBus, BusUnavailableError } from './rabbit-bus';
 import { startOutboxRelay, type OutboxRelay } from './relay';
 import { eventually, startOutageProxy, testAmqpUrl, testNamespace, testRabbitOptions } from './testing';
@@ -13,7 +13,7 @@ const SCHEMA = 'relaytest';
 
 class CreateOutbox extends Migration {
   override async up(): Promise<void> {
-    for (const sql of outboxMigrationSql(SCHEMA)) this.addSql(sql);
+    for (const sql of [...outboxMigrationSql(SCHEMA), ...outboxAggregateSequenceSql(SCHEMA)]) this.addSql(sql);
   }
 }
 
@@ -68,6 +68,8 @@ describe('outbox relay', () => {
     const third = await commit('ops_a', ['payment.completed']);
     await eventually(() => seen.length === 4, 'four events');
     expect(seen.map((e) => e.id)).toEqual([...first, ...second, ...third]);
+    // Each aggregate's events are numbered from 1, across passes and transactions.
+    expect(seen.map((e) => `${e.aggregateId}:${e.sequence}`)).toEqual(['ops_a:1', 'ops_a:2', 'ops_b:1', 'ops_a:3']);
     expect(seen[3]).toMatchObject({ kind: 'payment.completed', aggregateType: 'payment_session', aggregateId: 'ops_a', audience: 'mer_1', data: { n: 0 } });
     expect(seen[3]!.createdAt).toMatch(/^\d{4}-\d\d-\d\dT/);
     await eventually(async () => (await unpublished()) === 0, 'stamps');

@@ -1,4 +1,5 @@
 import type { EventSubscriber } from '@mikro-orm/core';
+import type { Knex } from '@mikro-orm/postgresql';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import type { EventBus } from './bus';
 import type { PlatformEvent } from './event';
@@ -31,6 +32,7 @@ interface OutboxRow {
   audience: string | null;
   data: Record<string, unknown> | string;
   created_at: Date | string;
+  aggregate_sequence: number | string | null;
 }
 
 const toEvent = (row: OutboxRow): PlatformEvent => ({
@@ -40,6 +42,7 @@ const toEvent = (row: OutboxRow): PlatformEvent => ({
   aggregateId: row.aggregate_id,
   audience: row.audience,
   createdAt: new Date(row.created_at).toISOString(),
+  ...(row.aggregate_sequence != null ? { sequence: Number(row.aggregate_sequence) } : {}),
   data: typeof row.data === 'string' ? JSON.parse(row.data) : row.data,
 });
 
@@ -52,6 +55,29 @@ const toEvent = (row: OutboxRow): PlatformEvent => ({
  * transaction holding a transaction-scoped advisory lock, so order per aggregate is the outbox
  * order. Nothing is held between passes (PGlite has a single connection to share).
  */
+/**
+ * Gives each row its place among its aggregate's events (aggregate_sequence), continuing from the
+ * aggregate's last published one, in outbox order. Under the relay's lock, and in the pass's
+ * transaction: a pass that fails numbers the same rows the same way next time.
+ */
+async function numberPerAggregate(trx: Knex.Transaction, table: string, rows: OutboxRow[]): Promise<void> {
+  if (!rows.length) return;
+  const numbered: Array<{ sequence: string; aggregate_sequence: number }> = (
+    await trx.raw(
+      `with batch as (
+         select sequence, aggregate_type, aggregate_id, row_number() over (partition by aggregate_type, aggregate_id order by sequence) as nth
+         from ${table} where sequence = any(?::bigint[]))
+       update ${table} o set aggregate_sequence = b.nth + coalesce(
+         (select max(p.aggregate_sequence) from ${table} p where p.aggregate_type = b.aggregate_type and p.aggregate_id = b.aggregate_id and p.published_at is not null), 0)
+       from batch b where o.sequence = b.sequence
+       returning o.sequence, o.aggregate_sequence`,
+      [rows.map((row) => row.sequence)],
+    )
+  ).rows;
+  const bySequence = new Map(numbered.map((row) => [String(row.sequence), row.aggregate_sequence]));
+  for (const row of rows) row.aggregate_sequence = bySequence.get(String(row.sequence)) ?? null;
+}
+
 export function startOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
   const { orm, bus } = options;
   const schema = orm.config.get('schema') ?? 'public';
@@ -88,6 +114,7 @@ export function startOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
       const lock = await trx.raw('select pg_try_advisory_xact_lock(hashtext(?)) as locked', [lockKey]);
       if (!lock.rows[0]?.locked) return false; // another instance is relaying this schema
       const rows: OutboxRow[] = (await trx.raw(`select * from ${table} where published_at is null order by sequence limit ?`, [batchSize])).rows;
+      await numberPerAggregate(trx, table, rows);
       // Sent back to back on one channel (the broker keeps their order), confirmed together.
       const outcomes = await Promise.allSettled(rows.map((row) => bus.publish(toEvent(row))));
       const confirmed = outcomes.findIndex((outcome) => outcome.status === 'rejected');

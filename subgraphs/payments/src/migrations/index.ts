@@ -8,6 +8,7 @@ import { Migration20261128000100_settlement } from './Migration20261128000100_se
 import { Migration20261129000100_webhook_audience } from './Migration20261129000100_webhook_audience';
 import { Migration20261129000100_order_movements } from './Migration20261129000100_order_movements';
 import { Migration20261130000300_authorization_hash } from './Migration20261130000300_authorization_hash';
+import { Migration20261130000400_event_order } from './Migration20261130000400_event_order';
 
 /** Committed migrations of the payments schema, in order. */
 export const migrations: MigrationObject[] = [
@@ -20,4 +21,5 @@ export const migrations: MigrationObject[] = [
   { name: 'Migration20261129000100_webhook_audience', class: Migration20261129000100_webhook_audience },
   { name: 'Migration20261129000100_order_movements', class: Migration20261129000100_order_movements },
   { name: 'Migration20261130000300_authorization_hash', class: Migration20261130000300_authorization_hash },
+  { name: 'Migration20261130000400_event_order', class: Migration20261130000400_event_order },
 ];

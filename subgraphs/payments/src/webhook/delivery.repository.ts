@@ -21,9 +21,9 @@ export interface NewDelivery {
   eventKind: string;
   audienceId: string;
   aggregateId: string;
+  /** The event's place among its aggregate's events; null for an event without one. */
+  sequence: number | null;
   payload: string;
-  /** Set when the intake claims the delivery to send it at once. */
-  leaseUntil: Date | null;
   now: Date;
 }
 
@@ -41,6 +41,21 @@ export interface AttemptRecord {
 }
 
 const DELIVERIES = 'payments.webhook_deliveries';
+
+/** How long a delivery waits for the delivery of its aggregate's previous event to appear (it may be a non-webhook event, or still on the bus). */
+export const PREVIOUS_EVENT_WAIT_SECONDS = 5;
+
+/**
+ * Whether delivery `d` is next in its aggregate's order for its audience (API-CONTRACT "Webhook
+ * headers": in order per session, whatever the number of dispatchers): no earlier delivery of
+ * the aggregate is still PENDING (sent, retrying or waiting), and the previous event's delivery
+ * exists, or is given up on after PREVIOUS_EVENT_WAIT_SECONDS. Only the aggregate waits: one dead
+ * endpoint holds up its own sessions, nobody else's.
+ */
+const IN_ORDER = `not exists (select 1 from ${DELIVERIES} e
+    where e.audience_id = d.audience_id and e.aggregate_id = d.aggregate_id and e.status = 'PENDING' and e.sequence < d.sequence)
+  and (d.sequence is null or d.sequence <= 1 or d.created_at < now() - interval '${PREVIOUS_EVENT_WAIT_SECONDS} seconds'
+    or exists (select 1 from ${DELIVERIES} e where e.audience_id = d.audience_id and e.aggregate_id = d.aggregate_id and e.sequence = d.sequence - 1))`;
 const ATTEMPTS = 'payments.webhook_attempts';
 
 /**
@@ -67,8 +82,8 @@ export class DeliveryRepository {
     ).rows[0];
   }
 
-  /** The delivery of an event to its audience; undefined when it exists already (the bus may hand an event over twice). */
-  async insert(knex: Knex, delivery: NewDelivery): Promise<ClaimedDelivery | undefined> {
+  /** The delivery of an event to its audience, unclaimed; undefined when it exists already (the bus may hand an event over twice). */
+  async insert(knex: Knex, delivery: NewDelivery): Promise<{ id: string } | undefined> {
     const inserted = (await knex(DELIVERIES)
       .insert({
         id: delivery.id,
@@ -76,43 +91,44 @@ export class DeliveryRepository {
         event_kind: delivery.eventKind,
         audience_id: delivery.audienceId,
         aggregate_id: delivery.aggregateId,
+        sequence: delivery.sequence,
         payload: delivery.payload,
         status: 'PENDING',
         attempts: 0,
         next_attempt_at: delivery.now,
-        lease_until: delivery.leaseUntil,
+        lease_until: null,
         created_at: delivery.now,
         updated_at: delivery.now,
       })
       // At least once: the bus may hand over an event twice; it is still one delivery.
       .onConflict(['event_id', 'audience_id'])
       .ignore()
-      .returning(['id', 'event_id', 'audience_id', 'aggregate_id', 'payload', 'attempts', 'lease_until'])) as ClaimedDelivery[];
+      .returning(['id'])) as Array<{ id: string }>;
     return inserted[0];
   }
 
-  /** Deliveries due now that nobody holds, oldest due first. */
+  /** Deliveries due now that nobody holds and that are next in their aggregate's order, oldest due first. */
   async due(knex: Knex, limit: number): Promise<Array<{ id: string; audience_id: string }>> {
     return (
       await knex.raw(
-        `select id, audience_id from ${DELIVERIES}
-         where status = 'PENDING' and next_attempt_at <= now() and (lease_until is null or lease_until < now())
-         order by next_attempt_at limit ?`,
+        `select d.id, d.audience_id from ${DELIVERIES} d
+         where d.status = 'PENDING' and d.next_attempt_at <= now() and (d.lease_until is null or d.lease_until < now()) and ${IN_ORDER}
+         order by d.next_attempt_at limit ?`,
         [limit],
       )
     ).rows;
   }
 
   /**
-   * Takes the given deliveries until `leaseUntil`, those still free. The lease is re-checked under
-   * the row lock: of two workers racing for a row, one gets it.
+   * Takes the given deliveries until `leaseUntil`, those still free and next in their aggregate's
+   * order. The lease is re-checked under the row lock: of two workers racing for a row, one gets it.
    */
   async claim(knex: Knex, ids: string[], leaseUntil: Date): Promise<ClaimedDelivery[]> {
     return (
       await knex.raw(
-        `update ${DELIVERIES} set lease_until = ?
-         where id = any(?::text[]) and status = 'PENDING' and (lease_until is null or lease_until < now())
-         returning id, event_id, audience_id, aggregate_id, payload, attempts, lease_until`,
+        `update ${DELIVERIES} d set lease_until = ?
+         where d.id = any(?::text[]) and d.status = 'PENDING' and (d.lease_until is null or d.lease_until < now()) and ${IN_ORDER}
+         returning d.id, d.event_id, d.audience_id, d.aggregate_id, d.payload, d.attempts, d.lease_until`,
         [leaseUntil, ids],
       )
     ).rows;

@@ -31,6 +31,10 @@ export class WebhookDeliveryEntity {
   @Property({ type: 'text' })
   aggregateId!: string;
 
+  /** The event's place among its aggregate's events (envelope `sequence`): a delivery waits for the earlier ones. */
+  @Property({ type: 'integer', nullable: true })
+  sequence: number | null = null;
+
   /** The exact body sent on every attempt: the envelope {id, event, created_at, data}. */
   @Property({ type: 'text' })
   payload!: string;

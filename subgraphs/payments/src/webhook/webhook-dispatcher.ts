@@ -70,9 +70,7 @@ export async function startWebhookDispatcher(options: WebhookDispatcherOptions):
     // An unknown audience, or no endpoint named (session, merchant or TPP): nothing to deliver.
     if (!target?.url) return;
     const now = new Date();
-    // With room for it, this worker claims the delivery as it creates it and sends at once.
-    const claimNow = worker.hasRoomFor(audienceId);
-    const leaseUntil = claimNow ? worker.newLease() : null;
+    const sequence = event.sequence ?? null;
     // At least once: a second copy of an event inserts nothing (and is not sent again).
     const delivery = await deliveries.insert(knex, {
       id: newId('delivery'),
@@ -80,11 +78,13 @@ export async function startWebhookDispatcher(options: WebhookDispatcherOptions):
       eventKind: event.kind,
       audienceId,
       aggregateId: event.aggregateId,
-      payload: serializeEnvelope({ id: event.id, event: event.kind, created_at: event.createdAt, data: event.data }),
-      leaseUntil,
+      sequence,
+      payload: serializeEnvelope({ id: event.id, event: event.kind, created_at: event.createdAt, ...(sequence !== null ? { sequence } : {}), data: event.data }),
       now,
     });
-    if (delivery && claimNow) worker.launch({ ...delivery, lease_until: leaseUntil! }, target);
+    // With room for it, this worker sends it at once, if it is next in its aggregate's order.
+    const [claimed] = delivery && worker.hasRoomFor(audienceId) ? await deliveries.claim(knex, [delivery.id], worker.newLease()) : [];
+    if (claimed) worker.launch(claimed, target);
     else worker.wake();
   };
 
