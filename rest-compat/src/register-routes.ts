@@ -6,7 +6,7 @@ import type { Execute } from './executor';
 import { beginFapiCall, challengeOn401 } from './fapi';
 import { passBackRouterHeaders } from './headers';
 import { GatewayError } from '@gateway/kernel';
-import { MEDIA_TYPE, type HtmlFormRoute, type RestRoute } from './route';
+import { MEDIA_TYPE, type HtmlFormRoute, type RestRoute, type RouteHeaders } from './route';
 import { validate } from './validation';
 
 /** A POST or PATCH without a documented body still refuses fields, so typos never pass silently. */
@@ -48,7 +48,7 @@ async function answerHtmlForm(route: RestRoute, form: HtmlFormRoute, request: Fa
     const params = route.params ? validate(route.params, path, 'path') : {};
     const fields = validate(form.fields, request.body ?? {}, 'body') as Record<string, string>;
     const body = validate(route.body ?? NO_FIELDS, form.body(fields), 'body');
-    const variables = route.variables({ params: keysToCamel(params), query: {}, body: keysToCamel(body), headers: {} });
+    const variables = route.variables({ params: keysToCamel(params), query: {}, body: keysToCamel(body), headers: clientHeaders(request) });
     const execution = await execute(request, route.operation, variables);
     passBackRouterHeaders(reply, execution.headers);
     if (execution.error) return seeOther(form.failure(path, execution.error.code));
@@ -88,7 +88,7 @@ export function registerRoutes(app: FastifyInstance, routes: readonly RestRoute[
         const body = takesBody(route) ? validate(route.body ?? NO_FIELDS, request.body ?? {}, 'body') : {};
 
         const idempotencyKey = route.idempotent ? request.headers['idempotency-key'] : undefined;
-        const headers = typeof idempotencyKey === 'string' ? { idempotencyKey } : {};
+        const headers = { ...clientHeaders(request), ...(typeof idempotencyKey === 'string' ? { idempotencyKey } : {}) };
         const mapped = { params: keysToCamel(params), query: keysToCamel(query), body: keysToCamel(body), headers };
         const execution = await execute(request, route.operation, route.variables(mapped), route.operationName?.(mapped));
         passBackRouterHeaders(reply, execution.headers);
@@ -99,4 +99,10 @@ export function registerRoutes(app: FastifyInstance, routes: readonly RestRoute[
       },
     });
   }
+}
+
+/** The request headers any route may map (RouteHeaders) besides Idempotency-Key. */
+function clientHeaders(request: FastifyRequest): RouteHeaders {
+  const agent = request.headers['user-agent'];
+  return typeof agent === 'string' && agent.length > 0 ? { userAgent: agent.slice(0, 512) } : {};
 }

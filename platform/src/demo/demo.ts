@@ -117,10 +117,16 @@ export async function startDemo(platform: Platform, options: DemoOptions): Promi
       secret: demo.merchant.webhook_secret || 'pending',
       logger: options.logger,
     });
+    // The shop's own account at Atlas Bank: where mandate charges are paid (settlement_iban).
+    const atlas = banks.find((b) => b.handle === 'atlas')!;
+    const shopAccount = await atlas.openAccount({ customerRef: 'atlas-demo-shop', holderName: 'Demo Shop', currency: DEMO_CURRENCY, balance: 0 });
     if (!demo.merchant.merchant_id) {
       // Not idempotent: a stop in the instant between this answer and the save below leaves an
       // unused "Demo Shop" behind, and the next start registers another (harmless in a demo).
-      const merchant = expectOk(await rest('POST', '/merchants', admin, { name: 'Demo Shop', webhook_url: receiver.url, mode: 'test' }), 'POST /merchants');
+      const merchant = expectOk(
+        await rest('POST', '/merchants', admin, { name: 'Demo Shop', webhook_url: receiver.url, mode: 'test', settlement_iban: shopAccount.iban }),
+        'POST /merchants',
+      );
       demo.merchant = { merchant_id: merchant.merchant_id, api_key: merchant.api_key, webhook_secret: merchant.webhook_secret };
     } else if (options.portBase === 0) {
       // A receiver on a fresh port: point the merchant's webhook at it.

@@ -1,4 +1,5 @@
 import type { FastifyReply } from 'fastify';
+import { CONSENT_STYLE } from './consent-assets';
 
 /** What customer pages share: escaping, data handed to the page script, and the security headers. */
 
@@ -23,4 +24,12 @@ export function securityHeaders(reply: FastifyReply, nonce: string, formTargets:
     .header('referrer-policy', 'no-referrer')
     .header('cache-control', 'no-store')
     .header('x-content-type-options', 'nosniff');
+}
+
+/** A customer page with one card and a plain form (the SCA and mandate confirmation pages): self-contained, no script. */
+export function cardPage(title: string, body: string, nonce: string): string {
+  return `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<title>${escapeHtml(title)}</title><style nonce="${nonce}">${CONSENT_STYLE}</style></head>
+<body><main class="card">${body}</main></body></html>`;
 }
