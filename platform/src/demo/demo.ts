@@ -222,6 +222,7 @@ export function tryItBlock(demo: DemoFile, file: string): string {
     `    -d '{"amount": 12500, "currency": "LYD", "destination": {"type": "alias", "value": "${payee.alias}"}, "reference": "order-1001"}'`,
     '',
     'Open Banking: `npm run demo:open-banking` takes the demo TPP from consent to account data to revocation.',
+    'Mandates: `npm run demo:mandates` has a customer confirm a monthly mandate in Chromium and the shop charge it.',
     '',
   ].join('\n');
 }
