@@ -182,4 +182,31 @@ describe('mandates over REST', () => {
     expectError(await rest('POST', `/recurring/mandates/${liveMandate}/test-clock/advance`, { headers: as(live.apiKey), body: { days: 31 } }), 403, 'FORBIDDEN');
     expectError(await rest('GET', `/recurring/mandates/mdt_doesnotexist`, { headers: as() }), 404, 'MANDATE_NOT_FOUND');
   });
+
+  it('a merchant registered without settlement_iban gets one from an operator (PATCH), never from its own key, and can then create mandates', async () => {
+    const customer = await alpha.customer();
+    const shop = await alpha.customer({ balance: 0 });
+    const bare = await t.seed.createMerchant({ name: 'Late Shop' });
+    const admin = { 'x-service-admin-key': t.adminKey };
+    const refused = await rest('POST', '/recurring/mandates', { headers: as(bare.apiKey), body: body(customer) });
+    expectError(refused, 400, 'VALIDATION_ERROR');
+    expect(refused.body.error.detail).toMatch(/^settlement_iban:/);
+
+    expectError(await call(t.platform.restUrl, 'PATCH', `/merchants/${bare.merchantId}`, { headers: as(bare.apiKey), body: { settlement_iban: shop.iban } }), 403, 'FORBIDDEN');
+    expectError(
+      await call(t.platform.restUrl, 'PATCH', `/merchants/${bare.merchantId}`, { headers: admin, body: { settlement_iban: 'LY00 not an iban' } }),
+      400,
+      'VALIDATION_ERROR',
+    );
+    expectError(await call(t.platform.restUrl, 'PATCH', `/merchants/${bare.merchantId}`, { headers: admin, body: { settlement_iban: null } }), 400, 'VALIDATION_ERROR');
+    const patched = await call(t.platform.restUrl, 'PATCH', `/merchants/${bare.merchantId}`, { headers: admin, body: { settlement_iban: shop.iban } });
+    expect(patched.status).toBe(200);
+    expect(patched.body).toMatchObject({ name: 'Late Shop', settlement_iban: shop.iban.replace(/\s/g, '') });
+    // Its own key may still change the rest.
+    expect((await call(t.platform.restUrl, 'PATCH', `/merchants/${bare.merchantId}`, { headers: as(bare.apiKey), body: { name: 'Late Shop Ltd' } })).status).toBe(200);
+
+    const created = await rest('POST', '/recurring/mandates', { headers: as(bare.apiKey), body: body(customer) });
+    expect(created.status).toBe(201);
+    expect(created.body.merchant_id).toBe(bare.merchantId);
+  });
 });
