@@ -55,10 +55,14 @@ describe('mandate confirmation page', () => {
     expect(text).toContain('Streaming &lt;Premium&gt;');
     expect(text).toContain('Films &amp; &quot;Shows&quot;');
     expect(text).not.toContain('<Premium>');
+    // The link is the only capability: the page shows the alias masked, never whole.
+    expect(text).not.toContain(customer.alias);
+    expect(text).toContain(`${customer.alias.slice(0, 2)}***`);
 
     const json = await call(base, 'GET', `/mandates/${id}/confirm`, { headers: { accept: 'application/json' } });
     expect(responseSchemaOf('GET', '/mandates/{mandate_id}/confirm').safeParse(json.body).error).toBeUndefined();
     expect(json.body).toMatchObject({ mandate_id: id, status: 'PENDING_CONFIRMATION', merchant_name: 'Films & "Shows"', amount: 4_990, interval: 'monthly', otp_attempts_left: 3 });
+    expect(json.body.customer_alias).toBe(`${customer.alias.slice(0, 2)}***`);
 
     expect((await fetch(`${base}/mandates/mdt_unknown123/confirm`, { headers: { accept: 'text/html' } })).status).toBe(404);
     expect((await fetch(`${base}/mandates/<script>/confirm`, { headers: { accept: 'text/html' } })).status).toBe(404);
@@ -75,6 +79,7 @@ describe('mandate confirmation page', () => {
     expect(await page.textContent('#amount')).toContain('4.990 LYD');
     expect(await page.textContent('#interval')).toBe('every month');
     expect(await page.textContent('#start-date')).toBe('2026-12-31');
+    expect(await page.textContent('#customer')).toBe(`${customer.alias.slice(0, 2)}***`);
     // Nothing wider than the phone's screen.
     expect(await page.locator('html').evaluate((html) => html.scrollWidth)).toBeLessThanOrEqual(360);
 
@@ -99,6 +104,25 @@ describe('mandate confirmation page', () => {
     await page.fill('#otp', customer.otp);
     await Promise.all([page.waitForURL(`${base}/mandates/${id}/confirm`), page.click('#confirm-button')]);
     expect(await page.getAttribute('#closed', 'data-status')).toBe('ACTIVE');
+    await context.close();
+  });
+
+  it('in Chromium: the third wrong OTP shows the FAILED state, with no form left to submit', async () => {
+    const { mandate_id: id } = await create({ description: 'Three strikes' });
+    const context = await browser.newContext({ viewport: { width: 360, height: 740 } });
+    const page = await context.newPage();
+    await page.goto(`${base}/mandates/${id}/confirm`);
+    for (const left of ['2 attempts left', '1 attempt left']) {
+      await page.fill('#otp', '000000');
+      await Promise.all([page.waitForURL(/error=OTP_INVALID/), page.click('#confirm-button')]);
+      expect(await page.textContent('#attempts')).toBe(left);
+    }
+    await page.fill('#otp', '000000');
+    await Promise.all([page.waitForNavigation(), page.click('#confirm-button')]);
+    expect(await page.getAttribute('#closed', 'data-status')).toBe('FAILED');
+    expect(await page.textContent('#closed-text')).toContain('not confirmed');
+    expect(await page.locator('#mandate-form').count()).toBe(0);
+    expect(await record(id)).toMatchObject({ status: 'FAILED' });
     await context.close();
   });
 });

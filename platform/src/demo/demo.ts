@@ -128,9 +128,12 @@ export async function startDemo(platform: Platform, options: DemoOptions): Promi
         'POST /merchants',
       );
       demo.merchant = { merchant_id: merchant.merchant_id, api_key: merchant.api_key, webhook_secret: merchant.webhook_secret };
-    } else if (options.portBase === 0) {
-      // A receiver on a fresh port: point the merchant's webhook at it.
-      expectOk(await rest('PATCH', `/merchants/${demo.merchant.merchant_id}`, admin, { webhook_url: receiver.url }), 'PATCH /merchants');
+    } else {
+      // A receiver on a fresh port: point the merchant's webhook at it. A Demo Shop registered by
+      // an earlier release has no settlement_iban (mandates need one): it gets the shop's account.
+      const saved = expectOk(await rest('GET', `/merchants/${demo.merchant.merchant_id}`, admin), 'GET /merchants');
+      const changes = { ...(options.portBase === 0 ? { webhook_url: receiver.url } : {}), ...(saved.settlement_iban ? {} : { settlement_iban: shopAccount.iban }) };
+      if (Object.keys(changes).length > 0) expectOk(await rest('PATCH', `/merchants/${demo.merchant.merchant_id}`, admin, changes), 'PATCH /merchants');
     }
     receiver.setSecret(demo.merchant.webhook_secret);
     done('merchant');

@@ -5,6 +5,17 @@ import { CONSENT_STYLE } from './consent-assets';
 
 export const escapeHtml = (text: unknown): string => String(text).replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
 
+/**
+ * An alias as a public page shows it: "amina.salem@alpha" -> "am***@alpha". The customer recognises
+ * it; someone holding only the link learns little (the mandate id is the page's only capability).
+ */
+export function maskAlias(alias: string): string {
+  const at = alias.indexOf('@');
+  const handle = Array.from(at < 0 ? alias : alias.slice(0, at));
+  const shown = handle.slice(0, handle.length > 3 ? 2 : 1).join('');
+  return `${shown}***${at < 0 ? '' : alias.slice(at)}`;
+}
+
 /** Data for the page script, safe inside <script type="application/json">: no `<` can close the element. */
 export const jsonForScript = (value: unknown): string => JSON.stringify(value).replace(/</g, '\\u003c').replace(/>/g, '\\u003e').replace(/&/g, '\\u0026');
 

@@ -4,7 +4,7 @@ import type { Execute } from '../executor';
 import { passBackRouterHeaders } from '../headers';
 import type { PageHandler } from '../register-routes';
 import { formatAmount } from './checkout-page';
-import { cardPage, escapeHtml, securityHeaders } from './html';
+import { cardPage, escapeHtml, maskAlias, securityHeaders } from './html';
 
 /** What the page needs, public for anyone holding the (unguessable) mandate id. */
 const MANDATE_VIEW = `query MandatePage($id: ID!) {
@@ -73,7 +73,7 @@ export function renderMandatePage(view: MandatePageView, nonce: string, error: s
   const body = `
 <p class="merchant"><strong id="merchant-name">${escapeHtml(view.merchantName)}</strong> asks to charge you regularly</p>
 <p class="amount" id="amount">Up to ${escapeHtml(amount)} <span id="interval">${escapeHtml(EVERY[view.interval] ?? view.interval.toLowerCase())}</span></p>
-<p class="meta">From <time id="start-date" datetime="${escapeHtml(view.startDate)}">${escapeHtml(view.startDate)}</time>, from your account <span id="customer">${escapeHtml(view.customerAlias)}</span> at ${escapeHtml(bank)}.</p>
+<p class="meta">From <time id="start-date" datetime="${escapeHtml(view.startDate)}">${escapeHtml(view.startDate)}</time>, from your account <span id="customer">${escapeHtml(maskAlias(view.customerAlias))}</span> at ${escapeHtml(bank)}.</p>
 ${view.description ? `<p class="description" id="description">${escapeHtml(view.description)}</p>` : ''}
 <p class="meta">You can cancel it at any time through your bank.</p>
 ${decision}`;

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { maskAlias } from '../pages/html';
 import { defineRoute, type GraphQLData } from '../route';
 
 // `mandateId: id`: the REST record names the id mandate_id, as the contract's response does.
@@ -209,7 +210,7 @@ ${CHARGE_RECORD}`,
     tag: 'Mandates: customer',
     summary: 'The confirmation page (confirm_url), or what it shows as JSON',
     description:
-      'Public: the mandate id is the capability. With Accept: application/json, what the page shows: merchant, amount, interval, start date, the customer alias and bank (nothing secret).',
+      'Public: the mandate id is the capability. With Accept: application/json, what the page shows: merchant, amount, interval, start date, the customer alias (masked) and bank (nothing secret).',
     page:
       "The confirmation page (text/html): who will charge, up to how much, how often and from when, and a field for the OTP from the customer's bank; " +
       'posts to POST /recurring/mandates/{mandate_id}/confirm. ?error=<code> shows a refusal; 404 page for an unknown mandate.',
@@ -221,6 +222,7 @@ ${CHARGE_RECORD}`,
     variables: ({ params }) => ({ id: params.mandateId }),
     result: ({ mandateConfirmation: view }) => ({
       ...view,
+      customerAlias: maskAlias(view.customerAlias),
       interval: String(view.interval).toLowerCase(),
       customerBank: view.customerBank.handle,
       customerBankName: view.customerBank.displayName ?? view.customerBank.handle,
@@ -236,7 +238,7 @@ ${CHARGE_RECORD}`,
         interval: z.enum(['weekly', 'monthly', 'yearly']),
         description: z.string().nullable(),
         start_date: z.string(),
-        customer_alias: z.string(),
+        customer_alias: z.string().describe('Masked as the page shows it: "am***@alpha".'),
         customer_bank: z.string(),
         customer_bank_name: z.string(),
         otp_attempts_left: z.number().int().describe('Wrong OTPs still allowed before the mandate fails.'),
