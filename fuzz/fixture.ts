@@ -85,12 +85,7 @@ export async function startFixture(): Promise<Fixture> {
       });
       const approved = await post(`/ob/auth/${consent.consent_id}/approve`, {}, { customer: { type: 'alias', value: payer.alias }, otp: payer.otp });
       const code = new URL(approved.redirect_to).searchParams.get('code')!;
-      const tokens = await post(
-        '/ob/token',
-        {},
-        { grant_type: 'authorization_code', code, redirect_uri: redirect, consent_id: consent.consent_id, code_verifier: verifier },
-        true,
-      );
+      const tokens = await post('/ob/token', {}, { grant_type: 'authorization_code', code, redirect_uri: redirect, consent_id: consent.consent_id, code_verifier: verifier }, true);
       credentials.obToken = { authorization: `Bearer ${tokens.access_token}` };
       credentials.consentId = { 'x-consent-id': consent.consent_id };
       const accounts = await fetch(`${restUrl}/ob/accounts`, { headers: { accept: 'application/json', ...credentials.obToken, ...credentials.consentId } });
@@ -101,13 +96,22 @@ export async function startFixture(): Promise<Fixture> {
 
     // A pending payment session, so the session routes have one to address.
     const payee = file.customers.find((customer) => customer.bank_handle !== oasis.bank_handle) ?? file.customers[0]!;
-    const session = await post('/payments/sessions', credentials.merchantKey!, { amount: 1250, currency: 'LYD', destination: { type: 'alias', value: payee.alias }, reference: 'fuzz-1' });
+    const session = await post('/payments/sessions', credentials.merchantKey!, {
+      amount: 1250,
+      currency: 'LYD',
+      destination: { type: 'alias', value: payee.alias },
+      reference: 'fuzz-1',
+    });
     known.ids.set('session_id', new Set([session.session_id]));
 
     const repairBanks = async () => {
       for (const bank of file.banks) {
         const key = bank.bank_handle === oasis.bank_handle ? credentials.bankKey!['x-service-bank-key']! : bank.bank_key;
-        await fetch(`${restUrl}/banks/${bank.bank_handle}`, { method: 'PATCH', headers: json({ 'x-service-bank-key': key }), body: JSON.stringify({ core_base_url: bank.core_base_url }) });
+        await fetch(`${restUrl}/banks/${bank.bank_handle}`, {
+          method: 'PATCH',
+          headers: json({ 'x-service-bank-key': key }),
+          body: JSON.stringify({ core_base_url: bank.core_base_url }),
+        });
       }
     };
 

@@ -16,6 +16,8 @@ export interface FuzzOptions {
   concurrency?: number;
   /** Only this request index (a replay); printed in full. */
   replay?: number;
+  /** Only the targets whose name contains this (`POST /payments/sessions`, `graphql mutation`). */
+  only?: string;
   /** Every request and answer, for a replay. */
   log?: (line: string) => void;
 }
@@ -34,7 +36,11 @@ export async function runFuzz(fixture: Fixture, options: FuzzOptions): Promise<{
   const schema = await loadSchema(fixture.graphqlUrl, fixture.credentials.adminKey ?? {});
   const rootFields = rootFieldsOf(schema);
   // REST twice in the rotation: it is where the validation lives.
-  const targets: Target[] = [...restOperations, ...restOperations].map((rest) => ({ rest }) as Target).concat(rootFields.map((graphql) => ({ graphql })));
+  const targets: Target[] = [...restOperations, ...restOperations]
+    .map((rest) => ({ rest }) as Target)
+    .concat(rootFields.map((graphql) => ({ graphql })))
+    .filter((target) => !options.only || ('rest' in target ? target.rest.target : target.graphql.target).includes(options.only));
+  if (!targets.length) throw new Error(`no target matches ${options.only}`);
   const credentialSets = Object.keys(fixture.credentials);
   let lastRenewal = 0;
 
@@ -44,7 +50,13 @@ export async function runFuzz(fixture: Fixture, options: FuzzOptions): Promise<{
     let response: Response;
     let text: string;
     try {
-      response = await fetch(`${fixture.restUrl}${request.url}`, { method: request.method, headers: request.headers, body: request.body, redirect: 'manual', signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS) });
+      response = await fetch(`${fixture.restUrl}${request.url}`, {
+        method: request.method,
+        headers: request.headers,
+        body: request.body,
+        redirect: 'manual',
+        signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
+      });
       text = await response.text();
     } catch (error) {
       report.count(op.target, 0);
@@ -56,7 +68,12 @@ export async function runFuzz(fixture: Fixture, options: FuzzOptions): Promise<{
     const finding = (kind: Parameters<Report['add']>[0]['kind'], problem: string) =>
       report.add({ kind, target: op.target, status: response.status, problem, seed: options.seed, index, request: described, response: clip(text) });
     if (response.status >= 500) finding('5xx', `${response.status} ${clip(text, 200)}`);
-    for (const problem of checkResponse(checker, op, { status: response.status, contentType: response.headers.get('content-type') ?? '', text, requestIdHeader: response.headers.get('x-request-id') }))
+    for (const problem of checkResponse(checker, op, {
+      status: response.status,
+      contentType: response.headers.get('content-type') ?? '',
+      text,
+      requestIdHeader: response.headers.get('x-request-id'),
+    }))
       finding(problem.kind, problem.problem);
     if (response.status < 300 && text) {
       try {

@@ -81,7 +81,12 @@ function inputArb(type: GraphQLInputType, name: string, known: Known, depth: num
     const fields = Object.values(type.getFields());
     const entries = Object.fromEntries(fields.map((field) => [field.name, inputArb(field.type, field.name, known, depth + 1)]));
     const required = fields.filter((field) => isNonNullType(field.type)).map((field) => field.name);
-    return fc.record(entries, { requiredKeys: required }).map((record) => `{${Object.entries(record).map(([key, value]) => `${key}: ${value}`).join(', ')}}`);
+    return fc.record(entries, { requiredKeys: required }).map(
+      (record) =>
+        `{${Object.entries(record)
+          .map(([key, value]) => `${key}: ${value}`)
+          .join(', ')}}`,
+    );
   }
   const scalar = getNamedType(type).name;
   const schema =

@@ -7,7 +7,9 @@
  *   FUZZ_SECONDS=300     how long to send (default 300)
  *   FUZZ_SEED=1234       the run's seed (default: random, printed)
  *   FUZZ_CONCURRENCY=4   requests in flight
- *   FUZZ_REPLAY=812      send only request 812 of the seed's run and print it with its answer
+ *   FUZZ_ONLY='POST /payments'  only the targets whose name contains this
+ *   FUZZ_REPLAY=812      send only request 812 of the seed's run (same FUZZ_ONLY) and print it with its answer
+ *   FUZZ_VERBOSE=1       print every request and answer
  */
 import { startFixture } from './fixture';
 import { runFuzz } from './fuzzer';
@@ -20,12 +22,17 @@ void (async () => {
   const fixture = await startFixture();
   let failed = true;
   try {
-    const { report, seconds: took, targets } = await runFuzz(fixture, {
+    const {
+      report,
+      seconds: took,
+      targets,
+    } = await runFuzz(fixture, {
       seed,
       seconds,
       concurrency: Number(process.env.FUZZ_CONCURRENCY ?? 4),
       replay,
-      log: replay === undefined ? undefined : (line) => console.log(line),
+      only: process.env.FUZZ_ONLY || undefined,
+      log: replay === undefined && !process.env.FUZZ_VERBOSE ? undefined : (line) => console.log(line),
     });
     console.log(`${targets} targets in rotation`);
     console.log(report.summary(seed, took));

@@ -45,7 +45,11 @@ export class Report {
   }
 
   summary(seed: number, seconds: number): string {
-    const lines = [`fuzz: seed ${seed}, ${seconds.toFixed(0)} s, ${this.total} requests, ${this.serverErrors} answers 5xx, ${this.findings.length} findings`, '', 'requests per route (status: count):'];
+    const lines = [
+      `fuzz: seed ${seed}, ${seconds.toFixed(0)} s, ${this.total} requests, ${this.serverErrors} answers 5xx, ${this.findings.length} findings`,
+      '',
+      'requests per route (status: count):',
+    ];
     for (const [target, statuses] of [...this.sent].sort(([a], [b]) => a.localeCompare(b))) {
       const total = [...statuses.values()].reduce((a, b) => a + b, 0);
       const detail = [...statuses].sort(([a], [b]) => a - b).map(([status, n]) => `${status}:${n}`);

@@ -119,10 +119,18 @@ export function buildCase(document: JsonSchema, op: RestOperation, known: Known,
     authChoice: fc.nat(),
     wrongAuth: fc.constantFrom('none', 'junk', 'other'),
     idempotencyKey: idempotent
-      ? fc.oneof(fc.constant(undefined), fc.uuid(), fc.constantFrom('', ' ', 'k'.repeat(256), 'key with spaces', 'ключ', 'é\u00ff', 'a,b'), fc.string({ minLength: 1, maxLength: 30 }))
+      ? fc.oneof(
+          fc.constant(undefined),
+          fc.uuid(),
+          fc.constantFrom('', ' ', 'k'.repeat(256), 'key with spaces', 'ключ', 'é\u00ff', 'a,b'),
+          fc.string({ minLength: 1, maxLength: 30 }),
+        )
       : fc.constant(undefined),
     junkHeader: fc.option(
-      fc.record({ name: fc.constantFrom('x-request-id', 'content-type', 'accept', 'x-forwarded-for', 'x-consent-id', 'authorization', 'x-fapi-interaction-id', 'x-junk'), value: junkString }),
+      fc.record({
+        name: fc.constantFrom('x-request-id', 'content-type', 'accept', 'x-forwarded-for', 'x-consent-id', 'authorization', 'x-fapi-interaction-id', 'x-junk'),
+        value: junkString,
+      }),
       { freq: 4 },
     ),
     asForm: fc.boolean(),
@@ -138,7 +146,8 @@ export function buildCase(document: JsonSchema, op: RestOperation, known: Known,
   const headers: Record<string, string> = {};
   if (p.mode === 'mutated') {
     notes.push(`${p.mutatePart} ${p.mutation.kind}`);
-    if (p.mutatePart === 'params' && Object.keys(params).length) params = mutate(params, p.mutation.kind === 'replace-body' ? { kind: 'replace-field', pathIndex: 0, junk: p.mutation.junk } : p.mutation) as any;
+    if (p.mutatePart === 'params' && Object.keys(params).length)
+      params = mutate(params, p.mutation.kind === 'replace-body' ? { kind: 'replace-field', pathIndex: 0, junk: p.mutation.junk } : p.mutation) as any;
     else if (p.mutatePart === 'query') query = mutate(query, p.mutation) as any;
     else if (p.mutatePart === 'body' && bodySchema) body = mutate(body ?? {}, p.mutation);
     else if (p.mutatePart === 'body') body = mutate({}, p.mutation.kind === 'remove-field' ? { kind: 'extra-field', key: 'x', junk: 1 } : p.mutation);
@@ -214,7 +223,11 @@ export interface RestCheck {
 }
 
 /** The problems with one answer: undocumented status, body outside the schema, a 4xx without the spec's error body. */
-export function checkResponse(checker: ResponseChecker, op: RestOperation, answer: RestCheck): Array<{ kind: 'undocumented status' | 'schema mismatch' | 'bad error body'; problem: string }> {
+export function checkResponse(
+  checker: ResponseChecker,
+  op: RestOperation,
+  answer: RestCheck,
+): Array<{ kind: 'undocumented status' | 'schema mismatch' | 'bad error body'; problem: string }> {
   const problems: Array<{ kind: 'undocumented status' | 'schema mismatch' | 'bad error body'; problem: string }> = [];
   const status = String(answer.status);
   const responses: JsonSchema = op.operation.responses ?? {};
@@ -228,11 +241,14 @@ export function checkResponse(checker: ResponseChecker, op: RestOperation, answe
       problems.push({ kind: 'schema mismatch', problem: 'content-type JSON but the body does not parse' });
     }
   }
-  if (answer.status >= 400) {
+  // A page answers a browser's navigation in HTML, errors included, where the document says so.
+  const htmlPage = mediaType === 'text/html' && resolve(checker['document'], responses[status])?.content?.['text/html'] !== undefined;
+  if (answer.status >= 400 && !htmlPage) {
     const error = json?.error;
     if (!error || typeof error.code !== 'string' || typeof error.message !== 'string' || typeof error.detail !== 'string' || typeof error.request_id !== 'string')
       problems.push({ kind: 'bad error body', problem: `not {error:{code,message,detail,request_id}} (${mediaType || 'no content-type'})` });
-    else if (error.request_id !== answer.requestIdHeader) problems.push({ kind: 'bad error body', problem: `request_id ${error.request_id} != X-Request-Id ${answer.requestIdHeader}` });
+    else if (error.request_id !== answer.requestIdHeader)
+      problems.push({ kind: 'bad error body', problem: `request_id ${error.request_id} != X-Request-Id ${answer.requestIdHeader}` });
   }
   if (status in responses) {
     const documented = resolve(checker['document'], responses[status]);
@@ -246,4 +262,3 @@ export function checkResponse(checker: ResponseChecker, op: RestOperation, answe
   }
   return problems;
 }
-

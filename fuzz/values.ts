@@ -63,7 +63,17 @@ const NASTY_STRINGS = [
 ];
 
 /** IBANs that are almost right: wrong checksum, country, length, characters. */
-const BAD_IBANS = ['LY00002001000000000000001', 'LY83002048000020100120361', 'XX00123', 'LY', 'ly83002048000020100120361', 'LY83 0020 4800 0020 1001 2036 1', 'DE89370400440532013000', 'LY8300204800002010012036€', '0'.repeat(40)];
+const BAD_IBANS = [
+  'LY00002001000000000000001',
+  'LY83002048000020100120361',
+  'XX00123',
+  'LY',
+  'ly83002048000020100120361',
+  'LY83 0020 4800 0020 1001 2036 1',
+  'DE89370400440532013000',
+  'LY8300204800002010012036€',
+  '0'.repeat(40),
+];
 const BAD_DATES = ['2026-13-45', '2026-02-30T00:00:00Z', '99999-01-01T00:00:00Z', '0000-00-00', 'yesterday', '1700000000', '2026-01-01T25:61:61Z', '-000001-01-01T00:00:00Z'];
 const BAD_NUMBERS = [-1, 0, 0.5, -0.5, 1.5, 1e308, -1e308, 2 ** 31, 2 ** 53, 2 ** 53 + 2, -(2 ** 53), 12_500.001, Number.MAX_SAFE_INTEGER, 1e21];
 
@@ -95,7 +105,11 @@ function byName(name: string, known: Known): fc.Arbitrary<unknown> | undefined {
   if (n === 'handle' || n === 'bank_handle' || n === 'bank') return handles;
   if (n.endsWith('iban')) return pick(known.ibans, fc.constantFrom(...BAD_IBANS));
   if (n === 'alias' || n === 'npt_handle' || n === 'payer_alias') return pick(known.aliases, fc.stringMatching(/^[a-z][a-z0-9_]{2,20}$/));
-  if (n === 'amount' || n.endsWith('_amount') || n === 'min_amount' || n === 'max_amount') return fc.oneof(fc.integer({ min: 1, max: 100_000 }), fc.integer({ min: 1, max: 10_000_000 }));
+  if (n === 'amount' || n.endsWith('_amount') || n === 'min_amount' || n === 'max_amount')
+    return fc.oneof(fc.integer({ min: 1, max: 100_000 }), fc.integer({ min: 1, max: 10_000_000 }));
+  // Destinations and payers: { type: alias | iban, value }.
+  if (n === 'type') return fc.constantFrom('alias', 'alias', 'iban');
+  if (n === 'value') return pick(known.aliases, fc.constant('nobody'));
   if (n === 'currency') return fc.constantFrom('LYD', 'LYD', 'USD', 'EUR');
   if (n === 'country') return fc.constant('LY');
   if (n.endsWith('_url') || n === 'url' || n === 'redirect_uri') return pick(known.urls, fc.constantFrom('https://example.com/callback', 'http://127.0.0.1:9/x'));
@@ -107,12 +121,15 @@ function byName(name: string, known: Known): fc.Arbitrary<unknown> | undefined {
   if (n.endsWith('_at') || n === 'from' || n === 'to' || n === 'from_date' || n === 'to_date' || n === 'expiration' || n === 'expires') return isoDate;
   if (n === 'limit') return fc.integer({ min: 1, max: 100 });
   if (n === 'grant_type') return fc.constantFrom('authorization_code', 'refresh_token', 'client_credentials');
-  if (n === 'scopes' || n === 'permissions' || n === 'ob_scopes_supported') return fc.subarray(['accounts:read', 'balances:read', 'transactions:read', 'payments:write'], { minLength: 1 });
+  if (n === 'scopes' || n === 'permissions' || n === 'ob_scopes_supported')
+    return fc.subarray(['accounts:read', 'balances:read', 'transactions:read', 'payments:write'], { minLength: 1 });
   if (n === 'code_challenge_method') return fc.constantFrom('S256', 'plain');
   if (n.endsWith('_id') || n === 'id' || n === 'cursor') {
     const exact = idsNamed(known, n);
     const any = allIds(known);
-    return exact.length || any.length ? fc.oneof({ weight: 3, arbitrary: fc.constantFrom(...(exact.length ? exact : any)) }, fc.constantFrom(...(any.length ? any : ['x']))) : undefined;
+    return exact.length || any.length
+      ? fc.oneof({ weight: 3, arbitrary: fc.constantFrom(...(exact.length ? exact : any)) }, fc.constantFrom(...(any.length ? any : ['x'])))
+      : undefined;
   }
   return undefined;
 }
@@ -192,7 +209,11 @@ export const mutationArb: fc.Arbitrary<Mutation> = fc.oneof(
   { weight: 2, arbitrary: fc.record({ kind: fc.constant('remove-field' as const), pathIndex: fc.nat() }) },
   {
     weight: 2,
-    arbitrary: fc.record({ kind: fc.constant('extra-field' as const), key: fc.oneof(fc.string({ minLength: 1, maxLength: 12 }), fc.constantFrom('__proto__', 'constructor', 'id', 'status')), junk: junkValue }),
+    arbitrary: fc.record({
+      kind: fc.constant('extra-field' as const),
+      key: fc.oneof(fc.string({ minLength: 1, maxLength: 12 }), fc.constantFrom('__proto__', 'constructor', 'id', 'status')),
+      junk: junkValue,
+    }),
   },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('huge-string' as const), pathIndex: fc.nat() }) },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('replace-body' as const), junk: junkValue }) },
@@ -202,7 +223,9 @@ export const mutationArb: fc.Arbitrary<Mutation> = fc.oneof(
 function pathsOf(value: unknown, prefix: Array<string | number> = []): Array<Array<string | number>> {
   if (value === null || typeof value !== 'object') return prefix.length ? [prefix] : [];
   const here = prefix.length ? [prefix] : [];
-  const children = Array.isArray(value) ? value.map((item, index) => pathsOf(item, [...prefix, index])) : Object.entries(value).map(([key, item]) => pathsOf(item, [...prefix, key]));
+  const children = Array.isArray(value)
+    ? value.map((item, index) => pathsOf(item, [...prefix, index]))
+    : Object.entries(value).map(([key, item]) => pathsOf(item, [...prefix, key]));
   return [...here, ...children.flat()];
 }
 
