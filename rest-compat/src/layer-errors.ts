@@ -1,8 +1,9 @@
 import type { Socket } from 'node:net';
-import type { FastifyError, FastifyInstance } from 'fastify';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ERROR_CODES, GatewayError, newId, type Logger } from '@gateway/kernel';
 import { sendError, type ErrorBody } from './errors';
 import { BODY_LIMIT_BYTES } from './limits';
+import { requestIdOf } from './request-id';
 
 /** What Node's HTTP parser refused, said in the spec's words (its codes: llhttp's HPE_*, Node's ERR_HTTP_*). */
 function clientErrorDetail(code: string | undefined): string {
@@ -49,6 +50,18 @@ function asGatewayError(error: FastifyError): GatewayError | undefined {
       // Other client-side refusals of the HTTP layer (bad URL encoding, proto poisoning, ...).
       return typeof error.statusCode === 'number' && error.statusCode >= 400 && error.statusCode < 500 ? new GatewayError('VALIDATION_ERROR', error.message) : undefined;
   }
+}
+
+/**
+ * Fastify's frameworkErrors: refusals of its router before any hook runs (a path parameter over
+ * 100 characters was fastify's own 414 body, a malformed percent-encoding its own 400; found by the
+ * fuzzer, issue 13). Answered 400 VALIDATION_ERROR in the spec's error body, with X-Request-Id.
+ */
+export function frameworkErrors(error: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
+  const requestId = requestIdOf(request.headers['x-request-id']);
+  const detail = error.code === 'FST_ERR_MAX_PARAM_LENGTH' ? 'path: a parameter is longer than 100 characters' : 'path: malformed URL encoding';
+  reply.header('x-request-id', requestId).header('x-content-type-options', 'nosniff');
+  void sendError(reply, new GatewayError('VALIDATION_ERROR', detail), requestId);
 }
 
 /**

@@ -46,6 +46,14 @@ describe('rest-compat layer (no router needed)', () => {
     expect(answer.headers.get('content-type')).toMatch(/^application\/json/);
   });
 
+  it('answers a path parameter over 100 characters and a malformed percent-encoding with 400 VALIDATION_ERROR in the spec error body', async () => {
+    const long = await call(rest.url, 'GET', `/banks/${'x'.repeat(200)}/capabilities`);
+    expectError(long, 400, 'VALIDATION_ERROR');
+    expect(long.body.error.detail).toContain('longer than 100 characters');
+    const malformed = await call(rest.url, 'GET', '/banks/%E0%A4%A/capabilities');
+    expectError(malformed, 400, 'VALIDATION_ERROR');
+  });
+
   it('refuses malformed JSON with 400 VALIDATION_ERROR', async () => {
     const answer = await call(rest.url, 'POST', '/banks', { body: '{"bank_handle": ' });
     expectError(answer, 400, 'VALIDATION_ERROR');
