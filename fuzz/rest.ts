@@ -91,6 +91,8 @@ interface CasePlan {
   junkHeader: { name: string; value: string } | undefined;
   asForm: boolean;
   acceptHtml: boolean;
+  /** Path parameters not percent-encoded (a stray %, spaces): the router's URL decoding. */
+  rawPath: boolean;
 }
 
 /** Builds one request for `operation` from the seed `seed` (fast-check, so a seed is a replay). */
@@ -135,6 +137,7 @@ export function buildCase(document: JsonSchema, op: RestOperation, known: Known,
     ),
     asForm: fc.boolean(),
     acceptHtml: fc.boolean(),
+    rawPath: fc.boolean(),
   });
   const [drawn] = fc.sample(plan, { seed, numRuns: 1 });
   const p = drawn!;
@@ -168,7 +171,9 @@ export function buildCase(document: JsonSchema, op: RestOperation, known: Known,
   headers.accept = p.acceptHtml && p.mode === 'mutated' ? 'text/html' : 'application/json';
 
   let path = op.path;
-  for (const [name, value] of Object.entries(params)) path = path.replace(`{${name}}`, encodeURIComponent(typeof value === 'string' ? value : JSON.stringify(value)));
+  const raw = p.mode === 'mutated' && p.mutatePart === 'params' && p.rawPath;
+  const segment = (value: string) => (raw ? value.replace(/[/?#]/g, (c) => encodeURIComponent(c)) : encodeURIComponent(value));
+  for (const [name, value] of Object.entries(params)) path = path.replace(`{${name}}`, segment(typeof value === 'string' ? value : JSON.stringify(value)));
   // A parameter the mutation removed: an empty segment.
   path = path.replace(/\{\w+\}/g, '');
   const search = new URLSearchParams();
