@@ -20,7 +20,7 @@ void (async () => {
   const replay = process.env.FUZZ_REPLAY === undefined ? undefined : Number(process.env.FUZZ_REPLAY);
   console.log(`fuzz: seed ${seed}${replay === undefined ? `, ${seconds} s` : `, replaying request ${replay}`}; starting the platform with the demo data…`);
   const fixture = await startFixture();
-  let failed = true;
+  let failed: boolean;
   try {
     const {
       report,

@@ -20,7 +20,8 @@ describe('fuzz findings', () => {
     ['/ob/auth/', newId('consent')],
     ['/ob/sca/', newId('paymentOrder')],
   ])('%s page: a stray credential header does not turn into 503; the page reads its view anonymously', async (prefix, id) => {
-    for (const headers of [{ authorization: 'Basic dXNlcjpwYXNz' }, { authorization: 'Bearer mk_test_junk' }, { 'x-service-admin-key': 'junk' }]) {
+    const strays: Array<Record<string, string>> = [{ authorization: 'Basic dXNlcjpwYXNz' }, { authorization: 'Bearer mk_test_junk' }, { 'x-service-admin-key': 'junk' }];
+    for (const headers of strays) {
       const answer = await page(`${prefix}${id}`, headers);
       expect([headers, answer.status]).toEqual([headers, 404]);
       expect(answer.headers.get('content-type')).toMatch(/^text\/html/);
