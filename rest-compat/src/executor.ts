@@ -15,7 +15,16 @@ export interface Execution {
 }
 
 /** `operationName` picks one operation of a document that holds several. */
-export type Execute = (request: FastifyRequest, operation: string, variables: Record<string, unknown>, operationName?: string) => Promise<Execution>;
+/**
+ * `anonymous`: the caller's credential headers are not forwarded. Pages a browser opens (checkout,
+ * consent, SCA) read public views; a stray Authorization header (basic auth in front of a site, an
+ * extension) used to be refused by the router and shown as the 503 "try again" page (fuzzer, issue 13).
+ */
+export interface ExecuteOptions {
+  anonymous?: boolean;
+}
+
+export type Execute = (request: FastifyRequest, operation: string, variables: Record<string, unknown>, operationName?: string, options?: ExecuteOptions) => Promise<Execution>;
 
 export interface ExecutorOptions {
   graphqlUrl: string;
@@ -35,7 +44,7 @@ const unavailable = (detail: string) => ({ error: new GatewayError('SERVICE_UNAV
  * request id and IP. Any GraphQL error fails the whole call (a REST response is never partial).
  */
 export function createExecutor({ graphqlUrl, dispatcher, logger }: ExecutorOptions): Execute {
-  return async (request, operation, variables, operationName) => {
+  return async (request, operation, variables, operationName, options) => {
     let response: Dispatcher.ResponseData;
     try {
       response = await httpRequest(graphqlUrl, {
@@ -44,7 +53,7 @@ export function createExecutor({ graphqlUrl, dispatcher, logger }: ExecutorOptio
         headers: {
           'content-type': 'application/json',
           accept: 'application/json',
-          ...credentialHeaders(request.headers),
+          ...(options?.anonymous ? {} : credentialHeaders(request.headers)),
           ...callerHeaders(request),
         },
         body: JSON.stringify({ query: operation, variables, ...(operationName ? { operationName } : {}) }),

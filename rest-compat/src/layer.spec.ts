@@ -37,6 +37,23 @@ describe('rest-compat layer (no router needed)', () => {
     expect(answer.body.error.detail).toBe('no route GET /no/such/route');
   });
 
+  // Fuzzer finding (issue 13): Node's parser refused it before fastify, with fastify's own 431 body.
+  it('answers a URL over the 16 KiB header limit with 400 VALIDATION_ERROR in the spec error body, with X-Request-Id', async () => {
+    const answer = await call(rest.url, 'GET', `/merchants/${'z'.repeat(20_000)}`);
+    expectError(answer, 400, 'VALIDATION_ERROR');
+    expect(answer.body.error.detail).toContain('larger than 16 KiB');
+    expect(answer.headers.get('x-request-id')).toBe(answer.body.error.request_id);
+    expect(answer.headers.get('content-type')).toMatch(/^application\/json/);
+  });
+
+  it('answers a path parameter over 100 characters and a malformed percent-encoding with 400 VALIDATION_ERROR in the spec error body', async () => {
+    const long = await call(rest.url, 'GET', `/banks/${'x'.repeat(200)}/capabilities`);
+    expectError(long, 400, 'VALIDATION_ERROR');
+    expect(long.body.error.detail).toContain('longer than 100 characters');
+    const malformed = await call(rest.url, 'GET', '/banks/%E0%A4%A/capabilities');
+    expectError(malformed, 400, 'VALIDATION_ERROR');
+  });
+
   it('refuses malformed JSON with 400 VALIDATION_ERROR', async () => {
     const answer = await call(rest.url, 'POST', '/banks', { body: '{"bank_handle": ' });
     expectError(answer, 400, 'VALIDATION_ERROR');

@@ -136,6 +136,25 @@ describe('/openapi.json and /docs', () => {
     expect(paths['/recurring/mandates/{mandate_id}/test-clock/advance']!.post!.description).toMatch(/^Our addition, test mode only/);
   });
 
+  // Fuzzer findings (issue 13): answers the document did not list.
+  it('documents 401 on public routes (a credential sent is checked) and 403 on authenticated ones (another principal)', () => {
+    for (const route of ROUTES) {
+      const responses = document.paths[route.path]![route.method.toLowerCase()]!.responses;
+      expect([route.path, responses['401']?.description]).toEqual([route.path, expect.stringContaining('UNAUTHORIZED')]);
+      if (route.auth.length) expect([route.path, responses['403']?.description]).toEqual([route.path, expect.stringContaining('FORBIDDEN')]);
+    }
+    expect(document.paths['/pay/{session_id}/status']!.get!.responses['403']!.description).toContain('FORBIDDEN');
+    expect(document.paths['/v1/identity/resolve']!.get!.responses['401']!.description).toContain('UNAUTHORIZED');
+  });
+
+  it("documents a page's HTML error pages (404, 503) beside the JSON error", () => {
+    for (const path of ['/pay/{session_id}', '/ob/auth/{consent_id}', '/ob/sca/{payment_order_id}']) {
+      const responses = document.paths[path]!.get!.responses;
+      for (const status of ['404', '503']) expect(Object.keys(responses[status]!.content!)).toEqual(['application/json', 'text/html']);
+      expect(Object.keys(responses['400']!.content!)).toEqual(['application/json']);
+    }
+  });
+
   it('renders /docs as a self-contained HTML page naming every route', async () => {
     const answer = await call(rest.url, 'GET', '/docs');
     expect(answer.status).toBe(200);

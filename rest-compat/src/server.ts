@@ -6,7 +6,7 @@ import { createExecutor } from './executor';
 import { BODY_LIMIT_BYTES } from './limits';
 import { registerGraphQLProxy } from './graphql-proxy';
 import { registerGraphQLWebSocketProxy } from './graphql-ws-proxy';
-import { registerLayerErrors } from './layer-errors';
+import { clientErrorHandler, frameworkErrors, registerLayerErrors } from './layer-errors';
 import { registerHealth, registerMetrics } from './observability';
 import { buildOpenApiDocument } from './openapi/document';
 import { renderDocsPage } from './openapi/docs-page';
@@ -50,7 +50,7 @@ export async function startRestCompat(options: RestCompatOptions): Promise<Runni
   // Own connection pool, so stop() closes every socket to the router.
   const dispatcher = new Agent({ connect: { timeout: timeoutMs }, headersTimeout: timeoutMs, bodyTimeout: timeoutMs });
 
-  const app = Fastify({ logger: false, bodyLimit: BODY_LIMIT_BYTES, trustProxy: options.trustProxy ?? false, return503OnClosing: true });
+  const app = Fastify({ logger: false, bodyLimit: BODY_LIMIT_BYTES, trustProxy: options.trustProxy ?? false, return503OnClosing: true, clientErrorHandler, frameworkErrors });
   registerRequestId(app);
   registerLayerErrors(app, logger);
   registerMetrics(app);

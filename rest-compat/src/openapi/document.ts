@@ -109,10 +109,20 @@ const headersOf = (route: RestRoute, status: number) => ({
   ...(route.fapi && status === 401 ? { 'WWW-Authenticate': { $ref: '#/components/headers/WWW-Authenticate' } } : {}),
 });
 
+/**
+ * Refusals of the router's authentication, whatever the route (found by the fuzzer, issue 13): a
+ * credential header that is sent is checked even on a public route (a bad one is 401), and a
+ * valid credential of a principal the route does not take is 403.
+ */
+const authErrors = (route: RestRoute): ErrorCode[] => (route.auth.length ? ['UNAUTHORIZED', 'FORBIDDEN'] : ['UNAUTHORIZED']);
+
+/** Statuses a page (RestRoute.page) answers a browser in HTML: its "not found" and "unavailable" pages. */
+const PAGE_ERROR_STATUSES = [404, 503];
+
 function errorResponses(route: RestRoute): Record<string, OpenApiResponse> {
   const codes = route.errors;
   const byStatus = new Map<number, ErrorCode[]>();
-  for (const code of new Set([...codes, ...GENERIC_ERRORS])) {
+  for (const code of new Set([...codes, ...authErrors(route), ...GENERIC_ERRORS])) {
     const status = ERROR_CODES[code].status;
     byStatus.set(status, [...(byStatus.get(status) ?? []), code]);
   }
@@ -121,7 +131,10 @@ function errorResponses(route: RestRoute): Record<string, OpenApiResponse> {
     responses[String(status)] = {
       description: list.map((code) => `${code}: ${ERROR_CODES[code].message}`).join('; '),
       headers: headersOf(route, status),
-      content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
+      content: {
+        'application/json': { schema: { $ref: '#/components/schemas/Error' } },
+        ...(route.page && PAGE_ERROR_STATUSES.includes(status) ? { 'text/html': { schema: { type: 'string', description: 'The page’s own error page, for a browser.' } } } : {}),
+      },
     };
   }
   return responses;

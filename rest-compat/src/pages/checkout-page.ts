@@ -91,7 +91,7 @@ export function checkoutPage(execute: Execute, logger: Logger): PageHandler {
     securityHeaders(reply, nonce);
     reply.type('text/html; charset=utf-8');
     if (!SESSION_ID.test(id)) return reply.code(404).send(notFoundPage(nonce));
-    const execution = await execute(request, CHECKOUT_SESSION, { id });
+    const execution = await execute(request, CHECKOUT_SESSION, { id }, undefined, { anonymous: true });
     passBackRouterHeaders(reply, execution.headers);
     const view = execution.data?.checkoutSession as CheckoutView | undefined;
     if (!view) {

@@ -155,7 +155,7 @@ export function consentPage(execute: Execute, logger: Logger): PageHandler {
       securityHeaders(reply, nonce);
       return reply.code(404).send(notFoundPage(nonce));
     }
-    const execution = await execute(request, CONSENT_VIEW, { id });
+    const execution = await execute(request, CONSENT_VIEW, { id }, undefined, { anonymous: true });
     passBackRouterHeaders(reply, execution.headers);
     const view = execution.data?.consentAuthorisation as ConsentPageView | undefined;
     if (!view) {

@@ -94,7 +94,7 @@ export function scaPage(execute: Execute, logger: Logger): PageHandler {
     securityHeaders(reply, nonce);
     reply.type('text/html; charset=utf-8');
     if (!ORDER_ID.test(id)) return reply.code(404).send(notFoundPage(nonce));
-    const execution = await execute(request, SCA_VIEW, { id });
+    const execution = await execute(request, SCA_VIEW, { id }, undefined, { anonymous: true });
     passBackRouterHeaders(reply, execution.headers);
     const view = execution.data?.paymentOrderSca as ScaPageView | undefined;
     if (!view) {

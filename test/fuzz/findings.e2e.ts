@@ -1,0 +1,30 @@
+import { newId } from '@gateway/kernel';
+import { startTestPlatform, type TestPlatform } from '../support/platform';
+
+/**
+ * Regressions of what the fuzz run found (issue 13) that need the whole platform; the layer's and
+ * the document's own are in rest-compat's specs (layer.spec.ts, openapi.spec.ts).
+ */
+describe('fuzz findings', () => {
+  let t: TestPlatform;
+  beforeAll(async () => {
+    t = await startTestPlatform();
+  });
+  afterAll(() => t?.stop());
+
+  const page = (path: string, headers: Record<string, string>) => fetch(`${t.platform.restUrl}${path}`, { headers: { accept: 'text/html', ...headers } });
+
+  // A browser with a stray Authorization header (basic auth in front of a site) got the 503 "try again" page: the router refused the credential.
+  it.each([
+    ['/pay/', newId('paymentSession')],
+    ['/ob/auth/', newId('consent')],
+    ['/ob/sca/', newId('paymentOrder')],
+  ])('%s page: a stray credential header does not turn into 503; the page reads its view anonymously', async (prefix, id) => {
+    const strays: Array<Record<string, string>> = [{ authorization: 'Basic dXNlcjpwYXNz' }, { authorization: 'Bearer mk_test_junk' }, { 'x-service-admin-key': 'junk' }];
+    for (const headers of strays) {
+      const answer = await page(`${prefix}${id}`, headers);
+      expect([headers, answer.status]).toEqual([headers, 404]);
+      expect(answer.headers.get('content-type')).toMatch(/^text\/html/);
+    }
+  });
+});
