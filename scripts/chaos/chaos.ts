@@ -9,7 +9,7 @@
  * CHAOS_PAYMENTS (1000), CHAOS_SECONDS (300: payments are paced over this many seconds; the driving phase ends at whichever comes first),
  * CHAOS_QUIET_SECONDS (240), CHAOS_CONCURRENCY (6), CHAOS_SEED, CHAOS_KEEP_DATABASE=1.
  */
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { execFileSync } from 'node:child_process';
 import { createServer } from 'node:http';
 import { openDatabase, type Database } from '@gateway/db';
@@ -85,6 +85,8 @@ function rabbitmqctl(...args: string[]): boolean {
     return false;
   }
 }
+
+const OB_REDIRECT = 'https://tpp.example/callback';
 
 interface Customer {
   alias: string;
@@ -324,6 +326,7 @@ async function run(ctx: RunContext): Promise<boolean> {
   );
   const merchant = await ok('POST', `${rest}/merchants`, { name: 'Chaos Shop', webhook_url: receiverUrl, settlement_iban: shopAccount.iban }, admin);
   const auth = { authorization: `Bearer ${merchant.api_key}` };
+  const tpp = await ok('POST', `${rest}/ob/tpps`, { name: 'Chaos TPP', redirect_uris: [OB_REDIRECT] }, admin);
 
   const ledgerTotal = async () => {
     let total = 0;
@@ -340,10 +343,80 @@ async function run(ctx: RunContext): Promise<boolean> {
   log(withMandates ? 'mandate charges: /recurring/mandates is in the route table, included' : 'mandate charges: /recurring/mandates not in the route table, skipped');
 
   // ---- driving ----
-  const driven = { same_bank: 0, cross_bank: 0, mandate_charge: 0 };
+  const driven = { same_bank: 0, cross_bank: 0, payment_order: 0, mandate_charge: 0 };
   const refused: Record<string, number> = {};
   const sessionIds: string[] = [];
   const chargeIds: string[] = [];
+  const orderIds: string[] = [];
+  // One payments:write consent per payer, approved at the consent endpoint with the OTP and exchanged for tokens (PKCE), made once and reused.
+  const grants = new Map<string, Promise<{ consentId: string; accessToken: string; accountId: string } | undefined>>();
+  const grantOf = (payer: Customer) => {
+    if (!grants.has(payer.alias)) grants.set(payer.alias, newGrant(payer));
+    return grants.get(payer.alias)!;
+  };
+  const newGrant = async (payer: Customer) => {
+    const verifier = randomBytes(32).toString('base64url');
+    const consent = await retrying('consent', () =>
+      call(
+        'POST',
+        `${rest}/ob/consents`,
+        {
+          bank_handle: payer.bank,
+          scopes: ['accounts:read', 'payments:write'],
+          redirect_uri: OB_REDIRECT,
+          state: 'chaos',
+          code_challenge: createHash('sha256').update(verifier).digest('base64url'),
+          code_challenge_method: 'S256',
+          expiry_days: 30,
+        },
+        { authorization: `Bearer ${tpp.tpp_access_token}` },
+      ),
+    );
+    if (consent.status !== 201) return void note(`consent ${consent.status} ${consent.body?.error?.code ?? ''}`.trim());
+    const consentId = consent.body.consent_id as string;
+    const approved = await retrying('approve', () => call('POST', `${rest}/ob/auth/${consentId}/approve`, { customer: { type: 'alias', value: payer.alias }, otp: payer.otp }), 6);
+    if (approved.status !== 200) return void note(`consent approve ${approved.status} ${approved.body?.error?.code ?? ''}`.trim());
+    const code = new URL(approved.body.redirect_to).searchParams.get('code')!;
+    const form = new URLSearchParams({ grant_type: 'authorization_code', code, redirect_uri: OB_REDIRECT, consent_id: consentId, code_verifier: verifier });
+    let tokens: Answer = { status: 0, body: undefined };
+    for (let i = 0; i < 10 && (tokens.status === 0 || tokens.status >= 500); i++) {
+      try {
+        const response = await fetch(`${rest}/ob/token`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/x-www-form-urlencoded' },
+          body: form.toString(),
+          signal: AbortSignal.timeout(30_000),
+        });
+        tokens = { status: response.status, body: await response.json().catch(() => undefined) };
+      } catch {
+        await sleep(500);
+      }
+    }
+    if (tokens.status !== 200) return void note(`token ${tokens.status} ${tokens.body?.error?.code ?? ''}`.trim());
+    const headers = { authorization: `Bearer ${tokens.body.access_token}`, 'x-consent-id': consentId };
+    const accounts = await retrying('accounts', () => call('GET', `${rest}/ob/accounts`, undefined, headers));
+    if (accounts.status !== 200) return void note(`ob accounts ${accounts.status} ${accounts.body?.error?.code ?? ''}`.trim());
+    return { consentId, accessToken: tokens.body.access_token as string, accountId: accounts.body.accounts[0].account_id as string };
+  };
+  const paymentOrder = async () => {
+    const payer = pick(customers);
+    const grant = await grantOf(payer);
+    if (!grant) return;
+    const payee = pick(customers.filter((c) => c !== payer));
+    const key = `chaos-o-${randomBytes(8).toString('hex')}`;
+    const amount = between(100, 900);
+    const created = await retrying('order', () =>
+      call(
+        'POST',
+        `${rest}/ob/payment-orders`,
+        { source_account_id: grant.accountId, destination: { type: 'iban', value: payee.iban }, amount, currency: 'LYD', description: 'chaos order' },
+        { authorization: `Bearer ${grant.accessToken}`, 'x-consent-id': grant.consentId, 'idempotency-key': key },
+      ),
+    );
+    if (created.status !== 201 && created.status !== 202 && created.status !== 200) return note(`order ${created.status} ${created.body?.error?.code ?? ''}`.trim());
+    orderIds.push(created.body.payment_order_id ?? created.body.id);
+    driven.payment_order += 1;
+  };
   const note = (what: string) => (refused[what] = (refused[what] ?? 0) + 1);
   let started = 0;
   const begin = Date.now();
@@ -353,13 +426,10 @@ async function run(ctx: RunContext): Promise<boolean> {
     const payer = pick(customers);
     const payee = pick(customers.filter((c) => c !== payer && (kind === 'same_bank' ? c.bank === payer.bank : c.bank !== payer.bank)));
     const key = `chaos-${randomBytes(8).toString('hex')}`;
+    // Drawn once: a retry sends the same body with the same Idempotency-Key.
+    const amount = between(100, 5_000);
     const created = await retrying('create', () =>
-      call(
-        'POST',
-        `${rest}/payments/sessions`,
-        { amount: between(100, 5_000), currency: 'LYD', destination: { type: 'alias', value: payee.alias } },
-        { ...auth, 'idempotency-key': key },
-      ),
+      call('POST', `${rest}/payments/sessions`, { amount, currency: 'LYD', destination: { type: 'alias', value: payee.alias } }, { ...auth, 'idempotency-key': key }),
     );
     if (created.status !== 201) return note(`create ${created.status}`);
     const id = created.body.session_id as string;
@@ -382,11 +452,12 @@ async function run(ctx: RunContext): Promise<boolean> {
     const mandateId = created.body.mandate_id as string;
     const confirmed = await retrying('confirm', () => call('POST', `${rest}/recurring/mandates/${mandateId}/confirm`, { otp: payer.otp }), 6);
     if (confirmed.status !== 200) return note(`mandate confirm ${confirmed.status} ${confirmed.body?.error?.code ?? ''}`.trim());
+    const chargeAmount = between(100, 5_000);
     const charged = await retrying('charge', () =>
       call(
         'POST',
         `${rest}/recurring/mandates/${mandateId}/charge`,
-        { amount: between(100, 5_000), reference: `chaos-${mandateId.slice(-6)}` },
+        { amount: chargeAmount, reference: `chaos-${mandateId.slice(-6)}` },
         { ...auth, 'idempotency-key': `chaos-c-${mandateId}` },
       ),
     );
@@ -402,7 +473,8 @@ async function run(ctx: RunContext): Promise<boolean> {
       if (due > Date.now()) await sleep(due - Date.now());
       const roll = random();
       if (withMandates && roll < 0.15) await mandateCharge();
-      else if (roll < 0.55) await session('same_bank');
+      else if (roll < 0.3) await paymentOrder();
+      else if (roll < 0.6) await session('same_bank');
       else await session('cross_bank');
     }
   };
@@ -410,48 +482,55 @@ async function run(ctx: RunContext): Promise<boolean> {
   // ---- chaos ----
   const chaos = { kills: {} as Record<string, number>, faults: {} as Record<string, number>, amqp_cuts: 0, amqp_connections_dropped: 0 };
   let driving = true;
-  const chaosLoop = async () => {
+  // Three independent loops: process kills, core faults, RabbitMQ cuts.
+  const killLoop = async () => {
     while (driving) {
       await sleep(between(KILL_EVERY_SECONDS * 500, KILL_EVERY_SECONDS * 1500));
       if (!driving) break;
-      const roll = random();
-      if (roll < 0.45) {
-        const victim = service(pick(['payments', 'payments', 'payments', 'rest-compat', 'router', 'open-banking', 'identity', 'banks']));
-        await sleep(between(0, 1000));
-        await victim.kill();
-        chaos.kills[victim.spec.name] = (chaos.kills[victim.spec.name] ?? 0) + 1;
-        log(`SIGKILL ${victim.spec.name}`);
-        await sleep(between(200, 3000));
-        await victim.start();
-        log(`restarted ${victim.spec.name} (pid ${victim.child?.pid})`);
-      } else if (roll < 0.8) {
-        const bank = pick(cores.banks);
-        const kind = pick(['5xx', '5xx-after-booking', 'hang', 'late'] as const);
-        const plan =
-          kind === '5xx'
-            ? { error_rate: 0.5, error_status: 503 }
-            : kind === '5xx-after-booking'
-              ? { error_rate: 0.5, error_status: 500, after_booking: true, operations: ['debit', 'credit'] }
-              : kind === 'hang'
-                ? { hang: true, times: between(1, 4), operations: [pick(['debit', 'credit', 'verify'])] }
-                : { latency_ms: between(1_000, 6_000) };
-        await ok('POST', `${bank.url}/sandbox/faults`, plan, internal(bank.handle));
-        chaos.faults[kind] = (chaos.faults[kind] ?? 0) + 1;
-        log(`fault ${kind} at ${bank.handle}`);
-        await sleep(between(2_000, 8_000));
-        await ok('DELETE', `${bank.url}/sandbox/faults`, undefined, internal(bank.handle));
-      } else {
-        const dropped = proxy.cut();
-        chaos.amqp_cuts += 1;
-        chaos.amqp_connections_dropped += dropped;
-        log(`RabbitMQ cut (${dropped} connections dropped)`);
-        await sleep(between(1_000, 6_000));
-        proxy.restore();
-      }
+      const victim = service(pick(['payments', 'payments', 'payments', 'payments', 'rest-compat', 'router', 'open-banking', 'identity', 'banks']));
+      await victim.kill();
+      chaos.kills[victim.spec.name] = (chaos.kills[victim.spec.name] ?? 0) + 1;
+      log(`SIGKILL ${victim.spec.name}`);
+      await sleep(between(200, 3000));
+      await victim.start();
+      log(`restarted ${victim.spec.name} (pid ${victim.child?.pid})`);
+    }
+  };
+  const faultLoop = async () => {
+    while (driving) {
+      await sleep(between(2_000, 6_000));
+      if (!driving) break;
+      const bank = pick(cores.banks);
+      const kind = pick(['5xx', '5xx-after-booking', 'hang', 'late'] as const);
+      const plan =
+        kind === '5xx'
+          ? { error_rate: 0.5, error_status: 503 }
+          : kind === '5xx-after-booking'
+            ? { error_rate: 0.5, error_status: 500, after_booking: true, operations: ['debit', 'credit'] }
+            : kind === 'hang'
+              ? { hang: true, times: between(1, 4), operations: [pick(['debit', 'credit', 'verify'])] }
+              : { latency_ms: between(1_000, 6_000) };
+      await ok('POST', `${bank.url}/sandbox/faults`, plan, internal(bank.handle));
+      chaos.faults[kind] = (chaos.faults[kind] ?? 0) + 1;
+      log(`fault ${kind} at ${bank.handle}`);
+      await sleep(between(2_000, 8_000));
+      await ok('DELETE', `${bank.url}/sandbox/faults`, undefined, internal(bank.handle));
+    }
+  };
+  const cutLoop = async () => {
+    while (driving) {
+      await sleep(between(8_000, 25_000));
+      if (!driving) break;
+      const dropped = proxy.cut();
+      chaos.amqp_cuts += 1;
+      chaos.amqp_connections_dropped += dropped;
+      log(`RabbitMQ cut (${dropped} connections dropped)`);
+      await sleep(between(1_000, 6_000));
+      proxy.restore();
     }
   };
   const progress = setInterval(() => log(`driven ${JSON.stringify(driven)}`), 15_000);
-  const chaosRun = chaosLoop();
+  const chaosRun = Promise.all([killLoop(), faultLoop(), cutLoop()]);
   await Promise.all(Array.from({ length: CONCURRENCY }, worker));
   driving = false;
   await chaosRun;
@@ -469,6 +548,7 @@ async function run(ctx: RunContext): Promise<boolean> {
     const charges = withMandates
       ? await knex('payments.mandate_charges').whereIn('status', ['PROCESSING', 'SETTLEMENT_PENDING']).count<{ count: string }[]>('* as count')
       : [{ count: '0' }];
+    const orders = await knex('open_banking.payment_orders').where('status', 'PROCESSING').count<{ count: string }[]>('* as count');
     const executions = await knex('payments.payment_executions')
       .whereIn('step', ['debit', 'credit', 'confirm', 'reverse', 'resolve_debit'])
       .count<{ count: string }[]>('* as count');
@@ -478,6 +558,7 @@ async function run(ctx: RunContext): Promise<boolean> {
     return {
       open_sessions: Number(open[0]!.count),
       open_charges: Number(charges[0]!.count),
+      open_orders: Number(orders[0]!.count),
       open_executions: Number(executions[0]!.count),
       outbox: Number(outbox[0]!.count),
       unsettled_positions: Number(positions[0]!.count),
@@ -517,6 +598,16 @@ async function run(ctx: RunContext): Promise<boolean> {
     const open = charges.filter((c: { id: string; status: string }) => !['COMPLETED', 'FAILED'].includes(c.status) && !attentionIds.has(c.id));
     check('every mandate charge final or waiting for attention', open.length === 0, `${charges.length} charges ${JSON.stringify(chargeStatus)}, ${open.length} not final`);
   }
+
+  const orders = await knex('open_banking.payment_orders').whereIn('id', orderIds).select('id', 'status');
+  const orderStatus: Record<string, number> = {};
+  for (const o of orders) orderStatus[o.status] = (orderStatus[o.status] ?? 0) + 1;
+  const openOrders = orders.filter((o: { id: string; status: string }) => !['COMPLETED', 'FAILED', 'REJECTED'].includes(o.status) && !attentionIds.has(o.id));
+  check(
+    'every payment order final or waiting for attention',
+    openOrders.length === 0 && orders.length === orderIds.length,
+    `${orders.length} orders ${JSON.stringify(orderStatus)}, ${openOrders.length} not final`,
+  );
 
   const moneyAfter = await ledgerTotal();
   check('the sum of all balances unchanged (money conserved)', moneyAfter === moneyBefore, `before ${moneyBefore}, after ${moneyAfter}, difference ${moneyAfter - moneyBefore}`);
@@ -575,7 +666,9 @@ async function run(ctx: RunContext): Promise<boolean> {
     JSON.stringify(state),
   );
 
-  log(`payments driven: ${JSON.stringify(driven)} (total ${driven.same_bank + driven.cross_bank + driven.mandate_charge}); refused or unanswered: ${JSON.stringify(refused)}`);
+  log(
+    `payments driven: ${JSON.stringify(driven)} (total ${driven.same_bank + driven.cross_bank + driven.payment_order + driven.mandate_charge}); refused or unanswered: ${JSON.stringify(refused)}`,
+  );
   log(
     `chaos: kills ${JSON.stringify(chaos.kills)}, faults ${JSON.stringify(chaos.faults)}, RabbitMQ cuts ${chaos.amqp_cuts} (${chaos.amqp_connections_dropped} connections dropped)`,
   );
