@@ -126,7 +126,7 @@ async function main(): Promise<void> {
   const services: ServiceProcess[] = [];
   let banksChild: import('node:child_process').ChildProcess | undefined;
   let receiverServer: import('node:http').Server | undefined;
-  let failed = true;
+  let failed: boolean;
   const cleanup = async () => {
     for (const service of services) await service.stop().catch(() => undefined);
     if (banksChild && banksChild.exitCode === null) {
