@@ -7,7 +7,7 @@
  *   DATABASE_URL=postgresql://postgres@127.0.0.1:5432/test AMQP_URL=amqp://guest:guest@127.0.0.1:5672 npm run chaos
  *
  * CHAOS_PAYMENTS (1000), CHAOS_SECONDS (300: payments are paced over this many seconds; the driving phase ends at whichever comes first),
- * CHAOS_QUIET_SECONDS (240), CHAOS_CONCURRENCY (6), CHAOS_SEED, CHAOS_KEEP_DATABASE=1.
+ * CHAOS_QUIET_SECONDS (240), CHAOS_CONCURRENCY (12), CHAOS_SEED, CHAOS_KEEP_DATABASE=1.
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { execFileSync } from 'node:child_process';
@@ -20,7 +20,7 @@ const env = (name: string, fallback: number): number => (process.env[name] ? Num
 const PAYMENTS = env('CHAOS_PAYMENTS', 1000);
 const SECONDS = env('CHAOS_SECONDS', 300);
 const QUIET_SECONDS = env('CHAOS_QUIET_SECONDS', 240);
-const CONCURRENCY = env('CHAOS_CONCURRENCY', 6);
+const CONCURRENCY = env('CHAOS_CONCURRENCY', 12);
 const KILL_EVERY_SECONDS = env('CHAOS_KILL_EVERY_SECONDS', 12);
 let seed = env('CHAOS_SEED', Date.now() % 1_000_000);
 const SEED = seed;
@@ -62,11 +62,13 @@ async function call(method: string, url: string, body?: unknown, headers: Record
   }
 }
 /** Retries while the platform is down or restarting (status 0, 502-504, 500 from a dying upstream) — with the same Idempotency-Key where one is sent. */
+const retries: Record<string, number> = {};
 async function retrying(what: string, send: () => Promise<Answer>, attempts = 20): Promise<Answer> {
   let last: Answer = { status: 0, body: 'not sent' };
   for (let i = 0; i < attempts; i++) {
     last = await send();
     if (last.status !== 0 && last.status < 500 && last.status !== 409 && last.status !== 429) return last;
+    retries[what] = (retries[what] ?? 0) + 1;
     await sleep(500 + i * 250);
   }
   return last;
