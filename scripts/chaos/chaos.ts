@@ -63,7 +63,8 @@ async function call(method: string, url: string, body?: unknown, headers: Record
 }
 /** Retries while the platform is down or restarting (status 0, 502-504, 500 from a dying upstream) — with the same Idempotency-Key where one is sent. */
 const retries: Record<string, number> = {};
-async function retrying(what: string, send: () => Promise<Answer>, attempts = 20): Promise<Answer> {
+// 30 attempts span about two minutes: past a restart, and past IDEMPOTENCY_LOCK_MS (60 s), after which a key left in flight by a killed process is taken over.
+async function retrying(what: string, send: () => Promise<Answer>, attempts = 30): Promise<Answer> {
   let last: Answer = { status: 0, body: 'not sent' };
   for (let i = 0; i < attempts; i++) {
     last = await send();
@@ -433,11 +434,13 @@ async function run(ctx: RunContext): Promise<boolean> {
     const created = await retrying('create', () =>
       call('POST', `${rest}/payments/sessions`, { amount, currency: 'LYD', destination: { type: 'alias', value: payee.alias } }, { ...auth, 'idempotency-key': key }),
     );
-    if (created.status !== 201) return note(`create ${created.status}`);
+    if (created.status !== 201) return note(`create ${created.status} ${created.body?.error?.code ?? ''}`.trim());
     const id = created.body.session_id as string;
     sessionIds.push(id);
     driven[kind] += 1;
-    const authorized = await retrying('authorize', () => call('POST', `${rest}/pay/${id}/authorize`, { payer: { type: 'alias', value: payer.alias }, otp: payer.otp }), 6);
+    const authorized = await retrying('authorize', () => call('POST', `${rest}/pay/${id}/authorize`, { payer: { type: 'alias', value: payer.alias }, otp: payer.otp }), 12);
+    // A retry after an answer lost to a kill meets the session already moving on: not a refusal.
+    if (authorized.status === 409 && /SESSION_ALREADY/.test(authorized.body?.error?.code ?? '')) return;
     if (authorized.status !== 200) note(`authorize ${authorized.status} ${authorized.body?.error?.code ?? ''}`.trim());
   };
   const mandateCharge = async () => {
