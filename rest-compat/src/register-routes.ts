@@ -92,13 +92,27 @@ export function registerRoutes(app: FastifyInstance, routes: readonly RestRoute[
         const mapped = { params: keysToCamel(params), query: keysToCamel(query), body: keysToCamel(body), headers };
         const execution = await execute(request, route.operation, route.variables(mapped), route.operationName?.(mapped));
         passBackRouterHeaders(reply, execution.headers);
-        if (execution.error) return sendError(reply, execution.error, request.requestId);
+        if (execution.error) return sendError(reply, inRestTerms(route, execution.error), request.requestId);
         if (route.status === 204 || !route.result) return reply.code(204).send();
         const status = route.accepted?.when(execution.data!) ? 202 : route.status;
         return reply.code(status).send(keysToSnake(route.result(execution.data!)));
       },
     });
   }
+}
+
+/** GraphQL's paging arguments and the query parameters lists take instead (limit, cursor). */
+const PAGING_NAMES: Readonly<Record<string, string>> = { first: 'limit', after: 'cursor' };
+
+/**
+ * A refusal as the REST client can act on it: a subgraph names a bad page argument as GraphQL
+ * does (`after: not a cursor of this list`), where the client sent `cursor`.
+ */
+function inRestTerms(route: RestRoute, error: GatewayError): GatewayError {
+  const named = /^(first|after):/.exec(error.detail)?.[1];
+  const restName = named ? PAGING_NAMES[named] : undefined;
+  if (error.code !== 'VALIDATION_ERROR' || !restName || !route.query || !(restName in route.query.shape)) return error;
+  return new GatewayError(error.code, `${restName}${error.detail.slice(named!.length)}`, error.message, error.retryAfterSeconds);
 }
 
 /** The request headers any route may map (RouteHeaders) besides Idempotency-Key. */
