@@ -220,7 +220,15 @@ describe('recurring mandates', () => {
     const id = await activeMandate(customer);
     const failed = await charge(id, 5_000, 'too-much');
     expect(failed.body).toMatchObject({ status: 'FAILED', failure_code: 'INSUFFICIENT_FUNDS' });
-    await receiver.waitFor((w) => w.envelope.event === 'mandate.charge.failed' && w.envelope.data.charge_id === failed.body.charge_id, 'mandate.charge.failed');
+    const event = await receiver.waitFor((w) => w.envelope.event === 'mandate.charge.failed' && w.envelope.data.charge_id === failed.body.charge_id, 'mandate.charge.failed');
+    expect(event.envelope.data).toMatchObject({
+      mandate_id: id,
+      charge_status: 'FAILED',
+      amount: 5_000,
+      currency: 'LYD',
+      reference: 'too-much',
+      failure_code: 'INSUFFICIENT_FUNDS',
+    });
     const retried = await charge(id, 800, 'smaller');
     expect(retried.body).toMatchObject({ status: 'COMPLETED' });
   });

@@ -45,6 +45,8 @@ function chargeEventData(charge: MandateChargeEntity): Record<string, unknown> {
     charge_id: charge.id,
     mandate_id: charge.mandateId,
     status: publicChargeStatus(charge.status),
+    // The same, under a name that cannot be read as the mandate's status (the aggregate is the mandate).
+    charge_status: publicChargeStatus(charge.status),
     amount: Number(charge.amount),
     currency: charge.currency,
     reference: charge.reference,
