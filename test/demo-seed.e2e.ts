@@ -80,5 +80,21 @@ describe('demo seed', () => {
     } finally {
       await again.stop();
     }
+
+    // A Demo Shop seeded by a release before mandates has no settlement_iban: the next start gives
+    // it the shop's account, so the README's mandate steps work on an old .data/ too.
+    const admin = { 'x-service-admin-key': test.platform.adminKey };
+    const merchantPath = `/merchants/${demo.file.merchant.merchant_id}`;
+    const iban = (await test.rest('GET', merchantPath, { headers: admin })).body.settlement_iban;
+    expect(iban).toEqual(expect.any(String));
+    await test.platform.db.knex('payments.merchants').where({ id: demo.file.merchant.merchant_id }).update({ settlement_iban: null });
+    expect((await test.rest('GET', merchantPath, { headers: admin })).body.settlement_iban).toBeNull();
+    const upgraded = await startDemo(test.platform, { portBase: 0, logger });
+    try {
+      expect(upgraded.file.merchant).toEqual(demo.file.merchant);
+      expect((await test.rest('GET', merchantPath, { headers: admin })).body.settlement_iban).toBe(iban);
+    } finally {
+      await upgraded.stop();
+    }
   }, 120_000);
 });

@@ -106,6 +106,36 @@ describe('/openapi.json and /docs', () => {
     expect((await call(rest.url, 'GET', '/docs')).text).toContain('As text/html: The checkout page');
   });
 
+  it('documents the mandate surface: Idempotency-Key on create and charge, the public confirm page and form post, our two additions, every refusal code', async () => {
+    const idempotencyKey = { $ref: '#/components/parameters/Idempotency-Key' };
+    const paths = document.paths;
+    expect(paths['/recurring/mandates']!.post!.parameters).toContainEqual(idempotencyKey);
+    expect(paths['/recurring/mandates/{mandate_id}/charge']!.post!.parameters).toContainEqual(idempotencyKey);
+    expect(paths['/recurring/mandates']!.get!.parameters).not.toContainEqual(idempotencyKey);
+    expect(Object.keys(paths['/recurring/mandates']!.post!.responses)).toEqual(expect.arrayContaining(['201', '400', '401', '404', '422']));
+    expect(paths['/recurring/mandates']!.post!.requestBody!.content!['application/json']!.schema).toMatchObject({
+      additionalProperties: false,
+      properties: { interval: { enum: ['weekly', 'monthly', 'yearly'] } },
+    });
+    expect(Object.keys(paths['/recurring/mandates/{mandate_id}']!.delete!.responses)).toContain('204');
+    const charge = paths['/recurring/mandates/{mandate_id}/charge']!.post!;
+    for (const code of ['MANDATE_NOT_ACTIVE', 'MANDATE_LIMIT_EXCEEDED', 'MANDATE_NOT_STARTED']) expect(charge.responses['422']!.description).toContain(code);
+    expect(charge.responses['404']!.description).toContain('MANDATE_NOT_FOUND');
+
+    const confirm = paths['/recurring/mandates/{mandate_id}/confirm']!.post!;
+    expect(confirm.security).toEqual([]);
+    expect(Object.keys(confirm.requestBody!.content!)).toEqual(expect.arrayContaining(['application/json', 'application/x-www-form-urlencoded']));
+    expect(confirm.responses['401']!.description).toContain('OTP_INVALID');
+    expect(confirm.responses['409']!.description).toContain('MANDATE_NOT_PENDING_CONFIRMATION');
+    const page = paths['/mandates/{mandate_id}/confirm']!.get!;
+    expect(page.security).toEqual([]);
+    expect(page.responses['200']!.content!['text/html']).toBeDefined();
+    expect(page.responses['200']!.content!['application/json']!.schema.properties.customer_alias.description).toContain('Masked');
+
+    expect(paths['/recurring/mandates/{mandate_id}/revoke']!.post!.description).toMatch(/^Our addition/);
+    expect(paths['/recurring/mandates/{mandate_id}/test-clock/advance']!.post!.description).toMatch(/^Our addition, test mode only/);
+  });
+
   // Fuzzer findings (issue 13): answers the document did not list.
   it('documents 401 on public routes (a credential sent is checked) and 403 on authenticated ones (another principal)', () => {
     for (const route of ROUTES) {

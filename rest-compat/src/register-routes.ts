@@ -6,7 +6,7 @@ import type { Execute } from './executor';
 import { beginFapiCall, challengeOn401 } from './fapi';
 import { passBackRouterHeaders } from './headers';
 import { GatewayError } from '@gateway/kernel';
-import { MEDIA_TYPE, type HtmlFormRoute, type RestRoute } from './route';
+import { MEDIA_TYPE, type HtmlFormRoute, type RestRoute, type RouteHeaders } from './route';
 import { validate } from './validation';
 
 /** A POST or PATCH without a documented body still refuses fields, so typos never pass silently. */
@@ -48,7 +48,7 @@ async function answerHtmlForm(route: RestRoute, form: HtmlFormRoute, request: Fa
     const params = route.params ? validate(route.params, path, 'path') : {};
     const fields = validate(form.fields, request.body ?? {}, 'body') as Record<string, string>;
     const body = validate(route.body ?? NO_FIELDS, form.body(fields), 'body');
-    const variables = route.variables({ params: keysToCamel(params), query: {}, body: keysToCamel(body), headers: {} });
+    const variables = route.variables({ params: keysToCamel(params), query: {}, body: keysToCamel(body), headers: clientHeaders(request) });
     const execution = await execute(request, route.operation, variables);
     passBackRouterHeaders(reply, execution.headers);
     if (execution.error) return seeOther(form.failure(path, execution.error.code));
@@ -88,15 +88,35 @@ export function registerRoutes(app: FastifyInstance, routes: readonly RestRoute[
         const body = takesBody(route) ? validate(route.body ?? NO_FIELDS, request.body ?? {}, 'body') : {};
 
         const idempotencyKey = route.idempotent ? request.headers['idempotency-key'] : undefined;
-        const headers = typeof idempotencyKey === 'string' ? { idempotencyKey } : {};
+        const headers = { ...clientHeaders(request), ...(typeof idempotencyKey === 'string' ? { idempotencyKey } : {}) };
         const mapped = { params: keysToCamel(params), query: keysToCamel(query), body: keysToCamel(body), headers };
         const execution = await execute(request, route.operation, route.variables(mapped), route.operationName?.(mapped));
         passBackRouterHeaders(reply, execution.headers);
-        if (execution.error) return sendError(reply, execution.error, request.requestId);
+        if (execution.error) return sendError(reply, inRestTerms(route, execution.error), request.requestId);
         if (route.status === 204 || !route.result) return reply.code(204).send();
         const status = route.accepted?.when(execution.data!) ? 202 : route.status;
         return reply.code(status).send(keysToSnake(route.result(execution.data!)));
       },
     });
   }
+}
+
+/** GraphQL's paging arguments and the query parameters lists take instead (limit, cursor). */
+const PAGING_NAMES: Readonly<Record<string, string>> = { first: 'limit', after: 'cursor' };
+
+/**
+ * A refusal as the REST client can act on it: a subgraph names a bad page argument as GraphQL
+ * does (`after: not a cursor of this list`), where the client sent `cursor`.
+ */
+function inRestTerms(route: RestRoute, error: GatewayError): GatewayError {
+  const named = /^(first|after):/.exec(error.detail)?.[1];
+  const restName = named ? PAGING_NAMES[named] : undefined;
+  if (error.code !== 'VALIDATION_ERROR' || !restName || !route.query || !(restName in route.query.shape)) return error;
+  return new GatewayError(error.code, `${restName}${error.detail.slice(named!.length)}`, error.message, error.retryAfterSeconds);
+}
+
+/** The request headers any route may map (RouteHeaders) besides Idempotency-Key. */
+function clientHeaders(request: FastifyRequest): RouteHeaders {
+  const agent = request.headers['user-agent'];
+  return typeof agent === 'string' && agent.length > 0 ? { userAgent: agent.slice(0, 512) } : {};
 }

@@ -19,6 +19,8 @@ type Parsed<S> = S extends z.ZodType ? CamelKeys<z.output<S>> : Record<string, n
 export interface RouteHeaders {
   /** Idempotency-Key, on routes that declare `idempotent`. */
   idempotencyKey?: string;
+  /** The client's User-Agent (evidence of a customer's acceptance), up to 512 characters. */
+  userAgent?: string;
 }
 
 /** What a variable mapping receives: the validated request, keys already camelCase. */

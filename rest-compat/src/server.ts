@@ -13,6 +13,7 @@ import { renderDocsPage } from './openapi/docs-page';
 import { registerRequestId } from './request-id';
 import { checkoutPage } from './pages/checkout-page';
 import { consentPage } from './pages/consent-page';
+import { mandatePage } from './pages/mandate-page';
 import { scaPage } from './pages/sca-page';
 import { parseFormBody } from './form-body';
 import { MEDIA_TYPE } from './route';
@@ -72,6 +73,7 @@ export async function startRestCompat(options: RestCompatOptions): Promise<Runni
     'GET /pay/{session_id}': checkoutPage(execute, logger),
     'GET /ob/auth/{consent_id}': consentPage(execute, logger),
     'GET /ob/sca/{payment_order_id}': scaPage(execute, logger),
+    'GET /mandates/{mandate_id}/confirm': mandatePage(execute, logger),
   });
   await registerGraphQLProxy(app, { graphqlUrl: target.graphqlUrl, dispatcher, logger });
   registerGraphQLWebSocketProxy(app, { graphqlUrl: target.graphqlUrl, logger });

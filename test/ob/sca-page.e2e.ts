@@ -85,7 +85,11 @@ describe('Open Banking payment orders: the SCA page', () => {
     expect(accepted.status).toBe(200);
     expect(accepted.body).toEqual({ payment_order_id: id, status: 'PROCESSING' });
     await reaches(id, 'COMPLETED');
-    expectError(await authorize(id, alice.otp), 409, 'PAYMENT_ORDER_NOT_PENDING_SCA');
+    // The same authorisation sent again (its answer lost) is told where the order stands; another OTP is refused.
+    const again = await authorize(id, alice.otp);
+    expect([again.status, again.body]).toEqual([200, { payment_order_id: id, status: 'COMPLETED' }]);
+    expectError(await authorize(id, '000000'), 409, 'PAYMENT_ORDER_NOT_PENDING_SCA');
+    expect(await bank.movements(id)).toHaveLength(2);
     expectError(await authorize('po_unknown', alice.otp), 404, 'PAYMENT_ORDER_NOT_FOUND');
   });
 

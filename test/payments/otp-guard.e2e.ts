@@ -27,7 +27,8 @@ describe("a customer's OTP across sessions", () => {
   const verifications = () => bank.sandbox.requestCounts().byOperation.verify;
 
   beforeAll(async () => {
-    t = await startTestPlatform({ paymentsEngine: FAST_ENGINE });
+    // Generous core deadlines: on a busy machine a slow OTP check must not turn into a timeout (given back, not counted).
+    t = await startTestPlatform({ paymentsEngine: { ...FAST_ENGINE, coreTimeoutMs: 5_000, coreBudgetMs: 8_000 } });
     base = t.platform.restUrl;
     bank = await startPaymentBank(t);
     merchant = await t.seed.createMerchant({ name: 'Guarded Shop' });

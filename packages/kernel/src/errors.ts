@@ -59,6 +59,12 @@ export const ERROR_CODES = {
   // API-CONTRACT checkout authorize: another authorization holds a non-final session; a final FAILED one.
   SESSION_IN_PROGRESS: { status: 409, message: 'Another authorization of this session is in progress' },
   SESSION_FAILED: { status: 409, message: 'The session has failed' },
+  // API-CONTRACT "Mandates".
+  MANDATE_NOT_FOUND: { status: 404, message: 'Unknown mandate' },
+  MANDATE_NOT_ACTIVE: { status: 422, message: 'Mandate is not active' },
+  MANDATE_LIMIT_EXCEEDED: { status: 422, message: "Charge exceeds the mandate's amount or its one charge per interval" },
+  MANDATE_NOT_STARTED: { status: 422, message: "Mandate's start date not reached" },
+  MANDATE_NOT_PENDING_CONFIRMATION: { status: 409, message: 'Mandate is not awaiting confirmation' },
   IDEMPOTENCY_KEY_IN_USE: { status: 409, message: 'A request with this Idempotency-Key is still running' },
   IDEMPOTENCY_KEY_REUSED: { status: 422, message: 'Idempotency-Key reused with a different request' },
   PAYLOAD_TOO_LARGE: { status: 413, message: 'Request body exceeds 1 MiB' },

@@ -117,14 +117,23 @@ export async function startDemo(platform: Platform, options: DemoOptions): Promi
       secret: demo.merchant.webhook_secret || 'pending',
       logger: options.logger,
     });
+    // The shop's own account at Atlas Bank: where mandate charges are paid (settlement_iban).
+    const atlas = banks.find((b) => b.handle === 'atlas')!;
+    const shopAccount = await atlas.openAccount({ customerRef: 'atlas-demo-shop', holderName: 'Demo Shop', currency: DEMO_CURRENCY, balance: 0 });
     if (!demo.merchant.merchant_id) {
       // Not idempotent: a stop in the instant between this answer and the save below leaves an
       // unused "Demo Shop" behind, and the next start registers another (harmless in a demo).
-      const merchant = expectOk(await rest('POST', '/merchants', admin, { name: 'Demo Shop', webhook_url: receiver.url, mode: 'test' }), 'POST /merchants');
+      const merchant = expectOk(
+        await rest('POST', '/merchants', admin, { name: 'Demo Shop', webhook_url: receiver.url, mode: 'test', settlement_iban: shopAccount.iban }),
+        'POST /merchants',
+      );
       demo.merchant = { merchant_id: merchant.merchant_id, api_key: merchant.api_key, webhook_secret: merchant.webhook_secret };
-    } else if (options.portBase === 0) {
-      // A receiver on a fresh port: point the merchant's webhook at it.
-      expectOk(await rest('PATCH', `/merchants/${demo.merchant.merchant_id}`, admin, { webhook_url: receiver.url }), 'PATCH /merchants');
+    } else {
+      // A receiver on a fresh port: point the merchant's webhook at it. A Demo Shop registered by
+      // an earlier release has no settlement_iban (mandates need one): it gets the shop's account.
+      const saved = expectOk(await rest('GET', `/merchants/${demo.merchant.merchant_id}`, admin), 'GET /merchants');
+      const changes = { ...(options.portBase === 0 ? { webhook_url: receiver.url } : {}), ...(saved.settlement_iban ? {} : { settlement_iban: shopAccount.iban }) };
+      if (Object.keys(changes).length > 0) expectOk(await rest('PATCH', `/merchants/${demo.merchant.merchant_id}`, admin, changes), 'PATCH /merchants');
     }
     receiver.setSecret(demo.merchant.webhook_secret);
     done('merchant');
@@ -216,6 +225,7 @@ export function tryItBlock(demo: DemoFile, file: string): string {
     `    -d '{"amount": 12500, "currency": "LYD", "destination": {"type": "alias", "value": "${payee.alias}"}, "reference": "order-1001"}'`,
     '',
     'Open Banking: `npm run demo:open-banking` takes the demo TPP from consent to account data to revocation.',
+    'Mandates: `npm run demo:mandates` has a customer confirm a monthly mandate in Chromium and the shop charge it.',
     '',
   ].join('\n');
 }

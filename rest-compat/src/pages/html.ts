@@ -1,8 +1,20 @@
 import type { FastifyReply } from 'fastify';
+import { CONSENT_STYLE } from './consent-assets';
 
 /** What customer pages share: escaping, data handed to the page script, and the security headers. */
 
 export const escapeHtml = (text: unknown): string => String(text).replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
+
+/**
+ * An alias as a public page shows it: "amina.salem@alpha" -> "am***@alpha". The customer recognises
+ * it; someone holding only the link learns little (the mandate id is the page's only capability).
+ */
+export function maskAlias(alias: string): string {
+  const at = alias.indexOf('@');
+  const handle = Array.from(at < 0 ? alias : alias.slice(0, at));
+  const shown = handle.slice(0, handle.length > 3 ? 2 : 1).join('');
+  return `${shown}***${at < 0 ? '' : alias.slice(at)}`;
+}
 
 /** Data for the page script, safe inside <script type="application/json">: no `<` can close the element. */
 export const jsonForScript = (value: unknown): string => JSON.stringify(value).replace(/</g, '\\u003c').replace(/>/g, '\\u003e').replace(/&/g, '\\u0026');
@@ -23,4 +35,12 @@ export function securityHeaders(reply: FastifyReply, nonce: string, formTargets:
     .header('referrer-policy', 'no-referrer')
     .header('cache-control', 'no-store')
     .header('x-content-type-options', 'nosniff');
+}
+
+/** A customer page with one card and a plain form (the SCA and mandate confirmation pages): self-contained, no script. */
+export function cardPage(title: string, body: string, nonce: string): string {
+  return `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<title>${escapeHtml(title)}</title><style nonce="${nonce}">${CONSENT_STYLE}</style></head>
+<body><main class="card">${body}</main></body></html>`;
 }

@@ -4,8 +4,7 @@ import type { Execute } from '../executor';
 import { passBackRouterHeaders } from '../headers';
 import type { PageHandler } from '../register-routes';
 import { formatAmount } from './checkout-page';
-import { CONSENT_STYLE } from './consent-assets';
-import { escapeHtml, securityHeaders } from './html';
+import { cardPage as page, escapeHtml, securityHeaders } from './html';
 
 /** What the page needs, public for anyone holding the (unguessable) payment order id. */
 const SCA_VIEW = `query ScaPage($id: ID!) {
@@ -42,13 +41,6 @@ const DONE: Record<string, { text: string; ok: boolean }> = {
   FAILED: { text: 'This payment failed and will not be made.', ok: false },
   REJECTED: { text: 'Your bank declined this payment.', ok: false },
 };
-
-function page(title: string, body: string, nonce: string): string {
-  return `<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
-<title>${escapeHtml(title)}</title><style nonce="${nonce}">${CONSENT_STYLE}</style></head>
-<body><main class="card">${body}</main></body></html>`;
-}
 
 /**
  * The SCA page: payee IBAN, amount, the TPP, and one field for the OTP. A plain form (no script

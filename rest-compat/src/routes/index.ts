@@ -8,6 +8,7 @@ import { consentRevocationRoutes } from './consent-revocation';
 import { consentAuthorisationRoutes } from './consent-authorisation';
 import { consentRoutes } from './consents';
 import { identityRoutes } from './identity';
+import { mandateRoutes } from './mandates';
 import { merchantRoutes } from './merchants';
 import { paymentRoutes } from './payments';
 import { paymentOrderRoutes } from './payment-orders';
@@ -32,6 +33,7 @@ export const ROUTES: readonly RestRoute[] = [
   ...identityRoutes,
   ...paymentRoutes,
   ...checkoutRoutes,
+  ...mandateRoutes,
   ...callbackRoutes,
   ...webhookRoutes,
   ...attentionRoutes,

@@ -63,11 +63,19 @@ ${MERCHANT_RECORD}`,
     method: 'PATCH',
     path: '/merchants/{id}',
     tag: 'Merchants',
-    summary: "Change a merchant's name or webhook URL",
-    description: 'An operator or the merchant itself. Omitted fields stay as they are; webhook_url null removes it.',
+    summary: "Change a merchant's name, webhook URL or settlement IBAN",
+    description:
+      'An operator or the merchant itself. Omitted fields stay as they are; webhook_url null removes it. settlement_iban (where mandate charges are paid) is changed by an operator ' +
+      "only (a merchant's key gets 403 FORBIDDEN) and cannot be removed: a merchant registered without one gets it here before creating mandates.",
     auth: [['adminKey'], ['merchantKey']],
     params: idParams,
-    body: z.object({ name: z.string().nullish(), webhook_url: z.string().nullish() }).strict(),
+    body: z
+      .object({
+        name: z.string().nullish(),
+        webhook_url: z.string().nullish(),
+        settlement_iban: z.string().optional().describe('Operator only; cannot be removed.'),
+      })
+      .strict(),
     operation: `mutation UpdateMerchant($id: ID!, $input: UpdateMerchantInput!) { updateMerchant(id: $id, input: $input) { ...MerchantRecord } }
 ${MERCHANT_RECORD}`,
     variables: ({ params, body }) => ({ id: params.id, input: body }),

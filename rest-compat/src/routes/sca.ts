@@ -53,7 +53,8 @@ export const scaRoutes = [
     summary: 'Authorise a payment order with the OTP (customer)',
     description:
       "Called by the SCA page. The OTP is verified by the payer's bank core; accepted, the order becomes PROCESSING and is executed. The third wrong OTP FAILS the order " +
-      '(failure_code OTP_INVALID). An order no longer PENDING_SCA (authorised, failed, expired) is 409 PAYMENT_ORDER_NOT_PENDING_SCA. ' +
+      '(failure_code OTP_INVALID). An order no longer PENDING_SCA (authorised, failed, expired) is 409 PAYMENT_ORDER_NOT_PENDING_SCA, except for the authorisation that ' +
+      'passed SCA sent again (same OTP): 200 with where the order stands, so a lost answer can be retried safely. ' +
       'Posted as a form (application/x-www-form-urlencoded: otp), it answers 303 See Other back to the page (with ?error=<code> after a refusal).',
     auth: [],
     params: orderParams,

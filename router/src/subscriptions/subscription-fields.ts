@@ -87,6 +87,19 @@ export const SUBSCRIPTION_FIELDS = {
     refusal: (id) => new GatewayError('PAYMENT_ORDER_NOT_FOUND', `no payment order ${id}`),
     eventStatus: statusInDataOrKind(PAYMENT_ORDER_STATUSES),
   },
+  mandateUpdated: {
+    queryField: 'mandate',
+    idArgument: 'id',
+    aggregateType: 'mandate',
+    // mandate.activated/.cancelled, internal.mandate.failed (no webhook event in the contract), and
+    // the charges' events (mandate.charge.*), which share the mandate as aggregate.
+    eventPatterns: ['mandate.#', 'internal.mandate.*'],
+    statusOrder: [['PENDING_CONFIRMATION'], ['ACTIVE'], ['CANCELLED', 'FAILED']],
+    subscribers: ['merchant', 'admin'],
+    refusal: (id) => new GatewayError('MANDATE_NOT_FOUND', `no mandate ${id}`),
+    // The mandate's own status (a charge event carries the charge's as `status`): the query answers those.
+    eventStatus: (event) => (typeof event.data.mandate_status === 'string' ? event.data.mandate_status : undefined),
+  },
 } as const satisfies Record<string, SubscriptionFieldDeclaration>;
 
 export type SubscriptionField = keyof typeof SUBSCRIPTION_FIELDS;

@@ -119,7 +119,9 @@ describe('consentUpdated and paymentOrderUpdated', () => {
   });
 
   it('the hub follows each declared field on the bus, each pattern once', () => {
-    expect(subscribedPatterns().sort()).toEqual(['consent.*', 'internal.consent.*', 'payment.#', 'payment_order.*']);
+    expect(subscribedPatterns().sort()).toEqual(['consent.*', 'internal.consent.*', 'internal.mandate.*', 'mandate.#', 'payment.#', 'payment_order.*']);
+    // mandate.# takes the charges' events too (mandate.charge.completed): the mandate is their aggregate.
+    expect(topicMatches('mandate.#', 'mandate.charge.completed')).toBe(true);
     // payment_order.* is not payment.# (a topic word is the whole word), so order events never reach session groups by pattern.
     expect(topicMatches('payment.#', 'payment_order.completed')).toBe(false);
   });

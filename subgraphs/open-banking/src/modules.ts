@@ -52,6 +52,12 @@ export function createOpenBankingModules(settings: OpenBankingSettings): OpenBan
     authorisation: new AuthorisationService({ publicBaseUrl }, directory, cores, otpGuard, new CustomerAccountsClient(call), logger.child({ component: 'authorisation' })),
     accounts,
     paymentOrders: new PaymentOrderService({ publicBaseUrl }, directory, bankCapabilities, accounts),
-    sca: new ScaService({ scaTtlMs: settings.scaTtlMs ?? DEFAULT_SCA_TTL_MS }, directory, cores, otpGuard, logger.child({ component: 'sca' })),
+    sca: new ScaService(
+      { scaTtlMs: settings.scaTtlMs ?? DEFAULT_SCA_TTL_MS, platformSecret: settings.platformSecret },
+      directory,
+      cores,
+      otpGuard,
+      logger.child({ component: 'sca' }),
+    ),
   };
 }

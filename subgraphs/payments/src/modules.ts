@@ -10,6 +10,8 @@ import { MerchantService } from './merchant/merchant.service';
 import { SessionService } from './session/session.service';
 import { sessionMovements } from './session/session.movement';
 import { orderMovements } from './order-movement/order-movement.moves';
+import { chargeMovements } from './mandate/mandate.moves';
+import { MandateService } from './mandate/mandate.service';
 import { SettlementRunner } from './settlement/settlement.runner';
 import { SettlementService } from './settlement/settlement.service';
 import { DEFAULT_SETTLEMENT_SETTINGS, type SettlementSettings } from './settlement/settlement.settings';
@@ -31,6 +33,7 @@ export interface PaymentsModules {
   webhooks: WebhookDeliveryService;
   settlementRunner: SettlementRunner;
   settlement: SettlementService;
+  mandates: MandateService;
 }
 
 export function createPaymentsModules(settings: PaymentsSettings): PaymentsModules {
@@ -47,7 +50,9 @@ export function createPaymentsModules(settings: PaymentsSettings): PaymentsModul
   });
   const settlementSettings: SettlementSettings = { ...DEFAULT_SETTLEMENT_SETTINGS, ...settings.settlement };
   const settlementRunner = new SettlementRunner(directory, cores, engineSettings, settlementSettings, logger.child({ component: 'settlement' }));
-  const kinds = { session: sessionMovements, payment_order: orderMovements };
+  const kinds = { session: sessionMovements, payment_order: orderMovements, mandate_charge: chargeMovements };
+  // Every OTP check of a customer, whatever it confirms, counts against the same per-customer limit.
+  const otpGuard = new OtpGuard(call, settings.platformSecret, logger.child({ component: 'otp-guard' }));
   const engine = new PaymentEngine(directory, cores, engineSettings, logger.child({ component: 'engine' }), kinds);
   const sessions = new SessionService(
     {
@@ -63,20 +68,21 @@ export function createPaymentsModules(settings: PaymentsSettings): PaymentsModul
     settlementSettings,
     merchants: new MerchantService(settings),
     sessions,
-    checkout: new CheckoutService(
-      engine,
-      directory,
-      cores,
-      new OtpGuard(call, settings.platformSecret, logger.child({ component: 'otp-guard' })),
-      engineSettings,
-      logger.child({ component: 'checkout' }),
-      settings.platformSecret,
-    ),
+    checkout: new CheckoutService(engine, directory, cores, otpGuard, engineSettings, logger.child({ component: 'checkout' }), settings.platformSecret),
     confirmations: new ConfirmationService(logger.child({ component: 'confirmations' }), kinds),
     engine,
     attention: new AttentionService(),
     webhooks: new WebhookDeliveryService(),
     settlementRunner,
     settlement: new SettlementService(settlementRunner, settlementSettings, engineSettings.leaseMs, logger.child({ component: 'settlement' })),
+    mandates: new MandateService(
+      { publicBaseUrl: (settings.publicBaseUrl ?? DEFAULT_PUBLIC_BASE_URL).replace(/\/+$/, ''), platformSecret: settings.platformSecret },
+      directory,
+      cores,
+      otpGuard,
+      engine,
+      engineSettings,
+      logger.child({ component: 'mandates' }),
+    ),
   };
 }

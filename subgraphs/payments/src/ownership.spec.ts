@@ -12,6 +12,8 @@ const TABLES: Record<string, { entity: string; owner: string | null }> = {
   payment_sessions: { entity: 'PaymentSessionEntity', owner: 'session/session.moves.ts' },
   payment_executions: { entity: 'PaymentExecutionEntity', owner: 'engine/execution.repository.ts' },
   order_movements: { entity: 'OrderMovementEntity', owner: 'order-movement/order-movement.moves.ts' },
+  mandates: { entity: 'MandateEntity', owner: 'mandate/mandate.moves.ts' },
+  mandate_charges: { entity: 'MandateChargeEntity', owner: 'mandate/mandate.moves.ts' },
   interbank_obligations: { entity: 'InterbankObligationEntity', owner: 'obligation/obligation.service.ts' },
   settlement_cycles: { entity: 'SettlementCycleEntity', owner: 'settlement/settlement.repository.ts' },
   settlement_positions: { entity: 'SettlementPositionEntity', owner: 'settlement/settlement.repository.ts' },

@@ -5,6 +5,9 @@ import { createConfirmationResolver } from './confirmation/confirmation.resolver
 import { createAttentionResolver } from './engine/attention.resolver';
 import { MerchantEntity } from './merchant/merchant.entity';
 import { createMerchantResolver } from './merchant/merchant.resolver';
+import { MandateEntity } from './mandate/mandate.entity';
+import { createMandateResolver } from './mandate/mandate.resolver';
+import { toMandate } from './mandate/mandate.type';
 import { toMerchant } from './merchant/merchant.type';
 import { createPaymentsModules, type PaymentsModules } from './modules';
 import { PaymentSessionEntity } from './session/session.entity';
@@ -25,6 +28,7 @@ export async function buildPaymentsSchema(settings: PaymentsSettings, modules: P
       createWebhookResolver(modules.webhooks),
       createAttentionResolver(modules.attention),
       createSettlementResolver(modules.settlement),
+      createMandateResolver(modules.mandates),
       SessionUpdatesResolver,
     ],
     referenceResolvers: {
@@ -42,6 +46,13 @@ export async function buildPaymentsSchema(settings: PaymentsSettings, modules: P
           session &&
           (principal.kind === 'admin' || (principal.kind === 'merchant' && principal.id === session.merchantId) || (principal.kind === 'session' && principal.id === session.id));
         return allowed ? toPaymentSession(session) : null;
+      },
+      // A mandate is its merchant's (or an operator's) to see: anyone else gets null.
+      Mandate: async (reference, context: SubgraphContext) => {
+        const mandate = await context.em.findOne(MandateEntity, { id: reference.id as string });
+        const { principal } = context;
+        const allowed = mandate && (principal.kind === 'admin' || (principal.kind === 'merchant' && principal.id === mandate.merchantId));
+        return allowed ? toMandate(mandate) : null;
       },
     },
   });

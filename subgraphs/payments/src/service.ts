@@ -9,6 +9,7 @@ import { PaymentExecutionEntity } from './engine/execution.entity';
 import { IdempotencyKeyEntity } from './idempotency/idempotency.entity';
 import { startPaymentJobs } from './jobs';
 import { MerchantEntity } from './merchant/merchant.entity';
+import { MandateChargeEntity, MandateEntity } from './mandate/mandate.entity';
 import { migrations } from './migrations';
 import { createPaymentsModules, type PaymentsModules } from './modules';
 import { Gauge, type Registry } from 'prom-client';
@@ -36,6 +37,8 @@ const SESSION_ENTITIES = [
   SettlementCycleEntity,
   SettlementPositionEntity,
   OrderMovementEntity,
+  MandateEntity,
+  MandateChargeEntity,
 ];
 
 /** The options every subgraph takes, and the payments service's own. */

@@ -7,6 +7,7 @@ import { Migration20261128000100_consent_otp_failures } from './Migration2026112
 import { Migration20261129000100_payment_orders } from './Migration20261129000100_payment_orders';
 import { Migration20261129000200_payment_order_sca } from './Migration20261129000200_payment_order_sca';
 import { Migration20261130000100_outbox_aggregate_sequence } from './Migration20261130000100_outbox_aggregate_sequence';
+import { Migration20261130000200_sca_authorisation_hash } from './Migration20261130000200_sca_authorisation_hash';
 
 /** Committed migrations of the open_banking schema, in order. */
 export const migrations: MigrationObject[] = [
@@ -18,4 +19,5 @@ export const migrations: MigrationObject[] = [
   { name: 'Migration20261129000100_payment_orders', class: Migration20261129000100_payment_orders },
   { name: 'Migration20261129000200_payment_order_sca', class: Migration20261129000200_payment_order_sca },
   { name: 'Migration20261130000100_outbox_aggregate_sequence', class: Migration20261130000100_outbox_aggregate_sequence },
+  { name: 'Migration20261130000200_sca_authorisation_hash', class: Migration20261130000200_sca_authorisation_hash },
 ];

@@ -77,6 +77,10 @@ export class PaymentOrderEntity {
   @Property({ type: 'integer' })
   scaOtpFailures = 0;
 
+  /** HMAC (platform secret) of the OTP that passed SCA: the same authorisation sent again (a lost answer) is told where the order stands. */
+  @Property({ type: 'text', nullable: true })
+  scaAuthorisationHash: string | null = null;
+
   /** When movement.requested was last written: the sweeper asks again after a while without an answer. */
   @Property({ type: 'timestamptz', nullable: true })
   movementRequestedAt: Date | null = null;

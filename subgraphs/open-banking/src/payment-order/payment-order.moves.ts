@@ -100,7 +100,7 @@ export function createPaymentOrder(tx: EntityManager, fields: NewPaymentOrder, t
 }
 
 /** Columns a move may set besides status and its timestamp. */
-export type OrderMoveChanges = Partial<Pick<PaymentOrderEntity, 'failureCode' | 'failureDetail' | 'settlementType' | 'requestId'>>;
+export type OrderMoveChanges = Partial<Pick<PaymentOrderEntity, 'failureCode' | 'failureDetail' | 'settlementType' | 'requestId' | 'scaAuthorisationHash'>>;
 
 /**
  * Makes one move of the transition table inside the caller's transaction: a conditional UPDATE

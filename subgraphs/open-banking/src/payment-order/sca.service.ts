@@ -1,6 +1,6 @@
 import { LockMode } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { GatewayError, type Logger } from '@gateway/kernel';
+import { GatewayError, hmacSha256Hex, safeEqual, type Logger } from '@gateway/kernel';
 import type { BankCorePool } from '@gateway/bank-core-client';
 import type { Directory, OtpGuard } from '@gateway/federation';
 import { TppEntity } from '../tpp/tpp.entity';
@@ -14,6 +14,8 @@ export const MAX_SCA_OTP_FAILURES = 3;
 export interface ScaSettings {
   /** A PENDING_SCA order not authorised within this time FAILS (failure_code SCA_EXPIRED). */
   scaTtlMs: number;
+  /** Keys the HMAC of the OTP that passed SCA. */
+  platformSecret: string;
 }
 
 export const DEFAULT_SCA_TTL_MS = 15 * 60_000;
@@ -61,6 +63,9 @@ export class ScaService {
       await this.expire(em, order);
       throw notPending(order);
     }
+    const authorisation = hmacSha256Hex(this.settings.platformSecret, `sca:${id}:${otp}`);
+    // The same authorisation sent again (its answer lost): where the order stands, not a refusal.
+    if (order.status !== 'PENDING_SCA' && order.scaAuthorisationHash && safeEqual(order.scaAuthorisationHash, authorisation)) return order;
     if (order.status !== 'PENDING_SCA') throw notPending(order);
 
     const payer = await this.directory.alias({ iban: order.debtorIban }, requestId);
@@ -72,8 +77,15 @@ export class ScaService {
       if (error instanceof GatewayError && error.code === 'OTP_INVALID') throw await this.otpRefused(em, order);
       throw error; // CBS_TIMEOUT / CBS_ERROR: nothing counted, the order stays PENDING_SCA
     }
-    const moved = await em.fork().transactional((tx) => movePaymentOrder(tx, order, 'sca_passed', new Date(), { requestId: requestId ?? order.requestId }));
-    if (!moved) throw notPending((await loadPaymentOrder(em.fork(), id)) ?? order);
+    const moved = await em
+      .fork()
+      .transactional((tx) => movePaymentOrder(tx, order, 'sca_passed', new Date(), { requestId: requestId ?? order.requestId, scaAuthorisationHash: authorisation }));
+    if (!moved) {
+      // Another request moved it first: this same authorisation sent twice at once is told the outcome.
+      const now = (await loadPaymentOrder(em.fork(), id)) ?? order;
+      if (now.scaAuthorisationHash && safeEqual(now.scaAuthorisationHash, authorisation)) return now;
+      throw notPending(now);
+    }
     this.logger.info({ payment_order: id, tpp: order.tppId }, 'payment order authorised by the customer (SCA): executing');
     return order;
   }

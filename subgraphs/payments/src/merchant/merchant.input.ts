@@ -22,4 +22,10 @@ export class UpdateMerchantInput {
 
   @Field(() => String, { nullable: true, description: 'New webhook URL, same rules as at registration; an explicit null removes it.' })
   webhookUrl?: string | null;
+
+  @Field(() => String, {
+    nullable: true,
+    description: 'New IBAN the merchant is settled to (mandate charges are paid into it); it cannot be removed, null is refused.',
+  })
+  settlementIban?: string | null;
 }

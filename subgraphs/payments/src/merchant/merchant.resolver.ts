@@ -34,13 +34,17 @@ export function createMerchantResolver(service: MerchantService) {
       return { merchant: toMerchant(merchant), apiKey, webhookSecret };
     }
 
-    @Mutation(() => Merchant, { description: "Changes a merchant's name or webhook URL (operator or the merchant itself)." })
+    @Mutation(() => Merchant, {
+      description:
+        "Changes a merchant's name or webhook URL (operator or the merchant itself), or where it is paid, settlementIban (operator only: a stolen key must not redirect charges).",
+    })
     async updateMerchant(
       @Arg('id', () => ID, { description: 'Merchant id (mer_…).' }) id: string,
       @Arg('input', { description: 'The fields to change; omitted ones stay.' }) input: UpdateMerchantInput,
       @Ctx() context: SubgraphContext,
     ): Promise<Merchant> {
       requireMerchantOrAdmin(context, id);
+      if (input.settlementIban !== undefined) requirePrincipal(context, ['admin']);
       return toMerchant(await service.update(context.em, id, input));
     }
 

@@ -26,6 +26,8 @@ export function updateMerchantRules(production: boolean) {
       name: name.optional(),
       // undefined keeps the URL, null removes it.
       webhookUrl: webhookUrlRule(production).nullable().optional(),
+      // A merchant with mandates is charged into it: it can change, never go away.
+      settlementIban: rules.iban.optional().transform((iban) => iban?.iban),
     })
     .strict();
 }

@@ -63,6 +63,7 @@ export class MerchantService {
       const merchant = await this.find(tx, id);
       if (changes.name !== undefined) merchant.name = changes.name;
       if (changes.webhookUrl !== undefined) merchant.webhookUrl = changes.webhookUrl;
+      if (changes.settlementIban !== undefined) merchant.settlementIban = changes.settlementIban;
       return merchant;
     });
   }

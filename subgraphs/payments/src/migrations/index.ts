@@ -9,6 +9,7 @@ import { Migration20261129000100_webhook_audience } from './Migration20261129000
 import { Migration20261129000100_order_movements } from './Migration20261129000100_order_movements';
 import { Migration20261130000300_authorization_hash } from './Migration20261130000300_authorization_hash';
 import { Migration20261130000400_event_order } from './Migration20261130000400_event_order';
+import { Migration20261130000500_mandates } from './Migration20261130000500_mandates';
 
 /** Committed migrations of the payments schema, in order. */
 export const migrations: MigrationObject[] = [
@@ -22,4 +23,5 @@ export const migrations: MigrationObject[] = [
   { name: 'Migration20261129000100_order_movements', class: Migration20261129000100_order_movements },
   { name: 'Migration20261130000300_authorization_hash', class: Migration20261130000300_authorization_hash },
   { name: 'Migration20261130000400_event_order', class: Migration20261130000400_event_order },
+  { name: 'Migration20261130000500_mandates', class: Migration20261130000500_mandates },
 ];

@@ -34,7 +34,7 @@ export interface EngineFailure {
 }
 
 /** Which owner's records an execution belongs to (payment_executions.kind). */
-export type ExecutionKind = 'session' | 'payment_order';
+export type ExecutionKind = 'session' | 'payment_order' | 'mandate_charge';
 
 /**
  * How the engine reads and moves one kind of movement, through that kind's one writer: every
@@ -53,4 +53,4 @@ export interface MovementKind<M extends Movement = Movement> {
 export type MovementKinds = Record<ExecutionKind, MovementKind>;
 
 /** The kind a movement id belongs to, by its prefix (the credit-confirmed callback knows only the reference). */
-export const kindOfId = (id: string): ExecutionKind => (id.startsWith('po_') ? 'payment_order' : 'session');
+export const kindOfId = (id: string): ExecutionKind => (id.startsWith('po_') ? 'payment_order' : id.startsWith('chg_') ? 'mandate_charge' : 'session');

@@ -1,0 +1,194 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { recordEvent } from '@gateway/events';
+import type { MovementKind } from '../movement/movement';
+import { MandateChargeEntity, MandateEntity } from './mandate.entity';
+import {
+  CHARGE_REACHED_AT,
+  chargeTransitionFor,
+  FINAL_CHARGE_STATUSES,
+  MANDATE_REACHED_AT,
+  mandateRefusal,
+  mandateTransitionFor,
+  publicChargeStatus,
+  type ChargeEventKind,
+  type ChargeTrigger,
+  type MandateEventKind,
+  type MandateTrigger,
+} from './mandate.transitions';
+
+/*
+ * The one writer of payments.mandates and payments.mandate_charges (CONVENTIONS "Data": one
+ * owner per table): every change is a move of a transition table, with its outbox event in the
+ * same transaction; the wrong-OTP counter and the test clock are the columns that change without
+ * a move. Events of a mandate and of its charges share the mandate as aggregate, so the
+ * envelope's sequence orders all of them for the merchant.
+ */
+
+export const MANDATE_AGGREGATE = 'mandate';
+
+function mandateEventData(mandate: MandateEntity): Record<string, unknown> {
+  return {
+    mandate_id: mandate.id,
+    status: mandate.status,
+    // The mandate's own status on every event of its aggregate (mandateUpdated follows this one).
+    mandate_status: mandate.status,
+    merchant_id: mandate.merchantId,
+    amount: Number(mandate.amount),
+    currency: mandate.currency,
+    interval: mandate.interval,
+    revoked_by: mandate.revokedBy,
+  };
+}
+
+function chargeEventData(charge: MandateChargeEntity): Record<string, unknown> {
+  return {
+    charge_id: charge.id,
+    mandate_id: charge.mandateId,
+    status: publicChargeStatus(charge.status),
+    amount: Number(charge.amount),
+    currency: charge.currency,
+    reference: charge.reference,
+    merchant_id: charge.merchantId,
+    settlement_type: charge.settlementType,
+    creditor_bank: charge.creditorBank,
+    ...(charge.status === 'FAILED' ? { failure_code: charge.failureCode } : {}),
+  };
+}
+
+function recordMandateEvent(em: EntityManager, kind: MandateEventKind | ChargeEventKind, aggregateId: string, audience: string, data: Record<string, unknown>, now: Date): void {
+  recordEvent(em, { kind, aggregateType: MANDATE_AGGREGATE, aggregateId, audience, data }, now);
+}
+
+export type NewMandate = Pick<
+  MandateEntity,
+  'id' | 'merchantId' | 'customerAlias' | 'customerIban' | 'customerBank' | 'customerRef' | 'amount' | 'currency' | 'interval' | 'description' | 'startDate' | 'confirmUrl'
+>;
+
+/** The 'created' move in the caller's transaction: a mandate PENDING_CONFIRMATION. */
+export function createMandate(tx: EntityManager, fields: NewMandate, now: Date): MandateEntity {
+  const move = mandateTransitionFor(null, 'created')!;
+  return tx.create(MandateEntity, { ...fields, status: move.to, otpFailures: 0, clockOffsetDays: 0, createdAt: now, updatedAt: now });
+}
+
+export type MandateChanges = Partial<Pick<MandateEntity, 'confirmationHash' | 'acceptedAt' | 'acceptedIp' | 'acceptedUserAgent' | 'revokedBy'>>;
+
+/**
+ * One move of the mandate table: a conditional UPDATE on the status read (false: someone moved it
+ * first), with its event. `mandate` is untracked and updated in place.
+ */
+export async function moveMandate(em: EntityManager, mandate: MandateEntity, trigger: MandateTrigger, now: Date, changes: MandateChanges = {}): Promise<boolean> {
+  const move = mandateTransitionFor(mandate.status, trigger);
+  if (!move) throw mandateRefusal(mandate.id, mandate.status, trigger);
+  const update = { ...changes, status: move.to, updatedAt: now, [MANDATE_REACHED_AT[move.to]]: now };
+  const count = await em.nativeUpdate(MandateEntity, { id: mandate.id, status: mandate.status }, update);
+  if (count === 0) return false;
+  Object.assign(mandate, update);
+  if (move.event) recordMandateEvent(em, move.event, mandate.id, mandate.merchantId, mandateEventData(mandate), now);
+  return true;
+}
+
+/** Counts a wrong OTP of a mandate awaiting confirmation; the new count, or null when it no longer awaits one. */
+export async function countMandateOtpFailure(tx: EntityManager, id: string, now: Date): Promise<number | null> {
+  const rows: Array<{ otp_failures: number }> = await tx.execute(
+    `update "payments"."mandates" set "otp_failures" = "otp_failures" + 1, "updated_at" = ? where "id" = ? and "status" = 'PENDING_CONFIRMATION' returning "otp_failures"`,
+    [now, id],
+  );
+  return rows.length === 0 ? null : Number(rows[0]!.otp_failures);
+}
+
+/** Moves a test-mode mandate's clock forward (the service checks the mode). */
+export async function advanceMandateClock(em: EntityManager, id: string, days: number, now: Date): Promise<void> {
+  await em.execute(`update "payments"."mandates" set "clock_offset_days" = "clock_offset_days" + ?, "updated_at" = ? where "id" = ?`, [days, now, id]);
+}
+
+/**
+ * Takes the mandate for a charge, in the charge's transaction: the row is locked and must still be
+ * ACTIVE (a cancellation racing with a charge: one of them goes first, the other sees it).
+ */
+export async function lockActiveMandate(tx: EntityManager, id: string): Promise<boolean> {
+  const rows: unknown[] = await tx.execute(`select "id" from "payments"."mandates" where "id" = ? and "status" = 'ACTIVE' for update`, [id]);
+  return rows.length > 0;
+}
+
+export type NewCharge = Pick<
+  MandateChargeEntity,
+  | 'id'
+  | 'mandateId'
+  | 'merchantId'
+  | 'amount'
+  | 'currency'
+  | 'reference'
+  | 'periodStart'
+  | 'debtorBank'
+  | 'debtorIban'
+  | 'creditorBank'
+  | 'creditorIban'
+  | 'settlementType'
+  | 'description'
+>;
+
+/**
+ * The 'created' move of a charge, once per mandate and period: false when the period already has
+ * a live (not FAILED) charge. Raw SQL: "once" is `on conflict do nothing` on the partial unique
+ * index, which must not abort the caller's transaction as a failed insert would.
+ */
+export async function createChargeOnce(tx: EntityManager, fields: NewCharge, now: Date): Promise<boolean> {
+  const move = chargeTransitionFor(null, 'created')!;
+  const inserted: unknown[] = await tx.execute(
+    `insert into "payments"."mandate_charges" ("id", "mandate_id", "merchant_id", "status", "amount", "currency", "reference", "period_start", "debtor_bank", "debtor_iban",
+       "creditor_bank", "creditor_iban", "settlement_type", "description", "created_at", "updated_at")
+     values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+     on conflict ("mandate_id", "period_start") where "status" <> 'FAILED' do nothing returning "id"`,
+    [
+      fields.id,
+      fields.mandateId,
+      fields.merchantId,
+      move.to,
+      fields.amount.toString(),
+      fields.currency,
+      fields.reference,
+      fields.periodStart,
+      fields.debtorBank,
+      fields.debtorIban,
+      fields.creditorBank,
+      fields.creditorIban,
+      fields.settlementType,
+      fields.description,
+      now,
+      now,
+    ],
+  );
+  return inserted.length > 0;
+}
+
+/** One move of the charge table (the engine's), conditional on the status read, with its event. */
+export async function moveCharge(
+  em: EntityManager,
+  charge: MandateChargeEntity,
+  trigger: ChargeTrigger,
+  now: Date,
+  changes: Partial<Pick<MandateChargeEntity, 'failureCode' | 'failureDetail'>> = {},
+): Promise<boolean> {
+  const move = chargeTransitionFor(charge.status, trigger);
+  if (!move) throw new Error(`charge ${charge.id} is ${charge.status}: ${trigger} is not a move of its table`);
+  const update = { ...changes, status: move.to, updatedAt: now, [CHARGE_REACHED_AT[move.to]]: now };
+  const count = await em.nativeUpdate(MandateChargeEntity, { id: charge.id, status: charge.status }, update);
+  if (count === 0) return false;
+  Object.assign(charge, update);
+  if (move.event) recordMandateEvent(em, move.event, charge.mandateId, charge.merchantId, chargeEventData(charge), now);
+  return true;
+}
+
+export const loadMandate = (em: EntityManager, id: string): Promise<MandateEntity | null> => em.findOne(MandateEntity, { id }, { disableIdentityMap: true });
+
+export const loadCharge = (em: EntityManager, id: string): Promise<MandateChargeEntity | null> => em.findOne(MandateChargeEntity, { id }, { disableIdentityMap: true });
+
+/**
+ * Mandate charges as the engine executes them. The charge row carries everything a Movement is
+ * (its creditor fixed at the charge, its debtor the mandate's customer).
+ */
+export const chargeMovements: MovementKind<MandateChargeEntity> = {
+  load: loadCharge,
+  move: (tx, charge, trigger, now, failure) => moveCharge(tx, charge, trigger, now, failure ?? {}),
+  isFinal: (charge) => FINAL_CHARGE_STATUSES.has(charge.status),
+};

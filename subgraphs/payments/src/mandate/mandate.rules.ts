@@ -1,0 +1,31 @@
+import { rules, z } from '@gateway/kernel';
+import { DESCRIPTION_MAX, REFERENCE_MAX } from '../session/session.rules';
+import { MANDATE_INTERVALS, parseDate } from './mandate.schedule';
+
+/** handle or handle@bank_handle, loosely: the identity registry decides whether it exists. */
+const ALIAS_SHAPE = /^[A-Za-z][A-Za-z0-9._-]{2,31}(@[A-Za-z][A-Za-z0-9-]{1,31})?$/;
+
+/** POST /recurring/mandates: everything checked before anything is asked or written. */
+export const createMandateRules = z
+  .object({
+    customerAlias: z.string().trim().regex(ALIAS_SHAPE, 'must be a handle or handle@bank_handle'),
+    amount: rules.amount,
+    currency: rules.currency,
+    interval: z.enum(MANDATE_INTERVALS, { error: `must be one of ${MANDATE_INTERVALS.join(', ')}` }),
+    description: rules.text(DESCRIPTION_MAX).nullish(),
+    startDate: z.string().refine((value) => parseDate(value) !== null, 'must be a calendar date, YYYY-MM-DD'),
+  })
+  .strict();
+export type CreateMandateRequest = z.infer<typeof createMandateRules>;
+
+/** POST /recurring/mandates/{id}/charge. */
+export const chargeMandateRules = z.object({ amount: rules.amount, reference: rules.text(REFERENCE_MAX) }).strict();
+export type ChargeMandateRequest = z.infer<typeof chargeMandateRules>;
+
+export const confirmMandateRules = z.object({ otp: rules.otp }).strict();
+
+export const REVOKERS = ['customer', 'bank'] as const;
+export const revokeMandateRules = z.object({ revokedBy: z.enum(REVOKERS, { error: 'must be customer or bank' }) }).strict();
+
+/** A test clock moves forward, a day to ten years at a time. */
+export const advanceClockRules = z.object({ days: z.number().int().min(1, 'must be between 1 and 3660').max(3660, 'must be between 1 and 3660') }).strict();

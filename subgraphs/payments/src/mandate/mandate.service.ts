@@ -1,0 +1,370 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { BankCorePool } from '@gateway/bank-core-client';
+import type { BankRouting, Directory, OtpGuard } from '@gateway/federation';
+import { GatewayError, hmacSha256Hex, newId, parseIban, parseInput, requestHash, safeEqual, type Currency, type Logger } from '@gateway/kernel';
+import type { PaymentEngine } from '../engine/engine';
+import { MAX_OTP_FAILURES, type EngineSettings } from '../engine/engine.settings';
+import { executions } from '../engine/execution.repository';
+import { idempotency } from '../idempotency/idempotency.service';
+import { MerchantEntity } from '../merchant/merchant.entity';
+import { PAGE_SIZE_DEFAULT, pageRules } from '../session/session.rules';
+import { MandateChargeEntity, MandateEntity } from './mandate.entity';
+import { advanceMandateClock, countMandateOtpFailure, createChargeOnce, createMandate, loadCharge, loadMandate, lockActiveMandate, moveMandate } from './mandate.moves';
+import { advanceClockRules, chargeMandateRules, confirmMandateRules, createMandateRules, revokeMandateRules, type CreateMandateRequest } from './mandate.rules';
+import { dayOf, formatDate, nextChargeDate, parseDate, periodOf } from './mandate.schedule';
+
+export interface MandateSettings {
+  /** Base of confirm_url. */
+  publicBaseUrl: string;
+  /** Keys the confirmation's HMAC. */
+  platformSecret: string;
+}
+
+/** The customer's acceptance as the confirmation request showed it. */
+export interface AcceptanceEvidence {
+  ip: string | null;
+  userAgent: string | null;
+}
+
+/** One wording for an unknown id and another merchant's, so the two cannot be told apart. */
+export const mandateNotFound = (id: string): GatewayError => new GatewayError('MANDATE_NOT_FOUND', `no mandate ${id}`);
+
+const plain = (input: unknown): unknown => JSON.parse(JSON.stringify(input ?? {}));
+
+/**
+ * Recurring mandates (API-CONTRACT "Mandates"): created by the merchant with the customer
+ * resolved now, confirmed by the customer with an OTP their bank checks, then charged by the
+ * merchant once per interval period, each charge a movement the payment engine executes like a
+ * session's (debit once, compensation, rail confirmation, recovery, the interbank obligation).
+ */
+export class MandateService {
+  constructor(
+    private readonly settings: MandateSettings,
+    private readonly directory: Directory,
+    private readonly cores: BankCorePool,
+    private readonly otpGuard: OtpGuard,
+    private readonly engine: PaymentEngine,
+    private readonly engineSettings: EngineSettings,
+    private readonly logger: Logger,
+  ) {}
+
+  /**
+   * PENDING_CONFIRMATION, with the customer's alias resolved and their bank taking part; the
+   * merchant needs a settlement_iban (where charges go). With an Idempotency-Key the same request
+   * answers the same mandate.
+   */
+  async create(em: EntityManager, merchantId: string, input: unknown, idempotencyKey?: string | null, requestId?: string): Promise<MandateEntity> {
+    const request = parseInput(createMandateRules, plain(input));
+    const merchant = await em.findOne(MerchantEntity, { id: merchantId });
+    if (!merchant) throw new GatewayError('INVALID_API_KEY', 'merchant not found');
+    if (!merchant.settlementIban)
+      throw new GatewayError('VALIDATION_ERROR', 'settlement_iban: the merchant has none; charges are paid into it (PATCH or register the merchant with one)');
+    if (idempotencyKey != null) {
+      const claim = await idempotency.begin(em, merchantId, idempotencyKey, requestHash({ operation: 'createMandate', ...request }));
+      if (claim.kind === 'replay') return this.findOwn(em, merchantId, String(claim.response.mandateId));
+    }
+    try {
+      const customer = await this.resolveCustomer(request, requestId);
+      return await em.fork().transactional(async (tx) => {
+        const id = newId('mandate');
+        const mandate = createMandate(
+          tx,
+          {
+            id,
+            merchantId,
+            customerAlias: request.customerAlias,
+            customerIban: customer.iban,
+            customerBank: customer.bankHandle,
+            customerRef: customer.bankCustomerRef,
+            amount: BigInt(request.amount),
+            currency: request.currency as Currency,
+            interval: request.interval,
+            description: request.description ?? null,
+            startDate: request.startDate,
+            confirmUrl: `${this.settings.publicBaseUrl}/mandates/${id}/confirm`,
+          },
+          new Date(),
+        );
+        if (idempotencyKey != null) await idempotency.complete(tx, merchantId, idempotencyKey, { mandateId: id });
+        this.logger.info({ mandate: id, merchant: merchantId, customer_bank: customer.bankHandle }, 'mandate created');
+        return mandate;
+      });
+    } catch (error) {
+      if (idempotencyKey != null) await idempotency.release(em, merchantId, idempotencyKey);
+      throw error;
+    }
+  }
+
+  /** The merchant's own mandate (another's is MANDATE_NOT_FOUND, like an unknown one); any for an operator (null). */
+  async findOwn(em: EntityManager, merchantId: string | null, id: string): Promise<MandateEntity> {
+    const mandate = await loadMandate(em, id);
+    if (!mandate || (merchantId !== null && mandate.merchantId !== merchantId)) throw mandateNotFound(id);
+    return mandate;
+  }
+
+  /** A page of the merchant's mandates, newest first (keyset on created_at, id). */
+  async list(em: EntityManager, merchantId: string, args: { first?: number | null; after?: string | null }): Promise<{ mandates: MandateEntity[]; hasMore: boolean }> {
+    const { rows, hasMore } = await page(em, MandateEntity, { merchantId }, args);
+    return { mandates: rows, hasMore };
+  }
+
+  /** A mandate's charges, newest first. */
+  async charges(em: EntityManager, mandate: MandateEntity, args: { first?: number | null; after?: string | null }): Promise<{ charges: MandateChargeEntity[]; hasMore: boolean }> {
+    const { rows, hasMore } = await page(em, MandateChargeEntity, { mandateId: mandate.id }, args);
+    return { charges: rows, hasMore };
+  }
+
+  /** What the confirmation page shows (public: the id is the capability); nothing secret. */
+  async confirmationView(em: EntityManager, id: string): Promise<{ mandate: MandateEntity; merchantName: string }> {
+    const mandate = await loadMandate(em, id);
+    if (!mandate) throw mandateNotFound(id);
+    const merchant = await em.findOne(MerchantEntity, { id: mandate.merchantId });
+    return { mandate, merchantName: merchant?.name ?? 'Merchant' };
+  }
+
+  /**
+   * The customer confirms with the OTP their bank checks: ACTIVE with the acceptance recorded
+   * (time, IP address, user agent) and mandate.activated; three wrong OTPs FAIL it. The same
+   * confirmation sent again once ACTIVE answers ACTIVE (a lost answer can be retried safely).
+   */
+  async confirm(em: EntityManager, id: string, input: unknown, evidence: AcceptanceEvidence, requestId?: string): Promise<MandateEntity> {
+    const { otp } = parseInput(confirmMandateRules, plain(input));
+    const mandate = await loadMandate(em, id);
+    if (!mandate) throw mandateNotFound(id);
+    const confirmation = hmacSha256Hex(this.settings.platformSecret, `mandate:${id}:${otp}`);
+    if (mandate.status === 'ACTIVE' && mandate.confirmationHash && safeEqual(mandate.confirmationHash, confirmation)) return mandate;
+    if (mandate.status !== 'PENDING_CONFIRMATION') {
+      throw new GatewayError('MANDATE_NOT_PENDING_CONFIRMATION', `mandate ${id} is ${mandate.status}: only a mandate PENDING_CONFIRMATION can be confirmed`);
+    }
+    const bank = await this.directory.bank({ handle: mandate.customerBank }, requestId);
+    const customer = { bankHandle: mandate.customerBank, bankCustomerRef: mandate.customerRef };
+    try {
+      const verify = () => this.cores.for(bank).verifyCustomer({ customerRef: mandate.customerRef, otp, ...(requestId ? { requestId } : {}) });
+      await this.otpGuard.check(customer, otp, verify, requestId);
+    } catch (error) {
+      if (error instanceof GatewayError && error.code === 'OTP_INVALID') throw await this.otpRefused(em, mandate);
+      throw error; // CBS_TIMEOUT / CBS_ERROR / RATE_LIMITED: nothing counted, nothing moved
+    }
+    const now = new Date();
+    const moved = await em.fork().transactional((tx) =>
+      moveMandate(tx, mandate, 'otp_accepted', now, {
+        confirmationHash: confirmation,
+        acceptedAt: now,
+        acceptedIp: evidence.ip?.slice(0, 64) ?? null,
+        acceptedUserAgent: evidence.userAgent?.slice(0, 512) ?? null,
+      }),
+    );
+    if (!moved) return this.confirm(em, id, input, evidence, requestId); // moved meanwhile: answer what it is now
+    this.logger.info({ mandate: id, merchant: mandate.merchantId }, 'mandate confirmed by the customer');
+    return mandate;
+  }
+
+  /** The merchant cancels (pending or active): CANCELLED with mandate.cancelled; again is the same answer. */
+  async cancel(em: EntityManager, merchantId: string | null, id: string): Promise<MandateEntity> {
+    const mandate = await this.findOwn(em, merchantId, id);
+    if (mandate.status === 'CANCELLED') return mandate;
+    if (mandate.status === 'FAILED') throw new GatewayError('MANDATE_NOT_ACTIVE', `mandate ${id} has FAILED confirmation; there is nothing to cancel`);
+    if (!(await em.fork().transactional((tx) => moveMandate(tx, mandate, 'cancelled', new Date(), { revokedBy: 'merchant' })))) return this.cancel(em, merchantId, id);
+    this.logger.info({ mandate: id }, 'mandate cancelled by the merchant');
+    return mandate;
+  }
+
+  /** The customer's bank revokes it, for the customer or on its own account: CANCELLED with revoked_by. */
+  async revoke(em: EntityManager, bankHandle: string, id: string, input: unknown): Promise<MandateEntity> {
+    const { revokedBy } = parseInput(revokeMandateRules, plain(input));
+    const mandate = await loadMandate(em, id);
+    // Another bank's customer: as unknown (a bank learns nothing of other banks' mandates).
+    if (!mandate || mandate.customerBank !== bankHandle) throw mandateNotFound(id);
+    if (mandate.status === 'CANCELLED') return mandate;
+    if (mandate.status === 'FAILED') throw new GatewayError('MANDATE_NOT_ACTIVE', `mandate ${id} has FAILED confirmation; there is nothing to revoke`);
+    if (!(await em.fork().transactional((tx) => moveMandate(tx, mandate, 'revoked', new Date(), { revokedBy })))) return this.revoke(em, bankHandle, id, input);
+    this.logger.info({ mandate: id, bank: bankHandle, revoked_by: revokedBy }, 'mandate revoked by the customer bank');
+    return mandate;
+  }
+
+  /**
+   * Charges an ACTIVE mandate for the current interval period: at most the mandate's amount, not
+   * before start_date, one live charge per period (of two racing charges one wins). The charge and
+   * its execution are written in one transaction, then the engine runs it (no OTP: the mandate is
+   * the customer's authorisation); the answer waits a moment for the outcome, as checkout does.
+   */
+  async charge(em: EntityManager, merchantId: string, id: string, input: unknown, idempotencyKey?: string | null, requestId?: string): Promise<MandateChargeEntity> {
+    const request = parseInput(chargeMandateRules, plain(input));
+    if (idempotencyKey != null) {
+      const claim = await idempotency.begin(em, merchantId, idempotencyKey, requestHash({ operation: 'chargeMandate', mandateId: id, ...request }));
+      if (claim.kind === 'replay') return this.ownCharge(em, merchantId, String(claim.response.chargeId));
+    }
+    let chargeId: string;
+    try {
+      chargeId = await this.createCharge(em, merchantId, id, request, idempotencyKey ?? null, requestId);
+    } catch (error) {
+      if (idempotencyKey != null) await idempotency.release(em, merchantId, idempotencyKey);
+      throw error;
+    }
+    await this.waitFor(this.engine.advance(em, chargeId));
+    return (await loadCharge(em.fork(), chargeId))!;
+  }
+
+  /** Test mode only: moves the mandate's own clock forward (a Stripe-like test clock), e.g. to reach the next period. */
+  async advanceClock(em: EntityManager, merchantId: string, mode: string | undefined, id: string, input: unknown): Promise<MandateEntity> {
+    const { days } = parseInput(advanceClockRules, plain(input));
+    const mandate = await this.findOwn(em, merchantId, id);
+    if (mode !== 'test') throw new GatewayError('FORBIDDEN', 'test clocks are for test-mode keys (mk_test_…) only');
+    await advanceMandateClock(em.fork(), id, days, new Date());
+    this.logger.info({ mandate: id, days }, 'mandate test clock advanced');
+    return (await loadMandate(em.fork(), mandate.id))!;
+  }
+
+  /** The mandate's "today": the real date, plus its test clock. */
+  today(mandate: MandateEntity, now = new Date()): number {
+    return dayOf(now) + mandate.clockOffsetDays;
+  }
+
+  /** next_charge_date: null once the mandate can no longer be charged. */
+  async nextChargeDate(em: EntityManager, mandate: MandateEntity): Promise<string | null> {
+    if (mandate.status === 'CANCELLED' || mandate.status === 'FAILED') return null;
+    const start = parseDate(mandate.startDate)!;
+    const today = this.today(mandate);
+    const period = periodOf(start, mandate.interval, today);
+    const charged = period !== null && (await em.count(MandateChargeEntity, { mandateId: mandate.id, periodStart: formatDate(period.start), status: { $ne: 'FAILED' } })) > 0;
+    return formatDate(nextChargeDate(start, mandate.interval, today, charged));
+  }
+
+  private async createCharge(
+    em: EntityManager,
+    merchantId: string,
+    id: string,
+    request: { amount: number; reference: string },
+    idempotencyKey: string | null,
+    requestId?: string,
+  ): Promise<string> {
+    const mandate = await this.findOwn(em, merchantId, id);
+    if (mandate.status !== 'ACTIVE') throw new GatewayError('MANDATE_NOT_ACTIVE', `mandate ${id} is ${mandate.status}; only an ACTIVE mandate can be charged`);
+    if (BigInt(request.amount) > mandate.amount) {
+      throw new GatewayError('MANDATE_LIMIT_EXCEEDED', `amount: ${request.amount} is above the mandate's ${mandate.amount} ${mandate.currency}`);
+    }
+    const period = periodOf(parseDate(mandate.startDate)!, mandate.interval, this.today(mandate));
+    if (!period) throw new GatewayError('MANDATE_NOT_STARTED', `mandate ${id} starts on ${mandate.startDate}`);
+    const creditor = await this.merchantAccount(em, merchantId, requestId);
+    const chargeId = newId('charge');
+    const now = new Date();
+    await em.fork().transactional(async (tx) => {
+      if (!(await lockActiveMandate(tx, id))) throw new GatewayError('MANDATE_NOT_ACTIVE', `mandate ${id} is no longer ACTIVE`);
+      const created = await createChargeOnce(
+        tx,
+        {
+          id: chargeId,
+          mandateId: id,
+          merchantId,
+          amount: BigInt(request.amount),
+          currency: mandate.currency,
+          reference: request.reference,
+          periodStart: formatDate(period.start),
+          debtorBank: mandate.customerBank,
+          debtorIban: mandate.customerIban,
+          creditorBank: creditor.bank.handle,
+          creditorIban: creditor.iban,
+          settlementType: mandate.customerBank === creditor.bank.handle ? 'internal' : 'rail',
+          description: mandate.description,
+        },
+        now,
+      );
+      if (!created) {
+        throw new GatewayError(
+          'MANDATE_LIMIT_EXCEEDED',
+          `mandate ${id} is already charged for the ${mandate.interval} period from ${formatDate(period.start)}; next: ${formatDate(period.end)}`,
+        );
+      }
+      executions.create(
+        tx,
+        {
+          sessionId: chargeId,
+          kind: 'mandate_charge',
+          payerType: 'iban',
+          payerValue: mandate.customerIban,
+          debtorIban: mandate.customerIban,
+          leaseUntil: new Date(now.getTime() + this.engineSettings.leaseMs),
+          requestId: requestId ?? null,
+        },
+        now,
+      );
+      if (idempotencyKey != null) await idempotency.complete(tx, merchantId, idempotencyKey, { chargeId });
+    });
+    this.logger.info({ mandate: id, charge: chargeId, period: formatDate(period.start), request_id: requestId }, 'mandate charge created: executing');
+    return chargeId;
+  }
+
+  private async ownCharge(em: EntityManager, merchantId: string, chargeId: string): Promise<MandateChargeEntity> {
+    const charge = await loadCharge(em, chargeId);
+    if (!charge || charge.merchantId !== merchantId) throw new GatewayError('INTERNAL_ERROR', 'the charge of this Idempotency-Key is gone');
+    return charge;
+  }
+
+  /** The merchant's settlement_iban and its participating bank (routed by the institution code inside it). */
+  private async merchantAccount(em: EntityManager, merchantId: string, requestId?: string): Promise<{ iban: string; bank: BankRouting }> {
+    const merchant = await em.findOne(MerchantEntity, { id: merchantId });
+    const iban = merchant?.settlementIban ? parseIban(merchant.settlementIban) : null;
+    if (!iban) throw new GatewayError('VALIDATION_ERROR', 'settlement_iban: the merchant has none; charges are paid into it');
+    const bank = await this.directory.bank({ institutionCode: iban.institutionCode }, requestId).catch((error: unknown) => {
+      if (error instanceof GatewayError && error.code === 'BANK_NOT_REGISTERED') {
+        throw new GatewayError('BANK_NOT_PARTICIPATING', `the merchant's settlement_iban is at no participating bank (institution code ${iban.institutionCode})`);
+      }
+      throw error;
+    });
+    return { iban: iban.iban, bank };
+  }
+
+  private async resolveCustomer(request: CreateMandateRequest, requestId?: string) {
+    const customer = await this.directory.alias({ alias: request.customerAlias }, requestId).catch((error: unknown) => {
+      if (error instanceof GatewayError && error.code === 'VALIDATION_ERROR') throw new GatewayError('VALIDATION_ERROR', `customer_alias: ${error.detail.replace(/^\w+: /, '')}`);
+      throw error;
+    });
+    if (customer.status !== 'ACTIVE') throw new GatewayError('ALIAS_INACTIVE', `alias ${customer.handle} is deactivated`);
+    await this.directory.bank({ handle: customer.bankHandle }, requestId).catch((error: unknown) => {
+      if (error instanceof GatewayError && error.code === 'BANK_NOT_REGISTERED') throw new GatewayError('BANK_NOT_PARTICIPATING', `no participating bank ${customer.bankHandle}`);
+      throw error;
+    });
+    return customer;
+  }
+
+  /** Counts a wrong OTP atomically; the third FAILS the mandate. */
+  private async otpRefused(em: EntityManager, mandate: MandateEntity): Promise<GatewayError> {
+    const now = new Date();
+    const left = await em.fork().transactional(async (tx) => {
+      const failures = await countMandateOtpFailure(tx, mandate.id, now);
+      if (failures === null) return 0;
+      if (failures >= MAX_OTP_FAILURES) await moveMandate(tx, { ...mandate, status: 'PENDING_CONFIRMATION' }, 'otp_failed_too_often', now);
+      return Math.max(0, MAX_OTP_FAILURES - failures);
+    });
+    return new GatewayError(
+      'OTP_INVALID',
+      left > 0 ? `the one-time password was refused; ${left} attempt${left === 1 ? '' : 's'} left` : 'the one-time password was refused; the mandate has failed',
+    );
+  }
+
+  /** Lets the engine finish if it can within authorizeWaitMs; afterwards it carries on without the caller. */
+  private async waitFor(run: Promise<unknown>): Promise<void> {
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([run, new Promise<void>((resolve) => (timer = setTimeout(resolve, this.engineSettings.authorizeWaitMs)))]);
+    clearTimeout(timer);
+  }
+}
+
+/** Newest first, continuing strictly after the cursor row (keyset on created_at, id). */
+async function page<T extends MandateEntity | MandateChargeEntity>(
+  em: EntityManager,
+  entity: new () => T,
+  where: Record<string, unknown>,
+  args: { first?: number | null; after?: string | null },
+): Promise<{ rows: T[]; hasMore: boolean }> {
+  const parsed = parseInput(pageRules, args);
+  const size = parsed.first ?? PAGE_SIZE_DEFAULT;
+  let filter: Record<string, unknown> = where;
+  if (parsed.after) {
+    const cursor = (await em.findOne(entity, { ...where, id: parsed.after } as never)) as T | null;
+    if (!cursor) throw new GatewayError('VALIDATION_ERROR', 'after: not a cursor of this list (an id from it)');
+    filter = { ...where, $or: [{ createdAt: { $lt: cursor.createdAt } }, { createdAt: cursor.createdAt, id: { $lt: cursor.id } }] };
+  }
+  const rows = (await em.find(entity, filter as never, { orderBy: { createdAt: 'desc', id: 'desc' } as never, limit: size + 1 })) as T[];
+  return { rows: rows.slice(0, size), hasMore: rows.length > size };
+}
