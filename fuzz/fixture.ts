@@ -88,6 +88,7 @@ export async function startFixture(): Promise<Fixture> {
       const tokens = await post('/ob/token', {}, { grant_type: 'authorization_code', code, redirect_uri: redirect, consent_id: consent.consent_id, code_verifier: verifier }, true);
       credentials.obToken = { authorization: `Bearer ${tokens.access_token}` };
       credentials.consentId = { 'x-consent-id': consent.consent_id };
+      known.ids.set('consent_id', new Set([consent.consent_id]));
       const accounts = await fetch(`${restUrl}/ob/accounts`, { headers: { accept: 'application/json', ...credentials.obToken, ...credentials.consentId } });
       const body = (await accounts.json()) as any;
       for (const account of body?.accounts ?? body?.data ?? []) if (typeof account?.account_id === 'string') known.ids.set('account_id', new Set([account.account_id]));

@@ -95,16 +95,28 @@ interface CasePlan {
   rawPath: boolean;
 }
 
+/** A path parameter named `id` takes the ids of its collection: /merchants/{id} -> merchant_id. */
+function hintName(path: string, name: string, known: Known): string {
+  if (name !== 'id') return name;
+  const collection = /\/([a-z-]+)\/\{id\}/.exec(path)?.[1];
+  const singular = collection?.replace(/-/g, '_').replace(/s$/, '');
+  const candidates = [`${singular}_id`, ...(singular?.includes('_') ? [`${singular.split('_').pop()}_id`] : [])];
+  return candidates.find((candidate) => known.ids.has(candidate)) ?? name;
+}
+
 /** Builds one request for `operation` from the seed `seed` (fast-check, so a seed is a replay). */
 export function buildCase(document: JsonSchema, op: RestOperation, known: Known, credentials: Credentials, seed: number): RestCase {
   const parameters: JsonSchema[] = (op.operation.parameters ?? []).map((parameter: JsonSchema) => resolve(document, parameter));
   const byLocation = (location: string) => parameters.filter((parameter) => parameter.in === location);
   const paramArb = (location: string) =>
-    fc.record<Record<string, unknown>>(Object.fromEntries(byLocation(location).map((parameter) => [parameter.name, arbitraryFor(parameter.schema, known, parameter.name)])), {
-      requiredKeys: byLocation(location)
-        .filter((parameter) => parameter.required)
-        .map((parameter) => parameter.name as string) as never[],
-    });
+    fc.record<Record<string, unknown>>(
+      Object.fromEntries(byLocation(location).map((parameter) => [parameter.name, arbitraryFor(parameter.schema, known, hintName(op.path, parameter.name, known))])),
+      {
+        requiredKeys: byLocation(location)
+          .filter((parameter) => parameter.required)
+          .map((parameter) => parameter.name as string) as never[],
+      },
+    );
   const content: Record<string, JsonSchema> = op.operation.requestBody?.content ?? {};
   const jsonSchema = content['application/json']?.schema;
   const formSchema = content['application/x-www-form-urlencoded']?.schema;

@@ -108,8 +108,10 @@ function byName(name: string, known: Known): fc.Arbitrary<unknown> | undefined {
   if (n === 'amount' || n.endsWith('_amount') || n === 'min_amount' || n === 'max_amount')
     return fc.oneof(fc.integer({ min: 1, max: 100_000 }), fc.integer({ min: 1, max: 10_000_000 }));
   // Destinations and payers: { type: alias | iban, value }.
-  if (n === 'type') return fc.constantFrom('alias', 'alias', 'iban');
-  if (n === 'value') return pick(known.aliases, fc.constant('nobody'));
+  if (n === 'type') return fc.constantFrom('alias', 'iban');
+  if (n === 'value') return pick([...known.aliases, ...known.ibans], fc.constant('nobody'));
+  if (n === 'code_challenge') return fc.stringMatching(/^[A-Za-z0-9_-]{43}$/);
+  if (n === 'code_verifier') return fc.stringMatching(/^[A-Za-z0-9._~-]{43,60}$/);
   if (n === 'currency') return fc.constantFrom('LYD', 'LYD', 'USD', 'EUR');
   if (n === 'country') return fc.constant('LY');
   if (n.endsWith('_url') || n === 'url' || n === 'redirect_uri') return pick(known.urls, fc.constantFrom('https://example.com/callback', 'http://127.0.0.1:9/x'));
@@ -123,7 +125,7 @@ function byName(name: string, known: Known): fc.Arbitrary<unknown> | undefined {
   if (n === 'grant_type') return fc.constantFrom('authorization_code', 'refresh_token', 'client_credentials');
   if (n === 'scopes' || n === 'permissions' || n === 'ob_scopes_supported')
     return fc.subarray(['accounts:read', 'balances:read', 'transactions:read', 'payments:write'], { minLength: 1 });
-  if (n === 'code_challenge_method') return fc.constantFrom('S256', 'plain');
+  if (n === 'code_challenge_method') return fc.constantFrom('S256', 'S256', 'S256', 'plain');
   if (n.endsWith('_id') || n === 'id' || n === 'cursor') {
     const exact = idsNamed(known, n);
     const any = allIds(known);
