@@ -52,7 +52,9 @@ export interface StartPlatformOptions extends ServiceOverrides {
  */
 export async function startPlatform(given: PlatformConfig, options: StartPlatformOptions = {}): Promise<Platform> {
   // The REST port is fixed before the subgraphs start: they put the public base into links.
-  const restPort = given.ports.rest === 0 && !given.publicBaseUrlSet ? await freePort(given.host) : given.ports.rest;
+  // Held until rest-compat listens on it: released earlier, another listener (a parallel test) could take it meanwhile.
+  const reserved = given.ports.rest === 0 && !given.publicBaseUrlSet ? await reservePort(given.host) : undefined;
+  const restPort = reserved?.port ?? given.ports.rest;
   const config = given.publicBaseUrlSet ? given : withPublicBaseUrl(given, `http://${browserHost(given.host)}:${restPort}`);
   const logger = options.logger ?? createLogger('platform');
   // The database first: in embedded mode opening it takes the data directory's lock, so a second
@@ -104,6 +106,7 @@ export async function startPlatform(given: PlatformConfig, options: StartPlatfor
     running.push(router);
     routerGraphqlUrl = router.graphqlUrl;
 
+    await reserved?.release();
     const rest = await startRestCompat({
       routerUrl: router.graphqlUrl,
       host: config.host,
@@ -142,6 +145,7 @@ export async function startPlatform(given: PlatformConfig, options: StartPlatfor
         })()),
     };
   } catch (error) {
+    await reserved?.release();
     for (const service of running.reverse()) await service.stop().catch(() => undefined);
     if (!options.bus) await bus.close().catch(() => undefined);
     if (!options.db) await db.close().catch(() => undefined);
@@ -159,14 +163,19 @@ function browserHost(host: string): string {
   return ['0.0.0.0', '::', '127.0.0.1', '::1', 'localhost'].includes(host) ? 'localhost' : host.includes(':') ? `[${host}]` : host;
 }
 
-/** A port free on `host` now: REST_PORT=0 asks for any, and links need to name it before rest-compat starts. */
-function freePort(host: string): Promise<number> {
+/**
+ * A free port on `host`, held by a bare listener until `release`: REST_PORT=0 asks for any, and
+ * links need to name it before rest-compat starts (after the subgraphs and the router).
+ */
+function reservePort(host: string): Promise<{ port: number; release(): Promise<void> }> {
   return new Promise((resolve, reject) => {
-    const probe = createServer();
-    probe.once('error', reject);
-    probe.listen(0, host, () => {
-      const { port } = probe.address() as AddressInfo;
-      probe.close(() => resolve(port));
+    const holder = createServer();
+    holder.once('error', reject);
+    holder.listen(0, host, () => {
+      const { port } = holder.address() as AddressInfo;
+      let released: Promise<void> | undefined;
+      const release = () => (released ??= new Promise<void>((done) => holder.close(() => done())));
+      resolve({ port, release });
     });
   });
 }
