@@ -679,6 +679,7 @@ async function run(ctx: RunContext): Promise<boolean> {
   log(
     `payments driven: ${JSON.stringify(driven)} (total ${driven.same_bank + driven.cross_bank + driven.payment_order + driven.mandate_charge}); refused or unanswered: ${JSON.stringify(refused)}`,
   );
+  log(`client retries (no answer, 5xx, 409, 429) by call: ${JSON.stringify(retries)}`);
   log(
     `chaos: kills ${JSON.stringify(chaos.kills)}, faults ${JSON.stringify(chaos.faults)}, RabbitMQ cuts ${chaos.amqp_cuts} (${chaos.amqp_connections_dropped} connections dropped)`,
   );
