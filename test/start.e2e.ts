@@ -112,6 +112,15 @@ describe('npm start (embedded defaults)', () => {
       expect(demo.tpp.tpp_access_token).toMatch(/^tpk_/);
       expect(first.output).toContain(`Bearer ${demo.merchant.api_key}`);
       expect(first.output).toContain(`Demo (${join(dataDir, 'demo.json')}):`);
+      // A newcomer opening the address in a browser: what runs, the links, where the demo keys are.
+      const landing = await fetch(`${first.restUrl}/`, { headers: { accept: 'text/html' } });
+      expect(landing.status).toBe(200);
+      expect(landing.headers.get('content-security-policy')).toContain("default-src 'none'");
+      const page = await landing.text();
+      expect(page).toContain('Payment gateway is running');
+      expect(page).toContain(`embedded PGlite in ${join(dataDir, 'pglite')}`);
+      expect(page).toContain(join(dataDir, 'demo.json'));
+      for (const link of ['/docs', '/openapi.json', '/readyz']) expect(page).toContain(`href="${link}"`);
 
       // Every demo customer resolves through the public API to the bank that funded them.
       for (const customer of demo.customers) {

@@ -113,6 +113,12 @@ export async function startPlatform(given: PlatformConfig, options: StartPlatfor
       port: restPort,
       production: config.production,
       logger: logger.child({ service: 'rest-compat' }),
+      landing: {
+        database: config.embedded ? `embedded PGlite in ${join(config.dataDir, 'pglite')}` : 'PostgreSQL (DATABASE_URL)',
+        bus: config.amqpUrl ? 'RabbitMQ (AMQP_URL)' : 'in-process',
+        graphqlUrl: router.graphqlUrl,
+        ...(config.sandboxBanks ? { demoFile: join(config.dataDir, 'demo.json') } : {}),
+      },
     });
     running.push(rest);
 

@@ -37,6 +37,17 @@ describe('rest-compat layer (no router needed)', () => {
     expect(answer.body.error.detail).toBe('no route GET /no/such/route');
   });
 
+  it('serves no landing page unless the launcher asks for one, and never in production mode', async () => {
+    expectError(await call(rest.url, 'GET', '/'), 404, 'NOT_FOUND');
+    const landing = { database: 'PostgreSQL (DATABASE_URL)', bus: 'in-process', graphqlUrl: 'http://127.0.0.1:1/graphql' };
+    const production = await startRestCompat({ routerUrl: `${await closedPort()}/graphql`, logger: silent, production: true, landing });
+    try {
+      expectError(await call(production.url, 'GET', '/'), 404, 'NOT_FOUND');
+    } finally {
+      await production.stop();
+    }
+  });
+
   // Fuzzer finding (issue 13): Node's parser refused it before fastify, with fastify's own 431 body.
   it('answers a URL over the 16 KiB header limit with 400 VALIDATION_ERROR in the spec error body, with X-Request-Id', async () => {
     const answer = await call(rest.url, 'GET', `/merchants/${'z'.repeat(20_000)}`);

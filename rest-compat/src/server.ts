@@ -13,6 +13,7 @@ import { renderDocsPage } from './openapi/docs-page';
 import { registerRequestId } from './request-id';
 import { checkoutPage } from './pages/checkout-page';
 import { consentPage } from './pages/consent-page';
+import { registerLandingPage, type LandingInfo } from './pages/landing-page';
 import { mandatePage } from './pages/mandate-page';
 import { scaPage } from './pages/sca-page';
 import { parseFormBody } from './form-body';
@@ -35,6 +36,8 @@ export interface RestCompatOptions {
    * trustProxy: addresses, CIDRs or 'loopback'). Unset: the socket peer is the client.
    */
   trustProxy?: string | string[];
+  /** `npm start` outside production: a landing page at `/` saying what runs and where to start. */
+  landing?: LandingInfo;
 }
 
 export interface RunningRestCompat {
@@ -86,6 +89,7 @@ export async function startRestCompat(options: RestCompatOptions): Promise<Runni
   const bankCoreOpenApi = bankCoreOpenApiDocument();
   app.get('/openapi/bank-core.json', async () => bankCoreOpenApi);
   app.get('/docs', async (_request, reply) => reply.type('text/html; charset=utf-8').send(docsPage));
+  if (options.landing && !options.production) registerLandingPage(app, options.landing);
 
   const url = await app.listen({ host: options.host ?? '127.0.0.1', port: options.port ?? 0 });
   logger.info({ url, router: target.graphqlUrl, production: options.production ?? false }, 'rest-compat listening');

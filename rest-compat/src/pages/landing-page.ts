@@ -1,0 +1,60 @@
+import { randomBytes } from 'node:crypto';
+import type { FastifyInstance } from 'fastify';
+import { cardPage, escapeHtml, securityHeaders } from './html';
+
+/** What a platform started with `npm start` tells a newcomer at `/` (never in production mode). */
+export interface LandingInfo {
+  /** e.g. "embedded PGlite in .data/pglite" or "PostgreSQL (DATABASE_URL)". */
+  database: string;
+  /** "in-process" or "RabbitMQ (AMQP_URL)". */
+  bus: string;
+  /** The router's own GraphQL endpoint (rest-compat also proxies /graphql). */
+  graphqlUrl: string;
+  /** Where the demo's keys are, when the sandbox banks and demo data run. */
+  demoFile?: string;
+}
+
+const LINKS: Array<[string, string]> = [
+  ['/docs', 'API reference (every REST route, its fields and errors)'],
+  ['/openapi.json', 'OpenAPI 3.1 document'],
+  ['/openapi/bank-core.json', 'What the gateway sends a bank core, and what it accepts'],
+  ['/readyz', 'Readiness: database, bus and subgraphs'],
+  ['/metrics', 'Prometheus metrics'],
+];
+
+export function renderLandingPage(info: LandingInfo, base: string, nonce: string): string {
+  const links = LINKS.map(([path, text]) => `<li><a href="${escapeHtml(path)}">${escapeHtml(path)}</a> — ${escapeHtml(text)}</li>`).join('\n');
+  const demo = info.demoFile
+    ? `<h2>Try it</h2>
+<p class="meta">The demo banks, customers (with their OTPs), merchant key and TPP are in <code id="demo-file">${escapeHtml(info.demoFile)}</code>.</p>
+<ul>
+<li>A payment: create a session with the merchant key (<code>POST ${escapeHtml(base)}/payments/sessions</code>), open its checkout_url and pay as a demo customer.</li>
+<li><code>npm run demo:open-banking</code> — a TPP from consent to account data, payment orders and SCA.</li>
+<li><code>npm run demo:mandates</code> — a recurring mandate confirmed in the browser, charged twice, then settled.</li>
+</ul>`
+    : '';
+  const body = `
+<h1>Payment gateway is running</h1>
+<ul class="meta" id="running">
+<li>REST API: <code>${escapeHtml(base)}</code></li>
+<li>GraphQL: <code>${escapeHtml(base)}/graphql</code> (the router: <code>${escapeHtml(info.graphqlUrl)}</code>; subscriptions over graphql-ws on the same path)</li>
+<li>Database: ${escapeHtml(info.database)}</li>
+<li>Event bus: ${escapeHtml(info.bus)}</li>
+</ul>
+<h2>Links</h2>
+<ul id="links">
+${links}
+</ul>
+${demo}`;
+  return cardPage('Payment gateway', body, nonce);
+}
+
+/** GET / in development: what runs here and where to start. Production answers / with the usual 404. */
+export function registerLandingPage(app: FastifyInstance, info: LandingInfo): void {
+  app.get('/', async (request, reply) => {
+    const nonce = randomBytes(16).toString('base64');
+    securityHeaders(reply, nonce);
+    const base = `${request.protocol}://${request.host}`;
+    return reply.type('text/html; charset=utf-8').send(renderLandingPage(info, base, nonce));
+  });
+}
