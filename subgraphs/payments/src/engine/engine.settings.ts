@@ -8,7 +8,11 @@ export interface EngineSettings {
   coreAttempts: number;
   /** Deadline of one core call, retries included. */
   coreBudgetMs: number;
-  /** How long a step belongs to the process running it; longer than coreBudgetMs. */
+  /**
+   * How long a step belongs to the process running it without a renewal: the run renews it every
+   * third of this while it works, so a dead process's steps are taken over within leaseMs plus
+   * recoveryIntervalMs (issue 17: seconds, not half a minute).
+   */
   leaseMs: number;
   /** Wait before trying again a step whose outcome the core left unknown, or whose bank was unreachable. */
   retryDelayMs: number;
@@ -49,13 +53,13 @@ export const DEFAULT_ENGINE_SETTINGS: EngineSettings = {
   coreTimeoutMs: 4_000,
   coreAttempts: 3,
   coreBudgetMs: 6_000,
-  leaseMs: 30_000,
+  leaseMs: 4_000,
   retryDelayMs: 5_000,
   replayLimit: 3,
   outcomeDeadlineMs: 10 * 60_000,
   confirmResendAfterMs: 2 * 60_000,
   confirmGiveUpAfterMs: 60 * 60_000,
-  recoveryIntervalMs: 2_000,
+  recoveryIntervalMs: 1_000,
   expiryIntervalMs: 5_000,
   // Verification plus this stays under the router's 15 s per subgraph call.
   authorizeWaitMs: 7_000,

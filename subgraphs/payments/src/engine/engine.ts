@@ -20,6 +20,9 @@ export interface ExecutionState<M extends Movement = Movement> {
 
 type MoveChanges = EngineFailure;
 
+/** Steps with a core call a run may be in the middle of (confirm is rescheduled, not held). */
+const RENEWED_STEPS: ReadonlySet<ExecutionStep> = new Set(['debit', 'resolve_debit', 'credit', 'reverse']);
+
 /** Runs the recovery job may have going at once in one process. */
 const MAX_CONCURRENT_RUNS = 64;
 
@@ -90,11 +93,48 @@ export class PaymentEngine {
     if (!execution) return null;
     const session = loaded?.movement ?? (await this.kinds[execution.kind].load(em, sessionId));
     if (!session) return null;
-    // Bounded: a session has at most debit, credit, reverse (or resolve_debit, reverse) to go.
-    for (let steps = 0; steps < 6 && !this.stopped; steps += 1) {
-      if ((await this.step(em, session, execution)) === 'wait') break;
+    const lease = this.keepLease(root, execution);
+    try {
+      // Bounded: a session has at most debit, credit, reverse (or resolve_debit, reverse) to go.
+      for (let steps = 0; steps < 6 && !this.stopped && !lease.lost(); steps += 1) {
+        if ((await this.step(em, session, execution)) === 'wait') break;
+      }
+    } finally {
+      lease.stop();
     }
     return { movement: session, execution };
+  }
+
+  /**
+   * While this run works on a step (a core call in flight), its lease is renewed every third of
+   * leaseMs, so the lease can be short (another process takes over within seconds of a death)
+   * without a slow call being taken over. A renewal refused means another process took the row
+   * over (its fencing token changed): this run stops, and its writes would be refused anyway.
+   */
+  private keepLease(root: EntityManager, execution: PaymentExecutionEntity): { stop(): void; lost(): boolean } {
+    const token = execution.leaseToken;
+    if (!token) return { stop: () => undefined, lost: () => false };
+    let lost = false;
+    const timer = setInterval(
+      () => {
+        const step = execution.step;
+        if (this.stopped || !RENEWED_STEPS.has(step)) return;
+        executions
+          .renewLease(root.fork(), execution.sessionId, token, step, this.later(this.settings.leaseMs))
+          .then(async (held) => {
+            if (held) return;
+            // Not renewed: the step moved on meanwhile (this run's own record), or the row changed hands.
+            const row = await executions.find(root.fork(), execution.sessionId);
+            if (!row || row.leaseToken === token) return;
+            lost = true;
+            this.logger.warn({ session: execution.sessionId, step }, 'execution taken over by another process: this run stops');
+          })
+          .catch((error: unknown) => this.logger.warn({ err: error, session: execution.sessionId }, 'lease not renewed (database); the run goes on'));
+      },
+      Math.max(100, Math.floor(this.settings.leaseMs / 3)),
+    );
+    timer.unref();
+    return { stop: () => clearInterval(timer), lost: () => lost };
   }
 
   private step(em: EntityManager, session: Movement, execution: PaymentExecutionEntity): Promise<Next> {
@@ -214,7 +254,7 @@ export class PaymentEngine {
     this.logger.info({ session: session.id, request_id: execution.requestId, bank: session.creditorBank, outcome: resent.kind }, 'rail credit not confirmed yet: sent again');
     if (this.stopped) return 'wait';
     const next = new Date(Math.min(giveUpAt, Date.now() + this.settings.confirmResendAfterMs));
-    await executions.rescheduleConfirm(em, session.id, next, new Date());
+    await executions.rescheduleConfirm(em, session.id, next, new Date(), execution.leaseToken);
     return 'wait';
   }
 
@@ -266,7 +306,7 @@ export class PaymentEngine {
     const trigger = also.trigger && !kind.isFinal(session) ? also.trigger : undefined;
     try {
       await em.transactional(async (tx) => {
-        if (!(await executions.recordStep(tx, session.id, from, update))) throw new LostRace();
+        if (!(await executions.recordStep(tx, session.id, from, update, execution.leaseToken))) throw new LostRace();
         if (trigger && !(await kind.move(tx, session, trigger, now, also.changes))) throw new LostRace();
         if (also.obligation) await recordObligation(tx, session, now);
       });
@@ -283,7 +323,7 @@ export class PaymentEngine {
   private async postpone(em: EntityManager, session: Movement, execution: PaymentExecutionEntity, step: ExecutionStep, settled: Settled & { kind: 'later' }): Promise<Next> {
     if (this.stopped) return 'wait';
     const changes = { ...settled.unknown, leaseUntil: this.later(this.settings.retryDelayMs), lastError: `${settled.code}: ${settled.detail}`, updatedAt: new Date() };
-    if (await executions.recordStep(em, session.id, step, changes)) Object.assign(execution, changes);
+    if (await executions.recordStep(em, session.id, step, changes, execution.leaseToken)) Object.assign(execution, changes);
     return 'wait';
   }
 

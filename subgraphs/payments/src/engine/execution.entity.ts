@@ -65,6 +65,14 @@ export class PaymentExecutionEntity {
   @Property({ type: 'timestamptz' })
   leaseUntil!: Date;
 
+  /**
+   * The current owner's fencing token: set when the row is created and each time the recovery
+   * job takes it over. The engine's records and lease renewals are conditional on it, so an
+   * owner that was taken over (a paused or partitioned process) can never write again.
+   */
+  @Property({ type: 'text', nullable: true })
+  leaseToken: string | null = null;
+
   /** Core calls made for this session, retries of a step included. */
   @Property({ type: 'integer' })
   attempts = 0;

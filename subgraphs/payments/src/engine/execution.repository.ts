@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { raw } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { ACTIVE_STEPS, PaymentExecutionEntity, type ExecutionStep } from './execution.entity';
@@ -29,17 +30,30 @@ export class ExecutionRepository {
 
   /** The row of a session just claimed for payment (in the claim's transaction): the debit is next. */
   create(tx: EntityManager, fields: NewExecution, now: Date): PaymentExecutionEntity {
-    return tx.create(PaymentExecutionEntity, { kind: 'session', ...fields, step: 'debit', attempts: 0, replays: 0, createdAt: now, updatedAt: now });
+    return tx.create(PaymentExecutionEntity, { kind: 'session', ...fields, step: 'debit', leaseToken: randomUUID(), attempts: 0, replays: 0, createdAt: now, updatedAt: now });
   }
 
-  /** A step's result (one more core call), recorded only if the row is still at `from`. */
-  async recordStep(em: EntityManager, sessionId: string, from: ExecutionStep, changes: ExecutionChanges): Promise<boolean> {
-    return (await em.nativeUpdate(PaymentExecutionEntity, { sessionId, step: from }, { ...changes, attempts: raw('attempts + 1') })) > 0;
+  /**
+   * A step's result (one more core call), recorded only if the row is still at `from` and, for the
+   * engine, still held with its lease token (null: the caller holds no lease, e.g. an operator).
+   */
+  async recordStep(em: EntityManager, sessionId: string, from: ExecutionStep, changes: ExecutionChanges, leaseToken: string | null = null): Promise<boolean> {
+    const owned = leaseToken === null ? {} : { leaseToken };
+    return (await em.nativeUpdate(PaymentExecutionEntity, { sessionId, step: from, ...owned }, { ...changes, attempts: raw('attempts + 1') })) > 0;
+  }
+
+  /**
+   * Keeps the lease of a step still being worked on (a core call in flight) for another `leaseMs`,
+   * if this owner still holds it; false: it was taken over, and the owner must stop.
+   */
+  async renewLease(em: EntityManager, sessionId: string, leaseToken: string, step: ExecutionStep, leaseUntil: Date): Promise<boolean> {
+    return (await em.nativeUpdate(PaymentExecutionEntity, { sessionId, leaseToken, step }, { leaseUntil })) > 0;
   }
 
   /** A rail credit sent again while its confirmation is awaited: the next re-send is due at `next`. */
-  async rescheduleConfirm(em: EntityManager, sessionId: string, next: Date, now: Date): Promise<boolean> {
-    return (await em.nativeUpdate(PaymentExecutionEntity, { sessionId, step: 'confirm' }, { leaseUntil: next, attempts: raw('attempts + 1'), updatedAt: now })) > 0;
+  async rescheduleConfirm(em: EntityManager, sessionId: string, next: Date, now: Date, leaseToken: string | null = null): Promise<boolean> {
+    const owned = leaseToken === null ? {} : { leaseToken };
+    return (await em.nativeUpdate(PaymentExecutionEntity, { sessionId, step: 'confirm', ...owned }, { leaseUntil: next, attempts: raw('attempts + 1'), updatedAt: now })) > 0;
   }
 
   /**
@@ -51,7 +65,7 @@ export class ExecutionRepository {
   async claimDue(em: EntityManager, now: Date, leaseMs: number, limit: number): Promise<Array<{ sessionId: string; requestId: string | null }>> {
     const steps = ACTIVE_STEPS.map((step) => `'${step}'`).join(', ');
     const claimed: Array<{ session_id: string; request_id: string | null }> = await em.execute(
-      `update "payments"."payment_executions" set "lease_until" = ?
+      `update "payments"."payment_executions" set "lease_until" = ?, "lease_token" = gen_random_uuid()::text
        where "session_id" in (
          select "session_id" from "payments"."payment_executions"
          where "step" in (${steps}) and "lease_until" <= ?

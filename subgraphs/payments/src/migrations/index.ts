@@ -10,6 +10,7 @@ import { Migration20261129000100_order_movements } from './Migration202611290001
 import { Migration20261130000300_authorization_hash } from './Migration20261130000300_authorization_hash';
 import { Migration20261130000400_event_order } from './Migration20261130000400_event_order';
 import { Migration20261130000500_mandates } from './Migration20261130000500_mandates';
+import { Migration20261130000600_execution_lease_token } from './Migration20261130000600_execution_lease_token';
 
 /** Committed migrations of the payments schema, in order. */
 export const migrations: MigrationObject[] = [
@@ -24,4 +25,5 @@ export const migrations: MigrationObject[] = [
   { name: 'Migration20261130000300_authorization_hash', class: Migration20261130000300_authorization_hash },
   { name: 'Migration20261130000400_event_order', class: Migration20261130000400_event_order },
   { name: 'Migration20261130000500_mandates', class: Migration20261130000500_mandates },
+  { name: 'Migration20261130000600_execution_lease_token', class: Migration20261130000600_execution_lease_token },
 ];
