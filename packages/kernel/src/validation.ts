@@ -34,6 +34,8 @@ export const rules = {
   amount: z.number().int('must be an integer of minor units').positive('must be positive').max(Number.MAX_SAFE_INTEGER),
   currency: z.string().refine(isCurrency, 'must be one of LYD, USD, EUR'),
   iban,
+  /** handle or handle@bank_handle, loosely: the identity registry decides whether it exists. */
+  alias: z.string().trim().regex(ALIAS_SHAPE, 'must be a handle or handle@bank_handle'),
   url: (production: boolean) => z.url({ protocol: production ? /^https$/ : /^https?$/, error: production ? 'must be an https URL' : 'must be an http(s) URL' }).max(2048),
   email: z.email('must be an email address').max(254),
   text: (max: number) => z.string().trim().min(1, 'must not be empty').max(max, `must be at most ${max} characters`),

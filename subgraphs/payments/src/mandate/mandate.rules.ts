@@ -2,13 +2,10 @@ import { rules, z } from '@gateway/kernel';
 import { DESCRIPTION_MAX, REFERENCE_MAX } from '../session/session.rules';
 import { MANDATE_INTERVALS, parseDate } from './mandate.schedule';
 
-/** handle or handle@bank_handle, loosely: the identity registry decides whether it exists. */
-const ALIAS_SHAPE = /^[A-Za-z][A-Za-z0-9._-]{2,31}(@[A-Za-z][A-Za-z0-9-]{1,31})?$/;
-
 /** POST /recurring/mandates: everything checked before anything is asked or written. */
 export const createMandateRules = z
   .object({
-    customerAlias: z.string().trim().regex(ALIAS_SHAPE, 'must be a handle or handle@bank_handle'),
+    customerAlias: rules.alias,
     amount: rules.amount,
     currency: rules.currency,
     interval: z.enum(MANDATE_INTERVALS, { error: `must be one of ${MANDATE_INTERVALS.join(', ')}` }),

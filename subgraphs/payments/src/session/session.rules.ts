@@ -1,14 +1,8 @@
 import { rules, webhookUrlRule, z } from '@gateway/kernel';
 
-/** handle or handle@bank_handle, loosely: the identity registry decides whether it exists. */
-const ALIAS_SHAPE = /^[A-Za-z][A-Za-z0-9._-]{2,31}(@[A-Za-z][A-Za-z0-9-]{1,31})?$/;
-
 const destination = z.discriminatedUnion(
   'type',
-  [
-    z.object({ type: z.literal('alias'), value: z.string().trim().regex(ALIAS_SHAPE, 'must be a handle or handle@bank_handle') }).strict(),
-    z.object({ type: z.literal('iban'), value: rules.iban }).strict(),
-  ],
+  [z.object({ type: z.literal('alias'), value: rules.alias }).strict(), z.object({ type: z.literal('iban'), value: rules.iban }).strict()],
   { error: 'type: must be alias or iban' },
 );
 
