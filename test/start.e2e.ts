@@ -54,7 +54,9 @@ async function startLauncher(env: Record<string, string>): Promise<Started> {
         resolve();
       }
     };
+    // The banner is on stderr (stdout carries JSON log lines only).
     child.stdout!.on('data', check);
+    child.stderr!.on('data', check);
     child.once('exit', (code) => reject(new Error(`launcher exited with ${code}:\n${output()}`)));
   });
   const restUrl = /REST API\s+(http:\/\/\S+)/.exec(output())![1]!;
@@ -120,7 +122,7 @@ describe('npm start (embedded defaults)', () => {
       expect(page).toContain('Payment gateway is running');
       expect(page).toContain(`embedded PGlite in ${join(dataDir, 'pglite')}`);
       expect(page).toContain(join(dataDir, 'demo.json'));
-      for (const link of ['/docs', '/openapi.json', '/readyz']) expect(page).toContain(`href="${link}"`);
+      for (const link of ['/docs', '/graphql', '/openapi.json', '/readyz']) expect(page).toContain(`href="${link}"`);
 
       // Every demo customer resolves through the public API to the bank that funded them.
       for (const customer of demo.customers) {

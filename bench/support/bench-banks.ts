@@ -1,9 +1,6 @@
-import { spawn } from 'node:child_process';
-import { join } from 'node:path';
+import { startBanksProcess } from '../../scripts/launcher/sandbox-banks';
 import { ok } from './http';
 import type { LaunchedPlatform } from './launcher';
-
-const ROOT = join(__dirname, '..', '..');
 
 export interface BenchBank {
   handle: string;
@@ -29,28 +26,18 @@ export interface BenchCustomer {
 /** Two sandbox bank cores (institution codes 901 and 902) in a process of their own (bench/support/sandbox-banks.ts). */
 export async function startBenchBanks(databaseUrl: string, sharedKey: string): Promise<BenchBanks> {
   const suffix = String(Math.floor(Math.random() * 900) + 100);
-  const child = spawn(process.execPath, ['-r', './scripts/register.js', 'bench/support/sandbox-banks.ts'], {
-    cwd: ROOT,
-    env: { PATH: process.env.PATH ?? '', DATABASE_URL: databaseUrl, INTERNAL_KEY: sharedKey, BANKS: `bencha${suffix}:901,benchb${suffix}:902`, LOG_LEVEL: 'error' },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  const line = await new Promise<string>((resolve, reject) => {
-    let output = '';
-    child.stdout!.on('data', (chunk) => {
-      output += chunk;
-      if (output.includes('\n')) resolve(output.split('\n')[0]!);
-    });
-    child.once('exit', (code) => reject(new Error(`sandbox banks exited with ${code}`)));
+  const cores = await startBanksProcess({
+    PATH: process.env.PATH ?? '',
+    DATABASE_URL: databaseUrl,
+    INTERNAL_KEY: sharedKey,
+    BANKS: `bencha${suffix}:901,benchb${suffix}:902`,
+    LOG_LEVEL: 'error',
   });
   return {
-    pid: child.pid,
-    banks: JSON.parse(line).banks,
+    pid: cores.child.pid,
+    banks: cores.ready.banks,
     internalKeyOf: (handle) => `${sharedKey}_${handle}`,
-    async stop() {
-      const exited = new Promise((resolve) => child.once('exit', resolve));
-      child.kill('SIGINT');
-      await exited;
-    },
+    stop: () => cores.stop(),
   };
 }
 

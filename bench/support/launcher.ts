@@ -27,13 +27,20 @@ export interface LaunchedPlatform {
 
 /**
  * The platform as `npm start` runs it, in its own process, so the load generator here does not
- * share the event loop with the servers it measures.
+ * share the event loop with the servers it measures. `preload`: modules loaded into it first
+ * (`-r`, after the TypeScript hook), e.g. a measuring probe.
  */
-export async function launchPlatform(env: Record<string, string> = {}): Promise<LaunchedPlatform> {
+export async function launchPlatform(env: Record<string, string> = {}, preload: string[] = []): Promise<LaunchedPlatform> {
   const ports = { rest: await freePort(), router: await freePort(), identity: await freePort(), payments: await freePort(), banks: await freePort() };
   const child: ChildProcess = spawn(
     process.execPath,
-    [...(process.env.BENCH_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE}`] : []), '-r', './scripts/register.js', 'platform/src/main.ts'],
+    [
+      ...(process.env.BENCH_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE}`] : []),
+      '-r',
+      './scripts/register.js',
+      ...preload.flatMap((module) => ['-r', module]),
+      'platform/src/main.ts',
+    ],
     {
       cwd: ROOT,
       env: {
@@ -51,21 +58,25 @@ export async function launchPlatform(env: Record<string, string> = {}): Promise<
         ...(process.env.AMQP_URL ? { AMQP_URL: process.env.AMQP_URL } : {}),
         ...env,
       },
-      stdio: ['ignore', 'pipe', 'inherit'],
+      stdio: ['ignore', 'pipe', 'pipe'],
     },
   );
+  // The banner with the admin key is on stderr (stdout carries JSON log lines only).
   let output = '';
-  child.stdout!.on('data', (chunk) => (output += chunk));
-  await new Promise<void>((resolve, reject) => {
+  const started = new Promise<void>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`platform did not start:\n${output}`)), 120_000);
-    child.stdout!.on('data', () => {
+    const take = (chunk: Buffer) => {
+      output += chunk;
       if (output.includes('Admin key')) {
         clearTimeout(timer);
         resolve();
       }
-    });
+    };
+    child.stdout!.on('data', take);
+    child.stderr!.on('data', take);
     child.once('exit', (code) => reject(new Error(`platform exited with ${code}:\n${output}`)));
   });
+  await started;
   const adminKey = /Admin key\s+(\S+)/.exec(output)![1]!;
   return {
     restUrl: `http://127.0.0.1:${ports.rest}`,

@@ -1,10 +1,12 @@
+// First: tracing (only with OTEL_EXPORTER_OTLP_ENDPOINT) must be in place before any server or client exists.
+import '@gateway/tracing/register';
 import { join } from 'node:path';
 import { DataDirLockedError, EmbeddedDatabaseError } from '@gateway/db';
 import { createLogger } from '@gateway/kernel';
 import { loadPlatformConfig, type PlatformConfig } from './config';
 import { startDemo, tryItBlock } from './demo/demo';
 import { DemoSeedError } from './demo/demo-file';
-import { startPlatform, type Platform } from './platform';
+import { startPlatform, startStep, type Platform } from './platform';
 
 /** Failures whose message is the whole story for the user: no stack trace. */
 const EXPLAINED = [DataDirLockedError, EmbeddedDatabaseError, DemoSeedError];
@@ -17,9 +19,17 @@ const EXPLAINED = [DataDirLockedError, EmbeddedDatabaseError, DemoSeedError];
  * stopping. Without that, a second Ctrl-C used to kill the process in the middle of PGlite's
  * close. A signal during start lets the current step finish (the demo seed stops between
  * saved steps) and then stops the same way.
+ *
+ * Output: stdout carries JSON log lines only (pino), for whatever collects them: start-up progress
+ * (database, migrations, composition, seeding, ready) at info, the services' own lines at LOG_LEVEL
+ * (default warn). The human banner (addresses, the generated admin key, the demo's keys and a curl
+ * to try) goes to stderr, so a terminal shows both and a log pipeline reading stdout never sees
+ * a plain-text line or a secret; so do the messages of a start that failed or a stop under way.
  */
 void (async () => {
   const logger = createLogger('platform', process.env.LOG_LEVEL ?? 'warn');
+  const progress = createLogger('platform', process.env.LOG_LEVEL ?? 'info');
+  const human = (text: string) => process.stderr.write(`${text}\n`);
   let config: PlatformConfig;
   try {
     config = loadPlatformConfig();
@@ -47,7 +57,7 @@ void (async () => {
       console.error(`${signal} again: still stopping, the embedded database is being closed; this process exits by itself when it is done.`);
       return;
     }
-    console.log(`${signal}: stopping...`);
+    progress.info({ signal }, 'stopping');
     stopRequested.abort();
     if (running) void finish(0);
   };
@@ -55,26 +65,40 @@ void (async () => {
   process.on('SIGTERM', onSignal);
 
   try {
-    platform = await startPlatform(config, { logger });
+    platform = await startPlatform(config, { logger, progress });
     stopRequested.signal.throwIfAborted();
-    console.log(
+    human(
       [
         '',
         'Payment gateway is running',
+        ...(config.production ? [] : [`  Start page      ${platform.restUrl}/   (links, GraphiQL, the merchant dashboard, a one-click demo payment)`]),
         `  REST API        ${platform.restUrl}   (OpenAPI docs: ${platform.restUrl}/docs)`,
-        `  GraphQL         ${platform.graphqlUrl}   (also ${platform.restUrl}/graphql)`,
+        `  GraphQL         ${platform.graphqlUrl}   (also ${platform.restUrl}/graphql; GraphiQL in a browser)`,
         `  Database        ${config.embedded ? `embedded PGlite in ${config.dataDir}/pglite` : 'PostgreSQL (DATABASE_URL)'}`,
         `  Admin key       ${config.adminKey ? '(from ADMIN_KEY)' : platform.adminKey}   (header X-Service-Admin-Key)`,
         '',
       ].join('\n'),
     );
     if (config.sandboxBanks) {
-      const demo = await startDemo(platform, { portBase: config.sandboxPortBase, logger, signal: stopRequested.signal });
+      const started = platform;
+      const demo = await startStep(progress, 'seeding', 'sandbox banks and demo data', () =>
+        startDemo(started, {
+          portBase: config.sandboxPortBase,
+          logger,
+          progress,
+          signal: stopRequested.signal,
+          onStep: (item) => progress.info({ step: 'seeding', item }, `seeded ${item}`),
+        }),
+      );
       platform.attach(demo);
-      console.log(tryItBlock(demo.file, join(config.dataDir, 'demo.json')));
+      human(tryItBlock(demo.file, join(config.dataDir, 'demo.json')));
     }
     stopRequested.signal.throwIfAborted();
     running = true;
+    progress.info(
+      { step: 'ready', rest_url: platform.restUrl, graphql_url: platform.graphqlUrl, docs_url: `${platform.restUrl}/docs`, start_page: `${platform.restUrl}/` },
+      'payment gateway ready',
+    );
   } catch (error) {
     if (stopRequested.signal.aborted) return finish(0);
     if (EXPLAINED.some((kind) => error instanceof kind)) console.error((error as Error).message);

@@ -30,6 +30,8 @@ export interface Platform {
    * receiver): stopped after the services that call it, before the bus and database it uses.
    */
   attach(part: { stop(): Promise<void> }): void;
+  /** Headers GraphiQL (GET /graphql in a browser) is prefilled with from now on; ignored in production, which serves no GraphiQL. */
+  prefillGraphiQL(headers: Record<string, string>): void;
   /** Not ready, then rest-compat, router, subgraphs (their jobs), attached parts, bus, database. Once. */
   stop(): Promise<void>;
 }
@@ -44,6 +46,23 @@ export interface StartPlatformOptions extends ServiceOverrides {
   rateLimits?: LimitOverrides;
   /** An event bus made by the caller (tests: RabbitMQ in a namespace of their own); otherwise createBus(AMQP_URL). */
   bus?: EventBus;
+  /**
+   * Where start-up progress goes (`npm start`: an info-level logger, so the seconds of opening the
+   * database, migrating and composing are not silent): one line as each step starts and as it ends.
+   */
+  progress?: Logger;
+}
+
+/** Start-up steps as progress lines name them (`step` field). */
+export type StartStep = 'database' | 'migrations' | 'composition' | 'seeding' | 'ready';
+
+/** Runs one start-up step between two progress lines; the second says how long it took. */
+export async function startStep<T>(progress: Logger | undefined, step: StartStep, what: string, work: () => Promise<T>, fields: Record<string, unknown> = {}): Promise<T> {
+  const started = performance.now();
+  progress?.info({ step, ...fields }, `${what}…`);
+  const result = await work();
+  progress?.info({ step, ...fields, ms: Math.round(performance.now() - started) }, `${what}: done`);
+  return result;
 }
 
 /**
@@ -59,13 +78,19 @@ export async function startPlatform(given: PlatformConfig, options: StartPlatfor
   const logger = options.logger ?? createLogger('platform');
   // The database first: in embedded mode opening it takes the data directory's lock, so a second
   // start on the same DATA_DIR stops before it writes anything there (secrets.json included).
-  const db = options.db ?? (await openDatabase({ url: config.databaseUrl, dataDir: config.embedded ? join(config.dataDir, 'pglite') : undefined }));
+  const progress = options.progress;
+  const db =
+    options.db ??
+    (await startStep(progress, 'database', config.embedded ? `opening the embedded database in ${join(config.dataDir, 'pglite')}` : 'connecting to PostgreSQL', () =>
+      openDatabase({ url: config.databaseUrl, dataDir: config.embedded ? join(config.dataDir, 'pglite') : undefined }),
+    ));
   const readiness = createReadiness(config.sandboxBanks ? [DEMO_GATE] : []);
   const running: Array<{ stop(): Promise<void> }> = [];
   const attached: Array<{ stop(): Promise<void> }> = [];
   // Subgraphs start before the router they call through; they read its address when they need it.
   const bus = options.bus ?? createBus({ amqpUrl: config.amqpUrl, connectionName: 'platform', onError: (error) => logger.warn({ err: error }, 'event bus') });
   let routerGraphqlUrl = '';
+  let graphiqlHeaders: Record<string, string> | undefined;
   const routerUrl = () => routerGraphqlUrl;
 
   try {
@@ -82,27 +107,31 @@ export async function startPlatform(given: PlatformConfig, options: StartPlatfor
         routerUrl,
         bus,
       };
-      const service = await subgraph.start(common, config, options);
+      // Each subgraph migrates its schema, builds its GraphQL schema and listens.
+      const service = await startStep(progress, 'migrations', `${subgraph.name}: migrations and start`, () => subgraph.start(common, config, options), { service: subgraph.name });
       running.push(service);
       subgraphs.push({ name: subgraph.name, service });
     }
 
-    const router: RunningRouter = await startRouter({
-      db,
-      subgraphs: subgraphs.map(({ name, service }) => ({ name, url: service.graphqlUrl, sdl: readCommittedSdl(name) })),
-      platformSecret: secrets.platformSecret,
-      adminKey: secrets.adminKey,
-      production: config.production,
-      host: config.host,
-      port: config.ports.router,
-      rateLimits: options.rateLimits ?? (config.rateLimits as LimitOverrides | undefined),
-      // One process runs one router: its counters stay in memory unless RATE_LIMIT_STORE=postgres
-      // (other routers on this database). `npm run start:router` shares them by default.
-      sharedRateLimits: config.sharedRateLimits,
-      logger: logger.child({ service: 'router' }),
-      bus,
-      readinessChecks: readiness.checks,
-    });
+    const router: RunningRouter = await startStep(progress, 'composition', 'composing the supergraph and starting the router', () =>
+      startRouter({
+        db,
+        subgraphs: subgraphs.map(({ name, service }) => ({ name, url: service.graphqlUrl, sdl: readCommittedSdl(name) })),
+        platformSecret: secrets.platformSecret,
+        adminKey: secrets.adminKey,
+        production: config.production,
+        host: config.host,
+        port: config.ports.router,
+        rateLimits: options.rateLimits ?? (config.rateLimits as LimitOverrides | undefined),
+        // One process runs one router: its counters stay in memory unless RATE_LIMIT_STORE=postgres
+        // (other routers on this database). `npm run start:router` shares them by default.
+        sharedRateLimits: config.sharedRateLimits,
+        logger: logger.child({ service: 'router' }),
+        bus,
+        readinessChecks: readiness.checks,
+        graphiql: { headers: () => graphiqlHeaders },
+      }),
+    );
     running.push(router);
     routerGraphqlUrl = router.graphqlUrl;
 
@@ -112,6 +141,7 @@ export async function startPlatform(given: PlatformConfig, options: StartPlatfor
       host: config.host,
       port: restPort,
       production: config.production,
+      publicBaseUrl: config.payments.publicBaseUrl,
       logger: logger.child({ service: 'rest-compat' }),
       landing: {
         database: config.embedded ? `embedded PGlite in ${join(config.dataDir, 'pglite')}` : 'PostgreSQL (DATABASE_URL)',
@@ -135,6 +165,9 @@ export async function startPlatform(given: PlatformConfig, options: StartPlatfor
       config,
       readiness,
       attach: (part) => void attached.push(part),
+      prefillGraphiQL: (headers) => {
+        if (!config.production) graphiqlHeaders = headers;
+      },
       stop: () =>
         (stopped ??= (async () => {
           readiness.hold('stopping');

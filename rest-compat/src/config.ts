@@ -1,4 +1,4 @@
-import { envPort, loadConfig, z } from '@gateway/kernel';
+import { envDrainSeconds, envPort, loadConfig, z } from '@gateway/kernel';
 
 /** `npm run start:rest-compat`'s environment, validated at once. */
 export const restCompatEnv = z.object({
@@ -9,6 +9,9 @@ export const restCompatEnv = z.object({
   /** Comma-separated proxies in front of rest-compat whose X-Forwarded-For is trusted ('loopback', CIDRs). */
   TRUST_PROXY: z.string().optional(),
   NODE_ENV: z.string().optional(),
+  SHUTDOWN_DRAIN_SECONDS: envDrainSeconds,
+  /** The address clients use, when it is not this layer's own (a proxy in front): the server named in /openapi.json. */
+  PUBLIC_BASE_URL: z.url().optional(),
 });
 
 export interface RestCompatConfig {
@@ -18,6 +21,9 @@ export interface RestCompatConfig {
   routerTimeoutMs: number;
   trustProxy?: string[];
   production: boolean;
+  /** Seconds of /readyz 503 after SIGTERM before the server closes (the balancer drains it meanwhile). */
+  drainSeconds: number;
+  publicBaseUrl?: string;
 }
 
 export function loadRestCompatConfig(env: Record<string, string | undefined> = process.env): RestCompatConfig {
@@ -31,5 +37,7 @@ export function loadRestCompatConfig(env: Record<string, string | undefined> = p
       .map((entry) => entry.trim())
       .filter(Boolean),
     production: parsed.NODE_ENV === 'production',
+    drainSeconds: parsed.SHUTDOWN_DRAIN_SECONDS,
+    publicBaseUrl: parsed.PUBLIC_BASE_URL,
   };
 }

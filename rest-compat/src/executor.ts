@@ -59,7 +59,7 @@ export function createExecutor({ graphqlUrl, dispatcher, logger }: ExecutorOptio
         body: JSON.stringify({ query: operation, variables, ...(operationName ? { operationName } : {}) }),
       });
     } catch (error) {
-      logger.warn({ err: error, requestId: request.requestId }, 'router unreachable');
+      logger.warn({ err: error, request_id: request.requestId }, 'router unreachable');
       return unavailable('the GraphQL router could not be reached');
     }
 
@@ -67,7 +67,7 @@ export function createExecutor({ graphqlUrl, dispatcher, logger }: ExecutorOptio
     try {
       payload = (await response.body.json()) as GraphQLResponse;
     } catch (error) {
-      logger.warn({ err: error, requestId: request.requestId, status: response.statusCode }, 'router answered without a GraphQL body');
+      logger.warn({ err: error, request_id: request.requestId, status: response.statusCode }, 'router answered without a GraphQL body');
       return unavailable('the GraphQL router gave an unreadable answer');
     }
 

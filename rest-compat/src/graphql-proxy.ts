@@ -12,6 +12,9 @@ function forwardable(headers: Record<string, string | string[] | undefined>): Re
   return out;
 }
 
+/** GraphiQL's files (router/src/graphiql.ts): the page a browser gets at GET /graphql loads them from this origin. */
+const GRAPHIQL_ASSETS = '/graphiql/assets';
+
 export interface GraphQLProxyOptions {
   graphqlUrl: string;
   dispatcher: Dispatcher;
@@ -28,10 +31,10 @@ export async function registerGraphQLProxy(app: FastifyInstance, { graphqlUrl, d
     scope.removeAllContentTypeParsers();
     scope.addContentTypeParser('*', { parseAs: 'buffer' }, (_request, body, done) => done(null, body));
 
-    const proxy = async (request: FastifyRequest, reply: FastifyReply) => {
-      const query = request.raw.url?.includes('?') ? request.raw.url.slice(request.raw.url.indexOf('?')) : '';
+    const toGraphQL = (request: FastifyRequest) => `${graphqlUrl}${request.raw.url?.includes('?') ? request.raw.url.slice(request.raw.url.indexOf('?')) : ''}`;
+    const proxy = (target: (request: FastifyRequest) => string) => async (request: FastifyRequest, reply: FastifyReply) => {
       try {
-        const response = await httpRequest(`${graphqlUrl}${query}`, {
+        const response = await httpRequest(target(request), {
           method: request.method as Dispatcher.HttpMethod,
           dispatcher,
           headers: { ...forwardable(request.headers), ...callerHeaders(request) },
@@ -40,7 +43,7 @@ export async function registerGraphQLProxy(app: FastifyInstance, { graphqlUrl, d
         const body = Buffer.from(await response.body.arrayBuffer());
         return reply.code(response.statusCode).headers(forwardable(response.headers)).send(body);
       } catch (error) {
-        logger.warn({ err: error, requestId: request.requestId }, 'router unreachable for /graphql');
+        logger.warn({ err: error, request_id: request.requestId }, 'router unreachable for /graphql');
         // A GraphQL client reads `errors`, so the refusal is in GraphQL's shape, with the spec's code.
         const { status, message } = ERROR_CODES.SERVICE_UNAVAILABLE;
         return reply
@@ -49,7 +52,11 @@ export async function registerGraphQLProxy(app: FastifyInstance, { graphqlUrl, d
           .send({ errors: [{ message, extensions: { code: 'SERVICE_UNAVAILABLE', status, detail: 'the GraphQL router could not be reached', requestId: request.requestId } }] });
       }
     };
-    scope.get('/graphql', proxy);
-    scope.post('/graphql', proxy);
+    scope.get('/graphql', proxy(toGraphQL));
+    scope.post('/graphql', proxy(toGraphQL));
+    scope.get(
+      `${GRAPHIQL_ASSETS}/*`,
+      proxy((request) => new URL(request.url, graphqlUrl).href),
+    );
   });
 }

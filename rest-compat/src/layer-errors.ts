@@ -74,7 +74,7 @@ export function registerLayerErrors(app: FastifyInstance, logger: Logger): void 
     if (error instanceof GatewayError) return sendError(reply, error, request.requestId);
     const known = asGatewayError(error);
     if (known) return sendError(reply, known, request.requestId);
-    logger.error({ err: error, requestId: request.requestId, route: request.routeOptions.url }, 'unexpected rest-compat failure');
+    logger.error({ err: error, request_id: request.requestId, route: request.routeOptions.url }, 'unexpected rest-compat failure');
     return sendError(reply, new GatewayError('INTERNAL_ERROR'), request.requestId);
   });
 }

@@ -39,10 +39,12 @@ describe('rest-compat layer (no router needed)', () => {
 
   it('serves no landing page unless the launcher asks for one, and never in production mode', async () => {
     expectError(await call(rest.url, 'GET', '/'), 404, 'NOT_FOUND');
-    const landing = { database: 'PostgreSQL (DATABASE_URL)', bus: 'in-process', graphqlUrl: 'http://127.0.0.1:1/graphql' };
+    const landing = { database: 'PostgreSQL (DATABASE_URL)', bus: 'in-process', graphqlUrl: 'http://127.0.0.1:1/graphql', demoFile: '/nonexistent/demo.json' };
     const production = await startRestCompat({ routerUrl: `${await closedPort()}/graphql`, logger: silent, production: true, landing });
     try {
       expectError(await call(production.url, 'GET', '/'), 404, 'NOT_FOUND');
+      // Nor the start page's one-click demo payment.
+      expectError(await call(production.url, 'POST', '/demo/payment'), 404, 'NOT_FOUND');
     } finally {
       await production.stop();
     }

@@ -1,4 +1,6 @@
-import { createLogger } from '@gateway/kernel';
+// First: tracing (only with OTEL_EXPORTER_OTLP_ENDPOINT) must be in place before any server or client exists.
+import '@gateway/tracing/register';
+import { createLogger, handleShutdownSignals } from '@gateway/kernel';
 import { loadRestCompatConfig, type RestCompatConfig } from './config';
 import { startRestCompat } from './server';
 
@@ -13,19 +15,19 @@ try {
 }
 
 void (async () => {
-  const rest = await startRestCompat({
+  const logger = createLogger('rest-compat');
+  // Not ready from the first SIGTERM on (the balancer drains this instance), then requests in flight end.
+  const shutdown = handleShutdownSignals({ logger, drainSeconds: config.drainSeconds, stop: async () => (await starting.catch(() => undefined))?.stop() });
+  const starting = startRestCompat({
     routerUrl: config.routerUrl,
     host: config.host,
     port: config.port,
     production: config.production,
     routerTimeoutMs: config.routerTimeoutMs,
     trustProxy: config.trustProxy,
-    logger: createLogger('rest-compat'),
+    publicBaseUrl: config.publicBaseUrl,
+    logger,
+    readinessChecks: shutdown.readiness,
   });
-  const shutdown = async () => {
-    await rest.stop();
-    process.exit(0);
-  };
-  process.once('SIGINT', shutdown);
-  process.once('SIGTERM', shutdown);
+  await starting;
 })();

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { Counter, Histogram } from 'prom-client';
 import { request as httpRequest, type Dispatcher } from 'undici';
-import { createMetricsRegistry } from '@gateway/kernel';
+import { createMetricsRegistry, metricsText } from '@gateway/kernel';
 
 /** Requests by route pattern (never the raw URL: ids would explode the label set) and status. */
 export function registerMetrics(app: FastifyInstance): void {
@@ -14,13 +14,16 @@ export function registerMetrics(app: FastifyInstance): void {
     requests.inc({ method: request.method, route, status: String(reply.statusCode) });
     duration.observe({ method: request.method, route }, reply.elapsedTime / 1000);
   });
-  app.get('/metrics', async (_request, reply) => reply.type(registry.contentType).send(await registry.metrics()));
+  app.get('/metrics', async (_request, reply) => reply.type(registry.contentType).send(await metricsText(registry)));
 }
 
 /** /healthz: this process answers. /readyz: the router answers and reports itself ready. */
-export function registerHealth(app: FastifyInstance, routerBaseUrl: string, dispatcher: Dispatcher): void {
+export function registerHealth(app: FastifyInstance, routerBaseUrl: string, dispatcher: Dispatcher, readinessChecks?: () => Record<string, boolean>): void {
   app.get('/healthz', async () => ({ status: 'ok' }));
   app.get('/readyz', async (_request, reply) => {
+    const own = readinessChecks?.() ?? {};
+    // A stopping process is not ready whatever the router says: no need to ask it.
+    if (!Object.values(own).every(Boolean)) return reply.code(503).send({ status: 'unavailable', checks: own });
     const router = await httpRequest(`${routerBaseUrl}/readyz`, { dispatcher, headersTimeout: 2000, bodyTimeout: 2000 }).then(
       async (response) => {
         await response.body.dump();
@@ -28,6 +31,6 @@ export function registerHealth(app: FastifyInstance, routerBaseUrl: string, disp
       },
       () => false,
     );
-    return reply.code(router ? 200 : 503).send({ status: router ? 'ready' : 'unavailable', checks: { router } });
+    return reply.code(router ? 200 : 503).send({ status: router ? 'ready' : 'unavailable', checks: { ...own, router } });
   });
 }

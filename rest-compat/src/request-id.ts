@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { newId, REQUEST_ID_HEADER } from '@gateway/kernel';
+import { newId, REQUEST_ID_HEADER, tagRequestSpan } from '@gateway/kernel';
 
 /**
  * The router accepts only ids of this shape and replaces any other; rest-compat applies the same
@@ -25,6 +25,7 @@ export function registerRequestId(app: FastifyInstance): void {
   app.decorateRequest('requestId', '');
   app.addHook('onRequest', async (request, reply) => {
     request.requestId = requestIdOf(request.headers[REQUEST_ID_HEADER]);
+    tagRequestSpan('rest-compat', request.requestId);
     reply.header('x-request-id', request.requestId).header('x-content-type-options', 'nosniff');
   });
 }

@@ -8,11 +8,12 @@ import { registerGraphQLProxy } from './graphql-proxy';
 import { registerGraphQLWebSocketProxy } from './graphql-ws-proxy';
 import { clientErrorHandler, frameworkErrors, registerLayerErrors } from './layer-errors';
 import { registerHealth, registerMetrics } from './observability';
-import { buildOpenApiDocument } from './openapi/document';
-import { renderDocsPage } from './openapi/docs-page';
+import { buildOpenApiDocument, type OpenApiDocument } from './openapi/document';
+import { registerDocsPage } from './openapi/docs-page';
 import { registerRequestId } from './request-id';
 import { checkoutPage } from './pages/checkout-page';
 import { consentPage } from './pages/consent-page';
+import { registerDashboard } from './pages/dashboard/dashboard-page';
 import { registerLandingPage, type LandingInfo } from './pages/landing-page';
 import { mandatePage } from './pages/mandate-page';
 import { scaPage } from './pages/sca-page';
@@ -36,8 +37,12 @@ export interface RestCompatOptions {
    * trustProxy: addresses, CIDRs or 'loopback'). Unset: the socket peer is the client.
    */
   trustProxy?: string | string[];
+  /** The address clients use (PUBLIC_BASE_URL), the server of /openapi.json; default: where this layer listens. */
+  publicBaseUrl?: string;
   /** `npm start` outside production: a landing page at `/` saying what runs and where to start. */
   landing?: LandingInfo;
+  /** More /readyz checks from whoever runs it (a process that is stopping answers not ready). */
+  readinessChecks?: () => Record<string, boolean>;
 }
 
 export interface RunningRestCompat {
@@ -80,18 +85,20 @@ export async function startRestCompat(options: RestCompatOptions): Promise<Runni
   });
   await registerGraphQLProxy(app, { graphqlUrl: target.graphqlUrl, dispatcher, logger });
   registerGraphQLWebSocketProxy(app, { graphqlUrl: target.graphqlUrl, logger });
-  registerHealth(app, target.baseUrl, dispatcher);
+  registerHealth(app, target.baseUrl, dispatcher, options.readinessChecks);
 
-  const openApi = buildOpenApiDocument(ROUTES);
-  const docsPage = renderDocsPage(openApi);
-  app.get('/openapi.json', async () => openApi);
+  // Built once the address is known (listen below): its server is the base URL clients call.
+  const served: { openApi?: OpenApiDocument } = {};
+  app.get('/openapi.json', async () => served.openApi);
   // What the gateway sends a bank core and which answers it accepts: for banks writing their core.
   const bankCoreOpenApi = bankCoreOpenApiDocument();
   app.get('/openapi/bank-core.json', async () => bankCoreOpenApi);
-  app.get('/docs', async (_request, reply) => reply.type('text/html; charset=utf-8').send(docsPage));
+  registerDocsPage(app, () => (served.openApi ? [new URL(served.openApi.servers[0]!.url).origin] : []));
   if (options.landing && !options.production) registerLandingPage(app, options.landing);
+  registerDashboard(app, logger);
 
   const url = await app.listen({ host: options.host ?? '127.0.0.1', port: options.port ?? 0 });
+  served.openApi = buildOpenApiDocument(ROUTES, options.publicBaseUrl ?? url);
   logger.info({ url, router: target.graphqlUrl, production: options.production ?? false }, 'rest-compat listening');
   return {
     url,

@@ -1,8 +1,10 @@
+// First: tracing (only with OTEL_EXPORTER_OTLP_ENDPOINT) must be in place before any server or client exists.
+import '@gateway/tracing/register';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { openDatabase } from '@gateway/db';
 import { createBus } from '@gateway/events';
-import { createLogger, envPort, loadConfig, z } from '@gateway/kernel';
+import { createLogger, envDrainSeconds, envPort, handleShutdownSignals, loadConfig, z } from '@gateway/kernel';
 import { startRouter } from './server';
 
 /** `npm run start:router`: the router alone, in front of subgraphs running elsewhere. */
@@ -22,6 +24,7 @@ const config = loadConfig(
     RATE_LIMIT_STORE: z.enum(['postgres', 'memory']).default('postgres'),
     NODE_ENV: z.string().optional(),
     AMQP_URL: z.string().min(1).optional(),
+    SHUTDOWN_DRAIN_SECONDS: envDrainSeconds,
   }),
 );
 
@@ -32,7 +35,18 @@ void (async () => {
   const logger = createLogger('router');
   // Subscriptions follow the bus: with RabbitMQ every router instance sees every event.
   const bus = createBus({ amqpUrl: config.AMQP_URL, connectionName: 'router', onError: (error) => logger.warn({ err: error }, 'event bus') });
-  const router = await startRouter({
+  // Not ready from the first SIGTERM on (the balancer drains this router), then requests in flight end.
+  const shutdown = handleShutdownSignals({
+    logger,
+    drainSeconds: config.SHUTDOWN_DRAIN_SECONDS,
+    async stop() {
+      const router = await starting.catch(() => undefined);
+      await router?.stop();
+      await bus.close();
+      await db.close();
+    },
+  });
+  const starting = startRouter({
     db,
     subgraphs: [
       { name: 'banks', url: config.BANKS_URL, sdl: sdl('banks') },
@@ -49,13 +63,7 @@ void (async () => {
     sharedRateLimits: config.RATE_LIMIT_STORE === 'postgres',
     logger,
     bus,
+    readinessChecks: shutdown.readiness,
   });
-  const shutdown = async () => {
-    await router.stop();
-    await bus.close();
-    await db.close();
-    process.exit(0);
-  };
-  process.once('SIGINT', shutdown);
-  process.once('SIGTERM', shutdown);
+  await starting;
 })();

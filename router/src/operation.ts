@@ -9,6 +9,8 @@ export interface RootField {
 
 export interface OperationSummary {
   type: 'query' | 'mutation' | 'subscription';
+  /** The operation's name as the document gives it (undefined: anonymous). */
+  name: string | undefined;
   /** One entry per root field selection: every alias, and fields in fragments at the root, count. */
   rootFields: string[];
   fields: RootField[];
@@ -52,6 +54,32 @@ function rootSelections(selectionSet: SelectionSetNode, fragments: Map<string, F
   });
 }
 
+/**
+ * The operationName a request asks for when its document has no such operation (GraphiQL can
+ * send a stale one). The gateway would throw a code-less error there, which Apollo answers 500.
+ */
+export function unknownOperationName(request: FastifyRequest): string | undefined {
+  const source = (request.method === 'GET' ? request.query : request.body) as { query?: unknown; operationName?: unknown } | undefined;
+  if (!source || typeof source.query !== 'string' || typeof source.operationName !== 'string' || source.operationName === '') return undefined;
+  const document = parsed(source.query);
+  if (!document) return undefined; // a syntax error: Apollo says what it is
+  const named = document.definitions.some((d) => d.kind === Kind.OPERATION_DEFINITION && d.name?.value === source.operationName);
+  return named ? undefined : source.operationName;
+}
+
+/**
+ * Whether a request carries the NUL character (U+0000) in its document or variables. PostgreSQL
+ * text cannot hold it ("invalid byte sequence"): refused here, once for every subgraph, as bad
+ * input, instead of a 500 wherever such a value would reach a query.
+ */
+export function carriesNul(request: FastifyRequest): boolean {
+  const source = (request.method === 'GET' ? request.query : request.body) as { query?: unknown; variables?: unknown } | undefined;
+  if (!source) return false;
+  const texts = [source.query, typeof source.variables === 'string' ? source.variables : JSON.stringify(source.variables ?? null)];
+  // JSON.stringify and GraphQL string literals both write NUL as the escape \u0000.
+  return texts.some((text) => typeof text === 'string' && (text.includes('\0') || /\\u0000/i.test(text)));
+}
+
 /** Which operation a request runs and its root fields, for rate-limit classes; null when malformed. */
 export function inspectOperation(request: FastifyRequest): OperationSummary | null {
   const source = (request.method === 'GET' ? request.query : request.body) as { query?: unknown; operationName?: unknown; variables?: unknown } | undefined;
@@ -70,5 +98,5 @@ export function inspectOperation(request: FastifyRequest): OperationSummary | nu
     name: field.name.value,
     args: Object.fromEntries((field.arguments ?? []).map((arg) => [arg.name.value, valueFromASTUntyped(arg.value, variables)])),
   }));
-  return { type: operation.operation, rootFields: fields.map((field) => field.name), fields };
+  return { type: operation.operation, name: operation.name?.value, rootFields: fields.map((field) => field.name), fields };
 }

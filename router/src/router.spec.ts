@@ -4,6 +4,7 @@ import type { Database } from '@gateway/db';
 import { openTestDatabase } from '@gateway/db/testing';
 import type { RunningService } from '@gateway/federation';
 import { start as startBanks } from '@gateway/subgraph-banks';
+import { getIntrospectionQuery } from 'graphql';
 import { composeIBAN } from 'ibantools';
 import { signPrincipal } from '@gateway/kernel';
 import { startRouter, type RunningRouter } from './server';
@@ -112,6 +113,23 @@ describe('router', () => {
     expect(wide.body.errors?.map((e: any) => e.extensions.detail).join(' ')).toMatch(/more than 20 fields/);
   });
 
+  it('answers the standard introspection query outside production (GraphiQL loads its schema), an unknown operation name or a subscription over HTTP with 400', async () => {
+    // Depth 15 through TypeRef's ofType chain, over this router's limit of 4: only-introspection documents are not limited.
+    const schema = await post(router, getIntrospectionQuery(), {}, { 'x-forwarded-for': '203.0.113.50' });
+    expect(schema.status).toBe(200);
+    expect(schema.body.data.__schema.queryType.name).toBe('Query');
+    const unknown = await fetch(router.graphqlUrl, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-forwarded-for': '203.0.113.51' },
+      body: JSON.stringify({ query: '{ __typename }', operationName: 'Stale' }),
+    });
+    expect(unknown.status).toBe(400);
+    expect(((await unknown.json()) as any).errors[0]).toMatchObject({ message: 'Unknown operation named "Stale".', extensions: { code: 'VALIDATION_ERROR' } });
+    const overHttp = await post(router, 'subscription { __typename }', {}, { 'x-forwarded-for': '203.0.113.52' });
+    expect(overHttp.status).toBe(400);
+    expect(overHttp.body.errors?.[0]).toMatchObject({ message: expect.stringMatching(/graphql-ws/), extensions: { code: 'VALIDATION_ERROR' } });
+  });
+
   it('limits requests per credential with X-RateLimit headers and 429 RATE_LIMITED', async () => {
     const key = { 'x-forwarded-for': '203.0.113.9' };
     let last;
@@ -199,6 +217,13 @@ describe('router', () => {
       const failed = await post(production, `{ bankCapabilities(handle: "nobody") { obEnabled } }`, {}, { 'x-forwarded-for': '203.0.113.21' });
       expect(failed.body.errors?.[0].extensions.code).toBe('BANK_NOT_REGISTERED');
       expect(JSON.stringify(failed.body)).not.toMatch(/stacktrace|at .*\.ts:\d+/i);
+      // No GraphiQL in production (nor Apollo's CDN landing page): a browser's GET gets no HTML page, no assets.
+      const browser = await fetch(production.graphqlUrl, { headers: { accept: 'text/html', 'x-forwarded-for': '203.0.113.25' } });
+      expect(browser.headers.get('content-type')).not.toMatch(/text\/html/);
+      expect(await browser.text()).not.toMatch(/graphiql|<html/i);
+      const devPage = await (await fetch(router.graphqlUrl, { headers: { accept: 'text/html', 'x-forwarded-for': '203.0.113.26' } })).text();
+      const asset = devPage.match(/src="(\/graphiql\/assets\/[^"]+)"/)![1]!;
+      expect((await fetch(`${production.url}${asset}`)).status).toBe(404);
       const development = await post(router, `{ __schema { queryType { name } } }`, {}, { 'x-forwarded-for': '203.0.113.22' });
       expect(development.body.data.__schema.queryType.name).toBe('Query');
     } finally {

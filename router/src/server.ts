@@ -1,6 +1,7 @@
 import { ApolloGateway, RemoteGraphQLDataSource } from '@apollo/gateway';
-import { ApolloServer } from '@apollo/server';
+import { ApolloServer, type ApolloServerPlugin } from '@apollo/server';
 import { ApolloArmor } from '@escape.tech/graphql-armor';
+import { ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
 import fastifyApollo, { fastifyApolloDrainPlugin } from '@as-integrations/fastify';
 import Fastify, { type FastifyReply, type FastifyRequest } from 'fastify';
 import { Agent } from 'undici';
@@ -12,17 +13,22 @@ import {
   createMetricsRegistry,
   ERROR_CODES,
   GatewayError,
+  isErrorCode,
+  metricsText,
   newId,
+  OperationLabels,
   PRINCIPAL_HEADER,
   REQUEST_ID_HEADER,
   signPrincipal,
+  tagRequestSpan,
   type Logger,
   type Principal,
 } from '@gateway/kernel';
 import { openVaultOrm } from '@gateway/vault';
 import { authenticate } from './authenticate';
 import { composeSupergraph, type SubgraphEndpoint } from './compose';
-import { inspectOperation, MAX_TOKENS } from './operation';
+import { registerGraphiQL, type GraphiQLOptions } from './graphiql';
+import { inspectOperation, MAX_TOKENS, unknownOperationName, carriesNul } from './operation';
 import { queryLimitRules } from './query-limits';
 import { createRateLimiter, limitClassesOf, limitCostsOf, type LimitOverrides } from './rate-limit';
 import { subgraphFetcher } from './subgraph-fetch';
@@ -54,6 +60,8 @@ export interface RouterOptions {
   wsKeepAliveMs?: number;
   /** More /readyz checks from whoever runs the router (the launcher: demo seeded, not stopping). */
   readinessChecks?: () => Record<string, boolean>;
+  /** GraphiQL at GET /graphql for browsers (never in production): what the editor is prefilled with. */
+  graphiql?: GraphiQLOptions;
 }
 
 export interface RunningRouter {
@@ -66,12 +74,21 @@ interface RouterContext {
   principal: Principal;
   requestId: string;
   signedPrincipal: string;
+  /** Records how an HTTP request ended (ok or the first error's code), for the latency histogram; absent for subscriptions' operations. */
+  reportOutcome?(outcome: string): void;
+}
+
+/** A request's labels in router_request_duration_seconds. */
+interface RequestLabels {
+  operation: string;
+  outcome?: string;
 }
 
 declare module 'fastify' {
   interface FastifyRequest {
     gatewayPrincipal?: Principal;
     requestId: string;
+    labels?: RequestLabels;
   }
 }
 
@@ -91,6 +108,28 @@ function sendError(reply: FastifyReply, requestId: string, error: GatewayError):
   });
 }
 
+/** A request's outcome when no GraphQL answer said it (Apollo refused the HTTP request itself). */
+function outcomeOfStatus(status: number): string {
+  return status < 400 ? 'ok' : `http_${status}`;
+}
+
+/**
+ * How a GraphQL request ended, as the client sees it: ok, or the spec code of its first error
+ * (formatGatewayError has mapped every error to one by then). The code set is the spec's table,
+ * so the label stays bounded.
+ */
+const outcomePlugin: ApolloServerPlugin<RouterContext> = {
+  async requestDidStart() {
+    return {
+      async willSendResponse({ response, contextValue }) {
+        const errors = response.body.kind === 'single' ? response.body.singleResult.errors : response.body.initialResult.errors;
+        const code = errors?.[0]?.extensions?.code;
+        contextValue.reportOutcome?.(!errors?.length ? 'ok' : isErrorCode(code) ? code : 'INTERNAL_ERROR');
+      },
+    };
+  },
+};
+
 /** The federated entry point: authenticates, limits, plans and forwards to the subgraphs. */
 export async function startRouter(options: RouterOptions): Promise<RunningRouter> {
   const logger = options.logger ?? createLogger('router');
@@ -98,7 +137,13 @@ export async function startRouter(options: RouterOptions): Promise<RunningRouter
   const limiter = await createRateLimiter(options.rateLimits, options.sharedRateLimits ? options.db.knex : undefined);
   const registry = createMetricsRegistry('router');
   const requests = new Counter({ name: 'router_requests_total', help: 'GraphQL requests by outcome', labelNames: ['outcome'], registers: [registry] });
-  const duration = new Histogram({ name: 'router_request_duration_seconds', help: 'GraphQL request duration', registers: [registry] });
+  const duration = new Histogram({
+    name: 'router_request_duration_seconds',
+    help: 'GraphQL request duration by operation name and outcome (ok, or the spec error code of the first error)',
+    labelNames: ['operation', 'outcome'],
+    registers: [registry],
+  });
+  const operations = new OperationLabels();
 
   const timeoutMs = options.subgraphTimeoutMs ?? 15_000;
   const subgraphAgent = new Agent({ keepAliveTimeout: 30_000, connections: 128 });
@@ -120,6 +165,7 @@ export async function startRouter(options: RouterOptions): Promise<RunningRouter
   app.addHook('onRequest', async (request, reply) => {
     const incoming = request.headers[REQUEST_ID_HEADER];
     request.requestId = typeof incoming === 'string' && /^req_[0-9A-Za-z]{1,64}$/.test(incoming) ? incoming : newId('request');
+    tagRequestSpan('router', request.requestId);
     reply.header('x-request-id', request.requestId).header('x-content-type-options', 'nosniff');
   });
 
@@ -169,22 +215,40 @@ export async function startRouter(options: RouterOptions): Promise<RunningRouter
     // The process's main owns SIGINT/SIGTERM and stops everything in order. Apollo's own handler
     // (on by default) stopped each server by itself, out of that order, then re-sent the signal.
     stopOnTerminationSignals: false,
-    validationRules: [...queryLimitRules(options.maxDepth ?? 12, options.maxFields ?? 500), ...armor.validationRules],
+    validationRules: [...queryLimitRules(options.maxDepth ?? 12, options.maxFields ?? 500, !options.production), ...armor.validationRules],
     formatError: formatGatewayError(logger),
-    plugins: [fastifyApolloDrainPlugin(app), ...armor.plugins],
+    // Apollo's landing page loads Apollo Sandbox from a CDN; browsers get GraphiQL instead (graphiql.ts).
+    plugins: [fastifyApolloDrainPlugin(app), ApolloServerPluginLandingPageDisabled(), ...armor.plugins, outcomePlugin],
   });
   await apollo.start();
   await subscriptions?.start(apollo as never);
 
   // Authentication and rate limits run before Apollo, so a refused request costs no planning.
   const guard = async (request: FastifyRequest, reply: FastifyReply) => {
+    const labels: RequestLabels = (request.labels = { operation: 'unknown' });
     const stop = duration.startTimer();
-    reply.raw.once('finish', () => stop());
+    reply.raw.once('finish', () => stop({ operation: labels.operation, outcome: labels.outcome ?? outcomeOfStatus(reply.statusCode) }));
     try {
       const principal = await authenticate(vaultOrm.em.fork(), request.headers, options.adminKey, request.ip, options.platformSecret);
       request.gatewayPrincipal = principal;
+      if (carriesNul(request)) {
+        const text = 'text must not contain the NUL character (U+0000)';
+        return sendError(reply, request.requestId, new GatewayError('VALIDATION_ERROR', text, text));
+      }
+      const unknownOperation = unknownOperationName(request);
+      if (unknownOperation !== undefined) {
+        const text = `Unknown operation named "${unknownOperation}".`;
+        return sendError(reply, request.requestId, new GatewayError('VALIDATION_ERROR', text, text));
+      }
       const operation = inspectOperation(request);
       if (!operation) return; // malformed: Apollo answers it with a validation error
+      // Callers without credentials add names from a smaller allowance of the bounded set.
+      labels.operation = operations.label(operation.name, principal.kind !== 'anonymous');
+      if (operation.type === 'subscription') {
+        // The gateway cannot execute one over HTTP (it threw, answered 500): say where they run.
+        const text = 'Subscriptions run over graphql-ws (a WebSocket on this same /graphql path), not over HTTP.';
+        return sendError(reply, request.requestId, new GatewayError('VALIDATION_ERROR', text, text));
+      }
       if (principal.kind === 'service') return; // platform-internal traffic is not a client's budget
       const classes = limitClassesOf(operation.type, operation.rootFields);
       // The OAuth client (TPP) a request is charged to: the token request's, or an access token's own TPP.
@@ -205,15 +269,18 @@ export async function startRouter(options: RouterOptions): Promise<RunningRouter
                 ? `the limit is ${verdict.limit} per window: split the operation`
                 : `${verdict.remaining} of ${verdict.limit} left; retry in ${verdict.resetSeconds} s`)
             : `limit of ${verdict.limit} requests reached; retry in ${verdict.resetSeconds} s`;
+        labels.outcome = 'RATE_LIMITED';
         return sendError(reply, request.requestId, new GatewayError('RATE_LIMITED', detail));
       }
       requests.inc({ outcome: 'accepted' });
     } catch (error) {
       if (error instanceof GatewayError) {
         requests.inc({ outcome: 'unauthenticated' });
+        labels.outcome = error.code;
         return sendError(reply, request.requestId, error);
       }
-      logger.error({ err: error, requestId: request.requestId }, 'edge authentication failed');
+      logger.error({ err: error, request_id: request.requestId }, 'edge authentication failed');
+      labels.outcome = 'SERVICE_UNAVAILABLE';
       return sendError(reply, request.requestId, new GatewayError('SERVICE_UNAVAILABLE', 'credential check unavailable'));
     }
   };
@@ -221,11 +288,15 @@ export async function startRouter(options: RouterOptions): Promise<RunningRouter
     if (request.routeOptions.url === '/graphql') return guard(request, reply);
   });
 
+  if (!options.production) registerGraphiQL(app, options.graphiql);
   await app.register(fastifyApollo(apollo), {
     path: '/graphql',
     context: async (request) => {
       const principal = request.gatewayPrincipal ?? { kind: 'anonymous' as const, ip: request.ip };
-      return { principal, requestId: request.requestId, signedPrincipal: signPrincipal(principal, options.platformSecret) };
+      const reportOutcome = (outcome: string) => {
+        if (request.labels) request.labels.outcome = outcome;
+      };
+      return { principal, requestId: request.requestId, signedPrincipal: signPrincipal(principal, options.platformSecret), reportOutcome };
     },
   });
 
@@ -243,7 +314,7 @@ export async function startRouter(options: RouterOptions): Promise<RunningRouter
     const ready = Object.values(checks).every(Boolean);
     return reply.code(ready ? 200 : 503).send({ status: ready ? 'ready' : 'unavailable', checks });
   });
-  app.get('/metrics', async (_request, reply) => reply.type(registry.contentType).send(await registry.metrics()));
+  app.get('/metrics', async (_request, reply) => reply.type(registry.contentType).send(await metricsText(registry)));
 
   const url = await app.listen({ host: options.host ?? '127.0.0.1', port: options.port ?? 0 });
   logger.info({ url }, 'router listening');

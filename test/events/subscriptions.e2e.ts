@@ -30,7 +30,12 @@ describe('GraphQL subscriptions: paymentSessionUpdated', () => {
     return answer.body.session_id as string;
   };
   const pay = async (sessionId: string, payer: Customer) => {
-    const answer = await t.rest('POST', `/pay/${sessionId}/authorize`, { body: { payer: { type: 'alias', value: payer.alias }, otp: payer.otp } });
+    const authorize = () => t.rest('POST', `/pay/${sessionId}/authorize`, { body: { payer: { type: 'alias', value: payer.alias }, otp: payer.otp } });
+    let answer = await authorize();
+    // A machine loaded far past its cores can let a bank call run out its 10 s (503 CBS_TIMEOUT).
+    // A client then sends the same authorization again, which the contract makes safe: it
+    // answers where the session stands. What these tests judge is the stream, not that latency.
+    if (answer.status === 503) answer = await authorize();
     expect(answer.status).toBe(200);
     return answer.body as { session_id: string; status: string; session_token: string };
   };

@@ -27,4 +27,21 @@ describe('fuzz findings', () => {
       expect(answer.headers.get('content-type')).toMatch(/^text\/html/);
     }
   });
+
+  // PostgreSQL text cannot hold U+0000: a path parameter or cursor with %00 reached a query and answered 500.
+  it('a NUL character in a path parameter, a query parameter or a GraphQL variable is 400 VALIDATION_ERROR, on REST and GraphQL', async () => {
+    const bank = await t.seed.registerBank();
+    const merchant = await t.seed.createMerchant();
+    const deleted = await t.rest('DELETE', '/v1/identity/aliases/%00', { headers: { 'x-service-bank-key': bank.bankKey } });
+    expect([deleted.status, deleted.body.error.code]).toEqual([400, 'VALIDATION_ERROR']);
+    const listed = await t.rest('GET', '/webhooks/deliveries?cursor=%00', { headers: { authorization: `Bearer ${merchant.apiKey}` } });
+    expect([listed.status, listed.body.error.code]).toEqual([400, 'VALIDATION_ERROR']);
+    const graphql = await fetch(t.platform.graphqlUrl, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${merchant.apiKey}` },
+      body: JSON.stringify({ query: 'query S($id: ID!) { paymentSession(id: $id) { id } }', variables: { id: 'ops_\u0000' } }),
+    });
+    const body = (await graphql.json()) as { errors: Array<{ extensions: { code: string } }> };
+    expect(body.errors[0]!.extensions.code).toBe('VALIDATION_ERROR');
+  });
 });

@@ -172,14 +172,58 @@ describe('consent page: approve and reject (REST)', () => {
     await expectUntouched(consent.consentId);
   });
 
-  it('refuses to decide again on an approved consent (409 CONSENT_ALREADY_DECIDED), approve and reject alike', async () => {
+  it('refuses to decide again on an approved consent (409 CONSENT_ALREADY_DECIDED): another OTP (counted as a refused one), another customer, a rejection', async () => {
     const customer = await alpha.customer();
+    const other = await alpha.customer();
     const consent = await consentAt(alpha);
     expect((await approve(consent.consentId, { value: customer.alias }, customer.otp)).status).toBe(200);
-    expectError(await approve(consent.consentId, { value: customer.alias }, customer.otp), 409, 'CONSENT_ALREADY_DECIDED');
+    const guesses = () => t.platform.db.knex('identity.otp_attempts').where({ bank_handle: alpha.handle, customer_ref: customer.customerRef });
+    expect(await guesses()).toHaveLength(0);
+    expectError(await approve(consent.consentId, { value: customer.alias }, '000001'), 409, 'CONSENT_ALREADY_DECIDED');
+    // The stored approval must not become a way to test OTPs without the bank: the guess counts.
+    expect(await guesses()).toHaveLength(1);
+    expectError(await approve(consent.consentId, { value: other.alias }, other.otp), 409, 'CONSENT_ALREADY_DECIDED');
     expectError(await reject(consent.consentId), 409, 'CONSENT_ALREADY_DECIDED');
     expect((await consentRecord(consent.consentId)).status).toBe('AUTHORISED');
     expect(await events(consent.consentId)).toHaveLength(1);
+  });
+
+  it('answers the same approval sent again (an answer lost) with a new code; redeeming one ends the others, and after that the approval is 409', async () => {
+    const customer = await alpha.customer();
+    const consent = await consentAt(alpha);
+    const codeOf = (answer: { body: { redirect_to: string } }) => new URL(answer.body.redirect_to).searchParams.get('code')!;
+    const first = await approve(consent.consentId, { value: customer.alias }, customer.otp);
+    const again = await approve(consent.consentId, { value: customer.alias }, customer.otp);
+    expect([first.status, again.status]).toEqual([200, 200]);
+    const redirect = new URL(again.body.redirect_to);
+    expect([redirect.searchParams.get('consent_id'), redirect.searchParams.get('state')]).toEqual([consent.consentId, consent.state]);
+    expect(codeOf(again)).not.toBe(codeOf(first));
+    // One approval, one event: the answer again moves nothing.
+    expect(await events(consent.consentId)).toHaveLength(1);
+
+    const exchange = (code: string) =>
+      call(base, 'POST', '/ob/token', {
+        body: new URLSearchParams({
+          grant_type: 'authorization_code',
+          code,
+          redirect_uri: REDIRECT,
+          consent_id: consent.consentId,
+          code_verifier: consent.codeVerifier,
+        }).toString(),
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      });
+    expect((await exchange(codeOf(again))).status).toBe(200);
+    expectError(await exchange(codeOf(first)), 400, 'INVALID_GRANT');
+    expectError(await approve(consent.consentId, { value: customer.alias }, customer.otp), 409, 'CONSENT_ALREADY_DECIDED');
+  });
+
+  it('answers both copies of an approval sent twice at once, with one approval and one event', async () => {
+    const customer = await alpha.customer();
+    const consent = await consentAt(alpha);
+    const answers = await Promise.all([1, 2].map(() => approve(consent.consentId, { value: customer.alias }, customer.otp)));
+    expect(answers.map((answer) => answer.status)).toEqual([200, 200]);
+    expect(await events(consent.consentId)).toHaveLength(1);
+    expect((await row(consent.consentId)).status).toBe('AUTHORISED');
   });
 
   it('refuses an expired consent (401 CONSENT_EXPIRED) and records the expiry with consent.expired', async () => {

@@ -136,8 +136,17 @@ describe('Open Banking payment orders executed by the payment engine', () => {
     const id = await pay(t, 0, bob, 4_000);
     await duplicate(id); // while the first request is (probably) still being executed
     await reaches(t, id, 'COMPLETED');
+    // The first copy may have reached payments only after the movement finished (then it too was
+    // answered again): counted once it has been taken off the bus, so the next copy's answer is told apart.
+    await eventually(
+      async () => ((await db.knex('open_banking.outbox').where({ aggregate_id: id, kind: 'movement.requested' }).whereNull('published_at')).length === 0 ? true : undefined),
+      'the first copy published',
+    );
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    const answered = await answers(id, 'movement.completed');
+    expect([1, 2]).toContain(answered);
     await duplicate(id); // after the movement finished
-    await eventually(async () => ((await answers(id, 'movement.completed')) === 2 ? true : undefined), 'the outcome to be answered again');
+    await eventually(async () => ((await answers(id, 'movement.completed')) === answered + 1 ? true : undefined), 'the outcome to be answered again');
     expect(await lines(alpha, id)).toEqual([`CREDIT ${bob.iban} 4000`, `DEBIT ${alice.iban} 4000`]);
     expect(await db.knex('payments.payment_executions').where({ session_id: id })).toMatchObject([{ kind: 'payment_order', step: 'done' }]);
     expect((await orderEvents(id)).filter((event) => event.startsWith('payment_order.completed'))).toHaveLength(1);

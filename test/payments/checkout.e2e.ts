@@ -59,7 +59,7 @@ describe('checkout and the payment engine', () => {
     const view = await call(base, 'GET', `/pay/${id}`, { headers: { accept: 'application/json' } });
     expect(view.status).toBe(200);
     expect(responseSchemaOf('GET', '/pay/{session_id}').safeParse(view.body).error).toBeUndefined();
-    expect(view.body).toEqual({ session_id: id, status: 'PENDING', otp_attempts_left: 3, redirect_to: null });
+    expect(view.body).toEqual({ session_id: id, status: 'PENDING', otp_attempts_left: 3, redirect_to: null, failure_code: null, completed_at: null });
     const documented = (await call(base, 'GET', '/openapi.json')).body.paths['/pay/{session_id}'].get.responses['200'].content;
     expect(Object.keys(documented).sort()).toEqual(['application/json', 'text/html']);
 
@@ -117,7 +117,9 @@ describe('checkout and the payment engine', () => {
       const status = await call(base, 'GET', `/pay/${id}/status`, { headers: { 'x-session-token': token } });
       expect(status.status).toBe(200);
       expect(responseSchemaOf('GET', '/pay/{session_id}/status').safeParse(status.body).error).toBeUndefined();
-      expect(status.body).toEqual({ session_id: id, status: 'COMPLETED', failure_code: null, redirect_to: answer.body.redirect_to });
+      expect(status.body).toEqual({ session_id: id, status: 'COMPLETED', failure_code: null, redirect_to: answer.body.redirect_to, completed_at: expect.any(String) });
+      // When it completed, for the payer's receipt.
+      expect(Math.abs(Date.parse(status.body.completed_at) - Date.now())).toBeLessThan(60_000);
       expectError(await call(base, 'GET', `/pay/${id}/status`), 401, 'UNAUTHORIZED');
       expectError(await call(base, 'GET', `/pay/${id}/status`, { headers: { 'x-session-token': 'sst_forged' } }), 401, 'UNAUTHORIZED');
       const otherId = await create(payee);

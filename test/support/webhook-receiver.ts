@@ -9,8 +9,11 @@ export interface ReceivedWebhook {
   receivedAt: number;
 }
 
-/** What the endpoint answers: a status, or 'hang' to never answer (a slow or dead receiver). */
-export type Answer = number | 'hang';
+/**
+ * What the endpoint answers: a status, 'hang' to never answer (a slow or dead receiver), or a
+ * status once the promise settles (an answer that comes late, when the test says).
+ */
+export type Answer = number | 'hang' | Promise<number>;
 
 export interface TestWebhookReceiver {
   url: string;
@@ -47,7 +50,15 @@ export async function startTestReceiver(): Promise<TestWebhookReceiver> {
         hanging.add(response);
         return;
       }
-      response.writeHead(answer, { 'content-type': 'application/json' }).end('{"received":true}');
+      const reply = (status: number) => {
+        if (!response.destroyed) response.writeHead(status, { 'content-type': 'application/json' }).end('{"received":true}');
+      };
+      if (typeof answer === 'number') return reply(answer);
+      hanging.add(response);
+      void answer.then((status) => {
+        hanging.delete(response);
+        reply(status);
+      });
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));

@@ -1,4 +1,4 @@
-import { assertAmount, assertCurrency, createLogger, GatewayError, invalid, isProduction, newId, requireIban, type ErrorCode } from '@gateway/kernel';
+import { assertAmount, assertCurrency, createLogger, GatewayError, inSpan, invalid, isProduction, newId, requireIban, type ErrorCode } from '@gateway/kernel';
 import { Registry } from 'prom-client';
 import { sharedBankCoreAgent } from './agent';
 import { readAccount, readMovement, readStatement, type Readout } from './answers';
@@ -48,9 +48,14 @@ export function createBankCoreClient(options: BankCoreClientOptions): BankCoreCl
     logger,
   });
 
-  /** One logical call: transport, interpretation, one metric sample and one log line. */
-  async function invoke<T>(spec: Omit<CallSpec, 'requestId'> & { requestId?: string | undefined }, interpret: (answer: CoreAnswer) => T): Promise<T> {
+  /** One logical call (one span when tracing, its attempts' HTTP spans inside): transport, interpretation, one metric sample and one log line. */
+  function invoke<T>(spec: Omit<CallSpec, 'requestId'> & { requestId?: string | undefined }, interpret: (answer: CoreAnswer) => T): Promise<T> {
     const requestId = spec.requestId ?? newId('request');
+    const attributes = { 'gateway.bank': bank, 'gateway.bank_core.operation': spec.operation, 'gateway.request_id': requestId };
+    return inSpan(`bank-core ${spec.operation}`, attributes, () => call(spec, requestId, interpret));
+  }
+
+  async function call<T>(spec: Omit<CallSpec, 'requestId'>, requestId: string, interpret: (answer: CoreAnswer) => T): Promise<T> {
     const started = performance.now();
     let outcome = 'ok';
     let attempts = 0;

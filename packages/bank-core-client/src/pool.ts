@@ -1,4 +1,5 @@
 import type { Logger } from '@gateway/kernel';
+import type { Registry } from 'prom-client';
 import { createBankCoreClient } from './client';
 import type { BankCoreClient } from './types';
 
@@ -17,6 +18,8 @@ export interface BankCorePoolSettings {
   budgetMs: number;
   production: boolean;
   logger: Logger;
+  /** The service's registry, which /metrics serves: every client's call metrics go there (labelled by bank). */
+  metrics?: Registry;
 }
 
 /**
@@ -42,6 +45,7 @@ export class BankCorePool {
         totalBudgetMs: this.settings.budgetMs,
         production: this.settings.production,
         logger: this.settings.logger,
+        metrics: this.settings.metrics,
       });
       this.clients.set(key, client);
     }

@@ -5,7 +5,7 @@ import { createBus } from './create-bus';
 import type { PlatformEvent } from './event';
 import { createMemoryBus } from './memory-bus';
 import { createRabbitBus } from './rabbit-bus';
-import { eventually, testAmqpUrl, testNamespace, testRabbitOptions } from './testing';
+import { eventually, startOutageProxy, testAmqpUrl, testNamespace, testRabbitOptions } from './testing';
 
 const amqpUrl = testAmqpUrl();
 
@@ -113,6 +113,39 @@ describe.each(adapters)('event bus (%s)', (_name, makePair) => {
     await pair.a.publish(after);
     await eventually(() => witness.length === 1, 'witness');
     expect(seen).toEqual([before.id]);
+  });
+});
+
+(amqpUrl ? describe : describe.skip)('RabbitMQ fan-out across a lost connection', () => {
+  it('a subscriber is told when it is set up again (events published meanwhile never reached it), not at its first setup, and receives again', async () => {
+    const proxy = await startOutageProxy(amqpUrl!);
+    const namespace = testNamespace();
+    const subscriber = createRabbitBus(proxy.url, testRabbitOptions(namespace));
+    const publisher = createRabbitBus(amqpUrl!, testRabbitOptions(namespace));
+    try {
+      const seen: string[] = [];
+      let resumed = 0;
+      // A test namespace's exchange is auto-delete: a binding of the publisher's own keeps it while the subscriber's queue is gone.
+      await publisher.subscribe('payment.*', async () => undefined);
+      await subscriber.subscribe('payment.*', async (e) => void seen.push(e.id), { onResumed: () => (resumed += 1) });
+      const before = event('payment.processing');
+      await publisher.publish(before);
+      await eventually(() => seen.length === 1, 'the event before the cut');
+      expect(resumed).toBe(0);
+      await proxy.cut();
+      const during = event('payment.processing');
+      await publisher.publish(during);
+      await proxy.restore();
+      await eventually(() => resumed === 1, 'the subscription set up again');
+      const after = event('payment.completed');
+      await publisher.publish(after);
+      await eventually(() => seen.includes(after.id), 'the event after the cut');
+      expect(seen).not.toContain(during.id); // why the subscriber must catch up
+    } finally {
+      await subscriber.close();
+      await publisher.close();
+      await proxy.close();
+    }
   });
 });
 

@@ -6,6 +6,16 @@ export interface Subscription {
   close(): Promise<void>;
 }
 
+export interface SubscribeOptions {
+  /**
+   * Called each time the subscription is set up again after its connection to the broker was
+   * lost. A fan-out queue lives only as long as its connection, so events published in between
+   * never reach it: the subscriber catches up by reading the current state. Never called by the
+   * in-process bus (it loses nothing).
+   */
+  onResumed?: () => void;
+}
+
 /**
  * The event bus: one interface, two adapters (in-process for embedded mode, RabbitMQ when
  * AMQP_URL is set). Delivery is at least once; events carry ids for deduplication.
@@ -20,8 +30,11 @@ export interface EventBus {
    * gets the event again later.
    */
   consume(group: string, pattern: string | readonly string[], handler: EventHandler): Promise<Subscription>;
-  /** Fan-out: every subscriber sees every matching event (a router instance's subscriptions). */
-  subscribe(pattern: string, handler: EventHandler): Promise<Subscription>;
+  /**
+   * Fan-out: every subscriber sees every matching event (a router instance's subscriptions) while
+   * it is connected; `onResumed` says when events may have been missed (see SubscribeOptions).
+   */
+  subscribe(pattern: string, handler: EventHandler, options?: SubscribeOptions): Promise<Subscription>;
   close(): Promise<void>;
 }
 

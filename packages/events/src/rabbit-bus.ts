@@ -103,7 +103,7 @@ export function createRabbitBus(url: string, options: RabbitBusOptions = {}): Ev
   const firstSetups = new Set<Promise<void>>();
   let closed = false;
 
-  const startConsumer = async (queue: string, patterns: readonly string[], handler: EventHandler, durable: boolean): Promise<Subscription> => {
+  const startConsumer = async (queue: string, patterns: readonly string[], handler: EventHandler, durable: boolean, onResumed?: () => void): Promise<Subscription> => {
     const consumer = connection.createConsumer(
       {
         queue,
@@ -130,6 +130,9 @@ export function createRabbitBus(url: string, options: RabbitBusOptions = {}): Ev
       },
     );
     consumer.on('error', report);
+    // 'ready' comes after every setup: the first one, then one per reconnection (a new queue for a fan-out subscriber).
+    let setups = 0;
+    if (onResumed) consumer.on('ready', () => void (setups++ > 0 && onResumed()));
     consumers.add(consumer);
     const setup = new Promise<void>((resolve) => consumer.once('ready', () => resolve()));
     if (durable) {
@@ -179,9 +182,9 @@ export function createRabbitBus(url: string, options: RabbitBusOptions = {}): Ev
     async consume(group, pattern, handler) {
       return startConsumer(`${prefix}gateway.${group}`, typeof pattern === 'string' ? [pattern] : pattern, handler, true);
     },
-    async subscribe(pattern, handler) {
-      // Server-named, exclusive, auto-delete: the queue lives as long as this subscriber.
-      return startConsumer('', [pattern], handler, false);
+    async subscribe(pattern, handler, subscribeOptions) {
+      // Server-named, exclusive, auto-delete: the queue lives as long as this subscriber's connection.
+      return startConsumer('', [pattern], handler, false, subscribeOptions?.onResumed);
     },
     async close() {
       if (closed) return;

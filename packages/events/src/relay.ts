@@ -47,6 +47,30 @@ const toEvent = (row: OutboxRow): PlatformEvent => ({
 });
 
 /**
+ * Takes the next batch of unpublished rows in one statement: stamped published_at and numbered
+ * among their aggregate's events (aggregate_sequence, continuing from the aggregate's last
+ * published one, in outbox order). Runs in the pass's transaction under the relay's lock, so the
+ * stamp only shows once the bus confirmed every row; a pass that fails rolls it back and numbers
+ * the same rows the same way next time.
+ */
+async function takeBatch(trx: Knex.Transaction, table: string, batchSize: number): Promise<OutboxRow[]> {
+  const rows: OutboxRow[] = (
+    await trx.raw(
+      `with batch as (
+         select sequence, aggregate_type, aggregate_id, row_number() over (partition by aggregate_type, aggregate_id order by sequence) as nth
+         from ${table} where published_at is null order by sequence limit ?)
+       update ${table} o set published_at = now(), aggregate_sequence = b.nth + coalesce(
+         (select max(p.aggregate_sequence) from ${table} p where p.aggregate_type = b.aggregate_type and p.aggregate_id = b.aggregate_id and p.published_at is not null), 0)
+       from batch b where o.sequence = b.sequence
+       returning o.*`,
+      [batchSize],
+    )
+  ).rows;
+  // RETURNING keeps no order: the bus gets the outbox order.
+  return rows.sort((a, b) => (BigInt(a.sequence) < BigInt(b.sequence) ? -1 : 1));
+}
+
+/**
  * Publishes a service's outbox to the bus: unpublished rows in sequence order, stamped
  * published_at once the bus confirmed them. At least once: a crash between confirm and stamp
  * publishes the row again, with the same event id.
@@ -55,29 +79,6 @@ const toEvent = (row: OutboxRow): PlatformEvent => ({
  * transaction holding a transaction-scoped advisory lock, so order per aggregate is the outbox
  * order. Nothing is held between passes (PGlite has a single connection to share).
  */
-/**
- * Gives each row its place among its aggregate's events (aggregate_sequence), continuing from the
- * aggregate's last published one, in outbox order. Under the relay's lock, and in the pass's
- * transaction: a pass that fails numbers the same rows the same way next time.
- */
-async function numberPerAggregate(trx: Knex.Transaction, table: string, rows: OutboxRow[]): Promise<void> {
-  if (!rows.length) return;
-  const numbered: Array<{ sequence: string; aggregate_sequence: number }> = (
-    await trx.raw(
-      `with batch as (
-         select sequence, aggregate_type, aggregate_id, row_number() over (partition by aggregate_type, aggregate_id order by sequence) as nth
-         from ${table} where sequence = any(?::bigint[]))
-       update ${table} o set aggregate_sequence = b.nth + coalesce(
-         (select max(p.aggregate_sequence) from ${table} p where p.aggregate_type = b.aggregate_type and p.aggregate_id = b.aggregate_id and p.published_at is not null), 0)
-       from batch b where o.sequence = b.sequence
-       returning o.sequence, o.aggregate_sequence`,
-      [rows.map((row) => row.sequence)],
-    )
-  ).rows;
-  const bySequence = new Map(numbered.map((row) => [String(row.sequence), row.aggregate_sequence]));
-  for (const row of rows) row.aggregate_sequence = bySequence.get(String(row.sequence)) ?? null;
-}
-
 export function startOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
   const { orm, bus } = options;
   const schema = orm.config.get('schema') ?? 'public';
@@ -113,17 +114,12 @@ export function startOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
     return knex.transaction(async (trx) => {
       const lock = await trx.raw('select pg_try_advisory_xact_lock(hashtext(?)) as locked', [lockKey]);
       if (!lock.rows[0]?.locked) return false; // another instance is relaying this schema
-      const rows: OutboxRow[] = (await trx.raw(`select * from ${table} where published_at is null order by sequence limit ?`, [batchSize])).rows;
-      await numberPerAggregate(trx, table, rows);
-      // Sent back to back on one channel (the broker keeps their order), confirmed together.
+      const rows = await takeBatch(trx, table, batchSize);
+      // Sent back to back on one channel (the broker keeps their order), confirmed together; one
+      // refusal rolls the whole batch back (at least once: the confirmed ones go again, same ids).
       const outcomes = await Promise.allSettled(rows.map((row) => bus.publish(toEvent(row))));
-      const confirmed = outcomes.findIndex((outcome) => outcome.status === 'rejected');
-      // Only the confirmed prefix is stamped: a later event is never marked ahead of an earlier one.
-      const prefix = confirmed === -1 ? rows : rows.slice(0, confirmed);
-      if (prefix.length) {
-        await trx.raw(`update ${table} set published_at = now() where sequence = any(?::bigint[])`, [prefix.map((row) => row.sequence)]);
-      }
-      if (confirmed !== -1) throw (outcomes[confirmed] as PromiseRejectedResult).reason;
+      const refused = outcomes.find((outcome): outcome is PromiseRejectedResult => outcome.status === 'rejected');
+      if (refused) throw refused.reason;
       return rows.length === batchSize;
     });
   };

@@ -48,6 +48,19 @@ export class OtpGuard {
     this.giveBack(taken.attemptId, requestId);
   }
 
+  /**
+   * An OTP judged without the bank (it is not the one that already authorised this session or
+   * consent): counted as a refused guess, as the bank would have, so a stored authorisation can
+   * never be used to test OTPs. A customer already at the limit gets RATE_LIMITED.
+   */
+  async countRefused(customer: OtpCustomer, otp: string, requestId?: string): Promise<void> {
+    try {
+      await this.check(customer, otp, () => Promise.reject(new GatewayError('OTP_INVALID')), requestId);
+    } catch (error) {
+      if (!(error instanceof GatewayError && error.code === 'OTP_INVALID')) throw error;
+    }
+  }
+
   /** Not awaited: the customer's answer does not wait for it; a check never given back counts as refused for the window, no more. */
   private giveBack(attemptId: string, requestId?: string): void {
     this.call(SETTLE, { attemptId }, requestId).catch((error: unknown) =>

@@ -6,9 +6,16 @@ import type { GraphQLSchema } from 'graphql';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import { Histogram, type Registry } from 'prom-client';
 import { databaseReady, type Database } from '@gateway/db';
-import { createMetricsRegistry, newId, PRINCIPAL_HEADER, REQUEST_ID_HEADER, verifyPrincipal, type Logger } from '@gateway/kernel';
+import { createMetricsRegistry, metricsText, newId, OperationLabels, PRINCIPAL_HEADER, REQUEST_ID_HEADER, tagRequestSpan, verifyPrincipal, type Logger } from '@gateway/kernel';
 import type { SubgraphContext } from './context';
 import { formatGatewayError } from './errors';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** X-Request-Id as the router sent it (one is made for a request that came without). */
+    requestId: string;
+  }
+}
 
 export interface SubgraphServerOptions {
   name: string;
@@ -21,10 +28,17 @@ export interface SubgraphServerOptions {
   production: boolean;
   host?: string;
   port?: number;
+  /**
+   * The registry /metrics serves, when the service made it first (its modules register their
+   * metrics at construction, e.g. the bank-core client's); default a new one named after the service.
+   */
+  registry?: Registry;
   /** Adds the service's own metrics to the registry /metrics serves. */
   metrics?: (registry: Registry) => void;
   /** Extra HTTP routes the subgraph serves besides /graphql (none for most). */
   routes?: (app: FastifyInstance) => void | Promise<void>;
+  /** More /readyz checks from whoever runs the service (a process that is stopping answers not ready). */
+  readinessChecks?: () => Record<string, boolean>;
 }
 
 export interface RunningService {
@@ -39,7 +53,7 @@ export interface RunningService {
 export async function startSubgraphServer(options: SubgraphServerOptions): Promise<RunningService> {
   const { logger } = options;
   const app = Fastify({ logger: false, bodyLimit: 1024 * 1024 });
-  const registry = createMetricsRegistry(options.name);
+  const registry = options.registry ?? createMetricsRegistry(options.name);
   options.metrics?.(registry);
   const duration = new Histogram({
     name: 'subgraph_request_duration_seconds',
@@ -47,6 +61,8 @@ export async function startSubgraphServer(options: SubgraphServerOptions): Promi
     labelNames: ['operation'],
     registers: [registry],
   });
+  // The router names the operations of its query plans after the client's: as many as the clients choose.
+  const operations = new OperationLabels();
 
   const apollo = new ApolloServer<SubgraphContext>({
     schema: options.schema,
@@ -65,7 +81,7 @@ export async function startSubgraphServer(options: SubgraphServerOptions): Promi
           const stop = duration.startTimer();
           return {
             async willSendResponse(ctx) {
-              stop({ operation: ctx.operationName ?? 'anonymous' });
+              stop({ operation: operations.label(ctx.operationName) });
               // Bad variable values (a float for an Int) are answered 400 by Apollo; the router's
               // gateway turns any non-2xx subgraph answer into an opaque INTERNAL_ERROR. A 200
               // with the GraphQL errors lets it pass the VALIDATION_ERROR and its detail on.
@@ -77,10 +93,15 @@ export async function startSubgraphServer(options: SubgraphServerOptions): Promi
     ],
   });
   await apollo.start();
+  app.decorateRequest('requestId', '');
+  app.addHook('onRequest', async (request) => {
+    request.requestId = (request.headers[REQUEST_ID_HEADER] as string | undefined) ?? newId('request');
+    tagRequestSpan(options.name, request.requestId);
+  });
   await app.register(fastifyApollo(apollo), {
     path: '/graphql',
     context: async (request) => {
-      const requestId = (request.headers[REQUEST_ID_HEADER] as string | undefined) ?? newId('request');
+      const requestId = request.requestId;
       const principal = verifyPrincipal(request.headers[PRINCIPAL_HEADER] as string | undefined, options.platformSecret);
       let child: Logger | undefined;
       return {
@@ -89,17 +110,18 @@ export async function startSubgraphServer(options: SubgraphServerOptions): Promi
         em: options.orm.em.fork(),
         // Most requests never log: build the child logger on first use.
         get logger() {
-          return (child ??= logger.child({ requestId }));
+          return (child ??= logger.child({ request_id: requestId }));
         },
       };
     },
   });
   app.get('/healthz', async () => ({ status: 'ok' }));
   app.get('/readyz', async (_request, reply) => {
-    const ok = await databaseReady(options.db);
-    return reply.code(ok ? 200 : 503).send({ status: ok ? 'ready' : 'unavailable', checks: { database: ok } });
+    const checks = { database: await databaseReady(options.db), ...options.readinessChecks?.() };
+    const ok = Object.values(checks).every(Boolean);
+    return reply.code(ok ? 200 : 503).send({ status: ok ? 'ready' : 'unavailable', checks });
   });
-  app.get('/metrics', async (_request, reply) => reply.type(registry.contentType).send(await registry.metrics()));
+  app.get('/metrics', async (_request, reply) => reply.type(registry.contentType).send(await metricsText(registry)));
   await options.routes?.(app);
 
   const address = await app.listen({ host: options.host ?? '127.0.0.1', port: options.port ?? 0 });

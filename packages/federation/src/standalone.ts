@@ -1,5 +1,5 @@
 import { openDatabase, type Database } from '@gateway/db';
-import { createLogger, envPort, loadConfig, z, type Logger } from '@gateway/kernel';
+import { createLogger, envDrainSeconds, envPort, handleShutdownSignals, loadConfig, z, type Logger } from '@gateway/kernel';
 import { createBus, type EventBus } from '@gateway/events';
 import type { RunningService } from './server';
 
@@ -20,6 +20,8 @@ export interface SubgraphStartOptions {
   routerUrl?: () => string;
   /** The event bus (in-process in embedded mode, RabbitMQ when AMQP_URL is set). */
   bus?: EventBus;
+  /** More /readyz checks (a standalone process: not ready from SIGTERM on, so the balancer drains it). */
+  readinessChecks?: () => Record<string, boolean>;
 }
 
 /** The environment every service reads when it runs alone. */
@@ -31,6 +33,7 @@ const standaloneEnv = z.object({
   NODE_ENV: z.string().optional(),
   ROUTER_URL: z.url().optional(),
   AMQP_URL: z.string().min(1).optional(),
+  SHUTDOWN_DRAIN_SECONDS: envDrainSeconds,
 });
 
 /**
@@ -54,7 +57,18 @@ export async function runStandalone<S extends z.ZodObject = z.ZodObject, O exten
   const logger = createLogger(name);
   const db = await openDatabase({ url: env.DATABASE_URL });
   const bus = createBus({ amqpUrl: env.AMQP_URL, connectionName: name, onError: (error) => logger.warn({ err: error }, 'event bus') });
-  const service = await start({
+  // Installed before the start, so a SIGTERM during it still ends in order: the start finishes, then stops.
+  const shutdown = handleShutdownSignals({
+    logger,
+    drainSeconds: env.SHUTDOWN_DRAIN_SECONDS,
+    async stop() {
+      const service = await starting.catch(() => undefined);
+      await service?.stop();
+      await bus.close();
+      await db.close();
+    },
+  });
+  const starting = start({
     db,
     platformSecret: env.PLATFORM_SECRET,
     production: env.NODE_ENV === 'production',
@@ -64,15 +78,9 @@ export async function runStandalone<S extends z.ZodObject = z.ZodObject, O exten
     routerUrl: env.ROUTER_URL ? () => env.ROUTER_URL! : undefined,
     // Without AMQP_URL a standalone service's events stay in its own process (in-process bus).
     bus,
+    readinessChecks: shutdown.readiness,
     // The service's own options; a service without any passes none.
     ...((own?.options(env) ?? {}) as O),
   });
-  const shutdown = async () => {
-    await service.stop();
-    await bus.close();
-    await db.close();
-    process.exit(0);
-  };
-  process.once('SIGINT', shutdown);
-  process.once('SIGTERM', shutdown);
+  await starting;
 }

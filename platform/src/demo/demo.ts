@@ -1,7 +1,8 @@
 import { join } from 'node:path';
 import { startSandboxBank, type SandboxBank } from '@gateway/bank-sandbox';
 import { newSecret, type Logger } from '@gateway/kernel';
-import { DEMO_GATE, type Platform } from '../platform';
+import type { Database } from '@gateway/db';
+import { DEMO_GATE } from '../platform';
 import { DEMO_BANKS, DEMO_CURRENCY, DEMO_CUSTOMERS, type DemoFile } from './demo-data';
 
 /** Opening balance of each demo bank's settlement account (minor units). */
@@ -13,6 +14,8 @@ export interface DemoOptions {
   /** Sandbox banks listen on portBase, portBase+1; the webhook receiver on portBase+9 (0: any free port). */
   portBase: number;
   logger: Logger;
+  /** Where what a person running the demo wants to see goes (`npm start`: info level): the webhooks the demo merchant accepted. Default `logger`. */
+  progress?: Logger;
   /** Stops the seed between two saved steps (a signal during start); the next start resumes it. */
   signal?: AbortSignal;
   /** Told after each seeding step is saved, e.g. `bank oasis`, `customer amina`, `merchant`, `tpp`. */
@@ -31,12 +34,27 @@ export interface Demo {
 const port = (base: number, offset: number) => (base === 0 ? 0 : base + offset);
 
 /**
+ * What the demo is seeded into: a running platform (`npm start`), or any deployment reached at
+ * `restUrl` whose database the sandbox banks may share (`npm run start:cluster` seeds from a
+ * process of its own). `readiness`: a gate the seed releases when done (the platform's /readyz).
+ */
+export interface DemoTarget {
+  restUrl: string;
+  adminKey: string;
+  db: Database;
+  config: { dataDir: string; host: string };
+  readiness?: { release(gate: string): void };
+  /** Headers GraphiQL opens with (the in-process platform's router; a cluster's routers have none). */
+  prefillGraphiQL?(headers: Record<string, string>): void;
+}
+
+/**
  * Starts the sandbox banks and seeds the demo through the public REST API, exactly as a bank and
  * an operator would. Each step first looks for what an earlier start already did (demo.json is
  * the seed's progress, saved after every step), so a start stopped halfway finishes the seed
  * instead of registering twice. The platform reports ready (/readyz) once the seed is done.
  */
-export async function startDemo(platform: Platform, options: DemoOptions): Promise<Demo> {
+export async function startDemo(platform: DemoTarget, options: DemoOptions): Promise<Demo> {
   const file = join(platform.config.dataDir, 'demo.json');
   const rest = restClient(platform.restUrl);
   const admin = { 'x-service-admin-key': platform.adminKey };
@@ -54,7 +72,6 @@ export async function startDemo(platform: Platform, options: DemoOptions): Promi
   };
   const done = (step: string) => {
     saveDemoFile(file, demo);
-    options.logger.info({ step }, 'demo seed step done');
     options.onStep?.(step);
     options.signal?.throwIfAborted();
   };
@@ -115,7 +132,7 @@ export async function startDemo(platform: Platform, options: DemoOptions): Promi
       host: platform.config.host,
       port: port(options.portBase, 9),
       secret: demo.merchant.webhook_secret || 'pending',
-      logger: options.logger,
+      logger: options.progress ?? options.logger,
     });
     // The shop's own account at Atlas Bank: where mandate charges are paid (settlement_iban).
     const atlas = banks.find((b) => b.handle === 'atlas')!;
@@ -148,7 +165,9 @@ export async function startDemo(platform: Platform, options: DemoOptions): Promi
     await stop().catch(() => undefined);
     throw error;
   }
-  platform.readiness.release(DEMO_GATE);
+  // GraphiQL opens ready to query as the demo merchant (dev mode only: the platform ignores it in production).
+  platform.prefillGraphiQL?.({ Authorization: `Bearer ${demo.merchant.api_key}` });
+  platform.readiness?.release(DEMO_GATE);
   return { file: demo, reused, banks, receiver, stop };
 }
 

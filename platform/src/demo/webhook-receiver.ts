@@ -27,7 +27,7 @@ export async function startWebhookReceiver(options: { host: string; port: number
     }
     const envelope = JSON.parse(raw.toString('utf8')) as { id?: string; event: string; data: unknown };
     deliveries.push(envelope);
-    console.log(`[demo merchant] verified webhook ${envelope.event} ${JSON.stringify(envelope.data)}`);
+    options.logger.info({ event: envelope.event, event_id: envelope.id, data: envelope.data }, 'demo merchant: verified webhook');
     return reply.code(200).send({ received: true });
   });
   const base = await app.listen({ host: options.host, port: options.port });

@@ -1,6 +1,8 @@
 import { z } from 'zod';
 import { ERROR_CODES, type ErrorCode } from '@gateway/kernel';
 import { MEDIA_TYPE, type Credential, type RestRoute } from '../route';
+import { errorExamples, exampleOf } from './examples';
+import { API_DESCRIPTION, TAG_DESCRIPTIONS } from './texts';
 
 /** The slice of OpenAPI 3.1 this layer produces (and the docs page reads). */
 export type JsonSchema = Record<string, any>;
@@ -13,10 +15,17 @@ export interface OpenApiParameter {
   schema: JsonSchema;
 }
 
+/** A media type's schema with one example, or named examples (an error response: one per code). */
+export interface OpenApiMedia {
+  schema: JsonSchema;
+  example?: unknown;
+  examples?: Record<string, { summary: string; value: unknown }>;
+}
+
 export interface OpenApiResponse {
   description: string;
   headers?: Record<string, { $ref: string }>;
-  content?: Record<string, { schema: JsonSchema }>;
+  content?: Record<string, OpenApiMedia>;
 }
 
 export interface OpenApiOperation {
@@ -26,15 +35,21 @@ export interface OpenApiOperation {
   description?: string;
   security: Array<Record<string, string[]>>;
   parameters: Array<OpenApiParameter | { $ref: string }>;
-  requestBody?: { required: boolean; content: Record<string, { schema: JsonSchema }> };
+  requestBody?: { required: boolean; content: Record<string, OpenApiMedia> };
   responses: Record<string, OpenApiResponse>;
 }
 
 export interface OpenApiDocument {
   openapi: '3.1.0';
-  info: { title: string; version: string; description: string };
-  servers?: Array<{ url: string }>;
-  tags: Array<{ name: string }>;
+  info: {
+    title: string;
+    version: string;
+    description: string;
+    license: { name: string; identifier?: string; url?: string };
+    contact: { name: string; url?: string; email?: string };
+  };
+  servers: Array<{ url: string; description: string }>;
+  tags: Array<{ name: string; description: string }>;
   paths: Record<string, Record<string, OpenApiOperation>>;
   components: {
     schemas: Record<string, JsonSchema>;
@@ -132,7 +147,7 @@ function errorResponses(route: RestRoute): Record<string, OpenApiResponse> {
       description: list.map((code) => `${code}: ${ERROR_CODES[code].message}`).join('; '),
       headers: headersOf(route, status),
       content: {
-        'application/json': { schema: { $ref: '#/components/schemas/Error' } },
+        'application/json': { schema: { $ref: '#/components/schemas/Error' }, examples: errorExamples(list) },
         ...(route.page && PAGE_ERROR_STATUSES.includes(status) ? { 'text/html': { schema: { type: 'string', description: 'The page’s own error page, for a browser.' } } } : {}),
       },
     };
@@ -147,7 +162,7 @@ function operationOf(route: RestRoute): OpenApiOperation {
   const success: OpenApiResponse = {
     description: route.status === 204 ? 'Done; no body.' : route.status === 201 ? 'Created.' : route.status === 202 ? 'Accepted: it will happen shortly.' : 'OK.',
     headers: headersOf(route, route.status),
-    ...(route.response ? { content: { 'application/json': { schema: jsonSchema(route.response, 'output') } } } : {}),
+    ...(route.response ? { content: { 'application/json': mediaWithExample(jsonSchema(route.response, 'output')) } } : {}),
   };
   // A path that is also a page: the same 200 in HTML, for a browser.
   if (route.page) success.content = { ...success.content, 'text/html': { schema: { type: 'string', description: route.page } } };
@@ -177,16 +192,21 @@ function operationOf(route: RestRoute): OpenApiOperation {
   };
 }
 
+const mediaWithExample = (schema: JsonSchema): OpenApiMedia => ({ schema, example: exampleOf(schema) });
+
 /** The request body in each media type the route accepts, one schema for all. */
-function bodyContent(route: RestRoute): Record<string, { schema: JsonSchema }> {
+function bodyContent(route: RestRoute): Record<string, OpenApiMedia> {
   const schema = jsonSchema(route.body ?? z.object({}).strict(), 'input');
   // An HTML form's fields are its own (flat) shape.
   const formSchema = route.htmlForm ? jsonSchema(route.htmlForm.fields, 'input') : schema;
-  return Object.fromEntries((route.bodyTypes ?? ['json']).map((type) => [MEDIA_TYPE[type], { schema: type === 'form' ? formSchema : schema }]));
+  return Object.fromEntries((route.bodyTypes ?? ['json']).map((type) => [MEDIA_TYPE[type], mediaWithExample(type === 'form' ? formSchema : schema)]));
 }
 
-/** OpenAPI 3.1 of every route in the table, generated from the same entries that serve them. */
-export function buildOpenApiDocument(routes: readonly RestRoute[], serverUrl?: string): OpenApiDocument {
+/**
+ * OpenAPI 3.1 of every route in the table, generated from the same entries that serve them.
+ * `serverUrl`: the public base address clients call (rest-compat's own address unless a public one is set).
+ */
+export function buildOpenApiDocument(routes: readonly RestRoute[], serverUrl: string): OpenApiDocument {
   const paths: OpenApiDocument['paths'] = {};
   for (const route of routes) (paths[route.path] ??= {})[route.method.toLowerCase()] = operationOf(route);
   return {
@@ -194,13 +214,17 @@ export function buildOpenApiDocument(routes: readonly RestRoute[], serverUrl?: s
     info: {
       title: 'Payment Gateway REST API',
       version: '1.0.0',
-      description:
-        'The REST API of the payment gateway and Open Banking service, served by rest-compat on top of the federated GraphQL API ' +
-        '(also proxied at /graphql). Fields are snake_case. Unknown fields and query parameters are refused with 400 VALIDATION_ERROR; ' +
-        'bodies over 1 MiB get 413. Every response carries X-Request-Id, and responses from the API carry X-RateLimit-* headers.',
+      description: API_DESCRIPTION,
+      // The repository carries no open licence (package.json is private): the document says so rather than leave it unsaid.
+      license: { name: 'Proprietary', identifier: 'LicenseRef-Proprietary' },
+      contact: { name: 'Gateway operator', url: `${serverUrl.replace(/\/+$/, '')}/` },
     },
-    ...(serverUrl ? { servers: [{ url: serverUrl }] } : {}),
-    tags: [...new Set(routes.map((route) => route.tag))].map((name) => ({ name })),
+    servers: [{ url: serverUrl, description: 'This gateway' }],
+    tags: [...new Set(routes.map((route) => route.tag))].map((name) => {
+      const description = TAG_DESCRIPTIONS[name];
+      if (!description) throw new Error(`route tag "${name}" has no description in openapi/texts.ts`);
+      return { name, description };
+    }),
     paths,
     components: {
       schemas: { Error: ERROR_SCHEMA },

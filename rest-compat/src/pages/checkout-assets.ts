@@ -20,10 +20,19 @@ input:focus { outline: 2px solid var(--accent); outline-offset: 1px; }
 button { width: 100%; margin-top: 1rem; padding: .8rem; border: 0; border-radius: 8px; background: var(--accent); color: #fff; font: inherit; font-weight: 600; cursor: pointer; }
 button:disabled { opacity: .6; cursor: progress; }
 .message { margin: 1rem 0 0; padding: .75rem; border-radius: 8px; background: #fef3f2; color: var(--bad); }
+.field-error { margin: .35rem 0 0; color: var(--bad); font-size: .875rem; }
+.field-error + .hint { margin-top: .1rem; }
+input[aria-invalid=true] { border-color: var(--bad); }
+.receipt { margin-top: 1rem; padding-top: 1rem; border-top: 1px solid var(--line); }
+.receipt h2 { font-size: 1rem; margin: 0 0 .5rem; }
+.receipt dl { display: grid; grid-template-columns: max-content 1fr; gap: .35rem 1rem; margin: 0 0 .75rem; }
+.receipt dt { color: var(--muted); }
+.receipt dd { margin: 0; overflow-wrap: anywhere; }
 .status { display: flex; gap: .6rem; align-items: center; margin-top: 1rem; font-weight: 600; }
 .status.ok { color: var(--accent); } .status.bad { color: var(--bad); }
 .spinner { width: 1rem; height: 1rem; border: 2px solid var(--line); border-top-color: var(--accent); border-radius: 50%; animation: spin 1s linear infinite; }
 [hidden] { display: none !important; }
+code { overflow-wrap: anywhere; }
 .redirect { color: var(--muted); font-size: .9rem; }
 @keyframes spin { to { transform: rotate(360deg); } }
 @media (prefers-reduced-motion: reduce) { .spinner { animation: none; } }
@@ -45,46 +54,57 @@ export const CHECKOUT_SCRIPT = `
     PROCESSING: 'Your bank is processing the payment…',
     SETTLEMENT_PENDING: 'Paid; waiting for the receiving bank to confirm…',
     COMPLETED: 'Payment completed',
-    FAILED: 'Payment failed',
-    EXPIRED: 'This payment has expired',
+    FAILED: 'The payment did not go through',
+    EXPIRED: 'This payment link has expired. Ask the merchant for a new one.',
   };
+  // Why a payment ended FAILED (its failure code), as the end of "The payment did not go through: …".
+  const FAILURES = {
+    INSUFFICIENT_FUNDS: 'your balance is too low for this payment. No money was taken.',
+    OTP_INVALID: 'the one-time password was refused three times. No money was taken.',
+    CBS_TIMEOUT: 'your bank did not answer in time. Any money taken is returned to your account.',
+    CBS_ERROR: 'your bank could not process it. Any money taken is returned to your account.',
+    CBS_OUTCOME_UNKNOWN: 'the banks could not confirm it in time. Any money taken is returned to your account.',
+  };
+  const FAILURE_DEFAULT = 'any money taken is returned to your account.';
+  // Refusals of one attempt, and the field each concerns ('' : neither; shown above the button).
   const ERRORS = {
-    OTP_INVALID: 'The one-time password was not accepted.',
-    ALIAS_NOT_FOUND: 'No account is registered under this alias or IBAN.',
-    ALIAS_INACTIVE: 'This alias is no longer active.',
-    INSUFFICIENT_FUNDS: 'Your balance is too low for this payment. No money was taken.',
-    SESSION_EXPIRED: 'This payment has expired.',
-    SESSION_ALREADY_COMPLETED: 'This payment has already been processed.',
-    SESSION_IN_PROGRESS: 'This payment is already being processed.',
-    SESSION_FAILED: 'This payment did not go through. Any money taken has been returned.',
-    SESSION_NOT_FOUND: 'This payment link is not valid.',
-    BANK_NOT_PARTICIPATING: 'This bank does not take part in these payments.',
-    CBS_TIMEOUT: 'Your bank did not answer in time. Any money taken is being returned.',
-    CBS_ERROR: 'Your bank could not process the payment. Any money taken is being returned.',
-    VALIDATION_ERROR: 'Please check what you entered.',
-    RATE_LIMITED: 'Too many attempts. Please wait a moment.',
+    OTP_INVALID: ['otp', 'The one-time password was not accepted.'],
+    RATE_LIMITED: ['otp', 'Too many wrong one-time passwords. Please wait a few minutes and try again.'],
+    ALIAS_NOT_FOUND: ['payer', 'No account is registered under this alias or IBAN.'],
+    ALIAS_INACTIVE: ['payer', 'This alias is no longer active.'],
+    BANK_NOT_PARTICIPATING: ['payer', 'Your bank does not take part in these payments.'],
+    VALIDATION_ERROR: ['payer', 'Please check your alias or IBAN.'],
+    SESSION_NOT_FOUND: ['', 'This payment link is not valid.'],
+    SESSION_IN_PROGRESS: ['', 'This payment is already being processed.'],
+    CBS_TIMEOUT: ['', 'Your bank did not answer in time. Nothing was paid; please try again.'],
+    CBS_ERROR: ['', 'Your bank could not check the payment. Nothing was paid; please try again.'],
   };
-  // Refusals after which this session will not take another attempt.
-  const ENDING = ['INSUFFICIENT_FUNDS', 'CBS_TIMEOUT', 'CBS_ERROR', 'SESSION_EXPIRED', 'SESSION_ALREADY_COMPLETED', 'SESSION_IN_PROGRESS', 'SESSION_FAILED'];
   let token = null;
 
   const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
   const setHidden = (id, hidden) => { $(id).hidden = hidden; };
 
-  function showMessage(text) {
-    $('message').textContent = text;
-    setHidden('message', !text);
+  // One message at a time, next to the field it concerns ('payer', 'otp'), or above the button ('').
+  function showMessage(field, text) {
+    for (const [id, input, name] of [['payer-error', 'payer-value', 'payer'], ['otp-error', 'otp', 'otp'], ['message', null, '']]) {
+      const mine = name === field && Boolean(text);
+      $(id).textContent = mine ? text : '';
+      setHidden(id, !mine);
+      if (input) $(input).setAttribute('aria-invalid', String(mine));
+    }
   }
 
-  function showStatus(status) {
+  function showStatus(status, failureCode) {
     const section = $('status');
     section.className = 'status' + (status === 'COMPLETED' ? ' ok' : status === 'FAILED' || status === 'EXPIRED' ? ' bad' : '');
     section.dataset.status = status;
-    $('status-text').textContent = STATUS_TEXT[status] || status;
+    const text = STATUS_TEXT[status] || status;
+    $('status-text').textContent = status === 'FAILED' ? text + ': ' + (FAILURES[failureCode] || FAILURE_DEFAULT) : text;
     $('spinner').hidden = FINAL.includes(status);
     setHidden('status', false);
   }
 
+  // The one place that counts the attempts left, under the OTP field.
   function showAttempts(left) {
     $('attempts').textContent = left < 3 ? left + ' attempt' + (left === 1 ? '' : 's') + ' left' : '';
   }
@@ -93,9 +113,20 @@ export const CHECKOUT_SCRIPT = `
     setHidden('pay-form', true);
   }
 
-  function finish(status, redirectTo) {
+  // "2026-11-24T07:30:05.123Z" -> "2026-11-24 07:30:05 UTC": the same on every payer's screen and in any support call.
+  const timeText = (iso) => (iso ? iso.replace('T', ' ').slice(0, 19) + ' UTC' : '');
+
+  function showReceipt(completedAt) {
+    $('receipt-time').textContent = timeText(completedAt || new Date().toISOString());
+    setHidden('receipt', false);
+  }
+
+  function finish(status, answer) {
+    answer = answer || {};
+    const redirectTo = answer.redirect_to;
     lockForm();
-    showStatus(status);
+    showStatus(status, answer.failure_code);
+    if (status === 'COMPLETED') showReceipt(answer.completed_at);
     if (!redirectTo) return;
     const link = document.createElement('a');
     link.href = redirectTo;
@@ -103,7 +134,8 @@ export const CHECKOUT_SCRIPT = `
     link.textContent = 'Return to ' + data.merchantName;
     $('redirect').replaceChildren('Returning to the merchant… ', link);
     setHidden('redirect', false);
-    setTimeout(() => window.location.assign(redirectTo), 1500);
+    // Long enough to read the receipt; the link goes at once.
+    setTimeout(() => window.location.assign(redirectTo), status === 'COMPLETED' ? 5000 : 2500);
   }
 
   async function current() {
@@ -159,26 +191,28 @@ export const CHECKOUT_SCRIPT = `
     });
   }
 
-  async function follow(status, redirectTo) {
+  // answer: what is known of the session (redirect_to, failure_code, completed_at), snake_case as the JSON endpoints say it.
+  async function follow(status, answer) {
     lockForm();
     showStatus(status);
     if (token && !FINAL.includes(status) && typeof WebSocket === 'function') {
-      const last = await live(showStatus);
+      const last = await live((seen) => showStatus(seen));
       if (last) status = last;
       if (FINAL.includes(status)) {
-        const answer = await current().catch(() => null);
-        return finish(status, answer ? answer.redirect_to : redirectTo);
+        const read = await current().catch(() => null);
+        return finish(status, read || answer);
       }
     }
+    if (FINAL.includes(status) && !(answer && ('failure_code' in answer || 'completed_at' in answer))) answer = (await current().catch(() => null)) || answer;
     for (let polls = 0; !FINAL.includes(status) && polls < 600; polls += 1) {
       await sleep(1000);
-      const answer = await current().catch(() => null);
-      if (!answer) continue;
-      status = answer.status;
-      redirectTo = answer.redirect_to;
+      const read = await current().catch(() => null);
+      if (!read) continue;
+      status = read.status;
+      answer = read;
       showStatus(status);
     }
-    if (FINAL.includes(status)) finish(status, redirectTo);
+    if (FINAL.includes(status)) finish(status, answer);
   }
 
   async function authorize(event) {
@@ -186,9 +220,9 @@ export const CHECKOUT_SCRIPT = `
     const type = document.querySelector('input[name="payer-type"]:checked').value;
     const value = $('payer-value').value.trim();
     const otp = $('otp').value.trim();
-    if (!value) return showMessage(type === 'alias' ? 'Enter your alias.' : 'Enter your IBAN.');
-    if (!/^[0-9]{4,12}$/.test(otp)) return showMessage('Enter the one-time password your bank sent you (digits only).');
-    showMessage('');
+    if (!value) return showMessage('payer', type === 'alias' ? 'Enter your alias.' : 'Enter your IBAN.');
+    if (!/^[0-9]{4,12}$/.test(otp)) return showMessage('otp', 'Enter the one-time password your bank sent you (digits only).');
+    showMessage('', '');
     $('pay-button').disabled = true;
     showStatus('PROCESSING');
     try {
@@ -200,23 +234,21 @@ export const CHECKOUT_SCRIPT = `
       const body = await response.json().catch(() => ({}));
       if (response.ok) {
         token = body.session_token;
-        return follow(body.status, body.redirect_to);
+        return follow(body.status, body);
       }
       const error = body.error || {};
       setHidden('status', true);
-      showMessage((ERRORS[error.code] || 'The payment could not be made.') + (error.code === 'OTP_INVALID' && error.detail ? ' ' + error.detail.replace(/^.*;\\s*/, '').replace(/^./, (c) => c.toUpperCase()) + '.' : ''));
-      if (error.code === 'OTP_INVALID') {
-        $('otp').value = '';
-        const view = await current().catch(() => null);
-        if (view) showAttempts(view.otp_attempts_left);
-        if (view && FINAL.includes(view.status)) return finish(view.status, view.redirect_to);
-      } else if (ENDING.includes(error.code)) {
-        const view = await current().catch(() => null);
-        if (view) return follow(view.status, view.redirect_to);
-      }
+      // A refusal that ended the session (the third wrong OTP, too low a balance, expiry): its own
+      // state tells the payer what happened, with the reason. Otherwise the form stays for another try.
+      const view = await current().catch(() => null);
+      if (view && view.status !== 'PENDING') return follow(view.status, view);
+      const [field, text] = ERRORS[error.code] || ['', 'The payment could not be made. Please try again.'];
+      showMessage(field, text);
+      if (view) showAttempts(view.otp_attempts_left);
+      if (error.code === 'OTP_INVALID') $('otp').value = '';
     } catch {
       setHidden('status', true);
-      showMessage('The connection failed. Check your network and try again.');
+      showMessage('', 'The connection failed. Check your network and try again.');
     }
     $('pay-button').disabled = false;
   }
@@ -228,6 +260,6 @@ export const CHECKOUT_SCRIPT = `
   }
   $('pay-form').addEventListener('submit', authorize);
   showAttempts(data.otpAttemptsLeft);
-  if (data.status !== 'PENDING') follow(data.status, data.redirectTo);
+  if (data.status !== 'PENDING') follow(data.status, { redirect_to: data.redirectTo, failure_code: data.failureCode, completed_at: data.completedAt });
 })();
 `;

@@ -8,7 +8,9 @@ import { escapeHtml, jsonForScript, securityHeaders } from './html';
 
 /** What the page needs, public for anyone holding the (unguessable) session id. */
 const CHECKOUT_SESSION = `query CheckoutPage($id: ID!) {
-  checkoutSession(id: $id) { id status amount currency description merchantName expiresAt otpAttemptsLeft redirectTo creditorBank { handle displayName } }
+  checkoutSession(id: $id) {
+    id status amount currency description merchantName expiresAt otpAttemptsLeft redirectTo reference completedAt failureCode creditorBank { handle displayName }
+  }
 }`;
 
 interface CheckoutView {
@@ -21,6 +23,9 @@ interface CheckoutView {
   expiresAt: string;
   otpAttemptsLeft: number;
   redirectTo: string | null;
+  reference: string | null;
+  completedAt: string | null;
+  failureCode: string | null;
   creditorBank: { handle: string; displayName?: string | null };
 }
 
@@ -43,9 +48,12 @@ function page(title: string, body: string, nonce: string): string {
 
 export function renderCheckoutPage(view: CheckoutView, nonce: string): string {
   const bank = view.creditorBank.displayName ?? view.creditorBank.handle;
+  const amountText = formatAmount(view.amount, view.currency);
+  // Each message sits next to what it is about: the payer's account, the OTP (with the one count
+  // of attempts left), or, concerning neither, above the button; the outcome replaces the form.
   const body = `
 <p class="merchant">Pay <strong>${escapeHtml(view.merchantName)}</strong></p>
-<p class="amount" id="amount">${escapeHtml(formatAmount(view.amount, view.currency))}</p>
+<p class="amount" id="amount">${escapeHtml(amountText)}</p>
 ${view.description ? `<p class="description">${escapeHtml(view.description)}</p>` : ''}
 <p class="meta">To an account at ${escapeHtml(bank)} · pay before <time datetime="${escapeHtml(view.expiresAt)}">${escapeHtml(view.expiresAt.replace('T', ' ').slice(0, 16))} UTC</time></p>
 <form id="pay-form" novalidate>
@@ -56,15 +64,28 @@ ${view.description ? `<p class="description">${escapeHtml(view.description)}</p>
       <label><input type="radio" name="payer-type" id="payer-type-iban" value="iban"> IBAN</label>
     </div>
     <label for="payer-value" id="payer-label">Alias (e.g. amina or amina@oasis)</label>
-    <input id="payer-value" name="payer-value" autocomplete="off" autocapitalize="none" spellcheck="false" required maxlength="64">
+    <input id="payer-value" name="payer-value" autocomplete="off" autocapitalize="none" spellcheck="false" required maxlength="64" aria-describedby="payer-error">
+    <p class="field-error" id="payer-error" role="alert" hidden></p>
     <label for="otp">One-time password from your bank</label>
-    <input id="otp" name="otp" inputmode="numeric" autocomplete="one-time-code" pattern="[0-9]{4,12}" required maxlength="12">
+    <input id="otp" name="otp" inputmode="numeric" autocomplete="one-time-code" pattern="[0-9]{4,12}" required maxlength="12" aria-describedby="otp-error attempts">
+    <p class="field-error" id="otp-error" role="alert" hidden></p>
     <p class="hint" id="attempts"></p>
   </fieldset>
-  <button type="submit" id="pay-button">Pay ${escapeHtml(formatAmount(view.amount, view.currency))}</button>
+  <p id="message" role="alert" class="message" hidden></p>
+  <button type="submit" id="pay-button">Pay ${escapeHtml(amountText)}</button>
 </form>
-<p id="message" role="alert" class="message" hidden></p>
 <section id="status" class="status" aria-live="polite" hidden><span class="spinner" id="spinner"></span><span id="status-text"></span></section>
+<section id="receipt" class="receipt" hidden>
+  <h2>Receipt</h2>
+  <dl>
+    <dt>Amount</dt><dd id="receipt-amount">${escapeHtml(amountText)}</dd>
+    <dt>Paid to</dt><dd id="receipt-payee">${escapeHtml(view.merchantName)}</dd>
+    ${view.reference ? `<dt>Reference</dt><dd id="receipt-reference">${escapeHtml(view.reference)}</dd>` : ''}
+    <dt>Payment</dt><dd id="receipt-payment"><code>${escapeHtml(view.id)}</code></dd>
+    <dt>Time</dt><dd id="receipt-time"></dd>
+  </dl>
+  <p class="meta">Your bank statement shows this payment under the reference ${escapeHtml(view.id)}.</p>
+</section>
 <p id="redirect" class="redirect" hidden></p>
 <script type="application/json" id="checkout-data">${jsonForScript(view)}</script>
 <script nonce="${nonce}">${CHECKOUT_SCRIPT}</script>`;
@@ -96,7 +117,7 @@ export function checkoutPage(execute: Execute, logger: Logger): PageHandler {
     const view = execution.data?.checkoutSession as CheckoutView | undefined;
     if (!view) {
       if (execution.error?.code === 'SESSION_NOT_FOUND') return reply.code(404).send(notFoundPage(nonce));
-      logger.warn({ requestId: request.requestId, code: execution.error?.code }, 'checkout page could not load its session');
+      logger.warn({ request_id: request.requestId, code: execution.error?.code }, 'checkout page could not load its session');
       return reply.code(503).send(unavailablePage(nonce));
     }
     return reply.send(renderCheckoutPage(view, nonce));

@@ -161,7 +161,7 @@ export function consentPage(execute: Execute, logger: Logger): PageHandler {
     if (!view) {
       securityHeaders(reply, nonce);
       if (execution.error?.code === 'CONSENT_NOT_FOUND') return reply.code(404).send(notFoundPage(nonce));
-      logger.warn({ requestId: request.requestId, code: execution.error?.code }, 'consent page could not load its consent');
+      logger.warn({ request_id: request.requestId, code: execution.error?.code }, 'consent page could not load its consent');
       return reply.code(503).send(unavailablePage(nonce));
     }
     const target = formTargetOf(view.redirectUri);

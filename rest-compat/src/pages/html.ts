@@ -1,4 +1,5 @@
 import type { FastifyReply } from 'fastify';
+import { CHECKOUT_STYLE } from './checkout-assets';
 import { CONSENT_STYLE } from './consent-assets';
 
 /** What customer pages share: escaping, data handed to the page script, and the security headers. */
@@ -41,6 +42,6 @@ export function securityHeaders(reply: FastifyReply, nonce: string, formTargets:
 export function cardPage(title: string, body: string, nonce: string): string {
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
-<title>${escapeHtml(title)}</title><style nonce="${nonce}">${CONSENT_STYLE}</style></head>
+<title>${escapeHtml(title)}</title><style nonce="${nonce}">${CHECKOUT_STYLE}${CONSENT_STYLE}</style></head>
 <body><main class="card">${body}</main></body></html>`;
 }

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
+import { registerDemoPayment, readDemoParties } from './demo-payment';
 import { cardPage, escapeHtml, securityHeaders } from './html';
 
 /** What a platform started with `npm start` tells a newcomer at `/` (never in production mode). */
@@ -15,7 +16,9 @@ export interface LandingInfo {
 }
 
 const LINKS: Array<[string, string]> = [
-  ['/docs', 'API reference (every REST route, its fields and errors)'],
+  ['/docs', 'API reference: every REST route with examples, search and try-it'],
+  ['/graphql', 'GraphiQL: queries, mutations and subscriptions on the GraphQL API (the demo merchant’s key prefilled)'],
+  ['/dashboard', 'Merchant dashboard: sign in with a merchant key, sessions live, webhook deliveries, mandates'],
   ['/openapi.json', 'OpenAPI 3.1 document'],
   ['/openapi/bank-core.json', 'What the gateway sends a bank core, and what it accepts'],
   ['/readyz', 'Readiness: database, bus and subgraphs'],
@@ -24,8 +27,17 @@ const LINKS: Array<[string, string]> = [
 
 export function renderLandingPage(info: LandingInfo, base: string, nonce: string): string {
   const links = LINKS.map(([path, text]) => `<li><a href="${escapeHtml(path)}">${escapeHtml(path)}</a> — ${escapeHtml(text)}</li>`).join('\n');
+  const parties = info.demoFile ? readDemoParties(info.demoFile) : null;
+  // A plain form: the server creates the session with the demo merchant's key, which never reaches the page.
+  const oneClick = parties
+    ? `<form method="post" action="/demo/payment" id="demo-payment">
+<button type="submit" id="demo-payment-button">Make a demo payment</button>
+<p class="meta">12.500 LYD from the demo shop's checkout: pay as <strong>${escapeHtml(parties.payer.alias)}</strong> with the one-time password <strong>${escapeHtml(parties.payer.otp)}</strong>.</p>
+</form>`
+    : '<p class="meta" id="demo-payment-pending">The demo data is being seeded: reload in a few seconds for a one-click demo payment.</p>';
   const demo = info.demoFile
     ? `<h2>Try it</h2>
+${oneClick}
 <p class="meta">The demo banks, customers (with their OTPs), merchant key and TPP are in <code id="demo-file">${escapeHtml(info.demoFile)}</code>.</p>
 <ul>
 <li>A payment: create a session with the merchant key (<code>POST ${escapeHtml(base)}/payments/sessions</code>), open its checkout_url and pay as a demo customer.</li>
@@ -57,4 +69,5 @@ export function registerLandingPage(app: FastifyInstance, info: LandingInfo): vo
     const base = `${request.protocol}://${request.host}`;
     return reply.type('text/html; charset=utf-8').send(renderLandingPage(info, base, nonce));
   });
+  if (info.demoFile) registerDemoPayment(app, info.demoFile);
 }

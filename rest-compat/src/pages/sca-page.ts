@@ -99,7 +99,7 @@ export function scaPage(execute: Execute, logger: Logger): PageHandler {
     const view = execution.data?.paymentOrderSca as ScaPageView | undefined;
     if (!view) {
       if (execution.error?.code === 'PAYMENT_ORDER_NOT_FOUND') return reply.code(404).send(notFoundPage(nonce));
-      logger.warn({ requestId: request.requestId, code: execution.error?.code }, 'SCA page could not load its payment order');
+      logger.warn({ request_id: request.requestId, code: execution.error?.code }, 'SCA page could not load its payment order');
       return reply.code(503).send(unavailablePage(nonce));
     }
     const error = (request.query as { error?: unknown }).error;

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { defineRoute, type GraphQLData } from '../route';
 
 const MOVEMENT_RECORD = `fragment MovementRecord on MovementNeedingAttention {
-  sessionId step reason since amount currency debtorBank debtorIban creditorBank creditorIban sessionStatus failureCode
+  sessionId kind step reason since amount currency debtorBank debtorIban creditorBank creditorIban sessionStatus failureCode
   debitBookedAt creditBookedAt reversalBookedAt lastError resolution resolvedAt
 }`;
 
@@ -10,7 +10,8 @@ const when = (what: string) => z.string().nullable().describe(`${what} (ISO 8601
 
 const movementRecord = z
   .object({
-    session_id: z.string().describe('The payment session (ops_…), also the core reference of its debit and credit.'),
+    session_id: z.string().describe('The movement: a payment session (ops_…), mandate charge (chg_…) or payment order (po_…); also the core reference of its debit and credit.'),
+    kind: z.enum(['session', 'mandate_charge', 'payment_order']).describe('What the movement is.'),
     step: z.string().describe('Where the engine stopped: resolve_debit, credit, confirm or reverse; after a resolution, the step it goes on with.'),
     reason: z.string(),
     since: z.string().describe('When the engine handed it over (ISO 8601 UTC).'),
@@ -20,7 +21,7 @@ const movementRecord = z
     debtor_iban: z.string(),
     creditor_bank: z.string(),
     creditor_iban: z.string(),
-    session_status: z.string().describe("The merchant's answer: FAILED, or COMPLETED for a rail credit."),
+    session_status: z.string().describe("The movement's status, the merchant's (or TPP's) answer: FAILED, or COMPLETED for a rail credit."),
     failure_code: z.string().nullable().describe('CBS_OUTCOME_UNKNOWN when the outcome could not be established in time.'),
     debit_booked_at: when('When the debit was seen booked'),
     credit_booked_at: when('When the credit was seen booked'),
@@ -45,7 +46,7 @@ export const attentionRoutes = [
     query: z
       .object({
         limit: z.coerce.number().int().min(1).max(100).optional().describe('Page size, 1-100 (default 20).'),
-        cursor: z.string().optional().describe('next_cursor of the previous page (a session id).'),
+        cursor: z.string().optional().describe('next_cursor of the previous page (a movement id).'),
       })
       .strict(),
     operation: `query MovementsNeedingAttention($first: Int!, $after: ID) {
@@ -75,7 +76,7 @@ ${MOVEMENT_RECORD}`,
       'RETRY: take the step up again (replays and the core statement, fresh deadline). REFUND_PAYER: the payer was debited and the money not delivered: the engine reverses the debit (reference `<session_id>:reversal`, never twice). ' +
       'CLOSE: settled outside the gateway. The engine carries out RETRY and REFUND_PAYER within seconds.',
     auth: [['adminKey']],
-    params: z.object({ session_id: z.string().describe('ops_…') }).strict(),
+    params: z.object({ session_id: z.string().describe('The movement id: ops_…, chg_… or po_….') }).strict(),
     body: z
       .object({
         action: z.enum(['RETRY', 'REFUND_PAYER', 'CLOSE']),

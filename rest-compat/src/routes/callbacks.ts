@@ -14,8 +14,8 @@ export const callbackRoutes = [
     auth: [['internalKey']],
     body: z
       .object({
-        payment_reference: z.string().describe('Reference of the credit (the session id).'),
-        session_id: z.string(),
+        payment_reference: z.string().describe('Reference the rail credit carried: the session id (ops_), mandate charge id (chg_) or payment order id (po_).'),
+        session_id: z.string().describe('The same id; when it names no payment of the gateway, payment_reference identifies the payment.'),
         creditor_iban: z.string(),
         amount: z.number().describe('Minor units.'),
         currency: z.string(),

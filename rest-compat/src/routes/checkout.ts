@@ -17,13 +17,15 @@ export const checkoutRoutes = [
     auth: [],
     params: sessionParams,
     page: 'The checkout page (text/html) for any request that does not ask for JSON only: merchant, amount, payee bank and expiry, and a form for the payer and the OTP. 404 page for an unknown session.',
-    operation: `query CheckoutView($sessionId: ID!) { checkoutSession(id: $sessionId) { id status otpAttemptsLeft redirectTo } }`,
+    operation: `query CheckoutView($sessionId: ID!) { checkoutSession(id: $sessionId) { id status otpAttemptsLeft redirectTo failureCode completedAt } }`,
     variables: ({ params }) => ({ sessionId: params.sessionId }),
     result: ({ checkoutSession }) => ({
       sessionId: checkoutSession.id,
       status: checkoutSession.status,
       otpAttemptsLeft: checkoutSession.otpAttemptsLeft,
       redirectTo: checkoutSession.redirectTo,
+      failureCode: checkoutSession.failureCode,
+      completedAt: checkoutSession.completedAt,
     }),
     status: 200,
     response: z
@@ -32,6 +34,8 @@ export const checkoutRoutes = [
         status,
         otp_attempts_left: z.number().int().describe('Wrong one-time passwords still allowed before the session fails.'),
         redirect_to: z.string().nullable().describe('Once final: redirect_url with session_id and status.'),
+        failure_code: z.string().nullable().describe('Why it FAILED (a spec error code), when it did.'),
+        completed_at: z.string().nullable().describe('When it COMPLETED (ISO 8601 UTC), for the receipt.'),
       })
       .strict(),
     errors: ['SESSION_NOT_FOUND'],
@@ -93,11 +97,19 @@ export const checkoutRoutes = [
     description: 'With the session token from the authorization. redirect_to is set once the session is final and has a redirect_url.',
     auth: [['sessionToken']],
     params: sessionParams,
-    operation: `query CheckoutStatus($sessionId: ID!) { checkoutStatus(sessionId: $sessionId) { sessionId status failureCode redirectTo } }`,
+    operation: `query CheckoutStatus($sessionId: ID!) { checkoutStatus(sessionId: $sessionId) { sessionId status failureCode redirectTo completedAt } }`,
     variables: ({ params }) => ({ sessionId: params.sessionId }),
     result: ({ checkoutStatus }) => checkoutStatus,
     status: 200,
-    response: z.object({ session_id: z.string(), status, failure_code: z.string().nullable(), redirect_to: z.string().nullable() }).strict(),
+    response: z
+      .object({
+        session_id: z.string(),
+        status,
+        failure_code: z.string().nullable(),
+        redirect_to: z.string().nullable(),
+        completed_at: z.string().nullable().describe('When it COMPLETED (ISO 8601 UTC), for the receipt.'),
+      })
+      .strict(),
     errors: ['UNAUTHORIZED', 'SESSION_NOT_FOUND'],
   }),
 ];

@@ -71,7 +71,9 @@ export const consentAuthorisationRoutes = [
     description:
       "Called by the consent page. The customer is looked up in the identity registry (an account at another bank than the consent's is 404 ALIAS_NOT_FOUND) and the OTP verified " +
       "by the consent's bank; the consent becomes AUTHORISED with the customer's accounts at that bank. redirect_to carries code (single use, 60 s), consent_id, state (unchanged) and iss. " +
-      'The third wrong OTP rejects the consent. A consent already approved or rejected is 409 CONSENT_ALREADY_DECIDED. ' +
+      'The third wrong OTP rejects the consent. A consent already approved or rejected is 409 CONSENT_ALREADY_DECIDED, except the same approval sent again ' +
+      '(same customer and OTP, within 10 minutes, before the TPP redeemed a code): a browser that lost the answer gets 200 with a new code, and redeeming one code ends the others. ' +
+      'Another OTP sent for an approved consent counts as a refused OTP for that customer. ' +
       'Posted as a form (application/x-www-form-urlencoded: customer_type, customer_value, otp), it answers 303 See Other to redirect_to, or back to the page with ?error=<code>.',
     auth: [],
     params: consentParams,

@@ -24,11 +24,30 @@ interface Group {
   sinks: Set<SubscriberSink>;
   /** Events of one aggregate are answered one after the other, in bus order. */
   chain: Promise<void>;
-  /** Ids of the last events answered: a redelivered event is not sent twice. */
+  /**
+   * The aggregate's sequence of the last event answered: the relay numbers each aggregate's
+   * events in commit order, so an event at or below it is a redelivery or one the bus overtook,
+   * older than what the subscribers already have, and is not answered.
+   */
+  lastSequence: number;
+  /** Ids of the last events without a sequence answered: a redelivered one is not sent twice. */
   recent: string[];
 }
 
 const RECENT_EVENTS = 32;
+
+/** Marks the event as answered for the group; false when it (or a later one) already was. */
+function isNewer(group: Group, event: PlatformEvent): boolean {
+  if (event.sequence !== undefined) {
+    if (event.sequence <= group.lastSequence) return false;
+    group.lastSequence = event.sequence;
+    return true;
+  }
+  if (group.recent.includes(event.id)) return false;
+  group.recent.push(event.id);
+  if (group.recent.length > RECENT_EVENTS) group.recent.shift();
+  return true;
+}
 
 const principalKey = (p: Principal) => JSON.stringify([p.kind, p.id ?? null, p.scopes ?? null, p.consentId ?? null]);
 
@@ -50,7 +69,9 @@ export class SubscriptionHub {
 
   async start(): Promise<void> {
     // Every declared field's events (SUBSCRIPTION_FIELDS); a pattern matching no one's events costs nothing.
-    for (const pattern of subscribedPatterns()) this.subscriptions.push(await this.bus.subscribe(pattern, (event) => this.onEvent(event)));
+    for (const pattern of subscribedPatterns()) {
+      this.subscriptions.push(await this.bus.subscribe(pattern, (event) => this.onEvent(event), { onResumed: () => this.catchUp() }));
+    }
   }
 
   async stop(): Promise<void> {
@@ -69,7 +90,7 @@ export class SubscriptionHub {
     let groups = this.byAggregate.get(plan.aggregateId);
     if (!groups) this.byAggregate.set(plan.aggregateId, (groups = new Map()));
     let group = groups.get(key);
-    if (!group) groups.set(key, (group = { plan, principal, sinks: new Set(), chain: Promise.resolve(), recent: [] }));
+    if (!group) groups.set(key, (group = { plan, principal, sinks: new Set(), chain: Promise.resolve(), lastSequence: 0, recent: [] }));
     group.sinks.add(sink);
     this.active += 1;
     let removed = false;
@@ -93,10 +114,33 @@ export class SubscriptionHub {
     }
   }
 
+  /**
+   * This instance's bus subscription was down (a broker restart, a cut connection): the events
+   * published meanwhile never reach it, so every followed aggregate's current state is read again
+   * and sent. The subscriber's stream sends it only if it is later than what it already has.
+   */
+  private catchUp(): void {
+    for (const groups of this.byAggregate.values()) {
+      for (const group of groups.values()) group.chain = group.chain.then(() => this.refresh(group));
+    }
+  }
+
+  private async refresh(group: Group): Promise<void> {
+    if (!group.sinks.size) return;
+    let tracked: TrackedResult;
+    try {
+      tracked = trackResult(await this.execute(group.principal, group.plan), group.plan);
+    } catch (error) {
+      this.logger.error({ err: error, aggregate: group.plan.aggregateId }, 'subscription catch-up query failed');
+      return;
+    }
+    // A state without a status (the query failed) tells the subscriber nothing new.
+    if (tracked.status === undefined) return;
+    for (const sink of [...group.sinks]) sink.push(tracked);
+  }
+
   private async answer(group: Group, event: PlatformEvent): Promise<void> {
-    if (!group.sinks.size || group.recent.includes(event.id)) return;
-    group.recent.push(event.id);
-    if (group.recent.length > RECENT_EVENTS) group.recent.shift();
+    if (!group.sinks.size || !isNewer(group, event)) return;
     let tracked: TrackedResult;
     try {
       tracked = trackResult(await this.execute(group.principal, group.plan), group.plan, group.plan.declaration.eventStatus(event));

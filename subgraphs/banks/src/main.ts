@@ -1,3 +1,5 @@
+// First: tracing (only with OTEL_EXPORTER_OTLP_ENDPOINT) must be in place before any server or client exists.
+import '@gateway/tracing/register';
 import { runStandalone } from '@gateway/federation';
 import { start } from './service';
 

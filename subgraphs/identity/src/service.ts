@@ -26,5 +26,6 @@ export async function start(options: SubgraphStartOptions): Promise<RunningServi
     production: options.production,
     host: options.host,
     port: options.port,
+    readinessChecks: options.readinessChecks,
   });
 }

@@ -39,6 +39,7 @@ export function createOpenBankingModules(settings: OpenBankingSettings): OpenBan
     budgetMs: coreCalls.coreBudgetMs,
     production: settings.production,
     logger: logger.child({ component: 'bank-core' }),
+    metrics: settings.metrics,
   });
   const bankCapabilities = new BankCapabilitiesClient(call);
   const accounts = new AccountService(directory, cores);
@@ -49,7 +50,14 @@ export function createOpenBankingModules(settings: OpenBankingSettings): OpenBan
     consents: new ConsentService({ publicBaseUrl }, bankCapabilities),
     directory,
     cores,
-    authorisation: new AuthorisationService({ publicBaseUrl }, directory, cores, otpGuard, new CustomerAccountsClient(call), logger.child({ component: 'authorisation' })),
+    authorisation: new AuthorisationService(
+      { publicBaseUrl, platformSecret: settings.platformSecret },
+      directory,
+      cores,
+      otpGuard,
+      new CustomerAccountsClient(call),
+      logger.child({ component: 'authorisation' }),
+    ),
     accounts,
     paymentOrders: new PaymentOrderService({ publicBaseUrl }, directory, bankCapabilities, accounts),
     sca: new ScaService(

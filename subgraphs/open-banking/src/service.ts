@@ -1,6 +1,6 @@
 import { openServiceOrm } from '@gateway/db';
 import { startSubgraphServer, type RunningService, type SubgraphStartOptions } from '@gateway/federation';
-import { createLogger } from '@gateway/kernel';
+import { createLogger, createMetricsRegistry } from '@gateway/kernel';
 import { OutboxEvent, startOutboxRelay } from '@gateway/events';
 import { migrateVault, Credential } from '@gateway/vault';
 import { ConsentAccountEntity } from './account/consent-account.entity';
@@ -39,6 +39,8 @@ export async function start(options: OpenBankingStartOptions): Promise<RunningSe
     foreignSchemas: ['auth'],
   });
   const logger = options.logger ?? createLogger('open-banking');
+  // Made before the modules: the account reads' and OTP checks' bank-core clients count their calls in it.
+  const registry = createMetricsRegistry('open-banking');
   const settings: OpenBankingSettings = {
     platformSecret: options.platformSecret,
     production: options.production,
@@ -47,6 +49,7 @@ export async function start(options: OpenBankingStartOptions): Promise<RunningSe
     cores: options.cores,
     scaTtlMs: options.scaTtlMs,
     logger,
+    metrics: registry,
   };
   const modules = createOpenBankingModules(settings);
   const schema = await buildOpenBankingSchema(settings, modules);
@@ -60,6 +63,8 @@ export async function start(options: OpenBankingStartOptions): Promise<RunningSe
     production: options.production,
     host: options.host,
     port: options.port,
+    readinessChecks: options.readinessChecks,
+    registry,
   });
   const jobs = startOpenBankingJobs(orm.em, modules.consents, modules.sca, { ...DEFAULT_JOB_SETTINGS, ...options.jobs }, logger.child({ component: 'jobs' }));
   // Consent and payment order events leave through the bus: webhooks and subscriptions read them there.
@@ -72,10 +77,11 @@ export async function start(options: OpenBankingStartOptions): Promise<RunningSe
   return {
     ...server,
     async stop() {
+      // No new work, then the requests in flight answer, then the relay publishes what they wrote.
       await jobs.stop();
       await outcomes?.close();
-      await relay?.stop();
       await server.stop();
+      await relay?.stop();
     },
   };
 }

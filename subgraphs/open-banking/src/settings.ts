@@ -1,4 +1,5 @@
 import type { Logger } from '@gateway/kernel';
+import type { Registry } from 'prom-client';
 
 /**
  * Deadlines of open-banking's bank-core calls: the OTP check behind the consent page and the live
@@ -29,6 +30,8 @@ export interface OpenBankingSettings {
   /** How long a payment order above the exemption limit waits for the customer's SCA before it FAILS. Default 15 minutes. */
   scaTtlMs?: number;
   logger?: Logger;
+  /** The service's metrics registry (/metrics): the bank-core clients' call metrics go there. */
+  metrics?: Registry;
 }
 
 export const DEFAULT_PUBLIC_BASE_URL = 'http://localhost:8080';

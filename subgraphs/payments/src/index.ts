@@ -2,4 +2,4 @@ export { start, PAYMENTS_SCHEMA, type PaymentsStartOptions } from './service';
 export { buildPaymentsSchema } from './schema';
 export { paymentsEnvSchema, paymentsConfigFrom, type PaymentsConfig } from './config';
 export type { PaymentsSettings } from './settings';
-export type { EngineSettings } from './engine/engine.settings';
+export { DEFAULT_ENGINE_SETTINGS, type EngineSettings } from './engine/engine.settings';

@@ -47,6 +47,7 @@ export function createPaymentsModules(settings: PaymentsSettings): PaymentsModul
     budgetMs: engineSettings.coreBudgetMs,
     production: settings.production,
     logger: logger.child({ component: 'bank-core' }),
+    metrics: settings.metrics,
   });
   const settlementSettings: SettlementSettings = { ...DEFAULT_SETTLEMENT_SETTINGS, ...settings.settlement };
   const settlementRunner = new SettlementRunner(directory, cores, engineSettings, settlementSettings, logger.child({ component: 'settlement' }));
@@ -71,7 +72,7 @@ export function createPaymentsModules(settings: PaymentsSettings): PaymentsModul
     checkout: new CheckoutService(engine, directory, cores, otpGuard, engineSettings, logger.child({ component: 'checkout' }), settings.platformSecret),
     confirmations: new ConfirmationService(logger.child({ component: 'confirmations' }), kinds),
     engine,
-    attention: new AttentionService(),
+    attention: new AttentionService(kinds),
     webhooks: new WebhookDeliveryService(),
     settlementRunner,
     settlement: new SettlementService(settlementRunner, settlementSettings, engineSettings.leaseMs, logger.child({ component: 'settlement' })),

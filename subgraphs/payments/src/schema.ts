@@ -11,6 +11,7 @@ import { toMandate } from './mandate/mandate.type';
 import { toMerchant } from './merchant/merchant.type';
 import { createPaymentsModules, type PaymentsModules } from './modules';
 import { PaymentSessionEntity } from './session/session.entity';
+import { SessionHistoryResolver } from './session/session.history';
 import { createSessionResolver } from './session/session.resolver';
 import { toPaymentSession } from './session/session.type';
 import { createSettlementResolver } from './settlement/settlement.resolver';
@@ -23,6 +24,7 @@ export async function buildPaymentsSchema(settings: PaymentsSettings, modules: P
     resolvers: [
       createMerchantResolver(modules.merchants),
       createSessionResolver(modules.sessions),
+      SessionHistoryResolver,
       createCheckoutResolver(modules.checkout),
       createConfirmationResolver(modules.confirmations),
       createWebhookResolver(modules.webhooks),

@@ -1,6 +1,6 @@
 import { openServiceOrm, type ServiceOrm } from '@gateway/db';
 import { startSubgraphServer, type RunningService, type SubgraphStartOptions } from '@gateway/federation';
-import { createLogger, type Logger } from '@gateway/kernel';
+import { createLogger, createMetricsRegistry, type Logger } from '@gateway/kernel';
 import { OutboxEvent, startOutboxRelay, type EventBus } from '@gateway/events';
 import { migrateVault, Credential } from '@gateway/vault';
 import { CreditConfirmationEntity } from './confirmation/confirmation.entity';
@@ -72,6 +72,8 @@ export async function start(options: PaymentsStartOptions): Promise<RunningServi
     foreignSchemas: ['auth'],
   });
   const logger = options.logger ?? createLogger('payments');
+  // Made before the modules: the engine's bank-core clients count their calls in it.
+  const registry = createMetricsRegistry('payments');
   const settings = {
     platformSecret: options.platformSecret,
     production: options.production,
@@ -82,6 +84,7 @@ export async function start(options: PaymentsStartOptions): Promise<RunningServi
     engine: { ...engineSettingsFromEnv(), ...options.engine },
     settlement: { ...options.settlement, intervalMs: (options.settlementIntervalSeconds ?? DEFAULT_SETTLEMENT_INTERVAL_SECONDS) * 1000 },
     logger,
+    metrics: registry,
   };
   const modules = createPaymentsModules(settings);
   const schema = await buildPaymentsSchema(settings, modules);
@@ -95,6 +98,8 @@ export async function start(options: PaymentsStartOptions): Promise<RunningServi
     production: options.production,
     host: options.host,
     port: options.port,
+    readinessChecks: options.readinessChecks,
+    registry,
     metrics: (registry) => paymentsMetrics(registry, orm, modules),
   });
   const events = options.bus ? await startEvents(orm, options.bus, options, modules, logger) : undefined;
@@ -106,14 +111,22 @@ export async function start(options: PaymentsStartOptions): Promise<RunningServi
   const jobs = startPaymentJobs(orm.em, modules, logger);
   return {
     ...server,
+    /**
+     * No new work first (movement requests, the recovery, expiry and settlement jobs claim no
+     * more), then the HTTP server closes and lets the requests in flight answer, then the engine's
+     * runs get one lease length to end. A step still waiting on a core after that records
+     * nothing; its lease, no longer renewed, lets another process resume it within leaseMs. The
+     * relay goes last, so the events of those last requests and runs are already on the bus.
+     */
     async stop() {
       await requests?.close();
       await jobs.stop();
-      // A step still waiting on a core records nothing after this; its lease lets a later start resume it.
+      await server.stop();
+      const idle = await modules.engine.idle(modules.engineSettings.leaseMs);
+      if (!idle) logger.warn('payment runs still waiting on a core at shutdown: their leases let another process resume them');
       modules.engine.stop();
       modules.settlementRunner.stop();
       await events?.stop();
-      await server.stop();
     },
   };
 }
@@ -154,6 +167,8 @@ async function startEvents(orm: ServiceOrm, bus: EventBus, options: PaymentsStar
     logger: logger.child({ component: 'webhooks' }),
     retryScheduleSeconds: options.webhookRetryScheduleSeconds,
     attemptTimeoutMs: options.webhookAttemptTimeoutMs,
+    // One lease length for all work an instance can die holding (issue 17: taken over in seconds).
+    leaseMs: modules.engineSettings.leaseMs,
   });
   const relayLogger = logger.child({ component: 'outbox-relay' });
   const relay = startOutboxRelay({ orm, bus, onError: (error) => relayLogger.warn({ err: error }, 'events wait in the outbox: the bus refused them') });

@@ -1,4 +1,5 @@
 import type { Logger } from '@gateway/kernel';
+import type { Registry } from 'prom-client';
 import type { EngineSettings } from './engine/engine.settings';
 import type { SettlementSettings } from './settlement/settlement.settings';
 
@@ -15,6 +16,8 @@ export interface PaymentsSettings {
   engine?: Partial<EngineSettings>;
   settlement?: Partial<SettlementSettings>;
   logger?: Logger;
+  /** The service's metrics registry (/metrics): the bank-core clients' call metrics go there. */
+  metrics?: Registry;
 }
 
 export const DEFAULT_PUBLIC_BASE_URL = 'http://localhost:8080';

@@ -29,19 +29,29 @@ export class OtpGuardService {
     const since = new Date(now.getTime() - OTP_GUARD_WINDOW_MS);
     return em.transactional(async (tx) => {
       await tx.execute('select pg_advisory_xact_lock(hashtext(?))', [`identity:otp:${bankHandle}:${customerRef}`]);
-      await tx.nativeDelete(OtpAttemptEntity, { bankHandle, customerRef, takenAt: { $lt: since } });
-      // A guess already held (a double submit, a retry after a lost answer) is no new guess.
-      const same = await tx.findOne(OtpAttemptEntity, { bankHandle, customerRef, guess }, { fields: ['id'] });
-      if (same) return { attemptId: same.id, retryAfterSeconds: null };
-      const held = await tx.find(OtpAttemptEntity, { bankHandle, customerRef }, { orderBy: { takenAt: 'desc' }, limit: OTP_GUARD_MAX_REFUSALS, fields: ['takenAt'] });
-      if (held.length >= OTP_GUARD_MAX_REFUSALS) {
-        // Open again when the oldest of the last MAX leaves the window.
-        const reopensAt = held[OTP_GUARD_MAX_REFUSALS - 1]!.takenAt.getTime() + OTP_GUARD_WINDOW_MS;
-        return { attemptId: null, retryAfterSeconds: Math.max(1, Math.ceil((reopensAt - now.getTime()) / 1000)) };
-      }
-      const id = newId('otpAttempt');
-      await tx.insert(OtpAttemptEntity, { id, bankHandle, customerRef, guess, takenAt: now });
-      return { attemptId: id, retryAfterSeconds: null };
+      // One statement under the customer's lock (each check is on the payment path): drop what
+      // left the window, find the same guess held (a double submit, a retry after a lost answer:
+      // no new guess), read the last MAX held checks, and take a new one when neither stops it.
+      // The parts share one snapshot, so each reads only rows inside the window.
+      const [verdict] = await tx.execute<Array<{ same_id: string | null; new_id: string | null; held: number; oldest: Date | string | null }>>(
+        `with purge as (delete from identity.otp_attempts where bank_handle = ? and customer_ref = ? and taken_at < ?),
+           same as (select id from identity.otp_attempts where bank_handle = ? and customer_ref = ? and guess = ? and taken_at >= ? limit 1),
+           held as (select taken_at from identity.otp_attempts where bank_handle = ? and customer_ref = ? and taken_at >= ? order by taken_at desc limit ?),
+           taken as (insert into identity.otp_attempts (id, bank_handle, customer_ref, guess, taken_at)
+             select ?, ?, ?, ?, ? where not exists (select 1 from same) and (select count(*) from held) < ? returning id)
+         select (select id from same) as same_id, (select id from taken) as new_id, (select count(*)::int from held) as held, (select min(taken_at) from held) as oldest`,
+        [
+          ...[bankHandle, customerRef, since],
+          ...[bankHandle, customerRef, guess, since],
+          ...[bankHandle, customerRef, since, OTP_GUARD_MAX_REFUSALS],
+          ...[newId('otpAttempt'), bankHandle, customerRef, guess, now, OTP_GUARD_MAX_REFUSALS],
+        ],
+      );
+      const attemptId = verdict?.same_id ?? verdict?.new_id ?? null;
+      if (attemptId) return { attemptId, retryAfterSeconds: null };
+      // Open again when the oldest of the last MAX leaves the window.
+      const reopensAt = new Date(verdict!.oldest!).getTime() + OTP_GUARD_WINDOW_MS;
+      return { attemptId: null, retryAfterSeconds: Math.max(1, Math.ceil((reopensAt - now.getTime()) / 1000)) };
     });
   }
 

@@ -2,7 +2,8 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { BankCorePool } from '@gateway/bank-core-client';
 import type { AliasRouting, Directory, OtpGuard } from '@gateway/federation';
 import { bankReference } from '@gateway/federation';
-import { GatewayError, parseInput, type Logger } from '@gateway/kernel';
+import { GatewayError, hmacSha256Hex, parseInput, safeEqual, type Logger } from '@gateway/kernel';
+import { Credential } from '@gateway/vault';
 import { recordConsentAccounts } from '../account/consent-accounts';
 import type { ConsentEntity } from '../consent/consent.entity';
 import { countConsentOtpFailure, loadConsent, moveConsent } from '../consent/consent.moves';
@@ -19,7 +20,12 @@ import { approvedRedirect, rejectedRedirect } from './redirect';
 export interface AuthorisationSettings {
   /** The issuer: `iss` of every authorization response (RFC 9207), the public base without a trailing slash. */
   publicBaseUrl: string;
+  /** Keys the approval's HMAC (approvalHash): comparable, never readable. */
+  platformSecret: string;
 }
+
+/** How long after approving the same approval sent again is answered with a new code (a browser that lost the answer retries at once). */
+export const APPROVAL_RETRY_WINDOW_MS = 10 * 60_000;
 
 /**
  * The customer's side of a consent (the consent page): what the page shows, the approval
@@ -57,8 +63,12 @@ export class AuthorisationService {
 
   async approve(em: EntityManager, consentId: string, input: ApproveConsentInput, requestId?: string): Promise<ConsentDecision> {
     const request = parseInput(approveRules, JSON.parse(JSON.stringify(input)));
+    const found = await loadConsent(em, consentId);
+    if (!found) throw consentNotFound(consentId);
+    if (effectiveConsentStatus(found) === 'AUTHORISED') return this.approveAgain(em, found, request, requestId);
     const consent = await this.awaiting(em, consentId);
     const customer = await this.resolveCustomer(request, consent, requestId);
+    const approval = this.approvalHash(consent.id, customer, request.otp);
     const bank = await this.directory.bank({ handle: consent.bankHandle }, requestId);
     try {
       const verify = () => this.cores.for(bank).verifyCustomer({ customerRef: customer.bankCustomerRef, otp: request.otp, ...(requestId ? { requestId } : {}) });
@@ -79,7 +89,7 @@ export class AuthorisationService {
         // Expired while the bank verified the OTP: refused below, after the rollback.
         if (consent.expiresAt.getTime() <= now.getTime()) return null;
         const rows = recordConsentAccounts(tx, consent, ibans, now);
-        const moved = await moveConsent(tx, consent, 'customer_approved', now, { accountIds: rows.map((row) => row.id) });
+        const moved = await moveConsent(tx, consent, 'customer_approved', now, { accountIds: rows.map((row) => row.id), approvalHash: approval });
         // Another decision won the race: throwing rolls back the rows created above.
         if (!moved) throw new LostRace();
         return issueAuthorizationCode(tx, consent, now);
@@ -88,9 +98,43 @@ export class AuthorisationService {
         if (error instanceof LostRace) return null;
         throw error;
       });
-    if (code === null) throw await this.refusal(em, (await loadConsent(em.fork(), consentId)) ?? consent);
-    this.logger.info({ consent: consentId, bank: consent.bankHandle, accounts: consent.accountIds.length, requestId }, 'consent approved');
+    if (code === null) {
+      const now = (await loadConsent(em.fork(), consentId)) ?? consent;
+      // This same approval sent twice at once: the one that lost the race is answered as a retry.
+      if (effectiveConsentStatus(now) === 'AUTHORISED' && now.approvalHash && safeEqual(now.approvalHash, approval)) return this.approveAgain(em, now, request, requestId);
+      throw await this.refusal(em, now);
+    }
+    this.logger.info({ consent: consentId, bank: consent.bankHandle, accounts: consent.accountIds.length, request_id: requestId }, 'consent approved');
     return { consentId, status: ConsentStatus.AUTHORISED, redirectTo: approvedRedirect(consent, code, this.settings.publicBaseUrl) };
+  }
+
+  /**
+   * An approval for a consent already AUTHORISED. The same approval again (same customer, same
+   * OTP, compared by HMAC), soon after, while the TPP has redeemed no code of this consent: a
+   * browser that lost the answer retries, and gets a redirect with a new code (the code is
+   * stored as a hash and cannot be shown again; redeeming one code revokes the others). Anything
+   * else is 409 CONSENT_ALREADY_DECIDED, and an OTP that is not the approving one counts as a
+   * refused guess for that customer, so the stored HMAC can never be used to test OTPs.
+   */
+  private async approveAgain(em: EntityManager, consent: ConsentEntity, request: ApproveRequest, requestId?: string): Promise<ConsentDecision> {
+    const customer = await this.resolveCustomer(request, consent, requestId);
+    const approval = this.approvalHash(consent.id, customer, request.otp);
+    if (!consent.approvalHash || !safeEqual(consent.approvalHash, approval)) {
+      await this.otpGuard.countRefused({ bankHandle: consent.bankHandle, bankCustomerRef: customer.bankCustomerRef }, request.otp, requestId);
+      throw await this.refusal(em, consent);
+    }
+    const now = new Date();
+    const redeemed = (await em.fork().count(Credential, { kind: 'ob_authorization_code', ownerId: consent.id, usedAt: { $ne: null } })) > 0;
+    const late = !consent.authorisedAt || now.getTime() - consent.authorisedAt.getTime() > APPROVAL_RETRY_WINDOW_MS;
+    if (redeemed || late) throw await this.refusal(em, consent);
+    const code = await em.fork().transactional((tx) => issueAuthorizationCode(tx, consent, now));
+    this.logger.info({ consent: consent.id, request_id: requestId }, 'consent approval sent again: a new authorization code answered');
+    return { consentId: consent.id, status: ConsentStatus.AUTHORISED, redirectTo: approvedRedirect(consent, code, this.settings.publicBaseUrl) };
+  }
+
+  /** HMAC of who approved with which OTP: the customer's account at the bank, never the OTP in clear. */
+  private approvalHash(consentId: string, customer: AliasRouting, otp: string): string {
+    return hmacSha256Hex(this.settings.platformSecret, `approve:${consentId}:${customer.bankHandle}:${customer.bankCustomerRef}:${otp}`);
   }
 
   /**

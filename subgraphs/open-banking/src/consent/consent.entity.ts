@@ -55,6 +55,10 @@ export class ConsentEntity {
   @Property({ type: 'integer' })
   otpFailures = 0;
 
+  /** HMAC of the customer and OTP that approved it: the same approval sent again is answered again, never read back. */
+  @Property({ type: 'text', nullable: true })
+  approvalHash: string | null = null;
+
   @Property({ type: 'text', nullable: true })
   revokedBy: RevokedBy | null = null;
 

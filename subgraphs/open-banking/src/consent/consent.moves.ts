@@ -44,7 +44,7 @@ export function createConsent(tx: EntityManager, fields: NewConsent, now: Date):
 }
 
 /** Columns a move may set besides status and its timestamp. */
-export type ConsentMoveChanges = Partial<Pick<ConsentEntity, 'accountIds' | 'revokedBy'>>;
+export type ConsentMoveChanges = Partial<Pick<ConsentEntity, 'accountIds' | 'revokedBy' | 'approvalHash'>>;
 
 /**
  * Makes one move of the transition table inside the caller's transaction: a conditional UPDATE

@@ -29,7 +29,7 @@ export function createTokenResolver(service: TokenService) {
       @Ctx() context: SubgraphContext,
     ): Promise<TokenResponse> {
       const tokens = await service.exchangeCode(context.em, { code, redirectUri, consentId, codeVerifier, clientId });
-      context.logger.info({ consent: consentId, requestId: context.requestId }, 'authorization code redeemed');
+      context.logger.info({ consent: consentId, request_id: context.requestId }, 'authorization code redeemed');
       return tokens;
     }
 
@@ -45,7 +45,7 @@ export function createTokenResolver(service: TokenService) {
       @Ctx() context: SubgraphContext,
     ): Promise<TokenResponse> {
       const tokens = await service.refresh(context.em, { refreshToken, consentId, clientId });
-      context.logger.info({ consent: consentId, requestId: context.requestId }, 'tokens refreshed');
+      context.logger.info({ consent: consentId, request_id: context.requestId }, 'tokens refreshed');
       return tokens;
     }
   }

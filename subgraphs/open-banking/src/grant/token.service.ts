@@ -90,6 +90,9 @@ export class TokenService {
         await vault.revokeFamily(tx, familyOf(code), now);
         return invalidGrant('code has already been used; every token issued from it is revoked');
       }
+      // One grant per approval: an approval sent again may have left other codes of this consent
+      // (authorisation.service approveAgain); the first one redeemed ends them.
+      await vault.revokeAll(tx, 'ob_authorization_code', consent.id, now);
       return { tokens: issueTokenPair(tx, { consentId: consent.id, tppId: consent.tppId, family: familyOf(code), scopes: consent.scopes }, now) };
     });
     if ('refusal' in outcome) throw outcome.refusal;

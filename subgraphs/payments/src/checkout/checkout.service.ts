@@ -52,6 +52,9 @@ export class CheckoutService {
       expiresAt: session.expiresAt,
       otpAttemptsLeft: Math.max(0, MAX_OTP_FAILURES - session.otpFailures),
       redirectTo: redirectTo(session.redirectUrl, session.id, status),
+      reference: session.reference,
+      completedAt: status === 'COMPLETED' ? session.completedAt : null,
+      failureCode: status === 'FAILED' ? session.failureCode : null,
     };
   }
 
@@ -106,6 +109,7 @@ export class CheckoutService {
       status: PaymentSessionStatus[status],
       failureCode: status === 'FAILED' ? session.failureCode : null,
       redirectTo: redirectTo(session.redirectUrl, sessionId, status),
+      completedAt: status === 'COMPLETED' ? session.completedAt : null,
     };
   }
 
@@ -132,7 +136,7 @@ export class CheckoutService {
     const execution = await executions.find(em.fork(), session.id);
     const same = execution?.authorizationHash != null && safeEqual(execution.authorizationHash, authorization);
     if (!same) {
-      if (execution?.debtorIban === payer.iban) await this.countGuess(payer, otp);
+      if (execution?.debtorIban === payer.iban) await this.otpGuard.countRefused(payer, otp);
       throw refusal(session.id, status, 'otp_accepted');
     }
     const token = await em.fork().transactional(async (tx) => {
@@ -141,15 +145,6 @@ export class CheckoutService {
     });
     this.logger.info({ session: session.id, status }, 'authorization sent again: current status answered');
     return { sessionId: session.id, status: PaymentSessionStatus[status], sessionToken: token, redirectTo: redirectTo(session.redirectUrl, session.id, status) };
-  }
-
-  /** An OTP for this payer that is not the one that claimed the session: a refused guess for the guard. */
-  private async countGuess(payer: AliasRouting, otp: string): Promise<void> {
-    try {
-      await this.otpGuard.check(payer, otp, () => Promise.reject(new GatewayError('OTP_INVALID')));
-    } catch (error) {
-      if (!(error instanceof GatewayError && error.code === 'OTP_INVALID')) throw error;
-    }
   }
 
   private async expire(em: EntityManager, session: PaymentSessionEntity): Promise<GatewayError> {

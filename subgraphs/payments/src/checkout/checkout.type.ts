@@ -34,6 +34,15 @@ export class CheckoutSession {
 
   @Field(() => String, { nullable: true, description: "Once the session is final: the merchant's redirect_url with session_id and status (completed, failed or expired)." })
   redirectTo!: string | null;
+
+  @Field(() => String, { nullable: true, description: "The merchant's own reference (an order number), shown on the payer's receipt." })
+  reference!: string | null;
+
+  @Field(() => Date, { nullable: true, description: 'When the payment completed (ISO 8601 UTC), for the receipt.' })
+  completedAt!: Date | null;
+
+  @Field(() => String, { nullable: true, description: 'Why it FAILED, when it did (a spec error code, e.g. INSUFFICIENT_FUNDS), so the page can say it in plain words.' })
+  failureCode!: string | null;
 }
 
 @ObjectType({ description: "The result of the payer's authorization." })
@@ -64,4 +73,7 @@ export class CheckoutStatus {
 
   @Field(() => String, { nullable: true, description: 'Where to send the payer, once the session is final and has a redirect_url.' })
   redirectTo!: string | null;
+
+  @Field(() => Date, { nullable: true, description: 'When the payment completed (ISO 8601 UTC), for the receipt.' })
+  completedAt!: Date | null;
 }

@@ -26,14 +26,21 @@ export class ConfirmationService {
   ) {}
 
   async confirm(em: EntityManager, bankHandle: string, input: CreditConfirmationInput): Promise<CreditConfirmationReceipt> {
-    const request = parseInput(confirmationRules, JSON.parse(JSON.stringify(input)));
-    const kind = this.kinds[kindOfId(request.sessionId)];
-    const session = await kind.load(em, request.sessionId);
+    const sent = parseInput(confirmationRules, JSON.parse(JSON.stringify(input)));
+    // A core written from the spec knows the reference its rail credit carried (our session,
+    // charge or order id); what it puts in session_id is its own reading of the spec (the same
+    // reference, or an id of its own). So session_id names the movement when it is one of ours,
+    // and otherwise payment_reference does, which must be the movement's id either way.
+    const session = (await this.movement(em, sent.sessionId)) ?? (sent.paymentReference !== sent.sessionId ? await this.movement(em, sent.paymentReference) : null);
     // Another bank's session is none of this bank's business: it does not exist for it.
     if (!session || session.creditorBank !== bankHandle) {
-      this.logger.warn({ bank: bankHandle, session: request.sessionId, reference: request.paymentReference }, 'credit confirmation for an unknown session refused');
-      throw sessionNotFound(request.sessionId);
+      this.logger.warn({ bank: bankHandle, session: sent.sessionId, reference: sent.paymentReference }, 'credit confirmation for an unknown session refused');
+      throw sessionNotFound(sent.sessionId);
     }
+    if (session.id !== sent.sessionId)
+      this.logger.info({ bank: bankHandle, session: session.id, sent_session_id: sent.sessionId }, 'credit confirmation names the session by its payment_reference');
+    const request: ConfirmationRequest = { ...sent, sessionId: session.id };
+    const kind = this.kinds[kindOfId(session.id)];
     const receipt = (duplicate: boolean): CreditConfirmationReceipt => ({
       paymentReference: request.paymentReference,
       sessionId: session.id,
@@ -71,6 +78,10 @@ export class ConfirmationService {
     }
     this.logger.info({ bank: bankHandle, session: session.id, rrn: request.rrn }, 'rail credit confirmed: session COMPLETED');
     return receipt(false);
+  }
+
+  private async movement(em: EntityManager, id: string): Promise<Movement | null> {
+    return (await this.kinds[kindOfId(id)].load(em, id)) ?? null;
   }
 
   /**

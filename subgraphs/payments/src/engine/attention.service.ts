@@ -1,6 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { GatewayError } from '@gateway/kernel';
-import { PaymentSessionEntity } from '../session/session.entity';
+import type { Movement, MovementKinds } from '../movement/movement';
 import { PaymentExecutionEntity, type ExecutionStep } from './execution.entity';
 import { executions } from './execution.repository';
 
@@ -9,7 +9,8 @@ export type MovementAction = 'RETRY' | 'REFUND_PAYER' | 'CLOSE';
 
 export interface AttentionCase {
   execution: PaymentExecutionEntity;
-  session: PaymentSessionEntity;
+  /** The session, mandate charge or payment order the execution moves. */
+  movement: Movement;
 }
 
 export const MAX_ATTENTION_PAGE = 100;
@@ -21,27 +22,27 @@ export const MAX_ATTENTION_PAGE = 100;
  * can decide about. Each decision is recorded on the execution with the operator's note.
  */
 export class AttentionService {
+  /** `kinds`: how each kind of movement is read (the engine's own registry): every kind's cases are listed. */
+  constructor(private readonly kinds: MovementKinds) {}
+
   async list(em: EntityManager, first: number, after: string | null): Promise<{ cases: AttentionCase[]; hasMore: boolean }> {
     if (!Number.isInteger(first) || first < 1 || first > MAX_ATTENTION_PAGE) throw new GatewayError('VALIDATION_ERROR', `first: 1 to ${MAX_ATTENTION_PAGE}`);
-    // Sessions only for now: the attention view shows a session beside each case (payment orders' cases: docs/payment-orders.md).
-    let where: object = { step: 'attention', kind: 'session' };
+    let where: object = { step: 'attention' };
     if (after) {
       const cursor = await em.findOne(PaymentExecutionEntity, { sessionId: after, step: 'attention' });
       if (!cursor) throw new GatewayError('VALIDATION_ERROR', 'after: not a cursor of this list');
       where = {
         step: 'attention',
-        kind: 'session',
         $or: [{ attentionSince: { $gt: cursor.attentionSince } }, { attentionSince: cursor.attentionSince, sessionId: { $gt: cursor.sessionId } }],
       };
     }
     const rows = await em.find(PaymentExecutionEntity, where, { orderBy: { attentionSince: 'asc', sessionId: 'asc' }, limit: first + 1 });
     const page = rows.slice(0, first);
-    const sessions = new Map((await em.find(PaymentSessionEntity, { id: { $in: page.map((row) => row.sessionId) } })).map((s) => [s.id, s]));
-    return { cases: page.map((execution) => ({ execution, session: sessions.get(execution.sessionId)! })), hasMore: rows.length > first };
+    return { cases: await Promise.all(page.map((execution) => this.caseOf(em, execution))), hasMore: rows.length > first };
   }
 
   async count(em: EntityManager): Promise<number> {
-    return em.count(PaymentExecutionEntity, { step: 'attention', kind: 'session' });
+    return em.count(PaymentExecutionEntity, { step: 'attention' });
   }
 
   /**
@@ -54,7 +55,7 @@ export class AttentionService {
     const text = note.trim();
     if (!text || text.length > 500) throw new GatewayError('VALIDATION_ERROR', 'note: 1 to 500 characters saying what was checked');
     const execution = await em.findOne(PaymentExecutionEntity, { sessionId, step: 'attention' });
-    if (!execution) throw new GatewayError('MOVEMENT_NOT_FOUND', `session ${sessionId} has no movement needing attention`);
+    if (!execution) throw new GatewayError('MOVEMENT_NOT_FOUND', `${sessionId} has no movement needing attention`);
     const now = new Date();
     const next: Record<MovementAction, ExecutionStep> = { RETRY: execution.attentionStep ?? 'done', REFUND_PAYER: 'reverse', CLOSE: 'done' };
     const changes = {
@@ -67,9 +68,15 @@ export class AttentionService {
       leaseUntil: now,
       updatedAt: now,
     };
-    if (!(await executions.resolveAttention(em, sessionId, changes))) throw new GatewayError('MOVEMENT_NOT_FOUND', `session ${sessionId} was resolved meanwhile`);
+    if (!(await executions.resolveAttention(em, sessionId, changes))) throw new GatewayError('MOVEMENT_NOT_FOUND', `${sessionId} was resolved meanwhile`);
     Object.assign(execution, changes);
-    const session = await em.findOneOrFail(PaymentSessionEntity, { id: sessionId });
-    return { execution, session };
+    return this.caseOf(em, execution);
+  }
+
+  private async caseOf(em: EntityManager, execution: PaymentExecutionEntity): Promise<AttentionCase> {
+    const movement = await this.kinds[execution.kind].load(em, execution.sessionId);
+    // The execution is written in the transaction that moved its movement: one without the other is a broken database.
+    if (!movement) throw new GatewayError('INTERNAL_ERROR', `execution ${execution.sessionId} has no ${execution.kind}`);
+    return { execution, movement };
   }
 }

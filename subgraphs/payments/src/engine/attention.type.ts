@@ -23,8 +23,11 @@ registerEnumType(MovementResolution, {
     'A payment movement the engine could not settle in time (or whose reversal a bank refused for good). The merchant already has a final answer; an operator decides about the money.',
 })
 export class MovementNeedingAttention {
-  @Field(() => ID, { description: 'The payment session (ops_…), also the core reference of its debit and credit.' })
+  @Field(() => ID, { description: 'The movement: a payment session (ops_…), mandate charge (chg_…) or payment order (po_…); also the core reference of its debit and credit.' })
   sessionId!: string;
+
+  @Field({ description: 'What the movement is: session, mandate_charge or payment_order.' })
+  kind!: string;
 
   @Field({ description: 'Where the engine stopped: resolve_debit, credit, confirm or reverse; after a resolution, the step it goes on with.' })
   step!: string;
@@ -53,10 +56,10 @@ export class MovementNeedingAttention {
   @Field({ description: "Payee's IBAN." })
   creditorIban!: string;
 
-  @Field({ description: "The session's status (the merchant's answer)." })
+  @Field({ description: "The movement's status (the merchant's or the TPP's answer)." })
   sessionStatus!: string;
 
-  @Field(() => String, { nullable: true, description: "The session's failure_code." })
+  @Field(() => String, { nullable: true, description: "The movement's failure_code." })
   failureCode!: string | null;
 
   @Field(() => Date, { nullable: true, description: 'When the debit was seen booked, if it was.' })
@@ -96,9 +99,10 @@ export class MovementNeedingAttentionConnection {
   pageInfo!: PageInfo;
 }
 
-export function toMovementNeedingAttention({ execution, session }: AttentionCase): MovementNeedingAttention {
+export function toMovementNeedingAttention({ execution, movement: session }: AttentionCase): MovementNeedingAttention {
   return {
     sessionId: execution.sessionId,
+    kind: execution.kind,
     step: execution.step === 'attention' ? (execution.attentionStep ?? 'attention') : execution.step,
     reason: execution.attentionReason ?? '',
     since: execution.attentionSince ?? execution.updatedAt,

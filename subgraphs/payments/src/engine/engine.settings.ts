@@ -11,7 +11,8 @@ export interface EngineSettings {
   /**
    * How long a step belongs to the process running it without a renewal: the run renews it every
    * third of this while it works, so a dead process's steps are taken over within leaseMs plus
-   * recoveryIntervalMs (issue 17: seconds, not half a minute).
+   * recoveryIntervalMs (issue 17: seconds, not half a minute). Settlement positions and webhook
+   * attempts in flight hold the same lease (lease/lease.ts).
    */
   leaseMs: number;
   /** Wait before trying again a step whose outcome the core left unknown, or whose bank was unreachable. */

@@ -9,6 +9,7 @@ import type { ExecutionStep, PaymentExecutionEntity } from './execution.entity';
 import { executions } from './execution.repository';
 import type { EngineFailure, EngineTrigger, Movement, MovementKinds } from '../movement/movement';
 import { MovementSettler, type MovementCall, type Settled } from './settle';
+import { holdLease, type HeldLease } from '../lease/lease';
 
 type Next = 'continue' | 'wait';
 
@@ -81,6 +82,21 @@ export class PaymentEngine {
     return MAX_CONCURRENT_RUNS - this.running.size;
   }
 
+  /**
+   * Waits, at most `withinMs`, for the runs in progress to end (shutdown: whoever starts runs has
+   * stopped first). True when none is left; a run still going is then stop()ped, and its lease,
+   * no longer renewed, lets another process take it over within leaseMs.
+   */
+  async idle(withinMs: number): Promise<boolean> {
+    const deadline = Date.now() + withinMs;
+    while (this.running.size > 0 && Date.now() < deadline) {
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([Promise.allSettled([...this.running.values()]), new Promise((resolve) => (timer = setTimeout(resolve, deadline - Date.now())))]);
+      clearTimeout(timer);
+    }
+    return this.running.size === 0;
+  }
+
   /** After stop() no step records anything: like a killed process, the lease lets another one resume. */
   stop(): void {
     this.stopped = true;
@@ -100,41 +116,33 @@ export class PaymentEngine {
         if ((await this.step(em, session, execution)) === 'wait') break;
       }
     } finally {
-      lease.stop();
+      await lease.release();
     }
     return { movement: session, execution };
   }
 
   /**
-   * While this run works on a step (a core call in flight), its lease is renewed every third of
-   * leaseMs, so the lease can be short (another process takes over within seconds of a death)
-   * without a slow call being taken over. A renewal refused means another process took the row
-   * over (its fencing token changed): this run stops, and its writes would be refused anyway.
+   * While this run works on a step (a core call in flight), its lease is renewed (lease/lease.ts),
+   * so it can be short without a slow call being taken over. A renewal refused because another
+   * process took the row over (its fencing token changed) stops this run; its writes would be
+   * refused anyway.
    */
-  private keepLease(root: EntityManager, execution: PaymentExecutionEntity): { stop(): void; lost(): boolean } {
+  private keepLease(root: EntityManager, execution: PaymentExecutionEntity): HeldLease {
     const token = execution.leaseToken;
-    if (!token) return { stop: () => undefined, lost: () => false };
-    let lost = false;
-    const timer = setInterval(
-      () => {
-        const step = execution.step;
-        if (this.stopped || !RENEWED_STEPS.has(step)) return;
-        executions
-          .renewLease(root.fork(), execution.sessionId, token, step, this.later(this.settings.leaseMs))
-          .then(async (held) => {
-            if (held) return;
-            // Not renewed: the step moved on meanwhile (this run's own record), or the row changed hands.
-            const row = await executions.find(root.fork(), execution.sessionId);
-            if (!row || row.leaseToken === token) return;
-            lost = true;
-            this.logger.warn({ session: execution.sessionId, step }, 'execution taken over by another process: this run stops');
-          })
-          .catch((error: unknown) => this.logger.warn({ err: error, session: execution.sessionId }, 'lease not renewed (database); the run goes on'));
+    if (!token) return { lost: () => false, release: () => Promise.resolve() };
+    const session = execution.sessionId;
+    return holdLease({
+      leaseMs: this.settings.leaseMs,
+      idle: () => this.stopped || !RENEWED_STEPS.has(execution.step),
+      renew: (until) => executions.renewLease(root.fork(), session, token, execution.step, until),
+      // Not renewed: the step moved on meanwhile (this run's own record), or the row changed hands.
+      confirmLost: async () => {
+        const row = await executions.find(root.fork(), session);
+        return row !== null && row.leaseToken !== token;
       },
-      Math.max(100, Math.floor(this.settings.leaseMs / 3)),
-    );
-    timer.unref();
-    return { stop: () => clearInterval(timer), lost: () => lost };
+      onLost: () => this.logger.warn({ session, step: execution.step }, 'execution taken over by another process: this run stops'),
+      onError: (error) => this.logger.warn({ err: error, session }, 'lease not renewed (database); the run goes on'),
+    });
   }
 
   private step(em: EntityManager, session: Movement, execution: PaymentExecutionEntity): Promise<Next> {

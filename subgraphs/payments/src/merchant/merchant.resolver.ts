@@ -23,6 +23,12 @@ export function createMerchantResolver(service: MerchantService) {
       return toMerchant(await service.find(context.em, id));
     }
 
+    @Query(() => Merchant, { description: "The merchant whose API key calls (a dashboard's first question: whose data is this?). Other credentials: FORBIDDEN." })
+    async currentMerchant(@Ctx() context: SubgraphContext): Promise<Merchant> {
+      const principal = requirePrincipal(context, ['merchant'], 'INVALID_API_KEY');
+      return toMerchant(await service.find(context.em, principal.id));
+    }
+
     @Mutation(() => MerchantRegistration, { description: 'Registers a merchant (operator). Returns the API key and webhook secret once.' })
     async registerMerchant(
       @Arg('input', { description: 'The merchant to register.' }) input: RegisterMerchantInput,

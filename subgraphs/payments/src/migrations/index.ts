@@ -11,6 +11,7 @@ import { Migration20261130000300_authorization_hash } from './Migration202611300
 import { Migration20261130000400_event_order } from './Migration20261130000400_event_order';
 import { Migration20261130000500_mandates } from './Migration20261130000500_mandates';
 import { Migration20261130000600_execution_lease_token } from './Migration20261130000600_execution_lease_token';
+import { Migration20261130000700_delivery_position_lease_tokens } from './Migration20261130000700_delivery_position_lease_tokens';
 
 /** Committed migrations of the payments schema, in order. */
 export const migrations: MigrationObject[] = [
@@ -26,4 +27,5 @@ export const migrations: MigrationObject[] = [
   { name: 'Migration20261130000400_event_order', class: Migration20261130000400_event_order },
   { name: 'Migration20261130000500_mandates', class: Migration20261130000500_mandates },
   { name: 'Migration20261130000600_execution_lease_token', class: Migration20261130000600_execution_lease_token },
+  { name: 'Migration20261130000700_delivery_position_lease_tokens', class: Migration20261130000700_delivery_position_lease_tokens },
 ];

@@ -8,7 +8,7 @@ import type { Currency } from '@gateway/kernel';
  * same facts of both and moves each through its owner's own transition table.
  */
 export interface Movement {
-  /** ops_… or po_…: the execution's key and the core reference of the debit and the credit. */
+  /** ops_…, chg_… or po_…: the execution's key and the core reference of the debit and the credit. */
   id: string;
   status: string;
   /** internal (same bank) or rail (cross bank); fixed before the debit. */
@@ -22,6 +22,8 @@ export interface Movement {
   description: string | null;
   /** The requester's own reference (a merchant's), shown in descriptions when there is no description. */
   reference: string | null;
+  /** Why it failed, once FAILED (or REJECTED). */
+  failureCode: string | null;
 }
 
 /** The moves the engine makes; every kind's transition table has each of them. */

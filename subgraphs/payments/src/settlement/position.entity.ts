@@ -38,9 +38,19 @@ export class SettlementPositionEntity {
   @Property({ type: 'integer' })
   attempts = 0;
 
-  /** Until then the position belongs to the runner that set it; then the recovery job takes it (also the retry timer). */
+  /**
+   * Until then the position belongs to the runner that set it (renewed while its core call runs);
+   * then the recovery job takes it. Also the retry timer.
+   */
   @Property({ type: 'timestamptz' })
   leaseUntil!: Date;
+
+  /**
+   * The owning runner's fencing token: set when the cycle is closed and each time the recovery job
+   * takes the position over. Its renewals and records count only while it is still the row's.
+   */
+  @Property({ type: 'text', nullable: true })
+  leaseToken: string | null = null;
 
   /** Since when the outcome of the last call is unknown (a replay's refusal then proves nothing). */
   @Property({ type: 'timestamptz', nullable: true })

@@ -113,17 +113,19 @@ describe('settlement cycles against the database', () => {
     expect([debtor!.bankHandle, debtor!.netAmount, creditor!.bankHandle, creditor!.netAmount]).toEqual(['alpha', -900n, 'beta', 900n]);
     const now = new Date();
     const booked = { status: 'SETTLED' as const, settledAt: now };
-    const twice = await Promise.all([1, 2].map(() => repository.record(em(), debtor!, { status: 'PENDING', attempts: 0 }, booked, now)));
+    const twice = await Promise.all([1, 2].map(() => repository.record(em(), debtor!, { leaseToken: debtor!.leaseToken, status: 'PENDING', attempts: 0 }, booked, now)));
     expect(twice.sort()).toEqual([false, true]);
     expect((await em().findOneOrFail(SettlementCycleEntity, { id: cycle.id })).status).toBe('SETTLING');
 
-    expect(await repository.record(em(), creditor!, { status: 'PENDING', attempts: 0 }, { status: 'FAILED', lastError: 'INSUFFICIENT_FUNDS' }, now)).toBe(true);
+    expect(
+      await repository.record(em(), creditor!, { leaseToken: creditor!.leaseToken, status: 'PENDING', attempts: 0 }, { status: 'FAILED', lastError: 'INSUFFICIENT_FUNDS' }, now),
+    ).toBe(true);
     expect((await em().findOneOrFail(SettlementCycleEntity, { id: cycle.id })).status).toBe('PARTIALLY_FAILED');
-    expect(await repository.record(em(), creditor!, { status: 'FAILED', attempts: 1 }, booked, now)).toBe(true);
+    expect(await repository.record(em(), creditor!, { leaseToken: creditor!.leaseToken, status: 'FAILED', attempts: 1 }, booked, now)).toBe(true);
     const settled = await em().findOneOrFail(SettlementCycleEntity, { id: cycle.id });
     expect([settled.status, settled.settledAt]).toEqual(['SETTLED', now]);
     // An executed cycle is never settled again: nothing is due and a stale record is refused.
-    expect(await repository.record(em(), creditor!, { status: 'FAILED', attempts: 1 }, booked, now)).toBe(false);
+    expect(await repository.record(em(), creditor!, { leaseToken: creditor!.leaseToken, status: 'FAILED', attempts: 1 }, booked, now)).toBe(false);
     expect((await repository.claimDue(em(), new Date(Date.now() + 3_600_000), 60_000, 100)).filter((key) => key.cycleId === cycle.id)).toEqual([]);
   });
 
@@ -135,5 +137,29 @@ describe('settlement cycles against the database', () => {
     const takers = await Promise.all([1, 2].map(() => repository.claimDue(em(), later, 60_000, 100)));
     const taken = takers.flat().filter((key) => key.cycleId === cycle.id);
     expect(taken.map((key) => key.bankHandle).sort()).toEqual(['delta', 'gamma']);
+  });
+
+  it("fences a runner that was taken over: its renewals, its settlement account and its record are refused, the new owner's are not", async () => {
+    await insertObligations([{ debtor: 'epsilon', creditor: 'zeta', currency: 'LYD', amount: 77n }]);
+    const { positions } = await closed();
+    const stale = positions[0]!;
+    const owner = { leaseToken: stale.leaseToken, status: stale.status, attempts: stale.attempts };
+    expect(owner.leaseToken).toEqual(expect.any(String));
+    // While it holds the position, the closing runner renews it.
+    expect(await repository.renewLease(em(), stale, owner, new Date(Date.now() - 1))).toBe(true);
+    const [taken] = (await repository.claimDue(em(), new Date(), 60_000, 100)).filter((key) => key.cycleId === stale.cycleId && key.bankHandle === stale.bankHandle);
+    expect(taken).toBeDefined();
+    const current = (await repository.findPosition(em(), stale))!;
+    expect(current.leaseToken).not.toBe(owner.leaseToken);
+
+    const booked = { status: 'SETTLED' as const, settledAt: new Date() };
+    expect(await repository.renewLease(em(), stale, owner, new Date(Date.now() + 60_000))).toBe(false);
+    expect(await repository.fixIban(em(), stale, owner, 'LY00STALE')).toBe(false);
+    expect(await repository.record(em(), stale, owner, booked, new Date())).toBe(false);
+    expect(await repository.findPosition(em(), stale)).toMatchObject({ status: 'PENDING', attempts: 0, settlementIban: null, leaseToken: current.leaseToken });
+
+    const successor = { leaseToken: current.leaseToken, status: current.status, attempts: current.attempts };
+    expect(await repository.renewLease(em(), stale, successor, new Date(Date.now() + 60_000))).toBe(true);
+    expect(await repository.record(em(), stale, successor, booked, new Date())).toBe(true);
   });
 });

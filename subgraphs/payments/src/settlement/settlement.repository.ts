@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { raw } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { newId } from '@gateway/kernel';
@@ -31,16 +32,33 @@ export interface NewCycle {
 export type ClosedCycle =
   { kind: 'closed'; cycle: SettlementCycleEntity; positions: SettlementPositionEntity[] } | { kind: 'joined'; cycle: SettlementCycleEntity } | { kind: 'skipped' };
 
+/** The position, if it is still as its runner read it: held with its token, at its status and call count (every write of a runner is conditional on this). */
+const ownedBy = (key: PositionKey, owner: PositionOwner) => ({
+  cycleId: key.cycleId,
+  bankHandle: key.bankHandle,
+  currency: key.currency as never,
+  leaseToken: owner.leaseToken,
+  status: owner.status,
+  attempts: owner.attempts,
+});
+
 /** One lock for "a cycle is being made", whatever process makes it. */
 const CYCLE_LOCK = 'payments:settlement-cycle';
 
 export const positionReference = (cycleId: string, bankHandle: string, currency: string): string => `${cycleId}:${bankHandle}:${currency}`;
 
+/** What a runner read of its position and expects to find when it writes: its fencing token, the status and the call count. */
+export interface PositionOwner {
+  leaseToken: string | null;
+  status: PositionStatus;
+  attempts: number;
+}
+
 /**
  * The one writer of payments.settlement_cycles and payments.settlement_positions (CONVENTIONS
- * "Data"). Every position record is conditional on the status and call count its runner read, so
- * of two runners (two processes after a take-over) exactly one records; and it locks its cycle's
- * row first, so the cycle's status is computed from every committed position, never from a
+ * "Data"). Every position record is conditional on the runner's fencing token and on the status
+ * and call count it read, so of two runners (two processes after a take-over) exactly one
+ * records, and one that was taken over never does; and it locks its cycle's row first, so the cycle's status is computed from every committed position, never from a
  * snapshot missing a concurrent record.
  */
 export class SettlementRepository {
@@ -96,6 +114,8 @@ export class SettlementRepository {
           settlementIban: null,
           attempts: 0,
           leaseUntil,
+          // The closing process runs them first: it owns them until a takeover gives them a new token.
+          leaseToken: randomUUID(),
           unknownSince: null,
           replays: 0,
           lastError: null,
@@ -125,22 +145,29 @@ export class SettlementRepository {
     return em.findOne(SettlementPositionEntity, { cycleId: key.cycleId, bankHandle: key.bankHandle, currency: key.currency as never }, { disableIdentityMap: true });
   }
 
-  /** The settlement account a position's every call goes to, fixed once (a replay must be the same movement). */
-  async fixIban(em: EntityManager, key: PositionKey, attempts: number, iban: string): Promise<boolean> {
-    const where = { cycleId: key.cycleId, bankHandle: key.bankHandle, currency: key.currency as never, attempts, settlementIban: null };
-    return (await em.nativeUpdate(SettlementPositionEntity, where, { settlementIban: iban })) > 0;
+  /** The settlement account a position's every call goes to, fixed once (a replay must be the same movement), by its owner. */
+  async fixIban(em: EntityManager, key: PositionKey, owner: PositionOwner, iban: string): Promise<boolean> {
+    return (await em.nativeUpdate(SettlementPositionEntity, { ...ownedBy(key, owner), settlementIban: null }, { settlementIban: iban })) > 0;
   }
 
   /**
-   * A runner's result after one more core call: recorded only if the position is still at the
-   * status and call count the runner read; the cycle moves with it (transition table) in the
-   * same transaction.
+   * Keeps a position whose core call is in flight for its runner until `leaseUntil`, if the runner
+   * still holds it (its token) and has not recorded the call yet; false: taken over, or recorded.
    */
-  async record(em: EntityManager, key: PositionKey, expected: { status: PositionStatus; attempts: number }, changes: PositionChanges, now: Date): Promise<boolean> {
+  async renewLease(em: EntityManager, key: PositionKey, owner: PositionOwner, leaseUntil: Date): Promise<boolean> {
+    return (await em.nativeUpdate(SettlementPositionEntity, ownedBy(key, owner), { leaseUntil })) > 0;
+  }
+
+  /**
+   * A runner's result after one more core call: recorded only if the runner still holds the
+   * position (its token) and it is still at the status and call count the runner read; the cycle
+   * moves with it (transition table) in the same transaction.
+   */
+  async record(em: EntityManager, key: PositionKey, expected: PositionOwner, changes: PositionChanges, now: Date): Promise<boolean> {
     return em.transactional(async (tx) => {
       const [cycle] = await tx.execute<Array<{ status: CycleStatus }>>(`select "status" from "payments"."settlement_cycles" where "id" = ? for update`, [key.cycleId]);
       if (!cycle) return false;
-      const where = { cycleId: key.cycleId, bankHandle: key.bankHandle, currency: key.currency as never, status: expected.status, attempts: expected.attempts };
+      const where = ownedBy(key, expected);
       const updated = await tx.nativeUpdate(SettlementPositionEntity, where, { ...changes, attempts: raw('attempts + 1'), updatedAt: now });
       if (updated === 0) return false;
       await this.moveCycle(tx, key.cycleId, cycle.status, now);
@@ -159,12 +186,12 @@ export class SettlementRepository {
 
   /**
    * Takes over up to `limit` unsettled positions whose lease (or retry timer) ran out, for
-   * `leaseMs`. Raw SQL: one statement with `for update skip locked`, so instances sharing a
+   * `leaseMs`, each with a new fencing token (the previous owner's writes are refused from now). Raw SQL: one statement with `for update skip locked`, so instances sharing a
    * database never take the same position and none waits on another.
    */
   async claimDue(em: EntityManager, now: Date, leaseMs: number, limit: number): Promise<PositionKey[]> {
     const rows: Array<{ cycle_id: string; bank_handle: string; currency: string }> = await em.execute(
-      `update "payments"."settlement_positions" set "lease_until" = ?
+      `update "payments"."settlement_positions" set "lease_until" = ?, "lease_token" = gen_random_uuid()::text
        where ("cycle_id", "bank_handle", "currency") in (
          select "cycle_id", "bank_handle", "currency" from "payments"."settlement_positions"
          where "status" <> 'SETTLED' and "lease_until" <= ?

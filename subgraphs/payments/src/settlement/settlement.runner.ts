@@ -4,8 +4,9 @@ import { settlementIbanFor, type Directory } from '@gateway/federation';
 import type { Logger } from '@gateway/kernel';
 import type { EngineSettings } from '../engine/engine.settings';
 import { MovementSettler, type MovementCall } from '../engine/settle';
+import { holdLease, type HeldLease } from '../lease/lease';
 import type { SettlementPositionEntity } from './position.entity';
-import { settlementRepository as positions, type PositionChanges, type PositionKey } from './settlement.repository';
+import { settlementRepository as positions, type PositionChanges, type PositionKey, type PositionOwner } from './settlement.repository';
 import { retryPause, type SettlementSettings } from './settlement.settings';
 import { positionMove } from './settlement.transitions';
 
@@ -15,12 +16,15 @@ const MAX_CONCURRENT_RUNS = 32;
 /**
  * Books settlement positions at the banks' cores with the payment engine's guarantees: one core
  * reference per position (`stl_…:<bank>:<currency>`) on every call, so the core deduplicates a
- * retry, a replay or a take-over after a crash; no call inside a transaction; each result
- * recorded only by the runner whose view of the row is still current. The MovementSettler
- * decides what a call proves: an unknown outcome is replayed by the same reference and then
- * reconciled against the settlement account's statement, never counted as booked or refused
- * on a guess. Unlike a payment, nobody waits for a final answer, so a position is never given
- * up: it stays PENDING (unknown, core down) or FAILED (refused) and is tried again with backoff.
+ * retry, a replay or a take-over after a crash; no call inside a transaction; a short lease
+ * renewed while the call runs (lease/lease.ts), so a slow core is not called twice by two
+ * processes while a dead process's position is taken over within seconds; each result recorded
+ * only by the runner that still holds the position (its fencing token) and whose view of the row
+ * is still current. The MovementSettler decides what a call proves: an unknown outcome is
+ * replayed by the same reference and then reconciled against the settlement account's
+ * statement, never counted as booked or refused on a guess. Unlike a payment, nobody waits for
+ * a final answer, so a position is never given up: it stays PENDING (unknown, core down) or
+ * FAILED (refused) and is tried again with backoff.
  */
 export class SettlementRunner {
   private readonly running = new Map<string, Promise<void>>();
@@ -37,14 +41,21 @@ export class SettlementRunner {
     this.settler = new MovementSettler(directory, cores, engine, logger);
   }
 
-  /** One call for the position (joined if this process already runs it); resolves when it is recorded. */
-  run(root: EntityManager, key: PositionKey, requestId: string | null): Promise<void> {
+  /**
+   * One call for the position (joined if this process already runs it); resolves when it is
+   * recorded. `takenOver`: the recovery job has just claimed it with a new token, so a run of this
+   * process still in flight lost its lease (its renewals did not get through) and its result will
+   * be refused: a new run starts rather than joining it, or the claim would lapse unused.
+   */
+  run(root: EntityManager, key: PositionKey, requestId: string | null, takenOver = false): Promise<void> {
     const id = `${key.cycleId}:${key.bankHandle}:${key.currency}`;
     const current = this.running.get(id);
-    if (current) return current;
-    const run = this.once(root.fork(), key, requestId)
+    if (current && !takenOver) return current;
+    const run: Promise<void> = this.once(root.fork(), key, requestId)
       .catch((error) => this.logger.error({ err: error, position: id, request_id: requestId }, 'settlement position run crashed; the recovery job will resume it'))
-      .finally(() => this.running.delete(id));
+      .finally(() => {
+        if (this.running.get(id) === run) this.running.delete(id);
+      });
     this.running.set(id, run);
     return run;
   }
@@ -61,6 +72,38 @@ export class SettlementRunner {
   private async once(em: EntityManager, key: PositionKey, requestId: string | null): Promise<void> {
     const position = await positions.findPosition(em, key);
     if (!position || position.status === 'SETTLED' || this.stopped) return;
+    const lease = this.keepLease(em, position);
+    try {
+      await this.call(em, position, requestId);
+    } finally {
+      await lease.release();
+    }
+  }
+
+  /**
+   * While the position's call runs (the bank's routing, then the core), its lease is renewed, so
+   * it can be short without a slow core being called again by another process meanwhile.
+   */
+  private keepLease(root: EntityManager, position: SettlementPositionEntity): HeldLease {
+    if (!position.leaseToken) return { lost: () => false, release: () => Promise.resolve() };
+    const owner = this.ownerOf(position);
+    const log = { position: position.coreReference, bank: position.bankHandle };
+    return holdLease({
+      leaseMs: this.engine.leaseMs,
+      idle: () => this.stopped,
+      renew: (until) => positions.renewLease(root.fork(), position, owner, until),
+      // Not renewed: this run recorded its result meanwhile, or the position changed hands.
+      confirmLost: async () => (await positions.findPosition(root.fork(), position))?.leaseToken !== owner.leaseToken,
+      onLost: () => this.logger.warn(log, 'settlement position taken over by another process: its result here will not be recorded'),
+      onError: (error) => this.logger.warn({ ...log, err: error }, 'settlement position lease not renewed (database); the call goes on'),
+    });
+  }
+
+  private ownerOf(position: SettlementPositionEntity): PositionOwner {
+    return { leaseToken: position.leaseToken, status: position.status, attempts: position.attempts };
+  }
+
+  private async call(em: EntityManager, position: SettlementPositionEntity, requestId: string | null): Promise<void> {
     const iban = position.settlementIban ?? (await this.fixIban(em, position, requestId));
     if (!iban) return;
     const log = { position: position.coreReference, bank: position.bankHandle, request_id: requestId };
@@ -115,7 +158,7 @@ export class SettlementRunner {
       const routing = await this.directory.bank({ handle: position.bankHandle }, requestId ?? undefined);
       if (this.stopped) return null;
       const iban = settlementIbanFor(routing, position.currency);
-      if (await positions.fixIban(em, position, position.attempts, iban)) return iban;
+      if (await positions.fixIban(em, position, this.ownerOf(position), iban)) return iban;
       return (await positions.findPosition(em, position))?.settlementIban ?? null;
     } catch (error) {
       const detail = error instanceof Error ? error.message : String(error);
@@ -137,6 +180,8 @@ export class SettlementRunner {
     else if (position.status === 'FAILED' && changes.unknownSince) status = positionMove('FAILED', 'retried_unknown') ?? 'FAILED';
     const pause = retryPause(position.attempts + 1, this.engine.retryDelayMs, this.settings.retryMaxMs);
     const update: PositionChanges = { ...changes, status, leaseUntil: new Date(now.getTime() + (status === 'SETTLED' ? 0 : pause)) };
-    await positions.record(em, position, { status: position.status, attempts: position.attempts }, update, now);
+    if (!(await positions.record(em, position, this.ownerOf(position), update, now))) {
+      this.logger.warn({ position: position.coreReference, bank: position.bankHandle, status }, 'settlement position result not recorded: another process holds the position now');
+    }
   }
 }

@@ -71,7 +71,7 @@ export class SettlementService {
     if (claimed.length === 0) return claimed;
     const cycles = await root.fork().find(SettlementCycleEntity, { id: { $in: [...new Set(claimed.map((key) => key.cycleId))] } }, { fields: ['requestId'] });
     const requestOf = new Map(cycles.map((cycle) => [cycle.id, cycle.requestId]));
-    for (const key of claimed) void this.runner.run(root, key, requestOf.get(key.cycleId) ?? null);
+    for (const key of claimed) void this.runner.run(root, key, requestOf.get(key.cycleId) ?? null, true);
     return claimed;
   }
 

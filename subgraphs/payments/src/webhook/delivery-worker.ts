@@ -1,6 +1,7 @@
 import type { Knex } from '@mikro-orm/knex';
 import { GatewayError, type Logger } from '@gateway/kernel';
 import type { DeliveryTarget, TargetLookup } from './delivery-target';
+import { holdLease } from '../lease/lease';
 import { deliveries, type ClaimedDelivery } from './delivery.repository';
 import { nextAttemptAt } from './retry-schedule';
 import { signedHeaders } from './signature';
@@ -14,8 +15,12 @@ export interface DeliveryWorkerOptions {
   lookupTarget: TargetLookup;
   production: boolean;
   retryScheduleSeconds: readonly number[];
-  /** The longest one attempt can take: a claim lasts this long plus a margin. */
-  attemptTimeoutMs: number;
+  /**
+   * How long a claim lasts without a renewal (the engine's lease, 4 s): renewed every third of
+   * this while the attempt runs (up to its 10 s deadline), so a dead worker's attempt is taken
+   * over by another within about this plus pollIntervalMs.
+   */
+  leaseMs: number;
   logger: Logger;
   /** How often due retries are looked for when nothing woke the worker. */
   pollIntervalMs?: number;
@@ -29,7 +34,7 @@ export interface DeliveryWorker {
   wake(): void;
   /** Whether an attempt for this audience may start now (global and per-audience caps). */
   hasRoomFor(audienceId: string): boolean;
-  /** A lease for a delivery claimed at insertion. */
+  /** The lease of a delivery claimed at insertion (renewed once its attempt runs). */
   newLease(): Date;
   /** Starts the attempt of a delivery claimed at insertion, with the target read moments ago. */
   launch(delivery: ClaimedDelivery, target: DeliveryTarget): void;
@@ -41,17 +46,19 @@ const CANDIDATES = 500;
 const isSuccess = (outcome: AttemptOutcome) => outcome.statusCode !== undefined && outcome.statusCode >= 200 && outcome.statusCode < 300;
 
 /**
- * Sends due webhook deliveries. Each attempt is claimed in the database with a lease (several
- * payments instances share the work; a crashed worker's claims lapse and are taken over), made
- * outside any transaction, and recorded with its outcome. Attempts run concurrently, capped per
- * audience, so a receiver that answers slowly holds up nobody else.
+ * Sends due webhook deliveries. Each attempt is claimed in the database with a short lease and a
+ * fencing token (several payments instances share the work), renewed while the attempt runs, made
+ * outside any transaction, and recorded with its outcome only while the token is still the row's:
+ * a dead worker's claim lapses within seconds and is taken over, and a worker that was taken over
+ * never records. Attempts run concurrently, capped per audience, so a receiver that answers slowly
+ * holds up nobody else.
  */
 export function startDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWorker {
   const { knex, sender, logger } = options;
   const pollIntervalMs = options.pollIntervalMs ?? 500;
   const maxInFlight = options.maxInFlight ?? 200;
   const perAudience = options.maxInFlightPerAudience ?? 10;
-  const leaseMs = options.attemptTimeoutMs + 30_000;
+  const { leaseMs } = options;
 
   const inFlight = new Set<Promise<void>>();
   const audienceLoad = new Map<string, number>();
@@ -82,7 +89,6 @@ export function startDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWor
       if (picked.length >= room) break;
     }
     if (!picked.length) return [];
-    // The lease is set from a JS Date (millisecond precision), so the recording step can match it exactly.
     return deliveries.claim(knex, picked, new Date(Date.now() + leaseMs));
   };
 
@@ -91,6 +97,15 @@ export function startDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWor
     const startedAt = new Date();
     let url: string | null = null;
     let outcome: AttemptOutcome;
+    // Renewed while the target is read and the receiver answers (up to the attempt's deadline).
+    const lease = holdLease({
+      leaseMs,
+      idle: () => stopped,
+      renew: (until) => deliveries.renewLease(knex, delivery.id, delivery.lease_token, until),
+      onLost: () =>
+        logger.warn({ delivery: delivery.id, event: delivery.event_id }, 'webhook attempt taken over by another worker (or retried by hand): its outcome will not be recorded'),
+      onError: (error) => logger.warn({ err: error, delivery: delivery.id }, 'webhook claim not renewed (database); the attempt goes on'),
+    });
     try {
       const found = known ?? (await options.lookupTarget(delivery.audience_id, delivery.aggregate_id)) ?? { url: null, secret: null };
       url = found.url;
@@ -108,14 +123,16 @@ export function startDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWor
         logger.error({ err: error, delivery: delivery.id }, 'webhook attempt could not be prepared');
         outcome = { error: 'internal error preparing the attempt', durationMs: 0 };
       }
+    } finally {
+      await lease.release();
     }
     if (stopped) return; // shutting down: the lease lapses and another worker tries again
 
     const delivered = isSuccess(outcome);
     const next = delivered ? null : nextAttemptAt(number, options.retryScheduleSeconds, new Date());
     const status = delivered ? 'DELIVERED' : next ? 'PENDING' : 'FAILED';
-    // Recorded only if this worker still held the lease (a manual retry resets it; an attempt that outlived its lease lost it).
-    await deliveries.recordAttempt(knex, delivery, {
+    // Recorded only if this worker still holds the claim (fencing: a takeover or a manual retry replaced its token).
+    const recorded = await deliveries.recordAttempt(knex, delivery, {
       number,
       status,
       url,
@@ -126,7 +143,9 @@ export function startDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWor
       nextAttemptAt: next,
       deliveredAt: delivered ? new Date() : null,
     });
-    logger.info({ delivery: delivery.id, event: delivery.event_id, attempt: number, status, statusCode: outcome.statusCode, error: outcome.error }, 'webhook attempt');
+    const log = { delivery: delivery.id, event: delivery.event_id, attempt: number, status, statusCode: outcome.statusCode, error: outcome.error };
+    if (recorded) logger.info(log, 'webhook attempt');
+    else logger.warn(log, 'webhook attempt not recorded: its claim was taken over or dropped meanwhile');
   };
 
   const launch = (delivery: ClaimedDelivery, known?: DeliveryTarget) => {

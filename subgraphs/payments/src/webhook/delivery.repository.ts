@@ -11,7 +11,8 @@ export interface ClaimedDelivery {
   aggregate_id: string;
   payload: string;
   attempts: number;
-  lease_until: Date;
+  /** The claim's fencing token: the attempt is recorded only while it is still the row's. */
+  lease_token: string;
 }
 
 /** A new delivery of one event to one audience, a merchant or a TPP (intake). */
@@ -64,8 +65,8 @@ const ATTEMPTS = 'payments.webhook_attempts';
  * merchant's or TPP's manual retry all go through here. The intake and the worker use knex with SQL
  * written out, on purpose: the claim must re-check the lease under the row lock and answer the
  * rows it took in one statement, and an attempt is recorded in one statement only if its worker
- * still holds the lease; MikroORM's unit of work cannot say either. The manual retry is an
- * ordinary entity change.
+ * still holds the claim (its fencing token); MikroORM's unit of work cannot say either. The
+ * manual retry is an ordinary entity change.
  */
 export class DeliveryRepository {
   /**
@@ -121,31 +122,42 @@ export class DeliveryRepository {
 
   /**
    * Takes the given deliveries until `leaseUntil`, those still free and next in their aggregate's
-   * order. The lease is re-checked under the row lock: of two workers racing for a row, one gets it.
+   * order, each with a new fencing token (a takeover makes the previous owner's token stale). The
+   * lease is re-checked under the row lock: of two workers racing for a row, one gets it.
    */
   async claim(knex: Knex, ids: string[], leaseUntil: Date): Promise<ClaimedDelivery[]> {
     return (
       await knex.raw(
-        `update ${DELIVERIES} d set lease_until = ?
+        `update ${DELIVERIES} d set lease_until = ?, lease_token = gen_random_uuid()::text
          where d.id = any(?::text[]) and d.status = 'PENDING' and (d.lease_until is null or d.lease_until < now()) and ${IN_ORDER}
-         returning d.id, d.event_id, d.audience_id, d.aggregate_id, d.payload, d.attempts, d.lease_until`,
+         returning d.id, d.event_id, d.audience_id, d.aggregate_id, d.payload, d.attempts, d.lease_token`,
         [leaseUntil, ids],
       )
     ).rows;
   }
 
   /**
-   * One statement: the delivery's new state, and the attempt's record, only if this worker still
-   * held the lease (a manual retry resets it; an attempt that outlived its lease lost it).
+   * Keeps the claim of an attempt in flight until `leaseUntil`, if this worker still holds it;
+   * false: it was taken over (or dropped by a manual retry).
    */
-  async recordAttempt(knex: Knex, delivery: ClaimedDelivery, attempt: AttemptRecord): Promise<void> {
-    await knex.raw(
+  async renewLease(knex: Knex, id: string, leaseToken: string, leaseUntil: Date): Promise<boolean> {
+    const renewed = await knex.raw(`update ${DELIVERIES} set lease_until = ? where id = ? and lease_token = ? and status = 'PENDING' returning id`, [leaseUntil, id, leaseToken]);
+    return renewed.rows.length > 0;
+  }
+
+  /**
+   * One statement: the delivery's new state, and the attempt's record, only if this worker still
+   * holds the claim (its fencing token: a takeover or a manual retry replaced or dropped it).
+   * False: nothing recorded.
+   */
+  async recordAttempt(knex: Knex, delivery: ClaimedDelivery, attempt: AttemptRecord): Promise<boolean> {
+    const recorded = await knex.raw(
       `with updated as (
          update ${DELIVERIES} set status = ?, attempts = ?, url = ?, last_status_code = ?, last_error = ?, next_attempt_at = ?,
-           lease_until = null, delivered_at = ?, updated_at = now()
-         where id = ? and lease_until = ? returning id)
+           lease_until = null, lease_token = null, delivered_at = ?, updated_at = now()
+         where id = ? and lease_token = ? returning id)
        insert into ${ATTEMPTS} (delivery_id, number, url, started_at, duration_ms, status_code, error)
-       select id, ?, ?, ?, ?, ?, ? from updated`,
+       select id, ?, ?, ?, ?, ?, ? from updated returning delivery_id`,
       [
         attempt.status,
         attempt.number,
@@ -155,7 +167,7 @@ export class DeliveryRepository {
         attempt.nextAttemptAt,
         attempt.deliveredAt,
         delivery.id,
-        delivery.lease_until,
+        delivery.lease_token,
         attempt.number,
         attempt.url,
         attempt.startedAt,
@@ -164,6 +176,7 @@ export class DeliveryRepository {
         attempt.error,
       ],
     );
+    return recorded.rows.length > 0;
   }
 
   /**
@@ -178,6 +191,7 @@ export class DeliveryRepository {
       found.status = 'PENDING';
       found.nextAttemptAt = new Date();
       found.leaseUntil = null;
+      found.leaseToken = null;
       return found;
     });
   }

@@ -59,9 +59,20 @@ export class WebhookDeliveryEntity {
   @Property({ type: 'timestamptz', nullable: true })
   nextAttemptAt: Date | null = null;
 
-  /** A worker's claim on an attempt in flight; another worker takes it over once it lapses. */
+  /**
+   * A worker's claim on an attempt in flight, renewed while the attempt runs (lease/lease.ts);
+   * another worker takes it over once it lapses.
+   */
   @Property({ type: 'timestamptz', nullable: true })
   leaseUntil: Date | null = null;
+
+  /**
+   * The claiming worker's fencing token, new at every claim: its renewals and its record of the
+   * attempt count only while it is still the row's, so a worker that was taken over (or whose
+   * claim a manual retry dropped) never records.
+   */
+  @Property({ type: 'text', nullable: true })
+  leaseToken: string | null = null;
 
   @Property({ type: 'timestamptz', nullable: true })
   deliveredAt: Date | null = null;

@@ -29,6 +29,8 @@ export interface WebhookDispatcherOptions {
   logger: Logger;
   retryScheduleSeconds?: readonly number[];
   attemptTimeoutMs?: number;
+  /** How long a claim on an attempt lasts without a renewal: the engine's lease (leaseMs). */
+  leaseMs: number;
   pollIntervalMs?: number;
 }
 
@@ -57,7 +59,7 @@ export async function startWebhookDispatcher(options: WebhookDispatcherOptions):
     logger,
     production: options.production,
     retryScheduleSeconds: options.retryScheduleSeconds ?? DEFAULT_RETRY_SCHEDULE_SECONDS,
-    attemptTimeoutMs,
+    leaseMs: options.leaseMs,
     pollIntervalMs: options.pollIntervalMs,
   });
 

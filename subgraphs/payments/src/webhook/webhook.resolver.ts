@@ -17,9 +17,10 @@ export function createWebhookResolver(service: WebhookDeliveryService) {
     async webhookDeliveries(
       @Arg('first', () => Int, { defaultValue: DEFAULT_PAGE_SIZE, description: 'Page size, 1 to 100.' }) first: number,
       @Arg('after', () => ID, { nullable: true, description: 'endCursor of the previous page.' }) after: string | null,
+      @Arg('aggregateId', () => ID, { nullable: true, description: "Only the deliveries of this session's (ops_…), mandate's or consent's events." }) aggregateId: string | null,
       @Ctx() context: SubgraphContext,
     ): Promise<WebhookDeliveryConnection> {
-      const page = await service.list(context.em, audienceOf(context), first, after);
+      const page = await service.list(context.em, audienceOf(context), first, after, aggregateId);
       const edges = page.deliveries.map((delivery) => ({ cursor: delivery.id, node: toWebhookDelivery(delivery) }));
       return {
         edges,

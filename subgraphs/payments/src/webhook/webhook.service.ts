@@ -32,14 +32,19 @@ export class WebhookDeliveryService {
     return delivery;
   }
 
-  /** Newest first; `after` is the id of the last delivery of the previous page. */
-  async list(em: EntityManager, audienceId: string, first: number, after?: string | null): Promise<DeliveryPage> {
+  /**
+   * Newest first; `after` is the id of the last delivery of the previous page. `aggregateId` keeps
+   * one session's (mandate's, consent's) deliveries, still within the caller's own: another
+   * audience's aggregate simply has none here.
+   */
+  async list(em: EntityManager, audienceId: string, first: number, after?: string | null, aggregateId?: string | null): Promise<DeliveryPage> {
     if (!Number.isInteger(first) || first < 1 || first > MAX_PAGE_SIZE) throw invalid('first', `must be an integer from 1 to ${MAX_PAGE_SIZE}`);
-    let where: Record<string, unknown> = { audienceId };
+    const scope: Record<string, unknown> = aggregateId ? { audienceId, aggregateId } : { audienceId };
+    let where: Record<string, unknown> = scope;
     if (after) {
-      const cursor = await em.findOne(WebhookDeliveryEntity, { id: after, audienceId });
+      const cursor = await em.findOne(WebhookDeliveryEntity, { ...scope, id: after });
       if (!cursor) throw invalid('after', 'is not a delivery of this caller');
-      where = { audienceId, $or: [{ createdAt: { $lt: cursor.createdAt } }, { createdAt: cursor.createdAt, id: { $lt: cursor.id } }] };
+      where = { ...scope, $or: [{ createdAt: { $lt: cursor.createdAt } }, { createdAt: cursor.createdAt, id: { $lt: cursor.id } }] };
     }
     const rows = await em.find(WebhookDeliveryEntity, where, { orderBy: { createdAt: 'desc', id: 'desc' }, limit: first + 1 });
     return { deliveries: rows.slice(0, first), hasMore: rows.length > first };

@@ -13,6 +13,9 @@ export class WebhookDelivery {
   @Field({ description: 'Event kind, e.g. payment.completed or consent.granted.' })
   event!: string;
 
+  @Field(() => ID, { description: 'What the event is about: the payment session (ops_…), mandate (mdt_…), consent or payment order.' })
+  aggregateId!: string;
+
   @Field(() => String, { nullable: true, description: 'Where the last attempt went; null before the first.' })
   url!: string | null;
 
@@ -84,6 +87,7 @@ export const toWebhookDelivery = (entity: WebhookDeliveryEntity): WebhookDeliver
   id: entity.id,
   eventId: entity.eventId,
   event: entity.eventKind,
+  aggregateId: entity.aggregateId,
   url: entity.url,
   status: entity.status,
   attempts: entity.attempts,

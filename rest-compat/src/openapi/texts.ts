@@ -1,0 +1,61 @@
+import { ERROR_CODES } from '@gateway/kernel';
+
+/** The prose of the OpenAPI document (Markdown, as the /docs renderer shows it). */
+
+/** One line per group of routes (the `tag` of each route in routes/*.ts); a tag without one fails the build of the document. */
+export const TAG_DESCRIPTIONS: Record<string, string> = {
+  Banks: 'Participating banks: registration by the operator, their settings, capabilities and keys. A bank acts with its bank key (X-Service-Bank-Key).',
+  Merchants: 'Merchants registered by the operator: API keys (mk_test_ / mk_live_), webhook URL and secret, settlement IBAN.',
+  'Open Banking': 'Third-party providers (TPPs): consents, the OAuth token endpoint (PKCE), account information and payment orders, with FAPI headers.',
+  'Open Banking: customer': 'Pages and calls a bank customer makes for Open Banking: approving a consent, strong customer authentication of a payment order, revoking.',
+  'Identity registry': 'Aliases (handle@bank_handle) and phone numbers that resolve to an IBAN at a participating bank.',
+  Payments: 'Payment sessions a merchant creates and follows: create, read, list.',
+  Checkout: 'What the payer uses: the checkout page, its status, and the authorization with an OTP from their bank.',
+  Mandates: 'Recurring mandates: a merchant asks, the customer confirms once, then the merchant charges each period within the limit.',
+  'Mandates: customer': 'The confirmation page of a mandate and its form post, for the customer.',
+  'Bank callbacks': 'Calls a bank core makes back to the gateway (X-Service-Internal-Key): confirmation of a rail credit.',
+  Webhooks: "A merchant's or TPP's webhook deliveries: list them, retry a failed one.",
+  Operations: 'For the operator: payments that need a person to look at them.',
+  Settlement: 'Net settlement between banks: cycles, positions and their settlement.',
+};
+
+/**
+ * Rate limits and what a GraphQL document costs (issue 13: aliases must not multiply a limit).
+ * The router enforces these (router/src/rate-limit.ts, server.ts); the text is kept beside them.
+ */
+const LIMITS = `## Limits
+
+Every response carries \`X-RateLimit-Limit\`, \`X-RateLimit-Remaining\` and \`X-RateLimit-Reset\` (seconds until the window resets); a refusal is 429 \`RATE_LIMITED\` with \`Retry-After\`. Operators may set other limits.
+
+| Limit class | Default per minute | Counted per | REST | GraphQL root fields |
+|---|---|---|---|---|
+| \`session_create\` | 100 | merchant | POST /payments/sessions | \`createPaymentSession\` |
+| \`identity_resolve\` | 600 | client IP | GET /v1/identity/resolve | \`resolveAlias\` (alias, phone or iban) |
+| \`ob_token\` | 30 | TPP (client IP when unknown) | POST /ob/token | \`exchangeAuthorizationCode\`, \`refreshAccessToken\` (one per document) |
+| \`read\` | 300 | credential (client IP when public) | other GET endpoints | every other query field |
+| \`write\` | 300 | credential (client IP when public) | other writes | every other mutation field |
+
+**GraphQL costs what the same REST calls would.** A document spends one point of a field's class for each root field it selects: every alias counts, and so do root fields inside fragments (\`{ a: resolveAlias(phone: "…") { iban } b: resolveAlias(phone: "…") { iban } }\` costs 2 points of \`identity_resolve\`). A root field given a list of keys costs one point per key (no field takes one today). A document asking more points than are left is refused whole with 429 (nothing runs, nothing is spent); the headers show the class closest to its limit after the points are spent. A subscription costs one \`read\` point when it starts.
+
+Document caps, refused with 400 \`VALIDATION_ERROR\`: at most 30 aliases, 5,000 tokens, 50 directives, depth 12, 500 field selections and a static cost of 5,000 (objects 2, scalars 1, ×1.5 per level). In production, introspection is off and error messages carry no field suggestions.`;
+
+const ERRORS = `## Errors
+
+Every error has the body \`{"error": {"code", "message", "detail", "request_id"}}\`; the HTTP status follows from the code, and \`request_id\` is the X-Request-Id header.
+
+| Code | HTTP status | Meaning |
+|---|---|---|
+${Object.entries(ERROR_CODES)
+  .sort(([, a], [, b]) => a.status - b.status)
+  .map(([code, { status, message }]) => `| \`${code}\` | ${status} | ${message.replace(/\|/g, '\\|')} |`)
+  .join('\n')}`;
+
+export const API_DESCRIPTION = `The REST API of the payment gateway and Open Banking service, served by rest-compat on top of the federated GraphQL API (also at [/graphql](/graphql), with GraphiQL for a browser outside production).
+
+Fields are snake_case. Unknown fields and query parameters are refused with 400 VALIDATION_ERROR; bodies over 1 MiB get 413. Every response carries X-Request-Id, and responses from the API carry X-RateLimit-* headers. Creating POSTs take an optional \`Idempotency-Key\` header.
+
+Machine-readable: [/openapi.json](/openapi.json). What the gateway sends a bank core and which answers it accepts: [/openapi/bank-core.json](/openapi/bank-core.json).
+
+${LIMITS}
+
+${ERRORS}`;

@@ -1,0 +1,84 @@
+import { createClient, type Client } from 'graphql-ws';
+
+/**
+ * The public GraphQL API as any merchant's own dashboard calls it: POST /graphql and graphql-ws on
+ * the same path of this origin (rest-compat hands both to the router), the merchant key as a
+ * Bearer credential. Nothing here knows more than a merchant could.
+ */
+
+/** A refusal as the API gave it: its spec code and its message, shown as they are. */
+export class ApiError extends Error {
+  constructor(
+    readonly code: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+interface GraphQLAnswer<T> {
+  data?: T | null;
+  errors?: Array<{ message: string; extensions?: { code?: string } }>;
+}
+
+export async function graphql<T>(key: string, query: string, variables: Record<string, unknown> = {}): Promise<T> {
+  let response: Response;
+  try {
+    response = await fetch('/graphql', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json', authorization: `Bearer ${key}` },
+      body: JSON.stringify({ query, variables }),
+      cache: 'no-store',
+    });
+  } catch {
+    throw new ApiError('NETWORK_ERROR', 'The gateway could not be reached. Check the connection and try again.');
+  }
+  let answer: GraphQLAnswer<T>;
+  try {
+    answer = (await response.json()) as GraphQLAnswer<T>;
+  } catch {
+    throw new ApiError('SERVICE_UNAVAILABLE', `The gateway answered HTTP ${response.status} without a GraphQL body.`);
+  }
+  const error = answer.errors?.[0];
+  if (error) throw new ApiError(error.extensions?.code ?? 'INTERNAL_ERROR', error.message);
+  if (!answer.data) throw new ApiError('INTERNAL_ERROR', 'The gateway answered without data.');
+  return answer.data;
+}
+
+/** live: the socket is open; idle: nothing to follow, so no socket (lazy); down: it closed on an error and is being retried. */
+export type LiveState = 'live' | 'idle' | 'down';
+
+/** One WebSocket for every live subscription of a signed-in merchant, open only while there is something to follow; reconnects by itself. */
+export function liveClient(key: string, onState: (state: LiveState) => void): Client {
+  const url = `${location.protocol === 'https:' ? 'wss' : 'ws'}://${location.host}/graphql`;
+  const client = createClient({
+    url,
+    connectionParams: { authorization: `Bearer ${key}` },
+    lazy: true,
+    retryAttempts: Number.POSITIVE_INFINITY,
+    shouldRetry: () => true,
+  });
+  client.on('connected', () => onState('live'));
+  client.on('closed', (event) => onState((event as CloseEvent | undefined)?.code === 1000 ? 'idle' : 'down'));
+  client.on('error', () => onState('down'));
+  return client;
+}
+
+/** Subscribes and hands over each message's data; returns the unsubscribe function. */
+export function subscribe<T>(client: Client, query: string, variables: Record<string, unknown>, onData: (data: T) => void, onError: (error: ApiError) => void): () => void {
+  return client.subscribe<T>(
+    { query, variables },
+    {
+      next: (message) => {
+        const error = message.errors?.[0];
+        if (error) return onError(new ApiError(String(error.extensions?.code ?? 'INTERNAL_ERROR'), error.message));
+        if (message.data) onData(message.data as T);
+      },
+      error: () => undefined,
+      complete: () => undefined,
+    },
+  );
+}
+
+export const describeError = (error: unknown): ApiError =>
+  error instanceof ApiError ? error : new ApiError('INTERNAL_ERROR', error instanceof Error ? error.message : String(error));

@@ -1,0 +1,127 @@
+import { useEffect, useMemo, useState } from 'preact/hooks';
+import { ApiError, describeError, graphql, liveClient, type LiveState } from './api';
+import type { CurrencyExponents } from './format';
+import { forgetKey, storedKey, storeKey } from './key-store';
+import { MandateDetail, MandateList } from './mandates';
+import { CURRENT_MERCHANT, type Merchant } from './operations';
+import { SessionDetailView } from './session-detail';
+import { SessionList } from './sessions';
+import { DashboardContext, hrefOf, useHashRoute, type Dashboard } from './shared';
+import { SignIn } from './sign-in';
+import { WebhooksView } from './webhooks';
+
+const LIVE_LABELS: Record<LiveState, string> = { live: 'Live', idle: 'Up to date', down: 'Reconnecting' };
+const LIVE_TITLES: Record<LiveState, string> = {
+  live: 'Following open sessions over graphql-ws',
+  idle: 'No open session to follow; the list is refreshed every few seconds',
+  down: 'The live connection dropped and is being retried; the list is still refreshed every few seconds',
+};
+
+interface SignedIn {
+  key: string;
+  merchant: Merchant;
+}
+
+export function App({ exponents }: { exponents: CurrencyExponents }) {
+  const [signedIn, setSignedIn] = useState<SignedIn | null>(null);
+  const [error, setError] = useState<ApiError | null>(null);
+  const [busy, setBusy] = useState(false);
+
+  const signIn = async (key: string) => {
+    setBusy(true);
+    setError(null);
+    try {
+      const { currentMerchant } = await graphql<{ currentMerchant: Merchant }>(key, CURRENT_MERCHANT);
+      storeKey(key);
+      setSignedIn({ key, merchant: currentMerchant });
+    } catch (caught) {
+      forgetKey();
+      setError(describeError(caught));
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  // A reload of the tab keeps the merchant signed in (sessionStorage), checked again by the API.
+  useEffect(() => {
+    const key = storedKey();
+    if (key) void signIn(key);
+  }, []);
+
+  if (!signedIn) return <SignIn onSubmit={(key) => void signIn(key)} error={error} busy={busy} />;
+  return (
+    <SignedInDashboard
+      signedIn={signedIn}
+      exponents={exponents}
+      onSignOut={() => {
+        forgetKey();
+        setSignedIn(null);
+      }}
+    />
+  );
+}
+
+function SignedInDashboard({ signedIn, exponents, onSignOut }: { signedIn: SignedIn; exponents: CurrencyExponents; onSignOut: () => void }) {
+  const [liveState, setLiveState] = useState<LiveState>('idle');
+  const live = useMemo(() => liveClient(signedIn.key, setLiveState), [signedIn.key]);
+  useEffect(() => () => void live.dispose(), [live]);
+  const dashboard: Dashboard = { key: signedIn.key, merchant: signedIn.merchant, live, exponents };
+  const route = useHashRoute();
+  const [section = 'sessions', id] = route;
+  const testMode = signedIn.merchant.mode === 'test' || signedIn.key.startsWith('mk_test_');
+
+  return (
+    <DashboardContext.Provider value={dashboard}>
+      {testMode && (
+        <div class="test-banner" id="test-banner" role="status">
+          Test mode: this merchant's key is mk_test_…, no real money moves.
+        </div>
+      )}
+      <header class="top">
+        <div class="who">
+          <strong id="merchant-name">{signedIn.merchant.name}</strong>
+          <span class="meta" id="merchant-id">
+            {signedIn.merchant.id}
+          </span>
+        </div>
+        <nav>
+          <a href={hrefOf('sessions')} class={section === 'sessions' ? 'current' : ''} aria-current={section === 'sessions' ? 'page' : undefined} id="nav-sessions">
+            Sessions
+          </a>
+          <a href={hrefOf('mandates')} class={section === 'mandates' ? 'current' : ''} aria-current={section === 'mandates' ? 'page' : undefined} id="nav-mandates">
+            Mandates
+          </a>
+          <a href={hrefOf('webhooks')} class={section === 'webhooks' ? 'current' : ''} aria-current={section === 'webhooks' ? 'page' : undefined} id="nav-webhooks">
+            Webhooks
+          </a>
+        </nav>
+        <div class="session-controls">
+          <span class={`live-dot ${liveState}`} id="live-state" data-state={liveState} title={LIVE_TITLES[liveState]}>
+            {LIVE_LABELS[liveState]}
+          </span>
+          <button type="button" class="secondary" id="sign-out" onClick={onSignOut}>
+            Sign out
+          </button>
+        </div>
+      </header>
+      <main class="content">{view(section, id)}</main>
+    </DashboardContext.Provider>
+  );
+}
+
+function view(section: string, id: string | undefined) {
+  if (section === 'sessions') return id ? <SessionDetailView id={id} key={id} /> : <SessionList />;
+  if (section === 'mandates') return id ? <MandateDetail id={id} key={id} /> : <MandateList />;
+  if (section === 'webhooks') return <WebhooksView />;
+  return <ErrorPage error={new ApiError('NOT_FOUND', 'There is no such page in the dashboard.')} />;
+}
+
+function ErrorPage({ error }: { error: ApiError }) {
+  return (
+    <section class="card">
+      <p class="error" role="alert">
+        <code class="error-code">{error.code}</code> {error.message}
+      </p>
+    </section>
+  );
+}

@@ -1,0 +1,151 @@
+/** The GraphQL documents the dashboard sends, and the shapes it reads back. */
+
+export interface Merchant {
+  id: string;
+  name: string;
+  mode: string;
+  webhookUrl: string | null;
+}
+
+export const CURRENT_MERCHANT = `query DashboardMerchant { currentMerchant { id name mode webhookUrl } }`;
+
+const SESSION_FIELDS = `id status amount currency reference description destination { type value } createdAt updatedAt completedAt failedAt expiredAt expiresAt failureCode`;
+
+export interface SessionRow {
+  id: string;
+  status: string;
+  amount: number;
+  currency: string;
+  reference: string | null;
+  description: string | null;
+  destination: { type: string; value: string };
+  createdAt: string;
+  updatedAt: string;
+  completedAt: string | null;
+  failedAt: string | null;
+  expiredAt: string | null;
+  expiresAt: string;
+  failureCode: string | null;
+}
+
+export interface StatusChange {
+  status: string;
+  at: string;
+  event: string;
+  failureCode: string | null;
+}
+
+export interface SessionDetail extends SessionRow {
+  statusHistory: StatusChange[];
+  creditorIban: string;
+  settlementType: string | null;
+  checkoutUrl: string;
+  redirectUrl: string | null;
+  webhookUrl: string | null;
+  creditorBank: { handle: string };
+  debtorBank: { handle: string } | null;
+}
+
+export interface PageInfo {
+  hasNextPage: boolean;
+  endCursor: string | null;
+}
+
+export interface Connection<T> {
+  edges: Array<{ node: T }>;
+  pageInfo: PageInfo;
+}
+
+export const SESSIONS = `query DashboardSessions($first: Int, $after: String) {
+  paymentSessions(first: $first, after: $after) { edges { node { ${SESSION_FIELDS} } } pageInfo { hasNextPage endCursor } }
+}`;
+
+const DETAIL_FIELDS = `${SESSION_FIELDS} creditorIban settlementType checkoutUrl redirectUrl webhookUrl creditorBank { handle } debtorBank { handle } statusHistory { status at event failureCode }`;
+
+export const SESSION = `query DashboardSession($id: ID!) { paymentSession(id: $id) { ${DETAIL_FIELDS} } }`;
+
+/** A row of the list, followed until final. */
+export const SESSION_UPDATED = `subscription DashboardSessionUpdated($id: ID!) { paymentSessionUpdated(id: $id) { ${SESSION_FIELDS} } }`;
+
+/** The open session, timeline included, followed until final. */
+export const SESSION_DETAIL_UPDATED = `subscription DashboardSessionDetailUpdated($id: ID!) { paymentSessionUpdated(id: $id) { ${DETAIL_FIELDS} } }`;
+
+export interface WebhookAttempt {
+  number: number;
+  url: string | null;
+  startedAt: string;
+  durationMs: number;
+  statusCode: number | null;
+  error: string | null;
+}
+
+export interface WebhookDelivery {
+  id: string;
+  eventId: string;
+  event: string;
+  aggregateId: string;
+  url: string | null;
+  status: string;
+  attempts: number;
+  lastStatusCode: number | null;
+  lastError: string | null;
+  nextAttemptAt: string | null;
+  deliveredAt: string | null;
+  createdAt: string;
+  history: WebhookAttempt[];
+}
+
+const DELIVERY_FIELDS = `id eventId event aggregateId url status attempts lastStatusCode lastError nextAttemptAt deliveredAt createdAt history { number url startedAt durationMs statusCode error }`;
+
+export const DELIVERIES = `query DashboardDeliveries($first: Int!, $after: ID, $aggregateId: ID) {
+  webhookDeliveries(first: $first, after: $after, aggregateId: $aggregateId) { edges { node { ${DELIVERY_FIELDS} } } pageInfo { hasNextPage endCursor } }
+}`;
+
+export const RETRY_DELIVERY = `mutation DashboardRetryDelivery($id: ID!) { retryWebhookDelivery(id: $id) { ${DELIVERY_FIELDS} } }`;
+
+export const ROTATE_WEBHOOK_SECRET = `mutation DashboardRotateWebhookSecret($id: ID!) { rotateWebhookSecret(id: $id) { webhookSecret } }`;
+
+export interface MandateRow {
+  id: string;
+  status: string;
+  customerAlias: string;
+  amount: number;
+  currency: string;
+  interval: string;
+  description: string | null;
+  startDate: string;
+  nextChargeDate: string | null;
+  createdAt: string;
+  confirmedAt: string | null;
+  cancelledAt: string | null;
+  failedAt: string | null;
+  revokedBy: string | null;
+}
+
+const MANDATE_FIELDS = `id status customerAlias amount currency interval description startDate nextChargeDate createdAt confirmedAt cancelledAt failedAt revokedBy`;
+
+export const MANDATES = `query DashboardMandates($first: Int, $after: String) {
+  mandates(first: $first, after: $after) { edges { node { ${MANDATE_FIELDS} } } pageInfo { hasNextPage endCursor } }
+}`;
+
+export interface MandateCharge {
+  id: string;
+  status: string;
+  amount: number;
+  currency: string;
+  reference: string;
+  periodStart: string;
+  settlementType: string;
+  failureCode: string | null;
+  failureDetail: string | null;
+  createdAt: string;
+  completedAt: string | null;
+  failedAt: string | null;
+}
+
+export const MANDATE = `query DashboardMandate($id: ID!, $first: Int, $after: String) {
+  mandate(id: $id) {
+    ${MANDATE_FIELDS}
+    charges(first: $first, after: $after) { edges { node { id status amount currency reference periodStart settlementType failureCode failureDetail createdAt completedAt failedAt } } pageInfo { hasNextPage endCursor } }
+  }
+}`;

@@ -1,0 +1,86 @@
+import { useEffect, useState } from 'preact/hooks';
+import { describeError, graphql, subscribe, type ApiError } from './api';
+import { DeliveryList } from './deliveries';
+import { formatTime, isFinalSession, sessionTimeline } from './format';
+import { SESSION, SESSION_DETAIL_UPDATED, type SessionDetail } from './operations';
+import { Amount, ErrorLine, Field, hrefOf, StatusBadge, useDashboard } from './shared';
+
+/** One session: its fields, the timeline its timestamps give, followed live until final, and its webhook deliveries. */
+export function SessionDetailView({ id }: { id: string }) {
+  const { key, live } = useDashboard();
+  const [session, setSession] = useState<SessionDetail | null>(null);
+  const [error, setError] = useState<ApiError | null>(null);
+
+  useEffect(() => {
+    let stopped = false;
+    graphql<{ paymentSession: SessionDetail }>(key, SESSION, { id })
+      .then(({ paymentSession }) => !stopped && setSession(paymentSession))
+      .catch((caught) => !stopped && setError(describeError(caught)));
+    return () => {
+      stopped = true;
+    };
+  }, [key, id]);
+
+  const following = session != null && !isFinalSession(session.status);
+  useEffect(() => {
+    if (!following) return;
+    return subscribe<{ paymentSessionUpdated: SessionDetail }>(live, SESSION_DETAIL_UPDATED, { id }, ({ paymentSessionUpdated }) => setSession(paymentSessionUpdated), setError);
+  }, [following, live, id]);
+
+  return (
+    <section class="card" id="session-detail">
+      <p class="back">
+        <a href={hrefOf('sessions')}>← All sessions</a>
+      </p>
+      {error && !session && (
+        <>
+          <h1>{error.code === 'SESSION_NOT_FOUND' ? 'Session not found' : 'Session could not be loaded'}</h1>
+          <p class="meta">{id}</p>
+        </>
+      )}
+      <ErrorLine error={error} id="session-error" />
+      {session && (
+        <>
+          <div class="section-head">
+            <h1>
+              <Amount amount={session.amount} currency={session.currency} />
+            </h1>
+            <span id="session-status" data-status={session.status}>
+              <StatusBadge status={session.status} />
+            </span>
+          </div>
+          <dl class="fields">
+            <Field label="Session">{session.id}</Field>
+            <Field label="Reference">{session.reference ?? '—'}</Field>
+            <Field label="Description">{session.description ?? '—'}</Field>
+            <Field label="Destination">
+              {session.destination.type} {session.destination.value}
+            </Field>
+            <Field label="Creditor">
+              {session.creditorIban} at {session.creditorBank.handle}
+            </Field>
+            <Field label="Payer's bank">{session.debtorBank?.handle ?? '—'}</Field>
+            <Field label="Settlement">{session.settlementType ?? '—'}</Field>
+            <Field label="Failure">{session.failureCode ?? '—'}</Field>
+            <Field label="Checkout">
+              <a href={session.checkoutUrl} rel="noreferrer" target="_blank">
+                {session.checkoutUrl}
+              </a>
+            </Field>
+          </dl>
+          <h2>Timeline</h2>
+          <ol class="timeline" id="timeline">
+            {sessionTimeline(session).map((entry) => (
+              <li key={`${entry.label}-${entry.at}`}>
+                <span class="timeline-label">{entry.label}</span> <time dateTime={entry.at}>{formatTime(entry.at)}</time>
+                {entry.detail && <span class="meta"> · {entry.detail}</span>}
+              </li>
+            ))}
+          </ol>
+          <h2>Webhook deliveries</h2>
+          <DeliveryList aggregateId={session.id} refreshKey={session.status} />
+        </>
+      )}
+    </section>
+  );
+}

@@ -1,0 +1,158 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+
+/** How HAProxy health-checks every server (GET /readyz). */
+export interface HealthCheck {
+  intervalMs: number;
+  /** Failed checks in a row before a server is out. */
+  fall: number;
+  /** Passed checks in a row before it is back. */
+  rise: number;
+}
+
+export const DEFAULT_HEALTH_CHECK: HealthCheck = { intervalMs: 1000, fall: 2, rise: 2 };
+
+export interface BalancedService {
+  /** Backend name: `payments`, `router`, ... */
+  name: string;
+  /** Where HAProxy listens for this service. */
+  frontendPort: number;
+  servers: Array<{ name: string; port: number }>;
+  /** The public frontend: X-Forwarded-For added for the services behind it. */
+  public?: boolean;
+}
+
+/**
+ * The HAProxy configuration of the cluster: per service one frontend, balanced over its
+ * instances, each health-checked on GET /readyz. A request goes to another instance when it
+ * never reached one (`conn-failure`: refused or reset while connecting; `empty-response`: the
+ * connection closed before a single byte of answer, as a keep-alive connection does when an
+ * instance goes away) whatever its method. A GET is also tried again elsewhere on a 503 (an
+ * instance answering not ready, a router whose subgraphs are away): reads are safe to repeat,
+ * writes (POST, PUT, PATCH, DELETE) are not and keep their 503 (`<name>_reads` shares the
+ * servers' health with `<name>` through `track`).
+ */
+export function haproxyConfig(services: BalancedService[], statsPort: number, check: HealthCheck = DEFAULT_HEALTH_CHECK, host = '127.0.0.1'): string {
+  const lines = [
+    '# Written by scripts/cluster (npm run start:cluster): every start writes it again.',
+    'global',
+    '  maxconn 4096',
+    '',
+    'defaults',
+    '  mode http',
+    '  timeout connect 2s',
+    '  timeout client 60s',
+    // Above rest-compat's router timeout (20 s) and the router's per-subgraph one (15 s): they answer first.
+    '  timeout server 60s',
+    '  timeout http-request 10s',
+    '  timeout queue 10s',
+    // graphql-ws subscriptions through rest-compat and the router.
+    '  timeout tunnel 1h',
+    '  retries 3',
+    // Every retry to another instance, not the one that just failed.
+    '  option redispatch 1',
+    `  default-server inter ${check.intervalMs}ms fall ${check.fall} rise ${check.rise}`,
+    // A check's own deadline (else it is `inter`): /readyz asks the database and, for rest-compat and
+    // the router, the services behind them; a busy second must not take a healthy instance out.
+    '  timeout check 3s',
+    '',
+    'frontend stats',
+    `  bind 127.0.0.1:${statsPort}`,
+    '  stats enable',
+    '  stats uri /stats',
+    '',
+  ];
+  for (const service of services) {
+    lines.push(
+      `frontend ${service.name}_in`,
+      `  bind ${service.public ? host : '127.0.0.1'}:${service.frontendPort}`,
+      ...(service.public ? ['  option forwardfor'] : []),
+      `  use_backend ${service.name}_reads if METH_GET`,
+      `  default_backend ${service.name}`,
+      '',
+      `backend ${service.name}`,
+      '  balance roundrobin',
+      '  option httpchk GET /readyz',
+      '  http-check expect status 200',
+      '  retry-on conn-failure empty-response',
+      ...service.servers.map((server) => `  server ${server.name} 127.0.0.1:${server.port} check`),
+      '',
+      `backend ${service.name}_reads`,
+      '  balance roundrobin',
+      '  retry-on conn-failure empty-response 503',
+      ...service.servers.map((server) => `  server ${server.name} 127.0.0.1:${server.port} track ${service.name}/${server.name}`),
+      '',
+    );
+  }
+  return lines.join('\n');
+}
+
+/** HAProxy (Debian's package: /usr/sbin/haproxy) in the foreground, owned by the cluster. */
+export class Haproxy {
+  private child: ChildProcess | null = null;
+  private output = '';
+
+  constructor(
+    private readonly configFile: string,
+    private readonly statsPort: number,
+  ) {}
+
+  get statsUrl(): string {
+    return `http://127.0.0.1:${this.statsPort}/stats`;
+  }
+
+  async start(config: string): Promise<void> {
+    writeFileSync(this.configFile, config);
+    const child = spawn(process.env.HAPROXY ?? 'haproxy', ['-db', '-f', this.configFile], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const keep = (chunk: Buffer) => (this.output = (this.output + chunk.toString()).slice(-10_000));
+    child.stdout!.on('data', keep);
+    child.stderr!.on('data', keep);
+    const spawned = await new Promise<Error | null>((resolve) => {
+      child.once('spawn', () => resolve(null));
+      child.once('error', resolve);
+    });
+    if (spawned) throw new Error(`haproxy could not be started (${spawned.message}): install Debian's haproxy package (apt-get install haproxy) or set HAPROXY`);
+    this.child = child;
+    const deadline = Date.now() + 10_000;
+    while (!(await this.status().catch(() => undefined))) {
+      if (child.exitCode !== null) throw new Error(`haproxy exited with ${child.exitCode}:\n${this.output}`);
+      if (Date.now() > deadline) throw new Error(`haproxy did not answer on its stats port:\n${this.output}`);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  }
+
+  /** Each server's state as HAProxy sees it, by `backend/server`: UP, DOWN, `UP 1/2` (rising), ... */
+  async status(): Promise<Record<string, string>> {
+    const response = await fetch(`http://127.0.0.1:${this.statsPort}/stats;csv`, { signal: AbortSignal.timeout(2000) });
+    const [header, ...rows] = (await response.text()).trim().split('\n');
+    const columns = header!.replace(/^# /, '').split(',');
+    const at = (name: string) => columns.indexOf(name);
+    const status: Record<string, string> = {};
+    for (const row of rows) {
+      const cells = row.split(',');
+      const server = cells[at('svname')]!;
+      if (server === 'FRONTEND' || server === 'BACKEND') continue;
+      status[`${cells[at('pxname')]}/${server}`] = cells[at('status')]!;
+    }
+    return status;
+  }
+
+  /** Waits until HAProxy sends requests to `backend/server` again (its checks passed `rise` times). */
+  async waitUp(backend: string, server: string, timeoutMs = 30_000): Promise<void> {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const state = (await this.status())[`${backend}/${server}`];
+      if (state === 'UP') return;
+      if (Date.now() > deadline) throw new Error(`haproxy still sees ${backend}/${server} as ${state}`);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  }
+
+  async stop(): Promise<void> {
+    const child = this.child;
+    if (!child || child.exitCode !== null || child.signalCode !== null) return;
+    const exited = new Promise((resolve) => child.once('exit', resolve));
+    child.kill('SIGTERM');
+    await exited;
+  }
+}

@@ -1,0 +1,8 @@
+/**
+ * Test helpers, published as `@gateway/subgraph-payments/testing` (not through index.ts): the
+ * writers of the leased rows, so a takeover test can stand in for a frozen process by stopping
+ * one owner's lease renewals (what no test can do to one of two platforms in one process) and
+ * watch that owner's late writes be refused.
+ */
+export { deliveries, type ClaimedDelivery } from './webhook/delivery.repository';
+export { settlementRepository, type PositionOwner } from './settlement/settlement.repository';

@@ -1,0 +1,66 @@
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Page } from 'playwright-core';
+import { createLogger } from '@gateway/kernel';
+import { startRestCompat, type RunningRestCompat } from '@gateway/rest-compat';
+import { launchOfflineBrowser, type OfflineBrowser } from '../support/offline-browser';
+
+/** Screenshots for a person to look at (CI keeps them as artifacts when DOCS_SCREENSHOTS is set). */
+const SHOTS = process.env.DOCS_SCREENSHOTS;
+
+/**
+ * /docs in Chromium with no network beyond this machine: Scalar's API reference from npm assets
+ * renders the document, its search finds an operation, and nothing overflows sideways at phone
+ * width (390 px) or on a desktop.
+ */
+describe('API reference at /docs in a browser', () => {
+  let rest: RunningRestCompat;
+
+  beforeAll(async () => {
+    // The reference is built from the route table: no router is needed to show it.
+    rest = await startRestCompat({ routerUrl: 'http://127.0.0.1:9', logger: createLogger('docs-test', 'silent') });
+    if (SHOTS) mkdirSync(SHOTS, { recursive: true });
+  });
+  afterAll(() => rest?.stop());
+
+  const noSidewaysScroll = (page: Page) => page.locator('html').evaluate((html) => ({ content: html.scrollWidth, screen: html.clientWidth }));
+
+  it.each([
+    ['phone', { width: 390, height: 844 }],
+    ['desktop', { width: 1280, height: 900 }],
+  ])('renders offline on a %s, finds an operation by search, and fits the width', async (name, viewport) => {
+    const offline: OfflineBrowser = await launchOfflineBrowser(viewport);
+    try {
+      const page = await offline.context.newPage();
+      const answer = await page.goto(`${rest.url}/docs`);
+      expect(answer?.status()).toBe(200);
+      await page.getByRole('heading', { name: 'Payment Gateway REST API' }).waitFor({ timeout: 30_000 });
+      if (SHOTS) await page.screenshot({ path: join(SHOTS, `docs-${name}.png`) });
+
+      expect(await noSidewaysScroll(page)).toEqual({ content: viewport.width, screen: viewport.width });
+
+      // Search (Ctrl K, as the search box says), pick the operation, land on it.
+      // On a phone the navigation (and its search) sits behind the menu button.
+      if (viewport.width < 600) await page.locator('header button').first().click();
+      await page.keyboard.press('Control+k');
+      await page.waitForTimeout(500);
+      await page.keyboard.type('charge');
+      const hit = page.getByRole('option', { name: /Operation:\s+Charge a mandate\s*,/ });
+      await hit.waitFor();
+      if (SHOTS) await page.screenshot({ path: join(SHOTS, `docs-${name}-search.png`) });
+      await hit.click();
+      await page.waitForURL(/charge/);
+      const operation = page.getByRole('heading', { name: 'Charge a mandate', exact: true });
+      await operation.waitFor();
+      // Its request example, from the document's examples (minor units, not "0").
+      await page.getByText('"amount": 12500').first().waitFor({ state: 'attached' });
+      if (SHOTS) await page.screenshot({ path: join(SHOTS, `docs-${name}-operation.png`) });
+
+      expect(await noSidewaysScroll(page)).toEqual({ content: viewport.width, screen: viewport.width });
+      expect(offline.outside).toEqual([]);
+      expect(offline.cspViolations).toEqual([]);
+    } finally {
+      await offline.close();
+    }
+  });
+});
