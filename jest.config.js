@@ -2,14 +2,34 @@ const fs = require('node:fs');
 const path = require('node:path');
 
 const swc = JSON.parse(fs.readFileSync(path.join(__dirname, '.swcrc'), 'utf8'));
-
-/** One jest run over every workspace: unit specs beside the code, end-to-end tests in test/. */
-module.exports = {
+const common = {
   testEnvironment: 'node',
-  roots: ['<rootDir>/packages', '<rootDir>/subgraphs', '<rootDir>/router', '<rootDir>/rest-compat', '<rootDir>/platform', '<rootDir>/test'],
-  testMatch: ['**/*.spec.ts', '**/*.e2e.ts'],
   transform: { '^.+\\.ts$': ['@swc/jest', { ...swc, swcrc: false }] },
   testPathIgnorePatterns: ['/node_modules/'],
+};
+
+/**
+ * One jest run over every workspace: unit specs beside the code, end-to-end tests in test/. In one
+ * process the platform's parts call each other in process (packages/kernel/src/in-process.ts); the
+ * second project runs the payments' idempotency, concurrency, crash and callback tests again with
+ * GRAPHQL_TRANSPORT=http, the transport of split layouts, so both keep every guarantee.
+ */
+module.exports = {
   testTimeout: 60_000,
   maxWorkers: 2,
+  projects: [
+    {
+      ...common,
+      displayName: 'all',
+      roots: ['<rootDir>/packages', '<rootDir>/subgraphs', '<rootDir>/router', '<rootDir>/rest-compat', '<rootDir>/platform', '<rootDir>/test'],
+      testMatch: ['**/*.spec.ts', '**/*.e2e.ts'],
+    },
+    {
+      ...common,
+      displayName: 'http transport',
+      roots: ['<rootDir>/test'],
+      testMatch: ['payments/sessions', 'payments/recovery', 'payments/callbacks', 'payments/checkout', 'events/subscriptions'].map((name) => `<rootDir>/test/${name}.e2e.ts`),
+      setupFiles: ['<rootDir>/test/support/http-transport.ts'],
+    },
+  ],
 };

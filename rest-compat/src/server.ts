@@ -75,7 +75,7 @@ export async function startRestCompat(options: RestCompatOptions): Promise<Runni
     }
   });
 
-  const execute = createExecutor({ graphqlUrl: target.graphqlUrl, dispatcher, logger });
+  const execute = createExecutor({ graphqlUrl: target.graphqlUrl, dispatcher, logger, timeoutMs });
   // Pages share a path with a JSON route of the table, which documents it.
   registerRoutes(app, ROUTES, execute, {
     'GET /pay/{session_id}': checkoutPage(execute, logger),

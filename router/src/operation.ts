@@ -1,5 +1,11 @@
 import { Kind, parse, valueFromASTUntyped, type DocumentNode, type FieldNode, type FragmentDefinitionNode, type OperationDefinitionNode, type SelectionSetNode } from 'graphql';
-import type { FastifyRequest } from 'fastify';
+
+/** A request's GraphQL parameters: the JSON body of a POST, the query string of a GET. */
+export interface OperationSource {
+  query?: unknown;
+  operationName?: unknown;
+  variables?: unknown;
+}
 
 export interface RootField {
   name: string;
@@ -58,8 +64,7 @@ function rootSelections(selectionSet: SelectionSetNode, fragments: Map<string, F
  * The operationName a request asks for when its document has no such operation (GraphiQL can
  * send a stale one). The gateway would throw a code-less error there, which Apollo answers 500.
  */
-export function unknownOperationName(request: FastifyRequest): string | undefined {
-  const source = (request.method === 'GET' ? request.query : request.body) as { query?: unknown; operationName?: unknown } | undefined;
+export function unknownOperationName(source: OperationSource | undefined): string | undefined {
   if (!source || typeof source.query !== 'string' || typeof source.operationName !== 'string' || source.operationName === '') return undefined;
   const document = parsed(source.query);
   if (!document) return undefined; // a syntax error: Apollo says what it is
@@ -72,8 +77,7 @@ export function unknownOperationName(request: FastifyRequest): string | undefine
  * text cannot hold it ("invalid byte sequence"): refused here, once for every subgraph, as bad
  * input, instead of a 500 wherever such a value would reach a query.
  */
-export function carriesNul(request: FastifyRequest): boolean {
-  const source = (request.method === 'GET' ? request.query : request.body) as { query?: unknown; variables?: unknown } | undefined;
+export function carriesNul(source: OperationSource | undefined): boolean {
   if (!source) return false;
   const texts = [source.query, typeof source.variables === 'string' ? source.variables : JSON.stringify(source.variables ?? null)];
   // JSON.stringify and GraphQL string literals both write NUL as the escape \u0000.
@@ -81,8 +85,7 @@ export function carriesNul(request: FastifyRequest): boolean {
 }
 
 /** Which operation a request runs and its root fields, for rate-limit classes; null when malformed. */
-export function inspectOperation(request: FastifyRequest): OperationSummary | null {
-  const source = (request.method === 'GET' ? request.query : request.body) as { query?: unknown; operationName?: unknown; variables?: unknown } | undefined;
+export function inspectOperation(source: OperationSource | undefined): OperationSummary | null {
   if (!source || typeof source.query !== 'string') return null;
   const document = parsed(source.query);
   if (!document) return null;

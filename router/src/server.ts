@@ -1,5 +1,5 @@
-import { ApolloGateway, RemoteGraphQLDataSource } from '@apollo/gateway';
-import { ApolloServer, type ApolloServerPlugin } from '@apollo/server';
+import { ApolloGateway } from '@apollo/gateway';
+import { ApolloServer, HeaderMap, type ApolloServerPlugin } from '@apollo/server';
 import { ApolloArmor } from '@escape.tech/graphql-armor';
 import { ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
 import fastifyApollo, { fastifyApolloDrainPlugin } from '@as-integrations/fastify';
@@ -7,31 +7,35 @@ import Fastify, { type FastifyReply, type FastifyRequest } from 'fastify';
 import { Agent } from 'undici';
 import { Counter, Histogram } from 'prom-client';
 import { databaseReady, type Database } from '@gateway/db';
-import { formatGatewayError } from '@gateway/federation';
+import { completeAnswer, formatGatewayError } from '@gateway/federation';
 import {
   createLogger,
   createMetricsRegistry,
   ERROR_CODES,
   GatewayError,
+  inRequestSpan,
   isErrorCode,
   metricsText,
   newId,
   OperationLabels,
-  PRINCIPAL_HEADER,
   REQUEST_ID_HEADER,
+  serveInProcess,
   signPrincipal,
   tagRequestSpan,
+  type LocalHandler,
+  type LocalRequest,
+  type LocalResponse,
   type Logger,
   type Principal,
 } from '@gateway/kernel';
 import { openVaultOrm } from '@gateway/vault';
-import { authenticate } from './authenticate';
+import { authenticate, type CredentialHeaders } from './authenticate';
 import { composeSupergraph, type SubgraphEndpoint } from './compose';
 import { registerGraphiQL, type GraphiQLOptions } from './graphiql';
-import { inspectOperation, MAX_TOKENS, unknownOperationName, carriesNul } from './operation';
+import { carriesNul, inspectOperation, MAX_TOKENS, unknownOperationName, type OperationSource } from './operation';
 import { queryLimitRules } from './query-limits';
 import { createRateLimiter, limitClassesOf, limitCostsOf, type LimitOverrides } from './rate-limit';
-import { subgraphFetcher } from './subgraph-fetch';
+import { SubgraphDataSource } from './subgraph-source';
 import { tokenRequestClient } from './token-client';
 import { routerSubscriptions } from './subscriptions';
 import type { EventBus } from '@gateway/events';
@@ -62,6 +66,8 @@ export interface RouterOptions {
   readinessChecks?: () => Record<string, boolean>;
   /** GraphiQL at GET /graphql for browsers (never in production): what the editor is prefilled with. */
   graphiql?: GraphiQLOptions;
+  /** Serve /graphql to callers in this process without HTTP (kernel's in-process.ts); default GRAPHQL_TRANSPORT. */
+  inProcess?: boolean;
 }
 
 export interface RunningRouter {
@@ -101,11 +107,31 @@ const MAX_DIRECTIVES = 50;
 /** graphql-armor's static cost (objects 2, scalars 1, ×1.5 per level): a bound on planning and fan-out work. */
 const MAX_STATIC_COST = 5000;
 
-function sendError(reply: FastifyReply, requestId: string, error: GatewayError): FastifyReply {
+/** The answer to a request the edge refused: one GraphQL error with the spec's code and status. */
+function errorBody(requestId: string, error: GatewayError) {
   const status = ERROR_CODES[error.code].status;
-  return reply.code(status).send({
-    errors: [{ message: error.message, extensions: { code: error.code, status, detail: error.detail, requestId } }],
-  });
+  return { errors: [{ message: error.message, extensions: { code: error.code, status, detail: error.detail, requestId } }] };
+}
+
+function sendError(reply: FastifyReply, requestId: string, error: GatewayError): FastifyReply {
+  return reply.code(ERROR_CODES[error.code].status).send(errorBody(requestId, error));
+}
+
+/** What the edge decided before Apollo: the caller and the headers to answer with, or a refusal. */
+interface Admission {
+  principal?: Principal;
+  refusal?: GatewayError;
+  headers: Record<string, string>;
+}
+
+/** The GraphQL parameters of an HTTP request: a POST's JSON body, a GET's query string. */
+function sourceOf(request: FastifyRequest): OperationSource | undefined {
+  return (request.method === 'GET' ? request.query : request.body) as OperationSource | undefined;
+}
+
+/** The caller's request id when well formed (rest-compat and services send theirs), else a new one. */
+function requestIdOf(incoming: unknown): string {
+  return typeof incoming === 'string' && /^req_[0-9A-Za-z]{1,64}$/.test(incoming) ? incoming : newId('request');
 }
 
 /** A request's outcome when no GraphQL answer said it (Apollo refused the HTTP request itself). */
@@ -149,22 +175,13 @@ export async function startRouter(options: RouterOptions): Promise<RunningRouter
   const subgraphAgent = new Agent({ keepAliveTimeout: 30_000, connections: 128 });
   const gateway = new ApolloGateway({
     supergraphSdl: composeSupergraph(options.subgraphs),
-    buildService: ({ name, url }) =>
-      new RemoteGraphQLDataSource<RouterContext>({
-        url,
-        fetcher: subgraphFetcher(name ?? 'subgraph', timeoutMs, subgraphAgent) as never,
-        willSendRequest({ request, context }) {
-          request.http?.headers.set(PRINCIPAL_HEADER, context.signedPrincipal);
-          request.http?.headers.set(REQUEST_ID_HEADER, context.requestId);
-        },
-      }),
+    buildService: ({ name, url }) => new SubgraphDataSource(name ?? 'subgraph', url!, timeoutMs, subgraphAgent),
   });
 
   const app = Fastify({ logger: false, bodyLimit: 1024 * 1024, trustProxy: 'loopback' });
   app.decorateRequest('requestId', '');
   app.addHook('onRequest', async (request, reply) => {
-    const incoming = request.headers[REQUEST_ID_HEADER];
-    request.requestId = typeof incoming === 'string' && /^req_[0-9A-Za-z]{1,64}$/.test(incoming) ? incoming : newId('request');
+    request.requestId = requestIdOf(request.headers[REQUEST_ID_HEADER]);
     tagRequestSpan('router', request.requestId);
     reply.header('x-request-id', request.requestId).header('x-content-type-options', 'nosniff');
   });
@@ -224,43 +241,42 @@ export async function startRouter(options: RouterOptions): Promise<RunningRouter
   await subscriptions?.start(apollo as never);
 
   // Authentication and rate limits run before Apollo, so a refused request costs no planning.
-  const guard = async (request: FastifyRequest, reply: FastifyReply) => {
-    const labels: RequestLabels = (request.labels = { operation: 'unknown' });
-    const stop = duration.startTimer();
-    reply.raw.once('finish', () => stop({ operation: labels.operation, outcome: labels.outcome ?? outcomeOfStatus(reply.statusCode) }));
+  // One admission for both transports: HTTP (the preHandler below) and in process (`local`).
+  const admit = async (headers: CredentialHeaders, ip: string, source: OperationSource | undefined, requestId: string, labels: RequestLabels): Promise<Admission> => {
+    const answerHeaders: Record<string, string> = {};
+    const refuse = (error: GatewayError): Admission => ({ refusal: error, headers: answerHeaders });
     try {
-      const principal = await authenticate(vaultOrm.em.fork(), request.headers, options.adminKey, request.ip, options.platformSecret);
-      request.gatewayPrincipal = principal;
-      if (carriesNul(request)) {
+      const principal = await authenticate(vaultOrm.em.fork(), headers, options.adminKey, ip, options.platformSecret);
+      if (carriesNul(source)) {
         const text = 'text must not contain the NUL character (U+0000)';
-        return sendError(reply, request.requestId, new GatewayError('VALIDATION_ERROR', text, text));
+        return refuse(new GatewayError('VALIDATION_ERROR', text, text));
       }
-      const unknownOperation = unknownOperationName(request);
+      const unknownOperation = unknownOperationName(source);
       if (unknownOperation !== undefined) {
         const text = `Unknown operation named "${unknownOperation}".`;
-        return sendError(reply, request.requestId, new GatewayError('VALIDATION_ERROR', text, text));
+        return refuse(new GatewayError('VALIDATION_ERROR', text, text));
       }
-      const operation = inspectOperation(request);
-      if (!operation) return; // malformed: Apollo answers it with a validation error
+      const operation = inspectOperation(source);
+      if (!operation) return { principal, headers: answerHeaders }; // malformed: Apollo answers it with a validation error
       // Callers without credentials add names from a smaller allowance of the bounded set.
       labels.operation = operations.label(operation.name, principal.kind !== 'anonymous');
       if (operation.type === 'subscription') {
         // The gateway cannot execute one over HTTP (it threw, answered 500): say where they run.
         const text = 'Subscriptions run over graphql-ws (a WebSocket on this same /graphql path), not over HTTP.';
-        return sendError(reply, request.requestId, new GatewayError('VALIDATION_ERROR', text, text));
+        return refuse(new GatewayError('VALIDATION_ERROR', text, text));
       }
-      if (principal.kind === 'service') return; // platform-internal traffic is not a client's budget
+      if (principal.kind === 'service') return { principal, headers: answerHeaders }; // platform-internal traffic is not a client's budget
       const classes = limitClassesOf(operation.type, operation.rootFields);
       // The OAuth client (TPP) a request is charged to: the token request's, or an access token's own TPP.
       const client = classes.includes('ob_token') ? await tokenRequestClient(vaultOrm.em.fork(), operation) : principal.kind === 'ob_token' ? principal.clientId : undefined;
       // Charged before validation and planning: a document costs what it asks for (one point per
       // root field selection), and one asking more than is left is refused whole, unexecuted.
       const verdict = await limiter.check(limitCostsOf(operation.type, operation.fields), principal, client);
-      reply.header('x-ratelimit-limit', verdict.limit);
-      reply.header('x-ratelimit-remaining', verdict.remaining);
-      reply.header('x-ratelimit-reset', verdict.resetSeconds);
+      answerHeaders['x-ratelimit-limit'] = String(verdict.limit);
+      answerHeaders['x-ratelimit-remaining'] = String(verdict.remaining);
+      answerHeaders['x-ratelimit-reset'] = String(verdict.resetSeconds);
       if (!verdict.allowed) {
-        reply.header('retry-after', verdict.resetSeconds);
+        answerHeaders['retry-after'] = String(verdict.resetSeconds);
         requests.inc({ outcome: 'rate_limited' });
         const detail =
           verdict.cost && verdict.cost > 1
@@ -269,19 +285,71 @@ export async function startRouter(options: RouterOptions): Promise<RunningRouter
                 ? `the limit is ${verdict.limit} per window: split the operation`
                 : `${verdict.remaining} of ${verdict.limit} left; retry in ${verdict.resetSeconds} s`)
             : `limit of ${verdict.limit} requests reached; retry in ${verdict.resetSeconds} s`;
-        labels.outcome = 'RATE_LIMITED';
-        return sendError(reply, request.requestId, new GatewayError('RATE_LIMITED', detail));
+        return refuse(new GatewayError('RATE_LIMITED', detail));
       }
       requests.inc({ outcome: 'accepted' });
+      return { principal, headers: answerHeaders };
     } catch (error) {
       if (error instanceof GatewayError) {
         requests.inc({ outcome: 'unauthenticated' });
-        labels.outcome = error.code;
-        return sendError(reply, request.requestId, error);
+        return refuse(error);
       }
-      logger.error({ err: error, request_id: request.requestId }, 'edge authentication failed');
-      labels.outcome = 'SERVICE_UNAVAILABLE';
-      return sendError(reply, request.requestId, new GatewayError('SERVICE_UNAVAILABLE', 'credential check unavailable'));
+      logger.error({ err: error, request_id: requestId }, 'edge authentication failed');
+      return refuse(new GatewayError('SERVICE_UNAVAILABLE', 'credential check unavailable'));
+    }
+  };
+  const contextOf = (principal: Principal | undefined, requestId: string, labels: RequestLabels | undefined, ip: string): RouterContext => {
+    const caller = principal ?? { kind: 'anonymous' as const, ip };
+    const reportOutcome = (outcome: string) => {
+      if (labels) labels.outcome = outcome;
+    };
+    return { principal: caller, requestId, signedPrincipal: signPrincipal(caller, options.platformSecret), reportOutcome };
+  };
+  /** Times a request into router_request_duration_seconds once its outcome is known. */
+  const timed = (labels: RequestLabels) => {
+    const stop = duration.startTimer();
+    return (status: number) => stop({ operation: labels.operation, outcome: labels.outcome ?? outcomeOfStatus(status) });
+  };
+
+  const guard = async (request: FastifyRequest, reply: FastifyReply) => {
+    const labels: RequestLabels = (request.labels = { operation: 'unknown' });
+    const done = timed(labels);
+    reply.raw.once('finish', () => done(reply.statusCode));
+    const admission = await admit(request.headers, request.ip, sourceOf(request), request.requestId, labels);
+    reply.headers(admission.headers);
+    if (admission.refusal) {
+      labels.outcome = admission.refusal.code;
+      return sendError(reply, request.requestId, admission.refusal);
+    }
+    request.gatewayPrincipal = admission.principal;
+  };
+  // The same request without a socket, for rest-compat or a service in this process (kernel's in-process.ts).
+  const local: LocalHandler = async ({ headers, body, ip }) => {
+    const requestId = requestIdOf(headers[REQUEST_ID_HEADER]);
+    return inRequestSpan('router', requestId, () => serveLocally(headers, body, ip, requestId));
+  };
+  const serveLocally = async (headers: LocalRequest['headers'], body: LocalRequest['body'], ip: string, requestId: string): Promise<LocalResponse> => {
+    const labels: RequestLabels = { operation: 'unknown' };
+    const done = timed(labels);
+    let status = 500;
+    try {
+      const admission = await admit(headers, ip, body, requestId, labels);
+      const answerHeaders = { ...admission.headers, 'x-request-id': requestId };
+      if (admission.refusal) {
+        labels.outcome = admission.refusal.code;
+        status = ERROR_CODES[admission.refusal.code].status;
+        return { status, headers: answerHeaders, body: JSON.stringify(errorBody(requestId, admission.refusal)) };
+      }
+      const answer = completeAnswer(
+        await apollo.executeHTTPGraphQLRequest({
+          httpGraphQLRequest: { method: 'POST', headers: new HeaderMap([['content-type', 'application/json'], ...Object.entries(headers)]), search: '', body },
+          context: async () => contextOf(admission.principal, requestId, labels, ip),
+        }),
+      );
+      status = answer.status;
+      return { ...answer, headers: { ...answer.headers, ...answerHeaders } };
+    } finally {
+      done(status);
     }
   };
   app.addHook('preHandler', async (request, reply) => {
@@ -291,13 +359,7 @@ export async function startRouter(options: RouterOptions): Promise<RunningRouter
   if (!options.production) registerGraphiQL(app, options.graphiql);
   await app.register(fastifyApollo(apollo), {
     path: '/graphql',
-    context: async (request) => {
-      const principal = request.gatewayPrincipal ?? { kind: 'anonymous' as const, ip: request.ip };
-      const reportOutcome = (outcome: string) => {
-        if (request.labels) request.labels.outcome = outcome;
-      };
-      return { principal, requestId: request.requestId, signedPrincipal: signPrincipal(principal, options.platformSecret), reportOutcome };
-    },
+    context: async (request) => contextOf(request.gatewayPrincipal, request.requestId, request.labels, request.ip),
   });
 
   app.get('/healthz', async () => ({ status: 'ok' }));
@@ -318,10 +380,12 @@ export async function startRouter(options: RouterOptions): Promise<RunningRouter
 
   const url = await app.listen({ host: options.host ?? '127.0.0.1', port: options.port ?? 0 });
   logger.info({ url }, 'router listening');
+  const stopServingInProcess = serveInProcess(`${url}/graphql`, local, { enabled: options.inProcess });
   return {
     url,
     graphqlUrl: `${url}/graphql`,
     async stop() {
+      stopServingInProcess();
       await subscriptions?.stop();
       // fastify closes the connections idle at close time; one whose request is still in flight
       // (a service call such as the webhook dispatcher's, racing the shutdown) would stay open

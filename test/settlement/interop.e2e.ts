@@ -43,6 +43,11 @@ describe('settlement with bank cores written from the spec alone', () => {
       'the obligation',
     );
 
+    // The payment done first: a resend of its credit (confirmResendAfterMs) would otherwise take the fault meant for settlement.
+    await eventually(
+      async () => ((await t.rest('GET', `/payments/sessions/${session.body.session_id}`, { headers: bearer(merchant.apiKey) })).body.status === 'COMPLETED' ? true : undefined),
+      'the payment to complete',
+    );
     beta.core.fail({ path: '/accounts/credit', kind: 'book-then-status', status: 502 });
     const answer = await t.rest('POST', '/settlement/cycles', { headers: admin(t) });
     const cycleId = answer.body.cycle_id as string;

@@ -48,7 +48,12 @@ describe('settlement recovery after a crash mid-cycle', () => {
     const alphaRef = `${cycleId}:${alpha.handle}:LYD`;
     const betaRef = `${cycleId}:${beta.handle}:LYD`;
     expect(answer.body.status).toBe('SETTLING');
-    expect(answer.body.positions.map((p: any) => [p.bank_handle, p.status])).toEqual([
+    // alpha's debit is recorded (the answer waits for it at most waitMs: a loaded machine can take longer), beta's hangs.
+    const positions = await eventually(async () => {
+      const cycle = (await first.rest('GET', `/settlement/cycles/${cycleId}`, { headers: admin(first) })).body;
+      return cycle.positions[0].status === 'SETTLED' ? cycle.positions : undefined;
+    }, "alpha's position to be recorded");
+    expect(positions.map((p: any) => [p.bank_handle, p.status])).toEqual([
       [alpha.handle, 'SETTLED'],
       [beta.handle, 'PENDING'],
     ]);

@@ -4,6 +4,7 @@ export * from './schema';
 export * from './context';
 export * from './errors';
 export * from './server';
+export * from './local-answer';
 export * from './standalone';
 export * from './sdl';
 export * from './service-client';

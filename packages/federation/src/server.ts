@@ -1,4 +1,4 @@
-import { ApolloServer } from '@apollo/server';
+import { ApolloServer, HeaderMap } from '@apollo/server';
 import { ApolloServerPluginInlineTraceDisabled } from '@apollo/server/plugin/disabled';
 import fastifyApollo, { fastifyApolloDrainPlugin } from '@as-integrations/fastify';
 import Fastify, { type FastifyInstance } from 'fastify';
@@ -6,9 +6,23 @@ import type { GraphQLSchema } from 'graphql';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import { Histogram, type Registry } from 'prom-client';
 import { databaseReady, type Database } from '@gateway/db';
-import { createMetricsRegistry, metricsText, newId, OperationLabels, PRINCIPAL_HEADER, REQUEST_ID_HEADER, tagRequestSpan, verifyPrincipal, type Logger } from '@gateway/kernel';
+import {
+  createMetricsRegistry,
+  inRequestSpan,
+  metricsText,
+  newId,
+  OperationLabels,
+  PRINCIPAL_HEADER,
+  REQUEST_ID_HEADER,
+  serveInProcess,
+  tagRequestSpan,
+  verifyPrincipal,
+  type LocalHandler,
+  type Logger,
+} from '@gateway/kernel';
 import type { SubgraphContext } from './context';
 import { formatGatewayError } from './errors';
+import { completeAnswer } from './local-answer';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -39,6 +53,8 @@ export interface SubgraphServerOptions {
   routes?: (app: FastifyInstance) => void | Promise<void>;
   /** More /readyz checks from whoever runs the service (a process that is stopping answers not ready). */
   readinessChecks?: () => Record<string, boolean>;
+  /** Serve /graphql to callers in this process without HTTP (kernel's in-process.ts); default GRAPHQL_TRANSPORT. */
+  inProcess?: boolean;
 }
 
 export interface RunningService {
@@ -93,6 +109,20 @@ export async function startSubgraphServer(options: SubgraphServerOptions): Promi
     ],
   });
   await apollo.start();
+  // The router forwards the request id and the signed principal; both transports build the same context.
+  const contextOf = (requestId: string, signedPrincipal: string | undefined): SubgraphContext => {
+    const principal = verifyPrincipal(signedPrincipal, options.platformSecret);
+    let child: Logger | undefined;
+    return {
+      principal,
+      requestId,
+      em: options.orm.em.fork(),
+      // Most requests never log: build the child logger on first use.
+      get logger() {
+        return (child ??= logger.child({ request_id: requestId }));
+      },
+    };
+  };
   app.decorateRequest('requestId', '');
   app.addHook('onRequest', async (request) => {
     request.requestId = (request.headers[REQUEST_ID_HEADER] as string | undefined) ?? newId('request');
@@ -100,21 +130,20 @@ export async function startSubgraphServer(options: SubgraphServerOptions): Promi
   });
   await app.register(fastifyApollo(apollo), {
     path: '/graphql',
-    context: async (request) => {
-      const requestId = request.requestId;
-      const principal = verifyPrincipal(request.headers[PRINCIPAL_HEADER] as string | undefined, options.platformSecret);
-      let child: Logger | undefined;
-      return {
-        principal,
-        requestId,
-        em: options.orm.em.fork(),
-        // Most requests never log: build the child logger on first use.
-        get logger() {
-          return (child ??= logger.child({ request_id: requestId }));
-        },
-      };
-    },
+    context: async (request) => contextOf(request.requestId, request.headers[PRINCIPAL_HEADER] as string | undefined),
   });
+  // The same request without a socket, for the router (or a service) in this process.
+  const local: LocalHandler = async ({ headers, body }) => {
+    const requestId = headers[REQUEST_ID_HEADER] ?? newId('request');
+    return inRequestSpan(options.name, requestId, async () =>
+      completeAnswer(
+        await apollo.executeHTTPGraphQLRequest({
+          httpGraphQLRequest: { method: 'POST', headers: new HeaderMap([['content-type', 'application/json'], ...Object.entries(headers)]), search: '', body },
+          context: async () => contextOf(requestId, headers[PRINCIPAL_HEADER]),
+        }),
+      ),
+    );
+  };
   app.get('/healthz', async () => ({ status: 'ok' }));
   app.get('/readyz', async (_request, reply) => {
     const checks = { database: await databaseReady(options.db), ...options.readinessChecks?.() };
@@ -126,10 +155,12 @@ export async function startSubgraphServer(options: SubgraphServerOptions): Promi
 
   const address = await app.listen({ host: options.host ?? '127.0.0.1', port: options.port ?? 0 });
   logger.info({ url: address }, `${options.name} subgraph listening`);
+  const stopServingInProcess = serveInProcess(`${address}/graphql`, local, { enabled: options.inProcess });
   return {
     url: address,
     graphqlUrl: `${address}/graphql`,
     async stop() {
+      stopServingInProcess();
       await app.close();
     },
   };

@@ -17,3 +17,4 @@ export * from './job';
 export * from './idempotency';
 export * from './shutdown';
 export * from './static-assets';
+export * from './in-process';
