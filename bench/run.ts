@@ -15,7 +15,8 @@
  *
  *   figure          `<script>: <what>`, with the layout (one process, split, cluster replicas)
  *   measured        the figure in this run (throughput /s, latency p99 ms, statements per payment)
- *   target          the issue's target (issue 15: 2 cores, PostgreSQL, 50 clients); empty: no target
+ *   target          the target the script states (issue 15's: 2 cores, PostgreSQL, 50 clients, one
+ *                   process unless the row says otherwise; older ones such as a p99 bound too); empty: none
  *   met             yes / no against the target; a script that failed has a row `FAILED`, met no
  *   physical limit  the same work with nothing of the platform around it, measured in the same run
  *                   on the same machine (a bare INSERT of a session row at the same concurrency and
