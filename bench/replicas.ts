@@ -92,6 +92,12 @@ async function main(): Promise<void> {
   printTable(runs.map((run) => run.result));
   console.log(`CPU during each run, in cores (this machine has ${cores}):`);
   for (const run of runs) console.log(`  ${`${run.replicas} replica(s)`.padEnd(14)} ${formatCores(run.cpu)}`);
+  const [first, last] = [runs[0]!, runs.at(-1)!];
+  if (runs.length > 1) {
+    console.log(
+      `\nside by side: ${runs.map((run) => `${run.replicas} replica(s) ${run.result.perSecond.toFixed(1)}/s`).join(' | ')} (${(last.result.perSecond / first.result.perSecond).toFixed(2)}x)`,
+    );
+  }
   const note = `${cores} cores: replicas share them, so a second instance of every service adds processes (memory, context switches, database connections), not CPU; the gain from replicas needs cores or machines of their own, and here it is at best what idle CPU in the 1-replica run allows`;
   console.log(`\n${note}`);
   for (const run of runs) {
