@@ -10,6 +10,7 @@ import { createLogger } from '@gateway/kernel';
 import { openDatabase } from '@gateway/db';
 import { startSandboxBank } from '@gateway/bank-sandbox';
 import { closeBankCoreAgent, createBankCoreClient } from '@gateway/bank-core-client';
+import { report } from './support/results';
 
 const DURATION_MS = Number(process.env.BENCH_DURATION_MS ?? 5_000);
 const WARMUP_MS = 2_000;
@@ -121,6 +122,7 @@ async function main(): Promise<void> {
     for (const row of rows) process.stdout.write(`${row.map((cell, i) => (i === 0 ? cell.padEnd(widths[i]!) : cell.padStart(widths[i]!))).join('  ')}\n`);
     const [viaRow, bareRow] = results;
     process.stdout.write(`\nclient overhead at p50: ${(viaRow!.p50 - bareRow!.p50).toFixed(2)} ms\n`);
+    report({ figure: 'getAccount calls/s through the client', value: viaRow!.perSecond, unit: '/s', limit: bareRow!.perSecond, limitName: 'bare undici request' });
   } finally {
     await bank.stop();
     await closeBankCoreAgent();

@@ -22,6 +22,7 @@ import { openTestDatabase } from '@gateway/db/testing';
 import { startSandboxBank } from '@gateway/bank-sandbox';
 import { createLogger, newSecret } from '@gateway/kernel';
 import { launchPlatform } from './support/launcher';
+import { report } from './support/results';
 
 const PAYMENTS = Number(process.env.BENCH_PAYMENTS ?? 150);
 const SUBSCRIBERS = Number(process.env.BENCH_SUBSCRIBERS ?? 2000);
@@ -231,6 +232,14 @@ async function main() {
     );
     console.log(row('state change -> webhook received', webhookLatencies, 250));
     console.log(row(`state change -> subscription message (${sockets.length} subs)`, subscriptionLatencies, 100));
+    report({ figure: 'state change -> webhook received, p99', value: percentile(webhookLatencies, 99), unit: 'ms', target: 250, comparison: '<' });
+    report({
+      figure: `state change -> subscription message, p99, ${sockets.length} subscribers`,
+      value: percentile(subscriptionLatencies, 99),
+      unit: 'ms',
+      target: 100,
+      comparison: '<',
+    });
     console.log(
       `platform process RSS (router and subgraphs in one process): ${rssBefore.toFixed(0)} MiB before subscribers, ${rssConnected.toFixed(0)} MiB with ${sockets.length} subscribed, ${rssAfter.toFixed(0)} MiB after the payments`,
     );

@@ -25,6 +25,7 @@ import { coresUsed, cpuSeconds, formatCores } from './support/cpu';
 import { benchAgent, ok } from './support/http';
 import { launchPlatform } from './support/launcher';
 import { printTable, runLoad, type LoadResult } from './support/load';
+import { report } from './support/results';
 
 const DURATION_MS = Number(process.env.BENCH_DURATION_MS ?? 8000);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 50);
@@ -139,6 +140,13 @@ async function main(): Promise<void> {
   const reads = results.find((r) => r.name.startsWith('balance reads'));
   const direct = results.find((r) => r.name.startsWith('bank core'));
   if (reads && direct) console.log(`\nBalance reads through REST keep ${((100 * reads.perSecond) / direct.perSecond).toFixed(0)}% of the direct bank-core throughput.`);
+  const perSecond = (prefix: string) => results.find((r) => r.name.startsWith(prefix))?.perSecond;
+  const flows = perSecond('consent flows');
+  const tokens = perSecond('tokens issued');
+  if (flows !== undefined) report({ figure: 'consent flows/s (create, approve, code grant)', value: flows, unit: '/s' });
+  if (tokens !== undefined) report({ figure: 'tokens issued/s (refresh grant)', value: tokens, unit: '/s' });
+  // The read wraps the bank core's own call: that call is its physical limit.
+  if (reads && direct) report({ figure: 'AIS balance reads/s through REST', value: reads.perSecond, unit: '/s', limit: direct.perSecond, limitName: 'bank core direct' });
 }
 
 main().then(

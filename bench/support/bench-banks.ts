@@ -2,6 +2,9 @@ import { startBanksProcess } from '../../scripts/launcher/sandbox-banks';
 import { ok } from './http';
 import type { LaunchedPlatform } from './launcher';
 
+/** What seeding needs of a platform: its public address and admin key (one process, split or cluster). */
+export type PublicPlatform = Pick<LaunchedPlatform, 'restUrl' | 'adminKey'>;
+
 export interface BenchBank {
   handle: string;
   institutionCode: string;
@@ -45,7 +48,7 @@ export async function startBenchBanks(databaseUrl: string, sharedKey: string): P
  * Registers each bench bank with the gateway (Open Banking on, every scope) and points its
  * sandbox at the gateway. Returns the bank keys by handle.
  */
-export async function registerBenchBanks(platform: LaunchedPlatform, cores: BenchBanks): Promise<Record<string, string>> {
+export async function registerBenchBanks(platform: PublicPlatform, cores: BenchBanks): Promise<Record<string, string>> {
   const admin = { 'x-service-admin-key': platform.adminKey };
   const bankKeys: Record<string, string> = {};
   for (const bank of cores.banks) {
@@ -75,7 +78,7 @@ export async function registerBenchBanks(platform: LaunchedPlatform, cores: Benc
 }
 
 /** A funded customer at `bank` with an OTP, its alias claimed in the gateway's directory. */
-export async function benchCustomer(platform: LaunchedPlatform, cores: BenchBanks, bankKey: string, bank: BenchBank, name: string, balance: number): Promise<BenchCustomer> {
+export async function benchCustomer(platform: PublicPlatform, cores: BenchBanks, bankKey: string, bank: BenchBank, name: string, balance: number): Promise<BenchCustomer> {
   const otp = String(100_000 + Math.floor(Math.random() * 899_999));
   const customerRef = `${bank.handle}-${name}`;
   const account = await ok(

@@ -4,7 +4,8 @@ import { readdirSync, readFileSync } from 'node:fs';
 function groupOf(pid: string): string | null {
   try {
     if (Number(pid) === process.pid) return 'load generator';
-    if (readFileSync(`/proc/${pid}/comm`, 'utf8').trim() === 'postgres') return 'postgres';
+    const comm = readFileSync(`/proc/${pid}/comm`, 'utf8').trim();
+    if (comm === 'postgres' || comm === 'haproxy') return comm;
     const command = readFileSync(`/proc/${pid}/cmdline`, 'utf8');
     if (command.includes('sandbox-banks.ts')) return 'bank cores';
     if (command.includes('platform/src/main.ts')) return 'gateway';
@@ -16,15 +17,18 @@ function groupOf(pid: string): string | null {
   }
 }
 
-/** CPU seconds used so far by each group of processes (utime + stime from /proc). */
-export function cpuSeconds(): Record<string, number> {
-  const out: Record<string, number> = {};
+/** A reading: CPU seconds used so far by each of our processes, with its group. */
+export type CpuReading = Record<string, { group: string; seconds: number }>;
+
+/** CPU seconds used so far by each process of a group (utime + stime from /proc), by pid. */
+export function cpuSeconds(): CpuReading {
+  const out: CpuReading = {};
   for (const pid of readdirSync('/proc').filter((entry) => /^\d+$/.test(entry))) {
     const group = groupOf(pid);
     if (!group) continue;
     try {
       const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-      out[group] = (out[group] ?? 0) + (Number(fields[11]) + Number(fields[12])) / 100;
+      out[pid] = { group, seconds: (Number(fields[11]) + Number(fields[12])) / 100 };
     } catch {
       // the process ended meanwhile
     }
@@ -32,11 +36,16 @@ export function cpuSeconds(): Record<string, number> {
   return out;
 }
 
-/** Cores used per group between two readings over `seconds`, busiest first, idle groups left out. */
-export function coresUsed(before: Record<string, number>, after: Record<string, number>, seconds: number): Record<string, number> {
-  const usage = Object.keys(after)
-    .map((key) => [key, (after[key]! - (before[key] ?? 0)) / seconds] as const)
-    .filter(([, cores]) => cores >= 0.005);
+/**
+ * Cores used per group between two readings over `seconds`, busiest first, idle groups left out.
+ * Per process: one that ended in between (a PostgreSQL backend, another run's server on this
+ * shared machine) must not subtract its whole life's CPU from its group; one that started counts
+ * from zero.
+ */
+export function coresUsed(before: CpuReading, after: CpuReading, seconds: number): Record<string, number> {
+  const used: Record<string, number> = {};
+  for (const [pid, { group, seconds: now }] of Object.entries(after)) used[group] = (used[group] ?? 0) + (now - (before[pid]?.seconds ?? 0)) / seconds;
+  const usage = Object.entries(used).filter(([, cores]) => cores >= 0.005);
   return Object.fromEntries(usage.sort((a, b) => b[1] - a[1]));
 }
 

@@ -13,6 +13,9 @@ export interface Database {
   close(): Promise<void>;
 }
 
+/** Connections per process against PostgreSQL unless told otherwise (the platform's; bench/payments.ts measures a bare INSERT on a pool of this size). */
+export const DEFAULT_POOL_SIZE = 10;
+
 export interface OpenDatabaseOptions {
   /** PostgreSQL connection string; unset starts embedded PGlite. */
   url?: string;
@@ -26,7 +29,7 @@ export async function openDatabase(options: OpenDatabaseOptions = {}): Promise<D
   let embedded: EmbeddedPostgres | undefined;
   const url = options.url ?? (embedded = await startEmbeddedPostgres(options.dataDir)).url;
   // PGlite is single-session: a pool of one keeps each transaction's statements together.
-  const pool = embedded ? { min: 0, max: 1 } : { min: 0, max: options.poolSize ?? 10 };
+  const pool = embedded ? { min: 0, max: 1 } : { min: 0, max: options.poolSize ?? DEFAULT_POOL_SIZE };
   const client = knex({ client: 'pg', connection: { connectionString: url }, pool, acquireConnectionTimeout: 30_000 });
   let closed: Promise<void> | undefined;
   return {
