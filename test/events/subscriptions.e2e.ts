@@ -125,6 +125,12 @@ describe('GraphQL subscriptions: paymentSessionUpdated', () => {
     await wrongSession.ended;
     expect(wrongSession.messages).toEqual([]);
     expect((wrongSession.errors[0] as Array<{ extensions: { code: string } }>)[0]!.extensions.code).toBe('SESSION_NOT_FOUND');
+
+    // NUL in a variable: bad input as over HTTP (PostgreSQL text cannot hold it), never a failed subscription start.
+    const nul = track(subscribe(t.platform.graphqlUrl, { authorization: `Bearer ${merchant.apiKey}` }, SESSION_UPDATES, { id: `${sessionId}\u0000` }));
+    await nul.ended;
+    expect(nul.messages).toEqual([]);
+    expect((nul.errors[0] as Array<{ extensions: { code: string } }>)[0]!.extensions.code).toBe('VALIDATION_ERROR');
   });
 
   it('two router instances each deliver every event to their own subscribers; a vanished client leaves nothing behind', async () => {

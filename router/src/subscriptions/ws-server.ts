@@ -8,6 +8,7 @@ import { GatewayError, type Logger, type Principal } from '@gateway/kernel';
 import { ResultStream } from './result-stream';
 import type { ExecuteAs, SubscriptionHub } from './subscription-hub';
 import { planSubscription, refusalFor, trackResult, type SubscriptionPlan } from './subscription-plan';
+import { carriesNul } from '../operation';
 
 export interface SubscriptionServerOptions {
   server: Server;
@@ -107,6 +108,10 @@ export function attachSubscriptionServer(options: SubscriptionServerOptions): { 
         const schema = options.schema();
         const principal = ctx.extra.principal;
         if (!schema || !principal) return [new GatewayError('SERVICE_UNAVAILABLE', 'subscriptions are not ready yet')];
+        if (carriesNul(payload)) {
+          const text = 'text must not contain the NUL character (U+0000)';
+          return [new GatewayError('VALIDATION_ERROR', text, text)];
+        }
         const plan = planSubscription(schema, payload);
         if (Array.isArray(plan)) return plan;
         const refused = refusalFor(plan, principal);
