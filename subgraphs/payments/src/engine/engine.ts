@@ -313,11 +313,16 @@ export class PaymentEngine {
     const kind = this.kinds[execution.kind];
     const trigger = also.trigger && !kind.isFinal(session) ? also.trigger : undefined;
     try {
-      await em.transactional(async (tx) => {
-        if (!(await executions.recordStep(tx, session.id, from, update, execution.leaseToken))) throw new LostRace();
-        if (trigger && !(await kind.move(tx, session, trigger, now, also.changes))) throw new LostRace();
-        if (also.obligation) await recordObligation(tx, session, now);
-      });
+      if (!trigger && !also.obligation) {
+        // One conditional UPDATE is atomic by itself: no BEGIN and COMMIT around it (two round trips of every debit).
+        if (!(await executions.recordStep(em, session.id, from, update, execution.leaseToken))) throw new LostRace();
+      } else {
+        await em.transactional(async (tx) => {
+          if (!(await executions.recordStep(tx, session.id, from, update, execution.leaseToken))) throw new LostRace();
+          if (trigger && !(await kind.move(tx, session, trigger, now, also.changes))) throw new LostRace();
+          if (also.obligation) await recordObligation(tx, session, now);
+        });
+      }
     } catch (error) {
       if (error instanceof LostRace) return 'wait';
       throw error;
