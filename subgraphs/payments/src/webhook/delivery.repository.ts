@@ -28,6 +28,21 @@ export interface NewDelivery {
   now: Date;
 }
 
+/** A merchant's webhook target as stored: the session's URL first, else the merchant's. */
+export interface MerchantTarget {
+  merchant_url: string | null;
+  sealed: string;
+  session_url: string | null;
+}
+
+/** What the intake did with an event for a known audience. */
+export interface IntakeResult {
+  /** The merchant's target read in the same statement; null for a TPP (whose target the caller read). */
+  target: MerchantTarget | null;
+  /** The new delivery, with its lease_token when it was taken at once; null when nothing was inserted. */
+  delivery: (Omit<ClaimedDelivery, 'lease_token'> & { lease_token: string | null }) | null;
+}
+
 /** One attempt's result, recorded with the delivery's new state. */
 export interface AttemptRecord {
   number: number;
@@ -59,6 +74,10 @@ const IN_ORDER = `not exists (select 1 from ${DELIVERIES} e
     or exists (select 1 from ${DELIVERIES} e where e.audience_id = d.audience_id and e.aggregate_id = d.aggregate_id and e.sequence = d.sequence - 1))`;
 const ATTEMPTS = 'payments.webhook_attempts';
 
+/** A merchant's target for an event of aggregate ? (bound first) and merchant ? (second). */
+const MERCHANT_TARGET = `select m.webhook_url as merchant_url, m.webhook_secret_sealed as sealed, s.webhook_url as session_url
+  from payments.merchants m left join payments.payment_sessions s on s.id = ? where m.id = ?`;
+
 /**
  * The one writer of payments.webhook_deliveries and payments.webhook_attempts (CONVENTIONS
  * "Data": one owner per table): the dispatcher's intake, the worker's claims and records, and a
@@ -73,39 +92,57 @@ export class DeliveryRepository {
    * The current target of an event for a merchant: the session's own URL, the merchant's URL and
    * sealed secret. One query. (A TPP's target is open-banking's: asked through the router.)
    */
-  async merchantTargetOf(knex: Knex, merchantId: string, aggregateId: string): Promise<{ merchant_url: string | null; sealed: string; session_url: string | null } | undefined> {
-    return (
-      await knex.raw(
-        `select m.webhook_url as merchant_url, m.webhook_secret_sealed as sealed, s.webhook_url as session_url
-         from payments.merchants m left join payments.payment_sessions s on s.id = ? where m.id = ?`,
-        [aggregateId, merchantId],
-      )
-    ).rows[0];
+  async merchantTargetOf(knex: Knex, merchantId: string, aggregateId: string): Promise<MerchantTarget | undefined> {
+    return (await knex.raw(MERCHANT_TARGET, [aggregateId, merchantId])).rows[0];
   }
 
-  /** The delivery of an event to its audience, unclaimed; undefined when it exists already (the bus may hand an event over twice). */
-  async insert(knex: Knex, delivery: NewDelivery): Promise<{ id: string } | undefined> {
-    const inserted = (await knex(DELIVERIES)
-      .insert({
-        id: delivery.id,
-        event_id: delivery.eventId,
-        event_kind: delivery.eventKind,
-        audience_id: delivery.audienceId,
-        aggregate_id: delivery.aggregateId,
-        sequence: delivery.sequence,
-        payload: delivery.payload,
-        status: 'PENDING',
-        attempts: 0,
-        next_attempt_at: delivery.now,
-        lease_until: null,
-        created_at: delivery.now,
-        updated_at: delivery.now,
-      })
-      // At least once: the bus may hand over an event twice; it is still one delivery.
-      .onConflict(['event_id', 'audience_id'])
-      .ignore()
-      .returning(['id'])) as Array<{ id: string }>;
-    return inserted[0];
+  /**
+   * Intake in one statement: the delivery of an event to its audience (none when it exists
+   * already: the bus may hand an event over twice), taken at once until `leaseUntil` with a new
+   * fencing token when given and next in its aggregate's order (IN_ORDER, as a claim checks it),
+   * else left for the worker. For a merchant, the same statement reads the target (session URL,
+   * merchant URL, sealed secret) and inserts nothing when no URL is set. Undefined: an unknown
+   * merchant. `delivery` null in the answer: nothing inserted (a duplicate, or no endpoint).
+   */
+  async intake(knex: Knex, audience: 'merchant' | 'tpp', row: NewDelivery, leaseUntil: Date | null): Promise<IntakeResult | undefined> {
+    const merchant = audience === 'merchant';
+    const { rows } = await knex.raw(
+      `with d as (select ?::text as id, ?::text as event_id, ?::text as event_kind, ?::text as audience_id, ?::text as aggregate_id,
+           ?::integer as sequence, ?::text as payload, ?::timestamptz as created_at),
+       ${merchant ? `target as (${MERCHANT_TARGET}),` : ''}
+       inserted as (
+         insert into ${DELIVERIES} (id, event_id, event_kind, audience_id, aggregate_id, sequence, payload, status, attempts, next_attempt_at,
+           lease_until, lease_token, created_at, updated_at)
+         select d.id, d.event_id, d.event_kind, d.audience_id, d.aggregate_id, d.sequence, d.payload, 'PENDING', 0, d.created_at,
+           case when c.take then ?::timestamptz end, case when c.take then gen_random_uuid()::text end, d.created_at, d.created_at
+         from d cross join lateral (select ?::boolean and ${IN_ORDER} as take) c
+         ${merchant ? 'where exists (select 1 from target t where coalesce(t.session_url, t.merchant_url) is not null)' : ''}
+         -- At least once: the bus may hand over an event twice; it is still one delivery.
+         on conflict (event_id, audience_id) do nothing
+         returning id, event_id, audience_id, aggregate_id, payload, attempts, lease_token)
+       select ${merchant ? 't.merchant_url, t.sealed, t.session_url,' : ''} i.id, i.event_id, i.audience_id, i.aggregate_id, i.payload, i.attempts, i.lease_token
+       from ${merchant ? 'target t' : '(select 1) t'} left join inserted i on true`,
+      [
+        row.id,
+        row.eventId,
+        row.eventKind,
+        row.audienceId,
+        row.aggregateId,
+        row.sequence,
+        row.payload,
+        row.now,
+        ...(merchant ? [row.aggregateId, row.audienceId] : []),
+        leaseUntil,
+        leaseUntil !== null,
+      ],
+    );
+    const found = rows[0] as (ClaimedDelivery & MerchantTarget) | undefined;
+    if (!found) return undefined;
+    const { merchant_url, sealed, session_url, ...delivery } = found;
+    return {
+      target: merchant ? { merchant_url, sealed, session_url } : null,
+      delivery: delivery.id === null ? null : delivery,
+    };
   }
 
   /** Deliveries due now that nobody holds and that are next in their aggregate's order, oldest due first. */
