@@ -78,18 +78,14 @@ export function startDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWor
   const claim = async (): Promise<ClaimedDelivery[]> => {
     const room = maxInFlight - inFlight.size;
     if (room <= 0) return [];
-    const due = await deliveries.due(knex, CANDIDATES);
-    const picked: string[] = [];
-    const load = new Map(audienceLoad);
-    for (const row of due) {
-      const taken = load.get(row.audience_id) ?? 0;
-      if (taken >= perAudience) continue;
-      load.set(row.audience_id, taken + 1);
-      picked.push(row.id);
-      if (picked.length >= room) break;
-    }
-    if (!picked.length) return [];
-    return deliveries.claim(knex, picked, new Date(Date.now() + leaseMs));
+    const { claimed } = await deliveries.claimDue(knex, {
+      limit: room,
+      candidates: CANDIDATES,
+      perAudience,
+      load: audienceLoad,
+      leaseUntil: new Date(Date.now() + leaseMs),
+    });
+    return claimed;
   };
 
   const attempt = async (delivery: ClaimedDelivery, known?: DeliveryTarget): Promise<void> => {

@@ -145,32 +145,38 @@ export class DeliveryRepository {
     };
   }
 
-  /** Deliveries due now that nobody holds and that are next in their aggregate's order, oldest due first. */
-  async due(knex: Knex, limit: number): Promise<Array<{ id: string; audience_id: string }>> {
-    return (
-      await knex.raw(
-        `select d.id, d.audience_id from ${DELIVERIES} d
-         where d.status = 'PENDING' and d.next_attempt_at <= now() and (d.lease_until is null or d.lease_until < now()) and ${IN_ORDER}
-         order by d.next_attempt_at limit ?`,
-        [limit],
-      )
-    ).rows;
-  }
-
   /**
-   * Takes the given deliveries until `leaseUntil`, those still free and next in their aggregate's
-   * order, each with a new fencing token (a takeover makes the previous owner's token stale). The
-   * lease is re-checked under the row lock: of two workers racing for a row, one gets it.
+   * Takes due deliveries until `leaseUntil`, in one statement: those due now that nobody holds
+   * and that are next in their aggregate's order (IN_ORDER), oldest due first, at most `limit`,
+   * and for each audience at most `perAudience` less what this worker already has in flight for
+   * it (`load`), so a slow receiver occupies a bounded share. Each gets a new fencing token (a
+   * takeover makes the previous owner's token stale). The lease and the order are re-checked
+   * under the row lock: of two workers racing for a row, one gets it. `candidates`: how many were
+   * due and free (up to `candidates` looked at); more than were taken means some wait for room.
    */
-  async claim(knex: Knex, ids: string[], leaseUntil: Date): Promise<ClaimedDelivery[]> {
-    return (
-      await knex.raw(
-        `update ${DELIVERIES} d set lease_until = ?, lease_token = gen_random_uuid()::text
-         where d.id = any(?::text[]) and d.status = 'PENDING' and (d.lease_until is null or d.lease_until < now()) and ${IN_ORDER}
-         returning d.id, d.event_id, d.audience_id, d.aggregate_id, d.payload, d.attempts, d.lease_token`,
-        [leaseUntil, ids],
-      )
-    ).rows;
+  async claimDue(
+    knex: Knex,
+    options: { limit: number; candidates: number; perAudience: number; load: ReadonlyMap<string, number>; leaseUntil: Date },
+  ): Promise<{ claimed: ClaimedDelivery[]; candidates: number }> {
+    const { rows } = await knex.raw(
+      `with candidates as (
+         select d.id, d.audience_id, d.next_attempt_at from ${DELIVERIES} d
+         where d.status = 'PENDING' and d.next_attempt_at <= now() and (d.lease_until is null or d.lease_until < now()) and ${IN_ORDER}
+         order by d.next_attempt_at, d.id limit ?),
+       picked as (
+         select r.id from (select c.*, row_number() over (partition by c.audience_id order by c.next_attempt_at, c.id) as nth from candidates c) r
+         where r.nth + coalesce((?::jsonb ->> r.audience_id)::integer, 0) <= ?
+         order by r.next_attempt_at, r.id limit ?),
+       claimed as (
+         update ${DELIVERIES} d set lease_until = ?, lease_token = gen_random_uuid()::text
+         from picked p
+         where d.id = p.id and d.status = 'PENDING' and (d.lease_until is null or d.lease_until < now()) and ${IN_ORDER}
+         returning d.id, d.event_id, d.audience_id, d.aggregate_id, d.payload, d.attempts, d.lease_token)
+       select n.candidates, c.* from (select count(*)::integer as candidates from candidates) n left join claimed c on true`,
+      [options.candidates, JSON.stringify(Object.fromEntries(options.load)), options.perAudience, options.limit, options.leaseUntil],
+    );
+    const found = rows as Array<{ candidates: number } & ClaimedDelivery>;
+    return { candidates: found[0]?.candidates ?? 0, claimed: found.filter((row) => row.id !== null).map(({ candidates: _, ...delivery }) => delivery) };
   }
 
   /**
