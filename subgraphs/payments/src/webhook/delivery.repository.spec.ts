@@ -102,7 +102,7 @@ describe('webhook delivery statements', () => {
     expect(first).toBeDefined();
     expect(mine((await claimDue()).claimed)).toEqual([]); // the first is held: nothing else of the aggregate
     // Refused and retried later: still PENDING, so the second still waits.
-    expect(await deliveries.recordAttempt(db.knex, first!, outcome('PENDING', new Date(Date.now() + 60_000)))).toBe(true);
+    expect((await deliveries.recordAttempt(db.knex, first!, outcome('PENDING', new Date(Date.now() + 60_000)))).recorded).toBe(true);
     expect(mine((await claimDue()).claimed)).toEqual([]);
     await db
       .knex('payments.webhook_deliveries')
@@ -110,7 +110,8 @@ describe('webhook delivery statements', () => {
       .update({ next_attempt_at: new Date(Date.now() - 1000) });
     const [again] = mine((await claimDue()).claimed);
     expect(again?.id).toBe(first!.id);
-    expect(await deliveries.recordAttempt(db.knex, again!, outcome('DELIVERED'))).toBe(true);
+    // Delivered: the worker is told that a later delivery of the aggregate waits for it.
+    expect(await deliveries.recordAttempt(db.knex, again!, outcome('DELIVERED'))).toEqual({ recorded: true, laterPending: true });
     const [second] = mine((await claimDue()).claimed);
     expect(second?.event_id).not.toBe(first!.event_id);
   });
@@ -144,7 +145,7 @@ describe('webhook delivery statements', () => {
       .update({ lease_until: new Date(Date.now() - 1000) });
     const [takeover] = (await claimDue()).claimed.filter((row) => row.id === stale.id);
     expect(takeover?.lease_token).not.toBe(stale.lease_token);
-    expect(await deliveries.recordAttempt(db.knex, stale, outcome('DELIVERED'))).toBe(false);
-    expect(await deliveries.recordAttempt(db.knex, takeover!, outcome('DELIVERED'))).toBe(true);
+    expect((await deliveries.recordAttempt(db.knex, stale, outcome('DELIVERED'))).recorded).toBe(false);
+    expect(await deliveries.recordAttempt(db.knex, takeover!, outcome('DELIVERED'))).toEqual({ recorded: true, laterPending: false });
   });
 });

@@ -191,16 +191,22 @@ export class DeliveryRepository {
   /**
    * One statement: the delivery's new state, and the attempt's record, only if this worker still
    * holds the claim (its fencing token: a takeover or a manual retry replaced or dropped it).
-   * False: nothing recorded.
+   * `recorded` false: nothing recorded. `laterPending`: another delivery of the same aggregate to
+   * the same audience is PENDING (it may have waited for this one), so the worker looks for due
+   * deliveries again at once rather than after every attempt.
    */
-  async recordAttempt(knex: Knex, delivery: ClaimedDelivery, attempt: AttemptRecord): Promise<boolean> {
+  async recordAttempt(knex: Knex, delivery: ClaimedDelivery, attempt: AttemptRecord): Promise<{ recorded: boolean; laterPending: boolean }> {
     const recorded = await knex.raw(
       `with updated as (
          update ${DELIVERIES} set status = ?, attempts = ?, url = ?, last_status_code = ?, last_error = ?, next_attempt_at = ?,
            lease_until = null, lease_token = null, delivered_at = ?, updated_at = now()
-         where id = ? and lease_token = ? returning id)
-       insert into ${ATTEMPTS} (delivery_id, number, url, started_at, duration_ms, status_code, error)
-       select id, ?, ?, ?, ?, ?, ? from updated returning delivery_id`,
+         where id = ? and lease_token = ? returning id, audience_id, aggregate_id),
+       attempt as (
+         insert into ${ATTEMPTS} (delivery_id, number, url, started_at, duration_ms, status_code, error)
+         select id, ?, ?, ?, ?, ?, ? from updated returning delivery_id)
+       select exists (select 1 from ${DELIVERIES} e join updated u on e.audience_id = u.audience_id and e.aggregate_id = u.aggregate_id
+           where e.status = 'PENDING' and e.id <> u.id) as later_pending
+       from attempt`,
       [
         attempt.status,
         attempt.number,
@@ -219,7 +225,8 @@ export class DeliveryRepository {
         attempt.error,
       ],
     );
-    return recorded.rows.length > 0;
+    const row = recorded.rows[0] as { later_pending: boolean } | undefined;
+    return { recorded: row !== undefined, laterPending: row?.later_pending ?? false };
   }
 
   /**
