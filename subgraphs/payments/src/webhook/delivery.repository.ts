@@ -82,10 +82,11 @@ const MERCHANT_TARGET = `select m.webhook_url as merchant_url, m.webhook_secret_
  * The one writer of payments.webhook_deliveries and payments.webhook_attempts (CONVENTIONS
  * "Data": one owner per table): the dispatcher's intake, the worker's claims and records, and a
  * merchant's or TPP's manual retry all go through here. The intake and the worker use knex with SQL
- * written out, on purpose: the claim must re-check the lease under the row lock and answer the
- * rows it took in one statement, and an attempt is recorded in one statement only if its worker
- * still holds the claim (its fencing token); MikroORM's unit of work cannot say either. The
- * manual retry is an ordinary entity change.
+ * written out, on purpose: each step is one statement (issue 15: statements per payment). The
+ * intake reads the target, inserts and takes the delivery; the claim finds due deliveries, caps
+ * them per audience, re-checks the lease under the row lock and answers the rows it took; an
+ * attempt is recorded only if its worker still holds the claim (its fencing token). MikroORM's
+ * unit of work cannot say any of these. The manual retry is an ordinary entity change.
  */
 export class DeliveryRepository {
   /**

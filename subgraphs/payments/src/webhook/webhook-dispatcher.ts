@@ -77,8 +77,9 @@ export async function startWebhookDispatcher(options: WebhookDispatcherOptions):
       payload: serializeEnvelope({ id: event.id, event: event.kind, created_at: event.createdAt, ...(sequence !== null ? { sequence } : {}), data: event.data }),
       now: new Date(),
     };
-    // With room for it, this worker takes it in the same statement and sends it at once, if it is next in its aggregate's order.
-    const leaseUntil = worker.hasRoomFor(audienceId) ? worker.newLease() : null;
+    // With room for it, this worker takes it in the same statement and sends it at once, if it is
+    // next in its aggregate's order. The lease runs from the statement (after any router call).
+    const leaseUntil = () => (worker.hasRoomFor(audienceId) ? worker.newLease() : null);
     let target: DeliveryTarget | null = null;
     let result: IntakeResult | undefined;
     if (isTppAudience(audienceId)) {
@@ -87,10 +88,10 @@ export async function startWebhookDispatcher(options: WebhookDispatcherOptions):
       target = await lookupTarget(audienceId, event.aggregateId);
       // An unknown TPP, or no endpoint named: nothing to deliver.
       if (!target?.url) return;
-      result = await deliveries.intake(knex, 'tpp', row, leaseUntil);
+      result = await deliveries.intake(knex, 'tpp', row, leaseUntil());
     } else {
       // One statement reads the merchant's target and inserts only when it names an endpoint.
-      result = await deliveries.intake(knex, 'merchant', row, leaseUntil);
+      result = await deliveries.intake(knex, 'merchant', row, leaseUntil());
       if (result?.target) target = openMerchantTarget(result.target, options.platformSecret);
     }
     // Nothing inserted: an unknown audience, no endpoint, or a second copy of an event (not sent again).
