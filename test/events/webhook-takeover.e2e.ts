@@ -75,7 +75,7 @@ describe('webhook attempts: kept while the dispatcher lives, taken over within s
     const renew = deliveries.renewLease.bind(deliveries);
     jest.spyOn(deliveries, 'renewLease').mockImplementation(async (knex, id, token, until) => (token === held.lease_token ? true : renew(knex, id, token, until)));
     const record = deliveries.recordAttempt.bind(deliveries);
-    const staleRecords: Array<Promise<boolean>> = [];
+    const staleRecords: Array<Promise<{ recorded: boolean }>> = [];
     jest.spyOn(deliveries, 'recordAttempt').mockImplementation((knex, delivery: ClaimedDelivery, attempt) => {
       const recorded = record(knex, delivery, attempt);
       if (delivery.lease_token === held.lease_token) staleRecords.push(recorded);
@@ -96,7 +96,7 @@ describe('webhook attempts: kept while the dispatcher lives, taken over within s
     // The stale owner's receiver answers at last: its outcome is refused.
     answerLate(200);
     await eventually(async () => (staleRecords.length ? true : undefined), "the stale owner's late outcome");
-    expect(await staleRecords[0]).toBe(false);
+    expect((await staleRecords[0])!.recorded).toBe(false);
     const attempts = await db.knex('payments.webhook_attempts').where({ delivery_id: delivered.id }).select('number', 'status_code');
     expect(attempts).toEqual([{ number: 1, status_code: 200 }]);
     expect(await deliveryRow(eventId)).toMatchObject({ status: 'DELIVERED', attempts: 1 });

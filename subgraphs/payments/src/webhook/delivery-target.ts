@@ -1,7 +1,7 @@
 import type { Knex } from '@mikro-orm/knex';
 import type { ServiceClient } from '@gateway/federation';
 import { ID_PREFIX, openSealedSecret } from '@gateway/kernel';
-import { deliveries } from './delivery.repository';
+import { deliveries, type MerchantTarget } from './delivery.repository';
 
 /** Where a delivery goes and the secret that signs it, as read for one attempt. */
 export interface DeliveryTarget {
@@ -13,6 +13,12 @@ export interface DeliveryTarget {
 export type TargetLookup = (audienceId: string, aggregateId: string) => Promise<DeliveryTarget | null>;
 
 const TPP_WEBHOOK_TARGET = `query TppWebhookTarget($tppId: ID!) { tppWebhookTarget(tppId: $tppId) { url sealedSecret } }`;
+
+/** A merchant's stored target as an attempt uses it: the session's URL first, the secret opened to sign. */
+export const openMerchantTarget = (row: MerchantTarget, platformSecret: string): DeliveryTarget => ({
+  url: row.session_url ?? row.merchant_url,
+  secret: openSealedSecret(row.sealed, platformSecret),
+});
 
 /** Open Banking events name a TPP as their audience; everything else is a merchant's. */
 export const isTppAudience = (audienceId: string): boolean => audienceId.startsWith(`${ID_PREFIX.tpp}_`);
@@ -33,7 +39,6 @@ export function createTargetLookup(options: { knex: Knex; call: ServiceClient; p
       return { url: tppWebhookTarget.url, secret: openSealedSecret(tppWebhookTarget.sealedSecret, platformSecret) };
     }
     const row = await deliveries.merchantTargetOf(knex, audienceId, aggregateId);
-    if (!row) return null;
-    return { url: row.session_url ?? row.merchant_url, secret: openSealedSecret(row.sealed, platformSecret) };
+    return row ? openMerchantTarget(row, platformSecret) : null;
   };
 }

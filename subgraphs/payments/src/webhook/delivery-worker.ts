@@ -65,6 +65,13 @@ export function startDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWor
   let timer: NodeJS.Timeout | undefined;
   let claiming: Promise<void> | undefined;
   let again = false;
+  /**
+   * The last claim left due deliveries behind (for want of room, here or for their audience):
+   * a freed slot looks again at once. Otherwise a finished attempt looks again only when it
+   * releases a later event of its aggregate; new deliveries wake the worker at intake, and the
+   * poll is the safety net (a delivery inserted by another instance, a retry that came due).
+   */
+  let heldBack = false;
   let stopped = false;
 
   const schedule = (ms: number) => {
@@ -77,22 +84,23 @@ export function startDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWor
   /** Due deliveries this process may take now, within the global and per-audience caps. */
   const claim = async (): Promise<ClaimedDelivery[]> => {
     const room = maxInFlight - inFlight.size;
-    if (room <= 0) return [];
-    const due = await deliveries.due(knex, CANDIDATES);
-    const picked: string[] = [];
-    const load = new Map(audienceLoad);
-    for (const row of due) {
-      const taken = load.get(row.audience_id) ?? 0;
-      if (taken >= perAudience) continue;
-      load.set(row.audience_id, taken + 1);
-      picked.push(row.id);
-      if (picked.length >= room) break;
+    if (room <= 0) {
+      heldBack = true;
+      return [];
     }
-    if (!picked.length) return [];
-    return deliveries.claim(knex, picked, new Date(Date.now() + leaseMs));
+    const { claimed, candidates } = await deliveries.claimDue(knex, {
+      limit: room,
+      candidates: CANDIDATES,
+      perAudience,
+      load: audienceLoad,
+      leaseUntil: new Date(Date.now() + leaseMs),
+    });
+    heldBack = candidates > claimed.length;
+    return claimed;
   };
 
-  const attempt = async (delivery: ClaimedDelivery, known?: DeliveryTarget): Promise<void> => {
+  /** True when its outcome may have released a later event of the same aggregate (now due). */
+  const attempt = async (delivery: ClaimedDelivery, known?: DeliveryTarget): Promise<boolean> => {
     const number = delivery.attempts + 1;
     const startedAt = new Date();
     let url: string | null = null;
@@ -126,13 +134,13 @@ export function startDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWor
     } finally {
       await lease.release();
     }
-    if (stopped) return; // shutting down: the lease lapses and another worker tries again
+    if (stopped) return false; // shutting down: the lease lapses and another worker tries again
 
     const delivered = isSuccess(outcome);
     const next = delivered ? null : nextAttemptAt(number, options.retryScheduleSeconds, new Date());
     const status = delivered ? 'DELIVERED' : next ? 'PENDING' : 'FAILED';
     // Recorded only if this worker still holds the claim (fencing: a takeover or a manual retry replaced its token).
-    const recorded = await deliveries.recordAttempt(knex, delivery, {
+    const { recorded, laterPending } = await deliveries.recordAttempt(knex, delivery, {
       number,
       status,
       url,
@@ -146,19 +154,24 @@ export function startDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWor
     const log = { delivery: delivery.id, event: delivery.event_id, attempt: number, status, statusCode: outcome.statusCode, error: outcome.error };
     if (recorded) logger.info(log, 'webhook attempt');
     else logger.warn(log, 'webhook attempt not recorded: its claim was taken over or dropped meanwhile');
+    // A retry still holds its aggregate's later events; a delivered or failed one lets the next go.
+    return recorded && status !== 'PENDING' && laterPending;
   };
 
   const launch = (delivery: ClaimedDelivery, known?: DeliveryTarget) => {
     audienceLoad.set(delivery.audience_id, (audienceLoad.get(delivery.audience_id) ?? 0) + 1);
     const running: Promise<void> = attempt(delivery, known)
-      .catch((error) => logger.error({ err: error, delivery: delivery.id }, 'webhook attempt could not be recorded'))
-      .finally(() => {
+      .catch((error) => {
+        logger.error({ err: error, delivery: delivery.id }, 'webhook attempt could not be recorded');
+        return false;
+      })
+      .then((released) => {
         inFlight.delete(running);
         const left = (audienceLoad.get(delivery.audience_id) ?? 1) - 1;
         if (left > 0) audienceLoad.set(delivery.audience_id, left);
         else audienceLoad.delete(delivery.audience_id);
-        // A slot freed: more may be due for this audience.
-        worker.wake();
+        // A slot freed: look again at once if the last claim left some behind, or this attempt released a later event.
+        if (heldBack || released) worker.wake();
       });
     inFlight.add(running);
   };
@@ -170,19 +183,19 @@ export function startDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWor
       return;
     }
     again = false;
-    let next = pollIntervalMs;
     claiming = (async () => {
       try {
+        // Not at once again after a batch: one claim takes every due delivery there is room for,
+        // and what it leaves is released by a freed slot or a finished attempt (see heldBack).
         const claimed = await claim();
         for (const delivery of claimed) launch(delivery);
-        if (claimed.length && inFlight.size < maxInFlight) next = 0;
       } catch (error) {
         if (!stopped) logger.error({ err: error }, 'webhook deliveries could not be claimed');
       }
     })();
     await claiming;
     claiming = undefined;
-    schedule(again ? 0 : next);
+    schedule(again ? 0 : pollIntervalMs);
   };
 
   const worker: DeliveryWorker = {

@@ -28,6 +28,21 @@ export interface NewDelivery {
   now: Date;
 }
 
+/** A merchant's webhook target as stored: the session's URL first, else the merchant's. */
+export interface MerchantTarget {
+  merchant_url: string | null;
+  sealed: string;
+  session_url: string | null;
+}
+
+/** What the intake did with an event for a known audience. */
+export interface IntakeResult {
+  /** The merchant's target read in the same statement; null for a TPP (whose target the caller read). */
+  target: MerchantTarget | null;
+  /** The new delivery, with its lease_token when it was taken at once; null when nothing was inserted. */
+  delivery: (Omit<ClaimedDelivery, 'lease_token'> & { lease_token: string | null }) | null;
+}
+
 /** One attempt's result, recorded with the delivery's new state. */
 export interface AttemptRecord {
   number: number;
@@ -59,81 +74,110 @@ const IN_ORDER = `not exists (select 1 from ${DELIVERIES} e
     or exists (select 1 from ${DELIVERIES} e where e.audience_id = d.audience_id and e.aggregate_id = d.aggregate_id and e.sequence = d.sequence - 1))`;
 const ATTEMPTS = 'payments.webhook_attempts';
 
+/** A merchant's target for an event of aggregate ? (bound first) and merchant ? (second). */
+const MERCHANT_TARGET = `select m.webhook_url as merchant_url, m.webhook_secret_sealed as sealed, s.webhook_url as session_url
+  from payments.merchants m left join payments.payment_sessions s on s.id = ? where m.id = ?`;
+
 /**
  * The one writer of payments.webhook_deliveries and payments.webhook_attempts (CONVENTIONS
  * "Data": one owner per table): the dispatcher's intake, the worker's claims and records, and a
  * merchant's or TPP's manual retry all go through here. The intake and the worker use knex with SQL
- * written out, on purpose: the claim must re-check the lease under the row lock and answer the
- * rows it took in one statement, and an attempt is recorded in one statement only if its worker
- * still holds the claim (its fencing token); MikroORM's unit of work cannot say either. The
- * manual retry is an ordinary entity change.
+ * written out, on purpose: each step is one statement (issue 15: statements per payment). The
+ * intake reads the target, inserts and takes the delivery; the claim finds due deliveries, caps
+ * them per audience, re-checks the lease under the row lock and answers the rows it took; an
+ * attempt is recorded only if its worker still holds the claim (its fencing token). MikroORM's
+ * unit of work cannot say any of these. The manual retry is an ordinary entity change.
  */
 export class DeliveryRepository {
   /**
    * The current target of an event for a merchant: the session's own URL, the merchant's URL and
    * sealed secret. One query. (A TPP's target is open-banking's: asked through the router.)
    */
-  async merchantTargetOf(knex: Knex, merchantId: string, aggregateId: string): Promise<{ merchant_url: string | null; sealed: string; session_url: string | null } | undefined> {
-    return (
-      await knex.raw(
-        `select m.webhook_url as merchant_url, m.webhook_secret_sealed as sealed, s.webhook_url as session_url
-         from payments.merchants m left join payments.payment_sessions s on s.id = ? where m.id = ?`,
-        [aggregateId, merchantId],
-      )
-    ).rows[0];
-  }
-
-  /** The delivery of an event to its audience, unclaimed; undefined when it exists already (the bus may hand an event over twice). */
-  async insert(knex: Knex, delivery: NewDelivery): Promise<{ id: string } | undefined> {
-    const inserted = (await knex(DELIVERIES)
-      .insert({
-        id: delivery.id,
-        event_id: delivery.eventId,
-        event_kind: delivery.eventKind,
-        audience_id: delivery.audienceId,
-        aggregate_id: delivery.aggregateId,
-        sequence: delivery.sequence,
-        payload: delivery.payload,
-        status: 'PENDING',
-        attempts: 0,
-        next_attempt_at: delivery.now,
-        lease_until: null,
-        created_at: delivery.now,
-        updated_at: delivery.now,
-      })
-      // At least once: the bus may hand over an event twice; it is still one delivery.
-      .onConflict(['event_id', 'audience_id'])
-      .ignore()
-      .returning(['id'])) as Array<{ id: string }>;
-    return inserted[0];
-  }
-
-  /** Deliveries due now that nobody holds and that are next in their aggregate's order, oldest due first. */
-  async due(knex: Knex, limit: number): Promise<Array<{ id: string; audience_id: string }>> {
-    return (
-      await knex.raw(
-        `select d.id, d.audience_id from ${DELIVERIES} d
-         where d.status = 'PENDING' and d.next_attempt_at <= now() and (d.lease_until is null or d.lease_until < now()) and ${IN_ORDER}
-         order by d.next_attempt_at limit ?`,
-        [limit],
-      )
-    ).rows;
+  async merchantTargetOf(knex: Knex, merchantId: string, aggregateId: string): Promise<MerchantTarget | undefined> {
+    return (await knex.raw(MERCHANT_TARGET, [aggregateId, merchantId])).rows[0];
   }
 
   /**
-   * Takes the given deliveries until `leaseUntil`, those still free and next in their aggregate's
-   * order, each with a new fencing token (a takeover makes the previous owner's token stale). The
-   * lease is re-checked under the row lock: of two workers racing for a row, one gets it.
+   * Intake in one statement: the delivery of an event to its audience (none when it exists
+   * already: the bus may hand an event over twice), taken at once until `leaseUntil` with a new
+   * fencing token when given and next in its aggregate's order (IN_ORDER, as a claim checks it),
+   * else left for the worker. For a merchant, the same statement reads the target (session URL,
+   * merchant URL, sealed secret) and inserts nothing when no URL is set. Undefined: an unknown
+   * merchant. `delivery` null in the answer: nothing inserted (a duplicate, or no endpoint).
    */
-  async claim(knex: Knex, ids: string[], leaseUntil: Date): Promise<ClaimedDelivery[]> {
-    return (
-      await knex.raw(
-        `update ${DELIVERIES} d set lease_until = ?, lease_token = gen_random_uuid()::text
-         where d.id = any(?::text[]) and d.status = 'PENDING' and (d.lease_until is null or d.lease_until < now()) and ${IN_ORDER}
-         returning d.id, d.event_id, d.audience_id, d.aggregate_id, d.payload, d.attempts, d.lease_token`,
-        [leaseUntil, ids],
-      )
-    ).rows;
+  async intake(knex: Knex, audience: 'merchant' | 'tpp', row: NewDelivery, leaseUntil: Date | null): Promise<IntakeResult | undefined> {
+    const merchant = audience === 'merchant';
+    const { rows } = await knex.raw(
+      `with d as (select ?::text as id, ?::text as event_id, ?::text as event_kind, ?::text as audience_id, ?::text as aggregate_id,
+           ?::integer as sequence, ?::text as payload, ?::timestamptz as created_at),
+       ${merchant ? `target as (${MERCHANT_TARGET}),` : ''}
+       inserted as (
+         insert into ${DELIVERIES} (id, event_id, event_kind, audience_id, aggregate_id, sequence, payload, status, attempts, next_attempt_at,
+           lease_until, lease_token, created_at, updated_at)
+         select d.id, d.event_id, d.event_kind, d.audience_id, d.aggregate_id, d.sequence, d.payload, 'PENDING', 0, d.created_at,
+           case when c.take then ?::timestamptz end, case when c.take then gen_random_uuid()::text end, d.created_at, d.created_at
+         from d cross join lateral (select ?::boolean and ${IN_ORDER} as take) c
+         ${merchant ? 'where exists (select 1 from target t where coalesce(t.session_url, t.merchant_url) is not null)' : ''}
+         -- At least once: the bus may hand over an event twice; it is still one delivery.
+         on conflict (event_id, audience_id) do nothing
+         returning id, event_id, audience_id, aggregate_id, payload, attempts, lease_token)
+       select ${merchant ? 't.merchant_url, t.sealed, t.session_url,' : ''} i.id, i.event_id, i.audience_id, i.aggregate_id, i.payload, i.attempts, i.lease_token
+       from ${merchant ? 'target t' : '(select 1) t'} left join inserted i on true`,
+      [
+        row.id,
+        row.eventId,
+        row.eventKind,
+        row.audienceId,
+        row.aggregateId,
+        row.sequence,
+        row.payload,
+        row.now,
+        ...(merchant ? [row.aggregateId, row.audienceId] : []),
+        leaseUntil,
+        leaseUntil !== null,
+      ],
+    );
+    const found = rows[0] as (ClaimedDelivery & MerchantTarget) | undefined;
+    if (!found) return undefined;
+    const { merchant_url, sealed, session_url, ...delivery } = found;
+    return {
+      target: merchant ? { merchant_url, sealed, session_url } : null,
+      delivery: delivery.id === null ? null : delivery,
+    };
+  }
+
+  /**
+   * Takes due deliveries until `leaseUntil`, in one statement: those due now that nobody holds
+   * and that are next in their aggregate's order (IN_ORDER), oldest due first, at most `limit`,
+   * and for each audience at most `perAudience` less what this worker already has in flight for
+   * it (`load`), so a slow receiver occupies a bounded share. Each gets a new fencing token (a
+   * takeover makes the previous owner's token stale). The lease and the order are re-checked
+   * under the row lock: of two workers racing for a row, one gets it. `candidates`: how many were
+   * due and free (up to `candidates` looked at); more than were taken means some wait for room.
+   */
+  async claimDue(
+    knex: Knex,
+    options: { limit: number; candidates: number; perAudience: number; load: ReadonlyMap<string, number>; leaseUntil: Date },
+  ): Promise<{ claimed: ClaimedDelivery[]; candidates: number }> {
+    const { rows } = await knex.raw(
+      `with candidates as (
+         select d.id, d.audience_id, d.next_attempt_at from ${DELIVERIES} d
+         where d.status = 'PENDING' and d.next_attempt_at <= now() and (d.lease_until is null or d.lease_until < now()) and ${IN_ORDER}
+         order by d.next_attempt_at, d.id limit ?),
+       picked as (
+         select r.id from (select c.*, row_number() over (partition by c.audience_id order by c.next_attempt_at, c.id) as nth from candidates c) r
+         where r.nth + coalesce((?::jsonb ->> r.audience_id)::integer, 0) <= ?
+         order by r.next_attempt_at, r.id limit ?),
+       claimed as (
+         update ${DELIVERIES} d set lease_until = ?, lease_token = gen_random_uuid()::text
+         from picked p
+         where d.id = p.id and d.status = 'PENDING' and (d.lease_until is null or d.lease_until < now()) and ${IN_ORDER}
+         returning d.id, d.event_id, d.audience_id, d.aggregate_id, d.payload, d.attempts, d.lease_token)
+       select n.candidates, c.* from (select count(*)::integer as candidates from candidates) n left join claimed c on true`,
+      [options.candidates, JSON.stringify(Object.fromEntries(options.load)), options.perAudience, options.limit, options.leaseUntil],
+    );
+    const found = rows as Array<{ candidates: number } & ClaimedDelivery>;
+    return { candidates: found[0]?.candidates ?? 0, claimed: found.filter((row) => row.id !== null).map(({ candidates: _, ...delivery }) => delivery) };
   }
 
   /**
@@ -148,16 +192,22 @@ export class DeliveryRepository {
   /**
    * One statement: the delivery's new state, and the attempt's record, only if this worker still
    * holds the claim (its fencing token: a takeover or a manual retry replaced or dropped it).
-   * False: nothing recorded.
+   * `recorded` false: nothing recorded. `laterPending`: another delivery of the same aggregate to
+   * the same audience is PENDING (it may have waited for this one), so the worker looks for due
+   * deliveries again at once rather than after every attempt.
    */
-  async recordAttempt(knex: Knex, delivery: ClaimedDelivery, attempt: AttemptRecord): Promise<boolean> {
+  async recordAttempt(knex: Knex, delivery: ClaimedDelivery, attempt: AttemptRecord): Promise<{ recorded: boolean; laterPending: boolean }> {
     const recorded = await knex.raw(
       `with updated as (
          update ${DELIVERIES} set status = ?, attempts = ?, url = ?, last_status_code = ?, last_error = ?, next_attempt_at = ?,
            lease_until = null, lease_token = null, delivered_at = ?, updated_at = now()
-         where id = ? and lease_token = ? returning id)
-       insert into ${ATTEMPTS} (delivery_id, number, url, started_at, duration_ms, status_code, error)
-       select id, ?, ?, ?, ?, ?, ? from updated returning delivery_id`,
+         where id = ? and lease_token = ? returning id, audience_id, aggregate_id),
+       attempt as (
+         insert into ${ATTEMPTS} (delivery_id, number, url, started_at, duration_ms, status_code, error)
+         select id, ?, ?, ?, ?, ?, ? from updated returning delivery_id)
+       select exists (select 1 from ${DELIVERIES} e join updated u on e.audience_id = u.audience_id and e.aggregate_id = u.aggregate_id
+           where e.status = 'PENDING' and e.id <> u.id) as later_pending
+       from attempt`,
       [
         attempt.status,
         attempt.number,
@@ -176,7 +226,8 @@ export class DeliveryRepository {
         attempt.error,
       ],
     );
-    return recorded.rows.length > 0;
+    const row = recorded.rows[0] as { later_pending: boolean } | undefined;
+    return { recorded: row !== undefined, laterPending: row?.later_pending ?? false };
   }
 
   /**

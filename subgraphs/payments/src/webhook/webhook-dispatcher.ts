@@ -2,9 +2,9 @@ import type { Knex } from '@mikro-orm/knex';
 import type { EventBus, PlatformEvent, Subscription } from '@gateway/events';
 import type { ServiceClient } from '@gateway/federation';
 import { newId, type Logger } from '@gateway/kernel';
-import { createTargetLookup } from './delivery-target';
+import { createTargetLookup, isTppAudience, openMerchantTarget, type DeliveryTarget } from './delivery-target';
 import { startDeliveryWorker, type DeliveryWorker } from './delivery-worker';
-import { deliveries } from './delivery.repository';
+import { deliveries, type IntakeResult, type NewDelivery } from './delivery.repository';
 import { DEFAULT_RETRY_SCHEDULE_SECONDS } from './retry-schedule';
 import { serializeEnvelope } from './signature';
 import { createWebhookSender, DEFAULT_ATTEMPT_TIMEOUT_MS } from './webhook-sender';
@@ -66,15 +66,8 @@ export async function startWebhookDispatcher(options: WebhookDispatcherOptions):
   const intake = async (event: PlatformEvent): Promise<void> => {
     const audienceId = event.audience;
     if (!audienceId) return; // an event for nobody in particular: no webhook
-    // A TPP's target is asked of open-banking; if the router cannot answer, this throws and the
-    // bus hands the event over again later (at least once).
-    const target = await lookupTarget(audienceId, event.aggregateId);
-    // An unknown audience, or no endpoint named (session, merchant or TPP): nothing to deliver.
-    if (!target?.url) return;
-    const now = new Date();
     const sequence = event.sequence ?? null;
-    // At least once: a second copy of an event inserts nothing (and is not sent again).
-    const delivery = await deliveries.insert(knex, {
+    const row: NewDelivery = {
       id: newId('delivery'),
       eventId: event.id,
       eventKind: event.kind,
@@ -82,11 +75,29 @@ export async function startWebhookDispatcher(options: WebhookDispatcherOptions):
       aggregateId: event.aggregateId,
       sequence,
       payload: serializeEnvelope({ id: event.id, event: event.kind, created_at: event.createdAt, ...(sequence !== null ? { sequence } : {}), data: event.data }),
-      now,
-    });
-    // With room for it, this worker sends it at once, if it is next in its aggregate's order.
-    const [claimed] = delivery && worker.hasRoomFor(audienceId) ? await deliveries.claim(knex, [delivery.id], worker.newLease()) : [];
-    if (claimed) worker.launch(claimed, target);
+      now: new Date(),
+    };
+    // With room for it, this worker takes it in the same statement and sends it at once, if it is
+    // next in its aggregate's order. The lease runs from the statement (after any router call).
+    const leaseUntil = () => (worker.hasRoomFor(audienceId) ? worker.newLease() : null);
+    let target: DeliveryTarget | null = null;
+    let result: IntakeResult | undefined;
+    if (isTppAudience(audienceId)) {
+      // A TPP's target is asked of open-banking; if the router cannot answer, this throws and the
+      // bus hands the event over again later (at least once).
+      target = await lookupTarget(audienceId, event.aggregateId);
+      // An unknown TPP, or no endpoint named: nothing to deliver.
+      if (!target?.url) return;
+      result = await deliveries.intake(knex, 'tpp', row, leaseUntil());
+    } else {
+      // One statement reads the merchant's target and inserts only when it names an endpoint.
+      result = await deliveries.intake(knex, 'merchant', row, leaseUntil());
+      if (result?.target) target = openMerchantTarget(result.target, options.platformSecret);
+    }
+    // Nothing inserted: an unknown audience, no endpoint, or a second copy of an event (not sent again).
+    const delivery = result?.delivery;
+    if (!delivery || !target) return;
+    if (delivery.lease_token) worker.launch({ ...delivery, lease_token: delivery.lease_token }, target);
     else worker.wake();
   };
 

@@ -1,0 +1,151 @@
+import { openServiceOrm, type Database, type ServiceOrm } from '@gateway/db';
+import { openTestDatabase } from '@gateway/db/testing';
+import { newId } from '@gateway/kernel';
+import { migrateVault } from '@gateway/vault';
+import { migrations } from '../migrations';
+import { deliveries, type AttemptRecord, type ClaimedDelivery, type NewDelivery } from './delivery.repository';
+import { WebhookAttemptEntity, WebhookDeliveryEntity } from './webhook-delivery.entity';
+
+/**
+ * The intake's and the worker's statements against the database: each folds several steps into
+ * one, so the order, the per-audience cap, the lease and the fencing token are asserted here on
+ * the rows themselves, not only through a whole payment.
+ */
+describe('webhook delivery statements', () => {
+  let db: Database;
+  let orm: ServiceOrm;
+  const lease = () => new Date(Date.now() + 60_000);
+  const claimDue = (options: { limit?: number; perAudience?: number; load?: Map<string, number>; leaseUntil?: Date } = {}) =>
+    deliveries.claimDue(db.knex, {
+      limit: options.limit ?? 100,
+      candidates: 500,
+      perAudience: options.perAudience ?? 10,
+      load: options.load ?? new Map(),
+      leaseUntil: options.leaseUntil ?? lease(),
+    });
+  const event = (audienceId: string, aggregateId: string, sequence: number | null): NewDelivery => ({
+    id: newId('delivery'),
+    eventId: newId('event'),
+    eventKind: 'payment.initiated',
+    audienceId,
+    aggregateId,
+    sequence,
+    payload: '{}',
+    now: new Date(),
+  });
+  const outcome = (status: AttemptRecord['status'], nextAttemptAt: Date | null = null): AttemptRecord => ({
+    number: 1,
+    status,
+    url: 'http://127.0.0.1:1/hook',
+    statusCode: status === 'DELIVERED' ? 200 : 500,
+    error: null,
+    startedAt: new Date(),
+    durationMs: 1,
+    nextAttemptAt,
+    deliveredAt: status === 'DELIVERED' ? new Date() : null,
+  });
+  const tpp = () => newId('tpp');
+  const ids = (claimed: ClaimedDelivery[]) => claimed.map((row) => row.id).sort();
+
+  beforeAll(async () => {
+    db = await openTestDatabase();
+    await migrateVault(db);
+    orm = await openServiceOrm(db, { schema: 'payments', entities: [WebhookDeliveryEntity, WebhookAttemptEntity], migrations, foreignSchemas: ['auth'] });
+  });
+  afterAll(async () => {
+    await orm.close();
+    await db.close();
+  });
+
+  it('intake takes a delivery at once only when it is next in its aggregate order, and a duplicate event inserts nothing', async () => {
+    const audience = tpp();
+    const first = event(audience, 'ops_a', 1);
+    const taken = await deliveries.intake(db.knex, 'tpp', first, lease());
+    expect(taken?.delivery?.lease_token).toEqual(expect.any(String));
+    // The first is in flight (PENDING): the second is inserted, not taken.
+    const second = await deliveries.intake(db.knex, 'tpp', event(audience, 'ops_a', 2), lease());
+    expect(second?.delivery).toMatchObject({ lease_token: null });
+    // The bus hands the first event over again: nothing new.
+    expect((await deliveries.intake(db.knex, 'tpp', { ...first, id: newId('delivery') }, lease()))?.delivery).toBeNull();
+    // Without room (no lease given), even an event that is next is left for the worker.
+    expect((await deliveries.intake(db.knex, 'tpp', event(audience, 'ops_b', 1), null))?.delivery).toMatchObject({ lease_token: null });
+  });
+
+  it("intake reads the merchant's target in the same statement and inserts nothing without an endpoint or for an unknown merchant", async () => {
+    const merchant = (url: string | null) => ({
+      id: newId('merchant'),
+      name: 'm',
+      mode: 'test',
+      webhook_url: url,
+      webhook_secret_sealed: 'sealed',
+      created_at: new Date(),
+      updated_at: new Date(),
+    });
+    const [withUrl, without] = [merchant('http://127.0.0.1:1/hook'), merchant(null)];
+    await db.knex('payments.merchants').insert([withUrl, without]);
+    const inserted = await deliveries.intake(db.knex, 'merchant', event(withUrl.id, newId('paymentSession'), null), lease());
+    expect(inserted).toMatchObject({ target: { merchant_url: 'http://127.0.0.1:1/hook', sealed: 'sealed', session_url: null }, delivery: { audience_id: withUrl.id } });
+    expect(await deliveries.intake(db.knex, 'merchant', event(without.id, newId('paymentSession'), null), lease())).toEqual({
+      target: { merchant_url: null, sealed: 'sealed', session_url: null },
+      delivery: null,
+    });
+    expect(await deliveries.intake(db.knex, 'merchant', event(newId('merchant'), newId('paymentSession'), null), lease())).toBeUndefined();
+    expect(Number((await db.knex('payments.webhook_deliveries').where('audience_id', without.id).count({ n: '*' }))[0]!.n)).toBe(0);
+  });
+
+  it('claims in aggregate order: a later event waits while an earlier one is retrying, and goes once it is delivered', async () => {
+    const audience = tpp();
+    const aggregate = newId('paymentSession');
+    for (const sequence of [1, 2]) await deliveries.intake(db.knex, 'tpp', event(audience, aggregate, sequence), null);
+    const mine = (claimed: ClaimedDelivery[]) => claimed.filter((row) => row.audience_id === audience);
+    const [first] = mine((await claimDue()).claimed);
+    expect(first).toBeDefined();
+    expect(mine((await claimDue()).claimed)).toEqual([]); // the first is held: nothing else of the aggregate
+    // Refused and retried later: still PENDING, so the second still waits.
+    expect((await deliveries.recordAttempt(db.knex, first!, outcome('PENDING', new Date(Date.now() + 60_000)))).recorded).toBe(true);
+    expect(mine((await claimDue()).claimed)).toEqual([]);
+    await db
+      .knex('payments.webhook_deliveries')
+      .where('id', first!.id)
+      .update({ next_attempt_at: new Date(Date.now() - 1000) });
+    const [again] = mine((await claimDue()).claimed);
+    expect(again?.id).toBe(first!.id);
+    // Delivered: the worker is told that a later delivery of the aggregate waits for it.
+    expect(await deliveries.recordAttempt(db.knex, again!, outcome('DELIVERED'))).toEqual({ recorded: true, laterPending: true });
+    const [second] = mine((await claimDue()).claimed);
+    expect(second?.event_id).not.toBe(first!.event_id);
+  });
+
+  it('caps each audience at its room less what is in flight, and reports that more were due', async () => {
+    const [busy, other] = [tpp(), tpp()];
+    for (let i = 0; i < 3; i += 1) await deliveries.intake(db.knex, 'tpp', event(busy, newId('paymentSession'), null), null);
+    await deliveries.intake(db.knex, 'tpp', event(other, newId('paymentSession'), null), null);
+    const { claimed, candidates } = await claimDue({ perAudience: 2, load: new Map([[busy, 1]]) });
+    const per = (audience: string) => claimed.filter((row) => row.audience_id === audience).length;
+    expect([per(busy), per(other)]).toEqual([1, 1]);
+    expect(candidates).toBeGreaterThan(claimed.length);
+    // The rest of the busy audience's goes to the next claim.
+    const next = await claimDue({ perAudience: 2 });
+    expect(next.claimed.filter((row) => row.audience_id === busy)).toHaveLength(2);
+  });
+
+  it('two dispatchers racing for the same due rows take each once, and a stale owner cannot record after a takeover', async () => {
+    const audience = tpp();
+    for (let i = 0; i < 20; i += 1) await deliveries.intake(db.knex, 'tpp', event(audience, newId('paymentSession'), null), null);
+    const racing = await Promise.all([claimDue({ perAudience: 100 }), claimDue({ perAudience: 100 }), claimDue({ perAudience: 100 })]);
+    const taken = racing.flatMap(({ claimed }) => claimed).filter((row) => row.audience_id === audience);
+    expect(taken).toHaveLength(20);
+    expect(new Set(ids(taken)).size).toBe(20);
+
+    // A claim that lapsed is taken over with a new token; the first owner's outcome is refused.
+    const stale = taken[0]!;
+    await db
+      .knex('payments.webhook_deliveries')
+      .where('id', stale.id)
+      .update({ lease_until: new Date(Date.now() - 1000) });
+    const [takeover] = (await claimDue()).claimed.filter((row) => row.id === stale.id);
+    expect(takeover?.lease_token).not.toBe(stale.lease_token);
+    expect((await deliveries.recordAttempt(db.knex, stale, outcome('DELIVERED'))).recorded).toBe(false);
+    expect(await deliveries.recordAttempt(db.knex, takeover!, outcome('DELIVERED'))).toEqual({ recorded: true, laterPending: false });
+  });
+});
