@@ -24,13 +24,24 @@ export interface BalancedService {
 
 /**
  * The HAProxy configuration of the cluster: per service one frontend, balanced over its
- * instances, each health-checked on GET /readyz. A request goes to another instance when it
- * never reached one (`conn-failure`: refused or reset while connecting; `empty-response`: the
- * connection closed before a single byte of answer, as a keep-alive connection does when an
- * instance goes away) whatever its method. A GET is also tried again elsewhere on a 503 (an
- * instance answering not ready, a router whose subgraphs are away): reads are safe to repeat,
- * writes (POST, PUT, PATCH, DELETE) are not and keep their 503 (`<name>_reads` shares the
- * servers' health with `<name>` through `track`).
+ * instances, each health-checked on GET /readyz.
+ *
+ * Retries. HAProxy 2.6 does not look at the method before it replays a request: every `retry-on`
+ * condition applies to a POST as to a GET, and its manual leaves replay protection to the
+ * application ("retry-on", "http-request disable-l7-retry"). So the policy is written out here:
+ * - `conn-failure` (refused or reset while connecting: nothing was sent) is retried on another
+ *   instance for every method;
+ * - `empty-response` (the connection closed after the request went out, before any answer: an
+ *   instance dying or draining while it worked on it) and a 503 (an instance not ready, a router
+ *   whose subgraphs are away, or one that gave up waiting while the work went on) may come from an
+ *   instance that did the work. Those are retried only for requests that are safe to send twice:
+ *   GET and HEAD, and requests with an Idempotency-Key header (the platform answers a replayed key
+ *   with the first answer, or 409 IDEMPOTENCY_KEY_IN_USE while it still runs). Any other request
+ *   (a POST without a key, authorize included: a wrong OTP sent twice counts two failures) gets
+ *   the error, and the client decides — `http-request disable-l7-retry` keeps only the
+ *   connection-failure retry for it.
+ * The GraphQL calls between routers and subgraphs are POSTs without a key: they are retried only
+ * when they never reached an instance.
  */
 export function haproxyConfig(services: BalancedService[], statsPort: number, check: HealthCheck = DEFAULT_HEALTH_CHECK, host = '127.0.0.1'): string {
   const lines = [
@@ -67,20 +78,18 @@ export function haproxyConfig(services: BalancedService[], statsPort: number, ch
       `frontend ${service.name}_in`,
       `  bind ${service.public ? host : '127.0.0.1'}:${service.frontendPort}`,
       ...(service.public ? ['  option forwardfor'] : []),
-      `  use_backend ${service.name}_reads if METH_GET`,
       `  default_backend ${service.name}`,
       '',
       `backend ${service.name}`,
       '  balance roundrobin',
       '  option httpchk GET /readyz',
       '  http-check expect status 200',
-      '  retry-on conn-failure empty-response',
-      ...service.servers.map((server) => `  server ${server.name} 127.0.0.1:${server.port} check`),
-      '',
-      `backend ${service.name}_reads`,
-      '  balance roundrobin',
       '  retry-on conn-failure empty-response 503',
-      ...service.servers.map((server) => `  server ${server.name} 127.0.0.1:${server.port} track ${service.name}/${server.name}`),
+      // Several `acl` lines of one name are or-ed.
+      '  acl replay_safe method GET HEAD',
+      '  acl replay_safe req.hdr(idempotency-key) -m found',
+      '  http-request disable-l7-retry unless replay_safe',
+      ...service.servers.map((server) => `  server ${server.name} 127.0.0.1:${server.port} check`),
       '',
     );
   }
