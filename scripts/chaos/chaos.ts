@@ -8,7 +8,8 @@
  *
  * CHAOS_PAYMENTS (1000), CHAOS_SECONDS (300: payments are paced over this many seconds; the driving phase ends at whichever comes first),
  * CHAOS_QUIET_SECONDS (240), CHAOS_CONCURRENCY (12), CHAOS_SEED, CHAOS_KEEP_DATABASE=1,
- * CHAOS_KILL_KINDS (services to kill, e.g. `payments`), CHAOS_SIGNALS (`KILL`, `TERM` or both).
+ * CHAOS_KILL_KINDS (services to kill, e.g. `payments`), CHAOS_SIGNALS (`KILL`, `TERM` or both),
+ * CHAOS_KILL_PICK (`random` or `longest-up`).
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -64,6 +65,13 @@ const SIGNALS: ReadonlyArray<'SIGKILL' | 'SIGTERM'> = (() => {
   if (!signals.length || signals.some((signal) => signal !== 'SIGKILL' && signal !== 'SIGTERM')) throw new Error(`CHAOS_SIGNALS: KILL, TERM or KILL,TERM (got ${named.join(',')})`);
   return signals as Array<'SIGKILL' | 'SIGTERM'>;
 })();
+/**
+ * Which instance of the chosen service a kill takes: `random`, or `longest-up` (the one whose last
+ * kill is oldest). A just-restarted payments instance holds little (the other one took the work
+ * while it was away), so random kills meet the live owner's payments more often than the victim's.
+ */
+const KILL_PICK = process.env.CHAOS_KILL_PICK ?? 'random';
+if (KILL_PICK !== 'random' && KILL_PICK !== 'longest-up') throw new Error(`CHAOS_KILL_PICK: random or longest-up (got ${KILL_PICK})`);
 let seed = env('CHAOS_SEED', Date.now() % 1_000_000);
 const SEED = seed;
 /** A small deterministic generator (mulberry32) so a failing run can be replayed with its seed. */
@@ -154,7 +162,7 @@ async function main(): Promise<void> {
   // A database and a RabbitMQ vhost of the run's own (dropped at the end), so no other test's rows or queues are touched.
   const scratch = await createScratch('chaos', baseDatabaseUrl, baseAmqpUrl);
   log(
-    `seed ${SEED}, run ${scratch.name}: up to ${PAYMENTS} payments in ${SECONDS} s, concurrency ${CONCURRENCY}; kills of ${[...new Set(KILL_KINDS)].join(', ')} by ${SIGNALS.join('/')}`,
+    `seed ${SEED}, run ${scratch.name}: up to ${PAYMENTS} payments in ${SECONDS} s, concurrency ${CONCURRENCY}; kills of ${[...new Set(KILL_KINDS)].join(', ')} by ${SIGNALS.join('/')}, instance ${KILL_PICK}`,
   );
   const databaseUrl = scratch.databaseUrl;
 
@@ -535,11 +543,15 @@ async function run(ctx: RunContext): Promise<boolean> {
   const chaos = { kills: {} as Record<string, number>, faults: {} as Record<string, number>, amqp_cuts: 0, amqp_connections_dropped: 0 };
   let driving = true;
   // Three independent loops: process kills, core faults, RabbitMQ cuts.
+  const lastKill = new Map<ServiceProcess, number>();
   const killLoop = async () => {
     while (driving) {
       await sleep(between(KILL_EVERY_SECONDS * 500, KILL_EVERY_SECONDS * 1500));
       if (!driving) break;
-      const victim = pick(deployment.of(pick(KILL_KINDS)));
+      const instances = deployment.of(pick(KILL_KINDS));
+      const victim =
+        KILL_PICK === 'longest-up' ? instances.reduce((oldest, instance) => ((lastKill.get(instance) ?? 0) < (lastKill.get(oldest) ?? 0) ? instance : oldest)) : pick(instances);
+      lastKill.set(victim, Date.now());
       // With replicas, by default half the stops are an orchestrator's SIGTERM (drain, stop, exit 0) and half a crash.
       // One signal draws nothing: a seed replays the runs from before CHAOS_SIGNALS.
       const signal = SIGNALS.length > 1 ? pick(SIGNALS) : SIGNALS[0]!;
