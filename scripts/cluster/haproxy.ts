@@ -20,6 +20,17 @@ export interface BalancedService {
   servers: Array<{ name: string; port: number }>;
   /** The public frontend: X-Forwarded-For added for the services behind it. */
   public?: boolean;
+  /**
+   * Paths (`/payments/sessions`, `/recurring/mandates/{id}/charge`) whose POSTs the service
+   * deduplicates by Idempotency-Key: with the header, they may be sent again (see haproxyConfig).
+   */
+  deduplicatedPaths?: string[];
+}
+
+/** One HAProxy regex for path templates: a `{param}` is one path segment. */
+export function pathsRegex(paths: string[]): string {
+  const one = (path: string) => path.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\{[^}]+\}/g, '[^/]+');
+  return `^(${paths.map(one).join('|')})$`;
 }
 
 /**
@@ -35,13 +46,13 @@ export interface BalancedService {
  *   instance dying or draining while it worked on it) and a 503 (an instance not ready, a router
  *   whose subgraphs are away, or one that gave up waiting while the work went on) may come from an
  *   instance that did the work. Those are retried only for requests that are safe to send twice:
- *   GET and HEAD, and requests with an Idempotency-Key header (the platform answers a replayed key
- *   with the first answer, or 409 IDEMPOTENCY_KEY_IN_USE while it still runs). Any other request
- *   (a POST without a key, authorize included: a wrong OTP sent twice counts two failures) gets
- *   the error, and the client decides — `http-request disable-l7-retry` keeps only the
- *   connection-failure retry for it.
- * The GraphQL calls between routers and subgraphs are POSTs without a key: they are retried only
- * when they never reached an instance.
+ *   GET and HEAD, and a POST with an Idempotency-Key header to a path the service deduplicates
+ *   (`deduplicatedPaths`: rest-compat's creating POSTs answer a replayed key with the first
+ *   answer, or 409 IDEMPOTENCY_KEY_IN_USE while it still runs). Elsewhere the header proves
+ *   nothing: rest-compat ignores it on other routes, and behind it every call is a POST /graphql
+ *   (the key travels in the variables). Any other request — authorize included, where a wrong
+ *   OTP sent twice counts two failures — gets the error, and the client decides:
+ *   `http-request disable-l7-retry` keeps only the connection-failure retry for it.
  */
 export function haproxyConfig(services: BalancedService[], statsPort: number, check: HealthCheck = DEFAULT_HEALTH_CHECK, host = '127.0.0.1'): string {
   const lines = [
@@ -85,10 +96,14 @@ export function haproxyConfig(services: BalancedService[], statsPort: number, ch
       '  option httpchk GET /readyz',
       '  http-check expect status 200',
       '  retry-on conn-failure empty-response 503',
-      // Several `acl` lines of one name are or-ed.
-      '  acl replay_safe method GET HEAD',
-      '  acl replay_safe req.hdr(idempotency-key) -m found',
-      '  http-request disable-l7-retry unless replay_safe',
+      ...(service.deduplicatedPaths?.length
+        ? [
+            '  acl idempotency_key req.hdr(idempotency-key) -m found',
+            `  acl deduplicated_path path_reg ${pathsRegex(service.deduplicatedPaths)}`,
+            // METH_GET is GET or HEAD; two ACLs side by side must both match.
+            '  http-request disable-l7-retry unless METH_GET || METH_POST idempotency_key deduplicated_path',
+          ]
+        : ['  http-request disable-l7-retry unless METH_GET']),
       ...service.servers.map((server) => `  server ${server.name} 127.0.0.1:${server.port} check`),
       '',
     );

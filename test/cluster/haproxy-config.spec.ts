@@ -13,7 +13,13 @@ const services = [
       { name: 'payments-2', port: 20012 },
     ],
   },
-  { name: 'rest-compat', frontendPort: 20002, servers: [{ name: 'rest-compat-1', port: 20021 }], public: true },
+  {
+    name: 'rest-compat',
+    frontendPort: 20002,
+    servers: [{ name: 'rest-compat-1', port: 20021 }],
+    public: true,
+    deduplicatedPaths: ['/payments/sessions', '/recurring/mandates/{mandate_id}/charge'],
+  },
 ];
 const config = haproxyConfig(services, 20000, { intervalMs: 1000, fall: 2, rise: 2 });
 const section = (header: string) => config.split('\n\n').find((block) => block.startsWith(header)) ?? '';
@@ -36,13 +42,19 @@ describe('the cluster HAProxy configuration', () => {
     expect(config).toContain('option redispatch 1');
   });
 
-  // Its behaviour, with HAProxy running: haproxy-retries.e2e.ts.
-  it('replays a request that may have reached an instance only when it is GET/HEAD or carries an Idempotency-Key', () => {
+  // Their behaviour, with HAProxy running: haproxy-retries.e2e.ts.
+  it('behind an internal frontend, replays a request that may have reached an instance only when it is GET/HEAD', () => {
     const backend = section('backend payments\n');
     expect(backend).toMatch(/retry-on conn-failure empty-response 503$/m);
-    expect(backend).toContain('acl replay_safe method GET HEAD');
-    expect(backend).toContain('acl replay_safe req.hdr(idempotency-key) -m found');
-    expect(backend).toContain('http-request disable-l7-retry unless replay_safe');
+    expect(backend).toContain('http-request disable-l7-retry unless METH_GET\n');
+    expect(backend).not.toContain('idempotency');
+  });
+
+  it('also replays a POST with Idempotency-Key on the public paths that deduplicate it', () => {
+    const backend = section('backend rest-compat\n');
+    expect(backend).toContain('acl idempotency_key req.hdr(idempotency-key) -m found');
+    expect(backend).toContain('acl deduplicated_path path_reg ^(/payments/sessions|/recurring/mandates/[^/]+/charge)$');
+    expect(backend).toContain('http-request disable-l7-retry unless METH_GET || METH_POST idempotency_key deduplicated_path');
   });
 
   it('adds X-Forwarded-For only on the public frontend', () => {

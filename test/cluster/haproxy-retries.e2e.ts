@@ -40,9 +40,9 @@ function instance(name: string): Server {
 }
 
 /** A request on a connection of its own (HAProxy answers 502 there, where it would close a reused one silently). */
-function send(port: number, method: string, id: string, headers: Record<string, string> = {}): Promise<{ status: number; body: string }> {
+function send(port: number, method: string, id: string, headers: Record<string, string> = {}, path = '/work'): Promise<{ status: number; body: string }> {
   return new Promise((resolve, reject) => {
-    const req = request({ host: '127.0.0.1', port, method, path: '/work', agent: false, headers: { 'x-test-id': id, ...headers } }, (res) => {
+    const req = request({ host: '127.0.0.1', port, method, path, agent: false, headers: { 'x-test-id': id, ...headers } }, (res) => {
       let body = '';
       res.on('data', (chunk: Buffer) => (body += chunk.toString()));
       res.on('end', () => resolve({ status: res.statusCode!, body }));
@@ -55,8 +55,8 @@ function send(port: number, method: string, id: string, headers: Record<string, 
 /**
  * The generated HAProxy configuration (scripts/cluster/haproxy.ts) in front of two instances: a
  * request that may have reached an instance is sent to the other one only when replaying it is
- * safe (GET/HEAD, or an Idempotency-Key the platform deduplicates); a connection refused is
- * retried for every method.
+ * safe (GET/HEAD, or an Idempotency-Key on a path the service deduplicates it on); a connection
+ * refused is retried for every method.
  */
 (haproxyInstalled || process.env.CI === 'true' ? describe : describe.skip)('cluster HAProxy: which requests are retried', () => {
   const dir = mkdtempSync(join(tmpdir(), 'gw-haproxy-retries-'));
@@ -74,7 +74,13 @@ function send(port: number, method: string, id: string, headers: Record<string, 
     frontendPort = await freePort();
     const statsPort = await freePort();
     haproxy = new Haproxy(join(dir, 'haproxy.cfg'), statsPort);
-    const service = { name: 'app', frontendPort, servers: Object.keys(servers).map((name, index) => ({ name, port: ports[index]! })) };
+    const service = {
+      name: 'app',
+      frontendPort,
+      servers: Object.keys(servers).map((name, index) => ({ name, port: ports[index]! })),
+      public: true,
+      deduplicatedPaths: ['/payments/sessions', '/recurring/mandates/{mandate_id}/charge'],
+    };
     // Up after one check; out only after 20 failed ones (10 s): an instance that refuses
     // connections stays in rotation, as in the seconds before its checks fail.
     await haproxy.start(haproxyConfig([service], statsPort, { intervalMs: 500, fall: 20, rise: 1 }));
@@ -113,13 +119,22 @@ function send(port: number, method: string, id: string, headers: Record<string, 
     }
   });
 
-  it('replays a POST with an Idempotency-Key on the other instance', async () => {
-    for (const fail of ['empty', '503']) {
-      const answer = await send(frontendPort, 'POST', `keyed-${fail}`, { 'x-fail': fail, 'idempotency-key': `key-${fail}` });
+  it('replays a POST with an Idempotency-Key on a path that deduplicates it, on the other instance', async () => {
+    for (const [fail, path] of [
+      ['empty', '/payments/sessions'],
+      ['503', '/recurring/mandates/mdt_1/charge'],
+    ] as const) {
+      const answer = await send(frontendPort, 'POST', `keyed-${fail}`, { 'x-fail': fail, 'idempotency-key': `key-${fail}` }, path);
       const attempts = seen.get(`keyed-${fail}`)!;
       expect(attempts).toHaveLength(2);
       expect(answer).toEqual({ status: 200, body: attempts[1] });
     }
+  });
+
+  it('never replays a POST whose path ignores the Idempotency-Key it carries (authorize)', async () => {
+    const answer = await send(frontendPort, 'POST', 'keyed-authorize', { 'x-fail': 'empty', 'idempotency-key': 'key-authorize' }, '/pay/ses_1/authorize');
+    expect(answer.status).toBe(502);
+    expect(seen.get('keyed-authorize')).toHaveLength(1);
   });
 
   it('retries any POST whose connection was refused (nothing was sent)', async () => {
