@@ -7,7 +7,9 @@
  *   DATABASE_URL=postgresql://postgres@127.0.0.1:5432/test AMQP_URL=amqp://guest:guest@127.0.0.1:5672 npm run chaos
  *
  * CHAOS_PAYMENTS (1000), CHAOS_SECONDS (300: payments are paced over this many seconds; the driving phase ends at whichever comes first),
- * CHAOS_QUIET_SECONDS (240), CHAOS_CONCURRENCY (12), CHAOS_SEED, CHAOS_KEEP_DATABASE=1.
+ * CHAOS_QUIET_SECONDS (240), CHAOS_CONCURRENCY (12), CHAOS_SEED, CHAOS_KEEP_DATABASE=1,
+ * CHAOS_KILL_KINDS (services to kill, e.g. `payments`), CHAOS_SIGNALS (`KILL`, `TERM` or both),
+ * CHAOS_KILL_PICK (`random` or `longest-up`).
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -36,6 +38,40 @@ const KILL_EVERY_SECONDS = env('CHAOS_KILL_EVERY_SECONDS', 12);
 /** `--replicas N` (N ≥ 2): the cluster layout (HAProxy in front of N instances of every service, scripts/cluster). */
 const REPLICAS = Number(parseArgs({ options: { replicas: { type: 'string', default: '1' } } }).values.replicas);
 if (!Number.isInteger(REPLICAS) || REPLICAS < 1) throw new Error('--replicas: a whole number, 1 or more');
+/** The services the kills pick from: payments four times as often as each other one, unless CHAOS_KILL_KINDS names them. */
+const KILLABLE = ['payments', 'payments', 'payments', 'payments', 'rest-compat', 'router', 'open-banking', 'identity', 'banks'] as const;
+type Killable = (typeof KILLABLE)[number];
+const list = (name: string): string[] | undefined =>
+  process.env[name]
+    ?.split(',')
+    .map((item) => item.trim())
+    .filter(Boolean);
+const KILL_KINDS: readonly Killable[] = (() => {
+  const named = list('CHAOS_KILL_KINDS');
+  if (!named) return KILLABLE;
+  const unknown = named.filter((name) => !(KILLABLE as readonly string[]).includes(name));
+  if (unknown.length || !named.length) throw new Error(`CHAOS_KILL_KINDS: services among ${[...new Set(KILLABLE)].join(', ')} (got ${unknown.join(', ') || 'none'})`);
+  return named as Killable[];
+})();
+/**
+ * The signals the kills pick from. By default SIGKILL only without replicas (a SIGTERMed single
+ * instance is just a restart), half and half with them. `CHAOS_SIGNALS=KILL` collects takeovers:
+ * after SIGTERM the draining owner usually finishes what it holds, and nothing is taken over.
+ */
+const SIGNALS: ReadonlyArray<'SIGKILL' | 'SIGTERM'> = (() => {
+  const named = list('CHAOS_SIGNALS');
+  if (!named) return REPLICAS > 1 ? ['SIGTERM', 'SIGKILL'] : ['SIGKILL'];
+  const signals = named.map((name) => `SIG${name.toUpperCase().replace(/^SIG/, '')}`);
+  if (!signals.length || signals.some((signal) => signal !== 'SIGKILL' && signal !== 'SIGTERM')) throw new Error(`CHAOS_SIGNALS: KILL, TERM or KILL,TERM (got ${named.join(',')})`);
+  return signals as Array<'SIGKILL' | 'SIGTERM'>;
+})();
+/**
+ * Which instance of the chosen service a kill takes: `random`, or `longest-up` (the one whose last
+ * kill is oldest). A just-restarted payments instance holds little (the other one took the work
+ * while it was away), so random kills meet the live owner's payments more often than the victim's.
+ */
+const KILL_PICK = process.env.CHAOS_KILL_PICK ?? 'random';
+if (KILL_PICK !== 'random' && KILL_PICK !== 'longest-up') throw new Error(`CHAOS_KILL_PICK: random or longest-up (got ${KILL_PICK})`);
 let seed = env('CHAOS_SEED', Date.now() % 1_000_000);
 const SEED = seed;
 /** A small deterministic generator (mulberry32) so a failing run can be replayed with its seed. */
@@ -125,7 +161,9 @@ async function main(): Promise<void> {
   if (!baseDatabaseUrl || !baseAmqpUrl) throw new Error('npm run chaos needs DATABASE_URL (PostgreSQL) and AMQP_URL (RabbitMQ)');
   // A database and a RabbitMQ vhost of the run's own (dropped at the end), so no other test's rows or queues are touched.
   const scratch = await createScratch('chaos', baseDatabaseUrl, baseAmqpUrl);
-  log(`seed ${SEED}, run ${scratch.name}: up to ${PAYMENTS} payments in ${SECONDS} s, concurrency ${CONCURRENCY}`);
+  log(
+    `seed ${SEED}, run ${scratch.name}: up to ${PAYMENTS} payments in ${SECONDS} s, concurrency ${CONCURRENCY}; kills of ${[...new Set(KILL_KINDS)].join(', ')} by ${SIGNALS.join('/')}, instance ${KILL_PICK}`,
+  );
   const databaseUrl = scratch.databaseUrl;
 
   // RabbitMQ reached through a proxy the run can cut.
@@ -505,13 +543,18 @@ async function run(ctx: RunContext): Promise<boolean> {
   const chaos = { kills: {} as Record<string, number>, faults: {} as Record<string, number>, amqp_cuts: 0, amqp_connections_dropped: 0 };
   let driving = true;
   // Three independent loops: process kills, core faults, RabbitMQ cuts.
+  const lastKill = new Map<ServiceProcess, number>();
   const killLoop = async () => {
     while (driving) {
       await sleep(between(KILL_EVERY_SECONDS * 500, KILL_EVERY_SECONDS * 1500));
       if (!driving) break;
-      const victim = pick(deployment.of(pick(['payments', 'payments', 'payments', 'payments', 'rest-compat', 'router', 'open-banking', 'identity', 'banks'] as const)));
-      // With replicas, half the stops are an orchestrator's SIGTERM (drain, stop, exit 0) and half a crash.
-      const signal = REPLICAS > 1 && random() < 0.5 ? 'SIGTERM' : 'SIGKILL';
+      const instances = deployment.of(pick(KILL_KINDS));
+      const victim =
+        KILL_PICK === 'longest-up' ? instances.reduce((oldest, instance) => ((lastKill.get(instance) ?? 0) < (lastKill.get(oldest) ?? 0) ? instance : oldest)) : pick(instances);
+      lastKill.set(victim, Date.now());
+      // With replicas, by default half the stops are an orchestrator's SIGTERM (drain, stop, exit 0) and half a crash.
+      // One signal draws nothing: a seed replays the runs from before CHAOS_SIGNALS.
+      const signal = SIGNALS.length > 1 ? pick(SIGNALS) : SIGNALS[0]!;
       // The payments held by a run, read just before the signal (waiting up to 5 s for some, so the kill meets payments mid-step): how long until another instance moves them.
       const held = victim.spec.service === 'payments' ? await takeover.heldSoon(5_000).catch(() => []) : [];
       log(`${signal} ${victim.name}${held.length ? ` (${held.length} payments held by a run)` : ''}`);

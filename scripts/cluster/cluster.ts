@@ -1,5 +1,6 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
+import { ROUTES } from '@gateway/rest-compat';
 import { startBanksProcess, type BanksProcess } from '../launcher/sandbox-banks';
 import { freePort, type ServiceProcess } from '../launcher/service-process';
 import { SERVICES, SplitLayout, SUBGRAPHS, type ServiceName, type SubgraphName } from '../launcher/split-layout';
@@ -95,6 +96,8 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
       frontendPort: frontends[service],
       servers: layout.of(service).map((instance) => ({ name: instance.name, port: instance.spec.port })),
       public: service === 'rest-compat',
+      // The routes that deduplicate by Idempotency-Key: HAProxy may send those again (haproxy.ts).
+      ...(service === 'rest-compat' ? { deduplicatedPaths: ROUTES.filter((route) => route.idempotent).map((route) => route.path) } : {}),
     })),
     statsPort,
     check,

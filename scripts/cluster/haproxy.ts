@@ -20,17 +20,39 @@ export interface BalancedService {
   servers: Array<{ name: string; port: number }>;
   /** The public frontend: X-Forwarded-For added for the services behind it. */
   public?: boolean;
+  /**
+   * Paths (`/payments/sessions`, `/recurring/mandates/{id}/charge`) whose POSTs the service
+   * deduplicates by Idempotency-Key: with the header, they may be sent again (see haproxyConfig).
+   */
+  deduplicatedPaths?: string[];
+}
+
+/** One HAProxy regex for path templates: a `{param}` is one path segment. */
+export function pathsRegex(paths: string[]): string {
+  const one = (path: string) => path.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\{[^}]+\}/g, '[^/]+');
+  return `^(${paths.map(one).join('|')})$`;
 }
 
 /**
  * The HAProxy configuration of the cluster: per service one frontend, balanced over its
- * instances, each health-checked on GET /readyz. A request goes to another instance when it
- * never reached one (`conn-failure`: refused or reset while connecting; `empty-response`: the
- * connection closed before a single byte of answer, as a keep-alive connection does when an
- * instance goes away) whatever its method. A GET is also tried again elsewhere on a 503 (an
- * instance answering not ready, a router whose subgraphs are away): reads are safe to repeat,
- * writes (POST, PUT, PATCH, DELETE) are not and keep their 503 (`<name>_reads` shares the
- * servers' health with `<name>` through `track`).
+ * instances, each health-checked on GET /readyz.
+ *
+ * Retries. HAProxy 2.6 does not look at the method before it replays a request: every `retry-on`
+ * condition applies to a POST as to a GET, and its manual leaves replay protection to the
+ * application ("retry-on", "http-request disable-l7-retry"). So the policy is written out here:
+ * - `conn-failure` (refused or reset while connecting: nothing was sent) is retried on another
+ *   instance for every method;
+ * - `empty-response` (the connection closed after the request went out, before any answer: an
+ *   instance dying or draining while it worked on it) and a 503 (an instance not ready, a router
+ *   whose subgraphs are away, or one that gave up waiting while the work went on) may come from an
+ *   instance that did the work. Those are retried only for requests that are safe to send twice:
+ *   GET and HEAD, and a POST with an Idempotency-Key header to a path the service deduplicates
+ *   (`deduplicatedPaths`: rest-compat's creating POSTs answer a replayed key with the first
+ *   answer, or 409 IDEMPOTENCY_KEY_IN_USE while it still runs). Elsewhere the header proves
+ *   nothing: rest-compat ignores it on other routes, and behind it every call is a POST /graphql
+ *   (the key travels in the variables). Any other request — authorize included, where a wrong
+ *   OTP sent twice counts two failures — gets the error, and the client decides:
+ *   `http-request disable-l7-retry` keeps only the connection-failure retry for it.
  */
 export function haproxyConfig(services: BalancedService[], statsPort: number, check: HealthCheck = DEFAULT_HEALTH_CHECK, host = '127.0.0.1'): string {
   const lines = [
@@ -67,20 +89,22 @@ export function haproxyConfig(services: BalancedService[], statsPort: number, ch
       `frontend ${service.name}_in`,
       `  bind ${service.public ? host : '127.0.0.1'}:${service.frontendPort}`,
       ...(service.public ? ['  option forwardfor'] : []),
-      `  use_backend ${service.name}_reads if METH_GET`,
       `  default_backend ${service.name}`,
       '',
       `backend ${service.name}`,
       '  balance roundrobin',
       '  option httpchk GET /readyz',
       '  http-check expect status 200',
-      '  retry-on conn-failure empty-response',
-      ...service.servers.map((server) => `  server ${server.name} 127.0.0.1:${server.port} check`),
-      '',
-      `backend ${service.name}_reads`,
-      '  balance roundrobin',
       '  retry-on conn-failure empty-response 503',
-      ...service.servers.map((server) => `  server ${server.name} 127.0.0.1:${server.port} track ${service.name}/${server.name}`),
+      ...(service.deduplicatedPaths?.length
+        ? [
+            '  acl idempotency_key req.hdr(idempotency-key) -m found',
+            `  acl deduplicated_path path_reg ${pathsRegex(service.deduplicatedPaths)}`,
+            // METH_GET is GET or HEAD; two ACLs side by side must both match.
+            '  http-request disable-l7-retry unless METH_GET || METH_POST idempotency_key deduplicated_path',
+          ]
+        : ['  http-request disable-l7-retry unless METH_GET']),
+      ...service.servers.map((server) => `  server ${server.name} 127.0.0.1:${server.port} check`),
       '',
     );
   }

@@ -13,7 +13,13 @@ const services = [
       { name: 'payments-2', port: 20012 },
     ],
   },
-  { name: 'rest-compat', frontendPort: 20002, servers: [{ name: 'rest-compat-1', port: 20021 }], public: true },
+  {
+    name: 'rest-compat',
+    frontendPort: 20002,
+    servers: [{ name: 'rest-compat-1', port: 20021 }],
+    public: true,
+    deduplicatedPaths: ['/payments/sessions', '/recurring/mandates/{mandate_id}/charge'],
+  },
 ];
 const config = haproxyConfig(services, 20000, { intervalMs: 1000, fall: 2, rise: 2 });
 const section = (header: string) => config.split('\n\n').find((block) => block.startsWith(header)) ?? '';
@@ -28,21 +34,27 @@ const haproxyInstalled = (() => {
 })();
 
 describe('the cluster HAProxy configuration', () => {
-  it('health-checks every instance on GET /readyz and sends writes elsewhere only when they never reached one', () => {
+  it('health-checks every instance on GET /readyz', () => {
     const backend = section('backend payments\n');
     expect(backend).toContain('option httpchk GET /readyz');
     expect(backend).toMatch(/server payments-1 127\.0\.0\.1:20011 check\n\s+server payments-2 127\.0\.0\.1:20012 check/);
-    // A POST answered 503 may have done its work: never sent again.
-    expect(backend).toMatch(/retry-on conn-failure empty-response$/m);
     expect(config).toMatch(/default-server inter 1000ms fall 2 rise 2/);
     expect(config).toContain('option redispatch 1');
   });
 
-  it('retries reads on a 503 with the same servers, following their health', () => {
-    expect(section('frontend payments_in\n')).toContain('use_backend payments_reads if METH_GET');
-    const reads = section('backend payments_reads\n');
-    expect(reads).toContain('retry-on conn-failure empty-response 503');
-    expect(reads).toContain('server payments-2 127.0.0.1:20012 track payments/payments-2');
+  // Their behaviour, with HAProxy running: haproxy-retries.e2e.ts.
+  it('behind an internal frontend, replays a request that may have reached an instance only when it is GET/HEAD', () => {
+    const backend = section('backend payments\n');
+    expect(backend).toMatch(/retry-on conn-failure empty-response 503$/m);
+    expect(backend).toContain('http-request disable-l7-retry unless METH_GET\n');
+    expect(backend).not.toContain('idempotency');
+  });
+
+  it('also replays a POST with Idempotency-Key on the public paths that deduplicate it', () => {
+    const backend = section('backend rest-compat\n');
+    expect(backend).toContain('acl idempotency_key req.hdr(idempotency-key) -m found');
+    expect(backend).toContain('acl deduplicated_path path_reg ^(/payments/sessions|/recurring/mandates/[^/]+/charge)$');
+    expect(backend).toContain('http-request disable-l7-retry unless METH_GET || METH_POST idempotency_key deduplicated_path');
   });
 
   it('adds X-Forwarded-For only on the public frontend', () => {

@@ -16,7 +16,7 @@ export interface DeliveryWorkerOptions {
   production: boolean;
   retryScheduleSeconds: readonly number[];
   /**
-   * How long a claim lasts without a renewal (the engine's lease, 4 s): renewed every third of
+   * How long a claim lasts without a renewal (the engine's lease, 3 s): renewed every third of
    * this while the attempt runs (up to its 10 s deadline), so a dead worker's attempt is taken
    * over by another within about this plus pollIntervalMs.
    */
