@@ -112,6 +112,8 @@ async function main() {
   const own = process.env.DATABASE_URL ? await openTestDatabase() : undefined;
   const platform = await launchPlatform({
     ...(own ? { DATABASE_URL: own.url } : {}),
+    // Events cross RabbitMQ when the run has it, as they do between processes.
+    ...(process.env.AMQP_URL ? { AMQP_URL: process.env.AMQP_URL } : {}),
     LOG_LEVEL: 'error',
     RATE_LIMITS: JSON.stringify({ read: { points: 10_000_000 }, write: { points: 10_000_000 }, session_create: { points: 10_000_000 } }),
   });

@@ -172,7 +172,9 @@ async function main(): Promise<void> {
   if (LAYOUT === 'split' || LAYOUT === 'both') runs.push(await measure('one process per service'));
   await benchAgent.close();
 
-  console.log(`\n${CONCURRENCY} concurrent clients, ${DURATION_MS / 1000} s per phase after ${WARMUP_MS / 1000} s of warm-up, PostgreSQL, sandbox cores without latency`);
+  console.log(
+    `\n${CONCURRENCY} concurrent clients, ${DURATION_MS / 1000} s per phase after ${WARMUP_MS / 1000} s of warm-up, PostgreSQL, sandbox cores without latency; one process on the in-process bus (npm start), one process per service on ${process.env.AMQP_URL ? 'RabbitMQ' : 'no shared bus'}`,
+  );
   for (const run of runs) {
     console.log(`\n${run.layout}:`);
     printTable(run.results);

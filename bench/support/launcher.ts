@@ -28,7 +28,9 @@ export interface LaunchedPlatform {
 /**
  * The platform as `npm start` runs it, in its own process, so the load generator here does not
  * share the event loop with the servers it measures. `preload`: modules loaded into it first
- * (`-r`, after the TypeScript hook), e.g. a measuring probe.
+ * (`-r`, after the TypeScript hook), e.g. a measuring probe. Its bus is `npm start`'s in-process
+ * one even when AMQP_URL is set for the run (the cluster benchmark needs it): one process has no
+ * one to share events with; a benchmark that measures RabbitMQ passes AMQP_URL in `env`.
  */
 export async function launchPlatform(env: Record<string, string> = {}, preload: string[] = []): Promise<LaunchedPlatform> {
   const ports = { rest: await freePort(), router: await freePort(), identity: await freePort(), payments: await freePort(), banks: await freePort() };
@@ -55,7 +57,6 @@ export async function launchPlatform(env: Record<string, string> = {}, preload: 
         SANDBOX_BANKS: 'off',
         LOG_LEVEL: 'error',
         ...(process.env.DATABASE_URL ? { DATABASE_URL: process.env.DATABASE_URL } : {}),
-        ...(process.env.AMQP_URL ? { AMQP_URL: process.env.AMQP_URL } : {}),
         ...env,
       },
       stdio: ['ignore', 'pipe', 'pipe'],

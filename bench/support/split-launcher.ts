@@ -19,6 +19,8 @@ export async function launchSplitPlatform(env: Record<string, string> = {}): Pro
       PLATFORM_SECRET: newSecret('pls_'),
       ADMIN_KEY: adminKey,
       LOG_LEVEL: 'error',
+      // Processes share events over RabbitMQ when the run has it, as a deployment does.
+      ...(process.env.AMQP_URL ? { AMQP_URL: process.env.AMQP_URL } : {}),
       // No balancer to drain: a stop need not wait.
       SHUTDOWN_DRAIN_SECONDS: '0',
       ...common,
