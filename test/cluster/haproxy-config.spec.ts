@@ -2,7 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { haproxyConfig } from '../../scripts/cluster/haproxy';
+import { HAPROXY_BINARY, haproxyConfig, haproxyInstalled } from '../../scripts/cluster/haproxy';
 
 const services = [
   {
@@ -23,15 +23,6 @@ const services = [
 ];
 const config = haproxyConfig(services, 20000, { intervalMs: 1000, fall: 2, rise: 2 });
 const section = (header: string) => config.split('\n\n').find((block) => block.startsWith(header)) ?? '';
-
-const haproxyInstalled = (() => {
-  try {
-    execFileSync('haproxy', ['-v'], { stdio: 'ignore' });
-    return true;
-  } catch {
-    return false;
-  }
-})();
 
 describe('the cluster HAProxy configuration', () => {
   it('health-checks every instance on GET /readyz', () => {
@@ -63,11 +54,11 @@ describe('the cluster HAProxy configuration', () => {
   });
 
   // CI installs Debian's haproxy (.ci/run): there the configuration must be one HAProxy accepts.
-  (haproxyInstalled || process.env.CI === 'true' ? it : it.skip)('is accepted by haproxy -c', () => {
+  (haproxyInstalled() || process.env.CI === 'true' ? it : it.skip)('is accepted by haproxy -c', () => {
     const dir = mkdtempSync(join(tmpdir(), 'gw-haproxy-'));
     try {
       writeFileSync(join(dir, 'haproxy.cfg'), config);
-      expect(() => execFileSync('haproxy', ['-c', '-q', '-f', join(dir, 'haproxy.cfg')], { stdio: 'pipe' })).not.toThrow();
+      expect(() => execFileSync(HAPROXY_BINARY, ['-c', '-q', '-f', join(dir, 'haproxy.cfg')], { stdio: 'pipe' })).not.toThrow();
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

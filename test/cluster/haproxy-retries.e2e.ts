@@ -1,19 +1,9 @@
-import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer, request, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Haproxy, haproxyConfig } from '../../scripts/cluster/haproxy';
+import { Haproxy, haproxyConfig, haproxyInstalled } from '../../scripts/cluster/haproxy';
 import { freePort } from '../../scripts/launcher/service-process';
-
-const haproxyInstalled = (() => {
-  try {
-    execFileSync('haproxy', ['-v'], { stdio: 'ignore' });
-    return true;
-  } catch {
-    return false;
-  }
-})();
 
 /** Which instance saw each request (by its x-test-id), in order. */
 const seen = new Map<string, string[]>();
@@ -58,7 +48,7 @@ function send(port: number, method: string, id: string, headers: Record<string, 
  * safe (GET/HEAD, or an Idempotency-Key on a path the service deduplicates it on); a connection
  * refused is retried for every method.
  */
-(haproxyInstalled || process.env.CI === 'true' ? describe : describe.skip)('cluster HAProxy: which requests are retried', () => {
+(haproxyInstalled() || process.env.CI === 'true' ? describe : describe.skip)('cluster HAProxy: which requests are retried', () => {
   const dir = mkdtempSync(join(tmpdir(), 'gw-haproxy-retries-'));
   const servers = { 'app-1': instance('app-1'), 'app-2': instance('app-2') };
   let haproxy: Haproxy;
