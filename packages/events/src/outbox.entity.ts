@@ -76,3 +76,11 @@ export function outboxMigrationSql(schema: string): string[] {
     `create index "outbox_unpublished_index" on "${schema}"."outbox" ("sequence") where "published_at" is null;`,
   ];
 }
+
+/**
+ * SQL for a subgraph's migration that adds its outbox relay's lease (relay.ts): one row naming
+ * the instance that relays the schema (its token) and until when.
+ */
+export function outboxRelayLeaseSql(schema: string): string[] {
+  return [`create table "${schema}"."outbox_relay_lease" ("name" text primary key, "token" text not null, "lease_until" timestamptz not null);`];
+}

@@ -4,7 +4,7 @@ import type { EventBus } from './bus';
 import { createMemoryBus } from './memory-bus';
 import type { PlatformEvent } from './event';
 import { recordEvent } from './event';
-import { outboxAggregateSequenceSql, outboxMigrationSql, OutboxEvent } from './outbox.entity';
+import { outboxAggregateSequenceSql, outboxMigrationSql, outboxRelayLeaseSql, OutboxEvent } from './outbox.entity';
 import { createRabbitBus, BusUnavailableError } from './rabbit-bus';
 import { startOutboxRelay, type OutboxRelay } from './relay';
 import { eventually, startOutageProxy, testAmqpUrl, testNamespace, testRabbitOptions } from './testing';
@@ -13,7 +13,7 @@ const SCHEMA = 'relaytest';
 
 class CreateOutbox extends Migration {
   override async up(): Promise<void> {
-    for (const sql of [...outboxMigrationSql(SCHEMA), ...outboxAggregateSequenceSql(SCHEMA)]) this.addSql(sql);
+    for (const sql of [...outboxMigrationSql(SCHEMA), ...outboxAggregateSequenceSql(SCHEMA), ...outboxRelayLeaseSql(SCHEMA)]) this.addSql(sql);
   }
 }
 
@@ -30,8 +30,8 @@ describe('outbox relay', () => {
     buses.push(created);
     return created;
   };
-  const relay = (target: EventBus) => {
-    const started = startOutboxRelay({ orm, bus: target, pollIntervalMs: 50 });
+  const relay = (target: EventBus, options: { pollIntervalMs?: number; leaseMs?: number } = {}) => {
+    const started = startOutboxRelay({ orm, bus: target, pollIntervalMs: 50, ...options });
     relays.push(started);
     return started;
   };
@@ -53,6 +53,7 @@ describe('outbox relay', () => {
     for (const r of relays.splice(0)) await r.stop();
     for (const b of buses.splice(0)) await b.close();
     await db.knex(`${SCHEMA}.outbox`).update({ published_at: new Date() }).whereNull('published_at');
+    await db.knex(`${SCHEMA}.outbox_relay_lease`).delete();
   });
   afterAll(async () => {
     await orm.close();
@@ -114,6 +115,66 @@ describe('outbox relay', () => {
     await eventually(() => seen.length >= 40, 'forty events');
     await eventually(async () => (await unpublished()) === 0, 'stamps');
     expect(seen.map((e) => e.id)).toEqual(ids);
+  });
+
+  it('one statement per pass: each take also stamps what the bus confirmed before it', async () => {
+    const target = bus();
+    const seen = await collect(target);
+    // No poll and no renewal within the test: every relay statement is a take woken by a commit.
+    relay(target, { pollIntervalMs: 60_000, leaseMs: 180_000 });
+    await eventually(async () => Number((await db.knex(`${SCHEMA}.outbox_relay_lease`).count({ n: '*' }))[0]!.n) === 1, 'the lease taken');
+    const statements: string[] = [];
+    const knex = orm.em.getKnex();
+    const count = (query: { sql: string }) => void (query.sql.includes('jsonb_to_recordset') && statements.push(query.sql));
+    knex.on('query', count);
+    try {
+      for (let i = 0; i < 5; i += 1) {
+        await commit('ops_one', ['payment.processing']);
+        await eventually(() => seen.length === i + 1, `event ${i + 1}`);
+      }
+    } finally {
+      knex.off('query', count);
+    }
+    expect(statements).toHaveLength(5);
+    expect(seen.map((e) => e.sequence)).toEqual([1, 2, 3, 4, 5]);
+    // The last confirmed one is stamped by the next statement: here, the release at stop.
+    expect(await unpublished()).toBe(1);
+    for (const r of relays.splice(0)) await r.stop();
+    expect(await unpublished()).toBe(0);
+    const numbers = await db.knex(`${SCHEMA}.outbox`).where({ aggregate_id: 'ops_one' }).orderBy('sequence').pluck('aggregate_sequence');
+    expect(numbers).toEqual([1, 2, 3, 4, 5]);
+  });
+
+  it('a relay that died holding the lease is taken over once it runs out, with the numbering carried on', async () => {
+    const target = bus();
+    const seen = await collect(target);
+    relay(target, { leaseMs: 300 });
+    await commit('ops_takeover', ['payment.initiated']);
+    await eventually(() => seen.length === 1, 'first event');
+    for (const r of relays.splice(0)) await r.stop();
+    // A dead instance's lease: held by a token nobody renews, for another 600 ms.
+    await db.knex.raw(`insert into ${SCHEMA}.outbox_relay_lease (name, token, lease_until) values ('relay', 'dead', now() + interval '600 milliseconds')
+      on conflict (name) do update set token = excluded.token, lease_until = excluded.lease_until`);
+    const started = Date.now();
+    relay(target, { leaseMs: 300 });
+    await commit('ops_takeover', ['payment.completed']);
+    await eventually(() => seen.length === 2, 'event after the takeover');
+    expect(Date.now() - started).toBeGreaterThanOrEqual(500);
+    expect(seen.map((e) => e.sequence)).toEqual([1, 2]);
+  });
+
+  it('a relay whose lease went to another instance takes nothing more', async () => {
+    const target = bus();
+    const seen = await collect(target);
+    relay(target, { leaseMs: 60_000 });
+    await commit('ops_fenced', ['payment.initiated']);
+    await eventually(() => seen.length === 1, 'first event');
+    // Another instance holds the lease now (this one was paused past its end, say).
+    await db.knex(`${SCHEMA}.outbox_relay_lease`).update({ token: 'other', lease_until: db.knex.raw(`now() + interval '1 minute'`) });
+    await commit('ops_fenced', ['payment.completed']);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(seen).toHaveLength(1);
+    expect(await unpublished()).toBe(1);
   });
 
   (amqpUrl ? describe : describe.skip)('on RabbitMQ', () => {

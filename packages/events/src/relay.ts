@@ -1,5 +1,5 @@
+import { randomUUID } from 'node:crypto';
 import type { EventSubscriber } from '@mikro-orm/core';
-import type { Knex } from '@mikro-orm/postgresql';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import type { EventBus } from './bus';
 import type { PlatformEvent } from './event';
@@ -9,11 +9,16 @@ export interface OutboxRelayOptions {
   /** The owning service's ORM: its default schema holds the outbox table. */
   orm: MikroORM;
   bus: EventBus;
-  /** How often the outbox is checked when nothing woke the relay (other instances' writes). */
+  /** How often the leader checks the outbox when nothing woke it (other instances' writes). */
   pollIntervalMs?: number;
   batchSize?: number;
   /** Longest pause between attempts while the bus refuses events. */
   maxBackoffMs?: number;
+  /**
+   * How long the relay's lease lasts unrenewed: when the instance relaying a schema dies, another
+   * one takes over within about this long (plus a third of it, how often followers ask).
+   */
+  leaseMs?: number;
   onError?: (error: unknown) => void;
 }
 
@@ -22,6 +27,9 @@ export interface OutboxRelay {
   wake(): void;
   stop(): Promise<void>;
 }
+
+/** The relay of a schema changes hands within about this long after its instance died (issue 17: seconds). */
+export const DEFAULT_RELAY_LEASE_MS = 3_000;
 
 interface OutboxRow {
   sequence: string;
@@ -32,7 +40,15 @@ interface OutboxRow {
   audience: string | null;
   data: Record<string, unknown> | string;
   created_at: Date | string;
-  aggregate_sequence: number | string | null;
+  aggregate_sequence: number | string;
+}
+
+/** A row the bus confirmed and whose stamp is not written yet: its outbox sequence, number and aggregate. */
+interface Confirmed {
+  s: string;
+  n: number;
+  t: string;
+  a: string;
 }
 
 const toEvent = (row: OutboxRow): PlatformEvent => ({
@@ -42,51 +58,78 @@ const toEvent = (row: OutboxRow): PlatformEvent => ({
   aggregateId: row.aggregate_id,
   audience: row.audience,
   createdAt: new Date(row.created_at).toISOString(),
-  ...(row.aggregate_sequence != null ? { sequence: Number(row.aggregate_sequence) } : {}),
+  sequence: Number(row.aggregate_sequence),
   data: typeof row.data === 'string' ? JSON.parse(row.data) : row.data,
 });
 
 /**
- * Takes the next batch of unpublished rows in one statement: stamped published_at and numbered
- * among their aggregate's events (aggregate_sequence, continuing from the aggregate's last
- * published one, in outbox order). Runs in the pass's transaction under the relay's lock, so the
- * stamp only shows once the bus confirmed every row; a pass that fails rolls it back and numbers
- * the same rows the same way next time.
+ * The statements of a relay, each one round trip (issue 15: statements per payment). Every one
+ * starts by stamping the rows the bus confirmed since the last statement (`confirmed`, a JSON
+ * list bound first): published_at and their number among their aggregate's events. So a row is
+ * stamped only once confirmed, and no statement of its own is spent on it.
  */
-async function takeBatch(trx: Knex.Transaction, table: string, batchSize: number): Promise<OutboxRow[]> {
-  const rows: OutboxRow[] = (
-    await trx.raw(
-      `with batch as (
-         select sequence, aggregate_type, aggregate_id, row_number() over (partition by aggregate_type, aggregate_id order by sequence) as nth
-         from ${table} where published_at is null order by sequence limit ?)
-       update ${table} o set published_at = now(), aggregate_sequence = b.nth + coalesce(
-         (select max(p.aggregate_sequence) from ${table} p where p.aggregate_type = b.aggregate_type and p.aggregate_id = b.aggregate_id and p.published_at is not null), 0)
-       from batch b where o.sequence = b.sequence
-       returning o.*`,
-      [batchSize],
-    )
-  ).rows;
-  // RETURNING keeps no order: the bus gets the outbox order.
-  return rows.sort((a, b) => (BigInt(a.sequence) < BigInt(b.sequence) ? -1 : 1));
+function relayStatements(schema: string) {
+  const table = `"${schema}"."outbox"`;
+  const lease = `"${schema}"."outbox_relay_lease"`;
+  const stamp = `confirmed as (select * from jsonb_to_recordset(?::jsonb) as c(s bigint, n integer, t text, a text)),
+    stamped as (update ${table} o set published_at = now(), aggregate_sequence = c.n from confirmed c where o.sequence = c.s and o.published_at is null)`;
+  return {
+    /**
+     * Takes the lease when it is free or ran out, or renews this relay's own (token bound second,
+     * its length in ms third); answers the token when this relay holds it.
+     */
+    claim: `with ${stamp}
+      insert into ${lease} as l (name, token, lease_until) values ('relay', ?, now() + ?::integer * interval '1 millisecond')
+      on conflict (name) do update set token = excluded.token, lease_until = excluded.lease_until
+        where l.token = excluded.token or l.lease_until < now()
+      returning l.token`,
+    /** Ends this relay's lease (token bound second) so another instance takes over at once. */
+    release: `with ${stamp} update ${lease} set lease_until = now() - interval '1 millisecond' where name = 'relay' and token = ?`,
+    /** Whether a row waits that is not among the confirmed ones (an idle poll: index only, no write when nothing is confirmed). */
+    waiting: `with ${stamp} select 1 from ${table} o where o.published_at is null and o.sequence not in (select s from confirmed) limit 1`,
+    /**
+     * The next batch (lease token bound second, batch size third), in outbox order, while this
+     * relay's lease runs: each row numbered among its aggregate's events, after the aggregate's
+     * last stamped or confirmed one. The confirmed rows are stamped by this same statement, which
+     * cannot see its own stamps: they are left out by sequence and counted by number.
+     */
+    take: `with ${stamp},
+      batch as (
+        select o.*, row_number() over (partition by o.aggregate_type, o.aggregate_id order by o.sequence) as nth from ${table} o
+        where o.published_at is null and o.sequence not in (select s from confirmed)
+          and exists (select 1 from ${lease} l where l.name = 'relay' and l.token = ? and l.lease_until > now())
+        order by o.sequence limit ?)
+      select b.sequence, b.id, b.kind, b.aggregate_type, b.aggregate_id, b.audience, b.data, b.created_at, b.nth + greatest(
+          coalesce((select max(p.aggregate_sequence) from ${table} p
+            where p.aggregate_type = b.aggregate_type and p.aggregate_id = b.aggregate_id and p.published_at is not null), 0),
+          coalesce((select max(c.n) from confirmed c where c.t = b.aggregate_type and c.a = b.aggregate_id), 0)) as aggregate_sequence
+      from batch b order by b.sequence`,
+  };
 }
 
 /**
- * Publishes a service's outbox to the bus: unpublished rows in sequence order, stamped
- * published_at once the bus confirmed them. At least once: a crash between confirm and stamp
- * publishes the row again, with the same event id.
+ * Publishes a service's outbox to the bus: unpublished rows in sequence order, each numbered among
+ * its aggregate's events, stamped published_at once the bus confirmed it. At least once: a crash
+ * between confirm and stamp publishes the row again, with the same event id and number.
  *
- * One relay per schema works at a time, whatever the number of instances: each pass runs in a
- * transaction holding a transaction-scoped advisory lock, so order per aggregate is the outbox
- * order. Nothing is held between passes (PGlite has a single connection to share).
+ * One relay per schema works at a time, whatever the number of instances: the one holding the
+ * schema's lease row (outbox_relay_lease), renewed every third of its length; the others ask for
+ * it as often and take it over once it ran out, so order per aggregate is the outbox order. A
+ * take reads only while its lease runs. Why a lease and not a transaction per pass (as before):
+ * a pass held BEGIN, an advisory lock, the batch and COMMIT across the broker's confirms, four
+ * statements per pass and one event per pass when events come one at a time; now a pass is one
+ * statement, the stamps riding on the next one (the next take, the renewal, an idle poll).
+ * Nothing else is held between statements (PGlite has a single connection to share).
  */
 export function startOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
   const { orm, bus } = options;
   const schema = orm.config.get('schema') ?? 'public';
-  const table = `${schema}.outbox`;
-  const lockKey = `outbox-relay:${schema}`;
+  const sql = relayStatements(schema);
   const pollIntervalMs = options.pollIntervalMs ?? 100;
   const batchSize = options.batchSize ?? 200;
   const maxBackoffMs = options.maxBackoffMs ?? 5000;
+  const leaseMs = options.leaseMs ?? DEFAULT_RELAY_LEASE_MS;
+  const renewEveryMs = Math.max(10, Math.floor(leaseMs / 3));
   const report = options.onError ?? (() => undefined);
   const knex = orm.em.getKnex();
 
@@ -95,6 +138,11 @@ export function startOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
   let again = false;
   let failures = 0;
   let stopped = false;
+  /** This relay's lease token while it holds the lease, and when it last got or renewed it. */
+  let token: string | null = null;
+  let renewedAt = 0;
+  /** Confirmed by the bus, stamp not yet written: written by the next statement. */
+  let confirmed: Confirmed[] = [];
 
   const schedule = (ms: number) => {
     if (stopped) return;
@@ -103,25 +151,41 @@ export function startOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
     timer.unref();
   };
 
+  /** Runs one statement that also stamps what is confirmed; once it succeeded those stamps are written. */
+  const withStamps = async <T>(text: string, bindings: ReadonlyArray<string | number | null>): Promise<T[]> => {
+    const stamping = confirmed;
+    const { rows } = await knex.raw(text, [JSON.stringify(stamping), ...bindings]);
+    confirmed = confirmed.slice(stamping.length);
+    return rows as T[];
+  };
+
+  const claim = async (): Promise<void> => {
+    const candidate = token ?? randomUUID();
+    const rows = await withStamps<{ token: string }>(sql.claim, [candidate, leaseMs]);
+    token = rows.length > 0 ? candidate : null;
+    if (token) renewedAt = Date.now();
+  };
+
+  const release = async (): Promise<void> => {
+    if (!token) return;
+    await withStamps(sql.release, [token]);
+    token = null;
+  };
+
   /** One pass; true when a full batch went out (more may be waiting). */
   const pass = async (woken: boolean): Promise<boolean> => {
-    // A poll looks first (index-only on the partial index), so idle polls take no lock and no
-    // transaction; a pass woken by a commit knows there is something and saves the round trip.
-    if (!woken) {
-      const waiting = await knex.raw(`select 1 from ${table} where published_at is null limit 1`);
-      if (!waiting.rows.length) return false;
-    }
-    return knex.transaction(async (trx) => {
-      const lock = await trx.raw('select pg_try_advisory_xact_lock(hashtext(?)) as locked', [lockKey]);
-      if (!lock.rows[0]?.locked) return false; // another instance is relaying this schema
-      const rows = await takeBatch(trx, table, batchSize);
-      // Sent back to back on one channel (the broker keeps their order), confirmed together; one
-      // refusal rolls the whole batch back (at least once: the confirmed ones go again, same ids).
-      const outcomes = await Promise.allSettled(rows.map((row) => bus.publish(toEvent(row))));
-      const refused = outcomes.find((outcome): outcome is PromiseRejectedResult => outcome.status === 'rejected');
-      if (refused) throw refused.reason;
-      return rows.length === batchSize;
-    });
+    // A poll looks first (index-only on the partial index), so idle polls read one index entry;
+    // a pass woken by a commit knows there is something and saves the round trip.
+    if (!woken && (await withStamps(sql.waiting, [])).length === 0) return false;
+    const rows = await withStamps<OutboxRow>(sql.take, [token, batchSize]);
+    // Sent back to back on one channel (the broker keeps their order), confirmed together; one
+    // refusal leaves the whole batch unstamped (at least once: the confirmed ones go again, same
+    // ids and numbers, since the numbers follow from the stamped rows).
+    const outcomes = await Promise.allSettled(rows.map((row) => bus.publish(toEvent(row))));
+    const refused = outcomes.find((outcome): outcome is PromiseRejectedResult => outcome.status === 'rejected');
+    if (refused) throw refused.reason;
+    confirmed.push(...rows.map((row) => ({ s: row.sequence, n: Number(row.aggregate_sequence), t: row.aggregate_type, a: row.aggregate_id })));
+    return rows.length === batchSize;
   };
 
   let woken = true; // the first pass looks at once
@@ -136,6 +200,11 @@ export function startOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
     let next = pollIntervalMs;
     running = (async () => {
       try {
+        if (token === null || Date.now() - renewedAt >= renewEveryMs) await claim();
+        if (token === null) {
+          next = renewEveryMs; // another instance relays: ask again when its lease may have run out
+          return;
+        }
         const more = await pass(byCommit);
         failures = 0;
         if (more) next = 0;
@@ -143,12 +212,14 @@ export function startOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
         failures += 1;
         report(error);
         next = Math.min(maxBackoffMs, 100 * 2 ** Math.min(failures, 10));
+        // The lease goes back while this relay cannot publish: an instance whose broker link works may.
+        await release().catch(() => undefined);
       }
     })();
     await running;
     running = undefined;
     // A wake during the pass may concern a row committed after its read.
-    schedule(again && failures === 0 ? 0 : next);
+    schedule(again && failures === 0 && token !== null ? 0 : next);
   };
 
   // Wake on the commit of a transaction that created an outbox row: the webhook latency target
@@ -172,8 +243,9 @@ export function startOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
   const relay: OutboxRelay = {
     wake() {
       if (stopped) return;
-      // During a backoff the bus is down: waking early would only fail again.
-      if (failures > 0) return;
+      // During a backoff the bus is down: waking early would only fail again. A follower leaves
+      // the event to the relaying instance, which polls.
+      if (failures > 0 || token === null) return;
       woken = true;
       if (running) again = true;
       else schedule(0);
@@ -182,6 +254,8 @@ export function startOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
       stopped = true;
       clearTimeout(timer);
       await running;
+      // Stamps what the bus confirmed and lets another instance take over at once.
+      await release().catch(report);
     },
   };
   schedule(0);
