@@ -177,7 +177,10 @@ describe('consent page: approve and reject (REST)', () => {
     const other = await alpha.customer();
     const consent = await consentAt(alpha);
     expect((await approve(consent.consentId, { value: customer.alias }, customer.otp)).status).toBe(200);
-    const guesses = () => t.platform.db.knex('identity.otp_attempts').where({ bank_handle: alpha.handle, customer_ref: customer.customerRef });
+    const guesses = async () => {
+      const guard = await t.platform.db.knex('identity.otp_guards').where({ bank_handle: alpha.handle, customer_ref: customer.customerRef }).first();
+      return (guard?.attempts ?? []) as unknown[];
+    };
     expect(await guesses()).toHaveLength(0);
     expectError(await approve(consent.consentId, { value: customer.alias }, '000001'), 409, 'CONSENT_ALREADY_DECIDED');
     // The stored approval must not become a way to test OTPs without the bank: the guess counts.

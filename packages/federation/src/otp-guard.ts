@@ -4,7 +4,9 @@ import type { ServiceClient } from './service-client';
 const TAKE = `mutation TakeOtpAttempt($bankHandle: String!, $customerRef: String!, $guess: String!) {
   takeOtpAttempt(bankHandle: $bankHandle, customerRef: $customerRef, guess: $guess) { attemptId retryAfterSeconds }
 }`;
-const SETTLE = `mutation SettleOtpAttempt($attemptId: ID!) { settleOtpAttempt(attemptId: $attemptId) }`;
+const SETTLE = `mutation SettleOtpAttempt($bankHandle: String!, $customerRef: String!, $attemptId: ID!) {
+  settleOtpAttempt(bankHandle: $bankHandle, customerRef: $customerRef, attemptId: $attemptId)
+}`;
 
 /** The customer whose OTP is checked: their bank and bank_customer_ref, as the registry gave them. */
 export interface OtpCustomer {
@@ -42,10 +44,10 @@ export class OtpGuard {
     try {
       await verify();
     } catch (error) {
-      if (!(error instanceof GatewayError && error.code === 'OTP_INVALID')) this.giveBack(taken.attemptId, requestId);
+      if (!(error instanceof GatewayError && error.code === 'OTP_INVALID')) this.giveBack(customer, taken.attemptId, requestId);
       throw error;
     }
-    this.giveBack(taken.attemptId, requestId);
+    this.giveBack(customer, taken.attemptId, requestId);
   }
 
   /**
@@ -62,8 +64,8 @@ export class OtpGuard {
   }
 
   /** Not awaited: the customer's answer does not wait for it; a check never given back counts as refused for the window, no more. */
-  private giveBack(attemptId: string, requestId?: string): void {
-    this.call(SETTLE, { attemptId }, requestId).catch((error: unknown) =>
+  private giveBack(customer: OtpCustomer, attemptId: string, requestId?: string): void {
+    this.call(SETTLE, { bankHandle: customer.bankHandle, customerRef: customer.bankCustomerRef, attemptId }, requestId).catch((error: unknown) =>
       this.logger.warn({ err: error, attempt: attemptId }, 'OTP check not given back; it counts until the window passes'),
     );
   }

@@ -3,7 +3,7 @@ import { startSubgraphServer, type RunningService, type SubgraphStartOptions } f
 import { createLogger } from '@gateway/kernel';
 import { AliasEntity } from './alias/alias.entity';
 import { migrations } from './migrations';
-import { OtpAttemptEntity } from './otp-guard/otp-attempt.entity';
+import { OtpGuardEntity } from './otp-guard/otp-guard.entity';
 import { buildIdentitySchema } from './schema';
 
 export const IDENTITY_SCHEMA = 'identity';
@@ -12,7 +12,7 @@ export const IDENTITY_SCHEMA = 'identity';
 export async function start(options: SubgraphStartOptions): Promise<RunningService> {
   const orm = await openServiceOrm(options.db, {
     schema: IDENTITY_SCHEMA,
-    entities: [AliasEntity, OtpAttemptEntity],
+    entities: [AliasEntity, OtpGuardEntity],
     migrations,
   });
   const schema = await buildIdentitySchema();

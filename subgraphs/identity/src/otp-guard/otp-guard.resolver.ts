@@ -5,7 +5,7 @@ import type { OtpGuardService } from './otp-guard.service';
 
 @ObjectType({ description: "The registry's answer before a customer's OTP is checked at their bank." })
 export class OtpAttempt {
-  @Field(() => ID, { nullable: true, description: 'Set when the check may go ahead; give it back with settleOtpAttempt(accepted: true) if the bank accepts the OTP.' })
+  @Field(() => ID, { nullable: true, description: 'Set when the check may go ahead; give it back with settleOtpAttempt if the bank accepts the OTP (or never judges it).' })
   attemptId!: string | null;
 
   @Field(() => Int, { nullable: true, description: 'Set when the customer had too many refused OTPs lately: seconds until they may try again.' })
@@ -30,9 +30,15 @@ export function createOtpGuardResolver(service: OtpGuardService) {
     }
 
     @Mutation(() => Boolean, { description: 'Gives back an OTP check the bank accepted or never judged (platform services only); a refused one is left to count.' })
-    async settleOtpAttempt(@Arg('attemptId', () => ID, { description: 'From takeOtpAttempt.' }) attemptId: string, @Ctx() context: SubgraphContext): Promise<boolean> {
+    async settleOtpAttempt(
+      // The customer as given to takeOtpAttempt: their held checks are one row, found by this key.
+      @Arg('bankHandle', { description: "The customer's bank, as given to takeOtpAttempt." }) bankHandle: string,
+      @Arg('customerRef', { description: 'bank_customer_ref, as given to takeOtpAttempt.' }) customerRef: string,
+      @Arg('attemptId', () => ID, { description: 'From takeOtpAttempt.' }) attemptId: string,
+      @Ctx() context: SubgraphContext,
+    ): Promise<boolean> {
       requirePrincipal(context, ['service']);
-      await service.giveBack(context.em, attemptId);
+      await service.giveBack(context.em, bankHandle, customerRef, attemptId);
       return true;
     }
   }

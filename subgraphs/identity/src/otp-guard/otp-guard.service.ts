@@ -1,13 +1,13 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { newId } from '@gateway/kernel';
-import { OtpAttemptEntity } from './otp-attempt.entity';
+import type { HeldOtpCheck } from './otp-guard.entity';
 
 /** Refused OTPs one customer may have in a window, across every session, consent and mandate. */
 export const OTP_GUARD_MAX_REFUSALS = 5;
 export const OTP_GUARD_WINDOW_MS = 15 * 60_000;
 
 export interface OtpAttemptVerdict {
-  /** Set when the check may go ahead: give it back with `accepted` once the bank has answered. */
+  /** Set when the check may go ahead: give it back (giveBack) when the bank accepts the OTP or never judges it. */
   attemptId: string | null;
   /** Seconds until the customer may try again, when refused. */
   retryAfterSeconds: number | null;
@@ -16,47 +16,69 @@ export interface OtpAttemptVerdict {
 /**
  * Limits OTP guesses per customer, not only per session: three wrong OTPs fail a session, but a
  * merchant (or TPP) could open new ones and keep guessing. Each check is taken before the bank is
- * asked (a lock per customer makes concurrent takes count one by one), so a burst of parallel
- * guesses cannot all pass before the first refusal is counted; a check the bank accepted is given
- * back, one it refused stays for the window. The same guess again while it is held is the same
- * check (its id is answered again): a double submit is no second guess.
+ * asked, so a burst of parallel guesses cannot all pass before the first refusal is counted; a
+ * check the bank accepted is given back, one it refused stays for the window. The same guess
+ * again while it is held is the same check (its id is answered again): a double submit is no
+ * second guess.
+ *
+ * A customer's held checks are one row of identity.otp_guards (OtpGuardEntity), so that both
+ * take and giveBack are one statement each on the payment path, with no transaction around them:
+ * the row lock of that statement is what makes concurrent checks of one customer count one by one.
  */
 export class OtpGuardService {
   constructor(private readonly clock: () => Date = () => new Date()) {}
 
   async take(em: EntityManager, bankHandle: string, customerRef: string, guess: string): Promise<OtpAttemptVerdict> {
-    const now = this.clock();
-    const since = new Date(now.getTime() - OTP_GUARD_WINDOW_MS);
-    return em.transactional(async (tx) => {
-      await tx.execute('select pg_advisory_xact_lock(hashtext(?))', [`identity:otp:${bankHandle}:${customerRef}`]);
-      // One statement under the customer's lock (each check is on the payment path): drop what
-      // left the window, find the same guess held (a double submit, a retry after a lost answer:
-      // no new guess), read the last MAX held checks, and take a new one when neither stops it.
-      // The parts share one snapshot, so each reads only rows inside the window.
-      const [verdict] = await tx.execute<Array<{ same_id: string | null; new_id: string | null; held: number; oldest: Date | string | null }>>(
-        `with purge as (delete from identity.otp_attempts where bank_handle = ? and customer_ref = ? and taken_at < ?),
-           same as (select id from identity.otp_attempts where bank_handle = ? and customer_ref = ? and guess = ? and taken_at >= ? limit 1),
-           held as (select taken_at from identity.otp_attempts where bank_handle = ? and customer_ref = ? and taken_at >= ? order by taken_at desc limit ?),
-           taken as (insert into identity.otp_attempts (id, bank_handle, customer_ref, guess, taken_at)
-             select ?, ?, ?, ?, ? where not exists (select 1 from same) and (select count(*) from held) < ? returning id)
-         select (select id from same) as same_id, (select id from taken) as new_id, (select count(*)::int from held) as held, (select min(taken_at) from held) as oldest`,
-        [
-          ...[bankHandle, customerRef, since],
-          ...[bankHandle, customerRef, guess, since],
-          ...[bankHandle, customerRef, since, OTP_GUARD_MAX_REFUSALS],
-          ...[newId('otpAttempt'), bankHandle, customerRef, guess, now, OTP_GUARD_MAX_REFUSALS],
-        ],
-      );
-      const attemptId = verdict?.same_id ?? verdict?.new_id ?? null;
-      if (attemptId) return { attemptId, retryAfterSeconds: null };
-      // Open again when the oldest of the last MAX leaves the window.
-      const reopensAt = new Date(verdict!.oldest!).getTime() + OTP_GUARD_WINDOW_MS;
-      return { attemptId: null, retryAfterSeconds: Math.max(1, Math.ceil((reopensAt - now.getTime()) / 1000)) };
-    });
+    const now = this.clock().getTime();
+    // A customer's first check inserts their row with the new check alone. Later ones conflict:
+    // PostgreSQL then locks the row and computes the SET from its latest committed version (a
+    // concurrent take waits for ours and sees our check), so no advisory lock is needed. The SET
+    // reads only that row (never the table, whose snapshot would be stale): it drops the checks
+    // that left the window; keeps the array as it is when the same guess is held (a double
+    // submit, a retry after a lost answer: no new guess) or MAX are held; else appends the new
+    // check (`excluded.attempts`, the VALUES row's one entry). The caller reads the verdict from
+    // the row it gets back.
+    const [row] = await em.execute<Array<{ attempts: HeldOtpCheck[] }>>(
+      `insert into identity.otp_guards as guard (bank_handle, customer_ref, attempts)
+         values (?, ?, jsonb_build_array(jsonb_build_object('id', ?::text, 'guess', ?::text, 'taken_at', ?::bigint)))
+       on conflict (bank_handle, customer_ref) do update set attempts = (
+         select case
+             when held @> jsonb_build_array(jsonb_build_object('guess', excluded.attempts -> 0 -> 'guess')) or jsonb_array_length(held) >= ? then held
+             else held || excluded.attempts
+           end
+         from (select coalesce(jsonb_agg(entry order by position), '[]'::jsonb) as held
+           from jsonb_array_elements(guard.attempts) with ordinality as checks(entry, position)
+           where (entry ->> 'taken_at')::bigint >= ?) as window_checks)
+       returning attempts`,
+      [bankHandle, customerRef, newId('otpAttempt'), guess, now, OTP_GUARD_MAX_REFUSALS, now - OTP_GUARD_WINDOW_MS],
+    );
+    const held = row!.attempts;
+    // Our guess in the row: either the check it already was, or the one just appended.
+    const taken = held.find((check) => check.guess === guess);
+    if (taken) return { attemptId: taken.id, retryAfterSeconds: null };
+    // Open again when the oldest of the last MAX leaves the window.
+    const lastMax = held
+      .map((check) => Number(check.taken_at))
+      .sort((a, b) => b - a)
+      .slice(0, OTP_GUARD_MAX_REFUSALS);
+    const reopensAt = Math.min(...lastMax) + OTP_GUARD_WINDOW_MS;
+    return { attemptId: null, retryAfterSeconds: Math.max(1, Math.ceil((reopensAt - now) / 1000)) };
   }
 
-  /** The bank accepted the OTP (or never judged it): the check does not count against the customer. */
-  async giveBack(em: EntityManager, attemptId: string): Promise<void> {
-    await em.nativeDelete(OtpAttemptEntity, { id: attemptId });
+  /**
+   * The bank accepted the OTP (or never judged it): the check does not count against the
+   * customer. One UPDATE of the customer's row (found by its key): it waits for a concurrent take
+   * and removes the check from the row's latest version, so neither write is lost. Unknown ids
+   * change nothing.
+   */
+  async giveBack(em: EntityManager, bankHandle: string, customerRef: string, attemptId: string): Promise<void> {
+    await em.execute(
+      `update identity.otp_guards set attempts = (
+           select coalesce(jsonb_agg(entry order by position), '[]'::jsonb)
+           from jsonb_array_elements(attempts) with ordinality as checks(entry, position)
+           where entry ->> 'id' <> ?)
+         where bank_handle = ? and customer_ref = ? and attempts @> jsonb_build_array(jsonb_build_object('id', ?::text))`,
+      [attemptId, bankHandle, customerRef, attemptId],
+    );
   }
 }

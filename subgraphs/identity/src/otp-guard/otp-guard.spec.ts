@@ -1,29 +1,47 @@
 import { openTestDatabase } from '@gateway/db/testing';
-import type { Database } from '@gateway/db';
+import { openServiceOrm, type Database, type ServiceOrm } from '@gateway/db';
 import type { RunningService } from '@gateway/federation';
 import { subgraphClient, TEST_PLATFORM_SECRET } from '@gateway/federation/testing';
 import { sha256Hex, type Principal } from '@gateway/kernel';
-import { start } from '../service';
-import { OTP_GUARD_MAX_REFUSALS } from './otp-guard.service';
+import { IDENTITY_SCHEMA, start } from '../service';
+import { migrations } from '../migrations';
+import { OtpGuardEntity } from './otp-guard.entity';
+import { OTP_GUARD_MAX_REFUSALS, OtpGuardService } from './otp-guard.service';
 
 const TAKE = `mutation($bankHandle: String!, $customerRef: String!, $guess: String!) { takeOtpAttempt(bankHandle: $bankHandle, customerRef: $customerRef, guess: $guess) { attemptId retryAfterSeconds } }`;
-const SETTLE = `mutation($attemptId: ID!) { settleOtpAttempt(attemptId: $attemptId) }`;
+const SETTLE = `mutation($bankHandle: String!, $customerRef: String!, $attemptId: ID!) { settleOtpAttempt(bankHandle: $bankHandle, customerRef: $customerRef, attemptId: $attemptId) }`;
 const payments: Principal = { kind: 'service', id: 'payments' };
 
 describe('identity subgraph: OTP checks per customer', () => {
   let db: Database;
   let service: RunningService;
   let client: ReturnType<typeof subgraphClient>;
+  /** For the service under a clock of the test's own. */
+  let orm: ServiceOrm;
   let guesses = 0;
   const take = (customerRef: string, guess = sha256Hex(`guess-${(guesses += 1)}`), principal: Principal = payments) =>
     client
       .execute(TAKE, { bankHandle: 'alpha', customerRef, guess }, principal)
       .then((data) => data.takeOtpAttempt as { attemptId: string | null; retryAfterSeconds: number | null });
+  const settle = (customerRef: string, attemptId: string) => client.execute(SETTLE, { bankHandle: 'alpha', customerRef, attemptId }, payments);
+  /** The SQL statements the pool sent while `work` ran (this file's service is alone on its database). */
+  const statementsDuring = async (work: () => Promise<unknown>) => {
+    const sent: string[] = [];
+    const listen = (query: { sql: string }) => sent.push(query.sql);
+    db.knex.on('query', listen);
+    try {
+      await work();
+    } finally {
+      db.knex.off('query', listen);
+    }
+    return sent;
+  };
 
   beforeAll(async () => {
     db = await openTestDatabase();
     service = await start({ db, platformSecret: TEST_PLATFORM_SECRET, production: false });
     client = subgraphClient(service.graphqlUrl, TEST_PLATFORM_SECRET);
+    orm = await openServiceOrm(db, { schema: IDENTITY_SCHEMA, entities: [OtpGuardEntity], migrations });
   });
   afterAll(async () => {
     await service.stop();
@@ -39,9 +57,51 @@ describe('identity subgraph: OTP checks per customer', () => {
     expect(refused.retryAfterSeconds).toBeGreaterThan(14 * 60);
     expect((await take('cust-2')).attemptId).toMatch(/^otp_/);
 
-    await client.execute(SETTLE, { attemptId: taken[0]!.attemptId }, payments);
+    await settle('cust-1', taken[0]!.attemptId!);
     expect((await take('cust-1')).attemptId).toMatch(/^otp_/);
     expect((await take('cust-1')).attemptId).toBeNull();
+    // The customer's key finds the check: the same id given back for another customer frees nothing.
+    await settle('cust-2', taken[1]!.attemptId!);
+    expect((await take('cust-1')).attemptId).toBeNull();
+  });
+
+  it('takes a check, and gives one back, in one SQL statement each (no transaction, no lock statement)', async () => {
+    let attemptId: string | null = null;
+    const first = await statementsDuring(async () => ({ attemptId } = await take('cust-6')));
+    const again = await statementsDuring(() => take('cust-6'));
+    expect([first, again].map((sent) => sent.length)).toEqual([1, 1]);
+    expect(again[0]).toMatch(/^insert into identity\.otp_guards .* on conflict/s);
+    const given = await statementsDuring(() => settle('cust-6', attemptId!));
+    expect(given).toHaveLength(1);
+    expect(given[0]).toMatch(/^update identity\.otp_guards /);
+  });
+
+  it('forgets checks that left the window and answers the wait until the oldest of the last MAX leaves it', async () => {
+    let now = Date.parse('2026-12-01T10:00:00.000Z');
+    const clocked = new OtpGuardService(() => new Date(now));
+    const em = orm.em.fork();
+    const guess = (n: number) => sha256Hex(`window-${n}`);
+    const ids = [];
+    for (let i = 0; i < OTP_GUARD_MAX_REFUSALS; i += 1) {
+      ids.push((await clocked.take(em, 'alpha', 'cust-7', guess(i))).attemptId);
+      now += 60_000;
+    }
+    // Held: taken at 10:00 … 10:04; now 10:05. The first leaves the window at 10:15.
+    expect(await clocked.take(em, 'alpha', 'cust-7', guess(99))).toEqual({ attemptId: null, retryAfterSeconds: 10 * 60 });
+    now += 10 * 60_000 - 1;
+    expect((await clocked.take(em, 'alpha', 'cust-7', guess(99))).retryAfterSeconds).toBe(1);
+    // At 10:15 the first check is still held (the window includes its start): its guess is the same check.
+    now += 1;
+    expect((await clocked.take(em, 'alpha', 'cust-7', guess(0))).attemptId).toBe(ids[0]);
+    // A millisecond later it left the window, and its guess is a new one.
+    now += 1;
+    const reopened = await clocked.take(em, 'alpha', 'cust-7', guess(0));
+    expect(reopened.attemptId).toMatch(/^otp_/);
+    expect(reopened.attemptId).not.toBe(ids[0]);
+    // The same guess is answered with its id only while it is held.
+    expect((await clocked.take(em, 'alpha', 'cust-7', guess(1))).attemptId).toBe(ids[1]);
+    const [row] = await em.execute<Array<{ attempts: Array<{ id: string }> }>>("select attempts from identity.otp_guards where bank_handle = 'alpha' and customer_ref = 'cust-7'");
+    expect(row!.attempts.map((check) => check.id)).toEqual([...ids.slice(1), reopened.attemptId]);
   });
 
   it('answers the same guess while it is held with the same check: a double submit is one guess', async () => {
@@ -57,6 +117,20 @@ describe('identity subgraph: OTP checks per customer', () => {
   it('counts concurrent takes one by one', async () => {
     const answers = await Promise.all(Array.from({ length: 9 }, () => take('cust-3')));
     expect(answers.filter((attempt) => attempt.attemptId !== null)).toHaveLength(OTP_GUARD_MAX_REFUSALS);
+  });
+
+  it('lets exactly MAX of a parallel burst of distinct guesses through, for a customer with no row yet and again after giving them back', async () => {
+    const burst = () => Promise.all(Array.from({ length: 20 }, () => take('cust-8')));
+    const first = await burst();
+    const taken = first.filter((attempt) => attempt.attemptId !== null);
+    expect(taken).toHaveLength(OTP_GUARD_MAX_REFUSALS);
+    expect(new Set(taken.map((attempt) => attempt.attemptId)).size).toBe(OTP_GUARD_MAX_REFUSALS);
+    expect(first.filter((attempt) => attempt.attemptId === null).every((attempt) => attempt.retryAfterSeconds! > 14 * 60)).toBe(true);
+    // Gives back racing a burst: no give-back is lost, and the burst still gets no more than MAX.
+    const [, second] = await Promise.all([Promise.all(taken.map((attempt) => settle('cust-8', attempt.attemptId!))), burst()]);
+    expect(second.filter((attempt) => attempt.attemptId !== null).length).toBeLessThanOrEqual(OTP_GUARD_MAX_REFUSALS);
+    const [row] = await orm.em.fork().execute<Array<{ attempts: unknown[] }>>("select attempts from identity.otp_guards where bank_handle = 'alpha' and customer_ref = 'cust-8'");
+    expect(row!.attempts).toHaveLength(second.filter((attempt) => attempt.attemptId !== null).length);
   });
 
   it('is for platform services only', async () => {
