@@ -28,12 +28,9 @@ export interface RecordEventInput {
   data: Record<string, unknown>;
 }
 
-/**
- * Records an event in the caller's transaction (the outbox): it commits with the state change or
- * not at all, and the relay publishes it afterwards, whatever happens to the bus meanwhile.
- */
-export function recordEvent(em: EntityManager, input: RecordEventInput, now = new Date()): OutboxEvent {
-  return em.create(OutboxEvent, {
+/** The outbox row of an event, as recordEvent persists it (and a OneStatement inserts it). */
+export function newEventRow(input: RecordEventInput, now = new Date()): OutboxEvent {
+  return {
     id: newId('event'),
     kind: input.kind,
     aggregateType: input.aggregateType,
@@ -42,7 +39,15 @@ export function recordEvent(em: EntityManager, input: RecordEventInput, now = ne
     data: input.data,
     createdAt: now,
     publishedAt: null,
-  } as OutboxEvent);
+  } as OutboxEvent;
+}
+
+/**
+ * Records an event in the caller's transaction (the outbox): it commits with the state change or
+ * not at all, and the relay publishes it afterwards, whatever happens to the bus meanwhile.
+ */
+export function recordEvent(em: EntityManager, input: RecordEventInput, now = new Date()): OutboxEvent {
+  return em.create(OutboxEvent, newEventRow(input, now));
 }
 
 export function toPlatformEvent(row: OutboxEvent): PlatformEvent {

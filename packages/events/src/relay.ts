@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { EventSubscriber } from '@mikro-orm/core';
-import type { MikroORM } from '@mikro-orm/postgresql';
+import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
 import type { EventBus } from './bus';
 import type { PlatformEvent } from './event';
 import { OutboxEvent } from './outbox.entity';
@@ -26,6 +26,17 @@ export interface OutboxRelay {
   /** Look at the outbox now (called after a commit that wrote an event). */
   wake(): void;
   stop(): Promise<void>;
+}
+
+/** The relay started on each ORM, by its EventManager (which every fork shares). */
+const relaysByEvents = new WeakMap<object, OutboxRelay>();
+
+/**
+ * Tells the relay of `em`'s ORM that a committed write added outbox rows without the ORM's
+ * flush (a OneStatement): it looks now rather than at its next poll.
+ */
+export function wakeOutboxRelay(em: EntityManager): void {
+  relaysByEvents.get(em.getEventManager())?.wake();
 }
 
 /** The relay of a schema changes hands within about this long after its instance died (issue 17: seconds). */
@@ -258,6 +269,7 @@ export function startOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
       await release().catch(report);
     },
   };
+  relaysByEvents.set(orm.em.getEventManager(), relay);
   schedule(0);
   return relay;
 }

@@ -33,8 +33,14 @@ export type VerifyResult = { ok: true; credential: Credential } | { ok: false; r
  */
 export const vault = {
   issue(em: EntityManager, options: IssueOptions): IssuedCredential {
+    const { raw, row } = vault.newCredential(options);
+    return { raw, credential: em.create(Credential, row) };
+  },
+
+  /** A new credential's row and its raw secret, not persisted: for a caller that writes the row in its own statement (a OneStatement). */
+  newCredential(options: IssueOptions): { raw: string; row: Credential } {
     const raw = options.raw ?? newSecret(options.prefix);
-    const credential = em.create(Credential, {
+    const row: Credential = {
       id: newId('credential'),
       kind: options.kind,
       hash: sha256Hex(raw),
@@ -46,8 +52,8 @@ export const vault = {
       revokedAt: null,
       usedAt: null,
       createdAt: new Date(),
-    });
-    return { raw, credential };
+    };
+    return { raw, row };
   },
 
   /** Revokes every live credential of this kind for the owner, then issues a new one. */

@@ -1,16 +1,18 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { GatewayError, hmacSha256Hex, isErrorCode, parseInput, safeEqual, type Logger } from '@gateway/kernel';
-import { vault } from '@gateway/vault';
+import { OneStatement } from '@gateway/db';
+import { wakeOutboxRelay } from '@gateway/events';
+import { Credential, vault } from '@gateway/vault';
 import type { BankCorePool } from '@gateway/bank-core-client';
 import type { AliasRouting, Directory, OtpGuard } from '@gateway/federation';
 import { bankReference } from '@gateway/federation';
 import type { ExecutionState, PaymentEngine } from '../engine/engine';
 import { MAX_OTP_FAILURES, type EngineSettings } from '../engine/engine.settings';
-import type { PaymentExecutionEntity } from '../engine/execution.entity';
+import { PaymentExecutionEntity } from '../engine/execution.entity';
 import { executions } from '../engine/execution.repository';
 import { MerchantEntity } from '../merchant/merchant.entity';
 import type { PaymentSessionEntity } from '../session/session.entity';
-import { countOtpFailure, loadSession, moveSession } from '../session/session.moves';
+import { countOtpFailure, loadSession, moveSession, moveSessionIn } from '../session/session.moves';
 import { sessionNotFound } from '../session/session.service';
 import { FINAL_STATUSES, refusal } from '../session/session.transitions';
 import { effectiveStatus, PaymentSessionStatus } from '../session/session.type';
@@ -184,8 +186,9 @@ export class CheckoutService {
 
   /**
    * PENDING -> PROCESSING with a conditional update, so of concurrent authorizations exactly one
-   * proceeds to the debit; in the same transaction the engine's execution row and the payer's
-   * session token. Null when another authorization (or the TTL) got there first.
+   * proceeds to the debit; with it, written only if it moved the session, the engine's execution
+   * row, the payer's session token and the move's event: one statement, all or nothing. Null
+   * when another authorization (or the TTL) got there first.
    */
   private async claim(
     em: EntityManager,
@@ -196,26 +199,29 @@ export class CheckoutService {
     requestId?: string,
   ): Promise<{ token: string; execution: PaymentExecutionEntity } | null> {
     const now = new Date();
-    return em.fork().transactional(async (tx) => {
-      const settlementType = payer.bankHandle === session.creditorBank ? 'internal' : 'rail';
-      const claimed = await moveSession(tx, session, 'otp_accepted', now, { debtorBank: payer.bankHandle, settlementType }, { expiresAt: { $gt: now } });
-      if (!claimed) return null;
-      const execution = executions.create(
-        tx,
-        {
-          sessionId: session.id,
-          payerType: request.payer.type,
-          payerValue: request.payer.type === 'iban' ? request.payer.value.iban : request.payer.value,
-          debtorIban: payer.iban,
-          authorizationHash,
-          leaseUntil: new Date(now.getTime() + this.settings.leaseMs),
-          requestId: requestId ?? null,
-        },
-        now,
-      );
-      const expiresAt = new Date(now.getTime() + this.settings.sessionTokenTtlSeconds * 1000);
-      return { token: vault.issue(tx, { kind: 'session_token', ownerId: session.id, prefix: 'sst_', expiresAt }).raw, execution };
-    });
+    const settlementType = payer.bankHandle === session.creditorBank ? 'internal' : 'rail';
+    const statement = new OneStatement(em);
+    const moved = moveSessionIn(statement, 'claimed', session, 'otp_accepted', now, { debtorBank: payer.bankHandle, settlementType }, { expiresAt: { $gt: now } });
+    const execution = executions.newRow(
+      {
+        sessionId: session.id,
+        payerType: request.payer.type,
+        payerValue: request.payer.type === 'iban' ? request.payer.value.iban : request.payer.value,
+        debtorIban: payer.iban,
+        authorizationHash,
+        leaseUntil: new Date(now.getTime() + this.settings.leaseMs),
+        requestId: requestId ?? null,
+      },
+      now,
+    );
+    statement.insert('execution', PaymentExecutionEntity, { ...execution }, 'claimed');
+    const expiresAt = new Date(now.getTime() + this.settings.sessionTokenTtlSeconds * 1000);
+    const token = vault.newCredential({ kind: 'session_token', ownerId: session.id, prefix: 'sst_', expiresAt });
+    statement.insert('token', Credential, token.row, 'claimed');
+    if (!(await statement.run()).claimed) return null;
+    Object.assign(session, moved);
+    wakeOutboxRelay(em);
+    return { token: token.raw, execution };
   }
 
   /** Lets the engine finish if it can within authorizeWaitMs (its state), afterwards it carries on without the payer waiting (null). */

@@ -1,7 +1,9 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { CoreMovement } from '@gateway/bank-core-client';
 import type { Logger } from '@gateway/kernel';
-import { recordObligation } from '../obligation/obligation.service';
+import { OneStatement } from '@gateway/db';
+import { wakeOutboxRelay } from '@gateway/events';
+import { recordObligationIn } from '../obligation/obligation.service';
 import type { BankCorePool } from '@gateway/bank-core-client';
 import type { Directory } from '@gateway/federation';
 import type { EngineSettings } from './engine.settings';
@@ -29,9 +31,6 @@ const MAX_CONCURRENT_RUNS = 64;
 
 /** The compensating credit's core reference: distinct from the payment's own credit reference. */
 export const reversalReference = (sessionId: string): string => `${sessionId}:reversal`;
-
-/** A step recorded by someone else first (another process, or the credit-confirmed callback). */
-class LostRace extends Error {}
 
 /**
  * Executes authorized sessions, one step at a time (see ExecutionStep): each core call sits
@@ -294,9 +293,9 @@ export class PaymentEngine {
   }
 
   /**
-   * Records a step's result in one short transaction: the execution row moves on only if it is
-   * still at `from` (else someone recorded it first and this run stops), together with the
-   * session's move and, for rail credits, the interbank obligation.
+   * Records a step's result in one statement: the execution row moves on only if it is still at
+   * `from` (else someone recorded it first and this run stops), together with the movement's move
+   * and, for rail credits, the interbank obligation.
    */
   private async record(
     em: EntityManager,
@@ -312,20 +311,18 @@ export class PaymentEngine {
     // A session that already ended (an operator's refund after FAILED) keeps its answer.
     const kind = this.kinds[execution.kind];
     const trigger = also.trigger && !kind.isFinal(session) ? also.trigger : undefined;
-    try {
-      if (!trigger && !also.obligation) {
-        // One conditional UPDATE is atomic by itself: no BEGIN and COMMIT around it (two round trips of every debit).
-        if (!(await executions.recordStep(em, session.id, from, update, execution.leaseToken))) throw new LostRace();
-      } else {
-        await em.transactional(async (tx) => {
-          if (!(await executions.recordStep(tx, session.id, from, update, execution.leaseToken))) throw new LostRace();
-          if (trigger && !(await kind.move(tx, session, trigger, now, also.changes))) throw new LostRace();
-          if (also.obligation) await recordObligation(tx, session, now);
-        });
-      }
-    } catch (error) {
-      if (error instanceof LostRace) return 'wait';
-      throw error;
+    // One statement, all or nothing: the step's record (only while this run still holds the row
+    // at `from`), the movement's move from the status this run read (its row locked first, so the
+    // record never lands without the move) and the obligation.
+    const statement = new OneStatement(em);
+    if (trigger) statement.lock('movement', kind.entity, { id: session.id, status: session.status });
+    executions.recordStepIn(statement, session.id, from, update, execution.leaseToken, trigger ? 'movement' : undefined);
+    const moved = trigger ? kind.moveIn(statement, session, trigger, now, also.changes, 'step') : null;
+    if (also.obligation) recordObligationIn(statement, session, now, 'step');
+    if (!(await statement.run()).step) return 'wait'; // recorded by someone else first, or the movement moved meanwhile
+    if (moved) {
+      Object.assign(session, moved);
+      wakeOutboxRelay(em);
     }
     Object.assign(execution, update);
     execution.attempts += 1;

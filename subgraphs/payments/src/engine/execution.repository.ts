@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { raw } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
+import type { OneStatement } from '@gateway/db';
 import { ACTIVE_STEPS, PaymentExecutionEntity, type ExecutionStep } from './execution.entity';
 
 /** Columns a step's record may set (the step itself, its outcome, its lease). */
@@ -30,7 +31,21 @@ export class ExecutionRepository {
 
   /** The row of a session just claimed for payment (in the claim's transaction): the debit is next. */
   create(tx: EntityManager, fields: NewExecution, now: Date): PaymentExecutionEntity {
-    return tx.create(PaymentExecutionEntity, { kind: 'session', ...fields, step: 'debit', leaseToken: randomUUID(), attempts: 0, replays: 0, createdAt: now, updatedAt: now });
+    return tx.create(PaymentExecutionEntity, this.newRow(fields, now));
+  }
+
+  /** The same row, not persisted: for a claim written as one statement (`statement.insert`). */
+  newRow(fields: NewExecution, now: Date): PaymentExecutionEntity {
+    return Object.assign(new PaymentExecutionEntity(), {
+      kind: 'session',
+      ...fields,
+      step: 'debit',
+      leaseToken: randomUUID(),
+      attempts: 0,
+      replays: 0,
+      createdAt: now,
+      updatedAt: now,
+    });
   }
 
   /**
@@ -40,6 +55,12 @@ export class ExecutionRepository {
   async recordStep(em: EntityManager, sessionId: string, from: ExecutionStep, changes: ExecutionChanges, leaseToken: string | null = null): Promise<boolean> {
     const owned = leaseToken === null ? {} : { leaseToken };
     return (await em.nativeUpdate(PaymentExecutionEntity, { sessionId, step: from, ...owned }, { ...changes, attempts: raw('attempts + 1') })) > 0;
+  }
+
+  /** recordStep as a part (`step`) of the caller's OneStatement, written only if part `when` changed a row, when given. */
+  recordStepIn(statement: OneStatement, sessionId: string, from: ExecutionStep, changes: ExecutionChanges, leaseToken: string | null, when?: string): void {
+    const owned = leaseToken === null ? {} : { leaseToken };
+    statement.update('step', PaymentExecutionEntity, { sessionId, step: from, ...owned }, { ...changes, attempts: raw('attempts + 1') }, when);
   }
 
   /**

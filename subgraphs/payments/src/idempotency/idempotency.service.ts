@@ -1,5 +1,6 @@
 import { LockMode } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
+import type { OneStatement } from '@gateway/db';
 import { assertIdempotencyKey, GatewayError, IDEMPOTENCY_LOCK_MS, IDEMPOTENCY_RETENTION_MS, idempotencyVerdict, retakenKey } from '@gateway/kernel';
 import { IdempotencyKeyEntity } from './idempotency.entity';
 
@@ -39,7 +40,19 @@ export const idempotency = {
   /** Stores the answer in the transaction that did the work; refuses if the key is no longer this request's. */
   async complete(tx: EntityManager, merchantId: string, key: string, response: Record<string, unknown>): Promise<void> {
     const count = await tx.nativeUpdate(IdempotencyKeyEntity, { merchantId, key, status: 'in_flight' }, { status: 'done', response });
-    if (count === 0) throw new GatewayError('IDEMPOTENCY_KEY_IN_USE', `Idempotency-Key ${key} was taken over by another request`);
+    if (count === 0) throw idempotency.keyTakenOver(key);
+  },
+
+  /**
+   * complete() as a part (`key`) of the caller's OneStatement, for work written in that same
+   * statement only if this part changed the key's row; keyTakenOver() is the refusal when it did not.
+   */
+  completeIn(statement: OneStatement, merchantId: string, key: string, response: Record<string, unknown>): void {
+    statement.update('key', IdempotencyKeyEntity, { merchantId, key, status: 'in_flight' }, { status: 'done', response });
+  },
+
+  keyTakenOver(key: string): GatewayError {
+    return new GatewayError('IDEMPOTENCY_KEY_IN_USE', `Idempotency-Key ${key} was taken over by another request`);
   },
 
   /** The work failed: nothing was created, so the key is not kept. */

@@ -1,5 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { recordEvent } from '@gateway/events';
+import type { OneStatement } from '@gateway/db';
+import { newEventRow, OutboxEvent, recordEvent } from '@gateway/events';
 import type { MovementKind } from '../movement/movement';
 import { MandateChargeEntity, MandateEntity } from './mandate.entity';
 import {
@@ -163,22 +164,42 @@ export async function createChargeOnce(tx: EntityManager, fields: NewCharge, now
   return inserted.length > 0;
 }
 
-/** One move of the charge table (the engine's), conditional on the status read, with its event. */
-export async function moveCharge(
-  em: EntityManager,
-  charge: MandateChargeEntity,
-  trigger: ChargeTrigger,
-  now: Date,
-  changes: Partial<Pick<MandateChargeEntity, 'failureCode' | 'failureDetail'>> = {},
-): Promise<boolean> {
+type ChargeChanges = Partial<Pick<MandateChargeEntity, 'failureCode' | 'failureDetail'>>;
+
+/** A move of the charge table from the status read: its row of the table and the columns it sets. */
+function planChargeMove(charge: MandateChargeEntity, trigger: ChargeTrigger, now: Date, changes: ChargeChanges) {
   const move = chargeTransitionFor(charge.status, trigger);
   if (!move) throw new Error(`charge ${charge.id} is ${charge.status}: ${trigger} is not a move of its table`);
-  const update = { ...changes, status: move.to, updatedAt: now, [CHARGE_REACHED_AT[move.to]]: now };
+  return { move, update: { ...changes, status: move.to, updatedAt: now, [CHARGE_REACHED_AT[move.to]]: now } };
+}
+
+/** One move of the charge table (the engine's), conditional on the status read, with its event. */
+export async function moveCharge(em: EntityManager, charge: MandateChargeEntity, trigger: ChargeTrigger, now: Date, changes: ChargeChanges = {}): Promise<boolean> {
+  const { move, update } = planChargeMove(charge, trigger, now, changes);
   const count = await em.nativeUpdate(MandateChargeEntity, { id: charge.id, status: charge.status }, update);
   if (count === 0) return false;
   Object.assign(charge, update);
   if (move.event) recordMandateEvent(em, move.event, charge.mandateId, charge.merchantId, chargeEventData(charge), now);
   return true;
+}
+
+/** The same move as parts of the engine's OneStatement (MovementKind.moveIn): the columns to apply once part `moved` changed the row. */
+export function moveChargeIn(
+  statement: OneStatement,
+  charge: MandateChargeEntity,
+  trigger: ChargeTrigger,
+  now: Date,
+  changes: ChargeChanges,
+  when: string,
+): Partial<MandateChargeEntity> {
+  const { move, update } = planChargeMove(charge, trigger, now, changes);
+  statement.update('moved', MandateChargeEntity, { id: charge.id, status: charge.status }, update, when);
+  if (move.event) {
+    const after = Object.assign(new MandateChargeEntity(), charge, update);
+    const event = { kind: move.event, aggregateType: MANDATE_AGGREGATE, aggregateId: charge.mandateId, audience: charge.merchantId, data: chargeEventData(after) };
+    statement.insert('moved_event', OutboxEvent, newEventRow(event, now), 'moved');
+  }
+  return update;
 }
 
 export const loadMandate = (em: EntityManager, id: string): Promise<MandateEntity | null> => em.findOne(MandateEntity, { id }, { disableIdentityMap: true });
@@ -191,6 +212,8 @@ export const loadCharge = (em: EntityManager, id: string): Promise<MandateCharge
  */
 export const chargeMovements: MovementKind<MandateChargeEntity> = {
   load: loadCharge,
+  entity: MandateChargeEntity,
   move: (tx, charge, trigger, now, failure) => moveCharge(tx, charge, trigger, now, failure ?? {}),
+  moveIn: (statement, charge, trigger, now, failure, when) => moveChargeIn(statement, charge, trigger, now, failure ?? {}, when),
   isFinal: (charge) => FINAL_CHARGE_STATUSES.has(charge.status),
 };

@@ -1,4 +1,6 @@
+import type { EntityClass } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
+import type { OneStatement } from '@gateway/db';
 import type { Currency } from '@gateway/kernel';
 
 /**
@@ -46,8 +48,16 @@ export type ExecutionKind = 'session' | 'payment_order' | 'mandate_charge';
 export interface MovementKind<M extends Movement = Movement> {
   /** Untracked: `move` updates it in place. */
   load(em: EntityManager, id: string): Promise<M | null>;
+  /** Its entity: the engine locks the movement's row while it records a step with a move. */
+  entity: EntityClass<M>;
   /** False when the movement was no longer in the status the engine read (someone moved it first). */
   move(tx: EntityManager, movement: M, trigger: EngineTrigger, now: Date, failure?: EngineFailure): Promise<boolean>;
+  /**
+   * The same move as parts of the engine's OneStatement (`moved` and, when the move has one, its
+   * event `moved_event`), written only if part `when` changed a row: the changes to apply to
+   * `movement` once part `moved` changed its row.
+   */
+  moveIn(statement: OneStatement, movement: M, trigger: EngineTrigger, now: Date, failure: EngineFailure | undefined, when: string): Partial<M>;
   /** Nothing moves it any more (an operator's answer after FAILED stands). */
   isFinal(movement: M): boolean;
 }

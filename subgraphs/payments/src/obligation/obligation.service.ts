@@ -1,4 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import type { OneStatement } from '@gateway/db';
 import { newId, type Currency } from '@gateway/kernel';
 import type { Movement } from '../movement/movement';
 
@@ -22,13 +23,30 @@ export interface Owed {
  * the session's unique index, which must not abort the caller's transaction the way a failed
  * MikroORM insert would.
  */
-export async function recordObligation(em: EntityManager, session: Pick<Movement, 'id' | 'debtorBank' | 'creditorBank' | 'amount' | 'currency'>, now: Date): Promise<void> {
-  if (!session.debtorBank || session.debtorBank === session.creditorBank) return;
-  await em.execute(
-    `insert into "payments"."interbank_obligations" ("id", "session_id", "debtor_bank", "creditor_bank", "amount", "currency", "created_at", "settlement_cycle_id")
-     values (?, ?, ?, ?, ?, ?, ?, null) on conflict ("session_id") do nothing`,
-    [newId('obligation'), session.id, session.debtorBank, session.creditorBank, session.amount.toString(), session.currency, now],
-  );
+type ObligatedMovement = Pick<Movement, 'id' | 'debtorBank' | 'creditorBank' | 'amount' | 'currency'>;
+
+const OBLIGATION_INSERT = `insert into "payments"."interbank_obligations" ("id", "session_id", "debtor_bank", "creditor_bank", "amount", "currency", "created_at", "settlement_cycle_id")
+  select ?, ?, ?, ?, ?, ?, ?, null`;
+const obligationValues = (movement: ObligatedMovement, now: Date) => [
+  newId('obligation'),
+  movement.id,
+  movement.debtorBank,
+  movement.creditorBank,
+  movement.amount.toString(),
+  movement.currency,
+  now,
+];
+const interbank = (movement: ObligatedMovement) => !!movement.debtorBank && movement.debtorBank !== movement.creditorBank;
+
+export async function recordObligation(em: EntityManager, session: ObligatedMovement, now: Date): Promise<void> {
+  if (!interbank(session)) return;
+  await em.execute(`${OBLIGATION_INSERT} on conflict ("session_id") do nothing`, obligationValues(session, now));
+}
+
+/** recordObligation as a part (`obligation`) of the engine's OneStatement, written only if part `when` changed a row. */
+export function recordObligationIn(statement: OneStatement, movement: ObligatedMovement, now: Date, when: string): void {
+  if (!interbank(movement)) return;
+  statement.sql('obligation', `${OBLIGATION_INSERT} where ${statement.changed(when)} on conflict ("session_id") do nothing returning 1`, obligationValues(movement, now));
 }
 
 /**

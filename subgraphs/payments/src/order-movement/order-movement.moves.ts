@@ -1,5 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { recordEvent } from '@gateway/events';
+import type { OneStatement } from '@gateway/db';
+import { newEventRow, OutboxEvent, recordEvent } from '@gateway/events';
 import type { MovementKind } from '../movement/movement';
 import { OrderMovementEntity } from './order-movement.entity';
 import {
@@ -30,8 +31,16 @@ function movementEventData(movement: OrderMovementEntity): Record<string, unknow
   };
 }
 
+const movementEvent = (kind: MovementEventKind, movement: OrderMovementEntity) => ({
+  kind,
+  aggregateType: MOVEMENT_AGGREGATE,
+  aggregateId: movement.id,
+  audience: null,
+  data: movementEventData(movement),
+});
+
 function recordMovementEvent(em: EntityManager, kind: MovementEventKind, movement: OrderMovementEntity, now: Date): void {
-  recordEvent(em, { kind, aggregateType: MOVEMENT_AGGREGATE, aggregateId: movement.id, audience: null, data: movementEventData(movement) }, now);
+  recordEvent(em, movementEvent(kind, movement), now);
 }
 
 export type NewOrderMovement = Pick<
@@ -69,22 +78,44 @@ export async function createOrderMovementOnce(tx: EntityManager, fields: NewOrde
   return inserted.length > 0;
 }
 
+type OrderMovementChanges = Partial<Pick<OrderMovementEntity, 'failureCode' | 'failureDetail'>>;
+
+/** A move of the table from the status read: its row of the table and the columns it sets. */
+function planMove(movement: OrderMovementEntity, trigger: OrderMovementTrigger, now: Date, changes: OrderMovementChanges) {
+  const move = orderMovementTransitionFor(movement.status, trigger);
+  if (!move) throw new Error(`order movement ${movement.id} is ${movement.status}: ${trigger} is not a move of its table`);
+  return { move, update: { ...changes, status: move.to, updatedAt: now, [ORDER_MOVEMENT_REACHED_AT[move.to]]: now } };
+}
+
 /** One move of the table, conditional on the status read (false: someone moved it first), with its event. */
 export async function moveOrderMovement(
   em: EntityManager,
   movement: OrderMovementEntity,
   trigger: OrderMovementTrigger,
   now: Date,
-  changes: Partial<Pick<OrderMovementEntity, 'failureCode' | 'failureDetail'>> = {},
+  changes: OrderMovementChanges = {},
 ): Promise<boolean> {
-  const move = orderMovementTransitionFor(movement.status, trigger);
-  if (!move) throw new Error(`order movement ${movement.id} is ${movement.status}: ${trigger} is not a move of its table`);
-  const update = { ...changes, status: move.to, updatedAt: now, [ORDER_MOVEMENT_REACHED_AT[move.to]]: now };
+  const { move, update } = planMove(movement, trigger, now, changes);
   const count = await em.nativeUpdate(OrderMovementEntity, { id: movement.id, status: movement.status }, update);
   if (count === 0) return false;
   Object.assign(movement, update);
   if (move.event) recordMovementEvent(em, move.event, movement, now);
   return true;
+}
+
+/** The same move as parts of the engine's OneStatement (MovementKind.moveIn): the columns to apply once part `moved` changed the row. */
+export function moveOrderMovementIn(
+  statement: OneStatement,
+  movement: OrderMovementEntity,
+  trigger: OrderMovementTrigger,
+  now: Date,
+  changes: OrderMovementChanges,
+  when: string,
+): Partial<OrderMovementEntity> {
+  const { move, update } = planMove(movement, trigger, now, changes);
+  statement.update('moved', OrderMovementEntity, { id: movement.id, status: movement.status }, update, when);
+  if (move.event) statement.insert('moved_event', OutboxEvent, newEventRow(movementEvent(move.event, Object.assign(new OrderMovementEntity(), movement, update)), now), 'moved');
+  return update;
 }
 
 /**
@@ -105,6 +136,8 @@ export function loadOrderMovement(em: EntityManager, id: string): Promise<OrderM
 /** Payment orders' movements as the engine executes them. */
 export const orderMovements: MovementKind<OrderMovementEntity> = {
   load: loadOrderMovement,
+  entity: OrderMovementEntity,
   move: (tx, movement, trigger, now, failure) => moveOrderMovement(tx, movement, trigger, now, failure ?? {}),
+  moveIn: (statement, movement, trigger, now, failure, when) => moveOrderMovementIn(statement, movement, trigger, now, failure ?? {}, when),
   isFinal: (movement) => FINAL_ORDER_MOVEMENT_STATUSES.has(movement.status),
 };

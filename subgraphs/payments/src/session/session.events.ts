@@ -1,5 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { recordEvent } from '@gateway/events';
+import { newEventRow, recordEvent, type OutboxEvent } from '@gateway/events';
 import type { PaymentSessionEntity } from './session.entity';
 import type { PaymentEventKind } from './session.transitions';
 
@@ -22,7 +22,20 @@ export function sessionEventData(session: PaymentSessionEntity): Record<string, 
   };
 }
 
+const eventInput = (kind: PaymentEventKind, session: PaymentSessionEntity) => ({
+  kind,
+  aggregateType: SESSION_AGGREGATE,
+  aggregateId: session.id,
+  audience: session.merchantId,
+  data: sessionEventData(session),
+});
+
 /** Writes the event of a move in the caller's transaction (outbox): it commits with the move or not at all. */
 export function recordSessionEvent(em: EntityManager, kind: PaymentEventKind, session: PaymentSessionEntity, now: Date): void {
-  recordEvent(em, { kind, aggregateType: SESSION_AGGREGATE, aggregateId: session.id, audience: session.merchantId, data: sessionEventData(session) }, now);
+  recordEvent(em, eventInput(kind, session), now);
+}
+
+/** The outbox row of a move's event, for a move written as one statement (session.moves.ts). */
+export function sessionEventRow(kind: PaymentEventKind, session: PaymentSessionEntity, now: Date): OutboxEvent {
+  return newEventRow(eventInput(kind, session), now);
 }

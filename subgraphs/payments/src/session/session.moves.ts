@@ -1,7 +1,9 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { FilterQuery } from '@mikro-orm/core';
+import type { OneStatement } from '@gateway/db';
+import { OutboxEvent } from '@gateway/events';
 import { PaymentSessionEntity } from './session.entity';
-import { recordSessionEvent } from './session.events';
+import { recordSessionEvent, sessionEventRow } from './session.events';
 import { REACHED_AT, refusal, transitionFor, type SessionTrigger } from './session.transitions';
 
 /*
@@ -30,12 +32,21 @@ export type NewSession = Pick<
   | 'expiresAt'
 >;
 
-/** The 'created' move in the caller's transaction: a new PENDING session and its payment.initiated event. */
-export function createSession(tx: EntityManager, fields: NewSession, now: Date): PaymentSessionEntity {
+/** A new PENDING session as the 'created' move makes it, not yet written (createSessionIn writes it). */
+export function newSession(fields: NewSession, now: Date): PaymentSessionEntity {
   const move = transitionFor(null, 'created')!;
-  const session = tx.create(PaymentSessionEntity, { ...fields, status: move.to, otpFailures: 0, createdAt: now, updatedAt: now });
-  recordSessionEvent(tx, move.event, session, now);
-  return session;
+  return Object.assign(new PaymentSessionEntity(), fields, { status: move.to, otpFailures: 0, createdAt: now, updatedAt: now });
+}
+
+/**
+ * The 'created' move of `session` (from newSession) as parts of the caller's OneStatement
+ * (`session` and `session_event`): the same row and event as createSession, one statement
+ * instead of BEGIN, two INSERTs and COMMIT. Written only if part `when` changed a row, when given.
+ */
+export function createSessionIn(statement: OneStatement, session: PaymentSessionEntity, now: Date, when?: string): void {
+  const move = transitionFor(null, 'created')!;
+  statement.insert('session', PaymentSessionEntity, { ...session }, when);
+  statement.insert('session_event', OutboxEvent, sessionEventRow(move.event, session, now), when ? 'session' : undefined);
 }
 
 /**
@@ -78,6 +89,31 @@ export async function moveSession(
   Object.assign(session, update);
   recordSessionEvent(em, move.event, session, now);
   return true;
+}
+
+/**
+ * moveSession as parts of the caller's OneStatement: the conditional UPDATE (part `name`) and its
+ * event (`${name}_event`, written only if the UPDATE changed the row), the UPDATE itself only if
+ * part `when` changed a row, when given. Answers the changes to
+ * apply to `session` once the statement ran and part `name` changed a row; throws when the table
+ * has no such move.
+ */
+export function moveSessionIn(
+  statement: OneStatement,
+  name: string,
+  session: PaymentSessionEntity,
+  trigger: SessionTrigger,
+  now: Date,
+  changes: MoveChanges = {},
+  condition: FilterQuery<PaymentSessionEntity> = {},
+  when?: string,
+): Partial<PaymentSessionEntity> {
+  const move = transitionFor(session.status, trigger);
+  if (!move) throw refusal(session.id, session.status, trigger);
+  const update = { ...changes, status: move.to, updatedAt: now, [REACHED_AT[move.to]]: now };
+  statement.update(name, PaymentSessionEntity, { ...(condition as object), id: session.id, status: session.status }, update, when);
+  statement.insert(`${name}_event`, OutboxEvent, sessionEventRow(move.event, Object.assign(new PaymentSessionEntity(), session, update), now), name);
+  return update;
 }
 
 /** Loads a session as a plain, untracked object (what moveSession updates in place). */

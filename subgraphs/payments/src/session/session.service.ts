@@ -1,10 +1,12 @@
 import { LockMode } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { OneStatement } from '@gateway/db';
+import { wakeOutboxRelay } from '@gateway/events';
 import { GatewayError, newId, parseInput, type Currency, requestHash } from '@gateway/kernel';
 import type { AliasRouting, BankRouting, Directory } from '@gateway/federation';
 import { idempotency } from '../idempotency/idempotency.service';
 import { PaymentSessionEntity } from './session.entity';
-import { createSession, moveSession } from './session.moves';
+import { createSessionIn, moveSession, newSession } from './session.moves';
 import { createSessionRules, PAGE_SIZE_DEFAULT, pageRules, type CreateSessionRequest } from './session.rules';
 import { fromSnapshot, snapshotOf, toPaymentSession, type PaymentSession } from './session.type';
 import type { CreatePaymentSessionInput } from './session.input';
@@ -39,7 +41,7 @@ export class SessionService {
   /**
    * Creates a PENDING session: input checked, destination resolved through the registries and its
    * bank's limits applied before anything is written; then the session, its payment.initiated
-   * event and the Idempotency-Key's answer in one transaction. A refused request writes nothing.
+   * event and the Idempotency-Key's answer in one statement. A refused request writes nothing.
    */
   async create(em: EntityManager, merchantId: string, input: CreatePaymentSessionInput, idempotencyKey?: string | null, requestId?: string): Promise<PaymentSession> {
     const request = parseInput(createSessionRules(this.settings.production), plain(input));
@@ -49,11 +51,16 @@ export class SessionService {
     }
     try {
       const destination = await this.resolveDestination(request, requestId);
-      return await em.fork().transactional(async (tx) => {
-        const session = this.newSession(tx, merchantId, request, destination);
-        if (idempotencyKey != null) await idempotency.complete(tx, merchantId, idempotencyKey, snapshotOf(session));
-        return toPaymentSession(session);
-      });
+      const now = new Date();
+      const session = this.newSession(merchantId, request, destination, now);
+      // One statement: the key's answer, the session and its event, all or nothing.
+      const statement = new OneStatement(em);
+      if (idempotencyKey != null) idempotency.completeIn(statement, merchantId, idempotencyKey, snapshotOf(session));
+      createSessionIn(statement, session, now, idempotencyKey != null ? 'key' : undefined);
+      const written = await statement.run();
+      if (!written.session) throw idempotency.keyTakenOver(idempotencyKey!);
+      wakeOutboxRelay(em);
+      return toPaymentSession(session);
     } catch (error) {
       if (idempotencyKey != null) await idempotency.release(em, merchantId, idempotencyKey);
       throw error;
@@ -124,11 +131,9 @@ export class SessionService {
     return { iban, bank };
   }
 
-  private newSession(tx: EntityManager, merchantId: string, request: CreateSessionRequest, destination: ResolvedDestination): PaymentSessionEntity {
-    const now = new Date();
+  private newSession(merchantId: string, request: CreateSessionRequest, destination: ResolvedDestination, now: Date): PaymentSessionEntity {
     const id = newId('paymentSession');
-    return createSession(
-      tx,
+    return newSession(
       {
         id,
         merchantId,

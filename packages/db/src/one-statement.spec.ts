@@ -1,0 +1,118 @@
+import { Entity, PrimaryKey, Property } from '@mikro-orm/core';
+import { Migration } from '@mikro-orm/migrations';
+import { openServiceOrm, type ServiceOrm } from './orm';
+import type { Database } from './database';
+import { openTestDatabase } from './testing';
+import { OneStatement } from './one-statement';
+
+const SCHEMA = 'onestatementtest';
+
+@Entity({ tableName: 'orders' })
+class Order {
+  @PrimaryKey({ type: 'text' })
+  id!: string;
+
+  @Property({ type: 'text' })
+  status!: string;
+
+  @Property({ type: 'integer' })
+  version = 0;
+}
+
+@Entity({ tableName: 'notes' })
+class Note {
+  @PrimaryKey({ type: 'text' })
+  id!: string;
+
+  @Property({ type: 'text' })
+  orderId!: string;
+
+  @Property({ type: 'json' })
+  data!: Record<string, unknown>;
+
+  @Property({ type: 'timestamptz' })
+  at!: Date;
+}
+
+class CreateTables extends Migration {
+  override async up(): Promise<void> {
+    this.addSql(`create table "${SCHEMA}"."orders" ("id" text primary key, "status" text not null, "version" integer not null default 0);`);
+    this.addSql(`create table "${SCHEMA}"."notes" ("id" text primary key, "order_id" text not null, "data" jsonb not null, "at" timestamptz not null);`);
+  }
+}
+
+describe('OneStatement: several writes, one statement, all or none', () => {
+  let db: Database;
+  let orm: ServiceOrm;
+  const notes = async (orderId: string) => db.knex(`${SCHEMA}.notes`).where({ order_id: orderId });
+  const order = async (id: string) => db.knex(`${SCHEMA}.orders`).where({ id }).first();
+
+  beforeAll(async () => {
+    db = await openTestDatabase();
+    orm = await openServiceOrm(db, { schema: SCHEMA, entities: [Order, Note], migrations: [{ name: 'CreateTables', class: CreateTables }] });
+    await db.knex(`${SCHEMA}.orders`).insert([
+      { id: 'o1', status: 'OPEN' },
+      { id: 'o2', status: 'OPEN' },
+      { id: 'o3', status: 'OPEN' },
+    ]);
+  });
+  afterAll(async () => {
+    await orm.close();
+    await db.close();
+  });
+
+  it('writes the parts that depend on a conditional update only when it changed a row, and counts each part', async () => {
+    const em = orm.em.fork();
+    const at = new Date('2026-11-24T10:00:00.000Z');
+    const first = await new OneStatement(em)
+      .update('moved', Order, { id: 'o1', status: 'OPEN' }, { status: 'PAID' })
+      .insert('note', Note, { id: 'n1', orderId: 'o1', data: { said: "it's paid", n: 1 }, at }, 'moved')
+      .run();
+    expect(first).toEqual({ moved: 1, note: 1 });
+    expect(await order('o1')).toMatchObject({ status: 'PAID' });
+    const [note] = await notes('o1');
+    expect(note).toMatchObject({ id: 'n1', data: { said: "it's paid", n: 1 } });
+    expect(new Date(note.at).toISOString()).toBe(at.toISOString());
+
+    // The same move again: the update matches nothing, so nothing that depends on it is written.
+    const again = await new OneStatement(em)
+      .update('moved', Order, { id: 'o1', status: 'OPEN' }, { status: 'PAID' })
+      .insert('note', Note, { id: 'n2', orderId: 'o1', data: {}, at }, 'moved')
+      .run();
+    expect(again).toEqual({ moved: 0, note: 0 });
+    expect(await notes('o1')).toHaveLength(1);
+  });
+
+  it('a lock first makes two conditional updates land together or not at all', async () => {
+    const em = orm.em.fork();
+    const move = (from: string, note: string) =>
+      new OneStatement(em)
+        .lock('locked', Order, { id: 'o2', status: from })
+        .update('counted', Order, { id: 'o3' }, { version: 7 }, 'locked')
+        .update('moved', Order, { id: 'o2', status: from }, { status: 'SHIPPED' }, 'counted')
+        .insert('note', Note, { id: note, orderId: 'o2', data: {}, at: new Date() }, 'moved')
+        .run();
+    expect(await move('PAID', 'n3')).toEqual({ locked: 0, counted: 0, moved: 0, note: 0 });
+    expect(await order('o3')).toMatchObject({ version: 0 });
+    expect(await move('OPEN', 'n4')).toEqual({ locked: 1, counted: 1, moved: 1, note: 1 });
+    expect(await order('o3')).toMatchObject({ version: 7 });
+    expect(await order('o2')).toMatchObject({ status: 'SHIPPED' });
+  });
+
+  it('is one statement', async () => {
+    const em = orm.em.fork();
+    const sent: string[] = [];
+    const knex = em.getKnex();
+    const count = (query: { sql: string }) => void sent.push(query.sql);
+    knex.on('query', count);
+    try {
+      await new OneStatement(em)
+        .update('moved', Order, { id: 'o3' }, { status: 'CLOSED' })
+        .insert('note', Note, { id: 'n5', orderId: 'o3', data: {}, at: new Date() }, 'moved')
+        .run();
+    } finally {
+      knex.off('query', count);
+    }
+    expect(sent).toHaveLength(1);
+  });
+});

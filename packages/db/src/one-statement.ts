@@ -1,0 +1,91 @@
+import { raw, type EntityName, type FilterQuery } from '@mikro-orm/core';
+import type { EntityManager } from '@mikro-orm/postgresql';
+
+/**
+ * Several writes sent as ONE SQL statement: data-modifying CTEs, which PostgreSQL applies all or
+ * none. Why: a state move written as BEGIN, an UPDATE, an INSERT or three and COMMIT costs five or
+ * six round trips, each one CPU on both sides (issue 15: statements per payment); as one statement
+ * it is one, and just as atomic. A part may depend on an earlier one (`when`): it writes only if
+ * that one changed a row, so a conditional move and the rows that belong to it (its outbox event,
+ * the execution it starts) are written together or not at all. `run()` answers how many rows each
+ * part changed.
+ *
+ * What one statement cannot do: read its own writes (every part sees the snapshot the statement
+ * started with), so parts must not depend on each other's rows except through `when`; and the
+ * ORM's identity map and flush events do not see the writes (callers keep their objects as the
+ * rows now are, and wake whoever listens, such as the outbox relay).
+ *
+ * Columns and values come from the ORM's metadata and conversions (mapDataToFieldNames, the
+ * platform's quoting), so the rows are the ones a flush would write.
+ */
+export class OneStatement {
+  private readonly parts: Array<{ name: string; sql: string }> = [];
+  private readonly params: unknown[] = [];
+
+  constructor(private readonly em: EntityManager) {}
+
+  /** Updates the rows of `entity` matching `where` with `changes`, if part `when` changed a row. */
+  update<T extends object>(name: string, entity: EntityName<T>, where: FilterQuery<T>, changes: Partial<T>, when?: string): this {
+    const qb = this.em
+      .createQueryBuilder(entity)
+      .update(changes as never)
+      .where(where);
+    if (when) qb.andWhere(this.changed(when));
+    // The ORM adds `returning "column"` when a change is raw SQL (attempts + 1); the part answers its own.
+    return this.add(name, `${qb.getFormattedQuery().replace(/ returning "[\w"., ]+$/, '')} returning 1`);
+  }
+
+  /**
+   * Locks the rows of `entity` matching `where` (select … for update) for the rest of the
+   * statement: a later part conditional on this one (`when`) writes only if they still match,
+   * and nobody moves them meanwhile. (An UPDATE that matched nothing cannot be undone by a later
+   * part; a lock taken first makes "all parts or none" hold when two rows must both match.)
+   */
+  lock<T extends object>(name: string, entity: EntityName<T>, where: FilterQuery<T>): this {
+    // The query builder refuses a lock mode outside a transaction; the statement is one.
+    const qb = this.em.createQueryBuilder(entity).select(raw('1')).where(where);
+    return this.add(name, `${qb.getFormattedQuery()} for update`);
+  }
+
+  /** Inserts one row of `entity` (its properties as the ORM maps them), if part `when` changed a row. */
+  insert<T extends object>(name: string, entity: EntityName<T>, data: Partial<T>, when?: string): this {
+    const meta = this.em.getMetadata().get<T>(typeof entity === 'string' ? entity : (entity as { name: string }).name);
+    const row = this.em.getDriver().mapDataToFieldNames({ ...data }, true, meta.properties, true) as Record<string, unknown>;
+    const columns = Object.keys(row);
+    const schema = meta.schema ?? this.em.config.get('schema');
+    const table = `${schema ? `"${schema}".` : ''}"${meta.tableName}"`;
+    const values = this.em.getPlatform().formatQuery(columns.map(() => '?').join(', '), Object.values(row));
+    const source = when ? `select ${values} where ${this.changed(when)}` : `values (${values})`;
+    return this.add(name, `insert into ${table} (${columns.map((column) => `"${column}"`).join(', ')}) ${source} returning 1`);
+  }
+
+  /** Any other data-modifying SQL (with `?` bindings), ending in `returning …`, so its rows are counted. */
+  sql(name: string, text: string, bindings: readonly unknown[] = []): this {
+    return this.add(name, this.em.getPlatform().formatQuery(text, bindings));
+  }
+
+  /** SQL true when part `when` changed a row: the condition of a part of `sql()` that depends on it. */
+  changed(when: string): string {
+    return `exists (select 1 from ${this.ref(when)})`;
+  }
+
+  /** Sends the statement: how many rows each part changed. */
+  async run(): Promise<Record<string, number>> {
+    if (this.parts.length === 0) return {};
+    const counts = this.parts.map(({ name }) => `(select count(*) from ${this.ref(name)})::integer as "${name}"`).join(', ');
+    const text = `with ${this.parts.map(({ name, sql }) => `${this.ref(name)} as (${sql})`).join(',\n')}\nselect ${counts}`;
+    const [row] = await this.em.getConnection().execute<Array<Record<string, number>>>(text, this.params as unknown[], 'all', this.em.getTransactionContext());
+    return row ?? {};
+  }
+
+  private add(name: string, sql: string): this {
+    if (!/^[a-z_]+$/.test(name) || this.parts.some((part) => part.name === name)) throw new Error(`OneStatement: part name ${name} must be new and [a-z_]+`);
+    this.parts.push({ name, sql });
+    return this;
+  }
+
+  private ref(name: string): string {
+    if (!this.parts.some((part) => part.name === name)) throw new Error(`OneStatement: no part ${name} before this one`);
+    return `"w_${name}"`;
+  }
+}
