@@ -234,20 +234,20 @@ export function startOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
   };
 
   // Wake on the commit of a transaction that created an outbox row: the webhook latency target
-  // leaves no room to wait for the next poll.
-  let created = false;
+  // leaves no room to wait for the next poll. Not on the flush inside a transaction: it comes
+  // before the commit, and a pass then would not see the row yet (it would wait for the poll).
+  // Tracked per EntityManager, so another transaction's commit does not stand in for this one's.
+  const created = new WeakSet<object>();
+  const wakeAfter = (em: object) => {
+    if (created.delete(em)) relay.wake();
+  };
   const subscriber: EventSubscriber<OutboxEvent> = {
     getSubscribedEntities: () => [OutboxEvent],
-    afterCreate: () => {
-      created = true;
+    afterCreate: (args) => void created.add(args.em),
+    afterFlush: (args) => {
+      if (!args.em.isInTransaction()) wakeAfter(args.em);
     },
-    afterFlush: () => wakeIfCreated(),
-    afterTransactionCommit: () => wakeIfCreated(),
-  };
-  const wakeIfCreated = () => {
-    if (!created) return;
-    created = false;
-    relay.wake();
+    afterTransactionCommit: (args) => wakeAfter(args.em),
   };
   orm.em.getEventManager().registerSubscriber(subscriber);
 
