@@ -101,4 +101,28 @@ describe('credential vault', () => {
     expect(await vault.verify(orm.em.fork(), 'ob_access_token', access.raw)).toMatchObject({ ok: false, reason: 'revoked' });
     expect((await vault.verify(orm.em.fork(), 'ob_refresh_token', refresh.raw)).ok).toBe(true);
   });
+
+  it('verifications asked together share one statement, and each sees what was committed before it was asked', async () => {
+    const em = orm.em.fork();
+    const keys = Array.from({ length: 5 }, (_, n) => vault.issue(em, { kind: 'merchant_key', ownerId: `mer_batch_${n}`, prefix: 'mk_test_' }));
+    await em.flush();
+    const sent: string[] = [];
+    const knex = orm.em.getKnex();
+    const count = (query: { sql: string }) => void (query.sql.includes('"credentials"') && sent.push(query.sql));
+    knex.on('query', count);
+    try {
+      const results = await Promise.all([
+        ...keys.map((key) => vault.verify(orm.em.fork(), 'merchant_key', key.raw)),
+        vault.verify(orm.em.fork(), 'merchant_key', 'mk_test_unknown'),
+      ]);
+      expect(results.map((result) => result.ok)).toEqual([true, true, true, true, true, false]);
+      expect(results.slice(0, 5).map((result) => result.ok && result.credential.ownerId)).toEqual(keys.map((_, n) => `mer_batch_${n}`));
+      expect(sent).toHaveLength(1);
+    } finally {
+      knex.off('query', count);
+    }
+    // No cache: a revocation committed before the next ask is seen by it.
+    await vault.revokeAll(orm.em.fork(), 'merchant_key', 'mer_batch_0');
+    expect(await vault.verify(orm.em.fork(), 'merchant_key', keys[0]!.raw)).toMatchObject({ ok: false, reason: 'revoked' });
+  });
 });

@@ -1,4 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import DataLoader from 'dataloader';
 import { newId, newSecret, safeEqual, sha256Hex } from '@gateway/kernel';
 import { Credential, type CredentialKind } from './credential.entity';
 
@@ -26,10 +27,40 @@ export interface IssuedCredential {
 export type VerifyFailure = 'unknown' | 'used' | 'revoked' | 'expired';
 export type VerifyResult = { ok: true; credential: Credential } | { ok: false; reason: VerifyFailure; credential?: Credential };
 
+/** Per ORM (its driver, which every fork shares): the hash lookups waiting for the next statement. */
+const lookups = new WeakMap<object, DataLoader<string, Credential | null>>();
+
+/**
+ * The credential with this hash, as the database has it when the lookup is sent. Lookups asked
+ * within one turn of the event loop go as one statement (`hash in (…)`): under load the router
+ * verifies many requests' credentials at once, and each statement costs CPU on both sides
+ * (issue 15). No cache: every lookup is sent after it was asked, so a revocation committed
+ * before a request arrived is always seen. Inside a transaction, the transaction's own query.
+ */
+function findByHash(em: EntityManager, hash: string): Promise<Credential | null> {
+  if (em.isInTransaction()) return em.findOne(Credential, { hash }, { disableIdentityMap: true });
+  const driver = em.getDriver();
+  let loader = lookups.get(driver);
+  if (!loader) {
+    const root = em.fork();
+    loader = new DataLoader<string, Credential | null>(
+      async (hashes) => {
+        const rows = await root.fork().find(Credential, { hash: { $in: [...hashes] } }, { disableIdentityMap: true });
+        const byHash = new Map(rows.map((row) => [row.hash, row]));
+        return hashes.map((wanted) => byHash.get(wanted) ?? null);
+      },
+      { cache: false, batchScheduleFn: (send) => setImmediate(send) },
+    );
+    lookups.set(driver, loader);
+  }
+  return loader.load(hash);
+}
+
 /**
  * Issue, verify, rotate and revoke platform secrets. Every write goes through the caller's
  * EntityManager so it commits (or rolls back) with the owner's own change; verification is one
- * indexed lookup with no cache, which is what makes rotation and revocation instant.
+ * indexed lookup with no cache (concurrent ones share a statement), which is what makes
+ * rotation and revocation instant.
  */
 export const vault = {
   issue(em: EntityManager, options: IssueOptions): IssuedCredential {
@@ -92,7 +123,7 @@ export const vault = {
 
   async verify(em: EntityManager, kinds: CredentialKind | CredentialKind[], raw: string, now = new Date()): Promise<VerifyResult> {
     const hash = sha256Hex(raw);
-    const credential = await em.findOne(Credential, { hash }, { disableIdentityMap: true });
+    const credential = await findByHash(em, hash);
     const wanted = Array.isArray(kinds) ? kinds : [kinds];
     // The hash lookup already matched; the constant-time re-check keeps the comparison itself
     // from depending on where the strings differ.

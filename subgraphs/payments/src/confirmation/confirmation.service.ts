@@ -1,10 +1,12 @@
 import { UniqueConstraintViolationException } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { OneStatement } from '@gateway/db';
+import { wakeOutboxRelay } from '@gateway/events';
 import { GatewayError, parseInput, type Logger } from '@gateway/kernel';
 import type { PaymentExecutionEntity } from '../engine/execution.entity';
 import { CONFIRMABLE_STEPS, executions } from '../engine/execution.repository';
 import { kindOfId, type Movement, type MovementKinds } from '../movement/movement';
-import { recordObligation } from '../obligation/obligation.service';
+import { recordObligationIn } from '../obligation/obligation.service';
 import { sessionNotFound } from '../session/session.service';
 import { PaymentSessionStatus } from '../session/session.type';
 import { CreditConfirmationEntity } from './confirmation.entity';
@@ -63,19 +65,29 @@ export class ConfirmationService {
     }
 
     const now = new Date();
+    // One statement, all or none: the movement locked while still SETTLEMENT_PENDING, then the
+    // confirmation, the execution's end (the callback may overtake the engine's own record of the
+    // credit: the confirmation proves it was booked), the obligation and the move.
+    const statement = new OneStatement(em);
+    statement.lock('movement', kind.entity, { id: session.id, status: session.status });
+    statement.insert('confirmation', CreditConfirmationEntity, { ...this.row(bankHandle, request, now), outcome: 'accepted', reason: null }, 'movement');
+    executions.confirmCreditIn(statement, session.id, execution.creditBookedAt ?? now, request.rrn, now, 'movement');
+    recordObligationIn(statement, session, now, 'movement');
+    const moved = kind.moveIn(statement, session, 'credit_confirmed', now, undefined, 'movement');
+    let written: Record<string, number>;
     try {
-      await em.fork().transactional(async (tx) => {
-        tx.create(CreditConfirmationEntity, { ...this.row(bankHandle, request, now), outcome: 'accepted', reason: null });
-        // The callback may overtake the engine's own record of the credit: the confirmation proves it was booked.
-        await executions.confirmCredit(tx, session.id, execution.creditBookedAt ?? now, request.rrn, now);
-        await recordObligation(tx, session, now);
-        if (!(await kind.move(tx, session, 'credit_confirmed', now))) throw new GatewayError('SESSION_ALREADY_COMPLETED', `session ${session.id} moved meanwhile`);
-      });
+      written = await statement.run();
     } catch (error) {
       // The same confirmation twice at once: the unique index lets one in; the other is a duplicate.
       if (error instanceof UniqueConstraintViolationException || (await alreadyAccepted())) return receipt(true);
       throw error;
     }
+    if (!written.moved) {
+      if (await alreadyAccepted()) return receipt(true);
+      throw new GatewayError('SESSION_ALREADY_COMPLETED', `session ${session.id} moved meanwhile`);
+    }
+    Object.assign(session, moved);
+    wakeOutboxRelay(em);
     this.logger.info({ bank: bankHandle, session: session.id, rrn: request.rrn }, 'rail credit confirmed: session COMPLETED');
     return receipt(false);
   }

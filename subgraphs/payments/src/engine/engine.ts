@@ -34,7 +34,7 @@ export const reversalReference = (sessionId: string): string => `${sessionId}:re
 
 /**
  * Executes authorized sessions, one step at a time (see ExecutionStep): each core call sits
- * between two short transactions and is never inside one (PGlite has a single connection, and a
+ * between two short writes (each one statement) and is never inside a transaction (PGlite has a single connection, and a
  * transaction waiting on HTTP would hold every other request). Every call uses the session id
  * (or `${id}:reversal`) as its core reference, so whoever resumes a step — this process after a
  * retry delay, or the recovery job of any process after a crash — repeats it without moving

@@ -99,11 +99,12 @@ export class ExecutionRepository {
 
   /**
    * The creditor bank confirmed the rail credit: nothing is left to do. The callback may overtake
-   * the engine's own record of the credit: the confirmation proves it was booked.
+   * the engine's own record of the credit: the confirmation proves it was booked. A part (`step`)
+   * of the caller's OneStatement, written only if part `when` changed a row.
    */
-  async confirmCredit(tx: EntityManager, sessionId: string, creditBookedAt: Date, rrn: string, now: Date): Promise<boolean> {
+  confirmCreditIn(statement: OneStatement, sessionId: string, creditBookedAt: Date, rrn: string, now: Date, when: string): void {
     const changes = { step: 'done' as const, creditBookedAt, rrn, confirmedAt: now, updatedAt: now };
-    return (await tx.nativeUpdate(PaymentExecutionEntity, { sessionId, step: { $in: [...CONFIRMABLE_STEPS] } }, changes)) > 0;
+    statement.update('step', PaymentExecutionEntity, { sessionId, step: { $in: [...CONFIRMABLE_STEPS] } }, changes, when);
   }
 
   /** A confirmation arriving after the session completed on evidence: its RRN is kept. */

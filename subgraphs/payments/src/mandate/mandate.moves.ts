@@ -173,17 +173,7 @@ function planChargeMove(charge: MandateChargeEntity, trigger: ChargeTrigger, now
   return { move, update: { ...changes, status: move.to, updatedAt: now, [CHARGE_REACHED_AT[move.to]]: now } };
 }
 
-/** One move of the charge table (the engine's), conditional on the status read, with its event. */
-export async function moveCharge(em: EntityManager, charge: MandateChargeEntity, trigger: ChargeTrigger, now: Date, changes: ChargeChanges = {}): Promise<boolean> {
-  const { move, update } = planChargeMove(charge, trigger, now, changes);
-  const count = await em.nativeUpdate(MandateChargeEntity, { id: charge.id, status: charge.status }, update);
-  if (count === 0) return false;
-  Object.assign(charge, update);
-  if (move.event) recordMandateEvent(em, move.event, charge.mandateId, charge.merchantId, chargeEventData(charge), now);
-  return true;
-}
-
-/** The same move as parts of the engine's OneStatement (MovementKind.moveIn): the columns to apply once part `moved` changed the row. */
+/** One move of the charge table (the engine's), conditional on the status read, with its event, as parts of the engine's OneStatement (MovementKind.moveIn): the columns to apply once part `moved` changed the row. */
 export function moveChargeIn(
   statement: OneStatement,
   charge: MandateChargeEntity,
@@ -213,7 +203,6 @@ export const loadCharge = (em: EntityManager, id: string): Promise<MandateCharge
 export const chargeMovements: MovementKind<MandateChargeEntity> = {
   load: loadCharge,
   entity: MandateChargeEntity,
-  move: (tx, charge, trigger, now, failure) => moveCharge(tx, charge, trigger, now, failure ?? {}),
   moveIn: (statement, charge, trigger, now, failure, when) => moveChargeIn(statement, charge, trigger, now, failure ?? {}, when),
   isFinal: (charge) => FINAL_CHARGE_STATUSES.has(charge.status),
 };

@@ -50,10 +50,8 @@ export interface MovementKind<M extends Movement = Movement> {
   load(em: EntityManager, id: string): Promise<M | null>;
   /** Its entity: the engine locks the movement's row while it records a step with a move. */
   entity: EntityClass<M>;
-  /** False when the movement was no longer in the status the engine read (someone moved it first). */
-  move(tx: EntityManager, movement: M, trigger: EngineTrigger, now: Date, failure?: EngineFailure): Promise<boolean>;
   /**
-   * The same move as parts of the engine's OneStatement (`moved` and, when the move has one, its
+   * A move of the kind's table from the status the engine read, as parts of the engine's OneStatement (`moved` and, when the move has one, its
    * event `moved_event`), written only if part `when` changed a row: the changes to apply to
    * `movement` once part `moved` changed its row.
    */

@@ -12,41 +12,25 @@ export interface Owed {
   amount: bigint;
 }
 
-/**
- * Records, in the caller's transaction, that the payer's bank owes the payee's bank the amount
- * of a cross-bank movement (a session's or a payment order's; session_id holds the movement id)
- * whose credit was booked at the creditor bank. Once per movement: the
- * engine and the credit-confirmed callback may both get here, in either order.
- * Same-bank payments move nothing between banks and record nothing.
- * This file is the one writer of payments.interbank_obligations (a settlement cycle taking rows
- * is below). Raw SQL because "once per session" is `on conflict do nothing` on
- * the session's unique index, which must not abort the caller's transaction the way a failed
- * MikroORM insert would.
- */
 type ObligatedMovement = Pick<Movement, 'id' | 'debtorBank' | 'creditorBank' | 'amount' | 'currency'>;
 
-const OBLIGATION_INSERT = `insert into "payments"."interbank_obligations" ("id", "session_id", "debtor_bank", "creditor_bank", "amount", "currency", "created_at", "settlement_cycle_id")
-  select ?, ?, ?, ?, ?, ?, ?, null`;
-const obligationValues = (movement: ObligatedMovement, now: Date) => [
-  newId('obligation'),
-  movement.id,
-  movement.debtorBank,
-  movement.creditorBank,
-  movement.amount.toString(),
-  movement.currency,
-  now,
-];
-const interbank = (movement: ObligatedMovement) => !!movement.debtorBank && movement.debtorBank !== movement.creditorBank;
-
-export async function recordObligation(em: EntityManager, session: ObligatedMovement, now: Date): Promise<void> {
-  if (!interbank(session)) return;
-  await em.execute(`${OBLIGATION_INSERT} on conflict ("session_id") do nothing`, obligationValues(session, now));
-}
-
-/** recordObligation as a part (`obligation`) of the engine's OneStatement, written only if part `when` changed a row. */
+/**
+ * Records that the payer's bank owes the payee's bank the amount of a cross-bank movement (a
+ * session's, a charge's or a payment order's; session_id holds the movement id) whose credit was
+ * booked at the creditor bank: a part (`obligation`) of the caller's OneStatement, written only
+ * if part `when` changed a row. Once per movement: the engine and the credit-confirmed callback
+ * may both get here, in either order (`on conflict do nothing` on the movement's unique index).
+ * Same-bank payments move nothing between banks and record nothing. This file is the one writer
+ * of payments.interbank_obligations (a settlement cycle taking rows is below).
+ */
 export function recordObligationIn(statement: OneStatement, movement: ObligatedMovement, now: Date, when: string): void {
-  if (!interbank(movement)) return;
-  statement.sql('obligation', `${OBLIGATION_INSERT} where ${statement.changed(when)} on conflict ("session_id") do nothing returning 1`, obligationValues(movement, now));
+  if (!movement.debtorBank || movement.debtorBank === movement.creditorBank) return;
+  statement.sql(
+    'obligation',
+    `insert into "payments"."interbank_obligations" ("id", "session_id", "debtor_bank", "creditor_bank", "amount", "currency", "created_at", "settlement_cycle_id")
+     select ?, ?, ?, ?, ?, ?, ?, null where ${statement.changed(when)} on conflict ("session_id") do nothing returning 1`,
+    [newId('obligation'), movement.id, movement.debtorBank, movement.creditorBank, movement.amount.toString(), movement.currency, now],
+  );
 }
 
 /**

@@ -87,23 +87,7 @@ function planMove(movement: OrderMovementEntity, trigger: OrderMovementTrigger, 
   return { move, update: { ...changes, status: move.to, updatedAt: now, [ORDER_MOVEMENT_REACHED_AT[move.to]]: now } };
 }
 
-/** One move of the table, conditional on the status read (false: someone moved it first), with its event. */
-export async function moveOrderMovement(
-  em: EntityManager,
-  movement: OrderMovementEntity,
-  trigger: OrderMovementTrigger,
-  now: Date,
-  changes: OrderMovementChanges = {},
-): Promise<boolean> {
-  const { move, update } = planMove(movement, trigger, now, changes);
-  const count = await em.nativeUpdate(OrderMovementEntity, { id: movement.id, status: movement.status }, update);
-  if (count === 0) return false;
-  Object.assign(movement, update);
-  if (move.event) recordMovementEvent(em, move.event, movement, now);
-  return true;
-}
-
-/** The same move as parts of the engine's OneStatement (MovementKind.moveIn): the columns to apply once part `moved` changed the row. */
+/** One move of the table, conditional on the status read, with its event, as parts of the engine's OneStatement (MovementKind.moveIn): the columns to apply once part `moved` changed the row. */
 export function moveOrderMovementIn(
   statement: OneStatement,
   movement: OrderMovementEntity,
@@ -137,7 +121,6 @@ export function loadOrderMovement(em: EntityManager, id: string): Promise<OrderM
 export const orderMovements: MovementKind<OrderMovementEntity> = {
   load: loadOrderMovement,
   entity: OrderMovementEntity,
-  move: (tx, movement, trigger, now, failure) => moveOrderMovement(tx, movement, trigger, now, failure ?? {}),
   moveIn: (statement, movement, trigger, now, failure, when) => moveOrderMovementIn(statement, movement, trigger, now, failure ?? {}, when),
   isFinal: (movement) => FINAL_ORDER_MOVEMENT_STATUSES.has(movement.status),
 };
