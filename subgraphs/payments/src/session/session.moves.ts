@@ -66,6 +66,13 @@ export async function countOtpFailure(tx: EntityManager, sessionId: string, now:
 /** Columns a move may set besides status and its timestamp. */
 export type MoveChanges = Partial<Pick<PaymentSessionEntity, 'debtorBank' | 'settlementType' | 'failureCode' | 'failureDetail'>>;
 
+/** A move of the table from the session's status: its row of the table and the columns it sets; throws when there is none. */
+function planMove(session: PaymentSessionEntity, trigger: SessionTrigger, now: Date, changes: MoveChanges) {
+  const move = transitionFor(session.status, trigger);
+  if (!move) throw refusal(session.id, session.status, trigger);
+  return { move, update: { ...changes, status: move.to, updatedAt: now, [REACHED_AT[move.to]]: now } };
+}
+
 /**
  * Makes one move of the transition table inside the caller's transaction: a conditional UPDATE
  * (`where id = ? and status = <from>`), so of two processes racing for the same move exactly
@@ -81,9 +88,7 @@ export async function moveSession(
   changes: MoveChanges = {},
   condition: FilterQuery<PaymentSessionEntity> = {},
 ): Promise<boolean> {
-  const move = transitionFor(session.status, trigger);
-  if (!move) throw refusal(session.id, session.status, trigger);
-  const update = { ...changes, status: move.to, updatedAt: now, [REACHED_AT[move.to]]: now };
+  const { move, update } = planMove(session, trigger, now, changes);
   const count = await em.nativeUpdate(PaymentSessionEntity, { ...(condition as object), id: session.id, status: session.status }, update);
   if (count === 0) return false;
   Object.assign(session, update);
@@ -108,9 +113,7 @@ export function moveSessionIn(
   condition: FilterQuery<PaymentSessionEntity> = {},
   when?: string,
 ): Partial<PaymentSessionEntity> {
-  const move = transitionFor(session.status, trigger);
-  if (!move) throw refusal(session.id, session.status, trigger);
-  const update = { ...changes, status: move.to, updatedAt: now, [REACHED_AT[move.to]]: now };
+  const { move, update } = planMove(session, trigger, now, changes);
   statement.update(name, PaymentSessionEntity, { ...(condition as object), id: session.id, status: session.status }, update, when);
   statement.insert(`${name}_event`, OutboxEvent, sessionEventRow(move.event, Object.assign(new PaymentSessionEntity(), session, update), now), name);
   return update;
