@@ -61,17 +61,17 @@ describe('OneStatement: several writes, one statement, all or none', () => {
     await db.close();
   });
 
-  it('writes the parts that depend on a conditional update only when it changed a row, and counts each part', async () => {
+  it('writes the parts that depend on a conditional update only when it changed a row, and counts each part (values with ? and $1 kept as they are)', async () => {
     const em = orm.em.fork();
     const at = new Date('2026-11-24T10:00:00.000Z');
     const first = await new OneStatement(em)
       .update('moved', Order, { id: 'o1', status: 'OPEN' }, { status: 'PAID' })
-      .insert('note', Note, { id: 'n1', orderId: 'o1', data: { said: "it's paid", n: 1 }, at }, 'moved')
+      .insert('note', Note, { id: 'n1', orderId: 'o1', data: { said: "it's paid? yes\\? $1", n: 1 }, at }, 'moved')
       .run();
     expect(first).toEqual({ moved: 1, note: 1 });
     expect(await order('o1')).toMatchObject({ status: 'PAID' });
     const [note] = await notes('o1');
-    expect(note).toMatchObject({ id: 'n1', data: { said: "it's paid", n: 1 } });
+    expect(note).toMatchObject({ id: 'n1', data: { said: "it's paid? yes\\? $1", n: 1 } });
     expect(new Date(note.at).toISOString()).toBe(at.toISOString());
 
     // The same move again: the update matches nothing, so nothing that depends on it is written.

@@ -20,7 +20,6 @@ import type { EntityManager } from '@mikro-orm/postgresql';
  */
 export class OneStatement {
   private readonly parts: Array<{ name: string; sql: string }> = [];
-  private readonly params: unknown[] = [];
 
   constructor(private readonly em: EntityManager) {}
 
@@ -74,7 +73,7 @@ export class OneStatement {
     if (this.parts.length === 0) return {};
     const counts = this.parts.map(({ name }) => `(select count(*) from ${this.ref(name)})::integer as "${name}"`).join(', ');
     const text = `with ${this.parts.map(({ name, sql }) => `${this.ref(name)} as (${sql})`).join(',\n')}\nselect ${counts}`;
-    const [row] = await this.em.getConnection().execute<Array<Record<string, number>>>(text, this.params as unknown[], 'all', this.em.getTransactionContext());
+    const [row] = await this.em.getConnection().execute<Array<Record<string, number>>>(text, [], 'all', this.em.getTransactionContext());
     return row ?? {};
   }
 
