@@ -1,4 +1,4 @@
-import { raw, type EntityName, type FilterQuery } from '@mikro-orm/core';
+import { raw, Utils, type EntityName, type FilterQuery } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 
 /**
@@ -48,7 +48,7 @@ export class OneStatement {
 
   /** Inserts one row of `entity` (its properties as the ORM maps them), if part `when` changed a row. */
   insert<T extends object>(name: string, entity: EntityName<T>, data: Partial<T>, when?: string): this {
-    const meta = this.em.getMetadata().get<T>(typeof entity === 'string' ? entity : (entity as { name: string }).name);
+    const meta = this.em.getMetadata().get<T>(Utils.className(entity));
     const row = this.em.getDriver().mapDataToFieldNames({ ...data }, true, meta.properties, true) as Record<string, unknown>;
     const columns = Object.keys(row);
     const schema = meta.schema ?? this.em.config.get('schema');

@@ -40,7 +40,7 @@ export function wakeOutboxRelay(em: EntityManager): void {
 }
 
 /** The relay of a schema changes hands within about this long after its instance died (issue 17: seconds). */
-export const DEFAULT_RELAY_LEASE_MS = 3_000;
+const DEFAULT_RELAY_LEASE_MS = 3_000;
 
 interface OutboxRow {
   sequence: string;

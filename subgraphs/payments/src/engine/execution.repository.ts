@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { raw } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import type { OneStatement } from '@gateway/db';
+import { OneStatement } from '@gateway/db';
 import { ACTIVE_STEPS, PaymentExecutionEntity, type ExecutionStep } from './execution.entity';
 
 /** Columns a step's record may set (the step itself, its outcome, its lease). */
@@ -53,8 +53,9 @@ export class ExecutionRepository {
    * engine, still held with its lease token (null: the caller holds no lease, e.g. an operator).
    */
   async recordStep(em: EntityManager, sessionId: string, from: ExecutionStep, changes: ExecutionChanges, leaseToken: string | null = null): Promise<boolean> {
-    const owned = leaseToken === null ? {} : { leaseToken };
-    return (await em.nativeUpdate(PaymentExecutionEntity, { sessionId, step: from, ...owned }, { ...changes, attempts: raw('attempts + 1') })) > 0;
+    const statement = new OneStatement(em);
+    this.recordStepIn(statement, sessionId, from, changes, leaseToken);
+    return (await statement.run()).step! > 0;
   }
 
   /** recordStep as a part (`step`) of the caller's OneStatement, written only if part `when` changed a row, when given. */

@@ -51,9 +51,9 @@ export interface MovementKind<M extends Movement = Movement> {
   /** Its entity: the engine locks the movement's row while it records a step with a move. */
   entity: EntityClass<M>;
   /**
-   * A move of the kind's table from the status the engine read, as parts of the engine's OneStatement (`moved` and, when the move has one, its
-   * event `moved_event`), written only if part `when` changed a row: the changes to apply to
-   * `movement` once part `moved` changed its row.
+   * A move of the kind's table from the status the engine read, as parts of the engine's
+   * OneStatement (`moved` and, when the move has one, its event `moved_event`), written only if
+   * part `when` changed a row: the changes to apply to `movement` once part `moved` changed its row.
    */
   moveIn(statement: OneStatement, movement: M, trigger: EngineTrigger, now: Date, failure: EngineFailure | undefined, when: string): Partial<M>;
   /** Nothing moves it any more (an operator's answer after FAILED stands). */
