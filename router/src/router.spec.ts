@@ -231,6 +231,23 @@ describe('router', () => {
     }
   });
 
+  it("answers an operation one subgraph answers whole past the gateway, with the gateway's answer", async () => {
+    const forwardedCount = async () => Number((await (await fetch(`${router.url}/metrics`)).text()).match(/router_forwarded_total\{[^}]*subgraph="banks"[^}]*\} (\d+)/)?.[1] ?? 0);
+    const query = 'query($handle: String!) { bank(handle: $handle) { handle displayName country } }';
+    const headers = { 'x-service-admin-key': ADMIN_KEY, 'x-forwarded-for': '203.0.113.31' };
+    for (const handle of ['edge', 'nobody']) {
+      const before = await forwardedCount();
+      const forwarded = await post(router, query, { handle }, headers);
+      expect(await forwardedCount()).toBe(before + 1);
+      // Asking for graphql-response+json leaves the request to Apollo and the gateway's plan.
+      const planned = await post(router, query, { handle }, { ...headers, accept: 'application/graphql-response+json' });
+      expect(await forwardedCount()).toBe(before + 1);
+      expect(forwarded.status).toBe(planned.status);
+      expect(forwarded.body).toEqual(planned.body);
+      expect(forwarded.headers.get('content-type')).toBe('application/json; charset=utf-8');
+    }
+  });
+
   it('serves Prometheus metrics', async () => {
     const metrics = await (await fetch(`${router.url}/metrics`)).text();
     expect(metrics).toMatch(/router_requests_total\{.*outcome="accepted".*\} \d+/);

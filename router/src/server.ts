@@ -35,6 +35,7 @@ import { registerGraphiQL, type GraphiQLOptions } from './graphiql';
 import { carriesNul, inspectOperation, MAX_TOKENS, unknownOperationName, type OperationSource } from './operation';
 import { queryLimitRules } from './query-limits';
 import { createRateLimiter, limitClassesOf, limitCostsOf, type LimitOverrides } from './rate-limit';
+import { createForwarder } from './forward';
 import { SubgraphDataSource } from './subgraph-source';
 import { tokenRequestClient } from './token-client';
 import { routerSubscriptions } from './subscriptions';
@@ -170,11 +171,18 @@ export async function startRouter(options: RouterOptions): Promise<RunningRouter
     registers: [registry],
   });
   const operations = new OperationLabels();
+  const forwardedTotal = new Counter({
+    name: 'router_forwarded_total',
+    help: 'Operations one subgraph answered whole, sent to it past the gateway (forward.ts), by subgraph',
+    labelNames: ['subgraph'],
+    registers: [registry],
+  });
 
   const timeoutMs = options.subgraphTimeoutMs ?? 15_000;
   const subgraphAgent = new Agent({ keepAliveTimeout: 30_000, connections: 128 });
+  const supergraphSdl = composeSupergraph(options.subgraphs);
   const gateway = new ApolloGateway({
-    supergraphSdl: composeSupergraph(options.subgraphs),
+    supergraphSdl,
     buildService: ({ name, url }) => new SubgraphDataSource(name ?? 'subgraph', url!, timeoutMs, subgraphAgent),
   });
 
@@ -219,6 +227,10 @@ export async function startRouter(options: RouterOptions): Promise<RunningRouter
     maxDepth: { enabled: false },
     blockFieldSuggestion: { enabled: options.production },
   }).protect();
+  const validationRules = [...queryLimitRules(options.maxDepth ?? 12, options.maxFields ?? 500, !options.production), ...armor.validationRules];
+  const formatError = formatGatewayError(logger);
+  // An operation one subgraph answers whole skips the gateway (forward.ts); the rest goes through Apollo.
+  const forward = createForwarder({ supergraphSdl, subgraphs: options.subgraphs, validationRules, maxTokens: MAX_TOKENS, timeoutMs, agent: subgraphAgent, formatError });
   const apollo = new ApolloServer<RouterContext>({
     gateway,
     introspection: !options.production,
@@ -232,8 +244,8 @@ export async function startRouter(options: RouterOptions): Promise<RunningRouter
     // The process's main owns SIGINT/SIGTERM and stops everything in order. Apollo's own handler
     // (on by default) stopped each server by itself, out of that order, then re-sent the signal.
     stopOnTerminationSignals: false,
-    validationRules: [...queryLimitRules(options.maxDepth ?? 12, options.maxFields ?? 500, !options.production), ...armor.validationRules],
-    formatError: formatGatewayError(logger),
+    validationRules,
+    formatError,
     // Apollo's landing page loads Apollo Sandbox from a CDN; browsers get GraphiQL instead (graphiql.ts).
     plugins: [fastifyApolloDrainPlugin(app), ApolloServerPluginLandingPageDisabled(), ...armor.plugins, outcomePlugin],
   });
@@ -322,6 +334,14 @@ export async function startRouter(options: RouterOptions): Promise<RunningRouter
       return sendError(reply, request.requestId, admission.refusal);
     }
     request.gatewayPrincipal = admission.principal;
+    // A JSON POST (what Apollo's CSRF prevention lets through) may be forwarded; GETs stay Apollo's.
+    if (request.method !== 'POST' || !request.headers['content-type']?.startsWith('application/json')) return;
+    const caller = contextOf(admission.principal, request.requestId, labels, request.ip);
+    const forwarded = await forward(sourceOf(request), request.headers, caller);
+    if (!forwarded) return;
+    forwardedTotal.inc({ subgraph: forwarded.subgraph });
+    labels.outcome = forwarded.outcome;
+    return reply.code(forwarded.status).headers(forwarded.headers).send(forwarded.body);
   };
   // The same request without a socket, for rest-compat or a service in this process (kernel's in-process.ts).
   const local: LocalHandler = async ({ headers, body, ip }) => {
@@ -340,10 +360,18 @@ export async function startRouter(options: RouterOptions): Promise<RunningRouter
         status = ERROR_CODES[admission.refusal.code].status;
         return { status, headers: answerHeaders, body: JSON.stringify(errorBody(requestId, admission.refusal)) };
       }
+      const context = contextOf(admission.principal, requestId, labels, ip);
+      const forwarded = await forward(body, headers, context);
+      if (forwarded) {
+        forwardedTotal.inc({ subgraph: forwarded.subgraph });
+        labels.outcome = forwarded.outcome;
+        status = forwarded.status;
+        return { status, headers: { ...forwarded.headers, ...answerHeaders }, body: forwarded.body };
+      }
       const answer = completeAnswer(
         await apollo.executeHTTPGraphQLRequest({
           httpGraphQLRequest: { method: 'POST', headers: new HeaderMap([['content-type', 'application/json'], ...Object.entries(headers)]), search: '', body },
-          context: async () => contextOf(admission.principal, requestId, labels, ip),
+          context: async () => context,
         }),
       );
       status = answer.status;
