@@ -42,6 +42,32 @@ describe('kernel', () => {
     expect(verifyPrincipal(undefined, 'secret')).toEqual({ kind: 'anonymous' });
   });
 
+  it('reuses a signature for half its life and a verification until the header is stale, never across secrets', () => {
+    const principal = { kind: 'bank' as const, id: 'alpha' };
+    const start = Date.now();
+    const header = signPrincipal(principal, 'secret', start);
+    expect(signPrincipal(principal, 'secret', start + 60_000)).toBe(header);
+    expect(signPrincipal(principal, 'secret', start + 3 * 60_000)).not.toBe(header); // past half of the 5 minutes: signed anew
+    expect(signPrincipal(principal, 'other', start + 60_000)).not.toBe(header);
+
+    const seen = verifyPrincipal(header, 'secret', start + 1000);
+    seen.id = 'changed by a caller';
+    expect(verifyPrincipal(header, 'secret', start + 2000)).toEqual(principal);
+    expect(() => verifyPrincipal(header, 'other', start + 2000)).toThrow(GatewayError);
+    // Known, but stale now: refused all the same.
+    expect(() => verifyPrincipal(header, 'secret', start + 6 * 60_000)).toThrow(expect.objectContaining({ detail: 'forwarded principal is stale' }));
+    // A tampered header is refused every time, never remembered.
+    const tampered = `${header.slice(0, -1)}${header.endsWith('0') ? '1' : '0'}`;
+    expect(() => verifyPrincipal(tampered, 'secret', start + 1000)).toThrow(GatewayError);
+    expect(() => verifyPrincipal(tampered, 'secret', start + 1000)).toThrow(GatewayError);
+  });
+
+  it('mints ids of 24 base62 characters, never the same twice', () => {
+    const ids = new Set(Array.from({ length: 5000 }, () => newId('request')));
+    expect(ids.size).toBe(5000);
+    for (const id of ids) expect(id).toMatch(/^req_[0-9A-Za-z]{24}$/);
+  });
+
   it('seals a secret so only the platform secret opens it', () => {
     const sealed = sealSecret('sik_raw', 'platform');
     expect(sealed).not.toContain('sik_raw');
