@@ -39,10 +39,22 @@ export class MovementBook {
   ) {}
 
   /**
-   * Books a debit or credit exactly once per (operation, reference), in one short transaction:
-   * the insert of the transaction row is the deduplication point (a unique index; a concurrent
-   * duplicate waits on it, then sees the committed row), and the balance moves through one
-   * conditional update, so a debit never takes the balance below zero whatever runs alongside.
+   * Books a debit or credit exactly once per (operation, reference), in ONE statement and no
+   * transaction (issue 15: BEGIN, two statements and COMMIT were four round trips per booking, and
+   * the sandbox shares the benchmarks' machine). The statement's parts, data-modifying CTEs that
+   * PostgreSQL applies all or none:
+   * - `account` locks the account row (FOR UPDATE): bookings of one account take turns, and a
+   *   booking that waited for another reads the balance that one committed (READ COMMITTED
+   *   re-reads a locked row's newest version), not its snapshot's. Under that lock nothing can move
+   *   the balance before `moved` does, so `balance_after` is the balance the update writes.
+   * - `inserted` writes the transaction row only into an account of the movement's currency whose
+   *   balance can take it (never below zero, never past the safe-integer range). It is the
+   *   deduplication point: a unique index. A concurrent duplicate waits (on the row lock, or on
+   *   the index when it names another account), then inserts nothing.
+   * - `moved` moves the balance only if the row was inserted, so money moves exactly once.
+   * A refused movement inserts nothing: it leaves no trace, and the same reference can be tried
+   * again once the balance allows it. Only when nothing was inserted does a second statement read
+   * the reference's row, to tell a replay (the first answer) from a refusal.
    *
    * The gateway sends only the spec's fields, so, as a real bank would, the bank tells a rail
    * credit from its own ledger: a credit whose reference is a payment session id (`ops_…`) that
@@ -57,77 +69,67 @@ export class MovementBook {
     // Could be a rail credit: a credit whose reference is a gateway movement's (the ledger then
     // looks for this bank's own debit of it, in the insert's statement).
     const maybeRail = operation === 'CREDIT' && SESSION_REFERENCE.test(input.reference);
-    return this.orm.em.fork().transactional(async (em) => {
-      // One statement: the account, whether the credit is a rail credit, and the transaction row,
-      // inserted only into an account of the movement's currency. The insert is the
-      // deduplication point (a unique index; a concurrent duplicate waits on it, then sees the
-      // committed row). Fewer statements per booking: the sandbox shares the benchmarks' machine.
-      const [found] = await em.execute<Array<{ currency: string; id: string; rail: boolean; inserted: string | null }>>(
-        `with account as (select "id", "currency" from "bank_sandbox"."accounts" where "bank_handle" = ? and "iban" = ?),
-           rail as (select ?::boolean and not exists (select 1 from "bank_sandbox"."transactions"
-             where "bank_handle" = ? and "operation" = 'DEBIT' and "reference" = ?) as "rail"),
-           inserted as (insert into "bank_sandbox"."transactions"
-               ("transaction_id", "bank_handle", "operation", "reference", "iban", "amount", "currency", "description",
-                "debtor_bank", "session_id", "rrn", "balance_after", "booked_at", "confirmation_status", "confirmation_attempts")
-             select ?, ?, ?, ?, ?, ?, ?, ?, null, case when r."rail" then ? end, case when r."rail" then ? end, null, ?,
-               case when r."rail" then 'PENDING' end, 0
-             from account a cross join rail r where a."currency" = ?
-             on conflict ("bank_handle", "operation", "reference") do nothing
-             returning "transaction_id")
-         select a."id", a."currency", r."rail", (select "transaction_id" from inserted) as "inserted" from account a cross join rail r`,
-        [
-          ...[this.bankHandle, iban],
-          ...[maybeRail, this.bankHandle, input.reference],
-          ...[fresh.transactionId, this.bankHandle, operation, input.reference, iban, input.amount, input.currency, input.description],
-          ...[input.reference, fresh.rrn, bookedAt],
-          input.currency,
-        ],
-      );
-      if (!found) throw bankErrors.accountNotFound(iban);
-      if (found.currency !== input.currency) {
-        throw bankErrors.validation(`currency: account ${iban} is held in ${found.currency}, not ${input.currency}`);
+    const delta = operation === 'DEBIT' ? -input.amount : input.amount;
+    const em = this.orm.em.fork();
+    const [found] = await em.execute<Array<{ id: string; currency: string; rail: boolean; inserted: string | null; balance_after: string | number | null }>>(
+      `with account as (select "id", "currency", "balance" from "bank_sandbox"."accounts" where "bank_handle" = ? and "iban" = ? for update),
+         rail as (select ?::boolean and not exists (select 1 from "bank_sandbox"."transactions"
+           where "bank_handle" = ? and "operation" = 'DEBIT' and "reference" = ?) as "rail"),
+         inserted as (insert into "bank_sandbox"."transactions"
+             ("transaction_id", "bank_handle", "operation", "reference", "iban", "amount", "currency", "description",
+              "debtor_bank", "session_id", "rrn", "balance_after", "booked_at", "confirmation_status", "confirmation_attempts")
+           select ?, ?, ?, ?, ?, ?, ?, ?, null, case when r."rail" then ? end, case when r."rail" then ? end, a."balance" + ?, ?,
+             case when r."rail" then 'PENDING' end, 0
+           from account a cross join rail r
+           where a."currency" = ? and a."balance" + ? >= 0 and a."balance" + ? <= ${MAX_SAFE}
+           on conflict ("bank_handle", "operation", "reference") do nothing
+           returning "transaction_id", "balance_after"),
+         moved as (update "bank_sandbox"."accounts" set "balance" = "balance" + ?
+           where "id" = (select "id" from account) and exists (select 1 from inserted) returning "balance")
+       select a."id", a."currency", r."rail", i."transaction_id" as "inserted", i."balance_after"
+       from account a cross join rail r left join inserted i on true`,
+      [
+        ...[this.bankHandle, iban],
+        ...[maybeRail, this.bankHandle, input.reference],
+        ...[fresh.transactionId, this.bankHandle, operation, input.reference, iban, input.amount, input.currency, input.description],
+        ...[input.reference, fresh.rrn, delta, bookedAt],
+        ...[input.currency, delta, delta],
+        delta,
+      ],
+    );
+    if (!found) throw bankErrors.accountNotFound(iban);
+    if (found.currency !== input.currency) {
+      throw bankErrors.validation(`currency: account ${iban} is held in ${found.currency}, not ${input.currency}`);
+    }
+    if (!found.inserted) {
+      // Nothing inserted: the reference was booked before (by now committed: a duplicate running
+      // alongside waited for it; this new statement sees it), or the balance refused the movement.
+      const first = await em.findOne(SandboxTransactionRow, { bankHandle: this.bankHandle, operation, reference: input.reference });
+      if (!first) throw operation === 'DEBIT' ? bankErrors.insufficientFunds() : bankErrors.balanceLimit();
+      if (first.iban !== iban || Number(first.amount) !== input.amount || first.currency !== input.currency) {
+        throw bankErrors.duplicateReference(input.reference);
       }
-      if (!found.inserted) {
-        const first = await em.findOneOrFail(SandboxTransactionRow, { bankHandle: this.bankHandle, operation, reference: input.reference });
-        if (first.iban !== iban || Number(first.amount) !== input.amount || first.currency !== input.currency) {
-          throw bankErrors.duplicateReference(input.reference);
-        }
-        return { transaction: toTransactionView(first), replayed: true, railCredit: false };
-      }
-      const rail = found.rail;
-
-      // The balance moves through one conditional update, and the row gets its balance_after in
-      // the same statement. Throwing rolls the transaction row back too: a refused movement leaves
-      // no trace, so the same reference can be tried again once the balance allows it.
-      const delta = operation === 'DEBIT' ? -input.amount : input.amount;
-      const moved: Array<{ balance_after: string }> = await em.execute(
-        `with moved as (update "bank_sandbox"."accounts" set "balance" = "balance" + ?
-             where "id" = ? and "balance" + ? >= 0 and "balance" + ? <= ${MAX_SAFE} returning "balance")
-         update "bank_sandbox"."transactions" set "balance_after" = (select "balance" from moved)
-         where "transaction_id" = ? and exists (select 1 from moved) returning "balance_after"`,
-        [delta, found.id, delta, delta, fresh.transactionId],
-      );
-      if (moved.length === 0) throw operation === 'DEBIT' ? bankErrors.insufficientFunds() : bankErrors.balanceLimit();
-      const balanceAfter = Number(moved[0]!.balance_after);
-      const transaction: SandboxTransaction = {
-        transactionId: fresh.transactionId,
-        operation,
-        reference: input.reference,
-        iban,
-        amount: input.amount,
-        currency: found.currency as SandboxTransaction['currency'],
-        description: input.description,
-        debtorBank: null,
-        sessionId: rail ? input.reference : null,
-        rrn: rail ? fresh.rrn : null,
-        balanceAfter,
-        bookedAt,
-        bookingDate: bookingDateOf(bookedAt),
-        confirmationStatus: rail ? 'PENDING' : null,
-        confirmationAttempts: 0,
-      };
-      return { transaction, replayed: false, railCredit: rail };
-    });
+      return { transaction: toTransactionView(first), replayed: true, railCredit: false };
+    }
+    const rail = found.rail;
+    const transaction: SandboxTransaction = {
+      transactionId: fresh.transactionId,
+      operation,
+      reference: input.reference,
+      iban,
+      amount: input.amount,
+      currency: found.currency as SandboxTransaction['currency'],
+      description: input.description,
+      debtorBank: null,
+      sessionId: rail ? input.reference : null,
+      rrn: rail ? fresh.rrn : null,
+      balanceAfter: Number(found.balance_after),
+      bookedAt,
+      bookingDate: bookingDateOf(bookedAt),
+      confirmationStatus: rail ? 'PENDING' : null,
+      confirmationAttempts: 0,
+    };
+    return { transaction, replayed: false, railCredit: rail };
   }
 
   /** Transactions of an account booked between two UTC dates (inclusive), newest first. */
