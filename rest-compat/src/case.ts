@@ -4,9 +4,26 @@
  * handles, URLs) are never touched.
  */
 
-export const snakeToCamel = (key: string): string => key.replace(/_([a-z0-9])/g, (_match, next: string) => next.toUpperCase());
+/**
+ * Every request converts the same few hundred field names: each conversion is remembered. Keys a
+ * client chose (metadata) are converted too, so the memory is bounded; past it, keys are converted
+ * each time.
+ */
+function remembered(convert: (key: string) => string): (key: string) => string {
+  const known = new Map<string, string>();
+  return (key) => {
+    let converted = known.get(key);
+    if (converted === undefined) {
+      converted = convert(key);
+      if (known.size < 5000) known.set(key, converted);
+    }
+    return converted;
+  };
+}
 
-export const camelToSnake = (key: string): string => key.replace(/([a-z0-9])([A-Z])/g, '$1_$2').toLowerCase();
+export const snakeToCamel = remembered((key) => key.replace(/_([a-z0-9])/g, (_match, next: string) => next.toUpperCase()));
+
+export const camelToSnake = remembered((key) => key.replace(/([a-z0-9])([A-Z])/g, '$1_$2').toLowerCase());
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {
   if (value === null || typeof value !== 'object') return false;
