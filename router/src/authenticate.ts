@@ -4,14 +4,17 @@ import { vault, type CredentialKind, type VerifyResult } from '@gateway/vault';
 
 export type CredentialHeaders = Record<string, string | string[] | undefined>;
 
+/** The vault's EntityManager, forked only when a credential is looked up (most hops carry none, or a signed principal). */
+export type VaultEm = () => EntityManager;
+
 const header = (headers: CredentialHeaders, name: string): string | undefined => {
   const value = headers[name];
   return Array.isArray(value) ? value[0] : value;
 };
 
 /** `refusal` is made only when the credential is refused: an error's stack costs more than the check on every request. */
-async function verified(em: EntityManager, kind: CredentialKind, raw: string, refusal: () => GatewayError): Promise<VerifyResult & { ok: true }> {
-  const result = await vault.verify(em, kind, raw);
+async function verified(em: VaultEm, kind: CredentialKind, raw: string, refusal: () => GatewayError): Promise<VerifyResult & { ok: true }> {
+  const result = await vault.verify(em(), kind, raw);
   if (!result.ok) throw refusal();
   return result;
 }
@@ -21,7 +24,7 @@ async function verified(em: EntityManager, kind: CredentialKind, raw: string, re
  * credential with the spec's code. One credential per request; the first present wins in the
  * order below.
  */
-export async function authenticate(em: EntityManager, headers: CredentialHeaders, adminKey: string, ip: string, platformSecret: string): Promise<Principal> {
+export async function authenticate(em: VaultEm, headers: CredentialHeaders, adminKey: string, ip: string, platformSecret: string): Promise<Principal> {
   // Platform services (payments asking identity for routing) sign their own principal; only
   // the `service` kind is accepted this way, never a client-chosen identity.
   const forwarded = header(headers, PRINCIPAL_HEADER);
@@ -61,14 +64,14 @@ export async function authenticate(em: EntityManager, headers: CredentialHeaders
   return { kind: 'anonymous', ip };
 }
 
-async function bearerPrincipal(em: EntityManager, authorization: string, consentId: string | undefined, ip: string): Promise<Principal> {
+async function bearerPrincipal(em: VaultEm, authorization: string, consentId: string | undefined, ip: string): Promise<Principal> {
   const match = /^Bearer ([A-Za-z0-9_]+)$/.exec(authorization.trim());
   if (!match) throw new GatewayError('INVALID_API_KEY', 'Authorization must be "Bearer <key>"');
   const token = match[1]!;
 
   if (token.startsWith('at_')) {
     if (!consentId) throw new GatewayError('UNAUTHORIZED', 'Open Banking calls need both Authorization and X-Consent-Id');
-    const result = await vault.verify(em, 'ob_access_token', token);
+    const result = await vault.verify(em(), 'ob_access_token', token);
     if (!result.ok) {
       if (result.reason === 'expired') throw new GatewayError('TOKEN_EXPIRED');
       if (result.reason === 'revoked') throw new GatewayError('TOKEN_REVOKED');

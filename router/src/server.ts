@@ -4,6 +4,7 @@ import { ApolloArmor } from '@escape.tech/graphql-armor';
 import { ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
 import fastifyApollo, { fastifyApolloDrainPlugin } from '@as-integrations/fastify';
 import Fastify, { type FastifyReply, type FastifyRequest } from 'fastify';
+import { NoSchemaIntrospectionCustomRule } from 'graphql';
 import { Agent } from 'undici';
 import { Counter, Histogram } from 'prom-client';
 import { databaseReady, type Database } from '@gateway/db';
@@ -200,7 +201,7 @@ export async function startRouter(options: RouterOptions): Promise<RunningRouter
         gateway,
         bus: options.bus,
         platformSecret: options.platformSecret,
-        authenticate: (headers, ip) => authenticate(vaultOrm.em.fork(), headers, options.adminKey, ip, options.platformSecret),
+        authenticate: (headers, ip) => authenticate(() => vaultOrm.em.fork(), headers, options.adminKey, ip, options.platformSecret),
         logger,
         registry,
         keepAliveMs: options.wsKeepAliveMs,
@@ -230,7 +231,16 @@ export async function startRouter(options: RouterOptions): Promise<RunningRouter
   const validationRules = [...queryLimitRules(options.maxDepth ?? 12, options.maxFields ?? 500, !options.production), ...armor.validationRules];
   const formatError = formatGatewayError(logger);
   // An operation one subgraph answers whole skips the gateway (forward.ts); the rest goes through Apollo.
-  const forward = createForwarder({ supergraphSdl, subgraphs: options.subgraphs, validationRules, maxTokens: MAX_TOKENS, timeoutMs, agent: subgraphAgent, formatError });
+  const forward = createForwarder({
+    supergraphSdl,
+    subgraphs: options.subgraphs,
+    // Apollo adds its own refusal of introspection in production: the forwarder checks it too.
+    validationRules: [...(options.production ? [NoSchemaIntrospectionCustomRule] : []), ...validationRules],
+    maxTokens: MAX_TOKENS,
+    timeoutMs,
+    agent: subgraphAgent,
+    formatError,
+  });
   const apollo = new ApolloServer<RouterContext>({
     gateway,
     introspection: !options.production,
@@ -258,7 +268,7 @@ export async function startRouter(options: RouterOptions): Promise<RunningRouter
     const answerHeaders: Record<string, string> = {};
     const refuse = (error: GatewayError): Admission => ({ refusal: error, headers: answerHeaders });
     try {
-      const principal = await authenticate(vaultOrm.em.fork(), headers, options.adminKey, ip, options.platformSecret);
+      const principal = await authenticate(() => vaultOrm.em.fork(), headers, options.adminKey, ip, options.platformSecret);
       if (carriesNul(source)) {
         const text = 'text must not contain the NUL character (U+0000)';
         return refuse(new GatewayError('VALIDATION_ERROR', text, text));

@@ -3,7 +3,7 @@ import { ApolloServerPluginInlineTraceDisabled } from '@apollo/server/plugin/dis
 import fastifyApollo, { fastifyApolloDrainPlugin } from '@as-integrations/fastify';
 import Fastify, { type FastifyInstance } from 'fastify';
 import type { GraphQLSchema } from 'graphql';
-import type { MikroORM } from '@mikro-orm/postgresql';
+import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
 import { Histogram, type Registry } from 'prom-client';
 import { databaseReady, type Database } from '@gateway/db';
 import {
@@ -113,10 +113,14 @@ export async function startSubgraphServer(options: SubgraphServerOptions): Promi
   const contextOf = (requestId: string, signedPrincipal: string | undefined): SubgraphContext => {
     const principal = verifyPrincipal(signedPrincipal, options.platformSecret);
     let child: Logger | undefined;
+    let em: EntityManager | undefined;
     return {
       principal,
       requestId,
-      em: options.orm.em.fork(),
+      // Forked on first use: a request refused before its resolver (or answered without the database) needs none.
+      get em() {
+        return (em ??= options.orm.em.fork());
+      },
       // Most requests never log: build the child logger on first use.
       get logger() {
         return (child ??= logger.child({ request_id: requestId }));
