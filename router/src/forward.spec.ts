@@ -106,12 +106,18 @@ describe('forwarding an operation one subgraph answers whole', () => {
     expect(await forward({ query: wide(19) }, {}, caller)).toBeDefined();
   });
 
-  it('leaves to Apollo a caller that asks for another answer format, and a subgraph answer other than 200', async () => {
+  it('leaves to Apollo a caller that asks for another answer format', async () => {
     expect(await forward({ query: RESOLVE, variables: { alias: 'ali' } }, { accept: 'application/graphql-response+json' }, caller)).toBeUndefined();
     expect(received).toHaveLength(0);
+    expect(await forward({ query: RESOLVE, variables: { alias: 'ali' } }, { accept: 'application/json' }, caller)).toBeDefined();
+  });
 
-    answers.set('identity', async () => ({ status: 500, headers: {}, body: '{}' }));
-    expect(await forward({ query: RESOLVE, variables: { alias: 'ali' } }, { accept: 'application/json' }, caller)).toBeUndefined();
+  it('answers a subgraph answer other than 200 as an internal error, as the gateway does, and never sends it twice', async () => {
+    answers.set('identity', async () => ({ status: 502, headers: {}, body: 'bad gateway' }));
+    const forwarded = await forward({ query: RESOLVE, variables: { alias: 'ali' } }, {}, caller);
+    expect(forwarded?.outcome).toBe('INTERNAL_ERROR');
+    expect(JSON.parse(forwarded!.body)).toEqual({ data: null, errors: [{ message: 'Gateway internal error', extensions: { code: 'INTERNAL_ERROR', status: 500, detail: 'internal error' } }] });
+    expect(received).toHaveLength(1);
   });
 
   it('answers 200 SERVICE_UNAVAILABLE when the subgraph does not answer in time, as the gateway does', async () => {

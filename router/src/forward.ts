@@ -76,9 +76,9 @@ const JSON_CONTENT_TYPE = 'application/json; charset=utf-8';
  *
  * The subgraph gets what the gateway would send it: the plan's operation, the variables it uses,
  * the signed principal and the request id, in process or over HTTP, with the same deadline. Its
- * errors pass through the router's formatError, as downstream errors do. An answer other than 200
- * means it did not run the operation (subgraphs answer every GraphQL error with 200, federation's
- * server.ts): the request then goes the gateway's way, which answers such a fault as it always has.
+ * errors pass through the router's formatError, as downstream errors do; a failed call (no answer
+ * in time, an answer other than 200: subgraphs answer their GraphQL errors with 200, federation's
+ * server.ts) is answered as the gateway answers a failed fetch. Nothing is ever sent twice.
  */
 export function createForwarder(options: ForwarderOptions): Forwarder {
   const supergraph = Supergraph.build(options.supergraphSdl);
@@ -155,7 +155,9 @@ export function createForwarder(options: ForwarderOptions): Forwarder {
       const failure = error instanceof GatewayError ? error : new GatewayError('SERVICE_UNAVAILABLE', `the ${whole.subgraph.name} service is unreachable`);
       return answered(whole, { data: null, errors: [{ message: failure.message, extensions: { code: failure.code, detail: failure.detail } }] });
     }
-    if (answer.status !== 200) return undefined;
+    // What the gateway's data source makes of it: the fetch failed, an internal error (never sent
+    // again: a mutation may have run behind a proxy that timed out).
+    if (answer.status !== 200) return answered(whole, { data: null, errors: [{ message: `${whole.subgraph.name} answered ${answer.status}`, extensions: { code: 'INTERNAL_SERVER_ERROR' } }] });
     // The usual answer carries no error: sent on as the subgraph wrote it, parsed once by the caller.
     const clean: Forwarded = { status: 200, headers: { 'content-type': JSON_CONTENT_TYPE }, body: answer.body, outcome: 'ok', subgraph: whole.subgraph.name };
     if (!answer.body.includes('"errors"')) return clean;
