@@ -116,7 +116,10 @@ describe('forwarding an operation one subgraph answers whole', () => {
     answers.set('identity', async () => ({ status: 502, headers: {}, body: 'bad gateway' }));
     const forwarded = await forward({ query: RESOLVE, variables: { alias: 'ali' } }, {}, caller);
     expect(forwarded?.outcome).toBe('INTERNAL_ERROR');
-    expect(JSON.parse(forwarded!.body)).toEqual({ data: null, errors: [{ message: 'Gateway internal error', extensions: { code: 'INTERNAL_ERROR', status: 500, detail: 'internal error' } }] });
+    expect(JSON.parse(forwarded!.body)).toEqual({
+      data: null,
+      errors: [{ message: 'Gateway internal error', extensions: { code: 'INTERNAL_ERROR', status: 500, detail: 'internal error' } }],
+    });
     expect(received).toHaveLength(1);
   });
 

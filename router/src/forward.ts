@@ -157,7 +157,8 @@ export function createForwarder(options: ForwarderOptions): Forwarder {
     }
     // What the gateway's data source makes of it: the fetch failed, an internal error (never sent
     // again: a mutation may have run behind a proxy that timed out).
-    if (answer.status !== 200) return answered(whole, { data: null, errors: [{ message: `${whole.subgraph.name} answered ${answer.status}`, extensions: { code: 'INTERNAL_SERVER_ERROR' } }] });
+    if (answer.status !== 200)
+      return answered(whole, { data: null, errors: [{ message: `${whole.subgraph.name} answered ${answer.status}`, extensions: { code: 'INTERNAL_SERVER_ERROR' } }] });
     // The usual answer carries no error: sent on as the subgraph wrote it, parsed once by the caller.
     const clean: Forwarded = { status: 200, headers: { 'content-type': JSON_CONTENT_TYPE }, body: answer.body, outcome: 'ok', subgraph: whole.subgraph.name };
     if (!answer.body.includes('"errors"')) return clean;
