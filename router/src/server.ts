@@ -333,6 +333,16 @@ export async function startRouter(options: RouterOptions): Promise<RunningRouter
     return (status: number) => stop({ operation: labels.operation, outcome: labels.outcome ?? outcomeOfStatus(status) });
   };
 
+  /** The answer of the subgraph that answers the request whole (forward.ts), counted; undefined: Apollo's to answer. */
+  const forwardWhole = async (source: OperationSource | undefined, headers: CredentialHeaders, context: RouterContext, labels: RequestLabels) => {
+    const forwarded = await forward(source, headers, context);
+    if (forwarded) {
+      forwardedTotal.inc({ subgraph: forwarded.subgraph });
+      labels.outcome = forwarded.outcome;
+    }
+    return forwarded;
+  };
+
   const guard = async (request: FastifyRequest, reply: FastifyReply) => {
     const labels: RequestLabels = (request.labels = { operation: 'unknown' });
     const done = timed(labels);
@@ -346,12 +356,8 @@ export async function startRouter(options: RouterOptions): Promise<RunningRouter
     request.gatewayPrincipal = admission.principal;
     // A JSON POST (what Apollo's CSRF prevention lets through) may be forwarded; GETs stay Apollo's.
     if (request.method !== 'POST' || !request.headers['content-type']?.startsWith('application/json')) return;
-    const caller = contextOf(admission.principal, request.requestId, labels, request.ip);
-    const forwarded = await forward(sourceOf(request), request.headers, caller);
-    if (!forwarded) return;
-    forwardedTotal.inc({ subgraph: forwarded.subgraph });
-    labels.outcome = forwarded.outcome;
-    return reply.code(forwarded.status).headers(forwarded.headers).send(forwarded.body);
+    const forwarded = await forwardWhole(sourceOf(request), request.headers, contextOf(admission.principal, request.requestId, labels, request.ip), labels);
+    if (forwarded) return reply.code(forwarded.status).headers(forwarded.headers).send(forwarded.body);
   };
   // The same request without a socket, for rest-compat or a service in this process (kernel's in-process.ts).
   const local: LocalHandler = async ({ headers, body, ip }) => {
@@ -371,10 +377,8 @@ export async function startRouter(options: RouterOptions): Promise<RunningRouter
         return { status, headers: answerHeaders, body: JSON.stringify(errorBody(requestId, admission.refusal)) };
       }
       const context = contextOf(admission.principal, requestId, labels, ip);
-      const forwarded = await forward(body, headers, context);
+      const forwarded = await forwardWhole(body, headers, context, labels);
       if (forwarded) {
-        forwardedTotal.inc({ subgraph: forwarded.subgraph });
-        labels.outcome = forwarded.outcome;
         status = forwarded.status;
         return { status, headers: { ...forwarded.headers, ...answerHeaders }, body: forwarded.body };
       }
