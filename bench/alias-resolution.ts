@@ -2,7 +2,10 @@
  * Issue 2's benchmark: alias resolution through the full path (rest-compat -> router ->
  * identity) against a direct query to the identity subgraph, in one run, 50 concurrent clients.
  * Targets: the full path keeps at least 80% of the direct throughput in one process and 50% split
- * (issue 15), with p99 under 20 ms; reported to the summary of `npm run bench`.
+ * (issue 15); p99 under 20 ms (issue 2) at a fixed rate below saturation (BENCH_ALIAS_RATE,
+ * default 1000/s offered, an open loop): at saturation, 50 clients in a closed loop wait their
+ * turn, and their p99 says only how many there are (Little's law), so that p99 is printed without a
+ * target. Reported to the summary of `npm run bench`.
  *
  *   node -r ./scripts/register.js bench/alias-resolution.ts      (DATABASE_URL: a fresh database on that server, dropped after; else PGlite)
  *   BENCH_DURATION_MS=10000 BENCH_CONCURRENCY=50 BENCH_LAYOUT=one-process|split|both ...
@@ -19,7 +22,7 @@ import { composeIBAN } from 'ibantools';
 import { openTestDatabase } from '@gateway/db/testing';
 import { launchPlatform, type LaunchedPlatform } from './support/launcher';
 import { launchSplitPlatform } from './support/split-launcher';
-import { printTable, runLoad, type LoadResult } from './support/load';
+import { printTable, runLoad, runOpenLoad, type LoadResult } from './support/load';
 import { report } from './support/results';
 
 const DURATION_MS = Number(process.env.BENCH_DURATION_MS ?? 8000);
@@ -27,6 +30,7 @@ const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 50);
 const ALIASES = 200;
 const ROUNDS = 2;
 const LAYOUT = process.env.BENCH_LAYOUT ?? (process.env.DATABASE_URL ? 'both' : 'one-process');
+const RATE = Number(process.env.BENCH_ALIAS_RATE ?? 1000);
 const RAISED_LIMITS = { RATE_LIMITS: JSON.stringify({ identity_resolve: { points: 10_000_000 } }) };
 
 async function main(): Promise<void> {
@@ -119,6 +123,10 @@ async function measure(layout: string, short: string, share: number, platform: L
     }
     // Where the full path's time goes: the same query sent to the router, skipping rest-compat.
     results.push(await runLoad('(breakdown) GraphQL via router -> identity', { concurrency: CONCURRENCY, durationMs: DURATION_MS / ROUNDS }, viaRouter));
+    // The latency a client sees below saturation: requests arriving at a fixed rate, whatever the answers.
+    let arrival = 0;
+    const offered = await runOpenLoad(`(latency) full path, ${RATE}/s offered`, RATE, DURATION_MS / ROUNDS, CONCURRENCY, () => full(arrival % CONCURRENCY, arrival++));
+    results.push(offered);
     const total = (prefix: string) => {
       const rows = results.filter((r) => r.name.startsWith(prefix));
       return { rps: rows.reduce((s, r) => s + r.requests, 0) / rows.reduce((s, r) => s + r.seconds, 0), p99: Math.max(...rows.map((r) => r.p99Ms)) };
@@ -128,7 +136,7 @@ async function measure(layout: string, short: string, share: number, platform: L
     const fullPath = total('full path');
     const directPath = total('direct');
     console.log(
-      `\nfull path keeps ${((100 * fullPath.rps) / directPath.rps).toFixed(0)}% of direct throughput (target >= ${100 * share}%); full-path p99 ${fullPath.p99.toFixed(1)} ms (target < 20 ms)`,
+      `\nfull path keeps ${((100 * fullPath.rps) / directPath.rps).toFixed(0)}% of direct throughput (target >= ${100 * share}%); full-path p99 ${offered.p99Ms.toFixed(1)} ms at ${RATE}/s offered (target < 20 ms), ${fullPath.p99.toFixed(1)} ms at saturation`,
     );
     // The target is a share of the direct call measured in the same run: it is the limit column too.
     report({
@@ -140,7 +148,8 @@ async function measure(layout: string, short: string, share: number, platform: L
       limit: directPath.rps,
       limitName: 'direct subgraph',
     });
-    report({ figure: `alias resolution p99 through REST, ${short}`, value: fullPath.p99, unit: 'ms', target: 20, comparison: '<' });
+    report({ figure: `alias resolution p99 through REST at ${RATE}/s offered, ${short}`, value: offered.p99Ms, unit: 'ms', target: 20, comparison: '<' });
+    report({ figure: `alias resolution p99 through REST at saturation (${CONCURRENCY} clients), ${short}`, value: fullPath.p99, unit: 'ms' });
   } finally {
     await agent.close();
     await platform.stop();

@@ -23,7 +23,6 @@
  * there needs more than 1000 creations/s. So creation latency is also measured with requests
  * arriving at a fixed rate below saturation (BENCH_RATE, default 150/s; at most 50 in flight).
  */
-import { performance } from 'node:perf_hooks';
 import { DEFAULT_POOL_SIZE, openDatabase } from '@gateway/db';
 import { openTestDatabase } from '@gateway/db/testing';
 import { newId, newSecret } from '@gateway/kernel';
@@ -32,7 +31,7 @@ import { coresUsed, cpuSeconds, formatCores } from './support/cpu';
 import { benchAgent } from './support/http';
 import { launchPlatform, type LaunchedPlatform } from './support/launcher';
 import { launchSplitPlatform } from './support/split-launcher';
-import { printTable, runLoad, type LoadResult } from './support/load';
+import { printTable, runLoad, runOpenLoad, type LoadResult } from './support/load';
 import { seedPaymentFlow, UNLIMITED } from './support/payment-flow';
 import { report } from './support/results';
 
@@ -43,38 +42,6 @@ const PHASES = new Set((process.env.BENCH_PHASES ?? 'create,same,cross').split('
 const LAYOUT = process.env.BENCH_LAYOUT ?? 'both';
 const RATE = Number(process.env.BENCH_RATE ?? 150);
 
-/** Open loop: a request every 1/rate s whatever the answers, never more than `cap` in flight (extra arrivals are dropped and counted as errors). */
-async function runOpenLoad(name: string, rate: number, durationMs: number, cap: number, work: () => Promise<void>): Promise<LoadResult> {
-  const latencies: number[] = [];
-  let errors = 0;
-  let inFlight = 0;
-  const pending: Array<Promise<void>> = [];
-  const started = performance.now();
-  for (let i = 0; performance.now() - started < durationMs; i += 1) {
-    const due = started + (i * 1000) / rate;
-    const wait = due - performance.now();
-    if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
-    if (inFlight >= cap) {
-      errors += 1;
-      continue;
-    }
-    inFlight += 1;
-    const t0 = performance.now();
-    pending.push(
-      work()
-        .then(
-          () => void latencies.push(performance.now() - t0),
-          () => void (errors += 1),
-        )
-        .finally(() => (inFlight -= 1)),
-    );
-  }
-  await Promise.all(pending);
-  const seconds = (performance.now() - started) / 1000;
-  latencies.sort((a, b) => a - b);
-  const at = (q: number) => latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))] ?? NaN;
-  return { name, requests: latencies.length, errors, seconds, perSecond: latencies.length / seconds, p50Ms: at(0.5), p99Ms: at(0.99) };
-}
 /**
  * The physical limit of a creation: a bare INSERT of a session-sized row (the same columns,
  * constraints and indexes as payments.payment_sessions) into a scratch table, from `CONCURRENCY`

@@ -39,6 +39,38 @@ export async function runLoad(name: string, options: { concurrency: number; dura
   return { name, requests: latencies.length, errors, seconds, perSecond: latencies.length / seconds, p50Ms: percentile(latencies, 50), p99Ms: percentile(latencies, 99) };
 }
 
+/** Open loop: a request every 1/rate s whatever the answers, never more than `cap` in flight (extra arrivals are dropped and counted as errors). */
+export async function runOpenLoad(name: string, rate: number, durationMs: number, cap: number, work: () => Promise<void>): Promise<LoadResult> {
+  const latencies: number[] = [];
+  let errors = 0;
+  let inFlight = 0;
+  const pending: Array<Promise<void>> = [];
+  const started = performance.now();
+  for (let i = 0; performance.now() - started < durationMs; i += 1) {
+    const due = started + (i * 1000) / rate;
+    const wait = due - performance.now();
+    if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+    if (inFlight >= cap) {
+      errors += 1;
+      continue;
+    }
+    inFlight += 1;
+    const t0 = performance.now();
+    pending.push(
+      work()
+        .then(
+          () => void latencies.push(performance.now() - t0),
+          () => void (errors += 1),
+        )
+        .finally(() => (inFlight -= 1)),
+    );
+  }
+  await Promise.all(pending);
+  const seconds = (performance.now() - started) / 1000;
+  latencies.sort((a, b) => a - b);
+  const at = (q: number) => latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))] ?? NaN;
+  return { name, requests: latencies.length, errors, seconds, perSecond: latencies.length / seconds, p50Ms: at(0.5), p99Ms: at(0.99) };
+}
 export function printTable(results: LoadResult[]): void {
   console.log(`${'case'.padEnd(44)} ${'req/s'.padStart(9)} ${'p50 ms'.padStart(8)} ${'p99 ms'.padStart(8)} ${'requests'.padStart(9)} ${'errors'.padStart(7)}`);
   for (const r of results) {
