@@ -159,11 +159,10 @@ describe('Open Banking payment orders executed by the payment engine', () => {
     const before = await alpha.balance(alice.iban);
     alpha.sandbox.injectFaults({ hang: true, operations: ['credit'], times: 1 });
     const id = await pay(first, 0, bob, 7_000);
-    await eventually(
-      async () => ((await db.knex('payments.payment_executions').where({ session_id: id }).first())?.step === 'credit' ? true : undefined),
-      'the debit to be recorded',
-    );
+    // Same bank, the debit is recorded with the credit's outcome: the core has it, the row is still at `debit`.
+    await eventually(async () => ((await lines(alpha, id)).length === 1 ? true : undefined), 'the debit to be booked at the core');
     expect(await lines(alpha, id)).toEqual([`DEBIT ${alice.iban} 7000`]);
+    expect(await db.knex('payments.payment_executions').where({ session_id: id }).first()).toMatchObject({ step: 'debit' });
 
     await first.stop();
     t = await startTestPlatform({ db, env: secrets, paymentsEngine: FAST_ENGINE });

@@ -58,7 +58,9 @@ describe('payment recovery after a crash between debit and credit', () => {
     alpha.sandbox.injectFaults({ hang: true, operations: ['credit'], times: 1 });
     const unbooked = await create(first, payeeAlpha, 11_000);
     expect((await authorize(first, unbooked)).body.status).toBe('PROCESSING');
-    await eventually(async () => ((await execution(unbooked))?.step === 'credit' ? true : undefined), 'the debit to be recorded');
+    // Same bank, the debit is recorded with the credit's outcome, in its statement: the core has it, the row is still at `debit`.
+    await eventually(async () => ((await lines(alpha, unbooked)).length === 1 ? true : undefined), 'the debit to be booked at the core');
+    expect((await execution(unbooked)).step).toBe('debit');
 
     // 2. Same bank, the credit is booked but its answer never comes back.
     alpha.sandbox.injectFaults({ hang: true, afterBooking: true, operations: ['credit'], times: 1 });

@@ -48,16 +48,15 @@ describe('execution leases: renewed while alive, taken over after death', () => 
     });
     const id = created.body.session_id as string;
     await call(first.platform.restUrl, 'POST', `/pay/${id}/authorize`, { body: { payer: { type: 'alias', value: payer.alias }, otp: payer.otp } });
-    const held = await eventually(async () => {
-      const row = await execution(id);
-      return row?.step === 'credit' ? row : undefined;
-    }, 'the debit to be recorded');
-    expect(held.lease_token).toEqual(expect.any(String));
+    // Same bank, the debit is recorded with the credit's outcome: the row stays at `debit` while the credit hangs.
+    await eventually(async () => ((await lines(id)).length === 1 ? true : undefined), 'the debit to be booked at the core');
+    const held = await execution(id);
+    expect(held).toMatchObject({ step: 'debit', lease_token: expect.any(String) });
 
     // Three lease lengths later the owner, still waiting on its call, still holds the step.
     await new Promise((resolve) => setTimeout(resolve, 3 * LEASE_MS));
     const still = await execution(id);
-    expect(still).toMatchObject({ step: 'credit', lease_token: held.lease_token });
+    expect(still).toMatchObject({ step: 'debit', lease_token: held.lease_token });
     expect(new Date(still.lease_until).getTime()).toBeGreaterThan(Date.now());
     expect(await lines(id)).toEqual([`DEBIT ${payer.iban} 7000`]);
 

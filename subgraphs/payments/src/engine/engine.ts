@@ -23,6 +23,13 @@ export interface ExecutionState<M extends Movement = Movement> {
 
 type MoveChanges = EngineFailure;
 
+/** A step settled whose record waits for the next step's outcome, to be written in its statement. */
+interface Unrecorded {
+  /** The step the execution row is still at. */
+  step: ExecutionStep;
+  changes: Partial<PaymentExecutionEntity>;
+}
+
 /** Steps with a core call a run may be in the middle of (confirm is rescheduled, not held). */
 const RENEWED_STEPS: ReadonlySet<ExecutionStep> = new Set(['debit', 'resolve_debit', 'credit', 'reverse']);
 
@@ -43,6 +50,8 @@ export const reversalReference = (sessionId: string): string => `${sessionId}:re
  */
 export class PaymentEngine {
   private readonly running = new Map<string, Promise<ExecutionState | null>>();
+  /** Per run's execution: a settled step recorded with the next one (a same-bank debit with its credit). */
+  private readonly unrecorded = new WeakMap<PaymentExecutionEntity, Unrecorded>();
   private readonly settler: MovementSettler;
   private stopped = false;
 
@@ -165,15 +174,15 @@ export class PaymentEngine {
   private async debit(em: EntityManager, session: Movement, execution: PaymentExecutionEntity): Promise<Next> {
     const settled = await this.settler.settle(payerDebit(session, execution), execution);
     if (settled.kind === 'booked') {
-      const crossBank = session.settlementType === 'rail';
-      return this.record(
-        em,
-        session,
-        execution,
-        'debit',
-        { step: 'credit', ...known(), ...booked('debit', settled.movement) },
-        crossBank ? { trigger: 'cross_bank_debit_booked' } : undefined,
-      );
+      const debited = { ...known(), ...booked('debit', settled.movement) };
+      if (session.settlementType === 'rail') return this.record(em, session, execution, 'debit', { step: 'credit', ...debited }, { trigger: 'cross_bank_debit_booked' });
+      // Same bank, where the debit moves nothing the customer sees: the credit follows at once and
+      // the debit is recorded with the credit's outcome, in its statement (one statement less per
+      // payment). A crash in between leaves the row at `debit`: whoever resumes repeats the debit,
+      // which the core answers from its books (same reference), then credits, as for any step.
+      this.unrecorded.set(execution, { step: 'debit', changes: { step: 'credit', ...debited } });
+      Object.assign(execution, debited);
+      return this.credit(em, session, execution);
     }
     if (settled.kind === 'refused') {
       return this.record(em, session, execution, 'debit', { step: 'done', lastError: settled.detail }, { trigger: 'core_failure', changes: failure(settled.code, settled.detail) });
@@ -294,18 +303,20 @@ export class PaymentEngine {
 
   /**
    * Records a step's result in one statement: the execution row moves on only if it is still at
-   * `from` (else someone recorded it first and this run stops), together with the movement's move
-   * and, for rail credits, the interbank obligation.
+   * `step` (else someone recorded it first and this run stops), together with the movement's move
+   * and, for rail credits, the interbank obligation. A settled step waiting to be recorded (a
+   * same-bank debit) is recorded by the same statement: the row is still at that step.
    */
   private async record(
     em: EntityManager,
     session: Movement,
     execution: PaymentExecutionEntity,
-    from: ExecutionStep,
-    changes: Partial<PaymentExecutionEntity>,
+    step: ExecutionStep,
+    outcome: Partial<PaymentExecutionEntity>,
     also: { trigger?: EngineTrigger; changes?: MoveChanges; obligation?: boolean } = {},
   ): Promise<Next> {
     if (this.stopped) return 'wait';
+    const { from, changes } = this.withUnrecorded(execution, step, outcome);
     const now = new Date();
     const update = { leaseUntil: this.later(this.settings.leaseMs), ...changes, updatedAt: now };
     // A session that already ended (an operator's refund after FAILED) keeps its answer.
@@ -332,9 +343,18 @@ export class PaymentEngine {
   /** Nothing settled: the same step runs again after the retry delay (here or in any process's recovery job). */
   private async postpone(em: EntityManager, session: Movement, execution: PaymentExecutionEntity, step: ExecutionStep, settled: Settled & { kind: 'later' }): Promise<Next> {
     if (this.stopped) return 'wait';
-    const changes = { ...settled.unknown, leaseUntil: this.later(this.settings.retryDelayMs), lastError: `${settled.code}: ${settled.detail}`, updatedAt: new Date() };
-    if (await executions.recordStep(em, session.id, step, changes, execution.leaseToken)) Object.assign(execution, changes);
+    const later = { ...settled.unknown, leaseUntil: this.later(this.settings.retryDelayMs), lastError: `${settled.code}: ${settled.detail}`, updatedAt: new Date() };
+    const { from, changes } = this.withUnrecorded(execution, step, later);
+    if (await executions.recordStep(em, session.id, from, changes, execution.leaseToken)) Object.assign(execution, changes);
     return 'wait';
+  }
+
+  /** A record's step and changes, with the settled step waiting to be recorded in the same statement, if any. */
+  private withUnrecorded(execution: PaymentExecutionEntity, from: ExecutionStep, changes: Partial<PaymentExecutionEntity>) {
+    const carried = this.unrecorded.get(execution);
+    if (!carried) return { from, changes };
+    this.unrecorded.delete(execution);
+    return { from: carried.step, changes: { ...carried.changes, ...changes } };
   }
 
   private later(ms: number): Date {

@@ -3,7 +3,8 @@ import type { ExecutionKind } from '../movement/movement';
 
 /**
  * What the engine must do next for a session:
- * - debit: take the money from the payer (reference = session id)
+ * - debit: take the money from the payer (reference = session id); same bank, the credit follows in
+ *   the same run and the row goes from debit straight to the credit's outcome (one record)
  * - credit: pay the payee (reference = session id); cross bank with debtor_bank, over the rail
  * - confirm: rail credit booked, waiting for the creditor bank's credit-confirmed callback
  * - reverse: give the payer the money back (reference = `${session id}:reversal`), then FAILED
