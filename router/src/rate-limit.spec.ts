@@ -1,4 +1,5 @@
-import { createRateLimiter, limitClassesOf, limitCostsOf } from './rate-limit';
+import { RateLimiterMemory } from 'rate-limiter-flexible';
+import { budgetOf, createRateLimiter, limitClassesOf, limitCostsOf, takenAhead, type Budget } from './rate-limit';
 
 describe('rate limits keyed by client', () => {
   it('charges a token request to its client, and to the IP when the client is unknown', async () => {
@@ -77,5 +78,66 @@ describe('operation costs (issue 13: cost, not requests)', () => {
     // Neither class kept the refused request's points.
     expect(await limiter.check({ read: 1, identity_resolve: 3 }, caller)).toMatchObject({ allowed: true, remaining: 0, limitClass: 'identity_resolve' });
     expect(await limiter.check(['read'], caller)).toMatchObject({ allowed: true, remaining: 7 });
+  });
+});
+
+describe('a shared budget taken ahead (routers counting together in PostgreSQL)', () => {
+  /** A shared counter (memory stands in for PostgreSQL here) that counts the statements sent to it. */
+  function sharedCounter(limit: number) {
+    const memory = new RateLimiterMemory({ points: limit, duration: 60 });
+    const budget = budgetOf(memory, limit);
+    const counted = { statements: 0 };
+    const shared: Budget = {
+      take: (key, points) => {
+        counted.statements += 1;
+        return budget.take(key, points);
+      },
+      giveBack: (key, points) => {
+        counted.statements += 1;
+        return budget.giveBack(key, points);
+      },
+    };
+    const consumed = async (key: string) => (await memory.get(key))?.consumedPoints ?? 0;
+    return { shared, counted, consumed };
+  }
+
+  it('claims 1% of the limit ahead: 25 requests of one caller cost 3 statements, and the counter holds what was claimed', async () => {
+    const { shared, counted, consumed } = sharedCounter(1000);
+    const router = takenAhead(shared, 1000);
+    const answers = [];
+    for (let i = 0; i < 25; i += 1) answers.push(await router.take('ip:1', 1));
+    expect(answers.every((answer) => answer.allowed)).toBe(true);
+    expect(counted.statements).toBe(3);
+    expect(await consumed('ip:1')).toBe(33);
+    expect(answers.at(-1)!.remaining).toBe(1000 - 25);
+  });
+
+  it('never allows more than the limit across routers, and at most 1% less per router', async () => {
+    const { shared, consumed } = sharedCounter(1000);
+    const routers = [takenAhead(shared, 1000), takenAhead(shared, 1000)];
+    let allowed = 0;
+    for (let i = 0; i < 1100; i += 1) if ((await routers[i % 2]!.take('merchant:m', 1)).allowed) allowed += 1;
+    expect(allowed).toBeLessThanOrEqual(1000);
+    expect(allowed).toBeGreaterThanOrEqual(1000 - 2 * 10);
+    expect(await consumed('merchant:m')).toBeLessThanOrEqual(1000);
+  });
+
+  it('spends nothing on a refusal; points given back are spent again here', async () => {
+    const { shared, consumed } = sharedCounter(1000);
+    const router = takenAhead(shared, 1000);
+    expect((await router.take('k', 995)).allowed).toBe(true);
+    expect(await consumed('k')).toBe(995); // no room for 10 ahead: exactly what was asked
+    expect(await router.take('k', 10)).toMatchObject({ allowed: false, remaining: 5 });
+    expect(await consumed('k')).toBe(995);
+    expect((await router.take('k', 5)).allowed).toBe(true);
+    expect(await consumed('k')).toBe(1000);
+    await router.giveBack('k', 5);
+    expect((await router.take('k', 5)).allowed).toBe(true);
+    expect((await router.take('k', 1)).allowed).toBe(false);
+  });
+
+  it('counts a limit under 200 exactly, a statement per request', async () => {
+    const { shared } = sharedCounter(150);
+    expect(takenAhead(shared, 150)).toBe(shared);
   });
 });

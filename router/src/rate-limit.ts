@@ -96,12 +96,93 @@ function keyOf(spec: LimitClass, principal: Principal, client: string | undefine
   return `${principal.kind}:${principal.id}`;
 }
 
+/** What a budget answers a request for points: allowed or not, what is left, when the window ends. */
+export interface Taken {
+  allowed: boolean;
+  remaining: number;
+  msBeforeNext: number;
+}
+
+/** One class's counters, whatever their store. A refused take spends nothing. */
+export interface Budget {
+  take(key: string, points: number): Promise<Taken>;
+  /** Gives back the points of an allowed take (a request refused whole by another class). */
+  giveBack(key: string, points: number): Promise<void>;
+}
+
+/** rate-limiter-flexible's limiter as a Budget: its refused consume counts, so it is given back at once. */
+export function budgetOf(limiter: RateLimiterAbstract, limit: number): Budget {
+  return {
+    async take(key, points) {
+      try {
+        const result = await limiter.consume(key, points);
+        return { allowed: true, remaining: result.remainingPoints, msBeforeNext: result.msBeforeNext };
+      } catch (refusal) {
+        if (!(refusal instanceof RateLimiterRes)) throw refusal;
+        await limiter.reward(key, points);
+        // What is left without this request, as it spends nothing.
+        return { allowed: false, remaining: Math.max(0, limit - (refusal.consumedPoints - points)), msBeforeNext: refusal.msBeforeNext };
+      }
+    },
+    async giveBack(key, points) {
+      await limiter.reward(key, points);
+    },
+  };
+}
+
+/**
+ * A shared budget (PostgreSQL) taken a few points ahead: a router claims its request's points plus
+ * up to 1% of the limit (at most 100) in one statement and spends the rest here, without a
+ * statement per request on one row that every request of a busy caller would wait for. The shared
+ * counter counts claims, so all routers together still allow at most the limit; what a router
+ * claimed and did not spend is lost when the window ends (at most 1% of the limit per router).
+ * Limits under 200 per window are counted exactly, a statement per request, as before.
+ */
+export function takenAhead(shared: Budget, limit: number): Budget {
+  const ahead = Math.min(100, Math.floor(limit / 100));
+  if (ahead < 2) return shared;
+  const held = new Map<string, { left: number; until: number; remaining: number }>();
+  return {
+    async take(key, points) {
+      const now = Date.now();
+      let mine = held.get(key);
+      if (mine && mine.until <= now) {
+        held.delete(key);
+        mine = undefined;
+      }
+      if (mine && mine.left >= points) {
+        mine.left -= points;
+        return { allowed: true, remaining: mine.remaining + mine.left, msBeforeNext: mine.until - now };
+      }
+      // What is held here counts; near the limit the claim ahead is refused: then exactly what is missing.
+      const have = mine?.left ?? 0;
+      const missing = points - have;
+      let claimed = await shared.take(key, missing + ahead);
+      let extra = ahead;
+      if (!claimed.allowed) {
+        claimed = await shared.take(key, missing);
+        extra = 0;
+        if (!claimed.allowed) return { ...claimed, remaining: claimed.remaining + have };
+      }
+      if (held.size >= 10_000) for (const [other, hold] of held) if (hold.until <= now) held.delete(other);
+      held.set(key, { left: extra, until: now + claimed.msBeforeNext, remaining: claimed.remaining });
+      return { allowed: true, remaining: claimed.remaining + extra, msBeforeNext: claimed.msBeforeNext };
+    },
+    async giveBack(key, points) {
+      const mine = held.get(key);
+      if (mine && mine.until > Date.now()) mine.left += points;
+      else await shared.giveBack(key, points);
+    },
+  };
+}
+
 /**
  * One limiter per class, in memory (embedded mode, one process) or in PostgreSQL (several router
- * instances share the counters); a database hiccup falls back to memory rather than refusing.
+ * instances share the counters, taken a few points ahead: takenAhead); a database hiccup falls
+ * back to memory rather than refusing.
  */
 export async function createRateLimiter(overrides: LimitOverrides = {}, store?: Knex): Promise<RateLimiter> {
-  const limiters = new Map<LimitClassName, { limiter: RateLimiterAbstract; spec: LimitClass }>();
+  const limiters = new Map<LimitClassName, { budget: Budget; spec: LimitClass }>();
   if (store) await store.raw('create schema if not exists "router"');
   for (const name of Object.keys(DEFAULT_LIMITS) as LimitClassName[]) {
     const spec: LimitClass = { ...DEFAULT_LIMITS[name], ...overrides[name] };
@@ -115,44 +196,35 @@ export async function createRateLimiter(overrides: LimitOverrides = {}, store?: 
           );
         })
       : memory;
-    limiters.set(name, { limiter, spec });
+    const budget = budgetOf(limiter, spec.points);
+    limiters.set(name, { budget: store ? takenAhead(budget, spec.points) : budget, spec });
   }
 
   return {
     async check(request, principal, client) {
       const costs: LimitCosts = Array.isArray(request) ? Object.fromEntries(request.map((name) => [name, 1])) : request;
-      const spent: Array<{ limiter: RateLimiterAbstract; key: string; points: number }> = [];
+      const spent: Array<{ budget: Budget; key: string; points: number }> = [];
       let verdict: RateLimitVerdict | undefined;
       for (const [name, cost] of Object.entries(costs) as Array<[LimitClassName, number]>) {
         if (!cost || cost < 1) continue;
-        const { limiter, spec } = limiters.get(name)!;
+        const { budget, spec } = limiters.get(name)!;
         const key = keyOf(spec, principal, client);
-        let result: RateLimiterRes;
-        let allowed = true;
-        try {
-          result = await limiter.consume(key, cost);
-        } catch (rejection) {
-          if (!(rejection instanceof RateLimiterRes)) throw rejection;
-          result = rejection;
-          allowed = false;
-        }
-        // rate-limiter-flexible counts a refused consume too; it is given back below.
-        spent.push({ limiter, key, points: cost });
+        const taken = await budget.take(key, cost);
+        if (taken.allowed) spent.push({ budget, key, points: cost });
         const current: RateLimitVerdict = {
-          allowed,
+          allowed: taken.allowed,
           limit: spec.points,
-          // Refused: what is left without this request, as it spends nothing.
-          remaining: Math.max(0, allowed ? result.remainingPoints : spec.points - (result.consumedPoints - cost)),
-          resetSeconds: Math.ceil(result.msBeforeNext / 1000),
+          remaining: Math.max(0, taken.remaining),
+          resetSeconds: Math.ceil(taken.msBeforeNext / 1000),
           limitClass: name,
           cost,
         };
         // Report the tightest class; a refusal in any class refuses the request.
         if (!verdict || !current.allowed || (verdict.allowed && current.remaining < verdict.remaining)) verdict = current;
-        if (!allowed) break;
+        if (!taken.allowed) break;
       }
       // Refused whole: nothing runs, so no class keeps the points of this request.
-      if (verdict && !verdict.allowed) await Promise.all(spent.map(({ limiter, key, points }) => limiter.reward(key, points)));
+      if (verdict && !verdict.allowed) await Promise.all(spent.map(({ budget, key, points }) => budget.giveBack(key, points)));
       return verdict ?? { allowed: true, limit: DEFAULT_LIMITS.read.points, remaining: DEFAULT_LIMITS.read.points, resetSeconds: DEFAULT_LIMITS.read.durationSeconds };
     },
   };
