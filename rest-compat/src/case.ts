@@ -1,29 +1,16 @@
+import { memoized } from '@gateway/kernel';
+
 /**
  * REST speaks snake_case, GraphQL camelCase. Keys are converted generically, in one place each
  * way, so no route renames fields by hand. Only keys of plain objects change: values (IBANs,
  * handles, URLs) are never touched.
  */
 
-/**
- * Every request converts the same few hundred field names: each conversion is remembered. Keys a
- * client chose (metadata) are converted too, so the memory is bounded; past it, keys are converted
- * each time.
- */
-function remembered(convert: (key: string) => string): (key: string) => string {
-  const known = new Map<string, string>();
-  return (key) => {
-    let converted = known.get(key);
-    if (converted === undefined) {
-      converted = convert(key);
-      if (known.size < 5000) known.set(key, converted);
-    }
-    return converted;
-  };
-}
+// Every request converts the same few hundred field names: each conversion is remembered (keys a
+// client chose, metadata, are converted too: the memory is bounded).
+export const snakeToCamel = memoized(5000, (key) => key.replace(/_([a-z0-9])/g, (_match, next: string) => next.toUpperCase()));
 
-export const snakeToCamel = remembered((key) => key.replace(/_([a-z0-9])/g, (_match, next: string) => next.toUpperCase()));
-
-export const camelToSnake = remembered((key) => key.replace(/([a-z0-9])([A-Z])/g, '$1_$2').toLowerCase());
+export const camelToSnake = memoized(5000, (key) => key.replace(/([a-z0-9])([A-Z])/g, '$1_$2').toLowerCase());
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {
   if (value === null || typeof value !== 'object') return false;

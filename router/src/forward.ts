@@ -13,10 +13,11 @@ import {
 import { operationFromDocument, Supergraph } from '@apollo/federation-internals';
 import { QueryPlanner, type FetchNode } from '@apollo/query-planner';
 import type { Agent } from 'undici';
-import { GatewayError, isErrorCode, localEndpoint, PRINCIPAL_HEADER, REQUEST_ID_HEADER, withinDeadline, type LocalResponse } from '@gateway/kernel';
+import { GatewayError, isErrorCode, memoized, PRINCIPAL_HEADER, REQUEST_ID_HEADER, type LocalResponse } from '@gateway/kernel';
 import type { SubgraphEndpoint } from './compose';
 import type { OperationSource } from './operation';
 import { subgraphFetcher } from './subgraph-fetch';
+import { callInProcess } from './subgraph-source';
 
 /** An operation one subgraph answers whole: what the gateway's plan would send it. */
 interface WholeOperation {
@@ -54,7 +55,6 @@ export interface ForwardCaller {
 
 export type Forwarder = (source: OperationSource | undefined, headers: Record<string, string | string[] | undefined>, caller: ForwardCaller) => Promise<Forwarded | undefined>;
 
-const CACHE_LIMIT = 1000;
 const JSON_CONTENT_TYPE = 'application/json; charset=utf-8';
 
 /**
@@ -88,7 +88,6 @@ export function createForwarder(options: ForwarderOptions): Forwarder {
   const rules = [...specifiedRules, ...options.validationRules];
   const endpoints = new Map(options.subgraphs.map((subgraph) => [subgraph.name, subgraph]));
   const fetchers = new Map(options.subgraphs.map((subgraph) => [subgraph.name, subgraphFetcher(subgraph.name, options.timeoutMs, options.agent)]));
-  const cache = new Map<string, WholeOperation | null>();
 
   const wholeOf = (query: string, operationName: string | undefined): WholeOperation | null => {
     try {
@@ -110,31 +109,20 @@ export function createForwarder(options: ForwarderOptions): Forwarder {
     }
   };
 
-  const cached = (query: string, operationName: string | undefined): WholeOperation | null => {
-    const key = `${operationName ?? ''}\n${query}`;
-    let whole = cache.get(key);
-    if (whole === undefined) {
-      whole = wholeOf(query, operationName);
-      if (cache.size >= CACHE_LIMIT) cache.delete(cache.keys().next().value!);
-      cache.set(key, whole);
-    }
-    return whole;
-  };
+  // Keyed by operation name and document (a name holds no line break).
+  const cached = memoized(1000, (key) => {
+    const split = key.indexOf('\n');
+    return wholeOf(key.slice(split + 1), key.slice(0, split) || undefined);
+  });
 
   const send = async (whole: WholeOperation, variables: Record<string, unknown>, caller: ForwardCaller): Promise<LocalResponse> => {
     const { subgraph, fetch } = whole;
     const used = Object.fromEntries((fetch.variableUsages ?? []).filter((name) => name in variables).map((name) => [name, variables[name]]));
     const body = { query: fetch.operation, variables: used, ...(fetch.operationName ? { operationName: fetch.operationName } : {}) };
-    const headers = { [PRINCIPAL_HEADER]: caller.signedPrincipal, [REQUEST_ID_HEADER]: caller.requestId };
-    const local = localEndpoint(subgraph.url);
-    if (local) {
-      return withinDeadline(
-        local({ headers, body, ip: '127.0.0.1' }),
-        options.timeoutMs,
-        () => new GatewayError('SERVICE_UNAVAILABLE', `the ${subgraph.name} service did not answer within ${options.timeoutMs} ms`),
-      );
-    }
-    const response = await fetchers.get(subgraph.name)!(subgraph.url, { method: 'POST', headers: { ...headers, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    const local = callInProcess(subgraph.name, subgraph.url, options.timeoutMs, caller, body);
+    if (local) return local;
+    const headers = { [PRINCIPAL_HEADER]: caller.signedPrincipal, [REQUEST_ID_HEADER]: caller.requestId, 'content-type': 'application/json' };
+    const response = await fetchers.get(subgraph.name)!(subgraph.url, { method: 'POST', headers, body: JSON.stringify(body) });
     return { status: response.status, headers: {}, body: await response.text() };
   };
 
@@ -143,7 +131,7 @@ export function createForwarder(options: ForwarderOptions): Forwarder {
     if (source.operationName !== undefined && source.operationName !== null && typeof source.operationName !== 'string') return undefined;
     const variables = source.variables ?? {};
     if (typeof variables !== 'object' || variables === null || Array.isArray(variables)) return undefined;
-    const whole = cached(source.query, source.operationName ?? undefined);
+    const whole = cached(`${source.operationName ?? ''}\n${source.query}`);
     if (!whole) return undefined;
     if (getVariableValues(schema, whole.operation.variableDefinitions ?? [], variables as Record<string, unknown>).errors) return undefined;
 

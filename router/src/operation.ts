@@ -1,3 +1,4 @@
+import { memoized } from '@gateway/kernel';
 import { Kind, parse, valueFromASTUntyped, type DocumentNode, type FieldNode, type FragmentDefinitionNode, type OperationDefinitionNode, type SelectionSetNode } from 'graphql';
 
 /** A request's GraphQL parameters: the JSON body of a POST, the query string of a GET. */
@@ -28,21 +29,14 @@ export interface OperationSummary {
  */
 export const MAX_TOKENS = 5000;
 
-const cache = new Map<string, DocumentNode | null>();
-const CACHE_LIMIT = 1000;
-
-function parsed(query: string): DocumentNode | null {
-  if (cache.has(query)) return cache.get(query)!;
-  let document: DocumentNode | null;
+/** A document parsed once (null: a syntax error, which Apollo reports). */
+const parsed = memoized(1000, (query): DocumentNode | null => {
   try {
-    document = parse(query, { maxTokens: MAX_TOKENS });
+    return parse(query, { maxTokens: MAX_TOKENS });
   } catch {
-    document = null;
+    return null;
   }
-  if (cache.size >= CACHE_LIMIT) cache.delete(cache.keys().next().value!);
-  cache.set(query, document);
-  return document;
-}
+});
 
 /**
  * The root field selections of an operation, through inline fragments and fragment spreads

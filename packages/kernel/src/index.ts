@@ -18,3 +18,4 @@ export * from './idempotency';
 export * from './shutdown';
 export * from './static-assets';
 export * from './in-process';
+export * from './memoized';

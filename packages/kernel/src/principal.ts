@@ -1,3 +1,4 @@
+import { LRUCache } from 'lru-cache';
 import { GatewayError } from './errors';
 import { hmacSha256Hex, safeEqual } from './secrets';
 
@@ -32,16 +33,10 @@ const MAX_AGE_MS = 5 * 60_000;
  * Every request crosses at least one hop (router to subgraph, a service call), and the same
  * callers come again and again: a signature made for a principal is reused for half its life, and
  * a header once verified is known until it goes stale, instead of an HMAC (and a constant-time
- * comparison) on each side of every hop. Bounded: the oldest entry goes first.
+ * comparison) on each side of every hop. Bounded (lru-cache).
  */
-const REMEMBERED = 1000;
-const signed = new Map<string, { header: string; iat: number }>();
-const verified = new Map<string, { principal: Principal; iat: number }>();
-
-function remember<V>(map: Map<string, V>, key: string, value: V): void {
-  if (map.size >= REMEMBERED) map.delete(map.keys().next().value!);
-  map.set(key, value);
-}
+const signed = new LRUCache<string, { header: string; iat: number }>({ max: 1000 });
+const verified = new LRUCache<string, { principal: Principal; iat: number }>({ max: 1000 });
 
 /** Signs a principal as `base64url(json).hex-hmac` with the platform secret. */
 export function signPrincipal(principal: Principal, secret: string, now = Date.now()): string {
@@ -50,7 +45,7 @@ export function signPrincipal(principal: Principal, secret: string, now = Date.n
   if (known && now - known.iat >= 0 && now - known.iat < MAX_AGE_MS / 2) return known.header;
   const payload = Buffer.from(JSON.stringify({ ...principal, iat: now })).toString('base64url');
   const header = `${payload}.${hmacSha256Hex(secret, payload)}`;
-  remember(signed, key, { header, iat: now });
+  signed.set(key, { header, iat: now });
   return header;
 }
 
@@ -67,7 +62,7 @@ export function verifyPrincipal(header: string | undefined, secret: string, now 
     const { iat, ...principal } = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8')) as Principal & { iat: unknown };
     if (typeof iat !== 'number') throw new GatewayError('UNAUTHORIZED', 'forwarded principal is stale');
     known = { principal, iat };
-    remember(verified, key, known);
+    verified.set(key, known);
   }
   if (Math.abs(now - known.iat) > MAX_AGE_MS) throw new GatewayError('UNAUTHORIZED', 'forwarded principal is stale');
   return { ...known.principal };
