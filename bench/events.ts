@@ -160,7 +160,7 @@ async function main() {
     };
     const payee = await customer(0, 0);
     const payers = await Promise.all(Array.from({ length: CONCURRENCY }, (_, i) => customer(i + 1, 1_000_000_000)));
-    const merchant = await json(`${platform.restUrl}/merchants`, { method: 'POST', headers: admin, body: { name: 'Bench Shop', webhook_url: receiver.url } });
+    const merchant = await json(`${platform.restUrl}/merchants`, { method: 'POST', headers: admin, body: { name: 'Bench Shop', mode: 'live', webhook_url: receiver.url } });
     const key = { authorization: `Bearer ${merchant.api_key}` };
     const createSession = async () =>
       (await json(`${platform.restUrl}/payments/sessions`, { method: 'POST', headers: key, body: { amount: 100, currency: 'LYD', destination: { type: 'alias', value: payee } } }))

@@ -58,7 +58,7 @@ async function main(): Promise<void> {
     const customers: BenchCustomer[] = [];
     for (let i = 0; i < CONCURRENCY; i += 1) customers.push(await benchCustomer(platform, cores, bankKeys[bank.handle]!, bank, `ais${i}`, 1_000_000 + i));
     const admin = { 'x-service-admin-key': platform.adminKey };
-    const tpp = await ok('POST', `${platform.restUrl}/ob/tpps`, { name: 'Bench Budgeting', redirect_uris: [REDIRECT_URI] }, admin);
+    const tpp = await ok('POST', `${platform.restUrl}/ob/tpps`, { name: 'Bench Budgeting', mode: 'live', redirect_uris: [REDIRECT_URI] }, admin);
     const tppAuth = { authorization: `Bearer ${tpp.tpp_access_token}` };
 
     /** A consent from creation to its first token pair: what a TPP does once per customer. */

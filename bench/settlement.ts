@@ -71,6 +71,7 @@ async function main(): Promise<void> {
         return {
           id: newId('obligation'),
           session_id: newId('paymentSession'),
+          livemode: true,
           debtor_bank: cores[debtor]!.handle,
           creditor_bank: cores[creditor]!.handle,
           amount: amount.toString(),

@@ -85,7 +85,7 @@ async function main(): Promise<void> {
     for (let i = 0; i < CONCURRENCY; i += 1) payers.push(await benchCustomer(platform, banks, bankKeys[a.handle]!, a, `payer${i}`, 1_000_000_000));
     const payeeSame = await benchCustomer(platform, banks, bankKeys[a.handle]!, a, 'shop', 0);
     const payeeCross = await benchCustomer(platform, banks, bankKeys[b.handle]!, b, 'shop', 0);
-    const merchant = await ok('POST', `${platform.restUrl}/merchants`, { name: 'Bench Shop', webhook_url: webhookUrl }, { 'x-service-admin-key': platform.adminKey });
+    const merchant = await ok('POST', `${platform.restUrl}/merchants`, { name: 'Bench Shop', mode: 'live', webhook_url: webhookUrl }, { 'x-service-admin-key': platform.adminKey });
     const auth = { authorization: `Bearer ${merchant.api_key}` };
     const create = async (payee: BenchCustomer): Promise<string> =>
       (await ok('POST', `${platform.restUrl}/payments/sessions`, { amount: 1_000, currency: 'LYD', destination: { type: 'alias', value: payee.alias }, reference: 'bench' }, auth))

@@ -1,7 +1,8 @@
 /**
  * `npm run demo:mandates`: recurring mandates as a merchant meets them, against a running
  * `npm start`, with the demo data only: the Demo Shop asks Amina (Oasis Bank) for a monthly
- * mandate, she confirms it on its page in Chromium with her OTP, the shop charges it (paid into
+ * mandate (in test mode: the Demo Shop holds a test key, so money moves at the built-in test bank
+ * only), she confirms it on its page in Chromium with the test OTP, the shop charges it (paid into
  * its account at Atlas Bank: a cross-bank movement), a second charge in the same month is refused,
  * the mandate's test clock moves a month on and the next charge goes through. Then the operator
  * runs a settlement cycle: positions sum to zero per currency, and each bank's settlement account
@@ -10,6 +11,7 @@
  *   npm start                (in another terminal)
  *   npm run demo:mandates    DATA_DIR (default .data), CHROMIUM_PATH (default /usr/bin/chromium)
  */
+import { TEST_OTP } from '@gateway/bank-sandbox';
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -82,14 +84,16 @@ export async function runMandateWalkthrough(options: MandateWalkthroughOptions):
   );
   const mandateId = created.mandate_id as string;
 
-  log(`\n2. ${customer.alias} opens confirm_url in a browser and confirms with the OTP from her bank (${customer.otp}).`);
+  log('   (Test mode: the demo shop holds a test key, so every core call below goes to the built-in test bank; no sandbox balance moves.)');
+
+  log(`\n2. ${customer.alias} opens confirm_url in a browser and confirms with the test bank's OTP (${TEST_OTP}; her own OTP is for live payments).`);
   const browser = await launchChromium(options.chromiumPath);
   let pageStatus: string | null;
   try {
     const page = await browser.newPage();
     await page.goto(`${base}${new URL(created.confirm_url).pathname}`);
     log(`   page: ${(await page.textContent('#merchant-name')) ?? ''} — ${(await page.textContent('#amount')) ?? ''}`);
-    await page.fill('#otp', customer.otp);
+    await page.fill('#otp', TEST_OTP);
     await Promise.all([page.waitForURL(`${base}/mandates/${mandateId}/confirm`), page.click('#confirm-button')]);
     pageStatus = await page.getAttribute('#closed', 'data-status');
     log(`   page after the OTP: ${(await page.textContent('#closed-text')) ?? ''}`);
@@ -117,7 +121,9 @@ export async function runMandateWalkthrough(options: MandateWalkthroughOptions):
   );
   const secondDone = await settled(send, auth, mandateId, second.charge_id);
 
-  log("\n6. The operator settles between the banks: positions sum to zero, and each bank's settlement account moves once by its net.");
+  log(
+    "\n6. The operator settles the test world between the banks (a test cycle): positions sum to zero, booked at the banks' test cores; the live settlement accounts do not move.",
+  );
   const settlementIbans = new Map<string, string>();
   for (const bank of demo.banks)
     settlementIbans.set(bank.bank_handle, expectStatus(await send('GET', `/banks/${bank.bank_handle}`, { headers: admin }), 200, 'a bank record').settlement_account_iban);
@@ -128,7 +134,7 @@ export async function runMandateWalkthrough(options: MandateWalkthroughOptions):
   };
   const before = new Map<string, number>();
   for (const bank of demo.banks) before.set(bank.bank_handle, await balance(bank.bank_handle));
-  const cycle = expectStatus(await send('POST', '/settlement/cycles', { headers: admin }), 201, 'the settlement cycle');
+  const cycle = expectStatus(await send('POST', '/settlement/cycles', { headers: admin, json: { mode: 'test' } }), 201, 'the test settlement cycle');
   const positions = [];
   for (const position of cycle.positions as Array<{ bank_handle: string; currency: string; net_amount: number }>) {
     positions.push({
@@ -138,7 +144,7 @@ export async function runMandateWalkthrough(options: MandateWalkthroughOptions):
       moved: (await balance(position.bank_handle)) - before.get(position.bank_handle)!,
     });
   }
-  log(`   ${positions.map((p) => `${p.bank} ${p.currency} net ${p.net}, settlement account moved ${p.moved}`).join('; ')}`);
+  log(`   ${positions.map((p) => `${p.bank} ${p.currency} net ${p.net}, live settlement account moved ${p.moved}`).join('; ')}`);
 
   return {
     mandateId,

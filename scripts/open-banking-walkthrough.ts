@@ -1,5 +1,6 @@
 /**
  * `npm run demo:open-banking`: Open Banking as a TPP meets it, against a running `npm start`,
+ * in the live world (the demo TPP is a live TPP: its consents read and pay at the sandbox banks),
  * with nothing registered anew: the demo TPP from `.data/demo.json` asks for a consent, a demo
  * customer approves it on the consent page in Chromium (Debian's chromium, driven by
  * playwright-core), the code is exchanged with the PKCE verifier, accounts, balances and

@@ -25,7 +25,7 @@ export async function seedPaymentFlow(platform: PublicPlatform, cores: BenchBank
   for (let i = 0; i < payerCount; i += 1) payers.push(await customer(a, `payer${i}`, 1_000_000_000_000));
   const payeeSame = await customer(a, 'shop', 0);
   const payeeCross = await customer(b, 'shop', 0);
-  const merchant = await ok('POST', `${platform.restUrl}/merchants`, { name: 'Bench Shop' }, { 'x-service-admin-key': platform.adminKey });
+  const merchant = await ok('POST', `${platform.restUrl}/merchants`, { name: 'Bench Shop', mode: 'live' }, { 'x-service-admin-key': platform.adminKey });
   const auth = { authorization: `Bearer ${merchant.api_key as string}` };
   const rest = platform.restUrl;
   const createSession = async (payee: BenchCustomer, amount = 1_000): Promise<string> =>

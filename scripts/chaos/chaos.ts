@@ -377,10 +377,10 @@ async function run(ctx: RunContext): Promise<boolean> {
     { customer_ref: 'shop', holder_name: 'Chaos Shop', currency: 'LYD', balance: 0 },
     internal(coreBanks[0]!.handle),
   );
-  const merchant = await ok('POST', `${rest}/merchants`, { name: 'Chaos Shop', webhook_url: receiverUrl, settlement_iban: shopAccount.iban }, admin);
+  const merchant = await ok('POST', `${rest}/merchants`, { name: 'Chaos Shop', mode: 'live', webhook_url: receiverUrl, settlement_iban: shopAccount.iban }, admin);
   const auth = { authorization: `Bearer ${merchant.api_key}` };
   // The TPP's webhooks (consent.*, payment_order.*) go to the same receiver: payment orders' order is checked too.
-  const tpp = await ok('POST', `${rest}/ob/tpps`, { name: 'Chaos TPP', redirect_uris: [OB_REDIRECT], webhook_url: receiverUrl }, admin);
+  const tpp = await ok('POST', `${rest}/ob/tpps`, { name: 'Chaos TPP', mode: 'live', redirect_uris: [OB_REDIRECT], webhook_url: receiverUrl }, admin);
   // A sample of the sessions watched over graphql-ws as the merchant (statuses once each, in order).
   const subscriptions = new SubscriptionSample(`${rest}/graphql`, merchant.api_key);
   const takeover = new TakeoverWatch(db.knex);

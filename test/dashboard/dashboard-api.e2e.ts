@@ -46,7 +46,7 @@ describe('GraphQL fields for the merchant dashboard', () => {
   });
 
   it('currentMerchant answers the calling merchant; a wrong key or none is INVALID_API_KEY, an operator key FORBIDDEN', async () => {
-    const merchant = await t.seed.createMerchant({ name: 'Who Am I', webhook_url: receiver.url });
+    const merchant = await t.seed.createMerchant({ name: 'Who Am I', mode: 'test', webhook_url: receiver.url });
     const { currentMerchant } = await t.execute(CURRENT_MERCHANT, {}, bearer(merchant.apiKey));
     expect(currentMerchant).toEqual({ id: merchant.merchantId, name: 'Who Am I', mode: 'test', webhookUrl: receiver.url });
     const other = await t.seed.createMerchant({ name: 'Someone Else', mode: 'live' });

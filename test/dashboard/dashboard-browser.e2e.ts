@@ -1,4 +1,5 @@
 import { mkdirSync } from 'node:fs';
+import { TEST_OTP } from '@gateway/bank-sandbox';
 import { join } from 'node:path';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { bearer, startPaymentBank, type Customer, type PaymentBank } from '../support/payments';
@@ -84,8 +85,9 @@ describe('merchant dashboard in a browser', () => {
   });
 
   it('signs in with a test key (banner), shows a new payment appear and move to COMPLETED live without a reload, with its timeline', async () => {
-    const merchant = await t.seed.createMerchant({ name: 'Tripoli Tickets' });
-    const [payee, payer] = [await bank.customer({ balance: 0 }), await bank.customer()];
+    // A test merchant: its payment moves money at the built-in test bank, where a customer's OTP is 123456.
+    const merchant = await t.seed.createMerchant({ name: 'Tripoli Tickets', mode: 'test' });
+    const [payee, payer] = [await bank.customer({ balance: 0 }), await bank.customer({ otp: TEST_OTP })];
     await openPage();
     const frames: string[] = [];
     page.on('websocket', (socket) => socket.on('framereceived', (frame) => frames.push(String(frame.payload))));
@@ -102,6 +104,7 @@ describe('merchant dashboard in a browser', () => {
     await page.waitForSelector('#merchant-name');
     expect(await page.textContent('#merchant-name')).toBe('Tripoli Tickets');
     expect(await page.textContent('#test-banner')).toContain('Test mode');
+    expect(await page.textContent('#test-banner')).toContain('test bank');
     // The key stays in the tab's sessionStorage: never in the address.
     expect(page.url()).not.toContain(merchant.apiKey);
     expect(await page.evaluate(() => Object.values((globalThis as any).sessionStorage))).toEqual([merchant.apiKey]);
@@ -203,7 +206,7 @@ describe('merchant dashboard in a browser', () => {
   });
 
   it("never shows another merchant's data: B does not list A's session, and opening its id is not found", async () => {
-    const a = await t.seed.createMerchant({ name: 'Shop A' });
+    const a = await t.seed.createMerchant({ name: 'Shop A', mode: 'test' });
     const b = await t.seed.createMerchant({ name: 'Shop B', mode: 'live' });
     const payee = await bank.customer({ balance: 0 });
     const ofA = await createSession(a.apiKey, payee, 'a-1');

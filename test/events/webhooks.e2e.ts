@@ -67,7 +67,7 @@ describe('webhooks', () => {
     const sessionId = await paidSession(merchant.apiKey, await bank.customer({ balance: 0 }), await bank.customer(), 'order-1001');
     const completed = await endpoint.waitFor((w) => w.envelope.event === 'payment.completed' && w.envelope.data.session_id === sessionId, 'payment.completed');
 
-    expect(Object.keys(completed.envelope).sort()).toEqual(['created_at', 'data', 'event', 'id', 'sequence']);
+    expect(Object.keys(completed.envelope).sort()).toEqual(['created_at', 'data', 'event', 'id', 'livemode', 'sequence']);
     expect((completed.envelope as { sequence?: number }).sequence).toBe(3);
     expect(completed.envelope.id).toMatch(/^evt_/);
     expect(completed.envelope.data).toMatchObject({ session_id: sessionId, reference: 'order-1001', settlement_type: 'internal', creditor_bank: bank.handle, status: 'COMPLETED' });

@@ -138,7 +138,7 @@ describe('recurring mandates', () => {
     expectError(await charge(id), 422, 'MANDATE_NOT_ACTIVE');
   });
 
-  it('charges same bank: COMPLETED at once, money moved; a second charge in the period is refused; the test clock reaches the next period', async () => {
+  it('charges same bank: COMPLETED at once, money moved; a second charge in the period is refused; a live mandate has no test clock', async () => {
     const customer = await alpha.customer({ balance: 100_000 });
     const id = await activeMandate(customer);
     const before = await alpha.balance(shopAccount.iban);
@@ -161,15 +161,13 @@ describe('recurring mandates', () => {
     const nextDate = (await read(id)).next_charge_date;
     expect(nextDate > today()).toBe(true);
 
-    const advanced = await rest('POST', `/recurring/mandates/${id}/test-clock/advance`, { headers: bearer(merchant.apiKey), body: { days: 31 } });
-    expect(advanced.status).toBe(200);
-    const next = await charge(id, 4_000, 'dec');
-    expect(next.body).toMatchObject({ status: 'COMPLETED', amount: 4_000 });
-    expect(next.body.period_start).not.toBe(first.body.period_start);
-    expect(await alpha.balance(customer.iban)).toBe(91_000);
+    // This merchant is live: its mandate's clock never moves (test clocks move test objects only; test/test-mode charges a test mandate across periods).
+    expectError(await rest('POST', `/recurring/mandates/${id}/test-clock/advance`, { headers: bearer(merchant.apiKey), body: { days: 31 } }), 403, 'FORBIDDEN');
+    expect((await read(id)).next_charge_date).toBe(nextDate);
+    expect(await alpha.balance(customer.iban)).toBe(95_000);
     const listed = await rest('GET', `/recurring/mandates/${id}/charges`, { headers: bearer(merchant.apiKey) });
-    expect(listed.body.charges.map((c: any) => c.reference)).toEqual(['dec', 'nov']);
-    await receiver.waitFor((w) => w.envelope.event === 'mandate.charge.completed' && w.envelope.data.charge_id === next.body.charge_id, 'mandate.charge.completed');
+    expect(listed.body.charges.map((c: any) => c.reference)).toEqual(['nov']);
+    await receiver.waitFor((w) => w.envelope.event === 'mandate.charge.completed' && w.envelope.data.charge_id === first.body.charge_id, 'mandate.charge.completed');
   });
 
   it('refuses a charge above the mandate amount, before start_date, and on a cancelled mandate, each with its code', async () => {

@@ -79,7 +79,7 @@ describe('Open Banking webhooks to TPPs', () => {
 
     const consentId = await grantedConsent(tpp);
     const granted = await eventOf(endpoint, 'consent.granted', consentId);
-    expect(Object.keys(granted.envelope).sort()).toEqual(['created_at', 'data', 'event', 'id', 'sequence']);
+    expect(Object.keys(granted.envelope).sort()).toEqual(['created_at', 'data', 'event', 'id', 'livemode', 'sequence']);
     expect(granted.envelope.data).toMatchObject({ consent_id: consentId, status: 'AUTHORISED', tpp_id: tpp.tppId, bank_handle: bank.handle });
     expectSignedBy(tpp.webhookSecret, granted);
     // The envelope is the outbox's event, under its own id.
@@ -226,7 +226,7 @@ describe('Open Banking webhooks to TPPs', () => {
     };
     await t.platform.bus.publish(order);
     const delivered = await second.waitFor((w) => w.envelope.id === order.id, 'payment_order.completed');
-    expect(delivered.envelope).toEqual({ id: order.id, event: 'payment_order.completed', created_at: order.createdAt, data: order.data });
+    expect(delivered.envelope).toEqual({ id: order.id, event: 'payment_order.completed', created_at: order.createdAt, livemode: true, data: order.data });
     expectSignedBy(tpp.webhookSecret, delivered);
     expect(first.received).toEqual([]);
     expect(await settled(tpp.tppAccessToken, order.id, 'DELIVERED')).toMatchObject({ event: 'payment_order.completed', url: second.url });

@@ -116,14 +116,15 @@ describe('tracing with OTEL_EXPORTER_OTLP_ENDPOINT', () => {
     expect(lines().find((line) => line.step === 'database')!.msg).toMatch(/^opening the embedded database/);
     expect(stderr).toContain('Payment gateway is running');
     expect(stdout).not.toContain('Payment gateway is running');
-    expect(stdout).not.toMatch(/adm_|mk_test_/);
+    expect(stdout).not.toMatch(/adm_|mk_test_|mk_live_/);
 
     const demo = JSON.parse(readFileSync(join(dataDir, 'demo.json'), 'utf8'));
     const payer = demo.customers.find((customer: any) => customer.bank_handle === 'oasis');
     const payee = demo.customers.find((customer: any) => customer.bank_handle === 'atlas');
     const created = await fetch(`${ready.rest_url}/payments/sessions`, {
       method: 'POST',
-      headers: { authorization: `Bearer ${demo.merchant.api_key}`, 'content-type': 'application/json' },
+      // The live demo merchant: a live payment is the one whose trace reaches the (sandbox) bank's core.
+      headers: { authorization: `Bearer ${demo.live_merchant.api_key}`, 'content-type': 'application/json' },
       body: JSON.stringify({ amount: 1_500, currency: 'LYD', destination: { type: 'alias', value: payee.alias } }),
     });
     const session = (await created.json()) as { session_id: string };

@@ -100,6 +100,7 @@ describe('checkout and the payment engine', () => {
         audience: merchant.merchantId,
         data: {
           session_id: id,
+          livemode: true,
           status: 'COMPLETED',
           amount: 12_345,
           currency: 'LYD',
@@ -223,6 +224,7 @@ describe('checkout and the payment engine', () => {
         expect(await kinds(id)).toEqual(['payment.initiated PENDING', 'payment.processing PROCESSING', 'payment.processing SETTLEMENT_PENDING', 'payment.completed COMPLETED']);
         expect((await sessionEvents(t, id)).at(-1)!.data).toEqual({
           session_id: id,
+          livemode: true,
           status: 'COMPLETED',
           amount: 20_000,
           currency: 'LYD',

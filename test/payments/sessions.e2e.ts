@@ -67,7 +67,7 @@ describe('REST payment sessions', () => {
         {
           kind: 'payment.initiated',
           audience: merchant.merchantId,
-          data: { session_id: session.session_id, status: 'PENDING', amount: 12_500, currency: 'LYD', reference: 'order-1001', merchant_id: merchant.merchantId },
+          data: { session_id: session.session_id, livemode: true, status: 'PENDING', amount: 12_500, currency: 'LYD', reference: 'order-1001', merchant_id: merchant.merchantId },
         },
       ]);
     });

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { chromium, type Browser } from 'playwright-core';
 import { createLogger } from '@gateway/kernel';
 import { startDemo, type Platform } from '@gateway/platform';
+import { TEST_OTP } from '@gateway/bank-sandbox';
 import { startTestPlatform, type TestPlatform } from '../support/platform';
 
 /** The start page's one-click demo payment (issue 14 item 2), in Chromium against the platform with its demo seeded. */
@@ -23,7 +24,9 @@ describe('start page: one-click demo payment', () => {
   });
 
   it('creates a session with the demo merchant on the server, opens its checkout, and comes back to the start page once paid', async () => {
-    const payer = demo.file.customers[0]!;
+    // The demo merchant is a test merchant: the start page offers a test payer, whose payment never moves the sandbox banks' money.
+    const payer = { alias: `success@${demo.file.customers[0]!.bank_handle}`, otp: TEST_OTP };
+    const balancesBefore = await Promise.all(demo.file.customers.map((c) => demo.banks.find((b) => b.handle === c.bank_handle)!.getAccount(c.iban)));
     const page = await browser.newPage();
     try {
       const landing = await page.goto(`${t.platform.restUrl}/`);
@@ -49,7 +52,9 @@ describe('start page: one-click demo payment', () => {
       await page.waitForURL((url) => url.pathname === '/' && url.searchParams.get('status') === 'completed', { timeout: 30_000 });
       expect(new URL(page.url()).searchParams.get('session_id')).toBe(sessionId);
       const session = await t.rest('GET', `/payments/sessions/${sessionId}`, { headers: { authorization: `Bearer ${demo.file.merchant.api_key}` } });
-      expect(session.body).toMatchObject({ status: 'COMPLETED', amount: 12_500, merchant_id: demo.file.merchant.merchant_id });
+      expect(session.body).toMatchObject({ status: 'COMPLETED', amount: 12_500, merchant_id: demo.file.merchant.merchant_id, livemode: false });
+      const balancesAfter = await Promise.all(demo.file.customers.map((c) => demo.banks.find((b) => b.handle === c.bank_handle)!.getAccount(c.iban)));
+      expect(balancesAfter.map((a) => a?.balance)).toEqual(balancesBefore.map((a) => a?.balance));
     } finally {
       await page.close();
     }

@@ -44,7 +44,7 @@ describe('REST merchants', () => {
   });
 
   it('GET /merchants/{id}: 200 for an operator and the merchant itself; 404 for another merchant or an unknown id; 401 for a bad key', async () => {
-    const merchant = await t.seed.createMerchant({ name: 'Reader' });
+    const merchant = await t.seed.createMerchant({ name: 'Reader', mode: 'test' });
     const other = await t.seed.createMerchant();
     for (const headers of [admin, bearer(merchant.apiKey)]) {
       const answer = await call(base, 'GET', `/merchants/${merchant.merchantId}`, { headers });
@@ -69,7 +69,7 @@ describe('REST merchants', () => {
   });
 
   it('POST /merchants/{id}/rotate-key: operator only, 200 {api_key}; the old key stops working at once', async () => {
-    const merchant = await t.seed.createMerchant();
+    const merchant = await t.seed.createMerchant({ mode: 'test' });
     expectError(await call(base, 'POST', `/merchants/${merchant.merchantId}/rotate-key`, { headers: bearer(merchant.apiKey) }), 403, 'FORBIDDEN');
     const answer = await call(base, 'POST', `/merchants/${merchant.merchantId}/rotate-key`, { headers: admin });
     expect([answer.status, answer.body]).toEqual([200, { api_key: expect.stringMatching(/^mk_test_/) }]);

@@ -139,13 +139,15 @@ export async function startTestPlatform(options: TestPlatformOptions = {}): Prom
       );
       return { handle: body.bank_handle ?? handle, institutionCode, bankKey: body.bank_key, internalKey: body.internal_key };
     },
+    // Live unless a test says otherwise: most suites prove the engine against the sandbox banks as
+    // live cores (their balances are the evidence); test-mode suites ask for mode 'test'.
     async createMerchant(overrides = {}) {
-      const body = expectOk(await rest('POST', '/merchants', { headers: adminHeaders, body: { name: 'Test Shop', ...overrides } }), 'createMerchant');
+      const body = expectOk(await rest('POST', '/merchants', { headers: adminHeaders, body: { name: 'Test Shop', mode: 'live', ...overrides } }), 'createMerchant');
       return { merchantId: body.merchant_id, apiKey: body.api_key, webhookSecret: body.webhook_secret };
     },
     async registerTpp(overrides = {}) {
       const body = expectOk(
-        await rest('POST', '/ob/tpps', { headers: adminHeaders, body: { name: 'Test TPP', redirect_uris: ['https://tpp.example/callback'], ...overrides } }),
+        await rest('POST', '/ob/tpps', { headers: adminHeaders, body: { name: 'Test TPP', mode: 'live', redirect_uris: ['https://tpp.example/callback'], ...overrides } }),
         'registerTpp',
       );
       return { tppId: body.tpp_id, tppAccessToken: body.tpp_access_token, webhookSecret: body.webhook_secret };

@@ -6,3 +6,4 @@ export type { ConfirmationRetry, DelayRange } from './gateway/confirmations';
 export { composeLyIban, newLyIban } from './iban';
 export { sandboxMigrations } from './migrations';
 export { SANDBOX_SCHEMA } from './ledger/orm';
+export * from './test-bank';

@@ -1,3 +1,5 @@
+import { parseTestPayerAlias, testPayerByIban, testPayerRouting } from '@gateway/bank-sandbox';
+import { parseIban, type World } from '@gateway/kernel';
 import type { ServiceClient } from './service-client';
 
 /** identity's aliasRouting answer. */
@@ -77,7 +79,35 @@ export class Directory {
     this.aliases = new ShortCache(cache.aliasMs);
   }
 
-  alias(lookup: { alias: string } | { iban: string }, requestId?: string): Promise<AliasRouting> {
+  /**
+   * An alias (or IBAN) in a world. The built-in test bank's test payers (`success@oasis`, …) are
+   * answered here in the test world only; live resolution never sees them. Any other alias
+   * resolves in the registry in both worlds (a test payment's money then moves at test cores).
+   */
+  async alias(lookup: { alias: string } | { iban: string }, requestId: string | undefined, world: World): Promise<AliasRouting> {
+    if (world === 'test') {
+      const payer = 'alias' in lookup ? this.testPayerBank(lookup.alias) : this.testPayerBankOfIban(lookup.iban);
+      if (payer) {
+        const bank = await this.bank(payer.bank, requestId);
+        return testPayerRouting(`${payer.name}@${bank.handle}`, bank)!;
+      }
+    }
+    return this.registryAlias(lookup, requestId);
+  }
+
+  private testPayerBank(alias: string): { name: string; bank: { handle: string } } | null {
+    const parsed = parseTestPayerAlias(alias);
+    return parsed ? { name: parsed.payer.name, bank: { handle: parsed.bankHandle } } : null;
+  }
+
+  /** A test payer's IBAN names its bank by the institution code inside it. */
+  private testPayerBankOfIban(iban: string): { name: string; bank: { institutionCode: string } } | null {
+    const payer = testPayerByIban(iban);
+    const parsed = payer ? parseIban(iban) : null;
+    return payer && parsed ? { name: payer.name, bank: { institutionCode: parsed.institutionCode } } : null;
+  }
+
+  private registryAlias(lookup: { alias: string } | { iban: string }, requestId?: string): Promise<AliasRouting> {
     const key = 'alias' in lookup ? `a:${lookup.alias.trim().toLowerCase()}` : `i:${lookup.iban}`;
     return this.aliases.get(key, async () => (await this.call<{ aliasRouting: AliasRouting }>(ALIAS_ROUTING, lookup, requestId)).aliasRouting);
   }

@@ -19,3 +19,4 @@ export * from './shutdown';
 export * from './static-assets';
 export * from './in-process';
 export * from './memoized';
+export * from './world';

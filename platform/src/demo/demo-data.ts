@@ -25,7 +25,10 @@ export interface DemoFile {
   admin_key: string;
   base_url: string;
   graphql_url: string;
+  /** The test-mode demo merchant (mk_test_…): its payments move money at the built-in test bank only. */
   merchant: { merchant_id: string; api_key: string; webhook_secret: string };
+  /** The live demo merchant (mk_live_…): its payments move the sandbox banks' money (the demo's "real" money). Absent in a file from an earlier release until the next start. */
+  live_merchant?: { merchant_id: string; api_key: string; webhook_secret: string };
   tpp: { tpp_id: string; tpp_access_token: string };
   banks: Array<{ bank_handle: string; institution_code: string; bank_key: string; internal_key: string; core_base_url: string }>;
   customers: Array<{ alias: string; iban: string; bank_handle: string; otp: string; balance: number; currency: string }>;

@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { startSandboxBank, type SandboxBank } from '@gateway/bank-sandbox';
+import { startSandboxBank, TEST_OTP, TEST_PAYERS, type SandboxBank } from '@gateway/bank-sandbox';
 import { newSecret, type Logger } from '@gateway/kernel';
 import type { Database } from '@gateway/db';
 import { DEMO_GATE } from '../platform';
@@ -66,6 +66,7 @@ export async function startDemo(platform: DemoTarget, options: DemoOptions): Pro
     base_url: platform.restUrl,
     graphql_url: `${platform.restUrl}/graphql`,
     merchant: saved?.merchant ?? { merchant_id: '', api_key: '', webhook_secret: '' },
+    live_merchant: saved?.live_merchant ?? { merchant_id: '', api_key: '', webhook_secret: '' },
     tpp: saved?.tpp ?? { tpp_id: '', tpp_access_token: '' },
     banks: saved?.banks ?? [],
     customers: [],
@@ -155,8 +156,18 @@ export async function startDemo(platform: DemoTarget, options: DemoOptions): Pro
     receiver.setSecret(demo.merchant.webhook_secret);
     done('merchant');
 
+    // The same shop in the live world: its key moves the sandbox banks' money, as a live key moves a bank's.
+    if (!demo.live_merchant?.merchant_id) {
+      const live = expectOk(await rest('POST', '/merchants', admin, { name: 'Demo Shop (live)', mode: 'live', settlement_iban: shopAccount.iban }), 'POST /merchants (live)');
+      demo.live_merchant = { merchant_id: live.merchant_id, api_key: live.api_key, webhook_secret: live.webhook_secret };
+    }
+    done('live merchant');
+
     if (!demo.tpp.tpp_id) {
-      const tpp = expectOk(await rest('POST', '/ob/tpps', admin, { name: 'Demo Budgeting App', redirect_uris: [`${platform.restUrl}/demo/callback`] }), 'POST /ob/tpps');
+      const tpp = expectOk(
+        await rest('POST', '/ob/tpps', admin, { name: 'Demo Budgeting App', mode: 'live', redirect_uris: [`${platform.restUrl}/demo/callback`] }),
+        'POST /ob/tpps',
+      );
       demo.tpp = { tpp_id: tpp.tpp_id, tpp_access_token: tpp.tpp_access_token };
     }
     demo.seed_complete = true;
@@ -234,11 +245,13 @@ export function tryItBlock(demo: DemoFile, file: string): string {
     `Demo (${file}):`,
     `  banks       ${demo.banks.map((b) => `${b.bank_handle} (${b.institution_code}) ${b.core_base_url}`).join(', ')}`,
     `  customers   ${demo.customers.map((c) => `${c.alias}@${c.bank_handle} otp ${c.otp}`).join(', ')}`,
-    `  merchant    ${demo.merchant.merchant_id}  api key ${demo.merchant.api_key}`,
-    `  tpp         ${demo.tpp.tpp_id}`,
+    `  merchant    ${demo.merchant.merchant_id}  api key ${demo.merchant.api_key}  (test mode: money moves at the built-in test bank only)`,
+    ...(demo.live_merchant?.api_key ? [`  live        ${demo.live_merchant.merchant_id}  api key ${demo.live_merchant.api_key}  (live: moves the sandbox banks' money)`] : []),
+    `  tpp         ${demo.tpp.tpp_id}  (live)`,
     '',
-    'Try it: create a payment session, then open its checkout_url and pay as',
-    `${payer.alias} (OTP ${payer.otp}):`,
+    'Try it: create a payment session with the test key, then open its checkout_url and pay as the test payer',
+    `success@${payer.bank_handle} (OTP ${TEST_OTP}); other test payers: ${TEST_PAYERS.map((p) => `${p.name}@<bank>`).join(', ')} (docs/test-mode.md).`,
+    `With the live key, pay as ${payer.alias} (OTP ${payer.otp}): the sandbox banks' balances move.`,
     `  curl -s -X POST ${demo.base_url}/payments/sessions \\`,
     `    -H 'Authorization: Bearer ${demo.merchant.api_key}' -H 'Content-Type: application/json' \\`,
     `    -d '{"amount": 12500, "currency": "LYD", "destination": {"type": "alias", "value": "${payee.alias}"}, "reference": "order-1001"}'`,

@@ -1,3 +1,4 @@
+import { TEST_OTP, TEST_PAYERS } from '@gateway/bank-sandbox';
 import { ERROR_CODES } from '@gateway/kernel';
 
 /** The prose of the OpenAPI document (Markdown, as the /docs renderer shows it). */
@@ -39,6 +40,17 @@ Every response carries \`X-RateLimit-Limit\`, \`X-RateLimit-Remaining\` and \`X-
 
 Document caps, refused with 400 \`VALIDATION_ERROR\`: at most 30 aliases, 5,000 tokens, 50 directives, depth 12, 500 field selections and a static cost of 5,000 (objects 2, scalars 1, ×1.5 per level). In production, introspection is off and error messages carry no field suggestions.`;
 
+/** Test mode and its test payers (API-CONTRACT "Test mode"); the list is the test bank's own (packages/bank-sandbox). */
+const TEST_MODE = `## Test mode
+
+A merchant (and a TPP) is test or live, fixed at registration: its key says so (\`mk_test_\` or \`mk_live_\`). Everything a test credential creates is a test object (\`livemode: false\` on every record and webhook envelope): its money moves only at test cores (a bank's registered sandbox core, else the gateway's built-in test bank for that bank), never at a bank's live core, and its interbank obligations settle only in test cycles (\`POST /settlement/cycles\` with \`{"mode": "test"}\`). A test credential never sees a live object, nor a live one a test object (404). Test clocks move test mandates only.
+
+Test payers, like test cards: pay as \`<name>@<bank_handle>\` at any registered bank, with OTP \`${TEST_OTP}\` unless said otherwise. They resolve in test mode only. Real customers' aliases and IBANs work in test mode too (OTP \`${TEST_OTP}\` at the test bank), and their test-mode money moves in the test bank, never in their accounts.
+
+| Payer | Outcome |
+|---|---|
+${TEST_PAYERS.map((payer) => `| \`${payer.name}@<bank>\` | ${payer.outcome.replace(/\|/g, '\\|')} |`).join('\n')}`;
+
 const ERRORS = `## Errors
 
 Every error has the body \`{"error": {"code", "message", "detail", "request_id"}}\`; the HTTP status follows from the code, and \`request_id\` is the X-Request-Id header.
@@ -55,6 +67,8 @@ export const API_DESCRIPTION = `The REST API of the payment gateway and Open Ban
 Fields are snake_case. Unknown fields and query parameters are refused with 400 VALIDATION_ERROR; bodies over 1 MiB get 413. Every response carries X-Request-Id, and responses from the API carry X-RateLimit-* headers. Creating POSTs take an optional \`Idempotency-Key\` header.
 
 Machine-readable: [/openapi.json](/openapi.json). What the gateway sends a bank core and which answers it accepts: [/openapi/bank-core.json](/openapi/bank-core.json).
+
+${TEST_MODE}
 
 ${LIMITS}
 

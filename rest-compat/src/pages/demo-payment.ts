@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { TEST_OTP } from '@gateway/bank-sandbox';
 import { cardPage, escapeHtml, securityHeaders } from './html';
 
 /** What the one-click payment needs of the launcher's demo.json (written by platform/src/demo). */
@@ -10,7 +11,11 @@ interface DemoKeys {
   customers?: Array<{ alias: string; bank_handle: string; otp: string }>;
 }
 
-/** The demo's payer and payee: a customer at one demo bank paying one at the other (the curl the launcher prints does the same). */
+/**
+ * The demo's payer and payee. The demo merchant is a test merchant, so the payer is a test payer
+ * (success@<bank>, OTP 123456) and the payee a demo customer at the other bank, whose test-mode
+ * credit lands in the built-in test bank: the one-click payment never moves the demo's live money.
+ */
 export interface DemoParties {
   apiKey: string;
   payer: { alias: string; otp: string };
@@ -28,7 +33,7 @@ export function readDemoParties(file: string): DemoParties | null {
   const payer = demo.customers?.[0];
   const payee = demo.customers?.find((customer) => customer.bank_handle !== payer?.bank_handle);
   if (!demo.seed_complete || !demo.merchant?.api_key || !payer || !payee) return null;
-  return { apiKey: demo.merchant.api_key, payer: { alias: payer.alias, otp: payer.otp }, payee: { alias: payee.alias } };
+  return { apiKey: demo.merchant.api_key, payer: { alias: `success@${payer.bank_handle}`, otp: TEST_OTP }, payee: { alias: payee.alias } };
 }
 
 function answerPage(reply: FastifyReply, status: number, title: string, text: string): FastifyReply {

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
+import { TEST_OTP, TEST_PAYERS } from '@gateway/bank-sandbox';
 import { registerDemoPayment, readDemoParties } from './demo-payment';
 import { cardPage, escapeHtml, securityHeaders } from './html';
 
@@ -33,6 +34,7 @@ export function renderLandingPage(info: LandingInfo, base: string, nonce: string
     ? `<form method="post" action="/demo/payment" id="demo-payment">
 <button type="submit" id="demo-payment-button">Make a demo payment</button>
 <p class="meta">12.500 LYD from the demo shop's checkout: pay as <strong>${escapeHtml(parties.payer.alias)}</strong> with the one-time password <strong>${escapeHtml(parties.payer.otp)}</strong>.</p>
+<p class="meta" id="demo-world">Test mode: the demo shop's key is a test key (mk_test_…), so this payment moves money at the gateway's built-in test bank only; no sandbox bank balance changes. The live demo shop (<code>live_merchant</code> in demo.json, mk_live_…) moves the sandbox banks' money.</p>
 </form>`
     : '<p class="meta" id="demo-payment-pending">The demo data is being seeded: reload in a few seconds for a one-click demo payment.</p>';
   const demo = info.demoFile
@@ -40,11 +42,16 @@ export function renderLandingPage(info: LandingInfo, base: string, nonce: string
 ${oneClick}
 <p class="meta">The demo banks, customers (with their OTPs), merchant key and TPP are in <code id="demo-file">${escapeHtml(info.demoFile)}</code>.</p>
 <ul>
-<li>A payment: create a session with the merchant key (<code>POST ${escapeHtml(base)}/payments/sessions</code>), open its checkout_url and pay as a demo customer.</li>
+<li>A payment: create a session with the merchant key (<code>POST ${escapeHtml(base)}/payments/sessions</code>), open its checkout_url and pay as a test payer (test key) or a demo customer (live key).</li>
 <li><code>npm run demo:open-banking</code> — a TPP from consent to account data, payment orders and SCA.</li>
 <li><code>npm run demo:mandates</code> — a recurring mandate confirmed in the browser, charged twice, then settled.</li>
 </ul>`
     : '';
+  const testPayers = `<h2>Test payers</h2>
+<p class="meta">With a test key (mk_test_…, a test TPP's token) every payment goes to the built-in test bank. Pay as <code>&lt;name&gt;@&lt;bank_handle&gt;</code> with OTP ${escapeHtml(TEST_OTP)} (any registered bank); each gives one outcome. Real customers' aliases work too, as payers with OTP ${escapeHtml(TEST_OTP)} or as payees: their test-mode money moves in the test bank, never in their accounts.</p>
+<ul id="test-payers">
+${TEST_PAYERS.map((payer) => `<li><code>${escapeHtml(payer.name)}@&lt;bank&gt;</code> — ${escapeHtml(payer.outcome)}</li>`).join('\n')}
+</ul>`;
   const body = `
 <h1>Payment gateway is running</h1>
 <ul class="meta" id="running">
@@ -57,7 +64,8 @@ ${oneClick}
 <ul id="links">
 ${links}
 </ul>
-${demo}`;
+${demo}
+${testPayers}`;
   return cardPage('Payment gateway', body, nonce);
 }
 

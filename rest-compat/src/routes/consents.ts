@@ -3,7 +3,7 @@ import { defineRoute, type GraphQLData } from '../route';
 
 // `consentId: id`: the REST record names the id consent_id, as the spec's response does.
 export const CONSENT_RECORD = `fragment ConsentRecord on Consent {
-  consentId: id tppId status bankHandle scopes redirectUri consentUrl expiresAt accountIds revokedBy createdAt updatedAt authorisedAt rejectedAt revokedAt expiredAt
+  consentId: id livemode tppId status bankHandle scopes redirectUri consentUrl expiresAt accountIds revokedBy createdAt updatedAt authorisedAt rejectedAt revokedAt expiredAt
 }`;
 
 const nullableTime = z.string().nullable().describe('ISO 8601 UTC; null until reached.');
@@ -12,6 +12,7 @@ const SCOPE_LIST = 'accounts:read, balances:read, transactions:read, payments:wr
 export const consentRecord = z
   .object({
     consent_id: z.string().describe('con_…'),
+    livemode: z.boolean().describe("false for a test object (a test credential's): its money moves only at test cores."),
     tpp_id: z.string().describe('The TPP that requested it (tpp_…).'),
     status: z.enum(['AWAITING_AUTHORISATION', 'AUTHORISED', 'REJECTED', 'REVOKED', 'EXPIRED']),
     bank_handle: z.string(),

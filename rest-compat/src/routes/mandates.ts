@@ -4,11 +4,11 @@ import { defineRoute, type GraphQLData } from '../route';
 
 // `mandateId: id`: the REST record names the id mandate_id, as the contract's response does.
 const MANDATE_RECORD = `fragment MandateRecord on Mandate {
-  mandateId: id merchantId status customerAlias customerBank { handle } amount currency interval description startDate nextChargeDate confirmUrl
+  mandateId: id livemode merchantId status customerAlias customerBank { handle } amount currency interval description startDate nextChargeDate confirmUrl
   revokedBy acceptance { acceptedAt ipAddress userAgent } createdAt confirmedAt cancelledAt failedAt
 }`;
 const CHARGE_RECORD = `fragment ChargeRecord on MandateCharge {
-  chargeId: id mandateId status amount currency reference periodStart settlementType failureCode failureDetail createdAt completedAt failedAt
+  chargeId: id livemode mandateId status amount currency reference periodStart settlementType failureCode failureDetail createdAt completedAt failedAt
 }`;
 
 const nullableTime = z.string().nullable().describe('ISO 8601 UTC; null until reached.');
@@ -24,6 +24,7 @@ const pagination = z.object({ next_cursor: z.string().nullable().describe('null 
 export const mandateRecord = z
   .object({
     mandate_id: z.string().describe('mdt_…'),
+    livemode: z.boolean().describe("false for a test object (a test credential's): its money moves only at test cores."),
     merchant_id: z.string(),
     status: z.enum(['PENDING_CONFIRMATION', 'ACTIVE', 'CANCELLED', 'FAILED']),
     customer_alias: z.string(),
@@ -51,6 +52,7 @@ export const mandateRecord = z
 export const chargeRecord = z
   .object({
     charge_id: z.string().describe('chg_…'),
+    livemode: z.boolean().describe("false for a test object (a test credential's): its money moves only at test cores."),
     mandate_id: z.string(),
     status: z.enum(['PROCESSING', 'COMPLETED', 'FAILED']),
     amount: z.number().int().describe('Minor units.'),

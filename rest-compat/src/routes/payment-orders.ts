@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { defineRoute, type GraphQLData } from '../route';
 
 const ORDER_RECORD = `fragment PaymentOrderRecord on PaymentOrder {
-  paymentOrderId: id consentId status sourceAccountId destination { type value } creditorBank amount currency description scaUrl
+  paymentOrderId: id livemode consentId status sourceAccountId destination { type value } creditorBank amount currency description scaUrl
   settlementType failureCode createdAt updatedAt completedAt failedAt rejectedAt
 }`;
 
@@ -15,6 +15,7 @@ const nullableTime = z.string().nullable().describe('ISO 8601 UTC; null until re
 export const paymentOrderRecord = z
   .object({
     payment_order_id: z.string().describe('po_…: also the reference on both statements.'),
+    livemode: z.boolean().describe("false for a test object (a test credential's): its money moves only at test cores."),
     consent_id: z.string(),
     status: z.enum(['PENDING_SCA', 'PROCESSING', 'COMPLETED', 'FAILED', 'REJECTED']),
     source_account_id: z.string().describe('The consented account paid from (acc_…).'),

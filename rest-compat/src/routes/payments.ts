@@ -3,7 +3,7 @@ import { defineRoute, type GraphQLData } from '../route';
 
 // `sessionId: id`: the REST record names the id session_id, as the spec's response does.
 const SESSION_RECORD = `fragment SessionRecord on PaymentSession {
-  sessionId: id merchantId status amount currency destination { type value } creditorIban creditorBank { handle } debtorBank { handle }
+  sessionId: id livemode merchantId status amount currency destination { type value } creditorIban creditorBank { handle } debtorBank { handle }
   settlementType description reference redirectUrl webhookUrl checkoutUrl expiresAt failureCode createdAt updatedAt completedAt failedAt expiredAt
 }`;
 
@@ -12,6 +12,7 @@ const nullableTime = z.string().nullable().describe('ISO 8601 UTC; null until re
 export const sessionRecord = z
   .object({
     session_id: z.string().describe('ops_…'),
+    livemode: z.boolean().describe("false for a test object (a test credential's): its money moves only at test cores."),
     merchant_id: z.string(),
     status: z.enum(['PENDING', 'PROCESSING', 'SETTLEMENT_PENDING', 'COMPLETED', 'FAILED', 'EXPIRED']),
     amount: z.number().int().describe('Minor units.'),

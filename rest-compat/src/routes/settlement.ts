@@ -3,7 +3,7 @@ import { defineRoute, type GraphQLData } from '../route';
 
 // `cycleId: id`: REST names the cycle's id cycle_id, as the contract does.
 const CYCLE_RECORD = `fragment CycleRecord on SettlementCycle {
-  cycleId: id status openedAt closedAt settledAt obligationCount trigger
+  cycleId: id livemode status openedAt closedAt settledAt obligationCount trigger
   positions { bankHandle currency netAmount direction status coreReference settlementIban attempts lastError settledAt }
 }`;
 
@@ -25,6 +25,7 @@ const positionRecord = z
 const cycleRecord = z
   .object({
     cycle_id: z.string().describe('stl_…'),
+    livemode: z.boolean().describe("false for a test cycle: test obligations only, booked at the banks' test cores."),
     status: z.enum(['OPEN', 'SETTLING', 'SETTLED', 'PARTIALLY_FAILED']),
     opened_at: z.string(),
     closed_at: z.string().nullable(),
@@ -46,11 +47,13 @@ export const settlementRoutes = [
       'Takes every interbank obligation no cycle has taken, nets them per bank and currency (each currency sums to zero, checked before any call), and books each non-zero position once at the bank core: ' +
       'a net credit to its settlement_account_iban by /accounts/credit, a net debit by /accounts/debit, reference `stl_…:<bank_handle>:<currency>`; 5xx and timeouts are retried with the same reference, a crash is resumed. ' +
       'Answers once the positions had their first call (or after a few seconds): SETTLED, or SETTLING while calls are retried. Two runs at once make one cycle (both get it); with nothing to take, an empty SETTLED cycle. ' +
-      'Cycles also run every SETTLEMENT_INTERVAL_SECONDS (0: only on demand).',
+      'Cycles also run every SETTLEMENT_INTERVAL_SECONDS (0: only on demand), for live obligations. ' +
+      'With `{"mode": "test"}` the cycle takes test obligations only (test-mode payments) and books them at the banks\' test cores; a live cycle never takes a test obligation.',
     auth: [['adminKey']],
-    operation: `mutation RunSettlementCycle { runSettlementCycle { ...CycleRecord } }
+    body: z.object({ mode: z.enum(['live', 'test']).optional().describe('live (default) or test.') }).strict(),
+    operation: `mutation RunSettlementCycle($mode: String) { runSettlementCycle(mode: $mode) { ...CycleRecord } }
 ${CYCLE_RECORD}`,
-    variables: () => ({}),
+    variables: ({ body }) => ({ mode: body.mode ?? null }),
     result: ({ runSettlementCycle }) => runSettlementCycle,
     status: 201,
     response: cycleRecord,

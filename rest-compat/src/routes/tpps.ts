@@ -2,12 +2,13 @@ import { z } from 'zod';
 import { defineRoute } from '../route';
 
 // `tppId: id`: the record carries tpp_id, as the registration response does.
-const TPP_RECORD = `fragment TppRecord on Tpp { tppId: id name redirectUris webhookUrl createdAt }`;
+const TPP_RECORD = `fragment TppRecord on Tpp { tppId: id name mode redirectUris webhookUrl createdAt }`;
 
 const tppRecord = z
   .object({
     tpp_id: z.string().describe('tpp_…'),
     name: z.string(),
+    mode: z.string().describe("test or live: a test TPP's consents and payment orders never move real funds."),
     redirect_uris: z.array(z.string()),
     webhook_url: z.string().nullable(),
     created_at: z.string().describe('ISO 8601 UTC.'),
@@ -26,6 +27,7 @@ export const tppRoutes = [
     body: z
       .object({
         name: z.string(),
+        mode: z.string().nullish().describe('test (default) or live, fixed at registration: a test TPP reads and pays at test cores only.'),
         redirect_uris: z.array(z.string()).describe("Exact redirect URIs; a consent's redirect_uri must equal one of them."),
         webhook_url: z.string().nullish().describe('Where Open Banking events (consent.*, payment_order.*) are delivered, signed with webhook_secret.'),
       })
@@ -39,6 +41,7 @@ ${TPP_RECORD}`,
       .object({
         tpp_id: z.string().describe('tpp_…'),
         name: z.string(),
+        mode: z.string().describe('test or live.'),
         redirect_uris: z.array(z.string()),
         webhook_url: z.string().nullable(),
         created_at: z.string().describe('ISO 8601 UTC.'),

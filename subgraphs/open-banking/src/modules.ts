@@ -1,4 +1,4 @@
-import { BankCorePool } from '@gateway/bank-core-client';
+import { BankCorePool, type BuiltInTestCores } from '@gateway/bank-core-client';
 import { createServiceClient, Directory, OtpGuard } from '@gateway/federation';
 import { createLogger } from '@gateway/kernel';
 import { AccountService } from './account/account.service';
@@ -27,7 +27,8 @@ export interface OpenBankingModules {
   sca: ScaService;
 }
 
-export function createOpenBankingModules(settings: OpenBankingSettings): OpenBankingModules {
+/** `testCores`: the built-in test bank (the service owns its lifecycle), for test consents and orders. */
+export function createOpenBankingModules(settings: OpenBankingSettings, testCores: BuiltInTestCores): OpenBankingModules {
   const logger = settings.logger ?? createLogger('open-banking');
   const publicBaseUrl = (settings.publicBaseUrl ?? DEFAULT_PUBLIC_BASE_URL).replace(/\/+$/, '');
   const call = createServiceClient({ routerUrl: settings.routerUrl ?? (() => ''), platformSecret: settings.platformSecret, service: 'open-banking' });
@@ -40,6 +41,7 @@ export function createOpenBankingModules(settings: OpenBankingSettings): OpenBan
     production: settings.production,
     logger: logger.child({ component: 'bank-core' }),
     metrics: settings.metrics,
+    testCores,
   });
   const bankCapabilities = new BankCapabilitiesClient(call);
   const accounts = new AccountService(directory, cores);

@@ -9,6 +9,7 @@ import { createRevocationResolver } from './consent/revocation.resolver';
 import { toConsent } from './consent/consent.type';
 import { createAuthorizationServerResolver } from './grant/authorization-server.resolver';
 import { createTokenResolver } from './grant/token.resolver';
+import { NO_TEST_CORES } from '@gateway/bank-core-client';
 import { createOpenBankingModules, type OpenBankingModules } from './modules';
 import type { OpenBankingSettings } from './settings';
 import { TppEntity } from './tpp/tpp.entity';
@@ -18,7 +19,10 @@ import { PaymentOrderUpdatesResolver } from './payment-order/payment-order-updat
 import { createScaResolver } from './payment-order/sca.resolver';
 import { toTpp } from './tpp/tpp.type';
 
-export async function buildOpenBankingSchema(settings: OpenBankingSettings, modules: OpenBankingModules = createOpenBankingModules(settings)): Promise<GraphQLSchema> {
+export async function buildOpenBankingSchema(
+  settings: OpenBankingSettings,
+  modules: OpenBankingModules = createOpenBankingModules(settings, NO_TEST_CORES),
+): Promise<GraphQLSchema> {
   return buildFederatedSchema({
     resolvers: [
       createTppResolver(modules.tpps),

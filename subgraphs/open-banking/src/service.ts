@@ -7,6 +7,7 @@ import { ConsentAccountEntity } from './account/consent-account.entity';
 import { ConsentEntity } from './consent/consent.entity';
 import { DEFAULT_JOB_SETTINGS, startOpenBankingJobs, type OpenBankingJobSettings } from './jobs';
 import { migrations } from './migrations';
+import { startTestBanks } from '@gateway/bank-sandbox';
 import { createOpenBankingModules } from './modules';
 import { buildOpenBankingSchema } from './schema';
 import type { CoreCallSettings, OpenBankingSettings } from './settings';
@@ -51,7 +52,10 @@ export async function start(options: OpenBankingStartOptions): Promise<RunningSe
     logger,
     metrics: registry,
   };
-  const modules = createOpenBankingModules(settings);
+  // The built-in test bank: test consents' reads and OTP checks, for banks without a sandbox core.
+  // No confirmations here: rail credits are the payments engine's.
+  const testBanks = await startTestBanks({ db: options.db, logger: logger.child({ component: 'test-bank' }) });
+  const modules = createOpenBankingModules(settings, testBanks);
   const schema = await buildOpenBankingSchema(settings, modules);
   const server = await startSubgraphServer({
     name: 'open-banking',
@@ -81,6 +85,7 @@ export async function start(options: OpenBankingStartOptions): Promise<RunningSe
       await jobs.stop();
       await outcomes?.close();
       await server.stop();
+      await testBanks.stop();
       await relay?.stop();
     },
   };

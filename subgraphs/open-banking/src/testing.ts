@@ -72,7 +72,14 @@ export async function authoriseConsent(root: EntityManager, consentId: string, a
     if (!consent) throw new Error(`no consent ${consentId}`);
     // One millisecond apart: the accounts are listed in approval order.
     const rows = accounts.map((account, index) =>
-      tx.create(ConsentAccountEntity, { id: newId('account'), consentId, iban: account.iban, bankHandle: account.bankHandle, createdAt: new Date(now.getTime() + index) }),
+      tx.create(ConsentAccountEntity, {
+        id: newId('account'),
+        consentId,
+        livemode: true,
+        iban: account.iban,
+        bankHandle: account.bankHandle,
+        createdAt: new Date(now.getTime() + index),
+      }),
     );
     const ids = rows.map((row) => row.id);
     if (!(await moveConsent(tx, consent, 'customer_approved', now, { accountIds: ids }))) throw new Error(`consent ${consentId} moved meanwhile`);

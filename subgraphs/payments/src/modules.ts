@@ -1,4 +1,4 @@
-import { BankCorePool } from '@gateway/bank-core-client';
+import { BankCorePool, type BuiltInTestCores } from '@gateway/bank-core-client';
 import { createServiceClient, Directory, OtpGuard, type ServiceClient } from '@gateway/federation';
 import { createLogger } from '@gateway/kernel';
 import { CheckoutService } from './checkout/checkout.service';
@@ -36,7 +36,11 @@ export interface PaymentsModules {
   mandates: MandateService;
 }
 
-export function createPaymentsModules(settings: PaymentsSettings): PaymentsModules {
+/**
+ * `testCores`: the built-in test bank (started by the service, which owns its lifecycle), where
+ * test objects' core calls go when a bank registered no sandbox core.
+ */
+export function createPaymentsModules(settings: PaymentsSettings, testCores: BuiltInTestCores): PaymentsModules {
   const logger = settings.logger ?? createLogger('payments');
   const engineSettings: EngineSettings = { ...DEFAULT_ENGINE_SETTINGS, ...settings.engine };
   const call = createServiceClient({ routerUrl: settings.routerUrl ?? (() => ''), platformSecret: settings.platformSecret, service: 'payments' });
@@ -48,6 +52,7 @@ export function createPaymentsModules(settings: PaymentsSettings): PaymentsModul
     production: settings.production,
     logger: logger.child({ component: 'bank-core' }),
     metrics: settings.metrics,
+    testCores,
   });
   const settlementSettings: SettlementSettings = { ...DEFAULT_SETTLEMENT_SETTINGS, ...settings.settlement };
   const settlementRunner = new SettlementRunner(directory, cores, engineSettings, settlementSettings, logger.child({ component: 'settlement' }));

@@ -9,6 +9,7 @@ import { MandateEntity } from './mandate/mandate.entity';
 import { createMandateResolver } from './mandate/mandate.resolver';
 import { toMandate } from './mandate/mandate.type';
 import { toMerchant } from './merchant/merchant.type';
+import { NO_TEST_CORES } from '@gateway/bank-core-client';
 import { createPaymentsModules, type PaymentsModules } from './modules';
 import { PaymentSessionEntity } from './session/session.entity';
 import { SessionHistoryResolver } from './session/session.history';
@@ -19,7 +20,7 @@ import { SessionUpdatesResolver } from './subscription/session-updates.resolver'
 import { createWebhookResolver } from './webhook/webhook.resolver';
 import type { PaymentsSettings } from './settings';
 
-export async function buildPaymentsSchema(settings: PaymentsSettings, modules: PaymentsModules = createPaymentsModules(settings)): Promise<GraphQLSchema> {
+export async function buildPaymentsSchema(settings: PaymentsSettings, modules: PaymentsModules = createPaymentsModules(settings, NO_TEST_CORES)): Promise<GraphQLSchema> {
   return buildFederatedSchema({
     resolvers: [
       createMerchantResolver(modules.merchants),

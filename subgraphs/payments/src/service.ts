@@ -24,6 +24,8 @@ import { WebhookAttemptEntity, WebhookDeliveryEntity } from './webhook/webhook-d
 import { startWebhookDispatcher } from './webhook/webhook-dispatcher';
 import { OrderMovementEntity } from './order-movement/order-movement.entity';
 import { consumeMovementRequests } from './order-movement/movement-requests';
+import { startTestBanks } from '@gateway/bank-sandbox';
+import { testConfirmationInput } from './confirmation/test-confirmation';
 
 export const PAYMENTS_SCHEMA = 'payments';
 
@@ -86,7 +88,17 @@ export async function start(options: PaymentsStartOptions): Promise<RunningServi
     logger,
     metrics: registry,
   };
-  const modules = createPaymentsModules(settings);
+  // The built-in test bank: test objects' core calls, for every bank without a sandbox core of its
+  // own. Its rail credits are confirmed in process, as test confirmations only (a handle's first
+  // core call, after the modules exist, is what starts its confirmations).
+  const testBanks = await startTestBanks({
+    db: options.db,
+    logger: logger.child({ component: 'test-bank' }),
+    confirm: async (handle, body) => {
+      await modules.confirmations.confirm(orm.em.fork(), handle, testConfirmationInput(body), false);
+    },
+  });
+  const modules = createPaymentsModules(settings, testBanks);
   const schema = await buildPaymentsSchema(settings, modules);
   const server = await startSubgraphServer({
     name: 'payments',
@@ -126,6 +138,7 @@ export async function start(options: PaymentsStartOptions): Promise<RunningServi
       if (!idle) logger.warn('payment runs still waiting on a core at shutdown: their leases let another process resume them');
       modules.engine.stop();
       modules.settlementRunner.stop();
+      await testBanks.stop();
       await events?.stop();
     },
   };

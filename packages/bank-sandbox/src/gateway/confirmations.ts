@@ -5,6 +5,12 @@ import type { MovementBook } from '../ledger/movements';
 import type { SandboxTransaction } from '../ledger/views';
 import type { GatewayLink } from './gateway-link';
 
+/**
+ * Where credit-confirmed goes: the gateway over HTTP (GatewayLink, for the sandbox banks), or the
+ * gateway in process (the built-in test bank). A thrown error is retried like an unreachable gateway.
+ */
+export type ConfirmationLink = Pick<GatewayLink, 'configured' | 'confirmCredit'>;
+
 export interface DelayRange {
   min: number;
   max: number;
@@ -37,7 +43,7 @@ export class CreditConfirmations {
 
   constructor(
     private readonly movements: MovementBook,
-    private readonly gateway: GatewayLink,
+    private readonly gateway: ConfirmationLink,
     private readonly delay: DelayRange,
     private readonly logger: Logger,
     private readonly retry: ConfirmationRetry = DEFAULT_CONFIRMATION_RETRY,

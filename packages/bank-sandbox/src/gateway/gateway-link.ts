@@ -8,6 +8,16 @@ export interface GatewayConfig {
   bankKey?: string;
 }
 
+/** The credit-confirmed body, as a bank core sends it to the gateway (the spec's callback fields). */
+export interface CreditConfirmedBody {
+  payment_reference: string;
+  session_id: string;
+  creditor_iban: string;
+  amount: number;
+  currency: string;
+  rrn: string;
+}
+
 export interface GatewayAnswer {
   status: number;
   body: unknown;
@@ -50,17 +60,7 @@ export class GatewayLink {
   }
 
   /** POST /service/callbacks/v1/payment/credit-confirmed with this bank's internal key. */
-  async confirmCredit(
-    body: {
-      payment_reference: string;
-      session_id: string;
-      creditor_iban: string;
-      amount: number;
-      currency: string;
-      rrn: string;
-    },
-    signal?: AbortSignal,
-  ): Promise<GatewayAnswer> {
+  async confirmCredit(body: CreditConfirmedBody, signal?: AbortSignal): Promise<GatewayAnswer> {
     const config = this.config;
     if (!config) throw bankErrors.gatewayNotConfigured();
     return this.post(`${config.url}/service/callbacks/v1/payment/credit-confirmed`, { 'x-service-internal-key': this.internalKey() }, body, undefined, signal);

@@ -3,6 +3,7 @@ import type { ServiceOrm } from '@gateway/db';
 import { bankErrors, BankError } from '../errors';
 import { newLyIban } from '../iban';
 import { SandboxAccountRow, SandboxCustomer } from './entities';
+import { ledgerTables } from './orm';
 import { toAccountView, type SandboxAccount } from './views';
 
 export interface OpenAccountInput {
@@ -15,14 +16,18 @@ export interface OpenAccountInput {
   iban?: string;
 }
 
-/** Accounts and customers (OTPs) of one sandbox bank. */
+/** Accounts and customers (OTPs) of one sandbox bank, in its ORM's schema. */
 export class AccountBook {
+  private readonly tables: ReturnType<typeof ledgerTables>;
+
   constructor(
     private readonly orm: ServiceOrm,
     private readonly bankHandle: string,
     private readonly institutionCode: string,
     private readonly clock: () => Date,
-  ) {}
+  ) {
+    this.tables = ledgerTables(orm);
+  }
 
   /**
    * Idempotent so that a launcher re-seeding demo data after a restart finds the accounts it made
@@ -38,7 +43,7 @@ export class AccountBook {
 
     return this.orm.em.fork().transactional(async (em) => {
       // Serialises concurrent openings of the same account (one query; no HTTP inside).
-      await em.execute('select pg_advisory_xact_lock(hashtext(?))', [`bank_sandbox:${this.bankHandle}:${iban ?? `${customerRef}:${currency}`}`]);
+      await em.execute('select pg_advisory_xact_lock(hashtext(?))', [`${this.tables.schema}:${this.bankHandle}:${iban ?? `${customerRef}:${currency}`}`]);
       const existing = await em.findOne(SandboxAccountRow, iban ? { bankHandle: this.bankHandle, iban } : { bankHandle: this.bankHandle, customerRef, currency }, {
         orderBy: { createdAt: 'asc' },
       });
@@ -79,7 +84,7 @@ export class AccountBook {
     if (typeof customerRef !== 'string' || !customerRef.trim()) throw bankErrors.validation('customer_ref: required');
     if (typeof otp !== 'string' || !/^\S{4,32}$/.test(otp)) throw bankErrors.validation('otp: 4 to 32 non-space characters');
     await this.orm.em.fork().execute(
-      `insert into "bank_sandbox"."customers" ("bank_handle", "customer_ref", "otp_hash", "created_at") values (?, ?, ?, ?)
+      `insert into ${this.tables.customers} ("bank_handle", "customer_ref", "otp_hash", "created_at") values (?, ?, ?, ?)
        on conflict ("bank_handle", "customer_ref") do update set "otp_hash" = excluded."otp_hash"`,
       [this.bankHandle, customerRef, sha256Hex(otp), this.clock()],
     );
@@ -94,7 +99,7 @@ export class AccountBook {
 
   private async ensureCustomer(em: { execute: ServiceOrm['em']['execute'] }, customerRef: string): Promise<void> {
     await em.execute(
-      `insert into "bank_sandbox"."customers" ("bank_handle", "customer_ref", "otp_hash", "created_at") values (?, ?, null, ?)
+      `insert into ${this.tables.customers} ("bank_handle", "customer_ref", "otp_hash", "created_at") values (?, ?, null, ?)
        on conflict ("bank_handle", "customer_ref") do nothing`,
       [this.bankHandle, customerRef, this.clock()],
     );

@@ -3,6 +3,7 @@ import type { ServiceOrm } from '@gateway/db';
 import { bankErrors } from '../errors';
 import { newRrn } from '../iban';
 import { normalizeIban } from './accounts';
+import { ledgerTables } from './orm';
 import { SandboxAccountRow, SandboxTransactionRow, type ConfirmationStatus, type Operation } from './entities';
 import { bookingDateOf, toTransactionView, type SandboxTransaction } from './views';
 
@@ -30,13 +31,17 @@ const MAX_SAFE = Number.MAX_SAFE_INTEGER;
  */
 const SESSION_REFERENCE = /^(ops|po|chg)_[^:\s]+$/;
 
-/** Debits, credits and statements of one sandbox bank. */
+/** Debits, credits and statements of one sandbox bank, in its ORM's schema. */
 export class MovementBook {
+  private readonly tables: ReturnType<typeof ledgerTables>;
+
   constructor(
     private readonly orm: ServiceOrm,
     private readonly bankHandle: string,
     private readonly clock: () => Date,
-  ) {}
+  ) {
+    this.tables = ledgerTables(orm);
+  }
 
   /**
    * Books a debit or credit exactly once per (operation, reference), in ONE statement and no
@@ -72,10 +77,10 @@ export class MovementBook {
     const delta = operation === 'DEBIT' ? -input.amount : input.amount;
     const em = this.orm.em.fork();
     const [found] = await em.execute<Array<{ id: string; currency: string; rail: boolean; inserted: string | null; balance_after: string | number | null }>>(
-      `with account as (select "id", "currency", "balance" from "bank_sandbox"."accounts" where "bank_handle" = ? and "iban" = ? for update),
-         rail as (select ?::boolean and not exists (select 1 from "bank_sandbox"."transactions"
+      `with account as (select "id", "currency", "balance" from ${this.tables.accounts} where "bank_handle" = ? and "iban" = ? for update),
+         rail as (select ?::boolean and not exists (select 1 from ${this.tables.transactions}
            where "bank_handle" = ? and "operation" = 'DEBIT' and "reference" = ?) as "rail"),
-         inserted as (insert into "bank_sandbox"."transactions"
+         inserted as (insert into ${this.tables.transactions}
              ("transaction_id", "bank_handle", "operation", "reference", "iban", "amount", "currency", "description",
               "debtor_bank", "session_id", "rrn", "balance_after", "booked_at", "confirmation_status", "confirmation_attempts")
            select ?, ?, ?, ?, ?, ?, ?, ?, null, case when r."rail" then ? end, case when r."rail" then ? end, a."balance" + ?, ?,
@@ -84,7 +89,7 @@ export class MovementBook {
            where a."currency" = ? and a."balance" + ? >= 0 and a."balance" + ? <= ${MAX_SAFE}
            on conflict ("bank_handle", "operation", "reference") do nothing
            returning "transaction_id", "balance_after"),
-         moved as (update "bank_sandbox"."accounts" set "balance" = "balance" + ?
+         moved as (update ${this.tables.accounts} set "balance" = "balance" + ?
            where "id" = (select "id" from account) and exists (select 1 from inserted) returning "balance")
        select a."id", a."currency", r."rail", i."transaction_id" as "inserted", i."balance_after"
        from account a cross join rail r left join inserted i on true`,

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { BankCoreClient, BankCorePool, CoreTransaction } from '@gateway/bank-core-client';
 import type { Directory } from '@gateway/federation';
-import { GatewayError } from '@gateway/kernel';
+import { GatewayError, worldOf } from '@gateway/kernel';
 import { ConsentAccountEntity } from './consent-account.entity';
 import { AccountType, BalanceType, CreditDebitIndicator, type ObAccount, type ObBalance, type ObTransaction } from './account.type';
 import type { TransactionWindow } from './account.rules';
@@ -36,7 +36,7 @@ export class AccountService {
 
   /** The account as its core describes it now (GET /accounts/{iban}). */
   async read(account: ConsentAccountEntity, requestId?: string): Promise<ObAccount> {
-    const core = await (await this.coreOf(account.bankHandle, requestId)).getAccount(account.iban, { requestId });
+    const core = await (await this.coreOf(account, requestId)).getAccount(account.iban, { requestId });
     return {
       accountId: account.id,
       iban: account.iban,
@@ -63,7 +63,7 @@ export class AccountService {
    * dates cannot widen what the TPP sees.
    */
   async transactions(account: ConsentAccountEntity, window: TransactionWindow, requestId?: string): Promise<ObTransaction[]> {
-    const core = await this.coreOf(account.bankHandle, requestId);
+    const core = await this.coreOf(account, requestId);
     const statement = await core.listTransactions(account.iban, window.fromDate, window.toDate, { requestId });
     const inWindow = statement.transactions.filter((line) => line.bookingDate >= window.fromDate && line.bookingDate <= window.toDate);
     const ids = transactionIds(account.id, inWindow);
@@ -80,9 +80,10 @@ export class AccountService {
       .slice(0, window.count);
   }
 
-  private async coreOf(bankHandle: string, requestId?: string): Promise<BankCoreClient> {
-    const bank = await this.directory.bank({ handle: bankHandle }, requestId);
-    return this.cores.for({ handle: bank.handle, coreBaseUrl: bank.coreBaseUrl, internalKey: bank.internalKey });
+  /** The account's core in the account's world: a test consent's accounts are read at test cores. */
+  private async coreOf(account: ConsentAccountEntity, requestId?: string): Promise<BankCoreClient> {
+    const bank = await this.directory.bank({ handle: account.bankHandle }, requestId);
+    return this.cores.for(bank, worldOf(account));
   }
 }
 

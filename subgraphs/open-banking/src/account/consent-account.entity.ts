@@ -16,6 +16,10 @@ export class ConsentAccountEntity {
   @Property({ type: 'text' })
   consentId!: string;
 
+  /** Its consent's world: read from the bank's test core when false. */
+  @Property({ type: 'boolean' })
+  livemode!: boolean;
+
   @Property({ type: 'text' })
   iban!: string;
 

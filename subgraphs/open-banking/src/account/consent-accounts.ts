@@ -13,6 +13,13 @@ import { ConsentAccountEntity } from './consent-account.entity';
  * and one new acc_ id per IBAN (duplicates collapse), in the order given. Returns the rows so
  * the caller can fix the consent's account_ids with the same ids.
  */
-export function recordConsentAccounts(tx: EntityManager, consent: Pick<ConsentEntity, 'id' | 'bankHandle'>, ibans: readonly string[], now: Date): ConsentAccountEntity[] {
-  return [...new Set(ibans)].map((iban) => tx.create(ConsentAccountEntity, { id: newId('account'), consentId: consent.id, iban, bankHandle: consent.bankHandle, createdAt: now }));
+export function recordConsentAccounts(
+  tx: EntityManager,
+  consent: Pick<ConsentEntity, 'id' | 'bankHandle' | 'livemode'>,
+  ibans: readonly string[],
+  now: Date,
+): ConsentAccountEntity[] {
+  return [...new Set(ibans)].map((iban) =>
+    tx.create(ConsentAccountEntity, { id: newId('account'), consentId: consent.id, livemode: consent.livemode, iban, bankHandle: consent.bankHandle, createdAt: now }),
+  );
 }

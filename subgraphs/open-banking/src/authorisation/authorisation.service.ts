@@ -2,7 +2,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { BankCorePool } from '@gateway/bank-core-client';
 import type { AliasRouting, Directory, OtpGuard } from '@gateway/federation';
 import { bankReference } from '@gateway/federation';
-import { GatewayError, hmacSha256Hex, parseInput, safeEqual, type Logger } from '@gateway/kernel';
+import { GatewayError, hmacSha256Hex, parseInput, safeEqual, worldOf, type Logger } from '@gateway/kernel';
 import { Credential } from '@gateway/vault';
 import { recordConsentAccounts } from '../account/consent-accounts';
 import type { ConsentEntity } from '../consent/consent.entity';
@@ -71,7 +71,7 @@ export class AuthorisationService {
     const approval = this.approvalHash(consent.id, customer, request.otp);
     const bank = await this.directory.bank({ handle: consent.bankHandle }, requestId);
     try {
-      const verify = () => this.cores.for(bank).verifyCustomer({ customerRef: customer.bankCustomerRef, otp: request.otp, ...(requestId ? { requestId } : {}) });
+      const verify = () => this.cores.for(bank, worldOf(consent)).verifyCustomer({ customerRef: customer.bankCustomerRef, otp: request.otp, ...(requestId ? { requestId } : {}) });
       await this.otpGuard.check({ bankHandle: consent.bankHandle, bankCustomerRef: customer.bankCustomerRef }, request.otp, verify, requestId);
     } catch (error) {
       if (error instanceof GatewayError && error.code === 'OTP_INVALID') throw await this.otpRefused(em, consent);
@@ -184,7 +184,7 @@ export class AuthorisationService {
    */
   private async resolveCustomer(request: ApproveRequest, consent: ConsentEntity, requestId?: string): Promise<AliasRouting> {
     const lookup = request.customer.type === 'alias' ? { alias: request.customer.value } : { iban: request.customer.value.iban };
-    const customer = await this.directory.alias(lookup, requestId).catch((error: unknown) => {
+    const customer = await this.directory.alias(lookup, requestId, worldOf(consent)).catch((error: unknown) => {
       if (error instanceof GatewayError && error.code === 'VALIDATION_ERROR') throw new GatewayError('VALIDATION_ERROR', `customer.value: ${error.detail.replace(/^\w+: /, '')}`);
       throw error;
     });

@@ -17,6 +17,10 @@ export class ConsentEntity {
   @Property({ type: 'text' })
   tppId!: string;
 
+  /** Its TPP's world: a test consent reads and pays at test cores only. */
+  @Property({ type: 'boolean' })
+  livemode!: boolean;
+
   @Property({ type: 'text' })
   bankHandle!: string;
 

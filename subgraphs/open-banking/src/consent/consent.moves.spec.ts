@@ -25,6 +25,7 @@ describe('moveConsent', () => {
         {
           id,
           tppId,
+          livemode: true,
           bankHandle: 'bank1',
           scopes: ['accounts:read'],
           redirectUri: 'https://tpp.example/cb',
@@ -47,7 +48,7 @@ describe('moveConsent', () => {
     orm = await openServiceOrm(db, { schema: OPEN_BANKING_SCHEMA, entities: [TppEntity, ConsentEntity, OutboxEvent, Credential], migrations, foreignSchemas: ['auth'] });
     await db
       .knex('open_banking.tpps')
-      .insert({ id: tppId, name: 'T', redirect_uris: JSON.stringify(['https://tpp.example/cb']), webhook_secret_sealed: 'x', created_at: new Date() });
+      .insert({ id: tppId, name: 'T', mode: 'live', redirect_uris: JSON.stringify(['https://tpp.example/cb']), webhook_secret_sealed: 'x', created_at: new Date() });
   });
   afterAll(async () => {
     await orm.close();

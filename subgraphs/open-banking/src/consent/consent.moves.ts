@@ -16,6 +16,7 @@ export const CONSENT_AGGREGATE = 'consent';
 export function consentEventData(consent: ConsentEntity): Record<string, unknown> {
   return {
     consent_id: consent.id,
+    livemode: consent.livemode,
     status: consent.status,
     tpp_id: consent.tppId,
     bank_handle: consent.bankHandle,
@@ -32,7 +33,7 @@ function recordConsentEvent(em: EntityManager, kind: ConsentEventKind, consent: 
 /** What the TPP's request fixed about a new consent (the rest is the 'created' move's). */
 export type NewConsent = Pick<
   ConsentEntity,
-  'id' | 'tppId' | 'bankHandle' | 'scopes' | 'redirectUri' | 'state' | 'codeChallenge' | 'codeChallengeMethod' | 'expiryDays' | 'expiresAt'
+  'id' | 'tppId' | 'livemode' | 'bankHandle' | 'scopes' | 'redirectUri' | 'state' | 'codeChallenge' | 'codeChallengeMethod' | 'expiryDays' | 'expiresAt'
 >;
 
 /** The 'created' move in the caller's transaction: a new AWAITING_AUTHORISATION consent. */

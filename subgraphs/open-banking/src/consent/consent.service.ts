@@ -60,6 +60,7 @@ export class ConsentService {
         {
           id: newId('consent'),
           tppId,
+          livemode: tpp.mode === 'live',
           bankHandle: bank.handle,
           scopes: request.scopes,
           redirectUri: request.redirectUri,

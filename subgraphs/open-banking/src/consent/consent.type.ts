@@ -29,6 +29,9 @@ export class Consent {
   @Field(() => ID, { description: 'Consent id (con_…).' })
   id!: string;
 
+  @Field({ description: "true for a live object; false for a test one (a test credential's), whose money moves only at test cores." })
+  livemode!: boolean;
+
   @Field(() => ID, { description: 'The TPP that requested it (tpp_…).' })
   tppId!: string;
 
@@ -113,6 +116,7 @@ export function toConsent(entity: ConsentEntity, publicBaseUrl: string, now = ne
   const status = effectiveConsentStatus(entity, now);
   return {
     id: entity.id,
+    livemode: entity.livemode,
     tppId: entity.tppId,
     status: ConsentStatus[status],
     bankHandle: entity.bankHandle,

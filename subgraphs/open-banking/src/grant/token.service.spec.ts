@@ -32,6 +32,7 @@ describe('TokenService', () => {
         {
           id,
           tppId,
+          livemode: true,
           bankHandle: 'bank1',
           scopes: ['accounts:read', 'balances:read'],
           redirectUri: REDIRECT,
@@ -65,7 +66,9 @@ describe('TokenService', () => {
     db = await openTestDatabase();
     await migrateVault(db);
     orm = await openServiceOrm(db, { schema: OPEN_BANKING_SCHEMA, entities: [TppEntity, ConsentEntity, OutboxEvent, Credential], migrations, foreignSchemas: ['auth'] });
-    await db.knex('open_banking.tpps').insert({ id: tppId, name: 'T', redirect_uris: JSON.stringify([REDIRECT]), webhook_secret_sealed: 'x', created_at: new Date() });
+    await db
+      .knex('open_banking.tpps')
+      .insert({ id: tppId, name: 'T', mode: 'live', redirect_uris: JSON.stringify([REDIRECT]), webhook_secret_sealed: 'x', created_at: new Date() });
   });
   afterAll(async () => {
     await orm.close();

@@ -20,6 +20,10 @@ export class PaymentOrderEntity {
   @Property({ type: 'text' })
   consentId!: string;
 
+  /** Its consent's world: a test order's money moves at test cores only. */
+  @Property({ type: 'boolean' })
+  livemode!: boolean;
+
   /** The consented account (acc_…) the TPP named. */
   @Property({ type: 'text' })
   sourceAccountId!: string;

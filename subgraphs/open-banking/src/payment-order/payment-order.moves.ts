@@ -21,6 +21,7 @@ export function paymentOrderEventData(order: PaymentOrderEntity): Record<string,
   return {
     payment_order_id: order.id,
     consent_id: order.consentId,
+    livemode: order.livemode,
     status: order.status,
     amount: Number(order.amount),
     currency: order.currency,
@@ -40,6 +41,7 @@ export function movementRequestData(order: PaymentOrderEntity): Record<string, u
   return {
     movement_id: order.id,
     tpp_id: order.tppId,
+    livemode: order.livemode,
     debtor_bank: order.debtorBank,
     debtor_iban: order.debtorIban,
     creditor_bank: order.creditorBank,
@@ -66,6 +68,7 @@ export type NewPaymentOrder = Pick<
   | 'id'
   | 'tppId'
   | 'consentId'
+  | 'livemode'
   | 'sourceAccountId'
   | 'debtorIban'
   | 'debtorBank'

@@ -66,6 +66,7 @@ export class PaymentOrderService {
             id,
             tppId: consent.tppId,
             consentId: consent.id,
+            livemode: consent.livemode,
             sourceAccountId: source.id,
             debtorIban: source.iban,
             debtorBank: debtorBank.handle,

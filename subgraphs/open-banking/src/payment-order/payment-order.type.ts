@@ -36,6 +36,9 @@ export class PaymentOrder {
   @Field(() => ID, { description: 'Payment order id (po_…), also the reference on both statements.' })
   id!: string;
 
+  @Field({ description: "true for a live object; false for a test one (a test credential's), whose money moves only at test cores." })
+  livemode!: boolean;
+
   @Field(() => ID, { description: 'The consent it was made under (con_…).' })
   consentId!: string;
 
@@ -88,6 +91,7 @@ export class PaymentOrder {
 export function toPaymentOrder(order: PaymentOrderEntity): PaymentOrder {
   return {
     id: order.id,
+    livemode: order.livemode,
     consentId: order.consentId,
     status: PaymentOrderStatus[order.status],
     sourceAccountId: order.sourceAccountId,

@@ -1,6 +1,6 @@
 import { LockMode } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { GatewayError, hmacSha256Hex, safeEqual, type Logger } from '@gateway/kernel';
+import { GatewayError, hmacSha256Hex, safeEqual, worldOf, type Logger } from '@gateway/kernel';
 import type { BankCorePool } from '@gateway/bank-core-client';
 import type { Directory, OtpGuard } from '@gateway/federation';
 import { TppEntity } from '../tpp/tpp.entity';
@@ -68,10 +68,10 @@ export class ScaService {
     if (order.status !== 'PENDING_SCA' && order.scaAuthorisationHash && safeEqual(order.scaAuthorisationHash, authorisation)) return order;
     if (order.status !== 'PENDING_SCA') throw notPending(order);
 
-    const payer = await this.directory.alias({ iban: order.debtorIban }, requestId);
+    const payer = await this.directory.alias({ iban: order.debtorIban }, requestId, worldOf(order));
     const bank = await this.directory.bank({ handle: order.debtorBank }, requestId);
     try {
-      const verify = () => this.cores.for(bank).verifyCustomer({ customerRef: payer.bankCustomerRef, otp, ...(requestId ? { requestId } : {}) });
+      const verify = () => this.cores.for(bank, worldOf(order)).verifyCustomer({ customerRef: payer.bankCustomerRef, otp, ...(requestId ? { requestId } : {}) });
       await this.otpGuard.check({ bankHandle: order.debtorBank, bankCustomerRef: payer.bankCustomerRef }, otp, verify, requestId);
     } catch (error) {
       if (error instanceof GatewayError && error.code === 'OTP_INVALID') throw await this.otpRefused(em, order);

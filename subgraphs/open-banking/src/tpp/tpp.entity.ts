@@ -9,6 +9,10 @@ export class TppEntity {
   @Property({ type: 'text' })
   name!: string;
 
+  /** test TPPs' consents and orders live in the test world (test cores, test settlement); fixed at registration. */
+  @Property({ type: 'text' })
+  mode!: 'test' | 'live';
+
   /** Stored exactly as registered: a consent's redirect_uri must equal one of them character for character. */
   @Property({ type: 'json' })
   redirectUris: string[] = [];

@@ -12,6 +12,12 @@ export class RegisterTppInput {
 
   @Field(() => String, { nullable: true, description: 'Where Open Banking webhooks are delivered: http(s) in development; https to a public host in production.' })
   webhookUrl?: string | null;
+
+  @Field(() => String, {
+    nullable: true,
+    description: "test (default) or live, fixed at registration: a test TPP's consents read and pay at the banks' test cores only, never moving real funds.",
+  })
+  mode?: string | null;
 }
 
 @InputType({ description: "A change to a TPP's name or webhook URL (operator or the TPP itself); omitted fields stay as they are." })

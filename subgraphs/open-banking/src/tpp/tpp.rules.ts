@@ -20,6 +20,11 @@ export function registerTppRules(production: boolean) {
   return z
     .object({
       name: rules.text(100),
+      // Omitted (undefined) or null: test, as for merchants; the world never changes afterwards.
+      mode: z
+        .enum(['test', 'live'], { error: 'must be test or live' })
+        .nullish()
+        .transform((mode) => mode ?? 'test'),
       redirectUris: z
         .array(redirectUriRule(production))
         .min(1, 'must list at least one URI')

@@ -34,6 +34,7 @@ export class TppService {
       const tpp = tx.create(TppEntity, {
         id: newId('tpp'),
         name: valid.name,
+        mode: valid.mode,
         redirectUris: valid.redirectUris,
         webhookUrl: valid.webhookUrl,
         webhookSecretSealed: sealSecret(webhookSecret, this.settings.platformSecret),

@@ -72,7 +72,7 @@ describe('open-banking subgraph: TPPs', () => {
   it('shows secrets only at registration: no Tpp field carries one', async () => {
     const { tppAccessToken, webhookSecret, tpp } = await register({ webhookUrl: 'https://hooks.example.com/ob' });
     const { __type } = await client.execute(`{ __type(name: "Tpp") { fields { name } } }`);
-    expect(__type.fields.map((field: { name: string }) => field.name).sort()).toEqual(['createdAt', 'id', 'name', 'redirectUris', 'webhookUrl']);
+    expect(__type.fields.map((field: { name: string }) => field.name).sort()).toEqual(['createdAt', 'id', 'mode', 'name', 'redirectUris', 'webhookUrl']);
     const read = JSON.stringify(await client.execute(READ, { id: tpp.id }, admin));
     expect(read).not.toContain(tppAccessToken);
     expect(read).not.toContain(webhookSecret);

@@ -10,6 +10,9 @@ export class Tpp {
   @Field({ description: 'Name of the TPP, shown to customers on the consent page.' })
   name!: string;
 
+  @Field({ description: "test or live (fixed at registration): a test TPP's consents and payment orders live in the test world and never move real funds." })
+  mode!: string;
+
   @Field(() => [String], { description: "Registered redirect URIs, stored exactly; a consent's redirect_uri must equal one of them." })
   redirectUris!: string[];
 
@@ -60,6 +63,7 @@ export function toTpp(entity: TppEntity): Tpp {
   return {
     id: entity.id,
     name: entity.name,
+    mode: entity.mode,
     redirectUris: [...entity.redirectUris],
     createdAt: entity.createdAt,
     entity,

@@ -1,5 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { GatewayError, hmacSha256Hex, isErrorCode, parseInput, safeEqual, type Logger } from '@gateway/kernel';
+import { GatewayError, hmacSha256Hex, isErrorCode, parseInput, safeEqual, worldOf, type Logger } from '@gateway/kernel';
 import { OneStatement } from '@gateway/db';
 import { wakeOutboxRelay } from '@gateway/events';
 import { Credential, vault } from '@gateway/vault';
@@ -66,14 +66,15 @@ export class CheckoutService {
     if (!session) throw sessionNotFound(sessionId);
     if (effectiveStatus(session) === 'EXPIRED') throw await this.expire(em, session);
 
-    const payer = await this.resolvePayer(request, requestId);
+    const payer = await this.resolvePayer(request, session, requestId);
     const authorization = this.authorizationHash(sessionId, payer, request.otp);
     // Not payable any more: the answer for an authorization sent again, or the refusal of another.
     if (session.status !== 'PENDING') return this.answerAgain(em, session, payer, request.otp, authorization);
     if (payer.iban === session.creditorIban) throw new GatewayError('VALIDATION_ERROR', 'payer: is the destination account itself');
     const payerBank = await this.directory.bank({ handle: payer.bankHandle }, requestId);
     try {
-      const verify = () => this.cores.for(payerBank).verifyCustomer({ customerRef: payer.bankCustomerRef, otp: request.otp, ...(requestId ? { requestId } : {}) });
+      const verify = () =>
+        this.cores.for(payerBank, worldOf(session)).verifyCustomer({ customerRef: payer.bankCustomerRef, otp: request.otp, ...(requestId ? { requestId } : {}) });
       await this.otpGuard.check(payer, request.otp, verify, requestId);
     } catch (error) {
       if (error instanceof GatewayError && error.code === 'OTP_INVALID') throw await this.otpRefused(em, session);
@@ -154,9 +155,10 @@ export class CheckoutService {
     return new GatewayError('SESSION_EXPIRED', `session ${session.id} expired at ${session.expiresAt.toISOString()}`);
   }
 
-  private async resolvePayer(request: AuthorizeRequest, requestId?: string): Promise<AliasRouting> {
+  /** In the session's world: a test session's payer may be a test payer (success@oasis, …). */
+  private async resolvePayer(request: AuthorizeRequest, session: PaymentSessionEntity, requestId?: string): Promise<AliasRouting> {
     const lookup = request.payer.type === 'alias' ? { alias: request.payer.value } : { iban: request.payer.value.iban };
-    const payer = await this.directory.alias(lookup, requestId).catch((error: unknown) => {
+    const payer = await this.directory.alias(lookup, requestId, worldOf(session)).catch((error: unknown) => {
       if (error instanceof GatewayError && error.code === 'VALIDATION_ERROR') throw new GatewayError('VALIDATION_ERROR', `payer.value: ${error.detail.replace(/^\w+: /, '')}`);
       throw error;
     });

@@ -27,7 +27,11 @@ export class ConfirmationService {
     private readonly kinds: MovementKinds,
   ) {}
 
-  async confirm(em: EntityManager, bankHandle: string, input: CreditConfirmationInput): Promise<CreditConfirmationReceipt> {
+  /**
+   * `livemode`: the world of the core that confirms. A bank's live core (through the router) confirms
+   * live movements only; the built-in test bank (in process) test movements only.
+   */
+  async confirm(em: EntityManager, bankHandle: string, input: CreditConfirmationInput, livemode = true): Promise<CreditConfirmationReceipt> {
     const sent = parseInput(confirmationRules, JSON.parse(JSON.stringify(input)));
     // A core written from the spec knows the reference its rail credit carried (our session,
     // charge or order id); what it puts in session_id is its own reading of the spec (the same
@@ -35,7 +39,7 @@ export class ConfirmationService {
     // and otherwise payment_reference does, which must be the movement's id either way.
     const session = (await this.movement(em, sent.sessionId)) ?? (sent.paymentReference !== sent.sessionId ? await this.movement(em, sent.paymentReference) : null);
     // Another bank's session is none of this bank's business: it does not exist for it.
-    if (!session || session.creditorBank !== bankHandle) {
+    if (!session || session.creditorBank !== bankHandle || session.livemode !== livemode) {
       this.logger.warn({ bank: bankHandle, session: sent.sessionId, reference: sent.paymentReference }, 'credit confirmation for an unknown session refused');
       throw sessionNotFound(sent.sessionId);
     }

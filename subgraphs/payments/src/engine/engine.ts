@@ -376,6 +376,7 @@ function describe(session: Movement, prefix = ''): string {
 
 const payerDebit = (session: Movement, execution: PaymentExecutionEntity): MovementCall => ({
   bank: session.debtorBank!,
+  livemode: session.livemode,
   iban: execution.debtorIban,
   reference: session.id,
   amount: Number(session.amount),
@@ -386,6 +387,7 @@ const payerDebit = (session: Movement, execution: PaymentExecutionEntity): Movem
 
 const payeeCredit = (session: Movement): MovementCall => ({
   bank: session.creditorBank,
+  livemode: session.livemode,
   iban: session.creditorIban,
   reference: session.id,
   amount: Number(session.amount),

@@ -1,5 +1,5 @@
-import { findBooking, type BankCoreClient, type BookingEvidence, type CoreMovement } from '@gateway/bank-core-client';
-import type { Currency, ErrorCode, Logger } from '@gateway/kernel';
+import { assertSameWorld, findBooking, type BankCoreClient, type BookingEvidence, type CoreMovement } from '@gateway/bank-core-client';
+import { worldOf, type Currency, type ErrorCode, type Logger } from '@gateway/kernel';
 import type { BankCorePool } from '@gateway/bank-core-client';
 import type { Directory } from '@gateway/federation';
 import type { EngineSettings } from './engine.settings';
@@ -9,6 +9,8 @@ import { outcomeOf } from './outcome';
 /** One movement at one core, as the engine asks for it (the reference makes every call of it the same call). */
 export interface MovementCall {
   bank: string;
+  /** The moving object's world: it picks the core (a test object's go to test cores only). */
+  livemode: boolean;
   iban: string;
   reference: string;
   amount: number;
@@ -56,7 +58,7 @@ export class MovementSettler {
   async settle(movement: MovementCall, execution: MovementProgress): Promise<Settled> {
     const requestId = execution.requestId ?? undefined;
     const outcome = await outcomeOf(async () => {
-      const core = await this.core(movement.bank, requestId);
+      const core = await this.core(movement, requestId);
       const input = {
         iban: movement.iban,
         amount: movement.amount,
@@ -107,7 +109,7 @@ export class MovementSettler {
   /** The core's statement around `since`; unavailable or unreadable statements decide nothing. */
   async statementSays(movement: MovementCall, since: Date, requestId?: string): Promise<BookingEvidence> {
     try {
-      const core = await this.core(movement.bank, requestId);
+      const core = await this.core(movement, requestId);
       const day = 86_400_000;
       const statement = await core.listTransactions(movement.iban, isoDate(since.getTime() - day), isoDate(Date.now() + day), requestId ? { requestId } : {});
       return findBooking(statement, movement);
@@ -117,8 +119,11 @@ export class MovementSettler {
     }
   }
 
-  private async core(bank: string, requestId?: string): Promise<BankCoreClient> {
-    return this.cores.for(await this.directory.bank({ handle: bank }, requestId));
+  /** The core of the movement's bank in the movement's world, checked once more where money moves. */
+  private async core(movement: MovementCall, requestId?: string): Promise<BankCoreClient> {
+    const core = this.cores.for(await this.directory.bank({ handle: movement.bank }, requestId), worldOf(movement));
+    assertSameWorld(core, movement, `${movement.direction.toLowerCase()} ${movement.reference}`, this.logger);
+    return core;
   }
 }
 

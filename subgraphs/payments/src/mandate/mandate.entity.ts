@@ -18,6 +18,10 @@ export class MandateEntity {
   @Property({ type: 'text' })
   merchantId!: string;
 
+  /** livemode false: a test merchant's mandate; test clocks move only these. */
+  @Property({ type: 'boolean' })
+  livemode!: boolean;
+
   @Property({ type: 'text' })
   status!: MandateStatus;
 
@@ -112,6 +116,10 @@ export class MandateChargeEntity {
 
   @Property({ type: 'text' })
   merchantId!: string;
+
+  /** The mandate's world. */
+  @Property({ type: 'boolean' })
+  livemode!: boolean;
 
   @Property({ type: 'text' })
   status!: ChargeStatus;

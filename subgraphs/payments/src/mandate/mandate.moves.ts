@@ -30,6 +30,7 @@ export const MANDATE_AGGREGATE = 'mandate';
 function mandateEventData(mandate: MandateEntity): Record<string, unknown> {
   return {
     mandate_id: mandate.id,
+    livemode: mandate.livemode,
     status: mandate.status,
     // The mandate's own status on every event of its aggregate (mandateUpdated follows this one).
     mandate_status: mandate.status,
@@ -44,6 +45,7 @@ function mandateEventData(mandate: MandateEntity): Record<string, unknown> {
 function chargeEventData(charge: MandateChargeEntity): Record<string, unknown> {
   return {
     charge_id: charge.id,
+    livemode: charge.livemode,
     mandate_id: charge.mandateId,
     status: publicChargeStatus(charge.status),
     // The same, under a name that cannot be read as the mandate's status (the aggregate is the mandate).
@@ -64,7 +66,19 @@ function recordMandateEvent(em: EntityManager, kind: MandateEventKind | ChargeEv
 
 export type NewMandate = Pick<
   MandateEntity,
-  'id' | 'merchantId' | 'customerAlias' | 'customerIban' | 'customerBank' | 'customerRef' | 'amount' | 'currency' | 'interval' | 'description' | 'startDate' | 'confirmUrl'
+  | 'id'
+  | 'merchantId'
+  | 'livemode'
+  | 'customerAlias'
+  | 'customerIban'
+  | 'customerBank'
+  | 'customerRef'
+  | 'amount'
+  | 'currency'
+  | 'interval'
+  | 'description'
+  | 'startDate'
+  | 'confirmUrl'
 >;
 
 /** The 'created' move in the caller's transaction: a mandate PENDING_CONFIRMATION. */
@@ -118,6 +132,7 @@ export type NewCharge = Pick<
   | 'id'
   | 'mandateId'
   | 'merchantId'
+  | 'livemode'
   | 'amount'
   | 'currency'
   | 'reference'
@@ -138,14 +153,15 @@ export type NewCharge = Pick<
 export async function createChargeOnce(tx: EntityManager, fields: NewCharge, now: Date): Promise<boolean> {
   const move = chargeTransitionFor(null, 'created')!;
   const inserted: unknown[] = await tx.execute(
-    `insert into "payments"."mandate_charges" ("id", "mandate_id", "merchant_id", "status", "amount", "currency", "reference", "period_start", "debtor_bank", "debtor_iban",
+    `insert into "payments"."mandate_charges" ("id", "mandate_id", "merchant_id", "livemode", "status", "amount", "currency", "reference", "period_start", "debtor_bank", "debtor_iban",
        "creditor_bank", "creditor_iban", "settlement_type", "description", "created_at", "updated_at")
-     values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+     values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
      on conflict ("mandate_id", "period_start") where "status" <> 'FAILED' do nothing returning "id"`,
     [
       fields.id,
       fields.mandateId,
       fields.merchantId,
+      fields.livemode,
       move.to,
       fields.amount.toString(),
       fields.currency,

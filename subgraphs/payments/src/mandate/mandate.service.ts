@@ -1,7 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { BankCorePool } from '@gateway/bank-core-client';
 import type { BankRouting, Directory, OtpGuard } from '@gateway/federation';
-import { GatewayError, hmacSha256Hex, newId, parseIban, parseInput, requestHash, safeEqual, type Currency, type Logger } from '@gateway/kernel';
+import { GatewayError, hmacSha256Hex, newId, parseIban, parseInput, requestHash, safeEqual, worldOf, type Currency, type Logger, type World } from '@gateway/kernel';
 import type { PaymentEngine } from '../engine/engine';
 import { MAX_OTP_FAILURES, type EngineSettings } from '../engine/engine.settings';
 import { executions } from '../engine/execution.repository';
@@ -64,7 +64,8 @@ export class MandateService {
       if (claim.kind === 'replay') return this.findOwn(em, merchantId, String(claim.response.mandateId));
     }
     try {
-      const customer = await this.resolveCustomer(request, requestId);
+      const livemode = merchant.mode === 'live';
+      const customer = await this.resolveCustomer(request, worldOf({ livemode }), requestId);
       return await em.fork().transactional(async (tx) => {
         const id = newId('mandate');
         const mandate = createMandate(
@@ -72,6 +73,7 @@ export class MandateService {
           {
             id,
             merchantId,
+            livemode,
             customerAlias: request.customerAlias,
             customerIban: customer.iban,
             customerBank: customer.bankHandle,
@@ -139,7 +141,7 @@ export class MandateService {
     const bank = await this.directory.bank({ handle: mandate.customerBank }, requestId);
     const customer = { bankHandle: mandate.customerBank, bankCustomerRef: mandate.customerRef };
     try {
-      const verify = () => this.cores.for(bank).verifyCustomer({ customerRef: mandate.customerRef, otp, ...(requestId ? { requestId } : {}) });
+      const verify = () => this.cores.for(bank, worldOf(mandate)).verifyCustomer({ customerRef: mandate.customerRef, otp, ...(requestId ? { requestId } : {}) });
       await this.otpGuard.check(customer, otp, verify, requestId);
     } catch (error) {
       if (error instanceof GatewayError && error.code === 'OTP_INVALID') throw await this.otpRefused(em, mandate);
@@ -209,7 +211,8 @@ export class MandateService {
   async advanceClock(em: EntityManager, merchantId: string, mode: string | undefined, id: string, input: unknown): Promise<MandateEntity> {
     const { days } = parseInput(advanceClockRules, plain(input));
     const mandate = await this.findOwn(em, merchantId, id);
-    if (mode !== 'test') throw new GatewayError('FORBIDDEN', 'test clocks are for test-mode keys (mk_test_…) only');
+    // Test clocks move test objects only: a test key never sees a live mandate, and this says so twice.
+    if (mode !== 'test' || mandate.livemode) throw new GatewayError('FORBIDDEN', 'test clocks are for test-mode keys (mk_test_…) only');
     await advanceMandateClock(em.fork(), id, days, new Date());
     this.logger.info({ mandate: id, days }, 'mandate test clock advanced');
     return (await loadMandate(em.fork(), mandate.id))!;
@@ -256,6 +259,7 @@ export class MandateService {
           id: chargeId,
           mandateId: id,
           merchantId,
+          livemode: mandate.livemode,
           amount: BigInt(request.amount),
           currency: mandate.currency,
           reference: request.reference,
@@ -314,8 +318,8 @@ export class MandateService {
     return { iban: iban.iban, bank };
   }
 
-  private async resolveCustomer(request: CreateMandateRequest, requestId?: string) {
-    const customer = await this.directory.alias({ alias: request.customerAlias }, requestId).catch((error: unknown) => {
+  private async resolveCustomer(request: CreateMandateRequest, world: World, requestId?: string) {
+    const customer = await this.directory.alias({ alias: request.customerAlias }, requestId, world).catch((error: unknown) => {
       if (error instanceof GatewayError && error.code === 'VALIDATION_ERROR') throw new GatewayError('VALIDATION_ERROR', `customer_alias: ${error.detail.replace(/^\w+: /, '')}`);
       throw error;
     });

@@ -69,6 +69,9 @@ export class Mandate {
   @Field(() => ID, { description: 'Mandate id (mdt_…).' })
   id!: string;
 
+  @Field({ description: "true for a live object; false for a test one (a test credential's), whose money moves only at test cores." })
+  livemode!: boolean;
+
   @Field(() => ID, { description: 'The merchant that created it (mer_…).' })
   merchantId!: string;
 
@@ -123,6 +126,7 @@ export class Mandate {
 export function toMandate(entity: MandateEntity): Mandate {
   return {
     id: entity.id,
+    livemode: entity.livemode,
     merchantId: entity.merchantId,
     status: MandateStatus[entity.status],
     customerAlias: entity.customerAlias,
@@ -147,6 +151,9 @@ export function toMandate(entity: MandateEntity): Mandate {
 export class MandateCharge {
   @Field(() => ID, { description: 'Charge id (chg_…).' })
   id!: string;
+
+  @Field({ description: "true for a live object; false for a test one (a test credential's), whose money moves only at test cores." })
+  livemode!: boolean;
 
   @Field(() => ID, { description: 'The mandate charged (mdt_…).' })
   mandateId!: string;
@@ -188,6 +195,7 @@ export class MandateCharge {
 export function toMandateCharge(entity: MandateChargeEntity): MandateCharge {
   return {
     id: entity.id,
+    livemode: entity.livemode,
     mandateId: entity.mandateId,
     status: MandateChargeStatus[publicChargeStatus(entity.status)],
     amount: Number(entity.amount),

@@ -13,6 +13,7 @@ import { Migration20261130000500_mandates } from './Migration20261130000500_mand
 import { Migration20261130000600_execution_lease_token } from './Migration20261130000600_execution_lease_token';
 import { Migration20261130000700_delivery_position_lease_tokens } from './Migration20261130000700_delivery_position_lease_tokens';
 import { Migration20261202000100_outbox_relay_lease } from './Migration20261202000100_outbox_relay_lease';
+import { Migration20261203000100_livemode } from './Migration20261203000100_livemode';
 
 /** Committed migrations of the payments schema, in order. */
 export const migrations: MigrationObject[] = [
@@ -30,4 +31,5 @@ export const migrations: MigrationObject[] = [
   { name: 'Migration20261130000600_execution_lease_token', class: Migration20261130000600_execution_lease_token },
   { name: 'Migration20261130000700_delivery_position_lease_tokens', class: Migration20261130000700_delivery_position_lease_tokens },
   { name: 'Migration20261202000100_outbox_relay_lease', class: Migration20261202000100_outbox_relay_lease },
+  { name: 'Migration20261203000100_livemode', class: Migration20261203000100_livemode },
 ];

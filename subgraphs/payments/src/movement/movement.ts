@@ -12,6 +12,8 @@ import type { Currency } from '@gateway/kernel';
 export interface Movement {
   /** ops_…, chg_… or po_…: the execution's key and the core reference of the debit and the credit. */
   id: string;
+  /** Its world: false for a test object, whose core calls go to test cores only. */
+  livemode: boolean;
   status: string;
   /** internal (same bank) or rail (cross bank); fixed before the debit. */
   settlementType: string | null;

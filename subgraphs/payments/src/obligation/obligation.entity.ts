@@ -16,6 +16,10 @@ export class InterbankObligationEntity {
   @Property({ type: 'text', unique: true })
   sessionId!: string;
 
+  /** The world of its movement: a cycle nets the obligations of one world only. */
+  @Property({ type: 'boolean' })
+  livemode!: boolean;
+
   /** Owes the amount: the payer's bank. */
   @Property({ type: 'text' })
   debtorBank!: string;

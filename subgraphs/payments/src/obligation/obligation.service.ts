@@ -12,7 +12,7 @@ export interface Owed {
   amount: bigint;
 }
 
-type ObligatedMovement = Pick<Movement, 'id' | 'debtorBank' | 'creditorBank' | 'amount' | 'currency'>;
+type ObligatedMovement = Pick<Movement, 'id' | 'livemode' | 'debtorBank' | 'creditorBank' | 'amount' | 'currency'>;
 
 /**
  * Records that the payer's bank owes the payee's bank the amount of a cross-bank movement (a
@@ -27,30 +27,30 @@ export function recordObligationIn(statement: OneStatement, movement: ObligatedM
   if (!movement.debtorBank || movement.debtorBank === movement.creditorBank) return;
   statement.sql(
     'obligation',
-    `insert into "payments"."interbank_obligations" ("id", "session_id", "debtor_bank", "creditor_bank", "amount", "currency", "created_at", "settlement_cycle_id")
-     select ?, ?, ?, ?, ?, ?, ?, null where ${statement.changed(when)} on conflict ("session_id") do nothing returning 1`,
-    [newId('obligation'), movement.id, movement.debtorBank, movement.creditorBank, movement.amount.toString(), movement.currency, now],
+    `insert into "payments"."interbank_obligations" ("id", "session_id", "livemode", "debtor_bank", "creditor_bank", "amount", "currency", "created_at", "settlement_cycle_id")
+     select ?, ?, ?, ?, ?, ?, ?, ?, null where ${statement.changed(when)} on conflict ("session_id") do nothing returning 1`,
+    [newId('obligation'), movement.id, movement.livemode, movement.debtorBank, movement.creditorBank, movement.amount.toString(), movement.currency, now],
   );
 }
 
 /**
- * A settlement cycle takes every obligation no cycle has taken yet, in the cycle's transaction.
+ * A settlement cycle takes every obligation of its world no cycle has taken yet, in the cycle's transaction.
  * `settlement_cycle_id is null` is re-checked on each row under its row lock, so of two cycles
  * (two processes) an obligation goes to exactly one; one not yet committed by its payment goes to
  * the next cycle. Raw SQL: one statement over any number of rows.
  */
-export async function claimObligations(tx: EntityManager, cycleId: string): Promise<number> {
+export async function claimObligations(tx: EntityManager, cycleId: string, livemode: boolean): Promise<number> {
   const claimed: Array<{ count: string | number }> = await tx.execute(
-    `with claimed as (update "payments"."interbank_obligations" set "settlement_cycle_id" = ? where "settlement_cycle_id" is null returning 1)
+    `with claimed as (update "payments"."interbank_obligations" set "settlement_cycle_id" = ? where "settlement_cycle_id" is null and "livemode" = ? returning 1)
      select count(*) as "count" from claimed`,
-    [cycleId],
+    [cycleId, livemode],
   );
   return Number(claimed[0]?.count ?? 0);
 }
 
 /** Whether any obligation waits for a cycle (the scheduled run makes no empty cycles). */
-export async function anyUnclaimed(em: EntityManager): Promise<boolean> {
-  const rows: unknown[] = await em.execute(`select 1 from "payments"."interbank_obligations" where "settlement_cycle_id" is null limit 1`);
+export async function anyUnclaimed(em: EntityManager, livemode: boolean): Promise<boolean> {
+  const rows: unknown[] = await em.execute(`select 1 from "payments"."interbank_obligations" where "settlement_cycle_id" is null and "livemode" = ? limit 1`, [livemode]);
   return rows.length > 0;
 }
 

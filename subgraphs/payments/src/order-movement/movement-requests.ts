@@ -12,6 +12,7 @@ export const MOVEMENT_REQUESTED = 'movement.requested';
 interface MovementRequest {
   id: string;
   tppId: string;
+  livemode: boolean;
   debtorBank: string;
   debtorIban: string;
   creditorBank: string;
@@ -30,10 +31,13 @@ function requestOf(event: PlatformEvent): MovementRequest | null {
   const amount = text(d.amount);
   const currency = text(d.currency);
   const fields = [id, text(d.tpp_id), text(d.debtor_bank), text(d.debtor_iban), text(d.creditor_bank), text(d.creditor_iban), amount, currency];
+  // The world is never guessed: a request that does not say it moves nothing (a test order must not reach a live core).
+  if (typeof d.livemode !== 'boolean') return null;
   if (fields.some((field) => field === null) || !/^[1-9]\d{0,17}$/.test(amount!) || !isCurrency(currency) || !id!.startsWith('po_')) return null;
   return {
     id: id!,
     tppId: text(d.tpp_id)!,
+    livemode: d.livemode,
     debtorBank: text(d.debtor_bank)!,
     debtorIban: text(d.debtor_iban)!,
     creditorBank: text(d.creditor_bank)!,

@@ -18,6 +18,10 @@ export class OrderMovementEntity {
   @Property({ type: 'text' })
   tppId!: string;
 
+  /** livemode false: a test TPP's order; its money moves at test cores only. */
+  @Property({ type: 'boolean' })
+  livemode!: boolean;
+
   @Property({ type: 'text' })
   status!: OrderMovementStatus;
 

@@ -45,7 +45,7 @@ function recordMovementEvent(em: EntityManager, kind: MovementEventKind, movemen
 
 export type NewOrderMovement = Pick<
   OrderMovementEntity,
-  'id' | 'tppId' | 'debtorBank' | 'debtorIban' | 'creditorBank' | 'creditorIban' | 'amount' | 'currency' | 'description' | 'settlementType'
+  'id' | 'tppId' | 'livemode' | 'debtorBank' | 'debtorIban' | 'creditorBank' | 'creditorIban' | 'amount' | 'currency' | 'description' | 'settlementType'
 >;
 
 /**
@@ -57,11 +57,12 @@ export type NewOrderMovement = Pick<
 export async function createOrderMovementOnce(tx: EntityManager, fields: NewOrderMovement, now: Date): Promise<boolean> {
   const move = orderMovementTransitionFor(null, 'requested')!;
   const inserted: unknown[] = await tx.execute(
-    `insert into "payments"."order_movements" ("id", "tpp_id", "status", "debtor_bank", "debtor_iban", "creditor_bank", "creditor_iban", "amount", "currency", "description", "settlement_type", "created_at", "updated_at")
-     values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) on conflict ("id") do nothing returning "id"`,
+    `insert into "payments"."order_movements" ("id", "tpp_id", "livemode", "status", "debtor_bank", "debtor_iban", "creditor_bank", "creditor_iban", "amount", "currency", "description", "settlement_type", "created_at", "updated_at")
+     values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) on conflict ("id") do nothing returning "id"`,
     [
       fields.id,
       fields.tppId,
+      fields.livemode,
       move.to,
       fields.debtorBank,
       fields.debtorIban,

@@ -19,6 +19,10 @@ export class PaymentSessionEntity {
   @Property({ type: 'text' })
   merchantId!: string;
 
+  /** livemode false: a test object (a test merchant's); its money moves at test cores only. */
+  @Property({ type: 'boolean' })
+  livemode!: boolean;
+
   @Property({ type: 'text' })
   status!: SessionStatus;
 

@@ -12,6 +12,7 @@ export const SESSION_AGGREGATE = 'payment_session';
 export function sessionEventData(session: PaymentSessionEntity): Record<string, unknown> {
   return {
     session_id: session.id,
+    livemode: session.livemode,
     status: session.status,
     amount: Number(session.amount),
     currency: session.currency,

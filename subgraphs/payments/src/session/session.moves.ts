@@ -18,6 +18,7 @@ export type NewSession = Pick<
   PaymentSessionEntity,
   | 'id'
   | 'merchantId'
+  | 'livemode'
   | 'amount'
   | 'currency'
   | 'destinationType'

@@ -1,4 +1,5 @@
 import { Arg, Ctx, ID, Int, Mutation, Query, Resolver } from 'type-graphql';
+import { merchantLivemode } from '@gateway/kernel';
 import { pageInfoOf, requirePrincipal, type SubgraphContext } from '@gateway/federation';
 import { CreatePaymentSessionInput } from './session.input';
 import { sessionNotFound, type SessionService } from './session.service';
@@ -21,7 +22,7 @@ export function createSessionResolver(service: SessionService) {
       @Ctx() context: SubgraphContext,
     ): Promise<PaymentSession> {
       const merchant = requirePrincipal(context, ['merchant'], 'INVALID_API_KEY');
-      const session = await service.create(context.em, merchant.id, input, idempotencyKey, context.requestId);
+      const session = await service.create(context.em, { id: merchant.id, livemode: merchantLivemode(merchant) }, input, idempotencyKey, context.requestId);
       context.logger.info({ session: session.id, merchant: merchant.id }, 'payment session created');
       return session;
     }

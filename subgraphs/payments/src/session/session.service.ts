@@ -2,7 +2,7 @@ import { LockMode } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { OneStatement } from '@gateway/db';
 import { wakeOutboxRelay } from '@gateway/events';
-import { GatewayError, newId, parseInput, type Currency, requestHash } from '@gateway/kernel';
+import { GatewayError, newId, parseInput, type Currency, requestHash, worldOf } from '@gateway/kernel';
 import type { AliasRouting, BankRouting, Directory } from '@gateway/federation';
 import { idempotency } from '../idempotency/idempotency.service';
 import { PaymentSessionEntity } from './session.entity';
@@ -43,16 +43,23 @@ export class SessionService {
    * bank's limits applied before anything is written; then the session, its payment.initiated
    * event and the Idempotency-Key's answer in one statement. A refused request writes nothing.
    */
-  async create(em: EntityManager, merchantId: string, input: CreatePaymentSessionInput, idempotencyKey?: string | null, requestId?: string): Promise<PaymentSession> {
+  async create(
+    em: EntityManager,
+    merchant: { id: string; livemode: boolean },
+    input: CreatePaymentSessionInput,
+    idempotencyKey?: string | null,
+    requestId?: string,
+  ): Promise<PaymentSession> {
+    const merchantId = merchant.id;
     const request = parseInput(createSessionRules(this.settings.production), plain(input));
     if (idempotencyKey != null) {
       const claim = await idempotency.begin(em, merchantId, idempotencyKey, requestHash(request));
       if (claim.kind === 'replay') return fromSnapshot(claim.response);
     }
     try {
-      const destination = await this.resolveDestination(request, requestId);
+      const destination = await this.resolveDestination(request, merchant, requestId);
       const now = new Date();
-      const session = this.newSession(merchantId, request, destination, now);
+      const session = this.newSession(merchant, request, destination, now);
       // One statement: the key's answer, the session and its event, all or nothing.
       const statement = new OneStatement(em);
       if (idempotencyKey != null) idempotency.completeIn(statement, merchantId, idempotencyKey, snapshotOf(session));
@@ -113,11 +120,11 @@ export class SessionService {
   }
 
   /** Destination -> IBAN and participating bank, refused with the spec's codes. */
-  private async resolveDestination(request: CreateSessionRequest, requestId?: string): Promise<ResolvedDestination> {
+  private async resolveDestination(request: CreateSessionRequest, world: { livemode: boolean }, requestId?: string): Promise<ResolvedDestination> {
     let iban: string;
     let bank: BankRouting;
     if (request.destination.type === 'alias') {
-      const alias: AliasRouting = await this.directory.alias({ alias: request.destination.value }, requestId).catch(renameValidation);
+      const alias: AliasRouting = await this.directory.alias({ alias: request.destination.value }, requestId, worldOf(world)).catch(renameValidation);
       if (alias.status !== 'ACTIVE') throw new GatewayError('ALIAS_INACTIVE', `alias ${alias.handle} is deactivated`);
       iban = alias.iban;
       bank = await this.directory.bank({ handle: alias.bankHandle }, requestId).catch(notParticipating(alias.bankHandle));
@@ -131,12 +138,13 @@ export class SessionService {
     return { iban, bank };
   }
 
-  private newSession(merchantId: string, request: CreateSessionRequest, destination: ResolvedDestination, now: Date): PaymentSessionEntity {
+  private newSession(merchant: { id: string; livemode: boolean }, request: CreateSessionRequest, destination: ResolvedDestination, now: Date): PaymentSessionEntity {
     const id = newId('paymentSession');
     return newSession(
       {
         id,
-        merchantId,
+        merchantId: merchant.id,
+        livemode: merchant.livemode,
         amount: BigInt(request.amount),
         currency: request.currency as Currency,
         destinationType: request.destination.type,

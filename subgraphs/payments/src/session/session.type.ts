@@ -41,6 +41,9 @@ export class PaymentSession {
   @Field(() => ID, { description: 'Session id (ops_…).' })
   id!: string;
 
+  @Field({ description: "true for a live object; false for a test one (a test credential's), whose money moves only at test cores." })
+  livemode!: boolean;
+
   @Field(() => ID, { description: 'The merchant that created it (mer_…).' })
   merchantId!: string;
 
@@ -135,6 +138,7 @@ export function toPaymentSession(entity: PaymentSessionEntity, now = new Date())
   const status = effectiveStatus(entity, now);
   return {
     id: entity.id,
+    livemode: entity.livemode,
     merchantId: entity.merchantId,
     status: PaymentSessionStatus[status],
     amount: Number(entity.amount),

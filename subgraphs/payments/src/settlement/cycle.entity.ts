@@ -14,6 +14,10 @@ export class SettlementCycleEntity {
   @Property({ type: 'text' })
   status!: CycleStatus;
 
+  /** A test cycle nets test obligations against test cores; a live cycle never takes one. */
+  @Property({ type: 'boolean' })
+  livemode!: boolean;
+
   /** 'api' (POST /settlement/cycles) or 'schedule' (SETTLEMENT_INTERVAL_SECONDS). */
   @Property({ type: 'text' })
   trigger!: string;

@@ -13,6 +13,10 @@ export class SettlementPositionEntity {
   @PrimaryKey({ type: 'text' })
   cycleId!: string;
 
+  /** Its cycle's world: a test position is booked at the bank's test core. */
+  @Property({ type: 'boolean' })
+  livemode!: boolean;
+
   @PrimaryKey({ type: 'text' })
   bankHandle!: string;
 

@@ -12,19 +12,20 @@ import { settlementRepository as repository } from './settlement.repository';
 
 const BANKS = ['alpha', 'beta', 'gamma', 'delta', 'eps'];
 const CURRENCIES: Currency[] = ['LYD', 'USD', 'EUR'];
-const CYCLE = { trigger: 'api' as const, requestId: null, leaseMs: 60_000, skipIfEmpty: false };
+const CYCLE = { trigger: 'api' as const, livemode: true, requestId: null, leaseMs: 60_000, skipIfEmpty: false };
 
 describe('settlement cycles against the database', () => {
   let db: Database;
   let orm: ServiceOrm;
   const em = () => orm.em.fork();
 
-  const insertObligations = async (rows: Array<{ debtor: string; creditor: string; currency: Currency; amount: bigint }>) => {
+  const insertObligations = async (rows: Array<{ debtor: string; creditor: string; currency: Currency; amount: bigint; livemode?: boolean }>) => {
     if (rows.length === 0) return;
     await db.knex('payments.interbank_obligations').insert(
       rows.map((row) => ({
         id: newId('obligation'),
         session_id: newId('paymentSession'),
+        livemode: row.livemode ?? true,
         debtor_bank: row.debtor,
         creditor_bank: row.creditor,
         amount: row.amount.toString(),
@@ -97,6 +98,31 @@ describe('settlement cycles against the database', () => {
       )
       .count({ n: '*' });
     expect(Number(perObligation[0]!.n)).toBe(300);
+  });
+
+  it('a live cycle never takes a test obligation, and a test cycle takes test obligations only', async () => {
+    await insertObligations([
+      { debtor: 'alpha', creditor: 'beta', currency: 'LYD', amount: 700n, livemode: false },
+      { debtor: 'beta', creditor: 'alpha', currency: 'LYD', amount: 200n, livemode: true },
+    ]);
+    const live = await closed();
+    expect([live.cycle.livemode, live.cycle.obligationCount]).toEqual([true, 1]);
+    expect(live.positions.map((p) => [p.bankHandle, p.netAmount, p.livemode])).toEqual(
+      expect.arrayContaining([
+        ['alpha', 200n, true],
+        ['beta', -200n, true],
+      ]),
+    );
+    const test = await repository.closeCycle(em(), { ...CYCLE, livemode: false });
+    if (test.kind !== 'closed') throw new Error(`expected a test cycle, got ${test.kind}`);
+    expect([test.cycle.livemode, test.cycle.obligationCount]).toEqual([false, 1]);
+    expect(test.positions.map((p) => [p.bankHandle, p.netAmount, p.livemode])).toEqual(
+      expect.arrayContaining([
+        ['alpha', -700n, false],
+        ['beta', 700n, false],
+      ]),
+    );
+    expect((await closed()).cycle.obligationCount).toBe(0);
   });
 
   it('the scheduled run makes no empty cycle, nor one right after another', async () => {

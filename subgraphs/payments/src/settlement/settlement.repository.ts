@@ -20,6 +20,8 @@ export type PositionChanges = Partial<Pick<SettlementPositionEntity, 'status' | 
 
 export interface NewCycle {
   trigger: 'api' | 'schedule';
+  /** Its world: a test cycle takes test obligations only and books at test cores; a live one never takes a test obligation. */
+  livemode: boolean;
   requestId: string | null;
   /** How long the closing process owns the new positions before the recovery job may take them. */
   leaseMs: number;
@@ -42,8 +44,8 @@ const ownedBy = (key: PositionKey, owner: PositionOwner) => ({
   attempts: owner.attempts,
 });
 
-/** One lock for "a cycle is being made", whatever process makes it. */
-const CYCLE_LOCK = 'payments:settlement-cycle';
+/** One lock per world for "a cycle is being made", whatever process makes it. */
+const cycleLock = (livemode: boolean): string => (livemode ? 'payments:settlement-cycle' : 'payments:settlement-cycle:test');
 
 export const positionReference = (cycleId: string, bankHandle: string, currency: string): string => `${cycleId}:${bankHandle}:${currency}`;
 
@@ -73,15 +75,16 @@ export class SettlementRepository {
    */
   async closeCycle(em: EntityManager, input: NewCycle): Promise<ClosedCycle> {
     return em.transactional(async (tx) => {
-      const [attempt] = await tx.execute<Array<{ locked: boolean }>>(`select pg_try_advisory_xact_lock(hashtext(?)) as "locked"`, [CYCLE_LOCK]);
+      const world = input.livemode;
+      const [attempt] = await tx.execute<Array<{ locked: boolean }>>(`select pg_try_advisory_xact_lock(hashtext(?)) as "locked"`, [cycleLock(world)]);
       if (!attempt?.locked) {
-        await tx.execute(`select pg_advisory_xact_lock(hashtext(?))`, [CYCLE_LOCK]);
-        const latest = await this.latest(tx);
-        if (latest && !(await anyUnclaimed(tx))) return { kind: 'joined', cycle: latest };
+        await tx.execute(`select pg_advisory_xact_lock(hashtext(?))`, [cycleLock(world)]);
+        const latest = await this.latest(tx, world);
+        if (latest && !(await anyUnclaimed(tx, world))) return { kind: 'joined', cycle: latest };
       }
-      if (input.skipIfEmpty && !(await anyUnclaimed(tx))) return { kind: 'skipped' };
+      if (input.skipIfEmpty && !(await anyUnclaimed(tx, world))) return { kind: 'skipped' };
       if (input.skipIfOpenedWithinMs !== undefined) {
-        const latest = await this.latest(tx);
+        const latest = await this.latest(tx, world);
         if (latest && Date.now() - latest.openedAt.getTime() < input.skipIfOpenedWithinMs) return { kind: 'skipped' };
       }
 
@@ -89,6 +92,7 @@ export class SettlementRepository {
       const cycle = Object.assign(new SettlementCycleEntity(), {
         id: newId('settlementCycle'),
         status: 'OPEN',
+        livemode: world,
         trigger: input.trigger,
         requestId: input.requestId,
         obligationCount: 0,
@@ -96,7 +100,7 @@ export class SettlementRepository {
         updatedAt: now,
       });
       await tx.insert(SettlementCycleEntity, cycle);
-      cycle.obligationCount = await claimObligations(tx, cycle.id);
+      cycle.obligationCount = await claimObligations(tx, cycle.id, world);
       const nets = netPositions(await owedInCycle(tx, cycle.id));
       const unbalanced = unbalancedCurrencies(nets);
       // Unreachable by netting; refusing here means no bank is ever called on a book that does not balance.
@@ -106,6 +110,7 @@ export class SettlementRepository {
       const positions = nets.map((net) =>
         Object.assign(new SettlementPositionEntity(), {
           cycleId: cycle.id,
+          livemode: world,
           bankHandle: net.bankHandle,
           currency: net.currency,
           netAmount: net.netAmount,
@@ -135,8 +140,8 @@ export class SettlementRepository {
   }
 
   /** The newest cycle, untracked. */
-  async latest(em: EntityManager): Promise<SettlementCycleEntity | null> {
-    const [newest] = await em.find(SettlementCycleEntity, {}, { orderBy: { openedAt: 'desc', id: 'desc' }, limit: 1, disableIdentityMap: true });
+  async latest(em: EntityManager, livemode: boolean): Promise<SettlementCycleEntity | null> {
+    const [newest] = await em.find(SettlementCycleEntity, { livemode }, { orderBy: { openedAt: 'desc', id: 'desc' }, limit: 1, disableIdentityMap: true });
     return newest ?? null;
   }
 

@@ -1,4 +1,5 @@
 import { Arg, Ctx, ID, Int, Mutation, Query, Resolver } from 'type-graphql';
+import { GatewayError } from '@gateway/kernel';
 import { pageInfoOf, requirePrincipal, type SubgraphContext } from '@gateway/federation';
 import type { SettlementService } from './settlement.service';
 import { SettlementCycle, SettlementCycleConnection, SettlementPosition, toSettlementCycle, toSettlementPosition } from './settlement.type';
@@ -12,9 +13,14 @@ export function createSettlementResolver(service: SettlementService) {
         'Runs a settlement cycle now (admin): takes every obligation no cycle has taken, nets them per bank and currency, and books each non-zero position at its bank. ' +
         'Answers once the positions had their first call (or after a few seconds). Two runs at once make one cycle: both get it.',
     })
-    async runSettlementCycle(@Ctx() context: SubgraphContext): Promise<SettlementCycle> {
+    async runSettlementCycle(
+      @Arg('mode', () => String, { nullable: true, description: "live (default) or test: a test cycle nets test obligations only, against the banks' test cores." })
+      mode: string | null,
+      @Ctx() context: SubgraphContext,
+    ): Promise<SettlementCycle> {
       requirePrincipal(context, ['admin']);
-      const made = await service.trigger(context.em, 'api', context.requestId);
+      if (mode != null && mode !== 'live' && mode !== 'test') throw new GatewayError('VALIDATION_ERROR', 'mode: must be live or test');
+      const made = await service.trigger(context.em, 'api', context.requestId, mode !== 'test');
       return toSettlementCycle(await service.find(context.em.fork(), made!.id, context.principal));
     }
 

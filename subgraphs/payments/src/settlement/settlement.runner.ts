@@ -115,6 +115,7 @@ export class SettlementRunner {
     }
     const movement: MovementCall = {
       bank: position.bankHandle,
+      livemode: position.livemode,
       iban,
       reference: position.coreReference,
       amount: Number(magnitude),

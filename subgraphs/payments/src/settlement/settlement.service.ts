@@ -20,7 +20,8 @@ export const MAX_CYCLE_PAGE = 100;
  */
 export class SettlementService {
   /** The trigger this process is serving: a second one meanwhile joins it (one cycle). */
-  private inFlight: Promise<SettlementCycleEntity | null> | null = null;
+  /** Per world (live, test): a cycle being made in this process, which a second trigger joins. */
+  private readonly inFlight = new Map<boolean, Promise<SettlementCycleEntity | null>>();
 
   constructor(
     private readonly runner: SettlementRunner,
@@ -36,19 +37,19 @@ export class SettlementService {
    * cycle lock does it (SettlementRepository.closeCycle). Nothing to take: the operator gets an
    * empty, SETTLED cycle (the statement that nothing was owed); the schedule makes none.
    */
-  async trigger(root: EntityManager, trigger: 'api' | 'schedule', requestId: string | null): Promise<SettlementCycleEntity | null> {
+  async trigger(root: EntityManager, trigger: 'api' | 'schedule', requestId: string | null, livemode = true): Promise<SettlementCycleEntity | null> {
     // A scheduled run that made nothing is no answer for an operator: run again behind it.
-    if (this.inFlight) return (await this.inFlight) ?? (trigger === 'api' ? this.trigger(root, trigger, requestId) : null);
-    const work = this.make(root, trigger, requestId ?? newId('request')).finally(() => {
-      this.inFlight = null;
-    });
-    this.inFlight = work;
+    const running = this.inFlight.get(livemode);
+    if (running) return (await running) ?? (trigger === 'api' ? this.trigger(root, trigger, requestId, livemode) : null);
+    const work = this.make(root, trigger, requestId ?? newId('request'), livemode).finally(() => this.inFlight.delete(livemode));
+    this.inFlight.set(livemode, work);
     return work;
   }
 
-  private async make(root: EntityManager, trigger: 'api' | 'schedule', requestId: string): Promise<SettlementCycleEntity | null> {
+  private async make(root: EntityManager, trigger: 'api' | 'schedule', requestId: string, livemode: boolean): Promise<SettlementCycleEntity | null> {
     const closed = await repository.closeCycle(root.fork(), {
       trigger,
+      livemode,
       requestId,
       leaseMs: this.leaseMs,
       skipIfEmpty: trigger === 'schedule',
@@ -57,7 +58,7 @@ export class SettlementService {
     if (closed.kind === 'skipped') return null;
     if (closed.kind === 'joined') return closed.cycle;
     const { cycle, positions } = closed;
-    this.logger.info({ cycle: cycle.id, request_id: requestId, trigger, obligations: cycle.obligationCount, positions: positions.length }, 'settlement cycle closed');
+    this.logger.info({ cycle: cycle.id, request_id: requestId, trigger, livemode, obligations: cycle.obligationCount, positions: positions.length }, 'settlement cycle closed');
     const runs = Promise.all(positions.map((position) => this.runner.run(root, position, requestId)));
     await Promise.race([runs, new Promise((resolve) => setTimeout(resolve, this.settings.waitMs).unref())]);
     return cycle;

@@ -90,6 +90,9 @@ export class SettlementCycle {
   @Field(() => ID, { description: 'stl_…' })
   id!: string;
 
+  @Field({ description: "true for a live cycle; false for a test cycle, which nets test obligations only at the banks' test cores." })
+  livemode!: boolean;
+
   @Field(() => SettlementCycleStatus, { description: 'OPEN, SETTLING, SETTLED or PARTIALLY_FAILED.' })
   status!: SettlementCycleStatus;
 
@@ -135,6 +138,7 @@ export class SettlementCycleConnection {
 export function toSettlementCycle({ cycle, positions }: CycleView): SettlementCycle {
   return {
     id: cycle.id,
+    livemode: cycle.livemode,
     status: cycle.status as SettlementCycleStatus,
     openedAt: cycle.openedAt,
     closedAt: cycle.closedAt,

@@ -30,6 +30,7 @@ describe('webhook delivery statements', () => {
     audienceId,
     aggregateId,
     sequence,
+    livemode: true,
     payload: '{}',
     now: new Date(),
   });

@@ -22,6 +22,8 @@ export interface NewDelivery {
   eventKind: string;
   audienceId: string;
   aggregateId: string;
+  /** The event's world: envelope livemode. */
+  livemode: boolean;
   /** The event's place among its aggregate's events; null for an event without one. */
   sequence: number | null;
   payload: string;
@@ -109,12 +111,12 @@ export class DeliveryRepository {
     const merchant = audience === 'merchant';
     const { rows } = await knex.raw(
       `with d as (select ?::text as id, ?::text as event_id, ?::text as event_kind, ?::text as audience_id, ?::text as aggregate_id,
-           ?::integer as sequence, ?::text as payload, ?::timestamptz as created_at),
+           ?::boolean as livemode, ?::integer as sequence, ?::text as payload, ?::timestamptz as created_at),
        ${merchant ? `target as (${MERCHANT_TARGET}),` : ''}
        inserted as (
-         insert into ${DELIVERIES} (id, event_id, event_kind, audience_id, aggregate_id, sequence, payload, status, attempts, next_attempt_at,
+         insert into ${DELIVERIES} (id, event_id, event_kind, audience_id, aggregate_id, livemode, sequence, payload, status, attempts, next_attempt_at,
            lease_until, lease_token, created_at, updated_at)
-         select d.id, d.event_id, d.event_kind, d.audience_id, d.aggregate_id, d.sequence, d.payload, 'PENDING', 0, d.created_at,
+         select d.id, d.event_id, d.event_kind, d.audience_id, d.aggregate_id, d.livemode, d.sequence, d.payload, 'PENDING', 0, d.created_at,
            case when c.take then ?::timestamptz end, case when c.take then gen_random_uuid()::text end, d.created_at, d.created_at
          from d cross join lateral (select ?::boolean and ${IN_ORDER} as take) c
          ${merchant ? 'where exists (select 1 from target t where coalesce(t.session_url, t.merchant_url) is not null)' : ''}
@@ -129,6 +131,7 @@ export class DeliveryRepository {
         row.eventKind,
         row.audienceId,
         row.aggregateId,
+        row.livemode,
         row.sequence,
         row.payload,
         row.now,

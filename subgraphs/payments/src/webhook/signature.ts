@@ -5,6 +5,8 @@ export interface WebhookEnvelope {
   id: string;
   event: string;
   created_at: string;
+  /** false for an event of a test object (API-CONTRACT "Test mode"). */
+  livemode: boolean;
   /** The event's place among its session's (consent's, payment order's, mandate's) events, from 1. */
   sequence?: number;
   data: Record<string, unknown>;

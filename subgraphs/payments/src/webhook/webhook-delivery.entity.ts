@@ -27,6 +27,10 @@ export class WebhookDeliveryEntity {
   @Property({ type: 'text' })
   audienceId!: string;
 
+  /** The event's world (envelope livemode). */
+  @Property({ type: 'boolean' })
+  livemode!: boolean;
+
   /** The session, consent or payment order (the aggregate) the event is about. */
   @Property({ type: 'text' })
   aggregateId!: string;

@@ -67,14 +67,17 @@ export async function startWebhookDispatcher(options: WebhookDispatcherOptions):
     const audienceId = event.audience;
     if (!audienceId) return; // an event for nobody in particular: no webhook
     const sequence = event.sequence ?? null;
+    // Every event of a world says which (its object's livemode); none was ever written without it since test mode.
+    const livemode = event.data.livemode !== false;
     const row: NewDelivery = {
       id: newId('delivery'),
       eventId: event.id,
       eventKind: event.kind,
       audienceId,
       aggregateId: event.aggregateId,
+      livemode,
       sequence,
-      payload: serializeEnvelope({ id: event.id, event: event.kind, created_at: event.createdAt, ...(sequence !== null ? { sequence } : {}), data: event.data }),
+      payload: serializeEnvelope({ id: event.id, event: event.kind, created_at: event.createdAt, livemode, ...(sequence !== null ? { sequence } : {}), data: event.data }),
       now: new Date(),
     };
     // With room for it, this worker takes it in the same statement and sends it at once, if it is

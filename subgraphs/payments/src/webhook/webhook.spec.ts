@@ -6,7 +6,7 @@ import { deliveryTargetProblem } from './webhook-target';
 
 describe('webhook signing', () => {
   const secret = 'whsec_0123456789ABCDEFGHIJKLMNOPQRSTUV';
-  const body = serializeEnvelope({ id: 'evt_1', event: 'payment.completed', created_at: '2026-01-01T00:00:00.000Z', data: { session_id: 'ops_1' } });
+  const body = serializeEnvelope({ id: 'evt_1', event: 'payment.completed', created_at: '2026-01-01T00:00:00.000Z', livemode: true, data: { session_id: 'ops_1' } });
   const now = new Date('2026-01-02T03:04:05.678Z');
   const headers = signedHeaders(body, 'evt_1', secret, now);
 
@@ -24,8 +24,8 @@ describe('webhook signing', () => {
     expect(headers['webhook-signature']).toBe(`v1,${createHmac('sha256', key).update(`evt_1.${headers['webhook-timestamp']}.${body}`).digest('base64')}`);
   });
 
-  it('serialises the envelope with exactly id, event, created_at, data', () => {
-    expect(Object.keys(JSON.parse(body))).toEqual(['id', 'event', 'created_at', 'data']);
+  it('serialises the envelope with exactly id, event, created_at, livemode, data', () => {
+    expect(Object.keys(JSON.parse(body))).toEqual(['id', 'event', 'created_at', 'livemode', 'data']);
   });
 });
 

@@ -74,7 +74,7 @@ function SignedInDashboard({ signedIn, exponents, onSignOut }: { signedIn: Signe
     <DashboardContext.Provider value={dashboard}>
       {testMode && (
         <div class="test-banner" id="test-banner" role="status">
-          Test mode: this merchant's key is mk_test_…, no real money moves.
+          Test mode: this merchant's key is mk_test_…, so its payments move money at test cores only (the gateway's built-in test bank), never at a bank's live core.
         </div>
       )}
       <header class="top">
