@@ -11,6 +11,7 @@ import { Migration20261130000200_sca_authorisation_hash } from './Migration20261
 import { Migration20261201000100_consent_approval_hash } from './Migration20261201000100_consent_approval_hash';
 import { Migration20261202000100_outbox_relay_lease } from './Migration20261202000100_outbox_relay_lease';
 import { Migration20261203000100_livemode } from './Migration20261203000100_livemode';
+import { Migration20261203000200_sca_checks_in_flight } from './Migration20261203000200_sca_checks_in_flight';
 
 /** Committed migrations of the open_banking schema, in order. */
 export const migrations: MigrationObject[] = [
@@ -26,4 +27,5 @@ export const migrations: MigrationObject[] = [
   { name: 'Migration20261201000100_consent_approval_hash', class: Migration20261201000100_consent_approval_hash },
   { name: 'Migration20261202000100_outbox_relay_lease', class: Migration20261202000100_outbox_relay_lease },
   { name: 'Migration20261203000100_livemode', class: Migration20261203000100_livemode },
+  { name: 'Migration20261203000200_sca_checks_in_flight', class: Migration20261203000200_sca_checks_in_flight },
 ];

@@ -81,6 +81,18 @@ export class PaymentOrderEntity {
   @Property({ type: 'integer' })
   scaOtpFailures = 0;
 
+  /**
+   * OTP checks at the payer's bank under way for this order (each arrived before the SCA deadline):
+   * while one is, the order is not expired (the customer authorised in time; the bank, or the
+   * machine, is slow to say so).
+   */
+  @Property({ type: 'integer' })
+  scaChecksInFlight = 0;
+
+  /** When the latest OTP check still under way arrived: one left counted by a crashed process lapses after the SCA authorisation grace. */
+  @Property({ type: 'timestamptz', nullable: true })
+  scaCheckArrivedAt: Date | null = null;
+
   /** HMAC (platform secret) of the OTP that passed SCA: the same authorisation sent again (a lost answer) is told where the order stands. */
   @Property({ type: 'text', nullable: true })
   scaAuthorisationHash: string | null = null;

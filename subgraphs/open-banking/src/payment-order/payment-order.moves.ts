@@ -1,3 +1,4 @@
+import type { FilterQuery } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { recordEvent } from '@gateway/events';
 import { PaymentOrderEntity } from './payment-order.entity';
@@ -93,6 +94,7 @@ export function createPaymentOrder(tx: EntityManager, fields: NewPaymentOrder, t
     settlementType: null,
     movementRequestedAt: move.requestsMovement ? now : null,
     scaOtpFailures: 0,
+    scaChecksInFlight: 0,
     processingAt: move.to === 'PROCESSING' ? now : null,
     createdAt: now,
     updatedAt: now,
@@ -112,7 +114,15 @@ export type OrderMoveChanges = Partial<Pick<PaymentOrderEntity, 'failureCode' | 
  * longer in that status; throws when the table has no such move. `order` must be untracked
  * (loadPaymentOrder): it is updated in place.
  */
-export async function movePaymentOrder(em: EntityManager, order: PaymentOrderEntity, trigger: PaymentOrderTrigger, now: Date, changes: OrderMoveChanges = {}): Promise<boolean> {
+export async function movePaymentOrder(
+  em: EntityManager,
+  order: PaymentOrderEntity,
+  trigger: PaymentOrderTrigger,
+  now: Date,
+  changes: OrderMoveChanges = {},
+  /** Further conditions of the move, checked by the same UPDATE (sca_expired: scaExpiryDue). */
+  guard: FilterQuery<PaymentOrderEntity> = {},
+): Promise<boolean> {
   const move = orderTransitionFor(order.status, trigger);
   if (!move) throw orderRefusal(order.id, order.status, trigger);
   const update = {
@@ -122,7 +132,7 @@ export async function movePaymentOrder(em: EntityManager, order: PaymentOrderEnt
     [ORDER_REACHED_AT[move.to]]: now,
     ...(move.requestsMovement ? { movementRequestedAt: now } : {}),
   };
-  const count = await em.nativeUpdate(PaymentOrderEntity, { id: order.id, status: order.status }, update);
+  const count = await em.nativeUpdate(PaymentOrderEntity, { ...(guard as object), id: order.id, status: order.status }, update);
   if (count === 0) return false;
   Object.assign(order, update);
   recordOrderEvent(em, move.event, order, now);
@@ -153,6 +163,42 @@ export async function countScaOtpFailure(tx: EntityManager, orderId: string, now
     [now, orderId],
   );
   return rows.length === 0 ? null : Number(rows[0]!.sca_otp_failures);
+}
+
+/**
+ * The guard of `sca_expired` (payment-order.transitions.ts): a PENDING_SCA order whose SCA
+ * deadline (created_at + ttl) passed more than `marginMs` ago, with no OTP check under way that
+ * arrived in time, unless the latest one arrived more than `graceMs` ago (its process died
+ * without saying). The deadline is the customer's: an authorisation that arrived before it is
+ * never failed because the bank, or the machine, was slow to check it.
+ */
+export function scaExpiryDue(now: Date, ttlMs: number, graceMs: number, marginMs: number): FilterQuery<PaymentOrderEntity> {
+  return {
+    status: 'PENDING_SCA',
+    createdAt: { $lte: new Date(now.getTime() - ttlMs - marginMs) },
+    $or: [{ scaChecksInFlight: { $lte: 0 } }, { scaCheckArrivedAt: { $lte: new Date(now.getTime() - graceMs) } }],
+  };
+}
+
+/**
+ * An OTP given at the SCA page arrived at `arrivedAt`, before the order's SCA deadline: counted as
+ * a check under way (one atomic statement, taken before the bank is asked), so the expiry cannot
+ * fail the order while the bank checks it. False when the order is no longer PENDING_SCA or the
+ * OTP arrived after the deadline.
+ */
+export async function startScaCheck(em: EntityManager, orderId: string, arrivedAt: Date, ttlMs: number): Promise<boolean> {
+  const rows: unknown[] = await em.execute(
+    `update "open_banking"."payment_orders" set "sca_checks_in_flight" = "sca_checks_in_flight" + 1, "sca_check_arrived_at" = greatest(coalesce("sca_check_arrived_at", ?), ?) where "id" = ? and "status" = 'PENDING_SCA' and "created_at" > ? returning "id"`,
+    [arrivedAt, arrivedAt, orderId, new Date(arrivedAt.getTime() - ttlMs)],
+  );
+  return rows.length > 0;
+}
+
+/** The bank's check of an OTP counted by startScaCheck ended without passing SCA (refused, or no answer). */
+export async function endScaCheck(em: EntityManager, orderId: string): Promise<void> {
+  await em.execute(`update "open_banking"."payment_orders" set "sca_checks_in_flight" = greatest("sca_checks_in_flight" - 1, 0) where "id" = ? and "status" = 'PENDING_SCA'`, [
+    orderId,
+  ]);
 }
 
 /** Loads an order as a plain, untracked object (what movePaymentOrder updates in place). */

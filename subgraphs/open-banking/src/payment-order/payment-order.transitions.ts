@@ -34,6 +34,7 @@ export const PAYMENT_ORDER_TRANSITIONS: readonly PaymentOrderTransition[] = [
   { from: null, trigger: 'created_sca_required', to: 'PENDING_SCA', event: 'payment_order.pending_sca', requestsMovement: false },
   { from: 'PENDING_SCA', trigger: 'sca_passed', to: 'PROCESSING', event: 'payment_order.processing', requestsMovement: true },
   { from: 'PENDING_SCA', trigger: 'sca_failed', to: 'FAILED', event: 'payment_order.failed', requestsMovement: false },
+  // Only through scaExpiryDue (payment-order.moves.ts): the deadline passed and no OTP that arrived before it is still being checked.
   { from: 'PENDING_SCA', trigger: 'sca_expired', to: 'FAILED', event: 'payment_order.failed', requestsMovement: false },
   { from: 'PROCESSING', trigger: 'movement_completed', to: 'COMPLETED', event: 'payment_order.completed', requestsMovement: false },
   { from: 'PROCESSING', trigger: 'movement_failed', to: 'FAILED', event: 'payment_order.failed', requestsMovement: false },

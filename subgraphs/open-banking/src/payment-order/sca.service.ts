@@ -5,7 +5,7 @@ import type { BankCorePool } from '@gateway/bank-core-client';
 import type { Directory, OtpGuard } from '@gateway/federation';
 import { TppEntity } from '../tpp/tpp.entity';
 import { PaymentOrderEntity } from './payment-order.entity';
-import { countScaOtpFailure, loadPaymentOrder, movePaymentOrder } from './payment-order.moves';
+import { countScaOtpFailure, endScaCheck, loadPaymentOrder, movePaymentOrder, scaExpiryDue, startScaCheck } from './payment-order.moves';
 import { paymentOrderNotFound } from './payment-order.service';
 
 /** Wrong one-time passwords allowed at the SCA page; the third fails the order. */
@@ -16,9 +16,22 @@ export interface ScaSettings {
   scaTtlMs: number;
   /** Keys the HMAC of the OTP that passed SCA. */
   platformSecret: string;
+  /**
+   * How long an OTP check that arrived before the SCA deadline keeps the order from expiring when
+   * its process never says how it ended (it died). Longer than any authorisation can take: the
+   * bank's OTP check (open-banking's core budget, 9 s) and the registry's calls, under the
+   * router's 15 s per subgraph call. Default DEFAULT_SCA_AUTHORISATION_GRACE_MS.
+   */
+  authorisationGraceMs?: number;
 }
 
 export const DEFAULT_SCA_TTL_MS = 15 * 60_000;
+export const DEFAULT_SCA_AUTHORISATION_GRACE_MS = 60_000;
+/**
+ * The expiry waits this long past the deadline: an authorisation that arrived just before it has
+ * time to record its OTP check (one statement) before an expiry could look.
+ */
+export const SCA_EXPIRY_MARGIN_MS = 1_000;
 
 /** What the SCA page shows: public, the unguessable po_ id is the capability. */
 export interface ScaView {
@@ -55,28 +68,51 @@ export class ScaService {
     };
   }
 
+  /**
+   * The SCA deadline is when the customer's OTP arrives, not when the payer's bank answers: an OTP
+   * that arrived in time is recorded as a check under way before the bank is asked (the expiry
+   * waits for it, scaExpiryDue), so a slow bank or a slow machine never fails a payment the
+   * customer authorised in time. Concurrent authorisations are all checked; the first to pass
+   * makes the one sca_passed move.
+   */
   async authorize(em: EntityManager, id: string, otp: string, requestId?: string): Promise<PaymentOrderEntity> {
     if (typeof otp !== 'string' || !/^\S{1,32}$/.test(otp)) throw new GatewayError('VALIDATION_ERROR', 'otp: 1-32 characters');
+    const arrivedAt = new Date();
     const order = await loadPaymentOrder(em, id);
     if (!order) throw paymentOrderNotFound(id);
-    if (order.status === 'PENDING_SCA' && this.expiresAt(order).getTime() <= Date.now()) {
-      await this.expire(em, order);
-      throw notPending(order);
-    }
     const authorisation = hmacSha256Hex(this.settings.platformSecret, `sca:${id}:${otp}`);
     // The same authorisation sent again (its answer lost): where the order stands, not a refusal.
     if (order.status !== 'PENDING_SCA' && order.scaAuthorisationHash && safeEqual(order.scaAuthorisationHash, authorisation)) return order;
     if (order.status !== 'PENDING_SCA') throw notPending(order);
-
-    const payer = await this.directory.alias({ iban: order.debtorIban }, requestId, worldOf(order));
-    const bank = await this.directory.bank({ handle: order.debtorBank }, requestId);
-    try {
-      const verify = () => this.cores.for(bank, worldOf(order)).verifyCustomer({ customerRef: payer.bankCustomerRef, otp, ...(requestId ? { requestId } : {}) });
-      await this.otpGuard.check({ bankHandle: order.debtorBank, bankCustomerRef: payer.bankCustomerRef }, otp, verify, requestId);
-    } catch (error) {
-      if (error instanceof GatewayError && error.code === 'OTP_INVALID') throw await this.otpRefused(em, order);
-      throw error; // CBS_TIMEOUT / CBS_ERROR: nothing counted, the order stays PENDING_SCA
+    if (!(await startScaCheck(em.fork(), id, arrivedAt, this.settings.scaTtlMs))) {
+      if (this.expiresAt(order).getTime() <= arrivedAt.getTime()) {
+        // Too late: refused without asking the bank; expired on the spot unless an OTP that came in time is still being checked.
+        await this.expire(em, order, arrivedAt);
+        throw scaTimeOver(order, this.expiresAt(order));
+      }
+      // Moved since it was read (another authorisation, the third wrong OTP).
+      const now = (await loadPaymentOrder(em.fork(), id)) ?? order;
+      if (now.scaAuthorisationHash && safeEqual(now.scaAuthorisationHash, authorisation)) return now;
+      throw notPending(now);
     }
+
+    let passed = false;
+    try {
+      const payer = await this.directory.alias({ iban: order.debtorIban }, requestId, worldOf(order));
+      const bank = await this.directory.bank({ handle: order.debtorBank }, requestId);
+      try {
+        const verify = () => this.cores.for(bank, worldOf(order)).verifyCustomer({ customerRef: payer.bankCustomerRef, otp, ...(requestId ? { requestId } : {}) });
+        await this.otpGuard.check({ bankHandle: order.debtorBank, bankCustomerRef: payer.bankCustomerRef }, otp, verify, requestId);
+      } catch (error) {
+        if (error instanceof GatewayError && error.code === 'OTP_INVALID') throw await this.otpRefused(em, order);
+        throw error; // CBS_TIMEOUT / CBS_ERROR: nothing counted, the order stays PENDING_SCA
+      }
+      passed = true;
+    } finally {
+      // Refused or unanswered: the check no longer holds the expiry back (passed: the move below ends PENDING_SCA).
+      if (!passed) await this.checkEnded(em, id);
+    }
+    // No deadline here: the OTP arrived in time, and the expiry waited for this check.
     const moved = await em
       .fork()
       .transactional((tx) => movePaymentOrder(tx, order, 'sca_passed', new Date(), { requestId: requestId ?? order.requestId, scaAuthorisationHash: authorisation }));
@@ -90,16 +126,21 @@ export class ScaService {
     return order;
   }
 
-  /** PENDING_SCA orders past their SCA time: FAILED with payment_order.failed, a batch per transaction. */
+  /**
+   * PENDING_SCA orders past their SCA time that nobody authorised in time (no OTP check that
+   * arrived before the deadline still under way): FAILED with payment_order.failed, a batch per
+   * transaction.
+   */
   async expireDue(root: EntityManager, now = new Date(), batch = 100): Promise<number> {
     return root.fork().transactional(async (tx) => {
-      const due = await tx.find(
-        PaymentOrderEntity,
-        { status: 'PENDING_SCA', createdAt: { $lte: new Date(now.getTime() - this.settings.scaTtlMs) } },
-        { orderBy: { createdAt: 'asc' }, limit: batch, lockMode: LockMode.PESSIMISTIC_PARTIAL_WRITE, disableIdentityMap: true },
-      );
+      const due = await tx.find(PaymentOrderEntity, this.expiryDue(now), {
+        orderBy: { createdAt: 'asc' },
+        limit: batch,
+        lockMode: LockMode.PESSIMISTIC_PARTIAL_WRITE,
+        disableIdentityMap: true,
+      });
       let expired = 0;
-      for (const order of due) if (await movePaymentOrder(tx, order, 'sca_expired', now, scaExpired(this.settings.scaTtlMs))) expired += 1;
+      for (const order of due) if (await movePaymentOrder(tx, order, 'sca_expired', now, scaExpired(this.settings.scaTtlMs), this.expiryDue(now))) expired += 1;
       return expired;
     });
   }
@@ -108,8 +149,18 @@ export class ScaService {
     return new Date(order.createdAt.getTime() + this.settings.scaTtlMs);
   }
 
-  private async expire(em: EntityManager, order: PaymentOrderEntity): Promise<void> {
-    await em.fork().transactional((tx) => movePaymentOrder(tx, order, 'sca_expired', new Date(), scaExpired(this.settings.scaTtlMs)));
+  private expiryDue(now: Date) {
+    return scaExpiryDue(now, this.settings.scaTtlMs, this.settings.authorisationGraceMs ?? DEFAULT_SCA_AUTHORISATION_GRACE_MS, SCA_EXPIRY_MARGIN_MS);
+  }
+
+  /** sca_expired on the spot, if it is due (else the job's, later). */
+  private async expire(em: EntityManager, order: PaymentOrderEntity, now: Date): Promise<void> {
+    await em.fork().transactional((tx) => movePaymentOrder(tx, { ...order }, 'sca_expired', now, scaExpired(this.settings.scaTtlMs), this.expiryDue(now)));
+  }
+
+  /** Best effort: a check never ended holds the expiry back for the authorisation grace, no longer. */
+  private async checkEnded(em: EntityManager, id: string): Promise<void> {
+    await endScaCheck(em.fork(), id).catch((error: unknown) => this.logger.warn({ err: error, payment_order: id }, 'SCA check not ended; the expiry waits for the grace'));
   }
 
   /** Counts a wrong OTP atomically; the third one FAILS the order (payment_order.failed). */
@@ -134,6 +185,11 @@ export class ScaService {
 }
 
 const scaExpired = (ttlMs: number) => ({ failureCode: 'SCA_EXPIRED', failureDetail: `the customer did not authorise the payment within ${Math.round(ttlMs / 60_000)} minutes` });
+
+/** An OTP that arrived after the SCA deadline (the order FAILS with SCA_EXPIRED, on the spot or by the job). */
+function scaTimeOver(order: PaymentOrderEntity, expiresAt: Date): GatewayError {
+  return new GatewayError('PAYMENT_ORDER_NOT_PENDING_SCA', `payment order ${order.id}: its SCA time ended at ${expiresAt.toISOString()}; it no longer awaits SCA`);
+}
 
 /** SCA is possible only while PENDING_SCA (contract "Bad input and failure": 409 with a code). */
 function notPending(order: PaymentOrderEntity): GatewayError {
