@@ -58,7 +58,8 @@ export async function authenticate(em: VaultEm, headers: CredentialHeaders, admi
   const internalKey = header(headers, 'x-service-internal-key');
   if (internalKey !== undefined) {
     const { credential } = await verified(em, 'internal_key', internalKey, () => new GatewayError('UNAUTHORIZED', 'X-Service-Internal-Key is not valid'));
-    return { kind: 'bank_core', id: credential.ownerId, ip };
+    // A sandbox core's key carries ['test']: its callbacks speak for the bank's test world only.
+    return { kind: 'bank_core', id: credential.ownerId, ...(credential.scopes?.length ? { scopes: [...credential.scopes] } : {}), ip };
   }
 
   return { kind: 'anonymous', ip };

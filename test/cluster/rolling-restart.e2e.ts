@@ -82,7 +82,8 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
   it('loses no request, completes every payment once and conserves money', async () => {
     const { publicUrl, banks } = cluster!;
     const demo = banks!.ready.demo!;
-    const auth = { authorization: `Bearer ${demo.merchant.api_key}` };
+    // The live demo merchant: its payments move the sandbox banks' money, which this test counts.
+    const auth = { authorization: `Bearer ${demo.live_merchant!.api_key}` };
     const ledgers = async () =>
       Promise.all(
         demo.banks.map(async (bank) => {

@@ -19,6 +19,9 @@ export interface BankRouting {
   institutionCode: string;
   coreBaseUrl: string;
   internalKey: string;
+  /** The bank's own test core (test objects only); null: the built-in test bank answers for it. */
+  sandboxCoreBaseUrl: string | null;
+  sandboxInternalKey: string | null;
   minAmount: number;
   maxAmount: number;
   /** Where settlement books the bank's net position in a currency without an account of its own. */
@@ -36,7 +39,7 @@ const ALIAS_ROUTING = `query AliasRouting($alias: String, $iban: String) {
   aliasRouting(alias: $alias, iban: $iban) { handle iban bankHandle institutionCode bankCustomerRef status }
 }`;
 const BANK_ROUTING = `query BankRouting($handle: String, $institutionCode: String) {
-  bankRouting(handle: $handle, institutionCode: $institutionCode) { handle status institutionCode coreBaseUrl internalKey minAmount maxAmount settlementAccountIban settlementAccounts { currency iban } }
+  bankRouting(handle: $handle, institutionCode: $institutionCode) { handle status institutionCode coreBaseUrl internalKey sandboxCoreBaseUrl sandboxInternalKey minAmount maxAmount settlementAccountIban settlementAccounts { currency iban } }
 }`;
 
 /** Answers reused for a while, and concurrent asks for one key sharing one call. Refusals are never reused. */

@@ -7,7 +7,7 @@ const CAPABILITIES = 'bankHandle obEnabled obScopesSupported scaExemptionLimit m
 // `bankHandle: handle`: REST names the bank's handle as the registration request does.
 const BANK_RECORD = `fragment BankRecord on Bank {
   bankHandle: handle displayName country institutionCode status minAmount maxAmount createdAt
-  coreBaseUrl settlementAccountIban settlementAccounts { currency iban } contactEmail capabilities { ${CAPABILITIES} }
+  coreBaseUrl sandboxCoreBaseUrl settlementAccountIban settlementAccounts { currency iban } contactEmail capabilities { ${CAPABILITIES} }
 }`;
 
 const capabilities = z
@@ -36,6 +36,7 @@ const bankRecord = z
     max_amount: z.number().int(),
     created_at: z.string().describe('ISO 8601 UTC.'),
     core_base_url: z.string(),
+    sandbox_core_base_url: z.string().nullable().describe("The bank's own test core, where test-mode calls go; null: the gateway's built-in test bank answers for it."),
     settlement_account_iban: z.string(),
     settlement_accounts: settlementAccounts,
     contact_email: z.string(),
@@ -69,17 +70,36 @@ export const bankRoutes = [
         contact_email: z.string(),
         institution_code: z.string().describe('Three digits, as inside the IBANs of this bank.'),
         internal_key: z.string().nullish().describe('Pre-shared internal key (at least 24 characters); generated when omitted.'),
+        sandbox_core_base_url: z
+          .string()
+          .nullish()
+          .describe(
+            "The bank's own test core (same interface, another URL than core_base_url): test-mode payments go there. Omitted: the gateway's built-in test bank answers for this bank.",
+          ),
+        sandbox_internal_key: z
+          .string()
+          .nullish()
+          .describe('Internal key of the sandbox core (at least 24 characters, not the live one); generated when omitted with a sandbox_core_base_url.'),
         min_amount: z.number().int().nullish().describe('Minor units.'),
         max_amount: z.number().int().nullish().describe('Minor units.'),
         ...capabilityChanges,
       })
       .strict(),
-    operation: `mutation RegisterBank($input: RegisterBankInput!) { registerBank(input: $input) { bank { ...BankRecord } bankKey internalKey } }
+    operation: `mutation RegisterBank($input: RegisterBankInput!) { registerBank(input: $input) { bank { ...BankRecord } bankKey internalKey sandboxInternalKey } }
 ${BANK_RECORD}`,
     variables: ({ body }) => ({ input: body }),
-    result: ({ registerBank }) => ({ ...registerBank.bank, bankKey: registerBank.bankKey, internalKey: registerBank.internalKey }),
+    result: ({ registerBank }) => ({
+      ...registerBank.bank,
+      bankKey: registerBank.bankKey,
+      internalKey: registerBank.internalKey,
+      sandboxInternalKey: registerBank.sandboxInternalKey,
+    }),
     status: 201,
-    response: bankRecord.extend({ bank_key: z.string().describe('Shown once.'), internal_key: z.string().describe('Shown once.') }),
+    response: bankRecord.extend({
+      bank_key: z.string().describe('Shown once.'),
+      internal_key: z.string().describe('Shown once.'),
+      sandbox_internal_key: z.string().nullable().describe("The sandbox core's internal key, shown once; null without a sandbox core."),
+    }),
     errors: ['UNAUTHORIZED', 'FORBIDDEN', 'BANK_ALREADY_REGISTERED'],
   }),
   defineRoute({

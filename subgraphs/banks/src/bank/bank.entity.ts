@@ -42,6 +42,14 @@ export class BankEntity {
   @Property({ type: 'text' })
   internalKeySealed!: string;
 
+  /** The bank's own test core: test objects' core calls go here (else to the gateway's built-in test bank), never to coreBaseUrl. */
+  @Property({ type: 'text', nullable: true })
+  sandboxCoreBaseUrl: string | null = null;
+
+  /** The sandbox core's internal key, sealed like the live one (null with no sandbox core). */
+  @Property({ type: 'text', nullable: true })
+  sandboxInternalKeySealed: string | null = null;
+
   @Property({ type: 'text' })
   status: BankStatus = 'ACTIVE';
 

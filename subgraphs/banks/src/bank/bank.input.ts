@@ -42,6 +42,16 @@ export class RegisterBankInput {
   @Field({ nullable: true, description: 'Pre-shared internal key; generated when omitted (at least 24 characters).' })
   internalKey?: string;
 
+  @Field({
+    nullable: true,
+    description:
+      "Base URL of the bank's own test core (same interface as coreBaseUrl, another URL): test-mode payments of this bank's customers go there. Omitted: the gateway's built-in test bank answers for this bank.",
+  })
+  sandboxCoreBaseUrl?: string;
+
+  @Field({ nullable: true, description: 'Internal key of the sandbox core (at least 24 characters, not the live one); generated when a sandboxCoreBaseUrl is given without it.' })
+  sandboxInternalKey?: string;
+
   @Field(() => GraphQLSafeInt, { nullable: true, description: 'Smallest amount per transaction, in minor units; default 1.' })
   minAmount?: number;
 

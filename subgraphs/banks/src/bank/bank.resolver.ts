@@ -37,13 +37,15 @@ export function createBankResolver(service: BankService) {
       @Ctx() context: SubgraphContext,
     ): Promise<BankRouting> {
       requirePrincipal(context, ['service']);
-      const { bank, internalKey } = await service.routing(context.em, { handle, institutionCode });
+      const { bank, internalKey, sandboxInternalKey } = await service.routing(context.em, { handle, institutionCode });
       return {
         handle: bank.handle,
         status: bank.status,
         institutionCode: bank.institutionCode,
         coreBaseUrl: bank.coreBaseUrl,
         internalKey,
+        sandboxCoreBaseUrl: bank.sandboxCoreBaseUrl,
+        sandboxInternalKey,
         minAmount: Number(bank.minAmount),
         maxAmount: Number(bank.maxAmount),
         settlementAccountIban: bank.settlementAccountIban,
@@ -54,9 +56,9 @@ export function createBankResolver(service: BankService) {
     @Mutation(() => BankRegistration, { description: 'Registers a bank (operator). Returns the bank key and internal key once.' })
     async registerBank(@Arg('input', { description: 'The bank to register.' }) input: RegisterBankInput, @Ctx() context: SubgraphContext): Promise<BankRegistration> {
       requirePrincipal(context, ['admin']);
-      const { bank, bankKey, internalKey } = await service.register(context.em, input);
-      context.logger.info({ bank: bank.handle }, 'bank registered');
-      return { bank: toBank(bank), bankKey, internalKey };
+      const { bank, bankKey, internalKey, sandboxInternalKey } = await service.register(context.em, input);
+      context.logger.info({ bank: bank.handle, sandbox_core: bank.sandboxCoreBaseUrl !== null }, 'bank registered');
+      return { bank: toBank(bank), bankKey, internalKey, sandboxInternalKey };
     }
 
     @Mutation(() => BankCapabilities, { description: "Changes the calling bank's Open Banking capabilities." })
@@ -79,6 +81,15 @@ export function createBankResolver(service: BankService) {
     coreBaseUrl(@Root() bank: Bank, @Ctx() context: SubgraphContext): string {
       requireBankOrAdmin(context, bank.handle, true);
       return bank.entity.coreBaseUrl;
+    }
+
+    @FieldResolver(() => String, {
+      nullable: true,
+      description: "The bank's own test core, where test objects' calls go (the bank or an operator only); null: the built-in test bank.",
+    })
+    sandboxCoreBaseUrl(@Root() bank: Bank, @Ctx() context: SubgraphContext): string | null {
+      requireBankOrAdmin(context, bank.handle, true);
+      return bank.entity.sandboxCoreBaseUrl;
     }
 
     @FieldResolver(() => String, { description: 'Settlement account IBAN (the bank or an operator only).' })

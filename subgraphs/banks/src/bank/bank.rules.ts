@@ -1,6 +1,9 @@
 import { rules, z } from '@gateway/kernel';
 import { assertCoreBaseUrlShape } from './core-url';
 
+/** Two core URLs name one core when they are equal but for trailing slashes. */
+const sameCore = (a: string, b: string): boolean => a.replace(/\/+$/, '') === b.replace(/\/+$/, '');
+
 export const OB_SCOPES = ['accounts:read', 'balances:read', 'transactions:read', 'payments:write'] as const;
 
 /** Bank handles appear inside bank keys (sbk_<handle>_<random>), so no underscore. */
@@ -25,36 +28,54 @@ export const updateCapabilitiesRules = z
   .strict();
 
 export function registerBankRules(production: boolean) {
-  return z
-    .object({
-      bankHandle: z.string().regex(BANK_HANDLE, '2-32 lowercase letters, digits or -, starting with a letter'),
-      displayName: rules.text(100),
-      country: z.literal('LY', { error: 'must be LY' }),
-      coreBaseUrl: rules.url(production).superRefine(assertCoreBaseUrlShape),
-      settlementAccountIban: rules.iban,
-      settlementAccounts: z
-        .array(z.object({ currency: rules.currency, iban: rules.iban }).strict())
-        .max(3)
-        .refine((accounts) => new Set(accounts.map((account) => account.currency)).size === accounts.length, 'must not repeat a currency')
-        .default([]),
-      contactEmail: rules.email,
-      institutionCode: z.string().regex(/^\d{3}$/, 'must be three digits'),
-      internalKey: z.string().min(24, 'must be at least 24 characters').max(256).optional(),
-      minAmount: rules.amount.default(1),
-      maxAmount: rules.amount.default(1_000_000_000),
-      obEnabled: capabilities.obEnabled.default(false),
-      obScopesSupported: capabilities.obScopesSupported.default([]),
-      scaExemptionLimit: capabilities.scaExemptionLimit.default(100_000),
-      maxConsentExpiryDays: capabilities.maxConsentExpiryDays.default(90),
-    })
-    .strict()
-    .refine((bank) => bank.maxAmount >= bank.minAmount, { path: ['maxAmount'], message: 'must not be below min_amount' })
-    .refine((bank) => bank.settlementAccountIban.institutionCode === bank.institutionCode, {
-      path: ['settlementAccountIban'],
-      message: "must be an account at the bank's own institution code",
-    })
-    .refine((bank) => bank.settlementAccounts.every((account) => account.iban.institutionCode === bank.institutionCode), {
-      path: ['settlementAccounts'],
-      message: "every iban must be an account at the bank's own institution code",
-    });
+  return (
+    z
+      .object({
+        bankHandle: z.string().regex(BANK_HANDLE, '2-32 lowercase letters, digits or -, starting with a letter'),
+        displayName: rules.text(100),
+        country: z.literal('LY', { error: 'must be LY' }),
+        coreBaseUrl: rules.url(production).superRefine(assertCoreBaseUrlShape),
+        settlementAccountIban: rules.iban,
+        settlementAccounts: z
+          .array(z.object({ currency: rules.currency, iban: rules.iban }).strict())
+          .max(3)
+          .refine((accounts) => new Set(accounts.map((account) => account.currency)).size === accounts.length, 'must not repeat a currency')
+          .default([]),
+        contactEmail: rules.email,
+        institutionCode: z.string().regex(/^\d{3}$/, 'must be three digits'),
+        internalKey: z.string().min(24, 'must be at least 24 characters').max(256).optional(),
+        // GraphQL hands an omitted optional field over as undefined and an explicit one as null: both mean "none".
+        sandboxCoreBaseUrl: rules.url(production).superRefine(assertCoreBaseUrlShape).nullish(),
+        sandboxInternalKey: z.string().min(24, 'must be at least 24 characters').max(256).nullish(),
+        minAmount: rules.amount.default(1),
+        maxAmount: rules.amount.default(1_000_000_000),
+        obEnabled: capabilities.obEnabled.default(false),
+        obScopesSupported: capabilities.obScopesSupported.default([]),
+        scaExemptionLimit: capabilities.scaExemptionLimit.default(100_000),
+        maxConsentExpiryDays: capabilities.maxConsentExpiryDays.default(90),
+      })
+      .strict()
+      .refine((bank) => bank.maxAmount >= bank.minAmount, { path: ['maxAmount'], message: 'must not be below min_amount' })
+      // Test money must never reach the live core: the two are never the same address, nor the same key.
+      .refine((bank) => !bank.sandboxCoreBaseUrl || sameCore(bank.sandboxCoreBaseUrl, bank.coreBaseUrl) === false, {
+        path: ['sandboxCoreBaseUrl'],
+        message: 'must not be the live core_base_url',
+      })
+      .refine((bank) => bank.sandboxInternalKey == null || bank.sandboxCoreBaseUrl != null, {
+        path: ['sandboxInternalKey'],
+        message: 'needs sandbox_core_base_url',
+      })
+      .refine((bank) => bank.sandboxInternalKey == null || bank.sandboxInternalKey !== bank.internalKey, {
+        path: ['sandboxInternalKey'],
+        message: 'must not be the live internal_key',
+      })
+      .refine((bank) => bank.settlementAccountIban.institutionCode === bank.institutionCode, {
+        path: ['settlementAccountIban'],
+        message: "must be an account at the bank's own institution code",
+      })
+      .refine((bank) => bank.settlementAccounts.every((account) => account.iban.institutionCode === bank.institutionCode), {
+        path: ['settlementAccounts'],
+        message: "every iban must be an account at the bank's own institution code",
+      })
+  );
 }

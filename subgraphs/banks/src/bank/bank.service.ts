@@ -15,6 +15,8 @@ export interface RegisteredBank {
   bank: BankEntity;
   bankKey: string;
   internalKey: string;
+  /** The sandbox core's internal key, when one was registered (shown once, like the others). */
+  sandboxInternalKey: string | null;
 }
 
 /** Bank keys carry the bank's institution code as a grant, so the identity registry can check claimed IBANs without a call. */
@@ -43,18 +45,23 @@ export class BankService {
    * with its internal key unsealed. BANK_NOT_REGISTERED when unknown, BANK_NOT_PARTICIPATING
    * when it is not ACTIVE.
    */
-  async routing(em: EntityManager, args: { handle?: string | null; institutionCode?: string | null }): Promise<{ bank: BankEntity; internalKey: string }> {
+  async routing(
+    em: EntityManager,
+    args: { handle?: string | null; institutionCode?: string | null },
+  ): Promise<{ bank: BankEntity; internalKey: string; sandboxInternalKey: string | null }> {
     const given = [args.handle, args.institutionCode].filter((value) => value !== undefined && value !== null);
     if (given.length !== 1) throw new GatewayError('VALIDATION_ERROR', 'handle: give exactly one of handle or institution_code');
     const bank = args.handle != null ? await em.findOne(BankEntity, { handle: args.handle }) : await this.findByInstitutionCode(em, args.institutionCode!);
     if (!bank) throw new GatewayError('BANK_NOT_REGISTERED', `no bank with ${args.handle != null ? `handle ${args.handle}` : `institution code ${args.institutionCode}`}`);
     if (bank.status !== 'ACTIVE') throw new GatewayError('BANK_NOT_PARTICIPATING', `bank ${bank.handle} is ${bank.status}`);
-    return { bank, internalKey: openSealedSecret(bank.internalKeySealed, this.settings.platformSecret) };
+    const sandboxInternalKey = bank.sandboxInternalKeySealed ? openSealedSecret(bank.sandboxInternalKeySealed, this.settings.platformSecret) : null;
+    return { bank, internalKey: openSealedSecret(bank.internalKeySealed, this.settings.platformSecret), sandboxInternalKey };
   }
 
   async register(em: EntityManager, input: RegisterBankInput): Promise<RegisteredBank> {
     const valid = parseInput(registerBankRules(this.settings.production), input);
     const internalKey = valid.internalKey ?? newSecret('sik_');
+    const sandboxInternalKey = valid.sandboxCoreBaseUrl ? (valid.sandboxInternalKey ?? newSecret('sik_test_')) : null;
     try {
       return await em.transactional(async (tx) => {
         const clash = await tx.findOne(BankEntity, { $or: [{ handle: valid.bankHandle }, { institutionCode: valid.institutionCode }] });
@@ -74,6 +81,8 @@ export class BankService {
           settlementAccounts: valid.settlementAccounts.map((account) => ({ currency: account.currency, iban: account.iban.iban })),
           contactEmail: valid.contactEmail,
           internalKeySealed: sealSecret(internalKey, this.settings.platformSecret),
+          sandboxCoreBaseUrl: valid.sandboxCoreBaseUrl ?? null,
+          sandboxInternalKeySealed: sandboxInternalKey ? sealSecret(sandboxInternalKey, this.settings.platformSecret) : null,
           status: 'ACTIVE',
           minAmount: BigInt(valid.minAmount),
           maxAmount: BigInt(valid.maxAmount),
@@ -87,7 +96,9 @@ export class BankService {
         const bankKey = vault.issue(tx, bankKeyOptions(bank)).raw;
         // Hashed in the vault to verify the bank's callbacks; sealed above to present it to the core.
         vault.issue(tx, { kind: 'internal_key', ownerId: bank.handle, prefix: '', raw: internalKey });
-        return { bank, bankKey, internalKey };
+        // The sandbox core's callbacks authenticate as the bank's test world: they confirm test movements only.
+        if (sandboxInternalKey) vault.issue(tx, { kind: 'internal_key', ownerId: bank.handle, prefix: '', raw: sandboxInternalKey, scopes: ['test'] });
+        return { bank, bankKey, internalKey, sandboxInternalKey };
       });
     } catch (error) {
       // Two concurrent registrations of one handle: the loser sees the unique index.

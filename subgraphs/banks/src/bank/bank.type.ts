@@ -73,6 +73,9 @@ export class BankRegistration {
 
   @Field({ description: 'Internal key the bank core validates on every gateway call, and sends on its callbacks. Shown once.' })
   internalKey!: string;
+
+  @Field(() => String, { nullable: true, description: "The sandbox core's internal key (its calls and its callbacks, test world only). Shown once; null without a sandbox core." })
+  sandboxInternalKey!: string | null;
 }
 
 @ObjectType({ description: 'A rotated bank key; the previous key stopped working at once.' })
@@ -122,6 +125,12 @@ export class BankRouting {
 
   @Field({ description: 'X-Service-Internal-Key the gateway presents on every core call.' })
   internalKey!: string;
+
+  @Field(() => String, { nullable: true, description: "The bank's own test core, for test objects' calls; null: the gateway's built-in test bank answers for the bank." })
+  sandboxCoreBaseUrl!: string | null;
+
+  @Field(() => String, { nullable: true, description: 'X-Service-Internal-Key presented to the sandbox core.' })
+  sandboxInternalKey!: string | null;
 
   @Field(() => GraphQLSafeInt, { description: 'Smallest amount per transaction, in minor units.' })
   minAmount!: number;

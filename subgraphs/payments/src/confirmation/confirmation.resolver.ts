@@ -17,7 +17,8 @@ export function createConfirmationResolver(service: ConfirmationService) {
       @Ctx() context: SubgraphContext,
     ): Promise<CreditConfirmationReceipt> {
       const bank = requirePrincipal(context, ['bank_core']);
-      return service.confirm(context.em, bank.id, input);
+      // A bank's sandbox core (its key scoped ['test']) confirms test movements; its live core, live ones.
+      return service.confirm(context.em, bank.id, input, !bank.scopes?.includes('test'));
     }
   }
   return ConfirmationResolver;
