@@ -14,6 +14,8 @@ export interface ServiceOverrides {
   webhookAttemptTimeoutMs?: number;
   /** Payment engine and job timing (tests shorten core deadlines, leases and job intervals). */
   paymentsEngine?: Partial<EngineSettings>;
+  /** How long a payment session waits for its payer (default SESSION_TTL_SECONDS; tests shorten it below the environment's minimum). */
+  paymentsSessionTtlSeconds?: number;
   /** Settlement timing besides the interval (tests shorten how long a run waits and the retry pauses). */
   paymentsSettlement?: PaymentsStartOptions['settlement'];
   /** Open Banking job timing (tests shorten the consent expiry interval). */
@@ -45,6 +47,7 @@ export const SUBGRAPHS: SubgraphModule[] = [
       payments.start({
         ...common,
         ...config.payments,
+        sessionTtlSeconds: overrides.paymentsSessionTtlSeconds ?? config.payments.sessionTtlSeconds,
         webhookAttemptTimeoutMs: overrides.webhookAttemptTimeoutMs,
         engine: overrides.paymentsEngine,
         settlement: overrides.paymentsSettlement,

@@ -69,6 +69,8 @@ export interface TestPlatformOptions {
   webhookAttemptTimeoutMs?: number;
   /** Payment engine and job timing (short deadlines and intervals for tests of failures and recovery). */
   paymentsEngine?: Partial<EngineSettings>;
+  /** Payment session TTL (below SESSION_TTL_SECONDS' minimum of 60). */
+  paymentsSessionTtlSeconds?: number;
   /** Settlement timing besides SETTLEMENT_INTERVAL_SECONDS (env). */
   paymentsSettlement?: PaymentsStartOptions['settlement'];
   /** Open Banking job timing (a short consent expiry interval). */
@@ -96,6 +98,7 @@ export async function startTestPlatform(options: TestPlatformOptions = {}): Prom
     rateLimits: options.rateLimits ?? { read: { points: 100_000 }, write: { points: 100_000 } },
     webhookAttemptTimeoutMs: options.webhookAttemptTimeoutMs,
     paymentsEngine: options.paymentsEngine,
+    paymentsSessionTtlSeconds: options.paymentsSessionTtlSeconds,
     paymentsSettlement: options.paymentsSettlement,
     openBankingJobs: options.openBankingJobs,
     openBankingScaTtlMs: options.openBankingScaTtlMs,

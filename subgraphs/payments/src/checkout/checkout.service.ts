@@ -12,7 +12,7 @@ import { PaymentExecutionEntity } from '../engine/execution.entity';
 import { executions } from '../engine/execution.repository';
 import { MerchantEntity } from '../merchant/merchant.entity';
 import type { PaymentSessionEntity } from '../session/session.entity';
-import { countOtpFailure, loadSession, moveSession, moveSessionIn } from '../session/session.moves';
+import { countOtpFailure, endCheckoutCheck, loadSession, moveSession, moveSessionIn, sessionExpiryDue, startCheckoutCheck } from '../session/session.moves';
 import { sessionNotFound } from '../session/session.service';
 import { FINAL_STATUSES, refusal } from '../session/session.transitions';
 import { effectiveStatus, PaymentSessionStatus } from '../session/session.type';
@@ -60,35 +60,48 @@ export class CheckoutService {
     };
   }
 
+  /**
+   * The session's TTL is when the payer's authorization arrives, not when the payer's bank
+   * answers: an authorization that arrived in time is recorded as an OTP check under way before
+   * the registry and the bank are asked (the expiry waits for it, sessionExpiryDue), so a slow
+   * bank or a slow machine never expires a payment the payer authorized in time. Concurrent
+   * authorizations are all checked; the claim lets exactly one proceed.
+   */
   async authorize(em: EntityManager, sessionId: string, input: AuthorizeCheckoutInput, requestId?: string): Promise<CheckoutAuthorization> {
     const request = parseInput(authorizeRules, JSON.parse(JSON.stringify(input)));
+    const arrivedAt = new Date();
     const session = await loadSession(em, sessionId);
     if (!session) throw sessionNotFound(sessionId);
-    if (effectiveStatus(session) === 'EXPIRED') throw await this.expire(em, session);
+    // Too late: refused without asking the bank; expired on the spot unless an authorization that came in time is still being checked.
+    if (effectiveStatus(session, arrivedAt) === 'EXPIRED') throw await this.expire(em, session, arrivedAt);
+    const checking = session.status === 'PENDING' && (await startCheckoutCheck(em.fork(), sessionId, arrivedAt));
 
-    const payer = await this.resolvePayer(request, session, requestId);
-    const authorization = this.authorizationHash(sessionId, payer, request.otp);
-    // Not payable any more: the answer for an authorization sent again, or the refusal of another.
-    if (session.status !== 'PENDING') return this.answerAgain(em, session, payer, request.otp, authorization);
-    if (payer.iban === session.creditorIban) throw new GatewayError('VALIDATION_ERROR', 'payer: is the destination account itself');
-    const payerBank = await this.directory.bank({ handle: payer.bankHandle }, requestId);
+    let claimed: Awaited<ReturnType<CheckoutService['claim']>> = null;
+    let payer: AliasRouting;
+    let authorization: string;
     try {
-      const verify = () =>
-        this.cores.for(payerBank, worldOf(session)).verifyCustomer({ customerRef: payer.bankCustomerRef, otp: request.otp, ...(requestId ? { requestId } : {}) });
-      await this.otpGuard.check(payer, request.otp, verify, requestId);
-    } catch (error) {
-      if (error instanceof GatewayError && error.code === 'OTP_INVALID') throw await this.otpRefused(em, session);
-      throw error; // CBS_TIMEOUT / CBS_ERROR: nothing moved, the session stays PENDING
+      payer = await this.resolvePayer(request, session, requestId);
+      authorization = this.authorizationHash(sessionId, payer, request.otp);
+      // Not payable any more (or moved since it was read): the answer for an authorization sent again, or the refusal of another.
+      if (!checking) return await this.answerAgain(em, session.status === 'PENDING' ? await this.reload(em, sessionId) : session, payer, request.otp, authorization);
+      if (payer.iban === session.creditorIban) throw new GatewayError('VALIDATION_ERROR', 'payer: is the destination account itself');
+      const payerBank = await this.directory.bank({ handle: payer.bankHandle }, requestId);
+      try {
+        const verify = () =>
+          this.cores.for(payerBank, worldOf(session)).verifyCustomer({ customerRef: payer.bankCustomerRef, otp: request.otp, ...(requestId ? { requestId } : {}) });
+        await this.otpGuard.check(payer, request.otp, verify, requestId);
+      } catch (error) {
+        if (error instanceof GatewayError && error.code === 'OTP_INVALID') throw await this.otpRefused(em, session);
+        throw error; // CBS_TIMEOUT / CBS_ERROR: nothing moved, the session stays PENDING
+      }
+      // No deadline here: the authorization arrived in time, and the expiry waited for this check.
+      claimed = await this.claim(em, session, request, payer, authorization, requestId);
+    } finally {
+      // Not claimed (refused, unanswered, another got there first): the check no longer holds the expiry back.
+      if (checking && claimed === null) await this.checkEnded(em, sessionId);
     }
-
-    const claimed = await this.claim(em, session, request, payer, authorization, requestId);
-    if (claimed === null) {
-      // Another authorization (perhaps this same one, sent twice at once) or the TTL got there first.
-      const now = await loadSession(em.fork(), sessionId);
-      if (!now) throw sessionNotFound(sessionId);
-      if (effectiveStatus(now) === 'EXPIRED') throw await this.expire(em, now);
-      return this.answerAgain(em, now, payer, request.otp, authorization);
-    }
+    // Another authorization (perhaps this same one, sent twice at once) got there first.
+    if (claimed === null) return this.answerAgain(em, await this.reload(em, sessionId), payer, request.otp, authorization);
     this.logger.info({ session: sessionId, payer_bank: payer.bankHandle, settlement: session.settlementType }, 'payment authorized');
 
     const { token, execution: written } = claimed;
@@ -150,9 +163,23 @@ export class CheckoutService {
     return { sessionId: session.id, status: PaymentSessionStatus[status], sessionToken: token, redirectTo: redirectTo(session.redirectUrl, session.id, status) };
   }
 
-  private async expire(em: EntityManager, session: PaymentSessionEntity): Promise<GatewayError> {
-    if (session.status === 'PENDING') await em.fork().transactional((tx) => moveSession(tx, { ...session }, 'ttl_elapsed', new Date()));
+  /** ttl_elapsed on the spot, if it is due (else the job's, later); the refusal of an authorization that came too late. */
+  private async expire(em: EntityManager, session: PaymentSessionEntity, now: Date): Promise<GatewayError> {
+    if (session.status === 'PENDING') await em.fork().transactional((tx) => moveSession(tx, { ...session }, 'ttl_elapsed', now, {}, sessionExpiryDue(now)));
     return new GatewayError('SESSION_EXPIRED', `session ${session.id} expired at ${session.expiresAt.toISOString()}`);
+  }
+
+  private async reload(em: EntityManager, sessionId: string): Promise<PaymentSessionEntity> {
+    const session = await loadSession(em.fork(), sessionId);
+    if (!session) throw sessionNotFound(sessionId);
+    return session;
+  }
+
+  /** Best effort: a check never ended holds the expiry back for CHECKOUT_CHECK_GRACE_MS, no longer. */
+  private async checkEnded(em: EntityManager, sessionId: string): Promise<void> {
+    await endCheckoutCheck(em.fork(), sessionId).catch((error: unknown) =>
+      this.logger.warn({ err: error, session: sessionId }, 'checkout OTP check not ended; the expiry waits for the grace'),
+    );
   }
 
   /** In the session's world: a test session's payer may be a test payer (success@oasis, …). */
@@ -190,7 +217,8 @@ export class CheckoutService {
    * PENDING -> PROCESSING with a conditional update, so of concurrent authorizations exactly one
    * proceeds to the debit; with it, written only if it moved the session, the engine's execution
    * row, the payer's session token and the move's event: one statement, all or nothing. Null
-   * when another authorization (or the TTL) got there first.
+   * when another authorization got there first (or the expiry, once CHECKOUT_CHECK_GRACE_MS
+   * passed). No deadline: the authorization arrived in time and the expiry waited for its check.
    */
   private async claim(
     em: EntityManager,
@@ -203,7 +231,7 @@ export class CheckoutService {
     const now = new Date();
     const settlementType = payer.bankHandle === session.creditorBank ? 'internal' : 'rail';
     const statement = new OneStatement(em);
-    const moved = moveSessionIn(statement, 'claimed', session, 'otp_accepted', now, { debtorBank: payer.bankHandle, settlementType }, { expiresAt: { $gt: now } });
+    const moved = moveSessionIn(statement, 'claimed', session, 'otp_accepted', now, { debtorBank: payer.bankHandle, settlementType });
     const execution = executions.newRow(
       {
         sessionId: session.id,

@@ -14,6 +14,7 @@ import { Migration20261130000600_execution_lease_token } from './Migration202611
 import { Migration20261130000700_delivery_position_lease_tokens } from './Migration20261130000700_delivery_position_lease_tokens';
 import { Migration20261202000100_outbox_relay_lease } from './Migration20261202000100_outbox_relay_lease';
 import { Migration20261203000100_livemode } from './Migration20261203000100_livemode';
+import { Migration20261203000200_checkout_checks_in_flight } from './Migration20261203000200_checkout_checks_in_flight';
 
 /** Committed migrations of the payments schema, in order. */
 export const migrations: MigrationObject[] = [
@@ -32,4 +33,5 @@ export const migrations: MigrationObject[] = [
   { name: 'Migration20261130000700_delivery_position_lease_tokens', class: Migration20261130000700_delivery_position_lease_tokens },
   { name: 'Migration20261202000100_outbox_relay_lease', class: Migration20261202000100_outbox_relay_lease },
   { name: 'Migration20261203000100_livemode', class: Migration20261203000100_livemode },
+  { name: 'Migration20261203000200_checkout_checks_in_flight', class: Migration20261203000200_checkout_checks_in_flight },
 ];

@@ -84,6 +84,18 @@ export class PaymentSessionEntity {
   @Property({ type: 'integer' })
   otpFailures = 0;
 
+  /**
+   * OTP checks at the payer's bank under way for this session (each arrived before expires_at):
+   * while one is, the session is not expired (the payer authorized in time; the bank, or the
+   * machine, is slow to say so).
+   */
+  @Property({ type: 'integer' })
+  checkoutChecksInFlight = 0;
+
+  /** When the latest OTP check still under way arrived: one left counted by a crashed process lapses after CHECKOUT_CHECK_GRACE_MS. */
+  @Property({ type: 'timestamptz', nullable: true })
+  checkoutCheckArrivedAt: Date | null = null;
+
   @Property({ type: 'timestamptz' })
   createdAt!: Date;
 

@@ -9,8 +9,9 @@ import { REACHED_AT, refusal, transitionFor, type SessionTrigger } from './sessi
 /*
  * The one writer of payments.payment_sessions (CONVENTIONS "Data": one owner per table): every
  * change of a session is a move of the transition table (creation included) and writes its
- * outbox event in the same transaction; the wrong-OTP counter is the one column that changes
- * without a move. Other folders read sessions freely and change them only through here.
+ * outbox event in the same transaction; the wrong-OTP counter and the OTP checks under way
+ * (startCheckoutCheck) are the columns that change without a move. Other folders read sessions
+ * freely and change them only through here.
  */
 
 /** What the merchant's request fixed about a new session (the rest is the 'created' move's). */
@@ -36,7 +37,7 @@ export type NewSession = Pick<
 /** A new PENDING session as the 'created' move makes it, not yet written (createSessionIn writes it). */
 export function newSession(fields: NewSession, now: Date): PaymentSessionEntity {
   const move = transitionFor(null, 'created')!;
-  return Object.assign(new PaymentSessionEntity(), fields, { status: move.to, otpFailures: 0, createdAt: now, updatedAt: now });
+  return Object.assign(new PaymentSessionEntity(), fields, { status: move.to, otpFailures: 0, checkoutChecksInFlight: 0, createdAt: now, updatedAt: now });
 }
 
 /**
@@ -62,6 +63,55 @@ export async function countOtpFailure(tx: EntityManager, sessionId: string, now:
     [now, sessionId],
   );
   return rows.length === 0 ? null : Number(rows[0]!.otp_failures);
+}
+
+/**
+ * How long an OTP check that arrived before the session's TTL ran out keeps the session from
+ * expiring when its process never says how it ended (it died). Longer than any authorization can
+ * take: the registry's calls and the bank's OTP check (the engine's core budget), under the
+ * router's 15 s per subgraph call.
+ */
+export const CHECKOUT_CHECK_GRACE_MS = 60_000;
+/**
+ * The expiry waits this long past expires_at: an authorization that arrived just before it has
+ * time to record its OTP check (one statement) before an expiry could look.
+ */
+export const SESSION_EXPIRY_MARGIN_MS = 1_000;
+
+/**
+ * The guard of `ttl_elapsed` (session.transitions.ts): a PENDING session whose expires_at passed
+ * more than `marginMs` ago, with no OTP check under way that arrived in time, unless the latest
+ * one arrived more than `graceMs` ago (its process died without saying). The TTL is the payer's:
+ * an authorization that arrived before it is never expired because the bank, or the machine, was
+ * slow to check it.
+ */
+export function sessionExpiryDue(now: Date, graceMs = CHECKOUT_CHECK_GRACE_MS, marginMs = SESSION_EXPIRY_MARGIN_MS): FilterQuery<PaymentSessionEntity> {
+  return {
+    status: 'PENDING',
+    expiresAt: { $lte: new Date(now.getTime() - marginMs) },
+    $or: [{ checkoutChecksInFlight: { $lte: 0 } }, { checkoutCheckArrivedAt: { $lte: new Date(now.getTime() - graceMs) } }],
+  };
+}
+
+/**
+ * An authorization of the checkout page arrived at `arrivedAt`, before the session's expires_at:
+ * counted as an OTP check under way (one atomic statement, taken before the payer's bank is
+ * asked), so the expiry cannot expire the session while the bank checks it. False when the
+ * session is no longer PENDING or the authorization arrived after expires_at.
+ */
+export async function startCheckoutCheck(em: EntityManager, sessionId: string, arrivedAt: Date): Promise<boolean> {
+  const rows: unknown[] = await em.execute(
+    `update "payments"."payment_sessions" set "checkout_checks_in_flight" = "checkout_checks_in_flight" + 1, "checkout_check_arrived_at" = greatest(coalesce("checkout_check_arrived_at", ?), ?) where "id" = ? and "status" = 'PENDING' and "expires_at" > ? returning "id"`,
+    [arrivedAt, arrivedAt, sessionId, arrivedAt],
+  );
+  return rows.length > 0;
+}
+
+/** The bank's check of an OTP counted by startCheckoutCheck ended without the session being claimed (refused, no answer, another refusal). */
+export async function endCheckoutCheck(em: EntityManager, sessionId: string): Promise<void> {
+  await em.execute(`update "payments"."payment_sessions" set "checkout_checks_in_flight" = greatest("checkout_checks_in_flight" - 1, 0) where "id" = ? and "status" = 'PENDING'`, [
+    sessionId,
+  ]);
 }
 
 /** Columns a move may set besides status and its timestamp. */

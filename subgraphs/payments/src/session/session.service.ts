@@ -6,7 +6,7 @@ import { GatewayError, newId, parseInput, type Currency, requestHash, worldOf } 
 import type { AliasRouting, BankRouting, Directory } from '@gateway/federation';
 import { idempotency } from '../idempotency/idempotency.service';
 import { PaymentSessionEntity } from './session.entity';
-import { createSessionIn, moveSession, newSession } from './session.moves';
+import { createSessionIn, moveSession, newSession, sessionExpiryDue } from './session.moves';
 import { createSessionRules, PAGE_SIZE_DEFAULT, pageRules, type CreateSessionRequest } from './session.rules';
 import { fromSnapshot, snapshotOf, toPaymentSession, type PaymentSession } from './session.type';
 import type { CreatePaymentSessionInput } from './session.input';
@@ -103,18 +103,21 @@ export class SessionService {
   }
 
   /**
-   * Moves PENDING sessions past their TTL to EXPIRED with payment.expired, a batch per
-   * transaction; `skip locked` lets several instances share the work without waiting on each other.
+   * Moves PENDING sessions past their TTL that nobody authorized in time (no OTP check that
+   * arrived before expires_at still under way: sessionExpiryDue) to EXPIRED with payment.expired,
+   * a batch per transaction; `skip locked` lets several instances share the work without waiting
+   * on each other.
    */
   async expireDue(root: EntityManager, now = new Date(), batch = 100): Promise<number> {
     return root.fork().transactional(async (tx) => {
-      const due = await tx.find(
-        PaymentSessionEntity,
-        { status: 'PENDING', expiresAt: { $lte: now } },
-        { orderBy: { expiresAt: 'asc' }, limit: batch, lockMode: LockMode.PESSIMISTIC_PARTIAL_WRITE, disableIdentityMap: true },
-      );
+      const due = await tx.find(PaymentSessionEntity, sessionExpiryDue(now), {
+        orderBy: { expiresAt: 'asc' },
+        limit: batch,
+        lockMode: LockMode.PESSIMISTIC_PARTIAL_WRITE,
+        disableIdentityMap: true,
+      });
       let expired = 0;
-      for (const session of due) if (await moveSession(tx, session, 'ttl_elapsed', now)) expired += 1;
+      for (const session of due) if (await moveSession(tx, session, 'ttl_elapsed', now, {}, sessionExpiryDue(now))) expired += 1;
       return expired;
     });
   }

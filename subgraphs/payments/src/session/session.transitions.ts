@@ -36,6 +36,7 @@ export const SESSION_TRANSITIONS: readonly SessionTransition[] = [
   { from: null, trigger: 'created', to: 'PENDING', event: 'payment.initiated' },
   { from: 'PENDING', trigger: 'otp_accepted', to: 'PROCESSING', event: 'payment.processing' },
   { from: 'PENDING', trigger: 'otp_failed_too_often', to: 'FAILED', event: 'payment.failed' },
+  // Only through sessionExpiryDue (session.moves.ts): the TTL ran out and no OTP that arrived before it is still being checked.
   { from: 'PENDING', trigger: 'ttl_elapsed', to: 'EXPIRED', event: 'payment.expired' },
   { from: 'PROCESSING', trigger: 'internal_credit_booked', to: 'COMPLETED', event: 'payment.completed' },
   { from: 'PROCESSING', trigger: 'cross_bank_debit_booked', to: 'SETTLEMENT_PENDING', event: 'payment.processing' },

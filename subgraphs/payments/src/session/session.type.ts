@@ -128,10 +128,12 @@ export class PaymentSessionConnection {
 
 /**
  * A PENDING session past expires_at is EXPIRED for every reader at once, even before the expiry
- * job has recorded the move (and sent payment.expired).
+ * job has recorded the move (and sent payment.expired), unless an authorization that arrived in
+ * time is still being checked (checkoutChecksInFlight): the expiry waits for it.
  */
-export function effectiveStatus(session: Pick<PaymentSessionEntity, 'status' | 'expiresAt'>, now = new Date()): SessionStatus {
-  return session.status === 'PENDING' && session.expiresAt.getTime() <= now.getTime() ? 'EXPIRED' : session.status;
+export function effectiveStatus(session: Pick<PaymentSessionEntity, 'status' | 'expiresAt' | 'checkoutChecksInFlight'>, now = new Date()): SessionStatus {
+  const expired = session.status === 'PENDING' && session.expiresAt.getTime() <= now.getTime() && !(session.checkoutChecksInFlight > 0);
+  return expired ? 'EXPIRED' : session.status;
 }
 
 export function toPaymentSession(entity: PaymentSessionEntity, now = new Date()): PaymentSession {
