@@ -68,7 +68,7 @@ describe('test mode: a bank with a sandbox core of its own', () => {
   });
   afterAll(async () => {
     await live?.stop();
-    await sandbox?.stop();
+    await sandbox?.stop().catch(() => undefined);
     await t?.stop();
   });
 
@@ -142,5 +142,29 @@ describe('test mode: a bank with a sandbox core of its own', () => {
     ).body;
     const byTestKey = await confirm(sandboxKey, session.session_id, payee.iban, 2_000);
     expect([byTestKey.status, byTestKey.body.error.code]).toEqual([404, 'SESSION_NOT_FOUND']);
+  });
+
+  it('its sandbox core down: test payments fail as live ones would (CBS_TIMEOUT / CBS_ERROR), and live payments go on', async () => {
+    const payer = await customer('778899');
+    const payee = await customer('998877');
+    await sandbox.stop();
+    const test = (
+      await t.rest('POST', '/payments/sessions', { headers: bearer(merchant.apiKey), body: { amount: 1_000, currency: 'LYD', destination: { type: 'alias', value: payee.alias } } })
+    ).body;
+    const refused = await t.rest('POST', `/pay/${test.session_id}/authorize`, { body: { payer: { type: 'alias', value: payer.alias }, otp: '778899' } });
+    expect(['CBS_TIMEOUT', 'CBS_ERROR']).toContain(refused.body.error.code);
+    // Nothing moved, so the session stays payable.
+    expect((await t.rest('GET', `/payments/sessions/${test.session_id}`, { headers: bearer(merchant.apiKey) })).body.status).toBe('PENDING');
+
+    const liveMerchant = await t.seed.createMerchant({ name: 'Live Shop 2', mode: 'live' });
+    const livePayment = (
+      await t.rest('POST', '/payments/sessions', {
+        headers: bearer(liveMerchant.apiKey),
+        body: { amount: 1_000, currency: 'LYD', destination: { type: 'alias', value: payee.alias } },
+      })
+    ).body;
+    expect((await t.rest('POST', `/pay/${livePayment.session_id}/authorize`, { body: { payer: { type: 'alias', value: payer.alias }, otp: '999999' } })).status).toBe(200);
+    await sessionReaches(t, liveMerchant.apiKey, livePayment.session_id, 'COMPLETED');
+    expect([live.balance(payer.iban), live.balance(payee.iban)]).toEqual([499_000, 501_000]);
   });
 });

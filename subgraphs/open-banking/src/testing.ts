@@ -75,7 +75,8 @@ export async function authoriseConsent(root: EntityManager, consentId: string, a
       tx.create(ConsentAccountEntity, {
         id: newId('account'),
         consentId,
-        livemode: true,
+        // The consent's world, as the approval records it.
+        livemode: consent.livemode,
         iban: account.iban,
         bankHandle: account.bankHandle,
         createdAt: new Date(now.getTime() + index),
