@@ -144,6 +144,32 @@ describe('test mode: a bank with a sandbox core of its own', () => {
     expect([byTestKey.status, byTestKey.body.error.code]).toEqual([404, 'SESSION_NOT_FOUND']);
   });
 
+  it('PATCH /banks/{handle} moves its test world to another sandbox core (the old key stops at once) and back to the built-in test bank', async () => {
+    const other = await t.seed.registerBank();
+    const next = await startMinimalCore({ internalKey: newSecret('sik_test_') });
+    const nextKey = newSecret('sik_test_');
+    const patch = (body: Record<string, unknown>) => t.rest('PATCH', `/banks/${other.handle}`, { headers: { 'x-service-bank-key': other.bankKey }, body });
+    try {
+      const missingKey = await patch({ sandbox_core_base_url: next.url });
+      expect([missingKey.status, missingKey.body.error.code]).toEqual([400, 'VALIDATION_ERROR']);
+      const liveUrl = (await t.rest('GET', `/banks/${other.handle}`, { headers: { 'x-service-bank-key': other.bankKey } })).body.core_base_url;
+      expect((await patch({ sandbox_core_base_url: liveUrl, sandbox_internal_key: nextKey })).status).toBe(400);
+      expect((await patch({ sandbox_core_base_url: next.url, sandbox_internal_key: nextKey })).status).toBe(200);
+      const record = await t.rest('GET', `/banks/${other.handle}`, { headers: { 'x-service-bank-key': other.bankKey } });
+      expect(record.body.sandbox_core_base_url).toBe(next.url);
+      // Its key is the bank's test world's: it authenticates callbacks (an unknown session is 404, not 401).
+      expect((await confirm(nextKey, 'ops_unknown', lyIban(other.institutionCode, 5), 1)).status).toBe(404);
+      const replacement = newSecret('sik_test_');
+      expect((await patch({ sandbox_core_base_url: next.url, sandbox_internal_key: replacement })).status).toBe(200);
+      expect((await confirm(nextKey, 'ops_unknown', lyIban(other.institutionCode, 5), 1)).status).toBe(401);
+      expect((await patch({ sandbox_core_base_url: null })).status).toBe(200);
+      expect((await t.rest('GET', `/banks/${other.handle}`, { headers: { 'x-service-bank-key': other.bankKey } })).body.sandbox_core_base_url).toBeNull();
+      expect((await confirm(replacement, 'ops_unknown', lyIban(other.institutionCode, 5), 1)).status).toBe(401);
+    } finally {
+      await next.stop();
+    }
+  });
+
   it('its sandbox core down: test payments fail as live ones would (CBS_TIMEOUT / CBS_ERROR), and live payments go on', async () => {
     const payer = await customer('778899');
     const payee = await customer('998877');

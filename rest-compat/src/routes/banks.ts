@@ -136,11 +136,20 @@ ${BANK_RECORD}`,
     method: 'PATCH',
     path: '/banks/{handle}',
     tag: 'Banks',
-    summary: "Change a bank's Open Banking capabilities",
-    description: 'The bank itself. Omitted fields stay as they are. Returns the capabilities object.',
+    summary: "Change a bank's Open Banking capabilities or its sandbox core",
+    description:
+      'The bank itself. Omitted fields stay as they are. Returns the capabilities object. ' +
+      "sandbox_core_base_url with sandbox_internal_key points the bank's test world at its own test core (never the live URL or key; the previous sandbox key stops working at once); " +
+      'null goes back to the built-in test bank. The bank record (GET /banks/{handle}) shows it.',
     auth: [['bankKey']],
     params: handleParams,
-    body: z.object(capabilityChanges).strict(),
+    body: z
+      .object({
+        ...capabilityChanges,
+        sandbox_core_base_url: z.string().nullable().optional().describe("The bank's own test core; null: none (the built-in test bank answers for the bank)."),
+        sandbox_internal_key: z.string().optional().describe('Its internal key (at least 24 characters, not the live one); required with sandbox_core_base_url.'),
+      })
+      .strict(),
     operation: `mutation UpdateBankCapabilities($handle: String!, $input: UpdateBankCapabilitiesInput!) { updateBankCapabilities(handle: $handle, input: $input) { ${CAPABILITIES} } }`,
     variables: ({ params, body }) => ({ handle: params.handle, input: body }),
     result: ({ updateBankCapabilities }) => updateBankCapabilities,

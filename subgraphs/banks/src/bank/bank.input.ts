@@ -87,4 +87,16 @@ export class UpdateBankCapabilitiesInput {
 
   @Field({ nullable: true, description: 'Upper bound of expiry_days for a consent at this bank, 1 to 365; unchanged when omitted.' })
   maxConsentExpiryDays?: number;
+
+  @Field(() => String, {
+    nullable: true,
+    description: "The bank's own test core (never the live URL), with sandboxInternalKey; null: none any more (the built-in test bank answers again); unchanged when omitted.",
+  })
+  sandboxCoreBaseUrl?: string | null;
+
+  @Field({
+    nullable: true,
+    description: "The sandbox core's internal key (at least 24 characters, not the live one), required with sandboxCoreBaseUrl; the previous one stops working at once.",
+  })
+  sandboxInternalKey?: string;
 }

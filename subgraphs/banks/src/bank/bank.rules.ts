@@ -18,14 +18,30 @@ const capabilities = {
   maxConsentExpiryDays: z.number().int().min(1).max(365),
 };
 
-export const updateCapabilitiesRules = z
-  .object({
-    obEnabled: capabilities.obEnabled.optional(),
-    obScopesSupported: capabilities.obScopesSupported.optional(),
-    scaExemptionLimit: capabilities.scaExemptionLimit.optional(),
-    maxConsentExpiryDays: capabilities.maxConsentExpiryDays.optional(),
-  })
-  .strict();
+export function updateCapabilitiesRules(production: boolean) {
+  return (
+    z
+      .object({
+        obEnabled: capabilities.obEnabled.optional(),
+        obScopesSupported: capabilities.obScopesSupported.optional(),
+        scaExemptionLimit: capabilities.scaExemptionLimit.optional(),
+        maxConsentExpiryDays: capabilities.maxConsentExpiryDays.optional(),
+        // null: no sandbox core any more (the built-in test bank answers for the bank again).
+        sandboxCoreBaseUrl: rules.url(production).superRefine(assertCoreBaseUrlShape).nullable().optional(),
+        sandboxInternalKey: z.string().min(24, 'must be at least 24 characters').max(256).optional(),
+      })
+      .strict()
+      // The bank chooses the key of its own sandbox core here (nothing to show once in this answer).
+      .refine((changes) => typeof changes.sandboxCoreBaseUrl !== 'string' || changes.sandboxInternalKey !== undefined, {
+        path: ['sandboxInternalKey'],
+        message: 'required with sandbox_core_base_url',
+      })
+      .refine((changes) => changes.sandboxInternalKey === undefined || typeof changes.sandboxCoreBaseUrl === 'string', {
+        path: ['sandboxInternalKey'],
+        message: 'needs sandbox_core_base_url',
+      })
+  );
+}
 
 export function registerBankRules(production: boolean) {
   return (

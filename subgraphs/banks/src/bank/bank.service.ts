@@ -1,7 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { UniqueConstraintViolationException } from '@mikro-orm/core';
 import { GatewayError, newSecret, openSealedSecret, parseInput, sealSecret } from '@gateway/kernel';
-import { vault } from '@gateway/vault';
+import { Credential, vault } from '@gateway/vault';
 import { BankEntity } from './bank.entity';
 import { registerBankRules, updateCapabilitiesRules } from './bank.rules';
 import type { RegisterBankInput, UpdateBankCapabilitiesInput } from './bank.input';
@@ -114,15 +114,39 @@ export class BankService {
   }
 
   async updateCapabilities(em: EntityManager, handle: string, input: UpdateBankCapabilitiesInput): Promise<BankEntity> {
-    const changes = parseInput(updateCapabilitiesRules, stripUndefined(input));
+    const changes = parseInput(updateCapabilitiesRules(this.settings.production), stripUndefined(input));
     return em.transactional(async (tx) => {
       const bank = await this.find(tx, handle);
+      if (changes.sandboxCoreBaseUrl !== undefined) await this.changeSandboxCore(tx, bank, changes.sandboxCoreBaseUrl, changes.sandboxInternalKey);
       if (changes.obEnabled !== undefined) bank.obEnabled = changes.obEnabled;
       if (changes.obScopesSupported !== undefined) bank.obScopesSupported = changes.obScopesSupported;
       if (changes.scaExemptionLimit !== undefined) bank.scaExemptionLimit = BigInt(changes.scaExemptionLimit);
       if (changes.maxConsentExpiryDays !== undefined) bank.maxConsentExpiryDays = changes.maxConsentExpiryDays;
       return bank;
     });
+  }
+
+  /**
+   * Points the bank's test world at another sandbox core (or, null, back at the built-in test
+   * bank): the previous sandbox key stops working at once; never the live URL or key.
+   */
+  private async changeSandboxCore(tx: EntityManager, bank: BankEntity, url: string | null, key: string | undefined): Promise<void> {
+    const liveKey = openSealedSecret(bank.internalKeySealed, this.settings.platformSecret);
+    if (url !== null && url.replace(/\/+$/, '') === bank.coreBaseUrl.replace(/\/+$/, '')) {
+      throw new GatewayError('VALIDATION_ERROR', 'sandbox_core_base_url: must not be the live core_base_url');
+    }
+    if (key !== undefined && key === liveKey) throw new GatewayError('VALIDATION_ERROR', 'sandbox_internal_key: must not be the live internal_key');
+    const previousKey = bank.sandboxInternalKeySealed ? openSealedSecret(bank.sandboxInternalKeySealed, this.settings.platformSecret) : null;
+    bank.sandboxCoreBaseUrl = url;
+    // The same key for a moved core stays as it is; any other change retires the previous key.
+    if (url !== null && key === previousKey) return;
+    if (previousKey !== null) {
+      // The vault's lookup answers a row it does not track: the revocation is an update of its own.
+      const previous = await vault.lookup(tx, ['internal_key'], previousKey);
+      if (previous) await tx.nativeUpdate(Credential, { id: previous.id, revokedAt: null }, { revokedAt: new Date() });
+    }
+    bank.sandboxInternalKeySealed = url !== null && key !== undefined ? sealSecret(key, this.settings.platformSecret) : null;
+    if (url !== null && key !== undefined) vault.issue(tx, { kind: 'internal_key', ownerId: bank.handle, prefix: '', raw: key, scopes: ['test'] });
   }
 
   async rotateKey(em: EntityManager, handle: string): Promise<string> {
