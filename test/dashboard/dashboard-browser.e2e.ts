@@ -105,6 +105,7 @@ describe('merchant dashboard in a browser', () => {
     expect(await page.textContent('#merchant-name')).toBe('Tripoli Tickets');
     expect(await page.textContent('#test-banner')).toContain('Test mode');
     expect(await page.textContent('#test-banner')).toContain('test bank');
+    expect(await page.textContent('#test-payers')).toContain('credit-refused@<bank>');
     // The key stays in the tab's sessionStorage: never in the address.
     expect(page.url()).not.toContain(merchant.apiKey);
     expect(await page.evaluate(() => Object.values((globalThis as any).sessionStorage))).toEqual([merchant.apiKey]);

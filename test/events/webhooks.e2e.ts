@@ -90,6 +90,7 @@ describe('webhooks', () => {
     }, 'the delivery to be recorded');
     expect(listed).toEqual({
       delivery_id: expect.stringMatching(/^whd_/),
+      livemode: true,
       event_id: completed.envelope.id,
       event: 'payment.completed',
       url: endpoint.url,

@@ -74,6 +74,11 @@ describe('test mode: a test key never moves real money', () => {
     expect(await ledger.balance(atlas.handle, layla.iban)).toBe(100_000_000 + 100_000);
     const webhook = await receiver.waitFor((w) => w.envelope.event === 'payment.completed' && w.envelope.data.session_id === session.session_id, 'payment.completed');
     expect(JSON.parse(webhook.body)).toMatchObject({ livemode: false, data: { livemode: false } });
+    const deliveries = (await t.rest('GET', '/webhooks/deliveries?limit=100', { headers: bearer(testMerchant.apiKey) })).body.deliveries as Array<{
+      event_id: string;
+      livemode: boolean;
+    }>;
+    expect(deliveries.find((delivery) => delivery.event_id === webhook.envelope.id)?.livemode).toBe(false);
 
     // The same payment with a live key: the live cores move it, and say so.
     const live = await createSession(liveMerchant.apiKey, layla.alias, 100_000);

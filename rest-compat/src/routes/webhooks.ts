@@ -2,12 +2,13 @@ import { z } from 'zod';
 import { defineRoute, type GraphQLData } from '../route';
 
 // `deliveryId: id`: REST names the delivery's id delivery_id, as the contract's list does.
-const DELIVERY_RECORD = `fragment DeliveryRecord on WebhookDelivery { deliveryId: id eventId event url status attempts lastStatusCode nextAttemptAt }`;
+const DELIVERY_RECORD = `fragment DeliveryRecord on WebhookDelivery { deliveryId: id eventId livemode event url status attempts lastStatusCode nextAttemptAt }`;
 
 const deliveryRecord = z
   .object({
     delivery_id: z.string().describe('whd_…'),
     event_id: z.string().describe('evt_…: X-Service-Event-Id and webhook-id of every attempt.'),
+    livemode: z.boolean().describe("The event's world: false for a test object's event."),
     event: z.string().describe('Event kind, e.g. payment.completed or consent.granted.'),
     url: z.string().nullable().describe('Where the last attempt went; null before the first.'),
     status: z.enum(['PENDING', 'DELIVERED', 'FAILED']).describe('PENDING: more attempts to come; DELIVERED: a 2xx answer; FAILED: retries spent.'),

@@ -10,6 +10,9 @@ export class WebhookDelivery {
   @Field(() => ID, { description: 'The event (evt_…): X-Service-Event-Id and webhook-id, the same on every attempt.' })
   eventId!: string;
 
+  @Field({ description: "The event's world: false for a test object's event (the envelope's livemode)." })
+  livemode!: boolean;
+
   @Field({ description: 'Event kind, e.g. payment.completed or consent.granted.' })
   event!: string;
 
@@ -86,6 +89,7 @@ export class WebhookDeliveryConnection {
 export const toWebhookDelivery = (entity: WebhookDeliveryEntity): WebhookDelivery => ({
   id: entity.id,
   eventId: entity.eventId,
+  livemode: entity.livemode,
   event: entity.eventKind,
   aggregateId: entity.aggregateId,
   url: entity.url,

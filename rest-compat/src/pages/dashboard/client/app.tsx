@@ -9,6 +9,7 @@ import { SessionList } from './sessions';
 import { DashboardContext, hrefOf, useHashRoute, type Dashboard } from './shared';
 import { SignIn } from './sign-in';
 import { WebhooksView } from './webhooks';
+import { TEST_PAYER_NAMES, TEST_PAYER_OTP } from './test-payers';
 
 const LIVE_LABELS: Record<LiveState, string> = { live: 'Live', idle: 'Up to date', down: 'Reconnecting' };
 const LIVE_TITLES: Record<LiveState, string> = {
@@ -74,7 +75,10 @@ function SignedInDashboard({ signedIn, exponents, onSignOut }: { signedIn: Signe
     <DashboardContext.Provider value={dashboard}>
       {testMode && (
         <div class="test-banner" id="test-banner" role="status">
-          Test mode: this merchant's key is mk_test_…, so its payments move money at test cores only (the gateway's built-in test bank), never at a bank's live core.
+          Test mode: this merchant's key is mk_test_…, so its payments move money at test cores only (the gateway's built-in test bank), never at a bank's live core.{' '}
+          <span id="test-payers">
+            Test payers (OTP {TEST_PAYER_OTP}): {TEST_PAYER_NAMES.map((name) => `${name}@<bank>`).join(', ')}.
+          </span>
         </div>
       )}
       <header class="top">
