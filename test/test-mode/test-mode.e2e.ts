@@ -98,9 +98,23 @@ describe('test mode: a test key never moves real money', () => {
     expect(listed.every((session) => session.livemode === false)).toBe(true);
   });
 
+  it('wrong OTPs tried in test mode never lock the customer out live (the OTP guard counts each world apart)', async () => {
+    const omar = await oasis.customer({ balance: 50_000 });
+    // Five distinct refused OTPs lock a customer for 15 minutes; here all five are in the test world (two a session, so none fails).
+    let guess = 0;
+    for (const tries of [2, 2, 1]) {
+      const session = await createSession(testMerchant.apiKey, layla.alias, 1_000);
+      for (let i = 0; i < tries; i += 1) expect((await authorize(session.session_id, omar.alias, `00000${guess++}`)).body.error.code).toBe('OTP_INVALID');
+    }
+    const test = await createSession(testMerchant.apiKey, layla.alias, 1_000);
+    expect((await authorize(test.session_id, omar.alias, TEST_OTP)).body.error.code).toBe('RATE_LIMITED');
+    const live = await createSession(liveMerchant.apiKey, layla.alias, 1_000);
+    expect((await authorize(live.session_id, omar.alias, omar.otp)).status).toBe(200);
+  });
+
   it('test payers resolve in the test world only; live resolution never returns them', async () => {
     const live = await createSession(liveMerchant.apiKey, layla.alias, 1_000);
-    const refused = await authorize(live.session_id, `success@${oasis.handle}`, TEST_OPT_FOR_LIVE);
+    const refused = await authorize(live.session_id, `success@${oasis.handle}`, TEST_OTP);
     expect([refused.status, refused.body.error.code]).toEqual([404, 'ALIAS_NOT_FOUND']);
     const asDestination = await t.rest('POST', '/payments/sessions', {
       headers: bearer(liveMerchant.apiKey),
@@ -282,6 +296,3 @@ describe('test mode: a test key never moves real money', () => {
     ]);
   });
 });
-
-/** Any OTP: a live session never gets as far as asking a core about a test payer. */
-const TEST_OPT_FOR_LIVE = TEST_OTP;

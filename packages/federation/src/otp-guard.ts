@@ -1,4 +1,4 @@
-import { GatewayError, hmacSha256Hex, type Logger } from '@gateway/kernel';
+import { GatewayError, hmacSha256Hex, type Logger, type World } from '@gateway/kernel';
 import type { ServiceClient } from './service-client';
 
 const TAKE = `mutation TakeOtpAttempt($bankHandle: String!, $customerRef: String!, $guess: String!) {
@@ -12,7 +12,18 @@ const SETTLE = `mutation SettleOtpAttempt($bankHandle: String!, $customerRef: St
 export interface OtpCustomer {
   bankHandle: string;
   bankCustomerRef: string;
+  /**
+   * The world of what the OTP confirms. Test-mode checks count apart from live ones: wrong OTPs
+   * tried in test mode (a shared test payer, a real customer's alias) never lock anyone out live.
+   */
+  world: World;
 }
+
+/** The registry's key of a customer's checks: the test world's under a prefix of its own. */
+const guardKey = (customer: OtpCustomer) => ({
+  bankHandle: customer.bankHandle,
+  customerRef: customer.world === 'test' ? `test:${customer.bankCustomerRef}` : customer.bankCustomerRef,
+});
 
 /**
  * The one way a customer's OTP is checked (checkout, consent, SCA, mandate confirmation): the
@@ -31,12 +42,9 @@ export class OtpGuard {
   ) {}
 
   async check(customer: OtpCustomer, otp: string, verify: () => Promise<unknown>, requestId?: string): Promise<void> {
-    const guess = hmacSha256Hex(this.platformSecret, `otp:${customer.bankHandle}:${customer.bankCustomerRef}:${otp}`);
-    const { takeOtpAttempt: taken } = await this.call<{ takeOtpAttempt: { attemptId: string | null; retryAfterSeconds: number | null } }>(
-      TAKE,
-      { bankHandle: customer.bankHandle, customerRef: customer.bankCustomerRef, guess },
-      requestId,
-    );
+    const key = guardKey(customer);
+    const guess = hmacSha256Hex(this.platformSecret, `otp:${key.bankHandle}:${key.customerRef}:${otp}`);
+    const { takeOtpAttempt: taken } = await this.call<{ takeOtpAttempt: { attemptId: string | null; retryAfterSeconds: number | null } }>(TAKE, { ...key, guess }, requestId);
     if (!taken.attemptId) {
       const seconds = taken.retryAfterSeconds ?? 60;
       throw new GatewayError('RATE_LIMITED', `too many refused one-time passwords for this customer; try again in ${seconds} s`, undefined, seconds);
@@ -65,7 +73,7 @@ export class OtpGuard {
 
   /** Not awaited: the customer's answer does not wait for it; a check never given back counts as refused for the window, no more. */
   private giveBack(customer: OtpCustomer, attemptId: string, requestId?: string): void {
-    this.call(SETTLE, { bankHandle: customer.bankHandle, customerRef: customer.bankCustomerRef, attemptId }, requestId).catch((error: unknown) =>
+    this.call(SETTLE, { ...guardKey(customer), attemptId }, requestId).catch((error: unknown) =>
       this.logger.warn({ err: error, attempt: attemptId }, 'OTP check not given back; it counts until the window passes'),
     );
   }

@@ -1,8 +1,5 @@
 import { rules, z } from '@gateway/kernel';
-import { assertCoreBaseUrlShape } from './core-url';
-
-/** Two core URLs name one core when they are equal but for trailing slashes. */
-const sameCore = (a: string, b: string): boolean => a.replace(/\/+$/, '') === b.replace(/\/+$/, '');
+import { assertCoreBaseUrlShape, sameCore } from './core-url';
 
 export const OB_SCOPES = ['accounts:read', 'balances:read', 'transactions:read', 'payments:write'] as const;
 
@@ -73,7 +70,7 @@ export function registerBankRules(production: boolean) {
       .strict()
       .refine((bank) => bank.maxAmount >= bank.minAmount, { path: ['maxAmount'], message: 'must not be below min_amount' })
       // Test money must never reach the live core: the two are never the same address, nor the same key.
-      .refine((bank) => !bank.sandboxCoreBaseUrl || sameCore(bank.sandboxCoreBaseUrl, bank.coreBaseUrl) === false, {
+      .refine((bank) => !bank.sandboxCoreBaseUrl || !sameCore(bank.sandboxCoreBaseUrl, bank.coreBaseUrl), {
         path: ['sandboxCoreBaseUrl'],
         message: 'must not be the live core_base_url',
       })

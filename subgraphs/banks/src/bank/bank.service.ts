@@ -3,6 +3,7 @@ import { UniqueConstraintViolationException } from '@mikro-orm/core';
 import { GatewayError, newSecret, openSealedSecret, parseInput, sealSecret } from '@gateway/kernel';
 import { Credential, vault } from '@gateway/vault';
 import { BankEntity } from './bank.entity';
+import { sameCore } from './core-url';
 import { registerBankRules, updateCapabilitiesRules } from './bank.rules';
 import type { RegisterBankInput, UpdateBankCapabilitiesInput } from './bank.input';
 
@@ -132,7 +133,7 @@ export class BankService {
    */
   private async changeSandboxCore(tx: EntityManager, bank: BankEntity, url: string | null, key: string | undefined): Promise<void> {
     const liveKey = openSealedSecret(bank.internalKeySealed, this.settings.platformSecret);
-    if (url !== null && url.replace(/\/+$/, '') === bank.coreBaseUrl.replace(/\/+$/, '')) {
+    if (url !== null && sameCore(url, bank.coreBaseUrl)) {
       throw new GatewayError('VALIDATION_ERROR', 'sandbox_core_base_url: must not be the live core_base_url');
     }
     if (key !== undefined && key === liveKey) throw new GatewayError('VALIDATION_ERROR', 'sandbox_internal_key: must not be the live internal_key');

@@ -72,7 +72,7 @@ export class AuthorisationService {
     const bank = await this.directory.bank({ handle: consent.bankHandle }, requestId);
     try {
       const verify = () => this.cores.for(bank, worldOf(consent)).verifyCustomer({ customerRef: customer.bankCustomerRef, otp: request.otp, ...(requestId ? { requestId } : {}) });
-      await this.otpGuard.check({ bankHandle: consent.bankHandle, bankCustomerRef: customer.bankCustomerRef }, request.otp, verify, requestId);
+      await this.otpGuard.check({ bankHandle: consent.bankHandle, bankCustomerRef: customer.bankCustomerRef, world: worldOf(consent) }, request.otp, verify, requestId);
     } catch (error) {
       if (error instanceof GatewayError && error.code === 'OTP_INVALID') throw await this.otpRefused(em, consent);
       throw error; // CBS_TIMEOUT / CBS_ERROR: nothing counted, nothing moved
@@ -120,7 +120,7 @@ export class AuthorisationService {
     const customer = await this.resolveCustomer(request, consent, requestId);
     const approval = this.approvalHash(consent.id, customer, request.otp);
     if (!consent.approvalHash || !safeEqual(consent.approvalHash, approval)) {
-      await this.otpGuard.countRefused({ bankHandle: consent.bankHandle, bankCustomerRef: customer.bankCustomerRef }, request.otp, requestId);
+      await this.otpGuard.countRefused({ bankHandle: consent.bankHandle, bankCustomerRef: customer.bankCustomerRef, world: worldOf(consent) }, request.otp, requestId);
       throw await this.refusal(em, consent);
     }
     const now = new Date();

@@ -102,7 +102,7 @@ export class ScaService {
       const bank = await this.directory.bank({ handle: order.debtorBank }, requestId);
       try {
         const verify = () => this.cores.for(bank, worldOf(order)).verifyCustomer({ customerRef: payer.bankCustomerRef, otp, ...(requestId ? { requestId } : {}) });
-        await this.otpGuard.check({ bankHandle: order.debtorBank, bankCustomerRef: payer.bankCustomerRef }, otp, verify, requestId);
+        await this.otpGuard.check({ bankHandle: order.debtorBank, bankCustomerRef: payer.bankCustomerRef, world: worldOf(order) }, otp, verify, requestId);
       } catch (error) {
         if (error instanceof GatewayError && error.code === 'OTP_INVALID') throw await this.otpRefused(em, order);
         throw error; // CBS_TIMEOUT / CBS_ERROR: nothing counted, the order stays PENDING_SCA

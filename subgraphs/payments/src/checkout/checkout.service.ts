@@ -89,7 +89,7 @@ export class CheckoutService {
       try {
         const verify = () =>
           this.cores.for(payerBank, worldOf(session)).verifyCustomer({ customerRef: payer.bankCustomerRef, otp: request.otp, ...(requestId ? { requestId } : {}) });
-        await this.otpGuard.check(payer, request.otp, verify, requestId);
+        await this.otpGuard.check({ ...payer, world: worldOf(session) }, request.otp, verify, requestId);
       } catch (error) {
         if (error instanceof GatewayError && error.code === 'OTP_INVALID') throw await this.otpRefused(em, session);
         throw error; // CBS_TIMEOUT / CBS_ERROR: nothing moved, the session stays PENDING
@@ -152,7 +152,7 @@ export class CheckoutService {
     const execution = await executions.find(em.fork(), session.id);
     const same = execution?.authorizationHash != null && safeEqual(execution.authorizationHash, authorization);
     if (!same) {
-      if (execution?.debtorIban === payer.iban) await this.otpGuard.countRefused(payer, otp);
+      if (execution?.debtorIban === payer.iban) await this.otpGuard.countRefused({ ...payer, world: worldOf(session) }, otp);
       throw refusal(session.id, status, 'otp_accepted');
     }
     const token = await em.fork().transactional(async (tx) => {

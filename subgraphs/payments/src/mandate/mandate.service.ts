@@ -139,7 +139,7 @@ export class MandateService {
       throw new GatewayError('MANDATE_NOT_PENDING_CONFIRMATION', `mandate ${id} is ${mandate.status}: only a mandate PENDING_CONFIRMATION can be confirmed`);
     }
     const bank = await this.directory.bank({ handle: mandate.customerBank }, requestId);
-    const customer = { bankHandle: mandate.customerBank, bankCustomerRef: mandate.customerRef };
+    const customer = { bankHandle: mandate.customerBank, bankCustomerRef: mandate.customerRef, world: worldOf(mandate) };
     try {
       const verify = () => this.cores.for(bank, worldOf(mandate)).verifyCustomer({ customerRef: mandate.customerRef, otp, ...(requestId ? { requestId } : {}) });
       await this.otpGuard.check(customer, otp, verify, requestId);
