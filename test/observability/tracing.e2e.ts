@@ -1,9 +1,10 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
-import { createServer as createNetServer, type AddressInfo } from 'node:net';
+import { type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { freePortBase } from '../support/free-ports';
 
 const ROOT = join(__dirname, '..', '..');
 
@@ -35,21 +36,6 @@ function startReceiver(): Promise<{ server: Server; url: string; spans: Collecte
     });
   });
   return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve({ server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, spans, paths })));
-}
-
-async function portFree(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const probe = createNetServer().once('error', () => resolve(false));
-    probe.listen(port, '127.0.0.1', () => probe.close(() => resolve(true)));
-  });
-}
-
-/** A base port with base, base+1 and base+9 free: the demo's sandbox banks and receiver. */
-async function freePortBase(): Promise<number> {
-  for (;;) {
-    const base = 20_000 + Math.floor(Math.random() * 30_000);
-    if ((await portFree(base)) && (await portFree(base + 1)) && (await portFree(base + 9))) return base;
-  }
 }
 
 async function eventually<T>(check: () => T | undefined, what: string, timeoutMs = 20_000): Promise<T> {
