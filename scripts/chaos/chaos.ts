@@ -662,8 +662,8 @@ async function run(ctx: RunContext): Promise<boolean> {
   const sessions = await knex('payments.payment_sessions').whereIn('id', sessionIds).select('id', 'status');
   const byStatus: Record<string, number> = {};
   for (const s of sessions) byStatus[s.status] = (byStatus[s.status] ?? 0) + 1;
-  const attention = await knex('payments.payment_executions').where({ step: 'attention' }).select('session_id', 'kind');
-  const attentionIds = new Set(attention.map((row: { session_id: string }) => row.session_id));
+  const attention = await knex('payments.payment_executions').where({ step: 'attention' }).select('movement_id', 'kind');
+  const attentionIds = new Set(attention.map((row: { movement_id: string }) => row.movement_id));
   const notFinal = sessions.filter((s: { id: string; status: string }) => !['COMPLETED', 'FAILED', 'EXPIRED'].includes(s.status) && !attentionIds.has(s.id));
   check(
     'every session final or waiting for attention',

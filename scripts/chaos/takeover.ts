@@ -9,7 +9,7 @@ const POLL_MS = 100;
 const GIVE_UP_MS = 120_000;
 
 interface Row {
-  session_id: string;
+  movement_id: string;
   step: string;
   lease_token: string | null;
   lease_until: Date;
@@ -57,7 +57,7 @@ export class TakeoverWatch {
       .whereIn('step', HELD_STEPS)
       .where('lease_until', '>', new Date(now))
       .where('lease_until', '<=', new Date(now + this.leaseMs + 250))
-      .select('session_id', 'step', 'lease_token', 'lease_until', 'updated_at');
+      .select('movement_id', 'step', 'lease_token', 'lease_until', 'updated_at');
     // A postponed step: its last record set the lease to the retry delay (nobody works on it until then).
     return rows.filter((row) => Math.abs(row.lease_until.getTime() - row.updated_at.getTime() - this.retryDelayMs) > 25);
   }
@@ -85,18 +85,18 @@ export class TakeoverWatch {
   }
 
   private async follow(rows: Row[], killedAt: number, signal: string): Promise<void> {
-    const open = new Map(rows.map((row) => [row.session_id, { row, aliveAt: killedAt }]));
+    const open = new Map(rows.map((row) => [row.movement_id, { row, aliveAt: killedAt }]));
     while (open.size > 0) {
       await new Promise((resolve) => setTimeout(resolve, POLL_MS));
       let now: Row[];
       try {
         now = await this.knex('payments.payment_executions')
-          .whereIn('session_id', [...open.keys()])
-          .select('session_id', 'step', 'lease_token', 'lease_until', 'updated_at');
+          .whereIn('movement_id', [...open.keys()])
+          .select('movement_id', 'step', 'lease_token', 'lease_until', 'updated_at');
       } catch {
         continue; // the database is briefly busy: read again
       }
-      const found = new Map(now.map((row) => [row.session_id, row]));
+      const found = new Map(now.map((row) => [row.movement_id, row]));
       for (const [sessionId, watched] of open) {
         const row = found.get(sessionId);
         if (!row) {
@@ -107,17 +107,17 @@ export class TakeoverWatch {
         const recorded = row.updated_at.getTime() !== before.updated_at.getTime();
         if (row.lease_token !== before.lease_token) {
           const claimedAt = Math.min(row.lease_until.getTime() - this.leaseMs, recorded ? row.updated_at.getTime() : Infinity);
-          this.samples.push({ sessionId: row.session_id, how: 'taken over', ms: Math.max(0, claimedAt - watched.aliveAt), signal });
-          open.delete(row.session_id);
+          this.samples.push({ sessionId: row.movement_id, how: 'taken over', ms: Math.max(0, claimedAt - watched.aliveAt), signal });
+          open.delete(row.movement_id);
         } else if (recorded || row.step !== before.step) {
-          this.samples.push({ sessionId: row.session_id, how: 'moved by its owner', ms: Math.max(0, row.updated_at.getTime() - killedAt), signal });
-          open.delete(row.session_id);
+          this.samples.push({ sessionId: row.movement_id, how: 'moved by its owner', ms: Math.max(0, row.updated_at.getTime() - killedAt), signal });
+          open.delete(row.movement_id);
         } else if (row.lease_until.getTime() !== before.lease_until.getTime()) {
           // Renewed by its owner (alive, draining): a takeover, if any, counts from here.
-          open.set(row.session_id, { row, aliveAt: Math.max(watched.aliveAt, row.lease_until.getTime() - this.leaseMs) });
+          open.set(row.movement_id, { row, aliveAt: Math.max(watched.aliveAt, row.lease_until.getTime() - this.leaseMs) });
         } else if (Date.now() - watched.aliveAt > GIVE_UP_MS) {
-          this.samples.push({ sessionId: row.session_id, how: 'not moved', ms: Date.now() - watched.aliveAt, signal });
-          open.delete(row.session_id);
+          this.samples.push({ sessionId: row.movement_id, how: 'not moved', ms: Date.now() - watched.aliveAt, signal });
+          open.delete(row.movement_id);
         }
       }
     }

@@ -98,7 +98,7 @@ describe('mandate charges with bank cores written from the spec alone', () => {
     const confirmed = await t.rest('POST', '/service/callbacks/v1/payment/credit-confirmed', { headers: { 'x-service-internal-key': beta.internalKey }, body: confirmation });
     expect([confirmed.status, confirmed.body.duplicate]).toEqual([200, false]);
     await chargeReaches(mandate, chargeId, 'COMPLETED');
-    expect(await t.platform.db.knex('payments.payment_executions').where({ session_id: chargeId }).first()).toMatchObject({ rrn: 'RRN-CHG-1' });
+    expect(await t.platform.db.knex('payments.payment_executions').where({ movement_id: chargeId }).first()).toMatchObject({ rrn: 'RRN-CHG-1' });
   });
 
   it("answers that stay unusable: the charge FAILS (CBS_OUTCOME_UNKNOWN) and the operator's attention list shows it as a mandate charge; a refund gives the money back once", async () => {

@@ -21,7 +21,7 @@ describe('mandate charges after a crash between debit and credit', () => {
   let merchant: { merchantId: string; apiKey: string };
 
   const lines = async (bank: PaymentBank, reference: string) => (await bank.movements(reference)).map((line) => `${line.operation} ${line.iban} ${line.amount}`).sort();
-  const execution = (id: string) => db.knex('payments.payment_executions').where({ session_id: id }).first();
+  const execution = (id: string) => db.knex('payments.payment_executions').where({ movement_id: id }).first();
 
   beforeAll(async () => {
     db = await openTestDatabase();

@@ -148,7 +148,7 @@ describe('Open Banking payment orders executed by the payment engine', () => {
     await duplicate(id); // after the movement finished
     await eventually(async () => ((await answers(id, 'movement.completed')) === answered + 1 ? true : undefined), 'the outcome to be answered again');
     expect(await lines(alpha, id)).toEqual([`CREDIT ${bob.iban} 4000`, `DEBIT ${alice.iban} 4000`]);
-    expect(await db.knex('payments.payment_executions').where({ session_id: id })).toMatchObject([{ kind: 'payment_order', step: 'done' }]);
+    expect(await db.knex('payments.payment_executions').where({ movement_id: id })).toMatchObject([{ kind: 'payment_order', step: 'done' }]);
     expect((await orderEvents(id)).filter((event) => event.startsWith('payment_order.completed'))).toHaveLength(1);
   });
 
@@ -162,7 +162,7 @@ describe('Open Banking payment orders executed by the payment engine', () => {
     // Same bank, the debit is recorded with the credit's outcome: the core has it, the row is still at `debit`.
     await eventually(async () => ((await lines(alpha, id)).length === 1 ? true : undefined), 'the debit to be booked at the core');
     expect(await lines(alpha, id)).toEqual([`DEBIT ${alice.iban} 7000`]);
-    expect(await db.knex('payments.payment_executions').where({ session_id: id }).first()).toMatchObject({ step: 'debit' });
+    expect(await db.knex('payments.payment_executions').where({ movement_id: id }).first()).toMatchObject({ step: 'debit' });
 
     await first.stop();
     t = await startTestPlatform({ db, env: secrets, paymentsEngine: FAST_ENGINE });

@@ -89,7 +89,7 @@ describe('payments with bank cores written from the spec alone', () => {
     expect([late.status, late.body]).toEqual([200, { payment_reference: id, session_id: id, status: 'COMPLETED', duplicate: false }]);
     const again = await t.rest('POST', '/service/callbacks/v1/payment/credit-confirmed', { headers: { 'x-service-internal-key': beta.internalKey }, body: confirmation });
     expect(again.body.duplicate).toBe(true);
-    expect(await t.platform.db.knex('payments.payment_executions').where({ session_id: id }).first()).toMatchObject({ step: 'done', rrn: 'RRN-LATE-1' });
+    expect(await t.platform.db.knex('payments.payment_executions').where({ movement_id: id }).first()).toMatchObject({ step: 'done', rrn: 'RRN-LATE-1' });
     expect((await kinds(id)).filter((kind) => kind.startsWith('payment.completed'))).toHaveLength(1);
   });
 

@@ -64,7 +64,7 @@ describe('credit-confirmed callback', () => {
     const again = await confirm(confirmation(id));
     expect(again.body).toEqual({ payment_reference: id, session_id: id, status: 'COMPLETED', duplicate: true });
     expect(await completedEvents(id)).toHaveLength(1);
-    expect(await t.platform.db.knex('payments.payment_executions').where({ session_id: id }).first()).toMatchObject({ step: 'done', rrn: 'RRN000111222' });
+    expect(await t.platform.db.knex('payments.payment_executions').where({ movement_id: id }).first()).toMatchObject({ step: 'done', rrn: 'RRN000111222' });
   });
 
   it('deduplicates concurrent copies of one confirmation by payment_reference', async () => {

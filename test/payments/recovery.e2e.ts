@@ -33,7 +33,7 @@ describe('payment recovery after a crash between debit and credit', () => {
     ).body.session_id as string;
   const authorize = (t: TestPlatform, id: string) =>
     call(t.platform.restUrl, 'POST', `/pay/${id}/authorize`, { body: { payer: { type: 'alias', value: payer.alias }, otp: payer.otp } });
-  const execution = (id: string) => db.knex('payments.payment_executions').where({ session_id: id }).first();
+  const execution = (id: string) => db.knex('payments.payment_executions').where({ movement_id: id }).first();
   const lines = async (bank: PaymentBank, reference: string) => (await bank.movements(reference)).map((line) => `${line.operation} ${line.iban} ${line.amount}`).sort();
 
   beforeAll(async () => {

@@ -23,7 +23,7 @@ describe('execution leases: renewed while alive, taken over after death', () => 
   let payee: Customer;
   let merchant: { merchantId: string; apiKey: string };
 
-  const execution = (id: string) => db.knex('payments.payment_executions').where({ session_id: id }).first();
+  const execution = (id: string) => db.knex('payments.payment_executions').where({ movement_id: id }).first();
   const lines = async (reference: string) => (await bank.movements(reference)).map((line) => `${line.operation} ${line.iban} ${line.amount}`).sort();
 
   beforeAll(async () => {

@@ -1,3 +1,4 @@
+import type { OneStatement } from '@gateway/db';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { newId } from '@gateway/kernel';
 import { OutboxEvent } from './outbox.entity';
@@ -28,8 +29,8 @@ export interface RecordEventInput {
   data: Record<string, unknown>;
 }
 
-/** The outbox row of an event, as recordEvent persists it (and a OneStatement inserts it). */
-export function newEventRow(input: RecordEventInput, now = new Date()): OutboxEvent {
+/** The outbox row of an event, as recordEvent persists it and recordEventIn inserts it. */
+function newEventRow(input: RecordEventInput, now: Date): OutboxEvent {
   return {
     id: newId('event'),
     kind: input.kind,
@@ -48,6 +49,14 @@ export function newEventRow(input: RecordEventInput, now = new Date()): OutboxEv
  */
 export function recordEvent(em: EntityManager, input: RecordEventInput, now = new Date()): OutboxEvent {
   return em.create(OutboxEvent, newEventRow(input, now));
+}
+
+/**
+ * recordEvent for a move written as one statement: the event as part `name` of the caller's
+ * OneStatement, written only if part `when` changed a row (the move it belongs to).
+ */
+export function recordEventIn(statement: OneStatement, name: string, input: RecordEventInput, now: Date, when?: string): void {
+  statement.insert(name, OutboxEvent, newEventRow(input, now), when);
 }
 
 export function toPlatformEvent(row: OutboxEvent): PlatformEvent {

@@ -1,4 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import type { OneStatement } from '@gateway/db';
 import DataLoader from 'dataloader';
 import { newId, newSecret, safeEqual, sha256Hex } from '@gateway/kernel';
 import { Credential, type CredentialKind } from './credential.entity';
@@ -64,27 +65,15 @@ function findByHash(em: EntityManager, hash: string): Promise<Credential | null>
  */
 export const vault = {
   issue(em: EntityManager, options: IssueOptions): IssuedCredential {
-    const { raw, row } = vault.newCredential(options);
+    const { raw, row } = newCredential(options);
     return { raw, credential: em.create(Credential, row) };
   },
 
-  /** A new credential's row and its raw secret, not persisted: for a caller that writes the row in its own statement (a OneStatement). */
-  newCredential(options: IssueOptions): { raw: string; row: Credential } {
-    const raw = options.raw ?? newSecret(options.prefix);
-    const row: Credential = {
-      id: newId('credential'),
-      kind: options.kind,
-      hash: sha256Hex(raw),
-      ownerId: options.ownerId,
-      scopes: options.scopes ?? [],
-      family: options.family ?? null,
-      clientId: options.clientId ?? null,
-      expiresAt: options.expiresAt ?? null,
-      revokedAt: null,
-      usedAt: null,
-      createdAt: new Date(),
-    };
-    return { raw, row };
+  /** issue() as part `name` of the caller's OneStatement, written only if part `when` changed a row: the raw secret, to show once. */
+  issueIn(statement: OneStatement, name: string, options: IssueOptions, when?: string): string {
+    const { raw, row } = newCredential(options);
+    statement.insert(name, Credential, row, when);
+    return raw;
   },
 
   /** Revokes every live credential of this kind for the owner, then issues a new one. */
@@ -140,3 +129,22 @@ export const vault = {
     return { ok: true, credential };
   },
 };
+
+/** A new credential's row and its raw secret, not yet written. */
+function newCredential(options: IssueOptions): { raw: string; row: Credential } {
+  const raw = options.raw ?? newSecret(options.prefix);
+  const row: Credential = {
+    id: newId('credential'),
+    kind: options.kind,
+    hash: sha256Hex(raw),
+    ownerId: options.ownerId,
+    scopes: options.scopes ?? [],
+    family: options.family ?? null,
+    clientId: options.clientId ?? null,
+    expiresAt: options.expiresAt ?? null,
+    revokedAt: null,
+    usedAt: null,
+    createdAt: new Date(),
+  };
+  return { raw, row };
+}

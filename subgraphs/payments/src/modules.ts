@@ -14,6 +14,7 @@ import { chargeMovements } from './mandate/mandate.moves';
 import { MandateService } from './mandate/mandate.service';
 import { SettlementRunner } from './settlement/settlement.runner';
 import { SettlementService } from './settlement/settlement.service';
+import { PayerOtp } from './payer-otp/payer-otp';
 import { DEFAULT_SETTLEMENT_SETTINGS, type SettlementSettings } from './settlement/settlement.settings';
 import { WebhookDeliveryService } from './webhook/webhook.service';
 import { DEFAULT_PUBLIC_BASE_URL, DEFAULT_SESSION_TTL_SECONDS, type PaymentsSettings } from './settings';
@@ -60,6 +61,7 @@ export function createPaymentsModules(settings: PaymentsSettings, testCores: Bui
   // Every OTP check of a customer, whatever it confirms, counts against the same per-customer limit.
   const otpGuard = new OtpGuard(call, settings.platformSecret, logger.child({ component: 'otp-guard' }));
   const engine = new PaymentEngine(directory, cores, engineSettings, logger.child({ component: 'engine' }), kinds);
+  const payerOtp = new PayerOtp(directory, cores, otpGuard);
   const sessions = new SessionService(
     {
       production: settings.production,
@@ -74,7 +76,7 @@ export function createPaymentsModules(settings: PaymentsSettings, testCores: Bui
     settlementSettings,
     merchants: new MerchantService(settings),
     sessions,
-    checkout: new CheckoutService(engine, directory, cores, otpGuard, engineSettings, logger.child({ component: 'checkout' }), settings.platformSecret),
+    checkout: new CheckoutService(engine, directory, payerOtp, engineSettings, logger.child({ component: 'checkout' }), settings.platformSecret),
     confirmations: new ConfirmationService(logger.child({ component: 'confirmations' }), kinds),
     engine,
     attention: new AttentionService(kinds),
@@ -84,10 +86,8 @@ export function createPaymentsModules(settings: PaymentsSettings, testCores: Bui
     mandates: new MandateService(
       { publicBaseUrl: (settings.publicBaseUrl ?? DEFAULT_PUBLIC_BASE_URL).replace(/\/+$/, ''), platformSecret: settings.platformSecret },
       directory,
-      cores,
-      otpGuard,
+      payerOtp,
       engine,
-      engineSettings,
       logger.child({ component: 'mandates' }),
     ),
   };

@@ -38,7 +38,7 @@ export interface Write {
 /**
  * The writes a source file makes, found by reading it (no type information: simple and honest).
  * Seen: MikroORM calls that name an entity (nativeUpdate/nativeInsert/nativeDelete, create,
- * insert, upsert), raw SQL that names its table schema-qualified or through a constant of the
+ * insert, upsert), OneStatement parts (insert/update, after the part's name), raw SQL that names its table schema-qualified or through a constant of the
  * file (insert into / update / delete from), knex builders (knex(table).insert/update/del), and
  * persist/remove (table unknown: '?'). Not seen: changes to a managed entity flushed by a
  * transaction (merchant.service, idempotency.service, the delivery retry do that, all in their
@@ -51,7 +51,8 @@ export function writesIn(source: string): Write[] {
   const add = (table: string | undefined, index: number, how: string) => {
     if (table) found.push({ table, line: source.slice(0, index).split('\n').length, how });
   };
-  for (const m of source.matchAll(/\b(nativeUpdate|nativeInsert|nativeDelete|create|insert|insertMany|upsert|upsertMany)\(\s*(\w+)\s*,/g)) {
+  // A OneStatement part names itself first: statement.insert('execution', PaymentExecutionEntity, …).
+  for (const m of source.matchAll(/\b(nativeUpdate|nativeInsert|nativeDelete|create|insert|insertMany|upsert|upsertMany|update)\(\s*(?:'\w+'\s*,\s*)?(\w+)\s*,/g)) {
     add(TABLE_OF_ENTITY.get(m[2]!), m.index!, `${m[1]}(${m[2]})`);
   }
   const sql = new RegExp(String.raw`\b(insert\s+into|update|delete\s+from)\s+(?:${QUALIFIED}|\$\{(\w+)\})`, 'gi');
@@ -102,6 +103,9 @@ describe('one owner per table (CONVENTIONS "Data")', () => {
     expect(seen("const D = 'payments.webhook_deliveries';\nawait knex.raw(`update ${D} set lease_until = ?`);")).toEqual(['webhook_deliveries update (raw SQL)']);
     expect(seen("await knex('payments.webhook_deliveries')\n  .insert({ id })\n  .onConflict(['id']);")).toEqual(['webhook_deliveries knex().insert']);
     expect(seen('em.persist(entity);')).toEqual(['? persist']);
+    expect(seen("statement.insert('execution', PaymentExecutionEntity, { ...row }, when);")).toEqual(['payment_executions insert(PaymentExecutionEntity)']);
+    expect(seen("statement.update('step', PaymentExecutionEntity, { sessionId }, changes);")).toEqual(['payment_executions update(PaymentExecutionEntity)']);
+    expect(seen("statement.lock('movement', PaymentSessionEntity, { id });")).toEqual([]);
     expect(seen("await em.find(PaymentSessionEntity, { id }); await knex.raw(`select * from payments.merchants`); await knex('payments.merchants').where({ id });")).toEqual([]);
   });
 });

@@ -117,9 +117,7 @@ export async function start(options: PaymentsStartOptions): Promise<RunningServi
   const events = options.bus ? await startEvents(orm, options.bus, options, modules, logger) : undefined;
   if (events) modules.webhooks.attachDispatcher(events.dispatcher);
   // Open Banking payment orders reach the engine as movement.requested (docs/payment-orders.md).
-  const requests = options.bus
-    ? await consumeMovementRequests(orm.em, options.bus, modules.engine, modules.engineSettings.leaseMs, logger.child({ component: 'order-movements' }))
-    : undefined;
+  const requests = options.bus ? await consumeMovementRequests(orm.em, options.bus, modules.engine, logger.child({ component: 'order-movements' })) : undefined;
   const jobs = startPaymentJobs(orm.em, modules, logger);
   return {
     ...server,

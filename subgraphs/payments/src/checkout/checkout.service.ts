@@ -1,15 +1,13 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { GatewayError, hmacSha256Hex, isErrorCode, parseInput, safeEqual, worldOf, type Logger } from '@gateway/kernel';
+import { GatewayError, hmacSha256Hex, parseInput, safeEqual, worldOf, type Logger } from '@gateway/kernel';
 import { OneStatement } from '@gateway/db';
 import { wakeOutboxRelay } from '@gateway/events';
-import { Credential, vault } from '@gateway/vault';
-import type { BankCorePool } from '@gateway/bank-core-client';
-import type { AliasRouting, Directory, OtpGuard } from '@gateway/federation';
+import { vault } from '@gateway/vault';
+import type { AliasRouting, Directory } from '@gateway/federation';
 import { bankReference } from '@gateway/federation';
-import type { ExecutionState, PaymentEngine } from '../engine/engine';
-import { MAX_OTP_FAILURES, type EngineSettings } from '../engine/engine.settings';
-import { PaymentExecutionEntity } from '../engine/execution.entity';
-import { executions } from '../engine/execution.repository';
+import type { PaymentEngine, StartedMovement } from '../engine/engine';
+import type { EngineSettings } from '../engine/engine.settings';
+import { MAX_OTP_FAILURES, otpAttemptsLeft, type OtpRefusals, type PayerOtp } from '../payer-otp/payer-otp';
 import { MerchantEntity } from '../merchant/merchant.entity';
 import type { PaymentSessionEntity } from '../session/session.entity';
 import { countOtpFailure, endCheckoutCheck, loadSession, moveSession, moveSessionIn, sessionExpiryDue, startCheckoutCheck } from '../session/session.moves';
@@ -30,8 +28,7 @@ export class CheckoutService {
   constructor(
     private readonly engine: PaymentEngine,
     private readonly directory: Directory,
-    private readonly cores: BankCorePool,
-    private readonly otpGuard: OtpGuard,
+    private readonly payerOtp: PayerOtp,
     private readonly settings: EngineSettings,
     private readonly logger: Logger,
     /** Keys the authorization's HMAC (authorizationHash): comparable, never readable. */
@@ -52,7 +49,7 @@ export class CheckoutService {
       merchantName: merchant?.name ?? 'Merchant',
       creditorBank: bankReference(session.creditorBank),
       expiresAt: session.expiresAt,
-      otpAttemptsLeft: Math.max(0, MAX_OTP_FAILURES - session.otpFailures),
+      otpAttemptsLeft: otpAttemptsLeft(session.otpFailures),
       redirectTo: redirectTo(session.redirectUrl, session.id, status),
       reference: session.reference,
       completedAt: status === 'COMPLETED' ? session.completedAt : null,
@@ -85,15 +82,8 @@ export class CheckoutService {
       // Not payable any more (or moved since it was read): the answer for an authorization sent again, or the refusal of another.
       if (!checking) return await this.answerAgain(em, session.status === 'PENDING' ? await this.reload(em, sessionId) : session, payer, request.otp, authorization);
       if (payer.iban === session.creditorIban) throw new GatewayError('VALIDATION_ERROR', 'payer: is the destination account itself');
-      const payerBank = await this.directory.bank({ handle: payer.bankHandle }, requestId);
-      try {
-        const verify = () =>
-          this.cores.for(payerBank, worldOf(session)).verifyCustomer({ customerRef: payer.bankCustomerRef, otp: request.otp, ...(requestId ? { requestId } : {}) });
-        await this.otpGuard.check({ ...payer, world: worldOf(session) }, request.otp, verify, requestId);
-      } catch (error) {
-        if (error instanceof GatewayError && error.code === 'OTP_INVALID') throw await this.otpRefused(em, session);
-        throw error; // CBS_TIMEOUT / CBS_ERROR: nothing moved, the session stays PENDING
-      }
+      // A refusal or no answer (CBS_TIMEOUT / CBS_ERROR) moves nothing: the session stays PENDING.
+      await this.payerOtp.verify(em, { ...payer, world: worldOf(session) }, request.otp, otpRefusals(session), requestId);
       // No deadline here: the authorization arrived in time, and the expiry waited for this check.
       claimed = await this.claim(em, session, request, payer, authorization, requestId);
     } finally {
@@ -104,16 +94,10 @@ export class CheckoutService {
     if (claimed === null) return this.answerAgain(em, await this.reload(em, sessionId), payer, request.otp, authorization);
     this.logger.info({ session: sessionId, payer_bank: payer.bankHandle, settlement: session.settlementType }, 'payment authorized');
 
-    const { token, execution: written } = claimed;
-    // Usually the run ends within the wait and says where it left the session; otherwise read it.
-    const state = await this.waitFor(this.engine.advance<PaymentSessionEntity>(em, sessionId, { movement: session, execution: written }));
-    const after = state?.movement ?? (await loadSession(em.fork(), sessionId))!;
-    const execution = state?.execution ?? (await executions.find(em.fork(), sessionId));
-    if (after.status === 'FAILED') throw failureOf(after.failureCode, after.failureDetail);
-    // Abandoned, money on its way back: the payer is told now, the session FAILS once it is back.
-    if (execution?.pendingFailureCode && (execution.step === 'resolve_debit' || execution.step === 'reverse'))
-      throw failureOf(execution.pendingFailureCode, execution.pendingFailureDetail);
-    return { sessionId, status: PaymentSessionStatus[after.status], sessionToken: token, redirectTo: redirectTo(after.redirectUrl, sessionId, after.status) };
+    const outcome = await this.engine.execute(em, claimed.started, session);
+    if (outcome.state === 'failed') throw new GatewayError(outcome.code, outcome.detail ?? undefined);
+    const after = outcome.movement;
+    return { sessionId, status: PaymentSessionStatus[after.status], sessionToken: claimed.token, redirectTo: redirectTo(after.redirectUrl, sessionId, after.status) };
   }
 
   async status(em: EntityManager, sessionId: string): Promise<CheckoutStatus> {
@@ -149,10 +133,10 @@ export class CheckoutService {
         throw new GatewayError('SESSION_FAILED', `session ${session.id} has FAILED${session.failureCode ? ` (${session.failureCode})` : ''} and cannot be paid`);
       throw refusal(session.id, status, 'otp_accepted');
     }
-    const execution = await executions.find(em.fork(), session.id);
-    const same = execution?.authorizationHash != null && safeEqual(execution.authorizationHash, authorization);
+    const authorized = await this.engine.authorization(em, session.id);
+    const same = authorized?.authorizationHash != null && safeEqual(authorized.authorizationHash, authorization);
     if (!same) {
-      if (execution?.debtorIban === payer.iban) await this.otpGuard.countRefused({ ...payer, world: worldOf(session) }, otp);
+      if (authorized?.debtorIban === payer.iban) await this.payerOtp.countRefused({ ...payer, world: worldOf(session) }, otp);
       throw refusal(session.id, status, 'otp_accepted');
     }
     const token = await em.fork().transactional(async (tx) => {
@@ -193,26 +177,6 @@ export class CheckoutService {
     return payer;
   }
 
-  /** Counts a wrong OTP atomically; the third one FAILS the session (payment.failed). */
-  private async otpRefused(em: EntityManager, session: PaymentSessionEntity): Promise<GatewayError> {
-    const now = new Date();
-    const left = await em.fork().transactional(async (tx) => {
-      const failures = await countOtpFailure(tx, session.id, now);
-      if (failures === null) return 0;
-      if (failures >= MAX_OTP_FAILURES) {
-        await moveSession(tx, { ...session, status: 'PENDING' }, 'otp_failed_too_often', now, {
-          failureCode: 'OTP_INVALID',
-          failureDetail: `${MAX_OTP_FAILURES} wrong one-time passwords`,
-        });
-      }
-      return Math.max(0, MAX_OTP_FAILURES - failures);
-    });
-    return new GatewayError(
-      'OTP_INVALID',
-      left > 0 ? `the one-time password was refused; ${left} attempt${left === 1 ? '' : 's'} left` : 'the one-time password was refused; the session has failed',
-    );
-  }
-
   /**
    * PENDING -> PROCESSING with a conditional update, so of concurrent authorizations exactly one
    * proceeds to the debit; with it, written only if it moved the session, the engine's execution
@@ -227,42 +191,37 @@ export class CheckoutService {
     payer: AliasRouting,
     authorizationHash: string,
     requestId?: string,
-  ): Promise<{ token: string; execution: PaymentExecutionEntity } | null> {
+  ): Promise<{ token: string; started: StartedMovement } | null> {
     const now = new Date();
     const settlementType = payer.bankHandle === session.creditorBank ? 'internal' : 'rail';
     const statement = new OneStatement(em);
     const moved = moveSessionIn(statement, 'claimed', session, 'otp_accepted', now, { debtorBank: payer.bankHandle, settlementType });
-    const execution = executions.newRow(
+    const started = this.engine.startIn(
+      statement,
       {
-        sessionId: session.id,
-        payerType: request.payer.type,
-        payerValue: request.payer.type === 'iban' ? request.payer.value.iban : request.payer.value,
+        movementId: session.id,
+        kind: 'session',
+        payer: { type: request.payer.type, value: request.payer.type === 'iban' ? request.payer.value.iban : request.payer.value },
         debtorIban: payer.iban,
         authorizationHash,
-        leaseUntil: new Date(now.getTime() + this.settings.leaseMs),
         requestId: requestId ?? null,
       },
       now,
+      'claimed',
     );
-    statement.insert('execution', PaymentExecutionEntity, { ...execution }, 'claimed');
     const expiresAt = new Date(now.getTime() + this.settings.sessionTokenTtlSeconds * 1000);
-    const token = vault.newCredential({ kind: 'session_token', ownerId: session.id, prefix: 'sst_', expiresAt });
-    statement.insert('token', Credential, token.row, 'claimed');
+    const token = vault.issueIn(statement, 'token', { kind: 'session_token', ownerId: session.id, prefix: 'sst_', expiresAt }, 'claimed');
     if (!(await statement.run()).claimed) return null;
     Object.assign(session, moved);
     wakeOutboxRelay(em);
-    return { token: token.raw, execution };
-  }
-
-  /** Lets the engine finish if it can within authorizeWaitMs (its state), afterwards it carries on without the payer waiting (null). */
-  private async waitFor(run: Promise<ExecutionState<PaymentSessionEntity> | null>): Promise<ExecutionState<PaymentSessionEntity> | null> {
-    let timer: NodeJS.Timeout | undefined;
-    const state = await Promise.race([run, new Promise<null>((resolve) => (timer = setTimeout(() => resolve(null), this.settings.authorizeWaitMs)))]);
-    clearTimeout(timer);
-    return state;
+    return { token, started };
   }
 }
 
-function failureOf(code: string | null, detail: string | null): GatewayError {
-  return new GatewayError(isErrorCode(code) ? code : 'CBS_ERROR', detail ?? undefined);
-}
+/** A wrong OTP is counted on the session; the last one FAILS it (payment.failed). */
+const otpRefusals = (session: PaymentSessionEntity): OtpRefusals => ({
+  what: 'session',
+  count: (tx, now) => countOtpFailure(tx, session.id, now),
+  fail: (tx, now) =>
+    moveSession(tx, { ...session, status: 'PENDING' }, 'otp_failed_too_often', now, { failureCode: 'OTP_INVALID', failureDetail: `${MAX_OTP_FAILURES} wrong one-time passwords` }),
+});

@@ -3,8 +3,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { OneStatement } from '@gateway/db';
 import { wakeOutboxRelay } from '@gateway/events';
 import { GatewayError, parseInput, type Logger } from '@gateway/kernel';
-import type { PaymentExecutionEntity } from '../engine/execution.entity';
-import { CONFIRMABLE_STEPS, executions } from '../engine/execution.repository';
+import { confirmRailCreditIn, keepLateRailConfirmation, railCreditOf } from '../engine/rail-credit';
 import { kindOfId, type Movement, type MovementKinds } from '../movement/movement';
 import { recordObligationIn } from '../obligation/obligation.service';
 import { sessionNotFound } from '../session/session.service';
@@ -60,9 +59,9 @@ export class ConfirmationService {
     const mismatch = mismatchOf(session, request);
     if (mismatch) throw await this.refuse(em, bankHandle, request, 'VALIDATION_ERROR', mismatch);
 
-    const execution = await executions.find(em.fork(), session.id);
-    if (execution && lateForEvidencedCompletion(session, execution)) return this.acceptLate(em, bankHandle, request, execution, receipt);
-    if (session.status !== 'SETTLEMENT_PENDING' || !execution || !(CONFIRMABLE_STEPS as readonly string[]).includes(execution.step)) {
+    const credit = await railCreditOf(em, session);
+    if (credit.state === 'completed_on_evidence') return this.acceptLate(em, bankHandle, request, receipt);
+    if (session.status !== 'SETTLEMENT_PENDING' || credit.state !== 'awaited') {
       // A concurrent copy of this confirmation may have just completed the session.
       if (await alreadyAccepted()) return receipt(true);
       throw await this.refuse(em, bankHandle, request, 'SESSION_ALREADY_COMPLETED', `session ${session.id} is ${session.status} and awaits no credit confirmation`);
@@ -75,7 +74,7 @@ export class ConfirmationService {
     const statement = new OneStatement(em);
     statement.lock('movement', kind.entity, { id: session.id, status: session.status });
     statement.insert('confirmation', CreditConfirmationEntity, { ...this.row(bankHandle, request, now), outcome: 'accepted', reason: null }, 'movement');
-    executions.confirmCreditIn(statement, session.id, execution.creditBookedAt ?? now, request.rrn, now, 'movement');
+    confirmRailCreditIn(statement, session.id, credit.creditBookedAt ?? now, request.rrn, now, 'movement');
     recordObligationIn(statement, session, now, 'movement');
     const moved = kind.moveIn(statement, session, 'credit_confirmed', now, undefined, 'movement');
     let written: Record<string, number>;
@@ -109,20 +108,19 @@ export class ConfirmationService {
     em: EntityManager,
     bankHandle: string,
     request: ConfirmationRequest,
-    execution: PaymentExecutionEntity,
     receipt: (duplicate: boolean) => CreditConfirmationReceipt,
   ): Promise<CreditConfirmationReceipt> {
     const now = new Date();
     try {
       await em.fork().transactional(async (tx) => {
         tx.create(CreditConfirmationEntity, { ...this.row(bankHandle, request, now), outcome: 'accepted', reason: 'after the session completed on evidence' });
-        await executions.keepLateConfirmation(tx, execution.sessionId, request.rrn, now);
+        await keepLateRailConfirmation(tx, request.sessionId, request.rrn, now);
       });
     } catch (error) {
       if (error instanceof UniqueConstraintViolationException) return receipt(true);
       throw error;
     }
-    this.logger.info({ bank: bankHandle, session: execution.sessionId, rrn: request.rrn }, 'late rail credit confirmation kept');
+    this.logger.info({ bank: bankHandle, session: request.sessionId, rrn: request.rrn }, 'late rail credit confirmation kept');
     return receipt(false);
   }
 
@@ -152,11 +150,6 @@ export class ConfirmationService {
       receivedAt: now,
     };
   }
-}
-
-/** A rail session the engine completed without a confirmation (trigger credit_evidenced). */
-function lateForEvidencedCompletion(session: Movement, execution: PaymentExecutionEntity): boolean {
-  return session.status === 'COMPLETED' && session.settlementType === 'rail' && execution.step === 'done' && execution.confirmedAt === null && execution.creditBookedAt !== null;
 }
 
 /** The confirmation must describe exactly the credit the gateway asked for. */

@@ -15,7 +15,7 @@ export function createAttentionResolver(service: AttentionService) {
     ): Promise<MovementNeedingAttentionConnection> {
       requirePrincipal(context, ['admin']);
       const page = await service.list(context.em, first, after);
-      const edges = page.cases.map((found) => ({ cursor: found.execution.sessionId, node: toMovementNeedingAttention(found) }));
+      const edges = page.cases.map((found) => ({ cursor: found.execution.movementId, node: toMovementNeedingAttention(found) }));
       return { edges, pageInfo: pageInfoOf(edges, page.hasMore) };
     }
 

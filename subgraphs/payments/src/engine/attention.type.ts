@@ -101,7 +101,7 @@ export class MovementNeedingAttentionConnection {
 
 export function toMovementNeedingAttention({ execution, movement: session }: AttentionCase): MovementNeedingAttention {
   return {
-    sessionId: execution.sessionId,
+    sessionId: execution.movementId,
     kind: execution.kind,
     step: execution.step === 'attention' ? (execution.attentionStep ?? 'attention') : execution.step,
     reason: execution.attentionReason ?? '',

@@ -75,9 +75,6 @@ export const DEFAULT_ENGINE_SETTINGS: EngineSettings = {
   aliasRoutingCacheMs: 1_000,
 };
 
-/** Wrong OTPs after which a session fails (issue: three). */
-export const MAX_OTP_FAILURES = 3;
-
 const seconds = z.coerce.number().int().min(1);
 
 /** The engine timings an operator sets (seconds): how long an unknown outcome or a silent creditor bank is waited for. */

@@ -2,37 +2,33 @@ import { Entity, PrimaryKey, Property } from '@mikro-orm/core';
 import type { ExecutionKind } from '../movement/movement';
 
 /**
- * What the engine must do next for a session:
- * - debit: take the money from the payer (reference = session id); same bank, the credit follows in
+ * What the engine must do next for a movement (a session, a mandate charge, a payment order):
+ * - debit: take the money from the payer (reference = movement id); same bank, the credit follows in
  *   the same run and the row goes from debit straight to the credit's outcome (one record)
- * - credit: pay the payee (reference = session id); cross bank with debtor_bank, over the rail
+ * - credit: pay the payee (reference = movement id); cross bank with debtor_bank, over the rail
  * - confirm: rail credit booked, waiting for the creditor bank's credit-confirmed callback
- * - reverse: give the payer the money back (reference = `${session id}:reversal`), then FAILED
+ * - reverse: give the payer the money back (reference = `${movement id}:reversal`), then FAILED
  * - resolve_debit: the debit's outcome is unknown and the payment is abandoned: replaying the same
  *   reference (or the core's statement) tells whether money was taken, which is then reversed
  * - attention: the engine could not establish what the core did in time (or the core refuses to
  *   give the money back): an operator decides (see AttentionService)
  * - done: nothing left to do
+ * What each step is, and where a record may take it, is in one table: step-table.ts.
  */
 export type ExecutionStep = 'debit' | 'credit' | 'confirm' | 'reverse' | 'resolve_debit' | 'attention' | 'done';
 
 /**
- * Steps the recovery job picks up once their lease has run out. For 'confirm' the lease is the
- * re-send timer of a rail credit whose creditor bank has not confirmed yet.
- */
-export const ACTIVE_STEPS: readonly ExecutionStep[] = ['debit', 'credit', 'confirm', 'reverse', 'resolve_debit'];
-
-/**
- * The engine's persisted progress for one movement (one row per session, created when the
- * payer's OTP is accepted; one per payment order, created when open-banking requests it). Every core call is preceded and followed by a short
- * transaction on this row, never held across the call, so a process that dies anywhere leaves
- * a row the recovery job can resume with the same references.
+ * The engine's persisted progress for one movement, created with it (PaymentEngine.startIn: a
+ * session when the payer's OTP is accepted, a charge when the merchant charges, an order's
+ * movement when open-banking requests it). Every core call is preceded and followed by a short
+ * write on this row, never held across the call, so a process that dies anywhere leaves a row the
+ * recovery job can resume with the same references.
  */
 @Entity({ tableName: 'payment_executions' })
 export class PaymentExecutionEntity {
-  /** The movement's id: a session's (ops_…) or, for kind payment_order, the order's (po_…). */
+  /** The movement's id: a session's (ops_…), a mandate charge's (chg_…) or a payment order's (po_…). */
   @PrimaryKey({ type: 'text' })
-  sessionId!: string;
+  movementId!: string;
 
   /** Whose movement this is: the engine reads and moves it through that kind's owner (MovementKinds). */
   @Property({ type: 'text' })
@@ -62,7 +58,7 @@ export class PaymentExecutionEntity {
   @Property({ type: 'text', nullable: true })
   requestId: string | null = null;
 
-  /** Until then the session belongs to whoever set it; afterwards the recovery job may take it over. */
+  /** Until then the movement belongs to whoever set it; afterwards the recovery job may take it over. */
   @Property({ type: 'timestamptz' })
   leaseUntil!: Date;
 
@@ -74,11 +70,11 @@ export class PaymentExecutionEntity {
   @Property({ type: 'text', nullable: true })
   leaseToken: string | null = null;
 
-  /** Core calls made for this session, retries of a step included. */
+  /** Core calls made for this movement, retries of a step included. */
   @Property({ type: 'integer' })
   attempts = 0;
 
-  /** Why the payment is being abandoned, while the money is being returned (the session's failure once FAILED). */
+  /** Why the payment is being abandoned, while the money is being returned (the movement's failure once FAILED). */
   @Property({ type: 'text', nullable: true })
   pendingFailureCode: string | null = null;
 

@@ -27,7 +27,7 @@ export function startPaymentJobs(root: EntityManager, modules: PaymentsModules, 
     async () => {
       const resumed = await recoverDue(root, modules.engine, settings.leaseMs);
       // Each with the request that authorized it, so a take-over can be traced to the payer's call.
-      for (const { sessionId, requestId } of resumed) logger.info({ session: sessionId, request_id: requestId }, 'payment execution resumed');
+      for (const { movementId, requestId } of resumed) logger.info({ movement: movementId, request_id: requestId }, 'payment execution resumed');
     },
     logger,
   );

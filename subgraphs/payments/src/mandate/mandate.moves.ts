@@ -1,6 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { OneStatement } from '@gateway/db';
-import { newEventRow, OutboxEvent, recordEvent } from '@gateway/events';
+import { recordEvent, recordEventIn } from '@gateway/events';
 import type { MovementKind } from '../movement/movement';
 import { MandateChargeEntity, MandateEntity } from './mandate.entity';
 import {
@@ -146,17 +146,19 @@ export type NewCharge = Pick<
 >;
 
 /**
- * The 'created' move of a charge, once per mandate and period: false when the period already has
- * a live (not FAILED) charge. Raw SQL: "once" is `on conflict do nothing` on the partial unique
- * index, which must not abort the caller's transaction as a failed insert would.
+ * The 'created' move of a charge, once per mandate and period, as part `charge` of the caller's
+ * statement: it writes no row when the period already has a live (not FAILED) charge. Raw SQL:
+ * "once" is `on conflict do nothing` on the partial unique index, which must not abort the
+ * statement as a failed insert would.
  */
-export async function createChargeOnce(tx: EntityManager, fields: NewCharge, now: Date): Promise<boolean> {
+export function createChargeOnceIn(statement: OneStatement, fields: NewCharge, now: Date): void {
   const move = chargeTransitionFor(null, 'created')!;
-  const inserted: unknown[] = await tx.execute(
+  statement.sql(
+    'charge',
     `insert into "payments"."mandate_charges" ("id", "mandate_id", "merchant_id", "livemode", "status", "amount", "currency", "reference", "period_start", "debtor_bank", "debtor_iban",
        "creditor_bank", "creditor_iban", "settlement_type", "description", "created_at", "updated_at")
      values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-     on conflict ("mandate_id", "period_start") where "status" <> 'FAILED' do nothing returning "id"`,
+     on conflict ("mandate_id", "period_start") where "status" <> 'FAILED' do nothing returning 1`,
     [
       fields.id,
       fields.mandateId,
@@ -177,7 +179,6 @@ export async function createChargeOnce(tx: EntityManager, fields: NewCharge, now
       now,
     ],
   );
-  return inserted.length > 0;
 }
 
 type ChargeChanges = Partial<Pick<MandateChargeEntity, 'failureCode' | 'failureDetail'>>;
@@ -203,7 +204,7 @@ export function moveChargeIn(
   if (move.event) {
     const after = Object.assign(new MandateChargeEntity(), charge, update);
     const event = { kind: move.event, aggregateType: MANDATE_AGGREGATE, aggregateId: charge.mandateId, audience: charge.merchantId, data: chargeEventData(after) };
-    statement.insert('moved_event', OutboxEvent, newEventRow(event, now), 'moved');
+    recordEventIn(statement, 'moved_event', event, now, 'moved');
   }
   return update;
 }

@@ -16,7 +16,7 @@ import {
   toMandateCharge,
 } from './mandate.type';
 import { bankReference } from '@gateway/federation';
-import { MAX_OTP_FAILURES } from '../engine/engine.settings';
+import { otpAttemptsLeft } from '../payer-otp/payer-otp';
 
 const ERRORS_CHARGE =
   'Errors: MANDATE_NOT_FOUND, MANDATE_NOT_ACTIVE (not ACTIVE: pending, cancelled or failed), MANDATE_LIMIT_EXCEEDED (above the amount, or the period already charged), ' +
@@ -73,7 +73,7 @@ export function createMandateResolver(service: MandateService) {
         startDate: mandate.startDate,
         customerAlias: mandate.customerAlias,
         customerBank: bankReference(mandate.customerBank),
-        otpAttemptsLeft: mandate.status === 'PENDING_CONFIRMATION' ? Math.max(0, MAX_OTP_FAILURES - mandate.otpFailures) : 0,
+        otpAttemptsLeft: mandate.status === 'PENDING_CONFIRMATION' ? otpAttemptsLeft(mandate.otpFailures) : 0,
       };
     }
 

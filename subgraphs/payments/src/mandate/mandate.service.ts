@@ -1,15 +1,14 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import type { BankCorePool } from '@gateway/bank-core-client';
-import type { BankRouting, Directory, OtpGuard } from '@gateway/federation';
+import { OneStatement } from '@gateway/db';
+import type { BankRouting, Directory } from '@gateway/federation';
 import { GatewayError, hmacSha256Hex, newId, parseIban, parseInput, requestHash, safeEqual, worldOf, type Currency, type Logger, type World } from '@gateway/kernel';
-import type { PaymentEngine } from '../engine/engine';
-import { MAX_OTP_FAILURES, type EngineSettings } from '../engine/engine.settings';
-import { executions } from '../engine/execution.repository';
+import type { PaymentEngine, StartedMovement } from '../engine/engine';
+import type { OtpRefusals, PayerOtp } from '../payer-otp/payer-otp';
 import { idempotency } from '../idempotency/idempotency.service';
 import { MerchantEntity } from '../merchant/merchant.entity';
 import { PAGE_SIZE_DEFAULT, pageRules } from '../session/session.rules';
 import { MandateChargeEntity, MandateEntity } from './mandate.entity';
-import { advanceMandateClock, countMandateOtpFailure, createChargeOnce, createMandate, loadCharge, loadMandate, lockActiveMandate, moveMandate } from './mandate.moves';
+import { advanceMandateClock, countMandateOtpFailure, createChargeOnceIn, createMandate, loadCharge, loadMandate, lockActiveMandate, moveMandate } from './mandate.moves';
 import { advanceClockRules, chargeMandateRules, confirmMandateRules, createMandateRules, revokeMandateRules, type CreateMandateRequest } from './mandate.rules';
 import { dayOf, formatDate, nextChargeDate, parseDate, periodOf } from './mandate.schedule';
 
@@ -41,10 +40,8 @@ export class MandateService {
   constructor(
     private readonly settings: MandateSettings,
     private readonly directory: Directory,
-    private readonly cores: BankCorePool,
-    private readonly otpGuard: OtpGuard,
+    private readonly payerOtp: PayerOtp,
     private readonly engine: PaymentEngine,
-    private readonly engineSettings: EngineSettings,
     private readonly logger: Logger,
   ) {}
 
@@ -138,15 +135,8 @@ export class MandateService {
     if (mandate.status !== 'PENDING_CONFIRMATION') {
       throw new GatewayError('MANDATE_NOT_PENDING_CONFIRMATION', `mandate ${id} is ${mandate.status}: only a mandate PENDING_CONFIRMATION can be confirmed`);
     }
-    const bank = await this.directory.bank({ handle: mandate.customerBank }, requestId);
     const customer = { bankHandle: mandate.customerBank, bankCustomerRef: mandate.customerRef, world: worldOf(mandate) };
-    try {
-      const verify = () => this.cores.for(bank, worldOf(mandate)).verifyCustomer({ customerRef: mandate.customerRef, otp, ...(requestId ? { requestId } : {}) });
-      await this.otpGuard.check(customer, otp, verify, requestId);
-    } catch (error) {
-      if (error instanceof GatewayError && error.code === 'OTP_INVALID') throw await this.otpRefused(em, mandate);
-      throw error; // CBS_TIMEOUT / CBS_ERROR / RATE_LIMITED: nothing counted, nothing moved
-    }
+    await this.payerOtp.verify(em, customer, otp, otpRefusals(mandate), requestId);
     const now = new Date();
     const moved = await em.fork().transactional((tx) =>
       moveMandate(tx, mandate, 'otp_accepted', now, {
@@ -196,15 +186,15 @@ export class MandateService {
       const claim = await idempotency.begin(em, merchantId, idempotencyKey, requestHash({ operation: 'chargeMandate', mandateId: id, ...request }));
       if (claim.kind === 'replay') return this.ownCharge(em, merchantId, String(claim.response.chargeId));
     }
-    let chargeId: string;
+    let started: StartedMovement;
     try {
-      chargeId = await this.createCharge(em, merchantId, id, request, idempotencyKey ?? null, requestId);
+      started = await this.createCharge(em, merchantId, id, request, idempotencyKey ?? null, requestId);
     } catch (error) {
       if (idempotencyKey != null) await idempotency.release(em, merchantId, idempotencyKey);
       throw error;
     }
-    await this.waitFor(this.engine.advance(em, chargeId));
-    return (await loadCharge(em.fork(), chargeId))!;
+    // Failed or not, the charge's record is the answer (its status and failure_code say which).
+    return (await this.engine.execute<MandateChargeEntity>(em, started)).movement;
   }
 
   /** Test mode only: moves the mandate's own clock forward (a Stripe-like test clock), e.g. to reach the next period. */
@@ -240,7 +230,7 @@ export class MandateService {
     request: { amount: number; reference: string },
     idempotencyKey: string | null,
     requestId?: string,
-  ): Promise<string> {
+  ): Promise<StartedMovement> {
     const mandate = await this.findOwn(em, merchantId, id);
     if (mandate.status !== 'ACTIVE') throw new GatewayError('MANDATE_NOT_ACTIVE', `mandate ${id} is ${mandate.status}; only an ACTIVE mandate can be charged`);
     if (BigInt(request.amount) > mandate.amount) {
@@ -251,10 +241,12 @@ export class MandateService {
     const creditor = await this.merchantAccount(em, merchantId, requestId);
     const chargeId = newId('charge');
     const now = new Date();
-    await em.fork().transactional(async (tx) => {
+    const started = await em.fork().transactional(async (tx) => {
       if (!(await lockActiveMandate(tx, id))) throw new GatewayError('MANDATE_NOT_ACTIVE', `mandate ${id} is no longer ACTIVE`);
-      const created = await createChargeOnce(
-        tx,
+      // One statement: the charge, unless the period has one already, and with it its execution.
+      const statement = new OneStatement(tx);
+      createChargeOnceIn(
+        statement,
         {
           id: chargeId,
           mandateId: id,
@@ -273,29 +265,24 @@ export class MandateService {
         },
         now,
       );
-      if (!created) {
+      const payer = { type: 'iban' as const, value: mandate.customerIban };
+      const charge = this.engine.startIn(
+        statement,
+        { movementId: chargeId, kind: 'mandate_charge', payer, debtorIban: mandate.customerIban, requestId: requestId ?? null },
+        now,
+        'charge',
+      );
+      if (!(await statement.run()).charge) {
         throw new GatewayError(
           'MANDATE_LIMIT_EXCEEDED',
           `mandate ${id} is already charged for the ${mandate.interval} period from ${formatDate(period.start)}; next: ${formatDate(period.end)}`,
         );
       }
-      executions.create(
-        tx,
-        {
-          sessionId: chargeId,
-          kind: 'mandate_charge',
-          payerType: 'iban',
-          payerValue: mandate.customerIban,
-          debtorIban: mandate.customerIban,
-          leaseUntil: new Date(now.getTime() + this.engineSettings.leaseMs),
-          requestId: requestId ?? null,
-        },
-        now,
-      );
       if (idempotencyKey != null) await idempotency.complete(tx, merchantId, idempotencyKey, { chargeId });
+      return charge;
     });
     this.logger.info({ mandate: id, charge: chargeId, period: formatDate(period.start), request_id: requestId }, 'mandate charge created: executing');
-    return chargeId;
+    return started;
   }
 
   private async ownCharge(em: EntityManager, merchantId: string, chargeId: string): Promise<MandateChargeEntity> {
@@ -330,29 +317,14 @@ export class MandateService {
     });
     return customer;
   }
-
-  /** Counts a wrong OTP atomically; the third FAILS the mandate. */
-  private async otpRefused(em: EntityManager, mandate: MandateEntity): Promise<GatewayError> {
-    const now = new Date();
-    const left = await em.fork().transactional(async (tx) => {
-      const failures = await countMandateOtpFailure(tx, mandate.id, now);
-      if (failures === null) return 0;
-      if (failures >= MAX_OTP_FAILURES) await moveMandate(tx, { ...mandate, status: 'PENDING_CONFIRMATION' }, 'otp_failed_too_often', now);
-      return Math.max(0, MAX_OTP_FAILURES - failures);
-    });
-    return new GatewayError(
-      'OTP_INVALID',
-      left > 0 ? `the one-time password was refused; ${left} attempt${left === 1 ? '' : 's'} left` : 'the one-time password was refused; the mandate has failed',
-    );
-  }
-
-  /** Lets the engine finish if it can within authorizeWaitMs; afterwards it carries on without the caller. */
-  private async waitFor(run: Promise<unknown>): Promise<void> {
-    let timer: NodeJS.Timeout | undefined;
-    await Promise.race([run, new Promise<void>((resolve) => (timer = setTimeout(resolve, this.engineSettings.authorizeWaitMs)))]);
-    clearTimeout(timer);
-  }
 }
+
+/** A wrong OTP is counted on the mandate; the last one FAILS it. */
+const otpRefusals = (mandate: MandateEntity): OtpRefusals => ({
+  what: 'mandate',
+  count: (tx, now) => countMandateOtpFailure(tx, mandate.id, now),
+  fail: (tx, now) => moveMandate(tx, { ...mandate, status: 'PENDING_CONFIRMATION' }, 'otp_failed_too_often', now),
+});
 
 /** Newest first, continuing strictly after the cursor row (keyset on created_at, id). */
 async function page<T extends MandateEntity | MandateChargeEntity>(

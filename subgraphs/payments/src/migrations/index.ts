@@ -15,6 +15,7 @@ import { Migration20261130000700_delivery_position_lease_tokens } from './Migrat
 import { Migration20261202000100_outbox_relay_lease } from './Migration20261202000100_outbox_relay_lease';
 import { Migration20261203000100_livemode } from './Migration20261203000100_livemode';
 import { Migration20261203000200_checkout_checks_in_flight } from './Migration20261203000200_checkout_checks_in_flight';
+import { Migration20261204000100_execution_movement_id } from './Migration20261204000100_execution_movement_id';
 
 /** Committed migrations of the payments schema, in order. */
 export const migrations: MigrationObject[] = [
@@ -34,4 +35,5 @@ export const migrations: MigrationObject[] = [
   { name: 'Migration20261202000100_outbox_relay_lease', class: Migration20261202000100_outbox_relay_lease },
   { name: 'Migration20261203000100_livemode', class: Migration20261203000100_livemode },
   { name: 'Migration20261203000200_checkout_checks_in_flight', class: Migration20261203000200_checkout_checks_in_flight },
+  { name: 'Migration20261204000100_execution_movement_id', class: Migration20261204000100_execution_movement_id },
 ];

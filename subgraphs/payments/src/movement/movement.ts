@@ -26,8 +26,9 @@ export interface Movement {
   description: string | null;
   /** The requester's own reference (a merchant's), shown in descriptions when there is no description. */
   reference: string | null;
-  /** Why it failed, once FAILED (or REJECTED). */
+  /** Why it failed, once FAILED (or REJECTED): set with the failing move and only then. */
   failureCode: string | null;
+  failureDetail: string | null;
 }
 
 /** The moves the engine makes; every kind's transition table has each of them. */

@@ -1,9 +1,9 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { EventBus, PlatformEvent, Subscription } from '@gateway/events';
 import { isCurrency, type Logger } from '@gateway/kernel';
+import { OneStatement } from '@gateway/db';
 import type { PaymentEngine } from '../engine/engine';
-import { executions } from '../engine/execution.repository';
-import { answerAgain, createOrderMovementOnce, loadOrderMovement } from './order-movement.moves';
+import { answerAgain, createOrderMovementOnceIn, loadOrderMovement } from './order-movement.moves';
 
 /** payments' queue for open-banking's requests (competing consumers across instances). */
 export const MOVEMENT_REQUEST_GROUP = 'payments.movement-requests';
@@ -57,7 +57,7 @@ function requestOf(event: PlatformEvent): MovementRequest | null {
  * finished movement's answer is sent again, an unfinished one belongs to its run or the recovery
  * job.
  */
-export async function executeMovementRequest(root: EntityManager, engine: PaymentEngine, leaseMs: number, event: PlatformEvent, logger: Logger): Promise<void> {
+export async function executeMovementRequest(root: EntityManager, engine: PaymentEngine, event: PlatformEvent, logger: Logger): Promise<void> {
   if (event.kind !== MOVEMENT_REQUESTED) return;
   const request = requestOf(event);
   if (!request) {
@@ -66,28 +66,20 @@ export async function executeMovementRequest(root: EntityManager, engine: Paymen
   }
   const now = new Date();
   const em = root.fork();
-  const created = await em.transactional(async (tx) => {
-    const settlementType = request.debtorBank === request.creditorBank ? 'internal' : 'rail';
-    if (!(await createOrderMovementOnce(tx, { ...request, settlementType }, now))) return false;
-    executions.create(
-      tx,
-      {
-        sessionId: request.id,
-        kind: 'payment_order',
-        payerType: 'iban',
-        payerValue: request.debtorIban,
-        debtorIban: request.debtorIban,
-        leaseUntil: new Date(now.getTime() + leaseMs),
-        requestId: request.requestId,
-      },
-      now,
-    );
-    return true;
-  });
-  if (created) {
+  // One statement: the movement, unless the order was requested before, and with it its execution.
+  const statement = new OneStatement(em);
+  createOrderMovementOnceIn(statement, { ...request, settlementType: request.debtorBank === request.creditorBank ? 'internal' : 'rail' }, now);
+  const payer = { type: 'iban' as const, value: request.debtorIban };
+  const started = engine.startIn(
+    statement,
+    { movementId: request.id, kind: 'payment_order', payer, debtorIban: request.debtorIban, requestId: request.requestId },
+    now,
+    'movement',
+  );
+  if ((await statement.run()).movement) {
     logger.info({ payment_order: request.id, tpp: request.tppId, request_id: request.requestId }, 'payment order movement requested: executing');
-    // Not awaited: the bus's next request does not wait on a core; a crash is the recovery job's.
-    void engine.advance(root, request.id);
+    // Not awaited: the bus's next request does not wait on a core.
+    engine.launch(root, started);
     return;
   }
   const existing = await loadOrderMovement(em, request.id);
@@ -97,10 +89,10 @@ export async function executeMovementRequest(root: EntityManager, engine: Paymen
 }
 
 /** Subscribes payments to open-banking's movement requests. */
-export function consumeMovementRequests(root: EntityManager, bus: EventBus, engine: PaymentEngine, leaseMs: number, logger: Logger): Promise<Subscription> {
+export function consumeMovementRequests(root: EntityManager, bus: EventBus, engine: PaymentEngine, logger: Logger): Promise<Subscription> {
   return bus.consume(MOVEMENT_REQUEST_GROUP, MOVEMENT_REQUESTED, async (event) => {
     try {
-      await executeMovementRequest(root, engine, leaseMs, event, logger);
+      await executeMovementRequest(root, engine, event, logger);
     } catch (error) {
       // Thrown back: the bus delivers the request again later (a database hiccup passes).
       logger.warn({ err: error, event: event.id, payment_order: event.aggregateId }, 'movement request not taken yet; the bus will deliver it again');

@@ -1,6 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { OneStatement } from '@gateway/db';
-import { newEventRow, OutboxEvent, recordEvent } from '@gateway/events';
+import { recordEvent, recordEventIn } from '@gateway/events';
 import type { MovementKind } from '../movement/movement';
 import { OrderMovementEntity } from './order-movement.entity';
 import {
@@ -49,16 +49,17 @@ export type NewOrderMovement = Pick<
 >;
 
 /**
- * The 'requested' move, once per order id: true when this call created the row, false when the
- * order was requested before (a duplicate delivery, the sweeper asking again). Raw SQL because
- * "once" is `on conflict do nothing`, which must not abort the caller's transaction as a failed
- * insert would.
+ * The 'requested' move, once per order id, as part `movement` of the caller's statement: it
+ * writes a row only the first time (not for a duplicate delivery or the sweeper asking again).
+ * Raw SQL because "once" is `on conflict do nothing`, which must not abort the statement as a
+ * failed insert would.
  */
-export async function createOrderMovementOnce(tx: EntityManager, fields: NewOrderMovement, now: Date): Promise<boolean> {
+export function createOrderMovementOnceIn(statement: OneStatement, fields: NewOrderMovement, now: Date): void {
   const move = orderMovementTransitionFor(null, 'requested')!;
-  const inserted: unknown[] = await tx.execute(
+  statement.sql(
+    'movement',
     `insert into "payments"."order_movements" ("id", "tpp_id", "livemode", "status", "debtor_bank", "debtor_iban", "creditor_bank", "creditor_iban", "amount", "currency", "description", "settlement_type", "created_at", "updated_at")
-     values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) on conflict ("id") do nothing returning "id"`,
+     values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) on conflict ("id") do nothing returning 1`,
     [
       fields.id,
       fields.tppId,
@@ -76,7 +77,6 @@ export async function createOrderMovementOnce(tx: EntityManager, fields: NewOrde
       now,
     ],
   );
-  return inserted.length > 0;
 }
 
 type OrderMovementChanges = Partial<Pick<OrderMovementEntity, 'failureCode' | 'failureDetail'>>;
@@ -99,7 +99,7 @@ export function moveOrderMovementIn(
 ): Partial<OrderMovementEntity> {
   const { move, update } = planMove(movement, trigger, now, changes);
   statement.update('moved', OrderMovementEntity, { id: movement.id, status: movement.status }, update, when);
-  if (move.event) statement.insert('moved_event', OutboxEvent, newEventRow(movementEvent(move.event, Object.assign(new OrderMovementEntity(), movement, update)), now), 'moved');
+  if (move.event) recordEventIn(statement, 'moved_event', movementEvent(move.event, Object.assign(new OrderMovementEntity(), movement, update)), now, 'moved');
   return update;
 }
 

@@ -1,5 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { newEventRow, recordEvent, type OutboxEvent } from '@gateway/events';
+import type { OneStatement } from '@gateway/db';
+import { recordEvent, recordEventIn } from '@gateway/events';
 import type { PaymentSessionEntity } from './session.entity';
 import type { PaymentEventKind } from './session.transitions';
 
@@ -36,7 +37,7 @@ export function recordSessionEvent(em: EntityManager, kind: PaymentEventKind, se
   recordEvent(em, eventInput(kind, session), now);
 }
 
-/** The outbox row of a move's event, for a move written as one statement (session.moves.ts). */
-export function sessionEventRow(kind: PaymentEventKind, session: PaymentSessionEntity, now: Date): OutboxEvent {
-  return newEventRow(eventInput(kind, session), now);
+/** The event of a move written as one statement (session.moves.ts): part `name`, written only if part `when` changed a row. */
+export function recordSessionEventIn(statement: OneStatement, name: string, kind: PaymentEventKind, session: PaymentSessionEntity, now: Date, when?: string): void {
+  recordEventIn(statement, name, eventInput(kind, session), now, when);
 }

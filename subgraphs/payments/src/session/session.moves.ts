@@ -1,9 +1,8 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { FilterQuery } from '@mikro-orm/core';
 import type { OneStatement } from '@gateway/db';
-import { OutboxEvent } from '@gateway/events';
 import { PaymentSessionEntity } from './session.entity';
-import { recordSessionEvent, sessionEventRow } from './session.events';
+import { recordSessionEvent, recordSessionEventIn } from './session.events';
 import { REACHED_AT, refusal, transitionFor, type SessionTrigger } from './session.transitions';
 
 /*
@@ -48,7 +47,7 @@ export function newSession(fields: NewSession, now: Date): PaymentSessionEntity 
 export function createSessionIn(statement: OneStatement, session: PaymentSessionEntity, now: Date, when?: string): void {
   const move = transitionFor(null, 'created')!;
   statement.insert('session', PaymentSessionEntity, { ...session }, when);
-  statement.insert('session_event', OutboxEvent, sessionEventRow(move.event, session, now), when ? 'session' : undefined);
+  recordSessionEventIn(statement, 'session_event', move.event, session, now, when ? 'session' : undefined);
 }
 
 /**
@@ -166,7 +165,7 @@ export function moveSessionIn(
 ): Partial<PaymentSessionEntity> {
   const { move, update } = planMove(session, trigger, now, changes);
   statement.update(name, PaymentSessionEntity, { ...(condition as object), id: session.id, status: session.status }, update, when);
-  statement.insert(`${name}_event`, OutboxEvent, sessionEventRow(move.event, Object.assign(new PaymentSessionEntity(), session, update), now), name);
+  recordSessionEventIn(statement, `${name}_event`, move.event, Object.assign(new PaymentSessionEntity(), session, update), now, name);
   return update;
 }
 
