@@ -40,6 +40,16 @@ export class SubscriptionSample {
     return true;
   }
 
+  /** Statuses received twice in one connection, over every watcher. */
+  get repeated(): number {
+    return this.watched.reduce((n, w) => n + w.order.repeated, 0);
+  }
+
+  /** Statuses older than one received before, over every watcher. */
+  get backwards(): number {
+    return this.watched.reduce((n, w) => n + w.order.backwards, 0);
+  }
+
   /** Waits up to `graceMs` for the watchers to see their sessions' final statuses, then closes the rest. */
   async stop(graceMs: number): Promise<void> {
     const all = Promise.all(this.running);
