@@ -20,3 +20,4 @@ export * from './static-assets';
 export * from './in-process';
 export * from './memoized';
 export * from './world';
+export * from './transitions';

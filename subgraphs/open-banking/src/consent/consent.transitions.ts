@@ -1,4 +1,4 @@
-import { GatewayError } from '@gateway/kernel';
+import { GatewayError, transitionLookup, type Transition } from '@gateway/kernel';
 
 export const CONSENT_STATUSES = ['AWAITING_AUTHORISATION', 'AUTHORISED', 'REJECTED', 'REVOKED', 'EXPIRED'] as const;
 export type ConsentStatus = (typeof CONSENT_STATUSES)[number];
@@ -16,13 +16,8 @@ export type ConsentTrigger = 'created' | 'customer_approved' | 'customer_rejecte
  */
 export type ConsentEventKind = 'consent.granted' | 'consent.revoked' | 'consent.expired' | 'internal.consent.rejected';
 
-export interface ConsentTransition {
-  from: ConsentStatus | null;
-  trigger: ConsentTrigger;
-  to: ConsentStatus;
-  /** Written to the outbox in the transaction that makes the move; null: nobody needs to hear of it. */
-  event: ConsentEventKind | null;
-}
+/** The event is written to the outbox with the move; null: nobody needs to hear of it. */
+export type ConsentTransition = Transition<ConsentStatus, ConsentTrigger, ConsentEventKind | null>;
 
 /**
  * The one table of consent moves (spec "States and transitions", consent; contract "Open Banking
@@ -42,9 +37,7 @@ export const CONSENT_TRANSITIONS: readonly ConsentTransition[] = [
   { from: 'AUTHORISED', trigger: 'expiry_reached', to: 'EXPIRED', event: 'consent.expired' },
 ];
 
-export function consentTransitionFor(from: ConsentStatus | null, trigger: ConsentTrigger): ConsentTransition | undefined {
-  return CONSENT_TRANSITIONS.find((row) => row.from === from && row.trigger === trigger);
-}
+export const consentTransitionFor = transitionLookup(CONSENT_TRANSITIONS);
 
 /** Why a consent in `status` cannot take `trigger`, in the spec's words where it has them. */
 export function consentRefusal(consentId: string, status: ConsentStatus, trigger: ConsentTrigger): GatewayError {

@@ -1,4 +1,4 @@
-import { GatewayError } from '@gateway/kernel';
+import { GatewayError, transitionLookup, type Transition } from '@gateway/kernel';
 
 export const PAYMENT_ORDER_STATUSES = ['PENDING_SCA', 'PROCESSING', 'COMPLETED', 'FAILED', 'REJECTED'] as const;
 export type PaymentOrderStatus = (typeof PAYMENT_ORDER_STATUSES)[number];
@@ -11,12 +11,8 @@ export type PaymentOrderTrigger =
 
 export type PaymentOrderEventKind = 'payment_order.processing' | 'payment_order.pending_sca' | 'payment_order.completed' | 'payment_order.failed' | 'payment_order.rejected';
 
-export interface PaymentOrderTransition {
-  from: PaymentOrderStatus | null;
-  trigger: PaymentOrderTrigger;
-  to: PaymentOrderStatus;
-  /** Written to the outbox (audience: the TPP) in the transaction that makes the move. */
-  event: PaymentOrderEventKind;
+/** The event is written to the outbox (audience: the TPP) with the move. */
+export interface PaymentOrderTransition extends Transition<PaymentOrderStatus, PaymentOrderTrigger, PaymentOrderEventKind> {
   /** The move hands the money to the payments engine: movement.requested goes out with it. */
   requestsMovement: boolean;
 }
@@ -41,9 +37,7 @@ export const PAYMENT_ORDER_TRANSITIONS: readonly PaymentOrderTransition[] = [
   { from: 'PROCESSING', trigger: 'movement_declined', to: 'REJECTED', event: 'payment_order.rejected', requestsMovement: false },
 ];
 
-export function orderTransitionFor(from: PaymentOrderStatus | null, trigger: PaymentOrderTrigger): PaymentOrderTransition | undefined {
-  return PAYMENT_ORDER_TRANSITIONS.find((row) => row.from === from && row.trigger === trigger);
-}
+export const orderTransitionFor = transitionLookup(PAYMENT_ORDER_TRANSITIONS);
 
 export function orderRefusal(orderId: string, status: PaymentOrderStatus, trigger: PaymentOrderTrigger): GatewayError {
   return new GatewayError('VALIDATION_ERROR', `payment order ${orderId} is ${status}: ${trigger} is not possible now`);

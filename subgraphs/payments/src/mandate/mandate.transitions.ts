@@ -1,5 +1,6 @@
-import { GatewayError } from '@gateway/kernel';
+import { GatewayError, transitionLookup, type Transition } from '@gateway/kernel';
 import type { EngineTrigger } from '../movement/movement';
+import { engineMovementTransitions, FINAL_MOVEMENT_STATUSES, MOVEMENT_REACHED_AT, MOVEMENT_STATUSES, type MovementStatus } from '../movement/movement.transitions';
 
 export const MANDATE_STATUSES = ['PENDING_CONFIRMATION', 'ACTIVE', 'CANCELLED', 'FAILED'] as const;
 export type MandateStatus = (typeof MANDATE_STATUSES)[number];
@@ -14,12 +15,7 @@ export type MandateTrigger = 'created' | 'otp_accepted' | 'otp_failed_too_often'
  */
 export type MandateEventKind = 'mandate.activated' | 'mandate.cancelled' | 'internal.mandate.failed';
 
-export interface MandateTransition {
-  from: MandateStatus | null;
-  trigger: MandateTrigger;
-  to: MandateStatus;
-  event: MandateEventKind | null;
-}
+export type MandateTransition = Transition<MandateStatus, MandateTrigger, MandateEventKind | null>;
 
 /**
  * The one table of mandate moves (API-CONTRACT "Mandates"): confirmed by the customer's OTP
@@ -36,8 +32,7 @@ export const MANDATE_TRANSITIONS: readonly MandateTransition[] = [
   { from: 'ACTIVE', trigger: 'revoked', to: 'CANCELLED', event: 'mandate.cancelled' },
 ];
 
-export const mandateTransitionFor = (from: MandateStatus | null, trigger: MandateTrigger): MandateTransition | undefined =>
-  MANDATE_TRANSITIONS.find((row) => row.from === from && row.trigger === trigger);
+export const mandateTransitionFor = transitionLookup(MANDATE_TRANSITIONS);
 
 export const MANDATE_REACHED_AT = {
   PENDING_CONFIRMATION: 'createdAt',
@@ -54,47 +49,27 @@ export function mandateRefusal(id: string, status: MandateStatus, trigger: Manda
   return new GatewayError('MANDATE_NOT_ACTIVE', `mandate ${id} is ${status}`);
 }
 
-export const CHARGE_STATUSES = ['PROCESSING', 'SETTLEMENT_PENDING', 'COMPLETED', 'FAILED'] as const;
-export type ChargeStatus = (typeof CHARGE_STATUSES)[number];
-
-export const FINAL_CHARGE_STATUSES: ReadonlySet<ChargeStatus> = new Set(['COMPLETED', 'FAILED']);
+export type ChargeStatus = MovementStatus;
+export const CHARGE_STATUSES = MOVEMENT_STATUSES;
+export const FINAL_CHARGE_STATUSES = FINAL_MOVEMENT_STATUSES;
+export const CHARGE_REACHED_AT = MOVEMENT_REACHED_AT;
 
 export type ChargeTrigger = 'created' | EngineTrigger;
 
 export type ChargeEventKind = 'mandate.charge.completed' | 'mandate.charge.failed';
 
-export interface ChargeTransition {
-  from: ChargeStatus | null;
-  trigger: ChargeTrigger;
-  to: ChargeStatus;
-  event: ChargeEventKind | null;
-}
+export type ChargeTransition = Transition<ChargeStatus, ChargeTrigger, ChargeEventKind | null>;
 
 /**
- * The one table of a charge's moves: the engine's, as for a session (same bank: COMPLETED when the
- * credit is booked; cross bank: SETTLEMENT_PENDING after the debit, COMPLETED on the creditor
- * bank's confirmation or the evidence of the booked credit). The merchant sees SETTLEMENT_PENDING
- * as PROCESSING (contract: PROCESSING, COMPLETED, FAILED).
+ * The one table of a charge's moves: the engine's, as for a session (engineMovementTransitions).
+ * The merchant sees SETTLEMENT_PENDING as PROCESSING (contract: PROCESSING, COMPLETED, FAILED).
  */
-export const CHARGE_TRANSITIONS: readonly ChargeTransition[] = [
-  { from: null, trigger: 'created', to: 'PROCESSING', event: null },
-  { from: 'PROCESSING', trigger: 'internal_credit_booked', to: 'COMPLETED', event: 'mandate.charge.completed' },
-  { from: 'PROCESSING', trigger: 'cross_bank_debit_booked', to: 'SETTLEMENT_PENDING', event: null },
-  { from: 'PROCESSING', trigger: 'core_failure', to: 'FAILED', event: 'mandate.charge.failed' },
-  { from: 'SETTLEMENT_PENDING', trigger: 'credit_confirmed', to: 'COMPLETED', event: 'mandate.charge.completed' },
-  { from: 'SETTLEMENT_PENDING', trigger: 'credit_evidenced', to: 'COMPLETED', event: 'mandate.charge.completed' },
-  { from: 'SETTLEMENT_PENDING', trigger: 'core_failure', to: 'FAILED', event: 'mandate.charge.failed' },
-];
+export const CHARGE_TRANSITIONS: readonly ChargeTransition[] = engineMovementTransitions('created', {
+  completed: 'mandate.charge.completed',
+  failed: 'mandate.charge.failed',
+});
 
-export const chargeTransitionFor = (from: ChargeStatus | null, trigger: ChargeTrigger): ChargeTransition | undefined =>
-  CHARGE_TRANSITIONS.find((row) => row.from === from && row.trigger === trigger);
-
-export const CHARGE_REACHED_AT = {
-  PROCESSING: 'createdAt',
-  SETTLEMENT_PENDING: 'settlementPendingAt',
-  COMPLETED: 'completedAt',
-  FAILED: 'failedAt',
-} as const satisfies Record<ChargeStatus, string>;
+export const chargeTransitionFor = transitionLookup(CHARGE_TRANSITIONS);
 
 /** What the merchant sees: the rail's wait is part of PROCESSING. */
 export const publicChargeStatus = (status: ChargeStatus): 'PROCESSING' | 'COMPLETED' | 'FAILED' => (status === 'SETTLEMENT_PENDING' ? 'PROCESSING' : status);

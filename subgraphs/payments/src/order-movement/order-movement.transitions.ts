@@ -1,49 +1,29 @@
+import { transitionLookup, type Transition } from '@gateway/kernel';
 import type { EngineTrigger } from '../movement/movement';
+import { engineMovementTransitions, FINAL_MOVEMENT_STATUSES, MOVEMENT_REACHED_AT, MOVEMENT_STATUSES, type MovementStatus } from '../movement/movement.transitions';
 
-export const ORDER_MOVEMENT_STATUSES = ['PROCESSING', 'SETTLEMENT_PENDING', 'COMPLETED', 'FAILED'] as const;
-export type OrderMovementStatus = (typeof ORDER_MOVEMENT_STATUSES)[number];
-
-export const FINAL_ORDER_MOVEMENT_STATUSES: ReadonlySet<OrderMovementStatus> = new Set(['COMPLETED', 'FAILED']);
+export type OrderMovementStatus = MovementStatus;
+export const ORDER_MOVEMENT_STATUSES = MOVEMENT_STATUSES;
+export const FINAL_ORDER_MOVEMENT_STATUSES = FINAL_MOVEMENT_STATUSES;
+export const ORDER_MOVEMENT_REACHED_AT = MOVEMENT_REACHED_AT;
 
 export type OrderMovementTrigger = 'requested' | EngineTrigger;
 
 /** Internal events to open-banking (no audience): the engine's answer to movement.requested. */
 export type MovementEventKind = 'movement.completed' | 'movement.failed';
 
-export interface OrderMovementTransition {
-  from: OrderMovementStatus | null;
-  trigger: OrderMovementTrigger;
-  to: OrderMovementStatus;
-  /** Written to payments' outbox in the transaction of the move; null: nothing to tell yet. */
-  event: MovementEventKind | null;
-}
+export type OrderMovementTransition = Transition<OrderMovementStatus, OrderMovementTrigger, MovementEventKind | null>;
 
 /**
- * The one table of a payment order's movement: the session's execution rows with the same
- * guarantees (same bank: COMPLETED when the credit is booked; cross bank: SETTLEMENT_PENDING
- * after the debit, COMPLETED only on the creditor bank's confirmation or the evidence of the
- * booked credit). The order's own statuses are open-banking's; it learns the end from the event.
+ * The one table of a payment order's movement (the engine's, engineMovementTransitions). The
+ * order's own statuses are open-banking's; it learns the end from the event.
  */
-export const ORDER_MOVEMENT_TRANSITIONS: readonly OrderMovementTransition[] = [
-  { from: null, trigger: 'requested', to: 'PROCESSING', event: null },
-  { from: 'PROCESSING', trigger: 'internal_credit_booked', to: 'COMPLETED', event: 'movement.completed' },
-  { from: 'PROCESSING', trigger: 'cross_bank_debit_booked', to: 'SETTLEMENT_PENDING', event: null },
-  { from: 'PROCESSING', trigger: 'core_failure', to: 'FAILED', event: 'movement.failed' },
-  { from: 'SETTLEMENT_PENDING', trigger: 'credit_confirmed', to: 'COMPLETED', event: 'movement.completed' },
-  { from: 'SETTLEMENT_PENDING', trigger: 'credit_evidenced', to: 'COMPLETED', event: 'movement.completed' },
-  { from: 'SETTLEMENT_PENDING', trigger: 'core_failure', to: 'FAILED', event: 'movement.failed' },
-];
+export const ORDER_MOVEMENT_TRANSITIONS: readonly OrderMovementTransition[] = engineMovementTransitions('requested', {
+  completed: 'movement.completed',
+  failed: 'movement.failed',
+});
 
-export function orderMovementTransitionFor(from: OrderMovementStatus | null, trigger: OrderMovementTrigger): OrderMovementTransition | undefined {
-  return ORDER_MOVEMENT_TRANSITIONS.find((row) => row.from === from && row.trigger === trigger);
-}
-
-export const ORDER_MOVEMENT_REACHED_AT = {
-  PROCESSING: 'createdAt',
-  SETTLEMENT_PENDING: 'settlementPendingAt',
-  COMPLETED: 'completedAt',
-  FAILED: 'failedAt',
-} as const satisfies Record<OrderMovementStatus, string>;
+export const orderMovementTransitionFor = transitionLookup(ORDER_MOVEMENT_TRANSITIONS);
 
 /**
  * How open-banking should read a failure (movement.failed `refusal`): the payer's bank refused

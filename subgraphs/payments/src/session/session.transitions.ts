@@ -1,4 +1,4 @@
-import { GatewayError } from '@gateway/kernel';
+import { GatewayError, transitionLookup, type Transition } from '@gateway/kernel';
 
 export const SESSION_STATUSES = ['PENDING', 'PROCESSING', 'SETTLEMENT_PENDING', 'COMPLETED', 'FAILED', 'EXPIRED'] as const;
 export type SessionStatus = (typeof SESSION_STATUSES)[number];
@@ -19,13 +19,8 @@ export type SessionTrigger =
 
 export type PaymentEventKind = 'payment.initiated' | 'payment.processing' | 'payment.completed' | 'payment.failed' | 'payment.expired';
 
-export interface SessionTransition {
-  from: SessionStatus | null;
-  trigger: SessionTrigger;
-  to: SessionStatus;
-  /** Written to the outbox in the transaction that makes the move. */
-  event: PaymentEventKind;
-}
+/** Every move writes its event to the outbox with it. */
+export type SessionTransition = Transition<SessionStatus, SessionTrigger, PaymentEventKind>;
 
 /**
  * The one table of session moves (spec "States and transitions", payment session). A move that
@@ -47,9 +42,7 @@ export const SESSION_TRANSITIONS: readonly SessionTransition[] = [
   { from: 'SETTLEMENT_PENDING', trigger: 'core_failure', to: 'FAILED', event: 'payment.failed' },
 ];
 
-export function transitionFor(from: SessionStatus | null, trigger: SessionTrigger): SessionTransition | undefined {
-  return SESSION_TRANSITIONS.find((row) => row.from === from && row.trigger === trigger);
-}
+export const transitionFor = transitionLookup(SESSION_TRANSITIONS);
 
 /**
  * Why a session in `status` cannot take `trigger`, in the spec's words for what a client can
