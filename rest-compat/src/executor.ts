@@ -1,6 +1,6 @@
 import type { FastifyRequest } from 'fastify';
 import { request as httpRequest, type Dispatcher } from 'undici';
-import { GatewayError, localEndpoint, withinDeadline, type Logger } from '@gateway/kernel';
+import { callGraphQL, GatewayError, type HttpTransport, type LocalResponse, type Logger } from '@gateway/kernel';
 import { fromGraphQLError, type GraphQLErrorLike } from './errors';
 import { callerHeaders, credentialHeaders, type HeaderBag } from './headers';
 import type { GraphQLData } from './route';
@@ -30,7 +30,7 @@ export interface ExecutorOptions {
   graphqlUrl: string;
   dispatcher: Dispatcher;
   logger: Logger;
-  /** Longest wait for the router's answer (the dispatcher's own timeouts over HTTP). */
+  /** Longest wait for the router's whole answer, in process or over HTTP. */
   timeoutMs: number;
 }
 
@@ -46,6 +46,13 @@ const unavailable = (detail: string) => ({ error: new GatewayError('SERVICE_UNAV
  * request id and IP. Any GraphQL error fails the whole call (a REST response is never partial).
  */
 export function createExecutor({ graphqlUrl, dispatcher, logger, timeoutMs }: ExecutorOptions): Execute {
+  // Over HTTP through rest-compat's own pool, so stop() closes every socket to the router.
+  const overHttp: HttpTransport = async (url, { headers, body }, signal) => {
+    const response = await httpRequest(url, { method: 'POST', dispatcher, headers, body: JSON.stringify(body), signal });
+    return { status: response.statusCode, headers: response.headers as Record<string, string>, body: await response.body.text() };
+  };
+  // What the log says when no answer came (the client gets 503 either way).
+  const noAnswer = (late: boolean, cause: unknown) => (late ? new Error(`no answer within ${timeoutMs} ms`) : cause instanceof Error ? cause : new Error(String(cause)));
   return async (request, operation, variables, operationName, options) => {
     const headers = {
       'content-type': 'application/json',
@@ -54,31 +61,20 @@ export function createExecutor({ graphqlUrl, dispatcher, logger, timeoutMs }: Ex
       ...callerHeaders(request),
     };
     const body = { query: operation, variables, ...(operationName ? { operationName } : {}) };
-    // The router in this process answers without HTTP (kernel's in-process.ts); elsewhere over HTTP.
-    const local = localEndpoint(graphqlUrl);
+    // In process when the router runs here (kernel's in-process.ts), else over HTTP: one deadline, one error.
+    let response: LocalResponse;
+    try {
+      response = await callGraphQL(graphqlUrl, { headers, body, ip: request.ip }, { timeoutMs, failure: noAnswer, overHttp });
+    } catch (error) {
+      logger.warn({ err: error, request_id: request.requestId }, 'router unreachable');
+      return unavailable('the GraphQL router could not be reached');
+    }
     let answer: { payload: GraphQLResponse; headers: HeaderBag };
-    if (local) {
-      try {
-        const response = await withinDeadline(local({ headers, body, ip: request.ip }), timeoutMs, () => new Error(`no answer within ${timeoutMs} ms`));
-        answer = { payload: JSON.parse(response.body) as GraphQLResponse, headers: response.headers };
-      } catch (error) {
-        logger.warn({ err: error, request_id: request.requestId }, 'router failed in process');
-        return unavailable('the GraphQL router could not answer');
-      }
-    } else {
-      let response: Dispatcher.ResponseData;
-      try {
-        response = await httpRequest(graphqlUrl, { method: 'POST', dispatcher, headers, body: JSON.stringify(body) });
-      } catch (error) {
-        logger.warn({ err: error, request_id: request.requestId }, 'router unreachable');
-        return unavailable('the GraphQL router could not be reached');
-      }
-      try {
-        answer = { payload: (await response.body.json()) as GraphQLResponse, headers: response.headers as HeaderBag };
-      } catch (error) {
-        logger.warn({ err: error, request_id: request.requestId, status: response.statusCode }, 'router answered without a GraphQL body');
-        return unavailable('the GraphQL router gave an unreadable answer');
-      }
+    try {
+      answer = { payload: JSON.parse(response.body) as GraphQLResponse, headers: response.headers };
+    } catch (error) {
+      logger.warn({ err: error, request_id: request.requestId, status: response.status }, 'router answered without a GraphQL body');
+      return unavailable('the GraphQL router gave an unreadable answer');
     }
 
     const { payload } = answer;

@@ -13,11 +13,10 @@ import {
 import { operationFromDocument, Supergraph } from '@apollo/federation-internals';
 import { QueryPlanner, type FetchNode } from '@apollo/query-planner';
 import type { Agent } from 'undici';
-import { GatewayError, isErrorCode, memoized, PRINCIPAL_HEADER, REQUEST_ID_HEADER, type LocalResponse } from '@gateway/kernel';
+import { GatewayError, isErrorCode, memoized, type LocalResponse } from '@gateway/kernel';
 import type { SubgraphEndpoint } from './compose';
 import type { OperationSource } from './operation';
-import { subgraphFetcher } from './subgraph-fetch';
-import { callInProcess } from './subgraph-source';
+import { subgraphCall, type SubgraphCaller } from './subgraph-call';
 
 /** An operation one subgraph answers whole: what the gateway's plan would send it. */
 interface WholeOperation {
@@ -48,10 +47,7 @@ export interface Forwarded extends LocalResponse {
 }
 
 /** Who calls and under which request id: what the gateway would attach to its subgraph fetch. */
-export interface ForwardCaller {
-  signedPrincipal: string;
-  requestId: string;
-}
+export type ForwardCaller = SubgraphCaller;
 
 export type Forwarder = (source: OperationSource | undefined, headers: Record<string, string | string[] | undefined>, caller: ForwardCaller) => Promise<Forwarded | undefined>;
 
@@ -87,7 +83,7 @@ export function createForwarder(options: ForwarderOptions): Forwarder {
   const planner = new QueryPlanner(supergraph);
   const rules = [...specifiedRules, ...options.validationRules];
   const endpoints = new Map(options.subgraphs.map((subgraph) => [subgraph.name, subgraph]));
-  const fetchers = new Map(options.subgraphs.map((subgraph) => [subgraph.name, subgraphFetcher(subgraph.name, options.timeoutMs, options.agent)]));
+  const calls = new Map(options.subgraphs.map((subgraph) => [subgraph.name, subgraphCall(subgraph.name, subgraph.url, options.timeoutMs, options.agent)]));
 
   const wholeOf = (query: string, operationName: string | undefined): WholeOperation | null => {
     try {
@@ -119,11 +115,7 @@ export function createForwarder(options: ForwarderOptions): Forwarder {
     const { subgraph, fetch } = whole;
     const used = Object.fromEntries((fetch.variableUsages ?? []).filter((name) => name in variables).map((name) => [name, variables[name]]));
     const body = { query: fetch.operation, variables: used, ...(fetch.operationName ? { operationName: fetch.operationName } : {}) };
-    const local = callInProcess(subgraph.name, subgraph.url, options.timeoutMs, caller, body);
-    if (local) return local;
-    const headers = { [PRINCIPAL_HEADER]: caller.signedPrincipal, [REQUEST_ID_HEADER]: caller.requestId, 'content-type': 'application/json' };
-    const response = await fetchers.get(subgraph.name)!(subgraph.url, { method: 'POST', headers, body: JSON.stringify(body) });
-    return { status: response.status, headers: {}, body: await response.text() };
+    return calls.get(subgraph.name)!(caller, body);
   };
 
   return async (source, headers, caller) => {

@@ -1,4 +1,4 @@
-import { GatewayError, isErrorCode, localEndpoint, newId, PRINCIPAL_HEADER, REQUEST_ID_HEADER, retryAfterOf, signPrincipal } from '@gateway/kernel';
+import { callGraphQL, GatewayError, isErrorCode, newId, PRINCIPAL_HEADER, REQUEST_ID_HEADER, retryAfterOf, signPrincipal } from '@gateway/kernel';
 
 export interface ServiceClientOptions {
   /** The router's GraphQL endpoint; a function because in one process the router starts last. */
@@ -29,20 +29,13 @@ export function createServiceClient(options: ServiceClientOptions): ServiceClien
       [PRINCIPAL_HEADER]: signPrincipal({ kind: 'service', id: options.service }, options.platformSecret),
       [REQUEST_ID_HEADER]: requestId,
     };
-    let body: GraphQLAnswer;
-    // The router in this process answers without HTTP (kernel's in-process.ts); elsewhere over HTTP.
-    const local = localEndpoint(url);
-    if (local) {
-      body = JSON.parse((await local({ headers, body: { query, variables }, ip: '127.0.0.1' })).body) as GraphQLAnswer;
-    } else {
-      let response: Response;
-      try {
-        response = await fetch(url, { method: 'POST', headers, body: JSON.stringify({ query, variables }), signal: AbortSignal.timeout(timeoutMs) });
-      } catch {
-        throw new GatewayError('SERVICE_UNAVAILABLE', 'the router is unreachable');
-      }
-      body = (await response.json().catch(() => ({}))) as GraphQLAnswer;
-    }
+    // In process when the router runs here (kernel's in-process.ts), else over HTTP: one deadline, one error.
+    const answer = await callGraphQL(
+      url,
+      { headers, body: { query, variables }, ip: '127.0.0.1' },
+      { timeoutMs, failure: () => new GatewayError('SERVICE_UNAVAILABLE', 'the router is unreachable') },
+    );
+    const body = parsedAnswer(answer.body);
     const error = body.errors?.[0];
     if (error) {
       const code = error.extensions?.code;
@@ -52,4 +45,13 @@ export function createServiceClient(options: ServiceClientOptions): ServiceClien
     }
     return body.data as never;
   };
+}
+
+/** The router's answer; one that is not JSON carries neither data nor errors. */
+function parsedAnswer(text: string): GraphQLAnswer {
+  try {
+    return JSON.parse(text) as GraphQLAnswer;
+  } catch {
+    return {};
+  }
 }

@@ -1,15 +1,17 @@
 /**
  * GraphQL endpoints served by this process, by the URL they listen on (issue 15: no HTTP between
- * the platform's own parts in one process).
+ * the platform's own parts in one process), and the one call that reaches them (issue 26: one
+ * transport seam, as Hive Gateway's useCustomFetch).
  *
  * A server (the router, each subgraph) registers its /graphql URL with a handler that runs the same
  * request as its HTTP route does: same authentication, limits, context and error mapping, only
  * without the socket, the HTTP parsing and the JSON round trip of the request. A caller (rest-compat,
- * the router's gateway, a service client) looks its target URL up before each request: found, the
- * request runs here; not found (another process, a load balancer's address), it goes over HTTP.
- * So the one-process layout (`npm start`) runs in process and split layouts keep HTTP, with no
- * setting to get wrong. GRAPHQL_TRANSPORT=http (or `serve(..., { enabled: false })`) keeps HTTP
- * in one process too: tests run both transports.
+ * the router's gateway and forwarder, a service client) sends every request through `callGraphQL`:
+ * a URL served here runs here; any other (another process, a load balancer's address) goes over
+ * HTTP. So the one-process layout (`npm start`) runs in process and split layouts keep HTTP, with
+ * no setting to get wrong, and a caller sees the same deadline and the same errors either way.
+ * GRAPHQL_TRANSPORT=http (or `serve(..., { enabled: false })`) keeps HTTP in one process too:
+ * tests run both transports.
  */
 
 /** One request as the HTTP route would have received it. */
@@ -53,8 +55,8 @@ export function serveInProcess(url: string, handler: LocalHandler, options: { en
   };
 }
 
-/** The handler serving `url` in this process, if any. */
-export function localEndpoint(url: string): LocalHandler | undefined {
+/** The handler serving `url` in this process, if any: the one lookup, made by callGraphQL only. */
+function localEndpoint(url: string): LocalHandler | undefined {
   return handlers.size === 0 ? undefined : handlers.get(normalise(url));
 }
 
@@ -63,14 +65,48 @@ function normalise(url: string): string {
   return url.replace(/\/+$/, '');
 }
 
-/**
- * `work`, or the error `late` makes once `ms` have passed: an in-process call keeps the deadline its
- * HTTP transport has (the work itself goes on, as a server's does after its client gave up).
- */
-export function withinDeadline<T>(work: Promise<T>, ms: number, late: () => Error): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const deadline = new Promise<never>((_resolve, reject) => {
-    timer = setTimeout(() => reject(late()), ms);
-  });
-  return Promise.race([work, deadline]).finally(() => clearTimeout(timer));
+/** A caller's HTTP transport: POSTs the request's JSON body to `url`, reads the whole answer, gives up once `signal` aborts. */
+export type HttpTransport = (url: string, request: LocalRequest, signal: AbortSignal) => Promise<LocalResponse>;
+
+export interface GraphQLCallOptions {
+  /** The deadline of the whole call, answer body included, whichever transport carries it. */
+  timeoutMs: number;
+  /** The error thrown when no answer came: `late` when the deadline passed, else the transport failed (unreachable, a handler that threw). */
+  failure: (late: boolean, cause: unknown) => Error;
+  /** For a URL served elsewhere; default: the global fetch. Callers with a connection pool of their own pass it here. */
+  overHttp?: HttpTransport;
 }
+
+/**
+ * One GraphQL request to `url`: to the handler serving it in this process, else over HTTP. The
+ * in-process call keeps the deadline its HTTP transport has (the work itself goes on, as a
+ * server's does after its client gave up), and both fail with the caller's one `failure`. An
+ * answer, whatever its status, is returned as the HTTP route would have sent it.
+ */
+export async function callGraphQL(url: string, request: LocalRequest, options: GraphQLCallOptions): Promise<LocalResponse> {
+  const deadline = new AbortController();
+  const timer = setTimeout(() => deadline.abort(new Error(`no answer within ${options.timeoutMs} ms`)), options.timeoutMs);
+  const local = localEndpoint(url);
+  try {
+    return await (local ? untilAborted(local(request), deadline.signal) : (options.overHttp ?? overFetch)(url, request, deadline.signal));
+  } catch (error) {
+    throw options.failure(deadline.signal.aborted, error);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** `work`, or a rejection once `signal` aborts. */
+function untilAborted<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    const abandon = () => reject(signal.reason);
+    signal.addEventListener('abort', abandon, { once: true });
+    work.then(resolve, reject).finally(() => signal.removeEventListener('abort', abandon));
+  });
+}
+
+/** The default HTTP transport: the global fetch (undici's, without a pool of the caller's own). */
+const overFetch: HttpTransport = async (url, request, signal) => {
+  const response = await fetch(url, { method: 'POST', headers: { ...request.headers, 'content-type': 'application/json' }, body: JSON.stringify(request.body), signal });
+  return { status: response.status, headers: Object.fromEntries(response.headers), body: await response.text() };
+};

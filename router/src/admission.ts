@@ -1,0 +1,69 @@
+import { ERROR_CODES, GatewayError, type Logger, type Principal } from '@gateway/kernel';
+import type { CredentialHeaders } from './authenticate';
+import { carriesNul, inspectOperation, unknownOperationName, type OperationSource } from './operation';
+import type { LimitCharges } from './rate-limit-charge';
+import type { RequestLabels } from './router-context';
+import type { RouterMetrics } from './router-metrics';
+
+/** What the edge decided before Apollo: the caller and the headers to answer with, or a refusal. */
+export interface Admission {
+  principal?: Principal;
+  refusal?: GatewayError;
+  headers: Record<string, string>;
+}
+
+/** Admits one request (HTTP or in process) under its request id; fills in the labels' operation. */
+export type Admit = (headers: CredentialHeaders, ip: string, source: OperationSource | undefined, requestId: string, labels: RequestLabels) => Promise<Admission>;
+
+export interface AdmissionOptions {
+  authenticate(headers: CredentialHeaders, ip: string): Promise<Principal>;
+  charges: Pick<LimitCharges, 'operation'>;
+  metrics: Pick<RouterMetrics, 'countAdmission' | 'operations'>;
+  logger: Logger;
+}
+
+/** The answer to a request the edge refused: one GraphQL error with the spec's code and status. */
+export function refusalBody(requestId: string, error: GatewayError) {
+  const status = ERROR_CODES[error.code].status;
+  return { errors: [{ message: error.message, extensions: { code: error.code, status, detail: error.detail, requestId } }] };
+}
+
+const invalid = (text: string) => new GatewayError('VALIDATION_ERROR', text, text);
+
+/**
+ * The edge's admission stage, run before Apollo so a refused request costs no planning: the
+ * caller's credentials, documents Apollo would mishandle (NUL characters, an unknown operation
+ * name, a subscription over HTTP), then the rate limits. One admission for both transports.
+ */
+export function createAdmission({ authenticate, charges, metrics, logger }: AdmissionOptions): Admit {
+  return async (headers, ip, source, requestId, labels) => {
+    const refuse = (error: GatewayError, answerHeaders: Record<string, string> = {}): Admission => ({ refusal: error, headers: answerHeaders });
+    try {
+      const principal = await authenticate(headers, ip);
+      if (carriesNul(source)) return refuse(invalid('text must not contain the NUL character (U+0000)'));
+      const unknownOperation = unknownOperationName(source);
+      if (unknownOperation !== undefined) return refuse(invalid(`Unknown operation named "${unknownOperation}".`));
+      const operation = inspectOperation(source);
+      if (!operation) return { principal, headers: {} }; // malformed: Apollo answers it with a validation error
+      // Callers without credentials add names from a smaller allowance of the bounded set.
+      labels.operation = metrics.operations.label(operation.name, principal.kind !== 'anonymous');
+      // The gateway cannot execute one over HTTP (it threw, answered 500): say where they run.
+      if (operation.type === 'subscription') return refuse(invalid('Subscriptions run over graphql-ws (a WebSocket on this same /graphql path), not over HTTP.'));
+      if (principal.kind === 'service') return { principal, headers: {} }; // platform-internal traffic is not a client's budget
+      const charge = await charges.operation(principal, operation);
+      if (charge.refusal) {
+        metrics.countAdmission('rate_limited');
+        return refuse(charge.refusal, charge.headers);
+      }
+      metrics.countAdmission('accepted');
+      return { principal, headers: charge.headers };
+    } catch (error) {
+      if (error instanceof GatewayError) {
+        metrics.countAdmission('unauthenticated');
+        return refuse(error);
+      }
+      logger.error({ err: error, request_id: requestId }, 'edge authentication failed');
+      return refuse(new GatewayError('SERVICE_UNAVAILABLE', 'credential check unavailable'));
+    }
+  };
+}

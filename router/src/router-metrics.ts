@@ -1,0 +1,76 @@
+import type { ApolloServerPlugin } from '@apollo/server';
+import type { FastifyInstance } from 'fastify';
+import { Counter, Histogram, type Registry } from 'prom-client';
+import { createMetricsRegistry, isErrorCode, metricsText, OperationLabels } from '@gateway/kernel';
+import type { RequestLabels, RouterContext } from './router-context';
+
+/** How the edge ended a request before Apollo, in router_requests_total. */
+export type AdmissionOutcome = 'accepted' | 'rate_limited' | 'unauthenticated';
+
+/** The router's Prometheus metrics, and the stages' ways of feeding them. */
+export interface RouterMetrics {
+  registry: Registry;
+  countAdmission(outcome: AdmissionOutcome): void;
+  countForwarded(subgraph: string): void;
+  /** Bounded label values for operation names (callers without credentials add from a smaller allowance). */
+  operations: OperationLabels;
+  /** Starts timing a request; the function returned records it once the HTTP status is known. */
+  timed(labels: RequestLabels): (status: number) => void;
+  /** Reports a GraphQL answer's outcome to the request's context, for the latency histogram. */
+  outcomePlugin: ApolloServerPlugin<RouterContext>;
+}
+
+/** A request's outcome when no GraphQL answer said it (Apollo refused the HTTP request itself). */
+export function outcomeOfStatus(status: number): string {
+  return status < 400 ? 'ok' : `http_${status}`;
+}
+
+export function createRouterMetrics(): RouterMetrics {
+  const registry = createMetricsRegistry('router');
+  const requests = new Counter({ name: 'router_requests_total', help: 'GraphQL requests by outcome', labelNames: ['outcome'], registers: [registry] });
+  const duration = new Histogram({
+    name: 'router_request_duration_seconds',
+    help: 'GraphQL request duration by operation name and outcome (ok, or the spec error code of the first error)',
+    labelNames: ['operation', 'outcome'],
+    registers: [registry],
+  });
+  const forwarded = new Counter({
+    name: 'router_forwarded_total',
+    help: 'Operations one subgraph answered whole, sent to it past the gateway (forward.ts), by subgraph',
+    labelNames: ['subgraph'],
+    registers: [registry],
+  });
+  return {
+    registry,
+    countAdmission: (outcome) => requests.inc({ outcome }),
+    countForwarded: (subgraph) => forwarded.inc({ subgraph }),
+    operations: new OperationLabels(),
+    timed(labels) {
+      const stop = duration.startTimer();
+      return (status) => stop({ operation: labels.operation, outcome: labels.outcome ?? outcomeOfStatus(status) });
+    },
+    outcomePlugin,
+  };
+}
+
+/** GET /metrics: the registry in Prometheus' text format. */
+export function useMetricsRoute(app: FastifyInstance, registry: Registry): void {
+  app.get('/metrics', async (_request, reply) => reply.type(registry.contentType).send(await metricsText(registry)));
+}
+
+/**
+ * How a GraphQL request ended, as the client sees it: ok, or the spec code of its first error
+ * (formatGatewayError has mapped every error to one by then). The code set is the spec's table,
+ * so the label stays bounded.
+ */
+const outcomePlugin: ApolloServerPlugin<RouterContext> = {
+  async requestDidStart() {
+    return {
+      async willSendResponse({ response, contextValue }) {
+        const errors = response.body.kind === 'single' ? response.body.singleResult.errors : response.body.initialResult.errors;
+        const code = errors?.[0]?.extensions?.code;
+        contextValue.reportOutcome?.(!errors?.length ? 'ok' : isErrorCode(code) ? code : 'INTERNAL_ERROR');
+      },
+    };
+  },
+};
