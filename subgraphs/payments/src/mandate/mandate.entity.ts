@@ -1,7 +1,8 @@
 import { Entity, PrimaryKey, Property } from '@mikro-orm/core';
+import { EngineMovementColumns } from '../movement/movement.columns';
 import type { Currency } from '@gateway/kernel';
 import type { MandateInterval } from './mandate.schedule';
-import type { ChargeStatus, MandateStatus } from './mandate.transitions';
+import type { MandateStatus } from './mandate.transitions';
 
 /**
  * A merchant's standing authority to charge a customer (API-CONTRACT "Mandates"). The customer is
@@ -103,33 +104,15 @@ export class MandateEntity {
 /**
  * One charge of a mandate: a movement from the customer's IBAN to the merchant's settlement_iban
  * that the payment engine executes like a session's (execution kind mandate_charge). Changed only
- * through mandate.moves.ts.
+ * through mandate.moves.ts. Livemode is the mandate's; the amount at most the mandate's.
  */
 @Entity({ tableName: 'mandate_charges' })
-export class MandateChargeEntity {
-  /** chg_…: the execution's key and both core references. */
-  @PrimaryKey({ type: 'text' })
-  id!: string;
-
+export class MandateChargeEntity extends EngineMovementColumns {
   @Property({ type: 'text' })
   mandateId!: string;
 
   @Property({ type: 'text' })
   merchantId!: string;
-
-  /** The mandate's world. */
-  @Property({ type: 'boolean' })
-  livemode!: boolean;
-
-  @Property({ type: 'text' })
-  status!: ChargeStatus;
-
-  /** Minor units, at most the mandate's amount. */
-  @Property({ type: 'bigint' })
-  amount!: bigint;
-
-  @Property({ type: 'text' })
-  currency!: Currency;
 
   /** The merchant's reference. */
   @Property({ type: 'text' })
@@ -138,44 +121,4 @@ export class MandateChargeEntity {
   /** YYYY-MM-DD: the first day of the interval period it is for (one live charge per period). */
   @Property({ type: 'text' })
   periodStart!: string;
-
-  @Property({ type: 'text' })
-  debtorBank!: string;
-
-  @Property({ type: 'text' })
-  debtorIban!: string;
-
-  @Property({ type: 'text' })
-  creditorBank!: string;
-
-  @Property({ type: 'text' })
-  creditorIban!: string;
-
-  /** internal (same bank) or rail (cross bank). */
-  @Property({ type: 'text' })
-  settlementType!: string;
-
-  @Property({ type: 'text', nullable: true })
-  description: string | null = null;
-
-  @Property({ type: 'text', nullable: true })
-  failureCode: string | null = null;
-
-  @Property({ type: 'text', nullable: true })
-  failureDetail: string | null = null;
-
-  @Property({ type: 'timestamptz' })
-  createdAt!: Date;
-
-  @Property({ type: 'timestamptz' })
-  updatedAt!: Date;
-
-  @Property({ type: 'timestamptz', nullable: true })
-  settlementPendingAt: Date | null = null;
-
-  @Property({ type: 'timestamptz', nullable: true })
-  completedAt: Date | null = null;
-
-  @Property({ type: 'timestamptz', nullable: true })
-  failedAt: Date | null = null;
 }
