@@ -1,5 +1,5 @@
 import { envFlag, envPort, loadConfig, z } from '@gateway/kernel';
-import { openBankingConfigFrom, openBankingOwnEnvSchema } from '@gateway/subgraph-open-banking';
+import { openBankingConfigFrom, openBankingOwnEnvSchema, type OpenBankingConfig } from '@gateway/subgraph-open-banking';
 import { paymentsConfigFrom, paymentsEnvSchema, type PaymentsConfig } from '@gateway/subgraph-payments';
 
 /**
@@ -83,7 +83,18 @@ export interface PlatformConfig {
   /** The payments service's own options from the environment. */
   payments: PaymentsConfig;
   /** The open-banking service's own options from the environment. */
-  openBanking: { scaTtlMs: number };
+  openBanking: OpenBankingConfig;
+}
+
+/**
+ * `npm start`'s configuration. With the demo on (sandbox banks, and the demo merchant's webhook
+ * receiver on loopback) webhooks may go to loopback and private addresses, unless
+ * WEBHOOK_PRIVATE_TARGETS is set either way.
+ */
+export function loadStartConfig(env: Record<string, string | undefined> = process.env): PlatformConfig {
+  const config = loadPlatformConfig(env);
+  if (!config.sandboxBanks || env.WEBHOOK_PRIVATE_TARGETS !== undefined) return config;
+  return { ...config, payments: { ...config.payments, webhookPrivateTargets: true }, openBanking: { ...config.openBanking, webhookPrivateTargets: true } };
 }
 
 export function loadPlatformConfig(env: Record<string, string | undefined> = process.env): PlatformConfig {

@@ -11,6 +11,7 @@ export * from './operation-labels';
 export * from './trace-hooks';
 export * from './seal';
 export * from './validation';
+export * from './egress';
 export * from './webhook-url';
 export * from './atomic-file';
 export * from './job';

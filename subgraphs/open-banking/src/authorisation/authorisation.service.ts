@@ -15,12 +15,13 @@ import type { ApproveConsentInput } from './authorisation.input';
 import { approveRules, MAX_OTP_FAILURES, type ApproveRequest } from './authorisation.rules';
 import type { ConsentAuthorisation, ConsentDecision } from './authorisation.type';
 import type { CustomerAccountsClient } from './customer-accounts';
+import { assertPageToken, issuePageToken } from './page-token';
 import { approvedRedirect, rejectedRedirect } from './redirect';
 
 export interface AuthorisationSettings {
   /** The issuer: `iss` of every authorization response (RFC 9207), the public base without a trailing slash. */
   publicBaseUrl: string;
-  /** Keys the approval's HMAC (approvalHash): comparable, never readable. */
+  /** Keys the approval's HMAC (approvalHash) and the consent page's token: comparable, never readable. */
   platformSecret: string;
 }
 
@@ -58,6 +59,7 @@ export class AuthorisationService {
       otpAttemptsLeft: status === 'AWAITING_AUTHORISATION' ? Math.max(0, MAX_OTP_FAILURES - consent.otpFailures) : 0,
       redirectUri: consent.redirectUri,
       redirectTo: status === 'REJECTED' ? rejectedRedirect(consent, this.settings.publicBaseUrl) : null,
+      pageToken: status === 'AWAITING_AUTHORISATION' ? issuePageToken(this.settings.platformSecret, consent.id) : null,
     };
   }
 
@@ -138,16 +140,19 @@ export class AuthorisationService {
   }
 
   /**
-   * The customer refuses. Sent again for a consent already REJECTED it answers the same
-   * redirect (a browser that lost the answer learns the truth); any other status is refused.
+   * The customer refuses, from the consent page: with the token the page was opened with, never
+   * by the consent id alone (401 UNAUTHORIZED). Sent again for a consent already REJECTED it
+   * answers the same redirect (a browser that lost the answer learns the truth); any other
+   * status is refused.
    */
-  async reject(em: EntityManager, consentId: string): Promise<ConsentDecision> {
+  async reject(em: EntityManager, consentId: string, pageToken: string | null | undefined): Promise<ConsentDecision> {
     const consent = await loadConsent(em, consentId);
     if (!consent) throw consentNotFound(consentId);
+    assertPageToken(this.settings.platformSecret, consentId, pageToken);
     if (consent.status !== 'REJECTED') {
       if (effectiveConsentStatus(consent) !== 'AWAITING_AUTHORISATION') throw await this.refusal(em, consent);
       const moved = await em.fork().transactional((tx) => moveConsent(tx, consent, 'customer_rejected', new Date()));
-      if (!moved) return this.reject(em.fork(), consentId);
+      if (!moved) return this.reject(em.fork(), consentId, pageToken);
       this.logger.info({ consent: consentId, bank: consent.bankHandle }, 'consent rejected by the customer');
     }
     return { consentId, status: ConsentStatus.REJECTED, redirectTo: rejectedRedirect(consent, this.settings.publicBaseUrl) };
