@@ -22,3 +22,4 @@ export * from './in-process';
 export * from './memoized';
 export * from './world';
 export * from './transitions';
+export * from './client-address';

@@ -29,7 +29,7 @@ export function createAuthorisationResolver(service: AuthorisationService) {
       @Arg('input', { description: 'The customer and the OTP from their bank.' }) input: ApproveConsentInput,
       @Ctx() context: SubgraphContext,
     ): Promise<ConsentDecision> {
-      return service.approve(context.em, consentId, input, context.requestId);
+      return service.approve(context.em, consentId, input, context.principal.ip ?? null, context.requestId);
     }
 
     @Mutation(() => ConsentDecision, {

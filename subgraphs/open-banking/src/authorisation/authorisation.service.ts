@@ -63,18 +63,18 @@ export class AuthorisationService {
     };
   }
 
-  async approve(em: EntityManager, consentId: string, input: ApproveConsentInput, requestId?: string): Promise<ConsentDecision> {
+  async approve(em: EntityManager, consentId: string, input: ApproveConsentInput, client: string | null, requestId?: string): Promise<ConsentDecision> {
     const request = parseInput(approveRules, JSON.parse(JSON.stringify(input)));
     const found = await loadConsent(em, consentId);
     if (!found) throw consentNotFound(consentId);
-    if (effectiveConsentStatus(found) === 'AUTHORISED') return this.approveAgain(em, found, request, requestId);
+    if (effectiveConsentStatus(found) === 'AUTHORISED') return this.approveAgain(em, found, request, client, requestId);
     const consent = await this.awaiting(em, consentId);
     const customer = await this.resolveCustomer(request, consent, requestId);
     const approval = this.approvalHash(consent.id, customer, request.otp);
     const bank = await this.directory.bank({ handle: consent.bankHandle }, requestId);
     try {
       const verify = () => this.cores.for(bank, worldOf(consent)).verifyCustomer({ customerRef: customer.bankCustomerRef, otp: request.otp, ...(requestId ? { requestId } : {}) });
-      await this.otpGuard.check({ bankHandle: consent.bankHandle, bankCustomerRef: customer.bankCustomerRef, world: worldOf(consent) }, request.otp, verify, requestId);
+      await this.otpGuard.check({ bankHandle: consent.bankHandle, bankCustomerRef: customer.bankCustomerRef, world: worldOf(consent), client }, request.otp, verify, requestId);
     } catch (error) {
       if (error instanceof GatewayError && error.code === 'OTP_INVALID') throw await this.otpRefused(em, consent);
       throw error; // CBS_TIMEOUT / CBS_ERROR: nothing counted, nothing moved
@@ -103,7 +103,7 @@ export class AuthorisationService {
     if (code === null) {
       const now = (await loadConsent(em.fork(), consentId)) ?? consent;
       // This same approval sent twice at once: the one that lost the race is answered as a retry.
-      if (effectiveConsentStatus(now) === 'AUTHORISED' && now.approvalHash && safeEqual(now.approvalHash, approval)) return this.approveAgain(em, now, request, requestId);
+      if (effectiveConsentStatus(now) === 'AUTHORISED' && now.approvalHash && safeEqual(now.approvalHash, approval)) return this.approveAgain(em, now, request, client, requestId);
       throw await this.refusal(em, now);
     }
     this.logger.info({ consent: consentId, bank: consent.bankHandle, accounts: consent.accountIds.length, request_id: requestId }, 'consent approved');
@@ -118,11 +118,11 @@ export class AuthorisationService {
    * else is 409 CONSENT_ALREADY_DECIDED, and an OTP that is not the approving one counts as a
    * refused guess for that customer, so the stored HMAC can never be used to test OTPs.
    */
-  private async approveAgain(em: EntityManager, consent: ConsentEntity, request: ApproveRequest, requestId?: string): Promise<ConsentDecision> {
+  private async approveAgain(em: EntityManager, consent: ConsentEntity, request: ApproveRequest, client: string | null, requestId?: string): Promise<ConsentDecision> {
     const customer = await this.resolveCustomer(request, consent, requestId);
     const approval = this.approvalHash(consent.id, customer, request.otp);
     if (!consent.approvalHash || !safeEqual(consent.approvalHash, approval)) {
-      await this.otpGuard.countRefused({ bankHandle: consent.bankHandle, bankCustomerRef: customer.bankCustomerRef, world: worldOf(consent) }, request.otp, requestId);
+      await this.otpGuard.countRefused({ bankHandle: consent.bankHandle, bankCustomerRef: customer.bankCustomerRef, world: worldOf(consent), client }, request.otp, requestId);
       throw await this.refusal(em, consent);
     }
     const now = new Date();
