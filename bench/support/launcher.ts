@@ -55,6 +55,8 @@ export async function launchPlatform(env: Record<string, string> = {}, preload: 
         PAYMENTS_PORT: String(ports.payments),
         BANKS_PORT: String(ports.banks),
         SANDBOX_BANKS: 'off',
+        // The bench's webhook receivers listen on loopback.
+        WEBHOOK_PRIVATE_TARGETS: '1',
         LOG_LEVEL: 'error',
         ...(process.env.DATABASE_URL ? { DATABASE_URL: process.env.DATABASE_URL } : {}),
         ...env,

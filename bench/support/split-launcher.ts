@@ -23,6 +23,8 @@ export async function launchSplitPlatform(env: Record<string, string> = {}): Pro
       ...(process.env.AMQP_URL ? { AMQP_URL: process.env.AMQP_URL } : {}),
       // No balancer to drain: a stop need not wait.
       SHUTDOWN_DRAIN_SECONDS: '0',
+      // The bench's webhook receivers listen on loopback.
+      WEBHOOK_PRIVATE_TARGETS: '1',
       ...common,
     },
     env: RATE_LIMITS ? { router: { RATE_LIMITS } } : {},

@@ -1,11 +1,22 @@
-import { loadPlatformConfig } from './config';
+import { loadPlatformConfig, loadStartConfig } from './config';
 
 describe('platform environment', () => {
   it("passes each service's own variables to it: payments' and open-banking's", () => {
     const config = loadPlatformConfig({ SESSION_TTL_SECONDS: '600', SCA_TTL_SECONDS: '60' });
     expect(config.payments.sessionTtlSeconds).toBe(600);
-    expect(config.openBanking).toEqual({ scaTtlMs: 60_000 });
-    expect(loadPlatformConfig({}).openBanking).toEqual({ scaTtlMs: 900_000 });
+    expect(config.openBanking).toEqual({ scaTtlMs: 60_000, webhookPrivateTargets: false });
+    expect(loadPlatformConfig({}).openBanking).toEqual({ scaTtlMs: 900_000, webhookPrivateTargets: false });
+  });
+
+  it('calls webhooks on public addresses only unless WEBHOOK_PRIVATE_TARGETS; npm start opens private ones for its demo, unless told otherwise', () => {
+    const opened = (config: ReturnType<typeof loadPlatformConfig>) => [config.payments.webhookPrivateTargets, config.openBanking.webhookPrivateTargets];
+    expect(opened(loadPlatformConfig({}))).toEqual([false, false]);
+    expect(opened(loadPlatformConfig({ WEBHOOK_PRIVATE_TARGETS: '1' }))).toEqual([true, true]);
+    // Embedded: the demo runs, with its webhook receiver on loopback.
+    expect(opened(loadStartConfig({}))).toEqual([true, true]);
+    expect(opened(loadStartConfig({ WEBHOOK_PRIVATE_TARGETS: '0' }))).toEqual([false, false]);
+    expect(opened(loadStartConfig({ SANDBOX_BANKS: 'off' }))).toEqual([false, false]);
+    expect(() => loadPlatformConfig({ WEBHOOK_PRIVATE_TARGETS: 'sometimes' })).toThrow(/WEBHOOK_PRIVATE_TARGETS/);
   });
 
   it('reports a bad SCA time with the rest of the problems', () => {

@@ -1,5 +1,5 @@
 import { envFlag, envPort, loadConfig, z } from '@gateway/kernel';
-import { openBankingConfigFrom, openBankingOwnEnvSchema } from '@gateway/subgraph-open-banking';
+import { openBankingConfigFrom, openBankingOwnEnvSchema, type OpenBankingConfig } from '@gateway/subgraph-open-banking';
 import { paymentsConfigFrom, paymentsEnvSchema, type PaymentsConfig } from '@gateway/subgraph-payments';
 
 /**
@@ -25,6 +25,8 @@ export const platformEnv = z
     SANDBOX_BANKS: envFlag.optional(),
     SANDBOX_PORT_BASE: envPort.default(7101),
     DATA_DIR: z.string().default('.data'),
+    /** Proxies in front of the REST port whose X-Forwarded-For is believed (addresses, CIDRs or loopback; comma-separated), as for rest-compat alone. */
+    TRUST_PROXY: z.string().optional(),
     /**
      * Where the router's limit counters live: memory (default: one process, one router) or
      * postgres (counted together with every other router on the database).
@@ -71,6 +73,8 @@ export interface PlatformConfig {
   /** Sandbox banks listen on fixed ports (their URLs are registered), from this one up. */
   sandboxPortBase: number;
   dataDir: string;
+  /** TRUST_PROXY: whose X-Forwarded-For names the client (per-client limits, evidence); unset: the socket peer is the client. */
+  trustProxy?: string[];
   rateLimits?: Record<string, { points?: number; durationSeconds?: number }>;
   /** Limit counters in the database, shared with other routers (RATE_LIMIT_STORE=postgres). */
   sharedRateLimits: boolean;
@@ -83,7 +87,18 @@ export interface PlatformConfig {
   /** The payments service's own options from the environment. */
   payments: PaymentsConfig;
   /** The open-banking service's own options from the environment. */
-  openBanking: { scaTtlMs: number };
+  openBanking: OpenBankingConfig;
+}
+
+/**
+ * `npm start`'s configuration. With the demo on (sandbox banks, and the demo merchant's webhook
+ * receiver on loopback) webhooks may go to loopback and private addresses, unless
+ * WEBHOOK_PRIVATE_TARGETS is set either way.
+ */
+export function loadStartConfig(env: Record<string, string | undefined> = process.env): PlatformConfig {
+  const config = loadPlatformConfig(env);
+  if (!config.sandboxBanks || env.WEBHOOK_PRIVATE_TARGETS !== undefined) return config;
+  return { ...config, payments: { ...config.payments, webhookPrivateTargets: true }, openBanking: { ...config.openBanking, webhookPrivateTargets: true } };
 }
 
 export function loadPlatformConfig(env: Record<string, string | undefined> = process.env): PlatformConfig {
@@ -108,6 +123,9 @@ export function loadPlatformConfig(env: Record<string, string | undefined> = pro
     sandboxBanks: parsed.SANDBOX_BANKS ?? embedded,
     sandboxPortBase: parsed.SANDBOX_PORT_BASE,
     dataDir: parsed.DATA_DIR,
+    trustProxy: parsed.TRUST_PROXY?.split(',')
+      .map((entry) => entry.trim())
+      .filter(Boolean),
     rateLimits: parsed.RATE_LIMITS,
     sharedRateLimits: parsed.RATE_LIMIT_STORE === 'postgres',
     publicBaseUrlSet: Boolean(env.PUBLIC_BASE_URL),

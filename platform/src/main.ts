@@ -3,7 +3,7 @@ import '@gateway/tracing/register';
 import { join } from 'node:path';
 import { DataDirLockedError, EmbeddedDatabaseError } from '@gateway/db';
 import { createLogger } from '@gateway/kernel';
-import { loadPlatformConfig, type PlatformConfig } from './config';
+import { loadStartConfig, type PlatformConfig } from './config';
 import { startDemo, tryItBlock } from './demo/demo';
 import { DemoSeedError } from './demo/demo-file';
 import { startPlatform, startStep, type Platform } from './platform';
@@ -32,7 +32,7 @@ void (async () => {
   const human = (text: string) => process.stderr.write(`${text}\n`);
   let config: PlatformConfig;
   try {
-    config = loadPlatformConfig();
+    config = loadStartConfig();
   } catch (error) {
     console.error((error as Error).message);
     process.exit(1);

@@ -140,6 +140,7 @@ export async function startPlatform(given: PlatformConfig, options: StartPlatfor
       routerUrl: router.graphqlUrl,
       host: config.host,
       port: restPort,
+      ...(config.trustProxy ? { trustProxy: config.trustProxy } : {}),
       production: config.production,
       publicBaseUrl: config.payments.publicBaseUrl,
       logger: logger.child({ service: 'rest-compat' }),

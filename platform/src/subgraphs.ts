@@ -62,6 +62,7 @@ export const SUBGRAPHS: SubgraphModule[] = [
       openBanking.start({
         ...common,
         publicBaseUrl: config.payments.publicBaseUrl,
+        webhookPrivateTargets: config.openBanking.webhookPrivateTargets,
         jobs: overrides.openBankingJobs,
         scaTtlMs: overrides.openBankingScaTtlMs ?? config.openBanking.scaTtlMs,
       }),

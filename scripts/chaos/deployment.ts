@@ -35,6 +35,8 @@ const TIMINGS = {
   SESSION_TTL_SECONDS: '60',
   SETTLEMENT_INTERVAL_SECONDS: '20',
   WEBHOOK_RETRY_SCHEDULE: '1,2,3,5,5,5,5,5,5,5,5,5',
+  // The run's webhook receiver listens on loopback.
+  WEBHOOK_PRIVATE_TARGETS: '1',
 };
 // The chaos driver is one client sending everything; the public per-address limits are not what is tested here.
 const SERVICE_ENV = { router: { RATE_LIMITS: JSON.stringify({ session_create: { points: 1e9 }, write: { points: 1e9 }, read: { points: 1e9 } }) } };

@@ -50,6 +50,10 @@ export async function onboard(client: Client, cores: SandboxCores, rest: string,
         internal_key: cores.keyOf(bank.handle),
         ob_enabled: true,
         ob_scopes_supported: ['accounts:read', 'balances:read', 'transactions:read', 'payments:write'],
+        // The run's orders reuse a customer's consent; the caps on exemptions (SCA again after a
+        // few) are not what is tested here: every order below the limit executes at once.
+        sca_exemption_max_count: 1000,
+        sca_exemption_cumulative_limit: 1_000_000_000,
       },
       admin,
     );

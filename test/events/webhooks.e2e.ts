@@ -97,6 +97,7 @@ describe('webhooks', () => {
       status: 'DELIVERED',
       attempts: 1,
       last_status_code: 200,
+      last_error: null,
       next_attempt_at: null,
     });
     // Another merchant's key sees none of them.

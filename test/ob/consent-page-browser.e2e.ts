@@ -115,6 +115,19 @@ describe('consent page in a browser', () => {
       const query = await landedAtTpp();
       expect(Object.fromEntries(query)).toEqual({ error: 'access_denied', consent_id: consent.consentId, state: consent.state, iss: ISSUER });
     });
+
+    it('a page whose token ran out opens again with a fresh one and says so; then the rejection goes through', async () => {
+      const consent = await newConsent();
+      await page.goto(consent.url);
+      // As after 30 minutes: the token the page was opened with is no longer accepted.
+      await page.locator('#page-token').evaluate((input) => void ((input as unknown as { value: string }).value = `cpt_1_${'0'.repeat(64)}`));
+      await page.click('#reject-button');
+      await page.waitForURL(/\?error=UNAUTHORIZED$/);
+      expect(await page.textContent('#message')).toBe('This page was open too long. Please choose again.');
+      await page.click('#reject-button');
+      const query = await landedAtTpp();
+      expect(query.get('error')).toBe('access_denied');
+    });
   });
 
   describe('without script', () => {

@@ -1,6 +1,6 @@
 import { createHash, randomInt } from 'node:crypto';
 import { call, expectError, responseSchemaOf } from '@gateway/rest-compat/testing';
-import { createConsent, enableOpenBanking, type CreatedConsent } from '../support/consent-flow';
+import { consentPageToken, createConsent, enableOpenBanking, type CreatedConsent } from '../support/consent-flow';
 import { bearer, startPaymentBank, type Customer, type PaymentBank } from '../support/payments';
 import { startTestPlatform, type SeededBank, type TestPlatform } from '../support/platform';
 
@@ -21,7 +21,9 @@ describe('consent page: approve and reject (REST)', () => {
     createConsent(t, tpp.tppAccessToken, { bank_handle: bank.handle, redirect_uri: REDIRECT, ...patch });
   const approve = (consentId: string, customer: { type?: string; value: string }, otp: string) =>
     call(base, 'POST', `/ob/auth/${consentId}/approve`, { body: { customer: { type: customer.type ?? 'alias', value: customer.value }, otp } });
-  const reject = (consentId: string) => call(base, 'POST', `/ob/auth/${consentId}/reject`);
+  /** The rejection as the consent page sends it: with the token the page was opened with (none: by the consent id alone). */
+  const reject = (consentId: string, pageToken?: string) => call(base, 'POST', `/ob/auth/${consentId}/reject`, pageToken ? { body: { page_token: pageToken } } : {});
+  const opened = (consentId: string) => consentPageToken(base, consentId);
   const view = (consentId: string) => call(base, 'GET', `/ob/auth/${consentId}`, { headers: { accept: 'application/json' } });
   const consentRecord = async (consentId: string) => (await call(base, 'GET', `/ob/consents/${consentId}`, { headers: bearer(tpp.tppAccessToken) })).body;
   const row = (consentId: string) => t.platform.db.knex('open_banking.consents').where({ id: consentId }).first();
@@ -121,7 +123,8 @@ describe('consent page: approve and reject (REST)', () => {
   it('rejects: REJECTED, redirect with error=access_denied, consent_id, state and iss; repeating answers the same; approving afterwards is 409', async () => {
     const customer = await alpha.customer();
     const consent = await consentAt(alpha);
-    const answer = await reject(consent.consentId);
+    const pageToken = await opened(consent.consentId);
+    const answer = await reject(consent.consentId, pageToken);
     expect(answer.status).toBe(200);
     const query = new URL(answer.body.redirect_to).searchParams;
     expect([...query]).toEqual([
@@ -132,9 +135,22 @@ describe('consent page: approve and reject (REST)', () => {
     ]);
     expect(answer.body.redirect_to).not.toContain('code=');
     expect((await consentRecord(consent.consentId)).status).toBe('REJECTED');
-    expect((await reject(consent.consentId)).body).toEqual(answer.body);
+    expect((await reject(consent.consentId, pageToken)).body).toEqual(answer.body);
     expectError(await approve(consent.consentId, { value: customer.alias }, customer.otp), 409, 'CONSENT_ALREADY_DECIDED');
     expect(await t.platform.db.knex('auth.credentials').where({ owner_id: consent.consentId })).toEqual([]);
+  });
+
+  it("refuses a rejection by the consent id alone, or with another consent page's token (401 UNAUTHORIZED): the consent stays open for its customer", async () => {
+    const consent = await consentAt(alpha);
+    const other = await consentAt(alpha);
+    expectError(await reject(consent.consentId), 401, 'UNAUTHORIZED');
+    expectError(await call(base, 'POST', `/ob/auth/${consent.consentId}/reject`, { body: {} }), 401, 'UNAUTHORIZED');
+    expectError(await reject(consent.consentId, await opened(other.consentId)), 401, 'UNAUTHORIZED');
+    expectError(await reject(consent.consentId, 'cpt_9999999999_' + '0'.repeat(64)), 401, 'UNAUTHORIZED');
+    await expectUntouched(consent.consentId);
+    expect((await view(consent.consentId)).body.status).toBe('AWAITING_AUTHORISATION');
+    // The page's JSON view is what the page shows, not its token.
+    expect(Object.keys((await view(consent.consentId)).body)).not.toContain('page_token');
   });
 
   it('counts wrong OTPs: attempts left after each, the third rejects the consent', async () => {
@@ -176,6 +192,8 @@ describe('consent page: approve and reject (REST)', () => {
     const customer = await alpha.customer();
     const other = await alpha.customer();
     const consent = await consentAt(alpha);
+    // A second tab of the page, opened before the approval in the first.
+    const pageToken = await opened(consent.consentId);
     expect((await approve(consent.consentId, { value: customer.alias }, customer.otp)).status).toBe(200);
     const guesses = async () => {
       const guard = await t.platform.db.knex('identity.otp_guards').where({ bank_handle: alpha.handle, customer_ref: customer.customerRef }).first();
@@ -186,7 +204,7 @@ describe('consent page: approve and reject (REST)', () => {
     // The stored approval must not become a way to test OTPs without the bank: the guess counts.
     expect(await guesses()).toHaveLength(1);
     expectError(await approve(consent.consentId, { value: other.alias }, other.otp), 409, 'CONSENT_ALREADY_DECIDED');
-    expectError(await reject(consent.consentId), 409, 'CONSENT_ALREADY_DECIDED');
+    expectError(await reject(consent.consentId, pageToken), 409, 'CONSENT_ALREADY_DECIDED');
     expect((await consentRecord(consent.consentId)).status).toBe('AUTHORISED');
     expect(await events(consent.consentId)).toHaveLength(1);
   });
@@ -232,6 +250,7 @@ describe('consent page: approve and reject (REST)', () => {
   it('refuses an expired consent (401 CONSENT_EXPIRED) and records the expiry with consent.expired', async () => {
     const customer = await alpha.customer();
     const consent = await consentAt(alpha);
+    const pageToken = await opened(consent.consentId);
     // Past its expiry (the job has not run yet): the test moves the clock, not the code.
     await t.platform.db
       .knex('open_banking.consents')
@@ -239,7 +258,7 @@ describe('consent page: approve and reject (REST)', () => {
       .update({ expires_at: new Date(Date.now() - 1_000) });
     expect((await view(consent.consentId)).body.status).toBe('EXPIRED');
     expectError(await approve(consent.consentId, { value: customer.alias }, customer.otp), 401, 'CONSENT_EXPIRED');
-    expectError(await reject(consent.consentId), 401, 'CONSENT_EXPIRED');
+    expectError(await reject(consent.consentId, pageToken), 401, 'CONSENT_EXPIRED');
     expect(await row(consent.consentId)).toMatchObject({ status: 'EXPIRED', account_ids: [] });
     expect((await events(consent.consentId)).map((event) => event.kind)).toEqual(['consent.expired']);
     expect(await accountRows(consent.consentId)).toEqual([]);
@@ -327,9 +346,12 @@ describe('consent page: approve and reject (REST)', () => {
       expect((await consentRecord(consent.consentId)).status).toBe('AUTHORISED');
     });
 
-    it('reject answers 303 See Other to the redirect with error=access_denied', async () => {
+    it('reject, with the page token, answers 303 See Other to the redirect with error=access_denied; without, back to the page', async () => {
       const consent = await consentAt(alpha);
-      const rejected = await postForm(`/ob/auth/${consent.consentId}/reject`, {});
+      const refused = await postForm(`/ob/auth/${consent.consentId}/reject`, {});
+      expect(refused.status).toBe(303);
+      expect(refused.headers.get('location')).toBe(`/ob/auth/${consent.consentId}?error=UNAUTHORIZED`);
+      const rejected = await postForm(`/ob/auth/${consent.consentId}/reject`, { page_token: await opened(consent.consentId) });
       expect(rejected.status).toBe(303);
       const location = new URL(rejected.headers.get('location')!);
       expect(Object.fromEntries(location.searchParams)).toEqual({ error: 'access_denied', consent_id: consent.consentId, state: consent.state, iss: ISSUER });

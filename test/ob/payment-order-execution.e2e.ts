@@ -56,6 +56,12 @@ describe('Open Banking payment orders executed by the payment engine', () => {
     t = await startTestPlatform({ db, env: secrets, paymentsEngine: FAST_ENGINE });
     const ob = await openBankingSeeds(t);
     alpha = await ob.bank();
+    // Many exempt orders on one consent: the caps on exemptions (tested in sca-exemption-caps) must not send them to SCA.
+    const raised = await t.rest('PATCH', `/banks/${alpha.handle}`, {
+      headers: { 'x-service-bank-key': alpha.bankKey },
+      body: { sca_exemption_max_count: 1000, sca_exemption_cumulative_limit: 1_000_000_000 },
+    });
+    expect(raised.status).toBe(200);
     beta = await startPaymentBank(t);
     alice = await alpha.customer({ balance: 1_000_000 });
     poor = await alpha.customer({ balance: 1_000 });

@@ -1,6 +1,6 @@
 import { call } from '@gateway/rest-compat/testing';
 import { testNamespace } from '@gateway/events/testing';
-import { approveConsent, createConsent } from '../support/consent-flow';
+import { approveConsent, createConsent, rejectOnConsentPage } from '../support/consent-flow';
 import { OB_REDIRECT, openBankingSeeds } from '../support/open-banking';
 import { bearer, type Customer, type PaymentBank } from '../support/payments';
 import { startTestPlatform, type TestPlatform } from '../support/platform';
@@ -77,7 +77,7 @@ describe('GraphQL subscriptions: consentUpdated', () => {
     const consentId = await newConsent();
     const record = follow(consentId);
     await record.waitForMessages(1, 'the current state');
-    const rejected = await call(t.platform.restUrl, 'POST', `/ob/auth/${consentId}/reject`, {});
+    const rejected = await rejectOnConsentPage(t.platform.restUrl, consentId);
     expect(rejected.status).toBe(200);
     await record.ended;
     expect(record.errors).toEqual([]);

@@ -110,6 +110,7 @@ describe('Open Banking webhooks to TPPs', () => {
       status: 'DELIVERED',
       attempts: 1,
       last_status_code: 200,
+      last_error: null,
       next_attempt_at: null,
     });
     await settled(tpp.tppAccessToken, expired.envelope.id, 'DELIVERED');

@@ -3,10 +3,12 @@ import { bearer, FAST_ENGINE, startPaymentBank, type Customer, type PaymentBank 
 import { startTestPlatform, type TestPlatform } from '../support/platform';
 
 /**
- * OTP guesses are limited per customer, not only per session (issue 13, "Headers and pages"):
- * three wrong OTPs fail a session, but whoever can open sessions could keep guessing one
- * customer's OTP on new ones. After five refused OTPs in fifteen minutes the customer's next
- * check is refused before their bank is asked: 429 RATE_LIMITED with Retry-After.
+ * OTP guesses are limited per customer and client, not only per session (issue 13, "Headers and
+ * pages"; issue 28, "no anonymous lock-out"): three wrong OTPs fail a session, but whoever can
+ * open sessions could keep guessing one customer's OTP on new ones. After five refused OTPs in
+ * fifteen minutes from one address the next check from it for that customer is refused before
+ * their bank is asked (429 RATE_LIMITED with Retry-After); from another address the customer pays.
+ * The platform believes X-Forwarded-For from loopback here (TRUST_PROXY), as behind a proxy.
  */
 describe("a customer's OTP across sessions", () => {
   let t: TestPlatform;
@@ -23,12 +25,13 @@ describe("a customer's OTP across sessions", () => {
     if (answer.status !== 201) throw new Error(`session creation failed: ${answer.text}`);
     return answer.body.session_id as string;
   };
-  const authorize = (id: string, payer: Customer, otp: string) => call(base, 'POST', `/pay/${id}/authorize`, { body: { payer: { type: 'alias', value: payer.alias }, otp } });
+  const authorize = (id: string, payer: Customer, otp: string, from = '203.0.113.10') =>
+    call(base, 'POST', `/pay/${id}/authorize`, { body: { payer: { type: 'alias', value: payer.alias }, otp }, headers: { 'x-forwarded-for': from } });
   const verifications = () => bank.sandbox.requestCounts().byOperation.verify;
 
   beforeAll(async () => {
     // Generous core deadlines: on a busy machine a slow OTP check must not turn into a timeout (given back, not counted).
-    t = await startTestPlatform({ paymentsEngine: { ...FAST_ENGINE, coreTimeoutMs: 5_000, coreBudgetMs: 8_000 } });
+    t = await startTestPlatform({ env: { TRUST_PROXY: 'loopback' }, paymentsEngine: { ...FAST_ENGINE, coreTimeoutMs: 5_000, coreBudgetMs: 8_000 } });
     base = t.platform.restUrl;
     bank = await startPaymentBank(t);
     merchant = await t.seed.createMerchant({ name: 'Guarded Shop' });
@@ -39,7 +42,7 @@ describe("a customer's OTP across sessions", () => {
     await t.stop();
   });
 
-  it('five refused OTPs over new sessions lock the customer: the sixth check is 429 with Retry-After and never reaches the bank', async () => {
+  it('five refused OTPs over new sessions from one address lock that address out: the sixth check is 429 with Retry-After and never reaches the bank', async () => {
     const payer = await bank.customer({ otp: '424242' });
     // Two guesses per session at most, so no session fails: only the guard can stop this.
     const sessions = [await create(), await create(), await create()];
@@ -61,6 +64,19 @@ describe("a customer's OTP across sessions", () => {
     // Another customer of the same bank is not affected.
     const other = await bank.customer({ otp: '515151' });
     const paid = await authorize(await create(), other, '515151');
+    expect(paid.status).toBe(200);
+  });
+
+  it("someone else's wrong OTPs, sent with no credential from one address, never stop the customer paying from their own (IPv6 counted by /64)", async () => {
+    const payer = await bank.customer({ otp: '818181' });
+    const sessions = [await create(), await create(), await create()];
+    // Five wrong OTPs over three sessions, from addresses of one IPv6 /64: one client.
+    for (const [i, session] of [sessions[0], sessions[0], sessions[1], sessions[1], sessions[2]].entries()) {
+      expectError(await authorize(session!, payer, `33333${i}`, `2001:db8:7:7::${i + 1}`), 401, 'OTP_INVALID');
+    }
+    expectError(await authorize(await create(), payer, '818181', '2001:db8:7:7:ffff::1'), 429, 'RATE_LIMITED');
+    // The customer, from their own address, with a fresh session.
+    const paid = await authorize(await create(), payer, '818181', '198.51.100.20');
     expect(paid.status).toBe(200);
   });
 

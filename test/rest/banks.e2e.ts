@@ -92,6 +92,8 @@ describe('REST banks', () => {
         ob_enabled: false,
         ob_scopes_supported: [],
         sca_exemption_limit: expect.any(Number),
+        sca_exemption_max_count: 5,
+        sca_exemption_cumulative_limit: 100_000,
         max_consent_expiry_days: expect.any(Number),
       });
       expect(responseSchemaOf('GET', '/banks/{handle}/capabilities').safeParse(answer.body).error).toBeUndefined();
@@ -99,7 +101,14 @@ describe('REST banks', () => {
     });
 
     it('PATCH /banks/{handle}: the bank changes its capabilities (200), another bank may not (403)', async () => {
-      const change = { ob_enabled: true, ob_scopes_supported: ['accounts:read', 'payments:write'], sca_exemption_limit: 5000, max_consent_expiry_days: 30 };
+      const change = {
+        ob_enabled: true,
+        ob_scopes_supported: ['accounts:read', 'payments:write'],
+        sca_exemption_limit: 5000,
+        sca_exemption_max_count: 10,
+        sca_exemption_cumulative_limit: 20_000,
+        max_consent_expiry_days: 30,
+      };
       const answer = await call(base, 'PATCH', `/banks/${own.handle}`, { headers: { 'x-service-bank-key': own.bankKey }, body: change });
       expect([answer.status, answer.body]).toEqual([200, { bank_handle: own.handle, ...change }]);
       expect((await call(base, 'GET', `/banks/${own.handle}/capabilities`)).body).toEqual({ bank_handle: own.handle, ...change });

@@ -1,4 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
+import { call, type Answer } from '@gateway/rest-compat/testing';
 import { bearer, type Customer, type PaymentBank } from './payments';
 import type { TestPlatform } from './platform';
 
@@ -49,4 +50,18 @@ export async function approveConsent(t: TestPlatform, consentId: string, custome
   const answer = await t.rest('POST', `/ob/auth/${consentId}/approve`, { body: { customer: { type: 'alias', value: customer.alias }, otp: customer.otp } });
   if (answer.status !== 200) throw new Error(`approval failed: ${answer.status} ${JSON.stringify(answer.body)}`);
   return new URL(answer.body.redirect_to).searchParams;
+}
+
+/** The token the consent page is opened with: its reject form's page_token, as a browser gets it from the HTML page. */
+export async function consentPageToken(baseUrl: string, consentId: string): Promise<string> {
+  const page = await fetch(`${baseUrl}/ob/auth/${consentId}`, { headers: { accept: 'text/html' } });
+  const token = /name="page_token" value="(cpt_[^"]+)"/.exec(await page.text())?.[1];
+  if (page.status !== 200 || !token) throw new Error(`the consent page of ${consentId} carries no page token (${page.status})`);
+  return token;
+}
+
+/** The customer rejects on the consent page: opens it, then posts the rejection with its token. */
+export async function rejectOnConsentPage(baseUrl: string, consentId: string): Promise<Answer> {
+  const pageToken = await consentPageToken(baseUrl, consentId);
+  return call(baseUrl, 'POST', `/ob/auth/${consentId}/reject`, { body: { page_token: pageToken } });
 }

@@ -1,8 +1,8 @@
-import { GatewayError, hmacSha256Hex, type Logger, type World } from '@gateway/kernel';
+import { clientKeyOf, GatewayError, hmacSha256Hex, type Logger, type World } from '@gateway/kernel';
 import type { ServiceClient } from './service-client';
 
-const TAKE = `mutation TakeOtpAttempt($bankHandle: String!, $customerRef: String!, $guess: String!) {
-  takeOtpAttempt(bankHandle: $bankHandle, customerRef: $customerRef, guess: $guess) { attemptId retryAfterSeconds }
+const TAKE = `mutation TakeOtpAttempt($bankHandle: String!, $customerRef: String!, $guess: String!, $client: String!) {
+  takeOtpAttempt(bankHandle: $bankHandle, customerRef: $customerRef, guess: $guess, client: $client) { attemptId retryAfterSeconds }
 }`;
 const SETTLE = `mutation SettleOtpAttempt($bankHandle: String!, $customerRef: String!, $attemptId: ID!) {
   settleOtpAttempt(bankHandle: $bankHandle, customerRef: $customerRef, attemptId: $attemptId)
@@ -17,6 +17,11 @@ export interface OtpCustomer {
    * tried in test mode (a shared test payer, a real customer's alias) never lock anyone out live.
    */
   world: World;
+  /**
+   * The address the OTP came from (the principal's ip; null when unknown). Refused OTPs count per
+   * client first: someone guessing from one address locks out that address, not the customer.
+   */
+  client: string | null;
 }
 
 /** The registry's key of a customer's checks: the test world's under a prefix of its own. */
@@ -44,7 +49,12 @@ export class OtpGuard {
   async check(customer: OtpCustomer, otp: string, verify: () => Promise<unknown>, requestId?: string): Promise<void> {
     const key = guardKey(customer);
     const guess = hmacSha256Hex(this.platformSecret, `otp:${key.bankHandle}:${key.customerRef}:${otp}`);
-    const { takeOtpAttempt: taken } = await this.call<{ takeOtpAttempt: { attemptId: string | null; retryAfterSeconds: number | null } }>(TAKE, { ...key, guess }, requestId);
+    const client = clientKeyOf(customer.client);
+    const { takeOtpAttempt: taken } = await this.call<{ takeOtpAttempt: { attemptId: string | null; retryAfterSeconds: number | null } }>(
+      TAKE,
+      { ...key, guess, client },
+      requestId,
+    );
     if (!taken.attemptId) {
       const seconds = taken.retryAfterSeconds ?? 60;
       throw new GatewayError('RATE_LIMITED', `too many refused one-time passwords for this customer; try again in ${seconds} s`, undefined, seconds);

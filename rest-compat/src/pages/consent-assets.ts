@@ -101,9 +101,12 @@ export const CONSENT_SCRIPT = `
     clearErrors();
     busy(true);
     try {
-      const answer = await post('/reject', {});
+      const answer = await post('/reject', { page_token: $('page-token').value });
       if (answer.ok) return window.location.assign(answer.body.redirect_to);
-      if (await refreshed((answer.body.error || {}).code)) return;
+      const code = (answer.body.error || {}).code;
+      // The page's token ran out: the page again, with a fresh one, says so.
+      if (code === 'UNAUTHORIZED') return window.location.assign(base + '?error=UNAUTHORIZED');
+      if (await refreshed(code)) return;
     } catch {
       showRefusal('SERVICE_UNAVAILABLE', data.otpAttemptsLeft);
     }

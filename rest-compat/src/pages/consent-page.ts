@@ -9,7 +9,7 @@ import { escapeHtml, jsonForScript, securityHeaders } from './html';
 
 /** What the page needs, public for anyone holding the (unguessable) consent id. */
 const CONSENT_VIEW = `query ConsentPage($id: ID!) {
-  consentAuthorisation(id: $id) { id status tppName scopes expiresAt otpAttemptsLeft redirectUri redirectTo bank { handle displayName } }
+  consentAuthorisation(id: $id) { id status tppName scopes expiresAt otpAttemptsLeft redirectUri redirectTo pageToken bank { handle displayName } }
 }`;
 
 export interface ConsentPageView {
@@ -21,6 +21,8 @@ export interface ConsentPageView {
   otpAttemptsLeft: number;
   redirectUri: string;
   redirectTo: string | null;
+  /** What the page's decision carries (the reject form's page_token); null once decided. */
+  pageToken: string | null;
   bank: { handle: string; displayName?: string | null };
 }
 
@@ -44,6 +46,7 @@ export const REFUSALS: Record<string, { field: 'customer' | 'otp' | 'form'; text
   CBS_ERROR: { field: 'form', text: 'Your bank could not check the one-time password. Nothing was shared; please try again.' },
   BANK_NOT_PARTICIPATING: { field: 'form', text: '{bank} does not take part in Open Banking at the moment.' },
   RATE_LIMITED: { field: 'form', text: 'Too many attempts. Please wait a moment.' },
+  UNAUTHORIZED: { field: 'form', text: 'This page was open too long. Please choose again.' },
   SERVICE_UNAVAILABLE: { field: 'form', text: 'The service is unavailable. Please try again shortly.' },
 };
 
@@ -120,6 +123,7 @@ ${view.redirectTo ? `<p class="redirect"><a id="return-link" href="${escapeHtml(
   <button type="submit" id="approve-button">Approve</button>
 </form>
 <form id="reject-form" method="post" action="/ob/auth/${id}/reject">
+  <input type="hidden" id="page-token" name="page_token" value="${escapeHtml(view.pageToken ?? '')}">
   <button type="submit" id="reject-button" class="secondary">Reject</button>
 </form>`;
   const body = `

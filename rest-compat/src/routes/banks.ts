@@ -3,7 +3,7 @@ import { defineRoute } from '../route';
 
 const handleParams = z.object({ handle: z.string().describe('Bank handle (bank_handle).') }).strict();
 
-const CAPABILITIES = 'bankHandle obEnabled obScopesSupported scaExemptionLimit maxConsentExpiryDays';
+const CAPABILITIES = 'bankHandle obEnabled obScopesSupported scaExemptionLimit scaExemptionMaxCount scaExemptionCumulativeLimit maxConsentExpiryDays';
 // `bankHandle: handle`: REST names the bank's handle as the registration request does.
 const BANK_RECORD = `fragment BankRecord on Bank {
   bankHandle: handle displayName country institutionCode status minAmount maxAmount createdAt
@@ -16,6 +16,16 @@ const capabilities = z
     ob_enabled: z.boolean(),
     ob_scopes_supported: z.array(z.string()).describe('Subset of accounts:read, balances:read, transactions:read, payments:write.'),
     sca_exemption_limit: z.number().int().describe('Open Banking payment orders (planned) above this amount, in minor units, will require SCA.'),
+    sca_exemption_max_count: z
+      .number()
+      .int()
+      .describe('Exempted Open Banking payment orders one consent may make since its last SCA (the approval, or an order authorised at sca_url); the next one needs SCA.'),
+    sca_exemption_cumulative_limit: z
+      .number()
+      .int()
+      .describe(
+        "Cumulative amount, in minor units of the order's currency, of the exempted Open Banking payment orders of one consent since its last SCA: an order that would take it above needs SCA.",
+      ),
     max_consent_expiry_days: z.number().int().describe('Upper bound of expiry_days for a consent at this bank.'),
   })
   .strict()
@@ -48,6 +58,20 @@ const capabilityChanges = {
   ob_enabled: z.boolean().nullish(),
   ob_scopes_supported: z.array(z.string()).nullish(),
   sca_exemption_limit: z.number().int().nullish().describe('Minor units.'),
+  sca_exemption_max_count: z
+    .number()
+    .int()
+    .nullish()
+    .describe(
+      'Exempted Open Banking payment orders one consent may make since its last SCA (the approval, or an order authorised at sca_url); the next one needs SCA; 0 to 1000, default 5.',
+    ),
+  sca_exemption_cumulative_limit: z
+    .number()
+    .int()
+    .nullish()
+    .describe(
+      "Cumulative amount, in minor units of the order's currency, of the exempted Open Banking payment orders of one consent since its last SCA: an order that would take it above needs SCA; default 100000 (the PSD2 RTS's 100 in LYD's minor units).",
+    ),
   max_consent_expiry_days: z.number().int().nullish(),
 };
 

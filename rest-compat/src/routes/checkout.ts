@@ -48,7 +48,7 @@ export const checkoutRoutes = [
     description:
       "Called by the checkout page. The payer is looked up in the identity registry and the OTP verified by the payer's bank; then the bank debits (and, same bank, credits). " +
       'Answers COMPLETED (same bank), SETTLEMENT_PENDING (cross bank: COMPLETED once the creditor bank confirms) or PROCESSING, with a session token for the status call. ' +
-      'The third wrong OTP fails the session; five refused OTPs of one customer within 15 minutes, on any session, lock their next check (429 RATE_LIMITED, Retry-After). ' +
+      'The third wrong OTP fails the session; five refused OTPs for one customer from one client (address, IPv6 /64) within 15 minutes, on any session, lock the next check from that client for the customer (429 RATE_LIMITED, Retry-After); thirty from all clients within 5 minutes hold the customer back until the oldest leaves that window. ' +
       'Safe to retry: the same authorization (same payer account and OTP) sent again while the session is not final answers 200 with its current status and a new session token; ' +
       'once final, the final answer (409 SESSION_ALREADY_COMPLETED, 409 SESSION_FAILED). Another authorization while one is in progress: 409 SESSION_IN_PROGRESS.',
     auth: [],

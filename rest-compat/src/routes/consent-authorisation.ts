@@ -120,22 +120,25 @@ export const consentAuthorisationRoutes = [
     tag: 'Open Banking: customer',
     summary: 'Reject a consent (customer)',
     description:
+      "Called by the consent page, with the page_token the page was opened with (the HTML page's reject form carries it; valid 30 minutes): a rejection by the consent id alone " +
+      'is 401 UNAUTHORIZED, as is a token of another consent or one run out (open the page again). ' +
       'The consent becomes REJECTED; redirect_to carries error=access_denied, consent_id, state and iss. Repeating it answers the same; an approved consent is 409 CONSENT_ALREADY_DECIDED. ' +
-      'Posted as a form (application/x-www-form-urlencoded, no fields), it answers 303 See Other to redirect_to.',
+      'Posted as a form (application/x-www-form-urlencoded: page_token), it answers 303 See Other to redirect_to, or back to the page with ?error=<code>.',
     auth: [],
     params: consentParams,
     bodyTypes: ['json', 'form'],
+    body: z.object({ page_token: z.string().optional().describe("The consent page's token (cpt_…), bound to this consent.") }).strict(),
     htmlForm: {
-      fields: z.object({}).strict(),
-      body: () => ({}),
+      fields: z.object({ page_token: z.string().optional().describe("The consent page's token (cpt_…), bound to this consent.") }).strict(),
+      body: (fields) => ({ page_token: fields.page_token }),
       success: ({ rejectConsent }) => rejectConsent.redirectTo,
       failure: backToPage,
     },
-    operation: `mutation RejectConsent($consentId: ID!) { rejectConsent(consentId: $consentId) { redirectTo } }`,
-    variables: ({ params }) => ({ consentId: params.consentId }),
+    operation: `mutation RejectConsent($consentId: ID!, $pageToken: String) { rejectConsent(consentId: $consentId, pageToken: $pageToken) { redirectTo } }`,
+    variables: ({ params, body }) => ({ consentId: params.consentId, pageToken: body.pageToken ?? null }),
     result: ({ rejectConsent }) => ({ redirectTo: rejectConsent.redirectTo }),
     status: 200,
     response: decision,
-    errors: ['CONSENT_NOT_FOUND', 'CONSENT_EXPIRED', 'CONSENT_REVOKED', 'CONSENT_ALREADY_DECIDED'],
+    errors: ['UNAUTHORIZED', 'CONSENT_NOT_FOUND', 'CONSENT_EXPIRED', 'CONSENT_REVOKED', 'CONSENT_ALREADY_DECIDED'],
   }),
 ];

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { defineRoute, type GraphQLData } from '../route';
 
 // `deliveryId: id`: REST names the delivery's id delivery_id, as the contract's list does.
-const DELIVERY_RECORD = `fragment DeliveryRecord on WebhookDelivery { deliveryId: id eventId livemode event url status attempts lastStatusCode nextAttemptAt }`;
+const DELIVERY_RECORD = `fragment DeliveryRecord on WebhookDelivery { deliveryId: id eventId livemode event url status attempts lastStatusCode lastError nextAttemptAt }`;
 
 const deliveryRecord = z
   .object({
@@ -14,6 +14,13 @@ const deliveryRecord = z
     status: z.enum(['PENDING', 'DELIVERED', 'FAILED']).describe('PENDING: more attempts to come; DELIVERED: a 2xx answer; FAILED: retries spent.'),
     attempts: z.number().int(),
     last_status_code: z.number().int().nullable().describe('HTTP status of the last attempt; null when it got no answer (timeout, refused).'),
+    last_error: z
+      .string()
+      .nullable()
+      .describe(
+        "Why the last attempt got no answer: a timeout, a failed connection, or 'target refused: not a public address' when the URL's host is not a public address " +
+          '(nothing is sent there; WEBHOOK_PRIVATE_TARGETS allows loopback and private networks). Null after an answer.',
+      ),
     next_attempt_at: z.string().nullable().describe('ISO 8601 UTC; null once DELIVERED or FAILED.'),
   })
   .strict();

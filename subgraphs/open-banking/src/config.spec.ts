@@ -5,11 +5,15 @@ const load = (env: Record<string, string>) => openBankingEnv.options(loadConfig(
 
 describe('open-banking environment', () => {
   it('defaults: consent pages on localhost:8080, 15 minutes for SCA', () => {
-    expect(load({})).toEqual({ publicBaseUrl: 'http://localhost:8080', scaTtlMs: 900_000 });
+    expect(load({})).toEqual({ publicBaseUrl: 'http://localhost:8080', scaTtlMs: 900_000, webhookPrivateTargets: false });
   });
 
   it('reads its own variables', () => {
-    expect(load({ PUBLIC_BASE_URL: 'https://pay.example.ly/', SCA_TTL_SECONDS: '120' })).toEqual({ publicBaseUrl: 'https://pay.example.ly', scaTtlMs: 120_000 });
+    expect(load({ PUBLIC_BASE_URL: 'https://pay.example.ly/', SCA_TTL_SECONDS: '120', WEBHOOK_PRIVATE_TARGETS: 'on' })).toEqual({
+      publicBaseUrl: 'https://pay.example.ly',
+      scaTtlMs: 120_000,
+      webhookPrivateTargets: true,
+    });
   });
 
   it('refuses an SCA time that is not a whole number of seconds from 1 to a day', () => {

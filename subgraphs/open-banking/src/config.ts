@@ -1,5 +1,5 @@
 import type { ServiceEnv } from '@gateway/federation';
-import { z } from '@gateway/kernel';
+import { egressEnvSchema, z } from '@gateway/kernel';
 import { DEFAULT_PUBLIC_BASE_URL } from './settings';
 
 /** How long a payment order waits in PENDING_SCA for the customer before it FAILS (SCA_EXPIRED), by default. */
@@ -7,6 +7,7 @@ export const DEFAULT_SCA_TTL_SECONDS = 900;
 
 /** open-banking's own variables, shared with the launcher (which also parses payments' PUBLIC_BASE_URL). */
 export const openBankingOwnEnvSchema = z.object({
+  ...egressEnvSchema.shape,
   SCA_TTL_SECONDS: z.coerce.number().int().min(1).max(86_400).default(DEFAULT_SCA_TTL_SECONDS),
 });
 
@@ -14,9 +15,19 @@ export const openBankingOwnEnvSchema = z.object({
 export const openBankingEnvSchema = openBankingOwnEnvSchema.extend({ PUBLIC_BASE_URL: z.url().default(DEFAULT_PUBLIC_BASE_URL) });
 
 /** The open-banking options an environment sets. */
-export const openBankingConfigFrom = (env: z.infer<typeof openBankingOwnEnvSchema>): { scaTtlMs: number } => ({ scaTtlMs: env.SCA_TTL_SECONDS * 1000 });
+export const openBankingConfigFrom = (env: z.infer<typeof openBankingOwnEnvSchema>): OpenBankingConfig => ({
+  scaTtlMs: env.SCA_TTL_SECONDS * 1000,
+  webhookPrivateTargets: env.WEBHOOK_PRIVATE_TARGETS,
+});
 
-export const openBankingEnv: ServiceEnv<typeof openBankingEnvSchema, { publicBaseUrl: string; scaTtlMs: number }> = {
+/** The open-banking options the launcher's environment sets. */
+export interface OpenBankingConfig {
+  scaTtlMs: number;
+  /** WEBHOOK_PRIVATE_TARGETS: a TPP's webhook_url may name a private address in production too. */
+  webhookPrivateTargets: boolean;
+}
+
+export const openBankingEnv: ServiceEnv<typeof openBankingEnvSchema, OpenBankingConfig & { publicBaseUrl: string }> = {
   schema: openBankingEnvSchema,
   options: (env) => ({ publicBaseUrl: env.PUBLIC_BASE_URL.replace(/\/$/, ''), ...openBankingConfigFrom(env) }),
 };

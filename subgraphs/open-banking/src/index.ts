@@ -2,4 +2,4 @@ export { start, OPEN_BANKING_SCHEMA, type OpenBankingStartOptions } from './serv
 export { buildOpenBankingSchema } from './schema';
 export type { CoreCallSettings, OpenBankingSettings } from './settings';
 export type { OpenBankingJobSettings } from './jobs';
-export { openBankingConfigFrom, openBankingOwnEnvSchema } from './config';
+export { openBankingConfigFrom, openBankingOwnEnvSchema, type OpenBankingConfig } from './config';

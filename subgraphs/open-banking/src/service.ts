@@ -28,6 +28,8 @@ export interface OpenBankingStartOptions extends SubgraphStartOptions {
   cores?: Partial<CoreCallSettings>;
   /** SCA time of a payment order above the exemption limit (PAYMENT_ORDER_SCA_TTL_SECONDS); default 15 minutes. */
   scaTtlMs?: number;
+  /** WEBHOOK_PRIVATE_TARGETS: a TPP's webhook_url may name a private address in production too. Default false. */
+  webhookPrivateTargets?: boolean;
 }
 
 /** Starts the open-banking subgraph: migrations, schema, HTTP server, the consent expiry job; with a bus, the outbox relay. */
@@ -45,6 +47,7 @@ export async function start(options: OpenBankingStartOptions): Promise<RunningSe
   const settings: OpenBankingSettings = {
     platformSecret: options.platformSecret,
     production: options.production,
+    webhookPrivateTargets: options.webhookPrivateTargets,
     publicBaseUrl: options.publicBaseUrl,
     routerUrl: options.routerUrl,
     cores: options.cores,

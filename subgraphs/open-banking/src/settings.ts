@@ -21,6 +21,8 @@ export const DEFAULT_CORE_CALL_SETTINGS: CoreCallSettings = { coreTimeoutMs: 4_0
 export interface OpenBankingSettings {
   platformSecret: string;
   production: boolean;
+  /** WEBHOOK_PRIVATE_TARGETS: a TPP's webhook_url may name a private address in production too. Default false. */
+  webhookPrivateTargets?: boolean;
   /** Base of consent_url, and the issuer (`iss`) of authorization responses. Default http://localhost:8080. */
   publicBaseUrl?: string;
   /** The router's GraphQL endpoint, for the bank registry (late-bound in one process). */

@@ -5,15 +5,30 @@ const load = (env: Record<string, string>) => paymentsConfigFrom(loadConfig(paym
 
 describe('payments environment', () => {
   it('defaults: checkout on localhost:8080, 15-minute sessions, the built-in webhook schedule', () => {
-    expect(load({})).toEqual({ publicBaseUrl: 'http://localhost:8080', sessionTtlSeconds: 900, webhookRetryScheduleSeconds: undefined, settlementIntervalSeconds: 3600 });
+    expect(load({})).toEqual({
+      publicBaseUrl: 'http://localhost:8080',
+      sessionTtlSeconds: 900,
+      webhookRetryScheduleSeconds: undefined,
+      settlementIntervalSeconds: 3600,
+      webhookPrivateTargets: false,
+    });
   });
 
   it('reads its own variables', () => {
-    expect(load({ PUBLIC_BASE_URL: 'https://pay.example.ly/', SESSION_TTL_SECONDS: '600', WEBHOOK_RETRY_SCHEDULE: '5, 30,0.5', SETTLEMENT_INTERVAL_SECONDS: '0' })).toEqual({
+    expect(
+      load({
+        PUBLIC_BASE_URL: 'https://pay.example.ly/',
+        SESSION_TTL_SECONDS: '600',
+        WEBHOOK_RETRY_SCHEDULE: '5, 30,0.5',
+        SETTLEMENT_INTERVAL_SECONDS: '0',
+        WEBHOOK_PRIVATE_TARGETS: '1',
+      }),
+    ).toEqual({
       publicBaseUrl: 'https://pay.example.ly',
       sessionTtlSeconds: 600,
       webhookRetryScheduleSeconds: [5, 30, 0.5],
       settlementIntervalSeconds: 0,
+      webhookPrivateTargets: true,
     });
   });
 

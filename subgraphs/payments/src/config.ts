@@ -1,5 +1,5 @@
 import type { ServiceEnv } from '@gateway/federation';
-import { envSecondsList, z } from '@gateway/kernel';
+import { egressEnvSchema, envSecondsList, z } from '@gateway/kernel';
 import { DEFAULT_SETTLEMENT_INTERVAL_SECONDS } from './settlement/settlement.settings';
 import { DEFAULT_PUBLIC_BASE_URL, DEFAULT_SESSION_TTL_SECONDS } from './settings';
 
@@ -8,6 +8,7 @@ import { DEFAULT_PUBLIC_BASE_URL, DEFAULT_SESSION_TTL_SECONDS } from './settings
  * PLATFORM_SECRET, ...) are @gateway/federation's; the launcher parses these together with its own.
  */
 export const paymentsEnvSchema = z.object({
+  ...egressEnvSchema.shape,
   PUBLIC_BASE_URL: z.url().default(DEFAULT_PUBLIC_BASE_URL),
   SESSION_TTL_SECONDS: z.coerce.number().int().min(60).max(86_400).default(DEFAULT_SESSION_TTL_SECONDS),
   WEBHOOK_RETRY_SCHEDULE: envSecondsList.optional(),
@@ -23,6 +24,8 @@ export interface PaymentsConfig {
   webhookRetryScheduleSeconds?: number[];
   /** A settlement cycle runs this often; 0: only on demand (POST /settlement/cycles). */
   settlementIntervalSeconds: number;
+  /** WEBHOOK_PRIVATE_TARGETS: webhooks may go to loopback, private and link-local addresses. */
+  webhookPrivateTargets: boolean;
 }
 
 export const paymentsConfigFrom = (env: z.infer<typeof paymentsEnvSchema>): PaymentsConfig => ({
@@ -30,6 +33,7 @@ export const paymentsConfigFrom = (env: z.infer<typeof paymentsEnvSchema>): Paym
   sessionTtlSeconds: env.SESSION_TTL_SECONDS,
   webhookRetryScheduleSeconds: env.WEBHOOK_RETRY_SCHEDULE,
   settlementIntervalSeconds: env.SETTLEMENT_INTERVAL_SECONDS,
+  webhookPrivateTargets: env.WEBHOOK_PRIVATE_TARGETS,
 });
 
 /** For `npm run start:payments` (runStandalone). */

@@ -65,6 +65,7 @@ export function createPaymentsModules(settings: PaymentsSettings, testCores: Bui
   const sessions = new SessionService(
     {
       production: settings.production,
+      webhookPrivateTargets: settings.webhookPrivateTargets ?? false,
       publicBaseUrl: (settings.publicBaseUrl ?? DEFAULT_PUBLIC_BASE_URL).replace(/\/+$/, ''),
       sessionTtlSeconds: settings.sessionTtlSeconds ?? DEFAULT_SESSION_TTL_SECONDS,
     },

@@ -51,6 +51,8 @@ export interface PaymentsStartOptions extends SubgraphStartOptions {
   sessionTtlSeconds?: number;
   /** Pauses between webhook retries, in seconds (WEBHOOK_RETRY_SCHEDULE); unset: the built-in schedule. */
   webhookRetryScheduleSeconds?: number[];
+  /** WEBHOOK_PRIVATE_TARGETS: webhooks may go to loopback, private and link-local addresses. Default false: public addresses only. */
+  webhookPrivateTargets?: boolean;
   /** Deadline of one webhook attempt (10 s unless a test shortens it). */
   webhookAttemptTimeoutMs?: number;
   /** Payment engine and job timing (tests shorten them). */
@@ -79,6 +81,7 @@ export async function start(options: PaymentsStartOptions): Promise<RunningServi
   const settings = {
     platformSecret: options.platformSecret,
     production: options.production,
+    webhookPrivateTargets: options.webhookPrivateTargets ?? false,
     publicBaseUrl: options.publicBaseUrl,
     sessionTtlSeconds: options.sessionTtlSeconds,
     routerUrl: options.routerUrl,
@@ -175,6 +178,7 @@ async function startEvents(orm: ServiceOrm, bus: EventBus, options: PaymentsStar
     platformSecret: options.platformSecret,
     call: modules.call,
     production: options.production,
+    privateTargets: options.webhookPrivateTargets ?? false,
     logger: logger.child({ component: 'webhooks' }),
     retryScheduleSeconds: options.webhookRetryScheduleSeconds,
     attemptTimeoutMs: options.webhookAttemptTimeoutMs,

@@ -7,6 +7,8 @@ import type { SettlementSettings } from './settlement/settlement.settings';
 export interface PaymentsSettings {
   platformSecret: string;
   production: boolean;
+  /** WEBHOOK_PRIVATE_TARGETS: webhooks may go to loopback, private and link-local addresses. Default false. */
+  webhookPrivateTargets?: boolean;
   /** Base of checkout_url. Default http://localhost:8080. */
   publicBaseUrl?: string;
   /** Session TTL. Default 900 (15 minutes). */

@@ -69,6 +69,14 @@ export class BankEntity {
   @Property({ type: 'bigint' })
   scaExemptionLimit!: bigint;
 
+  /** Exempted payment orders a consent may make since its last SCA; the next one needs SCA. */
+  @Property({ type: 'integer' })
+  scaExemptionMaxCount!: number;
+
+  /** Their cumulative amount (minor units of the order's currency) since the last SCA; an order taking it above needs SCA. */
+  @Property({ type: 'bigint' })
+  scaExemptionCumulativeLimit!: bigint;
+
   @Property({ type: 'integer' })
   maxConsentExpiryDays!: number;
 

@@ -1,4 +1,4 @@
-import { Field, InputType } from 'type-graphql';
+import { Field, InputType, Int } from 'type-graphql';
 import { GraphQLSafeInt } from 'graphql-scalars';
 
 @InputType({ description: 'A settlement account held in one currency.' })
@@ -67,6 +67,20 @@ export class RegisterBankInput {
   @Field(() => GraphQLSafeInt, { nullable: true, description: 'Open Banking payment orders (planned) above this amount, in minor units, will require SCA; default 100000.' })
   scaExemptionLimit?: number;
 
+  @Field(() => Int, {
+    nullable: true,
+    description:
+      'Exempted Open Banking payment orders one consent may make since its last SCA (the approval, or an order authorised at sca_url); the next one needs SCA, 0 to 1000 (0: none is exempted); default 5.',
+  })
+  scaExemptionMaxCount?: number;
+
+  @Field(() => GraphQLSafeInt, {
+    nullable: true,
+    description:
+      "Cumulative amount, in minor units of the order's currency, of the exempted Open Banking payment orders of one consent since its last SCA: an order that would take it above needs SCA; default 100000 (the PSD2 RTS's 100 in LYD's minor units).",
+  })
+  scaExemptionCumulativeLimit?: number;
+
   @Field({ nullable: true, description: 'Upper bound of expiry_days for a consent at this bank, 1 to 365; default 90.' })
   maxConsentExpiryDays?: number;
 }
@@ -84,6 +98,20 @@ export class UpdateBankCapabilitiesInput {
     description: 'Open Banking payment orders (planned) above this amount, in minor units, will require SCA; unchanged when omitted.',
   })
   scaExemptionLimit?: number;
+
+  @Field(() => Int, {
+    nullable: true,
+    description:
+      'Exempted Open Banking payment orders one consent may make since its last SCA (the approval, or an order authorised at sca_url); the next one needs SCA, 0 to 1000; unchanged when omitted.',
+  })
+  scaExemptionMaxCount?: number;
+
+  @Field(() => GraphQLSafeInt, {
+    nullable: true,
+    description:
+      "Cumulative amount, in minor units of the order's currency, of the exempted Open Banking payment orders of one consent since its last SCA: an order that would take it above needs SCA; unchanged when omitted.",
+  })
+  scaExemptionCumulativeLimit?: number;
 
   @Field({ nullable: true, description: 'Upper bound of expiry_days for a consent at this bank, 1 to 365; unchanged when omitted.' })
   maxConsentExpiryDays?: number;

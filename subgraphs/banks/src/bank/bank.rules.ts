@@ -3,6 +3,14 @@ import { assertCoreBaseUrlShape, sameCore } from './core-url';
 
 export const OB_SCOPES = ['accounts:read', 'balances:read', 'transactions:read', 'payments:write'] as const;
 
+/**
+ * PSD2 RTS art. 16 for remote payments: SCA again after five exempted payments, or once their
+ * cumulative amount would pass EUR 100, since the last SCA. The amount is the RTS figure in
+ * LYD's minor units (3 decimals: 100.000 LYD), the currency of the banks' country (LY).
+ */
+export const DEFAULT_SCA_EXEMPTION_MAX_COUNT = 5;
+export const DEFAULT_SCA_EXEMPTION_CUMULATIVE_LIMIT = 100_000;
+
 /** Bank handles appear inside bank keys (sbk_<handle>_<random>), so no underscore. */
 export const BANK_HANDLE = /^[a-z][a-z0-9-]{1,31}$/;
 
@@ -12,6 +20,8 @@ const capabilities = {
     .array(z.enum(OB_SCOPES, { error: `must be among ${OB_SCOPES.join(', ')}` }))
     .refine((scopes) => new Set(scopes).size === scopes.length, 'must not repeat a scope'),
   scaExemptionLimit: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER),
+  scaExemptionMaxCount: z.number().int().min(0).max(1000),
+  scaExemptionCumulativeLimit: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER),
   maxConsentExpiryDays: z.number().int().min(1).max(365),
 };
 
@@ -22,6 +32,8 @@ export function updateCapabilitiesRules(production: boolean) {
         obEnabled: capabilities.obEnabled.optional(),
         obScopesSupported: capabilities.obScopesSupported.optional(),
         scaExemptionLimit: capabilities.scaExemptionLimit.optional(),
+        scaExemptionMaxCount: capabilities.scaExemptionMaxCount.optional(),
+        scaExemptionCumulativeLimit: capabilities.scaExemptionCumulativeLimit.optional(),
         maxConsentExpiryDays: capabilities.maxConsentExpiryDays.optional(),
         // null: no sandbox core any more (the built-in test bank answers for the bank again).
         sandboxCoreBaseUrl: rules.url(production).superRefine(assertCoreBaseUrlShape).nullable().optional(),
@@ -65,6 +77,8 @@ export function registerBankRules(production: boolean) {
         obEnabled: capabilities.obEnabled.default(false),
         obScopesSupported: capabilities.obScopesSupported.default([]),
         scaExemptionLimit: capabilities.scaExemptionLimit.default(100_000),
+        scaExemptionMaxCount: capabilities.scaExemptionMaxCount.default(DEFAULT_SCA_EXEMPTION_MAX_COUNT),
+        scaExemptionCumulativeLimit: capabilities.scaExemptionCumulativeLimit.default(DEFAULT_SCA_EXEMPTION_CUMULATIVE_LIMIT),
         maxConsentExpiryDays: capabilities.maxConsentExpiryDays.default(90),
       })
       .strict()

@@ -90,6 +90,8 @@ export class BankService {
           obEnabled: valid.obEnabled,
           obScopesSupported: valid.obScopesSupported,
           scaExemptionLimit: BigInt(valid.scaExemptionLimit),
+          scaExemptionMaxCount: valid.scaExemptionMaxCount,
+          scaExemptionCumulativeLimit: BigInt(valid.scaExemptionCumulativeLimit),
           maxConsentExpiryDays: valid.maxConsentExpiryDays,
           createdAt: new Date(),
           updatedAt: new Date(),
@@ -122,6 +124,8 @@ export class BankService {
       if (changes.obEnabled !== undefined) bank.obEnabled = changes.obEnabled;
       if (changes.obScopesSupported !== undefined) bank.obScopesSupported = changes.obScopesSupported;
       if (changes.scaExemptionLimit !== undefined) bank.scaExemptionLimit = BigInt(changes.scaExemptionLimit);
+      if (changes.scaExemptionMaxCount !== undefined) bank.scaExemptionMaxCount = changes.scaExemptionMaxCount;
+      if (changes.scaExemptionCumulativeLimit !== undefined) bank.scaExemptionCumulativeLimit = BigInt(changes.scaExemptionCumulativeLimit);
       if (changes.maxConsentExpiryDays !== undefined) bank.maxConsentExpiryDays = changes.maxConsentExpiryDays;
       return bank;
     });

@@ -1,4 +1,4 @@
-import { Directive, Field, ID, ObjectType } from 'type-graphql';
+import { Directive, Field, ID, Int, ObjectType } from 'type-graphql';
 import { GraphQLSafeInt } from 'graphql-scalars';
 import type { BankEntity } from './bank.entity';
 
@@ -15,6 +15,17 @@ export class BankCapabilities {
 
   @Field(() => GraphQLSafeInt, { description: 'Open Banking payment orders (planned) above this amount, in minor units, will require SCA.' })
   scaExemptionLimit!: number;
+
+  @Field(() => Int, {
+    description: 'Exempted Open Banking payment orders one consent may make since its last SCA (the approval, or an order authorised at sca_url); the next one needs SCA.',
+  })
+  scaExemptionMaxCount!: number;
+
+  @Field(() => GraphQLSafeInt, {
+    description:
+      "Cumulative amount, in minor units of the order's currency, of the exempted Open Banking payment orders of one consent since its last SCA: an order that would take it above needs SCA.",
+  })
+  scaExemptionCumulativeLimit!: number;
 
   @Field({ description: 'Upper bound of expiry_days for a consent at this bank.' })
   maxConsentExpiryDays!: number;
@@ -90,6 +101,8 @@ export function toCapabilities(entity: BankEntity): BankCapabilities {
     obEnabled: entity.obEnabled,
     obScopesSupported: [...entity.obScopesSupported],
     scaExemptionLimit: Number(entity.scaExemptionLimit),
+    scaExemptionMaxCount: entity.scaExemptionMaxCount,
+    scaExemptionCumulativeLimit: Number(entity.scaExemptionCumulativeLimit),
     maxConsentExpiryDays: entity.maxConsentExpiryDays,
   };
 }

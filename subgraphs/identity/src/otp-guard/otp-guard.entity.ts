@@ -2,9 +2,10 @@ import { Entity, PrimaryKey, Property } from '@mikro-orm/core';
 
 /**
  * One OTP check of a customer at their bank, taken before the bank is asked. A check the bank
- * accepted (or never answered) is given back; one it refused stays, and counts against the
- * customer for OTP_GUARD_WINDOW_MS wherever the OTP was asked for (checkout, consent, SCA,
- * mandate confirmation).
+ * accepted (or never answered) is given back; one it refused stays, and counts against its client
+ * for the customer for OTP_GUARD_WINDOW_MS (and against the customer for the shorter
+ * OTP_GUARD_CUSTOMER_WINDOW_MS) wherever the OTP was asked for (checkout, consent, SCA, mandate
+ * confirmation).
  */
 export interface HeldOtpCheck {
   /** otp_…: the id the caller gives back. */
@@ -16,6 +17,8 @@ export interface HeldOtpCheck {
   guess: string;
   /** Epoch milliseconds: an integer, so comparing it with the window's start in SQL is exact. */
   taken_at: number;
+  /** Who sent it (@gateway/kernel clientKeyOf: an address, an IPv6 /64); absent in checks kept before clients were: 'unknown'. */
+  client?: string;
 }
 
 /**

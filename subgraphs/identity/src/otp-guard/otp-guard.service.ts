@@ -2,9 +2,16 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { newId } from '@gateway/kernel';
 import type { HeldOtpCheck } from './otp-guard.entity';
 
-/** Refused OTPs one customer may have in a window, across every session, consent and mandate. */
+/** Refused OTPs one client (an address, an IPv6 /64) may have for a customer in a window, across every session, consent and mandate. */
 export const OTP_GUARD_MAX_REFUSALS = 5;
 export const OTP_GUARD_WINDOW_MS = 15 * 60_000;
+/**
+ * Refused OTPs a customer may have from all clients together in a short window: many times what
+ * one client may have, so only guesses from many addresses at once (which an attacker cannot make
+ * for free) reach it, and it holds the customer back minutes, not a quarter of an hour.
+ */
+export const OTP_GUARD_CUSTOMER_MAX_REFUSALS = 30;
+export const OTP_GUARD_CUSTOMER_WINDOW_MS = 5 * 60_000;
 
 export interface OtpAttemptVerdict {
   /** Set when the check may go ahead: give it back (giveBack) when the bank accepts the OTP or never judges it. */
@@ -14,8 +21,12 @@ export interface OtpAttemptVerdict {
 }
 
 /**
- * Limits OTP guesses per customer, not only per session: three wrong OTPs fail a session, but a
- * merchant (or TPP) could open new ones and keep guessing. Each check is taken before the bank is
+ * Limits OTP guesses per customer and client, not only per session: three wrong OTPs fail a
+ * session, but a merchant (or TPP) could open new ones and keep guessing. The limit counts per
+ * client first (OTP_GUARD_MAX_REFUSALS): wrong OTPs sent for a customer from one address, with no
+ * credential (checkout is public), lock that address out for that customer, never the customer
+ * paying from their own; only a burst from many addresses (OTP_GUARD_CUSTOMER_MAX_REFUSALS) holds
+ * the customer back, briefly. Each check is taken before the bank is
  * asked, so a burst of parallel guesses cannot all pass before the first refusal is counted; a
  * check the bank accepted is given back, one it refused stays for the window. The same guess
  * again while it is held is the same check (its id is answered again): a double submit is no
@@ -28,7 +39,7 @@ export interface OtpAttemptVerdict {
 export class OtpGuardService {
   constructor(private readonly clock: () => Date = () => new Date()) {}
 
-  async take(em: EntityManager, bankHandle: string, customerRef: string, guess: string): Promise<OtpAttemptVerdict> {
+  async take(em: EntityManager, bankHandle: string, customerRef: string, guess: string, client: string): Promise<OtpAttemptVerdict> {
     const now = this.clock().getTime();
     // A customer's first check inserts their row with the new check alone. Later ones conflict:
     // PostgreSQL then locks the row and computes the SET from its latest committed version (a
@@ -37,32 +48,46 @@ export class OtpGuardService {
     // that left the window; keeps the array as it is when the same guess is held (a double
     // submit, a retry after a lost answer: no new guess) or MAX are held; else appends the new
     // check (`excluded.attempts`, the VALUES row's one entry). The caller reads the verdict from
-    // the row it gets back.
+    // the row it gets back. Checks kept before clients were recorded count as client 'unknown'.
     const [row] = await em.execute<Array<{ attempts: HeldOtpCheck[] }>>(
       `insert into identity.otp_guards as guard (bank_handle, customer_ref, attempts)
-         values (?, ?, jsonb_build_array(jsonb_build_object('id', ?::text, 'guess', ?::text, 'taken_at', ?::bigint)))
+         values (?, ?, jsonb_build_array(jsonb_build_object('id', ?::text, 'guess', ?::text, 'taken_at', ?::bigint, 'client', ?::text)))
        on conflict (bank_handle, customer_ref) do update set attempts = (
          select case
-             when held @> jsonb_build_array(jsonb_build_object('guess', excluded.attempts -> 0 -> 'guess')) or jsonb_array_length(held) >= ? then held
+             when held @> jsonb_build_array(jsonb_build_object('guess', excluded.attempts -> 0 -> 'guess')) then held
+             when (select count(*) from jsonb_array_elements(held) as mine(entry)
+                   where coalesce(entry ->> 'client', 'unknown') = excluded.attempts -> 0 ->> 'client') >= ? then held
+             when (select count(*) from jsonb_array_elements(held) as recent(entry)
+                   where (entry ->> 'taken_at')::bigint >= ?) >= ? then held
              else held || excluded.attempts
            end
          from (select coalesce(jsonb_agg(entry order by position), '[]'::jsonb) as held
            from jsonb_array_elements(guard.attempts) with ordinality as checks(entry, position)
            where (entry ->> 'taken_at')::bigint >= ?) as window_checks)
        returning attempts`,
-      [bankHandle, customerRef, newId('otpAttempt'), guess, now, OTP_GUARD_MAX_REFUSALS, now - OTP_GUARD_WINDOW_MS],
+      [
+        bankHandle,
+        customerRef,
+        newId('otpAttempt'),
+        guess,
+        now,
+        client,
+        OTP_GUARD_MAX_REFUSALS,
+        now - OTP_GUARD_CUSTOMER_WINDOW_MS,
+        OTP_GUARD_CUSTOMER_MAX_REFUSALS,
+        now - OTP_GUARD_WINDOW_MS,
+      ],
     );
     const held = row!.attempts;
     // Our guess in the row: either the check it already was, or the one just appended.
     const taken = held.find((check) => check.guess === guess);
     if (taken) return { attemptId: taken.id, retryAfterSeconds: null };
-    // Open again when the oldest of the last MAX leaves the window.
-    const lastMax = held
-      .map((check) => Number(check.taken_at))
-      .sort((a, b) => b - a)
-      .slice(0, OTP_GUARD_MAX_REFUSALS);
-    const reopensAt = Math.min(...lastMax) + OTP_GUARD_WINDOW_MS;
-    return { attemptId: null, retryAfterSeconds: Math.max(1, Math.ceil((reopensAt - now) / 1000)) };
+    const takenAt = (checks: HeldOtpCheck[]) => checks.map((check) => Number(check.taken_at)).sort((a, b) => b - a);
+    // Refused for this client: open again when the oldest of its last MAX leaves the window.
+    const mine = takenAt(held.filter((check) => (check.client ?? 'unknown') === client));
+    if (mine.length >= OTP_GUARD_MAX_REFUSALS) return refusedUntil(mine[OTP_GUARD_MAX_REFUSALS - 1]! + OTP_GUARD_WINDOW_MS, now);
+    // Refused for the customer: open again when the oldest of the last CUSTOMER_MAX leaves the short window.
+    return refusedUntil(takenAt(held)[OTP_GUARD_CUSTOMER_MAX_REFUSALS - 1]! + OTP_GUARD_CUSTOMER_WINDOW_MS, now);
   }
 
   /**
@@ -81,4 +106,8 @@ export class OtpGuardService {
       [attemptId, bankHandle, customerRef, attemptId],
     );
   }
+}
+
+function refusedUntil(reopensAt: number, now: number): OtpAttemptVerdict {
+  return { attemptId: null, retryAfterSeconds: Math.max(1, Math.ceil((reopensAt - now) / 1000)) };
 }

@@ -6,9 +6,9 @@ import { sha256Hex, type Principal } from '@gateway/kernel';
 import { IDENTITY_SCHEMA, start } from '../service';
 import { migrations } from '../migrations';
 import { OtpGuardEntity } from './otp-guard.entity';
-import { OTP_GUARD_MAX_REFUSALS, OtpGuardService } from './otp-guard.service';
+import { OTP_GUARD_CUSTOMER_MAX_REFUSALS, OTP_GUARD_MAX_REFUSALS, OtpGuardService } from './otp-guard.service';
 
-const TAKE = `mutation($bankHandle: String!, $customerRef: String!, $guess: String!) { takeOtpAttempt(bankHandle: $bankHandle, customerRef: $customerRef, guess: $guess) { attemptId retryAfterSeconds } }`;
+const TAKE = `mutation($bankHandle: String!, $customerRef: String!, $guess: String!, $client: String!) { takeOtpAttempt(bankHandle: $bankHandle, customerRef: $customerRef, guess: $guess, client: $client) { attemptId retryAfterSeconds } }`;
 const SETTLE = `mutation($bankHandle: String!, $customerRef: String!, $attemptId: ID!) { settleOtpAttempt(bankHandle: $bankHandle, customerRef: $customerRef, attemptId: $attemptId) }`;
 const payments: Principal = { kind: 'service', id: 'payments' };
 
@@ -19,9 +19,9 @@ describe('identity subgraph: OTP checks per customer', () => {
   /** For the service under a clock of the test's own. */
   let orm: ServiceOrm;
   let guesses = 0;
-  const take = (customerRef: string, guess = sha256Hex(`guess-${(guesses += 1)}`), principal: Principal = payments) =>
+  const take = (customerRef: string, guess = sha256Hex(`guess-${(guesses += 1)}`), principal: Principal = payments, from = '203.0.113.1') =>
     client
-      .execute(TAKE, { bankHandle: 'alpha', customerRef, guess }, principal)
+      .execute(TAKE, { bankHandle: 'alpha', customerRef, guess, client: from }, principal)
       .then((data) => data.takeOtpAttempt as { attemptId: string | null; retryAfterSeconds: number | null });
   const settle = (customerRef: string, attemptId: string) => client.execute(SETTLE, { bankHandle: 'alpha', customerRef, attemptId }, payments);
   /** The SQL statements the pool sent while `work` ran (this file's service is alone on its database). */
@@ -48,7 +48,7 @@ describe('identity subgraph: OTP checks per customer', () => {
     await db.close();
   });
 
-  it('takes checks until the customer holds the maximum, then refuses with the seconds to wait; a check given back frees its place', async () => {
+  it('takes checks until the client holds the maximum for the customer, then refuses with the seconds to wait; a check given back frees its place', async () => {
     const taken = [];
     for (let i = 0; i < OTP_GUARD_MAX_REFUSALS; i += 1) taken.push(await take('cust-1'));
     expect(taken.every((attempt) => attempt.attemptId?.startsWith('otp_') && attempt.retryAfterSeconds === null)).toBe(true);
@@ -56,6 +56,8 @@ describe('identity subgraph: OTP checks per customer', () => {
     expect(refused.attemptId).toBeNull();
     expect(refused.retryAfterSeconds).toBeGreaterThan(14 * 60);
     expect((await take('cust-2')).attemptId).toMatch(/^otp_/);
+    // Someone else's guesses never lock the customer out: from another address their OTP is checked.
+    expect((await take('cust-1', undefined, payments, '198.51.100.9')).attemptId).toMatch(/^otp_/);
 
     await settle('cust-1', taken[0]!.attemptId!);
     expect((await take('cust-1')).attemptId).toMatch(/^otp_/);
@@ -76,6 +78,22 @@ describe('identity subgraph: OTP checks per customer', () => {
     expect(given[0]).toMatch(/^update identity\.otp_guards /);
   });
 
+  it("holds the customer back briefly once many clients' refused OTPs reach the customer's maximum, then lets them try again", async () => {
+    let now = Date.parse('2026-12-02T10:00:00.000Z');
+    const clocked = new OtpGuardService(() => new Date(now));
+    const em = orm.em.fork();
+    for (let i = 0; i < OTP_GUARD_CUSTOMER_MAX_REFUSALS; i += 1) {
+      // Many addresses, a couple of guesses each: no client reaches its own maximum.
+      expect((await clocked.take(em, 'alpha', 'cust-9', sha256Hex(`spread-${i}`), `198.51.100.${Math.floor(i / 2)}`)).attemptId).toMatch(/^otp_/);
+      now += 1_000;
+    }
+    // 10:00:30: the first of the 30 leaves the 5-minute window at 10:05:00.
+    expect(await clocked.take(em, 'alpha', 'cust-9', sha256Hex('fresh'), '192.0.2.77')).toEqual({ attemptId: null, retryAfterSeconds: 270 });
+    // The window includes its start: a millisecond after 10:05:00 the first has left it.
+    now += 270_001;
+    expect((await clocked.take(em, 'alpha', 'cust-9', sha256Hex('fresh'), '192.0.2.77')).attemptId).toMatch(/^otp_/);
+  });
+
   it('forgets checks that left the window and answers the wait until the oldest of the last MAX leaves it', async () => {
     let now = Date.parse('2026-12-01T10:00:00.000Z');
     const clocked = new OtpGuardService(() => new Date(now));
@@ -83,23 +101,23 @@ describe('identity subgraph: OTP checks per customer', () => {
     const guess = (n: number) => sha256Hex(`window-${n}`);
     const ids = [];
     for (let i = 0; i < OTP_GUARD_MAX_REFUSALS; i += 1) {
-      ids.push((await clocked.take(em, 'alpha', 'cust-7', guess(i))).attemptId);
+      ids.push((await clocked.take(em, 'alpha', 'cust-7', guess(i), '203.0.113.1')).attemptId);
       now += 60_000;
     }
     // Held: taken at 10:00 … 10:04; now 10:05. The first leaves the window at 10:15.
-    expect(await clocked.take(em, 'alpha', 'cust-7', guess(99))).toEqual({ attemptId: null, retryAfterSeconds: 10 * 60 });
+    expect(await clocked.take(em, 'alpha', 'cust-7', guess(99), '203.0.113.1')).toEqual({ attemptId: null, retryAfterSeconds: 10 * 60 });
     now += 10 * 60_000 - 1;
-    expect((await clocked.take(em, 'alpha', 'cust-7', guess(99))).retryAfterSeconds).toBe(1);
+    expect((await clocked.take(em, 'alpha', 'cust-7', guess(99), '203.0.113.1')).retryAfterSeconds).toBe(1);
     // At 10:15 the first check is still held (the window includes its start): its guess is the same check.
     now += 1;
-    expect((await clocked.take(em, 'alpha', 'cust-7', guess(0))).attemptId).toBe(ids[0]);
+    expect((await clocked.take(em, 'alpha', 'cust-7', guess(0), '203.0.113.1')).attemptId).toBe(ids[0]);
     // A millisecond later it left the window, and its guess is a new one.
     now += 1;
-    const reopened = await clocked.take(em, 'alpha', 'cust-7', guess(0));
+    const reopened = await clocked.take(em, 'alpha', 'cust-7', guess(0), '203.0.113.1');
     expect(reopened.attemptId).toMatch(/^otp_/);
     expect(reopened.attemptId).not.toBe(ids[0]);
     // The same guess is answered with its id only while it is held.
-    expect((await clocked.take(em, 'alpha', 'cust-7', guess(1))).attemptId).toBe(ids[1]);
+    expect((await clocked.take(em, 'alpha', 'cust-7', guess(1), '203.0.113.1')).attemptId).toBe(ids[1]);
     const [row] = await em.execute<Array<{ attempts: Array<{ id: string }> }>>("select attempts from identity.otp_guards where bank_handle = 'alpha' and customer_ref = 'cust-7'");
     expect(row!.attempts.map((check) => check.id)).toEqual([...ids.slice(1), reopened.attemptId]);
   });
@@ -111,7 +129,7 @@ describe('identity subgraph: OTP checks per customer', () => {
     for (let i = 0; i < OTP_GUARD_MAX_REFUSALS - 1; i += 1) expect((await take('cust-5')).attemptId).toMatch(/^otp_/);
     expect((await take('cust-5')).attemptId).toBeNull();
     expect(await take('cust-5', guess)).toEqual(first);
-    expect(await client.errorCode(TAKE, { bankHandle: 'alpha', customerRef: 'cust-5', guess: '123456' }, payments)).toBe('VALIDATION_ERROR');
+    expect(await client.errorCode(TAKE, { bankHandle: 'alpha', customerRef: 'cust-5', guess: '123456', client: 'x' }, payments)).toBe('VALIDATION_ERROR');
   });
 
   it('counts concurrent takes one by one', async () => {
@@ -135,7 +153,9 @@ describe('identity subgraph: OTP checks per customer', () => {
 
   it('is for platform services only', async () => {
     for (const principal of [{ kind: 'anonymous' }, { kind: 'bank', id: 'alpha' }, { kind: 'merchant', id: 'mer_1' }] as Principal[]) {
-      expect(await client.errorCode(TAKE, { bankHandle: 'alpha', customerRef: 'cust-4', guess: sha256Hex('x') }, principal)).toMatch(/UNAUTHORIZED|FORBIDDEN|INVALID_BANK_KEY/);
+      expect(await client.errorCode(TAKE, { bankHandle: 'alpha', customerRef: 'cust-4', guess: sha256Hex('x'), client: 'x' }, principal)).toMatch(
+        /UNAUTHORIZED|FORBIDDEN|INVALID_BANK_KEY/,
+      );
     }
   });
 });

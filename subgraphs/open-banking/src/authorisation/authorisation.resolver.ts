@@ -5,8 +5,9 @@ import type { AuthorisationService } from './authorisation.service';
 import { ConsentAuthorisation, ConsentDecision } from './authorisation.type';
 
 /**
- * The consent page's operations. Public: the unguessable consent id is the capability, as the
- * session id is at checkout; the customer proves who they are with their bank's OTP.
+ * The consent page's operations. Public: the unguessable consent id opens the page, as the
+ * session id does at checkout; the customer proves who they are with their bank's OTP to approve,
+ * and rejects with the token the page was opened with (never by the consent id alone).
  */
 export function createAuthorisationResolver(service: AuthorisationService) {
   @Resolver(() => ConsentAuthorisation)
@@ -28,16 +29,22 @@ export function createAuthorisationResolver(service: AuthorisationService) {
       @Arg('input', { description: 'The customer and the OTP from their bank.' }) input: ApproveConsentInput,
       @Ctx() context: SubgraphContext,
     ): Promise<ConsentDecision> {
-      return service.approve(context.em, consentId, input, context.requestId);
+      return service.approve(context.em, consentId, input, context.principal.ip ?? null, context.requestId);
     }
 
     @Mutation(() => ConsentDecision, {
       description:
-        'The customer refuses (public; POST /ob/auth/{consent_id}/reject): the consent becomes REJECTED and redirectTo carries error=access_denied. ' +
-        'Repeating it answers the same. Errors: CONSENT_NOT_FOUND, CONSENT_EXPIRED, CONSENT_REVOKED, CONSENT_ALREADY_DECIDED (already approved).',
+        "The customer refuses on the consent page (POST /ob/auth/{consent_id}/reject), with the page's pageToken: the consent becomes REJECTED and redirectTo carries error=access_denied. " +
+        'Repeating it answers the same. Errors: UNAUTHORIZED (pageToken missing, of another consent or run out: never by the consent id alone), CONSENT_NOT_FOUND, CONSENT_EXPIRED, ' +
+        'CONSENT_REVOKED, CONSENT_ALREADY_DECIDED (already approved).',
     })
-    async rejectConsent(@Arg('consentId', () => ID, { description: 'Consent id (con_…).' }) consentId: string, @Ctx() context: SubgraphContext): Promise<ConsentDecision> {
-      return service.reject(context.em, consentId);
+    async rejectConsent(
+      @Arg('consentId', () => ID, { description: 'Consent id (con_…).' }) consentId: string,
+      @Arg('pageToken', () => String, { nullable: true, description: 'ConsentAuthorisation.pageToken, as the consent page was opened with it (valid 30 minutes).' })
+      pageToken: string | null | undefined,
+      @Ctx() context: SubgraphContext,
+    ): Promise<ConsentDecision> {
+      return service.reject(context.em, consentId, pageToken);
     }
   }
   return AuthorisationResolver;

@@ -15,12 +15,13 @@ import type { ApproveConsentInput } from './authorisation.input';
 import { approveRules, MAX_OTP_FAILURES, type ApproveRequest } from './authorisation.rules';
 import type { ConsentAuthorisation, ConsentDecision } from './authorisation.type';
 import type { CustomerAccountsClient } from './customer-accounts';
+import { assertPageToken, issuePageToken } from './page-token';
 import { approvedRedirect, rejectedRedirect } from './redirect';
 
 export interface AuthorisationSettings {
   /** The issuer: `iss` of every authorization response (RFC 9207), the public base without a trailing slash. */
   publicBaseUrl: string;
-  /** Keys the approval's HMAC (approvalHash): comparable, never readable. */
+  /** Keys the approval's HMAC (approvalHash) and the consent page's token: comparable, never readable. */
   platformSecret: string;
 }
 
@@ -58,21 +59,22 @@ export class AuthorisationService {
       otpAttemptsLeft: status === 'AWAITING_AUTHORISATION' ? Math.max(0, MAX_OTP_FAILURES - consent.otpFailures) : 0,
       redirectUri: consent.redirectUri,
       redirectTo: status === 'REJECTED' ? rejectedRedirect(consent, this.settings.publicBaseUrl) : null,
+      pageToken: status === 'AWAITING_AUTHORISATION' ? issuePageToken(this.settings.platformSecret, consent.id) : null,
     };
   }
 
-  async approve(em: EntityManager, consentId: string, input: ApproveConsentInput, requestId?: string): Promise<ConsentDecision> {
+  async approve(em: EntityManager, consentId: string, input: ApproveConsentInput, client: string | null, requestId?: string): Promise<ConsentDecision> {
     const request = parseInput(approveRules, JSON.parse(JSON.stringify(input)));
     const found = await loadConsent(em, consentId);
     if (!found) throw consentNotFound(consentId);
-    if (effectiveConsentStatus(found) === 'AUTHORISED') return this.approveAgain(em, found, request, requestId);
+    if (effectiveConsentStatus(found) === 'AUTHORISED') return this.approveAgain(em, found, request, client, requestId);
     const consent = await this.awaiting(em, consentId);
     const customer = await this.resolveCustomer(request, consent, requestId);
     const approval = this.approvalHash(consent.id, customer, request.otp);
     const bank = await this.directory.bank({ handle: consent.bankHandle }, requestId);
     try {
       const verify = () => this.cores.for(bank, worldOf(consent)).verifyCustomer({ customerRef: customer.bankCustomerRef, otp: request.otp, ...(requestId ? { requestId } : {}) });
-      await this.otpGuard.check({ bankHandle: consent.bankHandle, bankCustomerRef: customer.bankCustomerRef, world: worldOf(consent) }, request.otp, verify, requestId);
+      await this.otpGuard.check({ bankHandle: consent.bankHandle, bankCustomerRef: customer.bankCustomerRef, world: worldOf(consent), client }, request.otp, verify, requestId);
     } catch (error) {
       if (error instanceof GatewayError && error.code === 'OTP_INVALID') throw await this.otpRefused(em, consent);
       throw error; // CBS_TIMEOUT / CBS_ERROR: nothing counted, nothing moved
@@ -101,7 +103,7 @@ export class AuthorisationService {
     if (code === null) {
       const now = (await loadConsent(em.fork(), consentId)) ?? consent;
       // This same approval sent twice at once: the one that lost the race is answered as a retry.
-      if (effectiveConsentStatus(now) === 'AUTHORISED' && now.approvalHash && safeEqual(now.approvalHash, approval)) return this.approveAgain(em, now, request, requestId);
+      if (effectiveConsentStatus(now) === 'AUTHORISED' && now.approvalHash && safeEqual(now.approvalHash, approval)) return this.approveAgain(em, now, request, client, requestId);
       throw await this.refusal(em, now);
     }
     this.logger.info({ consent: consentId, bank: consent.bankHandle, accounts: consent.accountIds.length, request_id: requestId }, 'consent approved');
@@ -116,11 +118,11 @@ export class AuthorisationService {
    * else is 409 CONSENT_ALREADY_DECIDED, and an OTP that is not the approving one counts as a
    * refused guess for that customer, so the stored HMAC can never be used to test OTPs.
    */
-  private async approveAgain(em: EntityManager, consent: ConsentEntity, request: ApproveRequest, requestId?: string): Promise<ConsentDecision> {
+  private async approveAgain(em: EntityManager, consent: ConsentEntity, request: ApproveRequest, client: string | null, requestId?: string): Promise<ConsentDecision> {
     const customer = await this.resolveCustomer(request, consent, requestId);
     const approval = this.approvalHash(consent.id, customer, request.otp);
     if (!consent.approvalHash || !safeEqual(consent.approvalHash, approval)) {
-      await this.otpGuard.countRefused({ bankHandle: consent.bankHandle, bankCustomerRef: customer.bankCustomerRef, world: worldOf(consent) }, request.otp, requestId);
+      await this.otpGuard.countRefused({ bankHandle: consent.bankHandle, bankCustomerRef: customer.bankCustomerRef, world: worldOf(consent), client }, request.otp, requestId);
       throw await this.refusal(em, consent);
     }
     const now = new Date();
@@ -138,16 +140,19 @@ export class AuthorisationService {
   }
 
   /**
-   * The customer refuses. Sent again for a consent already REJECTED it answers the same
-   * redirect (a browser that lost the answer learns the truth); any other status is refused.
+   * The customer refuses, from the consent page: with the token the page was opened with, never
+   * by the consent id alone (401 UNAUTHORIZED). Sent again for a consent already REJECTED it
+   * answers the same redirect (a browser that lost the answer learns the truth); any other
+   * status is refused.
    */
-  async reject(em: EntityManager, consentId: string): Promise<ConsentDecision> {
+  async reject(em: EntityManager, consentId: string, pageToken: string | null | undefined): Promise<ConsentDecision> {
     const consent = await loadConsent(em, consentId);
     if (!consent) throw consentNotFound(consentId);
+    assertPageToken(this.settings.platformSecret, consentId, pageToken);
     if (consent.status !== 'REJECTED') {
       if (effectiveConsentStatus(consent) !== 'AWAITING_AUTHORISATION') throw await this.refusal(em, consent);
       const moved = await em.fork().transactional((tx) => moveConsent(tx, consent, 'customer_rejected', new Date()));
-      if (!moved) return this.reject(em.fork(), consentId);
+      if (!moved) return this.reject(em.fork(), consentId, pageToken);
       this.logger.info({ consent: consentId, bank: consent.bankHandle }, 'consent rejected by the customer');
     }
     return { consentId, status: ConsentStatus.REJECTED, redirectTo: rejectedRedirect(consent, this.settings.publicBaseUrl) };

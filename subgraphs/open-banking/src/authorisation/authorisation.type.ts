@@ -33,6 +33,14 @@ export class ConsentAuthorisation {
     description: 'Once REJECTED: redirect_uri with error=access_denied, consent_id, state and iss, to send the customer back. Null otherwise.',
   })
   redirectTo!: string | null;
+
+  @Field(() => String, {
+    nullable: true,
+    description:
+      "While AWAITING_AUTHORISATION: the token the consent page's decision carries (rejectConsent's pageToken), bound to this consent, valid 30 minutes from this read. " +
+      'For the consent page itself; a rejection without it is refused. Null otherwise.',
+  })
+  pageToken!: string | null;
 }
 
 @ObjectType({ description: "The outcome of the customer's decision: where to send the browser." })

@@ -10,11 +10,15 @@ export interface ObBank {
   maxConsentExpiryDays: number;
   /** Payment orders above this (minor units) wait for SCA. */
   scaExemptionLimit: number;
+  /** Exempted orders a consent may make since its last SCA. */
+  scaExemptionMaxCount: number;
+  /** Their cumulative amount (minor units of the order's currency) since the last SCA. */
+  scaExemptionCumulativeLimit: number;
 }
 
 const OB_BANK = `query ObBank($handle: String!) {
   bank(handle: $handle) { handle status }
-  bankCapabilities(handle: $handle) { obEnabled obScopesSupported maxConsentExpiryDays scaExemptionLimit }
+  bankCapabilities(handle: $handle) { obEnabled obScopesSupported maxConsentExpiryDays scaExemptionLimit scaExemptionMaxCount scaExemptionCumulativeLimit }
 }`;
 
 /**

@@ -79,6 +79,15 @@ export async function countConsentOtpFailure(tx: EntityManager, consentId: strin
 }
 
 /** Loads a consent as a plain, untracked object (what moveConsent updates in place). */
+/**
+ * Holds the consent's row until the caller's transaction ends (SELECT … FOR UPDATE): what is
+ * decided per consent (the SCA exemption of its next payment order) is decided one request at a
+ * time. Changes nothing.
+ */
+export async function lockConsent(tx: EntityManager, consentId: string): Promise<void> {
+  await tx.execute(`select 1 from "open_banking"."consents" where "id" = ? for update`, [consentId]);
+}
+
 export function loadConsent(em: EntityManager, id: string): Promise<ConsentEntity | null> {
   return em.findOne(ConsentEntity, { id }, { disableIdentityMap: true });
 }

@@ -9,6 +9,7 @@ import { PaymentOrderEntity } from './payment-order.entity';
 import type { CreatePaymentOrderInput } from './payment-order.input';
 import { createPaymentOrder, loadPaymentOrder } from './payment-order.moves';
 import { createPaymentOrderRules, type CreatePaymentOrderRequest } from './payment-order.rules';
+import { scaReasonFor } from './sca-exemption';
 
 export interface PaymentOrderSettings {
   /** Base of sca_url. */
@@ -21,7 +22,7 @@ export const paymentOrderNotFound = (id: string): GatewayError => new GatewayErr
 /**
  * The TPP's side of payment orders: creation (consent and scope, consented source account,
  * destination routed by its institution code, banks' limits, the source bank's SCA exemption
- * limit, Idempotency-Key) and reads. Execution is the payments engine's (movement.requested,
+ * limit and its cumulative caps per consent, Idempotency-Key) and reads. Execution is the payments engine's (movement.requested,
  * written with the order); outcomes come back through movement-outcomes.ts.
  */
 export class PaymentOrderService {
@@ -56,10 +57,11 @@ export class PaymentOrderService {
       const debtorBank = await this.directory.bank({ handle: source.bankHandle }, requestId);
       for (const bank of new Set([debtorBank, creditorBank])) assertWithinLimits(bank, request.amount);
       const capabilities = await this.banks.find(debtorBank.handle, requestId);
-      const scaRequired = request.amount > capabilities.scaExemptionLimit;
       const id = newId('paymentOrder');
-      const now = new Date();
       return await em.fork().transactional(async (tx) => {
+        // Decided in the transaction that writes the order, one order of the consent at a time (sca-exemption.ts).
+        const scaRequired = (await scaReasonFor(tx, consent, { amount: request.amount, currency: request.currency as Currency }, capabilities)) !== null;
+        const now = new Date();
         const order = createPaymentOrder(
           tx,
           {

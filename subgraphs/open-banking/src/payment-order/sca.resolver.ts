@@ -77,7 +77,7 @@ export function createScaResolver(service: ScaService) {
       @Arg('otp', { description: "One-time password from the payer's bank." }) otp: string,
       @Ctx() context: SubgraphContext,
     ): Promise<PaymentOrderScaResult> {
-      const order = await service.authorize(context.em, id, otp, context.requestId);
+      const order = await service.authorize(context.em, id, otp, context.principal.ip ?? null, context.requestId);
       return { paymentOrderId: order.id, status: PaymentOrderStatus[order.status] };
     }
   }

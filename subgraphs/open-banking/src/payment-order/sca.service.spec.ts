@@ -88,7 +88,7 @@ describe('ScaService: the SCA deadline and the expiry job', () => {
   /** authorize, started; resolves once the bank has been asked, with the answer to come. */
   const authorizing = async (id: string, otp = RIGHT_OTP) => {
     nextCheck();
-    const answer = sca.authorize(orm.em.fork(), id, otp).then(
+    const answer = sca.authorize(orm.em.fork(), id, otp, null).then(
       (value) => ({ ok: value }),
       (error: unknown) => ({ error: error as GatewayError }),
     );
@@ -181,7 +181,7 @@ describe('ScaService: the SCA deadline and the expiry job', () => {
 
   it('an OTP arriving after the deadline is refused without asking the bank, and the order FAILS on the spot', async () => {
     const id = await newOrder(new Date(Date.now() - TTL_MS - SCA_EXPIRY_MARGIN_MS - 1_000));
-    await expect(sca.authorize(orm.em.fork(), id, RIGHT_OTP)).rejects.toMatchObject({ code: 'PAYMENT_ORDER_NOT_PENDING_SCA' });
+    await expect(sca.authorize(orm.em.fork(), id, RIGHT_OTP, null)).rejects.toMatchObject({ code: 'PAYMENT_ORDER_NOT_PENDING_SCA' });
     expect(checks).toEqual([]);
     expect(await order(id)).toMatchObject({ status: 'FAILED', failureCode: 'SCA_EXPIRED' });
   });

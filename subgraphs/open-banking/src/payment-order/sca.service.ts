@@ -75,7 +75,7 @@ export class ScaService {
    * customer authorised in time. Concurrent authorisations are all checked; the first to pass
    * makes the one sca_passed move.
    */
-  async authorize(em: EntityManager, id: string, otp: string, requestId?: string): Promise<PaymentOrderEntity> {
+  async authorize(em: EntityManager, id: string, otp: string, client: string | null, requestId?: string): Promise<PaymentOrderEntity> {
     if (typeof otp !== 'string' || !/^\S{1,32}$/.test(otp)) throw new GatewayError('VALIDATION_ERROR', 'otp: 1-32 characters');
     const arrivedAt = new Date();
     const order = await loadPaymentOrder(em, id);
@@ -102,7 +102,7 @@ export class ScaService {
       const bank = await this.directory.bank({ handle: order.debtorBank }, requestId);
       try {
         const verify = () => this.cores.for(bank, worldOf(order)).verifyCustomer({ customerRef: payer.bankCustomerRef, otp, ...(requestId ? { requestId } : {}) });
-        await this.otpGuard.check({ bankHandle: order.debtorBank, bankCustomerRef: payer.bankCustomerRef, world: worldOf(order) }, otp, verify, requestId);
+        await this.otpGuard.check({ bankHandle: order.debtorBank, bankCustomerRef: payer.bankCustomerRef, world: worldOf(order), client }, otp, verify, requestId);
       } catch (error) {
         if (error instanceof GatewayError && error.code === 'OTP_INVALID') throw await this.otpRefused(em, order);
         throw error; // CBS_TIMEOUT / CBS_ERROR: nothing counted, the order stays PENDING_SCA

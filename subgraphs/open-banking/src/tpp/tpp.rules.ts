@@ -1,4 +1,4 @@
-import { rules, webhookUrlRule, z } from '@gateway/kernel';
+import { rules, webhookUrlRule, z, type WebhookUrlSettings } from '@gateway/kernel';
 
 /**
  * A redirect URI is later compared by exact string match (RFC 6749 3.1.2.3), so it is stored as
@@ -16,7 +16,7 @@ function redirectUriRule(production: boolean) {
   );
 }
 
-export function registerTppRules(production: boolean) {
+export function registerTppRules(targets: WebhookUrlSettings) {
   return z
     .object({
       name: rules.text(100),
@@ -26,12 +26,12 @@ export function registerTppRules(production: boolean) {
         .nullish()
         .transform((mode) => mode ?? 'test'),
       redirectUris: z
-        .array(redirectUriRule(production))
+        .array(redirectUriRule(targets.production))
         .min(1, 'must list at least one URI')
         .max(10, 'must list at most 10 URIs')
         .refine((uris) => new Set(uris).size === uris.length, 'must not repeat a URI'),
       // GraphQL hands an omitted optional field over as undefined and an explicit one as null: both mean "none".
-      webhookUrl: webhookUrlRule(production)
+      webhookUrl: webhookUrlRule(targets)
         .nullish()
         .transform((url) => url ?? null),
     })
@@ -39,11 +39,11 @@ export function registerTppRules(production: boolean) {
 }
 
 /** A change to a TPP: omitted fields stay; webhookUrl null removes it (as for merchants). */
-export function updateTppRules(production: boolean) {
+export function updateTppRules(targets: WebhookUrlSettings) {
   return z
     .object({
       name: rules.text(100).optional(),
-      webhookUrl: webhookUrlRule(production).nullable().optional(),
+      webhookUrl: webhookUrlRule(targets).nullable().optional(),
     })
     .strict();
 }

@@ -7,7 +7,7 @@ import { registerTppRules, updateTppRules } from './tpp.rules';
 import type { OpenBankingSettings } from '../settings';
 
 /** What TPP registration needs of the subgraph's settings. */
-export type TppSettings = Pick<OpenBankingSettings, 'platformSecret' | 'production'>;
+export type TppSettings = Pick<OpenBankingSettings, 'platformSecret' | 'production' | 'webhookPrivateTargets'>;
 
 export interface RegisteredTpp {
   tpp: TppEntity;
@@ -21,6 +21,10 @@ export const tppNotFound = (id: string): GatewayError => new GatewayError('TPP_N
 export class TppService {
   constructor(private readonly settings: TppSettings) {}
 
+  private webhookTargets() {
+    return { production: this.settings.production, privateTargets: this.settings.webhookPrivateTargets ?? false };
+  }
+
   async find(em: EntityManager, id: string): Promise<TppEntity> {
     const tpp = await em.findOne(TppEntity, { id });
     if (!tpp) throw tppNotFound(id);
@@ -28,7 +32,7 @@ export class TppService {
   }
 
   async register(em: EntityManager, input: RegisterTppInput): Promise<RegisteredTpp> {
-    const valid = parseInput(registerTppRules(this.settings.production), input);
+    const valid = parseInput(registerTppRules(this.webhookTargets()), input);
     const webhookSecret = newSecret('whsec_');
     return em.transactional(async (tx) => {
       const tpp = tx.create(TppEntity, {
@@ -46,7 +50,7 @@ export class TppService {
   }
 
   async update(em: EntityManager, id: string, input: UpdateTppInput): Promise<TppEntity> {
-    const changes = parseInput(updateTppRules(this.settings.production), stripUndefined(input));
+    const changes = parseInput(updateTppRules(this.webhookTargets()), stripUndefined(input));
     return em.transactional(async (tx) => {
       const tpp = await this.find(tx, id);
       if (changes.name !== undefined) tpp.name = changes.name;

@@ -10,7 +10,7 @@ import { TppEntity } from './tpp.entity';
 
 const admin: Principal = { kind: 'admin' };
 const asTpp = (id: string): Principal => ({ kind: 'tpp', id });
-const PRIVATE_ADDRESS = 'webhook_url: must not point to a loopback, private or link-local address in production mode';
+const PRIVATE_ADDRESS = 'webhook_url: must point to a public address (not loopback, private, link-local or reserved)';
 
 const REGISTER = `mutation($input: RegisterTppInput!) {
   registerTpp(input: $input) { tppAccessToken webhookSecret tpp { id name redirectUris webhookUrl createdAt } }

@@ -17,7 +17,7 @@ export function createCheckoutResolver(service: CheckoutService) {
       description:
         "The payer authorizes the payment (public; POST /pay/{session_id}/authorize): payer resolved in the identity registry, OTP verified by the payer's bank, then the debit and credit. " +
         'The same authorization sent again answers the current status while the session is not final, the final answer once it is. ' +
-        'Errors: OTP_INVALID (the third one fails the session), RATE_LIMITED (five refused OTPs of the customer within 15 minutes), ALIAS_NOT_FOUND, ALIAS_INACTIVE, SESSION_NOT_FOUND, SESSION_EXPIRED, ' +
+        'Errors: OTP_INVALID (the third one fails the session), RATE_LIMITED (five refused OTPs for the customer from this client within 15 minutes, or thirty from all clients within 5), ALIAS_NOT_FOUND, ALIAS_INACTIVE, SESSION_NOT_FOUND, SESSION_EXPIRED, ' +
         'SESSION_ALREADY_COMPLETED, SESSION_FAILED, SESSION_IN_PROGRESS (another authorization holds the session), INSUFFICIENT_FUNDS, CBS_TIMEOUT, CBS_ERROR, VALIDATION_ERROR.',
     })
     async authorizeCheckout(
@@ -25,7 +25,7 @@ export function createCheckoutResolver(service: CheckoutService) {
       @Arg('input', { description: 'The payer and the OTP from their bank.' }) input: AuthorizeCheckoutInput,
       @Ctx() context: SubgraphContext,
     ): Promise<CheckoutAuthorization> {
-      return service.authorize(context.em, sessionId, input, context.requestId);
+      return service.authorize(context.em, sessionId, input, context.principal.ip ?? null, context.requestId);
     }
 
     @Query(() => CheckoutStatus, { description: "The session's status for its payer (X-Session-Token of that session; GET /pay/{session_id}/status)." })

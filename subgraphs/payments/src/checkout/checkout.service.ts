@@ -64,7 +64,7 @@ export class CheckoutService {
    * bank or a slow machine never expires a payment the payer authorized in time. Concurrent
    * authorizations are all checked; the claim lets exactly one proceed.
    */
-  async authorize(em: EntityManager, sessionId: string, input: AuthorizeCheckoutInput, requestId?: string): Promise<CheckoutAuthorization> {
+  async authorize(em: EntityManager, sessionId: string, input: AuthorizeCheckoutInput, client: string | null, requestId?: string): Promise<CheckoutAuthorization> {
     const request = parseInput(authorizeRules, JSON.parse(JSON.stringify(input)));
     const arrivedAt = new Date();
     const session = await loadSession(em, sessionId);
@@ -80,10 +80,10 @@ export class CheckoutService {
       payer = await this.resolvePayer(request, session, requestId);
       authorization = this.authorizationHash(sessionId, payer, request.otp);
       // Not payable any more (or moved since it was read): the answer for an authorization sent again, or the refusal of another.
-      if (!checking) return await this.answerAgain(em, session.status === 'PENDING' ? await this.reload(em, sessionId) : session, payer, request.otp, authorization);
+      if (!checking) return await this.answerAgain(em, session.status === 'PENDING' ? await this.reload(em, sessionId) : session, { ...payer, client }, request.otp, authorization);
       if (payer.iban === session.creditorIban) throw new GatewayError('VALIDATION_ERROR', 'payer: is the destination account itself');
       // A refusal or no answer (CBS_TIMEOUT / CBS_ERROR) moves nothing: the session stays PENDING.
-      await this.payerOtp.verify(em, { ...payer, world: worldOf(session) }, request.otp, otpRefusals(session), requestId);
+      await this.payerOtp.verify(em, { ...payer, world: worldOf(session), client }, request.otp, otpRefusals(session), requestId);
       // No deadline here: the authorization arrived in time, and the expiry waited for this check.
       claimed = await this.claim(em, session, request, payer, authorization, requestId);
     } finally {
@@ -91,7 +91,7 @@ export class CheckoutService {
       if (checking && claimed === null) await this.checkEnded(em, sessionId);
     }
     // Another authorization (perhaps this same one, sent twice at once) got there first.
-    if (claimed === null) return this.answerAgain(em, await this.reload(em, sessionId), payer, request.otp, authorization);
+    if (claimed === null) return this.answerAgain(em, await this.reload(em, sessionId), { ...payer, client }, request.otp, authorization);
     this.logger.info({ session: sessionId, payer_bank: payer.bankHandle, settlement: session.settlementType }, 'payment authorized');
 
     const outcome = await this.engine.execute(em, claimed.started, session);
@@ -126,7 +126,13 @@ export class CheckoutService {
    * SESSION_IN_PROGRESS while it runs; the claimer's own account with another OTP is counted as
    * a refused OTP (the stored hash must not become a way to test OTPs).
    */
-  private async answerAgain(em: EntityManager, session: PaymentSessionEntity, payer: AliasRouting, otp: string, authorization: string): Promise<CheckoutAuthorization> {
+  private async answerAgain(
+    em: EntityManager,
+    session: PaymentSessionEntity,
+    payer: AliasRouting & { client: string | null },
+    otp: string,
+    authorization: string,
+  ): Promise<CheckoutAuthorization> {
     const status = effectiveStatus(session);
     if (FINAL_STATUSES.has(status)) {
       if (status === 'FAILED')

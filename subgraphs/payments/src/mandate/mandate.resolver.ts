@@ -80,7 +80,7 @@ export function createMandateResolver(service: MandateService) {
     @Mutation(() => MandateConfirmationResult, {
       description:
         "The customer confirms (public; POST /recurring/mandates/{id}/confirm): the OTP is checked by the customer's bank; the acceptance (time, IP address, user agent) is recorded. " +
-        'The same confirmation sent again once ACTIVE answers ACTIVE. Errors: OTP_INVALID (the third fails the mandate), RATE_LIMITED (five refused OTPs of the customer within 15 minutes), ' +
+        'The same confirmation sent again once ACTIVE answers ACTIVE. Errors: OTP_INVALID (the third fails the mandate), RATE_LIMITED (five refused OTPs for the customer from this client within 15 minutes, or thirty from all clients within 5), ' +
         'MANDATE_NOT_FOUND, MANDATE_NOT_PENDING_CONFIRMATION, CBS_TIMEOUT, CBS_ERROR, VALIDATION_ERROR.',
     })
     async confirmMandate(

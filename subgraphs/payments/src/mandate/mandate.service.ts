@@ -135,7 +135,7 @@ export class MandateService {
     if (mandate.status !== 'PENDING_CONFIRMATION') {
       throw new GatewayError('MANDATE_NOT_PENDING_CONFIRMATION', `mandate ${id} is ${mandate.status}: only a mandate PENDING_CONFIRMATION can be confirmed`);
     }
-    const customer = { bankHandle: mandate.customerBank, bankCustomerRef: mandate.customerRef, world: worldOf(mandate) };
+    const customer = { bankHandle: mandate.customerBank, bankCustomerRef: mandate.customerRef, world: worldOf(mandate), client: evidence.ip };
     await this.payerOtp.verify(em, customer, otp, otpRefusals(mandate), requestId);
     const now = new Date();
     const moved = await em.fork().transactional((tx) =>

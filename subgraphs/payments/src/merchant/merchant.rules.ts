@@ -1,9 +1,9 @@
-import { rules, webhookUrlRule, z } from '@gateway/kernel';
+import { rules, webhookUrlRule, z, type WebhookUrlSettings } from '@gateway/kernel';
 import { MERCHANT_MODES } from './merchant.entity';
 
 const name = rules.text(100);
 
-export function registerMerchantRules(production: boolean) {
+export function registerMerchantRules(targets: WebhookUrlSettings) {
   return z
     .object({
       name,
@@ -12,7 +12,7 @@ export function registerMerchantRules(production: boolean) {
         .enum(MERCHANT_MODES, { error: 'must be test or live' })
         .nullish()
         .transform((mode) => mode ?? 'test'),
-      webhookUrl: webhookUrlRule(production)
+      webhookUrl: webhookUrlRule(targets)
         .nullish()
         .transform((url) => url ?? null),
       settlementIban: rules.iban.nullish().transform((iban) => iban?.iban ?? null),
@@ -20,12 +20,12 @@ export function registerMerchantRules(production: boolean) {
     .strict();
 }
 
-export function updateMerchantRules(production: boolean) {
+export function updateMerchantRules(targets: WebhookUrlSettings) {
   return z
     .object({
       name: name.optional(),
       // undefined keeps the URL, null removes it.
-      webhookUrl: webhookUrlRule(production).nullable().optional(),
+      webhookUrl: webhookUrlRule(targets).nullable().optional(),
       // A merchant with mandates is charged into it: it can change, never go away.
       settlementIban: rules.iban.optional().transform((iban) => iban?.iban),
     })

@@ -8,6 +8,8 @@ import type { RegisterMerchantInput, UpdateMerchantInput } from './merchant.inpu
 export interface PaymentsSettings {
   platformSecret: string;
   production: boolean;
+  /** WEBHOOK_PRIVATE_TARGETS: a webhook_url may name a private address in production too. */
+  webhookPrivateTargets?: boolean;
 }
 
 export interface RegisteredMerchant {
@@ -30,6 +32,10 @@ export const merchantNotFound = (id: string): GatewayError => new GatewayError('
 export class MerchantService {
   constructor(private readonly settings: PaymentsSettings) {}
 
+  private webhookTargets() {
+    return { production: this.settings.production, privateTargets: this.settings.webhookPrivateTargets ?? false };
+  }
+
   async find(em: EntityManager, id: string): Promise<MerchantEntity> {
     const merchant = await em.findOne(MerchantEntity, { id });
     if (!merchant) throw merchantNotFound(id);
@@ -37,7 +43,7 @@ export class MerchantService {
   }
 
   async register(em: EntityManager, input: RegisterMerchantInput): Promise<RegisteredMerchant> {
-    const valid = parseInput(registerMerchantRules(this.settings.production), input);
+    const valid = parseInput(registerMerchantRules(this.webhookTargets()), input);
     const webhookSecret = newSecret('whsec_');
     return em.transactional(async (tx) => {
       const now = new Date();
@@ -58,7 +64,7 @@ export class MerchantService {
   }
 
   async update(em: EntityManager, id: string, input: UpdateMerchantInput): Promise<MerchantEntity> {
-    const changes = parseInput(updateMerchantRules(this.settings.production), stripUndefined(input));
+    const changes = parseInput(updateMerchantRules(this.webhookTargets()), stripUndefined(input));
     return em.transactional(async (tx) => {
       const merchant = await this.find(tx, id);
       if (changes.name !== undefined) merchant.name = changes.name;

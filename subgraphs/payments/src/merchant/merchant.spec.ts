@@ -12,7 +12,7 @@ import { MerchantEntity } from './merchant.entity';
 const admin: Principal = { kind: 'admin' };
 const asMerchant = (id: string, mode = 'test'): Principal => ({ kind: 'merchant', id, scopes: [mode] });
 const SETTLEMENT_IBAN = composeIBAN({ countryCode: 'LY', bban: '101001000000000000001' })!;
-const PRIVATE_ADDRESS = 'webhook_url: must not point to a loopback, private or link-local address in production mode';
+const PRIVATE_ADDRESS = 'webhook_url: must point to a public address (not loopback, private, link-local or reserved)';
 
 const REGISTER = `mutation($input: RegisterMerchantInput!) {
   registerMerchant(input: $input) { apiKey webhookSecret merchant { id name mode status webhookUrl settlementIban createdAt updatedAt } }

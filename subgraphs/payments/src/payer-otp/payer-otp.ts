@@ -9,11 +9,12 @@ export const MAX_OTP_FAILURES = 3;
 /** Attempts a payer has left after `failures` wrong OTPs. */
 export const otpAttemptsLeft = (failures: number): number => Math.max(0, MAX_OTP_FAILURES - failures);
 
-/** The customer whose OTP is checked: at their own bank, in the world of what it authorizes. */
+/** The customer whose OTP is checked: at their own bank, in the world of what it authorizes, sent from `client` (an address). */
 export interface OtpPayer {
   bankHandle: string;
   bankCustomerRef: string;
   world: World;
+  client: string | null;
 }
 
 /**

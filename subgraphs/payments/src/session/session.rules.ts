@@ -1,4 +1,4 @@
-import { rules, webhookUrlRule, z } from '@gateway/kernel';
+import { rules, webhookUrlRule, z, type WebhookUrlSettings } from '@gateway/kernel';
 
 const destination = z.discriminatedUnion(
   'type',
@@ -10,13 +10,19 @@ const destination = z.discriminatedUnion(
 export const DESCRIPTION_MAX = 500;
 export const REFERENCE_MAX = 128;
 
+/** Built once per mode and egress policy: a zod schema is costly to build and free to reuse. */
+const BUILT = new Map<string, CreateSessionRules>();
+
 /** POST /payments/sessions: everything is checked before anything is written or asked. */
-export function createSessionRules(production: boolean) {
-  return (production ? PRODUCTION_RULES : DEVELOPMENT_RULES) as typeof DEVELOPMENT_RULES;
+export function createSessionRules(settings: WebhookUrlSettings): CreateSessionRules {
+  const key = `${settings.production}:${settings.privateTargets}`;
+  let built = BUILT.get(key);
+  if (!built) BUILT.set(key, (built = buildCreateSessionRules(settings)));
+  return built;
 }
 
-/** Built once: a zod schema is costly to build and free to reuse. */
-function buildCreateSessionRules(production: boolean) {
+function buildCreateSessionRules(settings: WebhookUrlSettings) {
+  const { production } = settings;
   return z
     .object({
       amount: rules.amount,
@@ -25,15 +31,13 @@ function buildCreateSessionRules(production: boolean) {
       description: rules.text(DESCRIPTION_MAX).nullish(),
       reference: rules.text(REFERENCE_MAX).nullish(),
       redirectUrl: z.string().trim().pipe(rules.url(production)).nullish(),
-      webhookUrl: webhookUrlRule(production).nullish(),
+      webhookUrl: webhookUrlRule(settings).nullish(),
     })
     .strict();
 }
 
-const DEVELOPMENT_RULES = buildCreateSessionRules(false);
-const PRODUCTION_RULES = buildCreateSessionRules(true);
-
-export type CreateSessionRequest = z.infer<typeof DEVELOPMENT_RULES>;
+type CreateSessionRules = ReturnType<typeof buildCreateSessionRules>;
+export type CreateSessionRequest = z.infer<CreateSessionRules>;
 
 export const PAGE_SIZE_DEFAULT = 20;
 export const PAGE_SIZE_MAX = 100;

@@ -13,6 +13,8 @@ import type { CreatePaymentSessionInput } from './session.input';
 
 export interface SessionSettings {
   production: boolean;
+  /** WEBHOOK_PRIVATE_TARGETS: a session's webhook_url may name a private address in production too. */
+  webhookPrivateTargets: boolean;
   /** Base of checkout_url. */
   publicBaseUrl: string;
   sessionTtlSeconds: number;
@@ -51,7 +53,7 @@ export class SessionService {
     requestId?: string,
   ): Promise<PaymentSession> {
     const merchantId = merchant.id;
-    const request = parseInput(createSessionRules(this.settings.production), plain(input));
+    const request = parseInput(createSessionRules({ production: this.settings.production, privateTargets: this.settings.webhookPrivateTargets }), plain(input));
     if (idempotencyKey != null) {
       const claim = await idempotency.begin(em, merchantId, idempotencyKey, requestHash(request));
       if (claim.kind === 'replay') return fromSnapshot(claim.response);

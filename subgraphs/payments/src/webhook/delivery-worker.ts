@@ -5,7 +5,7 @@ import { holdLease } from '../lease/lease';
 import { deliveries, type ClaimedDelivery } from './delivery.repository';
 import { nextAttemptAt } from './retry-schedule';
 import { signedHeaders } from './signature';
-import { deliveryTargetProblem } from './webhook-target';
+import { deliveryTargetProblem, type DeliverySettings } from './webhook-target';
 import type { AttemptOutcome, WebhookSender } from './webhook-sender';
 
 export interface DeliveryWorkerOptions {
@@ -13,7 +13,8 @@ export interface DeliveryWorkerOptions {
   sender: WebhookSender;
   /** The audience's current URL and secret (merchant or TPP), read for every attempt. */
   lookupTarget: TargetLookup;
-  production: boolean;
+  /** The mode (https only in production) and the egress policy every target is checked against. */
+  targets: DeliverySettings;
   retryScheduleSeconds: readonly number[];
   /**
    * How long a claim lasts without a renewal (the engine's lease, 3 s): renewed every third of
@@ -117,7 +118,7 @@ export function startDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWor
     try {
       const found = known ?? (await options.lookupTarget(delivery.audience_id, delivery.aggregate_id)) ?? { url: null, secret: null };
       url = found.url;
-      const problem = !url ? 'no webhook URL is set' : deliveryTargetProblem(url, options.production);
+      const problem = !url ? 'no webhook URL is set' : deliveryTargetProblem(url, options.targets);
       outcome = problem
         ? { error: problem, durationMs: 0 }
         : await sender.post(url!, delivery.payload, signedHeaders(delivery.payload, delivery.event_id, found.secret!, startedAt));

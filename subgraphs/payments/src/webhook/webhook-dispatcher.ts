@@ -26,6 +26,8 @@ export interface WebhookDispatcherOptions {
   /** Asks open-banking, through the router, for a TPP's webhook target. */
   call: ServiceClient;
   production: boolean;
+  /** WEBHOOK_PRIVATE_TARGETS: loopback, private and link-local targets are called too. */
+  privateTargets: boolean;
   logger: Logger;
   retryScheduleSeconds?: readonly number[];
   attemptTimeoutMs?: number;
@@ -50,14 +52,15 @@ export interface WebhookDispatcher {
 export async function startWebhookDispatcher(options: WebhookDispatcherOptions): Promise<WebhookDispatcher> {
   const { knex, logger } = options;
   const attemptTimeoutMs = options.attemptTimeoutMs ?? DEFAULT_ATTEMPT_TIMEOUT_MS;
-  const sender = createWebhookSender({ production: options.production, timeoutMs: attemptTimeoutMs });
+  const targets = { production: options.production, privateTargets: options.privateTargets };
+  const sender = createWebhookSender({ policy: targets, timeoutMs: attemptTimeoutMs });
   const lookupTarget = createTargetLookup({ knex, call: options.call, platformSecret: options.platformSecret });
   const worker: DeliveryWorker = startDeliveryWorker({
     knex,
     sender,
     lookupTarget,
     logger,
-    production: options.production,
+    targets,
     retryScheduleSeconds: options.retryScheduleSeconds ?? DEFAULT_RETRY_SCHEDULE_SECONDS,
     leaseMs: options.leaseMs,
     pollIntervalMs: options.pollIntervalMs,

@@ -1,5 +1,6 @@
 import { Agent, request } from 'undici';
-import { guardedLookup, UnsafeTargetError } from './webhook-target';
+import type { EgressPolicy } from '@gateway/kernel';
+import { guardedLookup, RefusedTargetError } from './webhook-target';
 
 export interface AttemptOutcome {
   /** The receiver's status; undefined when no answer came. */
@@ -21,13 +22,13 @@ const MAX_ANSWER_BYTES = 64 * 1024;
 
 /**
  * HTTP for webhook attempts: its own connection pool (no redirects followed, so a receiver cannot
- * bounce us elsewhere), a deadline per attempt, and in production every connection goes through
- * the guarded DNS lookup.
+ * bounce us elsewhere), a deadline per attempt, and every connection to a name through the
+ * guarded DNS lookup, in every mode (literal addresses are judged before: deliveryTargetProblem).
  */
-export function createWebhookSender(options: { production: boolean; timeoutMs?: number }): WebhookSender {
+export function createWebhookSender(options: { policy: EgressPolicy; timeoutMs?: number }): WebhookSender {
   const timeoutMs = options.timeoutMs ?? DEFAULT_ATTEMPT_TIMEOUT_MS;
   const agent = new Agent({
-    connect: { timeout: timeoutMs, ...(options.production ? { lookup: guardedLookup } : {}) },
+    connect: { timeout: timeoutMs, lookup: guardedLookup(options.policy) },
     headersTimeout: timeoutMs,
     bodyTimeout: timeoutMs,
     keepAliveTimeout: 10_000,
@@ -59,7 +60,7 @@ export function createWebhookSender(options: { production: boolean; timeoutMs?: 
 
 function describe(error: unknown, timeoutMs: number): string {
   const cause = (error as { cause?: unknown }).cause ?? error;
-  if (cause instanceof UnsafeTargetError || error instanceof UnsafeTargetError) return (cause as Error).message;
+  if (cause instanceof RefusedTargetError || error instanceof RefusedTargetError) return (cause as Error).message;
   const name = (error as Error).name;
   const code = (error as { code?: string }).code ?? (cause as { code?: string }).code;
   if (name === 'TimeoutError' || name === 'AbortError' || code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT' || code === 'UND_ERR_CONNECT_TIMEOUT') {

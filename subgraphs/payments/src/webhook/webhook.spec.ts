@@ -43,28 +43,51 @@ describe('retry schedule', () => {
 });
 
 describe('webhook targets', () => {
-  it('production: https only, never a loopback, private or link-local literal', () => {
-    expect(deliveryTargetProblem('http://shop.example/hooks', true)).toMatch(/https/);
-    expect(deliveryTargetProblem('https://127.0.0.1/hooks', true)).toMatch(/loopback, private/);
-    expect(deliveryTargetProblem('https://[::ffff:10.0.0.1]/hooks', true)).toMatch(/loopback, private/);
-    expect(deliveryTargetProblem('https://169.254.169.254/latest', true)).toMatch(/loopback, private/);
-    expect(deliveryTargetProblem('https://shop.example/hooks', true)).toBeNull();
-    expect(deliveryTargetProblem('http://127.0.0.1:9000/hooks', false)).toBeNull();
+  const production = { production: true, privateTargets: false };
+  const development = { production: false, privateTargets: false };
+  const localReceivers = { production: false, privateTargets: true };
+
+  it('production: https only', () => {
+    expect(deliveryTargetProblem('http://shop.example/hooks', production)).toMatch(/https/);
+    expect(deliveryTargetProblem('https://shop.example/hooks', production)).toBeNull();
   });
 
-  it('production: a name that resolves to a private address is refused at connection time', async () => {
-    const sender = createWebhookSender({ production: true, timeoutMs: 2000 });
-    const outcome = await sender.post('https://localhost:1/hooks', '{}', { 'content-type': 'application/json' });
+  it('every mode: a literal that is not public is refused before any connection, in one wording; WEBHOOK_PRIVATE_TARGETS opens loopback and private ones', () => {
+    for (const settings of [production, development]) {
+      for (const url of ['https://127.0.0.1/hooks', 'https://[::ffff:10.0.0.1]/hooks', 'https://169.254.169.254/latest', 'https://100.100.100.200/', 'https://localhost:1/']) {
+        expect(deliveryTargetProblem(url, settings)).toBe('target refused: not a public address');
+      }
+    }
+    expect(deliveryTargetProblem('http://127.0.0.1:9000/hooks', localReceivers)).toBeNull();
+    expect(deliveryTargetProblem('http://100.100.100.200/hooks', localReceivers)).toBe('target refused: not a public address');
+  });
+
+  it('every mode: a name that resolves to an address the policy refuses is refused at connection time, and nothing is sent', async () => {
+    const { createServer } = await import('node:http');
+    let reached = 0;
+    const server = createServer((_request, response) => {
+      reached += 1;
+      response.end();
+    }).listen(0, '127.0.0.1');
+    await new Promise((resolve) => server.once('listening', resolve));
+    const port = (server.address() as { port: number }).port;
+    const sender = createWebhookSender({ policy: { privateTargets: false }, timeoutMs: 2000 });
+    const outcome = await sender.post(`http://localhost:${port}/hooks`, '{}', { 'content-type': 'application/json' });
+    const opened = createWebhookSender({ policy: { privateTargets: true }, timeoutMs: 2000 });
+    const allowed = await opened.post(`http://localhost:${port}/hooks`, '{}', { 'content-type': 'application/json' });
     await sender.close();
-    expect(outcome.statusCode).toBeUndefined();
-    expect(outcome.error).toMatch(/resolves to (127\.0\.0\.1|::1), a loopback, private or link-local address/);
+    await opened.close();
+    server.close();
+    expect(outcome).toEqual({ error: 'target refused: not a public address', durationMs: expect.any(Number) });
+    expect(allowed.statusCode).toBe(200);
+    expect(reached).toBe(1);
   });
 
   it('development: a receiver that does not answer in time is a timeout, not a hang', async () => {
     const { createServer } = await import('node:http');
     const server = createServer(() => undefined).listen(0, '127.0.0.1');
     await new Promise((resolve) => server.once('listening', resolve));
-    const sender = createWebhookSender({ production: false, timeoutMs: 300 });
+    const sender = createWebhookSender({ policy: { privateTargets: true }, timeoutMs: 300 });
     const outcome = await sender.post(`http://127.0.0.1:${(server.address() as { port: number }).port}/`, '{}', {});
     await sender.close();
     server.closeAllConnections();

@@ -31,7 +31,12 @@ export class WebhookDelivery {
   @Field(() => Int, { nullable: true, description: 'HTTP status of the last attempt; null when it got no answer.' })
   lastStatusCode!: number | null;
 
-  @Field(() => String, { nullable: true, description: 'Why the last attempt got no answer (timeout, connection refused, unsafe target).' })
+  @Field(() => String, {
+    nullable: true,
+    description:
+      "Why the last attempt got no answer: a timeout, a failed connection, or 'target refused: not a public address' when the URL's host is not a public address " +
+      '(nothing is sent there; WEBHOOK_PRIVATE_TARGETS allows loopback and private networks).',
+  })
   lastError!: string | null;
 
   @Field(() => Date, { nullable: true, description: 'When the next attempt is due; null once DELIVERED or FAILED.' })
