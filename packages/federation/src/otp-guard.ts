@@ -1,12 +1,21 @@
 import { clientKeyOf, GatewayError, hmacSha256Hex, type Logger, type World } from '@gateway/kernel';
 import type { ServiceClient } from './service-client';
 
-const TAKE = `mutation TakeOtpAttempt($bankHandle: String!, $customerRef: String!, $guess: String!, $client: String!) {
-  takeOtpAttempt(bankHandle: $bankHandle, customerRef: $customerRef, guess: $guess, client: $client) { attemptId retryAfterSeconds }
+const TAKE = `mutation TakeOtpAttempt($bankHandle: String!, $customerRef: String!, $guess: String!, $client: String!, $settle: [OtpSettlementInput!]) {
+  takeOtpAttempt(bankHandle: $bankHandle, customerRef: $customerRef, guess: $guess, client: $client, settle: $settle) { attemptId retryAfterSeconds }
 }`;
-const SETTLE = `mutation SettleOtpAttempt($bankHandle: String!, $customerRef: String!, $attemptId: ID!) {
-  settleOtpAttempt(bankHandle: $bankHandle, customerRef: $customerRef, attemptId: $attemptId)
-}`;
+const SETTLE = `mutation SettleOtpAttempts($settlements: [OtpSettlementInput!]!) { settleOtpAttempts(settlements: $settlements) }`;
+
+/** How long a give-back waits for a take to ride on before it is sent in a batch of its own. */
+const GIVE_BACK_WITHIN_MS = 50;
+/** At most this many give-backs travel in one call (the registry's own cap is higher). */
+const GIVE_BACK_BATCH = 200;
+
+interface Settlement {
+  bankHandle: string;
+  customerRef: string;
+  attemptId: string;
+}
 
 /** The customer whose OTP is checked: their bank and bank_customer_ref, as the registry gave them. */
 export interface OtpCustomer {
@@ -39,6 +48,9 @@ const guardKey = (customer: OtpCustomer) => ({
  * through unchanged.
  */
 export class OtpGuard {
+  private pending: Settlement[] = [];
+  private flushTimer: NodeJS.Timeout | undefined;
+
   constructor(
     private readonly call: ServiceClient,
     /** Keys the guess's HMAC: the registry can tell two guesses apart, never read one. */
@@ -50,11 +62,16 @@ export class OtpGuard {
     const key = guardKey(customer);
     const guess = hmacSha256Hex(this.platformSecret, `otp:${key.bankHandle}:${key.customerRef}:${otp}`);
     const client = clientKeyOf(customer.client);
+    const settle = this.drain();
     const { takeOtpAttempt: taken } = await this.call<{ takeOtpAttempt: { attemptId: string | null; retryAfterSeconds: number | null } }>(
       TAKE,
-      { ...key, guess, client },
+      { ...key, guess, client, settle },
       requestId,
-    );
+    ).catch((error: unknown) => {
+      // Not taken, perhaps not given back either: they wait for the next call.
+      this.queue(settle);
+      throw error;
+    });
     if (!taken.attemptId) {
       const seconds = taken.retryAfterSeconds ?? 60;
       throw new GatewayError('RATE_LIMITED', `too many refused one-time passwords for this customer; try again in ${seconds} s`, undefined, seconds);
@@ -81,10 +98,41 @@ export class OtpGuard {
     }
   }
 
-  /** Not awaited: the customer's answer does not wait for it; a check never given back counts as refused for the window, no more. */
+  /**
+   * Not awaited: the customer's answer does not wait for it. Queued to ride on the next take, or
+   * sent in a batch soon; a check never given back (a crash meanwhile) counts as refused for the
+   * window, no more.
+   */
   private giveBack(customer: OtpCustomer, attemptId: string, requestId?: string): void {
-    this.call(SETTLE, { ...guardKey(customer), attemptId }, requestId).catch((error: unknown) =>
-      this.logger.warn({ err: error, attempt: attemptId }, 'OTP check not given back; it counts until the window passes'),
+    this.queue([{ ...guardKey(customer), attemptId }], requestId);
+  }
+
+  private queue(settlements: Settlement[], requestId?: string): void {
+    this.pending.push(...settlements);
+    this.schedule(requestId);
+  }
+
+  /** A batch of its own within GIVE_BACK_WITHIN_MS, unless a take carries the pending ones first. */
+  private schedule(requestId?: string): void {
+    if (this.flushTimer || this.pending.length === 0) return;
+    this.flushTimer = setTimeout(() => this.flush(requestId), GIVE_BACK_WITHIN_MS);
+    this.flushTimer.unref();
+  }
+
+  private drain(): Settlement[] {
+    clearTimeout(this.flushTimer);
+    this.flushTimer = undefined;
+    const drained = this.pending.slice(0, GIVE_BACK_BATCH);
+    this.pending = this.pending.slice(GIVE_BACK_BATCH);
+    this.schedule();
+    return drained;
+  }
+
+  private flush(requestId?: string): void {
+    const settlements = this.drain();
+    if (settlements.length === 0) return;
+    this.call(SETTLE, { settlements }, requestId).catch((error: unknown) =>
+      this.logger.warn({ err: error, attempts: settlements.length }, 'OTP checks not given back; they count until the window passes'),
     );
   }
 }

@@ -36,6 +36,6 @@ describe('identity migration otp_guards', () => {
     expect(await db.knex.schema.withSchema('identity').hasTable('otp_attempts')).toBe(false);
     // A check carried over is still held: the same guess is the same check.
     const guard = new OtpGuardService(() => new Date('2026-12-01T10:05:00.000Z'));
-    expect(await guard.take(orm.em.fork(), 'alpha', 'c1', 'g2')).toEqual({ attemptId: 'otp_b', retryAfterSeconds: null });
+    expect(await guard.take(orm.em.fork(), 'alpha', 'c1', 'g2', 'unknown')).toEqual({ attemptId: 'otp_b', retryAfterSeconds: null });
   });
 });

@@ -1,7 +1,7 @@
-import { Arg, Ctx, Field, ID, Int, Mutation, ObjectType, Resolver } from 'type-graphql';
+import { Arg, Ctx, Field, ID, InputType, Int, Mutation, ObjectType, Resolver } from 'type-graphql';
 import { requirePrincipal, type SubgraphContext } from '@gateway/federation';
 import { GatewayError } from '@gateway/kernel';
-import type { OtpGuardService } from './otp-guard.service';
+import { OTP_SETTLEMENTS_MAX, type OtpGuardService, type OtpSettlement } from './otp-guard.service';
 
 @ObjectType({ description: "The registry's answer before a customer's OTP is checked at their bank." })
 export class OtpAttempt {
@@ -10,6 +10,24 @@ export class OtpAttempt {
 
   @Field(() => Int, { nullable: true, description: 'Set when the client (or, from many clients, the customer) had too many refused OTPs lately: seconds until the next try.' })
   retryAfterSeconds!: number | null;
+}
+
+@InputType({ description: 'An OTP check to give back: the customer as given to takeOtpAttempt, and the check.' })
+export class OtpSettlementInput implements OtpSettlement {
+  @Field({ description: "The customer's bank, as given to takeOtpAttempt." })
+  bankHandle!: string;
+
+  @Field({ description: 'bank_customer_ref, as given to takeOtpAttempt.' })
+  customerRef!: string;
+
+  @Field(() => ID, { description: 'From takeOtpAttempt.' })
+  attemptId!: string;
+}
+
+function settlementsOf(settlements: OtpSettlementInput[] | null | undefined): OtpSettlement[] {
+  const list = settlements ?? [];
+  if (list.length > OTP_SETTLEMENTS_MAX) throw new GatewayError('VALIDATION_ERROR', `settle: at most ${OTP_SETTLEMENTS_MAX} checks`);
+  return list;
 }
 
 export function createOtpGuardResolver(service: OtpGuardService) {
@@ -24,24 +42,27 @@ export function createOtpGuardResolver(service: OtpGuardService) {
       @Arg('customerRef', { description: 'bank_customer_ref, as the registry holds it.' }) customerRef: string,
       @Arg('guess', { description: 'HMAC-SHA256 (hex) of the guessed OTP under the platform secret; never the OTP itself.' }) guess: string,
       @Arg('client', { description: "Who sent the OTP: the client's address as @gateway/kernel clientKeyOf keys it (an IPv6 /64), or unknown." }) client: string,
+      @Arg('settle', () => [OtpSettlementInput], {
+        nullable: true,
+        description: 'Checks the caller gives back first (accepted, or never judged, since its last call): they ride on this call instead of one of their own.',
+      })
+      settle: OtpSettlementInput[] | null,
       @Ctx() context: SubgraphContext,
     ): Promise<OtpAttempt> {
       requirePrincipal(context, ['service']);
       if (!/^[0-9a-f]{64}$/.test(guess)) throw new GatewayError('VALIDATION_ERROR', 'guess: 64 lowercase hex characters');
       if (client.length === 0 || client.length > 64) throw new GatewayError('VALIDATION_ERROR', 'client: 1 to 64 characters');
+      await service.giveBack(context.em, settlementsOf(settle));
       return service.take(context.em, bankHandle, customerRef, guess, client);
     }
 
-    @Mutation(() => Boolean, { description: 'Gives back an OTP check the bank accepted or never judged (platform services only); a refused one is left to count.' })
-    async settleOtpAttempt(
-      // The customer as given to takeOtpAttempt: their held checks are one row, found by this key.
-      @Arg('bankHandle', { description: "The customer's bank, as given to takeOtpAttempt." }) bankHandle: string,
-      @Arg('customerRef', { description: 'bank_customer_ref, as given to takeOtpAttempt.' }) customerRef: string,
-      @Arg('attemptId', () => ID, { description: 'From takeOtpAttempt.' }) attemptId: string,
+    @Mutation(() => Boolean, { description: 'Gives back OTP checks the bank accepted or never judged (platform services only), in one batch; refused ones are left to count.' })
+    async settleOtpAttempts(
+      @Arg('settlements', () => [OtpSettlementInput], { description: 'The checks, each with its customer as given to takeOtpAttempt.' }) settlements: OtpSettlementInput[],
       @Ctx() context: SubgraphContext,
     ): Promise<boolean> {
       requirePrincipal(context, ['service']);
-      await service.giveBack(context.em, bankHandle, customerRef, attemptId);
+      await service.giveBack(context.em, settlementsOf(settlements));
       return true;
     }
   }

@@ -13,6 +13,16 @@ export const OTP_GUARD_WINDOW_MS = 15 * 60_000;
 export const OTP_GUARD_CUSTOMER_MAX_REFUSALS = 30;
 export const OTP_GUARD_CUSTOMER_WINDOW_MS = 5 * 60_000;
 
+/** A check to give back: the customer as given to take, and the check's id. */
+export interface OtpSettlement {
+  bankHandle: string;
+  customerRef: string;
+  attemptId: string;
+}
+
+/** Checks given back by one call at most (a batch of a busy instance's last moments). */
+export const OTP_SETTLEMENTS_MAX = 500;
+
 export interface OtpAttemptVerdict {
   /** Set when the check may go ahead: give it back (giveBack) when the bank accepts the OTP or never judges it. */
   attemptId: string | null;
@@ -91,19 +101,24 @@ export class OtpGuardService {
   }
 
   /**
-   * The bank accepted the OTP (or never judged it): the check does not count against the
-   * customer. One UPDATE of the customer's row (found by its key): it waits for a concurrent take
-   * and removes the check from the row's latest version, so neither write is lost. Unknown ids
-   * change nothing.
+   * The bank accepted these OTPs (or never judged them): the checks do not count against their
+   * customers. One UPDATE, however many checks and customers: each customer's row (found by its
+   * key) waits for a concurrent take and loses the checks from its latest version, so neither
+   * write is lost. Unknown ids change nothing.
    */
-  async giveBack(em: EntityManager, bankHandle: string, customerRef: string, attemptId: string): Promise<void> {
+  async giveBack(em: EntityManager, settlements: readonly OtpSettlement[]): Promise<void> {
+    if (settlements.length === 0) return;
+    const values = settlements.map(() => '(?::text, ?::text, ?::text)').join(', ');
     await em.execute(
-      `update identity.otp_guards set attempts = (
+      `update identity.otp_guards as guard set attempts = (
            select coalesce(jsonb_agg(entry order by position), '[]'::jsonb)
-           from jsonb_array_elements(attempts) with ordinality as checks(entry, position)
-           where entry ->> 'id' <> ?)
-         where bank_handle = ? and customer_ref = ? and attempts @> jsonb_build_array(jsonb_build_object('id', ?::text))`,
-      [attemptId, bankHandle, customerRef, attemptId],
+           from jsonb_array_elements(guard.attempts) with ordinality as checks(entry, position)
+           where not (entry ->> 'id' = any(given.ids)))
+         from (select bank_handle, customer_ref, array_agg(attempt_id) as ids
+           from (values ${values}) as settled(bank_handle, customer_ref, attempt_id)
+           group by bank_handle, customer_ref) as given
+         where guard.bank_handle = given.bank_handle and guard.customer_ref = given.customer_ref`,
+      settlements.flatMap((settlement) => [settlement.bankHandle, settlement.customerRef, settlement.attemptId]),
     );
   }
 }

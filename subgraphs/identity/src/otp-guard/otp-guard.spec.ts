@@ -9,7 +9,10 @@ import { OtpGuardEntity } from './otp-guard.entity';
 import { OTP_GUARD_CUSTOMER_MAX_REFUSALS, OTP_GUARD_MAX_REFUSALS, OtpGuardService } from './otp-guard.service';
 
 const TAKE = `mutation($bankHandle: String!, $customerRef: String!, $guess: String!, $client: String!) { takeOtpAttempt(bankHandle: $bankHandle, customerRef: $customerRef, guess: $guess, client: $client) { attemptId retryAfterSeconds } }`;
-const SETTLE = `mutation($bankHandle: String!, $customerRef: String!, $attemptId: ID!) { settleOtpAttempt(bankHandle: $bankHandle, customerRef: $customerRef, attemptId: $attemptId) }`;
+const SETTLE = `mutation($settlements: [OtpSettlementInput!]!) { settleOtpAttempts(settlements: $settlements) }`;
+const TAKE_SETTLING = `mutation($bankHandle: String!, $customerRef: String!, $guess: String!, $client: String!, $settle: [OtpSettlementInput!]) {
+  takeOtpAttempt(bankHandle: $bankHandle, customerRef: $customerRef, guess: $guess, client: $client, settle: $settle) { attemptId retryAfterSeconds }
+}`;
 const payments: Principal = { kind: 'service', id: 'payments' };
 
 describe('identity subgraph: OTP checks per customer', () => {
@@ -23,7 +26,7 @@ describe('identity subgraph: OTP checks per customer', () => {
     client
       .execute(TAKE, { bankHandle: 'alpha', customerRef, guess, client: from }, principal)
       .then((data) => data.takeOtpAttempt as { attemptId: string | null; retryAfterSeconds: number | null });
-  const settle = (customerRef: string, attemptId: string) => client.execute(SETTLE, { bankHandle: 'alpha', customerRef, attemptId }, payments);
+  const settle = (customerRef: string, attemptId: string) => client.execute(SETTLE, { settlements: [{ bankHandle: 'alpha', customerRef, attemptId }] }, payments);
   /** The SQL statements the pool sent while `work` ran (this file's service is alone on its database). */
   const statementsDuring = async (work: () => Promise<unknown>) => {
     const sent: string[] = [];
@@ -76,6 +79,33 @@ describe('identity subgraph: OTP checks per customer', () => {
     const given = await statementsDuring(() => settle('cust-6', attemptId!));
     expect(given).toHaveLength(1);
     expect(given[0]).toMatch(/^update identity\.otp_guards /);
+  });
+
+  it('gives back checks of several customers in one statement, or riding on the next take', async () => {
+    const held = async (customerRef: string) => {
+      const [row] = await orm.em
+        .fork()
+        .execute<Array<{ attempts: unknown[] }>>('select attempts from identity.otp_guards where bank_handle = ? and customer_ref = ?', ['alpha', customerRef]);
+      return row!.attempts.length;
+    };
+    const a = [await take('cust-10'), await take('cust-10')];
+    const b = await take('cust-11');
+    const settlements = [
+      ...a.map((attempt) => ({ bankHandle: 'alpha', customerRef: 'cust-10', attemptId: attempt.attemptId })),
+      { bankHandle: 'alpha', customerRef: 'cust-11', attemptId: b.attemptId },
+    ];
+    const sent = await statementsDuring(() => client.execute(SETTLE, { settlements }, payments));
+    expect(sent).toHaveLength(1);
+    expect([await held('cust-10'), await held('cust-11')]).toEqual([0, 0]);
+
+    // Riding on a take: given back first, so a customer at the limit is let through by their own accepted checks.
+    const full = [];
+    for (let i = 0; i < OTP_GUARD_MAX_REFUSALS; i += 1) full.push(await take('cust-12'));
+    expect((await take('cust-12')).attemptId).toBeNull();
+    const settle = [{ bankHandle: 'alpha', customerRef: 'cust-12', attemptId: full[0]!.attemptId }];
+    const rode = await client.execute(TAKE_SETTLING, { bankHandle: 'alpha', customerRef: 'cust-12', guess: sha256Hex('rides'), client: '203.0.113.1', settle }, payments);
+    expect((rode.takeOtpAttempt as { attemptId: string | null }).attemptId).toMatch(/^otp_/);
+    expect(await client.errorCode(SETTLE, { settlements: Array.from({ length: 501 }, () => settle[0]) }, payments)).toBe('VALIDATION_ERROR');
   });
 
   it("holds the customer back briefly once many clients' refused OTPs reach the customer's maximum, then lets them try again", async () => {
