@@ -20,6 +20,7 @@
 import { Agent, request } from 'undici';
 import { composeIBAN } from 'ibantools';
 import { openTestDatabase } from '@gateway/db/testing';
+import { PRINCIPAL_HEADER, signPrincipal } from '@gateway/kernel';
 import { launchPlatform, type LaunchedPlatform } from './support/launcher';
 import { launchSplitPlatform } from './support/split-launcher';
 import { printTable, runLoad, runOpenLoad, type LoadResult } from './support/load';
@@ -91,10 +92,11 @@ async function measure(layout: string, short: string, share: number, platform: L
       const body = (await response.body.json()) as { iban?: string };
       if (response.statusCode !== 200 || !body.iban) throw new Error(`status ${response.statusCode}`);
     };
+    // Signed as the router signs an anonymous client's call: a subgraph refuses an unsigned one.
     const direct = async (worker: number, i: number) => {
       const response = await request(identityUrl, {
         method: 'POST',
-        headers: { 'content-type': 'application/json' },
+        headers: { 'content-type': 'application/json', [PRINCIPAL_HEADER]: signPrincipal({ kind: 'anonymous', ip: '127.0.0.1' }, platform.platformSecret) },
         body: JSON.stringify({ query: QUERY, variables: { a: `bench${n}x${(worker * 7 + i) % ALIASES}` } }),
         dispatcher: agent,
       });

@@ -3,6 +3,7 @@ import { mkdtempSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { newSecret } from '@gateway/kernel';
 
 const ROOT = join(__dirname, '..', '..');
 
@@ -19,6 +20,8 @@ export interface LaunchedPlatform {
   restUrl: string;
   routerUrl: string;
   adminKey: string;
+  /** Signs the principal of a call made straight to a subgraph, as the router signs its own. */
+  platformSecret: string;
   ports: Record<string, number>;
   /** The platform process, for memory readings (one-process layout). */
   pid?: number;
@@ -34,6 +37,7 @@ export interface LaunchedPlatform {
  */
 export async function launchPlatform(env: Record<string, string> = {}, preload: string[] = []): Promise<LaunchedPlatform> {
   const ports = { rest: await freePort(), router: await freePort(), identity: await freePort(), payments: await freePort(), banks: await freePort() };
+  const platformSecret = newSecret('pls_');
   const child: ChildProcess = spawn(
     process.execPath,
     [
@@ -54,6 +58,7 @@ export async function launchPlatform(env: Record<string, string> = {}, preload: 
         IDENTITY_PORT: String(ports.identity),
         PAYMENTS_PORT: String(ports.payments),
         BANKS_PORT: String(ports.banks),
+        PLATFORM_SECRET: platformSecret,
         SANDBOX_BANKS: 'off',
         // The bench's webhook receivers listen on loopback.
         WEBHOOK_PRIVATE_TARGETS: '1',
@@ -85,6 +90,7 @@ export async function launchPlatform(env: Record<string, string> = {}, preload: 
     restUrl: `http://127.0.0.1:${ports.rest}`,
     routerUrl: `http://127.0.0.1:${ports.router}`,
     adminKey,
+    platformSecret,
     ports,
     pid: child.pid,
     async stop() {

@@ -10,13 +10,14 @@ export async function launchSplitPlatform(env: Record<string, string> = {}): Pro
   const databaseUrl = process.env.DATABASE_URL;
   if (!databaseUrl) throw new Error('the split layout needs DATABASE_URL (PostgreSQL shared by the processes)');
   const adminKey = newSecret('adm_');
+  const platformSecret = newSecret('pls_');
   const { RATE_LIMITS, ...common } = env;
   const layout = await SplitLayout.plan({
     common: {
       PATH: process.env.PATH ?? '',
       HOME: process.env.HOME ?? '',
       DATABASE_URL: databaseUrl,
-      PLATFORM_SECRET: newSecret('pls_'),
+      PLATFORM_SECRET: platformSecret,
       ADMIN_KEY: adminKey,
       LOG_LEVEL: 'error',
       // Processes share events over RabbitMQ when the run has it, as a deployment does.
@@ -35,6 +36,7 @@ export async function launchSplitPlatform(env: Record<string, string> = {}): Pro
     restUrl: `http://127.0.0.1:${port('rest-compat')}`,
     routerUrl: `http://127.0.0.1:${port('router')}`,
     adminKey,
+    platformSecret,
     ports: {
       rest: port('rest-compat'),
       router: port('router'),

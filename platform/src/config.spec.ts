@@ -28,4 +28,21 @@ describe('platform environment', () => {
     expect(loadPlatformConfig({ RATE_LIMIT_STORE: 'postgres' }).sharedRateLimits).toBe(true);
     expect(() => loadPlatformConfig({ RATE_LIMIT_STORE: 'redis' })).toThrow(/RATE_LIMIT_STORE/);
   });
+
+  it('refuses production mode without METRICS_TOKEN, with the other secrets it requires', () => {
+    const production = {
+      NODE_ENV: 'production',
+      ADMIN_KEY: 'a'.repeat(24),
+      PLATFORM_SECRET: 's'.repeat(32),
+      DATABASE_URL: 'postgresql://postgres@127.0.0.1/x',
+      PUBLIC_BASE_URL: 'https://pay.example.com',
+    };
+    expect(() => loadPlatformConfig(production)).toThrow(/METRICS_TOKEN: required in production mode/);
+    expect(loadPlatformConfig({ ...production, METRICS_TOKEN: 'metrics-token-0123456789abcdef' }).metricsToken).toBe('metrics-token-0123456789abcdef');
+  });
+
+  it('keeps the subgraphs on loopback whatever HOST opens, unless SUBGRAPH_HOST says otherwise', () => {
+    expect(loadPlatformConfig({ HOST: '0.0.0.0' })).toMatchObject({ host: '0.0.0.0', subgraphHost: '127.0.0.1' });
+    expect(loadPlatformConfig({ SUBGRAPH_HOST: '0.0.0.0' }).subgraphHost).toBe('0.0.0.0');
+  });
 });

@@ -1,4 +1,4 @@
-import { envFlag, envPort, loadConfig, z } from '@gateway/kernel';
+import { envFlag, envMetricsToken, envPort, loadConfig, requireMetricsTokenInProduction, z } from '@gateway/kernel';
 import { openBankingConfigFrom, openBankingOwnEnvSchema, type OpenBankingConfig } from '@gateway/subgraph-open-banking';
 import { paymentsConfigFrom, paymentsEnvSchema, type PaymentsConfig } from '@gateway/subgraph-payments';
 
@@ -15,7 +15,11 @@ export const platformEnv = z
     AMQP_URL: z.string().min(1).optional(),
     ADMIN_KEY: z.string().min(24, 'at least 24 characters').optional(),
     PLATFORM_SECRET: z.string().min(32, 'at least 32 characters').optional(),
+    /** Where rest-compat and the router listen (the public services). */
     HOST: z.string().default('127.0.0.1'),
+    /** Where the subgraphs listen: loopback unless told otherwise, whatever HOST says (only the router and services call them). */
+    SUBGRAPH_HOST: z.string().default('127.0.0.1'),
+    METRICS_TOKEN: envMetricsToken,
     REST_PORT: envPort.default(8080),
     ROUTER_PORT: envPort.default(4000),
     BANKS_PORT: envPort.default(0),
@@ -48,6 +52,7 @@ export const platformEnv = z
   })
   .extend(paymentsEnvSchema.shape)
   .extend(openBankingOwnEnvSchema.shape)
+  .superRefine(requireMetricsTokenInProduction)
   .superRefine((env, ctx) => {
     if (env.NODE_ENV !== 'production') return;
     // Production never runs on generated secrets or the embedded database.
@@ -67,7 +72,12 @@ export interface PlatformConfig {
   amqpUrl?: string;
   adminKey?: string;
   platformSecret?: string;
+  /** rest-compat's and the router's listening address (HOST). */
   host: string;
+  /** The subgraphs' listening address (SUBGRAPH_HOST). */
+  subgraphHost: string;
+  /** The bearer token every service's /metrics asks for (METRICS_TOKEN; required in production). */
+  metricsToken?: string;
   ports: { rest: number; router: number; banks: number; identity: number; payments: number; openBanking: number };
   sandboxBanks: boolean;
   /** Sandbox banks listen on fixed ports (their URLs are registered), from this one up. */
@@ -112,6 +122,8 @@ export function loadPlatformConfig(env: Record<string, string | undefined> = pro
     adminKey: parsed.ADMIN_KEY,
     platformSecret: parsed.PLATFORM_SECRET,
     host: parsed.HOST,
+    subgraphHost: parsed.SUBGRAPH_HOST,
+    metricsToken: parsed.METRICS_TOKEN,
     ports: {
       rest: parsed.REST_PORT,
       router: parsed.ROUTER_PORT,

@@ -101,8 +101,9 @@ export async function startPlatform(given: PlatformConfig, options: StartPlatfor
         db,
         platformSecret: secrets.platformSecret,
         production: config.production,
-        host: config.host,
+        host: config.subgraphHost,
         port: subgraph.port(config),
+        metricsToken: config.metricsToken,
         logger: logger.child({ service: subgraph.name }),
         routerUrl,
         bus,
@@ -130,6 +131,7 @@ export async function startPlatform(given: PlatformConfig, options: StartPlatfor
         bus,
         readinessChecks: readiness.checks,
         graphiql: { headers: () => graphiqlHeaders },
+        metricsToken: config.metricsToken,
       }),
     );
     running.push(router);
@@ -144,6 +146,7 @@ export async function startPlatform(given: PlatformConfig, options: StartPlatfor
       production: config.production,
       publicBaseUrl: config.payments.publicBaseUrl,
       logger: logger.child({ service: 'rest-compat' }),
+      metricsToken: config.metricsToken,
       landing: {
         database: config.embedded ? `embedded PGlite in ${join(config.dataDir, 'pglite')}` : 'PostgreSQL (DATABASE_URL)',
         bus: config.amqpUrl ? 'RabbitMQ (AMQP_URL)' : 'in-process',

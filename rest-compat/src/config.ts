@@ -1,4 +1,4 @@
-import { envDrainSeconds, envPort, loadConfig, z } from '@gateway/kernel';
+import { envDrainSeconds, envMetricsToken, envPort, loadConfig, requireMetricsTokenInProduction, z } from '@gateway/kernel';
 
 /** `npm run start:rest-compat`'s environment, validated at once. */
 export const restCompatEnv = z.object({
@@ -12,6 +12,7 @@ export const restCompatEnv = z.object({
   SHUTDOWN_DRAIN_SECONDS: envDrainSeconds,
   /** The address clients use, when it is not this layer's own (a proxy in front): the server named in /openapi.json. */
   PUBLIC_BASE_URL: z.url().optional(),
+  METRICS_TOKEN: envMetricsToken,
 });
 
 export interface RestCompatConfig {
@@ -24,10 +25,12 @@ export interface RestCompatConfig {
   /** Seconds of /readyz 503 after SIGTERM before the server closes (the balancer drains it meanwhile). */
   drainSeconds: number;
   publicBaseUrl?: string;
+  /** The bearer token /metrics asks for (required in production). */
+  metricsToken?: string;
 }
 
 export function loadRestCompatConfig(env: Record<string, string | undefined> = process.env): RestCompatConfig {
-  const parsed = loadConfig(restCompatEnv, env);
+  const parsed = loadConfig(restCompatEnv.superRefine(requireMetricsTokenInProduction), env);
   return {
     routerUrl: parsed.ROUTER_URL,
     port: parsed.REST_PORT,
@@ -39,5 +42,6 @@ export function loadRestCompatConfig(env: Record<string, string | undefined> = p
     production: parsed.NODE_ENV === 'production',
     drainSeconds: parsed.SHUTDOWN_DRAIN_SECONDS,
     publicBaseUrl: parsed.PUBLIC_BASE_URL,
+    metricsToken: parsed.METRICS_TOKEN,
   };
 }

@@ -1,10 +1,5 @@
 import type { FastifyReply } from 'fastify';
-import { GatewayError, httpStatusOf, isErrorCode, retryAfterOf } from '@gateway/kernel';
-
-/** The spec's error body ("Errors"): one shape for every failure, wherever it arose. */
-export interface ErrorBody {
-  error: { code: string; message: string; detail: string; request_id: string };
-}
+import { errorBody, GatewayError, httpStatusOf, isErrorCode, retryAfterOf } from '@gateway/kernel';
 
 /** A GraphQL error as the router formats it (`extensions.code/status/detail`). */
 export interface GraphQLErrorLike {
@@ -26,8 +21,7 @@ export function fromGraphQLError(error: GraphQLErrorLike | undefined): GatewayEr
 
 /** The single place where an error code becomes an HTTP status (kernel's table). */
 export function sendError(reply: FastifyReply, error: GatewayError, requestId: string): FastifyReply {
-  const body: ErrorBody = { error: { code: error.code, message: error.message, detail: error.detail, request_id: requestId } };
   // A refusal that passes with time says when (the router's own limits set it before this).
   if (error.retryAfterSeconds !== undefined && !reply.hasHeader('retry-after')) reply.header('retry-after', error.retryAfterSeconds);
-  return reply.code(httpStatusOf(error.code)).type('application/json; charset=utf-8').send(body);
+  return reply.code(httpStatusOf(error.code)).type('application/json; charset=utf-8').send(errorBody(error, requestId));
 }

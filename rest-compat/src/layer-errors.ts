@@ -1,7 +1,7 @@
 import type { Socket } from 'node:net';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { ERROR_CODES, GatewayError, newId, type Logger } from '@gateway/kernel';
-import { sendError, type ErrorBody } from './errors';
+import { ERROR_CODES, GatewayError, newId, type ErrorBody, type Logger } from '@gateway/kernel';
+import { sendError } from './errors';
 import { BODY_LIMIT_BYTES } from './limits';
 import { requestIdOf } from './request-id';
 

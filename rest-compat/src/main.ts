@@ -28,6 +28,7 @@ void (async () => {
     publicBaseUrl: config.publicBaseUrl,
     logger,
     readinessChecks: shutdown.readiness,
+    metricsToken: config.metricsToken,
   });
   await starting;
 })();

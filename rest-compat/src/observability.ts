@@ -1,10 +1,13 @@
 import type { FastifyInstance } from 'fastify';
 import { Counter, Histogram } from 'prom-client';
 import { request as httpRequest, type Dispatcher } from 'undici';
-import { createMetricsRegistry, metricsText } from '@gateway/kernel';
+import { createMetricsRegistry, metricsAnswer } from '@gateway/kernel';
 
-/** Requests by route pattern (never the raw URL: ids would explode the label set) and status. */
-export function registerMetrics(app: FastifyInstance): void {
+/**
+ * Requests by route pattern (never the raw URL: ids would explode the label set) and status, on
+ * GET /metrics; with `token` (METRICS_TOKEN), only for a scrape that sends it as a bearer token.
+ */
+export function registerMetrics(app: FastifyInstance, token: string | undefined): void {
   const registry = createMetricsRegistry('rest-compat');
   const requests = new Counter({ name: 'rest_compat_requests_total', help: 'REST requests by route and status', labelNames: ['method', 'route', 'status'], registers: [registry] });
   const duration = new Histogram({ name: 'rest_compat_request_duration_seconds', help: 'REST request duration by route', labelNames: ['method', 'route'], registers: [registry] });
@@ -14,7 +17,10 @@ export function registerMetrics(app: FastifyInstance): void {
     requests.inc({ method: request.method, route, status: String(reply.statusCode) });
     duration.observe({ method: request.method, route }, reply.elapsedTime / 1000);
   });
-  app.get('/metrics', async (_request, reply) => reply.type(registry.contentType).send(await metricsText(registry)));
+  app.get('/metrics', async (request, reply) => {
+    const answer = await metricsAnswer(registry, { authorization: request.headers.authorization, requestId: request.requestId }, token);
+    return reply.code(answer.status).headers(answer.headers).send(answer.body);
+  });
 }
 
 /** /healthz: this process answers. /readyz: the router answers and reports itself ready. */

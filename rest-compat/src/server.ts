@@ -43,6 +43,8 @@ export interface RestCompatOptions {
   landing?: LandingInfo;
   /** More /readyz checks from whoever runs it (a process that is stopping answers not ready). */
   readinessChecks?: () => Record<string, boolean>;
+  /** METRICS_TOKEN: /metrics answers only a scrape sending it as a bearer token; unset, /metrics is open. */
+  metricsToken?: string;
 }
 
 export interface RunningRestCompat {
@@ -61,7 +63,7 @@ export async function startRestCompat(options: RestCompatOptions): Promise<Runni
   const app = Fastify({ logger: false, bodyLimit: BODY_LIMIT_BYTES, trustProxy: options.trustProxy ?? false, return503OnClosing: true, clientErrorHandler, frameworkErrors });
   registerRequestId(app);
   registerLayerErrors(app, logger);
-  registerMetrics(app);
+  registerMetrics(app, options.metricsToken);
 
   // An empty body on a POST with content-type JSON (rotate-key from many HTTP clients) means "no fields".
   const parseJson = app.getDefaultJsonParser('error', 'error');
@@ -94,7 +96,7 @@ export async function startRestCompat(options: RestCompatOptions): Promise<Runni
   const bankCoreOpenApi = bankCoreOpenApiDocument();
   app.get('/openapi/bank-core.json', async () => bankCoreOpenApi);
   registerDocsPage(app, () => (served.openApi ? [new URL(served.openApi.servers[0]!.url).origin] : []));
-  if (options.landing && !options.production) registerLandingPage(app, options.landing);
+  if (options.landing && !options.production) registerLandingPage(app, { ...options.landing, metricsLocked: options.metricsToken !== undefined });
   registerDashboard(app, logger);
 
   const url = await app.listen({ host: options.host ?? '127.0.0.1', port: options.port ?? 0 });

@@ -1,5 +1,5 @@
 import { createLogger, GatewayError, OperationLabels, type Principal } from '@gateway/kernel';
-import { createAdmission, refusalBody, type AdmissionOptions } from './admission';
+import { createAdmission, type AdmissionOptions } from './admission';
 import type { LimitCharge } from './rate-limit-charge';
 import type { RequestLabels } from './router-context';
 
@@ -80,11 +80,5 @@ describe('the admission stage', () => {
     const admission = await down.admit({}, '10.0.0.1', { query: '{ banks { handle } }' }, 'req_down', labels());
     expect(admission).toMatchObject({ refusal: { code: 'SERVICE_UNAVAILABLE', detail: 'credential check unavailable' }, headers: {} });
     expect(down.logged).toEqual([{ err: new Error('connection refused'), request_id: 'req_down' }]);
-  });
-
-  it("answers a refusal as one GraphQL error with the spec's code, status and the request id", () => {
-    expect(refusalBody('req_b', new GatewayError('RATE_LIMITED', 'wait'))).toEqual({
-      errors: [{ message: expect.any(String), extensions: { code: 'RATE_LIMITED', status: 429, detail: 'wait', requestId: 'req_b' } }],
-    });
   });
 });

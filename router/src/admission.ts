@@ -1,4 +1,4 @@
-import { ERROR_CODES, GatewayError, type Logger, type Principal } from '@gateway/kernel';
+import { GatewayError, type Logger, type Principal } from '@gateway/kernel';
 import type { CredentialHeaders } from './authenticate';
 import { carriesNul, inspectOperation, unknownOperationName, type OperationSource } from './operation';
 import type { LimitCharges } from './rate-limit-charge';
@@ -20,12 +20,6 @@ export interface AdmissionOptions {
   charges: Pick<LimitCharges, 'operation'>;
   metrics: Pick<RouterMetrics, 'countAdmission' | 'operations'>;
   logger: Logger;
-}
-
-/** The answer to a request the edge refused: one GraphQL error with the spec's code and status. */
-export function refusalBody(requestId: string, error: GatewayError) {
-  const status = ERROR_CODES[error.code].status;
-  return { errors: [{ message: error.message, extensions: { code: error.code, status, detail: error.detail, requestId } }] };
 }
 
 const invalid = (text: string) => new GatewayError('VALIDATION_ERROR', text, text);

@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { ERROR_CODES, type Principal } from '@gateway/kernel';
-import { refusalBody, type Admit } from './admission';
+import { ERROR_CODES, refusalBody, type Principal } from '@gateway/kernel';
+import type { Admit } from './admission';
 import type { ForwardWhole } from './forwarding';
 import type { OperationSource } from './operation';
 import type { RequestLabels, RouterContext } from './router-context';

@@ -1,8 +1,7 @@
 import type { HTTPGraphQLRequest, HTTPGraphQLResponse } from '@apollo/server';
 import { HeaderMap } from '@apollo/server';
 import { completeAnswer } from '@gateway/federation';
-import { ERROR_CODES, inRequestSpan, REQUEST_ID_HEADER, type LocalHandler, type LocalRequest, type LocalResponse } from '@gateway/kernel';
-import { refusalBody } from './admission';
+import { ERROR_CODES, inRequestSpan, refusalBody, REQUEST_ID_HEADER, type LocalHandler, type LocalRequest, type LocalResponse } from '@gateway/kernel';
 import type { HttpEdgeOptions } from './http-edge';
 import { requestIdOf } from './request-id';
 import type { RequestLabels, RouterContext } from './router-context';

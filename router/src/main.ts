@@ -4,28 +4,31 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { openDatabase } from '@gateway/db';
 import { createBus } from '@gateway/events';
-import { createLogger, envDrainSeconds, envPort, handleShutdownSignals, loadConfig, z } from '@gateway/kernel';
+import { createLogger, envDrainSeconds, envMetricsToken, envPort, handleShutdownSignals, loadConfig, requireMetricsTokenInProduction, z } from '@gateway/kernel';
 import { startRouter } from './server';
 
 /** `npm run start:router`: the router alone, in front of subgraphs running elsewhere. */
 const config = loadConfig(
-  z.object({
-    DATABASE_URL: z.string().min(1, 'required: the router verifies credentials in the vault'),
-    PLATFORM_SECRET: z.string().min(32),
-    ADMIN_KEY: z.string().min(24),
-    BANKS_URL: z.url(),
-    IDENTITY_URL: z.url(),
-    PAYMENTS_URL: z.url(),
-    OPEN_BANKING_URL: z.url(),
-    HOST: z.string().default('127.0.0.1'),
-    ROUTER_PORT: envPort.default(4000),
-    RATE_LIMITS: z.string().optional(),
-    /** Where limit counters live: postgres (default here: every router on the database counts together) or memory (this router alone). */
-    RATE_LIMIT_STORE: z.enum(['postgres', 'memory']).default('postgres'),
-    NODE_ENV: z.string().optional(),
-    AMQP_URL: z.string().min(1).optional(),
-    SHUTDOWN_DRAIN_SECONDS: envDrainSeconds,
-  }),
+  z
+    .object({
+      DATABASE_URL: z.string().min(1, 'required: the router verifies credentials in the vault'),
+      PLATFORM_SECRET: z.string().min(32),
+      ADMIN_KEY: z.string().min(24),
+      BANKS_URL: z.url(),
+      IDENTITY_URL: z.url(),
+      PAYMENTS_URL: z.url(),
+      OPEN_BANKING_URL: z.url(),
+      HOST: z.string().default('127.0.0.1'),
+      ROUTER_PORT: envPort.default(4000),
+      RATE_LIMITS: z.string().optional(),
+      /** Where limit counters live: postgres (default here: every router on the database counts together) or memory (this router alone). */
+      RATE_LIMIT_STORE: z.enum(['postgres', 'memory']).default('postgres'),
+      NODE_ENV: z.string().optional(),
+      AMQP_URL: z.string().min(1).optional(),
+      SHUTDOWN_DRAIN_SECONDS: envDrainSeconds,
+      METRICS_TOKEN: envMetricsToken,
+    })
+    .superRefine(requireMetricsTokenInProduction),
 );
 
 const sdl = (name: string) => readFileSync(join(__dirname, '..', '..', 'subgraphs', name, 'schema.graphql'), 'utf8');
@@ -64,6 +67,7 @@ void (async () => {
     logger,
     bus,
     readinessChecks: shutdown.readiness,
+    metricsToken: config.METRICS_TOKEN,
   });
   await starting;
 })();

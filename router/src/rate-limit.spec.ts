@@ -17,6 +17,36 @@ describe('rate limits keyed by client', () => {
   });
 });
 
+describe('rate limits keyed by client address (issue 28, item 5)', () => {
+  it('gives two IPv6 addresses of one /64 one bucket, and another /64 its own', async () => {
+    const limiter = await createRateLimiter({ identity_resolve: { points: 2 } });
+    const from = (ip: string) => limiter.check(['identity_resolve'], { kind: 'anonymous', ip });
+    expect(await from('2001:db8:1:2::1')).toMatchObject({ allowed: true, remaining: 1 });
+    expect(await from('2001:db8:1:2:ffff:ffff:ffff:fffe')).toMatchObject({ allowed: true, remaining: 0 });
+    expect(await from('2001:db8:1:2::3')).toMatchObject({ allowed: false, remaining: 0 });
+    expect(await from('2001:db8:1:3::1')).toMatchObject({ allowed: true, remaining: 1 });
+  });
+
+  it('keys IPv4 per address, and an IPv4-mapped IPv6 peer as its IPv4', async () => {
+    const limiter = await createRateLimiter({ identity_resolve: { points: 2 } });
+    const from = (ip: string) => limiter.check(['identity_resolve'], { kind: 'anonymous', ip });
+    expect(await from('198.51.100.7')).toMatchObject({ allowed: true, remaining: 1 });
+    expect(await from('::ffff:198.51.100.7')).toMatchObject({ allowed: true, remaining: 0 });
+    expect(await from('198.51.100.7')).toMatchObject({ allowed: false });
+    expect(await from('198.51.100.8')).toMatchObject({ allowed: true, remaining: 1 });
+  });
+
+  it('charges alias(handle), which answers an IBAN, to identity resolution, not read', () => {
+    expect(limitClassesOf('query', ['alias'])).toEqual(['identity_resolve']);
+    expect(
+      limitCostsOf('query', [
+        { name: 'alias', args: { handle: 'amina' } },
+        { name: 'resolveAlias', args: { alias: 'omar' } },
+      ]),
+    ).toEqual({ identity_resolve: 2 });
+  });
+});
+
 describe('rate limits of Open Banking data calls', () => {
   it('spend one read budget per consent, whichever of its access tokens or client IPs is used', async () => {
     const limiter = await createRateLimiter({ read: { points: 3 } });

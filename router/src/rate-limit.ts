@@ -1,6 +1,6 @@
 import type { Knex } from '@mikro-orm/knex';
 import { RateLimiterMemory, RateLimiterPostgres, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
-import type { Principal } from '@gateway/kernel';
+import { clientKeyOf, type Principal } from '@gateway/kernel';
 
 export interface LimitClass {
   points: number;
@@ -30,6 +30,8 @@ export type LimitOverrides = Partial<Record<LimitClassName, Partial<LimitClass>>
 const ROOT_FIELD_CLASS: Record<string, LimitClassName> = {
   createPaymentSession: 'session_create',
   resolveAlias: 'identity_resolve',
+  // Public and answers the alias's IBAN: a look-up in the directory like resolveAlias, not a read.
+  alias: 'identity_resolve',
   exchangeAuthorizationCode: 'ob_token',
   refreshAccessToken: 'ob_token',
   createPaymentOrder: 'payment_order_create',
@@ -89,7 +91,7 @@ export interface RateLimiter {
 
 function keyOf(spec: LimitClass, principal: Principal, client: string | undefined): string {
   if (spec.by === 'client' && client) return `client:${client}`;
-  if (spec.by !== 'principal' || principal.kind === 'anonymous') return `ip:${principal.ip ?? 'unknown'}`;
+  if (spec.by !== 'principal' || principal.kind === 'anonymous') return `ip:${clientKeyOf(principal.ip)}`;
   // An access token's principal is its consent (ob_token:con_…): the contract's "GET 300/min per
   // token" is counted over every access token of the consent, so a refresh (a new at_ each time)
   // never buys a fresh budget, and one consent cannot starve another's.

@@ -1,7 +1,7 @@
 import type { ApolloServerPlugin } from '@apollo/server';
 import type { FastifyInstance } from 'fastify';
 import { Counter, Histogram, type Registry } from 'prom-client';
-import { createMetricsRegistry, isErrorCode, metricsText, OperationLabels } from '@gateway/kernel';
+import { createMetricsRegistry, isErrorCode, metricsAnswer, OperationLabels } from '@gateway/kernel';
 import type { RequestLabels, RouterContext } from './router-context';
 
 /** How the edge ended a request before Apollo, in router_requests_total. */
@@ -53,9 +53,12 @@ export function createRouterMetrics(): RouterMetrics {
   };
 }
 
-/** GET /metrics: the registry in Prometheus' text format. */
-export function useMetricsRoute(app: FastifyInstance, registry: Registry): void {
-  app.get('/metrics', async (_request, reply) => reply.type(registry.contentType).send(await metricsText(registry)));
+/** GET /metrics: the registry in Prometheus' text format; with `token` (METRICS_TOKEN), only for a scrape that sends it. */
+export function useMetricsRoute(app: FastifyInstance, registry: Registry, token: string | undefined): void {
+  app.get('/metrics', async (request, reply) => {
+    const answer = await metricsAnswer(registry, { authorization: request.headers.authorization, requestId: request.requestId }, token);
+    return reply.code(answer.status).headers(answer.headers).send(answer.body);
+  });
 }
 
 /**

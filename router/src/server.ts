@@ -55,6 +55,8 @@ export interface RouterOptions {
   graphiql?: GraphiQLOptions;
   /** Serve /graphql to callers in this process without HTTP (kernel's in-process.ts); default GRAPHQL_TRANSPORT. */
   inProcess?: boolean;
+  /** METRICS_TOKEN: /metrics answers only a scrape sending it as a bearer token; unset, /metrics is open. */
+  metricsToken?: string;
 }
 
 export interface RunningRouter {
@@ -141,7 +143,7 @@ export async function startRouter(options: RouterOptions): Promise<RunningRouter
     context: async (request) => edge.contextOf(request.gatewayPrincipal, request.requestId, request.labels, request.ip),
   });
   useReadiness(app, { databaseReady: () => databaseReady(options.db), subgraphs: options.subgraphs, readinessChecks: options.readinessChecks });
-  useMetricsRoute(app, metrics.registry);
+  useMetricsRoute(app, metrics.registry, options.metricsToken);
 
   const url = await app.listen({ host: options.host ?? '127.0.0.1', port: options.port ?? 0 });
   logger.info({ url }, 'router listening');

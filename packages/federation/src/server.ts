@@ -9,20 +9,20 @@ import { databaseReady, type Database } from '@gateway/db';
 import {
   createMetricsRegistry,
   inRequestSpan,
-  metricsText,
+  metricsAnswer,
   newId,
   OperationLabels,
-  PRINCIPAL_HEADER,
   REQUEST_ID_HEADER,
   serveInProcess,
   tagRequestSpan,
-  verifyPrincipal,
   type LocalHandler,
   type Logger,
+  type Principal,
 } from '@gateway/kernel';
 import type { SubgraphContext } from './context';
 import { formatGatewayError } from './errors';
 import { completeAnswer } from './local-answer';
+import { localCaller, useSignedCaller } from './signed-caller';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -55,6 +55,8 @@ export interface SubgraphServerOptions {
   readinessChecks?: () => Record<string, boolean>;
   /** Serve /graphql to callers in this process without HTTP (kernel's in-process.ts); default GRAPHQL_TRANSPORT. */
   inProcess?: boolean;
+  /** METRICS_TOKEN: /metrics answers only a scrape sending it as a bearer token; unset, /metrics is open. */
+  metricsToken?: string;
 }
 
 export interface RunningService {
@@ -65,7 +67,7 @@ export interface RunningService {
   stop(): Promise<void>;
 }
 
-/** One subgraph as an HTTP service: POST /graphql, /healthz, /readyz, /metrics. */
+/** One subgraph as an HTTP service: POST /graphql (for signed callers only: signed-caller.ts), /healthz, /readyz, /metrics. */
 export async function startSubgraphServer(options: SubgraphServerOptions): Promise<RunningService> {
   const { logger } = options;
   const app = Fastify({ logger: false, bodyLimit: 1024 * 1024 });
@@ -109,9 +111,8 @@ export async function startSubgraphServer(options: SubgraphServerOptions): Promi
     ],
   });
   await apollo.start();
-  // The router forwards the request id and the signed principal; both transports build the same context.
-  const contextOf = (requestId: string, signedPrincipal: string | undefined): SubgraphContext => {
-    const principal = verifyPrincipal(signedPrincipal, options.platformSecret);
+  // The router forwards the request id and the signed principal (signed-caller.ts verified it); both transports build the same context.
+  const contextOf = (requestId: string, principal: Principal): SubgraphContext => {
     let child: Logger | undefined;
     let em: EntityManager | undefined;
     return {
@@ -132,21 +133,24 @@ export async function startSubgraphServer(options: SubgraphServerOptions): Promi
     request.requestId = (request.headers[REQUEST_ID_HEADER] as string | undefined) ?? newId('request');
     tagRequestSpan(options.name, request.requestId);
   });
+  useSignedCaller(app, options.platformSecret);
   await app.register(fastifyApollo(apollo), {
     path: '/graphql',
-    context: async (request) => contextOf(request.requestId, request.headers[PRINCIPAL_HEADER] as string | undefined),
+    context: async (request) => contextOf(request.requestId, request.caller),
   });
   // The same request without a socket, for the router (or a service) in this process.
   const local: LocalHandler = async ({ headers, body }) => {
     const requestId = headers[REQUEST_ID_HEADER] ?? newId('request');
-    return inRequestSpan(options.name, requestId, async () =>
-      completeAnswer(
+    return inRequestSpan(options.name, requestId, async () => {
+      const caller = localCaller(headers, options.platformSecret, requestId);
+      if ('status' in caller) return caller;
+      return completeAnswer(
         await apollo.executeHTTPGraphQLRequest({
           httpGraphQLRequest: { method: 'POST', headers: new HeaderMap([['content-type', 'application/json'], ...Object.entries(headers)]), search: '', body },
-          context: async () => contextOf(requestId, headers[PRINCIPAL_HEADER]),
+          context: async () => contextOf(requestId, caller),
         }),
-      ),
-    );
+      );
+    });
   };
   app.get('/healthz', async () => ({ status: 'ok' }));
   app.get('/readyz', async (_request, reply) => {
@@ -154,7 +158,10 @@ export async function startSubgraphServer(options: SubgraphServerOptions): Promi
     const ok = Object.values(checks).every(Boolean);
     return reply.code(ok ? 200 : 503).send({ status: ok ? 'ready' : 'unavailable', checks });
   });
-  app.get('/metrics', async (_request, reply) => reply.type(registry.contentType).send(await metricsText(registry)));
+  app.get('/metrics', async (request, reply) => {
+    const answer = await metricsAnswer(registry, { authorization: request.headers.authorization, requestId: request.requestId }, options.metricsToken);
+    return reply.code(answer.status).headers(answer.headers).send(answer.body);
+  });
   await options.routes?.(app);
 
   const address = await app.listen({ host: options.host ?? '127.0.0.1', port: options.port ?? 0 });

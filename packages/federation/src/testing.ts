@@ -1,4 +1,4 @@
-import { signPrincipal, type Principal } from '@gateway/kernel';
+import { PRINCIPAL_HEADER, signPrincipal, type Principal } from '@gateway/kernel';
 
 export interface GraphQLResult<T = Record<string, unknown>> {
   data?: T | null;
@@ -6,13 +6,13 @@ export interface GraphQLResult<T = Record<string, unknown>> {
 }
 
 /**
- * Calls a subgraph directly as the router would: with a signed principal. `execute` fails the
- * test on any error; `attempt` returns errors for the test to assert on.
+ * Calls a subgraph directly as the router would: with a signed principal, an anonymous caller's
+ * when none is given (the router signs every hop). `execute` fails the test on any error;
+ * `attempt` returns errors for the test to assert on.
  */
 export function subgraphClient(graphqlUrl: string, platformSecret: string) {
-  async function attempt<T = Record<string, any>>(query: string, variables: Record<string, unknown> = {}, principal?: Principal): Promise<GraphQLResult<T>> {
-    const headers: Record<string, string> = { 'content-type': 'application/json' };
-    if (principal) headers['x-gateway-principal'] = signPrincipal(principal, platformSecret);
+  async function attempt<T = Record<string, any>>(query: string, variables: Record<string, unknown> = {}, principal: Principal = { kind: 'anonymous' }): Promise<GraphQLResult<T>> {
+    const headers: Record<string, string> = { 'content-type': 'application/json', [PRINCIPAL_HEADER]: signPrincipal(principal, platformSecret) };
     const response = await fetch(graphqlUrl, { method: 'POST', headers, body: JSON.stringify({ query, variables }) });
     return (await response.json()) as GraphQLResult<T>;
   }

@@ -105,6 +105,20 @@ export class GatewayError extends GraphQLError {
   }
 }
 
+/** The spec's error body ("Errors"): one shape for every failure answered outside GraphQL. */
+export interface ErrorBody {
+  error: { code: string; message: string; detail: string; request_id: string };
+}
+
+export const errorBody = (error: GatewayError, requestId: string): ErrorBody => ({
+  error: { code: error.code, message: error.message, detail: error.detail, request_id: requestId },
+});
+
+/** A refusal on a GraphQL endpoint before anything ran: one GraphQL error with the spec's code, status and the request id. */
+export function refusalBody(requestId: string, error: GatewayError) {
+  return { errors: [{ message: error.message, extensions: { code: error.code, status: ERROR_CODES[error.code].status, detail: error.detail, requestId } }] };
+}
+
 /** `extensions.retryAfter` of a formatted GraphQL error, when it is a whole number of seconds. */
 export const retryAfterOf = (extensions: Record<string, unknown> | undefined): number | undefined =>
   typeof extensions?.retryAfter === 'number' && Number.isInteger(extensions.retryAfter) && extensions.retryAfter >= 0 ? extensions.retryAfter : undefined;

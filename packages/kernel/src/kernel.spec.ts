@@ -1,4 +1,4 @@
-import { GatewayError, httpStatusOf, newId, openSealedSecret, parseIban, safeEqual, sealSecret, signPrincipal, verifyPrincipal } from './index';
+import { errorBody, GatewayError, httpStatusOf, newId, openSealedSecret, parseIban, refusalBody, safeEqual, sealSecret, signPrincipal, verifyPrincipal } from './index';
 
 describe('kernel', () => {
   it('issues prefixed random ids', () => {
@@ -39,7 +39,17 @@ describe('kernel', () => {
     expect(() => verifyPrincipal(signPrincipal({ kind: 'admin' }, 'secret', Date.now() - 10 * 60_000), 'secret')).toThrow(
       expect.objectContaining({ detail: 'forwarded principal is stale' }),
     );
-    expect(verifyPrincipal(undefined, 'secret')).toEqual({ kind: 'anonymous' });
+    // Absent is refused too: the router signs every hop, an anonymous caller's included.
+    expect(() => verifyPrincipal(undefined, 'secret')).toThrow(expect.objectContaining({ code: 'UNAUTHORIZED' }));
+    expect(verifyPrincipal(signPrincipal({ kind: 'anonymous', ip: '10.0.0.1' }, 'secret'), 'secret')).toEqual({ kind: 'anonymous', ip: '10.0.0.1' });
+  });
+
+  it("answers a refusal in the spec's shape: the REST body, and one GraphQL error on a GraphQL endpoint", () => {
+    const refusal = new GatewayError('RATE_LIMITED', 'wait');
+    expect(errorBody(refusal, 'req_a')).toEqual({ error: { code: 'RATE_LIMITED', message: 'Rate limit exceeded', detail: 'wait', request_id: 'req_a' } });
+    expect(refusalBody('req_b', refusal)).toEqual({
+      errors: [{ message: 'Rate limit exceeded', extensions: { code: 'RATE_LIMITED', status: 429, detail: 'wait', requestId: 'req_b' } }],
+    });
   });
 
   it('reuses a signature for half its life and a verification until the header is stale, never across secrets', () => {

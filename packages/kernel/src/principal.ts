@@ -49,9 +49,13 @@ export function signPrincipal(principal: Principal, secret: string, now = Date.n
   return header;
 }
 
-/** Verifies a forwarded principal; an absent header is an anonymous caller, a bad one is refused. */
+/**
+ * Verifies a forwarded principal; an absent, bad or stale one is refused (401 UNAUTHORIZED). The
+ * router signs every hop, an anonymous caller's included, so a request without one did not come
+ * through it: never an anonymous caller, which would skip the router's limits.
+ */
 export function verifyPrincipal(header: string | undefined, secret: string, now = Date.now()): Principal {
-  if (!header) return { kind: 'anonymous' };
+  if (!header) throw new GatewayError('UNAUTHORIZED', 'no signed principal: services are reached through the router');
   const key = `${secret}\n${header}`;
   let known = verified.get(key);
   if (!known) {

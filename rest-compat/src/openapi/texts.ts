@@ -26,12 +26,12 @@ export const TAG_DESCRIPTIONS: Record<string, string> = {
  */
 const LIMITS = `## Limits
 
-Every response carries \`X-RateLimit-Limit\`, \`X-RateLimit-Remaining\` and \`X-RateLimit-Reset\` (seconds until the window resets); a refusal is 429 \`RATE_LIMITED\` with \`Retry-After\`. Operators may set other limits.
+Every response carries \`X-RateLimit-Limit\`, \`X-RateLimit-Remaining\` and \`X-RateLimit-Reset\` (seconds until the window resets); a refusal is 429 \`RATE_LIMITED\` with \`Retry-After\`. Operators may set other limits. A client IP is an IPv4 address, or the /64 network of an IPv6 address (an IPv4-mapped IPv6 address counts as its IPv4).
 
 | Limit class | Default per minute | Counted per | REST | GraphQL root fields |
 |---|---|---|---|---|
 | \`session_create\` | 100 | merchant | POST /payments/sessions | \`createPaymentSession\` |
-| \`identity_resolve\` | 600 | client IP | GET /v1/identity/resolve | \`resolveAlias\` (alias, phone or iban) |
+| \`identity_resolve\` | 600 | client IP | GET /v1/identity/resolve | \`resolveAlias\` (alias, phone or iban), \`alias(handle)\` |
 | \`ob_token\` | 30 | TPP (client IP when unknown) | POST /ob/token | \`exchangeAuthorizationCode\`, \`refreshAccessToken\` (one per document) |
 | \`read\` | 300 | credential (client IP when public) | other GET endpoints | every other query field |
 | \`write\` | 300 | credential (client IP when public) | other writes | every other mutation field |

@@ -14,20 +14,24 @@ export interface LandingInfo {
   graphqlUrl: string;
   /** Where the demo's keys are, when the sandbox banks and demo data run. */
   demoFile?: string;
+  /** METRICS_TOKEN is set: /metrics answers only a scrape that sends it. */
+  metricsLocked?: boolean;
 }
 
-const LINKS: Array<[string, string]> = [
+const links = (info: LandingInfo): Array<[string, string]> => [
   ['/docs', 'API reference: every REST route with examples, search and try-it'],
   ['/graphql', 'GraphiQL: queries, mutations and subscriptions on the GraphQL API (the demo merchant’s key prefilled)'],
   ['/dashboard', 'Merchant dashboard: sign in with a merchant key, sessions live, webhook deliveries, mandates'],
   ['/openapi.json', 'OpenAPI 3.1 document'],
   ['/openapi/bank-core.json', 'What the gateway sends a bank core, and what it accepts'],
   ['/readyz', 'Readiness: database, bus and subgraphs'],
-  ['/metrics', 'Prometheus metrics'],
+  ['/metrics', info.metricsLocked ? 'Prometheus metrics (with the header Authorization: Bearer <METRICS_TOKEN>)' : 'Prometheus metrics'],
 ];
 
 export function renderLandingPage(info: LandingInfo, base: string, nonce: string): string {
-  const links = LINKS.map(([path, text]) => `<li><a href="${escapeHtml(path)}">${escapeHtml(path)}</a> — ${escapeHtml(text)}</li>`).join('\n');
+  const items = links(info)
+    .map(([path, text]) => `<li><a href="${escapeHtml(path)}">${escapeHtml(path)}</a> — ${escapeHtml(text)}</li>`)
+    .join('\n');
   const parties = info.demoFile ? readDemoParties(info.demoFile) : null;
   // A plain form: the server creates the session with the demo merchant's key, which never reaches the page.
   const oneClick = parties
@@ -62,7 +66,7 @@ ${TEST_PAYERS.map((payer) => `<li><code>${escapeHtml(payer.name)}@&lt;bank&gt;</
 </ul>
 <h2>Links</h2>
 <ul id="links">
-${links}
+${items}
 </ul>
 ${demo}
 ${testPayers}`;

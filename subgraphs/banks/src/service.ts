@@ -29,5 +29,6 @@ export async function start(options: SubgraphStartOptions): Promise<RunningServi
     host: options.host,
     port: options.port,
     readinessChecks: options.readinessChecks,
+    metricsToken: options.metricsToken,
   });
 }

@@ -71,6 +71,7 @@ export async function start(options: OpenBankingStartOptions): Promise<RunningSe
     host: options.host,
     port: options.port,
     readinessChecks: options.readinessChecks,
+    metricsToken: options.metricsToken,
     registry,
   });
   const jobs = startOpenBankingJobs(orm.em, modules.consents, modules.sca, { ...DEFAULT_JOB_SETTINGS, ...options.jobs }, logger.child({ component: 'jobs' }));

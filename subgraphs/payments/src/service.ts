@@ -114,6 +114,7 @@ export async function start(options: PaymentsStartOptions): Promise<RunningServi
     host: options.host,
     port: options.port,
     readinessChecks: options.readinessChecks,
+    metricsToken: options.metricsToken,
     registry,
     metrics: (registry) => paymentsMetrics(registry, orm, modules),
   });
