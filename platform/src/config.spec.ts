@@ -4,8 +4,8 @@ describe('platform environment', () => {
   it("passes each service's own variables to it: payments' and open-banking's", () => {
     const config = loadPlatformConfig({ SESSION_TTL_SECONDS: '600', SCA_TTL_SECONDS: '60' });
     expect(config.payments.sessionTtlSeconds).toBe(600);
-    expect(config.openBanking).toEqual({ scaTtlMs: 60_000, webhookPrivateTargets: false });
-    expect(loadPlatformConfig({}).openBanking).toEqual({ scaTtlMs: 900_000, webhookPrivateTargets: false });
+    expect(config.openBanking).toEqual({ scaTtlMs: 60_000, webhookPrivateTargets: false, maxCoreCallsPerRequest: 10 });
+    expect(loadPlatformConfig({ OB_MAX_CORE_CALLS_PER_REQUEST: '3' }).openBanking).toEqual({ scaTtlMs: 900_000, webhookPrivateTargets: false, maxCoreCallsPerRequest: 3 });
   });
 
   it('calls webhooks on public addresses only unless WEBHOOK_PRIVATE_TARGETS; npm start opens private ones for its demo, unless told otherwise', () => {

@@ -65,6 +65,7 @@ export const SUBGRAPHS: SubgraphModule[] = [
         webhookPrivateTargets: config.openBanking.webhookPrivateTargets,
         jobs: overrides.openBankingJobs,
         scaTtlMs: overrides.openBankingScaTtlMs ?? config.openBanking.scaTtlMs,
+        maxCoreCallsPerRequest: config.openBanking.maxCoreCallsPerRequest,
       }),
     buildSchema: () => openBanking.buildOpenBankingSchema(printing),
   },

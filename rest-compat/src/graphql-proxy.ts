@@ -1,7 +1,8 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { request as httpRequest, type Dispatcher } from 'undici';
-import { ERROR_CODES, type Logger } from '@gateway/kernel';
+import { ERROR_CODES, GatewayError, type Logger } from '@gateway/kernel';
 import { callerHeaders } from './headers';
+import { cookieCredential } from './pages/dashboard/dashboard-session';
 
 /** Connection-level headers belong to each hop, never forwarded (RFC 9110 §7.6.1). */
 const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-connection', 'transfer-encoding', 'te', 'trailer', 'upgrade', 'host', 'content-length']);
@@ -24,6 +25,7 @@ export interface GraphQLProxyOptions {
 /**
  * /graphql on the REST base address, so one address serves everything: the request goes to the
  * router byte for byte (credentials included: the router authenticates), and so does its answer.
+ * The merchant dashboard's session cookie is the one credential added here (cookieCredential).
  */
 export async function registerGraphQLProxy(app: FastifyInstance, { graphqlUrl, dispatcher, logger }: GraphQLProxyOptions): Promise<void> {
   await app.register(async (scope) => {
@@ -32,24 +34,29 @@ export async function registerGraphQLProxy(app: FastifyInstance, { graphqlUrl, d
     scope.addContentTypeParser('*', { parseAs: 'buffer' }, (_request, body, done) => done(null, body));
 
     const toGraphQL = (request: FastifyRequest) => `${graphqlUrl}${request.raw.url?.includes('?') ? request.raw.url.slice(request.raw.url.indexOf('?')) : ''}`;
+    // A GraphQL client reads `errors`, so a refusal is in GraphQL's shape, with the spec's code.
+    const refuse = (request: FastifyRequest, reply: FastifyReply, error: GatewayError) => {
+      const { status } = ERROR_CODES[error.code];
+      return reply
+        .code(status)
+        .type('application/json; charset=utf-8')
+        .send({ errors: [{ message: error.message, extensions: { code: error.code, status, detail: error.detail, requestId: request.requestId } }] });
+    };
     const proxy = (target: (request: FastifyRequest) => string) => async (request: FastifyRequest, reply: FastifyReply) => {
+      const credential = cookieCredential(request.headers, request.method);
+      if (credential instanceof GatewayError) return refuse(request, reply, credential);
       try {
         const response = await httpRequest(target(request), {
           method: request.method as Dispatcher.HttpMethod,
           dispatcher,
-          headers: { ...forwardable(request.headers), ...callerHeaders(request) },
+          headers: { ...forwardable(request.headers), ...credential, ...callerHeaders(request) },
           body: request.method === 'GET' ? undefined : (request.body as Buffer | undefined),
         });
         const body = Buffer.from(await response.body.arrayBuffer());
         return reply.code(response.statusCode).headers(forwardable(response.headers)).send(body);
       } catch (error) {
         logger.warn({ err: error, request_id: request.requestId }, 'router unreachable for /graphql');
-        // A GraphQL client reads `errors`, so the refusal is in GraphQL's shape, with the spec's code.
-        const { status, message } = ERROR_CODES.SERVICE_UNAVAILABLE;
-        return reply
-          .code(status)
-          .type('application/json; charset=utf-8')
-          .send({ errors: [{ message, extensions: { code: 'SERVICE_UNAVAILABLE', status, detail: 'the GraphQL router could not be reached', requestId: request.requestId } }] });
+        return refuse(request, reply, new GatewayError('SERVICE_UNAVAILABLE', 'the GraphQL router could not be reached'));
       }
     };
     scope.get('/graphql', proxy(toGraphQL));

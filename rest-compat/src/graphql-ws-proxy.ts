@@ -1,7 +1,8 @@
 import { request as httpRequest, type IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
-import type { Logger } from '@gateway/kernel';
+import { GatewayError, type Logger } from '@gateway/kernel';
+import { cookieCredential } from './pages/dashboard/dashboard-session';
 
 /** Connection-level headers of the client's hop: the upstream request gets its own. */
 const HOP_BY_HOP = new Set(['host', 'connection', 'upgrade', 'keep-alive', 'proxy-connection', 'transfer-encoding', 'te', 'trailer']);
@@ -14,7 +15,8 @@ const refuse = (socket: Duplex, status: number, reason: string) => {
 /**
  * WebSocket upgrades of /graphql (graphql-ws subscriptions) go to the router, so one base address
  * serves everything: the handshake is forwarded with its headers (the router checks the
- * credentials sent in connection_init), then the two sockets are spliced byte for byte.
+ * credentials sent in connection_init), then the two sockets are spliced byte for byte. The
+ * merchant dashboard's session cookie goes as the handshake's Authorization, from this origin only.
  */
 export function registerGraphQLWebSocketProxy(app: FastifyInstance, options: { graphqlUrl: string; logger: Logger }): void {
   const target = new URL(options.graphqlUrl);
@@ -24,6 +26,9 @@ export function registerGraphQLWebSocketProxy(app: FastifyInstance, options: { g
     const url = new URL(request.url ?? '/', 'http://rest-compat');
     if (url.pathname !== '/graphql') return refuse(socket, 404, 'Not Found');
     socket.on('error', () => socket.destroy());
+    // A handshake is a GET, but a cross-site page must not open a socket as the signed-in merchant.
+    const credential = cookieCredential(request.headers, 'WEBSOCKET');
+    if (credential instanceof GatewayError) return refuse(socket, 403, 'Forbidden');
     const headers: Record<string, string | string[]> = {};
     for (const [name, value] of Object.entries(request.headers)) if (value !== undefined && !HOP_BY_HOP.has(name)) headers[name] = value;
     const forwardedFor = [request.headers['x-forwarded-for'], request.socket.remoteAddress].filter(Boolean).join(', ');
@@ -32,7 +37,7 @@ export function registerGraphQLWebSocketProxy(app: FastifyInstance, options: { g
       port: target.port,
       path: `${target.pathname}${url.search}`,
       method: 'GET',
-      headers: { ...headers, connection: 'Upgrade', upgrade: request.headers.upgrade ?? 'websocket', 'x-forwarded-for': forwardedFor },
+      headers: { ...headers, ...credential, connection: 'Upgrade', upgrade: request.headers.upgrade ?? 'websocket', 'x-forwarded-for': forwardedFor },
     });
     upstream.on('upgrade', (response, upstreamSocket, upstreamHead) => {
       const lines = [`HTTP/1.1 ${response.statusCode} ${response.statusMessage}`];

@@ -14,6 +14,7 @@ import { registerRequestId } from './request-id';
 import { checkoutPage } from './pages/checkout-page';
 import { consentPage } from './pages/consent-page';
 import { registerDashboard } from './pages/dashboard/dashboard-page';
+import { registerDashboardSession } from './pages/dashboard/dashboard-session';
 import { registerLandingPage, type LandingInfo } from './pages/landing-page';
 import { mandatePage } from './pages/mandate-page';
 import { scaPage } from './pages/sca-page';
@@ -87,6 +88,7 @@ export async function startRestCompat(options: RestCompatOptions): Promise<Runni
   });
   await registerGraphQLProxy(app, { graphqlUrl: target.graphqlUrl, dispatcher, logger });
   registerGraphQLWebSocketProxy(app, { graphqlUrl: target.graphqlUrl, logger });
+  registerDashboardSession(app, execute);
   registerHealth(app, target.baseUrl, dispatcher, options.readinessChecks);
 
   // Built once the address is known (listen below): its server is the base URL clients call.

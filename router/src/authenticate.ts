@@ -1,5 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { GatewayError, PRINCIPAL_HEADER, safeEqual, verifyPrincipal, type Principal } from '@gateway/kernel';
+import { DASHBOARD_SESSION_PREFIX, GatewayError, PRINCIPAL_HEADER, safeEqual, verifyPrincipal, type Principal } from '@gateway/kernel';
 import { vault, type CredentialKind, type VerifyResult } from '@gateway/vault';
 
 export type CredentialHeaders = Record<string, string | string[] | undefined>;
@@ -89,6 +89,13 @@ async function bearerPrincipal(em: VaultEm, authorization: string, consentId: st
   if (token.startsWith('tpk_')) {
     const { credential } = await verified(em, 'tpp_key', token, () => new GatewayError('INVALID_API_KEY', 'TPP access token is not valid'));
     return { kind: 'tpp', id: credential.ownerId, ip };
+  }
+
+  // The merchant dashboard's session (rest-compat sends it from its HttpOnly cookie): the merchant
+  // it was exchanged for, in the key's mode, marked so that it cannot mint another session.
+  if (token.startsWith(DASHBOARD_SESSION_PREFIX)) {
+    const { credential } = await verified(em, 'dashboard_session', token, () => new GatewayError('UNAUTHORIZED', 'the dashboard session has ended; sign in again'));
+    return { kind: 'merchant', id: credential.ownerId, scopes: credential.scopes, ip };
   }
 
   const { credential } = await verified(em, 'merchant_key', token, () => new GatewayError('INVALID_API_KEY'));

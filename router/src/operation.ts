@@ -12,6 +12,11 @@ export interface RootField {
   name: string;
   /** Arguments with variables substituted (a limit may be keyed by one: the token endpoint's code). */
   args: Record<string, unknown>;
+  /**
+   * Points one selection of it costs, the bank-core calls under it included (core-cost.ts);
+   * unset: 1, a root field's price.
+   */
+  points?: number;
 }
 
 export interface OperationSummary {
@@ -21,6 +26,9 @@ export interface OperationSummary {
   /** One entry per root field selection: every alias, and fields in fragments at the root, count. */
   rootFields: string[];
   fields: RootField[];
+  /** The selections behind `fields`, in the same order, and the document's fragments: what the core-call pricing walks. */
+  selections: FieldNode[];
+  fragments: Map<string, FragmentDefinitionNode>;
 }
 
 /**
@@ -95,5 +103,5 @@ export function inspectOperation(source: OperationSource | undefined): Operation
     name: field.name.value,
     args: Object.fromEntries((field.arguments ?? []).map((arg) => [arg.name.value, valueFromASTUntyped(arg.value, variables)])),
   }));
-  return { type: operation.operation, name: operation.name?.value, rootFields: fields.map((field) => field.name), fields };
+  return { type: operation.operation, name: operation.name?.value, rootFields: fields.map((field) => field.name), fields, selections: selected, fragments };
 }

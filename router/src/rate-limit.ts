@@ -49,6 +49,8 @@ export type LimitCosts = Partial<Record<LimitClassName, number>>;
 export interface CostedField {
   name: string;
   args?: Record<string, unknown>;
+  /** What one selection costs (default 1): more when bank-core calls are selected under it (core-cost.ts). */
+  points?: number;
 }
 
 /**
@@ -57,14 +59,15 @@ export interface CostedField {
  * same calls one by one over REST would be allowed (200 aliases of resolveAlias used to cost one
  * point of the public 600/min). A root field given a list of keys (an argument whose value is a
  * list) costs one point per key of its longest list; no field of today's schemas takes one, the
- * rule is there so that adding one cannot reopen the hole.
+ * rule is there so that adding one cannot reopen the hole. A selection priced higher for the
+ * bank-core calls under it (`points`, core-cost.ts) costs that much per key.
  */
 export function limitCostsOf(operation: 'query' | 'mutation' | 'subscription', fields: CostedField[]): LimitCosts {
   const costs: LimitCosts = {};
   for (const field of fields) {
     const [name] = limitClassesOf(operation, [field.name]);
     const keys = Object.values(field.args ?? {}).reduce<number>((most, value) => (Array.isArray(value) ? Math.max(most, value.length) : most), 1);
-    costs[name!] = (costs[name!] ?? 0) + keys;
+    costs[name!] = (costs[name!] ?? 0) + keys * (field.points ?? 1);
   }
   return costs;
 }

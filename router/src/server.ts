@@ -12,6 +12,7 @@ import type { EventBus } from '@gateway/events';
 import { createAdmission } from './admission';
 import { authenticate, type CredentialHeaders } from './authenticate';
 import { composeSupergraph, type SubgraphEndpoint } from './compose';
+import { chargingCoreCalls } from './core-cost';
 import { documentLimits } from './document-limits';
 import { createForwarding } from './forwarding';
 import { registerGraphiQL, type GraphiQLOptions } from './graphiql';
@@ -131,7 +132,8 @@ export async function startRouter(options: RouterOptions): Promise<RunningRouter
   // Authentication and rate limits run before Apollo, so a refused request costs no planning.
   // One admission for both transports: HTTP (http-edge.ts) and in process (local-edge.ts).
   const edge = {
-    admit: createAdmission({ authenticate: authenticateCaller, charges, metrics, logger }),
+    // An operation is priced by the bank-core calls it selects (@cost in the supergraph) before it is charged.
+    admit: createAdmission({ authenticate: authenticateCaller, charges: chargingCoreCalls(charges, supergraphSdl), metrics, logger }),
     forwardWhole,
     contextOf: routerContextOf.bind(null, options.platformSecret),
     timed: metrics.timed,

@@ -12,8 +12,9 @@ const SCREENSHOTS = process.env.DASHBOARD_SCREENSHOTS;
 
 /**
  * The merchant dashboard in a real browser (Debian's chromium, playwright-core) against the whole
- * platform: it signs in with a merchant key and uses the public GraphQL API only, through
- * rest-compat's /graphql (HTTP and graphql-ws).
+ * platform: it signs in with a merchant key, exchanged for an HttpOnly session cookie (no key in
+ * any storage a script reads), and uses the public GraphQL API only, through rest-compat's
+ * /graphql (HTTP and graphql-ws).
  */
 describe('merchant dashboard in a browser', () => {
   let t: TestPlatform;
@@ -49,6 +50,14 @@ describe('merchant dashboard in a browser', () => {
     page.on('pageerror', (error) => errors.push(error.message));
     // Script errors and CSP refusals (a refused API call is logged by Chromium too, and is no fault).
     page.on('console', (message) => message.type() === 'error' && message.text().startsWith('Refused') && errors.push(message.text()));
+  };
+  /** What scripts of the page can read: both storages and document.cookie. */
+  const browserStorage = () =>
+    page.evaluate(() => ({ session: { ...(globalThis as any).sessionStorage }, local: { ...(globalThis as any).localStorage }, cookie: (globalThis as any).document.cookie }));
+  const sessionCookie = async () => {
+    const cookies = await context.cookies();
+    expect(cookies.map((cookie) => cookie.name)).toEqual(['gateway_dashboard']);
+    return cookies[0]!;
   };
   const signIn = async (apiKey: string) => {
     const answer = await page.goto(`${t.platform.restUrl}/dashboard`);
@@ -106,9 +115,15 @@ describe('merchant dashboard in a browser', () => {
     expect(await page.textContent('#test-banner')).toContain('Test mode');
     expect(await page.textContent('#test-banner')).toContain('test bank');
     expect(await page.textContent('#test-payers')).toContain('credit-refused@<bank>');
-    // The key stays in the tab's sessionStorage: never in the address.
+    // The key was exchanged for a session cookie: not in the address, not in any storage, and the
+    // cookie is HttpOnly (no script reads it) and SameSite=Strict.
     expect(page.url()).not.toContain(merchant.apiKey);
-    expect(await page.evaluate(() => Object.values((globalThis as any).sessionStorage))).toEqual([merchant.apiKey]);
+    expect(await browserStorage()).toEqual({ session: {}, local: {}, cookie: '' });
+    const cookie = await sessionCookie();
+    expect(cookie).toMatchObject({ httpOnly: true, sameSite: 'Strict', secure: false, path: '/' });
+    expect(cookie.value).toMatch(/^mds_/);
+    expect(cookie.expires * 1000 - Date.now()).toBeGreaterThan(7.9 * 3600_000);
+    expect(cookie.expires * 1000 - Date.now()).toBeLessThanOrEqual(8 * 3600_000);
 
     const sessionId = await createSession(merchant.apiKey, payee, 'order-7781');
     await page.waitForSelector(`#sessions [data-session-id="${sessionId}"] .row-status[data-status="PENDING"]`, { timeout: 15_000 });
@@ -131,12 +146,22 @@ describe('merchant dashboard in a browser', () => {
     expect(await page.textContent('#session-detail')).toContain('order-7781');
     await shoot('session-detail-desktop');
 
-    // A reload keeps the tab signed in (sessionStorage, checked again by the API); signing out forgets the key.
+    // A reload keeps the tab signed in (the cookie, checked again by the API); signing out ends the
+    // session at the gateway: the same cookie, sent again, no longer signs anyone in.
     await page.reload();
     await page.waitForSelector('#session-status[data-status="COMPLETED"]');
+    expect(await browserStorage()).toEqual({ session: {}, local: {}, cookie: '' });
     await page.click('#sign-out');
     await page.waitForSelector('#sign-in-form');
-    expect(await page.evaluate(() => (globalThis as any).sessionStorage.length)).toBe(0);
+    expect(await context.cookies()).toEqual([]);
+    const replayed = await fetch(`${t.platform.restUrl}/graphql`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', cookie: `gateway_dashboard=${cookie.value}`, origin: t.platform.restUrl },
+      body: JSON.stringify({ query: '{ currentMerchant { id } }' }),
+    }).then((response) => response.json() as Promise<{ errors: Array<{ extensions: { code: string } }> }>);
+    expect(replayed.errors[0]!.extensions.code).toBe('UNAUTHORIZED');
+    await page.reload();
+    await page.waitForSelector('#sign-in-form');
   });
 
   it('a failed webhook delivery is retried from the dashboard and shows as delivered, signed with the secret rotated there (shown once)', async () => {
@@ -193,15 +218,15 @@ describe('merchant dashboard in a browser', () => {
     await page.fill('#api-key', 'mk_test_thisKeyDoesNotExist');
     await page.click('#sign-in-button');
     await page.waitForSelector('#sign-in-error');
-    const direct = await fetch(`${t.platform.restUrl}/graphql`, {
+    const direct = await fetch(`${t.platform.restUrl}/dashboard/session`, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', ...bearer('mk_test_thisKeyDoesNotExist') },
-      body: JSON.stringify({ query: '{ currentMerchant { id } }' }),
-    }).then((response) => response.json() as Promise<{ errors: Array<{ message: string; extensions: { code: string } }> }>);
-    expect(direct.errors[0]!.extensions.code).toBe('INVALID_API_KEY');
-    expect(await page.textContent('#sign-in-error .error-code')).toBe(direct.errors[0]!.extensions.code);
-    expect(await page.textContent('#sign-in-error .error-message')).toBe(direct.errors[0]!.message);
-    expect(await page.evaluate(() => (globalThis as any).sessionStorage.length)).toBe(0);
+      headers: { origin: t.platform.restUrl, ...bearer('mk_test_thisKeyDoesNotExist') },
+    }).then((response) => response.json() as Promise<{ error: { code: string; message: string } }>);
+    expect(direct.error.code).toBe('INVALID_API_KEY');
+    expect(await page.textContent('#sign-in-error .error-code')).toBe(direct.error.code);
+    expect(await page.textContent('#sign-in-error .error-message')).toBe(direct.error.message);
+    expect(await browserStorage()).toEqual({ session: {}, local: {}, cookie: '' });
+    expect(await context.cookies()).toEqual([]);
     expect(await page.locator('#merchant-name').count()).toBe(0);
     await shoot('wrong-key-desktop');
   });

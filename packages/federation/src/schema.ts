@@ -4,9 +4,19 @@ import { createPubSub } from '@graphql-yoga/subscription';
 import { parse, specifiedDirectives, type GraphQLSchema } from 'graphql';
 import { buildSchema, createResolversMap, type BuildSchemaOptions } from 'type-graphql';
 
-/** The one federation version and directive set every subgraph links. */
+/**
+ * The one federation version and directive set every subgraph links. v2.9 for `@cost`: a field
+ * whose resolver calls a bank core declares what one selection of it costs (CORE_CALL_COST), and
+ * the router charges it (router/src/core-cost.ts).
+ */
 const FEDERATION_LINK =
-  'extend schema @link(url: "https://specs.apollo.dev/federation/v2.7", import: ["@key", "@shareable", "@external", "@requires", "@provides", "@inaccessible", "@tag"])';
+  'extend schema @link(url: "https://specs.apollo.dev/federation/v2.9", import: ["@key", "@shareable", "@external", "@requires", "@provides", "@inaccessible", "@tag", "@cost"])';
+
+/**
+ * The `@cost` of a field whose resolver calls a bank core, once per selection: one rate-limit
+ * point, like a root field. Put on the field with type-graphql's `@Directive(CORE_CALL_COST)`.
+ */
+export const CORE_CALL_COST = '@cost(weight: 1)';
 
 type ReferenceResolver = (reference: Record<string, unknown>, context: never, info: unknown) => unknown;
 

@@ -22,5 +22,6 @@ export * from './static-assets';
 export * from './in-process';
 export * from './memoized';
 export * from './world';
+export * from './dashboard-session';
 export * from './transitions';
 export * from './client-address';

@@ -1,7 +1,17 @@
 import { Entity, Index, PrimaryKey, Property } from '@mikro-orm/core';
 
 /** What a credential lets its holder be. */
-export type CredentialKind = 'merchant_key' | 'bank_key' | 'internal_key' | 'tpp_key' | 'ob_authorization_code' | 'ob_access_token' | 'ob_refresh_token' | 'session_token';
+export type CredentialKind =
+  | 'merchant_key'
+  | 'bank_key'
+  | 'internal_key'
+  | 'tpp_key'
+  | 'ob_authorization_code'
+  | 'ob_access_token'
+  | 'ob_refresh_token'
+  | 'session_token'
+  /** The merchant dashboard's sign-in, exchanged for the merchant key and held in an HttpOnly cookie (mds_…). */
+  | 'dashboard_session';
 
 /**
  * A secret the platform issued, stored as its SHA-256 only (DESIGN "Data ownership"). The raw

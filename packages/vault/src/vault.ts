@@ -86,6 +86,11 @@ export const vault = {
     return em.nativeUpdate(Credential, { kind, ownerId, revokedAt: null }, { revokedAt: now });
   },
 
+  /** Revokes one credential (a dashboard session signed out); false when it was not live. */
+  async revoke(em: EntityManager, credential: Pick<Credential, 'id'>, now = new Date()): Promise<boolean> {
+    return (await em.nativeUpdate(Credential, { id: credential.id, revokedAt: null }, { revokedAt: now })) === 1;
+  },
+
   /** Revokes the live credentials of a family; only those of `kinds` when given (a refresh revokes the family's access tokens only). */
   async revokeFamily(em: EntityManager, family: string, now = new Date(), kinds?: CredentialKind[]): Promise<number> {
     return em.nativeUpdate(Credential, { family, revokedAt: null, ...(kinds ? { kind: { $in: kinds } } : {}) }, { revokedAt: now });

@@ -94,10 +94,13 @@ export function attachSubscriptionServer(options: SubscriptionServerOptions): { 
     {
       connectionInitWaitTimeout: 5000,
       async onConnect(ctx) {
-        const headers = credentialHeadersOf(ctx.connectionParams ?? {});
-        if (!Object.keys(headers).length) return false;
+        // connection_init's credential, or else the handshake's Authorization: what rest-compat
+        // sends for the merchant dashboard, whose session lives in an HttpOnly cookie no script reads.
+        const handshake = ctx.extra.request.headers.authorization;
+        const params = Object.keys(credentialHeadersOf(ctx.connectionParams ?? {})).length ? (ctx.connectionParams ?? {}) : handshake ? { authorization: handshake } : {};
+        if (!Object.keys(credentialHeadersOf(params)).length) return false;
         try {
-          ctx.extra.principal = await options.authenticate(ctx.connectionParams ?? {}, ctx.extra.request.socket.remoteAddress ?? '');
+          ctx.extra.principal = await options.authenticate(params, ctx.extra.request.socket.remoteAddress ?? '');
           return true;
         } catch (error) {
           if (!(error instanceof GatewayError)) logger.error({ err: error }, 'subscription credential check failed');

@@ -9,7 +9,8 @@ declare module 'ws' {
   import type { Duplex } from 'node:stream';
 
   export class WebSocket extends EventEmitter {
-    constructor(address: string, protocols?: string | string[]);
+    /** `headers`: the handshake's own (a test sends a cookie and an Origin, as a browser would). */
+    constructor(address: string, protocols?: string | string[], options?: { headers?: Record<string, string> });
     readonly protocol: string;
     readonly readyState: number;
     send(data: string, callback?: (error?: Error) => void): void;

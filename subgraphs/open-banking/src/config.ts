@@ -1,5 +1,6 @@
 import type { ServiceEnv } from '@gateway/federation';
 import { egressEnvSchema, z } from '@gateway/kernel';
+import { DEFAULT_MAX_CORE_CALLS_PER_REQUEST } from './account/core-reads';
 import { DEFAULT_PUBLIC_BASE_URL } from './settings';
 
 /** How long a payment order waits in PENDING_SCA for the customer before it FAILS (SCA_EXPIRED), by default. */
@@ -9,6 +10,7 @@ export const DEFAULT_SCA_TTL_SECONDS = 900;
 export const openBankingOwnEnvSchema = z.object({
   ...egressEnvSchema.shape,
   SCA_TTL_SECONDS: z.coerce.number().int().min(1).max(86_400).default(DEFAULT_SCA_TTL_SECONDS),
+  OB_MAX_CORE_CALLS_PER_REQUEST: z.coerce.number().int().min(1).max(1_000).default(DEFAULT_MAX_CORE_CALLS_PER_REQUEST),
 });
 
 /** The open-banking service's environment when it runs alone (the launcher passes payments' PUBLIC_BASE_URL). */
@@ -18,6 +20,7 @@ export const openBankingEnvSchema = openBankingOwnEnvSchema.extend({ PUBLIC_BASE
 export const openBankingConfigFrom = (env: z.infer<typeof openBankingOwnEnvSchema>): OpenBankingConfig => ({
   scaTtlMs: env.SCA_TTL_SECONDS * 1000,
   webhookPrivateTargets: env.WEBHOOK_PRIVATE_TARGETS,
+  maxCoreCallsPerRequest: env.OB_MAX_CORE_CALLS_PER_REQUEST,
 });
 
 /** The open-banking options the launcher's environment sets. */
@@ -25,6 +28,8 @@ export interface OpenBankingConfig {
   scaTtlMs: number;
   /** WEBHOOK_PRIVATE_TARGETS: a TPP's webhook_url may name a private address in production too. */
   webhookPrivateTargets: boolean;
+  /** OB_MAX_CORE_CALLS_PER_REQUEST: bank-core reads one GraphQL request may make (account data). */
+  maxCoreCallsPerRequest: number;
 }
 
 export const openBankingEnv: ServiceEnv<typeof openBankingEnvSchema, OpenBankingConfig & { publicBaseUrl: string }> = {

@@ -30,7 +30,7 @@ export async function buildOpenBankingSchema(
       ConsentUpdatesResolver,
       createRevocationResolver(modules.consents),
       createAuthorisationResolver(modules.authorisation),
-      ...createAccountResolvers(modules.accounts),
+      ...createAccountResolvers(modules.accounts, settings.maxCoreCallsPerRequest),
       createTokenResolver(modules.tokens),
       createPaymentOrderResolver(modules.paymentOrders),
       createScaResolver(modules.sca),

@@ -30,6 +30,8 @@ export interface OpenBankingStartOptions extends SubgraphStartOptions {
   scaTtlMs?: number;
   /** WEBHOOK_PRIVATE_TARGETS: a TPP's webhook_url may name a private address in production too. Default false. */
   webhookPrivateTargets?: boolean;
+  /** Bank-core reads one GraphQL request may make (OB_MAX_CORE_CALLS_PER_REQUEST); default 10. */
+  maxCoreCallsPerRequest?: number;
 }
 
 /** Starts the open-banking subgraph: migrations, schema, HTTP server, the consent expiry job; with a bus, the outbox relay. */
@@ -52,6 +54,7 @@ export async function start(options: OpenBankingStartOptions): Promise<RunningSe
     routerUrl: options.routerUrl,
     cores: options.cores,
     scaTtlMs: options.scaTtlMs,
+    maxCoreCallsPerRequest: options.maxCoreCallsPerRequest,
     logger,
     metrics: registry,
   };

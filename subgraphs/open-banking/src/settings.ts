@@ -31,6 +31,8 @@ export interface OpenBankingSettings {
   cores?: Partial<CoreCallSettings>;
   /** How long a payment order above the exemption limit waits for the customer's SCA before it FAILS. Default 15 minutes. */
   scaTtlMs?: number;
+  /** Bank-core reads one GraphQL request may make (OB_MAX_CORE_CALLS_PER_REQUEST). Default 10. */
+  maxCoreCallsPerRequest?: number;
   logger?: Logger;
   /** The service's metrics registry (/metrics): the bank-core clients' call metrics go there. */
   metrics?: Registry;

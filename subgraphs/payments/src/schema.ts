@@ -3,6 +3,7 @@ import type { GraphQLSchema } from 'graphql';
 import { createCheckoutResolver } from './checkout/checkout.resolver';
 import { createConfirmationResolver } from './confirmation/confirmation.resolver';
 import { createAttentionResolver } from './engine/attention.resolver';
+import { DashboardSessionResolver } from './merchant/dashboard-session.resolver';
 import { MerchantEntity } from './merchant/merchant.entity';
 import { createMerchantResolver } from './merchant/merchant.resolver';
 import { MandateEntity } from './mandate/mandate.entity';
@@ -24,6 +25,7 @@ export async function buildPaymentsSchema(settings: PaymentsSettings, modules: P
   return buildFederatedSchema({
     resolvers: [
       createMerchantResolver(modules.merchants),
+      DashboardSessionResolver,
       createSessionResolver(modules.sessions),
       SessionHistoryResolver,
       createCheckoutResolver(modules.checkout),

@@ -21,7 +21,8 @@ function shell(assets: DashboardAssets, nonce: string): string {
 
 /**
  * GET /dashboard: the merchant dashboard, a page that uses the public GraphQL API only (POST
- * /graphql and graphql-ws on this origin) with the key the merchant signs in with. The page keeps
+ * /graphql and graphql-ws on this origin), signed in by the session cookie its merchant key was
+ * exchanged for (dashboard-session.ts). The page keeps
  * the customer pages' headers (nonce CSP, no framing, no-store); its assets are named by content
  * hash, so they may be cached for good.
  */

@@ -6,6 +6,7 @@ import { GatewayError, worldOf } from '@gateway/kernel';
 import { ConsentAccountEntity } from './consent-account.entity';
 import { AccountType, BalanceType, CreditDebitIndicator, type ObAccount, type ObBalance, type ObTransaction } from './account.type';
 import type { TransactionWindow } from './account.rules';
+import type { RequestCoreReads } from './core-reads';
 
 /** One wording for an id outside the consent, whether it exists elsewhere or nowhere. */
 const accountNotFound = (id: string): GatewayError => new GatewayError('ACCOUNT_NOT_FOUND', `no account ${id} among the consented accounts`);
@@ -14,7 +15,8 @@ const accountNotFound = (id: string): GatewayError => new GatewayError('ACCOUNT_
  * Account information (AIS): the consent's accounts (open_banking.consent_accounts, written at
  * approval) with their data read live from the bank core on every call (contract "Consented
  * accounts"), never stored. The bank's core is found through the bank registry (Directory);
- * a core that fails gives CBS_TIMEOUT / CBS_ERROR and nothing here changes.
+ * a core that fails gives CBS_TIMEOUT / CBS_ERROR and nothing here changes. Within one request
+ * each read is made once and their number is capped (RequestCoreReads).
  */
 export class AccountService {
   constructor(
@@ -34,9 +36,10 @@ export class AccountService {
     return account;
   }
 
-  /** The account as its core describes it now (GET /accounts/{iban}). */
-  async read(account: ConsentAccountEntity, requestId?: string): Promise<ObAccount> {
-    const core = await (await this.coreOf(account, requestId)).getAccount(account.iban, { requestId });
+  /** The account as its core describes it now (GET /accounts/{iban}), once per request. */
+  async read(account: ConsentAccountEntity, reads: RequestCoreReads): Promise<ObAccount> {
+    const { requestId } = reads;
+    const core = await reads.once(`account:${account.id}`, async () => (await this.coreOf(account, requestId)).getAccount(account.iban, { requestId }));
     return {
       accountId: account.id,
       iban: account.iban,
@@ -48,9 +51,9 @@ export class AccountService {
   }
 
   /** Every account of the consent, their cores asked in parallel; one failure fails the read (no partial list). */
-  async readAll(em: EntityManager, consentId: string, requestId?: string): Promise<ObAccount[]> {
+  async readAll(em: EntityManager, consentId: string, reads: RequestCoreReads): Promise<ObAccount[]> {
     const accounts = await this.consentAccounts(em, consentId);
-    return Promise.all(accounts.map((account) => this.read(account, requestId)));
+    return Promise.all(accounts.map((account) => this.read(account, reads)));
   }
 
   balancesOf(account: Pick<ObAccount, 'availableBalance' | 'currency'>): ObBalance[] {
@@ -60,11 +63,14 @@ export class AccountService {
   /**
    * Booked transactions in the window (dates inclusive), newest first, at most window.count.
    * The core is asked for the window and its answer filtered again, so a core that ignores the
-   * dates cannot widen what the TPP sees.
+   * dates cannot widen what the TPP sees. One statement per account and window per request,
+   * whatever `count` each selection asks for.
    */
-  async transactions(account: ConsentAccountEntity, window: TransactionWindow, requestId?: string): Promise<ObTransaction[]> {
-    const core = await this.coreOf(account, requestId);
-    const statement = await core.listTransactions(account.iban, window.fromDate, window.toDate, { requestId });
+  async transactions(account: ConsentAccountEntity, window: TransactionWindow, reads: RequestCoreReads): Promise<ObTransaction[]> {
+    const { requestId } = reads;
+    const statement = await reads.once(`statement:${account.id}:${window.fromDate}:${window.toDate}`, async () =>
+      (await this.coreOf(account, requestId)).listTransactions(account.iban, window.fromDate, window.toDate, { requestId }),
+    );
     const inWindow = statement.transactions.filter((line) => line.bookingDate >= window.fromDate && line.bookingDate <= window.toDate);
     const ids = transactionIds(account.id, inWindow);
     return inWindow

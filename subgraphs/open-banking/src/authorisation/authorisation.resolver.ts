@@ -1,5 +1,5 @@
-import { Arg, Ctx, ID, Mutation, Query, Resolver } from 'type-graphql';
-import type { SubgraphContext } from '@gateway/federation';
+import { Arg, Ctx, Directive, ID, Mutation, Query, Resolver } from 'type-graphql';
+import { CORE_CALL_COST, type SubgraphContext } from '@gateway/federation';
 import { ApproveConsentInput } from './authorisation.input';
 import type { AuthorisationService } from './authorisation.service';
 import { ConsentAuthorisation, ConsentDecision } from './authorisation.type';
@@ -17,6 +17,7 @@ export function createAuthorisationResolver(service: AuthorisationService) {
       return service.view(context.em, id);
     }
 
+    @Directive(CORE_CALL_COST)
     @Mutation(() => ConsentDecision, {
       description:
         "The customer approves (public; POST /ob/auth/{consent_id}/approve): found in the identity registry at the consent's bank, OTP verified by that bank's core; " +

@@ -1,6 +1,6 @@
-import { Arg, Ctx, Field, ID, Int, Mutation, ObjectType, Query, Resolver } from 'type-graphql';
+import { Arg, Ctx, Directive, Field, ID, Int, Mutation, ObjectType, Query, Resolver } from 'type-graphql';
 import { GraphQLSafeInt } from 'graphql-scalars';
-import type { SubgraphContext } from '@gateway/federation';
+import { CORE_CALL_COST, type SubgraphContext } from '@gateway/federation';
 import { PaymentOrderStatus } from './payment-order.type';
 import type { ScaService } from './sca.service';
 
@@ -67,6 +67,7 @@ export function createScaResolver(service: ScaService) {
       };
     }
 
+    @Directive(CORE_CALL_COST)
     @Mutation(() => PaymentOrderScaResult, {
       description:
         "The customer authorises a payment order above the exemption limit with the OTP from their bank, verified by the payer's bank core (POST /ob/sca/{id}/authorize). " +

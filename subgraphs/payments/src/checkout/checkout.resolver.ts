@@ -1,5 +1,5 @@
-import { Arg, Ctx, ID, Mutation, Query, Resolver } from 'type-graphql';
-import { requirePrincipal, type SubgraphContext } from '@gateway/federation';
+import { Arg, Ctx, Directive, ID, Mutation, Query, Resolver } from 'type-graphql';
+import { CORE_CALL_COST, requirePrincipal, type SubgraphContext } from '@gateway/federation';
 import { sessionNotFound } from '../session/session.service';
 import { AuthorizeCheckoutInput } from './checkout.input';
 import type { CheckoutService } from './checkout.service';
@@ -13,6 +13,7 @@ export function createCheckoutResolver(service: CheckoutService) {
       return service.view(context.em, id);
     }
 
+    @Directive(CORE_CALL_COST)
     @Mutation(() => CheckoutAuthorization, {
       description:
         "The payer authorizes the payment (public; POST /pay/{session_id}/authorize): payer resolved in the identity registry, OTP verified by the payer's bank, then the debit and credit. " +

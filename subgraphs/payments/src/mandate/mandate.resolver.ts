@@ -1,5 +1,5 @@
-import { Arg, Ctx, FieldResolver, ID, Int, Mutation, Query, Resolver, Root, Subscription } from 'type-graphql';
-import { pageInfoOf, requirePrincipal, type SubgraphContext } from '@gateway/federation';
+import { Arg, Ctx, Directive, FieldResolver, ID, Int, Mutation, Query, Resolver, Root, Subscription } from 'type-graphql';
+import { CORE_CALL_COST, pageInfoOf, requirePrincipal, type SubgraphContext } from '@gateway/federation';
 import { GatewayError } from '@gateway/kernel';
 import { ChargeMandateInput, CreateMandateInput } from './mandate.input';
 import { mandateNotFound, type MandateService } from './mandate.service';
@@ -77,6 +77,7 @@ export function createMandateResolver(service: MandateService) {
       };
     }
 
+    @Directive(CORE_CALL_COST)
     @Mutation(() => MandateConfirmationResult, {
       description:
         "The customer confirms (public; POST /recurring/mandates/{id}/confirm): the OTP is checked by the customer's bank; the acceptance (time, IP address, user agent) is recorded. " +
@@ -116,6 +117,7 @@ export function createMandateResolver(service: MandateService) {
       return toMandate(await service.revoke(context.em, bank.id, id, { revokedBy }));
     }
 
+    @Directive(CORE_CALL_COST)
     @Mutation(() => MandateCharge, {
       description: `Charges an ACTIVE mandate for the current interval period (the merchant key; POST /recurring/mandates/{id}/charge), executed by the payment engine without an OTP. ${ERRORS_CHARGE}`,
     })

@@ -74,10 +74,14 @@ export class MerchantService {
     });
   }
 
-  /** Revokes every live key of the merchant and issues one new key in the same transaction. */
+  /**
+   * Revokes every live key of the merchant and issues one new key in the same transaction; the
+   * dashboard sessions signed in with a key end with it.
+   */
   async rotateKey(em: EntityManager, id: string): Promise<string> {
     return em.transactional(async (tx) => {
       const merchant = await this.find(tx, id);
+      await vault.revokeAll(tx, 'dashboard_session', merchant.id);
       return (await vault.rotate(tx, merchantKeyOptions(merchant))).raw;
     });
   }

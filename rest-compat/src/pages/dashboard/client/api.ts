@@ -2,8 +2,9 @@ import { createClient, type Client } from 'graphql-ws';
 
 /**
  * The public GraphQL API as any merchant's own dashboard calls it: POST /graphql and graphql-ws on
- * the same path of this origin (rest-compat hands both to the router), the merchant key as a
- * Bearer credential. Nothing here knows more than a merchant could.
+ * the same path of this origin (rest-compat hands both to the router), signed in by the session
+ * cookie (session.ts), which the browser sends and no script here can read. Nothing here knows
+ * more than a merchant could.
  */
 
 /** A refusal as the API gave it: its spec code and its message, shown as they are. */
@@ -21,12 +22,13 @@ interface GraphQLAnswer<T> {
   errors?: Array<{ message: string; extensions?: { code?: string } }>;
 }
 
-export async function graphql<T>(key: string, query: string, variables: Record<string, unknown> = {}): Promise<T> {
+export async function graphql<T>(query: string, variables: Record<string, unknown> = {}): Promise<T> {
   let response: Response;
   try {
     response = await fetch('/graphql', {
       method: 'POST',
-      headers: { 'content-type': 'application/json', accept: 'application/json', authorization: `Bearer ${key}` },
+      headers: { 'content-type': 'application/json', accept: 'application/json' },
+      credentials: 'same-origin',
       body: JSON.stringify({ query, variables }),
       cache: 'no-store',
     });
@@ -49,11 +51,10 @@ export async function graphql<T>(key: string, query: string, variables: Record<s
 export type LiveState = 'live' | 'idle' | 'down';
 
 /** One WebSocket for every live subscription of a signed-in merchant, open only while there is something to follow; reconnects by itself. */
-export function liveClient(key: string, onState: (state: LiveState) => void): Client {
+export function liveClient(onState: (state: LiveState) => void): Client {
   const url = `${location.protocol === 'https:' ? 'wss' : 'ws'}://${location.host}/graphql`;
   const client = createClient({
     url,
-    connectionParams: { authorization: `Bearer ${key}` },
     lazy: true,
     retryAttempts: Number.POSITIVE_INFINITY,
     shouldRetry: () => true,

@@ -1,12 +1,12 @@
 import { useEffect, useMemo, useState } from 'preact/hooks';
 import { ApiError, describeError, graphql, liveClient, type LiveState } from './api';
 import type { CurrencyExponents } from './format';
-import { forgetKey, storedKey, storeKey } from './key-store';
 import { MandateDetail, MandateList } from './mandates';
 import { CURRENT_MERCHANT, type Merchant } from './operations';
 import { SessionDetailView } from './session-detail';
 import { SessionList } from './sessions';
 import { DashboardContext, hrefOf, useHashRoute, type Dashboard } from './shared';
+import { endSession, startSession } from './session';
 import { SignIn } from './sign-in';
 import { WebhooksView } from './webhooks';
 import { TEST_PAYER_NAMES, TEST_PAYER_OTP } from './test-payers';
@@ -18,58 +18,47 @@ const LIVE_TITLES: Record<LiveState, string> = {
   down: 'The live connection dropped and is being retried; the list is still refreshed every few seconds',
 };
 
-interface SignedIn {
-  key: string;
-  merchant: Merchant;
-}
-
 export function App({ exponents }: { exponents: CurrencyExponents }) {
-  const [signedIn, setSignedIn] = useState<SignedIn | null>(null);
+  const [merchant, setMerchant] = useState<Merchant | null>(null);
   const [error, setError] = useState<ApiError | null>(null);
   const [busy, setBusy] = useState(false);
+
+  /** Who the session cookie signs in, if anyone: asked of the API, which alone can read the cookie. */
+  const resume = async () => {
+    const { currentMerchant } = await graphql<{ currentMerchant: Merchant }>(CURRENT_MERCHANT);
+    setMerchant(currentMerchant);
+  };
 
   const signIn = async (key: string) => {
     setBusy(true);
     setError(null);
     try {
-      const { currentMerchant } = await graphql<{ currentMerchant: Merchant }>(key, CURRENT_MERCHANT);
-      storeKey(key);
-      setSignedIn({ key, merchant: currentMerchant });
+      await startSession(key);
+      await resume();
     } catch (caught) {
-      forgetKey();
       setError(describeError(caught));
     } finally {
       setBusy(false);
     }
   };
 
-  // A reload of the tab keeps the merchant signed in (sessionStorage), checked again by the API.
+  // A reload keeps the merchant signed in while the session cookie lasts; without one, the sign-in form.
   useEffect(() => {
-    const key = storedKey();
-    if (key) void signIn(key);
+    resume().catch(() => undefined);
   }, []);
 
-  if (!signedIn) return <SignIn onSubmit={(key) => void signIn(key)} error={error} busy={busy} />;
-  return (
-    <SignedInDashboard
-      signedIn={signedIn}
-      exponents={exponents}
-      onSignOut={() => {
-        forgetKey();
-        setSignedIn(null);
-      }}
-    />
-  );
+  if (!merchant) return <SignIn onSubmit={(key) => void signIn(key)} error={error} busy={busy} />;
+  return <SignedInDashboard merchant={merchant} exponents={exponents} onSignOut={() => void endSession().then(() => setMerchant(null))} />;
 }
 
-function SignedInDashboard({ signedIn, exponents, onSignOut }: { signedIn: SignedIn; exponents: CurrencyExponents; onSignOut: () => void }) {
+function SignedInDashboard({ merchant, exponents, onSignOut }: { merchant: Merchant; exponents: CurrencyExponents; onSignOut: () => void }) {
   const [liveState, setLiveState] = useState<LiveState>('idle');
-  const live = useMemo(() => liveClient(signedIn.key, setLiveState), [signedIn.key]);
+  const live = useMemo(() => liveClient(setLiveState), [merchant.id]);
   useEffect(() => () => void live.dispose(), [live]);
-  const dashboard: Dashboard = { key: signedIn.key, merchant: signedIn.merchant, live, exponents };
+  const dashboard: Dashboard = { merchant, live, exponents };
   const route = useHashRoute();
   const [section = 'sessions', id] = route;
-  const testMode = signedIn.merchant.mode === 'test' || signedIn.key.startsWith('mk_test_');
+  const testMode = merchant.mode === 'test';
 
   return (
     <DashboardContext.Provider value={dashboard}>
@@ -83,9 +72,9 @@ function SignedInDashboard({ signedIn, exponents, onSignOut }: { signedIn: Signe
       )}
       <header class="top">
         <div class="who">
-          <strong id="merchant-name">{signedIn.merchant.name}</strong>
+          <strong id="merchant-name">{merchant.name}</strong>
           <span class="meta" id="merchant-id">
-            {signedIn.merchant.id}
+            {merchant.id}
           </span>
         </div>
         <nav>

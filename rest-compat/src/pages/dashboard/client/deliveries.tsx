@@ -16,17 +16,17 @@ const SETTLED_POLL_MS = 10_000;
  * merchant's. A delivery whose last attempt failed can be sent again from here (retryWebhookDelivery).
  */
 export function DeliveryList({ aggregateId, refreshKey }: { aggregateId?: string; refreshKey?: string }) {
-  const { key } = useDashboard();
+  const { merchant } = useDashboard();
   const [retryError, setRetryError] = useState<ApiError | null>(null);
   const [retrying, setRetrying] = useState<string | null>(null);
   const [pace, setPace] = useState(BUSY_POLL_MS);
   const { data, error, refresh } = usePoll(
     () =>
-      graphql<{ webhookDeliveries: Connection<WebhookDelivery> }>(key, DELIVERIES, { first: 50, aggregateId: aggregateId ?? null }).then((answer) =>
+      graphql<{ webhookDeliveries: Connection<WebhookDelivery> }>(DELIVERIES, { first: 50, aggregateId: aggregateId ?? null }).then((answer) =>
         answer.webhookDeliveries.edges.map((edge) => edge.node),
       ),
     pace,
-    [key, aggregateId, refreshKey],
+    [merchant.id, aggregateId, refreshKey],
   );
   const settled = data != null && data.every((delivery) => delivery.status !== 'PENDING');
   useEffect(() => setPace(settled && retrying == null ? SETTLED_POLL_MS : BUSY_POLL_MS), [settled, retrying]);
@@ -35,7 +35,7 @@ export function DeliveryList({ aggregateId, refreshKey }: { aggregateId?: string
     setRetrying(id);
     setRetryError(null);
     try {
-      await graphql(key, RETRY_DELIVERY, { id });
+      await graphql(RETRY_DELIVERY, { id });
       await refresh();
     } catch (caught) {
       setRetryError(describeError(caught));

@@ -9,12 +9,12 @@ const MANDATE_POLL_MS = 5_000;
 
 /** The merchant's mandates, newest first (first page refreshed; older pages on demand). */
 export function MandateList() {
-  const { key } = useDashboard();
+  const { merchant } = useDashboard();
   const [older, setOlder] = useState<MandateRow[]>([]);
   const [cursor, setCursor] = useState<{ hasNextPage: boolean; endCursor: string | null } | null>(null);
   const [moreError, setMoreError] = useState<ApiError | null>(null);
-  const { data, error } = usePoll(() => graphql<{ mandates: Connection<MandateRow> }>(key, MANDATES, { first: PAGE_SIZE }).then((answer) => answer.mandates), MANDATE_POLL_MS, [
-    key,
+  const { data, error } = usePoll(() => graphql<{ mandates: Connection<MandateRow> }>(MANDATES, { first: PAGE_SIZE }).then((answer) => answer.mandates), MANDATE_POLL_MS, [
+    merchant.id,
   ]);
   const first = data?.edges.map((edge) => edge.node) ?? [];
   const shown = [...first, ...older.filter((mandate) => !first.some((row) => row.id === mandate.id))];
@@ -23,7 +23,7 @@ export function MandateList() {
   const loadMore = async () => {
     if (!paging?.endCursor) return;
     try {
-      const next = (await graphql<{ mandates: Connection<MandateRow> }>(key, MANDATES, { first: PAGE_SIZE, after: paging.endCursor })).mandates;
+      const next = (await graphql<{ mandates: Connection<MandateRow> }>(MANDATES, { first: PAGE_SIZE, after: paging.endCursor })).mandates;
       setOlder((current) => [...current, ...next.edges.map((edge) => edge.node)]);
       setCursor(next.pageInfo);
     } catch (caught) {
@@ -68,9 +68,9 @@ type MandateWithCharges = MandateRow & { charges: Connection<MandateCharge> };
 
 /** One mandate and its charges, newest first. */
 export function MandateDetail({ id }: { id: string }) {
-  const { key } = useDashboard();
-  const { data: mandate, error } = usePoll(() => graphql<{ mandate: MandateWithCharges }>(key, MANDATE, { id, first: 50 }).then((answer) => answer.mandate), MANDATE_POLL_MS, [
-    key,
+  const { merchant } = useDashboard();
+  const { data: mandate, error } = usePoll(() => graphql<{ mandate: MandateWithCharges }>(MANDATE, { id, first: 50 }).then((answer) => answer.mandate), MANDATE_POLL_MS, [
+    merchant.id,
     id,
   ]);
 

@@ -7,19 +7,19 @@ import { Amount, ErrorLine, Field, hrefOf, StatusBadge, useDashboard } from './s
 
 /** One session: its fields, the timeline its timestamps give, followed live until final, and its webhook deliveries. */
 export function SessionDetailView({ id }: { id: string }) {
-  const { key, live } = useDashboard();
+  const { merchant, live } = useDashboard();
   const [session, setSession] = useState<SessionDetail | null>(null);
   const [error, setError] = useState<ApiError | null>(null);
 
   useEffect(() => {
     let stopped = false;
-    graphql<{ paymentSession: SessionDetail }>(key, SESSION, { id })
+    graphql<{ paymentSession: SessionDetail }>(SESSION, { id })
       .then(({ paymentSession }) => !stopped && setSession(paymentSession))
       .catch((caught) => !stopped && setError(describeError(caught)));
     return () => {
       stopped = true;
     };
-  }, [key, id]);
+  }, [merchant.id, id]);
 
   const following = session != null && !isFinalSession(session.status);
   useEffect(() => {

@@ -13,14 +13,14 @@ export const LIST_POLL_MS = 3_000;
  * demand, and every non-final session shown followed over `paymentSessionUpdated`.
  */
 export function SessionList() {
-  const { key, live } = useDashboard();
+  const { merchant, live } = useDashboard();
   const [sessions, setSessions] = useState<SessionRow[]>([]);
   const [loaded, setLoaded] = useState(false);
   const [more, setMore] = useState<{ hasNextPage: boolean; endCursor: string | null }>({ hasNextPage: false, endCursor: null });
   const [error, setError] = useState<ApiError | null>(null);
   const [loadingMore, setLoadingMore] = useState(false);
 
-  const page = (after: string | null) => graphql<{ paymentSessions: Connection<SessionRow> }>(key, SESSIONS, { first: PAGE_SIZE, after }).then((data) => data.paymentSessions);
+  const page = (after: string | null) => graphql<{ paymentSessions: Connection<SessionRow> }>(SESSIONS, { first: PAGE_SIZE, after }).then((data) => data.paymentSessions);
 
   useEffect(() => {
     let stopped = false;
@@ -50,7 +50,7 @@ export function SessionList() {
       stopped = true;
       clearInterval(timer);
     };
-  }, [key]);
+  }, [merchant.id]);
 
   // One subscription per shown session that can still change; it completes by itself at a final status.
   const followed = useRef(new Map<string, () => void>());

@@ -7,7 +7,6 @@ import type { Merchant } from './operations';
 
 /** What every view of a signed-in merchant shares. */
 export interface Dashboard {
-  key: string;
   merchant: Merchant;
   live: Client;
   exponents: CurrencyExponents;

@@ -8,7 +8,7 @@ export function SignIn({ onSubmit, error, busy }: { onSubmit: (key: string) => v
   return (
     <main class="sign-in card">
       <h1>Merchant dashboard</h1>
-      <p class="meta">Sign in with your merchant API key (mk_test_… or mk_live_…). It stays in this browser tab only and is forgotten when the tab closes.</p>
+      <p class="meta">Sign in with your merchant API key (mk_test_… or mk_live_…). It is sent once to start a session of 8 hours and is not kept in the browser.</p>
       <form
         id="sign-in-form"
         onSubmit={(event) => {

@@ -25,7 +25,7 @@ export function WebhooksView() {
 }
 
 function SecretRotation() {
-  const { key, merchant } = useDashboard();
+  const { merchant } = useDashboard();
   const [confirming, setConfirming] = useState(false);
   const [secret, setSecret] = useState<string | null>(null);
   const [error, setError] = useState<ApiError | null>(null);
@@ -36,7 +36,7 @@ function SecretRotation() {
     setBusy(true);
     setError(null);
     try {
-      const { rotateWebhookSecret } = await graphql<{ rotateWebhookSecret: { webhookSecret: string } }>(key, ROTATE_WEBHOOK_SECRET, { id: merchant.id });
+      const { rotateWebhookSecret } = await graphql<{ rotateWebhookSecret: { webhookSecret: string } }>(ROTATE_WEBHOOK_SECRET, { id: merchant.id });
       setSecret(rotateWebhookSecret.webhookSecret);
       setConfirming(false);
     } catch (caught) {

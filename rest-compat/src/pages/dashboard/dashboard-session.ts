@@ -1,0 +1,93 @@
+import type { IncomingHttpHeaders } from 'node:http';
+import { parse as parseCookies, serialize as serializeCookie } from 'cookie';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { DASHBOARD_SESSION_COOKIE, DASHBOARD_SESSION_PREFIX, DASHBOARD_SESSION_TTL_SECONDS, GatewayError } from '@gateway/kernel';
+import { sendError } from '../../errors';
+import type { Execute } from '../../executor';
+import { passBackRouterHeaders } from '../../headers';
+
+export const DASHBOARD_SESSION_PATH = '/dashboard/session';
+
+const START = 'mutation StartDashboardSession { startDashboardSession { token merchantId expiresAt } }';
+const END = 'mutation EndDashboardSession($token: String!) { endDashboardSession(token: $token) }';
+
+/**
+ * Whether a browser request comes from this origin: its Origin names the host it was sent to.
+ * A cookie-authenticated request that changes state must (CSRF), on top of SameSite=Strict;
+ * browsers send Origin on every POST, DELETE and WebSocket handshake.
+ */
+export function fromThisOrigin(headers: IncomingHttpHeaders): boolean {
+  const { origin, host } = headers;
+  if (!origin || !host) return false;
+  try {
+    return new URL(origin).host === host;
+  } catch {
+    return false;
+  }
+}
+
+/** The dashboard session a request's cookie carries (mds_…), if any. */
+export function dashboardSessionOf(headers: IncomingHttpHeaders): string | undefined {
+  const token = headers.cookie ? parseCookies(headers.cookie)[DASHBOARD_SESSION_COOKIE] : undefined;
+  return token?.startsWith(DASHBOARD_SESSION_PREFIX) ? token : undefined;
+}
+
+/**
+ * The credential a /graphql request (HTTP or WebSocket handshake) carries for the router: its own
+ * Authorization when it has one, else the dashboard cookie's session as a bearer token, only from
+ * this origin for anything but a GET (a GET /graphql never runs a mutation). Undefined: leave the
+ * request as it is.
+ */
+export function cookieCredential(headers: IncomingHttpHeaders, method: string): { authorization: string } | GatewayError | undefined {
+  if (headers.authorization !== undefined) return undefined;
+  const session = dashboardSessionOf(headers);
+  if (!session) return undefined;
+  if (method !== 'GET' && !fromThisOrigin(headers)) return new GatewayError('FORBIDDEN', 'a request signed in by the dashboard cookie must come from the dashboard (Origin)');
+  return { authorization: `Bearer ${session}` };
+}
+
+const sessionCookie = (request: FastifyRequest, value: string, maxAge: number): string =>
+  serializeCookie(DASHBOARD_SESSION_COOKIE, value, { httpOnly: true, sameSite: 'strict', secure: request.protocol === 'https', path: '/', maxAge });
+
+/**
+ * POST /dashboard/session (Authorization: Bearer <merchant key>) exchanges the key for a session
+ * cookie: HttpOnly (no script reads it), SameSite=Strict, Secure over https, 8 hours; the router
+ * keeps only its hash (vault kind dashboard_session). DELETE /dashboard/session ends it at the
+ * router and clears the cookie. Both only from this origin.
+ */
+export function registerDashboardSession(app: FastifyInstance, execute: Execute): void {
+  const refuseForeign = (request: FastifyRequest, reply: FastifyReply): FastifyReply | undefined =>
+    fromThisOrigin(request.headers)
+      ? undefined
+      : sendError(reply, new GatewayError('FORBIDDEN', 'the dashboard signs in and out from its own page only (Origin)'), request.requestId);
+
+  app.post(DASHBOARD_SESSION_PATH, async (request, reply) => {
+    const foreign = refuseForeign(request, reply);
+    if (foreign) return foreign;
+    if (request.headers.authorization === undefined)
+      return sendError(reply, new GatewayError('INVALID_API_KEY', 'send the merchant key as Authorization: Bearer <key>'), request.requestId);
+    const { data, error, headers } = await execute(request, START, {});
+    passBackRouterHeaders(reply, headers);
+    if (error) return sendError(reply, error, request.requestId);
+    const session = data!.startDashboardSession as { token: string; merchantId: string; expiresAt: string };
+    return reply
+      .code(201)
+      .header('set-cookie', sessionCookie(request, session.token, DASHBOARD_SESSION_TTL_SECONDS))
+      .header('cache-control', 'no-store')
+      .send({ merchant_id: session.merchantId, expires_at: session.expiresAt });
+  });
+
+  app.delete(DASHBOARD_SESSION_PATH, async (request, reply) => {
+    const foreign = refuseForeign(request, reply);
+    if (foreign) return foreign;
+    const session = dashboardSessionOf(request.headers);
+    if (session) {
+      const { error } = await execute(request, END, { token: session }, undefined, { anonymous: true });
+      if (error) return sendError(reply, error, request.requestId);
+    }
+    return reply
+      .code(204)
+      .header('set-cookie', sessionCookie(request, '', 0))
+      .send();
+  });
+}
