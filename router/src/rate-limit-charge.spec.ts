@@ -25,9 +25,13 @@ describe('the rate-limit stage', () => {
     const charges = createLimitCharges(await createRateLimiter({ read: { points: 4, durationSeconds: 60 } }), noVault);
     await charges.operation(merchant, operationOf('{ a: banks { handle } b: banks { handle } }'));
     const over = await charges.operation(merchant, operationOf('{ a: banks { handle } b: banks { handle } c: banks { handle } }'));
-    expect(over.refusal?.detail).toBe('this operation costs 3 points of the read limit (one per root field, aliases included); 2 of 4 left; retry in 60 s');
+    expect(over.refusal?.detail).toBe(
+      'this operation costs 3 points of the read limit (one per root field and per field read from a bank core, aliases included); 2 of 4 left; retry in 60 s',
+    );
     const huge = await charges.operation({ kind: 'merchant', id: 'mer_other' }, operationOf(`{ ${Array.from({ length: 5 }, (_, i) => `f${i}: banks { handle }`).join(' ')} }`));
-    expect(huge.refusal?.detail).toBe('this operation costs 5 points of the read limit (one per root field, aliases included); the limit is 4 per window: split the operation');
+    expect(huge.refusal?.detail).toBe(
+      'this operation costs 5 points of the read limit (one per root field and per field read from a bank core, aliases included); the limit is 4 per window: split the operation',
+    );
   });
 
   it('charges a subscribe one read point, and never a service', async () => {

@@ -55,5 +55,5 @@ function refusalDetail(verdict: RateLimitVerdict): string {
     verdict.cost > verdict.limit
       ? `the limit is ${verdict.limit} per window: split the operation`
       : `${verdict.remaining} of ${verdict.limit} left; retry in ${verdict.resetSeconds} s`;
-  return `this operation costs ${verdict.cost} points of the ${verdict.limitClass} limit (one per root field, aliases included); ${advice}`;
+  return `this operation costs ${verdict.cost} points of the ${verdict.limitClass} limit (one per root field and per field read from a bank core, aliases included); ${advice}`;
 }
