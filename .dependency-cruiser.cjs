@@ -9,7 +9,8 @@ module.exports = {
     {
       name: 'no-circular',
       severity: 'error',
-      comment: 'Two modules that import each other (directly or round a loop) cannot be understood, loaded or moved one at a time.',
+      comment:
+        'Two modules that import each other (directly or round a loop) cannot be understood, loaded or moved one at a time.',
       from: {},
       to: { circular: true },
     },
@@ -33,7 +34,8 @@ module.exports = {
     {
       name: 'packages-not-to-apps',
       severity: 'error',
-      comment: 'Libraries under packages/ never import the applications built on them (subgraphs, router, rest-compat, the platform launcher).',
+      comment:
+        'Libraries under packages/ never import the applications built on them (subgraphs, router, rest-compat, the platform launcher).',
       from: { path: '^packages/' },
       to: { path: '^(subgraphs|router|rest-compat|platform)/' },
     },

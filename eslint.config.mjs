@@ -23,12 +23,30 @@ export default tseslint.config(
   },
   {
     // Launchers, CLIs and benchmarks print for people; tests may too.
-    files: ['**/main.ts', '**/cli.ts', 'bench/**', 'scripts/**', '**/*.spec.ts', '**/*.e2e.ts', 'test/**', '**/demo/**'],
+    files: [
+      '**/main.ts',
+      '**/cli.ts',
+      'bench/**',
+      'scripts/**',
+      '**/*.spec.ts',
+      '**/*.e2e.ts',
+      'test/**',
+      '**/demo/**',
+    ],
     rules: { 'no-console': 'off' },
   },
   {
     files: ['**/*.js', '**/*.cjs'],
-    languageOptions: { sourceType: 'commonjs', globals: { require: 'readonly', module: 'writable', __dirname: 'readonly', process: 'readonly', console: 'readonly' } },
+    languageOptions: {
+      sourceType: 'commonjs',
+      globals: {
+        require: 'readonly',
+        module: 'writable',
+        __dirname: 'readonly',
+        process: 'readonly',
+        console: 'readonly',
+      },
+    },
     rules: { '@typescript-eslint/no-require-imports': 'off' },
   },
   prettier,

@@ -41,8 +41,10 @@ async function main(): Promise<void> {
   if (own) process.env.DATABASE_URL = own.url;
   try {
     // Issue 15's targets: the full path keeps 80% of direct in one process, 50% split.
-    if (LAYOUT === 'one-process' || LAYOUT === 'both') await measure('one process (npm start)', 'one process', 0.8, await launchPlatform(RAISED_LIMITS));
-    if (LAYOUT === 'split' || LAYOUT === 'both') await measure('one process per service', 'split', 0.5, await launchSplitPlatform(RAISED_LIMITS));
+    if (LAYOUT === 'one-process' || LAYOUT === 'both')
+      await measure('one process (npm start)', 'one process', 0.8, await launchPlatform(RAISED_LIMITS));
+    if (LAYOUT === 'split' || LAYOUT === 'both')
+      await measure('one process per service', 'split', 0.5, await launchSplitPlatform(RAISED_LIMITS));
   } finally {
     await own?.close();
   }
@@ -58,7 +60,12 @@ async function measure(layout: string, short: string, share: number, platform: L
   try {
     const admin = { 'x-service-admin-key': platform.adminKey, 'content-type': 'application/json' };
     const post = async (path: string, headers: Record<string, string>, body: unknown) => {
-      const response = await request(`${platform.restUrl}${path}`, { method: 'POST', headers, body: JSON.stringify(body), dispatcher: agent });
+      const response = await request(`${platform.restUrl}${path}`, {
+        method: 'POST',
+        headers,
+        body: JSON.stringify(body),
+        dispatcher: agent,
+      });
       const json = (await response.body.json()) as any;
       if (response.statusCode >= 300) throw new Error(`${path}: ${response.statusCode} ${JSON.stringify(json)}`);
       return json;
@@ -86,9 +93,13 @@ async function measure(layout: string, short: string, share: number, platform: L
     }
 
     const identityUrl = `http://127.0.0.1:${platform.ports.identity}/graphql`;
-    const QUERY = 'query($a: String) { resolveAlias(alias: $a) { alias iban bankHandle institutionCode customerDisplayName } }';
+    const QUERY =
+      'query($a: String) { resolveAlias(alias: $a) { alias iban bankHandle institutionCode customerDisplayName } }';
     const full = async (worker: number, i: number) => {
-      const response = await request(`${platform.restUrl}/v1/identity/resolve?alias=bench${n}x${(worker * 7 + i) % ALIASES}`, { dispatcher: agent });
+      const response = await request(
+        `${platform.restUrl}/v1/identity/resolve?alias=bench${n}x${(worker * 7 + i) % ALIASES}`,
+        { dispatcher: agent },
+      );
       const body = (await response.body.json()) as { iban?: string };
       if (response.statusCode !== 200 || !body.iban) throw new Error(`status ${response.statusCode}`);
     };
@@ -96,12 +107,16 @@ async function measure(layout: string, short: string, share: number, platform: L
     const direct = async (worker: number, i: number) => {
       const response = await request(identityUrl, {
         method: 'POST',
-        headers: { 'content-type': 'application/json', [PRINCIPAL_HEADER]: signPrincipal({ kind: 'anonymous', ip: '127.0.0.1' }, platform.platformSecret) },
+        headers: {
+          'content-type': 'application/json',
+          [PRINCIPAL_HEADER]: signPrincipal({ kind: 'anonymous', ip: '127.0.0.1' }, platform.platformSecret),
+        },
         body: JSON.stringify({ query: QUERY, variables: { a: `bench${n}x${(worker * 7 + i) % ALIASES}` } }),
         dispatcher: agent,
       });
       const body = (await response.body.json()) as { data?: { resolveAlias?: { iban: string } } };
-      if (response.statusCode !== 200 || !body.data?.resolveAlias?.iban) throw new Error(`status ${response.statusCode}`);
+      if (response.statusCode !== 200 || !body.data?.resolveAlias?.iban)
+        throw new Error(`status ${response.statusCode}`);
     };
 
     const viaRouter = async (worker: number, i: number) => {
@@ -112,7 +127,8 @@ async function measure(layout: string, short: string, share: number, platform: L
         dispatcher: agent,
       });
       const body = (await response.body.json()) as { data?: { resolveAlias?: { iban: string } } };
-      if (response.statusCode !== 200 || !body.data?.resolveAlias?.iban) throw new Error(`status ${response.statusCode}`);
+      if (response.statusCode !== 200 || !body.data?.resolveAlias?.iban)
+        throw new Error(`status ${response.statusCode}`);
     };
 
     // Warm up both paths (JIT, connection pools, query plans), then alternate rounds so drift hits both alike.
@@ -120,20 +136,49 @@ async function measure(layout: string, short: string, share: number, platform: L
     await runLoad('warm-up', { concurrency: CONCURRENCY, durationMs: 3000 }, direct);
     const results: LoadResult[] = [];
     for (let round = 1; round <= ROUNDS; round += 1) {
-      results.push(await runLoad(`full path, REST -> router -> identity #${round}`, { concurrency: CONCURRENCY, durationMs: DURATION_MS / ROUNDS }, full));
-      results.push(await runLoad(`direct GraphQL to identity subgraph #${round}`, { concurrency: CONCURRENCY, durationMs: DURATION_MS / ROUNDS }, direct));
+      results.push(
+        await runLoad(
+          `full path, REST -> router -> identity #${round}`,
+          { concurrency: CONCURRENCY, durationMs: DURATION_MS / ROUNDS },
+          full,
+        ),
+      );
+      results.push(
+        await runLoad(
+          `direct GraphQL to identity subgraph #${round}`,
+          { concurrency: CONCURRENCY, durationMs: DURATION_MS / ROUNDS },
+          direct,
+        ),
+      );
     }
     // Where the full path's time goes: the same query sent to the router, skipping rest-compat.
-    results.push(await runLoad('(breakdown) GraphQL via router -> identity', { concurrency: CONCURRENCY, durationMs: DURATION_MS / ROUNDS }, viaRouter));
+    results.push(
+      await runLoad(
+        '(breakdown) GraphQL via router -> identity',
+        { concurrency: CONCURRENCY, durationMs: DURATION_MS / ROUNDS },
+        viaRouter,
+      ),
+    );
     // The latency a client sees below saturation: requests arriving at a fixed rate, whatever the answers.
     let arrival = 0;
-    const offered = await runOpenLoad(`(latency) full path, ${RATE}/s offered`, RATE, DURATION_MS / ROUNDS, CONCURRENCY, () => full(arrival % CONCURRENCY, arrival++));
+    const offered = await runOpenLoad(
+      `(latency) full path, ${RATE}/s offered`,
+      RATE,
+      DURATION_MS / ROUNDS,
+      CONCURRENCY,
+      () => full(arrival % CONCURRENCY, arrival++),
+    );
     results.push(offered);
     const total = (prefix: string) => {
       const rows = results.filter((r) => r.name.startsWith(prefix));
-      return { rps: rows.reduce((s, r) => s + r.requests, 0) / rows.reduce((s, r) => s + r.seconds, 0), p99: Math.max(...rows.map((r) => r.p99Ms)) };
+      return {
+        rps: rows.reduce((s, r) => s + r.requests, 0) / rows.reduce((s, r) => s + r.seconds, 0),
+        p99: Math.max(...rows.map((r) => r.p99Ms)),
+      };
     };
-    console.log(`\nalias resolution, ${layout}, ${CONCURRENCY} concurrent, database: ${process.env.DATABASE_URL ? 'PostgreSQL' : 'PGlite'}`);
+    console.log(
+      `\nalias resolution, ${layout}, ${CONCURRENCY} concurrent, database: ${process.env.DATABASE_URL ? 'PostgreSQL' : 'PGlite'}`,
+    );
     printTable(results);
     const fullPath = total('full path');
     const directPath = total('direct');
@@ -150,8 +195,18 @@ async function measure(layout: string, short: string, share: number, platform: L
       limit: directPath.rps,
       limitName: 'direct subgraph',
     });
-    report({ figure: `alias resolution p99 through REST at ${RATE}/s offered, ${short}`, value: offered.p99Ms, unit: 'ms', target: 20, comparison: '<' });
-    report({ figure: `alias resolution p99 through REST at saturation (${CONCURRENCY} clients), ${short}`, value: fullPath.p99, unit: 'ms' });
+    report({
+      figure: `alias resolution p99 through REST at ${RATE}/s offered, ${short}`,
+      value: offered.p99Ms,
+      unit: 'ms',
+      target: 20,
+      comparison: '<',
+    });
+    report({
+      figure: `alias resolution p99 through REST at saturation (${CONCURRENCY} clients), ${short}`,
+      value: fullPath.p99,
+      unit: 'ms',
+    });
   } finally {
     await agent.close();
     await platform.stop();

@@ -60,7 +60,14 @@ async function load(call: () => Promise<unknown>, durationMs: number, into: Samp
 function summarize(name: string, sample: Sample): Result {
   const latencies = [...sample.latencies].sort((a, b) => a - b);
   const at = (q: number) => latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))] ?? NaN;
-  return { name, calls: latencies.length, errors: sample.errors, perSecond: latencies.length / sample.seconds, p50: at(0.5), p99: at(0.99) };
+  return {
+    name,
+    calls: latencies.length,
+    errors: sample.errors,
+    perSecond: latencies.length / sample.seconds,
+    p50: at(0.5),
+    p99: at(0.99),
+  };
 }
 
 const emptySample = (): Sample => ({ latencies: [], errors: 0, seconds: 0 });
@@ -68,10 +75,21 @@ const emptySample = (): Sample => ({ latencies: [], errors: 0, seconds: 0 });
 async function main(): Promise<void> {
   const silent = createLogger('bench', 'silent');
   const db = await openDatabase(process.env.DATABASE_URL ? { url: process.env.DATABASE_URL } : {});
-  const bank = await startSandboxBank({ handle: 'benchbank', institutionCode: '099', internalKey: INTERNAL_KEY, db, logger: silent });
+  const bank = await startSandboxBank({
+    handle: 'benchbank',
+    institutionCode: '099',
+    internalKey: INTERNAL_KEY,
+    db,
+    logger: silent,
+  });
   const bareAgent = new Agent({ keepAliveTimeout: 30_000, connections: 128 });
   try {
-    const account = await bank.openAccount({ customerRef: 'bench', holderName: 'Bench Mark', currency: 'LYD', balance: 1_000_000 });
+    const account = await bank.openAccount({
+      customerRef: 'bench',
+      holderName: 'Bench Mark',
+      currency: 'LYD',
+      balance: 1_000_000,
+    });
     const client = createBankCoreClient({
       bankHandle: 'benchbank',
       baseUrl: bank.url,
@@ -106,7 +124,8 @@ async function main(): Promise<void> {
               [bare, bareSample],
               [viaClient, clientSample],
             ];
-      for (const [call, sample] of order as Array<[() => Promise<unknown>, Sample]>) await load(call, DURATION_MS / ROUNDS, sample);
+      for (const [call, sample] of order as Array<[() => Promise<unknown>, Sample]>)
+        await load(call, DURATION_MS / ROUNDS, sample);
     }
     const results = [summarize('client getAccount', clientSample), summarize('bare undici request', bareSample)];
 
@@ -116,13 +135,29 @@ async function main(): Promise<void> {
     );
     const rows = [
       ['case', 'calls', 'errors', 'calls/s', 'p50 ms', 'p99 ms'],
-      ...results.map((r) => [r.name, String(r.calls), String(r.errors), r.perSecond.toFixed(0), r.p50.toFixed(2), r.p99.toFixed(2)]),
+      ...results.map((r) => [
+        r.name,
+        String(r.calls),
+        String(r.errors),
+        r.perSecond.toFixed(0),
+        r.p50.toFixed(2),
+        r.p99.toFixed(2),
+      ]),
     ];
     const widths = rows[0]!.map((_, i) => Math.max(...rows.map((row) => row[i]!.length)));
-    for (const row of rows) process.stdout.write(`${row.map((cell, i) => (i === 0 ? cell.padEnd(widths[i]!) : cell.padStart(widths[i]!))).join('  ')}\n`);
+    for (const row of rows)
+      process.stdout.write(
+        `${row.map((cell, i) => (i === 0 ? cell.padEnd(widths[i]!) : cell.padStart(widths[i]!))).join('  ')}\n`,
+      );
     const [viaRow, bareRow] = results;
     process.stdout.write(`\nclient overhead at p50: ${(viaRow!.p50 - bareRow!.p50).toFixed(2)} ms\n`);
-    report({ figure: 'getAccount calls/s through the client', value: viaRow!.perSecond, unit: '/s', limit: bareRow!.perSecond, limitName: 'bare undici request' });
+    report({
+      figure: 'getAccount calls/s through the client',
+      value: viaRow!.perSecond,
+      unit: '/s',
+      limit: bareRow!.perSecond,
+      limitName: 'bare undici request',
+    });
   } finally {
     await bank.stop();
     await closeBankCoreAgent();

@@ -41,7 +41,8 @@ const percentile = (values: number[], p: number) => {
   return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? NaN;
 };
 const rssMiB = (pid: number) => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))![1]) / 1024;
-const iban = (code: string, n: number) => composeIBAN({ countryCode: 'LY', bban: `${code}001${String(n).padStart(15, '0')}` })!;
+const iban = (code: string, n: number) =>
+  composeIBAN({ countryCode: 'LY', bban: `${code}001${String(n).padStart(15, '0')}` })!;
 
 async function json(url: string, init: { method?: string; headers?: Record<string, string>; body?: unknown } = {}) {
   const response = await fetch(url, {
@@ -65,7 +66,10 @@ async function pool<T>(items: T[], concurrency: number, work: (item: T) => Promi
 
 /** The merchant's endpoint: when each event arrived, and when its state change happened. */
 function startReceiver() {
-  const events = new Map<string, { kind: string; sessionId: string; status: string; createdAt: number; receivedAt: number }>();
+  const events = new Map<
+    string,
+    { kind: string; sessionId: string; status: string; createdAt: number; receivedAt: number }
+  >();
   const byMove = new Map<string, number>(); // `${sessionId}:${status}` -> created_at
   const server = createServer((request, response) => {
     const chunks: Buffer[] = [];
@@ -74,26 +78,49 @@ function startReceiver() {
       const receivedAt = Date.now();
       const envelope = JSON.parse(Buffer.concat(chunks).toString('utf8'));
       const createdAt = Date.parse(envelope.created_at);
-      if (!events.has(envelope.id)) events.set(envelope.id, { kind: envelope.event, sessionId: envelope.data.session_id, status: envelope.data.status, createdAt, receivedAt });
+      if (!events.has(envelope.id))
+        events.set(envelope.id, {
+          kind: envelope.event,
+          sessionId: envelope.data.session_id,
+          status: envelope.data.status,
+          createdAt,
+          receivedAt,
+        });
       byMove.set(`${envelope.data.session_id}:${envelope.data.status}`, createdAt);
       response.writeHead(200).end();
     });
   });
   return new Promise<{ url: string; events: typeof events; byMove: typeof byMove; close(): void }>((resolve) =>
-    server.listen(0, '127.0.0.1', () => resolve({ url: `http://127.0.0.1:${(server.address() as { port: number }).port}/hooks`, events, byMove, close: () => server.close() })),
+    server.listen(0, '127.0.0.1', () =>
+      resolve({
+        url: `http://127.0.0.1:${(server.address() as { port: number }).port}/hooks`,
+        events,
+        byMove,
+        close: () => server.close(),
+      }),
+    ),
   );
 }
 
 /** A subscriber as a browser would be: graphql-ws over a WebSocket, recording each message's arrival. */
-function subscriber(wsUrl: string, apiKey: string, sessionId: string, query: string, onMessage: (status: string, at: number) => void): Promise<WebSocket> {
+function subscriber(
+  wsUrl: string,
+  apiKey: string,
+  sessionId: string,
+  query: string,
+  onMessage: (status: string, at: number) => void,
+): Promise<WebSocket> {
   return new Promise((resolve, reject) => {
     const socket = new WebSocket(wsUrl, 'graphql-transport-ws');
     let first = true;
-    socket.on('open', () => socket.send(JSON.stringify({ type: 'connection_init', payload: { authorization: `Bearer ${apiKey}` } })));
+    socket.on('open', () =>
+      socket.send(JSON.stringify({ type: 'connection_init', payload: { authorization: `Bearer ${apiKey}` } })),
+    );
     socket.on('message', (raw: Buffer) => {
       const at = Date.now();
       const message = JSON.parse(raw.toString());
-      if (message.type === 'connection_ack') socket.send(JSON.stringify({ id: '1', type: 'subscribe', payload: { query, variables: { id: sessionId } } }));
+      if (message.type === 'connection_ack')
+        socket.send(JSON.stringify({ id: '1', type: 'subscribe', payload: { query, variables: { id: sessionId } } }));
       else if (message.type === 'ping') socket.send(JSON.stringify({ type: 'pong' }));
       else if (message.type === 'next') {
         if (first) {
@@ -115,7 +142,11 @@ async function main() {
     // Events cross RabbitMQ when the run has it, as they do between processes.
     ...(process.env.AMQP_URL ? { AMQP_URL: process.env.AMQP_URL } : {}),
     LOG_LEVEL: 'error',
-    RATE_LIMITS: JSON.stringify({ read: { points: 10_000_000 }, write: { points: 10_000_000 }, session_create: { points: 10_000_000 } }),
+    RATE_LIMITS: JSON.stringify({
+      read: { points: 10_000_000 },
+      write: { points: 10_000_000 },
+      session_create: { points: 10_000_000 },
+    }),
   });
   const ledger = await openDatabase();
   const admin = { 'x-service-admin-key': platform.adminKey };
@@ -148,7 +179,12 @@ async function main() {
     await bank.configureGateway({ url: platform.restUrl, bankKey: registered.bank_key });
     const customer = async (n: number, balance: number) => {
       const ref = `bench-${n}`;
-      const account = await bank.openAccount({ customerRef: ref, holderName: `Customer ${n}`, currency: 'LYD', balance });
+      const account = await bank.openAccount({
+        customerRef: ref,
+        holderName: `Customer ${n}`,
+        currency: 'LYD',
+        balance,
+      });
       await bank.setOtp(ref, '123456');
       const alias = `bench${code}c${n}`;
       await json(`${platform.restUrl}/v1/identity/claim`, {
@@ -160,15 +196,27 @@ async function main() {
     };
     const payee = await customer(0, 0);
     const payers = await Promise.all(Array.from({ length: CONCURRENCY }, (_, i) => customer(i + 1, 1_000_000_000)));
-    const merchant = await json(`${platform.restUrl}/merchants`, { method: 'POST', headers: admin, body: { name: 'Bench Shop', mode: 'live', webhook_url: receiver.url } });
+    const merchant = await json(`${platform.restUrl}/merchants`, {
+      method: 'POST',
+      headers: admin,
+      body: { name: 'Bench Shop', mode: 'live', webhook_url: receiver.url },
+    });
     const key = { authorization: `Bearer ${merchant.api_key}` };
     const createSession = async () =>
-      (await json(`${platform.restUrl}/payments/sessions`, { method: 'POST', headers: key, body: { amount: 100, currency: 'LYD', destination: { type: 'alias', value: payee } } }))
-        .session_id as string;
+      (
+        await json(`${platform.restUrl}/payments/sessions`, {
+          method: 'POST',
+          headers: key,
+          body: { amount: 100, currency: 'LYD', destination: { type: 'alias', value: payee } },
+        })
+      ).session_id as string;
     let payerTurn = 0;
     const pay = async (sessionId: string) => {
       const payer = payers[payerTurn++ % payers.length]!;
-      await json(`${platform.restUrl}/pay/${sessionId}/authorize`, { method: 'POST', body: { payer: { type: 'alias', value: payer }, otp: '123456' } });
+      await json(`${platform.restUrl}/pay/${sessionId}/authorize`, {
+        method: 'POST',
+        body: { payer: { type: 'alias', value: payer }, otp: '123456' },
+      });
     };
     const waitFor = async (what: string, done: () => boolean, ms = 60_000) => {
       const until = Date.now() + ms;
@@ -202,7 +250,9 @@ async function main() {
       async () => void sessions.push(await createSession()),
     );
     // Their payment.initiated webhooks drain before anything is measured.
-    await waitFor('payment.initiated of the subscribed sessions', () => sessions.every((id) => receiver.byMove.has(`${id}:PENDING`)));
+    await waitFor('payment.initiated of the subscribed sessions', () =>
+      sessions.every((id) => receiver.byMove.has(`${id}:PENDING`)),
+    );
     const wsUrl = `${platform.routerUrl.replace(/^http/, 'ws')}/graphql`;
     const documents = [
       'subscription($id: ID!) { paymentSessionUpdated(id: $id) { status } }',
@@ -214,7 +264,11 @@ async function main() {
       sessions.flatMap((sessionId) => documents.slice(0, PER_SESSION).map((query) => ({ sessionId, query }))),
       50,
       async ({ sessionId, query }) => {
-        sockets.push(await subscriber(wsUrl, merchant.api_key, sessionId, query, (status, at) => messages.push({ sessionId, status, at })));
+        sockets.push(
+          await subscriber(wsUrl, merchant.api_key, sessionId, query, (status, at) =>
+            messages.push({ sessionId, status, at }),
+          ),
+        );
       },
     );
     const rssConnected = platform.pid ? rssMiB(platform.pid) : NaN;
@@ -223,7 +277,9 @@ async function main() {
     await waitFor('phase 2 messages', () => messages.length >= paid.length * 2 * PER_SESSION);
     await waitFor('phase 2 webhooks (event times)', () => paid.every((id) => receiver.byMove.has(`${id}:COMPLETED`)));
     const rssAfter = platform.pid ? rssMiB(platform.pid) : NaN;
-    const subscriptionLatencies = messages.map((m) => m.at - receiver.byMove.get(`${m.sessionId}:${m.status}`)!).filter(Number.isFinite);
+    const subscriptionLatencies = messages
+      .map((m) => m.at - receiver.byMove.get(`${m.sessionId}:${m.status}`)!)
+      .filter(Number.isFinite);
     for (const socket of sockets) socket.terminate();
 
     const row = (name: string, values: number[], target: number) =>
@@ -234,7 +290,13 @@ async function main() {
     );
     console.log(row('state change -> webhook received', webhookLatencies, 250));
     console.log(row(`state change -> subscription message (${sockets.length} subs)`, subscriptionLatencies, 100));
-    report({ figure: 'state change -> webhook received, p99', value: percentile(webhookLatencies, 99), unit: 'ms', target: 250, comparison: '<' });
+    report({
+      figure: 'state change -> webhook received, p99',
+      value: percentile(webhookLatencies, 99),
+      unit: 'ms',
+      target: 250,
+      comparison: '<',
+    });
     report({
       figure: `state change -> subscription message, p99, ${sockets.length} subscribers`,
       value: percentile(subscriptionLatencies, 99),

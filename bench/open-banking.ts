@@ -20,7 +20,13 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { openTestDatabase } from '@gateway/db/testing';
 import { newSecret } from '@gateway/kernel';
-import { benchCustomer, registerBenchBanks, startBenchBanks, type BenchBank, type BenchCustomer } from './support/bench-banks';
+import {
+  benchCustomer,
+  registerBenchBanks,
+  startBenchBanks,
+  type BenchBank,
+  type BenchCustomer,
+} from './support/bench-banks';
 import { coresUsed, cpuSeconds, formatCores } from './support/cpu';
 import { benchAgent, ok } from './support/http';
 import { launchPlatform } from './support/launcher';
@@ -43,7 +49,9 @@ interface Grant {
 
 async function main(): Promise<void> {
   if (!process.env.DATABASE_URL) {
-    console.error('bench/open-banking.ts measures against PostgreSQL: set DATABASE_URL (e.g. postgresql://postgres@127.0.0.1:5432/test).');
+    console.error(
+      'bench/open-banking.ts measures against PostgreSQL: set DATABASE_URL (e.g. postgresql://postgres@127.0.0.1:5432/test).',
+    );
     process.exit(2);
   }
   const db = await openTestDatabase();
@@ -56,9 +64,15 @@ async function main(): Promise<void> {
     const bankKeys = await registerBenchBanks(platform, cores);
     const bank = cores.banks[0] as BenchBank;
     const customers: BenchCustomer[] = [];
-    for (let i = 0; i < CONCURRENCY; i += 1) customers.push(await benchCustomer(platform, cores, bankKeys[bank.handle]!, bank, `ais${i}`, 1_000_000 + i));
+    for (let i = 0; i < CONCURRENCY; i += 1)
+      customers.push(await benchCustomer(platform, cores, bankKeys[bank.handle]!, bank, `ais${i}`, 1_000_000 + i));
     const admin = { 'x-service-admin-key': platform.adminKey };
-    const tpp = await ok('POST', `${platform.restUrl}/ob/tpps`, { name: 'Bench Budgeting', mode: 'live', redirect_uris: [REDIRECT_URI] }, admin);
+    const tpp = await ok(
+      'POST',
+      `${platform.restUrl}/ob/tpps`,
+      { name: 'Bench Budgeting', mode: 'live', redirect_uris: [REDIRECT_URI] },
+      admin,
+    );
     const tppAuth = { authorization: `Bearer ${tpp.tpp_access_token}` };
 
     /** A consent from creation to its first token pair: what a TPP does once per customer. */
@@ -78,15 +92,30 @@ async function main(): Promise<void> {
         },
         tppAuth,
       );
-      const approved = await ok('POST', `${platform.restUrl}/ob/auth/${consent.consent_id}/approve`, { customer: { type: 'alias', value: customer.alias }, otp: customer.otp });
+      const approved = await ok('POST', `${platform.restUrl}/ob/auth/${consent.consent_id}/approve`, {
+        customer: { type: 'alias', value: customer.alias },
+        otp: customer.otp,
+      });
       const code = new URL(approved.redirect_to).searchParams.get('code')!;
       const tokens = await ok(
         'POST',
         `${platform.restUrl}/ob/token`,
-        new URLSearchParams({ grant_type: 'authorization_code', code, redirect_uri: REDIRECT_URI, consent_id: consent.consent_id, code_verifier: verifier }),
+        new URLSearchParams({
+          grant_type: 'authorization_code',
+          code,
+          redirect_uri: REDIRECT_URI,
+          consent_id: consent.consent_id,
+          code_verifier: verifier,
+        }),
       );
       const status = await ok('GET', `${platform.restUrl}/ob/consents/${consent.consent_id}`, undefined, tppAuth);
-      return { consentId: consent.consent_id, accessToken: tokens.access_token, refreshToken: tokens.refresh_token, accountId: status.account_ids[0], customer };
+      return {
+        consentId: consent.consent_id,
+        accessToken: tokens.access_token,
+        refreshToken: tokens.refresh_token,
+        accountId: status.account_ids[0],
+        customer,
+      };
     };
 
     const phase = async (name: string, work: (worker: number) => Promise<void>) => {
@@ -108,7 +137,11 @@ async function main(): Promise<void> {
       const pair = await ok(
         'POST',
         `${platform.restUrl}/ob/token`,
-        new URLSearchParams({ grant_type: 'refresh_token', refresh_token: grant.refreshToken, consent_id: grant.consentId }),
+        new URLSearchParams({
+          grant_type: 'refresh_token',
+          refresh_token: grant.refreshToken,
+          consent_id: grant.consentId,
+        }),
       );
       grant.refreshToken = pair.refresh_token;
       grant.accessToken = pair.access_token;
@@ -124,7 +157,9 @@ async function main(): Promise<void> {
     });
 
     await phase('bank core GET /accounts/{iban}, direct', async (worker) => {
-      await ok('GET', `${bank.url}/accounts/${grants[worker]!.customer.iban}`, undefined, { 'x-service-internal-key': cores.internalKeyOf(bank.handle) });
+      await ok('GET', `${bank.url}/accounts/${grants[worker]!.customer.iban}`, undefined, {
+        'x-service-internal-key': cores.internalKeyOf(bank.handle),
+      });
     });
   } finally {
     await cores.stop();
@@ -133,20 +168,33 @@ async function main(): Promise<void> {
     await benchAgent.close();
   }
 
-  console.log(`\n${CONCURRENCY} concurrent clients, ${DURATION_MS / 1000} s per phase after ${WARMUP_MS / 1000} s of warm-up, PostgreSQL, one process (npm start)`);
+  console.log(
+    `\n${CONCURRENCY} concurrent clients, ${DURATION_MS / 1000} s per phase after ${WARMUP_MS / 1000} s of warm-up, PostgreSQL, one process (npm start)`,
+  );
   printTable(results);
   console.log('CPU during each phase, in cores (this machine has 2):');
   for (const { phase: name, usage } of cpu) console.log(`  ${name.padEnd(44)} ${formatCores(usage)}`);
   const reads = results.find((r) => r.name.startsWith('balance reads'));
   const direct = results.find((r) => r.name.startsWith('bank core'));
-  if (reads && direct) console.log(`\nBalance reads through REST keep ${((100 * reads.perSecond) / direct.perSecond).toFixed(0)}% of the direct bank-core throughput.`);
+  if (reads && direct)
+    console.log(
+      `\nBalance reads through REST keep ${((100 * reads.perSecond) / direct.perSecond).toFixed(0)}% of the direct bank-core throughput.`,
+    );
   const perSecond = (prefix: string) => results.find((r) => r.name.startsWith(prefix))?.perSecond;
   const flows = perSecond('consent flows');
   const tokens = perSecond('tokens issued');
-  if (flows !== undefined) report({ figure: 'consent flows/s (create, approve, code grant)', value: flows, unit: '/s' });
+  if (flows !== undefined)
+    report({ figure: 'consent flows/s (create, approve, code grant)', value: flows, unit: '/s' });
   if (tokens !== undefined) report({ figure: 'tokens issued/s (refresh grant)', value: tokens, unit: '/s' });
   // The read wraps the bank core's own call: that call is its physical limit.
-  if (reads && direct) report({ figure: 'AIS balance reads/s through REST', value: reads.perSecond, unit: '/s', limit: direct.perSecond, limitName: 'bank core direct' });
+  if (reads && direct)
+    report({
+      figure: 'AIS balance reads/s through REST',
+      value: reads.perSecond,
+      unit: '/s',
+      limit: direct.perSecond,
+      limitName: 'bank core direct',
+    });
 }
 
 main().then(

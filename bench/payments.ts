@@ -71,7 +71,11 @@ async function bareInserts(databaseUrl: string): Promise<LoadResult> {
       );
     };
     await runLoad('bare INSERT (warm-up)', { concurrency: CONCURRENCY, durationMs: WARMUP_MS }, insert);
-    return await runLoad(`bare INSERT of a session row, pool of ${DEFAULT_POOL_SIZE}`, { concurrency: CONCURRENCY, durationMs: DURATION_MS }, insert);
+    return await runLoad(
+      `bare INSERT of a session row, pool of ${DEFAULT_POOL_SIZE}`,
+      { concurrency: CONCURRENCY, durationMs: DURATION_MS },
+      insert,
+    );
   } finally {
     await db.close();
   }
@@ -114,9 +118,15 @@ async function measure(layout: 'one process' | 'one process per service'): Promi
       });
     }
     if (PHASES.has('create')) {
-      const result = await runOpenLoad(`sessions created at ${RATE}/s offered (open loop)`, RATE, DURATION_MS, CONCURRENCY, async () => {
-        await createSession(payeeSame);
-      });
+      const result = await runOpenLoad(
+        `sessions created at ${RATE}/s offered (open loop)`,
+        RATE,
+        DURATION_MS,
+        CONCURRENCY,
+        async () => {
+          await createSession(payeeSame);
+        },
+      );
       measured.results.push(result);
     }
     if (PHASES.has('same')) await phase('payments completed, same bank', pay(payeeSame));
@@ -131,7 +141,9 @@ async function measure(layout: 'one process' | 'one process per service'): Promi
 
 async function main(): Promise<void> {
   if (!process.env.DATABASE_URL) {
-    console.error('bench/payments.ts measures against PostgreSQL: set DATABASE_URL (e.g. postgresql://postgres@127.0.0.1:5432/test).');
+    console.error(
+      'bench/payments.ts measures against PostgreSQL: set DATABASE_URL (e.g. postgresql://postgres@127.0.0.1:5432/test).',
+    );
     process.exit(2);
   }
   const runs: Measured[] = [];
@@ -150,13 +162,20 @@ async function main(): Promise<void> {
       console.log(`  ${name.padEnd(44)} ${formatCores(usage)}`);
     }
   }
-  console.log('\nTargets (one process): creations >= 300/s, p99 < 50 ms at 150/s offered; completed payments >= 100/s same bank, >= 60/s cross bank');
+  console.log(
+    '\nTargets (one process): creations >= 300/s, p99 < 50 ms at 150/s offered; completed payments >= 100/s same bank, >= 60/s cross bank',
+  );
   for (const run of runs) {
     const found = (prefix: string) => run.results.find((r) => r.name.startsWith(prefix));
     const insert = found('bare INSERT');
     const rows: Array<{ result?: LoadResult; figure: string; p99?: boolean; target: number }> = [
       { result: found('sessions created (POST'), figure: 'sessions created/s', target: 300 },
-      { result: found('sessions created at'), figure: `session creation p99 at ${RATE}/s offered`, p99: true, target: 50 },
+      {
+        result: found('sessions created at'),
+        figure: `session creation p99 at ${RATE}/s offered`,
+        p99: true,
+        target: 50,
+      },
       { result: found('payments completed, same'), figure: 'completed payments/s, same bank', target: 100 },
       { result: found('payments completed, cross'), figure: 'completed payments/s, cross bank', target: 60 },
     ];
@@ -166,8 +185,11 @@ async function main(): Promise<void> {
       if (!result) continue;
       const value = p99 ? result.p99Ms : result.perSecond;
       const met = p99 ? value < target : value >= target;
-      console.log(`  ${`${run.layout}, ${figure}`.padEnd(60)} ${value.toFixed(p99 ? 1 : 0).padStart(7)} ${p99 ? 'ms' : '/s'}: ${met ? 'met' : 'NOT met'}`);
-      const limit = !p99 && figure.startsWith('sessions') && insert ? { limit: insert.perSecond, limitName: 'bare INSERT' } : {};
+      console.log(
+        `  ${`${run.layout}, ${figure}`.padEnd(60)} ${value.toFixed(p99 ? 1 : 0).padStart(7)} ${p99 ? 'ms' : '/s'}: ${met ? 'met' : 'NOT met'}`,
+      );
+      const limit =
+        !p99 && figure.startsWith('sessions') && insert ? { limit: insert.perSecond, limitName: 'bare INSERT' } : {};
       report({
         figure: `${figure} (${run.layout})`,
         value,

@@ -80,7 +80,9 @@ async function measure(replicas: number, databaseUrl: string, amqpUrl: string): 
 async function main(): Promise<void> {
   const { DATABASE_URL: databaseUrl, AMQP_URL: amqpUrl } = process.env;
   if (!databaseUrl || !amqpUrl) {
-    console.log('bench/replicas.ts skipped: the cluster layout needs DATABASE_URL (PostgreSQL) and AMQP_URL (RabbitMQ) shared by its instances.');
+    console.log(
+      'bench/replicas.ts skipped: the cluster layout needs DATABASE_URL (PostgreSQL) and AMQP_URL (RabbitMQ) shared by its instances.',
+    );
     return;
   }
   const runs: Measured[] = [];
@@ -88,7 +90,9 @@ async function main(): Promise<void> {
   await benchAgent.close();
 
   const cores = availableParallelism();
-  console.log(`\n${CONCURRENCY} concurrent clients through HAProxy's public address, ${DURATION_MS / 1000} s after ${WARMUP_MS / 1000} s of warm-up, PostgreSQL, RabbitMQ`);
+  console.log(
+    `\n${CONCURRENCY} concurrent clients through HAProxy's public address, ${DURATION_MS / 1000} s after ${WARMUP_MS / 1000} s of warm-up, PostgreSQL, RabbitMQ`,
+  );
   printTable(runs.map((run) => run.result));
   console.log(`CPU during each run, in cores (this machine has ${cores}):`);
   for (const run of runs) console.log(`  ${`${run.replicas} replica(s)`.padEnd(14)} ${formatCores(run.cpu)}`);

@@ -24,10 +24,12 @@ const OBLIGATIONS = Number(process.env.BENCH_OBLIGATIONS ?? 100_000);
 const BANKS = Number(process.env.BENCH_BANKS ?? 20);
 const BATCH = 5_000;
 
-const iban = (institutionCode: string, account: number): string => composeIBAN({ countryCode: 'LY', bban: `${institutionCode}001${String(account).padStart(15, '0')}` })!;
+const iban = (institutionCode: string, account: number): string =>
+  composeIBAN({ countryCode: 'LY', bban: `${institutionCode}001${String(account).padStart(15, '0')}` })!;
 
 async function main(): Promise<void> {
-  if (!process.env.DATABASE_URL) throw new Error('bench/settlement.ts needs DATABASE_URL (PostgreSQL): a fresh database is made on that server');
+  if (!process.env.DATABASE_URL)
+    throw new Error('bench/settlement.ts needs DATABASE_URL (PostgreSQL): a fresh database is made on that server');
   const db = await openTestDatabase();
   const cores: Array<{ handle: string; code: string; core: MinimalCore; iban: string }> = [];
   const platform = await launchPlatform({ DATABASE_URL: db.url, SETTLEMENT_INTERVAL_SECONDS: '0' });
@@ -39,7 +41,11 @@ async function main(): Promise<void> {
       const internalKey = newSecret('sik_');
       const core = await startMinimalCore({ internalKey });
       const settlementIban = iban(code, 1);
-      core.openAccount(settlementIban, { customerRef: `${handle}-settlement`, otp: '000000', balance: Number.MAX_SAFE_INTEGER / 4 });
+      core.openAccount(settlementIban, {
+        customerRef: `${handle}-settlement`,
+        otp: '000000',
+        balance: Number.MAX_SAFE_INTEGER / 4,
+      });
       await ok(
         'POST',
         `${platform.restUrl}/banks`,
@@ -82,7 +88,9 @@ async function main(): Promise<void> {
       });
       await db.knex('payments.interbank_obligations').insert(rows);
     }
-    console.log(`${OBLIGATIONS} obligations among ${BANKS} banks inserted in ${((performance.now() - started) / 1000).toFixed(1)} s`);
+    console.log(
+      `${OBLIGATIONS} obligations among ${BANKS} banks inserted in ${((performance.now() - started) / 1000).toFixed(1)} s`,
+    );
 
     const t0 = performance.now();
     const answered = await ok('POST', `${platform.restUrl}/settlement/cycles`, undefined, admin);
@@ -97,17 +105,27 @@ async function main(): Promise<void> {
 
     const got = new Map<string, bigint>(cycle.positions.map((p: any) => [p.bank_handle, BigInt(p.net_amount)]));
     const nonZero = new Map([...expected].filter(([, net]) => net !== 0n));
-    const mismatches = [...nonZero].filter(([bank, net]) => got.get(bank) !== net).length + (got.size !== nonZero.size ? 1 : 0);
+    const mismatches =
+      [...nonZero].filter(([bank, net]) => got.get(bank) !== net).length + (got.size !== nonZero.size ? 1 : 0);
     const sum = [...got.values()].reduce((a, b) => a + b, 0n);
-    const movements = cores.map(({ core, iban: account }) => core.entries(account).filter((entry) => entry.reference.startsWith(answered.cycle_id)).length);
+    const movements = cores.map(
+      ({ core, iban: account }) =>
+        core.entries(account).filter((entry) => entry.reference.startsWith(answered.cycle_id)).length,
+    );
     const extra = movements.filter((count, i) => count !== (got.has(cores[i]!.handle) ? 1 : 0)).length;
-    console.log(`\nsettlement cycle, PostgreSQL, ${cycle.obligation_count} obligations, ${BANKS} banks, ${cycle.positions.length} positions`);
+    console.log(
+      `\nsettlement cycle, PostgreSQL, ${cycle.obligation_count} obligations, ${BANKS} banks, ${cycle.positions.length} positions`,
+    );
     console.log(`  POST /settlement/cycles answered: ${answeredMs.toFixed(0)} ms (status ${answered.status})`);
     console.log(`  cycle SETTLED after:              ${settledMs.toFixed(0)} ms`);
     console.log(
       `  positions sum to ${sum}; ${mismatches === 0 ? 'equal' : `${mismatches} differ from`} the naive nets; ${extra === 0 ? 'one movement per position at the cores' : `${extra} cores with a wrong count of movements`}`,
     );
-    report({ figure: `settlement cycle of ${cycle.obligation_count} obligations, ${BANKS} banks: POST to SETTLED`, value: settledMs, unit: 'ms' });
+    report({
+      figure: `settlement cycle of ${cycle.obligation_count} obligations, ${BANKS} banks: POST to SETTLED`,
+      value: settledMs,
+      unit: 'ms',
+    });
     if (mismatches || sum !== 0n || extra || cycle.obligation_count !== OBLIGATIONS) process.exitCode = 1;
   } finally {
     await platform.stop();

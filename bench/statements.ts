@@ -20,7 +20,13 @@ import { createServer, type Server } from 'node:http';
 import { performance } from 'node:perf_hooks';
 import { openTestDatabase } from '@gateway/db/testing';
 import { newSecret } from '@gateway/kernel';
-import { benchCustomer, registerBenchBanks, startBenchBanks, type BenchBank, type BenchCustomer } from './support/bench-banks';
+import {
+  benchCustomer,
+  registerBenchBanks,
+  startBenchBanks,
+  type BenchBank,
+  type BenchCustomer,
+} from './support/bench-banks';
 import { benchAgent, ok } from './support/http';
 import { freePort, launchPlatform } from './support/launcher';
 import { report } from './support/results';
@@ -54,7 +60,8 @@ function webhookReceiver(): { server: Server; completed(sessionId: string): Prom
   });
   return {
     server,
-    completed: (sessionId) => (seen.has(sessionId) ? Promise.resolve() : new Promise<void>((resolve) => waiting.set(sessionId, resolve))),
+    completed: (sessionId) =>
+      seen.has(sessionId) ? Promise.resolve() : new Promise<void>((resolve) => waiting.set(sessionId, resolve)),
   };
 }
 
@@ -65,14 +72,19 @@ const diff = (after: Counts, before: Counts): Counts => ({
 
 async function main(): Promise<void> {
   if (!process.env.DATABASE_URL) {
-    console.error('bench/statements.ts counts against PostgreSQL: set DATABASE_URL (e.g. postgresql://postgres@127.0.0.1:5432/test).');
+    console.error(
+      'bench/statements.ts counts against PostgreSQL: set DATABASE_URL (e.g. postgresql://postgres@127.0.0.1:5432/test).',
+    );
     process.exit(2);
   }
   const db = await openTestDatabase();
   const probePort = await freePort();
   // One client sends everything: the per-merchant limits would refuse the run, not measure it.
   const unlimited = JSON.stringify({ session_create: { points: 1e9 }, write: { points: 1e9 }, read: { points: 1e9 } });
-  const platform = await launchPlatform({ DATABASE_URL: db.url, RATE_LIMITS: unlimited, BENCH_STATEMENTS_PORT: String(probePort) }, ['./bench/support/statement-counter.ts']);
+  const platform = await launchPlatform(
+    { DATABASE_URL: db.url, RATE_LIMITS: unlimited, BENCH_STATEMENTS_PORT: String(probePort) },
+    ['./bench/support/statement-counter.ts'],
+  );
   const banks = await startBenchBanks(db.url, newSecret('sik_'));
   const receiver = webhookReceiver();
   await new Promise<void>((resolve) => receiver.server.listen(0, '127.0.0.1', resolve));
@@ -82,18 +94,33 @@ async function main(): Promise<void> {
     const bankKeys = await registerBenchBanks(platform, banks);
     const [a, b] = banks.banks as [BenchBank, BenchBank];
     const payers: BenchCustomer[] = [];
-    for (let i = 0; i < CONCURRENCY; i += 1) payers.push(await benchCustomer(platform, banks, bankKeys[a.handle]!, a, `payer${i}`, 1_000_000_000));
+    for (let i = 0; i < CONCURRENCY; i += 1)
+      payers.push(await benchCustomer(platform, banks, bankKeys[a.handle]!, a, `payer${i}`, 1_000_000_000));
     const payeeSame = await benchCustomer(platform, banks, bankKeys[a.handle]!, a, 'shop', 0);
     const payeeCross = await benchCustomer(platform, banks, bankKeys[b.handle]!, b, 'shop', 0);
-    const merchant = await ok('POST', `${platform.restUrl}/merchants`, { name: 'Bench Shop', mode: 'live', webhook_url: webhookUrl }, { 'x-service-admin-key': platform.adminKey });
+    const merchant = await ok(
+      'POST',
+      `${platform.restUrl}/merchants`,
+      { name: 'Bench Shop', mode: 'live', webhook_url: webhookUrl },
+      { 'x-service-admin-key': platform.adminKey },
+    );
     const auth = { authorization: `Bearer ${merchant.api_key}` };
     const create = async (payee: BenchCustomer): Promise<string> =>
-      (await ok('POST', `${platform.restUrl}/payments/sessions`, { amount: 1_000, currency: 'LYD', destination: { type: 'alias', value: payee.alias }, reference: 'bench' }, auth))
-        .session_id;
+      (
+        await ok(
+          'POST',
+          `${platform.restUrl}/payments/sessions`,
+          { amount: 1_000, currency: 'LYD', destination: { type: 'alias', value: payee.alias }, reference: 'bench' },
+          auth,
+        )
+      ).session_id;
     const pay = async (payee: BenchCustomer, payer = payers[0]!) => {
       const id = await create(payee);
       const delivered = receiver.completed(id);
-      await ok('POST', `${platform.restUrl}/pay/${id}/authorize`, { payer: { type: 'alias', value: payer.alias }, otp: payer.otp });
+      await ok('POST', `${platform.restUrl}/pay/${id}/authorize`, {
+        payer: { type: 'alias', value: payer.alias },
+        otp: payer.otp,
+      });
       await delivered;
     };
     // Warm-up: one of each, so first-use work (plans, caches, prepared shapes) is not counted.
@@ -120,13 +147,27 @@ async function main(): Promise<void> {
       );
     };
     // `targeted`: issue 15's at most 12 statements per completed same-bank payment.
-    const cases: Array<{ name: string; concurrency: number; run: (worker: number) => Promise<unknown>; targeted?: boolean }> = [
+    const cases: Array<{
+      name: string;
+      concurrency: number;
+      run: (worker: number) => Promise<unknown>;
+      targeted?: boolean;
+    }> = [
       { name: 'session created (POST /payments/sessions)', concurrency: 1, run: () => create(payeeSame) },
       { name: 'payment completed, same bank', concurrency: 1, run: () => pay(payeeSame), targeted: true },
       { name: 'payment completed, cross bank (rail)', concurrency: 1, run: () => pay(payeeCross) },
       { name: `session created, ${CONCURRENCY} at once`, concurrency: CONCURRENCY, run: () => create(payeeSame) },
-      { name: `payment completed, same bank, ${CONCURRENCY} at once`, concurrency: CONCURRENCY, run: (worker) => pay(payeeSame, payers[worker]), targeted: true },
-      { name: `payment completed, cross bank, ${CONCURRENCY} at once`, concurrency: CONCURRENCY, run: (worker) => pay(payeeCross, payers[worker]) },
+      {
+        name: `payment completed, same bank, ${CONCURRENCY} at once`,
+        concurrency: CONCURRENCY,
+        run: (worker) => pay(payeeSame, payers[worker]),
+        targeted: true,
+      },
+      {
+        name: `payment completed, cross bank, ${CONCURRENCY} at once`,
+        concurrency: CONCURRENCY,
+        run: (worker) => pay(payeeCross, payers[worker]),
+      },
     ];
     const rows: Array<{ name: string; perPayment: number; breakdown: Counts }> = [];
     for (const { name, concurrency, run, targeted } of cases) {
@@ -146,7 +187,8 @@ async function main(): Promise<void> {
 
     console.log(`\nSQL statements sent by the platform process (one process, PostgreSQL), ${PAYMENTS} of each`);
     console.log(`  jobs polling while idle: ${pollingPerSecond.toFixed(1)} statements/s (subtracted below)`);
-    for (const row of rows) console.log(`  ${row.name.padEnd(46)} ${row.perPayment.toFixed(1).padStart(6)} statements each`);
+    for (const row of rows)
+      console.log(`  ${row.name.padEnd(46)} ${row.perPayment.toFixed(1).padStart(6)} statements each`);
     for (const row of rows.slice(0, 3)) {
       console.log(`\n${row.name}: the statements sent most (per payment, polling included)`);
       const top = Object.entries(row.breakdown.byText)
@@ -156,7 +198,9 @@ async function main(): Promise<void> {
       for (const [text, n] of top) console.log(`  ${(n / PAYMENTS).toFixed(2).padStart(6)}  ${text}`);
     }
     const same = rows[1]!.perPayment;
-    console.log(`\nTarget: at most ${TARGET_SAME_BANK} statements per completed same-bank payment: ${same.toFixed(1)}, ${same <= TARGET_SAME_BANK ? 'met' : 'NOT met'}`);
+    console.log(
+      `\nTarget: at most ${TARGET_SAME_BANK} statements per completed same-bank payment: ${same.toFixed(1)}, ${same <= TARGET_SAME_BANK ? 'met' : 'NOT met'}`,
+    );
   } finally {
     receiver.server.close();
     await banks.stop();

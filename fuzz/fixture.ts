@@ -23,13 +23,22 @@ export interface Fixture {
   stop(): Promise<void>;
 }
 
-const json = (headers: Record<string, string>) => ({ 'content-type': 'application/json', accept: 'application/json', ...headers });
+const json = (headers: Record<string, string>) => ({
+  'content-type': 'application/json',
+  accept: 'application/json',
+  ...headers,
+});
 
 export async function startFixture(): Promise<Fixture> {
   // No rate limits in the way: the fuzzer looks for wrong answers, not for the limiter.
   const test: TestPlatform = await startTestPlatform({
     env: { SANDBOX_BANKS: 'on', SANDBOX_PORT_BASE: '0' },
-    rateLimits: Object.fromEntries(['read', 'write', 'session_create', 'ob_token', 'payment_order_create', 'identity_resolve'].map((name) => [name, { points: 10_000_000 }])),
+    rateLimits: Object.fromEntries(
+      ['read', 'write', 'session_create', 'ob_token', 'payment_order_create', 'identity_resolve'].map((name) => [
+        name,
+        { points: 10_000_000 },
+      ]),
+    ),
   });
   let demo: Awaited<ReturnType<typeof startDemo>> | undefined;
   try {
@@ -63,11 +72,14 @@ export async function startFixture(): Promise<Fixture> {
     const post = async (path: string, headers: Record<string, string>, body: unknown, form = false) => {
       const response = await fetch(`${restUrl}${path}`, {
         method: 'POST',
-        headers: form ? { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json', ...headers } : json(headers),
+        headers: form
+          ? { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json', ...headers }
+          : json(headers),
         body: form ? new URLSearchParams(body as Record<string, string>).toString() : JSON.stringify(body),
       });
       const answer = (await response.json()) as any;
-      if (response.status >= 300) throw new Error(`fuzz fixture: POST ${path} answered ${response.status} ${JSON.stringify(answer)}`);
+      if (response.status >= 300)
+        throw new Error(`fuzz fixture: POST ${path} answered ${response.status} ${JSON.stringify(answer)}`);
       return answer;
     };
 
@@ -83,15 +95,33 @@ export async function startFixture(): Promise<Fixture> {
         code_challenge_method: 'S256',
         expiry_days: 30,
       });
-      const approved = await post(`/ob/auth/${consent.consent_id}/approve`, {}, { customer: { type: 'alias', value: payer.alias }, otp: payer.otp });
+      const approved = await post(
+        `/ob/auth/${consent.consent_id}/approve`,
+        {},
+        { customer: { type: 'alias', value: payer.alias }, otp: payer.otp },
+      );
       const code = new URL(approved.redirect_to).searchParams.get('code')!;
-      const tokens = await post('/ob/token', {}, { grant_type: 'authorization_code', code, redirect_uri: redirect, consent_id: consent.consent_id, code_verifier: verifier }, true);
+      const tokens = await post(
+        '/ob/token',
+        {},
+        {
+          grant_type: 'authorization_code',
+          code,
+          redirect_uri: redirect,
+          consent_id: consent.consent_id,
+          code_verifier: verifier,
+        },
+        true,
+      );
       credentials.obToken = { authorization: `Bearer ${tokens.access_token}` };
       credentials.consentId = { 'x-consent-id': consent.consent_id };
       known.ids.set('consent_id', new Set([consent.consent_id]));
-      const accounts = await fetch(`${restUrl}/ob/accounts`, { headers: { accept: 'application/json', ...credentials.obToken, ...credentials.consentId } });
+      const accounts = await fetch(`${restUrl}/ob/accounts`, {
+        headers: { accept: 'application/json', ...credentials.obToken, ...credentials.consentId },
+      });
       const body = (await accounts.json()) as any;
-      for (const account of body?.accounts ?? body?.data ?? []) if (typeof account?.account_id === 'string') known.ids.set('account_id', new Set([account.account_id]));
+      for (const account of body?.accounts ?? body?.data ?? [])
+        if (typeof account?.account_id === 'string') known.ids.set('account_id', new Set([account.account_id]));
     };
     await renewGrant();
 
@@ -107,7 +137,8 @@ export async function startFixture(): Promise<Fixture> {
 
     const repairBanks = async () => {
       for (const bank of file.banks) {
-        const key = bank.bank_handle === oasis.bank_handle ? credentials.bankKey!['x-service-bank-key']! : bank.bank_key;
+        const key =
+          bank.bank_handle === oasis.bank_handle ? credentials.bankKey!['x-service-bank-key']! : bank.bank_key;
         await fetch(`${restUrl}/banks/${bank.bank_handle}`, {
           method: 'PATCH',
           headers: json({ 'x-service-bank-key': key }),

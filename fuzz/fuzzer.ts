@@ -27,7 +27,10 @@ type Target = { rest: RestOperation } | { graphql: GraphQLRootField };
 const REQUEST_TIMEOUT_MS = 30_000;
 const clip = (text: string, max = 600) => (text.length > max ? `${text.slice(0, max)}… (${text.length} chars)` : text);
 
-export async function runFuzz(fixture: Fixture, options: FuzzOptions): Promise<{ report: Report; seconds: number; targets: number }> {
+export async function runFuzz(
+  fixture: Fixture,
+  options: FuzzOptions,
+): Promise<{ report: Report; seconds: number; targets: number }> {
   const started = Date.now();
   const report = new Report();
   const document = (await (await fetch(`${fixture.restUrl}/openapi.json`)).json()) as Record<string, any>;
@@ -39,7 +42,10 @@ export async function runFuzz(fixture: Fixture, options: FuzzOptions): Promise<{
   const targets: Target[] = [...restOperations, ...restOperations]
     .map((rest) => ({ rest }) as Target)
     .concat(rootFields.map((graphql) => ({ graphql })))
-    .filter((target) => !options.only || ('rest' in target ? target.rest.target : target.graphql.target).includes(options.only));
+    .filter(
+      (target) =>
+        !options.only || ('rest' in target ? target.rest.target : target.graphql.target).includes(options.only),
+    );
   if (!targets.length) throw new Error(`no target matches ${options.only}`);
   const credentialSets = Object.keys(fixture.credentials);
   let lastRenewal = 0;
@@ -60,13 +66,31 @@ export async function runFuzz(fixture: Fixture, options: FuzzOptions): Promise<{
       text = await response.text();
     } catch (error) {
       report.count(op.target, 0);
-      report.add({ kind: 'transport', target: op.target, status: 0, problem: String((error as Error).message), seed: options.seed, index, request: described, response: '' });
+      report.add({
+        kind: 'transport',
+        target: op.target,
+        status: 0,
+        problem: String((error as Error).message),
+        seed: options.seed,
+        index,
+        request: described,
+        response: '',
+      });
       return;
     }
     report.count(op.target, response.status);
     options.log?.(`${described}\n-> ${response.status} ${response.headers.get('content-type')} ${clip(text, 2000)}`);
     const finding = (kind: Parameters<Report['add']>[0]['kind'], problem: string) =>
-      report.add({ kind, target: op.target, status: response.status, problem, seed: options.seed, index, request: described, response: clip(text) });
+      report.add({
+        kind,
+        target: op.target,
+        status: response.status,
+        problem,
+        seed: options.seed,
+        index,
+        request: described,
+        response: clip(text),
+      });
     if (response.status >= 500) finding('5xx', `${response.status} ${clip(text, 200)}`);
     for (const problem of checkResponse(checker, op, {
       status: response.status,
@@ -93,22 +117,49 @@ export async function runFuzz(fixture: Fixture, options: FuzzOptions): Promise<{
   const graphqlRequest = async (root: GraphQLRootField, index: number) => {
     const { query, note } = buildOperation(root, fixture.known, options.seed + index);
     const credential = fixture.credentials[credentialSets[(options.seed + index) % credentialSets.length]!] ?? {};
-    const headers = { 'content-type': 'application/json', ...credential, ...(credential['x-consent-id'] ? {} : fixture.credentials.consentId) };
+    const headers = {
+      'content-type': 'application/json',
+      ...credential,
+      ...(credential['x-consent-id'] ? {} : fixture.credentials.consentId),
+    };
     const described = `POST /graphql [${note}] headers ${JSON.stringify(headers)} ${clip(query, 500)}`;
     let response: Response;
     let text: string;
     try {
-      response = await fetch(fixture.graphqlUrl, { method: 'POST', headers, body: JSON.stringify({ query }), signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS) });
+      response = await fetch(fixture.graphqlUrl, {
+        method: 'POST',
+        headers,
+        body: JSON.stringify({ query }),
+        signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
+      });
       text = await response.text();
     } catch (error) {
       report.count(root.target, 0);
-      report.add({ kind: 'transport', target: root.target, status: 0, problem: String((error as Error).message), seed: options.seed, index, request: described, response: '' });
+      report.add({
+        kind: 'transport',
+        target: root.target,
+        status: 0,
+        problem: String((error as Error).message),
+        seed: options.seed,
+        index,
+        request: described,
+        response: '',
+      });
       return;
     }
     report.count(root.target, response.status);
     options.log?.(`${described}\n-> ${response.status} ${clip(text, 2000)}`);
     const finding = (kind: Parameters<Report['add']>[0]['kind'], problem: string) =>
-      report.add({ kind, target: root.target, status: response.status, problem, seed: options.seed, index, request: described, response: clip(text) });
+      report.add({
+        kind,
+        target: root.target,
+        status: response.status,
+        problem,
+        seed: options.seed,
+        index,
+        request: described,
+        response: clip(text),
+      });
     if (response.status >= 500) finding('5xx', `${response.status} ${clip(text, 200)}`);
     for (const problem of checkGraphQLAnswer(response.status, text)) finding('graphql error', problem);
   };

@@ -34,13 +34,18 @@ export interface GraphQLRootField {
 /** graphql's introspection query with type references 4 deep ([T!]! needs 3), inside the router's depth limit. */
 function introspectionQuery(): string {
   const query = getIntrospectionQuery();
-  const shallow = 'fragment TypeRef on __Type { kind name ofType { kind name ofType { kind name ofType { kind name ofType { kind name } } } } }';
+  const shallow =
+    'fragment TypeRef on __Type { kind name ofType { kind name ofType { kind name ofType { kind name ofType { kind name } } } } }';
   return `${query.slice(0, query.indexOf('fragment TypeRef'))}${shallow}`;
 }
 
 /** The supergraph's API schema, by introspection through /graphql (on outside production). */
 export async function loadSchema(graphqlUrl: string, headers: Record<string, string>): Promise<GraphQLSchema> {
-  const response = await fetch(graphqlUrl, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify({ query: introspectionQuery() }) });
+  const response = await fetch(graphqlUrl, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...headers },
+    body: JSON.stringify({ query: introspectionQuery() }),
+  });
   const body = (await response.json()) as any;
   if (!body.data) throw new Error(`introspection failed: ${response.status} ${JSON.stringify(body).slice(0, 500)}`);
   return buildClientSchema(body.data);
@@ -53,7 +58,8 @@ export function rootFieldsOf(schema: GraphQLSchema): GraphQLRootField[] {
     ['mutation', schema.getMutationType()],
   ] as const)
     for (const field of Object.values(type?.getFields() ?? {}))
-      if (!field.name.startsWith('_')) fields.push({ kind, name: field.name, field, target: `graphql ${kind} ${field.name}` });
+      if (!field.name.startsWith('_'))
+        fields.push({ kind, name: field.name, field, target: `graphql ${kind} ${field.name}` });
   return fields;
 }
 
@@ -64,7 +70,9 @@ function literal(value: unknown): string {
   if (typeof value === 'number') return Number.isFinite(value) ? String(value) : '0';
   if (typeof value === 'boolean') return String(value);
   if (Array.isArray(value)) return `[${value.map(literal).join(', ')}]`;
-  const entries = Object.entries(value as Record<string, unknown>).filter(([key]) => /^[_A-Za-z][_0-9A-Za-z]*$/.test(key));
+  const entries = Object.entries(value as Record<string, unknown>).filter(([key]) =>
+    /^[_A-Za-z][_0-9A-Za-z]*$/.test(key),
+  );
   return `{${entries.map(([key, item]) => `${key}: ${literal(item)}`).join(', ')}}`;
 }
 
@@ -74,12 +82,17 @@ const snake = (name: string) => name.replace(/[A-Z]/g, (c) => `_${c.toLowerCase(
 /** A value of an input type: right type with realistic content, or (junk) anything. */
 function inputArb(type: GraphQLInputType, name: string, known: Known, depth: number): fc.Arbitrary<string> {
   if (isNonNullType(type)) return inputArb(type.ofType, name, known, depth);
-  if (isListType(type)) return fc.array(inputArb(type.ofType, name, known, depth + 1), { maxLength: 3 }).map((items) => `[${items.join(', ')}]`);
+  if (isListType(type))
+    return fc
+      .array(inputArb(type.ofType, name, known, depth + 1), { maxLength: 3 })
+      .map((items) => `[${items.join(', ')}]`);
   if (isEnumType(type)) return fc.constantFrom(...type.getValues().map((value) => value.name));
   if (isInputObjectType(type)) {
     if (depth > 4) return fc.constant('{}');
     const fields = Object.values(type.getFields());
-    const entries = Object.fromEntries(fields.map((field) => [field.name, inputArb(field.type, field.name, known, depth + 1)]));
+    const entries = Object.fromEntries(
+      fields.map((field) => [field.name, inputArb(field.type, field.name, known, depth + 1)]),
+    );
     const required = fields.filter((field) => isNonNullType(field.type)).map((field) => field.name);
     return fc.record(entries, { requiredKeys: required }).map(
       (record) =>
@@ -157,7 +170,8 @@ export function checkGraphQLAnswer(status: number, text: string): string[] {
   if (status >= 400 && !errors.length) problems.push(`status ${status} without errors`);
   for (const error of errors) {
     const code = error?.extensions?.code;
-    if (typeof code !== 'string' || !(code in ERROR_CODES)) problems.push(`extensions.code ${JSON.stringify(code)} not a spec code: ${String(error?.message).slice(0, 200)}`);
+    if (typeof code !== 'string' || !(code in ERROR_CODES))
+      problems.push(`extensions.code ${JSON.stringify(code)} not a spec code: ${String(error?.message).slice(0, 200)}`);
   }
   return problems;
 }

@@ -18,7 +18,9 @@ void (async () => {
   const seed = process.env.FUZZ_SEED ? Number(process.env.FUZZ_SEED) : Math.floor(Math.random() * 2 ** 31);
   const seconds = Number(process.env.FUZZ_SECONDS ?? 300);
   const replay = process.env.FUZZ_REPLAY === undefined ? undefined : Number(process.env.FUZZ_REPLAY);
-  console.log(`fuzz: seed ${seed}${replay === undefined ? `, ${seconds} s` : `, replaying request ${replay}`}; starting the platform with the demo data…`);
+  console.log(
+    `fuzz: seed ${seed}${replay === undefined ? `, ${seconds} s` : `, replaying request ${replay}`}; starting the platform with the demo data…`,
+  );
   const fixture = await startFixture();
   let failed: boolean;
   try {

@@ -1,6 +1,7 @@
 /** What a fuzz run counted and found, and its printed summary. */
 
-export type FindingKind = '5xx' | 'undocumented status' | 'schema mismatch' | 'bad error body' | 'graphql error' | 'transport';
+export type FindingKind =
+  '5xx' | 'undocumented status' | 'schema mismatch' | 'bad error body' | 'graphql error' | 'transport';
 
 export interface Finding {
   kind: FindingKind;
@@ -30,7 +31,10 @@ export class Report {
   }
 
   get total(): number {
-    return [...this.sent.values()].reduce((sum, statuses) => sum + [...statuses.values()].reduce((a, b) => a + b, 0), 0);
+    return [...this.sent.values()].reduce(
+      (sum, statuses) => sum + [...statuses.values()].reduce((a, b) => a + b, 0),
+      0,
+    );
   }
 
   countOf(kind: FindingKind): number {

@@ -6,7 +6,16 @@
 import Ajv2020 from 'ajv/dist/2020';
 import addFormats from 'ajv-formats';
 import fc from 'fast-check';
-import { addKnownId, arbitraryFor, junkString, mutate, mutationArb, type JsonSchema, type Known, type Mutation } from './values';
+import {
+  addKnownId,
+  arbitraryFor,
+  junkString,
+  mutate,
+  mutationArb,
+  type JsonSchema,
+  type Known,
+  type Mutation,
+} from './values';
 
 /** Headers that prove each security scheme of the document (name -> header values). */
 export type Credentials = Record<string, Record<string, string>>;
@@ -34,7 +43,8 @@ export function operationsOf(document: JsonSchema): RestOperation[] {
   const operations: RestOperation[] = [];
   for (const [path, item] of Object.entries<JsonSchema>(document.paths ?? {}))
     for (const [method, operation] of Object.entries<JsonSchema>(item))
-      if (HTTP_METHODS.includes(method)) operations.push({ method: method.toUpperCase(), path, target: `${method.toUpperCase()} ${path}`, operation });
+      if (HTTP_METHODS.includes(method))
+        operations.push({ method: method.toUpperCase(), path, target: `${method.toUpperCase()} ${path}`, operation });
   return operations;
 }
 
@@ -64,7 +74,18 @@ export class ResponseChecker {
     if (!this.compiled.has(key)) {
       const response = resolve(this.document, operation.operation.responses?.[status]);
       const schema = response?.content?.[mediaType]?.schema;
-      const pointer = ['paths', operation.path, operation.method.toLowerCase(), 'responses', status, 'content', mediaType, 'schema'].map(encodePointer).join('/');
+      const pointer = [
+        'paths',
+        operation.path,
+        operation.method.toLowerCase(),
+        'responses',
+        status,
+        'content',
+        mediaType,
+        'schema',
+      ]
+        .map(encodePointer)
+        .join('/');
       this.compiled.set(key, schema ? this.ajv.compile({ $ref: `openapi.json#/${pointer}` }) : undefined);
     }
     return this.compiled.get(key);
@@ -105,12 +126,25 @@ function hintName(path: string, name: string, known: Known): string {
 }
 
 /** Builds one request for `operation` from the seed `seed` (fast-check, so a seed is a replay). */
-export function buildCase(document: JsonSchema, op: RestOperation, known: Known, credentials: Credentials, seed: number): RestCase {
-  const parameters: JsonSchema[] = (op.operation.parameters ?? []).map((parameter: JsonSchema) => resolve(document, parameter));
+export function buildCase(
+  document: JsonSchema,
+  op: RestOperation,
+  known: Known,
+  credentials: Credentials,
+  seed: number,
+): RestCase {
+  const parameters: JsonSchema[] = (op.operation.parameters ?? []).map((parameter: JsonSchema) =>
+    resolve(document, parameter),
+  );
   const byLocation = (location: string) => parameters.filter((parameter) => parameter.in === location);
   const paramArb = (location: string) =>
     fc.record<Record<string, unknown>>(
-      Object.fromEntries(byLocation(location).map((parameter) => [parameter.name, arbitraryFor(parameter.schema, known, hintName(op.path, parameter.name, known))])),
+      Object.fromEntries(
+        byLocation(location).map((parameter) => [
+          parameter.name,
+          arbitraryFor(parameter.schema, known, hintName(op.path, parameter.name, known)),
+        ]),
+      ),
       {
         requiredKeys: byLocation(location)
           .filter((parameter) => parameter.required)
@@ -142,7 +176,16 @@ export function buildCase(document: JsonSchema, op: RestOperation, known: Known,
       : fc.constant(undefined),
     junkHeader: fc.option(
       fc.record({
-        name: fc.constantFrom('x-request-id', 'content-type', 'accept', 'x-forwarded-for', 'x-consent-id', 'authorization', 'x-fapi-interaction-id', 'x-junk'),
+        name: fc.constantFrom(
+          'x-request-id',
+          'content-type',
+          'accept',
+          'x-forwarded-for',
+          'x-consent-id',
+          'authorization',
+          'x-fapi-interaction-id',
+          'x-junk',
+        ),
         value: junkString,
       }),
       { freq: 4 },
@@ -162,10 +205,16 @@ export function buildCase(document: JsonSchema, op: RestOperation, known: Known,
   if (p.mode === 'mutated') {
     notes.push(`${p.mutatePart} ${p.mutation.kind}`);
     if (p.mutatePart === 'params' && Object.keys(params).length)
-      params = mutate(params, p.mutation.kind === 'replace-body' ? { kind: 'replace-field', pathIndex: 0, junk: p.mutation.junk } : p.mutation) as any;
+      params = mutate(
+        params,
+        p.mutation.kind === 'replace-body'
+          ? { kind: 'replace-field', pathIndex: 0, junk: p.mutation.junk }
+          : p.mutation,
+      ) as any;
     else if (p.mutatePart === 'query') query = mutate(query, p.mutation) as any;
     else if (p.mutatePart === 'body' && bodySchema) body = mutate(body ?? {}, p.mutation);
-    else if (p.mutatePart === 'body') body = mutate({}, p.mutation.kind === 'remove-field' ? { kind: 'extra-field', key: 'x', junk: 1 } : p.mutation);
+    else if (p.mutatePart === 'body')
+      body = mutate({}, p.mutation.kind === 'remove-field' ? { kind: 'extra-field', key: 'x', junk: 1 } : p.mutation);
     else if (p.junkHeader) headers[p.junkHeader.name] = headerSafe(p.junkHeader.value);
   }
 
@@ -173,7 +222,12 @@ export function buildCase(document: JsonSchema, op: RestOperation, known: Known,
   const alternatives: Array<Record<string, string[]>> = op.operation.security ?? [];
   const chosen = alternatives.length ? alternatives[p.authChoice % alternatives.length]! : {};
   if (p.mode !== 'auth') for (const scheme of Object.keys(chosen)) Object.assign(headers, credentials[scheme] ?? {});
-  else if (p.wrongAuth === 'junk') Object.assign(headers, { authorization: 'Bearer mk_test_junk', 'x-service-bank-key': 'sbk_oasis_junk', 'x-service-admin-key': 'junk' });
+  else if (p.wrongAuth === 'junk')
+    Object.assign(headers, {
+      authorization: 'Bearer mk_test_junk',
+      'x-service-bank-key': 'sbk_oasis_junk',
+      'x-service-admin-key': 'junk',
+    });
   else if (p.wrongAuth === 'other') {
     const others = Object.keys(credentials).filter((scheme) => !(scheme in chosen));
     if (others.length) Object.assign(headers, credentials[others[p.authChoice % others.length]!]);
@@ -184,15 +238,18 @@ export function buildCase(document: JsonSchema, op: RestOperation, known: Known,
 
   let path = op.path;
   const raw = p.mode === 'mutated' && p.mutatePart === 'params' && p.rawPath;
-  const segment = (value: string) => (raw ? value.replace(/[/?#]/g, (c) => encodeURIComponent(c)) : encodeURIComponent(value));
-  for (const [name, value] of Object.entries(params)) path = path.replace(`{${name}}`, segment(typeof value === 'string' ? value : JSON.stringify(value)));
+  const segment = (value: string) =>
+    raw ? value.replace(/[/?#]/g, (c) => encodeURIComponent(c)) : encodeURIComponent(value);
+  for (const [name, value] of Object.entries(params))
+    path = path.replace(`{${name}}`, segment(typeof value === 'string' ? value : JSON.stringify(value)));
   // A parameter the mutation removed: an empty segment.
   path = path.replace(/\{\w+\}/g, '');
   const search = new URLSearchParams();
   if (query && typeof query === 'object')
     for (const [name, value] of Object.entries(query)) {
       if (value === undefined) continue;
-      for (const item of Array.isArray(value) ? value : [value]) search.append(name, typeof item === 'string' ? item : JSON.stringify(item));
+      for (const item of Array.isArray(value) ? value : [value])
+        search.append(name, typeof item === 'string' ? item : JSON.stringify(item));
     }
   const url = search.size ? `${path}?${search}` : path;
 
@@ -202,7 +259,8 @@ export function buildCase(document: JsonSchema, op: RestOperation, known: Known,
     if (body !== undefined) {
       if (useForm && body && typeof body === 'object' && !Array.isArray(body)) {
         const form = new URLSearchParams();
-        for (const [name, value] of Object.entries(body)) form.append(name, typeof value === 'string' ? value : JSON.stringify(value));
+        for (const [name, value] of Object.entries(body))
+          form.append(name, typeof value === 'string' ? value : JSON.stringify(value));
         encoded = form.toString();
         headers['content-type'] ??= 'application/x-www-form-urlencoded';
       } else {
@@ -215,12 +273,19 @@ export function buildCase(document: JsonSchema, op: RestOperation, known: Known,
 }
 
 /** Ids and keys in a success body, so later requests can address real records. */
-export function learn(known: Known, credentials: Credentials, merchantId: string, requestUrl: string, body: unknown): void {
+export function learn(
+  known: Known,
+  credentials: Credentials,
+  merchantId: string,
+  requestUrl: string,
+  body: unknown,
+): void {
   const visit = (value: unknown, depth: number) => {
     if (depth > 4 || value === null || typeof value !== 'object') return;
     if (Array.isArray(value)) return value.slice(0, 20).forEach((item) => visit(item, depth + 1));
     for (const [key, item] of Object.entries(value)) {
-      if (typeof item === 'string' && (key === 'id' || key.endsWith('_id')) && item.length < 100) addKnownId(known, key, item);
+      if (typeof item === 'string' && (key === 'id' || key.endsWith('_id')) && item.length < 100)
+        addKnownId(known, key, item);
       else visit(item, depth + 1);
     }
   };
@@ -228,8 +293,10 @@ export function learn(known: Known, credentials: Credentials, merchantId: string
   // A rotated key replaces the one the fuzzer holds, or every later call with it would be a 401.
   const answer = body as Record<string, any> | undefined;
   const bankKey = credentials.bankKey?.['x-service-bank-key'];
-  if (typeof answer?.bank_key === 'string' && bankKey && answer.bank_key.split('_')[1] === bankKey.split('_')[1]) credentials.bankKey = { 'x-service-bank-key': answer.bank_key };
-  if (typeof answer?.api_key === 'string' && requestUrl.includes(merchantId)) credentials.merchantKey = { authorization: `Bearer ${answer.api_key}` };
+  if (typeof answer?.bank_key === 'string' && bankKey && answer.bank_key.split('_')[1] === bankKey.split('_')[1])
+    credentials.bankKey = { 'x-service-bank-key': answer.bank_key };
+  if (typeof answer?.api_key === 'string' && requestUrl.includes(merchantId))
+    credentials.merchantKey = { authorization: `Bearer ${answer.api_key}` };
 }
 
 export interface RestCheck {
@@ -248,7 +315,11 @@ export function checkResponse(
   const problems: Array<{ kind: 'undocumented status' | 'schema mismatch' | 'bad error body'; problem: string }> = [];
   const status = String(answer.status);
   const responses: JsonSchema = op.operation.responses ?? {};
-  if (!(status in responses)) problems.push({ kind: 'undocumented status', problem: `status ${status} not in the document (${Object.keys(responses).join(', ')})` });
+  if (!(status in responses))
+    problems.push({
+      kind: 'undocumented status',
+      problem: `status ${status} not in the document (${Object.keys(responses).join(', ')})`,
+    });
   const mediaType = answer.contentType.split(';')[0]!.trim().toLowerCase();
   let json: any;
   if (mediaType === 'application/json') {
@@ -259,22 +330,39 @@ export function checkResponse(
     }
   }
   // A page answers a browser's navigation in HTML, errors included, where the document says so.
-  const htmlPage = mediaType === 'text/html' && resolve(checker['document'], responses[status])?.content?.['text/html'] !== undefined;
+  const htmlPage =
+    mediaType === 'text/html' && resolve(checker['document'], responses[status])?.content?.['text/html'] !== undefined;
   if (answer.status >= 400 && !htmlPage) {
     const error = json?.error;
-    if (!error || typeof error.code !== 'string' || typeof error.message !== 'string' || typeof error.detail !== 'string' || typeof error.request_id !== 'string')
-      problems.push({ kind: 'bad error body', problem: `not {error:{code,message,detail,request_id}} (${mediaType || 'no content-type'})` });
+    if (
+      !error ||
+      typeof error.code !== 'string' ||
+      typeof error.message !== 'string' ||
+      typeof error.detail !== 'string' ||
+      typeof error.request_id !== 'string'
+    )
+      problems.push({
+        kind: 'bad error body',
+        problem: `not {error:{code,message,detail,request_id}} (${mediaType || 'no content-type'})`,
+      });
     else if (error.request_id !== answer.requestIdHeader)
-      problems.push({ kind: 'bad error body', problem: `request_id ${error.request_id} != X-Request-Id ${answer.requestIdHeader}` });
+      problems.push({
+        kind: 'bad error body',
+        problem: `request_id ${error.request_id} != X-Request-Id ${answer.requestIdHeader}`,
+      });
   }
   if (status in responses) {
     const documented = resolve(checker['document'], responses[status]);
     const documentedTypes = Object.keys(documented?.content ?? {});
     if (answer.text.length > 0 && answer.status !== 303 && !documentedTypes.includes(mediaType))
-      problems.push({ kind: 'schema mismatch', problem: `content-type ${mediaType || 'none'} not documented for ${status} (${documentedTypes.join(', ') || 'no body'})` });
+      problems.push({
+        kind: 'schema mismatch',
+        problem: `content-type ${mediaType || 'none'} not documented for ${status} (${documentedTypes.join(', ') || 'no body'})`,
+      });
     else if (json !== undefined) {
       const validate = checker.validator(op, status, mediaType);
-      if (validate && !validate(json)) problems.push({ kind: 'schema mismatch', problem: checker.errorsText(validate) });
+      if (validate && !validate(json))
+        problems.push({ kind: 'schema mismatch', problem: checker.errorsText(validate) });
     }
   }
   return problems;

@@ -26,7 +26,8 @@ export const addKnownId = (known: Known, name: string, value: string): void => {
 const idsNamed = (known: Known, name: string): string[] => [...(known.ids.get(name) ?? [])];
 const allIds = (known: Known): string[] => [...known.ids.values()].flatMap((set) => [...set]);
 
-const pick = <T>(values: T[], otherwise: fc.Arbitrary<T>): fc.Arbitrary<T> => (values.length ? fc.oneof(fc.constantFrom(...values), otherwise) : otherwise);
+const pick = <T>(values: T[], otherwise: fc.Arbitrary<T>): fc.Arbitrary<T> =>
+  values.length ? fc.oneof(fc.constantFrom(...values), otherwise) : otherwise;
 
 /** Strings that have broken parsers, validators and databases before. */
 const NASTY_STRINGS = [
@@ -74,8 +75,32 @@ const BAD_IBANS = [
   'LY8300204800002010012036€',
   '0'.repeat(40),
 ];
-const BAD_DATES = ['2026-13-45', '2026-02-30T00:00:00Z', '99999-01-01T00:00:00Z', '0000-00-00', 'yesterday', '1700000000', '2026-01-01T25:61:61Z', '-000001-01-01T00:00:00Z'];
-const BAD_NUMBERS = [-1, 0, 0.5, -0.5, 1.5, 1e308, -1e308, 2 ** 31, 2 ** 53, 2 ** 53 + 2, -(2 ** 53), 12_500.001, Number.MAX_SAFE_INTEGER, 1e21];
+const BAD_DATES = [
+  '2026-13-45',
+  '2026-02-30T00:00:00Z',
+  '99999-01-01T00:00:00Z',
+  '0000-00-00',
+  'yesterday',
+  '1700000000',
+  '2026-01-01T25:61:61Z',
+  '-000001-01-01T00:00:00Z',
+];
+const BAD_NUMBERS = [
+  -1,
+  0,
+  0.5,
+  -0.5,
+  1.5,
+  1e308,
+  -1e308,
+  2 ** 31,
+  2 ** 53,
+  2 ** 53 + 2,
+  -(2 ** 53),
+  12_500.001,
+  Number.MAX_SAFE_INTEGER,
+  1e21,
+];
 
 /** Any JSON value a client could send in place of the expected one. */
 export const junkValue: fc.Arbitrary<unknown> = fc.oneof(
@@ -96,7 +121,9 @@ export const junkString: fc.Arbitrary<string> = fc.oneof(
   fc.string({ maxLength: 3000, minLength: 1000 }),
 );
 
-const isoDate = fc.date({ min: new Date('2020-01-01'), max: new Date('2030-01-01'), noInvalidDate: true }).map((date) => date.toISOString());
+const isoDate = fc
+  .date({ min: new Date('2020-01-01'), max: new Date('2030-01-01'), noInvalidDate: true })
+  .map((date) => date.toISOString());
 
 /** Realistic values for well-known field names, so a valid request reaches the resolver. */
 function byName(name: string, known: Known): fc.Arbitrary<unknown> | undefined {
@@ -104,7 +131,8 @@ function byName(name: string, known: Known): fc.Arbitrary<unknown> | undefined {
   const handles = pick(known.bankHandles, fc.stringMatching(/^[a-z][a-z0-9]{2,15}$/));
   if (n === 'handle' || n === 'bank_handle' || n === 'bank') return handles;
   if (n.endsWith('iban')) return pick(known.ibans, fc.constantFrom(...BAD_IBANS));
-  if (n === 'alias' || n === 'npt_handle' || n === 'payer_alias') return pick(known.aliases, fc.stringMatching(/^[a-z][a-z0-9_]{2,20}$/));
+  if (n === 'alias' || n === 'npt_handle' || n === 'payer_alias')
+    return pick(known.aliases, fc.stringMatching(/^[a-z][a-z0-9_]{2,20}$/));
   if (n === 'amount' || n.endsWith('_amount') || n === 'min_amount' || n === 'max_amount')
     return fc.oneof(fc.integer({ min: 1, max: 100_000 }), fc.integer({ min: 1, max: 10_000_000 }));
   // Destinations and payers: { type: alias | iban, value }.
@@ -114,13 +142,24 @@ function byName(name: string, known: Known): fc.Arbitrary<unknown> | undefined {
   if (n === 'code_verifier') return fc.stringMatching(/^[A-Za-z0-9._~-]{43,60}$/);
   if (n === 'currency') return fc.constantFrom('LYD', 'LYD', 'USD', 'EUR');
   if (n === 'country') return fc.constant('LY');
-  if (n.endsWith('_url') || n === 'url' || n === 'redirect_uri') return pick(known.urls, fc.constantFrom('https://example.com/callback', 'http://127.0.0.1:9/x'));
-  if (n === 'redirect_uris') return fc.array(pick(known.urls, fc.constant('https://tpp.example/callback')), { minLength: 1, maxLength: 2 });
+  if (n.endsWith('_url') || n === 'url' || n === 'redirect_uri')
+    return pick(known.urls, fc.constantFrom('https://example.com/callback', 'http://127.0.0.1:9/x'));
+  if (n === 'redirect_uris')
+    return fc.array(pick(known.urls, fc.constant('https://tpp.example/callback')), { minLength: 1, maxLength: 2 });
   if (n.endsWith('email')) return fc.constantFrom('ops@example.ly', 'a@b.co');
   if (n === 'phone') return fc.stringMatching(/^\+2189[1-5][0-9]{7}$/);
   if (n === 'otp') return fc.constantFrom('111111', '222222', '333333', '444444', '000000');
   if (n === 'institution_code') return fc.stringMatching(/^[0-9]{3}$/);
-  if (n.endsWith('_at') || n === 'from' || n === 'to' || n === 'from_date' || n === 'to_date' || n === 'expiration' || n === 'expires') return isoDate;
+  if (
+    n.endsWith('_at') ||
+    n === 'from' ||
+    n === 'to' ||
+    n === 'from_date' ||
+    n === 'to_date' ||
+    n === 'expiration' ||
+    n === 'expires'
+  )
+    return isoDate;
   if (n === 'limit') return fc.integer({ min: 1, max: 100 });
   if (n === 'grant_type') return fc.constantFrom('authorization_code', 'refresh_token', 'client_credentials');
   if (n === 'scopes' || n === 'permissions' || n === 'ob_scopes_supported')
@@ -130,7 +169,10 @@ function byName(name: string, known: Known): fc.Arbitrary<unknown> | undefined {
     const exact = idsNamed(known, n);
     const any = allIds(known);
     return exact.length || any.length
-      ? fc.oneof({ weight: 3, arbitrary: fc.constantFrom(...(exact.length ? exact : any)) }, fc.constantFrom(...(any.length ? any : ['x'])))
+      ? fc.oneof(
+          { weight: 3, arbitrary: fc.constantFrom(...(exact.length ? exact : any)) },
+          fc.constantFrom(...(any.length ? any : ['x'])),
+        )
       : undefined;
   }
   return undefined;
@@ -155,17 +197,26 @@ function stringOf(schema: JsonSchema): fc.Arbitrary<string> {
 }
 
 /** A value valid for `schema`; `name` is the property it is for, `depth` bounds recursion. */
-export function arbitraryFor(schema: JsonSchema | undefined, known: Known, name = '', depth = 0): fc.Arbitrary<unknown> {
+export function arbitraryFor(
+  schema: JsonSchema | undefined,
+  known: Known,
+  name = '',
+  depth = 0,
+): fc.Arbitrary<unknown> {
   if (!schema || depth > 6) return fc.constant(null);
   if ('const' in schema) return fc.constant(schema.const);
   if (Array.isArray(schema.enum)) return fc.constantFrom(...schema.enum);
   const alternatives = schema.anyOf ?? schema.oneOf;
   if (Array.isArray(alternatives)) {
     // Nullable fields: mostly the value, sometimes null.
-    const arbs = alternatives.map((alternative: JsonSchema) => ({ weight: alternative.type === 'null' ? 1 : 4, arbitrary: arbitraryFor(alternative, known, name, depth + 1) }));
+    const arbs = alternatives.map((alternative: JsonSchema) => ({
+      weight: alternative.type === 'null' ? 1 : 4,
+      arbitrary: arbitraryFor(alternative, known, name, depth + 1),
+    }));
     return fc.oneof(...arbs);
   }
-  if (Array.isArray(schema.allOf) && schema.allOf.length) return arbitraryFor(Object.assign({}, ...schema.allOf), known, name, depth + 1);
+  if (Array.isArray(schema.allOf) && schema.allOf.length)
+    return arbitraryFor(Object.assign({}, ...schema.allOf), known, name, depth + 1);
   const hinted = name ? byName(name, known) : undefined;
   const type = Array.isArray(schema.type) ? schema.type[0] : schema.type;
   if (hinted && type !== 'object') return hinted;
@@ -175,22 +226,35 @@ export function arbitraryFor(schema: JsonSchema | undefined, known: Known, name 
     case 'integer': {
       const min = Math.max(schema.minimum ?? -1_000_000, Number.MIN_SAFE_INTEGER);
       const max = Math.min(schema.maximum ?? 1_000_000, Number.MAX_SAFE_INTEGER);
-      return fc.integer({ min: Math.min(min, 1_000_000), max: Math.max(Math.min(max, 1_000_000), Math.min(min, 1_000_000)) });
+      return fc.integer({
+        min: Math.min(min, 1_000_000),
+        max: Math.max(Math.min(max, 1_000_000), Math.min(min, 1_000_000)),
+      });
     }
     case 'number':
-      return fc.double({ min: schema.minimum ?? -1e6, max: schema.maximum ?? 1e6, noNaN: true, noDefaultInfinity: true });
+      return fc.double({
+        min: schema.minimum ?? -1e6,
+        max: schema.maximum ?? 1e6,
+        noNaN: true,
+        noDefaultInfinity: true,
+      });
     case 'boolean':
       return fc.boolean();
     case 'null':
       return fc.constant(null);
     case 'array': {
       const minLength = schema.minItems ?? 0;
-      return fc.array(arbitraryFor(schema.items, known, name, depth + 1), { minLength, maxLength: Math.min(schema.maxItems ?? minLength + 3, minLength + 3) });
+      return fc.array(arbitraryFor(schema.items, known, name, depth + 1), {
+        minLength,
+        maxLength: Math.min(schema.maxItems ?? minLength + 3, minLength + 3),
+      });
     }
     case 'object': {
       const properties: Record<string, JsonSchema> = schema.properties ?? {};
       const required = new Set<string>(schema.required ?? []);
-      const entries = Object.entries(properties).map(([key, property]) => [key, arbitraryFor(property, known, key, depth + 1)] as const);
+      const entries = Object.entries(properties).map(
+        ([key, property]) => [key, arbitraryFor(property, known, key, depth + 1)] as const,
+      );
       return fc.record(Object.fromEntries(entries), { requiredKeys: [...required].filter((key) => key in properties) });
     }
     default:
@@ -207,13 +271,19 @@ export type Mutation =
   | { kind: 'replace-body'; junk: unknown };
 
 export const mutationArb: fc.Arbitrary<Mutation> = fc.oneof(
-  { weight: 5, arbitrary: fc.record({ kind: fc.constant('replace-field' as const), pathIndex: fc.nat(), junk: junkValue }) },
+  {
+    weight: 5,
+    arbitrary: fc.record({ kind: fc.constant('replace-field' as const), pathIndex: fc.nat(), junk: junkValue }),
+  },
   { weight: 2, arbitrary: fc.record({ kind: fc.constant('remove-field' as const), pathIndex: fc.nat() }) },
   {
     weight: 2,
     arbitrary: fc.record({
       kind: fc.constant('extra-field' as const),
-      key: fc.oneof(fc.string({ minLength: 1, maxLength: 12 }), fc.constantFrom('__proto__', 'constructor', 'id', 'status')),
+      key: fc.oneof(
+        fc.string({ minLength: 1, maxLength: 12 }),
+        fc.constantFrom('__proto__', 'constructor', 'id', 'status'),
+      ),
       junk: junkValue,
     }),
   },
@@ -241,9 +311,15 @@ function setAt(root: any, path: Array<string | number>, apply: (parent: any, key
 export function mutate(value: unknown, mutation: Mutation): unknown {
   if (mutation.kind === 'replace-body') return mutation.junk;
   const copy = structuredClone(value) ?? {};
-  if (typeof copy !== 'object' || copy === null) return mutation.kind === 'extra-field' ? { [mutation.key]: mutation.junk } : copy;
+  if (typeof copy !== 'object' || copy === null)
+    return mutation.kind === 'extra-field' ? { [mutation.key]: mutation.junk } : copy;
   if (mutation.kind === 'extra-field') {
-    Object.defineProperty(copy, mutation.key, { value: mutation.junk, enumerable: true, writable: true, configurable: true });
+    Object.defineProperty(copy, mutation.key, {
+      value: mutation.junk,
+      enumerable: true,
+      writable: true,
+      configurable: true,
+    });
     return copy;
   }
   const paths = pathsOf(copy);

@@ -47,9 +47,18 @@ export interface MandateWalkthroughResult {
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** A charge's final status (cross bank: once the creditor bank confirmed the rail credit). */
-async function settled(send: Send, auth: Record<string, string>, mandateId: string, chargeId: string): Promise<{ status: string; period_start: string }> {
+async function settled(
+  send: Send,
+  auth: Record<string, string>,
+  mandateId: string,
+  chargeId: string,
+): Promise<{ status: string; period_start: string }> {
   for (let i = 0; i < 150; i += 1) {
-    const list = expectStatus(await send('GET', `/recurring/mandates/${mandateId}/charges`, { headers: auth }), 200, 'listing the charges');
+    const list = expectStatus(
+      await send('GET', `/recurring/mandates/${mandateId}/charges`, { headers: auth }),
+      200,
+      'listing the charges',
+    );
     const charge = list.charges.find((c: { charge_id: string }) => c.charge_id === chargeId);
     if (charge && charge.status !== 'PROCESSING') return charge;
     await sleep(200);
@@ -84,9 +93,13 @@ export async function runMandateWalkthrough(options: MandateWalkthroughOptions):
   );
   const mandateId = created.mandate_id as string;
 
-  log('   (Test mode: the demo shop holds a test key, so every core call below goes to the built-in test bank; no sandbox balance moves.)');
+  log(
+    '   (Test mode: the demo shop holds a test key, so every core call below goes to the built-in test bank; no sandbox balance moves.)',
+  );
 
-  log(`\n2. ${customer.alias} opens confirm_url in a browser and confirms with the test bank's OTP (${TEST_OTP}; her own OTP is for live payments).`);
+  log(
+    `\n2. ${customer.alias} opens confirm_url in a browser and confirms with the test bank's OTP (${TEST_OTP}; her own OTP is for live payments).`,
+  );
   const browser = await launchChromium(options.chromiumPath);
   let pageStatus: string | null;
   try {
@@ -103,19 +116,32 @@ export async function runMandateWalkthrough(options: MandateWalkthroughOptions):
 
   log('\n3. The shop charges this month (the money goes from Oasis Bank to its account at Atlas Bank: the rail).');
   const first = expectStatus(
-    await send('POST', `/recurring/mandates/${mandateId}/charge`, { headers: auth, json: { amount: 12_500, reference: 'box-month-1' } }),
+    await send('POST', `/recurring/mandates/${mandateId}/charge`, {
+      headers: auth,
+      json: { amount: 12_500, reference: 'box-month-1' },
+    }),
     201,
     'the first charge',
   );
   const firstDone = await settled(send, auth, mandateId, first.charge_id);
 
   log('\n4. A second charge in the same month is refused.');
-  const again = await send('POST', `/recurring/mandates/${mandateId}/charge`, { headers: auth, json: { amount: 1_000, reference: 'box-extra' } });
+  const again = await send('POST', `/recurring/mandates/${mandateId}/charge`, {
+    headers: auth,
+    json: { amount: 1_000, reference: 'box-extra' },
+  });
 
   log("\n5. Test mode: the mandate's clock moves a month on, and next month's charge goes through.");
-  expectStatus(await send('POST', `/recurring/mandates/${mandateId}/test-clock/advance`, { headers: auth, json: { days: 31 } }), 200, 'advancing the test clock');
+  expectStatus(
+    await send('POST', `/recurring/mandates/${mandateId}/test-clock/advance`, { headers: auth, json: { days: 31 } }),
+    200,
+    'advancing the test clock',
+  );
   const second = expectStatus(
-    await send('POST', `/recurring/mandates/${mandateId}/charge`, { headers: auth, json: { amount: 12_500, reference: 'box-month-2' } }),
+    await send('POST', `/recurring/mandates/${mandateId}/charge`, {
+      headers: auth,
+      json: { amount: 12_500, reference: 'box-month-2' },
+    }),
     201,
     'the second charge',
   );
@@ -126,15 +152,25 @@ export async function runMandateWalkthrough(options: MandateWalkthroughOptions):
   );
   const settlementIbans = new Map<string, string>();
   for (const bank of demo.banks)
-    settlementIbans.set(bank.bank_handle, expectStatus(await send('GET', `/banks/${bank.bank_handle}`, { headers: admin }), 200, 'a bank record').settlement_account_iban);
+    settlementIbans.set(
+      bank.bank_handle,
+      expectStatus(await send('GET', `/banks/${bank.bank_handle}`, { headers: admin }), 200, 'a bank record')
+        .settlement_account_iban,
+    );
   const balance = async (handle: string) => {
     const bank = demo.banks.find((b) => b.bank_handle === handle)!;
-    const answer = await fetch(`${bank.core_base_url}/accounts/${settlementIbans.get(handle)}`, { headers: { 'x-service-internal-key': bank.internal_key } });
+    const answer = await fetch(`${bank.core_base_url}/accounts/${settlementIbans.get(handle)}`, {
+      headers: { 'x-service-internal-key': bank.internal_key },
+    });
     return Number(((await answer.json()) as { balance: number }).balance);
   };
   const before = new Map<string, number>();
   for (const bank of demo.banks) before.set(bank.bank_handle, await balance(bank.bank_handle));
-  const cycle = expectStatus(await send('POST', '/settlement/cycles', { headers: admin, json: { mode: 'test' } }), 201, 'the test settlement cycle');
+  const cycle = expectStatus(
+    await send('POST', '/settlement/cycles', { headers: admin, json: { mode: 'test' } }),
+    201,
+    'the test settlement cycle',
+  );
   const positions = [];
   for (const position of cycle.positions as Array<{ bank_handle: string; currency: string; net_amount: number }>) {
     positions.push({
@@ -144,7 +180,9 @@ export async function runMandateWalkthrough(options: MandateWalkthroughOptions):
       moved: (await balance(position.bank_handle)) - before.get(position.bank_handle)!,
     });
   }
-  log(`   ${positions.map((p) => `${p.bank} ${p.currency} net ${p.net}, live settlement account moved ${p.moved}`).join('; ')}`);
+  log(
+    `   ${positions.map((p) => `${p.bank} ${p.currency} net ${p.net}, live settlement account moved ${p.moved}`).join('; ')}`,
+  );
 
   return {
     mandateId,
@@ -172,7 +210,9 @@ if (require.main === module) {
       console.log(
         `\nDone: mandate ${result.mandateId} ${result.pageStatus}; charges ${result.charges.map((c) => `${c.periodStart} ${c.status}`).join(', ')}; same-month charge refused with ${result.refusal.status} ${result.refusal.code}`,
       );
-      console.log(`Settlement ${result.settlement.cycleId}: ${result.settlement.positions.map((p) => `${p.bank} ${p.net}`).join(', ')}`);
+      console.log(
+        `Settlement ${result.settlement.cycleId}: ${result.settlement.positions.map((p) => `${p.bank} ${p.net}`).join(', ')}`,
+      );
     },
     (error) => {
       console.error(`\nThe walkthrough stopped: ${error instanceof Error ? error.message : String(error)}`);

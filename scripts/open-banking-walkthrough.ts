@@ -91,13 +91,17 @@ async function consentToTokens(walk: Walk, customer: WalkthroughDemo['customers'
     'creating the consent',
   );
 
-  log(`\n${customer.alias} approves on the consent page (${consent.consent_url}) with OTP ${customer.otp}, in Chromium.`);
+  log(
+    `\n${customer.alias} approves on the consent page (${consent.consent_url}) with OTP ${customer.otp}, in Chromium.`,
+  );
   const context = await walk.browser.newContext({ viewport: { width: 390, height: 844 } });
   let landed: URL;
   try {
     const page = await context.newPage();
     // The TPP's side of the redirect: answered here, so the walkthrough needs no TPP server.
-    await page.route(`${redirectUri}**`, (route) => route.fulfill({ status: 200, contentType: 'text/html', body: '<h1>Back at the Demo Budgeting App</h1>' }));
+    await page.route(`${redirectUri}**`, (route) =>
+      route.fulfill({ status: 200, contentType: 'text/html', body: '<h1>Back at the Demo Budgeting App</h1>' }),
+    );
     await page.goto(`${walk.base}${new URL(consent.consent_url).pathname}`);
     await page.fill('#customer-value', customer.alias);
     await page.fill('#otp', customer.otp);
@@ -108,18 +112,36 @@ async function consentToTokens(walk: Walk, customer: WalkthroughDemo['customers'
     await context.close();
   }
   const code = landed.searchParams.get('code');
-  log(`landed on ${landed.origin}${landed.pathname} with code, consent_id ${landed.searchParams.get('consent_id')}, iss ${landed.searchParams.get('iss')}`);
-  if (!code || landed.searchParams.get('state') !== state || landed.searchParams.get('consent_id') !== consent.consent_id) {
+  log(
+    `landed on ${landed.origin}${landed.pathname} with code, consent_id ${landed.searchParams.get('consent_id')}, iss ${landed.searchParams.get('iss')}`,
+  );
+  if (
+    !code ||
+    landed.searchParams.get('state') !== state ||
+    landed.searchParams.get('consent_id') !== consent.consent_id
+  ) {
     throw new Error(`the redirect did not carry the code, the same state and the consent id: ${landed.search}`);
   }
 
   log('\nThe TPP exchanges the code with its verifier (form-encoded, no client secret).');
   const tokens = expectStatus(
-    await send('POST', '/ob/token', { form: { grant_type: 'authorization_code', code, redirect_uri: redirectUri, consent_id: consent.consent_id, code_verifier: verifier } }),
+    await send('POST', '/ob/token', {
+      form: {
+        grant_type: 'authorization_code',
+        code,
+        redirect_uri: redirectUri,
+        consent_id: consent.consent_id,
+        code_verifier: verifier,
+      },
+    }),
     200,
     'exchanging the code',
   );
-  return { consentId: consent.consent_id as string, accessToken: tokens.access_token as string, refreshToken: tokens.refresh_token as string };
+  return {
+    consentId: consent.consent_id as string,
+    accessToken: tokens.access_token as string,
+    refreshToken: tokens.refresh_token as string,
+  };
 }
 
 /** The TPP's webhook endpoint: verifies X-Service-Signature over the raw body with the TPP's secret. */
@@ -131,7 +153,10 @@ async function startTppReceiver(log: (line: string) => void) {
     request.on('data', (chunk: Buffer) => chunks.push(chunk));
     request.on('end', () => {
       const raw = Buffer.concat(chunks);
-      if (!secret || !safeEqual(String(request.headers['x-service-signature'] ?? ''), `sha256=${hmacSha256Hex(secret, raw)}`)) {
+      if (
+        !secret ||
+        !safeEqual(String(request.headers['x-service-signature'] ?? ''), `sha256=${hmacSha256Hex(secret, raw)}`)
+      ) {
         response.writeHead(401).end();
         return;
       }
@@ -154,11 +179,20 @@ async function startTppReceiver(log: (line: string) => void) {
 /** Statuses of paymentOrderUpdated(id) over graphql-ws, as a TPP's live UI would follow them. */
 function followOrder(graphqlUrl: string, tppToken: string, id: string) {
   const statuses: string[] = [];
-  const client = createClient({ url: graphqlUrl.replace(/^http/, 'ws'), webSocketImpl: WebSocket, connectionParams: { authorization: `Bearer ${tppToken}` }, retryAttempts: 0 });
+  const client = createClient({
+    url: graphqlUrl.replace(/^http/, 'ws'),
+    webSocketImpl: WebSocket,
+    connectionParams: { authorization: `Bearer ${tppToken}` },
+    retryAttempts: 0,
+  });
   const done = new Promise<void>((resolve, reject) => {
     client.subscribe<{ paymentOrderUpdated: { status: string } }>(
       { query: 'subscription($id: ID!) { paymentOrderUpdated(id: $id) { status } }', variables: { id } },
-      { next: (message) => message.data && statuses.push(message.data.paymentOrderUpdated.status), error: reject, complete: resolve },
+      {
+        next: (message) => message.data && statuses.push(message.data.paymentOrderUpdated.status),
+        error: reject,
+        complete: resolve,
+      },
     );
   });
   return { statuses, done, dispose: () => client.dispose() };
@@ -188,32 +222,61 @@ export async function runOpenBankingWalkthrough(options: WalkthroughOptions): Pr
 async function accountInformation(walk: Walk, demo: WalkthroughDemo) {
   const { send, log } = walk;
   log('1. Account information.');
-  const grant = await consentToTokens(walk, demo.customers[0]!, ['accounts:read', 'balances:read', 'transactions:read']);
+  const grant = await consentToTokens(walk, demo.customers[0]!, [
+    'accounts:read',
+    'balances:read',
+    'transactions:read',
+  ]);
   const data = (token: string) => ({ authorization: `Bearer ${token}`, 'x-consent-id': grant.consentId });
 
   log('\nAccount information with the access token and X-Consent-Id.');
-  const accounts = expectStatus(await send('GET', '/ob/accounts', { headers: data(grant.accessToken) }), 200, 'listing accounts').accounts;
+  const accounts = expectStatus(
+    await send('GET', '/ob/accounts', { headers: data(grant.accessToken) }),
+    200,
+    'listing accounts',
+  ).accounts;
   const accountId = accounts[0].account_id as string;
-  const balances = expectStatus(await send('GET', `/ob/accounts/${accountId}/balances`, { headers: data(grant.accessToken) }), 200, 'reading balances');
-  const transactions = expectStatus(await send('GET', `/ob/accounts/${accountId}/transactions?count=5`, { headers: data(grant.accessToken) }), 200, 'reading transactions');
+  const balances = expectStatus(
+    await send('GET', `/ob/accounts/${accountId}/balances`, { headers: data(grant.accessToken) }),
+    200,
+    'reading balances',
+  );
+  const transactions = expectStatus(
+    await send('GET', `/ob/accounts/${accountId}/transactions?count=5`, { headers: data(grant.accessToken) }),
+    200,
+    'reading transactions',
+  );
 
   log('\nA refresh rotates the pair: the old access token stops working.');
   const second = expectStatus(
-    await send('POST', '/ob/token', { form: { grant_type: 'refresh_token', refresh_token: grant.refreshToken, consent_id: grant.consentId } }),
+    await send('POST', '/ob/token', {
+      form: { grant_type: 'refresh_token', refresh_token: grant.refreshToken, consent_id: grant.consentId },
+    }),
     200,
     'refreshing',
   );
   const refusals: WalkthroughResult['refusals'] = {};
-  const refused = (name: string, answer: Answer) => void (refusals[name] = { status: answer.status, code: answer.body?.error?.code });
+  const refused = (name: string, answer: Answer) =>
+    void (refusals[name] = { status: answer.status, code: answer.body?.error?.code });
   refused('rotated access token', await send('GET', '/ob/accounts', { headers: data(grant.accessToken) }));
-  expectStatus(await send('GET', `/ob/accounts/${accountId}/balances`, { headers: data(second.access_token) }), 200, 'reading with the new token');
+  expectStatus(
+    await send('GET', `/ob/accounts/${accountId}/balances`, { headers: data(second.access_token) }),
+    200,
+    'reading with the new token',
+  );
 
   log('\nThe TPP deletes the consent: every token of it stops at once.');
-  expectStatus(await send('DELETE', `/ob/consents/${grant.consentId}`, { headers: data(second.access_token) }), 204, 'deleting the consent');
+  expectStatus(
+    await send('DELETE', `/ob/consents/${grant.consentId}`, { headers: data(second.access_token) }),
+    204,
+    'deleting the consent',
+  );
   refused('access token after DELETE', await send('GET', '/ob/accounts', { headers: data(second.access_token) }));
   refused(
     'refresh token after DELETE',
-    await send('POST', '/ob/token', { form: { grant_type: 'refresh_token', refresh_token: second.refresh_token, consent_id: grant.consentId } }),
+    await send('POST', '/ob/token', {
+      form: { grant_type: 'refresh_token', refresh_token: second.refresh_token, consent_id: grant.consentId },
+    }),
   );
   return { consentId: grant.consentId, accounts, balances, transactions, refusals };
 }
@@ -226,22 +289,46 @@ async function paymentOrders(walk: Walk, demo: WalkthroughDemo) {
   const otherBank = demo.customers.find((c) => c.bank_handle !== payer.bank_handle)!;
   const tppAuth = { authorization: `Bearer ${walk.tppToken}` };
 
-  log('\n2. Payment orders. The TPP points its webhooks at an endpoint of its own and takes a new webhook secret (shown once).');
+  log(
+    '\n2. Payment orders. The TPP points its webhooks at an endpoint of its own and takes a new webhook secret (shown once).',
+  );
   const receiver = await startTppReceiver(log);
   try {
-    expectStatus(await send('PATCH', `/ob/tpps/${demo.tpp.tpp_id}`, { headers: tppAuth, json: { webhook_url: receiver.url } }), 200, 'setting the webhook URL');
+    expectStatus(
+      await send('PATCH', `/ob/tpps/${demo.tpp.tpp_id}`, { headers: tppAuth, json: { webhook_url: receiver.url } }),
+      200,
+      'setting the webhook URL',
+    );
     receiver.setSecret(
-      expectStatus(await send('POST', `/ob/tpps/${demo.tpp.tpp_id}/rotate-webhook-secret`, { headers: tppAuth }), 200, 'rotating the webhook secret').webhook_secret,
+      expectStatus(
+        await send('POST', `/ob/tpps/${demo.tpp.tpp_id}/rotate-webhook-secret`, { headers: tppAuth }),
+        200,
+        'rotating the webhook secret',
+      ).webhook_secret,
     );
 
     const grant = await consentToTokens(walk, payer, ['accounts:read', 'payments:write']);
     const data = { authorization: `Bearer ${grant.accessToken}`, 'x-consent-id': grant.consentId };
-    const source = expectStatus(await send('GET', '/ob/accounts', { headers: data }), 200, 'listing accounts').accounts[0].account_id as string;
+    const source = expectStatus(await send('GET', '/ob/accounts', { headers: data }), 200, 'listing accounts')
+      .accounts[0].account_id as string;
     const order = (to: string, amount: number, description: string) =>
-      send('POST', '/ob/payment-orders', { headers: data, json: { source_account_id: source, destination: { type: 'iban', value: to }, amount, currency: 'LYD', description } });
+      send('POST', '/ob/payment-orders', {
+        headers: data,
+        json: {
+          source_account_id: source,
+          destination: { type: 'iban', value: to },
+          amount,
+          currency: 'LYD',
+          description,
+        },
+      });
     const settles = async (id: string): Promise<string> => {
       for (let i = 0; i < 200; i += 1) {
-        const status = expectStatus(await send('GET', `/ob/payment-orders/${id}`, { headers: data }), 200, 'reading the order').status as string;
+        const status = expectStatus(
+          await send('GET', `/ob/payment-orders/${id}`, { headers: data }),
+          200,
+          'reading the order',
+        ).status as string;
         if (['COMPLETED', 'FAILED', 'REJECTED'].includes(status)) return status;
         await new Promise((resolve) => setTimeout(resolve, 100));
       }
@@ -252,10 +339,14 @@ async function paymentOrders(walk: Walk, demo: WalkthroughDemo) {
     const small = expectStatus(await order(sameBank.iban, 2_500, 'Lunch'), 201, 'the order below the limit');
     const smallStatus = await settles(small.payment_order_id);
 
-    log(`\nAbove the limit, to ${otherBank.alias} at another bank: 202 PENDING_SCA, nothing moves before the customer's SCA.`);
+    log(
+      `\nAbove the limit, to ${otherBank.alias} at another bank: 202 PENDING_SCA, nothing moves before the customer's SCA.`,
+    );
     const large = expectStatus(await order(otherBank.iban, 150_000, 'New sofa'), 202, 'the order above the limit');
     const followed = followOrder(`${walk.base}/graphql`, walk.tppToken, large.payment_order_id);
-    log(`${payer.alias} authorises on the SCA page (${large.sca_url}) with OTP ${payer.otp}, in Chromium; a subscription follows the order.`);
+    log(
+      `${payer.alias} authorises on the SCA page (${large.sca_url}) with OTP ${payer.otp}, in Chromium; a subscription follows the order.`,
+    );
     const context = await walk.browser.newContext({ viewport: { width: 390, height: 844 } });
     try {
       const page = await context.newPage();
@@ -273,10 +364,19 @@ async function paymentOrders(walk: Walk, demo: WalkthroughDemo) {
 
     // Webhooks go out after the outcome; give them a moment.
     const wanted = ['payment_order.completed', 'payment_order.pending_sca'];
-    for (let i = 0; i < 100 && !wanted.every((event) => receiver.received.some((r) => r.event === event && r.id === large.payment_order_id)); i += 1) {
+    for (
+      let i = 0;
+      i < 100 &&
+      !wanted.every((event) => receiver.received.some((r) => r.event === event && r.id === large.payment_order_id));
+      i += 1
+    ) {
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
-    expectStatus(await send('PATCH', `/ob/tpps/${demo.tpp.tpp_id}`, { headers: tppAuth, json: { webhook_url: null } }), 200, 'removing the walkthrough webhook URL');
+    expectStatus(
+      await send('PATCH', `/ob/tpps/${demo.tpp.tpp_id}`, { headers: tppAuth, json: { webhook_url: null } }),
+      200,
+      'removing the walkthrough webhook URL',
+    );
     return {
       orders: [
         { id: small.payment_order_id as string, created: 201, status: smallStatus },
@@ -301,8 +401,12 @@ if (require.main === module) {
   }
   runOpenBankingWalkthrough({ demo }).then(
     (result) => {
-      console.log(`\nDone: consent ${result.consentId}, ${result.accounts.length} account(s) read; refused afterwards: ${JSON.stringify(result.refusals)}`);
-      console.log(`Payment orders: ${result.orders.map((o) => `${o.id} ${o.created} -> ${o.status}`).join(', ')}; webhooks verified: ${result.webhooks.length}`);
+      console.log(
+        `\nDone: consent ${result.consentId}, ${result.accounts.length} account(s) read; refused afterwards: ${JSON.stringify(result.refusals)}`,
+      );
+      console.log(
+        `Payment orders: ${result.orders.map((o) => `${o.id} ${o.created} -> ${o.status}`).join(', ')}; webhooks verified: ${result.webhooks.length}`,
+      );
     },
     (error) => {
       console.error(`\nThe walkthrough stopped: ${error instanceof Error ? error.message : String(error)}`);

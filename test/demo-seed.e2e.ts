@@ -60,12 +60,20 @@ describe('demo seed', () => {
       expect(saved.banks.map((b: any) => b.bank_handle)).toEqual(['oasis', 'atlas']);
       expect(saved.banks[0].bank_key).toBe(partial.banks[0].bank_key);
       expect(saved.banks[0].internal_key).toBe(partial.banks[0].internal_key);
-      expect((await test.rest('GET', '/banks/oasis', { headers: { 'x-service-bank-key': saved.banks[0].bank_key } })).status).toBe(200);
+      expect(
+        (await test.rest('GET', '/banks/oasis', { headers: { 'x-service-bank-key': saved.banks[0].bank_key } })).status,
+      ).toBe(200);
       for (const customer of saved.customers) {
         const resolved = await test.rest('GET', `/v1/identity/resolve?alias=${customer.alias}`);
         expect(resolved.body).toMatchObject({ iban: customer.iban, bank_handle: customer.bank_handle });
       }
-      expect((await test.rest('GET', `/merchants/${saved.merchant.merchant_id}`, { headers: { authorization: `Bearer ${saved.merchant.api_key}` } })).status).toBe(200);
+      expect(
+        (
+          await test.rest('GET', `/merchants/${saved.merchant.merchant_id}`, {
+            headers: { authorization: `Bearer ${saved.merchant.api_key}` },
+          })
+        ).status,
+      ).toBe(200);
       expect(await readyz()).toEqual({ status: 200, checks: { router: true } });
     } finally {
       await demo.stop();
@@ -87,7 +95,10 @@ describe('demo seed', () => {
     const merchantPath = `/merchants/${demo.file.merchant.merchant_id}`;
     const iban = (await test.rest('GET', merchantPath, { headers: admin })).body.settlement_iban;
     expect(iban).toEqual(expect.any(String));
-    await test.platform.db.knex('payments.merchants').where({ id: demo.file.merchant.merchant_id }).update({ settlement_iban: null });
+    await test.platform.db
+      .knex('payments.merchants')
+      .where({ id: demo.file.merchant.merchant_id })
+      .update({ settlement_iban: null });
     expect((await test.rest('GET', merchantPath, { headers: admin })).body.settlement_iban).toBeNull();
     const upgraded = await startDemo(test.platform, { portBase: 0, logger });
     try {

@@ -85,7 +85,13 @@ describe('npm start (embedded defaults)', () => {
   let sessionId: string;
 
   it('serves the API with demo data, and a restart reuses it', async () => {
-    env = { DATA_DIR: dataDir, REST_PORT: '0', ROUTER_PORT: '0', SANDBOX_PORT_BASE: String(await freePortBase()), LOG_LEVEL: 'error' };
+    env = {
+      DATA_DIR: dataDir,
+      REST_PORT: '0',
+      ROUTER_PORT: '0',
+      SANDBOX_PORT_BASE: String(await freePortBase()),
+      LOG_LEVEL: 'error',
+    };
     const first = await startLauncher(env);
     try {
       expect(first.output).toMatch(/Admin key\s+adm_/);
@@ -114,10 +120,14 @@ describe('npm start (embedded defaults)', () => {
         const response = await fetch(`${first.restUrl}/v1/identity/resolve?alias=${customer.alias}`);
         expect(await response.json()).toMatchObject({ iban: customer.iban, bank_handle: customer.bank_handle });
         const bank = demo.banks.find((b: any) => b.bank_handle === customer.bank_handle);
-        const account = await fetch(`${bank.core_base_url}/accounts/${customer.iban}`, { headers: { 'x-service-internal-key': bank.internal_key } });
+        const account = await fetch(`${bank.core_base_url}/accounts/${customer.iban}`, {
+          headers: { 'x-service-internal-key': bank.internal_key },
+        });
         expect(((await account.json()) as any).balance).toBe(customer.balance);
       }
-      expect(demo.customers.filter((c: any) => c.balance > 0).map((c: any) => c.bank_handle)).toEqual(expect.arrayContaining(['oasis', 'atlas']));
+      expect(demo.customers.filter((c: any) => c.balance > 0).map((c: any) => c.bank_handle)).toEqual(
+        expect.arrayContaining(['oasis', 'atlas']),
+      );
     } finally {
       await stopLauncher(first);
     }
@@ -129,7 +139,9 @@ describe('npm start (embedded defaults)', () => {
       expect(again.merchant).toEqual(demo.merchant);
       expect(again.banks.map((b: any) => b.bank_key)).toEqual(demo.banks.map((b: any) => b.bank_key));
       // The bank registered before the restart still answers with its saved key: no re-registration happened.
-      const bank = await fetch(`${second.restUrl}/banks/oasis`, { headers: { 'x-service-bank-key': again.banks[0].bank_key } });
+      const bank = await fetch(`${second.restUrl}/banks/oasis`, {
+        headers: { 'x-service-bank-key': again.banks[0].bank_key },
+      });
       expect(bank.status).toBe(200);
       expect(existsSync(join(dataDir, 'pglite'))).toBe(true);
 
@@ -137,7 +149,12 @@ describe('npm start (embedded defaults)', () => {
       const created = await fetch(`${second.restUrl}/payments/sessions`, {
         method: 'POST',
         headers: { authorization: `Bearer ${demo.merchant.api_key}`, 'content-type': 'application/json' },
-        body: JSON.stringify({ amount: 12500, currency: 'LYD', destination: { type: 'alias', value: 'layla' }, reference: 'order-kept' }),
+        body: JSON.stringify({
+          amount: 12500,
+          currency: 'LYD',
+          destination: { type: 'alias', value: 'layla' },
+          reference: 'order-kept',
+        }),
       });
       expect(created.status).toBe(201);
       const session = (await created.json()) as any;
@@ -149,10 +166,18 @@ describe('npm start (embedded defaults)', () => {
       // A second `npm start` on the same data directory stops at once, saying why; the first keeps serving.
       const refused = await runToExit({ ...env, SANDBOX_PORT_BASE: String(await freePortBase()) });
       expect(refused.code).toBe(1);
-      expect(refused.output).toContain(`The embedded database in ${join(dataDir, 'pglite')} is in use by another platform (process ${second.child.pid})`);
+      expect(refused.output).toContain(
+        `The embedded database in ${join(dataDir, 'pglite')} is in use by another platform (process ${second.child.pid})`,
+      );
       expect(refused.output).not.toMatch(/Aborted|at .*\.ts:\d+/);
       expect((await fetch(`${second.restUrl}/healthz`)).status).toBe(200);
-      expect((await fetch(`${second.restUrl}/payments/sessions/${sessionId}`, { headers: { authorization: `Bearer ${demo.merchant.api_key}` } })).status).toBe(200);
+      expect(
+        (
+          await fetch(`${second.restUrl}/payments/sessions/${sessionId}`, {
+            headers: { authorization: `Bearer ${demo.merchant.api_key}` },
+          })
+        ).status,
+      ).toBe(200);
 
       // SIGTERM, and a second signal while it stops (Ctrl-C twice): the second is only reported,
       // PGlite and its lock are closed, and the process exits 0. (Two SIGTERMs sent at once would
@@ -170,7 +195,10 @@ describe('npm start (embedded defaults)', () => {
 
   it('starts again after a kill -9 (the stale lock is taken over) and serves the data created before', async () => {
     const third = await startLauncher(env);
-    const readSession = (started: Started) => fetch(`${started.restUrl}/payments/sessions/${sessionId}`, { headers: { authorization: `Bearer ${demo.merchant.api_key}` } });
+    const readSession = (started: Started) =>
+      fetch(`${started.restUrl}/payments/sessions/${sessionId}`, {
+        headers: { authorization: `Bearer ${demo.merchant.api_key}` },
+      });
     try {
       expect((await readSession(third)).status).toBe(200);
     } finally {

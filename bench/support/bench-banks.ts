@@ -53,7 +53,12 @@ export async function registerBenchBanks(platform: PublicPlatform, cores: BenchB
   const bankKeys: Record<string, string> = {};
   for (const bank of cores.banks) {
     const internal = { 'x-service-internal-key': cores.internalKeyOf(bank.handle) };
-    const settlement = await ok('POST', `${bank.url}/sandbox/accounts`, { customer_ref: `${bank.handle}-settlement`, holder_name: 'Settlement', currency: 'LYD' }, internal);
+    const settlement = await ok(
+      'POST',
+      `${bank.url}/sandbox/accounts`,
+      { customer_ref: `${bank.handle}-settlement`, holder_name: 'Settlement', currency: 'LYD' },
+      internal,
+    );
     const registered = await ok(
       'POST',
       `${platform.restUrl}/banks`,
@@ -78,7 +83,14 @@ export async function registerBenchBanks(platform: PublicPlatform, cores: BenchB
 }
 
 /** A funded customer at `bank` with an OTP, its alias claimed in the gateway's directory. */
-export async function benchCustomer(platform: PublicPlatform, cores: BenchBanks, bankKey: string, bank: BenchBank, name: string, balance: number): Promise<BenchCustomer> {
+export async function benchCustomer(
+  platform: PublicPlatform,
+  cores: BenchBanks,
+  bankKey: string,
+  bank: BenchBank,
+  name: string,
+  balance: number,
+): Promise<BenchCustomer> {
   const otp = String(100_000 + Math.floor(Math.random() * 899_999));
   const customerRef = `${bank.handle}-${name}`;
   const account = await ok(

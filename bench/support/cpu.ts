@@ -44,7 +44,8 @@ export function cpuSeconds(): CpuReading {
  */
 export function coresUsed(before: CpuReading, after: CpuReading, seconds: number): Record<string, number> {
   const used: Record<string, number> = {};
-  for (const [pid, { group, seconds: now }] of Object.entries(after)) used[group] = (used[group] ?? 0) + (now - (before[pid]?.seconds ?? 0)) / seconds;
+  for (const [pid, { group, seconds: now }] of Object.entries(after))
+    used[group] = (used[group] ?? 0) + (now - (before[pid]?.seconds ?? 0)) / seconds;
   const usage = Object.entries(used).filter(([, cores]) => cores >= 0.005);
   return Object.fromEntries(usage.sort((a, b) => b[1] - a[1]));
 }

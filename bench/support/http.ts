@@ -9,12 +9,22 @@ export interface HttpAnswer {
 }
 
 /** A request with a JSON body (or a form body, given as URLSearchParams) and the parsed answer. */
-export async function http(method: string, url: string, body?: unknown, headers: Record<string, string> = {}): Promise<HttpAnswer> {
+export async function http(
+  method: string,
+  url: string,
+  body?: unknown,
+  headers: Record<string, string> = {},
+): Promise<HttpAnswer> {
   const form = body instanceof URLSearchParams;
   const response = await request(url, {
     method: method as 'GET',
     dispatcher: benchAgent,
-    headers: { ...(body === undefined ? {} : { 'content-type': form ? 'application/x-www-form-urlencoded' : 'application/json' }), ...headers },
+    headers: {
+      ...(body === undefined
+        ? {}
+        : { 'content-type': form ? 'application/x-www-form-urlencoded' : 'application/json' }),
+      ...headers,
+    },
     ...(body === undefined ? {} : { body: form ? body.toString() : JSON.stringify(body) }),
   });
   const text = await response.body.text();
@@ -22,7 +32,12 @@ export async function http(method: string, url: string, body?: unknown, headers:
 }
 
 /** Like http(), but a status of 300 or more is an error naming the call and the answer. */
-export async function ok(method: string, url: string, body?: unknown, headers: Record<string, string> = {}): Promise<any> {
+export async function ok(
+  method: string,
+  url: string,
+  body?: unknown,
+  headers: Record<string, string> = {},
+): Promise<any> {
   const answer = await http(method, url, body, headers);
   if (answer.status >= 300) throw new Error(`${method} ${url}: ${answer.status} ${JSON.stringify(answer.body)}`);
   return answer.body;

@@ -35,8 +35,17 @@ export interface LaunchedPlatform {
  * one even when AMQP_URL is set for the run (the cluster benchmark needs it): one process has no
  * one to share events with; a benchmark that measures RabbitMQ passes AMQP_URL in `env`.
  */
-export async function launchPlatform(env: Record<string, string> = {}, preload: string[] = []): Promise<LaunchedPlatform> {
-  const ports = { rest: await freePort(), router: await freePort(), identity: await freePort(), payments: await freePort(), banks: await freePort() };
+export async function launchPlatform(
+  env: Record<string, string> = {},
+  preload: string[] = [],
+): Promise<LaunchedPlatform> {
+  const ports = {
+    rest: await freePort(),
+    router: await freePort(),
+    identity: await freePort(),
+    payments: await freePort(),
+    banks: await freePort(),
+  };
   const platformSecret = newSecret('pls_');
   const child: ChildProcess = spawn(
     process.execPath,

@@ -10,13 +10,18 @@ export interface LoadResult {
   p99Ms: number;
 }
 
-const percentile = (sorted: number[], p: number): number => (sorted.length ? sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]! : NaN);
+const percentile = (sorted: number[], p: number): number =>
+  sorted.length ? sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]! : NaN;
 
 /**
  * A closed loop: `concurrency` workers each send one request, wait for it, send the next, until
  * the duration is over. Bounded in time; a failed request counts as an error, not a latency.
  */
-export async function runLoad(name: string, options: { concurrency: number; durationMs: number }, request: (worker: number, i: number) => Promise<void>): Promise<LoadResult> {
+export async function runLoad(
+  name: string,
+  options: { concurrency: number; durationMs: number },
+  request: (worker: number, i: number) => Promise<void>,
+): Promise<LoadResult> {
   const latencies: number[] = [];
   let errors = 0;
   const started = performance.now();
@@ -36,11 +41,25 @@ export async function runLoad(name: string, options: { concurrency: number; dura
   );
   const seconds = (performance.now() - started) / 1000;
   latencies.sort((a, b) => a - b);
-  return { name, requests: latencies.length, errors, seconds, perSecond: latencies.length / seconds, p50Ms: percentile(latencies, 50), p99Ms: percentile(latencies, 99) };
+  return {
+    name,
+    requests: latencies.length,
+    errors,
+    seconds,
+    perSecond: latencies.length / seconds,
+    p50Ms: percentile(latencies, 50),
+    p99Ms: percentile(latencies, 99),
+  };
 }
 
 /** Open loop: a request every 1/rate s whatever the answers, never more than `cap` in flight (extra arrivals are dropped and counted as errors). */
-export async function runOpenLoad(name: string, rate: number, durationMs: number, cap: number, work: () => Promise<void>): Promise<LoadResult> {
+export async function runOpenLoad(
+  name: string,
+  rate: number,
+  durationMs: number,
+  cap: number,
+  work: () => Promise<void>,
+): Promise<LoadResult> {
   const latencies: number[] = [];
   let errors = 0;
   let inFlight = 0;
@@ -69,10 +88,20 @@ export async function runOpenLoad(name: string, rate: number, durationMs: number
   const seconds = (performance.now() - started) / 1000;
   latencies.sort((a, b) => a - b);
   const at = (q: number) => latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))] ?? NaN;
-  return { name, requests: latencies.length, errors, seconds, perSecond: latencies.length / seconds, p50Ms: at(0.5), p99Ms: at(0.99) };
+  return {
+    name,
+    requests: latencies.length,
+    errors,
+    seconds,
+    perSecond: latencies.length / seconds,
+    p50Ms: at(0.5),
+    p99Ms: at(0.99),
+  };
 }
 export function printTable(results: LoadResult[]): void {
-  console.log(`${'case'.padEnd(44)} ${'req/s'.padStart(9)} ${'p50 ms'.padStart(8)} ${'p99 ms'.padStart(8)} ${'requests'.padStart(9)} ${'errors'.padStart(7)}`);
+  console.log(
+    `${'case'.padEnd(44)} ${'req/s'.padStart(9)} ${'p50 ms'.padStart(8)} ${'p99 ms'.padStart(8)} ${'requests'.padStart(9)} ${'errors'.padStart(7)}`,
+  );
   for (const r of results) {
     console.log(
       `${r.name.padEnd(44)} ${r.perSecond.toFixed(0).padStart(9)} ${r.p50Ms.toFixed(2).padStart(8)} ${r.p99Ms.toFixed(2).padStart(8)} ${String(r.requests).padStart(9)} ${String(r.errors).padStart(7)}`,

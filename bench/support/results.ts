@@ -79,7 +79,12 @@ export function formatTable(figures: ReportedFigure[], failed: string[]): string
       amount(f.value, f.unit),
       f.target === undefined ? '' : `${SIGN[f.comparison ?? '>=']} ${amount(f.target, f.unit)}`,
       met === undefined ? '' : met ? 'yes' : 'no',
-      f.limit === undefined ? '' : `${amount(f.limit, f.unit)} ${f.limitName ?? ''} (${((100 * f.value) / f.limit).toFixed(0)}% of it)`.replace('  ', ' '),
+      f.limit === undefined
+        ? ''
+        : `${amount(f.limit, f.unit)} ${f.limitName ?? ''} (${((100 * f.value) / f.limit).toFixed(0)}% of it)`.replace(
+            '  ',
+            ' ',
+          ),
     ];
   });
   for (const script of failed) rows.push([`${script}: FAILED (figures missing or partial)`, '', '', 'no', '']);
@@ -91,5 +96,10 @@ export function formatTable(figures: ReportedFigure[], failed: string[]): string
       .join(' | ')
       .trimEnd();
   const notes = figures.filter((f) => f.note).map((f) => `  ${f.script}: ${f.figure}: ${f.note}`);
-  return [line(header), widths.map((w) => '-'.repeat(w)).join('-|-'), ...rows.map(line), ...(notes.length ? ['', 'Notes:', ...notes] : [])].join('\n');
+  return [
+    line(header),
+    widths.map((w) => '-'.repeat(w)).join('-|-'),
+    ...rows.map(line),
+    ...(notes.length ? ['', 'Notes:', ...notes] : []),
+  ].join('\n');
 }

@@ -37,7 +37,9 @@ async function benchBanks(db: Database): Promise<{ banks: SandboxBank[]; stop():
       }),
     );
   }
-  process.stdout.write(`${JSON.stringify({ banks: banks.map((bank) => ({ handle: bank.handle, institutionCode: bank.institutionCode, url: bank.url })) })}\n`);
+  process.stdout.write(
+    `${JSON.stringify({ banks: banks.map((bank) => ({ handle: bank.handle, institutionCode: bank.institutionCode, url: bank.url })) })}\n`,
+  );
   return {
     banks,
     async stop() {
@@ -55,7 +57,11 @@ async function demoBanks(db: Database, restUrl: string): Promise<{ stop(): Promi
     { restUrl, adminKey, db, config: { dataDir, host: process.env.HOST ?? '127.0.0.1' } },
     { portBase, logger: createLogger('demo', process.env.LOG_LEVEL ?? 'warn') },
   );
-  const banks = demo.banks.map((bank) => ({ handle: bank.handle, institutionCode: bank.institutionCode, url: bank.url }));
+  const banks = demo.banks.map((bank) => ({
+    handle: bank.handle,
+    institutionCode: bank.institutionCode,
+    url: bank.url,
+  }));
   process.stdout.write(`${JSON.stringify({ banks, demo: demo.file, demoFile: join(dataDir, 'demo.json') })}\n`);
   return demo;
 }

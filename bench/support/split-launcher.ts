@@ -31,7 +31,8 @@ export async function launchSplitPlatform(env: Record<string, string> = {}): Pro
     env: RATE_LIMITS ? { router: { RATE_LIMITS } } : {},
   });
   await layout.start();
-  const port = (service: 'rest-compat' | 'router' | 'banks' | 'identity' | 'payments' | 'open-banking') => layout.ports[service][0]!;
+  const port = (service: 'rest-compat' | 'router' | 'banks' | 'identity' | 'payments' | 'open-banking') =>
+    layout.ports[service][0]!;
   return {
     restUrl: `http://127.0.0.1:${port('rest-compat')}`,
     routerUrl: `http://127.0.0.1:${port('router')}`,

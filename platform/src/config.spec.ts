@@ -5,11 +5,18 @@ describe('platform environment', () => {
     const config = loadPlatformConfig({ SESSION_TTL_SECONDS: '600', SCA_TTL_SECONDS: '60' });
     expect(config.payments.sessionTtlSeconds).toBe(600);
     expect(config.openBanking).toEqual({ scaTtlMs: 60_000, webhookPrivateTargets: false, maxCoreCallsPerRequest: 10 });
-    expect(loadPlatformConfig({ OB_MAX_CORE_CALLS_PER_REQUEST: '3' }).openBanking).toEqual({ scaTtlMs: 900_000, webhookPrivateTargets: false, maxCoreCallsPerRequest: 3 });
+    expect(loadPlatformConfig({ OB_MAX_CORE_CALLS_PER_REQUEST: '3' }).openBanking).toEqual({
+      scaTtlMs: 900_000,
+      webhookPrivateTargets: false,
+      maxCoreCallsPerRequest: 3,
+    });
   });
 
   it('calls webhooks on public addresses only unless WEBHOOK_PRIVATE_TARGETS; npm start opens private ones for its demo, unless told otherwise', () => {
-    const opened = (config: ReturnType<typeof loadPlatformConfig>) => [config.payments.webhookPrivateTargets, config.openBanking.webhookPrivateTargets];
+    const opened = (config: ReturnType<typeof loadPlatformConfig>) => [
+      config.payments.webhookPrivateTargets,
+      config.openBanking.webhookPrivateTargets,
+    ];
     expect(opened(loadPlatformConfig({}))).toEqual([false, false]);
     expect(opened(loadPlatformConfig({ WEBHOOK_PRIVATE_TARGETS: '1' }))).toEqual([true, true]);
     // Embedded: the demo runs, with its webhook receiver on loopback.
@@ -20,7 +27,9 @@ describe('platform environment', () => {
   });
 
   it('reports a bad SCA time with the rest of the problems', () => {
-    expect(() => loadPlatformConfig({ SCA_TTL_SECONDS: '0', REST_PORT: 'x' })).toThrow(/REST_PORT[\s\S]*SCA_TTL_SECONDS|SCA_TTL_SECONDS[\s\S]*REST_PORT/);
+    expect(() => loadPlatformConfig({ SCA_TTL_SECONDS: '0', REST_PORT: 'x' })).toThrow(
+      /REST_PORT[\s\S]*SCA_TTL_SECONDS|SCA_TTL_SECONDS[\s\S]*REST_PORT/,
+    );
   });
 
   it('keeps limit counters in memory unless RATE_LIMIT_STORE=postgres; anything else is refused', () => {
@@ -38,7 +47,9 @@ describe('platform environment', () => {
       PUBLIC_BASE_URL: 'https://pay.example.com',
     };
     expect(() => loadPlatformConfig(production)).toThrow(/METRICS_TOKEN: required in production mode/);
-    expect(loadPlatformConfig({ ...production, METRICS_TOKEN: 'metrics-token-0123456789abcdef' }).metricsToken).toBe('metrics-token-0123456789abcdef');
+    expect(loadPlatformConfig({ ...production, METRICS_TOKEN: 'metrics-token-0123456789abcdef' }).metricsToken).toBe(
+      'metrics-token-0123456789abcdef',
+    );
   });
 
   it('keeps the subgraphs on loopback whatever HOST opens, unless SUBGRAPH_HOST says otherwise', () => {

@@ -59,7 +59,8 @@ export const platformEnv = z
     for (const key of ['ADMIN_KEY', 'PLATFORM_SECRET', 'DATABASE_URL'] as const) {
       if (!env[key]) ctx.addIssue({ code: 'custom', path: [key], message: 'required in production mode' });
     }
-    if (!env.PUBLIC_BASE_URL.startsWith('https://')) ctx.addIssue({ code: 'custom', path: ['PUBLIC_BASE_URL'], message: 'must be https in production mode' });
+    if (!env.PUBLIC_BASE_URL.startsWith('https://'))
+      ctx.addIssue({ code: 'custom', path: ['PUBLIC_BASE_URL'], message: 'must be https in production mode' });
   });
 
 export type PlatformEnv = z.infer<typeof platformEnv>;
@@ -108,7 +109,11 @@ export interface PlatformConfig {
 export function loadStartConfig(env: Record<string, string | undefined> = process.env): PlatformConfig {
   const config = loadPlatformConfig(env);
   if (!config.sandboxBanks || env.WEBHOOK_PRIVATE_TARGETS !== undefined) return config;
-  return { ...config, payments: { ...config.payments, webhookPrivateTargets: true }, openBanking: { ...config.openBanking, webhookPrivateTargets: true } };
+  return {
+    ...config,
+    payments: { ...config.payments, webhookPrivateTargets: true },
+    openBanking: { ...config.openBanking, webhookPrivateTargets: true },
+  };
 }
 
 export function loadPlatformConfig(env: Record<string, string | undefined> = process.env): PlatformConfig {

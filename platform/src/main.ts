@@ -54,7 +54,9 @@ void (async () => {
     })());
   const onSignal = (signal: NodeJS.Signals) => {
     if (stopRequested.signal.aborted) {
-      console.error(`${signal} again: still stopping, the embedded database is being closed; this process exits by itself when it is done.`);
+      console.error(
+        `${signal} again: still stopping, the embedded database is being closed; this process exits by itself when it is done.`,
+      );
       return;
     }
     progress.info({ signal }, 'stopping');
@@ -71,7 +73,11 @@ void (async () => {
       [
         '',
         'Payment gateway is running',
-        ...(config.production ? [] : [`  Start page      ${platform.restUrl}/   (links, GraphiQL, the merchant dashboard, a one-click demo payment)`]),
+        ...(config.production
+          ? []
+          : [
+              `  Start page      ${platform.restUrl}/   (links, GraphiQL, the merchant dashboard, a one-click demo payment)`,
+            ]),
         `  REST API        ${platform.restUrl}   (OpenAPI docs: ${platform.restUrl}/docs)`,
         `  GraphQL         ${platform.graphqlUrl}   (also ${platform.restUrl}/graphql; GraphiQL in a browser)`,
         `  Database        ${config.embedded ? `embedded PGlite in ${config.dataDir}/pglite` : 'PostgreSQL (DATABASE_URL)'}`,
@@ -96,7 +102,13 @@ void (async () => {
     stopRequested.signal.throwIfAborted();
     running = true;
     progress.info(
-      { step: 'ready', rest_url: platform.restUrl, graphql_url: platform.graphqlUrl, docs_url: `${platform.restUrl}/docs`, start_page: `${platform.restUrl}/` },
+      {
+        step: 'ready',
+        rest_url: platform.restUrl,
+        graphql_url: platform.graphqlUrl,
+        docs_url: `${platform.restUrl}/docs`,
+        start_page: `${platform.restUrl}/`,
+      },
       'payment gateway ready',
     );
   } catch (error) {

@@ -57,7 +57,13 @@ export interface StartPlatformOptions extends ServiceOverrides {
 export type StartStep = 'database' | 'migrations' | 'composition' | 'seeding' | 'ready';
 
 /** Runs one start-up step between two progress lines; the second says how long it took. */
-export async function startStep<T>(progress: Logger | undefined, step: StartStep, what: string, work: () => Promise<T>, fields: Record<string, unknown> = {}): Promise<T> {
+export async function startStep<T>(
+  progress: Logger | undefined,
+  step: StartStep,
+  what: string,
+  work: () => Promise<T>,
+  fields: Record<string, unknown> = {},
+): Promise<T> {
   const started = performance.now();
   progress?.info({ step, ...fields }, `${what}…`);
   const result = await work();
@@ -74,27 +80,48 @@ export async function startPlatform(given: PlatformConfig, options: StartPlatfor
   // Held until rest-compat listens on it: released earlier, another listener (a parallel test) could take it meanwhile.
   const reserved = given.ports.rest === 0 && !given.publicBaseUrlSet ? await reservePort(given.host) : undefined;
   const restPort = reserved?.port ?? given.ports.rest;
-  const config = given.publicBaseUrlSet ? given : withPublicBaseUrl(given, `http://${browserHost(given.host)}:${restPort}`);
+  const config = given.publicBaseUrlSet
+    ? given
+    : withPublicBaseUrl(given, `http://${browserHost(given.host)}:${restPort}`);
   const logger = options.logger ?? createLogger('platform');
   // The database first: in embedded mode opening it takes the data directory's lock, so a second
   // start on the same DATA_DIR stops before it writes anything there (secrets.json included).
   const progress = options.progress;
   const db =
     options.db ??
-    (await startStep(progress, 'database', config.embedded ? `opening the embedded database in ${join(config.dataDir, 'pglite')}` : 'connecting to PostgreSQL', () =>
-      openDatabase({ url: config.databaseUrl, dataDir: config.embedded ? join(config.dataDir, 'pglite') : undefined }),
+    (await startStep(
+      progress,
+      'database',
+      config.embedded
+        ? `opening the embedded database in ${join(config.dataDir, 'pglite')}`
+        : 'connecting to PostgreSQL',
+      () =>
+        openDatabase({
+          url: config.databaseUrl,
+          dataDir: config.embedded ? join(config.dataDir, 'pglite') : undefined,
+        }),
     ));
   const readiness = createReadiness(config.sandboxBanks ? [DEMO_GATE] : []);
   const running: Array<{ stop(): Promise<void> }> = [];
   const attached: Array<{ stop(): Promise<void> }> = [];
   // Subgraphs start before the router they call through; they read its address when they need it.
-  const bus = options.bus ?? createBus({ amqpUrl: config.amqpUrl, connectionName: 'platform', onError: (error) => logger.warn({ err: error }, 'event bus') });
+  const bus =
+    options.bus ??
+    createBus({
+      amqpUrl: config.amqpUrl,
+      connectionName: 'platform',
+      onError: (error) => logger.warn({ err: error }, 'event bus'),
+    });
   let routerGraphqlUrl = '';
   let graphiqlHeaders: Record<string, string> | undefined;
   const routerUrl = () => routerGraphqlUrl;
 
   try {
-    const secrets = resolveSecrets(config.dataDir, { adminKey: config.adminKey, platformSecret: config.platformSecret }, config.production);
+    const secrets = resolveSecrets(
+      config.dataDir,
+      { adminKey: config.adminKey, platformSecret: config.platformSecret },
+      config.production,
+    );
     const subgraphs: Array<{ name: string; service: RunningService }> = [];
     for (const subgraph of SUBGRAPHS) {
       const common = {
@@ -109,30 +136,44 @@ export async function startPlatform(given: PlatformConfig, options: StartPlatfor
         bus,
       };
       // Each subgraph migrates its schema, builds its GraphQL schema and listens.
-      const service = await startStep(progress, 'migrations', `${subgraph.name}: migrations and start`, () => subgraph.start(common, config, options), { service: subgraph.name });
+      const service = await startStep(
+        progress,
+        'migrations',
+        `${subgraph.name}: migrations and start`,
+        () => subgraph.start(common, config, options),
+        { service: subgraph.name },
+      );
       running.push(service);
       subgraphs.push({ name: subgraph.name, service });
     }
 
-    const router: RunningRouter = await startStep(progress, 'composition', 'composing the supergraph and starting the router', () =>
-      startRouter({
-        db,
-        subgraphs: subgraphs.map(({ name, service }) => ({ name, url: service.graphqlUrl, sdl: readCommittedSdl(name) })),
-        platformSecret: secrets.platformSecret,
-        adminKey: secrets.adminKey,
-        production: config.production,
-        host: config.host,
-        port: config.ports.router,
-        rateLimits: options.rateLimits ?? (config.rateLimits as LimitOverrides | undefined),
-        // One process runs one router: its counters stay in memory unless RATE_LIMIT_STORE=postgres
-        // (other routers on this database). `npm run start:router` shares them by default.
-        sharedRateLimits: config.sharedRateLimits,
-        logger: logger.child({ service: 'router' }),
-        bus,
-        readinessChecks: readiness.checks,
-        graphiql: { headers: () => graphiqlHeaders },
-        metricsToken: config.metricsToken,
-      }),
+    const router: RunningRouter = await startStep(
+      progress,
+      'composition',
+      'composing the supergraph and starting the router',
+      () =>
+        startRouter({
+          db,
+          subgraphs: subgraphs.map(({ name, service }) => ({
+            name,
+            url: service.graphqlUrl,
+            sdl: readCommittedSdl(name),
+          })),
+          platformSecret: secrets.platformSecret,
+          adminKey: secrets.adminKey,
+          production: config.production,
+          host: config.host,
+          port: config.ports.router,
+          rateLimits: options.rateLimits ?? (config.rateLimits as LimitOverrides | undefined),
+          // One process runs one router: its counters stay in memory unless RATE_LIMIT_STORE=postgres
+          // (other routers on this database). `npm run start:router` shares them by default.
+          sharedRateLimits: config.sharedRateLimits,
+          logger: logger.child({ service: 'router' }),
+          bus,
+          readinessChecks: readiness.checks,
+          graphiql: { headers: () => graphiqlHeaders },
+          metricsToken: config.metricsToken,
+        }),
     );
     running.push(router);
     routerGraphqlUrl = router.graphqlUrl;
@@ -148,7 +189,9 @@ export async function startPlatform(given: PlatformConfig, options: StartPlatfor
       logger: logger.child({ service: 'rest-compat' }),
       metricsToken: config.metricsToken,
       landing: {
-        database: config.embedded ? `embedded PGlite in ${join(config.dataDir, 'pglite')}` : 'PostgreSQL (DATABASE_URL)',
+        database: config.embedded
+          ? `embedded PGlite in ${join(config.dataDir, 'pglite')}`
+          : 'PostgreSQL (DATABASE_URL)',
         bus: config.amqpUrl ? 'RabbitMQ (AMQP_URL)' : 'in-process',
         graphqlUrl: router.graphqlUrl,
         ...(config.sandboxBanks ? { demoFile: join(config.dataDir, 'demo.json') } : {}),
@@ -203,7 +246,11 @@ function withPublicBaseUrl(config: PlatformConfig, publicBaseUrl: string): Platf
 
 /** How a browser on this machine reaches `host`: a wildcard or loopback address is localhost. */
 function browserHost(host: string): string {
-  return ['0.0.0.0', '::', '127.0.0.1', '::1', 'localhost'].includes(host) ? 'localhost' : host.includes(':') ? `[${host}]` : host;
+  return ['0.0.0.0', '::', '127.0.0.1', '::1', 'localhost'].includes(host)
+    ? 'localhost'
+    : host.includes(':')
+      ? `[${host}]`
+      : host;
 }
 
 /**

@@ -12,8 +12,13 @@ export interface PlatformSecrets {
  * DATA_DIR/secrets.json (mode 0600), so a restart keeps the admin key the user was shown and
  * the keys sealed with the platform secret stay readable.
  */
-export function resolveSecrets(dataDir: string, given: Partial<PlatformSecrets>, production: boolean): PlatformSecrets & { generated: boolean } {
-  if (given.adminKey && given.platformSecret) return { adminKey: given.adminKey, platformSecret: given.platformSecret, generated: false };
+export function resolveSecrets(
+  dataDir: string,
+  given: Partial<PlatformSecrets>,
+  production: boolean,
+): PlatformSecrets & { generated: boolean } {
+  if (given.adminKey && given.platformSecret)
+    return { adminKey: given.adminKey, platformSecret: given.platformSecret, generated: false };
   if (production) throw new Error('ADMIN_KEY and PLATFORM_SECRET are required in production mode');
   const file = join(dataDir, 'secrets.json');
   const stored: Partial<PlatformSecrets> = existsSync(file) ? JSON.parse(readFileSync(file, 'utf8')) : {};

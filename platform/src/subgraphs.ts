@@ -38,8 +38,18 @@ const printing = { platformSecret: 'sdl-printing-only', production: false };
 
 /** Every subgraph of the supergraph, in start order. */
 export const SUBGRAPHS: SubgraphModule[] = [
-  { name: 'banks', port: (c) => c.ports.banks, start: (common) => banks.start(common), buildSchema: () => banks.buildBanksSchema(printing) },
-  { name: 'identity', port: (c) => c.ports.identity, start: (common) => identity.start(common), buildSchema: () => identity.buildIdentitySchema() },
+  {
+    name: 'banks',
+    port: (c) => c.ports.banks,
+    start: (common) => banks.start(common),
+    buildSchema: () => banks.buildBanksSchema(printing),
+  },
+  {
+    name: 'identity',
+    port: (c) => c.ports.identity,
+    start: (common) => identity.start(common),
+    buildSchema: () => identity.buildIdentitySchema(),
+  },
   {
     name: 'payments',
     port: (c) => c.ports.payments,

@@ -8,7 +8,9 @@ import { memoized } from '@gateway/kernel';
 
 // Every request converts the same few hundred field names: each conversion is remembered (keys a
 // client chose, metadata, are converted too: the memory is bounded).
-export const snakeToCamel = memoized(5000, (key) => key.replace(/_([a-z0-9])/g, (_match, next: string) => next.toUpperCase()));
+export const snakeToCamel = memoized(5000, (key) =>
+  key.replace(/_([a-z0-9])/g, (_match, next: string) => next.toUpperCase()),
+);
 
 export const camelToSnake = memoized(5000, (key) => key.replace(/([a-z0-9])([A-Z])/g, '$1_$2').toLowerCase());
 
@@ -26,7 +28,9 @@ function convertKeys(value: unknown, convert: (key: string) => string): unknown 
   return out;
 }
 
-type SnakeToCamel<S extends string> = S extends `${infer Head}_${infer Tail}` ? `${Head}${Capitalize<SnakeToCamel<Tail>>}` : S;
+type SnakeToCamel<S extends string> = S extends `${infer Head}_${infer Tail}`
+  ? `${Head}${Capitalize<SnakeToCamel<Tail>>}`
+  : S;
 
 /** The camelCase view of a snake_case type (what route variable mappings receive). */
 export type CamelKeys<T> = T extends readonly (infer Item)[]

@@ -1,4 +1,11 @@
-import { envDrainSeconds, envMetricsToken, envPort, loadConfig, requireMetricsTokenInProduction, z } from '@gateway/kernel';
+import {
+  envDrainSeconds,
+  envMetricsToken,
+  envPort,
+  loadConfig,
+  requireMetricsTokenInProduction,
+  z,
+} from '@gateway/kernel';
 
 /** `npm run start:rest-compat`'s environment, validated at once. */
 export const restCompatEnv = z.object({

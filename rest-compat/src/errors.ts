@@ -22,6 +22,7 @@ export function fromGraphQLError(error: GraphQLErrorLike | undefined): GatewayEr
 /** The single place where an error code becomes an HTTP status (kernel's table). */
 export function sendError(reply: FastifyReply, error: GatewayError, requestId: string): FastifyReply {
   // A refusal that passes with time says when (the router's own limits set it before this).
-  if (error.retryAfterSeconds !== undefined && !reply.hasHeader('retry-after')) reply.header('retry-after', error.retryAfterSeconds);
+  if (error.retryAfterSeconds !== undefined && !reply.hasHeader('retry-after'))
+    reply.header('retry-after', error.retryAfterSeconds);
   return reply.code(httpStatusOf(error.code)).type('application/json; charset=utf-8').send(errorBody(error, requestId));
 }

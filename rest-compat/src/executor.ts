@@ -24,7 +24,13 @@ export interface ExecuteOptions {
   anonymous?: boolean;
 }
 
-export type Execute = (request: FastifyRequest, operation: string, variables: Record<string, unknown>, operationName?: string, options?: ExecuteOptions) => Promise<Execution>;
+export type Execute = (
+  request: FastifyRequest,
+  operation: string,
+  variables: Record<string, unknown>,
+  operationName?: string,
+  options?: ExecuteOptions,
+) => Promise<Execution>;
 
 export interface ExecutorOptions {
   graphqlUrl: string;
@@ -48,11 +54,22 @@ const unavailable = (detail: string) => ({ error: new GatewayError('SERVICE_UNAV
 export function createExecutor({ graphqlUrl, dispatcher, logger, timeoutMs }: ExecutorOptions): Execute {
   // Over HTTP through rest-compat's own pool, so stop() closes every socket to the router.
   const overHttp: HttpTransport = async (url, { headers, body }, signal) => {
-    const response = await httpRequest(url, { method: 'POST', dispatcher, headers, body: JSON.stringify(body), signal });
-    return { status: response.statusCode, headers: response.headers as Record<string, string>, body: await response.body.text() };
+    const response = await httpRequest(url, {
+      method: 'POST',
+      dispatcher,
+      headers,
+      body: JSON.stringify(body),
+      signal,
+    });
+    return {
+      status: response.statusCode,
+      headers: response.headers as Record<string, string>,
+      body: await response.body.text(),
+    };
   };
   // What the log says when no answer came (the client gets 503 either way).
-  const noAnswer = (late: boolean, cause: unknown) => (late ? new Error(`no answer within ${timeoutMs} ms`) : cause instanceof Error ? cause : new Error(String(cause)));
+  const noAnswer = (late: boolean, cause: unknown) =>
+    late ? new Error(`no answer within ${timeoutMs} ms`) : cause instanceof Error ? cause : new Error(String(cause));
   return async (request, operation, variables, operationName, options) => {
     const headers = {
       'content-type': 'application/json',
@@ -64,7 +81,11 @@ export function createExecutor({ graphqlUrl, dispatcher, logger, timeoutMs }: Ex
     // In process when the router runs here (kernel's in-process.ts), else over HTTP: one deadline, one error.
     let response: LocalResponse;
     try {
-      response = await callGraphQL(graphqlUrl, { headers, body, ip: request.ip }, { timeoutMs, failure: noAnswer, overHttp });
+      response = await callGraphQL(
+        graphqlUrl,
+        { headers, body, ip: request.ip },
+        { timeoutMs, failure: noAnswer, overHttp },
+      );
     } catch (error) {
       logger.warn({ err: error, request_id: request.requestId }, 'router unreachable');
       return unavailable('the GraphQL router could not be reached');
@@ -73,7 +94,10 @@ export function createExecutor({ graphqlUrl, dispatcher, logger, timeoutMs }: Ex
     try {
       answer = { payload: JSON.parse(response.body) as GraphQLResponse, headers: response.headers };
     } catch (error) {
-      logger.warn({ err: error, request_id: request.requestId, status: response.status }, 'router answered without a GraphQL body');
+      logger.warn(
+        { err: error, request_id: request.requestId, status: response.status },
+        'router answered without a GraphQL body',
+      );
       return unavailable('the GraphQL router gave an unreadable answer');
     }
 

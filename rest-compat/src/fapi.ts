@@ -16,7 +16,8 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 export const INVALID_TOKEN_CHALLENGE = 'Bearer error="invalid_token"';
 
 /** RFC 6750 3.1: a token sent in a way this server does not accept is a malformed request (400). */
-const QUERY_TOKEN_CHALLENGE = 'Bearer error="invalid_request", error_description="access tokens are accepted only in the Authorization header"';
+const QUERY_TOKEN_CHALLENGE =
+  'Bearer error="invalid_request", error_description="access tokens are accepted only in the Authorization header"';
 
 /**
  * The TPP's interaction id when it sent a UUID, else a fresh one: played back so both sides can
@@ -40,12 +41,19 @@ export function beginFapiCall(request: FastifyRequest, reply: FastifyReply): voi
   const query = request.query as Record<string, unknown> | undefined;
   if (query && Object.prototype.hasOwnProperty.call(query, 'access_token')) {
     reply.header('www-authenticate', QUERY_TOKEN_CHALLENGE);
-    throw new GatewayError('VALIDATION_ERROR', 'access_token: not accepted in the query; send Authorization: Bearer <token> (RFC 6750 2.1, FAPI 2.0)');
+    throw new GatewayError(
+      'VALIDATION_ERROR',
+      'access_token: not accepted in the query; send Authorization: Bearer <token> (RFC 6750 2.1, FAPI 2.0)',
+    );
   }
 }
 
 /** onSend of a FAPI route: every 401, wherever it arose, carries the Bearer challenge. */
-export async function challengeOn401(_request: FastifyRequest, reply: FastifyReply, payload: unknown): Promise<unknown> {
+export async function challengeOn401(
+  _request: FastifyRequest,
+  reply: FastifyReply,
+  payload: unknown,
+): Promise<unknown> {
   if (reply.statusCode === 401) reply.header('www-authenticate', INVALID_TOKEN_CHALLENGE);
   return payload;
 }

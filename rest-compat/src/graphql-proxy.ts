@@ -5,11 +5,22 @@ import { callerHeaders } from './headers';
 import { cookieCredential } from './pages/dashboard/dashboard-session';
 
 /** Connection-level headers belong to each hop, never forwarded (RFC 9110 §7.6.1). */
-const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-connection', 'transfer-encoding', 'te', 'trailer', 'upgrade', 'host', 'content-length']);
+const HOP_BY_HOP = new Set([
+  'connection',
+  'keep-alive',
+  'proxy-connection',
+  'transfer-encoding',
+  'te',
+  'trailer',
+  'upgrade',
+  'host',
+  'content-length',
+]);
 
 function forwardable(headers: Record<string, string | string[] | undefined>): Record<string, string | string[]> {
   const out: Record<string, string | string[]> = {};
-  for (const [name, value] of Object.entries(headers)) if (value !== undefined && !HOP_BY_HOP.has(name.toLowerCase())) out[name] = value;
+  for (const [name, value] of Object.entries(headers))
+    if (value !== undefined && !HOP_BY_HOP.has(name.toLowerCase())) out[name] = value;
   return out;
 }
 
@@ -27,38 +38,54 @@ export interface GraphQLProxyOptions {
  * router byte for byte (credentials included: the router authenticates), and so does its answer.
  * The merchant dashboard's session cookie is the one credential added here (cookieCredential).
  */
-export async function registerGraphQLProxy(app: FastifyInstance, { graphqlUrl, dispatcher, logger }: GraphQLProxyOptions): Promise<void> {
+export async function registerGraphQLProxy(
+  app: FastifyInstance,
+  { graphqlUrl, dispatcher, logger }: GraphQLProxyOptions,
+): Promise<void> {
   await app.register(async (scope) => {
     // The body is the router's to parse: keep it raw, whatever its content type.
     scope.removeAllContentTypeParsers();
     scope.addContentTypeParser('*', { parseAs: 'buffer' }, (_request, body, done) => done(null, body));
 
-    const toGraphQL = (request: FastifyRequest) => `${graphqlUrl}${request.raw.url?.includes('?') ? request.raw.url.slice(request.raw.url.indexOf('?')) : ''}`;
+    const toGraphQL = (request: FastifyRequest) =>
+      `${graphqlUrl}${request.raw.url?.includes('?') ? request.raw.url.slice(request.raw.url.indexOf('?')) : ''}`;
     // A GraphQL client reads `errors`, so a refusal is in GraphQL's shape, with the spec's code.
     const refuse = (request: FastifyRequest, reply: FastifyReply, error: GatewayError) => {
       const { status } = ERROR_CODES[error.code];
       return reply
         .code(status)
         .type('application/json; charset=utf-8')
-        .send({ errors: [{ message: error.message, extensions: { code: error.code, status, detail: error.detail, requestId: request.requestId } }] });
-    };
-    const proxy = (target: (request: FastifyRequest) => string) => async (request: FastifyRequest, reply: FastifyReply) => {
-      const credential = cookieCredential(request.headers, request.method);
-      if (credential instanceof GatewayError) return refuse(request, reply, credential);
-      try {
-        const response = await httpRequest(target(request), {
-          method: request.method as Dispatcher.HttpMethod,
-          dispatcher,
-          headers: { ...forwardable(request.headers), ...credential, ...callerHeaders(request) },
-          body: request.method === 'GET' ? undefined : (request.body as Buffer | undefined),
+        .send({
+          errors: [
+            {
+              message: error.message,
+              extensions: { code: error.code, status, detail: error.detail, requestId: request.requestId },
+            },
+          ],
         });
-        const body = Buffer.from(await response.body.arrayBuffer());
-        return reply.code(response.statusCode).headers(forwardable(response.headers)).send(body);
-      } catch (error) {
-        logger.warn({ err: error, request_id: request.requestId }, 'router unreachable for /graphql');
-        return refuse(request, reply, new GatewayError('SERVICE_UNAVAILABLE', 'the GraphQL router could not be reached'));
-      }
     };
+    const proxy =
+      (target: (request: FastifyRequest) => string) => async (request: FastifyRequest, reply: FastifyReply) => {
+        const credential = cookieCredential(request.headers, request.method);
+        if (credential instanceof GatewayError) return refuse(request, reply, credential);
+        try {
+          const response = await httpRequest(target(request), {
+            method: request.method as Dispatcher.HttpMethod,
+            dispatcher,
+            headers: { ...forwardable(request.headers), ...credential, ...callerHeaders(request) },
+            body: request.method === 'GET' ? undefined : (request.body as Buffer | undefined),
+          });
+          const body = Buffer.from(await response.body.arrayBuffer());
+          return reply.code(response.statusCode).headers(forwardable(response.headers)).send(body);
+        } catch (error) {
+          logger.warn({ err: error, request_id: request.requestId }, 'router unreachable for /graphql');
+          return refuse(
+            request,
+            reply,
+            new GatewayError('SERVICE_UNAVAILABLE', 'the GraphQL router could not be reached'),
+          );
+        }
+      };
     scope.get('/graphql', proxy(toGraphQL));
     scope.post('/graphql', proxy(toGraphQL));
     scope.get(

@@ -5,7 +5,16 @@ import { GatewayError, type Logger } from '@gateway/kernel';
 import { cookieCredential } from './pages/dashboard/dashboard-session';
 
 /** Connection-level headers of the client's hop: the upstream request gets its own. */
-const HOP_BY_HOP = new Set(['host', 'connection', 'upgrade', 'keep-alive', 'proxy-connection', 'transfer-encoding', 'te', 'trailer']);
+const HOP_BY_HOP = new Set([
+  'host',
+  'connection',
+  'upgrade',
+  'keep-alive',
+  'proxy-connection',
+  'transfer-encoding',
+  'te',
+  'trailer',
+]);
 
 const refuse = (socket: Duplex, status: number, reason: string) => {
   if (socket.writable) socket.end(`HTTP/1.1 ${status} ${reason}\r\nconnection: close\r\ncontent-length: 0\r\n\r\n`);
@@ -18,7 +27,10 @@ const refuse = (socket: Duplex, status: number, reason: string) => {
  * credentials sent in connection_init), then the two sockets are spliced byte for byte. The
  * merchant dashboard's session cookie goes as the handshake's Authorization, from this origin only.
  */
-export function registerGraphQLWebSocketProxy(app: FastifyInstance, options: { graphqlUrl: string; logger: Logger }): void {
+export function registerGraphQLWebSocketProxy(
+  app: FastifyInstance,
+  options: { graphqlUrl: string; logger: Logger },
+): void {
   const target = new URL(options.graphqlUrl);
   const open = new Set<Duplex>();
 
@@ -30,18 +42,26 @@ export function registerGraphQLWebSocketProxy(app: FastifyInstance, options: { g
     const credential = cookieCredential(request.headers, 'WEBSOCKET');
     if (credential instanceof GatewayError) return refuse(socket, 403, 'Forbidden');
     const headers: Record<string, string | string[]> = {};
-    for (const [name, value] of Object.entries(request.headers)) if (value !== undefined && !HOP_BY_HOP.has(name)) headers[name] = value;
+    for (const [name, value] of Object.entries(request.headers))
+      if (value !== undefined && !HOP_BY_HOP.has(name)) headers[name] = value;
     const forwardedFor = [request.headers['x-forwarded-for'], request.socket.remoteAddress].filter(Boolean).join(', ');
     const upstream = httpRequest({
       hostname: target.hostname,
       port: target.port,
       path: `${target.pathname}${url.search}`,
       method: 'GET',
-      headers: { ...headers, ...credential, connection: 'Upgrade', upgrade: request.headers.upgrade ?? 'websocket', 'x-forwarded-for': forwardedFor },
+      headers: {
+        ...headers,
+        ...credential,
+        connection: 'Upgrade',
+        upgrade: request.headers.upgrade ?? 'websocket',
+        'x-forwarded-for': forwardedFor,
+      },
     });
     upstream.on('upgrade', (response, upstreamSocket, upstreamHead) => {
       const lines = [`HTTP/1.1 ${response.statusCode} ${response.statusMessage}`];
-      for (let i = 0; i < response.rawHeaders.length; i += 2) lines.push(`${response.rawHeaders[i]}: ${response.rawHeaders[i + 1]}`);
+      for (let i = 0; i < response.rawHeaders.length; i += 2)
+        lines.push(`${response.rawHeaders[i]}: ${response.rawHeaders[i + 1]}`);
       socket.write(`${lines.join('\r\n')}\r\n\r\n`);
       if (upstreamHead.length) socket.write(upstreamHead);
       if (head.length) upstreamSocket.write(head);

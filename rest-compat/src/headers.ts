@@ -13,7 +13,12 @@ export const CREDENTIAL_HEADERS = [
 ] as const;
 
 /** Set by the router on its answers; a REST client must see them as if it had called the router. */
-export const ROUTER_RESPONSE_HEADERS = ['x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset', 'retry-after'] as const;
+export const ROUTER_RESPONSE_HEADERS = [
+  'x-ratelimit-limit',
+  'x-ratelimit-remaining',
+  'x-ratelimit-reset',
+  'retry-after',
+] as const;
 
 export type HeaderBag = Record<string, string | string[] | undefined>;
 

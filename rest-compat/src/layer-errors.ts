@@ -7,8 +7,10 @@ import { requestIdOf } from './request-id';
 
 /** What Node's HTTP parser refused, said in the spec's words (its codes: llhttp's HPE_*, Node's ERR_HTTP_*). */
 function clientErrorDetail(code: string | undefined): string {
-  if (code === 'HPE_HEADER_OVERFLOW') return 'request line and headers: larger than 16 KiB (a path or query this long is never valid)';
-  if (code === 'ERR_HTTP_REQUEST_TIMEOUT' || code === 'ERR_HTTP_REQUEST_HEADERS_TIMEOUT') return 'request: not received in time';
+  if (code === 'HPE_HEADER_OVERFLOW')
+    return 'request line and headers: larger than 16 KiB (a path or query this long is never valid)';
+  if (code === 'ERR_HTTP_REQUEST_TIMEOUT' || code === 'ERR_HTTP_REQUEST_HEADERS_TIMEOUT')
+    return 'request: not received in time';
   return 'request: malformed HTTP';
 }
 
@@ -24,7 +26,9 @@ export function clientErrorHandler(error: NodeJS.ErrnoException, socket: Socket)
   if (socket.writable) {
     const requestId = newId('request');
     const { status, message } = ERROR_CODES.VALIDATION_ERROR;
-    const body: ErrorBody = { error: { code: 'VALIDATION_ERROR', message, detail: clientErrorDetail(error.code), request_id: requestId } };
+    const body: ErrorBody = {
+      error: { code: 'VALIDATION_ERROR', message, detail: clientErrorDetail(error.code), request_id: requestId },
+    };
     const text = JSON.stringify(body);
     socket.write(
       `HTTP/1.1 ${status} Bad Request\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(text)}\r\n` +
@@ -48,7 +52,9 @@ function asGatewayError(error: FastifyError): GatewayError | undefined {
       return new GatewayError('VALIDATION_ERROR', 'content-length: does not match the body');
     default:
       // Other client-side refusals of the HTTP layer (bad URL encoding, proto poisoning, ...).
-      return typeof error.statusCode === 'number' && error.statusCode >= 400 && error.statusCode < 500 ? new GatewayError('VALIDATION_ERROR', error.message) : undefined;
+      return typeof error.statusCode === 'number' && error.statusCode >= 400 && error.statusCode < 500
+        ? new GatewayError('VALIDATION_ERROR', error.message)
+        : undefined;
   }
 }
 
@@ -59,7 +65,10 @@ function asGatewayError(error: FastifyError): GatewayError | undefined {
  */
 export function frameworkErrors(error: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
   const requestId = requestIdOf(request.headers['x-request-id']);
-  const detail = error.code === 'FST_ERR_MAX_PARAM_LENGTH' ? 'path: a parameter is longer than 100 characters' : 'path: malformed URL encoding';
+  const detail =
+    error.code === 'FST_ERR_MAX_PARAM_LENGTH'
+      ? 'path: a parameter is longer than 100 characters'
+      : 'path: malformed URL encoding';
   reply.header('x-request-id', requestId).header('x-content-type-options', 'nosniff');
   void sendError(reply, new GatewayError('VALIDATION_ERROR', detail), requestId);
 }
@@ -69,12 +78,21 @@ export function frameworkErrors(error: FastifyError, request: FastifyRequest, re
  * JSON 404, and an unexpected failure is a logged INTERNAL_ERROR, never a stack trace.
  */
 export function registerLayerErrors(app: FastifyInstance, logger: Logger): void {
-  app.setNotFoundHandler(async (request, reply) => sendError(reply, new GatewayError('NOT_FOUND', `no route ${request.method} ${request.url.split('?')[0]}`), request.requestId));
+  app.setNotFoundHandler(async (request, reply) =>
+    sendError(
+      reply,
+      new GatewayError('NOT_FOUND', `no route ${request.method} ${request.url.split('?')[0]}`),
+      request.requestId,
+    ),
+  );
   app.setErrorHandler(async (error: FastifyError, request, reply) => {
     if (error instanceof GatewayError) return sendError(reply, error, request.requestId);
     const known = asGatewayError(error);
     if (known) return sendError(reply, known, request.requestId);
-    logger.error({ err: error, request_id: request.requestId, route: request.routeOptions.url }, 'unexpected rest-compat failure');
+    logger.error(
+      { err: error, request_id: request.requestId, route: request.routeOptions.url },
+      'unexpected rest-compat failure',
+    );
     return sendError(reply, new GatewayError('INTERNAL_ERROR'), request.requestId);
   });
 }

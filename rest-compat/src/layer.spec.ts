@@ -7,7 +7,9 @@ import { call, expectError } from './spec-support';
 const silent = createLogger('rest-compat-test', 'silent');
 
 /** A stand-in router for what the real one never does: hang, or answer something that is not GraphQL. */
-async function stubRouter(handler: (request: import('node:http').IncomingMessage, response: import('node:http').ServerResponse) => void): Promise<{ url: string; server: Server }> {
+async function stubRouter(
+  handler: (request: import('node:http').IncomingMessage, response: import('node:http').ServerResponse) => void,
+): Promise<{ url: string; server: Server }> {
   const server = createServer(handler);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, server };
@@ -39,8 +41,18 @@ describe('rest-compat layer (no router needed)', () => {
 
   it('serves no landing page unless the launcher asks for one, and never in production mode', async () => {
     expectError(await call(rest.url, 'GET', '/'), 404, 'NOT_FOUND');
-    const landing = { database: 'PostgreSQL (DATABASE_URL)', bus: 'in-process', graphqlUrl: 'http://127.0.0.1:1/graphql', demoFile: '/nonexistent/demo.json' };
-    const production = await startRestCompat({ routerUrl: `${await closedPort()}/graphql`, logger: silent, production: true, landing });
+    const landing = {
+      database: 'PostgreSQL (DATABASE_URL)',
+      bus: 'in-process',
+      graphqlUrl: 'http://127.0.0.1:1/graphql',
+      demoFile: '/nonexistent/demo.json',
+    };
+    const production = await startRestCompat({
+      routerUrl: `${await closedPort()}/graphql`,
+      logger: silent,
+      production: true,
+      landing,
+    });
     try {
       expectError(await call(production.url, 'GET', '/'), 404, 'NOT_FOUND');
       // Nor the start page's one-click demo payment.
@@ -87,7 +99,10 @@ describe('rest-compat layer (no router needed)', () => {
   });
 
   it('refuses a form body on a JSON route with 400 VALIDATION_ERROR naming the media type', async () => {
-    const answer = await call(rest.url, 'POST', '/merchants', { body: 'name=Shop', headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+    const answer = await call(rest.url, 'POST', '/merchants', {
+      body: 'name=Shop',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    });
     expectError(answer, 400, 'VALIDATION_ERROR');
     expect(answer.body.error.detail).toBe('content-type: send application/json');
   });
@@ -97,7 +112,9 @@ describe('rest-compat layer (no router needed)', () => {
     expectError(missing, 400, 'VALIDATION_ERROR');
     expect(missing.body.error.detail).toBe('redirect_uris: required');
 
-    const mistyped = await call(rest.url, 'POST', '/ob/tpps', { body: { name: 'TPP', redirect_uris: ['https://a.example', 7] } });
+    const mistyped = await call(rest.url, 'POST', '/ob/tpps', {
+      body: { name: 'TPP', redirect_uris: ['https://a.example', 7] },
+    });
     expect(mistyped.body.error.detail).toMatch(/^redirect_uris\[1\]: expected string/);
 
     const notObject = await call(rest.url, 'PATCH', '/banks/abc', { body: '[1,2]' });
@@ -122,7 +139,11 @@ describe('rest-compat layer (no router needed)', () => {
   });
 
   it('sends X-Content-Type-Options: nosniff on every answer, errors included', async () => {
-    for (const answer of [await call(rest.url, 'GET', '/healthz'), await call(rest.url, 'GET', '/nowhere'), await call(rest.url, 'GET', '/openapi.json')]) {
+    for (const answer of [
+      await call(rest.url, 'GET', '/healthz'),
+      await call(rest.url, 'GET', '/nowhere'),
+      await call(rest.url, 'GET', '/openapi.json'),
+    ]) {
       expect(answer.headers.get('x-content-type-options')).toBe('nosniff');
     }
   });
@@ -149,7 +170,9 @@ describe('rest-compat layer (no router needed)', () => {
     await call(rest.url, 'GET', '/banks/zzz/capabilities');
     const metrics = await call(rest.url, 'GET', '/metrics');
     expect(metrics.status).toBe(200);
-    expect(metrics.text).toMatch(/rest_compat_requests_total\{method="GET",route="\/banks\/:handle\/capabilities",status="503"[^}]*\} [1-9]/);
+    expect(metrics.text).toMatch(
+      /rest_compat_requests_total\{method="GET",route="\/banks\/:handle\/capabilities",status="503"[^}]*\} [1-9]/,
+    );
     expect(metrics.text).toMatch(/rest_compat_requests_total\{method="GET",route="unmatched",status="404"/);
   });
 });
@@ -170,7 +193,9 @@ describe('rest-compat in front of a misbehaving router', () => {
 
   it('maps an answer that is not GraphQL to 503, and an unknown error code to 500 INTERNAL_ERROR', async () => {
     let reply = 'not json';
-    const odd = await stubRouter((_request, response) => response.writeHead(200, { 'content-type': 'application/json' }).end(reply));
+    const odd = await stubRouter((_request, response) =>
+      response.writeHead(200, { 'content-type': 'application/json' }).end(reply),
+    );
     const rest = await startRestCompat({ routerUrl: odd.url, logger: silent });
     try {
       expectError(await call(rest.url, 'GET', '/banks/abc/capabilities'), 503, 'SERVICE_UNAVAILABLE');
@@ -189,18 +214,39 @@ describe('rest-compat in front of a misbehaving router', () => {
     const router = await stubRouter((request, response) => {
       seen.push(request.headers);
       response
-        .writeHead(200, { 'content-type': 'application/json', 'x-ratelimit-limit': '9', 'x-ratelimit-remaining': '8', 'x-ratelimit-reset': '60', 'x-internal': 'no' })
+        .writeHead(200, {
+          'content-type': 'application/json',
+          'x-ratelimit-limit': '9',
+          'x-ratelimit-remaining': '8',
+          'x-ratelimit-reset': '60',
+          'x-internal': 'no',
+        })
         .end(JSON.stringify({ data: { rotateBankKey: { bankKey: 'sbk_abc_new' } } }));
     });
     const rest = await startRestCompat({ routerUrl: router.url, logger: silent });
     try {
       const answer = await call(rest.url, 'POST', '/banks/abc/rotate-key', {
-        headers: { 'x-service-bank-key': 'sbk_abc_old', 'idempotency-key': 'idem-1', 'x-request-id': 'req_fwd1', 'x-forwarded-for': '198.51.100.7', cookie: 'a=b' },
+        headers: {
+          'x-service-bank-key': 'sbk_abc_old',
+          'idempotency-key': 'idem-1',
+          'x-request-id': 'req_fwd1',
+          'x-forwarded-for': '198.51.100.7',
+          cookie: 'a=b',
+        },
       });
       expect([answer.status, answer.body]).toEqual([200, { bank_key: 'sbk_abc_new' }]);
-      expect([answer.headers.get('x-ratelimit-limit'), answer.headers.get('x-ratelimit-remaining'), answer.headers.get('x-ratelimit-reset')]).toEqual(['9', '8', '60']);
+      expect([
+        answer.headers.get('x-ratelimit-limit'),
+        answer.headers.get('x-ratelimit-remaining'),
+        answer.headers.get('x-ratelimit-reset'),
+      ]).toEqual(['9', '8', '60']);
       expect(answer.headers.get('x-internal')).toBeNull();
-      expect(seen[0]).toMatchObject({ 'x-service-bank-key': 'sbk_abc_old', 'idempotency-key': 'idem-1', 'x-request-id': 'req_fwd1', 'x-forwarded-for': '127.0.0.1' });
+      expect(seen[0]).toMatchObject({
+        'x-service-bank-key': 'sbk_abc_old',
+        'idempotency-key': 'idem-1',
+        'x-request-id': 'req_fwd1',
+        'x-forwarded-for': '127.0.0.1',
+      });
       // A client cannot choose the IP its public rate limit is counted under, nor smuggle other headers.
       expect(seen[0]!.cookie).toBeUndefined();
     } finally {

@@ -17,7 +17,11 @@ try {
 void (async () => {
   const logger = createLogger('rest-compat');
   // Not ready from the first SIGTERM on (the balancer drains this instance), then requests in flight end.
-  const shutdown = handleShutdownSignals({ logger, drainSeconds: config.drainSeconds, stop: async () => (await starting.catch(() => undefined))?.stop() });
+  const shutdown = handleShutdownSignals({
+    logger,
+    drainSeconds: config.drainSeconds,
+    stop: async () => (await starting.catch(() => undefined))?.stop(),
+  });
   const starting = startRestCompat({
     routerUrl: config.routerUrl,
     host: config.host,

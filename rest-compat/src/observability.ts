@@ -9,8 +9,18 @@ import { createMetricsRegistry, metricsAnswer } from '@gateway/kernel';
  */
 export function registerMetrics(app: FastifyInstance, token: string | undefined): void {
   const registry = createMetricsRegistry('rest-compat');
-  const requests = new Counter({ name: 'rest_compat_requests_total', help: 'REST requests by route and status', labelNames: ['method', 'route', 'status'], registers: [registry] });
-  const duration = new Histogram({ name: 'rest_compat_request_duration_seconds', help: 'REST request duration by route', labelNames: ['method', 'route'], registers: [registry] });
+  const requests = new Counter({
+    name: 'rest_compat_requests_total',
+    help: 'REST requests by route and status',
+    labelNames: ['method', 'route', 'status'],
+    registers: [registry],
+  });
+  const duration = new Histogram({
+    name: 'rest_compat_request_duration_seconds',
+    help: 'REST request duration by route',
+    labelNames: ['method', 'route'],
+    registers: [registry],
+  });
 
   app.addHook('onResponse', async (request, reply) => {
     const route = request.routeOptions.url ?? 'unmatched';
@@ -18,25 +28,40 @@ export function registerMetrics(app: FastifyInstance, token: string | undefined)
     duration.observe({ method: request.method, route }, reply.elapsedTime / 1000);
   });
   app.get('/metrics', async (request, reply) => {
-    const answer = await metricsAnswer(registry, { authorization: request.headers.authorization, requestId: request.requestId }, token);
+    const answer = await metricsAnswer(
+      registry,
+      { authorization: request.headers.authorization, requestId: request.requestId },
+      token,
+    );
     return reply.code(answer.status).headers(answer.headers).send(answer.body);
   });
 }
 
 /** /healthz: this process answers. /readyz: the router answers and reports itself ready. */
-export function registerHealth(app: FastifyInstance, routerBaseUrl: string, dispatcher: Dispatcher, readinessChecks?: () => Record<string, boolean>): void {
+export function registerHealth(
+  app: FastifyInstance,
+  routerBaseUrl: string,
+  dispatcher: Dispatcher,
+  readinessChecks?: () => Record<string, boolean>,
+): void {
   app.get('/healthz', async () => ({ status: 'ok' }));
   app.get('/readyz', async (_request, reply) => {
     const own = readinessChecks?.() ?? {};
     // A stopping process is not ready whatever the router says: no need to ask it.
     if (!Object.values(own).every(Boolean)) return reply.code(503).send({ status: 'unavailable', checks: own });
-    const router = await httpRequest(`${routerBaseUrl}/readyz`, { dispatcher, headersTimeout: 2000, bodyTimeout: 2000 }).then(
+    const router = await httpRequest(`${routerBaseUrl}/readyz`, {
+      dispatcher,
+      headersTimeout: 2000,
+      bodyTimeout: 2000,
+    }).then(
       async (response) => {
         await response.body.dump();
         return response.statusCode === 200;
       },
       () => false,
     );
-    return reply.code(router ? 200 : 503).send({ status: router ? 'ready' : 'unavailable', checks: { ...own, router } });
+    return reply
+      .code(router ? 200 : 503)
+      .send({ status: router ? 'ready' : 'unavailable', checks: { ...own, router } });
   });
 }

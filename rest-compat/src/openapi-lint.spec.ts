@@ -25,15 +25,21 @@ describe('OpenAPI document lint (redocly)', () => {
     // As a deployment serves it: with PUBLIC_BASE_URL. (`npm start` names its localhost address,
     // the truth there, which no-server-example.com rightly flags for a published document.)
     writeFileSync(file, JSON.stringify(buildOpenApiDocument(ROUTES, 'https://pay.gateway.ly')));
-    const run = await promisify(execFile)(join(ROOT, 'node_modules', '.bin', 'redocly'), ['lint', file, '--config', join(ROOT, 'redocly.yaml'), '--format', 'json'], {
-      cwd: ROOT,
-      maxBuffer: 64 * 1024 * 1024,
-    }).catch((failure: { stdout?: string; stderr?: string }) => failure);
+    const run = await promisify(execFile)(
+      join(ROOT, 'node_modules', '.bin', 'redocly'),
+      ['lint', file, '--config', join(ROOT, 'redocly.yaml'), '--format', 'json'],
+      {
+        cwd: ROOT,
+        maxBuffer: 64 * 1024 * 1024,
+      },
+    ).catch((failure: { stdout?: string; stderr?: string }) => failure);
     const report = JSON.parse(run.stdout ?? '{}') as {
       totals?: { errors: number; warnings: number };
       problems?: Array<{ ruleId: string; message: string; location?: Array<{ pointer?: string }> }>;
     };
-    const problems = (report.problems ?? []).map((problem) => `${problem.ruleId}: ${problem.message} at ${problem.location?.[0]?.pointer ?? '?'}`);
+    const problems = (report.problems ?? []).map(
+      (problem) => `${problem.ruleId}: ${problem.message} at ${problem.location?.[0]?.pointer ?? '?'}`,
+    );
     expect(problems).toEqual([]);
     expect(report.totals).toMatchObject({ errors: 0, warnings: 0 });
   }, 120_000);

@@ -22,7 +22,8 @@ function assertBodyType(route: RestRoute, contentType: string | undefined): void
   if (contentType === undefined) return;
   const accepted = (route.bodyTypes ?? ['json']).map((type) => MEDIA_TYPE[type]);
   const sent = contentType.split(';')[0]!.trim().toLowerCase();
-  if (!accepted.includes(sent)) throw new GatewayError('VALIDATION_ERROR', `content-type: send ${accepted.join(' or ')}`);
+  if (!accepted.includes(sent))
+    throw new GatewayError('VALIDATION_ERROR', `content-type: send ${accepted.join(' or ')}`);
 }
 
 /** Serves the HTML of a route that is also a page (RestRoute.page). */
@@ -32,23 +33,37 @@ export type PageHandler = (request: FastifyRequest, reply: FastifyReply) => Prom
 export const routeKey = (route: Pick<RestRoute, 'method' | 'path'>): string => `${route.method} ${route.path}`;
 
 /** JSON only for a client that asks for it and not for HTML: a browser's navigation gets the page. */
-export const wantsJson = (accept: string | undefined = ''): boolean => accept.includes('application/json') && !accept.includes('text/html');
+export const wantsJson = (accept: string | undefined = ''): boolean =>
+  accept.includes('application/json') && !accept.includes('text/html');
 
-const isFormPost = (request: FastifyRequest): boolean => request.headers['content-type']?.split(';')[0]!.trim().toLowerCase() === MEDIA_TYPE.form;
+const isFormPost = (request: FastifyRequest): boolean =>
+  request.headers['content-type']?.split(';')[0]!.trim().toLowerCase() === MEDIA_TYPE.form;
 
 /**
  * A form posted by a browser without script (RestRoute.htmlForm): the same operation, answered
  * 303 See Other to the next page whatever happens, so the browser never shows a JSON body and
  * never re-posts the form's credentials.
  */
-async function answerHtmlForm(route: RestRoute, form: HtmlFormRoute, request: FastifyRequest, reply: FastifyReply, execute: Execute): Promise<unknown> {
+async function answerHtmlForm(
+  route: RestRoute,
+  form: HtmlFormRoute,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  execute: Execute,
+): Promise<unknown> {
   const path = request.params as Record<string, string>;
-  const seeOther = (location: string) => reply.code(303).header('location', location).header('cache-control', 'no-store').send();
+  const seeOther = (location: string) =>
+    reply.code(303).header('location', location).header('cache-control', 'no-store').send();
   try {
     const params = route.params ? validate(route.params, path, 'path') : {};
     const fields = validate(form.fields, request.body ?? {}, 'body') as Record<string, string>;
     const body = validate(route.body ?? NO_FIELDS, form.body(fields), 'body');
-    const variables = route.variables({ params: keysToCamel(params), query: {}, body: keysToCamel(body), headers: clientHeaders(request) });
+    const variables = route.variables({
+      params: keysToCamel(params),
+      query: {},
+      body: keysToCamel(body),
+      headers: clientHeaders(request),
+    });
     const execution = await execute(request, route.operation, variables);
     passBackRouterHeaders(reply, execution.headers);
     if (execution.error) return seeOther(form.failure(path, execution.error.code));
@@ -63,10 +78,18 @@ async function answerHtmlForm(route: RestRoute, form: HtmlFormRoute, request: Fa
  * Serves each table entry: validate, convert keys, execute the operation, shape the answer.
  * A route that is also a page hands requests not asking for JSON to its page handler.
  */
-export function registerRoutes(app: FastifyInstance, routes: readonly RestRoute[], execute: Execute, pages: Readonly<Record<string, PageHandler>> = {}): void {
+export function registerRoutes(
+  app: FastifyInstance,
+  routes: readonly RestRoute[],
+  execute: Execute,
+  pages: Readonly<Record<string, PageHandler>> = {},
+): void {
   // A page without its route (or the reverse) would be served undocumented, or not at all.
   const declared = routes.filter((route) => route.page).map(routeKey);
-  const mismatch = [...declared.filter((key) => !pages[key]), ...Object.keys(pages).filter((key) => !declared.includes(key))];
+  const mismatch = [
+    ...declared.filter((key) => !pages[key]),
+    ...Object.keys(pages).filter((key) => !declared.includes(key)),
+  ];
   if (mismatch.length) throw new Error(`routes and page handlers do not match: ${mismatch.join(', ')}`);
 
   for (const route of routes) {
@@ -76,21 +99,32 @@ export function registerRoutes(app: FastifyInstance, routes: readonly RestRoute[
       method: route.method,
       url: fastifyPath(route.path),
       // Set before the body is read, so refusals of the body parser (a form field sent twice) carry them too.
-      ...(responseHeaders ? { onRequest: async (_request: FastifyRequest, reply: FastifyReply) => void reply.headers(responseHeaders) } : {}),
+      ...(responseHeaders
+        ? { onRequest: async (_request: FastifyRequest, reply: FastifyReply) => void reply.headers(responseHeaders) }
+        : {}),
       ...(route.fapi ? { onSend: challengeOn401 } : {}),
       handler: async (request, reply) => {
         if (route.fapi) beginFapiCall(request, reply);
         if (page && !wantsJson(request.headers.accept)) return page(request, reply);
-        if (route.htmlForm && isFormPost(request)) return answerHtmlForm(route, route.htmlForm, request, reply, execute);
+        if (route.htmlForm && isFormPost(request))
+          return answerHtmlForm(route, route.htmlForm, request, reply, execute);
         if (takesBody(route)) assertBodyType(route, request.headers['content-type']);
         const params = route.params ? validate(route.params, request.params, 'path') : {};
         const query = validate(route.query ?? NO_FIELDS, request.query ?? {}, 'query');
         const body = takesBody(route) ? validate(route.body ?? NO_FIELDS, request.body ?? {}, 'body') : {};
 
         const idempotencyKey = route.idempotent ? request.headers['idempotency-key'] : undefined;
-        const headers = { ...clientHeaders(request), ...(typeof idempotencyKey === 'string' ? { idempotencyKey } : {}) };
+        const headers = {
+          ...clientHeaders(request),
+          ...(typeof idempotencyKey === 'string' ? { idempotencyKey } : {}),
+        };
         const mapped = { params: keysToCamel(params), query: keysToCamel(query), body: keysToCamel(body), headers };
-        const execution = await execute(request, route.operation, route.variables(mapped), route.operationName?.(mapped));
+        const execution = await execute(
+          request,
+          route.operation,
+          route.variables(mapped),
+          route.operationName?.(mapped),
+        );
         passBackRouterHeaders(reply, execution.headers);
         if (execution.error) return sendError(reply, inRestTerms(route, execution.error), request.requestId);
         if (route.status === 204 || !route.result) return reply.code(204).send();
@@ -112,7 +146,12 @@ function inRestTerms(route: RestRoute, error: GatewayError): GatewayError {
   const named = /^(first|after):/.exec(error.detail)?.[1];
   const restName = named ? PAGING_NAMES[named] : undefined;
   if (error.code !== 'VALIDATION_ERROR' || !restName || !route.query || !(restName in route.query.shape)) return error;
-  return new GatewayError(error.code, `${restName}${error.detail.slice(named!.length)}`, error.message, error.retryAfterSeconds);
+  return new GatewayError(
+    error.code,
+    `${restName}${error.detail.slice(named!.length)}`,
+    error.message,
+    error.retryAfterSeconds,
+  );
 }
 
 /** The request headers any route may map (RouteHeaders) besides Idempotency-Key. */

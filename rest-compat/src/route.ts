@@ -7,10 +7,14 @@ export type HttpMethod = 'GET' | 'POST' | 'PATCH' | 'DELETE';
 /** How a request body may be encoded (RestRoute.bodyTypes). */
 export type BodyType = 'json' | 'form';
 
-export const MEDIA_TYPE: Record<BodyType, string> = { json: 'application/json', form: 'application/x-www-form-urlencoded' };
+export const MEDIA_TYPE: Record<BodyType, string> = {
+  json: 'application/json',
+  form: 'application/x-www-form-urlencoded',
+};
 
 /** The spec's credential headers, as named in the OpenAPI security schemes. */
-export type Credential = 'adminKey' | 'bankKey' | 'merchantKey' | 'tppToken' | 'obToken' | 'consentId' | 'sessionToken' | 'internalKey';
+export type Credential =
+  'adminKey' | 'bankKey' | 'merchantKey' | 'tppToken' | 'obToken' | 'consentId' | 'sessionToken' | 'internalKey';
 
 type AnyObjectSchema = z.ZodObject<z.ZodRawShape>;
 type Parsed<S> = S extends z.ZodType ? CamelKeys<z.output<S>> : Record<string, never>;
@@ -38,7 +42,11 @@ export type GraphQLData = Record<string, any>;
  * One REST path mapped onto one GraphQL operation on the router. The entry is also the
  * OpenAPI source: schemas are snake_case as on the wire, with descriptions.
  */
-export interface RestRoute<P extends AnyObjectSchema | undefined = any, Q extends AnyObjectSchema | undefined = any, B extends AnyObjectSchema | undefined = any> {
+export interface RestRoute<
+  P extends AnyObjectSchema | undefined = any,
+  Q extends AnyObjectSchema | undefined = any,
+  B extends AnyObjectSchema | undefined = any,
+> {
   method: HttpMethod;
   /** OpenAPI style: /banks/{handle}. */
   path: string;

@@ -61,14 +61,23 @@ export async function startRestCompat(options: RestCompatOptions): Promise<Runni
   // Own connection pool, so stop() closes every socket to the router.
   const dispatcher = new Agent({ connect: { timeout: timeoutMs }, headersTimeout: timeoutMs, bodyTimeout: timeoutMs });
 
-  const app = Fastify({ logger: false, bodyLimit: BODY_LIMIT_BYTES, trustProxy: options.trustProxy ?? false, return503OnClosing: true, clientErrorHandler, frameworkErrors });
+  const app = Fastify({
+    logger: false,
+    bodyLimit: BODY_LIMIT_BYTES,
+    trustProxy: options.trustProxy ?? false,
+    return503OnClosing: true,
+    clientErrorHandler,
+    frameworkErrors,
+  });
   registerRequestId(app);
   registerLayerErrors(app, logger);
   registerMetrics(app, options.metricsToken);
 
   // An empty body on a POST with content-type JSON (rotate-key from many HTTP clients) means "no fields".
   const parseJson = app.getDefaultJsonParser('error', 'error');
-  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => (body === '' ? done(null, undefined) : parseJson(request, body as string, done)));
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) =>
+    body === '' ? done(null, undefined) : parseJson(request, body as string, done),
+  );
   // Form bodies (OAuth's token endpoint, HTML forms) for the routes that declare them (RestRoute.bodyTypes).
   app.addContentTypeParser(MEDIA_TYPE.form, { parseAs: 'string' }, (_request, body, done) => {
     try {
@@ -98,7 +107,8 @@ export async function startRestCompat(options: RestCompatOptions): Promise<Runni
   const bankCoreOpenApi = bankCoreOpenApiDocument();
   app.get('/openapi/bank-core.json', async () => bankCoreOpenApi);
   registerDocsPage(app, () => (served.openApi ? [new URL(served.openApi.servers[0]!.url).origin] : []));
-  if (options.landing && !options.production) registerLandingPage(app, { ...options.landing, metricsLocked: options.metricsToken !== undefined });
+  if (options.landing && !options.production)
+    registerLandingPage(app, { ...options.landing, metricsLocked: options.metricsToken !== undefined });
   registerDashboard(app, logger);
 
   const url = await app.listen({ host: options.host ?? '127.0.0.1', port: options.port ?? 0 });

@@ -19,7 +19,12 @@ export interface CallOptions {
 }
 
 /** Calls rest-compat as any HTTP client would, and keeps the raw answer for header and body checks. */
-export async function call(baseUrl: string, method: string, path: string, { body, headers = {} }: CallOptions = {}): Promise<Answer> {
+export async function call(
+  baseUrl: string,
+  method: string,
+  path: string,
+  { body, headers = {} }: CallOptions = {},
+): Promise<Answer> {
   const response = await fetch(`${baseUrl}${path}`, {
     method,
     headers: { ...(body !== undefined ? { 'content-type': 'application/json' } : {}), ...headers },
@@ -45,11 +50,17 @@ export function responseSchemaOf(method: HttpMethod, path: string): z.ZodType {
 /** Asserts the spec's error body and that its request_id is the X-Request-Id header. */
 export function expectError(answer: Answer, status: number, code: string): void {
   expect({ status: answer.status, code: answer.body?.error?.code }).toEqual({ status, code });
-  expect(answer.body.error).toEqual({ code, message: expect.any(String), detail: expect.any(String), request_id: expect.stringMatching(/^req_/) });
+  expect(answer.body.error).toEqual({
+    code,
+    message: expect.any(String),
+    detail: expect.any(String),
+    request_id: expect.stringMatching(/^req_/),
+  });
   expect(answer.headers.get('x-request-id')).toBe(answer.body.error.request_id);
 }
 
 /** The rate-limit headers the router sets on every answer, passed through. */
 export function expectRateLimitHeaders(answer: Answer): void {
-  for (const name of ['x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset']) expect(answer.headers.get(name)).toMatch(/^\d+$/);
+  for (const name of ['x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset'])
+    expect(answer.headers.get(name)).toMatch(/^\d+$/);
 }

@@ -33,7 +33,13 @@ describe('the admission stage', () => {
   it("admits an authenticated caller's operation with its rate-limit headers and names the operation's label", async () => {
     const { admit, counted, charged } = admissionWith(async () => merchant);
     const requestLabels = labels();
-    const admission = await admit({}, '10.0.0.1', { query: 'query Banks { banks { handle } }' }, 'req_a', requestLabels);
+    const admission = await admit(
+      {},
+      '10.0.0.1',
+      { query: 'query Banks { banks { handle } }' },
+      'req_a',
+      requestLabels,
+    );
     expect(admission).toEqual({ principal: merchant, headers: LIMIT_HEADERS });
     expect(requestLabels.operation).toBe('Banks');
     expect(charged).toEqual(['banks']);
@@ -50,35 +56,54 @@ describe('the admission stage', () => {
     expect(refusals.map((admission) => [admission.refusal?.code, admission.refusal?.detail])).toEqual([
       ['VALIDATION_ERROR', 'text must not contain the NUL character (U+0000)'],
       ['VALIDATION_ERROR', 'Unknown operation named "B".'],
-      ['VALIDATION_ERROR', 'Subscriptions run over graphql-ws (a WebSocket on this same /graphql path), not over HTTP.'],
+      [
+        'VALIDATION_ERROR',
+        'Subscriptions run over graphql-ws (a WebSocket on this same /graphql path), not over HTTP.',
+      ],
     ]);
     expect(charged).toEqual([]);
     expect(counted).toEqual([]);
   });
 
   it("leaves a malformed document to Apollo, and a service's operation outside client rate limits", async () => {
-    expect(await admissionWith(async () => merchant).admit({}, '10.0.0.1', { query: '{ banks {' }, 'req_a', labels())).toEqual({ principal: merchant, headers: {} });
+    expect(
+      await admissionWith(async () => merchant).admit({}, '10.0.0.1', { query: '{ banks {' }, 'req_a', labels()),
+    ).toEqual({ principal: merchant, headers: {} });
     const service: Principal = { kind: 'service', id: 'payments' };
     const { admit, charged } = admissionWith(async () => service);
-    expect(await admit({}, '10.0.0.1', { query: '{ banks { handle } }' }, 'req_a', labels())).toEqual({ principal: service, headers: {} });
+    expect(await admit({}, '10.0.0.1', { query: '{ banks { handle } }' }, 'req_a', labels())).toEqual({
+      principal: service,
+      headers: {},
+    });
     expect(charged).toEqual([]);
   });
 
   it('refuses an operation over its budget with the charge headers, counted as rate_limited', async () => {
     const refusal = new GatewayError('RATE_LIMITED', 'limit of 5 requests reached; retry in 60 s');
-    const { admit, counted } = admissionWith(async () => merchant, { headers: { ...LIMIT_HEADERS, 'retry-after': '60' }, refusal });
-    expect(await admit({}, '10.0.0.1', { query: '{ banks { handle } }' }, 'req_a', labels())).toEqual({ refusal, headers: { ...LIMIT_HEADERS, 'retry-after': '60' } });
+    const { admit, counted } = admissionWith(async () => merchant, {
+      headers: { ...LIMIT_HEADERS, 'retry-after': '60' },
+      refusal,
+    });
+    expect(await admit({}, '10.0.0.1', { query: '{ banks { handle } }' }, 'req_a', labels())).toEqual({
+      refusal,
+      headers: { ...LIMIT_HEADERS, 'retry-after': '60' },
+    });
     expect(counted).toEqual(['rate_limited']);
   });
 
   it("refuses a bad credential with the credential check's own code, and answers 503 when the check itself fails", async () => {
     const bad = admissionWith(async () => Promise.reject(new GatewayError('INVALID_API_KEY')));
-    expect((await bad.admit({}, '10.0.0.1', { query: '{ banks { handle } }' }, 'req_a', labels())).refusal?.code).toBe('INVALID_API_KEY');
+    expect((await bad.admit({}, '10.0.0.1', { query: '{ banks { handle } }' }, 'req_a', labels())).refusal?.code).toBe(
+      'INVALID_API_KEY',
+    );
     expect(bad.counted).toEqual(['unauthenticated']);
 
     const down = admissionWith(async () => Promise.reject(new Error('connection refused')));
     const admission = await down.admit({}, '10.0.0.1', { query: '{ banks { handle } }' }, 'req_down', labels());
-    expect(admission).toMatchObject({ refusal: { code: 'SERVICE_UNAVAILABLE', detail: 'credential check unavailable' }, headers: {} });
+    expect(admission).toMatchObject({
+      refusal: { code: 'SERVICE_UNAVAILABLE', detail: 'credential check unavailable' },
+      headers: {},
+    });
     expect(down.logged).toEqual([{ err: new Error('connection refused'), request_id: 'req_down' }]);
   });
 });

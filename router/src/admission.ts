@@ -13,7 +13,13 @@ export interface Admission {
 }
 
 /** Admits one request (HTTP or in process) under its request id; fills in the labels' operation. */
-export type Admit = (headers: CredentialHeaders, ip: string, source: OperationSource | undefined, requestId: string, labels: RequestLabels) => Promise<Admission>;
+export type Admit = (
+  headers: CredentialHeaders,
+  ip: string,
+  source: OperationSource | undefined,
+  requestId: string,
+  labels: RequestLabels,
+) => Promise<Admission>;
 
 export interface AdmissionOptions {
   authenticate(headers: CredentialHeaders, ip: string): Promise<Principal>;
@@ -31,7 +37,10 @@ const invalid = (text: string) => new GatewayError('VALIDATION_ERROR', text, tex
  */
 export function createAdmission({ authenticate, charges, metrics, logger }: AdmissionOptions): Admit {
   return async (headers, ip, source, requestId, labels) => {
-    const refuse = (error: GatewayError, answerHeaders: Record<string, string> = {}): Admission => ({ refusal: error, headers: answerHeaders });
+    const refuse = (error: GatewayError, answerHeaders: Record<string, string> = {}): Admission => ({
+      refusal: error,
+      headers: answerHeaders,
+    });
     try {
       const principal = await authenticate(headers, ip);
       if (carriesNul(source)) return refuse(invalid('text must not contain the NUL character (U+0000)'));
@@ -42,7 +51,10 @@ export function createAdmission({ authenticate, charges, metrics, logger }: Admi
       // Callers without credentials add names from a smaller allowance of the bounded set.
       labels.operation = metrics.operations.label(operation.name, principal.kind !== 'anonymous');
       // The gateway cannot execute one over HTTP (it threw, answered 500): say where they run.
-      if (operation.type === 'subscription') return refuse(invalid('Subscriptions run over graphql-ws (a WebSocket on this same /graphql path), not over HTTP.'));
+      if (operation.type === 'subscription')
+        return refuse(
+          invalid('Subscriptions run over graphql-ws (a WebSocket on this same /graphql path), not over HTTP.'),
+        );
       if (principal.kind === 'service') return { principal, headers: {} }; // platform-internal traffic is not a client's budget
       const charge = await charges.operation(principal, operation);
       if (charge.refusal) {

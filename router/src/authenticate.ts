@@ -1,5 +1,12 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { DASHBOARD_SESSION_PREFIX, GatewayError, PRINCIPAL_HEADER, safeEqual, verifyPrincipal, type Principal } from '@gateway/kernel';
+import {
+  DASHBOARD_SESSION_PREFIX,
+  GatewayError,
+  PRINCIPAL_HEADER,
+  safeEqual,
+  verifyPrincipal,
+  type Principal,
+} from '@gateway/kernel';
 import { vault, type CredentialKind, type VerifyResult } from '@gateway/vault';
 
 export type CredentialHeaders = Record<string, string | string[] | undefined>;
@@ -13,7 +20,12 @@ const header = (headers: CredentialHeaders, name: string): string | undefined =>
 };
 
 /** `refusal` is made only when the credential is refused: an error's stack costs more than the check on every request. */
-async function verified(em: VaultEm, kind: CredentialKind, raw: string, refusal: () => GatewayError): Promise<VerifyResult & { ok: true }> {
+async function verified(
+  em: VaultEm,
+  kind: CredentialKind,
+  raw: string,
+  refusal: () => GatewayError,
+): Promise<VerifyResult & { ok: true }> {
   const result = await vault.verify(em(), kind, raw);
   if (!result.ok) throw refusal();
   return result;
@@ -24,13 +36,20 @@ async function verified(em: VaultEm, kind: CredentialKind, raw: string, refusal:
  * credential with the spec's code. One credential per request; the first present wins in the
  * order below.
  */
-export async function authenticate(em: VaultEm, headers: CredentialHeaders, adminKey: string, ip: string, platformSecret: string): Promise<Principal> {
+export async function authenticate(
+  em: VaultEm,
+  headers: CredentialHeaders,
+  adminKey: string,
+  ip: string,
+  platformSecret: string,
+): Promise<Principal> {
   // Platform services (payments asking identity for routing) sign their own principal; only
   // the `service` kind is accepted this way, never a client-chosen identity.
   const forwarded = header(headers, PRINCIPAL_HEADER);
   if (forwarded !== undefined) {
     const principal = verifyPrincipal(forwarded, platformSecret);
-    if (principal.kind !== 'service') throw new GatewayError('UNAUTHORIZED', 'only platform services may sign their own principal');
+    if (principal.kind !== 'service')
+      throw new GatewayError('UNAUTHORIZED', 'only platform services may sign their own principal');
     return { kind: 'service', id: principal.id, ip };
   }
 
@@ -51,27 +70,48 @@ export async function authenticate(em: VaultEm, headers: CredentialHeaders, admi
 
   const sessionToken = header(headers, 'x-session-token');
   if (sessionToken !== undefined) {
-    const { credential } = await verified(em, 'session_token', sessionToken, () => new GatewayError('UNAUTHORIZED', 'X-Session-Token is not valid'));
+    const { credential } = await verified(
+      em,
+      'session_token',
+      sessionToken,
+      () => new GatewayError('UNAUTHORIZED', 'X-Session-Token is not valid'),
+    );
     return { kind: 'session', id: credential.ownerId, ip };
   }
 
   const internalKey = header(headers, 'x-service-internal-key');
   if (internalKey !== undefined) {
-    const { credential } = await verified(em, 'internal_key', internalKey, () => new GatewayError('UNAUTHORIZED', 'X-Service-Internal-Key is not valid'));
+    const { credential } = await verified(
+      em,
+      'internal_key',
+      internalKey,
+      () => new GatewayError('UNAUTHORIZED', 'X-Service-Internal-Key is not valid'),
+    );
     // A sandbox core's key carries ['test']: its callbacks speak for the bank's test world only.
-    return { kind: 'bank_core', id: credential.ownerId, ...(credential.scopes?.length ? { scopes: [...credential.scopes] } : {}), ip };
+    return {
+      kind: 'bank_core',
+      id: credential.ownerId,
+      ...(credential.scopes?.length ? { scopes: [...credential.scopes] } : {}),
+      ip,
+    };
   }
 
   return { kind: 'anonymous', ip };
 }
 
-async function bearerPrincipal(em: VaultEm, authorization: string, consentId: string | undefined, ip: string): Promise<Principal> {
+async function bearerPrincipal(
+  em: VaultEm,
+  authorization: string,
+  consentId: string | undefined,
+  ip: string,
+): Promise<Principal> {
   const match = /^Bearer ([A-Za-z0-9_]+)$/.exec(authorization.trim());
   if (!match) throw new GatewayError('INVALID_API_KEY', 'Authorization must be "Bearer <key>"');
   const token = match[1]!;
 
   if (token.startsWith('at_')) {
-    if (!consentId) throw new GatewayError('UNAUTHORIZED', 'Open Banking calls need both Authorization and X-Consent-Id');
+    if (!consentId)
+      throw new GatewayError('UNAUTHORIZED', 'Open Banking calls need both Authorization and X-Consent-Id');
     const result = await vault.verify(em(), 'ob_access_token', token);
     if (!result.ok) {
       if (result.reason === 'expired') throw new GatewayError('TOKEN_EXPIRED');
@@ -80,21 +120,39 @@ async function bearerPrincipal(em: VaultEm, authorization: string, consentId: st
     }
     // A valid token speaking for another consent (contract "Data and payment calls"): the caller
     // is authenticated, just not for the consent it names, hence 403 rather than 401.
-    if (!safeEqual(result.credential.ownerId, consentId)) throw new GatewayError('FORBIDDEN', 'X-Consent-Id is not the consent this access token was issued for');
-    return { kind: 'ob_token', id: consentId, consentId, scopes: result.credential.scopes, ip, ...(result.credential.clientId ? { clientId: result.credential.clientId } : {}) };
+    if (!safeEqual(result.credential.ownerId, consentId))
+      throw new GatewayError('FORBIDDEN', 'X-Consent-Id is not the consent this access token was issued for');
+    return {
+      kind: 'ob_token',
+      id: consentId,
+      consentId,
+      scopes: result.credential.scopes,
+      ip,
+      ...(result.credential.clientId ? { clientId: result.credential.clientId } : {}),
+    };
   }
 
   // The TPP's own token is a different class: it manages consents and never reads account data
   // (open-banking refuses it there), so X-Consent-Id does not change what it is.
   if (token.startsWith('tpk_')) {
-    const { credential } = await verified(em, 'tpp_key', token, () => new GatewayError('INVALID_API_KEY', 'TPP access token is not valid'));
+    const { credential } = await verified(
+      em,
+      'tpp_key',
+      token,
+      () => new GatewayError('INVALID_API_KEY', 'TPP access token is not valid'),
+    );
     return { kind: 'tpp', id: credential.ownerId, ip };
   }
 
   // The merchant dashboard's session (rest-compat sends it from its HttpOnly cookie): the merchant
   // it was exchanged for, in the key's mode, marked so that it cannot mint another session.
   if (token.startsWith(DASHBOARD_SESSION_PREFIX)) {
-    const { credential } = await verified(em, 'dashboard_session', token, () => new GatewayError('UNAUTHORIZED', 'the dashboard session has ended; sign in again'));
+    const { credential } = await verified(
+      em,
+      'dashboard_session',
+      token,
+      () => new GatewayError('UNAUTHORIZED', 'the dashboard session has ended; sign in again'),
+    );
     return { kind: 'merchant', id: credential.ownerId, scopes: credential.scopes, ip };
   }
 

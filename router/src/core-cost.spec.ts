@@ -28,10 +28,18 @@ const noVault = () => {
   throw new Error('the vault is not consulted for these operations');
 };
 const charges = chargingCoreCalls(
-  { operation: async (_principal, operation) => ({ headers: { costs: JSON.stringify(limitCostsOf(operation.type, operation.fields)) } }), subscribe: async () => undefined },
+  {
+    operation: async (_principal, operation) => ({
+      headers: { costs: JSON.stringify(limitCostsOf(operation.type, operation.fields)) },
+    }),
+    subscribe: async () => undefined,
+  },
   supergraphSdl,
 );
-const costOf = async (query: string) => JSON.parse((await charges.operation({ kind: 'merchant', id: 'mer_cost' }, inspectOperation({ query })!)).headers.costs!);
+const costOf = async (query: string) =>
+  JSON.parse(
+    (await charges.operation({ kind: 'merchant', id: 'mer_cost' }, inspectOperation({ query })!)).headers.costs!,
+  );
 const aliases = (count: number) => Array.from({ length: count }, (_, i) => `t${i}: transactions(count: 500)`).join(' ');
 
 describe('pricing bank-core calls', () => {
@@ -47,7 +55,11 @@ describe('pricing bank-core calls', () => {
   it('charges the 29-alias statement query 30 points, not 1: each core-backed selection costs its weight', async () => {
     expect(await costOf(`{ obAccounts { accountId ${aliases(29)} } }`)).toEqual({ read: 30 });
     // Through fragments and nested types alike; fields without @cost are free under a root field.
-    expect(await costOf(`{ consent { id accounts { balances ...T } } } fragment T on ObAccount { a: transactions b: transactions }`)).toEqual({ read: 4 });
+    expect(
+      await costOf(
+        `{ consent { id accounts { balances ...T } } } fragment T on ObAccount { a: transactions b: transactions }`,
+      ),
+    ).toEqual({ read: 4 });
     expect(await costOf('{ banks consent { id } }')).toEqual({ read: 2 });
   });
 
@@ -57,8 +69,14 @@ describe('pricing bank-core calls', () => {
   });
 
   it('refuses the 29-alias query when its price is more than the budget left', async () => {
-    const limited = chargingCoreCalls(createLimitCharges(await createRateLimiter({ read: { points: 20, durationSeconds: 60 } }), noVault), supergraphSdl);
-    const answer = await limited.operation({ kind: 'ob_token', id: 'con_cost' }, inspectOperation({ query: `{ obAccounts { ${aliases(29)} } }` })!);
+    const limited = chargingCoreCalls(
+      createLimitCharges(await createRateLimiter({ read: { points: 20, durationSeconds: 60 } }), noVault),
+      supergraphSdl,
+    );
+    const answer = await limited.operation(
+      { kind: 'ob_token', id: 'con_cost' },
+      inspectOperation({ query: `{ obAccounts { ${aliases(29)} } }` })!,
+    );
     expect(answer.refusal).toMatchObject({ code: 'RATE_LIMITED' });
     expect(answer.refusal?.detail).toMatch(/^this operation costs 30 points of the read limit/);
   });

@@ -24,7 +24,9 @@ export function costTableOf(supergraphSdl: string): CostTable {
   for (const definition of parse(supergraphSdl).definitions) {
     if (definition.kind !== Kind.OBJECT_TYPE_DEFINITION && definition.kind !== Kind.INTERFACE_TYPE_DEFINITION) continue;
     for (const field of definition.fields ?? []) {
-      const weight = field.directives?.find((directive) => directive.name.value === 'cost')?.arguments?.find((arg) => arg.name.value === 'weight')?.value;
+      const weight = field.directives
+        ?.find((directive) => directive.name.value === 'cost')
+        ?.arguments?.find((arg) => arg.name.value === 'weight')?.value;
       if (weight?.kind === Kind.INT) table.set(`${definition.name.value}.${field.name.value}`, Number(weight.value));
     }
   }
@@ -48,7 +50,10 @@ export function coreCallPricing(schema: GraphQLSchema, table: CostTable) {
   const weightOf = (type: GraphQLNamedType, field: string): number => {
     if (!isAbstractType(type)) return table.get(`${type.name}.${field}`) ?? 0;
     // Through an interface or union: the dearest of the types it may turn out to be.
-    return Math.max(table.get(`${type.name}.${field}`) ?? 0, ...schema.getPossibleTypes(type).map((possible) => table.get(`${possible.name}.${field}`) ?? 0));
+    return Math.max(
+      table.get(`${type.name}.${field}`) ?? 0,
+      ...schema.getPossibleTypes(type).map((possible) => table.get(`${possible.name}.${field}`) ?? 0),
+    );
   };
 
   const fragmentPoints = (fragment: FragmentDefinitionNode, fragments: Map<string, FragmentDefinitionNode>): number => {
@@ -65,20 +70,33 @@ export function coreCallPricing(schema: GraphQLSchema, table: CostTable) {
   };
 
   /** The core-backed fields selected under one field (not the field's own weight). */
-  const underPoints = (parent: GraphQLNamedType, field: FieldNode, fragments: Map<string, FragmentDefinitionNode>): number => {
+  const underPoints = (
+    parent: GraphQLNamedType,
+    field: FieldNode,
+    fragments: Map<string, FragmentDefinitionNode>,
+  ): number => {
     const known = priced.get(field);
     if (known !== undefined) return known;
     // An unknown field is refused by validation; it costs nothing here.
-    const definition = isObjectType(parent) || isInterfaceType(parent) ? parent.getFields()[field.name.value] : undefined;
-    const points = definition && field.selectionSet ? selectionPoints(getNamedType(definition.type), field.selectionSet, fragments) : 0;
+    const definition =
+      isObjectType(parent) || isInterfaceType(parent) ? parent.getFields()[field.name.value] : undefined;
+    const points =
+      definition && field.selectionSet
+        ? selectionPoints(getNamedType(definition.type), field.selectionSet, fragments)
+        : 0;
     priced.set(field, points);
     return points;
   };
 
-  function selectionPoints(parent: GraphQLNamedType, selectionSet: SelectionSetNode, fragments: Map<string, FragmentDefinitionNode>): number {
+  function selectionPoints(
+    parent: GraphQLNamedType,
+    selectionSet: SelectionSetNode,
+    fragments: Map<string, FragmentDefinitionNode>,
+  ): number {
     let points = 0;
     for (const selection of selectionSet.selections) {
-      if (selection.kind === Kind.FIELD) points += weightOf(parent, selection.name.value) + underPoints(parent, selection, fragments);
+      if (selection.kind === Kind.FIELD)
+        points += weightOf(parent, selection.name.value) + underPoints(parent, selection, fragments);
       else if (selection.kind === Kind.INLINE_FRAGMENT) {
         const type = selection.typeCondition ? schema.getType(selection.typeCondition.name.value) : parent;
         if (type) points += selectionPoints(type, selection.selectionSet, fragments);
@@ -92,11 +110,18 @@ export function coreCallPricing(schema: GraphQLSchema, table: CostTable) {
 
   /** The operation with each root field's `points`: its own weight (default 1) and the core-backed fields under it. */
   return (operation: OperationSummary): OperationSummary => {
-    const root = operation.type === 'query' ? schema.getQueryType() : operation.type === 'mutation' ? schema.getMutationType() : schema.getSubscriptionType();
+    const root =
+      operation.type === 'query'
+        ? schema.getQueryType()
+        : operation.type === 'mutation'
+          ? schema.getMutationType()
+          : schema.getSubscriptionType();
     if (!root) return operation;
     const fields = operation.fields.map((field, index) => ({
       ...field,
-      points: (table.get(`${root.name}.${field.name}`) ?? 1) + underPoints(root, operation.selections[index]!, operation.fragments),
+      points:
+        (table.get(`${root.name}.${field.name}`) ?? 1) +
+        underPoints(root, operation.selections[index]!, operation.fragments),
     }));
     return { ...operation, fields };
   };
@@ -104,6 +129,9 @@ export function coreCallPricing(schema: GraphQLSchema, table: CostTable) {
 
 /** The charges of the edge, with each operation priced by its bank-core calls first (the supergraph's `@cost`). */
 export function chargingCoreCalls(charges: LimitCharges, supergraphSdl: string): LimitCharges {
-  const price = coreCallPricing(buildASTSchema(parse(supergraphSdl), { assumeValidSDL: true }), costTableOf(supergraphSdl));
+  const price = coreCallPricing(
+    buildASTSchema(parse(supergraphSdl), { assumeValidSDL: true }),
+    costTableOf(supergraphSdl),
+  );
   return { ...charges, operation: (principal, operation) => charges.operation(principal, price(operation)) };
 }

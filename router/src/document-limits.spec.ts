@@ -17,7 +17,9 @@ describe('the document limits stage', () => {
   });
 
   it('refuses documents deeper or wider than configured, and leaves a small one alone', () => {
-    expect(errorsOf('{ bank { parent { parent { handle } } } }', { production: false, maxDepth: 2 }).join()).toMatch(/depth/i);
+    expect(errorsOf('{ bank { parent { parent { handle } } } }', { production: false, maxDepth: 2 }).join()).toMatch(
+      /depth/i,
+    );
     expect(errorsOf(aliases(6), { production: false, maxFields: 5 }).join()).toMatch(/field/i);
     expect(errorsOf('{ bank { parent { handle } } }', { production: true, maxDepth: 4, maxFields: 10 })).toEqual([]);
   });

@@ -35,6 +35,9 @@ export function documentLimits(options: DocumentLimitOptions) {
     maxDepth: { enabled: false },
     blockFieldSuggestion: { enabled: options.production },
   }).protect();
-  const validationRules = [...queryLimitRules(options.maxDepth ?? 12, options.maxFields ?? 500, !options.production), ...armor.validationRules];
+  const validationRules = [
+    ...queryLimitRules(options.maxDepth ?? 12, options.maxFields ?? 500, !options.production),
+    ...armor.validationRules,
+  ];
   return { validationRules, plugins: armor.plugins };
 }

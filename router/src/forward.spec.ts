@@ -2,14 +2,25 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Agent } from 'undici';
 import { formatGatewayError } from '@gateway/federation';
-import { createLogger, PRINCIPAL_HEADER, REQUEST_ID_HEADER, serveInProcess, type LocalRequest, type LocalResponse } from '@gateway/kernel';
+import {
+  createLogger,
+  PRINCIPAL_HEADER,
+  REQUEST_ID_HEADER,
+  serveInProcess,
+  type LocalRequest,
+  type LocalResponse,
+} from '@gateway/kernel';
 import { composeSupergraph, type SubgraphEndpoint } from './compose';
 import { createForwarder, type Forwarder } from './forward';
 import { MAX_TOKENS } from './operation';
 import { queryLimitRules } from './query-limits';
 
 const sdlOf = (name: string) => readFileSync(join(__dirname, '..', '..', 'subgraphs', name, 'schema.graphql'), 'utf8');
-const subgraphs: SubgraphEndpoint[] = ['identity', 'payments', 'banks'].map((name, i) => ({ name, url: `http://127.0.0.1:${7901 + i}/graphql`, sdl: sdlOf(name) }));
+const subgraphs: SubgraphEndpoint[] = ['identity', 'payments', 'banks'].map((name, i) => ({
+  name,
+  url: `http://127.0.0.1:${7901 + i}/graphql`,
+  sdl: sdlOf(name),
+}));
 
 const RESOLVE = 'query Resolve($alias: String) { resolveAlias(alias: $alias) { alias iban bankHandle } }';
 const caller = { signedPrincipal: 'signed.principal', requestId: 'req_forward1' };
@@ -60,9 +71,19 @@ describe('forwarding an operation one subgraph answers whole', () => {
     const body = JSON.stringify({ data: { resolveAlias: { alias: 'ali', iban: 'LY00', bankHandle: 'alpha' } } });
     answers.set('identity', async () => ({ status: 200, headers: {}, body }));
 
-    const forwarded = await forward({ query: RESOLVE, operationName: 'Resolve', variables: { alias: 'ali', extra: 'not in the operation' } }, {}, caller);
+    const forwarded = await forward(
+      { query: RESOLVE, operationName: 'Resolve', variables: { alias: 'ali', extra: 'not in the operation' } },
+      {},
+      caller,
+    );
 
-    expect(forwarded).toEqual({ status: 200, headers: { 'content-type': 'application/json; charset=utf-8' }, body, outcome: 'ok', subgraph: 'identity' });
+    expect(forwarded).toEqual({
+      status: 200,
+      headers: { 'content-type': 'application/json; charset=utf-8' },
+      body,
+      outcome: 'ok',
+      subgraph: 'identity',
+    });
     expect(received).toHaveLength(1);
     const { subgraph, request } = received[0]!;
     expect(subgraph).toBe('identity');
@@ -75,14 +96,26 @@ describe('forwarding an operation one subgraph answers whole', () => {
     answers.set('identity', async () =>
       ok({
         data: null,
-        errors: [{ message: 'no such alias', path: ['resolveAlias'], extensions: { code: 'ALIAS_NOT_FOUND', detail: 'alias ali is not registered', stack: 'x' } }],
+        errors: [
+          {
+            message: 'no such alias',
+            path: ['resolveAlias'],
+            extensions: { code: 'ALIAS_NOT_FOUND', detail: 'alias ali is not registered', stack: 'x' },
+          },
+        ],
       }),
     );
     const forwarded = await forward({ query: RESOLVE, variables: { alias: 'ali' } }, {}, caller);
     expect(forwarded?.outcome).toBe('ALIAS_NOT_FOUND');
     expect(JSON.parse(forwarded!.body)).toEqual({
       data: null,
-      errors: [{ message: 'no such alias', path: ['resolveAlias'], extensions: { code: 'ALIAS_NOT_FOUND', status: 404, detail: 'alias ali is not registered' } }],
+      errors: [
+        {
+          message: 'no such alias',
+          path: ['resolveAlias'],
+          extensions: { code: 'ALIAS_NOT_FOUND', status: 404, detail: 'alias ali is not registered' },
+        },
+      ],
     });
   });
 
@@ -95,21 +128,32 @@ describe('forwarding an operation one subgraph answers whole', () => {
     const twoSubgraphs = 'query($id: ID!) { paymentSession(id: $id) { id creditorBank { handle displayName } } }';
     expect(await forward({ query: twoSubgraphs, variables: { id: 'ops_1' } }, {}, caller)).toBeUndefined();
     expect(await forward({ query: '{ resolveAlias(alias: "a") { nope } }' }, {}, caller)).toBeUndefined();
-    expect(await forward({ query: '{ resolveAlias(alias: "a") { alias } ', variables: {} }, {}, caller)).toBeUndefined();
+    expect(
+      await forward({ query: '{ resolveAlias(alias: "a") { alias } ', variables: {} }, {}, caller),
+    ).toBeUndefined();
     expect(await forward({ query: RESOLVE, variables: { alias: 12 } }, {}, caller)).toBeUndefined();
     expect(await forward({ query: RESOLVE, variables: 'alias=ali' }, {}, caller)).toBeUndefined();
     expect(await forward({ query: RESOLVE, operationName: 'Other' }, {}, caller)).toBeUndefined();
     // 21 fields: over the router's field cap given here (20): Apollo refuses it with the rule's message.
-    const wide = (fields: number) => `{ resolveAlias(alias: "a") { ${Array.from({ length: fields }, (_, i) => `a${i}: alias`).join(' ')} } }`;
+    const wide = (fields: number) =>
+      `{ resolveAlias(alias: "a") { ${Array.from({ length: fields }, (_, i) => `a${i}: alias`).join(' ')} } }`;
     expect(await forward({ query: wide(20) }, {}, caller)).toBeUndefined();
     expect(received).toHaveLength(0);
     expect(await forward({ query: wide(19) }, {}, caller)).toBeDefined();
   });
 
   it('leaves to Apollo a caller that asks for another answer format', async () => {
-    expect(await forward({ query: RESOLVE, variables: { alias: 'ali' } }, { accept: 'application/graphql-response+json' }, caller)).toBeUndefined();
+    expect(
+      await forward(
+        { query: RESOLVE, variables: { alias: 'ali' } },
+        { accept: 'application/graphql-response+json' },
+        caller,
+      ),
+    ).toBeUndefined();
     expect(received).toHaveLength(0);
-    expect(await forward({ query: RESOLVE, variables: { alias: 'ali' } }, { accept: 'application/json' }, caller)).toBeDefined();
+    expect(
+      await forward({ query: RESOLVE, variables: { alias: 'ali' } }, { accept: 'application/json' }, caller),
+    ).toBeDefined();
   });
 
   it('answers a subgraph answer other than 200 as an internal error, as the gateway does, and never sends it twice', async () => {
@@ -118,7 +162,12 @@ describe('forwarding an operation one subgraph answers whole', () => {
     expect(forwarded?.outcome).toBe('INTERNAL_ERROR');
     expect(JSON.parse(forwarded!.body)).toEqual({
       data: null,
-      errors: [{ message: 'Gateway internal error', extensions: { code: 'INTERNAL_ERROR', status: 500, detail: 'internal error' } }],
+      errors: [
+        {
+          message: 'Gateway internal error',
+          extensions: { code: 'INTERNAL_ERROR', status: 500, detail: 'internal error' },
+        },
+      ],
     });
     expect(received).toHaveLength(1);
   });
@@ -127,6 +176,9 @@ describe('forwarding an operation one subgraph answers whole', () => {
     answers.set('identity', () => new Promise(() => undefined));
     const forwarded = await forward({ query: RESOLVE, variables: { alias: 'ali' } }, {}, caller);
     expect(forwarded?.outcome).toBe('SERVICE_UNAVAILABLE');
-    expect(JSON.parse(forwarded!.body).errors[0].extensions).toMatchObject({ code: 'SERVICE_UNAVAILABLE', status: 503 });
+    expect(JSON.parse(forwarded!.body).errors[0].extensions).toMatchObject({
+      code: 'SERVICE_UNAVAILABLE',
+      status: 503,
+    });
   });
 });

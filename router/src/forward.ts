@@ -49,7 +49,11 @@ export interface Forwarded extends LocalResponse {
 /** Who calls and under which request id: what the gateway would attach to its subgraph fetch. */
 export type ForwardCaller = SubgraphCaller;
 
-export type Forwarder = (source: OperationSource | undefined, headers: Record<string, string | string[] | undefined>, caller: ForwardCaller) => Promise<Forwarded | undefined>;
+export type Forwarder = (
+  source: OperationSource | undefined,
+  headers: Record<string, string | string[] | undefined>,
+  caller: ForwardCaller,
+) => Promise<Forwarded | undefined>;
 
 const JSON_CONTENT_TYPE = 'application/json; charset=utf-8';
 
@@ -83,7 +87,12 @@ export function createForwarder(options: ForwarderOptions): Forwarder {
   const planner = new QueryPlanner(supergraph);
   const rules = [...specifiedRules, ...options.validationRules];
   const endpoints = new Map(options.subgraphs.map((subgraph) => [subgraph.name, subgraph]));
-  const calls = new Map(options.subgraphs.map((subgraph) => [subgraph.name, subgraphCall(subgraph.name, subgraph.url, options.timeoutMs, options.agent)]));
+  const calls = new Map(
+    options.subgraphs.map((subgraph) => [
+      subgraph.name,
+      subgraphCall(subgraph.name, subgraph.url, options.timeoutMs, options.agent),
+    ]),
+  );
 
   const wholeOf = (query: string, operationName: string | undefined): WholeOperation | null => {
     try {
@@ -93,11 +102,19 @@ export function createForwarder(options: ForwarderOptions): Forwarder {
       if (!operation || operation.operation === 'subscription') return null;
       const plan = planner.buildQueryPlan(operationFromDocument(apiSchema, document, { operationName }));
       const fetch = plan.node;
-      if (fetch?.kind !== 'Fetch' || fetch.requires?.length || fetch.inputRewrites?.length || fetch.outputRewrites?.length || fetch.contextRewrites?.length || fetch.hasDefers)
+      if (
+        fetch?.kind !== 'Fetch' ||
+        fetch.requires?.length ||
+        fetch.inputRewrites?.length ||
+        fetch.outputRewrites?.length ||
+        fetch.contextRewrites?.length ||
+        fetch.hasDefers
+      )
         return null;
       const sent = parse(fetch.operation).definitions[0];
       // The same selection (aliases, arguments, directives): the subgraph's data is the client's answer.
-      if (sent?.kind !== Kind.OPERATION_DEFINITION || print(sent.selectionSet) !== print(operation.selectionSet)) return null;
+      if (sent?.kind !== Kind.OPERATION_DEFINITION || print(sent.selectionSet) !== print(operation.selectionSet))
+        return null;
       const subgraph = endpoints.get(fetch.serviceName);
       return subgraph ? { subgraph, fetch, operation } : null;
     } catch {
@@ -111,38 +128,76 @@ export function createForwarder(options: ForwarderOptions): Forwarder {
     return wholeOf(key.slice(split + 1), key.slice(0, split) || undefined);
   });
 
-  const send = async (whole: WholeOperation, variables: Record<string, unknown>, caller: ForwardCaller): Promise<LocalResponse> => {
+  const send = async (
+    whole: WholeOperation,
+    variables: Record<string, unknown>,
+    caller: ForwardCaller,
+  ): Promise<LocalResponse> => {
     const { subgraph, fetch } = whole;
-    const used = Object.fromEntries((fetch.variableUsages ?? []).filter((name) => name in variables).map((name) => [name, variables[name]]));
-    const body = { query: fetch.operation, variables: used, ...(fetch.operationName ? { operationName: fetch.operationName } : {}) };
+    const used = Object.fromEntries(
+      (fetch.variableUsages ?? []).filter((name) => name in variables).map((name) => [name, variables[name]]),
+    );
+    const body = {
+      query: fetch.operation,
+      variables: used,
+      ...(fetch.operationName ? { operationName: fetch.operationName } : {}),
+    };
     return calls.get(subgraph.name)!(caller, body);
   };
 
   return async (source, headers, caller) => {
     if (!source || typeof source.query !== 'string' || !answersJson(headers.accept)) return undefined;
-    if (source.operationName !== undefined && source.operationName !== null && typeof source.operationName !== 'string') return undefined;
+    if (source.operationName !== undefined && source.operationName !== null && typeof source.operationName !== 'string')
+      return undefined;
     const variables = source.variables ?? {};
     if (typeof variables !== 'object' || variables === null || Array.isArray(variables)) return undefined;
     const whole = cached(`${source.operationName ?? ''}\n${source.query}`);
     if (!whole) return undefined;
-    if (getVariableValues(schema, whole.operation.variableDefinitions ?? [], variables as Record<string, unknown>).errors) return undefined;
+    if (
+      getVariableValues(schema, whole.operation.variableDefinitions ?? [], variables as Record<string, unknown>).errors
+    )
+      return undefined;
 
     let answer: LocalResponse;
     try {
       answer = await send(whole, variables as Record<string, unknown>, caller);
     } catch (error) {
       // Unreachable or too slow: the gateway's answer to a failed fetch, the error formatted alike.
-      const failure = error instanceof GatewayError ? error : new GatewayError('SERVICE_UNAVAILABLE', `the ${whole.subgraph.name} service is unreachable`);
-      return answered(whole, { data: null, errors: [{ message: failure.message, extensions: { code: failure.code, detail: failure.detail } }] });
+      const failure =
+        error instanceof GatewayError
+          ? error
+          : new GatewayError('SERVICE_UNAVAILABLE', `the ${whole.subgraph.name} service is unreachable`);
+      return answered(whole, {
+        data: null,
+        errors: [{ message: failure.message, extensions: { code: failure.code, detail: failure.detail } }],
+      });
     }
     // What the gateway's data source makes of it: the fetch failed, an internal error (never sent
     // again: a mutation may have run behind a proxy that timed out).
     if (answer.status !== 200)
-      return answered(whole, { data: null, errors: [{ message: `${whole.subgraph.name} answered ${answer.status}`, extensions: { code: 'INTERNAL_SERVER_ERROR' } }] });
+      return answered(whole, {
+        data: null,
+        errors: [
+          {
+            message: `${whole.subgraph.name} answered ${answer.status}`,
+            extensions: { code: 'INTERNAL_SERVER_ERROR' },
+          },
+        ],
+      });
     // The usual answer carries no error: sent on as the subgraph wrote it, parsed once by the caller.
-    const clean: Forwarded = { status: 200, headers: { 'content-type': JSON_CONTENT_TYPE }, body: answer.body, outcome: 'ok', subgraph: whole.subgraph.name };
+    const clean: Forwarded = {
+      status: 200,
+      headers: { 'content-type': JSON_CONTENT_TYPE },
+      body: answer.body,
+      outcome: 'ok',
+      subgraph: whole.subgraph.name,
+    };
     if (!answer.body.includes('"errors"')) return clean;
-    const result = JSON.parse(answer.body) as { data?: unknown; errors?: GraphQLFormattedError[]; extensions?: unknown };
+    const result = JSON.parse(answer.body) as {
+      data?: unknown;
+      errors?: GraphQLFormattedError[];
+      extensions?: unknown;
+    };
     return result.errors?.length ? answered(whole, result) : clean;
   };
 

@@ -9,8 +9,16 @@ import { queryLimitRules } from './query-limits';
 import type { RequestLabels, RouterContext } from './router-context';
 
 const sdlOf = (name: string) => readFileSync(join(__dirname, '..', '..', 'subgraphs', name, 'schema.graphql'), 'utf8');
-const subgraphs: SubgraphEndpoint[] = ['identity', 'banks'].map((name, i) => ({ name, url: `http://127.0.0.1:${7931 + i}/graphql`, sdl: sdlOf(name) }));
-const context = { principal: { kind: 'anonymous' }, requestId: 'req_forwarding1', signedPrincipal: 'signed.principal' } as RouterContext;
+const subgraphs: SubgraphEndpoint[] = ['identity', 'banks'].map((name, i) => ({
+  name,
+  url: `http://127.0.0.1:${7931 + i}/graphql`,
+  sdl: sdlOf(name),
+}));
+const context = {
+  principal: { kind: 'anonymous' },
+  requestId: 'req_forwarding1',
+  signedPrincipal: 'signed.principal',
+} as RouterContext;
 const RESOLVE = '{ resolveAlias(alias: "ali") { alias } }';
 
 describe('the forwarding stage', () => {
@@ -19,7 +27,10 @@ describe('the forwarding stage', () => {
   let stop: () => void;
 
   beforeAll(() => {
-    const body = JSON.stringify({ data: { resolveAlias: { alias: 'ali' } }, errors: [{ message: 'gone', extensions: { code: 'ALIAS_INACTIVE' } }] });
+    const body = JSON.stringify({
+      data: { resolveAlias: { alias: 'ali' } },
+      errors: [{ message: 'gone', extensions: { code: 'ALIAS_INACTIVE' } }],
+    });
     stop = serveInProcess(subgraphs[0]!.url, async () => ({ status: 200, headers: {}, body }), { enabled: true });
   });
   afterAll(async () => {
@@ -55,7 +66,9 @@ describe('the forwarding stage', () => {
   it('counts nothing when the forwarder leaves the operation to Apollo', async () => {
     const seen: string[] = [];
     const labels: RequestLabels = { operation: 'Banks' };
-    const forwardWhole = countedForwards(async () => undefined, { countForwarded: (subgraph) => void seen.push(subgraph) });
+    const forwardWhole = countedForwards(async () => undefined, {
+      countForwarded: (subgraph) => void seen.push(subgraph),
+    });
     expect(await forwardWhole({ query: '{ banks { handle } }' }, {}, context, labels)).toBeUndefined();
     expect(seen).toEqual([]);
     expect(labels).toEqual({ operation: 'Banks' });

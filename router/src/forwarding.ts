@@ -8,7 +8,12 @@ import type { RequestLabels, RouterContext } from './router-context';
 import type { RouterMetrics } from './router-metrics';
 
 /** The answer of the subgraph that answers the request whole, counted; undefined: Apollo's to answer. */
-export type ForwardWhole = (source: OperationSource | undefined, headers: CredentialHeaders, context: RouterContext, labels: RequestLabels) => Promise<Forwarded | undefined>;
+export type ForwardWhole = (
+  source: OperationSource | undefined,
+  headers: CredentialHeaders,
+  context: RouterContext,
+  labels: RequestLabels,
+) => Promise<Forwarded | undefined>;
 
 export interface ForwardingOptions {
   supergraphSdl: string;

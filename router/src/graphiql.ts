@@ -61,7 +61,8 @@ const DEFAULT_QUERY = `# GraphiQL on the payment gateway's federated API. Put a 
 `;
 
 /** Safe inside <script type="application/json">: no `<` can close the element. */
-const jsonForScript = (value: unknown): string => JSON.stringify(value).replace(/</g, '\\u003c').replace(/>/g, '\\u003e').replace(/&/g, '\\u0026');
+const jsonForScript = (value: unknown): string =>
+  JSON.stringify(value).replace(/</g, '\\u003c').replace(/>/g, '\\u003e').replace(/&/g, '\\u0026');
 
 function renderPage(headers: Record<string, string> | undefined): string {
   const src = (name: string) => ASSETS[name]!.url;
@@ -93,7 +94,8 @@ export function registerGraphiQL(app: FastifyInstance, options: GraphiQLOptions 
       .headers({
         // Only this origin: scripts, styles, the fetches and the graphql-ws socket ('self' covers ws: of the same host).
         // GraphiQL sets element styles from script, which CSP allows without 'unsafe-inline'; it injects no <style>.
-        'content-security-policy': "default-src 'self'; img-src 'self' data:; font-src 'self' data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
+        'content-security-policy':
+          "default-src 'self'; img-src 'self' data:; font-src 'self' data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
         'cache-control': 'no-store',
         'referrer-policy': 'no-referrer',
         'x-frame-options': 'DENY',

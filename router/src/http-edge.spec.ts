@@ -24,10 +24,18 @@ async function edgeWith(admission: Admission, forwarded?: Forwarded) {
       if (forwarded) labels.outcome = forwarded.outcome;
       return forwarded;
     },
-    contextOf: (principal, requestId) => ({ principal: principal ?? { kind: 'anonymous' }, requestId, signedPrincipal: 'signed' }),
+    contextOf: (principal, requestId) => ({
+      principal: principal ?? { kind: 'anonymous' },
+      requestId,
+      signedPrincipal: 'signed',
+    }),
     timed: (labels) => (status) => void timings.push({ labels: { ...labels }, status }),
   });
-  app.all('/graphql', async (request) => ({ apollo: true, principal: request.gatewayPrincipal ?? null, labels: request.labels }));
+  app.all('/graphql', async (request) => ({
+    apollo: true,
+    principal: request.gatewayPrincipal ?? null,
+    labels: request.labels,
+  }));
   app.get('/healthz', async () => ({ status: 'ok' }));
   await app.ready();
   return { app, timings, forwardedContexts };
@@ -44,18 +52,39 @@ const post = (app: FastifyInstance, headers: Record<string, string> = {}) =>
 describe('the HTTP edge', () => {
   it("answers a refusal with the spec's status, its headers and one error carrying the request id, timed with its code", async () => {
     const refusal = new GatewayError('RATE_LIMITED', 'limit of 5 requests reached; retry in 60 s');
-    const { app, timings } = await edgeWith({ refusal, headers: { 'x-ratelimit-remaining': '0', 'retry-after': '60' } });
+    const { app, timings } = await edgeWith({
+      refusal,
+      headers: { 'x-ratelimit-remaining': '0', 'retry-after': '60' },
+    });
     const answer = await post(app);
     await app.close();
     expect(answer.statusCode).toBe(429);
-    expect(answer.headers).toMatchObject({ 'x-ratelimit-remaining': '0', 'retry-after': '60', 'x-request-id': 'req_edge1' });
-    expect(answer.json().errors).toEqual([{ message: refusal.message, extensions: { code: 'RATE_LIMITED', status: 429, detail: refusal.detail, requestId: 'req_edge1' } }]);
+    expect(answer.headers).toMatchObject({
+      'x-ratelimit-remaining': '0',
+      'retry-after': '60',
+      'x-request-id': 'req_edge1',
+    });
+    expect(answer.json().errors).toEqual([
+      {
+        message: refusal.message,
+        extensions: { code: 'RATE_LIMITED', status: 429, detail: refusal.detail, requestId: 'req_edge1' },
+      },
+    ]);
     expect(timings).toEqual([{ labels: { operation: 'Banks', outcome: 'RATE_LIMITED' }, status: 429 }]);
   });
 
   it("answers a JSON POST one subgraph answers whole with the subgraph's answer, and the admission's headers", async () => {
-    const forwarded: Forwarded = { status: 200, headers: { 'content-type': 'application/json; charset=utf-8' }, body: '{"data":{"banks":[]}}', outcome: 'ok', subgraph: 'banks' };
-    const { app, timings, forwardedContexts } = await edgeWith({ principal: merchant, headers: { 'x-ratelimit-remaining': '4' } }, forwarded);
+    const forwarded: Forwarded = {
+      status: 200,
+      headers: { 'content-type': 'application/json; charset=utf-8' },
+      body: '{"data":{"banks":[]}}',
+      outcome: 'ok',
+      subgraph: 'banks',
+    };
+    const { app, timings, forwardedContexts } = await edgeWith(
+      { principal: merchant, headers: { 'x-ratelimit-remaining': '4' } },
+      forwarded,
+    );
     const answer = await post(app);
     await app.close();
     expect(answer.statusCode).toBe(200);

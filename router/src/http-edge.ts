@@ -15,7 +15,12 @@ declare module 'fastify' {
 export interface HttpEdgeOptions {
   admit: Admit;
   forwardWhole: ForwardWhole;
-  contextOf(principal: Principal | undefined, requestId: string, labels: RequestLabels | undefined, ip: string): RouterContext;
+  contextOf(
+    principal: Principal | undefined,
+    requestId: string,
+    labels: RequestLabels | undefined,
+    ip: string,
+  ): RouterContext;
   timed(labels: RequestLabels): (status: number) => void;
 }
 
@@ -39,12 +44,19 @@ export function useHttpEdge(app: FastifyInstance, { admit, forwardWhole, context
     reply.headers(admission.headers);
     if (admission.refusal) {
       labels.outcome = admission.refusal.code;
-      return reply.code(ERROR_CODES[admission.refusal.code].status).send(refusalBody(request.requestId, admission.refusal));
+      return reply
+        .code(ERROR_CODES[admission.refusal.code].status)
+        .send(refusalBody(request.requestId, admission.refusal));
     }
     request.gatewayPrincipal = admission.principal;
     // A JSON POST (what Apollo's CSRF prevention lets through) may be forwarded; GETs stay Apollo's.
     if (request.method !== 'POST' || !request.headers['content-type']?.startsWith('application/json')) return;
-    const forwarded = await forwardWhole(sourceOf(request), request.headers, contextOf(admission.principal, request.requestId, labels, request.ip), labels);
+    const forwarded = await forwardWhole(
+      sourceOf(request),
+      request.headers,
+      contextOf(admission.principal, request.requestId, labels, request.ip),
+      labels,
+    );
     if (forwarded) return reply.code(forwarded.status).headers(forwarded.headers).send(forwarded.body);
   };
   app.addHook('preHandler', async (request, reply) => {

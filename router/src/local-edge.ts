@@ -1,14 +1,25 @@
 import type { HTTPGraphQLRequest, HTTPGraphQLResponse } from '@apollo/server';
 import { HeaderMap } from '@apollo/server';
 import { completeAnswer } from '@gateway/federation';
-import { ERROR_CODES, inRequestSpan, refusalBody, REQUEST_ID_HEADER, type LocalHandler, type LocalRequest, type LocalResponse } from '@gateway/kernel';
+import {
+  ERROR_CODES,
+  inRequestSpan,
+  refusalBody,
+  REQUEST_ID_HEADER,
+  type LocalHandler,
+  type LocalRequest,
+  type LocalResponse,
+} from '@gateway/kernel';
 import type { HttpEdgeOptions } from './http-edge';
 import { requestIdOf } from './request-id';
 import type { RequestLabels, RouterContext } from './router-context';
 
 /** Apollo's own entry without HTTP (ApolloServer.executeHTTPGraphQLRequest). */
 export interface GraphQLExecutor {
-  executeHTTPGraphQLRequest(request: { httpGraphQLRequest: HTTPGraphQLRequest; context: () => Promise<RouterContext> }): Promise<HTTPGraphQLResponse>;
+  executeHTTPGraphQLRequest(request: {
+    httpGraphQLRequest: HTTPGraphQLRequest;
+    context: () => Promise<RouterContext>;
+  }): Promise<HTTPGraphQLResponse>;
 }
 
 /**
@@ -16,7 +27,10 @@ export interface GraphQLExecutor {
  * (kernel's in-process.ts): the same request id, admission, forwarding and timing as the HTTP
  * stages, then Apollo run directly.
  */
-export function createLocalEdge(apollo: GraphQLExecutor, { admit, forwardWhole, contextOf, timed }: HttpEdgeOptions): LocalHandler {
+export function createLocalEdge(
+  apollo: GraphQLExecutor,
+  { admit, forwardWhole, contextOf, timed }: HttpEdgeOptions,
+): LocalHandler {
   const serve = async ({ headers, body, ip }: LocalRequest, requestId: string): Promise<LocalResponse> => {
     const labels: RequestLabels = { operation: 'unknown' };
     const done = timed(labels);
@@ -37,7 +51,12 @@ export function createLocalEdge(apollo: GraphQLExecutor, { admit, forwardWhole, 
       }
       const answer = completeAnswer(
         await apollo.executeHTTPGraphQLRequest({
-          httpGraphQLRequest: { method: 'POST', headers: new HeaderMap([['content-type', 'application/json'], ...Object.entries(headers)]), search: '', body },
+          httpGraphQLRequest: {
+            method: 'POST',
+            headers: new HeaderMap([['content-type', 'application/json'], ...Object.entries(headers)]),
+            search: '',
+            body,
+          },
           context: async () => context,
         }),
       );

@@ -4,7 +4,16 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { openDatabase } from '@gateway/db';
 import { createBus } from '@gateway/events';
-import { createLogger, envDrainSeconds, envMetricsToken, envPort, handleShutdownSignals, loadConfig, requireMetricsTokenInProduction, z } from '@gateway/kernel';
+import {
+  createLogger,
+  envDrainSeconds,
+  envMetricsToken,
+  envPort,
+  handleShutdownSignals,
+  loadConfig,
+  requireMetricsTokenInProduction,
+  z,
+} from '@gateway/kernel';
 import { startRouter } from './server';
 
 /** `npm run start:router`: the router alone, in front of subgraphs running elsewhere. */
@@ -37,7 +46,11 @@ void (async () => {
   const db = await openDatabase({ url: config.DATABASE_URL });
   const logger = createLogger('router');
   // Subscriptions follow the bus: with RabbitMQ every router instance sees every event.
-  const bus = createBus({ amqpUrl: config.AMQP_URL, connectionName: 'router', onError: (error) => logger.warn({ err: error }, 'event bus') });
+  const bus = createBus({
+    amqpUrl: config.AMQP_URL,
+    connectionName: 'router',
+    onError: (error) => logger.warn({ err: error }, 'event bus'),
+  });
   // Not ready from the first SIGTERM on (the balancer drains this router), then requests in flight end.
   const shutdown = handleShutdownSignals({
     logger,

@@ -1,5 +1,14 @@
 import { memoized } from '@gateway/kernel';
-import { Kind, parse, valueFromASTUntyped, type DocumentNode, type FieldNode, type FragmentDefinitionNode, type OperationDefinitionNode, type SelectionSetNode } from 'graphql';
+import {
+  Kind,
+  parse,
+  valueFromASTUntyped,
+  type DocumentNode,
+  type FieldNode,
+  type FragmentDefinitionNode,
+  type OperationDefinitionNode,
+  type SelectionSetNode,
+} from 'graphql';
 
 /** A request's GraphQL parameters: the JSON body of a POST, the query string of a GET. */
 export interface OperationSource {
@@ -52,7 +61,11 @@ const parsed = memoized(1000, (query): DocumentNode | null => {
  * two identical ones GraphQL would merge: the cost is what the document asks for. A fragment
  * cycle is refused by graphql's own validation; here it is simply not followed twice.
  */
-function rootSelections(selectionSet: SelectionSetNode, fragments: Map<string, FragmentDefinitionNode>, seen: Set<string>): FieldNode[] {
+function rootSelections(
+  selectionSet: SelectionSetNode,
+  fragments: Map<string, FragmentDefinitionNode>,
+  seen: Set<string>,
+): FieldNode[] {
   return selectionSet.selections.flatMap((selection): FieldNode[] => {
     if (selection.kind === Kind.FIELD) return [selection];
     if (selection.kind === Kind.INLINE_FRAGMENT) return rootSelections(selection.selectionSet, fragments, seen);
@@ -67,10 +80,18 @@ function rootSelections(selectionSet: SelectionSetNode, fragments: Map<string, F
  * send a stale one). The gateway would throw a code-less error there, which Apollo answers 500.
  */
 export function unknownOperationName(source: OperationSource | undefined): string | undefined {
-  if (!source || typeof source.query !== 'string' || typeof source.operationName !== 'string' || source.operationName === '') return undefined;
+  if (
+    !source ||
+    typeof source.query !== 'string' ||
+    typeof source.operationName !== 'string' ||
+    source.operationName === ''
+  )
+    return undefined;
   const document = parsed(source.query);
   if (!document) return undefined; // a syntax error: Apollo says what it is
-  const named = document.definitions.some((d) => d.kind === Kind.OPERATION_DEFINITION && d.name?.value === source.operationName);
+  const named = document.definitions.some(
+    (d) => d.kind === Kind.OPERATION_DEFINITION && d.name?.value === source.operationName,
+  );
   return named ? undefined : source.operationName;
 }
 
@@ -81,7 +102,10 @@ export function unknownOperationName(source: OperationSource | undefined): strin
  */
 export function carriesNul(source: OperationSource | undefined): boolean {
   if (!source) return false;
-  const texts = [source.query, typeof source.variables === 'string' ? source.variables : JSON.stringify(source.variables ?? null)];
+  const texts = [
+    source.query,
+    typeof source.variables === 'string' ? source.variables : JSON.stringify(source.variables ?? null),
+  ];
   // JSON.stringify and GraphQL string literals both write NUL as the escape \u0000.
   return texts.some((text) => typeof text === 'string' && (text.includes('\0') || /\\u0000/i.test(text)));
 }
@@ -91,17 +115,36 @@ export function inspectOperation(source: OperationSource | undefined): Operation
   if (!source || typeof source.query !== 'string') return null;
   const document = parsed(source.query);
   if (!document) return null;
-  const operations = document.definitions.filter((d): d is OperationDefinitionNode => d.kind === Kind.OPERATION_DEFINITION);
-  const operation = typeof source.operationName === 'string' ? operations.find((o) => o.name?.value === source.operationName) : operations[0];
+  const operations = document.definitions.filter(
+    (d): d is OperationDefinitionNode => d.kind === Kind.OPERATION_DEFINITION,
+  );
+  const operation =
+    typeof source.operationName === 'string'
+      ? operations.find((o) => o.name?.value === source.operationName)
+      : operations[0];
   if (!operation) return null;
   const fragments = new Map(
-    document.definitions.filter((d): d is FragmentDefinitionNode => d.kind === Kind.FRAGMENT_DEFINITION).map((fragment) => [fragment.name.value, fragment]),
+    document.definitions
+      .filter((d): d is FragmentDefinitionNode => d.kind === Kind.FRAGMENT_DEFINITION)
+      .map((fragment) => [fragment.name.value, fragment]),
   );
   const selected = rootSelections(operation.selectionSet, fragments, new Set());
-  const variables = typeof source.variables === 'object' && source.variables !== null ? (source.variables as Record<string, unknown>) : {};
+  const variables =
+    typeof source.variables === 'object' && source.variables !== null
+      ? (source.variables as Record<string, unknown>)
+      : {};
   const fields = selected.map((field) => ({
     name: field.name.value,
-    args: Object.fromEntries((field.arguments ?? []).map((arg) => [arg.name.value, valueFromASTUntyped(arg.value, variables)])),
+    args: Object.fromEntries(
+      (field.arguments ?? []).map((arg) => [arg.name.value, valueFromASTUntyped(arg.value, variables)]),
+    ),
   }));
-  return { type: operation.operation, name: operation.name?.value, rootFields: fields.map((field) => field.name), fields, selections: selected, fragments };
+  return {
+    type: operation.operation,
+    name: operation.name?.value,
+    rootFields: fields.map((field) => field.name),
+    fields,
+    selections: selected,
+    fragments,
+  };
 }

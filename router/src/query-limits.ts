@@ -1,11 +1,21 @@
-import { GraphQLError, Kind, type ASTVisitor, type FragmentDefinitionNode, type OperationDefinitionNode, type SelectionSetNode, type ValidationContext } from 'graphql';
+import {
+  GraphQLError,
+  Kind,
+  type ASTVisitor,
+  type FragmentDefinitionNode,
+  type OperationDefinitionNode,
+  type SelectionSetNode,
+  type ValidationContext,
+} from 'graphql';
 
 /** Introspection's root fields: their subtree is the schema, not data. */
 const INTROSPECTION_FIELDS = new Set(['__schema', '__type', '__typename']);
 
 /** An operation that reads only the schema (what GraphiQL and other tools send on load). */
 const onlyIntrospection = (operation: OperationDefinitionNode): boolean =>
-  operation.selectionSet.selections.every((selection) => selection.kind === Kind.FIELD && INTROSPECTION_FIELDS.has(selection.name.value));
+  operation.selectionSet.selections.every(
+    (selection) => selection.kind === Kind.FIELD && INTROSPECTION_FIELDS.has(selection.name.value),
+  );
 
 /**
  * Validation rules that refuse expensive documents before planning: nesting deeper than
@@ -36,7 +46,10 @@ export function queryLimitRules(maxDepth: number, maxFields: number, exemptIntro
               const fragment = fragments.get(selection.name.value);
               // A fragment cycle is reported by graphql's own rules; don't loop on it here.
               if (fragment && !seen.has(fragment.name.value)) {
-                deepest = Math.max(deepest, walk(fragment.selectionSet, depth, new Set([...seen, fragment.name.value])));
+                deepest = Math.max(
+                  deepest,
+                  walk(fragment.selectionSet, depth, new Set([...seen, fragment.name.value])),
+                );
               }
             }
             if (fields > maxFields) return deepest;
@@ -47,7 +60,8 @@ export function queryLimitRules(maxDepth: number, maxFields: number, exemptIntro
           if (definition.kind !== Kind.OPERATION_DEFINITION) continue;
           if (exemptIntrospection && onlyIntrospection(definition)) continue;
           const depth = walk(definition.selectionSet, 1, new Set());
-          if (depth > maxDepth) context.reportError(new GraphQLError(`query depth ${depth} exceeds the limit of ${maxDepth}`));
+          if (depth > maxDepth)
+            context.reportError(new GraphQLError(`query depth ${depth} exceeds the limit of ${maxDepth}`));
           if (fields > maxFields) context.reportError(new GraphQLError(`query selects more than ${maxFields} fields`));
         }
       },

@@ -27,7 +27,11 @@ export function createLimitCharges(limiter: RateLimiter, vaultEm: VaultEm): Limi
     async operation(principal, operation) {
       const classes = limitClassesOf(operation.type, operation.rootFields);
       // The OAuth client (TPP) a request is charged to: the token request's, or an access token's own TPP.
-      const client = classes.includes('ob_token') ? await tokenRequestClient(vaultEm(), operation) : principal.kind === 'ob_token' ? principal.clientId : undefined;
+      const client = classes.includes('ob_token')
+        ? await tokenRequestClient(vaultEm(), operation)
+        : principal.kind === 'ob_token'
+          ? principal.clientId
+          : undefined;
       const verdict = await limiter.check(limitCostsOf(operation.type, operation.fields), principal, client);
       const headers: Record<string, string> = {
         'x-ratelimit-limit': String(verdict.limit),
@@ -43,14 +47,20 @@ export function createLimitCharges(limiter: RateLimiter, vaultEm: VaultEm): Limi
     async subscribe(principal) {
       if (principal.kind === 'service') return undefined;
       const verdict = await limiter.check({ read: 1 }, principal);
-      return verdict.allowed ? undefined : new GatewayError('RATE_LIMITED', `limit of ${verdict.limit} requests reached; retry in ${verdict.resetSeconds} s`);
+      return verdict.allowed
+        ? undefined
+        : new GatewayError(
+            'RATE_LIMITED',
+            `limit of ${verdict.limit} requests reached; retry in ${verdict.resetSeconds} s`,
+          );
     },
   };
 }
 
 /** Why a request was refused: for a document costing several points, what it cost and what to do. */
 function refusalDetail(verdict: RateLimitVerdict): string {
-  if (!verdict.cost || verdict.cost <= 1) return `limit of ${verdict.limit} requests reached; retry in ${verdict.resetSeconds} s`;
+  if (!verdict.cost || verdict.cost <= 1)
+    return `limit of ${verdict.limit} requests reached; retry in ${verdict.resetSeconds} s`;
   const advice =
     verdict.cost > verdict.limit
       ? `the limit is ${verdict.limit} per window: split the operation`

@@ -13,7 +13,9 @@ describe('rate limits keyed by client', () => {
     // Same IP, another client: its own budget; unknown client: the IP's budget.
     expect((await limiter.check(classes, anonymous, 'tpp_b')).allowed).toBe(true);
     expect(await limiter.check(classes, anonymous)).toMatchObject({ allowed: true, remaining: 1 });
-    expect(await limiter.check(limitClassesOf('mutation', ['refreshAccessToken']), { kind: 'anonymous', ip: '10.0.0.2' })).toMatchObject({ remaining: 1 });
+    expect(
+      await limiter.check(limitClassesOf('mutation', ['refreshAccessToken']), { kind: 'anonymous', ip: '10.0.0.2' }),
+    ).toMatchObject({ remaining: 1 });
   });
 });
 
@@ -51,19 +53,32 @@ describe('rate limits of Open Banking data calls', () => {
   it('spend one read budget per consent, whichever of its access tokens or client IPs is used', async () => {
     const limiter = await createRateLimiter({ read: { points: 3 } });
     // Two access tokens of one consent (before and after a refresh) carry the same principal.
-    const first = { kind: 'ob_token' as const, id: 'con_a', consentId: 'con_a', scopes: ['accounts:read'], ip: '10.0.0.1' };
+    const first = {
+      kind: 'ob_token' as const,
+      id: 'con_a',
+      consentId: 'con_a',
+      scopes: ['accounts:read'],
+      ip: '10.0.0.1',
+    };
     const refreshed = { ...first, ip: '10.0.0.2' };
     expect((await limiter.check(['read'], first)).remaining).toBe(2);
     expect((await limiter.check(['read'], refreshed)).remaining).toBe(1);
     expect((await limiter.check(['read'], first)).allowed).toBe(true);
     expect(await limiter.check(['read'], refreshed)).toMatchObject({ allowed: false, limit: 3, remaining: 0 });
     // Another consent (of the same TPP or another) has its own budget.
-    expect(await limiter.check(['read'], { kind: 'ob_token', id: 'con_b', consentId: 'con_b', ip: '10.0.0.1' })).toMatchObject({ allowed: true, remaining: 2 });
+    expect(
+      await limiter.check(['read'], { kind: 'ob_token', id: 'con_b', consentId: 'con_b', ip: '10.0.0.1' }),
+    ).toMatchObject({ allowed: true, remaining: 2 });
   });
 
   it('defaults to the contract: 300 GETs a minute', async () => {
     const limiter = await createRateLimiter();
-    expect(await limiter.check(['read'], { kind: 'ob_token', id: 'con_c', consentId: 'con_c' })).toMatchObject({ allowed: true, limit: 300, remaining: 299, resetSeconds: 60 });
+    expect(await limiter.check(['read'], { kind: 'ob_token', id: 'con_c', consentId: 'con_c' })).toMatchObject({
+      allowed: true,
+      limit: 300,
+      remaining: 299,
+      resetSeconds: 60,
+    });
   });
 });
 
@@ -78,7 +93,9 @@ describe('rate limit of payment orders', () => {
     expect(await limiter.check(classes, consentB, consentB.clientId)).toMatchObject({ allowed: true, remaining: 0 });
     expect(await limiter.check(classes, consentA, consentA.clientId)).toMatchObject({ allowed: false, limit: 2 });
     // Another TPP has its own budget.
-    expect((await limiter.check(classes, { kind: 'ob_token', id: 'con_c', consentId: 'con_c' }, 'tpp_b')).allowed).toBe(true);
+    expect((await limiter.check(classes, { kind: 'ob_token', id: 'con_c', consentId: 'con_c' }, 'tpp_b')).allowed).toBe(
+      true,
+    );
     await expect((await createRateLimiter()).check(classes, consentA, 'tpp_a')).resolves.toMatchObject({ limit: 100 });
   });
 });
@@ -91,7 +108,13 @@ describe('operation costs (issue 13: cost, not requests)', () => {
         Array.from({ length: 200 }, () => ({ name: 'resolveAlias', args: { phone: '+218912345678' } })),
       ),
     ).toEqual({ identity_resolve: 200 });
-    expect(limitCostsOf('mutation', [{ name: 'createPaymentSession' }, { name: 'createPaymentSession' }, { name: 'registerMerchant' }])).toEqual({ session_create: 2, write: 1 });
+    expect(
+      limitCostsOf('mutation', [
+        { name: 'createPaymentSession' },
+        { name: 'createPaymentSession' },
+        { name: 'registerMerchant' },
+      ]),
+    ).toEqual({ session_create: 2, write: 1 });
     expect(
       limitCostsOf('query', [
         { name: 'resolveAlias', args: { phone: ['+1', '+2', '+3'] } },
@@ -103,10 +126,24 @@ describe('operation costs (issue 13: cost, not requests)', () => {
   it('spends all or nothing: a request over any class budget is refused and spends in no class', async () => {
     const limiter = await createRateLimiter({ identity_resolve: { points: 10 }, read: { points: 10 } });
     const caller = { kind: 'anonymous' as const, ip: '10.0.0.9' };
-    expect(await limiter.check({ identity_resolve: 7, read: 1 }, caller)).toMatchObject({ allowed: true, remaining: 3, limitClass: 'identity_resolve' });
-    expect(await limiter.check({ read: 2, identity_resolve: 4 }, caller)).toMatchObject({ allowed: false, limit: 10, remaining: 3, cost: 4, limitClass: 'identity_resolve' });
+    expect(await limiter.check({ identity_resolve: 7, read: 1 }, caller)).toMatchObject({
+      allowed: true,
+      remaining: 3,
+      limitClass: 'identity_resolve',
+    });
+    expect(await limiter.check({ read: 2, identity_resolve: 4 }, caller)).toMatchObject({
+      allowed: false,
+      limit: 10,
+      remaining: 3,
+      cost: 4,
+      limitClass: 'identity_resolve',
+    });
     // Neither class kept the refused request's points.
-    expect(await limiter.check({ read: 1, identity_resolve: 3 }, caller)).toMatchObject({ allowed: true, remaining: 0, limitClass: 'identity_resolve' });
+    expect(await limiter.check({ read: 1, identity_resolve: 3 }, caller)).toMatchObject({
+      allowed: true,
+      remaining: 0,
+      limitClass: 'identity_resolve',
+    });
     expect(await limiter.check(['read'], caller)).toMatchObject({ allowed: true, remaining: 7 });
   });
 });

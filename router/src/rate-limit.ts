@@ -1,5 +1,10 @@
 import type { Knex } from '@mikro-orm/knex';
-import { RateLimiterMemory, RateLimiterPostgres, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
+import {
+  RateLimiterMemory,
+  RateLimiterPostgres,
+  RateLimiterRes,
+  type RateLimiterAbstract,
+} from 'rate-limiter-flexible';
 import { clientKeyOf, type Principal } from '@gateway/kernel';
 
 export interface LimitClass {
@@ -37,7 +42,10 @@ const ROOT_FIELD_CLASS: Record<string, LimitClassName> = {
   createPaymentOrder: 'payment_order_create',
 };
 
-export function limitClassesOf(operation: 'query' | 'mutation' | 'subscription', rootFields: string[]): LimitClassName[] {
+export function limitClassesOf(
+  operation: 'query' | 'mutation' | 'subscription',
+  rootFields: string[],
+): LimitClassName[] {
   const fallback: LimitClassName = operation === 'mutation' ? 'write' : 'read';
   return [...new Set(rootFields.map((field) => ROOT_FIELD_CLASS[field] ?? fallback))];
 }
@@ -66,7 +74,10 @@ export function limitCostsOf(operation: 'query' | 'mutation' | 'subscription', f
   const costs: LimitCosts = {};
   for (const field of fields) {
     const [name] = limitClassesOf(operation, [field.name]);
-    const keys = Object.values(field.args ?? {}).reduce<number>((most, value) => (Array.isArray(value) ? Math.max(most, value.length) : most), 1);
+    const keys = Object.values(field.args ?? {}).reduce<number>(
+      (most, value) => (Array.isArray(value) ? Math.max(most, value.length) : most),
+      1,
+    );
     costs[name!] = (costs[name!] ?? 0) + keys * (field.points ?? 1);
   }
   return costs;
@@ -126,7 +137,11 @@ export function budgetOf(limiter: RateLimiterAbstract, limit: number): Budget {
         if (!(refusal instanceof RateLimiterRes)) throw refusal;
         await limiter.reward(key, points);
         // What is left without this request, as it spends nothing.
-        return { allowed: false, remaining: Math.max(0, limit - (refusal.consumedPoints - points)), msBeforeNext: refusal.msBeforeNext };
+        return {
+          allowed: false,
+          remaining: Math.max(0, limit - (refusal.consumedPoints - points)),
+          msBeforeNext: refusal.msBeforeNext,
+        };
       }
     },
     async giveBack(key, points) {
@@ -196,7 +211,14 @@ export async function createRateLimiter(overrides: LimitOverrides = {}, store?: 
     const limiter = store
       ? await new Promise<RateLimiterAbstract>((resolve, reject) => {
           const pg: RateLimiterPostgres = new RateLimiterPostgres(
-            { ...base, storeClient: store, storeType: 'knex', schemaName: 'router', tableName: 'rate_limits', insuranceLimiter: memory },
+            {
+              ...base,
+              storeClient: store,
+              storeType: 'knex',
+              schemaName: 'router',
+              tableName: 'rate_limits',
+              insuranceLimiter: memory,
+            },
             (error?: Error) => (error ? reject(error) : resolve(pg)),
           );
         })
@@ -225,12 +247,21 @@ export async function createRateLimiter(overrides: LimitOverrides = {}, store?: 
           cost,
         };
         // Report the tightest class; a refusal in any class refuses the request.
-        if (!verdict || !current.allowed || (verdict.allowed && current.remaining < verdict.remaining)) verdict = current;
+        if (!verdict || !current.allowed || (verdict.allowed && current.remaining < verdict.remaining))
+          verdict = current;
         if (!taken.allowed) break;
       }
       // Refused whole: nothing runs, so no class keeps the points of this request.
-      if (verdict && !verdict.allowed) await Promise.all(spent.map(({ budget, key, points }) => budget.giveBack(key, points)));
-      return verdict ?? { allowed: true, limit: DEFAULT_LIMITS.read.points, remaining: DEFAULT_LIMITS.read.points, resetSeconds: DEFAULT_LIMITS.read.durationSeconds };
+      if (verdict && !verdict.allowed)
+        await Promise.all(spent.map(({ budget, key, points }) => budget.giveBack(key, points)));
+      return (
+        verdict ?? {
+          allowed: true,
+          limit: DEFAULT_LIMITS.read.points,
+          remaining: DEFAULT_LIMITS.read.points,
+          resetSeconds: DEFAULT_LIMITS.read.durationSeconds,
+        }
+      );
     },
   };
 }

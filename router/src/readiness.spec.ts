@@ -6,9 +6,15 @@ import { useReadiness, type ReadinessOptions } from './readiness';
 async function readyz(options: ReadinessOptions) {
   const app = Fastify();
   useReadiness(app, options);
-  const [health, ready] = [await app.inject({ method: 'GET', url: '/healthz' }), await app.inject({ method: 'GET', url: '/readyz' })];
+  const [health, ready] = [
+    await app.inject({ method: 'GET', url: '/healthz' }),
+    await app.inject({ method: 'GET', url: '/readyz' }),
+  ];
   await app.close();
-  return { health: { status: health.statusCode, body: health.json() }, ready: { status: ready.statusCode, body: ready.json() } };
+  return {
+    health: { status: health.statusCode, body: health.json() },
+    ready: { status: ready.statusCode, body: ready.json() },
+  };
 }
 
 describe('the readiness stage', () => {
@@ -23,9 +29,16 @@ describe('the readiness stage', () => {
   afterAll(() => new Promise((resolve) => up.close(resolve)));
 
   it('is ready when the database, every subgraph and the runner say so', async () => {
-    const answer = await readyz({ databaseReady: async () => true, subgraphs: [{ name: 'banks', url: upUrl }], readinessChecks: () => ({ seeded: true }) });
+    const answer = await readyz({
+      databaseReady: async () => true,
+      subgraphs: [{ name: 'banks', url: upUrl }],
+      readinessChecks: () => ({ seeded: true }),
+    });
     expect(answer.health).toEqual({ status: 200, body: { status: 'ok' } });
-    expect(answer.ready).toEqual({ status: 200, body: { status: 'ready', checks: { database: true, seeded: true, banks: true } } });
+    expect(answer.ready).toEqual({
+      status: 200,
+      body: { status: 'ready', checks: { database: true, seeded: true, banks: true } },
+    });
   });
 
   it('answers 503 naming what is down: a subgraph that does not answer, the database, a runner check', async () => {
@@ -39,6 +52,9 @@ describe('the readiness stage', () => {
       readinessChecks: () => ({ stopping: false }),
     });
     expect(answer.health.status).toBe(200);
-    expect(answer.ready).toEqual({ status: 503, body: { status: 'unavailable', checks: { database: false, stopping: false, banks: true, identity: false } } });
+    expect(answer.ready).toEqual({
+      status: 503,
+      body: { status: 'unavailable', checks: { database: false, stopping: false, banks: true, identity: false } },
+    });
   });
 });

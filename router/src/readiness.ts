@@ -23,7 +23,9 @@ export function useReadiness(app: FastifyInstance, options: ReadinessOptions): v
     const checks: Record<string, boolean> = { database: await options.databaseReady(), ...options.readinessChecks?.() };
     await Promise.all(
       options.subgraphs.map(async ({ name, url }) => {
-        checks[name] = await fetch(new URL('/healthz', url), { signal: AbortSignal.timeout(SUBGRAPH_HEALTH_TIMEOUT_MS) }).then(
+        checks[name] = await fetch(new URL('/healthz', url), {
+          signal: AbortSignal.timeout(SUBGRAPH_HEALTH_TIMEOUT_MS),
+        }).then(
           (r) => r.ok,
           () => false,
         );

@@ -16,7 +16,13 @@ export interface RequestLabels {
 }
 
 /** The context of an admitted request, for Apollo and the forwarder alike; no principal: an anonymous caller at `ip`. */
-export function routerContextOf(platformSecret: string, principal: Principal | undefined, requestId: string, labels: RequestLabels | undefined, ip: string): RouterContext {
+export function routerContextOf(
+  platformSecret: string,
+  principal: Principal | undefined,
+  requestId: string,
+  labels: RequestLabels | undefined,
+  ip: string,
+): RouterContext {
   const caller = principal ?? { kind: 'anonymous' as const, ip };
   const reportOutcome = (outcome: string) => {
     if (labels) labels.outcome = outcome;

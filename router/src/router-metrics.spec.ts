@@ -5,18 +5,36 @@ import { createRouterMetrics, outcomeOfStatus, useMetricsRoute } from './router-
 import type { RequestLabels, RouterContext } from './router-context';
 
 /** What the outcome plugin makes of one GraphQL answer (its first error's code), as Apollo would call it. */
-async function outcomeOf(errors: Array<{ message: string; extensions?: Record<string, unknown> }> | undefined): Promise<string | undefined> {
+async function outcomeOf(
+  errors: Array<{ message: string; extensions?: Record<string, unknown> }> | undefined,
+): Promise<string | undefined> {
   let outcome: string | undefined;
-  const contextValue: RouterContext = { principal: { kind: 'anonymous' }, requestId: 'req_m', signedPrincipal: 'signed', reportOutcome: (reported) => void (outcome = reported) };
-  const listener = (await createRouterMetrics().outcomePlugin.requestDidStart!({} as never)) as GraphQLRequestListener<RouterContext>;
+  const contextValue: RouterContext = {
+    principal: { kind: 'anonymous' },
+    requestId: 'req_m',
+    signedPrincipal: 'signed',
+    reportOutcome: (reported) => void (outcome = reported),
+  };
+  const listener = (await createRouterMetrics().outcomePlugin.requestDidStart!(
+    {} as never,
+  )) as GraphQLRequestListener<RouterContext>;
   const response = { body: { kind: 'single', singleResult: { data: null, errors } } };
-  await listener.willSendResponse!({ response, contextValue } as unknown as GraphQLRequestContextWillSendResponse<RouterContext>);
+  await listener.willSendResponse!({
+    response,
+    contextValue,
+  } as unknown as GraphQLRequestContextWillSendResponse<RouterContext>);
   return outcome;
 }
 
 /** A sample's value in Prometheus' text, whatever order its labels are printed in. */
 function sample(text: string, name: string, labels: Record<string, string>): number | undefined {
-  const line = text.split('\n').find((candidate) => candidate.startsWith(`${name}{`) && Object.entries(labels).every(([key, value]) => candidate.includes(`${key}="${value}"`)));
+  const line = text
+    .split('\n')
+    .find(
+      (candidate) =>
+        candidate.startsWith(`${name}{`) &&
+        Object.entries(labels).every(([key, value]) => candidate.includes(`${key}="${value}"`)),
+    );
   return line === undefined ? undefined : Number(line.slice(line.lastIndexOf(' ') + 1));
 }
 
@@ -28,8 +46,12 @@ describe('the metrics stage', () => {
     metrics.timed({ operation: 'unknown' })(415);
     metrics.timed({ operation: 'Banks' })(200);
     const text = await metricsText(metrics.registry);
-    expect(sample(text, 'router_request_duration_seconds_count', { operation: 'Banks', outcome: 'RATE_LIMITED' })).toBe(1);
-    expect(sample(text, 'router_request_duration_seconds_count', { operation: 'unknown', outcome: 'http_415' })).toBe(1);
+    expect(sample(text, 'router_request_duration_seconds_count', { operation: 'Banks', outcome: 'RATE_LIMITED' })).toBe(
+      1,
+    );
+    expect(sample(text, 'router_request_duration_seconds_count', { operation: 'unknown', outcome: 'http_415' })).toBe(
+      1,
+    );
     expect(sample(text, 'router_request_duration_seconds_count', { operation: 'Banks', outcome: 'ok' })).toBe(1);
     expect(outcomeOfStatus(302)).toBe('ok');
   });

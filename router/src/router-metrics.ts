@@ -27,7 +27,12 @@ export function outcomeOfStatus(status: number): string {
 
 export function createRouterMetrics(): RouterMetrics {
   const registry = createMetricsRegistry('router');
-  const requests = new Counter({ name: 'router_requests_total', help: 'GraphQL requests by outcome', labelNames: ['outcome'], registers: [registry] });
+  const requests = new Counter({
+    name: 'router_requests_total',
+    help: 'GraphQL requests by outcome',
+    labelNames: ['outcome'],
+    registers: [registry],
+  });
   const duration = new Histogram({
     name: 'router_request_duration_seconds',
     help: 'GraphQL request duration by operation name and outcome (ok, or the spec error code of the first error)',
@@ -56,7 +61,11 @@ export function createRouterMetrics(): RouterMetrics {
 /** GET /metrics: the registry in Prometheus' text format; with `token` (METRICS_TOKEN), only for a scrape that sends it. */
 export function useMetricsRoute(app: FastifyInstance, registry: Registry, token: string | undefined): void {
   app.get('/metrics', async (request, reply) => {
-    const answer = await metricsAnswer(registry, { authorization: request.headers.authorization, requestId: request.requestId }, token);
+    const answer = await metricsAnswer(
+      registry,
+      { authorization: request.headers.authorization, requestId: request.requestId },
+      token,
+    );
     return reply.code(answer.status).headers(answer.headers).send(answer.body);
   });
 }
@@ -70,7 +79,8 @@ const outcomePlugin: ApolloServerPlugin<RouterContext> = {
   async requestDidStart() {
     return {
       async willSendResponse({ response, contextValue }) {
-        const errors = response.body.kind === 'single' ? response.body.singleResult.errors : response.body.initialResult.errors;
+        const errors =
+          response.body.kind === 'single' ? response.body.singleResult.errors : response.body.initialResult.errors;
         const code = errors?.[0]?.extensions?.code;
         contextValue.reportOutcome?.(!errors?.length ? 'ok' : isErrorCode(code) ? code : 'INTERNAL_ERROR');
       },

@@ -13,13 +13,22 @@ const SECRET = 'router-test-platform-secret-0123456789';
 const ADMIN_KEY = 'adm_router_test_key_0123456789';
 const banksSdl = readFileSync(join(__dirname, '..', '..', 'subgraphs', 'banks', 'schema.graphql'), 'utf8');
 
-async function post(router: RunningRouter, query: string, variables: Record<string, unknown> = {}, headers: Record<string, string> = {}) {
+async function post(
+  router: RunningRouter,
+  query: string,
+  variables: Record<string, unknown> = {},
+  headers: Record<string, string> = {},
+) {
   const response = await fetch(router.graphqlUrl, {
     method: 'POST',
     headers: { 'content-type': 'application/json', ...headers },
     body: JSON.stringify({ query, variables }),
   });
-  return { status: response.status, headers: response.headers, body: (await response.json()) as { data?: any; errors?: any[] } };
+  return {
+    status: response.status,
+    headers: response.headers,
+    body: (await response.json()) as { data?: any; errors?: any[] },
+  };
 }
 
 const REGISTER = `mutation($input: RegisterBankInput!) { registerBank(input: $input) { bankKey bank { handle } } }`;
@@ -70,46 +79,97 @@ describe('router', () => {
   });
 
   it('refuses a bad bank key or merchant key with the spec code, and a rotated key at once', async () => {
-    const { body } = await post(router, `mutation { rotateBankKey(handle: "edge") { bankKey } }`, {}, { 'x-service-admin-key': ADMIN_KEY });
+    const { body } = await post(
+      router,
+      `mutation { rotateBankKey(handle: "edge") { bankKey } }`,
+      {},
+      { 'x-service-admin-key': ADMIN_KEY },
+    );
     expect(body.errors?.[0].extensions.code).toBe('FORBIDDEN'); // rotation is the bank's own act
 
     const registered = await post(
       router,
       REGISTER,
-      { input: { ...input, bankHandle: 'edge2', institutionCode: '202', settlementAccountIban: composeIBAN({ countryCode: 'LY', bban: '202001000000000000001' }) } },
+      {
+        input: {
+          ...input,
+          bankHandle: 'edge2',
+          institutionCode: '202',
+          settlementAccountIban: composeIBAN({ countryCode: 'LY', bban: '202001000000000000001' }),
+        },
+      },
       { 'x-service-admin-key': ADMIN_KEY },
     );
     const oldKey = registered.body.data.registerBank.bankKey as string;
-    const rotated = await post(router, `mutation { rotateBankKey(handle: "edge2") { bankKey } }`, {}, { 'x-service-bank-key': oldKey });
+    const rotated = await post(
+      router,
+      `mutation { rotateBankKey(handle: "edge2") { bankKey } }`,
+      {},
+      { 'x-service-bank-key': oldKey },
+    );
     const newKey = rotated.body.data.rotateBankKey.bankKey as string;
 
-    const withOld = await post(router, `{ bank(handle: "edge2") { contactEmail } }`, {}, { 'x-service-bank-key': oldKey });
+    const withOld = await post(
+      router,
+      `{ bank(handle: "edge2") { contactEmail } }`,
+      {},
+      { 'x-service-bank-key': oldKey },
+    );
     expect(withOld.status).toBe(401);
     expect(withOld.body.errors?.[0].extensions.code).toBe('INVALID_BANK_KEY');
-    const withNew = await post(router, `{ bank(handle: "edge2") { contactEmail } }`, {}, { 'x-service-bank-key': newKey });
+    const withNew = await post(
+      router,
+      `{ bank(handle: "edge2") { contactEmail } }`,
+      {},
+      { 'x-service-bank-key': newKey },
+    );
     expect(withNew.body.data.bank.contactEmail).toBe('ops@edge.ly');
 
-    const merchant = await post(router, `{ bankCapabilities(handle: "edge") { obEnabled } }`, {}, { authorization: 'Bearer mk_test_nope' });
+    const merchant = await post(
+      router,
+      `{ bankCapabilities(handle: "edge") { obEnabled } }`,
+      {},
+      { authorization: 'Bearer mk_test_nope' },
+    );
     expect(merchant.status).toBe(401);
     expect(merchant.body.errors?.[0].extensions.code).toBe('INVALID_API_KEY');
   });
 
   it('crosses one request id through the response header and the error body', async () => {
-    const response = await post(router, `{ bankCapabilities(handle: "nobody") { obEnabled } }`, {}, { 'x-request-id': 'req_abc123' });
+    const response = await post(
+      router,
+      `{ bankCapabilities(handle: "nobody") { obEnabled } }`,
+      {},
+      { 'x-request-id': 'req_abc123' },
+    );
     expect(response.headers.get('x-request-id')).toBe('req_abc123');
     expect(response.headers.get('x-content-type-options')).toBe('nosniff');
     expect(response.body.errors?.[0].extensions.code).toBe('BANK_NOT_REGISTERED');
   });
 
   it('refuses documents over the depth or field limit before planning', async () => {
-    const deep = await post(router, `{ bank(handle: "edge") { capabilities { bankHandle } } __schema { types { fields { type { name } } } } }`);
-    expect(deep.body.errors?.[0].extensions).toMatchObject({ code: 'VALIDATION_ERROR', detail: expect.stringMatching(/depth 5 exceeds the limit of 4/) });
+    const deep = await post(
+      router,
+      `{ bank(handle: "edge") { capabilities { bankHandle } } __schema { types { fields { type { name } } } } }`,
+    );
+    expect(deep.body.errors?.[0].extensions).toMatchObject({
+      code: 'VALIDATION_ERROR',
+      detail: expect.stringMatching(/depth 5 exceeds the limit of 4/),
+    });
     // The message itself says what is wrong: a GraphQL client (GraphiQL) shows only the message.
     expect(deep.body.errors?.[0].message).toMatch(/depth 5 exceeds the limit of 4/);
     const broken = await post(router, `{ bank(handle: "edge") { handle }`);
-    expect(broken.body.errors?.[0]).toMatchObject({ message: expect.stringMatching(/Syntax Error: Expected Name, found <EOF>/), extensions: { code: 'VALIDATION_ERROR' } });
+    expect(broken.body.errors?.[0]).toMatchObject({
+      message: expect.stringMatching(/Syntax Error: Expected Name, found <EOF>/),
+      extensions: { code: 'VALIDATION_ERROR' },
+    });
     // One root field (one point of `read`), 22 selections under it.
-    const wide = await post(router, `{ bank(handle: "edge") { ${Array.from({ length: 21 }, (_, i) => `a${i}: handle`).join(' ')} } }`, {}, { 'x-forwarded-for': '203.0.113.30' });
+    const wide = await post(
+      router,
+      `{ bank(handle: "edge") { ${Array.from({ length: 21 }, (_, i) => `a${i}: handle`).join(' ')} } }`,
+      {},
+      { 'x-forwarded-for': '203.0.113.30' },
+    );
     expect(wide.body.errors?.map((e: any) => e.extensions.detail).join(' ')).toMatch(/more than 20 fields/);
   });
 
@@ -124,30 +184,47 @@ describe('router', () => {
       body: JSON.stringify({ query: '{ __typename }', operationName: 'Stale' }),
     });
     expect(unknown.status).toBe(400);
-    expect(((await unknown.json()) as any).errors[0]).toMatchObject({ message: 'Unknown operation named "Stale".', extensions: { code: 'VALIDATION_ERROR' } });
+    expect(((await unknown.json()) as any).errors[0]).toMatchObject({
+      message: 'Unknown operation named "Stale".',
+      extensions: { code: 'VALIDATION_ERROR' },
+    });
     const overHttp = await post(router, 'subscription { __typename }', {}, { 'x-forwarded-for': '203.0.113.52' });
     expect(overHttp.status).toBe(400);
-    expect(overHttp.body.errors?.[0]).toMatchObject({ message: expect.stringMatching(/graphql-ws/), extensions: { code: 'VALIDATION_ERROR' } });
+    expect(overHttp.body.errors?.[0]).toMatchObject({
+      message: expect.stringMatching(/graphql-ws/),
+      extensions: { code: 'VALIDATION_ERROR' },
+    });
   });
 
   it('limits requests per credential with X-RateLimit headers and 429 RATE_LIMITED', async () => {
     const key = { 'x-forwarded-for': '203.0.113.9' };
     let last;
-    for (let i = 0; i < 6; i += 1) last = await post(router, `{ bankCapabilities(handle: "edge") { obEnabled } }`, {}, key);
+    for (let i = 0; i < 6; i += 1)
+      last = await post(router, `{ bankCapabilities(handle: "edge") { obEnabled } }`, {}, key);
     expect(last!.status).toBe(429);
     expect(last!.body.errors?.[0].extensions.code).toBe('RATE_LIMITED');
     expect(Number(last!.headers.get('retry-after'))).toBeGreaterThan(0);
     expect(last!.headers.get('x-ratelimit-limit')).toBe('5');
     expect(last!.headers.get('x-ratelimit-remaining')).toBe('0');
     // Another client has its own budget.
-    const other = await post(router, `{ bankCapabilities(handle: "edge") { obEnabled } }`, {}, { 'x-forwarded-for': '203.0.113.10' });
+    const other = await post(
+      router,
+      `{ bankCapabilities(handle: "edge") { obEnabled } }`,
+      {},
+      { 'x-forwarded-for': '203.0.113.10' },
+    );
     expect(other.status).toBe(200);
     expect(other.headers.get('x-ratelimit-remaining')).toBe('4');
   });
 
   it('charges one point per root field selection, aliases and root fragments included, and refuses an over-budget document whole', async () => {
     const ip = { 'x-forwarded-for': '203.0.113.40' };
-    const two = await post(router, `{ a: bankCapabilities(handle: "edge") { obEnabled } b: bankCapabilities(handle: "edge") { obEnabled } }`, {}, ip);
+    const two = await post(
+      router,
+      `{ a: bankCapabilities(handle: "edge") { obEnabled } b: bankCapabilities(handle: "edge") { obEnabled } }`,
+      {},
+      ip,
+    );
     expect([two.status, two.headers.get('x-ratelimit-remaining')]).toEqual([200, '3']);
     // Root fields hidden in a fragment spread and an inline fragment cost the same (they ran free before).
     const hidden = await post(
@@ -156,18 +233,35 @@ describe('router', () => {
       {},
       ip,
     );
-    expect([hidden.status, hidden.body.data.c.obEnabled, hidden.headers.get('x-ratelimit-remaining')]).toEqual([200, false, '1']);
-    const tooDear = await post(router, `{ a: bankCapabilities(handle: "edge") { obEnabled } b: bankCapabilities(handle: "edge") { obEnabled } }`, {}, ip);
+    expect([hidden.status, hidden.body.data.c.obEnabled, hidden.headers.get('x-ratelimit-remaining')]).toEqual([
+      200,
+      false,
+      '1',
+    ]);
+    const tooDear = await post(
+      router,
+      `{ a: bankCapabilities(handle: "edge") { obEnabled } b: bankCapabilities(handle: "edge") { obEnabled } }`,
+      {},
+      ip,
+    );
     expect(tooDear.status).toBe(429);
     expect(tooDear.body.data).toBeUndefined();
-    expect(tooDear.body.errors?.[0].extensions).toMatchObject({ code: 'RATE_LIMITED', detail: expect.stringMatching(/costs 2 points of the read limit.*1 of 5 left/) });
+    expect(tooDear.body.errors?.[0].extensions).toMatchObject({
+      code: 'RATE_LIMITED',
+      detail: expect.stringMatching(/costs 2 points of the read limit.*1 of 5 left/),
+    });
     // Refused whole, it spent nothing: the last point is still there.
     const last = await post(router, `{ bankCapabilities(handle: "edge") { obEnabled } }`, {}, ip);
     expect([last.status, last.headers.get('x-ratelimit-remaining')]).toEqual([200, '0']);
   });
 
   it('accepts a self-signed principal only from platform services, outside client rate limits', async () => {
-    const forgedAdmin = await post(router, REGISTER, { input }, { 'x-gateway-principal': signPrincipal({ kind: 'admin' }, SECRET) });
+    const forgedAdmin = await post(
+      router,
+      REGISTER,
+      { input },
+      { 'x-gateway-principal': signPrincipal({ kind: 'admin' }, SECRET) },
+    );
     expect(forgedAdmin.status).toBe(401);
     expect(forgedAdmin.body.errors?.[0].extensions.code).toBe('UNAUTHORIZED');
     const wrongSecret = await post(
@@ -177,7 +271,10 @@ describe('router', () => {
       { 'x-gateway-principal': signPrincipal({ kind: 'service', id: 'payments' }, 'not-the-platform-secret') },
     );
     expect(wrongSecret.status).toBe(401);
-    const service = { 'x-gateway-principal': signPrincipal({ kind: 'service', id: 'payments' }, SECRET), 'x-forwarded-for': '203.0.113.12' };
+    const service = {
+      'x-gateway-principal': signPrincipal({ kind: 'service', id: 'payments' }, SECRET),
+      'x-forwarded-for': '203.0.113.12',
+    };
     for (let i = 0; i < 7; i += 1) {
       const answer = await post(router, `{ bankCapabilities(handle: "edge") { obEnabled } }`, {}, service);
       expect([answer.status, answer.body.errors]).toEqual([200, undefined]);
@@ -193,38 +290,79 @@ describe('router', () => {
       production: true,
     });
     try {
-      const introspection = await post(production, `{ __schema { queryType { name } } }`, {}, { 'x-forwarded-for': '203.0.113.20' });
+      const introspection = await post(
+        production,
+        `{ __schema { queryType { name } } }`,
+        {},
+        { 'x-forwarded-for': '203.0.113.20' },
+      );
       expect(introspection.body.data).toBeUndefined();
       expect(introspection.body.errors?.[0].extensions.code).toBe('VALIDATION_ERROR');
       expect(introspection.body.errors?.[0].extensions.detail).toMatch(/introspection/i);
       // No "Did you mean …": a misspelt field must not reveal the schema introspection hides.
-      const misspelt = await post(production, `{ bankCapabilitie(handle: "edge") { obEnable } }`, {}, { 'x-forwarded-for': '203.0.113.23' });
+      const misspelt = await post(
+        production,
+        `{ bankCapabilitie(handle: "edge") { obEnable } }`,
+        {},
+        { 'x-forwarded-for': '203.0.113.23' },
+      );
       expect(misspelt.body.errors?.[0].extensions.code).toBe('VALIDATION_ERROR');
       expect(JSON.stringify(misspelt.body)).not.toMatch(/did you mean|bankCapabilities/i);
-      const suggested = await post(router, `{ bankCapabilitie(handle: "edge") { obEnable } }`, {}, { 'x-forwarded-for': '203.0.113.24' });
+      const suggested = await post(
+        router,
+        `{ bankCapabilitie(handle: "edge") { obEnable } }`,
+        {},
+        { 'x-forwarded-for': '203.0.113.24' },
+      );
       expect(suggested.body.errors?.[0].extensions.detail).toMatch(/Did you mean "bankCapabilities"/);
       // graphql-armor's alias cap (30 by default) answers 400 VALIDATION_ERROR.
       const admin = { 'x-service-admin-key': ADMIN_KEY };
-      const aliased = (n: number) => post(production, `{ bank(handle: "edge") { ${Array.from({ length: n }, (_, i) => `a${i}: handle`).join(' ')} } }`, {}, admin);
+      const aliased = (n: number) =>
+        post(
+          production,
+          `{ bank(handle: "edge") { ${Array.from({ length: n }, (_, i) => `a${i}: handle`).join(' ')} } }`,
+          {},
+          admin,
+        );
       expect((await aliased(30)).body.data.bank.a29).toBe('edge');
       const many = await aliased(31);
       expect(many.status).toBe(400);
-      expect(many.body.errors?.[0].extensions).toMatchObject({ code: 'VALIDATION_ERROR', detail: expect.stringMatching(/Aliases limit of 30 exceeded, found 31/) });
+      expect(many.body.errors?.[0].extensions).toMatchObject({
+        code: 'VALIDATION_ERROR',
+        detail: expect.stringMatching(/Aliases limit of 30 exceeded, found 31/),
+      });
       // And a document over 5,000 tokens is not parsed to the end, at the edge or in Apollo.
       const huge = await post(production, `{ bank(handle: "edge") { ${'handle '.repeat(5000)}} }`, {}, admin);
       expect(huge.status).toBe(400);
-      expect(huge.body.errors?.[0].extensions).toMatchObject({ code: 'VALIDATION_ERROR', detail: expect.stringMatching(/token/i) });
-      const failed = await post(production, `{ bankCapabilities(handle: "nobody") { obEnabled } }`, {}, { 'x-forwarded-for': '203.0.113.21' });
+      expect(huge.body.errors?.[0].extensions).toMatchObject({
+        code: 'VALIDATION_ERROR',
+        detail: expect.stringMatching(/token/i),
+      });
+      const failed = await post(
+        production,
+        `{ bankCapabilities(handle: "nobody") { obEnabled } }`,
+        {},
+        { 'x-forwarded-for': '203.0.113.21' },
+      );
       expect(failed.body.errors?.[0].extensions.code).toBe('BANK_NOT_REGISTERED');
       expect(JSON.stringify(failed.body)).not.toMatch(/stacktrace|at .*\.ts:\d+/i);
       // No GraphiQL in production (nor Apollo's CDN landing page): a browser's GET gets no HTML page, no assets.
-      const browser = await fetch(production.graphqlUrl, { headers: { accept: 'text/html', 'x-forwarded-for': '203.0.113.25' } });
+      const browser = await fetch(production.graphqlUrl, {
+        headers: { accept: 'text/html', 'x-forwarded-for': '203.0.113.25' },
+      });
       expect(browser.headers.get('content-type')).not.toMatch(/text\/html/);
       expect(await browser.text()).not.toMatch(/graphiql|<html/i);
-      const devPage = await (await fetch(router.graphqlUrl, { headers: { accept: 'text/html', 'x-forwarded-for': '203.0.113.26' } })).text();
+      const devPage = await (
+        await fetch(router.graphqlUrl, { headers: { accept: 'text/html', 'x-forwarded-for': '203.0.113.26' } })
+      ).text();
       const asset = devPage.match(/src="(\/graphiql\/assets\/[^"]+)"/)![1]!;
       expect((await fetch(`${production.url}${asset}`)).status).toBe(404);
-      const development = await post(router, `{ __schema { queryType { name } } }`, {}, { 'x-forwarded-for': '203.0.113.22' });
+      const development = await post(
+        router,
+        `{ __schema { queryType { name } } }`,
+        {},
+        { 'x-forwarded-for': '203.0.113.22' },
+      );
       expect(development.body.data.__schema.queryType.name).toBe('Query');
     } finally {
       await production.stop();
@@ -232,7 +370,12 @@ describe('router', () => {
   });
 
   it("answers an operation one subgraph answers whole past the gateway, with the gateway's answer", async () => {
-    const forwardedCount = async () => Number((await (await fetch(`${router.url}/metrics`)).text()).match(/router_forwarded_total\{[^}]*subgraph="banks"[^}]*\} (\d+)/)?.[1] ?? 0);
+    const forwardedCount = async () =>
+      Number(
+        (await (await fetch(`${router.url}/metrics`)).text()).match(
+          /router_forwarded_total\{[^}]*subgraph="banks"[^}]*\} (\d+)/,
+        )?.[1] ?? 0,
+      );
     const query = 'query($handle: String!) { bank(handle: $handle) { handle displayName country } }';
     const headers = { 'x-service-admin-key': ADMIN_KEY, 'x-forwarded-for': '203.0.113.31' };
     for (const handle of ['edge', 'nobody']) {
@@ -240,7 +383,12 @@ describe('router', () => {
       const forwarded = await post(router, query, { handle }, headers);
       expect(await forwardedCount()).toBe(before + 1);
       // Asking for graphql-response+json leaves the request to Apollo and the gateway's plan.
-      const planned = await post(router, query, { handle }, { ...headers, accept: 'application/graphql-response+json' });
+      const planned = await post(
+        router,
+        query,
+        { handle },
+        { ...headers, accept: 'application/graphql-response+json' },
+      );
       expect(await forwardedCount()).toBe(before + 1);
       expect(forwarded.status).toBe(planned.status);
       expect(forwarded.body).toEqual(planned.body);
@@ -256,7 +404,12 @@ describe('router', () => {
   it('answers 503 SERVICE_UNAVAILABLE and fails /readyz when a subgraph is down', async () => {
     expect((await fetch(`${router.url}/readyz`)).status).toBe(200);
     await banks.stop();
-    const down = await post(router, `mutation { rotateBankKey(handle: "edge") { bankKey } }`, {}, { 'x-service-admin-key': ADMIN_KEY, 'x-forwarded-for': '203.0.113.11' });
+    const down = await post(
+      router,
+      `mutation { rotateBankKey(handle: "edge") { bankKey } }`,
+      {},
+      { 'x-service-admin-key': ADMIN_KEY, 'x-forwarded-for': '203.0.113.11' },
+    );
     expect(down.body.errors?.[0].extensions.code).toBe('SERVICE_UNAVAILABLE');
     const ready = await fetch(`${router.url}/readyz`);
     expect(ready.status).toBe(503);

@@ -77,8 +77,12 @@ export async function startRouter(options: RouterOptions): Promise<RunningRouter
   const logger = options.logger ?? createLogger('router');
   const vaultOrm = await openVaultOrm(options.db);
   const vaultEm = () => vaultOrm.em.fork();
-  const authenticateCaller = (headers: CredentialHeaders, ip: string) => authenticate(vaultEm, headers, options.adminKey, ip, options.platformSecret);
-  const charges = createLimitCharges(await createRateLimiter(options.rateLimits, options.sharedRateLimits ? options.db.knex : undefined), vaultEm);
+  const authenticateCaller = (headers: CredentialHeaders, ip: string) =>
+    authenticate(vaultEm, headers, options.adminKey, ip, options.platformSecret);
+  const charges = createLimitCharges(
+    await createRateLimiter(options.rateLimits, options.sharedRateLimits ? options.db.knex : undefined),
+    vaultEm,
+  );
   const metrics = createRouterMetrics();
 
   const timeoutMs = options.subgraphTimeoutMs ?? 15_000;
@@ -107,7 +111,15 @@ export async function startRouter(options: RouterOptions): Promise<RunningRouter
     : undefined;
   const limits = documentLimits(options);
   const formatError = formatGatewayError(logger);
-  const forwardWhole = createForwarding({ ...options, supergraphSdl, validationRules: limits.validationRules, timeoutMs, agent: subgraphAgent, formatError, metrics });
+  const forwardWhole = createForwarding({
+    ...options,
+    supergraphSdl,
+    validationRules: limits.validationRules,
+    timeoutMs,
+    agent: subgraphAgent,
+    formatError,
+    metrics,
+  });
   const apollo = new ApolloServer<RouterContext>({
     gateway,
     introspection: !options.production,
@@ -124,7 +136,12 @@ export async function startRouter(options: RouterOptions): Promise<RunningRouter
     validationRules: limits.validationRules,
     formatError,
     // Apollo's landing page loads Apollo Sandbox from a CDN; browsers get GraphiQL instead (graphiql.ts).
-    plugins: [fastifyApolloDrainPlugin(app), ApolloServerPluginLandingPageDisabled(), ...limits.plugins, metrics.outcomePlugin],
+    plugins: [
+      fastifyApolloDrainPlugin(app),
+      ApolloServerPluginLandingPageDisabled(),
+      ...limits.plugins,
+      metrics.outcomePlugin,
+    ],
   });
   await apollo.start();
   await subscriptions?.start(apollo as never);
@@ -133,7 +150,12 @@ export async function startRouter(options: RouterOptions): Promise<RunningRouter
   // One admission for both transports: HTTP (http-edge.ts) and in process (local-edge.ts).
   const edge = {
     // An operation is priced by the bank-core calls it selects (@cost in the supergraph) before it is charged.
-    admit: createAdmission({ authenticate: authenticateCaller, charges: chargingCoreCalls(charges, supergraphSdl), metrics, logger }),
+    admit: createAdmission({
+      authenticate: authenticateCaller,
+      charges: chargingCoreCalls(charges, supergraphSdl),
+      metrics,
+      logger,
+    }),
     forwardWhole,
     contextOf: routerContextOf.bind(null, options.platformSecret),
     timed: metrics.timed,
@@ -144,12 +166,18 @@ export async function startRouter(options: RouterOptions): Promise<RunningRouter
     path: '/graphql',
     context: async (request) => edge.contextOf(request.gatewayPrincipal, request.requestId, request.labels, request.ip),
   });
-  useReadiness(app, { databaseReady: () => databaseReady(options.db), subgraphs: options.subgraphs, readinessChecks: options.readinessChecks });
+  useReadiness(app, {
+    databaseReady: () => databaseReady(options.db),
+    subgraphs: options.subgraphs,
+    readinessChecks: options.readinessChecks,
+  });
   useMetricsRoute(app, metrics.registry, options.metricsToken);
 
   const url = await app.listen({ host: options.host ?? '127.0.0.1', port: options.port ?? 0 });
   logger.info({ url }, 'router listening');
-  const stopServingInProcess = serveInProcess(`${url}/graphql`, createLocalEdge(apollo, edge), { enabled: options.inProcess });
+  const stopServingInProcess = serveInProcess(`${url}/graphql`, createLocalEdge(apollo, edge), {
+    enabled: options.inProcess,
+  });
   return {
     url,
     graphqlUrl: `${url}/graphql`,

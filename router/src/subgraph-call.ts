@@ -1,5 +1,13 @@
 import { request, type Agent } from 'undici';
-import { callGraphQL, GatewayError, PRINCIPAL_HEADER, REQUEST_ID_HEADER, type HttpTransport, type LocalRequest, type LocalResponse } from '@gateway/kernel';
+import {
+  callGraphQL,
+  GatewayError,
+  PRINCIPAL_HEADER,
+  REQUEST_ID_HEADER,
+  type HttpTransport,
+  type LocalRequest,
+  type LocalResponse,
+} from '@gateway/kernel';
 
 /** Who calls and under which request id: what the router's context gives every subgraph call. */
 export interface SubgraphCaller {
@@ -19,10 +27,28 @@ export type SubgraphCall = (caller: SubgraphCaller, body: LocalRequest['body']) 
  */
 export function subgraphCall(subgraph: string, url: string, timeoutMs: number, agent: Agent): SubgraphCall {
   const overHttp: HttpTransport = async (target, { headers, body }, signal) => {
-    const response = await request(target, { method: 'POST', headers: { ...headers, 'content-type': 'application/json' }, body: JSON.stringify(body), dispatcher: agent, signal });
+    const response = await request(target, {
+      method: 'POST',
+      headers: { ...headers, 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+      dispatcher: agent,
+      signal,
+    });
     return { status: response.statusCode, headers: {}, body: await response.body.text() };
   };
-  const failure = (late: boolean) => new GatewayError('SERVICE_UNAVAILABLE', `the ${subgraph} service ${late ? `did not answer within ${timeoutMs} ms` : 'is unreachable'}`);
+  const failure = (late: boolean) =>
+    new GatewayError(
+      'SERVICE_UNAVAILABLE',
+      `the ${subgraph} service ${late ? `did not answer within ${timeoutMs} ms` : 'is unreachable'}`,
+    );
   return (caller, body) =>
-    callGraphQL(url, { headers: { [PRINCIPAL_HEADER]: caller.signedPrincipal, [REQUEST_ID_HEADER]: caller.requestId }, body, ip: '127.0.0.1' }, { timeoutMs, failure, overHttp });
+    callGraphQL(
+      url,
+      {
+        headers: { [PRINCIPAL_HEADER]: caller.signedPrincipal, [REQUEST_ID_HEADER]: caller.requestId },
+        body,
+        ip: '127.0.0.1',
+      },
+      { timeoutMs, failure, overHttp },
+    );
 }

@@ -27,7 +27,10 @@ export class SubgraphDataSource extends RemoteGraphQLDataSource<SubgraphCallCont
     this.call = subgraphCall(subgraph, url, timeoutMs, agent);
   }
 
-  override async process({ request, context }: GraphQLDataSourceProcessOptions<SubgraphCallContext>): Promise<SubgraphAnswer> {
+  override async process({
+    request,
+    context,
+  }: GraphQLDataSourceProcessOptions<SubgraphCallContext>): Promise<SubgraphAnswer> {
     if (!request.query) throw new Error('Missing query');
     // Apollo refuses a present but undefined operationName (400): only the keys that are set.
     const body = {
@@ -39,7 +42,8 @@ export class SubgraphDataSource extends RemoteGraphQLDataSource<SubgraphCallCont
     const answer = await this.call(context as SubgraphCallContext, body);
     // A non-2xx answer is an error of the call, as RemoteGraphQLDataSource.errorFromResponse makes
     // it; subgraphs answer their GraphQL errors with 200 (federation's server.ts), so this is a fault.
-    if (answer.status >= 300) throw new Error(`${this.subgraph} answered ${answer.status}: ${answer.body.slice(0, 300)}`);
+    if (answer.status >= 300)
+      throw new Error(`${this.subgraph} answered ${answer.status}: ${answer.body.slice(0, 300)}`);
     return JSON.parse(answer.body) as SubgraphAnswer;
   }
 }

@@ -16,7 +16,11 @@ const TOKEN_FIELDS: Record<string, string> = { exchangeAuthorizationCode: 'code'
 export async function tokenRequestClient(em: EntityManager, operation: OperationSummary): Promise<string | undefined> {
   const requests = operation.fields.filter((field) => TOKEN_FIELDS[field.name] !== undefined);
   // One grant per request: aliases would otherwise run many redemptions on one point of the limit.
-  if (requests.length > 1) throw new GatewayError('VALIDATION_ERROR', 'operation: one token request (exchangeAuthorizationCode or refreshAccessToken) per operation');
+  if (requests.length > 1)
+    throw new GatewayError(
+      'VALIDATION_ERROR',
+      'operation: one token request (exchangeAuthorizationCode or refreshAccessToken) per operation',
+    );
   const [request] = requests;
   if (!request) return undefined;
   const raw = request.args[TOKEN_FIELDS[request.name]!];

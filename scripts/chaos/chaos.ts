@@ -46,7 +46,8 @@ interface Started {
 async function main(): Promise<void> {
   const baseDatabaseUrl = process.env.DATABASE_URL;
   const baseAmqpUrl = process.env.AMQP_URL;
-  if (!baseDatabaseUrl || !baseAmqpUrl) throw new Error('npm run chaos needs DATABASE_URL (PostgreSQL) and AMQP_URL (RabbitMQ)');
+  if (!baseDatabaseUrl || !baseAmqpUrl)
+    throw new Error('npm run chaos needs DATABASE_URL (PostgreSQL) and AMQP_URL (RabbitMQ)');
   // A database and a RabbitMQ vhost of the run's own (dropped at the end), so no other test's rows or queues are touched.
   const scratch = await createScratch('chaos', baseDatabaseUrl, baseAmqpUrl);
   log(
@@ -103,7 +104,12 @@ async function run({ databaseUrl, amqpUrl, db, proxy }: RunContext, started: Sta
   started.receiver = receiver.server;
   const cores = await SandboxCores.start(databaseUrl, client);
   started.cores = cores;
-  const deployment = await startDeployment({ replicas: REPLICAS, databaseUrl, amqpUrl, onPlanned: (d) => (started.deployment = d) });
+  const deployment = await startDeployment({
+    replicas: REPLICAS,
+    databaseUrl,
+    amqpUrl,
+    onPlanned: (d) => (started.deployment = d),
+  });
   const rest = deployment.restUrl;
   client.publicUrl = rest;
   log(
@@ -116,7 +122,11 @@ async function run({ databaseUrl, amqpUrl, db, proxy }: RunContext, started: Sta
   const takeover = new TakeoverWatch(db.knex);
   const moneyBefore = await cores.totalBalance();
   const withMandates = await mandatesRouted(client, rest);
-  log(withMandates ? 'mandate charges: /recurring/mandates is in the route table, included' : 'mandate charges: /recurring/mandates not in the route table, skipped');
+  log(
+    withMandates
+      ? 'mandate charges: /recurring/mandates is in the route table, included'
+      : 'mandate charges: /recurring/mandates not in the route table, skipped',
+  );
 
   const driver = new Driver(client, rest, parties, subscriptions, withMandates);
   const faults = new Faults(deployment, cores, proxy, takeover);
@@ -137,7 +147,16 @@ async function run({ databaseUrl, amqpUrl, db, proxy }: RunContext, started: Sta
   await takeover.settled();
 
   const findings = await checkInvariants(db.knex, { driver, cores, receiver, subscriptions, moneyBefore, openWork });
-  printReport({ driver, client, faults: faults.counts, takeover, webhooks: receiver.order, subscriptions, moneyBefore, findings });
+  printReport({
+    driver,
+    client,
+    faults: faults.counts,
+    takeover,
+    webhooks: receiver.order,
+    subscriptions,
+    moneyBefore,
+    findings,
+  });
   return findings.checks.every((r) => r.ok);
 }
 

@@ -7,7 +7,13 @@ export interface Answer {
 }
 
 /** One HTTP call; a dropped connection or timeout is status 0 (the caller decides whether to retry). */
-export async function call(method: string, url: string, body?: unknown, headers: Record<string, string> = {}, timeoutMs = 30_000): Promise<Answer> {
+export async function call(
+  method: string,
+  url: string,
+  body?: unknown,
+  headers: Record<string, string> = {},
+  timeoutMs = 30_000,
+): Promise<Answer> {
   try {
     const response = await fetch(url, {
       method,
@@ -69,7 +75,8 @@ export class Client {
       30,
       this.publicUrl !== '' && url.startsWith(this.publicUrl),
     );
-    if (answer.status >= 300 || answer.status === 0) throw new Error(`${method} ${url}: ${answer.status} ${JSON.stringify(answer.body)}`);
+    if (answer.status >= 300 || answer.status === 0)
+      throw new Error(`${method} ${url}: ${answer.status} ${JSON.stringify(answer.body)}`);
     return answer.body;
   }
 }

@@ -39,13 +39,19 @@ const TIMINGS = {
   WEBHOOK_PRIVATE_TARGETS: '1',
 };
 // The chaos driver is one client sending everything; the public per-address limits are not what is tested here.
-const SERVICE_ENV = { router: { RATE_LIMITS: JSON.stringify({ session_create: { points: 1e9 }, write: { points: 1e9 }, read: { points: 1e9 } }) } };
+const SERVICE_ENV = {
+  router: {
+    RATE_LIMITS: JSON.stringify({ session_create: { points: 1e9 }, write: { points: 1e9 }, read: { points: 1e9 } }),
+  },
+};
 
 /** The platform started: one process per service (scripts/launcher), on fixed ports so a restarted service is found where it was. */
 export async function startDeployment(options: DeploymentOptions): Promise<Deployment> {
   const adminKey = newSecret('adm_');
   const platformSecret = newSecret('pls_');
-  return options.replicas === 1 ? startSplit(options, adminKey, platformSecret) : startBalanced(options, adminKey, platformSecret);
+  return options.replicas === 1
+    ? startSplit(options, adminKey, platformSecret)
+    : startBalanced(options, adminKey, platformSecret);
 }
 
 async function startSplit(options: DeploymentOptions, adminKey: string, platformSecret: string): Promise<Deployment> {
@@ -77,7 +83,11 @@ async function startSplit(options: DeploymentOptions, adminKey: string, platform
 }
 
 /** The cluster layout (`--replicas N`): HAProxy in front of N instances of every service. */
-async function startBalanced(options: DeploymentOptions, adminKey: string, platformSecret: string): Promise<Deployment> {
+async function startBalanced(
+  options: DeploymentOptions,
+  adminKey: string,
+  platformSecret: string,
+): Promise<Deployment> {
   const dataDir = mkdtempSync(join(tmpdir(), 'gw-chaos-cluster-'));
   const cluster = await startCluster({
     replicas: options.replicas,

@@ -18,7 +18,9 @@ export interface Driven {
 /** Whether this build routes mandates (an older one is driven without mandate charges). */
 export async function mandatesRouted(client: Client, rest: string): Promise<boolean> {
   const openApi = await client.ok('GET', `${rest}/openapi.json`);
-  return Boolean(openApi.paths?.['/recurring/mandates']?.post && openApi.paths?.['/recurring/mandates/{mandate_id}/charge']);
+  return Boolean(
+    openApi.paths?.['/recurring/mandates']?.post && openApi.paths?.['/recurring/mandates/{mandate_id}/charge'],
+  );
 }
 
 /**
@@ -83,22 +85,37 @@ export class Driver {
   private async session(kind: 'same_bank' | 'cross_bank'): Promise<void> {
     const { client, rest } = this;
     const payer = pick(this.customers);
-    const payee = pick(this.customers.filter((c) => c !== payer && (kind === 'same_bank' ? c.bank === payer.bank : c.bank !== payer.bank)));
+    const payee = pick(
+      this.customers.filter(
+        (c) => c !== payer && (kind === 'same_bank' ? c.bank === payer.bank : c.bank !== payer.bank),
+      ),
+    );
     const key = `chaos-${randomBytes(8).toString('hex')}`;
     // Drawn once: a retry sends the same body with the same Idempotency-Key.
     const amount = between(100, 5_000);
     const created = await client.retrying('create', () =>
-      call('POST', `${rest}/payments/sessions`, { amount, currency: 'LYD', destination: { type: 'alias', value: payee.alias } }, { ...this.auth, 'idempotency-key': key }),
+      call(
+        'POST',
+        `${rest}/payments/sessions`,
+        { amount, currency: 'LYD', destination: { type: 'alias', value: payee.alias } },
+        { ...this.auth, 'idempotency-key': key },
+      ),
     );
     if (created.status !== 201) return this.note(`create ${created.status} ${created.body?.error?.code ?? ''}`.trim());
     const id = created.body.session_id as string;
     this.sessionIds.push(id);
     this.driven[kind] += 1;
     this.subscriptions.offer(id);
-    const authorized = await client.retrying('authorize', () => call('POST', `${rest}/pay/${id}/authorize`, { payer: { type: 'alias', value: payer.alias }, otp: payer.otp }), 12);
+    const authorized = await client.retrying(
+      'authorize',
+      () =>
+        call('POST', `${rest}/pay/${id}/authorize`, { payer: { type: 'alias', value: payer.alias }, otp: payer.otp }),
+      12,
+    );
     // A retry after an answer lost to a kill meets the session already moving on: not a refusal.
     if (authorized.status === 409 && /SESSION_ALREADY/.test(authorized.body?.error?.code ?? '')) return;
-    if (authorized.status !== 200) this.note(`authorize ${authorized.status} ${authorized.body?.error?.code ?? ''}`.trim());
+    if (authorized.status !== 200)
+      this.note(`authorize ${authorized.status} ${authorized.body?.error?.code ?? ''}`.trim());
   }
 
   private async paymentOrder(): Promise<void> {
@@ -112,11 +129,18 @@ export class Driver {
       call(
         'POST',
         `${this.rest}/ob/payment-orders`,
-        { source_account_id: grant.accountId, destination: { type: 'iban', value: payee.iban }, amount, currency: 'LYD', description: 'chaos order' },
+        {
+          source_account_id: grant.accountId,
+          destination: { type: 'iban', value: payee.iban },
+          amount,
+          currency: 'LYD',
+          description: 'chaos order',
+        },
         { authorization: `Bearer ${grant.accessToken}`, 'x-consent-id': grant.consentId, 'idempotency-key': key },
       ),
     );
-    if (created.status !== 201 && created.status !== 202 && created.status !== 200) return this.note(`order ${created.status} ${created.body?.error?.code ?? ''}`.trim());
+    if (created.status !== 201 && created.status !== 202 && created.status !== 200)
+      return this.note(`order ${created.status} ${created.body?.error?.code ?? ''}`.trim());
     this.orderIds.push(created.body.payment_order_id ?? created.body.id);
     this.driven.payment_order += 1;
   }
@@ -128,14 +152,26 @@ export class Driver {
       call(
         'POST',
         `${rest}/recurring/mandates`,
-        { customer_alias: payer.alias, amount: 10_000, currency: 'LYD', interval: 'monthly', description: 'Chaos box', start_date: new Date().toISOString().slice(0, 10) },
+        {
+          customer_alias: payer.alias,
+          amount: 10_000,
+          currency: 'LYD',
+          interval: 'monthly',
+          description: 'Chaos box',
+          start_date: new Date().toISOString().slice(0, 10),
+        },
         { ...this.auth, 'idempotency-key': `chaos-m-${randomBytes(8).toString('hex')}` },
       ),
     );
     if (created.status !== 201) return this.note(`mandate ${created.status} ${created.body?.error?.code ?? ''}`.trim());
     const mandateId = created.body.mandate_id as string;
-    const confirmed = await client.retrying('confirm', () => call('POST', `${rest}/recurring/mandates/${mandateId}/confirm`, { otp: payer.otp }), 6);
-    if (confirmed.status !== 200) return this.note(`mandate confirm ${confirmed.status} ${confirmed.body?.error?.code ?? ''}`.trim());
+    const confirmed = await client.retrying(
+      'confirm',
+      () => call('POST', `${rest}/recurring/mandates/${mandateId}/confirm`, { otp: payer.otp }),
+      6,
+    );
+    if (confirmed.status !== 200)
+      return this.note(`mandate confirm ${confirmed.status} ${confirmed.body?.error?.code ?? ''}`.trim());
     const chargeAmount = between(100, 5_000);
     const charged = await client.retrying('charge', () =>
       call(

@@ -63,7 +63,8 @@ export class WebhookOrder {
     const highest = this.highest.get(aggregate);
     if (highest !== undefined && envelope.sequence < highest) {
       this.outOfOrder += 1;
-      if (this.examples.length < 5) this.examples.push(`${aggregate}: ${envelope.event} #${envelope.sequence} after #${highest}`);
+      if (this.examples.length < 5)
+        this.examples.push(`${aggregate}: ${envelope.event} #${envelope.sequence} after #${highest}`);
       return;
     }
     this.highest.set(aggregate, envelope.sequence);
@@ -76,7 +77,14 @@ export class WebhookOrder {
 }
 
 /** A session's statuses in the order they can follow each other (the three final ones share the last place). */
-const STATUS_RANK: Record<string, number> = { PENDING: 0, PROCESSING: 1, SETTLEMENT_PENDING: 2, COMPLETED: 3, FAILED: 3, EXPIRED: 3 };
+const STATUS_RANK: Record<string, number> = {
+  PENDING: 0,
+  PROCESSING: 1,
+  SETTLEMENT_PENDING: 2,
+  COMPLETED: 3,
+  FAILED: 3,
+  EXPIRED: 3,
+};
 export const FINAL_SESSION_STATUSES: ReadonlySet<string> = new Set(['COMPLETED', 'FAILED', 'EXPIRED']);
 
 /**
@@ -182,11 +190,15 @@ export interface EvidenceRow {
   ok: boolean;
 }
 
-const verdictOf = (row: EvidenceRow): string => (row.kind === 'invariant' ? (row.ok ? 'PASS' : 'FAIL') : row.kind === 'target' ? (row.ok ? 'met' : 'NOT met') : '');
+const verdictOf = (row: EvidenceRow): string =>
+  row.kind === 'invariant' ? (row.ok ? 'PASS' : 'FAIL') : row.kind === 'target' ? (row.ok ? 'met' : 'NOT met') : '';
 
 /** The closing table as lines (a Markdown table with padded columns), with a verdict per row. */
 export function evidenceTable(rows: readonly EvidenceRow[]): string[] {
-  const cells = [['figure', 'value', 'target', 'verdict'], ...rows.map((row) => [row.figure, row.value, row.target, verdictOf(row)])];
+  const cells = [
+    ['figure', 'value', 'target', 'verdict'],
+    ...rows.map((row) => [row.figure, row.value, row.target, verdictOf(row)]),
+  ];
   const widths = [0, 1, 2, 3].map((column) => Math.max(...cells.map((cell) => cell[column]!.length)));
   const line = (cell: string[]) => `| ${cell.map((text, column) => text.padEnd(widths[column]!)).join(' | ')} |`;
   const rule = `|${widths.map((width) => '-'.repeat(width + 2)).join('|')}|`;

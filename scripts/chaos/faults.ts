@@ -53,7 +53,9 @@ export class Faults {
       const instances = this.deployment.of(pick(KILL_KINDS));
       const victim =
         KILL_PICK === 'longest-up'
-          ? instances.reduce((oldest, instance) => ((this.lastKill.get(instance) ?? 0) < (this.lastKill.get(oldest) ?? 0) ? instance : oldest))
+          ? instances.reduce((oldest, instance) =>
+              (this.lastKill.get(instance) ?? 0) < (this.lastKill.get(oldest) ?? 0) ? instance : oldest,
+            )
           : pick(instances);
       this.lastKill.set(victim, Date.now());
       // With replicas, by default half the stops are an orchestrator's SIGTERM (drain, stop, exit 0) and half a crash.

@@ -49,21 +49,40 @@ export class Grants {
         { authorization: `Bearer ${this.tppToken}` },
       ),
     );
-    if (consent.status !== 201) return void this.note(`consent ${consent.status} ${consent.body?.error?.code ?? ''}`.trim());
+    if (consent.status !== 201)
+      return void this.note(`consent ${consent.status} ${consent.body?.error?.code ?? ''}`.trim());
     const consentId = consent.body.consent_id as string;
     const approved = await client.retrying(
       'approve',
-      () => call('POST', `${rest}/ob/auth/${consentId}/approve`, { customer: { type: 'alias', value: payer.alias }, otp: payer.otp }),
+      () =>
+        call('POST', `${rest}/ob/auth/${consentId}/approve`, {
+          customer: { type: 'alias', value: payer.alias },
+          otp: payer.otp,
+        }),
       6,
     );
-    if (approved.status !== 200) return void this.note(`consent approve ${approved.status} ${approved.body?.error?.code ?? ''}`.trim());
+    if (approved.status !== 200)
+      return void this.note(`consent approve ${approved.status} ${approved.body?.error?.code ?? ''}`.trim());
     const code = new URL(approved.body.redirect_to).searchParams.get('code')!;
-    const tokens = await this.exchange(new URLSearchParams({ grant_type: 'authorization_code', code, redirect_uri: OB_REDIRECT, consent_id: consentId, code_verifier: verifier }));
+    const tokens = await this.exchange(
+      new URLSearchParams({
+        grant_type: 'authorization_code',
+        code,
+        redirect_uri: OB_REDIRECT,
+        consent_id: consentId,
+        code_verifier: verifier,
+      }),
+    );
     if (tokens.status !== 200) return void this.note(`token ${tokens.status} ${tokens.body?.error?.code ?? ''}`.trim());
     const headers = { authorization: `Bearer ${tokens.body.access_token}`, 'x-consent-id': consentId };
     const accounts = await client.retrying('accounts', () => call('GET', `${rest}/ob/accounts`, undefined, headers));
-    if (accounts.status !== 200) return void this.note(`ob accounts ${accounts.status} ${accounts.body?.error?.code ?? ''}`.trim());
-    return { consentId, accessToken: tokens.body.access_token as string, accountId: accounts.body.accounts[0].account_id as string };
+    if (accounts.status !== 200)
+      return void this.note(`ob accounts ${accounts.status} ${accounts.body?.error?.code ?? ''}`.trim());
+    return {
+      consentId,
+      accessToken: tokens.body.access_token as string,
+      accountId: accounts.body.accounts[0].account_id as string,
+    };
   }
 
   /** The token request (a form, not JSON), tried up to ten times while unanswered or 5xx. */

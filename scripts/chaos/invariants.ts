@@ -49,8 +49,12 @@ const tally = (rows: readonly Row[]): Record<string, number> => {
 /** The invariants of docs/chaos.md, checked against the database, the cores' ledgers and what the receiver and the watchers saw. */
 export async function checkInvariants(knex: Knex, run: RunRecord): Promise<Findings> {
   const { driver } = run;
-  const sessions: Row[] = await knex('payments.payment_sessions').whereIn('id', driver.sessionIds).select('id', 'status');
-  const attention = await knex('payments.payment_executions').where({ step: 'attention' }).select('movement_id', 'kind');
+  const sessions: Row[] = await knex('payments.payment_sessions')
+    .whereIn('id', driver.sessionIds)
+    .select('id', 'status');
+  const attention = await knex('payments.payment_executions')
+    .where({ step: 'attention' })
+    .select('movement_id', 'kind');
   const checks = await movementsFinal(knex, driver, sessions, attention);
   const moneyAfter = await run.cores.totalBalance();
   checks.push({
@@ -63,7 +67,11 @@ export async function checkInvariants(knex: Knex, run: RunRecord): Promise<Findi
   checks.push(oneCompletedEvent(sessions, run.receiver));
   checks.push(await outboxEmpty(knex));
   checks.push(await settledOnce(knex, run.cores));
-  checks.push({ name: 'quiet reached (nothing in flight)', ok: isQuiet(run.openWork), figure: JSON.stringify(run.openWork) });
+  checks.push({
+    name: 'quiet reached (nothing in flight)',
+    ok: isQuiet(run.openWork),
+    figure: JSON.stringify(run.openWork),
+  });
   const webhooks = run.receiver.order;
   checks.push({
     name: 'webhooks in order per aggregate (API-CONTRACT "Webhook headers")',
@@ -76,21 +84,35 @@ export async function checkInvariants(knex: Knex, run: RunRecord): Promise<Findi
     ok: repeated + backwards === 0,
     figure: `${repeated} repeated, ${backwards} backwards over ${watched.length} sessions watched`,
   });
-  return { checks, moneyAfter, doubleDebits: debits.twice, storedStatus: new Map(sessions.map((s) => [s.id, s.status])) };
+  return {
+    checks,
+    moneyAfter,
+    doubleDebits: debits.twice,
+    storedStatus: new Map(sessions.map((s) => [s.id, s.status])),
+  };
 }
 
 /** Every session, mandate charge and payment order the run made is final, or waits for an operator (an execution in `attention`). */
-async function movementsFinal(knex: Knex, driver: Driver, sessions: Row[], attention: Array<{ movement_id: string }>): Promise<Check[]> {
+async function movementsFinal(
+  knex: Knex,
+  driver: Driver,
+  sessions: Row[],
+  attention: Array<{ movement_id: string }>,
+): Promise<Check[]> {
   const checks: Check[] = [];
   const attentionIds = new Set(attention.map((row) => row.movement_id));
-  const notFinal = sessions.filter((s) => !['COMPLETED', 'FAILED', 'EXPIRED'].includes(s.status) && !attentionIds.has(s.id));
+  const notFinal = sessions.filter(
+    (s) => !['COMPLETED', 'FAILED', 'EXPIRED'].includes(s.status) && !attentionIds.has(s.id),
+  );
   checks.push({
     name: 'every session final or waiting for attention',
     ok: notFinal.length === 0 && sessions.length === driver.sessionIds.length,
     figure: `${sessions.length} sessions ${JSON.stringify(tally(sessions))}, ${attention.length} needing attention, ${notFinal.length} not final${notFinal.length ? ` (${notFinal.slice(0, 5).map((s) => `${s.id} ${s.status}`)})` : ''}`,
   });
   if (driver.withMandates) {
-    const charges: Row[] = await knex('payments.mandate_charges').whereIn('id', driver.chargeIds).select('id', 'status');
+    const charges: Row[] = await knex('payments.mandate_charges')
+      .whereIn('id', driver.chargeIds)
+      .select('id', 'status');
     const open = charges.filter((c) => !['COMPLETED', 'FAILED'].includes(c.status) && !attentionIds.has(c.id));
     checks.push({
       name: 'every mandate charge final or waiting for attention',
@@ -99,7 +121,9 @@ async function movementsFinal(knex: Knex, driver: Driver, sessions: Row[], atten
     });
   }
   const orders: Row[] = await knex('open_banking.payment_orders').whereIn('id', driver.orderIds).select('id', 'status');
-  const openOrders = orders.filter((o) => !['COMPLETED', 'FAILED', 'REJECTED'].includes(o.status) && !attentionIds.has(o.id));
+  const openOrders = orders.filter(
+    (o) => !['COMPLETED', 'FAILED', 'REJECTED'].includes(o.status) && !attentionIds.has(o.id),
+  );
   checks.push({
     name: 'every payment order final or waiting for attention',
     ok: openOrders.length === 0 && orders.length === driver.orderIds.length,
@@ -152,7 +176,11 @@ function oneCompletedEvent(sessions: Row[], receiver: WebhookReceiver): Check {
 async function outboxEmpty(knex: Knex): Promise<Check> {
   const outbox = await knex('payments.outbox').whereNull('published_at').count<{ count: string }[]>('* as count');
   const outboxTotal = await knex('payments.outbox').count<{ count: string }[]>('* as count');
-  return { name: 'outbox empty (every event published)', ok: Number(outbox[0]!.count) === 0, figure: `${outbox[0]!.count} unpublished of ${outboxTotal[0]!.count}` };
+  return {
+    name: 'outbox empty (every event published)',
+    ok: Number(outbox[0]!.count) === 0,
+    figure: `${outbox[0]!.count} unpublished of ${outboxTotal[0]!.count}`,
+  };
 }
 
 /** No settlement position's core reference is booked more than once (a FAILED one waits for an operator's retry). */
@@ -163,7 +191,9 @@ async function settledOnce(knex: Knex, cores: SandboxCores): Promise<Check> {
   for (const position of positions) {
     const bank = cores.banks.find((b) => b.handle === position.bank_handle)!;
     const ledger = await cores.ledger(bank);
-    const booked = ledger.transactions.filter((line: { reference: string }) => line.reference === position.core_reference).length;
+    const booked = ledger.transactions.filter(
+      (line: { reference: string }) => line.reference === position.core_reference,
+    ).length;
     if (position.status === 'SETTLED') settled += 1;
     if (booked > 1) settledTwice += 1;
   }

@@ -1,2 +1,3 @@
 /** One line of the run's log, stamped with the time of day. */
-export const log = (line: string) => process.stdout.write(`[chaos ${new Date().toISOString().slice(11, 19)}] ${line}\n`);
+export const log = (line: string) =>
+  process.stdout.write(`[chaos ${new Date().toISOString().slice(11, 19)}] ${line}\n`);

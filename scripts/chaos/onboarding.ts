@@ -25,7 +25,13 @@ export interface Parties {
  * per bank, a merchant and a TPP whose webhooks go to `receiverUrl` (the TPP's too, so payment
  * orders' order is checked as well).
  */
-export async function onboard(client: Client, cores: SandboxCores, rest: string, adminKey: string, receiverUrl: string): Promise<Parties> {
+export async function onboard(
+  client: Client,
+  cores: SandboxCores,
+  rest: string,
+  adminKey: string,
+  receiverUrl: string,
+): Promise<Parties> {
   const admin = { 'x-service-admin-key': adminKey };
   const customers: Customer[] = [];
   for (const bank of cores.banks) {
@@ -84,7 +90,17 @@ export async function onboard(client: Client, cores: SandboxCores, rest: string,
     { customer_ref: 'shop', holder_name: 'Chaos Shop', currency: 'LYD', balance: 0 },
     cores.internal(shop.handle),
   );
-  const merchant = await client.ok('POST', `${rest}/merchants`, { name: 'Chaos Shop', mode: 'live', webhook_url: receiverUrl, settlement_iban: shopAccount.iban }, admin);
-  const tpp = await client.ok('POST', `${rest}/ob/tpps`, { name: 'Chaos TPP', mode: 'live', redirect_uris: [OB_REDIRECT], webhook_url: receiverUrl }, admin);
+  const merchant = await client.ok(
+    'POST',
+    `${rest}/merchants`,
+    { name: 'Chaos Shop', mode: 'live', webhook_url: receiverUrl, settlement_iban: shopAccount.iban },
+    admin,
+  );
+  const tpp = await client.ok(
+    'POST',
+    `${rest}/ob/tpps`,
+    { name: 'Chaos TPP', mode: 'live', redirect_uris: [OB_REDIRECT], webhook_url: receiverUrl },
+    admin,
+  );
   return { customers, merchantKey: merchant.api_key, tppToken: tpp.tpp_access_token };
 }

@@ -4,22 +4,43 @@ import { log } from './log';
 import { QUIET_SECONDS } from './settings';
 
 /** Work still in flight, by kind (printed as is: the keys are the log's). All zero is quiet. */
-export type OpenWork = Record<'open_sessions' | 'open_charges' | 'open_orders' | 'open_executions' | 'outbox' | 'unsettled_positions' | 'unsettled_obligations', number>;
+export type OpenWork = Record<
+  | 'open_sessions'
+  | 'open_charges'
+  | 'open_orders'
+  | 'open_executions'
+  | 'outbox'
+  | 'unsettled_positions'
+  | 'unsettled_obligations',
+  number
+>;
 
 type Knex = Database['knex'];
 const counted = (rows: Array<{ count: string | number }>) => Number(rows[0]!.count);
 
 async function openWork(knex: Knex, withMandates: boolean): Promise<OpenWork> {
-  const open = await knex('payments.payment_sessions').whereIn('status', ['PENDING', 'PROCESSING', 'SETTLEMENT_PENDING']).count<{ count: string }[]>('* as count');
+  const open = await knex('payments.payment_sessions')
+    .whereIn('status', ['PENDING', 'PROCESSING', 'SETTLEMENT_PENDING'])
+    .count<{ count: string }[]>('* as count');
   const charges = withMandates
-    ? await knex('payments.mandate_charges').whereIn('status', ['PROCESSING', 'SETTLEMENT_PENDING']).count<{ count: string }[]>('* as count')
+    ? await knex('payments.mandate_charges')
+        .whereIn('status', ['PROCESSING', 'SETTLEMENT_PENDING'])
+        .count<{ count: string }[]>('* as count')
     : [{ count: '0' }];
-  const orders = await knex('open_banking.payment_orders').where('status', 'PROCESSING').count<{ count: string }[]>('* as count');
-  const executions = await knex('payments.payment_executions').whereIn('step', ['debit', 'credit', 'confirm', 'reverse', 'resolve_debit']).count<{ count: string }[]>('* as count');
+  const orders = await knex('open_banking.payment_orders')
+    .where('status', 'PROCESSING')
+    .count<{ count: string }[]>('* as count');
+  const executions = await knex('payments.payment_executions')
+    .whereIn('step', ['debit', 'credit', 'confirm', 'reverse', 'resolve_debit'])
+    .count<{ count: string }[]>('* as count');
   const outbox = await knex('payments.outbox').whereNull('published_at').count<{ count: string }[]>('* as count');
   // A FAILED position waits for an operator's retry (documented); only PENDING ones are in flight.
-  const positions = await knex('payments.settlement_positions').where('status', 'PENDING').count<{ count: string }[]>('* as count');
-  const unsettled = await knex('payments.interbank_obligations').whereNull('settlement_cycle_id').count<{ count: string }[]>('* as count');
+  const positions = await knex('payments.settlement_positions')
+    .where('status', 'PENDING')
+    .count<{ count: string }[]>('* as count');
+  const unsettled = await knex('payments.interbank_obligations')
+    .whereNull('settlement_cycle_id')
+    .count<{ count: string }[]>('* as count');
   return {
     open_sessions: counted(open),
     open_charges: counted(charges),
@@ -41,7 +62,9 @@ export async function waitForQuiet(knex: Knex, withMandates: boolean): Promise<O
   const quietDeadline = Date.now() + QUIET_SECONDS * 1000;
   let state = await openWork(knex, withMandates);
   for (;;) {
-    const webhooksPending = await knex('payments.webhook_deliveries').whereNotIn('status', ['DELIVERED', 'FAILED']).count<{ count: string }[]>('* as count');
+    const webhooksPending = await knex('payments.webhook_deliveries')
+      .whereNotIn('status', ['DELIVERED', 'FAILED'])
+      .count<{ count: string }[]>('* as count');
     const quiet = isQuiet(state) && Number(webhooksPending[0]!.count) === 0;
     if (quiet || Date.now() > quietDeadline) break;
     await sleep(2_000);

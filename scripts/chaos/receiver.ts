@@ -32,7 +32,11 @@ export async function startReceiver(): Promise<WebhookReceiver> {
     request.on('end', () => {
       try {
         const envelope = JSON.parse(Buffer.concat(chunks).toString('utf8'));
-        received.push({ id: envelope.id, event: envelope.event, sessionId: envelope.data?.session_id ?? envelope.data?.id });
+        received.push({
+          id: envelope.id,
+          event: envelope.event,
+          sessionId: envelope.data?.session_id ?? envelope.data?.id,
+        });
         order.record(envelope);
       } catch {
         /* not an envelope */

@@ -33,7 +33,9 @@ const sumOf = (counts: Record<string, number>, which: (kind: string) => boolean)
 
 /** What was driven and done to the platform, then what went wrong where (the first few of each). */
 function logFigures({ driver, client, faults, takeover, webhooks, subscriptions, findings }: ReportInput): void {
-  log(`payments driven: ${JSON.stringify(driver.driven)} (total ${driver.total}); refused or unanswered: ${JSON.stringify(driver.refused)}`);
+  log(
+    `payments driven: ${JSON.stringify(driver.driven)} (total ${driver.total}); refused or unanswered: ${JSON.stringify(driver.refused)}`,
+  );
   log(`client retries (no answer, 5xx, 409 IDEMPOTENCY_KEY_IN_USE, 429) by call: ${JSON.stringify(client.retries)}`);
   log(
     `chaos: kills ${JSON.stringify(faults.kills)}, faults ${JSON.stringify(faults.faults)}, RabbitMQ cuts ${faults.amqp_cuts} (${faults.amqp_connections_dropped} connections dropped)`,
@@ -72,11 +74,23 @@ function logFigures({ driver, client, faults, takeover, webhooks, subscriptions,
   const topCauses = Object.entries(client.requests.causes)
     .sort((a, b) => b[1] - a[1])
     .slice(0, 6);
-  if (topCauses.length) log(`failed attempts of the requests that failed after one retry: ${topCauses.map(([k, n]) => `${k} x${n}`).join(', ')}`);
+  if (topCauses.length)
+    log(
+      `failed attempts of the requests that failed after one retry: ${topCauses.map(([k, n]) => `${k} x${n}`).join(', ')}`,
+    );
 }
 
 /** The evidence table's rows: the figures asked for, each with its target. */
-function evidenceRows({ driver, client, faults, takeover, webhooks, subscriptions, moneyBefore, findings }: ReportInput): EvidenceRow[] {
+function evidenceRows({
+  driver,
+  client,
+  faults,
+  takeover,
+  webhooks,
+  subscriptions,
+  moneyBefore,
+  findings,
+}: ReportInput): EvidenceRow[] {
   const { driven } = driver;
   const { checks } = findings;
   const taken = takeover.takeoverMs;
@@ -85,7 +99,9 @@ function evidenceRows({ driver, client, faults, takeover, webhooks, subscription
   const bySignal = (signal: string) => sumOf(faults.kills, (k) => k.endsWith(signal));
   const passed = (name: string) => checks.find((r) => r.name.startsWith(name))?.ok ?? false;
   // The invariants with a row of their own are left out of the last row.
-  const others = checks.filter((r) => !/^(the sum of all balances|no core reference debited|webhooks in order|subscription statuses)/.test(r.name));
+  const others = checks.filter(
+    (r) => !/^(the sum of all balances|no core reference debited|webhooks in order|subscription statuses)/.test(r.name),
+  );
   const { watched, repeated, backwards } = subscriptions;
   const endedOnTruth = watched.filter((w) => w.order.lastStatus === findings.storedStatus.get(w.sessionId)).length;
   const requests = client.requests;
@@ -113,7 +129,13 @@ function evidenceRows({ driver, client, faults, takeover, webhooks, subscription
       kind: 'invariant',
       ok: passed('the sum of all balances'),
     },
-    { figure: 'double debits (core references debited twice)', value: String(findings.doubleDebits), target: '0', kind: 'invariant', ok: passed('no core reference debited') },
+    {
+      figure: 'double debits (core references debited twice)',
+      value: String(findings.doubleDebits),
+      target: '0',
+      kind: 'invariant',
+      ok: passed('no core reference debited'),
+    },
     {
       figure: 'takeover p50 / p99 / max',
       value: `${seconds(percentile(taken, 50))} / ${seconds(p99)} / ${seconds(taken.length ? Math.max(...taken) : undefined)} (${taken.length} taken over of ${takeover.samples.length} held)`,

@@ -93,7 +93,8 @@ export class SubscriptionSample {
         { query: SESSION_UPDATES, variables: { id: sessionId } },
         {
           next: (message) => {
-            const status = (message.data as { paymentSessionUpdated?: { status?: string } } | null | undefined)?.paymentSessionUpdated?.status;
+            const status = (message.data as { paymentSessionUpdated?: { status?: string } } | null | undefined)
+              ?.paymentSessionUpdated?.status;
             if (typeof status === 'string') order.status(status);
             else this.errorMessages += 1;
           },

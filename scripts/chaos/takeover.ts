@@ -59,7 +59,9 @@ export class TakeoverWatch {
       .where('lease_until', '<=', new Date(now + this.leaseMs + 250))
       .select('movement_id', 'step', 'lease_token', 'lease_until', 'updated_at');
     // A postponed step: its last record set the lease to the retry delay (nobody works on it until then).
-    return rows.filter((row) => Math.abs(row.lease_until.getTime() - row.updated_at.getTime() - this.retryDelayMs) > 25);
+    return rows.filter(
+      (row) => Math.abs(row.lease_until.getTime() - row.updated_at.getTime() - this.retryDelayMs) > 25,
+    );
   }
 
   /**
@@ -106,15 +108,31 @@ export class TakeoverWatch {
         const before = watched.row;
         const recorded = row.updated_at.getTime() !== before.updated_at.getTime();
         if (row.lease_token !== before.lease_token) {
-          const claimedAt = Math.min(row.lease_until.getTime() - this.leaseMs, recorded ? row.updated_at.getTime() : Infinity);
-          this.samples.push({ sessionId: row.movement_id, how: 'taken over', ms: Math.max(0, claimedAt - watched.aliveAt), signal });
+          const claimedAt = Math.min(
+            row.lease_until.getTime() - this.leaseMs,
+            recorded ? row.updated_at.getTime() : Infinity,
+          );
+          this.samples.push({
+            sessionId: row.movement_id,
+            how: 'taken over',
+            ms: Math.max(0, claimedAt - watched.aliveAt),
+            signal,
+          });
           open.delete(row.movement_id);
         } else if (recorded || row.step !== before.step) {
-          this.samples.push({ sessionId: row.movement_id, how: 'moved by its owner', ms: Math.max(0, row.updated_at.getTime() - killedAt), signal });
+          this.samples.push({
+            sessionId: row.movement_id,
+            how: 'moved by its owner',
+            ms: Math.max(0, row.updated_at.getTime() - killedAt),
+            signal,
+          });
           open.delete(row.movement_id);
         } else if (row.lease_until.getTime() !== before.lease_until.getTime()) {
           // Renewed by its owner (alive, draining): a takeover, if any, counts from here.
-          open.set(row.movement_id, { row, aliveAt: Math.max(watched.aliveAt, row.lease_until.getTime() - this.leaseMs) });
+          open.set(row.movement_id, {
+            row,
+            aliveAt: Math.max(watched.aliveAt, row.lease_until.getTime() - this.leaseMs),
+          });
         } else if (Date.now() - watched.aliveAt > GIVE_UP_MS) {
           this.samples.push({ sessionId: row.movement_id, how: 'not moved', ms: Date.now() - watched.aliveAt, signal });
           open.delete(row.movement_id);

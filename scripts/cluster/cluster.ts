@@ -87,7 +87,10 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
       'rest-compat': { TRUST_PROXY: 'loopback', ...options.serviceEnv?.['rest-compat'] },
     },
     reach: () => ({
-      subgraphs: Object.fromEntries(SUBGRAPHS.map((name) => [name, `http://127.0.0.1:${frontends[name]}`])) as Record<SubgraphName, string>,
+      subgraphs: Object.fromEntries(SUBGRAPHS.map((name) => [name, `http://127.0.0.1:${frontends[name]}`])) as Record<
+        SubgraphName,
+        string
+      >,
       router: `http://127.0.0.1:${frontends.router}`,
     }),
   });
@@ -99,7 +102,9 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
       servers: layout.of(service).map((instance) => ({ name: instance.name, port: instance.spec.port })),
       public: service === 'rest-compat',
       // The routes that deduplicate by Idempotency-Key: HAProxy may send those again (haproxy.ts).
-      ...(service === 'rest-compat' ? { deduplicatedPaths: ROUTES.filter((route) => route.idempotent).map((route) => route.path) } : {}),
+      ...(service === 'rest-compat'
+        ? { deduplicatedPaths: ROUTES.filter((route) => route.idempotent).map((route) => route.path) }
+        : {}),
     })),
     statsPort,
     check,

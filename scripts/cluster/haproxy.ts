@@ -54,7 +54,12 @@ export function pathsRegex(paths: string[]): string {
  *   OTP sent twice counts two failures — gets the error, and the client decides:
  *   `http-request disable-l7-retry` keeps only the connection-failure retry for it.
  */
-export function haproxyConfig(services: BalancedService[], statsPort: number, check: HealthCheck = DEFAULT_HEALTH_CHECK, host = '127.0.0.1'): string {
+export function haproxyConfig(
+  services: BalancedService[],
+  statsPort: number,
+  check: HealthCheck = DEFAULT_HEALTH_CHECK,
+  host = '127.0.0.1',
+): string {
   const lines = [
     '# Written by scripts/cluster (npm run start:cluster): every start writes it again.',
     'global',
@@ -135,7 +140,10 @@ export class Haproxy {
       child.once('spawn', () => resolve(null));
       child.once('error', resolve);
     });
-    if (spawned) throw new Error(`haproxy could not be started (${spawned.message}): install Debian's haproxy package (apt-get install haproxy) or set HAPROXY`);
+    if (spawned)
+      throw new Error(
+        `haproxy could not be started (${spawned.message}): install Debian's haproxy package (apt-get install haproxy) or set HAPROXY`,
+      );
     this.child = child;
     const deadline = Date.now() + 10_000;
     while (!(await this.status().catch(() => undefined))) {

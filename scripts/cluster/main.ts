@@ -14,10 +14,13 @@ import { envFlag, envPort, loadConfig, z } from '@gateway/kernel';
 import { resolveSecrets, tryItBlock } from '@gateway/platform';
 import { startCluster, type Cluster } from './cluster';
 
-const USAGE = 'usage: DATABASE_URL=postgresql://… AMQP_URL=amqp://… npm run start:cluster -- [--replicas 2] [--port 8080]';
+const USAGE =
+  'usage: DATABASE_URL=postgresql://… AMQP_URL=amqp://… npm run start:cluster -- [--replicas 2] [--port 8080]';
 
 async function main(): Promise<void> {
-  const { values } = parseArgs({ options: { replicas: { type: 'string', default: '2' }, port: { type: 'string', default: '8080' } } });
+  const { values } = parseArgs({
+    options: { replicas: { type: 'string', default: '2' }, port: { type: 'string', default: '8080' } },
+  });
   const missing = ['DATABASE_URL', 'AMQP_URL'].filter((name) => !process.env[name]);
   if (missing.length > 0)
     throw new Error(
@@ -38,13 +41,16 @@ async function main(): Promise<void> {
   );
   const replicas = Number(values.replicas);
   const port = Number(values.port);
-  if (!Number.isInteger(replicas) || replicas < 1 || replicas > 8) throw new Error(`--replicas: a whole number from 1 to 8\n${USAGE}`);
+  if (!Number.isInteger(replicas) || replicas < 1 || replicas > 8)
+    throw new Error(`--replicas: a whole number from 1 to 8\n${USAGE}`);
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`--port: a port number\n${USAGE}`);
   const dataDir = resolve(env.CLUSTER_DATA_DIR);
   const secrets = resolveSecrets(dataDir, { adminKey: env.ADMIN_KEY, platformSecret: env.PLATFORM_SECRET }, false);
 
   const began = Date.now();
-  console.log(`starting ${replicas} instance(s) of banks, identity, payments, open-banking, router and rest-compat behind HAProxy...`);
+  console.log(
+    `starting ${replicas} instance(s) of banks, identity, payments, open-banking, router and rest-compat behind HAProxy...`,
+  );
   let stopping = false;
   const starting = startCluster({
     replicas,

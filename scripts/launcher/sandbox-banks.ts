@@ -20,7 +20,11 @@ export interface BanksProcess {
  * live through every platform kill and restart; `env` says which banks (see that file).
  */
 export async function startBanksProcess(env: Record<string, string>): Promise<BanksProcess> {
-  const child = spawn(process.execPath, ['-r', './scripts/register.js', 'bench/support/sandbox-banks.ts'], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, ['-r', './scripts/register.js', 'bench/support/sandbox-banks.ts'], {
+    cwd: ROOT,
+    env,
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   const line = await new Promise<string>((resolve, reject) => {
     let output = '';
     child.stdout!.on('data', (chunk) => {

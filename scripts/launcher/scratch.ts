@@ -37,7 +37,9 @@ export async function createScratch(prefix: string, baseDatabaseUrl: string, bas
   const databaseUrl = new URL(baseDatabaseUrl);
   databaseUrl.pathname = `/${name}`;
   const amqp = new URL(baseAmqpUrl);
-  const ownVhost = rabbitmqctl('add_vhost', name) && rabbitmqctl('set_permissions', '-p', name, decodeURIComponent(amqp.username || 'guest'), '.*', '.*', '.*');
+  const ownVhost =
+    rabbitmqctl('add_vhost', name) &&
+    rabbitmqctl('set_permissions', '-p', name, decodeURIComponent(amqp.username || 'guest'), '.*', '.*', '.*');
   if (ownVhost) amqp.pathname = `/${encodeURIComponent(name)}`;
   return {
     name,

@@ -86,7 +86,8 @@ export class ServiceProcess {
   private async waitReady(timeoutMs: number): Promise<void> {
     const deadline = Date.now() + timeoutMs;
     while (Date.now() < deadline) {
-      if (!this.running) throw new Error(`${this.name} exited (${this.child?.exitCode ?? this.child?.signalCode}):\n${this.output}`);
+      if (!this.running)
+        throw new Error(`${this.name} exited (${this.child?.exitCode ?? this.child?.signalCode}):\n${this.output}`);
       const ok = await fetch(this.spec.readyUrl, { signal: AbortSignal.timeout(2_000) }).then(
         (r) => r.ok,
         () => false,

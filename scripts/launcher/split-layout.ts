@@ -6,7 +6,12 @@ export type ServiceName = SubgraphName | 'router' | 'rest-compat';
 /** In start order: subgraphs, the routers that call them, rest-compat in front. */
 export const SERVICES: readonly ServiceName[] = [...SUBGRAPHS, 'router', 'rest-compat'];
 
-const SUBGRAPH_URL_VARIABLE: Record<SubgraphName, string> = { banks: 'BANKS_URL', identity: 'IDENTITY_URL', payments: 'PAYMENTS_URL', 'open-banking': 'OPEN_BANKING_URL' };
+const SUBGRAPH_URL_VARIABLE: Record<SubgraphName, string> = {
+  banks: 'BANKS_URL',
+  identity: 'IDENTITY_URL',
+  payments: 'PAYMENTS_URL',
+  'open-banking': 'OPEN_BANKING_URL',
+};
 
 /** Base addresses (http://host:port) through which the services reach each other. */
 export interface Reach {
@@ -43,17 +48,25 @@ export class SplitLayout {
   static async plan(options: LayoutOptions): Promise<SplitLayout> {
     const replicas = options.replicas ?? 1;
     const ports = {} as Record<ServiceName, number[]>;
-    for (const service of SERVICES) ports[service] = await Promise.all(Array.from({ length: replicas }, () => freePort()));
+    for (const service of SERVICES)
+      ports[service] = await Promise.all(Array.from({ length: replicas }, () => freePort()));
     const reach = options.reach
       ? await options.reach(ports)
       : {
-          subgraphs: Object.fromEntries(SUBGRAPHS.map((name) => [name, `http://127.0.0.1:${ports[name][0]}`])) as Record<SubgraphName, string>,
+          subgraphs: Object.fromEntries(
+            SUBGRAPHS.map((name) => [name, `http://127.0.0.1:${ports[name][0]}`]),
+          ) as Record<SubgraphName, string>,
           router: `http://127.0.0.1:${ports.router[0]}`,
         };
     const routerGraphql = `${reach.router}/graphql`;
     const ownEnv = (service: ServiceName, port: number): Record<string, string> => {
       if (service === 'router')
-        return { ROUTER_PORT: String(port), ...Object.fromEntries(SUBGRAPHS.map((name) => [SUBGRAPH_URL_VARIABLE[name], `${reach.subgraphs[name]}/graphql`])) };
+        return {
+          ROUTER_PORT: String(port),
+          ...Object.fromEntries(
+            SUBGRAPHS.map((name) => [SUBGRAPH_URL_VARIABLE[name], `${reach.subgraphs[name]}/graphql`]),
+          ),
+        };
       if (service === 'rest-compat') return { REST_PORT: String(port), ROUTER_URL: routerGraphql };
       return { PORT: String(port), ROUTER_URL: routerGraphql };
     };
@@ -64,7 +77,12 @@ export class SplitLayout {
             {
               name: replicas === 1 ? service : `${service}-${index + 1}`,
               service,
-              entry: service === 'router' ? 'router/src/main.ts' : service === 'rest-compat' ? 'rest-compat/src/main.ts' : `subgraphs/${service}/src/main.ts`,
+              entry:
+                service === 'router'
+                  ? 'router/src/main.ts'
+                  : service === 'rest-compat'
+                    ? 'rest-compat/src/main.ts'
+                    : `subgraphs/${service}/src/main.ts`,
               env: { ...ownEnv(service, port), ...options.env?.[service] },
               port,
               readyUrl: `http://127.0.0.1:${port}/readyz`,

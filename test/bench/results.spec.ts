@@ -17,7 +17,15 @@ describe('bench summary table', () => {
     report({ figure: 'alone', value: 1, unit: '/s' });
     expect(readResults(file)).toEqual([]);
     process.env[RESULTS_ENV] = file;
-    report({ figure: 'sessions created/s', value: 96, unit: '/s', target: 300, comparison: '>=', limit: 3200, limitName: 'bare INSERT' });
+    report({
+      figure: 'sessions created/s',
+      value: 96,
+      unit: '/s',
+      target: 300,
+      comparison: '>=',
+      limit: 3200,
+      limitName: 'bare INSERT',
+    });
     report({ figure: 'p99', value: 659, unit: 'ms', target: 50, comparison: '<' });
     expect(readResults(file).map((f) => [f.figure, f.value])).toEqual([
       ['sessions created/s', 96],
@@ -36,13 +44,24 @@ describe('bench summary table', () => {
   it('prints target, verdict, the limit with the share reached, and a row for a failed script', () => {
     const table = formatTable(
       [
-        { script: 'payments', figure: 'sessions created/s', value: 96, unit: '/s', target: 300, comparison: '>=', limit: 3200, limitName: 'bare INSERT' },
+        {
+          script: 'payments',
+          figure: 'sessions created/s',
+          value: 96,
+          unit: '/s',
+          target: 300,
+          comparison: '>=',
+          limit: 3200,
+          limitName: 'bare INSERT',
+        },
         { script: 'replicas', figure: '2 replicas', value: 10.7, unit: '/s', note: 'two cores only' },
       ],
       ['events (exit 1)'],
     ).split('\n');
     expect(table[0]).toMatch(/^figure +\| measured \| target +\| met \| physical limit \(same run\)$/);
-    expect(table[2]).toMatch(/^payments: sessions created\/s +\| +96\/s \| ≥ 300\/s \| no +\| 3200\/s bare INSERT \(3% of it\)$/);
+    expect(table[2]).toMatch(
+      /^payments: sessions created\/s +\| +96\/s \| ≥ 300\/s \| no +\| 3200\/s bare INSERT \(3% of it\)$/,
+    );
     expect(table[3]).toMatch(/^replicas: 2 replicas +\| +10\.7\/s \| +\| +\|$/);
     expect(table[4]).toMatch(/^events \(exit 1\): FAILED .*\| no/);
     expect(table).toContain('  replicas: 2 replicas: two cores only');

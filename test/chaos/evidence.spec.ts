@@ -1,4 +1,11 @@
-import { ClientRequests, evidenceTable, isRetryable, percentile, SubscriptionOrder, WebhookOrder } from '../../scripts/chaos/evidence';
+import {
+  ClientRequests,
+  evidenceTable,
+  isRetryable,
+  percentile,
+  SubscriptionOrder,
+  WebhookOrder,
+} from '../../scripts/chaos/evidence';
 
 /** The chaos run's evidence checks (scripts/chaos/evidence.ts): each must catch what it names. */
 describe('chaos evidence', () => {
@@ -11,7 +18,12 @@ describe('chaos evidence', () => {
   });
 
   describe('webhook order per aggregate', () => {
-    const envelope = (id: string, sequence: number, data: Record<string, unknown>, event = 'payment.processing') => ({ id, event, sequence, data });
+    const envelope = (id: string, sequence: number, data: Record<string, unknown>, event = 'payment.processing') => ({
+      id,
+      event,
+      sequence,
+      data,
+    });
 
     it('counts a new event below what its aggregate already received as out of order, per aggregate', () => {
       const order = new WebhookOrder();
@@ -36,7 +48,9 @@ describe('chaos evidence', () => {
       const order = new WebhookOrder();
       order.record(envelope('evt_m2', 2, { mandate_id: 'mdt_1' }, 'mandate.activated'));
       order.record(envelope('evt_c1', 1, { charge_id: 'chg_1', mandate_id: 'mdt_1' }, 'mandate.charge.completed'));
-      order.record(envelope('evt_o1', 1, { payment_order_id: 'po_1', consent_id: 'con_1' }, 'payment_order.processing'));
+      order.record(
+        envelope('evt_o1', 1, { payment_order_id: 'po_1', consent_id: 'con_1' }, 'payment_order.processing'),
+      );
       order.record(envelope('evt_k1', 1, { consent_id: 'con_1' }, 'consent.granted'));
       expect(order.outOfOrder).toBe(1);
       expect(order.aggregates).toBe(3);
@@ -60,7 +74,11 @@ describe('chaos evidence', () => {
     };
 
     it('forwards, once each, is clean', () => {
-      expect(seen(['PENDING', 'PROCESSING', 'SETTLEMENT_PENDING', 'COMPLETED'])).toMatchObject({ repeated: 0, backwards: 0, final: true });
+      expect(seen(['PENDING', 'PROCESSING', 'SETTLEMENT_PENDING', 'COMPLETED'])).toMatchObject({
+        repeated: 0,
+        backwards: 0,
+        final: true,
+      });
     });
 
     it('a status repeated within one connection is a violation (the snapshot and an event crossing)', () => {
@@ -68,7 +86,11 @@ describe('chaos evidence', () => {
     });
 
     it('the first status of a new connection may equal the last one received (the snapshot), not the second', () => {
-      expect(seen(['PENDING', 'PROCESSING'], ['PROCESSING', 'COMPLETED'])).toMatchObject({ repeated: 0, backwards: 0, connections: 2 });
+      expect(seen(['PENDING', 'PROCESSING'], ['PROCESSING', 'COMPLETED'])).toMatchObject({
+        repeated: 0,
+        backwards: 0,
+        connections: 2,
+      });
       expect(seen(['PENDING'], ['PENDING', 'PENDING'])).toMatchObject({ repeated: 1 });
     });
 
@@ -101,8 +123,17 @@ describe('chaos evidence', () => {
         ],
         false,
       );
-      requests.record('create', [{ status: 503, body: { error: { code: 'CBS_TIMEOUT' } } }, { status: 0 }, { status: 0 }], true);
-      expect(requests).toMatchObject({ requests: 4, retriedOnce: 1, failedAfterOneRetry: { bank: 1, platform: 1 }, failedForGood: { bank: 0, platform: 1 } });
+      requests.record(
+        'create',
+        [{ status: 503, body: { error: { code: 'CBS_TIMEOUT' } } }, { status: 0 }, { status: 0 }],
+        true,
+      );
+      expect(requests).toMatchObject({
+        requests: 4,
+        retriedOnce: 1,
+        failedAfterOneRetry: { bank: 1, platform: 1 },
+        failedForGood: { bank: 0, platform: 1 },
+      });
       expect(requests.causes['create 0']).toBe(2);
     });
   });

@@ -28,7 +28,9 @@ describe('the cluster HAProxy configuration', () => {
   it('health-checks every instance on GET /readyz', () => {
     const backend = section('backend payments\n');
     expect(backend).toContain('option httpchk GET /readyz');
-    expect(backend).toMatch(/server payments-1 127\.0\.0\.1:20011 check\n\s+server payments-2 127\.0\.0\.1:20012 check/);
+    expect(backend).toMatch(
+      /server payments-1 127\.0\.0\.1:20011 check\n\s+server payments-2 127\.0\.0\.1:20012 check/,
+    );
     expect(config).toMatch(/default-server inter 1000ms fall 2 rise 2/);
     expect(config).toContain('option redispatch 1');
   });
@@ -45,7 +47,9 @@ describe('the cluster HAProxy configuration', () => {
     const backend = section('backend rest-compat\n');
     expect(backend).toContain('acl idempotency_key req.hdr(idempotency-key) -m found');
     expect(backend).toContain('acl deduplicated_path path_reg ^(/payments/sessions|/recurring/mandates/[^/]+/charge)$');
-    expect(backend).toContain('http-request disable-l7-retry unless METH_GET || METH_POST idempotency_key deduplicated_path');
+    expect(backend).toContain(
+      'http-request disable-l7-retry unless METH_GET || METH_POST idempotency_key deduplicated_path',
+    );
   });
 
   it('adds X-Forwarded-For only on the public frontend', () => {
@@ -58,7 +62,9 @@ describe('the cluster HAProxy configuration', () => {
     const dir = mkdtempSync(join(tmpdir(), 'gw-haproxy-'));
     try {
       writeFileSync(join(dir, 'haproxy.cfg'), config);
-      expect(() => execFileSync(HAPROXY_BINARY, ['-c', '-q', '-f', join(dir, 'haproxy.cfg')], { stdio: 'pipe' })).not.toThrow();
+      expect(() =>
+        execFileSync(HAPROXY_BINARY, ['-c', '-q', '-f', join(dir, 'haproxy.cfg')], { stdio: 'pipe' }),
+      ).not.toThrow();
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

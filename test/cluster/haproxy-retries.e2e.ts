@@ -30,13 +30,22 @@ function instance(name: string): Server {
 }
 
 /** A request on a connection of its own (HAProxy answers 502 there, where it would close a reused one silently). */
-function send(port: number, method: string, id: string, headers: Record<string, string> = {}, path = '/work'): Promise<{ status: number; body: string }> {
+function send(
+  port: number,
+  method: string,
+  id: string,
+  headers: Record<string, string> = {},
+  path = '/work',
+): Promise<{ status: number; body: string }> {
   return new Promise((resolve, reject) => {
-    const req = request({ host: '127.0.0.1', port, method, path, agent: false, headers: { 'x-test-id': id, ...headers } }, (res) => {
-      let body = '';
-      res.on('data', (chunk: Buffer) => (body += chunk.toString()));
-      res.on('end', () => resolve({ status: res.statusCode!, body }));
-    });
+    const req = request(
+      { host: '127.0.0.1', port, method, path, agent: false, headers: { 'x-test-id': id, ...headers } },
+      (res) => {
+        let body = '';
+        res.on('data', (chunk: Buffer) => (body += chunk.toString()));
+        res.on('end', () => resolve({ status: res.statusCode!, body }));
+      },
+    );
     req.on('error', reject);
     req.end(method === 'POST' ? '{"amount":100}' : undefined);
   });
@@ -48,93 +57,108 @@ function send(port: number, method: string, id: string, headers: Record<string, 
  * safe (GET/HEAD, or an Idempotency-Key on a path the service deduplicates it on); a connection
  * refused is retried for every method.
  */
-(haproxyInstalled() || process.env.CI === 'true' ? describe : describe.skip)('cluster HAProxy: which requests are retried', () => {
-  const dir = mkdtempSync(join(tmpdir(), 'gw-haproxy-retries-'));
-  const servers = { 'app-1': instance('app-1'), 'app-2': instance('app-2') };
-  let haproxy: Haproxy;
-  let frontendPort: number;
+(haproxyInstalled() || process.env.CI === 'true' ? describe : describe.skip)(
+  'cluster HAProxy: which requests are retried',
+  () => {
+    const dir = mkdtempSync(join(tmpdir(), 'gw-haproxy-retries-'));
+    const servers = { 'app-1': instance('app-1'), 'app-2': instance('app-2') };
+    let haproxy: Haproxy;
+    let frontendPort: number;
 
-  beforeAll(async () => {
-    const ports: number[] = [];
-    for (const server of Object.values(servers)) {
-      const port = await freePort();
-      await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
-      ports.push(port);
-    }
-    frontendPort = await freePort();
-    const statsPort = await freePort();
-    haproxy = new Haproxy(join(dir, 'haproxy.cfg'), statsPort);
-    const service = {
-      name: 'app',
-      frontendPort,
-      servers: Object.keys(servers).map((name, index) => ({ name, port: ports[index]! })),
-      public: true,
-      deduplicatedPaths: ['/payments/sessions', '/recurring/mandates/{mandate_id}/charge'],
-    };
-    // Up after one check; out only after 20 failed ones (10 s): an instance that refuses
-    // connections stays in rotation, as in the seconds before its checks fail.
-    await haproxy.start(haproxyConfig([service], statsPort, { intervalMs: 500, fall: 20, rise: 1 }));
-    await haproxy.waitUp('app', 'app-1');
-    await haproxy.waitUp('app', 'app-2');
-  });
+    beforeAll(async () => {
+      const ports: number[] = [];
+      for (const server of Object.values(servers)) {
+        const port = await freePort();
+        await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
+        ports.push(port);
+      }
+      frontendPort = await freePort();
+      const statsPort = await freePort();
+      haproxy = new Haproxy(join(dir, 'haproxy.cfg'), statsPort);
+      const service = {
+        name: 'app',
+        frontendPort,
+        servers: Object.keys(servers).map((name, index) => ({ name, port: ports[index]! })),
+        public: true,
+        deduplicatedPaths: ['/payments/sessions', '/recurring/mandates/{mandate_id}/charge'],
+      };
+      // Up after one check; out only after 20 failed ones (10 s): an instance that refuses
+      // connections stays in rotation, as in the seconds before its checks fail.
+      await haproxy.start(haproxyConfig([service], statsPort, { intervalMs: 500, fall: 20, rise: 1 }));
+      await haproxy.waitUp('app', 'app-1');
+      await haproxy.waitUp('app', 'app-2');
+    });
 
-  afterAll(async () => {
-    await haproxy?.stop();
-    for (const server of Object.values(servers)) {
-      server.closeAllConnections();
-      server.close();
-    }
-    rmSync(dir, { recursive: true, force: true });
-  });
+    afterAll(async () => {
+      await haproxy?.stop();
+      for (const server of Object.values(servers)) {
+        server.closeAllConnections();
+        server.close();
+      }
+      rmSync(dir, { recursive: true, force: true });
+    });
 
-  it('never replays a POST without Idempotency-Key that got no answer: one attempt, the client gets 502', async () => {
-    const answer = await send(frontendPort, 'POST', 'post-empty', { 'x-fail': 'empty' });
-    expect(answer.status).toBe(502);
-    expect(seen.get('post-empty')).toHaveLength(1);
-  });
+    it('never replays a POST without Idempotency-Key that got no answer: one attempt, the client gets 502', async () => {
+      const answer = await send(frontendPort, 'POST', 'post-empty', { 'x-fail': 'empty' });
+      expect(answer.status).toBe(502);
+      expect(seen.get('post-empty')).toHaveLength(1);
+    });
 
-  it('never replays a POST without Idempotency-Key answered 503: the client gets that 503', async () => {
-    const answer = await send(frontendPort, 'POST', 'post-503', { 'x-fail': '503' });
-    expect(answer).toEqual({ status: 503, body: 'not ready' });
-    expect(seen.get('post-503')).toHaveLength(1);
-  });
+    it('never replays a POST without Idempotency-Key answered 503: the client gets that 503', async () => {
+      const answer = await send(frontendPort, 'POST', 'post-503', { 'x-fail': '503' });
+      expect(answer).toEqual({ status: 503, body: 'not ready' });
+      expect(seen.get('post-503')).toHaveLength(1);
+    });
 
-  it('sends a GET that got no answer, or a 503, to the other instance', async () => {
-    for (const fail of ['empty', '503']) {
-      const answer = await send(frontendPort, 'GET', `get-${fail}`, { 'x-fail': fail });
-      const attempts = seen.get(`get-${fail}`)!;
-      expect(attempts).toHaveLength(2);
-      expect(attempts[1]).not.toBe(attempts[0]);
-      expect(answer).toEqual({ status: 200, body: attempts[1] });
-    }
-  });
+    it('sends a GET that got no answer, or a 503, to the other instance', async () => {
+      for (const fail of ['empty', '503']) {
+        const answer = await send(frontendPort, 'GET', `get-${fail}`, { 'x-fail': fail });
+        const attempts = seen.get(`get-${fail}`)!;
+        expect(attempts).toHaveLength(2);
+        expect(attempts[1]).not.toBe(attempts[0]);
+        expect(answer).toEqual({ status: 200, body: attempts[1] });
+      }
+    });
 
-  it('replays a POST with an Idempotency-Key on a path that deduplicates it, on the other instance', async () => {
-    for (const [fail, path] of [
-      ['empty', '/payments/sessions'],
-      ['503', '/recurring/mandates/mdt_1/charge'],
-    ] as const) {
-      const answer = await send(frontendPort, 'POST', `keyed-${fail}`, { 'x-fail': fail, 'idempotency-key': `key-${fail}` }, path);
-      const attempts = seen.get(`keyed-${fail}`)!;
-      expect(attempts).toHaveLength(2);
-      expect(answer).toEqual({ status: 200, body: attempts[1] });
-    }
-  });
+    it('replays a POST with an Idempotency-Key on a path that deduplicates it, on the other instance', async () => {
+      for (const [fail, path] of [
+        ['empty', '/payments/sessions'],
+        ['503', '/recurring/mandates/mdt_1/charge'],
+      ] as const) {
+        const answer = await send(
+          frontendPort,
+          'POST',
+          `keyed-${fail}`,
+          { 'x-fail': fail, 'idempotency-key': `key-${fail}` },
+          path,
+        );
+        const attempts = seen.get(`keyed-${fail}`)!;
+        expect(attempts).toHaveLength(2);
+        expect(answer).toEqual({ status: 200, body: attempts[1] });
+      }
+    });
 
-  it('never replays a POST whose path ignores the Idempotency-Key it carries (authorize)', async () => {
-    const answer = await send(frontendPort, 'POST', 'keyed-authorize', { 'x-fail': 'empty', 'idempotency-key': 'key-authorize' }, '/pay/ses_1/authorize');
-    expect(answer.status).toBe(502);
-    expect(seen.get('keyed-authorize')).toHaveLength(1);
-  });
+    it('never replays a POST whose path ignores the Idempotency-Key it carries (authorize)', async () => {
+      const answer = await send(
+        frontendPort,
+        'POST',
+        'keyed-authorize',
+        { 'x-fail': 'empty', 'idempotency-key': 'key-authorize' },
+        '/pay/ses_1/authorize',
+      );
+      expect(answer.status).toBe(502);
+      expect(seen.get('keyed-authorize')).toHaveLength(1);
+    });
 
-  it('retries any POST whose connection was refused (nothing was sent)', async () => {
-    const gone = servers['app-1'];
-    gone.closeAllConnections();
-    await new Promise((resolve) => gone.close(resolve));
-    // Round robin sends every other one to the closed instance, still in rotation.
-    const answers = [];
-    for (const n of [1, 2, 3, 4]) answers.push(await send(frontendPort, 'POST', `refused-${n}`));
-    expect(answers.map((answer) => answer.status)).toEqual([200, 200, 200, 200]);
-    expect(answers.every((answer) => answer.body === 'app-2')).toBe(true);
-  });
-});
+    it('retries any POST whose connection was refused (nothing was sent)', async () => {
+      const gone = servers['app-1'];
+      gone.closeAllConnections();
+      await new Promise((resolve) => gone.close(resolve));
+      // Round robin sends every other one to the closed instance, still in rotation.
+      const answers = [];
+      for (const n of [1, 2, 3, 4]) answers.push(await send(frontendPort, 'POST', `refused-${n}`));
+      expect(answers.map((answer) => answer.status)).toEqual([200, 200, 200, 200]);
+      expect(answers.every((answer) => answer.body === 'app-2')).toBe(true);
+    });
+  },
+);

@@ -19,7 +19,12 @@ interface Answer {
   body: any;
 }
 
-async function call(method: string, url: string, body?: unknown, headers: Record<string, string> = {}): Promise<Answer> {
+async function call(
+  method: string,
+  url: string,
+  body?: unknown,
+  headers: Record<string, string> = {},
+): Promise<Answer> {
   try {
     const response = await fetch(url, {
       method,
@@ -67,10 +72,20 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
       check: { intervalMs: 500, fall: 2, rise: 2 },
       env: { LOG_LEVEL: 'error' },
       // One client sends everything: the public per-merchant limits are not what is tested here.
-      serviceEnv: { router: { RATE_LIMITS: JSON.stringify({ session_create: { points: 1e9 }, write: { points: 1e9 }, read: { points: 1e9 } }) } },
+      serviceEnv: {
+        router: {
+          RATE_LIMITS: JSON.stringify({
+            session_create: { points: 1e9 },
+            write: { points: 1e9 },
+            read: { points: 1e9 },
+          }),
+        },
+      },
       demo: { sandboxPortBase: 0 },
     });
-    process.stdout.write(`cluster of ${cluster.layout.instances.length} instances started in ${((Date.now() - began) / 1000).toFixed(1)} s\n`);
+    process.stdout.write(
+      `cluster of ${cluster.layout.instances.length} instances started in ${((Date.now() - began) / 1000).toFixed(1)} s\n`,
+    );
   }, 240_000);
 
   afterAll(async () => {
@@ -87,12 +102,21 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
     const ledgers = async () =>
       Promise.all(
         demo.banks.map(async (bank) => {
-          const answer = await call('GET', `${bank.core_base_url}/sandbox/ledger`, undefined, { 'x-service-internal-key': bank.internal_key });
+          const answer = await call('GET', `${bank.core_base_url}/sandbox/ledger`, undefined, {
+            'x-service-internal-key': bank.internal_key,
+          });
           expect(answer.status).toBe(200);
-          return answer.body as { accounts: Array<{ balance: number }>; transactions: Array<{ credit_debit_indicator: string; reference: string }> };
+          return answer.body as {
+            accounts: Array<{ balance: number }>;
+            transactions: Array<{ credit_debit_indicator: string; reference: string }>;
+          };
         }),
       );
-    const total = async () => (await ledgers()).reduce((sum, ledger) => sum + ledger.accounts.reduce((s, account) => s + Number(account.balance), 0), 0);
+    const total = async () =>
+      (await ledgers()).reduce(
+        (sum, ledger) => sum + ledger.accounts.reduce((s, account) => s + Number(account.balance), 0),
+        0,
+      );
     const moneyBefore = await total();
 
     // Same bank and cross bank (rail, confirmed by the creditor bank later), both ways.
@@ -117,10 +141,17 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
         { amount: 100 + (n % 900), currency: 'LYD', destination: { type: 'alias', value: payee } },
         { ...auth, 'idempotency-key': `roll-${randomBytes(8).toString('hex')}` },
       );
-      if (created.status !== 201) return void failures.push(`create ${created.status} ${JSON.stringify(created.body)} (restarting ${restarting})`);
+      if (created.status !== 201)
+        return void failures.push(
+          `create ${created.status} ${JSON.stringify(created.body)} (restarting ${restarting})`,
+        );
       sessions.push(created.body.session_id);
-      const authorized = await call('POST', `${publicUrl}/pay/${created.body.session_id}/authorize`, { payer: { type: 'alias', value: payer }, otp: otp[payer] });
-      if (authorized.status !== 200) failures.push(`authorize ${authorized.status} ${JSON.stringify(authorized.body)} (restarting ${restarting})`);
+      const authorized = await call('POST', `${publicUrl}/pay/${created.body.session_id}/authorize`, {
+        payer: { type: 'alias', value: payer },
+        otp: otp[payer],
+      });
+      if (authorized.status !== 200)
+        failures.push(`authorize ${authorized.status} ${JSON.stringify(authorized.body)} (restarting ${restarting})`);
     };
     const stream = Promise.all(
       Array.from({ length: 3 }, async () => {
@@ -137,7 +168,11 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
     for (let replica = 0; replica < 2; replica += 1) {
       const round = SERVICES.map((service) => cluster!.layout.of(service)[replica]!);
       restarting = round.map((instance) => instance.name).join(', ');
-      restarts.push(...(await Promise.all(round.map(async (instance) => ({ name: instance.name, ...(await cluster!.restart(instance)) })))));
+      restarts.push(
+        ...(await Promise.all(
+          round.map(async (instance) => ({ name: instance.name, ...(await cluster!.restart(instance)) })),
+        )),
+      );
     }
     restarting = 'none';
     driving = false;
@@ -154,7 +189,12 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
     const deadline = Date.now() + 60_000;
     let open = sessions;
     while (open.length > 0 && Date.now() < deadline) {
-      const states = await Promise.all(open.map(async (id) => ({ id, answer: await call('GET', `${publicUrl}/payments/sessions/${id}`, undefined, auth) })));
+      const states = await Promise.all(
+        open.map(async (id) => ({
+          id,
+          answer: await call('GET', `${publicUrl}/payments/sessions/${id}`, undefined, auth),
+        })),
+      );
       open = states.filter((s) => s.answer.body?.status !== 'COMPLETED').map((s) => s.id);
       if (open.length > 0) await sleep(500);
     }
@@ -163,7 +203,8 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
     // Each payment's reference debited exactly once at the payer's bank, and money conserved.
     const debits = new Map<string, number>();
     for (const ledger of await ledgers())
-      for (const line of ledger.transactions) if (line.credit_debit_indicator === 'DEBIT') debits.set(line.reference, (debits.get(line.reference) ?? 0) + 1);
+      for (const line of ledger.transactions)
+        if (line.credit_debit_indicator === 'DEBIT') debits.set(line.reference, (debits.get(line.reference) ?? 0) + 1);
     expect(sessions.filter((id) => debits.get(id) !== 1)).toEqual([]);
     expect(await total()).toBe(moneyBefore);
   }, 480_000);

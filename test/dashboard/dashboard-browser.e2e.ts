@@ -33,13 +33,21 @@ describe('merchant dashboard in a browser', () => {
   const createSession = async (apiKey: string, payee: Customer, reference: string) => {
     const created = await t.rest('POST', '/payments/sessions', {
       headers: bearer(apiKey),
-      body: { amount: 12_500, currency: 'LYD', destination: { type: 'alias', value: payee.alias }, reference, description: 'Two concert tickets' },
+      body: {
+        amount: 12_500,
+        currency: 'LYD',
+        destination: { type: 'alias', value: payee.alias },
+        reference,
+        description: 'Two concert tickets',
+      },
     });
     expect(created.status).toBe(201);
     return created.body.session_id as string;
   };
   const pay = async (sessionId: string, payer: Customer) => {
-    const paid = await t.rest('POST', `/pay/${sessionId}/authorize`, { body: { payer: { type: 'alias', value: payer.alias }, otp: payer.otp } });
+    const paid = await t.rest('POST', `/pay/${sessionId}/authorize`, {
+      body: { payer: { type: 'alias', value: payer.alias }, otp: payer.otp },
+    });
     // The whole answer on a failure, so a refusal names its code.
     expect({ status: paid.status, body: paid.body }).toMatchObject({ status: 200 });
   };
@@ -49,11 +57,18 @@ describe('merchant dashboard in a browser', () => {
     errors = [];
     page.on('pageerror', (error) => errors.push(error.message));
     // Script errors and CSP refusals (a refused API call is logged by Chromium too, and is no fault).
-    page.on('console', (message) => message.type() === 'error' && message.text().startsWith('Refused') && errors.push(message.text()));
+    page.on(
+      'console',
+      (message) => message.type() === 'error' && message.text().startsWith('Refused') && errors.push(message.text()),
+    );
   };
   /** What scripts of the page can read: both storages and document.cookie. */
   const browserStorage = () =>
-    page.evaluate(() => ({ session: { ...(globalThis as any).sessionStorage }, local: { ...(globalThis as any).localStorage }, cookie: (globalThis as any).document.cookie }));
+    page.evaluate(() => ({
+      session: { ...(globalThis as any).sessionStorage },
+      local: { ...(globalThis as any).localStorage },
+      cookie: (globalThis as any).document.cookie,
+    }));
   const sessionCookie = async () => {
     const cookies = await context.cookies();
     expect(cookies.map((cookie) => cookie.name)).toEqual(['gateway_dashboard']);
@@ -72,7 +87,9 @@ describe('merchant dashboard in a browser', () => {
     await page.screenshot({ path: join(SCREENSHOTS, `${name}.png`), fullPage: true });
   };
   const fitsTheScreen = async () => {
-    const widths = await page.locator('html').evaluate((html) => ({ content: html.scrollWidth, screen: html.clientWidth }));
+    const widths = await page
+      .locator('html')
+      .evaluate((html) => ({ content: html.scrollWidth, screen: html.clientWidth }));
     expect(widths.content).toBeLessThanOrEqual(widths.screen);
   };
 
@@ -102,7 +119,9 @@ describe('merchant dashboard in a browser', () => {
     page.on('websocket', (socket) => socket.on('framereceived', (frame) => frames.push(String(frame.payload))));
     const answer = await page.goto(`${t.platform.restUrl}/dashboard`);
     // The customer pages' rules: a nonce CSP (no inline code without it), no framing, no caching.
-    expect(answer?.headers()['content-security-policy']).toMatch(/script-src 'nonce-[A-Za-z0-9+/=]+'; style-src 'nonce-/);
+    expect(answer?.headers()['content-security-policy']).toMatch(
+      /script-src 'nonce-[A-Za-z0-9+/=]+'; style-src 'nonce-/,
+    );
     expect(answer?.headers()['cache-control']).toBe('no-store');
     expect(answer?.headers()['x-frame-options']).toBe('DENY');
     // Assets are named by their content hash; any other name is not found.
@@ -126,15 +145,23 @@ describe('merchant dashboard in a browser', () => {
     expect(cookie.expires * 1000 - Date.now()).toBeLessThanOrEqual(8 * 3600_000);
 
     const sessionId = await createSession(merchant.apiKey, payee, 'order-7781');
-    await page.waitForSelector(`#sessions [data-session-id="${sessionId}"] .row-status[data-status="PENDING"]`, { timeout: 15_000 });
+    await page.waitForSelector(`#sessions [data-session-id="${sessionId}"] .row-status[data-status="PENDING"]`, {
+      timeout: 15_000,
+    });
     expect(await page.locator(`#sessions [data-session-id="${sessionId}"]`).textContent()).toContain('12.500 LYD');
     await page.evaluate(() => ((globalThis as any).notReloaded = true));
 
     await pay(sessionId, payer);
-    await page.waitForSelector(`#sessions [data-session-id="${sessionId}"] .row-status[data-status="COMPLETED"]`, { timeout: 15_000 });
+    await page.waitForSelector(`#sessions [data-session-id="${sessionId}"] .row-status[data-status="COMPLETED"]`, {
+      timeout: 15_000,
+    });
     expect(await page.evaluate(() => (globalThis as any).notReloaded)).toBe(true);
     // It came over graphql-ws (paymentSessionUpdated), not only from the list being asked again.
-    expect(frames.some((frame) => frame.includes('paymentSessionUpdated') && frame.includes(sessionId) && frame.includes('COMPLETED'))).toBe(true);
+    expect(
+      frames.some(
+        (frame) => frame.includes('paymentSessionUpdated') && frame.includes(sessionId) && frame.includes('COMPLETED'),
+      ),
+    ).toBe(true);
     // Nothing left to follow: the socket is closed on purpose, not broken.
     await page.waitForSelector('#live-state[data-state="idle"]');
     await shoot('sessions-desktop');
@@ -142,7 +169,11 @@ describe('merchant dashboard in a browser', () => {
     await page.click(`#sessions [data-session-id="${sessionId}"] a`);
     await page.waitForSelector('#session-status[data-status="COMPLETED"]');
     // Every move, as the API recorded it (statusHistory), not only the first and the last.
-    expect(await page.locator('#timeline li .timeline-label').allTextContents()).toEqual(['PENDING', 'PROCESSING', 'COMPLETED']);
+    expect(await page.locator('#timeline li .timeline-label').allTextContents()).toEqual([
+      'PENDING',
+      'PROCESSING',
+      'COMPLETED',
+    ]);
     expect(await page.textContent('#session-detail')).toContain('order-7781');
     await shoot('session-detail-desktop');
 
@@ -156,7 +187,11 @@ describe('merchant dashboard in a browser', () => {
     expect(await context.cookies()).toEqual([]);
     const replayed = await fetch(`${t.platform.restUrl}/graphql`, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', cookie: `gateway_dashboard=${cookie.value}`, origin: t.platform.restUrl },
+      headers: {
+        'content-type': 'application/json',
+        cookie: `gateway_dashboard=${cookie.value}`,
+        origin: t.platform.restUrl,
+      },
       body: JSON.stringify({ query: '{ currentMerchant { id } }' }),
     }).then((response) => response.json() as Promise<{ errors: Array<{ extensions: { code: string } }> }>);
     expect(replayed.errors[0]!.extensions.code).toBe('UNAUTHORIZED');
@@ -179,7 +214,10 @@ describe('merchant dashboard in a browser', () => {
     // Both attempts answered 500 and the schedule is spent: FAILED, with a retry button.
     const completed = page.locator('#deliveries .delivery', { hasText: 'payment.completed' });
     await completed.and(page.locator('[data-status="FAILED"]')).waitFor({ timeout: 20_000 });
-    expect(await completed.locator('.attempts li').allTextContents()).toEqual([expect.stringContaining('HTTP 500'), expect.stringContaining('HTTP 500')]);
+    expect(await completed.locator('.attempts li').allTextContents()).toEqual([
+      expect.stringContaining('HTTP 500'),
+      expect.stringContaining('HTTP 500'),
+    ]);
     await shoot('deliveries-failed-desktop');
 
     // The secret is rotated from the dashboard: shown once, then gone from the page.
@@ -201,7 +239,9 @@ describe('merchant dashboard in a browser', () => {
     await completed.and(page.locator('[data-status="DELIVERED"]')).waitFor({ timeout: 15_000 });
     expect(await completed.locator('.attempts li').last().textContent()).toContain('HTTP 200');
     expect(await completed.locator('button.retry').count()).toBe(0);
-    const sent = endpoint.received.filter((w) => w.envelope.event === 'payment.completed' && w.envelope.data.session_id === sessionId);
+    const sent = endpoint.received.filter(
+      (w) => w.envelope.event === 'payment.completed' && w.envelope.data.session_id === sessionId,
+    );
     expect(sent).toHaveLength(3);
     const redelivered = sent[2]!;
     expect(redelivered.headers['x-service-signature']).toBe(serviceSignature(secret, redelivered.body));
@@ -263,7 +303,11 @@ describe('merchant dashboard in a browser', () => {
     expect(await page.locator('#sessions [data-session-id]').count()).toBe(20);
     await page.click('#sessions-more');
     await page.waitForSelector(`#sessions [data-session-id="${ids[0]}"]`);
-    expect(await page.locator('#sessions [data-session-id]').evaluateAll((rows) => rows.map((row) => row.getAttribute('data-session-id')))).toEqual([...ids].reverse());
+    expect(
+      await page
+        .locator('#sessions [data-session-id]')
+        .evaluateAll((rows) => rows.map((row) => row.getAttribute('data-session-id'))),
+    ).toEqual([...ids].reverse());
     expect(await page.locator('#sessions-more').count()).toBe(0);
   });
 
@@ -284,8 +328,13 @@ describe('merchant dashboard in a browser', () => {
     });
     expect(created.status).toBe(201);
     const mandateId = created.body.mandate_id as string;
-    expect((await t.rest('POST', `/recurring/mandates/${mandateId}/confirm`, { body: { otp: customer.otp } })).status).toBe(200);
-    const charged = await t.rest('POST', `/recurring/mandates/${mandateId}/charge`, { headers: bearer(merchant.apiKey), body: { amount: 2_500, reference: 'issue-12' } });
+    expect(
+      (await t.rest('POST', `/recurring/mandates/${mandateId}/confirm`, { body: { otp: customer.otp } })).status,
+    ).toBe(200);
+    const charged = await t.rest('POST', `/recurring/mandates/${mandateId}/charge`, {
+      headers: bearer(merchant.apiKey),
+      body: { amount: 2_500, reference: 'issue-12' },
+    });
     expect(charged.status).toBe(201);
 
     await openPage();
@@ -293,7 +342,9 @@ describe('merchant dashboard in a browser', () => {
     await page.click('#nav-mandates');
     await page.waitForSelector(`#mandates [data-mandate-id="${mandateId}"] [data-status="ACTIVE"]`);
     await page.click(`#mandates [data-mandate-id="${mandateId}"] a`);
-    await page.waitForSelector(`#charges [data-charge-id="${charged.body.charge_id}"] [data-status="COMPLETED"]`, { timeout: 15_000 });
+    await page.waitForSelector(`#charges [data-charge-id="${charged.body.charge_id}"] [data-status="COMPLETED"]`, {
+      timeout: 15_000,
+    });
     expect(await page.textContent('#charges')).toContain('2.500 LYD');
     expect(await page.textContent('#charges')).toContain('issue-12');
     await shoot('mandate-desktop');

@@ -3,7 +3,8 @@ import { bearer } from '../support/payments';
 import { startTestPlatform, type TestPlatform } from '../support/platform';
 
 const CURRENT = JSON.stringify({ query: '{ currentMerchant { id } }' });
-const ROTATE_SECRET = (id: string) => JSON.stringify({ query: `mutation { rotateWebhookSecret(id: "${id}") { webhookSecret } }` });
+const ROTATE_SECRET = (id: string) =>
+  JSON.stringify({ query: `mutation { rotateWebhookSecret(id: "${id}") { webhookSecret } }` });
 
 /**
  * The dashboard's sign-in (issue 28, item 8) over HTTP: the merchant key is exchanged for an
@@ -16,10 +17,18 @@ describe('dashboard session cookie', () => {
   let merchant: { merchantId: string; apiKey: string };
 
   const signIn = (headers: Record<string, string>) => fetch(`${base}/dashboard/session`, { method: 'POST', headers });
-  const cookieOf = (response: Response) => /^gateway_dashboard=([^;]*)/.exec(response.headers.get('set-cookie') ?? '')?.[1] ?? '';
+  const cookieOf = (response: Response) =>
+    /^gateway_dashboard=([^;]*)/.exec(response.headers.get('set-cookie') ?? '')?.[1] ?? '';
   const graphql = async (body: string, headers: Record<string, string>) => {
-    const response = await fetch(`${base}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body });
-    return { status: response.status, body: (await response.json()) as { data?: any; errors?: Array<{ extensions: { code: string } }> } };
+    const response = await fetch(`${base}/graphql`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...headers },
+      body,
+    });
+    return {
+      status: response.status,
+      body: (await response.json()) as { data?: any; errors?: Array<{ extensions: { code: string } }> },
+    };
   };
 
   beforeAll(async () => {
@@ -39,7 +48,9 @@ describe('dashboard session cookie', () => {
     expect(setCookie).toMatch(/^gateway_dashboard=mds_\w+; Max-Age=28800; Path=\/; HttpOnly; SameSite=Strict$/);
     // Over plain http no Secure; over https it is (dashboard-session.spec.ts).
     const token = cookieOf(answer);
-    const stored = await t.platform.db.knex('auth.credentials').where({ owner_id: merchant.merchantId, kind: 'dashboard_session' });
+    const stored = await t.platform.db
+      .knex('auth.credentials')
+      .where({ owner_id: merchant.merchantId, kind: 'dashboard_session' });
     expect(stored.map((row: { hash: string }) => row.hash)).not.toContain(token);
     expect(stored.length).toBeGreaterThan(0);
   });
@@ -47,10 +58,15 @@ describe('dashboard session cookie', () => {
   it('signs /graphql in by the cookie from the dashboard origin; another origin, or none, is refused for a POST', async () => {
     const token = cookieOf(await signIn({ origin: base, ...bearer(merchant.apiKey) }));
     const cookie = `gateway_dashboard=${token}`;
-    expect((await graphql(CURRENT, { cookie, origin: base })).body.data).toEqual({ currentMerchant: { id: merchant.merchantId } });
+    expect((await graphql(CURRENT, { cookie, origin: base })).body.data).toEqual({
+      currentMerchant: { id: merchant.merchantId },
+    });
     for (const origin of [{ origin: 'https://evil.example' }, {}] as Array<Record<string, string>>) {
       const refused = await graphql(ROTATE_SECRET(merchant.merchantId), { cookie, ...origin });
-      expect({ status: refused.status, code: refused.body.errors?.[0]?.extensions.code }).toEqual({ status: 403, code: 'FORBIDDEN' });
+      expect({ status: refused.status, code: refused.body.errors?.[0]?.extensions.code }).toEqual({
+        status: 403,
+        code: 'FORBIDDEN',
+      });
     }
     // The session cannot mint the next one: only the key signs in.
     const again = await signIn({ origin: base, authorization: `Bearer ${token}` });
@@ -63,7 +79,9 @@ describe('dashboard session cookie', () => {
     const token = cookieOf(await signIn({ origin: base, ...bearer(merchant.apiKey) }));
     const open = (origin: string) =>
       new Promise<string>((resolve) => {
-        const socket = new WebSocket(`${base.replace('http', 'ws')}/graphql`, 'graphql-transport-ws', { headers: { cookie: `gateway_dashboard=${token}`, origin } });
+        const socket = new WebSocket(`${base.replace('http', 'ws')}/graphql`, 'graphql-transport-ws', {
+          headers: { cookie: `gateway_dashboard=${token}`, origin },
+        });
         socket.on('open', () => socket.send(JSON.stringify({ type: 'connection_init' })));
         socket.on('message', (data) => {
           resolve(JSON.parse(String(data)).type as string);
@@ -82,14 +100,21 @@ describe('dashboard session cookie', () => {
     const cookie = `gateway_dashboard=${token}`;
     const out = await fetch(`${base}/dashboard/session`, { method: 'DELETE', headers: { cookie, origin: base } });
     expect(out.status).toBe(204);
-    expect(out.headers.get('set-cookie')).toMatch(/^gateway_dashboard=; Max-Age=0; Path=\/; HttpOnly; SameSite=Strict$/);
+    expect(out.headers.get('set-cookie')).toMatch(
+      /^gateway_dashboard=; Max-Age=0; Path=\/; HttpOnly; SameSite=Strict$/,
+    );
     expect((await graphql(CURRENT, { cookie, origin: base })).body.errors?.[0]?.extensions.code).toBe('UNAUTHORIZED');
 
     const other = cookieOf(await signIn({ origin: base, ...bearer(merchant.apiKey) }));
     expect((await graphql(CURRENT, { cookie: `gateway_dashboard=${other}`, origin: base })).body.data).toBeTruthy();
-    const rotated = await t.rest('POST', `/merchants/${merchant.merchantId}/rotate-key`, { headers: { 'x-service-admin-key': t.adminKey } });
+    const rotated = await t.rest('POST', `/merchants/${merchant.merchantId}/rotate-key`, {
+      headers: { 'x-service-admin-key': t.adminKey },
+    });
     expect(rotated.status).toBe(200);
     merchant = { ...merchant, apiKey: rotated.body.api_key };
-    expect((await graphql(CURRENT, { cookie: `gateway_dashboard=${other}`, origin: base })).body.errors?.[0]?.extensions.code).toBe('UNAUTHORIZED');
+    expect(
+      (await graphql(CURRENT, { cookie: `gateway_dashboard=${other}`, origin: base })).body.errors?.[0]?.extensions
+        .code,
+    ).toBe('UNAUTHORIZED');
   });
 });

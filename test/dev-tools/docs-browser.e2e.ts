@@ -23,7 +23,8 @@ describe('API reference at /docs in a browser', () => {
   });
   afterAll(() => rest?.stop());
 
-  const noSidewaysScroll = (page: Page) => page.locator('html').evaluate((html) => ({ content: html.scrollWidth, screen: html.clientWidth }));
+  const noSidewaysScroll = (page: Page) =>
+    page.locator('html').evaluate((html) => ({ content: html.scrollWidth, screen: html.clientWidth }));
 
   it.each([
     ['phone', { width: 390, height: 844 }],

@@ -22,7 +22,12 @@ describe('GraphiQL in a browser', () => {
     const customer = demo.file.customers[0]!;
     const created = await t.rest('POST', '/payments/sessions', {
       headers: { authorization: `Bearer ${demo.file.merchant.api_key}` },
-      body: { amount: 2_500, currency: 'LYD', destination: { type: 'alias', value: customer.alias }, description: 'GraphiQL test' },
+      body: {
+        amount: 2_500,
+        currency: 'LYD',
+        destination: { type: 'alias', value: customer.alias },
+        description: 'GraphiQL test',
+      },
     });
     expect(created.status).toBe(201);
     sessionId = created.body.session_id;
@@ -36,7 +41,12 @@ describe('GraphiQL in a browser', () => {
 
   /** The text of one of GraphiQL's CodeMirror editors (the query, headers or response). */
   const editorText = (page: Page, selector: string) =>
-    page.evaluate((css) => ((globalThis as any).document.querySelector(`${css} .CodeMirror`) as any)?.CodeMirror.getValue() as string | undefined, selector);
+    page.evaluate(
+      (css) =>
+        ((globalThis as any).document.querySelector(`${css} .CodeMirror`) as any)?.CodeMirror.getValue() as
+          string | undefined,
+      selector,
+    );
   /** Replaces the query as a user would: select all in the editor, type the new one. */
   const setQuery = async (page: Page, text: string) => {
     await page.click('.graphiql-query-editor .CodeMirror');
@@ -50,9 +60,16 @@ describe('GraphiQL in a browser', () => {
   const run = async (page: Page, field: string) => {
     await page.click('.graphiql-execute-button');
     await page
-      .waitForFunction((name) => ((globalThis as any).document.querySelector('.graphiql-response .CodeMirror') as any)?.CodeMirror.getValue().includes(name), field, {
-        timeout: 20_000,
-      })
+      .waitForFunction(
+        (name) =>
+          (
+            (globalThis as any).document.querySelector('.graphiql-response .CodeMirror') as any
+          )?.CodeMirror.getValue().includes(name),
+        field,
+        {
+          timeout: 20_000,
+        },
+      )
       .catch(async (error) => {
         throw new Error(`${error.message}; the response pane shows: ${await editorText(page, '.graphiql-response')}`);
       });
@@ -71,17 +88,25 @@ describe('GraphiQL in a browser', () => {
       await page.waitForSelector('.graphiql-query-editor .CodeMirror');
       // The demo merchant's key, prefilled by the demo seed.
       const editors = await page.evaluate(() =>
-        [...(globalThis as any).document.querySelectorAll('.CodeMirror')].map((element) => (element as any).CodeMirror.getValue() as string),
+        [...(globalThis as any).document.querySelectorAll('.CodeMirror')].map(
+          (element) => (element as any).CodeMirror.getValue() as string,
+        ),
       );
       expect(editors).toContain(JSON.stringify({ Authorization: `Bearer ${demo.file.merchant.api_key}` }, null, 2));
 
       await setQuery(page, '{ paymentSessions(first: 5) { edges { node { id status amount } } } }');
       const data = await run(page, sessionId);
-      expect(data.data.paymentSessions.edges.map((edge: any) => edge.node)).toContainEqual({ id: sessionId, status: 'PENDING', amount: 2_500 });
+      expect(data.data.paymentSessions.edges.map((edge: any) => edge.node)).toContainEqual({
+        id: sessionId,
+        status: 'PENDING',
+        amount: 2_500,
+      });
 
       // graphql-ws: the first message is the session's current state.
       await setQuery(page, `subscription { paymentSessionUpdated(id: "${sessionId}") { id status } }`);
-      expect(await run(page, 'paymentSessionUpdated')).toEqual({ data: { paymentSessionUpdated: { id: sessionId, status: 'PENDING' } } });
+      expect(await run(page, 'paymentSessionUpdated')).toEqual({
+        data: { paymentSessionUpdated: { id: sessionId, status: 'PENDING' } },
+      });
 
       expect(offline.outside).toEqual([]);
       expect(offline.cspViolations).toEqual([]);
@@ -91,7 +116,9 @@ describe('GraphiQL in a browser', () => {
   });
 
   it('serves its files with a year of cache and a CSP of this origin only', async () => {
-    const page = await fetch(`${t.platform.routerUrl}/graphql`, { headers: { accept: 'text/html' } }).then((r) => r.text());
+    const page = await fetch(`${t.platform.routerUrl}/graphql`, { headers: { accept: 'text/html' } }).then((r) =>
+      r.text(),
+    );
     const script = page.match(/src="(\/graphiql\/assets\/graphiql-[^"]+\/graphiql\.min\.js)"/)?.[1];
     expect(script).toBeDefined();
     for (const base of [t.platform.routerUrl, t.platform.restUrl]) {

@@ -1,7 +1,14 @@
 import type { Database } from '@gateway/db';
 import { openTestDatabase } from '@gateway/db/testing';
 import { startOutageProxy, testAmqpUrl, testNamespace } from '@gateway/events/testing';
-import { bearer, eventually, FAST_ENGINE, sessionReaches, startPaymentBank, type PaymentBank } from '../support/payments';
+import {
+  bearer,
+  eventually,
+  FAST_ENGINE,
+  sessionReaches,
+  startPaymentBank,
+  type PaymentBank,
+} from '../support/payments';
 import { startTestPlatform, type TestPlatform } from '../support/platform';
 import { startTestReceiver, type TestWebhookReceiver } from '../support/webhook-receiver';
 
@@ -27,23 +34,34 @@ const DEAD_BROKER = 'amqp://guest:guest@127.0.0.1:1';
       body: { amount: 990, currency: 'LYD', destination: { type: 'alias', value: payee.alias } },
     });
     expect(created.status).toBe(201);
-    const paid = await t.rest('POST', `/pay/${created.body.session_id}/authorize`, { body: { payer: { type: 'alias', value: payer.alias }, otp: payer.otp } });
+    const paid = await t.rest('POST', `/pay/${created.body.session_id}/authorize`, {
+      body: { payer: { type: 'alias', value: payer.alias }, otp: payer.otp },
+    });
     expect(paid.status).toBe(200);
     await sessionReaches(t, apiKey, created.body.session_id, 'COMPLETED');
     return created.body.session_id as string;
   };
   const outboxOf = (t: TestPlatform, sessionId: string) =>
-    t.platform.db.knex('payments.outbox').where({ aggregate_id: sessionId }).orderBy('sequence').select('id', 'kind', 'published_at') as Promise<
-      Array<{ id: string; kind: string; published_at: Date | null }>
-    >;
-  const receivedIds = (sessionId: string) => receiver.received.filter((w) => w.envelope.data.session_id === sessionId).map((w) => w.envelope.id);
+    t.platform.db
+      .knex('payments.outbox')
+      .where({ aggregate_id: sessionId })
+      .orderBy('sequence')
+      .select('id', 'kind', 'published_at') as Promise<Array<{ id: string; kind: string; published_at: Date | null }>>;
+  const receivedIds = (sessionId: string) =>
+    receiver.received.filter((w) => w.envelope.data.session_id === sessionId).map((w) => w.envelope.id);
 
   it('with the broker unreachable a payment completes and its events wait; a platform on a live broker delivers them with their ids', async () => {
     const db: Database = await openTestDatabase();
     const namespace = testNamespace();
     // A restart keeps the platform secret (sealed webhook secrets are opened with it).
     const restartable = { PLATFORM_SECRET: 'outage-test-platform-secret-0123456789' };
-    let t = await startTestPlatform({ db, amqpUrl: DEAD_BROKER, busNamespace: namespace, paymentsEngine: FAST_ENGINE, env: restartable });
+    let t = await startTestPlatform({
+      db,
+      amqpUrl: DEAD_BROKER,
+      busNamespace: namespace,
+      paymentsEngine: FAST_ENGINE,
+      env: restartable,
+    });
     try {
       const bank = await startPaymentBank(t);
       const merchant = await t.seed.createMerchant({ webhook_url: receiver.url });
@@ -58,10 +76,19 @@ const DEAD_BROKER = 'amqp://guest:guest@127.0.0.1:1';
       await bank.sandbox.stop();
       await t.stop();
 
-      t = await startTestPlatform({ db, amqpUrl, busNamespace: namespace, paymentsEngine: FAST_ENGINE, env: restartable });
+      t = await startTestPlatform({
+        db,
+        amqpUrl,
+        busNamespace: namespace,
+        paymentsEngine: FAST_ENGINE,
+        env: restartable,
+      });
       await eventually(async () => (receivedIds(sessionId).length >= 3 ? true : undefined), 'the waiting events');
       expect([...new Set(receivedIds(sessionId))].sort()).toEqual(waiting.map((row) => row.id).sort());
-      await eventually(async () => ((await outboxOf(t, sessionId)).every((row) => row.published_at) ? true : undefined), 'the outbox to be stamped');
+      await eventually(
+        async () => ((await outboxOf(t, sessionId)).every((row) => row.published_at) ? true : undefined),
+        'the outbox to be stamped',
+      );
     } finally {
       await t.stop();
       await db.close();
@@ -82,7 +109,11 @@ const DEAD_BROKER = 'amqp://guest:guest@127.0.0.1:1';
       expect((await outboxOf(t, during)).some((row) => row.published_at === null)).toBe(true);
 
       await proxy.restore();
-      await eventually(async () => (receivedIds(during).length >= 3 ? true : undefined), 'events written during the outage', 40_000);
+      await eventually(
+        async () => (receivedIds(during).length >= 3 ? true : undefined),
+        'events written during the outage',
+        40_000,
+      );
       expect([...new Set(receivedIds(during))].sort()).toEqual((await outboxOf(t, during)).map((row) => row.id).sort());
       await bank.sandbox.stop();
     } finally {

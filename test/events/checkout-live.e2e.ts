@@ -14,7 +14,10 @@ describe('checkout page: live status', () => {
     payerBank = await startPaymentBank(t);
     // A slow credit confirmation keeps the session in SETTLEMENT_PENDING long enough to watch.
     payeeBank = await startPaymentBank(t, { confirmDelayMs: { min: 800, max: 1000 } });
-    browser = await chromium.launch({ executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium', args: ['--no-sandbox'] });
+    browser = await chromium.launch({
+      executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
+      args: ['--no-sandbox'],
+    });
   });
   afterAll(async () => {
     await browser?.close();

@@ -3,7 +3,14 @@ import { createLogger } from '@gateway/kernel';
 import { readCommittedSdl } from '@gateway/platform';
 import { startRouter, type RunningRouter } from '@gateway/router';
 import { testAmqpUrl, testNamespace, testRabbitOptions } from '@gateway/events/testing';
-import { bearer, eventually, FAST_ENGINE, startPaymentBank, type Customer, type PaymentBank } from '../support/payments';
+import {
+  bearer,
+  eventually,
+  FAST_ENGINE,
+  startPaymentBank,
+  type Customer,
+  type PaymentBank,
+} from '../support/payments';
 import { startTestPlatform, type TestPlatform } from '../support/platform';
 import { subscribe, type SubscriptionRecord } from '../support/subscriptions';
 
@@ -24,13 +31,21 @@ describe('GraphQL subscriptions: paymentSessionUpdated', () => {
   const createSession = async (payee: Customer, apiKey = merchant.apiKey) => {
     const answer = await t.rest('POST', '/payments/sessions', {
       headers: bearer(apiKey),
-      body: { amount: 2500, currency: 'LYD', destination: { type: 'alias', value: payee.alias }, reference: 'order-77' },
+      body: {
+        amount: 2500,
+        currency: 'LYD',
+        destination: { type: 'alias', value: payee.alias },
+        reference: 'order-77',
+      },
     });
     expect(answer.status).toBe(201);
     return answer.body.session_id as string;
   };
   const pay = async (sessionId: string, payer: Customer) => {
-    const authorize = () => t.rest('POST', `/pay/${sessionId}/authorize`, { body: { payer: { type: 'alias', value: payer.alias }, otp: payer.otp } });
+    const authorize = () =>
+      t.rest('POST', `/pay/${sessionId}/authorize`, {
+        body: { payer: { type: 'alias', value: payer.alias }, otp: payer.otp },
+      });
     let answer = await authorize();
     // A machine loaded far past its cores can let a bank call run out its 10 s (503 CBS_TIMEOUT).
     // A client then sends the same authorization again, which the contract makes safe: it
@@ -39,7 +54,8 @@ describe('GraphQL subscriptions: paymentSessionUpdated', () => {
     expect(answer.status).toBe(200);
     return answer.body as { session_id: string; status: string; session_token: string };
   };
-  const statuses = (record: SubscriptionRecord) => record.messages.map((message) => message.data?.paymentSessionUpdated?.status);
+  const statuses = (record: SubscriptionRecord) =>
+    record.messages.map((message) => message.data?.paymentSessionUpdated?.status);
   const activeSubscriptions = async (routerUrl: string) => {
     const metrics = await (await fetch(`${routerUrl}/metrics`)).text();
     return Number(/^router_subscriptions_active\{[^}]*\} (\d+)/m.exec(metrics)?.[1] ?? 'NaN');
@@ -65,7 +81,11 @@ describe('GraphQL subscriptions: paymentSessionUpdated', () => {
     const payee = await oasis.customer({ balance: 0 });
     const payer = await oasis.customer();
     const sessionId = await createSession(payee);
-    const record = track(subscribe(t.platform.graphqlUrl, { authorization: `Bearer ${merchant.apiKey}` }, SESSION_UPDATES, { id: sessionId }));
+    const record = track(
+      subscribe(t.platform.graphqlUrl, { authorization: `Bearer ${merchant.apiKey}` }, SESSION_UPDATES, {
+        id: sessionId,
+      }),
+    );
     await record.waitForMessages(1, 'the current state');
     await pay(sessionId, payer);
     await record.ended;
@@ -85,14 +105,23 @@ describe('GraphQL subscriptions: paymentSessionUpdated', () => {
     const payee = await atlas.customer({ balance: 0 });
     const payer = await oasis.customer();
     const sessionId = await createSession(payee);
-    const merchantView = track(subscribe(t.platform.graphqlUrl, { authorization: `Bearer ${merchant.apiKey}` }, SESSION_UPDATES, { id: sessionId }));
+    const merchantView = track(
+      subscribe(t.platform.graphqlUrl, { authorization: `Bearer ${merchant.apiKey}` }, SESSION_UPDATES, {
+        id: sessionId,
+      }),
+    );
     await merchantView.waitForMessages(1, 'the current state');
     const { session_token: token } = await pay(sessionId, payer);
     expect(token).toMatch(/^sst_/);
     const customerView = track(
-      subscribe(`${t.platform.restUrl}/graphql`, { sessionToken: token }, `subscription($id: ID!) { paymentSessionUpdated(id: $id) { status creditorBank { displayName } } }`, {
-        id: sessionId,
-      }),
+      subscribe(
+        `${t.platform.restUrl}/graphql`,
+        { sessionToken: token },
+        `subscription($id: ID!) { paymentSessionUpdated(id: $id) { status creditorBank { displayName } } }`,
+        {
+          id: sessionId,
+        },
+      ),
     );
     await merchantView.ended;
     await customerView.ended;
@@ -101,33 +130,51 @@ describe('GraphQL subscriptions: paymentSessionUpdated', () => {
     // It joined after the debit: its first message is the state then, its last is COMPLETED.
     expect(statuses(customerView).at(-1)).toBe('COMPLETED');
     expect(['PROCESSING', 'SETTLEMENT_PENDING']).toContain(statuses(customerView)[0]);
-    expect(customerView.messages[0]!.data.paymentSessionUpdated.creditorBank).toEqual({ displayName: `Pay Bank ${atlas.institutionCode}` });
+    expect(customerView.messages[0]!.data.paymentSessionUpdated.creditorBank).toEqual({
+      displayName: `Pay Bank ${atlas.institutionCode}`,
+    });
   });
 
   it("refuses a bad credential (4403), another merchant's session and another session's token", async () => {
     const payee = await oasis.customer({ balance: 0 });
     const payer = await oasis.customer();
     const sessionId = await createSession(payee);
-    const badKey = track(subscribe(t.platform.graphqlUrl, { authorization: 'Bearer mk_test_not_a_key' }, SESSION_UPDATES, { id: sessionId }));
+    const badKey = track(
+      subscribe(t.platform.graphqlUrl, { authorization: 'Bearer mk_test_not_a_key' }, SESSION_UPDATES, {
+        id: sessionId,
+      }),
+    );
     await badKey.ended;
     expect(badKey.closeCode).toBe(4403);
     expect(badKey.messages).toEqual([]);
 
     const other = await t.seed.createMerchant();
-    const otherMerchant = track(subscribe(t.platform.graphqlUrl, { authorization: `Bearer ${other.apiKey}` }, SESSION_UPDATES, { id: sessionId }));
+    const otherMerchant = track(
+      subscribe(t.platform.graphqlUrl, { authorization: `Bearer ${other.apiKey}` }, SESSION_UPDATES, { id: sessionId }),
+    );
     await otherMerchant.ended;
     expect(otherMerchant.messages).toEqual([]);
-    expect((otherMerchant.errors[0] as Array<{ extensions: { code: string } }>)[0]!.extensions.code).toBe('SESSION_NOT_FOUND');
+    expect((otherMerchant.errors[0] as Array<{ extensions: { code: string } }>)[0]!.extensions.code).toBe(
+      'SESSION_NOT_FOUND',
+    );
 
     const { session_token: token } = await pay(sessionId, payer);
     const secondSession = await createSession(payee);
-    const wrongSession = track(subscribe(t.platform.graphqlUrl, { sessionToken: token }, SESSION_UPDATES, { id: secondSession }));
+    const wrongSession = track(
+      subscribe(t.platform.graphqlUrl, { sessionToken: token }, SESSION_UPDATES, { id: secondSession }),
+    );
     await wrongSession.ended;
     expect(wrongSession.messages).toEqual([]);
-    expect((wrongSession.errors[0] as Array<{ extensions: { code: string } }>)[0]!.extensions.code).toBe('SESSION_NOT_FOUND');
+    expect((wrongSession.errors[0] as Array<{ extensions: { code: string } }>)[0]!.extensions.code).toBe(
+      'SESSION_NOT_FOUND',
+    );
 
     // NUL in a variable: bad input as over HTTP (PostgreSQL text cannot hold it), never a failed subscription start.
-    const nul = track(subscribe(t.platform.graphqlUrl, { authorization: `Bearer ${merchant.apiKey}` }, SESSION_UPDATES, { id: `${sessionId}\u0000` }));
+    const nul = track(
+      subscribe(t.platform.graphqlUrl, { authorization: `Bearer ${merchant.apiKey}` }, SESSION_UPDATES, {
+        id: `${sessionId}\u0000`,
+      }),
+    );
     await nul.ended;
     expect(nul.messages).toEqual([]);
     expect((nul.errors[0] as Array<{ extensions: { code: string } }>)[0]!.extensions.code).toBe('VALIDATION_ERROR');
@@ -141,7 +188,11 @@ describe('GraphQL subscriptions: paymentSessionUpdated', () => {
     try {
       second = await startRouter({
         db: t.platform.db,
-        subgraphs: Object.entries(t.platform.subgraphUrls).map(([name, url]) => ({ name, url, sdl: readCommittedSdl(name) })),
+        subgraphs: Object.entries(t.platform.subgraphUrls).map(([name, url]) => ({
+          name,
+          url,
+          sdl: readCommittedSdl(name),
+        })),
         platformSecret: t.platform.platformSecret,
         adminKey: t.adminKey,
         production: false,
@@ -151,19 +202,37 @@ describe('GraphQL subscriptions: paymentSessionUpdated', () => {
       const payee = await oasis.customer({ balance: 0 });
       const payer = await oasis.customer();
       const sessionId = await createSession(payee);
-      const onFirst = track(subscribe(t.platform.graphqlUrl, { authorization: `Bearer ${merchant.apiKey}` }, SESSION_UPDATES, { id: sessionId }));
-      const onSecond = track(subscribe(second.graphqlUrl, { authorization: `Bearer ${merchant.apiKey}` }, SESSION_UPDATES, { id: sessionId }));
-      const vanishing = track(subscribe(second.graphqlUrl, { authorization: `Bearer ${merchant.apiKey}` }, SESSION_UPDATES, { id: sessionId }));
+      const onFirst = track(
+        subscribe(t.platform.graphqlUrl, { authorization: `Bearer ${merchant.apiKey}` }, SESSION_UPDATES, {
+          id: sessionId,
+        }),
+      );
+      const onSecond = track(
+        subscribe(second.graphqlUrl, { authorization: `Bearer ${merchant.apiKey}` }, SESSION_UPDATES, {
+          id: sessionId,
+        }),
+      );
+      const vanishing = track(
+        subscribe(second.graphqlUrl, { authorization: `Bearer ${merchant.apiKey}` }, SESSION_UPDATES, {
+          id: sessionId,
+        }),
+      );
       await Promise.all([onFirst.waitForMessages(1), onSecond.waitForMessages(1), vanishing.waitForMessages(1)]);
       expect(await activeSubscriptions(second.url)).toBe(2);
       await vanishing.client.terminate(); // gone without a goodbye
-      await eventually(async () => ((await activeSubscriptions(second!.url)) === 1 ? true : undefined), 'the vanished subscriber to be dropped');
+      await eventually(
+        async () => ((await activeSubscriptions(second!.url)) === 1 ? true : undefined),
+        'the vanished subscriber to be dropped',
+      );
 
       await pay(sessionId, payer);
       await Promise.all([onFirst.ended, onSecond.ended]);
       expect(statuses(onFirst)).toEqual(['PENDING', 'PROCESSING', 'COMPLETED']);
       expect(statuses(onSecond)).toEqual(['PENDING', 'PROCESSING', 'COMPLETED']);
-      await eventually(async () => ((await activeSubscriptions(second!.url)) === 0 ? true : undefined), 'completed streams to be released');
+      await eventually(
+        async () => ((await activeSubscriptions(second!.url)) === 0 ? true : undefined),
+        'completed streams to be released',
+      );
       expect(await activeSubscriptions(t.platform.routerUrl)).toBe(0);
     } finally {
       await second?.stop();
@@ -172,7 +241,9 @@ describe('GraphQL subscriptions: paymentSessionUpdated', () => {
   });
 
   it('answers a query or mutation sent over the WebSocket with an error, and serves only subscription fields it knows', async () => {
-    const query = track(subscribe(t.platform.graphqlUrl, { authorization: `Bearer ${merchant.apiKey}` }, `query { __typename }`, {}));
+    const query = track(
+      subscribe(t.platform.graphqlUrl, { authorization: `Bearer ${merchant.apiKey}` }, `query { __typename }`, {}),
+    );
     await query.ended;
     expect(query.messages.length + query.errors.length).toBeGreaterThan(0);
     const flattened = JSON.stringify([query.messages, query.errors]);

@@ -7,7 +7,14 @@ import { startTestReceiver, type TestWebhookReceiver } from '../support/webhook-
 const REFUSED = 'target refused: not a public address';
 
 const DELIVERY = gql<
-  { webhookDelivery: { status: string; lastStatusCode: number | null; lastError: string | null; history: Array<{ statusCode: number | null; error: string | null }> } },
+  {
+    webhookDelivery: {
+      status: string;
+      lastStatusCode: number | null;
+      lastError: string | null;
+      history: Array<{ statusCode: number | null; error: string | null }>;
+    };
+  },
   { id: string }
 >(`query($id: ID!) { webhookDelivery(id: $id) { status lastStatusCode lastError history { statusCode error } } }`);
 
@@ -31,7 +38,10 @@ describe('webhook egress: public addresses only', () => {
   let receiver: TestWebhookReceiver;
 
   beforeAll(async () => {
-    t = await startTestPlatform({ paymentsEngine: FAST_ENGINE, env: { WEBHOOK_PRIVATE_TARGETS: '0', WEBHOOK_RETRY_SCHEDULE: '0.2,0.2' } });
+    t = await startTestPlatform({
+      paymentsEngine: FAST_ENGINE,
+      env: { WEBHOOK_PRIVATE_TARGETS: '0', WEBHOOK_RETRY_SCHEDULE: '0.2,0.2' },
+    });
     bank = await startPaymentBank(t);
     receiver = await startTestReceiver();
   });
@@ -45,12 +55,22 @@ describe('webhook egress: public addresses only', () => {
     const merchant = await t.seed.createMerchant({});
     const payee = await bank.customer({ balance: 0 });
     const listening = new URL(receiver.url);
-    const targets = [receiver.url, `http://127.0.0.1:${await closedPort()}/hooks`, `http://localhost:${listening.port}${listening.pathname}`];
+    const targets = [
+      receiver.url,
+      `http://127.0.0.1:${await closedPort()}/hooks`,
+      `http://localhost:${listening.port}${listening.pathname}`,
+    ];
     const sessions: string[] = [];
     for (const webhookUrl of targets) {
       const created = await t.rest('POST', '/payments/sessions', {
         headers: bearer(merchant.apiKey),
-        body: { amount: 1500, currency: 'LYD', destination: { type: 'alias', value: payee.alias }, reference: 'egress', webhook_url: webhookUrl },
+        body: {
+          amount: 1500,
+          currency: 'LYD',
+          destination: { type: 'alias', value: payee.alias },
+          reference: 'egress',
+          webhook_url: webhookUrl,
+        },
       });
       expect(created.status).toBe(201);
       sessions.push(created.body.session_id);
@@ -60,16 +80,23 @@ describe('webhook egress: public addresses only', () => {
     const log = await eventually(async () => {
       const answer = await t.rest('GET', '/webhooks/deliveries?limit=100', { headers: bearer(merchant.apiKey) });
       const deliveries = answer.body.deliveries as Array<Record<string, any>>;
-      return deliveries.length === targets.length && deliveries.every((delivery) => delivery.status === 'FAILED') ? deliveries : undefined;
+      return deliveries.length === targets.length && deliveries.every((delivery) => delivery.status === 'FAILED')
+        ? deliveries
+        : undefined;
     }, 'every delivery FAILED');
 
     expect(receiver.received).toEqual([]);
-    expect(log.map((delivery) => [delivery.url, delivery.attempts, delivery.last_status_code, delivery.last_error]).sort()).toEqual(
-      targets.map((url) => [url, 3, null, REFUSED]).sort(),
-    );
+    expect(
+      log.map((delivery) => [delivery.url, delivery.attempts, delivery.last_status_code, delivery.last_error]).sort(),
+    ).toEqual(targets.map((url) => [url, 3, null, REFUSED]).sort());
     for (const delivery of log) {
       const { webhookDelivery } = await t.execute(DELIVERY, { id: delivery.delivery_id }, bearer(merchant.apiKey));
-      expect(webhookDelivery).toEqual({ status: 'FAILED', lastStatusCode: null, lastError: REFUSED, history: Array(3).fill({ statusCode: null, error: REFUSED }) });
+      expect(webhookDelivery).toEqual({
+        status: 'FAILED',
+        lastStatusCode: null,
+        lastError: REFUSED,
+        history: Array(3).fill({ statusCode: null, error: REFUSED }),
+      });
     }
   });
 });

@@ -14,7 +14,10 @@ import { startTestReceiver, type TestWebhookReceiver } from '../support/webhook-
  * it, in order.
  */
 describe('webhook attempts: kept while the dispatcher lives, taken over within seconds when it stops', () => {
-  const secrets = { PLATFORM_SECRET: 'webhook-takeover-secret-0123456789abcdef', ADMIN_KEY: 'webhook-takeover-admin-0123456789abcdef' };
+  const secrets = {
+    PLATFORM_SECRET: 'webhook-takeover-secret-0123456789abcdef',
+    ADMIN_KEY: 'webhook-takeover-admin-0123456789abcdef',
+  };
   const LEASE_MS = 2_000;
   const ENGINE = { ...FAST_ENGINE, leaseMs: LEASE_MS };
   // An attempt may last far longer than the test: only the renewals keep its claim.
@@ -29,7 +32,12 @@ describe('webhook attempts: kept while the dispatcher lives, taken over within s
 
   beforeAll(async () => {
     db = await openTestDatabase();
-    first = await startTestPlatform({ db, env: secrets, paymentsEngine: ENGINE, webhookAttemptTimeoutMs: ATTEMPT_TIMEOUT_MS });
+    first = await startTestPlatform({
+      db,
+      env: secrets,
+      paymentsEngine: ENGINE,
+      webhookAttemptTimeoutMs: ATTEMPT_TIMEOUT_MS,
+    });
     bank = await startPaymentBank(first);
     endpoint = await startTestReceiver();
   });
@@ -55,25 +63,41 @@ describe('webhook attempts: kept while the dispatcher lives, taken over within s
       body: { amount: 2_500, currency: 'LYD', destination: { type: 'alias', value: payee.alias } },
     });
     const sessionId = created.body.session_id as string;
-    const initiated = await endpoint.waitFor((w) => w.envelope.event === 'payment.initiated' && w.envelope.data.session_id === sessionId, 'the first attempt');
+    const initiated = await endpoint.waitFor(
+      (w) => w.envelope.event === 'payment.initiated' && w.envelope.data.session_id === sessionId,
+      'the first attempt',
+    );
     const eventId = initiated.envelope.id;
-    await first.rest('POST', `/pay/${sessionId}/authorize`, { body: { payer: { type: 'alias', value: payer.alias }, otp: payer.otp } });
+    await first.rest('POST', `/pay/${sessionId}/authorize`, {
+      body: { payer: { type: 'alias', value: payer.alias }, otp: payer.otp },
+    });
     const held = await deliveryRow(eventId);
     expect(held).toMatchObject({ status: 'PENDING', attempts: 0, lease_token: expect.any(String) });
 
     // A second dispatcher on the same database; three lease lengths later the first still holds the attempt.
-    second = await startTestPlatform({ db, env: secrets, paymentsEngine: ENGINE, webhookAttemptTimeoutMs: ATTEMPT_TIMEOUT_MS });
+    second = await startTestPlatform({
+      db,
+      env: secrets,
+      paymentsEngine: ENGINE,
+      webhookAttemptTimeoutMs: ATTEMPT_TIMEOUT_MS,
+    });
     await new Promise((resolve) => setTimeout(resolve, 3 * LEASE_MS));
     const still = await deliveryRow(eventId);
     expect(still).toMatchObject({ status: 'PENDING', attempts: 0, lease_token: held.lease_token });
     expect(new Date(still.lease_until).getTime()).toBeGreaterThan(Date.now());
     expect(endpoint.received.filter((w) => w.envelope.id === eventId)).toHaveLength(1);
     // In order: the session's later events wait behind the attempt in flight.
-    expect(endpoint.received.filter((w) => w.envelope.data.session_id === sessionId).map((w) => w.envelope.event)).toEqual(['payment.initiated']);
+    expect(
+      endpoint.received.filter((w) => w.envelope.data.session_id === sessionId).map((w) => w.envelope.event),
+    ).toEqual(['payment.initiated']);
 
     // The first dispatcher stops renewing (frozen, or cut off from the database) while its receiver still holds the request.
     const renew = deliveries.renewLease.bind(deliveries);
-    jest.spyOn(deliveries, 'renewLease').mockImplementation(async (knex, id, token, until) => (token === held.lease_token ? true : renew(knex, id, token, until)));
+    jest
+      .spyOn(deliveries, 'renewLease')
+      .mockImplementation(async (knex, id, token, until) =>
+        token === held.lease_token ? true : renew(knex, id, token, until),
+      );
     const record = deliveries.recordAttempt.bind(deliveries);
     const staleRecords: Array<Promise<{ recorded: boolean }>> = [];
     jest.spyOn(deliveries, 'recordAttempt').mockImplementation((knex, delivery: ClaimedDelivery, attempt) => {
@@ -85,7 +109,10 @@ describe('webhook attempts: kept while the dispatcher lives, taken over within s
 
     // Within seconds a dispatcher (the other, or this one's own poll, which sees the lapsed claim like anyone else)
     // takes the delivery over with a new token and delivers it.
-    await endpoint.waitFor((w) => w.envelope.id === eventId && endpoint.received.indexOf(w) > 0, 'the attempt of the dispatcher that took over');
+    await endpoint.waitFor(
+      (w) => w.envelope.id === eventId && endpoint.received.indexOf(w) > 0,
+      'the attempt of the dispatcher that took over',
+    );
     expect(Date.now() - stoppedAt).toBeLessThanOrEqual(5_000);
     const delivered = await eventually(async () => {
       const row = await deliveryRow(eventId);
@@ -97,17 +124,20 @@ describe('webhook attempts: kept while the dispatcher lives, taken over within s
     answerLate(200);
     await eventually(async () => (staleRecords.length ? true : undefined), "the stale owner's late outcome");
     expect((await staleRecords[0])!.recorded).toBe(false);
-    const attempts = await db.knex('payments.webhook_attempts').where({ delivery_id: delivered.id }).select('number', 'status_code');
+    const attempts = await db
+      .knex('payments.webhook_attempts')
+      .where({ delivery_id: delivered.id })
+      .select('number', 'status_code');
     expect(attempts).toEqual([{ number: 1, status_code: 200 }]);
     expect(await deliveryRow(eventId)).toMatchObject({ status: 'DELIVERED', attempts: 1 });
 
     // The receiver saw the event twice (at least once), and the session's later events after it, in order.
-    await endpoint.waitFor((w) => w.envelope.event === 'payment.completed' && w.envelope.data.session_id === sessionId, 'payment.completed');
-    expect(endpoint.received.filter((w) => w.envelope.data.session_id === sessionId).map((w) => w.envelope.event)).toEqual([
-      'payment.initiated',
-      'payment.initiated',
-      'payment.processing',
+    await endpoint.waitFor(
+      (w) => w.envelope.event === 'payment.completed' && w.envelope.data.session_id === sessionId,
       'payment.completed',
-    ]);
+    );
+    expect(
+      endpoint.received.filter((w) => w.envelope.data.session_id === sessionId).map((w) => w.envelope.event),
+    ).toEqual(['payment.initiated', 'payment.initiated', 'payment.processing', 'payment.completed']);
   });
 });

@@ -28,7 +28,11 @@ describe('fuzz (short run, fixed seed)', () => {
       // rounds fit in the time depends on the machine (a busy CI one managed 392 requests).
       expect(report.total).toBeGreaterThanOrEqual(targets);
       expect(report.serverErrors).toBe(0);
-      expect(report.findings.map((finding) => `${finding.kind}: ${finding.target} ${finding.status} ${finding.problem.slice(0, 200)}`)).toEqual([]);
+      expect(
+        report.findings.map(
+          (finding) => `${finding.kind}: ${finding.target} ${finding.status} ${finding.problem.slice(0, 200)}`,
+        ),
+      ).toEqual([]);
     },
     (SECONDS + 120) * 1000,
   );

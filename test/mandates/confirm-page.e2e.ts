@@ -21,12 +21,21 @@ describe('mandate confirmation page', () => {
   const create = async (patch: Record<string, unknown> = {}) => {
     const answer = await call(base, 'POST', '/recurring/mandates', {
       headers: bearer(merchant.apiKey),
-      body: { customer_alias: customer.alias, amount: 4_990, currency: 'LYD', interval: 'monthly', description: 'Streaming <Premium>', start_date: '2026-12-31', ...patch },
+      body: {
+        customer_alias: customer.alias,
+        amount: 4_990,
+        currency: 'LYD',
+        interval: 'monthly',
+        description: 'Streaming <Premium>',
+        start_date: '2026-12-31',
+        ...patch,
+      },
     });
     expect(answer.status).toBe(201);
     return answer.body as { mandate_id: string; confirm_url: string };
   };
-  const record = async (id: string) => (await call(base, 'GET', `/recurring/mandates/${id}`, { headers: bearer(merchant.apiKey) })).body;
+  const record = async (id: string) =>
+    (await call(base, 'GET', `/recurring/mandates/${id}`, { headers: bearer(merchant.apiKey) })).body;
 
   beforeAll(async () => {
     t = await startTestPlatform({ paymentsEngine: FAST_ENGINE });
@@ -61,18 +70,34 @@ describe('mandate confirmation page', () => {
 
     const json = await call(base, 'GET', `/mandates/${id}/confirm`, { headers: { accept: 'application/json' } });
     expect(responseSchemaOf('GET', '/mandates/{mandate_id}/confirm').safeParse(json.body).error).toBeUndefined();
-    expect(json.body).toMatchObject({ mandate_id: id, status: 'PENDING_CONFIRMATION', merchant_name: 'Films & "Shows"', amount: 4_990, interval: 'monthly', otp_attempts_left: 3 });
+    expect(json.body).toMatchObject({
+      mandate_id: id,
+      status: 'PENDING_CONFIRMATION',
+      merchant_name: 'Films & "Shows"',
+      amount: 4_990,
+      interval: 'monthly',
+      otp_attempts_left: 3,
+    });
     expect(json.body.customer_alias).toBe(`${customer.alias.slice(0, 2)}***`);
 
-    expect((await fetch(`${base}/mandates/mdt_unknown123/confirm`, { headers: { accept: 'text/html' } })).status).toBe(404);
+    expect((await fetch(`${base}/mandates/mdt_unknown123/confirm`, { headers: { accept: 'text/html' } })).status).toBe(
+      404,
+    );
     expect((await fetch(`${base}/mandates/<script>/confirm`, { headers: { accept: 'text/html' } })).status).toBe(404);
-    expectError(await call(base, 'GET', '/mandates/mdt_unknown123/confirm', { headers: { accept: 'application/json' } }), 404, 'MANDATE_NOT_FOUND');
+    expectError(
+      await call(base, 'GET', '/mandates/mdt_unknown123/confirm', { headers: { accept: 'application/json' } }),
+      404,
+      'MANDATE_NOT_FOUND',
+    );
   });
 
   it('in Chromium at phone width: a wrong OTP is explained on the page, the right one makes the mandate ACTIVE', async () => {
     const { mandate_id: id, confirm_url: confirmUrl } = await create();
     expect(new URL(confirmUrl).pathname).toBe(`/mandates/${id}/confirm`);
-    const context = await browser.newContext({ viewport: { width: 360, height: 740 }, userAgent: 'MandateTest/1.0 (Chromium)' });
+    const context = await browser.newContext({
+      viewport: { width: 360, height: 740 },
+      userAgent: 'MandateTest/1.0 (Chromium)',
+    });
     const page = await context.newPage();
     await page.goto(`${base}/mandates/${id}/confirm`);
     expect(await page.textContent('#merchant-name')).toBe('Films & "Shows"');
@@ -92,7 +117,10 @@ describe('mandate confirmation page', () => {
     await Promise.all([page.waitForURL(`${base}/mandates/${id}/confirm`), page.click('#confirm-button')]);
     expect(await page.getAttribute('#closed', 'data-status')).toBe('ACTIVE');
     expect(await page.textContent('#closed-text')).toContain('Mandate active');
-    expect(await record(id)).toMatchObject({ status: 'ACTIVE', acceptance: { user_agent: 'MandateTest/1.0 (Chromium)' } });
+    expect(await record(id)).toMatchObject({
+      status: 'ACTIVE',
+      acceptance: { user_agent: 'MandateTest/1.0 (Chromium)' },
+    });
     await context.close();
   });
 

@@ -4,7 +4,14 @@ import { bearer, eventually, FAST_ENGINE } from '../support/payments';
 import { startTestPlatform, type TestPlatform } from '../support/platform';
 
 /** Short outcome deadlines and rail confirmation timings, so "gives up in time" and "completes on the evidence" fit in a test. */
-const ENGINE: Partial<EngineSettings> = { ...FAST_ENGINE, coreAttempts: 3, replayLimit: 2, outcomeDeadlineMs: 2_500, confirmResendAfterMs: 400, confirmGiveUpAfterMs: 2_000 };
+const ENGINE: Partial<EngineSettings> = {
+  ...FAST_ENGINE,
+  coreAttempts: 3,
+  replayLimit: 2,
+  outcomeDeadlineMs: 2_500,
+  confirmResendAfterMs: 400,
+  confirmGiveUpAfterMs: 2_000,
+};
 
 /**
  * Mandate charges through bank cores written from the spec alone (minimal JSON answers, their own
@@ -32,7 +39,14 @@ describe('mandate charges with bank cores written from the spec alone', () => {
     const merchant = await t.seed.createMerchant({ name: 'Spec Gym', settlement_iban: shop.iban });
     const created = await t.rest('POST', '/recurring/mandates', {
       headers: bearer(merchant.apiKey),
-      body: { customer_alias: customer.alias, amount: 5_000, currency: 'LYD', interval: 'monthly', description: 'Membership', start_date: '2026-01-01' },
+      body: {
+        customer_alias: customer.alias,
+        amount: 5_000,
+        currency: 'LYD',
+        interval: 'monthly',
+        description: 'Membership',
+        start_date: '2026-01-01',
+      },
     });
     expect(created.status).toBe(201);
     const id = created.body.mandate_id as string;
@@ -41,15 +55,24 @@ describe('mandate charges with bank cores written from the spec alone', () => {
     return { id, apiKey: merchant.apiKey };
   };
   const charge = (mandate: { id: string; apiKey: string }, amount: number, reference: string) =>
-    t.rest('POST', `/recurring/mandates/${mandate.id}/charge`, { headers: bearer(mandate.apiKey), body: { amount, reference } });
+    t.rest('POST', `/recurring/mandates/${mandate.id}/charge`, {
+      headers: bearer(mandate.apiKey),
+      body: { amount, reference },
+    });
   const chargeReaches = (mandate: { id: string; apiKey: string }, chargeId: string, status: string) =>
     eventually(async () => {
-      const list = await t.rest('GET', `/recurring/mandates/${mandate.id}/charges`, { headers: bearer(mandate.apiKey) });
+      const list = await t.rest('GET', `/recurring/mandates/${mandate.id}/charges`, {
+        headers: bearer(mandate.apiKey),
+      });
       const found = (list.body.charges as Array<Record<string, any>>).find((c) => c.charge_id === chargeId);
       return found?.status === status ? found : undefined;
     }, `charge ${chargeId} ${status}`);
-  const coreCalls = (bank: MinimalBank, path: string, reference: string) => bank.core.calls.filter((call) => call.path === path && call.body?.reference === reference);
-  const chargeEvents = async (mandateId: string) => (await t.platform.db.knex('payments.outbox').where({ aggregate_id: mandateId }).orderBy('sequence')).map((row) => row.kind);
+  const coreCalls = (bank: MinimalBank, path: string, reference: string) =>
+    bank.core.calls.filter((call) => call.path === path && call.body?.reference === reference);
+  const chargeEvents = async (mandateId: string) =>
+    (await t.platform.db.knex('payments.outbox').where({ aggregate_id: mandateId }).orderBy('sequence')).map(
+      (row) => row.kind,
+    );
 
   it('same bank: debited and credited once with the spec fields only, COMPLETED', async () => {
     const customer = await alpha.customer({ balance: 20_000 });
@@ -80,8 +103,18 @@ describe('mandate charges with bank cores written from the spec alone', () => {
     expect(coreCalls(alpha, '/accounts/debit', chargeId)).toHaveLength(1);
     expect([alpha.core.balance(customer.iban), beta.core.balance(shop.iban)]).toEqual([15_000, 5_000]);
     // The creditor bank confirms late, naming the reference its credit carried.
-    const confirmation = { payment_reference: chargeId, session_id: chargeId, creditor_iban: shop.iban, amount: 5_000, currency: 'LYD', rrn: 'RRN-CHG-LATE' };
-    const late = await t.rest('POST', '/service/callbacks/v1/payment/credit-confirmed', { headers: { 'x-service-internal-key': beta.internalKey }, body: confirmation });
+    const confirmation = {
+      payment_reference: chargeId,
+      session_id: chargeId,
+      creditor_iban: shop.iban,
+      amount: 5_000,
+      currency: 'LYD',
+      rrn: 'RRN-CHG-LATE',
+    };
+    const late = await t.rest('POST', '/service/callbacks/v1/payment/credit-confirmed', {
+      headers: { 'x-service-internal-key': beta.internalKey },
+      body: confirmation,
+    });
     expect(late.status).toBe(200);
     expect(late.body.duplicate).toBe(false);
     expect(beta.core.balance(shop.iban)).toBe(5_000);
@@ -93,12 +126,27 @@ describe('mandate charges with bank cores written from the spec alone', () => {
     const shop = await beta.customer({ balance: 0 });
     const mandate = await activeMandate(customer, shop);
     const chargeId = (await charge(mandate, 3_000, 'mar')).body.charge_id as string;
-    await eventually(async () => (coreCalls(beta, '/accounts/credit', chargeId).length ? true : undefined), 'the rail credit');
-    const confirmation = { payment_reference: chargeId, session_id: 'TRF-778812', creditor_iban: shop.iban, amount: 3_000, currency: 'LYD', rrn: 'RRN-CHG-1' };
-    const confirmed = await t.rest('POST', '/service/callbacks/v1/payment/credit-confirmed', { headers: { 'x-service-internal-key': beta.internalKey }, body: confirmation });
+    await eventually(
+      async () => (coreCalls(beta, '/accounts/credit', chargeId).length ? true : undefined),
+      'the rail credit',
+    );
+    const confirmation = {
+      payment_reference: chargeId,
+      session_id: 'TRF-778812',
+      creditor_iban: shop.iban,
+      amount: 3_000,
+      currency: 'LYD',
+      rrn: 'RRN-CHG-1',
+    };
+    const confirmed = await t.rest('POST', '/service/callbacks/v1/payment/credit-confirmed', {
+      headers: { 'x-service-internal-key': beta.internalKey },
+      body: confirmation,
+    });
     expect([confirmed.status, confirmed.body.duplicate]).toEqual([200, false]);
     await chargeReaches(mandate, chargeId, 'COMPLETED');
-    expect(await t.platform.db.knex('payments.payment_executions').where({ movement_id: chargeId }).first()).toMatchObject({ rrn: 'RRN-CHG-1' });
+    expect(
+      await t.platform.db.knex('payments.payment_executions').where({ movement_id: chargeId }).first(),
+    ).toMatchObject({ rrn: 'RRN-CHG-1' });
   });
 
   it("answers that stay unusable: the charge FAILS (CBS_OUTCOME_UNKNOWN) and the operator's attention list shows it as a mandate charge; a refund gives the money back once", async () => {
@@ -110,8 +158,17 @@ describe('mandate charges with bank cores written from the spec alone', () => {
     const mandate = await activeMandate(customer, shop);
     // Booked, then only redirects and HTML for the debit, and no statement: nothing can be established.
     const unusable = { path: '/accounts/debit', kind: 'status', status: 302, body: '<html>moved</html>' } as const;
-    delta.core.fail({ path: '/accounts/debit', kind: 'book-then-status', status: 302, body: '<html>moved</html>' }, ...Array.from({ length: 60 }, () => unusable));
-    delta.core.fail(...Array.from({ length: 60 }, () => ({ path: `/accounts/${customer.iban}/transactions`, kind: 'status' as const, status: 500 })));
+    delta.core.fail(
+      { path: '/accounts/debit', kind: 'book-then-status', status: 302, body: '<html>moved</html>' },
+      ...Array.from({ length: 60 }, () => unusable),
+    );
+    delta.core.fail(
+      ...Array.from({ length: 60 }, () => ({
+        path: `/accounts/${customer.iban}/transactions`,
+        kind: 'status' as const,
+        status: 500,
+      })),
+    );
     const chargeId = (await charge(mandate, 2_000, 'may')).body.charge_id as string;
     expect((await chargeReaches(mandate, chargeId, 'FAILED')).failure_code).toBe('CBS_OUTCOME_UNKNOWN');
     const admin = { 'x-service-admin-key': t.adminKey };
@@ -119,14 +176,27 @@ describe('mandate charges with bank cores written from the spec alone', () => {
       const list = await t.rest('GET', '/admin/attention?limit=100', { headers: admin });
       return (list.body.movements as Array<Record<string, any>>).find((m) => m.session_id === chargeId);
     }, 'the charge on the attention list');
-    expect(listed).toMatchObject({ kind: 'mandate_charge', step: 'resolve_debit', amount: 2_000, currency: 'LYD', debtor_iban: customer.iban, session_status: 'FAILED' });
+    expect(listed).toMatchObject({
+      kind: 'mandate_charge',
+      step: 'resolve_debit',
+      amount: 2_000,
+      currency: 'LYD',
+      debtor_iban: customer.iban,
+      session_status: 'FAILED',
+    });
     expect(delta.core.balance(customer.iban)).toBe(18_000);
 
-    const resolved = await t.rest('POST', `/admin/attention/${chargeId}/resolve`, { headers: admin, body: { action: 'REFUND_PAYER', note: 'the core team saw the debit booked' } });
+    const resolved = await t.rest('POST', `/admin/attention/${chargeId}/resolve`, {
+      headers: admin,
+      body: { action: 'REFUND_PAYER', note: 'the core team saw the debit booked' },
+    });
     expect([resolved.status, resolved.body.kind, resolved.body.step]).toEqual([200, 'mandate_charge', 'reverse']);
     await eventually(async () => (delta.core.balance(customer.iban) === 20_000 ? true : undefined), 'the refund');
     expect(delta.core.balance(shop.iban)).toBe(0);
-    const again = await t.rest('POST', `/admin/attention/${chargeId}/resolve`, { headers: admin, body: { action: 'CLOSE', note: 'twice' } });
+    const again = await t.rest('POST', `/admin/attention/${chargeId}/resolve`, {
+      headers: admin,
+      body: { action: 'CLOSE', note: 'twice' },
+    });
     expect([again.status, again.body.error.code]).toEqual([404, 'MOVEMENT_NOT_FOUND']);
   });
 

@@ -1,5 +1,12 @@
 import { call, expectError, responseSchemaOf } from '@gateway/rest-compat/testing';
-import { bearer, eventually, FAST_ENGINE, startPaymentBank, type Customer, type PaymentBank } from '../support/payments';
+import {
+  bearer,
+  eventually,
+  FAST_ENGINE,
+  startPaymentBank,
+  type Customer,
+  type PaymentBank,
+} from '../support/payments';
 import { startTestPlatform, type TestPlatform } from '../support/platform';
 import { subscribe } from '../support/subscriptions';
 import { startTestReceiver, type TestWebhookReceiver } from '../support/webhook-receiver';
@@ -18,18 +25,34 @@ describe('recurring mandates', () => {
   let merchant: { merchantId: string; apiKey: string; webhookSecret: string };
   let receiver: TestWebhookReceiver;
 
-  const rest = (method: 'GET' | 'POST' | 'DELETE', path: string, options: { headers?: Record<string, string>; body?: unknown } = {}) =>
-    call(t.platform.restUrl, method, path, options);
+  const rest = (
+    method: 'GET' | 'POST' | 'DELETE',
+    path: string,
+    options: { headers?: Record<string, string>; body?: unknown } = {},
+  ) => call(t.platform.restUrl, method, path, options);
   const today = () => new Date().toISOString().slice(0, 10);
   const create = (customer: Customer, patch: Record<string, unknown> = {}, headers: Record<string, string> = {}) =>
     rest('POST', '/recurring/mandates', {
       headers: { ...bearer(merchant.apiKey), ...headers },
-      body: { customer_alias: customer.alias, amount: 5_000, currency: 'LYD', interval: 'monthly', description: 'Gym membership', start_date: today(), ...patch },
+      body: {
+        customer_alias: customer.alias,
+        amount: 5_000,
+        currency: 'LYD',
+        interval: 'monthly',
+        description: 'Gym membership',
+        start_date: today(),
+        ...patch,
+      },
     });
-  const confirm = (id: string, otp: string, headers: Record<string, string> = {}) => rest('POST', `/recurring/mandates/${id}/confirm`, { headers, body: { otp } });
+  const confirm = (id: string, otp: string, headers: Record<string, string> = {}) =>
+    rest('POST', `/recurring/mandates/${id}/confirm`, { headers, body: { otp } });
   const charge = (id: string, amount = 5_000, reference = 'nov', headers: Record<string, string> = {}) =>
-    rest('POST', `/recurring/mandates/${id}/charge`, { headers: { ...bearer(merchant.apiKey), ...headers }, body: { amount, reference } });
-  const read = async (id: string) => (await rest('GET', `/recurring/mandates/${id}`, { headers: bearer(merchant.apiKey) })).body;
+    rest('POST', `/recurring/mandates/${id}/charge`, {
+      headers: { ...bearer(merchant.apiKey), ...headers },
+      body: { amount, reference },
+    });
+  const read = async (id: string) =>
+    (await rest('GET', `/recurring/mandates/${id}`, { headers: bearer(merchant.apiKey) })).body;
   const activeMandate = async (customer: Customer, patch: Record<string, unknown> = {}) => {
     const created = await create(customer, patch);
     expect(created.status).toBe(201);
@@ -49,7 +72,11 @@ describe('recurring mandates', () => {
     beta = await startPaymentBank(t);
     shopAccount = await alpha.customer({ balance: 0 });
     receiver = await startTestReceiver();
-    merchant = await t.seed.createMerchant({ name: 'Gym & Co', settlement_iban: shopAccount.iban, webhook_url: receiver.url });
+    merchant = await t.seed.createMerchant({
+      name: 'Gym & Co',
+      settlement_iban: shopAccount.iban,
+      webhook_url: receiver.url,
+    });
   });
   afterAll(async () => {
     await receiver.stop();
@@ -77,7 +104,9 @@ describe('recurring mandates', () => {
       acceptance: null,
       confirmed_at: null,
     });
-    expect(created.body.confirm_url).toBe(`${t.platform.restUrl.replace('127.0.0.1', 'localhost')}/mandates/${created.body.mandate_id}/confirm`);
+    expect(created.body.confirm_url).toBe(
+      `${t.platform.restUrl.replace('127.0.0.1', 'localhost')}/mandates/${created.body.mandate_id}/confirm`,
+    );
     const again = await create(customer, {}, key);
     expect([again.status, again.body.mandate_id]).toEqual([201, created.body.mandate_id]);
     expectError(await create(customer, { amount: 6_000 }, key), 422, 'IDEMPOTENCY_KEY_REUSED');
@@ -103,7 +132,14 @@ describe('recurring mandates', () => {
     const bare = await t.seed.createMerchant({ name: 'No Account Shop' });
     const refused = await rest('POST', '/recurring/mandates', {
       headers: bearer(bare.apiKey),
-      body: { customer_alias: customer.alias, amount: 100, currency: 'LYD', interval: 'weekly', description: 'x', start_date: today() },
+      body: {
+        customer_alias: customer.alias,
+        amount: 100,
+        currency: 'LYD',
+        interval: 'weekly',
+        description: 'x',
+        start_date: today(),
+      },
     });
     expectError(refused, 400, 'VALIDATION_ERROR');
     expect(refused.body.error.detail).toMatch(/^settlement_iban:/);
@@ -116,12 +152,23 @@ describe('recurring mandates', () => {
     expect(confirmed.status).toBe(200);
     expect(confirmed.body).toEqual({ mandate_id: id, status: 'ACTIVE' });
     const record = await read(id);
-    expect(record).toMatchObject({ status: 'ACTIVE', confirmed_at: expect.any(String), acceptance: { accepted_at: expect.any(String), user_agent: 'Mozilla/5.0 (Test)' } });
+    expect(record).toMatchObject({
+      status: 'ACTIVE',
+      confirmed_at: expect.any(String),
+      acceptance: { accepted_at: expect.any(String), user_agent: 'Mozilla/5.0 (Test)' },
+    });
     expect(record.acceptance.ip_address).toEqual(expect.any(String));
     expect((await confirm(id, '246810')).body).toEqual({ mandate_id: id, status: 'ACTIVE' });
     expectError(await confirm(id, '111111'), 409, 'MANDATE_NOT_PENDING_CONFIRMATION');
-    const activated = await receiver.waitFor((w) => w.envelope.event === 'mandate.activated' && w.envelope.data.mandate_id === id, 'mandate.activated');
-    expect(activated.envelope.data).toMatchObject({ mandate_id: id, status: 'ACTIVE', merchant_id: merchant.merchantId });
+    const activated = await receiver.waitFor(
+      (w) => w.envelope.event === 'mandate.activated' && w.envelope.data.mandate_id === id,
+      'mandate.activated',
+    );
+    expect(activated.envelope.data).toMatchObject({
+      mandate_id: id,
+      status: 'ACTIVE',
+      merchant_id: merchant.merchantId,
+    });
   });
 
   it('three wrong OTPs FAIL the mandate; it cannot be confirmed or charged afterwards', async () => {
@@ -144,7 +191,9 @@ describe('recurring mandates', () => {
     const before = await alpha.balance(shopAccount.iban);
     const first = await charge(id, 5_000, 'nov');
     expect(first.status).toBe(201);
-    expect(responseSchemaOf('POST', '/recurring/mandates/{mandate_id}/charge').safeParse(first.body).error).toBeUndefined();
+    expect(
+      responseSchemaOf('POST', '/recurring/mandates/{mandate_id}/charge').safeParse(first.body).error,
+    ).toBeUndefined();
     expect(first.body).toMatchObject({
       charge_id: expect.stringMatching(/^chg_/),
       mandate_id: id,
@@ -162,12 +211,22 @@ describe('recurring mandates', () => {
     expect(nextDate > today()).toBe(true);
 
     // This merchant is live: its mandate's clock never moves (test clocks move test objects only; test/test-mode charges a test mandate across periods).
-    expectError(await rest('POST', `/recurring/mandates/${id}/test-clock/advance`, { headers: bearer(merchant.apiKey), body: { days: 31 } }), 403, 'FORBIDDEN');
+    expectError(
+      await rest('POST', `/recurring/mandates/${id}/test-clock/advance`, {
+        headers: bearer(merchant.apiKey),
+        body: { days: 31 },
+      }),
+      403,
+      'FORBIDDEN',
+    );
     expect((await read(id)).next_charge_date).toBe(nextDate);
     expect(await alpha.balance(customer.iban)).toBe(95_000);
     const listed = await rest('GET', `/recurring/mandates/${id}/charges`, { headers: bearer(merchant.apiKey) });
     expect(listed.body.charges.map((c: any) => c.reference)).toEqual(['nov']);
-    await receiver.waitFor((w) => w.envelope.event === 'mandate.charge.completed' && w.envelope.data.charge_id === first.body.charge_id, 'mandate.charge.completed');
+    await receiver.waitFor(
+      (w) => w.envelope.event === 'mandate.charge.completed' && w.envelope.data.charge_id === first.body.charge_id,
+      'mandate.charge.completed',
+    );
   });
 
   it('refuses a charge above the mandate amount, before start_date, and on a cancelled mandate, each with its code', async () => {
@@ -184,11 +243,25 @@ describe('recurring mandates', () => {
     expect(await read(id)).toMatchObject({ status: 'CANCELLED', revoked_by: 'merchant', next_charge_date: null });
     expect((await rest('DELETE', `/recurring/mandates/${id}`, { headers: bearer(merchant.apiKey) })).status).toBe(204);
     expectError(await charge(id), 422, 'MANDATE_NOT_ACTIVE');
-    await receiver.waitFor((w) => w.envelope.event === 'mandate.cancelled' && w.envelope.data.mandate_id === id, 'mandate.cancelled');
+    await receiver.waitFor(
+      (w) => w.envelope.event === 'mandate.cancelled' && w.envelope.data.mandate_id === id,
+      'mandate.cancelled',
+    );
     // Another merchant sees none of it.
     const stranger = await t.seed.createMerchant({ settlement_iban: shopAccount.iban });
-    expectError(await rest('GET', `/recurring/mandates/${id}`, { headers: bearer(stranger.apiKey) }), 404, 'MANDATE_NOT_FOUND');
-    expectError(await rest('POST', `/recurring/mandates/${later}/charge`, { headers: bearer(stranger.apiKey), body: { amount: 1, reference: 'x' } }), 404, 'MANDATE_NOT_FOUND');
+    expectError(
+      await rest('GET', `/recurring/mandates/${id}`, { headers: bearer(stranger.apiKey) }),
+      404,
+      'MANDATE_NOT_FOUND',
+    );
+    expectError(
+      await rest('POST', `/recurring/mandates/${later}/charge`, {
+        headers: bearer(stranger.apiKey),
+        body: { amount: 1, reference: 'x' },
+      }),
+      404,
+      'MANDATE_NOT_FOUND',
+    );
   });
 
   it('two charges racing in one period: exactly one is taken, one debit', async () => {
@@ -196,7 +269,8 @@ describe('recurring mandates', () => {
     const id = await activeMandate(customer);
     const answers = await Promise.all(Array.from({ length: 5 }, (_, i) => charge(id, 1_000, `race-${i}`)));
     expect(answers.map((a) => a.status).sort()).toEqual([201, 422, 422, 422, 422]);
-    for (const refused of answers.filter((a) => a.status === 422)) expect(refused.body.error.code).toBe('MANDATE_LIMIT_EXCEEDED');
+    for (const refused of answers.filter((a) => a.status === 422))
+      expect(refused.body.error.code).toBe('MANDATE_LIMIT_EXCEEDED');
     expect(await alpha.balance(customer.iban)).toBe(49_000);
   });
 
@@ -209,8 +283,12 @@ describe('recurring mandates', () => {
     const done = await settled(answer.body.charge_id, id);
     expect(done.status).toBe('COMPLETED');
     expect(await beta.balance(customer.iban)).toBe(27_500);
-    const obligations = await t.platform.db.knex('payments.interbank_obligations').where({ session_id: answer.body.charge_id });
-    expect(obligations).toMatchObject([{ debtor_bank: beta.handle, creditor_bank: alpha.handle, amount: '2500', currency: 'LYD' }]);
+    const obligations = await t.platform.db
+      .knex('payments.interbank_obligations')
+      .where({ session_id: answer.body.charge_id });
+    expect(obligations).toMatchObject([
+      { debtor_bank: beta.handle, creditor_bank: alpha.handle, amount: '2500', currency: 'LYD' },
+    ]);
   });
 
   it('a charge the customer cannot pay FAILS (INSUFFICIENT_FUNDS), mandate.charge.failed is sent, and the period may be charged again', async () => {
@@ -218,7 +296,10 @@ describe('recurring mandates', () => {
     const id = await activeMandate(customer);
     const failed = await charge(id, 5_000, 'too-much');
     expect(failed.body).toMatchObject({ status: 'FAILED', failure_code: 'INSUFFICIENT_FUNDS' });
-    const event = await receiver.waitFor((w) => w.envelope.event === 'mandate.charge.failed' && w.envelope.data.charge_id === failed.body.charge_id, 'mandate.charge.failed');
+    const event = await receiver.waitFor(
+      (w) => w.envelope.event === 'mandate.charge.failed' && w.envelope.data.charge_id === failed.body.charge_id,
+      'mandate.charge.failed',
+    );
     expect(event.envelope.data).toMatchObject({
       mandate_id: id,
       charge_status: 'FAILED',
@@ -234,9 +315,15 @@ describe('recurring mandates', () => {
   it("the customer's bank revokes a mandate (revoked_by customer); another bank cannot", async () => {
     const customer = await alpha.customer();
     const id = await activeMandate(customer);
-    const other = await rest('POST', `/recurring/mandates/${id}/revoke`, { headers: { 'x-service-bank-key': beta.bankKey }, body: { revoked_by: 'bank' } });
+    const other = await rest('POST', `/recurring/mandates/${id}/revoke`, {
+      headers: { 'x-service-bank-key': beta.bankKey },
+      body: { revoked_by: 'bank' },
+    });
     expectError(other, 404, 'MANDATE_NOT_FOUND');
-    const revoked = await rest('POST', `/recurring/mandates/${id}/revoke`, { headers: { 'x-service-bank-key': alpha.bankKey }, body: { revoked_by: 'customer' } });
+    const revoked = await rest('POST', `/recurring/mandates/${id}/revoke`, {
+      headers: { 'x-service-bank-key': alpha.bankKey },
+      body: { revoked_by: 'customer' },
+    });
     expect(revoked.status).toBe(200);
     expect(revoked.body).toMatchObject({ mandate_id: id, status: 'CANCELLED', revoked_by: 'customer' });
     expectError(await charge(id), 422, 'MANDATE_NOT_ACTIVE');
@@ -245,21 +332,36 @@ describe('recurring mandates', () => {
   it('GraphQL: mandate { charges customerBank { displayName } } crosses subgraphs; mandateUpdated streams PENDING_CONFIRMATION, ACTIVE, CANCELLED', async () => {
     const customer = await alpha.customer({ balance: 20_000 });
     const id = (await create(customer)).body.mandate_id;
-    const stream = subscribe(t.platform.graphqlUrl, { authorization: `Bearer ${merchant.apiKey}` }, 'subscription($id: ID!) { mandateUpdated(id: $id) { id status } }', { id });
+    const stream = subscribe(
+      t.platform.graphqlUrl,
+      { authorization: `Bearer ${merchant.apiKey}` },
+      'subscription($id: ID!) { mandateUpdated(id: $id) { id status } }',
+      { id },
+    );
     await stream.waitForMessages(1, 'the current state');
     await confirm(id, customer.otp);
     await charge(id, 1_500, 'gql');
     await rest('DELETE', `/recurring/mandates/${id}`, { headers: bearer(merchant.apiKey) });
     await stream.ended;
-    expect(stream.messages.map((m) => m.data?.mandateUpdated?.status)).toEqual(['PENDING_CONFIRMATION', 'ACTIVE', 'CANCELLED']);
+    expect(stream.messages.map((m) => m.data?.mandateUpdated?.status)).toEqual([
+      'PENDING_CONFIRMATION',
+      'ACTIVE',
+      'CANCELLED',
+    ]);
 
     const data = await t.execute<{ mandate: any }, { id: string }>(
       'query($id: ID!) { mandate(id: $id) { id status customerBank { handle displayName } charges { edges { node { id status amount reference } } } } }',
       { id },
       bearer(merchant.apiKey),
     );
-    expect(data.mandate).toMatchObject({ id, status: 'CANCELLED', customerBank: { handle: alpha.handle, displayName: expect.stringMatching(/Pay Bank/) } });
-    expect(data.mandate.charges.edges.map((e: any) => [e.node.status, e.node.amount, e.node.reference])).toEqual([['COMPLETED', 1_500, 'gql']]);
+    expect(data.mandate).toMatchObject({
+      id,
+      status: 'CANCELLED',
+      customerBank: { handle: alpha.handle, displayName: expect.stringMatching(/Pay Bank/) },
+    });
+    expect(data.mandate.charges.edges.map((e: any) => [e.node.status, e.node.amount, e.node.reference])).toEqual([
+      ['COMPLETED', 1_500, 'gql'],
+    ]);
   });
 
   it('webhooks of a mandate arrive in order, numbered by sequence', async () => {
@@ -267,7 +369,10 @@ describe('recurring mandates', () => {
     const id = await activeMandate(customer);
     await charge(id, 1_000, 'seq');
     await rest('DELETE', `/recurring/mandates/${id}`, { headers: bearer(merchant.apiKey) });
-    await receiver.waitFor((w) => w.envelope.event === 'mandate.cancelled' && w.envelope.data.mandate_id === id, 'mandate.cancelled');
+    await receiver.waitFor(
+      (w) => w.envelope.event === 'mandate.cancelled' && w.envelope.data.mandate_id === id,
+      'mandate.cancelled',
+    );
     const mine = receiver.received.filter((w) => w.envelope.data.mandate_id === id);
     expect(mine.map((w) => `${(w.envelope as { sequence?: number }).sequence} ${w.envelope.event}`)).toEqual([
       '1 mandate.activated',

@@ -1,6 +1,13 @@
 import type { Database } from '@gateway/db';
 import { openTestDatabase } from '@gateway/db/testing';
-import { bearer, eventually, FAST_ENGINE, startPaymentBank, type Customer, type PaymentBank } from '../support/payments';
+import {
+  bearer,
+  eventually,
+  FAST_ENGINE,
+  startPaymentBank,
+  type Customer,
+  type PaymentBank,
+} from '../support/payments';
 import { startTestPlatform, type TestPlatform } from '../support/platform';
 
 /**
@@ -9,8 +16,17 @@ import { startTestPlatform, type TestPlatform } from '../support/platform';
  * job, with the same core references, so the customer is debited once and the merchant credited once.
  */
 describe('mandate charges after a crash between debit and credit', () => {
-  const secrets = { PLATFORM_SECRET: 'mandate-recovery-secret-0123456789abcdef', ADMIN_KEY: 'mandate-recovery-admin-0123456789abcdef' };
-  const STUCK_ENGINE = { ...FAST_ENGINE, coreTimeoutMs: 60_000, coreBudgetMs: 60_000, authorizeWaitMs: 1_000, leaseMs: 2_000 };
+  const secrets = {
+    PLATFORM_SECRET: 'mandate-recovery-secret-0123456789abcdef',
+    ADMIN_KEY: 'mandate-recovery-admin-0123456789abcdef',
+  };
+  const STUCK_ENGINE = {
+    ...FAST_ENGINE,
+    coreTimeoutMs: 60_000,
+    coreBudgetMs: 60_000,
+    authorizeWaitMs: 1_000,
+    leaseMs: 2_000,
+  };
   let db: Database;
   let first: TestPlatform;
   let second: TestPlatform | undefined;
@@ -20,7 +36,8 @@ describe('mandate charges after a crash between debit and credit', () => {
   let shop: Customer;
   let merchant: { merchantId: string; apiKey: string };
 
-  const lines = async (bank: PaymentBank, reference: string) => (await bank.movements(reference)).map((line) => `${line.operation} ${line.iban} ${line.amount}`).sort();
+  const lines = async (bank: PaymentBank, reference: string) =>
+    (await bank.movements(reference)).map((line) => `${line.operation} ${line.iban} ${line.amount}`).sort();
   const execution = (id: string) => db.knex('payments.payment_executions').where({ movement_id: id }).first();
 
   beforeAll(async () => {
@@ -42,21 +59,37 @@ describe('mandate charges after a crash between debit and credit', () => {
   it('resumes a cross-bank charge on restart: one debit, one credit, COMPLETED with one event', async () => {
     const created = await first.rest('POST', '/recurring/mandates', {
       headers: bearer(merchant.apiKey),
-      body: { customer_alias: customer.alias, amount: 9_000, currency: 'LYD', interval: 'weekly', description: 'Weekly box', start_date: '2026-01-05' },
+      body: {
+        customer_alias: customer.alias,
+        amount: 9_000,
+        currency: 'LYD',
+        interval: 'weekly',
+        description: 'Weekly box',
+        start_date: '2026-01-05',
+      },
     });
     const id = created.body.mandate_id as string;
-    expect((await first.rest('POST', `/recurring/mandates/${id}/confirm`, { body: { otp: customer.otp } })).status).toBe(200);
+    expect(
+      (await first.rest('POST', `/recurring/mandates/${id}/confirm`, { body: { otp: customer.otp } })).status,
+    ).toBe(200);
 
     beta.sandbox.injectFaults({ hang: true, operations: ['credit'], times: 1 });
-    const charged = await first.rest('POST', `/recurring/mandates/${id}/charge`, { headers: bearer(merchant.apiKey), body: { amount: 9_000, reference: 'wk-1' } });
+    const charged = await first.rest('POST', `/recurring/mandates/${id}/charge`, {
+      headers: bearer(merchant.apiKey),
+      body: { amount: 9_000, reference: 'wk-1' },
+    });
     expect(charged.body.status).toBe('PROCESSING');
     const chargeId = charged.body.charge_id as string;
-    await eventually(async () => ((await execution(chargeId))?.step === 'credit' ? true : undefined), 'the debit to be recorded');
+    await eventually(
+      async () => ((await execution(chargeId))?.step === 'credit' ? true : undefined),
+      'the debit to be recorded',
+    );
     expect(await lines(alpha, chargeId)).toEqual([`DEBIT ${customer.iban} 9000`]);
 
     await first.stop();
     second = await startTestPlatform({ db, env: secrets, paymentsEngine: FAST_ENGINE });
-    for (const bank of [alpha, beta]) await bank.sandbox.configureGateway({ url: second.platform.restUrl, bankKey: bank.bankKey });
+    for (const bank of [alpha, beta])
+      await bank.sandbox.configureGateway({ url: second.platform.restUrl, bankKey: bank.bankKey });
 
     const done = await eventually(async () => {
       const list = await second!.rest('GET', `/recurring/mandates/${id}/charges`, { headers: bearer(merchant.apiKey) });

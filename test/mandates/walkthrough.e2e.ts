@@ -14,7 +14,9 @@ describe('mandate walkthrough on the demo data', () => {
   let demo: Awaited<ReturnType<typeof startDemo>>;
 
   beforeAll(async () => {
-    t = await startTestPlatform({ env: { SANDBOX_BANKS: 'on', SANDBOX_PORT_BASE: '0', SETTLEMENT_INTERVAL_SECONDS: '0' } });
+    t = await startTestPlatform({
+      env: { SANDBOX_BANKS: 'on', SANDBOX_PORT_BASE: '0', SETTLEMENT_INTERVAL_SECONDS: '0' },
+    });
     demo = await startDemo(t.platform, { portBase: 0, logger: createLogger('walkthrough', 'silent') });
   });
   afterAll(async () => {
@@ -24,7 +26,10 @@ describe('mandate walkthrough on the demo data', () => {
 
   it('in test mode: confirms in Chromium, charges in two periods, refuses a second charge in one, and settles to zero at test cores only', async () => {
     const lines: string[] = [];
-    const result = await runMandateWalkthrough({ demo: { ...demo.file, admin_key: t.adminKey }, log: (line) => lines.push(line) });
+    const result = await runMandateWalkthrough({
+      demo: { ...demo.file, admin_key: t.adminKey },
+      log: (line) => lines.push(line),
+    });
     expect(result.pageStatus).toBe('ACTIVE');
     expect(result.charges.map((c) => c.status)).toEqual(['COMPLETED', 'COMPLETED']);
     expect(result.charges[0]!.periodStart).not.toBe(result.charges[1]!.periodStart);

@@ -39,12 +39,30 @@ describe('Open Banking account information', () => {
     base = t.platform.restUrl;
     ob = await openBankingSeeds(t);
     bank = await ob.bank();
-    core = createBankCoreClient({ bankHandle: bank.handle, baseUrl: bank.sandbox.url, internalKey: bank.internalKey, production: false, logger: quiet });
+    core = createBankCoreClient({
+      bankHandle: bank.handle,
+      baseUrl: bank.sandbox.url,
+      internalKey: bank.internalKey,
+      production: false,
+      logger: quiet,
+    });
     alice = await bank.customer({ balance: 250_075 });
     bob = await bank.customer({ balance: 1_000 });
     // Alice's statement: a salary in, a rent payment out.
-    await core.credit({ iban: alice.iban, amount: 300_000, currency: 'LYD', reference: `ref_${randomUUID()}`, description: 'Salary' });
-    await core.debit({ iban: alice.iban, amount: 50_000, currency: 'LYD', reference: `ref_${randomUUID()}`, description: 'Rent' });
+    await core.credit({
+      iban: alice.iban,
+      amount: 300_000,
+      currency: 'LYD',
+      reference: `ref_${randomUUID()}`,
+      description: 'Salary',
+    });
+    await core.debit({
+      iban: alice.iban,
+      amount: 50_000,
+      currency: 'LYD',
+      reference: `ref_${randomUUID()}`,
+      description: 'Rent',
+    });
     tpp = await t.seed.registerTpp({ name: 'Budget App' });
     otherTpp = await t.seed.registerTpp({ name: 'Other App' });
     grant = await ob.grant(tpp.tppAccessToken, bank.handle, [
@@ -63,12 +81,25 @@ describe('Open Banking account information', () => {
     expect(responseSchemaOf('GET', '/ob/accounts').safeParse(answer.body).error).toBeUndefined();
     expect(answer.body).toEqual({
       accounts: [
-        { account_id: grant.accountIds[0], iban: alice.iban, currency: 'LYD', account_type: 'CURRENT', display_name: expect.stringMatching(/^Customer \d+$/) },
-        { account_id: grant.accountIds[1], iban: bob.iban, currency: 'LYD', account_type: 'CURRENT', display_name: expect.stringMatching(/^Customer \d+$/) },
+        {
+          account_id: grant.accountIds[0],
+          iban: alice.iban,
+          currency: 'LYD',
+          account_type: 'CURRENT',
+          display_name: expect.stringMatching(/^Customer \d+$/),
+        },
+        {
+          account_id: grant.accountIds[1],
+          iban: bob.iban,
+          currency: 'LYD',
+          account_type: 'CURRENT',
+          display_name: expect.stringMatching(/^Customer \d+$/),
+        },
       ],
     });
     expect(grant.accountIds[0]).toMatch(/^acc_/);
-    for (const name of ['x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset']) expect(answer.headers.get(name)).toMatch(/^\d+$/);
+    for (const name of ['x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset'])
+      expect(answer.headers.get(name)).toMatch(/^\d+$/);
   });
 
   it('reads balances as integer minor units, live: a movement at the core shows on the next read', async () => {
@@ -76,17 +107,30 @@ describe('Open Banking account information', () => {
     const first = await get(path);
     expect(first.status).toBe(200);
     expect(responseSchemaOf('GET', '/ob/accounts/{account_id}/balances').safeParse(first.body).error).toBeUndefined();
-    expect(first.body).toEqual({ account_id: grant.accountIds[0], balances: [{ type: 'AVAILABLE', amount: await bank.balance(alice.iban), currency: 'LYD' }] });
+    expect(first.body).toEqual({
+      account_id: grant.accountIds[0],
+      balances: [{ type: 'AVAILABLE', amount: await bank.balance(alice.iban), currency: 'LYD' }],
+    });
     expect(first.body.balances[0].amount).toBe(250_075 + 300_000 - 50_000);
 
-    await core.debit({ iban: alice.iban, amount: 75, currency: 'LYD', reference: `ref_${randomUUID()}`, description: 'Coffee' });
+    await core.debit({
+      iban: alice.iban,
+      amount: 75,
+      currency: 'LYD',
+      reference: `ref_${randomUUID()}`,
+      description: 'Coffee',
+    });
     expect((await get(path)).body.balances[0].amount).toBe(500_000);
   });
 
   it('lists transactions newest first with direction and positive amounts, bounded by count', async () => {
-    const answer = await get(`/ob/accounts/${grant.accountIds[0]}/transactions?fromDate=${daysAgo(1)}&toDate=${today()}`);
+    const answer = await get(
+      `/ob/accounts/${grant.accountIds[0]}/transactions?fromDate=${daysAgo(1)}&toDate=${today()}`,
+    );
     expect(answer.status).toBe(200);
-    expect(responseSchemaOf('GET', '/ob/accounts/{account_id}/transactions').safeParse(answer.body).error).toBeUndefined();
+    expect(
+      responseSchemaOf('GET', '/ob/accounts/{account_id}/transactions').safeParse(answer.body).error,
+    ).toBeUndefined();
     expect(answer.body.account_id).toBe(grant.accountIds[0]);
     const lines = answer.body.transactions as Array<Record<string, unknown>>;
     const byDescription = Object.fromEntries(lines.map((line) => [line.description, line]));
@@ -98,21 +142,33 @@ describe('Open Banking account information', () => {
       credit_debit_indicator: 'CREDIT',
       description: 'Salary',
     });
-    expect(byDescription.Rent).toMatchObject({ amount: 50_000, credit_debit_indicator: 'DEBIT', booking_date: today() });
+    expect(byDescription.Rent).toMatchObject({
+      amount: 50_000,
+      credit_debit_indicator: 'DEBIT',
+      booking_date: today(),
+    });
     // Without dates: the default window (the last 90 days) holds today's lines; count bounds it.
-    expect((await get(`/ob/accounts/${grant.accountIds[0]}/transactions`)).body.transactions).toHaveLength(lines.length);
+    expect((await get(`/ob/accounts/${grant.accountIds[0]}/transactions`)).body.transactions).toHaveLength(
+      lines.length,
+    );
     expect((await get(`/ob/accounts/${grant.accountIds[0]}/transactions?count=1`)).body.transactions).toHaveLength(1);
     // Nothing booked in a window that ends before today.
-    expect((await get(`/ob/accounts/${grant.accountIds[0]}/transactions?fromDate=2020-01-01&toDate=2020-12-31`)).body.transactions).toEqual([]);
+    expect(
+      (await get(`/ob/accounts/${grant.accountIds[0]}/transactions?fromDate=2020-01-01&toDate=2020-12-31`)).body
+        .transactions,
+    ).toEqual([]);
   });
 
   it('accepts both ISO 8601 forms for the dates (date and date-time) with the same answer', async () => {
     const path = `/ob/accounts/${grant.accountIds[0]}/transactions`;
     const asDates = await get(`${path}?fromDate=${daysAgo(2)}&toDate=${today()}`);
     const asDateTimes = await get(`${path}?fromDate=${daysAgo(2)}T00:00:00Z&toDate=${today()}T23:59:59Z`);
-    const withOffset = await get(`${path}?fromDate=${encodeURIComponent(`${daysAgo(2)}T00:00:00+02:00`)}&toDate=${encodeURIComponent(`${today()}T23:59:59.123+02:00`)}`);
+    const withOffset = await get(
+      `${path}?fromDate=${encodeURIComponent(`${daysAgo(2)}T00:00:00+02:00`)}&toDate=${encodeURIComponent(`${today()}T23:59:59.123+02:00`)}`,
+    );
     const noOffset = await get(`${path}?fromDate=${daysAgo(2)}T10:43:07&toDate=${today()}T10:43:07`);
-    for (const answer of [asDates, asDateTimes, withOffset, noOffset]) expect({ status: answer.status, body: answer.body }).toEqual({ status: 200, body: asDates.body });
+    for (const answer of [asDates, asDateTimes, withOffset, noOffset])
+      expect({ status: answer.status, body: answer.body }).toEqual({ status: 200, body: asDates.body });
     expect(asDates.body.transactions.length).toBeGreaterThanOrEqual(2);
   });
 
@@ -136,12 +192,30 @@ describe('Open Banking account information', () => {
   });
 
   it('enforces each scope per call: 403 SCOPE_INSUFFICIENT', async () => {
-    const narrow = await ob.grant(tpp.tppAccessToken, bank.handle, [{ iban: alice.iban, bankHandle: bank.handle }], ['accounts:read']);
+    const narrow = await ob.grant(
+      tpp.tppAccessToken,
+      bank.handle,
+      [{ iban: alice.iban, bankHandle: bank.handle }],
+      ['accounts:read'],
+    );
     expect((await get('/ob/accounts', narrow.headers())).status).toBe(200);
-    expectError(await get(`/ob/accounts/${narrow.accountIds[0]}/balances`, narrow.headers()), 403, 'SCOPE_INSUFFICIENT');
-    expectError(await get(`/ob/accounts/${narrow.accountIds[0]}/transactions`, narrow.headers()), 403, 'SCOPE_INSUFFICIENT');
+    expectError(
+      await get(`/ob/accounts/${narrow.accountIds[0]}/balances`, narrow.headers()),
+      403,
+      'SCOPE_INSUFFICIENT',
+    );
+    expectError(
+      await get(`/ob/accounts/${narrow.accountIds[0]}/transactions`, narrow.headers()),
+      403,
+      'SCOPE_INSUFFICIENT',
+    );
 
-    const balancesOnly = await ob.grant(tpp.tppAccessToken, bank.handle, [{ iban: alice.iban, bankHandle: bank.handle }], ['balances:read']);
+    const balancesOnly = await ob.grant(
+      tpp.tppAccessToken,
+      bank.handle,
+      [{ iban: alice.iban, bankHandle: bank.handle }],
+      ['balances:read'],
+    );
     expectError(await get('/ob/accounts', balancesOnly.headers()), 403, 'SCOPE_INSUFFICIENT');
     expect((await get(`/ob/accounts/${balancesOnly.accountIds[0]}/balances`, balancesOnly.headers())).status).toBe(200);
   });
@@ -156,7 +230,9 @@ describe('Open Banking account information', () => {
       expectError(foreign, 404, 'ACCOUNT_NOT_FOUND');
       expectError(unknown, 404, 'ACCOUNT_NOT_FOUND');
       expect(foreign.body.error.message).toBe(unknown.body.error.message);
-      expect(foreign.body.error.detail.replace(other.accountIds[0]!, 'ID')).toBe(unknown.body.error.detail.replace('acc_000000000000000000000000', 'ID'));
+      expect(foreign.body.error.detail.replace(other.accountIds[0]!, 'ID')).toBe(
+        unknown.body.error.detail.replace('acc_000000000000000000000000', 'ID'),
+      );
       expect(foreign.text).not.toContain(alice.iban);
     }
   });
@@ -167,18 +243,41 @@ describe('Open Banking account information', () => {
     expectUnauthorized(await get('/ob/accounts', { 'x-consent-id': grant.consentId }), 'UNAUTHORIZED');
     // The TPP's own token is not an access token for data, with or without X-Consent-Id.
     expectUnauthorized(await get('/ob/accounts', bearer(tpp.tppAccessToken)), 'UNAUTHORIZED');
-    expectUnauthorized(await get('/ob/accounts', { ...bearer(tpp.tppAccessToken), 'x-consent-id': grant.consentId }), 'UNAUTHORIZED');
-    expectUnauthorized(await get(`/ob/accounts/${grant.accountIds[0]}/balances`, { ...bearer(tpp.tppAccessToken), 'x-consent-id': grant.consentId }), 'UNAUTHORIZED');
+    expectUnauthorized(
+      await get('/ob/accounts', { ...bearer(tpp.tppAccessToken), 'x-consent-id': grant.consentId }),
+      'UNAUTHORIZED',
+    );
+    expectUnauthorized(
+      await get(`/ob/accounts/${grant.accountIds[0]}/balances`, {
+        ...bearer(tpp.tppAccessToken),
+        'x-consent-id': grant.consentId,
+      }),
+      'UNAUTHORIZED',
+    );
     // An unknown access token; a token without X-Consent-Id.
-    expectUnauthorized(await get('/ob/accounts', { authorization: 'Bearer at_unknownunknownunknownunknown00', 'x-consent-id': grant.consentId }), 'UNAUTHORIZED');
+    expectUnauthorized(
+      await get('/ob/accounts', {
+        authorization: 'Bearer at_unknownunknownunknownunknown00',
+        'x-consent-id': grant.consentId,
+      }),
+      'UNAUTHORIZED',
+    );
     expectUnauthorized(await get('/ob/accounts', bearer(grant.tokens.accessToken)), 'UNAUTHORIZED');
     // A merchant key is no Open Banking credential either.
     const merchant = await t.seed.createMerchant();
-    expectUnauthorized(await get('/ob/accounts', { ...bearer(merchant.apiKey), 'x-consent-id': grant.consentId }), 'UNAUTHORIZED');
+    expectUnauthorized(
+      await get('/ob/accounts', { ...bearer(merchant.apiKey), 'x-consent-id': grant.consentId }),
+      'UNAUTHORIZED',
+    );
 
     // An expired access token.
-    const expired = await ob.issueTokens(grant.consentId, ['accounts:read'], { accessExpiresAt: new Date(Date.now() - 1_000) });
-    expectUnauthorized(await get('/ob/accounts', { authorization: `Bearer ${expired.accessToken}`, 'x-consent-id': grant.consentId }), 'TOKEN_EXPIRED');
+    const expired = await ob.issueTokens(grant.consentId, ['accounts:read'], {
+      accessExpiresAt: new Date(Date.now() - 1_000),
+    });
+    expectUnauthorized(
+      await get('/ob/accounts', { authorization: `Bearer ${expired.accessToken}`, 'x-consent-id': grant.consentId }),
+      'TOKEN_EXPIRED',
+    );
 
     // A valid token naming another consent (the same TPP's, or another TPP's): authenticated, not allowed.
     const second = await ob.grant(tpp.tppAccessToken, bank.handle, [{ iban: bob.iban, bankHandle: bank.handle }]);
@@ -189,11 +288,17 @@ describe('Open Banking account information', () => {
     expectError(await get('/ob/accounts', foreign.headers(grant.consentId)), 403, 'FORBIDDEN');
     // ... and the other TPP's consent and accounts stay out of reach through any of its ids.
     expectError(await get(`/ob/accounts/${foreign.accountIds[0]}/balances`), 404, 'ACCOUNT_NOT_FOUND');
-    expectError(await call(base, 'GET', `/ob/consents/${foreign.consentId}`, { headers: bearer(tpp.tppAccessToken) }), 404, 'CONSENT_NOT_FOUND');
+    expectError(
+      await call(base, 'GET', `/ob/consents/${foreign.consentId}`, { headers: bearer(tpp.tppAccessToken) }),
+      404,
+      'CONSENT_NOT_FOUND',
+    );
   });
 
   it('refuses an access token in the query (400 invalid_request), even beside a valid Authorization header', async () => {
-    const inQuery = await call(base, 'GET', `/ob/accounts?access_token=${grant.tokens.accessToken}`, { headers: { 'x-consent-id': grant.consentId } });
+    const inQuery = await call(base, 'GET', `/ob/accounts?access_token=${grant.tokens.accessToken}`, {
+      headers: { 'x-consent-id': grant.consentId },
+    });
     expectError(inQuery, 400, 'VALIDATION_ERROR');
     expect(inQuery.body.error.detail).toMatch(/^access_token: not accepted in the query/);
     expect(inQuery.headers.get('www-authenticate')).toMatch(/^Bearer error="invalid_request"/);
@@ -210,24 +315,45 @@ describe('Open Banking account information', () => {
       .where({ id: expiring.consentId })
       .update({ expires_at: new Date(Date.now() - 1_000) });
     expectUnauthorized(await get('/ob/accounts', expiring.headers()), 'CONSENT_EXPIRED');
-    expectUnauthorized(await get(`/ob/accounts/${expiring.accountIds[0]}/balances`, expiring.headers()), 'CONSENT_EXPIRED');
+    expectUnauthorized(
+      await get(`/ob/accounts/${expiring.accountIds[0]}/balances`, expiring.headers()),
+      'CONSENT_EXPIRED',
+    );
     // Recorded as EXPIRED (the job's move): the same answer.
-    await t.platform.db.knex('open_banking.consents').where({ id: expiring.consentId }).update({ status: 'EXPIRED', expired_at: new Date() });
-    expectUnauthorized(await get(`/ob/accounts/${expiring.accountIds[0]}/transactions`, expiring.headers()), 'CONSENT_EXPIRED');
+    await t.platform.db
+      .knex('open_banking.consents')
+      .where({ id: expiring.consentId })
+      .update({ status: 'EXPIRED', expired_at: new Date() });
+    expectUnauthorized(
+      await get(`/ob/accounts/${expiring.accountIds[0]}/transactions`, expiring.headers()),
+      'CONSENT_EXPIRED',
+    );
   });
 
   it("plays x-fapi-interaction-id back: the TPP's UUID, or a fresh one when absent or not a UUID, on successes and errors", async () => {
     const sent = randomUUID();
-    expect((await get('/ob/accounts', { ...grant.headers(), 'x-fapi-interaction-id': sent })).headers.get('x-fapi-interaction-id')).toBe(sent);
+    expect(
+      (await get('/ob/accounts', { ...grant.headers(), 'x-fapi-interaction-id': sent })).headers.get(
+        'x-fapi-interaction-id',
+      ),
+    ).toBe(sent);
     const absent = (await get('/ob/accounts')).headers.get('x-fapi-interaction-id');
     expect(absent).toMatch(UUID);
-    const junk = (await get('/ob/accounts', { ...grant.headers(), 'x-fapi-interaction-id': '<script>alert(1)</script>' })).headers.get('x-fapi-interaction-id');
+    const junk = (
+      await get('/ob/accounts', { ...grant.headers(), 'x-fapi-interaction-id': '<script>alert(1)</script>' })
+    ).headers.get('x-fapi-interaction-id');
     expect(junk).toMatch(UUID);
     const refused = await get('/ob/accounts', { 'x-fapi-interaction-id': sent });
     expect(refused.status).toBe(401);
     expect(refused.headers.get('x-fapi-interaction-id')).toBe(sent);
-    const invalid = await get(`/ob/accounts/${grant.accountIds[0]}/transactions?count=0`, { ...grant.headers(), 'x-fapi-interaction-id': sent });
-    expect({ status: invalid.status, id: invalid.headers.get('x-fapi-interaction-id') }).toEqual({ status: 400, id: sent });
+    const invalid = await get(`/ob/accounts/${grant.accountIds[0]}/transactions?count=0`, {
+      ...grant.headers(),
+      'x-fapi-interaction-id': sent,
+    });
+    expect({ status: invalid.status, id: invalid.headers.get('x-fapi-interaction-id') }).toEqual({
+      status: 400,
+      id: sent,
+    });
   });
 
   it('serves the same data in GraphQL under Consent.accounts for the access token, and not for the TPP token', async () => {
@@ -254,20 +380,38 @@ describe('Open Banking account information', () => {
       [grant.accountIds[0], alice.iban, 'CURRENT'],
       [grant.accountIds[1], bob.iban, 'CURRENT'],
     ]);
-    expect(consent.accounts[0]!.balances).toEqual([{ type: 'AVAILABLE', amount: await bank.balance(alice.iban), currency: 'LYD' }]);
-    expect(consent.accounts[0]!.transactions).toContainEqual({ amount: 300_000, creditDebitIndicator: 'CREDIT', description: 'Salary' });
+    expect(consent.accounts[0]!.balances).toEqual([
+      { type: 'AVAILABLE', amount: await bank.balance(alice.iban), currency: 'LYD' },
+    ]);
+    expect(consent.accounts[0]!.transactions).toContainEqual({
+      amount: 300_000,
+      creditDebitIndicator: 'CREDIT',
+      description: 'Salary',
+    });
     expect(consent.accounts[1]!.transactions).toEqual([]);
 
     const ROOT = gql<{ obAccountBalances: { accountId: string; balances: Array<{ amount: number }> } }, { id: string }>(
       `query($id: ID!) { obAccountBalances(accountId: $id) { accountId balances { amount } } }`,
     );
-    expect((await t.execute(ROOT, { id: grant.accountIds[1]! }, grant.headers())).obAccountBalances).toEqual({ accountId: grant.accountIds[1], balances: [{ amount: 1_000 }] });
+    expect((await t.execute(ROOT, { id: grant.accountIds[1]! }, grant.headers())).obAccountBalances).toEqual({
+      accountId: grant.accountIds[1],
+      balances: [{ amount: 1_000 }],
+    });
 
     // The TPP token reads the consent, never its accounts.
     const asTpp = await t.executeExpectingErrors(CONSENT_ACCOUNTS, vars, bearer(tpp.tppAccessToken));
     expect(asTpp.errors[0]?.extensions?.code).toBe('UNAUTHORIZED');
-    const scoped = await ob.grant(tpp.tppAccessToken, bank.handle, [{ iban: alice.iban, bankHandle: bank.handle }], ['accounts:read']);
-    const noBalances = await t.executeExpectingErrors(CONSENT_ACCOUNTS, { ...vars, id: scoped.consentId }, scoped.headers());
+    const scoped = await ob.grant(
+      tpp.tppAccessToken,
+      bank.handle,
+      [{ iban: alice.iban, bankHandle: bank.handle }],
+      ['accounts:read'],
+    );
+    const noBalances = await t.executeExpectingErrors(
+      CONSENT_ACCOUNTS,
+      { ...vars, id: scoped.consentId },
+      scoped.headers(),
+    );
     expect(noBalances.errors.map((error) => error.extensions?.code)).toContain('SCOPE_INSUFFICIENT');
   });
 
@@ -280,9 +424,23 @@ describe('Open Banking account information', () => {
       minimal = await startMinimalBank(t);
       await ob.enableOpenBanking(minimal.handle, minimal.bankKey);
       customer = await minimal.customer({ balance: 12_345 });
-      const minimalCore = createBankCoreClient({ bankHandle: minimal.handle, baseUrl: minimal.core.url, internalKey: minimal.internalKey, production: false, logger: quiet });
-      await minimalCore.debit({ iban: customer.iban, amount: 345, currency: 'LYD', reference: `ref_${randomUUID()}`, description: 'Groceries' });
-      grantAtMinimal = await ob.grant(tpp.tppAccessToken, minimal.handle, [{ iban: customer.iban, bankHandle: minimal.handle }]);
+      const minimalCore = createBankCoreClient({
+        bankHandle: minimal.handle,
+        baseUrl: minimal.core.url,
+        internalKey: minimal.internalKey,
+        production: false,
+        logger: quiet,
+      });
+      await minimalCore.debit({
+        iban: customer.iban,
+        amount: 345,
+        currency: 'LYD',
+        reference: `ref_${randomUUID()}`,
+        description: 'Groceries',
+      });
+      grantAtMinimal = await ob.grant(tpp.tppAccessToken, minimal.handle, [
+        { iban: customer.iban, bankHandle: minimal.handle },
+      ]);
     });
     afterAll(async () => {
       // Already stopped by the outage test when it ran.
@@ -292,11 +450,22 @@ describe('Open Banking account information', () => {
     it("reads accounts, balances and a bare, signed statement in the contract's shapes", async () => {
       const accounts = await get('/ob/accounts', grantAtMinimal.headers());
       expect(accounts.body).toEqual({
-        accounts: [{ account_id: grantAtMinimal.accountIds[0], iban: customer.iban, currency: 'LYD', account_type: 'CURRENT', display_name: 'Minimal Customer' }],
+        accounts: [
+          {
+            account_id: grantAtMinimal.accountIds[0],
+            iban: customer.iban,
+            currency: 'LYD',
+            account_type: 'CURRENT',
+            display_name: 'Minimal Customer',
+          },
+        ],
       });
       const balances = await get(`/ob/accounts/${grantAtMinimal.accountIds[0]}/balances`, grantAtMinimal.headers());
       expect(balances.body.balances).toEqual([{ type: 'AVAILABLE', amount: 12_000, currency: 'LYD' }]);
-      const statement = await get(`/ob/accounts/${grantAtMinimal.accountIds[0]}/transactions?fromDate=${today()}&toDate=${today()}T23:59:59Z`, grantAtMinimal.headers());
+      const statement = await get(
+        `/ob/accounts/${grantAtMinimal.accountIds[0]}/transactions?fromDate=${today()}&toDate=${today()}T23:59:59Z`,
+        grantAtMinimal.headers(),
+      );
       expect(statement.body.transactions).toEqual([
         {
           transaction_id: minimal.core.entries(customer.iban)[0]!.id,
@@ -315,19 +484,36 @@ describe('Open Banking account information', () => {
     it('gives CBS_ERROR when the core fails and CBS_TIMEOUT when it is down; nothing else changes', async () => {
       const balances = `/ob/accounts/${grantAtMinimal.accountIds[0]}/balances`;
       // Reads are retried once: both attempts fail.
-      minimal.core.fail({ path: '/accounts/', kind: 'status', status: 500 }, { path: '/accounts/', kind: 'status', status: 500 });
+      minimal.core.fail(
+        { path: '/accounts/', kind: 'status', status: 500 },
+        { path: '/accounts/', kind: 'status', status: 500 },
+      );
       expectError(await get(balances, grantAtMinimal.headers()), 502, 'CBS_ERROR');
-      minimal.core.fail({ path: '/accounts/', kind: 'status', status: 500 }, { path: '/accounts/', kind: 'status', status: 500 });
+      minimal.core.fail(
+        { path: '/accounts/', kind: 'status', status: 500 },
+        { path: '/accounts/', kind: 'status', status: 500 },
+      );
       expectError(await get('/ob/accounts', grantAtMinimal.headers()), 502, 'CBS_ERROR');
       // The core is back: the same token and consent work as before.
       expect((await get(balances, grantAtMinimal.headers())).body.balances[0].amount).toBe(12_000);
 
       await minimal.core.stop();
       expectError(await get(balances, grantAtMinimal.headers()), 503, 'CBS_TIMEOUT');
-      expectError(await get(`/ob/accounts/${grantAtMinimal.accountIds[0]}/transactions`, grantAtMinimal.headers()), 503, 'CBS_TIMEOUT');
-      const consent = await call(base, 'GET', `/ob/consents/${grantAtMinimal.consentId}`, { headers: bearer(tpp.tppAccessToken) });
+      expectError(
+        await get(`/ob/accounts/${grantAtMinimal.accountIds[0]}/transactions`, grantAtMinimal.headers()),
+        503,
+        'CBS_TIMEOUT',
+      );
+      const consent = await call(base, 'GET', `/ob/consents/${grantAtMinimal.consentId}`, {
+        headers: bearer(tpp.tppAccessToken),
+      });
       expect(consent.body).toMatchObject({ status: 'AUTHORISED', revoked_by: null });
-      expect(await t.platform.db.knex('auth.credentials').where({ owner_id: grantAtMinimal.consentId }).whereNotNull('revoked_at')).toEqual([]);
+      expect(
+        await t.platform.db
+          .knex('auth.credentials')
+          .where({ owner_id: grantAtMinimal.consentId })
+          .whereNotNull('revoked_at'),
+      ).toEqual([]);
     });
   });
 });

@@ -21,7 +21,12 @@ describe('consent page in a browser', () => {
 
   /** A new consent, and the path of its consent_url on this test platform (consent_url carries PUBLIC_BASE_URL). */
   const newConsent = async (scopes = ['accounts:read', 'balances:read', 'transactions:read']) => {
-    const consent = await createConsent(t, tpp.tppAccessToken, { bank_handle: bank.handle, redirect_uri: callback, scopes, state: 'state-ü-1/+=?' });
+    const consent = await createConsent(t, tpp.tppAccessToken, {
+      bank_handle: bank.handle,
+      redirect_uri: callback,
+      scopes,
+      state: 'state-ü-1/+=?',
+    });
     return { ...consent, url: `${t.platform.restUrl}${new URL(consent.consentUrl).pathname}` };
   };
   const landedAtTpp = async () => {
@@ -33,7 +38,9 @@ describe('consent page in a browser', () => {
     t = await startTestPlatform({ env: { PUBLIC_BASE_URL: ISSUER } });
     bank = await startPaymentBank(t);
     await enableOpenBanking(t, bank);
-    tppServer = createServer((_request, response) => response.writeHead(200, { 'content-type': 'text/html' }).end('<h1>Back at the app</h1>'));
+    tppServer = createServer((_request, response) =>
+      response.writeHead(200, { 'content-type': 'text/html' }).end('<h1>Back at the app</h1>'),
+    );
     await new Promise<void>((resolve) => tppServer.listen(0, '127.0.0.1', resolve));
     callback = `http://127.0.0.1:${(tppServer.address() as AddressInfo).port}/callback`;
     tpp = await t.seed.registerTpp({ name: 'Budget App', redirect_uris: [callback] });
@@ -61,7 +68,10 @@ describe('consent page in a browser', () => {
       const errors: string[] = [];
       page.on('pageerror', (error) => errors.push(error.message));
       // Script errors and CSP refusals (a 401 answer or a missing favicon is logged too, and is no fault).
-      page.on('console', (message) => message.type() === 'error' && message.text().startsWith('Refused') && errors.push(message.text()));
+      page.on(
+        'console',
+        (message) => message.type() === 'error' && message.text().startsWith('Refused') && errors.push(message.text()),
+      );
       await page.goto(consent.url);
 
       expect(await page.textContent('#tpp-name')).toBe('Budget App');
@@ -72,7 +82,9 @@ describe('consent page in a browser', () => {
         'See the transactions on your accounts',
       ]);
       // Phone width: nothing wider than the screen.
-      const widths = await page.locator('html').evaluate((html) => ({ content: html.scrollWidth, screen: html.clientWidth }));
+      const widths = await page
+        .locator('html')
+        .evaluate((html) => ({ content: html.scrollWidth, screen: html.clientWidth }));
       expect(widths.content).toBeLessThanOrEqual(widths.screen);
 
       await page.fill('#customer-value', customer.alias);
@@ -86,7 +98,11 @@ describe('consent page in a browser', () => {
       await page.click('#approve-button');
       const query = await landedAtTpp();
       expect(query.get('code')).toMatch(/^oac_[0-9A-Za-z]{32}$/);
-      expect(Object.fromEntries(query)).toMatchObject({ consent_id: consent.consentId, state: consent.state, iss: ISSUER });
+      expect(Object.fromEntries(query)).toMatchObject({
+        consent_id: consent.consentId,
+        state: consent.state,
+        iss: ISSUER,
+      });
       expect(errors).toEqual([]);
       const row = await t.platform.db.knex('open_banking.consents').where({ id: consent.consentId }).first();
       expect(row.status).toBe('AUTHORISED');
@@ -102,7 +118,9 @@ describe('consent page in a browser', () => {
         await page.fill('#otp', stranger.otp);
         await page.click('#approve-button');
         await page.waitForSelector('#customer-error:not(:empty)');
-        expect(await page.textContent('#customer-error')).toBe(`No account at Pay Bank ${bank.institutionCode} is registered under this alias or IBAN.`);
+        expect(await page.textContent('#customer-error')).toBe(
+          `No account at Pay Bank ${bank.institutionCode} is registered under this alias or IBAN.`,
+        );
       } finally {
         await other.sandbox.stop();
       }
@@ -113,14 +131,21 @@ describe('consent page in a browser', () => {
       await page.goto(consent.url);
       await page.click('#reject-button');
       const query = await landedAtTpp();
-      expect(Object.fromEntries(query)).toEqual({ error: 'access_denied', consent_id: consent.consentId, state: consent.state, iss: ISSUER });
+      expect(Object.fromEntries(query)).toEqual({
+        error: 'access_denied',
+        consent_id: consent.consentId,
+        state: consent.state,
+        iss: ISSUER,
+      });
     });
 
     it('a page whose token ran out opens again with a fresh one and says so; then the rejection goes through', async () => {
       const consent = await newConsent();
       await page.goto(consent.url);
       // As after 30 minutes: the token the page was opened with is no longer accepted.
-      await page.locator('#page-token').evaluate((input) => void ((input as unknown as { value: string }).value = `cpt_1_${'0'.repeat(64)}`));
+      await page
+        .locator('#page-token')
+        .evaluate((input) => void ((input as unknown as { value: string }).value = `cpt_1_${'0'.repeat(64)}`));
       await page.click('#reject-button');
       await page.waitForURL(/\?error=UNAUTHORIZED$/);
       expect(await page.textContent('#message')).toBe('This page was open too long. Please choose again.');
@@ -154,7 +179,11 @@ describe('consent page in a browser', () => {
       await page.click('#approve-button');
       const query = await landedAtTpp();
       expect(query.get('code')).toMatch(/^oac_/);
-      expect(Object.fromEntries(query)).toMatchObject({ consent_id: consent.consentId, state: consent.state, iss: ISSUER });
+      expect(Object.fromEntries(query)).toMatchObject({
+        consent_id: consent.consentId,
+        state: consent.state,
+        iss: ISSUER,
+      });
     });
 
     it('rejects through the plain form', async () => {

@@ -20,18 +20,29 @@ describe('consent page: approve and reject (REST)', () => {
   const consentAt = (bank: { handle: string }, patch: Record<string, unknown> = {}): Promise<CreatedConsent> =>
     createConsent(t, tpp.tppAccessToken, { bank_handle: bank.handle, redirect_uri: REDIRECT, ...patch });
   const approve = (consentId: string, customer: { type?: string; value: string }, otp: string) =>
-    call(base, 'POST', `/ob/auth/${consentId}/approve`, { body: { customer: { type: customer.type ?? 'alias', value: customer.value }, otp } });
+    call(base, 'POST', `/ob/auth/${consentId}/approve`, {
+      body: { customer: { type: customer.type ?? 'alias', value: customer.value }, otp },
+    });
   /** The rejection as the consent page sends it: with the token the page was opened with (none: by the consent id alone). */
-  const reject = (consentId: string, pageToken?: string) => call(base, 'POST', `/ob/auth/${consentId}/reject`, pageToken ? { body: { page_token: pageToken } } : {});
+  const reject = (consentId: string, pageToken?: string) =>
+    call(base, 'POST', `/ob/auth/${consentId}/reject`, pageToken ? { body: { page_token: pageToken } } : {});
   const opened = (consentId: string) => consentPageToken(base, consentId);
-  const view = (consentId: string) => call(base, 'GET', `/ob/auth/${consentId}`, { headers: { accept: 'application/json' } });
-  const consentRecord = async (consentId: string) => (await call(base, 'GET', `/ob/consents/${consentId}`, { headers: bearer(tpp.tppAccessToken) })).body;
+  const view = (consentId: string) =>
+    call(base, 'GET', `/ob/auth/${consentId}`, { headers: { accept: 'application/json' } });
+  const consentRecord = async (consentId: string) =>
+    (await call(base, 'GET', `/ob/consents/${consentId}`, { headers: bearer(tpp.tppAccessToken) })).body;
   const row = (consentId: string) => t.platform.db.knex('open_banking.consents').where({ id: consentId }).first();
-  const events = (consentId: string) => t.platform.db.knex('open_banking.outbox').where({ aggregate_id: consentId }).orderBy('sequence');
-  const accountRows = (consentId: string) => t.platform.db.knex('open_banking.consent_accounts').where({ consent_id: consentId }).orderBy('created_at');
+  const events = (consentId: string) =>
+    t.platform.db.knex('open_banking.outbox').where({ aggregate_id: consentId }).orderBy('sequence');
+  const accountRows = (consentId: string) =>
+    t.platform.db.knex('open_banking.consent_accounts').where({ consent_id: consentId }).orderBy('created_at');
   /** Nothing of an approval was written: still awaiting, no accounts, no event, no code. */
   const expectUntouched = async (consentId: string, otpFailures = 0) => {
-    expect(await row(consentId)).toMatchObject({ status: 'AWAITING_AUTHORISATION', account_ids: [], otp_failures: otpFailures });
+    expect(await row(consentId)).toMatchObject({
+      status: 'AWAITING_AUTHORISATION',
+      account_ids: [],
+      otp_failures: otpFailures,
+    });
     expect(await accountRows(consentId)).toEqual([]);
     expect(await events(consentId)).toEqual([]);
     expect(await t.platform.db.knex('auth.credentials').where({ owner_id: consentId })).toEqual([]);
@@ -40,11 +51,21 @@ describe('consent page: approve and reject (REST)', () => {
   /** A second account of the same bank customer, enrolled under another alias. */
   const secondAccount = async (bank: PaymentBank, customer: Customer): Promise<string> => {
     // The sandbox keeps one account per customer and currency: the second one is in USD.
-    const account = await bank.sandbox.openAccount({ customerRef: customer.customerRef, holderName: 'Customer', currency: 'USD', balance: 5_000 });
+    const account = await bank.sandbox.openAccount({
+      customerRef: customer.customerRef,
+      holderName: 'Customer',
+      currency: 'USD',
+      balance: 5_000,
+    });
     const alias = `savings.${randomInt(0, 1e9)}`;
     const claimed = await t.rest('POST', '/v1/identity/claim', {
       headers: { 'x-service-bank-key': bank.bankKey },
-      body: { npt_handle: alias, iban: account.iban, customer_display_name: 'Customer', bank_customer_ref: customer.customerRef },
+      body: {
+        npt_handle: alias,
+        iban: account.iban,
+        customer_display_name: 'Customer',
+        bank_customer_ref: customer.customerRef,
+      },
     });
     expect(claimed.status).toBe(201);
     return account.iban;
@@ -58,7 +79,11 @@ describe('consent page: approve and reject (REST)', () => {
     await enableOpenBanking(t, alpha);
     await enableOpenBanking(t, beta);
     // Registered with a core nobody listens on: every call to it fails to connect.
-    deadBank = await t.seed.registerBank({ ob_enabled: true, ob_scopes_supported: ['accounts:read'], max_consent_expiry_days: 30 });
+    deadBank = await t.seed.registerBank({
+      ob_enabled: true,
+      ob_scopes_supported: ['accounts:read'],
+      max_consent_expiry_days: 30,
+    });
     tpp = await t.seed.registerTpp({ name: 'Budget <App>', redirect_uris: [REDIRECT, REDIRECT_WITH_QUERY] });
   });
   afterAll(async () => {
@@ -74,7 +99,12 @@ describe('consent page: approve and reject (REST)', () => {
     await alpha.customer();
     await t.rest('POST', '/v1/identity/claim', {
       headers: { 'x-service-bank-key': beta.bankKey },
-      body: { npt_handle: `twin.${randomInt(0, 1e9)}`, iban: (await beta.customer()).iban, customer_display_name: 'Twin', bank_customer_ref: customer.customerRef },
+      body: {
+        npt_handle: `twin.${randomInt(0, 1e9)}`,
+        iban: (await beta.customer()).iban,
+        customer_display_name: 'Twin',
+        bank_customer_ref: customer.customerRef,
+      },
     });
     const consent = await consentAt(alpha);
 
@@ -87,7 +117,11 @@ describe('consent page: approve and reject (REST)', () => {
     const code = redirect.searchParams.get('code')!;
     // oac_ + 32 base62 characters: about 190 bits of randomness (at least 128 required).
     expect(code).toMatch(/^oac_[0-9A-Za-z]{32}$/);
-    expect(Object.fromEntries(redirect.searchParams)).toMatchObject({ consent_id: consent.consentId, state: consent.state, iss: ISSUER });
+    expect(Object.fromEntries(redirect.searchParams)).toMatchObject({
+      consent_id: consent.consentId,
+      state: consent.state,
+      iss: ISSUER,
+    });
 
     const record = await consentRecord(consent.consentId);
     expect(record).toMatchObject({ status: 'AUTHORISED', authorised_at: expect.any(String) });
@@ -97,11 +131,16 @@ describe('consent page: approve and reject (REST)', () => {
     expect(record.account_ids).toEqual(accounts.map((account) => account.id));
     for (const id of record.account_ids) expect(id).toMatch(/^acc_[0-9A-Za-z]{24}$/);
 
-    expect((await events(consent.consentId)).map((event) => [event.kind, event.data.status])).toEqual([['consent.granted', 'AUTHORISED']]);
+    expect((await events(consent.consentId)).map((event) => [event.kind, event.data.status])).toEqual([
+      ['consent.granted', 'AUTHORISED'],
+    ]);
     // The code is in the vault as its hash only, bound to the consent, for 60 seconds.
     const credentials = await t.platform.db.knex('auth.credentials').where({ owner_id: consent.consentId });
     expect(credentials).toHaveLength(1);
-    expect(credentials[0]).toMatchObject({ kind: 'ob_authorization_code', hash: createHash('sha256').update(code).digest('hex') });
+    expect(credentials[0]).toMatchObject({
+      kind: 'ob_authorization_code',
+      hash: createHash('sha256').update(code).digest('hex'),
+    });
     const lifetime = new Date(credentials[0].expires_at).getTime() - new Date(credentials[0].created_at).getTime();
     expect(lifetime).toBeGreaterThan(59_000);
     expect(lifetime).toBeLessThanOrEqual(60_000);
@@ -136,7 +175,11 @@ describe('consent page: approve and reject (REST)', () => {
     expect(answer.body.redirect_to).not.toContain('code=');
     expect((await consentRecord(consent.consentId)).status).toBe('REJECTED');
     expect((await reject(consent.consentId, pageToken)).body).toEqual(answer.body);
-    expectError(await approve(consent.consentId, { value: customer.alias }, customer.otp), 409, 'CONSENT_ALREADY_DECIDED');
+    expectError(
+      await approve(consent.consentId, { value: customer.alias }, customer.otp),
+      409,
+      'CONSENT_ALREADY_DECIDED',
+    );
     expect(await t.platform.db.knex('auth.credentials').where({ owner_id: consent.consentId })).toEqual([]);
   });
 
@@ -161,7 +204,10 @@ describe('consent page: approve and reject (REST)', () => {
       const answer = await approve(consent.consentId, { value: customer.alias }, '000000');
       expectError(answer, 401, 'OTP_INVALID');
       expect(answer.body.error.detail).toContain(`${left} attempt${left === 1 ? '' : 's'} left`);
-      expect((await view(consent.consentId)).body).toMatchObject({ status: 'AWAITING_AUTHORISATION', otp_attempts_left: left });
+      expect((await view(consent.consentId)).body).toMatchObject({
+        status: 'AWAITING_AUTHORISATION',
+        otp_attempts_left: left,
+      });
     }
     const third = await approve(consent.consentId, { value: customer.alias }, '000000');
     expectError(third, 401, 'OTP_INVALID');
@@ -171,7 +217,11 @@ describe('consent page: approve and reject (REST)', () => {
     expect(new URL(after.redirect_to).searchParams.get('error')).toBe('access_denied');
     expect(await row(consent.consentId)).toMatchObject({ status: 'REJECTED', otp_failures: 3, account_ids: [] });
     // The right OTP is too late now.
-    expectError(await approve(consent.consentId, { value: customer.alias }, customer.otp), 409, 'CONSENT_ALREADY_DECIDED');
+    expectError(
+      await approve(consent.consentId, { value: customer.alias }, customer.otp),
+      409,
+      'CONSENT_ALREADY_DECIDED',
+    );
   });
 
   it('refuses a customer of another bank (ALIAS_NOT_FOUND) without asking any core, by alias, alias@bank and IBAN', async () => {
@@ -179,7 +229,11 @@ describe('consent page: approve and reject (REST)', () => {
     const consent = await consentAt(alpha);
     alpha.sandbox.resetRequestCounts();
     beta.sandbox.resetRequestCounts();
-    for (const customer of [{ value: stranger.alias }, { value: `${stranger.alias}@${beta.handle}` }, { type: 'iban', value: stranger.iban }]) {
+    for (const customer of [
+      { value: stranger.alias },
+      { value: `${stranger.alias}@${beta.handle}` },
+      { type: 'iban', value: stranger.iban },
+    ]) {
       const answer = await approve(consent.consentId, customer, stranger.otp);
       expectError(answer, 404, 'ALIAS_NOT_FOUND');
       expect(answer.body.error.detail).toContain(alpha.handle);
@@ -196,11 +250,17 @@ describe('consent page: approve and reject (REST)', () => {
     const pageToken = await opened(consent.consentId);
     expect((await approve(consent.consentId, { value: customer.alias }, customer.otp)).status).toBe(200);
     const guesses = async () => {
-      const guard = await t.platform.db.knex('identity.otp_guards').where({ bank_handle: alpha.handle, customer_ref: customer.customerRef }).first();
+      const guard = await t.platform.db
+        .knex('identity.otp_guards')
+        .where({ bank_handle: alpha.handle, customer_ref: customer.customerRef })
+        .first();
       return (guard?.attempts ?? []) as unknown[];
     };
     // The accepted check is given back within moments (riding on the next check, or in a batch).
-    await eventually(async () => ((await guesses()).length === 0 ? true : undefined), 'the accepted check to be given back');
+    await eventually(
+      async () => ((await guesses()).length === 0 ? true : undefined),
+      'the accepted check to be given back',
+    );
     expectError(await approve(consent.consentId, { value: customer.alias }, '000001'), 409, 'CONSENT_ALREADY_DECIDED');
     // The stored approval must not become a way to test OTPs without the bank: the guess counts.
     expect(await guesses()).toHaveLength(1);
@@ -213,12 +273,16 @@ describe('consent page: approve and reject (REST)', () => {
   it('answers the same approval sent again (an answer lost) with a new code; redeeming one ends the others, and after that the approval is 409', async () => {
     const customer = await alpha.customer();
     const consent = await consentAt(alpha);
-    const codeOf = (answer: { body: { redirect_to: string } }) => new URL(answer.body.redirect_to).searchParams.get('code')!;
+    const codeOf = (answer: { body: { redirect_to: string } }) =>
+      new URL(answer.body.redirect_to).searchParams.get('code')!;
     const first = await approve(consent.consentId, { value: customer.alias }, customer.otp);
     const again = await approve(consent.consentId, { value: customer.alias }, customer.otp);
     expect([first.status, again.status]).toEqual([200, 200]);
     const redirect = new URL(again.body.redirect_to);
-    expect([redirect.searchParams.get('consent_id'), redirect.searchParams.get('state')]).toEqual([consent.consentId, consent.state]);
+    expect([redirect.searchParams.get('consent_id'), redirect.searchParams.get('state')]).toEqual([
+      consent.consentId,
+      consent.state,
+    ]);
     expect(codeOf(again)).not.toBe(codeOf(first));
     // One approval, one event: the answer again moves nothing.
     expect(await events(consent.consentId)).toHaveLength(1);
@@ -236,13 +300,19 @@ describe('consent page: approve and reject (REST)', () => {
       });
     expect((await exchange(codeOf(again))).status).toBe(200);
     expectError(await exchange(codeOf(first)), 400, 'INVALID_GRANT');
-    expectError(await approve(consent.consentId, { value: customer.alias }, customer.otp), 409, 'CONSENT_ALREADY_DECIDED');
+    expectError(
+      await approve(consent.consentId, { value: customer.alias }, customer.otp),
+      409,
+      'CONSENT_ALREADY_DECIDED',
+    );
   });
 
   it('answers both copies of an approval sent twice at once, with one approval and one event', async () => {
     const customer = await alpha.customer();
     const consent = await consentAt(alpha);
-    const answers = await Promise.all([1, 2].map(() => approve(consent.consentId, { value: customer.alias }, customer.otp)));
+    const answers = await Promise.all(
+      [1, 2].map(() => approve(consent.consentId, { value: customer.alias }, customer.otp)),
+    );
     expect(answers.map((answer) => answer.status)).toEqual([200, 200]);
     expect(await events(consent.consentId)).toHaveLength(1);
     expect((await row(consent.consentId)).status).toBe('AUTHORISED');
@@ -277,7 +347,11 @@ describe('consent page: approve and reject (REST)', () => {
     await expectUntouched(consent.consentId);
 
     const unreachable = await t.seed.claimAlias(deadBank);
-    const deadConsent = await createConsent(t, tpp.tppAccessToken, { bank_handle: deadBank.handle, redirect_uri: REDIRECT, scopes: ['accounts:read'] });
+    const deadConsent = await createConsent(t, tpp.tppAccessToken, {
+      bank_handle: deadBank.handle,
+      redirect_uri: REDIRECT,
+      scopes: ['accounts:read'],
+    });
     expectError(await approve(deadConsent.consentId, { value: unreachable.handle }, '123456'), 503, 'CBS_TIMEOUT');
     await expectUntouched(deadConsent.consentId);
 
@@ -290,7 +364,11 @@ describe('consent page: approve and reject (REST)', () => {
     expectError(await approve('con_unknown0000000000000000', { value: 'someone' }, '123456'), 404, 'CONSENT_NOT_FOUND');
     expectError(await reject('con_unknown0000000000000000'), 404, 'CONSENT_NOT_FOUND');
     const consent = await consentAt(alpha);
-    expectError(await approve(consent.consentId, { type: 'phone', value: '+218912345678' }, '123456'), 400, 'VALIDATION_ERROR');
+    expectError(
+      await approve(consent.consentId, { type: 'phone', value: '+218912345678' }, '123456'),
+      400,
+      'VALIDATION_ERROR',
+    );
     expectError(await approve(consent.consentId, { value: 'someone' }, 'abc'), 400, 'VALIDATION_ERROR');
     await expectUntouched(consent.consentId);
   });
@@ -328,22 +406,42 @@ describe('consent page: approve and reject (REST)', () => {
       const consent = await consentAt(alpha);
       const approvePath = `/ob/auth/${consent.consentId}/approve`;
 
-      const refused = await postForm(approvePath, { customer_type: 'alias', customer_value: customer.alias, otp: '000000' });
+      const refused = await postForm(approvePath, {
+        customer_type: 'alias',
+        customer_value: customer.alias,
+        otp: '000000',
+      });
       expect(refused.status).toBe(303);
       expect(refused.headers.get('location')).toBe(`/ob/auth/${consent.consentId}?error=OTP_INVALID`);
       const page = await fetch(`${base}${refused.headers.get('location')}`, { headers: { accept: 'text/html' } });
       const html = await page.text();
       expect(html).toMatch(/id="otp-error" role="alert">The one-time password was not accepted\. 2 attempts left\.</);
 
-      const malformed = await postForm(approvePath, { customer_type: 'alias', customer_value: customer.alias, otp: '1', extra: 'x' });
-      expect([malformed.status, malformed.headers.get('location')]).toEqual([303, `/ob/auth/${consent.consentId}?error=VALIDATION_ERROR`]);
+      const malformed = await postForm(approvePath, {
+        customer_type: 'alias',
+        customer_value: customer.alias,
+        otp: '1',
+        extra: 'x',
+      });
+      expect([malformed.status, malformed.headers.get('location')]).toEqual([
+        303,
+        `/ob/auth/${consent.consentId}?error=VALIDATION_ERROR`,
+      ]);
 
-      const approved = await postForm(approvePath, { customer_type: 'alias', customer_value: customer.alias, otp: customer.otp });
+      const approved = await postForm(approvePath, {
+        customer_type: 'alias',
+        customer_value: customer.alias,
+        otp: customer.otp,
+      });
       expect(approved.status).toBe(303);
       const location = new URL(approved.headers.get('location')!);
       expect(`${location.origin}${location.pathname}`).toBe(REDIRECT);
       expect(location.searchParams.get('code')).toMatch(/^oac_/);
-      expect(Object.fromEntries(location.searchParams)).toMatchObject({ consent_id: consent.consentId, state: consent.state, iss: ISSUER });
+      expect(Object.fromEntries(location.searchParams)).toMatchObject({
+        consent_id: consent.consentId,
+        state: consent.state,
+        iss: ISSUER,
+      });
       expect((await consentRecord(consent.consentId)).status).toBe('AUTHORISED');
     });
 
@@ -352,10 +450,17 @@ describe('consent page: approve and reject (REST)', () => {
       const refused = await postForm(`/ob/auth/${consent.consentId}/reject`, {});
       expect(refused.status).toBe(303);
       expect(refused.headers.get('location')).toBe(`/ob/auth/${consent.consentId}?error=UNAUTHORIZED`);
-      const rejected = await postForm(`/ob/auth/${consent.consentId}/reject`, { page_token: await opened(consent.consentId) });
+      const rejected = await postForm(`/ob/auth/${consent.consentId}/reject`, {
+        page_token: await opened(consent.consentId),
+      });
       expect(rejected.status).toBe(303);
       const location = new URL(rejected.headers.get('location')!);
-      expect(Object.fromEntries(location.searchParams)).toEqual({ error: 'access_denied', consent_id: consent.consentId, state: consent.state, iss: ISSUER });
+      expect(Object.fromEntries(location.searchParams)).toEqual({
+        error: 'access_denied',
+        consent_id: consent.consentId,
+        state: consent.state,
+        iss: ISSUER,
+      });
     });
   });
 
@@ -372,6 +477,8 @@ describe('consent page: approve and reject (REST)', () => {
     expect(html).toContain('See your accounts and their details');
     expect(html).toContain('Start payments from your accounts');
     expect(html).toContain(`action="/ob/auth/${consent.consentId}/approve"`);
-    expect((await fetch(`${base}/ob/auth/con_unknown0000000000000000`, { headers: { accept: 'text/html' } })).status).toBe(404);
+    expect(
+      (await fetch(`${base}/ob/auth/con_unknown0000000000000000`, { headers: { accept: 'text/html' } })).status,
+    ).toBe(404);
   });
 });

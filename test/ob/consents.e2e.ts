@@ -29,7 +29,8 @@ describe('Open Banking consents', () => {
     expiry_days: 30,
     ...patch,
   });
-  const create = (body: Record<string, unknown>, token = tpp.tppAccessToken) => call(base, 'POST', '/ob/consents', { headers: bearer(token), body });
+  const create = (body: Record<string, unknown>, token = tpp.tppAccessToken) =>
+    call(base, 'POST', '/ob/consents', { headers: bearer(token), body });
   const consentCount = async () => Number((await t.platform.db.knex('open_banking.consents').count({ n: '*' }))[0]!.n);
   const expectRefused = async (body: Record<string, unknown>, status: number, code: string, detail?: RegExp) => {
     const before = await consentCount();
@@ -40,11 +41,26 @@ describe('Open Banking consents', () => {
   };
 
   beforeAll(async () => {
-    t = await startTestPlatform({ env: { PUBLIC_BASE_URL: 'https://gw.example.ly' }, openBankingJobs: { consentExpiryIntervalMs: 100 } });
+    t = await startTestPlatform({
+      env: { PUBLIC_BASE_URL: 'https://gw.example.ly' },
+      openBankingJobs: { consentExpiryIntervalMs: 100 },
+    });
     base = t.platform.restUrl;
-    bank = await t.seed.registerBank({ ob_enabled: true, ob_scopes_supported: ALL_SCOPES, max_consent_expiry_days: 90 });
-    narrowBank = await t.seed.registerBank({ ob_enabled: true, ob_scopes_supported: ['accounts:read'], max_consent_expiry_days: 30 });
-    offBank = await t.seed.registerBank({ ob_enabled: false, ob_scopes_supported: ALL_SCOPES, max_consent_expiry_days: 90 });
+    bank = await t.seed.registerBank({
+      ob_enabled: true,
+      ob_scopes_supported: ALL_SCOPES,
+      max_consent_expiry_days: 90,
+    });
+    narrowBank = await t.seed.registerBank({
+      ob_enabled: true,
+      ob_scopes_supported: ['accounts:read'],
+      max_consent_expiry_days: 30,
+    });
+    offBank = await t.seed.registerBank({
+      ob_enabled: false,
+      ob_scopes_supported: ALL_SCOPES,
+      max_consent_expiry_days: 90,
+    });
     tpp = await t.seed.registerTpp({ name: 'Budget App', redirect_uris: [REDIRECT, 'https://tpp.example/other'] });
     otherTpp = await t.seed.registerTpp({ name: 'Other App' });
   });
@@ -102,8 +118,16 @@ describe('Open Banking consents', () => {
     expect(responseSchemaOf('GET', '/ob/consents/{consent_id}').safeParse(read.body).error).toBeUndefined();
     expect(read.body).toEqual(created);
 
-    expectError(await call(base, 'GET', `/ob/consents/${created.consent_id}`, { headers: bearer(otherTpp.tppAccessToken) }), 404, 'CONSENT_NOT_FOUND');
-    expectError(await call(base, 'GET', '/ob/consents/con_000000000000000000000000', { headers: bearer(tpp.tppAccessToken) }), 404, 'CONSENT_NOT_FOUND');
+    expectError(
+      await call(base, 'GET', `/ob/consents/${created.consent_id}`, { headers: bearer(otherTpp.tppAccessToken) }),
+      404,
+      'CONSENT_NOT_FOUND',
+    );
+    expectError(
+      await call(base, 'GET', '/ob/consents/con_000000000000000000000000', { headers: bearer(tpp.tppAccessToken) }),
+      404,
+      'CONSENT_NOT_FOUND',
+    );
     expectError(await call(base, 'GET', `/ob/consents/${created.consent_id}`), 401, 'UNAUTHORIZED');
   });
 
@@ -118,31 +142,56 @@ describe('Open Banking consents', () => {
     await expectRefused(consentBody({ code_challenge_method: 's256' }), 400, 'PKCE_METHOD_REJECTED');
     await expectRefused(consentBody({ code_challenge: 'short' }), 400, 'VALIDATION_ERROR', /^code_challenge/);
     await expectRefused(consentBody({ code_challenge: `${challenge()}=` }), 400, 'VALIDATION_ERROR', /^code_challenge/);
-    await expectRefused(consentBody({ code_challenge: `${challenge().slice(0, 42)}+` }), 400, 'VALIDATION_ERROR', /^code_challenge/);
+    await expectRefused(
+      consentBody({ code_challenge: `${challenge().slice(0, 42)}+` }),
+      400,
+      'VALIDATION_ERROR',
+      /^code_challenge/,
+    );
   });
 
   it('accepts only a redirect_uri registered for the TPP, character for character', async () => {
     expect((await create(consentBody({ redirect_uri: 'https://tpp.example/other' }))).status).toBe(201);
-    for (const redirect_uri of ['https://tpp.example/callback/', 'https://TPP.example/callback', 'https://tpp.example/callback?x=1', 'https://evil.example/callback']) {
+    for (const redirect_uri of [
+      'https://tpp.example/callback/',
+      'https://TPP.example/callback',
+      'https://tpp.example/callback?x=1',
+      'https://evil.example/callback',
+    ]) {
       await expectRefused(consentBody({ redirect_uri }), 400, 'VALIDATION_ERROR', /^redirect_uri/);
     }
     // Registered for another TPP only.
     const other = await t.seed.registerTpp({ redirect_uris: ['https://other.example/cb'] });
-    await expectRefused(consentBody({ redirect_uri: 'https://other.example/cb' }), 400, 'VALIDATION_ERROR', /^redirect_uri/);
-    expect((await create(consentBody({ redirect_uri: 'https://other.example/cb' }), other.tppAccessToken)).status).toBe(201);
+    await expectRefused(
+      consentBody({ redirect_uri: 'https://other.example/cb' }),
+      400,
+      'VALIDATION_ERROR',
+      /^redirect_uri/,
+    );
+    expect((await create(consentBody({ redirect_uri: 'https://other.example/cb' }), other.tppAccessToken)).status).toBe(
+      201,
+    );
   });
 
   it("requires scopes to be a non-empty subset of the spec's four and of the bank's supported ones", async () => {
     await expectRefused(consentBody({ scopes: [] }), 400, 'VALIDATION_ERROR', /^scopes/);
     await expectRefused(consentBody({ scopes: ['accounts:write'] }), 400, 'VALIDATION_ERROR', /^scopes/);
-    await expectRefused(consentBody({ scopes: ['accounts:read', 'accounts:read'] }), 400, 'VALIDATION_ERROR', /^scopes/);
+    await expectRefused(
+      consentBody({ scopes: ['accounts:read', 'accounts:read'] }),
+      400,
+      'VALIDATION_ERROR',
+      /^scopes/,
+    );
     await expectRefused(
       consentBody({ bank_handle: narrowBank.handle, scopes: ['accounts:read', 'balances:read'], expiry_days: 10 }),
       400,
       'VALIDATION_ERROR',
       /^scopes: balances:read/,
     );
-    expect((await create(consentBody({ bank_handle: narrowBank.handle, scopes: ['accounts:read'], expiry_days: 10 }))).status).toBe(201);
+    expect(
+      (await create(consentBody({ bank_handle: narrowBank.handle, scopes: ['accounts:read'], expiry_days: 10 })))
+        .status,
+    ).toBe(201);
     expect((await create(consentBody({ scopes: ALL_SCOPES }))).status).toBe(201);
   });
 
@@ -150,7 +199,12 @@ describe('Open Banking consents', () => {
     await expectRefused(consentBody({ expiry_days: 0 }), 400, 'VALIDATION_ERROR', /^expiry_days/);
     await expectRefused(consentBody({ expiry_days: 91 }), 400, 'VALIDATION_ERROR', /^expiry_days: must be at most 90/);
     await expectRefused(consentBody({ expiry_days: 1.5 }), 400, 'VALIDATION_ERROR', /^expiry_days/);
-    await expectRefused(consentBody({ bank_handle: narrowBank.handle, scopes: ['accounts:read'], expiry_days: 31 }), 400, 'VALIDATION_ERROR', /^expiry_days: must be at most 30/);
+    await expectRefused(
+      consentBody({ bank_handle: narrowBank.handle, scopes: ['accounts:read'], expiry_days: 31 }),
+      400,
+      'VALIDATION_ERROR',
+      /^expiry_days: must be at most 30/,
+    );
     expect((await create(consentBody({ expiry_days: 1 }))).status).toBe(201);
   });
 
@@ -180,30 +234,51 @@ describe('Open Banking consents', () => {
     expect(responseSchemaOf('GET', '/ob/consents').safeParse(first.body).error).toBeUndefined();
     expect(first.body.consents.map((c: { consent_id: string }) => c.consent_id)).toEqual(newestFirst.slice(0, 2));
     expect(first.body.pagination).toEqual({ next_cursor: newestFirst[1], has_more: true });
-    const rest = await call(base, 'GET', `/ob/consents?limit=3&cursor=${first.body.pagination.next_cursor}`, { headers: bearer(lister.tppAccessToken) });
+    const rest = await call(base, 'GET', `/ob/consents?limit=3&cursor=${first.body.pagination.next_cursor}`, {
+      headers: bearer(lister.tppAccessToken),
+    });
     expect(rest.body.consents.map((c: { consent_id: string }) => c.consent_id)).toEqual(newestFirst.slice(2));
     expect(rest.body.pagination).toEqual({ next_cursor: null, has_more: false });
     // Another TPP's consent id is not a cursor of this list.
-    const foreign = (await call(base, 'GET', '/ob/consents', { headers: bearer(otherTpp.tppAccessToken) })).body.consents[0].consent_id;
-    expectError(await call(base, 'GET', `/ob/consents?cursor=${foreign}`, { headers: bearer(lister.tppAccessToken) }), 400, 'VALIDATION_ERROR');
+    const foreign = (await call(base, 'GET', '/ob/consents', { headers: bearer(otherTpp.tppAccessToken) })).body
+      .consents[0].consent_id;
+    expectError(
+      await call(base, 'GET', `/ob/consents?cursor=${foreign}`, { headers: bearer(lister.tppAccessToken) }),
+      400,
+      'VALIDATION_ERROR',
+    );
 
     const PAGE = gql<
-      { consents: { edges: Array<{ cursor: string; node: { id: string; status: string } }>; pageInfo: { hasNextPage: boolean; endCursor: string | null } } },
+      {
+        consents: {
+          edges: Array<{ cursor: string; node: { id: string; status: string } }>;
+          pageInfo: { hasNextPage: boolean; endCursor: string | null };
+        };
+      },
       { first?: number; after?: string }
-    >(`query($first: Int, $after: String) { consents(first: $first, after: $after) { edges { cursor node { id status } } pageInfo { hasNextPage endCursor } } }`);
+    >(
+      `query($first: Int, $after: String) { consents(first: $first, after: $after) { edges { cursor node { id status } } pageInfo { hasNextPage endCursor } } }`,
+    );
     const page1 = await t.execute(PAGE, { first: 3 }, bearer(lister.tppAccessToken));
     expect(page1.consents.edges.map((edge) => edge.node.id)).toEqual(newestFirst.slice(0, 3));
     expect(page1.consents.pageInfo).toEqual({ hasNextPage: true, endCursor: newestFirst[2] });
-    const page2 = await t.execute(PAGE, { first: 3, after: page1.consents.pageInfo.endCursor! }, bearer(lister.tppAccessToken));
+    const page2 = await t.execute(
+      PAGE,
+      { first: 3, after: page1.consents.pageInfo.endCursor! },
+      bearer(lister.tppAccessToken),
+    );
     expect(page2.consents.edges.map((edge) => edge.node.id)).toEqual(newestFirst.slice(3));
     expect(page2.consents.pageInfo.hasNextPage).toBe(false);
   });
 
   it('creates and reads consents through GraphQL with the same rules', async () => {
-    const CREATE = gql<{ createConsent: { id: string; status: string; consentUrl: string; scopes: string[] } }, { input: Record<string, unknown> }>(
-      `mutation($input: CreateConsentInput!) { createConsent(input: $input) { id status consentUrl scopes } }`,
+    const CREATE = gql<
+      { createConsent: { id: string; status: string; consentUrl: string; scopes: string[] } },
+      { input: Record<string, unknown> }
+    >(`mutation($input: CreateConsentInput!) { createConsent(input: $input) { id status consentUrl scopes } }`);
+    const READ = gql<{ consent: { id: string; status: string; bankHandle: string } }, { id: string }>(
+      `query($id: ID!) { consent(id: $id) { id status bankHandle } }`,
     );
-    const READ = gql<{ consent: { id: string; status: string; bankHandle: string } }, { id: string }>(`query($id: ID!) { consent(id: $id) { id status bankHandle } }`);
     const input = {
       bankHandle: bank.handle,
       scopes: ['transactions:read'],
@@ -226,7 +301,11 @@ describe('Open Banking consents', () => {
       bankHandle: bank.handle,
     });
 
-    const plain = await t.executeExpectingErrors(CREATE, { input: { ...input, codeChallengeMethod: 'plain' } }, bearer(tpp.tppAccessToken));
+    const plain = await t.executeExpectingErrors(
+      CREATE,
+      { input: { ...input, codeChallengeMethod: 'plain' } },
+      bearer(tpp.tppAccessToken),
+    );
     expect(plain.errors[0]?.extensions?.code).toBe('PKCE_METHOD_REJECTED');
     const foreign = await t.executeExpectingErrors(READ, { id: createConsent.id }, bearer(otherTpp.tppAccessToken));
     expect(foreign.errors[0]?.extensions?.code).toBe('CONSENT_NOT_FOUND');
@@ -243,15 +322,25 @@ describe('Open Banking consents', () => {
       return found.status === 'EXPIRED' ? found : undefined;
     }, 'the expiry job to expire the consent');
     expect(new Date(row.expired_at).getTime()).toBeGreaterThanOrEqual(past.getTime());
-    const events = await t.platform.db.knex('open_banking.outbox').where({ aggregate_id: expiring }).orderBy('sequence');
+    const events = await t.platform.db
+      .knex('open_banking.outbox')
+      .where({ aggregate_id: expiring })
+      .orderBy('sequence');
     expect(events).toHaveLength(1);
     expect(events[0]).toMatchObject({ kind: 'consent.expired', aggregate_type: 'consent', audience: tpp.tppId });
-    expect(events[0].data).toMatchObject({ consent_id: expiring, status: 'EXPIRED', tpp_id: tpp.tppId, bank_handle: bank.handle });
+    expect(events[0].data).toMatchObject({
+      consent_id: expiring,
+      status: 'EXPIRED',
+      tpp_id: tpp.tppId,
+      bank_handle: bank.handle,
+    });
     expect(JSON.stringify(events[0].data)).not.toContain('xyz-state-1');
 
     const read = await call(base, 'GET', `/ob/consents/${expiring}`, { headers: bearer(tpp.tppAccessToken) });
     expect(read.body).toMatchObject({ status: 'EXPIRED', expired_at: row.expired_at.toISOString() });
-    expect((await t.platform.db.knex('open_banking.consents').where({ id: staying }).first()).status).toBe('AWAITING_AUTHORISATION');
+    expect((await t.platform.db.knex('open_banking.consents').where({ id: staying }).first()).status).toBe(
+      'AWAITING_AUTHORISATION',
+    );
     expect(await t.platform.db.knex('open_banking.outbox').where({ aggregate_id: staying })).toEqual([]);
   });
 });

@@ -3,7 +3,8 @@ import { openBankingSeeds, type Grant } from '../support/open-banking';
 import { startTestPlatform, type TestPlatform } from '../support/platform';
 
 const MAX_CORE_CALLS = 4;
-const statements = (count: number, args = 'count: 500') => Array.from({ length: count }, (_, i) => `t${i}: transactions(${args}) { transactionId }`).join(' ');
+const statements = (count: number, args = 'count: 500') =>
+  Array.from({ length: count }, (_, i) => `t${i}: transactions(${args}) { transactionId }`).join(' ');
 
 /**
  * Issue 28, item 3: nested fields that read a bank core are priced at the router (`@cost`), and
@@ -25,8 +26,13 @@ describe('Open Banking: bank-core calls are priced and capped per request', () =
       headers: { 'content-type': 'application/json', ...grant.headers() },
       body: JSON.stringify({ query: document }),
     });
-    const body = (await response.json()) as { data?: unknown; errors?: Array<{ extensions?: { code?: string; detail?: string } }> };
-    const calls = minimal.core.calls.slice(before).map((call) => `${call.method} ${call.path.replace(/LY\w+/, 'IBAN')}`);
+    const body = (await response.json()) as {
+      data?: unknown;
+      errors?: Array<{ extensions?: { code?: string; detail?: string } }>;
+    };
+    const calls = minimal.core.calls
+      .slice(before)
+      .map((call) => `${call.method} ${call.path.replace(/LY\w+/, 'IBAN')}`);
     return { status: response.status, remaining: Number(response.headers.get('x-ratelimit-remaining')), body, calls };
   }
 
@@ -37,7 +43,9 @@ describe('Open Banking: bank-core calls are priced and capped per request', () =
     await ob.enableOpenBanking(minimal.handle, minimal.bankKey);
     const tpp = await t.seed.registerTpp({ name: 'Cost App' });
     const customers = [await minimal.customer(), await minimal.customer(), await minimal.customer()];
-    one = await ob.grant(tpp.tppAccessToken, minimal.handle, [{ iban: customers[0]!.iban, bankHandle: minimal.handle }]);
+    one = await ob.grant(tpp.tppAccessToken, minimal.handle, [
+      { iban: customers[0]!.iban, bankHandle: minimal.handle },
+    ]);
     three = await ob.grant(
       tpp.tppAccessToken,
       minimal.handle,
@@ -66,21 +74,30 @@ describe('Open Banking: bank-core calls are priced and capped per request', () =
          obAccountTransactions(accountId: "${accountId}", count: 2) { accountId } b: obAccountTransactions(accountId: "${accountId}", fromDate: "2020-01-01", toDate: "2020-01-31") { accountId } }`,
     );
     expect(shared.body.errors).toBeUndefined();
-    expect(shared.calls.sort()).toEqual(['GET /accounts/IBAN', 'GET /accounts/IBAN/transactions', 'GET /accounts/IBAN/transactions']);
+    expect(shared.calls.sort()).toEqual([
+      'GET /accounts/IBAN',
+      'GET /accounts/IBAN/transactions',
+      'GET /accounts/IBAN/transactions',
+    ]);
   });
 
   it(`refuses the read past ${MAX_CORE_CALLS} core calls in one request with RATE_LIMITED, before it reaches the core`, async () => {
     // Three accounts, each read and its statement read: six calls asked, four allowed.
     const over = await query(three, '{ obAccounts { accountId transactions { transactionId } } }');
     expect(over.body.errors?.map((error) => error.extensions?.code)).toContain('RATE_LIMITED');
-    expect(over.body.errors?.find((error) => error.extensions?.code === 'RATE_LIMITED')?.extensions?.detail).toMatch(/more than 4 reads.*split it/);
+    expect(over.body.errors?.find((error) => error.extensions?.code === 'RATE_LIMITED')?.extensions?.detail).toMatch(
+      /more than 4 reads.*split it/,
+    );
     expect(over.calls.length).toBeLessThanOrEqual(MAX_CORE_CALLS);
     // Under the cap the same consent reads fine: the accounts alone are three calls.
     const under = await query(three, '{ obAccounts { accountId } }');
     expect(under.body.errors).toBeUndefined();
     expect(under.calls).toHaveLength(3);
     // Different windows are different reads, each counted.
-    const windows = await query(one, `{ obAccounts { ${Array.from({ length: 4 }, (_, i) => `w${i}: transactions(fromDate: "2021-0${i + 1}-01") { transactionId }`).join(' ')} } }`);
+    const windows = await query(
+      one,
+      `{ obAccounts { ${Array.from({ length: 4 }, (_, i) => `w${i}: transactions(fromDate: "2021-0${i + 1}-01") { transactionId }`).join(' ')} } }`,
+    );
     expect(windows.body.errors?.map((error) => error.extensions?.code)).toEqual(['RATE_LIMITED']);
     expect(windows.calls).toHaveLength(MAX_CORE_CALLS);
   });

@@ -13,7 +13,10 @@ import { startTestPlatform, type TestPlatform } from '../support/platform';
  * (payment_order.* in its outbox, audience the TPP).
  */
 describe('Open Banking payment orders executed by the payment engine', () => {
-  const secrets = { PLATFORM_SECRET: 'orders-platform-secret-0123456789abcdef', ADMIN_KEY: 'orders-admin-key-0123456789abcdef' };
+  const secrets = {
+    PLATFORM_SECRET: 'orders-platform-secret-0123456789abcdef',
+    ADMIN_KEY: 'orders-admin-key-0123456789abcdef',
+  };
   // The first process waits on a hung credit far longer than the test runs: as good as dead.
   const STUCK_ENGINE = { ...FAST_ENGINE, coreTimeoutMs: 60_000, coreBudgetMs: 60_000, leaseMs: 2_000 };
   let db: Database;
@@ -30,7 +33,13 @@ describe('Open Banking payment orders executed by the payment engine', () => {
   const pay = async (platform: TestPlatform, source: number, payee: Customer, amount: number) => {
     const answer = await call(platform.platform.restUrl, 'POST', '/ob/payment-orders', {
       headers: grant.headers(),
-      body: { source_account_id: grant.accountIds[source], destination: { type: 'iban', value: payee.iban }, amount, currency: 'LYD', description: 'Order' },
+      body: {
+        source_account_id: grant.accountIds[source],
+        destination: { type: 'iban', value: payee.iban },
+        amount,
+        currency: 'LYD',
+        description: 'Order',
+      },
     });
     expect(answer.status).toBe(201);
     return answer.body.payment_order_id as string;
@@ -38,18 +47,26 @@ describe('Open Banking payment orders executed by the payment engine', () => {
   const reaches = (platform: TestPlatform, id: string, status: string) =>
     eventually(
       async () => {
-        const answer = await call(platform.platform.restUrl, 'GET', `/ob/payment-orders/${id}`, { headers: grant.headers() });
+        const answer = await call(platform.platform.restUrl, 'GET', `/ob/payment-orders/${id}`, {
+          headers: grant.headers(),
+        });
         return answer.body?.status === status ? answer.body : undefined;
       },
       `payment order ${id} to reach ${status}`,
       20_000,
     );
-  const lines = async (bank: PaymentBank, reference: string) => (await bank.movements(reference)).map((line) => `${line.operation} ${line.iban} ${line.amount}`).sort();
+  const lines = async (bank: PaymentBank, reference: string) =>
+    (await bank.movements(reference)).map((line) => `${line.operation} ${line.iban} ${line.amount}`).sort();
   const orderEvents = async (id: string) =>
-    (await db.knex('open_banking.outbox').where({ aggregate_id: id, aggregate_type: 'payment_order' }).orderBy('sequence', 'asc').select('kind', 'audience')).map(
-      (row: { kind: string; audience: string }) => `${row.kind} ${row.audience}`,
-    );
-  const answers = async (id: string, kind: string) => (await db.knex('payments.outbox').where({ aggregate_id: id, kind })).length;
+    (
+      await db
+        .knex('open_banking.outbox')
+        .where({ aggregate_id: id, aggregate_type: 'payment_order' })
+        .orderBy('sequence', 'asc')
+        .select('kind', 'audience')
+    ).map((row: { kind: string; audience: string }) => `${row.kind} ${row.audience}`);
+  const answers = async (id: string, kind: string) =>
+    (await db.knex('payments.outbox').where({ aggregate_id: id, kind })).length;
 
   beforeAll(async () => {
     db = await openTestDatabase();
@@ -93,7 +110,10 @@ describe('Open Banking payment orders executed by the payment engine', () => {
     expect(await lines(alpha, id)).toEqual([`CREDIT ${bob.iban} 10000`, `DEBIT ${alice.iban} 10000`]);
     expect(await alpha.balance(alice.iban)).toBe(before.alice - 10_000);
     expect(await alpha.balance(bob.iban)).toBe(before.bob + 10_000);
-    expect(await orderEvents(id)).toEqual([`payment_order.processing ${tpp.tppId}`, `payment_order.completed ${tpp.tppId}`]);
+    expect(await orderEvents(id)).toEqual([
+      `payment_order.processing ${tpp.tppId}`,
+      `payment_order.completed ${tpp.tppId}`,
+    ]);
   });
 
   it('cross bank: over the rail to COMPLETED after the creditor bank confirms, with an interbank obligation', async () => {
@@ -103,8 +123,12 @@ describe('Open Banking payment orders executed by the payment engine', () => {
     expect(await lines(alpha, id)).toEqual([`DEBIT ${alice.iban} 20000`]);
     expect(await lines(beta, id)).toEqual([`CREDIT ${carol.iban} 20000`]);
     expect(await beta.balance(carol.iban)).toBe(20_000);
-    expect(await db.knex('payments.interbank_obligations').where({ session_id: id })).toMatchObject([{ debtor_bank: alpha.handle, creditor_bank: beta.handle, amount: '20000' }]);
-    expect(await db.knex('payments.credit_confirmations').where({ payment_reference: id, outcome: 'accepted' })).toHaveLength(1);
+    expect(await db.knex('payments.interbank_obligations').where({ session_id: id })).toMatchObject([
+      { debtor_bank: alpha.handle, creditor_bank: beta.handle, amount: '20000' },
+    ]);
+    expect(
+      await db.knex('payments.credit_confirmations').where({ payment_reference: id, outcome: 'accepted' }),
+    ).toHaveLength(1);
   });
 
   it('insufficient funds: FAILED with INSUFFICIENT_FUNDS, nothing moved', async () => {
@@ -113,7 +137,10 @@ describe('Open Banking payment orders executed by the payment engine', () => {
     expect(failed.failure_code).toBe('INSUFFICIENT_FUNDS');
     expect(await lines(alpha, id)).toEqual([]);
     expect(await alpha.balance(poor.iban)).toBe(1_000);
-    expect(await orderEvents(id)).toEqual([`payment_order.processing ${tpp.tppId}`, `payment_order.failed ${tpp.tppId}`]);
+    expect(await orderEvents(id)).toEqual([
+      `payment_order.processing ${tpp.tppId}`,
+      `payment_order.failed ${tpp.tppId}`,
+    ]);
   });
 
   it('a bank refusal for another reason than funds: REJECTED with PAYMENT_ORDER_REJECTED', async () => {
@@ -122,12 +149,18 @@ describe('Open Banking payment orders executed by the payment engine', () => {
     const rejected = await reaches(t, id, 'REJECTED');
     expect(rejected).toMatchObject({ failure_code: 'PAYMENT_ORDER_REJECTED', rejected_at: expect.any(String) });
     expect(await lines(alpha, id)).toEqual([]);
-    expect(await orderEvents(id)).toEqual([`payment_order.processing ${tpp.tppId}`, `payment_order.rejected ${tpp.tppId}`]);
+    expect(await orderEvents(id)).toEqual([
+      `payment_order.processing ${tpp.tppId}`,
+      `payment_order.rejected ${tpp.tppId}`,
+    ]);
   });
 
   it('a duplicate movement.requested executes once; one for a finished movement only answers again', async () => {
     const duplicate = async (id: string) => {
-      const original = await db.knex('open_banking.outbox').where({ aggregate_id: id, kind: 'movement.requested' }).first();
+      const original = await db
+        .knex('open_banking.outbox')
+        .where({ aggregate_id: id, kind: 'movement.requested' })
+        .first();
       await db.knex('open_banking.outbox').insert({
         id: `evt_dup${randomUUID().replace(/-/g, '')}`,
         kind: original.kind,
@@ -145,34 +178,54 @@ describe('Open Banking payment orders executed by the payment engine', () => {
     // The first copy may have reached payments only after the movement finished (then it too was
     // answered again): counted once it has been taken off the bus, so the next copy's answer is told apart.
     await eventually(
-      async () => ((await db.knex('open_banking.outbox').where({ aggregate_id: id, kind: 'movement.requested' }).whereNull('published_at')).length === 0 ? true : undefined),
+      async () =>
+        (
+          await db
+            .knex('open_banking.outbox')
+            .where({ aggregate_id: id, kind: 'movement.requested' })
+            .whereNull('published_at')
+        ).length === 0
+          ? true
+          : undefined,
       'the first copy published',
     );
     await new Promise((resolve) => setTimeout(resolve, 1_000));
     const answered = await answers(id, 'movement.completed');
     expect([1, 2]).toContain(answered);
     await duplicate(id); // after the movement finished
-    await eventually(async () => ((await answers(id, 'movement.completed')) === answered + 1 ? true : undefined), 'the outcome to be answered again');
+    await eventually(
+      async () => ((await answers(id, 'movement.completed')) === answered + 1 ? true : undefined),
+      'the outcome to be answered again',
+    );
     expect(await lines(alpha, id)).toEqual([`CREDIT ${bob.iban} 4000`, `DEBIT ${alice.iban} 4000`]);
-    expect(await db.knex('payments.payment_executions').where({ movement_id: id })).toMatchObject([{ kind: 'payment_order', step: 'done' }]);
+    expect(await db.knex('payments.payment_executions').where({ movement_id: id })).toMatchObject([
+      { kind: 'payment_order', step: 'done' },
+    ]);
     expect((await orderEvents(id)).filter((event) => event.startsWith('payment_order.completed'))).toHaveLength(1);
   });
 
   it('a crash between debit and credit: the next process finishes the order with the same references', async () => {
     await t.stop();
     const first = await startTestPlatform({ db, env: secrets, paymentsEngine: STUCK_ENGINE });
-    for (const bank of [alpha, beta]) await bank.sandbox.configureGateway({ url: first.platform.restUrl, bankKey: bank.bankKey });
+    for (const bank of [alpha, beta])
+      await bank.sandbox.configureGateway({ url: first.platform.restUrl, bankKey: bank.bankKey });
     const before = await alpha.balance(alice.iban);
     alpha.sandbox.injectFaults({ hang: true, operations: ['credit'], times: 1 });
     const id = await pay(first, 0, bob, 7_000);
     // Same bank, the debit is recorded with the credit's outcome: the core has it, the row is still at `debit`.
-    await eventually(async () => ((await lines(alpha, id)).length === 1 ? true : undefined), 'the debit to be booked at the core');
+    await eventually(
+      async () => ((await lines(alpha, id)).length === 1 ? true : undefined),
+      'the debit to be booked at the core',
+    );
     expect(await lines(alpha, id)).toEqual([`DEBIT ${alice.iban} 7000`]);
-    expect(await db.knex('payments.payment_executions').where({ movement_id: id }).first()).toMatchObject({ step: 'debit' });
+    expect(await db.knex('payments.payment_executions').where({ movement_id: id }).first()).toMatchObject({
+      step: 'debit',
+    });
 
     await first.stop();
     t = await startTestPlatform({ db, env: secrets, paymentsEngine: FAST_ENGINE });
-    for (const bank of [alpha, beta]) await bank.sandbox.configureGateway({ url: t.platform.restUrl, bankKey: bank.bankKey });
+    for (const bank of [alpha, beta])
+      await bank.sandbox.configureGateway({ url: t.platform.restUrl, bankKey: bank.bankKey });
     await reaches(t, id, 'COMPLETED');
     expect(await lines(alpha, id)).toEqual([`CREDIT ${bob.iban} 7000`, `DEBIT ${alice.iban} 7000`]);
     expect(await lines(alpha, `${id}:reversal`)).toEqual([]);

@@ -49,7 +49,13 @@ describe('payment orders with bank cores written from the spec alone', () => {
   const order = async (source: number, payee: { iban: string }, amount: number): Promise<string> => {
     const answer = await call(t.platform.restUrl, 'POST', '/ob/payment-orders', {
       headers: grant.headers(),
-      body: { source_account_id: grant.accountIds[source], destination: { type: 'iban', value: payee.iban }, amount, currency: 'LYD', description: 'Order' },
+      body: {
+        source_account_id: grant.accountIds[source],
+        destination: { type: 'iban', value: payee.iban },
+        amount,
+        currency: 'LYD',
+        description: 'Order',
+      },
     });
     expect(answer.status).toBe(201);
     return answer.body.payment_order_id as string;
@@ -59,7 +65,8 @@ describe('payment orders with bank cores written from the spec alone', () => {
       const answer = await call(t.platform.restUrl, 'GET', `/ob/payment-orders/${id}`, { headers: grant.headers() });
       return answer.body?.status === status ? answer.body : undefined;
     }, `payment order ${id} ${status}`);
-  const coreCalls = (bank: MinimalBank, path: string, reference: string) => bank.core.calls.filter((c) => c.path === path && c.body?.reference === reference);
+  const coreCalls = (bank: MinimalBank, path: string, reference: string) =>
+    bank.core.calls.filter((c) => c.path === path && c.body?.reference === reference);
 
   it('same bank: debited and credited once with the spec fields only, COMPLETED', async () => {
     const payee = await alpha.customer({ balance: 0 });

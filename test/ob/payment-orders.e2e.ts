@@ -14,7 +14,8 @@ describe('Open Banking payment orders: creation and reads', () => {
   let tpp: { tppId: string; tppAccessToken: string };
   let grant: Grant;
 
-  const post = (body: Record<string, unknown>, headers: Record<string, string> = grant.headers()) => call(base, 'POST', '/ob/payment-orders', { headers, body });
+  const post = (body: Record<string, unknown>, headers: Record<string, string> = grant.headers()) =>
+    call(base, 'POST', '/ob/payment-orders', { headers, body });
   const order = (amount: number, extra: Record<string, unknown> = {}) => ({
     source_account_id: grant.accountIds[0],
     destination: { type: 'iban', value: bob.iban },
@@ -32,7 +33,12 @@ describe('Open Banking payment orders: creation and reads', () => {
     alice = await bank.customer({ balance: 1_000_000 });
     bob = await bank.customer({ balance: 0 });
     tpp = await t.seed.registerTpp({ name: 'Pay App' });
-    grant = await ob.grant(tpp.tppAccessToken, bank.handle, [{ iban: alice.iban, bankHandle: bank.handle }], ALL_OB_SCOPES);
+    grant = await ob.grant(
+      tpp.tppAccessToken,
+      bank.handle,
+      [{ iban: alice.iban, bankHandle: bank.handle }],
+      ALL_OB_SCOPES,
+    );
   });
   afterAll(async () => {
     await bank.sandbox.stop();
@@ -46,7 +52,13 @@ describe('Open Banking payment orders: creation and reads', () => {
     expect(responseSchemaOf('POST', '/ob/payment-orders').safeParse(answer.body).error).toBeUndefined();
     const id = answer.body.payment_order_id as string;
     expect(id).toMatch(/^po_/);
-    expect(answer.body).toMatchObject({ status: 'PENDING_SCA', amount: 150_000, currency: 'LYD', source_account_id: grant.accountIds[0], creditor_bank: bank.handle });
+    expect(answer.body).toMatchObject({
+      status: 'PENDING_SCA',
+      amount: 150_000,
+      currency: 'LYD',
+      source_account_id: grant.accountIds[0],
+      creditor_bank: bank.handle,
+    });
     expect(answer.body.sca_url).toMatch(new RegExp(`^https?://[^/]+/ob/sca/${id}$`));
     expect(answer.headers.get('x-ratelimit-limit')).toBe('100');
     await new Promise((resolve) => setTimeout(resolve, 300));
@@ -71,11 +83,23 @@ describe('Open Banking payment orders: creation and reads', () => {
 
   it('refuses with the spec codes: scope, account, IBAN, unknown bank, limits', async () => {
     const readOnly = await ob.grant(tpp.tppAccessToken, bank.handle, [{ iban: alice.iban, bankHandle: bank.handle }]);
-    expectError(await post({ ...order(100), source_account_id: readOnly.accountIds[0] }, readOnly.headers()), 403, 'SCOPE_INSUFFICIENT');
+    expectError(
+      await post({ ...order(100), source_account_id: readOnly.accountIds[0] }, readOnly.headers()),
+      403,
+      'SCOPE_INSUFFICIENT',
+    );
     expectError(await post(order(100, { source_account_id: readOnly.accountIds[0] })), 404, 'ACCOUNT_NOT_FOUND');
-    expectError(await post(order(100, { destination: { type: 'iban', value: 'LY00 0000 0000' } })), 400, 'VALIDATION_ERROR');
+    expectError(
+      await post(order(100, { destination: { type: 'iban', value: 'LY00 0000 0000' } })),
+      400,
+      'VALIDATION_ERROR',
+    );
     expectError(await post(order(100, { destination: { type: 'alias', value: 'bob' } })), 400, 'VALIDATION_ERROR');
-    expectError(await post(order(100, { destination: { type: 'iban', value: lyIban('099', 12345) } })), 422, 'BANK_NOT_PARTICIPATING');
+    expectError(
+      await post(order(100, { destination: { type: 'iban', value: lyIban('099', 12345) } })),
+      422,
+      'BANK_NOT_PARTICIPATING',
+    );
     expectError(await post(order(0)), 400, 'VALIDATION_ERROR');
     expectError(await post(order(100, { currency: 'GBP' })), 400, 'VALIDATION_ERROR');
     expectError(await post(order(Number.MAX_SAFE_INTEGER)), 422, 'AMOUNT_TOO_HIGH');
@@ -84,13 +108,26 @@ describe('Open Banking payment orders: creation and reads', () => {
 
   it("another consent's token, even the same TPP's, cannot read the order: 404 like an unknown id", async () => {
     const created = await post(order(150_001));
-    const other = await ob.grant(tpp.tppAccessToken, bank.handle, [{ iban: alice.iban, bankHandle: bank.handle }], ALL_OB_SCOPES);
+    const other = await ob.grant(
+      tpp.tppAccessToken,
+      bank.handle,
+      [{ iban: alice.iban, bankHandle: bank.handle }],
+      ALL_OB_SCOPES,
+    );
     // The creation budget is the TPP's (100 a minute), not the consent's: the other consent spends the same one.
     const left = Number(created.headers.get('x-ratelimit-remaining'));
     const byOther = await post(order(150_002, { source_account_id: other.accountIds[0] }), other.headers());
     expect(byOther.status).toBe(202);
     expect(Number(byOther.headers.get('x-ratelimit-remaining'))).toBe(left - 1);
-    expectError(await call(base, 'GET', `/ob/payment-orders/${created.body.payment_order_id}`, { headers: other.headers() }), 404, 'PAYMENT_ORDER_NOT_FOUND');
-    expectError(await call(base, 'GET', '/ob/payment-orders/po_unknown', { headers: grant.headers() }), 404, 'PAYMENT_ORDER_NOT_FOUND');
+    expectError(
+      await call(base, 'GET', `/ob/payment-orders/${created.body.payment_order_id}`, { headers: other.headers() }),
+      404,
+      'PAYMENT_ORDER_NOT_FOUND',
+    );
+    expectError(
+      await call(base, 'GET', '/ob/payment-orders/po_unknown', { headers: grant.headers() }),
+      404,
+      'PAYMENT_ORDER_NOT_FOUND',
+    );
   });
 });

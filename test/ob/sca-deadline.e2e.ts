@@ -23,26 +23,48 @@ describe('Open Banking payment orders: the SCA deadline and a slow bank', () => 
   const create = async (amount: number) => {
     const answer = await call(base, 'POST', '/ob/payment-orders', {
       headers: grant.headers(),
-      body: { source_account_id: grant.accountIds[0], destination: { type: 'iban', value: bob.iban }, amount, currency: 'LYD', description: 'New sofa' },
+      body: {
+        source_account_id: grant.accountIds[0],
+        destination: { type: 'iban', value: bob.iban },
+        amount,
+        currency: 'LYD',
+        description: 'New sofa',
+      },
     });
     expect(answer.status).toBe(202);
     return answer.body.payment_order_id as string;
   };
-  const status = async (id: string) => (await call(base, 'GET', `/ob/payment-orders/${id}`, { headers: grant.headers() })).body;
-  const reaches = (id: string, wanted: string) => eventually(async () => ((await status(id)).status === wanted ? true : undefined), `order ${id} to reach ${wanted}`, 20_000);
+  const status = async (id: string) =>
+    (await call(base, 'GET', `/ob/payment-orders/${id}`, { headers: grant.headers() })).body;
+  const reaches = (id: string, wanted: string) =>
+    eventually(
+      async () => ((await status(id)).status === wanted ? true : undefined),
+      `order ${id} to reach ${wanted}`,
+      20_000,
+    );
   const authorize = (id: string, otp: string) => call(base, 'POST', `/ob/sca/${id}/authorize`, { body: { otp } });
-  const expiresAt = async (id: string) => Date.parse((await call(base, 'GET', `/ob/sca/${id}`, { headers: { accept: 'application/json' } })).body.expires_at);
+  const expiresAt = async (id: string) =>
+    Date.parse((await call(base, 'GET', `/ob/sca/${id}`, { headers: { accept: 'application/json' } })).body.expires_at);
   const until = (at: number) => new Promise((resolve) => setTimeout(resolve, Math.max(0, at - Date.now())));
 
   beforeAll(async () => {
-    t = await startTestPlatform({ paymentsEngine: FAST_ENGINE, openBankingScaTtlMs: SCA_TTL_MS, openBankingJobs: { scaExpiryIntervalMs: 200 } });
+    t = await startTestPlatform({
+      paymentsEngine: FAST_ENGINE,
+      openBankingScaTtlMs: SCA_TTL_MS,
+      openBankingJobs: { scaExpiryIntervalMs: 200 },
+    });
     base = t.platform.restUrl;
     const ob = await openBankingSeeds(t);
     bank = await ob.bank();
     alice = await bank.customer({ balance: 1_000_000 });
     bob = await bank.customer({ balance: 0 });
     const tpp = await t.seed.registerTpp({ name: 'Sofa Shop App' });
-    grant = await ob.grant(tpp.tppAccessToken, bank.handle, [{ iban: alice.iban, bankHandle: bank.handle }], ALL_OB_SCOPES);
+    grant = await ob.grant(
+      tpp.tppAccessToken,
+      bank.handle,
+      [{ iban: alice.iban, bankHandle: bank.handle }],
+      ALL_OB_SCOPES,
+    );
   });
   afterEach(() => bank.sandbox.clearFaults());
   afterAll(async () => {

@@ -25,10 +25,16 @@ describe('Open Banking payment orders: cumulative SCA exemption caps', () => {
   const order = (grant: Grant, amount: number) =>
     call(base, 'POST', '/ob/payment-orders', {
       headers: grant.headers(),
-      body: { source_account_id: grant.accountIds[0], destination: { type: 'iban', value: bob.iban }, amount, currency: 'LYD' },
+      body: {
+        source_account_id: grant.accountIds[0],
+        destination: { type: 'iban', value: bob.iban },
+        amount,
+        currency: 'LYD',
+      },
     });
   /** Each answer as status code and order status, e.g. "201 PROCESSING" or "202 PENDING_SCA". */
-  const outcomes = async (answers: Array<Promise<{ status: number; body: any }>>) => (await Promise.all(answers)).map((answer) => `${answer.status} ${answer.body.status}`);
+  const outcomes = async (answers: Array<Promise<{ status: number; body: any }>>) =>
+    (await Promise.all(answers)).map((answer) => `${answer.status} ${answer.body.status}`);
   const EXEMPT = '201 PROCESSING';
   const SCA = '202 PENDING_SCA';
 
@@ -46,8 +52,14 @@ describe('Open Banking payment orders: cumulative SCA exemption caps', () => {
   });
 
   it('a bank registers with the defaults: 5 exempted orders and 100000 minor units (the RTS figures in LYD) since the last SCA', async () => {
-    const record = await call(base, 'GET', `/banks/${bank.handle}`, { headers: { 'x-service-bank-key': bank.bankKey } });
-    expect(record.body.capabilities).toMatchObject({ sca_exemption_limit: 100_000, sca_exemption_max_count: 5, sca_exemption_cumulative_limit: 100_000 });
+    const record = await call(base, 'GET', `/banks/${bank.handle}`, {
+      headers: { 'x-service-bank-key': bank.bankKey },
+    });
+    expect(record.body.capabilities).toMatchObject({
+      sca_exemption_limit: 100_000,
+      sca_exemption_max_count: 5,
+      sca_exemption_cumulative_limit: 100_000,
+    });
     // With them: five orders of 10000 are exempt, the sixth waits for SCA.
     const grant = await newGrant();
     const answers: string[] = [];
@@ -62,7 +74,11 @@ describe('Open Banking payment orders: cumulative SCA exemption caps', () => {
         body: { sca_exemption_limit: 5_000, sca_exemption_max_count: 3, sca_exemption_cumulative_limit: 10_000 },
       });
       expect(patched.status).toBe(200);
-      expect(patched.body).toMatchObject({ sca_exemption_limit: 5_000, sca_exemption_max_count: 3, sca_exemption_cumulative_limit: 10_000 });
+      expect(patched.body).toMatchObject({
+        sca_exemption_limit: 5_000,
+        sca_exemption_max_count: 3,
+        sca_exemption_cumulative_limit: 10_000,
+      });
     });
 
     it('the count: the fourth order since the approval needs SCA, however small; an order above the limit counts for nothing', async () => {
@@ -87,7 +103,12 @@ describe('Open Banking payment orders: cumulative SCA exemption caps', () => {
       expect([...answers, `${over.status} ${over.body.status}`]).toEqual([EXEMPT, EXEMPT, SCA]);
       const id = over.body.payment_order_id as string;
       expect((await call(base, 'POST', `/ob/sca/${id}/authorize`, { body: { otp: alice.otp } })).status).toBe(200);
-      await eventually(async () => (await call(base, 'GET', `/ob/payment-orders/${id}`, { headers: grant.headers() })).body.status !== 'PENDING_SCA' || undefined, 'SCA passed');
+      await eventually(
+        async () =>
+          (await call(base, 'GET', `/ob/payment-orders/${id}`, { headers: grant.headers() })).body.status !==
+            'PENDING_SCA' || undefined,
+        'SCA passed',
+      );
       const after: string[] = [];
       for (const amount of [4_000, 4_000, 2_001]) after.push(...(await outcomes([order(grant, amount)])));
       expect(after).toEqual([EXEMPT, EXEMPT, SCA]);
@@ -98,7 +119,11 @@ describe('Open Banking payment orders: cumulative SCA exemption caps', () => {
       const answers = await outcomes(Array.from({ length: 8 }, () => order(grant, 100)));
       expect(answers.filter((answer) => answer === EXEMPT)).toHaveLength(3);
       expect(answers.filter((answer) => answer === SCA)).toHaveLength(5);
-      const exempted = await t.platform.db.knex('open_banking.payment_orders').where({ consent_id: grant.consentId }).whereNull('sca_url').count({ n: '*' });
+      const exempted = await t.platform.db
+        .knex('open_banking.payment_orders')
+        .where({ consent_id: grant.consentId })
+        .whereNull('sca_url')
+        .count({ n: '*' });
       expect(Number(exempted[0]!.n)).toBe(3);
     });
   });

@@ -23,24 +23,45 @@ describe('Open Banking payment orders: the SCA page', () => {
   const create = async (amount: number) => {
     const answer = await call(base, 'POST', '/ob/payment-orders', {
       headers: grant.headers(),
-      body: { source_account_id: grant.accountIds[0], destination: { type: 'iban', value: bob.iban }, amount, currency: 'LYD', description: 'New sofa' },
+      body: {
+        source_account_id: grant.accountIds[0],
+        destination: { type: 'iban', value: bob.iban },
+        amount,
+        currency: 'LYD',
+        description: 'New sofa',
+      },
     });
     expect(answer.status).toBe(202);
     return { id: answer.body.payment_order_id as string, scaUrl: answer.body.sca_url as string };
   };
-  const status = async (id: string) => (await call(base, 'GET', `/ob/payment-orders/${id}`, { headers: grant.headers() })).body;
-  const reaches = (id: string, wanted: string) => eventually(async () => ((await status(id)).status === wanted ? true : undefined), `order ${id} to reach ${wanted}`, 20_000);
+  const status = async (id: string) =>
+    (await call(base, 'GET', `/ob/payment-orders/${id}`, { headers: grant.headers() })).body;
+  const reaches = (id: string, wanted: string) =>
+    eventually(
+      async () => ((await status(id)).status === wanted ? true : undefined),
+      `order ${id} to reach ${wanted}`,
+      20_000,
+    );
   const authorize = (id: string, otp: string) => call(base, 'POST', `/ob/sca/${id}/authorize`, { body: { otp } });
 
   beforeAll(async () => {
-    t = await startTestPlatform({ paymentsEngine: FAST_ENGINE, openBankingScaTtlMs: 4_000, openBankingJobs: { scaExpiryIntervalMs: 200 } });
+    t = await startTestPlatform({
+      paymentsEngine: FAST_ENGINE,
+      openBankingScaTtlMs: 4_000,
+      openBankingJobs: { scaExpiryIntervalMs: 200 },
+    });
     base = t.platform.restUrl;
     const ob = await openBankingSeeds(t);
     bank = await ob.bank();
     alice = await bank.customer({ balance: 1_000_000 });
     bob = await bank.customer({ balance: 0 });
     const tpp = await t.seed.registerTpp({ name: 'Sofa Shop App' });
-    grant = await ob.grant(tpp.tppAccessToken, bank.handle, [{ iban: alice.iban, bankHandle: bank.handle }], ALL_OB_SCOPES);
+    grant = await ob.grant(
+      tpp.tppAccessToken,
+      bank.handle,
+      [{ iban: alice.iban, bankHandle: bank.handle }],
+      ALL_OB_SCOPES,
+    );
     browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', '--disable-gpu'] });
   });
   afterAll(async () => {
@@ -80,7 +101,14 @@ describe('Open Banking payment orders: the SCA page', () => {
     const view = await call(base, 'GET', `/ob/sca/${id}`, { headers: { accept: 'application/json' } });
     expect(view.status).toBe(200);
     expect(responseSchemaOf('GET', '/ob/sca/{payment_order_id}').safeParse(view.body).error).toBeUndefined();
-    expect(view.body).toMatchObject({ payment_order_id: id, status: 'PENDING_SCA', tpp_name: 'Sofa Shop App', payee_iban: bob.iban, amount: 120_000, otp_attempts_left: 3 });
+    expect(view.body).toMatchObject({
+      payment_order_id: id,
+      status: 'PENDING_SCA',
+      tpp_name: 'Sofa Shop App',
+      payee_iban: bob.iban,
+      amount: 120_000,
+      otp_attempts_left: 3,
+    });
     const accepted = await authorize(id, alice.otp);
     expect(accepted.status).toBe(200);
     expect(accepted.body).toEqual({ payment_order_id: id, status: 'PROCESSING' });

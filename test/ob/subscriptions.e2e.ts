@@ -24,10 +24,17 @@ describe('GraphQL subscriptions: consentUpdated', () => {
 
   const track = (record: SubscriptionRecord) => (open.push(record), record);
   const newConsent = async (owner = tpp) =>
-    (await createConsent(t, owner.tppAccessToken, { bank_handle: bank.handle, redirect_uri: OB_REDIRECT, scopes: ['accounts:read'] })).consentId;
+    (
+      await createConsent(t, owner.tppAccessToken, {
+        bank_handle: bank.handle,
+        redirect_uri: OB_REDIRECT,
+        scopes: ['accounts:read'],
+      })
+    ).consentId;
   const follow = (consentId: string, owner = tpp, url = t.platform.graphqlUrl) =>
     track(subscribe(url, { authorization: `Bearer ${owner.tppAccessToken}` }, CONSENT_UPDATES, { id: consentId }));
-  const statuses = (record: SubscriptionRecord) => record.messages.map((message) => message.data?.consentUpdated?.status);
+  const statuses = (record: SubscriptionRecord) =>
+    record.messages.map((message) => message.data?.consentUpdated?.status);
   const refusal = (record: SubscriptionRecord) => (record.errors[0] as Refusal)[0]!.extensions.code;
 
   beforeAll(async () => {
@@ -58,14 +65,20 @@ describe('GraphQL subscriptions: consentUpdated', () => {
       await record.waitForMessages(1, 'the current state');
       await approveConsent(t, consentId, alice);
       await record.waitForMessages(2, 'AUTHORISED');
-      const deleted = await call(t.platform.restUrl, 'DELETE', `/ob/consents/${consentId}`, { headers: bearer(tpp.tppAccessToken) });
+      const deleted = await call(t.platform.restUrl, 'DELETE', `/ob/consents/${consentId}`, {
+        headers: bearer(tpp.tppAccessToken),
+      });
       expect(deleted.status).toBe(204);
       await record.ended;
       expect(record.errors).toEqual([]);
       expect(record.completed).toBe(true);
       expect(statuses(record)).toEqual(['AWAITING_AUTHORISATION', 'AUTHORISED', 'REVOKED']);
       for (const message of record.messages) {
-        expect(message.data.consentUpdated).toMatchObject({ id: consentId, tppId: tpp.tppId, bank: { handle: bank.handle, displayName: `Pay Bank ${bank.institutionCode}` } });
+        expect(message.data.consentUpdated).toMatchObject({
+          id: consentId,
+          tppId: tpp.tppId,
+          bank: { handle: bank.handle, displayName: `Pay Bank ${bank.institutionCode}` },
+        });
       }
       // Fields other than the status are read when the message is built: the accounts arrive with the approval.
       expect(record.messages[0]!.data.consentUpdated.accountIds).toEqual([]);
@@ -87,7 +100,10 @@ describe('GraphQL subscriptions: consentUpdated', () => {
 
   it('a consent already final answers its state once and completes', async () => {
     const consentId = await newConsent();
-    expect((await call(t.platform.restUrl, 'DELETE', `/ob/consents/${consentId}`, { headers: bearer(tpp.tppAccessToken) })).status).toBe(204);
+    expect(
+      (await call(t.platform.restUrl, 'DELETE', `/ob/consents/${consentId}`, { headers: bearer(tpp.tppAccessToken) }))
+        .status,
+    ).toBe(204);
     const record = follow(consentId);
     await record.ended;
     expect(record.completed).toBe(true);
@@ -99,8 +115,14 @@ describe('GraphQL subscriptions: consentUpdated', () => {
     const stranger = follow(consentId, otherTpp);
     const unknown = follow('con_doesnotexist');
     const merchant = await t.seed.createMerchant();
-    const asMerchant = track(subscribe(t.platform.graphqlUrl, { authorization: `Bearer ${merchant.apiKey}` }, CONSENT_UPDATES, { id: consentId }));
-    const badToken = track(subscribe(t.platform.graphqlUrl, { authorization: 'Bearer tpk_not_a_token' }, CONSENT_UPDATES, { id: consentId }));
+    const asMerchant = track(
+      subscribe(t.platform.graphqlUrl, { authorization: `Bearer ${merchant.apiKey}` }, CONSENT_UPDATES, {
+        id: consentId,
+      }),
+    );
+    const badToken = track(
+      subscribe(t.platform.graphqlUrl, { authorization: 'Bearer tpk_not_a_token' }, CONSENT_UPDATES, { id: consentId }),
+    );
     await Promise.all([stranger.ended, unknown.ended, asMerchant.ended, badToken.ended]);
     for (const record of [stranger, unknown, asMerchant]) {
       expect(record.messages).toEqual([]);

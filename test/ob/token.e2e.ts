@@ -47,7 +47,11 @@ describe('Open Banking token endpoint', () => {
     code_verifier: grant.verifier,
     ...patch,
   });
-  const refreshForm = (grant: Grant, refreshToken: string) => ({ grant_type: 'refresh_token', refresh_token: refreshToken, consent_id: grant.consentId });
+  const refreshForm = (grant: Grant, refreshToken: string) => ({
+    grant_type: 'refresh_token',
+    refresh_token: refreshToken,
+    consent_id: grant.consentId,
+  });
   /** A TPP (a new one unless given, so each test has its own 30/min budget), an approved consent and its code. */
   const newGrant = async (tpp?: Tpp): Promise<Grant> => {
     const owner = tpp ?? (await t.seed.registerTpp({ redirect_uris: [REDIRECT] }));
@@ -68,8 +72,10 @@ describe('Open Banking token endpoint', () => {
     const consentId = created.body.consent_id as string;
     return { tpp: owner, consentId, code: await kit.approve(consentId), verifier };
   };
-  const verified = (kind: 'ob_access_token' | 'ob_refresh_token', raw: string) => vault.verify(vaultOrm.em.fork(), kind, raw);
-  const consentStatus = async (id: string) => (await t.platform.db.knex('open_banking.consents').where({ id }).first()).status;
+  const verified = (kind: 'ob_access_token' | 'ob_refresh_token', raw: string) =>
+    vault.verify(vaultOrm.em.fork(), kind, raw);
+  const consentStatus = async (id: string) =>
+    (await t.platform.db.knex('open_banking.consents').where({ id }).first()).status;
   const expectNoStore = (answer: Answer) => {
     expect(answer.headers.get('cache-control')).toBe('no-store');
     expect(answer.headers.get('pragma')).toBe('no-cache');
@@ -109,11 +115,17 @@ describe('Open Banking token endpoint', () => {
     expect((await verified('ob_access_token', answer.body.access_token)).ok).toBe(true);
 
     const rows = await t.platform.db.knex('auth.credentials').where({ owner_id: grant.consentId });
-    expect(rows.map((row) => row.kind).sort()).toEqual(['ob_access_token', 'ob_authorization_code', 'ob_refresh_token']);
+    expect(rows.map((row) => row.kind).sort()).toEqual([
+      'ob_access_token',
+      'ob_authorization_code',
+      'ob_refresh_token',
+    ]);
     const hashes = rows.map((row) => row.hash);
-    for (const raw of [grant.code, answer.body.access_token, answer.body.refresh_token]) expect(hashes).toContain(sha256Hex(raw));
+    for (const raw of [grant.code, answer.body.access_token, answer.body.refresh_token])
+      expect(hashes).toContain(sha256Hex(raw));
     const everything = JSON.stringify(await t.platform.db.knex('auth.credentials'));
-    for (const raw of [grant.code, grant.verifier, answer.body.access_token, answer.body.refresh_token]) expect(everything).not.toContain(raw);
+    for (const raw of [grant.code, grant.verifier, answer.body.access_token, answer.body.refresh_token])
+      expect(everything).not.toContain(raw);
     for (const row of rows) expect(row).toMatchObject({ client_id: grant.tpp.tppId, family: rows[0].family });
     expect(await consentStatus(grant.consentId)).toBe('AUTHORISED');
   });
@@ -142,11 +154,25 @@ describe('Open Banking token endpoint', () => {
     const grant = await newGrant();
     const { code_verifier: _omitted, ...withoutVerifier } = exchangeForm(grant);
     expectTokenError(await token(withoutVerifier), 400, 'VALIDATION_ERROR', /^code_verifier: required/);
-    expectTokenError(await token(exchangeForm(grant, { code_verifier: '' })), 400, 'VALIDATION_ERROR', /^code_verifier: required/);
+    expectTokenError(
+      await token(exchangeForm(grant, { code_verifier: '' })),
+      400,
+      'VALIDATION_ERROR',
+      /^code_verifier: required/,
+    );
     for (const code_verifier of ['a'.repeat(42), 'a'.repeat(129), `${'a'.repeat(43)}+`, `${'a'.repeat(43)} `]) {
-      expectTokenError(await token(exchangeForm(grant, { code_verifier })), 400, 'VALIDATION_ERROR', /^code_verifier: must be 43-128 characters/);
+      expectTokenError(
+        await token(exchangeForm(grant, { code_verifier })),
+        400,
+        'VALIDATION_ERROR',
+        /^code_verifier: must be 43-128 characters/,
+      );
     }
-    expectTokenError(await token(exchangeForm(grant, { code_verifier: randomBytes(48).toString('base64url') })), 400, 'PKCE_INVALID');
+    expectTokenError(
+      await token(exchangeForm(grant, { code_verifier: randomBytes(48).toString('base64url') })),
+      400,
+      'PKCE_INVALID',
+    );
     // plain PKCE: the challenge itself as the verifier never matches (plain is refused at consent creation anyway).
     const challenge = createHash('sha256').update(grant.verifier).digest('base64url');
     expectTokenError(await token(exchangeForm(grant, { code_verifier: challenge })), 400, 'PKCE_INVALID');
@@ -160,8 +186,17 @@ describe('Open Banking token endpoint', () => {
       expectTokenError(await token(exchangeForm(a, { redirect_uri })), 400, 'INVALID_GRANT', /redirect_uri/);
     }
     expectTokenError(await token(exchangeForm(a, { consent_id: b.consentId })), 400, 'INVALID_GRANT', /consent_id/);
-    expectTokenError(await token(exchangeForm(a, { client_id: 'tpp_000000000000000000000000' })), 400, 'INVALID_GRANT', /client_id/);
-    expectTokenError(await token(exchangeForm(a, { code: 'oac_000000000000000000000000000000' })), 400, 'INVALID_GRANT');
+    expectTokenError(
+      await token(exchangeForm(a, { client_id: 'tpp_000000000000000000000000' })),
+      400,
+      'INVALID_GRANT',
+      /client_id/,
+    );
+    expectTokenError(
+      await token(exchangeForm(a, { code: 'oac_000000000000000000000000000000' })),
+      400,
+      'INVALID_GRANT',
+    );
     expect((await token(exchangeForm(a, { client_id: a.tpp.tppId }))).status).toBe(200);
   });
 
@@ -220,15 +255,28 @@ describe('Open Banking token endpoint', () => {
     const grant = await newGrant();
     const json = await call(base, 'POST', '/ob/token', { body: exchangeForm(grant) });
     expectTokenError(json, 400, 'VALIDATION_ERROR', /^content-type/);
-    expectTokenError(await token({ ...exchangeForm(grant), grant_type: 'password' }), 400, 'VALIDATION_ERROR', /^grant_type: unsupported/);
+    expectTokenError(
+      await token({ ...exchangeForm(grant), grant_type: 'password' }),
+      400,
+      'VALIDATION_ERROR',
+      /^grant_type: unsupported/,
+    );
     const { grant_type: _g, ...noGrantType } = exchangeForm(grant);
     expectTokenError(await token(noGrantType), 400, 'VALIDATION_ERROR', /^grant_type: required/);
     for (const name of ['code', 'redirect_uri', 'consent_id'] as const) {
       const { [name]: _dropped, ...form } = exchangeForm(grant);
       expectTokenError(await token(form), 400, 'VALIDATION_ERROR', new RegExp(`^${name}: required`));
     }
-    expectTokenError(await token({ grant_type: 'refresh_token', consent_id: grant.consentId }), 400, 'VALIDATION_ERROR', /^refresh_token: required/);
-    const twice = await call(base, 'POST', '/ob/token', { body: `${new URLSearchParams(exchangeForm(grant))}&code_verifier=${grant.verifier}`, headers: FORM });
+    expectTokenError(
+      await token({ grant_type: 'refresh_token', consent_id: grant.consentId }),
+      400,
+      'VALIDATION_ERROR',
+      /^refresh_token: required/,
+    );
+    const twice = await call(base, 'POST', '/ob/token', {
+      body: `${new URLSearchParams(exchangeForm(grant))}&code_verifier=${grant.verifier}`,
+      headers: FORM,
+    });
     expectTokenError(twice, 400, 'VALIDATION_ERROR', /^code_verifier: sent more than once/);
     // None of these reached the grant: the code still works.
     expect((await token(exchangeForm(grant))).status).toBe(200);
@@ -237,7 +285,15 @@ describe('Open Banking token endpoint', () => {
   it('is also GraphQL: exchangeAuthorizationCode and refreshAccessToken, public', async () => {
     const grant = await newGrant();
     const EXCHANGE = gql<
-      { exchangeAuthorizationCode: { accessToken: string; refreshToken: string; tokenType: string; expiresIn: number; scope: string } },
+      {
+        exchangeAuthorizationCode: {
+          accessToken: string;
+          refreshToken: string;
+          tokenType: string;
+          expiresIn: number;
+          scope: string;
+        };
+      },
       { code: string; redirectUri: string; consentId: string; codeVerifier: string }
     >(`mutation($code: String!, $redirectUri: String!, $consentId: String!, $codeVerifier: String!) {
       exchangeAuthorizationCode(code: $code, redirectUri: $redirectUri, consentId: $consentId, codeVerifier: $codeVerifier) { accessToken refreshToken tokenType expiresIn scope }
@@ -245,11 +301,26 @@ describe('Open Banking token endpoint', () => {
     const REFRESH = gql<{ refreshAccessToken: { accessToken: string } }, { refreshToken: string; consentId: string }>(
       `mutation($refreshToken: String!, $consentId: String!) { refreshAccessToken(refreshToken: $refreshToken, consentId: $consentId) { accessToken } }`,
     );
-    const { exchangeAuthorizationCode } = await t.execute(EXCHANGE, { code: grant.code, redirectUri: REDIRECT, consentId: grant.consentId, codeVerifier: grant.verifier });
-    expect(exchangeAuthorizationCode).toMatchObject({ tokenType: 'Bearer', expiresIn: 900, scope: 'accounts:read balances:read' });
-    const { refreshAccessToken } = await t.execute(REFRESH, { refreshToken: exchangeAuthorizationCode.refreshToken, consentId: grant.consentId });
+    const { exchangeAuthorizationCode } = await t.execute(EXCHANGE, {
+      code: grant.code,
+      redirectUri: REDIRECT,
+      consentId: grant.consentId,
+      codeVerifier: grant.verifier,
+    });
+    expect(exchangeAuthorizationCode).toMatchObject({
+      tokenType: 'Bearer',
+      expiresIn: 900,
+      scope: 'accounts:read balances:read',
+    });
+    const { refreshAccessToken } = await t.execute(REFRESH, {
+      refreshToken: exchangeAuthorizationCode.refreshToken,
+      consentId: grant.consentId,
+    });
     expect(refreshAccessToken.accessToken).toMatch(/^at_/);
-    const replay = await t.executeExpectingErrors(REFRESH, { refreshToken: exchangeAuthorizationCode.refreshToken, consentId: grant.consentId });
+    const replay = await t.executeExpectingErrors(REFRESH, {
+      refreshToken: exchangeAuthorizationCode.refreshToken,
+      consentId: grant.consentId,
+    });
     expect(replay.errors[0]?.extensions?.code).toBe('TOKEN_REVOKED');
 
     // One grant per operation: aliases must not run many redemptions on one point of the rate limit.
@@ -280,7 +351,9 @@ describe('Open Banking token endpoint', () => {
   it('publishes RFC 8414 metadata whose issuer is the iss of authorization responses (the public base URL)', async () => {
     const answer = await call(base, 'GET', '/.well-known/oauth-authorization-server');
     expect(answer.status).toBe(200);
-    expect(responseSchemaOf('GET', '/.well-known/oauth-authorization-server').safeParse(answer.body).error).toBeUndefined();
+    expect(
+      responseSchemaOf('GET', '/.well-known/oauth-authorization-server').safeParse(answer.body).error,
+    ).toBeUndefined();
     expect(answer.body).toEqual({
       issuer: BASE_URL,
       authorization_endpoint: `${BASE_URL}/ob/auth`,

@@ -27,8 +27,12 @@ describe('Open Banking walkthrough on the demo data', () => {
     const result = await runOpenBankingWalkthrough({ demo: demo.file, log: (line) => lines.push(line) });
 
     const customer = demo.file.customers[0]!;
-    expect(result.accounts).toEqual([expect.objectContaining({ iban: customer.iban, currency: 'LYD', account_type: 'CURRENT' })]);
-    expect(result.balances).toMatchObject({ balances: [{ type: 'AVAILABLE', amount: customer.balance, currency: 'LYD' }] });
+    expect(result.accounts).toEqual([
+      expect.objectContaining({ iban: customer.iban, currency: 'LYD', account_type: 'CURRENT' }),
+    ]);
+    expect(result.balances).toMatchObject({
+      balances: [{ type: 'AVAILABLE', amount: customer.balance, currency: 'LYD' }],
+    });
     expect(result.transactions).toHaveProperty('transactions');
     expect(result.refusals).toEqual({
       'rotated access token': { status: 401, code: 'TOKEN_REVOKED' },
@@ -51,7 +55,9 @@ describe('Open Banking walkthrough on the demo data', () => {
     );
     // Money moved: the payer paid both orders.
     const payer = demo.file.customers[0]!;
-    const balance = await fetch(`${demo.banks[0]!.url}/accounts/${payer.iban}`, { headers: { 'x-service-internal-key': demo.file.banks[0]!.internal_key } });
+    const balance = await fetch(`${demo.banks[0]!.url}/accounts/${payer.iban}`, {
+      headers: { 'x-service-internal-key': demo.file.banks[0]!.internal_key },
+    });
     expect(((await balance.json()) as { balance: number }).balance).toBe(payer.balance - 2_500 - 150_000);
     // Each step is shown as the curl a user can paste.
     expect(lines.filter((line) => line.startsWith('\n$ curl')).length).toBeGreaterThanOrEqual(9);

@@ -4,14 +4,31 @@ import { approveConsent, createConsent, enableOpenBanking } from '../support/con
 import { gql } from '../support/graphql';
 import { bearer, eventually, startPaymentBank, type PaymentBank } from '../support/payments';
 import { startTestPlatform, type TestPlatform } from '../support/platform';
-import { serviceSignature, standardWebhooksValid, startTestReceiver, type ReceivedWebhook, type TestWebhookReceiver } from '../support/webhook-receiver';
+import {
+  serviceSignature,
+  standardWebhooksValid,
+  startTestReceiver,
+  type ReceivedWebhook,
+  type TestWebhookReceiver,
+} from '../support/webhook-receiver';
 
 const REDIRECT = 'https://tpp.example/callback';
 
 type Tpp = { tppId: string; tppAccessToken: string; webhookSecret: string };
 
 const DELIVERIES = gql<
-  { webhookDeliveries: { edges: Array<{ node: { id: string; event: string; status: string; history: Array<{ number: number; statusCode: number | null }> } }> } },
+  {
+    webhookDeliveries: {
+      edges: Array<{
+        node: {
+          id: string;
+          event: string;
+          status: string;
+          history: Array<{ number: number; statusCode: number | null }>;
+        };
+      }>;
+    };
+  },
   Record<string, never>
 >(`query { webhookDeliveries(first: 100) { edges { node { id event status history { number statusCode } } } } }`);
 
@@ -34,9 +51,13 @@ describe('Open Banking webhooks to TPPs', () => {
     receivers.push(started);
     return started;
   };
-  const tppWith = async (url: string | null): Promise<Tpp> => t.seed.registerTpp({ webhook_url: url, redirect_uris: [REDIRECT] });
+  const tppWith = async (url: string | null): Promise<Tpp> =>
+    t.seed.registerTpp({ webhook_url: url, redirect_uris: [REDIRECT] });
   const grantedConsent = async (tpp: Tpp) => {
-    const { consentId } = await createConsent(t, tpp.tppAccessToken, { bank_handle: bank.handle, redirect_uri: REDIRECT });
+    const { consentId } = await createConsent(t, tpp.tppAccessToken, {
+      bank_handle: bank.handle,
+      redirect_uri: REDIRECT,
+    });
     await approveConsent(t, consentId, await bank.customer());
     return consentId;
   };
@@ -46,7 +67,8 @@ describe('Open Banking webhooks to TPPs', () => {
     expect(responseSchemaOf('GET', '/webhooks/deliveries').safeParse(answer.body).error).toBeUndefined();
     return answer.body.deliveries as Array<Record<string, any>>;
   };
-  const deliveryOf = async (token: string, eventId: string) => (await deliveries(token)).find((d) => d.event_id === eventId);
+  const deliveryOf = async (token: string, eventId: string) =>
+    (await deliveries(token)).find((d) => d.event_id === eventId);
   const settled = (token: string, eventId: string, status: string) =>
     eventually(async () => {
       const entry = await deliveryOf(token, eventId);
@@ -59,11 +81,17 @@ describe('Open Banking webhooks to TPPs', () => {
     expect(webhook.headers['webhook-id']).toBe(webhook.envelope.id);
   };
   const eventOf = (endpoint: TestWebhookReceiver, kind: string, consentId: string) =>
-    endpoint.waitFor((w) => w.envelope.event === kind && w.envelope.data.consent_id === consentId, `${kind} of ${consentId}`);
+    endpoint.waitFor(
+      (w) => w.envelope.event === kind && w.envelope.data.consent_id === consentId,
+      `${kind} of ${consentId}`,
+    );
 
   beforeAll(async () => {
     // A short retry schedule and a fast expiry job, so retries, FAILED and consent.expired happen within the test.
-    t = await startTestPlatform({ env: { WEBHOOK_RETRY_SCHEDULE: '0.2,0.2' }, openBankingJobs: { consentExpiryIntervalMs: 100 } });
+    t = await startTestPlatform({
+      env: { WEBHOOK_RETRY_SCHEDULE: '0.2,0.2' },
+      openBankingJobs: { consentExpiryIntervalMs: 100 },
+    });
     bank = await startPaymentBank(t);
     await enableOpenBanking(t, bank);
   });
@@ -80,13 +108,23 @@ describe('Open Banking webhooks to TPPs', () => {
     const consentId = await grantedConsent(tpp);
     const granted = await eventOf(endpoint, 'consent.granted', consentId);
     expect(Object.keys(granted.envelope).sort()).toEqual(['created_at', 'data', 'event', 'id', 'livemode', 'sequence']);
-    expect(granted.envelope.data).toMatchObject({ consent_id: consentId, status: 'AUTHORISED', tpp_id: tpp.tppId, bank_handle: bank.handle });
+    expect(granted.envelope.data).toMatchObject({
+      consent_id: consentId,
+      status: 'AUTHORISED',
+      tpp_id: tpp.tppId,
+      bank_handle: bank.handle,
+    });
     expectSignedBy(tpp.webhookSecret, granted);
     // The envelope is the outbox's event, under its own id.
-    const outbox = await t.platform.db.knex('open_banking.outbox').where({ aggregate_id: consentId, kind: 'consent.granted' }).first();
+    const outbox = await t.platform.db
+      .knex('open_banking.outbox')
+      .where({ aggregate_id: consentId, kind: 'consent.granted' })
+      .first();
     expect(granted.envelope.id).toBe(outbox.id);
 
-    expect((await t.rest('DELETE', `/ob/consents/${consentId}`, { headers: bearer(tpp.tppAccessToken) })).status).toBe(204);
+    expect((await t.rest('DELETE', `/ob/consents/${consentId}`, { headers: bearer(tpp.tppAccessToken) })).status).toBe(
+      204,
+    );
     const revoked = await eventOf(endpoint, 'consent.revoked', consentId);
     expect(revoked.envelope.data).toMatchObject({ consent_id: consentId, status: 'REVOKED', revoked_by: 'tpp' });
     expectSignedBy(tpp.webhookSecret, revoked);
@@ -115,7 +153,12 @@ describe('Open Banking webhooks to TPPs', () => {
     });
     await settled(tpp.tppAccessToken, expired.envelope.id, 'DELIVERED');
     const log = await deliveries(tpp.tppAccessToken);
-    expect(log.map((d) => d.event).sort()).toEqual(['consent.expired', 'consent.granted', 'consent.granted', 'consent.revoked']);
+    expect(log.map((d) => d.event).sort()).toEqual([
+      'consent.expired',
+      'consent.granted',
+      'consent.granted',
+      'consent.revoked',
+    ]);
     // The same log over GraphQL with the TPP token, attempts included.
     const graph = await t.execute(DELIVERIES, {}, bearer(tpp.tppAccessToken));
     expect(graph.webhookDeliveries.edges.find((e) => e.node.id === listed.delivery_id)?.node).toMatchObject({
@@ -137,29 +180,42 @@ describe('Open Banking webhooks to TPPs', () => {
 
     // Another TPP cannot rotate this one's secret: the answer for an unknown TPP.
     const other = await tppWith(null);
-    const refused = await t.rest('POST', `/ob/tpps/${tpp.tppId}/rotate-webhook-secret`, { headers: bearer(other.tppAccessToken) });
+    const refused = await t.rest('POST', `/ob/tpps/${tpp.tppId}/rotate-webhook-secret`, {
+      headers: bearer(other.tppAccessToken),
+    });
     expect([refused.status, refused.body.error.code]).toEqual([404, 'TPP_NOT_FOUND']);
 
-    const rotated = await t.rest('POST', `/ob/tpps/${tpp.tppId}/rotate-webhook-secret`, { headers: bearer(tpp.tppAccessToken) });
+    const rotated = await t.rest('POST', `/ob/tpps/${tpp.tppId}/rotate-webhook-secret`, {
+      headers: bearer(tpp.tppAccessToken),
+    });
     expect(rotated.status).toBe(200);
-    expect(responseSchemaOf('POST', '/ob/tpps/{id}/rotate-webhook-secret').safeParse(rotated.body).error).toBeUndefined();
+    expect(
+      responseSchemaOf('POST', '/ob/tpps/{id}/rotate-webhook-secret').safeParse(rotated.body).error,
+    ).toBeUndefined();
     const newSecret = rotated.body.webhook_secret as string;
     expect(newSecret).toMatch(/^whsec_/);
     expect(newSecret).not.toBe(tpp.webhookSecret);
 
     endpoint.answer(() => 200);
     const before = endpoint.received.length;
-    const retried = await t.rest('POST', `/webhooks/deliveries/${failed.delivery_id}/retry`, { headers: bearer(tpp.tppAccessToken) });
+    const retried = await t.rest('POST', `/webhooks/deliveries/${failed.delivery_id}/retry`, {
+      headers: bearer(tpp.tppAccessToken),
+    });
     expect(retried.status).toBe(202);
     expect(retried.body).toMatchObject({ delivery_id: failed.delivery_id, status: 'PENDING' });
-    const again = await endpoint.waitFor((w) => endpoint.received.indexOf(w) >= before && w.envelope.id === eventId, 'the manual retry');
+    const again = await endpoint.waitFor(
+      (w) => endpoint.received.indexOf(w) >= before && w.envelope.id === eventId,
+      'the manual retry',
+    );
     expectSignedBy(newSecret, again);
     expect(again.headers['x-service-signature']).not.toBe(serviceSignature(tpp.webhookSecret, again.body));
     expect(standardWebhooksValid(tpp.webhookSecret, again)).toBe(false);
     await settled(tpp.tppAccessToken, eventId, 'DELIVERED');
 
     // The operator may rotate too.
-    const byAdmin = await t.rest('POST', `/ob/tpps/${tpp.tppId}/rotate-webhook-secret`, { headers: { 'x-service-admin-key': t.adminKey } });
+    const byAdmin = await t.rest('POST', `/ob/tpps/${tpp.tppId}/rotate-webhook-secret`, {
+      headers: { 'x-service-admin-key': t.adminKey },
+    });
     expect(byAdmin.status).toBe(200);
   });
 
@@ -209,12 +265,22 @@ describe('Open Banking webhooks to TPPs', () => {
     const first = await receiver();
     const second = await receiver();
     const tpp = await tppWith(first.url);
-    const patched = await t.rest('PATCH', `/ob/tpps/${tpp.tppId}`, { headers: bearer(tpp.tppAccessToken), body: { webhook_url: second.url } });
+    const patched = await t.rest('PATCH', `/ob/tpps/${tpp.tppId}`, {
+      headers: bearer(tpp.tppAccessToken),
+      body: { webhook_url: second.url },
+    });
     expect(patched.status).toBe(200);
     expect(responseSchemaOf('PATCH', '/ob/tpps/{id}').safeParse(patched.body).error).toBeUndefined();
     expect(patched.body).toMatchObject({ tpp_id: tpp.tppId, webhook_url: second.url });
     const stranger = await tppWith(null);
-    expect((await t.rest('PATCH', `/ob/tpps/${tpp.tppId}`, { headers: bearer(stranger.tppAccessToken), body: { webhook_url: null } })).status).toBe(404);
+    expect(
+      (
+        await t.rest('PATCH', `/ob/tpps/${tpp.tppId}`, {
+          headers: bearer(stranger.tppAccessToken),
+          body: { webhook_url: null },
+        })
+      ).status,
+    ).toBe(404);
 
     // The payment-order events land with the payment orders themselves; their shape on the bus is fixed: audience = TPP id.
     const order = {
@@ -228,10 +294,19 @@ describe('Open Banking webhooks to TPPs', () => {
     };
     await t.platform.bus.publish(order);
     const delivered = await second.waitFor((w) => w.envelope.id === order.id, 'payment_order.completed');
-    expect(delivered.envelope).toEqual({ id: order.id, event: 'payment_order.completed', created_at: order.createdAt, livemode: true, data: order.data });
+    expect(delivered.envelope).toEqual({
+      id: order.id,
+      event: 'payment_order.completed',
+      created_at: order.createdAt,
+      livemode: true,
+      data: order.data,
+    });
     expectSignedBy(tpp.webhookSecret, delivered);
     expect(first.received).toEqual([]);
-    expect(await settled(tpp.tppAccessToken, order.id, 'DELIVERED')).toMatchObject({ event: 'payment_order.completed', url: second.url });
+    expect(await settled(tpp.tppAccessToken, order.id, 'DELIVERED')).toMatchObject({
+      event: 'payment_order.completed',
+      url: second.url,
+    });
 
     // No webhook URL: no delivery at all.
     const silent = await tppWith(null);

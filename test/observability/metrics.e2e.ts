@@ -14,20 +14,25 @@ function samples(text: string): Sample[] {
     .filter((line) => line && !line.startsWith('#'))
     .map((line) => {
       const match = /^([a-zA-Z_:][a-zA-Z0-9_:]*)(?:\{(.*)\})? (\S+)$/.exec(line)!;
-      const labels = Object.fromEntries([...(match[2] ?? '').matchAll(/([a-zA-Z_]+)="([^"]*)"/g)].map((pair) => [pair[1]!, pair[2]!]));
+      const labels = Object.fromEntries(
+        [...(match[2] ?? '').matchAll(/([a-zA-Z_]+)="([^"]*)"/g)].map((pair) => [pair[1]!, pair[2]!]),
+      );
       return { name: match[1]!, labels, value: Number(match[3]) };
     });
 }
 
 const value = (all: Sample[], name: string, labels: Record<string, string>): number | undefined =>
-  all.find((sample) => sample.name === name && Object.entries(labels).every(([key, wanted]) => sample.labels[key] === wanted))?.value;
+  all.find(
+    (sample) => sample.name === name && Object.entries(labels).every(([key, wanted]) => sample.labels[key] === wanted),
+  )?.value;
 
 /** "/metrics has bank-core and per-operation figures after one payment" (issue 14, item 6). */
 describe('metrics after one payment', () => {
   let t: TestPlatform;
   let payerBank: PaymentBank;
   let payeeBank: PaymentBank;
-  const metricsOf = async (base: string) => samples(await (await fetch(`${base.replace(/\/graphql$/, '')}/metrics`)).text());
+  const metricsOf = async (base: string) =>
+    samples(await (await fetch(`${base.replace(/\/graphql$/, '')}/metrics`)).text());
 
   beforeAll(async () => {
     t = await startTestPlatform({ paymentsEngine: FAST_ENGINE });
@@ -51,22 +56,35 @@ describe('metrics after one payment', () => {
     expect(created.status).toBe(201);
     const id = created.body.session_id as string;
     // One wrong OTP first: a refusal has its own outcome, at the core and at the router.
-    const refused = await t.rest('POST', `/pay/${id}/authorize`, { body: { payer: { type: 'alias', value: payer.alias }, otp: '000000' } });
+    const refused = await t.rest('POST', `/pay/${id}/authorize`, {
+      body: { payer: { type: 'alias', value: payer.alias }, otp: '000000' },
+    });
     expect(refused.body.error.code).toBe('OTP_INVALID');
-    const paid = await t.rest('POST', `/pay/${id}/authorize`, { body: { payer: { type: 'alias', value: payer.alias }, otp: payer.otp } });
+    const paid = await t.rest('POST', `/pay/${id}/authorize`, {
+      body: { payer: { type: 'alias', value: payer.alias }, otp: payer.otp },
+    });
     expect(paid.status).toBe(200);
 
     const payments = await metricsOf(t.platform.subgraphUrls.payments!);
-    const core = (bank: string, operation: string, outcome: string) => value(payments, 'bank_core_call_duration_seconds_count', { service: 'payments', bank, operation, outcome });
+    const core = (bank: string, operation: string, outcome: string) =>
+      value(payments, 'bank_core_call_duration_seconds_count', { service: 'payments', bank, operation, outcome });
     expect(core(payerBank.handle, 'verifyCustomer', 'ok')).toBe(1);
     expect(core(payerBank.handle, 'verifyCustomer', 'otp_invalid')).toBe(1);
     expect(core(payerBank.handle, 'debit', 'ok')).toBe(1);
     expect(core(payeeBank.handle, 'credit', 'ok')).toBe(1);
     // Latency, not only a count: the buckets of one call add up to it.
-    expect(value(payments, 'bank_core_call_duration_seconds_bucket', { bank: payerBank.handle, operation: 'debit', outcome: 'ok', le: '+Inf' })).toBe(1);
+    expect(
+      value(payments, 'bank_core_call_duration_seconds_bucket', {
+        bank: payerBank.handle,
+        operation: 'debit',
+        outcome: 'ok',
+        le: '+Inf',
+      }),
+    ).toBe(1);
 
     const router = await metricsOf(t.platform.routerUrl);
-    const byOperation = (operation: string, outcome: string) => value(router, 'router_request_duration_seconds_count', { service: 'router', operation, outcome });
+    const byOperation = (operation: string, outcome: string) =>
+      value(router, 'router_request_duration_seconds_count', { service: 'router', operation, outcome });
     expect(byOperation('CreatePaymentSession', 'ok')).toBe(1);
     expect(byOperation('AuthorizeCheckout', 'OTP_INVALID')).toBe(1);
     expect(byOperation('AuthorizeCheckout', 'ok')).toBe(1);
@@ -79,14 +97,22 @@ describe('metrics after one payment', () => {
   });
 
   it('keeps the label set bounded: no name is "anonymous", and a flood of made-up names from unauthenticated callers folds into "other"', async () => {
-    const ask = (body: Record<string, unknown>) => fetch(t.platform.graphqlUrl, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    const ask = (body: Record<string, unknown>) =>
+      fetch(t.platform.graphqlUrl, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
     expect((await ask({ query: '{ __typename }' })).status).toBe(200);
     for (let n = 0; n < 60; n += 1) expect((await ask({ query: `query Flood${n} { __typename }` })).status).toBe(200);
 
     const router = await metricsOf(t.platform.routerUrl);
-    const count = (operation: string) => value(router, 'router_request_duration_seconds_count', { operation, outcome: 'ok' }) ?? 0;
+    const count = (operation: string) =>
+      value(router, 'router_request_duration_seconds_count', { operation, outcome: 'ok' }) ?? 0;
     expect(count('anonymous')).toBe(1);
-    const kept = new Set(router.filter((sample) => sample.labels.operation?.startsWith('Flood')).map((sample) => sample.labels.operation));
+    const kept = new Set(
+      router.filter((sample) => sample.labels.operation?.startsWith('Flood')).map((sample) => sample.labels.operation),
+    );
     // The checkout's own names (AuthorizeCheckout, …) took some of the unauthenticated allowance of 50 first.
     expect(kept.size).toBeLessThan(50);
     expect(count('other')).toBe(60 - kept.size);

@@ -12,7 +12,11 @@ describe('the services behind the router, and /metrics', () => {
   let t: TestPlatform;
   const base = (graphqlUrl: string) => graphqlUrl.replace(/\/graphql$/, '');
   const post = (url: string, headers: Record<string, string> = {}) =>
-    fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify({ query: '{ __typename }' }) });
+    fetch(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...headers },
+      body: JSON.stringify({ query: '{ __typename }' }),
+    });
 
   beforeAll(async () => {
     t = await startTestPlatform({ env: { HOST: '127.0.0.2', METRICS_TOKEN } });
@@ -24,7 +28,12 @@ describe('the services behind the router, and /metrics', () => {
   it('keeps the subgraphs on loopback while HOST moves the public services', () => {
     expect(new URL(t.platform.restUrl).hostname).toBe('127.0.0.2');
     expect(new URL(t.platform.graphqlUrl).hostname).toBe('127.0.0.2');
-    expect(Object.values(t.platform.subgraphUrls).map((url) => new URL(url).hostname)).toEqual(['127.0.0.1', '127.0.0.1', '127.0.0.1', '127.0.0.1']);
+    expect(Object.values(t.platform.subgraphUrls).map((url) => new URL(url).hostname)).toEqual([
+      '127.0.0.1',
+      '127.0.0.1',
+      '127.0.0.1',
+      '127.0.0.1',
+    ]);
   });
 
   it('refuses an unsigned or forged request to every subgraph with 401, serves a signed one, and leaves health open', async () => {
@@ -39,13 +48,20 @@ describe('the services behind the router, and /metrics', () => {
         const refused = await post(url, { ...headers, 'x-request-id': 'req_probe' });
         expect({ name, status: refused.status }).toEqual({ name, status: 401 });
         expect(await refused.json()).toEqual({
-          errors: [{ message: expect.any(String), extensions: { code: 'UNAUTHORIZED', status: 401, detail: expect.any(String), requestId: 'req_probe' } }],
+          errors: [
+            {
+              message: expect.any(String),
+              extensions: { code: 'UNAUTHORIZED', status: 401, detail: expect.any(String), requestId: 'req_probe' },
+            },
+          ],
         });
       }
       // GET /graphql (Apollo's GET queries) and other paths are refused the same way.
       expect((await fetch(`${url}?query=%7B__typename%7D`)).status).toBe(401);
 
-      const served = await post(url, { [PRINCIPAL_HEADER]: signPrincipal({ kind: 'anonymous', ip: '127.0.0.1' }, t.platform.platformSecret) });
+      const served = await post(url, {
+        [PRINCIPAL_HEADER]: signPrincipal({ kind: 'anonymous', ip: '127.0.0.1' }, t.platform.platformSecret),
+      });
       expect({ name, status: served.status }).toEqual({ name, status: 200 });
       expect(await served.json()).toEqual({ data: { __typename: 'Query' } });
 
@@ -65,7 +81,9 @@ describe('the services behind the router, and /metrics', () => {
   });
 
   it('still serves clients through the router and rest-compat, which sign every hop', async () => {
-    expect(await t.execute('{ authorizationServerMetadata { issuer } }')).toMatchObject({ authorizationServerMetadata: { issuer: expect.any(String) } });
+    expect(await t.execute('{ authorizationServerMetadata { issuer } }')).toMatchObject({
+      authorizationServerMetadata: { issuer: expect.any(String) },
+    });
     const bank = await t.seed.registerBank();
     const alias = await t.seed.claimAlias(bank);
     const resolved = await t.rest('GET', `/v1/identity/resolve?alias=${alias.handle}`);
@@ -81,7 +99,12 @@ describe('the services behind the router, and /metrics', () => {
         expect({ endpoint, status: refused.status }).toEqual({ endpoint, status: 401 });
         expect(refused.headers.get('www-authenticate')).toBe('Bearer realm="metrics"');
         expect(await refused.json()).toEqual({
-          error: { code: 'UNAUTHORIZED', message: expect.any(String), detail: expect.any(String), request_id: expect.stringMatching(/^req_/) },
+          error: {
+            code: 'UNAUTHORIZED',
+            message: expect.any(String),
+            detail: expect.any(String),
+            request_id: expect.stringMatching(/^req_/),
+          },
         });
       }
       const scraped = await fetch(`${endpoint}/metrics`, { headers: { authorization: `Bearer ${METRICS_TOKEN}` } });
@@ -92,6 +115,8 @@ describe('the services behind the router, and /metrics', () => {
 
   it('says on the start page that /metrics needs the token', async () => {
     const page = await (await fetch(`${t.platform.restUrl}/`)).text();
-    expect(page).toContain('/metrics</a> — Prometheus metrics (with the header Authorization: Bearer &lt;METRICS_TOKEN&gt;)');
+    expect(page).toContain(
+      '/metrics</a> — Prometheus metrics (with the header Authorization: Bearer &lt;METRICS_TOKEN&gt;)',
+    );
   });
 });

@@ -24,18 +24,32 @@ function startReceiver(): Promise<{ server: Server; url: string; spans: Collecte
     request.on('end', () => {
       paths.push(`${request.method} ${request.url} ${request.headers['content-type']}`);
       const payload = JSON.parse(body) as {
-        resourceSpans: Array<{ scopeSpans: Array<{ spans: Array<{ traceId: string; name: string; attributes?: Array<{ key: string; value: Record<string, unknown> }> }> }> }>;
+        resourceSpans: Array<{
+          scopeSpans: Array<{
+            spans: Array<{
+              traceId: string;
+              name: string;
+              attributes?: Array<{ key: string; value: Record<string, unknown> }>;
+            }>;
+          }>;
+        }>;
       };
       for (const resource of payload.resourceSpans)
         for (const scope of resource.scopeSpans)
           for (const span of scope.spans) {
-            const attributes = Object.fromEntries((span.attributes ?? []).map((attribute) => [attribute.key, Object.values(attribute.value)[0]]));
+            const attributes = Object.fromEntries(
+              (span.attributes ?? []).map((attribute) => [attribute.key, Object.values(attribute.value)[0]]),
+            );
             spans.push({ traceId: span.traceId, name: span.name, attributes });
           }
       response.writeHead(200, { 'content-type': 'application/json' }).end('{}');
     });
   });
-  return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve({ server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, spans, paths })));
+  return new Promise((resolve) =>
+    server.listen(0, '127.0.0.1', () =>
+      resolve({ server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, spans, paths }),
+    ),
+  );
 }
 
 async function eventually<T>(check: () => T | undefined, what: string, timeoutMs = 20_000): Promise<T> {
@@ -94,7 +108,11 @@ describe('tracing with OTEL_EXPORTER_OTLP_ENDPOINT', () => {
         .split('\n')
         .filter(Boolean)
         .map((line) => JSON.parse(line) as Record<string, any>);
-    const ready = await eventually(() => lines().find((line) => line.step === 'ready'), `the ready line\n${stdout}\n${stderr}`, 90_000);
+    const ready = await eventually(
+      () => lines().find((line) => line.step === 'ready'),
+      `the ready line\n${stdout}\n${stderr}`,
+      90_000,
+    );
 
     // Start-up progress, each step said as it starts, on stdout as JSON; the banner on stderr.
     const steps = new Set(lines().map((line) => line.step));
@@ -123,19 +141,28 @@ describe('tracing with OTEL_EXPORTER_OTLP_ENDPOINT', () => {
     const requestId = paid.headers.get('x-request-id')!;
     expect(requestId).toMatch(/^req_/);
 
-    const tagged = (service: string) => (span: CollectedSpan) => span.attributes['gateway.service'] === service && span.attributes['gateway.request_id'] === requestId;
+    const tagged = (service: string) => (span: CollectedSpan) =>
+      span.attributes['gateway.service'] === service && span.attributes['gateway.request_id'] === requestId;
     const trace = await eventually(() => {
       const front = receiver.spans.find(tagged('rest-compat'));
       if (!front) return undefined;
       const inTrace = receiver.spans.filter((span) => span.traceId === front.traceId);
-      const complete = ['router', 'payments'].every((service) => inTrace.some(tagged(service))) && inTrace.some((span) => span.name === 'bank-core debit');
+      const complete =
+        ['router', 'payments'].every((service) => inTrace.some(tagged(service))) &&
+        inTrace.some((span) => span.name === 'bank-core debit');
       return complete ? inTrace : undefined;
     }, 'the payment trace');
 
     // One trace id from the REST call to the bank core, every hop tagged with the one request id.
     const debit = trace.find((span) => span.name === 'bank-core debit')!;
-    expect(debit.attributes).toMatchObject({ 'gateway.request_id': requestId, 'gateway.bank': payer.bank_handle, 'gateway.bank_core.operation': 'debit' });
-    expect(trace.find((span) => span.name === 'bank-core verifyCustomer')?.attributes['gateway.request_id']).toBe(requestId);
+    expect(debit.attributes).toMatchObject({
+      'gateway.request_id': requestId,
+      'gateway.bank': payer.bank_handle,
+      'gateway.bank_core.operation': 'debit',
+    });
+    expect(trace.find((span) => span.name === 'bank-core verifyCustomer')?.attributes['gateway.request_id']).toBe(
+      requestId,
+    );
     // The HTTP call to the core itself (undici), and the core's own server span, in the same trace.
     expect(trace.some((span) => String(span.attributes['url.full'] ?? '').endsWith('/accounts/debit'))).toBe(true);
     expect(receiver.paths[0]).toMatch(/^POST \/v1\/traces application\/json/);

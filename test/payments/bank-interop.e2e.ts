@@ -44,10 +44,12 @@ describe('payments with bank cores written from the spec alone', () => {
     expect(answer.status).toBe(201);
     return answer.body.session_id;
   };
-  const authorize = (id: string, payer: MinimalCustomer) => t.rest('POST', `/pay/${id}/authorize`, { body: { payer: { type: 'alias', value: payer.alias }, otp: payer.otp } });
+  const authorize = (id: string, payer: MinimalCustomer) =>
+    t.rest('POST', `/pay/${id}/authorize`, { body: { payer: { type: 'alias', value: payer.alias }, otp: payer.otp } });
   const kinds = async (id: string) => (await sessionEvents(t, id)).map((event) => `${event.kind} ${event.data.status}`);
   const attention = async () =>
-    (await t.rest('GET', '/admin/attention?limit=100', { headers: { 'x-service-admin-key': t.adminKey } })).body.movements as Array<Record<string, any>>;
+    (await t.rest('GET', '/admin/attention?limit=100', { headers: { 'x-service-admin-key': t.adminKey } })).body
+      .movements as Array<Record<string, any>>;
   const gauge = async () => {
     const text = await (await fetch(`${t.platform.subgraphUrls.payments!.replace(/\/graphql$/, '')}/metrics`)).text();
     return Number(/^payments_movements_needing_attention(?:\{[^}]*\})? (\d+)/m.exec(text)?.[1]);
@@ -67,8 +69,12 @@ describe('payments with bank cores written from the spec alone', () => {
     expect(Object.keys(debit.body!).sort()).toEqual(['amount', 'currency', 'description', 'iban', 'reference']);
     // One request id from the payer's REST call to every core call it caused.
     expect(answer.headers.get('x-request-id')).toMatch(/^req_/);
-    const caused = alpha.core.calls.filter((call) => call.body?.reference === id || call.body?.customer_ref === payer.customerRef);
-    expect(caused.map((call) => call.headers['x-request-id'])).toEqual(caused.map(() => answer.headers.get('x-request-id')));
+    const caused = alpha.core.calls.filter(
+      (call) => call.body?.reference === id || call.body?.customer_ref === payer.customerRef,
+    );
+    expect(caused.map((call) => call.headers['x-request-id'])).toEqual(
+      caused.map(() => answer.headers.get('x-request-id')),
+    );
   });
 
   it('cross bank with a creditor core that never confirms: the credit is sent again, then the session completes on the evidence', async () => {
@@ -82,14 +88,38 @@ describe('payments with bank cores written from the spec alone', () => {
     expect(Object.keys(credits[0]!.body!).sort()).toEqual(['amount', 'currency', 'description', 'iban', 'reference']);
     expect(beta.core.balance(payee.iban)).toBe(4_000);
     expect(alpha.core.balance(payer.iban)).toBe(6_000);
-    expect(await kinds(id)).toEqual(['payment.initiated PENDING', 'payment.processing PROCESSING', 'payment.processing SETTLEMENT_PENDING', 'payment.completed COMPLETED']);
+    expect(await kinds(id)).toEqual([
+      'payment.initiated PENDING',
+      'payment.processing PROCESSING',
+      'payment.processing SETTLEMENT_PENDING',
+      'payment.completed COMPLETED',
+    ]);
     // A confirmation that comes after all is the one the engine waited for: kept with its RRN, nothing moves again.
-    const confirmation = { payment_reference: id, session_id: id, creditor_iban: payee.iban, amount: 4_000, currency: 'LYD', rrn: 'RRN-LATE-1' };
-    const late = await t.rest('POST', '/service/callbacks/v1/payment/credit-confirmed', { headers: { 'x-service-internal-key': beta.internalKey }, body: confirmation });
-    expect([late.status, late.body]).toEqual([200, { payment_reference: id, session_id: id, status: 'COMPLETED', duplicate: false }]);
-    const again = await t.rest('POST', '/service/callbacks/v1/payment/credit-confirmed', { headers: { 'x-service-internal-key': beta.internalKey }, body: confirmation });
+    const confirmation = {
+      payment_reference: id,
+      session_id: id,
+      creditor_iban: payee.iban,
+      amount: 4_000,
+      currency: 'LYD',
+      rrn: 'RRN-LATE-1',
+    };
+    const late = await t.rest('POST', '/service/callbacks/v1/payment/credit-confirmed', {
+      headers: { 'x-service-internal-key': beta.internalKey },
+      body: confirmation,
+    });
+    expect([late.status, late.body]).toEqual([
+      200,
+      { payment_reference: id, session_id: id, status: 'COMPLETED', duplicate: false },
+    ]);
+    const again = await t.rest('POST', '/service/callbacks/v1/payment/credit-confirmed', {
+      headers: { 'x-service-internal-key': beta.internalKey },
+      body: confirmation,
+    });
     expect(again.body.duplicate).toBe(true);
-    expect(await t.platform.db.knex('payments.payment_executions').where({ movement_id: id }).first()).toMatchObject({ step: 'done', rrn: 'RRN-LATE-1' });
+    expect(await t.platform.db.knex('payments.payment_executions').where({ movement_id: id }).first()).toMatchObject({
+      step: 'done',
+      rrn: 'RRN-LATE-1',
+    });
     expect((await kinds(id)).filter((kind) => kind.startsWith('payment.completed'))).toHaveLength(1);
   });
 
@@ -109,7 +139,10 @@ describe('payments with bank cores written from the spec alone', () => {
     const payer = await alpha.customer({ balance: 10_000 });
     const payee = await alpha.customer({ balance: 0 });
     const id = await create(payee, 1_000);
-    alpha.core.fail({ path: '/accounts/debit', kind: 'status', status: 500 }, { path: '/accounts/debit', kind: 'status', status: 500 });
+    alpha.core.fail(
+      { path: '/accounts/debit', kind: 'status', status: 500 },
+      { path: '/accounts/debit', kind: 'status', status: 500 },
+    );
     expect((await authorize(id, payer)).body.status).toBe('COMPLETED');
     expect(alpha.core.entries(payer.iban).map((entry) => entry.amount)).toEqual([-1_000]);
     expect(alpha.core.balance(payer.iban) + alpha.core.balance(payee.iban)).toBe(10_000);
@@ -136,7 +169,9 @@ describe('payments with bank cores written from the spec alone', () => {
       const payee = await gamma.customer({ balance: 0 });
       const id = await create(payee, 2_000);
       // Every attempt of the authorization's call gets no answer (each retry is the duplicate the core recognises).
-      gamma.core.fail(...Array.from({ length: ENGINE.coreAttempts! }, () => ({ path: '/accounts/debit', kind: 'hang' as const })));
+      gamma.core.fail(
+        ...Array.from({ length: ENGINE.coreAttempts! }, () => ({ path: '/accounts/debit', kind: 'hang' as const })),
+      );
       expect((await authorize(id, payer)).body.error.code).toBe('CBS_TIMEOUT');
       expect((await sessionReaches(t, merchant.apiKey, id, 'FAILED')).failure_code).toBe('CBS_TIMEOUT');
       await eventually(async () => (gamma.core.balance(payer.iban) === 10_000 ? true : undefined), 'the reversal');
@@ -171,14 +206,35 @@ describe('payments with bank cores written from the spec alone', () => {
     const id = await create(payee, 2_200);
     // Booked, then only redirects and HTML for the debit, and no statement: nothing can be established.
     const unusable = { path: '/accounts/debit', kind: 'status', status: 302, body: '<html>moved</html>' } as const;
-    delta.core.fail({ path: '/accounts/debit', kind: 'book-then-status', status: 302, body: '<html>moved</html>' }, ...Array.from({ length: 60 }, () => unusable));
-    delta.core.fail(...Array.from({ length: 60 }, () => ({ path: `/accounts/${payer.iban}/transactions`, kind: 'status' as const, status: 500 })));
+    delta.core.fail(
+      { path: '/accounts/debit', kind: 'book-then-status', status: 302, body: '<html>moved</html>' },
+      ...Array.from({ length: 60 }, () => unusable),
+    );
+    delta.core.fail(
+      ...Array.from({ length: 60 }, () => ({
+        path: `/accounts/${payer.iban}/transactions`,
+        kind: 'status' as const,
+        status: 500,
+      })),
+    );
     await authorize(id, payer);
     const failed = await sessionReaches(t, merchant.apiKey, id, 'FAILED', 15_000);
     expect(failed.failure_code).toBe('CBS_OUTCOME_UNKNOWN');
-    expect(await kinds(id)).toEqual(['payment.initiated PENDING', 'payment.processing PROCESSING', 'payment.failed FAILED']);
+    expect(await kinds(id)).toEqual([
+      'payment.initiated PENDING',
+      'payment.processing PROCESSING',
+      'payment.failed FAILED',
+    ]);
     const [movement] = (await attention()).filter((m) => m.session_id === id);
-    expect(movement).toMatchObject({ session_id: id, step: 'resolve_debit', amount: 2_200, currency: 'LYD', debtor_iban: payer.iban, session_status: 'FAILED', resolution: null });
+    expect(movement).toMatchObject({
+      session_id: id,
+      step: 'resolve_debit',
+      amount: 2_200,
+      currency: 'LYD',
+      debtor_iban: payer.iban,
+      session_status: 'FAILED',
+      resolution: null,
+    });
     expect(await gauge()).toBeGreaterThanOrEqual(1);
     // The replays stop: no call loop after the answer.
     const calls = delta.core.calls.length;
@@ -190,12 +246,19 @@ describe('payments with bank cores written from the spec alone', () => {
       body: { action: 'REFUND_PAYER', note: 'core team confirms the debit was booked' },
     });
     expect(resolved.status).toBe(200);
-    expect(resolved.body).toMatchObject({ session_id: id, step: 'reverse', resolution: 'REFUND_PAYER: core team confirms the debit was booked' });
+    expect(resolved.body).toMatchObject({
+      session_id: id,
+      step: 'reverse',
+      resolution: 'REFUND_PAYER: core team confirms the debit was booked',
+    });
     await eventually(async () => (delta.core.balance(payer.iban) === 10_000 ? true : undefined), 'the refund');
     expect((await attention()).filter((m) => m.session_id === id)).toEqual([]);
     expect((await sessionReaches(t, merchant.apiKey, id, 'FAILED')).failure_code).toBe('CBS_OUTCOME_UNKNOWN');
     expect(delta.core.balance(payee.iban)).toBe(0);
-    const again = await t.rest('POST', `/admin/attention/${id}/resolve`, { headers: { 'x-service-admin-key': t.adminKey }, body: { action: 'CLOSE', note: 'twice' } });
+    const again = await t.rest('POST', `/admin/attention/${id}/resolve`, {
+      headers: { 'x-service-admin-key': t.adminKey },
+      body: { action: 'CLOSE', note: 'twice' },
+    });
     expect([again.status, again.body.error.code]).toEqual([404, 'MOVEMENT_NOT_FOUND']);
   });
 
@@ -218,6 +281,13 @@ describe('payments with bank cores written from the spec alone', () => {
 
   it('the attention list and its resolution are for the admin key only', async () => {
     expect((await t.rest('GET', '/admin/attention', { headers: bearer(merchant.apiKey) })).status).toBe(403);
-    expect((await t.rest('POST', '/admin/attention/ops_x/resolve', { headers: { 'x-service-admin-key': t.adminKey }, body: { action: 'SHRUG', note: 'x' } })).status).toBe(400);
+    expect(
+      (
+        await t.rest('POST', '/admin/attention/ops_x/resolve', {
+          headers: { 'x-service-admin-key': t.adminKey },
+          body: { action: 'SHRUG', note: 'x' },
+        })
+      ).status,
+    ).toBe(400);
   });
 });

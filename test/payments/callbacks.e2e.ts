@@ -1,5 +1,12 @@
 import { call, expectError, responseSchemaOf } from '@gateway/rest-compat/testing';
-import { bearer, FAST_ENGINE, sessionEvents, startPaymentBank, type Customer, type PaymentBank } from '../support/payments';
+import {
+  bearer,
+  FAST_ENGINE,
+  sessionEvents,
+  startPaymentBank,
+  type Customer,
+  type PaymentBank,
+} from '../support/payments';
 import { lyIban, startTestPlatform, type TestPlatform } from '../support/platform';
 
 const PATH = '/service/callbacks/v1/payment/credit-confirmed';
@@ -21,7 +28,9 @@ describe('credit-confirmed callback', () => {
       body: { amount, currency: 'LYD', destination: { type: 'alias', value: payee.alias } },
     });
     const id = created.body.session_id as string;
-    const authorized = await call(base, 'POST', `/pay/${id}/authorize`, { body: { payer: { type: 'alias', value: payer.alias }, otp: payer.otp } });
+    const authorized = await call(base, 'POST', `/pay/${id}/authorize`, {
+      body: { payer: { type: 'alias', value: payer.alias }, otp: payer.otp },
+    });
     expect(authorized.body.status).toBe('SETTLEMENT_PENDING');
     return id;
   };
@@ -36,8 +45,10 @@ describe('credit-confirmed callback', () => {
   });
   const confirm = (body: Record<string, unknown>, key: string | null = creditor.internalKey) =>
     call(base, 'POST', PATH, { headers: key ? { 'x-service-internal-key': key } : {}, body });
-  const status = async (id: string) => (await call(base, 'GET', `/payments/sessions/${id}`, { headers: bearer(merchant.apiKey) })).body.status;
-  const completedEvents = async (id: string) => (await sessionEvents(t, id)).filter((event) => event.kind === 'payment.completed');
+  const status = async (id: string) =>
+    (await call(base, 'GET', `/payments/sessions/${id}`, { headers: bearer(merchant.apiKey) })).body.status;
+  const completedEvents = async (id: string) =>
+    (await sessionEvents(t, id)).filter((event) => event.kind === 'payment.completed');
 
   beforeAll(async () => {
     t = await startTestPlatform({ paymentsEngine: FAST_ENGINE });
@@ -64,7 +75,10 @@ describe('credit-confirmed callback', () => {
     const again = await confirm(confirmation(id));
     expect(again.body).toEqual({ payment_reference: id, session_id: id, status: 'COMPLETED', duplicate: true });
     expect(await completedEvents(id)).toHaveLength(1);
-    expect(await t.platform.db.knex('payments.payment_executions').where({ movement_id: id }).first()).toMatchObject({ step: 'done', rrn: 'RRN000111222' });
+    expect(await t.platform.db.knex('payments.payment_executions').where({ movement_id: id }).first()).toMatchObject({
+      step: 'done',
+      rrn: 'RRN000111222',
+    });
   });
 
   it('deduplicates concurrent copies of one confirmation by payment_reference', async () => {
@@ -73,7 +87,9 @@ describe('credit-confirmed callback', () => {
     expect(answers.map((answer) => answer.status)).toEqual([200, 200, 200, 200]);
     expect(answers.filter((answer) => answer.body.duplicate === false)).toHaveLength(1);
     expect(await completedEvents(id)).toHaveLength(1);
-    expect(await t.platform.db.knex('payments.credit_confirmations').where({ session_id: id, outcome: 'accepted' })).toHaveLength(1);
+    expect(
+      await t.platform.db.knex('payments.credit_confirmations').where({ session_id: id, outcome: 'accepted' }),
+    ).toHaveLength(1);
   });
 
   it('refuses and logs a confirmation whose amount, currency, IBAN or reference does not match; the session keeps waiting', async () => {
@@ -81,7 +97,10 @@ describe('credit-confirmed callback', () => {
     const cases: Array<[Record<string, unknown>, RegExp]> = [
       [{ amount: 7_999 }, /^amount: 7999 does not match the session's 8000/],
       [{ currency: 'USD' }, /^currency: USD does not match/],
-      [{ creditor_iban: lyIban(creditor.institutionCode, 31_337) }, /^creditor_iban: .* is not the session's destination/],
+      [
+        { creditor_iban: lyIban(creditor.institutionCode, 31_337) },
+        /^creditor_iban: .* is not the session's destination/,
+      ],
       [{ payment_reference: `${id}:other` }, /^payment_reference: /],
     ];
     for (const [patch, detail] of cases) {
@@ -91,7 +110,9 @@ describe('credit-confirmed callback', () => {
     }
     expect(await status(id)).toBe('SETTLEMENT_PENDING');
     expect(await completedEvents(id)).toEqual([]);
-    const refused = await t.platform.db.knex('payments.credit_confirmations').where({ session_id: id, outcome: 'refused' });
+    const refused = await t.platform.db
+      .knex('payments.credit_confirmations')
+      .where({ session_id: id, outcome: 'refused' });
     expect(refused).toHaveLength(4);
     expect(refused.map((row: { reason: string }) => row.reason).join('\n')).toMatch(/amount: 7999/);
     expect((await confirm(confirmation(id))).body.duplicate).toBe(false);
@@ -102,7 +123,11 @@ describe('credit-confirmed callback', () => {
     expectError(await confirm(confirmation(id), null), 401, 'UNAUTHORIZED');
     expectError(await confirm(confirmation(id), 'sik_not_a_real_key_000000000'), 401, 'UNAUTHORIZED');
     expectError(await confirm(confirmation(id), payerBank.internalKey), 404, 'SESSION_NOT_FOUND');
-    expectError(await call(base, 'POST', PATH, { headers: { 'x-service-admin-key': t.adminKey }, body: confirmation(id) }), 403, 'FORBIDDEN');
+    expectError(
+      await call(base, 'POST', PATH, { headers: { 'x-service-admin-key': t.adminKey }, body: confirmation(id) }),
+      403,
+      'FORBIDDEN',
+    );
     expectError(await confirm(confirmation('ops_unknownunknownunknown1')), 404, 'SESSION_NOT_FOUND');
     expect(await status(id)).toBe('SETTLEMENT_PENDING');
 

@@ -24,7 +24,14 @@ describe('checkout page in a browser', () => {
   const createSession = async (amount: number, description = 'Two coffees', reference?: string) => {
     const answer = await call(t.platform.restUrl, 'POST', '/payments/sessions', {
       headers: bearer(merchant.apiKey),
-      body: { amount, currency: 'LYD', destination: { type: 'alias', value: payee.alias }, description, redirect_url: `${shopUrl}/thanks`, ...(reference ? { reference } : {}) },
+      body: {
+        amount,
+        currency: 'LYD',
+        destination: { type: 'alias', value: payee.alias },
+        description,
+        redirect_url: `${shopUrl}/thanks`,
+        ...(reference ? { reference } : {}),
+      },
     });
     // checkout_url carries PUBLIC_BASE_URL; the browser opens the same path on this test platform.
     return { id: answer.body.session_id as string, path: new URL(answer.body.checkout_url).pathname };
@@ -40,7 +47,9 @@ describe('checkout page in a browser', () => {
     beta = await startPaymentBank(t);
     merchant = await t.seed.createMerchant({ name: 'Corner Café' });
     payee = await alpha.customer({ balance: 0 });
-    shop = createServer((_request, response) => response.writeHead(200, { 'content-type': 'text/html' }).end('<h1>Thank you</h1>'));
+    shop = createServer((_request, response) =>
+      response.writeHead(200, { 'content-type': 'text/html' }).end('<h1>Thank you</h1>'),
+    );
     await new Promise<void>((resolve) => shop.listen(0, '127.0.0.1', resolve));
     shopUrl = `http://127.0.0.1:${(shop.address() as AddressInfo).port}`;
     browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', '--disable-gpu'] });
@@ -90,7 +99,9 @@ describe('checkout page in a browser', () => {
     expect((await page.innerText('main')).match(/attempts? left/g)).toEqual(['attempts left']);
     // The OTP's messages follow the OTP field and come before the button, not below it.
     const below = (upper: string, lower: string) =>
-      page.evaluate(`document.querySelector('${upper}').compareDocumentPosition(document.querySelector('${lower}')) & Node.DOCUMENT_POSITION_FOLLOWING`);
+      page.evaluate(
+        `document.querySelector('${upper}').compareDocumentPosition(document.querySelector('${lower}')) & Node.DOCUMENT_POSITION_FOLLOWING`,
+      );
     expect(await below('#otp', '#otp-error')).toBeTruthy();
     expect(await below('#otp-error', '#pay-button')).toBeTruthy();
     // A refused OTP leaves the session PENDING: no "processing" status next to the error.
@@ -127,7 +138,9 @@ describe('checkout page in a browser', () => {
     await page.click('#pay-button');
     const query = await returnedTo();
     expect(Object.fromEntries(query)).toEqual({ session_id: id, status: 'completed' });
-    const session = await call(t.platform.restUrl, 'GET', `/payments/sessions/${id}`, { headers: bearer(merchant.apiKey) });
+    const session = await call(t.platform.restUrl, 'GET', `/payments/sessions/${id}`, {
+      headers: bearer(merchant.apiKey),
+    });
     expect(session.body).toMatchObject({ status: 'COMPLETED', settlement_type: 'rail', debtor_bank: beta.handle });
     expect(await beta.balance(payer.iban)).toBe(60_000);
   });
@@ -140,7 +153,9 @@ describe('checkout page in a browser', () => {
     await page.fill('#otp', '999111');
     await page.click('#pay-button');
     await page.waitForSelector('#status[data-status="FAILED"]');
-    expect(await page.textContent('#status')).toBe('The payment did not go through: your balance is too low for this payment. No money was taken.');
+    expect(await page.textContent('#status')).toBe(
+      'The payment did not go through: your balance is too low for this payment. No money was taken.',
+    );
     expect(await page.isVisible('#receipt')).toBe(false);
     await page.screenshot({ path: join(tmpdir(), 'checkout-failed.png') });
     const query = await returnedTo();

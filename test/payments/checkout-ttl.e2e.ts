@@ -1,5 +1,14 @@
 import { call, expectError } from '@gateway/rest-compat/testing';
-import { bearer, eventually, FAST_ENGINE, sessionEvents, sessionReaches, startPaymentBank, type Customer, type PaymentBank } from '../support/payments';
+import {
+  bearer,
+  eventually,
+  FAST_ENGINE,
+  sessionEvents,
+  sessionReaches,
+  startPaymentBank,
+  type Customer,
+  type PaymentBank,
+} from '../support/payments';
 import { startTestPlatform, type TestPlatform } from '../support/platform';
 
 const SESSION_TTL_SECONDS = 4;
@@ -26,12 +35,17 @@ describe('checkout: the session TTL and a slow bank', () => {
     expect(answer.status).toBe(201);
     return { id: answer.body.session_id as string, expiresAt: Date.parse(answer.body.expires_at) };
   };
-  const authorize = (id: string, payer: Customer, otp = payer.otp) => call(base, 'POST', `/pay/${id}/authorize`, { body: { payer: { type: 'alias', value: payer.alias }, otp } });
-  const read = async (id: string) => (await call(base, 'GET', `/payments/sessions/${id}`, { headers: bearer(merchant.apiKey) })).body;
+  const authorize = (id: string, payer: Customer, otp = payer.otp) =>
+    call(base, 'POST', `/pay/${id}/authorize`, { body: { payer: { type: 'alias', value: payer.alias }, otp } });
+  const read = async (id: string) =>
+    (await call(base, 'GET', `/payments/sessions/${id}`, { headers: bearer(merchant.apiKey) })).body;
   const kinds = async (id: string) => (await sessionEvents(t, id)).map((event) => event.kind);
   // The merchant reads EXPIRED at once; the job records the move (payment.expired) once the margin passed.
   const expires = async (id: string) => {
-    await eventually(async () => ((await kinds(id)).includes('payment.expired') ? true : undefined), `payment.expired of ${id}`);
+    await eventually(
+      async () => ((await kinds(id)).includes('payment.expired') ? true : undefined),
+      `payment.expired of ${id}`,
+    );
     expect(await read(id)).toMatchObject({ status: 'EXPIRED', expired_at: expect.any(String) });
   };
   const until = (at: number) => new Promise((resolve) => setTimeout(resolve, Math.max(0, at - Date.now())));

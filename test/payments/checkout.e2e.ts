@@ -1,5 +1,14 @@
 import { call, expectError, responseSchemaOf } from '@gateway/rest-compat/testing';
-import { bearer, eventually, FAST_ENGINE, sessionEvents, sessionReaches, startPaymentBank, type Customer, type PaymentBank } from '../support/payments';
+import {
+  bearer,
+  eventually,
+  FAST_ENGINE,
+  sessionEvents,
+  sessionReaches,
+  startPaymentBank,
+  type Customer,
+  type PaymentBank,
+} from '../support/payments';
 import { lyIban, startTestPlatform, type TestPlatform } from '../support/platform';
 
 /**
@@ -16,15 +25,25 @@ describe('checkout and the payment engine', () => {
   let payee: Customer;
 
   const create = async (destination: Customer | string, patch: Record<string, unknown> = {}) => {
-    const target = typeof destination === 'string' ? { type: 'iban', value: destination } : { type: 'alias', value: destination.alias };
-    const answer = await call(base, 'POST', '/payments/sessions', { headers: bearer(merchant.apiKey), body: { amount: 12_345, currency: 'LYD', destination: target, ...patch } });
+    const target =
+      typeof destination === 'string'
+        ? { type: 'iban', value: destination }
+        : { type: 'alias', value: destination.alias };
+    const answer = await call(base, 'POST', '/payments/sessions', {
+      headers: bearer(merchant.apiKey),
+      body: { amount: 12_345, currency: 'LYD', destination: target, ...patch },
+    });
     if (answer.status !== 201) throw new Error(`session creation failed: ${answer.text}`);
     return answer.body.session_id as string;
   };
   const authorize = (id: string, payer: Customer, otp = payer.otp, type: 'alias' | 'iban' = 'alias') =>
-    call(base, 'POST', `/pay/${id}/authorize`, { body: { payer: { type, value: type === 'alias' ? payer.alias : payer.iban }, otp } });
-  const read = async (id: string) => (await call(base, 'GET', `/payments/sessions/${id}`, { headers: bearer(merchant.apiKey) })).body;
-  const ledger = async (bank: PaymentBank, reference: string) => (await bank.movements(reference)).map((line) => `${line.operation} ${line.iban} ${line.amount}`).sort();
+    call(base, 'POST', `/pay/${id}/authorize`, {
+      body: { payer: { type, value: type === 'alias' ? payer.alias : payer.iban }, otp },
+    });
+  const read = async (id: string) =>
+    (await call(base, 'GET', `/payments/sessions/${id}`, { headers: bearer(merchant.apiKey) })).body;
+  const ledger = async (bank: PaymentBank, reference: string) =>
+    (await bank.movements(reference)).map((line) => `${line.operation} ${line.iban} ${line.amount}`).sort();
   const kinds = async (id: string) => (await sessionEvents(t, id)).map((event) => `${event.kind} ${event.data.status}`);
   const obligations = (id: string) => t.platform.db.knex('payments.interbank_obligations').where({ session_id: id });
 
@@ -50,7 +69,10 @@ describe('checkout and the payment engine', () => {
     for (const id of ['ops_000000000000000000000000', 'not-a-session']) {
       const answer = await t.rest('GET', `/pay/${id}`, { headers: { accept: 'application/json' } });
       expect(answer.status).toBe(404);
-      expect(answer.body.error).toMatchObject({ code: 'SESSION_NOT_FOUND', request_id: answer.headers.get('x-request-id') });
+      expect(answer.body.error).toMatchObject({
+        code: 'SESSION_NOT_FOUND',
+        request_id: answer.headers.get('x-request-id'),
+      });
     }
   });
 
@@ -59,8 +81,16 @@ describe('checkout and the payment engine', () => {
     const view = await call(base, 'GET', `/pay/${id}`, { headers: { accept: 'application/json' } });
     expect(view.status).toBe(200);
     expect(responseSchemaOf('GET', '/pay/{session_id}').safeParse(view.body).error).toBeUndefined();
-    expect(view.body).toEqual({ session_id: id, status: 'PENDING', otp_attempts_left: 3, redirect_to: null, failure_code: null, completed_at: null });
-    const documented = (await call(base, 'GET', '/openapi.json')).body.paths['/pay/{session_id}'].get.responses['200'].content;
+    expect(view.body).toEqual({
+      session_id: id,
+      status: 'PENDING',
+      otp_attempts_left: 3,
+      redirect_to: null,
+      failure_code: null,
+      completed_at: null,
+    });
+    const documented = (await call(base, 'GET', '/openapi.json')).body.paths['/pay/{session_id}'].get.responses['200']
+      .content;
     expect(Object.keys(documented).sort()).toEqual(['application/json', 'text/html']);
 
     for (const accept of [undefined, 'text/html,application/xhtml+xml,application/json;q=0.9,*/*;q=0.8']) {
@@ -90,10 +120,19 @@ describe('checkout and the payment engine', () => {
       expect(await alpha.balance(payee.iban)).toBe(payeeBefore + 12_345);
       expect(await ledger(alpha, id)).toEqual([`CREDIT ${payee.iban} 12345`, `DEBIT ${payer.iban} 12345`]);
       expect(await obligations(id)).toEqual([]);
-      expect(await read(id)).toMatchObject({ status: 'COMPLETED', debtor_bank: alpha.handle, settlement_type: 'internal', completed_at: expect.any(String) });
+      expect(await read(id)).toMatchObject({
+        status: 'COMPLETED',
+        debtor_bank: alpha.handle,
+        settlement_type: 'internal',
+        completed_at: expect.any(String),
+      });
 
       // Same-bank sessions never pass through SETTLEMENT_PENDING.
-      expect(await kinds(id)).toEqual(['payment.initiated PENDING', 'payment.processing PROCESSING', 'payment.completed COMPLETED']);
+      expect(await kinds(id)).toEqual([
+        'payment.initiated PENDING',
+        'payment.processing PROCESSING',
+        'payment.completed COMPLETED',
+      ]);
       const completed = (await sessionEvents(t, id)).at(-1)!;
       expect(completed).toEqual({
         kind: 'payment.completed',
@@ -118,13 +157,27 @@ describe('checkout and the payment engine', () => {
       const status = await call(base, 'GET', `/pay/${id}/status`, { headers: { 'x-session-token': token } });
       expect(status.status).toBe(200);
       expect(responseSchemaOf('GET', '/pay/{session_id}/status').safeParse(status.body).error).toBeUndefined();
-      expect(status.body).toEqual({ session_id: id, status: 'COMPLETED', failure_code: null, redirect_to: answer.body.redirect_to, completed_at: expect.any(String) });
+      expect(status.body).toEqual({
+        session_id: id,
+        status: 'COMPLETED',
+        failure_code: null,
+        redirect_to: answer.body.redirect_to,
+        completed_at: expect.any(String),
+      });
       // When it completed, for the payer's receipt.
       expect(Math.abs(Date.parse(status.body.completed_at) - Date.now())).toBeLessThan(60_000);
       expectError(await call(base, 'GET', `/pay/${id}/status`), 401, 'UNAUTHORIZED');
-      expectError(await call(base, 'GET', `/pay/${id}/status`, { headers: { 'x-session-token': 'sst_forged' } }), 401, 'UNAUTHORIZED');
+      expectError(
+        await call(base, 'GET', `/pay/${id}/status`, { headers: { 'x-session-token': 'sst_forged' } }),
+        401,
+        'UNAUTHORIZED',
+      );
       const otherId = await create(payee);
-      expectError(await call(base, 'GET', `/pay/${otherId}/status`, { headers: { 'x-session-token': token } }), 404, 'SESSION_NOT_FOUND');
+      expectError(
+        await call(base, 'GET', `/pay/${otherId}/status`, { headers: { 'x-session-token': token } }),
+        404,
+        'SESSION_NOT_FOUND',
+      );
 
       // A completed session cannot be modified.
       expectError(await authorize(id, payer), 409, 'SESSION_ALREADY_COMPLETED');
@@ -143,9 +196,16 @@ describe('checkout and the payment engine', () => {
       const third = await authorize(id, payer, '111111');
       expectError(third, 401, 'OTP_INVALID');
       expect(third.body.error.detail).toBe('the one-time password was refused; the session has failed');
-      expect(await read(id)).toMatchObject({ status: 'FAILED', failure_code: 'OTP_INVALID', failed_at: expect.any(String) });
+      expect(await read(id)).toMatchObject({
+        status: 'FAILED',
+        failure_code: 'OTP_INVALID',
+        failed_at: expect.any(String),
+      });
       expect(await kinds(id)).toEqual(['payment.initiated PENDING', 'payment.failed FAILED']);
-      expect((await sessionEvents(t, id)).at(-1)!.data).toMatchObject({ failure_code: 'OTP_INVALID', reference: 'otp-3' });
+      expect((await sessionEvents(t, id)).at(-1)!.data).toMatchObject({
+        failure_code: 'OTP_INVALID',
+        reference: 'otp-3',
+      });
       expectError(await authorize(id, payer, '424242'), 409, 'SESSION_FAILED');
       expect(await ledger(alpha, id)).toEqual([]);
     });
@@ -153,11 +213,29 @@ describe('checkout and the payment engine', () => {
     it('refuses unknown payers, paying into the destination itself and malformed input; the session stays payable', async () => {
       const payer = await alpha.customer();
       const id = await create(payee);
-      expectError(await call(base, 'POST', `/pay/${id}/authorize`, { body: { payer: { type: 'alias', value: 'nobody.at.all' }, otp: '123456' } }), 404, 'ALIAS_NOT_FOUND');
+      expectError(
+        await call(base, 'POST', `/pay/${id}/authorize`, {
+          body: { payer: { type: 'alias', value: 'nobody.at.all' }, otp: '123456' },
+        }),
+        404,
+        'ALIAS_NOT_FOUND',
+      );
       expectError(await authorize(id, payee), 400, 'VALIDATION_ERROR');
       expectError(await authorize(id, payer, 'abc'), 400, 'VALIDATION_ERROR');
-      expectError(await call(base, 'POST', `/pay/${id}/authorize`, { body: { payer: { type: 'iban', value: 'LY00 nope' }, otp: '123456' } }), 400, 'VALIDATION_ERROR');
-      expectError(await call(base, 'POST', `/pay/${id}/authorize`, { body: { payer: { type: 'alias', value: payer.alias }, otp: payer.otp, amount: 1 } }), 400, 'VALIDATION_ERROR');
+      expectError(
+        await call(base, 'POST', `/pay/${id}/authorize`, {
+          body: { payer: { type: 'iban', value: 'LY00 nope' }, otp: '123456' },
+        }),
+        400,
+        'VALIDATION_ERROR',
+      );
+      expectError(
+        await call(base, 'POST', `/pay/${id}/authorize`, {
+          body: { payer: { type: 'alias', value: payer.alias }, otp: payer.otp, amount: 1 },
+        }),
+        400,
+        'VALIDATION_ERROR',
+      );
       expectError(await authorize('ops_doesnotexist0000000000', payer), 404, 'SESSION_NOT_FOUND');
       expect((await read(id)).status).toBe('PENDING');
       expect((await authorize(id, payer, payer.otp, 'iban')).body.status).toBe('COMPLETED');
@@ -167,8 +245,16 @@ describe('checkout and the payment engine', () => {
       const payer = await alpha.customer({ balance: 100 });
       const id = await create(payee);
       expectError(await authorize(id, payer), 422, 'INSUFFICIENT_FUNDS');
-      expect(await read(id)).toMatchObject({ status: 'FAILED', failure_code: 'INSUFFICIENT_FUNDS', debtor_bank: alpha.handle });
-      expect(await kinds(id)).toEqual(['payment.initiated PENDING', 'payment.processing PROCESSING', 'payment.failed FAILED']);
+      expect(await read(id)).toMatchObject({
+        status: 'FAILED',
+        failure_code: 'INSUFFICIENT_FUNDS',
+        debtor_bank: alpha.handle,
+      });
+      expect(await kinds(id)).toEqual([
+        'payment.initiated PENDING',
+        'payment.processing PROCESSING',
+        'payment.failed FAILED',
+      ]);
       expect(await ledger(alpha, id)).toEqual([]);
       expect(await alpha.balance(payer.iban)).toBe(100);
     });
@@ -180,10 +266,16 @@ describe('checkout and the payment engine', () => {
       const answers = await Promise.all(Array.from({ length: 8 }, () => authorize(id, payer)));
       // One claims and pays; the same authorization sent again is told the truth: 200 with the
       // status while the payment runs, the final answer once it is COMPLETED.
-      expect(answers.filter((answer) => answer.status === 200 && answer.body.status === 'COMPLETED').length).toBeGreaterThanOrEqual(1);
+      expect(
+        answers.filter((answer) => answer.status === 200 && answer.body.status === 'COMPLETED').length,
+      ).toBeGreaterThanOrEqual(1);
       for (const answer of answers) {
         if (answer.status === 200)
-          expect(answer.body).toMatchObject({ session_id: id, status: expect.stringMatching(/^(PROCESSING|COMPLETED)$/), session_token: expect.stringMatching(/^sst_/) });
+          expect(answer.body).toMatchObject({
+            session_id: id,
+            status: expect.stringMatching(/^(PROCESSING|COMPLETED)$/),
+            session_token: expect.stringMatching(/^sst_/),
+          });
         else expectError(answer, 409, 'SESSION_ALREADY_COMPLETED');
       }
       expect(alpha.sandbox.requestCounts().byOperation.debit).toBe(1);
@@ -199,15 +291,25 @@ describe('checkout and the payment engine', () => {
       try {
         const slowPayee = await slow.customer({ balance: 0 });
         const payer = await alpha.customer({ balance: 50_000 });
-        const id = await create(slowPayee, { amount: 20_000, reference: 'rail-1', redirect_url: 'https://shop.example/r' });
+        const id = await create(slowPayee, {
+          amount: 20_000,
+          reference: 'rail-1',
+          redirect_url: 'https://shop.example/r',
+        });
         const answer = await authorize(id, payer, payer.otp, 'iban');
         expect(answer.body).toMatchObject({ session_id: id, status: 'SETTLEMENT_PENDING', redirect_to: null });
         // The answer lost, the payer retries (by alias this time: the same account): the truth, with a working token.
         const again = await authorize(id, payer);
         expect(again.status).toBe(200);
-        expect(again.body).toMatchObject({ session_id: id, status: 'SETTLEMENT_PENDING', session_token: expect.stringMatching(/^sst_/) });
+        expect(again.body).toMatchObject({
+          session_id: id,
+          status: 'SETTLEMENT_PENDING',
+          session_token: expect.stringMatching(/^sst_/),
+        });
         expect(again.body.session_token).not.toBe(answer.body.session_token);
-        const status = await call(base, 'GET', `/pay/${id}/status`, { headers: { 'x-session-token': again.body.session_token } });
+        const status = await call(base, 'GET', `/pay/${id}/status`, {
+          headers: { 'x-session-token': again.body.session_token },
+        });
         expect(status.body).toMatchObject({ session_id: id, status: 'SETTLEMENT_PENDING' });
         // Anyone else, or the payer with another OTP, is refused while it runs: not final, so not "completed".
         const stranger = await alpha.customer({ otp: '909090' });
@@ -215,13 +317,30 @@ describe('checkout and the payment engine', () => {
         expectError(await authorize(id, payer, '000001'), 409, 'SESSION_IN_PROGRESS');
         expect(await alpha.movements(id)).toHaveLength(1);
         // Debited and credited, but not COMPLETED and no payment.completed before the confirmation.
-        expect(await read(id)).toMatchObject({ status: 'SETTLEMENT_PENDING', settlement_type: 'rail', debtor_bank: alpha.handle });
-        expect(await kinds(id)).toEqual(['payment.initiated PENDING', 'payment.processing PROCESSING', 'payment.processing SETTLEMENT_PENDING']);
+        expect(await read(id)).toMatchObject({
+          status: 'SETTLEMENT_PENDING',
+          settlement_type: 'rail',
+          debtor_bank: alpha.handle,
+        });
+        expect(await kinds(id)).toEqual([
+          'payment.initiated PENDING',
+          'payment.processing PROCESSING',
+          'payment.processing SETTLEMENT_PENDING',
+        ]);
         expect(await alpha.balance(payer.iban)).toBe(30_000);
 
         const done = await sessionReaches(t, merchant.apiKey, id, 'COMPLETED');
-        expect(done).toMatchObject({ settlement_type: 'rail', creditor_bank: slow.handle, completed_at: expect.any(String) });
-        expect(await kinds(id)).toEqual(['payment.initiated PENDING', 'payment.processing PROCESSING', 'payment.processing SETTLEMENT_PENDING', 'payment.completed COMPLETED']);
+        expect(done).toMatchObject({
+          settlement_type: 'rail',
+          creditor_bank: slow.handle,
+          completed_at: expect.any(String),
+        });
+        expect(await kinds(id)).toEqual([
+          'payment.initiated PENDING',
+          'payment.processing PROCESSING',
+          'payment.processing SETTLEMENT_PENDING',
+          'payment.completed COMPLETED',
+        ]);
         expect((await sessionEvents(t, id)).at(-1)!.data).toEqual({
           session_id: id,
           livemode: true,
@@ -236,9 +355,25 @@ describe('checkout and the payment engine', () => {
         expect(await ledger(alpha, id)).toEqual([`DEBIT ${payer.iban} 20000`]);
         // The gateway sends only the spec's fields: the creditor bank tells a rail credit from the reference alone.
         const credits = await slow.movements(id);
-        expect(credits).toMatchObject([{ operation: 'CREDIT', iban: slowPayee.iban, amount: 20_000, debtorBank: null, confirmationStatus: 'CONFIRMED' }]);
+        expect(credits).toMatchObject([
+          {
+            operation: 'CREDIT',
+            iban: slowPayee.iban,
+            amount: 20_000,
+            debtorBank: null,
+            confirmationStatus: 'CONFIRMED',
+          },
+        ]);
         expect(await slow.balance(slowPayee.iban)).toBe(20_000);
-        expect(await obligations(id)).toMatchObject([{ debtor_bank: alpha.handle, creditor_bank: slow.handle, amount: '20000', currency: 'LYD', settlement_cycle_id: null }]);
+        expect(await obligations(id)).toMatchObject([
+          {
+            debtor_bank: alpha.handle,
+            creditor_bank: slow.handle,
+            amount: '20000',
+            currency: 'LYD',
+            settlement_cycle_id: null,
+          },
+        ]);
         expect(await t.platform.db.knex('payments.credit_confirmations').where({ session_id: id })).toMatchObject([
           { outcome: 'accepted', bank_handle: slow.handle, rrn: credits[0]!.rrn },
         ]);
@@ -254,7 +389,12 @@ describe('checkout and the payment engine', () => {
       const answer = await authorize(id, payer);
       expectError(answer, 502, 'CBS_ERROR');
       expect(await read(id)).toMatchObject({ status: 'FAILED', failure_code: 'CBS_ERROR', settlement_type: 'rail' });
-      expect(await kinds(id)).toEqual(['payment.initiated PENDING', 'payment.processing PROCESSING', 'payment.processing SETTLEMENT_PENDING', 'payment.failed FAILED']);
+      expect(await kinds(id)).toEqual([
+        'payment.initiated PENDING',
+        'payment.processing PROCESSING',
+        'payment.processing SETTLEMENT_PENDING',
+        'payment.failed FAILED',
+      ]);
       expect(await ledger(alpha, id)).toEqual([`DEBIT ${payer.iban} 15000`]);
       expect(await ledger(alpha, `${id}:reversal`)).toEqual([`CREDIT ${payer.iban} 15000`]);
       expect(await alpha.balance(payer.iban)).toBe(40_000);
@@ -278,10 +418,12 @@ describe('checkout and the payment engine', () => {
       const expired = await sessionReaches(t, merchant.apiKey, byJob, 'EXPIRED');
       expect(expired.expired_at).toEqual(expect.any(String));
       for (const id of [byJob, late]) {
-        expect(await eventually(async () => ((await kinds(id)).includes('payment.expired EXPIRED') ? kinds(id) : undefined), 'payment.expired')).toEqual([
-          'payment.initiated PENDING',
-          'payment.expired EXPIRED',
-        ]);
+        expect(
+          await eventually(
+            async () => ((await kinds(id)).includes('payment.expired EXPIRED') ? kinds(id) : undefined),
+            'payment.expired',
+          ),
+        ).toEqual(['payment.initiated PENDING', 'payment.expired EXPIRED']);
       }
       expectError(await authorize(byJob, payer), 422, 'SESSION_EXPIRED');
       expect(await ledger(alpha, late)).toEqual([]);
@@ -301,7 +443,11 @@ describe('checkout and the payment engine', () => {
       expect(await alpha.balance(payer.iban)).toBe(30_000);
       expect(await ledger(alpha, id)).toEqual([`DEBIT ${payer.iban} 10000`]);
       expect(await ledger(alpha, `${id}:reversal`)).toEqual([`CREDIT ${payer.iban} 10000`]);
-      expect(await kinds(id)).toEqual(['payment.initiated PENDING', 'payment.processing PROCESSING', 'payment.failed FAILED']);
+      expect(await kinds(id)).toEqual([
+        'payment.initiated PENDING',
+        'payment.processing PROCESSING',
+        'payment.failed FAILED',
+      ]);
     });
 
     it('a debit the core keeps failing (5xx): 502 CBS_ERROR, then FAILED and whatever was taken is given back', async () => {
@@ -323,11 +469,19 @@ describe('checkout and the payment engine', () => {
       const payer = await alpha.customer({ balance: 30_000 });
       const id = await create(lyIban(alpha.institutionCode, 777_002), { amount: 9_000 }); // no such account at alpha
       expectError(await authorize(id, payer), 502, 'CBS_ERROR');
-      expect(await read(id)).toMatchObject({ status: 'FAILED', failure_code: 'CBS_ERROR', settlement_type: 'internal' });
+      expect(await read(id)).toMatchObject({
+        status: 'FAILED',
+        failure_code: 'CBS_ERROR',
+        settlement_type: 'internal',
+      });
       expect(await ledger(alpha, id)).toEqual([`DEBIT ${payer.iban} 9000`]);
       expect(await ledger(alpha, `${id}:reversal`)).toEqual([`CREDIT ${payer.iban} 9000`]);
       expect(await alpha.balance(payer.iban)).toBe(30_000);
-      expect(await kinds(id)).toEqual(['payment.initiated PENDING', 'payment.processing PROCESSING', 'payment.failed FAILED']);
+      expect(await kinds(id)).toEqual([
+        'payment.initiated PENDING',
+        'payment.processing PROCESSING',
+        'payment.failed FAILED',
+      ]);
     });
 
     it('a credit whose outcome is unknown is replayed with the same reference, never reversed: COMPLETED with one credit', async () => {

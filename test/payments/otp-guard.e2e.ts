@@ -26,12 +26,18 @@ describe("a customer's OTP across sessions", () => {
     return answer.body.session_id as string;
   };
   const authorize = (id: string, payer: Customer, otp: string, from = '203.0.113.10') =>
-    call(base, 'POST', `/pay/${id}/authorize`, { body: { payer: { type: 'alias', value: payer.alias }, otp }, headers: { 'x-forwarded-for': from } });
+    call(base, 'POST', `/pay/${id}/authorize`, {
+      body: { payer: { type: 'alias', value: payer.alias }, otp },
+      headers: { 'x-forwarded-for': from },
+    });
   const verifications = () => bank.sandbox.requestCounts().byOperation.verify;
 
   beforeAll(async () => {
     // Generous core deadlines: on a busy machine a slow OTP check must not turn into a timeout (given back, not counted).
-    t = await startTestPlatform({ env: { TRUST_PROXY: 'loopback' }, paymentsEngine: { ...FAST_ENGINE, coreTimeoutMs: 5_000, coreBudgetMs: 8_000 } });
+    t = await startTestPlatform({
+      env: { TRUST_PROXY: 'loopback' },
+      paymentsEngine: { ...FAST_ENGINE, coreTimeoutMs: 5_000, coreBudgetMs: 8_000 },
+    });
     base = t.platform.restUrl;
     bank = await startPaymentBank(t);
     merchant = await t.seed.createMerchant({ name: 'Guarded Shop' });
@@ -54,7 +60,9 @@ describe("a customer's OTP across sessions", () => {
     const id = await create();
     const locked = await authorize(id, payer, '424242');
     expectError(locked, 429, 'RATE_LIMITED');
-    expect(locked.body.error.detail).toMatch(/too many refused one-time passwords for this customer; try again in \d+ s/);
+    expect(locked.body.error.detail).toMatch(
+      /too many refused one-time passwords for this customer; try again in \d+ s/,
+    );
     expect(Number(locked.headers.get('retry-after'))).toBeGreaterThan(0);
     expect(Number(locked.headers.get('retry-after'))).toBeLessThanOrEqual(15 * 60);
     expect(verifications()).toBe(asked);
@@ -92,7 +100,9 @@ describe("a customer's OTP across sessions", () => {
     const payer = await bank.customer({ otp: '717171' });
     const sessions = await Promise.all(Array.from({ length: 12 }, () => create()));
     const asked = verifications();
-    const answers = await Promise.all(sessions.map((id, i) => authorize(id, payer, `2222${String(i).padStart(2, '0')}`)));
+    const answers = await Promise.all(
+      sessions.map((id, i) => authorize(id, payer, `2222${String(i).padStart(2, '0')}`)),
+    );
     const statuses = answers.map((answer) => answer.status).sort();
     expect(statuses.filter((status) => status === 401)).toHaveLength(5);
     expect(statuses.filter((status) => status === 429)).toHaveLength(7);

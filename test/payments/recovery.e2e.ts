@@ -1,7 +1,16 @@
 import type { Database } from '@gateway/db';
 import { openTestDatabase } from '@gateway/db/testing';
 import { call } from '@gateway/rest-compat/testing';
-import { bearer, eventually, FAST_ENGINE, sessionEvents, sessionReaches, startPaymentBank, type Customer, type PaymentBank } from '../support/payments';
+import {
+  bearer,
+  eventually,
+  FAST_ENGINE,
+  sessionEvents,
+  sessionReaches,
+  startPaymentBank,
+  type Customer,
+  type PaymentBank,
+} from '../support/payments';
 import { startTestPlatform, type TestPlatform } from '../support/platform';
 
 /**
@@ -11,9 +20,18 @@ import { startTestPlatform, type TestPlatform } from '../support/platform';
  * credit per session in the sandbox ledgers, whatever the first process had already sent.
  */
 describe('payment recovery after a crash between debit and credit', () => {
-  const secrets = { PLATFORM_SECRET: 'recovery-platform-secret-0123456789abcdef', ADMIN_KEY: 'recovery-admin-key-0123456789abcdef' };
+  const secrets = {
+    PLATFORM_SECRET: 'recovery-platform-secret-0123456789abcdef',
+    ADMIN_KEY: 'recovery-admin-key-0123456789abcdef',
+  };
   // The first process waits on its hung credit far longer than the test runs: as good as dead.
-  const STUCK_ENGINE = { ...FAST_ENGINE, coreTimeoutMs: 60_000, coreBudgetMs: 60_000, authorizeWaitMs: 1_000, leaseMs: 2_000 };
+  const STUCK_ENGINE = {
+    ...FAST_ENGINE,
+    coreTimeoutMs: 60_000,
+    coreBudgetMs: 60_000,
+    authorizeWaitMs: 1_000,
+    leaseMs: 2_000,
+  };
   let db: Database;
   let first: TestPlatform;
   let second: TestPlatform | undefined;
@@ -32,9 +50,12 @@ describe('payment recovery after a crash between debit and credit', () => {
       })
     ).body.session_id as string;
   const authorize = (t: TestPlatform, id: string) =>
-    call(t.platform.restUrl, 'POST', `/pay/${id}/authorize`, { body: { payer: { type: 'alias', value: payer.alias }, otp: payer.otp } });
+    call(t.platform.restUrl, 'POST', `/pay/${id}/authorize`, {
+      body: { payer: { type: 'alias', value: payer.alias }, otp: payer.otp },
+    });
   const execution = (id: string) => db.knex('payments.payment_executions').where({ movement_id: id }).first();
-  const lines = async (bank: PaymentBank, reference: string) => (await bank.movements(reference)).map((line) => `${line.operation} ${line.iban} ${line.amount}`).sort();
+  const lines = async (bank: PaymentBank, reference: string) =>
+    (await bank.movements(reference)).map((line) => `${line.operation} ${line.iban} ${line.amount}`).sort();
 
   beforeAll(async () => {
     db = await openTestDatabase();
@@ -59,20 +80,29 @@ describe('payment recovery after a crash between debit and credit', () => {
     const unbooked = await create(first, payeeAlpha, 11_000);
     expect((await authorize(first, unbooked)).body.status).toBe('PROCESSING');
     // Same bank, the debit is recorded with the credit's outcome, in its statement: the core has it, the row is still at `debit`.
-    await eventually(async () => ((await lines(alpha, unbooked)).length === 1 ? true : undefined), 'the debit to be booked at the core');
+    await eventually(
+      async () => ((await lines(alpha, unbooked)).length === 1 ? true : undefined),
+      'the debit to be booked at the core',
+    );
     expect((await execution(unbooked)).step).toBe('debit');
 
     // 2. Same bank, the credit is booked but its answer never comes back.
     alpha.sandbox.injectFaults({ hang: true, afterBooking: true, operations: ['credit'], times: 1 });
     const answerLost = await create(first, payeeAlpha, 22_000);
     expect((await authorize(first, answerLost)).body.status).toBe('PROCESSING');
-    await eventually(async () => ((await lines(alpha, answerLost)).length === 2 ? true : undefined), 'the credit to be booked at the core');
+    await eventually(
+      async () => ((await lines(alpha, answerLost)).length === 2 ? true : undefined),
+      'the credit to be booked at the core',
+    );
 
     // 3. Cross bank: debited at alpha, the rail credit at beta hangs.
     beta.sandbox.injectFaults({ hang: true, operations: ['credit'], times: 1 });
     const rail = await create(first, payeeBeta, 33_000);
     expect((await authorize(first, rail)).body.status).toBe('SETTLEMENT_PENDING');
-    await eventually(async () => ((await execution(rail))?.step === 'credit' ? true : undefined), 'the rail debit to be recorded');
+    await eventually(
+      async () => ((await execution(rail))?.step === 'credit' ? true : undefined),
+      'the rail debit to be recorded',
+    );
 
     for (const id of [unbooked, answerLost]) expect((await execution(id)).credit_booked_at).toBeNull();
     expect(await lines(alpha, unbooked)).toEqual([`DEBIT ${payer.iban} 11000`]);
@@ -81,7 +111,8 @@ describe('payment recovery after a crash between debit and credit', () => {
     // The process dies; a new one starts on the same database, and the banks call it from now on.
     await first.stop();
     second = await startTestPlatform({ db, env: secrets, paymentsEngine: FAST_ENGINE });
-    for (const bank of [alpha, beta]) await bank.sandbox.configureGateway({ url: second.platform.restUrl, bankKey: bank.bankKey });
+    for (const bank of [alpha, beta])
+      await bank.sandbox.configureGateway({ url: second.platform.restUrl, bankKey: bank.bankKey });
 
     for (const id of [unbooked, answerLost, rail]) await sessionReaches(second, merchant.apiKey, id, 'COMPLETED');
 
@@ -94,7 +125,9 @@ describe('payment recovery after a crash between debit and credit', () => {
     expect(await alpha.balance(payer.iban)).toBe(100_000 - 11_000 - 22_000 - 33_000);
     expect(await alpha.balance(payeeAlpha.iban)).toBe(33_000);
     expect(await beta.balance(payeeBeta.iban)).toBe(33_000);
-    expect(await db.knex('payments.interbank_obligations').where({ session_id: rail })).toMatchObject([{ debtor_bank: alpha.handle, creditor_bank: beta.handle, amount: '33000' }]);
+    expect(await db.knex('payments.interbank_obligations').where({ session_id: rail })).toMatchObject([
+      { debtor_bank: alpha.handle, creditor_bank: beta.handle, amount: '33000' },
+    ]);
     for (const id of [unbooked, answerLost, rail]) {
       expect((await sessionEvents(second, id)).filter((event) => event.kind === 'payment.completed')).toHaveLength(1);
     }

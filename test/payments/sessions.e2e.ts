@@ -1,5 +1,13 @@
 import { call, expectError, expectRateLimitHeaders, responseSchemaOf } from '@gateway/rest-compat/testing';
-import { bearer, eventually, FAST_ENGINE, sessionEvents, startPaymentBank, type Customer, type PaymentBank } from '../support/payments';
+import {
+  bearer,
+  eventually,
+  FAST_ENGINE,
+  sessionEvents,
+  startPaymentBank,
+  type Customer,
+  type PaymentBank,
+} from '../support/payments';
 import { gql } from '../support/graphql';
 import { lyIban, startTestPlatform, type TestPlatform } from '../support/platform';
 
@@ -15,14 +23,22 @@ describe('REST payment sessions', () => {
 
   const create = (body: Record<string, unknown>, key = merchant.apiKey, headers: Record<string, string> = {}) =>
     call(base, 'POST', '/payments/sessions', { headers: { ...bearer(key), ...headers }, body });
-  const sessionBody = (patch: Record<string, unknown> = {}) => ({ amount: 12_500, currency: 'LYD', destination: { type: 'alias', value: payee.alias }, ...patch });
+  const sessionBody = (patch: Record<string, unknown> = {}) => ({
+    amount: 12_500,
+    currency: 'LYD',
+    destination: { type: 'alias', value: payee.alias },
+    ...patch,
+  });
   const counts = async () => ({
     sessions: Number((await t.platform.db.knex('payments.payment_sessions').count({ n: '*' }))[0]!.n),
     events: Number((await t.platform.db.knex('payments.outbox').count({ n: '*' }))[0]!.n),
   });
 
   beforeAll(async () => {
-    t = await startTestPlatform({ paymentsEngine: FAST_ENGINE, env: { SESSION_TTL_SECONDS: '600', PUBLIC_BASE_URL: 'https://pay.example.ly' } });
+    t = await startTestPlatform({
+      paymentsEngine: FAST_ENGINE,
+      env: { SESSION_TTL_SECONDS: '600', PUBLIC_BASE_URL: 'https://pay.example.ly' },
+    });
     base = t.platform.restUrl;
     bank = await startPaymentBank(t);
     limited = await startPaymentBank(t, { minAmount: 1_000, maxAmount: 50_000 });
@@ -38,7 +54,13 @@ describe('REST payment sessions', () => {
 
   describe('create', () => {
     it('201: a PENDING session with checkout_url, expires_at from the configured TTL, and payment.initiated in the outbox', async () => {
-      const answer = await create(sessionBody({ description: 'Order 1001', reference: 'order-1001', redirect_url: 'https://shop.example/back?x=1' }));
+      const answer = await create(
+        sessionBody({
+          description: 'Order 1001',
+          reference: 'order-1001',
+          redirect_url: 'https://shop.example/back?x=1',
+        }),
+      );
       expect(answer.status).toBe(201);
       expect(responseSchemaOf('POST', '/payments/sessions').safeParse(answer.body).error).toBeUndefined();
       const session = answer.body;
@@ -67,7 +89,15 @@ describe('REST payment sessions', () => {
         {
           kind: 'payment.initiated',
           audience: merchant.merchantId,
-          data: { session_id: session.session_id, livemode: true, status: 'PENDING', amount: 12_500, currency: 'LYD', reference: 'order-1001', merchant_id: merchant.merchantId },
+          data: {
+            session_id: session.session_id,
+            livemode: true,
+            status: 'PENDING',
+            amount: 12_500,
+            currency: 'LYD',
+            reference: 'order-1001',
+            merchant_id: merchant.merchantId,
+          },
         },
       ]);
     });
@@ -80,32 +110,76 @@ describe('REST payment sessions', () => {
         { type: 'iban', value: spaced },
       ]) {
         const answer = await create(sessionBody({ destination }));
-        expect([destination, answer.status, answer.body.creditor_iban, answer.body.creditor_bank]).toEqual([destination, 201, payee.iban, bank.handle]);
+        expect([destination, answer.status, answer.body.creditor_iban, answer.body.creditor_bank]).toEqual([
+          destination,
+          201,
+          payee.iban,
+          bank.handle,
+        ]);
       }
       // An IBAN need not be in the registry: it is routed by the institution code inside it.
       const unregistered = lyIban(bank.institutionCode, 424242);
-      expect((await create(sessionBody({ destination: { type: 'iban', value: unregistered } }))).body).toMatchObject({ creditor_iban: unregistered, creditor_bank: bank.handle });
+      expect((await create(sessionBody({ destination: { type: 'iban', value: unregistered } }))).body).toMatchObject({
+        creditor_iban: unregistered,
+        creditor_bank: bank.handle,
+      });
     });
 
     it("refuses unroutable destinations and amounts outside the bank's limits, writing nothing", async () => {
       const limitedPayee = await limited.customer({ balance: 0 });
       const gone = await bank.customer();
-      expect((await call(base, 'DELETE', `/v1/identity/aliases/${gone.alias}`, { headers: { 'x-service-bank-key': bank.bankKey } })).status).toBe(204);
+      expect(
+        (
+          await call(base, 'DELETE', `/v1/identity/aliases/${gone.alias}`, {
+            headers: { 'x-service-bank-key': bank.bankKey },
+          })
+        ).status,
+      ).toBe(204);
       const before = await counts();
-      expectError(await create(sessionBody({ destination: { type: 'alias', value: 'nobody.here' } })), 404, 'ALIAS_NOT_FOUND');
-      expectError(await create(sessionBody({ destination: { type: 'alias', value: `${payee.alias}@${limited.handle}` } })), 404, 'ALIAS_NOT_FOUND');
-      expectError(await create(sessionBody({ destination: { type: 'alias', value: gone.alias } })), 422, 'ALIAS_INACTIVE');
-      expectError(await create(sessionBody({ destination: { type: 'iban', value: lyIban('999', 1) } })), 422, 'BANK_NOT_PARTICIPATING');
+      expectError(
+        await create(sessionBody({ destination: { type: 'alias', value: 'nobody.here' } })),
+        404,
+        'ALIAS_NOT_FOUND',
+      );
+      expectError(
+        await create(sessionBody({ destination: { type: 'alias', value: `${payee.alias}@${limited.handle}` } })),
+        404,
+        'ALIAS_NOT_FOUND',
+      );
+      expectError(
+        await create(sessionBody({ destination: { type: 'alias', value: gone.alias } })),
+        422,
+        'ALIAS_INACTIVE',
+      );
+      expectError(
+        await create(sessionBody({ destination: { type: 'iban', value: lyIban('999', 1) } })),
+        422,
+        'BANK_NOT_PARTICIPATING',
+      );
       const low = await create(sessionBody({ amount: 999, destination: { type: 'alias', value: limitedPayee.alias } }));
       expectError(low, 422, 'AMOUNT_TOO_LOW');
       expect(low.body.error.detail).toBe(`amount: 999 is below ${limited.handle}'s minimum of 1000`);
-      expectError(await create(sessionBody({ amount: 50_001, destination: { type: 'alias', value: limitedPayee.alias } })), 422, 'AMOUNT_TOO_HIGH');
-      expect((await create(sessionBody({ amount: 1_000, destination: { type: 'alias', value: limitedPayee.alias } }))).status).toBe(201);
-      expect((await create(sessionBody({ amount: 50_000, destination: { type: 'alias', value: limitedPayee.alias } }))).status).toBe(201);
+      expectError(
+        await create(sessionBody({ amount: 50_001, destination: { type: 'alias', value: limitedPayee.alias } })),
+        422,
+        'AMOUNT_TOO_HIGH',
+      );
+      expect(
+        (await create(sessionBody({ amount: 1_000, destination: { type: 'alias', value: limitedPayee.alias } })))
+          .status,
+      ).toBe(201);
+      expect(
+        (await create(sessionBody({ amount: 50_000, destination: { type: 'alias', value: limitedPayee.alias } })))
+          .status,
+      ).toBe(201);
       expect(await counts()).toEqual({ sessions: before.sessions + 2, events: before.events + 2 });
 
       await t.platform.db.knex('banks.banks').where({ handle: limited.handle }).update({ status: 'SUSPENDED' });
-      expectError(await create(sessionBody({ amount: 5_000, destination: { type: 'alias', value: limitedPayee.alias } })), 422, 'BANK_NOT_PARTICIPATING');
+      expectError(
+        await create(sessionBody({ amount: 5_000, destination: { type: 'alias', value: limitedPayee.alias } })),
+        422,
+        'BANK_NOT_PARTICIPATING',
+      );
       await t.platform.db.knex('banks.banks').where({ handle: limited.handle }).update({ status: 'ACTIVE' });
     });
 
@@ -119,7 +193,10 @@ describe('REST payment sessions', () => {
         [{ currency: 'GBP' }, /^currency: must be one of LYD, USD, EUR/],
         [{ currency: 'lyd' }, /^currency: /],
         [{ destination: { type: 'phone', value: '+218912345678' } }, /^destination/],
-        [{ destination: { type: 'iban', value: 'LY84002048000020100120361' } }, /^destination\.value: not a valid IBAN/],
+        [
+          { destination: { type: 'iban', value: 'LY84002048000020100120361' } },
+          /^destination\.value: not a valid IBAN/,
+        ],
         [{ destination: { type: 'alias', value: 'no spaces please' } }, /^destination\.value: /],
         [{ reference: 'r'.repeat(129) }, /^reference: must be at most 128 characters/],
         [{ description: 'd'.repeat(501) }, /^description: must be at most 500 characters/],
@@ -139,7 +216,14 @@ describe('REST payment sessions', () => {
     it('is for merchant keys: 401 INVALID_API_KEY without or with a bad key, 403 for a bank key', async () => {
       expectError(await call(base, 'POST', '/payments/sessions', { body: sessionBody() }), 401, 'INVALID_API_KEY');
       expectError(await create(sessionBody(), 'mk_test_notakey'), 401, 'INVALID_API_KEY');
-      expectError(await call(base, 'POST', '/payments/sessions', { headers: { 'x-service-bank-key': bank.bankKey }, body: sessionBody() }), 403, 'FORBIDDEN');
+      expectError(
+        await call(base, 'POST', '/payments/sessions', {
+          headers: { 'x-service-bank-key': bank.bankKey },
+          body: sessionBody(),
+        }),
+        403,
+        'FORBIDDEN',
+      );
     });
   });
 
@@ -150,10 +234,21 @@ describe('REST payment sessions', () => {
       expect(own.status).toBe(200);
       expect(responseSchemaOf('GET', '/payments/sessions/{session_id}').safeParse(own.body).error).toBeUndefined();
       expect(own.body).toMatchObject({ session_id: id, reference: 'mine', status: 'PENDING' });
-      expectError(await call(base, 'GET', `/payments/sessions/${id}`, { headers: bearer(other.apiKey) }), 404, 'SESSION_NOT_FOUND');
-      expectError(await call(base, 'GET', '/payments/sessions/ops_doesnotexist', { headers: bearer(merchant.apiKey) }), 404, 'SESSION_NOT_FOUND');
+      expectError(
+        await call(base, 'GET', `/payments/sessions/${id}`, { headers: bearer(other.apiKey) }),
+        404,
+        'SESSION_NOT_FOUND',
+      );
+      expectError(
+        await call(base, 'GET', '/payments/sessions/ops_doesnotexist', { headers: bearer(merchant.apiKey) }),
+        404,
+        'SESSION_NOT_FOUND',
+      );
       expectError(await call(base, 'GET', `/payments/sessions/${id}`), 401, 'INVALID_API_KEY');
-      expect((await call(base, 'GET', `/payments/sessions/${id}`, { headers: { 'x-service-admin-key': t.adminKey } })).body.session_id).toBe(id);
+      expect(
+        (await call(base, 'GET', `/payments/sessions/${id}`, { headers: { 'x-service-admin-key': t.adminKey } })).body
+          .session_id,
+      ).toBe(id);
     });
   });
 
@@ -161,10 +256,14 @@ describe('REST payment sessions', () => {
     it('pages newest first with limit and cursor: stable, no overlap, next_cursor and has_more; new sessions never shift later pages', async () => {
       const shop = await t.seed.createMerchant({ name: 'Pager' });
       const made: string[] = [];
-      for (let i = 0; i < 7; i += 1) made.push((await create(sessionBody({ reference: `p${i}` }), shop.apiKey)).body.session_id);
+      for (let i = 0; i < 7; i += 1)
+        made.push((await create(sessionBody({ reference: `p${i}` }), shop.apiKey)).body.session_id);
       // Three sessions share one creation instant: the id breaks the tie, so order stays total.
       const instant = new Date();
-      await t.platform.db.knex('payments.payment_sessions').whereIn('id', made.slice(2, 5)).update({ created_at: instant });
+      await t.platform.db
+        .knex('payments.payment_sessions')
+        .whereIn('id', made.slice(2, 5))
+        .update({ created_at: instant });
       const expected = (
         await t.platform.db
           .knex('payments.payment_sessions')
@@ -180,7 +279,9 @@ describe('REST payment sessions', () => {
       let cursor: string | null = null;
       const pages: Array<{ size: number; hasMore: boolean }> = [];
       do {
-        const answer = await call(base, 'GET', `/payments/sessions?limit=3${cursor ? `&cursor=${cursor}` : ''}`, { headers: bearer(shop.apiKey) });
+        const answer = await call(base, 'GET', `/payments/sessions?limit=3${cursor ? `&cursor=${cursor}` : ''}`, {
+          headers: bearer(shop.apiKey),
+        });
         expect(answer.status).toBe(200);
         expect(responseSchemaOf('GET', '/payments/sessions').safeParse(answer.body).error).toBeUndefined();
         seen.push(...answer.body.sessions.map((session: { session_id: string }) => session.session_id));
@@ -209,8 +310,16 @@ describe('REST payment sessions', () => {
       const listed = await call(base, 'GET', '/payments/sessions', { headers: bearer(shop.apiKey) });
       expect(listed.body.sessions.map((s: { session_id: string }) => s.session_id)).toEqual([mine]);
       for (const query of ['limit=0', 'limit=101', 'limit=abc', 'page=2'])
-        expectError(await call(base, 'GET', `/payments/sessions?${query}`, { headers: bearer(shop.apiKey) }), 400, 'VALIDATION_ERROR');
-      expectError(await call(base, 'GET', `/payments/sessions?cursor=${theirs}`, { headers: bearer(shop.apiKey) }), 400, 'VALIDATION_ERROR');
+        expectError(
+          await call(base, 'GET', `/payments/sessions?${query}`, { headers: bearer(shop.apiKey) }),
+          400,
+          'VALIDATION_ERROR',
+        );
+      expectError(
+        await call(base, 'GET', `/payments/sessions?cursor=${theirs}`, { headers: bearer(shop.apiKey) }),
+        400,
+        'VALIDATION_ERROR',
+      );
       expectError(await call(base, 'GET', '/payments/sessions'), 401, 'INVALID_API_KEY');
     });
   });
@@ -225,7 +334,11 @@ describe('REST payment sessions', () => {
         .knex('payments.payment_sessions')
         .where({ id: first.body.session_id })
         .update({ expires_at: new Date(Date.now() - 1000) });
-      await eventually(async () => ((await sessionEvents(t, first.body.session_id)).some((e) => e.kind === 'payment.expired') ? true : undefined), 'expiry');
+      await eventually(
+        async () =>
+          (await sessionEvents(t, first.body.session_id)).some((e) => e.kind === 'payment.expired') ? true : undefined,
+        'expiry',
+      );
       const again = await create(sessionBody({ reference: 'order-7' }), merchant.apiKey, key);
       expect(again.status).toBe(201);
       expect(again.body).toEqual(first.body);
@@ -246,7 +359,11 @@ describe('REST payment sessions', () => {
         created_at: new Date(),
         locked_until: new Date(Date.now() + 60_000),
       });
-      expectError(await create(sessionBody(), merchant.apiKey, { 'idempotency-key': 'busy-key' }), 409, 'IDEMPOTENCY_KEY_IN_USE');
+      expectError(
+        await create(sessionBody(), merchant.apiKey, { 'idempotency-key': 'busy-key' }),
+        409,
+        'IDEMPOTENCY_KEY_IN_USE',
+      );
       const elsewhere = await create(sessionBody(), other.apiKey, { 'idempotency-key': 'busy-key' });
       expect(elsewhere.status).toBe(201);
       expect(elsewhere.body.merchant_id).toBe(other.merchantId);
@@ -254,17 +371,25 @@ describe('REST payment sessions', () => {
 
     it('creates exactly one session for concurrent requests with one key; the others get the first answer or 409', async () => {
       const key = { 'idempotency-key': 'double-click' };
-      const answers = await Promise.all(Array.from({ length: 6 }, () => create(sessionBody({ reference: 'double-click' }), merchant.apiKey, key)));
+      const answers = await Promise.all(
+        Array.from({ length: 6 }, () => create(sessionBody({ reference: 'double-click' }), merchant.apiKey, key)),
+      );
       const created = answers.filter((answer) => answer.status === 201);
       expect(created.length).toBeGreaterThanOrEqual(1);
       expect(new Set(created.map((answer) => answer.body.session_id)).size).toBe(1);
       for (const answer of answers.filter((a) => a.status !== 201)) expectError(answer, 409, 'IDEMPOTENCY_KEY_IN_USE');
-      expect(await t.platform.db.knex('payments.payment_sessions').where({ reference: 'double-click' })).toHaveLength(1);
+      expect(await t.platform.db.knex('payments.payment_sessions').where({ reference: 'double-click' })).toHaveLength(
+        1,
+      );
     });
 
     it('does not keep the key of a refused request, and forgets keys after 24 hours', async () => {
       const key = { 'idempotency-key': 'fix-and-retry' };
-      expectError(await create(sessionBody({ destination: { type: 'alias', value: 'nobody.here' } }), merchant.apiKey, key), 404, 'ALIAS_NOT_FOUND');
+      expectError(
+        await create(sessionBody({ destination: { type: 'alias', value: 'nobody.here' } }), merchant.apiKey, key),
+        404,
+        'ALIAS_NOT_FOUND',
+      );
       expect((await create(sessionBody({ reference: 'fixed' }), merchant.apiKey, key)).status).toBe(201);
 
       await t.platform.db
@@ -274,7 +399,11 @@ describe('REST payment sessions', () => {
       const later = await create(sessionBody({ reference: 'a day later', amount: 777 }), merchant.apiKey, key);
       expect(later.status).toBe(201);
       expect(later.body.amount).toBe(777);
-      expectError(await create(sessionBody(), merchant.apiKey, { 'idempotency-key': 'x'.repeat(256) }), 400, 'VALIDATION_ERROR');
+      expectError(
+        await create(sessionBody(), merchant.apiKey, { 'idempotency-key': 'x'.repeat(256) }),
+        400,
+        'VALIDATION_ERROR',
+      );
     });
   });
 
@@ -282,10 +411,18 @@ describe('REST payment sessions', () => {
     const auth = () => bearer(merchant.apiKey);
 
     it('createPaymentSession with idempotencyKey, paymentSession with the federated creditorBank, paymentSessions as a Relay connection', async () => {
-      const CREATE = gql<{ createPaymentSession: { id: string; status: string; checkoutUrl: string; expiresAt: string } }, { input: Record<string, unknown>; key?: string }>(
+      const CREATE = gql<
+        { createPaymentSession: { id: string; status: string; checkoutUrl: string; expiresAt: string } },
+        { input: Record<string, unknown>; key?: string }
+      >(
         `mutation($input: CreatePaymentSessionInput!, $key: String) { createPaymentSession(input: $input, idempotencyKey: $key) { id status checkoutUrl expiresAt } }`,
       );
-      const input = { amount: 4_200, currency: 'LYD', destination: { type: 'alias', value: payee.alias }, reference: 'gql-1' };
+      const input = {
+        amount: 4_200,
+        currency: 'LYD',
+        destination: { type: 'alias', value: payee.alias },
+        reference: 'gql-1',
+      };
       // execute() fails the test on any GraphQL error.
       const created = await t.execute(CREATE, { input, key: 'gql-key' }, auth());
       const again = await t.execute(CREATE, { input, key: 'gql-key' }, auth());
@@ -293,9 +430,19 @@ describe('REST payment sessions', () => {
       const id = created.createPaymentSession.id;
 
       const READ = gql<
-        { paymentSession: { id: string; status: string; amount: number; creditorBank: { handle: string; displayName: string } | null; debtorBank: { handle: string } | null } },
+        {
+          paymentSession: {
+            id: string;
+            status: string;
+            amount: number;
+            creditorBank: { handle: string; displayName: string } | null;
+            debtorBank: { handle: string } | null;
+          };
+        },
         { id: string }
-      >(`query($id: ID!) { paymentSession(id: $id) { id status amount creditorBank { handle displayName } debtorBank { handle } } }`);
+      >(
+        `query($id: ID!) { paymentSession(id: $id) { id status amount creditorBank { handle displayName } debtorBank { handle } } }`,
+      );
       const read = await t.execute(READ, { id }, auth());
       expect(read.paymentSession).toEqual({
         id,
@@ -309,7 +456,12 @@ describe('REST payment sessions', () => {
         {
           paymentSessions: {
             edges: Array<{ cursor: string; node: { id: string } }>;
-            pageInfo: { hasNextPage: boolean; hasPreviousPage: boolean; startCursor: string | null; endCursor: string | null };
+            pageInfo: {
+              hasNextPage: boolean;
+              hasPreviousPage: boolean;
+              startCursor: string | null;
+              endCursor: string | null;
+            };
           };
         },
         { first?: number; after?: string | null }
@@ -319,10 +471,17 @@ describe('REST payment sessions', () => {
       const page = (await t.execute(PAGE, { first: 2 }, auth())).paymentSessions;
       expect(page.edges).toHaveLength(2);
       expect(page.edges[0]!.node.id).toBe(id);
-      expect(page.pageInfo).toEqual({ hasNextPage: true, hasPreviousPage: false, startCursor: page.edges[0]!.cursor, endCursor: page.edges[1]!.cursor });
+      expect(page.pageInfo).toEqual({
+        hasNextPage: true,
+        hasPreviousPage: false,
+        startCursor: page.edges[0]!.cursor,
+        endCursor: page.edges[1]!.cursor,
+      });
       const next = (await t.execute(PAGE, { first: 2, after: page.pageInfo.endCursor }, auth())).paymentSessions;
       expect(next.edges.map((edge) => edge.node.id)).not.toContain(id);
-      expect((await t.executeExpectingErrors(PAGE, { first: 0 }, auth())).errors[0]?.extensions?.code).toBe('VALIDATION_ERROR');
+      expect((await t.executeExpectingErrors(PAGE, { first: 0 }, auth())).errors[0]?.extensions?.code).toBe(
+        'VALIDATION_ERROR',
+      );
     });
   });
 });

@@ -1,7 +1,15 @@
 import type { Database } from '@gateway/db';
 import { openTestDatabase } from '@gateway/db/testing';
 import { call } from '@gateway/rest-compat/testing';
-import { bearer, eventually, FAST_ENGINE, sessionReaches, startPaymentBank, type Customer, type PaymentBank } from '../support/payments';
+import {
+  bearer,
+  eventually,
+  FAST_ENGINE,
+  sessionReaches,
+  startPaymentBank,
+  type Customer,
+  type PaymentBank,
+} from '../support/payments';
 import { startTestPlatform, type TestPlatform } from '../support/platform';
 
 /**
@@ -11,10 +19,20 @@ import { startTestPlatform, type TestPlatform } from '../support/platform';
  * same references: one debit, one credit.
  */
 describe('execution leases: renewed while alive, taken over after death', () => {
-  const secrets = { PLATFORM_SECRET: 'takeover-platform-secret-0123456789abcdef', ADMIN_KEY: 'takeover-admin-key-0123456789abcdef' };
+  const secrets = {
+    PLATFORM_SECRET: 'takeover-platform-secret-0123456789abcdef',
+    ADMIN_KEY: 'takeover-admin-key-0123456789abcdef',
+  };
   const LEASE_MS = 1_200;
   // The first process's credit call hangs far longer than the test: only the renewal keeps its lease.
-  const SLOW = { ...FAST_ENGINE, coreTimeoutMs: 60_000, coreBudgetMs: 60_000, authorizeWaitMs: 500, leaseMs: LEASE_MS, recoveryIntervalMs: 100 };
+  const SLOW = {
+    ...FAST_ENGINE,
+    coreTimeoutMs: 60_000,
+    coreBudgetMs: 60_000,
+    authorizeWaitMs: 500,
+    leaseMs: LEASE_MS,
+    recoveryIntervalMs: 100,
+  };
   let db: Database;
   let first: TestPlatform;
   let second: TestPlatform | undefined;
@@ -24,7 +42,8 @@ describe('execution leases: renewed while alive, taken over after death', () => 
   let merchant: { merchantId: string; apiKey: string };
 
   const execution = (id: string) => db.knex('payments.payment_executions').where({ movement_id: id }).first();
-  const lines = async (reference: string) => (await bank.movements(reference)).map((line) => `${line.operation} ${line.iban} ${line.amount}`).sort();
+  const lines = async (reference: string) =>
+    (await bank.movements(reference)).map((line) => `${line.operation} ${line.iban} ${line.amount}`).sort();
 
   beforeAll(async () => {
     db = await openTestDatabase();
@@ -47,9 +66,14 @@ describe('execution leases: renewed while alive, taken over after death', () => 
       body: { amount: 7_000, currency: 'LYD', destination: { type: 'alias', value: payee.alias } },
     });
     const id = created.body.session_id as string;
-    await call(first.platform.restUrl, 'POST', `/pay/${id}/authorize`, { body: { payer: { type: 'alias', value: payer.alias }, otp: payer.otp } });
+    await call(first.platform.restUrl, 'POST', `/pay/${id}/authorize`, {
+      body: { payer: { type: 'alias', value: payer.alias }, otp: payer.otp },
+    });
     // Same bank, the debit is recorded with the credit's outcome: the row stays at `debit` while the credit hangs.
-    await eventually(async () => ((await lines(id)).length === 1 ? true : undefined), 'the debit to be booked at the core');
+    await eventually(
+      async () => ((await lines(id)).length === 1 ? true : undefined),
+      'the debit to be booked at the core',
+    );
     const held = await execution(id);
     expect(held).toMatchObject({ step: 'debit', lease_token: expect.any(String) });
 
@@ -62,7 +86,11 @@ describe('execution leases: renewed while alive, taken over after death', () => 
 
     // The owner dies; another process takes the step over (a new token) and finishes it.
     await first.stop();
-    second = await startTestPlatform({ db, env: secrets, paymentsEngine: { ...FAST_ENGINE, leaseMs: LEASE_MS, recoveryIntervalMs: 100 } });
+    second = await startTestPlatform({
+      db,
+      env: secrets,
+      paymentsEngine: { ...FAST_ENGINE, leaseMs: LEASE_MS, recoveryIntervalMs: 100 },
+    });
     await bank.sandbox.configureGateway({ url: second.platform.restUrl, bankKey: bank.bankKey });
     await sessionReaches(second, merchant.apiKey, id, 'COMPLETED');
     const done = await execution(id);

@@ -28,7 +28,10 @@ describe('REST banks', () => {
   });
 
   it('registers a bank: 201 with the record, bank_key and internal_key', async () => {
-    const answer = await call(base, 'POST', '/banks', { headers: admin, body: registration('401', { ob_enabled: true, ob_scopes_supported: ['accounts:read'] }) });
+    const answer = await call(base, 'POST', '/banks', {
+      headers: admin,
+      body: registration('401', { ob_enabled: true, ob_scopes_supported: ['accounts:read'] }),
+    });
     expect(answer.status).toBe(201);
     expect(responseSchemaOf('POST', '/banks').safeParse(answer.body).error).toBeUndefined();
     expect(answer.body).toMatchObject({
@@ -48,13 +51,27 @@ describe('REST banks', () => {
 
   it('refuses a second registration of the handle with 409 BANK_ALREADY_REGISTERED', async () => {
     await call(base, 'POST', '/banks', { headers: admin, body: registration('402') });
-    expectError(await call(base, 'POST', '/banks', { headers: admin, body: registration('402') }), 409, 'BANK_ALREADY_REGISTERED');
+    expectError(
+      await call(base, 'POST', '/banks', { headers: admin, body: registration('402') }),
+      409,
+      'BANK_ALREADY_REGISTERED',
+    );
   });
 
   it('refuses registration without the admin key (401), and passes the subgraph validation detail on (400)', async () => {
-    expectError(await call(base, 'POST', '/banks', { headers: { 'x-service-admin-key': `${t.adminKey}x` }, body: registration('403') }), 401, 'UNAUTHORIZED');
+    expectError(
+      await call(base, 'POST', '/banks', {
+        headers: { 'x-service-admin-key': `${t.adminKey}x` },
+        body: registration('403'),
+      }),
+      401,
+      'UNAUTHORIZED',
+    );
     expectError(await call(base, 'POST', '/banks', { body: registration('403') }), 401, 'UNAUTHORIZED');
-    const invalid = await call(base, 'POST', '/banks', { headers: admin, body: registration('404', { contact_email: 'not-an-email' }) });
+    const invalid = await call(base, 'POST', '/banks', {
+      headers: admin,
+      body: registration('404', { contact_email: 'not-an-email' }),
+    });
     expectError(invalid, 400, 'VALIDATION_ERROR');
     expect(invalid.body.error.detail).toMatch(/^contact_email:/);
   });
@@ -79,8 +96,18 @@ describe('REST banks', () => {
     });
 
     it("GET /banks/{handle}: 403 with another bank's key, 401 with a wrong key, 404 for an unknown bank", async () => {
-      expectError(await call(base, 'GET', `/banks/${own.handle}`, { headers: { 'x-service-bank-key': other.bankKey } }), 403, 'FORBIDDEN');
-      expectError(await call(base, 'GET', `/banks/${own.handle}`, { headers: { 'x-service-bank-key': `sbk_${own.handle}_wrong` } }), 401, 'INVALID_BANK_KEY');
+      expectError(
+        await call(base, 'GET', `/banks/${own.handle}`, { headers: { 'x-service-bank-key': other.bankKey } }),
+        403,
+        'FORBIDDEN',
+      );
+      expectError(
+        await call(base, 'GET', `/banks/${own.handle}`, {
+          headers: { 'x-service-bank-key': `sbk_${own.handle}_wrong` },
+        }),
+        401,
+        'INVALID_BANK_KEY',
+      );
       expectError(await call(base, 'GET', '/banks/nosuchbank', { headers: admin }), 404, 'BANK_NOT_REGISTERED');
     });
 
@@ -109,21 +136,49 @@ describe('REST banks', () => {
         sca_exemption_cumulative_limit: 20_000,
         max_consent_expiry_days: 30,
       };
-      const answer = await call(base, 'PATCH', `/banks/${own.handle}`, { headers: { 'x-service-bank-key': own.bankKey }, body: change });
+      const answer = await call(base, 'PATCH', `/banks/${own.handle}`, {
+        headers: { 'x-service-bank-key': own.bankKey },
+        body: change,
+      });
       expect([answer.status, answer.body]).toEqual([200, { bank_handle: own.handle, ...change }]);
-      expect((await call(base, 'GET', `/banks/${own.handle}/capabilities`)).body).toEqual({ bank_handle: own.handle, ...change });
-      expectError(await call(base, 'PATCH', `/banks/${own.handle}`, { headers: { 'x-service-bank-key': other.bankKey }, body: { ob_enabled: false } }), 403, 'FORBIDDEN');
+      expect((await call(base, 'GET', `/banks/${own.handle}/capabilities`)).body).toEqual({
+        bank_handle: own.handle,
+        ...change,
+      });
+      expectError(
+        await call(base, 'PATCH', `/banks/${own.handle}`, {
+          headers: { 'x-service-bank-key': other.bankKey },
+          body: { ob_enabled: false },
+        }),
+        403,
+        'FORBIDDEN',
+      );
     });
 
     it('POST /banks/{handle}/rotate-key: 200 {bank_key}; the old key stops working at once', async () => {
       const bank = await t.seed.registerBank();
-      const answer = await call(base, 'POST', `/banks/${bank.handle}/rotate-key`, { headers: { 'x-service-bank-key': bank.bankKey } });
+      const answer = await call(base, 'POST', `/banks/${bank.handle}/rotate-key`, {
+        headers: { 'x-service-bank-key': bank.bankKey },
+      });
       expect(answer.status).toBe(200);
       expect(answer.body).toEqual({ bank_key: expect.stringMatching(new RegExp(`^sbk_${bank.handle}_`)) });
       expect(answer.body.bank_key).not.toBe(bank.bankKey);
-      expectError(await call(base, 'GET', `/banks/${bank.handle}`, { headers: { 'x-service-bank-key': bank.bankKey } }), 401, 'INVALID_BANK_KEY');
-      expect((await call(base, 'GET', `/banks/${bank.handle}`, { headers: { 'x-service-bank-key': answer.body.bank_key } })).status).toBe(200);
-      expectError(await call(base, 'POST', `/banks/${own.handle}/rotate-key`, { headers: { 'x-service-bank-key': other.bankKey } }), 403, 'FORBIDDEN');
+      expectError(
+        await call(base, 'GET', `/banks/${bank.handle}`, { headers: { 'x-service-bank-key': bank.bankKey } }),
+        401,
+        'INVALID_BANK_KEY',
+      );
+      expect(
+        (await call(base, 'GET', `/banks/${bank.handle}`, { headers: { 'x-service-bank-key': answer.body.bank_key } }))
+          .status,
+      ).toBe(200);
+      expectError(
+        await call(base, 'POST', `/banks/${own.handle}/rotate-key`, {
+          headers: { 'x-service-bank-key': other.bankKey },
+        }),
+        403,
+        'FORBIDDEN',
+      );
     });
   });
 });

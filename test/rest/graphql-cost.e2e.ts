@@ -14,15 +14,26 @@ describe('GraphQL operations cost one point per root field', () => {
   const PHONE = '+218912345699';
 
   const graphql = async (query: string, headers: Record<string, string> = {}) => {
-    const response = await fetch(`${t.platform.restUrl}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify({ query }) });
-    return { status: response.status, headers: response.headers, body: (await response.json()) as { data?: any; errors?: any[] } };
+    const response = await fetch(`${t.platform.restUrl}/graphql`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...headers },
+      body: JSON.stringify({ query }),
+    });
+    return {
+      status: response.status,
+      headers: response.headers,
+      body: (await response.json()) as { data?: any; errors?: any[] },
+    };
   };
   const remaining = (response: { headers: Headers }) => Number(response.headers.get('x-ratelimit-remaining'));
-  const aliases = (count: number, field: (i: number) => string) => Array.from({ length: count }, (_, i) => `a${i}: ${field(i)}`).join(' ');
+  const aliases = (count: number, field: (i: number) => string) =>
+    Array.from({ length: count }, (_, i) => `a${i}: ${field(i)}`).join(' ');
 
   beforeAll(async () => {
     // The spec's 600/min for resolution; a small session budget so its refusal is quick to reach.
-    t = await startTestPlatform({ rateLimits: { read: { points: 100_000 }, write: { points: 100_000 }, session_create: { points: 10 } } });
+    t = await startTestPlatform({
+      rateLimits: { read: { points: 100_000 }, write: { points: 100_000 }, session_create: { points: 10 } },
+    });
     const bank = await startPaymentBank(t);
     payee = await bank.customer();
     await t.seed.claimAlias(bank as never, { phone: PHONE });
@@ -38,11 +49,16 @@ describe('GraphQL operations cost one point per root field', () => {
     expect(remaining(first)).toBe(599);
 
     // The attack from the issue: it used to resolve 200 aliases for one point (594 -> 593).
-    const attack = await graphql(`{ ${aliases(200, (i) => `resolveAlias(phone: "+2189123${String(i).padStart(5, '0')}") { iban }`)} }`);
+    const attack = await graphql(
+      `{ ${aliases(200, (i) => `resolveAlias(phone: "+2189123${String(i).padStart(5, '0')}") { iban }`)} }`,
+    );
     expect(remaining(attack)).toBe(399);
     expect(attack.status).toBe(400);
     expect(attack.body.data).toBeUndefined();
-    expect(attack.body.errors?.[0].extensions).toMatchObject({ code: 'VALIDATION_ERROR', detail: expect.stringMatching(/Aliases limit of 30 exceeded, found 200/) });
+    expect(attack.body.errors?.[0].extensions).toMatchObject({
+      code: 'VALIDATION_ERROR',
+      detail: expect.stringMatching(/Aliases limit of 30 exceeded, found 200/),
+    });
 
     // Within the alias cap a document works, and costs one point per alias (phone look-ups too).
     const within = await graphql(`{ ${aliases(30, () => `resolveAlias(phone: "${PHONE}") { bankHandle }`)} }`);
@@ -52,7 +68,10 @@ describe('GraphQL operations cost one point per root field', () => {
     expect(remaining(within)).toBe(369);
 
     // A sweep of unknown numbers, 30 a document (not found, but looked up: charged all the same).
-    const sweep = (n: number) => graphql(`{ ${aliases(n, (i) => `resolveAlias(phone: "+2189100${String(i).padStart(5, '0')}") { bankHandle }`)} }`);
+    const sweep = (n: number) =>
+      graphql(
+        `{ ${aliases(n, (i) => `resolveAlias(phone: "+2189100${String(i).padStart(5, '0')}") { bankHandle }`)} }`,
+      );
 
     for (let left = 369; left >= 30; left -= 30) expect(remaining(await sweep(30))).toBe(left - 30);
     // 9 points left: a 30-point document is refused whole (nothing resolved, nothing spent).
@@ -66,7 +85,8 @@ describe('GraphQL operations cost one point per root field', () => {
     expect(remaining(refused)).toBe(9);
     expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0);
     // REST spends the same budget.
-    for (let left = 8; left >= 0; left -= 1) expect(remaining(await t.rest('GET', `/v1/identity/resolve?phone=${encodeURIComponent(PHONE)}`))).toBe(left);
+    for (let left = 8; left >= 0; left -= 1)
+      expect(remaining(await t.rest('GET', `/v1/identity/resolve?phone=${encodeURIComponent(PHONE)}`))).toBe(left);
     const rest = await t.rest('GET', `/v1/identity/resolve?phone=${encodeURIComponent(PHONE)}`);
     expect(rest.status).toBe(429);
     expect(rest.body.error?.code).toBe('RATE_LIMITED');
@@ -78,12 +98,15 @@ describe('GraphQL operations cost one point per root field', () => {
         `mutation { ${aliases(n, (i) => `createPaymentSession(input: { amount: 1000, currency: "LYD", destination: { type: "alias", value: "${payee.alias}" }, reference: "cost-${n}-${i}" }) { id }`)} }`,
         bearer(merchant.apiKey),
       );
-    const sessions = async () => Number((await t.platform.db.knex('payments.payment_sessions').count({ n: '*' }))[0]!.n);
+    const sessions = async () =>
+      Number((await t.platform.db.knex('payments.payment_sessions').count({ n: '*' }))[0]!.n);
     const before = await sessions();
 
     const tooMany = await create(11);
     expect(tooMany.status).toBe(429);
-    expect(tooMany.body.errors?.[0].extensions.detail).toMatch(/costs 11 points of the session_create limit.*the limit is 10 per window/);
+    expect(tooMany.body.errors?.[0].extensions.detail).toMatch(
+      /costs 11 points of the session_create limit.*the limit is 10 per window/,
+    );
     expect(await sessions()).toBe(before);
 
     const three = await create(3);
@@ -115,9 +138,14 @@ describe('GraphQL subscriptions cost one read point per subscribe', () => {
     const merchant = await t.seed.createMerchant({ name: 'Subscriber' });
     const codes: unknown[] = [];
     for (let i = 0; i < 3; i += 1) {
-      const record = subscribe(t.platform.graphqlUrl, { authorization: `Bearer ${merchant.apiKey}` }, `subscription($id: ID!) { paymentSessionUpdated(id: $id) { status } }`, {
-        id: 'ops_nothere',
-      });
+      const record = subscribe(
+        t.platform.graphqlUrl,
+        { authorization: `Bearer ${merchant.apiKey}` },
+        `subscription($id: ID!) { paymentSessionUpdated(id: $id) { status } }`,
+        {
+          id: 'ops_nothere',
+        },
+      );
       await record.ended;
       codes.push((record.errors[0] as any)?.[0]?.extensions?.code);
       await record.dispose();

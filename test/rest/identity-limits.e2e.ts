@@ -10,8 +10,16 @@ describe('alias(handle) under the identity-resolution limit', () => {
   let alias: { handle: string; iban: string };
 
   const graphql = async (query: string) => {
-    const response = await fetch(`${t.platform.restUrl}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query }) });
-    return { status: response.status, headers: response.headers, body: (await response.json()) as { data?: any; errors?: any[] } };
+    const response = await fetch(`${t.platform.restUrl}/graphql`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ query }),
+    });
+    return {
+      status: response.status,
+      headers: response.headers,
+      body: (await response.json()) as { data?: any; errors?: any[] },
+    };
   };
 
   beforeAll(async () => {

@@ -29,7 +29,10 @@ describe('REST identity registry', () => {
   });
 
   it('POST /v1/identity/claim: 201 with the alias record', async () => {
-    const answer = await call(base, 'POST', '/v1/identity/claim', { headers: bankKey(bank), body: claim('amira', 11, { phone: '+218912345601' }) });
+    const answer = await call(base, 'POST', '/v1/identity/claim', {
+      headers: bankKey(bank),
+      body: claim('amira', 11, { phone: '+218912345601' }),
+    });
     expect(answer.status).toBe(201);
     expect(responseSchemaOf('POST', '/v1/identity/claim').safeParse(answer.body).error).toBeUndefined();
     expect(answer.body).toMatchObject({
@@ -48,23 +51,51 @@ describe('REST identity registry', () => {
 
   it('refuses a taken handle (409 HANDLE_TAKEN), a malformed one (400 HANDLE_INVALID) and a wrong bank key (401)', async () => {
     await call(base, 'POST', '/v1/identity/claim', { headers: bankKey(bank), body: claim('taken', 12) });
-    expectError(await call(base, 'POST', '/v1/identity/claim', { headers: bankKey(bank), body: claim('taken', 13) }), 409, 'HANDLE_TAKEN');
-    expectError(await call(base, 'POST', '/v1/identity/claim', { headers: bankKey(bank), body: claim('Bad Handle!', 14) }), 400, 'HANDLE_INVALID');
-    expectError(await call(base, 'POST', '/v1/identity/claim', { headers: { 'x-service-bank-key': 'sbk_nobody_x' }, body: claim('nokey', 15) }), 401, 'INVALID_BANK_KEY');
+    expectError(
+      await call(base, 'POST', '/v1/identity/claim', { headers: bankKey(bank), body: claim('taken', 13) }),
+      409,
+      'HANDLE_TAKEN',
+    );
+    expectError(
+      await call(base, 'POST', '/v1/identity/claim', { headers: bankKey(bank), body: claim('Bad Handle!', 14) }),
+      400,
+      'HANDLE_INVALID',
+    );
+    expectError(
+      await call(base, 'POST', '/v1/identity/claim', {
+        headers: { 'x-service-bank-key': 'sbk_nobody_x' },
+        body: claim('nokey', 15),
+      }),
+      401,
+      'INVALID_BANK_KEY',
+    );
     expectError(await call(base, 'POST', '/v1/identity/claim', { body: claim('nokey', 15) }), 401, 'INVALID_BANK_KEY');
   });
 
   it('answers 422 when the IBAN is invalid or not at the claiming bank (API-CONTRACT)', async () => {
-    expectError(await call(base, 'POST', '/v1/identity/claim', { headers: bankKey(bank), body: claim('badiban', 16, { iban: 'LY00002048000020100120361' }) }), 422, 'IBAN_INVALID');
     expectError(
-      await call(base, 'POST', '/v1/identity/claim', { headers: bankKey(bank), body: claim('elsewhere', 17, { iban: 'DE89370400440532013000' }) }),
+      await call(base, 'POST', '/v1/identity/claim', {
+        headers: bankKey(bank),
+        body: claim('badiban', 16, { iban: 'LY00002048000020100120361' }),
+      }),
+      422,
+      'IBAN_INVALID',
+    );
+    expectError(
+      await call(base, 'POST', '/v1/identity/claim', {
+        headers: bankKey(bank),
+        body: claim('elsewhere', 17, { iban: 'DE89370400440532013000' }),
+      }),
       422,
       'IBAN_NOT_AT_BANK',
     );
   });
 
   it('GET /v1/identity/resolve: 200 by alias, alias@bank, phone and IBAN with exactly the public fields', async () => {
-    await call(base, 'POST', '/v1/identity/claim', { headers: bankKey(bank), body: claim('resolvable', 21, { phone: '+218912345621' }) });
+    await call(base, 'POST', '/v1/identity/claim', {
+      headers: bankKey(bank),
+      body: claim('resolvable', 21, { phone: '+218912345621' }),
+    });
     const expected = {
       alias: 'resolvable',
       iban: lyIban(bank.institutionCode, 21),
@@ -72,7 +103,12 @@ describe('REST identity registry', () => {
       institution_code: bank.institutionCode,
       customer_display_name: 'A*** B*** A***',
     };
-    for (const query of ['alias=resolvable', `alias=resolvable@${bank.handle}`, `phone=${encodeURIComponent('+218912345621')}`, `iban=${lyIban(bank.institutionCode, 21)}`]) {
+    for (const query of [
+      'alias=resolvable',
+      `alias=resolvable@${bank.handle}`,
+      `phone=${encodeURIComponent('+218912345621')}`,
+      `iban=${lyIban(bank.institutionCode, 21)}`,
+    ]) {
       const answer = await call(base, 'GET', `/v1/identity/resolve?${query}`);
       expect([query, answer.status, answer.body]).toEqual([query, 200, expected]);
       expectRateLimitHeaders(answer);
@@ -83,14 +119,26 @@ describe('REST identity registry', () => {
   it('GET /v1/identity/resolve: 404 ALIAS_NOT_FOUND for an unknown alias or the wrong bank, 400 without exactly one lookup', async () => {
     expectError(await call(base, 'GET', '/v1/identity/resolve?alias=nobody'), 404, 'ALIAS_NOT_FOUND');
     await call(base, 'POST', '/v1/identity/claim', { headers: bankKey(bank), body: claim('elsewhere', 31) });
-    expectError(await call(base, 'GET', `/v1/identity/resolve?alias=elsewhere@${otherBank.handle}`), 404, 'ALIAS_NOT_FOUND');
+    expectError(
+      await call(base, 'GET', `/v1/identity/resolve?alias=elsewhere@${otherBank.handle}`),
+      404,
+      'ALIAS_NOT_FOUND',
+    );
     expectError(await call(base, 'GET', '/v1/identity/resolve'), 400, 'VALIDATION_ERROR');
-    expectError(await call(base, 'GET', '/v1/identity/resolve?alias=elsewhere&phone=%2B218912345699'), 400, 'VALIDATION_ERROR');
+    expectError(
+      await call(base, 'GET', '/v1/identity/resolve?alias=elsewhere&phone=%2B218912345699'),
+      400,
+      'VALIDATION_ERROR',
+    );
   });
 
   it('DELETE /v1/identity/aliases/{handle}: 403 for another bank, 204 for the owner, then 422 ALIAS_INACTIVE', async () => {
     await call(base, 'POST', '/v1/identity/claim', { headers: bankKey(bank), body: claim('leaving', 41) });
-    expectError(await call(base, 'DELETE', '/v1/identity/aliases/leaving', { headers: bankKey(otherBank) }), 403, 'FORBIDDEN');
+    expectError(
+      await call(base, 'DELETE', '/v1/identity/aliases/leaving', { headers: bankKey(otherBank) }),
+      403,
+      'FORBIDDEN',
+    );
     expect((await call(base, 'GET', '/v1/identity/resolve?alias=leaving')).status).toBe(200);
 
     const answer = await call(base, 'DELETE', '/v1/identity/aliases/leaving', { headers: bankKey(bank) });
@@ -100,6 +148,10 @@ describe('REST identity registry', () => {
     expectRateLimitHeaders(answer);
 
     expectError(await call(base, 'GET', '/v1/identity/resolve?alias=leaving'), 422, 'ALIAS_INACTIVE');
-    expectError(await call(base, 'DELETE', '/v1/identity/aliases/neverclaimed', { headers: bankKey(bank) }), 404, 'ALIAS_NOT_FOUND');
+    expectError(
+      await call(base, 'DELETE', '/v1/identity/aliases/neverclaimed', { headers: bankKey(bank) }),
+      404,
+      'ALIAS_NOT_FOUND',
+    );
   });
 });

@@ -41,12 +41,19 @@ describe.each([
     const merchant = await t.seed.createMerchant({ name: `Transport ${transport}` });
     graphqlRequests.length = 0;
 
-    const body = { amount: 4_200, currency: 'LYD', destination: { type: 'alias', value: payee.alias }, reference: 'transport-1' };
+    const body = {
+      amount: 4_200,
+      currency: 'LYD',
+      destination: { type: 'alias', value: payee.alias },
+      reference: 'transport-1',
+    };
     const created = await t.rest('POST', '/payments/sessions', { headers: bearer(merchant.apiKey), body });
     expect(created.status).toBe(201);
     expect(created.body).toMatchObject({ status: 'PENDING', creditor_iban: payee.iban, creditor_bank: bank.handle });
     expect(created.headers.get('x-ratelimit-limit')).toMatch(/^\d+$/);
-    const read = await t.rest('GET', `/payments/sessions/${created.body.session_id}`, { headers: bearer(merchant.apiKey) });
+    const read = await t.rest('GET', `/payments/sessions/${created.body.session_id}`, {
+      headers: bearer(merchant.apiKey),
+    });
     expect(read.status).toBe(200);
     expect(read.body.session_id).toBe(created.body.session_id);
     // Errors keep their spec code and status on both transports.

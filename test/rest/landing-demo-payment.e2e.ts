@@ -16,7 +16,10 @@ describe('start page: one-click demo payment', () => {
     t = await startTestPlatform({ env: { SANDBOX_BANKS: 'on', SANDBOX_PORT_BASE: '0' } });
     demo = await startDemo(t.platform as Platform, { portBase: 0, logger: createLogger('demo', 'silent') });
     t.platform.attach(demo);
-    browser = await chromium.launch({ executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium', args: ['--no-sandbox', '--disable-gpu'] });
+    browser = await chromium.launch({
+      executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
+      args: ['--no-sandbox', '--disable-gpu'],
+    });
   });
   afterAll(async () => {
     await browser?.close();
@@ -26,12 +29,16 @@ describe('start page: one-click demo payment', () => {
   it('creates a session with the demo merchant on the server, opens its checkout, and comes back to the start page once paid', async () => {
     // The demo merchant is a test merchant: the start page offers a test payer, whose payment never moves the sandbox banks' money.
     const payer = { alias: `success@${demo.file.customers[0]!.bank_handle}`, otp: TEST_OTP };
-    const balancesBefore = await Promise.all(demo.file.customers.map((c) => demo.banks.find((b) => b.handle === c.bank_handle)!.getAccount(c.iban)));
+    const balancesBefore = await Promise.all(
+      demo.file.customers.map((c) => demo.banks.find((b) => b.handle === c.bank_handle)!.getAccount(c.iban)),
+    );
     const page = await browser.newPage();
     try {
       const landing = await page.goto(`${t.platform.restUrl}/`);
       expect(landing?.headers()['cache-control']).toBe('no-store');
-      expect(await page.textContent('#demo-payment')).toContain(`pay as ${payer.alias} with the one-time password ${payer.otp}`);
+      expect(await page.textContent('#demo-payment')).toContain(
+        `pay as ${payer.alias} with the one-time password ${payer.otp}`,
+      );
       // The merchant's key stays on the server.
       expect(await page.content()).not.toContain(demo.file.merchant.api_key);
       await page.screenshot({ path: join(tmpdir(), 'start-page.png'), fullPage: true });
@@ -49,11 +56,22 @@ describe('start page: one-click demo payment', () => {
       expect(await page.textContent('#receipt-payee')).toBe('Demo Shop');
       expect(await page.textContent('#receipt-reference')).toMatch(/^demo-\d+$/);
 
-      await page.waitForURL((url) => url.pathname === '/' && url.searchParams.get('status') === 'completed', { timeout: 30_000 });
+      await page.waitForURL((url) => url.pathname === '/' && url.searchParams.get('status') === 'completed', {
+        timeout: 30_000,
+      });
       expect(new URL(page.url()).searchParams.get('session_id')).toBe(sessionId);
-      const session = await t.rest('GET', `/payments/sessions/${sessionId}`, { headers: { authorization: `Bearer ${demo.file.merchant.api_key}` } });
-      expect(session.body).toMatchObject({ status: 'COMPLETED', amount: 12_500, merchant_id: demo.file.merchant.merchant_id, livemode: false });
-      const balancesAfter = await Promise.all(demo.file.customers.map((c) => demo.banks.find((b) => b.handle === c.bank_handle)!.getAccount(c.iban)));
+      const session = await t.rest('GET', `/payments/sessions/${sessionId}`, {
+        headers: { authorization: `Bearer ${demo.file.merchant.api_key}` },
+      });
+      expect(session.body).toMatchObject({
+        status: 'COMPLETED',
+        amount: 12_500,
+        merchant_id: demo.file.merchant.merchant_id,
+        livemode: false,
+      });
+      const balancesAfter = await Promise.all(
+        demo.file.customers.map((c) => demo.banks.find((b) => b.handle === c.bank_handle)!.getAccount(c.iban)),
+      );
       expect(balancesAfter.map((a) => a?.balance)).toEqual(balancesBefore.map((a) => a?.balance));
     } finally {
       await page.close();
@@ -61,7 +79,8 @@ describe('start page: one-click demo payment', () => {
   }, 90_000);
 
   it('refuses a post from another site', async () => {
-    const post = (headers: Record<string, string>) => fetch(`${t.platform.restUrl}/demo/payment`, { method: 'POST', headers, redirect: 'manual' });
+    const post = (headers: Record<string, string>) =>
+      fetch(`${t.platform.restUrl}/demo/payment`, { method: 'POST', headers, redirect: 'manual' });
     expect((await post({ 'sec-fetch-site': 'cross-site', origin: 'null' })).status).toBe(403);
     expect((await post({ origin: 'https://elsewhere.example' })).status).toBe(403);
   });

@@ -8,7 +8,9 @@ describe('rest-compat in front of the real router', () => {
 
   beforeAll(async () => {
     // A small public budget, so the 429 path is reachable in a few calls.
-    t = await startTestPlatform({ rateLimits: { identity_resolve: { points: 3 }, read: { points: 100_000 }, write: { points: 100_000 } } });
+    t = await startTestPlatform({
+      rateLimits: { identity_resolve: { points: 3 }, read: { points: 100_000 }, write: { points: 100_000 } },
+    });
     base = t.platform.restUrl;
   });
   afterAll(async () => {
@@ -16,7 +18,9 @@ describe('rest-compat in front of the real router', () => {
   });
 
   it('crosses one request id through the router: the header, the error body and the router agree', async () => {
-    const answer = await call(base, 'GET', '/banks/nosuchbank/capabilities', { headers: { 'x-request-id': 'req_crossing1' } });
+    const answer = await call(base, 'GET', '/banks/nosuchbank/capabilities', {
+      headers: { 'x-request-id': 'req_crossing1' },
+    });
     expectError(answer, 404, 'BANK_NOT_REGISTERED');
     expect(answer.body.error.request_id).toBe('req_crossing1');
     expectRateLimitHeaders(answer);
@@ -35,7 +39,9 @@ describe('rest-compat in front of the real router', () => {
     }
     expect(answers.map((answer) => answer.headers.get('x-ratelimit-remaining'))).toEqual(['2', '1', '0']);
 
-    const limited = await call(base, 'GET', '/v1/identity/resolve?alias=nobody', { headers: { 'x-forwarded-for': '198.51.100.23' } });
+    const limited = await call(base, 'GET', '/v1/identity/resolve?alias=nobody', {
+      headers: { 'x-forwarded-for': '198.51.100.23' },
+    });
     expectError(limited, 429, 'RATE_LIMITED');
     expect(Number(limited.headers.get('retry-after'))).toBeGreaterThan(0);
     expect(limited.headers.get('x-ratelimit-remaining')).toBe('0');
@@ -44,9 +50,15 @@ describe('rest-compat in front of the real router', () => {
   it('proxies /graphql (POST and GET) with the caller credentials and the router headers', async () => {
     const post = await call(base, 'POST', '/graphql', {
       headers: { 'x-service-admin-key': t.adminKey, 'x-request-id': 'req_gqlproxy1' },
-      body: { query: 'mutation($input: RegisterMerchantInput!) { registerMerchant(input: $input) { merchant { name } } }', variables: { input: { name: 'Via GraphQL' } } },
+      body: {
+        query: 'mutation($input: RegisterMerchantInput!) { registerMerchant(input: $input) { merchant { name } } }',
+        variables: { input: { name: 'Via GraphQL' } },
+      },
     });
-    expect([post.status, post.body]).toEqual([200, { data: { registerMerchant: { merchant: { name: 'Via GraphQL' } } } }]);
+    expect([post.status, post.body]).toEqual([
+      200,
+      { data: { registerMerchant: { merchant: { name: 'Via GraphQL' } } } },
+    ]);
     expect(post.headers.get('x-request-id')).toBe('req_gqlproxy1');
     expectRateLimitHeaders(post);
 
@@ -67,6 +79,8 @@ describe('rest-compat in front of the real router', () => {
     const ready = await call(base, 'GET', '/readyz');
     expect([ready.status, ready.body]).toEqual([200, { status: 'ready', checks: { router: true } }]);
     const metrics = await call(base, 'GET', '/metrics');
-    expect(metrics.text).toMatch(/rest_compat_requests_total\{method="GET",route="\/v1\/identity\/resolve",status="429"[^}]*\} 1/);
+    expect(metrics.text).toMatch(
+      /rest_compat_requests_total\{method="GET",route="\/v1\/identity\/resolve",status="429"[^}]*\} 1/,
+    );
   });
 });

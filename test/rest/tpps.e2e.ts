@@ -39,8 +39,15 @@ describe('REST TPP registration', () => {
   });
 
   it('refuses registration without the admin key (401) and bad redirect URIs (400)', async () => {
-    expectError(await call(base, 'POST', '/ob/tpps', { body: { name: 'X', redirect_uris: ['https://x.example/cb'] } }), 401, 'UNAUTHORIZED');
-    const invalid = await call(base, 'POST', '/ob/tpps', { headers: { 'x-service-admin-key': t.adminKey }, body: { name: 'X', redirect_uris: ['not a url'] } });
+    expectError(
+      await call(base, 'POST', '/ob/tpps', { body: { name: 'X', redirect_uris: ['https://x.example/cb'] } }),
+      401,
+      'UNAUTHORIZED',
+    );
+    const invalid = await call(base, 'POST', '/ob/tpps', {
+      headers: { 'x-service-admin-key': t.adminKey },
+      body: { name: 'X', redirect_uris: ['not a url'] },
+    });
     expectError(invalid, 400, 'VALIDATION_ERROR');
     expect(invalid.body.error.detail).toMatch(/^redirect_uris/);
   });

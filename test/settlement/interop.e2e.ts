@@ -20,7 +20,12 @@ describe('settlement with bank cores written from the spec alone', () => {
     t = await startTestPlatform({ paymentsEngine: ENGINE, env: { SETTLEMENT_INTERVAL_SECONDS: '0' } });
     alpha = await startMinimalBank(t);
     beta = await startMinimalBank(t, { replay: 'duplicate' });
-    for (const bank of [alpha, beta]) bank.core.openAccount(lyIban(bank.institutionCode, 1), { customerRef: `${bank.handle}-settlement`, otp: '000000', balance: 1_000_000 });
+    for (const bank of [alpha, beta])
+      bank.core.openAccount(lyIban(bank.institutionCode, 1), {
+        customerRef: `${bank.handle}-settlement`,
+        otp: '000000',
+        balance: 1_000_000,
+      });
   });
   afterAll(async () => {
     await alpha.core.stop();
@@ -36,16 +41,26 @@ describe('settlement with bank cores written from the spec alone', () => {
       headers: bearer(merchant.apiKey),
       body: { amount: 3_100, currency: 'LYD', destination: { type: 'iban', value: payee.iban } },
     });
-    await t.rest('POST', `/pay/${session.body.session_id}/authorize`, { body: { payer: { type: 'alias', value: payer.alias }, otp: payer.otp } });
+    await t.rest('POST', `/pay/${session.body.session_id}/authorize`, {
+      body: { payer: { type: 'alias', value: payer.alias }, otp: payer.otp },
+    });
     // The spec-only core sends no credit confirmation: the obligation exists once the rail credit is booked.
     await eventually(
-      async () => ((await t.platform.db.knex('payments.interbank_obligations').where({ session_id: session.body.session_id })).length ? true : undefined),
+      async () =>
+        (await t.platform.db.knex('payments.interbank_obligations').where({ session_id: session.body.session_id }))
+          .length
+          ? true
+          : undefined,
       'the obligation',
     );
 
     // The payment done first: a resend of its credit (confirmResendAfterMs) would otherwise take the fault meant for settlement.
     await eventually(
-      async () => ((await t.rest('GET', `/payments/sessions/${session.body.session_id}`, { headers: bearer(merchant.apiKey) })).body.status === 'COMPLETED' ? true : undefined),
+      async () =>
+        (await t.rest('GET', `/payments/sessions/${session.body.session_id}`, { headers: bearer(merchant.apiKey) }))
+          .body.status === 'COMPLETED'
+          ? true
+          : undefined,
       'the payment to complete',
     );
     beta.core.fail({ path: '/accounts/credit', kind: 'book-then-status', status: 502 });
@@ -60,7 +75,8 @@ describe('settlement with bank cores written from the spec alone', () => {
       [beta.handle, 3_100, 'CREDIT'],
     ]);
 
-    const calls = (bank: MinimalBank, path: string) => bank.core.calls.filter((call) => call.path === path && String(call.body?.reference).startsWith(cycleId));
+    const calls = (bank: MinimalBank, path: string) =>
+      bank.core.calls.filter((call) => call.path === path && String(call.body?.reference).startsWith(cycleId));
     const debits = calls(alpha, '/accounts/debit');
     expect(debits.map((call) => call.body)).toEqual([
       {
@@ -74,9 +90,13 @@ describe('settlement with bank cores written from the spec alone', () => {
     expect(debits[0]!.headers['x-service-internal-key']).toBe(alpha.internalKey);
     expect(debits[0]!.headers['x-request-id']).toMatch(/^req_/);
     // The 502 after booking was replayed with the same reference; the core's DUPLICATE_REFERENCE answer proves it was booked.
-    expect(new Set(calls(beta, '/accounts/credit').map((call) => call.body?.reference))).toEqual(new Set([`${cycleId}:${beta.handle}:LYD`]));
+    expect(new Set(calls(beta, '/accounts/credit').map((call) => call.body?.reference))).toEqual(
+      new Set([`${cycleId}:${beta.handle}:LYD`]),
+    );
     expect(calls(beta, '/accounts/credit').length).toBeGreaterThanOrEqual(2);
-    expect(beta.core.entries(lyIban(beta.institutionCode, 1)).map((entry) => [entry.amount, entry.reference])).toEqual([[3_100, `${cycleId}:${beta.handle}:LYD`]]);
+    expect(beta.core.entries(lyIban(beta.institutionCode, 1)).map((entry) => [entry.amount, entry.reference])).toEqual([
+      [3_100, `${cycleId}:${beta.handle}:LYD`],
+    ]);
     expect(alpha.core.balance(lyIban(alpha.institutionCode, 1))).toBe(1_000_000 - 3_100);
     expect(beta.core.balance(lyIban(beta.institutionCode, 1))).toBe(1_000_000 + 3_100);
   });

@@ -11,7 +11,11 @@ import { admin, pay, settlementLines } from './support';
  * reference and the core's deduplication answers it; one ledger line each, the cycle SETTLED.
  */
 describe('settlement recovery after a crash mid-cycle', () => {
-  const secrets = { PLATFORM_SECRET: 'settlement-recovery-secret-0123456789abcdef', ADMIN_KEY: 'settlement-recovery-admin-0123456789abcd', SETTLEMENT_INTERVAL_SECONDS: '0' };
+  const secrets = {
+    PLATFORM_SECRET: 'settlement-recovery-secret-0123456789abcdef',
+    ADMIN_KEY: 'settlement-recovery-admin-0123456789abcd',
+    SETTLEMENT_INTERVAL_SECONDS: '0',
+  };
   // The first process waits on its hung call far longer than the test runs: as good as dead.
   const STUCK_ENGINE = { ...FAST_ENGINE, coreTimeoutMs: 60_000, coreBudgetMs: 60_000, leaseMs: 2_000 };
   let db: Database;
@@ -22,7 +26,12 @@ describe('settlement recovery after a crash mid-cycle', () => {
 
   beforeAll(async () => {
     db = await openTestDatabase();
-    first = await startTestPlatform({ db, env: secrets, paymentsEngine: STUCK_ENGINE, paymentsSettlement: { waitMs: 1_000 } });
+    first = await startTestPlatform({
+      db,
+      env: secrets,
+      paymentsEngine: STUCK_ENGINE,
+      paymentsSettlement: { waitMs: 1_000 },
+    });
     alpha = await startPaymentBank(first);
     beta = await startPaymentBank(first);
   });
@@ -57,7 +66,10 @@ describe('settlement recovery after a crash mid-cycle', () => {
       [alpha.handle, 'SETTLED'],
       [beta.handle, 'PENDING'],
     ]);
-    await eventually(async () => ((await settlementLines(beta, betaRef)).length === 1 ? true : undefined), 'the credit to be booked at the core');
+    await eventually(
+      async () => ((await settlementLines(beta, betaRef)).length === 1 ? true : undefined),
+      'the credit to be booked at the core',
+    );
 
     // The process dies; a new one starts on the same database.
     await first.stop();
@@ -79,6 +91,8 @@ describe('settlement recovery after a crash mid-cycle', () => {
     // The recorded position got no call from the new process; the unknown one was replayed (same reference), not re-booked.
     expect(alpha.sandbox.requestCounts().byOperation).toMatchObject({ debit: 0, credit: 0 });
     expect(beta.sandbox.requestCounts().byOperation.credit).toBeGreaterThanOrEqual(1);
-    expect(await db.knex('payments.settlement_positions').where({ cycle_id: cycleId }).select('core_reference', 'status')).toHaveLength(2);
+    expect(
+      await db.knex('payments.settlement_positions').where({ cycle_id: cycleId }).select('core_reference', 'status'),
+    ).toHaveLength(2);
   });
 });

@@ -13,7 +13,11 @@ describe('settlement cycles between sandbox banks', () => {
   let merchant: { merchantId: string; apiKey: string };
 
   beforeAll(async () => {
-    t = await startTestPlatform({ paymentsEngine: FAST_ENGINE, env: { SETTLEMENT_INTERVAL_SECONDS: '0' }, paymentsSettlement: { retryMaxMs: 600 } });
+    t = await startTestPlatform({
+      paymentsEngine: FAST_ENGINE,
+      env: { SETTLEMENT_INTERVAL_SECONDS: '0' },
+      paymentsSettlement: { retryMaxMs: 600 },
+    });
     banks = [await startPaymentBank(t), await startPaymentBank(t), await startPaymentBank(t)];
     customers = await Promise.all(banks.map((bank) => bank.customer({ balance: 1_000_000 })));
     merchant = await t.seed.createMerchant({ name: 'Settlement Shop' });
@@ -24,8 +28,10 @@ describe('settlement cycles between sandbox banks', () => {
   });
 
   const run = () => t.rest('POST', '/settlement/cycles', { headers: admin(t) });
-  const read = (id: string, headers: Record<string, string> = admin(t)) => t.rest('GET', `/settlement/cycles/${id}`, { headers });
-  const coreCalls = () => banks.map((bank) => bank.sandbox.requestCounts().byOperation).map((ops) => ops.debit + ops.credit);
+  const read = (id: string, headers: Record<string, string> = admin(t)) =>
+    t.rest('GET', `/settlement/cycles/${id}`, { headers });
+  const coreCalls = () =>
+    banks.map((bank) => bank.sandbox.requestCounts().byOperation).map((ops) => ops.debit + ops.credit);
 
   it('nets the cross-bank payments into zero-sum positions and moves each settlement account once by its net', async () => {
     const [a, b, c] = banks as [PaymentBank, PaymentBank, PaymentBank];
@@ -34,22 +40,49 @@ describe('settlement cycles between sandbox banks', () => {
     await pay(t, merchant.apiKey, cb, cc, 4_000);
     await pay(t, merchant.apiKey, cc, ca, 1_000);
     await pay(t, merchant.apiKey, ca, cc, 2_500);
-    expect([await unsettledGauge(t, a.handle), await unsettledGauge(t, b.handle), await unsettledGauge(t, c.handle)]).toEqual([3, 2, 3]);
+    expect([
+      await unsettledGauge(t, a.handle),
+      await unsettledGauge(t, b.handle),
+      await unsettledGauge(t, c.handle),
+    ]).toEqual([3, 2, 3]);
     const before = await Promise.all(banks.map((bank) => bank.balance(bank.settlementIban)));
 
     const answer = await run();
     expect(answer.status).toBe(201);
     const cycle = answer.body;
-    expect(cycle).toMatchObject({ cycle_id: expect.stringMatching(/^stl_/), status: 'SETTLED', obligation_count: 4, trigger: 'api' });
+    expect(cycle).toMatchObject({
+      cycle_id: expect.stringMatching(/^stl_/),
+      status: 'SETTLED',
+      obligation_count: 4,
+      trigger: 'api',
+    });
     const nets = { [a.handle]: -11_500, [b.handle]: 6_000, [c.handle]: 5_500 };
-    expect(cycle.positions.map((p: any) => [p.bank_handle, p.currency, p.net_amount, p.direction, p.status, p.core_reference])).toEqual(
-      banks.map((bank) => [bank.handle, 'LYD', nets[bank.handle], nets[bank.handle]! > 0 ? 'CREDIT' : 'DEBIT', 'SETTLED', `${cycle.cycle_id}:${bank.handle}:LYD`]),
+    expect(
+      cycle.positions.map((p: any) => [
+        p.bank_handle,
+        p.currency,
+        p.net_amount,
+        p.direction,
+        p.status,
+        p.core_reference,
+      ]),
+    ).toEqual(
+      banks.map((bank) => [
+        bank.handle,
+        'LYD',
+        nets[bank.handle],
+        nets[bank.handle]! > 0 ? 'CREDIT' : 'DEBIT',
+        'SETTLED',
+        `${cycle.cycle_id}:${bank.handle}:LYD`,
+      ]),
     );
     expect(cycle.positions.reduce((sum: number, p: any) => sum + p.net_amount, 0)).toBe(0);
 
     for (const [i, bank] of banks.entries()) {
       const net = nets[bank.handle]!;
-      expect(await settlementLines(bank, `${cycle.cycle_id}:${bank.handle}:LYD`)).toEqual([`${net > 0 ? 'CREDIT' : 'DEBIT'} ${bank.settlementIban} ${Math.abs(net)}`]);
+      expect(await settlementLines(bank, `${cycle.cycle_id}:${bank.handle}:LYD`)).toEqual([
+        `${net > 0 ? 'CREDIT' : 'DEBIT'} ${bank.settlementIban} ${Math.abs(net)}`,
+      ]);
       expect(await bank.balance(bank.settlementIban)).toBe(before[i]! + net);
     }
     expect(await read(cycle.cycle_id).then((r) => r.body)).toEqual(cycle);
@@ -94,9 +127,16 @@ describe('settlement cycles between sandbox banks', () => {
         [b.handle, 'USD', 4_200],
       ].sort(),
     );
-    expect(await settlementLines(a, `${cycle.cycle_id}:${a.handle}:USD`)).toEqual([`DEBIT ${a.usdSettlementIban} 4200`]);
-    expect(await settlementLines(b, `${cycle.cycle_id}:${b.handle}:USD`)).toEqual([`CREDIT ${b.usdSettlementIban} 4200`]);
-    expect([await a.balance(a.settlementIban), await b.balance(b.settlementIban)]).toEqual([lydBefore[0]! + 100, lydBefore[1]! - 100]);
+    expect(await settlementLines(a, `${cycle.cycle_id}:${a.handle}:USD`)).toEqual([
+      `DEBIT ${a.usdSettlementIban} 4200`,
+    ]);
+    expect(await settlementLines(b, `${cycle.cycle_id}:${b.handle}:USD`)).toEqual([
+      `CREDIT ${b.usdSettlementIban} 4200`,
+    ]);
+    expect([await a.balance(a.settlementIban), await b.balance(b.settlementIban)]).toEqual([
+      lydBefore[0]! + 100,
+      lydBefore[1]! - 100,
+    ]);
     const record = await t.rest('GET', `/banks/${a.handle}`, { headers: admin(t) });
     expect(record.body.settlement_accounts).toEqual([{ currency: 'USD', iban: a.usdSettlementIban }]);
   });
@@ -108,7 +148,9 @@ describe('settlement cycles between sandbox banks', () => {
     const own = await read(cycle.cycle_id, { 'x-service-bank-key': b.bankKey });
     expect(own.status).toBe(200);
     expect(own.body.positions.map((p: any) => [p.bank_handle, p.net_amount])).toEqual([[b.handle, -300]]);
-    expect((await read(cycle.cycle_id, { 'x-service-bank-key': c.bankKey })).body.positions.map((p: any) => p.bank_handle)).toEqual([c.handle]);
+    expect(
+      (await read(cycle.cycle_id, { 'x-service-bank-key': c.bankKey })).body.positions.map((p: any) => p.bank_handle),
+    ).toEqual([c.handle]);
     const outsider = await read(cycle.cycle_id, { 'x-service-bank-key': banks[0]!.bankKey });
     expect([outsider.status, outsider.body.error.code]).toEqual([403, 'FORBIDDEN']);
 
@@ -137,9 +179,19 @@ describe('settlement cycles between sandbox banks', () => {
     expect(answer.body.status).toBe('SETTLING');
     const reference = `${answer.body.cycle_id}:${b.handle}:LYD`;
     const down = answer.body.positions.find((p: any) => p.bank_handle === b.handle);
-    expect(down).toMatchObject({ status: 'PENDING', core_reference: reference, last_error: expect.stringMatching(/CBS_ERROR|CBS_TIMEOUT/) });
+    expect(down).toMatchObject({
+      status: 'PENDING',
+      core_reference: reference,
+      last_error: expect.stringMatching(/CBS_ERROR|CBS_TIMEOUT/),
+    });
     expect(answer.body.positions.find((p: any) => p.bank_handle === a.handle).status).toBe('SETTLED');
-    await eventually(async () => ((await read(answer.body.cycle_id)).body.positions.find((p: any) => p.bank_handle === b.handle).attempts >= 2 ? true : undefined), 'a retry');
+    await eventually(
+      async () =>
+        (await read(answer.body.cycle_id)).body.positions.find((p: any) => p.bank_handle === b.handle).attempts >= 2
+          ? true
+          : undefined,
+      'a retry',
+    );
     expect(await settlementLines(b, reference)).toEqual([]);
     expect(await unsettledGauge(t, b.handle)).toBe(1);
 
@@ -164,11 +216,19 @@ describe('settlement cycles between sandbox banks', () => {
     expect(failed).toMatchObject({ status: 'FAILED', direction: 'DEBIT', net_amount: -900 });
     expect(answer.body.positions.find((p: any) => p.bank_handle === b.handle).status).toBe('SETTLED');
     // Retried with backoff, refused again while the account stays short.
-    await eventually(async () => ((await read(answer.body.cycle_id)).body.positions.find((p: any) => p.bank_handle === c.handle).attempts >= 2 ? true : undefined), 'a retry');
+    await eventually(
+      async () =>
+        (await read(answer.body.cycle_id)).body.positions.find((p: any) => p.bank_handle === c.handle).attempts >= 2
+          ? true
+          : undefined,
+      'a retry',
+    );
     expect((await read(answer.body.cycle_id)).body.status).toBe('PARTIALLY_FAILED');
 
     c.sandbox.clearFaults();
-    const retried = await t.rest('POST', `/settlement/cycles/${answer.body.cycle_id}/positions/${c.handle}/LYD/retry`, { headers: admin(t) });
+    const retried = await t.rest('POST', `/settlement/cycles/${answer.body.cycle_id}/positions/${c.handle}/LYD/retry`, {
+      headers: admin(t),
+    });
     expect(retried.status).toBe(202);
     const settled = await eventually(async () => {
       const cycle = (await read(answer.body.cycle_id)).body;
@@ -176,10 +236,20 @@ describe('settlement cycles between sandbox banks', () => {
     }, 'the failed position to settle');
     expect(settled.positions.map((p: any) => p.status)).toEqual(['SETTLED', 'SETTLED']);
     expect(await c.balance(c.settlementIban)).toBe(funds - 900);
-    const again = await t.rest('POST', `/settlement/cycles/${answer.body.cycle_id}/positions/${c.handle}/LYD/retry`, { headers: admin(t) });
-    expect([again.status, again.body.status, again.body.attempts]).toEqual([202, 'SETTLED', settled.positions.find((p: any) => p.bank_handle === c.handle).attempts]);
-    expect(await settlementLines(c, `${answer.body.cycle_id}:${c.handle}:LYD`)).toEqual([`DEBIT ${c.settlementIban} 900`]);
-    const missing = await t.rest('POST', `/settlement/cycles/${answer.body.cycle_id}/positions/${c.handle}/EUR/retry`, { headers: admin(t) });
+    const again = await t.rest('POST', `/settlement/cycles/${answer.body.cycle_id}/positions/${c.handle}/LYD/retry`, {
+      headers: admin(t),
+    });
+    expect([again.status, again.body.status, again.body.attempts]).toEqual([
+      202,
+      'SETTLED',
+      settled.positions.find((p: any) => p.bank_handle === c.handle).attempts,
+    ]);
+    expect(await settlementLines(c, `${answer.body.cycle_id}:${c.handle}:LYD`)).toEqual([
+      `DEBIT ${c.settlementIban} 900`,
+    ]);
+    const missing = await t.rest('POST', `/settlement/cycles/${answer.body.cycle_id}/positions/${c.handle}/EUR/retry`, {
+      headers: admin(t),
+    });
     expect([missing.status, missing.body.error.code]).toEqual([404, 'SETTLEMENT_CYCLE_NOT_FOUND']);
   });
 });

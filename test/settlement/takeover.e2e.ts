@@ -13,10 +13,20 @@ import { admin, pay, settlementLines } from './support';
  * the stale owner's late result is refused: one ledger line, one record.
  */
 describe('settlement positions: kept while the runner lives, taken over within seconds when it stops', () => {
-  const secrets = { PLATFORM_SECRET: 'settlement-takeover-secret-0123456789abcdef', ADMIN_KEY: 'settlement-takeover-admin-0123456789abcd', SETTLEMENT_INTERVAL_SECONDS: '0' };
+  const secrets = {
+    PLATFORM_SECRET: 'settlement-takeover-secret-0123456789abcdef',
+    ADMIN_KEY: 'settlement-takeover-admin-0123456789abcd',
+    SETTLEMENT_INTERVAL_SECONDS: '0',
+  };
   const LEASE_MS = 2_000;
   // Core calls may last far longer than the test: only the renewals keep a position.
-  const ENGINE = { ...FAST_ENGINE, coreTimeoutMs: 60_000, coreBudgetMs: 60_000, leaseMs: LEASE_MS, recoveryIntervalMs: 100 };
+  const ENGINE = {
+    ...FAST_ENGINE,
+    coreTimeoutMs: 60_000,
+    coreBudgetMs: 60_000,
+    leaseMs: LEASE_MS,
+    recoveryIntervalMs: 100,
+  };
   // The first call of beta's position answers this late: after the takeover.
   const SLOW_CORE_MS = 15_000;
   let db: Database;
@@ -25,7 +35,8 @@ describe('settlement positions: kept while the runner lives, taken over within s
   let alpha: PaymentBank;
   let beta: PaymentBank;
 
-  const positionOf = (cycleId: string, bank: string) => db.knex('payments.settlement_positions').where({ cycle_id: cycleId, bank_handle: bank }).first();
+  const positionOf = (cycleId: string, bank: string) =>
+    db.knex('payments.settlement_positions').where({ cycle_id: cycleId, bank_handle: bank }).first();
 
   beforeAll(async () => {
     db = await openTestDatabase();
@@ -45,7 +56,13 @@ describe('settlement positions: kept while the runner lives, taken over within s
 
   it('keeps a slow position with its runner, and hands it to the other process with a new token when it stops; the stale result is refused', async () => {
     const merchant = await first.seed.createMerchant({ name: 'Takeover Settlement Shop' });
-    await pay(first, merchant.apiKey, await alpha.customer({ balance: 100_000 }), await beta.customer({ balance: 0 }), 4_200);
+    await pay(
+      first,
+      merchant.apiKey,
+      await alpha.customer({ balance: 100_000 }),
+      await beta.customer({ balance: 0 }),
+      4_200,
+    );
     const betaFunds = await beta.balance(beta.settlementIban);
     beta.sandbox.resetRequestCounts();
     beta.sandbox.injectFaults({ latencyMs: SLOW_CORE_MS, operations: ['credit'], times: 1 });
@@ -67,7 +84,9 @@ describe('settlement positions: kept while the runner lives, taken over within s
     const renew = settlementRepository.renewLease.bind(settlementRepository);
     jest
       .spyOn(settlementRepository, 'renewLease')
-      .mockImplementation(async (em, key, owner: PositionOwner, until) => (owner.leaseToken === held.lease_token ? true : renew(em, key, owner, until)));
+      .mockImplementation(async (em, key, owner: PositionOwner, until) =>
+        owner.leaseToken === held.lease_token ? true : renew(em, key, owner, until),
+      );
     const record = settlementRepository.record.bind(settlementRepository);
     const staleRecords: Array<Promise<boolean>> = [];
     jest.spyOn(settlementRepository, 'record').mockImplementation((em, key, expected, changes, now) => {
@@ -88,10 +107,18 @@ describe('settlement positions: kept while the runner lives, taken over within s
     expect(settled.lease_token).not.toBe(held.lease_token);
 
     // The stale owner's call comes back at last: its result is refused.
-    expect(await eventually(async () => staleRecords[0], "the stale owner's late result", SLOW_CORE_MS + 5_000)).toBe(false);
-    expect(await positionOf(cycleId, beta.handle)).toMatchObject({ status: 'SETTLED', attempts: 1, lease_token: settled.lease_token });
+    expect(await eventually(async () => staleRecords[0], "the stale owner's late result", SLOW_CORE_MS + 5_000)).toBe(
+      false,
+    );
+    expect(await positionOf(cycleId, beta.handle)).toMatchObject({
+      status: 'SETTLED',
+      attempts: 1,
+      lease_token: settled.lease_token,
+    });
     expect(beta.sandbox.requestCounts().byOperation.credit).toBe(2);
-    expect(await settlementLines(beta, `${cycleId}:${beta.handle}:LYD`)).toEqual([`CREDIT ${beta.settlementIban} 4200`]);
+    expect(await settlementLines(beta, `${cycleId}:${beta.handle}:LYD`)).toEqual([
+      `CREDIT ${beta.settlementIban} 4200`,
+    ]);
     expect(await beta.balance(beta.settlementIban)).toBe(betaFunds + 4_200);
     const cycle = (await second.rest('GET', `/settlement/cycles/${cycleId}`, { headers: admin(second) })).body;
     expect(cycle.status).toBe('SETTLED');

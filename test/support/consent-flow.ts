@@ -11,7 +11,8 @@ export async function enableOpenBanking(t: TestPlatform, bank: Pick<PaymentBank,
     headers: { 'x-service-bank-key': bank.bankKey },
     body: { ob_enabled: true, ob_scopes_supported: OB_SCOPES, max_consent_expiry_days: 90 },
   });
-  if (answer.status !== 200) throw new Error(`enabling Open Banking failed: ${answer.status} ${JSON.stringify(answer.body)}`);
+  if (answer.status !== 200)
+    throw new Error(`enabling Open Banking failed: ${answer.status} ${JSON.stringify(answer.body)}`);
 }
 
 export interface CreatedConsent {
@@ -41,13 +42,20 @@ export async function createConsent(
       state,
     },
   });
-  if (answer.status !== 201) throw new Error(`consent creation failed: ${answer.status} ${JSON.stringify(answer.body)}`);
+  if (answer.status !== 201)
+    throw new Error(`consent creation failed: ${answer.status} ${JSON.stringify(answer.body)}`);
   return { consentId: answer.body.consent_id, consentUrl: answer.body.consent_url, state, codeVerifier };
 }
 
 /** The customer approves at the consent page's JSON endpoint; returns the redirect's query (code, consent_id, state, iss). */
-export async function approveConsent(t: TestPlatform, consentId: string, customer: Pick<Customer, 'alias' | 'otp'>): Promise<URLSearchParams> {
-  const answer = await t.rest('POST', `/ob/auth/${consentId}/approve`, { body: { customer: { type: 'alias', value: customer.alias }, otp: customer.otp } });
+export async function approveConsent(
+  t: TestPlatform,
+  consentId: string,
+  customer: Pick<Customer, 'alias' | 'otp'>,
+): Promise<URLSearchParams> {
+  const answer = await t.rest('POST', `/ob/auth/${consentId}/approve`, {
+    body: { customer: { type: 'alias', value: customer.alias }, otp: customer.otp },
+  });
   if (answer.status !== 200) throw new Error(`approval failed: ${answer.status} ${JSON.stringify(answer.body)}`);
   return new URL(answer.body.redirect_to).searchParams;
 }
@@ -56,7 +64,8 @@ export async function approveConsent(t: TestPlatform, consentId: string, custome
 export async function consentPageToken(baseUrl: string, consentId: string): Promise<string> {
   const page = await fetch(`${baseUrl}/ob/auth/${consentId}`, { headers: { accept: 'text/html' } });
   const token = /name="page_token" value="(cpt_[^"]+)"/.exec(await page.text())?.[1];
-  if (page.status !== 200 || !token) throw new Error(`the consent page of ${consentId} carries no page token (${page.status})`);
+  if (page.status !== 200 || !token)
+    throw new Error(`the consent page of ${consentId} carries no page token (${page.status})`);
   return token;
 }
 

@@ -20,7 +20,10 @@ export interface MinimalBank extends SeededBank {
  * A bank whose core was written from the spec alone (packages/bank-core-client/testing),
  * registered at the platform: what a bank integrating from the spec brings.
  */
-export async function startMinimalBank(t: TestPlatform, options: Omit<MinimalCoreOptions, 'internalKey'> = {}): Promise<MinimalBank> {
+export async function startMinimalBank(
+  t: TestPlatform,
+  options: Omit<MinimalCoreOptions, 'internalKey'> = {},
+): Promise<MinimalBank> {
   const internalKey = newSecret('sik_');
   const core = await startMinimalCore({ internalKey, ...options });
   const bank = await t.seed.registerBank({ core_base_url: core.url, internal_key: internalKey });

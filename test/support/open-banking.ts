@@ -44,7 +44,12 @@ export interface OpenBankingSeeds {
   authorise(consentId: string, accounts: Array<{ iban: string; bankHandle: string }>): Promise<string[]>;
   issueTokens(consentId: string, scopes: string[], options?: { accessExpiresAt?: Date }): Promise<ObTokens>;
   /** Consent created, approved for the accounts and tokens issued with its scopes. */
-  grant(tppToken: string, bankHandle: string, accounts: Array<{ iban: string; bankHandle: string }>, scopes?: string[]): Promise<Grant>;
+  grant(
+    tppToken: string,
+    bankHandle: string,
+    accounts: Array<{ iban: string; bankHandle: string }>,
+    scopes?: string[],
+  ): Promise<Grant>;
 }
 
 export async function openBankingSeeds(t: TestPlatform): Promise<OpenBankingSeeds> {
@@ -56,24 +61,41 @@ export async function openBankingSeeds(t: TestPlatform): Promise<OpenBankingSeed
       headers: { 'x-service-bank-key': bankKey },
       body: { ob_enabled: true, ob_scopes_supported: ALL_OB_SCOPES, max_consent_expiry_days: 90 },
     });
-    if (patched.status !== 200) throw new Error(`enabling Open Banking failed: ${patched.status} ${JSON.stringify(patched.body)}`);
+    if (patched.status !== 200)
+      throw new Error(`enabling Open Banking failed: ${patched.status} ${JSON.stringify(patched.body)}`);
   };
 
-  const createConsent = async (tppToken: string, bankHandle: string, scopes = ['accounts:read', 'balances:read', 'transactions:read']) => {
+  const createConsent = async (
+    tppToken: string,
+    bankHandle: string,
+    scopes = ['accounts:read', 'balances:read', 'transactions:read'],
+  ) => {
     const created = await t.rest('POST', '/ob/consents', {
       headers: bearer(tppToken),
-      body: { bank_handle: bankHandle, scopes, redirect_uri: OB_REDIRECT, state: 'st', code_challenge: challenge(), code_challenge_method: 'S256', expiry_days: 30 },
+      body: {
+        bank_handle: bankHandle,
+        scopes,
+        redirect_uri: OB_REDIRECT,
+        state: 'st',
+        code_challenge: challenge(),
+        code_challenge_method: 'S256',
+        expiry_days: 30,
+      },
     });
-    if (created.status !== 201) throw new Error(`consent creation failed: ${created.status} ${JSON.stringify(created.body)}`);
+    if (created.status !== 201)
+      throw new Error(`consent creation failed: ${created.status} ${JSON.stringify(created.body)}`);
     return created.body.consent_id as string;
   };
 
-  const authorise: OpenBankingSeeds['authorise'] = (consentId, accounts) => authoriseConsent(orm.em, consentId, accounts);
+  const authorise: OpenBankingSeeds['authorise'] = (consentId, accounts) =>
+    authoriseConsent(orm.em, consentId, accounts);
 
   const issueTokens: OpenBankingSeeds['issueTokens'] = async (consentId, scopes, { accessExpiresAt } = {}) => {
     const family = newId('grant');
     // As the token endpoint does: the tokens name their TPP (per-TPP limits key on it).
-    const [consent] = await orm.em.fork().execute<Array<{ tpp_id: string }>>(`select "tpp_id" from "open_banking"."consents" where "id" = ?`, [consentId]);
+    const [consent] = await orm.em
+      .fork()
+      .execute<Array<{ tpp_id: string }>>(`select "tpp_id" from "open_banking"."consents" where "id" = ?`, [consentId]);
     return orm.em.fork().transactional(async (tx) => {
       const access = vault.issue(tx, {
         kind: 'ob_access_token',
@@ -111,7 +133,12 @@ export async function openBankingSeeds(t: TestPlatform): Promise<OpenBankingSeed
       const consentId = await createConsent(tppToken, bankHandle, scopes);
       const accountIds = await authorise(consentId, accounts);
       const tokens = await issueTokens(consentId, scopes);
-      return { consentId, accountIds, tokens, headers: (id = consentId) => ({ authorization: `Bearer ${tokens.accessToken}`, 'x-consent-id': id }) };
+      return {
+        consentId,
+        accountIds,
+        tokens,
+        headers: (id = consentId) => ({ authorization: `Bearer ${tokens.accessToken}`, 'x-consent-id': id }),
+      };
     },
   };
 }

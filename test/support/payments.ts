@@ -71,7 +71,13 @@ export async function startPaymentBank(
     ['LYD', settlementIban],
     ['USD', usdSettlementIban],
   ] as const) {
-    await sandbox.openAccount({ customerRef: `${handle}-settlement`, holderName: `Pay Bank ${institutionCode} settlement`, currency, balance: 1_000_000_000, iban });
+    await sandbox.openAccount({
+      customerRef: `${handle}-settlement`,
+      holderName: `Pay Bank ${institutionCode} settlement`,
+      currency,
+      balance: 1_000_000_000,
+      iban,
+    });
   }
   const registered = await t.rest('POST', '/banks', {
     headers: { 'x-service-admin-key': t.adminKey },
@@ -89,7 +95,8 @@ export async function startPaymentBank(
       ...(options.maxAmount !== undefined ? { max_amount: options.maxAmount } : {}),
     },
   });
-  if (registered.status !== 201) throw new Error(`bank registration failed: ${registered.status} ${JSON.stringify(registered.body)}`);
+  if (registered.status !== 201)
+    throw new Error(`bank registration failed: ${registered.status} ${JSON.stringify(registered.body)}`);
   const bankKey = registered.body.bank_key as string;
   await sandbox.configureGateway({ url: t.platform.restUrl, bankKey });
   let customers = 0;
@@ -104,14 +111,25 @@ export async function startPaymentBank(
     async customer({ balance = 1_000_000, currency = 'LYD', otp = String(randomInt(100_000, 999_999)) } = {}) {
       customers += 1;
       const customerRef = `${handle}-c${customers}-${randomInt(0, 1e9)}`;
-      const account = await sandbox.openAccount({ customerRef, holderName: `Customer ${customers}`, currency: currency as 'LYD', balance });
+      const account = await sandbox.openAccount({
+        customerRef,
+        holderName: `Customer ${customers}`,
+        currency: currency as 'LYD',
+        balance,
+      });
       await sandbox.setOtp(customerRef, otp);
       const alias = `c${customers}.${handle}.${randomInt(0, 1e6)}`;
       const claimed = await t.rest('POST', '/v1/identity/claim', {
         headers: { 'x-service-bank-key': bankKey },
-        body: { npt_handle: alias, iban: account.iban, customer_display_name: `Customer ${customers}`, bank_customer_ref: customerRef },
+        body: {
+          npt_handle: alias,
+          iban: account.iban,
+          customer_display_name: `Customer ${customers}`,
+          bank_customer_ref: customerRef,
+        },
       });
-      if (claimed.status !== 201) throw new Error(`alias claim failed: ${claimed.status} ${JSON.stringify(claimed.body)}`);
+      if (claimed.status !== 201)
+        throw new Error(`alias claim failed: ${claimed.status} ${JSON.stringify(claimed.body)}`);
       return { alias, iban: account.iban, customerRef, otp, bank };
     },
     async balance(iban) {
@@ -138,12 +156,25 @@ export async function eventually<T>(check: () => Promise<T | undefined>, what: s
 export const bearer = (key: string): Record<string, string> => ({ authorization: `Bearer ${key}` });
 
 /** The payments outbox rows of one session, oldest first. */
-export async function sessionEvents(t: TestPlatform, sessionId: string): Promise<Array<{ kind: string; data: Record<string, unknown>; audience: string }>> {
-  return t.platform.db.knex('payments.outbox').where({ aggregate_id: sessionId, aggregate_type: 'payment_session' }).orderBy('sequence', 'asc').select('kind', 'data', 'audience');
+export async function sessionEvents(
+  t: TestPlatform,
+  sessionId: string,
+): Promise<Array<{ kind: string; data: Record<string, unknown>; audience: string }>> {
+  return t.platform.db
+    .knex('payments.outbox')
+    .where({ aggregate_id: sessionId, aggregate_type: 'payment_session' })
+    .orderBy('sequence', 'asc')
+    .select('kind', 'data', 'audience');
 }
 
 /** Waits until the merchant sees the session in `status`. */
-export function sessionReaches(t: TestPlatform, apiKey: string, sessionId: string, status: string, timeoutMs = 15_000): Promise<Record<string, any>> {
+export function sessionReaches(
+  t: TestPlatform,
+  apiKey: string,
+  sessionId: string,
+  status: string,
+  timeoutMs = 15_000,
+): Promise<Record<string, any>> {
   return eventually(
     async () => {
       const answer = await t.rest('GET', `/payments/sessions/${sessionId}`, { headers: bearer(apiKey) });

@@ -24,7 +24,11 @@ export interface TestPlatform extends GraphQLTestClient {
   platform: Platform;
   adminKey: string;
   /** Calls rest-compat as a REST client would. */
-  rest<T = any>(method: string, path: string, options?: { body?: unknown; headers?: Record<string, string> }): Promise<RestResponse<T>>;
+  rest<T = any>(
+    method: string,
+    path: string,
+    options?: { body?: unknown; headers?: Record<string, string> },
+  ): Promise<RestResponse<T>>;
   seed: Seeds;
   stop(): Promise<void>;
 }
@@ -45,8 +49,12 @@ export interface SeededBank {
 /** Fluent seeds over the public API (admin key), so tests start from real records. */
 export interface Seeds {
   registerBank(overrides?: Record<string, unknown>): Promise<SeededBank>;
-  createMerchant(overrides?: Record<string, unknown>): Promise<{ merchantId: string; apiKey: string; webhookSecret: string }>;
-  registerTpp(overrides?: Record<string, unknown>): Promise<{ tppId: string; tppAccessToken: string; webhookSecret: string }>;
+  createMerchant(
+    overrides?: Record<string, unknown>,
+  ): Promise<{ merchantId: string; apiKey: string; webhookSecret: string }>;
+  registerTpp(
+    overrides?: Record<string, unknown>,
+  ): Promise<{ tppId: string; tppAccessToken: string; webhookSecret: string }>;
   claimAlias(bank: SeededBank, overrides?: Record<string, unknown>): Promise<{ handle: string; iban: string }>;
 }
 
@@ -142,17 +150,31 @@ export async function startTestPlatform(options: TestPlatformOptions = {}): Prom
         }),
         'registerBank',
       );
-      return { handle: body.bank_handle ?? handle, institutionCode, bankKey: body.bank_key, internalKey: body.internal_key };
+      return {
+        handle: body.bank_handle ?? handle,
+        institutionCode,
+        bankKey: body.bank_key,
+        internalKey: body.internal_key,
+      };
     },
     // Live unless a test says otherwise: most suites prove the engine against the sandbox banks as
     // live cores (their balances are the evidence); test-mode suites ask for mode 'test'.
     async createMerchant(overrides = {}) {
-      const body = expectOk(await rest('POST', '/merchants', { headers: adminHeaders, body: { name: 'Test Shop', mode: 'live', ...overrides } }), 'createMerchant');
+      const body = expectOk(
+        await rest('POST', '/merchants', {
+          headers: adminHeaders,
+          body: { name: 'Test Shop', mode: 'live', ...overrides },
+        }),
+        'createMerchant',
+      );
       return { merchantId: body.merchant_id, apiKey: body.api_key, webhookSecret: body.webhook_secret };
     },
     async registerTpp(overrides = {}) {
       const body = expectOk(
-        await rest('POST', '/ob/tpps', { headers: adminHeaders, body: { name: 'Test TPP', mode: 'live', redirect_uris: ['https://tpp.example/callback'], ...overrides } }),
+        await rest('POST', '/ob/tpps', {
+          headers: adminHeaders,
+          body: { name: 'Test TPP', mode: 'live', redirect_uris: ['https://tpp.example/callback'], ...overrides },
+        }),
         'registerTpp',
       );
       return { tppId: body.tpp_id, tppAccessToken: body.tpp_access_token, webhookSecret: body.webhook_secret };
@@ -164,7 +186,13 @@ export async function startTestPlatform(options: TestPlatformOptions = {}): Prom
       expectOk(
         await rest('POST', '/v1/identity/claim', {
           headers: { 'x-service-bank-key': bank.bankKey },
-          body: { npt_handle: handle, iban, customer_display_name: 'Test Customer', bank_customer_ref: `cust-${account}`, ...overrides },
+          body: {
+            npt_handle: handle,
+            iban,
+            customer_display_name: 'Test Customer',
+            bank_customer_ref: `cust-${account}`,
+            ...overrides,
+          },
         }),
         'claimAlias',
       );

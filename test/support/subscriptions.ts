@@ -24,7 +24,12 @@ export const wsUrl = (graphqlUrl: string): string => graphqlUrl.replace(/^http/,
  * Subscribes as a browser or a dashboard would: graphql-ws over a real WebSocket, credentials in
  * connectionParams. No retries: a refusal is the test's to see.
  */
-export function subscribe(graphqlUrl: string, connectionParams: Record<string, string>, query: string, variables: Record<string, unknown>): SubscriptionRecord {
+export function subscribe(
+  graphqlUrl: string,
+  connectionParams: Record<string, string>,
+  query: string,
+  variables: Record<string, unknown>,
+): SubscriptionRecord {
   let endedResolve!: () => void;
   const ended = new Promise<void>((resolve) => (endedResolve = resolve));
   const waiters: Array<{ count: number; resolve: () => void }> = [];
@@ -61,7 +66,15 @@ export function subscribe(graphqlUrl: string, connectionParams: Record<string, s
     client,
     waitForMessages(count, what = `${count} messages`) {
       return new Promise((resolve, reject) => {
-        const timer = setTimeout(() => reject(new Error(`timed out waiting for ${what}; got ${JSON.stringify(record.messages)} errors ${JSON.stringify(record.errors)}`)), 30_000);
+        const timer = setTimeout(
+          () =>
+            reject(
+              new Error(
+                `timed out waiting for ${what}; got ${JSON.stringify(record.messages)} errors ${JSON.stringify(record.errors)}`,
+              ),
+            ),
+          30_000,
+        );
         waiters.push({ count, resolve: () => (clearTimeout(timer), resolve()) });
         notify();
       });

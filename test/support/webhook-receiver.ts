@@ -37,7 +37,12 @@ export async function startTestReceiver(): Promise<TestWebhookReceiver> {
     request.on('data', (chunk: Buffer) => chunks.push(chunk));
     request.on('end', () => {
       const body = Buffer.concat(chunks).toString('utf8');
-      const webhook: ReceivedWebhook = { headers: request.headers as Record<string, string>, body, envelope: JSON.parse(body), receivedAt: performance.now() };
+      const webhook: ReceivedWebhook = {
+        headers: request.headers as Record<string, string>,
+        body,
+        envelope: JSON.parse(body),
+        receivedAt: performance.now(),
+      };
       const index = received.push(webhook) - 1;
       for (const waiter of [...waiters]) {
         if (waiter.predicate(webhook)) {
@@ -51,7 +56,8 @@ export async function startTestReceiver(): Promise<TestWebhookReceiver> {
         return;
       }
       const reply = (status: number) => {
-        if (!response.destroyed) response.writeHead(status, { 'content-type': 'application/json' }).end('{"received":true}');
+        if (!response.destroyed)
+          response.writeHead(status, { 'content-type': 'application/json' }).end('{"received":true}');
       };
       if (typeof answer === 'number') return reply(answer);
       hanging.add(response);
@@ -87,7 +93,8 @@ export async function startTestReceiver(): Promise<TestWebhookReceiver> {
 }
 
 /** The spec's check, as a merchant codes it: sha256= + hex HMAC-SHA256 of the raw body. */
-export const serviceSignature = (secret: string, body: string): string => `sha256=${createHmac('sha256', secret).update(body).digest('hex')}`;
+export const serviceSignature = (secret: string, body: string): string =>
+  `sha256=${createHmac('sha256', secret).update(body).digest('hex')}`;
 
 /**
  * Standard Webhooks verification, written from that specification rather than from our signer:

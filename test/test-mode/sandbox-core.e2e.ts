@@ -15,7 +15,13 @@ describe('test mode: a bank with a sandbox core of its own', () => {
   let t: TestPlatform;
   let live: MinimalCore;
   let sandbox: MinimalCore;
-  let bank: { handle: string; institutionCode: string; bankKey: string; internalKey: string; sandboxInternalKey: string };
+  let bank: {
+    handle: string;
+    institutionCode: string;
+    bankKey: string;
+    internalKey: string;
+    sandboxInternalKey: string;
+  };
   let merchant: { apiKey: string };
   const liveKey = newSecret('sik_');
   const sandboxKey = newSecret('sik_test_');
@@ -33,7 +39,14 @@ describe('test mode: a bank with a sandbox core of its own', () => {
   const confirm = (key: string, sessionId: string, creditorIban: string, amount: number) =>
     t.rest('POST', '/service/callbacks/v1/payment/credit-confirmed', {
       headers: { 'x-service-internal-key': key },
-      body: { payment_reference: sessionId, session_id: sessionId, creditor_iban: creditorIban, amount, currency: 'LYD', rrn: '123456789012' },
+      body: {
+        payment_reference: sessionId,
+        session_id: sessionId,
+        creditor_iban: creditorIban,
+        amount,
+        currency: 'LYD',
+        rrn: '123456789012',
+      },
     });
 
   beforeAll(async () => {
@@ -73,16 +86,33 @@ describe('test mode: a bank with a sandbox core of its own', () => {
   });
 
   it('refuses a sandbox core that is the live core, or a sandbox key that is the live key', async () => {
-    const base = { display_name: 'Twin', country: 'LY', contact_email: 'ops@twin.example', settlement_account_iban: lyIban('778', 1), institution_code: '778' };
+    const base = {
+      display_name: 'Twin',
+      country: 'LY',
+      contact_email: 'ops@twin.example',
+      settlement_account_iban: lyIban('778', 1),
+      institution_code: '778',
+    };
     const same = await t.rest('POST', '/banks', {
       headers: { 'x-service-admin-key': t.adminKey },
       body: { ...base, bank_handle: 'twin-a', core_base_url: live.url, sandbox_core_base_url: `${live.url}/` },
     });
-    expect([same.status, same.body.error.code, same.body.error.detail]).toEqual([400, 'VALIDATION_ERROR', expect.stringContaining('sandbox_core_base_url')]);
+    expect([same.status, same.body.error.code, same.body.error.detail]).toEqual([
+      400,
+      'VALIDATION_ERROR',
+      expect.stringContaining('sandbox_core_base_url'),
+    ]);
     const key = newSecret('sik_');
     const sameKey = await t.rest('POST', '/banks', {
       headers: { 'x-service-admin-key': t.adminKey },
-      body: { ...base, bank_handle: 'twin-b', core_base_url: live.url, internal_key: key, sandbox_core_base_url: sandbox.url, sandbox_internal_key: key },
+      body: {
+        ...base,
+        bank_handle: 'twin-b',
+        core_base_url: live.url,
+        internal_key: key,
+        sandbox_core_base_url: sandbox.url,
+        sandbox_internal_key: key,
+      },
     });
     expect([sameKey.status, sameKey.body.error.code]).toEqual([400, 'VALIDATION_ERROR']);
   });
@@ -98,8 +128,20 @@ describe('test mode: a bank with a sandbox core of its own', () => {
       })
     ).body;
     // The sandbox core's own OTP for its customer; the built-in test bank's 123456 means nothing here.
-    expect((await t.rest('POST', `/pay/${session.session_id}/authorize`, { body: { payer: { type: 'alias', value: payer.alias }, otp: TEST_OTP } })).status).toBe(401);
-    expect((await t.rest('POST', `/pay/${session.session_id}/authorize`, { body: { payer: { type: 'alias', value: payer.alias }, otp: '246810' } })).status).toBe(200);
+    expect(
+      (
+        await t.rest('POST', `/pay/${session.session_id}/authorize`, {
+          body: { payer: { type: 'alias', value: payer.alias }, otp: TEST_OTP },
+        })
+      ).status,
+    ).toBe(401);
+    expect(
+      (
+        await t.rest('POST', `/pay/${session.session_id}/authorize`, {
+          body: { payer: { type: 'alias', value: payer.alias }, otp: '246810' },
+        })
+      ).status,
+    ).toBe(200);
     await sessionReaches(t, merchant.apiKey, session.session_id, 'COMPLETED');
     expect([sandbox.balance(payer.iban), sandbox.balance(payee.iban)]).toEqual([493_000, 507_000]);
     expect([live.balance(payer.iban), live.balance(payee.iban)]).toEqual([500_000, 500_000]);
@@ -119,7 +161,9 @@ describe('test mode: a bank with a sandbox core of its own', () => {
     ).body;
     // The payer is a test payer at another bank (the built-in test bank): the credit crosses the rail to the sandbox core.
     const other = await t.seed.registerBank();
-    const answer = await t.rest('POST', `/pay/${session.session_id}/authorize`, { body: { payer: { type: 'alias', value: `success@${other.handle}` }, otp: TEST_OTP } });
+    const answer = await t.rest('POST', `/pay/${session.session_id}/authorize`, {
+      body: { payer: { type: 'alias', value: `success@${other.handle}` }, otp: TEST_OTP },
+    });
     expect(answer.body.status).toBe('SETTLEMENT_PENDING');
     await sessionReaches(t, merchant.apiKey, session.session_id, 'SETTLEMENT_PENDING');
     expect(sandbox.balance(payee.iban)).toBe(503_000);
@@ -148,14 +192,19 @@ describe('test mode: a bank with a sandbox core of its own', () => {
     const other = await t.seed.registerBank();
     const next = await startMinimalCore({ internalKey: newSecret('sik_test_') });
     const nextKey = newSecret('sik_test_');
-    const patch = (body: Record<string, unknown>) => t.rest('PATCH', `/banks/${other.handle}`, { headers: { 'x-service-bank-key': other.bankKey }, body });
+    const patch = (body: Record<string, unknown>) =>
+      t.rest('PATCH', `/banks/${other.handle}`, { headers: { 'x-service-bank-key': other.bankKey }, body });
     try {
       const missingKey = await patch({ sandbox_core_base_url: next.url });
       expect([missingKey.status, missingKey.body.error.code]).toEqual([400, 'VALIDATION_ERROR']);
-      const liveUrl = (await t.rest('GET', `/banks/${other.handle}`, { headers: { 'x-service-bank-key': other.bankKey } })).body.core_base_url;
+      const liveUrl = (
+        await t.rest('GET', `/banks/${other.handle}`, { headers: { 'x-service-bank-key': other.bankKey } })
+      ).body.core_base_url;
       expect((await patch({ sandbox_core_base_url: liveUrl, sandbox_internal_key: nextKey })).status).toBe(400);
       expect((await patch({ sandbox_core_base_url: next.url, sandbox_internal_key: nextKey })).status).toBe(200);
-      const record = await t.rest('GET', `/banks/${other.handle}`, { headers: { 'x-service-bank-key': other.bankKey } });
+      const record = await t.rest('GET', `/banks/${other.handle}`, {
+        headers: { 'x-service-bank-key': other.bankKey },
+      });
       expect(record.body.sandbox_core_base_url).toBe(next.url);
       // Its key is the bank's test world's: it authenticates callbacks (an unknown session is 404, not 401).
       expect((await confirm(nextKey, 'ops_unknown', lyIban(other.institutionCode, 5), 1)).status).toBe(404);
@@ -163,7 +212,10 @@ describe('test mode: a bank with a sandbox core of its own', () => {
       expect((await patch({ sandbox_core_base_url: next.url, sandbox_internal_key: replacement })).status).toBe(200);
       expect((await confirm(nextKey, 'ops_unknown', lyIban(other.institutionCode, 5), 1)).status).toBe(401);
       expect((await patch({ sandbox_core_base_url: null })).status).toBe(200);
-      expect((await t.rest('GET', `/banks/${other.handle}`, { headers: { 'x-service-bank-key': other.bankKey } })).body.sandbox_core_base_url).toBeNull();
+      expect(
+        (await t.rest('GET', `/banks/${other.handle}`, { headers: { 'x-service-bank-key': other.bankKey } })).body
+          .sandbox_core_base_url,
+      ).toBeNull();
       expect((await confirm(replacement, 'ops_unknown', lyIban(other.institutionCode, 5), 1)).status).toBe(401);
     } finally {
       await next.stop();
@@ -175,12 +227,19 @@ describe('test mode: a bank with a sandbox core of its own', () => {
     const payee = await customer('998877');
     await sandbox.stop();
     const test = (
-      await t.rest('POST', '/payments/sessions', { headers: bearer(merchant.apiKey), body: { amount: 1_000, currency: 'LYD', destination: { type: 'alias', value: payee.alias } } })
+      await t.rest('POST', '/payments/sessions', {
+        headers: bearer(merchant.apiKey),
+        body: { amount: 1_000, currency: 'LYD', destination: { type: 'alias', value: payee.alias } },
+      })
     ).body;
-    const refused = await t.rest('POST', `/pay/${test.session_id}/authorize`, { body: { payer: { type: 'alias', value: payer.alias }, otp: '778899' } });
+    const refused = await t.rest('POST', `/pay/${test.session_id}/authorize`, {
+      body: { payer: { type: 'alias', value: payer.alias }, otp: '778899' },
+    });
     expect(['CBS_TIMEOUT', 'CBS_ERROR']).toContain(refused.body.error.code);
     // Nothing moved, so the session stays payable.
-    expect((await t.rest('GET', `/payments/sessions/${test.session_id}`, { headers: bearer(merchant.apiKey) })).body.status).toBe('PENDING');
+    expect(
+      (await t.rest('GET', `/payments/sessions/${test.session_id}`, { headers: bearer(merchant.apiKey) })).body.status,
+    ).toBe('PENDING');
 
     const liveMerchant = await t.seed.createMerchant({ name: 'Live Shop 2', mode: 'live' });
     const livePayment = (
@@ -189,7 +248,13 @@ describe('test mode: a bank with a sandbox core of its own', () => {
         body: { amount: 1_000, currency: 'LYD', destination: { type: 'alias', value: payee.alias } },
       })
     ).body;
-    expect((await t.rest('POST', `/pay/${livePayment.session_id}/authorize`, { body: { payer: { type: 'alias', value: payer.alias }, otp: '999999' } })).status).toBe(200);
+    expect(
+      (
+        await t.rest('POST', `/pay/${livePayment.session_id}/authorize`, {
+          body: { payer: { type: 'alias', value: payer.alias }, otp: '999999' },
+        })
+      ).status,
+    ).toBe(200);
     await sessionReaches(t, liveMerchant.apiKey, livePayment.session_id, 'COMPLETED');
     expect([live.balance(payer.iban), live.balance(payee.iban)]).toEqual([499_000, 501_000]);
   });

@@ -30,12 +30,19 @@ describe('test mode: a test key never moves real money', () => {
   const createSession = async (apiKey: string, destination: string, amount: number) => {
     const answer = await t.rest('POST', '/payments/sessions', {
       headers: bearer(apiKey),
-      body: { amount, currency: 'LYD', destination: { type: 'alias', value: destination }, description: 'Test-mode order', webhook_url: receiver.url },
+      body: {
+        amount,
+        currency: 'LYD',
+        destination: { type: 'alias', value: destination },
+        description: 'Test-mode order',
+        webhook_url: receiver.url,
+      },
     });
     expect(answer.status).toBe(201);
     return answer.body as { session_id: string; livemode: boolean };
   };
-  const authorize = (sessionId: string, payer: string, otp: string) => t.rest('POST', `/pay/${sessionId}/authorize`, { body: { payer: { type: 'alias', value: payer }, otp } });
+  const authorize = (sessionId: string, payer: string, otp: string) =>
+    t.rest('POST', `/pay/${sessionId}/authorize`, { body: { payer: { type: 'alias', value: payer }, otp } });
 
   beforeAll(async () => {
     t = await startTestPlatform({ paymentsEngine: FAST_ENGINE });
@@ -72,9 +79,13 @@ describe('test mode: a test key never moves real money', () => {
     // The money moved in the test world only: the test bank's copies of the two accounts.
     expect(await ledger.balance(oasis.handle, amina.iban)).toBe(100_000_000 - 100_000);
     expect(await ledger.balance(atlas.handle, layla.iban)).toBe(100_000_000 + 100_000);
-    const webhook = await receiver.waitFor((w) => w.envelope.event === 'payment.completed' && w.envelope.data.session_id === session.session_id, 'payment.completed');
+    const webhook = await receiver.waitFor(
+      (w) => w.envelope.event === 'payment.completed' && w.envelope.data.session_id === session.session_id,
+      'payment.completed',
+    );
     expect(JSON.parse(webhook.body)).toMatchObject({ livemode: false, data: { livemode: false } });
-    const deliveries = (await t.rest('GET', '/webhooks/deliveries?limit=100', { headers: bearer(testMerchant.apiKey) })).body.deliveries as Array<{
+    const deliveries = (await t.rest('GET', '/webhooks/deliveries?limit=100', { headers: bearer(testMerchant.apiKey) }))
+      .body.deliveries as Array<{
       event_id: string;
       livemode: boolean;
     }>;
@@ -84,16 +95,23 @@ describe('test mode: a test key never moves real money', () => {
     const live = await createSession(liveMerchant.apiKey, layla.alias, 100_000);
     expect(live.livemode).toBe(true);
     expect((await authorize(live.session_id, amina.alias, amina.otp)).status).toBe(200);
-    expect(await sessionReaches(t, liveMerchant.apiKey, live.session_id, 'SETTLEMENT_PENDING').catch(() => null)).toBeDefined();
+    expect(
+      await sessionReaches(t, liveMerchant.apiKey, live.session_id, 'SETTLEMENT_PENDING').catch(() => null),
+    ).toBeDefined();
     expect(liveBalances()).toEqual([before[0]! - 100_000, before[1]! + 100_000]);
   });
 
   it('a credential of one world never sees an object of the other (404)', async () => {
     const test = await createSession(testMerchant.apiKey, layla.alias, 1_000);
     const live = await createSession(liveMerchant.apiKey, layla.alias, 1_000);
-    expect((await t.rest('GET', `/payments/sessions/${test.session_id}`, { headers: bearer(liveMerchant.apiKey) })).status).toBe(404);
-    expect((await t.rest('GET', `/payments/sessions/${live.session_id}`, { headers: bearer(testMerchant.apiKey) })).status).toBe(404);
-    const listed = (await t.rest('GET', '/payments/sessions?limit=100', { headers: bearer(testMerchant.apiKey) })).body.sessions as Array<{ livemode: boolean }>;
+    expect(
+      (await t.rest('GET', `/payments/sessions/${test.session_id}`, { headers: bearer(liveMerchant.apiKey) })).status,
+    ).toBe(404);
+    expect(
+      (await t.rest('GET', `/payments/sessions/${live.session_id}`, { headers: bearer(testMerchant.apiKey) })).status,
+    ).toBe(404);
+    const listed = (await t.rest('GET', '/payments/sessions?limit=100', { headers: bearer(testMerchant.apiKey) })).body
+      .sessions as Array<{ livemode: boolean }>;
     expect(listed.length).toBeGreaterThan(0);
     expect(listed.every((session) => session.livemode === false)).toBe(true);
   });
@@ -104,7 +122,10 @@ describe('test mode: a test key never moves real money', () => {
     let guess = 0;
     for (const tries of [2, 2, 1]) {
       const session = await createSession(testMerchant.apiKey, layla.alias, 1_000);
-      for (let i = 0; i < tries; i += 1) expect((await authorize(session.session_id, omar.alias, `00000${guess++}`)).body.error.code).toBe('OTP_INVALID');
+      for (let i = 0; i < tries; i += 1)
+        expect((await authorize(session.session_id, omar.alias, `00000${guess++}`)).body.error.code).toBe(
+          'OTP_INVALID',
+        );
     }
     const test = await createSession(testMerchant.apiKey, layla.alias, 1_000);
     expect((await authorize(test.session_id, omar.alias, TEST_OTP)).body.error.code).toBe('RATE_LIMITED');
@@ -152,7 +173,9 @@ describe('test mode: a test key never moves real money', () => {
     it('timeout: the first debit is never answered; the retry finds it booked; debited once', async () => {
       const { id } = await pay('timeout', 3_000);
       await sessionReaches(t, testMerchant.apiKey, id, 'COMPLETED', 30_000);
-      const debits = (await ledger.transactions(oasis.handle)).filter((line) => line.reference === id && line.operation === 'DEBIT');
+      const debits = (await ledger.transactions(oasis.handle)).filter(
+        (line) => line.reference === id && line.operation === 'DEBIT',
+      );
       expect(debits).toHaveLength(1);
     });
 
@@ -175,18 +198,24 @@ describe('test mode: a test key never moves real money', () => {
       const { id, answer } = await pay('late-confirm', 6_000);
       expect(answer.body.status).toBe('SETTLEMENT_PENDING');
       await new Promise((resolve) => setTimeout(resolve, 2_000));
-      expect((await t.rest('GET', `/payments/sessions/${id}`, { headers: bearer(testMerchant.apiKey) })).body.status).toBe('SETTLEMENT_PENDING');
+      expect(
+        (await t.rest('GET', `/payments/sessions/${id}`, { headers: bearer(testMerchant.apiKey) })).body.status,
+      ).toBe('SETTLEMENT_PENDING');
       await sessionReaches(t, testMerchant.apiKey, id, 'COMPLETED', 40_000);
     });
   });
 
   it('test payers through GraphQL: every documented payer ends as over REST', async () => {
-    const AUTHORIZE = gql<{ authorizeCheckout: { status: string } }, { sessionId: string; input: { payer: { type: string; value: string }; otp: string } }>(
+    const AUTHORIZE = gql<
+      { authorizeCheckout: { status: string } },
+      { sessionId: string; input: { payer: { type: string; value: string }; otp: string } }
+    >(
       `mutation AuthorizeCheckout($sessionId: ID!, $input: AuthorizeCheckoutInput!) { authorizeCheckout(sessionId: $sessionId, input: $input) { status } }`,
     );
-    const SESSION = gql<{ paymentSession: { status: string; failureCode: string | null; livemode: boolean } }, { id: string }>(
-      `query Session($id: ID!) { paymentSession(id: $id) { status failureCode livemode } }`,
-    );
+    const SESSION = gql<
+      { paymentSession: { status: string; failureCode: string | null; livemode: boolean } },
+      { id: string }
+    >(`query Session($id: ID!) { paymentSession(id: $id) { status failureCode livemode } }`);
     // The answer to the authorization (an error code, or none) and where the session ends.
     const expected: Record<string, { refusal: string | null; status: string; failureCode: string | null }> = {
       success: { refusal: null, status: 'COMPLETED', failureCode: null },
@@ -202,19 +231,29 @@ describe('test mode: a test key never moves real money', () => {
       TEST_PAYERS.map(async (payer) => {
         const want = expected[payer.name]!;
         const session = await createSession(testMerchant.apiKey, layla.alias, 1_500);
-        const variables = { sessionId: session.session_id, input: { payer: { type: 'alias', value: `${payer.name}@${oasis.handle}` }, otp: TEST_OTP } };
+        const variables = {
+          sessionId: session.session_id,
+          input: { payer: { type: 'alias', value: `${payer.name}@${oasis.handle}` }, otp: TEST_OTP },
+        };
         // Only a refused OTP is certain in the answer; the rest may still be running when the answer's wait ends (PROCESSING).
         const answer = await fetch(t.platform.graphqlUrl, {
           method: 'POST',
           headers: { 'content-type': 'application/json' },
           body: JSON.stringify({ query: AUTHORIZE, variables }),
         });
-        const code = ((await answer.json()) as { errors?: Array<{ extensions?: { code?: string } }> }).errors?.[0]?.extensions?.code ?? null;
-        if (want.refusal === 'OTP_INVALID' || want.refusal === null) expect([payer.name, code]).toEqual([payer.name, want.refusal]);
+        const code =
+          ((await answer.json()) as { errors?: Array<{ extensions?: { code?: string } }> }).errors?.[0]?.extensions
+            ?.code ?? null;
+        if (want.refusal === 'OTP_INVALID' || want.refusal === null)
+          expect([payer.name, code]).toEqual([payer.name, want.refusal]);
         else if (want.refusal !== 'any') expect([null, want.refusal]).toContain(code);
         const ended = await eventually(
           async () => {
-            const { paymentSession } = await t.execute(SESSION, { id: session.session_id }, bearer(testMerchant.apiKey));
+            const { paymentSession } = await t.execute(
+              SESSION,
+              { id: session.session_id },
+              bearer(testMerchant.apiKey),
+            );
             return paymentSession.status === want.status ? paymentSession : undefined;
           },
           `${payer.name}: session ${session.session_id} to reach ${want.status}`,
@@ -229,7 +268,10 @@ describe('test mode: a test key never moves real money', () => {
   it('a live settlement cycle has positions from live payments only; a test cycle nets the test ones at test cores', async () => {
     // Leave nothing of earlier tests unsettled, then one live and one test cross-bank payment.
     await t.rest('POST', '/settlement/cycles', { headers: { 'x-service-admin-key': t.adminKey } });
-    await t.rest('POST', '/settlement/cycles', { headers: { 'x-service-admin-key': t.adminKey }, body: { mode: 'test' } });
+    await t.rest('POST', '/settlement/cycles', {
+      headers: { 'x-service-admin-key': t.adminKey },
+      body: { mode: 'test' },
+    });
     const live = await createSession(liveMerchant.apiKey, layla.alias, 7_000);
     await authorize(live.session_id, amina.alias, amina.otp);
     const test = await createSession(testMerchant.apiKey, layla.alias, 9_000);
@@ -237,28 +279,39 @@ describe('test mode: a test key never moves real money', () => {
     await sessionReaches(t, testMerchant.apiKey, test.session_id, 'COMPLETED');
     // The live payment's obligation exists once its credit is booked (confirmed or not).
     await eventually(
-      async () => ((await t.platform.db.knex('payments.interbank_obligations').where({ session_id: live.session_id })).length ? true : undefined),
+      async () =>
+        (await t.platform.db.knex('payments.interbank_obligations').where({ session_id: live.session_id })).length
+          ? true
+          : undefined,
       'live obligation',
     );
 
     const admin = { 'x-service-admin-key': t.adminKey };
     const liveCycle = (await t.rest('POST', '/settlement/cycles', { headers: admin })).body;
     expect(liveCycle.livemode).toBe(true);
-    const net = (bank: string, cycle: { positions: Array<{ bank_handle: string; net_amount: number }> }) => cycle.positions.find((p) => p.bank_handle === bank)?.net_amount;
+    const net = (bank: string, cycle: { positions: Array<{ bank_handle: string; net_amount: number }> }) =>
+      cycle.positions.find((p) => p.bank_handle === bank)?.net_amount;
     expect([net(oasis.handle, liveCycle), net(atlas.handle, liveCycle)]).toEqual([-7_000, 7_000]);
 
     const testCycle = (await t.rest('POST', '/settlement/cycles', { headers: admin, body: { mode: 'test' } })).body;
     expect(testCycle.livemode).toBe(false);
     expect([net(oasis.handle, testCycle), net(atlas.handle, testCycle)]).toEqual([-9_000, 9_000]);
     await eventually(
-      async () => ((await t.rest('GET', `/settlement/cycles/${testCycle.cycle_id}`, { headers: admin })).body.status === 'SETTLED' ? true : undefined),
+      async () =>
+        (await t.rest('GET', `/settlement/cycles/${testCycle.cycle_id}`, { headers: admin })).body.status === 'SETTLED'
+          ? true
+          : undefined,
       'test cycle settled',
     );
     // The live cores never saw the test cycle's positions (they see the live cycle's, and the live payment's own calls).
     const references = [...oasis.core.calls, ...atlas.core.calls].map((call) => String(call.body?.reference ?? ''));
     expect(references.some((reference) => reference.startsWith(liveCycle.cycle_id))).toBe(true);
-    expect(references.some((reference) => reference.startsWith(testCycle.cycle_id) || reference === test.session_id)).toBe(false);
-    expect(await ledger.transactions(atlas.handle)).toEqual(expect.arrayContaining([expect.objectContaining({ reference: `${testCycle.cycle_id}:${atlas.handle}:LYD` })]));
+    expect(
+      references.some((reference) => reference.startsWith(testCycle.cycle_id) || reference === test.session_id),
+    ).toBe(false);
+    expect(await ledger.transactions(atlas.handle)).toEqual(
+      expect.arrayContaining([expect.objectContaining({ reference: `${testCycle.cycle_id}:${atlas.handle}:LYD` })]),
+    );
   });
 
   it('a test mandate with its clock advanced charges the test bank only', async () => {
@@ -266,30 +319,57 @@ describe('test mode: a test key never moves real money', () => {
     const mandate = (
       await t.rest('POST', '/recurring/mandates', {
         headers: bearer(shop.apiKey),
-        body: { customer_alias: amina.alias, amount: 4_000, currency: 'LYD', interval: 'monthly', start_date: new Date().toISOString().slice(0, 10) },
+        body: {
+          customer_alias: amina.alias,
+          amount: 4_000,
+          currency: 'LYD',
+          interval: 'monthly',
+          start_date: new Date().toISOString().slice(0, 10),
+        },
       })
     ).body;
     expect(mandate.livemode).toBe(false);
-    expect((await t.rest('POST', `/recurring/mandates/${mandate.mandate_id}/confirm`, { body: { otp: TEST_OTP } })).body.status).toBe('ACTIVE');
+    expect(
+      (await t.rest('POST', `/recurring/mandates/${mandate.mandate_id}/confirm`, { body: { otp: TEST_OTP } })).body
+        .status,
+    ).toBe('ACTIVE');
     const before = liveBalances();
     const charge = async (reference: string) =>
-      (await t.rest('POST', `/recurring/mandates/${mandate.mandate_id}/charge`, { headers: bearer(shop.apiKey), body: { amount: 4_000, reference } })).body;
+      (
+        await t.rest('POST', `/recurring/mandates/${mandate.mandate_id}/charge`, {
+          headers: bearer(shop.apiKey),
+          body: { amount: 4_000, reference },
+        })
+      ).body;
     const first = await charge('month-1');
     expect(first).toMatchObject({ livemode: false });
-    const advanced = await t.rest('POST', `/recurring/mandates/${mandate.mandate_id}/test-clock/advance`, { headers: bearer(shop.apiKey), body: { days: 31 } });
+    const advanced = await t.rest('POST', `/recurring/mandates/${mandate.mandate_id}/test-clock/advance`, {
+      headers: bearer(shop.apiKey),
+      body: { days: 31 },
+    });
     expect(advanced.status).toBe(200);
-    expect(responseSchemaOf('POST', '/recurring/mandates/{mandate_id}/test-clock/advance').safeParse(advanced.body).error).toBeUndefined();
+    expect(
+      responseSchemaOf('POST', '/recurring/mandates/{mandate_id}/test-clock/advance').safeParse(advanced.body).error,
+    ).toBeUndefined();
     const second = await charge('month-2');
     expect(second).toMatchObject({ livemode: false });
     await eventually(async () => {
-      const charges = (await t.rest('GET', `/recurring/mandates/${mandate.mandate_id}/charges`, { headers: bearer(shop.apiKey) })).body.charges as Array<{ status: string }>;
+      const charges = (
+        await t.rest('GET', `/recurring/mandates/${mandate.mandate_id}/charges`, { headers: bearer(shop.apiKey) })
+      ).body.charges as Array<{ status: string }>;
       return charges.length === 2 && charges.every((c) => c.status === 'COMPLETED') ? true : undefined;
     }, 'both test charges completed');
     expect(liveBalances()).toEqual(before);
     // The live cores may still hear of the earlier live payment (its unconfirmed credit is sent again), never of a test charge.
-    const references = [...oasis.core.calls, ...atlas.core.calls].slice(0).map((call) => String(call.body?.reference ?? ''));
-    expect(references.filter((reference) => reference === first.charge_id || reference === second.charge_id)).toEqual([]);
-    const debits = (await ledger.transactions(oasis.handle, amina.iban)).filter((line) => line.reference === first.charge_id || line.reference === second.charge_id);
+    const references = [...oasis.core.calls, ...atlas.core.calls]
+      .slice(0)
+      .map((call) => String(call.body?.reference ?? ''));
+    expect(references.filter((reference) => reference === first.charge_id || reference === second.charge_id)).toEqual(
+      [],
+    );
+    const debits = (await ledger.transactions(oasis.handle, amina.iban)).filter(
+      (line) => line.reference === first.charge_id || line.reference === second.charge_id,
+    );
     expect(debits.map((line) => [line.operation, line.amount])).toEqual([
       ['DEBIT', 4_000],
       ['DEBIT', 4_000],

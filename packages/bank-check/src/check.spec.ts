@@ -29,7 +29,12 @@ describe('bank check against the sandbox bank', () => {
 
   const customer = async (balance: number) => {
     const customerRef = `chk-cust-${(seq += 1)}`;
-    const account = await bank.openAccount({ customerRef, holderName: `Check Customer ${seq}`, currency: 'LYD', balance });
+    const account = await bank.openAccount({
+      customerRef,
+      holderName: `Check Customer ${seq}`,
+      currency: 'LYD',
+      balance,
+    });
     await bank.setOtp(customerRef, '482916');
     return { customerRef, otp: '482916', iban: account.iban };
   };
@@ -93,7 +98,10 @@ describe('bank check against the sandbox bank', () => {
     try {
       const result = await runBankCheck({ url: proxy.url, internalKey: TEST_INTERNAL_KEY, ...c, amount: 100 });
       expect(result.ok).toBe(false);
-      expect(step(result, 5)).toMatchObject({ status: 'FAIL', detail: expect.stringMatching(/^double-booked: .*10000 → 9800/) });
+      expect(step(result, 5)).toMatchObject({
+        status: 'FAIL',
+        detail: expect.stringMatching(/^double-booked: .*10000 → 9800/),
+      });
       expect(step(result, 4).status).toBe('PASS');
       expect(['PASS', 'WARN']).toContain(step(result, 10).status);
       expect((await bank.getAccount(c.iban))?.balance).toBe(10_000);
@@ -107,7 +115,10 @@ describe('bank check against the sandbox bank', () => {
     const proxy = await startFaultyProxy(bank.url, 'bare-401');
     try {
       const result = await runBankCheck({ url: proxy.url, internalKey: TEST_INTERNAL_KEY, ...c });
-      expect(step(result, 3)).toMatchObject({ status: 'FAIL', detail: expect.stringContaining("reads this refusal as the customer's wrong OTP") });
+      expect(step(result, 3)).toMatchObject({
+        status: 'FAIL',
+        detail: expect.stringContaining("reads this refusal as the customer's wrong OTP"),
+      });
       expect(statuses(result).filter(([, status]) => status !== 'PASS')).toEqual([[3, 'FAIL']]);
     } finally {
       await proxy.stop();
@@ -118,7 +129,10 @@ describe('bank check against the sandbox bank', () => {
     const c = await customer(1_000);
     bank.injectFaults({ latencyMs: 300, operations: ['listTransactions'] });
     const result = await runBankCheck({ url: bank.url, internalKey: TEST_INTERNAL_KEY, ...c, answerLimitMs: 250 });
-    expect(step(result, 9)).toMatchObject({ status: 'FAIL', detail: expect.stringMatching(/^over 250 ms: listTransactions \(step 8\) \d+ ms$/) });
+    expect(step(result, 9)).toMatchObject({
+      status: 'FAIL',
+      detail: expect.stringMatching(/^over 250 ms: listTransactions \(step 8\) \d+ ms$/),
+    });
     expect(step(result, 8).status).toBe('PASS');
   });
 });
@@ -133,7 +147,8 @@ describe('bank check against a minimal core written from the spec alone', () => 
     core.openAccount(IBAN, { customerRef: 'min-cust', otp: '271828', balance: 20_000, currency: 'LYD' });
   };
   afterEach(async () => core?.stop());
-  const check = () => runBankCheck({ url: core.url, internalKey: KEY, customerRef: 'min-cust', otp: '271828', iban: IBAN });
+  const check = () =>
+    runBankCheck({ url: core.url, internalKey: KEY, customerRef: 'min-cust', otp: '271828', iban: IBAN });
 
   it('passes against a core that answers a replay with its first answer', async () => {
     await start('same');
@@ -155,7 +170,10 @@ describe('bank check against a minimal core written from the spec alone', () => 
     await start('double-book');
     const result = await check();
     expect(result.ok).toBe(false);
-    expect(step(result, 5)).toMatchObject({ status: 'FAIL', detail: expect.stringMatching(/^double-booked: .*20000 → 19800/) });
+    expect(step(result, 5)).toMatchObject({
+      status: 'FAIL',
+      detail: expect.stringMatching(/^double-booked: .*20000 → 19800/),
+    });
     expect(core.balance(IBAN)).toBe(20_000);
   });
 });
@@ -165,7 +183,10 @@ describe('bank check against a minimal core written from the spec alone', () => 
  * reference of its own, so a same-reference retry is booked again (answers carry the caller's
  * reference back). 'bare-401': a refused key is answered 401 with an empty body.
  */
-async function startFaultyProxy(target: string, fault: 'double-book' | 'bare-401'): Promise<{ url: string; stop(): Promise<void> }> {
+async function startFaultyProxy(
+  target: string,
+  fault: 'double-book' | 'bare-401',
+): Promise<{ url: string; stop(): Promise<void> }> {
   let n = 0;
   const server = createServer((req: IncomingMessage, res) => {
     const chunks: Buffer[] = [];
@@ -178,11 +199,22 @@ async function startFaultyProxy(target: string, fault: 'double-book' | 'bare-401
         reference = parsed.reference;
         body = JSON.stringify({ ...parsed, reference: `${reference}~${(n += 1)}` });
       }
-      const headers = Object.fromEntries(Object.entries(req.headers).filter(([name]) => !['host', 'content-length', 'connection'].includes(name))) as Record<string, string>;
-      const answer = await request(`${target}${req.url}`, { method: req.method as 'GET' | 'POST', headers, ...(body !== undefined ? { body } : {}) });
+      const headers = Object.fromEntries(
+        Object.entries(req.headers).filter(([name]) => !['host', 'content-length', 'connection'].includes(name)),
+      ) as Record<string, string>;
+      const answer = await request(`${target}${req.url}`, {
+        method: req.method as 'GET' | 'POST',
+        headers,
+        ...(body !== undefined ? { body } : {}),
+      });
       let text = await answer.body.text();
       if (reference && answer.statusCode < 300) text = JSON.stringify({ ...JSON.parse(text), reference });
-      if (fault === 'bare-401' && answer.statusCode === 401 && req.headers['x-service-internal-key'] !== TEST_INTERNAL_KEY) text = '';
+      if (
+        fault === 'bare-401' &&
+        answer.statusCode === 401 &&
+        req.headers['x-service-internal-key'] !== TEST_INTERNAL_KEY
+      )
+        text = '';
       res.writeHead(answer.statusCode, { 'content-type': 'application/json' }).end(text);
     });
   });

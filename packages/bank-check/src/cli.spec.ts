@@ -39,7 +39,12 @@ describe('bank-check command', () => {
   });
 
   it('prints the table and exits 0 against the sandbox bank, never printing the key or the OTP', async () => {
-    const account = await bank.openAccount({ customerRef: 'cli-cust', holderName: 'CLI Customer', currency: 'LYD', balance: 3_000 });
+    const account = await bank.openAccount({
+      customerRef: 'cli-cust',
+      holderName: 'CLI Customer',
+      currency: 'LYD',
+      balance: 3_000,
+    });
     await bank.setOtp('cli-cust', OTP);
     const { code, stdout, stderr } = await runCommand([
       '--url',
@@ -67,7 +72,16 @@ describe('bank-check command', () => {
   });
 
   it('exits 2 with the usage on bad arguments, naming the options but not the key', async () => {
-    const { code, stdout, stderr } = await runCommand(['--internal-key', TEST_INTERNAL_KEY, '--otp', OTP, '--iban', 'LY00 not an iban', '--amount', 'abc']);
+    const { code, stdout, stderr } = await runCommand([
+      '--internal-key',
+      TEST_INTERNAL_KEY,
+      '--otp',
+      OTP,
+      '--iban',
+      'LY00 not an iban',
+      '--amount',
+      'abc',
+    ]);
     expect(code).toBe(2);
     expect(stdout).toBe('');
     expect(stderr).toContain('--url: required');
@@ -84,23 +98,51 @@ describe('parseCliArgs', () => {
   const base = ['--url', 'https://core.example', '--customer-ref', 'c1', '--iban', 'LY24002001000000000000042'];
 
   it('takes the key and the OTP from the environment when not given as options', () => {
-    expect(parseCliArgs([...base, '--json'], { BANK_CHECK_INTERNAL_KEY: 'k-from-env', BANK_CHECK_OTP: '1234' })).toEqual({
+    expect(
+      parseCliArgs([...base, '--json'], { BANK_CHECK_INTERNAL_KEY: 'k-from-env', BANK_CHECK_OTP: '1234' }),
+    ).toEqual({
       kind: 'run',
       json: true,
-      options: { url: 'https://core.example', internalKey: 'k-from-env', customerRef: 'c1', otp: '1234', iban: 'LY24002001000000000000042' },
+      options: {
+        url: 'https://core.example',
+        internalKey: 'k-from-env',
+        customerRef: 'c1',
+        otp: '1234',
+        iban: 'LY24002001000000000000042',
+      },
     });
   });
 
   it('reads --amount, --currency and --timeout-ms, and refuses unknown options and bad values', () => {
-    const run = parseCliArgs([...base, '--internal-key', 'k', '--otp', '1', '--amount', '250', '--currency', 'USD', '--timeout-ms', '3000']);
+    const run = parseCliArgs([
+      ...base,
+      '--internal-key',
+      'k',
+      '--otp',
+      '1',
+      '--amount',
+      '250',
+      '--currency',
+      'USD',
+      '--timeout-ms',
+      '3000',
+    ]);
     expect(run).toMatchObject({ kind: 'run', options: { amount: 250, currency: 'USD', timeoutMs: 3000 } });
-    expect(parseCliArgs([...base, '--internal-key', 'k', '--otp', '1', '--currency', 'GBP', '--amount', '1.5'])).toEqual({
+    expect(
+      parseCliArgs([...base, '--internal-key', 'k', '--otp', '1', '--currency', 'GBP', '--amount', '1.5']),
+    ).toEqual({
       kind: 'invalid',
       problems: ['--amount: must be a positive integer', '--currency: must be one of LYD, USD, EUR'],
     });
-    expect(parseCliArgs(['--bogus'])).toMatchObject({ kind: 'invalid', problems: [expect.stringContaining('--bogus')] });
+    expect(parseCliArgs(['--bogus'])).toMatchObject({
+      kind: 'invalid',
+      problems: [expect.stringContaining('--bogus')],
+    });
     // a key pasted without its option name is refused without being echoed
     expect(JSON.stringify(parseCliArgs([...base, 'sik_pasted_secret']))).not.toContain('sik_pasted_secret');
-    expect(parseCliArgs(['--url', 'ftp://core.example'])).toMatchObject({ kind: 'invalid', problems: expect.arrayContaining([expect.stringMatching(/^--url: must use https/)]) });
+    expect(parseCliArgs(['--url', 'ftp://core.example'])).toMatchObject({
+      kind: 'invalid',
+      problems: expect.arrayContaining([expect.stringMatching(/^--url: must use https/)]),
+    });
   });
 });

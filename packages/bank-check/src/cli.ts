@@ -58,11 +58,18 @@ const schema = z.object({
   otp: required,
   iban: required.refine((iban) => parseIban(iban) !== null, 'not a valid IBAN (format or checksum)'),
   amount: positiveInteger.optional(),
-  currency: z.enum(Object.keys(CURRENCIES) as [string, ...string[]], { error: `must be one of ${Object.keys(CURRENCIES).join(', ')}` }).optional(),
+  currency: z
+    .enum(Object.keys(CURRENCIES) as [string, ...string[]], {
+      error: `must be one of ${Object.keys(CURRENCIES).join(', ')}`,
+    })
+    .optional(),
   'timeout-ms': positiveInteger.optional(),
 });
 
-export type CliCommand = { kind: 'help' } | { kind: 'run'; options: BankCheckOptions; json: boolean } | { kind: 'invalid'; problems: string[] };
+export type CliCommand =
+  | { kind: 'help' }
+  | { kind: 'run'; options: BankCheckOptions; json: boolean }
+  | { kind: 'invalid'; problems: string[] };
 
 /** Reads the command line; every problem at once, naming options only (never echoing values). */
 export function parseCliArgs(argv: string[], env: Record<string, string | undefined> = {}): CliCommand {
@@ -72,7 +79,9 @@ export function parseCliArgs(argv: string[], env: Record<string, string | undefi
   } catch (error) {
     const message = (error as Error).message.split('\n')[0]!;
     // A stray value may be a key or an OTP given without its option name: never echo it.
-    const problem = message.startsWith('Unexpected argument') ? 'a value without an option name (every value follows its option, e.g. --otp 123456)' : message;
+    const problem = message.startsWith('Unexpected argument')
+      ? 'a value without an option name (every value follows its option, e.g. --otp 123456)'
+      : message;
     return { kind: 'invalid', problems: [problem] };
   }
   if (values.help) return { kind: 'help' };
@@ -81,7 +90,11 @@ export function parseCliArgs(argv: string[], env: Record<string, string | undefi
     'internal-key': values['internal-key'] ?? env.BANK_CHECK_INTERNAL_KEY,
     otp: values.otp ?? env.BANK_CHECK_OTP,
   });
-  if (!parsed.success) return { kind: 'invalid', problems: parsed.error.issues.map((issue) => `--${issue.path.join('.')}: ${issue.message}`) };
+  if (!parsed.success)
+    return {
+      kind: 'invalid',
+      problems: parsed.error.issues.map((issue) => `--${issue.path.join('.')}: ${issue.message}`),
+    };
   const v = parsed.data;
   return {
     kind: 'run',

@@ -50,7 +50,8 @@ export async function rawCall(call: RawCall): Promise<RawAnswer> {
 export function refusalCode(body: unknown): string | undefined {
   if (!body || typeof body !== 'object') return undefined;
   const { error, code } = body as { error?: unknown; code?: unknown };
-  if (error && typeof error === 'object' && typeof (error as { code?: unknown }).code === 'string') return (error as { code: string }).code;
+  if (error && typeof error === 'object' && typeof (error as { code?: unknown }).code === 'string')
+    return (error as { code: string }).code;
   if (typeof code === 'string') return code;
   if (typeof error === 'string') return error;
   return undefined;

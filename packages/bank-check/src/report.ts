@@ -4,13 +4,17 @@ import type { BankCheckResult } from './types';
 export function formatReport(result: BankCheckResult): string {
   const { target } = result;
   const rows = result.steps.map((step) => [String(step.number), step.name, step.status, step.detail]);
-  const widths = [0, 1, 2].map((i) => Math.max(...[['#', 'step', 'result'][i]!.length, ...rows.map((row) => row[i]!.length)]));
+  const widths = [0, 1, 2].map((i) =>
+    Math.max(...[['#', 'step', 'result'][i]!.length, ...rows.map((row) => row[i]!.length)]),
+  );
   const line = (cells: string[]) =>
     cells
       .map((cell, i) => (i < 3 ? cell.padEnd(widths[i]!) : cell))
       .join('  ')
       .trimEnd();
-  const counts = (['PASS', 'FAIL', 'WARN', 'SKIP'] as const).map((status) => [status, result.steps.filter((s) => s.status === status).length] as const);
+  const counts = (['PASS', 'FAIL', 'WARN', 'SKIP'] as const).map(
+    (status) => [status, result.steps.filter((s) => s.status === status).length] as const,
+  );
   const amount = `${target.amount}${target.currency ? ` ${target.currency}` : ''} minor units`;
   return [
     `Bank onboarding check of ${target.url}`,

@@ -27,7 +27,17 @@ export interface BankCheckOptions {
 
 export type StepStatus = 'PASS' | 'FAIL' | 'WARN' | 'SKIP';
 
-export type StepId = 'verify' | 'wrong-otp' | 'wrong-key' | 'account' | 'debit-once' | 'credit-once' | 'insufficient-funds' | 'statement' | 'answer-time' | 'balance-restored';
+export type StepId =
+  | 'verify'
+  | 'wrong-otp'
+  | 'wrong-key'
+  | 'account'
+  | 'debit-once'
+  | 'credit-once'
+  | 'insufficient-funds'
+  | 'statement'
+  | 'answer-time'
+  | 'balance-restored';
 
 export const STEPS: Record<StepId, { number: number; name: string }> = {
   verify: { number: 1, name: 'verify, right OTP' },

@@ -11,12 +11,16 @@ export type Readout<T> = { ok: true; value: T } | { ok: false; problem: string }
 function read<S extends z.ZodType, T>(schema: S, body: unknown, map: (value: z.infer<S>) => Readout<T>): Readout<T> {
   const result = schema.safeParse(body);
   if (!result.success) {
-    return { ok: false, problem: result.error.issues.map((i) => `${i.path.join('.') || 'body'}: ${i.message}`).join('; ') };
+    return {
+      ok: false,
+      problem: result.error.issues.map((i) => `${i.path.join('.') || 'body'}: ${i.message}`).join('; '),
+    };
   }
   return map(result.data);
 }
 
-const idOf = (value: string | number | undefined): string | null => (value === undefined || String(value).trim() === '' ? null : String(value));
+const idOf = (value: string | number | undefined): string | null =>
+  value === undefined || String(value).trim() === '' ? null : String(value);
 
 const toNumber = (value: number | string): number => (typeof value === 'number' ? value : Number(value));
 
@@ -36,10 +40,14 @@ export function readMovement(body: unknown, requested: MovementRequested): Reado
   // Every field of movementAnswer is optional and caught: this parse cannot fail.
   const answer = movementAnswer.parse(object);
   const differs: string[] = [];
-  if (answer.reference !== undefined && String(answer.reference) !== requested.reference) differs.push(`reference ${String(answer.reference)}`);
-  if (answer.amount !== undefined && !sameAmount(answer.amount, requested.amount)) differs.push(`amount ${String(answer.amount)}`);
-  if (answer.currency !== undefined && answer.currency.trim().toUpperCase() !== requested.currency) differs.push(`currency ${answer.currency}`);
-  if (answer.iban !== undefined && compactIban(answer.iban) !== compactIban(requested.iban)) differs.push(`iban ${answer.iban}`);
+  if (answer.reference !== undefined && String(answer.reference) !== requested.reference)
+    differs.push(`reference ${String(answer.reference)}`);
+  if (answer.amount !== undefined && !sameAmount(answer.amount, requested.amount))
+    differs.push(`amount ${String(answer.amount)}`);
+  if (answer.currency !== undefined && answer.currency.trim().toUpperCase() !== requested.currency)
+    differs.push(`currency ${answer.currency}`);
+  if (answer.iban !== undefined && compactIban(answer.iban) !== compactIban(requested.iban))
+    differs.push(`iban ${answer.iban}`);
   if (differs.length) return { ok: false, problem: `the answer is for another movement (${differs.join(', ')})` };
   return {
     ok: true,

@@ -22,13 +22,24 @@ describe('assertCoreBaseUrl', () => {
 
 describe('createBankCoreClient in production mode', () => {
   it('refuses a non-https base URL at construction, naming the bank', () => {
-    const build = () => createBankCoreClient({ bankHandle: 'bank1', baseUrl: 'http://core.bank1.example', internalKey: 'k', production: true });
+    const build = () =>
+      createBankCoreClient({
+        bankHandle: 'bank1',
+        baseUrl: 'http://core.bank1.example',
+        internalKey: 'k',
+        production: true,
+      });
     expect(build).toThrow('https in production');
     expect(build).toThrow('bank1');
   });
 
   it('accepts an https base URL and strips trailing slashes', () => {
-    const client = createBankCoreClient({ bankHandle: 'bank1', baseUrl: 'https://core.bank1.example/core/', internalKey: 'k', production: true });
+    const client = createBankCoreClient({
+      bankHandle: 'bank1',
+      baseUrl: 'https://core.bank1.example/core/',
+      internalKey: 'k',
+      production: true,
+    });
     expect(client.baseUrl).toBe('https://core.bank1.example/core');
   });
 });

@@ -10,8 +10,10 @@ export function assertCoreBaseUrl(url: string, production: boolean): string | nu
   } catch {
     return 'must be an absolute URL such as https://core.bank.example';
   }
-  if (parsed.protocol !== 'https:' && parsed.protocol !== 'http:') return `must use https (or http outside production), not ${parsed.protocol}`;
-  if (production && parsed.protocol !== 'https:') return 'must use https in production (the core interface requires TLS)';
+  if (parsed.protocol !== 'https:' && parsed.protocol !== 'http:')
+    return `must use https (or http outside production), not ${parsed.protocol}`;
+  if (production && parsed.protocol !== 'https:')
+    return 'must use https in production (the core interface requires TLS)';
   if (parsed.username || parsed.password) return 'must not carry credentials; the internal key authenticates calls';
   if (parsed.search || parsed.hash) return 'must not have a query string or fragment';
   return null;

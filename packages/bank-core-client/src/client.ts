@@ -1,11 +1,28 @@
-import { assertAmount, assertCurrency, createLogger, GatewayError, inSpan, invalid, isProduction, newId, requireIban, type ErrorCode } from '@gateway/kernel';
+import {
+  assertAmount,
+  assertCurrency,
+  createLogger,
+  GatewayError,
+  inSpan,
+  invalid,
+  isProduction,
+  newId,
+  requireIban,
+  type ErrorCode,
+} from '@gateway/kernel';
 import { Registry } from 'prom-client';
 import { sharedBankCoreAgent } from './agent';
 import { readAccount, readMovement, readStatement, type Readout } from './answers';
 import { assertCoreBaseUrl, normalizeBaseUrl } from './base-url';
 import { BankCoreError, metricOutcomeOf, type FailureReason } from './errors';
 import { bankCoreMetrics } from './metrics';
-import { DUPLICATE_CODES, INSUFFICIENT_FUNDS_CODE, KEY_REFUSED_CODES, type MovementRequest, type VerifyRequest } from './schemas';
+import {
+  DUPLICATE_CODES,
+  INSUFFICIENT_FUNDS_CODE,
+  KEY_REFUSED_CODES,
+  type MovementRequest,
+  type VerifyRequest,
+} from './schemas';
 import { errorCodeOf, errorMessageOf, Transport, type CallSpec, type CoreAnswer, type RetryPolicy } from './transport';
 import type { BankCoreClient, BankCoreClientOptions, CoreMovement, DebitInput } from './types';
 
@@ -13,7 +30,12 @@ export const DEFAULT_TIMEOUT_MS = 10_000;
 export const DEFAULT_RETRY: RetryPolicy = { attempts: 3, baseDelayMs: 200, maxDelayMs: 2_000 };
 
 /** The gateway's own claim refusals, relayed by the bank on alias enrollment: meaningful to the caller. */
-const ENROLL_PASS_THROUGH = new Set<ErrorCode>(['HANDLE_TAKEN', 'HANDLE_INVALID', 'VALIDATION_ERROR', 'ACCOUNT_NOT_FOUND']);
+const ENROLL_PASS_THROUGH = new Set<ErrorCode>([
+  'HANDLE_TAKEN',
+  'HANDLE_INVALID',
+  'VALIDATION_ERROR',
+  'ACCOUNT_NOT_FOUND',
+]);
 
 /** The one client every subgraph uses to call a bank core (spec "Bank core callbacks"). */
 export function createBankCoreClient(options: BankCoreClientOptions): BankCoreClient {
@@ -28,7 +50,12 @@ export function createBankCoreClient(options: BankCoreClientOptions): BankCoreCl
   const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   const retry = options.retry ?? DEFAULT_RETRY;
   if (!(timeoutMs > 0)) throw invalid('timeoutMs', 'must be positive');
-  if (!(Number.isInteger(retry.attempts) && retry.attempts >= 1 && retry.baseDelayMs >= 0 && retry.maxDelayMs >= retry.baseDelayMs)) {
+  if (!(
+    Number.isInteger(retry.attempts) &&
+    retry.attempts >= 1 &&
+    retry.baseDelayMs >= 0 &&
+    retry.maxDelayMs >= retry.baseDelayMs
+  )) {
     throw invalid('retry', 'attempts >= 1 and 0 <= baseDelayMs <= maxDelayMs');
   }
 
@@ -49,13 +76,24 @@ export function createBankCoreClient(options: BankCoreClientOptions): BankCoreCl
   });
 
   /** One logical call (one span when tracing, its attempts' HTTP spans inside): transport, interpretation, one metric sample and one log line. */
-  function invoke<T>(spec: Omit<CallSpec, 'requestId'> & { requestId?: string | undefined }, interpret: (answer: CoreAnswer) => T): Promise<T> {
+  function invoke<T>(
+    spec: Omit<CallSpec, 'requestId'> & { requestId?: string | undefined },
+    interpret: (answer: CoreAnswer) => T,
+  ): Promise<T> {
     const requestId = spec.requestId ?? newId('request');
-    const attributes = { 'gateway.bank': bank, 'gateway.bank_core.operation': spec.operation, 'gateway.request_id': requestId };
+    const attributes = {
+      'gateway.bank': bank,
+      'gateway.bank_core.operation': spec.operation,
+      'gateway.request_id': requestId,
+    };
     return inSpan(`bank-core ${spec.operation}`, attributes, () => call(spec, requestId, interpret));
   }
 
-  async function call<T>(spec: Omit<CallSpec, 'requestId'>, requestId: string, interpret: (answer: CoreAnswer) => T): Promise<T> {
+  async function call<T>(
+    spec: Omit<CallSpec, 'requestId'>,
+    requestId: string,
+    interpret: (answer: CoreAnswer) => T,
+  ): Promise<T> {
     const started = performance.now();
     let outcome = 'ok';
     let attempts = 0;
@@ -75,13 +113,27 @@ export function createBankCoreClient(options: BankCoreClientOptions): BankCoreCl
     } finally {
       const durationMs = performance.now() - started;
       metrics.duration.observe({ bank, operation: spec.operation, outcome }, durationMs / 1000);
-      const line = { bank, operation: spec.operation, request_id: requestId, attempts, outcome, status, duration_ms: Math.round(durationMs) };
+      const line = {
+        bank,
+        operation: spec.operation,
+        request_id: requestId,
+        attempts,
+        outcome,
+        status,
+        duration_ms: Math.round(durationMs),
+      };
       if (outcome === 'ok') logger.info(line, 'bank core call');
       else logger.warn(line, 'bank core call failed');
     }
   }
 
-  const fail = (code: ErrorCode, reason: FailureReason, operation: string, answer: CoreAnswer, detail: string): BankCoreError => {
+  const fail = (
+    code: ErrorCode,
+    reason: FailureReason,
+    operation: string,
+    answer: CoreAnswer,
+    detail: string,
+  ): BankCoreError => {
     const coreCode = errorCodeOf(answer.body);
     return new BankCoreError(code, detail, {
       bankHandle: bank,
@@ -99,13 +151,24 @@ export function createBankCoreClient(options: BankCoreClientOptions): BankCoreCl
     const message = errorMessageOf(answer.body);
     const said = `HTTP ${answer.status}${coreCode ? ` ${coreCode}` : ''}${message ? `: ${message}` : ''}`;
     const why = reason ?? (answer.status >= 400 ? 'client_error' : 'bad_answer');
-    const verb = why === 'client_error' ? 'refused' : why === 'replay_refused' ? 'refused a replay of' : 'gave an unusable answer to';
+    const verb =
+      why === 'client_error'
+        ? 'refused'
+        : why === 'replay_refused'
+          ? 'refused a replay of'
+          : 'gave an unusable answer to';
     return fail('CBS_ERROR', why, operation, answer, `bank core ${bank} ${verb} ${operation}: ${said}`);
   };
 
   const accept = <T>(operation: string, answer: CoreAnswer, readout: Readout<T>): T => {
     if (readout.ok) return readout.value;
-    throw fail('CBS_ERROR', 'bad_answer', operation, answer, `bank core ${bank} gave an unreadable ${operation} answer: ${readout.problem}`);
+    throw fail(
+      'CBS_ERROR',
+      'bad_answer',
+      operation,
+      answer,
+      `bank core ${bank} gave an unreadable ${operation} answer: ${readout.problem}`,
+    );
   };
 
   /**
@@ -120,23 +183,51 @@ export function createBankCoreClient(options: BankCoreClientOptions): BankCoreCl
     assertCurrency(input.currency);
     requireText(input.reference, 'reference', 128);
     if (typeof input.description !== 'string') throw invalid('description', 'must be a string');
-    const body: MovementRequest = { iban, amount: input.amount, currency: input.currency, reference: input.reference, description: input.description };
-    return invoke({ operation, method: 'POST', path: `/accounts/${operation}`, body, requestId: input.requestId, retryOn: 'transient' }, (answer) => {
-      if (answer.status >= 200 && answer.status < 300) {
-        const booked = readMovement(answer.body, body);
-        if (booked.ok) return booked.value;
-        // A core answering for another movement is a defect there, never a success here.
-        throw fail('CBS_ERROR', 'bad_answer', operation, answer, `bank core ${bank} answered ${operation} ${input.reference}: ${booked.problem}`);
-      }
-      if (answer.status < 400) throw unexpected(operation, answer, 'bad_answer');
-      const code = errorCodeOf(answer.body)?.toUpperCase();
-      if (code && DUPLICATE_CODES.has(code)) return { transactionId: null, bookedAt: null, duplicate: true };
-      if (answer.ambiguousBefore) throw unexpected(operation, answer, 'replay_refused');
-      if (code === INSUFFICIENT_FUNDS_CODE || (operation === 'debit' && answer.status === 422 && !code)) {
-        throw fail('INSUFFICIENT_FUNDS', 'rejected', operation, answer, `bank ${bank}: balance too low for ${input.amount} ${input.currency}`);
-      }
-      throw unexpected(operation, answer, 'client_error');
-    });
+    const body: MovementRequest = {
+      iban,
+      amount: input.amount,
+      currency: input.currency,
+      reference: input.reference,
+      description: input.description,
+    };
+    return invoke(
+      {
+        operation,
+        method: 'POST',
+        path: `/accounts/${operation}`,
+        body,
+        requestId: input.requestId,
+        retryOn: 'transient',
+      },
+      (answer) => {
+        if (answer.status >= 200 && answer.status < 300) {
+          const booked = readMovement(answer.body, body);
+          if (booked.ok) return booked.value;
+          // A core answering for another movement is a defect there, never a success here.
+          throw fail(
+            'CBS_ERROR',
+            'bad_answer',
+            operation,
+            answer,
+            `bank core ${bank} answered ${operation} ${input.reference}: ${booked.problem}`,
+          );
+        }
+        if (answer.status < 400) throw unexpected(operation, answer, 'bad_answer');
+        const code = errorCodeOf(answer.body)?.toUpperCase();
+        if (code && DUPLICATE_CODES.has(code)) return { transactionId: null, bookedAt: null, duplicate: true };
+        if (answer.ambiguousBefore) throw unexpected(operation, answer, 'replay_refused');
+        if (code === INSUFFICIENT_FUNDS_CODE || (operation === 'debit' && answer.status === 422 && !code)) {
+          throw fail(
+            'INSUFFICIENT_FUNDS',
+            'rejected',
+            operation,
+            answer,
+            `bank ${bank}: balance too low for ${input.amount} ${input.currency}`,
+          );
+        }
+        throw unexpected(operation, answer, 'client_error');
+      },
+    );
   };
 
   return {
@@ -147,19 +238,36 @@ export function createBankCoreClient(options: BankCoreClientOptions): BankCoreCl
       requireText(input.customerRef, 'customerRef', 128);
       requireText(input.otp, 'otp', 64);
       const body: VerifyRequest = { customer_ref: input.customerRef, otp: input.otp };
-      return invoke({ operation: 'verifyCustomer', method: 'POST', path: '/customers/verify', body, requestId: input.requestId, retryOn: 'transient' }, (answer) => {
-        const refused = () => fail('OTP_INVALID', 'rejected', 'verifyCustomer', answer, `bank ${bank} refused the customer's OTP`);
-        if (answer.status === 401 || answer.status === 403) {
-          // A refused key must never reach the customer as "wrong OTP".
-          if (KEY_REFUSED_CODES.has(errorCodeOf(answer.body)?.toUpperCase() ?? '')) {
-            throw fail('CBS_ERROR', 'client_error', 'verifyCustomer', answer, `bank core ${bank} refused the gateway's internal key`);
+      return invoke(
+        {
+          operation: 'verifyCustomer',
+          method: 'POST',
+          path: '/customers/verify',
+          body,
+          requestId: input.requestId,
+          retryOn: 'transient',
+        },
+        (answer) => {
+          const refused = () =>
+            fail('OTP_INVALID', 'rejected', 'verifyCustomer', answer, `bank ${bank} refused the customer's OTP`);
+          if (answer.status === 401 || answer.status === 403) {
+            // A refused key must never reach the customer as "wrong OTP".
+            if (KEY_REFUSED_CODES.has(errorCodeOf(answer.body)?.toUpperCase() ?? '')) {
+              throw fail(
+                'CBS_ERROR',
+                'client_error',
+                'verifyCustomer',
+                answer,
+                `bank core ${bank} refused the gateway's internal key`,
+              );
+            }
+            if (answer.status === 401) throw refused();
           }
-          if (answer.status === 401) throw refused();
-        }
-        if (answer.status < 200 || answer.status >= 300) throw unexpected('verifyCustomer', answer);
-        if ((answer.body as { verified?: unknown } | null)?.verified === true) return { verified: true as const };
-        throw refused();
-      });
+          if (answer.status < 200 || answer.status >= 300) throw unexpected('verifyCustomer', answer);
+          if ((answer.body as { verified?: unknown } | null)?.verified === true) return { verified: true as const };
+          throw refused();
+        },
+      );
     },
 
     debit: (input) => movement('debit', input),
@@ -167,10 +275,19 @@ export function createBankCoreClient(options: BankCoreClientOptions): BankCoreCl
 
     async getAccount(rawIban, callOptions = {}) {
       const iban = requireIban(rawIban).iban;
-      return invoke({ operation: 'getAccount', method: 'GET', path: `/accounts/${encodeURIComponent(iban)}`, requestId: callOptions.requestId, retryOn: 'transient' }, (answer) => {
-        if (answer.status >= 300) throw unexpected('getAccount', answer);
-        return accept('getAccount', answer, readAccount(iban, answer.body));
-      });
+      return invoke(
+        {
+          operation: 'getAccount',
+          method: 'GET',
+          path: `/accounts/${encodeURIComponent(iban)}`,
+          requestId: callOptions.requestId,
+          retryOn: 'transient',
+        },
+        (answer) => {
+          if (answer.status >= 300) throw unexpected('getAccount', answer);
+          return accept('getAccount', answer, readAccount(iban, answer.body));
+        },
+      );
     },
 
     async listTransactions(rawIban, fromDate, toDate, callOptions = {}) {
@@ -229,7 +346,8 @@ function requireText(value: unknown, field: string, max: number): void {
 }
 
 function requireDate(value: unknown, field: string): void {
-  const parsed = typeof value === 'string' && /^\d{4}-\d{2}-\d{2}$/.test(value) ? new Date(`${value}T00:00:00.000Z`) : null;
+  const parsed =
+    typeof value === 'string' && /^\d{4}-\d{2}-\d{2}$/.test(value) ? new Date(`${value}T00:00:00.000Z`) : null;
   const ok = parsed !== null && !Number.isNaN(parsed.getTime()) && parsed.toISOString().startsWith(value as string);
   if (!ok) throw invalid(field, 'must be a date YYYY-MM-DD');
 }

@@ -1,7 +1,13 @@
 import { newLyIban } from '@gateway/bank-sandbox';
 import { createLogger } from '@gateway/kernel';
 import { startMinimalCore, type MinimalCore, type MinimalCoreOptions } from '@gateway/bank-core-client/testing';
-import { BankCoreError, createBankCoreClient, findBooking, type BankCoreClient, type BankCoreClientOptions } from './index';
+import {
+  BankCoreError,
+  createBankCoreClient,
+  findBooking,
+  type BankCoreClient,
+  type BankCoreClientOptions,
+} from './index';
 
 /**
  * The contract (API-CONTRACT "Bank core interface") against a core written from the spec alone:
@@ -46,8 +52,10 @@ describe('bank-core client against a spec-only core', () => {
     on.openAccount(iban, { customerRef: `cust-${seq}`, otp: `otp-${seq}`, balance, name: `Holder ${seq}` });
     return { iban, customerRef: `cust-${seq}`, otp: `otp-${seq}` };
   };
-  const debit = (iban: string, amount: number, reference: string, on: BankCoreClient = client) => on.debit({ iban, amount, currency: 'LYD', reference, description: 'checkout' });
-  const credit = (iban: string, amount: number, reference: string, on: BankCoreClient = client) => on.credit({ iban, amount, currency: 'LYD', reference, description: 'payout' });
+  const debit = (iban: string, amount: number, reference: string, on: BankCoreClient = client) =>
+    on.debit({ iban, amount, currency: 'LYD', reference, description: 'checkout' });
+  const credit = (iban: string, amount: number, reference: string, on: BankCoreClient = client) =>
+    on.credit({ iban, amount, currency: 'LYD', reference, description: 'payout' });
   const failure = (promise: Promise<unknown>) =>
     promise.then(
       () => undefined,
@@ -58,14 +66,33 @@ describe('bank-core client against a spec-only core', () => {
     it("sends exactly the spec's fields, the internal key and a request id", async () => {
       const acc = open(1_000);
       const before = core.calls.length;
-      await client.debit({ iban: acc.iban, amount: 10, currency: 'LYD', reference: 'ops_sent1', description: 'd', requestId: 'req_traced' });
+      await client.debit({
+        iban: acc.iban,
+        amount: 10,
+        currency: 'LYD',
+        reference: 'ops_sent1',
+        description: 'd',
+        requestId: 'req_traced',
+      });
       await credit(acc.iban, 5, 'ops_sent2');
       // By path: on a loaded machine a slow first answer is replayed, so a call may appear twice.
       const sent = core.calls.slice(before);
       const debitCall = sent.find((call) => call.path === '/accounts/debit');
       const creditCall = sent.find((call) => call.path === '/accounts/credit');
-      expect(debitCall!.body).toEqual({ iban: acc.iban, amount: 10, currency: 'LYD', reference: 'ops_sent1', description: 'd' });
-      expect(creditCall!.body).toEqual({ iban: acc.iban, amount: 5, currency: 'LYD', reference: 'ops_sent2', description: 'payout' });
+      expect(debitCall!.body).toEqual({
+        iban: acc.iban,
+        amount: 10,
+        currency: 'LYD',
+        reference: 'ops_sent1',
+        description: 'd',
+      });
+      expect(creditCall!.body).toEqual({
+        iban: acc.iban,
+        amount: 5,
+        currency: 'LYD',
+        reference: 'ops_sent2',
+        description: 'payout',
+      });
       expect(debitCall!.headers['x-service-internal-key']).toBe(KEY);
       expect(debitCall!.headers['x-request-id']).toBe('req_traced');
       expect(creditCall!.headers['x-request-id']).toMatch(/^req_/);
@@ -78,7 +105,10 @@ describe('bank-core client against a spec-only core', () => {
       const debited = await debit(acc.iban, 300, 'ops_spec200');
       const entry = core.entries(acc.iban)[0]!;
       expect(debited).toEqual({ transactionId: entry.id, bookedAt: null, duplicate: false });
-      await expect(credit(acc.iban, 100, 'ops_spec200b')).resolves.toMatchObject({ transactionId: expect.stringMatching(/^tx_/), duplicate: false });
+      await expect(credit(acc.iban, 100, 'ops_spec200b')).resolves.toMatchObject({
+        transactionId: expect.stringMatching(/^tx_/),
+        duplicate: false,
+      });
       expect(core.balance(acc.iban)).toBe(800);
     });
 
@@ -91,7 +121,11 @@ describe('bank-core client against a spec-only core', () => {
     ])('reads a 2xx with %s as booked', async (_label, body) => {
       const acc = open(1_000);
       core.fail({ path: '/accounts/debit', kind: 'book-then-status', status: 200, body });
-      await expect(debit(acc.iban, 10, `ops_body${seq}`)).resolves.toEqual({ transactionId: null, bookedAt: null, duplicate: false });
+      await expect(debit(acc.iban, 10, `ops_body${seq}`)).resolves.toEqual({
+        transactionId: null,
+        bookedAt: null,
+        duplicate: false,
+      });
       expect(core.balance(acc.iban)).toBe(990);
     });
 
@@ -101,9 +135,19 @@ describe('bank-core client against a spec-only core', () => {
         path: '/accounts/credit',
         kind: 'book-then-status',
         status: 201,
-        body: JSON.stringify({ id: 42, booking_date: '2025-03-10', amount: '10', currency: 'lyd', iban: acc.iban.replace(/(.{4})/g, '$1 ').toLowerCase() }),
+        body: JSON.stringify({
+          id: 42,
+          booking_date: '2025-03-10',
+          amount: '10',
+          currency: 'lyd',
+          iban: acc.iban.replace(/(.{4})/g, '$1 ').toLowerCase(),
+        }),
       });
-      await expect(credit(acc.iban, 10, 'ops_idvariant')).resolves.toEqual({ transactionId: '42', bookedAt: '2025-03-10T00:00:00.000Z', duplicate: false });
+      await expect(credit(acc.iban, 10, 'ops_idvariant')).resolves.toEqual({
+        transactionId: '42',
+        bookedAt: '2025-03-10T00:00:00.000Z',
+        duplicate: false,
+      });
     });
 
     it.each([
@@ -114,7 +158,12 @@ describe('bank-core client against a spec-only core', () => {
     ])('treats a 2xx echoing another %s as an unknown outcome (bad_answer), never booked', async (_field, echo) => {
       const acc = open(1_000);
       const reference = `ops_echo${seq}`;
-      core.fail({ path: '/accounts/debit', kind: 'status', status: 200, body: JSON.stringify({ reference, amount: 10, currency: 'LYD', iban: acc.iban, ...echo }) });
+      core.fail({
+        path: '/accounts/debit',
+        kind: 'status',
+        status: 200,
+        body: JSON.stringify({ reference, amount: 10, currency: 'LYD', iban: acc.iban, ...echo }),
+      });
       const error = await failure(debit(acc.iban, 10, reference));
       expect(error).toBeInstanceOf(BankCoreError);
       expect(error).toMatchObject({ code: 'CBS_ERROR', reason: 'bad_answer', coreStatus: 200, attempts: 1 });
@@ -125,22 +174,36 @@ describe('bank-core client against a spec-only core', () => {
       const dedupClient = makeClient(dedup.url);
       const acc = open(1_000, dedup);
       await debit(acc.iban, 50, 'ops_dup1', dedupClient);
-      await expect(debit(acc.iban, 50, 'ops_dup1', dedupClient)).resolves.toEqual({ transactionId: null, bookedAt: null, duplicate: true });
+      await expect(debit(acc.iban, 50, 'ops_dup1', dedupClient)).resolves.toEqual({
+        transactionId: null,
+        bookedAt: null,
+        duplicate: true,
+      });
       expect(dedup.balance(acc.iban)).toBe(950);
     });
 
-    it.each([['{"code": "DUPLICATE"}'], ['{"error": "ALREADY_PROCESSED"}']])('reads the duplicate code in %s as booked', async (body) => {
-      const acc = open(1_000);
-      core.fail({ path: '/accounts/credit', kind: 'status', status: 409, body });
-      await expect(credit(acc.iban, 1, `ops_dupcode${seq}`)).resolves.toMatchObject({ duplicate: true });
-    });
+    it.each([['{"code": "DUPLICATE"}'], ['{"error": "ALREADY_PROCESSED"}']])(
+      'reads the duplicate code in %s as booked',
+      async (body) => {
+        const acc = open(1_000);
+        core.fail({ path: '/accounts/credit', kind: 'status', status: 409, body });
+        await expect(credit(acc.iban, 1, `ops_dupcode${seq}`)).resolves.toMatchObject({ duplicate: true });
+      },
+    );
 
     it('books once when the core answers 500 twice then 200 (same reference replayed)', async () => {
       const acc = open(1_000);
-      core.fail({ path: '/accounts/debit', kind: 'book-then-status', status: 500 }, { path: '/accounts/debit', kind: 'status', status: 500 });
+      core.fail(
+        { path: '/accounts/debit', kind: 'book-then-status', status: 500 },
+        { path: '/accounts/debit', kind: 'status', status: 500 },
+      );
       const before = core.calls.length;
       const booked = await debit(acc.iban, 200, 'ops_500twice');
-      expect(core.calls.slice(before).map((c) => c.body?.reference)).toEqual(['ops_500twice', 'ops_500twice', 'ops_500twice']);
+      expect(core.calls.slice(before).map((c) => c.body?.reference)).toEqual([
+        'ops_500twice',
+        'ops_500twice',
+        'ops_500twice',
+      ]);
       expect(booked).toEqual({ transactionId: core.entries(acc.iban)[0]!.id, bookedAt: null, duplicate: false });
       expect(core.balance(acc.iban)).toBe(800);
       expect(core.entries(acc.iban)).toHaveLength(1);
@@ -152,29 +215,62 @@ describe('bank-core client against a spec-only core', () => {
       const acc = open(50);
       const before = core.calls.length;
       const error = await failure(debit(acc.iban, 51, 'ops_poor'));
-      expect(error).toMatchObject({ code: 'INSUFFICIENT_FUNDS', reason: 'rejected', coreStatus: 422, coreCode: 'INSUFFICIENT_FUNDS', attempts: 1 });
+      expect(error).toMatchObject({
+        code: 'INSUFFICIENT_FUNDS',
+        reason: 'rejected',
+        coreStatus: 422,
+        coreCode: 'INSUFFICIENT_FUNDS',
+        attempts: 1,
+      });
       expect(core.calls.length - before).toBe(1);
     });
 
     it('maps a 422 with no readable code on a debit to INSUFFICIENT_FUNDS, but not on a credit', async () => {
       const acc = open(1_000);
       core.fail({ path: '/accounts/debit', kind: 'status', status: 422, body: '' });
-      await expect(failure(debit(acc.iban, 1, 'ops_422bare'))).resolves.toMatchObject({ code: 'INSUFFICIENT_FUNDS', reason: 'rejected' });
+      await expect(failure(debit(acc.iban, 1, 'ops_422bare'))).resolves.toMatchObject({
+        code: 'INSUFFICIENT_FUNDS',
+        reason: 'rejected',
+      });
       core.fail({ path: '/accounts/credit', kind: 'status', status: 422, body: '{"message": "cannot"}' });
-      await expect(failure(credit(acc.iban, 1, 'ops_422credit'))).resolves.toMatchObject({ code: 'CBS_ERROR', reason: 'client_error', coreStatus: 422 });
+      await expect(failure(credit(acc.iban, 1, 'ops_422credit'))).resolves.toMatchObject({
+        code: 'CBS_ERROR',
+        reason: 'client_error',
+        coreStatus: 422,
+      });
     });
 
     it('reads the code from error.code, code or error, and the message from message, error.message or error_description', async () => {
       const acc = open(1_000);
       core.fail(
-        { path: '/accounts/debit', kind: 'status', status: 400, body: '{"code": "LIMIT_EXCEEDED", "message": "over the daily limit"}' },
-        { path: '/accounts/debit', kind: 'status', status: 403, body: '{"error": {"code": "ACCOUNT_BLOCKED", "message": "blocked"}}' },
-        { path: '/accounts/debit', kind: 'status', status: 400, body: '{"error": "invalid_request", "error_description": "bad iban"}' },
+        {
+          path: '/accounts/debit',
+          kind: 'status',
+          status: 400,
+          body: '{"code": "LIMIT_EXCEEDED", "message": "over the daily limit"}',
+        },
+        {
+          path: '/accounts/debit',
+          kind: 'status',
+          status: 403,
+          body: '{"error": {"code": "ACCOUNT_BLOCKED", "message": "blocked"}}',
+        },
+        {
+          path: '/accounts/debit',
+          kind: 'status',
+          status: 400,
+          body: '{"error": "invalid_request", "error_description": "bad iban"}',
+        },
       );
       const limit = await failure(debit(acc.iban, 1, 'ops_code1'));
       const blocked = await failure(debit(acc.iban, 1, 'ops_code2'));
       const oauthStyle = await failure(debit(acc.iban, 1, 'ops_code3'));
-      expect(limit).toMatchObject({ code: 'CBS_ERROR', reason: 'client_error', coreCode: 'LIMIT_EXCEEDED', attempts: 1 });
+      expect(limit).toMatchObject({
+        code: 'CBS_ERROR',
+        reason: 'client_error',
+        coreCode: 'LIMIT_EXCEEDED',
+        attempts: 1,
+      });
       expect(limit!.detail).toContain('over the daily limit');
       expect(blocked).toMatchObject({ reason: 'client_error', coreCode: 'ACCOUNT_BLOCKED' });
       expect(blocked!.detail).toContain('blocked');
@@ -201,34 +297,62 @@ describe('bank-core client against a spec-only core', () => {
         { path: '/accounts/debit', kind: 'status', status: 422, body: '{"error": "INSUFFICIENT_FUNDS"}' },
       );
       const error = await failure(debit(acc.iban, 600, 'ops_500then422'));
-      expect(error).toMatchObject({ code: 'CBS_ERROR', reason: 'replay_refused', coreStatus: 422, coreCode: 'INSUFFICIENT_FUNDS', attempts: 2 });
+      expect(error).toMatchObject({
+        code: 'CBS_ERROR',
+        reason: 'replay_refused',
+        coreStatus: 422,
+        coreCode: 'INSUFFICIENT_FUNDS',
+        attempts: 2,
+      });
       // it had booked: a refusal here must not be read as "not booked"
       expect(core.balance(acc.iban)).toBe(400);
     });
 
     it('reads a 4xx after a timeout as replay_refused, and a duplicate code after it as booked', async () => {
       const acc = open(1_000);
-      core.fail({ path: '/accounts/credit', kind: 'hang' }, { path: '/accounts/credit', kind: 'status', status: 404, body: '{"error": "ACCOUNT_NOT_FOUND"}' });
-      await expect(failure(credit(acc.iban, 5, 'ops_hang404'))).resolves.toMatchObject({ reason: 'replay_refused', coreStatus: 404 });
+      core.fail(
+        { path: '/accounts/credit', kind: 'hang' },
+        { path: '/accounts/credit', kind: 'status', status: 404, body: '{"error": "ACCOUNT_NOT_FOUND"}' },
+      );
+      await expect(failure(credit(acc.iban, 5, 'ops_hang404'))).resolves.toMatchObject({
+        reason: 'replay_refused',
+        coreStatus: 404,
+      });
 
       const dedup = await startCore({ replay: 'duplicate' });
       const other = open(1_000, dedup);
       dedup.fail({ path: '/accounts/credit', kind: 'book-then-status', status: 503 });
-      await expect(credit(other.iban, 5, 'ops_503dup', makeClient(dedup.url))).resolves.toEqual({ transactionId: null, bookedAt: null, duplicate: true });
+      await expect(credit(other.iban, 5, 'ops_503dup', makeClient(dedup.url))).resolves.toEqual({
+        transactionId: null,
+        bookedAt: null,
+        duplicate: true,
+      });
       expect(dedup.balance(other.iban)).toBe(1_005);
     });
 
-    it.each([[301], [302], [307]])('treats a %i as an unknown outcome (bad_answer), neither booked nor refused', async (status) => {
-      const acc = open(1_000);
-      core.fail({ path: '/accounts/debit', kind: 'status', status, body: '' });
-      await expect(failure(debit(acc.iban, 1, `ops_3xx${status}`))).resolves.toMatchObject({ code: 'CBS_ERROR', reason: 'bad_answer', coreStatus: status, attempts: 1 });
-    });
+    it.each([[301], [302], [307]])(
+      'treats a %i as an unknown outcome (bad_answer), neither booked nor refused',
+      async (status) => {
+        const acc = open(1_000);
+        core.fail({ path: '/accounts/debit', kind: 'status', status, body: '' });
+        await expect(failure(debit(acc.iban, 1, `ops_3xx${status}`))).resolves.toMatchObject({
+          code: 'CBS_ERROR',
+          reason: 'bad_answer',
+          coreStatus: status,
+          attempts: 1,
+        });
+      },
+    );
 
     it('gives CBS_TIMEOUT for a core that never answers, after retrying the same reference', async () => {
       const acc = open(1_000);
       core.fail(...Array.from({ length: 3 }, () => ({ path: '/accounts/debit', kind: 'hang' as const })));
       const before = core.calls.length;
-      await expect(failure(debit(acc.iban, 1, 'ops_hung'))).resolves.toMatchObject({ code: 'CBS_TIMEOUT', reason: 'timeout', attempts: 3 });
+      await expect(failure(debit(acc.iban, 1, 'ops_hung'))).resolves.toMatchObject({
+        code: 'CBS_TIMEOUT',
+        reason: 'timeout',
+        attempts: 3,
+      });
       expect(core.calls.slice(before).map((c) => c.body?.reference)).toEqual(['ops_hung', 'ops_hung', 'ops_hung']);
     });
   });
@@ -236,8 +360,12 @@ describe('bank-core client against a spec-only core', () => {
   describe('verifyCustomer', () => {
     it('verifies the right OTP and reads 401 {"error": "OTP_INVALID"} as OTP_INVALID', async () => {
       const acc = open(0);
-      await expect(client.verifyCustomer({ customerRef: acc.customerRef, otp: acc.otp })).resolves.toEqual({ verified: true });
-      await expect(failure(client.verifyCustomer({ customerRef: acc.customerRef, otp: 'nope' }))).resolves.toMatchObject({
+      await expect(client.verifyCustomer({ customerRef: acc.customerRef, otp: acc.otp })).resolves.toEqual({
+        verified: true,
+      });
+      await expect(
+        failure(client.verifyCustomer({ customerRef: acc.customerRef, otp: 'nope' })),
+      ).resolves.toMatchObject({
         code: 'OTP_INVALID',
         reason: 'rejected',
         coreStatus: 401,
@@ -248,35 +376,75 @@ describe('bank-core client against a spec-only core', () => {
       const acc = open(0);
       const wrongKey = makeClient(core.url, { internalKey: 'sik_some_other_key_entirely_000' });
       const error = await failure(wrongKey.verifyCustomer({ customerRef: acc.customerRef, otp: acc.otp }));
-      expect(error).toMatchObject({ code: 'CBS_ERROR', reason: 'client_error', coreStatus: 401, coreCode: 'UNAUTHORIZED' });
+      expect(error).toMatchObject({
+        code: 'CBS_ERROR',
+        reason: 'client_error',
+        coreStatus: 401,
+        coreCode: 'UNAUTHORIZED',
+      });
       core.fail({ path: '/customers/verify', kind: 'status', status: 403, body: '{"error": {"code": "FORBIDDEN"}}' });
-      await expect(failure(client.verifyCustomer({ customerRef: acc.customerRef, otp: acc.otp }))).resolves.toMatchObject({ code: 'CBS_ERROR', coreStatus: 403 });
+      await expect(
+        failure(client.verifyCustomer({ customerRef: acc.customerRef, otp: acc.otp })),
+      ).resolves.toMatchObject({ code: 'CBS_ERROR', coreStatus: 403 });
       // and on a debit, a refused key is a refusal of the call, not of the customer's funds
-      await expect(failure(debit(acc.iban, 1, 'ops_wrongkey', wrongKey))).resolves.toMatchObject({ code: 'CBS_ERROR', reason: 'client_error', coreCode: 'UNAUTHORIZED' });
+      await expect(failure(debit(acc.iban, 1, 'ops_wrongkey', wrongKey))).resolves.toMatchObject({
+        code: 'CBS_ERROR',
+        reason: 'client_error',
+        coreCode: 'UNAUTHORIZED',
+      });
     });
 
     it('reads a 2xx without verified: true as OTP_INVALID', async () => {
       const acc = open(0);
-      core.fail({ path: '/customers/verify', kind: 'status', status: 200, body: '{"verified": "yes"}' }, { path: '/customers/verify', kind: 'status', status: 200, body: '' });
-      await expect(failure(client.verifyCustomer({ customerRef: acc.customerRef, otp: acc.otp }))).resolves.toMatchObject({ code: 'OTP_INVALID', coreStatus: 200 });
-      await expect(failure(client.verifyCustomer({ customerRef: acc.customerRef, otp: acc.otp }))).resolves.toMatchObject({ code: 'OTP_INVALID' });
+      core.fail(
+        { path: '/customers/verify', kind: 'status', status: 200, body: '{"verified": "yes"}' },
+        { path: '/customers/verify', kind: 'status', status: 200, body: '' },
+      );
+      await expect(
+        failure(client.verifyCustomer({ customerRef: acc.customerRef, otp: acc.otp })),
+      ).resolves.toMatchObject({ code: 'OTP_INVALID', coreStatus: 200 });
+      await expect(
+        failure(client.verifyCustomer({ customerRef: acc.customerRef, otp: acc.otp })),
+      ).resolves.toMatchObject({ code: 'OTP_INVALID' });
     });
   });
 
   describe('getAccount', () => {
     it('reads the spec-only {iban, name, balance, currency}', async () => {
       const acc = open(4_321);
-      await expect(client.getAccount(acc.iban)).resolves.toEqual({ iban: acc.iban, holderName: `Holder ${seq}`, customerRef: null, balance: 4_321, currency: 'LYD' });
+      await expect(client.getAccount(acc.iban)).resolves.toEqual({
+        iban: acc.iban,
+        holderName: `Holder ${seq}`,
+        customerRef: null,
+        balance: 4_321,
+        currency: 'LYD',
+      });
     });
 
     it('takes holder_name, account_holder or name, an integer-string balance, and the requested IBAN when the body has none', async () => {
       const acc = open(0);
       core.fail(
-        { path: `/accounts/${acc.iban}`, kind: 'status', status: 200, body: '{"account_holder": "A. Holder", "balance": "1200", "currency": "LYD", "customer_ref": "c-9"}' },
-        { path: `/accounts/${acc.iban}`, kind: 'status', status: 200, body: '{"holder_name": "H", "name": "N", "balance": 5, "currency": "LYD"}' },
+        {
+          path: `/accounts/${acc.iban}`,
+          kind: 'status',
+          status: 200,
+          body: '{"account_holder": "A. Holder", "balance": "1200", "currency": "LYD", "customer_ref": "c-9"}',
+        },
+        {
+          path: `/accounts/${acc.iban}`,
+          kind: 'status',
+          status: 200,
+          body: '{"holder_name": "H", "name": "N", "balance": 5, "currency": "LYD"}',
+        },
         { path: `/accounts/${acc.iban}`, kind: 'status', status: 200, body: '{"balance": 5, "currency": "LYD"}' },
       );
-      await expect(client.getAccount(acc.iban)).resolves.toEqual({ iban: acc.iban, holderName: 'A. Holder', customerRef: 'c-9', balance: 1_200, currency: 'LYD' });
+      await expect(client.getAccount(acc.iban)).resolves.toEqual({
+        iban: acc.iban,
+        holderName: 'A. Holder',
+        customerRef: 'c-9',
+        balance: 1_200,
+        currency: 'LYD',
+      });
       await expect(client.getAccount(acc.iban)).resolves.toMatchObject({ holderName: 'H' });
       await expect(client.getAccount(acc.iban)).resolves.toMatchObject({ holderName: '', balance: 5 });
     });
@@ -288,7 +456,10 @@ describe('bank-core client against a spec-only core', () => {
     ])('refuses an answer with %s as bad_answer', async (_label, body) => {
       const acc = open(0);
       core.fail({ path: `/accounts/${acc.iban}`, kind: 'status', status: 200, body });
-      await expect(failure(client.getAccount(acc.iban))).resolves.toMatchObject({ code: 'CBS_ERROR', reason: 'bad_answer' });
+      await expect(failure(client.getAccount(acc.iban))).resolves.toMatchObject({
+        code: 'CBS_ERROR',
+        reason: 'bad_answer',
+      });
     });
   });
 
@@ -304,30 +475,86 @@ describe('bank-core client against a spec-only core', () => {
       expect(statement).toEqual({
         iban: acc.iban,
         transactions: [
-          { transactionId: debitEntry!.id, bookingDate: today(), amount: 70, currency: 'LYD', creditDebitIndicator: 'DEBIT', description: 'checkout', reference: 'ops_stmt1' },
-          { transactionId: creditEntry!.id, bookingDate: today(), amount: 30, currency: 'LYD', creditDebitIndicator: 'CREDIT', description: 'payout', reference: 'ops_stmt2' },
+          {
+            transactionId: debitEntry!.id,
+            bookingDate: today(),
+            amount: 70,
+            currency: 'LYD',
+            creditDebitIndicator: 'DEBIT',
+            description: 'checkout',
+            reference: 'ops_stmt1',
+          },
+          {
+            transactionId: creditEntry!.id,
+            bookingDate: today(),
+            amount: 30,
+            currency: 'LYD',
+            creditDebitIndicator: 'CREDIT',
+            description: 'payout',
+            reference: 'ops_stmt2',
+          },
         ],
       });
-      expect(findBooking(statement, { reference: 'ops_stmt1', amount: 70, currency: 'LYD', direction: 'DEBIT' })).toBe('booked');
-      expect(findBooking(statement, { reference: 'ops_stmt1', amount: 70, currency: 'LYD', direction: 'CREDIT' })).toBe('absent');
+      expect(findBooking(statement, { reference: 'ops_stmt1', amount: 70, currency: 'LYD', direction: 'DEBIT' })).toBe(
+        'booked',
+      );
+      expect(findBooking(statement, { reference: 'ops_stmt1', amount: 70, currency: 'LYD', direction: 'CREDIT' })).toBe(
+        'absent',
+      );
     });
 
     it('reads {transactions: […]} with booked_at, a lower-case indicator, ref or end_to_end_id', async () => {
       const acc = open(0);
       const body = {
         transactions: [
-          { transaction_id: 'T1', booked_at: '2025-03-10T23:59:00Z', amount: 50, currency: 'LYD', credit_debit_indicator: 'debit', ref: 'ops_a' },
+          {
+            transaction_id: 'T1',
+            booked_at: '2025-03-10T23:59:00Z',
+            amount: 50,
+            currency: 'LYD',
+            credit_debit_indicator: 'debit',
+            ref: 'ops_a',
+          },
           { booking_date: '2025-03-11', amount: -20, currency: 'LYD', end_to_end_id: 'ops_b', description: null },
           { id: 7, date: '2025-03-12', amount: 20, currency: 'LYD', credit_debit_indicator: 'Credit' },
         ],
       };
-      core.fail({ path: `/accounts/${acc.iban}/transactions`, kind: 'status', status: 200, body: JSON.stringify(body) });
+      core.fail({
+        path: `/accounts/${acc.iban}/transactions`,
+        kind: 'status',
+        status: 200,
+        body: JSON.stringify(body),
+      });
       await expect(client.listTransactions(acc.iban, '2025-03-01', '2025-03-31')).resolves.toEqual({
         iban: acc.iban,
         transactions: [
-          { transactionId: 'T1', bookingDate: '2025-03-10', amount: 50, currency: 'LYD', creditDebitIndicator: 'DEBIT', description: '', reference: 'ops_a' },
-          { transactionId: null, bookingDate: '2025-03-11', amount: 20, currency: 'LYD', creditDebitIndicator: 'DEBIT', description: '', reference: 'ops_b' },
-          { transactionId: '7', bookingDate: '2025-03-12', amount: 20, currency: 'LYD', creditDebitIndicator: 'CREDIT', description: '', reference: null },
+          {
+            transactionId: 'T1',
+            bookingDate: '2025-03-10',
+            amount: 50,
+            currency: 'LYD',
+            creditDebitIndicator: 'DEBIT',
+            description: '',
+            reference: 'ops_a',
+          },
+          {
+            transactionId: null,
+            bookingDate: '2025-03-11',
+            amount: 20,
+            currency: 'LYD',
+            creditDebitIndicator: 'DEBIT',
+            description: '',
+            reference: 'ops_b',
+          },
+          {
+            transactionId: '7',
+            bookingDate: '2025-03-12',
+            amount: 20,
+            currency: 'LYD',
+            creditDebitIndicator: 'CREDIT',
+            description: '',
+            reference: null,
+          },
         ],
       });
     });
@@ -338,8 +565,16 @@ describe('bank-core client against a spec-only core', () => {
       ['an object without transactions', { items: [] }],
     ])('refuses a statement with %s as bad_answer (a dropped line could hide a booking)', async (_label, body) => {
       const acc = open(0);
-      core.fail({ path: `/accounts/${acc.iban}/transactions`, kind: 'status', status: 200, body: JSON.stringify(body) });
-      await expect(failure(client.listTransactions(acc.iban, '2025-03-01', '2025-03-31'))).resolves.toMatchObject({ code: 'CBS_ERROR', reason: 'bad_answer' });
+      core.fail({
+        path: `/accounts/${acc.iban}/transactions`,
+        kind: 'status',
+        status: 200,
+        body: JSON.stringify(body),
+      });
+      await expect(failure(client.listTransactions(acc.iban, '2025-03-01', '2025-03-31'))).resolves.toMatchObject({
+        code: 'CBS_ERROR',
+        reason: 'bad_answer',
+      });
     });
   });
 });

@@ -16,7 +16,8 @@ import { GatewayError, type ErrorCode } from '@gateway/kernel';
  * server_error, bad_answer and replay_refused mean "maybe booked"; unreachable is "maybe" unless
  * the connection was refused.
  */
-export type FailureReason = 'timeout' | 'unreachable' | 'server_error' | 'bad_answer' | 'client_error' | 'replay_refused' | 'rejected';
+export type FailureReason =
+  'timeout' | 'unreachable' | 'server_error' | 'bad_answer' | 'client_error' | 'replay_refused' | 'rejected';
 
 export interface BankCoreErrorDetails {
   bankHandle: string;
@@ -57,6 +58,7 @@ export class BankCoreError extends GatewayError {
 /** The metrics/log outcome of a finished call. */
 export function metricOutcomeOf(error: unknown): string {
   if (error instanceof BankCoreError) return error.reason === 'rejected' ? error.code.toLowerCase() : error.reason;
-  if (error instanceof GatewayError) return error.code === 'VALIDATION_ERROR' ? 'invalid_input' : error.code.toLowerCase();
+  if (error instanceof GatewayError)
+    return error.code === 'VALIDATION_ERROR' ? 'invalid_input' : error.code.toLowerCase();
   return 'internal_error';
 }

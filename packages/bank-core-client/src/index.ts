@@ -4,7 +4,15 @@ export { BankCoreError, type FailureReason, type BankCoreErrorDetails } from './
 export { closeBankCoreAgent, sharedBankCoreAgent } from './agent';
 export { findBooking, type BookingEvidence, type WantedBooking } from './reconcile';
 export { bankCoreOpenApiDocument } from './openapi';
-export { assertSameWorld, BankCorePool, NO_TEST_CORES, type BankCorePoolSettings, type BuiltInTestCores, type CoreAddress, type WorldCoreClient } from './pool';
+export {
+  assertSameWorld,
+  BankCorePool,
+  NO_TEST_CORES,
+  type BankCorePoolSettings,
+  type BuiltInTestCores,
+  type CoreAddress,
+  type WorldCoreClient,
+} from './pool';
 export { DUPLICATE_CODES, INSUFFICIENT_FUNDS_CODE, KEY_REFUSED_CODES } from './schemas';
 export type {
   BankCoreClient,

@@ -49,7 +49,9 @@ const MOVEMENT_RESPONSES: Json = {
       "the outcome is unknown and the gateway reconciles against the account's statement (the reference among its transactions).",
     content: json('CoreError'),
   },
-  '5XX': { description: 'Unknown outcome: retried with the same reference (exponential backoff); the core must book it once.' },
+  '5XX': {
+    description: 'Unknown outcome: retried with the same reference (exponential backoff); the core must book it once.',
+  },
 };
 
 const internalKey = [{ internalKey: [] }];
@@ -70,7 +72,8 @@ export function bankCoreOpenApiDocument(): Json {
   const seconds = DEFAULT_TIMEOUT_MS / 1000;
   const movement = (which: 'debit' | 'credit') => ({
     operationId: which === 'debit' ? 'debitAccount' : 'creditAccount',
-    summary: which === 'debit' ? "Debit the payer's account" : "Credit the payee's account (also reversals and settlement)",
+    summary:
+      which === 'debit' ? "Debit the payer's account" : "Credit the payee's account (also reversals and settlement)",
     description: `Deduplicated by reference: the same request may arrive again (timeouts, 5xx) and must be booked once. Answer within ${seconds} s.`,
     security: internalKey,
     parameters: [requestId],
@@ -98,12 +101,18 @@ export function bankCoreOpenApiDocument(): Json {
           parameters: [requestId],
           requestBody: { required: true, content: json('VerifyRequest') },
           responses: {
-            '2XX': { description: '{"verified": true}: verified. Any other 2xx body: OTP_INVALID.', content: json('VerifyAnswer') },
+            '2XX': {
+              description: '{"verified": true}: verified. Any other 2xx body: OTP_INVALID.',
+              content: json('VerifyAnswer'),
+            },
             '401': {
               description: `OTP_INVALID, unless the code is a key refusal (${list(KEY_REFUSED_CODES)}): then the gateway's key was refused (CBS_ERROR), never shown to the customer as a wrong OTP.`,
               content: json('CoreError'),
             },
-            '403': { description: `A key refusal (${list(KEY_REFUSED_CODES)}) or another refusal: CBS_ERROR.`, content: json('CoreError') },
+            '403': {
+              description: `A key refusal (${list(KEY_REFUSED_CODES)}) or another refusal: CBS_ERROR.`,
+              content: json('CoreError'),
+            },
             '5XX': { description: 'Retried; CBS_ERROR when every attempt fails.' },
           },
         },
@@ -118,7 +127,10 @@ export function bankCoreOpenApiDocument(): Json {
           parameters: [ibanParam, requestId],
           responses: {
             '200': { description: 'The account.', content: json('AccountAnswer') },
-            '4XX': { description: 'Refused (e.g. ACCOUNT_NOT_FOUND): CBS_ERROR carrying the code.', content: json('CoreError') },
+            '4XX': {
+              description: 'Refused (e.g. ACCOUNT_NOT_FOUND): CBS_ERROR carrying the code.',
+              content: json('CoreError'),
+            },
             '5XX': { description: 'Retried; CBS_ERROR when every attempt fails.' },
           },
         },
@@ -126,16 +138,32 @@ export function bankCoreOpenApiDocument(): Json {
       '/accounts/{iban}/transactions': {
         get: {
           operationId: 'listTransactions',
-          summary: "The account's transactions between two dates (inclusive); the gateway reconciles references against it",
+          summary:
+            "The account's transactions between two dates (inclusive); the gateway reconciles references against it",
           security: internalKey,
           parameters: [
             ibanParam,
-            { name: 'fromDate', in: 'query', required: true, description: 'YYYY-MM-DD, inclusive.', schema: { type: 'string', format: 'date' } },
-            { name: 'toDate', in: 'query', required: true, description: 'YYYY-MM-DD, inclusive.', schema: { type: 'string', format: 'date' } },
+            {
+              name: 'fromDate',
+              in: 'query',
+              required: true,
+              description: 'YYYY-MM-DD, inclusive.',
+              schema: { type: 'string', format: 'date' },
+            },
+            {
+              name: 'toDate',
+              in: 'query',
+              required: true,
+              description: 'YYYY-MM-DD, inclusive.',
+              schema: { type: 'string', format: 'date' },
+            },
             requestId,
           ],
           responses: {
-            '200': { description: 'The transactions: a bare array, or under `transactions`.', content: json('StatementAnswer') },
+            '200': {
+              description: 'The transactions: a bare array, or under `transactions`.',
+              content: json('StatementAnswer'),
+            },
             '4XX': { description: 'Refused: CBS_ERROR carrying the code.', content: json('CoreError') },
             '5XX': { description: 'Retried; CBS_ERROR when every attempt fails.' },
           },
@@ -157,7 +185,8 @@ export function bankCoreOpenApiDocument(): Json {
           name: 'X-Request-Id',
           in: 'header',
           required: true,
-          description: 'The gateway request that caused this call (req_…); the same on every retry of one call. Log it.',
+          description:
+            'The gateway request that caused this call (req_…); the same on every retry of one call. Log it.',
           schema: { type: 'string' },
         },
       },
@@ -178,7 +207,8 @@ export function bankCoreOpenApiDocument(): Json {
       meaning: {
         booked: 'Any 2xx to a debit or credit, or a 4xx with a duplicate-reference code.',
         refused: 'A 4xx on a first attempt (INSUFFICIENT_FUNDS: funds too low; any other code: CBS_ERROR).',
-        unknownAndReplayed: 'A timeout, a 5xx, a 3xx, a 2xx echoing another movement, or a 4xx after an earlier attempt may have reached the core.',
+        unknownAndReplayed:
+          'A timeout, a 5xx, a 3xx, a 2xx echoing another movement, or a 4xx after an earlier attempt may have reached the core.',
       },
     },
   };

@@ -16,7 +16,8 @@ describe('BankCorePool by world', () => {
     live = await startMinimalCore({ internalKey: 'live-key-0123456789abcdef' });
     sandbox = await startMinimalCore({ internalKey: 'sandbox-key-0123456789abc' });
     builtIn = await startMinimalCore({ internalKey: 'builtin-key-0123456789abc' });
-    for (const core of [live, sandbox, builtIn]) core.openAccount(iban, { customerRef: 'c1', otp: '111111', balance: 1_000 });
+    for (const core of [live, sandbox, builtIn])
+      core.openAccount(iban, { customerRef: 'c1', otp: '111111', balance: 1_000 });
     pool = new BankCorePool({
       timeoutMs: 2_000,
       attempts: 1,
@@ -54,17 +55,24 @@ describe('BankCorePool by world', () => {
 
   it('refuses a sandbox core that is the live core (INTERNAL_ERROR), and calls nothing', () => {
     const before = callsOf();
-    expect(() => pool.for({ ...bank, sandboxCoreBaseUrl: `${live.url}/`, sandboxInternalKey: 'sandbox-key-0123456789abc' }, 'test')).toThrow(
-      expect.objectContaining({ code: 'INTERNAL_ERROR' }),
-    );
+    expect(() =>
+      pool.for(
+        { ...bank, sandboxCoreBaseUrl: `${live.url}/`, sandboxInternalKey: 'sandbox-key-0123456789abc' },
+        'test',
+      ),
+    ).toThrow(expect.objectContaining({ code: 'INTERNAL_ERROR' }));
     expect(callsOf()).toEqual(before);
   });
 
   it('assertSameWorld refuses a client of another world than the object (the check where money moves)', () => {
     const testClient = pool.for(bank, 'test');
     const liveClient = pool.for(bank, 'live');
-    expect(() => assertSameWorld(liveClient, { livemode: false }, 'debit ops_1', logger)).toThrow(expect.objectContaining({ code: 'INTERNAL_ERROR' }));
-    expect(() => assertSameWorld(testClient, { livemode: true }, 'debit ops_2', logger)).toThrow(expect.objectContaining({ code: 'INTERNAL_ERROR' }));
+    expect(() => assertSameWorld(liveClient, { livemode: false }, 'debit ops_1', logger)).toThrow(
+      expect.objectContaining({ code: 'INTERNAL_ERROR' }),
+    );
+    expect(() => assertSameWorld(testClient, { livemode: true }, 'debit ops_2', logger)).toThrow(
+      expect.objectContaining({ code: 'INTERNAL_ERROR' }),
+    );
     expect(() => assertSameWorld(testClient, { livemode: false }, 'debit ops_3', logger)).not.toThrow();
     expect(() => assertSameWorld(liveClient, { livemode: true }, 'debit ops_4', logger)).not.toThrow();
   });

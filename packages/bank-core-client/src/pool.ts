@@ -57,7 +57,10 @@ export class BankCorePool {
   constructor(private readonly settings: BankCorePoolSettings) {}
 
   for<W extends World>(bank: CoreAddress, world: W): WorldCoreClient<W> {
-    const target = world === 'live' ? { baseUrl: bank.coreBaseUrl, internalKey: bank.internalKey, builtIn: false } : this.testTarget(bank);
+    const target =
+      world === 'live'
+        ? { baseUrl: bank.coreBaseUrl, internalKey: bank.internalKey, builtIn: false }
+        : this.testTarget(bank);
     const key = `${world}\n${bank.handle}\n${target.baseUrl}\n${target.internalKey}`;
     let client = this.clients.get(key);
     if (!client) {
@@ -83,7 +86,10 @@ export class BankCorePool {
     if (bank.sandboxCoreBaseUrl && bank.sandboxInternalKey) {
       if (normalizeBaseUrl(bank.sandboxCoreBaseUrl) === normalizeBaseUrl(bank.coreBaseUrl)) {
         // Registration refuses this; a row that says it anyway must not route test money live.
-        this.settings.logger.error({ bank: bank.handle }, 'DEFECT: sandbox core of a bank is its live core; test call refused');
+        this.settings.logger.error(
+          { bank: bank.handle },
+          'DEFECT: sandbox core of a bank is its live core; test call refused',
+        );
         throw new GatewayError('INTERNAL_ERROR', `the test core of bank ${bank.handle} is its live core`);
       }
       return { baseUrl: bank.sandboxCoreBaseUrl, internalKey: bank.sandboxInternalKey, builtIn: false };
@@ -96,8 +102,16 @@ export class BankCorePool {
  * The second check, where money is about to move (engine, settler, settlement): a client of
  * another world than the object's is a defect, reported and refused, never called.
  */
-export function assertSameWorld(client: { world: World }, object: { livemode: boolean }, what: string, logger: Logger): void {
+export function assertSameWorld(
+  client: { world: World },
+  object: { livemode: boolean },
+  what: string,
+  logger: Logger,
+): void {
   if (client.world === worldOf(object)) return;
-  logger.error({ object: what, client_world: client.world, livemode: object.livemode }, 'DEFECT: core client of another world refused');
+  logger.error(
+    { object: what, client_world: client.world, livemode: object.livemode },
+    'DEFECT: core client of another world refused',
+  );
   throw new GatewayError('INTERNAL_ERROR', `${what}: a ${worldOf(object)} object was handed a ${client.world} core`);
 }

@@ -32,7 +32,12 @@ describe('findBooking', () => {
       line({ reference: 'ops_1:reversal' }),
     );
     expect(findBooking(others, wanted)).toBe('absent');
-    expect(findBooking(statement(line({ description: 'Reversal ops_1:reversal' })), { ...wanted, reference: 'ops_1:reversal' })).toBe('booked');
+    expect(
+      findBooking(statement(line({ description: 'Reversal ops_1:reversal' })), {
+        ...wanted,
+        reference: 'ops_1:reversal',
+      }),
+    ).toBe('booked');
   });
 
   it('only counts lines of the wanted direction', () => {
@@ -58,14 +63,26 @@ describe('findBooking', () => {
 
   it('is undecidable when a line of the same amount, currency and direction carries no reference information', () => {
     expect(findBooking(statement(line({ transactionId: null })), wanted)).toBe('undecidable');
-    expect(findBooking(statement(line({ transactionId: null, description: 'Card payment 12/03' })), wanted)).toBe('undecidable');
+    expect(findBooking(statement(line({ transactionId: null, description: 'Card payment 12/03' })), wanted)).toBe(
+      'undecidable',
+    );
     // a line naming the reference still wins
     expect(findBooking(statement(line({ transactionId: null }), line({ reference: 'ops_1' })), wanted)).toBe('booked');
   });
 
   it('treats regex characters in the reference literally', () => {
     const settlement = { ...wanted, reference: 'stl_a.b:bank1:LYD', direction: 'CREDIT' as const };
-    expect(findBooking(statement(line({ creditDebitIndicator: 'CREDIT', description: 'Settlement stl_a.b:bank1:LYD' })), settlement)).toBe('booked');
-    expect(findBooking(statement(line({ creditDebitIndicator: 'CREDIT', description: 'Settlement stl_aXb:bank1:LYD' })), settlement)).toBe('absent');
+    expect(
+      findBooking(
+        statement(line({ creditDebitIndicator: 'CREDIT', description: 'Settlement stl_a.b:bank1:LYD' })),
+        settlement,
+      ),
+    ).toBe('booked');
+    expect(
+      findBooking(
+        statement(line({ creditDebitIndicator: 'CREDIT', description: 'Settlement stl_aXb:bank1:LYD' })),
+        settlement,
+      ),
+    ).toBe('absent');
   });
 });

@@ -30,14 +30,25 @@ const ID_TOKEN = /(?<![\w])[A-Za-z][A-Za-z0-9]*_[A-Za-z0-9]{4,}/;
 export function findBooking(statement: CoreStatement, wanted: WantedBooking): BookingEvidence {
   const ofDirection = statement.transactions.filter((line) => line.creditDebitIndicator === wanted.direction);
   const names = wholeToken(wanted.reference);
-  if (ofDirection.some((line) => line.reference === wanted.reference || line.transactionId === wanted.reference || names.test(line.description))) {
+  if (
+    ofDirection.some(
+      (line) =>
+        line.reference === wanted.reference || line.transactionId === wanted.reference || names.test(line.description),
+    )
+  ) {
     return 'booked';
   }
   return ofDirection.some((line) => couldBeItSilently(line, wanted)) ? 'undecidable' : 'absent';
 }
 
 function couldBeItSilently(line: CoreTransaction, wanted: WantedBooking): boolean {
-  return line.amount === wanted.amount && line.currency === wanted.currency && line.reference === null && line.transactionId === null && !ID_TOKEN.test(line.description);
+  return (
+    line.amount === wanted.amount &&
+    line.currency === wanted.currency &&
+    line.reference === null &&
+    line.transactionId === null &&
+    !ID_TOKEN.test(line.description)
+  );
 }
 
 /** The reference as a whole token: not inside a longer word, and not followed by ':' (`ops_1:reversal` is another movement). */

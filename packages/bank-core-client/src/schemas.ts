@@ -14,7 +14,8 @@ const currency = z.enum(Object.keys(CURRENCIES) as [Currency, ...Currency[]]);
 /** Integer minor units, as a JSON number or an integer string. */
 const minorUnits = z.union([z.int(), z.string().regex(/^-?\d+$/)]);
 const optionalText = (description: string) => z.string().optional().catch(undefined).describe(description);
-const optionalId = (description: string) => z.union([z.string(), z.number()]).optional().catch(undefined).describe(description);
+const optionalId = (description: string) =>
+  z.union([z.string(), z.number()]).optional().catch(undefined).describe(description);
 const optionalDate = (description: string) =>
   z
     .string()
@@ -66,7 +67,11 @@ export const movementAnswer = z
     booking_date: optionalText('Read as booked_at when booked_at is absent.'),
     date: optionalText('Read as booked_at when booked_at and booking_date are absent.'),
     reference: optionalId("Echo: when present it must equal the request's reference."),
-    amount: z.union([z.number(), z.string()]).optional().catch(undefined).describe("Echo: when present it must equal the request's amount."),
+    amount: z
+      .union([z.number(), z.string()])
+      .optional()
+      .catch(undefined)
+      .describe("Echo: when present it must equal the request's amount."),
     currency: optionalText("Echo: when present it must equal the request's currency (case-insensitive)."),
     iban: optionalText("Echo: when present it must equal the request's IBAN (spaces and case ignored)."),
     status: optionalText('Not read: any 2xx means booked.'),
@@ -84,7 +89,11 @@ export const accountAnswer = z
     holder_name: optionalText("Holder's name."),
     account_holder: optionalText('Read as holder_name when holder_name is absent.'),
     name: optionalText('Read as holder_name when holder_name and account_holder are absent.'),
-    customer_ref: z.string().nullish().catch(undefined).describe("The bank's customer reference, when the core says it."),
+    customer_ref: z
+      .string()
+      .nullish()
+      .catch(undefined)
+      .describe("The bank's customer reference, when the core says it."),
   })
   .describe('GET /accounts/{iban}: balance and currency are required; everything else is read when present.');
 
@@ -98,16 +107,33 @@ export const statementItem = z
     booking_date: optionalDate('YYYY-MM-DD (a longer ISO 8601 value is cut to its date).'),
     date: optionalDate('Read as booking_date when booking_date is absent.'),
     booked_at: optionalDate('Read as booking_date when booking_date and date are absent.'),
-    amount: minorUnits.describe('Integer minor units; signed (negative for a debit) when credit_debit_indicator is absent.'),
+    amount: minorUnits.describe(
+      'Integer minor units; signed (negative for a debit) when credit_debit_indicator is absent.',
+    ),
     currency: currency.describe('ISO 4217 code.'),
-    credit_debit_indicator: z.string().regex(directionWord).optional().catch(undefined).describe('CREDIT or DEBIT, any case; absent: the sign of amount tells.'),
+    credit_debit_indicator: z
+      .string()
+      .regex(directionWord)
+      .optional()
+      .catch(undefined)
+      .describe('CREDIT or DEBIT, any case; absent: the sign of amount tells.'),
     description: z.string().nullish().catch(undefined).describe('Statement text.'),
     reference: z.string().nullish().catch(undefined).describe("The movement's reference as the gateway sent it."),
     ref: z.string().nullish().catch(undefined).describe('Read as reference when reference is absent.'),
-    end_to_end_id: z.string().nullish().catch(undefined).describe('Read as reference when reference and ref are absent.'),
+    end_to_end_id: z
+      .string()
+      .nullish()
+      .catch(undefined)
+      .describe('Read as reference when reference and ref are absent.'),
   })
-  .refine((item) => Boolean(item.booking_date ?? item.date ?? item.booked_at), 'booking_date, date or booked_at (YYYY-MM-DD…) required')
-  .refine((item) => item.credit_debit_indicator !== undefined || Number(item.amount) !== 0, 'credit_debit_indicator required when the amount carries no sign')
+  .refine(
+    (item) => Boolean(item.booking_date ?? item.date ?? item.booked_at),
+    'booking_date, date or booked_at (YYYY-MM-DD…) required',
+  )
+  .refine(
+    (item) => item.credit_debit_indicator !== undefined || Number(item.amount) !== 0,
+    'credit_debit_indicator required when the amount carries no sign',
+  )
   .describe(
     'A transaction. Required: amount, currency and one of booking_date, date or booked_at; the direction comes from ' +
       'credit_debit_indicator or else the sign of amount (a zero amount needs the indicator). One unreadable item makes the whole statement unreadable.',
@@ -116,14 +142,19 @@ export const statementItem = z
 export const statementAnswer = z
   .union([
     z.array(statementItem).describe('A bare array of transactions.'),
-    z.looseObject({ iban: optionalText('Defaults to the IBAN asked for.'), transactions: z.array(statementItem) }).describe('Transactions under `transactions`.'),
+    z
+      .looseObject({ iban: optionalText('Defaults to the IBAN asked for.'), transactions: z.array(statementItem) })
+      .describe('Transactions under `transactions`.'),
   ])
   .describe('GET /accounts/{iban}/transactions: the transactions booked between fromDate and toDate (inclusive).');
 
 export const errorAnswer = z
   .looseObject({
     error: z
-      .union([z.string(), z.looseObject({ code: optionalText('The refusal code.'), message: optionalText('Human-readable text.') })])
+      .union([
+        z.string(),
+        z.looseObject({ code: optionalText('The refusal code.'), message: optionalText('Human-readable text.') }),
+      ])
       .optional()
       .catch(undefined)
       .describe('Either the code itself, or {code, message}.'),
@@ -138,5 +169,10 @@ export const errorAnswer = z
 /** Codes meaning "this reference was booked by an earlier call": the movement is booked. */
 export const DUPLICATE_CODES: ReadonlySet<string> = new Set(['DUPLICATE_REFERENCE', 'DUPLICATE', 'ALREADY_PROCESSED']);
 /** Codes a core uses to say the gateway's internal key, not the customer, was refused. */
-export const KEY_REFUSED_CODES: ReadonlySet<string> = new Set(['INVALID_INTERNAL_KEY', 'UNAUTHORIZED', 'INVALID_KEY', 'FORBIDDEN']);
+export const KEY_REFUSED_CODES: ReadonlySet<string> = new Set([
+  'INVALID_INTERNAL_KEY',
+  'UNAUTHORIZED',
+  'INVALID_KEY',
+  'FORBIDDEN',
+]);
 export const INSUFFICIENT_FUNDS_CODE = 'INSUFFICIENT_FUNDS';

@@ -89,7 +89,15 @@ export class Transport {
 
       this.options.metrics.retries.inc({ bank: bankHandle, operation: spec.operation, reason: failure.reason });
       this.options.logger.warn(
-        { bank: bankHandle, operation: spec.operation, request_id: spec.requestId, attempt, outcome: failure.reason, status: failure.status, retry_in_ms: delay },
+        {
+          bank: bankHandle,
+          operation: spec.operation,
+          request_id: spec.requestId,
+          attempt,
+          outcome: failure.reason,
+          status: failure.status,
+          retry_in_ms: delay,
+        },
         'bank core attempt failed; retrying',
       );
       await sleep(delay);
@@ -133,21 +141,30 @@ export class Transport {
   private finalError(spec: CallSpec, failure: Failure, attempts: number): BankCoreError {
     const code = failure.reason === 'server_error' ? 'CBS_ERROR' : 'CBS_TIMEOUT';
     const tries = attempts === 1 ? '1 attempt' : `${attempts} attempts`;
-    return new BankCoreError(code, `bank core ${this.options.bankHandle} ${spec.operation}: ${failure.message} (${tries})`, {
-      bankHandle: this.options.bankHandle,
-      operation: spec.operation,
-      reason: failure.reason,
-      attempts,
-      ...(failure.status !== undefined ? { coreStatus: failure.status } : {}),
-      ...(failure.coreCode !== undefined ? { coreCode: failure.coreCode } : {}),
-    });
+    return new BankCoreError(
+      code,
+      `bank core ${this.options.bankHandle} ${spec.operation}: ${failure.message} (${tries})`,
+      {
+        bankHandle: this.options.bankHandle,
+        operation: spec.operation,
+        reason: failure.reason,
+        attempts,
+        ...(failure.status !== undefined ? { coreStatus: failure.status } : {}),
+        ...(failure.coreCode !== undefined ? { coreCode: failure.coreCode } : {}),
+      },
+    );
   }
 }
 
 function classify(error: unknown, signal: AbortSignal, timeoutMs: number): Failure {
   const err = error as { name?: string; code?: string; message?: string; cause?: { code?: string } };
   const code = err.code ?? err.cause?.code;
-  if (signal.aborted || err.name === 'TimeoutError' || err.name === 'AbortError' || (code?.startsWith('UND_ERR_') && code.endsWith('TIMEOUT'))) {
+  if (
+    signal.aborted ||
+    err.name === 'TimeoutError' ||
+    err.name === 'AbortError' ||
+    (code?.startsWith('UND_ERR_') && code.endsWith('TIMEOUT'))
+  ) {
     return { reason: 'timeout', unsent: false, message: `no answer within ${timeoutMs} ms` };
   }
   return {

@@ -21,12 +21,19 @@ export const bankErrors = {
   unauthorized: () => new BankError(401, 'INVALID_INTERNAL_KEY', 'missing or invalid X-Service-Internal-Key'),
   otpInvalid: () => new BankError(401, 'OTP_INVALID', 'customer reference or OTP wrong'),
   accountNotFound: (iban: string) => new BankError(404, 'ACCOUNT_NOT_FOUND', `no account ${iban} at this bank`),
-  duplicateReference: (reference: string) => new BankError(409, 'DUPLICATE_REFERENCE', `reference ${reference} was already used with a different iban, amount or currency`),
+  duplicateReference: (reference: string) =>
+    new BankError(
+      409,
+      'DUPLICATE_REFERENCE',
+      `reference ${reference} was already used with a different iban, amount or currency`,
+    ),
   insufficientFunds: () => new BankError(422, 'INSUFFICIENT_FUNDS', 'balance too low for this debit'),
   balanceLimit: () => new BankError(422, 'BALANCE_LIMIT', 'credit would take the balance past the safe-integer range'),
-  gatewayNotConfigured: () => new BankError(503, 'GATEWAY_NOT_CONFIGURED', 'this bank has no gateway URL and bank key yet'),
+  gatewayNotConfigured: () =>
+    new BankError(503, 'GATEWAY_NOT_CONFIGURED', 'this bank has no gateway URL and bank key yet'),
   gatewayUnreachable: (why: string) => new BankError(502, 'GATEWAY_UNREACHABLE', `gateway call failed: ${why}`),
-  injected: (status: number) => new BankError(status, 'INJECTED_FAULT', `fault injected by the sandbox (HTTP ${status})`),
+  injected: (status: number) =>
+    new BankError(status, 'INJECTED_FAULT', `fault injected by the sandbox (HTTP ${status})`),
 };
 
 export interface ErrorBody {
@@ -35,14 +42,18 @@ export interface ErrorBody {
 
 /** The {error: {code, message}} body and status for anything thrown while handling a request. */
 export function toErrorReply(error: unknown): { status: number; body: ErrorBody } {
-  if (error instanceof BankError) return { status: error.status, body: { error: { code: error.code, message: error.message } } };
+  if (error instanceof BankError)
+    return { status: error.status, body: { error: { code: error.code, message: error.message } } };
   if (error instanceof GatewayError) {
     return { status: httpStatusOf(error.code), body: { error: { code: error.code, message: error.detail } } };
   }
   const fastifyError = error as { statusCode?: number; code?: string; message?: string };
   if (typeof fastifyError.statusCode === 'number' && fastifyError.statusCode >= 400 && fastifyError.statusCode < 500) {
     // fastify's own refusals: malformed JSON, wrong content type, body too large
-    return { status: fastifyError.statusCode, body: { error: { code: 'VALIDATION_ERROR', message: fastifyError.message ?? 'bad request' } } };
+    return {
+      status: fastifyError.statusCode,
+      body: { error: { code: 'VALIDATION_ERROR', message: fastifyError.message ?? 'bad request' } },
+    };
   }
   return { status: 500, body: { error: { code: 'INTERNAL_ERROR', message: 'sandbox bank internal error' } } };
 }

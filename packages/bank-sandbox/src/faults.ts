@@ -101,7 +101,10 @@ export class FaultInjector {
   }
 
   private static zeroCounts(): RequestCounts {
-    return { total: 0, byOperation: Object.fromEntries(coreOperations.map((op) => [op, 0])) as Record<CoreOperation, number> };
+    return {
+      total: 0,
+      byOperation: Object.fromEntries(coreOperations.map((op) => [op, 0])) as Record<CoreOperation, number>,
+    };
   }
 }
 
@@ -115,11 +118,13 @@ export class HungRequestReleased extends Error {
 function validatePlan(plan: FaultPlan): FaultPlan {
   const out: FaultPlan = {};
   if (plan.latencyMs !== undefined) {
-    if (!Number.isInteger(plan.latencyMs) || plan.latencyMs < 0) throw bankErrors.validation('latency_ms: non-negative integer');
+    if (!Number.isInteger(plan.latencyMs) || plan.latencyMs < 0)
+      throw bankErrors.validation('latency_ms: non-negative integer');
     out.latencyMs = plan.latencyMs;
   }
   if (plan.errorRate !== undefined) {
-    if (typeof plan.errorRate !== 'number' || plan.errorRate < 0 || plan.errorRate > 1) throw bankErrors.validation('error_rate: between 0 and 1');
+    if (typeof plan.errorRate !== 'number' || plan.errorRate < 0 || plan.errorRate > 1)
+      throw bankErrors.validation('error_rate: between 0 and 1');
     out.errorRate = plan.errorRate;
   }
   if (plan.errorStatus !== undefined) {
@@ -132,7 +137,10 @@ function validatePlan(plan: FaultPlan): FaultPlan {
   if (plan.hang !== undefined) out.hang = Boolean(plan.hang);
   if (plan.afterBooking !== undefined) out.afterBooking = Boolean(plan.afterBooking);
   if (plan.operations !== undefined) {
-    if (!Array.isArray(plan.operations) || plan.operations.some((op) => !(coreOperations as readonly string[]).includes(op))) {
+    if (
+      !Array.isArray(plan.operations) ||
+      plan.operations.some((op) => !(coreOperations as readonly string[]).includes(op))
+    ) {
       throw bankErrors.validation(`operations: some of ${coreOperations.join(', ')}`);
     }
     out.operations = [...plan.operations];

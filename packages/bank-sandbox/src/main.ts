@@ -40,7 +40,9 @@ async function main(): Promise<void> {
   const port = envPort.parse(args.port);
   const logger = createLogger(`bank-sandbox:${handle}`);
   const db = await openDatabase({
-    ...(config.DATABASE_URL ? { url: config.DATABASE_URL } : { dataDir: join(process.cwd(), '.data', `bank-sandbox-${handle}`) }),
+    ...(config.DATABASE_URL
+      ? { url: config.DATABASE_URL }
+      : { dataDir: join(process.cwd(), '.data', `bank-sandbox-${handle}`) }),
   });
   const generatedKey = config.INTERNAL_KEY ? undefined : newSecret('sik_');
   const bank = await startSandboxBank({

@@ -18,9 +18,20 @@ describe('startSandboxBank', () => {
     const reopen = () => openDatabase(process.env.DATABASE_URL ? { url: db.url } : { dataDir: dir });
     let own = await reopen();
     let bank = await startTestBank(own, { handle: 'persist', institutionCode: '006' });
-    const opened = await bank.openAccount({ customerRef: 'cust-p', holderName: 'Persist', currency: 'LYD', balance: 5_000 });
+    const opened = await bank.openAccount({
+      customerRef: 'cust-p',
+      holderName: 'Persist',
+      currency: 'LYD',
+      balance: 5_000,
+    });
     await bank.setOtp('cust-p', '424242');
-    const first = await call(bank, 'POST', '/accounts/debit', { iban: opened.iban, amount: 1_000, currency: 'LYD', reference: 'ops_persist', description: 'd' });
+    const first = await call(bank, 'POST', '/accounts/debit', {
+      iban: opened.iban,
+      amount: 1_000,
+      currency: 'LYD',
+      reference: 'ops_persist',
+      description: 'd',
+    });
     await bank.stop();
     await own.close();
 
@@ -28,10 +39,23 @@ describe('startSandboxBank', () => {
     bank = await startTestBank(own, { handle: 'persist', institutionCode: '006' });
     try {
       // the launcher seeds again after a restart: same account, balance untouched
-      const reseeded = await bank.openAccount({ customerRef: 'cust-p', holderName: 'Persist', currency: 'LYD', balance: 5_000 });
+      const reseeded = await bank.openAccount({
+        customerRef: 'cust-p',
+        holderName: 'Persist',
+        currency: 'LYD',
+        balance: 5_000,
+      });
       expect(reseeded).toEqual({ ...opened, balance: 4_000 });
-      expect((await call(bank, 'POST', '/customers/verify', { customer_ref: 'cust-p', otp: '424242' })).status).toBe(200);
-      const replay = await call(bank, 'POST', '/accounts/debit', { iban: opened.iban, amount: 1_000, currency: 'LYD', reference: 'ops_persist', description: 'd' });
+      expect((await call(bank, 'POST', '/customers/verify', { customer_ref: 'cust-p', otp: '424242' })).status).toBe(
+        200,
+      );
+      const replay = await call(bank, 'POST', '/accounts/debit', {
+        iban: opened.iban,
+        amount: 1_000,
+        currency: 'LYD',
+        reference: 'ops_persist',
+        description: 'd',
+      });
       expect(replay.body).toEqual(first.body);
       expect((await bank.getAccount(opened.iban))?.balance).toBe(4_000);
       expect(await bank.transactions(opened.iban)).toHaveLength(1);
@@ -43,7 +67,10 @@ describe('startSandboxBank', () => {
   });
 
   it('keeps banks sharing one database apart by handle', async () => {
-    const [a, b] = await Promise.all([startTestBank(db, { handle: 'sharea', institutionCode: '007' }), startTestBank(db, { handle: 'shareb', institutionCode: '008' })]);
+    const [a, b] = await Promise.all([
+      startTestBank(db, { handle: 'sharea', institutionCode: '007' }),
+      startTestBank(db, { handle: 'shareb', institutionCode: '008' }),
+    ]);
     try {
       const acc = await a.openAccount({ customerRef: 'same-ref', holderName: 'A', currency: 'LYD', balance: 100 });
       await a.setOtp('same-ref', '1111');
@@ -53,8 +80,28 @@ describe('startSandboxBank', () => {
       // same reference at two banks: two bookings
       await b.openAccount({ customerRef: 'same-ref', holderName: 'B', currency: 'LYD', balance: 100 });
       const bAcc = await b.openAccount({ customerRef: 'same-ref', holderName: 'B', currency: 'LYD', balance: 100 });
-      expect((await call(a, 'POST', '/accounts/debit', { iban: acc.iban, amount: 1, currency: 'LYD', reference: 'ops_shared', description: '' })).status).toBe(200);
-      expect((await call(b, 'POST', '/accounts/debit', { iban: bAcc.iban, amount: 1, currency: 'LYD', reference: 'ops_shared', description: '' })).status).toBe(200);
+      expect(
+        (
+          await call(a, 'POST', '/accounts/debit', {
+            iban: acc.iban,
+            amount: 1,
+            currency: 'LYD',
+            reference: 'ops_shared',
+            description: '',
+          })
+        ).status,
+      ).toBe(200);
+      expect(
+        (
+          await call(b, 'POST', '/accounts/debit', {
+            iban: bAcc.iban,
+            amount: 1,
+            currency: 'LYD',
+            reference: 'ops_shared',
+            description: '',
+          })
+        ).status,
+      ).toBe(200);
       expect((await b.getAccount(bAcc.iban))?.balance).toBe(99);
     } finally {
       await Promise.all([a.stop(), b.stop()]);

@@ -7,7 +7,12 @@ import { sandboxOrm } from './ledger/orm';
 import type { SandboxAccount, SandboxTransaction } from './ledger/views';
 import { FaultInjector, type FaultPlan, type RequestCounts } from './faults';
 import { GatewayLink } from './gateway/gateway-link';
-import { CreditConfirmations, DEFAULT_CONFIRMATION_RETRY, type ConfirmationRetry, type DelayRange } from './gateway/confirmations';
+import {
+  CreditConfirmations,
+  DEFAULT_CONFIRMATION_RETRY,
+  type ConfirmationRetry,
+  type DelayRange,
+} from './gateway/confirmations';
 import { buildSandboxApp } from './http/app';
 import type { SandboxContext } from './http/context';
 
@@ -66,9 +71,11 @@ export async function startSandboxBank(options: SandboxBankOptions): Promise<San
   // Start-up misconfiguration, not a client-reachable path.
   if (!HANDLE.test(options.handle)) throw new Error(`sandbox bank: handle "${options.handle}" must match ${HANDLE}`);
   if (!/^\d{3}$/.test(options.institutionCode)) throw new Error('sandbox bank: institutionCode must be 3 digits');
-  if (!options.internalKey || options.internalKey.length < 8) throw new Error('sandbox bank: internalKey of at least 8 characters required');
+  if (!options.internalKey || options.internalKey.length < 8)
+    throw new Error('sandbox bank: internalKey of at least 8 characters required');
   const delay = options.confirmDelayMs ?? { min: 1000, max: 3000 };
-  if (!(delay.min >= 0 && delay.max >= delay.min)) throw new Error('sandbox bank: confirmDelayMs needs 0 <= min <= max');
+  if (!(delay.min >= 0 && delay.max >= delay.min))
+    throw new Error('sandbox bank: confirmDelayMs needs 0 <= min <= max');
   const retry = { ...DEFAULT_CONFIRMATION_RETRY, ...options.confirmRetry };
   if (!(retry.firstDelayMs > 0 && retry.maxDelayMs >= retry.firstDelayMs && retry.horizonMs >= 0)) {
     throw new Error('sandbox bank: confirmRetry needs 0 < firstDelayMs <= maxDelayMs and horizonMs >= 0');

@@ -144,7 +144,12 @@ function takeOverStale(file: string, stale: LockOwner | 'unreadable'): void {
   }
   try {
     const current = readOwner(file);
-    const same = current === stale || (typeof current === 'object' && typeof stale === 'object' && current.pid === stale.pid && current.started_at === stale.started_at);
+    const same =
+      current === stale ||
+      (typeof current === 'object' &&
+        typeof stale === 'object' &&
+        current.pid === stale.pid &&
+        current.started_at === stale.started_at);
     if (same) rmSync(file, { force: true });
   } finally {
     rmdirSync(guard);

@@ -74,7 +74,11 @@ describe('migrations under concurrent starts', () => {
   onPostgres('lets several services migrate one schema at the same time without a race', async () => {
     const db = await openDatabase({ url: process.env.DATABASE_URL });
     await db.knex.raw('drop schema if exists dbtest_race cascade');
-    const raceOptions = { ...options, schema: 'dbtest_race', migrations: [{ name: 'CreateNotes', class: CreateNotesIn('dbtest_race') }] };
+    const raceOptions = {
+      ...options,
+      schema: 'dbtest_race',
+      migrations: [{ name: 'CreateNotes', class: CreateNotesIn('dbtest_race') }],
+    };
     // Separate pools, as separate processes would have.
     const others = await Promise.all([1, 2, 3].map(() => openDatabase({ url: db.url })));
     await Promise.all(others.map((other) => openServiceOrm(other, raceOptions)));

@@ -2,7 +2,14 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { DataDirLockedError, EmbeddedDatabaseError, LOCK_FILE, lockDataDir, openDatabase, startEmbeddedPostgres } from './index';
+import {
+  DataDirLockedError,
+  EmbeddedDatabaseError,
+  LOCK_FILE,
+  lockDataDir,
+  openDatabase,
+  startEmbeddedPostgres,
+} from './index';
 
 const ROOT = join(__dirname, '..', '..', '..');
 
@@ -21,7 +28,10 @@ function holder(dir: string): Promise<{ child: ChildProcess; url: string }> {
       await db.knex.raw('insert into kept values (1) on conflict do nothing');
       console.log('URL ' + pg.url);
     }, (error) => { console.error(error.message); process.exit(2); });`;
-  const child = spawn(process.execPath, ['-r', './scripts/register.js', '-e', script], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, ['-r', './scripts/register.js', '-e', script], {
+    cwd: ROOT,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let output = '';
   child.stdout!.on('data', (chunk) => (output += chunk));
   child.stderr!.on('data', (chunk) => (output += chunk));
@@ -75,7 +85,9 @@ describe('embedded data directory', () => {
       (error: unknown) => error,
     );
     expect(refusal).toBeInstanceOf(DataDirLockedError);
-    expect((refusal as Error).message).toContain(`The embedded database in ${dir} is in use by another platform (process ${first.child.pid})`);
+    expect((refusal as Error).message).toContain(
+      `The embedded database in ${dir} is in use by another platform (process ${first.child.pid})`,
+    );
 
     const db = await openDatabase({ url: first.url });
     try {

@@ -36,8 +36,12 @@ class Note {
 
 class CreateTables extends Migration {
   override async up(): Promise<void> {
-    this.addSql(`create table "${SCHEMA}"."orders" ("id" text primary key, "status" text not null, "version" integer not null default 0);`);
-    this.addSql(`create table "${SCHEMA}"."notes" ("id" text primary key, "order_id" text not null, "data" jsonb not null, "at" timestamptz not null);`);
+    this.addSql(
+      `create table "${SCHEMA}"."orders" ("id" text primary key, "status" text not null, "version" integer not null default 0);`,
+    );
+    this.addSql(
+      `create table "${SCHEMA}"."notes" ("id" text primary key, "order_id" text not null, "data" jsonb not null, "at" timestamptz not null);`,
+    );
   }
 }
 
@@ -49,7 +53,11 @@ describe('OneStatement: several writes, one statement, all or none', () => {
 
   beforeAll(async () => {
     db = await openTestDatabase();
-    orm = await openServiceOrm(db, { schema: SCHEMA, entities: [Order, Note], migrations: [{ name: 'CreateTables', class: CreateTables }] });
+    orm = await openServiceOrm(db, {
+      schema: SCHEMA,
+      entities: [Order, Note],
+      migrations: [{ name: 'CreateTables', class: CreateTables }],
+    });
     await db.knex(`${SCHEMA}.orders`).insert([
       { id: 'o1', status: 'OPEN' },
       { id: 'o2', status: 'OPEN' },

@@ -24,7 +24,13 @@ export class OneStatement {
   constructor(private readonly em: EntityManager) {}
 
   /** Updates the rows of `entity` matching `where` with `changes`, if part `when` changed a row. */
-  update<T extends object>(name: string, entity: EntityName<T>, where: FilterQuery<T>, changes: Partial<T>, when?: string): this {
+  update<T extends object>(
+    name: string,
+    entity: EntityName<T>,
+    where: FilterQuery<T>,
+    changes: Partial<T>,
+    when?: string,
+  ): this {
     const qb = this.em
       .createQueryBuilder(entity)
       .update(changes as never)
@@ -49,13 +55,19 @@ export class OneStatement {
   /** Inserts one row of `entity` (its properties as the ORM maps them), if part `when` changed a row. */
   insert<T extends object>(name: string, entity: EntityName<T>, data: Partial<T>, when?: string): this {
     const meta = this.em.getMetadata().get<T>(Utils.className(entity));
-    const row = this.em.getDriver().mapDataToFieldNames({ ...data }, true, meta.properties, true) as Record<string, unknown>;
+    const row = this.em.getDriver().mapDataToFieldNames({ ...data }, true, meta.properties, true) as Record<
+      string,
+      unknown
+    >;
     const columns = Object.keys(row);
     const schema = meta.schema ?? this.em.config.get('schema');
     const table = `${schema ? `"${schema}".` : ''}"${meta.tableName}"`;
     const values = this.em.getPlatform().formatQuery(columns.map(() => '?').join(', '), Object.values(row));
     const source = when ? `select ${values} where ${this.changed(when)}` : `values (${values})`;
-    return this.add(name, `insert into ${table} (${columns.map((column) => `"${column}"`).join(', ')}) ${source} returning 1`);
+    return this.add(
+      name,
+      `insert into ${table} (${columns.map((column) => `"${column}"`).join(', ')}) ${source} returning 1`,
+    );
   }
 
   /** Any other data-modifying SQL (with `?` bindings), ending in `returning …`, so its rows are counted. */
@@ -71,20 +83,26 @@ export class OneStatement {
   /** Sends the statement: how many rows each part changed. */
   async run(): Promise<Record<string, number>> {
     if (this.parts.length === 0) return {};
-    const counts = this.parts.map(({ name }) => `(select count(*) from ${this.ref(name)})::integer as "${name}"`).join(', ');
+    const counts = this.parts
+      .map(({ name }) => `(select count(*) from ${this.ref(name)})::integer as "${name}"`)
+      .join(', ');
     const text = `with ${this.parts.map(({ name, sql }) => `${this.ref(name)} as (${sql})`).join(',\n')}\nselect ${counts}`;
-    const [row] = await this.em.getConnection().execute<Array<Record<string, number>>>(text, [], 'all', this.em.getTransactionContext());
+    const [row] = await this.em
+      .getConnection()
+      .execute<Array<Record<string, number>>>(text, [], 'all', this.em.getTransactionContext());
     return row ?? {};
   }
 
   private add(name: string, sql: string): this {
-    if (!/^[a-z_]+$/.test(name) || this.parts.some((part) => part.name === name)) throw new Error(`OneStatement: part name ${name} must be new and [a-z_]+`);
+    if (!/^[a-z_]+$/.test(name) || this.parts.some((part) => part.name === name))
+      throw new Error(`OneStatement: part name ${name} must be new and [a-z_]+`);
     this.parts.push({ name, sql });
     return this;
   }
 
   private ref(name: string): string {
-    if (!this.parts.some((part) => part.name === name)) throw new Error(`OneStatement: no part ${name} before this one`);
+    if (!this.parts.some((part) => part.name === name))
+      throw new Error(`OneStatement: no part ${name} before this one`);
     return `"w_${name}"`;
   }
 }

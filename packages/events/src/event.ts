@@ -55,7 +55,13 @@ export function recordEvent(em: EntityManager, input: RecordEventInput, now = ne
  * recordEvent for a move written as one statement: the event as part `name` of the caller's
  * OneStatement, written only if part `when` changed a row (the move it belongs to).
  */
-export function recordEventIn(statement: OneStatement, name: string, input: RecordEventInput, now: Date, when?: string): void {
+export function recordEventIn(
+  statement: OneStatement,
+  name: string,
+  input: RecordEventInput,
+  now: Date,
+  when?: string,
+): void {
   statement.insert(name, OutboxEvent, newEventRow(input, now), when);
 }
 

@@ -82,5 +82,7 @@ export function outboxMigrationSql(schema: string): string[] {
  * the instance that relays the schema (its token) and until when.
  */
 export function outboxRelayLeaseSql(schema: string): string[] {
-  return [`create table "${schema}"."outbox_relay_lease" ("name" text primary key, "token" text not null, "lease_until" timestamptz not null);`];
+  return [
+    `create table "${schema}"."outbox_relay_lease" ("name" text primary key, "token" text not null, "lease_until" timestamptz not null);`,
+  ];
 }

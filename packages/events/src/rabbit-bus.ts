@@ -51,7 +51,9 @@ const withTimeout = <T>(promise: Promise<T>, ms: number, reason: string): Promis
 
 function decode(message: AsyncMessage): PlatformEvent | null {
   const body = Buffer.isBuffer(message.body) ? JSON.parse(message.body.toString('utf8')) : message.body;
-  return body && typeof body === 'object' && typeof body.id === 'string' && typeof body.kind === 'string' ? (body as PlatformEvent) : null;
+  return body && typeof body === 'object' && typeof body.id === 'string' && typeof body.kind === 'string'
+    ? (body as PlatformEvent)
+    : null;
 }
 
 /**
@@ -69,7 +71,14 @@ export function createRabbitBus(url: string, options: RabbitBusOptions = {}): Ev
   const publishTimeoutMs = options.publishTimeoutMs ?? 5000;
   const report = options.onError ?? (() => undefined);
 
-  const connection = new Connection({ url, connectionName: options.connectionName ?? 'gateway', retryLow: 250, retryHigh: 5000, acquireTimeout: publishTimeoutMs, noDelay: true });
+  const connection = new Connection({
+    url,
+    connectionName: options.connectionName ?? 'gateway',
+    retryLow: 250,
+    retryHigh: 5000,
+    acquireTimeout: publishTimeoutMs,
+    noDelay: true,
+  });
   // Whether the last connection attempt failed: then publish fails at once instead of waiting.
   let unreachable = false;
   connection.on('error', (error) => {
@@ -103,7 +112,13 @@ export function createRabbitBus(url: string, options: RabbitBusOptions = {}): Ev
   const firstSetups = new Set<Promise<void>>();
   let closed = false;
 
-  const startConsumer = async (queue: string, patterns: readonly string[], handler: EventHandler, durable: boolean, onResumed?: () => void): Promise<Subscription> => {
+  const startConsumer = async (
+    queue: string,
+    patterns: readonly string[],
+    handler: EventHandler,
+    durable: boolean,
+    onResumed?: () => void,
+  ): Promise<Subscription> => {
     const consumer = connection.createConsumer(
       {
         queue,
@@ -142,7 +157,9 @@ export function createRabbitBus(url: string, options: RabbitBusOptions = {}): Ev
     // With the broker up, the queue is bound when this resolves: nothing published afterwards is
     // missed. With the broker down, start goes on; the client declares everything on reconnect.
     if (!unreachable && !closed) {
-      const failed = connection.ready ? new Promise<void>(() => undefined) : firstAttempt(publishTimeoutMs).then((connected) => (connected ? setup : undefined));
+      const failed = connection.ready
+        ? new Promise<void>(() => undefined)
+        : firstAttempt(publishTimeoutMs).then((connected) => (connected ? setup : undefined));
       await withTimeout(Promise.race([setup, failed]), publishTimeoutMs, 'consumer setup').catch(report);
     }
     return {
@@ -161,7 +178,8 @@ export function createRabbitBus(url: string, options: RabbitBusOptions = {}): Ev
         // transaction); only the very first connection is waited for.
         if (unreachable || !(await firstAttempt(publishTimeoutMs))) throw new BusUnavailableError('not connected');
       }
-      if (firstSetups.size) await withTimeout(Promise.all(firstSetups), publishTimeoutMs, 'consumer queues not declared yet');
+      if (firstSetups.size)
+        await withTimeout(Promise.all(firstSetups), publishTimeoutMs, 'consumer queues not declared yet');
       await withTimeout(
         publisher.send(
           {
@@ -180,7 +198,12 @@ export function createRabbitBus(url: string, options: RabbitBusOptions = {}): Ev
       );
     },
     async consume(group, pattern, handler) {
-      return startConsumer(`${prefix}gateway.${group}`, typeof pattern === 'string' ? [pattern] : pattern, handler, true);
+      return startConsumer(
+        `${prefix}gateway.${group}`,
+        typeof pattern === 'string' ? [pattern] : pattern,
+        handler,
+        true,
+      );
     },
     async subscribe(pattern, handler, subscribeOptions) {
       // Server-named, exclusive, auto-delete: the queue lives as long as this subscriber's connection.

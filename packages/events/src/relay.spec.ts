@@ -13,7 +13,12 @@ const SCHEMA = 'relaytest';
 
 class CreateOutbox extends Migration {
   override async up(): Promise<void> {
-    for (const sql of [...outboxMigrationSql(SCHEMA), ...outboxAggregateSequenceSql(SCHEMA), ...outboxRelayLeaseSql(SCHEMA)]) this.addSql(sql);
+    for (const sql of [
+      ...outboxMigrationSql(SCHEMA),
+      ...outboxAggregateSequenceSql(SCHEMA),
+      ...outboxRelayLeaseSql(SCHEMA),
+    ])
+      this.addSql(sql);
   }
 }
 
@@ -37,8 +42,16 @@ describe('outbox relay', () => {
   };
   /** A committed state change that wrote `count` events for one aggregate. */
   const commit = (aggregateId: string, kinds: string[]) =>
-    orm.em.fork().transactional(async (em) => kinds.map((kind, n) => recordEvent(em, { kind, aggregateType: 'payment_session', aggregateId, audience: 'mer_1', data: { n } }).id));
-  const unpublished = async () => Number((await db.knex(`${SCHEMA}.outbox`).whereNull('published_at').count({ n: '*' }))[0]!.n);
+    orm.em
+      .fork()
+      .transactional(async (em) =>
+        kinds.map(
+          (kind, n) =>
+            recordEvent(em, { kind, aggregateType: 'payment_session', aggregateId, audience: 'mer_1', data: { n } }).id,
+        ),
+      );
+  const unpublished = async () =>
+    Number((await db.knex(`${SCHEMA}.outbox`).whereNull('published_at').count({ n: '*' }))[0]!.n);
   const collect = async (target: EventBus, pattern = 'payment.#') => {
     const seen: PlatformEvent[] = [];
     await target.subscribe(pattern, async (event) => void seen.push(event));
@@ -47,7 +60,11 @@ describe('outbox relay', () => {
 
   beforeAll(async () => {
     db = await openTestDatabase();
-    orm = await openServiceOrm(db, { schema: SCHEMA, entities: [OutboxEvent], migrations: [{ name: 'CreateOutbox', class: CreateOutbox }] });
+    orm = await openServiceOrm(db, {
+      schema: SCHEMA,
+      entities: [OutboxEvent],
+      migrations: [{ name: 'CreateOutbox', class: CreateOutbox }],
+    });
   });
   afterEach(async () => {
     for (const r of relays.splice(0)) await r.stop();
@@ -71,7 +88,13 @@ describe('outbox relay', () => {
     expect(seen.map((e) => e.id)).toEqual([...first, ...second, ...third]);
     // Each aggregate's events are numbered from 1, across passes and transactions.
     expect(seen.map((e) => `${e.aggregateId}:${e.sequence}`)).toEqual(['ops_a:1', 'ops_a:2', 'ops_b:1', 'ops_a:3']);
-    expect(seen[3]).toMatchObject({ kind: 'payment.completed', aggregateType: 'payment_session', aggregateId: 'ops_a', audience: 'mer_1', data: { n: 0 } });
+    expect(seen[3]).toMatchObject({
+      kind: 'payment.completed',
+      aggregateType: 'payment_session',
+      aggregateId: 'ops_a',
+      audience: 'mer_1',
+      data: { n: 0 },
+    });
     expect(seen[3]!.createdAt).toMatch(/^\d{4}-\d\d-\d\dT/);
     await eventually(async () => (await unpublished()) === 0, 'stamps');
   });
@@ -82,7 +105,12 @@ describe('outbox relay', () => {
     relay(target);
     await expect(
       orm.em.fork().transactional(async (em) => {
-        recordEvent(em, { kind: 'payment.completed', aggregateType: 'payment_session', aggregateId: 'ops_rolled_back', data: {} });
+        recordEvent(em, {
+          kind: 'payment.completed',
+          aggregateType: 'payment_session',
+          aggregateId: 'ops_rolled_back',
+          data: {},
+        });
         await em.flush();
         throw new Error('state change failed');
       }),
@@ -96,7 +124,10 @@ describe('outbox relay', () => {
     const target = bus();
     const seen = await collect(target);
     let down = true;
-    const flaky: EventBus = { ...target, publish: async (event) => (down ? Promise.reject(new BusUnavailableError('test outage')) : target.publish(event)) };
+    const flaky: EventBus = {
+      ...target,
+      publish: async (event) => (down ? Promise.reject(new BusUnavailableError('test outage')) : target.publish(event)),
+    };
     relay(flaky);
     const ids = await commit('ops_outage', ['payment.initiated', 'payment.processing', 'payment.completed']);
     expect(await unpublished()).toBe(3);
@@ -111,7 +142,8 @@ describe('outbox relay', () => {
     relay(target);
     relay(target);
     const ids: string[] = [];
-    for (let i = 0; i < 20; i += 1) ids.push(...(await commit(`ops_${i % 3}`, ['payment.processing', 'payment.completed'])));
+    for (let i = 0; i < 20; i += 1)
+      ids.push(...(await commit(`ops_${i % 3}`, ['payment.processing', 'payment.completed'])));
     await eventually(() => seen.length >= 40, 'forty events');
     await eventually(async () => (await unpublished()) === 0, 'stamps');
     expect(seen.map((e) => e.id)).toEqual(ids);
@@ -122,10 +154,14 @@ describe('outbox relay', () => {
     const seen = await collect(target);
     // No poll and no renewal within the test: every relay statement is a take woken by a commit.
     relay(target, { pollIntervalMs: 60_000, leaseMs: 180_000 });
-    await eventually(async () => Number((await db.knex(`${SCHEMA}.outbox_relay_lease`).count({ n: '*' }))[0]!.n) === 1, 'the lease taken');
+    await eventually(
+      async () => Number((await db.knex(`${SCHEMA}.outbox_relay_lease`).count({ n: '*' }))[0]!.n) === 1,
+      'the lease taken',
+    );
     const statements: string[] = [];
     const knex = orm.em.getKnex();
-    const count = (query: { sql: string }) => void (query.sql.includes('jsonb_to_recordset') && statements.push(query.sql));
+    const count = (query: { sql: string }) =>
+      void (query.sql.includes('jsonb_to_recordset') && statements.push(query.sql));
     knex.on('query', count);
     try {
       for (let i = 0; i < 5; i += 1) {
@@ -141,7 +177,11 @@ describe('outbox relay', () => {
     expect(await unpublished()).toBe(1);
     for (const r of relays.splice(0)) await r.stop();
     expect(await unpublished()).toBe(0);
-    const numbers = await db.knex(`${SCHEMA}.outbox`).where({ aggregate_id: 'ops_one' }).orderBy('sequence').pluck('aggregate_sequence');
+    const numbers = await db
+      .knex(`${SCHEMA}.outbox`)
+      .where({ aggregate_id: 'ops_one' })
+      .orderBy('sequence')
+      .pluck('aggregate_sequence');
     expect(numbers).toEqual([1, 2, 3, 4, 5]);
   });
 
@@ -153,7 +193,8 @@ describe('outbox relay', () => {
     await eventually(() => seen.length === 1, 'first event');
     for (const r of relays.splice(0)) await r.stop();
     // A dead instance's lease: held by a token nobody renews, for another 600 ms.
-    await db.knex.raw(`insert into ${SCHEMA}.outbox_relay_lease (name, token, lease_until) values ('relay', 'dead', now() + interval '600 milliseconds')
+    await db.knex
+      .raw(`insert into ${SCHEMA}.outbox_relay_lease (name, token, lease_until) values ('relay', 'dead', now() + interval '600 milliseconds')
       on conflict (name) do update set token = excluded.token, lease_until = excluded.lease_until`);
     const started = Date.now();
     relay(target, { leaseMs: 300 });
@@ -170,7 +211,9 @@ describe('outbox relay', () => {
     await commit('ops_fenced', ['payment.initiated']);
     await eventually(() => seen.length === 1, 'first event');
     // Another instance holds the lease now (this one was paused past its end, say).
-    await db.knex(`${SCHEMA}.outbox_relay_lease`).update({ token: 'other', lease_until: db.knex.raw(`now() + interval '1 minute'`) });
+    await db
+      .knex(`${SCHEMA}.outbox_relay_lease`)
+      .update({ token: 'other', lease_until: db.knex.raw(`now() + interval '1 minute'`) });
     await commit('ops_fenced', ['payment.completed']);
     await new Promise((resolve) => setTimeout(resolve, 300));
     expect(seen).toHaveLength(1);

@@ -195,7 +195,14 @@ export function startOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
     const outcomes = await Promise.allSettled(rows.map((row) => bus.publish(toEvent(row))));
     const refused = outcomes.find((outcome): outcome is PromiseRejectedResult => outcome.status === 'rejected');
     if (refused) throw refused.reason;
-    confirmed.push(...rows.map((row) => ({ s: row.sequence, n: Number(row.aggregate_sequence), t: row.aggregate_type, a: row.aggregate_id })));
+    confirmed.push(
+      ...rows.map((row) => ({
+        s: row.sequence,
+        n: Number(row.aggregate_sequence),
+        t: row.aggregate_type,
+        a: row.aggregate_id,
+      })),
+    );
     return rows.length === batchSize;
   };
 

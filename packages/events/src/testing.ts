@@ -20,7 +20,11 @@ export function testAmqpUrl(): string | undefined {
 export const testNamespace = (): string => `test_${randomBytes(5).toString('hex')}`;
 
 /** Options for a RabbitMQ bus in a test: own namespace, nothing left behind on the broker. */
-export const testRabbitOptions = (namespace = testNamespace()): RabbitBusOptions => ({ namespace, ephemeralQueueTtlMs: 60_000, connectionName: `test:${namespace}` });
+export const testRabbitOptions = (namespace = testNamespace()): RabbitBusOptions => ({
+  namespace,
+  ephemeralQueueTtlMs: 60_000,
+  connectionName: `test:${namespace}`,
+});
 
 /** RabbitMQ when AMQP_URL is set (own namespace), the in-process bus otherwise. */
 export function testBus(options: RabbitBusOptions = {}): EventBus {
@@ -82,7 +86,11 @@ export async function startOutageProxy(amqpUrl: string): Promise<OutageProxy> {
 }
 
 /** Resolves once `predicate` holds, checking after each event loop turn (no fixed sleeps in assertions). */
-export async function eventually(predicate: () => boolean | Promise<boolean>, what = 'condition', timeoutMs = 20_000): Promise<void> {
+export async function eventually(
+  predicate: () => boolean | Promise<boolean>,
+  what = 'condition',
+  timeoutMs = 20_000,
+): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!(await predicate())) {
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);

@@ -17,6 +17,7 @@ export function requirePrincipal(
 ): Principal & { id: string } {
   const { principal } = context;
   if (principal.kind === 'anonymous') throw new GatewayError(code, `requires one of: ${kinds.join(', ')}`);
-  if (!kinds.includes(principal.kind)) throw new GatewayError('FORBIDDEN', `not allowed for a ${principal.kind} credential`);
+  if (!kinds.includes(principal.kind))
+    throw new GatewayError('FORBIDDEN', `not allowed for a ${principal.kind} credential`);
   return principal as Principal & { id: string };
 }

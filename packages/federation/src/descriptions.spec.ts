@@ -18,7 +18,18 @@ describe('undocumentedElements', () => {
       scalar _Any
       scalar link__Import
     `;
-    expect(undocumentedElements(sdl).sort()).toEqual(['Mode.LIVE', 'Query.bare', 'Query.shop(id)', 'Shop', 'Shop.name', 'ShopInput', 'ShopInput.name', 'Untold'].sort());
+    expect(undocumentedElements(sdl).sort()).toEqual(
+      [
+        'Mode.LIVE',
+        'Query.bare',
+        'Query.shop(id)',
+        'Shop',
+        'Shop.name',
+        'ShopInput',
+        'ShopInput.name',
+        'Untold',
+      ].sort(),
+    );
   });
 });
 

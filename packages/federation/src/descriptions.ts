@@ -5,9 +5,11 @@ import { Kind, parse, type ASTNode, type DefinitionNode } from 'graphql';
  * described by its spec, not by us. Query, Mutation and Subscription are roots: their fields carry
  * the meaning, the root types have nothing to say.
  */
-const exempt = (typeName: string): boolean => typeName.startsWith('_') || typeName.includes('__') || ['Query', 'Mutation', 'Subscription'].includes(typeName);
+const exempt = (typeName: string): boolean =>
+  typeName.startsWith('_') || typeName.includes('__') || ['Query', 'Mutation', 'Subscription'].includes(typeName);
 
-const described = (node: ASTNode): boolean => 'description' in node && Boolean((node.description as { value?: string } | undefined)?.value?.trim());
+const described = (node: ASTNode): boolean =>
+  'description' in node && Boolean((node.description as { value?: string } | undefined)?.value?.trim());
 
 /**
  * Every element of a subgraph's SDL a client can see that has no description: types, fields,

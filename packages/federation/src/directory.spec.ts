@@ -15,13 +15,25 @@ function fakeRouter(answer: (query: string, variables: Record<string, unknown>) 
   return { call, calls };
 }
 
-const alias = { handle: 'amina', iban: 'LY83002048000020100120361', bankHandle: 'oasis', institutionCode: '002', bankCustomerRef: 'c1', status: 'ACTIVE' };
+const alias = {
+  handle: 'amina',
+  iban: 'LY83002048000020100120361',
+  bankHandle: 'oasis',
+  institutionCode: '002',
+  bankCustomerRef: 'c1',
+  status: 'ACTIVE',
+};
 
 describe('Directory (registry answers for payments and open banking)', () => {
   it('shares one call among concurrent asks and reuses the answer within its lifetime only', async () => {
     const router = fakeRouter(() => ({ aliasRouting: alias }));
     const directory = new Directory(router.call, { bankMs: 0, aliasMs: 40 });
-    expect(await Promise.all([directory.alias({ alias: 'amina' }, undefined, 'live'), directory.alias({ alias: ' Amina ' }, undefined, 'live')])).toEqual([alias, alias]);
+    expect(
+      await Promise.all([
+        directory.alias({ alias: 'amina' }, undefined, 'live'),
+        directory.alias({ alias: ' Amina ' }, undefined, 'live'),
+      ]),
+    ).toEqual([alias, alias]);
     expect(router.calls).toHaveLength(1);
     await new Promise((resolve) => setTimeout(resolve, 60));
     await directory.alias({ alias: 'amina' }, undefined, 'live');
@@ -32,7 +44,9 @@ describe('Directory (registry answers for payments and open banking)', () => {
     let refuse = true;
     const router = fakeRouter(() => (refuse ? new GatewayError('ALIAS_NOT_FOUND') : { aliasRouting: alias }));
     const directory = new Directory(router.call, { bankMs: 0, aliasMs: 10_000 });
-    await expect(directory.alias({ alias: 'amina' }, undefined, 'live')).rejects.toMatchObject({ code: 'ALIAS_NOT_FOUND' });
+    await expect(directory.alias({ alias: 'amina' }, undefined, 'live')).rejects.toMatchObject({
+      code: 'ALIAS_NOT_FOUND',
+    });
     refuse = false;
     expect(await directory.alias({ alias: 'amina' }, undefined, 'live')).toEqual(alias);
 
@@ -45,15 +59,29 @@ describe('Directory (registry answers for payments and open banking)', () => {
 
   it('answers test payers in the test world only; live resolution asks the registry, which knows none of them', async () => {
     const bank = { handle: 'oasis', institutionCode: '002' };
-    const router = fakeRouter((query) => (query.includes('bankRouting') ? { bankRouting: bank } : new GatewayError('ALIAS_NOT_FOUND')));
+    const router = fakeRouter((query) =>
+      query.includes('bankRouting') ? { bankRouting: bank } : new GatewayError('ALIAS_NOT_FOUND'),
+    );
     const directory = new Directory(router.call, { bankMs: 0, aliasMs: 0 });
     const payer = await directory.alias({ alias: 'Success@oasis' }, undefined, 'test');
-    expect(payer).toMatchObject({ handle: 'success@oasis', bankHandle: 'oasis', institutionCode: '002', bankCustomerRef: 'test-success', status: 'ACTIVE' });
+    expect(payer).toMatchObject({
+      handle: 'success@oasis',
+      bankHandle: 'oasis',
+      institutionCode: '002',
+      bankCustomerRef: 'test-success',
+      status: 'ACTIVE',
+    });
     expect(await directory.alias({ iban: payer.iban }, undefined, 'test')).toEqual(payer);
-    await expect(directory.alias({ alias: 'success@oasis' }, undefined, 'live')).rejects.toMatchObject({ code: 'ALIAS_NOT_FOUND' });
-    await expect(directory.alias({ iban: payer.iban }, undefined, 'live')).rejects.toMatchObject({ code: 'ALIAS_NOT_FOUND' });
+    await expect(directory.alias({ alias: 'success@oasis' }, undefined, 'live')).rejects.toMatchObject({
+      code: 'ALIAS_NOT_FOUND',
+    });
+    await expect(directory.alias({ iban: payer.iban }, undefined, 'live')).rejects.toMatchObject({
+      code: 'ALIAS_NOT_FOUND',
+    });
     // A real customer's alias resolves in the test world too (as a destination, or a payer whose money moves at the test bank).
-    await expect(directory.alias({ alias: 'amina' }, undefined, 'test')).rejects.toMatchObject({ code: 'ALIAS_NOT_FOUND' });
+    await expect(directory.alias({ alias: 'amina' }, undefined, 'test')).rejects.toMatchObject({
+      code: 'ALIAS_NOT_FOUND',
+    });
     expect(router.calls.filter((variables) => 'alias' in variables || 'iban' in variables)).toHaveLength(3);
   });
 });

@@ -31,7 +31,10 @@ export interface BankRouting {
 }
 
 /** The account a settlement position in `currency` is booked on. */
-export function settlementIbanFor(bank: Pick<BankRouting, 'settlementAccountIban' | 'settlementAccounts'>, currency: string): string {
+export function settlementIbanFor(
+  bank: Pick<BankRouting, 'settlementAccountIban' | 'settlementAccounts'>,
+  currency: string,
+): string {
   return bank.settlementAccounts.find((account) => account.currency === currency)?.iban ?? bank.settlementAccountIban;
 }
 
@@ -87,7 +90,11 @@ export class Directory {
    * answered here in the test world only; live resolution never sees them. Any other alias
    * resolves in the registry in both worlds (a test payment's money then moves at test cores).
    */
-  async alias(lookup: { alias: string } | { iban: string }, requestId: string | undefined, world: World): Promise<AliasRouting> {
+  async alias(
+    lookup: { alias: string } | { iban: string },
+    requestId: string | undefined,
+    world: World,
+  ): Promise<AliasRouting> {
     if (world === 'test') {
       const payer = 'alias' in lookup ? this.testPayerBank(lookup.alias) : this.testPayerBankOfIban(lookup.iban);
       if (payer) {
@@ -112,11 +119,17 @@ export class Directory {
 
   private registryAlias(lookup: { alias: string } | { iban: string }, requestId?: string): Promise<AliasRouting> {
     const key = 'alias' in lookup ? `a:${lookup.alias.trim().toLowerCase()}` : `i:${lookup.iban}`;
-    return this.aliases.get(key, async () => (await this.call<{ aliasRouting: AliasRouting }>(ALIAS_ROUTING, lookup, requestId)).aliasRouting);
+    return this.aliases.get(
+      key,
+      async () => (await this.call<{ aliasRouting: AliasRouting }>(ALIAS_ROUTING, lookup, requestId)).aliasRouting,
+    );
   }
 
   bank(lookup: { handle: string } | { institutionCode: string }, requestId?: string): Promise<BankRouting> {
     const key = 'handle' in lookup ? `h:${lookup.handle}` : `i:${lookup.institutionCode}`;
-    return this.banks.get(key, async () => (await this.call<{ bankRouting: BankRouting }>(BANK_ROUTING, lookup, requestId)).bankRouting);
+    return this.banks.get(
+      key,
+      async () => (await this.call<{ bankRouting: BankRouting }>(BANK_ROUTING, lookup, requestId)).bankRouting,
+    );
   }
 }

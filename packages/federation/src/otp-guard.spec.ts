@@ -48,7 +48,10 @@ describe('OtpGuard: one trip to the registry per OTP check', () => {
   it('sends give-backs in a batch of their own when no take comes, and never gives back a refused check', async () => {
     const { call, sent } = registry();
     const guard = new OtpGuard(call, 'secret-0123456789abcdef0123456789abcdef', logger);
-    await Promise.all([guard.check(customer, '111111', accepted), guard.check({ ...customer, bankCustomerRef: 'cust-2' }, '222222', accepted)]);
+    await Promise.all([
+      guard.check(customer, '111111', accepted),
+      guard.check({ ...customer, bankCustomerRef: 'cust-2' }, '222222', accepted),
+    ]);
     await expect(guard.check(customer, '333333', refused)).rejects.toMatchObject({ code: 'OTP_INVALID' });
     await later(120);
     // The two accepted ones are given back (on the refused check's take, or in a batch); the refused one never.

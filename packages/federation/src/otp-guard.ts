@@ -63,23 +63,27 @@ export class OtpGuard {
     const guess = hmacSha256Hex(this.platformSecret, `otp:${key.bankHandle}:${key.customerRef}:${otp}`);
     const client = clientKeyOf(customer.client);
     const settle = this.drain();
-    const { takeOtpAttempt: taken } = await this.call<{ takeOtpAttempt: { attemptId: string | null; retryAfterSeconds: number | null } }>(
-      TAKE,
-      { ...key, guess, client, settle },
-      requestId,
-    ).catch((error: unknown) => {
+    const { takeOtpAttempt: taken } = await this.call<{
+      takeOtpAttempt: { attemptId: string | null; retryAfterSeconds: number | null };
+    }>(TAKE, { ...key, guess, client, settle }, requestId).catch((error: unknown) => {
       // Not taken, perhaps not given back either: they wait for the next call.
       this.queue(settle);
       throw error;
     });
     if (!taken.attemptId) {
       const seconds = taken.retryAfterSeconds ?? 60;
-      throw new GatewayError('RATE_LIMITED', `too many refused one-time passwords for this customer; try again in ${seconds} s`, undefined, seconds);
+      throw new GatewayError(
+        'RATE_LIMITED',
+        `too many refused one-time passwords for this customer; try again in ${seconds} s`,
+        undefined,
+        seconds,
+      );
     }
     try {
       await verify();
     } catch (error) {
-      if (!(error instanceof GatewayError && error.code === 'OTP_INVALID')) this.giveBack(customer, taken.attemptId, requestId);
+      if (!(error instanceof GatewayError && error.code === 'OTP_INVALID'))
+        this.giveBack(customer, taken.attemptId, requestId);
       throw error;
     }
     this.giveBack(customer, taken.attemptId, requestId);
@@ -132,7 +136,10 @@ export class OtpGuard {
     const settlements = this.drain();
     if (settlements.length === 0) return;
     this.call(SETTLE, { settlements }, requestId).catch((error: unknown) =>
-      this.logger.warn({ err: error, attempts: settlements.length }, 'OTP checks not given back; they count until the window passes'),
+      this.logger.warn(
+        { err: error, attempts: settlements.length },
+        'OTP checks not given back; they count until the window passes',
+      ),
     );
   }
 }

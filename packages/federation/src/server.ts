@@ -146,7 +146,12 @@ export async function startSubgraphServer(options: SubgraphServerOptions): Promi
       if ('status' in caller) return caller;
       return completeAnswer(
         await apollo.executeHTTPGraphQLRequest({
-          httpGraphQLRequest: { method: 'POST', headers: new HeaderMap([['content-type', 'application/json'], ...Object.entries(headers)]), search: '', body },
+          httpGraphQLRequest: {
+            method: 'POST',
+            headers: new HeaderMap([['content-type', 'application/json'], ...Object.entries(headers)]),
+            search: '',
+            body,
+          },
           context: async () => contextOf(requestId, caller),
         }),
       );
@@ -159,7 +164,11 @@ export async function startSubgraphServer(options: SubgraphServerOptions): Promi
     return reply.code(ok ? 200 : 503).send({ status: ok ? 'ready' : 'unavailable', checks });
   });
   app.get('/metrics', async (request, reply) => {
-    const answer = await metricsAnswer(registry, { authorization: request.headers.authorization, requestId: request.requestId }, options.metricsToken);
+    const answer = await metricsAnswer(
+      registry,
+      { authorization: request.headers.authorization, requestId: request.requestId },
+      options.metricsToken,
+    );
     return reply.code(answer.status).headers(answer.headers).send(answer.body);
   });
   await options.routes?.(app);

@@ -1,4 +1,13 @@
-import { callGraphQL, GatewayError, isErrorCode, newId, PRINCIPAL_HEADER, REQUEST_ID_HEADER, retryAfterOf, signPrincipal } from '@gateway/kernel';
+import {
+  callGraphQL,
+  GatewayError,
+  isErrorCode,
+  newId,
+  PRINCIPAL_HEADER,
+  REQUEST_ID_HEADER,
+  retryAfterOf,
+  signPrincipal,
+} from '@gateway/kernel';
 
 export interface ServiceClientOptions {
   /** The router's GraphQL endpoint; a function because in one process the router starts last. */
@@ -14,7 +23,11 @@ interface GraphQLAnswer {
   errors?: Array<{ extensions?: { code?: string; detail?: string; retryAfter?: unknown } }>;
 }
 
-export type ServiceClient = <T = Record<string, any>>(query: string, variables?: Record<string, unknown>, requestId?: string) => Promise<T>;
+export type ServiceClient = <T = Record<string, any>>(
+  query: string,
+  variables?: Record<string, unknown>,
+  requestId?: string,
+) => Promise<T>;
 
 /**
  * How one subgraph asks another for data: through the router, as a `service` principal, so the

@@ -1,5 +1,13 @@
 import type { FastifyInstance } from 'fastify';
-import { ERROR_CODES, GatewayError, PRINCIPAL_HEADER, refusalBody, verifyPrincipal, type LocalResponse, type Principal } from '@gateway/kernel';
+import {
+  ERROR_CODES,
+  GatewayError,
+  PRINCIPAL_HEADER,
+  refusalBody,
+  verifyPrincipal,
+  type LocalResponse,
+  type Principal,
+} from '@gateway/kernel';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -34,14 +42,23 @@ export function useSignedCaller(app: FastifyInstance, platformSecret: string): v
   app.addHook('onRequest', async (request, reply) => {
     if (OPEN_PATHS.has(request.url.split('?')[0]!)) return;
     const caller = callerOf(request.headers[PRINCIPAL_HEADER] as string | undefined, platformSecret);
-    if (caller instanceof GatewayError) return reply.code(ERROR_CODES[caller.code].status).send(refusalBody(request.requestId, caller));
+    if (caller instanceof GatewayError)
+      return reply.code(ERROR_CODES[caller.code].status).send(refusalBody(request.requestId, caller));
     request.caller = caller;
   });
 }
 
 /** The same check for a request made in this process (kernel's in-process.ts): the principal, or the answer refusing it. */
-export function localCaller(headers: Record<string, string>, platformSecret: string, requestId: string): Principal | LocalResponse {
+export function localCaller(
+  headers: Record<string, string>,
+  platformSecret: string,
+  requestId: string,
+): Principal | LocalResponse {
   const caller = callerOf(headers[PRINCIPAL_HEADER], platformSecret);
   if (!(caller instanceof GatewayError)) return caller;
-  return { status: ERROR_CODES[caller.code].status, headers: { 'content-type': 'application/json; charset=utf-8' }, body: JSON.stringify(refusalBody(requestId, caller)) };
+  return {
+    status: ERROR_CODES[caller.code].status,
+    headers: { 'content-type': 'application/json; charset=utf-8' },
+    body: JSON.stringify(refusalBody(requestId, caller)),
+  };
 }

@@ -15,6 +15,9 @@ describe('a subgraph running alone: its environment', () => {
     expect(() => loadStandaloneEnv(own, { ...BASE, NODE_ENV: 'production', SESSION_TTL_SECONDS: '1' })).toThrow(
       /METRICS_TOKEN: required in production mode[\s\S]*SESSION_TTL_SECONDS|SESSION_TTL_SECONDS[\s\S]*METRICS_TOKEN/,
     );
-    expect(loadStandaloneEnv(own, { ...BASE, NODE_ENV: 'production', SESSION_TTL_SECONDS: '60', METRICS_TOKEN: TOKEN }).METRICS_TOKEN).toBe(TOKEN);
+    expect(
+      loadStandaloneEnv(own, { ...BASE, NODE_ENV: 'production', SESSION_TTL_SECONDS: '60', METRICS_TOKEN: TOKEN })
+        .METRICS_TOKEN,
+    ).toBe(TOKEN);
   });
 });

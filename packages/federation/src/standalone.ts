@@ -1,5 +1,15 @@
 import { openDatabase, type Database } from '@gateway/db';
-import { createLogger, envDrainSeconds, envMetricsToken, envPort, handleShutdownSignals, loadConfig, requireMetricsTokenInProduction, z, type Logger } from '@gateway/kernel';
+import {
+  createLogger,
+  envDrainSeconds,
+  envMetricsToken,
+  envPort,
+  handleShutdownSignals,
+  loadConfig,
+  requireMetricsTokenInProduction,
+  z,
+  type Logger,
+} from '@gateway/kernel';
 import { createBus, type EventBus } from '@gateway/events';
 import type { RunningService } from './server';
 
@@ -54,9 +64,14 @@ export interface ServiceEnv<S extends z.ZodObject, O> {
 }
 
 /** A service's environment when it runs alone: the common variables and its own, every problem reported at once. */
-export function loadStandaloneEnv<S extends z.ZodObject = z.ZodObject>(own?: ServiceEnv<S, unknown>, env: Record<string, string | undefined> = process.env) {
+export function loadStandaloneEnv<S extends z.ZodObject = z.ZodObject>(
+  own?: ServiceEnv<S, unknown>,
+  env: Record<string, string | undefined> = process.env,
+) {
   // One schema for both; zod cannot type a generic merge.
-  const schema = (own ? standaloneEnv.extend(own.schema.shape) : standaloneEnv).superRefine(requireMetricsTokenInProduction);
+  const schema = (own ? standaloneEnv.extend(own.schema.shape) : standaloneEnv).superRefine(
+    requireMetricsTokenInProduction,
+  );
   return loadConfig(schema, env) as z.infer<typeof standaloneEnv> & z.infer<S>;
 }
 
@@ -70,7 +85,11 @@ export async function runStandalone<S extends z.ZodObject = z.ZodObject, O exten
   const env = loadStandaloneEnv(own);
   const logger = createLogger(name);
   const db = await openDatabase({ url: env.DATABASE_URL });
-  const bus = createBus({ amqpUrl: env.AMQP_URL, connectionName: name, onError: (error) => logger.warn({ err: error }, 'event bus') });
+  const bus = createBus({
+    amqpUrl: env.AMQP_URL,
+    connectionName: name,
+    onError: (error) => logger.warn({ err: error }, 'event bus'),
+  });
   // Installed before the start, so a SIGTERM during it still ends in order: the start finishes, then stops.
   const shutdown = handleShutdownSignals({
     logger,

@@ -6,7 +6,10 @@ export { z };
  * Parses the environment with a zod schema, reporting every problem at once and refusing to start
  * on any of them.
  */
-export function loadConfig<S extends z.ZodType>(schema: S, env: Record<string, string | undefined> = process.env): z.infer<S> {
+export function loadConfig<S extends z.ZodType>(
+  schema: S,
+  env: Record<string, string | undefined> = process.env,
+): z.infer<S> {
   const result = schema.safeParse(env);
   if (!result.success) {
     const problems = result.error.issues.map((issue) => `  ${issue.path.join('.') || '(root)'}: ${issue.message}`);
@@ -16,7 +19,9 @@ export function loadConfig<S extends z.ZodType>(schema: S, env: Record<string, s
 }
 
 /** "on"/"off"/"true"/"false"/"1"/"0" as a boolean, for flags such as SANDBOX_BANKS. */
-export const envFlag = z.enum(['on', 'off', 'true', 'false', '1', '0']).transform((value) => value === 'on' || value === 'true' || value === '1');
+export const envFlag = z
+  .enum(['on', 'off', 'true', 'false', '1', '0'])
+  .transform((value) => value === 'on' || value === 'true' || value === '1');
 
 export const envPort = z.coerce.number().int().min(0).max(65535);
 
@@ -30,4 +35,5 @@ export const envSecondsList = z.string().transform((text, ctx) => {
   return values;
 });
 
-export const isProduction = (env: Record<string, string | undefined> = process.env): boolean => env.NODE_ENV === 'production';
+export const isProduction = (env: Record<string, string | undefined> = process.env): boolean =>
+  env.NODE_ENV === 'production';

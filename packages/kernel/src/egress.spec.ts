@@ -1,14 +1,28 @@
 import { addressScope, hostScope, mayConnectTo } from './egress';
 
 describe('egress: the scope of an address', () => {
-  it.each(['8.8.8.8', '1.1.1.1', '172.15.255.255', '172.32.0.1', '192.169.0.1', '169.255.0.1', '100.63.255.255', '100.128.0.1', '198.17.255.255', '198.20.0.1'])(
-    'public IPv4 %s',
-    (address) => expect(addressScope(address)).toBe('public'),
-  );
+  it.each([
+    '8.8.8.8',
+    '1.1.1.1',
+    '172.15.255.255',
+    '172.32.0.1',
+    '192.169.0.1',
+    '169.255.0.1',
+    '100.63.255.255',
+    '100.128.0.1',
+    '198.17.255.255',
+    '198.20.0.1',
+  ])('public IPv4 %s', (address) => expect(addressScope(address)).toBe('public'));
 
-  it.each(['2606:4700:4700::1111', '2001:4860:4860::8888', '[2a00:1450:4001:80b::200e]', '64:ff9b::808:808', '2002:808:808::1', '::ffff:8.8.8.8'])(
-    'public IPv6 %s (a NAT64, 6to4 or mapped form carrying a public IPv4 is public too)',
-    (address) => expect(addressScope(address)).toBe('public'),
+  it.each([
+    '2606:4700:4700::1111',
+    '2001:4860:4860::8888',
+    '[2a00:1450:4001:80b::200e]',
+    '64:ff9b::808:808',
+    '2002:808:808::1',
+    '::ffff:8.8.8.8',
+  ])('public IPv6 %s (a NAT64, 6to4 or mapped form carrying a public IPv4 is public too)', (address) =>
+    expect(addressScope(address)).toBe('public'),
   );
 
   it.each([
@@ -79,7 +93,15 @@ describe('egress: what may be connected to', () => {
       expect(mayConnectTo(address, closed)).toBe(false);
       expect(mayConnectTo(address, open)).toBe(true);
     }
-    for (const address of ['100.100.100.200', '198.18.0.1', '0.0.0.0', '64:ff9b::7f00:1', '2002:7f00:1::1', '::7f00:1', '224.0.0.1']) {
+    for (const address of [
+      '100.100.100.200',
+      '198.18.0.1',
+      '0.0.0.0',
+      '64:ff9b::7f00:1',
+      '2002:7f00:1::1',
+      '::7f00:1',
+      '224.0.0.1',
+    ]) {
       expect(mayConnectTo(address, open)).toBe(false);
     }
   });

@@ -36,7 +36,8 @@ function scopeOfV4(address: ipaddr.IPv4): AddressScope {
   return PRIVATE_V4.has(range) ? 'private' : 'forbidden';
 }
 
-const v4FromWords = (high: number, low: number): ipaddr.IPv4 => new ipaddr.IPv4([high >> 8, high & 0xff, low >> 8, low & 0xff]);
+const v4FromWords = (high: number, low: number): ipaddr.IPv4 =>
+  new ipaddr.IPv4([high >> 8, high & 0xff, low >> 8, low & 0xff]);
 
 /**
  * The IPv4 address an IPv6 address carries and that a connection to it would reach, for the forms
@@ -46,7 +47,8 @@ const v4FromWords = (high: number, low: number): ipaddr.IPv4 => new ipaddr.IPv4(
 function embeddedV4(address: ipaddr.IPv6): { v4: ipaddr.IPv4; translated: boolean } | null {
   const parts = address.parts;
   const range = address.range();
-  if (range === 'ipv4Mapped' || range === 'rfc6145') return { v4: v4FromWords(parts[6]!, parts[7]!), translated: false };
+  if (range === 'ipv4Mapped' || range === 'rfc6145')
+    return { v4: v4FromWords(parts[6]!, parts[7]!), translated: false };
   if (address.match(NAT64_WELL_KNOWN)) return { v4: v4FromWords(parts[6]!, parts[7]!), translated: true };
   if (range === '6to4') return { v4: v4FromWords(parts[1]!, parts[2]!), translated: true };
   return null;
@@ -104,4 +106,6 @@ export const egressEnvSchema = z.object({
   WEBHOOK_PRIVATE_TARGETS: envFlag.default(false),
 });
 
-export const egressPolicyFrom = (env: z.infer<typeof egressEnvSchema>): EgressPolicy => ({ privateTargets: env.WEBHOOK_PRIVATE_TARGETS });
+export const egressPolicyFrom = (env: z.infer<typeof egressEnvSchema>): EgressPolicy => ({
+  privateTargets: env.WEBHOOK_PRIVATE_TARGETS,
+});

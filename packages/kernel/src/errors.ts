@@ -37,7 +37,11 @@ export const ERROR_CODES = {
   // API-CONTRACT: generic codes
   VALIDATION_ERROR: { status: 400, message: 'Invalid parameters' },
   CONSENT_EXPIRED: { status: 401, message: 'Consent expired; restart the flow' },
-  INVALID_GRANT: { status: 400, message: 'Authorization code or refresh token invalid, expired, used, or issued for another consent or redirect_uri' },
+  INVALID_GRANT: {
+    status: 400,
+    message:
+      'Authorization code or refresh token invalid, expired, used, or issued for another consent or redirect_uri',
+  },
   UNAUTHORIZED: { status: 401, message: 'Missing or invalid credentials' },
   FORBIDDEN: { status: 403, message: 'Valid credentials, insufficient permissions' },
   NOT_FOUND: { status: 404, message: 'Not found' },
@@ -62,7 +66,10 @@ export const ERROR_CODES = {
   // API-CONTRACT "Mandates".
   MANDATE_NOT_FOUND: { status: 404, message: 'Unknown mandate' },
   MANDATE_NOT_ACTIVE: { status: 422, message: 'Mandate is not active' },
-  MANDATE_LIMIT_EXCEEDED: { status: 422, message: "Charge exceeds the mandate's amount or its one charge per interval" },
+  MANDATE_LIMIT_EXCEEDED: {
+    status: 422,
+    message: "Charge exceeds the mandate's amount or its one charge per interval",
+  },
   MANDATE_NOT_STARTED: { status: 422, message: "Mandate's start date not reached" },
   MANDATE_NOT_PENDING_CONFIRMATION: { status: 409, message: 'Mandate is not awaiting confirmation' },
   IDEMPOTENCY_KEY_IN_USE: { status: 409, message: 'A request with this Idempotency-Key is still running' },
@@ -97,7 +104,12 @@ export class GatewayError extends GraphQLError {
     const entry = ERROR_CODES[code];
     const resolvedDetail = detail ?? entry.message;
     super(message ?? entry.message, {
-      extensions: { code, status: entry.status, detail: resolvedDetail, ...(retryAfterSeconds !== undefined ? { retryAfter: retryAfterSeconds } : {}) },
+      extensions: {
+        code,
+        status: entry.status,
+        detail: resolvedDetail,
+        ...(retryAfterSeconds !== undefined ? { retryAfter: retryAfterSeconds } : {}),
+      },
     });
     this.code = code;
     this.detail = resolvedDetail;
@@ -116,12 +128,22 @@ export const errorBody = (error: GatewayError, requestId: string): ErrorBody => 
 
 /** A refusal on a GraphQL endpoint before anything ran: one GraphQL error with the spec's code, status and the request id. */
 export function refusalBody(requestId: string, error: GatewayError) {
-  return { errors: [{ message: error.message, extensions: { code: error.code, status: ERROR_CODES[error.code].status, detail: error.detail, requestId } }] };
+  return {
+    errors: [
+      {
+        message: error.message,
+        extensions: { code: error.code, status: ERROR_CODES[error.code].status, detail: error.detail, requestId },
+      },
+    ],
+  };
 }
 
 /** `extensions.retryAfter` of a formatted GraphQL error, when it is a whole number of seconds. */
 export const retryAfterOf = (extensions: Record<string, unknown> | undefined): number | undefined =>
-  typeof extensions?.retryAfter === 'number' && Number.isInteger(extensions.retryAfter) && extensions.retryAfter >= 0 ? extensions.retryAfter : undefined;
+  typeof extensions?.retryAfter === 'number' && Number.isInteger(extensions.retryAfter) && extensions.retryAfter >= 0
+    ? extensions.retryAfter
+    : undefined;
 
 /** A VALIDATION_ERROR whose detail names the offending field. */
-export const invalid = (field: string, problem: string): GatewayError => new GatewayError('VALIDATION_ERROR', `${field}: ${problem}`);
+export const invalid = (field: string, problem: string): GatewayError =>
+  new GatewayError('VALIDATION_ERROR', `${field}: ${problem}`);

@@ -15,7 +15,8 @@ export const IDEMPOTENCY_LOCK_MS = 60_000;
 const KEY_SHAPE = /^[\x21-\x7e]{1,255}$/;
 
 export function assertIdempotencyKey(key: string): void {
-  if (!KEY_SHAPE.test(key)) throw new GatewayError('VALIDATION_ERROR', 'idempotency_key: 1-255 printable ASCII characters without spaces');
+  if (!KEY_SHAPE.test(key))
+    throw new GatewayError('VALIDATION_ERROR', 'idempotency_key: 1-255 printable ASCII characters without spaces');
 }
 
 /** Same request, same hash: keys sorted, absent and null fields dropped, so field order or an explicit null do not matter. */
@@ -52,8 +53,13 @@ export function idempotencyVerdict(held: HeldIdempotencyKey, key: string, hash: 
   const retained = held.createdAt.getTime() > now.getTime() - IDEMPOTENCY_RETENTION_MS;
   const abandoned = held.status === 'in_flight' && held.lockedUntil.getTime() <= now.getTime();
   if (!retained || (abandoned && held.requestHash === hash)) return 'take';
-  if (held.status === 'in_flight' && !abandoned) throw new GatewayError('IDEMPOTENCY_KEY_IN_USE', `a request with Idempotency-Key ${key} is still running`);
-  if (held.requestHash !== hash) throw new GatewayError('IDEMPOTENCY_KEY_REUSED', `Idempotency-Key ${key} was used with a different request in the last 24 hours`);
+  if (held.status === 'in_flight' && !abandoned)
+    throw new GatewayError('IDEMPOTENCY_KEY_IN_USE', `a request with Idempotency-Key ${key} is still running`);
+  if (held.requestHash !== hash)
+    throw new GatewayError(
+      'IDEMPOTENCY_KEY_REUSED',
+      `Idempotency-Key ${key} was used with a different request in the last 24 hours`,
+    );
   return 'replay';
 }
 

@@ -3,14 +3,24 @@ import type { AddressInfo } from 'node:net';
 import { GatewayError } from './errors';
 import { callGraphQL, serveInProcess, type GraphQLCallOptions, type LocalRequest } from './in-process';
 
-const request: LocalRequest = { headers: { 'x-request-id': 'req_transport1' }, body: { query: '{ ping }', variables: { a: 1 } }, ip: '127.0.0.1' };
+const request: LocalRequest = {
+  headers: { 'x-request-id': 'req_transport1' },
+  body: { query: '{ ping }', variables: { a: 1 } },
+  ip: '127.0.0.1',
+};
 const options: GraphQLCallOptions = {
   timeoutMs: 200,
-  failure: (late) => new GatewayError('SERVICE_UNAVAILABLE', late ? 'the ping service did not answer within 200 ms' : 'the ping service is unreachable'),
+  failure: (late) =>
+    new GatewayError(
+      'SERVICE_UNAVAILABLE',
+      late ? 'the ping service did not answer within 200 ms' : 'the ping service is unreachable',
+    ),
 };
 
 /** A GraphQL endpoint over HTTP; `answer` decides what each request gets (nothing: it hangs). */
-async function httpEndpoint(answer: (body: string, request: IncomingMessage, response: ServerResponse) => void): Promise<{ url: string; server: Server }> {
+async function httpEndpoint(
+  answer: (body: string, request: IncomingMessage, response: ServerResponse) => void,
+): Promise<{ url: string; server: Server }> {
   const server = createServer((incoming, response) => {
     let body = '';
     incoming.on('data', (chunk) => (body += chunk));
@@ -44,7 +54,10 @@ describe('one transport for GraphQL calls (callGraphQL)', () => {
       const stop = serveInProcess(silent.url, () => new Promise(() => undefined), { enabled: true });
       const inProcess = await failureOf(silent.url).finally(stop);
       for (const ended of [overHttp, inProcess]) {
-        expect(ended).toMatchObject({ code: 'SERVICE_UNAVAILABLE', detail: 'the ping service did not answer within 200 ms' });
+        expect(ended).toMatchObject({
+          code: 'SERVICE_UNAVAILABLE',
+          detail: 'the ping service did not answer within 200 ms',
+        });
         expect(ended.ms).toBeGreaterThanOrEqual(190);
         expect(ended.ms).toBeLessThan(2000);
       }
@@ -82,9 +95,17 @@ describe('one transport for GraphQL calls (callGraphQL)', () => {
         { enabled: true },
       );
       const inProcess = await callGraphQL(endpoint.url, request, options).finally(stop);
-      for (const answer of [overHttp, inProcess]) expect(answer).toMatchObject({ status: 200, body: '{"data":{"ping":"pong"}}', headers: { 'content-type': 'application/json' } });
+      for (const answer of [overHttp, inProcess])
+        expect(answer).toMatchObject({
+          status: 200,
+          body: '{"data":{"ping":"pong"}}',
+          headers: { 'content-type': 'application/json' },
+        });
       expect(received.map(({ body }) => body)).toEqual([request.body, request.body]);
-      expect(received[0]!.headers).toMatchObject({ 'x-request-id': 'req_transport1', 'content-type': 'application/json' });
+      expect(received[0]!.headers).toMatchObject({
+        'x-request-id': 'req_transport1',
+        'content-type': 'application/json',
+      });
       expect(received[1]!.headers).toEqual(request.headers);
       // Stopped, or never served here (the transport off): over HTTP again.
       serveInProcess(endpoint.url, async () => ({ status: 500, headers: {}, body: '' }), { enabled: false });

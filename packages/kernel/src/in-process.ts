@@ -38,7 +38,8 @@ const handlers = new Map<string, LocalHandler>();
 /** Whether this process serves its GraphQL endpoints to itself without HTTP (default yes). */
 export function inProcessTransportEnabled(env: NodeJS.ProcessEnv = process.env): boolean {
   const transport = env.GRAPHQL_TRANSPORT ?? 'in-process';
-  if (transport !== 'in-process' && transport !== 'http') throw new Error(`GRAPHQL_TRANSPORT must be in-process or http, not "${transport}"`);
+  if (transport !== 'in-process' && transport !== 'http')
+    throw new Error(`GRAPHQL_TRANSPORT must be in-process or http, not "${transport}"`);
   return transport === 'in-process';
 }
 
@@ -83,12 +84,21 @@ export interface GraphQLCallOptions {
  * server's does after its client gave up), and both fail with the caller's one `failure`. An
  * answer, whatever its status, is returned as the HTTP route would have sent it.
  */
-export async function callGraphQL(url: string, request: LocalRequest, options: GraphQLCallOptions): Promise<LocalResponse> {
+export async function callGraphQL(
+  url: string,
+  request: LocalRequest,
+  options: GraphQLCallOptions,
+): Promise<LocalResponse> {
   const deadline = new AbortController();
-  const timer = setTimeout(() => deadline.abort(new Error(`no answer within ${options.timeoutMs} ms`)), options.timeoutMs);
+  const timer = setTimeout(
+    () => deadline.abort(new Error(`no answer within ${options.timeoutMs} ms`)),
+    options.timeoutMs,
+  );
   const local = localEndpoint(url);
   try {
-    return await (local ? untilAborted(local(request), deadline.signal) : (options.overHttp ?? overFetch)(url, request, deadline.signal));
+    return await (local
+      ? untilAborted(local(request), deadline.signal)
+      : (options.overHttp ?? overFetch)(url, request, deadline.signal));
   } catch (error) {
     throw options.failure(deadline.signal.aborted, error);
   } finally {
@@ -107,6 +117,11 @@ function untilAborted<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
 
 /** The default HTTP transport: the global fetch (undici's, without a pool of the caller's own). */
 const overFetch: HttpTransport = async (url, request, signal) => {
-  const response = await fetch(url, { method: 'POST', headers: { ...request.headers, 'content-type': 'application/json' }, body: JSON.stringify(request.body), signal });
+  const response = await fetch(url, {
+    method: 'POST',
+    headers: { ...request.headers, 'content-type': 'application/json' },
+    body: JSON.stringify(request.body),
+    signal,
+  });
   return { status: response.status, headers: Object.fromEntries(response.headers), body: await response.text() };
 };

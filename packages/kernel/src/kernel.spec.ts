@@ -1,4 +1,16 @@
-import { errorBody, GatewayError, httpStatusOf, newId, openSealedSecret, parseIban, refusalBody, safeEqual, sealSecret, signPrincipal, verifyPrincipal } from './index';
+import {
+  errorBody,
+  GatewayError,
+  httpStatusOf,
+  newId,
+  openSealedSecret,
+  parseIban,
+  refusalBody,
+  safeEqual,
+  sealSecret,
+  signPrincipal,
+  verifyPrincipal,
+} from './index';
 
 describe('kernel', () => {
   it('issues prefixed random ids', () => {
@@ -17,7 +29,11 @@ describe('kernel', () => {
   });
 
   it('parses IBANs and reads the institution code', () => {
-    expect(parseIban('LY83 0020 4800 0020 1001 2036 1')).toEqual({ iban: 'LY83002048000020100120361', countryCode: 'LY', institutionCode: '002' });
+    expect(parseIban('LY83 0020 4800 0020 1001 2036 1')).toEqual({
+      iban: 'LY83002048000020100120361',
+      countryCode: 'LY',
+      institutionCode: '002',
+    });
     expect(parseIban('LY84002048000020100120361')).toBeNull(); // checksum
     expect(parseIban('not an iban')).toBeNull();
   });
@@ -36,19 +52,29 @@ describe('kernel', () => {
     const forged = Buffer.from(JSON.stringify({ kind: 'admin', iat: Date.now() })).toString('base64url');
     expect(() => verifyPrincipal(`${forged}.${sig}`, 'secret')).toThrow(GatewayError);
     expect(payload).toBeTruthy();
-    expect(() => verifyPrincipal(signPrincipal({ kind: 'admin' }, 'secret', Date.now() - 10 * 60_000), 'secret')).toThrow(
-      expect.objectContaining({ detail: 'forwarded principal is stale' }),
-    );
+    expect(() =>
+      verifyPrincipal(signPrincipal({ kind: 'admin' }, 'secret', Date.now() - 10 * 60_000), 'secret'),
+    ).toThrow(expect.objectContaining({ detail: 'forwarded principal is stale' }));
     // Absent is refused too: the router signs every hop, an anonymous caller's included.
     expect(() => verifyPrincipal(undefined, 'secret')).toThrow(expect.objectContaining({ code: 'UNAUTHORIZED' }));
-    expect(verifyPrincipal(signPrincipal({ kind: 'anonymous', ip: '10.0.0.1' }, 'secret'), 'secret')).toEqual({ kind: 'anonymous', ip: '10.0.0.1' });
+    expect(verifyPrincipal(signPrincipal({ kind: 'anonymous', ip: '10.0.0.1' }, 'secret'), 'secret')).toEqual({
+      kind: 'anonymous',
+      ip: '10.0.0.1',
+    });
   });
 
   it("answers a refusal in the spec's shape: the REST body, and one GraphQL error on a GraphQL endpoint", () => {
     const refusal = new GatewayError('RATE_LIMITED', 'wait');
-    expect(errorBody(refusal, 'req_a')).toEqual({ error: { code: 'RATE_LIMITED', message: 'Rate limit exceeded', detail: 'wait', request_id: 'req_a' } });
+    expect(errorBody(refusal, 'req_a')).toEqual({
+      error: { code: 'RATE_LIMITED', message: 'Rate limit exceeded', detail: 'wait', request_id: 'req_a' },
+    });
     expect(refusalBody('req_b', refusal)).toEqual({
-      errors: [{ message: 'Rate limit exceeded', extensions: { code: 'RATE_LIMITED', status: 429, detail: 'wait', requestId: 'req_b' } }],
+      errors: [
+        {
+          message: 'Rate limit exceeded',
+          extensions: { code: 'RATE_LIMITED', status: 429, detail: 'wait', requestId: 'req_b' },
+        },
+      ],
     });
   });
 
@@ -65,7 +91,9 @@ describe('kernel', () => {
     expect(verifyPrincipal(header, 'secret', start + 2000)).toEqual(principal);
     expect(() => verifyPrincipal(header, 'other', start + 2000)).toThrow(GatewayError);
     // Known, but stale now: refused all the same.
-    expect(() => verifyPrincipal(header, 'secret', start + 6 * 60_000)).toThrow(expect.objectContaining({ detail: 'forwarded principal is stale' }));
+    expect(() => verifyPrincipal(header, 'secret', start + 6 * 60_000)).toThrow(
+      expect.objectContaining({ detail: 'forwarded principal is stale' }),
+    );
     // A tampered header is refused every time, never remembered.
     const tampered = `${header.slice(0, -1)}${header.endsWith('0') ? '1' : '0'}`;
     expect(() => verifyPrincipal(tampered, 'secret', start + 1000)).toThrow(GatewayError);

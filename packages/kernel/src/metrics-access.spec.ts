@@ -21,7 +21,14 @@ describe('/metrics behind METRICS_TOKEN', () => {
       expect(refused).toEqual({
         status: 401,
         headers: { 'www-authenticate': 'Bearer realm="metrics"' },
-        body: { error: { code: 'UNAUTHORIZED', message: expect.any(String), detail: expect.stringContaining('METRICS_TOKEN'), request_id: 'req_closed' } },
+        body: {
+          error: {
+            code: 'UNAUTHORIZED',
+            message: expect.any(String),
+            detail: expect.stringContaining('METRICS_TOKEN'),
+            request_id: 'req_closed',
+          },
+        },
       });
     }
     for (const authorization of [`Bearer ${TOKEN}`, `bearer ${TOKEN}`]) {
@@ -32,7 +39,9 @@ describe('/metrics behind METRICS_TOKEN', () => {
   });
 
   it('refuses a production environment without a token, and a short token anywhere', () => {
-    const schema = z.object({ NODE_ENV: z.string().optional(), METRICS_TOKEN: envMetricsToken }).superRefine(requireMetricsTokenInProduction);
+    const schema = z
+      .object({ NODE_ENV: z.string().optional(), METRICS_TOKEN: envMetricsToken })
+      .superRefine(requireMetricsTokenInProduction);
     expect(() => loadConfig(schema, { NODE_ENV: 'production' })).toThrow(/METRICS_TOKEN: required in production mode/);
     expect(loadConfig(schema, { NODE_ENV: 'production', METRICS_TOKEN: TOKEN }).METRICS_TOKEN).toBe(TOKEN);
     expect(loadConfig(schema, {}).METRICS_TOKEN).toBeUndefined();

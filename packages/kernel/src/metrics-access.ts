@@ -14,8 +14,12 @@ export const envMetricsToken = z.string().min(24, 'at least 24 characters').opti
  * The production rule of a service's environment (zod superRefine): its figures (request counts by
  * operation, bank-core outcomes, money needing attention) are not for whoever reaches the port.
  */
-export function requireMetricsTokenInProduction(env: { NODE_ENV?: string; METRICS_TOKEN?: string }, ctx: z.RefinementCtx): void {
-  if (env.NODE_ENV === 'production' && !env.METRICS_TOKEN) ctx.addIssue({ code: 'custom', path: ['METRICS_TOKEN'], message: 'required in production mode' });
+export function requireMetricsTokenInProduction(
+  env: { NODE_ENV?: string; METRICS_TOKEN?: string },
+  ctx: z.RefinementCtx,
+): void {
+  if (env.NODE_ENV === 'production' && !env.METRICS_TOKEN)
+    ctx.addIssue({ code: 'custom', path: ['METRICS_TOKEN'], message: 'required in production mode' });
 }
 
 /** What GET /metrics answers, whatever the HTTP server. */
@@ -30,12 +34,20 @@ export interface MetricsAnswer {
  * request does not carry it as a bearer token (compared in constant time), 401 UNAUTHORIZED in the
  * spec's error body.
  */
-export async function metricsAnswer(registry: Registry, request: { authorization?: string; requestId: string }, token: string | undefined): Promise<MetricsAnswer> {
+export async function metricsAnswer(
+  registry: Registry,
+  request: { authorization?: string; requestId: string },
+  token: string | undefined,
+): Promise<MetricsAnswer> {
   if (token !== undefined) {
     const presented = /^Bearer (.+)$/i.exec(request.authorization ?? '')?.[1];
     if (presented === undefined || !safeEqual(presented, token)) {
       const refusal = new GatewayError('UNAUTHORIZED', '/metrics needs Authorization: Bearer <METRICS_TOKEN>');
-      return { status: 401, headers: { 'www-authenticate': 'Bearer realm="metrics"' }, body: errorBody(refusal, request.requestId) };
+      return {
+        status: 401,
+        headers: { 'www-authenticate': 'Bearer realm="metrics"' },
+        body: errorBody(refusal, request.requestId),
+      };
     }
   }
   return { status: 200, headers: { 'content-type': registry.contentType }, body: await metricsText(registry) };

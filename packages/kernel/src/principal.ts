@@ -8,7 +8,8 @@ export const PRINCIPAL_HEADER = 'x-gateway-principal';
 export const REQUEST_ID_HEADER = 'x-request-id';
 
 /** `service`: one platform service calling another through the router (signed with the platform secret). */
-export type PrincipalKind = 'anonymous' | 'admin' | 'merchant' | 'bank' | 'tpp' | 'ob_token' | 'session' | 'bank_core' | 'service';
+export type PrincipalKind =
+  'anonymous' | 'admin' | 'merchant' | 'bank' | 'tpp' | 'ob_token' | 'session' | 'bank_core' | 'service';
 
 /**
  * Who is calling, as established by the router from the spec's credential headers.
@@ -63,7 +64,9 @@ export function verifyPrincipal(header: string | undefined, secret: string, now 
     if (!payload || !signature || !safeEqual(signature, hmacSha256Hex(secret, payload))) {
       throw new GatewayError('UNAUTHORIZED', 'forwarded principal has a bad signature');
     }
-    const { iat, ...principal } = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8')) as Principal & { iat: unknown };
+    const { iat, ...principal } = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8')) as Principal & {
+      iat: unknown;
+    };
     if (typeof iat !== 'number') throw new GatewayError('UNAUTHORIZED', 'forwarded principal is stale');
     known = { principal, iat };
     verified.set(key, known);

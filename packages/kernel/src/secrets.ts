@@ -3,7 +3,8 @@ import { randomToken } from './ids';
 
 export const sha256Hex = (value: string): string => createHash('sha256').update(value).digest('hex');
 
-export const hmacSha256Hex = (key: string, body: string | Buffer): string => createHmac('sha256', key).update(body).digest('hex');
+export const hmacSha256Hex = (key: string, body: string | Buffer): string =>
+  createHmac('sha256', key).update(body).digest('hex');
 
 /** Constant-time string comparison; lengths are compared on hashes so they leak nothing either. */
 export function safeEqual(a: string, b: string): boolean {

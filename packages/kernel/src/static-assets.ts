@@ -32,7 +32,8 @@ const TYPES: Record<string, string> = { js: 'text/javascript; charset=utf-8', cs
 /** An installed package's folder, looked up from `fromDir` as require would (its exports need not list package.json). */
 function packageDir(name: string, fromDir: string): string {
   const lookup = createRequire(join(fromDir, 'noop.js'));
-  for (const dir of lookup.resolve.paths(name) ?? []) if (existsSync(join(dir, name, 'package.json'))) return join(dir, name);
+  for (const dir of lookup.resolve.paths(name) ?? [])
+    if (existsSync(join(dir, name, 'package.json'))) return join(dir, name);
   throw new Error(`package ${name} is not installed (looked up from ${fromDir})`);
 }
 
@@ -40,7 +41,11 @@ function packageDir(name: string, fromDir: string): string {
  * Assets under `prefix`, by name. `fromDir` is the caller's __dirname, where its own
  * dependencies resolve from.
  */
-export function staticAssets(prefix: string, fromDir: string, sources: Record<string, StaticAssetSource>): Record<string, StaticAsset> {
+export function staticAssets(
+  prefix: string,
+  fromDir: string,
+  sources: Record<string, StaticAssetSource>,
+): Record<string, StaticAsset> {
   return Object.fromEntries(
     Object.entries(sources).map(([name, source]) => {
       const type = TYPES[name.split('.').pop() ?? ''] ?? 'application/octet-stream';
@@ -53,7 +58,10 @@ export function staticAssets(prefix: string, fromDir: string, sources: Record<st
       const { version } = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as { version: string };
       let body: Buffer | undefined;
       const folder = `${source.package.replace(/^@/, '').replace('/', '-')}-${version}`;
-      return [name, { url: `${prefix}/${folder}/${name}`, type, body: () => (body ??= readFileSync(join(dir, source.file))) }];
+      return [
+        name,
+        { url: `${prefix}/${folder}/${name}`, type, body: () => (body ??= readFileSync(join(dir, source.file))) },
+      ];
     }),
   );
 }

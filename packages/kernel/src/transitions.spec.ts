@@ -17,6 +17,8 @@ describe('transitionLookup', () => {
   });
 
   it('refuses a table with two rows for one move', () => {
-    expect(() => transitionLookup([...rows, { from: 'A', trigger: 'go', to: 'A', event: null }])).toThrow('two rows move A on go');
+    expect(() => transitionLookup([...rows, { from: 'A', trigger: 'go', to: 'A', event: null }])).toThrow(
+      'two rows move A on go',
+    );
   });
 });

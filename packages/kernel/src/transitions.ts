@@ -13,7 +13,9 @@ export interface Transition<S extends string, T extends string, E extends string
  * The lookup every writer of a lifecycle uses: the row of `from` and `trigger`, or undefined (the
  * move is refused). A table with two rows for one move is a defect, refused when it is built.
  */
-export function transitionLookup<R extends Transition<string, string, string | null>>(rows: readonly R[]): (from: R['from'], trigger: R['trigger']) => R | undefined {
+export function transitionLookup<R extends Transition<string, string, string | null>>(
+  rows: readonly R[],
+): (from: R['from'], trigger: R['trigger']) => R | undefined {
   const byMove = new Map<string, R>();
   for (const row of rows) {
     const key = `${row.from}→${row.trigger}`;

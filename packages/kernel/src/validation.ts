@@ -13,7 +13,12 @@ export function parseInput<S extends z.ZodType>(schema: S, input: unknown): z.in
   const result = schema.safeParse(input);
   if (result.success) return result.data;
   const issue = result.error.issues[0]!;
-  const field = issue.path.reduce<string>((name, part) => (typeof part === 'string' ? (name ? `${name}.${snake(part)}` : snake(part)) : `${name}[${String(part)}]`), '') || 'body';
+  const field =
+    issue.path.reduce<string>(
+      (name, part) =>
+        typeof part === 'string' ? (name ? `${name}.${snake(part)}` : snake(part)) : `${name}[${String(part)}]`,
+      '',
+    ) || 'body';
   throw new GatewayError('VALIDATION_ERROR', `${field}: ${issue.message}`);
 }
 
@@ -36,7 +41,13 @@ export const rules = {
   iban,
   /** handle or handle@bank_handle, loosely: the identity registry decides whether it exists. */
   alias: z.string().trim().regex(ALIAS_SHAPE, 'must be a handle or handle@bank_handle'),
-  url: (production: boolean) => z.url({ protocol: production ? /^https$/ : /^https?$/, error: production ? 'must be an https URL' : 'must be an http(s) URL' }).max(2048),
+  url: (production: boolean) =>
+    z
+      .url({
+        protocol: production ? /^https$/ : /^https?$/,
+        error: production ? 'must be an https URL' : 'must be an http(s) URL',
+      })
+      .max(2048),
   email: z.email('must be an email address').max(254),
   text: (max: number) => z.string().trim().min(1, 'must not be empty').max(max, `must be at most ${max} characters`),
   /**
@@ -46,7 +57,12 @@ export const rules = {
   customer: z.discriminatedUnion(
     'type',
     [
-      z.object({ type: z.literal('alias'), value: z.string().trim().regex(ALIAS_SHAPE, 'must be a handle or handle@bank_handle') }).strict(),
+      z
+        .object({
+          type: z.literal('alias'),
+          value: z.string().trim().regex(ALIAS_SHAPE, 'must be a handle or handle@bank_handle'),
+        })
+        .strict(),
       z.object({ type: z.literal('iban'), value: iban }).strict(),
     ],
     { error: 'must be alias or iban' },

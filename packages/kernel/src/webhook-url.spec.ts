@@ -6,7 +6,8 @@ const REFUSED = 'webhook_url: must point to a public address (not loopback, priv
 
 const check = (production: boolean, webhookUrl: string, privateTargets = false) => {
   try {
-    return parseInput(z.object({ webhookUrl: webhookUrlRule({ production, privateTargets }) }), { webhookUrl }).webhookUrl;
+    return parseInput(z.object({ webhookUrl: webhookUrlRule({ production, privateTargets }) }), { webhookUrl })
+      .webhookUrl;
   } catch (error) {
     return (error as { detail: string }).detail;
   }

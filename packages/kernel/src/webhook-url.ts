@@ -14,7 +14,8 @@ export interface WebhookUrlSettings extends EgressPolicy {
  * addresses they resolve to at every delivery (DNS can change after registration).
  */
 export function webhookTargetProblem(url: URL, settings: WebhookUrlSettings): string | null {
-  if (settings.production && !mayTarget(url.hostname, settings)) return 'must point to a public address (not loopback, private, link-local or reserved)';
+  if (settings.production && !mayTarget(url.hostname, settings))
+    return 'must point to a public address (not loopback, private, link-local or reserved)';
   return null;
 }
 

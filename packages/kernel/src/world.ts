@@ -13,4 +13,5 @@ export const worldOf = (object: { livemode: boolean }): World => (object.livemod
  * Whether a merchant credential is live: the router puts the key's mode in its scopes (a key's
  * prefix, mk_live_ or mk_test_, and its merchant's mode are one, fixed at registration).
  */
-export const merchantLivemode = (principal: Pick<Principal, 'scopes'>): boolean => principal.scopes?.includes('live') === true;
+export const merchantLivemode = (principal: Pick<Principal, 'scopes'>): boolean =>
+  principal.scopes?.includes('live') === true;

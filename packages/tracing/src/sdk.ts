@@ -30,7 +30,9 @@ export function startSdk(serviceName: string): void {
     tracerProvider: provider,
     instrumentations: [
       // Probes and scrapes would be most of the spans and say nothing about a request.
-      new HttpInstrumentation({ ignoreIncomingRequestHook: (request) => /^\/(healthz|readyz|metrics)(\?|$)/.test(request.url ?? '') }),
+      new HttpInstrumentation({
+        ignoreIncomingRequestHook: (request) => /^\/(healthz|readyz|metrics)(\?|$)/.test(request.url ?? ''),
+      }),
       new UndiciInstrumentation(),
       // Registered on every fastify instance as it is created; a span per request and handler, not per hook.
       new FastifyOtelInstrumentation({ registerOnInitialization: true, instrumentHooks: false }),

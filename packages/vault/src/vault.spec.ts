@@ -11,13 +11,23 @@ describe('credential vault', () => {
   beforeAll(async () => {
     db = await openTestDatabase();
     await migrateVault(db);
-    orm = await openServiceOrm(db, { schema: 'vault_test', entities: [Credential], migrations: [], foreignSchemas: ['auth'] });
+    orm = await openServiceOrm(db, {
+      schema: 'vault_test',
+      entities: [Credential],
+      migrations: [],
+      foreignSchemas: ['auth'],
+    });
   });
   afterAll(() => db.close());
 
   it('stores only the SHA-256 of the secret and verifies the raw value', async () => {
     const em = orm.em.fork();
-    const { raw, credential } = vault.issue(em, { kind: 'merchant_key', ownerId: 'mer_1', prefix: 'mk_test_', scopes: ['test'] });
+    const { raw, credential } = vault.issue(em, {
+      kind: 'merchant_key',
+      ownerId: 'mer_1',
+      prefix: 'mk_test_',
+      scopes: ['test'],
+    });
     await em.flush();
     expect(raw).toMatch(/^mk_test_[0-9A-Za-z]{32}$/);
     const row = await db.knex('auth.credentials').where({ id: credential.id }).first();
@@ -43,14 +53,31 @@ describe('credential vault', () => {
 
   it('refuses an expired credential and revokes a whole family', async () => {
     const em = orm.em.fork();
-    const expired = vault.issue(em, { kind: 'ob_access_token', ownerId: 'con_1', prefix: 'at_', expiresAt: new Date(Date.now() - 1000) });
-    const a = vault.issue(em, { kind: 'ob_access_token', ownerId: 'con_2', prefix: 'at_', family: 'fam1', expiresAt: new Date(Date.now() + 60_000) });
+    const expired = vault.issue(em, {
+      kind: 'ob_access_token',
+      ownerId: 'con_1',
+      prefix: 'at_',
+      expiresAt: new Date(Date.now() - 1000),
+    });
+    const a = vault.issue(em, {
+      kind: 'ob_access_token',
+      ownerId: 'con_2',
+      prefix: 'at_',
+      family: 'fam1',
+      expiresAt: new Date(Date.now() + 60_000),
+    });
     const b = vault.issue(em, { kind: 'ob_refresh_token', ownerId: 'con_2', prefix: 'rt_', family: 'fam1' });
     await em.flush();
-    expect(await vault.verify(orm.em.fork(), 'ob_access_token', expired.raw)).toMatchObject({ ok: false, reason: 'expired' });
+    expect(await vault.verify(orm.em.fork(), 'ob_access_token', expired.raw)).toMatchObject({
+      ok: false,
+      reason: 'expired',
+    });
     expect(await vault.revokeFamily(orm.em.fork(), 'fam1')).toBe(2);
     expect(await vault.verify(orm.em.fork(), 'ob_access_token', a.raw)).toMatchObject({ ok: false, reason: 'revoked' });
-    expect(await vault.verify(orm.em.fork(), 'ob_refresh_token', b.raw)).toMatchObject({ ok: false, reason: 'revoked' });
+    expect(await vault.verify(orm.em.fork(), 'ob_refresh_token', b.raw)).toMatchObject({
+      ok: false,
+      reason: 'revoked',
+    });
   });
 
   it('a rolled-back owner transaction leaves no credential behind', async () => {
@@ -67,16 +94,31 @@ describe('credential vault', () => {
 
   it('spends a single-use credential once: of two racing consumes exactly one wins, and a spent one verifies as used', async () => {
     const em = orm.em.fork();
-    const code = vault.issue(em, { kind: 'ob_authorization_code', ownerId: 'con_3', prefix: 'oac_', family: 'fam3', clientId: 'tpp_3', expiresAt: new Date(Date.now() + 60_000) });
+    const code = vault.issue(em, {
+      kind: 'ob_authorization_code',
+      ownerId: 'con_3',
+      prefix: 'oac_',
+      family: 'fam3',
+      clientId: 'tpp_3',
+      expiresAt: new Date(Date.now() + 60_000),
+    });
     await em.flush();
     expect((await db.knex('auth.credentials').where({ id: code.credential.id }).first()).client_id).toBe('tpp_3');
 
-    const results = await Promise.all([1, 2].map(() => orm.em.fork().transactional((tx) => vault.consume(tx, code.credential))));
+    const results = await Promise.all(
+      [1, 2].map(() => orm.em.fork().transactional((tx) => vault.consume(tx, code.credential))),
+    );
     expect(results.filter(Boolean)).toHaveLength(1);
-    expect(await vault.verify(orm.em.fork(), 'ob_authorization_code', code.raw)).toMatchObject({ ok: false, reason: 'used' });
+    expect(await vault.verify(orm.em.fork(), 'ob_authorization_code', code.raw)).toMatchObject({
+      ok: false,
+      reason: 'used',
+    });
     // Still recognised as spent after the family is revoked: a replay stays a replay.
     await vault.revokeFamily(orm.em.fork(), 'fam3');
-    expect(await vault.verify(orm.em.fork(), 'ob_authorization_code', code.raw)).toMatchObject({ ok: false, reason: 'used' });
+    expect(await vault.verify(orm.em.fork(), 'ob_authorization_code', code.raw)).toMatchObject({
+      ok: false,
+      reason: 'used',
+    });
     expect((await vault.lookup(orm.em.fork(), ['ob_authorization_code'], code.raw))?.clientId).toBe('tpp_3');
     expect(await vault.lookup(orm.em.fork(), ['ob_refresh_token'], code.raw)).toBeNull();
     expect(await vault.lookup(orm.em.fork(), ['ob_authorization_code'], `${code.raw}x`)).toBeNull();
@@ -84,8 +126,19 @@ describe('credential vault', () => {
 
   it('never spends an expired or revoked credential', async () => {
     const em = orm.em.fork();
-    const expired = vault.issue(em, { kind: 'ob_refresh_token', ownerId: 'con_4', prefix: 'rt_', expiresAt: new Date(Date.now() - 1) });
-    const revoked = vault.issue(em, { kind: 'ob_refresh_token', ownerId: 'con_4', prefix: 'rt_', family: 'fam4', expiresAt: new Date(Date.now() + 60_000) });
+    const expired = vault.issue(em, {
+      kind: 'ob_refresh_token',
+      ownerId: 'con_4',
+      prefix: 'rt_',
+      expiresAt: new Date(Date.now() - 1),
+    });
+    const revoked = vault.issue(em, {
+      kind: 'ob_refresh_token',
+      ownerId: 'con_4',
+      prefix: 'rt_',
+      family: 'fam4',
+      expiresAt: new Date(Date.now() + 60_000),
+    });
     await em.flush();
     await vault.revokeFamily(orm.em.fork(), 'fam4');
     expect(await vault.consume(orm.em.fork(), expired.credential)).toBe(false);
@@ -94,17 +147,34 @@ describe('credential vault', () => {
 
   it('revokes only the given kinds of a family when asked', async () => {
     const em = orm.em.fork();
-    const access = vault.issue(em, { kind: 'ob_access_token', ownerId: 'con_5', prefix: 'at_', family: 'fam5', expiresAt: new Date(Date.now() + 60_000) });
-    const refresh = vault.issue(em, { kind: 'ob_refresh_token', ownerId: 'con_5', prefix: 'rt_', family: 'fam5', expiresAt: new Date(Date.now() + 60_000) });
+    const access = vault.issue(em, {
+      kind: 'ob_access_token',
+      ownerId: 'con_5',
+      prefix: 'at_',
+      family: 'fam5',
+      expiresAt: new Date(Date.now() + 60_000),
+    });
+    const refresh = vault.issue(em, {
+      kind: 'ob_refresh_token',
+      ownerId: 'con_5',
+      prefix: 'rt_',
+      family: 'fam5',
+      expiresAt: new Date(Date.now() + 60_000),
+    });
     await em.flush();
     expect(await vault.revokeFamily(orm.em.fork(), 'fam5', new Date(), ['ob_access_token'])).toBe(1);
-    expect(await vault.verify(orm.em.fork(), 'ob_access_token', access.raw)).toMatchObject({ ok: false, reason: 'revoked' });
+    expect(await vault.verify(orm.em.fork(), 'ob_access_token', access.raw)).toMatchObject({
+      ok: false,
+      reason: 'revoked',
+    });
     expect((await vault.verify(orm.em.fork(), 'ob_refresh_token', refresh.raw)).ok).toBe(true);
   });
 
   it('verifications asked together share one statement, and each sees what was committed before it was asked', async () => {
     const em = orm.em.fork();
-    const keys = Array.from({ length: 5 }, (_, n) => vault.issue(em, { kind: 'merchant_key', ownerId: `mer_batch_${n}`, prefix: 'mk_test_' }));
+    const keys = Array.from({ length: 5 }, (_, n) =>
+      vault.issue(em, { kind: 'merchant_key', ownerId: `mer_batch_${n}`, prefix: 'mk_test_' }),
+    );
     await em.flush();
     const sent: string[] = [];
     const knex = orm.em.getKnex();
@@ -116,13 +186,18 @@ describe('credential vault', () => {
         vault.verify(orm.em.fork(), 'merchant_key', 'mk_test_unknown'),
       ]);
       expect(results.map((result) => result.ok)).toEqual([true, true, true, true, true, false]);
-      expect(results.slice(0, 5).map((result) => result.ok && result.credential.ownerId)).toEqual(keys.map((_, n) => `mer_batch_${n}`));
+      expect(results.slice(0, 5).map((result) => result.ok && result.credential.ownerId)).toEqual(
+        keys.map((_, n) => `mer_batch_${n}`),
+      );
       expect(sent).toHaveLength(1);
     } finally {
       knex.off('query', count);
     }
     // No cache: a revocation committed before the next ask is seen by it.
     await vault.revokeAll(orm.em.fork(), 'merchant_key', 'mer_batch_0');
-    expect(await vault.verify(orm.em.fork(), 'merchant_key', keys[0]!.raw)).toMatchObject({ ok: false, reason: 'revoked' });
+    expect(await vault.verify(orm.em.fork(), 'merchant_key', keys[0]!.raw)).toMatchObject({
+      ok: false,
+      reason: 'revoked',
+    });
   });
 });

@@ -26,7 +26,8 @@ export interface IssuedCredential {
 
 /** `used`: a single-use credential already spent (vault.consume), presented again. */
 export type VerifyFailure = 'unknown' | 'used' | 'revoked' | 'expired';
-export type VerifyResult = { ok: true; credential: Credential } | { ok: false; reason: VerifyFailure; credential?: Credential };
+export type VerifyResult =
+  { ok: true; credential: Credential } | { ok: false; reason: VerifyFailure; credential?: Credential };
 
 /** Per ORM (its driver, which every fork shares): the hash lookups waiting for the next statement. */
 const lookups = new WeakMap<object, DataLoader<string, Credential | null>>();
@@ -93,7 +94,11 @@ export const vault = {
 
   /** Revokes the live credentials of a family; only those of `kinds` when given (a refresh revokes the family's access tokens only). */
   async revokeFamily(em: EntityManager, family: string, now = new Date(), kinds?: CredentialKind[]): Promise<number> {
-    return em.nativeUpdate(Credential, { family, revokedAt: null, ...(kinds ? { kind: { $in: kinds } } : {}) }, { revokedAt: now });
+    return em.nativeUpdate(
+      Credential,
+      { family, revokedAt: null, ...(kinds ? { kind: { $in: kinds } } : {}) },
+      { revokedAt: now },
+    );
   },
 
   /**
@@ -102,7 +107,11 @@ export const vault = {
    * one gets true; the other sees it spent. In the caller's transaction, with what it issues.
    */
   async consume(em: EntityManager, credential: Pick<Credential, 'id'>, now = new Date()): Promise<boolean> {
-    const count = await em.nativeUpdate(Credential, { id: credential.id, usedAt: null, revokedAt: null, expiresAt: { $gt: now } }, { usedAt: now });
+    const count = await em.nativeUpdate(
+      Credential,
+      { id: credential.id, usedAt: null, revokedAt: null, expiresAt: { $gt: now } },
+      { usedAt: now },
+    );
     return count === 1;
   },
 
@@ -115,7 +124,12 @@ export const vault = {
     return credential && kinds.includes(credential.kind) ? credential : null;
   },
 
-  async verify(em: EntityManager, kinds: CredentialKind | CredentialKind[], raw: string, now = new Date()): Promise<VerifyResult> {
+  async verify(
+    em: EntityManager,
+    kinds: CredentialKind | CredentialKind[],
+    raw: string,
+    now = new Date(),
+  ): Promise<VerifyResult> {
     const hash = sha256Hex(raw);
     const credential = await findByHash(em, hash);
     const wanted = Array.isArray(kinds) ? kinds : [kinds];

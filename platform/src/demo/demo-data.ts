@@ -5,10 +5,31 @@ export const DEMO_BANKS = [
 ] as const;
 
 export const DEMO_CUSTOMERS = [
-  { alias: 'amina', bank: 'oasis', name: 'Amina Salem', customerRef: 'oasis-cust-001', otp: '111111', balance: 5_000_000 },
+  {
+    alias: 'amina',
+    bank: 'oasis',
+    name: 'Amina Salem',
+    customerRef: 'oasis-cust-001',
+    otp: '111111',
+    balance: 5_000_000,
+  },
   { alias: 'omar', bank: 'oasis', name: 'Omar Haddad', customerRef: 'oasis-cust-002', otp: '222222', balance: 250_000 },
-  { alias: 'layla', bank: 'atlas', name: 'Layla Mansour', customerRef: 'atlas-cust-001', otp: '333333', balance: 3_000_000 },
-  { alias: 'yusuf', bank: 'atlas', name: 'Yusuf Karim', customerRef: 'atlas-cust-002', otp: '444444', balance: 1_000_000 },
+  {
+    alias: 'layla',
+    bank: 'atlas',
+    name: 'Layla Mansour',
+    customerRef: 'atlas-cust-001',
+    otp: '333333',
+    balance: 3_000_000,
+  },
+  {
+    alias: 'yusuf',
+    bank: 'atlas',
+    name: 'Yusuf Karim',
+    customerRef: 'atlas-cust-002',
+    otp: '444444',
+    balance: 1_000_000,
+  },
 ] as const;
 
 export const DEMO_CURRENCY = 'LYD';
@@ -30,6 +51,19 @@ export interface DemoFile {
   /** The live demo merchant (mk_live_…): its payments move the sandbox banks' money (the demo's "real" money). Absent in a file from an earlier release until the next start. */
   live_merchant?: { merchant_id: string; api_key: string; webhook_secret: string };
   tpp: { tpp_id: string; tpp_access_token: string };
-  banks: Array<{ bank_handle: string; institution_code: string; bank_key: string; internal_key: string; core_base_url: string }>;
-  customers: Array<{ alias: string; iban: string; bank_handle: string; otp: string; balance: number; currency: string }>;
+  banks: Array<{
+    bank_handle: string;
+    institution_code: string;
+    bank_key: string;
+    internal_key: string;
+    core_base_url: string;
+  }>;
+  customers: Array<{
+    alias: string;
+    iban: string;
+    bank_handle: string;
+    otp: string;
+    balance: number;
+    currency: string;
+  }>;
 }

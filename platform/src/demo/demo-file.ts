@@ -30,7 +30,12 @@ export interface RestAnswer {
   body: any;
 }
 
-export type Rest = (method: string, path: string, headers: Record<string, string>, body?: unknown) => Promise<RestAnswer>;
+export type Rest = (
+  method: string,
+  path: string,
+  headers: Record<string, string>,
+  body?: unknown,
+) => Promise<RestAnswer>;
 
 export function restClient(baseUrl: string): Rest {
   return async (method, path, headers, body) => {

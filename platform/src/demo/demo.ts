@@ -89,7 +89,13 @@ export async function startDemo(platform: DemoTarget, options: DemoOptions): Pro
       let entry = demo.banks.find((b) => b.bank_handle === definition.handle);
       if (!entry) {
         // The internal key is ours to choose: saved before the bank is registered with it.
-        entry = { bank_handle: definition.handle, institution_code: definition.institutionCode, bank_key: '', internal_key: newSecret('sik_'), core_base_url: '' };
+        entry = {
+          bank_handle: definition.handle,
+          institution_code: definition.institutionCode,
+          bank_key: '',
+          internal_key: newSecret('sik_'),
+          core_base_url: '',
+        };
         demo.banks.push(entry);
         saveDemoFile(file, demo);
       }
@@ -105,7 +111,8 @@ export async function startDemo(platform: DemoTarget, options: DemoOptions): Pro
       });
       banks.push(sandbox);
       entry.core_base_url = sandbox.url;
-      if (!entry.bank_key) entry.bank_key = await registerBank(rest, admin, definition, sandbox, entry.internal_key, file);
+      if (!entry.bank_key)
+        entry.bank_key = await registerBank(rest, admin, definition, sandbox, entry.internal_key, file);
       await sandbox.configureGateway({ url: platform.restUrl, bankKey: entry.bank_key });
       done(`bank ${definition.handle}`);
     }
@@ -114,7 +121,12 @@ export async function startDemo(platform: DemoTarget, options: DemoOptions): Pro
       const bank = banks.find((b) => b.handle === customer.bank)!;
       const bankKey = demo.banks.find((b) => b.bank_handle === customer.bank)!.bank_key;
       // openAccount is idempotent per customer and currency: a restart finds the same account.
-      const account = await bank.openAccount({ customerRef: customer.customerRef, holderName: customer.name, currency: DEMO_CURRENCY, balance: customer.balance });
+      const account = await bank.openAccount({
+        customerRef: customer.customerRef,
+        holderName: customer.name,
+        currency: DEMO_CURRENCY,
+        balance: customer.balance,
+      });
       await bank.setOtp(customer.customerRef, customer.otp);
       await claimAlias(rest, bankKey, customer, account.iban);
       const current = await bank.getAccount(account.iban);
@@ -137,35 +149,68 @@ export async function startDemo(platform: DemoTarget, options: DemoOptions): Pro
     });
     // The shop's own account at Atlas Bank: where mandate charges are paid (settlement_iban).
     const atlas = banks.find((b) => b.handle === 'atlas')!;
-    const shopAccount = await atlas.openAccount({ customerRef: 'atlas-demo-shop', holderName: 'Demo Shop', currency: DEMO_CURRENCY, balance: 0 });
+    const shopAccount = await atlas.openAccount({
+      customerRef: 'atlas-demo-shop',
+      holderName: 'Demo Shop',
+      currency: DEMO_CURRENCY,
+      balance: 0,
+    });
     if (!demo.merchant.merchant_id) {
       // Not idempotent: a stop in the instant between this answer and the save below leaves an
       // unused "Demo Shop" behind, and the next start registers another (harmless in a demo).
       const merchant = expectOk(
-        await rest('POST', '/merchants', admin, { name: 'Demo Shop', webhook_url: receiver.url, mode: 'test', settlement_iban: shopAccount.iban }),
+        await rest('POST', '/merchants', admin, {
+          name: 'Demo Shop',
+          webhook_url: receiver.url,
+          mode: 'test',
+          settlement_iban: shopAccount.iban,
+        }),
         'POST /merchants',
       );
-      demo.merchant = { merchant_id: merchant.merchant_id, api_key: merchant.api_key, webhook_secret: merchant.webhook_secret };
+      demo.merchant = {
+        merchant_id: merchant.merchant_id,
+        api_key: merchant.api_key,
+        webhook_secret: merchant.webhook_secret,
+      };
     } else {
       // A receiver on a fresh port: point the merchant's webhook at it. A Demo Shop registered by
       // an earlier release has no settlement_iban (mandates need one): it gets the shop's account.
       const saved = expectOk(await rest('GET', `/merchants/${demo.merchant.merchant_id}`, admin), 'GET /merchants');
-      const changes = { ...(options.portBase === 0 ? { webhook_url: receiver.url } : {}), ...(saved.settlement_iban ? {} : { settlement_iban: shopAccount.iban }) };
-      if (Object.keys(changes).length > 0) expectOk(await rest('PATCH', `/merchants/${demo.merchant.merchant_id}`, admin, changes), 'PATCH /merchants');
+      const changes = {
+        ...(options.portBase === 0 ? { webhook_url: receiver.url } : {}),
+        ...(saved.settlement_iban ? {} : { settlement_iban: shopAccount.iban }),
+      };
+      if (Object.keys(changes).length > 0)
+        expectOk(await rest('PATCH', `/merchants/${demo.merchant.merchant_id}`, admin, changes), 'PATCH /merchants');
     }
     receiver.setSecret(demo.merchant.webhook_secret);
     done('merchant');
 
     // The same shop in the live world: its key moves the sandbox banks' money, as a live key moves a bank's.
     if (!demo.live_merchant?.merchant_id) {
-      const live = expectOk(await rest('POST', '/merchants', admin, { name: 'Demo Shop (live)', mode: 'live', settlement_iban: shopAccount.iban }), 'POST /merchants (live)');
-      demo.live_merchant = { merchant_id: live.merchant_id, api_key: live.api_key, webhook_secret: live.webhook_secret };
+      const live = expectOk(
+        await rest('POST', '/merchants', admin, {
+          name: 'Demo Shop (live)',
+          mode: 'live',
+          settlement_iban: shopAccount.iban,
+        }),
+        'POST /merchants (live)',
+      );
+      demo.live_merchant = {
+        merchant_id: live.merchant_id,
+        api_key: live.api_key,
+        webhook_secret: live.webhook_secret,
+      };
     }
     done('live merchant');
 
     if (!demo.tpp.tpp_id) {
       const tpp = expectOk(
-        await rest('POST', '/ob/tpps', admin, { name: 'Demo Budgeting App', mode: 'live', redirect_uris: [`${platform.restUrl}/demo/callback`] }),
+        await rest('POST', '/ob/tpps', admin, {
+          name: 'Demo Budgeting App',
+          mode: 'live',
+          redirect_uris: [`${platform.restUrl}/demo/callback`],
+        }),
         'POST /ob/tpps',
       );
       demo.tpp = { tpp_id: tpp.tpp_id, tpp_access_token: tpp.tpp_access_token };
@@ -223,7 +268,12 @@ async function registerBank(
 }
 
 /** Claims a customer's alias unless an earlier start already did (it resolves to their IBAN). */
-async function claimAlias(rest: Rest, bankKey: string, customer: (typeof DEMO_CUSTOMERS)[number], iban: string): Promise<void> {
+async function claimAlias(
+  rest: Rest,
+  bankKey: string,
+  customer: (typeof DEMO_CUSTOMERS)[number],
+  iban: string,
+): Promise<void> {
   const resolved = await rest('GET', `/v1/identity/resolve?alias=${encodeURIComponent(customer.alias)}`, {});
   if (resolved.status === 200 && resolved.body?.iban === iban) return;
   expectOk(
@@ -231,7 +281,12 @@ async function claimAlias(rest: Rest, bankKey: string, customer: (typeof DEMO_CU
       'POST',
       '/v1/identity/claim',
       { 'x-service-bank-key': bankKey },
-      { npt_handle: customer.alias, iban, customer_display_name: customer.name, bank_customer_ref: customer.customerRef },
+      {
+        npt_handle: customer.alias,
+        iban,
+        customer_display_name: customer.name,
+        bank_customer_ref: customer.customerRef,
+      },
     ),
     `claiming the alias ${customer.alias}`,
   );
@@ -246,7 +301,11 @@ export function tryItBlock(demo: DemoFile, file: string): string {
     `  banks       ${demo.banks.map((b) => `${b.bank_handle} (${b.institution_code}) ${b.core_base_url}`).join(', ')}`,
     `  customers   ${demo.customers.map((c) => `${c.alias}@${c.bank_handle} otp ${c.otp}`).join(', ')}`,
     `  merchant    ${demo.merchant.merchant_id}  api key ${demo.merchant.api_key}  (test mode: money moves at the built-in test bank only)`,
-    ...(demo.live_merchant?.api_key ? [`  live        ${demo.live_merchant.merchant_id}  api key ${demo.live_merchant.api_key}  (live: moves the sandbox banks' money)`] : []),
+    ...(demo.live_merchant?.api_key
+      ? [
+          `  live        ${demo.live_merchant.merchant_id}  api key ${demo.live_merchant.api_key}  (live: moves the sandbox banks' money)`,
+        ]
+      : []),
     `  tpp         ${demo.tpp.tpp_id}  (live)`,
     '',
     'Try it: create a payment session with the test key, then open its checkout_url and pay as the test payer',

@@ -13,7 +13,12 @@ export interface WebhookReceiver {
  * The demo merchant's webhook endpoint: verifies X-Service-Signature over the raw body as a
  * merchant should (spec "Events"), refuses a mismatch with 401, and logs what it accepted.
  */
-export async function startWebhookReceiver(options: { host: string; port: number; secret: string; logger: Logger }): Promise<WebhookReceiver> {
+export async function startWebhookReceiver(options: {
+  host: string;
+  port: number;
+  secret: string;
+  logger: Logger;
+}): Promise<WebhookReceiver> {
   let secret = options.secret;
   const deliveries: WebhookReceiver['deliveries'] = [];
   const app = Fastify({ logger: false });
@@ -27,7 +32,10 @@ export async function startWebhookReceiver(options: { host: string; port: number
     }
     const envelope = JSON.parse(raw.toString('utf8')) as { id?: string; event: string; data: unknown };
     deliveries.push(envelope);
-    options.logger.info({ event: envelope.event, event_id: envelope.id, data: envelope.data }, 'demo merchant: verified webhook');
+    options.logger.info(
+      { event: envelope.event, event_id: envelope.id, data: envelope.data },
+      'demo merchant: verified webhook',
+    );
     return reply.code(200).send({ received: true });
   });
   const base = await app.listen({ host: options.host, port: options.port });

@@ -61,13 +61,37 @@ export interface OpenApiDocument {
 
 export const SECURITY_SCHEMES: Record<Credential, JsonSchema> = {
   adminKey: { type: 'apiKey', in: 'header', name: 'X-Service-Admin-Key', description: 'Gateway operator key.' },
-  bankKey: { type: 'apiKey', in: 'header', name: 'X-Service-Bank-Key', description: 'Bank key, sbk_<bank_handle>_<random>.' },
+  bankKey: {
+    type: 'apiKey',
+    in: 'header',
+    name: 'X-Service-Bank-Key',
+    description: 'Bank key, sbk_<bank_handle>_<random>.',
+  },
   merchantKey: { type: 'http', scheme: 'bearer', description: 'Merchant API key, mk_test_… or mk_live_….' },
   tppToken: { type: 'http', scheme: 'bearer', description: 'TPP access token, tpk_….' },
-  obToken: { type: 'http', scheme: 'bearer', description: 'Open Banking access token, at_…; always with X-Consent-Id.' },
-  consentId: { type: 'apiKey', in: 'header', name: 'X-Consent-Id', description: 'The consent the access token was issued for.' },
-  sessionToken: { type: 'apiKey', in: 'header', name: 'X-Session-Token', description: 'Customer session token, sst_….' },
-  internalKey: { type: 'apiKey', in: 'header', name: 'X-Service-Internal-Key', description: 'Pre-shared key of a bank core calling back.' },
+  obToken: {
+    type: 'http',
+    scheme: 'bearer',
+    description: 'Open Banking access token, at_…; always with X-Consent-Id.',
+  },
+  consentId: {
+    type: 'apiKey',
+    in: 'header',
+    name: 'X-Consent-Id',
+    description: 'The consent the access token was issued for.',
+  },
+  sessionToken: {
+    type: 'apiKey',
+    in: 'header',
+    name: 'X-Session-Token',
+    description: 'Customer session token, sst_….',
+  },
+  internalKey: {
+    type: 'apiKey',
+    in: 'header',
+    name: 'X-Service-Internal-Key',
+    description: 'Pre-shared key of a bank core calling back.',
+  },
 };
 
 /** JSON Schema 2020-12 is OpenAPI 3.1's dialect; the per-schema $schema key is left to the document. */
@@ -100,7 +124,13 @@ const RESPONSE_HEADERS = {
 };
 
 /** Failures any route can answer, whatever it does. */
-const GENERIC_ERRORS: ErrorCode[] = ['VALIDATION_ERROR', 'PAYLOAD_TOO_LARGE', 'RATE_LIMITED', 'INTERNAL_ERROR', 'SERVICE_UNAVAILABLE'];
+const GENERIC_ERRORS: ErrorCode[] = [
+  'VALIDATION_ERROR',
+  'PAYLOAD_TOO_LARGE',
+  'RATE_LIMITED',
+  'INTERNAL_ERROR',
+  'SERVICE_UNAVAILABLE',
+];
 
 function parametersOf(schema: z.ZodType | undefined, location: 'path' | 'query'): OpenApiParameter[] {
   if (!schema) return [];
@@ -129,7 +159,8 @@ const headersOf = (route: RestRoute, status: number) => ({
  * credential header that is sent is checked even on a public route (a bad one is 401), and a
  * valid credential of a principal the route does not take is 403.
  */
-const authErrors = (route: RestRoute): ErrorCode[] => (route.auth.length ? ['UNAUTHORIZED', 'FORBIDDEN'] : ['UNAUTHORIZED']);
+const authErrors = (route: RestRoute): ErrorCode[] =>
+  route.auth.length ? ['UNAUTHORIZED', 'FORBIDDEN'] : ['UNAUTHORIZED'];
 
 /** Statuses a page (RestRoute.page) answers a browser in HTML: its "not found" and "unavailable" pages. */
 const PAGE_ERROR_STATUSES = [404, 503];
@@ -148,7 +179,9 @@ function errorResponses(route: RestRoute): Record<string, OpenApiResponse> {
       headers: headersOf(route, status),
       content: {
         'application/json': { schema: { $ref: '#/components/schemas/Error' }, examples: errorExamples(list) },
-        ...(route.page && PAGE_ERROR_STATUSES.includes(status) ? { 'text/html': { schema: { type: 'string', description: 'The page’s own error page, for a browser.' } } } : {}),
+        ...(route.page && PAGE_ERROR_STATUSES.includes(status)
+          ? { 'text/html': { schema: { type: 'string', description: 'The page’s own error page, for a browser.' } } }
+          : {}),
       },
     };
   }
@@ -156,19 +189,35 @@ function errorResponses(route: RestRoute): Record<string, OpenApiResponse> {
 }
 
 const operationId = (route: RestRoute): string =>
-  route.operation.match(/^\s*(?:query|mutation)\s+(\w+)/)?.[1]?.replace(/^./, (c) => c.toLowerCase()) ?? `${route.method.toLowerCase()}${route.path.replace(/\W+/g, '_')}`;
+  route.operation.match(/^\s*(?:query|mutation)\s+(\w+)/)?.[1]?.replace(/^./, (c) => c.toLowerCase()) ??
+  `${route.method.toLowerCase()}${route.path.replace(/\W+/g, '_')}`;
 
 function operationOf(route: RestRoute): OpenApiOperation {
   const success: OpenApiResponse = {
-    description: route.status === 204 ? 'Done; no body.' : route.status === 201 ? 'Created.' : route.status === 202 ? 'Accepted: it will happen shortly.' : 'OK.',
+    description:
+      route.status === 204
+        ? 'Done; no body.'
+        : route.status === 201
+          ? 'Created.'
+          : route.status === 202
+            ? 'Accepted: it will happen shortly.'
+            : 'OK.',
     headers: headersOf(route, route.status),
-    ...(route.response ? { content: { 'application/json': mediaWithExample(jsonSchema(route.response, 'output')) } } : {}),
+    ...(route.response
+      ? { content: { 'application/json': mediaWithExample(jsonSchema(route.response, 'output')) } }
+      : {}),
   };
   // A path that is also a page: the same 200 in HTML, for a browser.
-  if (route.page) success.content = { ...success.content, 'text/html': { schema: { type: 'string', description: route.page } } };
+  if (route.page)
+    success.content = { ...success.content, 'text/html': { schema: { type: 'string', description: route.page } } };
   // A route that also takes a script-less HTML form answers the browser 303 (RestRoute.htmlForm).
   const seeOther: Record<string, OpenApiResponse> = route.htmlForm
-    ? { '303': { description: 'See Other (form posts only): Location is the next page, after success or refusal.', headers: RESPONSE_HEADERS } }
+    ? {
+        '303': {
+          description: 'See Other (form posts only): Location is the next page, after success or refusal.',
+          headers: RESPONSE_HEADERS,
+        },
+      }
     : {};
   const accepted: Record<string, OpenApiResponse> = route.accepted
     ? { '202': { ...success, description: `Accepted: ${route.accepted.description}`, headers: headersOf(route, 202) } }
@@ -187,7 +236,9 @@ function operationOf(route: RestRoute): OpenApiOperation {
       ...(route.fapi ? [{ $ref: '#/components/parameters/x-fapi-interaction-id' }] : []),
       { $ref: '#/components/parameters/X-Request-Id' },
     ],
-    ...(route.body || route.htmlForm ? { requestBody: { required: route.body !== undefined, content: bodyContent(route) } } : {}),
+    ...(route.body || route.htmlForm
+      ? { requestBody: { required: route.body !== undefined, content: bodyContent(route) } }
+      : {}),
     responses: { [String(route.status)]: success, ...accepted, ...seeOther, ...errorResponses(route) },
   };
 }
@@ -199,7 +250,12 @@ function bodyContent(route: RestRoute): Record<string, OpenApiMedia> {
   const schema = jsonSchema(route.body ?? z.object({}).strict(), 'input');
   // An HTML form's fields are its own (flat) shape.
   const formSchema = route.htmlForm ? jsonSchema(route.htmlForm.fields, 'input') : schema;
-  return Object.fromEntries((route.bodyTypes ?? ['json']).map((type) => [MEDIA_TYPE[type], mediaWithExample(type === 'form' ? formSchema : schema)]));
+  return Object.fromEntries(
+    (route.bodyTypes ?? ['json']).map((type) => [
+      MEDIA_TYPE[type],
+      mediaWithExample(type === 'form' ? formSchema : schema),
+    ]),
+  );
 }
 
 /**
@@ -242,7 +298,8 @@ export function buildOpenApiDocument(routes: readonly RestRoute[], serverUrl: st
           name: 'x-fapi-interaction-id',
           in: 'header',
           required: false,
-          description: 'Open Banking calls: an RFC 4122 UUID identifying this interaction, played back in the answer; a fresh one is sent when absent or not a UUID.',
+          description:
+            'Open Banking calls: an RFC 4122 UUID identifying this interaction, played back in the answer; a fresh one is sent when absent or not a UUID.',
           schema: { type: 'string', format: 'uuid' },
         },
         'X-Request-Id': {
@@ -254,13 +311,22 @@ export function buildOpenApiDocument(routes: readonly RestRoute[], serverUrl: st
         },
       },
       headers: {
-        'X-Request-Id': { description: 'Identifies the request in every service log and in the error body.', schema: { type: 'string' } },
+        'X-Request-Id': {
+          description: 'Identifies the request in every service log and in the error body.',
+          schema: { type: 'string' },
+        },
         'X-RateLimit-Limit': { description: 'Requests allowed in the current window.', schema: { type: 'integer' } },
         'X-RateLimit-Remaining': { description: 'Requests left in the current window.', schema: { type: 'integer' } },
         'X-RateLimit-Reset': { description: 'Seconds until the window resets.', schema: { type: 'integer' } },
         'Retry-After': { description: 'Seconds to wait before retrying (429 only).', schema: { type: 'integer' } },
-        'x-fapi-interaction-id': { description: "The caller's x-fapi-interaction-id, or a fresh UUID.", schema: { type: 'string', format: 'uuid' } },
-        'WWW-Authenticate': { description: 'Bearer error="invalid_token" (RFC 6750) on every 401 of an Open Banking data call.', schema: { type: 'string' } },
+        'x-fapi-interaction-id': {
+          description: "The caller's x-fapi-interaction-id, or a fresh UUID.",
+          schema: { type: 'string', format: 'uuid' },
+        },
+        'WWW-Authenticate': {
+          description: 'Bearer error="invalid_token" (RFC 6750) on every 401 of an Open Banking data call.',
+          schema: { type: 'string' },
+        },
       },
       securitySchemes: SECURITY_SCHEMES,
     },

@@ -84,7 +84,8 @@ function hintFor(name: string, property: JsonSchema): unknown {
  * minimum openapi-sampler would show (-9007199254740991). A small number within its bounds instead.
  */
 function integerHint(field: JsonSchema): number | undefined {
-  const property: JsonSchema | undefined = field.type === 'integer' ? field : field.anyOf?.find((member: JsonSchema) => member.type === 'integer');
+  const property: JsonSchema | undefined =
+    field.type === 'integer' ? field : field.anyOf?.find((member: JsonSchema) => member.type === 'integer');
   if (!property || property.enum || property.const !== undefined) return undefined;
   const low = typeof property.minimum === 'number' ? property.minimum : -Infinity;
   const high = typeof property.maximum === 'number' ? property.maximum : Infinity;
@@ -112,7 +113,11 @@ function withHints(schema: JsonSchema): JsonSchema {
 
 /** An example value of a schema (refs resolved against `document`). */
 export function exampleOf(schema: JsonSchema, document?: JsonSchema): unknown {
-  return sample(withHints(schema) as never, { skipReadOnly: false, skipWriteOnly: false, quiet: true }, document as never);
+  return sample(
+    withHints(schema) as never,
+    { skipReadOnly: false, skipWriteOnly: false, quiet: true },
+    document as never,
+  );
 }
 
 /** What a client may be told in `detail` for a code: the field named for VALIDATION_ERROR, else the code's own message. */
@@ -128,7 +133,14 @@ export function errorExamples(codes: readonly ErrorCode[]): Record<string, { sum
       code,
       {
         summary: `${code}: ${ERROR_CODES[code].message}`,
-        value: { error: { code, message: ERROR_CODES[code].message, detail: DETAIL[code] ?? ERROR_CODES[code].message, request_id: BY_NAME.request_id } },
+        value: {
+          error: {
+            code,
+            message: ERROR_CODES[code].message,
+            detail: DETAIL[code] ?? ERROR_CODES[code].message,
+            request_id: BY_NAME.request_id,
+          },
+        },
       },
     ]),
   );

@@ -5,16 +5,23 @@ import { ERROR_CODES } from '@gateway/kernel';
 
 /** One line per group of routes (the `tag` of each route in routes/*.ts); a tag without one fails the build of the document. */
 export const TAG_DESCRIPTIONS: Record<string, string> = {
-  Banks: 'Participating banks: registration by the operator, their settings, capabilities and keys. A bank acts with its bank key (X-Service-Bank-Key).',
-  Merchants: 'Merchants registered by the operator: API keys (mk_test_ / mk_live_), webhook URL and secret, settlement IBAN.',
-  'Open Banking': 'Third-party providers (TPPs): consents, the OAuth token endpoint (PKCE), account information and payment orders, with FAPI headers.',
-  'Open Banking: customer': 'Pages and calls a bank customer makes for Open Banking: approving a consent, strong customer authentication of a payment order, revoking.',
-  'Identity registry': 'Aliases (handle@bank_handle) and phone numbers that resolve to an IBAN at a participating bank.',
+  Banks:
+    'Participating banks: registration by the operator, their settings, capabilities and keys. A bank acts with its bank key (X-Service-Bank-Key).',
+  Merchants:
+    'Merchants registered by the operator: API keys (mk_test_ / mk_live_), webhook URL and secret, settlement IBAN.',
+  'Open Banking':
+    'Third-party providers (TPPs): consents, the OAuth token endpoint (PKCE), account information and payment orders, with FAPI headers.',
+  'Open Banking: customer':
+    'Pages and calls a bank customer makes for Open Banking: approving a consent, strong customer authentication of a payment order, revoking.',
+  'Identity registry':
+    'Aliases (handle@bank_handle) and phone numbers that resolve to an IBAN at a participating bank.',
   Payments: 'Payment sessions a merchant creates and follows: create, read, list.',
   Checkout: 'What the payer uses: the checkout page, its status, and the authorization with an OTP from their bank.',
-  Mandates: 'Recurring mandates: a merchant asks, the customer confirms once, then the merchant charges each period within the limit.',
+  Mandates:
+    'Recurring mandates: a merchant asks, the customer confirms once, then the merchant charges each period within the limit.',
   'Mandates: customer': 'The confirmation page of a mandate and its form post, for the customer.',
-  'Bank callbacks': 'Calls a bank core makes back to the gateway (X-Service-Internal-Key): confirmation of a rail credit.',
+  'Bank callbacks':
+    'Calls a bank core makes back to the gateway (X-Service-Internal-Key): confirmation of a rail credit.',
   Webhooks: "A merchant's or TPP's webhook deliveries: list them, retry a failed one.",
   Operations: 'For the operator: payments that need a person to look at them.',
   Settlement: 'Net settlement between banks: cycles, positions and their settlement.',

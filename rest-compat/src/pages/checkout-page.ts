@@ -36,7 +36,9 @@ export function formatAmount(amount: number, currency: string): string {
   const exponent = (CURRENCIES as Record<string, number>)[currency] ?? 2;
   const scale = 10 ** exponent;
   const major = Math.floor(amount / scale).toLocaleString('en-US');
-  return exponent === 0 ? `${major} ${currency}` : `${major}.${String(amount % scale).padStart(exponent, '0')} ${currency}`;
+  return exponent === 0
+    ? `${major} ${currency}`
+    : `${major}.${String(amount % scale).padStart(exponent, '0')} ${currency}`;
 }
 
 function page(title: string, body: string, nonce: string): string {
@@ -93,11 +95,19 @@ ${view.description ? `<p class="description">${escapeHtml(view.description)}</p>
 }
 
 function notFoundPage(nonce: string): string {
-  return page('Payment not found', '<h1>Payment not found</h1><p class="meta">This payment link is not valid. Ask the merchant for a new one.</p>', nonce);
+  return page(
+    'Payment not found',
+    '<h1>Payment not found</h1><p class="meta">This payment link is not valid. Ask the merchant for a new one.</p>',
+    nonce,
+  );
 }
 
 function unavailablePage(nonce: string): string {
-  return page('Try again shortly', '<h1>Checkout is unavailable</h1><p class="meta">Please try again in a moment.</p>', nonce);
+  return page(
+    'Try again shortly',
+    '<h1>Checkout is unavailable</h1><p class="meta">Please try again in a moment.</p>',
+    nonce,
+  );
 }
 
 /**
@@ -117,7 +127,10 @@ export function checkoutPage(execute: Execute, logger: Logger): PageHandler {
     const view = execution.data?.checkoutSession as CheckoutView | undefined;
     if (!view) {
       if (execution.error?.code === 'SESSION_NOT_FOUND') return reply.code(404).send(notFoundPage(nonce));
-      logger.warn({ request_id: request.requestId, code: execution.error?.code }, 'checkout page could not load its session');
+      logger.warn(
+        { request_id: request.requestId, code: execution.error?.code },
+        'checkout page could not load its session',
+      );
       return reply.code(503).send(unavailablePage(nonce));
     }
     return reply.send(renderCheckoutPage(view, nonce));

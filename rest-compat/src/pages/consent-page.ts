@@ -41,9 +41,15 @@ export const REFUSALS: Record<string, { field: 'customer' | 'otp' | 'form'; text
   OTP_INVALID: { field: 'otp', text: 'The one-time password was not accepted.' },
   ALIAS_NOT_FOUND: { field: 'customer', text: 'No account at {bank} is registered under this alias or IBAN.' },
   ALIAS_INACTIVE: { field: 'customer', text: 'This alias is no longer active.' },
-  VALIDATION_ERROR: { field: 'form', text: 'Please check what you entered: an alias or IBAN, and the one-time password (digits only).' },
+  VALIDATION_ERROR: {
+    field: 'form',
+    text: 'Please check what you entered: an alias or IBAN, and the one-time password (digits only).',
+  },
   CBS_TIMEOUT: { field: 'form', text: 'Your bank did not answer in time. Nothing was shared; please try again.' },
-  CBS_ERROR: { field: 'form', text: 'Your bank could not check the one-time password. Nothing was shared; please try again.' },
+  CBS_ERROR: {
+    field: 'form',
+    text: 'Your bank could not check the one-time password. Nothing was shared; please try again.',
+  },
   BANK_NOT_PARTICIPATING: { field: 'form', text: '{bank} does not take part in Open Banking at the moment.' },
   RATE_LIMITED: { field: 'form', text: 'Too many attempts. Please wait a moment.' },
   UNAUTHORIZED: { field: 'form', text: 'This page was open too long. Please choose again.' },
@@ -70,7 +76,8 @@ export function formTargetOf(redirectUri: string): string | null {
   }
 }
 
-const fill = (text: string, view: ConsentPageView): string => text.replace('{bank}', bankName(view)).replace('{tpp}', view.tppName).replace('{left}', String(view.otpAttemptsLeft));
+const fill = (text: string, view: ConsentPageView): string =>
+  text.replace('{bank}', bankName(view)).replace('{tpp}', view.tppName).replace('{left}', String(view.otpAttemptsLeft));
 
 function refusalText(code: string, view: ConsentPageView): string {
   const refusal = REFUSALS[code];
@@ -99,7 +106,9 @@ export function renderConsentPage(view: ConsentPageView, nonce: string, error = 
   const field = REFUSALS[shown]?.field;
   const errorAt = (where: string) => (field === where ? escapeHtml(refusalText(shown, view)) : '');
   const returnHost = formTargetOf(view.redirectUri)?.replace(/^https?:\/\//, '') ?? view.redirectUri;
-  const scopes = view.scopes.map((scope) => `<li data-scope="${escapeHtml(scope)}">${escapeHtml(SCOPE_WORDS[scope] ?? scope)}</li>`).join('');
+  const scopes = view.scopes
+    .map((scope) => `<li data-scope="${escapeHtml(scope)}">${escapeHtml(SCOPE_WORDS[scope] ?? scope)}</li>`)
+    .join('');
   const closed = CLOSED[view.status];
   const decision = closed
     ? `<section id="closed" class="status ${view.status === 'AUTHORISED' ? 'ok' : 'bad'}" data-status="${escapeHtml(view.status)}"><span id="closed-text">${escapeHtml(fill(closed, view))}</span></section>
@@ -138,11 +147,19 @@ ${decision}
 }
 
 function notFoundPage(nonce: string): string {
-  return page('Request not found', '<h1>Request not found</h1><p class="meta">This link is not valid. Go back to the app that sent you and start again.</p>', nonce);
+  return page(
+    'Request not found',
+    '<h1>Request not found</h1><p class="meta">This link is not valid. Go back to the app that sent you and start again.</p>',
+    nonce,
+  );
 }
 
 function unavailablePage(nonce: string): string {
-  return page('Try again shortly', '<h1>This page is unavailable</h1><p class="meta">Please try again in a moment.</p>', nonce);
+  return page(
+    'Try again shortly',
+    '<h1>This page is unavailable</h1><p class="meta">Please try again in a moment.</p>',
+    nonce,
+  );
 }
 
 /**
@@ -165,7 +182,10 @@ export function consentPage(execute: Execute, logger: Logger): PageHandler {
     if (!view) {
       securityHeaders(reply, nonce);
       if (execution.error?.code === 'CONSENT_NOT_FOUND') return reply.code(404).send(notFoundPage(nonce));
-      logger.warn({ request_id: request.requestId, code: execution.error?.code }, 'consent page could not load its consent');
+      logger.warn(
+        { request_id: request.requestId, code: execution.error?.code },
+        'consent page could not load its consent',
+      );
       return reply.code(503).send(unavailablePage(nonce));
     }
     const target = formTargetOf(view.redirectUri);

@@ -33,7 +33,11 @@ export function readDemoParties(file: string): DemoParties | null {
   const payer = demo.customers?.[0];
   const payee = demo.customers?.find((customer) => customer.bank_handle !== payer?.bank_handle);
   if (!demo.seed_complete || !demo.merchant?.api_key || !payer || !payee) return null;
-  return { apiKey: demo.merchant.api_key, payer: { alias: `success@${payer.bank_handle}`, otp: TEST_OTP }, payee: { alias: payee.alias } };
+  return {
+    apiKey: demo.merchant.api_key,
+    payer: { alias: `success@${payer.bank_handle}`, otp: TEST_OTP },
+    payee: { alias: payee.alias },
+  };
 }
 
 function answerPage(reply: FastifyReply, status: number, title: string, text: string): FastifyReply {
@@ -42,7 +46,13 @@ function answerPage(reply: FastifyReply, status: number, title: string, text: st
   return reply
     .code(status)
     .type('text/html; charset=utf-8')
-    .send(cardPage(title, `<h1>${escapeHtml(title)}</h1><p class="meta">${escapeHtml(text)}</p><p><a href="/">Back to the start page</a></p>`, nonce));
+    .send(
+      cardPage(
+        title,
+        `<h1>${escapeHtml(title)}</h1><p class="meta">${escapeHtml(text)}</p><p><a href="/">Back to the start page</a></p>`,
+        nonce,
+      ),
+    );
 }
 
 /**
@@ -65,14 +75,30 @@ function fromThisSite(request: FastifyRequest): boolean {
  */
 export function registerDemoPayment(app: FastifyInstance, demoFile: string): void {
   app.post('/demo/payment', async (request, reply) => {
-    if (!fromThisSite(request)) return answerPage(reply, 403, 'Not from this page', 'The demo payment starts from the start page of this platform.');
+    if (!fromThisSite(request))
+      return answerPage(
+        reply,
+        403,
+        'Not from this page',
+        'The demo payment starts from the start page of this platform.',
+      );
     const demo = readDemoParties(demoFile);
-    if (!demo) return answerPage(reply, 503, 'The demo is not ready yet', 'The demo data is still being seeded. Try again in a few seconds.');
+    if (!demo)
+      return answerPage(
+        reply,
+        503,
+        'The demo is not ready yet',
+        'The demo data is still being seeded. Try again in a few seconds.',
+      );
     const base = `${request.protocol}://${request.host}`;
     const created = await app.inject({
       method: 'POST',
       url: '/payments/sessions',
-      headers: { authorization: `Bearer ${demo.apiKey}`, 'content-type': 'application/json', 'x-request-id': request.requestId },
+      headers: {
+        authorization: `Bearer ${demo.apiKey}`,
+        'content-type': 'application/json',
+        'x-request-id': request.requestId,
+      },
       payload: {
         amount: 12_500,
         currency: 'LYD',

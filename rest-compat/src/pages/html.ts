@@ -4,7 +4,11 @@ import { CONSENT_STYLE } from './consent-assets';
 
 /** What customer pages share: escaping, data handed to the page script, and the security headers. */
 
-export const escapeHtml = (text: unknown): string => String(text).replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
+export const escapeHtml = (text: unknown): string =>
+  String(text).replace(
+    /[&<>"']/g,
+    (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!,
+  );
 
 /**
  * An alias as a public page shows it: "amina.salem@alpha" -> "am***@alpha". The customer recognises
@@ -18,7 +22,8 @@ export function maskAlias(alias: string): string {
 }
 
 /** Data for the page script, safe inside <script type="application/json">: no `<` can close the element. */
-export const jsonForScript = (value: unknown): string => JSON.stringify(value).replace(/</g, '\\u003c').replace(/>/g, '\\u003e').replace(/&/g, '\\u0026');
+export const jsonForScript = (value: unknown): string =>
+  JSON.stringify(value).replace(/</g, '\\u003c').replace(/>/g, '\\u003e').replace(/&/g, '\\u0026');
 
 /**
  * CSP with a per-response nonce (no inline code without it), no framing, no referrer, no caching.

@@ -25,7 +25,12 @@ const links = (info: LandingInfo): Array<[string, string]> => [
   ['/openapi.json', 'OpenAPI 3.1 document'],
   ['/openapi/bank-core.json', 'What the gateway sends a bank core, and what it accepts'],
   ['/readyz', 'Readiness: database, bus and subgraphs'],
-  ['/metrics', info.metricsLocked ? 'Prometheus metrics (with the header Authorization: Bearer <METRICS_TOKEN>)' : 'Prometheus metrics'],
+  [
+    '/metrics',
+    info.metricsLocked
+      ? 'Prometheus metrics (with the header Authorization: Bearer <METRICS_TOKEN>)'
+      : 'Prometheus metrics',
+  ],
 ];
 
 export function renderLandingPage(info: LandingInfo, base: string, nonce: string): string {

@@ -57,7 +57,8 @@ export function renderMandatePage(view: MandatePageView, nonce: string, error: s
   const amount = formatAmount(view.amount, view.currency);
   const bank = view.customerBank.displayName ?? view.customerBank.handle;
   const refusal = error ? (REFUSALS[error] ?? 'Something went wrong. Try again.') : '';
-  const attempts = view.otpAttemptsLeft < 3 ? `${view.otpAttemptsLeft} attempt${view.otpAttemptsLeft === 1 ? '' : 's'} left` : '';
+  const attempts =
+    view.otpAttemptsLeft < 3 ? `${view.otpAttemptsLeft} attempt${view.otpAttemptsLeft === 1 ? '' : 's'} left` : '';
   const decision = done
     ? `<section id="closed" class="status ${done.ok ? 'ok' : 'bad'}" data-status="${escapeHtml(view.status)}"><span id="closed-text">${escapeHtml(done.text)}</span></section>`
     : `<form id="mandate-form" method="post" action="/recurring/mandates/${id}/confirm">
@@ -81,8 +82,17 @@ ${decision}`;
 }
 
 const notFoundPage = (nonce: string) =>
-  cardPage('Mandate not found', '<h1>Mandate not found</h1><p class="meta">This link is not valid. Go back to the merchant that sent you.</p>', nonce);
-const unavailablePage = (nonce: string) => cardPage('Try again shortly', '<h1>This page is unavailable</h1><p class="meta">Please try again in a moment.</p>', nonce);
+  cardPage(
+    'Mandate not found',
+    '<h1>Mandate not found</h1><p class="meta">This link is not valid. Go back to the merchant that sent you.</p>',
+    nonce,
+  );
+const unavailablePage = (nonce: string) =>
+  cardPage(
+    'Try again shortly',
+    '<h1>This page is unavailable</h1><p class="meta">Please try again in a moment.</p>',
+    nonce,
+  );
 
 /**
  * GET /mandates/{mandate_id}/confirm: the confirmation page (HTML, self-contained), built from the
@@ -100,7 +110,10 @@ export function mandatePage(execute: Execute, logger: Logger): PageHandler {
     const view = execution.data?.mandateConfirmation as MandatePageView | undefined;
     if (!view) {
       if (execution.error?.code === 'MANDATE_NOT_FOUND') return reply.code(404).send(notFoundPage(nonce));
-      logger.warn({ request_id: request.requestId, code: execution.error?.code }, 'mandate page could not load its mandate');
+      logger.warn(
+        { request_id: request.requestId, code: execution.error?.code },
+        'mandate page could not load its mandate',
+      );
       return reply.code(503).send(unavailablePage(nonce));
     }
     const error = (request.query as { error?: unknown }).error;

@@ -51,7 +51,8 @@ export function renderScaPage(view: ScaPageView, nonce: string, error: string): 
   const id = encodeURIComponent(view.id);
   const done = DONE[view.status];
   const refusal = error ? (REFUSALS[error] ?? 'Something went wrong. Try again.') : '';
-  const attempts = view.otpAttemptsLeft < 3 ? `${view.otpAttemptsLeft} attempt${view.otpAttemptsLeft === 1 ? '' : 's'} left` : '';
+  const attempts =
+    view.otpAttemptsLeft < 3 ? `${view.otpAttemptsLeft} attempt${view.otpAttemptsLeft === 1 ? '' : 's'} left` : '';
   const decision = done
     ? `<section id="closed" class="status ${done.ok ? 'ok' : 'bad'}" data-status="${escapeHtml(view.status)}"><span id="closed-text">${escapeHtml(done.text)}</span></section>`
     : `<form id="sca-form" method="post" action="/ob/sca/${id}/authorize">
@@ -75,11 +76,19 @@ ${decision}`;
 }
 
 function notFoundPage(nonce: string): string {
-  return page('Payment not found', '<h1>Payment not found</h1><p class="meta">This link is not valid. Go back to the app that sent you.</p>', nonce);
+  return page(
+    'Payment not found',
+    '<h1>Payment not found</h1><p class="meta">This link is not valid. Go back to the app that sent you.</p>',
+    nonce,
+  );
 }
 
 function unavailablePage(nonce: string): string {
-  return page('Try again shortly', '<h1>This page is unavailable</h1><p class="meta">Please try again in a moment.</p>', nonce);
+  return page(
+    'Try again shortly',
+    '<h1>This page is unavailable</h1><p class="meta">Please try again in a moment.</p>',
+    nonce,
+  );
 }
 
 /**
@@ -99,7 +108,10 @@ export function scaPage(execute: Execute, logger: Logger): PageHandler {
     const view = execution.data?.paymentOrderSca as ScaPageView | undefined;
     if (!view) {
       if (execution.error?.code === 'PAYMENT_ORDER_NOT_FOUND') return reply.code(404).send(notFoundPage(nonce));
-      logger.warn({ request_id: request.requestId, code: execution.error?.code }, 'SCA page could not load its payment order');
+      logger.warn(
+        { request_id: request.requestId, code: execution.error?.code },
+        'SCA page could not load its payment order',
+      );
       return reply.code(503).send(unavailablePage(nonce));
     }
     const error = (request.query as { error?: unknown }).error;

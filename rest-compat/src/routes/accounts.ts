@@ -2,13 +2,24 @@ import { z } from 'zod';
 import { defineRoute } from '../route';
 
 const ACCOUNT_FIELDS = 'accountId iban currency accountType displayName';
-const AIS_ERRORS = ['UNAUTHORIZED', 'TOKEN_EXPIRED', 'TOKEN_REVOKED', 'CONSENT_EXPIRED', 'FORBIDDEN', 'SCOPE_INSUFFICIENT', 'CBS_TIMEOUT', 'CBS_ERROR'] as const;
+const AIS_ERRORS = [
+  'UNAUTHORIZED',
+  'TOKEN_EXPIRED',
+  'TOKEN_REVOKED',
+  'CONSENT_EXPIRED',
+  'FORBIDDEN',
+  'SCOPE_INSUFFICIENT',
+  'CBS_TIMEOUT',
+  'CBS_ERROR',
+] as const;
 const AUTH_NOTE =
   'Authorization: Bearer <access token> and X-Consent-Id, both required; the access token only in the header (?access_token= is refused with 400). ' +
   'Every 401 carries WWW-Authenticate: Bearer error="invalid_token"; x-fapi-interaction-id is played back (a fresh UUID when absent). ' +
   'Data is read live from the bank core: a core that does not answer gives 503 CBS_TIMEOUT, one that fails 502 CBS_ERROR.';
 
-const accountId = z.object({ account_id: z.string().describe('A consented account (acc_…); any other id is 404 ACCOUNT_NOT_FOUND.') }).strict();
+const accountId = z
+  .object({ account_id: z.string().describe('A consented account (acc_…); any other id is 404 ACCOUNT_NOT_FOUND.') })
+  .strict();
 
 const accountRecord = z
   .object({
@@ -78,7 +89,10 @@ export const accountRoutes = [
     params: accountId,
     query: z
       .object({
-        fromDate: z.string().optional().describe('ISO 8601 date or date-time; default 90 days before toDate. After toDate: 400 VALIDATION_ERROR.'),
+        fromDate: z
+          .string()
+          .optional()
+          .describe('ISO 8601 date or date-time; default 90 days before toDate. After toDate: 400 VALIDATION_ERROR.'),
         toDate: z.string().optional().describe('ISO 8601 date or date-time; default today (UTC).'),
         count: z.coerce.number().int().min(1).max(500).optional().describe('1-500, default 50.'),
       })
@@ -88,7 +102,12 @@ export const accountRoutes = [
     accountId transactions { transactionId bookingDate amount currency creditDebitIndicator description }
   }
 }`,
-    variables: ({ params, query }) => ({ accountId: params.accountId, fromDate: query.fromDate ?? null, toDate: query.toDate ?? null, count: query.count ?? null }),
+    variables: ({ params, query }) => ({
+      accountId: params.accountId,
+      fromDate: query.fromDate ?? null,
+      toDate: query.toDate ?? null,
+      count: query.count ?? null,
+    }),
     result: ({ obAccountTransactions }) => obAccountTransactions,
     status: 200,
     response: z

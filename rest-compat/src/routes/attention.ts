@@ -10,9 +10,17 @@ const when = (what: string) => z.string().nullable().describe(`${what} (ISO 8601
 
 const movementRecord = z
   .object({
-    session_id: z.string().describe('The movement: a payment session (ops_…), mandate charge (chg_…) or payment order (po_…); also the core reference of its debit and credit.'),
+    session_id: z
+      .string()
+      .describe(
+        'The movement: a payment session (ops_…), mandate charge (chg_…) or payment order (po_…); also the core reference of its debit and credit.',
+      ),
     kind: z.enum(['session', 'mandate_charge', 'payment_order']).describe('What the movement is.'),
-    step: z.string().describe('Where the engine stopped: resolve_debit, credit, confirm or reverse; after a resolution, the step it goes on with.'),
+    step: z
+      .string()
+      .describe(
+        'Where the engine stopped: resolve_debit, credit, confirm or reverse; after a resolution, the step it goes on with.',
+      ),
     reason: z.string(),
     since: z.string().describe('When the engine handed it over (ISO 8601 UTC).'),
     amount: z.number().int().describe('Minor units.'),
@@ -21,8 +29,13 @@ const movementRecord = z
     debtor_iban: z.string(),
     creditor_bank: z.string(),
     creditor_iban: z.string(),
-    session_status: z.string().describe("The movement's status, the merchant's (or TPP's) answer: FAILED, or COMPLETED for a rail credit."),
-    failure_code: z.string().nullable().describe('CBS_OUTCOME_UNKNOWN when the outcome could not be established in time.'),
+    session_status: z
+      .string()
+      .describe("The movement's status, the merchant's (or TPP's) answer: FAILED, or COMPLETED for a rail credit."),
+    failure_code: z
+      .string()
+      .nullable()
+      .describe('CBS_OUTCOME_UNKNOWN when the outcome could not be established in time.'),
     debit_booked_at: when('When the debit was seen booked'),
     credit_booked_at: when('When the credit was seen booked'),
     reversal_booked_at: when('When the reversal was seen booked'),
@@ -56,7 +69,10 @@ ${MOVEMENT_RECORD}`,
     variables: ({ query }) => ({ first: query.limit ?? 20, after: query.cursor ?? null }),
     result: ({ movementsNeedingAttention: page }) => ({
       movements: page.edges.map((edge: GraphQLData) => edge.node),
-      pagination: { nextCursor: page.pageInfo.hasNextPage ? page.pageInfo.endCursor : null, hasMore: page.pageInfo.hasNextPage },
+      pagination: {
+        nextCursor: page.pageInfo.hasNextPage ? page.pageInfo.endCursor : null,
+        hasMore: page.pageInfo.hasNextPage,
+      },
     }),
     status: 200,
     response: z

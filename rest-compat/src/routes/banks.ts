@@ -3,7 +3,8 @@ import { defineRoute } from '../route';
 
 const handleParams = z.object({ handle: z.string().describe('Bank handle (bank_handle).') }).strict();
 
-const CAPABILITIES = 'bankHandle obEnabled obScopesSupported scaExemptionLimit scaExemptionMaxCount scaExemptionCumulativeLimit maxConsentExpiryDays';
+const CAPABILITIES =
+  'bankHandle obEnabled obScopesSupported scaExemptionLimit scaExemptionMaxCount scaExemptionCumulativeLimit maxConsentExpiryDays';
 // `bankHandle: handle`: REST names the bank's handle as the registration request does.
 const BANK_RECORD = `fragment BankRecord on Bank {
   bankHandle: handle displayName country institutionCode status minAmount maxAmount createdAt
@@ -14,12 +15,19 @@ const capabilities = z
   .object({
     bank_handle: z.string(),
     ob_enabled: z.boolean(),
-    ob_scopes_supported: z.array(z.string()).describe('Subset of accounts:read, balances:read, transactions:read, payments:write.'),
-    sca_exemption_limit: z.number().int().describe('Open Banking payment orders (planned) above this amount, in minor units, will require SCA.'),
+    ob_scopes_supported: z
+      .array(z.string())
+      .describe('Subset of accounts:read, balances:read, transactions:read, payments:write.'),
+    sca_exemption_limit: z
+      .number()
+      .int()
+      .describe('Open Banking payment orders (planned) above this amount, in minor units, will require SCA.'),
     sca_exemption_max_count: z
       .number()
       .int()
-      .describe('Exempted Open Banking payment orders one consent may make since its last SCA (the approval, or an order authorised at sca_url); the next one needs SCA.'),
+      .describe(
+        'Exempted Open Banking payment orders one consent may make since its last SCA (the approval, or an order authorised at sca_url); the next one needs SCA.',
+      ),
     sca_exemption_cumulative_limit: z
       .number()
       .int()
@@ -32,8 +40,17 @@ const capabilities = z
   .describe('Bank capabilities');
 
 const settlementAccounts = z
-  .array(z.object({ currency: z.string().describe('LYD, USD or EUR.'), iban: z.string().describe("At the bank's institution code.") }).strict())
-  .describe('Settlement accounts for particular currencies, one per currency; a position in a currency without one is booked on settlement_account_iban.');
+  .array(
+    z
+      .object({
+        currency: z.string().describe('LYD, USD or EUR.'),
+        iban: z.string().describe("At the bank's institution code."),
+      })
+      .strict(),
+  )
+  .describe(
+    'Settlement accounts for particular currencies, one per currency; a position in a currency without one is booked on settlement_account_iban.',
+  );
 
 const bankRecord = z
   .object({
@@ -46,7 +63,12 @@ const bankRecord = z
     max_amount: z.number().int(),
     created_at: z.string().describe('ISO 8601 UTC.'),
     core_base_url: z.string(),
-    sandbox_core_base_url: z.string().nullable().describe("The bank's own test core, where test-mode calls go; null: the gateway's built-in test bank answers for it."),
+    sandbox_core_base_url: z
+      .string()
+      .nullable()
+      .describe(
+        "The bank's own test core, where test-mode calls go; null: the gateway's built-in test bank answers for it.",
+      ),
     settlement_account_iban: z.string(),
     settlement_accounts: settlementAccounts,
     contact_email: z.string(),
@@ -81,7 +103,8 @@ export const bankRoutes = [
     path: '/banks',
     tag: 'Banks',
     summary: 'Register a bank',
-    description: 'Operator only. Returns the bank key (sbk_<handle>_<random>) and the internal key, each shown this once.',
+    description:
+      'Operator only. Returns the bank key (sbk_<handle>_<random>) and the internal key, each shown this once.',
     auth: [['adminKey']],
     body: z
       .object({
@@ -89,11 +112,16 @@ export const bankRoutes = [
         display_name: z.string(),
         country: z.string().describe('LY'),
         core_base_url: z.string().describe('Base URL of the bank core callback server; https in production.'),
-        settlement_account_iban: z.string().describe("IBAN of the bank's settlement account, at this bank's institution code."),
+        settlement_account_iban: z
+          .string()
+          .describe("IBAN of the bank's settlement account, at this bank's institution code."),
         settlement_accounts: settlementAccounts.nullish(),
         contact_email: z.string(),
         institution_code: z.string().describe('Three digits, as inside the IBANs of this bank.'),
-        internal_key: z.string().nullish().describe('Pre-shared internal key (at least 24 characters); generated when omitted.'),
+        internal_key: z
+          .string()
+          .nullish()
+          .describe('Pre-shared internal key (at least 24 characters); generated when omitted.'),
         sandbox_core_base_url: z
           .string()
           .nullish()
@@ -103,7 +131,9 @@ export const bankRoutes = [
         sandbox_internal_key: z
           .string()
           .nullish()
-          .describe('Internal key of the sandbox core (at least 24 characters, not the live one); generated when omitted with a sandbox_core_base_url.'),
+          .describe(
+            'Internal key of the sandbox core (at least 24 characters, not the live one); generated when omitted with a sandbox_core_base_url.',
+          ),
         min_amount: z.number().int().nullish().describe('Minor units.'),
         max_amount: z.number().int().nullish().describe('Minor units.'),
         ...capabilityChanges,
@@ -122,7 +152,10 @@ ${BANK_RECORD}`,
     response: bankRecord.extend({
       bank_key: z.string().describe('Shown once.'),
       internal_key: z.string().describe('Shown once.'),
-      sandbox_internal_key: z.string().nullable().describe("The sandbox core's internal key, shown once; null without a sandbox core."),
+      sandbox_internal_key: z
+        .string()
+        .nullable()
+        .describe("The sandbox core's internal key, shown once; null without a sandbox core."),
     }),
     errors: ['UNAUTHORIZED', 'FORBIDDEN', 'BANK_ALREADY_REGISTERED'],
   }),
@@ -170,8 +203,17 @@ ${BANK_RECORD}`,
     body: z
       .object({
         ...capabilityChanges,
-        sandbox_core_base_url: z.string().nullable().optional().describe("The bank's own test core; null: none (the built-in test bank answers for the bank)."),
-        sandbox_internal_key: z.string().optional().describe('Its internal key (at least 24 characters, not the live one); required with sandbox_core_base_url.'),
+        sandbox_core_base_url: z
+          .string()
+          .nullable()
+          .optional()
+          .describe("The bank's own test core; null: none (the built-in test bank answers for the bank)."),
+        sandbox_internal_key: z
+          .string()
+          .optional()
+          .describe(
+            'Its internal key (at least 24 characters, not the live one); required with sandbox_core_base_url.',
+          ),
       })
       .strict(),
     operation: `mutation UpdateBankCapabilities($handle: String!, $input: UpdateBankCapabilitiesInput!) { updateBankCapabilities(handle: $handle, input: $input) { ${CAPABILITIES} } }`,

@@ -14,8 +14,14 @@ export const callbackRoutes = [
     auth: [['internalKey']],
     body: z
       .object({
-        payment_reference: z.string().describe('Reference the rail credit carried: the session id (ops_), mandate charge id (chg_) or payment order id (po_).'),
-        session_id: z.string().describe('The same id; when it names no payment of the gateway, payment_reference identifies the payment.'),
+        payment_reference: z
+          .string()
+          .describe(
+            'Reference the rail credit carried: the session id (ops_), mandate charge id (chg_) or payment order id (po_).',
+          ),
+        session_id: z
+          .string()
+          .describe('The same id; when it names no payment of the gateway, payment_reference identifies the payment.'),
         creditor_iban: z.string(),
         amount: z.number().describe('Minor units.'),
         currency: z.string(),
@@ -28,7 +34,9 @@ export const callbackRoutes = [
     variables: ({ body }) => ({ input: body }),
     result: ({ confirmRailCredit }) => confirmRailCredit,
     status: 200,
-    response: z.object({ payment_reference: z.string(), session_id: z.string(), status: z.string(), duplicate: z.boolean() }).strict(),
+    response: z
+      .object({ payment_reference: z.string(), session_id: z.string(), status: z.string(), duplicate: z.boolean() })
+      .strict(),
     errors: ['UNAUTHORIZED', 'FORBIDDEN', 'SESSION_NOT_FOUND', 'SESSION_ALREADY_COMPLETED'],
   }),
 ];

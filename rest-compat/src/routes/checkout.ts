@@ -32,7 +32,10 @@ export const checkoutRoutes = [
       .object({
         session_id: z.string(),
         status,
-        otp_attempts_left: z.number().int().describe('Wrong one-time passwords still allowed before the session fails.'),
+        otp_attempts_left: z
+          .number()
+          .int()
+          .describe('Wrong one-time passwords still allowed before the session fails.'),
         redirect_to: z.string().nullable().describe('Once final: redirect_url with session_id and status.'),
         failure_code: z.string().nullable().describe('Why it FAILED (a spec error code), when it did.'),
         completed_at: z.string().nullable().describe('When it COMPLETED (ISO 8601 UTC), for the receipt.'),
@@ -94,7 +97,8 @@ export const checkoutRoutes = [
     path: '/pay/{session_id}/status',
     tag: 'Checkout',
     summary: 'Status of a payment (payer)',
-    description: 'With the session token from the authorization. redirect_to is set once the session is final and has a redirect_url.',
+    description:
+      'With the session token from the authorization. redirect_to is set once the session is final and has a redirect_url.',
     auth: [['sessionToken']],
     params: sessionParams,
     operation: `query CheckoutStatus($sessionId: ID!) { checkoutStatus(sessionId: $sessionId) { sessionId status failureCode redirectTo completedAt } }`,

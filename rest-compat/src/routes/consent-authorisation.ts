@@ -6,12 +6,17 @@ const status = z.enum(['AWAITING_AUTHORISATION', 'AUTHORISED', 'REJECTED', 'REVO
 
 const decision = z
   .object({
-    redirect_to: z.string().describe('Send the browser here: redirect_uri with the authorization response (RFC 6749 4.1.2, with iss per RFC 9207).'),
+    redirect_to: z
+      .string()
+      .describe(
+        'Send the browser here: redirect_uri with the authorization response (RFC 6749 4.1.2, with iss per RFC 9207).',
+      ),
   })
   .strict();
 
 /** Back to the consent page, which shows the refusal next to the field it concerns. */
-const backToPage = (path: Record<string, string>, code: string): string => `/ob/auth/${encodeURIComponent(path.consent_id ?? '')}?error=${encodeURIComponent(code)}`;
+const backToPage = (path: Record<string, string>, code: string): string =>
+  `/ob/auth/${encodeURIComponent(path.consent_id ?? '')}?error=${encodeURIComponent(code)}`;
 
 /**
  * The consent page GET /ob/auth/{consent_id} (its HTML in pages/consent-page.ts) and the
@@ -57,8 +62,14 @@ export const consentAuthorisationRoutes = [
         bank_name: z.string().describe("The bank's display name."),
         scopes: z.array(z.string()),
         expires_at: z.string().describe('ISO 8601 UTC.'),
-        otp_attempts_left: z.number().int().describe('Wrong one-time passwords still allowed before the consent is rejected.'),
-        redirect_to: z.string().nullable().describe('Once REJECTED: redirect_uri with error=access_denied, consent_id, state and iss.'),
+        otp_attempts_left: z
+          .number()
+          .int()
+          .describe('Wrong one-time passwords still allowed before the consent is rejected.'),
+        redirect_to: z
+          .string()
+          .nullable()
+          .describe('Once REJECTED: redirect_uri with error=access_denied, consent_id, state and iss.'),
       })
       .strict(),
     errors: ['CONSENT_NOT_FOUND'],
@@ -127,9 +138,17 @@ export const consentAuthorisationRoutes = [
     auth: [],
     params: consentParams,
     bodyTypes: ['json', 'form'],
-    body: z.object({ page_token: z.string().optional().describe("The consent page's token (cpt_…), bound to this consent.") }).strict(),
+    body: z
+      .object({
+        page_token: z.string().optional().describe("The consent page's token (cpt_…), bound to this consent."),
+      })
+      .strict(),
     htmlForm: {
-      fields: z.object({ page_token: z.string().optional().describe("The consent page's token (cpt_…), bound to this consent.") }).strict(),
+      fields: z
+        .object({
+          page_token: z.string().optional().describe("The consent page's token (cpt_…), bound to this consent."),
+        })
+        .strict(),
       body: (fields) => ({ page_token: fields.page_token }),
       success: ({ rejectConsent }) => rejectConsent.redirectTo,
       failure: backToPage,

@@ -32,7 +32,14 @@ export const consentRevocationRoutes = [
       'Idempotent: a consent already final is answered as it stands. A consent at another bank is 404 CONSENT_NOT_FOUND.',
     auth: [['bankKey']],
     params: z.object({ consent_id: z.string().describe('con_…') }).strict(),
-    body: z.object({ revoked_by: z.enum(['customer', 'bank']).optional().describe('Who revoked it: customer (in the bank app) or bank; default bank.') }).strict(),
+    body: z
+      .object({
+        revoked_by: z
+          .enum(['customer', 'bank'])
+          .optional()
+          .describe('Who revoked it: customer (in the bank app) or bank; default bank.'),
+      })
+      .strict(),
     operation: `mutation RevokeConsentAtBank($id: ID!, $revokedBy: BankRevoker) { revokeConsentAtBank(id: $id, revokedBy: $revokedBy) { ...ConsentRecord } }
 ${CONSENT_RECORD}`,
     variables: ({ params, body }) => ({ id: params.consentId, revokedBy: body.revokedBy ?? null }),

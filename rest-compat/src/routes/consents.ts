@@ -12,7 +12,9 @@ const SCOPE_LIST = 'accounts:read, balances:read, transactions:read, payments:wr
 export const consentRecord = z
   .object({
     consent_id: z.string().describe('con_…'),
-    livemode: z.boolean().describe("false for a test object (a test credential's): its money moves only at test cores."),
+    livemode: z
+      .boolean()
+      .describe("false for a test object (a test credential's): its money moves only at test cores."),
     tpp_id: z.string().describe('The TPP that requested it (tpp_…).'),
     status: z.enum(['AWAITING_AUTHORISATION', 'AUTHORISED', 'REJECTED', 'REVOKED', 'EXPIRED']),
     bank_handle: z.string(),
@@ -21,7 +23,10 @@ export const consentRecord = z
     consent_url: z.string().describe('Send the customer here: the consent page {base_url}/ob/auth/{consent_id}.'),
     expires_at: z.string().describe('ISO 8601 UTC.'),
     account_ids: z.array(z.string()).describe('Consented accounts (acc_…); empty until the customer approves.'),
-    revoked_by: z.enum(['tpp', 'customer', 'bank']).nullable().describe('Who revoked the consent; null unless REVOKED.'),
+    revoked_by: z
+      .enum(['tpp', 'customer', 'bank'])
+      .nullable()
+      .describe('Who revoked the consent; null unless REVOKED.'),
     created_at: z.string().describe('ISO 8601 UTC.'),
     updated_at: z.string().describe('ISO 8601 UTC.'),
     authorised_at: nullableTime,
@@ -83,7 +88,8 @@ ${CONSENT_RECORD}`,
     path: '/ob/consents',
     tag: 'Open Banking',
     summary: "List the TPP's consents",
-    description: 'Newest first. Pass pagination.next_cursor as cursor for the next page: pages never overlap or skip, whatever is created meanwhile.',
+    description:
+      'Newest first. Pass pagination.next_cursor as cursor for the next page: pages never overlap or skip, whatever is created meanwhile.',
     auth: [['tppToken']],
     query: z
       .object({
@@ -98,13 +104,18 @@ ${CONSENT_RECORD}`,
     variables: ({ query }) => ({ first: query.limit ?? null, after: query.cursor ?? null }),
     result: ({ consents }) => ({
       consents: consents.edges.map((edge: GraphQLData) => edge.node),
-      pagination: { nextCursor: consents.pageInfo.hasNextPage ? consents.pageInfo.endCursor : null, hasMore: consents.pageInfo.hasNextPage },
+      pagination: {
+        nextCursor: consents.pageInfo.hasNextPage ? consents.pageInfo.endCursor : null,
+        hasMore: consents.pageInfo.hasNextPage,
+      },
     }),
     status: 200,
     response: z
       .object({
         consents: z.array(consentRecord),
-        pagination: z.object({ next_cursor: z.string().nullable().describe('null on the last page.'), has_more: z.boolean() }).strict(),
+        pagination: z
+          .object({ next_cursor: z.string().nullable().describe('null on the last page.'), has_more: z.boolean() })
+          .strict(),
       })
       .strict(),
     errors: ['UNAUTHORIZED', 'FORBIDDEN'],

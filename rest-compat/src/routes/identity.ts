@@ -27,7 +27,9 @@ export const identityRoutes = [
     auth: [['bankKey']],
     body: z
       .object({
-        npt_handle: z.string().describe('3-32 characters: lowercase letters, digits, ".", "_" or "-", starting with a letter.'),
+        npt_handle: z
+          .string()
+          .describe('3-32 characters: lowercase letters, digits, ".", "_" or "-", starting with a letter.'),
         iban: z.string().describe("The customer's IBAN, at the claiming bank."),
         customer_display_name: z.string(),
         bank_customer_ref: z.string().describe("The bank's own customer reference."),
@@ -42,7 +44,15 @@ export const identityRoutes = [
     result: ({ claimAlias }) => claimAlias,
     status: 201,
     response: aliasRecord,
-    errors: ['INVALID_BANK_KEY', 'FORBIDDEN', 'HANDLE_INVALID', 'HANDLE_TAKEN', 'PHONE_TAKEN', 'IBAN_INVALID', 'IBAN_NOT_AT_BANK'],
+    errors: [
+      'INVALID_BANK_KEY',
+      'FORBIDDEN',
+      'HANDLE_INVALID',
+      'HANDLE_TAKEN',
+      'PHONE_TAKEN',
+      'IBAN_INVALID',
+      'IBAN_NOT_AT_BANK',
+    ],
   }),
   defineRoute({
     method: 'GET',
@@ -53,7 +63,10 @@ export const identityRoutes = [
     auth: [],
     query: z
       .object({
-        alias: z.string().optional().describe('handle, or handle@bank_handle to require the account to be at that bank.'),
+        alias: z
+          .string()
+          .optional()
+          .describe('handle, or handle@bank_handle to require the account to be at that bank.'),
         phone: z.string().optional().describe('E.164, e.g. +218912345678.'),
         iban: z.string().optional(),
       })

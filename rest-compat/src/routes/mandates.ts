@@ -19,12 +19,16 @@ const page = z
     cursor: z.string().optional().describe('next_cursor of the previous page.'),
   })
   .strict();
-const pagination = z.object({ next_cursor: z.string().nullable().describe('null on the last page.'), has_more: z.boolean() }).strict();
+const pagination = z
+  .object({ next_cursor: z.string().nullable().describe('null on the last page.'), has_more: z.boolean() })
+  .strict();
 
 export const mandateRecord = z
   .object({
     mandate_id: z.string().describe('mdt_…'),
-    livemode: z.boolean().describe("false for a test object (a test credential's): its money moves only at test cores."),
+    livemode: z
+      .boolean()
+      .describe("false for a test object (a test credential's): its money moves only at test cores."),
     merchant_id: z.string(),
     status: z.enum(['PENDING_CONFIRMATION', 'ACTIVE', 'CANCELLED', 'FAILED']),
     customer_alias: z.string(),
@@ -34,7 +38,10 @@ export const mandateRecord = z
     interval: z.enum(['weekly', 'monthly', 'yearly']),
     description: z.string().nullable(),
     start_date: z.string().describe('YYYY-MM-DD.'),
-    next_charge_date: z.string().nullable().describe('YYYY-MM-DD from which the next charge may be made; null once CANCELLED or FAILED.'),
+    next_charge_date: z
+      .string()
+      .nullable()
+      .describe('YYYY-MM-DD from which the next charge may be made; null once CANCELLED or FAILED.'),
     confirm_url: z.string().describe('Send the customer here to confirm with an OTP.'),
     revoked_by: z.string().nullable().describe('merchant, customer or bank, once CANCELLED.'),
     acceptance: z
@@ -52,7 +59,9 @@ export const mandateRecord = z
 export const chargeRecord = z
   .object({
     charge_id: z.string().describe('chg_…'),
-    livemode: z.boolean().describe("false for a test object (a test credential's): its money moves only at test cores."),
+    livemode: z
+      .boolean()
+      .describe("false for a test object (a test credential's): its money moves only at test cores."),
     mandate_id: z.string(),
     status: z.enum(['PROCESSING', 'COMPLETED', 'FAILED']),
     amount: z.number().int().describe('Minor units.'),
@@ -69,7 +78,11 @@ export const chargeRecord = z
   .strict();
 
 /** Enums and bank stubs as REST spells them. */
-const flattenMandate = (mandate: GraphQLData) => ({ ...mandate, interval: String(mandate.interval).toLowerCase(), customerBank: mandate.customerBank.handle });
+const flattenMandate = (mandate: GraphQLData) => ({
+  ...mandate,
+  interval: String(mandate.interval).toLowerCase(),
+  customerBank: mandate.customerBank.handle,
+});
 const INTERVALS: Record<string, string> = { weekly: 'WEEKLY', monthly: 'MONTHLY', yearly: 'YEARLY' };
 
 export const mandateRoutes = [
@@ -97,11 +110,22 @@ export const mandateRoutes = [
       .strict(),
     operation: `mutation CreateMandate($input: CreateMandateInput!, $idempotencyKey: String) { createMandate(input: $input, idempotencyKey: $idempotencyKey) { ...MandateRecord } }
 ${MANDATE_RECORD}`,
-    variables: ({ body, headers }) => ({ input: { ...body, interval: INTERVALS[body.interval] }, idempotencyKey: headers.idempotencyKey ?? null }),
+    variables: ({ body, headers }) => ({
+      input: { ...body, interval: INTERVALS[body.interval] },
+      idempotencyKey: headers.idempotencyKey ?? null,
+    }),
     result: ({ createMandate }) => flattenMandate(createMandate),
     status: 201,
     response: mandateRecord,
-    errors: ['INVALID_API_KEY', 'FORBIDDEN', 'ALIAS_NOT_FOUND', 'ALIAS_INACTIVE', 'BANK_NOT_PARTICIPATING', 'IDEMPOTENCY_KEY_REUSED', 'IDEMPOTENCY_KEY_IN_USE'],
+    errors: [
+      'INVALID_API_KEY',
+      'FORBIDDEN',
+      'ALIAS_NOT_FOUND',
+      'ALIAS_INACTIVE',
+      'BANK_NOT_PARTICIPATING',
+      'IDEMPOTENCY_KEY_REUSED',
+      'IDEMPOTENCY_KEY_IN_USE',
+    ],
   }),
   defineRoute({
     method: 'GET',
@@ -132,7 +156,10 @@ ${MANDATE_RECORD}`,
     variables: ({ query }) => ({ first: query.limit ?? null, after: query.cursor ?? null }),
     result: ({ mandates }) => ({
       mandates: mandates.edges.map((edge: GraphQLData) => flattenMandate(edge.node)),
-      pagination: { nextCursor: mandates.pageInfo.hasNextPage ? mandates.pageInfo.endCursor : null, hasMore: mandates.pageInfo.hasNextPage },
+      pagination: {
+        nextCursor: mandates.pageInfo.hasNextPage ? mandates.pageInfo.endCursor : null,
+        hasMore: mandates.pageInfo.hasNextPage,
+      },
     }),
     status: 200,
     response: z.object({ mandates: z.array(mandateRecord), pagination }).strict(),
@@ -143,7 +170,8 @@ ${MANDATE_RECORD}`,
     path: '/recurring/mandates/{mandate_id}',
     tag: 'Mandates',
     summary: 'Cancel a mandate',
-    description: 'CANCELLED (revoked_by merchant), with mandate.cancelled; charges are refused afterwards (422 MANDATE_NOT_ACTIVE). Cancelling again is the same answer.',
+    description:
+      'CANCELLED (revoked_by merchant), with mandate.cancelled; charges are refused afterwards (422 MANDATE_NOT_ACTIVE). Cancelling again is the same answer.',
     auth: [['merchantKey'], ['adminKey']],
     params: mandateParams,
     operation: `mutation CancelMandate($id: ID!) { cancelMandate(id: $id) { mandateId: id status } }`,
@@ -164,11 +192,18 @@ ${MANDATE_RECORD}`,
     idempotent: true,
     params: mandateParams,
     body: z
-      .object({ amount: z.number().int().describe('Minor units, at most the mandate amount.'), reference: z.string().describe("1-128 characters: the merchant's reference.") })
+      .object({
+        amount: z.number().int().describe('Minor units, at most the mandate amount.'),
+        reference: z.string().describe("1-128 characters: the merchant's reference."),
+      })
       .strict(),
     operation: `mutation ChargeMandate($id: ID!, $input: ChargeMandateInput!, $idempotencyKey: String) { chargeMandate(id: $id, input: $input, idempotencyKey: $idempotencyKey) { ...ChargeRecord } }
 ${CHARGE_RECORD}`,
-    variables: ({ params, body, headers }) => ({ id: params.mandateId, input: body, idempotencyKey: headers.idempotencyKey ?? null }),
+    variables: ({ params, body, headers }) => ({
+      id: params.mandateId,
+      input: body,
+      idempotencyKey: headers.idempotencyKey ?? null,
+    }),
     result: ({ chargeMandate }) => chargeMandate,
     status: 201,
     response: chargeRecord,
@@ -197,10 +232,17 @@ ${CHARGE_RECORD}`,
   mandate(id: $id) { charges(first: $first, after: $after) { edges { node { ...ChargeRecord } } pageInfo { hasNextPage endCursor } } }
 }
 ${CHARGE_RECORD}`,
-    variables: ({ params, query }) => ({ id: params.mandateId, first: query.limit ?? null, after: query.cursor ?? null }),
+    variables: ({ params, query }) => ({
+      id: params.mandateId,
+      first: query.limit ?? null,
+      after: query.cursor ?? null,
+    }),
     result: ({ mandate }) => ({
       charges: mandate.charges.edges.map((edge: GraphQLData) => edge.node),
-      pagination: { nextCursor: mandate.charges.pageInfo.hasNextPage ? mandate.charges.pageInfo.endCursor : null, hasMore: mandate.charges.pageInfo.hasNextPage },
+      pagination: {
+        nextCursor: mandate.charges.pageInfo.hasNextPage ? mandate.charges.pageInfo.endCursor : null,
+        hasMore: mandate.charges.pageInfo.hasNextPage,
+      },
     }),
     status: 200,
     response: z.object({ charges: z.array(chargeRecord), pagination }).strict(),
@@ -265,14 +307,26 @@ ${CHARGE_RECORD}`,
       fields: z.object({ otp: z.string().describe("One-time password from the customer's bank.") }).strict(),
       body: (fields) => ({ otp: fields.otp }),
       success: ({ confirmMandate }) => `/mandates/${encodeURIComponent(confirmMandate.mandateId)}/confirm`,
-      failure: (path, code) => `/mandates/${encodeURIComponent(path.mandate_id ?? '')}/confirm?error=${encodeURIComponent(code)}`,
+      failure: (path, code) =>
+        `/mandates/${encodeURIComponent(path.mandate_id ?? '')}/confirm?error=${encodeURIComponent(code)}`,
     },
     operation: `mutation ConfirmMandate($id: ID!, $otp: String!, $userAgent: String) { confirmMandate(id: $id, otp: $otp, userAgent: $userAgent) { mandateId status } }`,
-    variables: ({ params, body, headers }) => ({ id: params.mandateId, otp: body.otp, userAgent: headers.userAgent ?? null }),
+    variables: ({ params, body, headers }) => ({
+      id: params.mandateId,
+      otp: body.otp,
+      userAgent: headers.userAgent ?? null,
+    }),
     result: ({ confirmMandate }) => confirmMandate,
     status: 200,
     response: z.object({ mandate_id: z.string(), status: z.enum(['ACTIVE']) }).strict(),
-    errors: ['OTP_INVALID', 'RATE_LIMITED', 'MANDATE_NOT_FOUND', 'MANDATE_NOT_PENDING_CONFIRMATION', 'CBS_TIMEOUT', 'CBS_ERROR'],
+    errors: [
+      'OTP_INVALID',
+      'RATE_LIMITED',
+      'MANDATE_NOT_FOUND',
+      'MANDATE_NOT_PENDING_CONFIRMATION',
+      'CBS_TIMEOUT',
+      'CBS_ERROR',
+    ],
   }),
   defineRoute({
     method: 'POST',
@@ -289,7 +343,14 @@ ${CHARGE_RECORD}`,
     variables: ({ params, body }) => ({ id: params.mandateId, revokedBy: body.revokedBy }),
     result: ({ revokeMandate }) => revokeMandate,
     status: 200,
-    response: z.object({ mandate_id: z.string(), status: z.enum(['CANCELLED']), revoked_by: z.string(), cancelled_at: z.string() }).strict(),
+    response: z
+      .object({
+        mandate_id: z.string(),
+        status: z.enum(['CANCELLED']),
+        revoked_by: z.string(),
+        cancelled_at: z.string(),
+      })
+      .strict(),
     errors: ['INVALID_BANK_KEY', 'FORBIDDEN', 'MANDATE_NOT_FOUND', 'MANDATE_NOT_ACTIVE'],
   }),
   defineRoute({

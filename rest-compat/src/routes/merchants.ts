@@ -25,12 +25,16 @@ export const merchantRoutes = [
     path: '/merchants',
     tag: 'Merchants',
     summary: 'Register a merchant',
-    description: 'Operator only. Returns the API key (mk_test_… or mk_live_…) and the webhook secret (whsec_…), each shown this once.',
+    description:
+      'Operator only. Returns the API key (mk_test_… or mk_live_…) and the webhook secret (whsec_…), each shown this once.',
     auth: [['adminKey']],
     body: z
       .object({
         name: z.string().describe('1-100 characters, shown to customers at checkout.'),
-        webhook_url: z.string().nullish().describe('Where webhooks are delivered; https to a public host in production.'),
+        webhook_url: z
+          .string()
+          .nullish()
+          .describe('Where webhooks are delivered; https to a public host in production.'),
         mode: z.string().nullish().describe('test (default) or live.'),
         settlement_iban: z.string().nullish(),
       })
@@ -38,9 +42,16 @@ export const merchantRoutes = [
     operation: `mutation RegisterMerchant($input: RegisterMerchantInput!) { registerMerchant(input: $input) { merchant { ...MerchantRecord } apiKey webhookSecret } }
 ${MERCHANT_RECORD}`,
     variables: ({ body }) => ({ input: body }),
-    result: ({ registerMerchant }) => ({ ...registerMerchant.merchant, apiKey: registerMerchant.apiKey, webhookSecret: registerMerchant.webhookSecret }),
+    result: ({ registerMerchant }) => ({
+      ...registerMerchant.merchant,
+      apiKey: registerMerchant.apiKey,
+      webhookSecret: registerMerchant.webhookSecret,
+    }),
     status: 201,
-    response: merchantRecord.extend({ api_key: z.string().describe('Shown once.'), webhook_secret: z.string().describe('Shown once.') }),
+    response: merchantRecord.extend({
+      api_key: z.string().describe('Shown once.'),
+      webhook_secret: z.string().describe('Shown once.'),
+    }),
     errors: ['UNAUTHORIZED', 'FORBIDDEN'],
   }),
   defineRoute({
@@ -111,7 +122,9 @@ ${MERCHANT_RECORD}`,
     variables: ({ params }) => ({ id: params.id }),
     result: ({ rotateWebhookSecret }) => rotateWebhookSecret,
     status: 200,
-    response: z.object({ webhook_secret: z.string().describe('The new webhook secret (whsec_…). Shown once.') }).strict(),
+    response: z
+      .object({ webhook_secret: z.string().describe('The new webhook secret (whsec_…). Shown once.') })
+      .strict(),
     errors: ['INVALID_API_KEY', 'UNAUTHORIZED', 'FORBIDDEN', 'MERCHANT_NOT_FOUND'],
   }),
 ];

@@ -6,7 +6,14 @@ const ORDER_RECORD = `fragment PaymentOrderRecord on PaymentOrder {
   settlementType failureCode createdAt updatedAt completedAt failedAt rejectedAt
 }`;
 
-const CALL_ERRORS = ['UNAUTHORIZED', 'TOKEN_EXPIRED', 'TOKEN_REVOKED', 'CONSENT_EXPIRED', 'FORBIDDEN', 'SCOPE_INSUFFICIENT'] as const;
+const CALL_ERRORS = [
+  'UNAUTHORIZED',
+  'TOKEN_EXPIRED',
+  'TOKEN_REVOKED',
+  'CONSENT_EXPIRED',
+  'FORBIDDEN',
+  'SCOPE_INSUFFICIENT',
+] as const;
 const AUTH_NOTE =
   'Authorization: Bearer <access token> and X-Consent-Id, both required; the consent must grant payments:write (else 403 SCOPE_INSUFFICIENT). ' +
   'Every 401 carries WWW-Authenticate: Bearer error="invalid_token"; x-fapi-interaction-id is played back.';
@@ -15,7 +22,9 @@ const nullableTime = z.string().nullable().describe('ISO 8601 UTC; null until re
 export const paymentOrderRecord = z
   .object({
     payment_order_id: z.string().describe('po_…: also the reference on both statements.'),
-    livemode: z.boolean().describe("false for a test object (a test credential's): its money moves only at test cores."),
+    livemode: z
+      .boolean()
+      .describe("false for a test object (a test credential's): its money moves only at test cores."),
     consent_id: z.string(),
     status: z.enum(['PENDING_SCA', 'PROCESSING', 'COMPLETED', 'FAILED', 'REJECTED']),
     source_account_id: z.string().describe('The consented account paid from (acc_…).'),
@@ -24,9 +33,17 @@ export const paymentOrderRecord = z
     amount: z.number().int().describe('Minor units.'),
     currency: z.string(),
     description: z.string().nullable(),
-    sca_url: z.string().nullable().describe('While PENDING_SCA: send the customer here to authorise the payment at their bank.'),
+    sca_url: z
+      .string()
+      .nullable()
+      .describe('While PENDING_SCA: send the customer here to authorise the payment at their bank.'),
     settlement_type: z.string().nullable().describe('internal (same bank) or rail (cross bank), once executed.'),
-    failure_code: z.string().nullable().describe('Why it FAILED (INSUFFICIENT_FUNDS, OTP_INVALID, CBS_ERROR, …) or was REJECTED (PAYMENT_ORDER_REJECTED).'),
+    failure_code: z
+      .string()
+      .nullable()
+      .describe(
+        'Why it FAILED (INSUFFICIENT_FUNDS, OTP_INVALID, CBS_ERROR, …) or was REJECTED (PAYMENT_ORDER_REJECTED).',
+      ),
     created_at: z.string(),
     updated_at: z.string(),
     completed_at: nullableTime,
@@ -53,7 +70,9 @@ export const paymentOrderRoutes = [
     body: z
       .object({
         source_account_id: z.string().describe('A consented account (acc_…); any other is 404 ACCOUNT_NOT_FOUND.'),
-        destination: z.object({ type: z.string().describe('iban.'), value: z.string().describe("The payee's IBAN.") }).strict(),
+        destination: z
+          .object({ type: z.string().describe('iban.'), value: z.string().describe("The payee's IBAN.") })
+          .strict(),
         amount: z.number().int().describe("Positive integer of minor units, within both banks' minimum and maximum."),
         currency: z.string().describe('LYD, USD or EUR.'),
         description: z.string().nullish().describe('1-500 characters.'),
@@ -66,7 +85,10 @@ ${ORDER_RECORD}`,
     variables: ({ body, headers }) => ({ input: body, idempotencyKey: headers.idempotencyKey ?? null }),
     result: ({ createPaymentOrder }) => flatten(createPaymentOrder),
     status: 201,
-    accepted: { when: ({ createPaymentOrder }) => createPaymentOrder.status === 'PENDING_SCA', description: 'status PENDING_SCA: send the customer to sca_url.' },
+    accepted: {
+      when: ({ createPaymentOrder }) => createPaymentOrder.status === 'PENDING_SCA',
+      description: 'status PENDING_SCA: send the customer to sca_url.',
+    },
     response: paymentOrderRecord,
     errors: [
       ...CALL_ERRORS,

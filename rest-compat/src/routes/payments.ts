@@ -12,7 +12,9 @@ const nullableTime = z.string().nullable().describe('ISO 8601 UTC; null until re
 export const sessionRecord = z
   .object({
     session_id: z.string().describe('ops_…'),
-    livemode: z.boolean().describe("false for a test object (a test credential's): its money moves only at test cores."),
+    livemode: z
+      .boolean()
+      .describe("false for a test object (a test credential's): its money moves only at test cores."),
     merchant_id: z.string(),
     status: z.enum(['PENDING', 'PROCESSING', 'SETTLEMENT_PENDING', 'COMPLETED', 'FAILED', 'EXPIRED']),
     amount: z.number().int().describe('Minor units.'),
@@ -38,7 +40,11 @@ export const sessionRecord = z
   .strict();
 
 /** Bank stubs become their handles on REST. */
-const flattenSession = (session: GraphQLData) => ({ ...session, creditorBank: session.creditorBank.handle, debtorBank: session.debtorBank?.handle ?? null });
+const flattenSession = (session: GraphQLData) => ({
+  ...session,
+  creditorBank: session.creditorBank.handle,
+  debtorBank: session.debtorBank?.handle ?? null,
+});
 
 export const paymentRoutes = [
   defineRoute({
@@ -55,11 +61,25 @@ export const paymentRoutes = [
       .object({
         amount: z.number().int().describe('Positive integer of minor units.'),
         currency: z.string().describe('LYD, USD or EUR.'),
-        destination: z.object({ type: z.string().describe('alias or iban.'), value: z.string().describe('handle, handle@bank_handle, or IBAN.') }).strict(),
+        destination: z
+          .object({
+            type: z.string().describe('alias or iban.'),
+            value: z.string().describe('handle, handle@bank_handle, or IBAN.'),
+          })
+          .strict(),
         description: z.string().nullish().describe('1-500 characters, shown at checkout.'),
-        reference: z.string().nullish().describe("1-128 characters: the merchant's own reference, returned in payment.completed."),
-        redirect_url: z.string().nullish().describe('Where the payer returns, with query session_id and status; https in production.'),
-        webhook_url: z.string().nullish().describe("This session's webhook URL instead of the merchant's; https to a public host in production."),
+        reference: z
+          .string()
+          .nullish()
+          .describe("1-128 characters: the merchant's own reference, returned in payment.completed."),
+        redirect_url: z
+          .string()
+          .nullish()
+          .describe('Where the payer returns, with query session_id and status; https in production.'),
+        webhook_url: z
+          .string()
+          .nullish()
+          .describe("This session's webhook URL instead of the merchant's; https to a public host in production."),
       })
       .strict(),
     operation: `mutation CreatePaymentSession($input: CreatePaymentSessionInput!, $idempotencyKey: String) {
@@ -87,7 +107,8 @@ ${SESSION_RECORD}`,
     path: '/payments/sessions/{session_id}',
     tag: 'Payments',
     summary: 'Read a payment session',
-    description: "The merchant's own sessions only: another merchant's session is 404 SESSION_NOT_FOUND, like an unknown one.",
+    description:
+      "The merchant's own sessions only: another merchant's session is 404 SESSION_NOT_FOUND, like an unknown one.",
     auth: [['merchantKey'], ['adminKey']],
     params: z.object({ session_id: z.string().describe('ops_…') }).strict(),
     operation: `query GetPaymentSession($id: ID!) { paymentSession(id: $id) { ...SessionRecord } }
@@ -119,13 +140,18 @@ ${SESSION_RECORD}`,
     variables: ({ query }) => ({ first: query.limit ?? null, after: query.cursor ?? null }),
     result: ({ paymentSessions }) => ({
       sessions: paymentSessions.edges.map((edge: GraphQLData) => flattenSession(edge.node)),
-      pagination: { nextCursor: paymentSessions.pageInfo.hasNextPage ? paymentSessions.pageInfo.endCursor : null, hasMore: paymentSessions.pageInfo.hasNextPage },
+      pagination: {
+        nextCursor: paymentSessions.pageInfo.hasNextPage ? paymentSessions.pageInfo.endCursor : null,
+        hasMore: paymentSessions.pageInfo.hasNextPage,
+      },
     }),
     status: 200,
     response: z
       .object({
         sessions: z.array(sessionRecord),
-        pagination: z.object({ next_cursor: z.string().nullable().describe('null on the last page.'), has_more: z.boolean() }).strict(),
+        pagination: z
+          .object({ next_cursor: z.string().nullable().describe('null on the last page.'), has_more: z.boolean() })
+          .strict(),
       })
       .strict(),
     errors: ['INVALID_API_KEY', 'FORBIDDEN'],

@@ -71,6 +71,13 @@ export const scaRoutes = [
     result: ({ authorizePaymentOrder }) => authorizePaymentOrder,
     status: 200,
     response: z.object({ payment_order_id: z.string(), status }).strict(),
-    errors: ['OTP_INVALID', 'PAYMENT_ORDER_NOT_FOUND', 'PAYMENT_ORDER_NOT_PENDING_SCA', 'ALIAS_NOT_FOUND', 'CBS_TIMEOUT', 'CBS_ERROR'],
+    errors: [
+      'OTP_INVALID',
+      'PAYMENT_ORDER_NOT_FOUND',
+      'PAYMENT_ORDER_NOT_PENDING_SCA',
+      'ALIAS_NOT_FOUND',
+      'CBS_TIMEOUT',
+      'CBS_ERROR',
+    ],
   }),
 ];

@@ -11,10 +11,21 @@ const positionRecord = z
   .object({
     bank_handle: z.string(),
     currency: z.string(),
-    net_amount: z.number().int().describe('Signed minor units: positive, the bank is owed (CREDIT); negative, it owes (DEBIT). Per currency the positions of a cycle sum to zero.'),
-    direction: z.enum(['CREDIT', 'DEBIT']).describe("CREDIT: /accounts/credit to the bank's settlement_account_iban; DEBIT: /accounts/debit of it."),
-    status: z.enum(['PENDING', 'SETTLED', 'FAILED']).describe('FAILED: refused by the core; retried with the same reference and backoff until SETTLED.'),
-    core_reference: z.string().describe('stl_…:<bank_handle>:<currency>, on every call and retry: the core books it once.'),
+    net_amount: z
+      .number()
+      .int()
+      .describe(
+        'Signed minor units: positive, the bank is owed (CREDIT); negative, it owes (DEBIT). Per currency the positions of a cycle sum to zero.',
+      ),
+    direction: z
+      .enum(['CREDIT', 'DEBIT'])
+      .describe("CREDIT: /accounts/credit to the bank's settlement_account_iban; DEBIT: /accounts/debit of it."),
+    status: z
+      .enum(['PENDING', 'SETTLED', 'FAILED'])
+      .describe('FAILED: refused by the core; retried with the same reference and backoff until SETTLED.'),
+    core_reference: z
+      .string()
+      .describe('stl_…:<bank_handle>:<currency>, on every call and retry: the core books it once.'),
     settlement_iban: z.string().nullable().describe("The bank's settlement_account_iban; null before the first call."),
     attempts: z.number().int().describe('Core calls made so far.'),
     last_error: z.string().nullable(),
@@ -32,7 +43,9 @@ const cycleRecord = z
     settled_at: z.string().nullable(),
     obligation_count: z.number().int().describe('Interbank obligations the cycle took; each is in exactly one cycle.'),
     trigger: z.enum(['api', 'schedule']),
-    positions: z.array(positionRecord).describe('Non-zero positions by currency then bank; a bank whose net is zero gets no position and no call.'),
+    positions: z
+      .array(positionRecord)
+      .describe('Non-zero positions by currency then bank; a bank whose net is zero gets no position and no call.'),
   })
   .strict();
 
@@ -79,7 +92,10 @@ ${CYCLE_RECORD}`,
     variables: ({ query }) => ({ first: query.limit ?? 20, after: query.cursor ?? null }),
     result: ({ settlementCycles: page }) => ({
       cycles: page.edges.map((edge: GraphQLData) => edge.node),
-      pagination: { nextCursor: page.pageInfo.hasNextPage ? page.pageInfo.endCursor : null, hasMore: page.pageInfo.hasNextPage },
+      pagination: {
+        nextCursor: page.pageInfo.hasNextPage ? page.pageInfo.endCursor : null,
+        hasMore: page.pageInfo.hasNextPage,
+      },
     }),
     status: 200,
     response: z

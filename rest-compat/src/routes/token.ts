@@ -43,25 +43,37 @@ export const tokenRoutes = [
     responseHeaders: { 'cache-control': 'no-store', pragma: 'no-cache' },
     body: z
       .object({
-        grant_type: z.enum(GRANTS, { error: (issue) => (issue.input === undefined ? 'required' : 'unsupported: use authorization_code or refresh_token') }),
+        grant_type: z.enum(GRANTS, {
+          error: (issue) =>
+            issue.input === undefined ? 'required' : 'unsupported: use authorization_code or refresh_token',
+        }),
         code: field('authorization_code: the code from the redirect (oac_…).'),
         redirect_uri: field('authorization_code: exactly the redirect_uri of the consent request.'),
         consent_id: field('The consent (con_…) the code or refresh token was issued for.'),
-        code_verifier: field('authorization_code: the PKCE verifier, 43-128 characters of A-Z a-z 0-9 - . _ ~ (RFC 7636 4.1).'),
+        code_verifier: field(
+          'authorization_code: the PKCE verifier, 43-128 characters of A-Z a-z 0-9 - . _ ~ (RFC 7636 4.1).',
+        ),
         refresh_token: field('refresh_token: the latest refresh token of the grant (rt_…).'),
         client_id: field('Optional: the TPP id (tpp_…); when sent it must be the consent’s TPP.'),
       })
       .superRefine((body, ctx) => {
         // RFC 6749 3.2: a parameter sent without a value counts as omitted.
         for (const name of REQUIRED[body.grant_type]) {
-          if (!body[name as keyof typeof body]) ctx.addIssue({ code: 'custom', path: [name], message: `required with grant_type=${body.grant_type}` });
+          if (!body[name as keyof typeof body])
+            ctx.addIssue({ code: 'custom', path: [name], message: `required with grant_type=${body.grant_type}` });
         }
       }),
     operation: TOKEN_OPERATIONS,
     operationName: ({ body }) => (body.grantType === 'authorization_code' ? 'Token' : 'TokenRefresh'),
     variables: ({ body }) =>
       body.grantType === 'authorization_code'
-        ? { code: body.code, redirectUri: body.redirectUri, consentId: body.consentId, codeVerifier: body.codeVerifier, clientId: body.clientId || null }
+        ? {
+            code: body.code,
+            redirectUri: body.redirectUri,
+            consentId: body.consentId,
+            codeVerifier: body.codeVerifier,
+            clientId: body.clientId || null,
+          }
         : { refreshToken: body.refreshToken, consentId: body.consentId, clientId: body.clientId || null },
     result: (data) => data.exchangeAuthorizationCode ?? data.refreshAccessToken,
     status: 200,

@@ -27,15 +27,29 @@ export const tppRoutes = [
     body: z
       .object({
         name: z.string(),
-        mode: z.string().nullish().describe('test (default) or live, fixed at registration: a test TPP reads and pays at test cores only.'),
-        redirect_uris: z.array(z.string()).describe("Exact redirect URIs; a consent's redirect_uri must equal one of them."),
-        webhook_url: z.string().nullish().describe('Where Open Banking events (consent.*, payment_order.*) are delivered, signed with webhook_secret.'),
+        mode: z
+          .string()
+          .nullish()
+          .describe('test (default) or live, fixed at registration: a test TPP reads and pays at test cores only.'),
+        redirect_uris: z
+          .array(z.string())
+          .describe("Exact redirect URIs; a consent's redirect_uri must equal one of them."),
+        webhook_url: z
+          .string()
+          .nullish()
+          .describe(
+            'Where Open Banking events (consent.*, payment_order.*) are delivered, signed with webhook_secret.',
+          ),
       })
       .strict(),
     operation: `mutation RegisterTpp($input: RegisterTppInput!) { registerTpp(input: $input) { tpp { ...TppRecord } tppAccessToken webhookSecret } }
 ${TPP_RECORD}`,
     variables: ({ body }) => ({ input: body }),
-    result: ({ registerTpp }) => ({ ...registerTpp.tpp, tppAccessToken: registerTpp.tppAccessToken, webhookSecret: registerTpp.webhookSecret }),
+    result: ({ registerTpp }) => ({
+      ...registerTpp.tpp,
+      tppAccessToken: registerTpp.tppAccessToken,
+      webhookSecret: registerTpp.webhookSecret,
+    }),
     status: 201,
     response: z
       .object({
@@ -56,7 +70,8 @@ ${TPP_RECORD}`,
     path: '/ob/tpps/{id}',
     tag: 'Open Banking',
     summary: "Change a TPP's name or webhook URL",
-    description: 'An operator or the TPP itself (its tpk_ token; another TPP gets 404). Omitted fields stay as they are; webhook_url null removes it.',
+    description:
+      'An operator or the TPP itself (its tpk_ token; another TPP gets 404). Omitted fields stay as they are; webhook_url null removes it.',
     auth: [['adminKey'], ['tppToken']],
     params: idParams,
     body: z.object({ name: z.string().nullish(), webhook_url: z.string().nullish() }).strict(),
@@ -73,14 +88,17 @@ ${TPP_RECORD}`,
     path: '/ob/tpps/{id}/rotate-webhook-secret',
     tag: 'Open Banking',
     summary: "Rotate a TPP's webhook secret",
-    description: 'An operator or the TPP itself (its tpk_ token; another TPP gets 404). Returned once; the old secret stops signing at once.',
+    description:
+      'An operator or the TPP itself (its tpk_ token; another TPP gets 404). Returned once; the old secret stops signing at once.',
     auth: [['adminKey'], ['tppToken']],
     params: idParams,
     operation: `mutation RotateTppWebhookSecret($id: ID!) { rotateTppWebhookSecret(id: $id) { webhookSecret } }`,
     variables: ({ params }) => ({ id: params.id }),
     result: ({ rotateTppWebhookSecret }) => rotateTppWebhookSecret,
     status: 200,
-    response: z.object({ webhook_secret: z.string().describe('The new webhook secret (whsec_…). Shown once.') }).strict(),
+    response: z
+      .object({ webhook_secret: z.string().describe('The new webhook secret (whsec_…). Shown once.') })
+      .strict(),
     errors: ['INVALID_API_KEY', 'UNAUTHORIZED', 'FORBIDDEN', 'TPP_NOT_FOUND'],
   }),
 ];

@@ -11,9 +11,15 @@ const deliveryRecord = z
     livemode: z.boolean().describe("The event's world: false for a test object's event."),
     event: z.string().describe('Event kind, e.g. payment.completed or consent.granted.'),
     url: z.string().nullable().describe('Where the last attempt went; null before the first.'),
-    status: z.enum(['PENDING', 'DELIVERED', 'FAILED']).describe('PENDING: more attempts to come; DELIVERED: a 2xx answer; FAILED: retries spent.'),
+    status: z
+      .enum(['PENDING', 'DELIVERED', 'FAILED'])
+      .describe('PENDING: more attempts to come; DELIVERED: a 2xx answer; FAILED: retries spent.'),
     attempts: z.number().int(),
-    last_status_code: z.number().int().nullable().describe('HTTP status of the last attempt; null when it got no answer (timeout, refused).'),
+    last_status_code: z
+      .number()
+      .int()
+      .nullable()
+      .describe('HTTP status of the last attempt; null when it got no answer (timeout, refused).'),
     last_error: z
       .string()
       .nullable()
@@ -49,13 +55,18 @@ ${DELIVERY_RECORD}`,
     variables: ({ query }) => ({ first: query.limit ?? 20, after: query.cursor ?? null }),
     result: ({ webhookDeliveries }) => ({
       deliveries: webhookDeliveries.edges.map((edge: GraphQLData) => edge.node),
-      pagination: { nextCursor: webhookDeliveries.pageInfo.hasNextPage ? webhookDeliveries.pageInfo.endCursor : null, hasMore: webhookDeliveries.pageInfo.hasNextPage },
+      pagination: {
+        nextCursor: webhookDeliveries.pageInfo.hasNextPage ? webhookDeliveries.pageInfo.endCursor : null,
+        hasMore: webhookDeliveries.pageInfo.hasNextPage,
+      },
     }),
     status: 200,
     response: z
       .object({
         deliveries: z.array(deliveryRecord),
-        pagination: z.object({ next_cursor: z.string().nullable().describe('null on the last page.'), has_more: z.boolean() }).strict(),
+        pagination: z
+          .object({ next_cursor: z.string().nullable().describe('null on the last page.'), has_more: z.boolean() })
+          .strict(),
       })
       .strict(),
     errors: ['INVALID_API_KEY', 'FORBIDDEN'],

@@ -42,7 +42,13 @@ export function routerSubscriptions(options: RouterSubscriptionsOptions): Router
   const execute: ExecuteAs = async (principal, plan) => {
     const response = await apollo!.executeOperation(
       { query: plan.query, variables: plan.variables, operationName: plan.operationName },
-      { contextValue: { principal, requestId: newId('request'), signedPrincipal: signPrincipal(principal, options.platformSecret) } },
+      {
+        contextValue: {
+          principal,
+          requestId: newId('request'),
+          signedPrincipal: signPrincipal(principal, options.platformSecret),
+        },
+      },
     );
     if (response.body.kind !== 'single') throw new Error('unexpected incremental result');
     return response.body.singleResult as ExecutionResult;

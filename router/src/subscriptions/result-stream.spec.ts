@@ -7,7 +7,9 @@ const schema = buildSchema(`
   type Query { paymentSession(id: ID!): PaymentSession! }
   type Subscription { paymentSessionUpdated(id: ID!): PaymentSession! }
 `);
-const plan = planSubscription(schema, { query: `subscription { paymentSessionUpdated(id: "ops_1") { amount } }` }) as SubscriptionPlan;
+const plan = planSubscription(schema, {
+  query: `subscription { paymentSessionUpdated(id: "ops_1") { amount } }`,
+}) as SubscriptionPlan;
 
 /** What the gateway answers the plan's query when the session is in `status`. */
 const answer = (status: string) => ({ data: { paymentSessionUpdated: { amount: 5, [TRACKED_STATUS_KEY]: status } } });
@@ -31,16 +33,21 @@ describe('ResultStream: each status once, in order', () => {
   });
 
   it('events queued while the first query ran: those not later than its state go, later ones follow it', async () => {
-    const withStatus = planSubscription(schema, { query: `subscription { paymentSessionUpdated(id: "ops_1") { status } }` }) as SubscriptionPlan;
+    const withStatus = planSubscription(schema, {
+      query: `subscription { paymentSessionUpdated(id: "ops_1") { status } }`,
+    }) as SubscriptionPlan;
     // An event's message reports the event's status whatever the query read meanwhile.
-    const read = (status: string, fromEvent?: string) => trackResult({ data: { paymentSessionUpdated: { status, [TRACKED_STATUS_KEY]: status } } }, withStatus, fromEvent);
+    const read = (status: string, fromEvent?: string) =>
+      trackResult({ data: { paymentSessionUpdated: { status, [TRACKED_STATUS_KEY]: status } } }, withStatus, fromEvent);
     const stream = new ResultStream(withStatus.statusRank);
     stream.push(read('COMPLETED', 'PENDING'));
     stream.push(read('COMPLETED', 'PROCESSING'));
     stream.push(read('COMPLETED', 'SETTLEMENT_PENDING'));
     stream.pushFirst(read('PROCESSING'));
     stream.push(read('COMPLETED', 'COMPLETED'));
-    const statuses = (await drain(stream)).map((data) => (data as { paymentSessionUpdated: { status: string } }).paymentSessionUpdated.status);
+    const statuses = (await drain(stream)).map(
+      (data) => (data as { paymentSessionUpdated: { status: string } }).paymentSessionUpdated.status,
+    );
     expect(statuses).toEqual(['PROCESSING', 'SETTLEMENT_PENDING', 'COMPLETED']);
   });
 

@@ -35,7 +35,8 @@ export interface SubscriptionFieldDeclaration {
 }
 
 /** The status the publishing subgraph wrote into the event's data (payments and open-banking do). */
-const statusInData = (event: PlatformEvent): string | undefined => (typeof event.data.status === 'string' ? event.data.status : undefined);
+const statusInData = (event: PlatformEvent): string | undefined =>
+  typeof event.data.status === 'string' ? event.data.status : undefined;
 
 /**
  * data.status, or else the status the kind names (`payment_order.pending_sca` -> PENDING_SCA): the
@@ -104,9 +105,10 @@ export const SUBSCRIPTION_FIELDS = {
 
 export type SubscriptionField = keyof typeof SUBSCRIPTION_FIELDS;
 
-export const isSubscriptionField = (name: string): name is SubscriptionField => Object.hasOwn(SUBSCRIPTION_FIELDS, name);
+export const isSubscriptionField = (name: string): name is SubscriptionField =>
+  Object.hasOwn(SUBSCRIPTION_FIELDS, name);
 
 /** Every bus pattern some field follows, once each (one fan-out subscription per pattern). */
-export const subscribedPatterns = (fields: Record<string, Pick<SubscriptionFieldDeclaration, 'eventPatterns'>> = SUBSCRIPTION_FIELDS): string[] => [
-  ...new Set(Object.values(fields).flatMap((field) => field.eventPatterns)),
-];
+export const subscribedPatterns = (
+  fields: Record<string, Pick<SubscriptionFieldDeclaration, 'eventPatterns'>> = SUBSCRIPTION_FIELDS,
+): string[] => [...new Set(Object.values(fields).flatMap((field) => field.eventPatterns))];

@@ -10,7 +10,9 @@ const schema = buildSchema(`
   type Query { paymentSession(id: ID!): PaymentSession! }
   type Subscription { paymentSessionUpdated(id: ID!): PaymentSession! }
 `);
-const plan = planSubscription(schema, { query: `subscription { paymentSessionUpdated(id: "ops_1") { status } }` }) as SubscriptionPlan;
+const plan = planSubscription(schema, {
+  query: `subscription { paymentSessionUpdated(id: "ops_1") { status } }`,
+}) as SubscriptionPlan;
 const merchant: Principal = { kind: 'merchant', id: 'mer_1' };
 
 let ids = 0;
@@ -29,7 +31,9 @@ const settle = () => new Promise((resolve) => setTimeout(resolve, 30));
 /** A hub on an in-process bus, and the statuses of the messages it answers one subscriber. */
 async function followed() {
   const bus = createMemoryBus();
-  const execute = async (): Promise<ExecutionResult> => ({ data: { paymentSessionUpdated: { status: 'COMPLETED', [TRACKED_STATUS_KEY]: 'COMPLETED' } } });
+  const execute = async (): Promise<ExecutionResult> => ({
+    data: { paymentSessionUpdated: { status: 'COMPLETED', [TRACKED_STATUS_KEY]: 'COMPLETED' } },
+  });
   const hub = new SubscriptionHub(bus, execute, createLogger('router-test', 'silent'));
   await hub.start();
   const answered: Array<string | undefined> = [];
@@ -68,9 +72,14 @@ describe('SubscriptionHub: each aggregate followed in its event sequence', () =>
     // The in-process bus never loses a connection: this one says when RabbitMQ's would have come back.
     const bus: EventBus = {
       ...memory,
-      subscribe: async (pattern, handler, options) => (options?.onResumed && resumed.push(options.onResumed), memory.subscribe(pattern, handler)),
+      subscribe: async (pattern, handler, options) => (
+        options?.onResumed && resumed.push(options.onResumed),
+        memory.subscribe(pattern, handler)
+      ),
     };
-    let state: ExecutionResult = { data: { paymentSessionUpdated: { status: 'COMPLETED', [TRACKED_STATUS_KEY]: 'COMPLETED' } } };
+    let state: ExecutionResult = {
+      data: { paymentSessionUpdated: { status: 'COMPLETED', [TRACKED_STATUS_KEY]: 'COMPLETED' } },
+    };
     const hub = new SubscriptionHub(bus, async () => state, createLogger('router-test', 'silent'));
     await hub.start();
     const answered: Array<string | undefined> = [];

@@ -70,7 +70,9 @@ export class SubscriptionHub {
   async start(): Promise<void> {
     // Every declared field's events (SUBSCRIPTION_FIELDS); a pattern matching no one's events costs nothing.
     for (const pattern of subscribedPatterns()) {
-      this.subscriptions.push(await this.bus.subscribe(pattern, (event) => this.onEvent(event), { onResumed: () => this.catchUp() }));
+      this.subscriptions.push(
+        await this.bus.subscribe(pattern, (event) => this.onEvent(event), { onResumed: () => this.catchUp() }),
+      );
     }
   }
 
@@ -90,7 +92,11 @@ export class SubscriptionHub {
     let groups = this.byAggregate.get(plan.aggregateId);
     if (!groups) this.byAggregate.set(plan.aggregateId, (groups = new Map()));
     let group = groups.get(key);
-    if (!group) groups.set(key, (group = { plan, principal, sinks: new Set(), chain: Promise.resolve(), lastSequence: 0, recent: [] }));
+    if (!group)
+      groups.set(
+        key,
+        (group = { plan, principal, sinks: new Set(), chain: Promise.resolve(), lastSequence: 0, recent: [] }),
+      );
     group.sinks.add(sink);
     this.active += 1;
     let removed = false;
@@ -143,7 +149,11 @@ export class SubscriptionHub {
     if (!group.sinks.size || !isNewer(group, event)) return;
     let tracked: TrackedResult;
     try {
-      tracked = trackResult(await this.execute(group.principal, group.plan), group.plan, group.plan.declaration.eventStatus(event));
+      tracked = trackResult(
+        await this.execute(group.principal, group.plan),
+        group.plan,
+        group.plan.declaration.eventStatus(event),
+      );
     } catch (error) {
       this.logger.error({ err: error, event: event.id }, 'subscription query failed');
       return;

@@ -14,7 +14,12 @@ import {
   type SelectionSetNode,
 } from 'graphql';
 import { GatewayError, type Principal } from '@gateway/kernel';
-import { isSubscriptionField, SUBSCRIPTION_FIELDS, type SubscriptionField, type SubscriptionFieldDeclaration } from './subscription-fields';
+import {
+  isSubscriptionField,
+  SUBSCRIPTION_FIELDS,
+  type SubscriptionField,
+  type SubscriptionFieldDeclaration,
+} from './subscription-fields';
 
 /** Response key of the status the router adds to every query it runs (removed before sending). */
 export const TRACKED_STATUS_KEY = '_subscriptionStatus';
@@ -46,10 +51,15 @@ export interface SubscriptionPlan {
 const refuse = (message: string): GraphQLError[] => [new GatewayError('VALIDATION_ERROR', message)];
 
 /** The response keys under which the selection set asks for `status` on the root object. */
-function statusKeysOf(selectionSet: SelectionSetNode | undefined, fragments: Map<string, FragmentDefinitionNode>, seen = new Set<string>()): string[] {
+function statusKeysOf(
+  selectionSet: SelectionSetNode | undefined,
+  fragments: Map<string, FragmentDefinitionNode>,
+  seen = new Set<string>(),
+): string[] {
   if (!selectionSet) return [];
   return selectionSet.selections.flatMap((selection) => {
-    if (selection.kind === Kind.FIELD) return selection.name.value === 'status' ? [selection.alias?.value ?? 'status'] : [];
+    if (selection.kind === Kind.FIELD)
+      return selection.name.value === 'status' ? [selection.alias?.value ?? 'status'] : [];
     if (selection.kind === Kind.INLINE_FRAGMENT) return statusKeysOf(selection.selectionSet, fragments, seen);
     const name = selection.name.value;
     if (seen.has(name)) return [];
@@ -75,10 +85,17 @@ export function planSubscription(
   const errors = validate(schema, document);
   if (errors.length) return errors.map((error) => new GatewayError('VALIDATION_ERROR', error.message));
 
-  const operations = document.definitions.filter((d): d is OperationDefinitionNode => d.kind === Kind.OPERATION_DEFINITION);
-  const operation = payload.operationName ? operations.find((o) => o.name?.value === payload.operationName) : operations.length === 1 ? operations[0] : undefined;
+  const operations = document.definitions.filter(
+    (d): d is OperationDefinitionNode => d.kind === Kind.OPERATION_DEFINITION,
+  );
+  const operation = payload.operationName
+    ? operations.find((o) => o.name?.value === payload.operationName)
+    : operations.length === 1
+      ? operations[0]
+      : undefined;
   if (!operation) return refuse('the document must hold one operation, or name it with operationName');
-  if (operation.operation !== OperationTypeNode.SUBSCRIPTION) return refuse('this WebSocket serves subscriptions; send queries and mutations over HTTP POST /graphql');
+  if (operation.operation !== OperationTypeNode.SUBSCRIPTION)
+    return refuse('this WebSocket serves subscriptions; send queries and mutations over HTTP POST /graphql');
   const roots = operation.selectionSet.selections;
   const root = roots[0];
   if (roots.length !== 1 || root?.kind !== Kind.FIELD || !isSubscriptionField(root.name.value)) {
@@ -88,13 +105,26 @@ export function planSubscription(
   const declaration: SubscriptionFieldDeclaration = SUBSCRIPTION_FIELDS[field];
   const variables = payload.variables ?? {};
   const idArgument = root.arguments?.find((argument) => argument.name.value === declaration.idArgument)?.value;
-  const aggregateId = idArgument?.kind === Kind.VARIABLE ? variables[idArgument.name.value] : idArgument?.kind === Kind.STRING ? idArgument.value : undefined;
+  const aggregateId =
+    idArgument?.kind === Kind.VARIABLE
+      ? variables[idArgument.name.value]
+      : idArgument?.kind === Kind.STRING
+        ? idArgument.value
+        : undefined;
   if (typeof aggregateId !== 'string' || !aggregateId) return refuse(`${declaration.idArgument}: required`);
 
-  const fragments = new Map(document.definitions.filter((d): d is FragmentDefinitionNode => d.kind === Kind.FRAGMENT_DEFINITION).map((d) => [d.name.value, d]));
+  const fragments = new Map(
+    document.definitions
+      .filter((d): d is FragmentDefinitionNode => d.kind === Kind.FRAGMENT_DEFINITION)
+      .map((d) => [d.name.value, d]),
+  );
   const responseKey = root.alias?.value ?? root.name.value;
   // The status is always read, selected or not, so every message can be placed in order.
-  const trackedStatus: FieldNode = { kind: Kind.FIELD, alias: { kind: Kind.NAME, value: TRACKED_STATUS_KEY }, name: { kind: Kind.NAME, value: 'status' } };
+  const trackedStatus: FieldNode = {
+    kind: Kind.FIELD,
+    alias: { kind: Kind.NAME, value: TRACKED_STATUS_KEY },
+    name: { kind: Kind.NAME, value: 'status' },
+  };
   const queryRoot: FieldNode = {
     ...root,
     alias: { kind: Kind.NAME, value: responseKey },
@@ -103,7 +133,14 @@ export function planSubscription(
   };
   const query: DocumentNode = {
     kind: Kind.DOCUMENT,
-    definitions: [{ ...operation, operation: OperationTypeNode.QUERY, selectionSet: { kind: Kind.SELECTION_SET, selections: [queryRoot] } }, ...fragments.values()],
+    definitions: [
+      {
+        ...operation,
+        operation: OperationTypeNode.QUERY,
+        selectionSet: { kind: Kind.SELECTION_SET, selections: [queryRoot] },
+      },
+      ...fragments.values(),
+    ],
   };
   return {
     field,
@@ -115,7 +152,9 @@ export function planSubscription(
     operationName: operation.name?.value,
     responseKey,
     statusKeys: statusKeysOf(root.selectionSet, fragments),
-    statusRank: new Map(declaration.statusOrder.flatMap((statuses, rank) => statuses.map((status) => [status, rank] as const))),
+    statusRank: new Map(
+      declaration.statusOrder.flatMap((statuses, rank) => statuses.map((status) => [status, rank] as const)),
+    ),
   };
 }
 
@@ -134,7 +173,11 @@ export function refusalFor(plan: SubscriptionPlan, principal: Principal): GraphQ
  * on by the time the query runs (PROCESSING -> COMPLETED can take milliseconds): every change is
  * seen, in order. The other fields are read when the message is built.
  */
-export function applyEventStatus<T extends { data?: Record<string, unknown> | null }>(result: T, plan: SubscriptionPlan, status: string | undefined): T {
+export function applyEventStatus<T extends { data?: Record<string, unknown> | null }>(
+  result: T,
+  plan: SubscriptionPlan,
+  status: string | undefined,
+): T {
   const object = result.data?.[plan.responseKey] as Record<string, unknown> | null | undefined;
   if (!status || !object || !plan.statusKeys.length) return result;
   const patched = { ...object };
@@ -155,7 +198,8 @@ export interface TrackedResult {
  */
 export function trackResult(raw: ExecutionResult, plan: SubscriptionPlan, eventStatus?: string): TrackedResult {
   const object = raw.data?.[plan.responseKey] as Record<string, unknown> | null | undefined;
-  if (!object || !(TRACKED_STATUS_KEY in object)) return { result: applyEventStatus(raw, plan, eventStatus), status: eventStatus };
+  if (!object || !(TRACKED_STATUS_KEY in object))
+    return { result: applyEventStatus(raw, plan, eventStatus), status: eventStatus };
   const { [TRACKED_STATUS_KEY]: queried, ...visible } = object;
   const result = applyEventStatus({ ...raw, data: { ...raw.data, [plan.responseKey]: visible } }, plan, eventStatus);
   return { result, status: eventStatus ?? (typeof queried === 'string' ? queried : undefined) };

@@ -39,21 +39,30 @@ interface SubscribeArgs {
   stream: ResultStream;
 }
 
-const CONNECTION_PARAM_HEADERS: Record<string, string> = { authorization: 'authorization', sessionToken: 'x-session-token' };
+const CONNECTION_PARAM_HEADERS: Record<string, string> = {
+  authorization: 'authorization',
+  sessionToken: 'x-session-token',
+};
 
 /** The credential headers a connectionParams object stands for (the spec's names, camelCase too). */
 export function credentialHeadersOf(params: Record<string, unknown>): Record<string, string> {
   const headers: Record<string, string> = {};
   for (const [name, value] of Object.entries(params ?? {})) {
     const header =
-      CONNECTION_PARAM_HEADERS[name] ?? (name.toLowerCase() === 'x-session-token' ? 'x-session-token' : name.toLowerCase() === 'authorization' ? 'authorization' : undefined);
+      CONNECTION_PARAM_HEADERS[name] ??
+      (name.toLowerCase() === 'x-session-token'
+        ? 'x-session-token'
+        : name.toLowerCase() === 'authorization'
+          ? 'authorization'
+          : undefined);
     if (header && typeof value === 'string') headers[header] = value;
   }
   return headers;
 }
 
-const toGraphQLErrors = (errors: ReadonlyArray<{ message: string; extensions?: Record<string, unknown> }>): GraphQLError[] =>
-  errors.map((error) => new GraphQLError(error.message, { extensions: error.extensions }));
+const toGraphQLErrors = (
+  errors: ReadonlyArray<{ message: string; extensions?: Record<string, unknown> }>,
+): GraphQLError[] => errors.map((error) => new GraphQLError(error.message, { extensions: error.extensions }));
 
 /**
  * graphql-ws on the router's own HTTP server, same path as POST /graphql. The credential is
@@ -65,7 +74,12 @@ const toGraphQLErrors = (errors: ReadonlyArray<{ message: string; extensions?: R
 export function attachSubscriptionServer(options: SubscriptionServerOptions): { close(): Promise<void> } {
   const { hub, logger } = options;
   const wss = new WebSocketServer({ noServer: true, maxPayload: 64 * 1024 });
-  const connections = new Gauge({ name: 'router_ws_connections', help: 'Open graphql-ws connections', registers: [options.registry], collect: () => undefined });
+  const connections = new Gauge({
+    name: 'router_ws_connections',
+    help: 'Open graphql-ws connections',
+    registers: [options.registry],
+    collect: () => undefined,
+  });
   new Gauge({
     name: 'router_subscriptions_active',
     help: 'Subscriptions this router instance feeds',
@@ -97,7 +111,11 @@ export function attachSubscriptionServer(options: SubscriptionServerOptions): { 
         // connection_init's credential, or else the handshake's Authorization: what rest-compat
         // sends for the merchant dashboard, whose session lives in an HttpOnly cookie no script reads.
         const handshake = ctx.extra.request.headers.authorization;
-        const params = Object.keys(credentialHeadersOf(ctx.connectionParams ?? {})).length ? (ctx.connectionParams ?? {}) : handshake ? { authorization: handshake } : {};
+        const params = Object.keys(credentialHeadersOf(ctx.connectionParams ?? {})).length
+          ? (ctx.connectionParams ?? {})
+          : handshake
+            ? { authorization: handshake }
+            : {};
         if (!Object.keys(credentialHeadersOf(params)).length) return false;
         try {
           ctx.extra.principal = await options.authenticate(params, ctx.extra.request.socket.remoteAddress ?? '');
@@ -139,10 +157,18 @@ export function attachSubscriptionServer(options: SubscriptionServerOptions): { 
         }
         stream.pushFirst(trackResult(first, plan));
         const args: SubscribeArgs = { plan, stream };
-        return { schema, document: parse(payload.query), variableValues: payload.variables, operationName: payload.operationName, contextValue: args };
+        return {
+          schema,
+          document: parse(payload.query),
+          variableValues: payload.variables,
+          operationName: payload.operationName,
+          contextValue: args,
+        };
       },
       subscribe: (args) => (args.contextValue as SubscribeArgs).stream,
-      execute: () => ({ errors: [new GatewayError('VALIDATION_ERROR', 'send queries and mutations over HTTP POST /graphql')] }),
+      execute: () => ({
+        errors: [new GatewayError('VALIDATION_ERROR', 'send queries and mutations over HTTP POST /graphql')],
+      }),
     },
     wss,
     options.keepAliveMs ?? 12_000,

@@ -38,9 +38,8 @@ declare module 'graphql-ws/use/ws' {
     readonly request: IncomingMessage;
   }
 
-  export function useServer<P extends ConnectionInitMessage['payload'] = ConnectionInitMessage['payload'], E extends Record<PropertyKey, unknown> = Record<PropertyKey, never>>(
-    options: ServerOptions<P, Extra & Partial<E>>,
-    server: WebSocketServer,
-    keepAlive?: number,
-  ): Disposable;
+  export function useServer<
+    P extends ConnectionInitMessage['payload'] = ConnectionInitMessage['payload'],
+    E extends Record<PropertyKey, unknown> = Record<PropertyKey, never>,
+  >(options: ServerOptions<P, Extra & Partial<E>>, server: WebSocketServer, keepAlive?: number): Disposable;
 }

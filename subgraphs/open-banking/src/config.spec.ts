@@ -5,11 +5,23 @@ const load = (env: Record<string, string>) => openBankingEnv.options(loadConfig(
 
 describe('open-banking environment', () => {
   it('defaults: consent pages on localhost:8080, 15 minutes for SCA', () => {
-    expect(load({})).toEqual({ publicBaseUrl: 'http://localhost:8080', scaTtlMs: 900_000, webhookPrivateTargets: false, maxCoreCallsPerRequest: 10 });
+    expect(load({})).toEqual({
+      publicBaseUrl: 'http://localhost:8080',
+      scaTtlMs: 900_000,
+      webhookPrivateTargets: false,
+      maxCoreCallsPerRequest: 10,
+    });
   });
 
   it('reads its own variables', () => {
-    expect(load({ PUBLIC_BASE_URL: 'https://pay.example.ly/', SCA_TTL_SECONDS: '120', WEBHOOK_PRIVATE_TARGETS: 'on', OB_MAX_CORE_CALLS_PER_REQUEST: '25' })).toEqual({
+    expect(
+      load({
+        PUBLIC_BASE_URL: 'https://pay.example.ly/',
+        SCA_TTL_SECONDS: '120',
+        WEBHOOK_PRIVATE_TARGETS: 'on',
+        OB_MAX_CORE_CALLS_PER_REQUEST: '25',
+      }),
+    ).toEqual({
       publicBaseUrl: 'https://pay.example.ly',
       scaTtlMs: 120_000,
       webhookPrivateTargets: true,
@@ -18,10 +30,12 @@ describe('open-banking environment', () => {
   });
 
   it('refuses an SCA time that is not a whole number of seconds from 1 to a day', () => {
-    for (const bad of ['0', '-5', '1.5', 'soon', '86401']) expect(() => load({ SCA_TTL_SECONDS: bad })).toThrow(/SCA_TTL_SECONDS/);
+    for (const bad of ['0', '-5', '1.5', 'soon', '86401'])
+      expect(() => load({ SCA_TTL_SECONDS: bad })).toThrow(/SCA_TTL_SECONDS/);
   });
 
   it('refuses a core-call cap that is not a whole number from 1 to 1000', () => {
-    for (const bad of ['0', '2.5', 'many', '1001']) expect(() => load({ OB_MAX_CORE_CALLS_PER_REQUEST: bad })).toThrow(/OB_MAX_CORE_CALLS_PER_REQUEST/);
+    for (const bad of ['0', '2.5', 'many', '1001'])
+      expect(() => load({ OB_MAX_CORE_CALLS_PER_REQUEST: bad })).toThrow(/OB_MAX_CORE_CALLS_PER_REQUEST/);
   });
 });

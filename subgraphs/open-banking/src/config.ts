@@ -14,7 +14,9 @@ export const openBankingOwnEnvSchema = z.object({
 });
 
 /** The open-banking service's environment when it runs alone (the launcher passes payments' PUBLIC_BASE_URL). */
-export const openBankingEnvSchema = openBankingOwnEnvSchema.extend({ PUBLIC_BASE_URL: z.url().default(DEFAULT_PUBLIC_BASE_URL) });
+export const openBankingEnvSchema = openBankingOwnEnvSchema.extend({
+  PUBLIC_BASE_URL: z.url().default(DEFAULT_PUBLIC_BASE_URL),
+});
 
 /** The open-banking options an environment sets. */
 export const openBankingConfigFrom = (env: z.infer<typeof openBankingOwnEnvSchema>): OpenBankingConfig => ({

@@ -7,7 +7,12 @@ import { CustomerAccountsClient } from './authorisation/customer-accounts';
 import { BankCapabilitiesClient } from './banks/bank-capabilities';
 import { ConsentService } from './consent/consent.service';
 import { TokenService } from './grant/token.service';
-import { DEFAULT_CORE_CALL_SETTINGS, DEFAULT_PUBLIC_BASE_URL, ROUTING_CACHE, type OpenBankingSettings } from './settings';
+import {
+  DEFAULT_CORE_CALL_SETTINGS,
+  DEFAULT_PUBLIC_BASE_URL,
+  ROUTING_CACHE,
+  type OpenBankingSettings,
+} from './settings';
 import { TppService } from './tpp/tpp.service';
 import { PaymentOrderService } from './payment-order/payment-order.service';
 import { DEFAULT_SCA_TTL_MS, ScaService } from './payment-order/sca.service';
@@ -28,10 +33,17 @@ export interface OpenBankingModules {
 }
 
 /** `testCores`: the built-in test bank (the service owns its lifecycle), for test consents and orders. */
-export function createOpenBankingModules(settings: OpenBankingSettings, testCores: BuiltInTestCores): OpenBankingModules {
+export function createOpenBankingModules(
+  settings: OpenBankingSettings,
+  testCores: BuiltInTestCores,
+): OpenBankingModules {
   const logger = settings.logger ?? createLogger('open-banking');
   const publicBaseUrl = (settings.publicBaseUrl ?? DEFAULT_PUBLIC_BASE_URL).replace(/\/+$/, '');
-  const call = createServiceClient({ routerUrl: settings.routerUrl ?? (() => ''), platformSecret: settings.platformSecret, service: 'open-banking' });
+  const call = createServiceClient({
+    routerUrl: settings.routerUrl ?? (() => ''),
+    platformSecret: settings.platformSecret,
+    service: 'open-banking',
+  });
   const directory = new Directory(call, ROUTING_CACHE);
   const coreCalls = { ...DEFAULT_CORE_CALL_SETTINGS, ...settings.cores };
   const cores = new BankCorePool({

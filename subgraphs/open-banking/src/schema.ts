@@ -49,7 +49,10 @@ export async function buildOpenBankingSchema(
       Consent: async (reference, context: SubgraphContext) => {
         const consent = await context.em.findOne(ConsentEntity, { id: reference.id as string });
         const { principal } = context;
-        const allowed = consent && ((principal.kind === 'tpp' && principal.id === consent.tppId) || (principal.kind === 'ob_token' && principal.consentId === consent.id));
+        const allowed =
+          consent &&
+          ((principal.kind === 'tpp' && principal.id === consent.tppId) ||
+            (principal.kind === 'ob_token' && principal.consentId === consent.id));
         return allowed ? toConsent(consent, modules.consents.settings.publicBaseUrl) : null;
       },
     },

@@ -39,7 +39,15 @@ export async function start(options: OpenBankingStartOptions): Promise<RunningSe
   await migrateVault(options.db);
   const orm = await openServiceOrm(options.db, {
     schema: OPEN_BANKING_SCHEMA,
-    entities: [TppEntity, ConsentEntity, ConsentAccountEntity, PaymentOrderEntity, OrderIdempotencyKeyEntity, OutboxEvent, Credential],
+    entities: [
+      TppEntity,
+      ConsentEntity,
+      ConsentAccountEntity,
+      PaymentOrderEntity,
+      OrderIdempotencyKeyEntity,
+      OutboxEvent,
+      Credential,
+    ],
     migrations,
     foreignSchemas: ['auth'],
   });
@@ -77,14 +85,26 @@ export async function start(options: OpenBankingStartOptions): Promise<RunningSe
     metricsToken: options.metricsToken,
     registry,
   });
-  const jobs = startOpenBankingJobs(orm.em, modules.consents, modules.sca, { ...DEFAULT_JOB_SETTINGS, ...options.jobs }, logger.child({ component: 'jobs' }));
+  const jobs = startOpenBankingJobs(
+    orm.em,
+    modules.consents,
+    modules.sca,
+    { ...DEFAULT_JOB_SETTINGS, ...options.jobs },
+    logger.child({ component: 'jobs' }),
+  );
   // Consent and payment order events leave through the bus: webhooks and subscriptions read them there.
   const relayLogger = logger.child({ component: 'outbox-relay' });
   const relay = options.bus
-    ? startOutboxRelay({ orm, bus: options.bus, onError: (error) => relayLogger.warn({ err: error }, 'events wait in the outbox: the bus refused them') })
+    ? startOutboxRelay({
+        orm,
+        bus: options.bus,
+        onError: (error) => relayLogger.warn({ err: error }, 'events wait in the outbox: the bus refused them'),
+      })
     : undefined;
   // The payments engine answers payment orders' movement requests on the bus (docs/payment-orders.md).
-  const outcomes = options.bus ? await consumeMovementOutcomes(orm.em, options.bus, logger.child({ component: 'payment-orders' })) : undefined;
+  const outcomes = options.bus
+    ? await consumeMovementOutcomes(orm.em, options.bus, logger.child({ component: 'payment-orders' }))
+    : undefined;
   return {
     ...server,
     async stop() {

@@ -15,7 +15,11 @@ export interface CoreCallSettings {
   coreBudgetMs: number;
 }
 
-export const DEFAULT_CORE_CALL_SETTINGS: CoreCallSettings = { coreTimeoutMs: 4_000, coreAttempts: 2, coreBudgetMs: 9_000 };
+export const DEFAULT_CORE_CALL_SETTINGS: CoreCallSettings = {
+  coreTimeoutMs: 4_000,
+  coreAttempts: 2,
+  coreBudgetMs: 9_000,
+};
 
 /** What the open-banking subgraph is built with; only platformSecret and production are required. */
 export interface OpenBankingSettings {

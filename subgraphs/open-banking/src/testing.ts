@@ -29,7 +29,15 @@ export interface OpenBankingTestKit {
 export async function openBankingTestKit(db: Database): Promise<OpenBankingTestKit> {
   const orm = await openServiceOrm(db, {
     schema: 'open_banking',
-    entities: [TppEntity, ConsentEntity, ConsentAccountEntity, PaymentOrderEntity, OrderIdempotencyKeyEntity, OutboxEvent, Credential],
+    entities: [
+      TppEntity,
+      ConsentEntity,
+      ConsentAccountEntity,
+      PaymentOrderEntity,
+      OrderIdempotencyKeyEntity,
+      OutboxEvent,
+      Credential,
+    ],
     migrations,
     foreignSchemas: ['auth'],
   });
@@ -38,14 +46,16 @@ export async function openBankingTestKit(db: Database): Promise<OpenBankingTestK
       return orm.em.fork().transactional(async (tx) => {
         const consent = await loadConsent(tx, consentId);
         if (!consent) throw new Error(`no consent ${consentId}`);
-        if (!(await moveConsent(tx, consent, 'customer_approved', now, { accountIds: [] }))) throw new Error(`consent ${consentId} moved meanwhile`);
+        if (!(await moveConsent(tx, consent, 'customer_approved', now, { accountIds: [] })))
+          throw new Error(`consent ${consentId} moved meanwhile`);
         return issueAuthorizationCode(tx, consent, now);
       });
     },
     async revoke(consentId, now = new Date()) {
       await orm.em.fork().transactional(async (tx) => {
         const consent = await loadConsent(tx, consentId);
-        if (!consent || !(await moveConsent(tx, consent, 'revoked', now, { revokedBy: 'customer' }))) throw new Error(`consent ${consentId} could not be revoked`);
+        if (!consent || !(await moveConsent(tx, consent, 'revoked', now, { revokedBy: 'customer' })))
+          throw new Error(`consent ${consentId} could not be revoked`);
       });
     },
   };
@@ -55,7 +65,15 @@ export async function openBankingTestKit(db: Database): Promise<OpenBankingTestK
 export function openOpenBankingTestOrm(db: Database): Promise<ServiceOrm> {
   return openServiceOrm(db, {
     schema: 'open_banking',
-    entities: [TppEntity, ConsentEntity, ConsentAccountEntity, PaymentOrderEntity, OrderIdempotencyKeyEntity, OutboxEvent, Credential],
+    entities: [
+      TppEntity,
+      ConsentEntity,
+      ConsentAccountEntity,
+      PaymentOrderEntity,
+      OrderIdempotencyKeyEntity,
+      OutboxEvent,
+      Credential,
+    ],
     migrations,
     foreignSchemas: ['auth'],
   });
@@ -66,7 +84,12 @@ export function openOpenBankingTestOrm(db: Database): Promise<ServiceOrm> {
  * (consent.granted written) and a consent_accounts row, with a fresh acc_ id, per shared account.
  * Returns the acc_ ids in the order given (for tests of account data and revocation).
  */
-export async function authoriseConsent(root: EntityManager, consentId: string, accounts: Array<{ iban: string; bankHandle: string }>, now = new Date()): Promise<string[]> {
+export async function authoriseConsent(
+  root: EntityManager,
+  consentId: string,
+  accounts: Array<{ iban: string; bankHandle: string }>,
+  now = new Date(),
+): Promise<string[]> {
   return root.fork().transactional(async (tx) => {
     const consent = await loadConsent(tx, consentId);
     if (!consent) throw new Error(`no consent ${consentId}`);
@@ -83,7 +106,8 @@ export async function authoriseConsent(root: EntityManager, consentId: string, a
       }),
     );
     const ids = rows.map((row) => row.id);
-    if (!(await moveConsent(tx, consent, 'customer_approved', now, { accountIds: ids }))) throw new Error(`consent ${consentId} moved meanwhile`);
+    if (!(await moveConsent(tx, consent, 'customer_approved', now, { accountIds: ids })))
+      throw new Error(`consent ${consentId} moved meanwhile`);
     return ids;
   });
 }

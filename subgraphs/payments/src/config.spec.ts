@@ -33,7 +33,14 @@ describe('payments environment', () => {
   });
 
   it('reports every problem at once', () => {
-    expect(() => load({ PUBLIC_BASE_URL: 'not a url', SESSION_TTL_SECONDS: '5', WEBHOOK_RETRY_SCHEDULE: '5,x', SETTLEMENT_INTERVAL_SECONDS: '-1' })).toThrow(
+    expect(() =>
+      load({
+        PUBLIC_BASE_URL: 'not a url',
+        SESSION_TTL_SECONDS: '5',
+        WEBHOOK_RETRY_SCHEDULE: '5,x',
+        SETTLEMENT_INTERVAL_SECONDS: '-1',
+      }),
+    ).toThrow(
       /PUBLIC_BASE_URL[\s\S]*SESSION_TTL_SECONDS[\s\S]*WEBHOOK_RETRY_SCHEDULE[\s\S]*SETTLEMENT_INTERVAL_SECONDS/,
     );
   });

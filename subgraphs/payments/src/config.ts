@@ -12,7 +12,12 @@ export const paymentsEnvSchema = z.object({
   PUBLIC_BASE_URL: z.url().default(DEFAULT_PUBLIC_BASE_URL),
   SESSION_TTL_SECONDS: z.coerce.number().int().min(60).max(86_400).default(DEFAULT_SESSION_TTL_SECONDS),
   WEBHOOK_RETRY_SCHEDULE: envSecondsList.optional(),
-  SETTLEMENT_INTERVAL_SECONDS: z.coerce.number().int().min(0).max(31_622_400).default(DEFAULT_SETTLEMENT_INTERVAL_SECONDS),
+  SETTLEMENT_INTERVAL_SECONDS: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .max(31_622_400)
+    .default(DEFAULT_SETTLEMENT_INTERVAL_SECONDS),
 });
 
 /** What the environment sets of the payments start options. */
@@ -37,4 +42,7 @@ export const paymentsConfigFrom = (env: z.infer<typeof paymentsEnvSchema>): Paym
 });
 
 /** For `npm run start:payments` (runStandalone). */
-export const paymentsEnv: ServiceEnv<typeof paymentsEnvSchema, PaymentsConfig> = { schema: paymentsEnvSchema, options: paymentsConfigFrom };
+export const paymentsEnv: ServiceEnv<typeof paymentsEnvSchema, PaymentsConfig> = {
+  schema: paymentsEnvSchema,
+  options: paymentsConfigFrom,
+};

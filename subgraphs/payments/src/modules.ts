@@ -44,8 +44,15 @@ export interface PaymentsModules {
 export function createPaymentsModules(settings: PaymentsSettings, testCores: BuiltInTestCores): PaymentsModules {
   const logger = settings.logger ?? createLogger('payments');
   const engineSettings: EngineSettings = { ...DEFAULT_ENGINE_SETTINGS, ...settings.engine };
-  const call = createServiceClient({ routerUrl: settings.routerUrl ?? (() => ''), platformSecret: settings.platformSecret, service: 'payments' });
-  const directory = new Directory(call, { bankMs: engineSettings.bankRoutingCacheMs, aliasMs: engineSettings.aliasRoutingCacheMs });
+  const call = createServiceClient({
+    routerUrl: settings.routerUrl ?? (() => ''),
+    platformSecret: settings.platformSecret,
+    service: 'payments',
+  });
+  const directory = new Directory(call, {
+    bankMs: engineSettings.bankRoutingCacheMs,
+    aliasMs: engineSettings.aliasRoutingCacheMs,
+  });
   const cores = new BankCorePool({
     timeoutMs: engineSettings.coreTimeoutMs,
     attempts: engineSettings.coreAttempts,
@@ -56,7 +63,13 @@ export function createPaymentsModules(settings: PaymentsSettings, testCores: Bui
     testCores,
   });
   const settlementSettings: SettlementSettings = { ...DEFAULT_SETTLEMENT_SETTINGS, ...settings.settlement };
-  const settlementRunner = new SettlementRunner(directory, cores, engineSettings, settlementSettings, logger.child({ component: 'settlement' }));
+  const settlementRunner = new SettlementRunner(
+    directory,
+    cores,
+    engineSettings,
+    settlementSettings,
+    logger.child({ component: 'settlement' }),
+  );
   const kinds = { session: sessionMovements, payment_order: orderMovements, mandate_charge: chargeMovements };
   // Every OTP check of a customer, whatever it confirms, counts against the same per-customer limit.
   const otpGuard = new OtpGuard(call, settings.platformSecret, logger.child({ component: 'otp-guard' }));
@@ -77,15 +90,30 @@ export function createPaymentsModules(settings: PaymentsSettings, testCores: Bui
     settlementSettings,
     merchants: new MerchantService(settings),
     sessions,
-    checkout: new CheckoutService(engine, directory, payerOtp, engineSettings, logger.child({ component: 'checkout' }), settings.platformSecret),
+    checkout: new CheckoutService(
+      engine,
+      directory,
+      payerOtp,
+      engineSettings,
+      logger.child({ component: 'checkout' }),
+      settings.platformSecret,
+    ),
     confirmations: new ConfirmationService(logger.child({ component: 'confirmations' }), kinds),
     engine,
     attention: new AttentionService(kinds),
     webhooks: new WebhookDeliveryService(),
     settlementRunner,
-    settlement: new SettlementService(settlementRunner, settlementSettings, engineSettings.leaseMs, logger.child({ component: 'settlement' })),
+    settlement: new SettlementService(
+      settlementRunner,
+      settlementSettings,
+      engineSettings.leaseMs,
+      logger.child({ component: 'settlement' }),
+    ),
     mandates: new MandateService(
-      { publicBaseUrl: (settings.publicBaseUrl ?? DEFAULT_PUBLIC_BASE_URL).replace(/\/+$/, ''), platformSecret: settings.platformSecret },
+      {
+        publicBaseUrl: (settings.publicBaseUrl ?? DEFAULT_PUBLIC_BASE_URL).replace(/\/+$/, ''),
+        platformSecret: settings.platformSecret,
+      },
       directory,
       payerOtp,
       engine,

@@ -45,18 +45,24 @@ export interface Write {
  * owner's file), and anything hidden behind a variable holding an entity class.
  */
 export function writesIn(source: string): Write[] {
-  const constants = new Map([...source.matchAll(/const (\w+) = '(?:payments|auth)\.(\w+)'/g)].map((m) => [m[1]!, m[2]!]));
-  const tableNamed = (literal: string | undefined, constant: string | undefined) => literal ?? (constant ? constants.get(constant) : undefined);
+  const constants = new Map(
+    [...source.matchAll(/const (\w+) = '(?:payments|auth)\.(\w+)'/g)].map((m) => [m[1]!, m[2]!]),
+  );
+  const tableNamed = (literal: string | undefined, constant: string | undefined) =>
+    literal ?? (constant ? constants.get(constant) : undefined);
   const found: Write[] = [];
   const add = (table: string | undefined, index: number, how: string) => {
     if (table) found.push({ table, line: source.slice(0, index).split('\n').length, how });
   };
   // A OneStatement part names itself first: statement.insert('execution', PaymentExecutionEntity, …).
-  for (const m of source.matchAll(/\b(nativeUpdate|nativeInsert|nativeDelete|create|insert|insertMany|upsert|upsertMany|update)\(\s*(?:'\w+'\s*,\s*)?(\w+)\s*,/g)) {
+  for (const m of source.matchAll(
+    /\b(nativeUpdate|nativeInsert|nativeDelete|create|insert|insertMany|upsert|upsertMany|update)\(\s*(?:'\w+'\s*,\s*)?(\w+)\s*,/g,
+  )) {
     add(TABLE_OF_ENTITY.get(m[2]!), m.index!, `${m[1]}(${m[2]})`);
   }
   const sql = new RegExp(String.raw`\b(insert\s+into|update|delete\s+from)\s+(?:${QUALIFIED}|\$\{(\w+)\})`, 'gi');
-  for (const m of source.matchAll(sql)) add(tableNamed(m[2], m[3]), m.index!, `${m[1]!.toLowerCase().replace(/\s+/g, ' ')} (raw SQL)`);
+  for (const m of source.matchAll(sql))
+    add(tableNamed(m[2], m[3]), m.index!, `${m[1]!.toLowerCase().replace(/\s+/g, ' ')} (raw SQL)`);
   for (const m of source.matchAll(/\bknex\(\s*(?:'(?:payments|auth)\.(\w+)'|(\w+))\s*\)([^;]*)/g)) {
     const verb = /\.(insert|update|del|delete|upsert)\(/.exec(m[3]!);
     if (verb) add(tableNamed(m[1], m[2]), m.index!, `knex().${verb[1]}`);
@@ -75,14 +81,20 @@ function sourceFiles(dir: string): string[] {
 }
 
 describe('one owner per table (CONVENTIONS "Data")', () => {
-  const files = sourceFiles(__dirname).map((path) => ({ file: relative(__dirname, path), writes: writesIn(readFileSync(path, 'utf8')) }));
+  const files = sourceFiles(__dirname).map((path) => ({
+    file: relative(__dirname, path),
+    writes: writesIn(readFileSync(path, 'utf8')),
+  }));
   const owners = new Set(Object.values(TABLES).map(({ owner }) => owner));
 
   it('writes each table only from its owner file', () => {
     const strays = files.flatMap(({ file, writes }) =>
       writes
         .filter(({ table }) => (table === '?' ? !owners.has(file) : TABLES[table]?.owner !== file))
-        .map(({ table, line, how }) => `${file}:${line} ${how} writes ${table}, owned by ${TABLES[table]?.owner ?? 'a shared package'}`),
+        .map(
+          ({ table, line, how }) =>
+            `${file}:${line} ${how} writes ${table}, owned by ${TABLES[table]?.owner ?? 'a shared package'}`,
+        ),
     );
     expect(strays).toEqual([]);
   });
@@ -90,22 +102,45 @@ describe('one owner per table (CONVENTIONS "Data")', () => {
   it('names owners that exist and write their table (the list is not stale)', () => {
     for (const [table, { owner }] of Object.entries(TABLES)) {
       if (!owner) continue;
-      expect({ table, writes: files.find(({ file }) => file === owner)?.writes.some((write) => write.table === table) }).toEqual({ table, writes: true });
+      expect({
+        table,
+        writes: files.find(({ file }) => file === owner)?.writes.some((write) => write.table === table),
+      }).toEqual({ table, writes: true });
     }
   });
 
   it('sees the kinds of write this code uses, and not reads', () => {
     const seen = (source: string) => writesIn(source).map(({ table, how }) => `${table} ${how}`);
-    expect(seen(`await tx.nativeUpdate(PaymentExecutionEntity, { sessionId }, changes);`)).toEqual(['payment_executions nativeUpdate(PaymentExecutionEntity)']);
-    expect(seen(`tx.create(CreditConfirmationEntity, { outcome: 'accepted' });`)).toEqual(['credit_confirmations create(CreditConfirmationEntity)']);
-    expect(seen('await tx.execute(`update "payments"."payment_sessions" set "otp_failures" = 1`);')).toEqual(['payment_sessions update (raw SQL)']);
-    expect(seen('await em.execute(`insert into "payments"."interbank_obligations" ("id") values (?)`);')).toEqual(['interbank_obligations insert into (raw SQL)']);
-    expect(seen("const D = 'payments.webhook_deliveries';\nawait knex.raw(`update ${D} set lease_until = ?`);")).toEqual(['webhook_deliveries update (raw SQL)']);
-    expect(seen("await knex('payments.webhook_deliveries')\n  .insert({ id })\n  .onConflict(['id']);")).toEqual(['webhook_deliveries knex().insert']);
+    expect(seen(`await tx.nativeUpdate(PaymentExecutionEntity, { sessionId }, changes);`)).toEqual([
+      'payment_executions nativeUpdate(PaymentExecutionEntity)',
+    ]);
+    expect(seen(`tx.create(CreditConfirmationEntity, { outcome: 'accepted' });`)).toEqual([
+      'credit_confirmations create(CreditConfirmationEntity)',
+    ]);
+    expect(seen('await tx.execute(`update "payments"."payment_sessions" set "otp_failures" = 1`);')).toEqual([
+      'payment_sessions update (raw SQL)',
+    ]);
+    expect(seen('await em.execute(`insert into "payments"."interbank_obligations" ("id") values (?)`);')).toEqual([
+      'interbank_obligations insert into (raw SQL)',
+    ]);
+    expect(
+      seen("const D = 'payments.webhook_deliveries';\nawait knex.raw(`update ${D} set lease_until = ?`);"),
+    ).toEqual(['webhook_deliveries update (raw SQL)']);
+    expect(seen("await knex('payments.webhook_deliveries')\n  .insert({ id })\n  .onConflict(['id']);")).toEqual([
+      'webhook_deliveries knex().insert',
+    ]);
     expect(seen('em.persist(entity);')).toEqual(['? persist']);
-    expect(seen("statement.insert('execution', PaymentExecutionEntity, { ...row }, when);")).toEqual(['payment_executions insert(PaymentExecutionEntity)']);
-    expect(seen("statement.update('step', PaymentExecutionEntity, { sessionId }, changes);")).toEqual(['payment_executions update(PaymentExecutionEntity)']);
+    expect(seen("statement.insert('execution', PaymentExecutionEntity, { ...row }, when);")).toEqual([
+      'payment_executions insert(PaymentExecutionEntity)',
+    ]);
+    expect(seen("statement.update('step', PaymentExecutionEntity, { sessionId }, changes);")).toEqual([
+      'payment_executions update(PaymentExecutionEntity)',
+    ]);
     expect(seen("statement.lock('movement', PaymentSessionEntity, { id });")).toEqual([]);
-    expect(seen("await em.find(PaymentSessionEntity, { id }); await knex.raw(`select * from payments.merchants`); await knex('payments.merchants').where({ id });")).toEqual([]);
+    expect(
+      seen(
+        "await em.find(PaymentSessionEntity, { id }); await knex.raw(`select * from payments.merchants`); await knex('payments.merchants').where({ id });",
+      ),
+    ).toEqual([]);
   });
 });

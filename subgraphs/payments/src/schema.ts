@@ -21,7 +21,10 @@ import { SessionUpdatesResolver } from './subscription/session-updates.resolver'
 import { createWebhookResolver } from './webhook/webhook.resolver';
 import type { PaymentsSettings } from './settings';
 
-export async function buildPaymentsSchema(settings: PaymentsSettings, modules: PaymentsModules = createPaymentsModules(settings, NO_TEST_CORES)): Promise<GraphQLSchema> {
+export async function buildPaymentsSchema(
+  settings: PaymentsSettings,
+  modules: PaymentsModules = createPaymentsModules(settings, NO_TEST_CORES),
+): Promise<GraphQLSchema> {
   return buildFederatedSchema({
     resolvers: [
       createMerchantResolver(modules.merchants),
@@ -49,14 +52,18 @@ export async function buildPaymentsSchema(settings: PaymentsSettings, modules: P
         const { principal } = context;
         const allowed =
           session &&
-          (principal.kind === 'admin' || (principal.kind === 'merchant' && principal.id === session.merchantId) || (principal.kind === 'session' && principal.id === session.id));
+          (principal.kind === 'admin' ||
+            (principal.kind === 'merchant' && principal.id === session.merchantId) ||
+            (principal.kind === 'session' && principal.id === session.id));
         return allowed ? toPaymentSession(session) : null;
       },
       // A mandate is its merchant's (or an operator's) to see: anyone else gets null.
       Mandate: async (reference, context: SubgraphContext) => {
         const mandate = await context.em.findOne(MandateEntity, { id: reference.id as string });
         const { principal } = context;
-        const allowed = mandate && (principal.kind === 'admin' || (principal.kind === 'merchant' && principal.id === mandate.merchantId));
+        const allowed =
+          mandate &&
+          (principal.kind === 'admin' || (principal.kind === 'merchant' && principal.id === mandate.merchantId));
         return allowed ? toMandate(mandate) : null;
       },
     },

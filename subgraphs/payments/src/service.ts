@@ -71,7 +71,14 @@ export async function start(options: PaymentsStartOptions): Promise<RunningServi
   await migrateVault(options.db);
   const orm = await openServiceOrm(options.db, {
     schema: PAYMENTS_SCHEMA,
-    entities: [MerchantEntity, Credential, OutboxEvent, WebhookDeliveryEntity, WebhookAttemptEntity, ...SESSION_ENTITIES],
+    entities: [
+      MerchantEntity,
+      Credential,
+      OutboxEvent,
+      WebhookDeliveryEntity,
+      WebhookAttemptEntity,
+      ...SESSION_ENTITIES,
+    ],
     migrations,
     foreignSchemas: ['auth'],
   });
@@ -87,7 +94,10 @@ export async function start(options: PaymentsStartOptions): Promise<RunningServi
     routerUrl: options.routerUrl,
     // The environment sets what an operator tunes; the caller (tests) has the last word.
     engine: { ...engineSettingsFromEnv(), ...options.engine },
-    settlement: { ...options.settlement, intervalMs: (options.settlementIntervalSeconds ?? DEFAULT_SETTLEMENT_INTERVAL_SECONDS) * 1000 },
+    settlement: {
+      ...options.settlement,
+      intervalMs: (options.settlementIntervalSeconds ?? DEFAULT_SETTLEMENT_INTERVAL_SECONDS) * 1000,
+    },
     logger,
     metrics: registry,
   };
@@ -121,7 +131,9 @@ export async function start(options: PaymentsStartOptions): Promise<RunningServi
   const events = options.bus ? await startEvents(orm, options.bus, options, modules, logger) : undefined;
   if (events) modules.webhooks.attachDispatcher(events.dispatcher);
   // Open Banking payment orders reach the engine as movement.requested (docs/payment-orders.md).
-  const requests = options.bus ? await consumeMovementRequests(orm.em, options.bus, modules.engine, logger.child({ component: 'order-movements' })) : undefined;
+  const requests = options.bus
+    ? await consumeMovementRequests(orm.em, options.bus, modules.engine, logger.child({ component: 'order-movements' }))
+    : undefined;
   const jobs = startPaymentJobs(orm.em, modules, logger);
   return {
     ...server,
@@ -137,7 +149,8 @@ export async function start(options: PaymentsStartOptions): Promise<RunningServi
       await jobs.stop();
       await server.stop();
       const idle = await modules.engine.idle(modules.engineSettings.leaseMs);
-      if (!idle) logger.warn('payment runs still waiting on a core at shutdown: their leases let another process resume them');
+      if (!idle)
+        logger.warn('payment runs still waiting on a core at shutdown: their leases let another process resume them');
       modules.engine.stop();
       modules.settlementRunner.stop();
       await testBanks.stop();
@@ -172,7 +185,13 @@ function paymentsMetrics(registry: Registry, orm: ServiceOrm, modules: PaymentsM
  * The payments outbox relay and the webhook dispatcher. The dispatcher's queue is declared first,
  * so the relay's first events already have somewhere to go.
  */
-async function startEvents(orm: ServiceOrm, bus: EventBus, options: PaymentsStartOptions, modules: PaymentsModules, logger: Logger) {
+async function startEvents(
+  orm: ServiceOrm,
+  bus: EventBus,
+  options: PaymentsStartOptions,
+  modules: PaymentsModules,
+  logger: Logger,
+) {
   const dispatcher = await startWebhookDispatcher({
     knex: orm.em.getKnex(),
     bus,
@@ -187,7 +206,11 @@ async function startEvents(orm: ServiceOrm, bus: EventBus, options: PaymentsStar
     leaseMs: modules.engineSettings.leaseMs,
   });
   const relayLogger = logger.child({ component: 'outbox-relay' });
-  const relay = startOutboxRelay({ orm, bus, onError: (error) => relayLogger.warn({ err: error }, 'events wait in the outbox: the bus refused them') });
+  const relay = startOutboxRelay({
+    orm,
+    bus,
+    onError: (error) => relayLogger.warn({ err: error }, 'events wait in the outbox: the bus refused them'),
+  });
   return {
     dispatcher,
     async stop() {

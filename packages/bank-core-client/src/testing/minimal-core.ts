@@ -49,8 +49,16 @@ export interface MinimalCoreEntry {
 export interface MinimalCore {
   url: string;
   /** Every request received, in order. */
-  calls: Array<{ method: string; path: string; body: Record<string, unknown> | null; headers: IncomingMessage['headers'] }>;
-  openAccount(iban: string, options: { customerRef: string; otp: string; balance: number; currency?: string; name?: string }): void;
+  calls: Array<{
+    method: string;
+    path: string;
+    body: Record<string, unknown> | null;
+    headers: IncomingMessage['headers'];
+  }>;
+  openAccount(
+    iban: string,
+    options: { customerRef: string; otp: string; balance: number; currency?: string; name?: string },
+  ): void;
   balance(iban: string): number;
   entries(iban: string): MinimalCoreEntry[];
   /** Queues faults; each is used once, in order, by the first matching request. */
@@ -75,18 +83,30 @@ export async function startMinimalCore(options: MinimalCoreOptions): Promise<Min
   const hanging = new Set<ServerResponse>();
 
   const send = (res: ServerResponse, status: number, body: unknown) => {
-    res.writeHead(status, { 'content-type': 'application/json' }).end(typeof body === 'string' ? body : JSON.stringify(body));
+    res
+      .writeHead(status, { 'content-type': 'application/json' })
+      .end(typeof body === 'string' ? body : JSON.stringify(body));
   };
 
   const move = (path: string, body: Record<string, unknown>): { status: number; body: unknown } => {
-    const { iban, amount, currency, reference, description } = body as { iban: string; amount: number; currency: string; reference: string; description: string };
+    const { iban, amount, currency, reference, description } = body as {
+      iban: string;
+      amount: number;
+      currency: string;
+      reference: string;
+      description: string;
+    };
     const account = accounts.get(String(iban));
     if (!account) return { status: 404, body: { error: 'ACCOUNT_NOT_FOUND' } };
-    if (!Number.isSafeInteger(amount) || amount <= 0 || typeof reference !== 'string' || !reference) return { status: 400, body: { error: 'INVALID_REQUEST' } };
+    if (!Number.isSafeInteger(amount) || amount <= 0 || typeof reference !== 'string' || !reference)
+      return { status: 400, body: { error: 'INVALID_REQUEST' } };
     if (currency !== account.currency) return { status: 422, body: { error: 'CURRENCY_MISMATCH' } };
     const key = `${path}\n${reference}`;
     const before = answered.get(key);
-    if (before && options.replay !== 'double-book') return options.replay === 'duplicate' ? { status: 409, body: { error: { code: 'DUPLICATE_REFERENCE' } } } : before;
+    if (before && options.replay !== 'double-book')
+      return options.replay === 'duplicate'
+        ? { status: 409, body: { error: { code: 'DUPLICATE_REFERENCE' } } }
+        : before;
     const debit = path === '/accounts/debit';
     if (debit && account.balance < amount) return { status: 422, body: { error: 'INSUFFICIENT_FUNDS' } };
     account.balance += debit ? -amount : amount;
@@ -115,14 +135,19 @@ export async function startMinimalCore(options: MinimalCoreOptions): Promise<Min
     let answer: { status: number; body: unknown };
     if (req.method === 'POST' && url.pathname === '/customers/verify') {
       const account = [...accounts.values()].find((a) => a.customerRef === body?.customer_ref);
-      answer = account && account.otp === body?.otp ? { status: 200, body: { verified: true } } : { status: 401, body: { error: 'OTP_INVALID' } };
+      answer =
+        account && account.otp === body?.otp
+          ? { status: 200, body: { verified: true } }
+          : { status: 401, body: { error: 'OTP_INVALID' } };
     } else if (req.method === 'POST' && (url.pathname === '/accounts/debit' || url.pathname === '/accounts/credit')) {
       answer = move(url.pathname, body ?? {});
     } else if (req.method === 'GET' && /^\/accounts\/[^/]+\/transactions$/.test(url.pathname)) {
       const account = accounts.get(decodeURIComponent(url.pathname.split('/')[2]!));
       const from = url.searchParams.get('fromDate') ?? '0000-00-00';
       const to = url.searchParams.get('toDate') ?? '9999-99-99';
-      answer = account ? { status: 200, body: account.entries.filter((e) => e.date >= from && e.date <= to) } : { status: 404, body: { error: 'ACCOUNT_NOT_FOUND' } };
+      answer = account
+        ? { status: 200, body: account.entries.filter((e) => e.date >= from && e.date <= to) }
+        : { status: 404, body: { error: 'ACCOUNT_NOT_FOUND' } };
     } else if (req.method === 'GET' && /^\/accounts\/[^/]+$/.test(url.pathname)) {
       const iban = decodeURIComponent(url.pathname.split('/')[2]!);
       const account = accounts.get(iban);

@@ -15,7 +15,11 @@ describe('rail credits and the credit-confirmed callback', () => {
     await db.close();
   });
 
-  const startBank = async (handle: string, gateway?: Receiver, overrides: Partial<SandboxBankOptions> = {}): Promise<SandboxBank> => {
+  const startBank = async (
+    handle: string,
+    gateway?: Receiver,
+    overrides: Partial<SandboxBankOptions> = {},
+  ): Promise<SandboxBank> => {
     const bank = await startTestBank(db, {
       handle,
       institutionCode: '002',
@@ -30,13 +34,20 @@ describe('rail credits and the credit-confirmed callback', () => {
     started.push(r);
     return r;
   };
-  const credit = (bank: SandboxBank, body: Record<string, unknown>) => call(bank, 'POST', '/accounts/credit', { currency: 'LYD', description: 'rail credit', ...body });
-  const debit = (bank: SandboxBank, body: Record<string, unknown>) => call(bank, 'POST', '/accounts/debit', { currency: 'LYD', description: 'payment', ...body });
+  const credit = (bank: SandboxBank, body: Record<string, unknown>) =>
+    call(bank, 'POST', '/accounts/credit', { currency: 'LYD', description: 'rail credit', ...body });
+  const debit = (bank: SandboxBank, body: Record<string, unknown>) =>
+    call(bank, 'POST', '/accounts/debit', { currency: 'LYD', description: 'payment', ...body });
 
   it('tells a rail credit from the spec fields alone and posts credit-confirmed with the internal key, rrn kept on the transaction', async () => {
     const gateway = await receiver();
     const bank = await startBank('railbank', gateway);
-    const acc = await bank.openAccount({ customerRef: 'creditor', holderName: 'Cred Itor', currency: 'LYD', balance: 0 });
+    const acc = await bank.openAccount({
+      customerRef: 'creditor',
+      holderName: 'Cred Itor',
+      currency: 'LYD',
+      balance: 0,
+    });
 
     // exactly what the gateway sends: a session id as reference, no debit of it at this bank
     const answer = await credit(bank, { iban: acc.iban, amount: 4_200, reference: 'ops_rail1' });
@@ -65,11 +76,16 @@ describe('rail credits and the credit-confirmed callback', () => {
     const acc = await bank.openAccount({ customerRef: 'c', holderName: 'On Us', currency: 'LYD', balance: 0 });
     expect((await debit(bank, { iban: payer.iban, amount: 5, reference: 'ops_onus1' })).status).toBe(200);
     expect((await credit(bank, { iban: acc.iban, amount: 5, reference: 'ops_onus1' })).status).toBe(200);
-    expect((await credit(bank, { iban: payer.iban, amount: 1, reference: 'ops_elsewhere9:reversal' })).status).toBe(200);
+    expect((await credit(bank, { iban: payer.iban, amount: 1, reference: 'ops_elsewhere9:reversal' })).status).toBe(
+      200,
+    );
     expect((await credit(bank, { iban: acc.iban, amount: 1, reference: 'stl_cycle1:onusbank:LYD' })).status).toBe(200);
     expect((await credit(bank, { iban: acc.iban, amount: 1, reference: 'refund-42' })).status).toBe(200);
     // a rail credit after them is the first and only callback; extra fields a core does not know are ignored
-    expect((await credit(bank, { iban: acc.iban, amount: 1, reference: 'ops_onus3', debtor_bank: 'onusbank', note: 'x' })).status).toBe(200);
+    expect(
+      (await credit(bank, { iban: acc.iban, amount: 1, reference: 'ops_onus3', debtor_bank: 'onusbank', note: 'x' }))
+        .status,
+    ).toBe(200);
     await gateway.waitFor(1);
     await new Promise((resolve) => setTimeout(resolve, 200));
     expect(gateway.received.map((c) => c.body.payment_reference)).toEqual(['ops_onus3']);
@@ -90,8 +106,12 @@ describe('rail credits and the credit-confirmed callback', () => {
   });
 
   it('keeps retrying the callback while the gateway answers 5xx, well past five attempts, with a capped delay', async () => {
-    const gateway = await receiver((_call, index) => (index < 12 ? { status: 503, body: { error: 'down' } } : { status: 200 }));
-    const bank = await startBank('retrybank', gateway, { confirmRetry: { firstDelayMs: 4, maxDelayMs: 20, horizonMs: 60_000 } });
+    const gateway = await receiver((_call, index) =>
+      index < 12 ? { status: 503, body: { error: 'down' } } : { status: 200 },
+    );
+    const bank = await startBank('retrybank', gateway, {
+      confirmRetry: { firstDelayMs: 4, maxDelayMs: 20, horizonMs: 60_000 },
+    });
     const acc = await bank.openAccount({ customerRef: 'c', holderName: 'Retry', currency: 'LYD', balance: 0 });
     const started = Date.now();
     await credit(bank, { iban: acc.iban, amount: 77, reference: 'ops_retryrail' });
@@ -105,7 +125,9 @@ describe('rail credits and the credit-confirmed callback', () => {
 
   it('gives up (FAILED) only once the retry horizon after the booking has passed', async () => {
     const gateway = await receiver(() => ({ status: 503, body: { error: 'down' } }));
-    const bank = await startBank('horizonbank', gateway, { confirmRetry: { firstDelayMs: 5, maxDelayMs: 20, horizonMs: 600 } });
+    const bank = await startBank('horizonbank', gateway, {
+      confirmRetry: { firstDelayMs: 5, maxDelayMs: 20, horizonMs: 600 },
+    });
     const acc = await bank.openAccount({ customerRef: 'c', holderName: 'Horizon', currency: 'LYD', balance: 0 });
     await credit(bank, { iban: acc.iban, amount: 3, reference: 'ops_horizon' });
     await waitUntil(async () => (await bank.transactions(acc.iban))[0]?.confirmationStatus === 'FAILED');
@@ -120,7 +142,10 @@ describe('rail credits and the credit-confirmed callback', () => {
     // the horizon is measured on the bank's clock from the booking: a day later it is still PENDING and retrying
     let now = new Date('2025-05-01T08:00:00.000Z');
     const gateway = await receiver((_call, index) => (index < 2 ? { status: 503 } : { status: 200 }));
-    const bank = await startBank('daybank', gateway, { clock: () => now, confirmRetry: { firstDelayMs: 5, maxDelayMs: 10 } });
+    const bank = await startBank('daybank', gateway, {
+      clock: () => now,
+      confirmRetry: { firstDelayMs: 5, maxDelayMs: 10 },
+    });
     const acc = await bank.openAccount({ customerRef: 'c', holderName: 'Day', currency: 'LYD', balance: 0 });
     await credit(bank, { iban: acc.iban, amount: 3, reference: 'ops_daylong' });
     now = new Date('2025-05-02T07:59:00.000Z');
@@ -135,13 +160,19 @@ describe('rail credits and the credit-confirmed callback', () => {
     await new Promise((resolve) => setTimeout(resolve, 100));
     expect((await bank.transactions(acc.iban))[0]?.confirmationStatus).toBe('PENDING');
     const gateway = await receiver();
-    await bank.configureGateway({ url: gateway.url, bankKey: 'sbk_latebank_x', internalKey: 'sik_issued_by_the_gateway_123' });
+    await bank.configureGateway({
+      url: gateway.url,
+      bankKey: 'sbk_latebank_x',
+      internalKey: 'sik_issued_by_the_gateway_123',
+    });
     const [callback] = await gateway.waitFor(1);
     expect(callback!.body.payment_reference).toBe('ops_late');
     // the gateway's issued key now authenticates both ways
     expect(callback!.headers['x-service-internal-key']).toBe('sik_issued_by_the_gateway_123');
     expect((await call(bank, 'GET', `/accounts/${acc.iban}`)).status).toBe(401);
-    expect((await call(bank, 'GET', `/accounts/${acc.iban}`, undefined, 'sik_issued_by_the_gateway_123')).status).toBe(200);
+    expect((await call(bank, 'GET', `/accounts/${acc.iban}`, undefined, 'sik_issued_by_the_gateway_123')).status).toBe(
+      200,
+    );
   });
 });
 

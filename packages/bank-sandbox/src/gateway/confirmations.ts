@@ -26,7 +26,11 @@ export interface ConfirmationRetry {
   horizonMs: number;
 }
 
-export const DEFAULT_CONFIRMATION_RETRY: ConfirmationRetry = { firstDelayMs: 500, maxDelayMs: 60_000, horizonMs: 24 * 60 * 60 * 1000 };
+export const DEFAULT_CONFIRMATION_RETRY: ConfirmationRetry = {
+  firstDelayMs: 500,
+  maxDelayMs: 60_000,
+  horizonMs: 24 * 60 * 60 * 1000,
+};
 
 /**
  * Sends the credit-confirmed callback for rail credits, after a delay that imitates the transfer
@@ -99,25 +103,39 @@ export class CreditConfirmations {
         },
         this.abort.signal,
       );
-      outcome = answer.status < 300 ? 'CONFIRMED' : answer.status >= 500 || answer.status === 429 ? 'RETRY' : 'REJECTED';
+      outcome =
+        answer.status < 300 ? 'CONFIRMED' : answer.status >= 500 || answer.status === 429 ? 'RETRY' : 'REJECTED';
       this.logger.info({ ...log, status: answer.status }, 'credit-confirmed sent');
     } catch (error) {
       if (this.abort.signal.aborted) return;
       outcome = 'RETRY';
-      this.logger.warn({ ...log, reason: error instanceof BankError ? error.message : String(error) }, 'credit-confirmed failed');
+      this.logger.warn(
+        { ...log, reason: error instanceof BankError ? error.message : String(error) },
+        'credit-confirmed failed',
+      );
     }
     const giveUpAt = transaction.bookedAt.getTime() + this.retry.horizonMs;
     if (outcome === 'RETRY' && this.clock().getTime() < giveUpAt) {
       await this.movements.recordConfirmation(transaction.transactionId, 'PENDING', attempt);
       // 2 ** attempt overflows nothing: the exponent stops growing once the cap is reached.
-      const backoff = Math.max(1, Math.min(this.retry.maxDelayMs, this.retry.firstDelayMs * 2 ** Math.min(attempt - 1, 40)));
-      const wait = Math.min(randomInt(Math.floor(backoff / 2), backoff + 1), Math.max(0, giveUpAt - this.clock().getTime()));
+      const backoff = Math.max(
+        1,
+        Math.min(this.retry.maxDelayMs, this.retry.firstDelayMs * 2 ** Math.min(attempt - 1, 40)),
+      );
+      const wait = Math.min(
+        randomInt(Math.floor(backoff / 2), backoff + 1),
+        Math.max(0, giveUpAt - this.clock().getTime()),
+      );
       this.later(wait, () => this.attempt(transaction, attempt + 1));
       return;
     }
     if (outcome === 'RETRY') this.logger.error(log, 'credit-confirmed still failing at the retry horizon: given up');
     this.inFlight.delete(transaction.transactionId);
-    await this.movements.recordConfirmation(transaction.transactionId, outcome === 'RETRY' ? 'FAILED' : outcome, attempt);
+    await this.movements.recordConfirmation(
+      transaction.transactionId,
+      outcome === 'RETRY' ? 'FAILED' : outcome,
+      attempt,
+    );
   }
 }
 

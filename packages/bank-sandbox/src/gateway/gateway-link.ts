@@ -37,7 +37,9 @@ export class GatewayLink {
   ) {}
 
   configure(config: GatewayConfig | null): void {
-    this.config = config ? { url: config.url.replace(/\/+$/, ''), ...(config.bankKey ? { bankKey: config.bankKey } : {}) } : null;
+    this.config = config
+      ? { url: config.url.replace(/\/+$/, ''), ...(config.bankKey ? { bankKey: config.bankKey } : {}) }
+      : null;
   }
 
   configured(): GatewayConfig | null {
@@ -63,10 +65,22 @@ export class GatewayLink {
   async confirmCredit(body: CreditConfirmedBody, signal?: AbortSignal): Promise<GatewayAnswer> {
     const config = this.config;
     if (!config) throw bankErrors.gatewayNotConfigured();
-    return this.post(`${config.url}/service/callbacks/v1/payment/credit-confirmed`, { 'x-service-internal-key': this.internalKey() }, body, undefined, signal);
+    return this.post(
+      `${config.url}/service/callbacks/v1/payment/credit-confirmed`,
+      { 'x-service-internal-key': this.internalKey() },
+      body,
+      undefined,
+      signal,
+    );
   }
 
-  private async post(url: string, auth: Record<string, string>, body: unknown, requestId?: string, signal?: AbortSignal): Promise<GatewayAnswer> {
+  private async post(
+    url: string,
+    auth: Record<string, string>,
+    body: unknown,
+    requestId?: string,
+    signal?: AbortSignal,
+  ): Promise<GatewayAnswer> {
     let response: Dispatcher.ResponseData;
     try {
       response = await request(url, {

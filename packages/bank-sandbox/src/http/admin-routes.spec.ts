@@ -18,24 +18,50 @@ describe('sandbox admin API and fault injection', () => {
   afterEach(() => bank.clearFaults());
 
   it('adds accounts and customers, sets OTPs and shows the ledger', async () => {
-    const created = await call(bank, 'POST', '/sandbox/accounts', { customer_ref: 'adm-1', holder_name: 'Admin Made', currency: 'EUR', balance: 900, otp: '111111' });
-    expect(created).toMatchObject({ status: 201, body: { customer_ref: 'adm-1', holder_name: 'Admin Made', currency: 'EUR', balance: 900 } });
+    const created = await call(bank, 'POST', '/sandbox/accounts', {
+      customer_ref: 'adm-1',
+      holder_name: 'Admin Made',
+      currency: 'EUR',
+      balance: 900,
+      otp: '111111',
+    });
+    expect(created).toMatchObject({
+      status: 201,
+      body: { customer_ref: 'adm-1', holder_name: 'Admin Made', currency: 'EUR', balance: 900 },
+    });
     expect((await call(bank, 'POST', '/customers/verify', { customer_ref: 'adm-1', otp: '111111' })).status).toBe(200);
     expect((await call(bank, 'PUT', '/sandbox/customers/adm-1/otp', { otp: '222222' })).status).toBe(204);
     expect((await call(bank, 'POST', '/customers/verify', { customer_ref: 'adm-1', otp: '111111' })).status).toBe(401);
     expect((await call(bank, 'POST', '/customers/verify', { customer_ref: 'adm-1', otp: '222222' })).status).toBe(200);
 
-    await call(bank, 'POST', '/accounts/debit', { iban: created.body.iban, amount: 100, currency: 'EUR', reference: 'ops_adm', description: 'd' });
+    await call(bank, 'POST', '/accounts/debit', {
+      iban: created.body.iban,
+      amount: 100,
+      currency: 'EUR',
+      reference: 'ops_adm',
+      description: 'd',
+    });
     const ledger = await call(bank, 'GET', '/sandbox/ledger');
     expect(ledger.body.bank_handle).toBe('adminbank');
     expect(ledger.body.accounts).toContainEqual(expect.objectContaining({ iban: created.body.iban, balance: 800 }));
     expect(ledger.body.transactions).toContainEqual(
-      expect.objectContaining({ iban: created.body.iban, reference: 'ops_adm', credit_debit_indicator: 'DEBIT', amount: 100, balance_after: 800 }),
+      expect.objectContaining({
+        iban: created.body.iban,
+        reference: 'ops_adm',
+        credit_debit_indicator: 'DEBIT',
+        amount: 100,
+        balance_after: 800,
+      }),
     );
   });
 
   it('refuses an account whose IBAN is not at this bank', async () => {
-    const answer = await call(bank, 'POST', '/sandbox/accounts', { customer_ref: 'x', holder_name: 'X', currency: 'LYD', iban: 'LY60002001048000000000001' });
+    const answer = await call(bank, 'POST', '/sandbox/accounts', {
+      customer_ref: 'x',
+      holder_name: 'X',
+      currency: 'LYD',
+      iban: 'LY60002001048000000000001',
+    });
     expect(answer.status).toBe(400);
     expect(answer.body.error.message).toContain('institution code');
   });
@@ -54,19 +80,61 @@ describe('sandbox admin API and fault injection', () => {
     const acc = await bank.openAccount({ customerRef: 'adm-ops', holderName: 'O', currency: 'LYD', balance: 1_000 });
     await call(bank, 'POST', '/sandbox/faults', { error_status: 503, operations: ['credit'], times: 1 });
     expect((await call(bank, 'GET', `/accounts/${acc.iban}`)).status).toBe(200);
-    expect((await call(bank, 'POST', '/accounts/debit', { iban: acc.iban, amount: 1, currency: 'LYD', reference: 'ops_only_debit', description: 'd' })).status).toBe(200);
-    expect((await call(bank, 'POST', '/accounts/credit', { iban: acc.iban, amount: 1, currency: 'LYD', reference: 'ops_only_credit', description: 'c' })).status).toBe(503);
-    expect((await call(bank, 'POST', '/accounts/credit', { iban: acc.iban, amount: 1, currency: 'LYD', reference: 'ops_only_credit', description: 'c' })).status).toBe(200);
+    expect(
+      (
+        await call(bank, 'POST', '/accounts/debit', {
+          iban: acc.iban,
+          amount: 1,
+          currency: 'LYD',
+          reference: 'ops_only_debit',
+          description: 'd',
+        })
+      ).status,
+    ).toBe(200);
+    expect(
+      (
+        await call(bank, 'POST', '/accounts/credit', {
+          iban: acc.iban,
+          amount: 1,
+          currency: 'LYD',
+          reference: 'ops_only_credit',
+          description: 'c',
+        })
+      ).status,
+    ).toBe(503);
+    expect(
+      (
+        await call(bank, 'POST', '/accounts/credit', {
+          iban: acc.iban,
+          amount: 1,
+          currency: 'LYD',
+          reference: 'ops_only_credit',
+          description: 'c',
+        })
+      ).status,
+    ).toBe(200);
     expect((await call(bank, 'POST', '/sandbox/faults', { operations: ['transfer'] })).status).toBe(400);
   });
 
   it('afterBooking errors book the movement and still answer the error', async () => {
     const acc = await bank.openAccount({ customerRef: 'adm-after', holderName: 'A', currency: 'LYD', balance: 1_000 });
     bank.injectFaults({ errorStatus: 500, afterBooking: true, times: 1 });
-    const lost = await call(bank, 'POST', '/accounts/debit', { iban: acc.iban, amount: 10, currency: 'LYD', reference: 'ops_after', description: 'd' });
+    const lost = await call(bank, 'POST', '/accounts/debit', {
+      iban: acc.iban,
+      amount: 10,
+      currency: 'LYD',
+      reference: 'ops_after',
+      description: 'd',
+    });
     expect(lost.status).toBe(500);
     expect((await bank.getAccount(acc.iban))?.balance).toBe(990);
-    const retry = await call(bank, 'POST', '/accounts/debit', { iban: acc.iban, amount: 10, currency: 'LYD', reference: 'ops_after', description: 'd' });
+    const retry = await call(bank, 'POST', '/accounts/debit', {
+      iban: acc.iban,
+      amount: 10,
+      currency: 'LYD',
+      reference: 'ops_after',
+      description: 'd',
+    });
     expect(retry).toMatchObject({ status: 200, body: { balance_after: 990 } });
     expect((await bank.getAccount(acc.iban))?.balance).toBe(990);
   });

@@ -63,7 +63,11 @@ export function registerAdminRoutes(app: FastifyInstance, ctx: SandboxContext): 
   /** Where the gateway is, and the keys it issued to this bank at registration. */
   app.put('/sandbox/gateway', async (request, reply) => {
     const body = parse(gatewayBody, request.body);
-    await ctx.configureGateway({ url: body.url, bankKey: body.bank_key, ...(body.internal_key ? { internalKey: body.internal_key } : {}) });
+    await ctx.configureGateway({
+      url: body.url,
+      bankKey: body.bank_key,
+      ...(body.internal_key ? { internalKey: body.internal_key } : {}),
+    });
     return reply.code(204).send();
   });
 }

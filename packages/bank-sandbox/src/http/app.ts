@@ -58,7 +58,9 @@ export function buildBankServer(logger: SandboxContext['logger'], internalKey: (
   });
 
   app.setNotFoundHandler((request, reply) => {
-    void reply.code(404).send({ error: { code: 'NOT_FOUND', message: `no route ${request.method} ${request.url.split('?')[0]}` } });
+    void reply
+      .code(404)
+      .send({ error: { code: 'NOT_FOUND', message: `no route ${request.method} ${request.url.split('?')[0]}` } });
   });
 
   return app;

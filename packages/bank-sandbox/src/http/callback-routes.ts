@@ -15,13 +15,25 @@ export function registerCallbackRoutes(app: FastifyInstance, ctx: SandboxContext
     const body = parse(enrollBody, request.body);
     const account = await ctx.accounts.getAccount(body.account_iban);
     if (!account || account.customerRef !== body.customer_ref) {
-      throw new BankError(404, 'ACCOUNT_NOT_FOUND', `no account ${body.account_iban} for customer ${body.customer_ref} at this bank`);
+      throw new BankError(
+        404,
+        'ACCOUNT_NOT_FOUND',
+        `no account ${body.account_iban} for customer ${body.customer_ref} at this bank`,
+      );
     }
     const answer = await ctx.gateway.claimAlias(
-      { npt_handle: body.alias, iban: account.iban, customer_display_name: account.holderName, bank_customer_ref: body.customer_ref },
+      {
+        npt_handle: body.alias,
+        iban: account.iban,
+        customer_display_name: account.holderName,
+        bank_customer_ref: body.customer_ref,
+      },
       request.id,
     );
-    ctx.logger.info({ req_id: request.id, alias: body.alias, status: answer.status }, 'alias enrollment relayed to the gateway');
+    ctx.logger.info(
+      { req_id: request.id, alias: body.alias, status: answer.status },
+      'alias enrollment relayed to the gateway',
+    );
     return reply.code(answer.status).send(answer.body ?? undefined);
   });
 }

@@ -18,7 +18,8 @@ describe('sandbox bank core interface', () => {
     await db.close();
   });
 
-  const account = (customerRef: string, balance: number, currency = 'LYD') => bank.openAccount({ customerRef, holderName: `Holder ${customerRef}`, currency, balance });
+  const account = (customerRef: string, balance: number, currency = 'LYD') =>
+    bank.openAccount({ customerRef, holderName: `Holder ${customerRef}`, currency, balance });
   const debit = (iban: string, amount: number, reference: string, currency = 'LYD') =>
     call(bank, 'POST', '/accounts/debit', { iban, amount, currency, reference, description: 'test debit' });
 
@@ -57,7 +58,12 @@ describe('sandbox bank core interface', () => {
   describe('accounts', () => {
     it('opens accounts with valid LY IBANs carrying the institution code, idempotently per customer and currency', async () => {
       const first = await account('cust-open', 5_000);
-      const again = await bank.openAccount({ customerRef: 'cust-open', holderName: 'Other Name', currency: 'LYD', balance: 1 });
+      const again = await bank.openAccount({
+        customerRef: 'cust-open',
+        holderName: 'Other Name',
+        currency: 'LYD',
+        balance: 1,
+      });
       const usd = await account('cust-open', 700, 'USD');
       expect(parseIban(first.iban)).toMatchObject({ countryCode: 'LY', institutionCode: '001' });
       expect(first.iban).toHaveLength(25);
@@ -70,7 +76,13 @@ describe('sandbox bank core interface', () => {
       const found = await call(bank, 'GET', `/accounts/${acc.iban}`);
       expect(found).toMatchObject({
         status: 200,
-        body: { iban: acc.iban, holder_name: 'Holder cust-get', customer_ref: 'cust-get', balance: 12_345, currency: 'LYD' },
+        body: {
+          iban: acc.iban,
+          holder_name: 'Holder cust-get',
+          customer_ref: 'cust-get',
+          balance: 12_345,
+          currency: 'LYD',
+        },
       });
       const missing = await call(bank, 'GET', '/accounts/LY60002001048000000000001');
       expect(missing.status).toBe(404);
@@ -88,7 +100,13 @@ describe('sandbox bank core interface', () => {
       });
       expect(debited.body.transaction_id).toMatch(/^txn_/);
       expect(new Date(debited.body.booked_at).toISOString()).toBe(debited.body.booked_at);
-      const credited = await call(bank, 'POST', '/accounts/credit', { iban: acc.iban, amount: 1_000, currency: 'LYD', reference: 'ops_move_2', description: 'refund' });
+      const credited = await call(bank, 'POST', '/accounts/credit', {
+        iban: acc.iban,
+        amount: 1_000,
+        currency: 'LYD',
+        reference: 'ops_move_2',
+        description: 'refund',
+      });
       expect(credited).toMatchObject({ status: 200, body: { amount: 1_000, balance_after: 8_500 } });
       expect((await bank.getAccount(acc.iban))?.balance).toBe(8_500);
     });
@@ -135,7 +153,13 @@ describe('sandbox bank core interface', () => {
       expect(second).toMatchObject({ status: 200, body: first.body });
       expect((await bank.getAccount(acc.iban))?.balance).toBe(700);
       // a credit with the same reference is another operation
-      const credit = await call(bank, 'POST', '/accounts/credit', { iban: acc.iban, amount: 300, currency: 'LYD', reference: 'ops_dedup', description: 'reversal' });
+      const credit = await call(bank, 'POST', '/accounts/credit', {
+        iban: acc.iban,
+        amount: 300,
+        currency: 'LYD',
+        reference: 'ops_dedup',
+        description: 'reversal',
+      });
       expect(credit.body.transaction_id).not.toBe(first.body.transaction_id);
       expect((await bank.getAccount(acc.iban))?.balance).toBe(1_000);
     });
@@ -177,19 +201,46 @@ describe('sandbox bank core interface', () => {
       now = new Date('2025-03-01T23:30:00.000Z');
       await debit(acc.iban, 100, 'ops_march_1');
       now = new Date('2025-03-02T00:30:00.000Z');
-      await call(bank, 'POST', '/accounts/credit', { iban: acc.iban, amount: 50, currency: 'LYD', reference: 'ops_march_2', description: 'in' });
+      await call(bank, 'POST', '/accounts/credit', {
+        iban: acc.iban,
+        amount: 50,
+        currency: 'LYD',
+        reference: 'ops_march_2',
+        description: 'in',
+      });
       now = new Date('2025-03-05T10:00:00.000Z');
       await debit(acc.iban, 200, 'ops_march_5');
 
-      const window = await call(bank, 'GET', `/accounts/${acc.iban}/transactions?fromDate=2025-03-02&toDate=2025-03-05`);
+      const window = await call(
+        bank,
+        'GET',
+        `/accounts/${acc.iban}/transactions?fromDate=2025-03-02&toDate=2025-03-05`,
+      );
       expect(window.status).toBe(200);
       expect(window.body.iban).toBe(acc.iban);
       expect(window.body.transactions).toEqual([
-        expect.objectContaining({ reference: 'ops_march_5', booking_date: '2025-03-05', amount: 200, currency: 'LYD', credit_debit_indicator: 'DEBIT', description: 'test debit' }),
-        expect.objectContaining({ reference: 'ops_march_2', booking_date: '2025-03-02', amount: 50, credit_debit_indicator: 'CREDIT', description: 'in' }),
+        expect.objectContaining({
+          reference: 'ops_march_5',
+          booking_date: '2025-03-05',
+          amount: 200,
+          currency: 'LYD',
+          credit_debit_indicator: 'DEBIT',
+          description: 'test debit',
+        }),
+        expect.objectContaining({
+          reference: 'ops_march_2',
+          booking_date: '2025-03-02',
+          amount: 50,
+          credit_debit_indicator: 'CREDIT',
+          description: 'in',
+        }),
       ]);
       expect(window.body.transactions[0].transaction_id).toMatch(/^txn_/);
-      const oneDay = await call(bank, 'GET', `/accounts/${acc.iban}/transactions?fromDate=2025-03-01&toDate=2025-03-01`);
+      const oneDay = await call(
+        bank,
+        'GET',
+        `/accounts/${acc.iban}/transactions?fromDate=2025-03-01&toDate=2025-03-01`,
+      );
       expect(oneDay.body.transactions.map((t: { reference: string }) => t.reference)).toEqual(['ops_march_1']);
       const all = await call(bank, 'GET', `/accounts/${acc.iban}/transactions`);
       expect(all.body.transactions).toHaveLength(3);
@@ -207,7 +258,11 @@ describe('sandbox bank core interface', () => {
     });
 
     it('answers 404 for an unknown account', async () => {
-      const answer = await call(bank, 'GET', '/accounts/LY60002001048000000000001/transactions?fromDate=2025-01-01&toDate=2025-01-02');
+      const answer = await call(
+        bank,
+        'GET',
+        '/accounts/LY60002001048000000000001/transactions?fromDate=2025-01-01&toDate=2025-01-02',
+      );
       expect(answer.status).toBe(404);
     });
   });

@@ -26,7 +26,13 @@ export function registerCoreRoutes(app: FastifyInstance, ctx: SandboxContext): v
     });
     if (result.railCredit) ctx.confirmations.schedule(result.transaction);
     ctx.logger.info(
-      { req_id: request.id, operation, reference: body.reference, transaction_id: result.transaction.transactionId, replayed: result.replayed },
+      {
+        req_id: request.id,
+        operation,
+        reference: body.reference,
+        transaction_id: result.transaction.transactionId,
+        replayed: result.replayed,
+      },
       result.replayed ? 'movement replayed' : 'movement booked',
     );
     return movementAnswer(result.transaction);
@@ -46,7 +52,10 @@ export function registerCoreRoutes(app: FastifyInstance, ctx: SandboxContext): v
     ctx.faults.run('listTransactions', async () => {
       const query = parse(transactionsQuery, request.query);
       const transactions = await ctx.movements.statement(request.params.iban, query.fromDate, query.toDate);
-      return { iban: request.params.iban.replace(/\s+/g, '').toUpperCase(), transactions: transactions.map(statementLine) };
+      return {
+        iban: request.params.iban.replace(/\s+/g, '').toUpperCase(),
+        transactions: transactions.map(statementLine),
+      };
     }),
   );
 }

@@ -32,7 +32,10 @@ export const creditBody = debitBody;
 
 export const transactionsQuery = z
   .object({ fromDate: isoDate.optional(), toDate: isoDate.optional() })
-  .refine((q) => !q.fromDate || !q.toDate || q.fromDate <= q.toDate, { message: 'fromDate is after toDate', path: ['fromDate'] });
+  .refine((q) => !q.fromDate || !q.toDate || q.fromDate <= q.toDate, {
+    message: 'fromDate is after toDate',
+    path: ['fromDate'],
+  });
 
 export const enrollBody = z.object({ alias: text(64), account_iban: text(64), customer_ref: text(128) });
 
@@ -60,7 +63,11 @@ export const faultsBody = z.object({
   operations: z.array(z.string()).optional(),
 });
 
-export const gatewayBody = z.object({ url: z.url({ protocol: /^https?$/ }), bank_key: text(200), internal_key: text(200).optional() });
+export const gatewayBody = z.object({
+  url: z.url({ protocol: /^https?$/ }),
+  bank_key: text(200),
+  internal_key: text(200).optional(),
+});
 
 /** Parses a request part, turning zod's issues into one 400 naming the fields. */
 export function parse<S extends z.ZodType>(schema: S, value: unknown): z.infer<S> {

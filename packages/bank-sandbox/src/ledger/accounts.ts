@@ -38,15 +38,22 @@ export class AccountBook {
     if (typeof customerRef !== 'string' || !customerRef.trim()) throw bankErrors.validation('customer_ref: required');
     if (typeof holderName !== 'string' || !holderName.trim()) throw bankErrors.validation('holder_name: required');
     assertCurrency(currency);
-    if (!Number.isSafeInteger(balance) || balance < 0) throw bankErrors.validation('balance: must be a non-negative integer of minor units');
+    if (!Number.isSafeInteger(balance) || balance < 0)
+      throw bankErrors.validation('balance: must be a non-negative integer of minor units');
     const iban = input.iban === undefined ? undefined : this.requireOwnIban(input.iban);
 
     return this.orm.em.fork().transactional(async (em) => {
       // Serialises concurrent openings of the same account (one query; no HTTP inside).
-      await em.execute('select pg_advisory_xact_lock(hashtext(?))', [`${this.tables.schema}:${this.bankHandle}:${iban ?? `${customerRef}:${currency}`}`]);
-      const existing = await em.findOne(SandboxAccountRow, iban ? { bankHandle: this.bankHandle, iban } : { bankHandle: this.bankHandle, customerRef, currency }, {
-        orderBy: { createdAt: 'asc' },
-      });
+      await em.execute('select pg_advisory_xact_lock(hashtext(?))', [
+        `${this.tables.schema}:${this.bankHandle}:${iban ?? `${customerRef}:${currency}`}`,
+      ]);
+      const existing = await em.findOne(
+        SandboxAccountRow,
+        iban ? { bankHandle: this.bankHandle, iban } : { bankHandle: this.bankHandle, customerRef, currency },
+        {
+          orderBy: { createdAt: 'asc' },
+        },
+      );
       if (existing) {
         if (existing.customerRef !== customerRef || existing.currency !== currency) {
           throw new BankError(409, 'IBAN_TAKEN', `${existing.iban} already belongs to another customer or currency`);
@@ -70,19 +77,24 @@ export class AccountBook {
   }
 
   async getAccount(iban: string): Promise<SandboxAccount | null> {
-    const row = await this.orm.em.fork().findOne(SandboxAccountRow, { bankHandle: this.bankHandle, iban: normalizeIban(iban) });
+    const row = await this.orm.em
+      .fork()
+      .findOne(SandboxAccountRow, { bankHandle: this.bankHandle, iban: normalizeIban(iban) });
     return row ? toAccountView(row) : null;
   }
 
   async listAccounts(): Promise<SandboxAccount[]> {
-    const rows = await this.orm.em.fork().find(SandboxAccountRow, { bankHandle: this.bankHandle }, { orderBy: { createdAt: 'asc', iban: 'asc' } });
+    const rows = await this.orm.em
+      .fork()
+      .find(SandboxAccountRow, { bankHandle: this.bankHandle }, { orderBy: { createdAt: 'asc', iban: 'asc' } });
     return rows.map(toAccountView);
   }
 
   /** Creates the customer when new; replaces the OTP (only its hash is kept). */
   async setOtp(customerRef: string, otp: string): Promise<void> {
     if (typeof customerRef !== 'string' || !customerRef.trim()) throw bankErrors.validation('customer_ref: required');
-    if (typeof otp !== 'string' || !/^\S{4,32}$/.test(otp)) throw bankErrors.validation('otp: 4 to 32 non-space characters');
+    if (typeof otp !== 'string' || !/^\S{4,32}$/.test(otp))
+      throw bankErrors.validation('otp: 4 to 32 non-space characters');
     await this.orm.em.fork().execute(
       `insert into ${this.tables.customers} ("bank_handle", "customer_ref", "otp_hash", "created_at") values (?, ?, ?, ?)
        on conflict ("bank_handle", "customer_ref") do update set "otp_hash" = excluded."otp_hash"`,
@@ -109,7 +121,9 @@ export class AccountBook {
     const info = typeof raw === 'string' ? parseIban(raw) : null;
     if (!info) throw bankErrors.validation('iban: not a valid IBAN (format or checksum)');
     if (info.institutionCode !== this.institutionCode) {
-      throw bankErrors.validation(`iban: institution code ${info.institutionCode} is not this bank's (${this.institutionCode})`);
+      throw bankErrors.validation(
+        `iban: institution code ${info.institutionCode} is not this bank's (${this.institutionCode})`,
+      );
     }
     return info.iban;
   }

@@ -21,7 +21,13 @@ describe('MovementBook.book', () => {
 
   const account = async (customerRef: string, balance: number, currency = 'LYD') =>
     (await accounts.openAccount({ customerRef, holderName: `Holder ${customerRef}`, currency, balance })).iban;
-  const input = (iban: string, amount: number, reference: string, currency = 'LYD'): MovementInput => ({ iban, amount, currency, reference, description: 'spec' });
+  const input = (iban: string, amount: number, reference: string, currency = 'LYD'): MovementInput => ({
+    iban,
+    amount,
+    currency,
+    reference,
+    description: 'spec',
+  });
   const balance = async (iban: string) => (await accounts.getAccount(iban))?.balance;
   const rows = (iban: string) => movements.statement(iban);
   /** Every SQL statement the ORM's pool sends while `run` runs (BEGIN and COMMIT included). */
@@ -56,7 +62,9 @@ describe('MovementBook.book', () => {
       let waiting = 0;
       for (let tries = 0; waiting < 2 && tries < 250; tries += 1) {
         await new Promise((resolve) => setTimeout(resolve, 20));
-        const { rows } = await other.knex.raw(`select count(*)::integer as "n" from pg_stat_activity where "datname" = current_database() and "wait_event_type" = 'Lock'`);
+        const { rows } = await other.knex.raw(
+          `select count(*)::integer as "n" from pg_stat_activity where "datname" = current_database() and "wait_event_type" = 'Lock'`,
+        );
         waiting = rows[0].n;
       }
       await holder.commit();
@@ -117,14 +125,25 @@ describe('MovementBook.book', () => {
     expect(rail).toMatchObject({
       replayed: false,
       railCredit: true,
-      transaction: { sessionId: 'ops_as_stored_rail', rrn: expect.any(String), confirmationStatus: 'PENDING', balanceAfter: 820 },
+      transaction: {
+        sessionId: 'ops_as_stored_rail',
+        rrn: expect.any(String),
+        confirmationStatus: 'PENDING',
+        balanceAfter: 820,
+      },
     });
     expect(await movements.findTransaction(rail.transaction.transactionId)).toEqual(rail.transaction);
     // The credit of a payment this bank debited is not a rail credit.
     const internal = await movements.book('CREDIT', input(iban, 300, 'ops_as_stored'));
-    expect(internal).toMatchObject({ railCredit: false, transaction: { sessionId: null, rrn: null, confirmationStatus: null, balanceAfter: 1_120 } });
+    expect(internal).toMatchObject({
+      railCredit: false,
+      transaction: { sessionId: null, rrn: null, confirmationStatus: null, balanceAfter: 1_120 },
+    });
 
-    const replays = await Promise.all([movements.book('DEBIT', input(iban, 300, 'ops_as_stored')), movements.book('CREDIT', input(iban, 120, 'ops_as_stored_rail'))]);
+    const replays = await Promise.all([
+      movements.book('DEBIT', input(iban, 300, 'ops_as_stored')),
+      movements.book('CREDIT', input(iban, 120, 'ops_as_stored_rail')),
+    ]);
     expect(replays).toEqual([
       { replayed: true, railCredit: false, transaction: debit.transaction },
       { replayed: true, railCredit: false, transaction: rail.transaction },
@@ -135,7 +154,9 @@ describe('MovementBook.book', () => {
   it('moves the balance once for ten concurrent identical debits, all answered with the same transaction', async () => {
     // 600 of 1 001: once the first is booked, the balance could not take the others; they are still replays.
     const iban = await account('same-ten', 1_000);
-    const outcomes = await racing(iban, 1, () => Promise.all(Array.from({ length: 10 }, () => settle(movements.book('DEBIT', input(iban, 600, 'ops_same_ten'))))));
+    const outcomes = await racing(iban, 1, () =>
+      Promise.all(Array.from({ length: 10 }, () => settle(movements.book('DEBIT', input(iban, 600, 'ops_same_ten'))))),
+    );
     expect(outcomes.map((o) => o.code)).toEqual(Array(10).fill(null));
     expect(new Set(outcomes.map((o) => o.result!.transaction.transactionId)).size).toBe(1);
     expect(outcomes.filter((o) => !o.result!.replayed)).toHaveLength(1);
@@ -146,7 +167,11 @@ describe('MovementBook.book', () => {
 
   it('never takes the balance below zero under ten concurrent debits of more than half of it, and books from the newest balance', async () => {
     const iban = await account('half-ten', 1_000);
-    const outcomes = await racing(iban, 1, () => Promise.all(Array.from({ length: 10 }, (_, i) => settle(movements.book('DEBIT', input(iban, 501, `ops_half_ten_${i}`))))));
+    const outcomes = await racing(iban, 1, () =>
+      Promise.all(
+        Array.from({ length: 10 }, (_, i) => settle(movements.book('DEBIT', input(iban, 501, `ops_half_ten_${i}`)))),
+      ),
+    );
     expect(outcomes.filter((o) => o.code === null).map((o) => o.result!.transaction.balanceAfter)).toEqual([500]);
     expect(outcomes.filter((o) => o.code === 'INSUFFICIENT_FUNDS')).toHaveLength(9);
     expect(await balance(iban)).toBe(500);
@@ -155,23 +180,38 @@ describe('MovementBook.book', () => {
 
   it('leaves no trace of a refused debit: the same reference books once a credit has topped the account up', async () => {
     const iban = await account('top-up', 100);
-    await expect(movements.book('DEBIT', input(iban, 150, 'ops_top_up'))).rejects.toMatchObject({ status: 422, code: 'INSUFFICIENT_FUNDS' });
+    await expect(movements.book('DEBIT', input(iban, 150, 'ops_top_up'))).rejects.toMatchObject({
+      status: 422,
+      code: 'INSUFFICIENT_FUNDS',
+    });
     expect(await rows(iban)).toEqual([]);
     expect(await balance(iban)).toBe(100);
     await movements.book('CREDIT', input(iban, 100, 'stl_top_up'));
     const booked = await movements.book('DEBIT', input(iban, 150, 'ops_top_up'));
-    expect(booked).toMatchObject({ replayed: false, transaction: { reference: 'ops_top_up', amount: 150, balanceAfter: 50 } });
+    expect(booked).toMatchObject({
+      replayed: false,
+      transaction: { reference: 'ops_top_up', amount: 150, balanceAfter: 50 },
+    });
     expect(await balance(iban)).toBe(50);
     expect(await rows(iban)).toHaveLength(2);
   });
 
   it('refuses a credit past the safe-integer range with BALANCE_LIMIT and leaves no trace', async () => {
     const iban = await account('limit', Number.MAX_SAFE_INTEGER - 10);
-    await expect(movements.book('CREDIT', input(iban, 11, 'stl_limit'))).rejects.toMatchObject({ status: 422, code: 'BALANCE_LIMIT' });
+    await expect(movements.book('CREDIT', input(iban, 11, 'stl_limit'))).rejects.toMatchObject({
+      status: 422,
+      code: 'BALANCE_LIMIT',
+    });
     expect(await rows(iban)).toEqual([]);
-    expect(await movements.book('CREDIT', input(iban, 10, 'stl_limit'))).toMatchObject({ replayed: false, transaction: { balanceAfter: Number.MAX_SAFE_INTEGER } });
+    expect(await movements.book('CREDIT', input(iban, 10, 'stl_limit'))).toMatchObject({
+      replayed: false,
+      transaction: { balanceAfter: Number.MAX_SAFE_INTEGER },
+    });
     // Booked before: a retry is a replay even though the balance could not take it now.
-    expect(await movements.book('CREDIT', input(iban, 10, 'stl_limit'))).toMatchObject({ replayed: true, transaction: { balanceAfter: Number.MAX_SAFE_INTEGER } });
+    expect(await movements.book('CREDIT', input(iban, 10, 'stl_limit'))).toMatchObject({
+      replayed: true,
+      transaction: { balanceAfter: Number.MAX_SAFE_INTEGER },
+    });
     expect(await balance(iban)).toBe(Number.MAX_SAFE_INTEGER);
   });
 
@@ -198,7 +238,9 @@ describe('MovementBook.book', () => {
 
   it('refuses an unknown account and an account of another currency, as before', async () => {
     const iban = await account('cur', 1_000);
-    await expect(movements.book('DEBIT', input('LY60 0110 0100 0000 0000 0000 1', 1, 'ops_unknown'))).rejects.toMatchObject({
+    await expect(
+      movements.book('DEBIT', input('LY60 0110 0100 0000 0000 0000 1', 1, 'ops_unknown')),
+    ).rejects.toMatchObject({
       status: 404,
       code: 'ACCOUNT_NOT_FOUND',
       message: 'no account LY60011001000000000000001 at this bank',

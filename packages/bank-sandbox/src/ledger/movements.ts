@@ -76,7 +76,15 @@ export class MovementBook {
     const maybeRail = operation === 'CREDIT' && SESSION_REFERENCE.test(input.reference);
     const delta = operation === 'DEBIT' ? -input.amount : input.amount;
     const em = this.orm.em.fork();
-    const [found] = await em.execute<Array<{ id: string; currency: string; rail: boolean; inserted: string | null; balance_after: string | number | null }>>(
+    const [found] = await em.execute<
+      Array<{
+        id: string;
+        currency: string;
+        rail: boolean;
+        inserted: string | null;
+        balance_after: string | number | null;
+      }>
+    >(
       `with account as (select "id", "currency", "balance" from ${this.tables.accounts} where "bank_handle" = ? and "iban" = ? for update),
          rail as (select ?::boolean and not exists (select 1 from ${this.tables.transactions}
            where "bank_handle" = ? and "operation" = 'DEBIT' and "reference" = ?) as "rail"),
@@ -96,7 +104,16 @@ export class MovementBook {
       [
         ...[this.bankHandle, iban],
         ...[maybeRail, this.bankHandle, input.reference],
-        ...[fresh.transactionId, this.bankHandle, operation, input.reference, iban, input.amount, input.currency, input.description],
+        ...[
+          fresh.transactionId,
+          this.bankHandle,
+          operation,
+          input.reference,
+          iban,
+          input.amount,
+          input.currency,
+          input.description,
+        ],
         ...[input.reference, fresh.rrn, delta, bookedAt],
         ...[input.currency, delta, delta],
         delta,
@@ -109,7 +126,11 @@ export class MovementBook {
     if (!found.inserted) {
       // Nothing inserted: the reference was booked before (by now committed: a duplicate running
       // alongside waited for it; this new statement sees it), or the balance refused the movement.
-      const first = await em.findOne(SandboxTransactionRow, { bankHandle: this.bankHandle, operation, reference: input.reference });
+      const first = await em.findOne(SandboxTransactionRow, {
+        bankHandle: this.bankHandle,
+        operation,
+        reference: input.reference,
+      });
       if (!first) throw operation === 'DEBIT' ? bankErrors.insufficientFunds() : bankErrors.balanceLimit();
       if (first.iban !== iban || Number(first.amount) !== input.amount || first.currency !== input.currency) {
         throw bankErrors.duplicateReference(input.reference);
@@ -141,7 +162,8 @@ export class MovementBook {
   async statement(iban: string, fromDate?: string, toDate?: string): Promise<SandboxTransaction[]> {
     const em = this.orm.em.fork();
     const key = normalizeIban(iban);
-    if (!(await em.findOne(SandboxAccountRow, { bankHandle: this.bankHandle, iban: key }))) throw bankErrors.accountNotFound(key);
+    if (!(await em.findOne(SandboxAccountRow, { bankHandle: this.bankHandle, iban: key })))
+      throw bankErrors.accountNotFound(key);
     const bookedAt: { $gte?: Date; $lt?: Date } = {};
     if (fromDate) bookedAt.$gte = new Date(`${fromDate}T00:00:00.000Z`);
     if (toDate) bookedAt.$lt = new Date(Date.parse(`${toDate}T00:00:00.000Z`) + 86_400_000);
@@ -154,7 +176,13 @@ export class MovementBook {
   }
 
   async allTransactions(limit = 500): Promise<SandboxTransaction[]> {
-    const rows = await this.orm.em.fork().find(SandboxTransactionRow, { bankHandle: this.bankHandle }, { orderBy: { bookedAt: 'desc', transactionId: 'desc' }, limit });
+    const rows = await this.orm.em
+      .fork()
+      .find(
+        SandboxTransactionRow,
+        { bankHandle: this.bankHandle },
+        { orderBy: { bookedAt: 'desc', transactionId: 'desc' }, limit },
+      );
     return rows.map(toTransactionView);
   }
 
@@ -164,17 +192,25 @@ export class MovementBook {
   }
 
   async pendingConfirmations(): Promise<SandboxTransaction[]> {
-    const rows = await this.orm.em.fork().find(SandboxTransactionRow, { bankHandle: this.bankHandle, confirmationStatus: 'PENDING' }, { orderBy: { bookedAt: 'asc' } });
+    const rows = await this.orm.em
+      .fork()
+      .find(
+        SandboxTransactionRow,
+        { bankHandle: this.bankHandle, confirmationStatus: 'PENDING' },
+        { orderBy: { bookedAt: 'asc' } },
+      );
     return rows.map(toTransactionView);
   }
 
   async recordConfirmation(transactionId: string, status: ConfirmationStatus, attempts: number): Promise<void> {
-    await this.orm.em
-      .fork()
-      .nativeUpdate(
-        SandboxTransactionRow,
-        { bankHandle: this.bankHandle, transactionId },
-        { confirmationStatus: status, confirmationAttempts: attempts, confirmedAt: status === 'CONFIRMED' ? this.clock() : null },
-      );
+    await this.orm.em.fork().nativeUpdate(
+      SandboxTransactionRow,
+      { bankHandle: this.bankHandle, transactionId },
+      {
+        confirmationStatus: status,
+        confirmationAttempts: attempts,
+        confirmedAt: status === 'CONFIRMED' ? this.clock() : null,
+      },
+    );
   }
 }

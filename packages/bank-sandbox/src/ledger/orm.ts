@@ -19,7 +19,11 @@ const orms = new WeakMap<Database, Map<string, Promise<ServiceOrm>>>();
  * The ORM of the ledger in `schema`. `migrations` are that schema's (the ledger's by default); the
  * first caller for a (db, schema) decides them, so each schema's owner always passes the same list.
  */
-export function sandboxOrm(db: Database, schema: string = SANDBOX_SCHEMA, migrations: MigrationObject[] = sandboxMigrations): Promise<ServiceOrm> {
+export function sandboxOrm(
+  db: Database,
+  schema: string = SANDBOX_SCHEMA,
+  migrations: MigrationObject[] = sandboxMigrations,
+): Promise<ServiceOrm> {
   if (!SCHEMA_NAME.test(schema)) throw new Error(`sandbox ledger: schema "${schema}" must match ${SCHEMA_NAME}`);
   let perSchema = orms.get(db);
   if (!perSchema) orms.set(db, (perSchema = new Map()));
@@ -34,7 +38,17 @@ export function sandboxOrm(db: Database, schema: string = SANDBOX_SCHEMA, migrat
 }
 
 /** The ledger tables of an ORM opened by sandboxOrm, quoted for raw SQL. */
-export function ledgerTables(orm: ServiceOrm): { schema: string; customers: string; accounts: string; transactions: string } {
+export function ledgerTables(orm: ServiceOrm): {
+  schema: string;
+  customers: string;
+  accounts: string;
+  transactions: string;
+} {
   const schema = orm.config.get('schema') ?? SANDBOX_SCHEMA;
-  return { schema, customers: `"${schema}"."customers"`, accounts: `"${schema}"."accounts"`, transactions: `"${schema}"."transactions"` };
+  return {
+    schema,
+    customers: `"${schema}"."customers"`,
+    accounts: `"${schema}"."accounts"`,
+    transactions: `"${schema}"."transactions"`,
+  };
 }

@@ -23,7 +23,9 @@ export class Migration20250601000000Ledger extends Migration {
       "balance" bigint not null check ("balance" >= 0),
       "created_at" timestamptz not null,
       constraint "accounts_bank_handle_iban_unique" unique ("bank_handle", "iban"));`);
-    this.addSql(`create index "accounts_bank_handle_customer_ref_index" on ${t}."accounts" ("bank_handle", "customer_ref");`);
+    this.addSql(
+      `create index "accounts_bank_handle_customer_ref_index" on ${t}."accounts" ("bank_handle", "customer_ref");`,
+    );
     this.addSql(`create table ${t}."transactions" (
       "transaction_id" text not null primary key,
       "bank_handle" text not null,
@@ -42,8 +44,12 @@ export class Migration20250601000000Ledger extends Migration {
       "confirmation_attempts" integer not null default 0,
       "confirmed_at" timestamptz null,
       constraint "transactions_bank_handle_operation_reference_unique" unique ("bank_handle", "operation", "reference"));`);
-    this.addSql(`create index "transactions_bank_handle_iban_booked_at_index" on ${t}."transactions" ("bank_handle", "iban", "booked_at");`);
-    this.addSql(`create index "transactions_pending_confirmation_index" on ${t}."transactions" ("bank_handle") where "confirmation_status" = 'PENDING';`);
+    this.addSql(
+      `create index "transactions_bank_handle_iban_booked_at_index" on ${t}."transactions" ("bank_handle", "iban", "booked_at");`,
+    );
+    this.addSql(
+      `create index "transactions_pending_confirmation_index" on ${t}."transactions" ("bank_handle") where "confirmation_status" = 'PENDING';`,
+    );
   }
 
   override async down(): Promise<void> {

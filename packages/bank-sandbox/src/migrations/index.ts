@@ -2,4 +2,6 @@ import type { MigrationObject } from '@gateway/db';
 import { Migration20250601000000Ledger } from './Migration20250601000000Ledger';
 
 /** Committed migrations of the ledger (the `bank_sandbox` schema; the test bank's `test_banks` adds its own), in order. */
-export const sandboxMigrations: MigrationObject[] = [{ name: 'Migration20250601000000Ledger', class: Migration20250601000000Ledger }];
+export const sandboxMigrations: MigrationObject[] = [
+  { name: 'Migration20250601000000Ledger', class: Migration20250601000000Ledger },
+];

@@ -22,7 +22,10 @@ export function inProcessLink(bankHandle: string, confirm: ConfirmCredit): Confi
       } catch (error) {
         const status = refusalStatusOf(error);
         if (status === undefined) throw error;
-        return { status, body: { error: { code: (error as { code?: unknown }).code ?? 'REFUSED', message: (error as Error).message } } };
+        return {
+          status,
+          body: { error: { code: (error as { code?: unknown }).code ?? 'REFUSED', message: (error as Error).message } },
+        };
       }
     },
   };
@@ -31,6 +34,11 @@ export function inProcessLink(bankHandle: string, confirm: ConfirmCredit): Confi
 /** The 4xx (but 429) status of a gateway refusal, thrown as a GatewayError or relayed as a GraphQL error. */
 function refusalStatusOf(error: unknown): number | undefined {
   const extensions = (error as { extensions?: { status?: unknown } } | null)?.extensions;
-  const status = error instanceof GatewayError ? httpStatusOf(error.code) : typeof extensions?.status === 'number' ? extensions.status : undefined;
+  const status =
+    error instanceof GatewayError
+      ? httpStatusOf(error.code)
+      : typeof extensions?.status === 'number'
+        ? extensions.status
+        : undefined;
   return status !== undefined && status >= 400 && status < 500 && status !== 429 ? status : undefined;
 }

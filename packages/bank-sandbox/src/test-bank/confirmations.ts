@@ -6,7 +6,8 @@ import type { TestLedger } from './ledger';
 import { testPayerByIban } from './payers';
 
 /** Is this the payment of a late-confirm test payer (one of the IBANs its reference was debited from)? */
-const isLateConfirm = (debitedIbans: string[]): boolean => debitedIbans.some((iban) => testPayerByIban(iban)?.behaviour === 'late-confirm');
+const isLateConfirm = (debitedIbans: string[]): boolean =>
+  debitedIbans.some((iban) => testPayerByIban(iban)?.behaviour === 'late-confirm');
 
 /**
  * The test bank's credit-confirmed callbacks: the sandbox's CreditConfirmations (state on the
@@ -40,7 +41,9 @@ export class TestBankConfirmations {
       this.clock,
     );
     this.perHandle.set(handle, confirmations);
-    this.resume(handle, confirmations).catch((error) => this.logger.error({ err: error, bank_handle: handle }, 'test bank: pending confirmations not resumed'));
+    this.resume(handle, confirmations).catch((error) =>
+      this.logger.error({ err: error, bank_handle: handle }, 'test bank: pending confirmations not resumed'),
+    );
   }
 
   /** A rail credit just booked: confirmed after the rail's delay, or after lateDelayMs for a late-confirm payer's payment. */
@@ -56,7 +59,10 @@ export class TestBankConfirmations {
     for (const transaction of await this.ledger.of(handle).movements.pendingConfirmations()) {
       // A late confirmation stays late across a restart: due lateDelayMs after its booking.
       const late = isLateConfirm(await this.ledger.debitedIbans(transaction.reference));
-      confirmations.schedule(transaction, late ? Math.max(0, transaction.bookedAt.getTime() + this.lateDelayMs - this.clock().getTime()) : 0);
+      confirmations.schedule(
+        transaction,
+        late ? Math.max(0, transaction.bookedAt.getTime() + this.lateDelayMs - this.clock().getTime()) : 0,
+      );
     }
   }
 }

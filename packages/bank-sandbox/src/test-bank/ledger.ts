@@ -36,7 +36,10 @@ export class TestLedger {
   of(handle: string): HandleBooks {
     let books = this.books.get(handle);
     if (!books) {
-      books = { accounts: new AccountBook(this.orm, handle, '', this.clock), movements: new MovementBook(this.orm, handle, this.clock) };
+      books = {
+        accounts: new AccountBook(this.orm, handle, '', this.clock),
+        movements: new MovementBook(this.orm, handle, this.clock),
+      };
       this.books.set(handle, books);
     }
     return books;
@@ -73,7 +76,11 @@ export class TestLedger {
     try {
       return await work();
     } catch (error) {
-      if (!(error instanceof BankError && error.code === 'ACCOUNT_NOT_FOUND') || !(await this.openIfAbsent(handle, iban, currency))) throw error;
+      if (
+        !(error instanceof BankError && error.code === 'ACCOUNT_NOT_FOUND') ||
+        !(await this.openIfAbsent(handle, iban, currency))
+      )
+        throw error;
       return work();
     }
   }
@@ -82,7 +89,10 @@ export class TestLedger {
   async debitedIbans(reference: string): Promise<string[]> {
     const rows = await this.orm.em
       .fork()
-      .execute<Array<{ iban: string }>>(`select distinct "iban" from ${this.tables.transactions} where "operation" = 'DEBIT' and "reference" = ?`, [reference]);
+      .execute<Array<{ iban: string }>>(
+        `select distinct "iban" from ${this.tables.transactions} where "operation" = 'DEBIT' and "reference" = ?`,
+        [reference],
+      );
     return rows.map((row) => row.iban);
   }
 }

@@ -10,11 +10,15 @@ import { quotedSchema } from '../migrations/Migration20250601000000Ledger';
 export class Migration20250701000000TestBankDebitReference extends Migration {
   override async up(): Promise<void> {
     const t = quotedSchema(this.config.get('schema'));
-    this.addSql(`create index "transactions_debit_reference_index" on ${t}."transactions" ("reference") where "operation" = 'DEBIT';`);
+    this.addSql(
+      `create index "transactions_debit_reference_index" on ${t}."transactions" ("reference") where "operation" = 'DEBIT';`,
+    );
   }
 
   override async down(): Promise<void> {
-    this.addSql(`drop index if exists ${quotedSchema(this.config.get('schema'))}."transactions_debit_reference_index";`);
+    this.addSql(
+      `drop index if exists ${quotedSchema(this.config.get('schema'))}."transactions_debit_reference_index";`,
+    );
   }
 }
 

@@ -7,7 +7,8 @@ export const TEST_OTP = '123456';
 /** Balance (minor units) of an account the test bank opens on first use, in the currency asked. */
 export const DEFAULT_TEST_BALANCE = 100_000_000;
 
-export type TestPayerBehaviour = 'success' | 'wrong-otp' | 'insufficient' | 'timeout' | 'unknown' | 'credit-refused' | 'late-confirm';
+export type TestPayerBehaviour =
+  'success' | 'wrong-otp' | 'insufficient' | 'timeout' | 'unknown' | 'credit-refused' | 'late-confirm';
 
 /**
  * A test payer, like Stripe's test cards: an alias `<name>@<bank_handle>` that resolves in test mode
@@ -27,18 +28,47 @@ export interface TestPayer {
   readonly accountNumber: string;
 }
 
-const payer = (name: TestPayerBehaviour, index: number, outcome: string, otp: string | null = TEST_OTP, balance = DEFAULT_TEST_BALANCE): TestPayer =>
-  Object.freeze({ name, outcome, otp, balance, behaviour: name, accountNumber: `999999${String(index).padStart(9, '0')}` });
+const payer = (
+  name: TestPayerBehaviour,
+  index: number,
+  outcome: string,
+  otp: string | null = TEST_OTP,
+  balance = DEFAULT_TEST_BALANCE,
+): TestPayer =>
+  Object.freeze({
+    name,
+    outcome,
+    otp,
+    balance,
+    behaviour: name,
+    accountNumber: `999999${String(index).padStart(9, '0')}`,
+  });
 
 /** The test payers, in the order the docs list them. */
 export const TEST_PAYERS: readonly TestPayer[] = Object.freeze([
   payer('success', 1, 'Every payment succeeds (OTP 123456, balance 100,000,000 minor units).'),
   payer('wrong-otp', 2, 'Every OTP is refused: the customer never gets past verification (401 OTP_INVALID).', null),
   payer('insufficient', 3, 'Balance 0: every debit is refused with 422 INSUFFICIENT_FUNDS.', TEST_OTP, 0),
-  payer('timeout', 4, "The first debit of a payment is booked but never answered; the gateway's retry finds it booked, so it is debited once."),
-  payer('unknown', 5, 'Every debit is booked, then answered 500: the gateway finds the booking in the statement, gives the money back and FAILS the payment (CBS_ERROR).'),
-  payer('credit-refused', 6, 'The debit succeeds, the payee bank refuses the credit (422 ACCOUNT_CLOSED): the gateway reverses the debit.'),
-  payer('late-confirm', 7, "The payment succeeds, but the payee bank's credit-confirmed arrives late (15 s by default)."),
+  payer(
+    'timeout',
+    4,
+    "The first debit of a payment is booked but never answered; the gateway's retry finds it booked, so it is debited once.",
+  ),
+  payer(
+    'unknown',
+    5,
+    'Every debit is booked, then answered 500: the gateway finds the booking in the statement, gives the money back and FAILS the payment (CBS_ERROR).',
+  ),
+  payer(
+    'credit-refused',
+    6,
+    'The debit succeeds, the payee bank refuses the credit (422 ACCOUNT_CLOSED): the gateway reverses the debit.',
+  ),
+  payer(
+    'late-confirm',
+    7,
+    "The payment succeeds, but the payee bank's credit-confirmed arrives late (15 s by default).",
+  ),
 ]);
 
 const byName = new Map(TEST_PAYERS.map((p) => [p.name, p]));
@@ -61,7 +91,8 @@ export function parseTestPayerAlias(alias: string): { payer: TestPayer; bankHand
 }
 
 /** The fixed IBAN of a test payer at a bank (same institution code, same IBAN, every run). */
-export const testPayerIban = (testPayer: TestPayer, institutionCode: string): string => composeLyIban(institutionCode, testPayer.accountNumber, TEST_BRANCH);
+export const testPayerIban = (testPayer: TestPayer, institutionCode: string): string =>
+  composeLyIban(institutionCode, testPayer.accountNumber, TEST_BRANCH);
 
 /** The customer reference the test bank knows a test payer by. */
 export const testPayerCustomerRef = (testPayer: TestPayer): string => `test-${testPayer.name}`;
@@ -73,7 +104,14 @@ export const testPayerCustomerRef = (testPayer: TestPayer): string => `test-${te
 export function testPayerRouting(
   alias: string,
   bank: { handle: string; institutionCode: string },
-): { handle: string; iban: string; bankHandle: string; institutionCode: string; bankCustomerRef: string; status: 'ACTIVE' } | null {
+): {
+  handle: string;
+  iban: string;
+  bankHandle: string;
+  institutionCode: string;
+  bankCustomerRef: string;
+  status: 'ACTIVE';
+} | null {
   const parsed = parseTestPayerAlias(alias);
   if (!parsed || parsed.bankHandle !== bank.handle.toLowerCase()) return null;
   return {

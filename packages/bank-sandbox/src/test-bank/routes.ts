@@ -32,7 +32,8 @@ const READ_CURRENCY = 'LYD';
  */
 export function registerTestBankRoutes(app: FastifyInstance, ctx: TestBankRoutesContext): void {
   const booksOf = (handle: string): HandleBooks => {
-    if (!ctx.registered(handle)) throw new BankError(404, 'NOT_FOUND', `no test bank ${handle} here (core() registers a handle)`);
+    if (!ctx.registered(handle))
+      throw new BankError(404, 'NOT_FOUND', `no test bank ${handle} here (core() registers a handle)`);
     return ctx.ledger.of(handle);
   };
 
@@ -57,12 +58,19 @@ export function registerTestBankRoutes(app: FastifyInstance, ctx: TestBankRoutes
       await ctx.ledger.openIfAbsent(handle, body.iban, body.currency);
       throw bankErrors.insufficientFunds();
     }
-    const result = await ctx.ledger.withAccount(handle, body.iban, body.currency, () => books.movements.book('DEBIT', body));
+    const result = await ctx.ledger.withAccount(handle, body.iban, body.currency, () =>
+      books.movements.book('DEBIT', body),
+    );
     log(ctx.logger, request.id, handle, 'DEBIT', body.reference, result);
     // As the sandbox's `hang` fault with afterBooking: booked, answer lost; a replay hears it.
     if (payer?.behaviour === 'timeout' && !result.replayed) await holdUntilCallerGivesUp(reply, ctx.stopping);
     // Booked, but no debit of this reference is ever answered: only the statement tells.
-    if (payer?.behaviour === 'unknown') throw new BankError(500, 'INTERNAL_ERROR', 'test payer unknown: the debit is booked but never answered (see the statement)');
+    if (payer?.behaviour === 'unknown')
+      throw new BankError(
+        500,
+        'INTERNAL_ERROR',
+        'test payer unknown: the debit is booked but never answered (see the statement)',
+      );
     return movementAnswer(result.transaction);
   });
 
@@ -76,9 +84,15 @@ export function registerTestBankRoutes(app: FastifyInstance, ctx: TestBankRoutes
     // A credit-refused payer's payment is refused by the payee bank (a non-funds 4xx), so the gateway
     // reverses the debit; a credit back to the payer itself is never refused.
     if (debitedIbans.some((debited) => debited !== iban && testPayerByIban(debited)?.behaviour === 'credit-refused')) {
-      throw new BankError(422, 'ACCOUNT_CLOSED', `test payer credit-refused: the payee account ${iban} refuses this credit`);
+      throw new BankError(
+        422,
+        'ACCOUNT_CLOSED',
+        `test payer credit-refused: the payee account ${iban} refuses this credit`,
+      );
     }
-    const result = await ctx.ledger.withAccount(handle, body.iban, body.currency, () => books.movements.book('CREDIT', body));
+    const result = await ctx.ledger.withAccount(handle, body.iban, body.currency, () =>
+      books.movements.book('CREDIT', body),
+    );
     log(ctx.logger, request.id, handle, 'CREDIT', body.reference, result);
     // The sandbox's rule: a movement id's credit this handle never debited is a rail credit.
     if (result.railCredit) ctx.confirmations?.schedule(handle, result.transaction, debitedIbans);
@@ -100,14 +114,30 @@ export function registerTestBankRoutes(app: FastifyInstance, ctx: TestBankRoutes
     const { handle, iban } = request.params;
     const books = booksOf(handle);
     const query = parse(transactionsQuery, request.query);
-    const transactions = await ctx.ledger.withAccount(handle, iban, READ_CURRENCY, () => books.movements.statement(iban, query.fromDate, query.toDate));
+    const transactions = await ctx.ledger.withAccount(handle, iban, READ_CURRENCY, () =>
+      books.movements.statement(iban, query.fromDate, query.toDate),
+    );
     return { iban: iban.replace(/\s+/g, '').toUpperCase(), transactions: transactions.map(statementLine) };
   });
 }
 
-function log(logger: Logger, reqId: string, handle: string, operation: string, reference: string, result: { transaction: { transactionId: string }; replayed: boolean }): void {
+function log(
+  logger: Logger,
+  reqId: string,
+  handle: string,
+  operation: string,
+  reference: string,
+  result: { transaction: { transactionId: string }; replayed: boolean },
+): void {
   logger.info(
-    { req_id: reqId, bank_handle: handle, operation, reference, transaction_id: result.transaction.transactionId, replayed: result.replayed },
+    {
+      req_id: reqId,
+      bank_handle: handle,
+      operation,
+      reference,
+      transaction_id: result.transaction.transactionId,
+      replayed: result.replayed,
+    },
     result.replayed ? 'test bank movement replayed' : 'test bank movement booked',
   );
 }

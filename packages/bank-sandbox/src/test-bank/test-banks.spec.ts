@@ -40,14 +40,27 @@ describe('built-in test bank', () => {
   const ref = (label: string) => `ops_${label}_${(seq += 1)}`;
 
   /** One HTTP call to a handle's test core, with its internal key unless told otherwise. */
-  const call = (on: TestBanks, bank: { handle: string; institutionCode: string }, method: 'GET' | 'POST', path: string, body?: unknown, key?: string | null): Promise<Answer> => {
+  const call = (
+    on: TestBanks,
+    bank: { handle: string; institutionCode: string },
+    method: 'GET' | 'POST',
+    path: string,
+    body?: unknown,
+    key?: string | null,
+  ): Promise<Answer> => {
     const core = on.core(bank);
     return callBank({ url: core.baseUrl }, method, path, body, key === undefined ? core.internalKey : key);
   };
   const debit = (iban: string, amount: number, reference: string, bank = oasis, on = banks, currency = 'LYD') =>
     call(on, bank, 'POST', '/accounts/debit', { iban, amount, currency, reference, description: 'test debit' });
   const credit = (iban: string, amount: number, reference: string, bank = dunes, on = banks) =>
-    call(on, bank, 'POST', '/accounts/credit', { iban, amount, currency: 'LYD', reference, description: 'test credit' });
+    call(on, bank, 'POST', '/accounts/credit', {
+      iban,
+      amount,
+      currency: 'LYD',
+      reference,
+      description: 'test credit',
+    });
 
   beforeAll(async () => {
     db = await openTestDatabase();
@@ -84,7 +97,14 @@ describe('built-in test bank', () => {
       const iban = payerIban('success');
       const missing = await call(banks, oasis, 'GET', `/accounts/${iban}`, undefined, null);
       const wrong = await call(banks, oasis, 'GET', `/accounts/${iban}`, undefined, 'sik_test_not_the_right_key_000');
-      const verify = await call(banks, oasis, 'POST', '/customers/verify', { customer_ref: 'test-success', otp: TEST_OTP }, null);
+      const verify = await call(
+        banks,
+        oasis,
+        'POST',
+        '/customers/verify',
+        { customer_ref: 'test-success', otp: TEST_OTP },
+        null,
+      );
       expect([missing.status, wrong.status, verify.status]).toEqual([401, 401, 401]);
       expect(wrong.body).toEqual({ error: { code: 'INVALID_INTERNAL_KEY', message: expect.any(String) } });
       expect(await banks.balance('oasis', iban)).toBeNull(); // a refused call opens nothing
@@ -93,13 +113,21 @@ describe('built-in test bank', () => {
 
     it('answers 404 for a handle core() did not register, and 401 for another process key', async () => {
       const core = banks.core(oasis);
-      const stranger = await callBank({ url: core.baseUrl.replace('/banks/oasis', '/banks/nowhere') }, 'GET', `/accounts/${newLyIban('011')}`, undefined, core.internalKey);
+      const stranger = await callBank(
+        { url: core.baseUrl.replace('/banks/oasis', '/banks/nowhere') },
+        'GET',
+        `/accounts/${newLyIban('011')}`,
+        undefined,
+        core.internalKey,
+      );
       expect(stranger.status).toBe(404);
       expect(stranger.body.error.code).toBe('NOT_FOUND');
       const other = await startTestBanks({ db, logger: silentLogger });
       try {
         expect(other.core(oasis).internalKey).not.toBe(core.internalKey);
-        expect((await call(other, oasis, 'GET', `/accounts/${newLyIban('011')}`, undefined, core.internalKey)).status).toBe(401);
+        expect(
+          (await call(other, oasis, 'GET', `/accounts/${newLyIban('011')}`, undefined, core.internalKey)).status,
+        ).toBe(401);
       } finally {
         await other.stop();
       }
@@ -120,7 +148,10 @@ describe('built-in test bank', () => {
       expect((await credit(credited, 700, 'stl_open_on_credit')).body.balance_after).toBe(100_000_700);
 
       const listed = newLyIban('011');
-      expect(await call(banks, oasis, 'GET', `/accounts/${listed}/transactions`)).toMatchObject({ status: 200, body: { iban: listed, transactions: [] } });
+      expect(await call(banks, oasis, 'GET', `/accounts/${listed}/transactions`)).toMatchObject({
+        status: 200,
+        body: { iban: listed, transactions: [] },
+      });
       expect(await banks.balance('oasis', listed)).toBe(100_000_000);
     });
 
@@ -131,8 +162,13 @@ describe('built-in test bank', () => {
     });
 
     it('verifies any customer it does not know with exactly the test OTP', async () => {
-      expect(await call(banks, oasis, 'POST', '/customers/verify', { customer_ref: 'real-customer-42', otp: TEST_OTP })).toMatchObject({ status: 200, body: { verified: true } });
-      const wrong = await call(banks, oasis, 'POST', '/customers/verify', { customer_ref: 'real-customer-42', otp: '654321' });
+      expect(
+        await call(banks, oasis, 'POST', '/customers/verify', { customer_ref: 'real-customer-42', otp: TEST_OTP }),
+      ).toMatchObject({ status: 200, body: { verified: true } });
+      const wrong = await call(banks, oasis, 'POST', '/customers/verify', {
+        customer_ref: 'real-customer-42',
+        otp: '654321',
+      });
       expect(wrong.status).toBe(401);
       expect(wrong.body.error.code).toBe('OTP_INVALID');
     });
@@ -141,7 +177,13 @@ describe('built-in test bank', () => {
       const sandbox: SandboxBank = await startTestBank(db, { handle: 'oasis', institutionCode: '011' });
       try {
         const iban = payerIban('success');
-        await sandbox.openAccount({ customerRef: 'sandbox-cust', holderName: 'Sandbox', currency: 'LYD', balance: 500, iban });
+        await sandbox.openAccount({
+          customerRef: 'sandbox-cust',
+          holderName: 'Sandbox',
+          currency: 'LYD',
+          balance: 500,
+          iban,
+        });
         expect((await debit(iban, 100, ref('apart'))).status).toBe(200);
         expect((await sandbox.getAccount(iban))?.balance).toBe(500);
         expect(await banks.balance('oasis', iban)).toBeLessThan(100_000_000);
@@ -163,7 +205,10 @@ describe('built-in test bank', () => {
         const reference = ref('shared');
         const first = await debit(iban, 1_000, reference);
         const replay = await debit(iban, 1_000, reference, oasis, other);
-        expect(replay).toMatchObject({ status: 200, body: { transaction_id: first.body.transaction_id, balance_after: 99_999_000 } });
+        expect(replay).toMatchObject({
+          status: 200,
+          body: { transaction_id: first.body.transaction_id, balance_after: 99_999_000 },
+        });
         expect((await call(other, oasis, 'GET', `/accounts/${iban}`)).body.balance).toBe(99_999_000);
         expect(await other.balance('oasis', iban)).toBe(await banks.balance('oasis', iban));
         await debit(iban, 500, ref('shared'), oasis, other);
@@ -179,8 +224,12 @@ describe('built-in test bank', () => {
     it('success: OTP 123456, and a payment across banks is debited, credited and confirmed', async () => {
       const payer = payerIban('success');
       const merchant = newLyIban('012');
-      expect((await call(banks, oasis, 'POST', '/customers/verify', { customer_ref: 'test-success', otp: TEST_OTP })).status).toBe(200);
-      expect((await call(banks, oasis, 'POST', '/customers/verify', { customer_ref: 'test-success', otp: '000000' })).status).toBe(401);
+      expect(
+        (await call(banks, oasis, 'POST', '/customers/verify', { customer_ref: 'test-success', otp: TEST_OTP })).status,
+      ).toBe(200);
+      expect(
+        (await call(banks, oasis, 'POST', '/customers/verify', { customer_ref: 'test-success', otp: '000000' })).status,
+      ).toBe(401);
       const reference = ref('success');
       const before = (await banks.balance('oasis', payer)) ?? 100_000_000;
       expect((await debit(payer, 4_200, reference)).status).toBe(200);
@@ -228,7 +277,10 @@ describe('built-in test bank', () => {
       const refused = await debit(payer, 1, ref('poor'));
       expect(refused.status).toBe(422);
       expect(refused.body.error.code).toBe('INSUFFICIENT_FUNDS');
-      expect((await call(banks, oasis, 'GET', `/accounts/${payer}`)).body).toMatchObject({ balance: 0, customer_ref: 'test-insufficient' });
+      expect((await call(banks, oasis, 'GET', `/accounts/${payer}`)).body).toMatchObject({
+        balance: 0,
+        customer_ref: 'test-insufficient',
+      });
       await credit(payer, 50, 'stl_topup', oasis);
       expect((await debit(payer, 1, ref('poor'))).status).toBe(422);
       expect((await banks.transactions('oasis', payer)).filter((line) => line.operation === 'DEBIT')).toEqual([]);
@@ -253,7 +305,9 @@ describe('built-in test bank', () => {
       const answer = (await replay.body.json()) as { transaction_id: string; balance_after: number };
       expect(answer.balance_after).toBe(100_000_000 - 300);
       expect(await banks.balance('oasis', payer)).toBe(100_000_000 - 300);
-      expect((await banks.transactions('oasis', payer)).map((line) => line.transactionId)).toEqual([answer.transaction_id]);
+      expect((await banks.transactions('oasis', payer)).map((line) => line.transactionId)).toEqual([
+        answer.transaction_id,
+      ]);
     });
 
     it('unknown: every debit answer is a 500 after booking; the statement shows the booking', async () => {
@@ -265,7 +319,9 @@ describe('built-in test bank', () => {
       expect(first.body.error.code).toBe('INTERNAL_ERROR');
       expect(await banks.balance('oasis', payer)).toBe(100_000_000 - 900);
       const statement = await call(banks, oasis, 'GET', `/accounts/${payer}/transactions`);
-      expect(statement.body.transactions).toEqual([expect.objectContaining({ reference, amount: 900, credit_debit_indicator: 'DEBIT' })]);
+      expect(statement.body.transactions).toEqual([
+        expect.objectContaining({ reference, amount: 900, credit_debit_indicator: 'DEBIT' }),
+      ]);
     });
 
     it('credit-refused: its debit succeeds, the payee credit is refused with a non-funds 4xx, its reversal is booked', async () => {
@@ -293,7 +349,9 @@ describe('built-in test bank', () => {
       await sleep(300);
       expect(confirmed.map((entry) => entry.body.payment_reference)).not.toContain(reference);
       await waitUntil(() => confirmed.some((entry) => entry.body.payment_reference === reference));
-      expect(confirmed.find((entry) => entry.body.payment_reference === reference)!.at - booked).toBeGreaterThanOrEqual(750);
+      expect(confirmed.find((entry) => entry.body.payment_reference === reference)!.at - booked).toBeGreaterThanOrEqual(
+        750,
+      );
     });
   });
 
@@ -307,17 +365,22 @@ describe('built-in test bank', () => {
         confirm: async (_handle, body) => {
           calls.push(body.payment_reference);
           if (body.payment_reference.startsWith('ops_refuse')) throw new GatewayError('SESSION_NOT_FOUND');
-          if (calls.filter((reference) => reference === body.payment_reference).length === 1) throw new Error('gateway busy');
+          if (calls.filter((reference) => reference === body.payment_reference).length === 1)
+            throw new Error('gateway busy');
         },
       });
       const flakyBank = { handle: 'flakybank', institutionCode: '013' };
       try {
         const merchant = newLyIban('013');
         await credit(merchant, 5, 'ops_retry_1', flakyBank, flaky);
-        await waitUntil(async () => (await flaky.transactions('flakybank', merchant))[0]?.confirmationStatus === 'CONFIRMED');
+        await waitUntil(
+          async () => (await flaky.transactions('flakybank', merchant))[0]?.confirmationStatus === 'CONFIRMED',
+        );
         expect(calls.filter((reference) => reference === 'ops_retry_1')).toHaveLength(2);
         await credit(merchant, 5, 'ops_refuse_1', flakyBank, flaky);
-        await waitUntil(async () => (await flaky.transactions('flakybank', merchant))[0]?.confirmationStatus === 'REJECTED');
+        await waitUntil(
+          async () => (await flaky.transactions('flakybank', merchant))[0]?.confirmationStatus === 'REJECTED',
+        );
         expect(calls.filter((reference) => reference === 'ops_refuse_1')).toHaveLength(1);
       } finally {
         await flaky.stop();
@@ -331,7 +394,10 @@ describe('built-in test bank', () => {
         const merchant = newLyIban('014');
         expect((await credit(merchant, 5, 'ops_quiet_1', quietBank, quiet)).status).toBe(200);
         await sleep(200);
-        expect((await quiet.transactions('quietbank', merchant))[0]).toMatchObject({ confirmationStatus: 'PENDING', confirmationAttempts: 0 });
+        expect((await quiet.transactions('quietbank', merchant))[0]).toMatchObject({
+          confirmationStatus: 'PENDING',
+          confirmationAttempts: 0,
+        });
         expect(confirmed.map((entry) => entry.body.payment_reference)).not.toContain('ops_quiet_1');
       } finally {
         await quiet.stop();

@@ -49,12 +49,15 @@ export async function startTestBanks(options: TestBanksOptions): Promise<TestBan
   const delay = options.confirmDelayMs ?? { min: 50, max: 200 };
   if (!(delay.min >= 0 && delay.max >= delay.min)) throw new Error('test banks: confirmDelayMs needs 0 <= min <= max');
   const lateDelayMs = options.lateConfirmDelayMs ?? 15_000;
-  if (!(Number.isFinite(lateDelayMs) && lateDelayMs >= 0)) throw new Error('test banks: lateConfirmDelayMs must be >= 0');
+  if (!(Number.isFinite(lateDelayMs) && lateDelayMs >= 0))
+    throw new Error('test banks: lateConfirmDelayMs must be >= 0');
 
   const logger = options.logger ?? createLogger('bank-sandbox:test-banks');
   const clock = options.clock ?? (() => new Date());
   const ledger = new TestLedger(await sandboxOrm(options.db, TEST_BANKS_SCHEMA, testBankMigrations), clock);
-  const confirmations = options.confirm ? new TestBankConfirmations(ledger, options.confirm, delay, lateDelayMs, logger, clock) : null;
+  const confirmations = options.confirm
+    ? new TestBankConfirmations(ledger, options.confirm, delay, lateDelayMs, logger, clock)
+    : null;
   const stopping = new AbortController();
   // Per start: the key guards the test cores of this process only (its gateway is the one caller).
   const internalKey = `sik_test_${randomBytes(24).toString('base64url')}`;
@@ -62,7 +65,13 @@ export async function startTestBanks(options: TestBanksOptions): Promise<TestBan
 
   const app = buildBankServer(logger, () => internalKey);
   app.get('/healthz', async () => ({ status: 'ok', bank_handles: [...registered.keys()] }));
-  registerTestBankRoutes(app, { ledger, registered: (handle) => registered.has(handle), confirmations, stopping: stopping.signal, logger });
+  registerTestBankRoutes(app, {
+    ledger,
+    registered: (handle) => registered.has(handle),
+    confirmations,
+    stopping: stopping.signal,
+    logger,
+  });
   await app.listen({ host: options.host ?? '127.0.0.1', port: 0 });
   const address = app.server.address() as AddressInfo;
   const url = `http://${address.family === 'IPv6' ? `[${address.address}]` : address.address}:${address.port}`;

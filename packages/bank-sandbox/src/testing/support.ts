@@ -44,7 +44,11 @@ export async function call(
     ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
   });
   const text = await response.body.text();
-  return { status: response.statusCode, body: text ? JSON.parse(text) : null, headers: response.headers as IncomingHttpHeaders };
+  return {
+    status: response.statusCode,
+    body: text ? JSON.parse(text) : null,
+    headers: response.headers as IncomingHttpHeaders,
+  };
 }
 
 export interface ReceivedCall {
@@ -64,7 +68,10 @@ export interface Receiver {
 
 /** A stand-in for the gateway: records every call and answers what `answer` says. */
 export async function startReceiver(
-  answer: (call: ReceivedCall, index: number) => { status: number; body?: unknown } = () => ({ status: 200, body: { received: true } }),
+  answer: (call: ReceivedCall, index: number) => { status: number; body?: unknown } = () => ({
+    status: 200,
+    body: { received: true },
+  }),
 ): Promise<Receiver> {
   const received: ReceivedCall[] = [];
   const waiters: Array<() => void> = [];
@@ -73,7 +80,12 @@ export async function startReceiver(
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
     req.on('end', () => {
       const text = Buffer.concat(chunks).toString('utf8');
-      const entry: ReceivedCall = { method: req.method ?? '', path: req.url ?? '', headers: req.headers, body: text ? JSON.parse(text) : null };
+      const entry: ReceivedCall = {
+        method: req.method ?? '',
+        path: req.url ?? '',
+        headers: req.headers,
+        body: text ? JSON.parse(text) : null,
+      };
       received.push(entry);
       const { status, body } = answer(entry, received.length - 1);
       res.writeHead(status, { 'content-type': 'application/json' }).end(body === undefined ? '' : JSON.stringify(body));

@@ -14,7 +14,11 @@ export class Migration20261122000000_auth_credentials extends Migration {
       "expires_at" timestamptz null,
       "revoked_at" timestamptz null,
       constraint "credentials_hash_unique" unique ("hash"));`);
-    this.addSql('create index if not exists "credentials_kind_owner_id_index" on "auth"."credentials" ("kind", "owner_id");');
-    this.addSql('create index if not exists "credentials_family_index" on "auth"."credentials" ("family") where "family" is not null;');
+    this.addSql(
+      'create index if not exists "credentials_kind_owner_id_index" on "auth"."credentials" ("kind", "owner_id");',
+    );
+    this.addSql(
+      'create index if not exists "credentials_family_index" on "auth"."credentials" ("family") where "family" is not null;',
+    );
   }
 }

@@ -44,13 +44,21 @@ export function registerDashboard(app: FastifyInstance, logger: Logger): void {
       return reply.send(shell(await ready(), nonce));
     } catch (error) {
       logger.error({ err: error, requestId: request.requestId }, 'the dashboard bundle could not be built');
-      return reply.code(503).send('<!doctype html><title>Dashboard unavailable</title><p>The dashboard is unavailable. Please try again shortly.</p>');
+      return reply
+        .code(503)
+        .send(
+          '<!doctype html><title>Dashboard unavailable</title><p>The dashboard is unavailable. Please try again shortly.</p>',
+        );
     }
   });
 
   app.get(`${DASHBOARD_PATH}/assets/:file`, async (request, reply) => {
     const file = (await ready()).files.get((request.params as { file: string }).file);
     if (!file) return reply.code(404).type('text/plain; charset=utf-8').send('Not found');
-    return reply.type(file.type).header('cache-control', 'public, max-age=31536000, immutable').header('x-content-type-options', 'nosniff').send(file.body);
+    return reply
+      .type(file.type)
+      .header('cache-control', 'public, max-age=31536000, immutable')
+      .header('x-content-type-options', 'nosniff')
+      .send(file.body);
   });
 }

@@ -1,7 +1,12 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import { parse as parseCookies, serialize as serializeCookie } from 'cookie';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { DASHBOARD_SESSION_COOKIE, DASHBOARD_SESSION_PREFIX, DASHBOARD_SESSION_TTL_SECONDS, GatewayError } from '@gateway/kernel';
+import {
+  DASHBOARD_SESSION_COOKIE,
+  DASHBOARD_SESSION_PREFIX,
+  DASHBOARD_SESSION_TTL_SECONDS,
+  GatewayError,
+} from '@gateway/kernel';
 import { sendError } from '../../errors';
 import type { Execute } from '../../executor';
 import { passBackRouterHeaders } from '../../headers';
@@ -38,16 +43,29 @@ export function dashboardSessionOf(headers: IncomingHttpHeaders): string | undef
  * this origin for anything but a GET (a GET /graphql never runs a mutation). Undefined: leave the
  * request as it is.
  */
-export function cookieCredential(headers: IncomingHttpHeaders, method: string): { authorization: string } | GatewayError | undefined {
+export function cookieCredential(
+  headers: IncomingHttpHeaders,
+  method: string,
+): { authorization: string } | GatewayError | undefined {
   if (headers.authorization !== undefined) return undefined;
   const session = dashboardSessionOf(headers);
   if (!session) return undefined;
-  if (method !== 'GET' && !fromThisOrigin(headers)) return new GatewayError('FORBIDDEN', 'a request signed in by the dashboard cookie must come from the dashboard (Origin)');
+  if (method !== 'GET' && !fromThisOrigin(headers))
+    return new GatewayError(
+      'FORBIDDEN',
+      'a request signed in by the dashboard cookie must come from the dashboard (Origin)',
+    );
   return { authorization: `Bearer ${session}` };
 }
 
 const sessionCookie = (request: FastifyRequest, value: string, maxAge: number): string =>
-  serializeCookie(DASHBOARD_SESSION_COOKIE, value, { httpOnly: true, sameSite: 'strict', secure: request.protocol === 'https', path: '/', maxAge });
+  serializeCookie(DASHBOARD_SESSION_COOKIE, value, {
+    httpOnly: true,
+    sameSite: 'strict',
+    secure: request.protocol === 'https',
+    path: '/',
+    maxAge,
+  });
 
 /**
  * POST /dashboard/session (Authorization: Bearer <merchant key>) exchanges the key for a session
@@ -59,13 +77,21 @@ export function registerDashboardSession(app: FastifyInstance, execute: Execute)
   const refuseForeign = (request: FastifyRequest, reply: FastifyReply): FastifyReply | undefined =>
     fromThisOrigin(request.headers)
       ? undefined
-      : sendError(reply, new GatewayError('FORBIDDEN', 'the dashboard signs in and out from its own page only (Origin)'), request.requestId);
+      : sendError(
+          reply,
+          new GatewayError('FORBIDDEN', 'the dashboard signs in and out from its own page only (Origin)'),
+          request.requestId,
+        );
 
   app.post(DASHBOARD_SESSION_PATH, async (request, reply) => {
     const foreign = refuseForeign(request, reply);
     if (foreign) return foreign;
     if (request.headers.authorization === undefined)
-      return sendError(reply, new GatewayError('INVALID_API_KEY', 'send the merchant key as Authorization: Bearer <key>'), request.requestId);
+      return sendError(
+        reply,
+        new GatewayError('INVALID_API_KEY', 'send the merchant key as Authorization: Bearer <key>'),
+        request.requestId,
+      );
     const { data, error, headers } = await execute(request, START, {});
     passBackRouterHeaders(reply, headers);
     if (error) return sendError(reply, error, request.requestId);

@@ -29,7 +29,8 @@ export class RegisterBankInput {
 
   @Field(() => [SettlementAccountInput], {
     nullable: true,
-    description: 'Settlement accounts for particular currencies, one per currency; a position in a currency without one is booked on settlementAccountIban.',
+    description:
+      'Settlement accounts for particular currencies, one per currency; a position in a currency without one is booked on settlementAccountIban.',
   })
   settlementAccounts?: SettlementAccountInput[];
 
@@ -49,22 +50,39 @@ export class RegisterBankInput {
   })
   sandboxCoreBaseUrl?: string;
 
-  @Field({ nullable: true, description: 'Internal key of the sandbox core (at least 24 characters, not the live one); generated when a sandboxCoreBaseUrl is given without it.' })
+  @Field({
+    nullable: true,
+    description:
+      'Internal key of the sandbox core (at least 24 characters, not the live one); generated when a sandboxCoreBaseUrl is given without it.',
+  })
   sandboxInternalKey?: string;
 
-  @Field(() => GraphQLSafeInt, { nullable: true, description: 'Smallest amount per transaction, in minor units; default 1.' })
+  @Field(() => GraphQLSafeInt, {
+    nullable: true,
+    description: 'Smallest amount per transaction, in minor units; default 1.',
+  })
   minAmount?: number;
 
-  @Field(() => GraphQLSafeInt, { nullable: true, description: 'Largest amount per transaction, in minor units, not below minAmount; default 1000000000.' })
+  @Field(() => GraphQLSafeInt, {
+    nullable: true,
+    description: 'Largest amount per transaction, in minor units, not below minAmount; default 1000000000.',
+  })
   maxAmount?: number;
 
   @Field({ nullable: true, description: 'Bank supports Open Banking; default false.' })
   obEnabled?: boolean;
 
-  @Field(() => [String], { nullable: true, description: 'Subset of accounts:read, balances:read, transactions:read, payments:write, no repeats; default none.' })
+  @Field(() => [String], {
+    nullable: true,
+    description: 'Subset of accounts:read, balances:read, transactions:read, payments:write, no repeats; default none.',
+  })
   obScopesSupported?: string[];
 
-  @Field(() => GraphQLSafeInt, { nullable: true, description: 'Open Banking payment orders (planned) above this amount, in minor units, will require SCA; default 100000.' })
+  @Field(() => GraphQLSafeInt, {
+    nullable: true,
+    description:
+      'Open Banking payment orders (planned) above this amount, in minor units, will require SCA; default 100000.',
+  })
   scaExemptionLimit?: number;
 
   @Field(() => Int, {
@@ -81,7 +99,10 @@ export class RegisterBankInput {
   })
   scaExemptionCumulativeLimit?: number;
 
-  @Field({ nullable: true, description: 'Upper bound of expiry_days for a consent at this bank, 1 to 365; default 90.' })
+  @Field({
+    nullable: true,
+    description: 'Upper bound of expiry_days for a consent at this bank, 1 to 365; default 90.',
+  })
   maxConsentExpiryDays?: number;
 }
 
@@ -90,12 +111,17 @@ export class UpdateBankCapabilitiesInput {
   @Field({ nullable: true, description: 'Bank supports Open Banking; unchanged when omitted.' })
   obEnabled?: boolean;
 
-  @Field(() => [String], { nullable: true, description: 'Subset of accounts:read, balances:read, transactions:read, payments:write, no repeats; unchanged when omitted.' })
+  @Field(() => [String], {
+    nullable: true,
+    description:
+      'Subset of accounts:read, balances:read, transactions:read, payments:write, no repeats; unchanged when omitted.',
+  })
   obScopesSupported?: string[];
 
   @Field(() => GraphQLSafeInt, {
     nullable: true,
-    description: 'Open Banking payment orders (planned) above this amount, in minor units, will require SCA; unchanged when omitted.',
+    description:
+      'Open Banking payment orders (planned) above this amount, in minor units, will require SCA; unchanged when omitted.',
   })
   scaExemptionLimit?: number;
 
@@ -113,18 +139,23 @@ export class UpdateBankCapabilitiesInput {
   })
   scaExemptionCumulativeLimit?: number;
 
-  @Field({ nullable: true, description: 'Upper bound of expiry_days for a consent at this bank, 1 to 365; unchanged when omitted.' })
+  @Field({
+    nullable: true,
+    description: 'Upper bound of expiry_days for a consent at this bank, 1 to 365; unchanged when omitted.',
+  })
   maxConsentExpiryDays?: number;
 
   @Field(() => String, {
     nullable: true,
-    description: "The bank's own test core (never the live URL), with sandboxInternalKey; null: none any more (the built-in test bank answers again); unchanged when omitted.",
+    description:
+      "The bank's own test core (never the live URL), with sandboxInternalKey; null: none any more (the built-in test bank answers again); unchanged when omitted.",
   })
   sandboxCoreBaseUrl?: string | null;
 
   @Field({
     nullable: true,
-    description: "The sandbox core's internal key (at least 24 characters, not the live one), required with sandboxCoreBaseUrl; the previous one stops working at once.",
+    description:
+      "The sandbox core's internal key (at least 24 characters, not the live one), required with sandboxCoreBaseUrl; the previous one stops working at once.",
   })
   sandboxInternalKey?: string;
 }

@@ -3,7 +3,16 @@ import { GatewayError } from '@gateway/kernel';
 import { requirePrincipal, type SubgraphContext } from '@gateway/federation';
 import { RegisterBankInput, UpdateBankCapabilitiesInput } from './bank.input';
 import type { BankService } from './bank.service';
-import { Bank, BankCapabilities, BankKeyRotation, BankRegistration, BankRouting, SettlementAccount, toBank, toCapabilities } from './bank.type';
+import {
+  Bank,
+  BankCapabilities,
+  BankKeyRotation,
+  BankRegistration,
+  BankRouting,
+  SettlementAccount,
+  toBank,
+  toCapabilities,
+} from './bank.type';
 
 /** Only the bank itself (its bank key) or an operator (admin key) may act on or read a bank's record. */
 function requireBankOrAdmin(context: SubgraphContext, handle: string, allowAdmin: boolean): void {
@@ -16,13 +25,22 @@ function requireBankOrAdmin(context: SubgraphContext, handle: string, allowAdmin
 export function createBankResolver(service: BankService) {
   @Resolver(() => Bank)
   class BankResolver {
-    @Query(() => Bank, { description: 'A bank by handle. Public fields for anyone; contact and settlement fields for the bank itself or an operator.' })
-    async bank(@Arg('handle', { description: 'Bank handle.' }) handle: string, @Ctx() context: SubgraphContext): Promise<Bank> {
+    @Query(() => Bank, {
+      description:
+        'A bank by handle. Public fields for anyone; contact and settlement fields for the bank itself or an operator.',
+    })
+    async bank(
+      @Arg('handle', { description: 'Bank handle.' }) handle: string,
+      @Ctx() context: SubgraphContext,
+    ): Promise<Bank> {
       return toBank(await service.find(context.em, handle));
     }
 
     @Query(() => BankCapabilities, { description: "A bank's Open Banking capabilities (public)." })
-    async bankCapabilities(@Arg('handle', { description: 'Bank handle.' }) handle: string, @Ctx() context: SubgraphContext): Promise<BankCapabilities> {
+    async bankCapabilities(
+      @Arg('handle', { description: 'Bank handle.' }) handle: string,
+      @Ctx() context: SubgraphContext,
+    ): Promise<BankCapabilities> {
       return toCapabilities(await service.find(context.em, handle));
     }
 
@@ -33,7 +51,11 @@ export function createBankResolver(service: BankService) {
     })
     async bankRouting(
       @Arg('handle', () => String, { nullable: true, description: 'Bank handle.' }) handle: string | null,
-      @Arg('institutionCode', () => String, { nullable: true, description: 'Three-digit institution code (from an IBAN).' }) institutionCode: string | null,
+      @Arg('institutionCode', () => String, {
+        nullable: true,
+        description: 'Three-digit institution code (from an IBAN).',
+      })
+      institutionCode: string | null,
       @Ctx() context: SubgraphContext,
     ): Promise<BankRouting> {
       requirePrincipal(context, ['service']);
@@ -53,8 +75,13 @@ export function createBankResolver(service: BankService) {
       };
     }
 
-    @Mutation(() => BankRegistration, { description: 'Registers a bank (operator). Returns the bank key and internal key once.' })
-    async registerBank(@Arg('input', { description: 'The bank to register.' }) input: RegisterBankInput, @Ctx() context: SubgraphContext): Promise<BankRegistration> {
+    @Mutation(() => BankRegistration, {
+      description: 'Registers a bank (operator). Returns the bank key and internal key once.',
+    })
+    async registerBank(
+      @Arg('input', { description: 'The bank to register.' }) input: RegisterBankInput,
+      @Ctx() context: SubgraphContext,
+    ): Promise<BankRegistration> {
       requirePrincipal(context, ['admin']);
       const { bank, bankKey, internalKey, sandboxInternalKey } = await service.register(context.em, input);
       context.logger.info({ bank: bank.handle, sandbox_core: bank.sandboxCoreBaseUrl !== null }, 'bank registered');
@@ -64,15 +91,21 @@ export function createBankResolver(service: BankService) {
     @Mutation(() => BankCapabilities, { description: "Changes the calling bank's Open Banking capabilities." })
     async updateBankCapabilities(
       @Arg('handle', { description: "The calling bank's handle." }) handle: string,
-      @Arg('input', { description: 'The capabilities to change; omitted ones stay.' }) input: UpdateBankCapabilitiesInput,
+      @Arg('input', { description: 'The capabilities to change; omitted ones stay.' })
+      input: UpdateBankCapabilitiesInput,
       @Ctx() context: SubgraphContext,
     ): Promise<BankCapabilities> {
       requireBankOrAdmin(context, handle, false);
       return toCapabilities(await service.updateCapabilities(context.em, handle, input));
     }
 
-    @Mutation(() => BankKeyRotation, { description: "Rotates the calling bank's key: the new key is returned once, the old one stops working at once." })
-    async rotateBankKey(@Arg('handle', { description: "The calling bank's handle." }) handle: string, @Ctx() context: SubgraphContext): Promise<BankKeyRotation> {
+    @Mutation(() => BankKeyRotation, {
+      description: "Rotates the calling bank's key: the new key is returned once, the old one stops working at once.",
+    })
+    async rotateBankKey(
+      @Arg('handle', { description: "The calling bank's handle." }) handle: string,
+      @Ctx() context: SubgraphContext,
+    ): Promise<BankKeyRotation> {
       requireBankOrAdmin(context, handle, false);
       return { bankKey: await service.rotateKey(context.em, handle) };
     }
@@ -85,7 +118,8 @@ export function createBankResolver(service: BankService) {
 
     @FieldResolver(() => String, {
       nullable: true,
-      description: "The bank's own test core, where test objects' calls go (the bank or an operator only); null: the built-in test bank.",
+      description:
+        "The bank's own test core, where test objects' calls go (the bank or an operator only); null: the built-in test bank.",
     })
     sandboxCoreBaseUrl(@Root() bank: Bank, @Ctx() context: SubgraphContext): string | null {
       requireBankOrAdmin(context, bank.handle, true);
@@ -98,7 +132,9 @@ export function createBankResolver(service: BankService) {
       return bank.entity.settlementAccountIban;
     }
 
-    @FieldResolver(() => [SettlementAccount], { description: 'Settlement accounts for particular currencies (the bank or an operator only).' })
+    @FieldResolver(() => [SettlementAccount], {
+      description: 'Settlement accounts for particular currencies (the bank or an operator only).',
+    })
     settlementAccounts(@Root() bank: Bank, @Ctx() context: SubgraphContext): SettlementAccount[] {
       requireBankOrAdmin(context, bank.handle, true);
       return bank.entity.settlementAccounts;

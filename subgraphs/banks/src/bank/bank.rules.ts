@@ -64,7 +64,10 @@ export function registerBankRules(production: boolean) {
         settlementAccounts: z
           .array(z.object({ currency: rules.currency, iban: rules.iban }).strict())
           .max(3)
-          .refine((accounts) => new Set(accounts.map((account) => account.currency)).size === accounts.length, 'must not repeat a currency')
+          .refine(
+            (accounts) => new Set(accounts.map((account) => account.currency)).size === accounts.length,
+            'must not repeat a currency',
+          )
           .default([]),
         contactEmail: rules.email,
         institutionCode: z.string().regex(/^\d{3}$/, 'must be three digits'),
@@ -78,11 +81,16 @@ export function registerBankRules(production: boolean) {
         obScopesSupported: capabilities.obScopesSupported.default([]),
         scaExemptionLimit: capabilities.scaExemptionLimit.default(100_000),
         scaExemptionMaxCount: capabilities.scaExemptionMaxCount.default(DEFAULT_SCA_EXEMPTION_MAX_COUNT),
-        scaExemptionCumulativeLimit: capabilities.scaExemptionCumulativeLimit.default(DEFAULT_SCA_EXEMPTION_CUMULATIVE_LIMIT),
+        scaExemptionCumulativeLimit: capabilities.scaExemptionCumulativeLimit.default(
+          DEFAULT_SCA_EXEMPTION_CUMULATIVE_LIMIT,
+        ),
         maxConsentExpiryDays: capabilities.maxConsentExpiryDays.default(90),
       })
       .strict()
-      .refine((bank) => bank.maxAmount >= bank.minAmount, { path: ['maxAmount'], message: 'must not be below min_amount' })
+      .refine((bank) => bank.maxAmount >= bank.minAmount, {
+        path: ['maxAmount'],
+        message: 'must not be below min_amount',
+      })
       // Test money must never reach the live core: the two are never the same address, nor the same key.
       .refine((bank) => !bank.sandboxCoreBaseUrl || !sameCore(bank.sandboxCoreBaseUrl, bank.coreBaseUrl), {
         path: ['sandboxCoreBaseUrl'],
@@ -100,9 +108,12 @@ export function registerBankRules(production: boolean) {
         path: ['settlementAccountIban'],
         message: "must be an account at the bank's own institution code",
       })
-      .refine((bank) => bank.settlementAccounts.every((account) => account.iban.institutionCode === bank.institutionCode), {
-        path: ['settlementAccounts'],
-        message: "every iban must be an account at the bank's own institution code",
-      })
+      .refine(
+        (bank) => bank.settlementAccounts.every((account) => account.iban.institutionCode === bank.institutionCode),
+        {
+          path: ['settlementAccounts'],
+          message: "every iban must be an account at the bank's own institution code",
+        },
+      )
   );
 }

@@ -51,12 +51,27 @@ export class BankService {
     args: { handle?: string | null; institutionCode?: string | null },
   ): Promise<{ bank: BankEntity; internalKey: string; sandboxInternalKey: string | null }> {
     const given = [args.handle, args.institutionCode].filter((value) => value !== undefined && value !== null);
-    if (given.length !== 1) throw new GatewayError('VALIDATION_ERROR', 'handle: give exactly one of handle or institution_code');
-    const bank = args.handle != null ? await em.findOne(BankEntity, { handle: args.handle }) : await this.findByInstitutionCode(em, args.institutionCode!);
-    if (!bank) throw new GatewayError('BANK_NOT_REGISTERED', `no bank with ${args.handle != null ? `handle ${args.handle}` : `institution code ${args.institutionCode}`}`);
-    if (bank.status !== 'ACTIVE') throw new GatewayError('BANK_NOT_PARTICIPATING', `bank ${bank.handle} is ${bank.status}`);
-    const sandboxInternalKey = bank.sandboxInternalKeySealed ? openSealedSecret(bank.sandboxInternalKeySealed, this.settings.platformSecret) : null;
-    return { bank, internalKey: openSealedSecret(bank.internalKeySealed, this.settings.platformSecret), sandboxInternalKey };
+    if (given.length !== 1)
+      throw new GatewayError('VALIDATION_ERROR', 'handle: give exactly one of handle or institution_code');
+    const bank =
+      args.handle != null
+        ? await em.findOne(BankEntity, { handle: args.handle })
+        : await this.findByInstitutionCode(em, args.institutionCode!);
+    if (!bank)
+      throw new GatewayError(
+        'BANK_NOT_REGISTERED',
+        `no bank with ${args.handle != null ? `handle ${args.handle}` : `institution code ${args.institutionCode}`}`,
+      );
+    if (bank.status !== 'ACTIVE')
+      throw new GatewayError('BANK_NOT_PARTICIPATING', `bank ${bank.handle} is ${bank.status}`);
+    const sandboxInternalKey = bank.sandboxInternalKeySealed
+      ? openSealedSecret(bank.sandboxInternalKeySealed, this.settings.platformSecret)
+      : null;
+    return {
+      bank,
+      internalKey: openSealedSecret(bank.internalKeySealed, this.settings.platformSecret),
+      sandboxInternalKey,
+    };
   }
 
   async register(em: EntityManager, input: RegisterBankInput): Promise<RegisteredBank> {
@@ -65,11 +80,15 @@ export class BankService {
     const sandboxInternalKey = valid.sandboxCoreBaseUrl ? (valid.sandboxInternalKey ?? newSecret('sik_test_')) : null;
     try {
       return await em.transactional(async (tx) => {
-        const clash = await tx.findOne(BankEntity, { $or: [{ handle: valid.bankHandle }, { institutionCode: valid.institutionCode }] });
+        const clash = await tx.findOne(BankEntity, {
+          $or: [{ handle: valid.bankHandle }, { institutionCode: valid.institutionCode }],
+        });
         if (clash) {
           throw new GatewayError(
             'BANK_ALREADY_REGISTERED',
-            clash.handle === valid.bankHandle ? `bank_handle ${valid.bankHandle} is registered` : `institution_code ${valid.institutionCode} belongs to ${clash.handle}`,
+            clash.handle === valid.bankHandle
+              ? `bank_handle ${valid.bankHandle} is registered`
+              : `institution_code ${valid.institutionCode} belongs to ${clash.handle}`,
           );
         }
         const bank = tx.create(BankEntity, {
@@ -79,11 +98,16 @@ export class BankService {
           institutionCode: valid.institutionCode,
           coreBaseUrl: valid.coreBaseUrl,
           settlementAccountIban: valid.settlementAccountIban.iban,
-          settlementAccounts: valid.settlementAccounts.map((account) => ({ currency: account.currency, iban: account.iban.iban })),
+          settlementAccounts: valid.settlementAccounts.map((account) => ({
+            currency: account.currency,
+            iban: account.iban.iban,
+          })),
           contactEmail: valid.contactEmail,
           internalKeySealed: sealSecret(internalKey, this.settings.platformSecret),
           sandboxCoreBaseUrl: valid.sandboxCoreBaseUrl ?? null,
-          sandboxInternalKeySealed: sandboxInternalKey ? sealSecret(sandboxInternalKey, this.settings.platformSecret) : null,
+          sandboxInternalKeySealed: sandboxInternalKey
+            ? sealSecret(sandboxInternalKey, this.settings.platformSecret)
+            : null,
           status: 'ACTIVE',
           minAmount: BigInt(valid.minAmount),
           maxAmount: BigInt(valid.maxAmount),
@@ -100,7 +124,14 @@ export class BankService {
         // Hashed in the vault to verify the bank's callbacks; sealed above to present it to the core.
         vault.issue(tx, { kind: 'internal_key', ownerId: bank.handle, prefix: '', raw: internalKey });
         // The sandbox core's callbacks authenticate as the bank's test world: they confirm test movements only.
-        if (sandboxInternalKey) vault.issue(tx, { kind: 'internal_key', ownerId: bank.handle, prefix: '', raw: sandboxInternalKey, scopes: ['test'] });
+        if (sandboxInternalKey)
+          vault.issue(tx, {
+            kind: 'internal_key',
+            ownerId: bank.handle,
+            prefix: '',
+            raw: sandboxInternalKey,
+            scopes: ['test'],
+          });
         return { bank, bankKey, internalKey, sandboxInternalKey };
       });
     } catch (error) {
@@ -110,7 +141,10 @@ export class BankService {
         if ((error as { constraint?: string }).constraint === 'credentials_hash_unique') {
           throw new GatewayError('VALIDATION_ERROR', 'internal_key: already in use; every bank needs a key of its own');
         }
-        throw new GatewayError('BANK_ALREADY_REGISTERED', `bank_handle ${valid.bankHandle} or institution_code ${valid.institutionCode} is registered`);
+        throw new GatewayError(
+          'BANK_ALREADY_REGISTERED',
+          `bank_handle ${valid.bankHandle} or institution_code ${valid.institutionCode} is registered`,
+        );
       }
       throw error;
     }
@@ -120,12 +154,14 @@ export class BankService {
     const changes = parseInput(updateCapabilitiesRules(this.settings.production), stripUndefined(input));
     return em.transactional(async (tx) => {
       const bank = await this.find(tx, handle);
-      if (changes.sandboxCoreBaseUrl !== undefined) await this.changeSandboxCore(tx, bank, changes.sandboxCoreBaseUrl, changes.sandboxInternalKey);
+      if (changes.sandboxCoreBaseUrl !== undefined)
+        await this.changeSandboxCore(tx, bank, changes.sandboxCoreBaseUrl, changes.sandboxInternalKey);
       if (changes.obEnabled !== undefined) bank.obEnabled = changes.obEnabled;
       if (changes.obScopesSupported !== undefined) bank.obScopesSupported = changes.obScopesSupported;
       if (changes.scaExemptionLimit !== undefined) bank.scaExemptionLimit = BigInt(changes.scaExemptionLimit);
       if (changes.scaExemptionMaxCount !== undefined) bank.scaExemptionMaxCount = changes.scaExemptionMaxCount;
-      if (changes.scaExemptionCumulativeLimit !== undefined) bank.scaExemptionCumulativeLimit = BigInt(changes.scaExemptionCumulativeLimit);
+      if (changes.scaExemptionCumulativeLimit !== undefined)
+        bank.scaExemptionCumulativeLimit = BigInt(changes.scaExemptionCumulativeLimit);
       if (changes.maxConsentExpiryDays !== undefined) bank.maxConsentExpiryDays = changes.maxConsentExpiryDays;
       return bank;
     });
@@ -135,13 +171,21 @@ export class BankService {
    * Points the bank's test world at another sandbox core (or, null, back at the built-in test
    * bank): the previous sandbox key stops working at once; never the live URL or key.
    */
-  private async changeSandboxCore(tx: EntityManager, bank: BankEntity, url: string | null, key: string | undefined): Promise<void> {
+  private async changeSandboxCore(
+    tx: EntityManager,
+    bank: BankEntity,
+    url: string | null,
+    key: string | undefined,
+  ): Promise<void> {
     const liveKey = openSealedSecret(bank.internalKeySealed, this.settings.platformSecret);
     if (url !== null && sameCore(url, bank.coreBaseUrl)) {
       throw new GatewayError('VALIDATION_ERROR', 'sandbox_core_base_url: must not be the live core_base_url');
     }
-    if (key !== undefined && key === liveKey) throw new GatewayError('VALIDATION_ERROR', 'sandbox_internal_key: must not be the live internal_key');
-    const previousKey = bank.sandboxInternalKeySealed ? openSealedSecret(bank.sandboxInternalKeySealed, this.settings.platformSecret) : null;
+    if (key !== undefined && key === liveKey)
+      throw new GatewayError('VALIDATION_ERROR', 'sandbox_internal_key: must not be the live internal_key');
+    const previousKey = bank.sandboxInternalKeySealed
+      ? openSealedSecret(bank.sandboxInternalKeySealed, this.settings.platformSecret)
+      : null;
     bank.sandboxCoreBaseUrl = url;
     // The same key for a moved core stays as it is; any other change retires the previous key.
     if (url !== null && key === previousKey) return;
@@ -150,8 +194,10 @@ export class BankService {
       const previous = await vault.lookup(tx, ['internal_key'], previousKey);
       if (previous) await tx.nativeUpdate(Credential, { id: previous.id, revokedAt: null }, { revokedAt: new Date() });
     }
-    bank.sandboxInternalKeySealed = url !== null && key !== undefined ? sealSecret(key, this.settings.platformSecret) : null;
-    if (url !== null && key !== undefined) vault.issue(tx, { kind: 'internal_key', ownerId: bank.handle, prefix: '', raw: key, scopes: ['test'] });
+    bank.sandboxInternalKeySealed =
+      url !== null && key !== undefined ? sealSecret(key, this.settings.platformSecret) : null;
+    if (url !== null && key !== undefined)
+      vault.issue(tx, { kind: 'internal_key', ownerId: bank.handle, prefix: '', raw: key, scopes: ['test'] });
   }
 
   async rotateKey(em: EntityManager, handle: string): Promise<string> {

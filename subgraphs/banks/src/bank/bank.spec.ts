@@ -6,7 +6,8 @@ import { composeIBAN } from 'ibantools';
 import { start } from '../service';
 
 const admin = { kind: 'admin' as const };
-const iban = (institution: string, account: string) => composeIBAN({ countryCode: 'LY', bban: `${institution}001${account.padStart(15, '0')}` })!;
+const iban = (institution: string, account: string) =>
+  composeIBAN({ countryCode: 'LY', bban: `${institution}001${account.padStart(15, '0')}` })!;
 
 const REGISTER = `mutation($input: RegisterBankInput!) {
   registerBank(input: $input) { bankKey internalKey bank { handle institutionCode status minAmount maxAmount capabilities { obEnabled maxConsentExpiryDays } } }
@@ -54,8 +55,12 @@ describe('banks subgraph', () => {
   });
 
   it('refuses a duplicate handle or institution code with 409 BANK_ALREADY_REGISTERED', async () => {
-    expect(await client.errorCode(REGISTER, { input: bankInput('alpha', '109') }, admin)).toBe('BANK_ALREADY_REGISTERED');
-    expect(await client.errorCode(REGISTER, { input: bankInput('other', '101') }, admin)).toBe('BANK_ALREADY_REGISTERED');
+    expect(await client.errorCode(REGISTER, { input: bankInput('alpha', '109') }, admin)).toBe(
+      'BANK_ALREADY_REGISTERED',
+    );
+    expect(await client.errorCode(REGISTER, { input: bankInput('other', '101') }, admin)).toBe(
+      'BANK_ALREADY_REGISTERED',
+    );
   });
 
   it('validates every field before it reaches the database', async () => {
@@ -95,25 +100,40 @@ describe('banks subgraph', () => {
     const internalKey = 'sik_shared_key_0123456789abcdef';
     await client.execute(REGISTER, { input: { ...bankInput('keyone', '111'), internalKey } }, admin);
     const refused = await client.attempt(REGISTER, { input: { ...bankInput('keytwo', '112'), internalKey } }, admin);
-    expect(refused.errors?.[0]?.extensions).toMatchObject({ code: 'VALIDATION_ERROR', detail: expect.stringMatching(/^internal_key:/) });
+    expect(refused.errors?.[0]?.extensions).toMatchObject({
+      code: 'VALIDATION_ERROR',
+      detail: expect.stringMatching(/^internal_key:/),
+    });
     expect(await db.knex('banks.banks').where({ handle: 'keytwo' })).toHaveLength(0);
   });
 
   it('only an operator registers banks', async () => {
     expect(await client.errorCode(REGISTER, { input: bankInput('gamma', '103') })).toBe('UNAUTHORIZED');
-    expect(await client.errorCode(REGISTER, { input: bankInput('gamma', '103') }, { kind: 'merchant', id: 'mer_1' })).toBe('FORBIDDEN');
+    expect(
+      await client.errorCode(REGISTER, { input: bankInput('gamma', '103') }, { kind: 'merchant', id: 'mer_1' }),
+    ).toBe('FORBIDDEN');
   });
 
   it('serves capabilities publicly and lets only the bank itself change them', async () => {
     await client.execute(REGISTER, { input: bankInput('delta', '104') }, admin);
     const PATCH = `mutation($input: UpdateBankCapabilitiesInput!) { updateBankCapabilities(handle: "delta", input: $input) { obEnabled obScopesSupported scaExemptionLimit } }`;
-    const input = { obEnabled: true, obScopesSupported: ['accounts:read', 'payments:write'], scaExemptionLimit: 50_000 };
+    const input = {
+      obEnabled: true,
+      obScopesSupported: ['accounts:read', 'payments:write'],
+      scaExemptionLimit: 50_000,
+    };
     expect(await client.errorCode(PATCH, { input }, { kind: 'bank', id: 'alpha' })).toBe('FORBIDDEN');
     expect(await client.errorCode(PATCH, { input })).toBe('INVALID_BANK_KEY');
     const { updateBankCapabilities } = await client.execute(PATCH, { input }, { kind: 'bank', id: 'delta' });
     expect(updateBankCapabilities).toEqual(input);
-    const { bankCapabilities } = await client.execute(`{ bankCapabilities(handle: "delta") { bankHandle obEnabled obScopesSupported } }`);
-    expect(bankCapabilities).toEqual({ bankHandle: 'delta', obEnabled: true, obScopesSupported: ['accounts:read', 'payments:write'] });
+    const { bankCapabilities } = await client.execute(
+      `{ bankCapabilities(handle: "delta") { bankHandle obEnabled obScopesSupported } }`,
+    );
+    expect(bankCapabilities).toEqual({
+      bankHandle: 'delta',
+      obEnabled: true,
+      obScopesSupported: ['accounts:read', 'payments:write'],
+    });
     expect(await client.errorCode(`{ bankCapabilities(handle: "nobank") { obEnabled } }`)).toBe('BANK_NOT_REGISTERED');
   });
 
@@ -127,10 +147,20 @@ describe('banks subgraph', () => {
   });
 
   it('rotates the bank key: the old one is invalid at once', async () => {
-    const before = await db.knex('auth.credentials').where({ owner_id: 'alpha', kind: 'bank_key' }).whereNull('revoked_at');
-    const { rotateBankKey } = await client.execute(`mutation { rotateBankKey(handle: "alpha") { bankKey } }`, {}, { kind: 'bank', id: 'alpha' });
+    const before = await db
+      .knex('auth.credentials')
+      .where({ owner_id: 'alpha', kind: 'bank_key' })
+      .whereNull('revoked_at');
+    const { rotateBankKey } = await client.execute(
+      `mutation { rotateBankKey(handle: "alpha") { bankKey } }`,
+      {},
+      { kind: 'bank', id: 'alpha' },
+    );
     expect(rotateBankKey.bankKey).toMatch(/^sbk_alpha_/);
-    const after = await db.knex('auth.credentials').where({ owner_id: 'alpha', kind: 'bank_key' }).whereNull('revoked_at');
+    const after = await db
+      .knex('auth.credentials')
+      .where({ owner_id: 'alpha', kind: 'bank_key' })
+      .whereNull('revoked_at');
     expect(after).toHaveLength(1);
     expect(after[0].id).not.toBe(before[0].id);
   });
@@ -140,7 +170,11 @@ describe('banks subgraph', () => {
       bankRouting(handle: $handle, institutionCode: $institutionCode) { handle status institutionCode coreBaseUrl internalKey minAmount maxAmount settlementAccountIban }
     }`;
     const service = { kind: 'service' as const, id: 'payments' };
-    const { registerBank } = await client.execute(REGISTER, { input: { ...bankInput('routed', '121'), minAmount: 100, maxAmount: 5000 } }, admin);
+    const { registerBank } = await client.execute(
+      REGISTER,
+      { input: { ...bankInput('routed', '121'), minAmount: 100, maxAmount: 5000 } },
+      admin,
+    );
     const expected = {
       handle: 'routed',
       status: 'ACTIVE',
@@ -158,7 +192,11 @@ describe('banks subgraph', () => {
     expect(await client.errorCode(ROUTING, { institutionCode: '999' }, service)).toBe('BANK_NOT_REGISTERED');
     expect(await client.errorCode(ROUTING, {}, service)).toBe('VALIDATION_ERROR');
     expect(await client.errorCode(ROUTING, { handle: 'routed' })).toBe('UNAUTHORIZED');
-    for (const principal of [admin, { kind: 'bank' as const, id: 'routed' }, { kind: 'merchant' as const, id: 'mer_x' }]) {
+    for (const principal of [
+      admin,
+      { kind: 'bank' as const, id: 'routed' },
+      { kind: 'merchant' as const, id: 'mer_x' },
+    ]) {
       expect(await client.errorCode(ROUTING, { handle: 'routed' }, principal)).toBe('FORBIDDEN');
     }
 
@@ -167,12 +205,15 @@ describe('banks subgraph', () => {
   });
 
   it('answers federation: _service SDL and Bank references', async () => {
-    const { _entities } = await client.execute(`query($r: [_Any!]!) { _entities(representations: $r) { ... on Bank { handle displayName } } }`, {
-      r: [
-        { __typename: 'Bank', handle: 'alpha' },
-        { __typename: 'Bank', handle: 'ghost' },
-      ],
-    });
+    const { _entities } = await client.execute(
+      `query($r: [_Any!]!) { _entities(representations: $r) { ... on Bank { handle displayName } } }`,
+      {
+        r: [
+          { __typename: 'Bank', handle: 'alpha' },
+          { __typename: 'Bank', handle: 'ghost' },
+        ],
+      },
+    );
     expect(_entities).toEqual([{ handle: 'alpha', displayName: 'Bank alpha' }, null]);
   });
 });

@@ -13,11 +13,14 @@ export class BankCapabilities {
   @Field(() => [String], { description: 'Subset of accounts:read, balances:read, transactions:read, payments:write.' })
   obScopesSupported!: string[];
 
-  @Field(() => GraphQLSafeInt, { description: 'Open Banking payment orders (planned) above this amount, in minor units, will require SCA.' })
+  @Field(() => GraphQLSafeInt, {
+    description: 'Open Banking payment orders (planned) above this amount, in minor units, will require SCA.',
+  })
   scaExemptionLimit!: number;
 
   @Field(() => Int, {
-    description: 'Exempted Open Banking payment orders one consent may make since its last SCA (the approval, or an order authorised at sca_url); the next one needs SCA.',
+    description:
+      'Exempted Open Banking payment orders one consent may make since its last SCA (the approval, or an order authorised at sca_url); the next one needs SCA.',
   })
   scaExemptionMaxCount!: number;
 
@@ -58,10 +61,14 @@ export class Bank {
   @Field({ description: 'ACTIVE or SUSPENDED; only ACTIVE banks take part in payments.' })
   status!: string;
 
-  @Field(() => GraphQLSafeInt, { description: 'Smallest amount per transaction, in minor units of the payment currency.' })
+  @Field(() => GraphQLSafeInt, {
+    description: 'Smallest amount per transaction, in minor units of the payment currency.',
+  })
   minAmount!: number;
 
-  @Field(() => GraphQLSafeInt, { description: 'Largest amount per transaction, in minor units of the payment currency.' })
+  @Field(() => GraphQLSafeInt, {
+    description: 'Largest amount per transaction, in minor units of the payment currency.',
+  })
   maxAmount!: number;
 
   @Field(() => BankCapabilities, { description: 'Open Banking capabilities.' })
@@ -82,10 +89,16 @@ export class BankRegistration {
   @Field({ description: 'Bank key (sbk_<handle>_<random>) for X-Service-Bank-Key. Shown once.' })
   bankKey!: string;
 
-  @Field({ description: 'Internal key the bank core validates on every gateway call, and sends on its callbacks. Shown once.' })
+  @Field({
+    description: 'Internal key the bank core validates on every gateway call, and sends on its callbacks. Shown once.',
+  })
   internalKey!: string;
 
-  @Field(() => String, { nullable: true, description: "The sandbox core's internal key (its calls and its callbacks, test world only). Shown once; null without a sandbox core." })
+  @Field(() => String, {
+    nullable: true,
+    description:
+      "The sandbox core's internal key (its calls and its callbacks, test world only). Shown once; null without a sandbox core.",
+  })
   sandboxInternalKey!: string | null;
 }
 
@@ -122,7 +135,10 @@ export function toBank(entity: BankEntity): Bank {
   };
 }
 
-@ObjectType({ description: 'How the payment engine reaches a participating bank (platform services only: carries the internal key).' })
+@ObjectType({
+  description:
+    'How the payment engine reaches a participating bank (platform services only: carries the internal key).',
+})
 export class BankRouting {
   @Field({ description: 'Bank handle.' })
   handle!: string;
@@ -139,7 +155,11 @@ export class BankRouting {
   @Field({ description: 'X-Service-Internal-Key the gateway presents on every core call.' })
   internalKey!: string;
 
-  @Field(() => String, { nullable: true, description: "The bank's own test core, for test objects' calls; null: the gateway's built-in test bank answers for the bank." })
+  @Field(() => String, {
+    nullable: true,
+    description:
+      "The bank's own test core, for test objects' calls; null: the gateway's built-in test bank answers for the bank.",
+  })
   sandboxCoreBaseUrl!: string | null;
 
   @Field(() => String, { nullable: true, description: 'X-Service-Internal-Key presented to the sandbox core.' })
@@ -151,7 +171,10 @@ export class BankRouting {
   @Field(() => GraphQLSafeInt, { description: 'Largest amount per transaction, in minor units.' })
   maxAmount!: number;
 
-  @Field({ description: "IBAN of the bank's settlement account: where a settlement cycle books the bank's net credit or debit in a currency without an account of its own." })
+  @Field({
+    description:
+      "IBAN of the bank's settlement account: where a settlement cycle books the bank's net credit or debit in a currency without an account of its own.",
+  })
   settlementAccountIban!: string;
 
   @Field(() => [SettlementAccount], { description: 'Settlement accounts for particular currencies.' })

@@ -7,6 +7,8 @@ import { Migration } from '@gateway/db';
 export class Migration20261205000100_sca_exemption_caps extends Migration {
   override async up(): Promise<void> {
     this.addSql(`alter table "banks"."banks" add column "sca_exemption_max_count" integer not null default 5;`);
-    this.addSql(`alter table "banks"."banks" add column "sca_exemption_cumulative_limit" bigint not null default 100000;`);
+    this.addSql(
+      `alter table "banks"."banks" add column "sca_exemption_cumulative_limit" bigint not null default 100000;`,
+    );
   }
 }

@@ -11,7 +11,8 @@ const requireBank = (context: SubgraphContext) => requirePrincipal(context, ['ba
 /** Private alias fields are for the bank that claimed the alias, nobody else (not even an operator). */
 function requireOwningBank(context: SubgraphContext, alias: Alias): void {
   const bank = requireBank(context);
-  if (bank.id !== alias.bankHandle) throw new GatewayError('FORBIDDEN', `alias ${alias.handle} belongs to another bank`);
+  if (bank.id !== alias.bankHandle)
+    throw new GatewayError('FORBIDDEN', `alias ${alias.handle} belongs to another bank`);
 }
 
 export function createAliasResolver(service: AliasService) {
@@ -60,15 +61,24 @@ export function createAliasResolver(service: AliasService) {
       return service.accountsOf(context.em, args.bankHandle, args.bankCustomerRef);
     }
 
-    @Query(() => Alias, { description: 'An alias by handle, ACTIVE or INACTIVE (public; name masked). Error: ALIAS_NOT_FOUND.' })
-    async alias(@Arg('handle', { description: 'The exact handle.' }) handle: string, @Ctx() context: SubgraphContext): Promise<Alias> {
+    @Query(() => Alias, {
+      description: 'An alias by handle, ACTIVE or INACTIVE (public; name masked). Error: ALIAS_NOT_FOUND.',
+    })
+    async alias(
+      @Arg('handle', { description: 'The exact handle.' }) handle: string,
+      @Ctx() context: SubgraphContext,
+    ): Promise<Alias> {
       return toAlias(await service.find(context.em, handle));
     }
 
     @Mutation(() => Alias, {
-      description: 'Deactivates an alias (its owning bank only; DELETE /v1/identity/aliases/{handle}). Idempotent; resolution then answers ALIAS_INACTIVE.',
+      description:
+        'Deactivates an alias (its owning bank only; DELETE /v1/identity/aliases/{handle}). Idempotent; resolution then answers ALIAS_INACTIVE.',
     })
-    async deactivateAlias(@Arg('handle', { description: 'The handle to deactivate.' }) handle: string, @Ctx() context: SubgraphContext): Promise<Alias> {
+    async deactivateAlias(
+      @Arg('handle', { description: 'The handle to deactivate.' }) handle: string,
+      @Ctx() context: SubgraphContext,
+    ): Promise<Alias> {
       const bank = requireBank(context);
       const alias = await service.deactivate(context.em, bank.id, handle);
       context.logger.info({ alias: alias.handle, bank: bank.id }, 'alias deactivated');
@@ -81,7 +91,10 @@ export function createAliasResolver(service: AliasService) {
       return alias.entity.bankCustomerRef;
     }
 
-    @FieldResolver(() => String, { nullable: true, description: 'Mobile number in E.164, if the bank registered one (the owning bank only).' })
+    @FieldResolver(() => String, {
+      nullable: true,
+      description: 'Mobile number in E.164, if the bank registered one (the owning bank only).',
+    })
     phone(@Root() alias: Alias, @Ctx() context: SubgraphContext): string | null {
       requireOwningBank(context, alias);
       return alias.entity.phone ?? null;

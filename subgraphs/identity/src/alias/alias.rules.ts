@@ -28,7 +28,10 @@ export const claimAliasRules = z
 
 export function requireHandle(handle: string): string {
   if (!ALIAS_HANDLE.test(handle)) {
-    throw new GatewayError('HANDLE_INVALID', 'npt_handle: 3-32 characters of lowercase letters, digits, ".", "_" or "-", starting with a letter');
+    throw new GatewayError(
+      'HANDLE_INVALID',
+      'npt_handle: 3-32 characters of lowercase letters, digits, ".", "_" or "-", starting with a letter',
+    );
   }
   return handle;
 }
@@ -40,15 +43,21 @@ export function requireHandle(handle: string): string {
 export function requireAccountAtBank(raw: string, bankHandle: string, scopes: readonly string[] | undefined): IbanInfo {
   const iban = parseIban(raw);
   if (!iban) throw new GatewayError('IBAN_INVALID', 'iban: not a valid IBAN (format or checksum)');
-  const ownCodes = (scopes ?? []).filter((scope) => scope.startsWith('institution:')).map((scope) => scope.slice('institution:'.length));
+  const ownCodes = (scopes ?? [])
+    .filter((scope) => scope.startsWith('institution:'))
+    .map((scope) => scope.slice('institution:'.length));
   if (iban.countryCode !== DIRECTORY_COUNTRY || !ownCodes.includes(iban.institutionCode)) {
-    throw new GatewayError('IBAN_NOT_AT_BANK', `iban: not an account at ${bankHandle} (institution code ${iban.institutionCode})`);
+    throw new GatewayError(
+      'IBAN_NOT_AT_BANK',
+      `iban: not an account at ${bankHandle} (institution code ${iban.institutionCode})`,
+    );
   }
   return iban;
 }
 
 /** What the public resolution looks up: one of a handle (optionally at a bank), a phone number or an IBAN. */
-export type AliasLookup = { by: 'handle'; handle: string; bankHandle?: string } | { by: 'phone'; phone: string } | { by: 'iban'; iban: string };
+export type AliasLookup =
+  { by: 'handle'; handle: string; bankHandle?: string } | { by: 'phone'; phone: string } | { by: 'iban'; iban: string };
 
 export interface ResolveArgs {
   alias?: string | null;
@@ -66,7 +75,8 @@ export function parseLookup(args: ResolveArgs): AliasLookup {
     throw new GatewayError('VALIDATION_ERROR', `${given[1] ?? 'alias'}: give exactly one of alias, phone or iban`);
   }
   if (args.phone != null) {
-    if (!E164_PHONE.test(args.phone)) throw new GatewayError('VALIDATION_ERROR', 'phone: must be an E.164 number such as +218912345678');
+    if (!E164_PHONE.test(args.phone))
+      throw new GatewayError('VALIDATION_ERROR', 'phone: must be an E.164 number such as +218912345678');
     return { by: 'phone', phone: args.phone };
   }
   if (args.iban != null) {

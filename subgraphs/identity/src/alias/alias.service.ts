@@ -45,7 +45,9 @@ export class AliasService {
       });
     } catch (error) {
       if (error instanceof UniqueConstraintViolationException) {
-        throw (error as { constraint?: string }).constraint === ACTIVE_PHONE_UNIQUE ? phoneTaken() : handleTaken(handle);
+        throw (error as { constraint?: string }).constraint === ACTIVE_PHONE_UNIQUE
+          ? phoneTaken()
+          : handleTaken(handle);
       }
       throw error;
     }
@@ -57,16 +59,22 @@ export class AliasService {
     if (lookup.by === 'handle') {
       const alias = await em.findOne(AliasEntity, { handle: lookup.handle });
       // A qualified alias at another bank does not exist as far as the payer is concerned.
-      if (!alias || (lookup.bankHandle !== undefined && alias.bankHandle !== lookup.bankHandle)) throw notFound(args.alias ?? lookup.handle);
+      if (!alias || (lookup.bankHandle !== undefined && alias.bankHandle !== lookup.bankHandle))
+        throw notFound(args.alias ?? lookup.handle);
       if (alias.status !== 'ACTIVE') throw new GatewayError('ALIAS_INACTIVE', `alias ${alias.handle} is deactivated`);
       return alias;
     }
     const where = lookup.by === 'phone' ? { phone: lookup.phone } : { iban: lookup.iban };
     const what = lookup.by === 'phone' ? 'this phone number' : 'this IBAN';
     // Several handles may share an IBAN: the most recently claimed active one answers.
-    const active = await em.findOne(AliasEntity, { ...where, status: 'ACTIVE' }, { orderBy: { createdAt: 'desc', handle: 'asc' } });
+    const active = await em.findOne(
+      AliasEntity,
+      { ...where, status: 'ACTIVE' },
+      { orderBy: { createdAt: 'desc', handle: 'asc' } },
+    );
     if (active) return active;
-    if (await em.count(AliasEntity, where)) throw new GatewayError('ALIAS_INACTIVE', `every alias for ${what} is deactivated`);
+    if (await em.count(AliasEntity, where))
+      throw new GatewayError('ALIAS_INACTIVE', `every alias for ${what} is deactivated`);
     throw notFound(what);
   }
 
@@ -79,12 +87,15 @@ export class AliasService {
     const lookup = parseLookup(args);
     if (lookup.by === 'handle') {
       const alias = await em.findOne(AliasEntity, { handle: lookup.handle });
-      if (!alias || (lookup.bankHandle !== undefined && alias.bankHandle !== lookup.bankHandle)) throw notFound(args.alias ?? lookup.handle);
+      if (!alias || (lookup.bankHandle !== undefined && alias.bankHandle !== lookup.bankHandle))
+        throw notFound(args.alias ?? lookup.handle);
       return alias;
     }
     if (lookup.by === 'phone') throw new GatewayError('VALIDATION_ERROR', 'alias: give an alias or an IBAN');
     const newestFirst = { orderBy: { createdAt: 'desc', handle: 'asc' } } as const;
-    const alias = (await em.findOne(AliasEntity, { iban: lookup.iban, status: 'ACTIVE' }, newestFirst)) ?? (await em.findOne(AliasEntity, { iban: lookup.iban }, newestFirst));
+    const alias =
+      (await em.findOne(AliasEntity, { iban: lookup.iban, status: 'ACTIVE' }, newestFirst)) ??
+      (await em.findOne(AliasEntity, { iban: lookup.iban }, newestFirst));
     if (!alias) throw notFound('this IBAN');
     return alias;
   }
@@ -95,7 +106,11 @@ export class AliasService {
    * first claimed. What a customer consents to share with a TPP (contract "Consented accounts").
    */
   async accountsOf(em: EntityManager, bankHandle: string, bankCustomerRef: string): Promise<string[]> {
-    const aliases = await em.find(AliasEntity, { bankHandle, bankCustomerRef, status: 'ACTIVE' }, { orderBy: { createdAt: 'asc', handle: 'asc' } });
+    const aliases = await em.find(
+      AliasEntity,
+      { bankHandle, bankCustomerRef, status: 'ACTIVE' },
+      { orderBy: { createdAt: 'asc', handle: 'asc' } },
+    );
     return [...new Set(aliases.map((alias) => alias.iban))];
   }
 
@@ -104,7 +119,8 @@ export class AliasService {
     return em.transactional(async (tx) => {
       const alias = await tx.findOne(AliasEntity, { handle }, { lockMode: LockMode.PESSIMISTIC_WRITE });
       if (!alias) throw notFound(handle);
-      if (alias.bankHandle !== bankHandle) throw new GatewayError('FORBIDDEN', `alias ${handle} belongs to another bank`);
+      if (alias.bankHandle !== bankHandle)
+        throw new GatewayError('FORBIDDEN', `alias ${handle} belongs to another bank`);
       if (alias.status === 'ACTIVE') {
         alias.status = 'INACTIVE';
         alias.deactivatedAt = new Date();

@@ -8,8 +8,13 @@ import { composeIBAN, friendlyFormatIBAN } from 'ibantools';
 import { start } from '../service';
 import { maskDisplayName } from './alias.type';
 
-const iban = (institution: string, account: string) => composeIBAN({ countryCode: 'LY', bban: `${institution}001${account.padStart(15, '0')}` })!;
-const bank = (handle: string, institutionCode: string): Principal => ({ kind: 'bank', id: handle, scopes: [`institution:${institutionCode}`] });
+const iban = (institution: string, account: string) =>
+  composeIBAN({ countryCode: 'LY', bban: `${institution}001${account.padStart(15, '0')}` })!;
+const bank = (handle: string, institutionCode: string): Principal => ({
+  kind: 'bank',
+  id: handle,
+  scopes: [`institution:${institutionCode}`],
+});
 const alpha = bank('alpha', '101');
 const beta = bank('beta', '102');
 const admin: Principal = { kind: 'admin' };
@@ -57,7 +62,10 @@ describe('identity subgraph: alias directory', () => {
   describe('claimAlias', () => {
     it('enrolls an account at the calling bank, normalises the IBAN and masks the name', async () => {
       const account = iban('101', '7');
-      const claimed = await claim('ali.ben', { iban: friendlyFormatIBAN(account)!.toLowerCase(), phone: '+218912345678' });
+      const claimed = await claim('ali.ben', {
+        iban: friendlyFormatIBAN(account)!.toLowerCase(),
+        phone: '+218912345678',
+      });
       expect(claimed).toMatchObject({
         handle: 'ali.ben',
         iban: account,
@@ -70,7 +78,13 @@ describe('identity subgraph: alias directory', () => {
       });
       expect(new Date(claimed.createdAt).toISOString()).toBe(claimed.createdAt);
       const [row] = await rows({ handle: 'ali.ben' });
-      expect(row).toMatchObject({ iban: account, customer_display_name: 'Ali Ben Omar', bank_customer_ref: 'cust-ali.ben', phone: '+218912345678', status: 'ACTIVE' });
+      expect(row).toMatchObject({
+        iban: account,
+        customer_display_name: 'Ali Ben Omar',
+        bank_customer_ref: 'cust-ali.ben',
+        phone: '+218912345678',
+        status: 'ACTIVE',
+      });
     });
 
     it('refuses malformed handles with 400 HANDLE_INVALID and writes nothing', async () => {
@@ -119,7 +133,9 @@ describe('identity subgraph: alias directory', () => {
     it('is for bank keys only', async () => {
       const input = claimInput('no.key');
       expect(await client.errorCode(CLAIM, { input })).toBe('INVALID_BANK_KEY');
-      expect(await client.errorCode(CLAIM, { input }, { kind: 'merchant', id: 'mer_1', scopes: ['test'] })).toBe('FORBIDDEN');
+      expect(await client.errorCode(CLAIM, { input }, { kind: 'merchant', id: 'mer_1', scopes: ['test'] })).toBe(
+        'FORBIDDEN',
+      );
       expect(await client.errorCode(CLAIM, { input }, admin)).toBe('FORBIDDEN');
       expect(await rows({ handle: 'no.key' })).toHaveLength(0);
     });
@@ -127,13 +143,21 @@ describe('identity subgraph: alias directory', () => {
     it('answers 409 HANDLE_TAKEN for a claimed handle, whichever bank asks', async () => {
       await claim('taken');
       expect(await client.errorCode(CLAIM, { input: claimInput('taken') }, alpha)).toBe('HANDLE_TAKEN');
-      expect(await client.errorCode(CLAIM, { input: claimInput('taken', { iban: iban('102', '9') }) }, beta)).toBe('HANDLE_TAKEN');
+      expect(await client.errorCode(CLAIM, { input: claimInput('taken', { iban: iban('102', '9') }) }, beta)).toBe(
+        'HANDLE_TAKEN',
+      );
       expect(await rows({ handle: 'taken' })).toEqual([expect.objectContaining({ bank_handle: 'alpha' })]);
     });
 
     it('lets exactly one of 5 concurrent claims of one handle win', async () => {
       const attempts = await Promise.all(
-        [1, 2, 3, 4, 5].map((n) => client.attempt(CLAIM, { input: claimInput('race', { iban: iban('101', `90${n}`), bankCustomerRef: `c${n}` }) }, alpha)),
+        [1, 2, 3, 4, 5].map((n) =>
+          client.attempt(
+            CLAIM,
+            { input: claimInput('race', { iban: iban('101', `90${n}`), bankCustomerRef: `c${n}` }) },
+            alpha,
+          ),
+        ),
       );
       const codes = attempts.map((result) => result.errors?.[0]?.extensions?.code ?? 'OK').sort();
       expect(codes).toEqual(['HANDLE_TAKEN', 'HANDLE_TAKEN', 'HANDLE_TAKEN', 'HANDLE_TAKEN', 'OK']);
@@ -142,12 +166,24 @@ describe('identity subgraph: alias directory', () => {
 
     it('keeps a phone number on at most one active alias, also under concurrent claims', async () => {
       await claim('phone.one', { phone: '+218920000001' });
-      const { code, detail } = await detailOf(CLAIM, { input: claimInput('phone.two', { phone: '+218920000001' }) }, alpha);
+      const { code, detail } = await detailOf(
+        CLAIM,
+        { input: claimInput('phone.two', { phone: '+218920000001' }) },
+        alpha,
+      );
       expect([code, detail]).toEqual(['PHONE_TAKEN', 'phone: already linked to another active alias']);
 
-      const attempts = await Promise.all(['p.a', 'p.b', 'p.c'].map((handle) => client.attempt(CLAIM, { input: claimInput(handle, { phone: '+218920000002' }) }, alpha)));
+      const attempts = await Promise.all(
+        ['p.a', 'p.b', 'p.c'].map((handle) =>
+          client.attempt(CLAIM, { input: claimInput(handle, { phone: '+218920000002' }) }, alpha),
+        ),
+      );
       const outcomes = attempts.map((result) => result.errors?.[0]?.extensions?.detail ?? 'OK').sort();
-      expect(outcomes).toEqual(['OK', 'phone: already linked to another active alias', 'phone: already linked to another active alias']);
+      expect(outcomes).toEqual([
+        'OK',
+        'phone: already linked to another active alias',
+        'phone: already linked to another active alias',
+      ]);
       expect(await rows({ phone: '+218920000002' })).toHaveLength(1);
     });
   });
@@ -157,10 +193,23 @@ describe('identity subgraph: alias directory', () => {
     beforeAll(async () => {
       await claim('sara', { iban: account, customerDisplayName: 'Sara Al Mabrouk', phone: '+218930000001' });
     });
-    const expected = { alias: 'sara', iban: account, bankHandle: 'alpha', institutionCode: '101', customerDisplayName: 'S*** A*** M***', bank: { handle: 'alpha' } };
+    const expected = {
+      alias: 'sara',
+      iban: account,
+      bankHandle: 'alpha',
+      institutionCode: '101',
+      customerDisplayName: 'S*** A*** M***',
+      bank: { handle: 'alpha' },
+    };
 
     it('resolves publicly by handle, handle@bank, phone and IBAN', async () => {
-      for (const variables of [{ alias: 'sara' }, { alias: 'sara@alpha' }, { alias: ' Sara@Alpha ' }, { phone: '+218930000001' }, { iban: friendlyFormatIBAN(account) }]) {
+      for (const variables of [
+        { alias: 'sara' },
+        { alias: 'sara@alpha' },
+        { alias: ' Sara@Alpha ' },
+        { phone: '+218930000001' },
+        { iban: friendlyFormatIBAN(account) },
+      ]) {
         const { resolveAlias } = await client.execute(RESOLVE, variables);
         expect([variables, resolveAlias]).toEqual([variables, expected]);
       }
@@ -200,7 +249,10 @@ describe('identity subgraph: alias directory', () => {
       expect((await client.execute(RESOLVE, { iban: shared })).resolveAlias.alias).toBe('zed.new');
 
       await client.execute(DEACTIVATE, { handle: 'zed.new' }, alpha);
-      expect((await client.execute(RESOLVE, { iban: shared })).resolveAlias).toMatchObject({ alias: 'amy.old', customerDisplayName: 'O*** N***' });
+      expect((await client.execute(RESOLVE, { iban: shared })).resolveAlias).toMatchObject({
+        alias: 'amy.old',
+        customerDisplayName: 'O*** N***',
+      });
 
       await client.execute(DEACTIVATE, { handle: 'amy.old' }, alpha);
       expect(await client.errorCode(RESOLVE, { iban: shared })).toBe('ALIAS_INACTIVE');
@@ -216,17 +268,33 @@ describe('identity subgraph: alias directory', () => {
     });
 
     it('gives a service the bank customer reference, by alias, alias@bank and IBAN', async () => {
-      const expected = { handle: 'rita', iban: account, bankHandle: 'alpha', institutionCode: '101', bankCustomerRef: 'cust-rita-1', status: 'ACTIVE' };
+      const expected = {
+        handle: 'rita',
+        iban: account,
+        bankHandle: 'alpha',
+        institutionCode: '101',
+        bankCustomerRef: 'cust-rita-1',
+        status: 'ACTIVE',
+      };
       for (const variables of [{ alias: 'rita' }, { alias: 'Rita@alpha' }, { iban: friendlyFormatIBAN(account) }]) {
-        expect([variables, (await client.execute(ROUTING, variables, service)).aliasRouting]).toEqual([variables, expected]);
+        expect([variables, (await client.execute(ROUTING, variables, service)).aliasRouting]).toEqual([
+          variables,
+          expected,
+        ]);
       }
     });
 
     it('returns an INACTIVE alias with its status instead of refusing it', async () => {
       await claim('gone.soon', { iban: iban('101', '7172') });
       await client.execute(DEACTIVATE, { handle: 'gone.soon' }, alpha);
-      expect((await client.execute(ROUTING, { alias: 'gone.soon' }, service)).aliasRouting).toMatchObject({ handle: 'gone.soon', status: 'INACTIVE' });
-      expect((await client.execute(ROUTING, { iban: iban('101', '7172') }, service)).aliasRouting).toMatchObject({ handle: 'gone.soon', status: 'INACTIVE' });
+      expect((await client.execute(ROUTING, { alias: 'gone.soon' }, service)).aliasRouting).toMatchObject({
+        handle: 'gone.soon',
+        status: 'INACTIVE',
+      });
+      expect((await client.execute(ROUTING, { iban: iban('101', '7172') }, service)).aliasRouting).toMatchObject({
+        handle: 'gone.soon',
+        status: 'INACTIVE',
+      });
     });
 
     it('answers ALIAS_NOT_FOUND and VALIDATION_ERROR like the public resolution, and refuses every other caller', async () => {
@@ -257,15 +325,25 @@ describe('identity subgraph: alias directory', () => {
     });
 
     it("lists the customer's ACTIVE accounts at that bank, each IBAN once, oldest claim first", async () => {
-      expect((await client.execute(ACCOUNTS, { bankHandle: 'alpha', bankCustomerRef: 'cust-olga' }, service)).customerAccounts).toEqual([first, second]);
-      expect((await client.execute(ACCOUNTS, { bankHandle: 'beta', bankCustomerRef: 'cust-olga' }, service)).customerAccounts).toEqual([iban('102', '8105')]);
-      expect((await client.execute(ACCOUNTS, { bankHandle: 'alpha', bankCustomerRef: 'cust-nobody' }, service)).customerAccounts).toEqual([]);
+      expect(
+        (await client.execute(ACCOUNTS, { bankHandle: 'alpha', bankCustomerRef: 'cust-olga' }, service))
+          .customerAccounts,
+      ).toEqual([first, second]);
+      expect(
+        (await client.execute(ACCOUNTS, { bankHandle: 'beta', bankCustomerRef: 'cust-olga' }, service))
+          .customerAccounts,
+      ).toEqual([iban('102', '8105')]);
+      expect(
+        (await client.execute(ACCOUNTS, { bankHandle: 'alpha', bankCustomerRef: 'cust-nobody' }, service))
+          .customerAccounts,
+      ).toEqual([]);
     });
 
     it('answers platform services only', async () => {
       const variables = { bankHandle: 'alpha', bankCustomerRef: 'cust-olga' };
       expect(await client.errorCode(ACCOUNTS, variables)).toBe('UNAUTHORIZED');
-      for (const principal of [alpha, admin, { kind: 'tpp', id: 'tpp_x' } as Principal]) expect(await client.errorCode(ACCOUNTS, variables, principal)).toBe('FORBIDDEN');
+      for (const principal of [alpha, admin, { kind: 'tpp', id: 'tpp_x' } as Principal])
+        expect(await client.errorCode(ACCOUNTS, variables, principal)).toBe('FORBIDDEN');
     });
   });
 
@@ -276,12 +354,21 @@ describe('identity subgraph: alias directory', () => {
 
     it('is public with the name masked', async () => {
       const { alias } = await client.execute(ALIAS, { handle: 'omar' });
-      expect(alias).toEqual({ handle: 'omar', status: 'ACTIVE', deactivatedAt: null, customerDisplayName: 'O*** E*** M***' });
+      expect(alias).toEqual({
+        handle: 'omar',
+        status: 'ACTIVE',
+        deactivatedAt: null,
+        customerDisplayName: 'O*** E*** M***',
+      });
       expect(await client.errorCode(ALIAS, { handle: 'ghost' })).toBe('ALIAS_NOT_FOUND');
     });
 
     it('shows bankCustomerRef and phone to the owning bank only', async () => {
-      expect((await client.execute(PRIVATE, { handle: 'omar' }, alpha)).alias).toEqual({ handle: 'omar', bankCustomerRef: 'cust-omar', phone: '+218940000001' });
+      expect((await client.execute(PRIVATE, { handle: 'omar' }, alpha)).alias).toEqual({
+        handle: 'omar',
+        bankCustomerRef: 'cust-omar',
+        phone: '+218940000001',
+      });
       expect(await client.errorCode(PRIVATE, { handle: 'omar' })).toBe('INVALID_BANK_KEY');
       expect(await client.errorCode(PRIVATE, { handle: 'omar' }, beta)).toBe('FORBIDDEN');
       expect(await client.errorCode(PRIVATE, { handle: 'omar' }, admin)).toBe('FORBIDDEN');
@@ -299,7 +386,9 @@ describe('identity subgraph: alias directory', () => {
       expect(await client.errorCode(DEACTIVATE, { handle: 'leaving' })).toBe('INVALID_BANK_KEY');
       expect(await client.errorCode(DEACTIVATE, { handle: 'leaving' }, admin)).toBe('FORBIDDEN');
       expect(await client.errorCode(DEACTIVATE, { handle: 'ghost' }, alpha)).toBe('ALIAS_NOT_FOUND');
-      expect(await rows({ handle: 'leaving' })).toEqual([expect.objectContaining({ status: 'ACTIVE', deactivated_at: null })]);
+      expect(await rows({ handle: 'leaving' })).toEqual([
+        expect.objectContaining({ status: 'ACTIVE', deactivated_at: null }),
+      ]);
     });
 
     it('deactivates once, idempotently; resolution then answers 422 ALIAS_INACTIVE', async () => {
@@ -309,11 +398,19 @@ describe('identity subgraph: alias directory', () => {
       const again = (await client.execute(DEACTIVATE, { handle: 'leaving' }, alpha)).deactivateAlias;
       expect(again).toEqual(first);
 
-      for (const variables of [{ alias: 'leaving' }, { alias: 'leaving@alpha' }, { phone: '+218950000001' }, { iban: iban('101', '8080') }]) {
+      for (const variables of [
+        { alias: 'leaving' },
+        { alias: 'leaving@alpha' },
+        { phone: '+218950000001' },
+        { iban: iban('101', '8080') },
+      ]) {
         const { code } = await detailOf(RESOLVE, variables);
         expect([variables, code]).toEqual([variables, 'ALIAS_INACTIVE']);
       }
-      expect((await client.execute(ALIAS, { handle: 'leaving' })).alias).toMatchObject({ status: 'INACTIVE', deactivatedAt: first.deactivatedAt });
+      expect((await client.execute(ALIAS, { handle: 'leaving' })).alias).toMatchObject({
+        status: 'INACTIVE',
+        deactivatedAt: first.deactivatedAt,
+      });
     });
 
     it('never releases the handle, but releases the phone number', async () => {
@@ -327,26 +424,43 @@ describe('identity subgraph: alias directory', () => {
   describe('federation', () => {
     it('resolves Alias references by handle, null for an unknown one', async () => {
       await claim('fed.ref', { customerDisplayName: 'Fatima Zahra' });
-      const { _entities } = await client.execute(`query($r: [_Any!]!) { _entities(representations: $r) { ... on Alias { handle iban customerDisplayName bank { handle } } } }`, {
-        r: [
-          { __typename: 'Alias', handle: 'fed.ref' },
-          { __typename: 'Alias', handle: 'ghost' },
-        ],
-      });
-      expect(_entities).toEqual([{ handle: 'fed.ref', iban: iban('101', '7'), customerDisplayName: 'F*** Z***', bank: { handle: 'alpha' } }, null]);
+      const { _entities } = await client.execute(
+        `query($r: [_Any!]!) { _entities(representations: $r) { ... on Alias { handle iban customerDisplayName bank { handle } } } }`,
+        {
+          r: [
+            { __typename: 'Alias', handle: 'fed.ref' },
+            { __typename: 'Alias', handle: 'ghost' },
+          ],
+        },
+      );
+      expect(_entities).toEqual([
+        { handle: 'fed.ref', iban: iban('101', '7'), customerDisplayName: 'F*** Z***', bank: { handle: 'alpha' } },
+        null,
+      ]);
     });
 
     it('declares Alias as an entity and Bank as a non-resolvable stub keyed by handle', async () => {
       const { _service } = await client.execute(`{ _service { sdl } }`);
-      const types = parse(_service.sdl).definitions.filter((node): node is ObjectTypeDefinitionNode => node.kind === Kind.OBJECT_TYPE_DEFINITION);
+      const types = parse(_service.sdl).definitions.filter(
+        (node): node is ObjectTypeDefinitionNode => node.kind === Kind.OBJECT_TYPE_DEFINITION,
+      );
       const shape = (name: string) => {
         const type = types.find((node) => node.name.value === name)!;
-        return { keys: type.directives?.filter((d) => d.name.value === 'key').map((d) => print(d)), fields: type.fields?.map((f) => `${f.name.value}: ${print(f.type)}`) };
+        return {
+          keys: type.directives?.filter((d) => d.name.value === 'key').map((d) => print(d)),
+          fields: type.fields?.map((f) => `${f.name.value}: ${print(f.type)}`),
+        };
       };
       expect(shape('Alias').keys).toEqual(['@key(fields: "handle")']);
       expect(shape('Bank')).toEqual({ keys: ['@key(fields: "handle", resolvable: false)'], fields: ['handle: ID!'] });
       expect(shape('Alias').fields).toEqual(
-        expect.arrayContaining(['bank: Bank!', 'bankCustomerRef: String!', 'phone: String', 'status: AliasStatus!', 'deactivatedAt: DateTimeISO']),
+        expect.arrayContaining([
+          'bank: Bank!',
+          'bankCustomerRef: String!',
+          'phone: String',
+          'status: AliasStatus!',
+          'deactivatedAt: DateTimeISO',
+        ]),
       );
     });
   });

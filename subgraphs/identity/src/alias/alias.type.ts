@@ -9,7 +9,8 @@ export enum AliasStatus {
 
 registerEnumType(AliasStatus, {
   name: 'AliasStatus',
-  description: 'Lifecycle of an alias: claimed ACTIVE; INACTIVE once the bank deactivates it (final, the handle is not reused).',
+  description:
+    'Lifecycle of an alias: claimed ACTIVE; INACTIVE once the bank deactivates it (final, the handle is not reused).',
   valuesConfig: {
     ACTIVE: { description: 'Resolvable; payments can be routed to it.' },
     INACTIVE: { description: 'Deactivated by its bank; resolution answers ALIAS_INACTIVE.' },
@@ -44,7 +45,10 @@ export class Alias {
   @Field({ description: 'When the alias was claimed (ISO 8601 UTC).' })
   createdAt!: Date;
 
-  @Field(() => Date, { nullable: true, description: 'When the bank deactivated the alias (ISO 8601 UTC); null while ACTIVE.' })
+  @Field(() => Date, {
+    nullable: true,
+    description: 'When the bank deactivated the alias (ISO 8601 UTC); null while ACTIVE.',
+  })
   deactivatedAt!: Date | null;
 
   @Field(() => BankReference, { description: 'The bank holding the account (fields resolved by the banks subgraph).' })
@@ -54,7 +58,10 @@ export class Alias {
   entity!: AliasEntity;
 }
 
-@ObjectType({ description: 'Public answer of the directory (GET /v1/identity/resolve): where to route a payment, and whom to show the payer.' })
+@ObjectType({
+  description:
+    'Public answer of the directory (GET /v1/identity/resolve): where to route a payment, and whom to show the payer.',
+})
 export class AliasResolution {
   @Field({ description: 'The resolved handle, without any @bank_handle qualifier.' })
   alias!: string;
@@ -110,7 +117,10 @@ export function toResolution(entity: AliasEntity): AliasResolution {
   };
 }
 
-@ObjectType({ description: 'Where a payment to or from an alias is routed (platform services only: carries the bank customer reference).' })
+@ObjectType({
+  description:
+    'Where a payment to or from an alias is routed (platform services only: carries the bank customer reference).',
+})
 export class AliasRouting {
   @Field({ description: 'The handle, without any @bank_handle qualifier.' })
   handle!: string;
@@ -127,7 +137,9 @@ export class AliasRouting {
   @Field({ description: "The bank's own customer reference, sent to its core for OTP verification." })
   bankCustomerRef!: string;
 
-  @Field(() => AliasStatus, { description: 'ACTIVE or INACTIVE: an inactive alias is returned, not refused; the caller decides.' })
+  @Field(() => AliasStatus, {
+    description: 'ACTIVE or INACTIVE: an inactive alias is returned, not refused; the caller decides.',
+  })
   status!: AliasStatus;
 }
 

@@ -19,10 +19,16 @@ export class Migration20261122000200_aliases extends Migration {
       constraint "aliases_deactivated_at_check" check (("status" = 'INACTIVE') = ("deactivated_at" is not null)));`);
     // Resolution by IBAN and by phone picks the most recent active alias, so both indexes end in created_at.
     this.addSql(`create index "aliases_iban_index" on "identity"."aliases" ("iban", "created_at");`);
-    this.addSql(`create index "aliases_phone_index" on "identity"."aliases" ("phone", "created_at") where "phone" is not null;`);
+    this.addSql(
+      `create index "aliases_phone_index" on "identity"."aliases" ("phone", "created_at") where "phone" is not null;`,
+    );
     // A phone number resolves to one account: at most one ACTIVE alias carries it; released numbers can be claimed again.
-    this.addSql(`create unique index "aliases_active_phone_unique" on "identity"."aliases" ("phone") where "status" = 'ACTIVE' and "phone" is not null;`);
+    this.addSql(
+      `create unique index "aliases_active_phone_unique" on "identity"."aliases" ("phone") where "status" = 'ACTIVE' and "phone" is not null;`,
+    );
     // Open Banking lists a customer's accounts by (bank, bank_customer_ref).
-    this.addSql(`create index "aliases_bank_customer_index" on "identity"."aliases" ("bank_handle", "bank_customer_ref");`);
+    this.addSql(
+      `create index "aliases_bank_customer_index" on "identity"."aliases" ("bank_handle", "bank_customer_ref");`,
+    );
   }
 }

@@ -9,6 +9,8 @@ export class Migration20261130000200_otp_attempts extends Migration {
       "customer_ref" text not null,
       "guess" text not null,
       "taken_at" timestamptz not null);`);
-    this.addSql(`create index "otp_attempts_customer_index" on "identity"."otp_attempts" ("bank_handle", "customer_ref", "taken_at");`);
+    this.addSql(
+      `create index "otp_attempts_customer_index" on "identity"."otp_attempts" ("bank_handle", "customer_ref", "taken_at");`,
+    );
   }
 }

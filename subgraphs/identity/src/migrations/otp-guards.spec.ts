@@ -16,9 +16,27 @@ describe('identity migration otp_guards', () => {
     const before = migrations.findIndex((migration) => migration.name === 'Migration20261201000200_otp_guards');
     await openServiceOrm(db, { schema: 'identity', entities: [], migrations: migrations.slice(0, before) });
     await db.knex('identity.otp_attempts').insert([
-      { id: 'otp_a', bank_handle: 'alpha', customer_ref: 'c1', guess: 'g1', taken_at: new Date('2026-12-01T10:00:00.123Z') },
-      { id: 'otp_b', bank_handle: 'alpha', customer_ref: 'c1', guess: 'g2', taken_at: new Date('2026-12-01T09:59:00.007Z') },
-      { id: 'otp_c', bank_handle: 'beta', customer_ref: 'c1', guess: 'g1', taken_at: new Date('2026-12-01T10:01:00.000Z') },
+      {
+        id: 'otp_a',
+        bank_handle: 'alpha',
+        customer_ref: 'c1',
+        guess: 'g1',
+        taken_at: new Date('2026-12-01T10:00:00.123Z'),
+      },
+      {
+        id: 'otp_b',
+        bank_handle: 'alpha',
+        customer_ref: 'c1',
+        guess: 'g2',
+        taken_at: new Date('2026-12-01T09:59:00.007Z'),
+      },
+      {
+        id: 'otp_c',
+        bank_handle: 'beta',
+        customer_ref: 'c1',
+        guess: 'g1',
+        taken_at: new Date('2026-12-01T10:01:00.000Z'),
+      },
     ]);
     const orm = await openServiceOrm(db, { schema: 'identity', entities: [], migrations });
 
@@ -31,11 +49,18 @@ describe('identity migration otp_guards', () => {
           { id: 'otp_a', guess: 'g1', taken_at: Date.parse('2026-12-01T10:00:00.123Z') },
         ],
       },
-      { bank_handle: 'beta', customer_ref: 'c1', attempts: [{ id: 'otp_c', guess: 'g1', taken_at: Date.parse('2026-12-01T10:01:00.000Z') }] },
+      {
+        bank_handle: 'beta',
+        customer_ref: 'c1',
+        attempts: [{ id: 'otp_c', guess: 'g1', taken_at: Date.parse('2026-12-01T10:01:00.000Z') }],
+      },
     ]);
     expect(await db.knex.schema.withSchema('identity').hasTable('otp_attempts')).toBe(false);
     // A check carried over is still held: the same guess is the same check.
     const guard = new OtpGuardService(() => new Date('2026-12-01T10:05:00.000Z'));
-    expect(await guard.take(orm.em.fork(), 'alpha', 'c1', 'g2', 'unknown')).toEqual({ attemptId: 'otp_b', retryAfterSeconds: null });
+    expect(await guard.take(orm.em.fork(), 'alpha', 'c1', 'g2', 'unknown')).toEqual({
+      attemptId: 'otp_b',
+      retryAfterSeconds: null,
+    });
   });
 });

@@ -49,7 +49,13 @@ export interface OtpAttemptVerdict {
 export class OtpGuardService {
   constructor(private readonly clock: () => Date = () => new Date()) {}
 
-  async take(em: EntityManager, bankHandle: string, customerRef: string, guess: string, client: string): Promise<OtpAttemptVerdict> {
+  async take(
+    em: EntityManager,
+    bankHandle: string,
+    customerRef: string,
+    guess: string,
+    client: string,
+  ): Promise<OtpAttemptVerdict> {
     const now = this.clock().getTime();
     // A customer's first check inserts their row with the new check alone. Later ones conflict:
     // PostgreSQL then locks the row and computes the SET from its latest committed version (a
@@ -95,7 +101,8 @@ export class OtpGuardService {
     const takenAt = (checks: HeldOtpCheck[]) => checks.map((check) => Number(check.taken_at)).sort((a, b) => b - a);
     // Refused for this client: open again when the oldest of its last MAX leaves the window.
     const mine = takenAt(held.filter((check) => (check.client ?? 'unknown') === client));
-    if (mine.length >= OTP_GUARD_MAX_REFUSALS) return refusedUntil(mine[OTP_GUARD_MAX_REFUSALS - 1]! + OTP_GUARD_WINDOW_MS, now);
+    if (mine.length >= OTP_GUARD_MAX_REFUSALS)
+      return refusedUntil(mine[OTP_GUARD_MAX_REFUSALS - 1]! + OTP_GUARD_WINDOW_MS, now);
     // Refused for the customer: open again when the oldest of the last CUSTOMER_MAX leaves the short window.
     return refusedUntil(takenAt(held)[OTP_GUARD_CUSTOMER_MAX_REFUSALS - 1]! + OTP_GUARD_CUSTOMER_WINDOW_MS, now);
   }

@@ -22,11 +22,17 @@ describe('identity subgraph: OTP checks per customer', () => {
   /** For the service under a clock of the test's own. */
   let orm: ServiceOrm;
   let guesses = 0;
-  const take = (customerRef: string, guess = sha256Hex(`guess-${(guesses += 1)}`), principal: Principal = payments, from = '203.0.113.1') =>
+  const take = (
+    customerRef: string,
+    guess = sha256Hex(`guess-${(guesses += 1)}`),
+    principal: Principal = payments,
+    from = '203.0.113.1',
+  ) =>
     client
       .execute(TAKE, { bankHandle: 'alpha', customerRef, guess, client: from }, principal)
       .then((data) => data.takeOtpAttempt as { attemptId: string | null; retryAfterSeconds: number | null });
-  const settle = (customerRef: string, attemptId: string) => client.execute(SETTLE, { settlements: [{ bankHandle: 'alpha', customerRef, attemptId }] }, payments);
+  const settle = (customerRef: string, attemptId: string) =>
+    client.execute(SETTLE, { settlements: [{ bankHandle: 'alpha', customerRef, attemptId }] }, payments);
   /** The SQL statements the pool sent while `work` ran (this file's service is alone on its database). */
   const statementsDuring = async (work: () => Promise<unknown>) => {
     const sent: string[] = [];
@@ -54,7 +60,9 @@ describe('identity subgraph: OTP checks per customer', () => {
   it('takes checks until the client holds the maximum for the customer, then refuses with the seconds to wait; a check given back frees its place', async () => {
     const taken = [];
     for (let i = 0; i < OTP_GUARD_MAX_REFUSALS; i += 1) taken.push(await take('cust-1'));
-    expect(taken.every((attempt) => attempt.attemptId?.startsWith('otp_') && attempt.retryAfterSeconds === null)).toBe(true);
+    expect(taken.every((attempt) => attempt.attemptId?.startsWith('otp_') && attempt.retryAfterSeconds === null)).toBe(
+      true,
+    );
     const refused = await take('cust-1');
     expect(refused.attemptId).toBeNull();
     expect(refused.retryAfterSeconds).toBeGreaterThan(14 * 60);
@@ -85,7 +93,10 @@ describe('identity subgraph: OTP checks per customer', () => {
     const held = async (customerRef: string) => {
       const [row] = await orm.em
         .fork()
-        .execute<Array<{ attempts: unknown[] }>>('select attempts from identity.otp_guards where bank_handle = ? and customer_ref = ?', ['alpha', customerRef]);
+        .execute<Array<{ attempts: unknown[] }>>(
+          'select attempts from identity.otp_guards where bank_handle = ? and customer_ref = ?',
+          ['alpha', customerRef],
+        );
       return row!.attempts.length;
     };
     const a = [await take('cust-10'), await take('cust-10')];
@@ -103,9 +114,15 @@ describe('identity subgraph: OTP checks per customer', () => {
     for (let i = 0; i < OTP_GUARD_MAX_REFUSALS; i += 1) full.push(await take('cust-12'));
     expect((await take('cust-12')).attemptId).toBeNull();
     const settle = [{ bankHandle: 'alpha', customerRef: 'cust-12', attemptId: full[0]!.attemptId }];
-    const rode = await client.execute(TAKE_SETTLING, { bankHandle: 'alpha', customerRef: 'cust-12', guess: sha256Hex('rides'), client: '203.0.113.1', settle }, payments);
+    const rode = await client.execute(
+      TAKE_SETTLING,
+      { bankHandle: 'alpha', customerRef: 'cust-12', guess: sha256Hex('rides'), client: '203.0.113.1', settle },
+      payments,
+    );
     expect((rode.takeOtpAttempt as { attemptId: string | null }).attemptId).toMatch(/^otp_/);
-    expect(await client.errorCode(SETTLE, { settlements: Array.from({ length: 501 }, () => settle[0]) }, payments)).toBe('VALIDATION_ERROR');
+    expect(
+      await client.errorCode(SETTLE, { settlements: Array.from({ length: 501 }, () => settle[0]) }, payments),
+    ).toBe('VALIDATION_ERROR');
   });
 
   it("holds the customer back briefly once many clients' refused OTPs reach the customer's maximum, then lets them try again", async () => {
@@ -114,11 +131,17 @@ describe('identity subgraph: OTP checks per customer', () => {
     const em = orm.em.fork();
     for (let i = 0; i < OTP_GUARD_CUSTOMER_MAX_REFUSALS; i += 1) {
       // Many addresses, a couple of guesses each: no client reaches its own maximum.
-      expect((await clocked.take(em, 'alpha', 'cust-9', sha256Hex(`spread-${i}`), `198.51.100.${Math.floor(i / 2)}`)).attemptId).toMatch(/^otp_/);
+      expect(
+        (await clocked.take(em, 'alpha', 'cust-9', sha256Hex(`spread-${i}`), `198.51.100.${Math.floor(i / 2)}`))
+          .attemptId,
+      ).toMatch(/^otp_/);
       now += 1_000;
     }
     // 10:00:30: the first of the 30 leaves the 5-minute window at 10:05:00.
-    expect(await clocked.take(em, 'alpha', 'cust-9', sha256Hex('fresh'), '192.0.2.77')).toEqual({ attemptId: null, retryAfterSeconds: 270 });
+    expect(await clocked.take(em, 'alpha', 'cust-9', sha256Hex('fresh'), '192.0.2.77')).toEqual({
+      attemptId: null,
+      retryAfterSeconds: 270,
+    });
     // The window includes its start: a millisecond after 10:05:00 the first has left it.
     now += 270_001;
     expect((await clocked.take(em, 'alpha', 'cust-9', sha256Hex('fresh'), '192.0.2.77')).attemptId).toMatch(/^otp_/);
@@ -135,7 +158,10 @@ describe('identity subgraph: OTP checks per customer', () => {
       now += 60_000;
     }
     // Held: taken at 10:00 … 10:04; now 10:05. The first leaves the window at 10:15.
-    expect(await clocked.take(em, 'alpha', 'cust-7', guess(99), '203.0.113.1')).toEqual({ attemptId: null, retryAfterSeconds: 10 * 60 });
+    expect(await clocked.take(em, 'alpha', 'cust-7', guess(99), '203.0.113.1')).toEqual({
+      attemptId: null,
+      retryAfterSeconds: 10 * 60,
+    });
     now += 10 * 60_000 - 1;
     expect((await clocked.take(em, 'alpha', 'cust-7', guess(99), '203.0.113.1')).retryAfterSeconds).toBe(1);
     // At 10:15 the first check is still held (the window includes its start): its guess is the same check.
@@ -148,7 +174,9 @@ describe('identity subgraph: OTP checks per customer', () => {
     expect(reopened.attemptId).not.toBe(ids[0]);
     // The same guess is answered with its id only while it is held.
     expect((await clocked.take(em, 'alpha', 'cust-7', guess(1), '203.0.113.1')).attemptId).toBe(ids[1]);
-    const [row] = await em.execute<Array<{ attempts: Array<{ id: string }> }>>("select attempts from identity.otp_guards where bank_handle = 'alpha' and customer_ref = 'cust-7'");
+    const [row] = await em.execute<Array<{ attempts: Array<{ id: string }> }>>(
+      "select attempts from identity.otp_guards where bank_handle = 'alpha' and customer_ref = 'cust-7'",
+    );
     expect(row!.attempts.map((check) => check.id)).toEqual([...ids.slice(1), reopened.attemptId]);
   });
 
@@ -159,7 +187,13 @@ describe('identity subgraph: OTP checks per customer', () => {
     for (let i = 0; i < OTP_GUARD_MAX_REFUSALS - 1; i += 1) expect((await take('cust-5')).attemptId).toMatch(/^otp_/);
     expect((await take('cust-5')).attemptId).toBeNull();
     expect(await take('cust-5', guess)).toEqual(first);
-    expect(await client.errorCode(TAKE, { bankHandle: 'alpha', customerRef: 'cust-5', guess: '123456', client: 'x' }, payments)).toBe('VALIDATION_ERROR');
+    expect(
+      await client.errorCode(
+        TAKE,
+        { bankHandle: 'alpha', customerRef: 'cust-5', guess: '123456', client: 'x' },
+        payments,
+      ),
+    ).toBe('VALIDATION_ERROR');
   });
 
   it('counts concurrent takes one by one', async () => {
@@ -173,19 +207,36 @@ describe('identity subgraph: OTP checks per customer', () => {
     const taken = first.filter((attempt) => attempt.attemptId !== null);
     expect(taken).toHaveLength(OTP_GUARD_MAX_REFUSALS);
     expect(new Set(taken.map((attempt) => attempt.attemptId)).size).toBe(OTP_GUARD_MAX_REFUSALS);
-    expect(first.filter((attempt) => attempt.attemptId === null).every((attempt) => attempt.retryAfterSeconds! > 14 * 60)).toBe(true);
+    expect(
+      first.filter((attempt) => attempt.attemptId === null).every((attempt) => attempt.retryAfterSeconds! > 14 * 60),
+    ).toBe(true);
     // Gives back racing a burst: no give-back is lost, and the burst still gets no more than MAX.
-    const [, second] = await Promise.all([Promise.all(taken.map((attempt) => settle('cust-8', attempt.attemptId!))), burst()]);
+    const [, second] = await Promise.all([
+      Promise.all(taken.map((attempt) => settle('cust-8', attempt.attemptId!))),
+      burst(),
+    ]);
     expect(second.filter((attempt) => attempt.attemptId !== null).length).toBeLessThanOrEqual(OTP_GUARD_MAX_REFUSALS);
-    const [row] = await orm.em.fork().execute<Array<{ attempts: unknown[] }>>("select attempts from identity.otp_guards where bank_handle = 'alpha' and customer_ref = 'cust-8'");
+    const [row] = await orm.em
+      .fork()
+      .execute<Array<{ attempts: unknown[] }>>(
+        "select attempts from identity.otp_guards where bank_handle = 'alpha' and customer_ref = 'cust-8'",
+      );
     expect(row!.attempts).toHaveLength(second.filter((attempt) => attempt.attemptId !== null).length);
   });
 
   it('is for platform services only', async () => {
-    for (const principal of [{ kind: 'anonymous' }, { kind: 'bank', id: 'alpha' }, { kind: 'merchant', id: 'mer_1' }] as Principal[]) {
-      expect(await client.errorCode(TAKE, { bankHandle: 'alpha', customerRef: 'cust-4', guess: sha256Hex('x'), client: 'x' }, principal)).toMatch(
-        /UNAUTHORIZED|FORBIDDEN|INVALID_BANK_KEY/,
-      );
+    for (const principal of [
+      { kind: 'anonymous' },
+      { kind: 'bank', id: 'alpha' },
+      { kind: 'merchant', id: 'mer_1' },
+    ] as Principal[]) {
+      expect(
+        await client.errorCode(
+          TAKE,
+          { bankHandle: 'alpha', customerRef: 'cust-4', guess: sha256Hex('x'), client: 'x' },
+          principal,
+        ),
+      ).toMatch(/UNAUTHORIZED|FORBIDDEN|INVALID_BANK_KEY/);
     }
   });
 });

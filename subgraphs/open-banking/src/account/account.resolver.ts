@@ -21,9 +21,16 @@ const ERRORS = 'Errors: UNAUTHORIZED, TOKEN_REVOKED, CONSENT_EXPIRED, SCOPE_INSU
  * request reads each account and statement once and makes at most `maxCoreCallsPerRequest`
  * core calls (RequestCoreReads).
  */
-export function createAccountResolvers(service: AccountService, maxCoreCallsPerRequest = DEFAULT_MAX_CORE_CALLS_PER_REQUEST) {
+export function createAccountResolvers(
+  service: AccountService,
+  maxCoreCallsPerRequest = DEFAULT_MAX_CORE_CALLS_PER_REQUEST,
+) {
   const readsOf = coreReadsPerRequest(maxCoreCallsPerRequest);
-  const transactionsOf = async (context: SubgraphContext, accountId: string, args: { fromDate: string | null; toDate: string | null; count: number | null }) => {
+  const transactionsOf = async (
+    context: SubgraphContext,
+    accountId: string,
+    args: { fromDate: string | null; toDate: string | null; count: number | null },
+  ) => {
     const consent = await dataCallConsent(context.em, context.principal, 'transactions:read');
     const window = transactionWindowOf(args);
     const account = await service.consentAccount(context.em, consent.id, accountId);
@@ -33,7 +40,9 @@ export function createAccountResolvers(service: AccountService, maxCoreCallsPerR
   @Resolver()
   class AccountQueries {
     @Directive(CORE_CALL_COST)
-    @Query(() => [ObAccount], { description: `The consent's accounts, read live from the bank core (GET /ob/accounts; scope accounts:read). ${ERRORS}.` })
+    @Query(() => [ObAccount], {
+      description: `The consent's accounts, read live from the bank core (GET /ob/accounts; scope accounts:read). ${ERRORS}.`,
+    })
     async obAccounts(@Ctx() context: SubgraphContext): Promise<ObAccount[]> {
       const consent = await dataCallConsent(context.em, context.principal, 'accounts:read');
       return service.readAll(context.em, consent.id, readsOf(context));
@@ -44,11 +53,15 @@ export function createAccountResolvers(service: AccountService, maxCoreCallsPerR
       description: `Balances of one consented account (GET /ob/accounts/{account_id}/balances; scope balances:read). ${ERRORS}, ACCOUNT_NOT_FOUND.`,
     })
     async obAccountBalances(
-      @Arg('accountId', () => ID, { description: 'A consented account (acc_…); any other id is ACCOUNT_NOT_FOUND.' }) accountId: string,
+      @Arg('accountId', () => ID, { description: 'A consented account (acc_…); any other id is ACCOUNT_NOT_FOUND.' })
+      accountId: string,
       @Ctx() context: SubgraphContext,
     ): Promise<ObAccountBalances> {
       const consent = await dataCallConsent(context.em, context.principal, 'balances:read');
-      const account = await service.read(await service.consentAccount(context.em, consent.id, accountId), readsOf(context));
+      const account = await service.read(
+        await service.consentAccount(context.em, consent.id, accountId),
+        readsOf(context),
+      );
       return { accountId, balances: service.balancesOf(account) };
     }
 
@@ -57,7 +70,8 @@ export function createAccountResolvers(service: AccountService, maxCoreCallsPerR
       description: `Booked transactions of one consented account (GET /ob/accounts/{account_id}/transactions; scope transactions:read). ${ERRORS}, ACCOUNT_NOT_FOUND, VALIDATION_ERROR (fromDate after toDate, count out of range).`,
     })
     async obAccountTransactions(
-      @Arg('accountId', () => ID, { description: 'A consented account (acc_…); any other id is ACCOUNT_NOT_FOUND.' }) accountId: string,
+      @Arg('accountId', () => ID, { description: 'A consented account (acc_…); any other id is ACCOUNT_NOT_FOUND.' })
+      accountId: string,
       @Arg('fromDate', () => String, { nullable: true, description: FROM_DATE }) fromDate: string | null,
       @Arg('toDate', () => String, { nullable: true, description: TO_DATE }) toDate: string | null,
       @Arg('count', () => Int, { nullable: true, description: COUNT }) count: number | null,
@@ -75,7 +89,8 @@ export function createAccountResolvers(service: AccountService, maxCoreCallsPerR
     })
     async accounts(@Root() consent: Consent, @Ctx() context: SubgraphContext): Promise<ObAccount[]> {
       // The consent was readable, but its accounts are for its own access token only.
-      if (context.principal.kind === 'ob_token' && context.principal.consentId !== consent.id) throw new GatewayError('FORBIDDEN', 'this access token is for another consent');
+      if (context.principal.kind === 'ob_token' && context.principal.consentId !== consent.id)
+        throw new GatewayError('FORBIDDEN', 'this access token is for another consent');
       const checked = await dataCallConsent(context.em, context.principal, 'accounts:read');
       return service.readAll(context.em, checked.id, readsOf(context));
     }
@@ -90,7 +105,9 @@ export function createAccountResolvers(service: AccountService, maxCoreCallsPerR
     }
 
     @Directive(CORE_CALL_COST)
-    @FieldResolver(() => [ObTransaction], { description: 'Booked transactions of this account in a date window, newest first (scope transactions:read).' })
+    @FieldResolver(() => [ObTransaction], {
+      description: 'Booked transactions of this account in a date window, newest first (scope transactions:read).',
+    })
     async transactions(
       @Root() account: ObAccount,
       @Arg('fromDate', () => String, { nullable: true, description: FROM_DATE }) fromDate: string | null,

@@ -4,12 +4,20 @@ import type { BankCoreClient, BankCorePool, CoreTransaction } from '@gateway/ban
 import type { Directory } from '@gateway/federation';
 import { GatewayError, worldOf } from '@gateway/kernel';
 import { ConsentAccountEntity } from './consent-account.entity';
-import { AccountType, BalanceType, CreditDebitIndicator, type ObAccount, type ObBalance, type ObTransaction } from './account.type';
+import {
+  AccountType,
+  BalanceType,
+  CreditDebitIndicator,
+  type ObAccount,
+  type ObBalance,
+  type ObTransaction,
+} from './account.type';
 import type { TransactionWindow } from './account.rules';
 import type { RequestCoreReads } from './core-reads';
 
 /** One wording for an id outside the consent, whether it exists elsewhere or nowhere. */
-const accountNotFound = (id: string): GatewayError => new GatewayError('ACCOUNT_NOT_FOUND', `no account ${id} among the consented accounts`);
+const accountNotFound = (id: string): GatewayError =>
+  new GatewayError('ACCOUNT_NOT_FOUND', `no account ${id} among the consented accounts`);
 
 /**
  * Account information (AIS): the consent's accounts (open_banking.consent_accounts, written at
@@ -39,7 +47,9 @@ export class AccountService {
   /** The account as its core describes it now (GET /accounts/{iban}), once per request. */
   async read(account: ConsentAccountEntity, reads: RequestCoreReads): Promise<ObAccount> {
     const { requestId } = reads;
-    const core = await reads.once(`account:${account.id}`, async () => (await this.coreOf(account, requestId)).getAccount(account.iban, { requestId }));
+    const core = await reads.once(`account:${account.id}`, async () =>
+      (await this.coreOf(account, requestId)).getAccount(account.iban, { requestId }),
+    );
     return {
       accountId: account.id,
       iban: account.iban,
@@ -66,12 +76,20 @@ export class AccountService {
    * dates cannot widen what the TPP sees. One statement per account and window per request,
    * whatever `count` each selection asks for.
    */
-  async transactions(account: ConsentAccountEntity, window: TransactionWindow, reads: RequestCoreReads): Promise<ObTransaction[]> {
+  async transactions(
+    account: ConsentAccountEntity,
+    window: TransactionWindow,
+    reads: RequestCoreReads,
+  ): Promise<ObTransaction[]> {
     const { requestId } = reads;
     const statement = await reads.once(`statement:${account.id}:${window.fromDate}:${window.toDate}`, async () =>
-      (await this.coreOf(account, requestId)).listTransactions(account.iban, window.fromDate, window.toDate, { requestId }),
+      (await this.coreOf(account, requestId)).listTransactions(account.iban, window.fromDate, window.toDate, {
+        requestId,
+      }),
     );
-    const inWindow = statement.transactions.filter((line) => line.bookingDate >= window.fromDate && line.bookingDate <= window.toDate);
+    const inWindow = statement.transactions.filter(
+      (line) => line.bookingDate >= window.fromDate && line.bookingDate <= window.toDate,
+    );
     const ids = transactionIds(account.id, inWindow);
     return inWindow
       .map((line, index) => ({
@@ -102,7 +120,15 @@ function transactionIds(accountId: string, lines: CoreTransaction[]): string[] {
   const seen = new Map<string, number>();
   return lines.map((line) => {
     if (line.transactionId) return line.transactionId;
-    const fields = [accountId, line.bookingDate, line.amount, line.currency, line.creditDebitIndicator, line.reference ?? '', line.description].join('\n');
+    const fields = [
+      accountId,
+      line.bookingDate,
+      line.amount,
+      line.currency,
+      line.creditDebitIndicator,
+      line.reference ?? '',
+      line.description,
+    ].join('\n');
     const rank = seen.get(fields) ?? 0;
     seen.set(fields, rank + 1);
     return `txn_${createHash('sha256').update(`${fields}\n${rank}`).digest('hex').slice(0, 32)}`;

@@ -18,7 +18,9 @@ export enum BalanceType {
 registerEnumType(BalanceType, {
   name: 'BalanceType',
   description: 'Which balance an amount is (contract "Balances").',
-  valuesConfig: { AVAILABLE: { description: "What the customer can spend now, as the bank core reports the account's balance." } },
+  valuesConfig: {
+    AVAILABLE: { description: "What the customer can spend now, as the bank core reports the account's balance." },
+  },
 });
 
 export enum CreditDebitIndicator {
@@ -29,7 +31,10 @@ export enum CreditDebitIndicator {
 registerEnumType(CreditDebitIndicator, {
   name: 'CreditDebitIndicator',
   description: 'Direction of a transaction; its amount is always positive.',
-  valuesConfig: { CREDIT: { description: 'Money into the account.' }, DEBIT: { description: 'Money out of the account.' } },
+  valuesConfig: {
+    CREDIT: { description: 'Money into the account.' },
+    DEBIT: { description: 'Money out of the account.' },
+  },
 });
 
 @ObjectType('ObBalance', { description: 'One balance of an account, read live from the bank core.' })
@@ -47,14 +52,17 @@ export class ObBalance {
 @ObjectType('ObTransaction', { description: 'One booked transaction of an account, read live from the bank core.' })
 export class ObTransaction {
   @Field(() => ID, {
-    description: "The bank core's transaction id; when the core gives none, an id derived from the transaction's fields, stable for this account within this consent.",
+    description:
+      "The bank core's transaction id; when the core gives none, an id derived from the transaction's fields, stable for this account within this consent.",
   })
   transactionId!: string;
 
   @Field({ description: 'Booking date, YYYY-MM-DD.' })
   bookingDate!: string;
 
-  @Field(() => GraphQLSafeInt, { description: 'Integer minor units, always positive: creditDebitIndicator gives the direction.' })
+  @Field(() => GraphQLSafeInt, {
+    description: 'Integer minor units, always positive: creditDebitIndicator gives the direction.',
+  })
   amount!: number;
 
   @Field({ description: 'ISO 4217 currency of amount.' })
@@ -68,10 +76,13 @@ export class ObTransaction {
 }
 
 @ObjectType('ObAccount', {
-  description: 'An account the customer consented to share (spec "Account"), read live from the bank core. Balances need balances:read, transactions transactions:read.',
+  description:
+    'An account the customer consented to share (spec "Account"), read live from the bank core. Balances need balances:read, transactions transactions:read.',
 })
 export class ObAccount {
-  @Field(() => ID, { description: 'Account id (acc_…): stable for this IBAN within this consent, different under another consent.' })
+  @Field(() => ID, {
+    description: 'Account id (acc_…): stable for this IBAN within this consent, different under another consent.',
+  })
   accountId!: string;
 
   @Field({ description: 'IBAN of the account.' })
@@ -83,14 +94,19 @@ export class ObAccount {
   @Field(() => AccountType, { description: 'Kind of account.' })
   accountType!: AccountType;
 
-  @Field({ description: "Name to show for the account: the holder's name as the bank core gives it, else the IBAN's last four characters." })
+  @Field({
+    description:
+      "Name to show for the account: the holder's name as the bank core gives it, else the IBAN's last four characters.",
+  })
   displayName!: string;
 
   /** The balance the core gave with the account, so `balances` under it needs no second core call. Not in the graph. */
   availableBalance!: number;
 }
 
-@ObjectType('ObAccountBalances', { description: 'The balances of one consented account (GET /ob/accounts/{account_id}/balances).' })
+@ObjectType('ObAccountBalances', {
+  description: 'The balances of one consented account (GET /ob/accounts/{account_id}/balances).',
+})
 export class ObAccountBalances {
   @Field(() => ID, { description: 'Account id (acc_…).' })
   accountId!: string;
@@ -99,11 +115,15 @@ export class ObAccountBalances {
   balances!: ObBalance[];
 }
 
-@ObjectType('ObAccountTransactions', { description: 'Transactions of one consented account (GET /ob/accounts/{account_id}/transactions).' })
+@ObjectType('ObAccountTransactions', {
+  description: 'Transactions of one consented account (GET /ob/accounts/{account_id}/transactions).',
+})
 export class ObAccountTransactions {
   @Field(() => ID, { description: 'Account id (acc_…).' })
   accountId!: string;
 
-  @Field(() => [ObTransaction], { description: 'Booked transactions in the date window, newest first, at most count of them.' })
+  @Field(() => [ObTransaction], {
+    description: 'Booked transactions in the date window, newest first, at most count of them.',
+  })
   transactions!: ObTransaction[];
 }

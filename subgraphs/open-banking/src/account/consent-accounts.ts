@@ -20,6 +20,13 @@ export function recordConsentAccounts(
   now: Date,
 ): ConsentAccountEntity[] {
   return [...new Set(ibans)].map((iban) =>
-    tx.create(ConsentAccountEntity, { id: newId('account'), consentId: consent.id, livemode: consent.livemode, iban, bankHandle: consent.bankHandle, createdAt: now }),
+    tx.create(ConsentAccountEntity, {
+      id: newId('account'),
+      consentId: consent.id,
+      livemode: consent.livemode,
+      iban,
+      bankHandle: consent.bankHandle,
+      createdAt: now,
+    }),
   );
 }

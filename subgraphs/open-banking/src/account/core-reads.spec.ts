@@ -9,7 +9,11 @@ describe('one request’s bank-core reads', () => {
       calls += 1;
       return value;
     };
-    const answers = await Promise.all([readsOf(request).once('a', read('A')), readsOf(request).once('a', read('other')), readsOf(request).once('b', read('B'))]);
+    const answers = await Promise.all([
+      readsOf(request).once('a', read('A')),
+      readsOf(request).once('a', read('other')),
+      readsOf(request).once('b', read('B')),
+    ]);
     expect({ answers, calls }).toEqual({ answers: ['A', 'A', 'B'], calls: 2 });
     expect(() => readsOf(request).once('c', read('C'))).toThrow(expect.objectContaining({ code: 'RATE_LIMITED' }));
     expect(calls).toBe(2);

@@ -16,17 +16,31 @@ import { effectiveConsentStatus } from '../consent/consent.type';
  *   expiry job ran): 401 CONSENT_EXPIRED; never authorised: 401 UNAUTHORIZED;
  * - the scope missing from the token or the consent: 403 SCOPE_INSUFFICIENT.
  */
-export async function dataCallConsent(em: EntityManager, principal: Principal, scope: ObScope, now = new Date()): Promise<ConsentEntity> {
+export async function dataCallConsent(
+  em: EntityManager,
+  principal: Principal,
+  scope: ObScope,
+  now = new Date(),
+): Promise<ConsentEntity> {
   if (principal.kind !== 'ob_token' || !principal.consentId) {
-    throw new GatewayError('UNAUTHORIZED', 'account data needs an Open Banking access token: Authorization: Bearer at_… with X-Consent-Id');
+    throw new GatewayError(
+      'UNAUTHORIZED',
+      'account data needs an Open Banking access token: Authorization: Bearer at_… with X-Consent-Id',
+    );
   }
   const consent = await em.findOne(ConsentEntity, { id: principal.consentId }, { disableIdentityMap: true });
   if (!consent) throw new GatewayError('UNAUTHORIZED', 'the consent of this access token no longer exists');
   const status = effectiveConsentStatus(consent, now);
-  if (status === 'REVOKED') throw new GatewayError('TOKEN_REVOKED', `consent ${consent.id} is revoked; its tokens no longer work`);
-  if (status === 'EXPIRED') throw new GatewayError('CONSENT_EXPIRED', `consent ${consent.id} expired at ${consent.expiresAt.toISOString()}`);
+  if (status === 'REVOKED')
+    throw new GatewayError('TOKEN_REVOKED', `consent ${consent.id} is revoked; its tokens no longer work`);
+  if (status === 'EXPIRED')
+    throw new GatewayError('CONSENT_EXPIRED', `consent ${consent.id} expired at ${consent.expiresAt.toISOString()}`);
   if (status !== 'AUTHORISED') throw new GatewayError('UNAUTHORIZED', `consent ${consent.id} is ${status}`);
   const granted = (principal.scopes ?? []).includes(scope) && consent.scopes.includes(scope);
-  if (!granted) throw new GatewayError('SCOPE_INSUFFICIENT', `this call needs the scope ${scope}; the consent grants ${consent.scopes.join(', ')}`);
+  if (!granted)
+    throw new GatewayError(
+      'SCOPE_INSUFFICIENT',
+      `this call needs the scope ${scope}; the consent grants ${consent.scopes.join(', ')}`,
+    );
   return consent;
 }

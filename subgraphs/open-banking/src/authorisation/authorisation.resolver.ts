@@ -12,8 +12,13 @@ import { ConsentAuthorisation, ConsentDecision } from './authorisation.type';
 export function createAuthorisationResolver(service: AuthorisationService) {
   @Resolver(() => ConsentAuthorisation)
   class AuthorisationResolver {
-    @Query(() => ConsentAuthorisation, { description: 'What the consent page shows (public; GET /ob/auth/{consent_id}). Error: CONSENT_NOT_FOUND.' })
-    async consentAuthorisation(@Arg('id', () => ID, { description: 'Consent id (con_…).' }) id: string, @Ctx() context: SubgraphContext): Promise<ConsentAuthorisation> {
+    @Query(() => ConsentAuthorisation, {
+      description: 'What the consent page shows (public; GET /ob/auth/{consent_id}). Error: CONSENT_NOT_FOUND.',
+    })
+    async consentAuthorisation(
+      @Arg('id', () => ID, { description: 'Consent id (con_…).' }) id: string,
+      @Ctx() context: SubgraphContext,
+    ): Promise<ConsentAuthorisation> {
       return service.view(context.em, id);
     }
 
@@ -41,7 +46,10 @@ export function createAuthorisationResolver(service: AuthorisationService) {
     })
     async rejectConsent(
       @Arg('consentId', () => ID, { description: 'Consent id (con_…).' }) consentId: string,
-      @Arg('pageToken', () => String, { nullable: true, description: 'ConsentAuthorisation.pageToken, as the consent page was opened with it (valid 30 minutes).' })
+      @Arg('pageToken', () => String, {
+        nullable: true,
+        description: 'ConsentAuthorisation.pageToken, as the consent page was opened with it (valid 30 minutes).',
+      })
       pageToken: string | null | undefined,
       @Ctx() context: SubgraphContext,
     ): Promise<ConsentDecision> {

@@ -63,7 +63,13 @@ export class AuthorisationService {
     };
   }
 
-  async approve(em: EntityManager, consentId: string, input: ApproveConsentInput, client: string | null, requestId?: string): Promise<ConsentDecision> {
+  async approve(
+    em: EntityManager,
+    consentId: string,
+    input: ApproveConsentInput,
+    client: string | null,
+    requestId?: string,
+  ): Promise<ConsentDecision> {
     const request = parseInput(approveRules, JSON.parse(JSON.stringify(input)));
     const found = await loadConsent(em, consentId);
     if (!found) throw consentNotFound(consentId);
@@ -73,8 +79,18 @@ export class AuthorisationService {
     const approval = this.approvalHash(consent.id, customer, request.otp);
     const bank = await this.directory.bank({ handle: consent.bankHandle }, requestId);
     try {
-      const verify = () => this.cores.for(bank, worldOf(consent)).verifyCustomer({ customerRef: customer.bankCustomerRef, otp: request.otp, ...(requestId ? { requestId } : {}) });
-      await this.otpGuard.check({ bankHandle: consent.bankHandle, bankCustomerRef: customer.bankCustomerRef, world: worldOf(consent), client }, request.otp, verify, requestId);
+      const verify = () =>
+        this.cores.for(bank, worldOf(consent)).verifyCustomer({
+          customerRef: customer.bankCustomerRef,
+          otp: request.otp,
+          ...(requestId ? { requestId } : {}),
+        });
+      await this.otpGuard.check(
+        { bankHandle: consent.bankHandle, bankCustomerRef: customer.bankCustomerRef, world: worldOf(consent), client },
+        request.otp,
+        verify,
+        requestId,
+      );
     } catch (error) {
       if (error instanceof GatewayError && error.code === 'OTP_INVALID') throw await this.otpRefused(em, consent);
       throw error; // CBS_TIMEOUT / CBS_ERROR: nothing counted, nothing moved
@@ -82,7 +98,11 @@ export class AuthorisationService {
 
     const ibans = await this.accounts.ibansOf(consent.bankHandle, customer.bankCustomerRef, requestId);
     // The alias was ACTIVE a moment ago; released since, it no longer speaks for any account.
-    if (ibans.length === 0) throw new GatewayError('ALIAS_INACTIVE', `customer: no active account of this customer at bank ${consent.bankHandle}`);
+    if (ibans.length === 0)
+      throw new GatewayError(
+        'ALIAS_INACTIVE',
+        `customer: no active account of this customer at bank ${consent.bankHandle}`,
+      );
 
     const now = new Date();
     const code = await em
@@ -91,7 +111,10 @@ export class AuthorisationService {
         // Expired while the bank verified the OTP: refused below, after the rollback.
         if (consent.expiresAt.getTime() <= now.getTime()) return null;
         const rows = recordConsentAccounts(tx, consent, ibans, now);
-        const moved = await moveConsent(tx, consent, 'customer_approved', now, { accountIds: rows.map((row) => row.id), approvalHash: approval });
+        const moved = await moveConsent(tx, consent, 'customer_approved', now, {
+          accountIds: rows.map((row) => row.id),
+          approvalHash: approval,
+        });
         // Another decision won the race: throwing rolls back the rows created above.
         if (!moved) throw new LostRace();
         return issueAuthorizationCode(tx, consent, now);
@@ -103,11 +126,19 @@ export class AuthorisationService {
     if (code === null) {
       const now = (await loadConsent(em.fork(), consentId)) ?? consent;
       // This same approval sent twice at once: the one that lost the race is answered as a retry.
-      if (effectiveConsentStatus(now) === 'AUTHORISED' && now.approvalHash && safeEqual(now.approvalHash, approval)) return this.approveAgain(em, now, request, client, requestId);
+      if (effectiveConsentStatus(now) === 'AUTHORISED' && now.approvalHash && safeEqual(now.approvalHash, approval))
+        return this.approveAgain(em, now, request, client, requestId);
       throw await this.refusal(em, now);
     }
-    this.logger.info({ consent: consentId, bank: consent.bankHandle, accounts: consent.accountIds.length, request_id: requestId }, 'consent approved');
-    return { consentId, status: ConsentStatus.AUTHORISED, redirectTo: approvedRedirect(consent, code, this.settings.publicBaseUrl) };
+    this.logger.info(
+      { consent: consentId, bank: consent.bankHandle, accounts: consent.accountIds.length, request_id: requestId },
+      'consent approved',
+    );
+    return {
+      consentId,
+      status: ConsentStatus.AUTHORISED,
+      redirectTo: approvedRedirect(consent, code, this.settings.publicBaseUrl),
+    };
   }
 
   /**
@@ -118,25 +149,48 @@ export class AuthorisationService {
    * else is 409 CONSENT_ALREADY_DECIDED, and an OTP that is not the approving one counts as a
    * refused guess for that customer, so the stored HMAC can never be used to test OTPs.
    */
-  private async approveAgain(em: EntityManager, consent: ConsentEntity, request: ApproveRequest, client: string | null, requestId?: string): Promise<ConsentDecision> {
+  private async approveAgain(
+    em: EntityManager,
+    consent: ConsentEntity,
+    request: ApproveRequest,
+    client: string | null,
+    requestId?: string,
+  ): Promise<ConsentDecision> {
     const customer = await this.resolveCustomer(request, consent, requestId);
     const approval = this.approvalHash(consent.id, customer, request.otp);
     if (!consent.approvalHash || !safeEqual(consent.approvalHash, approval)) {
-      await this.otpGuard.countRefused({ bankHandle: consent.bankHandle, bankCustomerRef: customer.bankCustomerRef, world: worldOf(consent), client }, request.otp, requestId);
+      await this.otpGuard.countRefused(
+        { bankHandle: consent.bankHandle, bankCustomerRef: customer.bankCustomerRef, world: worldOf(consent), client },
+        request.otp,
+        requestId,
+      );
       throw await this.refusal(em, consent);
     }
     const now = new Date();
-    const redeemed = (await em.fork().count(Credential, { kind: 'ob_authorization_code', ownerId: consent.id, usedAt: { $ne: null } })) > 0;
+    const redeemed =
+      (await em
+        .fork()
+        .count(Credential, { kind: 'ob_authorization_code', ownerId: consent.id, usedAt: { $ne: null } })) > 0;
     const late = !consent.authorisedAt || now.getTime() - consent.authorisedAt.getTime() > APPROVAL_RETRY_WINDOW_MS;
     if (redeemed || late) throw await this.refusal(em, consent);
     const code = await em.fork().transactional((tx) => issueAuthorizationCode(tx, consent, now));
-    this.logger.info({ consent: consent.id, request_id: requestId }, 'consent approval sent again: a new authorization code answered');
-    return { consentId: consent.id, status: ConsentStatus.AUTHORISED, redirectTo: approvedRedirect(consent, code, this.settings.publicBaseUrl) };
+    this.logger.info(
+      { consent: consent.id, request_id: requestId },
+      'consent approval sent again: a new authorization code answered',
+    );
+    return {
+      consentId: consent.id,
+      status: ConsentStatus.AUTHORISED,
+      redirectTo: approvedRedirect(consent, code, this.settings.publicBaseUrl),
+    };
   }
 
   /** HMAC of who approved with which OTP: the customer's account at the bank, never the OTP in clear. */
   private approvalHash(consentId: string, customer: AliasRouting, otp: string): string {
-    return hmacSha256Hex(this.settings.platformSecret, `approve:${consentId}:${customer.bankHandle}:${customer.bankCustomerRef}:${otp}`);
+    return hmacSha256Hex(
+      this.settings.platformSecret,
+      `approve:${consentId}:${customer.bankHandle}:${customer.bankCustomerRef}:${otp}`,
+    );
   }
 
   /**
@@ -155,7 +209,11 @@ export class AuthorisationService {
       if (!moved) return this.reject(em.fork(), consentId, pageToken);
       this.logger.info({ consent: consentId, bank: consent.bankHandle }, 'consent rejected by the customer');
     }
-    return { consentId, status: ConsentStatus.REJECTED, redirectTo: rejectedRedirect(consent, this.settings.publicBaseUrl) };
+    return {
+      consentId,
+      status: ConsentStatus.REJECTED,
+      redirectTo: rejectedRedirect(consent, this.settings.publicBaseUrl),
+    };
   }
 
   /** The consent, if the customer may still decide on it; otherwise the refusal that says why. */
@@ -174,7 +232,8 @@ export class AuthorisationService {
   private async refusal(em: EntityManager, consent: ConsentEntity): Promise<GatewayError> {
     const status = effectiveConsentStatus(consent);
     if (status === 'EXPIRED') {
-      if (consent.status !== 'EXPIRED') await em.fork().transactional((tx) => moveConsent(tx, { ...consent }, 'expiry_reached', new Date()));
+      if (consent.status !== 'EXPIRED')
+        await em.fork().transactional((tx) => moveConsent(tx, { ...consent }, 'expiry_reached', new Date()));
       return new GatewayError('CONSENT_EXPIRED', `consent ${consent.id} expired at ${consent.expiresAt.toISOString()}`);
     }
     if (status === 'REVOKED') return new GatewayError('CONSENT_REVOKED', `consent ${consent.id} is revoked`);
@@ -187,16 +246,26 @@ export class AuthorisationService {
    * the consent's bank: an account elsewhere is ALIAS_NOT_FOUND, as the registry itself answers
    * for handle@bank_handle at the wrong bank (nothing of that customer exists at this bank).
    */
-  private async resolveCustomer(request: ApproveRequest, consent: ConsentEntity, requestId?: string): Promise<AliasRouting> {
-    const lookup = request.customer.type === 'alias' ? { alias: request.customer.value } : { iban: request.customer.value.iban };
+  private async resolveCustomer(
+    request: ApproveRequest,
+    consent: ConsentEntity,
+    requestId?: string,
+  ): Promise<AliasRouting> {
+    const lookup =
+      request.customer.type === 'alias' ? { alias: request.customer.value } : { iban: request.customer.value.iban };
     const customer = await this.directory.alias(lookup, requestId, worldOf(consent)).catch((error: unknown) => {
-      if (error instanceof GatewayError && error.code === 'VALIDATION_ERROR') throw new GatewayError('VALIDATION_ERROR', `customer.value: ${error.detail.replace(/^\w+: /, '')}`);
+      if (error instanceof GatewayError && error.code === 'VALIDATION_ERROR')
+        throw new GatewayError('VALIDATION_ERROR', `customer.value: ${error.detail.replace(/^\w+: /, '')}`);
       throw error;
     });
     if (customer.bankHandle !== consent.bankHandle) {
-      throw new GatewayError('ALIAS_NOT_FOUND', `customer: no ${request.customer.type === 'alias' ? 'alias' : 'account'} at bank ${consent.bankHandle}, the bank of this consent`);
+      throw new GatewayError(
+        'ALIAS_NOT_FOUND',
+        `customer: no ${request.customer.type === 'alias' ? 'alias' : 'account'} at bank ${consent.bankHandle}, the bank of this consent`,
+      );
     }
-    if (customer.status !== 'ACTIVE') throw new GatewayError('ALIAS_INACTIVE', `alias ${customer.handle} is deactivated`);
+    if (customer.status !== 'ACTIVE')
+      throw new GatewayError('ALIAS_INACTIVE', `alias ${customer.handle} is deactivated`);
     return customer;
   }
 
@@ -206,15 +275,22 @@ export class AuthorisationService {
     const left = await em.fork().transactional(async (tx) => {
       const failures = await countConsentOtpFailure(tx, consent.id, now);
       if (failures === null) return null;
-      if (failures >= MAX_OTP_FAILURES) await moveConsent(tx, { ...consent, status: 'AWAITING_AUTHORISATION' }, 'customer_rejected', now);
+      if (failures >= MAX_OTP_FAILURES)
+        await moveConsent(tx, { ...consent, status: 'AWAITING_AUTHORISATION' }, 'customer_rejected', now);
       return Math.max(0, MAX_OTP_FAILURES - failures);
     });
     // Decided (or expired) while the bank was asked: that is the answer now.
     if (left === null) return this.refusal(em, (await loadConsent(em.fork(), consent.id)) ?? consent);
-    if (left === 0) this.logger.info({ consent: consent.id, bank: consent.bankHandle }, `consent rejected after ${MAX_OTP_FAILURES} wrong one-time passwords`);
+    if (left === 0)
+      this.logger.info(
+        { consent: consent.id, bank: consent.bankHandle },
+        `consent rejected after ${MAX_OTP_FAILURES} wrong one-time passwords`,
+      );
     return new GatewayError(
       'OTP_INVALID',
-      left > 0 ? `the one-time password was refused; ${left} attempt${left === 1 ? '' : 's'} left` : 'the one-time password was refused; the consent has been rejected',
+      left > 0
+        ? `the one-time password was refused; ${left} attempt${left === 1 ? '' : 's'} left`
+        : 'the one-time password was refused; the consent has been rejected',
     );
   }
 }

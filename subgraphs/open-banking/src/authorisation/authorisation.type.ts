@@ -2,35 +2,51 @@ import { BankReference } from '@gateway/federation';
 import { Field, ID, Int, ObjectType } from 'type-graphql';
 import { ConsentStatus } from '../consent/consent.type';
 
-@ObjectType({ description: 'What the consent page shows the customer (public: anyone holding the unguessable consent id).' })
+@ObjectType({
+  description: 'What the consent page shows the customer (public: anyone holding the unguessable consent id).',
+})
 export class ConsentAuthorisation {
   @Field(() => ID, { description: 'Consent id (con_…).' })
   id!: string;
 
-  @Field(() => ConsentStatus, { description: 'Current status; an open consent past expires_at reads EXPIRED. Only AWAITING_AUTHORISATION can be approved or rejected.' })
+  @Field(() => ConsentStatus, {
+    description:
+      'Current status; an open consent past expires_at reads EXPIRED. Only AWAITING_AUTHORISATION can be approved or rejected.',
+  })
   status!: ConsentStatus;
 
   @Field({ description: 'Name of the third-party provider asking for access, as registered.' })
   tppName!: string;
 
-  @Field(() => BankReference, { description: "The customer's bank, where the accounts are (fields resolved by the banks subgraph)." })
+  @Field(() => BankReference, {
+    description: "The customer's bank, where the accounts are (fields resolved by the banks subgraph).",
+  })
   bank!: BankReference;
 
-  @Field(() => [String], { description: 'Requested access: accounts:read, balances:read, transactions:read, payments:write.' })
+  @Field(() => [String], {
+    description: 'Requested access: accounts:read, balances:read, transactions:read, payments:write.',
+  })
   scopes!: string[];
 
   @Field({ description: 'The access ends at this time (ISO 8601 UTC).' })
   expiresAt!: Date;
 
-  @Field(() => Int, { description: 'Wrong one-time passwords still allowed before the consent is rejected (0 once it is no longer awaiting).' })
+  @Field(() => Int, {
+    description:
+      'Wrong one-time passwords still allowed before the consent is rejected (0 once it is no longer awaiting).',
+  })
   otpAttemptsLeft!: number;
 
-  @Field({ description: "Where the customer returns afterwards: the TPP's redirect URI, so the customer can see whom they are sent to." })
+  @Field({
+    description:
+      "Where the customer returns afterwards: the TPP's redirect URI, so the customer can see whom they are sent to.",
+  })
   redirectUri!: string;
 
   @Field(() => String, {
     nullable: true,
-    description: 'Once REJECTED: redirect_uri with error=access_denied, consent_id, state and iss, to send the customer back. Null otherwise.',
+    description:
+      'Once REJECTED: redirect_uri with error=access_denied, consent_id, state and iss, to send the customer back. Null otherwise.',
   })
   redirectTo!: string | null;
 

@@ -14,6 +14,8 @@ export class CustomerAccountsClient {
   constructor(private readonly call: ServiceClient) {}
 
   async ibansOf(bankHandle: string, bankCustomerRef: string, requestId?: string): Promise<string[]> {
-    return (await this.call<{ customerAccounts: string[] }>(CUSTOMER_ACCOUNTS, { bankHandle, bankCustomerRef }, requestId)).customerAccounts;
+    return (
+      await this.call<{ customerAccounts: string[] }>(CUSTOMER_ACCOUNTS, { bankHandle, bankCustomerRef }, requestId)
+    ).customerAccounts;
   }
 }

@@ -5,7 +5,8 @@ export const PAGE_TOKEN_TTL_MS = 30 * 60_000;
 
 const TOKEN = /^cpt_(\d{1,12})_([0-9a-f]{64})$/;
 
-const mac = (secret: string, consentId: string, expiresAt: number): string => hmacSha256Hex(secret, `consent-page:${consentId}:${expiresAt}`);
+const mac = (secret: string, consentId: string, expiresAt: number): string =>
+  hmacSha256Hex(secret, `consent-page:${consentId}:${expiresAt}`);
 
 /**
  * The token the consent page carries for its customer's decision (issue 28: a rejection by
@@ -19,10 +20,18 @@ export function issuePageToken(secret: string, consentId: string, now = new Date
 }
 
 /** Refuses (401 UNAUTHORIZED) a token that is missing, of another consent, altered or run out; compared in constant time. */
-export function assertPageToken(secret: string, consentId: string, token: string | null | undefined, now = new Date()): void {
-  if (!token) throw new GatewayError('UNAUTHORIZED', 'pageToken: required; the consent page gives it (open the consent_url)');
+export function assertPageToken(
+  secret: string,
+  consentId: string,
+  token: string | null | undefined,
+  now = new Date(),
+): void {
+  if (!token)
+    throw new GatewayError('UNAUTHORIZED', 'pageToken: required; the consent page gives it (open the consent_url)');
   const parts = TOKEN.exec(token);
   const expiresAt = parts ? Number(parts[1]) : 0;
-  if (!parts || !safeEqual(parts[2]!, mac(secret, consentId, expiresAt))) throw new GatewayError('UNAUTHORIZED', 'pageToken: not a token of this consent page');
-  if (expiresAt * 1000 <= now.getTime()) throw new GatewayError('UNAUTHORIZED', 'pageToken: the consent page was open too long; open it again');
+  if (!parts || !safeEqual(parts[2]!, mac(secret, consentId, expiresAt)))
+    throw new GatewayError('UNAUTHORIZED', 'pageToken: not a token of this consent page');
+  if (expiresAt * 1000 <= now.getTime())
+    throw new GatewayError('UNAUTHORIZED', 'pageToken: the consent page was open too long; open it again');
 }

@@ -16,7 +16,11 @@ describe('authorization response redirect', () => {
   });
 
   it('keeps the registered query as registered', () => {
-    const url = approvedRedirect({ ...consent, redirectUri: 'https://tpp.example/cb?app=budget&x=a%20b' }, 'oac_abc', 'https://gw.example.ly');
+    const url = approvedRedirect(
+      { ...consent, redirectUri: 'https://tpp.example/cb?app=budget&x=a%20b' },
+      'oac_abc',
+      'https://gw.example.ly',
+    );
     expect(url).toMatch(/^https:\/\/tpp\.example\/cb\?app=budget&x=a%20b&code=oac_abc&/);
   });
 

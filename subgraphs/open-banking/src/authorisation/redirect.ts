@@ -8,14 +8,19 @@
 export function authorisationRedirect(redirectUri: string, params: ReadonlyArray<readonly [string, string]>): string {
   const url = new URL(redirectUri);
   const names = new Set(params.map(([name]) => name));
-  if ([...url.searchParams.keys()].some((name) => names.has(name))) for (const name of names) url.searchParams.delete(name);
+  if ([...url.searchParams.keys()].some((name) => names.has(name)))
+    for (const name of names) url.searchParams.delete(name);
   const added = new URLSearchParams(params.map(([name, value]): [string, string] => [name, value])).toString();
   url.search = url.search.length > 1 ? `${url.search}&${added}` : `?${added}`;
   return url.toString();
 }
 
 /** Approved: code, consent_id, state (spec "Consent") and iss, the issuer (RFC 9207, mix-up defence). */
-export function approvedRedirect(consent: { id: string; redirectUri: string; state: string }, code: string, issuer: string): string {
+export function approvedRedirect(
+  consent: { id: string; redirectUri: string; state: string },
+  code: string,
+  issuer: string,
+): string {
   return authorisationRedirect(consent.redirectUri, [
     ['code', code],
     ['consent_id', consent.id],

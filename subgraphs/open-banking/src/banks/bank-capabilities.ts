@@ -31,7 +31,10 @@ export class BankCapabilitiesClient {
   constructor(private readonly call: ServiceClient) {}
 
   async find(handle: string, requestId?: string): Promise<ObBank> {
-    const answer = await this.call<{ bank: { handle: string; status: string }; bankCapabilities: Omit<ObBank, 'handle' | 'status'> }>(OB_BANK, { handle }, requestId);
+    const answer = await this.call<{
+      bank: { handle: string; status: string };
+      bankCapabilities: Omit<ObBank, 'handle' | 'status'>;
+    }>(OB_BANK, { handle }, requestId);
     return { ...answer.bank, ...answer.bankCapabilities };
   }
 }

@@ -6,11 +6,15 @@ export class CreateConsentInput {
   bankHandle!: string;
 
   @Field(() => [String], {
-    description: "Requested access: a non-empty subset of accounts:read, balances:read, transactions:read, payments:write, and of the bank's ob_scopes_supported.",
+    description:
+      "Requested access: a non-empty subset of accounts:read, balances:read, transactions:read, payments:write, and of the bank's ob_scopes_supported.",
   })
   scopes!: string[];
 
-  @Field({ description: "Where the customer returns with code, consent_id and state: exactly (character for character) one of the TPP's registered redirect URIs." })
+  @Field({
+    description:
+      "Where the customer returns with code, consent_id and state: exactly (character for character) one of the TPP's registered redirect URIs.",
+  })
   redirectUri!: string;
 
   @Field({ description: 'Anti-CSRF value, 1-512 characters, echoed back unchanged to redirect_uri.' })

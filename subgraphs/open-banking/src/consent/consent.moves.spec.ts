@@ -45,10 +45,20 @@ describe('moveConsent', () => {
   beforeAll(async () => {
     db = await openTestDatabase();
     await migrateVault(db);
-    orm = await openServiceOrm(db, { schema: OPEN_BANKING_SCHEMA, entities: [TppEntity, ConsentEntity, OutboxEvent, Credential], migrations, foreignSchemas: ['auth'] });
-    await db
-      .knex('open_banking.tpps')
-      .insert({ id: tppId, name: 'T', mode: 'live', redirect_uris: JSON.stringify(['https://tpp.example/cb']), webhook_secret_sealed: 'x', created_at: new Date() });
+    orm = await openServiceOrm(db, {
+      schema: OPEN_BANKING_SCHEMA,
+      entities: [TppEntity, ConsentEntity, OutboxEvent, Credential],
+      migrations,
+      foreignSchemas: ['auth'],
+    });
+    await db.knex('open_banking.tpps').insert({
+      id: tppId,
+      name: 'T',
+      mode: 'live',
+      redirect_uris: JSON.stringify(['https://tpp.example/cb']),
+      webhook_secret_sealed: 'x',
+      created_at: new Date(),
+    });
   });
   afterAll(async () => {
     await orm.close();
@@ -78,7 +88,9 @@ describe('moveConsent', () => {
   it('refuses a move that is not in the table, and writes nothing', async () => {
     const id = await newConsent();
     const consent = (await loadConsent(orm.em.fork(), id))!;
-    await expect(moveConsent(orm.em.fork(), consent, 'created', new Date())).rejects.toMatchObject({ extensions: { code: 'VALIDATION_ERROR' } });
+    await expect(moveConsent(orm.em.fork(), consent, 'created', new Date())).rejects.toMatchObject({
+      extensions: { code: 'VALIDATION_ERROR' },
+    });
     expect((await db.knex('open_banking.consents').where({ id }).first()).status).toBe('AWAITING_AUTHORISATION');
     expect(await events(id)).toEqual([]);
   });
@@ -101,7 +113,9 @@ describe('moveConsent', () => {
   it('counts wrong OTPs atomically while the consent awaits, and not after', async () => {
     const id = await newConsent();
     const now = new Date();
-    const counts = await Promise.all([1, 2, 3].map(() => orm.em.fork().transactional((tx) => countConsentOtpFailure(tx, id, now))));
+    const counts = await Promise.all(
+      [1, 2, 3].map(() => orm.em.fork().transactional((tx) => countConsentOtpFailure(tx, id, now))),
+    );
     expect(counts.sort()).toEqual([1, 2, 3]);
     const consent = (await loadConsent(orm.em.fork(), id))!;
     expect(consent.otpFailures).toBe(3);

@@ -1,7 +1,13 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { recordEvent } from '@gateway/events';
 import { ConsentEntity } from './consent.entity';
-import { CONSENT_REACHED_AT, consentRefusal, consentTransitionFor, type ConsentEventKind, type ConsentTrigger } from './consent.transitions';
+import {
+  CONSENT_REACHED_AT,
+  consentRefusal,
+  consentTransitionFor,
+  type ConsentEventKind,
+  type ConsentTrigger,
+} from './consent.transitions';
 
 /*
  * The one writer of open_banking.consents (CONVENTIONS "Data": one owner per table): every change
@@ -27,19 +33,47 @@ export function consentEventData(consent: ConsentEntity): Record<string, unknown
 }
 
 function recordConsentEvent(em: EntityManager, kind: ConsentEventKind, consent: ConsentEntity, now: Date): void {
-  recordEvent(em, { kind, aggregateType: CONSENT_AGGREGATE, aggregateId: consent.id, audience: consent.tppId, data: consentEventData(consent) }, now);
+  recordEvent(
+    em,
+    {
+      kind,
+      aggregateType: CONSENT_AGGREGATE,
+      aggregateId: consent.id,
+      audience: consent.tppId,
+      data: consentEventData(consent),
+    },
+    now,
+  );
 }
 
 /** What the TPP's request fixed about a new consent (the rest is the 'created' move's). */
 export type NewConsent = Pick<
   ConsentEntity,
-  'id' | 'tppId' | 'livemode' | 'bankHandle' | 'scopes' | 'redirectUri' | 'state' | 'codeChallenge' | 'codeChallengeMethod' | 'expiryDays' | 'expiresAt'
+  | 'id'
+  | 'tppId'
+  | 'livemode'
+  | 'bankHandle'
+  | 'scopes'
+  | 'redirectUri'
+  | 'state'
+  | 'codeChallenge'
+  | 'codeChallengeMethod'
+  | 'expiryDays'
+  | 'expiresAt'
 >;
 
 /** The 'created' move in the caller's transaction: a new AWAITING_AUTHORISATION consent. */
 export function createConsent(tx: EntityManager, fields: NewConsent, now: Date): ConsentEntity {
   const move = consentTransitionFor(null, 'created')!;
-  const consent = tx.create(ConsentEntity, { ...fields, status: move.to, accountIds: [], revokedBy: null, otpFailures: 0, createdAt: now, updatedAt: now });
+  const consent = tx.create(ConsentEntity, {
+    ...fields,
+    status: move.to,
+    accountIds: [],
+    revokedBy: null,
+    otpFailures: 0,
+    createdAt: now,
+    updatedAt: now,
+  });
   if (move.event) recordConsentEvent(tx, move.event, consent, now);
   return consent;
 }
@@ -54,7 +88,13 @@ export type ConsentMoveChanges = Partial<Pick<ConsentEntity, 'accountIds' | 'rev
  * expected status (someone else moved it first); throws when the table has no such move.
  * `consent` must not be a managed entity (load it with loadConsent): it is updated in place.
  */
-export async function moveConsent(em: EntityManager, consent: ConsentEntity, trigger: ConsentTrigger, now: Date, changes: ConsentMoveChanges = {}): Promise<boolean> {
+export async function moveConsent(
+  em: EntityManager,
+  consent: ConsentEntity,
+  trigger: ConsentTrigger,
+  now: Date,
+  changes: ConsentMoveChanges = {},
+): Promise<boolean> {
   const move = consentTransitionFor(consent.status, trigger);
   if (!move) throw consentRefusal(consent.id, consent.status, trigger);
   const update = { ...changes, status: move.to, updatedAt: now, [CONSENT_REACHED_AT[move.to]]: now };

@@ -15,7 +15,8 @@ export function createConsentResolver(service: ConsentService) {
         'Errors: PKCE_METHOD_REJECTED, VALIDATION_ERROR, BANK_NOT_REGISTERED, BANK_NOT_PARTICIPATING.',
     })
     async createConsent(
-      @Arg('input', { description: 'Bank, scopes, redirect URI, state, PKCE challenge and expiry.' }) input: CreateConsentInput,
+      @Arg('input', { description: 'Bank, scopes, redirect URI, state, PKCE challenge and expiry.' })
+      input: CreateConsentInput,
       @Ctx() context: SubgraphContext,
     ): Promise<Consent> {
       const tpp = requirePrincipal(context, ['tpp']);
@@ -29,7 +30,10 @@ export function createConsentResolver(service: ConsentService) {
         "A consent by id: with the TPP token, the TPP's own only; with an access token (Bearer at_ + X-Consent-Id), the consent it was issued for " +
         '(whose accounts it can then read). Anything else is CONSENT_NOT_FOUND, like an unknown id.',
     })
-    async consent(@Arg('id', () => ID, { description: 'Consent id (con_…).' }) id: string, @Ctx() context: SubgraphContext): Promise<Consent> {
+    async consent(
+      @Arg('id', () => ID, { description: 'Consent id (con_…).' }) id: string,
+      @Ctx() context: SubgraphContext,
+    ): Promise<Consent> {
       const caller = requirePrincipal(context, ['tpp', 'ob_token']);
       return toConsent(await service.findForCaller(context.em, caller, id), base);
     }
@@ -37,7 +41,8 @@ export function createConsentResolver(service: ConsentService) {
     @Query(() => ConsentConnection, { description: "The TPP's consents, newest first, in pages." })
     async consents(
       @Arg('first', () => Int, { nullable: true, description: 'Page size, 1-100 (default 20).' }) first: number | null,
-      @Arg('after', () => String, { nullable: true, description: 'endCursor of the previous page.' }) after: string | null,
+      @Arg('after', () => String, { nullable: true, description: 'endCursor of the previous page.' })
+      after: string | null,
       @Ctx() context: SubgraphContext,
     ): Promise<ConsentConnection> {
       const tpp = requirePrincipal(context, ['tpp']);

@@ -8,10 +8,16 @@ import { FINAL_CONSENT_STATUSES } from './consent.transitions';
 import { effectiveConsentStatus } from './consent.type';
 
 /** Every credential issued for a consent (ownerId = consent id): codes not yet exchanged, access and refresh tokens. */
-export const CONSENT_CREDENTIAL_KINDS: readonly CredentialKind[] = ['ob_authorization_code', 'ob_access_token', 'ob_refresh_token'];
+export const CONSENT_CREDENTIAL_KINDS: readonly CredentialKind[] = [
+  'ob_authorization_code',
+  'ob_access_token',
+  'ob_refresh_token',
+];
 
 /** Who is revoking, as the caller's credential proves it. */
-export type Revoker = { by: 'tpp'; principal: Principal } | { by: 'bank'; bankHandle: string; revokedBy: Extract<RevokedBy, 'bank' | 'customer'> };
+export type Revoker =
+  | { by: 'tpp'; principal: Principal }
+  | { by: 'bank'; bankHandle: string; revokedBy: Extract<RevokedBy, 'bank' | 'customer'> };
 
 /** How many times a lost race (the expiry job, another revocation) is re-read before giving up. */
 const ATTEMPTS = 3;
@@ -40,7 +46,12 @@ function mayRevoke(consent: ConsentEntity, revoker: Revoker): boolean {
  * again succeeds without a move or an event (idempotent, as UK Open Banking's DELETE), and its
  * credentials are revoked all the same. Returns the consent as it stands afterwards.
  */
-export async function revokeConsent(root: EntityManager, id: string, revoker: Revoker, now = new Date()): Promise<ConsentEntity> {
+export async function revokeConsent(
+  root: EntityManager,
+  id: string,
+  revoker: Revoker,
+  now = new Date(),
+): Promise<ConsentEntity> {
   const revokedBy: RevokedBy = revoker.by === 'tpp' ? 'tpp' : revoker.revokedBy;
   for (let attempt = 1; ; attempt += 1) {
     const outcome = await root.fork().transactional(async (tx) => {
@@ -53,6 +64,7 @@ export async function revokeConsent(root: EntityManager, id: string, revoker: Re
       return consent;
     });
     if (outcome) return outcome;
-    if (attempt >= ATTEMPTS) throw new GatewayError('SERVICE_UNAVAILABLE', `consent ${id} kept changing while being revoked; retry`);
+    if (attempt >= ATTEMPTS)
+      throw new GatewayError('SERVICE_UNAVAILABLE', `consent ${id} kept changing while being revoked; retry`);
   }
 }

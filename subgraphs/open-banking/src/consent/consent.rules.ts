@@ -23,7 +23,9 @@ export const createConsentRules = z
       .refine((scopes) => new Set(scopes).size === scopes.length, 'must not repeat a scope'),
     redirectUri: z.string().min(1, 'must not be empty').max(2048, 'must be at most 2048 characters'),
     state: z.string().min(1, 'must not be empty').max(STATE_MAX, `must be at most ${STATE_MAX} characters`),
-    codeChallenge: z.string().regex(S256_CHALLENGE, 'must be a PKCE S256 challenge: 43 base64url characters (RFC 7636)'),
+    codeChallenge: z
+      .string()
+      .regex(S256_CHALLENGE, 'must be a PKCE S256 challenge: 43 base64url characters (RFC 7636)'),
     codeChallengeMethod: z.literal('S256'),
     expiryDays: z.number().int('must be an integer number of days').min(1, 'must be at least 1'),
   })
@@ -36,7 +38,12 @@ export const PAGE_SIZE_MAX = 100;
 
 export const consentPageRules = z
   .object({
-    first: z.number().int().min(1, `must be between 1 and ${PAGE_SIZE_MAX}`).max(PAGE_SIZE_MAX, `must be between 1 and ${PAGE_SIZE_MAX}`).nullish(),
+    first: z
+      .number()
+      .int()
+      .min(1, `must be between 1 and ${PAGE_SIZE_MAX}`)
+      .max(PAGE_SIZE_MAX, `must be between 1 and ${PAGE_SIZE_MAX}`)
+      .nullish(),
     after: z.string().trim().min(1, 'must not be empty').max(64).nullish(),
   })
   .strict();

@@ -35,23 +35,37 @@ export class ConsentService {
    * (exact string match, RFC 6749 3.1.2.3), then the bank: registered, ACTIVE and ob_enabled,
    * supporting every requested scope, and allowing expiry_days.
    */
-  async create(em: EntityManager, tppId: string, input: CreateConsentInput, requestId?: string): Promise<ConsentEntity> {
+  async create(
+    em: EntityManager,
+    tppId: string,
+    input: CreateConsentInput,
+    requestId?: string,
+  ): Promise<ConsentEntity> {
     const raw = JSON.parse(JSON.stringify(input)) as Record<string, unknown>;
     // Its own code (spec rule 1), whatever else is wrong with the request.
     if (typeof raw.codeChallengeMethod === 'string' && raw.codeChallengeMethod !== 'S256') {
-      throw new GatewayError('PKCE_METHOD_REJECTED', `code_challenge_method: ${JSON.stringify(raw.codeChallengeMethod.slice(0, 16))} is not accepted; use S256`);
+      throw new GatewayError(
+        'PKCE_METHOD_REJECTED',
+        `code_challenge_method: ${JSON.stringify(raw.codeChallengeMethod.slice(0, 16))} is not accepted; use S256`,
+      );
     }
     const request = parseInput(createConsentRules, raw);
     const tpp = await em.findOne(TppEntity, { id: tppId });
     if (!tpp) throw new GatewayError('UNAUTHORIZED', 'the TPP of this token no longer exists');
-    if (!tpp.redirectUris.includes(request.redirectUri)) throw invalid('redirect_uri', 'must equal one of the redirect URIs registered for this TPP');
+    if (!tpp.redirectUris.includes(request.redirectUri))
+      throw invalid('redirect_uri', 'must equal one of the redirect URIs registered for this TPP');
 
     const bank = await this.banks.find(request.bankHandle, requestId);
-    if (!bank.obEnabled || bank.status !== 'ACTIVE') throw new GatewayError('BANK_NOT_PARTICIPATING', `bank ${bank.handle} does not take part in Open Banking`);
+    if (!bank.obEnabled || bank.status !== 'ACTIVE')
+      throw new GatewayError('BANK_NOT_PARTICIPATING', `bank ${bank.handle} does not take part in Open Banking`);
     const unsupported = request.scopes.filter((scope) => !bank.obScopesSupported.includes(scope));
     if (unsupported.length > 0)
-      throw invalid('scopes', `${unsupported.join(', ')} not supported by bank ${bank.handle} (supported: ${bank.obScopesSupported.join(', ') || 'none'})`);
-    if (request.expiryDays > bank.maxConsentExpiryDays) throw invalid('expiry_days', `must be at most ${bank.maxConsentExpiryDays} at bank ${bank.handle}`);
+      throw invalid(
+        'scopes',
+        `${unsupported.join(', ')} not supported by bank ${bank.handle} (supported: ${bank.obScopesSupported.join(', ') || 'none'})`,
+      );
+    if (request.expiryDays > bank.maxConsentExpiryDays)
+      throw invalid('expiry_days', `must be at most ${bank.maxConsentExpiryDays} at bank ${bank.handle}`);
 
     const now = new Date();
     return em.fork().transactional(async (tx) =>
@@ -82,7 +96,8 @@ export class ConsentService {
    */
   async findForCaller(em: EntityManager, principal: Principal & { id: string }, id: string): Promise<ConsentEntity> {
     if (principal.kind === 'tpp') return this.findOwn(em, principal.id, id);
-    const consent = principal.kind === 'ob_token' && principal.consentId === id ? await em.findOne(ConsentEntity, { id }) : null;
+    const consent =
+      principal.kind === 'ob_token' && principal.consentId === id ? await em.findOne(ConsentEntity, { id }) : null;
     if (!consent) throw consentNotFound(id);
     return consent;
   }
@@ -99,14 +114,21 @@ export class ConsentService {
    * (keyset on created_at, id): consents created meanwhile land before the first page and never
    * shift or repeat later ones.
    */
-  async list(em: EntityManager, tppId: string, args: { first?: number | null; after?: string | null }): Promise<ConsentPage> {
+  async list(
+    em: EntityManager,
+    tppId: string,
+    args: { first?: number | null; after?: string | null },
+  ): Promise<ConsentPage> {
     const page = parseInput(consentPageRules, args);
     const size = page.first ?? PAGE_SIZE_DEFAULT;
     let where: object = { tppId };
     if (page.after) {
       const cursor = await em.findOne(ConsentEntity, { id: page.after, tppId });
       if (!cursor) throw invalid('after', 'not a cursor of this list (a consent id from it)');
-      where = { tppId, $or: [{ createdAt: { $lt: cursor.createdAt } }, { createdAt: cursor.createdAt, id: { $lt: cursor.id } }] };
+      where = {
+        tppId,
+        $or: [{ createdAt: { $lt: cursor.createdAt } }, { createdAt: cursor.createdAt, id: { $lt: cursor.id } }],
+      };
     }
     const rows = await em.find(ConsentEntity, where, { orderBy: { createdAt: 'desc', id: 'desc' }, limit: size + 1 });
     return { consents: rows.slice(0, size), hasMore: rows.length > size };
@@ -121,7 +143,12 @@ export class ConsentService {
       const due = await tx.find(
         ConsentEntity,
         { status: { $in: ['AWAITING_AUTHORISATION', 'AUTHORISED'] }, expiresAt: { $lte: now } },
-        { orderBy: { expiresAt: 'asc' }, limit: batch, lockMode: LockMode.PESSIMISTIC_PARTIAL_WRITE, disableIdentityMap: true },
+        {
+          orderBy: { expiresAt: 'asc' },
+          limit: batch,
+          lockMode: LockMode.PESSIMISTIC_PARTIAL_WRITE,
+          disableIdentityMap: true,
+        },
       );
       let expired = 0;
       for (const consent of due) if (await moveConsent(tx, consent, 'expiry_reached', now)) expired += 1;

@@ -29,13 +29,18 @@ describe('consent transition table', () => {
     const allowed = new Set(CONSENT_TRANSITIONS.map((row) => `${row.from}:${row.trigger}`));
     for (const from of [null, ...CONSENT_STATUSES] as Array<ConsentStatus | null>) {
       for (const trigger of TRIGGERS) {
-        expect([from, trigger, consentTransitionFor(from, trigger) !== undefined]).toEqual([from, trigger, allowed.has(`${from}:${trigger}`)]);
+        expect([from, trigger, consentTransitionFor(from, trigger) !== undefined]).toEqual([
+          from,
+          trigger,
+          allowed.has(`${from}:${trigger}`),
+        ]);
       }
     }
   });
 
   it('never leaves a final status; an authorised consent is not approved again, a revoked one never approved', () => {
-    for (const status of FINAL_CONSENT_STATUSES) expect(CONSENT_TRANSITIONS.filter((row) => row.from === status)).toEqual([]);
+    for (const status of FINAL_CONSENT_STATUSES)
+      expect(CONSENT_TRANSITIONS.filter((row) => row.from === status)).toEqual([]);
     expect(consentTransitionFor('AUTHORISED', 'customer_approved')).toBeUndefined();
     expect(consentTransitionFor('REVOKED', 'customer_approved')).toBeUndefined();
   });
@@ -48,14 +53,25 @@ describe('consent transition table', () => {
   });
 
   it('tells the router of a rejection outside the webhook namespace: no consumer of consent.* sees it', () => {
-    const kinds = CONSENT_TRANSITIONS.filter((row) => row.event && !row.event.startsWith('consent.')).map((row) => [row.to, row.event]);
+    const kinds = CONSENT_TRANSITIONS.filter((row) => row.event && !row.event.startsWith('consent.')).map((row) => [
+      row.to,
+      row.event,
+    ]);
     expect(kinds).toEqual([['REJECTED', 'internal.consent.rejected']]);
   });
 
   it("records a timestamp column for every status, and refuses moves with the contract's codes", () => {
     expect(Object.keys(CONSENT_REACHED_AT).sort()).toEqual([...CONSENT_STATUSES].sort());
-    expect(consentRefusal('con_1', 'REVOKED', 'revoked').extensions).toMatchObject({ code: 'CONSENT_REVOKED', status: 401 });
-    expect(consentRefusal('con_1', 'EXPIRED', 'customer_approved').extensions).toMatchObject({ code: 'CONSENT_EXPIRED', status: 401 });
-    expect(consentRefusal('con_1', 'REJECTED', 'customer_approved').extensions).toMatchObject({ code: 'VALIDATION_ERROR' });
+    expect(consentRefusal('con_1', 'REVOKED', 'revoked').extensions).toMatchObject({
+      code: 'CONSENT_REVOKED',
+      status: 401,
+    });
+    expect(consentRefusal('con_1', 'EXPIRED', 'customer_approved').extensions).toMatchObject({
+      code: 'CONSENT_EXPIRED',
+      status: 401,
+    });
+    expect(consentRefusal('con_1', 'REJECTED', 'customer_approved').extensions).toMatchObject({
+      code: 'VALIDATION_ERROR',
+    });
   });
 });

@@ -18,18 +18,25 @@ registerEnumType(ConsentStatus, {
     AWAITING_AUTHORISATION: { description: 'Created; waiting for the customer at consent_url.' },
     AUTHORISED: { description: 'The customer approved at their bank; the TPP may exchange the code for tokens.' },
     REJECTED: { description: 'The customer refused, or failed to authenticate.' },
-    REVOKED: { description: 'Revoked by the TPP, the customer or the bank; every token of the consent stopped working at once.' },
+    REVOKED: {
+      description: 'Revoked by the TPP, the customer or the bank; every token of the consent stopped working at once.',
+    },
     EXPIRED: { description: 'expires_at has passed.' },
   },
 });
 
-@ObjectType('Consent', { description: "A TPP's consent request for a customer's accounts at one bank, and what became of it." })
+@ObjectType('Consent', {
+  description: "A TPP's consent request for a customer's accounts at one bank, and what became of it.",
+})
 @Directive('@key(fields: "id")')
 export class Consent {
   @Field(() => ID, { description: 'Consent id (con_…).' })
   id!: string;
 
-  @Field({ description: "true for a live object; false for a test one (a test credential's), whose money moves only at test cores." })
+  @Field({
+    description:
+      "true for a live object; false for a test one (a test credential's), whose money moves only at test cores.",
+  })
   livemode!: boolean;
 
   @Field(() => ID, { description: 'The TPP that requested it (tpp_…).' })
@@ -41,7 +48,9 @@ export class Consent {
   @Field({ description: 'Handle of the bank the consent is for.' })
   bankHandle!: string;
 
-  @Field(() => BankReference, { description: 'The bank the consent is for (fields resolved by the banks subgraph: displayName, ...).' })
+  @Field(() => BankReference, {
+    description: 'The bank the consent is for (fields resolved by the banks subgraph: displayName, ...).',
+  })
   bank!: BankReference;
 
   @Field(() => [String], { description: 'Granted (or requested, before authorisation) scopes.' })
@@ -59,7 +68,10 @@ export class Consent {
   @Field(() => [String], { description: 'Consented account ids (acc_…); empty until the customer approves.' })
   accountIds!: string[];
 
-  @Field(() => String, { nullable: true, description: 'Who revoked the consent: tpp, customer or bank; null unless REVOKED.' })
+  @Field(() => String, {
+    nullable: true,
+    description: 'Who revoked the consent: tpp, customer or bank; null unless REVOKED.',
+  })
   revokedBy!: string | null;
 
   @Field({ description: 'Creation time (ISO 8601 UTC).' })

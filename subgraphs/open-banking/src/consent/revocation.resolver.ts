@@ -32,7 +32,10 @@ export function createRevocationResolver(service: ConsentService) {
         'AWAITING_AUTHORISATION is withdrawn the same way (its consent page can no longer be approved). Revoking a consent that is already ' +
         'REVOKED, REJECTED or EXPIRED changes nothing and succeeds (idempotent). Errors: CONSENT_NOT_FOUND (unknown, or not yours).',
     })
-    async revokeConsent(@Arg('id', () => ID, { description: 'Consent id (con_…).' }) id: string, @Ctx() context: SubgraphContext): Promise<Consent> {
+    async revokeConsent(
+      @Arg('id', () => ID, { description: 'Consent id (con_…).' }) id: string,
+      @Ctx() context: SubgraphContext,
+    ): Promise<Consent> {
       const principal = requirePrincipal(context, ['tpp', 'ob_token']);
       const consent = await revokeConsent(context.em, id, { by: 'tpp', principal });
       context.logger.info({ consent: id, by: 'tpp', status: consent.status }, 'consent revoked');
@@ -47,12 +50,23 @@ export function createRevocationResolver(service: ConsentService) {
     })
     async revokeConsentAtBank(
       @Arg('id', () => ID, { description: 'Consent id (con_…).' }) id: string,
-      @Arg('revokedBy', () => BankRevoker, { nullable: true, description: 'Who revoked it: customer or bank (default bank).' }) revokedBy: BankRevoker | null,
+      @Arg('revokedBy', () => BankRevoker, {
+        nullable: true,
+        description: 'Who revoked it: customer or bank (default bank).',
+      })
+      revokedBy: BankRevoker | null,
       @Ctx() context: SubgraphContext,
     ): Promise<Consent> {
       const bank = requirePrincipal(context, ['bank'], 'INVALID_BANK_KEY');
-      const consent = await revokeConsent(context.em, id, { by: 'bank', bankHandle: bank.id, revokedBy: revokedBy ?? BankRevoker.bank });
-      context.logger.info({ consent: id, by: revokedBy ?? 'bank', bank: bank.id, status: consent.status }, 'consent revoked at the bank');
+      const consent = await revokeConsent(context.em, id, {
+        by: 'bank',
+        bankHandle: bank.id,
+        revokedBy: revokedBy ?? BankRevoker.bank,
+      });
+      context.logger.info(
+        { consent: id, by: revokedBy ?? 'bank', bank: bank.id, status: consent.status },
+        'consent revoked at the bank',
+      );
       return toConsent(consent, base);
     }
   }

@@ -17,7 +17,11 @@ export const AUTHORIZATION_CODE_PREFIX = 'oac_';
  * from their rotations, carries the same family, so a replayed code or refresh token revokes
  * exactly what grew from it. Returns the raw code for the redirect; it exists nowhere else.
  */
-export function issueAuthorizationCode(tx: EntityManager, consent: Pick<ConsentEntity, 'id' | 'scopes' | 'tppId'>, now: Date): string {
+export function issueAuthorizationCode(
+  tx: EntityManager,
+  consent: Pick<ConsentEntity, 'id' | 'scopes' | 'tppId'>,
+  now: Date,
+): string {
   const { raw } = vault.issue(tx, {
     kind: 'ob_authorization_code',
     ownerId: consent.id,

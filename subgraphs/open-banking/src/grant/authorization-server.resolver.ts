@@ -7,7 +7,9 @@ export function createAuthorizationServerResolver(publicBaseUrl: string) {
 
   @Resolver()
   class AuthorizationServerResolver {
-    @Query(() => AuthorizationServerMetadata, { description: 'OAuth 2.0 authorization server metadata (RFC 8414). Public.' })
+    @Query(() => AuthorizationServerMetadata, {
+      description: 'OAuth 2.0 authorization server metadata (RFC 8414). Public.',
+    })
     authorizationServerMetadata(): AuthorizationServerMetadata {
       return { ...metadata, scopesSupported: [...metadata.scopesSupported] };
     }

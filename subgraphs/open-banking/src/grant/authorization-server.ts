@@ -2,10 +2,14 @@ import { Field, ObjectType } from 'type-graphql';
 import { OB_SCOPES } from '../consent/consent.rules';
 
 @ObjectType('AuthorizationServerMetadata', {
-  description: 'OAuth 2.0 authorization server metadata (RFC 8414), served as GET /.well-known/oauth-authorization-server.',
+  description:
+    'OAuth 2.0 authorization server metadata (RFC 8414), served as GET /.well-known/oauth-authorization-server.',
 })
 export class AuthorizationServerMetadata {
-  @Field({ description: 'The issuer: the public base URL, identical to the iss parameter of every authorization response (RFC 9207).' })
+  @Field({
+    description:
+      'The issuer: the public base URL, identical to the iss parameter of every authorization response (RFC 9207).',
+  })
   issuer!: string;
 
   @Field({

@@ -40,8 +40,19 @@ export function issueTokenPair(tx: EntityManager, grant: GrantOf, now: Date): Is
     prefix: ACCESS_TOKEN_PREFIX,
     expiresAt: new Date(now.getTime() + ACCESS_TOKEN_TTL_SECONDS * 1000),
   });
-  const refresh = vault.issue(tx, { ...common, kind: 'ob_refresh_token', prefix: REFRESH_TOKEN_PREFIX, expiresAt: new Date(now.getTime() + REFRESH_TOKEN_TTL_MS) });
-  return { accessToken: access.raw, refreshToken: refresh.raw, tokenType: 'Bearer', expiresIn: ACCESS_TOKEN_TTL_SECONDS, scope: grant.scopes.join(' ') };
+  const refresh = vault.issue(tx, {
+    ...common,
+    kind: 'ob_refresh_token',
+    prefix: REFRESH_TOKEN_PREFIX,
+    expiresAt: new Date(now.getTime() + REFRESH_TOKEN_TTL_MS),
+  });
+  return {
+    accessToken: access.raw,
+    refreshToken: refresh.raw,
+    tokenType: 'Bearer',
+    expiresIn: ACCESS_TOKEN_TTL_SECONDS,
+    scope: grant.scopes.join(' '),
+  };
 }
 
 /** The grant a code or refresh token belongs to. Every one is issued with a family; one without is a defect, not a client error. */

@@ -3,7 +3,8 @@ import type { SubgraphContext } from '@gateway/federation';
 import type { TokenService } from './token.service';
 import { TokenResponse } from './token.type';
 
-const ERRORS = 'Errors: VALIDATION_ERROR, INVALID_GRANT, PKCE_INVALID, TOKEN_REVOKED, CONSENT_REVOKED, CONSENT_EXPIRED, RATE_LIMITED (30 per minute per TPP).';
+const ERRORS =
+  'Errors: VALIDATION_ERROR, INVALID_GRANT, PKCE_INVALID, TOKEN_REVOKED, CONSENT_REVOKED, CONSENT_EXPIRED, RATE_LIMITED (30 per minute per TPP).';
 
 /**
  * The token endpoint as GraphQL (POST /ob/token maps onto these). Public: a TPP is a public
@@ -22,9 +23,16 @@ export function createTokenResolver(service: TokenService) {
       @Arg('code', { description: 'The code from the redirect (oac_…).' }) code: string,
       @Arg('redirectUri', { description: 'Exactly the redirect_uri of the consent request.' }) redirectUri: string,
       @Arg('consentId', { description: 'The consent the code was issued for (con_…).' }) consentId: string,
-      @Arg('codeVerifier', { description: 'The PKCE verifier whose S256 challenge the consent request carried: 43-128 characters of A-Z a-z 0-9 - . _ ~.' })
+      @Arg('codeVerifier', {
+        description:
+          'The PKCE verifier whose S256 challenge the consent request carried: 43-128 characters of A-Z a-z 0-9 - . _ ~.',
+      })
       codeVerifier: string,
-      @Arg('clientId', () => String, { nullable: true, description: 'Optional: the TPP id (tpp_…), as OAuth public clients send it; when sent it must be the consent’s TPP.' })
+      @Arg('clientId', () => String, {
+        nullable: true,
+        description:
+          'Optional: the TPP id (tpp_…), as OAuth public clients send it; when sent it must be the consent’s TPP.',
+      })
       clientId: string | null,
       @Ctx() context: SubgraphContext,
     ): Promise<TokenResponse> {
@@ -41,7 +49,11 @@ export function createTokenResolver(service: TokenService) {
     async refreshAccessToken(
       @Arg('refreshToken', { description: 'The latest refresh token of the grant (rt_…).' }) refreshToken: string,
       @Arg('consentId', { description: 'The consent the token belongs to (con_…).' }) consentId: string,
-      @Arg('clientId', () => String, { nullable: true, description: 'Optional: the TPP id (tpp_…); when sent it must be the consent’s TPP.' }) clientId: string | null,
+      @Arg('clientId', () => String, {
+        nullable: true,
+        description: 'Optional: the TPP id (tpp_…); when sent it must be the consent’s TPP.',
+      })
+      clientId: string | null,
       @Ctx() context: SubgraphContext,
     ): Promise<TokenResponse> {
       const tokens = await service.refresh(context.em, { refreshToken, consentId, clientId });

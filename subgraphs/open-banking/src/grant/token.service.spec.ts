@@ -49,7 +49,12 @@ describe('TokenService', () => {
       await moveConsent(tx, consent, 'customer_approved', now, { accountIds: [] });
       return issueAuthorizationCode(tx, consent, now);
     });
-    return { consentId: id, code, verifier, exchange: { code, redirectUri: REDIRECT, consentId: id, codeVerifier: verifier } };
+    return {
+      consentId: id,
+      code,
+      verifier,
+      exchange: { code, redirectUri: REDIRECT, consentId: id, codeVerifier: verifier },
+    };
   };
   const rowOf = (raw: string) =>
     db
@@ -65,10 +70,20 @@ describe('TokenService', () => {
   beforeAll(async () => {
     db = await openTestDatabase();
     await migrateVault(db);
-    orm = await openServiceOrm(db, { schema: OPEN_BANKING_SCHEMA, entities: [TppEntity, ConsentEntity, OutboxEvent, Credential], migrations, foreignSchemas: ['auth'] });
-    await db
-      .knex('open_banking.tpps')
-      .insert({ id: tppId, name: 'T', mode: 'live', redirect_uris: JSON.stringify([REDIRECT]), webhook_secret_sealed: 'x', created_at: new Date() });
+    orm = await openServiceOrm(db, {
+      schema: OPEN_BANKING_SCHEMA,
+      entities: [TppEntity, ConsentEntity, OutboxEvent, Credential],
+      migrations,
+      foreignSchemas: ['auth'],
+    });
+    await db.knex('open_banking.tpps').insert({
+      id: tppId,
+      name: 'T',
+      mode: 'live',
+      redirect_uris: JSON.stringify([REDIRECT]),
+      webhook_secret_sealed: 'x',
+      created_at: new Date(),
+    });
   });
   afterAll(async () => {
     await orm.close();
@@ -91,7 +106,12 @@ describe('TokenService', () => {
     const refresh = await rowOf(pair.refreshToken);
     expect(code.used_at).toEqual(now);
     for (const row of [access, refresh])
-      expect(row).toMatchObject({ owner_id: grant.consentId, client_id: tppId, family: code.family, scopes: ['accounts:read', 'balances:read'] });
+      expect(row).toMatchObject({
+        owner_id: grant.consentId,
+        client_id: tppId,
+        family: code.family,
+        scopes: ['accounts:read', 'balances:read'],
+      });
     expect(access.kind).toBe('ob_access_token');
     expect(new Date(access.expires_at).getTime()).toBe(now.getTime() + 15 * MINUTE);
     expect(new Date(refresh.expires_at).getTime()).toBe(now.getTime() + 90 * 86_400_000);
@@ -107,20 +127,32 @@ describe('TokenService', () => {
     const refused = results.find((result) => result.status === 'rejected')!;
     expect(refused.reason.extensions.code).toBe('INVALID_GRANT');
     const pair = served[0]!.value;
-    expect(await vault.verify(orm.em.fork(), 'ob_access_token', pair.accessToken)).toMatchObject({ ok: false, reason: 'revoked' });
-    expect(await vault.verify(orm.em.fork(), 'ob_refresh_token', pair.refreshToken)).toMatchObject({ ok: false, reason: 'revoked' });
+    expect(await vault.verify(orm.em.fork(), 'ob_access_token', pair.accessToken)).toMatchObject({
+      ok: false,
+      reason: 'revoked',
+    });
+    expect(await vault.verify(orm.em.fork(), 'ob_refresh_token', pair.refreshToken)).toMatchObject({
+      ok: false,
+      reason: 'revoked',
+    });
   });
 
   it('does not spend a code on a wrong verifier, and refuses an expired one without touching the consent', async () => {
     const grant = await approved();
-    expect(await failure(tokens.exchangeCode(orm.em.fork(), { ...grant.exchange, codeVerifier: randomBytes(32).toString('base64url') }))).toMatchObject({
+    expect(
+      await failure(
+        tokens.exchangeCode(orm.em.fork(), { ...grant.exchange, codeVerifier: randomBytes(32).toString('base64url') }),
+      ),
+    ).toMatchObject({
       code: 'PKCE_INVALID',
     });
     expect((await rowOf(grant.code)).used_at).toBeNull();
     expect((await tokens.exchangeCode(orm.em.fork(), grant.exchange)).tokenType).toBe('Bearer');
 
     const late = await approved();
-    expect(await failure(tokens.exchangeCode(orm.em.fork(), late.exchange, new Date(Date.now() + 61_000)))).toMatchObject({
+    expect(
+      await failure(tokens.exchangeCode(orm.em.fork(), late.exchange, new Date(Date.now() + 61_000))),
+    ).toMatchObject({
       code: 'INVALID_GRANT',
       detail: 'code has expired',
     });
@@ -136,40 +168,74 @@ describe('TokenService', () => {
     const refused = results.find((result) => result.status === 'rejected')!;
     expect(refused.reason.extensions.code).toBe('TOKEN_REVOKED');
     const family = (await rowOf(grant.code)).family;
-    expect(await db.knex('auth.credentials').where({ family }).whereNull('revoked_at').whereNot({ kind: 'ob_authorization_code' })).toEqual([]);
+    expect(
+      await db
+        .knex('auth.credentials')
+        .where({ family })
+        .whereNull('revoked_at')
+        .whereNot({ kind: 'ob_authorization_code' }),
+    ).toEqual([]);
   });
 
   it('a refresh revokes the previous access token and keeps the grant; the new pair works on', async () => {
     const grant = await approved();
     const first = await tokens.exchangeCode(orm.em.fork(), grant.exchange);
-    const second = await tokens.refresh(orm.em.fork(), { refreshToken: first.refreshToken, consentId: grant.consentId });
-    expect(await vault.verify(orm.em.fork(), 'ob_access_token', first.accessToken)).toMatchObject({ ok: false, reason: 'revoked' });
-    expect(await vault.verify(orm.em.fork(), 'ob_refresh_token', first.refreshToken)).toMatchObject({ ok: false, reason: 'used' });
+    const second = await tokens.refresh(orm.em.fork(), {
+      refreshToken: first.refreshToken,
+      consentId: grant.consentId,
+    });
+    expect(await vault.verify(orm.em.fork(), 'ob_access_token', first.accessToken)).toMatchObject({
+      ok: false,
+      reason: 'revoked',
+    });
+    expect(await vault.verify(orm.em.fork(), 'ob_refresh_token', first.refreshToken)).toMatchObject({
+      ok: false,
+      reason: 'used',
+    });
     expect((await vault.verify(orm.em.fork(), 'ob_access_token', second.accessToken)).ok).toBe(true);
     expect((await rowOf(second.refreshToken)).family).toBe((await rowOf(grant.code)).family);
-    const third = await tokens.refresh(orm.em.fork(), { refreshToken: second.refreshToken, consentId: grant.consentId });
+    const third = await tokens.refresh(orm.em.fork(), {
+      refreshToken: second.refreshToken,
+      consentId: grant.consentId,
+    });
     expect((await vault.verify(orm.em.fork(), 'ob_access_token', third.accessToken)).ok).toBe(true);
   });
 
   it('answers for the consent: revoked, expired (even before the expiry job) and another consent', async () => {
     const revoked = await approved();
     const pair = await tokens.exchangeCode(orm.em.fork(), revoked.exchange);
-    await orm.em.fork().transactional(async (tx) => moveConsent(tx, (await loadConsent(tx, revoked.consentId))!, 'revoked', new Date(), { revokedBy: 'tpp' }));
-    expect(await failure(tokens.refresh(orm.em.fork(), { refreshToken: pair.refreshToken, consentId: revoked.consentId }))).toMatchObject({ code: 'CONSENT_REVOKED' });
+    await orm.em
+      .fork()
+      .transactional(async (tx) =>
+        moveConsent(tx, (await loadConsent(tx, revoked.consentId))!, 'revoked', new Date(), { revokedBy: 'tpp' }),
+      );
+    expect(
+      await failure(tokens.refresh(orm.em.fork(), { refreshToken: pair.refreshToken, consentId: revoked.consentId })),
+    ).toMatchObject({ code: 'CONSENT_REVOKED' });
 
     const expiring = await approved();
     const later = new Date(Date.now() + 31 * 86_400_000);
     const expiredPair = await tokens.exchangeCode(orm.em.fork(), expiring.exchange);
-    expect(await failure(tokens.refresh(orm.em.fork(), { refreshToken: expiredPair.refreshToken, consentId: expiring.consentId }, later))).toMatchObject({
+    expect(
+      await failure(
+        tokens.refresh(orm.em.fork(), { refreshToken: expiredPair.refreshToken, consentId: expiring.consentId }, later),
+      ),
+    ).toMatchObject({
       code: 'CONSENT_EXPIRED',
     });
     // Token rules never move a consent: the expiry job does.
-    expect((await db.knex('open_banking.consents').where({ id: expiring.consentId }).first()).status).toBe('AUTHORISED');
+    expect((await db.knex('open_banking.consents').where({ id: expiring.consentId }).first()).status).toBe(
+      'AUTHORISED',
+    );
 
     const a = await approved();
     const b = await approved();
-    expect(await failure(tokens.exchangeCode(orm.em.fork(), { ...a.exchange, consentId: b.consentId }))).toMatchObject({ code: 'INVALID_GRANT' });
-    expect(await failure(tokens.exchangeCode(orm.em.fork(), { ...a.exchange, clientId: newId('tpp') }))).toMatchObject({ code: 'INVALID_GRANT' });
+    expect(await failure(tokens.exchangeCode(orm.em.fork(), { ...a.exchange, consentId: b.consentId }))).toMatchObject({
+      code: 'INVALID_GRANT',
+    });
+    expect(await failure(tokens.exchangeCode(orm.em.fork(), { ...a.exchange, clientId: newId('tpp') }))).toMatchObject({
+      code: 'INVALID_GRANT',
+    });
     expect((await tokens.exchangeCode(orm.em.fork(), { ...a.exchange, clientId: tppId })).tokenType).toBe('Bearer');
   });
 });

@@ -21,8 +21,10 @@ const invalidGrant = (detail: string): Outcome => refuse(new GatewayError('INVAL
 function consentRefusal(consent: ConsentEntity, now: Date): Outcome | null {
   const status = effectiveConsentStatus(consent, now);
   if (status === 'AUTHORISED') return null;
-  if (status === 'REVOKED') return refuse(new GatewayError('CONSENT_REVOKED', `consent ${consent.id} is revoked; start a new consent`));
-  if (status === 'EXPIRED') return refuse(new GatewayError('CONSENT_EXPIRED', `consent ${consent.id} has expired; start a new consent`));
+  if (status === 'REVOKED')
+    return refuse(new GatewayError('CONSENT_REVOKED', `consent ${consent.id} is revoked; start a new consent`));
+  if (status === 'EXPIRED')
+    return refuse(new GatewayError('CONSENT_EXPIRED', `consent ${consent.id} has expired; start a new consent`));
   return invalidGrant(`consent ${consent.id} is ${status}`);
 }
 
@@ -38,10 +40,12 @@ async function boundConsent(
   clientId: string | null | undefined,
   what: string,
 ): Promise<{ consent: ConsentEntity } | { refusal: Outcome }> {
-  if (!safeEqual(credential.ownerId, consentId)) return { refusal: invalidGrant(`${what} was not issued for this consent_id`) };
+  if (!safeEqual(credential.ownerId, consentId))
+    return { refusal: invalidGrant(`${what} was not issued for this consent_id`) };
   const consent = await loadConsent(tx, credential.ownerId);
   if (!consent) return { refusal: invalidGrant(`${what} was not issued for this consent_id`) };
-  if (clientId != null && !safeEqual(consent.tppId, clientId)) return { refusal: invalidGrant(`${what} was not issued to this client_id`) };
+  if (clientId != null && !safeEqual(consent.tppId, clientId))
+    return { refusal: invalidGrant(`${what} was not issued to this client_id`) };
   return { consent };
 }
 
@@ -77,14 +81,16 @@ export class TokenService {
       if ('refusal' in bound) return bound.refusal;
       const { consent } = bound;
       // RFC 6749 4.1.3: exactly the redirect_uri of the authorization request.
-      if (!safeEqual(consent.redirectUri, request.redirectUri)) return invalidGrant('redirect_uri does not match the consent request');
+      if (!safeEqual(consent.redirectUri, request.redirectUri))
+        return invalidGrant('redirect_uri does not match the consent request');
       const closed = consentRefusal(consent, now);
       if (closed) return closed;
       const unusable = codeRefusal(found);
       if (unusable) return unusable;
       // A wrong verifier does not spend the code: whoever stole it without the verifier cannot
       // burn the legitimate client's exchange, and guessing a 43+ character verifier is hopeless.
-      if (!s256Matches(request.codeVerifier, consent.codeChallenge)) return refuse(new GatewayError('PKCE_INVALID', 'code_verifier does not match the code_challenge'));
+      if (!s256Matches(request.codeVerifier, consent.codeChallenge))
+        return refuse(new GatewayError('PKCE_INVALID', 'code_verifier does not match the code_challenge'));
       if (!(await vault.consume(tx, code, now))) {
         // Spent (or expired, or revoked) between the read and the update: another request won.
         await vault.revokeFamily(tx, familyOf(code), now);
@@ -93,7 +99,13 @@ export class TokenService {
       // One grant per approval: an approval sent again may have left other codes of this consent
       // (authorisation.service approveAgain); the first one redeemed ends them.
       await vault.revokeAll(tx, 'ob_authorization_code', consent.id, now);
-      return { tokens: issueTokenPair(tx, { consentId: consent.id, tppId: consent.tppId, family: familyOf(code), scopes: consent.scopes }, now) };
+      return {
+        tokens: issueTokenPair(
+          tx,
+          { consentId: consent.id, tppId: consent.tppId, family: familyOf(code), scopes: consent.scopes },
+          now,
+        ),
+      };
     });
     if ('refusal' in outcome) throw outcome.refusal;
     return outcome.tokens;
@@ -112,12 +124,19 @@ export class TokenService {
       const { consent } = bound;
       const closed = consentRefusal(consent, now);
       if (closed) return closed;
-      if (!found.ok && found.reason === 'revoked') return refuse(new GatewayError('TOKEN_REVOKED', 'refresh_token has been revoked'));
+      if (!found.ok && found.reason === 'revoked')
+        return refuse(new GatewayError('TOKEN_REVOKED', 'refresh_token has been revoked'));
       if (!found.ok) return invalidGrant('refresh_token has expired');
       if (!(await vault.consume(tx, token, now))) return reuse(tx, token, now);
       const family = familyOf(token);
       await vault.revokeFamily(tx, family, now, ['ob_access_token']);
-      return { tokens: issueTokenPair(tx, { consentId: consent.id, tppId: consent.tppId, family, scopes: consent.scopes }, now) };
+      return {
+        tokens: issueTokenPair(
+          tx,
+          { consentId: consent.id, tppId: consent.tppId, family, scopes: consent.scopes },
+          now,
+        ),
+      };
     });
     if ('refusal' in outcome) throw outcome.refusal;
     return outcome.tokens;
@@ -134,5 +153,7 @@ function codeRefusal(found: VerifyResult): Outcome | null {
 /** An already rotated refresh token presented again: the whole grant is revoked (contract: 401 TOKEN_REVOKED). */
 async function reuse(tx: EntityManager, token: Credential, now: Date): Promise<Outcome> {
   await vault.revokeFamily(tx, familyOf(token), now);
-  return refuse(new GatewayError('TOKEN_REVOKED', 'refresh_token was already used; every token of this grant is revoked'));
+  return refuse(
+    new GatewayError('TOKEN_REVOKED', 'refresh_token was already used; every token of this grant is revoked'),
+  );
 }

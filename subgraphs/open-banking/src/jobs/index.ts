@@ -23,7 +23,13 @@ export const DEFAULT_JOB_SETTINGS: OpenBankingJobSettings = {
 };
 
 /** The open-banking subgraph's background work: consent expiry (consent.expired), payment orders' lost movement requests and SCA expiry. */
-export function startOpenBankingJobs(root: EntityManager, consents: ConsentService, sca: ScaService, settings: OpenBankingJobSettings, logger: Logger): Job {
+export function startOpenBankingJobs(
+  root: EntityManager,
+  consents: ConsentService,
+  sca: ScaService,
+  settings: OpenBankingJobSettings,
+  logger: Logger,
+): Job {
   const expiry = startJob(
     'consent-expiry',
     settings.consentExpiryIntervalMs,

@@ -29,7 +29,11 @@ export class Migration20261126000200_consents extends Migration {
       constraint "consents_status_check" check ("status" in ('AWAITING_AUTHORISATION', 'AUTHORISED', 'REJECTED', 'REVOKED', 'EXPIRED')),
       constraint "consents_method_check" check ("code_challenge_method" = 'S256'),
       constraint "consents_revoked_by_check" check ("revoked_by" is null or "revoked_by" in ('tpp', 'customer', 'bank')));`);
-    this.addSql(`create index "consents_tpp_created_index" on "open_banking"."consents" ("tpp_id", "created_at" desc, "id" desc);`);
-    this.addSql(`create index "consents_open_expiry_index" on "open_banking"."consents" ("expires_at") where "status" in ('AWAITING_AUTHORISATION', 'AUTHORISED');`);
+    this.addSql(
+      `create index "consents_tpp_created_index" on "open_banking"."consents" ("tpp_id", "created_at" desc, "id" desc);`,
+    );
+    this.addSql(
+      `create index "consents_open_expiry_index" on "open_banking"."consents" ("expires_at") where "status" in ('AWAITING_AUTHORISATION', 'AUTHORISED');`,
+    );
   }
 }

@@ -35,8 +35,12 @@ export class Migration20261129000100_payment_orders extends Migration {
       "rejected_at" timestamptz null,
       constraint "payment_orders_status_check" check ("status" in ('PENDING_SCA', 'PROCESSING', 'COMPLETED', 'FAILED', 'REJECTED')),
       constraint "payment_orders_amount_check" check ("amount" > 0));`);
-    this.addSql(`create index "payment_orders_awaiting_movement_index" on "open_banking"."payment_orders" ("movement_requested_at") where "status" = 'PROCESSING';`);
-    this.addSql(`create index "payment_orders_pending_sca_index" on "open_banking"."payment_orders" ("created_at") where "status" = 'PENDING_SCA';`);
+    this.addSql(
+      `create index "payment_orders_awaiting_movement_index" on "open_banking"."payment_orders" ("movement_requested_at") where "status" = 'PROCESSING';`,
+    );
+    this.addSql(
+      `create index "payment_orders_pending_sca_index" on "open_banking"."payment_orders" ("created_at") where "status" = 'PENDING_SCA';`,
+    );
     this.addSql(`create table "open_banking"."idempotency_keys" (
       "tpp_id" text not null,
       "key" text not null,

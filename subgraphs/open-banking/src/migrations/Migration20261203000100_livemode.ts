@@ -9,7 +9,9 @@ import { Migration } from '@gateway/db';
  */
 export class Migration20261203000100_livemode extends Migration {
   override async up(): Promise<void> {
-    this.addSql(`alter table "open_banking"."tpps" add column "mode" text not null default 'live' check ("mode" in ('test', 'live'))`);
+    this.addSql(
+      `alter table "open_banking"."tpps" add column "mode" text not null default 'live' check ("mode" in ('test', 'live'))`,
+    );
     this.addSql(`alter table "open_banking"."tpps" alter column "mode" drop default`);
     for (const table of ['consents', 'consent_accounts', 'payment_orders']) {
       this.addSql(`alter table "open_banking"."${table}" add column "livemode" boolean not null default true`);

@@ -7,7 +7,9 @@ import { Migration } from '@gateway/db';
  */
 export class Migration20261203000200_sca_checks_in_flight extends Migration {
   override async up(): Promise<void> {
-    this.addSql(`alter table "open_banking"."payment_orders" add column "sca_checks_in_flight" integer not null default 0;`);
+    this.addSql(
+      `alter table "open_banking"."payment_orders" add column "sca_checks_in_flight" integer not null default 0;`,
+    );
     this.addSql(`alter table "open_banking"."payment_orders" add column "sca_check_arrived_at" timestamptz null;`);
   }
 }

@@ -22,7 +22,10 @@ export const migrations: MigrationObject[] = [
   { name: 'Migration20261128000100_consent_otp_failures', class: Migration20261128000100_consent_otp_failures },
   { name: 'Migration20261129000100_payment_orders', class: Migration20261129000100_payment_orders },
   { name: 'Migration20261129000200_payment_order_sca', class: Migration20261129000200_payment_order_sca },
-  { name: 'Migration20261130000100_outbox_aggregate_sequence', class: Migration20261130000100_outbox_aggregate_sequence },
+  {
+    name: 'Migration20261130000100_outbox_aggregate_sequence',
+    class: Migration20261130000100_outbox_aggregate_sequence,
+  },
   { name: 'Migration20261130000200_sca_authorisation_hash', class: Migration20261130000200_sca_authorisation_hash },
   { name: 'Migration20261201000100_consent_approval_hash', class: Migration20261201000100_consent_approval_hash },
   { name: 'Migration20261202000100_outbox_relay_lease', class: Migration20261202000100_outbox_relay_lease },

@@ -24,7 +24,11 @@ export type MovementRefusal = 'funds' | 'declined' | 'error';
  * answer for an order no longer PROCESSING (a duplicate delivery, the answer to a re-request) is
  * ignored, and so is any movement that is not a payment order's.
  */
-export async function applyMovementOutcome(root: EntityManager, event: PlatformEvent, logger: Logger): Promise<boolean> {
+export async function applyMovementOutcome(
+  root: EntityManager,
+  event: PlatformEvent,
+  logger: Logger,
+): Promise<boolean> {
   if (event.kind !== MOVEMENT_COMPLETED && event.kind !== MOVEMENT_FAILED) return false;
   const id = String(event.data.movement_id ?? event.aggregateId);
   if (!id.startsWith('po_')) return false;
@@ -47,7 +51,11 @@ export async function applyMovementOutcome(root: EntityManager, event: PlatformE
     };
   }
   const moved = await em.transactional((tx) => movePaymentOrder(tx, order, trigger, new Date(), changes));
-  if (moved) logger.info({ payment_order: id, status: order.status, request_id: order.requestId }, 'payment order executed by the payments engine');
+  if (moved)
+    logger.info(
+      { payment_order: id, status: order.status, request_id: order.requestId },
+      'payment order executed by the payments engine',
+    );
   return moved;
 }
 
@@ -58,7 +66,10 @@ export function consumeMovementOutcomes(root: EntityManager, bus: EventBus, logg
       await applyMovementOutcome(root, event, logger);
     } catch (error) {
       // Thrown back: the bus delivers the answer again later.
-      logger.warn({ err: error, event: event.id, payment_order: event.aggregateId }, 'movement outcome not applied yet; the bus will deliver it again');
+      logger.warn(
+        { err: error, event: event.id, payment_order: event.aggregateId },
+        'movement outcome not applied yet; the bus will deliver it again',
+      );
       throw error;
     }
   });
@@ -69,7 +80,12 @@ export function consumeMovementOutcomes(root: EntityManager, bus: EventBus, logg
  * payments was down): movement.requested again with the same id. Payments executes an id once
  * and answers a finished movement's outcome again, so asking twice never moves money twice.
  */
-export async function requestLostMovements(root: EntityManager, afterMs: number, now = new Date(), batch = 50): Promise<number> {
+export async function requestLostMovements(
+  root: EntityManager,
+  afterMs: number,
+  now = new Date(),
+  batch = 50,
+): Promise<number> {
   const em = root.fork();
   const due = await em.find(
     PaymentOrderEntity,

@@ -1,6 +1,12 @@
 import { Entity, LockMode, PrimaryKey, Property } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { assertIdempotencyKey, GatewayError, IDEMPOTENCY_LOCK_MS, idempotencyVerdict, retakenKey } from '@gateway/kernel';
+import {
+  assertIdempotencyKey,
+  GatewayError,
+  IDEMPOTENCY_LOCK_MS,
+  idempotencyVerdict,
+  retakenKey,
+} from '@gateway/kernel';
 
 /**
  * One Idempotency-Key of one TPP for POST /ob/payment-orders (keys are scoped per TPP). What is
@@ -52,7 +58,11 @@ export const orderIdempotency = {
         [tppId, key, hash, now, lockedUntil],
       );
       if (inserted.length > 0) return { kind: 'proceed' };
-      const existing = await tx.findOneOrFail(OrderIdempotencyKeyEntity, { tppId, key }, { lockMode: LockMode.PESSIMISTIC_WRITE });
+      const existing = await tx.findOneOrFail(
+        OrderIdempotencyKeyEntity,
+        { tppId, key },
+        { lockMode: LockMode.PESSIMISTIC_WRITE },
+      );
       if (idempotencyVerdict(existing, key, hash, now) === 'take') {
         Object.assign(existing, retakenKey(existing, hash, now), { paymentOrderId: null });
         return { kind: 'proceed' };
@@ -62,8 +72,13 @@ export const orderIdempotency = {
   },
 
   async complete(tx: EntityManager, tppId: string, key: string, paymentOrderId: string): Promise<void> {
-    const count = await tx.nativeUpdate(OrderIdempotencyKeyEntity, { tppId, key, status: 'in_flight' }, { status: 'done', paymentOrderId });
-    if (count === 0) throw new GatewayError('IDEMPOTENCY_KEY_IN_USE', `Idempotency-Key ${key} was taken over by another request`);
+    const count = await tx.nativeUpdate(
+      OrderIdempotencyKeyEntity,
+      { tppId, key, status: 'in_flight' },
+      { status: 'done', paymentOrderId },
+    );
+    if (count === 0)
+      throw new GatewayError('IDEMPOTENCY_KEY_IN_USE', `Idempotency-Key ${key} was taken over by another request`);
   },
 
   async release(em: EntityManager, tppId: string, key: string): Promise<void> {

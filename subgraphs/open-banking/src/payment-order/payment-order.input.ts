@@ -6,11 +6,16 @@ export class PaymentOrderDestinationInput {
   @Field({ description: 'iban (the only destination type of a payment order).' })
   type!: string;
 
-  @Field({ description: "The payee's IBAN (format and mod-97 checked); its institution code selects the payee's bank." })
+  @Field({
+    description: "The payee's IBAN (format and mod-97 checked); its institution code selects the payee's bank.",
+  })
   value!: string;
 }
 
-@InputType({ description: 'A payment order (POST /ob/payment-orders), made with an access token of a consent granting payments:write.' })
+@InputType({
+  description:
+    'A payment order (POST /ob/payment-orders), made with an access token of a consent granting payments:write.',
+})
 export class CreatePaymentOrderInput {
   @Field({ description: "The payer's account: one of the consent's accounts (acc_…); any other is ACCOUNT_NOT_FOUND." })
   sourceAccountId!: string;
@@ -18,7 +23,9 @@ export class CreatePaymentOrderInput {
   @Field(() => PaymentOrderDestinationInput, { description: 'The payee.' })
   destination!: PaymentOrderDestinationInput;
 
-  @Field(() => GraphQLSafeInt, { description: "Positive integer of minor units, within the banks' minimum and maximum transaction amounts." })
+  @Field(() => GraphQLSafeInt, {
+    description: "Positive integer of minor units, within the banks' minimum and maximum transaction amounts.",
+  })
   amount!: number;
 
   @Field({ description: 'LYD, USD or EUR.' })

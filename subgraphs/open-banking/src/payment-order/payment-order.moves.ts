@@ -2,7 +2,13 @@ import type { FilterQuery } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { recordEvent } from '@gateway/events';
 import { PaymentOrderEntity } from './payment-order.entity';
-import { ORDER_REACHED_AT, orderRefusal, orderTransitionFor, type PaymentOrderEventKind, type PaymentOrderTrigger } from './payment-order.transitions';
+import {
+  ORDER_REACHED_AT,
+  orderRefusal,
+  orderTransitionFor,
+  type PaymentOrderEventKind,
+  type PaymentOrderTrigger,
+} from './payment-order.transitions';
 
 /*
  * The one writer of open_banking.payment_orders (CONVENTIONS "Data": one owner per table): every
@@ -55,12 +61,32 @@ export function movementRequestData(order: PaymentOrderEntity): Record<string, u
 }
 
 function recordOrderEvent(em: EntityManager, kind: PaymentOrderEventKind, order: PaymentOrderEntity, now: Date): void {
-  recordEvent(em, { kind, aggregateType: PAYMENT_ORDER_AGGREGATE, aggregateId: order.id, audience: order.tppId, data: paymentOrderEventData(order) }, now);
+  recordEvent(
+    em,
+    {
+      kind,
+      aggregateType: PAYMENT_ORDER_AGGREGATE,
+      aggregateId: order.id,
+      audience: order.tppId,
+      data: paymentOrderEventData(order),
+    },
+    now,
+  );
 }
 
 /** movement.requested in the caller's transaction (the move's, or the sweeper's asking again). */
 export function requestMovement(em: EntityManager, order: PaymentOrderEntity, now: Date): void {
-  recordEvent(em, { kind: MOVEMENT_REQUESTED, aggregateType: MOVEMENT_AGGREGATE, aggregateId: order.id, audience: null, data: movementRequestData(order) }, now);
+  recordEvent(
+    em,
+    {
+      kind: MOVEMENT_REQUESTED,
+      aggregateType: MOVEMENT_AGGREGATE,
+      aggregateId: order.id,
+      audience: null,
+      data: movementRequestData(order),
+    },
+    now,
+  );
 }
 
 /** What the TPP's request fixed about a new order (the rest is the creation move's). */
@@ -84,7 +110,12 @@ export type NewPaymentOrder = Pick<
 >;
 
 /** The creation move in the caller's transaction: PROCESSING (and movement.requested) or PENDING_SCA. */
-export function createPaymentOrder(tx: EntityManager, fields: NewPaymentOrder, trigger: 'created_exempt' | 'created_sca_required', now: Date): PaymentOrderEntity {
+export function createPaymentOrder(
+  tx: EntityManager,
+  fields: NewPaymentOrder,
+  trigger: 'created_exempt' | 'created_sca_required',
+  now: Date,
+): PaymentOrderEntity {
   const move = orderTransitionFor(null, trigger)!;
   const order = tx.create(PaymentOrderEntity, {
     ...fields,
@@ -105,7 +136,9 @@ export function createPaymentOrder(tx: EntityManager, fields: NewPaymentOrder, t
 }
 
 /** Columns a move may set besides status and its timestamp. */
-export type OrderMoveChanges = Partial<Pick<PaymentOrderEntity, 'failureCode' | 'failureDetail' | 'settlementType' | 'requestId' | 'scaAuthorisationHash'>>;
+export type OrderMoveChanges = Partial<
+  Pick<PaymentOrderEntity, 'failureCode' | 'failureDetail' | 'settlementType' | 'requestId' | 'scaAuthorisationHash'>
+>;
 
 /**
  * Makes one move of the transition table inside the caller's transaction: a conditional UPDATE
@@ -132,7 +165,11 @@ export async function movePaymentOrder(
     [ORDER_REACHED_AT[move.to]]: now,
     ...(move.requestsMovement ? { movementRequestedAt: now } : {}),
   };
-  const count = await em.nativeUpdate(PaymentOrderEntity, { ...(guard as object), id: order.id, status: order.status }, update);
+  const count = await em.nativeUpdate(
+    PaymentOrderEntity,
+    { ...(guard as object), id: order.id, status: order.status },
+    update,
+  );
   if (count === 0) return false;
   Object.assign(order, update);
   recordOrderEvent(em, move.event, order, now);
@@ -146,7 +183,11 @@ export async function movePaymentOrder(
  * the order moved meanwhile.
  */
 export async function requestMovementAgain(em: EntityManager, order: PaymentOrderEntity, now: Date): Promise<boolean> {
-  const count = await em.nativeUpdate(PaymentOrderEntity, { id: order.id, status: 'PROCESSING', movementRequestedAt: order.movementRequestedAt }, { movementRequestedAt: now });
+  const count = await em.nativeUpdate(
+    PaymentOrderEntity,
+    { id: order.id, status: 'PROCESSING', movementRequestedAt: order.movementRequestedAt },
+    { movementRequestedAt: now },
+  );
   if (count === 0) return false;
   requestMovement(em, order, now);
   return true;
@@ -172,7 +213,12 @@ export async function countScaOtpFailure(tx: EntityManager, orderId: string, now
  * without saying). The deadline is the customer's: an authorisation that arrived before it is
  * never failed because the bank, or the machine, was slow to check it.
  */
-export function scaExpiryDue(now: Date, ttlMs: number, graceMs: number, marginMs: number): FilterQuery<PaymentOrderEntity> {
+export function scaExpiryDue(
+  now: Date,
+  ttlMs: number,
+  graceMs: number,
+  marginMs: number,
+): FilterQuery<PaymentOrderEntity> {
   return {
     status: 'PENDING_SCA',
     createdAt: { $lte: new Date(now.getTime() - ttlMs - marginMs) },
@@ -186,7 +232,12 @@ export function scaExpiryDue(now: Date, ttlMs: number, graceMs: number, marginMs
  * fail the order while the bank checks it. False when the order is no longer PENDING_SCA or the
  * OTP arrived after the deadline.
  */
-export async function startScaCheck(em: EntityManager, orderId: string, arrivedAt: Date, ttlMs: number): Promise<boolean> {
+export async function startScaCheck(
+  em: EntityManager,
+  orderId: string,
+  arrivedAt: Date,
+  ttlMs: number,
+): Promise<boolean> {
   const rows: unknown[] = await em.execute(
     `update "open_banking"."payment_orders" set "sca_checks_in_flight" = "sca_checks_in_flight" + 1, "sca_check_arrived_at" = greatest(coalesce("sca_check_arrived_at", ?), ?) where "id" = ? and "status" = 'PENDING_SCA' and "created_at" > ? returning "id"`,
     [arrivedAt, arrivedAt, orderId, new Date(arrivedAt.getTime() - ttlMs)],
@@ -196,9 +247,10 @@ export async function startScaCheck(em: EntityManager, orderId: string, arrivedA
 
 /** The bank's check of an OTP counted by startScaCheck ended without passing SCA (refused, or no answer). */
 export async function endScaCheck(em: EntityManager, orderId: string): Promise<void> {
-  await em.execute(`update "open_banking"."payment_orders" set "sca_checks_in_flight" = greatest("sca_checks_in_flight" - 1, 0) where "id" = ? and "status" = 'PENDING_SCA'`, [
-    orderId,
-  ]);
+  await em.execute(
+    `update "open_banking"."payment_orders" set "sca_checks_in_flight" = greatest("sca_checks_in_flight" - 1, 0) where "id" = ? and "status" = 'PENDING_SCA'`,
+    [orderId],
+  );
 }
 
 /** Loads an order as a plain, untracked object (what movePaymentOrder updates in place). */

@@ -16,10 +16,12 @@ export function createPaymentOrderResolver(service: PaymentOrderService) {
         `Errors: ${CALL_ERRORS}, ACCOUNT_NOT_FOUND, VALIDATION_ERROR, BANK_NOT_PARTICIPATING, AMOUNT_TOO_LOW, AMOUNT_TOO_HIGH, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE.`,
     })
     async createPaymentOrder(
-      @Arg('input', { description: 'Source account, destination, amount, currency and description.' }) input: CreatePaymentOrderInput,
+      @Arg('input', { description: 'Source account, destination, amount, currency and description.' })
+      input: CreatePaymentOrderInput,
       @Arg('idempotencyKey', () => String, {
         nullable: true,
-        description: 'Same key and body within 24 hours: the same order (as it is now); another body: IDEMPOTENCY_KEY_REUSED; while the first runs: IDEMPOTENCY_KEY_IN_USE.',
+        description:
+          'Same key and body within 24 hours: the same order (as it is now); another body: IDEMPOTENCY_KEY_REUSED; while the first runs: IDEMPOTENCY_KEY_IN_USE.',
       })
       idempotencyKey: string | null,
       @Ctx() context: SubgraphContext,
@@ -33,7 +35,10 @@ export function createPaymentOrderResolver(service: PaymentOrderService) {
       description:
         "A payment order (GET /ob/payment-orders/{id}): with an access token, its own consent's orders only; with the TPP token, the TPP's. Anything else is PAYMENT_ORDER_NOT_FOUND, like an unknown id.",
     })
-    async paymentOrder(@Arg('id', () => ID, { description: 'Payment order id (po_…).' }) id: string, @Ctx() context: SubgraphContext): Promise<PaymentOrder> {
+    async paymentOrder(
+      @Arg('id', () => ID, { description: 'Payment order id (po_…).' }) id: string,
+      @Ctx() context: SubgraphContext,
+    ): Promise<PaymentOrder> {
       const caller = requirePrincipal(context, ['ob_token', 'tpp']);
       return toPaymentOrder(await service.findForCaller(context.em, caller, id));
     }

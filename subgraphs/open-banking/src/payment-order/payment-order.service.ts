@@ -17,7 +17,8 @@ export interface PaymentOrderSettings {
 }
 
 /** One wording for an unknown id and another TPP's or consent's order, so the two cannot be told apart. */
-export const paymentOrderNotFound = (id: string): GatewayError => new GatewayError('PAYMENT_ORDER_NOT_FOUND', `no payment order ${id}`);
+export const paymentOrderNotFound = (id: string): GatewayError =>
+  new GatewayError('PAYMENT_ORDER_NOT_FOUND', `no payment order ${id}`);
 
 /**
  * The TPP's side of payment orders: creation (consent and scope, consented source account,
@@ -38,7 +39,13 @@ export class PaymentOrderService {
    * movement.requested when it may execute at once, and the Idempotency-Key's answer commit in
    * one transaction. A refused request writes nothing and releases its key.
    */
-  async create(em: EntityManager, principal: Principal, input: CreatePaymentOrderInput, idempotencyKey?: string | null, requestId?: string): Promise<PaymentOrderEntity> {
+  async create(
+    em: EntityManager,
+    principal: Principal,
+    input: CreatePaymentOrderInput,
+    idempotencyKey?: string | null,
+    requestId?: string,
+  ): Promise<PaymentOrderEntity> {
     const consent = await dataCallConsent(em, principal, 'payments:write');
     const request = parseInput(createPaymentOrderRules, JSON.parse(JSON.stringify(input)));
     if (idempotencyKey != null) {
@@ -46,13 +53,18 @@ export class PaymentOrderService {
         em,
         consent.tppId,
         idempotencyKey,
-        requestHash({ consent: consent.id, ...request, destination: { type: 'iban', value: request.destination.value.iban } }),
+        requestHash({
+          consent: consent.id,
+          ...request,
+          destination: { type: 'iban', value: request.destination.value.iban },
+        }),
       );
       if (claim.kind === 'replay') return (await loadPaymentOrder(em.fork(), claim.paymentOrderId))!;
     }
     try {
       const source = await this.accounts.consentAccount(em, consent.id, request.sourceAccountId);
-      if (source.iban === request.destination.value.iban) throw new GatewayError('VALIDATION_ERROR', 'destination.value: is the source account itself');
+      if (source.iban === request.destination.value.iban)
+        throw new GatewayError('VALIDATION_ERROR', 'destination.value: is the source account itself');
       const creditorBank = await this.routeDestination(request, requestId);
       const debtorBank = await this.directory.bank({ handle: source.bankHandle }, requestId);
       for (const bank of new Set([debtorBank, creditorBank])) assertWithinLimits(bank, request.amount);
@@ -60,7 +72,13 @@ export class PaymentOrderService {
       const id = newId('paymentOrder');
       return await em.fork().transactional(async (tx) => {
         // Decided in the transaction that writes the order, one order of the consent at a time (sca-exemption.ts).
-        const scaRequired = (await scaReasonFor(tx, consent, { amount: request.amount, currency: request.currency as Currency }, capabilities)) !== null;
+        const scaRequired =
+          (await scaReasonFor(
+            tx,
+            consent,
+            { amount: request.amount, currency: request.currency as Currency },
+            capabilities,
+          )) !== null;
         const now = new Date();
         const order = createPaymentOrder(
           tx,
@@ -100,7 +118,10 @@ export class PaymentOrderService {
   async findForCaller(em: EntityManager, principal: Principal, id: string): Promise<PaymentOrderEntity> {
     if (principal.kind === 'ob_token') await dataCallConsent(em, principal, 'payments:write');
     const order = await em.findOne(PaymentOrderEntity, { id });
-    const allowed = order && ((principal.kind === 'ob_token' && principal.consentId === order.consentId) || (principal.kind === 'tpp' && principal.id === order.tppId));
+    const allowed =
+      order &&
+      ((principal.kind === 'ob_token' && principal.consentId === order.consentId) ||
+        (principal.kind === 'tpp' && principal.id === order.tppId));
     if (!allowed) throw paymentOrderNotFound(id);
     return order;
   }
@@ -118,6 +139,14 @@ export class PaymentOrderService {
 
 /** The same limits as a session's, applied at both banks: each must accept the movement. */
 function assertWithinLimits(bank: BankRouting, amount: number): void {
-  if (amount < bank.minAmount) throw new GatewayError('AMOUNT_TOO_LOW', `amount: ${amount} is below ${bank.handle}'s minimum of ${bank.minAmount}`);
-  if (amount > bank.maxAmount) throw new GatewayError('AMOUNT_TOO_HIGH', `amount: ${amount} is above ${bank.handle}'s maximum of ${bank.maxAmount}`);
+  if (amount < bank.minAmount)
+    throw new GatewayError(
+      'AMOUNT_TOO_LOW',
+      `amount: ${amount} is below ${bank.handle}'s minimum of ${bank.minAmount}`,
+    );
+  if (amount > bank.maxAmount)
+    throw new GatewayError(
+      'AMOUNT_TOO_HIGH',
+      `amount: ${amount} is above ${bank.handle}'s maximum of ${bank.maxAmount}`,
+    );
 }

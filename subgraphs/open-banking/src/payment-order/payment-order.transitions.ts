@@ -7,12 +7,28 @@ export type PaymentOrderStatus = (typeof PAYMENT_ORDER_STATUSES)[number];
 export const FINAL_ORDER_STATUSES: ReadonlySet<PaymentOrderStatus> = new Set(['COMPLETED', 'FAILED', 'REJECTED']);
 
 export type PaymentOrderTrigger =
-  'created_exempt' | 'created_sca_required' | 'sca_passed' | 'sca_failed' | 'sca_expired' | 'movement_completed' | 'movement_failed' | 'movement_declined';
+  | 'created_exempt'
+  | 'created_sca_required'
+  | 'sca_passed'
+  | 'sca_failed'
+  | 'sca_expired'
+  | 'movement_completed'
+  | 'movement_failed'
+  | 'movement_declined';
 
-export type PaymentOrderEventKind = 'payment_order.processing' | 'payment_order.pending_sca' | 'payment_order.completed' | 'payment_order.failed' | 'payment_order.rejected';
+export type PaymentOrderEventKind =
+  | 'payment_order.processing'
+  | 'payment_order.pending_sca'
+  | 'payment_order.completed'
+  | 'payment_order.failed'
+  | 'payment_order.rejected';
 
 /** The event is written to the outbox (audience: the TPP) with the move. */
-export interface PaymentOrderTransition extends Transition<PaymentOrderStatus, PaymentOrderTrigger, PaymentOrderEventKind> {
+export interface PaymentOrderTransition extends Transition<
+  PaymentOrderStatus,
+  PaymentOrderTrigger,
+  PaymentOrderEventKind
+> {
   /** The move hands the money to the payments engine: movement.requested goes out with it. */
   requestsMovement: boolean;
 }
@@ -26,15 +42,51 @@ export interface PaymentOrderTransition extends Transition<PaymentOrderStatus, P
  * payment_order.rejected / PAYMENT_ORDER_REJECTED).
  */
 export const PAYMENT_ORDER_TRANSITIONS: readonly PaymentOrderTransition[] = [
-  { from: null, trigger: 'created_exempt', to: 'PROCESSING', event: 'payment_order.processing', requestsMovement: true },
-  { from: null, trigger: 'created_sca_required', to: 'PENDING_SCA', event: 'payment_order.pending_sca', requestsMovement: false },
-  { from: 'PENDING_SCA', trigger: 'sca_passed', to: 'PROCESSING', event: 'payment_order.processing', requestsMovement: true },
+  {
+    from: null,
+    trigger: 'created_exempt',
+    to: 'PROCESSING',
+    event: 'payment_order.processing',
+    requestsMovement: true,
+  },
+  {
+    from: null,
+    trigger: 'created_sca_required',
+    to: 'PENDING_SCA',
+    event: 'payment_order.pending_sca',
+    requestsMovement: false,
+  },
+  {
+    from: 'PENDING_SCA',
+    trigger: 'sca_passed',
+    to: 'PROCESSING',
+    event: 'payment_order.processing',
+    requestsMovement: true,
+  },
   { from: 'PENDING_SCA', trigger: 'sca_failed', to: 'FAILED', event: 'payment_order.failed', requestsMovement: false },
   // Only through scaExpiryDue (payment-order.moves.ts): the deadline passed and no OTP that arrived before it is still being checked.
   { from: 'PENDING_SCA', trigger: 'sca_expired', to: 'FAILED', event: 'payment_order.failed', requestsMovement: false },
-  { from: 'PROCESSING', trigger: 'movement_completed', to: 'COMPLETED', event: 'payment_order.completed', requestsMovement: false },
-  { from: 'PROCESSING', trigger: 'movement_failed', to: 'FAILED', event: 'payment_order.failed', requestsMovement: false },
-  { from: 'PROCESSING', trigger: 'movement_declined', to: 'REJECTED', event: 'payment_order.rejected', requestsMovement: false },
+  {
+    from: 'PROCESSING',
+    trigger: 'movement_completed',
+    to: 'COMPLETED',
+    event: 'payment_order.completed',
+    requestsMovement: false,
+  },
+  {
+    from: 'PROCESSING',
+    trigger: 'movement_failed',
+    to: 'FAILED',
+    event: 'payment_order.failed',
+    requestsMovement: false,
+  },
+  {
+    from: 'PROCESSING',
+    trigger: 'movement_declined',
+    to: 'REJECTED',
+    event: 'payment_order.rejected',
+    requestsMovement: false,
+  },
 ];
 
 export const orderTransitionFor = transitionLookup(PAYMENT_ORDER_TRANSITIONS);

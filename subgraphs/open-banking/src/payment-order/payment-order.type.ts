@@ -12,12 +12,21 @@ export enum PaymentOrderStatus {
 
 registerEnumType(PaymentOrderStatus, {
   name: 'PaymentOrderStatus',
-  description: 'Lifecycle of a payment order (contract "Open Banking additions"); COMPLETED, FAILED and REJECTED are final.',
+  description:
+    'Lifecycle of a payment order (contract "Open Banking additions"); COMPLETED, FAILED and REJECTED are final.',
   valuesConfig: {
-    PENDING_SCA: { description: "Above the payer bank's sca_exemption_limit: waits for the customer at sca_url; no money has moved." },
+    PENDING_SCA: {
+      description: "Above the payer bank's sca_exemption_limit: waits for the customer at sca_url; no money has moved.",
+    },
     PROCESSING: { description: 'Being executed by the payment engine.' },
-    COMPLETED: { description: "Executed: the payer was debited and the payee's credit booked (confirmed by the payee's bank when cross-bank)." },
-    FAILED: { description: 'Not executed: insufficient funds, failed SCA, SCA not done in time, or a bank core error; see failureCode.' },
+    COMPLETED: {
+      description:
+        "Executed: the payer was debited and the payee's credit booked (confirmed by the payee's bank when cross-bank).",
+    },
+    FAILED: {
+      description:
+        'Not executed: insufficient funds, failed SCA, SCA not done in time, or a bank core error; see failureCode.',
+    },
     REJECTED: { description: 'A bank declined the movement for a reason other than funds (PAYMENT_ORDER_REJECTED).' },
   },
 });
@@ -31,12 +40,17 @@ export class PaymentOrderDestination {
   value!: string;
 }
 
-@ObjectType('PaymentOrder', { description: "A TPP's payment order from a consented account, executed by the gateway's payment engine." })
+@ObjectType('PaymentOrder', {
+  description: "A TPP's payment order from a consented account, executed by the gateway's payment engine.",
+})
 export class PaymentOrder {
   @Field(() => ID, { description: 'Payment order id (po_…), also the reference on both statements.' })
   id!: string;
 
-  @Field({ description: "true for a live object; false for a test one (a test credential's), whose money moves only at test cores." })
+  @Field({
+    description:
+      "true for a live object; false for a test one (a test credential's), whose money moves only at test cores.",
+  })
   livemode!: boolean;
 
   @Field(() => ID, { description: 'The consent it was made under (con_…).' })
@@ -63,13 +77,20 @@ export class PaymentOrder {
   @Field(() => String, { nullable: true, description: 'As sent.' })
   description!: string | null;
 
-  @Field(() => String, { nullable: true, description: 'The SCA page to send the customer to while PENDING_SCA; null for an order that needed none.' })
+  @Field(() => String, {
+    nullable: true,
+    description: 'The SCA page to send the customer to while PENDING_SCA; null for an order that needed none.',
+  })
   scaUrl!: string | null;
 
   @Field(() => String, { nullable: true, description: 'internal (same bank) or rail (cross bank), once executed.' })
   settlementType!: string | null;
 
-  @Field(() => String, { nullable: true, description: 'Why the order FAILED or was REJECTED: INSUFFICIENT_FUNDS, PAYMENT_ORDER_REJECTED, OTP_INVALID, CBS_ERROR, …' })
+  @Field(() => String, {
+    nullable: true,
+    description:
+      'Why the order FAILED or was REJECTED: INSUFFICIENT_FUNDS, PAYMENT_ORDER_REJECTED, OTP_INVALID, CBS_ERROR, …',
+  })
   failureCode!: string | null;
 
   @Field({ description: 'Creation time (ISO 8601 UTC).' })

@@ -39,6 +39,7 @@ export async function scaReasonFor(
     [consent.id, order.currency, consent.id],
   );
   if ((exempted?.count ?? 0) >= bank.scaExemptionMaxCount) return 'exemption_count_reached';
-  if (BigInt(exempted?.amount ?? '0') + BigInt(order.amount) > BigInt(bank.scaExemptionCumulativeLimit)) return 'exemption_amount_reached';
+  if (BigInt(exempted?.amount ?? '0') + BigInt(order.amount) > BigInt(bank.scaExemptionCumulativeLimit))
+    return 'exemption_amount_reached';
   return null;
 }

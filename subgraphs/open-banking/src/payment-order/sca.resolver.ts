@@ -4,7 +4,10 @@ import { CORE_CALL_COST, type SubgraphContext } from '@gateway/federation';
 import { PaymentOrderStatus } from './payment-order.type';
 import type { ScaService } from './sca.service';
 
-@ObjectType('PaymentOrderScaView', { description: 'What the SCA page shows the customer about a payment order (public: the unguessable po_ id is the capability).' })
+@ObjectType('PaymentOrderScaView', {
+  description:
+    'What the SCA page shows the customer about a payment order (public: the unguessable po_ id is the capability).',
+})
 export class PaymentOrderScaView {
   @Field(() => ID, { description: 'Payment order id (po_…).' })
   id!: string;
@@ -50,8 +53,13 @@ export class PaymentOrderScaResult {
 export function createScaResolver(service: ScaService) {
   @Resolver()
   class ScaResolver {
-    @Query(() => PaymentOrderScaView, { description: 'The SCA page of a payment order (GET /ob/sca/{id}). Errors: PAYMENT_ORDER_NOT_FOUND.' })
-    async paymentOrderSca(@Arg('id', () => ID, { description: 'Payment order id (po_…).' }) id: string, @Ctx() context: SubgraphContext): Promise<PaymentOrderScaView> {
+    @Query(() => PaymentOrderScaView, {
+      description: 'The SCA page of a payment order (GET /ob/sca/{id}). Errors: PAYMENT_ORDER_NOT_FOUND.',
+    })
+    async paymentOrderSca(
+      @Arg('id', () => ID, { description: 'Payment order id (po_…).' }) id: string,
+      @Ctx() context: SubgraphContext,
+    ): Promise<PaymentOrderScaView> {
       const view = await service.view(context.em, id);
       return {
         id: view.order.id,

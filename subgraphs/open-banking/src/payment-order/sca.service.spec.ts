@@ -49,7 +49,9 @@ describe('ScaService: the SCA deadline and the expiry job', () => {
         }),
     }),
   } as unknown as BankCorePool;
-  const otpGuard = { check: async (_customer: unknown, _otp: string, verify: () => Promise<unknown>) => void (await verify()) } as unknown as OtpGuard;
+  const otpGuard = {
+    check: async (_customer: unknown, _otp: string, verify: () => Promise<unknown>) => void (await verify()),
+  } as unknown as OtpGuard;
   const directory = {
     alias: async () => ({ bankCustomerRef: 'cust_1', bankHandle: 'bank1', iban: 'LY00', status: 'ACTIVE' }),
     bank: async () => ({ handle: 'bank1' }),
@@ -84,7 +86,8 @@ describe('ScaService: the SCA deadline and the expiry job', () => {
     return id;
   };
   const order = async (id: string) => (await loadPaymentOrder(orm.em.fork(), id))!;
-  const movementRequests = async (id: string) => (await db.knex('open_banking.outbox').where({ aggregate_id: id, kind: 'movement.requested' })).length;
+  const movementRequests = async (id: string) =>
+    (await db.knex('open_banking.outbox').where({ aggregate_id: id, kind: 'movement.requested' })).length;
   /** authorize, started; resolves once the bank has been asked, with the answer to come. */
   const authorizing = async (id: string, otp = RIGHT_OTP) => {
     nextCheck();
@@ -113,9 +116,14 @@ describe('ScaService: the SCA deadline and the expiry job', () => {
       foreignSchemas: ['auth'],
     });
     const now = new Date();
-    await db
-      .knex('open_banking.tpps')
-      .insert({ id: tppId, name: 'T', mode: 'live', redirect_uris: JSON.stringify(['https://tpp.example/cb']), webhook_secret_sealed: 'x', created_at: now });
+    await db.knex('open_banking.tpps').insert({
+      id: tppId,
+      name: 'T',
+      mode: 'live',
+      redirect_uris: JSON.stringify(['https://tpp.example/cb']),
+      webhook_secret_sealed: 'x',
+      created_at: now,
+    });
     await db.knex('open_banking.consents').insert({
       id: consentId,
       tpp_id: tppId,
@@ -132,10 +140,21 @@ describe('ScaService: the SCA deadline and the expiry job', () => {
       created_at: now,
       updated_at: now,
     });
-    await db
-      .knex('open_banking.consent_accounts')
-      .insert({ id: accountId, consent_id: consentId, livemode: true, iban: 'LY83002048000020100120361', bank_handle: 'bank1', created_at: now });
-    sca = new ScaService({ scaTtlMs: TTL_MS, platformSecret: 'secret' }, directory, cores, otpGuard, createLogger('test', 'silent'));
+    await db.knex('open_banking.consent_accounts').insert({
+      id: accountId,
+      consent_id: consentId,
+      livemode: true,
+      iban: 'LY83002048000020100120361',
+      bank_handle: 'bank1',
+      created_at: now,
+    });
+    sca = new ScaService(
+      { scaTtlMs: TTL_MS, platformSecret: 'secret' },
+      directory,
+      cores,
+      otpGuard,
+      createLogger('test', 'silent'),
+    );
   });
   beforeEach(() => {
     checks = [];
@@ -167,7 +186,10 @@ describe('ScaService: the SCA deadline and the expiry job', () => {
     checks[1]!.answer();
     checks[0]!.answer();
     // The same authorisation twice: both are told where the order stands; one movement.
-    expect([await first, await second]).toEqual([{ ok: expect.objectContaining({ status: 'PROCESSING' }) }, { ok: expect.objectContaining({ status: 'PROCESSING' }) }]);
+    expect([await first, await second]).toEqual([
+      { ok: expect.objectContaining({ status: 'PROCESSING' }) },
+      { ok: expect.objectContaining({ status: 'PROCESSING' }) },
+    ]);
     expect(await movementRequests(id)).toBe(1);
   });
 
@@ -181,7 +203,9 @@ describe('ScaService: the SCA deadline and the expiry job', () => {
 
   it('an OTP arriving after the deadline is refused without asking the bank, and the order FAILS on the spot', async () => {
     const id = await newOrder(new Date(Date.now() - TTL_MS - SCA_EXPIRY_MARGIN_MS - 1_000));
-    await expect(sca.authorize(orm.em.fork(), id, RIGHT_OTP, null)).rejects.toMatchObject({ code: 'PAYMENT_ORDER_NOT_PENDING_SCA' });
+    await expect(sca.authorize(orm.em.fork(), id, RIGHT_OTP, null)).rejects.toMatchObject({
+      code: 'PAYMENT_ORDER_NOT_PENDING_SCA',
+    });
     expect(checks).toEqual([]);
     expect(await order(id)).toMatchObject({ status: 'FAILED', failureCode: 'SCA_EXPIRED' });
   });
@@ -197,7 +221,8 @@ describe('ScaService: the SCA deadline and the expiry job', () => {
     checks[1]!.refuse();
     expect(await unanswered).toEqual({ error: expect.objectContaining({ code: 'CBS_TIMEOUT' }) });
     expect(await sca.expireDue(orm.em, afterDeadline())).toBe(2);
-    for (const id of [wrong, silent]) expect(await order(id)).toMatchObject({ status: 'FAILED', failureCode: 'SCA_EXPIRED', scaChecksInFlight: 0 });
+    for (const id of [wrong, silent])
+      expect(await order(id)).toMatchObject({ status: 'FAILED', failureCode: 'SCA_EXPIRED', scaChecksInFlight: 0 });
   });
 
   it('a check its process never ended (it died) holds the expiry back for the grace only; its late answer then moves nothing', async () => {

@@ -5,7 +5,14 @@ import type { BankCorePool } from '@gateway/bank-core-client';
 import type { Directory, OtpGuard } from '@gateway/federation';
 import { TppEntity } from '../tpp/tpp.entity';
 import { PaymentOrderEntity } from './payment-order.entity';
-import { countScaOtpFailure, endScaCheck, loadPaymentOrder, movePaymentOrder, scaExpiryDue, startScaCheck } from './payment-order.moves';
+import {
+  countScaOtpFailure,
+  endScaCheck,
+  loadPaymentOrder,
+  movePaymentOrder,
+  scaExpiryDue,
+  startScaCheck,
+} from './payment-order.moves';
 import { paymentOrderNotFound } from './payment-order.service';
 
 /** Wrong one-time passwords allowed at the SCA page; the third fails the order. */
@@ -75,14 +82,26 @@ export class ScaService {
    * customer authorised in time. Concurrent authorisations are all checked; the first to pass
    * makes the one sca_passed move.
    */
-  async authorize(em: EntityManager, id: string, otp: string, client: string | null, requestId?: string): Promise<PaymentOrderEntity> {
-    if (typeof otp !== 'string' || !/^\S{1,32}$/.test(otp)) throw new GatewayError('VALIDATION_ERROR', 'otp: 1-32 characters');
+  async authorize(
+    em: EntityManager,
+    id: string,
+    otp: string,
+    client: string | null,
+    requestId?: string,
+  ): Promise<PaymentOrderEntity> {
+    if (typeof otp !== 'string' || !/^\S{1,32}$/.test(otp))
+      throw new GatewayError('VALIDATION_ERROR', 'otp: 1-32 characters');
     const arrivedAt = new Date();
     const order = await loadPaymentOrder(em, id);
     if (!order) throw paymentOrderNotFound(id);
     const authorisation = hmacSha256Hex(this.settings.platformSecret, `sca:${id}:${otp}`);
     // The same authorisation sent again (its answer lost): where the order stands, not a refusal.
-    if (order.status !== 'PENDING_SCA' && order.scaAuthorisationHash && safeEqual(order.scaAuthorisationHash, authorisation)) return order;
+    if (
+      order.status !== 'PENDING_SCA' &&
+      order.scaAuthorisationHash &&
+      safeEqual(order.scaAuthorisationHash, authorisation)
+    )
+      return order;
     if (order.status !== 'PENDING_SCA') throw notPending(order);
     if (!(await startScaCheck(em.fork(), id, arrivedAt, this.settings.scaTtlMs))) {
       if (this.expiresAt(order).getTime() <= arrivedAt.getTime()) {
@@ -101,8 +120,16 @@ export class ScaService {
       const payer = await this.directory.alias({ iban: order.debtorIban }, requestId, worldOf(order));
       const bank = await this.directory.bank({ handle: order.debtorBank }, requestId);
       try {
-        const verify = () => this.cores.for(bank, worldOf(order)).verifyCustomer({ customerRef: payer.bankCustomerRef, otp, ...(requestId ? { requestId } : {}) });
-        await this.otpGuard.check({ bankHandle: order.debtorBank, bankCustomerRef: payer.bankCustomerRef, world: worldOf(order), client }, otp, verify, requestId);
+        const verify = () =>
+          this.cores
+            .for(bank, worldOf(order))
+            .verifyCustomer({ customerRef: payer.bankCustomerRef, otp, ...(requestId ? { requestId } : {}) });
+        await this.otpGuard.check(
+          { bankHandle: order.debtorBank, bankCustomerRef: payer.bankCustomerRef, world: worldOf(order), client },
+          otp,
+          verify,
+          requestId,
+        );
       } catch (error) {
         if (error instanceof GatewayError && error.code === 'OTP_INVALID') throw await this.otpRefused(em, order);
         throw error; // CBS_TIMEOUT / CBS_ERROR: nothing counted, the order stays PENDING_SCA
@@ -113,16 +140,22 @@ export class ScaService {
       if (!passed) await this.checkEnded(em, id);
     }
     // No deadline here: the OTP arrived in time, and the expiry waited for this check.
-    const moved = await em
-      .fork()
-      .transactional((tx) => movePaymentOrder(tx, order, 'sca_passed', new Date(), { requestId: requestId ?? order.requestId, scaAuthorisationHash: authorisation }));
+    const moved = await em.fork().transactional((tx) =>
+      movePaymentOrder(tx, order, 'sca_passed', new Date(), {
+        requestId: requestId ?? order.requestId,
+        scaAuthorisationHash: authorisation,
+      }),
+    );
     if (!moved) {
       // Another request moved it first: this same authorisation sent twice at once is told the outcome.
       const now = (await loadPaymentOrder(em.fork(), id)) ?? order;
       if (now.scaAuthorisationHash && safeEqual(now.scaAuthorisationHash, authorisation)) return now;
       throw notPending(now);
     }
-    this.logger.info({ payment_order: id, tpp: order.tppId }, 'payment order authorised by the customer (SCA): executing');
+    this.logger.info(
+      { payment_order: id, tpp: order.tppId },
+      'payment order authorised by the customer (SCA): executing',
+    );
     return order;
   }
 
@@ -140,7 +173,11 @@ export class ScaService {
         disableIdentityMap: true,
       });
       let expired = 0;
-      for (const order of due) if (await movePaymentOrder(tx, order, 'sca_expired', now, scaExpired(this.settings.scaTtlMs), this.expiryDue(now))) expired += 1;
+      for (const order of due)
+        if (
+          await movePaymentOrder(tx, order, 'sca_expired', now, scaExpired(this.settings.scaTtlMs), this.expiryDue(now))
+        )
+          expired += 1;
       return expired;
     });
   }
@@ -150,17 +187,28 @@ export class ScaService {
   }
 
   private expiryDue(now: Date) {
-    return scaExpiryDue(now, this.settings.scaTtlMs, this.settings.authorisationGraceMs ?? DEFAULT_SCA_AUTHORISATION_GRACE_MS, SCA_EXPIRY_MARGIN_MS);
+    return scaExpiryDue(
+      now,
+      this.settings.scaTtlMs,
+      this.settings.authorisationGraceMs ?? DEFAULT_SCA_AUTHORISATION_GRACE_MS,
+      SCA_EXPIRY_MARGIN_MS,
+    );
   }
 
   /** sca_expired on the spot, if it is due (else the job's, later). */
   private async expire(em: EntityManager, order: PaymentOrderEntity, now: Date): Promise<void> {
-    await em.fork().transactional((tx) => movePaymentOrder(tx, { ...order }, 'sca_expired', now, scaExpired(this.settings.scaTtlMs), this.expiryDue(now)));
+    await em
+      .fork()
+      .transactional((tx) =>
+        movePaymentOrder(tx, { ...order }, 'sca_expired', now, scaExpired(this.settings.scaTtlMs), this.expiryDue(now)),
+      );
   }
 
   /** Best effort: a check never ended holds the expiry back for the authorisation grace, no longer. */
   private async checkEnded(em: EntityManager, id: string): Promise<void> {
-    await endScaCheck(em.fork(), id).catch((error: unknown) => this.logger.warn({ err: error, payment_order: id }, 'SCA check not ended; the expiry waits for the grace'));
+    await endScaCheck(em.fork(), id).catch((error: unknown) =>
+      this.logger.warn({ err: error, payment_order: id }, 'SCA check not ended; the expiry waits for the grace'),
+    );
   }
 
   /** Counts a wrong OTP atomically; the third one FAILS the order (payment_order.failed). */
@@ -179,19 +227,30 @@ export class ScaService {
     });
     return new GatewayError(
       'OTP_INVALID',
-      left > 0 ? `the one-time password was refused; ${left} attempt${left === 1 ? '' : 's'} left` : 'the one-time password was refused; the payment order has failed',
+      left > 0
+        ? `the one-time password was refused; ${left} attempt${left === 1 ? '' : 's'} left`
+        : 'the one-time password was refused; the payment order has failed',
     );
   }
 }
 
-const scaExpired = (ttlMs: number) => ({ failureCode: 'SCA_EXPIRED', failureDetail: `the customer did not authorise the payment within ${Math.round(ttlMs / 60_000)} minutes` });
+const scaExpired = (ttlMs: number) => ({
+  failureCode: 'SCA_EXPIRED',
+  failureDetail: `the customer did not authorise the payment within ${Math.round(ttlMs / 60_000)} minutes`,
+});
 
 /** An OTP that arrived after the SCA deadline (the order FAILS with SCA_EXPIRED, on the spot or by the job). */
 function scaTimeOver(order: PaymentOrderEntity, expiresAt: Date): GatewayError {
-  return new GatewayError('PAYMENT_ORDER_NOT_PENDING_SCA', `payment order ${order.id}: its SCA time ended at ${expiresAt.toISOString()}; it no longer awaits SCA`);
+  return new GatewayError(
+    'PAYMENT_ORDER_NOT_PENDING_SCA',
+    `payment order ${order.id}: its SCA time ended at ${expiresAt.toISOString()}; it no longer awaits SCA`,
+  );
 }
 
 /** SCA is possible only while PENDING_SCA (contract "Bad input and failure": 409 with a code). */
 function notPending(order: PaymentOrderEntity): GatewayError {
-  return new GatewayError('PAYMENT_ORDER_NOT_PENDING_SCA', `payment order ${order.id} is ${order.status}: it no longer awaits SCA`);
+  return new GatewayError(
+    'PAYMENT_ORDER_NOT_PENDING_SCA',
+    `payment order ${order.id} is ${order.status}: it no longer awaits SCA`,
+  );
 }

@@ -17,13 +17,21 @@ export function createTppResolver(service: TppService) {
   @Resolver(() => Tpp)
   class TppResolver {
     @Query(() => Tpp, { description: 'A TPP by id (operator or the TPP itself).' })
-    async tpp(@Arg('id', () => ID, { description: 'TPP id (tpp_…).' }) id: string, @Ctx() context: SubgraphContext): Promise<Tpp> {
+    async tpp(
+      @Arg('id', () => ID, { description: 'TPP id (tpp_…).' }) id: string,
+      @Ctx() context: SubgraphContext,
+    ): Promise<Tpp> {
       requireTppOrAdmin(context, id);
       return toTpp(await service.find(context.em, id));
     }
 
-    @Mutation(() => TppRegistration, { description: 'Registers a TPP (operator). Returns the TPP access token and webhook secret once.' })
-    async registerTpp(@Arg('input', { description: 'The TPP to register.' }) input: RegisterTppInput, @Ctx() context: SubgraphContext): Promise<TppRegistration> {
+    @Mutation(() => TppRegistration, {
+      description: 'Registers a TPP (operator). Returns the TPP access token and webhook secret once.',
+    })
+    async registerTpp(
+      @Arg('input', { description: 'The TPP to register.' }) input: RegisterTppInput,
+      @Ctx() context: SubgraphContext,
+    ): Promise<TppRegistration> {
       requirePrincipal(context, ['admin']);
       const { tpp, tppAccessToken, webhookSecret } = await service.register(context.em, input);
       context.logger.info({ tpp: tpp.id }, 'tpp registered');
@@ -43,9 +51,13 @@ export function createTppResolver(service: TppService) {
     }
 
     @Mutation(() => TppWebhookSecretRotation, {
-      description: "Rotates a TPP's webhook secret (operator or the TPP itself): returned once, the old one stops signing at once.",
+      description:
+        "Rotates a TPP's webhook secret (operator or the TPP itself): returned once, the old one stops signing at once.",
     })
-    async rotateTppWebhookSecret(@Arg('id', () => ID, { description: 'TPP id (tpp_…).' }) id: string, @Ctx() context: SubgraphContext): Promise<TppWebhookSecretRotation> {
+    async rotateTppWebhookSecret(
+      @Arg('id', () => ID, { description: 'TPP id (tpp_…).' }) id: string,
+      @Ctx() context: SubgraphContext,
+    ): Promise<TppWebhookSecretRotation> {
       requireTppOrAdmin(context, id);
       const webhookSecret = await service.rotateWebhookSecret(context.em, id);
       context.logger.info({ tpp: id }, 'tpp webhook secret rotated');
@@ -54,15 +66,22 @@ export function createTppResolver(service: TppService) {
 
     @Query(() => TppWebhookTarget, {
       nullable: true,
-      description: "Where a TPP's Open Banking webhooks go and the sealed secret that signs them; null for an unknown TPP. Service calls only (the webhook dispatcher).",
+      description:
+        "Where a TPP's Open Banking webhooks go and the sealed secret that signs them; null for an unknown TPP. Service calls only (the webhook dispatcher).",
     })
-    async tppWebhookTarget(@Arg('tppId', () => ID, { description: 'TPP id (tpp_…).' }) tppId: string, @Ctx() context: SubgraphContext): Promise<TppWebhookTarget | null> {
+    async tppWebhookTarget(
+      @Arg('tppId', () => ID, { description: 'TPP id (tpp_…).' }) tppId: string,
+      @Ctx() context: SubgraphContext,
+    ): Promise<TppWebhookTarget | null> {
       requirePrincipal(context, ['service']);
       const target = await service.webhookTarget(context.em, tppId);
       return target ? { tppId, ...target } : null;
     }
 
-    @FieldResolver(() => String, { nullable: true, description: 'Where Open Banking webhooks are delivered; null when none is set (operator or the TPP itself).' })
+    @FieldResolver(() => String, {
+      nullable: true,
+      description: 'Where Open Banking webhooks are delivered; null when none is set (operator or the TPP itself).',
+    })
     webhookUrl(@Root() tpp: Tpp, @Ctx() context: SubgraphContext): string | null {
       requireTppOrAdmin(context, tpp.id);
       return tpp.entity.webhookUrl;

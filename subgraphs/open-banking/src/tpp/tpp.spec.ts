@@ -16,7 +16,11 @@ const REGISTER = `mutation($input: RegisterTppInput!) {
   registerTpp(input: $input) { tppAccessToken webhookSecret tpp { id name redirectUris webhookUrl createdAt } }
 }`;
 const READ = `query($id: ID!) { tpp(id: $id) { id name redirectUris webhookUrl } }`;
-const tppInput = (patch: Record<string, unknown> = {}) => ({ name: 'Budget App', redirectUris: ['https://app.example.com/callback'], ...patch });
+const tppInput = (patch: Record<string, unknown> = {}) => ({
+  name: 'Budget App',
+  redirectUris: ['https://app.example.com/callback'],
+  ...patch,
+});
 
 describe('open-banking subgraph: TPPs', () => {
   let db: Database;
@@ -26,7 +30,8 @@ describe('open-banking subgraph: TPPs', () => {
   let productionClient: ReturnType<typeof subgraphClient>;
   let orm: ServiceOrm;
 
-  const register = async (patch: Record<string, unknown> = {}) => (await client.execute(REGISTER, { input: tppInput(patch) }, admin)).registerTpp;
+  const register = async (patch: Record<string, unknown> = {}) =>
+    (await client.execute(REGISTER, { input: tppInput(patch) }, admin)).registerTpp;
   const tppRow = (id: string) => db.knex('open_banking.tpps').where({ id }).first();
   const counts = async () => ({
     tpps: Number((await db.knex('open_banking.tpps').count({ n: '*' }))[0]!.n),
@@ -40,7 +45,12 @@ describe('open-banking subgraph: TPPs', () => {
     client = subgraphClient(service.graphqlUrl, TEST_PLATFORM_SECRET);
     productionClient = subgraphClient(production.graphqlUrl, TEST_PLATFORM_SECRET);
     // The service's own ORM configuration (migrations already applied), for the vault checks.
-    orm = await openServiceOrm(db, { schema: OPEN_BANKING_SCHEMA, entities: [TppEntity, Credential], migrations, foreignSchemas: ['auth'] });
+    orm = await openServiceOrm(db, {
+      schema: OPEN_BANKING_SCHEMA,
+      entities: [TppEntity, Credential],
+      migrations,
+      foreignSchemas: ['auth'],
+    });
   });
   afterAll(async () => {
     await production.stop();
@@ -50,8 +60,15 @@ describe('open-banking subgraph: TPPs', () => {
 
   it('registers a TPP (admin): access token stored as its SHA-256, webhook secret sealed, redirect URIs kept exactly', async () => {
     // Upper-case host, default port, query and trailing slash: a URL parser would rewrite some of these.
-    const redirectUris = ['https://App.Example.com:443/cb?x=1&y=2', 'https://app.example.com/cb/', 'http://127.0.0.1:8080/callback'];
-    const { tppAccessToken, webhookSecret, tpp } = await register({ redirectUris, webhookUrl: 'http://localhost:9100/ob-hooks' });
+    const redirectUris = [
+      'https://App.Example.com:443/cb?x=1&y=2',
+      'https://app.example.com/cb/',
+      'http://127.0.0.1:8080/callback',
+    ];
+    const { tppAccessToken, webhookSecret, tpp } = await register({
+      redirectUris,
+      webhookUrl: 'http://localhost:9100/ob-hooks',
+    });
     expect(tppAccessToken).toMatch(/^tpk_[0-9A-Za-z]{32}$/);
     expect(webhookSecret).toMatch(/^whsec_[0-9A-Za-z]{32}$/);
     expect(tpp).toMatchObject({ name: 'Budget App', redirectUris, webhookUrl: 'http://localhost:9100/ob-hooks' });
@@ -61,7 +78,10 @@ describe('open-banking subgraph: TPPs', () => {
     expect(tokens).toHaveLength(1);
     expect(tokens[0].hash).toBe(sha256Hex(tppAccessToken));
     expect(JSON.stringify(tokens)).not.toContain(tppAccessToken);
-    expect(await vault.verify(orm.em.fork(), 'tpp_key', tppAccessToken)).toMatchObject({ ok: true, credential: { ownerId: tpp.id } });
+    expect(await vault.verify(orm.em.fork(), 'tpp_key', tppAccessToken)).toMatchObject({
+      ok: true,
+      credential: { ownerId: tpp.id },
+    });
 
     const row = await tppRow(tpp.id);
     expect(row.redirect_uris).toEqual(redirectUris);
@@ -72,7 +92,14 @@ describe('open-banking subgraph: TPPs', () => {
   it('shows secrets only at registration: no Tpp field carries one', async () => {
     const { tppAccessToken, webhookSecret, tpp } = await register({ webhookUrl: 'https://hooks.example.com/ob' });
     const { __type } = await client.execute(`{ __type(name: "Tpp") { fields { name } } }`);
-    expect(__type.fields.map((field: { name: string }) => field.name).sort()).toEqual(['createdAt', 'id', 'mode', 'name', 'redirectUris', 'webhookUrl']);
+    expect(__type.fields.map((field: { name: string }) => field.name).sort()).toEqual([
+      'createdAt',
+      'id',
+      'mode',
+      'name',
+      'redirectUris',
+      'webhookUrl',
+    ]);
     const read = JSON.stringify(await client.execute(READ, { id: tpp.id }, admin));
     expect(read).not.toContain(tppAccessToken);
     expect(read).not.toContain(webhookSecret);
@@ -81,7 +108,9 @@ describe('open-banking subgraph: TPPs', () => {
   it('only an operator registers TPPs, and a refused call writes nothing', async () => {
     const before = await counts();
     expect(await client.errorCode(REGISTER, { input: tppInput() })).toBe('UNAUTHORIZED');
-    expect(await client.errorCode(REGISTER, { input: tppInput() }, { kind: 'merchant', id: 'mer_x', scopes: ['test'] })).toBe('FORBIDDEN');
+    expect(
+      await client.errorCode(REGISTER, { input: tppInput() }, { kind: 'merchant', id: 'mer_x', scopes: ['test'] }),
+    ).toBe('FORBIDDEN');
     expect(await client.errorCode(REGISTER, { input: tppInput() }, asTpp('tpp_x'))).toBe('FORBIDDEN');
     expect(await counts()).toEqual(before);
   });
@@ -120,7 +149,10 @@ describe('open-banking subgraph: TPPs', () => {
       redirectUris: ['https://app.example.com/callback'],
       webhookUrl: 'https://a.example.com/h',
     });
-    expect((await client.execute(READ, { id: a.id }, asTpp(a.id))).tpp).toMatchObject({ id: a.id, webhookUrl: 'https://a.example.com/h' });
+    expect((await client.execute(READ, { id: a.id }, asTpp(a.id))).tpp).toMatchObject({
+      id: a.id,
+      webhookUrl: 'https://a.example.com/h',
+    });
 
     // Same answer as for an id that does not exist: a token cannot probe which TPPs exist.
     const foreign = await client.attempt(READ, { id: a.id }, asTpp(b.id));
@@ -128,7 +160,9 @@ describe('open-banking subgraph: TPPs', () => {
     expect(foreign.errors?.[0]?.extensions).toMatchObject({ code: 'TPP_NOT_FOUND', status: 404 });
     expect(await client.errorCode(READ, { id: 'tpp_unknown' }, admin)).toBe('TPP_NOT_FOUND');
     expect(await client.errorCode(READ, { id: a.id })).toBe('INVALID_API_KEY');
-    expect(await client.errorCode(READ, { id: a.id }, { kind: 'merchant', id: 'mer_x', scopes: ['test'] })).toBe('FORBIDDEN');
+    expect(await client.errorCode(READ, { id: a.id }, { kind: 'merchant', id: 'mer_x', scopes: ['test'] })).toBe(
+      'FORBIDDEN',
+    );
   });
 
   it('in production mode requires https redirect URIs and https webhook URLs to public hosts', async () => {
@@ -147,8 +181,17 @@ describe('open-banking subgraph: TPPs', () => {
     }
     expect(await counts()).toEqual(before);
 
-    const { tpp } = (await productionClient.execute(REGISTER, { input: tppInput({ webhookUrl: 'https://hooks.example.com/h' }) }, admin)).registerTpp;
-    expect(tpp).toMatchObject({ redirectUris: ['https://app.example.com/callback'], webhookUrl: 'https://hooks.example.com/h' });
+    const { tpp } = (
+      await productionClient.execute(
+        REGISTER,
+        { input: tppInput({ webhookUrl: 'https://hooks.example.com/h' }) },
+        admin,
+      )
+    ).registerTpp;
+    expect(tpp).toMatchObject({
+      redirectUris: ['https://app.example.com/callback'],
+      webhookUrl: 'https://hooks.example.com/h',
+    });
   });
 
   it('answers federation: Tpp references, with the webhook URL still checked', async () => {
@@ -165,7 +208,9 @@ describe('open-banking subgraph: TPPs', () => {
     const RESTRICTED = `query($r: [_Any!]!) { _entities(representations: $r) { ... on Tpp { webhookUrl } } }`;
     const r = [{ __typename: 'Tpp', id: tpp.id }];
     expect(await client.errorCode(RESTRICTED, { r })).toBe('INVALID_API_KEY');
-    expect((await client.execute(RESTRICTED, { r }, admin))._entities).toEqual([{ webhookUrl: 'https://ref.example.com/h' }]);
+    expect((await client.execute(RESTRICTED, { r }, admin))._entities).toEqual([
+      { webhookUrl: 'https://ref.example.com/h' },
+    ]);
     const { _service } = await client.execute(`{ _service { sdl } }`);
     expect(_service.sdl).toMatch(/type Tpp\s+@key\(fields: "id"\)/);
   });

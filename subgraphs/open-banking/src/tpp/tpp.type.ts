@@ -10,10 +10,15 @@ export class Tpp {
   @Field({ description: 'Name of the TPP, shown to customers on the consent page.' })
   name!: string;
 
-  @Field({ description: "test or live (fixed at registration): a test TPP's consents and payment orders live in the test world and never move real funds." })
+  @Field({
+    description:
+      "test or live (fixed at registration): a test TPP's consents and payment orders live in the test world and never move real funds.",
+  })
   mode!: string;
 
-  @Field(() => [String], { description: "Registered redirect URIs, stored exactly; a consent's redirect_uri must equal one of them." })
+  @Field(() => [String], {
+    description: "Registered redirect URIs, stored exactly; a consent's redirect_uri must equal one of them.",
+  })
   redirectUris!: string[];
 
   @Field({ description: 'Registration time (ISO 8601 UTC).' })
@@ -29,16 +34,24 @@ export class TppRegistration {
   @Field(() => Tpp, { description: 'The TPP record.' })
   tpp!: Tpp;
 
-  @Field({ description: 'TPP access token (tpk_…) for Authorization: Bearer (the tpp query and the consent calls). Shown once; stored as a hash.' })
+  @Field({
+    description:
+      'TPP access token (tpk_…) for Authorization: Bearer (the tpp query and the consent calls). Shown once; stored as a hash.',
+  })
   tppAccessToken!: string;
 
-  @Field({ description: 'Secret (whsec_…) keying the signatures of Open Banking webhook deliveries (X-Service-Signature and webhook-signature). Shown once.' })
+  @Field({
+    description:
+      'Secret (whsec_…) keying the signatures of Open Banking webhook deliveries (X-Service-Signature and webhook-signature). Shown once.',
+  })
   webhookSecret!: string;
 }
 
 @ObjectType({ description: "A TPP's new webhook secret, shown this once." })
 export class TppWebhookSecretRotation {
-  @Field({ description: 'The new secret (whsec_…). Deliveries are signed with it from now on; the old one signs nothing more.' })
+  @Field({
+    description: 'The new secret (whsec_…). Deliveries are signed with it from now on; the old one signs nothing more.',
+  })
   webhookSecret!: string;
 }
 
@@ -47,12 +60,17 @@ export class TppWebhookSecretRotation {
  * secret stays sealed with the platform secret on the wire: only a holder of the platform secret
  * (the dispatcher) can open it, and nothing that logs a response ever sees it raw.
  */
-@ObjectType({ description: "A TPP's webhook endpoint and sealed signing secret (service calls only: the webhook dispatcher)." })
+@ObjectType({
+  description: "A TPP's webhook endpoint and sealed signing secret (service calls only: the webhook dispatcher).",
+})
 export class TppWebhookTarget {
   @Field(() => ID, { description: 'TPP id (tpp_…).' })
   tppId!: string;
 
-  @Field(() => String, { nullable: true, description: 'Where Open Banking events are delivered; null when the TPP has none.' })
+  @Field(() => String, {
+    nullable: true,
+    description: 'Where Open Banking events are delivered; null when the TPP has none.',
+  })
   url!: string | null;
 
   @Field({ description: 'The webhook secret sealed (AES-GCM) with the platform secret; never the raw secret.' })

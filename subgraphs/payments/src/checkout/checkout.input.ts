@@ -1,6 +1,8 @@
 import { Field, InputType } from 'type-graphql';
 
-@InputType({ description: 'Who pays: an alias (handle or handle@bank_handle) or an IBAN registered in the identity registry.' })
+@InputType({
+  description: 'Who pays: an alias (handle or handle@bank_handle) or an IBAN registered in the identity registry.',
+})
 export class PayerInput {
   @Field({ description: 'alias or iban.' })
   type!: string;

@@ -8,8 +8,13 @@ import { CheckoutAuthorization, CheckoutSession, CheckoutStatus } from './checko
 export function createCheckoutResolver(service: CheckoutService) {
   @Resolver(() => CheckoutSession)
   class CheckoutResolver {
-    @Query(() => CheckoutSession, { description: 'What the checkout page shows (public: the session id is the capability). Error: SESSION_NOT_FOUND.' })
-    async checkoutSession(@Arg('id', () => ID, { description: 'Session id (ops_…).' }) id: string, @Ctx() context: SubgraphContext): Promise<CheckoutSession> {
+    @Query(() => CheckoutSession, {
+      description: 'What the checkout page shows (public: the session id is the capability). Error: SESSION_NOT_FOUND.',
+    })
+    async checkoutSession(
+      @Arg('id', () => ID, { description: 'Session id (ops_…).' }) id: string,
+      @Ctx() context: SubgraphContext,
+    ): Promise<CheckoutSession> {
       return service.view(context.em, id);
     }
 
@@ -29,9 +34,13 @@ export function createCheckoutResolver(service: CheckoutService) {
       return service.authorize(context.em, sessionId, input, context.principal.ip ?? null, context.requestId);
     }
 
-    @Query(() => CheckoutStatus, { description: "The session's status for its payer (X-Session-Token of that session; GET /pay/{session_id}/status)." })
+    @Query(() => CheckoutStatus, {
+      description:
+        "The session's status for its payer (X-Session-Token of that session; GET /pay/{session_id}/status).",
+    })
     async checkoutStatus(
-      @Arg('sessionId', () => ID, { description: 'Session id (ops_…), the one the session token was issued for.' }) sessionId: string,
+      @Arg('sessionId', () => ID, { description: 'Session id (ops_…), the one the session token was issued for.' })
+      sessionId: string,
       @Ctx() context: SubgraphContext,
     ): Promise<CheckoutStatus> {
       const principal = requirePrincipal(context, ['session']);

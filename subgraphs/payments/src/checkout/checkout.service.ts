@@ -10,7 +10,15 @@ import type { EngineSettings } from '../engine/engine.settings';
 import { MAX_OTP_FAILURES, otpAttemptsLeft, type OtpRefusals, type PayerOtp } from '../payer-otp/payer-otp';
 import { MerchantEntity } from '../merchant/merchant.entity';
 import type { PaymentSessionEntity } from '../session/session.entity';
-import { countOtpFailure, endCheckoutCheck, loadSession, moveSession, moveSessionIn, sessionExpiryDue, startCheckoutCheck } from '../session/session.moves';
+import {
+  countOtpFailure,
+  endCheckoutCheck,
+  loadSession,
+  moveSession,
+  moveSessionIn,
+  sessionExpiryDue,
+  startCheckoutCheck,
+} from '../session/session.moves';
 import { sessionNotFound } from '../session/session.service';
 import { FINAL_STATUSES, refusal } from '../session/session.transitions';
 import { effectiveStatus, PaymentSessionStatus } from '../session/session.type';
@@ -64,7 +72,13 @@ export class CheckoutService {
    * bank or a slow machine never expires a payment the payer authorized in time. Concurrent
    * authorizations are all checked; the claim lets exactly one proceed.
    */
-  async authorize(em: EntityManager, sessionId: string, input: AuthorizeCheckoutInput, client: string | null, requestId?: string): Promise<CheckoutAuthorization> {
+  async authorize(
+    em: EntityManager,
+    sessionId: string,
+    input: AuthorizeCheckoutInput,
+    client: string | null,
+    requestId?: string,
+  ): Promise<CheckoutAuthorization> {
     const request = parseInput(authorizeRules, JSON.parse(JSON.stringify(input)));
     const arrivedAt = new Date();
     const session = await loadSession(em, sessionId);
@@ -80,10 +94,24 @@ export class CheckoutService {
       payer = await this.resolvePayer(request, session, requestId);
       authorization = this.authorizationHash(sessionId, payer, request.otp);
       // Not payable any more (or moved since it was read): the answer for an authorization sent again, or the refusal of another.
-      if (!checking) return await this.answerAgain(em, session.status === 'PENDING' ? await this.reload(em, sessionId) : session, { ...payer, client }, request.otp, authorization);
-      if (payer.iban === session.creditorIban) throw new GatewayError('VALIDATION_ERROR', 'payer: is the destination account itself');
+      if (!checking)
+        return await this.answerAgain(
+          em,
+          session.status === 'PENDING' ? await this.reload(em, sessionId) : session,
+          { ...payer, client },
+          request.otp,
+          authorization,
+        );
+      if (payer.iban === session.creditorIban)
+        throw new GatewayError('VALIDATION_ERROR', 'payer: is the destination account itself');
       // A refusal or no answer (CBS_TIMEOUT / CBS_ERROR) moves nothing: the session stays PENDING.
-      await this.payerOtp.verify(em, { ...payer, world: worldOf(session), client }, request.otp, otpRefusals(session), requestId);
+      await this.payerOtp.verify(
+        em,
+        { ...payer, world: worldOf(session), client },
+        request.otp,
+        otpRefusals(session),
+        requestId,
+      );
       // No deadline here: the authorization arrived in time, and the expiry waited for this check.
       claimed = await this.claim(em, session, request, payer, authorization, requestId);
     } finally {
@@ -91,13 +119,22 @@ export class CheckoutService {
       if (checking && claimed === null) await this.checkEnded(em, sessionId);
     }
     // Another authorization (perhaps this same one, sent twice at once) got there first.
-    if (claimed === null) return this.answerAgain(em, await this.reload(em, sessionId), { ...payer, client }, request.otp, authorization);
-    this.logger.info({ session: sessionId, payer_bank: payer.bankHandle, settlement: session.settlementType }, 'payment authorized');
+    if (claimed === null)
+      return this.answerAgain(em, await this.reload(em, sessionId), { ...payer, client }, request.otp, authorization);
+    this.logger.info(
+      { session: sessionId, payer_bank: payer.bankHandle, settlement: session.settlementType },
+      'payment authorized',
+    );
 
     const outcome = await this.engine.execute(em, claimed.started, session);
     if (outcome.state === 'failed') throw new GatewayError(outcome.code, outcome.detail ?? undefined);
     const after = outcome.movement;
-    return { sessionId, status: PaymentSessionStatus[after.status], sessionToken: claimed.token, redirectTo: redirectTo(after.redirectUrl, sessionId, after.status) };
+    return {
+      sessionId,
+      status: PaymentSessionStatus[after.status],
+      sessionToken: claimed.token,
+      redirectTo: redirectTo(after.redirectUrl, sessionId, after.status),
+    };
   }
 
   async status(em: EntityManager, sessionId: string): Promise<CheckoutStatus> {
@@ -136,13 +173,17 @@ export class CheckoutService {
     const status = effectiveStatus(session);
     if (FINAL_STATUSES.has(status)) {
       if (status === 'FAILED')
-        throw new GatewayError('SESSION_FAILED', `session ${session.id} has FAILED${session.failureCode ? ` (${session.failureCode})` : ''} and cannot be paid`);
+        throw new GatewayError(
+          'SESSION_FAILED',
+          `session ${session.id} has FAILED${session.failureCode ? ` (${session.failureCode})` : ''} and cannot be paid`,
+        );
       throw refusal(session.id, status, 'otp_accepted');
     }
     const authorized = await this.engine.authorization(em, session.id);
     const same = authorized?.authorizationHash != null && safeEqual(authorized.authorizationHash, authorization);
     if (!same) {
-      if (authorized?.debtorIban === payer.iban) await this.payerOtp.countRefused({ ...payer, world: worldOf(session) }, otp);
+      if (authorized?.debtorIban === payer.iban)
+        await this.payerOtp.countRefused({ ...payer, world: worldOf(session) }, otp);
       throw refusal(session.id, status, 'otp_accepted');
     }
     const token = await em.fork().transactional(async (tx) => {
@@ -150,12 +191,20 @@ export class CheckoutService {
       return vault.issue(tx, { kind: 'session_token', ownerId: session.id, prefix: 'sst_', expiresAt }).raw;
     });
     this.logger.info({ session: session.id, status }, 'authorization sent again: current status answered');
-    return { sessionId: session.id, status: PaymentSessionStatus[status], sessionToken: token, redirectTo: redirectTo(session.redirectUrl, session.id, status) };
+    return {
+      sessionId: session.id,
+      status: PaymentSessionStatus[status],
+      sessionToken: token,
+      redirectTo: redirectTo(session.redirectUrl, session.id, status),
+    };
   }
 
   /** ttl_elapsed on the spot, if it is due (else the job's, later); the refusal of an authorization that came too late. */
   private async expire(em: EntityManager, session: PaymentSessionEntity, now: Date): Promise<GatewayError> {
-    if (session.status === 'PENDING') await em.fork().transactional((tx) => moveSession(tx, { ...session }, 'ttl_elapsed', now, {}, sessionExpiryDue(now)));
+    if (session.status === 'PENDING')
+      await em
+        .fork()
+        .transactional((tx) => moveSession(tx, { ...session }, 'ttl_elapsed', now, {}, sessionExpiryDue(now)));
     return new GatewayError('SESSION_EXPIRED', `session ${session.id} expired at ${session.expiresAt.toISOString()}`);
   }
 
@@ -168,15 +217,23 @@ export class CheckoutService {
   /** Best effort: a check never ended holds the expiry back for CHECKOUT_CHECK_GRACE_MS, no longer. */
   private async checkEnded(em: EntityManager, sessionId: string): Promise<void> {
     await endCheckoutCheck(em.fork(), sessionId).catch((error: unknown) =>
-      this.logger.warn({ err: error, session: sessionId }, 'checkout OTP check not ended; the expiry waits for the grace'),
+      this.logger.warn(
+        { err: error, session: sessionId },
+        'checkout OTP check not ended; the expiry waits for the grace',
+      ),
     );
   }
 
   /** In the session's world: a test session's payer may be a test payer (success@oasis, …). */
-  private async resolvePayer(request: AuthorizeRequest, session: PaymentSessionEntity, requestId?: string): Promise<AliasRouting> {
+  private async resolvePayer(
+    request: AuthorizeRequest,
+    session: PaymentSessionEntity,
+    requestId?: string,
+  ): Promise<AliasRouting> {
     const lookup = request.payer.type === 'alias' ? { alias: request.payer.value } : { iban: request.payer.value.iban };
     const payer = await this.directory.alias(lookup, requestId, worldOf(session)).catch((error: unknown) => {
-      if (error instanceof GatewayError && error.code === 'VALIDATION_ERROR') throw new GatewayError('VALIDATION_ERROR', `payer.value: ${error.detail.replace(/^\w+: /, '')}`);
+      if (error instanceof GatewayError && error.code === 'VALIDATION_ERROR')
+        throw new GatewayError('VALIDATION_ERROR', `payer.value: ${error.detail.replace(/^\w+: /, '')}`);
       throw error;
     });
     if (payer.status !== 'ACTIVE') throw new GatewayError('ALIAS_INACTIVE', `alias ${payer.handle} is deactivated`);
@@ -201,13 +258,19 @@ export class CheckoutService {
     const now = new Date();
     const settlementType = payer.bankHandle === session.creditorBank ? 'internal' : 'rail';
     const statement = new OneStatement(em);
-    const moved = moveSessionIn(statement, 'claimed', session, 'otp_accepted', now, { debtorBank: payer.bankHandle, settlementType });
+    const moved = moveSessionIn(statement, 'claimed', session, 'otp_accepted', now, {
+      debtorBank: payer.bankHandle,
+      settlementType,
+    });
     const started = this.engine.startIn(
       statement,
       {
         movementId: session.id,
         kind: 'session',
-        payer: { type: request.payer.type, value: request.payer.type === 'iban' ? request.payer.value.iban : request.payer.value },
+        payer: {
+          type: request.payer.type,
+          value: request.payer.type === 'iban' ? request.payer.value.iban : request.payer.value,
+        },
         debtorIban: payer.iban,
         authorizationHash,
         requestId: requestId ?? null,
@@ -216,7 +279,12 @@ export class CheckoutService {
       'claimed',
     );
     const expiresAt = new Date(now.getTime() + this.settings.sessionTokenTtlSeconds * 1000);
-    const token = vault.issueIn(statement, 'token', { kind: 'session_token', ownerId: session.id, prefix: 'sst_', expiresAt }, 'claimed');
+    const token = vault.issueIn(
+      statement,
+      'token',
+      { kind: 'session_token', ownerId: session.id, prefix: 'sst_', expiresAt },
+      'claimed',
+    );
     if (!(await statement.run()).claimed) return null;
     Object.assign(session, moved);
     wakeOutboxRelay(em);
@@ -229,5 +297,8 @@ const otpRefusals = (session: PaymentSessionEntity): OtpRefusals => ({
   what: 'session',
   count: (tx, now) => countOtpFailure(tx, session.id, now),
   fail: (tx, now) =>
-    moveSession(tx, { ...session, status: 'PENDING' }, 'otp_failed_too_often', now, { failureCode: 'OTP_INVALID', failureDetail: `${MAX_OTP_FAILURES} wrong one-time passwords` }),
+    moveSession(tx, { ...session, status: 'PENDING' }, 'otp_failed_too_often', now, {
+      failureCode: 'OTP_INVALID',
+      failureDetail: `${MAX_OTP_FAILURES} wrong one-time passwords`,
+    }),
 });

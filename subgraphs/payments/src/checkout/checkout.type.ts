@@ -3,12 +3,16 @@ import { Field, ID, Int, ObjectType } from 'type-graphql';
 import { GraphQLSafeInt } from 'graphql-scalars';
 import { PaymentSessionStatus } from '../session/session.type';
 
-@ObjectType({ description: 'What the checkout page shows the payer (public: anyone holding the unguessable session id).' })
+@ObjectType({
+  description: 'What the checkout page shows the payer (public: anyone holding the unguessable session id).',
+})
 export class CheckoutSession {
   @Field(() => ID, { description: 'Session id (ops_…).' })
   id!: string;
 
-  @Field(() => PaymentSessionStatus, { description: 'Current status; a PENDING session past expires_at reads EXPIRED.' })
+  @Field(() => PaymentSessionStatus, {
+    description: 'Current status; a PENDING session past expires_at reads EXPIRED.',
+  })
   status!: PaymentSessionStatus;
 
   @Field(() => GraphQLSafeInt, { description: 'Minor units.' })
@@ -32,16 +36,27 @@ export class CheckoutSession {
   @Field(() => Int, { description: 'Wrong one-time passwords still allowed before the session fails.' })
   otpAttemptsLeft!: number;
 
-  @Field(() => String, { nullable: true, description: "Once the session is final: the merchant's redirect_url with session_id and status (completed, failed or expired)." })
+  @Field(() => String, {
+    nullable: true,
+    description:
+      "Once the session is final: the merchant's redirect_url with session_id and status (completed, failed or expired).",
+  })
   redirectTo!: string | null;
 
-  @Field(() => String, { nullable: true, description: "The merchant's own reference (an order number), shown on the payer's receipt." })
+  @Field(() => String, {
+    nullable: true,
+    description: "The merchant's own reference (an order number), shown on the payer's receipt.",
+  })
   reference!: string | null;
 
   @Field(() => Date, { nullable: true, description: 'When the payment completed (ISO 8601 UTC), for the receipt.' })
   completedAt!: Date | null;
 
-  @Field(() => String, { nullable: true, description: 'Why it FAILED, when it did (a spec error code, e.g. INSUFFICIENT_FUNDS), so the page can say it in plain words.' })
+  @Field(() => String, {
+    nullable: true,
+    description:
+      'Why it FAILED, when it did (a spec error code, e.g. INSUFFICIENT_FUNDS), so the page can say it in plain words.',
+  })
   failureCode!: string | null;
 }
 
@@ -50,13 +65,19 @@ export class CheckoutAuthorization {
   @Field(() => ID, { description: 'Session id.' })
   sessionId!: string;
 
-  @Field(() => PaymentSessionStatus, { description: 'COMPLETED (same bank), SETTLEMENT_PENDING (cross bank) or PROCESSING when the banks are still at work.' })
+  @Field(() => PaymentSessionStatus, {
+    description:
+      'COMPLETED (same bank), SETTLEMENT_PENDING (cross bank) or PROCESSING when the banks are still at work.',
+  })
   status!: PaymentSessionStatus;
 
   @Field({ description: 'Session token (sst_…) for X-Session-Token on GET /pay/{session_id}/status.' })
   sessionToken!: string;
 
-  @Field(() => String, { nullable: true, description: 'Where to send the payer now, once the session is final and has a redirect_url.' })
+  @Field(() => String, {
+    nullable: true,
+    description: 'Where to send the payer now, once the session is final and has a redirect_url.',
+  })
   redirectTo!: string | null;
 }
 
@@ -71,7 +92,10 @@ export class CheckoutStatus {
   @Field(() => String, { nullable: true, description: 'Why it FAILED, when it did.' })
   failureCode!: string | null;
 
-  @Field(() => String, { nullable: true, description: 'Where to send the payer, once the session is final and has a redirect_url.' })
+  @Field(() => String, {
+    nullable: true,
+    description: 'Where to send the payer, once the session is final and has a redirect_url.',
+  })
   redirectTo!: string | null;
 
   @Field(() => Date, { nullable: true, description: 'When the payment completed (ISO 8601 UTC), for the receipt.' })

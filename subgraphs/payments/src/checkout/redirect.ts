@@ -1,6 +1,10 @@
 import type { SessionStatus } from '../session/session.transitions';
 
-const REDIRECT_STATUS: Partial<Record<SessionStatus, string>> = { COMPLETED: 'completed', FAILED: 'failed', EXPIRED: 'expired' };
+const REDIRECT_STATUS: Partial<Record<SessionStatus, string>> = {
+  COMPLETED: 'completed',
+  FAILED: 'failed',
+  EXPIRED: 'expired',
+};
 
 /** API-CONTRACT: the payer returns to `redirect_url?session_id=…&status=completed|failed|expired`, once the session is final. */
 export function redirectTo(redirectUrl: string | null, sessionId: string, status: SessionStatus): string | null {

@@ -1,7 +1,9 @@
 import { Field, InputType } from 'type-graphql';
 import { GraphQLSafeInt } from 'graphql-scalars';
 
-@InputType({ description: 'A creditor bank confirms a rail credit (POST /service/callbacks/v1/payment/credit-confirmed).' })
+@InputType({
+  description: 'A creditor bank confirms a rail credit (POST /service/callbacks/v1/payment/credit-confirmed).',
+})
 export class CreditConfirmationInput {
   @Field({ description: 'Reference of the credit the gateway asked for (the session id); the deduplication key.' })
   paymentReference!: string;

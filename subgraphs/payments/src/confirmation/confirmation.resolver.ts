@@ -13,7 +13,8 @@ export function createConfirmationResolver(service: ConfirmationService) {
         'Deduplicated by payment_reference. Errors: SESSION_NOT_FOUND (unknown, or not a credit at this bank), VALIDATION_ERROR (amount, currency or IBAN do not match: refused and logged), SESSION_ALREADY_COMPLETED.',
     })
     async confirmRailCredit(
-      @Arg('input', { description: "The creditor bank's confirmation of a rail credit." }) input: CreditConfirmationInput,
+      @Arg('input', { description: "The creditor bank's confirmation of a rail credit." })
+      input: CreditConfirmationInput,
       @Ctx() context: SubgraphContext,
     ): Promise<CreditConfirmationReceipt> {
       const bank = requirePrincipal(context, ['bank_core']);

@@ -30,20 +30,33 @@ export class ConfirmationService {
    * `livemode`: the world of the core that confirms. A bank's live core (through the router) confirms
    * live movements only; the built-in test bank (in process) test movements only.
    */
-  async confirm(em: EntityManager, bankHandle: string, input: CreditConfirmationInput, livemode = true): Promise<CreditConfirmationReceipt> {
+  async confirm(
+    em: EntityManager,
+    bankHandle: string,
+    input: CreditConfirmationInput,
+    livemode = true,
+  ): Promise<CreditConfirmationReceipt> {
     const sent = parseInput(confirmationRules, JSON.parse(JSON.stringify(input)));
     // A core written from the spec knows the reference its rail credit carried (our session,
     // charge or order id); what it puts in session_id is its own reading of the spec (the same
     // reference, or an id of its own). So session_id names the movement when it is one of ours,
     // and otherwise payment_reference does, which must be the movement's id either way.
-    const session = (await this.movement(em, sent.sessionId)) ?? (sent.paymentReference !== sent.sessionId ? await this.movement(em, sent.paymentReference) : null);
+    const session =
+      (await this.movement(em, sent.sessionId)) ??
+      (sent.paymentReference !== sent.sessionId ? await this.movement(em, sent.paymentReference) : null);
     // Another bank's session is none of this bank's business: it does not exist for it.
     if (!session || session.creditorBank !== bankHandle || session.livemode !== livemode) {
-      this.logger.warn({ bank: bankHandle, session: sent.sessionId, reference: sent.paymentReference }, 'credit confirmation for an unknown session refused');
+      this.logger.warn(
+        { bank: bankHandle, session: sent.sessionId, reference: sent.paymentReference },
+        'credit confirmation for an unknown session refused',
+      );
       throw sessionNotFound(sent.sessionId);
     }
     if (session.id !== sent.sessionId)
-      this.logger.info({ bank: bankHandle, session: session.id, sent_session_id: sent.sessionId }, 'credit confirmation names the session by its payment_reference');
+      this.logger.info(
+        { bank: bankHandle, session: session.id, sent_session_id: sent.sessionId },
+        'credit confirmation names the session by its payment_reference',
+      );
     const request: ConfirmationRequest = { ...sent, sessionId: session.id };
     const kind = this.kinds[kindOfId(session.id)];
     const receipt = (duplicate: boolean): CreditConfirmationReceipt => ({
@@ -53,7 +66,10 @@ export class ConfirmationService {
       duplicate,
     });
 
-    const alreadyAccepted = async () => (await em.fork().count(CreditConfirmationEntity, { paymentReference: request.paymentReference, outcome: 'accepted' })) > 0;
+    const alreadyAccepted = async () =>
+      (await em
+        .fork()
+        .count(CreditConfirmationEntity, { paymentReference: request.paymentReference, outcome: 'accepted' })) > 0;
     if (await alreadyAccepted()) return receipt(true);
 
     const mismatch = mismatchOf(session, request);
@@ -64,7 +80,13 @@ export class ConfirmationService {
     if (session.status !== 'SETTLEMENT_PENDING' || credit.state !== 'awaited') {
       // A concurrent copy of this confirmation may have just completed the session.
       if (await alreadyAccepted()) return receipt(true);
-      throw await this.refuse(em, bankHandle, request, 'SESSION_ALREADY_COMPLETED', `session ${session.id} is ${session.status} and awaits no credit confirmation`);
+      throw await this.refuse(
+        em,
+        bankHandle,
+        request,
+        'SESSION_ALREADY_COMPLETED',
+        `session ${session.id} is ${session.status} and awaits no credit confirmation`,
+      );
     }
 
     const now = new Date();
@@ -73,7 +95,12 @@ export class ConfirmationService {
     // credit: the confirmation proves it was booked), the obligation and the move.
     const statement = new OneStatement(em);
     statement.lock('movement', kind.entity, { id: session.id, status: session.status });
-    statement.insert('confirmation', CreditConfirmationEntity, { ...this.row(bankHandle, request, now), outcome: 'accepted', reason: null }, 'movement');
+    statement.insert(
+      'confirmation',
+      CreditConfirmationEntity,
+      { ...this.row(bankHandle, request, now), outcome: 'accepted', reason: null },
+      'movement',
+    );
     confirmRailCreditIn(statement, session.id, credit.creditBookedAt ?? now, request.rrn, now, 'movement');
     recordObligationIn(statement, session, now, 'movement');
     const moved = kind.moveIn(statement, session, 'credit_confirmed', now, undefined, 'movement');
@@ -91,7 +118,10 @@ export class ConfirmationService {
     }
     Object.assign(session, moved);
     wakeOutboxRelay(em);
-    this.logger.info({ bank: bankHandle, session: session.id, rrn: request.rrn }, 'rail credit confirmed: session COMPLETED');
+    this.logger.info(
+      { bank: bankHandle, session: session.id, rrn: request.rrn },
+      'rail credit confirmed: session COMPLETED',
+    );
     return receipt(false);
   }
 
@@ -113,14 +143,21 @@ export class ConfirmationService {
     const now = new Date();
     try {
       await em.fork().transactional(async (tx) => {
-        tx.create(CreditConfirmationEntity, { ...this.row(bankHandle, request, now), outcome: 'accepted', reason: 'after the session completed on evidence' });
+        tx.create(CreditConfirmationEntity, {
+          ...this.row(bankHandle, request, now),
+          outcome: 'accepted',
+          reason: 'after the session completed on evidence',
+        });
         await keepLateRailConfirmation(tx, request.sessionId, request.rrn, now);
       });
     } catch (error) {
       if (error instanceof UniqueConstraintViolationException) return receipt(true);
       throw error;
     }
-    this.logger.info({ bank: bankHandle, session: request.sessionId, rrn: request.rrn }, 'late rail credit confirmation kept');
+    this.logger.info(
+      { bank: bankHandle, session: request.sessionId, rrn: request.rrn },
+      'late rail credit confirmation kept',
+    );
     return receipt(false);
   }
 
@@ -131,7 +168,10 @@ export class ConfirmationService {
     code: 'VALIDATION_ERROR' | 'SESSION_ALREADY_COMPLETED',
     reason: string,
   ): Promise<GatewayError> {
-    this.logger.warn({ bank: bankHandle, session: request.sessionId, reference: request.paymentReference, reason }, 'credit confirmation refused');
+    this.logger.warn(
+      { bank: bankHandle, session: request.sessionId, reference: request.paymentReference, reason },
+      'credit confirmation refused',
+    );
     await em.fork().transactional(async (tx) => {
       tx.create(CreditConfirmationEntity, { ...this.row(bankHandle, request, new Date()), outcome: 'refused', reason });
     });
@@ -154,9 +194,13 @@ export class ConfirmationService {
 
 /** The confirmation must describe exactly the credit the gateway asked for. */
 function mismatchOf(session: Movement, request: ConfirmationRequest): string | null {
-  if (request.paymentReference !== session.id) return `payment_reference: ${request.paymentReference} is not the credit reference of session ${session.id}`;
-  if (BigInt(request.amount) !== session.amount) return `amount: ${request.amount} does not match the session's ${session.amount}`;
-  if (request.currency !== session.currency) return `currency: ${request.currency} does not match the session's ${session.currency}`;
-  if (request.creditorIban.iban !== session.creditorIban) return `creditor_iban: ${request.creditorIban.iban} is not the session's destination`;
+  if (request.paymentReference !== session.id)
+    return `payment_reference: ${request.paymentReference} is not the credit reference of session ${session.id}`;
+  if (BigInt(request.amount) !== session.amount)
+    return `amount: ${request.amount} does not match the session's ${session.amount}`;
+  if (request.currency !== session.currency)
+    return `currency: ${request.currency} does not match the session's ${session.currency}`;
+  if (request.creditorIban.iban !== session.creditorIban)
+    return `creditor_iban: ${request.creditorIban.iban} is not the session's destination`;
   return null;
 }

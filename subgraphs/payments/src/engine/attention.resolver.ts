@@ -1,13 +1,20 @@
 import { Arg, Ctx, ID, Int, Mutation, Query, Resolver } from 'type-graphql';
 import { pageInfoOf, requirePrincipal, type SubgraphContext } from '@gateway/federation';
 import type { AttentionService } from './attention.service';
-import { MovementNeedingAttention, MovementNeedingAttentionConnection, MovementResolution, toMovementNeedingAttention } from './attention.type';
+import {
+  MovementNeedingAttention,
+  MovementNeedingAttentionConnection,
+  MovementResolution,
+  toMovementNeedingAttention,
+} from './attention.type';
 
 /** The operator's view of movements the engine handed over (admin key only). */
 export function createAttentionResolver(service: AttentionService) {
   @Resolver(() => MovementNeedingAttention)
   class AttentionResolver {
-    @Query(() => MovementNeedingAttentionConnection, { description: 'Payment movements that need an operator, oldest first (admin).' })
+    @Query(() => MovementNeedingAttentionConnection, {
+      description: 'Payment movements that need an operator, oldest first (admin).',
+    })
     async movementsNeedingAttention(
       @Arg('first', () => Int, { defaultValue: 20, description: 'Page size, 1 to 100.' }) first: number,
       @Arg('after', () => ID, { nullable: true, description: 'endCursor of the previous page.' }) after: string | null,
@@ -15,14 +22,22 @@ export function createAttentionResolver(service: AttentionService) {
     ): Promise<MovementNeedingAttentionConnection> {
       requirePrincipal(context, ['admin']);
       const page = await service.list(context.em, first, after);
-      const edges = page.cases.map((found) => ({ cursor: found.execution.movementId, node: toMovementNeedingAttention(found) }));
+      const edges = page.cases.map((found) => ({
+        cursor: found.execution.movementId,
+        node: toMovementNeedingAttention(found),
+      }));
       return { edges, pageInfo: pageInfoOf(edges, page.hasMore) };
     }
 
-    @Mutation(() => MovementNeedingAttention, { description: "Records an operator's decision on a movement that needs attention; the engine carries it out (admin)." })
+    @Mutation(() => MovementNeedingAttention, {
+      description:
+        "Records an operator's decision on a movement that needs attention; the engine carries it out (admin).",
+    })
     async resolveMovement(
-      @Arg('sessionId', () => ID, { description: 'The payment session (ops_…) whose movement is resolved.' }) sessionId: string,
-      @Arg('action', () => MovementResolution, { description: 'What the operator decided.' }) action: MovementResolution,
+      @Arg('sessionId', () => ID, { description: 'The payment session (ops_…) whose movement is resolved.' })
+      sessionId: string,
+      @Arg('action', () => MovementResolution, { description: 'What the operator decided.' })
+      action: MovementResolution,
       @Arg('note', { description: 'What was checked at the bank(s), 1 to 500 characters.' }) note: string,
       @Ctx() context: SubgraphContext,
     ): Promise<MovementNeedingAttention> {

@@ -25,20 +25,34 @@ export class AttentionService {
   /** `kinds`: how each kind of movement is read (the engine's own registry): every kind's cases are listed. */
   constructor(private readonly kinds: MovementKinds) {}
 
-  async list(em: EntityManager, first: number, after: string | null): Promise<{ cases: AttentionCase[]; hasMore: boolean }> {
-    if (!Number.isInteger(first) || first < 1 || first > MAX_ATTENTION_PAGE) throw new GatewayError('VALIDATION_ERROR', `first: 1 to ${MAX_ATTENTION_PAGE}`);
+  async list(
+    em: EntityManager,
+    first: number,
+    after: string | null,
+  ): Promise<{ cases: AttentionCase[]; hasMore: boolean }> {
+    if (!Number.isInteger(first) || first < 1 || first > MAX_ATTENTION_PAGE)
+      throw new GatewayError('VALIDATION_ERROR', `first: 1 to ${MAX_ATTENTION_PAGE}`);
     let where: object = { step: 'attention' };
     if (after) {
       const cursor = await em.findOne(PaymentExecutionEntity, { movementId: after, step: 'attention' });
       if (!cursor) throw new GatewayError('VALIDATION_ERROR', 'after: not a cursor of this list');
       where = {
         step: 'attention',
-        $or: [{ attentionSince: { $gt: cursor.attentionSince } }, { attentionSince: cursor.attentionSince, movementId: { $gt: cursor.movementId } }],
+        $or: [
+          { attentionSince: { $gt: cursor.attentionSince } },
+          { attentionSince: cursor.attentionSince, movementId: { $gt: cursor.movementId } },
+        ],
       };
     }
-    const rows = await em.find(PaymentExecutionEntity, where, { orderBy: { attentionSince: 'asc', movementId: 'asc' }, limit: first + 1 });
+    const rows = await em.find(PaymentExecutionEntity, where, {
+      orderBy: { attentionSince: 'asc', movementId: 'asc' },
+      limit: first + 1,
+    });
     const page = rows.slice(0, first);
-    return { cases: await Promise.all(page.map((execution) => this.caseOf(em, execution))), hasMore: rows.length > first };
+    return {
+      cases: await Promise.all(page.map((execution) => this.caseOf(em, execution))),
+      hasMore: rows.length > first,
+    };
   }
 
   async count(em: EntityManager): Promise<number> {
@@ -53,11 +67,16 @@ export class AttentionService {
    */
   async resolve(em: EntityManager, sessionId: string, action: MovementAction, note: string): Promise<AttentionCase> {
     const text = note.trim();
-    if (!text || text.length > 500) throw new GatewayError('VALIDATION_ERROR', 'note: 1 to 500 characters saying what was checked');
+    if (!text || text.length > 500)
+      throw new GatewayError('VALIDATION_ERROR', 'note: 1 to 500 characters saying what was checked');
     const execution = await em.findOne(PaymentExecutionEntity, { movementId: sessionId, step: 'attention' });
     if (!execution) throw new GatewayError('MOVEMENT_NOT_FOUND', `${sessionId} has no movement needing attention`);
     const now = new Date();
-    const next: Record<MovementAction, ExecutionStep> = { RETRY: execution.attentionStep ?? 'done', REFUND_PAYER: 'reverse', CLOSE: 'done' };
+    const next: Record<MovementAction, ExecutionStep> = {
+      RETRY: execution.attentionStep ?? 'done',
+      REFUND_PAYER: 'reverse',
+      CLOSE: 'done',
+    };
     const changes = {
       step: next[action],
       resolution: `${action}: ${text}`,
@@ -68,7 +87,8 @@ export class AttentionService {
       leaseUntil: now,
       updatedAt: now,
     };
-    if (!(await executions.resolveAttention(em, sessionId, changes))) throw new GatewayError('MOVEMENT_NOT_FOUND', `${sessionId} was resolved meanwhile`);
+    if (!(await executions.resolveAttention(em, sessionId, changes)))
+      throw new GatewayError('MOVEMENT_NOT_FOUND', `${sessionId} was resolved meanwhile`);
     Object.assign(execution, changes);
     return this.caseOf(em, execution);
   }
@@ -76,7 +96,8 @@ export class AttentionService {
   private async caseOf(em: EntityManager, execution: PaymentExecutionEntity): Promise<AttentionCase> {
     const movement = await this.kinds[execution.kind].load(em, execution.movementId);
     // The execution is written in the transaction that moved its movement: one without the other is a broken database.
-    if (!movement) throw new GatewayError('INTERNAL_ERROR', `execution ${execution.movementId} has no ${execution.kind}`);
+    if (!movement)
+      throw new GatewayError('INTERNAL_ERROR', `execution ${execution.movementId} has no ${execution.kind}`);
     return { execution, movement };
   }
 }

@@ -13,7 +13,9 @@ registerEnumType(MovementResolution, {
   description: "An operator's decision on a movement that needs attention.",
   valuesConfig: {
     RETRY: { description: 'Take the step up again: replays and the core statement, with a fresh deadline.' },
-    REFUND_PAYER: { description: "The payer's money was taken and not delivered: reverse the debit (once, by its own reference)." },
+    REFUND_PAYER: {
+      description: "The payer's money was taken and not delivered: reverse the debit (once, by its own reference).",
+    },
     CLOSE: { description: 'Settled outside the gateway: nothing more to do.' },
   },
 });
@@ -23,13 +25,19 @@ registerEnumType(MovementResolution, {
     'A payment movement the engine could not settle in time (or whose reversal a bank refused for good). The merchant already has a final answer; an operator decides about the money.',
 })
 export class MovementNeedingAttention {
-  @Field(() => ID, { description: 'The movement: a payment session (ops_…), mandate charge (chg_…) or payment order (po_…); also the core reference of its debit and credit.' })
+  @Field(() => ID, {
+    description:
+      'The movement: a payment session (ops_…), mandate charge (chg_…) or payment order (po_…); also the core reference of its debit and credit.',
+  })
   sessionId!: string;
 
   @Field({ description: 'What the movement is: session, mandate_charge or payment_order.' })
   kind!: string;
 
-  @Field({ description: 'Where the engine stopped: resolve_debit, credit, confirm or reverse; after a resolution, the step it goes on with.' })
+  @Field({
+    description:
+      'Where the engine stopped: resolve_debit, credit, confirm or reverse; after a resolution, the step it goes on with.',
+  })
   step!: string;
 
   @Field({ description: 'Why it needs attention, in words.' })

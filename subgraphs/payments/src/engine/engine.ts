@@ -64,7 +64,13 @@ export class PaymentEngine {
     /** How each kind of movement is read and moved (its owner's one writer). */
     private readonly kinds: MovementKinds,
   ) {
-    this.steps = new ExecutionSteps(new MovementSettler(directory, cores, settings, logger), settings, logger, kinds, () => this.stopped);
+    this.steps = new ExecutionSteps(
+      new MovementSettler(directory, cores, settings, logger),
+      settings,
+      logger,
+      kinds,
+      () => this.stopped,
+    );
   }
 
   /**
@@ -97,10 +103,20 @@ export class PaymentEngine {
    * A run still going carries on without the caller. `movement`: the caller's copy, as just
    * written, so the run need not read it back.
    */
-  async execute<M extends Movement>(em: EntityManager, started: StartedMovement, movement?: M): Promise<MovementOutcome<M>> {
-    const run = this.advance<M>(em, started.movementId, { execution: started.execution, ...(movement ? { movement } : {}) });
+  async execute<M extends Movement>(
+    em: EntityManager,
+    started: StartedMovement,
+    movement?: M,
+  ): Promise<MovementOutcome<M>> {
+    const run = this.advance<M>(em, started.movementId, {
+      execution: started.execution,
+      ...(movement ? { movement } : {}),
+    });
     let timer: NodeJS.Timeout | undefined;
-    const state = await Promise.race([run, new Promise<null>((resolve) => (timer = setTimeout(() => resolve(null), this.settings.authorizeWaitMs)))]);
+    const state = await Promise.race([
+      run,
+      new Promise<null>((resolve) => (timer = setTimeout(() => resolve(null), this.settings.authorizeWaitMs))),
+    ]);
     clearTimeout(timer);
     if (state) return movementOutcome(state.movement, state.execution);
     // Still running (or crashed, for the recovery job to resume): where it is now.
@@ -122,7 +138,10 @@ export class PaymentEngine {
   }
 
   /** Who authorized a started movement: checkout tells the same authorization sent again from another. */
-  async authorization(em: EntityManager, movementId: string): Promise<{ authorizationHash: string | null; debtorIban: string } | null> {
+  async authorization(
+    em: EntityManager,
+    movementId: string,
+  ): Promise<{ authorizationHash: string | null; debtorIban: string } | null> {
     const execution = await executions.find(em.fork(), movementId);
     return execution && { authorizationHash: execution.authorizationHash, debtorIban: execution.debtorIban };
   }
@@ -132,12 +151,19 @@ export class PaymentEngine {
    * and answers the state it left (null when it crashed). One run per movement at a time in this
    * process; a second call joins the first.
    */
-  private advance<M extends Movement = Movement>(root: EntityManager, movementId: string, loaded?: Partial<ExecutionState<M>>): Promise<ExecutionState<M> | null> {
+  private advance<M extends Movement = Movement>(
+    root: EntityManager,
+    movementId: string,
+    loaded?: Partial<ExecutionState<M>>,
+  ): Promise<ExecutionState<M> | null> {
     const current = this.running.get(movementId) as Promise<ExecutionState<M> | null> | undefined;
     if (current) return current;
     const run = this.run(root, movementId, loaded)
       .catch((error) => {
-        this.logger.error({ err: error, movement: movementId }, 'payment engine step crashed; the recovery job will resume it');
+        this.logger.error(
+          { err: error, movement: movementId },
+          'payment engine step crashed; the recovery job will resume it',
+        );
         return null;
       })
       .finally(() => this.running.delete(movementId));
@@ -159,7 +185,10 @@ export class PaymentEngine {
     const deadline = Date.now() + withinMs;
     while (this.running.size > 0 && Date.now() < deadline) {
       let timer: NodeJS.Timeout | undefined;
-      await Promise.race([Promise.allSettled([...this.running.values()]), new Promise((resolve) => (timer = setTimeout(resolve, deadline - Date.now())))]);
+      await Promise.race([
+        Promise.allSettled([...this.running.values()]),
+        new Promise((resolve) => (timer = setTimeout(resolve, deadline - Date.now()))),
+      ]);
       clearTimeout(timer);
     }
     return this.running.size === 0;
@@ -170,7 +199,11 @@ export class PaymentEngine {
     this.stopped = true;
   }
 
-  private async run(root: EntityManager, movementId: string, loaded?: Partial<ExecutionState>): Promise<ExecutionState | null> {
+  private async run(
+    root: EntityManager,
+    movementId: string,
+    loaded?: Partial<ExecutionState>,
+  ): Promise<ExecutionState | null> {
     const em = root.fork();
     // Read once: every step's record below keeps both objects as the database has them.
     const execution = loaded?.execution ?? (await executions.find(em, movementId));
@@ -208,7 +241,8 @@ export class PaymentEngine {
         const row = await executions.find(root.fork(), movement);
         return row !== null && row.leaseToken !== token;
       },
-      onLost: () => this.logger.warn({ movement, step: execution.step }, 'execution taken over by another process: this run stops'),
+      onLost: () =>
+        this.logger.warn({ movement, step: execution.step }, 'execution taken over by another process: this run stops'),
       onError: (error) => this.logger.warn({ err: error, movement }, 'lease not renewed (database); the run goes on'),
     });
   }

@@ -9,7 +9,10 @@ import { DUE_STEPS } from './step-table';
 export type ExecutionChanges = Partial<Omit<PaymentExecutionEntity, 'movementId' | 'attempts' | 'createdAt'>>;
 
 /** What the engine writes when a movement starts (PaymentEngine.startIn). */
-export type NewExecution = Pick<PaymentExecutionEntity, 'movementId' | 'payerType' | 'payerValue' | 'debtorIban' | 'leaseUntil' | 'requestId'> &
+export type NewExecution = Pick<
+  PaymentExecutionEntity,
+  'movementId' | 'payerType' | 'payerValue' | 'debtorIban' | 'leaseUntil' | 'requestId'
+> &
   Partial<Pick<PaymentExecutionEntity, 'kind' | 'authorizationHash'>>;
 
 /**
@@ -50,30 +53,67 @@ export class ExecutionRepository {
    * A step's result (one more core call), recorded only if the row is still at `from` and, for the
    * engine, still held with its lease token (null: the caller holds no lease, e.g. an operator).
    */
-  async recordStep(em: EntityManager, movementId: string, from: ExecutionStep, changes: ExecutionChanges, leaseToken: string | null = null): Promise<boolean> {
+  async recordStep(
+    em: EntityManager,
+    movementId: string,
+    from: ExecutionStep,
+    changes: ExecutionChanges,
+    leaseToken: string | null = null,
+  ): Promise<boolean> {
     const statement = new OneStatement(em);
     this.recordStepIn(statement, movementId, from, changes, leaseToken);
     return (await statement.run()).step! > 0;
   }
 
   /** recordStep as a part (`step`) of the caller's OneStatement, written only if part `when` changed a row, when given. */
-  recordStepIn(statement: OneStatement, movementId: string, from: ExecutionStep, changes: ExecutionChanges, leaseToken: string | null, when?: string): void {
+  recordStepIn(
+    statement: OneStatement,
+    movementId: string,
+    from: ExecutionStep,
+    changes: ExecutionChanges,
+    leaseToken: string | null,
+    when?: string,
+  ): void {
     const owned = leaseToken === null ? {} : { leaseToken };
-    statement.update('step', PaymentExecutionEntity, { movementId, step: from, ...owned }, { ...changes, attempts: raw('attempts + 1') }, when);
+    statement.update(
+      'step',
+      PaymentExecutionEntity,
+      { movementId, step: from, ...owned },
+      { ...changes, attempts: raw('attempts + 1') },
+      when,
+    );
   }
 
   /**
    * Keeps the lease of a step still being worked on (a core call in flight) for another `leaseMs`,
    * if this owner still holds it; false: it was taken over, and the owner must stop.
    */
-  async renewLease(em: EntityManager, movementId: string, leaseToken: string, step: ExecutionStep, leaseUntil: Date): Promise<boolean> {
+  async renewLease(
+    em: EntityManager,
+    movementId: string,
+    leaseToken: string,
+    step: ExecutionStep,
+    leaseUntil: Date,
+  ): Promise<boolean> {
     return (await em.nativeUpdate(PaymentExecutionEntity, { movementId, leaseToken, step }, { leaseUntil })) > 0;
   }
 
   /** A rail credit sent again while its confirmation is awaited: the next re-send is due at `next`. */
-  async rescheduleConfirm(em: EntityManager, movementId: string, next: Date, now: Date, leaseToken: string | null = null): Promise<boolean> {
+  async rescheduleConfirm(
+    em: EntityManager,
+    movementId: string,
+    next: Date,
+    now: Date,
+    leaseToken: string | null = null,
+  ): Promise<boolean> {
     const owned = leaseToken === null ? {} : { leaseToken };
-    return (await em.nativeUpdate(PaymentExecutionEntity, { movementId, step: 'confirm', ...owned }, { leaseUntil: next, attempts: raw('attempts + 1'), updatedAt: now })) > 0;
+    return (
+      (await em.nativeUpdate(
+        PaymentExecutionEntity,
+        { movementId, step: 'confirm', ...owned },
+        { leaseUntil: next, attempts: raw('attempts + 1'), updatedAt: now },
+      )) > 0
+    );
   }
 
   /**
@@ -82,7 +122,12 @@ export class ExecutionRepository {
    * (instances sharing a database never take the same movement, and none waits on another's
    * lock), which MikroORM's nativeUpdate cannot express.
    */
-  async claimDue(em: EntityManager, now: Date, leaseMs: number, limit: number): Promise<Array<{ movementId: string; requestId: string | null }>> {
+  async claimDue(
+    em: EntityManager,
+    now: Date,
+    leaseMs: number,
+    limit: number,
+  ): Promise<Array<{ movementId: string; requestId: string | null }>> {
     const steps = DUE_STEPS.map((step) => `'${step}'`).join(', ');
     const claimed: Array<{ movement_id: string; request_id: string | null }> = await em.execute(
       `update "payments"."payment_executions" set "lease_until" = ?, "lease_token" = gen_random_uuid()::text
@@ -97,14 +142,28 @@ export class ExecutionRepository {
   }
 
   /** The rail credit confirmed while the row is at one of `steps` (engine/rail-credit.ts): nothing is left to do. */
-  confirmCreditIn(statement: OneStatement, movementId: string, steps: ExecutionStep[], creditBookedAt: Date, rrn: string, now: Date, when: string): void {
+  confirmCreditIn(
+    statement: OneStatement,
+    movementId: string,
+    steps: ExecutionStep[],
+    creditBookedAt: Date,
+    rrn: string,
+    now: Date,
+    when: string,
+  ): void {
     const changes = { step: 'done' as const, creditBookedAt, rrn, confirmedAt: now, updatedAt: now };
     statement.update('step', PaymentExecutionEntity, { movementId, step: { $in: steps } }, changes, when);
   }
 
   /** A confirmation arriving after the movement completed on evidence: its RRN is kept. */
   async keepLateConfirmation(tx: EntityManager, movementId: string, rrn: string, now: Date): Promise<boolean> {
-    return (await tx.nativeUpdate(PaymentExecutionEntity, { movementId, confirmedAt: null }, { rrn, confirmedAt: now, updatedAt: now })) > 0;
+    return (
+      (await tx.nativeUpdate(
+        PaymentExecutionEntity,
+        { movementId, confirmedAt: null },
+        { rrn, confirmedAt: now, updatedAt: now },
+      )) > 0
+    );
   }
 
   /** An operator's decision on a movement that needed attention, if no one decided first. */

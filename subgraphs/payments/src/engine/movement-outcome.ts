@@ -16,10 +16,14 @@ export type MovementOutcome<M extends Movement = Movement> = { movement: M } & (
   { state: 'completed' } | { state: 'in_flight' } | { state: 'failed'; code: ErrorCode; detail: string | null }
 );
 
-export function movementOutcome<M extends Movement>(movement: M, execution: PaymentExecutionEntity | null): MovementOutcome<M> {
+export function movementOutcome<M extends Movement>(
+  movement: M,
+  execution: PaymentExecutionEntity | null,
+): MovementOutcome<M> {
   if (movement.failureCode !== null) return failed(movement, movement.failureCode, movement.failureDetail);
   // Abandoned, money on its way back: the payer is told now, the movement FAILS once it is back.
-  if (execution?.pendingFailureCode && STEP_TABLE[execution.step].givesBack) return failed(movement, execution.pendingFailureCode, execution.pendingFailureDetail);
+  if (execution?.pendingFailureCode && STEP_TABLE[execution.step].givesBack)
+    return failed(movement, execution.pendingFailureCode, execution.pendingFailureDetail);
   return { movement, state: execution?.step === 'done' ? 'completed' : 'in_flight' };
 }
 

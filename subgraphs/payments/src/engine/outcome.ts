@@ -9,7 +9,8 @@ import { GatewayError, type ErrorCode, type Logger } from '@gateway/kernel';
  *   same reference, which the core deduplicates, tells
  * - unavailable: nothing reached the core (the directory could not be asked); try again later
  */
-export type CallOutcome<T> = { ok: true; value: T } | { ok: false; kind: 'refused' | 'unknown' | 'unavailable'; code: ErrorCode; detail: string };
+export type CallOutcome<T> =
+  { ok: true; value: T } | { ok: false; kind: 'refused' | 'unknown' | 'unavailable'; code: ErrorCode; detail: string };
 
 const NOT_SENT: ReadonlySet<ErrorCode> = new Set(['BANK_NOT_PARTICIPATING', 'BANK_NOT_REGISTERED', 'VALIDATION_ERROR']);
 
@@ -22,7 +23,12 @@ export async function outcomeOf<T>(call: () => Promise<T>, logger: Logger): Prom
       return { ok: false, kind, code: error.code, detail: error.detail };
     }
     if (error instanceof GatewayError) {
-      return { ok: false, kind: NOT_SENT.has(error.code) ? 'refused' : 'unavailable', code: error.code, detail: error.detail };
+      return {
+        ok: false,
+        kind: NOT_SENT.has(error.code) ? 'refused' : 'unavailable',
+        code: error.code,
+        detail: error.detail,
+      };
     }
     logger.error({ err: error }, 'unexpected failure around a core call');
     return { ok: false, kind: 'unavailable', code: 'INTERNAL_ERROR', detail: 'internal error' };

@@ -1,4 +1,10 @@
-import { assertSameWorld, findBooking, type BankCoreClient, type BookingEvidence, type CoreMovement } from '@gateway/bank-core-client';
+import {
+  assertSameWorld,
+  findBooking,
+  type BankCoreClient,
+  type BookingEvidence,
+  type CoreMovement,
+} from '@gateway/bank-core-client';
 import { worldOf, type Currency, type ErrorCode, type Logger } from '@gateway/kernel';
 import type { BankCorePool } from '@gateway/bank-core-client';
 import type { Directory } from '@gateway/federation';
@@ -37,7 +43,12 @@ export type MovementProgress = Pick<PaymentExecutionEntity, 'requestId' | 'unkno
 export type Settled =
   | { kind: 'booked'; movement: CoreMovement | null }
   | { kind: 'refused'; code: ErrorCode; detail: string }
-  | { kind: 'later'; code: ErrorCode; detail: string; unknown: Pick<PaymentExecutionEntity, 'unknownSince' | 'replays'> }
+  | {
+      kind: 'later';
+      code: ErrorCode;
+      detail: string;
+      unknown: Pick<PaymentExecutionEntity, 'unknownSince' | 'replays'>;
+    }
   | { kind: 'given_up'; detail: string };
 
 /**
@@ -76,7 +87,8 @@ export class MovementSettler {
     const now = new Date();
     if (!replay && outcome.kind === 'unavailable') {
       // Nothing reached the core, so nothing was booked: past the deadline that is the answer.
-      if (now.getTime() - execution.createdAt.getTime() >= this.settings.outcomeDeadlineMs) return { kind: 'refused', code: outcome.code, detail: outcome.detail };
+      if (now.getTime() - execution.createdAt.getTime() >= this.settings.outcomeDeadlineMs)
+        return { kind: 'refused', code: outcome.code, detail: outcome.detail };
       return { kind: 'later', code: outcome.code, detail: outcome.detail, unknown: { unknownSince: null, replays: 0 } };
     }
 
@@ -111,10 +123,18 @@ export class MovementSettler {
     try {
       const core = await this.core(movement, requestId);
       const day = 86_400_000;
-      const statement = await core.listTransactions(movement.iban, isoDate(since.getTime() - day), isoDate(Date.now() + day), requestId ? { requestId } : {});
+      const statement = await core.listTransactions(
+        movement.iban,
+        isoDate(since.getTime() - day),
+        isoDate(Date.now() + day),
+        requestId ? { requestId } : {},
+      );
       return findBooking(statement, movement);
     } catch (error) {
-      this.logger.warn({ err: error, reference: movement.reference, bank: movement.bank }, 'core statement unavailable for reconciliation');
+      this.logger.warn(
+        { err: error, reference: movement.reference, bank: movement.bank },
+        'core statement unavailable for reconciliation',
+      );
       return 'undecidable';
     }
   }

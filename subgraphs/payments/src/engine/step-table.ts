@@ -23,16 +23,45 @@ interface StepRules {
  * takes a step needing attention up again (RETRY), to the payer's refund or to done.
  */
 export const STEP_TABLE: Readonly<Record<ExecutionStep, StepRules>> = {
-  debit: { next: ['credit', 'resolve_debit', 'reverse', 'attention', 'done'], calls: true, due: true, runsOn: false, givesBack: false, confirmable: false },
-  credit: { next: ['confirm', 'reverse', 'attention', 'done'], calls: true, due: true, runsOn: true, givesBack: false, confirmable: true },
+  debit: {
+    next: ['credit', 'resolve_debit', 'reverse', 'attention', 'done'],
+    calls: true,
+    due: true,
+    runsOn: false,
+    givesBack: false,
+    confirmable: false,
+  },
+  credit: {
+    next: ['confirm', 'reverse', 'attention', 'done'],
+    calls: true,
+    due: true,
+    runsOn: true,
+    givesBack: false,
+    confirmable: true,
+  },
   confirm: { next: ['attention', 'done'], calls: false, due: true, runsOn: false, givesBack: false, confirmable: true },
   reverse: { next: ['attention', 'done'], calls: true, due: true, runsOn: true, givesBack: true, confirmable: false },
-  resolve_debit: { next: ['reverse', 'attention', 'done'], calls: true, due: true, runsOn: false, givesBack: true, confirmable: false },
-  attention: { next: ['debit', 'credit', 'confirm', 'resolve_debit', 'reverse', 'done'], calls: false, due: false, runsOn: false, givesBack: false, confirmable: false },
+  resolve_debit: {
+    next: ['reverse', 'attention', 'done'],
+    calls: true,
+    due: true,
+    runsOn: false,
+    givesBack: true,
+    confirmable: false,
+  },
+  attention: {
+    next: ['debit', 'credit', 'confirm', 'resolve_debit', 'reverse', 'done'],
+    calls: false,
+    due: false,
+    runsOn: false,
+    givesBack: false,
+    confirmable: false,
+  },
   done: { next: [], calls: false, due: false, runsOn: false, givesBack: false, confirmable: false },
 };
 
-const stepsWhere = (rule: keyof Omit<StepRules, 'next'>): ExecutionStep[] => (Object.keys(STEP_TABLE) as ExecutionStep[]).filter((step) => STEP_TABLE[step][rule]);
+const stepsWhere = (rule: keyof Omit<StepRules, 'next'>): ExecutionStep[] =>
+  (Object.keys(STEP_TABLE) as ExecutionStep[]).filter((step) => STEP_TABLE[step][rule]);
 
 /** Steps the recovery job picks up once their lease has run out. */
 export const DUE_STEPS: readonly ExecutionStep[] = stepsWhere('due');

@@ -65,7 +65,15 @@ export class ExecutionSteps {
     const settled = await this.settler.settle(payerDebit(movement, execution), execution);
     if (settled.kind === 'booked') {
       const debited = { ...known(), ...booked('debit', settled.movement) };
-      if (movement.settlementType === 'rail') return this.record(em, movement, execution, 'debit', { step: 'credit', ...debited }, { trigger: 'cross_bank_debit_booked' });
+      if (movement.settlementType === 'rail')
+        return this.record(
+          em,
+          movement,
+          execution,
+          'debit',
+          { step: 'credit', ...debited },
+          { trigger: 'cross_bank_debit_booked' },
+        );
       // Same bank, where the debit moves nothing the customer sees: the credit follows at once and
       // the debit is recorded with the credit's outcome, in its statement (one statement less per
       // payment). A crash in between leaves the row at `debit`: whoever resumes repeats the debit,
@@ -84,11 +92,15 @@ export class ExecutionSteps {
         { trigger: 'core_failure', changes: failure(settled.code, settled.detail) },
       );
     }
-    if (settled.kind === 'later' && settled.unknown.unknownSince === null) return this.postpone(em, movement, execution, 'debit', settled);
+    if (settled.kind === 'later' && settled.unknown.unknownSince === null)
+      return this.postpone(em, movement, execution, 'debit', settled);
     // Unknown: the customer is told the payment failed; whether money was taken is established next.
     const code = settled.kind === 'later' ? settled.code : 'CBS_TIMEOUT';
     const unknown = settled.kind === 'later' ? settled.unknown : { unknownSince: new Date(), replays: 1 };
-    this.logger.warn({ movement: movement.id, request_id: execution.requestId, code, detail: settled.detail }, 'debit outcome unknown: payment abandoned, resolving the debit');
+    this.logger.warn(
+      { movement: movement.id, request_id: execution.requestId, code, detail: settled.detail },
+      'debit outcome unknown: payment abandoned, resolving the debit',
+    );
     await this.record(em, movement, execution, 'debit', {
       step: 'resolve_debit',
       ...unknown,
@@ -107,12 +119,25 @@ export class ExecutionSteps {
    */
   private async resolveDebit(em: EntityManager, movement: Movement, execution: PaymentExecutionEntity): Promise<Next> {
     const settled = await this.settler.settle(payerDebit(movement, execution), execution);
-    if (settled.kind === 'booked') return this.record(em, movement, execution, 'resolve_debit', { step: 'reverse', ...known(), ...booked('debit', settled.movement) });
+    if (settled.kind === 'booked')
+      return this.record(em, movement, execution, 'resolve_debit', {
+        step: 'reverse',
+        ...known(),
+        ...booked('debit', settled.movement),
+      });
     if (settled.kind === 'refused') {
       const abandoned = failure(execution.pendingFailureCode, execution.pendingFailureDetail);
-      return this.record(em, movement, execution, 'resolve_debit', { step: 'done', ...known(), lastError: settled.detail }, { trigger: 'core_failure', changes: abandoned });
+      return this.record(
+        em,
+        movement,
+        execution,
+        'resolve_debit',
+        { step: 'done', ...known(), lastError: settled.detail },
+        { trigger: 'core_failure', changes: abandoned },
+      );
     }
-    if (settled.kind === 'given_up') return this.needsAttention(em, movement, execution, 'resolve_debit', settled.detail, OUTCOME_UNKNOWN);
+    if (settled.kind === 'given_up')
+      return this.needsAttention(em, movement, execution, 'resolve_debit', settled.detail, OUTCOME_UNKNOWN);
     return this.postpone(em, movement, execution, 'resolve_debit', settled);
   }
 
@@ -126,11 +151,29 @@ export class ExecutionSteps {
     const settled = await this.settler.settle(payeeCredit(movement), execution);
     if (settled.kind === 'booked') {
       const credited = { ...known(), ...booked('credit', settled.movement) };
-      if (movement.settlementType !== 'rail') return this.record(em, movement, execution, 'credit', { step: 'done', ...credited }, { trigger: 'internal_credit_booked' });
-      return this.record(em, movement, execution, 'credit', { step: 'confirm', leaseUntil: this.later(this.settings.confirmResendAfterMs), ...credited }, { obligation: true });
+      if (movement.settlementType !== 'rail')
+        return this.record(
+          em,
+          movement,
+          execution,
+          'credit',
+          { step: 'done', ...credited },
+          { trigger: 'internal_credit_booked' },
+        );
+      return this.record(
+        em,
+        movement,
+        execution,
+        'credit',
+        { step: 'confirm', leaseUntil: this.later(this.settings.confirmResendAfterMs), ...credited },
+        { obligation: true },
+      );
     }
     if (settled.kind === 'refused') {
-      this.logger.warn({ movement: movement.id, request_id: execution.requestId, code: settled.code, detail: settled.detail }, 'credit refused: reversing the debit');
+      this.logger.warn(
+        { movement: movement.id, request_id: execution.requestId, code: settled.code, detail: settled.detail },
+        'credit refused: reversing the debit',
+      );
       return this.record(em, movement, execution, 'credit', {
         step: 'reverse',
         ...known(),
@@ -139,7 +182,8 @@ export class ExecutionSteps {
         lastError: settled.detail,
       });
     }
-    if (settled.kind === 'given_up') return this.needsAttention(em, movement, execution, 'credit', settled.detail, OUTCOME_UNKNOWN);
+    if (settled.kind === 'given_up')
+      return this.needsAttention(em, movement, execution, 'credit', settled.detail, OUTCOME_UNKNOWN);
     return this.postpone(em, movement, execution, 'credit', settled);
   }
 
@@ -153,9 +197,20 @@ export class ExecutionSteps {
     const bookedAt = execution.creditBookedAt ?? execution.updatedAt;
     const giveUpAt = bookedAt.getTime() + this.settings.confirmGiveUpAfterMs;
     if (Date.now() >= giveUpAt) {
-      const evidence = await this.settler.statementSays(payeeCredit(movement), bookedAt, execution.requestId ?? undefined);
+      const evidence = await this.settler.statementSays(
+        payeeCredit(movement),
+        bookedAt,
+        execution.requestId ?? undefined,
+      );
       if (evidence === 'absent') {
-        return this.needsAttention(em, movement, execution, 'confirm', `${movement.creditorBank} never confirmed the rail credit and its statement shows none`, OUTCOME_UNKNOWN);
+        return this.needsAttention(
+          em,
+          movement,
+          execution,
+          'confirm',
+          `${movement.creditorBank} never confirmed the rail credit and its statement shows none`,
+          OUTCOME_UNKNOWN,
+        );
       }
       this.logger.warn(
         { movement: movement.id, request_id: execution.requestId, bank: movement.creditorBank, evidence },
@@ -164,7 +219,10 @@ export class ExecutionSteps {
       return this.record(em, movement, execution, 'confirm', { step: 'done' }, { trigger: 'credit_evidenced' });
     }
     const resent = await this.settler.settle(payeeCredit(movement), { ...execution, unknownSince: null });
-    this.logger.info({ movement: movement.id, request_id: execution.requestId, bank: movement.creditorBank, outcome: resent.kind }, 'rail credit not confirmed yet: sent again');
+    this.logger.info(
+      { movement: movement.id, request_id: execution.requestId, bank: movement.creditorBank, outcome: resent.kind },
+      'rail credit not confirmed yet: sent again',
+    );
     if (this.stopped()) return 'wait';
     const next = new Date(Math.min(giveUpAt, Date.now() + this.settings.confirmResendAfterMs));
     await executions.rescheduleConfirm(em, movement.id, next, new Date(), execution.leaseToken);
@@ -189,9 +247,21 @@ export class ExecutionSteps {
         { trigger: 'core_failure', changes: abandoned },
       );
     }
-    if (settled.kind === 'refused') return this.needsAttention(em, movement, execution, 'reverse', `the reversal was refused: ${settled.detail}`, abandoned);
-    if (settled.kind === 'given_up') return this.needsAttention(em, movement, execution, 'reverse', settled.detail, abandoned);
-    this.logger.error({ movement: movement.id, request_id: execution.requestId, code: settled.code, detail: settled.detail }, 'reversal failed; retrying later');
+    if (settled.kind === 'refused')
+      return this.needsAttention(
+        em,
+        movement,
+        execution,
+        'reverse',
+        `the reversal was refused: ${settled.detail}`,
+        abandoned,
+      );
+    if (settled.kind === 'given_up')
+      return this.needsAttention(em, movement, execution, 'reverse', settled.detail, abandoned);
+    this.logger.error(
+      { movement: movement.id, request_id: execution.requestId, code: settled.code, detail: settled.detail },
+      'reversal failed; retrying later',
+    );
     return this.postpone(em, movement, execution, 'reverse', settled);
   }
 
@@ -199,9 +269,25 @@ export class ExecutionSteps {
    * The engine cannot settle the movement: the merchant gets a final answer now (FAILED, unless
    * the movement already ended), and the movement waits in the "needs attention" list.
    */
-  private needsAttention(em: EntityManager, movement: Movement, execution: PaymentExecutionEntity, from: ExecutionStep, reason: string, answer: MoveChanges): Promise<Next> {
-    this.logger.error({ movement: movement.id, request_id: execution.requestId, step: from, reason }, 'movement needs attention: an operator must resolve it');
-    const attention = { step: 'attention' as const, attentionStep: from, attentionReason: reason, attentionSince: new Date(), lastError: reason };
+  private needsAttention(
+    em: EntityManager,
+    movement: Movement,
+    execution: PaymentExecutionEntity,
+    from: ExecutionStep,
+    reason: string,
+    answer: MoveChanges,
+  ): Promise<Next> {
+    this.logger.error(
+      { movement: movement.id, request_id: execution.requestId, step: from, reason },
+      'movement needs attention: an operator must resolve it',
+    );
+    const attention = {
+      step: 'attention' as const,
+      attentionStep: from,
+      attentionReason: reason,
+      attentionSince: new Date(),
+      lastError: reason,
+    };
     return this.record(em, movement, execution, from, attention, { trigger: 'core_failure', changes: answer });
   }
 
@@ -232,7 +318,14 @@ export class ExecutionSteps {
     // record never lands without the move) and the obligation.
     const statement = new OneStatement(em);
     if (trigger) statement.lock('movement', kind.entity, { id: movement.id, status: movement.status });
-    executions.recordStepIn(statement, movement.id, from, update, execution.leaseToken, trigger ? 'movement' : undefined);
+    executions.recordStepIn(
+      statement,
+      movement.id,
+      from,
+      update,
+      execution.leaseToken,
+      trigger ? 'movement' : undefined,
+    );
     const moved = trigger ? kind.moveIn(statement, movement, trigger, now, also.changes, 'step') : null;
     if (also.obligation) recordObligationIn(statement, movement, now, 'step');
     if (!(await statement.run()).step) return 'wait'; // recorded by someone else first, or the movement moved meanwhile
@@ -246,17 +339,33 @@ export class ExecutionSteps {
   }
 
   /** Nothing settled: the same step runs again after the retry delay (here or in any process's recovery job). */
-  private async postpone(em: EntityManager, movement: Movement, execution: PaymentExecutionEntity, step: ExecutionStep, settled: Settled & { kind: 'later' }): Promise<Next> {
+  private async postpone(
+    em: EntityManager,
+    movement: Movement,
+    execution: PaymentExecutionEntity,
+    step: ExecutionStep,
+    settled: Settled & { kind: 'later' },
+  ): Promise<Next> {
     if (this.stopped()) return 'wait';
-    const later = { ...settled.unknown, leaseUntil: this.later(this.settings.retryDelayMs), lastError: `${settled.code}: ${settled.detail}`, updatedAt: new Date() };
+    const later = {
+      ...settled.unknown,
+      leaseUntil: this.later(this.settings.retryDelayMs),
+      lastError: `${settled.code}: ${settled.detail}`,
+      updatedAt: new Date(),
+    };
     const { from, changes } = this.withUnrecorded(execution, step, later);
     assertStepMove(from, changes.step);
-    if (await executions.recordStep(em, movement.id, from, changes, execution.leaseToken)) Object.assign(execution, changes);
+    if (await executions.recordStep(em, movement.id, from, changes, execution.leaseToken))
+      Object.assign(execution, changes);
     return 'wait';
   }
 
   /** A record's step and changes, with the settled step waiting to be recorded in the same statement, if any. */
-  private withUnrecorded(execution: PaymentExecutionEntity, from: ExecutionStep, changes: Partial<PaymentExecutionEntity>) {
+  private withUnrecorded(
+    execution: PaymentExecutionEntity,
+    from: ExecutionStep,
+    changes: Partial<PaymentExecutionEntity>,
+  ) {
     const carried = this.unrecorded.get(execution);
     if (!carried) return { from, changes };
     this.unrecorded.delete(execution);
@@ -269,7 +378,10 @@ export class ExecutionSteps {
 }
 
 /** failure_code of a movement the engine could not settle in time. */
-const OUTCOME_UNKNOWN: MoveChanges = { failureCode: 'CBS_OUTCOME_UNKNOWN', failureDetail: "the bank core's outcome could not be established in time; an operator is resolving it" };
+const OUTCOME_UNKNOWN: MoveChanges = {
+  failureCode: 'CBS_OUTCOME_UNKNOWN',
+  failureDetail: "the bank core's outcome could not be established in time; an operator is resolving it",
+};
 
 /** The step is settled: the next one starts with its outcome known. */
 const known = (): Partial<PaymentExecutionEntity> => ({ unknownSince: null, replays: 0 });

@@ -1,7 +1,14 @@
 import { LockMode } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { OneStatement } from '@gateway/db';
-import { assertIdempotencyKey, GatewayError, IDEMPOTENCY_LOCK_MS, IDEMPOTENCY_RETENTION_MS, idempotencyVerdict, retakenKey } from '@gateway/kernel';
+import {
+  assertIdempotencyKey,
+  GatewayError,
+  IDEMPOTENCY_LOCK_MS,
+  IDEMPOTENCY_RETENTION_MS,
+  idempotencyVerdict,
+  retakenKey,
+} from '@gateway/kernel';
 import { IdempotencyKeyEntity } from './idempotency.entity';
 
 export type IdempotencyClaim = { kind: 'proceed' } | { kind: 'replay'; response: Record<string, unknown> };
@@ -16,7 +23,13 @@ export const idempotency = {
    * Takes the key for a request with this hash, or says what the first request answered (the
    * rules: @gateway/kernel idempotencyVerdict).
    */
-  async begin(em: EntityManager, merchantId: string, key: string, hash: string, now = new Date()): Promise<IdempotencyClaim> {
+  async begin(
+    em: EntityManager,
+    merchantId: string,
+    key: string,
+    hash: string,
+    now = new Date(),
+  ): Promise<IdempotencyClaim> {
     assertIdempotencyKey(key);
     return em.fork().transactional(async (tx) => {
       const lockedUntil = new Date(now.getTime() + IDEMPOTENCY_LOCK_MS);
@@ -28,7 +41,11 @@ export const idempotency = {
       );
       if (inserted.length > 0) return { kind: 'proceed' };
 
-      const existing = await tx.findOneOrFail(IdempotencyKeyEntity, { merchantId, key }, { lockMode: LockMode.PESSIMISTIC_WRITE });
+      const existing = await tx.findOneOrFail(
+        IdempotencyKeyEntity,
+        { merchantId, key },
+        { lockMode: LockMode.PESSIMISTIC_WRITE },
+      );
       if (idempotencyVerdict(existing, key, hash, now) === 'take') {
         Object.assign(existing, retakenKey(existing, hash, now), { response: null });
         return { kind: 'proceed' };
@@ -39,7 +56,11 @@ export const idempotency = {
 
   /** Stores the answer in the transaction that did the work; refuses if the key is no longer this request's. */
   async complete(tx: EntityManager, merchantId: string, key: string, response: Record<string, unknown>): Promise<void> {
-    const count = await tx.nativeUpdate(IdempotencyKeyEntity, { merchantId, key, status: 'in_flight' }, { status: 'done', response });
+    const count = await tx.nativeUpdate(
+      IdempotencyKeyEntity,
+      { merchantId, key, status: 'in_flight' },
+      { status: 'done', response },
+    );
     if (count === 0) throw idempotency.keyTakenOver(key);
   },
 
@@ -48,7 +69,12 @@ export const idempotency = {
    * statement only if this part changed the key's row; keyTakenOver() is the refusal when it did not.
    */
   completeIn(statement: OneStatement, merchantId: string, key: string, response: Record<string, unknown>): void {
-    statement.update('key', IdempotencyKeyEntity, { merchantId, key, status: 'in_flight' }, { status: 'done', response });
+    statement.update(
+      'key',
+      IdempotencyKeyEntity,
+      { merchantId, key, status: 'in_flight' },
+      { status: 'done', response },
+    );
   },
 
   keyTakenOver(key: string): GatewayError {
@@ -62,6 +88,8 @@ export const idempotency = {
 
   /** Keys past the 24-hour retention. */
   async purgeExpired(em: EntityManager, now = new Date()): Promise<number> {
-    return em.fork().nativeDelete(IdempotencyKeyEntity, { createdAt: { $lte: new Date(now.getTime() - IDEMPOTENCY_RETENTION_MS) } });
+    return em
+      .fork()
+      .nativeDelete(IdempotencyKeyEntity, { createdAt: { $lte: new Date(now.getTime() - IDEMPOTENCY_RETENTION_MS) } });
   },
 };

@@ -18,7 +18,8 @@ describe('Idempotency-Key store', () => {
       () => 'ok',
       (error: GatewayError) => error.code,
     );
-  const row = (merchantId: string, key: string) => db.knex('payments.idempotency_keys').where({ merchant_id: merchantId, key }).first();
+  const row = (merchantId: string, key: string) =>
+    db.knex('payments.idempotency_keys').where({ merchant_id: merchantId, key }).first();
   const done = async (merchantId: string, key: string, response: Record<string, unknown>) => {
     await em().transactional((tx) => idempotency.complete(tx, merchantId, key, response));
   };
@@ -26,7 +27,12 @@ describe('Idempotency-Key store', () => {
   beforeAll(async () => {
     db = await openTestDatabase();
     await migrateVault(db);
-    orm = await openServiceOrm(db, { schema: 'payments', entities: [IdempotencyKeyEntity], migrations, foreignSchemas: ['auth'] });
+    orm = await openServiceOrm(db, {
+      schema: 'payments',
+      entities: [IdempotencyKeyEntity],
+      migrations,
+      foreignSchemas: ['auth'],
+    });
   });
   afterAll(async () => {
     await orm.close();
@@ -42,7 +48,10 @@ describe('Idempotency-Key store', () => {
   it('replays the first answer for the same key and request, and refuses another request with the key', async () => {
     expect(await idempotency.begin(em(), 'mer_a', 'k1', 'h1')).toEqual({ kind: 'proceed' });
     await done('mer_a', 'k1', { id: 'ops_first' });
-    expect(await idempotency.begin(em(), 'mer_a', 'k1', 'h1')).toEqual({ kind: 'replay', response: { id: 'ops_first' } });
+    expect(await idempotency.begin(em(), 'mer_a', 'k1', 'h1')).toEqual({
+      kind: 'replay',
+      response: { id: 'ops_first' },
+    });
     expect(await codeOf(idempotency.begin(em(), 'mer_a', 'k1', 'h2'))).toBe('IDEMPOTENCY_KEY_REUSED');
   });
 
@@ -53,8 +62,17 @@ describe('Idempotency-Key store', () => {
   });
 
   it('lets exactly one of concurrent requests with one key proceed', async () => {
-    const outcomes = await Promise.all(Array.from({ length: 6 }, () => codeOf(idempotency.begin(em(), 'mer_a', 'k-race', 'h1'))));
-    expect(outcomes.sort()).toEqual(['IDEMPOTENCY_KEY_IN_USE', 'IDEMPOTENCY_KEY_IN_USE', 'IDEMPOTENCY_KEY_IN_USE', 'IDEMPOTENCY_KEY_IN_USE', 'IDEMPOTENCY_KEY_IN_USE', 'ok']);
+    const outcomes = await Promise.all(
+      Array.from({ length: 6 }, () => codeOf(idempotency.begin(em(), 'mer_a', 'k-race', 'h1'))),
+    );
+    expect(outcomes.sort()).toEqual([
+      'IDEMPOTENCY_KEY_IN_USE',
+      'IDEMPOTENCY_KEY_IN_USE',
+      'IDEMPOTENCY_KEY_IN_USE',
+      'IDEMPOTENCY_KEY_IN_USE',
+      'IDEMPOTENCY_KEY_IN_USE',
+      'ok',
+    ]);
   });
 
   it('scopes keys per merchant', async () => {
@@ -92,6 +110,7 @@ describe('Idempotency-Key store', () => {
 
   it('refuses to store an answer for a key that is no longer this request’s, and malformed keys', async () => {
     expect(await codeOf(done('mer_a', 'never-begun', { id: 'x' }))).toBe('IDEMPOTENCY_KEY_IN_USE');
-    for (const key of ['', 'has space', 'k'.repeat(256), 'é']) expect(await codeOf(idempotency.begin(em(), 'mer_a', key, 'h1'))).toBe('VALIDATION_ERROR');
+    for (const key of ['', 'has space', 'k'.repeat(256), 'é'])
+      expect(await codeOf(idempotency.begin(em(), 'mer_a', key, 'h1'))).toBe('VALIDATION_ERROR');
   });
 });

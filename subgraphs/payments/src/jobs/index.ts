@@ -27,7 +27,8 @@ export function startPaymentJobs(root: EntityManager, modules: PaymentsModules, 
     async () => {
       const resumed = await recoverDue(root, modules.engine, settings.leaseMs);
       // Each with the request that authorized it, so a take-over can be traced to the payer's call.
-      for (const { movementId, requestId } of resumed) logger.info({ movement: movementId, request_id: requestId }, 'payment execution resumed');
+      for (const { movementId, requestId } of resumed)
+        logger.info({ movement: movementId, request_id: requestId }, 'payment execution resumed');
     },
     logger,
   );
@@ -36,7 +37,11 @@ export function startPaymentJobs(root: EntityManager, modules: PaymentsModules, 
     settings.recoveryIntervalMs,
     async () => {
       const resumed = await modules.settlement.recoverDue(root);
-      for (const key of resumed) logger.info({ cycle: key.cycleId, bank: key.bankHandle, currency: key.currency }, 'settlement position taken up');
+      for (const key of resumed)
+        logger.info(
+          { cycle: key.cycleId, bank: key.bankHandle, currency: key.currency },
+          'settlement position taken up',
+        );
     },
     logger,
   );
@@ -48,7 +53,11 @@ export function startPaymentJobs(root: EntityManager, modules: PaymentsModules, 
           intervalMs,
           async () => {
             const cycle = await modules.settlement.trigger(root, 'schedule', newId('request'));
-            if (cycle) logger.info({ cycle: cycle.id, status: cycle.status, obligations: cycle.obligationCount }, 'scheduled settlement cycle');
+            if (cycle)
+              logger.info(
+                { cycle: cycle.id, status: cycle.status, obligations: cycle.obligationCount },
+                'scheduled settlement cycle',
+              );
           },
           logger,
         )

@@ -60,7 +60,14 @@ function chargeEventData(charge: MandateChargeEntity): Record<string, unknown> {
   };
 }
 
-function recordMandateEvent(em: EntityManager, kind: MandateEventKind | ChargeEventKind, aggregateId: string, audience: string, data: Record<string, unknown>, now: Date): void {
+function recordMandateEvent(
+  em: EntityManager,
+  kind: MandateEventKind | ChargeEventKind,
+  aggregateId: string,
+  audience: string,
+  data: Record<string, unknown>,
+  now: Date,
+): void {
   recordEvent(em, { kind, aggregateType: MANDATE_AGGREGATE, aggregateId, audience, data }, now);
 }
 
@@ -84,16 +91,31 @@ export type NewMandate = Pick<
 /** The 'created' move in the caller's transaction: a mandate PENDING_CONFIRMATION. */
 export function createMandate(tx: EntityManager, fields: NewMandate, now: Date): MandateEntity {
   const move = mandateTransitionFor(null, 'created')!;
-  return tx.create(MandateEntity, { ...fields, status: move.to, otpFailures: 0, clockOffsetDays: 0, createdAt: now, updatedAt: now });
+  return tx.create(MandateEntity, {
+    ...fields,
+    status: move.to,
+    otpFailures: 0,
+    clockOffsetDays: 0,
+    createdAt: now,
+    updatedAt: now,
+  });
 }
 
-export type MandateChanges = Partial<Pick<MandateEntity, 'confirmationHash' | 'acceptedAt' | 'acceptedIp' | 'acceptedUserAgent' | 'revokedBy'>>;
+export type MandateChanges = Partial<
+  Pick<MandateEntity, 'confirmationHash' | 'acceptedAt' | 'acceptedIp' | 'acceptedUserAgent' | 'revokedBy'>
+>;
 
 /**
  * One move of the mandate table: a conditional UPDATE on the status read (false: someone moved it
  * first), with its event. `mandate` is untracked and updated in place.
  */
-export async function moveMandate(em: EntityManager, mandate: MandateEntity, trigger: MandateTrigger, now: Date, changes: MandateChanges = {}): Promise<boolean> {
+export async function moveMandate(
+  em: EntityManager,
+  mandate: MandateEntity,
+  trigger: MandateTrigger,
+  now: Date,
+  changes: MandateChanges = {},
+): Promise<boolean> {
   const move = mandateTransitionFor(mandate.status, trigger);
   if (!move) throw mandateRefusal(mandate.id, mandate.status, trigger);
   const update = { ...changes, status: move.to, updatedAt: now, [MANDATE_REACHED_AT[move.to]]: now };
@@ -115,7 +137,10 @@ export async function countMandateOtpFailure(tx: EntityManager, id: string, now:
 
 /** Moves a test-mode mandate's clock forward (the service checks the mode). */
 export async function advanceMandateClock(em: EntityManager, id: string, days: number, now: Date): Promise<void> {
-  await em.execute(`update "payments"."mandates" set "clock_offset_days" = "clock_offset_days" + ?, "updated_at" = ? where "id" = ?`, [days, now, id]);
+  await em.execute(
+    `update "payments"."mandates" set "clock_offset_days" = "clock_offset_days" + ?, "updated_at" = ? where "id" = ?`,
+    [days, now, id],
+  );
 }
 
 /**
@@ -123,7 +148,10 @@ export async function advanceMandateClock(em: EntityManager, id: string, days: n
  * ACTIVE (a cancellation racing with a charge: one of them goes first, the other sees it).
  */
 export async function lockActiveMandate(tx: EntityManager, id: string): Promise<boolean> {
-  const rows: unknown[] = await tx.execute(`select "id" from "payments"."mandates" where "id" = ? and "status" = 'ACTIVE' for update`, [id]);
+  const rows: unknown[] = await tx.execute(
+    `select "id" from "payments"."mandates" where "id" = ? and "status" = 'ACTIVE' for update`,
+    [id],
+  );
   return rows.length > 0;
 }
 
@@ -203,15 +231,23 @@ export function moveChargeIn(
   statement.update('moved', MandateChargeEntity, { id: charge.id, status: charge.status }, update, when);
   if (move.event) {
     const after = Object.assign(new MandateChargeEntity(), charge, update);
-    const event = { kind: move.event, aggregateType: MANDATE_AGGREGATE, aggregateId: charge.mandateId, audience: charge.merchantId, data: chargeEventData(after) };
+    const event = {
+      kind: move.event,
+      aggregateType: MANDATE_AGGREGATE,
+      aggregateId: charge.mandateId,
+      audience: charge.merchantId,
+      data: chargeEventData(after),
+    };
     recordEventIn(statement, 'moved_event', event, now, 'moved');
   }
   return update;
 }
 
-export const loadMandate = (em: EntityManager, id: string): Promise<MandateEntity | null> => em.findOne(MandateEntity, { id }, { disableIdentityMap: true });
+export const loadMandate = (em: EntityManager, id: string): Promise<MandateEntity | null> =>
+  em.findOne(MandateEntity, { id }, { disableIdentityMap: true });
 
-export const loadCharge = (em: EntityManager, id: string): Promise<MandateChargeEntity | null> => em.findOne(MandateChargeEntity, { id }, { disableIdentityMap: true });
+export const loadCharge = (em: EntityManager, id: string): Promise<MandateChargeEntity | null> =>
+  em.findOne(MandateChargeEntity, { id }, { disableIdentityMap: true });
 
 /**
  * Mandate charges as the engine executes them. The charge row carries everything a Movement is
@@ -220,6 +256,7 @@ export const loadCharge = (em: EntityManager, id: string): Promise<MandateCharge
 export const chargeMovements: MovementKind<MandateChargeEntity> = {
   load: loadCharge,
   entity: MandateChargeEntity,
-  moveIn: (statement, charge, trigger, now, failure, when) => moveChargeIn(statement, charge, trigger, now, failure ?? {}, when),
+  moveIn: (statement, charge, trigger, now, failure, when) =>
+    moveChargeIn(statement, charge, trigger, now, failure ?? {}, when),
   isFinal: (charge) => FINAL_CHARGE_STATUSES.has(charge.status),
 };

@@ -1,4 +1,16 @@
-import { Arg, Ctx, Directive, FieldResolver, ID, Int, Mutation, Query, Resolver, Root, Subscription } from 'type-graphql';
+import {
+  Arg,
+  Ctx,
+  Directive,
+  FieldResolver,
+  ID,
+  Int,
+  Mutation,
+  Query,
+  Resolver,
+  Root,
+  Subscription,
+} from 'type-graphql';
 import { CORE_CALL_COST, pageInfoOf, requirePrincipal, type SubgraphContext } from '@gateway/federation';
 import { GatewayError } from '@gateway/kernel';
 import { ChargeMandateInput, CreateMandateInput } from './mandate.input';
@@ -33,7 +45,10 @@ export function createMandateResolver(service: MandateService) {
     })
     async createMandate(
       @Arg('input', { description: 'The mandate.' }) input: CreateMandateInput,
-      @Arg('idempotencyKey', () => String, { nullable: true, description: 'The Idempotency-Key header: 1-255 printable characters, scoped to the merchant.' })
+      @Arg('idempotencyKey', () => String, {
+        nullable: true,
+        description: 'The Idempotency-Key header: 1-255 printable characters, scoped to the merchant.',
+      })
       idempotencyKey: string | null,
       @Ctx() context: SubgraphContext,
     ): Promise<Mandate> {
@@ -41,16 +56,24 @@ export function createMandateResolver(service: MandateService) {
       return toMandate(await service.create(context.em, merchant.id, input, idempotencyKey, context.requestId));
     }
 
-    @Query(() => Mandate, { description: "A mandate: the merchant's own (another's is MANDATE_NOT_FOUND), any for an operator." })
-    async mandate(@Arg('id', () => ID, { description: 'Mandate id (mdt_…).' }) id: string, @Ctx() context: SubgraphContext): Promise<Mandate> {
+    @Query(() => Mandate, {
+      description: "A mandate: the merchant's own (another's is MANDATE_NOT_FOUND), any for an operator.",
+    })
+    async mandate(
+      @Arg('id', () => ID, { description: 'Mandate id (mdt_…).' }) id: string,
+      @Ctx() context: SubgraphContext,
+    ): Promise<Mandate> {
       const principal = requirePrincipal(context, ['merchant', 'admin'], 'INVALID_API_KEY');
       return toMandate(await service.findOwn(context.em, principal.kind === 'merchant' ? principal.id : null, id));
     }
 
-    @Query(() => MandateConnection, { description: "The merchant's mandates, newest first, in pages (GET /recurring/mandates)." })
+    @Query(() => MandateConnection, {
+      description: "The merchant's mandates, newest first, in pages (GET /recurring/mandates).",
+    })
     async mandates(
       @Arg('first', () => Int, { nullable: true, description: 'Page size, 1-100 (default 20).' }) first: number | null,
-      @Arg('after', () => String, { nullable: true, description: 'endCursor of the previous page.' }) after: string | null,
+      @Arg('after', () => String, { nullable: true, description: 'endCursor of the previous page.' })
+      after: string | null,
       @Ctx() context: SubgraphContext,
     ): Promise<MandateConnection> {
       const merchant = requirePrincipal(context, ['merchant'], 'INVALID_API_KEY');
@@ -59,8 +82,14 @@ export function createMandateResolver(service: MandateService) {
       return { edges, pageInfo: pageInfoOf(edges, page.hasMore) };
     }
 
-    @Query(() => MandateConfirmationView, { description: 'What the confirmation page shows (public: the mandate id is the capability). Error: MANDATE_NOT_FOUND.' })
-    async mandateConfirmation(@Arg('id', () => ID, { description: 'Mandate id (mdt_…).' }) id: string, @Ctx() context: SubgraphContext): Promise<MandateConfirmationView> {
+    @Query(() => MandateConfirmationView, {
+      description:
+        'What the confirmation page shows (public: the mandate id is the capability). Error: MANDATE_NOT_FOUND.',
+    })
+    async mandateConfirmation(
+      @Arg('id', () => ID, { description: 'Mandate id (mdt_…).' }) id: string,
+      @Ctx() context: SubgraphContext,
+    ): Promise<MandateConfirmationView> {
       const { mandate, merchantName } = await service.confirmationView(context.em, id);
       return {
         mandateId: mandate.id,
@@ -87,10 +116,20 @@ export function createMandateResolver(service: MandateService) {
     async confirmMandate(
       @Arg('id', () => ID, { description: 'Mandate id (mdt_…).' }) id: string,
       @Arg('otp', { description: 'The one-time password from the customer’s bank.' }) otp: string,
-      @Arg('userAgent', () => String, { nullable: true, description: "The customer's browser (User-Agent), recorded as evidence." }) userAgent: string | null,
+      @Arg('userAgent', () => String, {
+        nullable: true,
+        description: "The customer's browser (User-Agent), recorded as evidence.",
+      })
+      userAgent: string | null,
       @Ctx() context: SubgraphContext,
     ): Promise<MandateConfirmationResult> {
-      const mandate = await service.confirm(context.em, id, { otp }, { ip: context.principal.ip ?? null, userAgent }, context.requestId);
+      const mandate = await service.confirm(
+        context.em,
+        id,
+        { otp },
+        { ip: context.principal.ip ?? null, userAgent },
+        context.requestId,
+      );
       return { mandateId: mandate.id, status: MandateStatus[mandate.status] };
     }
 
@@ -98,7 +137,10 @@ export function createMandateResolver(service: MandateService) {
       description:
         'Cancels a mandate (its merchant, or an operator; DELETE /recurring/mandates/{id}): CANCELLED, charges refused afterwards. Again: the same answer. Errors: MANDATE_NOT_FOUND, MANDATE_NOT_ACTIVE (FAILED).',
     })
-    async cancelMandate(@Arg('id', () => ID, { description: 'Mandate id (mdt_…).' }) id: string, @Ctx() context: SubgraphContext): Promise<Mandate> {
+    async cancelMandate(
+      @Arg('id', () => ID, { description: 'Mandate id (mdt_…).' }) id: string,
+      @Ctx() context: SubgraphContext,
+    ): Promise<Mandate> {
       const principal = requirePrincipal(context, ['merchant', 'admin'], 'INVALID_API_KEY');
       return toMandate(await service.cancel(context.em, principal.kind === 'merchant' ? principal.id : null, id));
     }
@@ -124,12 +166,17 @@ export function createMandateResolver(service: MandateService) {
     async chargeMandate(
       @Arg('id', () => ID, { description: 'Mandate id (mdt_…).' }) id: string,
       @Arg('input', { description: 'Amount and reference.' }) input: ChargeMandateInput,
-      @Arg('idempotencyKey', () => String, { nullable: true, description: 'The Idempotency-Key header: 1-255 printable characters, scoped to the merchant.' })
+      @Arg('idempotencyKey', () => String, {
+        nullable: true,
+        description: 'The Idempotency-Key header: 1-255 printable characters, scoped to the merchant.',
+      })
       idempotencyKey: string | null,
       @Ctx() context: SubgraphContext,
     ): Promise<MandateCharge> {
       const merchant = requirePrincipal(context, ['merchant'], 'INVALID_API_KEY');
-      return toMandateCharge(await service.charge(context.em, merchant.id, id, input, idempotencyKey, context.requestId));
+      return toMandateCharge(
+        await service.charge(context.em, merchant.id, id, input, idempotencyKey, context.requestId),
+      );
     }
 
     @Mutation(() => Mandate, {
@@ -146,16 +193,23 @@ export function createMandateResolver(service: MandateService) {
       return toMandate(await service.advanceClock(context.em, merchant.id, merchant.scopes?.[0], id, { days }));
     }
 
-    @FieldResolver(() => String, { nullable: true, description: 'YYYY-MM-DD: from when the next charge may be made (null once CANCELLED or FAILED). Test clocks move it.' })
+    @FieldResolver(() => String, {
+      nullable: true,
+      description:
+        'YYYY-MM-DD: from when the next charge may be made (null once CANCELLED or FAILED). Test clocks move it.',
+    })
     nextChargeDate(@Root() mandate: Mandate, @Ctx() context: SubgraphContext): Promise<string | null> {
       return service.nextChargeDate(context.em, mandate.entity);
     }
 
-    @FieldResolver(() => MandateChargeConnection, { description: 'The charges of this mandate, newest first, in pages (GET /recurring/mandates/{id}/charges).' })
+    @FieldResolver(() => MandateChargeConnection, {
+      description: 'The charges of this mandate, newest first, in pages (GET /recurring/mandates/{id}/charges).',
+    })
     async charges(
       @Root() mandate: Mandate,
       @Arg('first', () => Int, { nullable: true, description: 'Page size, 1-100 (default 20).' }) first: number | null,
-      @Arg('after', () => String, { nullable: true, description: 'endCursor of the previous page.' }) after: string | null,
+      @Arg('after', () => String, { nullable: true, description: 'endCursor of the previous page.' })
+      after: string | null,
       @Ctx() context: SubgraphContext,
     ): Promise<MandateChargeConnection> {
       const page = await service.charges(context.em, mandate.entity, { first, after });

@@ -22,7 +22,11 @@ export type ChargeMandateRequest = z.infer<typeof chargeMandateRules>;
 export const confirmMandateRules = z.object({ otp: rules.otp }).strict();
 
 export const REVOKERS = ['customer', 'bank'] as const;
-export const revokeMandateRules = z.object({ revokedBy: z.enum(REVOKERS, { error: 'must be customer or bank' }) }).strict();
+export const revokeMandateRules = z
+  .object({ revokedBy: z.enum(REVOKERS, { error: 'must be customer or bank' }) })
+  .strict();
 
 /** A test clock moves forward, a day to ten years at a time. */
-export const advanceClockRules = z.object({ days: z.number().int().min(1, 'must be between 1 and 3660').max(3660, 'must be between 1 and 3660') }).strict();
+export const advanceClockRules = z
+  .object({ days: z.number().int().min(1, 'must be between 1 and 3660').max(3660, 'must be between 1 and 3660') })
+  .strict();

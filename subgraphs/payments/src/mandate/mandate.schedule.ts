@@ -33,7 +33,8 @@ export const formatDate = (day: Day): string => new Date(day * DAY_MS).toISOStri
 /** The calendar date (UTC) of an instant. */
 export const dayOf = (instant: Date): Day => Math.floor(instant.getTime() / DAY_MS);
 
-const daysInMonth = (year: number, monthIndex: number): number => new Date(Date.UTC(year, monthIndex + 1, 0)).getUTCDate();
+const daysInMonth = (year: number, monthIndex: number): number =>
+  new Date(Date.UTC(year, monthIndex + 1, 0)).getUTCDate();
 
 /** `months` calendar months after `start`, on the start's day clamped to that month's length. */
 function addMonths(start: Day, months: number): Day {
@@ -51,7 +52,11 @@ export function periodStart(start: Day, interval: MandateInterval, index: number
 }
 
 /** The period `today` falls in, or null before start_date. */
-export function periodOf(start: Day, interval: MandateInterval, today: Day): { index: number; start: Day; end: Day } | null {
+export function periodOf(
+  start: Day,
+  interval: MandateInterval,
+  today: Day,
+): { index: number; start: Day; end: Day } | null {
   if (today < start) return null;
   let index: number;
   if (interval === 'weekly') index = Math.floor((today - start) / 7);

@@ -1,15 +1,43 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { OneStatement } from '@gateway/db';
 import type { BankRouting, Directory } from '@gateway/federation';
-import { GatewayError, hmacSha256Hex, newId, parseIban, parseInput, requestHash, safeEqual, worldOf, type Currency, type Logger, type World } from '@gateway/kernel';
+import {
+  GatewayError,
+  hmacSha256Hex,
+  newId,
+  parseIban,
+  parseInput,
+  requestHash,
+  safeEqual,
+  worldOf,
+  type Currency,
+  type Logger,
+  type World,
+} from '@gateway/kernel';
 import type { PaymentEngine, StartedMovement } from '../engine/engine';
 import type { OtpRefusals, PayerOtp } from '../payer-otp/payer-otp';
 import { idempotency } from '../idempotency/idempotency.service';
 import { MerchantEntity } from '../merchant/merchant.entity';
 import { PAGE_SIZE_DEFAULT, pageRules } from '../session/session.rules';
 import { MandateChargeEntity, MandateEntity } from './mandate.entity';
-import { advanceMandateClock, countMandateOtpFailure, createChargeOnceIn, createMandate, loadCharge, loadMandate, lockActiveMandate, moveMandate } from './mandate.moves';
-import { advanceClockRules, chargeMandateRules, confirmMandateRules, createMandateRules, revokeMandateRules, type CreateMandateRequest } from './mandate.rules';
+import {
+  advanceMandateClock,
+  countMandateOtpFailure,
+  createChargeOnceIn,
+  createMandate,
+  loadCharge,
+  loadMandate,
+  lockActiveMandate,
+  moveMandate,
+} from './mandate.moves';
+import {
+  advanceClockRules,
+  chargeMandateRules,
+  confirmMandateRules,
+  createMandateRules,
+  revokeMandateRules,
+  type CreateMandateRequest,
+} from './mandate.rules';
 import { dayOf, formatDate, nextChargeDate, parseDate, periodOf } from './mandate.schedule';
 
 export interface MandateSettings {
@@ -50,14 +78,28 @@ export class MandateService {
    * merchant needs a settlement_iban (where charges go). With an Idempotency-Key the same request
    * answers the same mandate.
    */
-  async create(em: EntityManager, merchantId: string, input: unknown, idempotencyKey?: string | null, requestId?: string): Promise<MandateEntity> {
+  async create(
+    em: EntityManager,
+    merchantId: string,
+    input: unknown,
+    idempotencyKey?: string | null,
+    requestId?: string,
+  ): Promise<MandateEntity> {
     const request = parseInput(createMandateRules, plain(input));
     const merchant = await em.findOne(MerchantEntity, { id: merchantId });
     if (!merchant) throw new GatewayError('INVALID_API_KEY', 'merchant not found');
     if (!merchant.settlementIban)
-      throw new GatewayError('VALIDATION_ERROR', 'settlement_iban: the merchant has none; charges are paid into it (PATCH or register the merchant with one)');
+      throw new GatewayError(
+        'VALIDATION_ERROR',
+        'settlement_iban: the merchant has none; charges are paid into it (PATCH or register the merchant with one)',
+      );
     if (idempotencyKey != null) {
-      const claim = await idempotency.begin(em, merchantId, idempotencyKey, requestHash({ operation: 'createMandate', ...request }));
+      const claim = await idempotency.begin(
+        em,
+        merchantId,
+        idempotencyKey,
+        requestHash({ operation: 'createMandate', ...request }),
+      );
       if (claim.kind === 'replay') return this.findOwn(em, merchantId, String(claim.response.mandateId));
     }
     try {
@@ -102,13 +144,21 @@ export class MandateService {
   }
 
   /** A page of the merchant's mandates, newest first (keyset on created_at, id). */
-  async list(em: EntityManager, merchantId: string, args: { first?: number | null; after?: string | null }): Promise<{ mandates: MandateEntity[]; hasMore: boolean }> {
+  async list(
+    em: EntityManager,
+    merchantId: string,
+    args: { first?: number | null; after?: string | null },
+  ): Promise<{ mandates: MandateEntity[]; hasMore: boolean }> {
     const { rows, hasMore } = await page(em, MandateEntity, { merchantId }, args);
     return { mandates: rows, hasMore };
   }
 
   /** A mandate's charges, newest first. */
-  async charges(em: EntityManager, mandate: MandateEntity, args: { first?: number | null; after?: string | null }): Promise<{ charges: MandateChargeEntity[]; hasMore: boolean }> {
+  async charges(
+    em: EntityManager,
+    mandate: MandateEntity,
+    args: { first?: number | null; after?: string | null },
+  ): Promise<{ charges: MandateChargeEntity[]; hasMore: boolean }> {
     const { rows, hasMore } = await page(em, MandateChargeEntity, { mandateId: mandate.id }, args);
     return { charges: rows, hasMore };
   }
@@ -126,16 +176,31 @@ export class MandateService {
    * (time, IP address, user agent) and mandate.activated; three wrong OTPs FAIL it. The same
    * confirmation sent again once ACTIVE answers ACTIVE (a lost answer can be retried safely).
    */
-  async confirm(em: EntityManager, id: string, input: unknown, evidence: AcceptanceEvidence, requestId?: string): Promise<MandateEntity> {
+  async confirm(
+    em: EntityManager,
+    id: string,
+    input: unknown,
+    evidence: AcceptanceEvidence,
+    requestId?: string,
+  ): Promise<MandateEntity> {
     const { otp } = parseInput(confirmMandateRules, plain(input));
     const mandate = await loadMandate(em, id);
     if (!mandate) throw mandateNotFound(id);
     const confirmation = hmacSha256Hex(this.settings.platformSecret, `mandate:${id}:${otp}`);
-    if (mandate.status === 'ACTIVE' && mandate.confirmationHash && safeEqual(mandate.confirmationHash, confirmation)) return mandate;
+    if (mandate.status === 'ACTIVE' && mandate.confirmationHash && safeEqual(mandate.confirmationHash, confirmation))
+      return mandate;
     if (mandate.status !== 'PENDING_CONFIRMATION') {
-      throw new GatewayError('MANDATE_NOT_PENDING_CONFIRMATION', `mandate ${id} is ${mandate.status}: only a mandate PENDING_CONFIRMATION can be confirmed`);
+      throw new GatewayError(
+        'MANDATE_NOT_PENDING_CONFIRMATION',
+        `mandate ${id} is ${mandate.status}: only a mandate PENDING_CONFIRMATION can be confirmed`,
+      );
     }
-    const customer = { bankHandle: mandate.customerBank, bankCustomerRef: mandate.customerRef, world: worldOf(mandate), client: evidence.ip };
+    const customer = {
+      bankHandle: mandate.customerBank,
+      bankCustomerRef: mandate.customerRef,
+      world: worldOf(mandate),
+      client: evidence.ip,
+    };
     await this.payerOtp.verify(em, customer, otp, otpRefusals(mandate), requestId);
     const now = new Date();
     const moved = await em.fork().transactional((tx) =>
@@ -155,8 +220,14 @@ export class MandateService {
   async cancel(em: EntityManager, merchantId: string | null, id: string): Promise<MandateEntity> {
     const mandate = await this.findOwn(em, merchantId, id);
     if (mandate.status === 'CANCELLED') return mandate;
-    if (mandate.status === 'FAILED') throw new GatewayError('MANDATE_NOT_ACTIVE', `mandate ${id} has FAILED confirmation; there is nothing to cancel`);
-    if (!(await em.fork().transactional((tx) => moveMandate(tx, mandate, 'cancelled', new Date(), { revokedBy: 'merchant' })))) return this.cancel(em, merchantId, id);
+    if (mandate.status === 'FAILED')
+      throw new GatewayError('MANDATE_NOT_ACTIVE', `mandate ${id} has FAILED confirmation; there is nothing to cancel`);
+    if (
+      !(await em
+        .fork()
+        .transactional((tx) => moveMandate(tx, mandate, 'cancelled', new Date(), { revokedBy: 'merchant' })))
+    )
+      return this.cancel(em, merchantId, id);
     this.logger.info({ mandate: id }, 'mandate cancelled by the merchant');
     return mandate;
   }
@@ -168,8 +239,10 @@ export class MandateService {
     // Another bank's customer: as unknown (a bank learns nothing of other banks' mandates).
     if (!mandate || mandate.customerBank !== bankHandle) throw mandateNotFound(id);
     if (mandate.status === 'CANCELLED') return mandate;
-    if (mandate.status === 'FAILED') throw new GatewayError('MANDATE_NOT_ACTIVE', `mandate ${id} has FAILED confirmation; there is nothing to revoke`);
-    if (!(await em.fork().transactional((tx) => moveMandate(tx, mandate, 'revoked', new Date(), { revokedBy })))) return this.revoke(em, bankHandle, id, input);
+    if (mandate.status === 'FAILED')
+      throw new GatewayError('MANDATE_NOT_ACTIVE', `mandate ${id} has FAILED confirmation; there is nothing to revoke`);
+    if (!(await em.fork().transactional((tx) => moveMandate(tx, mandate, 'revoked', new Date(), { revokedBy }))))
+      return this.revoke(em, bankHandle, id, input);
     this.logger.info({ mandate: id, bank: bankHandle, revoked_by: revokedBy }, 'mandate revoked by the customer bank');
     return mandate;
   }
@@ -180,10 +253,22 @@ export class MandateService {
    * its execution are written in one transaction, then the engine runs it (no OTP: the mandate is
    * the customer's authorisation); the answer waits a moment for the outcome, as checkout does.
    */
-  async charge(em: EntityManager, merchantId: string, id: string, input: unknown, idempotencyKey?: string | null, requestId?: string): Promise<MandateChargeEntity> {
+  async charge(
+    em: EntityManager,
+    merchantId: string,
+    id: string,
+    input: unknown,
+    idempotencyKey?: string | null,
+    requestId?: string,
+  ): Promise<MandateChargeEntity> {
     const request = parseInput(chargeMandateRules, plain(input));
     if (idempotencyKey != null) {
-      const claim = await idempotency.begin(em, merchantId, idempotencyKey, requestHash({ operation: 'chargeMandate', mandateId: id, ...request }));
+      const claim = await idempotency.begin(
+        em,
+        merchantId,
+        idempotencyKey,
+        requestHash({ operation: 'chargeMandate', mandateId: id, ...request }),
+      );
       if (claim.kind === 'replay') return this.ownCharge(em, merchantId, String(claim.response.chargeId));
     }
     let started: StartedMovement;
@@ -198,11 +283,18 @@ export class MandateService {
   }
 
   /** Test mode only: moves the mandate's own clock forward (a Stripe-like test clock), e.g. to reach the next period. */
-  async advanceClock(em: EntityManager, merchantId: string, mode: string | undefined, id: string, input: unknown): Promise<MandateEntity> {
+  async advanceClock(
+    em: EntityManager,
+    merchantId: string,
+    mode: string | undefined,
+    id: string,
+    input: unknown,
+  ): Promise<MandateEntity> {
     const { days } = parseInput(advanceClockRules, plain(input));
     const mandate = await this.findOwn(em, merchantId, id);
     // Test clocks move test objects only: a test key never sees a live mandate, and this says so twice.
-    if (mode !== 'test' || mandate.livemode) throw new GatewayError('FORBIDDEN', 'test clocks are for test-mode keys (mk_test_…) only');
+    if (mode !== 'test' || mandate.livemode)
+      throw new GatewayError('FORBIDDEN', 'test clocks are for test-mode keys (mk_test_…) only');
     await advanceMandateClock(em.fork(), id, days, new Date());
     this.logger.info({ mandate: id, days }, 'mandate test clock advanced');
     return (await loadMandate(em.fork(), mandate.id))!;
@@ -219,7 +311,13 @@ export class MandateService {
     const start = parseDate(mandate.startDate)!;
     const today = this.today(mandate);
     const period = periodOf(start, mandate.interval, today);
-    const charged = period !== null && (await em.count(MandateChargeEntity, { mandateId: mandate.id, periodStart: formatDate(period.start), status: { $ne: 'FAILED' } })) > 0;
+    const charged =
+      period !== null &&
+      (await em.count(MandateChargeEntity, {
+        mandateId: mandate.id,
+        periodStart: formatDate(period.start),
+        status: { $ne: 'FAILED' },
+      })) > 0;
     return formatDate(nextChargeDate(start, mandate.interval, today, charged));
   }
 
@@ -232,9 +330,16 @@ export class MandateService {
     requestId?: string,
   ): Promise<StartedMovement> {
     const mandate = await this.findOwn(em, merchantId, id);
-    if (mandate.status !== 'ACTIVE') throw new GatewayError('MANDATE_NOT_ACTIVE', `mandate ${id} is ${mandate.status}; only an ACTIVE mandate can be charged`);
+    if (mandate.status !== 'ACTIVE')
+      throw new GatewayError(
+        'MANDATE_NOT_ACTIVE',
+        `mandate ${id} is ${mandate.status}; only an ACTIVE mandate can be charged`,
+      );
     if (BigInt(request.amount) > mandate.amount) {
-      throw new GatewayError('MANDATE_LIMIT_EXCEEDED', `amount: ${request.amount} is above the mandate's ${mandate.amount} ${mandate.currency}`);
+      throw new GatewayError(
+        'MANDATE_LIMIT_EXCEEDED',
+        `amount: ${request.amount} is above the mandate's ${mandate.amount} ${mandate.currency}`,
+      );
     }
     const period = periodOf(parseDate(mandate.startDate)!, mandate.interval, this.today(mandate));
     if (!period) throw new GatewayError('MANDATE_NOT_STARTED', `mandate ${id} starts on ${mandate.startDate}`);
@@ -242,7 +347,8 @@ export class MandateService {
     const chargeId = newId('charge');
     const now = new Date();
     const started = await em.fork().transactional(async (tx) => {
-      if (!(await lockActiveMandate(tx, id))) throw new GatewayError('MANDATE_NOT_ACTIVE', `mandate ${id} is no longer ACTIVE`);
+      if (!(await lockActiveMandate(tx, id)))
+        throw new GatewayError('MANDATE_NOT_ACTIVE', `mandate ${id} is no longer ACTIVE`);
       // One statement: the charge, unless the period has one already, and with it its execution.
       const statement = new OneStatement(tx);
       createChargeOnceIn(
@@ -268,7 +374,13 @@ export class MandateService {
       const payer = { type: 'iban' as const, value: mandate.customerIban };
       const charge = this.engine.startIn(
         statement,
-        { movementId: chargeId, kind: 'mandate_charge', payer, debtorIban: mandate.customerIban, requestId: requestId ?? null },
+        {
+          movementId: chargeId,
+          kind: 'mandate_charge',
+          payer,
+          debtorIban: mandate.customerIban,
+          requestId: requestId ?? null,
+        },
         now,
         'charge',
       );
@@ -281,38 +393,57 @@ export class MandateService {
       if (idempotencyKey != null) await idempotency.complete(tx, merchantId, idempotencyKey, { chargeId });
       return charge;
     });
-    this.logger.info({ mandate: id, charge: chargeId, period: formatDate(period.start), request_id: requestId }, 'mandate charge created: executing');
+    this.logger.info(
+      { mandate: id, charge: chargeId, period: formatDate(period.start), request_id: requestId },
+      'mandate charge created: executing',
+    );
     return started;
   }
 
   private async ownCharge(em: EntityManager, merchantId: string, chargeId: string): Promise<MandateChargeEntity> {
     const charge = await loadCharge(em, chargeId);
-    if (!charge || charge.merchantId !== merchantId) throw new GatewayError('INTERNAL_ERROR', 'the charge of this Idempotency-Key is gone');
+    if (!charge || charge.merchantId !== merchantId)
+      throw new GatewayError('INTERNAL_ERROR', 'the charge of this Idempotency-Key is gone');
     return charge;
   }
 
   /** The merchant's settlement_iban and its participating bank (routed by the institution code inside it). */
-  private async merchantAccount(em: EntityManager, merchantId: string, requestId?: string): Promise<{ iban: string; bank: BankRouting }> {
+  private async merchantAccount(
+    em: EntityManager,
+    merchantId: string,
+    requestId?: string,
+  ): Promise<{ iban: string; bank: BankRouting }> {
     const merchant = await em.findOne(MerchantEntity, { id: merchantId });
     const iban = merchant?.settlementIban ? parseIban(merchant.settlementIban) : null;
-    if (!iban) throw new GatewayError('VALIDATION_ERROR', 'settlement_iban: the merchant has none; charges are paid into it');
-    const bank = await this.directory.bank({ institutionCode: iban.institutionCode }, requestId).catch((error: unknown) => {
-      if (error instanceof GatewayError && error.code === 'BANK_NOT_REGISTERED') {
-        throw new GatewayError('BANK_NOT_PARTICIPATING', `the merchant's settlement_iban is at no participating bank (institution code ${iban.institutionCode})`);
-      }
-      throw error;
-    });
+    if (!iban)
+      throw new GatewayError('VALIDATION_ERROR', 'settlement_iban: the merchant has none; charges are paid into it');
+    const bank = await this.directory
+      .bank({ institutionCode: iban.institutionCode }, requestId)
+      .catch((error: unknown) => {
+        if (error instanceof GatewayError && error.code === 'BANK_NOT_REGISTERED') {
+          throw new GatewayError(
+            'BANK_NOT_PARTICIPATING',
+            `the merchant's settlement_iban is at no participating bank (institution code ${iban.institutionCode})`,
+          );
+        }
+        throw error;
+      });
     return { iban: iban.iban, bank };
   }
 
   private async resolveCustomer(request: CreateMandateRequest, world: World, requestId?: string) {
-    const customer = await this.directory.alias({ alias: request.customerAlias }, requestId, world).catch((error: unknown) => {
-      if (error instanceof GatewayError && error.code === 'VALIDATION_ERROR') throw new GatewayError('VALIDATION_ERROR', `customer_alias: ${error.detail.replace(/^\w+: /, '')}`);
-      throw error;
-    });
-    if (customer.status !== 'ACTIVE') throw new GatewayError('ALIAS_INACTIVE', `alias ${customer.handle} is deactivated`);
+    const customer = await this.directory
+      .alias({ alias: request.customerAlias }, requestId, world)
+      .catch((error: unknown) => {
+        if (error instanceof GatewayError && error.code === 'VALIDATION_ERROR')
+          throw new GatewayError('VALIDATION_ERROR', `customer_alias: ${error.detail.replace(/^\w+: /, '')}`);
+        throw error;
+      });
+    if (customer.status !== 'ACTIVE')
+      throw new GatewayError('ALIAS_INACTIVE', `alias ${customer.handle} is deactivated`);
     await this.directory.bank({ handle: customer.bankHandle }, requestId).catch((error: unknown) => {
-      if (error instanceof GatewayError && error.code === 'BANK_NOT_REGISTERED') throw new GatewayError('BANK_NOT_PARTICIPATING', `no participating bank ${customer.bankHandle}`);
+      if (error instanceof GatewayError && error.code === 'BANK_NOT_REGISTERED')
+        throw new GatewayError('BANK_NOT_PARTICIPATING', `no participating bank ${customer.bankHandle}`);
       throw error;
     });
     return customer;
@@ -339,8 +470,14 @@ async function page<T extends MandateEntity | MandateChargeEntity>(
   if (parsed.after) {
     const cursor = (await em.findOne(entity, { ...where, id: parsed.after } as never)) as T | null;
     if (!cursor) throw new GatewayError('VALIDATION_ERROR', 'after: not a cursor of this list (an id from it)');
-    filter = { ...where, $or: [{ createdAt: { $lt: cursor.createdAt } }, { createdAt: cursor.createdAt, id: { $lt: cursor.id } }] };
+    filter = {
+      ...where,
+      $or: [{ createdAt: { $lt: cursor.createdAt } }, { createdAt: cursor.createdAt, id: { $lt: cursor.id } }],
+    };
   }
-  const rows = (await em.find(entity, filter as never, { orderBy: { createdAt: 'desc', id: 'desc' } as never, limit: size + 1 })) as T[];
+  const rows = (await em.find(entity, filter as never, {
+    orderBy: { createdAt: 'desc', id: 'desc' } as never,
+    limit: size + 1,
+  })) as T[];
   return { rows: rows.slice(0, size), hasMore: rows.length > size };
 }

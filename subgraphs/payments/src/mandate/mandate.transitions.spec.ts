@@ -16,7 +16,14 @@ import {
 } from './mandate.transitions';
 
 const MANDATE_TRIGGERS: MandateTrigger[] = ['created', 'otp_accepted', 'otp_failed_too_often', 'cancelled', 'revoked'];
-const CHARGE_TRIGGERS: ChargeTrigger[] = ['created', 'internal_credit_booked', 'cross_bank_debit_booked', 'credit_confirmed', 'credit_evidenced', 'core_failure'];
+const CHARGE_TRIGGERS: ChargeTrigger[] = [
+  'created',
+  'internal_credit_booked',
+  'cross_bank_debit_booked',
+  'credit_confirmed',
+  'credit_evidenced',
+  'core_failure',
+];
 
 describe('mandate transition table', () => {
   // API-CONTRACT "Mandates": confirmed by OTP (three failures: FAILED), cancelled by the merchant, revoked by the customer's bank.
@@ -37,20 +44,36 @@ describe('mandate transition table', () => {
     const allowed = new Set(MANDATE_TRANSITIONS.map((row) => `${row.from}:${row.trigger}`));
     for (const from of [null, ...MANDATE_STATUSES] as Array<MandateStatus | null>) {
       for (const trigger of MANDATE_TRIGGERS) {
-        expect([from, trigger, mandateTransitionFor(from, trigger) !== undefined]).toEqual([from, trigger, allowed.has(`${from}:${trigger}`)]);
+        expect([from, trigger, mandateTransitionFor(from, trigger) !== undefined]).toEqual([
+          from,
+          trigger,
+          allowed.has(`${from}:${trigger}`),
+        ]);
       }
     }
   });
 
   it('never leaves a final status; only a pending mandate can be confirmed or fail', () => {
-    for (const status of FINAL_MANDATE_STATUSES) expect(MANDATE_TRANSITIONS.filter((row) => row.from === status)).toEqual([]);
-    expect(MANDATE_TRANSITIONS.filter((row) => row.to === 'ACTIVE' || row.to === 'FAILED').map((row) => row.from)).toEqual(['PENDING_CONFIRMATION', 'PENDING_CONFIRMATION']);
+    for (const status of FINAL_MANDATE_STATUSES)
+      expect(MANDATE_TRANSITIONS.filter((row) => row.from === status)).toEqual([]);
+    expect(
+      MANDATE_TRANSITIONS.filter((row) => row.to === 'ACTIVE' || row.to === 'FAILED').map((row) => row.from),
+    ).toEqual(['PENDING_CONFIRMATION', 'PENDING_CONFIRMATION']);
   });
 
   it('refuses with the contract codes: confirming a mandate not pending is 409, anything else on a final mandate 422 MANDATE_NOT_ACTIVE', () => {
-    expect(mandateRefusal('mdt_1', 'ACTIVE', 'otp_accepted').extensions).toMatchObject({ code: 'MANDATE_NOT_PENDING_CONFIRMATION', status: 409 });
-    expect(mandateRefusal('mdt_1', 'FAILED', 'otp_accepted').extensions).toMatchObject({ code: 'MANDATE_NOT_PENDING_CONFIRMATION', status: 409 });
-    expect(mandateRefusal('mdt_1', 'FAILED', 'cancelled').extensions).toMatchObject({ code: 'MANDATE_NOT_ACTIVE', status: 422 });
+    expect(mandateRefusal('mdt_1', 'ACTIVE', 'otp_accepted').extensions).toMatchObject({
+      code: 'MANDATE_NOT_PENDING_CONFIRMATION',
+      status: 409,
+    });
+    expect(mandateRefusal('mdt_1', 'FAILED', 'otp_accepted').extensions).toMatchObject({
+      code: 'MANDATE_NOT_PENDING_CONFIRMATION',
+      status: 409,
+    });
+    expect(mandateRefusal('mdt_1', 'FAILED', 'cancelled').extensions).toMatchObject({
+      code: 'MANDATE_NOT_ACTIVE',
+      status: 422,
+    });
   });
 });
 
@@ -72,15 +95,24 @@ describe('mandate charge transition table', () => {
     const allowed = new Set(CHARGE_TRANSITIONS.map((row) => `${row.from}:${row.trigger}`));
     for (const from of [null, ...CHARGE_STATUSES] as Array<ChargeStatus | null>) {
       for (const trigger of CHARGE_TRIGGERS) {
-        expect([from, trigger, chargeTransitionFor(from, trigger) !== undefined]).toEqual([from, trigger, allowed.has(`${from}:${trigger}`)]);
+        expect([from, trigger, chargeTransitionFor(from, trigger) !== undefined]).toEqual([
+          from,
+          trigger,
+          allowed.has(`${from}:${trigger}`),
+        ]);
       }
     }
   });
 
   it('never leaves a final status; each final status has exactly one event kind', () => {
-    for (const status of FINAL_CHARGE_STATUSES) expect(CHARGE_TRANSITIONS.filter((row) => row.from === status)).toEqual([]);
-    expect(new Set(CHARGE_TRANSITIONS.filter((row) => row.to === 'COMPLETED').map((row) => row.event))).toEqual(new Set(['mandate.charge.completed']));
-    expect(new Set(CHARGE_TRANSITIONS.filter((row) => row.to === 'FAILED').map((row) => row.event))).toEqual(new Set(['mandate.charge.failed']));
+    for (const status of FINAL_CHARGE_STATUSES)
+      expect(CHARGE_TRANSITIONS.filter((row) => row.from === status)).toEqual([]);
+    expect(new Set(CHARGE_TRANSITIONS.filter((row) => row.to === 'COMPLETED').map((row) => row.event))).toEqual(
+      new Set(['mandate.charge.completed']),
+    );
+    expect(new Set(CHARGE_TRANSITIONS.filter((row) => row.to === 'FAILED').map((row) => row.event))).toEqual(
+      new Set(['mandate.charge.failed']),
+    );
   });
 
   it('shows the merchant only the contract statuses (the rail wait is PROCESSING)', () => {

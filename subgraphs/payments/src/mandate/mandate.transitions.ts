@@ -1,6 +1,12 @@
 import { GatewayError, transitionLookup, type Transition } from '@gateway/kernel';
 import type { EngineTrigger } from '../movement/movement';
-import { engineMovementTransitions, FINAL_MOVEMENT_STATUSES, MOVEMENT_REACHED_AT, MOVEMENT_STATUSES, type MovementStatus } from '../movement/movement.transitions';
+import {
+  engineMovementTransitions,
+  FINAL_MOVEMENT_STATUSES,
+  MOVEMENT_REACHED_AT,
+  MOVEMENT_STATUSES,
+  type MovementStatus,
+} from '../movement/movement.transitions';
 
 export const MANDATE_STATUSES = ['PENDING_CONFIRMATION', 'ACTIVE', 'CANCELLED', 'FAILED'] as const;
 export type MandateStatus = (typeof MANDATE_STATUSES)[number];
@@ -44,7 +50,10 @@ export const MANDATE_REACHED_AT = {
 /** Why a mandate in `status` cannot take `trigger`, as a client reads it. */
 export function mandateRefusal(id: string, status: MandateStatus, trigger: MandateTrigger): GatewayError {
   if (trigger === 'otp_accepted' || trigger === 'otp_failed_too_often') {
-    return new GatewayError('MANDATE_NOT_PENDING_CONFIRMATION', `mandate ${id} is ${status}: only a mandate PENDING_CONFIRMATION can be confirmed`);
+    return new GatewayError(
+      'MANDATE_NOT_PENDING_CONFIRMATION',
+      `mandate ${id} is ${status}: only a mandate PENDING_CONFIRMATION can be confirmed`,
+    );
   }
   return new GatewayError('MANDATE_NOT_ACTIVE', `mandate ${id} is ${status}`);
 }
@@ -72,4 +81,5 @@ export const CHARGE_TRANSITIONS: readonly ChargeTransition[] = engineMovementTra
 export const chargeTransitionFor = transitionLookup(CHARGE_TRANSITIONS);
 
 /** What the merchant sees: the rail's wait is part of PROCESSING. */
-export const publicChargeStatus = (status: ChargeStatus): 'PROCESSING' | 'COMPLETED' | 'FAILED' => (status === 'SETTLEMENT_PENDING' ? 'PROCESSING' : status);
+export const publicChargeStatus = (status: ChargeStatus): 'PROCESSING' | 'COMPLETED' | 'FAILED' =>
+  status === 'SETTLEMENT_PENDING' ? 'PROCESSING' : status;

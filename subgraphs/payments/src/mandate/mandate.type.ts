@@ -31,7 +31,10 @@ registerEnumType(MandateInterval, {
   description: 'How often a mandate may be charged: one charge per period, periods counted from startDate.',
   valuesConfig: {
     WEEKLY: { description: 'Every 7 days.' },
-    MONTHLY: { description: "Every calendar month on the start's day, the month's last day when it is shorter (a start on the 31st charges on 30 April)." },
+    MONTHLY: {
+      description:
+        "Every calendar month on the start's day, the month's last day when it is shorter (a start on the 31st charges on 30 April).",
+    },
     YEARLY: { description: 'Every year on the start date (29 February: the 28th in other years).' },
   },
 });
@@ -45,9 +48,14 @@ registerEnumType(MandateChargeStatus, {
   name: 'MandateChargeStatus',
   description: 'Lifecycle of a charge; COMPLETED and FAILED are final.',
   valuesConfig: {
-    PROCESSING: { description: 'The payment engine is moving the money (cross bank: until the creditor bank confirms).' },
+    PROCESSING: {
+      description: 'The payment engine is moving the money (cross bank: until the creditor bank confirms).',
+    },
     COMPLETED: { description: "The merchant's settlement account was credited." },
-    FAILED: { description: 'Not paid (failureCode, e.g. INSUFFICIENT_FUNDS); any money taken was returned. The period may be charged again.' },
+    FAILED: {
+      description:
+        'Not paid (failureCode, e.g. INSUFFICIENT_FUNDS); any money taken was returned. The period may be charged again.',
+    },
   },
 });
 
@@ -63,13 +71,18 @@ export class MandateAcceptance {
   userAgent!: string | null;
 }
 
-@ObjectType('Mandate', { description: "A merchant's standing authority, confirmed by the customer, to charge them each interval period." })
+@ObjectType('Mandate', {
+  description: "A merchant's standing authority, confirmed by the customer, to charge them each interval period.",
+})
 @Directive('@key(fields: "id")')
 export class Mandate {
   @Field(() => ID, { description: 'Mandate id (mdt_…).' })
   id!: string;
 
-  @Field({ description: "true for a live object; false for a test one (a test credential's), whose money moves only at test cores." })
+  @Field({
+    description:
+      "true for a live object; false for a test one (a test credential's), whose money moves only at test cores.",
+  })
   livemode!: boolean;
 
   @Field(() => ID, { description: 'The merchant that created it (mer_…).' })
@@ -102,7 +115,10 @@ export class Mandate {
   @Field({ description: 'Where the customer confirms the mandate (HTML page).' })
   confirmUrl!: string;
 
-  @Field(() => String, { nullable: true, description: "merchant, customer or bank: who cancelled it (customer and bank: revoked at the customer's bank)." })
+  @Field(() => String, {
+    nullable: true,
+    description: "merchant, customer or bank: who cancelled it (customer and bank: revoked at the customer's bank).",
+  })
   revokedBy!: string | null;
 
   @Field(() => MandateAcceptance, { nullable: true, description: "The customer's acceptance, once confirmed." })
@@ -138,7 +154,9 @@ export function toMandate(entity: MandateEntity): Mandate {
     startDate: entity.startDate,
     confirmUrl: entity.confirmUrl,
     revokedBy: entity.revokedBy,
-    acceptance: entity.acceptedAt ? { acceptedAt: entity.acceptedAt, ipAddress: entity.acceptedIp, userAgent: entity.acceptedUserAgent } : null,
+    acceptance: entity.acceptedAt
+      ? { acceptedAt: entity.acceptedAt, ipAddress: entity.acceptedIp, userAgent: entity.acceptedUserAgent }
+      : null,
     createdAt: entity.createdAt,
     confirmedAt: entity.confirmedAt,
     cancelledAt: entity.cancelledAt,
@@ -147,12 +165,17 @@ export function toMandate(entity: MandateEntity): Mandate {
   };
 }
 
-@ObjectType('MandateCharge', { description: 'One charge of a mandate: a movement from the customer to the merchant made by the payment engine.' })
+@ObjectType('MandateCharge', {
+  description: 'One charge of a mandate: a movement from the customer to the merchant made by the payment engine.',
+})
 export class MandateCharge {
   @Field(() => ID, { description: 'Charge id (chg_…).' })
   id!: string;
 
-  @Field({ description: "true for a live object; false for a test one (a test credential's), whose money moves only at test cores." })
+  @Field({
+    description:
+      "true for a live object; false for a test one (a test credential's), whose money moves only at test cores.",
+  })
   livemode!: boolean;
 
   @Field(() => ID, { description: 'The mandate charged (mdt_…).' })
@@ -247,7 +270,10 @@ export class MandateChargeConnection {
   pageInfo!: PageInfo;
 }
 
-@ObjectType({ description: 'What the confirmation page shows the customer (public: the mandate id is the capability). Nothing secret.' })
+@ObjectType({
+  description:
+    'What the confirmation page shows the customer (public: the mandate id is the capability). Nothing secret.',
+})
 export class MandateConfirmationView {
   @Field(() => ID, { description: 'Mandate id (mdt_…).' })
   mandateId!: string;

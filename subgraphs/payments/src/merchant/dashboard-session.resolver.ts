@@ -1,9 +1,17 @@
 import { Arg, Ctx, Field, Mutation, ObjectType, Resolver } from 'type-graphql';
 import { requirePrincipal, type SubgraphContext } from '@gateway/federation';
-import { DASHBOARD_SESSION_PREFIX, DASHBOARD_SESSION_SCOPE, DASHBOARD_SESSION_TTL_SECONDS, GatewayError } from '@gateway/kernel';
+import {
+  DASHBOARD_SESSION_PREFIX,
+  DASHBOARD_SESSION_SCOPE,
+  DASHBOARD_SESSION_TTL_SECONDS,
+  GatewayError,
+} from '@gateway/kernel';
 import { vault } from '@gateway/vault';
 
-@ObjectType({ description: "A merchant dashboard's session, exchanged for the merchant key: rest-compat keeps it in an HttpOnly cookie." })
+@ObjectType({
+  description:
+    "A merchant dashboard's session, exchanged for the merchant key: rest-compat keeps it in an HttpOnly cookie.",
+})
 export class DashboardSession {
   @Field({ description: 'The session secret (mds_…), shown this once; stored as a hash.' })
   token!: string;
@@ -30,7 +38,8 @@ export class DashboardSessionResolver {
   async startDashboardSession(@Ctx() context: SubgraphContext): Promise<DashboardSession> {
     const merchant = requirePrincipal(context, ['merchant'], 'INVALID_API_KEY');
     // A session must not outlive itself by minting the next one: only the key signs in.
-    if (merchant.scopes?.includes(DASHBOARD_SESSION_SCOPE)) throw new GatewayError('FORBIDDEN', 'a dashboard session cannot start another; sign in with the merchant key');
+    if (merchant.scopes?.includes(DASHBOARD_SESSION_SCOPE))
+      throw new GatewayError('FORBIDDEN', 'a dashboard session cannot start another; sign in with the merchant key');
     const expiresAt = new Date(Date.now() + DASHBOARD_SESSION_TTL_SECONDS * 1000);
     const token = await context.em.transactional(
       async (tx) =>
@@ -46,9 +55,13 @@ export class DashboardSessionResolver {
   }
 
   @Mutation(() => Boolean, {
-    description: 'Ends a dashboard session (DELETE /dashboard/session): holding its secret is the right to end it. True when a live session ended; false when there was none.',
+    description:
+      'Ends a dashboard session (DELETE /dashboard/session): holding its secret is the right to end it. True when a live session ended; false when there was none.',
   })
-  async endDashboardSession(@Arg('token', { description: 'The session secret (mds_…).' }) token: string, @Ctx() context: SubgraphContext): Promise<boolean> {
+  async endDashboardSession(
+    @Arg('token', { description: 'The session secret (mds_…).' }) token: string,
+    @Ctx() context: SubgraphContext,
+  ): Promise<boolean> {
     const session = await vault.lookup(context.em, ['dashboard_session'], token);
     return session ? vault.revoke(context.em, session) : false;
   }

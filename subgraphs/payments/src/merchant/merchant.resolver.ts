@@ -2,7 +2,13 @@ import { Arg, Ctx, FieldResolver, ID, Mutation, Query, Resolver, Root } from 'ty
 import { requirePrincipal, type SubgraphContext } from '@gateway/federation';
 import { RegisterMerchantInput, UpdateMerchantInput } from './merchant.input';
 import { merchantNotFound, type MerchantService } from './merchant.service';
-import { Merchant, MerchantKeyRotation, MerchantRegistration, WebhookSecretRotation, toMerchant } from './merchant.type';
+import {
+  Merchant,
+  MerchantKeyRotation,
+  MerchantRegistration,
+  WebhookSecretRotation,
+  toMerchant,
+} from './merchant.type';
 
 /**
  * An operator (admin key) or the merchant itself (its API key). Another merchant's key gets
@@ -18,18 +24,26 @@ export function createMerchantResolver(service: MerchantService) {
   @Resolver(() => Merchant)
   class MerchantResolver {
     @Query(() => Merchant, { description: 'A merchant by id (operator or the merchant itself).' })
-    async merchant(@Arg('id', () => ID, { description: 'Merchant id (mer_…).' }) id: string, @Ctx() context: SubgraphContext): Promise<Merchant> {
+    async merchant(
+      @Arg('id', () => ID, { description: 'Merchant id (mer_…).' }) id: string,
+      @Ctx() context: SubgraphContext,
+    ): Promise<Merchant> {
       requireMerchantOrAdmin(context, id);
       return toMerchant(await service.find(context.em, id));
     }
 
-    @Query(() => Merchant, { description: "The merchant whose API key calls (a dashboard's first question: whose data is this?). Other credentials: FORBIDDEN." })
+    @Query(() => Merchant, {
+      description:
+        "The merchant whose API key calls (a dashboard's first question: whose data is this?). Other credentials: FORBIDDEN.",
+    })
     async currentMerchant(@Ctx() context: SubgraphContext): Promise<Merchant> {
       const principal = requirePrincipal(context, ['merchant'], 'INVALID_API_KEY');
       return toMerchant(await service.find(context.em, principal.id));
     }
 
-    @Mutation(() => MerchantRegistration, { description: 'Registers a merchant (operator). Returns the API key and webhook secret once.' })
+    @Mutation(() => MerchantRegistration, {
+      description: 'Registers a merchant (operator). Returns the API key and webhook secret once.',
+    })
     async registerMerchant(
       @Arg('input', { description: 'The merchant to register.' }) input: RegisterMerchantInput,
       @Ctx() context: SubgraphContext,
@@ -54,8 +68,14 @@ export function createMerchantResolver(service: MerchantService) {
       return toMerchant(await service.update(context.em, id, input));
     }
 
-    @Mutation(() => MerchantKeyRotation, { description: "Rotates a merchant's API key (operator): the new key is returned once, the old one stops working at once." })
-    async rotateMerchantKey(@Arg('id', () => ID, { description: 'Merchant id (mer_…).' }) id: string, @Ctx() context: SubgraphContext): Promise<MerchantKeyRotation> {
+    @Mutation(() => MerchantKeyRotation, {
+      description:
+        "Rotates a merchant's API key (operator): the new key is returned once, the old one stops working at once.",
+    })
+    async rotateMerchantKey(
+      @Arg('id', () => ID, { description: 'Merchant id (mer_…).' }) id: string,
+      @Ctx() context: SubgraphContext,
+    ): Promise<MerchantKeyRotation> {
       requirePrincipal(context, ['admin']);
       const apiKey = await service.rotateKey(context.em, id);
       context.logger.info({ merchant: id }, 'merchant key rotated');
@@ -63,22 +83,33 @@ export function createMerchantResolver(service: MerchantService) {
     }
 
     @Mutation(() => WebhookSecretRotation, {
-      description: "Rotates a merchant's webhook secret (operator or the merchant itself): returned once, the old one stops signing at once.",
+      description:
+        "Rotates a merchant's webhook secret (operator or the merchant itself): returned once, the old one stops signing at once.",
     })
-    async rotateWebhookSecret(@Arg('id', () => ID, { description: 'Merchant id (mer_…).' }) id: string, @Ctx() context: SubgraphContext): Promise<WebhookSecretRotation> {
+    async rotateWebhookSecret(
+      @Arg('id', () => ID, { description: 'Merchant id (mer_…).' }) id: string,
+      @Ctx() context: SubgraphContext,
+    ): Promise<WebhookSecretRotation> {
       requireMerchantOrAdmin(context, id);
       const webhookSecret = await service.rotateWebhookSecret(context.em, id);
       context.logger.info({ merchant: id }, 'webhook secret rotated');
       return { webhookSecret };
     }
 
-    @FieldResolver(() => String, { nullable: true, description: 'Where webhooks are delivered; null when none is set (operator or the merchant itself).' })
+    @FieldResolver(() => String, {
+      nullable: true,
+      description: 'Where webhooks are delivered; null when none is set (operator or the merchant itself).',
+    })
     webhookUrl(@Root() merchant: Merchant, @Ctx() context: SubgraphContext): string | null {
       requireMerchantOrAdmin(context, merchant.id);
       return merchant.entity.webhookUrl;
     }
 
-    @FieldResolver(() => String, { nullable: true, description: 'IBAN the merchant is settled to, electronic format; null when none is set (operator or the merchant itself).' })
+    @FieldResolver(() => String, {
+      nullable: true,
+      description:
+        'IBAN the merchant is settled to, electronic format; null when none is set (operator or the merchant itself).',
+    })
     settlementIban(@Root() merchant: Merchant, @Ctx() context: SubgraphContext): string | null {
       requireMerchantOrAdmin(context, merchant.id);
       return merchant.entity.settlementIban;

@@ -27,7 +27,8 @@ const merchantKeyOptions = (merchant: { id: string; mode: MerchantMode }) => ({
 });
 
 /** One wording for an unknown id and for another merchant's id, so the two cannot be told apart. */
-export const merchantNotFound = (id: string): GatewayError => new GatewayError('MERCHANT_NOT_FOUND', `no merchant with id ${id}`);
+export const merchantNotFound = (id: string): GatewayError =>
+  new GatewayError('MERCHANT_NOT_FOUND', `no merchant with id ${id}`);
 
 export class MerchantService {
   constructor(private readonly settings: PaymentsSettings) {}

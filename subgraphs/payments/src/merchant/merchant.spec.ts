@@ -30,9 +30,11 @@ describe('payments subgraph: merchants', () => {
   let productionClient: ReturnType<typeof subgraphClient>;
   let orm: ServiceOrm;
 
-  const register = async (input: Record<string, unknown>) => (await client.execute(REGISTER, { input }, admin)).registerMerchant;
+  const register = async (input: Record<string, unknown>) =>
+    (await client.execute(REGISTER, { input }, admin)).registerMerchant;
   const merchantRow = (id: string) => db.knex('payments.merchants').where({ id }).first();
-  const liveKeys = (ownerId: string) => db.knex('auth.credentials').where({ owner_id: ownerId, kind: 'merchant_key' }).whereNull('revoked_at');
+  const liveKeys = (ownerId: string) =>
+    db.knex('auth.credentials').where({ owner_id: ownerId, kind: 'merchant_key' }).whereNull('revoked_at');
   const counts = async () => ({
     merchants: Number((await db.knex('payments.merchants').count({ n: '*' }))[0]!.n),
     credentials: Number((await db.knex('auth.credentials').count({ n: '*' }))[0]!.n),
@@ -46,7 +48,12 @@ describe('payments subgraph: merchants', () => {
     client = subgraphClient(service.graphqlUrl, TEST_PLATFORM_SECRET);
     productionClient = subgraphClient(production.graphqlUrl, TEST_PLATFORM_SECRET);
     // The service's own ORM configuration (migrations already applied), for the vault checks.
-    orm = await openServiceOrm(db, { schema: PAYMENTS_SCHEMA, entities: [MerchantEntity, Credential], migrations, foreignSchemas: ['auth'] });
+    orm = await openServiceOrm(db, {
+      schema: PAYMENTS_SCHEMA,
+      entities: [MerchantEntity, Credential],
+      migrations,
+      foreignSchemas: ['auth'],
+    });
   });
   afterAll(async () => {
     await production.stop();
@@ -55,11 +62,21 @@ describe('payments subgraph: merchants', () => {
   });
 
   it('registers a merchant (admin): test mode by default, key stored as its SHA-256, webhook secret sealed', async () => {
-    const input = { name: 'Corner Shop', webhookUrl: 'http://127.0.0.1:9000/hooks', settlementIban: SETTLEMENT_IBAN.toLowerCase().replace(/(.{4})/g, '$1 ') };
+    const input = {
+      name: 'Corner Shop',
+      webhookUrl: 'http://127.0.0.1:9000/hooks',
+      settlementIban: SETTLEMENT_IBAN.toLowerCase().replace(/(.{4})/g, '$1 '),
+    };
     const { apiKey, webhookSecret, merchant } = await register(input);
     expect(apiKey).toMatch(/^mk_test_[0-9A-Za-z]{32}$/);
     expect(webhookSecret).toMatch(/^whsec_[0-9A-Za-z]{32}$/);
-    expect(merchant).toMatchObject({ name: 'Corner Shop', mode: 'test', status: 'ACTIVE', webhookUrl: 'http://127.0.0.1:9000/hooks', settlementIban: SETTLEMENT_IBAN });
+    expect(merchant).toMatchObject({
+      name: 'Corner Shop',
+      mode: 'test',
+      status: 'ACTIVE',
+      webhookUrl: 'http://127.0.0.1:9000/hooks',
+      settlementIban: SETTLEMENT_IBAN,
+    });
     expect(merchant.id).toMatch(/^mer_[0-9A-Za-z]{24}$/);
 
     const keys = await db.knex('auth.credentials').where({ owner_id: merchant.id, kind: 'merchant_key' });
@@ -82,9 +99,21 @@ describe('payments subgraph: merchants', () => {
   });
 
   it('shows secrets only at registration: no Merchant field carries one', async () => {
-    const { apiKey, webhookSecret, merchant } = await register({ name: 'Quiet Shop', webhookUrl: 'https://hooks.example.com/q' });
+    const { apiKey, webhookSecret, merchant } = await register({
+      name: 'Quiet Shop',
+      webhookUrl: 'https://hooks.example.com/q',
+    });
     const { __type } = await client.execute(`{ __type(name: "Merchant") { fields { name } } }`);
-    expect(__type.fields.map((field: { name: string }) => field.name).sort()).toEqual(['createdAt', 'id', 'mode', 'name', 'settlementIban', 'status', 'updatedAt', 'webhookUrl']);
+    expect(__type.fields.map((field: { name: string }) => field.name).sort()).toEqual([
+      'createdAt',
+      'id',
+      'mode',
+      'name',
+      'settlementIban',
+      'status',
+      'updatedAt',
+      'webhookUrl',
+    ]);
     const read = JSON.stringify(await client.execute(READ, { id: merchant.id }, admin));
     expect(read).not.toContain(apiKey);
     expect(read).not.toContain(webhookSecret);
@@ -94,7 +123,9 @@ describe('payments subgraph: merchants', () => {
     const before = await counts();
     expect(await client.errorCode(REGISTER, { input: { name: 'Nope' } })).toBe('UNAUTHORIZED');
     expect(await client.errorCode(REGISTER, { input: { name: 'Nope' } }, asMerchant('mer_x'))).toBe('FORBIDDEN');
-    expect(await client.errorCode(REGISTER, { input: { name: 'Nope' } }, { kind: 'tpp', id: 'tpp_x' })).toBe('FORBIDDEN');
+    expect(await client.errorCode(REGISTER, { input: { name: 'Nope' } }, { kind: 'tpp', id: 'tpp_x' })).toBe(
+      'FORBIDDEN',
+    );
     expect(await counts()).toEqual(before);
   });
 
@@ -121,8 +152,15 @@ describe('payments subgraph: merchants', () => {
   it('lets an operator or the merchant itself read it; another merchant sees MERCHANT_NOT_FOUND', async () => {
     const a = (await register({ name: 'Shop A', webhookUrl: 'https://a.example.com/hooks' })).merchant;
     const b = (await register({ name: 'Shop B' })).merchant;
-    expect((await client.execute(READ, { id: a.id }, admin)).merchant).toMatchObject({ id: a.id, name: 'Shop A', webhookUrl: 'https://a.example.com/hooks' });
-    expect((await client.execute(READ, { id: a.id }, asMerchant(a.id))).merchant).toMatchObject({ id: a.id, name: 'Shop A' });
+    expect((await client.execute(READ, { id: a.id }, admin)).merchant).toMatchObject({
+      id: a.id,
+      name: 'Shop A',
+      webhookUrl: 'https://a.example.com/hooks',
+    });
+    expect((await client.execute(READ, { id: a.id }, asMerchant(a.id))).merchant).toMatchObject({
+      id: a.id,
+      name: 'Shop A',
+    });
 
     // Same answer as for an id that does not exist: a key cannot probe which merchants exist.
     const foreign = await client.attempt(READ, { id: a.id }, asMerchant(b.id));
@@ -141,10 +179,13 @@ describe('payments subgraph: merchants', () => {
       name: 'After',
       webhookUrl: 'https://before.example.com/h',
     });
-    expect((await client.execute(UPDATE, { id: merchant.id, input: { webhookUrl: 'https://after.example.com/h' } }, admin)).updateMerchant.webhookUrl).toBe(
-      'https://after.example.com/h',
-    );
-    expect((await client.execute(UPDATE, { id: merchant.id, input: { webhookUrl: null } }, own)).updateMerchant).toEqual({ id: merchant.id, name: 'After', webhookUrl: null });
+    expect(
+      (await client.execute(UPDATE, { id: merchant.id, input: { webhookUrl: 'https://after.example.com/h' } }, admin))
+        .updateMerchant.webhookUrl,
+    ).toBe('https://after.example.com/h');
+    expect(
+      (await client.execute(UPDATE, { id: merchant.id, input: { webhookUrl: null } }, own)).updateMerchant,
+    ).toEqual({ id: merchant.id, name: 'After', webhookUrl: null });
     expect(await merchantRow(merchant.id)).toMatchObject({ name: 'After', webhook_url: null });
   });
 
@@ -152,9 +193,13 @@ describe('payments subgraph: merchants', () => {
     const { merchant } = await register({ name: 'Guarded', webhookUrl: 'https://guarded.example.com/h' });
     const other = (await register({ name: 'Other' })).merchant;
     const before = await merchantRow(merchant.id);
-    expect(await client.errorCode(UPDATE, { id: merchant.id, input: { name: 'Hijacked' } }, asMerchant(other.id))).toBe('MERCHANT_NOT_FOUND');
+    expect(await client.errorCode(UPDATE, { id: merchant.id, input: { name: 'Hijacked' } }, asMerchant(other.id))).toBe(
+      'MERCHANT_NOT_FOUND',
+    );
     expect(await client.errorCode(UPDATE, { id: merchant.id, input: { name: 'Hijacked' } })).toBe('INVALID_API_KEY');
-    expect(await client.errorCode(UPDATE, { id: 'mer_unknown', input: { name: 'Ghost' } }, admin)).toBe('MERCHANT_NOT_FOUND');
+    expect(await client.errorCode(UPDATE, { id: 'mer_unknown', input: { name: 'Ghost' } }, admin)).toBe(
+      'MERCHANT_NOT_FOUND',
+    );
     const cases: Array<[Record<string, unknown>, string]> = [
       [{ name: '' }, 'name'],
       [{ name: null }, 'name'],
@@ -189,13 +234,15 @@ describe('payments subgraph: merchants', () => {
   it('rotates the webhook secret (operator or the merchant itself): only the new one is kept', async () => {
     const { webhookSecret: first, merchant } = await register({ name: 'Signing' });
     const other = (await register({ name: 'Nosy' })).merchant;
-    const sealedSecret = async () => openSealedSecret((await merchantRow(merchant.id)).webhook_secret_sealed, TEST_PLATFORM_SECRET);
+    const sealedSecret = async () =>
+      openSealedSecret((await merchantRow(merchant.id)).webhook_secret_sealed, TEST_PLATFORM_SECRET);
 
     expect(await client.errorCode(ROTATE_SECRET, { id: merchant.id }, asMerchant(other.id))).toBe('MERCHANT_NOT_FOUND');
     expect(await client.errorCode(ROTATE_SECRET, { id: merchant.id })).toBe('INVALID_API_KEY');
     expect(await sealedSecret()).toBe(first);
 
-    const second = (await client.execute(ROTATE_SECRET, { id: merchant.id }, asMerchant(merchant.id))).rotateWebhookSecret.webhookSecret;
+    const second = (await client.execute(ROTATE_SECRET, { id: merchant.id }, asMerchant(merchant.id)))
+      .rotateWebhookSecret.webhookSecret;
     expect(second).toMatch(/^whsec_[0-9A-Za-z]{32}$/);
     expect(second).not.toBe(first);
     expect(await sealedSecret()).toBe(second);
@@ -223,9 +270,19 @@ describe('payments subgraph: merchants', () => {
     }
     expect(await counts()).toEqual(before);
 
-    const { merchant } = (await productionClient.execute(REGISTER, { input: { name: 'Prod Shop', webhookUrl: 'https://hooks.example.com/h' } }, admin)).registerMerchant;
+    const { merchant } = (
+      await productionClient.execute(
+        REGISTER,
+        { input: { name: 'Prod Shop', webhookUrl: 'https://hooks.example.com/h' } },
+        admin,
+      )
+    ).registerMerchant;
     expect(merchant.webhookUrl).toBe('https://hooks.example.com/h');
-    const update = await productionClient.attempt(UPDATE, { id: merchant.id, input: { webhookUrl: 'https://192.168.1.1/h' } }, asMerchant(merchant.id));
+    const update = await productionClient.attempt(
+      UPDATE,
+      { id: merchant.id, input: { webhookUrl: 'https://192.168.1.1/h' } },
+      asMerchant(merchant.id),
+    );
     expect(update.errors?.[0]?.extensions).toMatchObject({ code: 'VALIDATION_ERROR', detail: PRIVATE_ADDRESS });
     expect((await merchantRow(merchant.id)).webhook_url).toBe('https://hooks.example.com/h');
   });
@@ -244,7 +301,9 @@ describe('payments subgraph: merchants', () => {
     const RESTRICTED = `query($r: [_Any!]!) { _entities(representations: $r) { ... on Merchant { webhookUrl } } }`;
     const r = [{ __typename: 'Merchant', id: merchant.id }];
     expect(await client.errorCode(RESTRICTED, { r })).toBe('INVALID_API_KEY');
-    expect((await client.execute(RESTRICTED, { r }, asMerchant(merchant.id)))._entities).toEqual([{ webhookUrl: 'https://ref.example.com/h' }]);
+    expect((await client.execute(RESTRICTED, { r }, asMerchant(merchant.id)))._entities).toEqual([
+      { webhookUrl: 'https://ref.example.com/h' },
+    ]);
     const { _service } = await client.execute(`{ _service { sdl } }`);
     expect(_service.sdl).toMatch(/type Merchant\s+@key\(fields: "id"\)/);
   });

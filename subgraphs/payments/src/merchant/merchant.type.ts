@@ -32,7 +32,9 @@ export class MerchantRegistration {
   @Field(() => Merchant, { description: 'The merchant record.' })
   merchant!: Merchant;
 
-  @Field({ description: 'Merchant API key (mk_test_… or mk_live_…) for Authorization: Bearer. Shown once; stored as a hash.' })
+  @Field({
+    description: 'Merchant API key (mk_test_… or mk_live_…) for Authorization: Bearer. Shown once; stored as a hash.',
+  })
   apiKey!: string;
 
   @Field({ description: 'Secret (whsec_…) keying the HMAC-SHA256 signature of every webhook delivery. Shown once.' })
@@ -45,7 +47,10 @@ export class MerchantKeyRotation {
   apiKey!: string;
 }
 
-@ObjectType({ description: 'A rotated webhook secret; deliveries are signed with it from now on, the previous one no longer signs anything.' })
+@ObjectType({
+  description:
+    'A rotated webhook secret; deliveries are signed with it from now on, the previous one no longer signs anything.',
+})
 export class WebhookSecretRotation {
   @Field({ description: 'The new webhook secret (whsec_…). Shown once.' })
   webhookSecret!: string;

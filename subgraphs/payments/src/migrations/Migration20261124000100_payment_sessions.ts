@@ -41,8 +41,12 @@ export class Migration20261124000100_payment_sessions extends Migration {
       constraint "payment_sessions_destination_type_check" check ("destination_type" in ('alias', 'iban')),
       constraint "payment_sessions_settlement_type_check" check ("settlement_type" in ('internal', 'rail')));`);
     // Keyset pagination: a merchant's sessions newest first, ties broken by id.
-    this.addSql(`create index "payment_sessions_merchant_page_index" on "payments"."payment_sessions" ("merchant_id", "created_at" desc, "id" desc);`);
-    this.addSql(`create index "payment_sessions_pending_expiry_index" on "payments"."payment_sessions" ("expires_at") where "status" = 'PENDING';`);
+    this.addSql(
+      `create index "payment_sessions_merchant_page_index" on "payments"."payment_sessions" ("merchant_id", "created_at" desc, "id" desc);`,
+    );
+    this.addSql(
+      `create index "payment_sessions_pending_expiry_index" on "payments"."payment_sessions" ("expires_at") where "status" = 'PENDING';`,
+    );
 
     this.addSql(`create table "payments"."payment_executions" (
       "session_id" text not null primary key references "payments"."payment_sessions" ("id"),
@@ -66,7 +70,9 @@ export class Migration20261124000100_payment_sessions extends Migration {
       "created_at" timestamptz not null,
       "updated_at" timestamptz not null,
       constraint "payment_executions_step_check" check ("step" in ('debit', 'credit', 'confirm', 'reverse', 'resolve_debit', 'done')));`);
-    this.addSql(`create index "payment_executions_due_index" on "payments"."payment_executions" ("lease_until") where "step" in ('debit', 'credit', 'reverse', 'resolve_debit');`);
+    this.addSql(
+      `create index "payment_executions_due_index" on "payments"."payment_executions" ("lease_until") where "step" in ('debit', 'credit', 'reverse', 'resolve_debit');`,
+    );
 
     this.addSql(`create table "payments"."idempotency_keys" (
       "merchant_id" text not null,
@@ -92,7 +98,9 @@ export class Migration20261124000100_payment_sessions extends Migration {
       constraint "interbank_obligations_session_unique" unique ("session_id"),
       constraint "interbank_obligations_amount_check" check ("amount" > 0),
       constraint "interbank_obligations_banks_check" check ("debtor_bank" <> "creditor_bank"));`);
-    this.addSql(`create index "interbank_obligations_unsettled_index" on "payments"."interbank_obligations" ("created_at") where "settlement_cycle_id" is null;`);
+    this.addSql(
+      `create index "interbank_obligations_unsettled_index" on "payments"."interbank_obligations" ("created_at") where "settlement_cycle_id" is null;`,
+    );
 
     this.addSql(`create table "payments"."credit_confirmations" (
       "id" bigserial primary key,
@@ -108,6 +116,8 @@ export class Migration20261124000100_payment_sessions extends Migration {
       "received_at" timestamptz not null,
       constraint "credit_confirmations_outcome_check" check ("outcome" in ('accepted', 'refused')));`);
     // Deduplication by payment_reference: one accepted confirmation each; refusals are kept for the audit trail.
-    this.addSql(`create unique index "credit_confirmations_accepted_unique" on "payments"."credit_confirmations" ("payment_reference") where "outcome" = 'accepted';`);
+    this.addSql(
+      `create unique index "credit_confirmations_accepted_unique" on "payments"."credit_confirmations" ("payment_reference") where "outcome" = 'accepted';`,
+    );
   }
 }

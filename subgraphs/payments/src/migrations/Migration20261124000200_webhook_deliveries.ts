@@ -22,8 +22,12 @@ export class Migration20261124000200_webhook_deliveries extends Migration {
       "updated_at" timestamptz not null,
       constraint "webhook_deliveries_event_merchant_unique" unique ("event_id", "merchant_id"),
       constraint "webhook_deliveries_status_check" check ("status" in ('PENDING', 'DELIVERED', 'FAILED')));`);
-    this.addSql(`create index "webhook_deliveries_due_index" on "payments"."webhook_deliveries" ("next_attempt_at") where "status" = 'PENDING';`);
-    this.addSql(`create index "webhook_deliveries_merchant_index" on "payments"."webhook_deliveries" ("merchant_id", "created_at" desc, "id" desc);`);
+    this.addSql(
+      `create index "webhook_deliveries_due_index" on "payments"."webhook_deliveries" ("next_attempt_at") where "status" = 'PENDING';`,
+    );
+    this.addSql(
+      `create index "webhook_deliveries_merchant_index" on "payments"."webhook_deliveries" ("merchant_id", "created_at" desc, "id" desc);`,
+    );
     this.addSql(`create table "payments"."webhook_attempts" (
       "id" bigserial primary key,
       "delivery_id" text not null references "payments"."webhook_deliveries" ("id") on delete cascade,
@@ -33,6 +37,8 @@ export class Migration20261124000200_webhook_deliveries extends Migration {
       "duration_ms" integer not null,
       "status_code" integer null,
       "error" text null);`);
-    this.addSql(`create index "webhook_attempts_delivery_index" on "payments"."webhook_attempts" ("delivery_id", "number");`);
+    this.addSql(
+      `create index "webhook_attempts_delivery_index" on "payments"."webhook_attempts" ("delivery_id", "number");`,
+    );
   }
 }

@@ -26,6 +26,8 @@ export class Migration20261125000100_engine_outcomes extends Migration {
     this.addSql(
       `create index "payment_executions_due_index" on "payments"."payment_executions" ("lease_until") where "step" in ('debit', 'credit', 'confirm', 'reverse', 'resolve_debit');`,
     );
-    this.addSql(`create index "payment_executions_attention_index" on "payments"."payment_executions" ("attention_since", "session_id") where "step" = 'attention';`);
+    this.addSql(
+      `create index "payment_executions_attention_index" on "payments"."payment_executions" ("attention_since", "session_id") where "step" = 'attention';`,
+    );
   }
 }

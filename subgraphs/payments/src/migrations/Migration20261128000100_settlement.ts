@@ -18,8 +18,12 @@ export class Migration20261128000100_settlement extends Migration {
       "settled_at" timestamptz null,
       "updated_at" timestamptz not null,
       constraint "settlement_cycles_status_check" check ("status" in ('OPEN', 'SETTLING', 'SETTLED', 'PARTIALLY_FAILED')));`);
-    this.addSql(`create index "settlement_cycles_opened_index" on "payments"."settlement_cycles" ("opened_at" desc, "id" desc);`);
-    this.addSql(`create index "settlement_cycles_unsettled_index" on "payments"."settlement_cycles" ("id") where "status" <> 'SETTLED';`);
+    this.addSql(
+      `create index "settlement_cycles_opened_index" on "payments"."settlement_cycles" ("opened_at" desc, "id" desc);`,
+    );
+    this.addSql(
+      `create index "settlement_cycles_unsettled_index" on "payments"."settlement_cycles" ("id") where "status" <> 'SETTLED';`,
+    );
     this.addSql(`create table "payments"."settlement_positions" (
       "cycle_id" text not null references "payments"."settlement_cycles" ("id"),
       "bank_handle" text not null,
@@ -41,8 +45,12 @@ export class Migration20261128000100_settlement extends Migration {
       constraint "settlement_positions_reference_unique" unique ("core_reference"),
       constraint "settlement_positions_net_check" check ("net_amount" <> 0),
       constraint "settlement_positions_status_check" check ("status" in ('PENDING', 'SETTLED', 'FAILED')));`);
-    this.addSql(`create index "settlement_positions_due_index" on "payments"."settlement_positions" ("lease_until") where "status" <> 'SETTLED';`);
-    this.addSql(`create index "settlement_positions_bank_index" on "payments"."settlement_positions" ("bank_handle", "cycle_id");`);
+    this.addSql(
+      `create index "settlement_positions_due_index" on "payments"."settlement_positions" ("lease_until") where "status" <> 'SETTLED';`,
+    );
+    this.addSql(
+      `create index "settlement_positions_bank_index" on "payments"."settlement_positions" ("bank_handle", "cycle_id");`,
+    );
     this.addSql(
       `create index "interbank_obligations_cycle_index" on "payments"."interbank_obligations" ("settlement_cycle_id", "debtor_bank", "creditor_bank", "currency") where "settlement_cycle_id" is not null;`,
     );

@@ -10,7 +10,9 @@ export class Migration20261129000100_order_movements extends Migration {
   override async up(): Promise<void> {
     // session_id is now a session's or a payment order's id (kind says which), so it can no longer
     // reference payment_sessions alone; each kind's row is created in the execution's own transaction.
-    this.addSql(`alter table "payments"."payment_executions" drop constraint if exists "payment_executions_session_id_fkey";`);
+    this.addSql(
+      `alter table "payments"."payment_executions" drop constraint if exists "payment_executions_session_id_fkey";`,
+    );
     this.addSql(`alter table "payments"."payment_executions"
       add column "kind" text not null default 'session',
       add constraint "payment_executions_kind_check" check ("kind" in ('session', 'payment_order'));`);

@@ -9,6 +9,8 @@ export class Migration20261130000400_event_order extends Migration {
   override async up(): Promise<void> {
     for (const sql of outboxAggregateSequenceSql('payments')) this.addSql(sql);
     this.addSql(`alter table "payments"."webhook_deliveries" add column "sequence" integer null;`);
-    this.addSql(`create index "webhook_deliveries_aggregate_index" on "payments"."webhook_deliveries" ("audience_id", "aggregate_id", "sequence");`);
+    this.addSql(
+      `create index "webhook_deliveries_aggregate_index" on "payments"."webhook_deliveries" ("audience_id", "aggregate_id", "sequence");`,
+    );
   }
 }

@@ -32,7 +32,9 @@ export class Migration20261130000500_mandates extends Migration {
       constraint "mandates_status_check" check ("status" in ('PENDING_CONFIRMATION', 'ACTIVE', 'CANCELLED', 'FAILED')),
       constraint "mandates_interval_check" check ("interval" in ('weekly', 'monthly', 'yearly')),
       constraint "mandates_amount_check" check ("amount" > 0));`);
-    this.addSql(`create index "mandates_merchant_index" on "payments"."mandates" ("merchant_id", "created_at" desc, "id" desc);`);
+    this.addSql(
+      `create index "mandates_merchant_index" on "payments"."mandates" ("merchant_id", "created_at" desc, "id" desc);`,
+    );
     this.addSql(`create table "payments"."mandate_charges" (
       "id" text not null primary key,
       "mandate_id" text not null references "payments"."mandates" ("id"),
@@ -58,10 +60,16 @@ export class Migration20261130000500_mandates extends Migration {
       constraint "mandate_charges_status_check" check ("status" in ('PROCESSING', 'SETTLEMENT_PENDING', 'COMPLETED', 'FAILED')),
       constraint "mandate_charges_amount_check" check ("amount" > 0));`);
     // One live charge per interval period: of two racing charges one inserts; a FAILED one frees its period.
-    this.addSql(`create unique index "mandate_charges_period_unique" on "payments"."mandate_charges" ("mandate_id", "period_start") where "status" <> 'FAILED';`);
-    this.addSql(`create index "mandate_charges_mandate_index" on "payments"."mandate_charges" ("mandate_id", "created_at" desc, "id" desc);`);
+    this.addSql(
+      `create unique index "mandate_charges_period_unique" on "payments"."mandate_charges" ("mandate_id", "period_start") where "status" <> 'FAILED';`,
+    );
+    this.addSql(
+      `create index "mandate_charges_mandate_index" on "payments"."mandate_charges" ("mandate_id", "created_at" desc, "id" desc);`,
+    );
     // The engine executes charges too.
     this.addSql(`alter table "payments"."payment_executions" drop constraint "payment_executions_kind_check";`);
-    this.addSql(`alter table "payments"."payment_executions" add constraint "payment_executions_kind_check" check ("kind" in ('session', 'payment_order', 'mandate_charge'));`);
+    this.addSql(
+      `alter table "payments"."payment_executions" add constraint "payment_executions_kind_check" check ("kind" in ('session', 'payment_order', 'mandate_charge'));`,
+    );
   }
 }

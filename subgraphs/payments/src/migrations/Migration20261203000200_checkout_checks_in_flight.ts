@@ -7,7 +7,9 @@ import { Migration } from '@gateway/db';
  */
 export class Migration20261203000200_checkout_checks_in_flight extends Migration {
   override async up(): Promise<void> {
-    this.addSql(`alter table "payments"."payment_sessions" add column "checkout_checks_in_flight" integer not null default 0;`);
+    this.addSql(
+      `alter table "payments"."payment_sessions" add column "checkout_checks_in_flight" integer not null default 0;`,
+    );
     this.addSql(`alter table "payments"."payment_sessions" add column "checkout_check_arrived_at" timestamptz null;`);
   }
 }

@@ -31,9 +31,15 @@ export const migrations: MigrationObject[] = [
   { name: 'Migration20261130000400_event_order', class: Migration20261130000400_event_order },
   { name: 'Migration20261130000500_mandates', class: Migration20261130000500_mandates },
   { name: 'Migration20261130000600_execution_lease_token', class: Migration20261130000600_execution_lease_token },
-  { name: 'Migration20261130000700_delivery_position_lease_tokens', class: Migration20261130000700_delivery_position_lease_tokens },
+  {
+    name: 'Migration20261130000700_delivery_position_lease_tokens',
+    class: Migration20261130000700_delivery_position_lease_tokens,
+  },
   { name: 'Migration20261202000100_outbox_relay_lease', class: Migration20261202000100_outbox_relay_lease },
   { name: 'Migration20261203000100_livemode', class: Migration20261203000100_livemode },
-  { name: 'Migration20261203000200_checkout_checks_in_flight', class: Migration20261203000200_checkout_checks_in_flight },
+  {
+    name: 'Migration20261203000200_checkout_checks_in_flight',
+    class: Migration20261203000200_checkout_checks_in_flight,
+  },
   { name: 'Migration20261204000100_execution_movement_id', class: Migration20261204000100_execution_movement_id },
 ];

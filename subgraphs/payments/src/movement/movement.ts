@@ -32,7 +32,8 @@ export interface Movement {
 }
 
 /** The moves the engine makes; every kind's transition table has each of them. */
-export type EngineTrigger = 'internal_credit_booked' | 'cross_bank_debit_booked' | 'credit_confirmed' | 'credit_evidenced' | 'core_failure';
+export type EngineTrigger =
+  'internal_credit_booked' | 'cross_bank_debit_booked' | 'credit_confirmed' | 'credit_evidenced' | 'core_failure';
 
 /** Why a movement failed, recorded with its core_failure move. */
 export interface EngineFailure {
@@ -58,7 +59,14 @@ export interface MovementKind<M extends Movement = Movement> {
    * OneStatement (`moved` and, when the move has one, its event `moved_event`), written only if
    * part `when` changed a row: the changes to apply to `movement` once part `moved` changed its row.
    */
-  moveIn(statement: OneStatement, movement: M, trigger: EngineTrigger, now: Date, failure: EngineFailure | undefined, when: string): Partial<M>;
+  moveIn(
+    statement: OneStatement,
+    movement: M,
+    trigger: EngineTrigger,
+    now: Date,
+    failure: EngineFailure | undefined,
+    when: string,
+  ): Partial<M>;
   /** Nothing moves it any more (an operator's answer after FAILED stands). */
   isFinal(movement: M): boolean;
 }
@@ -66,4 +74,5 @@ export interface MovementKind<M extends Movement = Movement> {
 export type MovementKinds = Record<ExecutionKind, MovementKind>;
 
 /** The kind a movement id belongs to, by its prefix (the credit-confirmed callback knows only the reference). */
-export const kindOfId = (id: string): ExecutionKind => (id.startsWith('po_') ? 'payment_order' : id.startsWith('chg_') ? 'mandate_charge' : 'session');
+export const kindOfId = (id: string): ExecutionKind =>
+  id.startsWith('po_') ? 'payment_order' : id.startsWith('chg_') ? 'mandate_charge' : 'session';

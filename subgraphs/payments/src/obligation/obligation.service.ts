@@ -23,13 +23,27 @@ type ObligatedMovement = Pick<Movement, 'id' | 'livemode' | 'debtorBank' | 'cred
  * Same-bank payments move nothing between banks and record nothing. This file is the one writer
  * of payments.interbank_obligations (a settlement cycle taking rows is below).
  */
-export function recordObligationIn(statement: OneStatement, movement: ObligatedMovement, now: Date, when: string): void {
+export function recordObligationIn(
+  statement: OneStatement,
+  movement: ObligatedMovement,
+  now: Date,
+  when: string,
+): void {
   if (!movement.debtorBank || movement.debtorBank === movement.creditorBank) return;
   statement.sql(
     'obligation',
     `insert into "payments"."interbank_obligations" ("id", "session_id", "livemode", "debtor_bank", "creditor_bank", "amount", "currency", "created_at", "settlement_cycle_id")
      select ?, ?, ?, ?, ?, ?, ?, ?, null where ${statement.changed(when)} on conflict ("session_id") do nothing returning 1`,
-    [newId('obligation'), movement.id, movement.livemode, movement.debtorBank, movement.creditorBank, movement.amount.toString(), movement.currency, now],
+    [
+      newId('obligation'),
+      movement.id,
+      movement.livemode,
+      movement.debtorBank,
+      movement.creditorBank,
+      movement.amount.toString(),
+      movement.currency,
+      now,
+    ],
   );
 }
 
@@ -50,7 +64,10 @@ export async function claimObligations(tx: EntityManager, cycleId: string, livem
 
 /** Whether any obligation waits for a cycle (the scheduled run makes no empty cycles). */
 export async function anyUnclaimed(em: EntityManager, livemode: boolean): Promise<boolean> {
-  const rows: unknown[] = await em.execute(`select 1 from "payments"."interbank_obligations" where "settlement_cycle_id" is null and "livemode" = ? limit 1`, [livemode]);
+  const rows: unknown[] = await em.execute(
+    `select 1 from "payments"."interbank_obligations" where "settlement_cycle_id" is null and "livemode" = ? limit 1`,
+    [livemode],
+  );
   return rows.length > 0;
 }
 
@@ -60,13 +77,19 @@ export async function anyUnclaimed(em: EntityManager, livemode: boolean): Promis
  * hundred rows at most.
  */
 export async function owedInCycle(em: EntityManager, cycleId: string): Promise<Owed[]> {
-  const rows: Array<{ debtor_bank: string; creditor_bank: string; currency: Currency; total: string }> = await em.execute(
-    `select "debtor_bank", "creditor_bank", "currency", sum("amount")::text as "total"
+  const rows: Array<{ debtor_bank: string; creditor_bank: string; currency: Currency; total: string }> =
+    await em.execute(
+      `select "debtor_bank", "creditor_bank", "currency", sum("amount")::text as "total"
      from "payments"."interbank_obligations" where "settlement_cycle_id" = ?
      group by "debtor_bank", "creditor_bank", "currency"`,
-    [cycleId],
-  );
-  return rows.map((row) => ({ debtorBank: row.debtor_bank, creditorBank: row.creditor_bank, currency: row.currency, amount: BigInt(row.total) }));
+      [cycleId],
+    );
+  return rows.map((row) => ({
+    debtorBank: row.debtor_bank,
+    creditorBank: row.creditor_bank,
+    currency: row.currency,
+    amount: BigInt(row.total),
+  }));
 }
 
 /**

@@ -30,10 +30,25 @@ function requestOf(event: PlatformEvent): MovementRequest | null {
   const id = text(d.movement_id);
   const amount = text(d.amount);
   const currency = text(d.currency);
-  const fields = [id, text(d.tpp_id), text(d.debtor_bank), text(d.debtor_iban), text(d.creditor_bank), text(d.creditor_iban), amount, currency];
+  const fields = [
+    id,
+    text(d.tpp_id),
+    text(d.debtor_bank),
+    text(d.debtor_iban),
+    text(d.creditor_bank),
+    text(d.creditor_iban),
+    amount,
+    currency,
+  ];
   // The world is never guessed: a request that does not say it moves nothing (a test order must not reach a live core).
   if (typeof d.livemode !== 'boolean') return null;
-  if (fields.some((field) => field === null) || !/^[1-9]\d{0,17}$/.test(amount!) || !isCurrency(currency) || !id!.startsWith('po_')) return null;
+  if (
+    fields.some((field) => field === null) ||
+    !/^[1-9]\d{0,17}$/.test(amount!) ||
+    !isCurrency(currency) ||
+    !id!.startsWith('po_')
+  )
+    return null;
   return {
     id: id!,
     tppId: text(d.tpp_id)!,
@@ -57,45 +72,77 @@ function requestOf(event: PlatformEvent): MovementRequest | null {
  * finished movement's answer is sent again, an unfinished one belongs to its run or the recovery
  * job.
  */
-export async function executeMovementRequest(root: EntityManager, engine: PaymentEngine, event: PlatformEvent, logger: Logger): Promise<void> {
+export async function executeMovementRequest(
+  root: EntityManager,
+  engine: PaymentEngine,
+  event: PlatformEvent,
+  logger: Logger,
+): Promise<void> {
   if (event.kind !== MOVEMENT_REQUESTED) return;
   const request = requestOf(event);
   if (!request) {
-    logger.error({ event: event.id, aggregate: event.aggregateId }, 'movement.requested without the fields a movement needs: ignored');
+    logger.error(
+      { event: event.id, aggregate: event.aggregateId },
+      'movement.requested without the fields a movement needs: ignored',
+    );
     return;
   }
   const now = new Date();
   const em = root.fork();
   // One statement: the movement, unless the order was requested before, and with it its execution.
   const statement = new OneStatement(em);
-  createOrderMovementOnceIn(statement, { ...request, settlementType: request.debtorBank === request.creditorBank ? 'internal' : 'rail' }, now);
+  createOrderMovementOnceIn(
+    statement,
+    { ...request, settlementType: request.debtorBank === request.creditorBank ? 'internal' : 'rail' },
+    now,
+  );
   const payer = { type: 'iban' as const, value: request.debtorIban };
   const started = engine.startIn(
     statement,
-    { movementId: request.id, kind: 'payment_order', payer, debtorIban: request.debtorIban, requestId: request.requestId },
+    {
+      movementId: request.id,
+      kind: 'payment_order',
+      payer,
+      debtorIban: request.debtorIban,
+      requestId: request.requestId,
+    },
     now,
     'movement',
   );
   if ((await statement.run()).movement) {
-    logger.info({ payment_order: request.id, tpp: request.tppId, request_id: request.requestId }, 'payment order movement requested: executing');
+    logger.info(
+      { payment_order: request.id, tpp: request.tppId, request_id: request.requestId },
+      'payment order movement requested: executing',
+    );
     // Not awaited: the bus's next request does not wait on a core.
     engine.launch(root, started);
     return;
   }
   const existing = await loadOrderMovement(em, request.id);
   if (existing && (await em.transactional(async (tx) => answerAgain(tx, existing, new Date())))) {
-    logger.info({ payment_order: request.id, status: existing.status }, 'movement requested again: its outcome sent again');
+    logger.info(
+      { payment_order: request.id, status: existing.status },
+      'movement requested again: its outcome sent again',
+    );
   }
 }
 
 /** Subscribes payments to open-banking's movement requests. */
-export function consumeMovementRequests(root: EntityManager, bus: EventBus, engine: PaymentEngine, logger: Logger): Promise<Subscription> {
+export function consumeMovementRequests(
+  root: EntityManager,
+  bus: EventBus,
+  engine: PaymentEngine,
+  logger: Logger,
+): Promise<Subscription> {
   return bus.consume(MOVEMENT_REQUEST_GROUP, MOVEMENT_REQUESTED, async (event) => {
     try {
       await executeMovementRequest(root, engine, event, logger);
     } catch (error) {
       // Thrown back: the bus delivers the request again later (a database hiccup passes).
-      logger.warn({ err: error, event: event.id, payment_order: event.aggregateId }, 'movement request not taken yet; the bus will deliver it again');
+      logger.warn(
+        { err: error, event: event.id, payment_order: event.aggregateId },
+        'movement request not taken yet; the bus will deliver it again',
+      );
       throw error;
     }
   });

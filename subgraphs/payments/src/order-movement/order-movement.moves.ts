@@ -27,7 +27,13 @@ function movementEventData(movement: OrderMovementEntity): Record<string, unknow
     status: movement.status,
     settlement_type: movement.settlementType,
     creditor_bank: movement.creditorBank,
-    ...(movement.status === 'FAILED' ? { failure_code: movement.failureCode, failure_detail: movement.failureDetail, refusal: refusalOf(movement.failureCode) } : {}),
+    ...(movement.status === 'FAILED'
+      ? {
+          failure_code: movement.failureCode,
+          failure_detail: movement.failureDetail,
+          refusal: refusalOf(movement.failureCode),
+        }
+      : {}),
   };
 }
 
@@ -39,13 +45,28 @@ const movementEvent = (kind: MovementEventKind, movement: OrderMovementEntity) =
   data: movementEventData(movement),
 });
 
-function recordMovementEvent(em: EntityManager, kind: MovementEventKind, movement: OrderMovementEntity, now: Date): void {
+function recordMovementEvent(
+  em: EntityManager,
+  kind: MovementEventKind,
+  movement: OrderMovementEntity,
+  now: Date,
+): void {
   recordEvent(em, movementEvent(kind, movement), now);
 }
 
 export type NewOrderMovement = Pick<
   OrderMovementEntity,
-  'id' | 'tppId' | 'livemode' | 'debtorBank' | 'debtorIban' | 'creditorBank' | 'creditorIban' | 'amount' | 'currency' | 'description' | 'settlementType'
+  | 'id'
+  | 'tppId'
+  | 'livemode'
+  | 'debtorBank'
+  | 'debtorIban'
+  | 'creditorBank'
+  | 'creditorIban'
+  | 'amount'
+  | 'currency'
+  | 'description'
+  | 'settlementType'
 >;
 
 /**
@@ -82,9 +103,15 @@ export function createOrderMovementOnceIn(statement: OneStatement, fields: NewOr
 type OrderMovementChanges = Partial<Pick<OrderMovementEntity, 'failureCode' | 'failureDetail'>>;
 
 /** A move of the table from the status read: its row of the table and the columns it sets. */
-function planMove(movement: OrderMovementEntity, trigger: OrderMovementTrigger, now: Date, changes: OrderMovementChanges) {
+function planMove(
+  movement: OrderMovementEntity,
+  trigger: OrderMovementTrigger,
+  now: Date,
+  changes: OrderMovementChanges,
+) {
   const move = orderMovementTransitionFor(movement.status, trigger);
-  if (!move) throw new Error(`order movement ${movement.id} is ${movement.status}: ${trigger} is not a move of its table`);
+  if (!move)
+    throw new Error(`order movement ${movement.id} is ${movement.status}: ${trigger} is not a move of its table`);
   return { move, update: { ...changes, status: move.to, updatedAt: now, [ORDER_MOVEMENT_REACHED_AT[move.to]]: now } };
 }
 
@@ -99,7 +126,14 @@ export function moveOrderMovementIn(
 ): Partial<OrderMovementEntity> {
   const { move, update } = planMove(movement, trigger, now, changes);
   statement.update('moved', OrderMovementEntity, { id: movement.id, status: movement.status }, update, when);
-  if (move.event) recordEventIn(statement, 'moved_event', movementEvent(move.event, Object.assign(new OrderMovementEntity(), movement, update)), now, 'moved');
+  if (move.event)
+    recordEventIn(
+      statement,
+      'moved_event',
+      movementEvent(move.event, Object.assign(new OrderMovementEntity(), movement, update)),
+      now,
+      'moved',
+    );
   return update;
 }
 
@@ -122,6 +156,7 @@ export function loadOrderMovement(em: EntityManager, id: string): Promise<OrderM
 export const orderMovements: MovementKind<OrderMovementEntity> = {
   load: loadOrderMovement,
   entity: OrderMovementEntity,
-  moveIn: (statement, movement, trigger, now, failure, when) => moveOrderMovementIn(statement, movement, trigger, now, failure ?? {}, when),
+  moveIn: (statement, movement, trigger, now, failure, when) =>
+    moveOrderMovementIn(statement, movement, trigger, now, failure ?? {}, when),
   isFinal: (movement) => FINAL_ORDER_MOVEMENT_STATUSES.has(movement.status),
 };

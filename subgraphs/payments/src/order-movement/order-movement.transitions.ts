@@ -1,6 +1,12 @@
 import { transitionLookup, type Transition } from '@gateway/kernel';
 import type { EngineTrigger } from '../movement/movement';
-import { engineMovementTransitions, FINAL_MOVEMENT_STATUSES, MOVEMENT_REACHED_AT, MOVEMENT_STATUSES, type MovementStatus } from '../movement/movement.transitions';
+import {
+  engineMovementTransitions,
+  FINAL_MOVEMENT_STATUSES,
+  MOVEMENT_REACHED_AT,
+  MOVEMENT_STATUSES,
+  type MovementStatus,
+} from '../movement/movement.transitions';
 
 export type OrderMovementStatus = MovementStatus;
 export const ORDER_MOVEMENT_STATUSES = MOVEMENT_STATUSES;
@@ -32,6 +38,10 @@ export const orderMovementTransitionFor = transitionLookup(ORDER_MOVEMENT_TRANSI
  */
 export function refusalOf(failureCode: string | null): 'funds' | 'declined' | 'error' {
   if (failureCode === 'INSUFFICIENT_FUNDS') return 'funds';
-  if (failureCode === null || ['CBS_TIMEOUT', 'CBS_OUTCOME_UNKNOWN', 'SERVICE_UNAVAILABLE', 'INTERNAL_ERROR'].includes(failureCode)) return 'error';
+  if (
+    failureCode === null ||
+    ['CBS_TIMEOUT', 'CBS_OUTCOME_UNKNOWN', 'SERVICE_UNAVAILABLE', 'INTERNAL_ERROR'].includes(failureCode)
+  )
+    return 'error';
   return 'declined';
 }

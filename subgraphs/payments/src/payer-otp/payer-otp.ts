@@ -40,9 +40,18 @@ export class PayerOtp {
   ) {}
 
   /** Resolves when the core accepts the OTP; OTP_INVALID (attempts left said), RATE_LIMITED, CBS_TIMEOUT or CBS_ERROR otherwise. */
-  async verify(em: EntityManager, payer: OtpPayer, otp: string, refusals: OtpRefusals, requestId?: string): Promise<void> {
+  async verify(
+    em: EntityManager,
+    payer: OtpPayer,
+    otp: string,
+    refusals: OtpRefusals,
+    requestId?: string,
+  ): Promise<void> {
     const bank = await this.directory.bank({ handle: payer.bankHandle }, requestId);
-    const verify = () => this.cores.for(bank, payer.world).verifyCustomer({ customerRef: payer.bankCustomerRef, otp, ...(requestId ? { requestId } : {}) });
+    const verify = () =>
+      this.cores
+        .for(bank, payer.world)
+        .verifyCustomer({ customerRef: payer.bankCustomerRef, otp, ...(requestId ? { requestId } : {}) });
     try {
       await this.otpGuard.check(payer, otp, verify, requestId);
     } catch (error) {
@@ -67,6 +76,8 @@ async function refused(em: EntityManager, refusals: OtpRefusals): Promise<Gatewa
   });
   return new GatewayError(
     'OTP_INVALID',
-    left > 0 ? `the one-time password was refused; ${left} attempt${left === 1 ? '' : 's'} left` : `the one-time password was refused; the ${refusals.what} has failed`,
+    left > 0
+      ? `the one-time password was refused; ${left} attempt${left === 1 ? '' : 's'} left`
+      : `the one-time password was refused; the ${refusals.what} has failed`,
   );
 }

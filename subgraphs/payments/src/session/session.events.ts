@@ -19,7 +19,9 @@ export function sessionEventData(session: PaymentSessionEntity): Record<string, 
     currency: session.currency,
     reference: session.reference,
     merchant_id: session.merchantId,
-    ...(session.status === 'COMPLETED' ? { settlement_type: session.settlementType, creditor_bank: session.creditorBank } : {}),
+    ...(session.status === 'COMPLETED'
+      ? { settlement_type: session.settlementType, creditor_bank: session.creditorBank }
+      : {}),
     ...(session.status === 'FAILED' ? { failure_code: session.failureCode } : {}),
   };
 }
@@ -33,11 +35,23 @@ const eventInput = (kind: PaymentEventKind, session: PaymentSessionEntity) => ({
 });
 
 /** Writes the event of a move in the caller's transaction (outbox): it commits with the move or not at all. */
-export function recordSessionEvent(em: EntityManager, kind: PaymentEventKind, session: PaymentSessionEntity, now: Date): void {
+export function recordSessionEvent(
+  em: EntityManager,
+  kind: PaymentEventKind,
+  session: PaymentSessionEntity,
+  now: Date,
+): void {
   recordEvent(em, eventInput(kind, session), now);
 }
 
 /** The event of a move written as one statement (session.moves.ts): part `name`, written only if part `when` changed a row. */
-export function recordSessionEventIn(statement: OneStatement, name: string, kind: PaymentEventKind, session: PaymentSessionEntity, now: Date, when?: string): void {
+export function recordSessionEventIn(
+  statement: OneStatement,
+  name: string,
+  kind: PaymentEventKind,
+  session: PaymentSessionEntity,
+  now: Date,
+  when?: string,
+): void {
   recordEventIn(statement, name, eventInput(kind, session), now, when);
 }

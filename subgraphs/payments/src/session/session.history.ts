@@ -4,7 +4,9 @@ import type { SubgraphContext } from '@gateway/federation';
 import { SESSION_AGGREGATE } from './session.events';
 import { PaymentSession, PaymentSessionStatus } from './session.type';
 
-@ObjectType('PaymentSessionStatusChange', { description: 'A status a session entered, when, and the event that told its merchant.' })
+@ObjectType('PaymentSessionStatusChange', {
+  description: 'A status a session entered, when, and the event that told its merchant.',
+})
 export class PaymentSessionStatusChange {
   @Field(() => PaymentSessionStatus, { description: 'The status entered.' })
   status!: PaymentSessionStatus;
@@ -12,7 +14,10 @@ export class PaymentSessionStatusChange {
   @Field({ description: 'When (ISO 8601 UTC): the time of the move, written with it in one transaction.' })
   at!: Date;
 
-  @Field({ description: 'The event written with the move (payment.initiated, payment.processing, payment.completed, payment.failed, payment.expired).' })
+  @Field({
+    description:
+      'The event written with the move (payment.initiated, payment.processing, payment.completed, payment.failed, payment.expired).',
+  })
   event!: string;
 
   @Field(() => String, { nullable: true, description: 'Why it FAILED, on the failed move.' })
@@ -27,9 +32,18 @@ export class PaymentSessionStatusChange {
  */
 @Resolver(() => PaymentSession)
 export class SessionHistoryResolver {
-  @FieldResolver(() => [PaymentSessionStatusChange], { description: 'Every status the session entered, oldest first, with when (its timeline).' })
-  async statusHistory(@Root() session: PaymentSession, @Ctx() context: SubgraphContext): Promise<PaymentSessionStatusChange[]> {
-    const events = await context.em.find(OutboxEvent, { aggregateType: SESSION_AGGREGATE, aggregateId: session.id }, { orderBy: { sequence: 'asc' } });
+  @FieldResolver(() => [PaymentSessionStatusChange], {
+    description: 'Every status the session entered, oldest first, with when (its timeline).',
+  })
+  async statusHistory(
+    @Root() session: PaymentSession,
+    @Ctx() context: SubgraphContext,
+  ): Promise<PaymentSessionStatusChange[]> {
+    const events = await context.em.find(
+      OutboxEvent,
+      { aggregateType: SESSION_AGGREGATE, aggregateId: session.id },
+      { orderBy: { sequence: 'asc' } },
+    );
     return events.map((event) => ({
       status: PaymentSessionStatus[event.data.status as keyof typeof PaymentSessionStatus],
       at: event.createdAt,

@@ -12,7 +12,9 @@ export class DestinationInput {
 
 @InputType({ description: 'A payment session request (POST /payments/sessions).' })
 export class CreatePaymentSessionInput {
-  @Field(() => GraphQLSafeInt, { description: "Positive integer of minor units, within the destination bank's limits." })
+  @Field(() => GraphQLSafeInt, {
+    description: "Positive integer of minor units, within the destination bank's limits.",
+  })
   amount!: number;
 
   @Field({ description: 'LYD, USD or EUR.' })
@@ -24,12 +26,22 @@ export class CreatePaymentSessionInput {
   @Field(() => String, { nullable: true, description: 'Shown to the payer at checkout; 1-500 characters.' })
   description?: string | null;
 
-  @Field(() => String, { nullable: true, description: "The merchant's own reference, returned in payment.completed; 1-128 characters." })
+  @Field(() => String, {
+    nullable: true,
+    description: "The merchant's own reference, returned in payment.completed; 1-128 characters.",
+  })
   reference?: string | null;
 
-  @Field(() => String, { nullable: true, description: 'Where the payer returns after paying, with query session_id and status (https in production).' })
+  @Field(() => String, {
+    nullable: true,
+    description: 'Where the payer returns after paying, with query session_id and status (https in production).',
+  })
   redirectUrl?: string | null;
 
-  @Field(() => String, { nullable: true, description: "Where this session's webhooks go instead of the merchant's webhook URL (https to a public host in production)." })
+  @Field(() => String, {
+    nullable: true,
+    description:
+      "Where this session's webhooks go instead of the merchant's webhook URL (https to a public host in production).",
+  })
   webhookUrl?: string | null;
 }

@@ -7,6 +7,7 @@ import { FINAL_STATUSES } from './session.transitions';
 export const sessionMovements: MovementKind<PaymentSessionEntity> = {
   load: loadSession,
   entity: PaymentSessionEntity,
-  moveIn: (statement, session, trigger, now, failure, when) => moveSessionIn(statement, 'moved', session, trigger, now, failure ?? {}, {}, when),
+  moveIn: (statement, session, trigger, now, failure, when) =>
+    moveSessionIn(statement, 'moved', session, trigger, now, failure ?? {}, {}, when),
   isFinal: (session) => FINAL_STATUSES.has(session.status),
 };

@@ -36,7 +36,13 @@ export type NewSession = Pick<
 /** A new PENDING session as the 'created' move makes it, not yet written (createSessionIn writes it). */
 export function newSession(fields: NewSession, now: Date): PaymentSessionEntity {
   const move = transitionFor(null, 'created')!;
-  return Object.assign(new PaymentSessionEntity(), fields, { status: move.to, otpFailures: 0, checkoutChecksInFlight: 0, createdAt: now, updatedAt: now });
+  return Object.assign(new PaymentSessionEntity(), fields, {
+    status: move.to,
+    otpFailures: 0,
+    checkoutChecksInFlight: 0,
+    createdAt: now,
+    updatedAt: now,
+  });
 }
 
 /**
@@ -44,7 +50,12 @@ export function newSession(fields: NewSession, now: Date): PaymentSessionEntity 
  * (`session` and `session_event`): the same row and event as createSession, one statement
  * instead of BEGIN, two INSERTs and COMMIT. Written only if part `when` changed a row, when given.
  */
-export function createSessionIn(statement: OneStatement, session: PaymentSessionEntity, now: Date, when?: string): void {
+export function createSessionIn(
+  statement: OneStatement,
+  session: PaymentSessionEntity,
+  now: Date,
+  when?: string,
+): void {
   const move = transitionFor(null, 'created')!;
   statement.insert('session', PaymentSessionEntity, { ...session }, when);
   recordSessionEventIn(statement, 'session_event', move.event, session, now, when ? 'session' : undefined);
@@ -84,11 +95,18 @@ export const SESSION_EXPIRY_MARGIN_MS = 1_000;
  * an authorization that arrived before it is never expired because the bank, or the machine, was
  * slow to check it.
  */
-export function sessionExpiryDue(now: Date, graceMs = CHECKOUT_CHECK_GRACE_MS, marginMs = SESSION_EXPIRY_MARGIN_MS): FilterQuery<PaymentSessionEntity> {
+export function sessionExpiryDue(
+  now: Date,
+  graceMs = CHECKOUT_CHECK_GRACE_MS,
+  marginMs = SESSION_EXPIRY_MARGIN_MS,
+): FilterQuery<PaymentSessionEntity> {
   return {
     status: 'PENDING',
     expiresAt: { $lte: new Date(now.getTime() - marginMs) },
-    $or: [{ checkoutChecksInFlight: { $lte: 0 } }, { checkoutCheckArrivedAt: { $lte: new Date(now.getTime() - graceMs) } }],
+    $or: [
+      { checkoutChecksInFlight: { $lte: 0 } },
+      { checkoutCheckArrivedAt: { $lte: new Date(now.getTime() - graceMs) } },
+    ],
   };
 }
 
@@ -108,13 +126,16 @@ export async function startCheckoutCheck(em: EntityManager, sessionId: string, a
 
 /** The bank's check of an OTP counted by startCheckoutCheck ended without the session being claimed (refused, no answer, another refusal). */
 export async function endCheckoutCheck(em: EntityManager, sessionId: string): Promise<void> {
-  await em.execute(`update "payments"."payment_sessions" set "checkout_checks_in_flight" = greatest("checkout_checks_in_flight" - 1, 0) where "id" = ? and "status" = 'PENDING'`, [
-    sessionId,
-  ]);
+  await em.execute(
+    `update "payments"."payment_sessions" set "checkout_checks_in_flight" = greatest("checkout_checks_in_flight" - 1, 0) where "id" = ? and "status" = 'PENDING'`,
+    [sessionId],
+  );
 }
 
 /** Columns a move may set besides status and its timestamp. */
-export type MoveChanges = Partial<Pick<PaymentSessionEntity, 'debtorBank' | 'settlementType' | 'failureCode' | 'failureDetail'>>;
+export type MoveChanges = Partial<
+  Pick<PaymentSessionEntity, 'debtorBank' | 'settlementType' | 'failureCode' | 'failureDetail'>
+>;
 
 /** A move of the table from the session's status: its row of the table and the columns it sets; throws when there is none. */
 function planMove(session: PaymentSessionEntity, trigger: SessionTrigger, now: Date, changes: MoveChanges) {
@@ -139,7 +160,11 @@ export async function moveSession(
   condition: FilterQuery<PaymentSessionEntity> = {},
 ): Promise<boolean> {
   const { move, update } = planMove(session, trigger, now, changes);
-  const count = await em.nativeUpdate(PaymentSessionEntity, { ...(condition as object), id: session.id, status: session.status }, update);
+  const count = await em.nativeUpdate(
+    PaymentSessionEntity,
+    { ...(condition as object), id: session.id, status: session.status },
+    update,
+  );
   if (count === 0) return false;
   Object.assign(session, update);
   recordSessionEvent(em, move.event, session, now);
@@ -164,8 +189,21 @@ export function moveSessionIn(
   when?: string,
 ): Partial<PaymentSessionEntity> {
   const { move, update } = planMove(session, trigger, now, changes);
-  statement.update(name, PaymentSessionEntity, { ...(condition as object), id: session.id, status: session.status }, update, when);
-  recordSessionEventIn(statement, `${name}_event`, move.event, Object.assign(new PaymentSessionEntity(), session, update), now, name);
+  statement.update(
+    name,
+    PaymentSessionEntity,
+    { ...(condition as object), id: session.id, status: session.status },
+    update,
+    when,
+  );
+  recordSessionEventIn(
+    statement,
+    `${name}_event`,
+    move.event,
+    Object.assign(new PaymentSessionEntity(), session, update),
+    now,
+    name,
+  );
   return update;
 }
 

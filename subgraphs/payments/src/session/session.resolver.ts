@@ -16,31 +16,50 @@ export function createSessionResolver(service: SessionService) {
         'Errors: VALIDATION_ERROR, ALIAS_NOT_FOUND, ALIAS_INACTIVE, BANK_NOT_PARTICIPATING, AMOUNT_TOO_LOW, AMOUNT_TOO_HIGH.',
     })
     async createPaymentSession(
-      @Arg('input', { description: "Amount, currency, destination and the merchant's details." }) input: CreatePaymentSessionInput,
-      @Arg('idempotencyKey', () => String, { nullable: true, description: 'The Idempotency-Key header: 1-255 printable characters, scoped to the merchant.' })
+      @Arg('input', { description: "Amount, currency, destination and the merchant's details." })
+      input: CreatePaymentSessionInput,
+      @Arg('idempotencyKey', () => String, {
+        nullable: true,
+        description: 'The Idempotency-Key header: 1-255 printable characters, scoped to the merchant.',
+      })
       idempotencyKey: string | null,
       @Ctx() context: SubgraphContext,
     ): Promise<PaymentSession> {
       const merchant = requirePrincipal(context, ['merchant'], 'INVALID_API_KEY');
-      const session = await service.create(context.em, { id: merchant.id, livemode: merchantLivemode(merchant) }, input, idempotencyKey, context.requestId);
+      const session = await service.create(
+        context.em,
+        { id: merchant.id, livemode: merchantLivemode(merchant) },
+        input,
+        idempotencyKey,
+        context.requestId,
+      );
       context.logger.info({ session: session.id, merchant: merchant.id }, 'payment session created');
       return session;
     }
 
     @Query(() => PaymentSession, {
-      description: "A session by id: the merchant's own (another merchant's is SESSION_NOT_FOUND), any for an operator, or its payer's (X-Session-Token of that session).",
+      description:
+        "A session by id: the merchant's own (another merchant's is SESSION_NOT_FOUND), any for an operator, or its payer's (X-Session-Token of that session).",
     })
-    async paymentSession(@Arg('id', () => ID, { description: 'Session id (ops_…).' }) id: string, @Ctx() context: SubgraphContext): Promise<PaymentSession> {
+    async paymentSession(
+      @Arg('id', () => ID, { description: 'Session id (ops_…).' }) id: string,
+      @Ctx() context: SubgraphContext,
+    ): Promise<PaymentSession> {
       const principal = requirePrincipal(context, ['merchant', 'admin', 'session'], 'INVALID_API_KEY');
       // The payer's token opens its own session only (the checkout page's live status subscription).
       if (principal.kind === 'session' && principal.id !== id) throw sessionNotFound(id);
-      return toPaymentSession(await service.findOwn(context.em, principal.kind === 'merchant' ? principal.id : null, id));
+      return toPaymentSession(
+        await service.findOwn(context.em, principal.kind === 'merchant' ? principal.id : null, id),
+      );
     }
 
-    @Query(() => PaymentSessionConnection, { description: "The merchant's sessions, newest first, in pages (GET /payments/sessions)." })
+    @Query(() => PaymentSessionConnection, {
+      description: "The merchant's sessions, newest first, in pages (GET /payments/sessions).",
+    })
     async paymentSessions(
       @Arg('first', () => Int, { nullable: true, description: 'Page size, 1-100 (default 20).' }) first: number | null,
-      @Arg('after', () => String, { nullable: true, description: 'endCursor of the previous page.' }) after: string | null,
+      @Arg('after', () => String, { nullable: true, description: 'endCursor of the previous page.' })
+      after: string | null,
       @Ctx() context: SubgraphContext,
     ): Promise<PaymentSessionConnection> {
       const merchant = requirePrincipal(context, ['merchant'], 'INVALID_API_KEY');

@@ -18,7 +18,10 @@ describe('payment session request rules', () => {
       ...valid,
       destination: { type: 'iban', value: 'ly83 0020 4800 0020 1001 2036 1' },
     });
-    expect(parsed.destination).toEqual({ type: 'iban', value: { iban: 'LY83002048000020100120361', countryCode: 'LY', institutionCode: '002' } });
+    expect(parsed.destination).toEqual({
+      type: 'iban',
+      value: { iban: 'LY83002048000020100120361', countryCode: 'LY', institutionCode: '002' },
+    });
   });
 
   it.each([
@@ -42,10 +45,14 @@ describe('payment session request rules', () => {
   });
 
   it('requires https URLs and public webhook hosts in production mode only', () => {
-    expect(problem(false, { redirectUrl: 'http://shop.example/back', webhookUrl: 'http://127.0.0.1:9000/hooks' })).toBeUndefined();
+    expect(
+      problem(false, { redirectUrl: 'http://shop.example/back', webhookUrl: 'http://127.0.0.1:9000/hooks' }),
+    ).toBeUndefined();
     expect(problem(true, { redirectUrl: 'http://shop.example/back' })).toBe('redirect_url: must be an https URL');
     expect(problem(true, { webhookUrl: 'http://hooks.example.com/x' })).toBe('webhook_url: must be an https URL');
     expect(problem(true, { webhookUrl: 'https://10.0.0.1/x' })).toMatch(/^webhook_url: must point to a public address/);
-    expect(problem(true, { redirectUrl: 'https://shop.example/back', webhookUrl: 'https://hooks.example.com/x' })).toBeUndefined();
+    expect(
+      problem(true, { redirectUrl: 'https://shop.example/back', webhookUrl: 'https://hooks.example.com/x' }),
+    ).toBeUndefined();
   });
 });

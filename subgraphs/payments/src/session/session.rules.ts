@@ -2,7 +2,10 @@ import { rules, webhookUrlRule, z, type WebhookUrlSettings } from '@gateway/kern
 
 const destination = z.discriminatedUnion(
   'type',
-  [z.object({ type: z.literal('alias'), value: rules.alias }).strict(), z.object({ type: z.literal('iban'), value: rules.iban }).strict()],
+  [
+    z.object({ type: z.literal('alias'), value: rules.alias }).strict(),
+    z.object({ type: z.literal('iban'), value: rules.iban }).strict(),
+  ],
   { error: 'type: must be alias or iban' },
 );
 
@@ -44,7 +47,12 @@ export const PAGE_SIZE_MAX = 100;
 
 export const pageRules = z
   .object({
-    first: z.number().int().min(1, `must be between 1 and ${PAGE_SIZE_MAX}`).max(PAGE_SIZE_MAX, `must be between 1 and ${PAGE_SIZE_MAX}`).nullish(),
+    first: z
+      .number()
+      .int()
+      .min(1, `must be between 1 and ${PAGE_SIZE_MAX}`)
+      .max(PAGE_SIZE_MAX, `must be between 1 and ${PAGE_SIZE_MAX}`)
+      .nullish(),
     after: z.string().trim().min(1, 'must not be empty').max(64).nullish(),
   })
   .strict();

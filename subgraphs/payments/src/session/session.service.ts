@@ -27,7 +27,8 @@ interface ResolvedDestination {
 }
 
 /** One wording for an unknown id and another merchant's id, so the two cannot be told apart. */
-export const sessionNotFound = (id: string): GatewayError => new GatewayError('SESSION_NOT_FOUND', `no payment session ${id}`);
+export const sessionNotFound = (id: string): GatewayError =>
+  new GatewayError('SESSION_NOT_FOUND', `no payment session ${id}`);
 
 export interface SessionPage {
   sessions: PaymentSessionEntity[];
@@ -53,7 +54,10 @@ export class SessionService {
     requestId?: string,
   ): Promise<PaymentSession> {
     const merchantId = merchant.id;
-    const request = parseInput(createSessionRules({ production: this.settings.production, privateTargets: this.settings.webhookPrivateTargets }), plain(input));
+    const request = parseInput(
+      createSessionRules({ production: this.settings.production, privateTargets: this.settings.webhookPrivateTargets }),
+      plain(input),
+    );
     if (idempotencyKey != null) {
       const claim = await idempotency.begin(em, merchantId, idempotencyKey, requestHash(request));
       if (claim.kind === 'replay') return fromSnapshot(claim.response);
@@ -88,19 +92,27 @@ export class SessionService {
    * session (keyset on created_at, id): sessions created meanwhile land before the first page
    * and never shift or repeat later ones.
    */
-  async list(em: EntityManager, merchantId: string, args: { first?: number | null; after?: string | null }): Promise<SessionPage> {
+  async list(
+    em: EntityManager,
+    merchantId: string,
+    args: { first?: number | null; after?: string | null },
+  ): Promise<SessionPage> {
     const page = parseInput(pageRules, args);
     const size = page.first ?? PAGE_SIZE_DEFAULT;
     let where: object = { merchantId };
     if (page.after) {
       const cursor = await em.findOne(PaymentSessionEntity, { id: page.after, merchantId });
-      if (!cursor) throw new GatewayError('VALIDATION_ERROR', 'after: not a cursor of this list (a session id from it)');
+      if (!cursor)
+        throw new GatewayError('VALIDATION_ERROR', 'after: not a cursor of this list (a session id from it)');
       where = {
         merchantId,
         $or: [{ createdAt: { $lt: cursor.createdAt } }, { createdAt: cursor.createdAt, id: { $lt: cursor.id } }],
       };
     }
-    const rows = await em.find(PaymentSessionEntity, where, { orderBy: { createdAt: 'desc', id: 'desc' }, limit: size + 1 });
+    const rows = await em.find(PaymentSessionEntity, where, {
+      orderBy: { createdAt: 'desc', id: 'desc' },
+      limit: size + 1,
+    });
     return { sessions: rows.slice(0, size), hasMore: rows.length > size };
   }
 
@@ -119,31 +131,55 @@ export class SessionService {
         disableIdentityMap: true,
       });
       let expired = 0;
-      for (const session of due) if (await moveSession(tx, session, 'ttl_elapsed', now, {}, sessionExpiryDue(now))) expired += 1;
+      for (const session of due)
+        if (await moveSession(tx, session, 'ttl_elapsed', now, {}, sessionExpiryDue(now))) expired += 1;
       return expired;
     });
   }
 
   /** Destination -> IBAN and participating bank, refused with the spec's codes. */
-  private async resolveDestination(request: CreateSessionRequest, world: { livemode: boolean }, requestId?: string): Promise<ResolvedDestination> {
+  private async resolveDestination(
+    request: CreateSessionRequest,
+    world: { livemode: boolean },
+    requestId?: string,
+  ): Promise<ResolvedDestination> {
     let iban: string;
     let bank: BankRouting;
     if (request.destination.type === 'alias') {
-      const alias: AliasRouting = await this.directory.alias({ alias: request.destination.value }, requestId, worldOf(world)).catch(renameValidation);
+      const alias: AliasRouting = await this.directory
+        .alias({ alias: request.destination.value }, requestId, worldOf(world))
+        .catch(renameValidation);
       if (alias.status !== 'ACTIVE') throw new GatewayError('ALIAS_INACTIVE', `alias ${alias.handle} is deactivated`);
       iban = alias.iban;
-      bank = await this.directory.bank({ handle: alias.bankHandle }, requestId).catch(notParticipating(alias.bankHandle));
+      bank = await this.directory
+        .bank({ handle: alias.bankHandle }, requestId)
+        .catch(notParticipating(alias.bankHandle));
     } else {
       iban = request.destination.value.iban;
       const code = request.destination.value.institutionCode;
-      bank = await this.directory.bank({ institutionCode: code }, requestId).catch(notParticipating(`with institution code ${code}`));
+      bank = await this.directory
+        .bank({ institutionCode: code }, requestId)
+        .catch(notParticipating(`with institution code ${code}`));
     }
-    if (request.amount < bank.minAmount) throw new GatewayError('AMOUNT_TOO_LOW', `amount: ${request.amount} is below ${bank.handle}'s minimum of ${bank.minAmount}`);
-    if (request.amount > bank.maxAmount) throw new GatewayError('AMOUNT_TOO_HIGH', `amount: ${request.amount} is above ${bank.handle}'s maximum of ${bank.maxAmount}`);
+    if (request.amount < bank.minAmount)
+      throw new GatewayError(
+        'AMOUNT_TOO_LOW',
+        `amount: ${request.amount} is below ${bank.handle}'s minimum of ${bank.minAmount}`,
+      );
+    if (request.amount > bank.maxAmount)
+      throw new GatewayError(
+        'AMOUNT_TOO_HIGH',
+        `amount: ${request.amount} is above ${bank.handle}'s maximum of ${bank.maxAmount}`,
+      );
     return { iban, bank };
   }
 
-  private newSession(merchant: { id: string; livemode: boolean }, request: CreateSessionRequest, destination: ResolvedDestination, now: Date): PaymentSessionEntity {
+  private newSession(
+    merchant: { id: string; livemode: boolean },
+    request: CreateSessionRequest,
+    destination: ResolvedDestination,
+    now: Date,
+  ): PaymentSessionEntity {
     const id = newId('paymentSession');
     return newSession(
       {
@@ -153,7 +189,8 @@ export class SessionService {
         amount: BigInt(request.amount),
         currency: request.currency as Currency,
         destinationType: request.destination.type,
-        destinationValue: request.destination.type === 'iban' ? request.destination.value.iban : request.destination.value,
+        destinationValue:
+          request.destination.type === 'iban' ? request.destination.value.iban : request.destination.value,
         creditorIban: destination.iban,
         creditorBank: destination.bank.handle,
         description: request.description ?? null,

@@ -1,4 +1,12 @@
-import { FINAL_STATUSES, refusal, SESSION_STATUSES, SESSION_TRANSITIONS, transitionFor, type SessionStatus, type SessionTrigger } from './session.transitions';
+import {
+  FINAL_STATUSES,
+  refusal,
+  SESSION_STATUSES,
+  SESSION_TRANSITIONS,
+  transitionFor,
+  type SessionStatus,
+  type SessionTrigger,
+} from './session.transitions';
 
 const TRIGGERS: SessionTrigger[] = [
   'created',
@@ -34,7 +42,11 @@ describe('payment session transition table', () => {
     const allowed = new Set(SESSION_TRANSITIONS.map((row) => `${row.from}:${row.trigger}`));
     for (const from of [null, ...SESSION_STATUSES] as Array<SessionStatus | null>) {
       for (const trigger of TRIGGERS) {
-        expect([from, trigger, transitionFor(from, trigger) !== undefined]).toEqual([from, trigger, allowed.has(`${from}:${trigger}`)]);
+        expect([from, trigger, transitionFor(from, trigger) !== undefined]).toEqual([
+          from,
+          trigger,
+          allowed.has(`${from}:${trigger}`),
+        ]);
       }
     }
   });
@@ -42,13 +54,27 @@ describe('payment session transition table', () => {
   it('never leaves a final status, and same-bank credits never pass through SETTLEMENT_PENDING', () => {
     for (const status of FINAL_STATUSES) expect(SESSION_TRANSITIONS.filter((row) => row.from === status)).toEqual([]);
     expect(transitionFor('PROCESSING', 'internal_credit_booked')?.to).toBe('COMPLETED');
-    expect(SESSION_TRANSITIONS.filter((row) => row.to === 'SETTLEMENT_PENDING').map((row) => row.trigger)).toEqual(['cross_bank_debit_booked']);
+    expect(SESSION_TRANSITIONS.filter((row) => row.to === 'SETTLEMENT_PENDING').map((row) => row.trigger)).toEqual([
+      'cross_bank_debit_booked',
+    ]);
   });
 
   it("refuses moves in the spec's words", () => {
-    expect(refusal('ops_1', 'COMPLETED', 'otp_accepted').extensions).toMatchObject({ code: 'SESSION_ALREADY_COMPLETED', status: 409 });
-    expect(refusal('ops_1', 'FAILED', 'otp_accepted').extensions).toMatchObject({ code: 'SESSION_FAILED', status: 409 });
-    expect(refusal('ops_1', 'EXPIRED', 'otp_accepted').extensions).toMatchObject({ code: 'SESSION_EXPIRED', status: 422 });
-    expect(refusal('ops_1', 'PROCESSING', 'otp_accepted').extensions).toMatchObject({ code: 'SESSION_IN_PROGRESS', status: 409 });
+    expect(refusal('ops_1', 'COMPLETED', 'otp_accepted').extensions).toMatchObject({
+      code: 'SESSION_ALREADY_COMPLETED',
+      status: 409,
+    });
+    expect(refusal('ops_1', 'FAILED', 'otp_accepted').extensions).toMatchObject({
+      code: 'SESSION_FAILED',
+      status: 409,
+    });
+    expect(refusal('ops_1', 'EXPIRED', 'otp_accepted').extensions).toMatchObject({
+      code: 'SESSION_EXPIRED',
+      status: 422,
+    });
+    expect(refusal('ops_1', 'PROCESSING', 'otp_accepted').extensions).toMatchObject({
+      code: 'SESSION_IN_PROGRESS',
+      status: 409,
+    });
   });
 });

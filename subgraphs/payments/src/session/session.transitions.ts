@@ -1,6 +1,13 @@
 import { GatewayError, transitionLookup, type Transition } from '@gateway/kernel';
 
-export const SESSION_STATUSES = ['PENDING', 'PROCESSING', 'SETTLEMENT_PENDING', 'COMPLETED', 'FAILED', 'EXPIRED'] as const;
+export const SESSION_STATUSES = [
+  'PENDING',
+  'PROCESSING',
+  'SETTLEMENT_PENDING',
+  'COMPLETED',
+  'FAILED',
+  'EXPIRED',
+] as const;
 export type SessionStatus = (typeof SESSION_STATUSES)[number];
 
 /** Nothing moves a session out of these. */
@@ -17,7 +24,8 @@ export type SessionTrigger =
   | 'credit_evidenced'
   | 'core_failure';
 
-export type PaymentEventKind = 'payment.initiated' | 'payment.processing' | 'payment.completed' | 'payment.failed' | 'payment.expired';
+export type PaymentEventKind =
+  'payment.initiated' | 'payment.processing' | 'payment.completed' | 'payment.failed' | 'payment.expired';
 
 /** Every move writes its event to the outbox with it. */
 export type SessionTransition = Transition<SessionStatus, SessionTrigger, PaymentEventKind>;
@@ -52,9 +60,14 @@ export const transitionFor = transitionLookup(SESSION_TRANSITIONS);
  */
 export function refusal(sessionId: string, status: SessionStatus, trigger: SessionTrigger): GatewayError {
   if (status === 'EXPIRED') return new GatewayError('SESSION_EXPIRED', `session ${sessionId} expired`);
-  if (status === 'COMPLETED') return new GatewayError('SESSION_ALREADY_COMPLETED', `session ${sessionId} is COMPLETED and cannot be modified`);
-  if (status === 'FAILED') return new GatewayError('SESSION_FAILED', `session ${sessionId} has FAILED and cannot be modified`);
-  return new GatewayError('SESSION_IN_PROGRESS', `session ${sessionId} is ${status}: ${trigger} is not possible now (a payment is already under way)`);
+  if (status === 'COMPLETED')
+    return new GatewayError('SESSION_ALREADY_COMPLETED', `session ${sessionId} is COMPLETED and cannot be modified`);
+  if (status === 'FAILED')
+    return new GatewayError('SESSION_FAILED', `session ${sessionId} has FAILED and cannot be modified`);
+  return new GatewayError(
+    'SESSION_IN_PROGRESS',
+    `session ${sessionId} is ${status}: ${trigger} is not possible now (a payment is already under way)`,
+  );
 }
 
 /** Which timestamp column records reaching a status. */

@@ -15,12 +15,19 @@ export enum PaymentSessionStatus {
 
 registerEnumType(PaymentSessionStatus, {
   name: 'PaymentSessionStatus',
-  description: 'Lifecycle of a payment session (spec "States and transitions"); COMPLETED, FAILED and EXPIRED are final.',
+  description:
+    'Lifecycle of a payment session (spec "States and transitions"); COMPLETED, FAILED and EXPIRED are final.',
   valuesConfig: {
     PENDING: { description: 'Created; waiting for the payer at checkout_url until expires_at.' },
-    PROCESSING: { description: "The payer's OTP was accepted; the bank debit (and, same bank, the credit) is in flight." },
-    SETTLEMENT_PENDING: { description: "Cross bank: debited at the payer's bank, waiting for the creditor bank to confirm the rail credit." },
-    COMPLETED: { description: 'The payee was credited (cross bank: confirmed by the creditor bank). Fulfil the order now.' },
+    PROCESSING: {
+      description: "The payer's OTP was accepted; the bank debit (and, same bank, the credit) is in flight.",
+    },
+    SETTLEMENT_PENDING: {
+      description: "Cross bank: debited at the payer's bank, waiting for the creditor bank to confirm the rail credit.",
+    },
+    COMPLETED: {
+      description: 'The payee was credited (cross bank: confirmed by the creditor bank). Fulfil the order now.',
+    },
     FAILED: { description: 'Three wrong OTPs, insufficient funds or a core failure; any money taken was returned.' },
     EXPIRED: { description: 'Not paid before expires_at.' },
   },
@@ -41,7 +48,10 @@ export class PaymentSession {
   @Field(() => ID, { description: 'Session id (ops_…).' })
   id!: string;
 
-  @Field({ description: "true for a live object; false for a test one (a test credential's), whose money moves only at test cores." })
+  @Field({
+    description:
+      "true for a live object; false for a test one (a test credential's), whose money moves only at test cores.",
+  })
   livemode!: boolean;
 
   @Field(() => ID, { description: 'The merchant that created it (mer_…).' })
@@ -68,7 +78,10 @@ export class PaymentSession {
   @Field(() => BankReference, { nullable: true, description: "The payer's bank, once the payer has authenticated." })
   debtorBank!: BankReference | null;
 
-  @Field(() => String, { nullable: true, description: 'internal (same bank) or rail (cross bank), once the payer is known.' })
+  @Field(() => String, {
+    nullable: true,
+    description: 'internal (same bank) or rail (cross bank), once the payer is known.',
+  })
   settlementType!: string | null;
 
   @Field(() => String, { nullable: true, description: 'Shown to the payer at checkout.' })
@@ -89,7 +102,10 @@ export class PaymentSession {
   @Field({ description: 'After this the session can no longer be paid (ISO 8601 UTC).' })
   expiresAt!: Date;
 
-  @Field(() => String, { nullable: true, description: 'Why the session FAILED: OTP_INVALID, INSUFFICIENT_FUNDS, CBS_TIMEOUT, CBS_ERROR, …' })
+  @Field(() => String, {
+    nullable: true,
+    description: 'Why the session FAILED: OTP_INVALID, INSUFFICIENT_FUNDS, CBS_TIMEOUT, CBS_ERROR, …',
+  })
   failureCode!: string | null;
 
   @Field({ description: 'Creation time (ISO 8601 UTC).' })
@@ -131,8 +147,14 @@ export class PaymentSessionConnection {
  * job has recorded the move (and sent payment.expired), unless an authorization that arrived in
  * time is still being checked (checkoutChecksInFlight): the expiry waits for it.
  */
-export function effectiveStatus(session: Pick<PaymentSessionEntity, 'status' | 'expiresAt' | 'checkoutChecksInFlight'>, now = new Date()): SessionStatus {
-  const expired = session.status === 'PENDING' && session.expiresAt.getTime() <= now.getTime() && !(session.checkoutChecksInFlight > 0);
+export function effectiveStatus(
+  session: Pick<PaymentSessionEntity, 'status' | 'expiresAt' | 'checkoutChecksInFlight'>,
+  now = new Date(),
+): SessionStatus {
+  const expired =
+    session.status === 'PENDING' &&
+    session.expiresAt.getTime() <= now.getTime() &&
+    !(session.checkoutChecksInFlight > 0);
   return expired ? 'EXPIRED' : session.status;
 }
 
@@ -168,7 +190,12 @@ export function toPaymentSession(entity: PaymentSessionEntity, now = new Date())
 
 /** What an Idempotency-Key replays: the session as the first request answered it. */
 export function snapshotOf(entity: PaymentSessionEntity): Record<string, unknown> {
-  return { ...toPaymentSession(entity), expiresAt: entity.expiresAt.toISOString(), createdAt: entity.createdAt.toISOString(), updatedAt: entity.updatedAt.toISOString() };
+  return {
+    ...toPaymentSession(entity),
+    expiresAt: entity.expiresAt.toISOString(),
+    createdAt: entity.createdAt.toISOString(),
+    updatedAt: entity.updatedAt.toISOString(),
+  };
 }
 
 export function fromSnapshot(snapshot: Record<string, unknown>): PaymentSession {

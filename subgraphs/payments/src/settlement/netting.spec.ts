@@ -1,7 +1,13 @@
 import fc from 'fast-check';
 import type { Currency } from '@gateway/kernel';
 import { netPositions, unbalancedCurrencies, type Owed } from './netting';
-import { cycleMove, cycleTriggerFor, CYCLE_TRANSITIONS, positionMove, POSITION_TRANSITIONS } from './settlement.transitions';
+import {
+  cycleMove,
+  cycleTriggerFor,
+  CYCLE_TRANSITIONS,
+  positionMove,
+  POSITION_TRANSITIONS,
+} from './settlement.transitions';
 
 const BANKS = ['alpha', 'beta', 'gamma', 'delta', 'eps'] as const;
 const CURRENCIES: Currency[] = ['LYD', 'USD', 'EUR'];
@@ -38,7 +44,8 @@ function naiveNets(movements: Owed[]): Map<string, bigint> {
   return nets;
 }
 
-const asMap = (positions: ReturnType<typeof netPositions>) => new Map(positions.map((p) => [`${p.currency}|${p.bankHandle}`, p.netAmount]));
+const asMap = (positions: ReturnType<typeof netPositions>) =>
+  new Map(positions.map((p) => [`${p.currency}|${p.bankHandle}`, p.netAmount]));
 
 describe('netting (settlement cycles)', () => {
   it('nets per bank and currency: the creditor bank is owed (positive), the debtor owes (negative); zero nets get no position', () => {

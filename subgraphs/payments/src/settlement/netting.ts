@@ -29,7 +29,9 @@ export function netPositions(owed: Iterable<Owed>): NetPosition[] {
   }
   return [...nets.values()]
     .filter((position) => position.netAmount !== 0n)
-    .sort((a, b) => (a.currency === b.currency ? compare(a.bankHandle, b.bankHandle) : compare(a.currency, b.currency)));
+    .sort((a, b) =>
+      a.currency === b.currency ? compare(a.bankHandle, b.bankHandle) : compare(a.currency, b.currency),
+    );
 }
 
 /**

@@ -6,7 +6,13 @@ import { anyUnclaimed, claimObligations, owedInCycle } from '../obligation/oblig
 import { SettlementCycleEntity } from './cycle.entity';
 import { netPositions, unbalancedCurrencies } from './netting';
 import { SettlementPositionEntity } from './position.entity';
-import { cycleMove, cycleTriggerFor, type CycleStatus, type CycleTrigger, type PositionStatus } from './settlement.transitions';
+import {
+  cycleMove,
+  cycleTriggerFor,
+  type CycleStatus,
+  type CycleTrigger,
+  type PositionStatus,
+} from './settlement.transitions';
 
 /** A position's key. */
 export interface PositionKey {
@@ -16,7 +22,12 @@ export interface PositionKey {
 }
 
 /** Columns a runner's record may set. */
-export type PositionChanges = Partial<Pick<SettlementPositionEntity, 'status' | 'leaseUntil' | 'unknownSince' | 'replays' | 'lastError' | 'coreTransactionId' | 'settledAt'>>;
+export type PositionChanges = Partial<
+  Pick<
+    SettlementPositionEntity,
+    'status' | 'leaseUntil' | 'unknownSince' | 'replays' | 'lastError' | 'coreTransactionId' | 'settledAt'
+  >
+>;
 
 export interface NewCycle {
   trigger: 'api' | 'schedule';
@@ -32,7 +43,9 @@ export interface NewCycle {
 }
 
 export type ClosedCycle =
-  { kind: 'closed'; cycle: SettlementCycleEntity; positions: SettlementPositionEntity[] } | { kind: 'joined'; cycle: SettlementCycleEntity } | { kind: 'skipped' };
+  | { kind: 'closed'; cycle: SettlementCycleEntity; positions: SettlementPositionEntity[] }
+  | { kind: 'joined'; cycle: SettlementCycleEntity }
+  | { kind: 'skipped' };
 
 /** The position, if it is still as its runner read it: held with its token, at its status and call count (every write of a runner is conditional on this). */
 const ownedBy = (key: PositionKey, owner: PositionOwner) => ({
@@ -45,9 +58,11 @@ const ownedBy = (key: PositionKey, owner: PositionOwner) => ({
 });
 
 /** One lock per world for "a cycle is being made", whatever process makes it. */
-const cycleLock = (livemode: boolean): string => (livemode ? 'payments:settlement-cycle' : 'payments:settlement-cycle:test');
+const cycleLock = (livemode: boolean): string =>
+  livemode ? 'payments:settlement-cycle' : 'payments:settlement-cycle:test';
 
-export const positionReference = (cycleId: string, bankHandle: string, currency: string): string => `${cycleId}:${bankHandle}:${currency}`;
+export const positionReference = (cycleId: string, bankHandle: string, currency: string): string =>
+  `${cycleId}:${bankHandle}:${currency}`;
 
 /** What a runner read of its position and expects to find when it writes: its fencing token, the status and the call count. */
 export interface PositionOwner {
@@ -76,7 +91,10 @@ export class SettlementRepository {
   async closeCycle(em: EntityManager, input: NewCycle): Promise<ClosedCycle> {
     return em.transactional(async (tx) => {
       const world = input.livemode;
-      const [attempt] = await tx.execute<Array<{ locked: boolean }>>(`select pg_try_advisory_xact_lock(hashtext(?)) as "locked"`, [cycleLock(world)]);
+      const [attempt] = await tx.execute<Array<{ locked: boolean }>>(
+        `select pg_try_advisory_xact_lock(hashtext(?)) as "locked"`,
+        [cycleLock(world)],
+      );
       if (!attempt?.locked) {
         await tx.execute(`select pg_advisory_xact_lock(hashtext(?))`, [cycleLock(world)]);
         const latest = await this.latest(tx, world);
@@ -104,7 +122,10 @@ export class SettlementRepository {
       const nets = netPositions(await owedInCycle(tx, cycle.id));
       const unbalanced = unbalancedCurrencies(nets);
       // Unreachable by netting; refusing here means no bank is ever called on a book that does not balance.
-      if (unbalanced.length > 0) throw new Error(`settlement cycle ${cycle.id} does not sum to zero in ${unbalanced.join(', ')}: nothing was settled`);
+      if (unbalanced.length > 0)
+        throw new Error(
+          `settlement cycle ${cycle.id} does not sum to zero in ${unbalanced.join(', ')}: nothing was settled`,
+        );
 
       const leaseUntil = new Date(now.getTime() + input.leaseMs);
       const positions = nets.map((net) =>
@@ -132,7 +153,13 @@ export class SettlementRepository {
       );
       if (positions.length > 0) await tx.insertMany(SettlementPositionEntity, positions);
       const trigger: CycleTrigger = positions.length > 0 ? 'closed_with_positions' : 'closed_empty';
-      const changes = { status: cycleMove('OPEN', trigger)!, closedAt: now, settledAt: positions.length > 0 ? null : now, obligationCount: cycle.obligationCount, updatedAt: now };
+      const changes = {
+        status: cycleMove('OPEN', trigger)!,
+        closedAt: now,
+        settledAt: positions.length > 0 ? null : now,
+        obligationCount: cycle.obligationCount,
+        updatedAt: now,
+      };
       await tx.nativeUpdate(SettlementCycleEntity, { id: cycle.id, status: 'OPEN' }, changes);
       Object.assign(cycle, changes);
       return { kind: 'closed', cycle, positions };
@@ -141,18 +168,32 @@ export class SettlementRepository {
 
   /** The newest cycle, untracked. */
   async latest(em: EntityManager, livemode: boolean): Promise<SettlementCycleEntity | null> {
-    const [newest] = await em.find(SettlementCycleEntity, { livemode }, { orderBy: { openedAt: 'desc', id: 'desc' }, limit: 1, disableIdentityMap: true });
+    const [newest] = await em.find(
+      SettlementCycleEntity,
+      { livemode },
+      { orderBy: { openedAt: 'desc', id: 'desc' }, limit: 1, disableIdentityMap: true },
+    );
     return newest ?? null;
   }
 
   /** The row as the database has it now, untracked (the runner updates it in place). */
   findPosition(em: EntityManager, key: PositionKey): Promise<SettlementPositionEntity | null> {
-    return em.findOne(SettlementPositionEntity, { cycleId: key.cycleId, bankHandle: key.bankHandle, currency: key.currency as never }, { disableIdentityMap: true });
+    return em.findOne(
+      SettlementPositionEntity,
+      { cycleId: key.cycleId, bankHandle: key.bankHandle, currency: key.currency as never },
+      { disableIdentityMap: true },
+    );
   }
 
   /** The settlement account a position's every call goes to, fixed once (a replay must be the same movement), by its owner. */
   async fixIban(em: EntityManager, key: PositionKey, owner: PositionOwner, iban: string): Promise<boolean> {
-    return (await em.nativeUpdate(SettlementPositionEntity, { ...ownedBy(key, owner), settlementIban: null }, { settlementIban: iban })) > 0;
+    return (
+      (await em.nativeUpdate(
+        SettlementPositionEntity,
+        { ...ownedBy(key, owner), settlementIban: null },
+        { settlementIban: iban },
+      )) > 0
+    );
   }
 
   /**
@@ -168,12 +209,25 @@ export class SettlementRepository {
    * position (its token) and it is still at the status and call count the runner read; the cycle
    * moves with it (transition table) in the same transaction.
    */
-  async record(em: EntityManager, key: PositionKey, expected: PositionOwner, changes: PositionChanges, now: Date): Promise<boolean> {
+  async record(
+    em: EntityManager,
+    key: PositionKey,
+    expected: PositionOwner,
+    changes: PositionChanges,
+    now: Date,
+  ): Promise<boolean> {
     return em.transactional(async (tx) => {
-      const [cycle] = await tx.execute<Array<{ status: CycleStatus }>>(`select "status" from "payments"."settlement_cycles" where "id" = ? for update`, [key.cycleId]);
+      const [cycle] = await tx.execute<Array<{ status: CycleStatus }>>(
+        `select "status" from "payments"."settlement_cycles" where "id" = ? for update`,
+        [key.cycleId],
+      );
       if (!cycle) return false;
       const where = ownedBy(key, expected);
-      const updated = await tx.nativeUpdate(SettlementPositionEntity, where, { ...changes, attempts: raw('attempts + 1'), updatedAt: now });
+      const updated = await tx.nativeUpdate(SettlementPositionEntity, where, {
+        ...changes,
+        attempts: raw('attempts + 1'),
+        updatedAt: now,
+      });
       if (updated === 0) return false;
       await this.moveCycle(tx, key.cycleId, cycle.status, now);
       return true;
@@ -182,11 +236,18 @@ export class SettlementRepository {
 
   /** The cycle's status as its positions now say, if the transition table allows the move. */
   private async moveCycle(tx: EntityManager, cycleId: string, from: CycleStatus, now: Date): Promise<void> {
-    const rows: Array<{ status: PositionStatus }> = await tx.execute(`select "status" from "payments"."settlement_positions" where "cycle_id" = ?`, [cycleId]);
+    const rows: Array<{ status: PositionStatus }> = await tx.execute(
+      `select "status" from "payments"."settlement_positions" where "cycle_id" = ?`,
+      [cycleId],
+    );
     const statuses = rows.map((row) => row.status);
     const to = cycleMove(from, cycleTriggerFor(statuses));
     if (!to || to === from) return;
-    await tx.nativeUpdate(SettlementCycleEntity, { id: cycleId, status: from }, { status: to, updatedAt: now, ...(to === 'SETTLED' ? { settledAt: now } : {}) });
+    await tx.nativeUpdate(
+      SettlementCycleEntity,
+      { id: cycleId, status: from },
+      { status: to, updatedAt: now, ...(to === 'SETTLED' ? { settledAt: now } : {}) },
+    );
   }
 
   /**
@@ -209,7 +270,12 @@ export class SettlementRepository {
 
   /** An operator asks for an unsettled position to be tried again now (same reference); a SETTLED one is left alone. */
   async retryNow(em: EntityManager, key: PositionKey, now: Date): Promise<boolean> {
-    const where = { cycleId: key.cycleId, bankHandle: key.bankHandle, currency: key.currency as never, status: { $ne: 'SETTLED' as const } };
+    const where = {
+      cycleId: key.cycleId,
+      bankHandle: key.bankHandle,
+      currency: key.currency as never,
+      status: { $ne: 'SETTLED' as const },
+    };
     return (await em.nativeUpdate(SettlementPositionEntity, where, { leaseUntil: now, updatedAt: now })) > 0;
   }
 }

@@ -2,7 +2,13 @@ import { Arg, Ctx, ID, Int, Mutation, Query, Resolver } from 'type-graphql';
 import { GatewayError } from '@gateway/kernel';
 import { pageInfoOf, requirePrincipal, type SubgraphContext } from '@gateway/federation';
 import type { SettlementService } from './settlement.service';
-import { SettlementCycle, SettlementCycleConnection, SettlementPosition, toSettlementCycle, toSettlementPosition } from './settlement.type';
+import {
+  SettlementCycle,
+  SettlementCycleConnection,
+  SettlementPosition,
+  toSettlementCycle,
+  toSettlementPosition,
+} from './settlement.type';
 
 /** Settlement cycles: operators run and read them; a bank reads its own position in a cycle. */
 export function createSettlementResolver(service: SettlementService) {
@@ -14,12 +20,16 @@ export function createSettlementResolver(service: SettlementService) {
         'Answers once the positions had their first call (or after a few seconds). Two runs at once make one cycle: both get it.',
     })
     async runSettlementCycle(
-      @Arg('mode', () => String, { nullable: true, description: "live (default) or test: a test cycle nets test obligations only, against the banks' test cores." })
+      @Arg('mode', () => String, {
+        nullable: true,
+        description: "live (default) or test: a test cycle nets test obligations only, against the banks' test cores.",
+      })
       mode: string | null,
       @Ctx() context: SubgraphContext,
     ): Promise<SettlementCycle> {
       requirePrincipal(context, ['admin']);
-      if (mode != null && mode !== 'live' && mode !== 'test') throw new GatewayError('VALIDATION_ERROR', 'mode: must be live or test');
+      if (mode != null && mode !== 'live' && mode !== 'test')
+        throw new GatewayError('VALIDATION_ERROR', 'mode: must be live or test');
       const made = await service.trigger(context.em, 'api', context.requestId, mode !== 'test');
       return toSettlementCycle(await service.find(context.em.fork(), made!.id, context.principal));
     }
@@ -40,7 +50,10 @@ export function createSettlementResolver(service: SettlementService) {
       description:
         'A settlement cycle: every position for an operator; for a bank key, the cycle with its own positions only (FORBIDDEN for a cycle it is not in). SETTLEMENT_CYCLE_NOT_FOUND.',
     })
-    async settlementCycle(@Arg('id', () => ID, { description: 'The cycle (stl_…).' }) id: string, @Ctx() context: SubgraphContext): Promise<SettlementCycle> {
+    async settlementCycle(
+      @Arg('id', () => ID, { description: 'The cycle (stl_…).' }) id: string,
+      @Ctx() context: SubgraphContext,
+    ): Promise<SettlementCycle> {
       requirePrincipal(context, ['admin', 'bank']);
       return toSettlementCycle(await service.find(context.em, id, context.principal));
     }

@@ -6,7 +6,12 @@ import type { EngineSettings } from '../engine/engine.settings';
 import { MovementSettler, type MovementCall } from '../engine/settle';
 import { holdLease, type HeldLease } from '../lease/lease';
 import type { SettlementPositionEntity } from './position.entity';
-import { settlementRepository as positions, type PositionChanges, type PositionKey, type PositionOwner } from './settlement.repository';
+import {
+  settlementRepository as positions,
+  type PositionChanges,
+  type PositionKey,
+  type PositionOwner,
+} from './settlement.repository';
 import { retryPause, type SettlementSettings } from './settlement.settings';
 import { positionMove } from './settlement.transitions';
 
@@ -52,7 +57,12 @@ export class SettlementRunner {
     const current = this.running.get(id);
     if (current && !takenOver) return current;
     const run: Promise<void> = this.once(root.fork(), key, requestId)
-      .catch((error) => this.logger.error({ err: error, position: id, request_id: requestId }, 'settlement position run crashed; the recovery job will resume it'))
+      .catch((error) =>
+        this.logger.error(
+          { err: error, position: id, request_id: requestId },
+          'settlement position run crashed; the recovery job will resume it',
+        ),
+      )
       .finally(() => {
         if (this.running.get(id) === run) this.running.delete(id);
       });
@@ -94,8 +104,13 @@ export class SettlementRunner {
       renew: (until) => positions.renewLease(root.fork(), position, owner, until),
       // Not renewed: this run recorded its result meanwhile, or the position changed hands.
       confirmLost: async () => (await positions.findPosition(root.fork(), position))?.leaseToken !== owner.leaseToken,
-      onLost: () => this.logger.warn(log, 'settlement position taken over by another process: its result here will not be recorded'),
-      onError: (error) => this.logger.warn({ ...log, err: error }, 'settlement position lease not renewed (database); the call goes on'),
+      onLost: () =>
+        this.logger.warn(
+          log,
+          'settlement position taken over by another process: its result here will not be recorded',
+        ),
+      onError: (error) =>
+        this.logger.warn({ ...log, err: error }, 'settlement position lease not renewed (database); the call goes on'),
     });
   }
 
@@ -111,7 +126,9 @@ export class SettlementRunner {
     const magnitude = net < 0n ? -net : net;
     if (magnitude > BigInt(Number.MAX_SAFE_INTEGER)) {
       // JSON numbers past 2^53 are not exact at every core: refused here, for an operator to split.
-      return this.record(em, position, 'refused', { lastError: `net amount ${net} is beyond what a core call carries exactly` });
+      return this.record(em, position, 'refused', {
+        lastError: `net amount ${net} is beyond what a core call carries exactly`,
+      });
     }
     const movement: MovementCall = {
       bank: position.bankHandle,
@@ -123,7 +140,12 @@ export class SettlementRunner {
       direction: net > 0n ? 'CREDIT' : 'DEBIT',
       description: `Net settlement ${position.coreReference}`,
     };
-    const settled = await this.settler.settle(movement, { requestId, unknownSince: position.unknownSince, replays: position.replays, createdAt: position.createdAt });
+    const settled = await this.settler.settle(movement, {
+      requestId,
+      unknownSince: position.unknownSince,
+      replays: position.replays,
+      createdAt: position.createdAt,
+    });
     if (settled.kind === 'booked') {
       this.logger.info({ ...log, duplicate: settled.movement?.duplicate ?? null }, 'settlement position booked');
       return this.record(em, position, 'booked', {
@@ -137,24 +159,49 @@ export class SettlementRunner {
     if (settled.kind === 'refused' && position.unknownSince !== null) {
       // Replays of an unknown outcome, and the statement shows nothing booked: the core was failing,
       // not refusing. Still PENDING; the next call is a first call again.
-      this.logger.warn({ ...log, code: settled.code, detail: settled.detail }, 'settlement position not booked (statement reconciled); sent again later');
-      return this.record(em, position, 'later', { unknownSince: null, replays: 0, lastError: `${settled.code}: ${settled.detail}` });
+      this.logger.warn(
+        { ...log, code: settled.code, detail: settled.detail },
+        'settlement position not booked (statement reconciled); sent again later',
+      );
+      return this.record(em, position, 'later', {
+        unknownSince: null,
+        replays: 0,
+        lastError: `${settled.code}: ${settled.detail}`,
+      });
     }
     if (settled.kind === 'refused') {
-      this.logger.warn({ ...log, code: settled.code, detail: settled.detail }, 'settlement position refused by the core; retried later');
-      return this.record(em, position, 'refused', { unknownSince: null, replays: 0, lastError: `${settled.code}: ${settled.detail}` });
+      this.logger.warn(
+        { ...log, code: settled.code, detail: settled.detail },
+        'settlement position refused by the core; retried later',
+      );
+      return this.record(em, position, 'refused', {
+        unknownSince: null,
+        replays: 0,
+        lastError: `${settled.code}: ${settled.detail}`,
+      });
     }
     if (settled.kind === 'given_up') {
       // Past the engine's outcome deadline: still unknown. Keep replaying and reading the statement.
       this.logger.error({ ...log, detail: settled.detail }, 'settlement position outcome still unknown');
-      return this.record(em, position, 'later', { unknownSince: position.unknownSince ?? new Date(), replays: position.replays + 1, lastError: settled.detail });
+      return this.record(em, position, 'later', {
+        unknownSince: position.unknownSince ?? new Date(),
+        replays: position.replays + 1,
+        lastError: settled.detail,
+      });
     }
-    this.logger.warn({ ...log, code: settled.code, detail: settled.detail }, 'settlement position not booked yet; retried later');
+    this.logger.warn(
+      { ...log, code: settled.code, detail: settled.detail },
+      'settlement position not booked yet; retried later',
+    );
     return this.record(em, position, 'later', { ...settled.unknown, lastError: `${settled.code}: ${settled.detail}` });
   }
 
   /** The bank's settlement account in the position's currency, from its registration, fixed on the position before the first call. */
-  private async fixIban(em: EntityManager, position: SettlementPositionEntity, requestId: string | null): Promise<string | null> {
+  private async fixIban(
+    em: EntityManager,
+    position: SettlementPositionEntity,
+    requestId: string | null,
+  ): Promise<string | null> {
     try {
       const routing = await this.directory.bank({ handle: position.bankHandle }, requestId ?? undefined);
       if (this.stopped) return null;
@@ -163,7 +210,10 @@ export class SettlementRunner {
       return (await positions.findPosition(em, position))?.settlementIban ?? null;
     } catch (error) {
       const detail = error instanceof Error ? error.message : String(error);
-      this.logger.warn({ position: position.coreReference, err: error }, 'settlement account of the bank unavailable; retried later');
+      this.logger.warn(
+        { position: position.coreReference, err: error },
+        'settlement account of the bank unavailable; retried later',
+      );
       await this.record(em, position, 'later', { lastError: `bank routing unavailable: ${detail}` });
       return null;
     }
@@ -173,16 +223,29 @@ export class SettlementRunner {
    * Records a call's result: booked (SETTLED), refused (FAILED, tried again after a pause), or
    * later (still PENDING, or back to PENDING from FAILED when a retry's outcome is unknown).
    */
-  private async record(em: EntityManager, position: SettlementPositionEntity, result: 'booked' | 'refused' | 'later', changes: PositionChanges): Promise<void> {
+  private async record(
+    em: EntityManager,
+    position: SettlementPositionEntity,
+    result: 'booked' | 'refused' | 'later',
+    changes: PositionChanges,
+  ): Promise<void> {
     if (this.stopped) return;
     const now = new Date();
     let status = position.status;
     if (result !== 'later') status = positionMove(position.status, result) ?? position.status;
-    else if (position.status === 'FAILED' && changes.unknownSince) status = positionMove('FAILED', 'retried_unknown') ?? 'FAILED';
+    else if (position.status === 'FAILED' && changes.unknownSince)
+      status = positionMove('FAILED', 'retried_unknown') ?? 'FAILED';
     const pause = retryPause(position.attempts + 1, this.engine.retryDelayMs, this.settings.retryMaxMs);
-    const update: PositionChanges = { ...changes, status, leaseUntil: new Date(now.getTime() + (status === 'SETTLED' ? 0 : pause)) };
+    const update: PositionChanges = {
+      ...changes,
+      status,
+      leaseUntil: new Date(now.getTime() + (status === 'SETTLED' ? 0 : pause)),
+    };
     if (!(await positions.record(em, position, this.ownerOf(position), update, now))) {
-      this.logger.warn({ position: position.coreReference, bank: position.bankHandle, status }, 'settlement position result not recorded: another process holds the position now');
+      this.logger.warn(
+        { position: position.coreReference, bank: position.bankHandle, status },
+        'settlement position result not recorded: another process holds the position now',
+      );
     }
   }
 }

@@ -37,16 +37,29 @@ export class SettlementService {
    * cycle lock does it (SettlementRepository.closeCycle). Nothing to take: the operator gets an
    * empty, SETTLED cycle (the statement that nothing was owed); the schedule makes none.
    */
-  async trigger(root: EntityManager, trigger: 'api' | 'schedule', requestId: string | null, livemode = true): Promise<SettlementCycleEntity | null> {
+  async trigger(
+    root: EntityManager,
+    trigger: 'api' | 'schedule',
+    requestId: string | null,
+    livemode = true,
+  ): Promise<SettlementCycleEntity | null> {
     // A scheduled run that made nothing is no answer for an operator: run again behind it.
     const running = this.inFlight.get(livemode);
-    if (running) return (await running) ?? (trigger === 'api' ? this.trigger(root, trigger, requestId, livemode) : null);
-    const work = this.make(root, trigger, requestId ?? newId('request'), livemode).finally(() => this.inFlight.delete(livemode));
+    if (running)
+      return (await running) ?? (trigger === 'api' ? this.trigger(root, trigger, requestId, livemode) : null);
+    const work = this.make(root, trigger, requestId ?? newId('request'), livemode).finally(() =>
+      this.inFlight.delete(livemode),
+    );
     this.inFlight.set(livemode, work);
     return work;
   }
 
-  private async make(root: EntityManager, trigger: 'api' | 'schedule', requestId: string, livemode: boolean): Promise<SettlementCycleEntity | null> {
+  private async make(
+    root: EntityManager,
+    trigger: 'api' | 'schedule',
+    requestId: string,
+    livemode: boolean,
+  ): Promise<SettlementCycleEntity | null> {
     const closed = await repository.closeCycle(root.fork(), {
       trigger,
       livemode,
@@ -58,7 +71,17 @@ export class SettlementService {
     if (closed.kind === 'skipped') return null;
     if (closed.kind === 'joined') return closed.cycle;
     const { cycle, positions } = closed;
-    this.logger.info({ cycle: cycle.id, request_id: requestId, trigger, livemode, obligations: cycle.obligationCount, positions: positions.length }, 'settlement cycle closed');
+    this.logger.info(
+      {
+        cycle: cycle.id,
+        request_id: requestId,
+        trigger,
+        livemode,
+        obligations: cycle.obligationCount,
+        positions: positions.length,
+      },
+      'settlement cycle closed',
+    );
     const runs = Promise.all(positions.map((position) => this.runner.run(root, position, requestId)));
     await Promise.race([runs, new Promise((resolve) => setTimeout(resolve, this.settings.waitMs).unref())]);
     return cycle;
@@ -70,7 +93,13 @@ export class SettlementService {
     if (room <= 0) return [];
     const claimed = await repository.claimDue(root.fork(), now, this.leaseMs, room);
     if (claimed.length === 0) return claimed;
-    const cycles = await root.fork().find(SettlementCycleEntity, { id: { $in: [...new Set(claimed.map((key) => key.cycleId))] } }, { fields: ['requestId'] });
+    const cycles = await root
+      .fork()
+      .find(
+        SettlementCycleEntity,
+        { id: { $in: [...new Set(claimed.map((key) => key.cycleId))] } },
+        { fields: ['requestId'] },
+      );
     const requestOf = new Map(cycles.map((cycle) => [cycle.id, cycle.requestId]));
     for (const key of claimed) void this.runner.run(root, key, requestOf.get(key.cycleId) ?? null, true);
     return claimed;
@@ -90,21 +119,35 @@ export class SettlementService {
   }
 
   /** Newest first (operators). */
-  async list(em: EntityManager, first: number, after: string | null): Promise<{ cycles: CycleView[]; hasMore: boolean }> {
-    if (!Number.isInteger(first) || first < 1 || first > MAX_CYCLE_PAGE) throw new GatewayError('VALIDATION_ERROR', `first: 1 to ${MAX_CYCLE_PAGE}`);
+  async list(
+    em: EntityManager,
+    first: number,
+    after: string | null,
+  ): Promise<{ cycles: CycleView[]; hasMore: boolean }> {
+    if (!Number.isInteger(first) || first < 1 || first > MAX_CYCLE_PAGE)
+      throw new GatewayError('VALIDATION_ERROR', `first: 1 to ${MAX_CYCLE_PAGE}`);
     let where: object = {};
     if (after) {
       const cursor = await em.findOne(SettlementCycleEntity, { id: after });
       if (!cursor) throw new GatewayError('VALIDATION_ERROR', 'after: not a cursor of this list');
       where = { $or: [{ openedAt: { $lt: cursor.openedAt } }, { openedAt: cursor.openedAt, id: { $lt: cursor.id } }] };
     }
-    const rows = await em.find(SettlementCycleEntity, where, { orderBy: { openedAt: 'desc', id: 'desc' }, limit: first + 1 });
+    const rows = await em.find(SettlementCycleEntity, where, {
+      orderBy: { openedAt: 'desc', id: 'desc' },
+      limit: first + 1,
+    });
     const page = rows.slice(0, first);
     const positions = await this.positionsOf(
       em,
       page.map((cycle) => cycle.id),
     );
-    return { cycles: page.map((cycle) => ({ cycle, positions: positions.filter((position) => position.cycleId === cycle.id) })), hasMore: rows.length > first };
+    return {
+      cycles: page.map((cycle) => ({
+        cycle,
+        positions: positions.filter((position) => position.cycleId === cycle.id),
+      })),
+      hasMore: rows.length > first,
+    };
   }
 
   /**
@@ -114,13 +157,21 @@ export class SettlementService {
   async retryPosition(em: EntityManager, key: PositionKey): Promise<SettlementPositionEntity> {
     await repository.retryNow(em, key, new Date());
     const position = await repository.findPosition(em, key);
-    if (!position) throw new GatewayError('SETTLEMENT_CYCLE_NOT_FOUND', `no position of ${key.bankHandle} in ${key.currency} in settlement cycle ${key.cycleId}`);
+    if (!position)
+      throw new GatewayError(
+        'SETTLEMENT_CYCLE_NOT_FOUND',
+        `no position of ${key.bankHandle} in ${key.currency} in settlement cycle ${key.cycleId}`,
+      );
     return position;
   }
 
   private positionsOf(em: EntityManager, cycleIds: string[], bankHandle?: string): Promise<SettlementPositionEntity[]> {
     if (cycleIds.length === 0) return Promise.resolve([]);
-    return em.find(SettlementPositionEntity, { cycleId: { $in: cycleIds }, ...(bankHandle ? { bankHandle } : {}) }, { orderBy: { currency: 'asc', bankHandle: 'asc' } });
+    return em.find(
+      SettlementPositionEntity,
+      { cycleId: { $in: cycleIds }, ...(bankHandle ? { bankHandle } : {}) },
+      { orderBy: { currency: 'asc', bankHandle: 'asc' } },
+    );
   }
 
   /** A bank whose net came to zero has no position but is in the cycle all the same. */

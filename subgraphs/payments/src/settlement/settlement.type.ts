@@ -26,10 +26,19 @@ registerEnumType(SettlementCycleStatus, {
   name: 'SettlementCycleStatus',
   description: "Where a settlement cycle stands (Mojaloop's settlement window model).",
   valuesConfig: {
-    OPEN: { description: 'Taking obligations and netting them (inside one transaction: readers see the cycle once it has closed).' },
+    OPEN: {
+      description:
+        'Taking obligations and netting them (inside one transaction: readers see the cycle once it has closed).',
+    },
     SETTLING: { description: 'Positions fixed; core calls under way or waiting to be retried.' },
-    SETTLED: { description: 'Every position booked at its bank (or there was nothing to settle). Final: the cycle is never settled again.' },
-    PARTIALLY_FAILED: { description: 'No call under way and at least one position refused by its core; refused positions are retried with backoff (or by an operator).' },
+    SETTLED: {
+      description:
+        'Every position booked at its bank (or there was nothing to settle). Final: the cycle is never settled again.',
+    },
+    PARTIALLY_FAILED: {
+      description:
+        'No call under way and at least one position refused by its core; refused positions are retried with backoff (or by an operator).',
+    },
   },
 });
 
@@ -37,9 +46,15 @@ registerEnumType(SettlementPositionStatus, {
   name: 'SettlementPositionStatus',
   description: "Where one bank's net position stands.",
   valuesConfig: {
-    PENDING: { description: 'Not booked yet: the call is under way, or its outcome is unknown, or the core was unreachable; retried with the same reference.' },
+    PENDING: {
+      description:
+        'Not booked yet: the call is under way, or its outcome is unknown, or the core was unreachable; retried with the same reference.',
+    },
     SETTLED: { description: 'Booked at the bank core. Final.' },
-    FAILED: { description: "Refused by the bank's core (e.g. INSUFFICIENT_FUNDS); retried with the same reference and backoff until booked." },
+    FAILED: {
+      description:
+        "Refused by the bank's core (e.g. INSUFFICIENT_FUNDS); retried with the same reference and backoff until booked.",
+    },
   },
 });
 
@@ -52,7 +67,9 @@ registerEnumType(SettlementDirection, {
   },
 });
 
-@ObjectType('SettlementPosition', { description: "One bank's net in one currency within a settlement cycle, and its one core movement." })
+@ObjectType('SettlementPosition', {
+  description: "One bank's net in one currency within a settlement cycle, and its one core movement.",
+})
 export class SettlementPosition {
   @Field({ description: 'The bank (handle).' })
   bankHandle!: string;
@@ -60,7 +77,10 @@ export class SettlementPosition {
   @Field({ description: 'ISO 4217 currency of netAmount.' })
   currency!: string;
 
-  @Field(() => GraphQLSafeInt, { description: "Signed minor units: positive, the bank is owed (CREDIT); negative, it owes (DEBIT). A cycle's positions sum to zero per currency." })
+  @Field(() => GraphQLSafeInt, {
+    description:
+      "Signed minor units: positive, the bank is owed (CREDIT); negative, it owes (DEBIT). A cycle's positions sum to zero per currency.",
+  })
   netAmount!: number;
 
   @Field(() => SettlementDirection, { description: 'CREDIT or DEBIT of the settlement account.' })
@@ -69,28 +89,43 @@ export class SettlementPosition {
   @Field(() => SettlementPositionStatus, { description: 'PENDING, SETTLED or FAILED.' })
   status!: SettlementPositionStatus;
 
-  @Field({ description: 'The core reference of the movement, `stl_…:<bank_handle>:<currency>`: every call and retry carries it, so the core books it once.' })
+  @Field({
+    description:
+      'The core reference of the movement, `stl_…:<bank_handle>:<currency>`: every call and retry carries it, so the core books it once.',
+  })
   coreReference!: string;
 
-  @Field(() => String, { nullable: true, description: "The bank's settlement_account_iban the movement goes to; null before the first call." })
+  @Field(() => String, {
+    nullable: true,
+    description: "The bank's settlement_account_iban the movement goes to; null before the first call.",
+  })
   settlementIban!: string | null;
 
   @Field(() => Int, { description: 'Calls made so far (retries and replays included).' })
   attempts!: number;
 
-  @Field(() => String, { nullable: true, description: 'The last failure met (the core refusal, or why the outcome is not known yet); null once booked.' })
+  @Field(() => String, {
+    nullable: true,
+    description: 'The last failure met (the core refusal, or why the outcome is not known yet); null once booked.',
+  })
   lastError!: string | null;
 
   @Field(() => Date, { nullable: true, description: 'When the core booked it (ISO 8601 UTC).' })
   settledAt!: Date | null;
 }
 
-@ObjectType('SettlementCycle', { description: 'A settlement cycle: the interbank obligations it took, netted per bank and currency, and settled once per position at the banks.' })
+@ObjectType('SettlementCycle', {
+  description:
+    'A settlement cycle: the interbank obligations it took, netted per bank and currency, and settled once per position at the banks.',
+})
 export class SettlementCycle {
   @Field(() => ID, { description: 'stl_…' })
   id!: string;
 
-  @Field({ description: "true for a live cycle; false for a test cycle, which nets test obligations only at the banks' test cores." })
+  @Field({
+    description:
+      "true for a live cycle; false for a test cycle, which nets test obligations only at the banks' test cores.",
+  })
   livemode!: boolean;
 
   @Field(() => SettlementCycleStatus, { description: 'OPEN, SETTLING, SETTLED or PARTIALLY_FAILED.' })
@@ -112,7 +147,8 @@ export class SettlementCycle {
   trigger!: string;
 
   @Field(() => [SettlementPosition], {
-    description: "Non-zero positions, by currency then bank (a bank's key sees its own only). A bank whose net is zero has none and gets no call.",
+    description:
+      "Non-zero positions, by currency then bank (a bank's key sees its own only). A bank whose net is zero has none and gets no call.",
   })
   positions!: SettlementPosition[];
 }

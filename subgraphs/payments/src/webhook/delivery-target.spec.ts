@@ -27,7 +27,12 @@ describe('webhook targets of TPPs', () => {
     const call = (async (query: string, variables?: Record<string, unknown>) => {
       expect(query).toContain('tppWebhookTarget');
       asked.push(variables);
-      return { tppWebhookTarget: { url: 'https://tpp.example/hooks', sealedSecret: sealSecret(secrets[asked.length - 1]!, platformSecret) } };
+      return {
+        tppWebhookTarget: {
+          url: 'https://tpp.example/hooks',
+          sealedSecret: sealSecret(secrets[asked.length - 1]!, platformSecret),
+        },
+      };
     }) as ServiceClient;
     const lookup = createTargetLookup({ knex, call, platformSecret });
     expect(await lookup('tpp_1', 'con_1')).toEqual({ url: 'https://tpp.example/hooks', secret: secrets[0] });

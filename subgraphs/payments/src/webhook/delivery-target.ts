@@ -34,7 +34,9 @@ export function createTargetLookup(options: { knex: Knex; call: ServiceClient; p
   const { knex, call, platformSecret } = options;
   return async (audienceId, aggregateId) => {
     if (isTppAudience(audienceId)) {
-      const { tppWebhookTarget } = await call<{ tppWebhookTarget: { url: string | null; sealedSecret: string } | null }>(TPP_WEBHOOK_TARGET, { tppId: audienceId });
+      const { tppWebhookTarget } = await call<{
+        tppWebhookTarget: { url: string | null; sealedSecret: string } | null;
+      }>(TPP_WEBHOOK_TARGET, { tppId: audienceId });
       if (!tppWebhookTarget) return null;
       return { url: tppWebhookTarget.url, secret: openSealedSecret(tppWebhookTarget.sealedSecret, platformSecret) };
     }

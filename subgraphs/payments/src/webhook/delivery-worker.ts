@@ -44,7 +44,8 @@ export interface DeliveryWorker {
 
 const CANDIDATES = 500;
 
-const isSuccess = (outcome: AttemptOutcome) => outcome.statusCode !== undefined && outcome.statusCode >= 200 && outcome.statusCode < 300;
+const isSuccess = (outcome: AttemptOutcome) =>
+  outcome.statusCode !== undefined && outcome.statusCode >= 200 && outcome.statusCode < 300;
 
 /**
  * Sends due webhook deliveries. Each attempt is claimed in the database with a short lease and a
@@ -112,16 +113,25 @@ export function startDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWor
       idle: () => stopped,
       renew: (until) => deliveries.renewLease(knex, delivery.id, delivery.lease_token, until),
       onLost: () =>
-        logger.warn({ delivery: delivery.id, event: delivery.event_id }, 'webhook attempt taken over by another worker (or retried by hand): its outcome will not be recorded'),
-      onError: (error) => logger.warn({ err: error, delivery: delivery.id }, 'webhook claim not renewed (database); the attempt goes on'),
+        logger.warn(
+          { delivery: delivery.id, event: delivery.event_id },
+          'webhook attempt taken over by another worker (or retried by hand): its outcome will not be recorded',
+        ),
+      onError: (error) =>
+        logger.warn({ err: error, delivery: delivery.id }, 'webhook claim not renewed (database); the attempt goes on'),
     });
     try {
-      const found = known ?? (await options.lookupTarget(delivery.audience_id, delivery.aggregate_id)) ?? { url: null, secret: null };
+      const found = known ??
+        (await options.lookupTarget(delivery.audience_id, delivery.aggregate_id)) ?? { url: null, secret: null };
       url = found.url;
       const problem = !url ? 'no webhook URL is set' : deliveryTargetProblem(url, options.targets);
       outcome = problem
         ? { error: problem, durationMs: 0 }
-        : await sender.post(url!, delivery.payload, signedHeaders(delivery.payload, delivery.event_id, found.secret!, startedAt));
+        : await sender.post(
+            url!,
+            delivery.payload,
+            signedHeaders(delivery.payload, delivery.event_id, found.secret!, startedAt),
+          );
     } catch (error) {
       if (error instanceof GatewayError) {
         // The TPP's target comes through the router: while it is unreachable the attempt counts
@@ -152,7 +162,14 @@ export function startDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWor
       nextAttemptAt: next,
       deliveredAt: delivered ? new Date() : null,
     });
-    const log = { delivery: delivery.id, event: delivery.event_id, attempt: number, status, statusCode: outcome.statusCode, error: outcome.error };
+    const log = {
+      delivery: delivery.id,
+      event: delivery.event_id,
+      attempt: number,
+      status,
+      statusCode: outcome.statusCode,
+      error: outcome.error,
+    };
     if (recorded) logger.info(log, 'webhook attempt');
     else logger.warn(log, 'webhook attempt not recorded: its claim was taken over or dropped meanwhile');
     // A retry still holds its aggregate's later events; a delivered or failed one lets the next go.
@@ -200,7 +217,8 @@ export function startDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWor
   };
 
   const worker: DeliveryWorker = {
-    hasRoomFor: (audienceId) => !stopped && inFlight.size < maxInFlight && (audienceLoad.get(audienceId) ?? 0) < perAudience,
+    hasRoomFor: (audienceId) =>
+      !stopped && inFlight.size < maxInFlight && (audienceLoad.get(audienceId) ?? 0) < perAudience,
     newLease: () => new Date(Date.now() + leaseMs),
     launch: (delivery, target) => launch(delivery, target),
     wake() {

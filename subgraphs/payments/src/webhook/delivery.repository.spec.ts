@@ -15,7 +15,9 @@ describe('webhook delivery statements', () => {
   let db: Database;
   let orm: ServiceOrm;
   const lease = () => new Date(Date.now() + 60_000);
-  const claimDue = (options: { limit?: number; perAudience?: number; load?: Map<string, number>; leaseUntil?: Date } = {}) =>
+  const claimDue = (
+    options: { limit?: number; perAudience?: number; load?: Map<string, number>; leaseUntil?: Date } = {},
+  ) =>
     deliveries.claimDue(db.knex, {
       limit: options.limit ?? 100,
       candidates: 500,
@@ -51,7 +53,12 @@ describe('webhook delivery statements', () => {
   beforeAll(async () => {
     db = await openTestDatabase();
     await migrateVault(db);
-    orm = await openServiceOrm(db, { schema: 'payments', entities: [WebhookDeliveryEntity, WebhookAttemptEntity], migrations, foreignSchemas: ['auth'] });
+    orm = await openServiceOrm(db, {
+      schema: 'payments',
+      entities: [WebhookDeliveryEntity, WebhookAttemptEntity],
+      migrations,
+      foreignSchemas: ['auth'],
+    });
   });
   afterAll(async () => {
     await orm.close();
@@ -67,9 +74,13 @@ describe('webhook delivery statements', () => {
     const second = await deliveries.intake(db.knex, 'tpp', event(audience, 'ops_a', 2), lease());
     expect(second?.delivery).toMatchObject({ lease_token: null });
     // The bus hands the first event over again: nothing new.
-    expect((await deliveries.intake(db.knex, 'tpp', { ...first, id: newId('delivery') }, lease()))?.delivery).toBeNull();
+    expect(
+      (await deliveries.intake(db.knex, 'tpp', { ...first, id: newId('delivery') }, lease()))?.delivery,
+    ).toBeNull();
     // Without room (no lease given), even an event that is next is left for the worker.
-    expect((await deliveries.intake(db.knex, 'tpp', event(audience, 'ops_b', 1), null))?.delivery).toMatchObject({ lease_token: null });
+    expect((await deliveries.intake(db.knex, 'tpp', event(audience, 'ops_b', 1), null))?.delivery).toMatchObject({
+      lease_token: null,
+    });
   });
 
   it("intake reads the merchant's target in the same statement and inserts nothing without an endpoint or for an unknown merchant", async () => {
@@ -84,14 +95,28 @@ describe('webhook delivery statements', () => {
     });
     const [withUrl, without] = [merchant('http://127.0.0.1:1/hook'), merchant(null)];
     await db.knex('payments.merchants').insert([withUrl, without]);
-    const inserted = await deliveries.intake(db.knex, 'merchant', event(withUrl.id, newId('paymentSession'), null), lease());
-    expect(inserted).toMatchObject({ target: { merchant_url: 'http://127.0.0.1:1/hook', sealed: 'sealed', session_url: null }, delivery: { audience_id: withUrl.id } });
-    expect(await deliveries.intake(db.knex, 'merchant', event(without.id, newId('paymentSession'), null), lease())).toEqual({
+    const inserted = await deliveries.intake(
+      db.knex,
+      'merchant',
+      event(withUrl.id, newId('paymentSession'), null),
+      lease(),
+    );
+    expect(inserted).toMatchObject({
+      target: { merchant_url: 'http://127.0.0.1:1/hook', sealed: 'sealed', session_url: null },
+      delivery: { audience_id: withUrl.id },
+    });
+    expect(
+      await deliveries.intake(db.knex, 'merchant', event(without.id, newId('paymentSession'), null), lease()),
+    ).toEqual({
       target: { merchant_url: null, sealed: 'sealed', session_url: null },
       delivery: null,
     });
-    expect(await deliveries.intake(db.knex, 'merchant', event(newId('merchant'), newId('paymentSession'), null), lease())).toBeUndefined();
-    expect(Number((await db.knex('payments.webhook_deliveries').where('audience_id', without.id).count({ n: '*' }))[0]!.n)).toBe(0);
+    expect(
+      await deliveries.intake(db.knex, 'merchant', event(newId('merchant'), newId('paymentSession'), null), lease()),
+    ).toBeUndefined();
+    expect(
+      Number((await db.knex('payments.webhook_deliveries').where('audience_id', without.id).count({ n: '*' }))[0]!.n),
+    ).toBe(0);
   });
 
   it('claims in aggregate order: a later event waits while an earlier one is retrying, and goes once it is delivered', async () => {
@@ -103,7 +128,9 @@ describe('webhook delivery statements', () => {
     expect(first).toBeDefined();
     expect(mine((await claimDue()).claimed)).toEqual([]); // the first is held: nothing else of the aggregate
     // Refused and retried later: still PENDING, so the second still waits.
-    expect((await deliveries.recordAttempt(db.knex, first!, outcome('PENDING', new Date(Date.now() + 60_000)))).recorded).toBe(true);
+    expect(
+      (await deliveries.recordAttempt(db.knex, first!, outcome('PENDING', new Date(Date.now() + 60_000)))).recorded,
+    ).toBe(true);
     expect(mine((await claimDue()).claimed)).toEqual([]);
     await db
       .knex('payments.webhook_deliveries')
@@ -112,14 +139,18 @@ describe('webhook delivery statements', () => {
     const [again] = mine((await claimDue()).claimed);
     expect(again?.id).toBe(first!.id);
     // Delivered: the worker is told that a later delivery of the aggregate waits for it.
-    expect(await deliveries.recordAttempt(db.knex, again!, outcome('DELIVERED'))).toEqual({ recorded: true, laterPending: true });
+    expect(await deliveries.recordAttempt(db.knex, again!, outcome('DELIVERED'))).toEqual({
+      recorded: true,
+      laterPending: true,
+    });
     const [second] = mine((await claimDue()).claimed);
     expect(second?.event_id).not.toBe(first!.event_id);
   });
 
   it('caps each audience at its room less what is in flight, and reports that more were due', async () => {
     const [busy, other] = [tpp(), tpp()];
-    for (let i = 0; i < 3; i += 1) await deliveries.intake(db.knex, 'tpp', event(busy, newId('paymentSession'), null), null);
+    for (let i = 0; i < 3; i += 1)
+      await deliveries.intake(db.knex, 'tpp', event(busy, newId('paymentSession'), null), null);
     await deliveries.intake(db.knex, 'tpp', event(other, newId('paymentSession'), null), null);
     const { claimed, candidates } = await claimDue({ perAudience: 2, load: new Map([[busy, 1]]) });
     const per = (audience: string) => claimed.filter((row) => row.audience_id === audience).length;
@@ -132,8 +163,13 @@ describe('webhook delivery statements', () => {
 
   it('two dispatchers racing for the same due rows take each once, and a stale owner cannot record after a takeover', async () => {
     const audience = tpp();
-    for (let i = 0; i < 20; i += 1) await deliveries.intake(db.knex, 'tpp', event(audience, newId('paymentSession'), null), null);
-    const racing = await Promise.all([claimDue({ perAudience: 100 }), claimDue({ perAudience: 100 }), claimDue({ perAudience: 100 })]);
+    for (let i = 0; i < 20; i += 1)
+      await deliveries.intake(db.knex, 'tpp', event(audience, newId('paymentSession'), null), null);
+    const racing = await Promise.all([
+      claimDue({ perAudience: 100 }),
+      claimDue({ perAudience: 100 }),
+      claimDue({ perAudience: 100 }),
+    ]);
     const taken = racing.flatMap(({ claimed }) => claimed).filter((row) => row.audience_id === audience);
     expect(taken).toHaveLength(20);
     expect(new Set(ids(taken)).size).toBe(20);
@@ -147,6 +183,9 @@ describe('webhook delivery statements', () => {
     const [takeover] = (await claimDue()).claimed.filter((row) => row.id === stale.id);
     expect(takeover?.lease_token).not.toBe(stale.lease_token);
     expect((await deliveries.recordAttempt(db.knex, stale, outcome('DELIVERED'))).recorded).toBe(false);
-    expect(await deliveries.recordAttempt(db.knex, takeover!, outcome('DELIVERED'))).toEqual({ recorded: true, laterPending: false });
+    expect(await deliveries.recordAttempt(db.knex, takeover!, outcome('DELIVERED'))).toEqual({
+      recorded: true,
+      laterPending: false,
+    });
   });
 });

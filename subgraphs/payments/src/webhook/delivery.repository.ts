@@ -107,7 +107,12 @@ export class DeliveryRepository {
    * merchant URL, sealed secret) and inserts nothing when no URL is set. Undefined: an unknown
    * merchant. `delivery` null in the answer: nothing inserted (a duplicate, or no endpoint).
    */
-  async intake(knex: Knex, audience: 'merchant' | 'tpp', row: NewDelivery, leaseUntil: Date | null): Promise<IntakeResult | undefined> {
+  async intake(
+    knex: Knex,
+    audience: 'merchant' | 'tpp',
+    row: NewDelivery,
+    leaseUntil: Date | null,
+  ): Promise<IntakeResult | undefined> {
     const merchant = audience === 'merchant';
     const { rows } = await knex.raw(
       `with d as (select ?::text as id, ?::text as event_id, ?::text as event_kind, ?::text as audience_id, ?::text as aggregate_id,
@@ -160,7 +165,13 @@ export class DeliveryRepository {
    */
   async claimDue(
     knex: Knex,
-    options: { limit: number; candidates: number; perAudience: number; load: ReadonlyMap<string, number>; leaseUntil: Date },
+    options: {
+      limit: number;
+      candidates: number;
+      perAudience: number;
+      load: ReadonlyMap<string, number>;
+      leaseUntil: Date;
+    },
   ): Promise<{ claimed: ClaimedDelivery[]; candidates: number }> {
     const { rows } = await knex.raw(
       `with candidates as (
@@ -177,10 +188,19 @@ export class DeliveryRepository {
          where d.id = p.id and d.status = 'PENDING' and (d.lease_until is null or d.lease_until < now()) and ${IN_ORDER}
          returning d.id, d.event_id, d.audience_id, d.aggregate_id, d.payload, d.attempts, d.lease_token)
        select n.candidates, c.* from (select count(*)::integer as candidates from candidates) n left join claimed c on true`,
-      [options.candidates, JSON.stringify(Object.fromEntries(options.load)), options.perAudience, options.limit, options.leaseUntil],
+      [
+        options.candidates,
+        JSON.stringify(Object.fromEntries(options.load)),
+        options.perAudience,
+        options.limit,
+        options.leaseUntil,
+      ],
     );
     const found = rows as Array<{ candidates: number } & ClaimedDelivery>;
-    return { candidates: found[0]?.candidates ?? 0, claimed: found.filter((row) => row.id !== null).map(({ candidates: _, ...delivery }) => delivery) };
+    return {
+      candidates: found[0]?.candidates ?? 0,
+      claimed: found.filter((row) => row.id !== null).map(({ candidates: _, ...delivery }) => delivery),
+    };
   }
 
   /**
@@ -188,7 +208,10 @@ export class DeliveryRepository {
    * false: it was taken over (or dropped by a manual retry).
    */
   async renewLease(knex: Knex, id: string, leaseToken: string, leaseUntil: Date): Promise<boolean> {
-    const renewed = await knex.raw(`update ${DELIVERIES} set lease_until = ? where id = ? and lease_token = ? and status = 'PENDING' returning id`, [leaseUntil, id, leaseToken]);
+    const renewed = await knex.raw(
+      `update ${DELIVERIES} set lease_until = ? where id = ? and lease_token = ? and status = 'PENDING' returning id`,
+      [leaseUntil, id, leaseToken],
+    );
     return renewed.rows.length > 0;
   }
 
@@ -199,7 +222,11 @@ export class DeliveryRepository {
    * the same audience is PENDING (it may have waited for this one), so the worker looks for due
    * deliveries again at once rather than after every attempt.
    */
-  async recordAttempt(knex: Knex, delivery: ClaimedDelivery, attempt: AttemptRecord): Promise<{ recorded: boolean; laterPending: boolean }> {
+  async recordAttempt(
+    knex: Knex,
+    delivery: ClaimedDelivery,
+    attempt: AttemptRecord,
+  ): Promise<{ recorded: boolean; laterPending: boolean }> {
     const recorded = await knex.raw(
       `with updated as (
          update ${DELIVERIES} set status = ?, attempts = ?, url = ?, last_status_code = ?, last_error = ?, next_attempt_at = ?,

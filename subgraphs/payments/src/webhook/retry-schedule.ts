@@ -4,7 +4,9 @@
  * the last one the delivery is FAILED and can be retried by hand. WEBHOOK_RETRY_SCHEDULE
  * replaces it (tests use a short one).
  */
-export const DEFAULT_RETRY_SCHEDULE_SECONDS: readonly number[] = [5, 30, 120, 600, 1800, 3600, 7200, 14_400, 28_800, 43_200, 86_400];
+export const DEFAULT_RETRY_SCHEDULE_SECONDS: readonly number[] = [
+  5, 30, 120, 600, 1800, 3600, 7200, 14_400, 28_800, 43_200, 86_400,
+];
 
 /** When attempt number `attempt` (1-based, just failed) is followed by another; null when the schedule is spent. */
 export function nextAttemptAt(attempt: number, schedule: readonly number[], now: Date): Date | null {

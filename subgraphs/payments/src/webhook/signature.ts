@@ -21,7 +21,9 @@ export const serializeEnvelope = (envelope: WebhookEnvelope): string => JSON.str
  */
 export function standardWebhooksKey(secret: string): Buffer {
   const encoded = secret.startsWith('whsec_') ? secret.slice('whsec_'.length) : '';
-  return encoded && /^[A-Za-z0-9+/]+={0,2}$/.test(encoded) && encoded.length % 4 === 0 ? Buffer.from(encoded, 'base64') : Buffer.from(secret, 'utf8');
+  return encoded && /^[A-Za-z0-9+/]+={0,2}$/.test(encoded) && encoded.length % 4 === 0
+    ? Buffer.from(encoded, 'base64')
+    : Buffer.from(secret, 'utf8');
 }
 
 /**
@@ -32,7 +34,9 @@ export function standardWebhooksKey(secret: string): Buffer {
 export function signedHeaders(body: string, eventId: string, secret: string, now: Date): Record<string, string> {
   const unixSeconds = Math.floor(now.getTime() / 1000);
   const hex = createHmac('sha256', secret).update(body).digest('hex');
-  const standard = createHmac('sha256', standardWebhooksKey(secret)).update(`${eventId}.${unixSeconds}.${body}`).digest('base64');
+  const standard = createHmac('sha256', standardWebhooksKey(secret))
+    .update(`${eventId}.${unixSeconds}.${body}`)
+    .digest('base64');
   return {
     'content-type': 'application/json',
     'user-agent': 'payment-gateway-webhooks/1',

@@ -80,7 +80,14 @@ export async function startWebhookDispatcher(options: WebhookDispatcherOptions):
       aggregateId: event.aggregateId,
       livemode,
       sequence,
-      payload: serializeEnvelope({ id: event.id, event: event.kind, created_at: event.createdAt, livemode, ...(sequence !== null ? { sequence } : {}), data: event.data }),
+      payload: serializeEnvelope({
+        id: event.id,
+        event: event.kind,
+        created_at: event.createdAt,
+        livemode,
+        ...(sequence !== null ? { sequence } : {}),
+        data: event.data,
+      }),
       now: new Date(),
     };
     // With room for it, this worker takes it in the same statement and sends it at once, if it is

@@ -39,7 +39,13 @@ export function createWebhookSender(options: { policy: EgressPolicy; timeoutMs?:
       const started = performance.now();
       const elapsed = () => Math.round(performance.now() - started);
       try {
-        const response = await request(url, { method: 'POST', headers, body, dispatcher: agent, signal: AbortSignal.timeout(timeoutMs) });
+        const response = await request(url, {
+          method: 'POST',
+          headers,
+          body,
+          dispatcher: agent,
+          signal: AbortSignal.timeout(timeoutMs),
+        });
         let read = 0;
         for await (const chunk of response.body) {
           read += (chunk as Buffer).length;
@@ -63,7 +69,13 @@ function describe(error: unknown, timeoutMs: number): string {
   if (cause instanceof RefusedTargetError || error instanceof RefusedTargetError) return (cause as Error).message;
   const name = (error as Error).name;
   const code = (error as { code?: string }).code ?? (cause as { code?: string }).code;
-  if (name === 'TimeoutError' || name === 'AbortError' || code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT' || code === 'UND_ERR_CONNECT_TIMEOUT') {
+  if (
+    name === 'TimeoutError' ||
+    name === 'AbortError' ||
+    code === 'UND_ERR_HEADERS_TIMEOUT' ||
+    code === 'UND_ERR_BODY_TIMEOUT' ||
+    code === 'UND_ERR_CONNECT_TIMEOUT'
+  ) {
     return `no answer within ${timeoutMs} ms`;
   }
   return code ? `connection failed (${code})` : 'connection failed';

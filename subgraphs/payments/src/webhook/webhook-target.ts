@@ -18,7 +18,8 @@ export function deliveryTargetProblem(url: string, settings: DeliverySettings): 
   if (!URL.canParse(url)) return 'webhook URL is not a valid URL';
   const parsed = new URL(url);
   if (settings.production && parsed.protocol !== 'https:') return 'webhook URL must be https in production mode';
-  if (!settings.production && parsed.protocol !== 'https:' && parsed.protocol !== 'http:') return 'webhook URL must be http(s)';
+  if (!settings.production && parsed.protocol !== 'https:' && parsed.protocol !== 'http:')
+    return 'webhook URL must be http(s)';
   return mayTarget(parsed.hostname, settings) ? null : TARGET_REFUSED;
 }
 
@@ -39,8 +40,10 @@ export function guardedLookup(policy: EgressPolicy): LookupFunction {
   return (hostname, options, callback) => {
     dnsLookup(hostname, { ...options, all: true }, (error, addresses: LookupAddress[]) => {
       if (error) return callback(error, '', 0);
-      if (addresses.some((entry) => !mayConnectTo(entry.address, policy))) return callback(new RefusedTargetError() as NodeJS.ErrnoException, '', 0);
-      if ((options as { all?: boolean }).all) return (callback as unknown as (e: null, a: LookupAddress[]) => void)(null, addresses);
+      if (addresses.some((entry) => !mayConnectTo(entry.address, policy)))
+        return callback(new RefusedTargetError() as NodeJS.ErrnoException, '', 0);
+      if ((options as { all?: boolean }).all)
+        return (callback as unknown as (e: null, a: LookupAddress[]) => void)(null, addresses);
       const first = addresses[0]!;
       return callback(null, first.address, first.family);
     });

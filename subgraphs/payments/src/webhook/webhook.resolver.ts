@@ -1,23 +1,36 @@
 import { Arg, Ctx, FieldResolver, ID, Int, Mutation, Query, Resolver, Root } from 'type-graphql';
 import { pageInfoOf, requirePrincipal, type SubgraphContext } from '@gateway/federation';
 import { DEFAULT_PAGE_SIZE, type WebhookDeliveryService } from './webhook.service';
-import { toWebhookAttempt, toWebhookDelivery, WebhookAttempt, WebhookDelivery, WebhookDeliveryConnection } from './webhook.type';
+import {
+  toWebhookAttempt,
+  toWebhookDelivery,
+  WebhookAttempt,
+  WebhookDelivery,
+  WebhookDeliveryConnection,
+} from './webhook.type';
 
 /**
  * Deliveries are their audience's own business: a merchant's API key sees and retries the
  * merchant's, a TPP's access token (tpk_) the TPP's Open Banking ones. The principal's id is the
  * audience, so no credential ever reaches another's (WEBHOOK_DELIVERY_NOT_FOUND).
  */
-const audienceOf = (context: SubgraphContext): string => requirePrincipal(context, ['merchant', 'tpp'], 'INVALID_API_KEY').id;
+const audienceOf = (context: SubgraphContext): string =>
+  requirePrincipal(context, ['merchant', 'tpp'], 'INVALID_API_KEY').id;
 
 export function createWebhookResolver(service: WebhookDeliveryService) {
   @Resolver(() => WebhookDelivery)
   class WebhookResolver {
-    @Query(() => WebhookDeliveryConnection, { description: "The calling merchant's (API key) or TPP's (tpk_ token) webhook deliveries, newest first." })
+    @Query(() => WebhookDeliveryConnection, {
+      description: "The calling merchant's (API key) or TPP's (tpk_ token) webhook deliveries, newest first.",
+    })
     async webhookDeliveries(
       @Arg('first', () => Int, { defaultValue: DEFAULT_PAGE_SIZE, description: 'Page size, 1 to 100.' }) first: number,
       @Arg('after', () => ID, { nullable: true, description: 'endCursor of the previous page.' }) after: string | null,
-      @Arg('aggregateId', () => ID, { nullable: true, description: "Only the deliveries of this session's (ops_…), mandate's or consent's events." }) aggregateId: string | null,
+      @Arg('aggregateId', () => ID, {
+        nullable: true,
+        description: "Only the deliveries of this session's (ops_…), mandate's or consent's events.",
+      })
+      aggregateId: string | null,
       @Ctx() context: SubgraphContext,
     ): Promise<WebhookDeliveryConnection> {
       const page = await service.list(context.em, audienceOf(context), first, after, aggregateId);
@@ -28,13 +41,24 @@ export function createWebhookResolver(service: WebhookDeliveryService) {
       };
     }
 
-    @Query(() => WebhookDelivery, { description: "One of the calling merchant's or TPP's webhook deliveries; WEBHOOK_DELIVERY_NOT_FOUND otherwise." })
-    async webhookDelivery(@Arg('id', () => ID, { description: 'Delivery id (whd_…).' }) id: string, @Ctx() context: SubgraphContext): Promise<WebhookDelivery> {
+    @Query(() => WebhookDelivery, {
+      description: "One of the calling merchant's or TPP's webhook deliveries; WEBHOOK_DELIVERY_NOT_FOUND otherwise.",
+    })
+    async webhookDelivery(
+      @Arg('id', () => ID, { description: 'Delivery id (whd_…).' }) id: string,
+      @Ctx() context: SubgraphContext,
+    ): Promise<WebhookDelivery> {
       return toWebhookDelivery(await service.find(context.em, audienceOf(context), id));
     }
 
-    @Mutation(() => WebhookDelivery, { description: "Sends one of the caller's deliveries again now (any status; the event id stays the same), signed with the current secret." })
-    async retryWebhookDelivery(@Arg('id', () => ID, { description: 'Delivery id (whd_…).' }) id: string, @Ctx() context: SubgraphContext): Promise<WebhookDelivery> {
+    @Mutation(() => WebhookDelivery, {
+      description:
+        "Sends one of the caller's deliveries again now (any status; the event id stays the same), signed with the current secret.",
+    })
+    async retryWebhookDelivery(
+      @Arg('id', () => ID, { description: 'Delivery id (whd_…).' }) id: string,
+      @Ctx() context: SubgraphContext,
+    ): Promise<WebhookDelivery> {
       const delivery = await service.retry(context.em, audienceOf(context), id);
       context.logger.info({ delivery: id }, 'webhook delivery retried by hand');
       return toWebhookDelivery(delivery);

@@ -7,7 +7,8 @@ export const MAX_PAGE_SIZE = 100;
 export const DEFAULT_PAGE_SIZE = 20;
 
 /** One answer for an unknown id and another audience's (merchant or TPP), so a credential cannot probe which exist. */
-const deliveryNotFound = (id: string) => new GatewayError('WEBHOOK_DELIVERY_NOT_FOUND', `no webhook delivery with id ${id}`);
+const deliveryNotFound = (id: string) =>
+  new GatewayError('WEBHOOK_DELIVERY_NOT_FOUND', `no webhook delivery with id ${id}`);
 
 export interface DeliveryPage {
   deliveries: WebhookDeliveryEntity[];
@@ -37,16 +38,29 @@ export class WebhookDeliveryService {
    * one session's (mandate's, consent's) deliveries, still within the caller's own: another
    * audience's aggregate simply has none here.
    */
-  async list(em: EntityManager, audienceId: string, first: number, after?: string | null, aggregateId?: string | null): Promise<DeliveryPage> {
-    if (!Number.isInteger(first) || first < 1 || first > MAX_PAGE_SIZE) throw invalid('first', `must be an integer from 1 to ${MAX_PAGE_SIZE}`);
+  async list(
+    em: EntityManager,
+    audienceId: string,
+    first: number,
+    after?: string | null,
+    aggregateId?: string | null,
+  ): Promise<DeliveryPage> {
+    if (!Number.isInteger(first) || first < 1 || first > MAX_PAGE_SIZE)
+      throw invalid('first', `must be an integer from 1 to ${MAX_PAGE_SIZE}`);
     const scope: Record<string, unknown> = aggregateId ? { audienceId, aggregateId } : { audienceId };
     let where: Record<string, unknown> = scope;
     if (after) {
       const cursor = await em.findOne(WebhookDeliveryEntity, { ...scope, id: after });
       if (!cursor) throw invalid('after', 'is not a delivery of this caller');
-      where = { ...scope, $or: [{ createdAt: { $lt: cursor.createdAt } }, { createdAt: cursor.createdAt, id: { $lt: cursor.id } }] };
+      where = {
+        ...scope,
+        $or: [{ createdAt: { $lt: cursor.createdAt } }, { createdAt: cursor.createdAt, id: { $lt: cursor.id } }],
+      };
     }
-    const rows = await em.find(WebhookDeliveryEntity, where, { orderBy: { createdAt: 'desc', id: 'desc' }, limit: first + 1 });
+    const rows = await em.find(WebhookDeliveryEntity, where, {
+      orderBy: { createdAt: 'desc', id: 'desc' },
+      limit: first + 1,
+    });
     return { deliveries: rows.slice(0, first), hasMore: rows.length > first };
   }
 

@@ -6,7 +6,13 @@ import { deliveryTargetProblem } from './webhook-target';
 
 describe('webhook signing', () => {
   const secret = 'whsec_0123456789ABCDEFGHIJKLMNOPQRSTUV';
-  const body = serializeEnvelope({ id: 'evt_1', event: 'payment.completed', created_at: '2026-01-01T00:00:00.000Z', livemode: true, data: { session_id: 'ops_1' } });
+  const body = serializeEnvelope({
+    id: 'evt_1',
+    event: 'payment.completed',
+    created_at: '2026-01-01T00:00:00.000Z',
+    livemode: true,
+    data: { session_id: 'ops_1' },
+  });
   const now = new Date('2026-01-02T03:04:05.678Z');
   const headers = signedHeaders(body, 'evt_1', secret, now);
 
@@ -21,7 +27,9 @@ describe('webhook signing', () => {
     expect(headers['webhook-timestamp']).toBe(String(Math.floor(now.getTime() / 1000)));
     const key = Buffer.from(secret.slice('whsec_'.length), 'base64');
     expect(standardWebhooksKey(secret)).toEqual(key);
-    expect(headers['webhook-signature']).toBe(`v1,${createHmac('sha256', key).update(`evt_1.${headers['webhook-timestamp']}.${body}`).digest('base64')}`);
+    expect(headers['webhook-signature']).toBe(
+      `v1,${createHmac('sha256', key).update(`evt_1.${headers['webhook-timestamp']}.${body}`).digest('base64')}`,
+    );
   });
 
   it('serialises the envelope with exactly id, event, created_at, livemode, data', () => {
@@ -54,12 +62,20 @@ describe('webhook targets', () => {
 
   it('every mode: a literal that is not public is refused before any connection, in one wording; WEBHOOK_PRIVATE_TARGETS opens loopback and private ones', () => {
     for (const settings of [production, development]) {
-      for (const url of ['https://127.0.0.1/hooks', 'https://[::ffff:10.0.0.1]/hooks', 'https://169.254.169.254/latest', 'https://100.100.100.200/', 'https://localhost:1/']) {
+      for (const url of [
+        'https://127.0.0.1/hooks',
+        'https://[::ffff:10.0.0.1]/hooks',
+        'https://169.254.169.254/latest',
+        'https://100.100.100.200/',
+        'https://localhost:1/',
+      ]) {
         expect(deliveryTargetProblem(url, settings)).toBe('target refused: not a public address');
       }
     }
     expect(deliveryTargetProblem('http://127.0.0.1:9000/hooks', localReceivers)).toBeNull();
-    expect(deliveryTargetProblem('http://100.100.100.200/hooks', localReceivers)).toBe('target refused: not a public address');
+    expect(deliveryTargetProblem('http://100.100.100.200/hooks', localReceivers)).toBe(
+      'target refused: not a public address',
+    );
   });
 
   it('every mode: a name that resolves to an address the policy refuses is refused at connection time, and nothing is sent', async () => {

@@ -2,7 +2,10 @@ import { Field, ID, Int, ObjectType } from 'type-graphql';
 import { PageInfo } from '@gateway/federation';
 import type { WebhookAttemptEntity, WebhookDeliveryEntity } from './webhook-delivery.entity';
 
-@ObjectType('WebhookDelivery', { description: "One event on its way to a webhook endpoint (the merchant's, or for Open Banking events the TPP's), with its attempts." })
+@ObjectType('WebhookDelivery', {
+  description:
+    "One event on its way to a webhook endpoint (the merchant's, or for Open Banking events the TPP's), with its attempts.",
+})
 export class WebhookDelivery {
   @Field(() => ID, { description: 'Delivery id (whd_…).' })
   id!: string;
@@ -16,13 +19,17 @@ export class WebhookDelivery {
   @Field({ description: 'Event kind, e.g. payment.completed or consent.granted.' })
   event!: string;
 
-  @Field(() => ID, { description: 'What the event is about: the payment session (ops_…), mandate (mdt_…), consent or payment order.' })
+  @Field(() => ID, {
+    description: 'What the event is about: the payment session (ops_…), mandate (mdt_…), consent or payment order.',
+  })
   aggregateId!: string;
 
   @Field(() => String, { nullable: true, description: 'Where the last attempt went; null before the first.' })
   url!: string | null;
 
-  @Field({ description: 'PENDING (more attempts to come), DELIVERED (a 2xx answer) or FAILED (retries spent; retry by hand).' })
+  @Field({
+    description: 'PENDING (more attempts to come), DELIVERED (a 2xx answer) or FAILED (retries spent; retry by hand).',
+  })
   status!: string;
 
   @Field(() => Int, { description: 'Attempts made so far.' })
@@ -82,7 +89,9 @@ export class WebhookDeliveryEdge {
   node!: WebhookDelivery;
 }
 
-@ObjectType({ description: "A page of the caller's (merchant's or TPP's) webhook deliveries, newest first (Relay connection)." })
+@ObjectType({
+  description: "A page of the caller's (merchant's or TPP's) webhook deliveries, newest first (Relay connection).",
+})
 export class WebhookDeliveryConnection {
   @Field(() => [WebhookDeliveryEdge], { description: 'The deliveries of this page.' })
   edges!: WebhookDeliveryEdge[];

@@ -66,7 +66,13 @@ export function liveClient(onState: (state: LiveState) => void): Client {
 }
 
 /** Subscribes and hands over each message's data; returns the unsubscribe function. */
-export function subscribe<T>(client: Client, query: string, variables: Record<string, unknown>, onData: (data: T) => void, onError: (error: ApiError) => void): () => void {
+export function subscribe<T>(
+  client: Client,
+  query: string,
+  variables: Record<string, unknown>,
+  onData: (data: T) => void,
+  onError: (error: ApiError) => void,
+): () => void {
   return client.subscribe<T>(
     { query, variables },
     {
@@ -82,4 +88,6 @@ export function subscribe<T>(client: Client, query: string, variables: Record<st
 }
 
 export const describeError = (error: unknown): ApiError =>
-  error instanceof ApiError ? error : new ApiError('INTERNAL_ERROR', error instanceof Error ? error.message : String(error));
+  error instanceof ApiError
+    ? error
+    : new ApiError('INTERNAL_ERROR', error instanceof Error ? error.message : String(error));

@@ -48,10 +48,24 @@ export function App({ exponents }: { exponents: CurrencyExponents }) {
   }, []);
 
   if (!merchant) return <SignIn onSubmit={(key) => void signIn(key)} error={error} busy={busy} />;
-  return <SignedInDashboard merchant={merchant} exponents={exponents} onSignOut={() => void endSession().then(() => setMerchant(null))} />;
+  return (
+    <SignedInDashboard
+      merchant={merchant}
+      exponents={exponents}
+      onSignOut={() => void endSession().then(() => setMerchant(null))}
+    />
+  );
 }
 
-function SignedInDashboard({ merchant, exponents, onSignOut }: { merchant: Merchant; exponents: CurrencyExponents; onSignOut: () => void }) {
+function SignedInDashboard({
+  merchant,
+  exponents,
+  onSignOut,
+}: {
+  merchant: Merchant;
+  exponents: CurrencyExponents;
+  onSignOut: () => void;
+}) {
   const [liveState, setLiveState] = useState<LiveState>('idle');
   const live = useMemo(() => liveClient(setLiveState), [merchant.id]);
   useEffect(() => () => void live.dispose(), [live]);
@@ -64,7 +78,8 @@ function SignedInDashboard({ merchant, exponents, onSignOut }: { merchant: Merch
     <DashboardContext.Provider value={dashboard}>
       {testMode && (
         <div class="test-banner" id="test-banner" role="status">
-          Test mode: this merchant's key is mk_test_…, so its payments move money at test cores only (the gateway's built-in test bank), never at a bank's live core.{' '}
+          Test mode: this merchant's key is mk_test_…, so its payments move money at test cores only (the gateway's
+          built-in test bank), never at a bank's live core.{' '}
           <span id="test-payers">
             Test payers (OTP {TEST_PAYER_OTP}): {TEST_PAYER_NAMES.map((name) => `${name}@<bank>`).join(', ')}.
           </span>
@@ -78,13 +93,28 @@ function SignedInDashboard({ merchant, exponents, onSignOut }: { merchant: Merch
           </span>
         </div>
         <nav>
-          <a href={hrefOf('sessions')} class={section === 'sessions' ? 'current' : ''} aria-current={section === 'sessions' ? 'page' : undefined} id="nav-sessions">
+          <a
+            href={hrefOf('sessions')}
+            class={section === 'sessions' ? 'current' : ''}
+            aria-current={section === 'sessions' ? 'page' : undefined}
+            id="nav-sessions"
+          >
             Sessions
           </a>
-          <a href={hrefOf('mandates')} class={section === 'mandates' ? 'current' : ''} aria-current={section === 'mandates' ? 'page' : undefined} id="nav-mandates">
+          <a
+            href={hrefOf('mandates')}
+            class={section === 'mandates' ? 'current' : ''}
+            aria-current={section === 'mandates' ? 'page' : undefined}
+            id="nav-mandates"
+          >
             Mandates
           </a>
-          <a href={hrefOf('webhooks')} class={section === 'webhooks' ? 'current' : ''} aria-current={section === 'webhooks' ? 'page' : undefined} id="nav-webhooks">
+          <a
+            href={hrefOf('webhooks')}
+            class={section === 'webhooks' ? 'current' : ''}
+            aria-current={section === 'webhooks' ? 'page' : undefined}
+            id="nav-webhooks"
+          >
             Webhooks
           </a>
         </nav>

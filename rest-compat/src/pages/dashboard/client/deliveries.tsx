@@ -22,9 +22,10 @@ export function DeliveryList({ aggregateId, refreshKey }: { aggregateId?: string
   const [pace, setPace] = useState(BUSY_POLL_MS);
   const { data, error, refresh } = usePoll(
     () =>
-      graphql<{ webhookDeliveries: Connection<WebhookDelivery> }>(DELIVERIES, { first: 50, aggregateId: aggregateId ?? null }).then((answer) =>
-        answer.webhookDeliveries.edges.map((edge) => edge.node),
-      ),
+      graphql<{ webhookDeliveries: Connection<WebhookDelivery> }>(DELIVERIES, {
+        first: 50,
+        aggregateId: aggregateId ?? null,
+      }).then((answer) => answer.webhookDeliveries.edges.map((edge) => edge.node)),
     pace,
     [merchant.id, aggregateId, refreshKey],
   );
@@ -47,7 +48,11 @@ export function DeliveryList({ aggregateId, refreshKey }: { aggregateId?: string
   return (
     <div class="deliveries" id="deliveries">
       <ErrorLine error={error ?? retryError} id="deliveries-error" />
-      {data && data.length === 0 && <p class="meta">No webhook deliveries {aggregateId ? 'for this session yet' : 'yet'}. Set a webhook URL to receive events.</p>}
+      {data && data.length === 0 && (
+        <p class="meta">
+          No webhook deliveries {aggregateId ? 'for this session yet' : 'yet'}. Set a webhook URL to receive events.
+        </p>
+      )}
       <ul class="rows">
         {(data ?? []).map((delivery) => (
           <li key={delivery.id} class="delivery" data-delivery-id={delivery.id} data-status={delivery.status}>
@@ -55,7 +60,13 @@ export function DeliveryList({ aggregateId, refreshKey }: { aggregateId?: string
               <span class="delivery-event">{delivery.event}</span>
               <StatusBadge status={delivery.status} />
               {deliveryNeedsRetry(delivery) && (
-                <button type="button" class="retry" data-retry={delivery.id} disabled={retrying === delivery.id} onClick={() => void retry(delivery.id)}>
+                <button
+                  type="button"
+                  class="retry"
+                  data-retry={delivery.id}
+                  disabled={retrying === delivery.id}
+                  onClick={() => void retry(delivery.id)}
+                >
                   {retrying === delivery.id ? 'Retrying…' : 'Retry now'}
                 </button>
               )}
@@ -65,7 +76,11 @@ export function DeliveryList({ aggregateId, refreshKey }: { aggregateId?: string
               {!aggregateId && (
                 <>
                   {' · '}
-                  {delivery.aggregateId.startsWith('ops_') ? <a href={hrefOf('sessions', delivery.aggregateId)}>{delivery.aggregateId}</a> : delivery.aggregateId}
+                  {delivery.aggregateId.startsWith('ops_') ? (
+                    <a href={hrefOf('sessions', delivery.aggregateId)}>{delivery.aggregateId}</a>
+                  ) : (
+                    delivery.aggregateId
+                  )}
                 </>
               )}
             </p>
@@ -81,9 +96,14 @@ export function DeliveryList({ aggregateId, refreshKey }: { aggregateId?: string
             {delivery.history.length > 0 && (
               <ol class="attempts">
                 {delivery.history.map((attempt) => (
-                  <li key={attempt.number} class={attempt.statusCode != null && attempt.statusCode < 300 ? 'ok' : 'bad'}>
+                  <li
+                    key={attempt.number}
+                    class={attempt.statusCode != null && attempt.statusCode < 300 ? 'ok' : 'bad'}
+                  >
                     <span>#{attempt.number}</span> <span>{formatTime(attempt.startedAt)}</span>{' '}
-                    <span class="attempt-result">{attempt.statusCode != null ? `HTTP ${attempt.statusCode}` : (attempt.error ?? 'no answer')}</span>{' '}
+                    <span class="attempt-result">
+                      {attempt.statusCode != null ? `HTTP ${attempt.statusCode}` : (attempt.error ?? 'no answer')}
+                    </span>{' '}
                     <span class="meta">{attempt.durationMs} ms</span>
                   </li>
                 ))}

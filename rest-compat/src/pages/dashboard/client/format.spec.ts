@@ -67,6 +67,10 @@ describe('dashboard formatting', () => {
       { id: 'ops_c', createdAt: '2026-01-01T10:00:03Z', status: 'PENDING' },
       { id: 'ops_b', createdAt: '2026-01-01T10:00:02Z', status: 'COMPLETED' },
     ]);
-    expect(merged.map((row) => `${row.id}:${row.status}`)).toEqual(['ops_c:PENDING', 'ops_b:COMPLETED', 'ops_a:PENDING']);
+    expect(merged.map((row) => `${row.id}:${row.status}`)).toEqual([
+      'ops_c:PENDING',
+      'ops_b:COMPLETED',
+      'ops_a:PENDING',
+    ]);
   });
 });

@@ -10,7 +10,9 @@ export function formatAmount(amount: number, currency: string, exponents: Curren
   const absolute = Math.abs(amount);
   const scale = 10 ** exponent;
   const major = Math.floor(absolute / scale).toLocaleString('en-US');
-  return exponent === 0 ? `${sign}${major} ${currency}` : `${sign}${major}.${String(absolute % scale).padStart(exponent, '0')} ${currency}`;
+  return exponent === 0
+    ? `${sign}${major} ${currency}`
+    : `${sign}${major}.${String(absolute % scale).padStart(exponent, '0')} ${currency}`;
 }
 
 /** "2026-11-24T06:42:33.123Z" -> "2026-11-24 06:42:33 UTC": one zone for everyone reading a log together. */
@@ -48,14 +50,25 @@ export function sessionTimeline(session: {
 }): TimelineEntry[] {
   const entries: TimelineEntry[] = [];
   if (session.statusHistory?.length) {
-    for (const change of session.statusHistory) entries.push({ label: change.status, at: change.at, ...(change.failureCode ? { detail: change.failureCode } : {}) });
+    for (const change of session.statusHistory)
+      entries.push({
+        label: change.status,
+        at: change.at,
+        ...(change.failureCode ? { detail: change.failureCode } : {}),
+      });
   } else {
     entries.push({ label: 'PENDING', at: session.createdAt });
     if (session.completedAt) entries.push({ label: 'COMPLETED', at: session.completedAt });
-    if (session.failedAt) entries.push({ label: 'FAILED', at: session.failedAt, ...(session.failureCode ? { detail: session.failureCode } : {}) });
+    if (session.failedAt)
+      entries.push({
+        label: 'FAILED',
+        at: session.failedAt,
+        ...(session.failureCode ? { detail: session.failureCode } : {}),
+      });
     if (session.expiredAt) entries.push({ label: 'EXPIRED', at: session.expiredAt });
   }
-  if (session.status === 'PENDING' && session.expiresAt) entries.push({ label: 'Expires if unpaid', at: session.expiresAt });
+  if (session.status === 'PENDING' && session.expiresAt)
+    entries.push({ label: 'Expires if unpaid', at: session.expiresAt });
   // Stable: two moves in the same millisecond keep the order the API gave them.
   return entries
     .map((entry, index) => ({ entry, index }))
@@ -64,14 +77,21 @@ export function sessionTimeline(session: {
 }
 
 /** A delivery whose last attempt did not get a 2xx: worth a retry by hand (the API retries any status). */
-export function deliveryNeedsRetry(delivery: { status: string; attempts: number; lastStatusCode: number | null }): boolean {
+export function deliveryNeedsRetry(delivery: {
+  status: string;
+  attempts: number;
+  lastStatusCode: number | null;
+}): boolean {
   if (delivery.status === 'FAILED') return true;
   const lastOk = delivery.lastStatusCode != null && delivery.lastStatusCode >= 200 && delivery.lastStatusCode < 300;
   return delivery.status === 'PENDING' && delivery.attempts > 0 && !lastOk;
 }
 
 /** Newest first, as the API pages them: createdAt, then id. New and updated rows replace old ones by id. */
-export function mergeNewestFirst<T extends { id: string; createdAt: string }>(current: readonly T[], incoming: readonly T[]): T[] {
+export function mergeNewestFirst<T extends { id: string; createdAt: string }>(
+  current: readonly T[],
+  incoming: readonly T[],
+): T[] {
   const byId = new Map(current.map((item) => [item.id, item]));
   for (const item of incoming) byId.set(item.id, item);
   return [...byId.values()].sort((a, b) => b.createdAt.localeCompare(a.createdAt) || b.id.localeCompare(a.id));

@@ -13,9 +13,12 @@ export function MandateList() {
   const [older, setOlder] = useState<MandateRow[]>([]);
   const [cursor, setCursor] = useState<{ hasNextPage: boolean; endCursor: string | null } | null>(null);
   const [moreError, setMoreError] = useState<ApiError | null>(null);
-  const { data, error } = usePoll(() => graphql<{ mandates: Connection<MandateRow> }>(MANDATES, { first: PAGE_SIZE }).then((answer) => answer.mandates), MANDATE_POLL_MS, [
-    merchant.id,
-  ]);
+  const { data, error } = usePoll(
+    () =>
+      graphql<{ mandates: Connection<MandateRow> }>(MANDATES, { first: PAGE_SIZE }).then((answer) => answer.mandates),
+    MANDATE_POLL_MS,
+    [merchant.id],
+  );
   const first = data?.edges.map((edge) => edge.node) ?? [];
   const shown = [...first, ...older.filter((mandate) => !first.some((row) => row.id === mandate.id))];
   const paging = cursor ?? data?.pageInfo ?? null;
@@ -23,7 +26,9 @@ export function MandateList() {
   const loadMore = async () => {
     if (!paging?.endCursor) return;
     try {
-      const next = (await graphql<{ mandates: Connection<MandateRow> }>(MANDATES, { first: PAGE_SIZE, after: paging.endCursor })).mandates;
+      const next = (
+        await graphql<{ mandates: Connection<MandateRow> }>(MANDATES, { first: PAGE_SIZE, after: paging.endCursor })
+      ).mandates;
       setOlder((current) => [...current, ...next.edges.map((edge) => edge.node)]);
       setCursor(next.pageInfo);
     } catch (caught) {
@@ -35,7 +40,9 @@ export function MandateList() {
     <section class="card">
       <h1>Mandates</h1>
       <ErrorLine error={error ?? moreError} id="mandates-error" />
-      {data && shown.length === 0 && <p class="meta">No mandates yet. Create one with POST /recurring/mandates (or createMandate).</p>}
+      {data && shown.length === 0 && (
+        <p class="meta">No mandates yet. Create one with POST /recurring/mandates (or createMandate).</p>
+      )}
       <ul class="rows" id="mandates">
         {shown.map((mandate) => (
           <li key={mandate.id} class="row" data-mandate-id={mandate.id}>
@@ -69,17 +76,20 @@ type MandateWithCharges = MandateRow & { charges: Connection<MandateCharge> };
 /** One mandate and its charges, newest first. */
 export function MandateDetail({ id }: { id: string }) {
   const { merchant } = useDashboard();
-  const { data: mandate, error } = usePoll(() => graphql<{ mandate: MandateWithCharges }>(MANDATE, { id, first: 50 }).then((answer) => answer.mandate), MANDATE_POLL_MS, [
-    merchant.id,
-    id,
-  ]);
+  const { data: mandate, error } = usePoll(
+    () => graphql<{ mandate: MandateWithCharges }>(MANDATE, { id, first: 50 }).then((answer) => answer.mandate),
+    MANDATE_POLL_MS,
+    [merchant.id, id],
+  );
 
   return (
     <section class="card" id="mandate-detail">
       <p class="back">
         <a href={hrefOf('mandates')}>← All mandates</a>
       </p>
-      {error && !mandate && <h1>{error.code === 'MANDATE_NOT_FOUND' ? 'Mandate not found' : 'Mandate could not be loaded'}</h1>}
+      {error && !mandate && (
+        <h1>{error.code === 'MANDATE_NOT_FOUND' ? 'Mandate not found' : 'Mandate could not be loaded'}</h1>
+      )}
       <ErrorLine error={error} id="mandate-error" />
       {mandate && (
         <>
@@ -98,7 +108,9 @@ export function MandateDetail({ id }: { id: string }) {
             <Field label="Start date">{mandate.startDate}</Field>
             <Field label="Next charge from">{mandate.nextChargeDate ?? '—'}</Field>
             <Field label="Confirmed">{formatTime(mandate.confirmedAt)}</Field>
-            {mandate.cancelledAt && <Field label="Cancelled">{`${formatTime(mandate.cancelledAt)}${mandate.revokedBy ? ` by ${mandate.revokedBy}` : ''}`}</Field>}
+            {mandate.cancelledAt && (
+              <Field label="Cancelled">{`${formatTime(mandate.cancelledAt)}${mandate.revokedBy ? ` by ${mandate.revokedBy}` : ''}`}</Field>
+            )}
           </dl>
           <h2>Charges</h2>
           {mandate.charges.edges.length === 0 && <p class="meta">No charges yet.</p>}

@@ -24,7 +24,13 @@ export function SessionDetailView({ id }: { id: string }) {
   const following = session != null && !isFinalSession(session.status);
   useEffect(() => {
     if (!following) return;
-    return subscribe<{ paymentSessionUpdated: SessionDetail }>(live, SESSION_DETAIL_UPDATED, { id }, ({ paymentSessionUpdated }) => setSession(paymentSessionUpdated), setError);
+    return subscribe<{ paymentSessionUpdated: SessionDetail }>(
+      live,
+      SESSION_DETAIL_UPDATED,
+      { id },
+      ({ paymentSessionUpdated }) => setSession(paymentSessionUpdated),
+      setError,
+    );
   }, [following, live, id]);
 
   return (
@@ -72,7 +78,8 @@ export function SessionDetailView({ id }: { id: string }) {
           <ol class="timeline" id="timeline">
             {sessionTimeline(session).map((entry) => (
               <li key={`${entry.label}-${entry.at}`}>
-                <span class="timeline-label">{entry.label}</span> <time dateTime={entry.at}>{formatTime(entry.at)}</time>
+                <span class="timeline-label">{entry.label}</span>{' '}
+                <time dateTime={entry.at}>{formatTime(entry.at)}</time>
                 {entry.detail && <span class="meta"> · {entry.detail}</span>}
               </li>
             ))}

@@ -25,7 +25,10 @@ export async function startSession(key: string): Promise<void> {
   }
   if (response.ok) return;
   const answer = (await response.json().catch(() => ({}))) as ErrorAnswer;
-  throw new ApiError(answer.error?.code ?? 'INTERNAL_ERROR', answer.error?.message ?? `The gateway answered HTTP ${response.status}.`);
+  throw new ApiError(
+    answer.error?.code ?? 'INTERNAL_ERROR',
+    answer.error?.message ?? `The gateway answered HTTP ${response.status}.`,
+  );
 }
 
 /** Ends the session at the gateway (the cookie no longer works anywhere) and clears it. */

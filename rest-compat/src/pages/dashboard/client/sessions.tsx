@@ -16,11 +16,17 @@ export function SessionList() {
   const { merchant, live } = useDashboard();
   const [sessions, setSessions] = useState<SessionRow[]>([]);
   const [loaded, setLoaded] = useState(false);
-  const [more, setMore] = useState<{ hasNextPage: boolean; endCursor: string | null }>({ hasNextPage: false, endCursor: null });
+  const [more, setMore] = useState<{ hasNextPage: boolean; endCursor: string | null }>({
+    hasNextPage: false,
+    endCursor: null,
+  });
   const [error, setError] = useState<ApiError | null>(null);
   const [loadingMore, setLoadingMore] = useState(false);
 
-  const page = (after: string | null) => graphql<{ paymentSessions: Connection<SessionRow> }>(SESSIONS, { first: PAGE_SIZE, after }).then((data) => data.paymentSessions);
+  const page = (after: string | null) =>
+    graphql<{ paymentSessions: Connection<SessionRow> }>(SESSIONS, { first: PAGE_SIZE, after }).then(
+      (data) => data.paymentSessions,
+    );
 
   useEffect(() => {
     let stopped = false;
@@ -109,7 +115,12 @@ export function SessionList() {
         <OpenById />
       </div>
       <ErrorLine error={error} id="sessions-error" />
-      {loaded && sessions.length === 0 && <p class="meta">No sessions yet. Create one with POST /payments/sessions (or createPaymentSession): it appears here within seconds.</p>}
+      {loaded && sessions.length === 0 && (
+        <p class="meta">
+          No sessions yet. Create one with POST /payments/sessions (or createPaymentSession): it appears here within
+          seconds.
+        </p>
+      )}
       <ul class="rows" id="sessions">
         {sessions.map((session) => (
           <li key={session.id} class="row" data-session-id={session.id}>
@@ -128,7 +139,13 @@ export function SessionList() {
         ))}
       </ul>
       {more.hasNextPage && (
-        <button type="button" class="secondary" id="sessions-more" disabled={loadingMore} onClick={() => void loadMore()}>
+        <button
+          type="button"
+          class="secondary"
+          id="sessions-more"
+          disabled={loadingMore}
+          onClick={() => void loadMore()}
+        >
           {loadingMore ? 'Loading…' : 'Older sessions'}
         </button>
       )}

@@ -53,7 +53,11 @@ export function Field({ label, children }: { label: string; children: ComponentC
  * another key or id); keeps the last answer and the last refusal. A slow answer never overwrites
  * a newer one. A new interval only changes the pace, not what is shown.
  */
-export function usePoll<T>(load: () => Promise<T>, intervalMs: number, deps: unknown[]): { data: T | null; error: ApiError | null; refresh: () => Promise<void> } {
+export function usePoll<T>(
+  load: () => Promise<T>,
+  intervalMs: number,
+  deps: unknown[],
+): { data: T | null; error: ApiError | null; refresh: () => Promise<void> } {
   const [data, setData] = useState<T | null>(null);
   const [error, setError] = useState<ApiError | null>(null);
   const generation = useRef(0);

@@ -3,12 +3,23 @@ import type { ApiError } from './api';
 import { ErrorLine } from './shared';
 
 /** The merchant key, typed or pasted; checked by the API itself (currentMerchant), whose refusal is shown as it is. */
-export function SignIn({ onSubmit, error, busy }: { onSubmit: (key: string) => void; error: ApiError | null; busy: boolean }) {
+export function SignIn({
+  onSubmit,
+  error,
+  busy,
+}: {
+  onSubmit: (key: string) => void;
+  error: ApiError | null;
+  busy: boolean;
+}) {
   const [key, setKey] = useState('');
   return (
     <main class="sign-in card">
       <h1>Merchant dashboard</h1>
-      <p class="meta">Sign in with your merchant API key (mk_test_… or mk_live_…). It is sent once to start a session of 8 hours and is not kept in the browser.</p>
+      <p class="meta">
+        Sign in with your merchant API key (mk_test_… or mk_live_…). It is sent once to start a session of 8 hours and
+        is not kept in the browser.
+      </p>
       <form
         id="sign-in-form"
         onSubmit={(event) => {

@@ -36,7 +36,10 @@ function SecretRotation() {
     setBusy(true);
     setError(null);
     try {
-      const { rotateWebhookSecret } = await graphql<{ rotateWebhookSecret: { webhookSecret: string } }>(ROTATE_WEBHOOK_SECRET, { id: merchant.id });
+      const { rotateWebhookSecret } = await graphql<{ rotateWebhookSecret: { webhookSecret: string } }>(
+        ROTATE_WEBHOOK_SECRET,
+        { id: merchant.id },
+      );
       setSecret(rotateWebhookSecret.webhookSecret);
       setConfirming(false);
     } catch (caught) {
@@ -49,11 +52,15 @@ function SecretRotation() {
   return (
     <div class="rotation">
       <h2>Signing secret</h2>
-      <p class="meta">Every delivery is signed with the merchant's webhook secret. Rotating it takes effect at once: the old secret stops signing immediately.</p>
+      <p class="meta">
+        Every delivery is signed with the merchant's webhook secret. Rotating it takes effect at once: the old secret
+        stops signing immediately.
+      </p>
       {secret ? (
         <div class="secret-box" role="status">
           <p>
-            <strong>Your new webhook secret, shown this once.</strong> Store it in your endpoint's configuration now; this page does not keep it.
+            <strong>Your new webhook secret, shown this once.</strong> Store it in your endpoint's configuration now;
+            this page does not keep it.
           </p>
           <code id="new-webhook-secret">{secret}</code>
           <div class="actions">
