@@ -5,6 +5,7 @@ import { useServer } from 'graphql-ws/use/ws';
 import { WebSocketServer } from 'ws';
 import { Gauge, type Registry } from 'prom-client';
 import { GatewayError, type Logger, type Principal } from '@gateway/kernel';
+import { handshakeClient } from './handshake-client';
 import { ResultStream } from './result-stream';
 import type { ExecuteAs, SubscriptionHub } from './subscription-hub';
 import { planSubscription, refusalFor, trackResult, type SubscriptionPlan } from './subscription-plan';
@@ -118,7 +119,7 @@ export function attachSubscriptionServer(options: SubscriptionServerOptions): { 
             : {};
         if (!Object.keys(credentialHeadersOf(params)).length) return false;
         try {
-          ctx.extra.principal = await options.authenticate(params, ctx.extra.request.socket.remoteAddress ?? '');
+          ctx.extra.principal = await options.authenticate(params, handshakeClient(ctx.extra.request));
           return true;
         } catch (error) {
           if (!(error instanceof GatewayError)) logger.error({ err: error }, 'subscription credential check failed');
