@@ -1,20 +1,16 @@
 import { openServiceOrm } from '@gateway/db';
 import { startSubgraphServer, type RunningService, type SubgraphStartOptions } from '@gateway/federation';
 import { createLogger, createMetricsRegistry } from '@gateway/kernel';
-import { OutboxEvent, startOutboxRelay } from '@gateway/events';
-import { migrateVault, Credential } from '@gateway/vault';
-import { ConsentAccountEntity } from './account/consent-account.entity';
-import { ConsentEntity } from './consent/consent.entity';
+import { startOutboxRelay } from '@gateway/events';
+import { migrateVault } from '@gateway/vault';
 import { DEFAULT_JOB_SETTINGS, startOpenBankingJobs, type OpenBankingJobSettings } from './jobs';
+import { OPEN_BANKING_ENTITIES } from './entities';
 import { migrations } from './migrations';
 import { startTestBanks } from '@gateway/bank-sandbox';
 import { createOpenBankingModules } from './modules';
 import { buildOpenBankingSchema } from './schema';
 import type { CoreCallSettings, OpenBankingSettings } from './settings';
-import { TppEntity } from './tpp/tpp.entity';
 import { consumeMovementOutcomes } from './payment-order/movement-outcomes';
-import { PaymentOrderEntity } from './payment-order/payment-order.entity';
-import { OrderIdempotencyKeyEntity } from './payment-order/order-idempotency';
 
 export const OPEN_BANKING_SCHEMA = 'open_banking';
 
@@ -39,15 +35,7 @@ export async function start(options: OpenBankingStartOptions): Promise<RunningSe
   await migrateVault(options.db);
   const orm = await openServiceOrm(options.db, {
     schema: OPEN_BANKING_SCHEMA,
-    entities: [
-      TppEntity,
-      ConsentEntity,
-      ConsentAccountEntity,
-      PaymentOrderEntity,
-      OrderIdempotencyKeyEntity,
-      OutboxEvent,
-      Credential,
-    ],
+    entities: OPEN_BANKING_ENTITIES,
     migrations,
     foreignSchemas: ['auth'],
   });

@@ -1,15 +1,10 @@
 import { openServiceOrm, type Database, type EntityManager, type ServiceOrm } from '@gateway/db';
-import { OutboxEvent } from '@gateway/events';
 import { newId } from '@gateway/kernel';
-import { Credential } from '@gateway/vault';
 import { ConsentAccountEntity } from './account/consent-account.entity';
-import { ConsentEntity } from './consent/consent.entity';
 import { loadConsent, moveConsent } from './consent/consent.moves';
 import { issueAuthorizationCode } from './grant/authorization-code';
+import { OPEN_BANKING_ENTITIES } from './entities';
 import { migrations } from './migrations';
-import { TppEntity } from './tpp/tpp.entity';
-import { PaymentOrderEntity } from './payment-order/payment-order.entity';
-import { OrderIdempotencyKeyEntity } from './payment-order/order-idempotency';
 
 /**
  * Test helpers, published as `@gateway/subgraph-open-banking/testing` (not through index.ts):
@@ -29,15 +24,7 @@ export interface OpenBankingTestKit {
 export async function openBankingTestKit(db: Database): Promise<OpenBankingTestKit> {
   const orm = await openServiceOrm(db, {
     schema: 'open_banking',
-    entities: [
-      TppEntity,
-      ConsentEntity,
-      ConsentAccountEntity,
-      PaymentOrderEntity,
-      OrderIdempotencyKeyEntity,
-      OutboxEvent,
-      Credential,
-    ],
+    entities: OPEN_BANKING_ENTITIES,
     migrations,
     foreignSchemas: ['auth'],
   });
@@ -65,15 +52,7 @@ export async function openBankingTestKit(db: Database): Promise<OpenBankingTestK
 export function openOpenBankingTestOrm(db: Database): Promise<ServiceOrm> {
   return openServiceOrm(db, {
     schema: 'open_banking',
-    entities: [
-      TppEntity,
-      ConsentEntity,
-      ConsentAccountEntity,
-      PaymentOrderEntity,
-      OrderIdempotencyKeyEntity,
-      OutboxEvent,
-      Credential,
-    ],
+    entities: OPEN_BANKING_ENTITIES,
     migrations,
     foreignSchemas: ['auth'],
   });

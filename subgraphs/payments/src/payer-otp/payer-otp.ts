@@ -1,7 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { BankCorePool } from '@gateway/bank-core-client';
-import type { Directory, OtpGuard } from '@gateway/federation';
-import { GatewayError, type World } from '@gateway/kernel';
+import type { Directory, OtpCustomer, OtpGuard } from '@gateway/federation';
+import { GatewayError } from '@gateway/kernel';
 
 /** Wrong OTPs after which what they authorize (a session, a mandate) fails (issue: three). */
 export const MAX_OTP_FAILURES = 3;
@@ -9,13 +9,8 @@ export const MAX_OTP_FAILURES = 3;
 /** Attempts a payer has left after `failures` wrong OTPs. */
 export const otpAttemptsLeft = (failures: number): number => Math.max(0, MAX_OTP_FAILURES - failures);
 
-/** The customer whose OTP is checked: at their own bank, in the world of what it authorizes, sent from `client` (an address). */
-export interface OtpPayer {
-  bankHandle: string;
-  bankCustomerRef: string;
-  world: World;
-  client: string | null;
-}
+/** The customer whose OTP is checked: at their own bank, in the world of what it authorizes, sent from a client address. */
+export type OtpPayer = OtpCustomer;
 
 /**
  * Where a wrong OTP is counted: on the object the payer authorizes, atomically. `count` answers
