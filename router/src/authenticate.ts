@@ -56,7 +56,8 @@ export async function authenticate(
   const adminHeader = header(headers, 'x-service-admin-key');
   if (adminHeader !== undefined) {
     if (!safeEqual(adminHeader, adminKey)) throw new GatewayError('UNAUTHORIZED', 'X-Service-Admin-Key is not valid');
-    return { kind: 'admin', ip };
+    // The configured key is the first named admin key (API-CONTRACT "Operator controls").
+    return { kind: 'admin', name: 'ADMIN_KEY', ip };
   }
 
   const bankKey = header(headers, 'x-service-bank-key');

@@ -22,6 +22,8 @@ export const ID_PREFIX = {
   obligation: 'obl',
   grant: 'grt',
   otpAttempt: 'otp',
+  auditEntry: 'aud',
+  adminKey: 'adk',
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIX;

@@ -24,6 +24,8 @@ export interface Principal {
   consentId?: string;
   /** ob_token: the TPP (OAuth client) the access token was issued to, for per-TPP limits. */
   clientId?: string;
+  /** admin: the admin key's name (`ADMIN_KEY` for the first), carried into logs and the audit log. */
+  name?: string;
   /** Client IP for per-IP limits and audit. */
   ip?: string;
 }

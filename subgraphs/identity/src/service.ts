@@ -1,6 +1,8 @@
 import { openServiceOrm } from '@gateway/db';
 import { startSubgraphServer, type RunningService, type SubgraphStartOptions } from '@gateway/federation';
 import { createLogger } from '@gateway/kernel';
+import { AuditEntry, migrateAudit } from '@gateway/audit';
+import { Credential, migrateVault } from '@gateway/vault';
 import { AliasEntity } from './alias/alias.entity';
 import { migrations } from './migrations';
 import { OtpGuardEntity } from './otp-guard/otp-guard.entity';
@@ -10,10 +12,14 @@ export const IDENTITY_SCHEMA = 'identity';
 
 /** Starts the identity subgraph (national alias directory): migrations, schema, HTTP server. */
 export async function start(options: SubgraphStartOptions): Promise<RunningService> {
+  // The vault and the audit log: operators' admin keys and the log's reads live here (issue 27).
+  await migrateVault(options.db);
+  await migrateAudit(options.db);
   const orm = await openServiceOrm(options.db, {
     schema: IDENTITY_SCHEMA,
-    entities: [AliasEntity, OtpGuardEntity],
+    entities: [AliasEntity, OtpGuardEntity, Credential, AuditEntry],
     migrations,
+    foreignSchemas: ['auth', 'audit'],
   });
   const schema = await buildIdentitySchema();
   return startSubgraphServer({

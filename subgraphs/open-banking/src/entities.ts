@@ -1,5 +1,6 @@
 import { OutboxEvent } from '@gateway/events';
 import { Credential } from '@gateway/vault';
+import { AuditEntry } from '@gateway/audit';
 import { ConsentAccountEntity } from './account/consent-account.entity';
 import { ConsentEntity } from './consent/consent.entity';
 import { OrderIdempotencyKeyEntity } from './payment-order/order-idempotency';
@@ -15,4 +16,5 @@ export const OPEN_BANKING_ENTITIES = [
   OrderIdempotencyKeyEntity,
   OutboxEvent,
   Credential,
+  AuditEntry,
 ];

@@ -3,6 +3,7 @@ import { startSubgraphServer, type RunningService, type SubgraphStartOptions } f
 import { createLogger, createMetricsRegistry } from '@gateway/kernel';
 import { startOutboxRelay } from '@gateway/events';
 import { migrateVault } from '@gateway/vault';
+import { migrateAudit } from '@gateway/audit';
 import { DEFAULT_JOB_SETTINGS, startOpenBankingJobs, type OpenBankingJobSettings } from './jobs';
 import { OPEN_BANKING_ENTITIES } from './entities';
 import { migrations } from './migrations';
@@ -33,11 +34,12 @@ export interface OpenBankingStartOptions extends SubgraphStartOptions {
 /** Starts the open-banking subgraph: migrations, schema, HTTP server, the consent expiry job; with a bus, the outbox relay. */
 export async function start(options: OpenBankingStartOptions): Promise<RunningService> {
   await migrateVault(options.db);
+  await migrateAudit(options.db);
   const orm = await openServiceOrm(options.db, {
     schema: OPEN_BANKING_SCHEMA,
     entities: OPEN_BANKING_ENTITIES,
     migrations,
-    foreignSchemas: ['auth'],
+    foreignSchemas: ['auth', 'audit'],
   });
   const logger = options.logger ?? createLogger('open-banking');
   // Made before the modules: the account reads' and OTP checks' bank-core clients count their calls in it.

@@ -3,6 +3,7 @@ import { startSubgraphServer, type RunningService, type SubgraphStartOptions } f
 import { createLogger, createMetricsRegistry, type Logger } from '@gateway/kernel';
 import { OutboxEvent, startOutboxRelay, type EventBus } from '@gateway/events';
 import { migrateVault, Credential } from '@gateway/vault';
+import { AuditEntry, migrateAudit } from '@gateway/audit';
 import { CreditConfirmationEntity } from './confirmation/confirmation.entity';
 import { engineSettingsFromEnv, type EngineSettings } from './engine/engine.settings';
 import { PaymentExecutionEntity } from './engine/execution.entity';
@@ -69,18 +70,20 @@ export interface PaymentsStartOptions extends SubgraphStartOptions {
  */
 export async function start(options: PaymentsStartOptions): Promise<RunningService> {
   await migrateVault(options.db);
+  await migrateAudit(options.db);
   const orm = await openServiceOrm(options.db, {
     schema: PAYMENTS_SCHEMA,
     entities: [
       MerchantEntity,
       Credential,
+      AuditEntry,
       OutboxEvent,
       WebhookDeliveryEntity,
       WebhookAttemptEntity,
       ...SESSION_ENTITIES,
     ],
     migrations,
-    foreignSchemas: ['auth'],
+    foreignSchemas: ['auth', 'audit'],
   });
   const logger = options.logger ?? createLogger('payments');
   // Made before the modules: the engine's bank-core clients count their calls in it.
