@@ -8,6 +8,7 @@ import {
   type Principal,
 } from '@gateway/kernel';
 import { vault, type CredentialKind, type VerifyResult } from '@gateway/vault';
+import { suspendedRefusal } from './suspended-refusal';
 
 export type CredentialHeaders = Record<string, string | string[] | undefined>;
 
@@ -19,7 +20,10 @@ const header = (headers: CredentialHeaders, name: string): string | undefined =>
   return Array.isArray(value) ? value[0] : value;
 };
 
-/** `refusal` is made only when the credential is refused: an error's stack costs more than the check on every request. */
+/**
+ * `refusal` is made only when the credential is refused: an error's stack costs more than the
+ * check on every request. A suspended participant's credential gets its own 403 code.
+ */
 async function verified(
   em: VaultEm,
   kind: CredentialKind,
@@ -27,7 +31,7 @@ async function verified(
   refusal: () => GatewayError,
 ): Promise<VerifyResult & { ok: true }> {
   const result = await vault.verify(em(), kind, raw);
-  if (!result.ok) throw refusal();
+  if (!result.ok) throw result.reason === 'suspended' ? suspendedRefusal(kind) : refusal();
   return result;
 }
 
@@ -117,6 +121,7 @@ async function bearerPrincipal(
     if (!result.ok) {
       if (result.reason === 'expired') throw new GatewayError('TOKEN_EXPIRED');
       if (result.reason === 'revoked') throw new GatewayError('TOKEN_REVOKED');
+      if (result.reason === 'suspended') throw suspendedRefusal('ob_access_token');
       throw new GatewayError('UNAUTHORIZED', 'access token is not valid');
     }
     // A valid token speaking for another consent (contract "Data and payment calls"): the caller

@@ -74,6 +74,10 @@ export const ERROR_CODES = {
   MANDATE_NOT_PENDING_CONFIRMATION: { status: 409, message: 'Mandate is not awaiting confirmation' },
   IDEMPOTENCY_KEY_IN_USE: { status: 409, message: 'A request with this Idempotency-Key is still running' },
   IDEMPOTENCY_KEY_REUSED: { status: 422, message: 'Idempotency-Key reused with a different request' },
+  // API-CONTRACT "Operator controls": a participant an operator suspended; its credentials work again on resume.
+  BANK_SUSPENDED: { status: 403, message: 'The bank is suspended by the operator' },
+  MERCHANT_SUSPENDED: { status: 403, message: 'The merchant is suspended by the operator' },
+  TPP_SUSPENDED: { status: 403, message: 'The TPP is suspended by the operator' },
   PAYLOAD_TOO_LARGE: { status: 413, message: 'Request body exceeds 1 MiB' },
   RATE_LIMITED: { status: 429, message: 'Rate limit exceeded' },
   INTERNAL_ERROR: { status: 500, message: 'Gateway internal error' },

@@ -1,4 +1,4 @@
-import { Entity, Index, PrimaryKey, Property } from '@mikro-orm/core';
+import { Entity, Formula, Index, PrimaryKey, Property } from '@mikro-orm/core';
 
 /** What a credential lets its holder be. */
 export type CredentialKind =
@@ -57,4 +57,17 @@ export class Credential {
   /** When a single-use credential (authorization code, refresh token) was spent; see vault.consume. */
   @Property({ type: 'timestamptz', nullable: true })
   usedAt?: Date | null;
+
+  /**
+   * Whether the participant the credential speaks for is suspended (auth.suspended_owners): its
+   * owner (a merchant, a bank, a TPP) or, for an Open Banking code or token, its client (the
+   * TPP). Lazy: read only by verification, in the same statement as the credential, so a
+   * suspension needs no cache to invalidate. Never written.
+   */
+  @Formula(
+    (table) =>
+      `exists (select 1 from "auth"."suspended_owners" as "suspended" where "suspended"."owner_id" in (${table}."owner_id", ${table}."client_id"))`,
+    { type: 'boolean', lazy: true },
+  )
+  participantSuspended?: boolean;
 }

@@ -200,4 +200,139 @@ describe('credential vault', () => {
       reason: 'revoked',
     });
   });
+
+  describe('suspension', () => {
+    const issueAll = async () => {
+      const em = orm.em.fork();
+      const later = new Date(Date.now() + 60_000);
+      const credentials = {
+        merchantKey: vault.issue(em, { kind: 'merchant_key', ownerId: 'mer_s1', prefix: 'mk_test_' }),
+        dashboard: vault.issue(em, { kind: 'dashboard_session', ownerId: 'mer_s1', prefix: 'mds_', expiresAt: later }),
+        bankKey: vault.issue(em, { kind: 'bank_key', ownerId: 'bank-s1', prefix: 'sbk_bank-s1_' }),
+        internalKey: vault.issue(em, { kind: 'internal_key', ownerId: 'bank-s1', prefix: 'sik_' }),
+        tppKey: vault.issue(em, { kind: 'tpp_key', ownerId: 'tpp_s1', prefix: 'tpk_' }),
+        accessToken: vault.issue(em, {
+          kind: 'ob_access_token',
+          ownerId: 'con_s1',
+          clientId: 'tpp_s1',
+          prefix: 'at_',
+          expiresAt: later,
+        }),
+        refreshToken: vault.issue(em, {
+          kind: 'ob_refresh_token',
+          ownerId: 'con_s1',
+          clientId: 'tpp_s1',
+          prefix: 'rt_',
+          expiresAt: later,
+        }),
+        code: vault.issue(em, {
+          kind: 'ob_authorization_code',
+          ownerId: 'con_s1',
+          clientId: 'tpp_s1',
+          prefix: 'oac_',
+          expiresAt: later,
+        }),
+        otherMerchant: vault.issue(em, { kind: 'merchant_key', ownerId: 'mer_s2', prefix: 'mk_test_' }),
+      };
+      await em.flush();
+      return credentials;
+    };
+    const reasons = async (credentials: Awaited<ReturnType<typeof issueAll>>) =>
+      Object.fromEntries(
+        await Promise.all(
+          Object.entries(credentials).map(async ([name, { raw, credential }]) => {
+            const result = await vault.verify(orm.em.fork(), credential.kind, raw);
+            return [name, result.ok ? 'ok' : result.reason];
+          }),
+        ),
+      );
+
+    it("refuses a suspended participant's credentials at once, its OB tokens by their client, never a bank's internal key, and restores them on resume", async () => {
+      const credentials = await issueAll();
+      const suspendAll = async (suspend: boolean) =>
+        orm.em.fork().transactional(async (tx) => {
+          const changed = [];
+          for (const owner of ['mer_s1', 'bank-s1', 'tpp_s1'])
+            changed.push(suspend ? await vault.suspend(tx, owner) : await vault.resume(tx, owner));
+          return changed;
+        });
+
+      expect(await suspendAll(true)).toEqual([true, true, true]);
+      expect(await reasons(credentials)).toEqual({
+        merchantKey: 'suspended',
+        dashboard: 'suspended',
+        bankKey: 'suspended',
+        internalKey: 'ok',
+        tppKey: 'suspended',
+        accessToken: 'suspended',
+        refreshToken: 'suspended',
+        code: 'suspended',
+        otherMerchant: 'ok',
+      });
+      // Inside a transaction (the token endpoint's code and refresh checks) the same answer.
+      expect(
+        await orm.em
+          .fork()
+          .transactional(async (tx) => (await vault.verify(tx, 'ob_refresh_token', credentials.refreshToken.raw)).ok),
+      ).toBe(false);
+      expect(
+        await orm.em
+          .fork()
+          .transactional(
+            async (tx) =>
+              ((await vault.verify(tx, 'ob_authorization_code', credentials.code.raw)) as { reason: string }).reason,
+          ),
+      ).toBe('suspended');
+      // Suspending again changes nothing; the mark is one row per participant.
+      expect(await suspendAll(true)).toEqual([false, false, false]);
+      expect(await db.knex('auth.suspended_owners').whereIn('owner_id', ['mer_s1', 'bank-s1', 'tpp_s1'])).toHaveLength(
+        3,
+      );
+
+      expect(await suspendAll(false)).toEqual([true, true, true]);
+      expect(Object.values(await reasons(credentials)).every((reason) => reason === 'ok')).toBe(true);
+      expect(await suspendAll(false)).toEqual([false, false, false]);
+    });
+
+    it("a credential's own state comes first, and a rolled-back suspension never happened", async () => {
+      const em = orm.em.fork();
+      const revoked = vault.issue(em, { kind: 'merchant_key', ownerId: 'mer_s3', prefix: 'mk_test_' });
+      const live = vault.issue(em, { kind: 'merchant_key', ownerId: 'mer_s3', prefix: 'mk_test_' });
+      await em.flush();
+      await vault.revoke(orm.em.fork(), revoked.credential);
+      await orm.em.fork().transactional((tx) => vault.suspend(tx, 'mer_s3'));
+      expect(await vault.verify(orm.em.fork(), 'merchant_key', revoked.raw)).toMatchObject({ reason: 'revoked' });
+      expect(await vault.verify(orm.em.fork(), 'merchant_key', live.raw)).toMatchObject({ reason: 'suspended' });
+      await orm.em.fork().transactional((tx) => vault.resume(tx, 'mer_s3'));
+
+      await expect(
+        orm.em.fork().transactional(async (tx) => {
+          await vault.suspend(tx, 'mer_s3');
+          throw new Error('owner status change failed');
+        }),
+      ).rejects.toThrow('owner status change failed');
+      expect((await vault.verify(orm.em.fork(), 'merchant_key', live.raw)).ok).toBe(true);
+    });
+
+    it('reads the suspension in the lookup statement itself: verifications asked together still send one', async () => {
+      const em = orm.em.fork();
+      const keys = ['mer_s4', 'mer_s5'].map((owner) =>
+        vault.issue(em, { kind: 'merchant_key', ownerId: owner, prefix: 'mk_test_' }),
+      );
+      await em.flush();
+      await orm.em.fork().transactional((tx) => vault.suspend(tx, 'mer_s4'));
+      const sent: string[] = [];
+      const knex = orm.em.getKnex();
+      const count = (query: { sql: string }) => void sent.push(query.sql);
+      knex.on('query', count);
+      try {
+        const results = await Promise.all(keys.map((key) => vault.verify(orm.em.fork(), 'merchant_key', key.raw)));
+        expect(results.map((result) => (result.ok ? 'ok' : result.reason))).toEqual(['suspended', 'ok']);
+        expect(sent).toHaveLength(1);
+        expect(sent[0]).toContain('suspended_owners');
+      } finally {
+        knex.off('query', count);
+      }
+    });
+  });
 });

@@ -3,6 +3,7 @@ import type { OneStatement } from '@gateway/db';
 import DataLoader from 'dataloader';
 import { newId, newSecret, safeEqual, sha256Hex } from '@gateway/kernel';
 import { Credential, type CredentialKind } from './credential.entity';
+import { clearSuspended, markSuspended } from './suspension';
 
 export interface IssueOptions {
   kind: CredentialKind;
@@ -24,10 +25,24 @@ export interface IssuedCredential {
   credential: Credential;
 }
 
-/** `used`: a single-use credential already spent (vault.consume), presented again. */
-export type VerifyFailure = 'unknown' | 'used' | 'revoked' | 'expired';
+/**
+ * `used`: a single-use credential already spent (vault.consume), presented again. `suspended`:
+ * a live credential of a participant an operator suspended (vault.suspend); it works again on
+ * resume.
+ */
+export type VerifyFailure = 'unknown' | 'used' | 'revoked' | 'expired' | 'suspended';
 export type VerifyResult =
   { ok: true; credential: Credential } | { ok: false; reason: VerifyFailure; credential?: Credential };
+
+/**
+ * Kinds that keep working while their owner is suspended. A bank's internal key authenticates its
+ * core's callbacks: the movements in flight when the bank was suspended must still be confirmed
+ * and settled (API-CONTRACT "Operator controls": movements in flight finish).
+ */
+const SUSPENSION_EXEMPT: ReadonlySet<CredentialKind> = new Set(['internal_key']);
+
+/** The credential's row with whether its participant is suspended, in one statement. */
+const WITH_SUSPENSION = { disableIdentityMap: true, populate: ['participantSuspended'] } as const;
 
 /** Per ORM (its driver, which every fork shares): the hash lookups waiting for the next statement. */
 const lookups = new WeakMap<object, DataLoader<string, Credential | null>>();
@@ -40,14 +55,14 @@ const lookups = new WeakMap<object, DataLoader<string, Credential | null>>();
  * before a request arrived is always seen. Inside a transaction, the transaction's own query.
  */
 function findByHash(em: EntityManager, hash: string): Promise<Credential | null> {
-  if (em.isInTransaction()) return em.findOne(Credential, { hash }, { disableIdentityMap: true });
+  if (em.isInTransaction()) return em.findOne(Credential, { hash }, WITH_SUSPENSION);
   const driver = em.getDriver();
   let loader = lookups.get(driver);
   if (!loader) {
     const root = em.fork();
     loader = new DataLoader<string, Credential | null>(
       async (hashes) => {
-        const rows = await root.fork().find(Credential, { hash: { $in: [...hashes] } }, { disableIdentityMap: true });
+        const rows = await root.fork().find(Credential, { hash: { $in: [...hashes] } }, WITH_SUSPENSION);
         const byHash = new Map(rows.map((row) => [row.hash, row]));
         return hashes.map((wanted) => byHash.get(wanted) ?? null);
       },
@@ -145,7 +160,27 @@ export const vault = {
     if (credential.expiresAt && credential.expiresAt.getTime() <= now.getTime()) {
       return { ok: false, reason: 'expired', credential };
     }
+    // Last: `suspended` means "valid once the participant is resumed".
+    if (credential.participantSuspended && !SUSPENSION_EXEMPT.has(credential.kind)) {
+      return { ok: false, reason: 'suspended', credential };
+    }
     return { ok: true, credential };
+  },
+
+  /**
+   * Suspends a participant (a bank by handle, a merchant or a TPP by id), in the owner's
+   * transaction with its status change: from the commit on, every credential it owns, and every
+   * Open Banking code and token issued to it as client, verifies as `suspended` (internal keys
+   * excepted). Nothing is revoked, so vault.resume restores them as they were. True when it was
+   * not suspended yet.
+   */
+  suspend(em: EntityManager, ownerId: string, now = new Date()): Promise<boolean> {
+    return markSuspended(em, ownerId, now);
+  },
+
+  /** Lifts a suspension, in the owner's transaction; true when the participant was suspended. */
+  resume(em: EntityManager, ownerId: string): Promise<boolean> {
+    return clearSuspended(em, ownerId);
   },
 };
 

@@ -4,7 +4,7 @@ import type { TokenService } from './token.service';
 import { TokenResponse } from './token.type';
 
 const ERRORS =
-  'Errors: VALIDATION_ERROR, INVALID_GRANT, PKCE_INVALID, TOKEN_REVOKED, CONSENT_REVOKED, CONSENT_EXPIRED, RATE_LIMITED (30 per minute per TPP).';
+  'Errors: VALIDATION_ERROR, INVALID_GRANT, PKCE_INVALID, TOKEN_REVOKED, CONSENT_REVOKED, CONSENT_EXPIRED, TPP_SUSPENDED, RATE_LIMITED (30 per minute per TPP).';
 
 /**
  * The token endpoint as GraphQL (POST /ob/token maps onto these). Public: a TPP is a public

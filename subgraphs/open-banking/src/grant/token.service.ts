@@ -16,6 +16,9 @@ type Outcome = { tokens: IssuedTokens } | { refusal: GatewayError };
 
 const refuse = (refusal: GatewayError): Outcome => ({ refusal });
 const invalidGrant = (detail: string): Outcome => refuse(new GatewayError('INVALID_GRANT', detail));
+/** An otherwise valid code or refresh token of a TPP the operator suspended: kept, and good again on resume. */
+const tppSuspended = () =>
+  new GatewayError('TPP_SUSPENDED', 'the TPP this grant was issued to is suspended by the operator');
 
 /** Why a consent gives no tokens now (spec codes), or null while it is AUTHORISED and unexpired. */
 function consentRefusal(consent: ConsentEntity, now: Date): Outcome | null {
@@ -72,6 +75,7 @@ export class TokenService {
     const outcome = await root.fork().transactional(async (tx): Promise<Outcome> => {
       const found = await vault.verify(tx, 'ob_authorization_code', request.code, now);
       if (!found.ok && found.reason === 'unknown') return invalidGrant('code is not valid');
+      if (!found.ok && found.reason === 'suspended') return refuse(tppSuspended());
       const code = found.credential!;
       if (!found.ok && found.reason === 'used') {
         await vault.revokeFamily(tx, familyOf(code), now);
@@ -117,6 +121,7 @@ export class TokenService {
     const outcome = await root.fork().transactional(async (tx): Promise<Outcome> => {
       const found = await vault.verify(tx, 'ob_refresh_token', request.refreshToken, now);
       if (!found.ok && found.reason === 'unknown') return invalidGrant('refresh_token is not valid');
+      if (!found.ok && found.reason === 'suspended') return refuse(tppSuspended());
       const token = found.credential!;
       if (!found.ok && found.reason === 'used') return reuse(tx, token, now);
       const bound = await boundConsent(tx, token, request.consentId, request.clientId, 'refresh_token');
