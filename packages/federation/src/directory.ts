@@ -12,7 +12,7 @@ export interface AliasRouting {
   status: 'ACTIVE' | 'INACTIVE';
 }
 
-/** banks' bankRouting answer: a participating (ACTIVE) bank. */
+/** banks' bankRouting answer: a participating (ACTIVE) bank; SUSPENDED only from Directory.bankInFlight. */
 export interface BankRouting {
   handle: string;
   status: string;
@@ -41,8 +41,8 @@ export function settlementIbanFor(
 const ALIAS_ROUTING = `query AliasRouting($alias: String, $iban: String) {
   aliasRouting(alias: $alias, iban: $iban) { handle iban bankHandle institutionCode bankCustomerRef status }
 }`;
-const BANK_ROUTING = `query BankRouting($handle: String, $institutionCode: String) {
-  bankRouting(handle: $handle, institutionCode: $institutionCode) { handle status institutionCode coreBaseUrl internalKey sandboxCoreBaseUrl sandboxInternalKey minAmount maxAmount settlementAccountIban settlementAccounts { currency iban } }
+const BANK_ROUTING = `query BankRouting($handle: String, $institutionCode: String, $includeSuspended: Boolean) {
+  bankRouting(handle: $handle, institutionCode: $institutionCode, includeSuspended: $includeSuspended) { handle status institutionCode coreBaseUrl internalKey sandboxCoreBaseUrl sandboxInternalKey minAmount maxAmount settlementAccountIban settlementAccounts { currency iban } }
 }`;
 
 /** Answers reused for a while, and concurrent asks for one key sharing one call. Refusals are never reused. */
@@ -68,9 +68,9 @@ class ShortCache<T> {
  * Where money and account data live: the identity registry and the bank registry, asked through
  * the router as the calling service (a subgraph never reads another's schema); payments routes
  * movements with it, open-banking finds a consenting customer and the bank core to ask. Both are asked on every
- * payment and change rarely, so answers are reused for a short while (bank routing a few
- * seconds; alias routing about a second, so a deactivated alias stops being routable within
- * that), and concurrent asks for one key share one call. Errors (ALIAS_NOT_FOUND,
+ * payment and change rarely, so answers are reused for a short while (about a second each: a
+ * suspended bank and a deactivated alias stop being routable for new work within that), and
+ * concurrent asks for one key share one call. Errors (ALIAS_NOT_FOUND,
  * BANK_NOT_PARTICIPATING, ...) pass through and are never reused.
  */
 export class Directory {
@@ -125,11 +125,30 @@ export class Directory {
     );
   }
 
+  /**
+   * A bank for new work (a session, consent, order, mandate, charge, OTP or data read):
+   * BANK_NOT_PARTICIPATING unless ACTIVE. A suspension is obeyed once the cached answer's
+   * lifetime (bankMs) has passed.
+   */
   bank(lookup: { handle: string } | { institutionCode: string }, requestId?: string): Promise<BankRouting> {
     const key = 'handle' in lookup ? `h:${lookup.handle}` : `i:${lookup.institutionCode}`;
     return this.banks.get(
       key,
       async () => (await this.call<{ bankRouting: BankRouting }>(BANK_ROUTING, lookup, requestId)).bankRouting,
+    );
+  }
+
+  /**
+   * A bank for work already in flight (a started movement's steps, a settlement position):
+   * answered while SUSPENDED too (API-CONTRACT "Operator controls": movements in flight finish
+   * and settlement still pays its positions). Never for starting anything.
+   */
+  bankInFlight(lookup: { handle: string }, requestId?: string): Promise<BankRouting> {
+    return this.banks.get(
+      `f:${lookup.handle}`,
+      async () =>
+        (await this.call<{ bankRouting: BankRouting }>(BANK_ROUTING, { ...lookup, includeSuspended: true }, requestId))
+          .bankRouting,
     );
   }
 }

@@ -154,13 +154,27 @@ const headersOf = (route: RestRoute, status: number) => ({
   ...(route.fapi && status === 401 ? { 'WWW-Authenticate': { $ref: '#/components/headers/WWW-Authenticate' } } : {}),
 });
 
+/** The refusal of a live credential whose holder an operator suspended (API-CONTRACT "Operator controls"). */
+const SUSPENDED_BY_CREDENTIAL: Partial<Record<Credential, ErrorCode>> = {
+  merchantKey: 'MERCHANT_SUSPENDED',
+  bankKey: 'BANK_SUSPENDED',
+  tppToken: 'TPP_SUSPENDED',
+  obToken: 'TPP_SUSPENDED',
+};
+
 /**
  * Refusals of the router's authentication, whatever the route (found by the fuzzer, issue 13): a
- * credential header that is sent is checked even on a public route (a bad one is 401), and a
- * valid credential of a principal the route does not take is 403.
+ * credential header that is sent is checked even on a public route (a bad one is 401), a valid
+ * credential of a principal the route does not take is 403, and so is one of a suspended holder.
  */
 const authErrors = (route: RestRoute): ErrorCode[] =>
-  route.auth.length ? ['UNAUTHORIZED', 'FORBIDDEN'] : ['UNAUTHORIZED'];
+  route.auth.length
+    ? [
+        'UNAUTHORIZED',
+        'FORBIDDEN',
+        ...route.auth.flat().flatMap((credential) => SUSPENDED_BY_CREDENTIAL[credential] ?? []),
+      ]
+    : ['UNAUTHORIZED'];
 
 /** Statuses a page (RestRoute.page) answers a browser in HTML: its "not found" and "unavailable" pages. */
 const PAGE_ERROR_STATUSES = [404, 503];

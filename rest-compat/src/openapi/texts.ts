@@ -58,6 +58,15 @@ Test payers, like test cards: pay as \`<name>@<bank_handle>\` at any registered 
 |---|---|
 ${TEST_PAYERS.map((payer) => `| \`${payer.name}@<bank>\` | ${payer.outcome.replace(/\|/g, '\\|')} |`).join('\n')}`;
 
+/** Operator controls (API-CONTRACT): what suspending a participant stops, and what it never stops. */
+const SUSPENSION = `## Suspension
+
+An operator can suspend a bank, a merchant or a TPP (\`POST /banks/{handle}/suspend\`, \`/merchants/{id}/suspend\`, \`/ob/tpps/{id}/suspend\`; \`…/resume\` undoes it; both idempotent). From the moment it answers, the participant's credentials are refused with 403: \`MERCHANT_SUSPENDED\` (API keys and dashboard sessions), \`BANK_SUSPENDED\` (the bank key), \`TPP_SUSPENDED\` (the tpk_ token and every authorization code, access and refresh token of its consents). Nothing is revoked: on resume they work again.
+
+A suspended bank takes part in no new session, consent, payment order, mandate or charge, as the payer's or the payee's bank (422 \`BANK_NOT_PARTICIPATING\`, within a second). A suspended merchant's open sessions cannot be paid (403 \`MERCHANT_SUSPENDED\` at checkout; they stay PENDING); a suspended TPP's consents cannot be approved nor its payment orders authorised (403 \`TPP_SUSPENDED\`). A mandate charge refused this way charges nothing: the period can be charged once the bank is resumed.
+
+Work already in flight always finishes: a payment that was PROCESSING completes (the bank core's callbacks keep working), and settlement still pays a suspended bank's positions.`;
+
 const ERRORS = `## Errors
 
 Every error has the body \`{"error": {"code", "message", "detail", "request_id"}}\`; the HTTP status follows from the code, and \`request_id\` is the X-Request-Id header.
@@ -78,5 +87,7 @@ Machine-readable: [/openapi.json](/openapi.json). What the gateway sends a bank 
 ${TEST_MODE}
 
 ${LIMITS}
+
+${SUSPENSION}
 
 ${ERRORS}`;

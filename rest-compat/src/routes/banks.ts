@@ -1,12 +1,12 @@
 import { z } from 'zod';
 import { defineRoute } from '../route';
 
-const handleParams = z.object({ handle: z.string().describe('Bank handle (bank_handle).') }).strict();
+export const handleParams = z.object({ handle: z.string().describe('Bank handle (bank_handle).') }).strict();
 
 const CAPABILITIES =
   'bankHandle obEnabled obScopesSupported scaExemptionLimit scaExemptionMaxCount scaExemptionCumulativeLimit maxConsentExpiryDays';
 // `bankHandle: handle`: REST names the bank's handle as the registration request does.
-const BANK_RECORD = `fragment BankRecord on Bank {
+export const BANK_RECORD = `fragment BankRecord on Bank {
   bankHandle: handle displayName country institutionCode status minAmount maxAmount createdAt
   coreBaseUrl sandboxCoreBaseUrl settlementAccountIban settlementAccounts { currency iban } contactEmail capabilities { ${CAPABILITIES} }
 }`;
@@ -52,7 +52,7 @@ const settlementAccounts = z
     'Settlement accounts for particular currencies, one per currency; a position in a currency without one is booked on settlement_account_iban.',
   );
 
-const bankRecord = z
+export const bankRecord = z
   .object({
     bank_handle: z.string(),
     display_name: z.string(),

@@ -88,6 +88,7 @@ export const checkoutRoutes = [
       'RATE_LIMITED',
       'INSUFFICIENT_FUNDS',
       'BANK_NOT_PARTICIPATING',
+      'MERCHANT_SUSPENDED',
       'CBS_TIMEOUT',
       'CBS_ERROR',
     ],

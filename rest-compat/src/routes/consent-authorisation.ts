@@ -121,6 +121,7 @@ export const consentAuthorisationRoutes = [
       'CONSENT_REVOKED',
       'CONSENT_ALREADY_DECIDED',
       'BANK_NOT_PARTICIPATING',
+      'TPP_SUSPENDED',
       'CBS_TIMEOUT',
       'CBS_ERROR',
     ],

@@ -15,6 +15,7 @@ import { paymentOrderRoutes } from './payment-orders';
 import { scaRoutes } from './sca';
 import { tokenRoutes } from './token';
 import { settlementRoutes } from './settlement';
+import { suspensionRoutes } from './suspension';
 import { tppRoutes } from './tpps';
 import { webhookRoutes } from './webhooks';
 
@@ -38,4 +39,5 @@ export const ROUTES: readonly RestRoute[] = [
   ...webhookRoutes,
   ...attentionRoutes,
   ...settlementRoutes,
+  ...suspensionRoutes,
 ];

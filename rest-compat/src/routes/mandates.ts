@@ -187,7 +187,8 @@ ${MANDATE_RECORD}`,
     description:
       'Moves up to the mandate amount from the customer to the merchant’s settlement_iban through the payment engine (no OTP: the mandate is the authorisation). ' +
       'One charge per interval period (a FAILED one frees its period), none before start_date. Answers the charge as it stands after a short wait: COMPLETED (same bank), PROCESSING ' +
-      '(cross bank: until the creditor bank confirms) or FAILED; mandate.charge.completed or mandate.charge.failed follows by webhook. Idempotency-Key: the same request answers the same charge.',
+      '(cross bank: until the creditor bank confirms) or FAILED; mandate.charge.completed or mandate.charge.failed follows by webhook. Idempotency-Key: the same request answers the same charge. ' +
+      'While the customer’s or the merchant’s bank is suspended by the operator: 422 BANK_NOT_PARTICIPATING, nothing is charged and the period stays chargeable after the bank is resumed.',
     auth: [['merchantKey']],
     idempotent: true,
     params: mandateParams,
@@ -324,6 +325,7 @@ ${CHARGE_RECORD}`,
       'RATE_LIMITED',
       'MANDATE_NOT_FOUND',
       'MANDATE_NOT_PENDING_CONFIRMATION',
+      'BANK_NOT_PARTICIPATING',
       'CBS_TIMEOUT',
       'CBS_ERROR',
     ],

@@ -1,17 +1,17 @@
 import { z } from 'zod';
 import { defineRoute } from '../route';
 
-const idParams = z.object({ id: z.string().describe('Merchant id (mer_…).') }).strict();
+export const idParams = z.object({ id: z.string().describe('Merchant id (mer_…).') }).strict();
 
 // `merchantId: id`: the record carries merchant_id, as the registration response does.
-const MERCHANT_RECORD = `fragment MerchantRecord on Merchant { merchantId: id name mode status webhookUrl settlementIban createdAt updatedAt }`;
+export const MERCHANT_RECORD = `fragment MerchantRecord on Merchant { merchantId: id name mode status webhookUrl settlementIban createdAt updatedAt }`;
 
-const merchantRecord = z
+export const merchantRecord = z
   .object({
     merchant_id: z.string(),
     name: z.string(),
     mode: z.string().describe('test or live.'),
-    status: z.string(),
+    status: z.string().describe('ACTIVE or SUSPENDED (by an operator).'),
     webhook_url: z.string().nullable(),
     settlement_iban: z.string().nullable(),
     created_at: z.string().describe('ISO 8601 UTC.'),

@@ -76,6 +76,8 @@ export const scaRoutes = [
       'PAYMENT_ORDER_NOT_FOUND',
       'PAYMENT_ORDER_NOT_PENDING_SCA',
       'ALIAS_NOT_FOUND',
+      'TPP_SUSPENDED',
+      'BANK_NOT_PARTICIPATING',
       'CBS_TIMEOUT',
       'CBS_ERROR',
     ],

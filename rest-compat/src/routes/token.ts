@@ -86,7 +86,7 @@ export const tokenRoutes = [
         scope: z.string().describe('Granted scopes separated by single spaces.'),
       })
       .strict(),
-    errors: ['INVALID_GRANT', 'PKCE_INVALID', 'TOKEN_REVOKED', 'CONSENT_REVOKED', 'CONSENT_EXPIRED'],
+    errors: ['INVALID_GRANT', 'PKCE_INVALID', 'TOKEN_REVOKED', 'CONSENT_REVOKED', 'CONSENT_EXPIRED', 'TPP_SUSPENDED'],
   }),
   defineRoute({
     method: 'GET',

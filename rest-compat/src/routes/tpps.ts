@@ -2,19 +2,24 @@ import { z } from 'zod';
 import { defineRoute } from '../route';
 
 // `tppId: id`: the record carries tpp_id, as the registration response does.
-const TPP_RECORD = `fragment TppRecord on Tpp { tppId: id name mode redirectUris webhookUrl createdAt }`;
+export const TPP_RECORD = `fragment TppRecord on Tpp { tppId: id name mode redirectUris webhookUrl status createdAt }`;
 
-const tppRecord = z
+export const tppRecord = z
   .object({
     tpp_id: z.string().describe('tpp_…'),
     name: z.string(),
     mode: z.string().describe("test or live: a test TPP's consents and payment orders never move real funds."),
     redirect_uris: z.array(z.string()),
     webhook_url: z.string().nullable(),
+    status: z
+      .string()
+      .describe(
+        'ACTIVE or SUSPENDED (by an operator: its tpk_ token and its consents’ tokens answer 403 TPP_SUSPENDED).',
+      ),
     created_at: z.string().describe('ISO 8601 UTC.'),
   })
   .strict();
-const idParams = z.object({ id: z.string().describe('TPP id (tpp_…).') }).strict();
+export const idParams = z.object({ id: z.string().describe('TPP id (tpp_…).') }).strict();
 
 export const tppRoutes = [
   defineRoute({
@@ -58,6 +63,7 @@ ${TPP_RECORD}`,
         mode: z.string().describe('test or live.'),
         redirect_uris: z.array(z.string()),
         webhook_url: z.string().nullable(),
+        status: z.string().describe('ACTIVE.'),
         created_at: z.string().describe('ISO 8601 UTC.'),
         tpp_access_token: z.string().describe('tpk_…, for Authorization: Bearer. Shown once.'),
         webhook_secret: z.string().describe('whsec_…. Shown once.'),

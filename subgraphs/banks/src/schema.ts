@@ -1,6 +1,7 @@
 import { buildFederatedSchema, type SubgraphContext } from '@gateway/federation';
 import type { GraphQLSchema } from 'graphql';
 import { createBankResolver } from './bank/bank.resolver';
+import { createBankSuspensionResolver } from './bank/bank-suspension.resolver';
 import { BankService, type BanksSettings } from './bank/bank.service';
 import { BankEntity } from './bank/bank.entity';
 import { toBank } from './bank/bank.type';
@@ -8,7 +9,7 @@ import { toBank } from './bank/bank.type';
 export async function buildBanksSchema(settings: BanksSettings): Promise<GraphQLSchema> {
   const service = new BankService(settings);
   return buildFederatedSchema({
-    resolvers: [createBankResolver(service)],
+    resolvers: [createBankResolver(service), createBankSuspensionResolver(service)],
     referenceResolvers: {
       // Another subgraph's reference to a bank it knows only by handle; null for an unknown one.
       Bank: async (reference, context: SubgraphContext) => {

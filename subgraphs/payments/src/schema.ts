@@ -6,6 +6,7 @@ import { createAttentionResolver } from './engine/attention.resolver';
 import { DashboardSessionResolver } from './merchant/dashboard-session.resolver';
 import { MerchantEntity } from './merchant/merchant.entity';
 import { createMerchantResolver } from './merchant/merchant.resolver';
+import { createMerchantSuspensionResolver } from './merchant/merchant-suspension.resolver';
 import { MandateEntity } from './mandate/mandate.entity';
 import { createMandateResolver } from './mandate/mandate.resolver';
 import { toMandate } from './mandate/mandate.type';
@@ -28,6 +29,7 @@ export async function buildPaymentsSchema(
   return buildFederatedSchema({
     resolvers: [
       createMerchantResolver(modules.merchants),
+      createMerchantSuspensionResolver(modules.merchants),
       DashboardSessionResolver,
       createSessionResolver(modules.sessions),
       SessionHistoryResolver,

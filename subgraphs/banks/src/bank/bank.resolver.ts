@@ -47,7 +47,7 @@ export function createBankResolver(service: BankService) {
     @Query(() => BankRouting, {
       description:
         'A participating bank by handle or institution code (exactly one), for platform services only (the payment engine, settlement): core URL, internal key, limits and settlement account. ' +
-        'Errors: BANK_NOT_REGISTERED, BANK_NOT_PARTICIPATING (not ACTIVE).',
+        'Errors: BANK_NOT_REGISTERED, BANK_NOT_PARTICIPATING (not ACTIVE, unless includeSuspended).',
     })
     async bankRouting(
       @Arg('handle', () => String, { nullable: true, description: 'Bank handle.' }) handle: string | null,
@@ -56,10 +56,20 @@ export function createBankResolver(service: BankService) {
         description: 'Three-digit institution code (from an IBAN).',
       })
       institutionCode: string | null,
+      @Arg('includeSuspended', () => Boolean, {
+        nullable: true,
+        description:
+          'For work already in flight (engine steps, settlement): a SUSPENDED bank is answered too, so its movements finish and its positions settle. Default false: new work.',
+      })
+      includeSuspended: boolean | null,
       @Ctx() context: SubgraphContext,
     ): Promise<BankRouting> {
       requirePrincipal(context, ['service']);
-      const { bank, internalKey, sandboxInternalKey } = await service.routing(context.em, { handle, institutionCode });
+      const { bank, internalKey, sandboxInternalKey } = await service.routing(context.em, {
+        handle,
+        institutionCode,
+        includeSuspended,
+      });
       return {
         handle: bank.handle,
         status: bank.status,

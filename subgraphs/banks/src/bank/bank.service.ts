@@ -1,8 +1,9 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { UniqueConstraintViolationException } from '@mikro-orm/core';
-import { GatewayError, newSecret, openSealedSecret, parseInput, sealSecret } from '@gateway/kernel';
+import { LockMode, UniqueConstraintViolationException } from '@mikro-orm/core';
+import { GatewayError, newSecret, openSealedSecret, parseInput, sealSecret, type Logger } from '@gateway/kernel';
 import { Credential, vault } from '@gateway/vault';
-import { BankEntity } from './bank.entity';
+import { audit, type AuditActor } from '@gateway/audit';
+import { BankEntity, type BankStatus } from './bank.entity';
 import { sameCore } from './core-url';
 import { registerBankRules, updateCapabilitiesRules } from './bank.rules';
 import type { RegisterBankInput, UpdateBankCapabilitiesInput } from './bank.input';
@@ -44,11 +45,12 @@ export class BankService {
   /**
    * A participating bank for the payment engine, by handle or institution code (exactly one),
    * with its internal key unsealed. BANK_NOT_REGISTERED when unknown, BANK_NOT_PARTICIPATING
-   * when it is not ACTIVE.
+   * when it is not ACTIVE, unless `includeSuspended` (work already in flight: engine steps and
+   * settlement finish at a bank suspended meanwhile).
    */
   async routing(
     em: EntityManager,
-    args: { handle?: string | null; institutionCode?: string | null },
+    args: { handle?: string | null; institutionCode?: string | null; includeSuspended?: boolean | null },
   ): Promise<{ bank: BankEntity; internalKey: string; sandboxInternalKey: string | null }> {
     const given = [args.handle, args.institutionCode].filter((value) => value !== undefined && value !== null);
     if (given.length !== 1)
@@ -62,7 +64,7 @@ export class BankService {
         'BANK_NOT_REGISTERED',
         `no bank with ${args.handle != null ? `handle ${args.handle}` : `institution code ${args.institutionCode}`}`,
       );
-    if (bank.status !== 'ACTIVE')
+    if (bank.status !== 'ACTIVE' && !args.includeSuspended)
       throw new GatewayError('BANK_NOT_PARTICIPATING', `bank ${bank.handle} is ${bank.status}`);
     const sandboxInternalKey = bank.sandboxInternalKeySealed
       ? openSealedSecret(bank.sandboxInternalKeySealed, this.settings.platformSecret)
@@ -204,6 +206,41 @@ export class BankService {
     return em.transactional(async (tx) => {
       const bank = await this.find(tx, handle);
       return (await vault.rotate(tx, bankKeyOptions(bank))).raw;
+    });
+  }
+
+  /**
+   * Suspends (SUSPENDED) or resumes (ACTIVE) a bank, operator only. In one transaction: the
+   * status (bank routing refuses new work at once, BANK_NOT_PARTICIPATING), the vault's mark
+   * (its bank key answers BANK_SUSPENDED; its internal key keeps working for the callbacks of
+   * movements in flight) and the audit entry. A bank already in that status is answered as it
+   * is, with no entry; the row lock orders concurrent calls.
+   */
+  async setStatus(
+    em: EntityManager,
+    handle: string,
+    status: BankStatus,
+    by: { actor: AuditActor; logger: Logger },
+  ): Promise<BankEntity> {
+    return em.transactional(async (tx) => {
+      const bank = await tx.findOne(BankEntity, { handle }, { lockMode: LockMode.PESSIMISTIC_WRITE });
+      if (!bank) throw new GatewayError('BANK_NOT_REGISTERED', `no bank with handle ${handle}`);
+      if (bank.status === status) return bank;
+      const before = bank.status;
+      bank.status = status;
+      if (status === 'SUSPENDED') await vault.suspend(tx, handle);
+      else await vault.resume(tx, handle);
+      audit.record(
+        tx,
+        {
+          actor: by.actor,
+          action: status === 'SUSPENDED' ? 'bank.suspended' : 'bank.resumed',
+          target: handle,
+          changes: { status: { from: before, to: status } },
+        },
+        by.logger,
+      );
+      return bank;
     });
   }
 }

@@ -3,6 +3,7 @@ import type { Database } from '@gateway/db';
 import type { RunningService } from '@gateway/federation';
 import { subgraphClient, TEST_PLATFORM_SECRET } from '@gateway/federation/testing';
 import { composeIBAN } from 'ibantools';
+import { openVaultOrm, vault } from '@gateway/vault';
 import { start } from '../service';
 
 const admin = { kind: 'admin' as const };
@@ -166,8 +167,8 @@ describe('banks subgraph', () => {
   });
 
   it('gives platform services the routing of a participating bank, internal key unsealed', async () => {
-    const ROUTING = `query($handle: String, $institutionCode: String) {
-      bankRouting(handle: $handle, institutionCode: $institutionCode) { handle status institutionCode coreBaseUrl internalKey minAmount maxAmount settlementAccountIban }
+    const ROUTING = `query($handle: String, $institutionCode: String, $includeSuspended: Boolean) {
+      bankRouting(handle: $handle, institutionCode: $institutionCode, includeSuspended: $includeSuspended) { handle status institutionCode coreBaseUrl internalKey minAmount maxAmount settlementAccountIban }
     }`;
     const service = { kind: 'service' as const, id: 'payments' };
     const { registerBank } = await client.execute(
@@ -202,6 +203,48 @@ describe('banks subgraph', () => {
 
     await db.knex('banks.banks').where({ handle: 'routed' }).update({ status: 'SUSPENDED' });
     expect(await client.errorCode(ROUTING, { handle: 'routed' }, service)).toBe('BANK_NOT_PARTICIPATING');
+    expect(await client.errorCode(ROUTING, { institutionCode: '121' }, service)).toBe('BANK_NOT_PARTICIPATING');
+    // Work in flight (engine steps, settlement) still reaches a suspended bank.
+    expect((await client.execute(ROUTING, { handle: 'routed', includeSuspended: true }, service)).bankRouting).toEqual({
+      ...expected,
+      status: 'SUSPENDED',
+    });
+  });
+
+  it('suspends and resumes a bank (operator only, idempotent): its bank key stops and starts again, its internal key never stops, one audit entry per change', async () => {
+    const { registerBank } = await client.execute(REGISTER, { input: bankInput('paused', '131') }, admin);
+    const SUSPEND = `mutation($handle: String!) { suspendBank(handle: $handle) { handle status } }`;
+    const RESUME = `mutation($handle: String!) { resumeBank(handle: $handle) { handle status } }`;
+    // The router's own view of credentials (on the shared pool: never closed here).
+    const orm = await openVaultOrm(db);
+    const verify = async () => ({
+      bankKey: await vault
+        .verify(orm.em.fork(), 'bank_key', registerBank.bankKey)
+        .then((r) => (r.ok ? 'ok' : r.reason)),
+      internalKey: await vault
+        .verify(orm.em.fork(), 'internal_key', registerBank.internalKey)
+        .then((r) => (r.ok ? 'ok' : r.reason)),
+    });
+    expect(await client.errorCode(SUSPEND, { handle: 'paused' }, { kind: 'bank', id: 'paused' })).toBe('FORBIDDEN');
+    expect(await client.errorCode(SUSPEND, { handle: 'ghost' }, admin)).toBe('BANK_NOT_REGISTERED');
+
+    for (let i = 0; i < 2; i++)
+      expect((await client.execute(SUSPEND, { handle: 'paused' }, admin)).suspendBank).toEqual({
+        handle: 'paused',
+        status: 'SUSPENDED',
+      });
+    expect(await verify()).toEqual({ bankKey: 'suspended', internalKey: 'ok' });
+    expect((await client.execute(RESUME, { handle: 'paused' }, admin)).resumeBank.status).toBe('ACTIVE');
+    expect(await verify()).toEqual({ bankKey: 'ok', internalKey: 'ok' });
+    const entries = await db
+      .knex('audit.entries')
+      .where({ target: 'paused' })
+      .orderBy('at')
+      .select('action', 'changes');
+    expect(entries).toEqual([
+      { action: 'bank.suspended', changes: { status: { from: 'ACTIVE', to: 'SUSPENDED' } } },
+      { action: 'bank.resumed', changes: { status: { from: 'SUSPENDED', to: 'ACTIVE' } } },
+    ]);
   });
 
   it('answers federation: _service SDL and Bank references', async () => {

@@ -58,7 +58,10 @@ export class Bank {
   @Field({ description: 'Three-digit institution code, as inside the IBANs of this bank.' })
   institutionCode!: string;
 
-  @Field({ description: 'ACTIVE or SUSPENDED; only ACTIVE banks take part in payments.' })
+  @Field({
+    description:
+      'ACTIVE or SUSPENDED (by an operator: no new sessions, consents, orders, mandates or charges; movements in flight finish). Only ACTIVE banks take part in new payments.',
+  })
   status!: string;
 
   @Field(() => GraphQLSafeInt, {
@@ -143,7 +146,10 @@ export class BankRouting {
   @Field({ description: 'Bank handle.' })
   handle!: string;
 
-  @Field({ description: 'Always ACTIVE: a bank that is not is refused with BANK_NOT_PARTICIPATING.' })
+  @Field({
+    description:
+      'ACTIVE; SUSPENDED only when asked with includeSuspended (work in flight), else such a bank is refused with BANK_NOT_PARTICIPATING.',
+  })
   status!: string;
 
   @Field({ description: 'Three-digit institution code, as inside the IBANs of this bank.' })

@@ -28,7 +28,7 @@ export function createAuthorisationResolver(service: AuthorisationService) {
         "The customer approves (public; POST /ob/auth/{consent_id}/approve): found in the identity registry at the consent's bank, OTP verified by that bank's core; " +
         "the consent becomes AUTHORISED with the customer's accounts at that bank, and redirectTo carries the authorization code. " +
         'Errors: OTP_INVALID (the third one rejects the consent), ALIAS_NOT_FOUND (also for an account at another bank), ALIAS_INACTIVE, CONSENT_NOT_FOUND, ' +
-        'CONSENT_EXPIRED, CONSENT_REVOKED, CONSENT_ALREADY_DECIDED, CBS_TIMEOUT, CBS_ERROR, VALIDATION_ERROR.',
+        'CONSENT_EXPIRED, CONSENT_REVOKED, CONSENT_ALREADY_DECIDED, BANK_NOT_PARTICIPATING (the bank is suspended), TPP_SUSPENDED (the TPP is suspended: the consent stays awaiting), CBS_TIMEOUT, CBS_ERROR, VALIDATION_ERROR.',
     })
     async approveConsent(
       @Arg('consentId', () => ID, { description: 'Consent id (con_…).' }) consentId: string,

@@ -17,6 +17,7 @@ import type { ConsentAuthorisation, ConsentDecision } from './authorisation.type
 import type { CustomerAccountsClient } from './customer-accounts';
 import { assertPageToken, issuePageToken } from './page-token';
 import { approvedRedirect, rejectedRedirect } from './redirect';
+import { assertTppActive } from '../tpp/tpp-participation';
 
 export interface AuthorisationSettings {
   /** The issuer: `iss` of every authorization response (RFC 9207), the public base without a trailing slash. */
@@ -75,6 +76,7 @@ export class AuthorisationService {
     if (!found) throw consentNotFound(consentId);
     if (effectiveConsentStatus(found) === 'AUTHORISED') return this.approveAgain(em, found, request, client, requestId);
     const consent = await this.awaiting(em, consentId);
+    await assertTppActive(em, consent.tppId);
     const customer = await this.resolveCustomer(request, consent, requestId);
     const approval = this.approvalHash(consent.id, customer, request.otp);
     const bank = await this.directory.bank({ handle: consent.bankHandle }, requestId);

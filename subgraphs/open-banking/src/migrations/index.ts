@@ -12,6 +12,7 @@ import { Migration20261201000100_consent_approval_hash } from './Migration202612
 import { Migration20261202000100_outbox_relay_lease } from './Migration20261202000100_outbox_relay_lease';
 import { Migration20261203000100_livemode } from './Migration20261203000100_livemode';
 import { Migration20261203000200_sca_checks_in_flight } from './Migration20261203000200_sca_checks_in_flight';
+import { Migration20261210000300_tpp_status } from './Migration20261210000300_tpp_status';
 
 /** Committed migrations of the open_banking schema, in order. */
 export const migrations: MigrationObject[] = [
@@ -31,4 +32,5 @@ export const migrations: MigrationObject[] = [
   { name: 'Migration20261202000100_outbox_relay_lease', class: Migration20261202000100_outbox_relay_lease },
   { name: 'Migration20261203000100_livemode', class: Migration20261203000100_livemode },
   { name: 'Migration20261203000200_sca_checks_in_flight', class: Migration20261203000200_sca_checks_in_flight },
+  { name: 'Migration20261210000300_tpp_status', class: Migration20261210000300_tpp_status },
 ];

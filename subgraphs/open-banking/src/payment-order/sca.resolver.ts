@@ -79,7 +79,8 @@ export function createScaResolver(service: ScaService) {
     @Mutation(() => PaymentOrderScaResult, {
       description:
         "The customer authorises a payment order above the exemption limit with the OTP from their bank, verified by the payer's bank core (POST /ob/sca/{id}/authorize). " +
-        'Errors: OTP_INVALID (the third fails the order), PAYMENT_ORDER_NOT_FOUND, PAYMENT_ORDER_NOT_PENDING_SCA (authorised, failed or expired), VALIDATION_ERROR, CBS_TIMEOUT, CBS_ERROR.',
+        'Errors: OTP_INVALID (the third fails the order), PAYMENT_ORDER_NOT_FOUND, PAYMENT_ORDER_NOT_PENDING_SCA (authorised, failed or expired), ' +
+        "TPP_SUSPENDED, BANK_NOT_PARTICIPATING (the TPP, or the payer's or payee's bank, is suspended: the order stays PENDING_SCA), VALIDATION_ERROR, CBS_TIMEOUT, CBS_ERROR.",
     })
     async authorizePaymentOrder(
       @Arg('id', () => ID, { description: 'Payment order id (po_…).' }) id: string,

@@ -14,6 +14,7 @@ import {
   startScaCheck,
 } from './payment-order.moves';
 import { paymentOrderNotFound } from './payment-order.service';
+import { assertTppActive } from '../tpp/tpp-participation';
 
 /** Wrong one-time passwords allowed at the SCA page; the third fails the order. */
 export const MAX_SCA_OTP_FAILURES = 3;
@@ -103,6 +104,9 @@ export class ScaService {
     )
       return order;
     if (order.status !== 'PENDING_SCA') throw notPending(order);
+    // New work (nothing has moved yet): a suspended TPP or a suspended payee bank refuses it; the payer's bank, below.
+    await assertTppActive(em, order.tppId);
+    await this.directory.bank({ handle: order.creditorBank }, requestId);
     if (!(await startScaCheck(em.fork(), id, arrivedAt, this.settings.scaTtlMs))) {
       if (this.expiresAt(order).getTime() <= arrivedAt.getTime()) {
         // Too late: refused without asking the bank; expired on the spot unless an OTP that came in time is still being checked.

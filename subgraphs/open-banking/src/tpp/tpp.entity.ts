@@ -1,5 +1,8 @@
 import { Entity, PrimaryKey, Property } from '@mikro-orm/core';
 
+/** SUSPENDED by an operator: its tpk_ token and the codes and tokens of its consents answer TPP_SUSPENDED. */
+export type TppStatus = 'ACTIVE' | 'SUSPENDED';
+
 /** A third-party provider registered for Open Banking (database shape; the graph shape is tpp.type.ts). */
 @Entity({ tableName: 'tpps' })
 export class TppEntity {
@@ -26,6 +29,9 @@ export class TppEntity {
    */
   @Property({ type: 'text' })
   webhookSecretSealed!: string;
+
+  @Property({ type: 'text' })
+  status: TppStatus = 'ACTIVE';
 
   @Property({ type: 'timestamptz' })
   createdAt: Date = new Date();

@@ -1,7 +1,9 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { GatewayError, newId, newSecret, parseInput, sealSecret } from '@gateway/kernel';
+import { LockMode } from '@mikro-orm/core';
+import { GatewayError, newId, newSecret, parseInput, sealSecret, type Logger } from '@gateway/kernel';
 import { vault } from '@gateway/vault';
-import { TppEntity } from './tpp.entity';
+import { audit, type AuditActor } from '@gateway/audit';
+import { TppEntity, type TppStatus } from './tpp.entity';
 import type { RegisterTppInput, UpdateTppInput } from './tpp.input';
 import { registerTppRules, updateTppRules } from './tpp.rules';
 import type { OpenBankingSettings } from '../settings';
@@ -42,6 +44,7 @@ export class TppService {
         redirectUris: valid.redirectUris,
         webhookUrl: valid.webhookUrl,
         webhookSecretSealed: sealSecret(webhookSecret, this.settings.platformSecret),
+        status: 'ACTIVE',
         createdAt: new Date(),
       });
       const tppAccessToken = vault.issue(tx, { kind: 'tpp_key', ownerId: tpp.id, prefix: 'tpk_' }).raw;
@@ -70,6 +73,40 @@ export class TppService {
       tpp.webhookSecretSealed = sealSecret(webhookSecret, this.settings.platformSecret);
     });
     return webhookSecret;
+  }
+
+  /**
+   * Suspends (SUSPENDED) or resumes (ACTIVE) a TPP, operator only. In one transaction: the
+   * status, the vault's mark (its tpk_ token and every code and token issued to it answer
+   * TPP_SUSPENDED at once, and work again on resume) and the audit entry. A TPP already in that
+   * status is answered as it is, with no entry; the row lock orders concurrent calls.
+   */
+  async setStatus(
+    em: EntityManager,
+    id: string,
+    status: TppStatus,
+    by: { actor: AuditActor; logger: Logger },
+  ): Promise<TppEntity> {
+    return em.transactional(async (tx) => {
+      const tpp = await tx.findOne(TppEntity, { id }, { lockMode: LockMode.PESSIMISTIC_WRITE });
+      if (!tpp) throw tppNotFound(id);
+      if (tpp.status === status) return tpp;
+      const before = tpp.status;
+      tpp.status = status;
+      if (status === 'SUSPENDED') await vault.suspend(tx, id);
+      else await vault.resume(tx, id);
+      audit.record(
+        tx,
+        {
+          actor: by.actor,
+          action: status === 'SUSPENDED' ? 'tpp.suspended' : 'tpp.resumed',
+          target: id,
+          changes: { status: { from: before, to: status } },
+        },
+        by.logger,
+      );
+      return tpp;
+    });
   }
 
   /** The dispatcher's view: URL and sealed secret, read fresh (rotation and URL changes apply at once); null for an unknown TPP. */

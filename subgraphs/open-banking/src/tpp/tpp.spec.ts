@@ -98,6 +98,7 @@ describe('open-banking subgraph: TPPs', () => {
       'mode',
       'name',
       'redirectUris',
+      'status',
       'webhookUrl',
     ]);
     const read = JSON.stringify(await client.execute(READ, { id: tpp.id }, admin));
@@ -213,5 +214,34 @@ describe('open-banking subgraph: TPPs', () => {
     ]);
     const { _service } = await client.execute(`{ _service { sdl } }`);
     expect(_service.sdl).toMatch(/type Tpp\s+@key\(fields: "id"\)/);
+  });
+
+  it('suspension (operator only): status, vault mark and one audit entry per change, even for suspensions racing each other', async () => {
+    const { tpp, tppAccessToken } = await register({ name: 'Raced App' });
+    const SUSPEND = `mutation($id: ID!) { suspendTpp(id: $id) { id status } }`;
+    const RESUME = `mutation($id: ID!) { resumeTpp(id: $id) { id status } }`;
+    expect(await client.errorCode(SUSPEND, { id: tpp.id }, asTpp(tpp.id))).toBe('FORBIDDEN');
+    expect(await client.errorCode(SUSPEND, { id: 'tpp_unknown' }, admin)).toBe('TPP_NOT_FOUND');
+
+    const raced = await Promise.all([1, 2, 3].map(() => client.execute(SUSPEND, { id: tpp.id }, admin)));
+    expect(raced.map((answer) => answer.suspendTpp.status)).toEqual(['SUSPENDED', 'SUSPENDED', 'SUSPENDED']);
+    expect((await tppRow(tpp.id)).status).toBe('SUSPENDED');
+    expect(await db.knex('auth.suspended_owners').where({ owner_id: tpp.id })).toHaveLength(1);
+    expect(await vault.verify(orm.em.fork(), 'tpp_key', tppAccessToken)).toMatchObject({
+      ok: false,
+      reason: 'suspended',
+    });
+    const entries = () => db.knex('audit.entries').where({ target: tpp.id }).orderBy('at').select('action', 'changes');
+    expect(await entries()).toEqual([
+      { action: 'tpp.suspended', changes: { status: { from: 'ACTIVE', to: 'SUSPENDED' } } },
+    ]);
+
+    expect((await client.execute(RESUME, { id: tpp.id }, admin)).resumeTpp.status).toBe('ACTIVE');
+    expect(await db.knex('auth.suspended_owners').where({ owner_id: tpp.id })).toHaveLength(0);
+    expect((await vault.verify(orm.em.fork(), 'tpp_key', tppAccessToken)).ok).toBe(true);
+    expect((await entries()).map((entry: { action: string }) => entry.action)).toEqual([
+      'tpp.suspended',
+      'tpp.resumed',
+    ]);
   });
 });

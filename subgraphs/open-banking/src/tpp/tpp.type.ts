@@ -21,6 +21,12 @@ export class Tpp {
   })
   redirectUris!: string[];
 
+  @Field({
+    description:
+      'ACTIVE or SUSPENDED (by an operator: its tpk_ token and every code and token of its consents answer TPP_SUSPENDED until it is resumed).',
+  })
+  status!: string;
+
   @Field({ description: 'Registration time (ISO 8601 UTC).' })
   createdAt!: Date;
 
@@ -83,6 +89,7 @@ export function toTpp(entity: TppEntity): Tpp {
     name: entity.name,
     mode: entity.mode,
     redirectUris: [...entity.redirectUris],
+    status: entity.status,
     createdAt: entity.createdAt,
     entity,
   };

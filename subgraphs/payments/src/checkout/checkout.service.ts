@@ -25,6 +25,7 @@ import { effectiveStatus, PaymentSessionStatus } from '../session/session.type';
 import type { AuthorizeCheckoutInput } from './checkout.input';
 import { authorizeRules, type AuthorizeRequest } from './checkout.rules';
 import type { CheckoutAuthorization, CheckoutSession, CheckoutStatus } from './checkout.type';
+import { assertPayable } from './payable';
 import { redirectTo } from './redirect';
 
 /**
@@ -85,6 +86,7 @@ export class CheckoutService {
     if (!session) throw sessionNotFound(sessionId);
     // Too late: refused without asking the bank; expired on the spot unless an authorization that came in time is still being checked.
     if (effectiveStatus(session, arrivedAt) === 'EXPIRED') throw await this.expire(em, session, arrivedAt);
+    if (session.status === 'PENDING') await assertPayable(em, this.directory, session, requestId);
     const checking = session.status === 'PENDING' && (await startCheckoutCheck(em.fork(), sessionId, arrivedAt));
 
     let claimed: Awaited<ReturnType<CheckoutService['claim']>> = null;

@@ -44,7 +44,7 @@ export interface EngineSettings {
   authorizeWaitMs: number;
   /** Lifetime of the sst_ session token issued on OTP success. */
   sessionTokenTtlSeconds: number;
-  /** How long a bank's routing (core URL, key, limits) is reused before it is asked again. */
+  /** How long a bank's routing (core URL, key, limits, status) is reused: a suspended bank takes new work at most this long. */
   bankRoutingCacheMs: number;
   /** How long an alias's routing is reused: a deactivated alias stays routable at most this long. 0: always ask. */
   aliasRoutingCacheMs: number;
@@ -71,7 +71,8 @@ export const DEFAULT_ENGINE_SETTINGS: EngineSettings = {
   // Verification plus this stays under the router's 15 s per subgraph call.
   authorizeWaitMs: 7_000,
   sessionTokenTtlSeconds: 3_600,
-  bankRoutingCacheMs: 5_000,
+  // A bank suspension is obeyed by new work within this (API-CONTRACT "Operator controls"); still one call a second per bank at most.
+  bankRoutingCacheMs: 1_000,
   aliasRoutingCacheMs: 1_000,
 };
 

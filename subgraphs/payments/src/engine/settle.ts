@@ -139,9 +139,14 @@ export class MovementSettler {
     }
   }
 
-  /** The core of the movement's bank in the movement's world, checked once more where money moves. */
+  /**
+   * The core of the movement's bank in the movement's world, checked once more where money
+   * moves. A started movement is work in flight: it finishes at a bank suspended meanwhile (new
+   * work was refused before it started: checkout, charges, orders).
+   */
   private async core(movement: MovementCall, requestId?: string): Promise<BankCoreClient> {
-    const core = this.cores.for(await this.directory.bank({ handle: movement.bank }, requestId), worldOf(movement));
+    const bank = await this.directory.bankInFlight({ handle: movement.bank }, requestId);
+    const core = this.cores.for(bank, worldOf(movement));
     assertSameWorld(core, movement, `${movement.direction.toLowerCase()} ${movement.reference}`, this.logger);
     return core;
   }

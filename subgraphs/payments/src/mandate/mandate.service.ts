@@ -105,6 +105,8 @@ export class MandateService {
     try {
       const livemode = merchant.mode === 'live';
       const customer = await this.resolveCustomer(request, worldOf({ livemode }), requestId);
+      // Where its charges are paid must take new work too (a suspended bank: BANK_NOT_PARTICIPATING).
+      await this.merchantAccount(em, merchantId, requestId);
       return await em.fork().transactional(async (tx) => {
         const id = newId('mandate');
         const mandate = createMandate(
@@ -343,7 +345,10 @@ export class MandateService {
     }
     const period = periodOf(parseDate(mandate.startDate)!, mandate.interval, this.today(mandate));
     if (!period) throw new GatewayError('MANDATE_NOT_STARTED', `mandate ${id} starts on ${mandate.startDate}`);
+    // New work at both banks: a suspended one refuses the charge (422 BANK_NOT_PARTICIPATING) and
+    // nothing is written, so the period stays chargeable once the bank is resumed.
     const creditor = await this.merchantAccount(em, merchantId, requestId);
+    await this.customerBank(mandate.customerBank, requestId);
     const chargeId = newId('charge');
     const now = new Date();
     const started = await em.fork().transactional(async (tx) => {
@@ -441,12 +446,17 @@ export class MandateService {
       });
     if (customer.status !== 'ACTIVE')
       throw new GatewayError('ALIAS_INACTIVE', `alias ${customer.handle} is deactivated`);
-    await this.directory.bank({ handle: customer.bankHandle }, requestId).catch((error: unknown) => {
+    await this.customerBank(customer.bankHandle, requestId);
+    return customer;
+  }
+
+  /** The customer's bank, taking new work (ACTIVE): else BANK_NOT_PARTICIPATING. */
+  private async customerBank(bankHandle: string, requestId?: string): Promise<BankRouting> {
+    return this.directory.bank({ handle: bankHandle }, requestId).catch((error: unknown) => {
       if (error instanceof GatewayError && error.code === 'BANK_NOT_REGISTERED')
-        throw new GatewayError('BANK_NOT_PARTICIPATING', `no participating bank ${customer.bankHandle}`);
+        throw new GatewayError('BANK_NOT_PARTICIPATING', `no participating bank ${bankHandle}`);
       throw error;
     });
-    return customer;
   }
 }
 

@@ -2,8 +2,8 @@ import { Entity, PrimaryKey, Property } from '@mikro-orm/core';
 
 export const MERCHANT_MODES = ['test', 'live'] as const;
 export type MerchantMode = (typeof MERCHANT_MODES)[number];
-/** Only ACTIVE exists yet; a later migration widens the check constraint when suspension does. */
-export type MerchantStatus = 'ACTIVE';
+/** SUSPENDED by an operator: its keys and dashboard sessions answer MERCHANT_SUSPENDED, its open sessions cannot be paid. */
+export type MerchantStatus = 'ACTIVE' | 'SUSPENDED';
 
 /** A merchant registered with the gateway (database shape; the graph shape is merchant.type.ts). */
 @Entity({ tableName: 'merchants' })

@@ -1,7 +1,9 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { GatewayError, newId, newSecret, parseInput, sealSecret } from '@gateway/kernel';
+import { LockMode } from '@mikro-orm/core';
+import { GatewayError, newId, newSecret, parseInput, sealSecret, type Logger } from '@gateway/kernel';
 import { vault } from '@gateway/vault';
-import { MerchantEntity, type MerchantMode } from './merchant.entity';
+import { audit, type AuditActor } from '@gateway/audit';
+import { MerchantEntity, type MerchantMode, type MerchantStatus } from './merchant.entity';
 import { registerMerchantRules, updateMerchantRules } from './merchant.rules';
 import type { RegisterMerchantInput, UpdateMerchantInput } from './merchant.input';
 
@@ -95,6 +97,40 @@ export class MerchantService {
       merchant.webhookSecretSealed = this.seal(webhookSecret);
     });
     return webhookSecret;
+  }
+
+  /**
+   * Suspends (SUSPENDED) or resumes (ACTIVE) a merchant, operator only. In one transaction: the
+   * status (checkout refuses its open sessions, MERCHANT_SUSPENDED), the vault's mark (its keys
+   * and dashboard sessions answer MERCHANT_SUSPENDED at once) and the audit entry. A merchant
+   * already in that status is answered as it is, with no entry; the row lock orders concurrent calls.
+   */
+  async setStatus(
+    em: EntityManager,
+    id: string,
+    status: MerchantStatus,
+    by: { actor: AuditActor; logger: Logger },
+  ): Promise<MerchantEntity> {
+    return em.transactional(async (tx) => {
+      const merchant = await tx.findOne(MerchantEntity, { id }, { lockMode: LockMode.PESSIMISTIC_WRITE });
+      if (!merchant) throw merchantNotFound(id);
+      if (merchant.status === status) return merchant;
+      const before = merchant.status;
+      merchant.status = status;
+      if (status === 'SUSPENDED') await vault.suspend(tx, id);
+      else await vault.resume(tx, id);
+      audit.record(
+        tx,
+        {
+          actor: by.actor,
+          action: status === 'SUSPENDED' ? 'merchant.suspended' : 'merchant.resumed',
+          target: id,
+          changes: { status: { from: before, to: status } },
+        },
+        by.logger,
+      );
+      return merchant;
+    });
   }
 
   private seal(secret: string): string {

@@ -13,7 +13,10 @@ export class Merchant {
   @Field({ description: 'test or live: test merchants hold mk_test_ keys and never move real funds.' })
   mode!: string;
 
-  @Field({ description: 'ACTIVE.' })
+  @Field({
+    description:
+      'ACTIVE or SUSPENDED (by an operator: its keys and dashboard sessions answer MERCHANT_SUSPENDED and its open sessions cannot be paid).',
+  })
   status!: string;
 
   @Field({ description: 'Registration time (ISO 8601 UTC).' })

@@ -203,7 +203,8 @@ export class SettlementRunner {
     requestId: string | null,
   ): Promise<string | null> {
     try {
-      const routing = await this.directory.bank({ handle: position.bankHandle }, requestId ?? undefined);
+      // A position is owed whatever the bank's status: a suspended bank's positions settle too.
+      const routing = await this.directory.bankInFlight({ handle: position.bankHandle }, requestId ?? undefined);
       if (this.stopped) return null;
       const iban = settlementIbanFor(routing, position.currency);
       if (await positions.fixIban(em, position, this.ownerOf(position), iban)) return iban;

@@ -1,0 +1,46 @@
+import { Arg, Ctx, ID, Mutation, Resolver } from 'type-graphql';
+import { auditActor } from '@gateway/audit';
+import { requirePrincipal, type SubgraphContext } from '@gateway/federation';
+import type { MerchantStatus } from './merchant.entity';
+import type { MerchantService } from './merchant.service';
+import { Merchant, toMerchant } from './merchant.type';
+
+/** Operator controls (API-CONTRACT): suspend and resume a merchant, admin key only; both idempotent. */
+export function createMerchantSuspensionResolver(service: MerchantService) {
+  const setStatus = async (context: SubgraphContext, id: string, status: MerchantStatus): Promise<Merchant> => {
+    requirePrincipal(context, ['admin']);
+    const merchant = await service.setStatus(context.em, id, status, {
+      actor: auditActor(context),
+      logger: context.logger,
+    });
+    context.logger.info({ merchant: id, status }, 'merchant status set by the operator');
+    return toMerchant(merchant);
+  };
+
+  @Resolver()
+  class MerchantSuspensionResolver {
+    @Mutation(() => Merchant, {
+      description:
+        'Suspends a merchant (operator); a suspended one is answered as it is. Its keys and dashboard sessions answer 403 MERCHANT_SUSPENDED at once, ' +
+        'its open sessions can no longer be paid (checkout: 403 MERCHANT_SUSPENDED) and it can start no new work; payments already authorized finish. Errors: MERCHANT_NOT_FOUND.',
+    })
+    suspendMerchant(
+      @Arg('id', () => ID, { description: 'Merchant id (mer_…).' }) id: string,
+      @Ctx() context: SubgraphContext,
+    ): Promise<Merchant> {
+      return setStatus(context, id, 'SUSPENDED');
+    }
+
+    @Mutation(() => Merchant, {
+      description:
+        'Resumes a suspended merchant (operator): its keys, dashboard sessions and open sessions work again; an active one is answered as it is. Errors: MERCHANT_NOT_FOUND.',
+    })
+    resumeMerchant(
+      @Arg('id', () => ID, { description: 'Merchant id (mer_…).' }) id: string,
+      @Ctx() context: SubgraphContext,
+    ): Promise<Merchant> {
+      return setStatus(context, id, 'ACTIVE');
+    }
+  }
+  return MerchantSuspensionResolver;
+}
