@@ -27,7 +27,7 @@ const auditEntry = z
       })
       .strict()
       .describe('Who acted.'),
-    action: z.string().describe('What was done, e.g. merchant.updated (docs/operator-controls.md lists every action).'),
+    action: z.string().describe('What was done, e.g. merchant.updated (docs/audit-log.md lists every action).'),
     target: z
       .string()
       .describe(

@@ -12,7 +12,7 @@ export class AuditLogArgs {
 
   @Field(() => String, {
     nullable: true,
-    description: 'Only this action, e.g. merchant.updated (docs/operator-controls.md lists every action).',
+    description: 'Only this action, e.g. merchant.updated (docs/audit-log.md lists every action).',
   })
   action?: string | null;
 
