@@ -1,6 +1,7 @@
 import { Arg, Ctx, FieldResolver, Mutation, Query, Resolver, Root } from 'type-graphql';
 import { GatewayError } from '@gateway/kernel';
 import { requirePrincipal, type SubgraphContext } from '@gateway/federation';
+import { auditedBy } from '@gateway/audit';
 import { RegisterBankInput, UpdateBankCapabilitiesInput } from './bank.input';
 import type { BankService } from './bank.service';
 import {
@@ -83,7 +84,11 @@ export function createBankResolver(service: BankService) {
       @Ctx() context: SubgraphContext,
     ): Promise<BankRegistration> {
       requirePrincipal(context, ['admin']);
-      const { bank, bankKey, internalKey, sandboxInternalKey } = await service.register(context.em, input);
+      const { bank, bankKey, internalKey, sandboxInternalKey } = await service.register(
+        context.em,
+        input,
+        auditedBy(context),
+      );
       context.logger.info({ bank: bank.handle, sandbox_core: bank.sandboxCoreBaseUrl !== null }, 'bank registered');
       return { bank: toBank(bank), bankKey, internalKey, sandboxInternalKey };
     }
@@ -96,7 +101,7 @@ export function createBankResolver(service: BankService) {
       @Ctx() context: SubgraphContext,
     ): Promise<BankCapabilities> {
       requireBankOrAdmin(context, handle, false);
-      return toCapabilities(await service.updateCapabilities(context.em, handle, input));
+      return toCapabilities(await service.updateCapabilities(context.em, handle, input, auditedBy(context)));
     }
 
     @Mutation(() => BankKeyRotation, {
@@ -107,7 +112,7 @@ export function createBankResolver(service: BankService) {
       @Ctx() context: SubgraphContext,
     ): Promise<BankKeyRotation> {
       requireBankOrAdmin(context, handle, false);
-      return { bankKey: await service.rotateKey(context.em, handle) };
+      return { bankKey: await service.rotateKey(context.em, handle, auditedBy(context)) };
     }
 
     @FieldResolver(() => String, { description: 'Core callback base URL (the bank or an operator only).' })

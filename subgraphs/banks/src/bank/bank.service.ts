@@ -2,6 +2,8 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { UniqueConstraintViolationException } from '@mikro-orm/core';
 import { GatewayError, newSecret, openSealedSecret, parseInput, sealSecret } from '@gateway/kernel';
 import { Credential, vault } from '@gateway/vault';
+import { audit, changesBetween, createdWith, SECRET_ISSUED, SECRET_REPLACED, type AuditedBy } from '@gateway/audit';
+import { bankAuditFields, sandboxKeyChange } from './bank.audit';
 import { BankEntity } from './bank.entity';
 import { sameCore } from './core-url';
 import { registerBankRules, updateCapabilitiesRules } from './bank.rules';
@@ -74,7 +76,7 @@ export class BankService {
     };
   }
 
-  async register(em: EntityManager, input: RegisterBankInput): Promise<RegisteredBank> {
+  async register(em: EntityManager, input: RegisterBankInput, by: AuditedBy): Promise<RegisteredBank> {
     const valid = parseInput(registerBankRules(this.settings.production), input);
     const internalKey = valid.internalKey ?? newSecret('sik_');
     const sandboxInternalKey = valid.sandboxCoreBaseUrl ? (valid.sandboxInternalKey ?? newSecret('sik_test_')) : null;
@@ -132,6 +134,13 @@ export class BankService {
             raw: sandboxInternalKey,
             scopes: ['test'],
           });
+        const changes = {
+          ...createdWith(bankAuditFields(bank)),
+          bank_key: SECRET_ISSUED,
+          internal_key: SECRET_ISSUED,
+          ...(sandboxInternalKey ? { sandbox_internal_key: SECRET_ISSUED } : {}),
+        };
+        audit.record(tx, { actor: by.actor, action: 'bank.registered', target: bank.handle, changes }, by.logger);
         return { bank, bankKey, internalKey, sandboxInternalKey };
       });
     } catch (error) {
@@ -150,10 +159,16 @@ export class BankService {
     }
   }
 
-  async updateCapabilities(em: EntityManager, handle: string, input: UpdateBankCapabilitiesInput): Promise<BankEntity> {
+  async updateCapabilities(
+    em: EntityManager,
+    handle: string,
+    input: UpdateBankCapabilitiesInput,
+    by: AuditedBy,
+  ): Promise<BankEntity> {
     const changes = parseInput(updateCapabilitiesRules(this.settings.production), stripUndefined(input));
     return em.transactional(async (tx) => {
       const bank = await this.find(tx, handle);
+      const before = { fields: bankAuditFields(bank), sandboxKey: bank.sandboxInternalKeySealed };
       if (changes.sandboxCoreBaseUrl !== undefined)
         await this.changeSandboxCore(tx, bank, changes.sandboxCoreBaseUrl, changes.sandboxInternalKey);
       if (changes.obEnabled !== undefined) bank.obEnabled = changes.obEnabled;
@@ -163,6 +178,10 @@ export class BankService {
       if (changes.scaExemptionCumulativeLimit !== undefined)
         bank.scaExemptionCumulativeLimit = BigInt(changes.scaExemptionCumulativeLimit);
       if (changes.maxConsentExpiryDays !== undefined) bank.maxConsentExpiryDays = changes.maxConsentExpiryDays;
+      const changed = changesBetween(before.fields, bankAuditFields(bank));
+      const sandboxKey = sandboxKeyChange(before.sandboxKey, bank.sandboxInternalKeySealed);
+      if (sandboxKey) changed.sandbox_internal_key = sandboxKey;
+      audit.record(tx, { actor: by.actor, action: 'bank.updated', target: handle, changes: changed }, by.logger);
       return bank;
     });
   }
@@ -200,10 +219,13 @@ export class BankService {
       vault.issue(tx, { kind: 'internal_key', ownerId: bank.handle, prefix: '', raw: key, scopes: ['test'] });
   }
 
-  async rotateKey(em: EntityManager, handle: string): Promise<string> {
+  async rotateKey(em: EntityManager, handle: string, by: AuditedBy): Promise<string> {
     return em.transactional(async (tx) => {
       const bank = await this.find(tx, handle);
-      return (await vault.rotate(tx, bankKeyOptions(bank))).raw;
+      const bankKey = (await vault.rotate(tx, bankKeyOptions(bank))).raw;
+      const changes = { bank_key: SECRET_REPLACED };
+      audit.record(tx, { actor: by.actor, action: 'bank.key_rotated', target: handle, changes }, by.logger);
+      return bankKey;
     });
   }
 }
