@@ -5,6 +5,7 @@ import { gql } from '../support/graphql';
 import { OB_REDIRECT, openBankingSeeds, type OpenBankingSeeds } from '../support/open-banking';
 import { bearer, FAST_ENGINE, type Customer, type PaymentBank } from '../support/payments';
 import { startTestPlatform, type TestPlatform } from '../support/platform';
+import { subscribe } from '../support/subscriptions';
 
 const CURRENT_MERCHANT = gql<{ currentMerchant: { id: string } }>('query { currentMerchant { id } }');
 const BANK = gql<{ bank: { contactEmail: string } }, { handle: string }>(
@@ -60,6 +61,10 @@ describe('suspending and resuming participants', () => {
     t.platform.db
       .knex('audit.entries')
       .where({ target })
+      .whereIn(
+        'action',
+        ['merchant', 'bank', 'tpp'].flatMap((what) => [`${what}.suspended`, `${what}.resumed`]),
+      )
       .orderBy('at', 'asc')
       .select('action', 'actor_kind', 'actor_name', 'changes');
   const graphqlCode = async (
@@ -370,5 +375,48 @@ describe('suspending and resuming participants', () => {
     expect((await charges()).body.charges.map((c: { charge_id: string }) => c.charge_id)).toEqual([
       charged.body.charge_id,
     ]);
+  });
+
+  it("a suspended merchant's and TPP's open subscriptions are closed with 4403 within 5 s", async () => {
+    const merchant = await t.seed.createMerchant({ name: 'Subscribed Shop' });
+    const tpp = await t.seed.registerTpp({ redirect_uris: [OB_REDIRECT] });
+    const session = await newSession(merchant.apiKey, payee);
+    const consent = await createConsent(t, tpp.tppAccessToken, {
+      bank_handle: alpha.handle,
+      redirect_uri: OB_REDIRECT,
+    });
+    const sockets = [
+      subscribe(
+        t.platform.graphqlUrl,
+        bearer(merchant.apiKey),
+        'subscription($id: ID!) { paymentSessionUpdated(id: $id) { id status } }',
+        { id: session.body.session_id },
+      ),
+      subscribe(
+        t.platform.graphqlUrl,
+        bearer(tpp.tppAccessToken),
+        'subscription($id: ID!) { consentUpdated(id: $id) { id status } }',
+        { id: consent.consentId },
+      ),
+    ];
+    try {
+      await Promise.all(sockets.map((socket) => socket.waitForMessages(1, 'the current state')));
+      expect((await post(`/merchants/${merchant.merchantId}/suspend`)).status).toBe(200);
+      expect((await post(`/ob/tpps/${tpp.tppId}/suspend`)).status).toBe(200);
+      const suspendedAt = Date.now();
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([
+        Promise.all(sockets.map((socket) => socket.ended)),
+        new Promise((resolve) => (timer = setTimeout(resolve, 6_000))),
+      ]);
+      clearTimeout(timer);
+      expect(Date.now() - suspendedAt).toBeLessThan(5_000);
+      expect(sockets.map((socket) => [socket.closeCode, socket.closeReason])).toEqual([
+        [4403, 'credential owner suspended (MERCHANT_SUSPENDED)'],
+        [4403, 'credential owner suspended (TPP_SUSPENDED)'],
+      ]);
+    } finally {
+      for (const socket of sockets) await socket.dispose();
+    }
   });
 });

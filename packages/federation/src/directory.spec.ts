@@ -84,4 +84,26 @@ describe('Directory (registry answers for payments and open banking)', () => {
     });
     expect(router.calls.filter((variables) => 'alias' in variables || 'iban' in variables)).toHaveLength(3);
   });
+
+  it('routes work in flight to a suspended bank (includeSuspended) while new work is refused, reusing an active answer for new work', async () => {
+    let status = 'ACTIVE';
+    const router = fakeRouter((_query, variables) =>
+      status === 'ACTIVE' || variables.includeSuspended
+        ? { bankRouting: { handle: 'oasis', status } }
+        : new GatewayError('BANK_NOT_PARTICIPATING'),
+    );
+    const directory = new Directory(router.call, { bankMs: 60_000, aliasMs: 0 });
+    await directory.bank({ handle: 'oasis' });
+    // The active routing cached for new work serves the engine as well: no second call.
+    expect(await directory.bankInFlight({ handle: 'oasis' })).toEqual({ handle: 'oasis', status: 'ACTIVE' });
+    expect(router.calls).toEqual([{ handle: 'oasis' }]);
+
+    status = 'SUSPENDED';
+    const fresh = new Directory(router.call, { bankMs: 60_000, aliasMs: 0 });
+    await expect(fresh.bank({ handle: 'oasis' })).rejects.toMatchObject({ code: 'BANK_NOT_PARTICIPATING' });
+    expect(await fresh.bankInFlight({ handle: 'oasis' })).toEqual({ handle: 'oasis', status: 'SUSPENDED' });
+    expect(router.calls.slice(1)).toEqual([{ handle: 'oasis' }, { handle: 'oasis', includeSuspended: true }]);
+    // The in-flight answer never serves new work.
+    await expect(fresh.bank({ handle: 'oasis' })).rejects.toMatchObject({ code: 'BANK_NOT_PARTICIPATING' });
+  });
 });

@@ -11,4 +11,5 @@ export * from './service-client';
 export * from './page-info';
 export * from './directory';
 export * from './otp-guard';
+export * from './payer-check';
 export * from './bank-reference';

@@ -1,6 +1,7 @@
 import type { RestRoute } from '../route';
 import { accountRoutes } from './accounts';
 import { attentionRoutes } from './attention';
+import { auditRoutes } from './audit';
 import { bankRoutes } from './banks';
 import { callbackRoutes } from './callbacks';
 import { checkoutRoutes } from './checkout';
@@ -38,6 +39,7 @@ export const ROUTES: readonly RestRoute[] = [
   ...callbackRoutes,
   ...webhookRoutes,
   ...attentionRoutes,
+  ...auditRoutes,
   ...settlementRoutes,
   ...suspensionRoutes,
 ];

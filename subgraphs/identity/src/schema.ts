@@ -1,6 +1,7 @@
 import { buildFederatedSchema, type SubgraphContext } from '@gateway/federation';
 import type { GraphQLSchema } from 'graphql';
 import { AliasEntity } from './alias/alias.entity';
+import { createAuditLogResolver } from './audit/audit-log.resolver';
 import { createAliasResolver } from './alias/alias.resolver';
 import { AliasService } from './alias/alias.service';
 import { toAlias } from './alias/alias.type';
@@ -10,7 +11,7 @@ import { OtpGuardService } from './otp-guard/otp-guard.service';
 export async function buildIdentitySchema(): Promise<GraphQLSchema> {
   const service = new AliasService();
   return buildFederatedSchema({
-    resolvers: [createAliasResolver(service), createOtpGuardResolver(new OtpGuardService())],
+    resolvers: [createAliasResolver(service), createOtpGuardResolver(new OtpGuardService()), createAuditLogResolver()],
     referenceResolvers: {
       // Another subgraph's reference to an alias it knows only by handle; null for an unknown one.
       Alias: async (reference, context: SubgraphContext) => {

@@ -1,5 +1,5 @@
 import { Arg, Ctx, Mutation, Resolver } from 'type-graphql';
-import { auditActor } from '@gateway/audit';
+import { auditedBy } from '@gateway/audit';
 import { requirePrincipal, type SubgraphContext } from '@gateway/federation';
 import type { BankStatus } from './bank.entity';
 import type { BankService } from './bank.service';
@@ -13,10 +13,7 @@ const EFFECT =
 export function createBankSuspensionResolver(service: BankService) {
   const setStatus = async (context: SubgraphContext, handle: string, status: BankStatus): Promise<Bank> => {
     requirePrincipal(context, ['admin']);
-    const bank = await service.setStatus(context.em, handle, status, {
-      actor: auditActor(context),
-      logger: context.logger,
-    });
+    const bank = await service.setStatus(context.em, handle, status, auditedBy(context));
     context.logger.info({ bank: handle, status }, 'bank status set by the operator');
     return toBank(bank);
   };

@@ -1,6 +1,7 @@
 import { Arg, Ctx, FieldResolver, Mutation, Query, Resolver, Root } from 'type-graphql';
 import { GatewayError } from '@gateway/kernel';
 import { requirePrincipal, type SubgraphContext } from '@gateway/federation';
+import { auditedBy } from '@gateway/audit';
 import { RegisterBankInput, UpdateBankCapabilitiesInput } from './bank.input';
 import type { BankService } from './bank.service';
 import {
@@ -12,6 +13,7 @@ import {
   SettlementAccount,
   toBank,
   toCapabilities,
+  toRouting,
 } from './bank.type';
 
 /** Only the bank itself (its bank key) or an operator (admin key) may act on or read a bank's record. */
@@ -65,24 +67,7 @@ export function createBankResolver(service: BankService) {
       @Ctx() context: SubgraphContext,
     ): Promise<BankRouting> {
       requirePrincipal(context, ['service']);
-      const { bank, internalKey, sandboxInternalKey } = await service.routing(context.em, {
-        handle,
-        institutionCode,
-        includeSuspended,
-      });
-      return {
-        handle: bank.handle,
-        status: bank.status,
-        institutionCode: bank.institutionCode,
-        coreBaseUrl: bank.coreBaseUrl,
-        internalKey,
-        sandboxCoreBaseUrl: bank.sandboxCoreBaseUrl,
-        sandboxInternalKey,
-        minAmount: Number(bank.minAmount),
-        maxAmount: Number(bank.maxAmount),
-        settlementAccountIban: bank.settlementAccountIban,
-        settlementAccounts: bank.settlementAccounts,
-      };
+      return toRouting(await service.routing(context.em, { handle, institutionCode, includeSuspended }));
     }
 
     @Mutation(() => BankRegistration, {
@@ -93,7 +78,11 @@ export function createBankResolver(service: BankService) {
       @Ctx() context: SubgraphContext,
     ): Promise<BankRegistration> {
       requirePrincipal(context, ['admin']);
-      const { bank, bankKey, internalKey, sandboxInternalKey } = await service.register(context.em, input);
+      const { bank, bankKey, internalKey, sandboxInternalKey } = await service.register(
+        context.em,
+        input,
+        auditedBy(context),
+      );
       context.logger.info({ bank: bank.handle, sandbox_core: bank.sandboxCoreBaseUrl !== null }, 'bank registered');
       return { bank: toBank(bank), bankKey, internalKey, sandboxInternalKey };
     }
@@ -106,7 +95,7 @@ export function createBankResolver(service: BankService) {
       @Ctx() context: SubgraphContext,
     ): Promise<BankCapabilities> {
       requireBankOrAdmin(context, handle, false);
-      return toCapabilities(await service.updateCapabilities(context.em, handle, input));
+      return toCapabilities(await service.updateCapabilities(context.em, handle, input, auditedBy(context)));
     }
 
     @Mutation(() => BankKeyRotation, {
@@ -117,7 +106,7 @@ export function createBankResolver(service: BankService) {
       @Ctx() context: SubgraphContext,
     ): Promise<BankKeyRotation> {
       requireBankOrAdmin(context, handle, false);
-      return { bankKey: await service.rotateKey(context.em, handle) };
+      return { bankKey: await service.rotateKey(context.em, handle, auditedBy(context)) };
     }
 
     @FieldResolver(() => String, { description: 'Core callback base URL (the bank or an operator only).' })
@@ -148,6 +137,17 @@ export function createBankResolver(service: BankService) {
     settlementAccounts(@Root() bank: Bank, @Ctx() context: SubgraphContext): SettlementAccount[] {
       requireBankOrAdmin(context, bank.handle, true);
       return bank.entity.settlementAccounts;
+    }
+
+    @FieldResolver(() => BankRouting, {
+      nullable: true,
+      description:
+        "The bank's routing, as bankRouting answers it, for platform services only: read through another subgraph's reference to the bank (a payer's routing in the identity registry) in the same call. Null when the bank is not ACTIVE (BANK_NOT_PARTICIPATING).",
+    })
+    routing(@Root() bank: Bank, @Ctx() context: SubgraphContext): BankRouting | null {
+      requirePrincipal(context, ['service']);
+      const participating = service.participating(bank.entity);
+      return participating && toRouting(participating);
     }
 
     @FieldResolver(() => String, { description: 'Contact email (the bank or an operator only).' })

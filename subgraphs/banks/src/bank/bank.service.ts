@@ -1,8 +1,9 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { LockMode, UniqueConstraintViolationException } from '@mikro-orm/core';
-import { GatewayError, newSecret, openSealedSecret, parseInput, sealSecret, type Logger } from '@gateway/kernel';
+import { GatewayError, newSecret, openSealedSecret, parseInput, sealSecret } from '@gateway/kernel';
 import { Credential, vault } from '@gateway/vault';
-import { audit, type AuditActor } from '@gateway/audit';
+import { audit, changesBetween, createdWith, SECRET_ISSUED, SECRET_REPLACED, type AuditedBy } from '@gateway/audit';
+import { bankAuditFields, sandboxKeyChange } from './bank.audit';
 import { BankEntity, type BankStatus } from './bank.entity';
 import { sameCore } from './core-url';
 import { registerBankRules, updateCapabilitiesRules } from './bank.rules';
@@ -66,6 +67,15 @@ export class BankService {
       );
     if (bank.status !== 'ACTIVE' && !args.includeSuspended)
       throw new GatewayError('BANK_NOT_PARTICIPATING', `bank ${bank.handle} is ${bank.status}`);
+    return this.keysOf(bank);
+  }
+
+  /** A bank's routing keys, unsealed; null when it takes no part in payments (not ACTIVE). */
+  participating(bank: BankEntity): { bank: BankEntity; internalKey: string; sandboxInternalKey: string | null } | null {
+    return bank.status === 'ACTIVE' ? this.keysOf(bank) : null;
+  }
+
+  private keysOf(bank: BankEntity) {
     const sandboxInternalKey = bank.sandboxInternalKeySealed
       ? openSealedSecret(bank.sandboxInternalKeySealed, this.settings.platformSecret)
       : null;
@@ -76,7 +86,7 @@ export class BankService {
     };
   }
 
-  async register(em: EntityManager, input: RegisterBankInput): Promise<RegisteredBank> {
+  async register(em: EntityManager, input: RegisterBankInput, by: AuditedBy): Promise<RegisteredBank> {
     const valid = parseInput(registerBankRules(this.settings.production), input);
     const internalKey = valid.internalKey ?? newSecret('sik_');
     const sandboxInternalKey = valid.sandboxCoreBaseUrl ? (valid.sandboxInternalKey ?? newSecret('sik_test_')) : null;
@@ -134,6 +144,13 @@ export class BankService {
             raw: sandboxInternalKey,
             scopes: ['test'],
           });
+        const changes = {
+          ...createdWith(bankAuditFields(bank)),
+          bank_key: SECRET_ISSUED,
+          internal_key: SECRET_ISSUED,
+          ...(sandboxInternalKey ? { sandbox_internal_key: SECRET_ISSUED } : {}),
+        };
+        audit.record(tx, { actor: by.actor, action: 'bank.registered', target: bank.handle, changes }, by.logger);
         return { bank, bankKey, internalKey, sandboxInternalKey };
       });
     } catch (error) {
@@ -152,10 +169,16 @@ export class BankService {
     }
   }
 
-  async updateCapabilities(em: EntityManager, handle: string, input: UpdateBankCapabilitiesInput): Promise<BankEntity> {
+  async updateCapabilities(
+    em: EntityManager,
+    handle: string,
+    input: UpdateBankCapabilitiesInput,
+    by: AuditedBy,
+  ): Promise<BankEntity> {
     const changes = parseInput(updateCapabilitiesRules(this.settings.production), stripUndefined(input));
     return em.transactional(async (tx) => {
       const bank = await this.find(tx, handle);
+      const before = { fields: bankAuditFields(bank), sandboxKey: bank.sandboxInternalKeySealed };
       if (changes.sandboxCoreBaseUrl !== undefined)
         await this.changeSandboxCore(tx, bank, changes.sandboxCoreBaseUrl, changes.sandboxInternalKey);
       if (changes.obEnabled !== undefined) bank.obEnabled = changes.obEnabled;
@@ -165,6 +188,10 @@ export class BankService {
       if (changes.scaExemptionCumulativeLimit !== undefined)
         bank.scaExemptionCumulativeLimit = BigInt(changes.scaExemptionCumulativeLimit);
       if (changes.maxConsentExpiryDays !== undefined) bank.maxConsentExpiryDays = changes.maxConsentExpiryDays;
+      const changed = changesBetween(before.fields, bankAuditFields(bank));
+      const sandboxKey = sandboxKeyChange(before.sandboxKey, bank.sandboxInternalKeySealed);
+      if (sandboxKey) changed.sandbox_internal_key = sandboxKey;
+      audit.record(tx, { actor: by.actor, action: 'bank.updated', target: handle, changes: changed }, by.logger);
       return bank;
     });
   }
@@ -202,10 +229,13 @@ export class BankService {
       vault.issue(tx, { kind: 'internal_key', ownerId: bank.handle, prefix: '', raw: key, scopes: ['test'] });
   }
 
-  async rotateKey(em: EntityManager, handle: string): Promise<string> {
+  async rotateKey(em: EntityManager, handle: string, by: AuditedBy): Promise<string> {
     return em.transactional(async (tx) => {
       const bank = await this.find(tx, handle);
-      return (await vault.rotate(tx, bankKeyOptions(bank))).raw;
+      const bankKey = (await vault.rotate(tx, bankKeyOptions(bank))).raw;
+      const changes = { bank_key: SECRET_REPLACED };
+      audit.record(tx, { actor: by.actor, action: 'bank.key_rotated', target: handle, changes }, by.logger);
+      return bankKey;
     });
   }
 
@@ -216,12 +246,7 @@ export class BankService {
    * movements in flight) and the audit entry. A bank already in that status is answered as it
    * is, with no entry; the row lock orders concurrent calls.
    */
-  async setStatus(
-    em: EntityManager,
-    handle: string,
-    status: BankStatus,
-    by: { actor: AuditActor; logger: Logger },
-  ): Promise<BankEntity> {
+  async setStatus(em: EntityManager, handle: string, status: BankStatus, by: AuditedBy): Promise<BankEntity> {
     return em.transactional(async (tx) => {
       const bank = await tx.findOne(BankEntity, { handle }, { lockMode: LockMode.PESSIMISTIC_WRITE });
       if (!bank) throw new GatewayError('BANK_NOT_REGISTERED', `no bank with handle ${handle}`);

@@ -239,6 +239,7 @@ describe('banks subgraph', () => {
     const entries = await db
       .knex('audit.entries')
       .where({ target: 'paused' })
+      .whereIn('action', ['bank.suspended', 'bank.resumed'])
       .orderBy('at')
       .select('action', 'changes');
     expect(entries).toEqual([

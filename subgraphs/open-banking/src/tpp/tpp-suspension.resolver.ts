@@ -1,5 +1,5 @@
 import { Arg, Ctx, ID, Mutation, Resolver } from 'type-graphql';
-import { auditActor } from '@gateway/audit';
+import { auditedBy } from '@gateway/audit';
 import { requirePrincipal, type SubgraphContext } from '@gateway/federation';
 import type { TppStatus } from './tpp.entity';
 import type { TppService } from './tpp.service';
@@ -9,7 +9,7 @@ import { Tpp, toTpp } from './tpp.type';
 export function createTppSuspensionResolver(service: TppService) {
   const setStatus = async (context: SubgraphContext, id: string, status: TppStatus): Promise<Tpp> => {
     requirePrincipal(context, ['admin']);
-    const tpp = await service.setStatus(context.em, id, status, { actor: auditActor(context), logger: context.logger });
+    const tpp = await service.setStatus(context.em, id, status, auditedBy(context));
     context.logger.info({ tpp: id, status }, 'tpp status set by the operator');
     return toTpp(tpp);
   };

@@ -231,7 +231,13 @@ describe('open-banking subgraph: TPPs', () => {
       ok: false,
       reason: 'suspended',
     });
-    const entries = () => db.knex('audit.entries').where({ target: tpp.id }).orderBy('at').select('action', 'changes');
+    const entries = () =>
+      db
+        .knex('audit.entries')
+        .where({ target: tpp.id })
+        .whereIn('action', ['tpp.suspended', 'tpp.resumed'])
+        .orderBy('at')
+        .select('action', 'changes');
     expect(await entries()).toEqual([
       { action: 'tpp.suspended', changes: { status: { from: 'ACTIVE', to: 'SUSPENDED' } } },
     ]);

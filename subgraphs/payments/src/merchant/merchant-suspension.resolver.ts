@@ -1,5 +1,5 @@
 import { Arg, Ctx, ID, Mutation, Resolver } from 'type-graphql';
-import { auditActor } from '@gateway/audit';
+import { auditedBy } from '@gateway/audit';
 import { requirePrincipal, type SubgraphContext } from '@gateway/federation';
 import type { MerchantStatus } from './merchant.entity';
 import type { MerchantService } from './merchant.service';
@@ -9,10 +9,7 @@ import { Merchant, toMerchant } from './merchant.type';
 export function createMerchantSuspensionResolver(service: MerchantService) {
   const setStatus = async (context: SubgraphContext, id: string, status: MerchantStatus): Promise<Merchant> => {
     requirePrincipal(context, ['admin']);
-    const merchant = await service.setStatus(context.em, id, status, {
-      actor: auditActor(context),
-      logger: context.logger,
-    });
+    const merchant = await service.setStatus(context.em, id, status, auditedBy(context));
     context.logger.info({ merchant: id, status }, 'merchant status set by the operator');
     return toMerchant(merchant);
   };
