@@ -192,8 +192,8 @@ export function sessionReaches(
 export async function paidSession(
   t: TestPlatform,
   apiKey: string,
-  payee: Customer,
-  payer: Customer,
+  payee: Pick<Customer, 'alias'>,
+  payer: Pick<Customer, 'alias' | 'otp'>,
   amount: number,
   patch: Record<string, unknown> = {},
 ): Promise<string> {
