@@ -16,6 +16,8 @@ export const TAG_DESCRIPTIONS: Record<string, string> = {
   'Identity registry':
     'Aliases (handle@bank_handle) and phone numbers that resolve to an IBAN at a participating bank.',
   Payments: 'Payment sessions a merchant creates and follows: create, read, list.',
+  Refunds:
+    "Refunds of completed payment sessions, full or partial, from the merchant's settlement account to the payer, through the payment engine.",
   Checkout: 'What the payer uses: the checkout page, its status, and the authorization with an OTP from their bank.',
   Mandates:
     'Recurring mandates: a merchant asks, the customer confirms once, then the merchant charges each period within the limit.',

@@ -13,6 +13,7 @@ import { mandateRoutes } from './mandates';
 import { merchantRoutes } from './merchants';
 import { paymentRoutes } from './payments';
 import { paymentOrderRoutes } from './payment-orders';
+import { refundRoutes } from './refunds';
 import { scaRoutes } from './sca';
 import { tokenRoutes } from './token';
 import { settlementRoutes } from './settlement';
@@ -33,6 +34,7 @@ export const ROUTES: readonly RestRoute[] = [
   ...consentAuthorisationRoutes,
   ...identityRoutes,
   ...paymentRoutes,
+  ...refundRoutes,
   ...checkoutRoutes,
   ...mandateRoutes,
   ...callbackRoutes,

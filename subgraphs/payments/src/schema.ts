@@ -8,6 +8,7 @@ import { MerchantEntity } from './merchant/merchant.entity';
 import { createMerchantResolver } from './merchant/merchant.resolver';
 import { MandateEntity } from './mandate/mandate.entity';
 import { createMandateResolver } from './mandate/mandate.resolver';
+import { createRefundResolver } from './refund/refund.resolver';
 import { toMandate } from './mandate/mandate.type';
 import { toMerchant } from './merchant/merchant.type';
 import { NO_TEST_CORES } from '@gateway/bank-core-client';
@@ -37,6 +38,7 @@ export async function buildPaymentsSchema(
       createAttentionResolver(modules.attention),
       createSettlementResolver(modules.settlement),
       createMandateResolver(modules.mandates),
+      createRefundResolver(modules.refunds),
       SessionUpdatesResolver,
     ],
     referenceResolvers: {

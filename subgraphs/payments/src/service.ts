@@ -18,6 +18,7 @@ import { InterbankObligationEntity } from './obligation/obligation.entity';
 import { buildPaymentsSchema } from './schema';
 import { unsettledPerBank } from './obligation/obligation.service';
 import { PaymentSessionEntity } from './session/session.entity';
+import { RefundEntity } from './refund/refund.entity';
 import { SettlementCycleEntity } from './settlement/cycle.entity';
 import { SettlementPositionEntity } from './settlement/position.entity';
 import { DEFAULT_SETTLEMENT_INTERVAL_SECONDS, type SettlementSettings } from './settlement/settlement.settings';
@@ -42,6 +43,7 @@ const SESSION_ENTITIES = [
   OrderMovementEntity,
   MandateEntity,
   MandateChargeEntity,
+  RefundEntity,
 ];
 
 /** The options every subgraph takes, and the payments service's own. */
