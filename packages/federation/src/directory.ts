@@ -51,6 +51,11 @@ class ShortCache<T> {
 
   constructor(private readonly ttlMs: number) {}
 
+  /** Drops every answer: the next ask of each key is sent again. */
+  clear(): void {
+    this.entries.clear();
+  }
+
   get(key: string, ask: () => Promise<T>): Promise<T> {
     const cached = this.entries.get(key);
     if (cached && Date.now() - cached.at < this.ttlMs) return cached.answer;
@@ -123,6 +128,16 @@ export class Directory {
       key,
       async () => (await this.call<{ aliasRouting: AliasRouting }>(ALIAS_ROUTING, lookup, requestId)).aliasRouting,
     );
+  }
+
+  /**
+   * Forgets every cached bank routing, so the next core call asks the registry again: on a
+   * change of how a bank is reached (a rotated internal key, bank-changes.ts), whose new key must
+   * go out at once rather than when the cached answer ages out. Banks change rarely; dropping
+   * them all keeps this free of a handle-and-code bookkeeping.
+   */
+  forgetBanks(): void {
+    this.banks.clear();
   }
 
   bank(lookup: { handle: string } | { institutionCode: string }, requestId?: string): Promise<BankRouting> {

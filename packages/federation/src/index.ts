@@ -10,5 +10,6 @@ export * from './sdl';
 export * from './service-client';
 export * from './page-info';
 export * from './directory';
+export * from './bank-changes';
 export * from './otp-guard';
 export * from './bank-reference';

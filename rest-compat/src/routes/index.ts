@@ -1,10 +1,12 @@
 import type { RestRoute } from '../route';
 import { accountRoutes } from './accounts';
+import { adminKeyRoutes } from './admin-keys';
 import { attentionRoutes } from './attention';
 import { bankRoutes } from './banks';
 import { callbackRoutes } from './callbacks';
 import { checkoutRoutes } from './checkout';
 import { consentRevocationRoutes } from './consent-revocation';
+import { credentialContainmentRoutes } from './credential-containment';
 import { consentAuthorisationRoutes } from './consent-authorisation';
 import { consentRoutes } from './consents';
 import { identityRoutes } from './identity';
@@ -38,4 +40,6 @@ export const ROUTES: readonly RestRoute[] = [
   ...webhookRoutes,
   ...attentionRoutes,
   ...settlementRoutes,
+  ...adminKeyRoutes,
+  ...credentialContainmentRoutes,
 ];

@@ -1,7 +1,9 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { UniqueConstraintViolationException } from '@mikro-orm/core';
-import { GatewayError, newSecret, openSealedSecret, parseInput, sealSecret } from '@gateway/kernel';
+import { audit, type AuditActor } from '@gateway/audit';
+import { GatewayError, newSecret, openSealedSecret, parseInput, sealSecret, type Logger } from '@gateway/kernel';
 import { Credential, vault } from '@gateway/vault';
+import { lockBank } from './bank-lock';
 import { BankEntity } from './bank.entity';
 import { sameCore } from './core-url';
 import { registerBankRules, updateCapabilitiesRules } from './bank.rules';
@@ -10,6 +12,8 @@ import type { RegisterBankInput, UpdateBankCapabilitiesInput } from './bank.inpu
 export interface BanksSettings {
   platformSecret: string;
   production: boolean;
+  /** INTERNAL_KEY_GRACE_SECONDS (default 86400): a rotated internal key is still accepted on callbacks this long. */
+  internalKeyGraceSeconds?: number;
 }
 
 export interface RegisteredBank {
@@ -200,10 +204,16 @@ export class BankService {
       vault.issue(tx, { kind: 'internal_key', ownerId: bank.handle, prefix: '', raw: key, scopes: ['test'] });
   }
 
-  async rotateKey(em: EntityManager, handle: string): Promise<string> {
+  /**
+   * The bank's own rotation, or the operator's after a revocation (the bank gets its new key from
+   * the operator). The bank row is locked: two rotations racing leave exactly one valid key.
+   */
+  async rotateKey(em: EntityManager, handle: string, actor: AuditActor, logger: Logger): Promise<string> {
     return em.transactional(async (tx) => {
-      const bank = await this.find(tx, handle);
-      return (await vault.rotate(tx, bankKeyOptions(bank))).raw;
+      const bank = await lockBank(tx, handle);
+      const raw = (await vault.rotate(tx, bankKeyOptions(bank))).raw;
+      audit.record(tx, { actor, action: 'bank.key_rotated', target: bank.handle }, logger);
+      return raw;
     });
   }
 }
