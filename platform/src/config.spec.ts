@@ -38,6 +38,14 @@ describe('platform environment', () => {
     );
   });
 
+  it("passes the router's SUBSCRIPTION_MAX_LIFETIME_SECONDS (default a day); below a second is refused", () => {
+    expect(loadPlatformConfig({}).subscriptionMaxLifetimeSeconds).toBe(86_400);
+    expect(loadPlatformConfig({ SUBSCRIPTION_MAX_LIFETIME_SECONDS: '3600' }).subscriptionMaxLifetimeSeconds).toBe(3600);
+    expect(() => loadPlatformConfig({ SUBSCRIPTION_MAX_LIFETIME_SECONDS: '0' })).toThrow(
+      /SUBSCRIPTION_MAX_LIFETIME_SECONDS/,
+    );
+  });
+
   it('keeps limit counters in memory unless RATE_LIMIT_STORE=postgres; anything else is refused', () => {
     expect(loadPlatformConfig({}).sharedRateLimits).toBe(false);
     expect(loadPlatformConfig({ RATE_LIMIT_STORE: 'postgres' }).sharedRateLimits).toBe(true);

@@ -2,11 +2,13 @@ import { envFlag, envMetricsToken, envPort, loadConfig, requireMetricsTokenInPro
 import { banksConfigFrom, banksEnvSchema, type BanksConfig } from '@gateway/subgraph-banks';
 import { openBankingConfigFrom, openBankingOwnEnvSchema, type OpenBankingConfig } from '@gateway/subgraph-open-banking';
 import { paymentsConfigFrom, paymentsEnvSchema, type PaymentsConfig } from '@gateway/subgraph-payments';
+import { routerEnvSchema } from '@gateway/router';
 
 /**
  * The platform's environment (API-CONTRACT "Configuration"), validated at once: the launcher's own
  * variables and each service's (payments defines PUBLIC_BASE_URL, SESSION_TTL_SECONDS,
- * WEBHOOK_RETRY_SCHEDULE and SETTLEMENT_INTERVAL_SECONDS; open-banking SCA_TTL_SECONDS), so a variable means the same whether a
+ * WEBHOOK_RETRY_SCHEDULE and SETTLEMENT_INTERVAL_SECONDS; open-banking SCA_TTL_SECONDS; the router
+ * SUBSCRIPTION_MAX_LIFETIME_SECONDS), so a variable means the same whether a
  * service runs alone or here.
  */
 export const platformEnv = z
@@ -51,6 +53,7 @@ export const platformEnv = z
         }
       }),
   })
+  .extend(routerEnvSchema.shape)
   .extend(paymentsEnvSchema.shape)
   .extend(openBankingOwnEnvSchema.shape)
   .extend(banksEnvSchema.shape)
@@ -91,6 +94,8 @@ export interface PlatformConfig {
   rateLimits?: Record<string, { points?: number; durationSeconds?: number }>;
   /** Limit counters in the database, shared with other routers (RATE_LIMIT_STORE=postgres). */
   sharedRateLimits: boolean;
+  /** SUBSCRIPTION_MAX_LIFETIME_SECONDS: a graphql-ws socket on the router is closed this long after it was accepted. */
+  subscriptionMaxLifetimeSeconds: number;
   /**
    * PUBLIC_BASE_URL was set. Otherwise checkout_url, consent_url and sca_url are made on the
    * address rest-compat actually listens on (REST_PORT, or the free port it picked), so the
@@ -149,6 +154,7 @@ export function loadPlatformConfig(env: Record<string, string | undefined> = pro
       .filter(Boolean),
     rateLimits: parsed.RATE_LIMITS,
     sharedRateLimits: parsed.RATE_LIMIT_STORE === 'postgres',
+    subscriptionMaxLifetimeSeconds: parsed.SUBSCRIPTION_MAX_LIFETIME_SECONDS,
     publicBaseUrlSet: Boolean(env.PUBLIC_BASE_URL),
     payments: paymentsConfigFrom(parsed),
     openBanking: openBankingConfigFrom(parsed),

@@ -173,6 +173,7 @@ export async function startPlatform(given: PlatformConfig, options: StartPlatfor
           readinessChecks: readiness.checks,
           graphiql: { headers: () => graphiqlHeaders },
           metricsToken: config.metricsToken,
+          subscriptionMaxLifetimeSeconds: config.subscriptionMaxLifetimeSeconds,
         }),
     );
     running.push(router);

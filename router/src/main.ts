@@ -14,6 +14,7 @@ import {
   requireMetricsTokenInProduction,
   z,
 } from '@gateway/kernel';
+import { routerEnvSchema } from './config';
 import { startRouter } from './server';
 
 /** `npm run start:router`: the router alone, in front of subgraphs running elsewhere. */
@@ -37,6 +38,7 @@ const config = loadConfig(
       SHUTDOWN_DRAIN_SECONDS: envDrainSeconds,
       METRICS_TOKEN: envMetricsToken,
     })
+    .extend(routerEnvSchema.shape)
     .superRefine(requireMetricsTokenInProduction),
 );
 
@@ -81,6 +83,7 @@ void (async () => {
     bus,
     readinessChecks: shutdown.readiness,
     metricsToken: config.METRICS_TOKEN,
+    subscriptionMaxLifetimeSeconds: config.SUBSCRIPTION_MAX_LIFETIME_SECONDS,
   });
   await starting;
 })();

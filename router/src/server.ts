@@ -50,6 +50,10 @@ export interface RouterOptions {
   bus?: EventBus;
   /** graphql-ws ping interval (a client missing a pong is dropped). */
   wsKeepAliveMs?: number;
+  /** How often open graphql-ws sockets' credentials are verified again (default 2 s; tests shorten it). */
+  subscriptionCredentialCheckMs?: number;
+  /** SUBSCRIPTION_MAX_LIFETIME_SECONDS (default 86400): a graphql-ws socket is closed this long after it was accepted. */
+  subscriptionMaxLifetimeSeconds?: number;
   /** More /readyz checks from whoever runs the router (the launcher: demo seeded, not stopping). */
   readinessChecks?: () => Record<string, boolean>;
   /** GraphiQL at GET /graphql for browsers (never in production): what the editor is prefilled with. */
@@ -107,6 +111,8 @@ export async function startRouter(options: RouterOptions): Promise<RunningRouter
         registry: metrics.registry,
         keepAliveMs: options.wsKeepAliveMs,
         charge: charges.subscribe,
+        credentialCheckMs: options.subscriptionCredentialCheckMs,
+        maxLifetimeSeconds: options.subscriptionMaxLifetimeSeconds,
       })
     : undefined;
   const limits = documentLimits(options);

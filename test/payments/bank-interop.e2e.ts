@@ -260,6 +260,20 @@ describe('payments with bank cores written from the spec alone', () => {
       body: { action: 'CLOSE', note: 'twice' },
     });
     expect([again.status, again.body.error.code]).toEqual([404, 'MOVEMENT_NOT_FOUND']);
+    // The decision is in the audit log once (the refused second one left nothing).
+    const audited = await t.rest('GET', `/admin/audit?action=attention.resolved&target=${id}`, {
+      headers: { 'x-service-admin-key': t.adminKey },
+    });
+    expect(audited.body.entries).toEqual([
+      expect.objectContaining({
+        actor: { kind: 'admin', id: null, name: 'ADMIN_KEY' },
+        changes: {
+          step: { from: 'attention', to: 'reverse' },
+          resolution: { from: null, to: 'REFUND_PAYER: core team confirms the debit was booked' },
+        },
+        request_id: resolved.headers.get('x-request-id'),
+      }),
+    ]);
   });
 
   it('a reversal refused for good: the merchant gets FAILED, the movement needs attention (no retry loop)', async () => {

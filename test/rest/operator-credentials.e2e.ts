@@ -2,7 +2,7 @@ import { call, expectError, responseSchemaOf, type Answer } from '@gateway/rest-
 import { sha256Hex } from '@gateway/kernel';
 import { startMinimalBank, type MinimalBank, type MinimalCustomer } from '../support/minimal-bank';
 import { bearer, FAST_ENGINE } from '../support/payments';
-import { startTestPlatform, type TestPlatform } from '../support/platform';
+import { lyIban, startTestPlatform, type TestPlatform } from '../support/platform';
 import { gql } from '../support/graphql';
 
 /** The internal-key grace of this platform (INTERNAL_KEY_GRACE_SECONDS): short, so "after the grace" fits in a test. */
@@ -83,6 +83,25 @@ describe('operator controls: named admin keys and containment of leaked credenti
         ip: expect.any(String),
         request_id: made.headers.get('x-request-id'),
       });
+      // Where money goes, changed with the named key: GET /admin/audit names it, before and after.
+      const [from, to] = [lyIban('101', 31), lyIban('102', 32)];
+      const merchant = await t.seed.createMerchant({ settlement_iban: from });
+      const patched = await call(base, 'PATCH', `/merchants/${merchant.merchantId}`, {
+        headers: alice,
+        body: { settlement_iban: to },
+      });
+      expect(patched.status).toBe(200);
+      const log = await call(base, 'GET', `/admin/audit?target=${merchant.merchantId}&action=merchant.updated`, {
+        headers: admin,
+      });
+      expect(log.body.entries).toEqual([
+        expect.objectContaining({
+          actor: { kind: 'admin', id: aliceId, name: 'alice' },
+          changes: { settlement_iban: { from, to } },
+          ip: '127.0.0.1',
+          request_id: patched.headers.get('x-request-id'),
+        }),
+      ]);
       // The first key keeps its name too.
       expect((await audit({ action: 'admin_key.created', target: aliceId }))[0]).toMatchObject({
         actor_name: 'ADMIN_KEY',

@@ -230,6 +230,18 @@ describe('settlement cycles between sandbox banks', () => {
       headers: admin(t),
     });
     expect(retried.status).toBe(202);
+    const reference = `${answer.body.cycle_id}:${c.handle}:LYD`;
+    const retries = async () =>
+      (await t.rest('GET', `/admin/audit?action=settlement.retried&target=${reference}`, { headers: admin(t) })).body
+        .entries;
+    expect(await retries()).toEqual([
+      expect.objectContaining({
+        actor: { kind: 'admin', id: null, name: 'ADMIN_KEY' },
+        target: reference,
+        changes: { next_attempt_at: { from: expect.any(String), to: expect.any(String) } },
+        request_id: retried.headers.get('x-request-id'),
+      }),
+    ]);
     const settled = await eventually(async () => {
       const cycle = (await read(answer.body.cycle_id)).body;
       return cycle.status === 'SETTLED' ? cycle : undefined;
@@ -247,6 +259,8 @@ describe('settlement cycles between sandbox banks', () => {
     expect(await settlementLines(c, `${answer.body.cycle_id}:${c.handle}:LYD`)).toEqual([
       `DEBIT ${c.settlementIban} 900`,
     ]);
+    // A SETTLED position is not retried: nothing to record.
+    expect(await retries()).toHaveLength(1);
     const missing = await t.rest('POST', `/settlement/cycles/${answer.body.cycle_id}/positions/${c.handle}/EUR/retry`, {
       headers: admin(t),
     });

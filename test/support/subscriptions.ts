@@ -9,6 +9,8 @@ export interface SubscriptionRecord {
   completed: boolean;
   /** Close code of the socket when the server closed it (4403: credential refused). */
   closeCode?: number;
+  /** The close frame's reason (why the credential was refused, or the lifetime reached). */
+  closeReason?: string;
   /** Resolves once `count` messages arrived (or the stream ended, whichever first). */
   waitForMessages(count: number, what?: string): Promise<void>;
   /** Resolves when the stream completes, errors or the socket closes. */
@@ -53,6 +55,7 @@ export function subscribe(
     on: {
       closed: (event) => {
         record.closeCode = (event as { code?: number }).code;
+        record.closeReason = (event as { reason?: string }).reason;
         endedResolve();
         notify();
       },

@@ -107,10 +107,23 @@ describe('audit log', () => {
     expect(() =>
       audit.record(
         orm.em.fork(),
-        { actor: operator, action: 'merchant.updated', target: 'm', changes: { note: { to: 'mk_live_abc' } } },
+        {
+          actor: operator,
+          action: 'merchant.updated',
+          target: 'm',
+          changes: { note: { to: 'mk_live_Jt3vQ9zPq0w8R2xYk5LmN7aBcDeFgHiJkLmNoPqRsTu' } },
+        },
         logger,
       ),
     ).toThrow(/secret/);
+    // A prefix alone is no secret: a merchant may well be called "at_home".
+    expect(() =>
+      audit.record(
+        orm.em.fork(),
+        { actor: operator, action: 'merchant.updated', target: 'm', changes: { name: { to: 'at_home' } } },
+        logger,
+      ),
+    ).not.toThrow();
   });
 
   it('lists newest first with filters and a stable keyset cursor', async () => {
@@ -140,5 +153,39 @@ describe('audit log', () => {
     });
     expect(ranged.entries.map((entry) => entry.at.getTime() - base)).toEqual([2000, 1000]);
     expect((await audit.list(orm.em.fork(), { actor: 'alice', limit: 10 })).entries.length).toBeGreaterThan(0);
+  });
+  it('logs a change of where money goes at warn, with who and from where, and nothing else', () => {
+    const watched = createLogger('audit-spec-warn', 'silent');
+    const warn = jest.spyOn(watched, 'warn');
+    const em = orm.em.fork();
+    for (const field of [
+      'settlement_iban',
+      'settlement_account_iban',
+      'webhook_url',
+      'core_base_url',
+      'sandbox_core_base_url',
+    ])
+      audit.record(
+        em,
+        { actor: operator, action: 'merchant.updated', target: 'm', changes: { [field]: { from: 'a', to: 'b' } } },
+        watched,
+      );
+    audit.record(
+      em,
+      { actor: operator, action: 'merchant.updated', target: 'm', changes: { name: { from: 'a', to: 'b' } } },
+      watched,
+    );
+    expect(warn).toHaveBeenCalledTimes(5);
+    expect(warn.mock.calls[0]).toEqual([
+      expect.objectContaining({
+        action: 'merchant.updated',
+        target: 'm',
+        changes: { settlement_iban: { from: 'a', to: 'b' } },
+        actor: { kind: 'admin', id: 'adk_1', name: 'alice' },
+        ip: '203.0.113.9',
+        request_id: 'req_1',
+      }),
+      'where money goes changed',
+    ]);
   });
 });

@@ -37,12 +37,23 @@ export const AUDIT_ACTIONS = [
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 
 /** Fields that say where money or its news goes: a change of one is also logged at warn. */
-const MONEY_ROUTE_FIELDS = new Set(['settlement_iban', 'webhook_url', 'core_base_url', 'sandbox_core_base_url']);
+const MONEY_ROUTE_FIELDS = new Set([
+  'settlement_iban',
+  'settlement_account_iban',
+  'settlement_accounts',
+  'webhook_url',
+  'core_base_url',
+  'sandbox_core_base_url',
+]);
 
 /** A field named like a secret never carries its value into the log: only that it changed. */
 const SECRET_FIELD = /(secret|password|token|otp|(^|_)key)$/i;
-/** Values that are platform secrets by their prefix, whatever the field is called. */
-const SECRET_VALUE = /^(mk_|sbk_|tpk_|at_|rt_|oac_|sst_|mds_|whsec_|sik_|adm_|pls_|adk_sec_)/;
+/**
+ * Values that are platform secrets by their shape, whatever the field is called: a known prefix
+ * and a long random tail (newSecret's 43 characters), nothing else. Not the prefix alone: a
+ * merchant named "at_home" or a contact "rt_ops@bank.ly" is no secret and must not be refused.
+ */
+const SECRET_VALUE = /^(mk_|sbk_|tpk_|at_|rt_|oac_|sst_|mds_|whsec_|sik_|adm_|pls_|adk_sec_)[A-Za-z0-9_-]{20,}$/;
 const REDACTED = '[secret]';
 
 /** Who acted: from the request's principal (a named admin key carries its name) and request id. */
@@ -152,7 +163,8 @@ export interface AuditFilter {
   cursor?: string;
 }
 
-const cursorOf = (entry: AuditEntry): string =>
+/** The keyset cursor that continues a listing after `entry` (opaque to readers). */
+export const auditCursorOf = (entry: AuditEntry): string =>
   Buffer.from(`${entry.at.toISOString()}|${entry.id}`).toString('base64url');
 
 function parseCursor(cursor: string): { at: Date; id: string } {
@@ -209,6 +221,6 @@ export const audit = {
       disableIdentityMap: true,
     });
     const entries = rows.slice(0, filter.limit);
-    return { entries, nextCursor: rows.length > filter.limit ? cursorOf(entries.at(-1)!) : null };
+    return { entries, nextCursor: rows.length > filter.limit ? auditCursorOf(entries.at(-1)!) : null };
   },
 };

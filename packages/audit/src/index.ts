@@ -2,6 +2,7 @@ export { AuditEntry, type AuditChange } from './audit-entry.entity';
 export {
   audit,
   auditActor,
+  auditCursorOf,
   changesBetween,
   AUDIT_ACTIONS,
   type AuditAction,
@@ -9,4 +10,5 @@ export {
   type AuditFilter,
   type AuditRecord,
 } from './audit';
+export { auditedBy, createdWith, SECRET_ISSUED, SECRET_REMOVED, SECRET_REPLACED, type AuditedBy } from './audited-by';
 export { migrateAudit, AUDIT_SCHEMA } from './schema';

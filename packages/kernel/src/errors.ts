@@ -63,6 +63,8 @@ export const ERROR_CODES = {
   // API-CONTRACT checkout authorize: another authorization holds a non-final session; a final FAILED one.
   SESSION_IN_PROGRESS: { status: 409, message: 'Another authorization of this session is in progress' },
   SESSION_FAILED: { status: 409, message: 'The session has failed' },
+  // API-CONTRACT "Refunds and ending a session early": only a PENDING session can be ended by its merchant.
+  SESSION_NOT_PENDING: { status: 409, message: 'The session is not PENDING' },
   // API-CONTRACT "Mandates".
   MANDATE_NOT_FOUND: { status: 404, message: 'Unknown mandate' },
   MANDATE_NOT_ACTIVE: { status: 422, message: 'Mandate is not active' },

@@ -23,7 +23,7 @@ export const TAG_DESCRIPTIONS: Record<string, string> = {
   'Bank callbacks':
     'Calls a bank core makes back to the gateway (X-Service-Internal-Key): confirmation of a rail credit.',
   Webhooks: "A merchant's or TPP's webhook deliveries: list them, retry a failed one.",
-  Operations: 'For the operator: payments that need a person to look at them.',
+  Operations: 'For the operator: payments that need a person to look at them, and the audit log of who changed what.',
   Settlement: 'Net settlement between banks: cycles, positions and their settlement.',
 };
 

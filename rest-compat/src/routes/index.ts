@@ -2,6 +2,7 @@ import type { RestRoute } from '../route';
 import { accountRoutes } from './accounts';
 import { adminKeyRoutes } from './admin-keys';
 import { attentionRoutes } from './attention';
+import { auditRoutes } from './audit';
 import { bankRoutes } from './banks';
 import { callbackRoutes } from './callbacks';
 import { checkoutRoutes } from './checkout';
@@ -39,6 +40,7 @@ export const ROUTES: readonly RestRoute[] = [
   ...callbackRoutes,
   ...webhookRoutes,
   ...attentionRoutes,
+  ...auditRoutes,
   ...settlementRoutes,
   ...adminKeyRoutes,
   ...credentialContainmentRoutes,

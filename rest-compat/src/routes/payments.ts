@@ -120,6 +120,24 @@ ${SESSION_RECORD}`,
     errors: ['INVALID_API_KEY', 'FORBIDDEN', 'SESSION_NOT_FOUND'],
   }),
   defineRoute({
+    method: 'POST',
+    path: '/payments/sessions/{session_id}/expire',
+    tag: 'Payments',
+    summary: 'End a pending payment session',
+    description:
+      'The merchant no longer wants the session paid (an order cancelled before checkout): a PENDING session becomes EXPIRED at once and payment.expired is sent; ' +
+      'the checkout page shows it ended. An authorization racing the call either wins (the session is paid, this answers 409 SESSION_NOT_PENDING) or is refused: never both.',
+    auth: [['merchantKey']],
+    params: z.object({ session_id: z.string().describe('ops_…') }).strict(),
+    operation: `mutation ExpirePaymentSession($id: ID!) { expirePaymentSession(id: $id) { ...SessionRecord } }
+${SESSION_RECORD}`,
+    variables: ({ params }) => ({ id: params.sessionId }),
+    result: ({ expirePaymentSession }) => flattenSession(expirePaymentSession),
+    status: 200,
+    response: sessionRecord,
+    errors: ['INVALID_API_KEY', 'FORBIDDEN', 'SESSION_NOT_FOUND', 'SESSION_NOT_PENDING'],
+  }),
+  defineRoute({
     method: 'GET',
     path: '/payments/sessions',
     tag: 'Payments',

@@ -19,6 +19,9 @@ export interface RouterSubscriptionsOptions {
   keepAliveMs?: number;
   /** See SubscriptionServerOptions.charge. */
   charge?: (principal: Principal) => Promise<GatewayError | undefined>;
+  /** See SubscriptionServerOptions.credentialCheckMs and maxLifetimeSeconds. */
+  credentialCheckMs?: number;
+  maxLifetimeSeconds?: number;
 }
 
 export interface RouterSubscriptions {
@@ -70,6 +73,8 @@ export function routerSubscriptions(options: RouterSubscriptionsOptions): Router
         registry: options.registry,
         keepAliveMs: options.keepAliveMs,
         charge: options.charge,
+        credentialCheckMs: options.credentialCheckMs,
+        maxLifetimeSeconds: options.maxLifetimeSeconds,
       });
     },
     async stop() {

@@ -5,6 +5,8 @@ import { useServer } from 'graphql-ws/use/ws';
 import { WebSocketServer } from 'ws';
 import { Gauge, type Registry } from 'prom-client';
 import { GatewayError, type Logger, type Principal } from '@gateway/kernel';
+import { CredentialSweep, type WatchedConnection } from './credential-sweep';
+import { whileCredentialHolds } from './credential-gate';
 import { handshakeClient } from './handshake-client';
 import { ResultStream } from './result-stream';
 import type { ExecuteAs, SubscriptionHub } from './subscription-hub';
@@ -29,15 +31,21 @@ export interface SubscriptionServerOptions {
    * once at once); a refusal (the error to send) means the subscription does not start.
    */
   charge?: (principal: Principal) => Promise<GatewayError | undefined>;
+  /** How often open sockets' credentials are verified again (default 2 s; see credential-sweep.ts). */
+  credentialCheckMs?: number;
+  /** SUBSCRIPTION_MAX_LIFETIME_SECONDS: a socket is closed (1000, reason said) this long after it was accepted. */
+  maxLifetimeSeconds?: number;
 }
 
 type ConnectionExtra = {
   principal?: Principal;
+  watched?: WatchedConnection;
 };
 
 interface SubscribeArgs {
   plan: SubscriptionPlan;
   stream: ResultStream;
+  watched: WatchedConnection;
 }
 
 const CONNECTION_PARAM_HEADERS: Record<string, string> = {
@@ -67,7 +75,9 @@ const toGraphQLErrors = (
 
 /**
  * graphql-ws on the router's own HTTP server, same path as POST /graphql. The credential is
- * checked at connection_init (a bad one closes the socket with 4403); each subscribe is planned,
+ * checked at connection_init (a bad one closes the socket with 4403) and again every period while
+ * the socket is open (credential-sweep.ts: revoked, rotated or suspended, 4403 within seconds; the
+ * socket's lifetime is capped too); each subscribe is planned,
  * answered once with the current state under the subscriber's principal (an object that is not
  * theirs is refused with the subgraph's error, a credential of another kind with the same), then
  * fed by the hub. Fields are declared once, in SUBSCRIPTION_FIELDS.
@@ -90,6 +100,12 @@ export function attachSubscriptionServer(options: SubscriptionServerOptions): { 
     },
   });
   connections.set(0);
+  const sweep = new CredentialSweep({
+    periodMs: options.credentialCheckMs,
+    maxLifetimeMs: options.maxLifetimeSeconds === undefined ? undefined : options.maxLifetimeSeconds * 1000,
+    logger,
+  });
+  sweep.start();
 
   const onUpgrade = (request: Parameters<Server['emit']>[1], socket: import('node:stream').Duplex, head: Buffer) => {
     const { pathname } = new URL((request as { url?: string }).url ?? '/', 'http://router');
@@ -118,8 +134,21 @@ export function attachSubscriptionServer(options: SubscriptionServerOptions): { 
             ? { authorization: handshake }
             : {};
         if (!Object.keys(credentialHeadersOf(params)).length) return false;
+        const ip = handshakeClient(ctx.extra.request);
         try {
-          ctx.extra.principal = await options.authenticate(params, handshakeClient(ctx.extra.request));
+          const principal = await options.authenticate(params, ip);
+          // Followed from now on: the same credential is verified again every period (credential-sweep.ts).
+          const watched = sweep.watch({
+            socket: ctx.extra.socket,
+            principal,
+            credentialKey: JSON.stringify(credentialHeadersOf(params)),
+            authenticate: () => options.authenticate(params, ip),
+          });
+          const { socket } = ctx.extra;
+          // Gone while its credential was being checked: its 'close' has already been emitted.
+          if (socket.readyState !== socket.OPEN) sweep.forget(watched);
+          else socket.once('close', () => sweep.forget(watched));
+          Object.assign(ctx.extra, { principal, watched });
           return true;
         } catch (error) {
           if (!(error instanceof GatewayError)) logger.error({ err: error }, 'subscription credential check failed');
@@ -128,8 +157,9 @@ export function attachSubscriptionServer(options: SubscriptionServerOptions): { 
       },
       async onSubscribe(ctx, _id, payload) {
         const schema = options.schema();
-        const principal = ctx.extra.principal;
-        if (!schema || !principal) return [new GatewayError('SERVICE_UNAVAILABLE', 'subscriptions are not ready yet')];
+        const { principal, watched } = ctx.extra;
+        if (!schema || !principal || !watched)
+          return [new GatewayError('SERVICE_UNAVAILABLE', 'subscriptions are not ready yet')];
         if (carriesNul(payload)) {
           const text = 'text must not contain the NUL character (U+0000)';
           return [new GatewayError('VALIDATION_ERROR', text, text)];
@@ -157,7 +187,7 @@ export function attachSubscriptionServer(options: SubscriptionServerOptions): { 
           return toGraphQLErrors(first.errors);
         }
         stream.pushFirst(trackResult(first, plan));
-        const args: SubscribeArgs = { plan, stream };
+        const args: SubscribeArgs = { plan, stream, watched };
         return {
           schema,
           document: parse(payload.query),
@@ -166,7 +196,10 @@ export function attachSubscriptionServer(options: SubscriptionServerOptions): { 
           contextValue: args,
         };
       },
-      subscribe: (args) => (args.contextValue as SubscribeArgs).stream,
+      subscribe: (args) => {
+        const { stream, watched } = args.contextValue as SubscribeArgs;
+        return whileCredentialHolds(stream, watched);
+      },
       execute: () => ({
         errors: [new GatewayError('VALIDATION_ERROR', 'send queries and mutations over HTTP POST /graphql')],
       }),
@@ -177,6 +210,7 @@ export function attachSubscriptionServer(options: SubscriptionServerOptions): { 
 
   return {
     async close() {
+      sweep.stop();
       options.server.off('upgrade', onUpgrade);
       for (const client of wss.clients) client.terminate();
       await disposable.dispose();

@@ -13,6 +13,7 @@ declare module 'ws' {
     constructor(address: string, protocols?: string | string[], options?: { headers?: Record<string, string> });
     readonly protocol: string;
     readonly readyState: number;
+    readonly OPEN: 1;
     send(data: string, callback?: (error?: Error) => void): void;
     close(code?: number, reason?: string): void;
     terminate(): void;

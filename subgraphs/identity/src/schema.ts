@@ -3,6 +3,7 @@ import type { GraphQLSchema } from 'graphql';
 import { createAdminKeyResolver } from './admin-key/admin-key.resolver';
 import { AdminKeyService } from './admin-key/admin-key.service';
 import { AliasEntity } from './alias/alias.entity';
+import { createAuditLogResolver } from './audit/audit-log.resolver';
 import { createAliasResolver } from './alias/alias.resolver';
 import { AliasService } from './alias/alias.service';
 import { toAlias } from './alias/alias.type';
@@ -15,6 +16,7 @@ export async function buildIdentitySchema(): Promise<GraphQLSchema> {
     resolvers: [
       createAliasResolver(service),
       createOtpGuardResolver(new OtpGuardService()),
+      createAuditLogResolver(),
       createAdminKeyResolver(new AdminKeyService()),
     ],
     referenceResolvers: {

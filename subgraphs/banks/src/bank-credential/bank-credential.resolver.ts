@@ -1,5 +1,5 @@
 import { Arg, Ctx, Mutation, Resolver } from 'type-graphql';
-import { auditActor } from '@gateway/audit';
+import { auditedBy } from '@gateway/audit';
 import { requirePrincipal, type SubgraphContext } from '@gateway/federation';
 import { requireBankOrAdmin } from '../bank/bank.resolver';
 import type { BankCredentialService } from './bank-credential.service';
@@ -18,7 +18,7 @@ export function createBankCredentialResolver(service: BankCredentialService) {
       @Ctx() context: SubgraphContext,
     ): Promise<BankKeyRevocation> {
       requirePrincipal(context, ['admin']);
-      const revokedKeys = await service.revokeBankKey(context.em, handle, auditActor(context), context.logger);
+      const revokedKeys = await service.revokeBankKey(context.em, handle, auditedBy(context));
       context.logger.warn({ bank: handle, revoked_keys: revokedKeys }, 'bank key revoked by an operator');
       return { bankHandle: handle, revokedKeys };
     }
@@ -32,7 +32,7 @@ export function createBankCredentialResolver(service: BankCredentialService) {
       @Ctx() context: SubgraphContext,
     ): Promise<InternalKeyRotation> {
       requireBankOrAdmin(context, handle, true);
-      const rotation = await service.rotateInternalKey(context.em, handle, auditActor(context), context.logger);
+      const rotation = await service.rotateInternalKey(context.em, handle, auditedBy(context));
       context.logger.info(
         { bank: handle, by: context.principal.kind, previous_key_expires_at: rotation.previousKeyExpiresAt },
         'internal key rotated',

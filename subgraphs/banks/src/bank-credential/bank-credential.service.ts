@@ -1,6 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { audit, type AuditActor } from '@gateway/audit';
-import { newSecret, sealSecret, type Logger } from '@gateway/kernel';
+import { audit, SECRET_REMOVED, SECRET_REPLACED, type AuditChange, type AuditedBy } from '@gateway/audit';
+import { newSecret, sealSecret } from '@gateway/kernel';
 import { vault } from '@gateway/vault';
 import { lockBank } from '../bank/bank-lock';
 import { recordInternalKeyRotated } from './bank-credential.events';
@@ -32,22 +32,14 @@ export class BankCredentialService {
   /**
    * Revokes every live bank key of the bank at once (the router verifies each request in the
    * vault, uncached): the bank then gets a new one from the operator (rotateBankKey). The number
-   * of keys revoked; 0 when none was live (still recorded: an operator acted).
+   * of keys revoked; 0 when none was live (still recorded, with no changes: an operator acted).
    */
-  async revokeBankKey(em: EntityManager, handle: string, actor: AuditActor, logger: Logger): Promise<number> {
+  async revokeBankKey(em: EntityManager, handle: string, by: AuditedBy): Promise<number> {
     return em.transactional(async (tx) => {
       const bank = await lockBank(tx, handle);
       const revoked = await vault.revokeAll(tx, 'bank_key', bank.handle);
-      audit.record(
-        tx,
-        {
-          actor,
-          action: 'bank.key_revoked',
-          target: bank.handle,
-          changes: { revoked_keys: { from: null, to: revoked } },
-        },
-        logger,
-      );
+      const changes: Record<string, AuditChange> = revoked > 0 ? { bank_key: SECRET_REMOVED } : {};
+      audit.record(tx, { actor: by.actor, action: 'bank.key_revoked', target: bank.handle, changes }, by.logger);
       return revoked;
     });
   }
@@ -59,12 +51,7 @@ export class BankCredentialService {
    * untouched. The event tells the services caching the bank's routing to drop it, so the new
    * key goes out on the next core call.
    */
-  async rotateInternalKey(
-    em: EntityManager,
-    handle: string,
-    actor: AuditActor,
-    logger: Logger,
-  ): Promise<InternalKeyRotation> {
+  async rotateInternalKey(em: EntityManager, handle: string, by: AuditedBy): Promise<InternalKeyRotation> {
     const internalKey = newSecret('sik_');
     return em.transactional(async (tx) => {
       const bank = await lockBank(tx, handle);
@@ -74,16 +61,13 @@ export class BankCredentialService {
       vault.issue(tx, { kind: 'internal_key', ownerId: bank.handle, prefix: '', raw: internalKey });
       bank.internalKeySealed = sealSecret(internalKey, this.settings.platformSecret);
       recordInternalKeyRotated(tx, bank, now);
-      audit.record(
-        tx,
-        {
-          actor,
-          action: 'bank.internal_key_rotated',
-          target: bank.handle,
-          changes: { previous_key_expires_at: { from: null, to: previousKeyExpiresAt.toISOString() } },
-        },
-        logger,
-      );
+      // Replaced for the gateway's core calls now, for the core's callbacks when the grace ends.
+      const changes = {
+        internal_key: SECRET_REPLACED,
+        previous_key_expires_at: { to: previousKeyExpiresAt.toISOString() },
+      };
+      const record = { actor: by.actor, action: 'bank.internal_key_rotated' as const, target: bank.handle, changes };
+      audit.record(tx, record, by.logger);
       return { internalKey, previousKeyExpiresAt };
     });
   }

@@ -79,11 +79,12 @@ describe('banks subgraph: containment of leaked bank credentials', () => {
         actor_id: 'adk_ops',
         actor_name: 'alice',
         ip: '10.0.0.7',
-        changes: { revoked_keys: { from: null, to: 1 } },
+        changes: { bank_key: { from: '[secret]', to: null } },
       });
       // Revoking again finds nothing live: still an operator's action on record.
       expect((await client.execute(REVOKE, { handle: bank.handle }, operator)).revokeBankKey.revokedKeys).toBe(0);
-      expect(await audited('bank.key_revoked', bank.handle)).toHaveLength(2);
+      const entries = await audited('bank.key_revoked', bank.handle);
+      expect(entries.map((entry) => entry.changes)).toEqual([{ bank_key: { from: '[secret]', to: null } }, {}]);
     });
 
     it('then the operator gives the bank a new key (rotateBankKey as admin), recorded as bank.key_rotated', async () => {
@@ -162,7 +163,10 @@ describe('banks subgraph: containment of leaked bank credentials', () => {
         .rotateInternalKey;
       const [entry] = await audited('bank.internal_key_rotated', bank.handle);
       expect(entry).toMatchObject({ actor_kind: 'admin', actor_name: 'alice', ip: '10.0.0.7' });
-      expect(entry.changes.previous_key_expires_at.to).toEqual(expect.any(String));
+      expect(entry.changes).toEqual({
+        internal_key: { from: '[secret]', to: '[secret]' },
+        previous_key_expires_at: { to: expect.any(String) },
+      });
       const log = JSON.stringify(await db.knex('audit.entries'));
       expect(log).not.toContain(internalKey);
       expect(log).not.toContain(bank.internalKey);

@@ -1,7 +1,7 @@
 import { Arg, Ctx, FieldResolver, Mutation, Query, Resolver, Root } from 'type-graphql';
 import { GatewayError } from '@gateway/kernel';
-import { auditActor } from '@gateway/audit';
 import { requirePrincipal, type SubgraphContext } from '@gateway/federation';
+import { auditedBy } from '@gateway/audit';
 import { RegisterBankInput, UpdateBankCapabilitiesInput } from './bank.input';
 import type { BankService } from './bank.service';
 import {
@@ -84,7 +84,11 @@ export function createBankResolver(service: BankService) {
       @Ctx() context: SubgraphContext,
     ): Promise<BankRegistration> {
       requirePrincipal(context, ['admin']);
-      const { bank, bankKey, internalKey, sandboxInternalKey } = await service.register(context.em, input);
+      const { bank, bankKey, internalKey, sandboxInternalKey } = await service.register(
+        context.em,
+        input,
+        auditedBy(context),
+      );
       context.logger.info({ bank: bank.handle, sandbox_core: bank.sandboxCoreBaseUrl !== null }, 'bank registered');
       return { bank: toBank(bank), bankKey, internalKey, sandboxInternalKey };
     }
@@ -97,7 +101,7 @@ export function createBankResolver(service: BankService) {
       @Ctx() context: SubgraphContext,
     ): Promise<BankCapabilities> {
       requireBankOrAdmin(context, handle, false);
-      return toCapabilities(await service.updateCapabilities(context.em, handle, input));
+      return toCapabilities(await service.updateCapabilities(context.em, handle, input, auditedBy(context)));
     }
 
     @Mutation(() => BankKeyRotation, {
@@ -109,7 +113,7 @@ export function createBankResolver(service: BankService) {
       @Ctx() context: SubgraphContext,
     ): Promise<BankKeyRotation> {
       requireBankOrAdmin(context, handle, true);
-      const bankKey = await service.rotateKey(context.em, handle, auditActor(context), context.logger);
+      const bankKey = await service.rotateKey(context.em, handle, auditedBy(context));
       context.logger.info({ bank: handle, by: context.principal.kind }, 'bank key rotated');
       return { bankKey };
     }

@@ -1,8 +1,9 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { UniqueConstraintViolationException } from '@mikro-orm/core';
-import { audit, type AuditActor } from '@gateway/audit';
-import { GatewayError, newSecret, openSealedSecret, parseInput, sealSecret, type Logger } from '@gateway/kernel';
+import { GatewayError, newSecret, openSealedSecret, parseInput, sealSecret } from '@gateway/kernel';
 import { Credential, vault } from '@gateway/vault';
+import { audit, changesBetween, createdWith, SECRET_ISSUED, SECRET_REPLACED, type AuditedBy } from '@gateway/audit';
+import { bankAuditFields, sandboxKeyChange } from './bank.audit';
 import { lockBank } from './bank-lock';
 import { BankEntity } from './bank.entity';
 import { sameCore } from './core-url';
@@ -78,7 +79,7 @@ export class BankService {
     };
   }
 
-  async register(em: EntityManager, input: RegisterBankInput): Promise<RegisteredBank> {
+  async register(em: EntityManager, input: RegisterBankInput, by: AuditedBy): Promise<RegisteredBank> {
     const valid = parseInput(registerBankRules(this.settings.production), input);
     const internalKey = valid.internalKey ?? newSecret('sik_');
     const sandboxInternalKey = valid.sandboxCoreBaseUrl ? (valid.sandboxInternalKey ?? newSecret('sik_test_')) : null;
@@ -136,6 +137,13 @@ export class BankService {
             raw: sandboxInternalKey,
             scopes: ['test'],
           });
+        const changes = {
+          ...createdWith(bankAuditFields(bank)),
+          bank_key: SECRET_ISSUED,
+          internal_key: SECRET_ISSUED,
+          ...(sandboxInternalKey ? { sandbox_internal_key: SECRET_ISSUED } : {}),
+        };
+        audit.record(tx, { actor: by.actor, action: 'bank.registered', target: bank.handle, changes }, by.logger);
         return { bank, bankKey, internalKey, sandboxInternalKey };
       });
     } catch (error) {
@@ -154,10 +162,16 @@ export class BankService {
     }
   }
 
-  async updateCapabilities(em: EntityManager, handle: string, input: UpdateBankCapabilitiesInput): Promise<BankEntity> {
+  async updateCapabilities(
+    em: EntityManager,
+    handle: string,
+    input: UpdateBankCapabilitiesInput,
+    by: AuditedBy,
+  ): Promise<BankEntity> {
     const changes = parseInput(updateCapabilitiesRules(this.settings.production), stripUndefined(input));
     return em.transactional(async (tx) => {
       const bank = await this.find(tx, handle);
+      const before = { fields: bankAuditFields(bank), sandboxKey: bank.sandboxInternalKeySealed };
       if (changes.sandboxCoreBaseUrl !== undefined)
         await this.changeSandboxCore(tx, bank, changes.sandboxCoreBaseUrl, changes.sandboxInternalKey);
       if (changes.obEnabled !== undefined) bank.obEnabled = changes.obEnabled;
@@ -167,6 +181,10 @@ export class BankService {
       if (changes.scaExemptionCumulativeLimit !== undefined)
         bank.scaExemptionCumulativeLimit = BigInt(changes.scaExemptionCumulativeLimit);
       if (changes.maxConsentExpiryDays !== undefined) bank.maxConsentExpiryDays = changes.maxConsentExpiryDays;
+      const changed = changesBetween(before.fields, bankAuditFields(bank));
+      const sandboxKey = sandboxKeyChange(before.sandboxKey, bank.sandboxInternalKeySealed);
+      if (sandboxKey) changed.sandbox_internal_key = sandboxKey;
+      audit.record(tx, { actor: by.actor, action: 'bank.updated', target: handle, changes: changed }, by.logger);
       return bank;
     });
   }
@@ -208,12 +226,13 @@ export class BankService {
    * The bank's own rotation, or the operator's after a revocation (the bank gets its new key from
    * the operator). The bank row is locked: two rotations racing leave exactly one valid key.
    */
-  async rotateKey(em: EntityManager, handle: string, actor: AuditActor, logger: Logger): Promise<string> {
+  async rotateKey(em: EntityManager, handle: string, by: AuditedBy): Promise<string> {
     return em.transactional(async (tx) => {
       const bank = await lockBank(tx, handle);
-      const raw = (await vault.rotate(tx, bankKeyOptions(bank))).raw;
-      audit.record(tx, { actor, action: 'bank.key_rotated', target: bank.handle }, logger);
-      return raw;
+      const bankKey = (await vault.rotate(tx, bankKeyOptions(bank))).raw;
+      const changes = { bank_key: SECRET_REPLACED };
+      audit.record(tx, { actor: by.actor, action: 'bank.key_rotated', target: bank.handle, changes }, by.logger);
+      return bankKey;
     });
   }
 }

@@ -1,5 +1,5 @@
 import { Arg, Ctx, ID, Mutation, Query, Resolver } from 'type-graphql';
-import { auditActor } from '@gateway/audit';
+import { auditedBy } from '@gateway/audit';
 import { requirePrincipal, type SubgraphContext } from '@gateway/federation';
 import { CreateAdminKeyInput } from './admin-key.input';
 import type { AdminKeyService } from './admin-key.service';
@@ -18,7 +18,7 @@ export function createAdminKeyResolver(service: AdminKeyService) {
       @Ctx() context: SubgraphContext,
     ): Promise<AdminKeyCreation> {
       requirePrincipal(context, ['admin']);
-      const { raw, credential } = await service.create(context.em, input, auditActor(context), context.logger);
+      const { raw, credential } = await service.create(context.em, input, auditedBy(context));
       context.logger.info({ key_id: credential.ownerId, key_name: credential.label }, 'admin key created');
       return { ...toAdminKey(credential), adminKey: raw };
     }
@@ -32,7 +32,7 @@ export function createAdminKeyResolver(service: AdminKeyService) {
       @Ctx() context: SubgraphContext,
     ): Promise<AdminKey> {
       requirePrincipal(context, ['admin']);
-      const credential = await service.revoke(context.em, id, auditActor(context), context.logger);
+      const credential = await service.revoke(context.em, id, auditedBy(context));
       context.logger.info({ key_id: id, key_name: credential.label }, 'admin key revoked');
       return toAdminKey(credential);
     }

@@ -1,7 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { UniqueConstraintViolationException } from '@mikro-orm/core';
-import { audit, type AuditActor } from '@gateway/audit';
-import { GatewayError, newId, parseInput, type Logger } from '@gateway/kernel';
+import { audit, SECRET_ISSUED, SECRET_REMOVED, type AuditedBy } from '@gateway/audit';
+import { GatewayError, newId, parseInput } from '@gateway/kernel';
 import { Credential, vault } from '@gateway/vault';
 import { CONFIGURED_ADMIN_KEY_NAME, createAdminKeyRules } from './admin-key.rules';
 
@@ -24,12 +24,7 @@ const nameTaken = (name: string) =>
  * key and lives in the environment, not here.
  */
 export class AdminKeyService {
-  async create(
-    em: EntityManager,
-    input: { name: string },
-    actor: AuditActor,
-    logger: Logger,
-  ): Promise<CreatedAdminKey> {
+  async create(em: EntityManager, input: { name: string }, by: AuditedBy): Promise<CreatedAdminKey> {
     const { name } = parseInput(createAdminKeyRules, input);
     if (name.toUpperCase() === CONFIGURED_ADMIN_KEY_NAME) throw nameTaken(name);
     try {
@@ -41,10 +36,11 @@ export class AdminKeyService {
           prefix: ADMIN_KEY_PREFIX,
           label: name,
         });
+        const changes = { name: { to: name }, admin_key: SECRET_ISSUED };
         audit.record(
           tx,
-          { actor, action: 'admin_key.created', target: credential.ownerId, changes: { name: { to: name } } },
-          logger,
+          { actor: by.actor, action: 'admin_key.created', target: credential.ownerId, changes },
+          by.logger,
         );
         return { raw, credential };
       });
@@ -65,23 +61,15 @@ export class AdminKeyService {
    * the next request with it is refused. Revoking a revoked key changes nothing and answers its
    * record (idempotent, no second audit entry); an unknown id is ADMIN_KEY_NOT_FOUND.
    */
-  async revoke(em: EntityManager, id: string, actor: AuditActor, logger: Logger): Promise<Credential> {
+  async revoke(em: EntityManager, id: string, by: AuditedBy): Promise<Credential> {
     return em.transactional(async (tx) => {
       const credential = await tx.findOne(Credential, { kind: 'admin_key', ownerId: id });
       if (!credential) throw new GatewayError('ADMIN_KEY_NOT_FOUND', `no admin key with id ${id}`);
       const now = new Date();
       // Conditional: of two revocations racing, one revokes and records; the other finds it done.
       if (await vault.revoke(tx, credential, now)) {
-        audit.record(
-          tx,
-          {
-            actor,
-            action: 'admin_key.revoked',
-            target: id,
-            changes: { revoked_at: { from: null, to: now.toISOString() } },
-          },
-          logger,
-        );
+        const changes = { admin_key: SECRET_REMOVED, revoked_at: { from: null, to: now.toISOString() } };
+        audit.record(tx, { actor: by.actor, action: 'admin_key.revoked', target: id, changes }, by.logger);
       }
       await tx.refresh(credential);
       return credential;

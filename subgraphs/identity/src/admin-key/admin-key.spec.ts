@@ -57,7 +57,7 @@ describe('identity subgraph: named admin keys', () => {
       actor_id: 'adk_creator',
       actor_name: 'carol',
       ip: '10.9.9.9',
-      changes: { name: { to: 'bob' } },
+      changes: { name: { to: 'bob' }, admin_key: { to: '[secret]' } },
     });
     expect(entry.request_id).toMatch(/^req_/);
     expect(JSON.stringify(await db.knex('audit.entries'))).not.toContain(created.adminKey);

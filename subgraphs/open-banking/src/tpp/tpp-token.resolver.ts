@@ -1,5 +1,5 @@
 import { Arg, Ctx, ID, Mutation, Resolver } from 'type-graphql';
-import { auditActor } from '@gateway/audit';
+import { auditedBy } from '@gateway/audit';
 import type { SubgraphContext } from '@gateway/federation';
 import { requireTppOrAdmin } from './tpp.resolver';
 import { rotateTppToken } from './tpp-token.service';
@@ -18,7 +18,7 @@ export function createTppTokenResolver() {
       @Ctx() context: SubgraphContext,
     ): Promise<TppTokenRotation> {
       requireTppOrAdmin(context, id);
-      const tppAccessToken = await rotateTppToken(context.em, id, auditActor(context), context.logger);
+      const tppAccessToken = await rotateTppToken(context.em, id, auditedBy(context));
       context.logger.info({ tpp: id, by: context.principal.kind }, 'tpp access token rotated');
       return { tppAccessToken };
     }

@@ -1,7 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { LockMode } from '@mikro-orm/core';
-import { audit, type AuditActor } from '@gateway/audit';
-import type { Logger } from '@gateway/kernel';
+import { audit, SECRET_REPLACED, type AuditedBy } from '@gateway/audit';
 import { vault } from '@gateway/vault';
 import { TppEntity } from './tpp.entity';
 import { tppNotFound } from './tpp.service';
@@ -12,17 +11,13 @@ import { tppNotFound } from './tpp.service';
  * uncached, so the old token is refused from the commit on. The TPP row is locked: two rotations
  * racing leave exactly one valid token. Consent tokens (at_, rt_) are the consents' own and stay.
  */
-export async function rotateTppToken(
-  em: EntityManager,
-  id: string,
-  actor: AuditActor,
-  logger: Logger,
-): Promise<string> {
+export async function rotateTppToken(em: EntityManager, id: string, by: AuditedBy): Promise<string> {
   return em.transactional(async (tx) => {
     const tpp = await tx.findOne(TppEntity, { id }, { lockMode: LockMode.PESSIMISTIC_WRITE });
     if (!tpp) throw tppNotFound(id);
     const { raw } = await vault.rotate(tx, { kind: 'tpp_key', ownerId: tpp.id, prefix: 'tpk_' });
-    audit.record(tx, { actor, action: 'tpp.token_rotated', target: tpp.id }, logger);
+    const changes = { tpp_access_token: SECRET_REPLACED };
+    audit.record(tx, { actor: by.actor, action: 'tpp.token_rotated', target: tpp.id, changes }, by.logger);
     return raw;
   });
 }

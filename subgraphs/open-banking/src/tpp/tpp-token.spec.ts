@@ -46,7 +46,13 @@ describe('open-banking subgraph: TPP token rotation', () => {
     const fresh = await verify(token);
     expect(fresh.ok && fresh.credential.ownerId).toBe(tpp.id);
     const [entry] = await db.knex('audit.entries').where({ action: 'tpp.token_rotated', target: tpp.id });
-    expect(entry).toMatchObject({ actor_kind: 'tpp', actor_id: tpp.id, actor_name: null, ip: '10.0.0.9' });
+    expect(entry).toMatchObject({
+      actor_kind: 'tpp',
+      actor_id: tpp.id,
+      actor_name: null,
+      ip: '10.0.0.9',
+      changes: { tpp_access_token: { from: '[secret]', to: '[secret]' } },
+    });
     expect(JSON.stringify(await db.knex('audit.entries'))).not.toContain(token);
   });
 

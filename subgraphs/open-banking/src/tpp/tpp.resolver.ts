@@ -1,5 +1,6 @@
 import { Arg, Ctx, FieldResolver, ID, Mutation, Query, Resolver, Root } from 'type-graphql';
 import { requirePrincipal, type SubgraphContext } from '@gateway/federation';
+import { auditedBy } from '@gateway/audit';
 import { RegisterTppInput, UpdateTppInput } from './tpp.input';
 import { tppNotFound, type TppService } from './tpp.service';
 import { Tpp, TppRegistration, TppWebhookSecretRotation, TppWebhookTarget, toTpp } from './tpp.type';
@@ -33,7 +34,7 @@ export function createTppResolver(service: TppService) {
       @Ctx() context: SubgraphContext,
     ): Promise<TppRegistration> {
       requirePrincipal(context, ['admin']);
-      const { tpp, tppAccessToken, webhookSecret } = await service.register(context.em, input);
+      const { tpp, tppAccessToken, webhookSecret } = await service.register(context.em, input, auditedBy(context));
       context.logger.info({ tpp: tpp.id }, 'tpp registered');
       return { tpp: toTpp(tpp), tppAccessToken, webhookSecret };
     }
@@ -45,7 +46,7 @@ export function createTppResolver(service: TppService) {
       @Ctx() context: SubgraphContext,
     ): Promise<Tpp> {
       requireTppOrAdmin(context, id);
-      const tpp = await service.update(context.em, id, input);
+      const tpp = await service.update(context.em, id, input, auditedBy(context));
       context.logger.info({ tpp: id }, 'tpp updated');
       return toTpp(tpp);
     }
@@ -59,7 +60,7 @@ export function createTppResolver(service: TppService) {
       @Ctx() context: SubgraphContext,
     ): Promise<TppWebhookSecretRotation> {
       requireTppOrAdmin(context, id);
-      const webhookSecret = await service.rotateWebhookSecret(context.em, id);
+      const webhookSecret = await service.rotateWebhookSecret(context.em, id, auditedBy(context));
       context.logger.info({ tpp: id }, 'tpp webhook secret rotated');
       return { webhookSecret };
     }

@@ -1,6 +1,8 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { GatewayError, newId, newSecret, parseInput, sealSecret } from '@gateway/kernel';
 import { vault } from '@gateway/vault';
+import { audit, changesBetween, createdWith, SECRET_ISSUED, SECRET_REPLACED, type AuditedBy } from '@gateway/audit';
+import { tppAuditFields } from './tpp.audit';
 import { TppEntity } from './tpp.entity';
 import type { RegisterTppInput, UpdateTppInput } from './tpp.input';
 import { registerTppRules, updateTppRules } from './tpp.rules';
@@ -31,7 +33,7 @@ export class TppService {
     return tpp;
   }
 
-  async register(em: EntityManager, input: RegisterTppInput): Promise<RegisteredTpp> {
+  async register(em: EntityManager, input: RegisterTppInput, by: AuditedBy): Promise<RegisteredTpp> {
     const valid = parseInput(registerTppRules(this.webhookTargets()), input);
     const webhookSecret = newSecret('whsec_');
     return em.transactional(async (tx) => {
@@ -45,16 +47,25 @@ export class TppService {
         createdAt: new Date(),
       });
       const tppAccessToken = vault.issue(tx, { kind: 'tpp_key', ownerId: tpp.id, prefix: 'tpk_' }).raw;
+      const changes = {
+        ...createdWith(tppAuditFields(tpp)),
+        tpp_access_token: SECRET_ISSUED,
+        webhook_secret: SECRET_ISSUED,
+      };
+      audit.record(tx, { actor: by.actor, action: 'tpp.registered', target: tpp.id, changes }, by.logger);
       return { tpp, tppAccessToken, webhookSecret };
     });
   }
 
-  async update(em: EntityManager, id: string, input: UpdateTppInput): Promise<TppEntity> {
+  async update(em: EntityManager, id: string, input: UpdateTppInput, by: AuditedBy): Promise<TppEntity> {
     const changes = parseInput(updateTppRules(this.webhookTargets()), stripUndefined(input));
     return em.transactional(async (tx) => {
       const tpp = await this.find(tx, id);
+      const before = tppAuditFields(tpp);
       if (changes.name !== undefined) tpp.name = changes.name;
       if (changes.webhookUrl !== undefined) tpp.webhookUrl = changes.webhookUrl;
+      const changed = changesBetween(before, tppAuditFields(tpp));
+      audit.record(tx, { actor: by.actor, action: 'tpp.updated', target: id, changes: changed }, by.logger);
       return tpp;
     });
   }
@@ -63,11 +74,13 @@ export class TppService {
    * Replaces the sealed secret: the dispatcher reads it on every attempt (never cached), so from
    * the commit on deliveries are signed with the new one only.
    */
-  async rotateWebhookSecret(em: EntityManager, id: string): Promise<string> {
+  async rotateWebhookSecret(em: EntityManager, id: string, by: AuditedBy): Promise<string> {
     const webhookSecret = newSecret('whsec_');
     await em.transactional(async (tx) => {
       const tpp = await this.find(tx, id);
       tpp.webhookSecretSealed = sealSecret(webhookSecret, this.settings.platformSecret);
+      const changes = { webhook_secret: SECRET_REPLACED };
+      audit.record(tx, { actor: by.actor, action: 'tpp.webhook_secret_rotated', target: id, changes }, by.logger);
     });
     return webhookSecret;
   }

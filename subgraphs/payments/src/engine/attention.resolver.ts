@@ -1,5 +1,6 @@
 import { Arg, Ctx, ID, Int, Mutation, Query, Resolver } from 'type-graphql';
 import { pageInfoOf, requirePrincipal, type SubgraphContext } from '@gateway/federation';
+import { auditedBy } from '@gateway/audit';
 import type { AttentionService } from './attention.service';
 import {
   MovementNeedingAttention,
@@ -42,7 +43,7 @@ export function createAttentionResolver(service: AttentionService) {
       @Ctx() context: SubgraphContext,
     ): Promise<MovementNeedingAttention> {
       requirePrincipal(context, ['admin']);
-      const resolved = await service.resolve(context.em, sessionId, action, note);
+      const resolved = await service.resolve(context.em, sessionId, action, note, auditedBy(context));
       context.logger.warn({ session: sessionId, action }, 'movement needing attention resolved by an operator');
       return toMovementNeedingAttention(resolved);
     }

@@ -1,5 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { GatewayError } from '@gateway/kernel';
+import { audit, type AuditedBy } from '@gateway/audit';
 import type { Movement, MovementKinds } from '../movement/movement';
 import { PaymentExecutionEntity, type ExecutionStep } from './execution.entity';
 import { executions } from './execution.repository';
@@ -63,9 +64,16 @@ export class AttentionService {
    * RETRY: the engine takes the step up again (replays and statements, a fresh deadline).
    * REFUND_PAYER: the operator found the payer's money taken and not delivered: the engine
    * reverses the debit (its own reference, so never twice). CLOSE: settled outside the gateway.
-   * The recovery job picks a RETRY or REFUND_PAYER up within seconds.
+   * The recovery job picks a RETRY or REFUND_PAYER up within seconds. The decision and its audit
+   * entry commit together.
    */
-  async resolve(em: EntityManager, sessionId: string, action: MovementAction, note: string): Promise<AttentionCase> {
+  async resolve(
+    em: EntityManager,
+    sessionId: string,
+    action: MovementAction,
+    note: string,
+    by: AuditedBy,
+  ): Promise<AttentionCase> {
     const text = note.trim();
     if (!text || text.length > 500)
       throw new GatewayError('VALIDATION_ERROR', 'note: 1 to 500 characters saying what was checked');
@@ -87,8 +95,20 @@ export class AttentionService {
       leaseUntil: now,
       updatedAt: now,
     };
-    if (!(await executions.resolveAttention(em, sessionId, changes)))
-      throw new GatewayError('MOVEMENT_NOT_FOUND', `${sessionId} was resolved meanwhile`);
+    await em.transactional(async (tx) => {
+      if (!(await executions.resolveAttention(tx, sessionId, changes)))
+        throw new GatewayError('MOVEMENT_NOT_FOUND', `${sessionId} was resolved meanwhile`);
+      // The resolution as stored ("RETRY: <note>"): the operator's words never stand alone in the log.
+      const recorded = {
+        step: { from: 'attention', to: changes.step },
+        resolution: { from: null, to: changes.resolution },
+      };
+      audit.record(
+        tx,
+        { actor: by.actor, action: 'attention.resolved', target: sessionId, changes: recorded },
+        by.logger,
+      );
+    });
     Object.assign(execution, changes);
     return this.caseOf(em, execution);
   }

@@ -1,5 +1,6 @@
 import { Arg, Ctx, FieldResolver, ID, Mutation, Query, Resolver, Root } from 'type-graphql';
 import { requirePrincipal, type SubgraphContext } from '@gateway/federation';
+import { auditedBy } from '@gateway/audit';
 import { RegisterMerchantInput, UpdateMerchantInput } from './merchant.input';
 import { merchantNotFound, type MerchantService } from './merchant.service';
 import {
@@ -49,7 +50,7 @@ export function createMerchantResolver(service: MerchantService) {
       @Ctx() context: SubgraphContext,
     ): Promise<MerchantRegistration> {
       requirePrincipal(context, ['admin']);
-      const { merchant, apiKey, webhookSecret } = await service.register(context.em, input);
+      const { merchant, apiKey, webhookSecret } = await service.register(context.em, input, auditedBy(context));
       context.logger.info({ merchant: merchant.id, mode: merchant.mode }, 'merchant registered');
       return { merchant: toMerchant(merchant), apiKey, webhookSecret };
     }
@@ -65,7 +66,7 @@ export function createMerchantResolver(service: MerchantService) {
     ): Promise<Merchant> {
       requireMerchantOrAdmin(context, id);
       if (input.settlementIban !== undefined) requirePrincipal(context, ['admin']);
-      return toMerchant(await service.update(context.em, id, input));
+      return toMerchant(await service.update(context.em, id, input, auditedBy(context)));
     }
 
     @Mutation(() => MerchantKeyRotation, {
@@ -77,7 +78,7 @@ export function createMerchantResolver(service: MerchantService) {
       @Ctx() context: SubgraphContext,
     ): Promise<MerchantKeyRotation> {
       requirePrincipal(context, ['admin']);
-      const apiKey = await service.rotateKey(context.em, id);
+      const apiKey = await service.rotateKey(context.em, id, auditedBy(context));
       context.logger.info({ merchant: id }, 'merchant key rotated');
       return { apiKey };
     }
@@ -91,7 +92,7 @@ export function createMerchantResolver(service: MerchantService) {
       @Ctx() context: SubgraphContext,
     ): Promise<WebhookSecretRotation> {
       requireMerchantOrAdmin(context, id);
-      const webhookSecret = await service.rotateWebhookSecret(context.em, id);
+      const webhookSecret = await service.rotateWebhookSecret(context.em, id, auditedBy(context));
       context.logger.info({ merchant: id }, 'webhook secret rotated');
       return { webhookSecret };
     }

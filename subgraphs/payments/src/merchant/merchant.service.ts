@@ -1,6 +1,8 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { GatewayError, newId, newSecret, parseInput, sealSecret } from '@gateway/kernel';
 import { vault } from '@gateway/vault';
+import { audit, changesBetween, createdWith, SECRET_ISSUED, SECRET_REPLACED, type AuditedBy } from '@gateway/audit';
+import { merchantAuditFields } from './merchant.audit';
 import { MerchantEntity, type MerchantMode } from './merchant.entity';
 import { registerMerchantRules, updateMerchantRules } from './merchant.rules';
 import type { RegisterMerchantInput, UpdateMerchantInput } from './merchant.input';
@@ -43,7 +45,7 @@ export class MerchantService {
     return merchant;
   }
 
-  async register(em: EntityManager, input: RegisterMerchantInput): Promise<RegisteredMerchant> {
+  async register(em: EntityManager, input: RegisterMerchantInput, by: AuditedBy): Promise<RegisteredMerchant> {
     const valid = parseInput(registerMerchantRules(this.webhookTargets()), input);
     const webhookSecret = newSecret('whsec_');
     return em.transactional(async (tx) => {
@@ -60,17 +62,26 @@ export class MerchantService {
         updatedAt: now,
       });
       const apiKey = vault.issue(tx, merchantKeyOptions(merchant)).raw;
+      const changes = {
+        ...createdWith(merchantAuditFields(merchant)),
+        api_key: SECRET_ISSUED,
+        webhook_secret: SECRET_ISSUED,
+      };
+      audit.record(tx, { actor: by.actor, action: 'merchant.created', target: merchant.id, changes }, by.logger);
       return { merchant, apiKey, webhookSecret };
     });
   }
 
-  async update(em: EntityManager, id: string, input: UpdateMerchantInput): Promise<MerchantEntity> {
+  async update(em: EntityManager, id: string, input: UpdateMerchantInput, by: AuditedBy): Promise<MerchantEntity> {
     const changes = parseInput(updateMerchantRules(this.webhookTargets()), stripUndefined(input));
     return em.transactional(async (tx) => {
       const merchant = await this.find(tx, id);
+      const before = merchantAuditFields(merchant);
       if (changes.name !== undefined) merchant.name = changes.name;
       if (changes.webhookUrl !== undefined) merchant.webhookUrl = changes.webhookUrl;
       if (changes.settlementIban !== undefined) merchant.settlementIban = changes.settlementIban;
+      const changed = changesBetween(before, merchantAuditFields(merchant));
+      audit.record(tx, { actor: by.actor, action: 'merchant.updated', target: id, changes: changed }, by.logger);
       return merchant;
     });
   }
@@ -79,20 +90,25 @@ export class MerchantService {
    * Revokes every live key of the merchant and issues one new key in the same transaction; the
    * dashboard sessions signed in with a key end with it.
    */
-  async rotateKey(em: EntityManager, id: string): Promise<string> {
+  async rotateKey(em: EntityManager, id: string, by: AuditedBy): Promise<string> {
     return em.transactional(async (tx) => {
       const merchant = await this.find(tx, id);
       await vault.revokeAll(tx, 'dashboard_session', merchant.id);
-      return (await vault.rotate(tx, merchantKeyOptions(merchant))).raw;
+      const apiKey = (await vault.rotate(tx, merchantKeyOptions(merchant))).raw;
+      const changes = { api_key: SECRET_REPLACED };
+      audit.record(tx, { actor: by.actor, action: 'merchant.key_rotated', target: id, changes }, by.logger);
+      return apiKey;
     });
   }
 
   /** Replaces the sealed secret: from the commit on, deliveries are signed with the new one only. */
-  async rotateWebhookSecret(em: EntityManager, id: string): Promise<string> {
+  async rotateWebhookSecret(em: EntityManager, id: string, by: AuditedBy): Promise<string> {
     const webhookSecret = newSecret('whsec_');
     await em.transactional(async (tx) => {
       const merchant = await this.find(tx, id);
       merchant.webhookSecretSealed = this.seal(webhookSecret);
+      const changes = { webhook_secret: SECRET_REPLACED };
+      audit.record(tx, { actor: by.actor, action: 'merchant.webhook_secret_rotated', target: id, changes }, by.logger);
     });
     return webhookSecret;
   }

@@ -37,6 +37,21 @@ export function createSessionResolver(service: SessionService) {
       return session;
     }
 
+    @Mutation(() => PaymentSession, {
+      description:
+        'Ends a PENDING session at once (the merchant key; POST /payments/sessions/{id}/expire): EXPIRED, payment.expired sent, ' +
+        'the checkout page shows it ended and can no longer pay it. Errors: SESSION_NOT_FOUND, SESSION_NOT_PENDING (it is being paid or already ended).',
+    })
+    async expirePaymentSession(
+      @Arg('id', () => ID, { description: 'Session id (ops_…).' }) id: string,
+      @Ctx() context: SubgraphContext,
+    ): Promise<PaymentSession> {
+      const merchant = requirePrincipal(context, ['merchant'], 'INVALID_API_KEY');
+      const session = await service.expire(context.em, merchant.id, id);
+      context.logger.info({ session: id, merchant: merchant.id }, 'payment session ended by its merchant');
+      return session;
+    }
+
     @Query(() => PaymentSession, {
       description:
         "A session by id: the merchant's own (another merchant's is SESSION_NOT_FOUND), any for an operator, or its payer's (X-Session-Token of that session).",

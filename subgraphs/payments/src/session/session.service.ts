@@ -6,7 +6,7 @@ import { GatewayError, newId, parseInput, type Currency, requestHash, worldOf } 
 import type { AliasRouting, BankRouting, Directory } from '@gateway/federation';
 import { idempotency } from '../idempotency/idempotency.service';
 import { PaymentSessionEntity } from './session.entity';
-import { createSessionIn, moveSession, newSession, sessionExpiryDue } from './session.moves';
+import { createSessionIn, loadSession, moveSession, newSession, sessionExpiryDue } from './session.moves';
 import { createSessionRules, PAGE_SIZE_DEFAULT, pageRules, type CreateSessionRequest } from './session.rules';
 import { fromSnapshot, snapshotOf, toPaymentSession, type PaymentSession } from './session.type';
 import type { CreatePaymentSessionInput } from './session.input';
@@ -134,6 +134,24 @@ export class SessionService {
       for (const session of due)
         if (await moveSession(tx, session, 'ttl_elapsed', now, {}, sessionExpiryDue(now))) expired += 1;
       return expired;
+    });
+  }
+
+  /**
+   * Ends a PENDING session of the merchant's at once (EXPIRED, payment.expired): one conditional
+   * move, so an authorization racing it either claims the session first (this answers 409
+   * SESSION_NOT_PENDING) or finds it EXPIRED (the payer is refused): never both.
+   */
+  async expire(em: EntityManager, merchantId: string, id: string, now = new Date()): Promise<PaymentSession> {
+    await this.findOwn(em, merchantId, id);
+    return em.fork().transactional(async (tx) => {
+      const session = await loadSession(tx, id);
+      if (!session || session.status !== 'PENDING' || !(await moveSession(tx, session, 'ended_by_merchant', now)))
+        throw new GatewayError(
+          'SESSION_NOT_PENDING',
+          `session ${id} is ${session?.status ?? 'gone'}: only a PENDING session can be ended`,
+        );
+      return toPaymentSession(session);
     });
   }
 

@@ -13,6 +13,7 @@ const TRIGGERS: SessionTrigger[] = [
   'otp_accepted',
   'otp_failed_too_often',
   'ttl_elapsed',
+  'ended_by_merchant',
   'internal_credit_booked',
   'cross_bank_debit_booked',
   'credit_confirmed',
@@ -33,12 +34,14 @@ describe('payment session transition table', () => {
     ['PROCESSING', 'core_failure', 'FAILED', 'payment.failed'],
     ['SETTLEMENT_PENDING', 'core_failure', 'FAILED', 'payment.failed'],
     ['PENDING', 'ttl_elapsed', 'EXPIRED', 'payment.expired'],
+    // API-CONTRACT "Refunds and ending a session early": the merchant ends a PENDING session.
+    ['PENDING', 'ended_by_merchant', 'EXPIRED', 'payment.expired'],
   ] as const)('%s --%s--> %s with %s', (from, trigger, to, event) => {
     expect(transitionFor(from, trigger)).toEqual({ from, trigger, to, event });
   });
 
   it('has exactly those rows: every other (status, trigger) pair is refused', () => {
-    expect(SESSION_TRANSITIONS).toHaveLength(10);
+    expect(SESSION_TRANSITIONS).toHaveLength(11);
     const allowed = new Set(SESSION_TRANSITIONS.map((row) => `${row.from}:${row.trigger}`));
     for (const from of [null, ...SESSION_STATUSES] as Array<SessionStatus | null>) {
       for (const trigger of TRIGGERS) {

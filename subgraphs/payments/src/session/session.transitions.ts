@@ -18,6 +18,7 @@ export type SessionTrigger =
   | 'otp_accepted'
   | 'otp_failed_too_often'
   | 'ttl_elapsed'
+  | 'ended_by_merchant'
   | 'internal_credit_booked'
   | 'cross_bank_debit_booked'
   | 'credit_confirmed'
@@ -41,6 +42,8 @@ export const SESSION_TRANSITIONS: readonly SessionTransition[] = [
   { from: 'PENDING', trigger: 'otp_failed_too_often', to: 'FAILED', event: 'payment.failed' },
   // Only through sessionExpiryDue (session.moves.ts): the TTL ran out and no OTP that arrived before it is still being checked.
   { from: 'PENDING', trigger: 'ttl_elapsed', to: 'EXPIRED', event: 'payment.expired' },
+  // POST /payments/sessions/{id}/expire: the merchant no longer wants it paid (an order cancelled before checkout).
+  { from: 'PENDING', trigger: 'ended_by_merchant', to: 'EXPIRED', event: 'payment.expired' },
   { from: 'PROCESSING', trigger: 'internal_credit_booked', to: 'COMPLETED', event: 'payment.completed' },
   { from: 'PROCESSING', trigger: 'cross_bank_debit_booked', to: 'SETTLEMENT_PENDING', event: 'payment.processing' },
   { from: 'PROCESSING', trigger: 'core_failure', to: 'FAILED', event: 'payment.failed' },

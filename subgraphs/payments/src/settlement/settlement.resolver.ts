@@ -1,6 +1,7 @@
 import { Arg, Ctx, ID, Int, Mutation, Query, Resolver } from 'type-graphql';
 import { GatewayError } from '@gateway/kernel';
 import { pageInfoOf, requirePrincipal, type SubgraphContext } from '@gateway/federation';
+import { auditedBy } from '@gateway/audit';
 import type { SettlementService } from './settlement.service';
 import {
   SettlementCycle,
@@ -69,7 +70,7 @@ export function createSettlementResolver(service: SettlementService) {
       @Ctx() context: SubgraphContext,
     ): Promise<SettlementPosition> {
       requirePrincipal(context, ['admin']);
-      const position = await service.retryPosition(context.em, { cycleId, bankHandle, currency });
+      const position = await service.retryPosition(context.em, { cycleId, bankHandle, currency }, auditedBy(context));
       context.logger.warn({ position: position.coreReference }, 'settlement position retried by an operator');
       return toSettlementPosition(position);
     }

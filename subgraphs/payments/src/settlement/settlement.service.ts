@@ -1,5 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { GatewayError, newId, type Logger, type Principal } from '@gateway/kernel';
+import { audit, type AuditedBy } from '@gateway/audit';
 import { SettlementCycleEntity } from './cycle.entity';
 import { SettlementPositionEntity } from './position.entity';
 import { settlementRepository as repository, type PositionKey } from './settlement.repository';
@@ -152,17 +153,29 @@ export class SettlementService {
 
   /**
    * An operator's "try this position again now" (same reference): the recovery job calls it
-   * within seconds. A SETTLED position is answered as it is: it is never sent again.
+   * within seconds; the retry and its audit entry commit together. A SETTLED position is answered
+   * as it is: it is never sent again, and nothing was retried (no entry).
    */
-  async retryPosition(em: EntityManager, key: PositionKey): Promise<SettlementPositionEntity> {
-    await repository.retryNow(em, key, new Date());
-    const position = await repository.findPosition(em, key);
-    if (!position)
-      throw new GatewayError(
-        'SETTLEMENT_CYCLE_NOT_FOUND',
-        `no position of ${key.bankHandle} in ${key.currency} in settlement cycle ${key.cycleId}`,
-      );
-    return position;
+  async retryPosition(em: EntityManager, key: PositionKey, by: AuditedBy): Promise<SettlementPositionEntity> {
+    return em.transactional(async (tx) => {
+      const before = await repository.findPosition(tx, key);
+      if (!before)
+        throw new GatewayError(
+          'SETTLEMENT_CYCLE_NOT_FOUND',
+          `no position of ${key.bankHandle} in ${key.currency} in settlement cycle ${key.cycleId}`,
+        );
+      const now = new Date();
+      if (await repository.retryNow(tx, key, now)) {
+        // The position's lease is also its retry timer: the retry brings its next attempt forward to now.
+        const changes = { next_attempt_at: { from: before.leaseUntil.toISOString(), to: now.toISOString() } };
+        audit.record(
+          tx,
+          { actor: by.actor, action: 'settlement.retried', target: before.coreReference, changes },
+          by.logger,
+        );
+      }
+      return (await repository.findPosition(tx, key))!;
+    });
   }
 
   private positionsOf(em: EntityManager, cycleIds: string[], bankHandle?: string): Promise<SettlementPositionEntity[]> {

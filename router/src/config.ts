@@ -1,0 +1,19 @@
+import { z } from '@gateway/kernel';
+import { DEFAULT_MAX_LIFETIME_SECONDS } from './subscriptions/credential-sweep';
+
+/**
+ * The router's own environment, read the same by `npm run start:router` (main.ts) and the
+ * one-process launcher (platform/src/config.ts).
+ */
+export const routerEnvSchema = z.object({
+  /**
+   * A graphql-ws socket is closed this long after it was accepted (close code 1000, reason
+   * "maximum connection lifetime reached"); clients reconnect and authenticate afresh.
+   */
+  SUBSCRIPTION_MAX_LIFETIME_SECONDS: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(2_592_000)
+    .default(DEFAULT_MAX_LIFETIME_SECONDS),
+});
