@@ -38,16 +38,24 @@ export function settlementIbanFor(
   return bank.settlementAccounts.find((account) => account.currency === currency)?.iban ?? bank.settlementAccountIban;
 }
 
+/** The fields of AliasRouting and BankRouting the platform reads (the OTP guard's payer take reads them too). */
+export const ALIAS_ROUTING_FIELDS = 'handle iban bankHandle institutionCode bankCustomerRef status';
+export const BANK_ROUTING_FIELDS =
+  'handle status institutionCode coreBaseUrl internalKey sandboxCoreBaseUrl sandboxInternalKey minAmount maxAmount settlementAccountIban settlementAccounts { currency iban }';
+
 const ALIAS_ROUTING = `query AliasRouting($alias: String, $iban: String) {
-  aliasRouting(alias: $alias, iban: $iban) { handle iban bankHandle institutionCode bankCustomerRef status }
+  aliasRouting(alias: $alias, iban: $iban) { ${ALIAS_ROUTING_FIELDS} }
 }`;
 const BANK_ROUTING = `query BankRouting($handle: String, $institutionCode: String) {
-  bankRouting(handle: $handle, institutionCode: $institutionCode) { handle status institutionCode coreBaseUrl internalKey sandboxCoreBaseUrl sandboxInternalKey minAmount maxAmount settlementAccountIban settlementAccounts { currency iban } }
+  bankRouting(handle: $handle, institutionCode: $institutionCode) { ${BANK_ROUTING_FIELDS} }
 }`;
+
+/** How many lookups' banks are remembered (each a few dozen bytes). */
+const KNOWN_BANKS_MAX = 10_000;
 
 /** Answers reused for a while, and concurrent asks for one key sharing one call. Refusals are never reused. */
 class ShortCache<T> {
-  private readonly entries = new Map<string, { at: number; answer: Promise<T> }>();
+  private readonly entries = new Map<string, { at: number; answer: Promise<T>; value?: T }>();
 
   constructor(private readonly ttlMs: number) {}
 
@@ -56,16 +64,36 @@ class ShortCache<T> {
     this.entries.clear();
   }
 
+  /** The answer for `key` if one arrived within its lifetime; never asks. */
+  peek(key: string): T | undefined {
+    const cached = this.entries.get(key);
+    return cached && Date.now() - cached.at < this.ttlMs ? cached.value : undefined;
+  }
+
+  /** An answer learnt elsewhere (in another call's answer), kept as if asked now. */
+  put(key: string, value: T): void {
+    if (this.ttlMs > 0) this.remember(key, { at: Date.now(), answer: Promise.resolve(value), value });
+  }
+
   get(key: string, ask: () => Promise<T>): Promise<T> {
     const cached = this.entries.get(key);
     if (cached && Date.now() - cached.at < this.ttlMs) return cached.answer;
     const answer = ask();
     if (this.ttlMs > 0) {
-      this.entries.set(key, { at: Date.now(), answer });
-      if (this.entries.size > 10_000) this.entries.delete(this.entries.keys().next().value!);
-      answer.catch(() => this.entries.get(key)?.answer === answer && this.entries.delete(key));
+      const entry: { at: number; answer: Promise<T>; value?: T } = { at: Date.now(), answer };
+      this.remember(key, entry);
+      answer.then(
+        (value) => (entry.value = value),
+        () => this.entries.get(key) === entry && this.entries.delete(key),
+      );
     }
     return answer;
+  }
+
+  private remember(key: string, entry: { at: number; answer: Promise<T>; value?: T }): void {
+    this.entries.delete(key);
+    this.entries.set(key, entry);
+    if (this.entries.size > 10_000) this.entries.delete(this.entries.keys().next().value!);
   }
 }
 
@@ -81,6 +109,12 @@ class ShortCache<T> {
 export class Directory {
   private readonly aliases: ShortCache<AliasRouting>;
   private readonly banks: ShortCache<BankRouting>;
+  /**
+   * The bank a lookup resolved to, by the alias cache's key. Kept beyond the alias cache: a handle
+   * is claimed once, at one bank, and never reused, and an IBAN's aliases are all at the bank of
+   * its institution code, so the bank a lookup names never changes (its routing still expires).
+   */
+  private readonly banksOfLookups = new Map<string, string>();
 
   constructor(
     private readonly call: ServiceClient,
@@ -100,14 +134,37 @@ export class Directory {
     requestId: string | undefined,
     world: World,
   ): Promise<AliasRouting> {
-    if (world === 'test') {
-      const payer = 'alias' in lookup ? this.testPayerBank(lookup.alias) : this.testPayerBankOfIban(lookup.iban);
-      if (payer) {
-        const bank = await this.bank(payer.bank, requestId);
-        return testPayerRouting(`${payer.name}@${bank.handle}`, bank)!;
-      }
-    }
-    return this.registryAlias(lookup, requestId);
+    return (await this.testPayer(lookup, world, requestId)) ?? this.registryAlias(lookup, requestId);
+  }
+
+  /** The test payer a lookup names, in the test world (their bank's routing asked, as for alias()); null for any other. */
+  async testPayer(
+    lookup: { alias: string } | { iban: string },
+    world: World,
+    requestId?: string,
+  ): Promise<AliasRouting | null> {
+    if (world !== 'test') return null;
+    const payer = 'alias' in lookup ? this.testPayerBank(lookup.alias) : this.testPayerBankOfIban(lookup.iban);
+    if (!payer) return null;
+    const bank = await this.bank(payer.bank, requestId);
+    return testPayerRouting(`${payer.name}@${bank.handle}`, bank)!;
+  }
+
+  /**
+   * The routing of the bank a registry lookup resolves to, when both are known without asking:
+   * the bank from an earlier answer for the lookup (or the lookup's own `@bank`), its routing
+   * from the bank cache. Undefined otherwise.
+   */
+  knownBank(lookup: { alias: string } | { iban: string }): BankRouting | undefined {
+    const handle =
+      this.banksOfLookups.get(lookupKey(lookup)) ?? ('alias' in lookup ? lookup.alias.split('@')[1] : undefined);
+    return handle === undefined ? undefined : this.banks.peek(`h:${handle.trim().toLowerCase()}`);
+  }
+
+  /** Learns from an answer given elsewhere (a payer's take): the lookup's bank, and that bank's routing. */
+  learn(lookup: { alias: string } | { iban: string }, payer: AliasRouting, bank?: BankRouting): void {
+    this.rememberBankOf(lookupKey(lookup), payer.bankHandle);
+    if (bank) this.banks.put(`h:${bank.handle}`, bank);
   }
 
   private testPayerBank(alias: string): { name: string; bank: { handle: string } } | null {
@@ -123,11 +180,19 @@ export class Directory {
   }
 
   private registryAlias(lookup: { alias: string } | { iban: string }, requestId?: string): Promise<AliasRouting> {
-    const key = 'alias' in lookup ? `a:${lookup.alias.trim().toLowerCase()}` : `i:${lookup.iban}`;
-    return this.aliases.get(
-      key,
-      async () => (await this.call<{ aliasRouting: AliasRouting }>(ALIAS_ROUTING, lookup, requestId)).aliasRouting,
-    );
+    const key = lookupKey(lookup);
+    return this.aliases.get(key, async () => {
+      const { aliasRouting } = await this.call<{ aliasRouting: AliasRouting }>(ALIAS_ROUTING, lookup, requestId);
+      this.rememberBankOf(key, aliasRouting.bankHandle);
+      return aliasRouting;
+    });
+  }
+
+  private rememberBankOf(key: string, bankHandle: string): void {
+    if (this.banksOfLookups.get(key) === bankHandle) return;
+    this.banksOfLookups.set(key, bankHandle);
+    if (this.banksOfLookups.size > KNOWN_BANKS_MAX)
+      this.banksOfLookups.delete(this.banksOfLookups.keys().next().value!);
   }
 
   /**
@@ -148,3 +213,7 @@ export class Directory {
     );
   }
 }
+
+/** The key of a registry lookup: handles as the registry reads them (trimmed, lower case). */
+const lookupKey = (lookup: { alias: string } | { iban: string }): string =>
+  'alias' in lookup ? `a:${lookup.alias.trim().toLowerCase()}` : `i:${lookup.iban}`;

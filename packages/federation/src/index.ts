@@ -12,4 +12,5 @@ export * from './page-info';
 export * from './directory';
 export * from './bank-changes';
 export * from './otp-guard';
+export * from './payer-check';
 export * from './bank-reference';

@@ -23,6 +23,22 @@ interface GraphQLAnswer {
   errors?: Array<{ extensions?: { code?: string; detail?: string; retryAfter?: unknown } }>;
 }
 
+/**
+ * A service call answered with errors: the first one's code, and the data that came with them. A
+ * mutation whose own field ran but a field resolved after it failed (another subgraph, through the
+ * router) still says what it did there.
+ */
+export class ServiceCallError extends GatewayError {
+  constructor(
+    code: ConstructorParameters<typeof GatewayError>[0],
+    detail: string | undefined,
+    retryAfterSeconds: number | undefined,
+    readonly data: unknown,
+  ) {
+    super(code, detail, undefined, retryAfterSeconds);
+  }
+}
+
 export type ServiceClient = <T = Record<string, any>>(
   query: string,
   variables?: Record<string, unknown>,
@@ -31,7 +47,8 @@ export type ServiceClient = <T = Record<string, any>>(
 
 /**
  * How one subgraph asks another for data: through the router, as a `service` principal, so the
- * owner's schema stays its own. A spec-coded error (ALIAS_NOT_FOUND, …) is rethrown as is.
+ * owner's schema stays its own. A spec-coded error (ALIAS_NOT_FOUND, …) is rethrown as is, as a
+ * ServiceCallError carrying the answer's data.
  */
 export function createServiceClient(options: ServiceClientOptions): ServiceClient {
   const timeoutMs = options.timeoutMs ?? 10_000;
@@ -53,8 +70,8 @@ export function createServiceClient(options: ServiceClientOptions): ServiceClien
     if (error) {
       const code = error.extensions?.code;
       throw isErrorCode(code)
-        ? new GatewayError(code, error.extensions?.detail, undefined, retryAfterOf(error.extensions))
-        : new GatewayError('INTERNAL_ERROR', 'service call failed');
+        ? new ServiceCallError(code, error.extensions?.detail, retryAfterOf(error.extensions), body.data)
+        : new ServiceCallError('INTERNAL_ERROR', 'service call failed', undefined, body.data);
     }
     return body.data as never;
   };

@@ -13,6 +13,7 @@ import {
   SettlementAccount,
   toBank,
   toCapabilities,
+  toRouting,
 } from './bank.type';
 
 /** Only the bank itself (its bank key) or an operator (admin key) may act on or read a bank's record. */
@@ -60,20 +61,7 @@ export function createBankResolver(service: BankService) {
       @Ctx() context: SubgraphContext,
     ): Promise<BankRouting> {
       requirePrincipal(context, ['service']);
-      const { bank, internalKey, sandboxInternalKey } = await service.routing(context.em, { handle, institutionCode });
-      return {
-        handle: bank.handle,
-        status: bank.status,
-        institutionCode: bank.institutionCode,
-        coreBaseUrl: bank.coreBaseUrl,
-        internalKey,
-        sandboxCoreBaseUrl: bank.sandboxCoreBaseUrl,
-        sandboxInternalKey,
-        minAmount: Number(bank.minAmount),
-        maxAmount: Number(bank.maxAmount),
-        settlementAccountIban: bank.settlementAccountIban,
-        settlementAccounts: bank.settlementAccounts,
-      };
+      return toRouting(await service.routing(context.em, { handle, institutionCode }));
     }
 
     @Mutation(() => BankRegistration, {
@@ -146,6 +134,17 @@ export function createBankResolver(service: BankService) {
     settlementAccounts(@Root() bank: Bank, @Ctx() context: SubgraphContext): SettlementAccount[] {
       requireBankOrAdmin(context, bank.handle, true);
       return bank.entity.settlementAccounts;
+    }
+
+    @FieldResolver(() => BankRouting, {
+      nullable: true,
+      description:
+        "The bank's routing, as bankRouting answers it, for platform services only: read through another subgraph's reference to the bank (a payer's routing in the identity registry) in the same call. Null when the bank is not ACTIVE (BANK_NOT_PARTICIPATING).",
+    })
+    routing(@Root() bank: Bank, @Ctx() context: SubgraphContext): BankRouting | null {
+      requirePrincipal(context, ['service']);
+      const participating = service.participating(bank.entity);
+      return participating && toRouting(participating);
     }
 
     @FieldResolver(() => String, { description: 'Contact email (the bank or an operator only).' })

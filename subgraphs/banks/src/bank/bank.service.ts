@@ -69,6 +69,15 @@ export class BankService {
       );
     if (bank.status !== 'ACTIVE')
       throw new GatewayError('BANK_NOT_PARTICIPATING', `bank ${bank.handle} is ${bank.status}`);
+    return this.keysOf(bank);
+  }
+
+  /** A bank's routing keys, unsealed; null when it takes no part in payments (not ACTIVE). */
+  participating(bank: BankEntity): { bank: BankEntity; internalKey: string; sandboxInternalKey: string | null } | null {
+    return bank.status === 'ACTIVE' ? this.keysOf(bank) : null;
+  }
+
+  private keysOf(bank: BankEntity) {
     const sandboxInternalKey = bank.sandboxInternalKeySealed
       ? openSealedSecret(bank.sandboxInternalKeySealed, this.settings.platformSecret)
       : null;

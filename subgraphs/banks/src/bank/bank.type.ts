@@ -180,3 +180,24 @@ export class BankRouting {
   @Field(() => [SettlementAccount], { description: 'Settlement accounts for particular currencies.' })
   settlementAccounts!: SettlementAccount[];
 }
+
+export function toRouting(routing: {
+  bank: BankEntity;
+  internalKey: string;
+  sandboxInternalKey: string | null;
+}): BankRouting {
+  const { bank } = routing;
+  return {
+    handle: bank.handle,
+    status: bank.status,
+    institutionCode: bank.institutionCode,
+    coreBaseUrl: bank.coreBaseUrl,
+    internalKey: routing.internalKey,
+    sandboxCoreBaseUrl: bank.sandboxCoreBaseUrl,
+    sandboxInternalKey: routing.sandboxInternalKey,
+    minAmount: Number(bank.minAmount),
+    maxAmount: Number(bank.maxAmount),
+    settlementAccountIban: bank.settlementAccountIban,
+    settlementAccounts: bank.settlementAccounts,
+  };
+}

@@ -65,6 +65,16 @@ export interface ResolveArgs {
   iban?: string | null;
 }
 
+/** What routing looks up: a handle (optionally at a bank) or an IBAN; phone numbers are not a routing input. */
+export type RoutingLookup = Exclude<AliasLookup, { by: 'phone' }>;
+
+/** Validates aliasRouting arguments (and a payer's take's): exactly one of alias or iban. */
+export function parseRoutingLookup(args: { alias?: string | null; iban?: string | null }): RoutingLookup {
+  const lookup = parseLookup(args);
+  if (lookup.by === 'phone') throw new GatewayError('VALIDATION_ERROR', 'alias: give an alias or an IBAN');
+  return lookup;
+}
+
 /**
  * Validates resolveAlias arguments. Handles are lower-cased and trimmed first: customers type
  * them at checkout, and every stored handle is lower case, so `Ali` can only mean `ali`.

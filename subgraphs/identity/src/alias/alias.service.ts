@@ -3,7 +3,15 @@ import { LockMode, UniqueConstraintViolationException } from '@mikro-orm/core';
 import { GatewayError, parseInput, type Principal } from '@gateway/kernel';
 import { AliasEntity } from './alias.entity';
 import type { ClaimAliasInput } from './alias.input';
-import { claimAliasRules, parseLookup, requireAccountAtBank, requireHandle, type ResolveArgs } from './alias.rules';
+import {
+  claimAliasRules,
+  parseLookup,
+  parseRoutingLookup,
+  requireAccountAtBank,
+  requireHandle,
+  type ResolveArgs,
+  type RoutingLookup,
+} from './alias.rules';
 
 /** The partial unique index that keeps a phone number on at most one ACTIVE alias (migration). */
 const ACTIVE_PHONE_UNIQUE = 'aliases_active_phone_unique';
@@ -84,19 +92,18 @@ export class AliasService {
    * Phone numbers are not a routing input: payers and destinations name an alias or an IBAN.
    */
   async route(em: EntityManager, args: { alias?: string | null; iban?: string | null }): Promise<AliasEntity> {
-    const lookup = parseLookup(args);
+    const lookup = parseRoutingLookup(args);
     if (lookup.by === 'handle') {
       const alias = await em.findOne(AliasEntity, { handle: lookup.handle });
       if (!alias || (lookup.bankHandle !== undefined && alias.bankHandle !== lookup.bankHandle))
-        throw notFound(args.alias ?? lookup.handle);
+        throw routingNotFound(args, lookup);
       return alias;
     }
-    if (lookup.by === 'phone') throw new GatewayError('VALIDATION_ERROR', 'alias: give an alias or an IBAN');
     const newestFirst = { orderBy: { createdAt: 'desc', handle: 'asc' } } as const;
     const alias =
       (await em.findOne(AliasEntity, { iban: lookup.iban, status: 'ACTIVE' }, newestFirst)) ??
       (await em.findOne(AliasEntity, { iban: lookup.iban }, newestFirst));
-    if (!alias) throw notFound('this IBAN');
+    if (!alias) throw routingNotFound(args, lookup);
     return alias;
   }
 
@@ -128,4 +135,30 @@ export class AliasService {
       return alias;
     });
   }
+}
+
+/** route()'s refusal of a lookup that finds no alias. */
+export function routingNotFound(args: { alias?: string | null }, lookup: RoutingLookup): GatewayError {
+  return notFound(lookup.by === 'handle' ? (args.alias ?? lookup.handle) : 'this IBAN');
+}
+
+/**
+ * The row route() answers, as one SELECT of identity.aliases, for a statement that reads it with
+ * a write of its own (the payer's take, otp-guard.service.ts): a handle (at its bank when
+ * qualified), or an IBAN's most recently claimed ACTIVE alias, else its most recent one. The
+ * alias spec checks that both answer the same rows.
+ */
+export function routingRowQuery(lookup: RoutingLookup): { sql: string; params: unknown[] } {
+  if (lookup.by === 'handle')
+    return lookup.bankHandle === undefined
+      ? { sql: 'select * from identity.aliases where handle = ?', params: [lookup.handle] }
+      : {
+          sql: 'select * from identity.aliases where handle = ? and bank_handle = ?',
+          params: [lookup.handle, lookup.bankHandle],
+        };
+  return {
+    sql: `select * from identity.aliases where iban = ?
+          order by (status = 'ACTIVE') desc, created_at desc, handle asc limit 1`,
+    params: [lookup.iban],
+  };
 }

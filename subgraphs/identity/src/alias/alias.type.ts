@@ -141,6 +141,12 @@ export class AliasRouting {
     description: 'ACTIVE or INACTIVE: an inactive alias is returned, not refused; the caller decides.',
   })
   status!: AliasStatus;
+
+  @Field(() => BankReference, {
+    description:
+      "The bank holding the account (fields resolved by the banks subgraph: a platform service reads the bank's routing here, in the same call).",
+  })
+  bank!: BankReference;
 }
 
 export function toRouting(entity: AliasEntity): AliasRouting {
@@ -151,5 +157,6 @@ export function toRouting(entity: AliasEntity): AliasRouting {
     institutionCode: entity.institutionCode,
     bankCustomerRef: entity.bankCustomerRef,
     status: AliasStatus[entity.status],
+    bank: bankReference(entity.bankHandle),
   };
 }

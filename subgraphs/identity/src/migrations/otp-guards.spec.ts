@@ -61,6 +61,7 @@ describe('identity migration otp_guards', () => {
     expect(await guard.take(orm.em.fork(), 'alpha', 'c1', 'g2', 'unknown')).toEqual({
       attemptId: 'otp_b',
       retryAfterSeconds: null,
+      repeated: true,
     });
   });
 });

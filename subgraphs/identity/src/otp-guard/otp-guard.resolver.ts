@@ -1,36 +1,18 @@
-import { Arg, Ctx, Field, ID, InputType, Int, Mutation, ObjectType, Resolver } from 'type-graphql';
-import { requirePrincipal, type SubgraphContext } from '@gateway/federation';
+import { Arg, Args, Ctx, Mutation, Resolver } from 'type-graphql';
+import { otpGuardKeyPrefix, requirePrincipal, type SubgraphContext } from '@gateway/federation';
 import { GatewayError } from '@gateway/kernel';
-import { OTP_SETTLEMENTS_MAX, type OtpGuardService, type OtpSettlement } from './otp-guard.service';
-
-@ObjectType({ description: "The registry's answer before a customer's OTP is checked at their bank." })
-export class OtpAttempt {
-  @Field(() => ID, {
-    nullable: true,
-    description:
-      'Set when the check may go ahead; give it back with settleOtpAttempt if the bank accepts the OTP (or never judges it).',
-  })
-  attemptId!: string | null;
-
-  @Field(() => Int, {
-    nullable: true,
-    description:
-      'Set when the client (or, from many clients, the customer) had too many refused OTPs lately: seconds until the next try.',
-  })
-  retryAfterSeconds!: number | null;
-}
-
-@InputType({ description: 'An OTP check to give back: the customer as given to takeOtpAttempt, and the check.' })
-export class OtpSettlementInput implements OtpSettlement {
-  @Field({ description: "The customer's bank, as given to takeOtpAttempt." })
-  bankHandle!: string;
-
-  @Field({ description: 'bank_customer_ref, as given to takeOtpAttempt.' })
-  customerRef!: string;
-
-  @Field(() => ID, { description: 'From takeOtpAttempt.' })
-  attemptId!: string;
-}
+import { parseRoutingLookup } from '../alias/alias.rules';
+import { routingNotFound, routingRowQuery } from '../alias/alias.service';
+import { AliasEntity } from '../alias/alias.entity';
+import { toRouting } from '../alias/alias.type';
+import { OtpSettlementInput, PayerOtpAttemptArgs } from './otp-guard.input';
+import {
+  OTP_SETTLEMENTS_MAX,
+  type OtpAttemptVerdict,
+  type OtpGuardService,
+  type OtpSettlement,
+} from './otp-guard.service';
+import { OtpAttempt, PayerOtpAttempt } from './otp-guard.type';
 
 function settlementsOf(settlements: OtpSettlementInput[] | null | undefined): OtpSettlement[] {
   const list = settlements ?? [];
@@ -38,6 +20,19 @@ function settlementsOf(settlements: OtpSettlementInput[] | null | undefined): Ot
     throw new GatewayError('VALIDATION_ERROR', `settle: at most ${OTP_SETTLEMENTS_MAX} checks`);
   return list;
 }
+
+/** What every take checks of its guess and client before anything is written. */
+function requireGuess(guess: string, client: string): void {
+  if (!/^[0-9a-f]{64}$/.test(guess)) throw new GatewayError('VALIDATION_ERROR', 'guess: 64 lowercase hex characters');
+  if (client.length === 0 || client.length > 64)
+    throw new GatewayError('VALIDATION_ERROR', 'client: 1 to 64 characters');
+}
+
+const toAttempt = (verdict: OtpAttemptVerdict): OtpAttempt => ({
+  attemptId: verdict.attemptId,
+  retryAfterSeconds: verdict.retryAfterSeconds,
+  repeated: verdict.repeated ?? null,
+});
 
 export function createOtpGuardResolver(service: OtpGuardService) {
   @Resolver()
@@ -67,12 +62,31 @@ export function createOtpGuardResolver(service: OtpGuardService) {
       @Ctx() context: SubgraphContext,
     ): Promise<OtpAttempt> {
       requirePrincipal(context, ['service']);
-      if (!/^[0-9a-f]{64}$/.test(guess))
-        throw new GatewayError('VALIDATION_ERROR', 'guess: 64 lowercase hex characters');
-      if (client.length === 0 || client.length > 64)
-        throw new GatewayError('VALIDATION_ERROR', 'client: 1 to 64 characters');
+      requireGuess(guess, client);
       await service.giveBack(context.em, settlementsOf(settle));
-      return service.take(context.em, bankHandle, customerRef, guess, client);
+      return toAttempt(await service.take(context.em, bankHandle, customerRef, guess, client));
+    }
+
+    @Mutation(() => PayerOtpAttempt, {
+      description:
+        "A payer's authorization in one call (platform services only): the payer's routing, as aliasRouting answers it (with the bank's routing as a field of its bank), and one OTP check taken for the customer that routing names, under the limits of takeOtpAttempt; the customer's test-world checks count apart. An INACTIVE alias is returned with no check taken. " +
+        'Errors: ALIAS_NOT_FOUND, VALIDATION_ERROR.',
+    })
+    async takePayerOtpAttempt(
+      @Args() args: PayerOtpAttemptArgs,
+      @Ctx() context: SubgraphContext,
+    ): Promise<PayerOtpAttempt> {
+      requirePrincipal(context, ['service']);
+      const lookup = parseRoutingLookup(args);
+      requireGuess(args.guess, args.client);
+      await service.giveBack(context.em, settlementsOf(args.settle));
+      const prefix = otpGuardKeyPrefix(args.livemode ? 'live' : 'test');
+      const taken = await service.takeForPayer(context.em, routingRowQuery(lookup), prefix, args.guess, args.client);
+      if (!taken) throw routingNotFound(args, lookup);
+      return {
+        routing: toRouting(context.em.map(AliasEntity, taken.alias)),
+        attempt: taken.verdict && toAttempt(taken.verdict),
+      };
     }
 
     @Mutation(() => Boolean, {

@@ -23,11 +23,29 @@ export interface OtpSettlement {
 /** Checks given back by one call at most (a batch of a busy instance's last moments). */
 export const OTP_SETTLEMENTS_MAX = 500;
 
-export interface OtpAttemptVerdict {
-  /** Set when the check may go ahead: give it back (giveBack) when the bank accepts the OTP or never judges it. */
-  attemptId: string | null;
-  /** Seconds until the customer may try again, when refused. */
-  retryAfterSeconds: number | null;
+export type OtpAttemptVerdict =
+  | {
+      /** The check may go ahead: give it back (giveBack) when the bank accepts the OTP or never judges it. */
+      attemptId: string;
+      retryAfterSeconds: null;
+      /**
+       * The guess was already held (a double submit, a retry): this is the earlier call's check, and
+       * only a caller that judges the guess may give it back (one that stops before the bank would
+       * otherwise erase a refusal the earlier call kept).
+       */
+      repeated: boolean;
+    }
+  | {
+      attemptId: null;
+      /** Seconds until the customer may try again. */
+      retryAfterSeconds: number;
+      repeated?: undefined;
+    };
+
+/** A routing row of identity.aliases, as one SELECT the payer's take reads it with (alias.service.ts routingRowQuery). */
+export interface AliasRowQuery {
+  sql: string;
+  params: unknown[];
 }
 
 /**
@@ -45,6 +63,7 @@ export interface OtpAttemptVerdict {
  * A customer's held checks are one row of identity.otp_guards (OtpGuardEntity), so that both
  * take and giveBack are one statement each on the payment path, with no transaction around them:
  * the row lock of that statement is what makes concurrent checks of one customer count one by one.
+ * A payer's take (takeForPayer) reads the payer's alias in that same statement.
  */
 export class OtpGuardService {
   constructor(private readonly clock: () => Date = () => new Date()) {}
@@ -57,54 +76,47 @@ export class OtpGuardService {
     client: string,
   ): Promise<OtpAttemptVerdict> {
     const now = this.clock().getTime();
-    // A customer's first check inserts their row with the new check alone. Later ones conflict:
-    // PostgreSQL then locks the row and computes the SET from its latest committed version (a
-    // concurrent take waits for ours and sees our check), so no advisory lock is needed. The SET
-    // reads only that row (never the table, whose snapshot would be stale): it drops the checks
-    // that left the window; keeps the array as it is when the same guess is held (a double
-    // submit, a retry after a lost answer: no new guess) or MAX are held; else appends the new
-    // check (`excluded.attempts`, the VALUES row's one entry). The caller reads the verdict from
-    // the row it gets back. Checks kept before clients were recorded count as client 'unknown'.
+    const check = newCheck(guess, now, client);
     const [row] = await em.execute<Array<{ attempts: HeldOtpCheck[] }>>(
       `insert into identity.otp_guards as guard (bank_handle, customer_ref, attempts)
-         values (?, ?, jsonb_build_array(jsonb_build_object('id', ?::text, 'guess', ?::text, 'taken_at', ?::bigint, 'client', ?::text)))
-       on conflict (bank_handle, customer_ref) do update set attempts = (
-         select case
-             when held @> jsonb_build_array(jsonb_build_object('guess', excluded.attempts -> 0 -> 'guess')) then held
-             when (select count(*) from jsonb_array_elements(held) as mine(entry)
-                   where coalesce(entry ->> 'client', 'unknown') = excluded.attempts -> 0 ->> 'client') >= ? then held
-             when (select count(*) from jsonb_array_elements(held) as recent(entry)
-                   where (entry ->> 'taken_at')::bigint >= ?) >= ? then held
-             else held || excluded.attempts
-           end
-         from (select coalesce(jsonb_agg(entry order by position), '[]'::jsonb) as held
-           from jsonb_array_elements(guard.attempts) with ordinality as checks(entry, position)
-           where (entry ->> 'taken_at')::bigint >= ?) as window_checks)
+         values (?, ?, ${NEW_CHECK})
+       ${TAKE_ON_CONFLICT}
        returning attempts`,
-      [
-        bankHandle,
-        customerRef,
-        newId('otpAttempt'),
-        guess,
-        now,
-        client,
-        OTP_GUARD_MAX_REFUSALS,
-        now - OTP_GUARD_CUSTOMER_WINDOW_MS,
-        OTP_GUARD_CUSTOMER_MAX_REFUSALS,
-        now - OTP_GUARD_WINDOW_MS,
-      ],
+      [bankHandle, customerRef, ...check.params, ...takeLimits(now)],
     );
-    const held = row!.attempts;
-    // Our guess in the row: either the check it already was, or the one just appended.
-    const taken = held.find((check) => check.guess === guess);
-    if (taken) return { attemptId: taken.id, retryAfterSeconds: null };
-    const takenAt = (checks: HeldOtpCheck[]) => checks.map((check) => Number(check.taken_at)).sort((a, b) => b - a);
-    // Refused for this client: open again when the oldest of its last MAX leaves the window.
-    const mine = takenAt(held.filter((check) => (check.client ?? 'unknown') === client));
-    if (mine.length >= OTP_GUARD_MAX_REFUSALS)
-      return refusedUntil(mine[OTP_GUARD_MAX_REFUSALS - 1]! + OTP_GUARD_WINDOW_MS, now);
-    // Refused for the customer: open again when the oldest of the last CUSTOMER_MAX leaves the short window.
-    return refusedUntil(takenAt(held)[OTP_GUARD_CUSTOMER_MAX_REFUSALS - 1]! + OTP_GUARD_CUSTOMER_WINDOW_MS, now);
+    return verdictOf(row!.attempts, check, client, now);
+  }
+
+  /**
+   * A payer's take: the alias row `payer` finds (alias.service.ts routingRowQuery) and, when it is
+   * ACTIVE, a check taken for the customer that row names (its bank and `keyPrefix` +
+   * bank_customer_ref), in one statement. The check's customer is the one resolved, never one the
+   * caller names, so no caller can take a check for one customer while routing another. Null: no
+   * such alias; `verdict` null: the alias is INACTIVE, nothing taken.
+   */
+  async takeForPayer(
+    em: EntityManager,
+    payer: AliasRowQuery,
+    keyPrefix: string,
+    guess: string,
+    client: string,
+  ): Promise<{ alias: Record<string, unknown>; verdict: OtpAttemptVerdict | null } | null> {
+    const now = this.clock().getTime();
+    const check = newCheck(guess, now, client);
+    const [row] = await em.execute<Array<Record<string, unknown> & { taken_attempts: HeldOtpCheck[] | null }>>(
+      `with payer as (${payer.sql}),
+       taken as (
+         insert into identity.otp_guards as guard (bank_handle, customer_ref, attempts)
+           select payer.bank_handle, ?::text || payer.bank_customer_ref, ${NEW_CHECK}
+           from payer where payer.status = 'ACTIVE'
+         ${TAKE_ON_CONFLICT}
+         returning attempts)
+       select payer.*, (select attempts from taken) as taken_attempts from payer`,
+      [...payer.params, keyPrefix, ...check.params, ...takeLimits(now)],
+    );
+    if (!row) return null;
+    const { taken_attempts: held, ...alias } = row;
+    return { alias, verdict: held ? verdictOf(held, check, client, now) : null };
   }
 
   /**
@@ -128,6 +140,63 @@ export class OtpGuardService {
       settlements.flatMap((settlement) => [settlement.bankHandle, settlement.customerRef, settlement.attemptId]),
     );
   }
+}
+
+/** The check a take appends: its id, the guess, when and from whom (the VALUES of NEW_CHECK). */
+function newCheck(guess: string, now: number, client: string) {
+  const id = newId('otpAttempt');
+  return { id, guess, params: [id, guess, now, client] };
+}
+
+/**
+ * A customer's held checks as one jsonb array holding the new check alone (NEW_CHECK), and what
+ * a take does when the customer already has a row (TAKE_ON_CONFLICT, with takeLimits' values).
+ * A customer's first check inserts their row with the new check alone. Later ones conflict:
+ * PostgreSQL then locks the row and computes the SET from its latest committed version (a
+ * concurrent take waits for ours and sees our check), so no advisory lock is needed. The SET reads
+ * only that row (never the table, whose snapshot would be stale): it drops the checks that left the
+ * window; keeps the array as it is when the same guess is held (a double submit, a retry after a
+ * lost answer: no new guess) or MAX are held; else appends the new check (`excluded.attempts`, the
+ * proposed row's one entry). The caller reads the verdict from the row it gets back. Checks kept
+ * before clients were recorded count as client 'unknown'.
+ */
+const NEW_CHECK = `jsonb_build_array(jsonb_build_object('id', ?::text, 'guess', ?::text, 'taken_at', ?::bigint, 'client', ?::text))`;
+const TAKE_ON_CONFLICT = `on conflict (bank_handle, customer_ref) do update set attempts = (
+         select case
+             when held @> jsonb_build_array(jsonb_build_object('guess', excluded.attempts -> 0 -> 'guess')) then held
+             when (select count(*) from jsonb_array_elements(held) as mine(entry)
+                   where coalesce(entry ->> 'client', 'unknown') = excluded.attempts -> 0 ->> 'client') >= ? then held
+             when (select count(*) from jsonb_array_elements(held) as recent(entry)
+                   where (entry ->> 'taken_at')::bigint >= ?) >= ? then held
+             else held || excluded.attempts
+           end
+         from (select coalesce(jsonb_agg(entry order by position), '[]'::jsonb) as held
+           from jsonb_array_elements(guard.attempts) with ordinality as checks(entry, position)
+           where (entry ->> 'taken_at')::bigint >= ?) as window_checks)`;
+const takeLimits = (now: number) => [
+  OTP_GUARD_MAX_REFUSALS,
+  now - OTP_GUARD_CUSTOMER_WINDOW_MS,
+  OTP_GUARD_CUSTOMER_MAX_REFUSALS,
+  now - OTP_GUARD_WINDOW_MS,
+];
+
+/** The verdict on a take, read from the customer's checks as the take left them. */
+function verdictOf(
+  held: HeldOtpCheck[],
+  check: { id: string; guess: string },
+  client: string,
+  now: number,
+): OtpAttemptVerdict {
+  // Our guess in the row: either the check it already was, or the one just appended.
+  const taken = held.find((entry) => entry.guess === check.guess);
+  if (taken) return { attemptId: taken.id, retryAfterSeconds: null, repeated: taken.id !== check.id };
+  const takenAt = (checks: HeldOtpCheck[]) => checks.map((entry) => Number(entry.taken_at)).sort((a, b) => b - a);
+  // Refused for this client: open again when the oldest of its last MAX leaves the window.
+  const mine = takenAt(held.filter((entry) => (entry.client ?? 'unknown') === client));
+  if (mine.length >= OTP_GUARD_MAX_REFUSALS)
+    return refusedUntil(mine[OTP_GUARD_MAX_REFUSALS - 1]! + OTP_GUARD_WINDOW_MS, now);
+  // Refused for the customer: open again when the oldest of the last CUSTOMER_MAX leaves the short window.
+  return refusedUntil(takenAt(held)[OTP_GUARD_CUSTOMER_MAX_REFUSALS - 1]! + OTP_GUARD_CUSTOMER_WINDOW_MS, now);
 }
 
 function refusedUntil(reopensAt: number, now: number): OtpAttemptVerdict {

@@ -3,7 +3,7 @@ import { GatewayError, hmacSha256Hex, parseInput, safeEqual, worldOf, type Logge
 import { OneStatement } from '@gateway/db';
 import { wakeOutboxRelay } from '@gateway/events';
 import { vault } from '@gateway/vault';
-import type { AliasRouting, Directory } from '@gateway/federation';
+import type { AliasRouting, CheckedPayer, Directory } from '@gateway/federation';
 import { bankReference } from '@gateway/federation';
 import type { PaymentEngine, StartedMovement } from '../engine/engine';
 import type { EngineSettings } from '../engine/engine.settings';
@@ -91,10 +91,10 @@ export class CheckoutService {
     let payer: AliasRouting;
     let authorization: string;
     try {
-      payer = await this.resolvePayer(request, session, requestId);
-      authorization = this.authorizationHash(sessionId, payer, request.otp);
       // Not payable any more (or moved since it was read): the answer for an authorization sent again, or the refusal of another.
-      if (!checking)
+      if (!checking) {
+        payer = await this.resolvePayer(request, session, requestId);
+        authorization = this.authorizationHash(sessionId, payer, request.otp);
         return await this.answerAgain(
           em,
           session.status === 'PENDING' ? await this.reload(em, sessionId) : session,
@@ -102,16 +102,17 @@ export class CheckoutService {
           request.otp,
           authorization,
         );
-      if (payer.iban === session.creditorIban)
+      }
+      // One trip to the registry: the payer, their bank, and the OTP check taken for them.
+      const checked = await this.checkPayer(request, session, client, requestId);
+      payer = checked.payer;
+      authorization = this.authorizationHash(sessionId, payer, request.otp);
+      if (payer.iban === session.creditorIban) {
+        checked.check.release();
         throw new GatewayError('VALIDATION_ERROR', 'payer: is the destination account itself');
+      }
       // A refusal or no answer (CBS_TIMEOUT / CBS_ERROR) moves nothing: the session stays PENDING.
-      await this.payerOtp.verify(
-        em,
-        { ...payer, world: worldOf(session), client },
-        request.otp,
-        otpRefusals(session),
-        requestId,
-      );
+      await this.payerOtp.verifyChecked(em, checked, worldOf(session), request.otp, otpRefusals(session), requestId);
       // No deadline here: the authorization arrived in time, and the expiry waited for this check.
       claimed = await this.claim(em, session, request, payer, authorization, requestId);
     } finally {
@@ -224,20 +225,27 @@ export class CheckoutService {
     );
   }
 
-  /** In the session's world: a test session's payer may be a test payer (success@oasis, …). */
+  /** In the session's world: a test session's payer may be a test payer (success@oasis, …). No check taken. */
   private async resolvePayer(
     request: AuthorizeRequest,
     session: PaymentSessionEntity,
     requestId?: string,
   ): Promise<AliasRouting> {
-    const lookup = request.payer.type === 'alias' ? { alias: request.payer.value } : { iban: request.payer.value.iban };
-    const payer = await this.directory.alias(lookup, requestId, worldOf(session)).catch((error: unknown) => {
-      if (error instanceof GatewayError && error.code === 'VALIDATION_ERROR')
-        throw new GatewayError('VALIDATION_ERROR', `payer.value: ${error.detail.replace(/^\w+: /, '')}`);
-      throw error;
-    });
+    const payer = await this.directory.alias(payerLookup(request), requestId, worldOf(session)).catch(payerValueError);
     if (payer.status !== 'ACTIVE') throw new GatewayError('ALIAS_INACTIVE', `alias ${payer.handle} is deactivated`);
     return payer;
+  }
+
+  /** resolvePayer, with their bank's routing and the OTP check taken for them, in one trip to the registry. */
+  private checkPayer(
+    request: AuthorizeRequest,
+    session: PaymentSessionEntity,
+    client: string | null,
+    requestId?: string,
+  ): Promise<CheckedPayer> {
+    return this.payerOtp
+      .take(payerLookup(request), request.otp, worldOf(session), client, requestId)
+      .catch(payerValueError);
   }
 
   /**
@@ -290,6 +298,16 @@ export class CheckoutService {
     wakeOutboxRelay(em);
     return { token, started };
   }
+}
+
+const payerLookup = (request: AuthorizeRequest) =>
+  request.payer.type === 'alias' ? { alias: request.payer.value } : { iban: request.payer.value.iban };
+
+/** The registry's refusal of the payer's alias or IBAN, named after the field the payer filled in. */
+function payerValueError(error: unknown): never {
+  if (error instanceof GatewayError && error.code === 'VALIDATION_ERROR')
+    throw new GatewayError('VALIDATION_ERROR', `payer.value: ${error.detail.replace(/^\w+: /, '')}`);
+  throw error;
 }
 
 /** A wrong OTP is counted on the session; the last one FAILS it (payment.failed). */
