@@ -59,6 +59,11 @@ class ShortCache<T> {
 
   constructor(private readonly ttlMs: number) {}
 
+  /** Drops every answer: the next ask of each key is sent again. */
+  clear(): void {
+    this.entries.clear();
+  }
+
   /** The answer for `key` if one arrived within its lifetime; never asks. */
   peek(key: string): T | undefined {
     const cached = this.entries.get(key);
@@ -188,6 +193,16 @@ export class Directory {
     this.banksOfLookups.set(key, bankHandle);
     if (this.banksOfLookups.size > KNOWN_BANKS_MAX)
       this.banksOfLookups.delete(this.banksOfLookups.keys().next().value!);
+  }
+
+  /**
+   * Forgets every cached bank routing, so the next core call asks the registry again: on a
+   * change of how a bank is reached (a rotated internal key, bank-changes.ts), whose new key must
+   * go out at once rather than when the cached answer ages out. Banks change rarely; dropping
+   * them all keeps this free of a handle-and-code bookkeeping.
+   */
+  forgetBanks(): void {
+    this.banks.clear();
   }
 
   bank(lookup: { handle: string } | { institutionCode: string }, requestId?: string): Promise<BankRouting> {

@@ -82,6 +82,9 @@ export const ERROR_CODES = {
   },
   MANDATE_NOT_STARTED: { status: 422, message: "Mandate's start date not reached" },
   MANDATE_NOT_PENDING_CONFIRMATION: { status: 409, message: 'Mandate is not awaiting confirmation' },
+  // API-CONTRACT "Operator controls": named admin keys; one live key per name, so the audit log tells operators apart.
+  ADMIN_KEY_NOT_FOUND: { status: 404, message: 'Unknown admin key' },
+  ADMIN_KEY_NAME_TAKEN: { status: 409, message: 'A live admin key already has this name' },
   IDEMPOTENCY_KEY_IN_USE: { status: 409, message: 'A request with this Idempotency-Key is still running' },
   IDEMPOTENCY_KEY_REUSED: { status: 422, message: 'Idempotency-Key reused with a different request' },
   PAYLOAD_TOO_LARGE: { status: 413, message: 'Request body exceeds 1 MiB' },

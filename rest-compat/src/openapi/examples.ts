@@ -33,6 +33,8 @@ const BY_NAME: Record<string, unknown> = {
   internal_key: 'sik_N2pR8sT4vW9yZ1aB3cD5eF6gH0jXq7L',
   webhook_secret: 'whsec_5eF6gH0jXq7LmN2pR8sT4vW9yZ1aB3cD',
   tpp_access_token: 'tpk_R8sT4vW9yZ1aB3cD5eF6gH0jXq7LmN2p',
+  admin_key_id: 'adk_5tgB6yhN7ujM8ikO9lP0qA1s',
+  admin_key: 'adk_sec_H0jXq7LmN2pR8sT4vW9yZ1aB3cD5eF6g',
   access_token: 'at_W9yZ1aB3cD5eF6gH0jXq7LmN2pR8sT4v',
   refresh_token: 'rt_B3cD5eF6gH0jXq7LmN2pR8sT4vW9yZ1a',
   session_token: 'sst_D5eF6gH0jXq7LmN2pR8sT4vW9yZ1aB3c',

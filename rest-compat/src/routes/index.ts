@@ -1,11 +1,13 @@
 import type { RestRoute } from '../route';
 import { accountRoutes } from './accounts';
+import { adminKeyRoutes } from './admin-keys';
 import { attentionRoutes } from './attention';
 import { auditRoutes } from './audit';
 import { bankRoutes } from './banks';
 import { callbackRoutes } from './callbacks';
 import { checkoutRoutes } from './checkout';
 import { consentRevocationRoutes } from './consent-revocation';
+import { credentialContainmentRoutes } from './credential-containment';
 import { consentAuthorisationRoutes } from './consent-authorisation';
 import { consentRoutes } from './consents';
 import { identityRoutes } from './identity';
@@ -42,4 +44,6 @@ export const ROUTES: readonly RestRoute[] = [
   ...attentionRoutes,
   ...auditRoutes,
   ...settlementRoutes,
+  ...adminKeyRoutes,
+  ...credentialContainmentRoutes,
 ];

@@ -25,6 +25,8 @@ import { DEFAULT_PUBLIC_BASE_URL, DEFAULT_SESSION_TTL_SECONDS, type PaymentsSett
 export interface PaymentsModules {
   /** Calls to other subgraphs through the router, as the payments service (Directory, TPP webhook targets). */
   call: ServiceClient;
+  /** Alias and bank routing, cached briefly: a bank's change drops it (service.ts, bank events). */
+  directory: Directory;
   engineSettings: EngineSettings;
   settlementSettings: SettlementSettings;
   merchants: MerchantService;
@@ -94,6 +96,7 @@ export function createPaymentsModules(settings: PaymentsSettings, testCores: Bui
   );
   return {
     call,
+    directory,
     engineSettings,
     settlementSettings,
     merchants: new MerchantService(settings),

@@ -1,5 +1,10 @@
 import { openServiceOrm, type ServiceOrm } from '@gateway/db';
-import { startSubgraphServer, type RunningService, type SubgraphStartOptions } from '@gateway/federation';
+import {
+  forgetBankRoutingOnChange,
+  startSubgraphServer,
+  type RunningService,
+  type SubgraphStartOptions,
+} from '@gateway/federation';
 import { createLogger, createMetricsRegistry, type Logger } from '@gateway/kernel';
 import { OutboxEvent, startOutboxRelay, type EventBus } from '@gateway/events';
 import { migrateVault, Credential } from '@gateway/vault';
@@ -139,6 +144,10 @@ export async function start(options: PaymentsStartOptions): Promise<RunningServi
   const requests = options.bus
     ? await consumeMovementRequests(orm.em, options.bus, modules.engine, logger.child({ component: 'order-movements' }))
     : undefined;
+  // A bank's changed routing (a rotated internal key) leaves the engine's cache at once.
+  const bankChanges = options.bus
+    ? await forgetBankRoutingOnChange(options.bus, modules.directory, logger.child({ component: 'bank-routing' }))
+    : undefined;
   const jobs = startPaymentJobs(orm.em, modules, logger);
   return {
     ...server,
@@ -151,6 +160,7 @@ export async function start(options: PaymentsStartOptions): Promise<RunningServi
      */
     async stop() {
       await requests?.close();
+      await bankChanges?.close();
       await jobs.stop();
       await server.stop();
       const idle = await modules.engine.idle(modules.engineSettings.leaseMs);

@@ -4,6 +4,7 @@ import { GatewayError, newSecret, openSealedSecret, parseInput, sealSecret } fro
 import { Credential, vault } from '@gateway/vault';
 import { audit, changesBetween, createdWith, SECRET_ISSUED, SECRET_REPLACED, type AuditedBy } from '@gateway/audit';
 import { bankAuditFields, sandboxKeyChange } from './bank.audit';
+import { lockBank } from './bank-lock';
 import { BankEntity } from './bank.entity';
 import { sameCore } from './core-url';
 import { registerBankRules, updateCapabilitiesRules } from './bank.rules';
@@ -12,6 +13,8 @@ import type { RegisterBankInput, UpdateBankCapabilitiesInput } from './bank.inpu
 export interface BanksSettings {
   platformSecret: string;
   production: boolean;
+  /** INTERNAL_KEY_GRACE_SECONDS (default 86400): a rotated internal key is still accepted on callbacks this long. */
+  internalKeyGraceSeconds?: number;
 }
 
 export interface RegisteredBank {
@@ -228,12 +231,16 @@ export class BankService {
       vault.issue(tx, { kind: 'internal_key', ownerId: bank.handle, prefix: '', raw: key, scopes: ['test'] });
   }
 
+  /**
+   * The bank's own rotation, or the operator's after a revocation (the bank gets its new key from
+   * the operator). The bank row is locked: two rotations racing leave exactly one valid key.
+   */
   async rotateKey(em: EntityManager, handle: string, by: AuditedBy): Promise<string> {
     return em.transactional(async (tx) => {
-      const bank = await this.find(tx, handle);
+      const bank = await lockBank(tx, handle);
       const bankKey = (await vault.rotate(tx, bankKeyOptions(bank))).raw;
       const changes = { bank_key: SECRET_REPLACED };
-      audit.record(tx, { actor: by.actor, action: 'bank.key_rotated', target: handle, changes }, by.logger);
+      audit.record(tx, { actor: by.actor, action: 'bank.key_rotated', target: bank.handle, changes }, by.logger);
       return bankKey;
     });
   }
