@@ -12,6 +12,12 @@ describe('platform environment', () => {
     });
   });
 
+  it('passes INTERNAL_KEY_GRACE_SECONDS to the banks service: a day by default, 0 allowed, a negative refused', () => {
+    expect(loadPlatformConfig({}).banks).toEqual({ internalKeyGraceSeconds: 86_400 });
+    expect(loadPlatformConfig({ INTERNAL_KEY_GRACE_SECONDS: '0' }).banks).toEqual({ internalKeyGraceSeconds: 0 });
+    expect(() => loadPlatformConfig({ INTERNAL_KEY_GRACE_SECONDS: '-1' })).toThrow(/INTERNAL_KEY_GRACE_SECONDS/);
+  });
+
   it('calls webhooks on public addresses only unless WEBHOOK_PRIVATE_TARGETS; npm start opens private ones for its demo, unless told otherwise', () => {
     const opened = (config: ReturnType<typeof loadPlatformConfig>) => [
       config.payments.webhookPrivateTargets,

@@ -1,4 +1,5 @@
 import { envFlag, envMetricsToken, envPort, loadConfig, requireMetricsTokenInProduction, z } from '@gateway/kernel';
+import { banksConfigFrom, banksEnvSchema, type BanksConfig } from '@gateway/subgraph-banks';
 import { openBankingConfigFrom, openBankingOwnEnvSchema, type OpenBankingConfig } from '@gateway/subgraph-open-banking';
 import { paymentsConfigFrom, paymentsEnvSchema, type PaymentsConfig } from '@gateway/subgraph-payments';
 import { routerEnvSchema } from '@gateway/router';
@@ -55,6 +56,7 @@ export const platformEnv = z
   .extend(routerEnvSchema.shape)
   .extend(paymentsEnvSchema.shape)
   .extend(openBankingOwnEnvSchema.shape)
+  .extend(banksEnvSchema.shape)
   .superRefine(requireMetricsTokenInProduction)
   .superRefine((env, ctx) => {
     if (env.NODE_ENV !== 'production') return;
@@ -104,6 +106,8 @@ export interface PlatformConfig {
   payments: PaymentsConfig;
   /** The open-banking service's own options from the environment. */
   openBanking: OpenBankingConfig;
+  /** The banks service's own options from the environment (INTERNAL_KEY_GRACE_SECONDS). */
+  banks: BanksConfig;
 }
 
 /**
@@ -154,5 +158,6 @@ export function loadPlatformConfig(env: Record<string, string | undefined> = pro
     publicBaseUrlSet: Boolean(env.PUBLIC_BASE_URL),
     payments: paymentsConfigFrom(parsed),
     openBanking: openBankingConfigFrom(parsed),
+    banks: banksConfigFrom(parsed),
   };
 }

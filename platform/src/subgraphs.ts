@@ -41,7 +41,7 @@ export const SUBGRAPHS: SubgraphModule[] = [
   {
     name: 'banks',
     port: (c) => c.ports.banks,
-    start: (common) => banks.start(common),
+    start: (common, config) => banks.start({ ...common, ...config.banks }),
     buildSchema: () => banks.buildBanksSchema(printing),
   },
   {

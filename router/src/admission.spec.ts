@@ -106,4 +106,42 @@ describe('the admission stage', () => {
     });
     expect(down.logged).toEqual([{ err: new Error('connection refused'), request_id: 'req_down' }]);
   });
+
+  it("logs every admin request with the admin key's name and id, and nobody else's", async () => {
+    const named: Principal = { kind: 'admin', id: 'adk_alice', name: 'alice', ip: '10.0.0.9' };
+    const info: unknown[] = [];
+    const query = { query: 'mutation RegisterBank { registerBank { bankKey } }' };
+    await admissionWithInfo(named, info)({}, '10.0.0.9', query, 'req_admin', labels());
+    await admissionWithInfo({ kind: 'admin', name: 'ADMIN_KEY' }, info)({}, '10.0.0.9', query, 'req_first', labels());
+    expect(info).toEqual([
+      {
+        request_id: 'req_admin',
+        admin_key_name: 'alice',
+        admin_key_id: 'adk_alice',
+        operation: 'RegisterBank',
+        ip: '10.0.0.9',
+      },
+      { request_id: 'req_first', admin_key_name: 'ADMIN_KEY', operation: 'RegisterBank', ip: '10.0.0.9' },
+    ]);
+    const merchantInfo: unknown[] = [];
+    await admissionWithInfo(merchant, merchantInfo)(
+      {},
+      '10.0.0.1',
+      { query: '{ banks { handle } }' },
+      'req_m',
+      labels(),
+    );
+    expect(merchantInfo).toEqual([]);
+  });
 });
+
+function admissionWithInfo(principal: Principal, info: unknown[]) {
+  const logger = createLogger('admission-spec', 'silent');
+  logger.info = ((entry: unknown) => void info.push(entry)) as never;
+  return createAdmission({
+    authenticate: async () => principal,
+    charges: { operation: async () => ({ headers: LIMIT_HEADERS }) },
+    metrics: { countAdmission: () => undefined, operations: new OperationLabels() },
+    logger,
+  });
+}

@@ -47,6 +47,19 @@ export function createAdmission({ authenticate, charges, metrics, logger }: Admi
       const unknownOperation = unknownOperationName(source);
       if (unknownOperation !== undefined) return refuse(invalid(`Unknown operation named "${unknownOperation}".`));
       const operation = inspectOperation(source);
+      // Operators' requests are few and each may change where money goes: every one is logged
+      // with the admin key's name (API-CONTRACT "Operator controls": the name reaches the logs).
+      if (principal.kind === 'admin')
+        logger.info(
+          {
+            request_id: requestId,
+            admin_key_name: principal.name,
+            ...(principal.id ? { admin_key_id: principal.id } : {}),
+            operation: operation?.name ?? null,
+            ip,
+          },
+          'admin request',
+        );
       if (!operation) return { principal, headers: {} }; // malformed: Apollo answers it with a validation error
       // Callers without credentials add names from a smaller allowance of the bounded set.
       labels.operation = metrics.operations.label(operation.name, principal.kind !== 'anonymous');

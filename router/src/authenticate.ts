@@ -59,9 +59,16 @@ export async function authenticate(
 
   const adminHeader = header(headers, 'x-service-admin-key');
   if (adminHeader !== undefined) {
-    if (!safeEqual(adminHeader, adminKey)) throw new GatewayError('UNAUTHORIZED', 'X-Service-Admin-Key is not valid');
     // The configured key is the first named admin key (API-CONTRACT "Operator controls").
-    return { kind: 'admin', name: 'ADMIN_KEY', ip };
+    if (safeEqual(adminHeader, adminKey)) return { kind: 'admin', name: 'ADMIN_KEY', ip };
+    // Any other: a named key from the vault (POST /admin/keys), its name carried to logs and the audit log.
+    const { credential } = await verified(
+      em,
+      'admin_key',
+      adminHeader,
+      () => new GatewayError('UNAUTHORIZED', 'X-Service-Admin-Key is not valid'),
+    );
+    return { kind: 'admin', id: credential.ownerId, ...(credential.label ? { name: credential.label } : {}), ip };
   }
 
   const bankKey = header(headers, 'x-service-bank-key');

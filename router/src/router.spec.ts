@@ -79,14 +79,6 @@ describe('router', () => {
   });
 
   it('refuses a bad bank key or merchant key with the spec code, and a rotated key at once', async () => {
-    const { body } = await post(
-      router,
-      `mutation { rotateBankKey(handle: "edge") { bankKey } }`,
-      {},
-      { 'x-service-admin-key': ADMIN_KEY },
-    );
-    expect(body.errors?.[0].extensions.code).toBe('FORBIDDEN'); // rotation is the bank's own act
-
     const registered = await post(
       router,
       REGISTER,
@@ -101,6 +93,14 @@ describe('router', () => {
       { 'x-service-admin-key': ADMIN_KEY },
     );
     const oldKey = registered.body.data.registerBank.bankKey as string;
+    // A bank rotates its own key (or an operator does for it), never another bank's.
+    const { body } = await post(
+      router,
+      `mutation { rotateBankKey(handle: "edge") { bankKey } }`,
+      {},
+      { 'x-service-bank-key': oldKey },
+    );
+    expect(body.errors?.[0].extensions.code).toBe('FORBIDDEN');
     const rotated = await post(
       router,
       `mutation { rotateBankKey(handle: "edge2") { bankKey } }`,

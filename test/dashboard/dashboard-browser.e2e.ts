@@ -350,6 +350,52 @@ describe('merchant dashboard in a browser', () => {
     await shoot('mandate-desktop');
   });
 
+  it('refunds a paid session from its page: a partial amount with a reason, a refusal shown with its code, then all that is left', async () => {
+    const shop = await bank.customer({ balance: 100_000 });
+    const merchant = await t.seed.createMerchant({ name: 'Refund Corner', settlement_iban: shop.iban });
+    const payer = await bank.customer({ balance: 50_000 });
+    const sessionId = await createSession(merchant.apiKey, shop, 'order-refund');
+    await pay(sessionId, payer);
+    await openPage();
+    await signIn(merchant.apiKey);
+    await page.goto(`${t.platform.restUrl}/dashboard#/sessions/${sessionId}`);
+    await page.waitForSelector('#session-status[data-status="COMPLETED"]');
+    await page.waitForSelector('#refund-form');
+    expect(await page.textContent('#refunded')).toBe('Refunded 0.000 LYD of 12.500 LYD');
+
+    await page.fill('#refund-amount', '2.5');
+    await page.fill('#refund-reason', 'One ticket returned');
+    await page.click('#refund-button');
+    await page.waitForSelector('#refund-list li[data-status="COMPLETED"]');
+    expect(await page.textContent('#refunded')).toBe('Refunded 2.500 LYD of 12.500 LYD');
+    expect(await page.textContent('#refund-list')).toContain('One ticket returned');
+    expect(await page.locator('#timeline li .timeline-label').allTextContents()).toEqual([
+      'PENDING',
+      'PROCESSING',
+      'COMPLETED',
+      'REFUND',
+      'REFUND COMPLETED',
+    ]);
+    // The money moved at the bank: the payer has 2.500 LYD back.
+    expect(await bank.balance(payer.iban)).toBe(50_000 - 12_500 + 2_500);
+    await shoot('session-refunded-desktop');
+
+    // More than is left: the API's refusal, as it answered; nothing moves.
+    await page.fill('#refund-amount', '20');
+    await page.click('#refund-button');
+    await page.waitForSelector('#refund-error');
+    expect(await page.textContent('#refund-error .error-code')).toBe('REFUND_AMOUNT_EXCEEDED');
+    expect(await bank.balance(payer.iban)).toBe(40_000);
+
+    // No amount: all that is left; then nothing is left to refund, and the form goes.
+    await page.fill('#refund-amount', '');
+    await page.click('#refund-button');
+    await page.waitForSelector('#refund-form', { state: 'detached' });
+    expect(await page.textContent('#refunded')).toBe('Refunded 12.500 LYD of 12.500 LYD');
+    expect(await page.locator('#refund-list li[data-status="COMPLETED"]').count()).toBe(2);
+    expect(await bank.balance(payer.iban)).toBe(50_000);
+  });
+
   it('fits a phone screen (390 px): sign-in, the list and a session', async () => {
     const merchant = await t.seed.createMerchant({ name: 'Phone Shop', webhook_url: (await receiver()).url });
     const sessionId = await createSession(merchant.apiKey, await bank.customer({ balance: 0 }), 'phone-1');

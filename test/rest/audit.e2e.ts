@@ -327,6 +327,18 @@ describe('REST audit log', () => {
       ok(await call(base, 'POST', `/ob/tpps/${tpp.tpp_id}/rotate-webhook-secret`, { headers: admin })).webhook_secret,
     );
 
+    // Issue 27's containment actions: a named admin key, a bank key handed out by an operator, a
+    // rotated internal key, a rotated TPP token.
+    keep(
+      ok(await call(base, 'POST', '/admin/keys', { headers: admin, body: { name: 'secret-keeper' } }), 201).admin_key,
+    );
+    keep(ok(await call(base, 'POST', `/banks/${generated.bank_handle}/rotate-key`, { headers: admin })).bank_key);
+    keep(
+      ok(await call(base, 'POST', `/banks/${generated.bank_handle}/rotate-internal-key`, { headers: admin }))
+        .internal_key,
+    );
+    keep(ok(await call(base, 'POST', `/ob/tpps/${tpp.tpp_id}/rotate-token`, { headers: admin })).tpp_access_token);
+
     // Every column of every entry, as text.
     const { rows } = await t.platform.db.knex.raw('select row_to_json(e)::text as line from "audit"."entries" e');
     const table = rows.map((row: { line: string }) => row.line).join('\n');
@@ -338,7 +350,7 @@ describe('REST audit log', () => {
       sandbox_core_base_url: { from: null, to: 'http://127.0.0.1:11' },
       sandbox_internal_key: { to: '[secret]' },
     });
-    expect(secrets).toHaveLength(15);
+    expect(secrets).toHaveLength(19);
     for (const secret of secrets) expect({ secret, found: table.includes(secret) }).toEqual({ secret, found: false });
   });
 });

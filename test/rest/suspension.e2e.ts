@@ -1,9 +1,8 @@
 import { call, expectError, responseSchemaOf, type Answer } from '@gateway/rest-compat/testing';
-import { DEFAULT_ENGINE_SETTINGS } from '@gateway/subgraph-payments';
 import { approveConsent, createConsent } from '../support/consent-flow';
 import { gql } from '../support/graphql';
 import { OB_REDIRECT, openBankingSeeds, type OpenBankingSeeds } from '../support/open-banking';
-import { bearer, FAST_ENGINE, type Customer, type PaymentBank } from '../support/payments';
+import { bearer, FAST_ENGINE, sessionReaches, type Customer, type PaymentBank } from '../support/payments';
 import { startTestPlatform, type TestPlatform } from '../support/platform';
 import { subscribe } from '../support/subscriptions';
 
@@ -16,11 +15,18 @@ const SUSPEND_MERCHANT = gql<{ suspendMerchant: { id: string; status: string } }
   'mutation($id: ID!) { suspendMerchant(id: $id) { id status } }',
 );
 
+/** Payments' bank routing cache here: far longer than any wait below, so only the bank.* event can end it. */
+const ROUTING_KEPT_MS = 60_000;
+/** Long enough for the outbox relay to deliver a bank.* event. */
+const EVENT_WAIT_MS = 1_000;
+
 /**
  * Operator controls (API-CONTRACT): suspension of a merchant, a bank and a TPP through REST,
  * refusing their credentials at once with the contract's codes on REST and GraphQL, refusing new
- * work routed to a suspended bank, and restoring everything on resume. The bank routing cache
- * is left at its default, so the bound on how soon new work is refused is the one in production.
+ * work routed to a suspended bank, and restoring everything on resume. Payments keeps bank
+ * routing for a minute here: new work is refused within a second only because the suspension's
+ * bank.suspended event drops the cached routing (the production default, a second, merely bounds
+ * it when the bus is away).
  */
 describe('suspending and resuming participants', () => {
   let t: TestPlatform;
@@ -34,7 +40,7 @@ describe('suspending and resuming participants', () => {
 
   beforeAll(async () => {
     t = await startTestPlatform({
-      paymentsEngine: { ...FAST_ENGINE, bankRoutingCacheMs: DEFAULT_ENGINE_SETTINGS.bankRoutingCacheMs },
+      paymentsEngine: { ...FAST_ENGINE, bankRoutingCacheMs: ROUTING_KEPT_MS },
     });
     base = t.platform.restUrl;
     admin = { 'x-service-admin-key': t.adminKey };
@@ -169,7 +175,7 @@ describe('suspending and resuming participants', () => {
   it('a bank: its key answers 403 BANK_SUSPENDED at once; new sessions, payments and consents to or from it get 422 BANK_NOT_PARTICIPATING within a second; resume restores them', async () => {
     const merchant = await t.seed.createMerchant({ name: 'Bank Suspension Shop' });
     const tpp = await t.seed.registerTpp({ redirect_uris: [OB_REDIRECT] });
-    // Routing of beta is cached by this session's creation: the refusal below has to outlive it.
+    // Routing of beta is cached by this session's creation, for a minute: the event has to drop it.
     const toBeta = await newSession(merchant.apiKey, payee);
     expect(toBeta.status).toBe(201);
     const toAlpha = await newSession(merchant.apiKey, payer);
@@ -210,7 +216,7 @@ describe('suspending and resuming participants', () => {
     });
     expectError(callback, 404, 'SESSION_NOT_FOUND');
 
-    // New work to it: refused once the cached routing has lived out its second.
+    // New work to it: refused as soon as the bank.suspended event has reached payments.
     let refusedAfterMs = -1;
     for (;;) {
       const attempt = await newSession(merchant.apiKey, payee);
@@ -355,9 +361,8 @@ describe('suspending and resuming participants', () => {
         headers: bearer(merchant.apiKey),
         body: { amount: 5_000, reference: 'this-month' },
       });
-    // Past the routing cache's lifetime (a second), so the suspension is what is seen.
-    const settle = () =>
-      new Promise((resolve) => setTimeout(resolve, DEFAULT_ENGINE_SETTINGS.bankRoutingCacheMs + 200));
+    // Time for the bank.* event to reach payments (the cached routing would otherwise serve a minute).
+    const settle = () => new Promise((resolve) => setTimeout(resolve, EVENT_WAIT_MS));
 
     for (const bank of [alpha, beta]) {
       expect((await post(`/banks/${bank.handle}/suspend`)).status).toBe(200);
@@ -375,6 +380,28 @@ describe('suspending and resuming participants', () => {
     expect((await charges()).body.charges.map((c: { charge_id: string }) => c.charge_id)).toEqual([
       charged.body.charge_id,
     ]);
+  });
+
+  it('a refund to a payer at a suspended bank is refused (422 BANK_NOT_PARTICIPATING) and moves nothing; it goes through once the bank is resumed', async () => {
+    const shop = await alpha.customer({ balance: 0 });
+    const buyer = await beta.customer({ balance: 20_000 });
+    const merchant = await t.seed.createMerchant({ name: 'Refund Shop', settlement_iban: shop.iban });
+    const session = await newSession(merchant.apiKey, shop);
+    expect((await authorize(session.body.session_id, buyer)).status).toBe(200);
+    await sessionReaches(t, merchant.apiKey, session.body.session_id, 'COMPLETED');
+    const refund = () =>
+      call(base, 'POST', `/payments/sessions/${session.body.session_id}/refunds`, {
+        headers: bearer(merchant.apiKey),
+        body: { reason: 'returned' },
+      });
+
+    expect((await post(`/banks/${beta.handle}/suspend`)).status).toBe(200);
+    // Time for the bank.suspended event to drop payments' cached routing.
+    await new Promise((resolve) => setTimeout(resolve, EVENT_WAIT_MS));
+    expectError(await refund(), 422, 'BANK_NOT_PARTICIPATING');
+    expect(await buyer.bank.balance(buyer.iban)).toBe(20_000 - 1_500);
+    expect((await post(`/banks/${beta.handle}/resume`)).status).toBe(200);
+    expect((await refund()).status).toBe(201);
   });
 
   it("a suspended merchant's and TPP's open subscriptions are closed with 4403 within 5 s", async () => {

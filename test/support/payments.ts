@@ -184,3 +184,37 @@ export function sessionReaches(
     timeoutMs,
   );
 }
+
+/**
+ * A session of `amount` to `payee`, paid by `payer` at checkout and COMPLETED (cross bank: once the
+ * payee's bank confirmed): what a refund starts from. Answers the session id.
+ */
+export async function paidSession(
+  t: TestPlatform,
+  apiKey: string,
+  payee: Pick<Customer, 'alias'>,
+  payer: Pick<Customer, 'alias' | 'otp'>,
+  amount: number,
+  patch: Record<string, unknown> = {},
+): Promise<string> {
+  const created = await t.rest('POST', '/payments/sessions', {
+    headers: bearer(apiKey),
+    body: { amount, currency: 'LYD', destination: { type: 'alias', value: payee.alias }, ...patch },
+  });
+  if (created.status !== 201) throw new Error(`session creation failed: ${JSON.stringify(created.body)}`);
+  const id = created.body.session_id as string;
+  const paid = await t.rest('POST', `/pay/${id}/authorize`, {
+    body: { payer: { type: 'alias', value: payer.alias }, otp: payer.otp },
+  });
+  if (paid.status !== 200) throw new Error(`authorization failed: ${JSON.stringify(paid.body)}`);
+  await sessionReaches(t, apiKey, id, 'COMPLETED');
+  return id;
+}
+
+/** Waits until the merchant sees the refund in a final status (COMPLETED or FAILED). */
+export function refundSettles(t: TestPlatform, apiKey: string, refundId: string): Promise<Record<string, any>> {
+  return eventually(async () => {
+    const answer = await t.rest('GET', `/refunds/${refundId}`, { headers: bearer(apiKey) });
+    return answer.body?.status === 'COMPLETED' || answer.body?.status === 'FAILED' ? answer.body : undefined;
+  }, `refund ${refundId} to settle`);
+}

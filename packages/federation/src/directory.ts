@@ -59,6 +59,11 @@ class ShortCache<T> {
 
   constructor(private readonly ttlMs: number) {}
 
+  /** Drops every answer: the next ask of each key is sent again. */
+  clear(): void {
+    this.entries.clear();
+  }
+
   /** The answer for `key` if one arrived within its lifetime; never asks. */
   peek(key: string): T | undefined {
     const cached = this.entries.get(key);
@@ -191,9 +196,20 @@ export class Directory {
   }
 
   /**
+   * Forgets every cached bank routing, so the next core call asks the registry again: on a
+   * change of how a bank is reached (a rotated internal key, bank-changes.ts), whose new key must
+   * go out at once rather than when the cached answer ages out. Banks change rarely; dropping
+   * them all keeps this free of a handle-and-code bookkeeping.
+   */
+  forgetBanks(): void {
+    this.banks.clear();
+  }
+
+  /**
    * A bank for new work (a session, consent, order, mandate, charge, OTP or data read):
-   * BANK_NOT_PARTICIPATING unless ACTIVE. A suspension is obeyed once the cached answer's
-   * lifetime (bankMs) has passed.
+   * BANK_NOT_PARTICIPATING unless ACTIVE. A suspension is obeyed from the next request once its
+   * `bank.suspended` event drops the cache (bank-changes.ts), and after the cached answer's
+   * lifetime (bankMs) at most, bus or no bus.
    */
   bank(lookup: { handle: string } | { institutionCode: string }, requestId?: string): Promise<BankRouting> {
     const key = 'handle' in lookup ? `h:${lookup.handle}` : `i:${lookup.institutionCode}`;

@@ -10,6 +10,7 @@ export * from './sdl';
 export * from './service-client';
 export * from './page-info';
 export * from './directory';
+export * from './bank-changes';
 export * from './otp-guard';
 export * from './payer-check';
 export * from './bank-reference';

@@ -124,7 +124,11 @@ export async function startSubgraphServer(options: SubgraphServerOptions): Promi
       },
       // Most requests never log: build the child logger on first use.
       get logger() {
-        return (child ??= logger.child({ request_id: requestId }));
+        // An operator's request names the admin key on every line it logs.
+        return (child ??= logger.child({
+          request_id: requestId,
+          ...(principal.kind === 'admin' && principal.name ? { admin_key_name: principal.name } : {}),
+        }));
       },
     };
   };

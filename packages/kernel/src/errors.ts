@@ -65,6 +65,14 @@ export const ERROR_CODES = {
   SESSION_FAILED: { status: 409, message: 'The session has failed' },
   // API-CONTRACT "Refunds and ending a session early": only a PENDING session can be ended by its merchant.
   SESSION_NOT_PENDING: { status: 409, message: 'The session is not PENDING' },
+  // The same section: only a COMPLETED session is refunded, never past its amount.
+  REFUND_NOT_ALLOWED: { status: 422, message: 'Only a COMPLETED session can be refunded' },
+  REFUND_AMOUNT_EXCEEDED: {
+    status: 422,
+    message: 'The refund exceeds what is left of the session amount (refunds not FAILED count)',
+  },
+  // Another merchant's refund or an unknown id, like SESSION_NOT_FOUND.
+  REFUND_NOT_FOUND: { status: 404, message: 'Unknown refund' },
   // API-CONTRACT "Mandates".
   MANDATE_NOT_FOUND: { status: 404, message: 'Unknown mandate' },
   MANDATE_NOT_ACTIVE: { status: 422, message: 'Mandate is not active' },
@@ -74,6 +82,9 @@ export const ERROR_CODES = {
   },
   MANDATE_NOT_STARTED: { status: 422, message: "Mandate's start date not reached" },
   MANDATE_NOT_PENDING_CONFIRMATION: { status: 409, message: 'Mandate is not awaiting confirmation' },
+  // API-CONTRACT "Operator controls": named admin keys; one live key per name, so the audit log tells operators apart.
+  ADMIN_KEY_NOT_FOUND: { status: 404, message: 'Unknown admin key' },
+  ADMIN_KEY_NAME_TAKEN: { status: 409, message: 'A live admin key already has this name' },
   IDEMPOTENCY_KEY_IN_USE: { status: 409, message: 'A request with this Idempotency-Key is still running' },
   IDEMPOTENCY_KEY_REUSED: { status: 422, message: 'Idempotency-Key reused with a different request' },
   // API-CONTRACT "Operator controls": a participant an operator suspended; its credentials work again on resume.

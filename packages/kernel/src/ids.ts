@@ -15,6 +15,7 @@ export const ID_PREFIX = {
   delivery: 'whd',
   mandate: 'mdt',
   charge: 'chg',
+  refund: 'rfd',
   settlementCycle: 'stl',
   alias: 'ali',
   credential: 'cred',

@@ -11,7 +11,9 @@ export type CredentialKind =
   | 'ob_refresh_token'
   | 'session_token'
   /** The merchant dashboard's sign-in, exchanged for the merchant key and held in an HttpOnly cookie (mds_…). */
-  | 'dashboard_session';
+  | 'dashboard_session'
+  /** A named operator key (adk_sec_…): an admin principal carrying the key's name (issue 27). */
+  | 'admin_key';
 
 /**
  * A secret the platform issued, stored as its SHA-256 only (DESIGN "Data ownership"). The raw
@@ -53,6 +55,13 @@ export class Credential {
 
   @Property({ type: 'timestamptz', nullable: true })
   revokedAt?: Date | null;
+
+  /**
+   * A display name carried into the principal without another query: an admin key's operator
+   * name, which the logs and the audit log show. Null for credentials without one.
+   */
+  @Property({ type: 'text', nullable: true })
+  label?: string | null;
 
   /** When a single-use credential (authorization code, refresh token) was spent; see vault.consume. */
   @Property({ type: 'timestamptz', nullable: true })

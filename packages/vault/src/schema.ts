@@ -2,6 +2,7 @@ import { openServiceOrm, type Database } from '@gateway/db';
 import { Credential } from './credential.entity';
 import { Migration20261122000000_auth_credentials } from './migrations/Migration20261122000000_auth_credentials';
 import { Migration20261128000100_credential_client_use } from './migrations/Migration20261128000100_credential_client_use';
+import { Migration20261206000100_credential_label } from './migrations/Migration20261206000100_credential_label';
 import { Migration20261210000100_suspended_owners } from './migrations/Migration20261210000100_suspended_owners';
 
 export const VAULT_SCHEMA = 'auth';
@@ -19,6 +20,7 @@ export async function openVaultOrm(db: Database) {
     migrations: [
       { name: 'Migration20261122000000_auth_credentials', class: Migration20261122000000_auth_credentials },
       { name: 'Migration20261128000100_credential_client_use', class: Migration20261128000100_credential_client_use },
+      { name: 'Migration20261206000100_credential_label', class: Migration20261206000100_credential_label },
       { name: 'Migration20261210000100_suspended_owners', class: Migration20261210000100_suspended_owners },
     ],
   });

@@ -201,6 +201,63 @@ describe('credential vault', () => {
     });
   });
 
+  it('keeps a label beside the hash and hands it back on verification', async () => {
+    const em = orm.em.fork();
+    const { raw } = vault.issue(em, { kind: 'admin_key', ownerId: 'adk_label', prefix: 'adk_sec_', label: 'alice' });
+    await em.flush();
+    const result = await vault.verify(orm.em.fork(), 'admin_key', raw);
+    expect(result.ok && [result.credential.ownerId, result.credential.label]).toEqual(['adk_label', 'alice']);
+    const row = await db.knex('auth.credentials').where({ owner_id: 'adk_label' }).first();
+    expect(row.label).toBe('alice');
+  });
+
+  it('one live admin key per name: a second is refused by the database, a revoked one frees the name', async () => {
+    const em = orm.em.fork();
+    const first = vault.issue(em, { kind: 'admin_key', ownerId: 'adk_one', prefix: 'adk_sec_', label: 'bob' });
+    await em.flush();
+    const clash = orm.em.fork();
+    vault.issue(clash, { kind: 'admin_key', ownerId: 'adk_two', prefix: 'adk_sec_', label: 'bob' });
+    await expect(clash.flush()).rejects.toThrow(/credentials_admin_key_label_live|unique/);
+    await vault.revoke(orm.em.fork(), first.credential);
+    const again = orm.em.fork();
+    vault.issue(again, { kind: 'admin_key', ownerId: 'adk_three', prefix: 'adk_sec_', label: 'bob' });
+    await again.flush();
+    // Other kinds may share labels freely.
+    const other = orm.em.fork();
+    vault.issue(other, { kind: 'merchant_key', ownerId: 'mer_l1', prefix: 'mk_test_', label: 'bob' });
+    vault.issue(other, { kind: 'merchant_key', ownerId: 'mer_l2', prefix: 'mk_test_', label: 'bob' });
+    await other.flush();
+  });
+
+  it('expireAt gives live credentials an end instead of revoking them, sparing the ones kept and earlier ends', async () => {
+    const em = orm.em.fork();
+    const live = vault.issue(em, { kind: 'internal_key', ownerId: 'bank_grace', prefix: 'sik_' });
+    const sandbox = vault.issue(em, {
+      kind: 'internal_key',
+      ownerId: 'bank_grace',
+      prefix: 'sik_test_',
+      scopes: ['test'],
+    });
+    const soon = new Date(Date.now() + 1_000);
+    const ending = vault.issue(em, { kind: 'internal_key', ownerId: 'bank_grace', prefix: 'sik_', expiresAt: soon });
+    await em.flush();
+    const until = new Date(Date.now() + 60_000);
+    const count = await vault.expireAt(orm.em.fork(), 'internal_key', 'bank_grace', until, (credential) =>
+      credential.scopes.includes('test'),
+    );
+    expect(count).toBe(1);
+    const row = async (id: string) => db.knex('auth.credentials').where({ id }).first();
+    expect(new Date((await row(live.credential.id)).expires_at).getTime()).toBe(until.getTime());
+    expect((await row(sandbox.credential.id)).expires_at).toBeNull();
+    expect(new Date((await row(ending.credential.id)).expires_at).getTime()).toBe(soon.getTime());
+    // Still accepted until then, refused after.
+    expect((await vault.verify(orm.em.fork(), 'internal_key', live.raw)).ok).toBe(true);
+    expect(await vault.verify(orm.em.fork(), 'internal_key', live.raw, new Date(until.getTime() + 1))).toMatchObject({
+      ok: false,
+      reason: 'expired',
+    });
+  });
+
   describe('suspension', () => {
     const issueAll = async () => {
       const em = orm.em.fork();

@@ -15,6 +15,8 @@ export interface IssueOptions {
   /** The client it is issued to (the TPP of an OB code or token): its rate-limit key. */
   clientId?: string;
   expiresAt?: Date;
+  /** A display name stored beside the hash (an admin key's name): verify() hands it back, no other query needed. */
+  label?: string;
   /** A secret chosen elsewhere (a bank's own internal key); generated when omitted. */
   raw?: string;
 }
@@ -100,6 +102,29 @@ export const vault = {
 
   async revokeAll(em: EntityManager, kind: CredentialKind, ownerId: string, now = new Date()): Promise<number> {
     return em.nativeUpdate(Credential, { kind, ownerId, revokedAt: null }, { revokedAt: now });
+  },
+
+  /**
+   * Ends the live credentials of this kind and owner at `until` instead of at once (a rotated
+   * internal key, still accepted on callbacks for a grace period); those already ending sooner
+   * keep their end, and those `keep` picks out (a sandbox core's key) are left alone. The count
+   * of credentials given an end.
+   */
+  async expireAt(
+    em: EntityManager,
+    kind: CredentialKind,
+    ownerId: string,
+    until: Date,
+    keep: (credential: Credential) => boolean = () => false,
+  ): Promise<number> {
+    const live = await em.find(
+      Credential,
+      { kind, ownerId, revokedAt: null, $or: [{ expiresAt: null }, { expiresAt: { $gt: until } }] },
+      { disableIdentityMap: true },
+    );
+    const ending = live.filter((credential) => !keep(credential)).map((credential) => credential.id);
+    if (!ending.length) return 0;
+    return em.nativeUpdate(Credential, { id: { $in: ending } }, { expiresAt: until });
   },
 
   /** Revokes one credential (a dashboard session signed out); false when it was not live. */
@@ -198,6 +223,7 @@ function newCredential(options: IssueOptions): { raw: string; row: Credential } 
     expiresAt: options.expiresAt ?? null,
     revokedAt: null,
     usedAt: null,
+    label: options.label ?? null,
     createdAt: new Date(),
   };
   return { raw, row };

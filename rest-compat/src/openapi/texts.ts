@@ -16,6 +16,8 @@ export const TAG_DESCRIPTIONS: Record<string, string> = {
   'Identity registry':
     'Aliases (handle@bank_handle) and phone numbers that resolve to an IBAN at a participating bank.',
   Payments: 'Payment sessions a merchant creates and follows: create, read, list.',
+  Refunds:
+    "Refunds of completed payment sessions, full or partial, from the merchant's settlement account to the payer, through the payment engine.",
   Checkout: 'What the payer uses: the checkout page, its status, and the authorization with an OTP from their bank.',
   Mandates:
     'Recurring mandates: a merchant asks, the customer confirms once, then the merchant charges each period within the limit.',
@@ -63,7 +65,7 @@ const SUSPENSION = `## Suspension
 
 An operator can suspend a bank, a merchant or a TPP (\`POST /banks/{handle}/suspend\`, \`/merchants/{id}/suspend\`, \`/ob/tpps/{id}/suspend\`; \`…/resume\` undoes it; both idempotent). From the moment it answers, the participant's credentials are refused with 403: \`MERCHANT_SUSPENDED\` (API keys and dashboard sessions), \`BANK_SUSPENDED\` (the bank key), \`TPP_SUSPENDED\` (the tpk_ token and every authorization code, access and refresh token of its consents). Nothing is revoked: on resume they work again.
 
-A suspended bank takes part in no new session, consent, payment order, mandate or charge, as the payer's or the payee's bank (422 \`BANK_NOT_PARTICIPATING\`, within a second). A suspended merchant's open sessions cannot be paid (403 \`MERCHANT_SUSPENDED\` at checkout; they stay PENDING); a suspended TPP's consents cannot be approved nor its payment orders authorised (403 \`TPP_SUSPENDED\`). A mandate charge refused this way charges nothing: the period can be charged once the bank is resumed.
+A suspended bank takes part in no new session, consent, payment order, mandate, charge or refund, as the payer's or the payee's bank (422 \`BANK_NOT_PARTICIPATING\`, within a second). A suspended merchant's open sessions cannot be paid (403 \`MERCHANT_SUSPENDED\` at checkout; they stay PENDING); a suspended TPP's consents cannot be approved nor its payment orders authorised (403 \`TPP_SUSPENDED\`). A mandate charge refused this way charges nothing: the period can be charged once the bank is resumed.
 
 Work already in flight always finishes: a payment that was PROCESSING completes (the bank core's callbacks keep working), and settlement still pays a suspended bank's positions.`;
 

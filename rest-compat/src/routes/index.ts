@@ -1,11 +1,13 @@
 import type { RestRoute } from '../route';
 import { accountRoutes } from './accounts';
+import { adminKeyRoutes } from './admin-keys';
 import { attentionRoutes } from './attention';
 import { auditRoutes } from './audit';
 import { bankRoutes } from './banks';
 import { callbackRoutes } from './callbacks';
 import { checkoutRoutes } from './checkout';
 import { consentRevocationRoutes } from './consent-revocation';
+import { credentialContainmentRoutes } from './credential-containment';
 import { consentAuthorisationRoutes } from './consent-authorisation';
 import { consentRoutes } from './consents';
 import { identityRoutes } from './identity';
@@ -13,6 +15,7 @@ import { mandateRoutes } from './mandates';
 import { merchantRoutes } from './merchants';
 import { paymentRoutes } from './payments';
 import { paymentOrderRoutes } from './payment-orders';
+import { refundRoutes } from './refunds';
 import { scaRoutes } from './sca';
 import { tokenRoutes } from './token';
 import { settlementRoutes } from './settlement';
@@ -34,6 +37,7 @@ export const ROUTES: readonly RestRoute[] = [
   ...consentAuthorisationRoutes,
   ...identityRoutes,
   ...paymentRoutes,
+  ...refundRoutes,
   ...checkoutRoutes,
   ...mandateRoutes,
   ...callbackRoutes,
@@ -41,5 +45,7 @@ export const ROUTES: readonly RestRoute[] = [
   ...attentionRoutes,
   ...auditRoutes,
   ...settlementRoutes,
+  ...adminKeyRoutes,
+  ...credentialContainmentRoutes,
   ...suspensionRoutes,
 ];

@@ -3,7 +3,7 @@ import { defineRoute, type GraphQLData } from '../route';
 
 // `sessionId: id`: the REST record names the id session_id, as the spec's response does.
 const SESSION_RECORD = `fragment SessionRecord on PaymentSession {
-  sessionId: id livemode merchantId status amount currency destination { type value } creditorIban creditorBank { handle } debtorBank { handle }
+  sessionId: id livemode merchantId status amount currency amountRefunded destination { type value } creditorIban creditorBank { handle } debtorBank { handle }
   settlementType description reference redirectUrl webhookUrl checkoutUrl expiresAt failureCode createdAt updatedAt completedAt failedAt expiredAt
 }`;
 
@@ -19,6 +19,12 @@ export const sessionRecord = z
     status: z.enum(['PENDING', 'PROCESSING', 'SETTLEMENT_PENDING', 'COMPLETED', 'FAILED', 'EXPIRED']),
     amount: z.number().int().describe('Minor units.'),
     currency: z.string(),
+    amount_refunded: z
+      .number()
+      .int()
+      .describe(
+        'Minor units given back by refunds not FAILED (POST /payments/sessions/{session_id}/refunds); at most amount.',
+      ),
     destination: z.object({ type: z.string().describe('alias or iban.'), value: z.string() }).strict(),
     creditor_iban: z.string().describe('IBAN the destination resolved to at creation.'),
     creditor_bank: z.string().describe("Handle of the payee's bank."),

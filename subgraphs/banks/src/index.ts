@@ -1,2 +1,3 @@
-export { start, BANKS_SCHEMA } from './service';
+export { start, BANKS_SCHEMA, type BanksStartOptions } from './service';
 export { buildBanksSchema } from './schema';
+export { banksConfigFrom, banksEnvSchema, type BanksConfig } from './config';

@@ -5,11 +5,22 @@ import { createBankSuspensionResolver } from './bank/bank-suspension.resolver';
 import { BankService, type BanksSettings } from './bank/bank.service';
 import { BankEntity } from './bank/bank.entity';
 import { toBank } from './bank/bank.type';
+import { createBankCredentialResolver } from './bank-credential/bank-credential.resolver';
+import { BankCredentialService } from './bank-credential/bank-credential.service';
+import { DEFAULT_INTERNAL_KEY_GRACE_SECONDS } from './config';
 
 export async function buildBanksSchema(settings: BanksSettings): Promise<GraphQLSchema> {
   const service = new BankService(settings);
+  const credentials = new BankCredentialService({
+    platformSecret: settings.platformSecret,
+    internalKeyGraceSeconds: settings.internalKeyGraceSeconds ?? DEFAULT_INTERNAL_KEY_GRACE_SECONDS,
+  });
   return buildFederatedSchema({
-    resolvers: [createBankResolver(service), createBankSuspensionResolver(service)],
+    resolvers: [
+      createBankResolver(service),
+      createBankCredentialResolver(credentials),
+      createBankSuspensionResolver(service),
+    ],
     referenceResolvers: {
       // Another subgraph's reference to a bank it knows only by handle; null for an unknown one.
       Bank: async (reference, context: SubgraphContext) => {

@@ -1,5 +1,7 @@
 import { buildFederatedSchema, type SubgraphContext } from '@gateway/federation';
 import type { GraphQLSchema } from 'graphql';
+import { createAdminKeyResolver } from './admin-key/admin-key.resolver';
+import { AdminKeyService } from './admin-key/admin-key.service';
 import { AliasEntity } from './alias/alias.entity';
 import { createAuditLogResolver } from './audit/audit-log.resolver';
 import { createAliasResolver } from './alias/alias.resolver';
@@ -11,7 +13,12 @@ import { OtpGuardService } from './otp-guard/otp-guard.service';
 export async function buildIdentitySchema(): Promise<GraphQLSchema> {
   const service = new AliasService();
   return buildFederatedSchema({
-    resolvers: [createAliasResolver(service), createOtpGuardResolver(new OtpGuardService()), createAuditLogResolver()],
+    resolvers: [
+      createAliasResolver(service),
+      createOtpGuardResolver(new OtpGuardService()),
+      createAuditLogResolver(),
+      createAdminKeyResolver(new AdminKeyService()),
+    ],
     referenceResolvers: {
       // Another subgraph's reference to an alias it knows only by handle; null for an unknown one.
       Alias: async (reference, context: SubgraphContext) => {

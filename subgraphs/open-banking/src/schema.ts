@@ -14,6 +14,7 @@ import { createOpenBankingModules, type OpenBankingModules } from './modules';
 import type { OpenBankingSettings } from './settings';
 import { TppEntity } from './tpp/tpp.entity';
 import { createTppResolver } from './tpp/tpp.resolver';
+import { createTppTokenResolver } from './tpp/tpp-token.resolver';
 import { createTppSuspensionResolver } from './tpp/tpp-suspension.resolver';
 import { createPaymentOrderResolver } from './payment-order/payment-order.resolver';
 import { PaymentOrderUpdatesResolver } from './payment-order/payment-order-updates.resolver';
@@ -27,6 +28,7 @@ export async function buildOpenBankingSchema(
   return buildFederatedSchema({
     resolvers: [
       createTppResolver(modules.tpps),
+      createTppTokenResolver(),
       createTppSuspensionResolver(modules.tpps),
       createConsentResolver(modules.consents),
       ConsentUpdatesResolver,

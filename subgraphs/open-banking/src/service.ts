@@ -1,5 +1,10 @@
 import { openServiceOrm } from '@gateway/db';
-import { startSubgraphServer, type RunningService, type SubgraphStartOptions } from '@gateway/federation';
+import {
+  forgetBankRoutingOnChange,
+  startSubgraphServer,
+  type RunningService,
+  type SubgraphStartOptions,
+} from '@gateway/federation';
 import { createLogger, createMetricsRegistry } from '@gateway/kernel';
 import { startOutboxRelay } from '@gateway/events';
 import { migrateVault } from '@gateway/vault';
@@ -95,12 +100,17 @@ export async function start(options: OpenBankingStartOptions): Promise<RunningSe
   const outcomes = options.bus
     ? await consumeMovementOutcomes(orm.em, options.bus, logger.child({ component: 'payment-orders' }))
     : undefined;
+  // A bank's changed routing (a rotated internal key) leaves the account reads' cache at once.
+  const bankChanges = options.bus
+    ? await forgetBankRoutingOnChange(options.bus, modules.directory, logger.child({ component: 'bank-routing' }))
+    : undefined;
   return {
     ...server,
     async stop() {
       // No new work, then the requests in flight answer, then the relay publishes what they wrote.
       await jobs.stop();
       await outcomes?.close();
+      await bankChanges?.close();
       await server.stop();
       await testBanks.stop();
       await relay?.stop();

@@ -12,6 +12,8 @@ import { sessionMovements } from './session/session.movement';
 import { orderMovements } from './order-movement/order-movement.moves';
 import { chargeMovements } from './mandate/mandate.moves';
 import { MandateService } from './mandate/mandate.service';
+import { refundMovements } from './refund/refund.moves';
+import { RefundService } from './refund/refund.service';
 import { SettlementRunner } from './settlement/settlement.runner';
 import { SettlementService } from './settlement/settlement.service';
 import { PayerOtp } from './payer-otp/payer-otp';
@@ -23,6 +25,8 @@ import { DEFAULT_PUBLIC_BASE_URL, DEFAULT_SESSION_TTL_SECONDS, type PaymentsSett
 export interface PaymentsModules {
   /** Calls to other subgraphs through the router, as the payments service (Directory, TPP webhook targets). */
   call: ServiceClient;
+  /** Alias and bank routing, cached briefly: a bank's change drops it (service.ts, bank events). */
+  directory: Directory;
   engineSettings: EngineSettings;
   settlementSettings: SettlementSettings;
   merchants: MerchantService;
@@ -35,6 +39,7 @@ export interface PaymentsModules {
   settlementRunner: SettlementRunner;
   settlement: SettlementService;
   mandates: MandateService;
+  refunds: RefundService;
 }
 
 /**
@@ -70,7 +75,12 @@ export function createPaymentsModules(settings: PaymentsSettings, testCores: Bui
     settlementSettings,
     logger.child({ component: 'settlement' }),
   );
-  const kinds = { session: sessionMovements, payment_order: orderMovements, mandate_charge: chargeMovements };
+  const kinds = {
+    session: sessionMovements,
+    payment_order: orderMovements,
+    mandate_charge: chargeMovements,
+    refund: refundMovements,
+  };
   // Every OTP check of a customer, whatever it confirms, counts against the same per-customer limit.
   const otpGuard = new OtpGuard(call, settings.platformSecret, logger.child({ component: 'otp-guard' }));
   const engine = new PaymentEngine(directory, cores, engineSettings, logger.child({ component: 'engine' }), kinds);
@@ -86,6 +96,7 @@ export function createPaymentsModules(settings: PaymentsSettings, testCores: Bui
   );
   return {
     call,
+    directory,
     engineSettings,
     settlementSettings,
     merchants: new MerchantService(settings),
@@ -119,5 +130,6 @@ export function createPaymentsModules(settings: PaymentsSettings, testCores: Bui
       engine,
       logger.child({ component: 'mandates' }),
     ),
+    refunds: new RefundService(directory, engine, logger.child({ component: 'refunds' })),
   };
 }

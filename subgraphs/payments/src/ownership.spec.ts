@@ -14,6 +14,7 @@ const TABLES: Record<string, { entity: string; owner: string | null }> = {
   order_movements: { entity: 'OrderMovementEntity', owner: 'order-movement/order-movement.moves.ts' },
   mandates: { entity: 'MandateEntity', owner: 'mandate/mandate.moves.ts' },
   mandate_charges: { entity: 'MandateChargeEntity', owner: 'mandate/mandate.moves.ts' },
+  refunds: { entity: 'RefundEntity', owner: 'refund/refund.moves.ts' },
   interbank_obligations: { entity: 'InterbankObligationEntity', owner: 'obligation/obligation.service.ts' },
   settlement_cycles: { entity: 'SettlementCycleEntity', owner: 'settlement/settlement.repository.ts' },
   settlement_positions: { entity: 'SettlementPositionEntity', owner: 'settlement/settlement.repository.ts' },

@@ -9,6 +9,7 @@ import { createMerchantResolver } from './merchant/merchant.resolver';
 import { createMerchantSuspensionResolver } from './merchant/merchant-suspension.resolver';
 import { MandateEntity } from './mandate/mandate.entity';
 import { createMandateResolver } from './mandate/mandate.resolver';
+import { createRefundResolver } from './refund/refund.resolver';
 import { toMandate } from './mandate/mandate.type';
 import { toMerchant } from './merchant/merchant.type';
 import { NO_TEST_CORES } from '@gateway/bank-core-client';
@@ -39,6 +40,7 @@ export async function buildPaymentsSchema(
       createAttentionResolver(modules.attention),
       createSettlementResolver(modules.settlement),
       createMandateResolver(modules.mandates),
+      createRefundResolver(modules.refunds),
       SessionUpdatesResolver,
     ],
     referenceResolvers: {

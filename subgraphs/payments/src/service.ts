@@ -1,5 +1,10 @@
 import { openServiceOrm, type ServiceOrm } from '@gateway/db';
-import { startSubgraphServer, type RunningService, type SubgraphStartOptions } from '@gateway/federation';
+import {
+  forgetBankRoutingOnChange,
+  startSubgraphServer,
+  type RunningService,
+  type SubgraphStartOptions,
+} from '@gateway/federation';
 import { createLogger, createMetricsRegistry, type Logger } from '@gateway/kernel';
 import { OutboxEvent, startOutboxRelay, type EventBus } from '@gateway/events';
 import { migrateVault, Credential } from '@gateway/vault';
@@ -18,6 +23,7 @@ import { InterbankObligationEntity } from './obligation/obligation.entity';
 import { buildPaymentsSchema } from './schema';
 import { unsettledPerBank } from './obligation/obligation.service';
 import { PaymentSessionEntity } from './session/session.entity';
+import { RefundEntity } from './refund/refund.entity';
 import { SettlementCycleEntity } from './settlement/cycle.entity';
 import { SettlementPositionEntity } from './settlement/position.entity';
 import { DEFAULT_SETTLEMENT_INTERVAL_SECONDS, type SettlementSettings } from './settlement/settlement.settings';
@@ -42,6 +48,7 @@ const SESSION_ENTITIES = [
   OrderMovementEntity,
   MandateEntity,
   MandateChargeEntity,
+  RefundEntity,
 ];
 
 /** The options every subgraph takes, and the payments service's own. */
@@ -137,6 +144,10 @@ export async function start(options: PaymentsStartOptions): Promise<RunningServi
   const requests = options.bus
     ? await consumeMovementRequests(orm.em, options.bus, modules.engine, logger.child({ component: 'order-movements' }))
     : undefined;
+  // A bank's changed routing (a rotated internal key) leaves the engine's cache at once.
+  const bankChanges = options.bus
+    ? await forgetBankRoutingOnChange(options.bus, modules.directory, logger.child({ component: 'bank-routing' }))
+    : undefined;
   const jobs = startPaymentJobs(orm.em, modules, logger);
   return {
     ...server,
@@ -149,6 +160,7 @@ export async function start(options: PaymentsStartOptions): Promise<RunningServi
      */
     async stop() {
       await requests?.close();
+      await bankChanges?.close();
       await jobs.stop();
       await server.stop();
       const idle = await modules.engine.idle(modules.engineSettings.leaseMs);

@@ -63,6 +63,8 @@ export interface MinimalCore {
   entries(iban: string): MinimalCoreEntry[];
   /** Queues faults; each is used once, in order, by the first matching request. */
   fail(...faults: MinimalCoreFault[]): void;
+  /** The bank installs a rotated internal key: from now on only this one is accepted. */
+  useInternalKey(key: string): void;
   stop(): Promise<void>;
 }
 
@@ -81,6 +83,7 @@ export async function startMinimalCore(options: MinimalCoreOptions): Promise<Min
   const faults: MinimalCoreFault[] = [];
   const calls: MinimalCore['calls'] = [];
   const hanging = new Set<ServerResponse>();
+  let internalKey = options.internalKey;
 
   const send = (res: ServerResponse, status: number, body: unknown) => {
     res
@@ -127,7 +130,7 @@ export async function startMinimalCore(options: MinimalCoreOptions): Promise<Min
   const handle = (req: IncomingMessage, res: ServerResponse, body: Record<string, unknown> | null) => {
     const url = new URL(req.url ?? '/', 'http://core');
     calls.push({ method: req.method ?? '', path: url.pathname, body, headers: req.headers });
-    if (req.headers['x-service-internal-key'] !== options.internalKey) return send(res, 401, { error: 'UNAUTHORIZED' });
+    if (req.headers['x-service-internal-key'] !== internalKey) return send(res, 401, { error: 'UNAUTHORIZED' });
     const faultIndex = faults.findIndex((fault) => url.pathname.startsWith(fault.path));
     const fault = faultIndex >= 0 ? faults.splice(faultIndex, 1)[0] : undefined;
     if (fault?.kind === 'status') return send(res, fault.status ?? 500, fault.body ?? { error: 'FAULT' });
@@ -187,6 +190,7 @@ export async function startMinimalCore(options: MinimalCoreOptions): Promise<Min
     balance: (iban) => accounts.get(iban)?.balance ?? Number.NaN,
     entries: (iban) => [...(accounts.get(iban)?.entries ?? [])],
     fail: (...added) => void faults.push(...added),
+    useInternalKey: (key) => void (internalKey = key),
     async stop() {
       for (const res of hanging) res.destroy();
       server.closeAllConnections();

@@ -17,7 +17,7 @@ import {
 } from './bank.type';
 
 /** Only the bank itself (its bank key) or an operator (admin key) may act on or read a bank's record. */
-function requireBankOrAdmin(context: SubgraphContext, handle: string, allowAdmin: boolean): void {
+export function requireBankOrAdmin(context: SubgraphContext, handle: string, allowAdmin: boolean): void {
   const principal = requirePrincipal(context, allowAdmin ? ['bank', 'admin'] : ['bank'], 'INVALID_BANK_KEY');
   if (principal.kind === 'bank' && principal.id !== handle) {
     throw new GatewayError('FORBIDDEN', `this bank key belongs to ${principal.id}, not ${handle}`);
@@ -99,14 +99,17 @@ export function createBankResolver(service: BankService) {
     }
 
     @Mutation(() => BankKeyRotation, {
-      description: "Rotates the calling bank's key: the new key is returned once, the old one stops working at once.",
+      description:
+        "Rotates a bank's key (the bank itself, or an operator giving it a new key after revokeBankKey): the new key is returned once, the old one stops working at once.",
     })
     async rotateBankKey(
-      @Arg('handle', { description: "The calling bank's handle." }) handle: string,
+      @Arg('handle', { description: "The bank's handle." }) handle: string,
       @Ctx() context: SubgraphContext,
     ): Promise<BankKeyRotation> {
-      requireBankOrAdmin(context, handle, false);
-      return { bankKey: await service.rotateKey(context.em, handle, auditedBy(context)) };
+      requireBankOrAdmin(context, handle, true);
+      const bankKey = await service.rotateKey(context.em, handle, auditedBy(context));
+      context.logger.info({ bank: handle, by: context.principal.kind }, 'bank key rotated');
+      return { bankKey };
     }
 
     @FieldResolver(() => String, { description: 'Core callback base URL (the bank or an operator only).' })

@@ -1,9 +1,11 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { LockMode, UniqueConstraintViolationException } from '@mikro-orm/core';
+import { UniqueConstraintViolationException } from '@mikro-orm/core';
 import { GatewayError, newSecret, openSealedSecret, parseInput, sealSecret } from '@gateway/kernel';
 import { Credential, vault } from '@gateway/vault';
 import { audit, changesBetween, createdWith, SECRET_ISSUED, SECRET_REPLACED, type AuditedBy } from '@gateway/audit';
 import { bankAuditFields, sandboxKeyChange } from './bank.audit';
+import { lockBank } from './bank-lock';
+import { recordBankStatusChanged } from './bank-status.events';
 import { BankEntity, type BankStatus } from './bank.entity';
 import { sameCore } from './core-url';
 import { registerBankRules, updateCapabilitiesRules } from './bank.rules';
@@ -12,6 +14,8 @@ import type { RegisterBankInput, UpdateBankCapabilitiesInput } from './bank.inpu
 export interface BanksSettings {
   platformSecret: string;
   production: boolean;
+  /** INTERNAL_KEY_GRACE_SECONDS (default 86400): a rotated internal key is still accepted on callbacks this long. */
+  internalKeyGraceSeconds?: number;
 }
 
 export interface RegisteredBank {
@@ -229,32 +233,37 @@ export class BankService {
       vault.issue(tx, { kind: 'internal_key', ownerId: bank.handle, prefix: '', raw: key, scopes: ['test'] });
   }
 
+  /**
+   * The bank's own rotation, or the operator's after a revocation (the bank gets its new key from
+   * the operator). The bank row is locked: two rotations racing leave exactly one valid key.
+   */
   async rotateKey(em: EntityManager, handle: string, by: AuditedBy): Promise<string> {
     return em.transactional(async (tx) => {
-      const bank = await this.find(tx, handle);
+      const bank = await lockBank(tx, handle);
       const bankKey = (await vault.rotate(tx, bankKeyOptions(bank))).raw;
       const changes = { bank_key: SECRET_REPLACED };
-      audit.record(tx, { actor: by.actor, action: 'bank.key_rotated', target: handle, changes }, by.logger);
+      audit.record(tx, { actor: by.actor, action: 'bank.key_rotated', target: bank.handle, changes }, by.logger);
       return bankKey;
     });
   }
 
   /**
    * Suspends (SUSPENDED) or resumes (ACTIVE) a bank, operator only. In one transaction: the
-   * status (bank routing refuses new work at once, BANK_NOT_PARTICIPATING), the vault's mark
-   * (its bank key answers BANK_SUSPENDED; its internal key keeps working for the callbacks of
-   * movements in flight) and the audit entry. A bank already in that status is answered as it
-   * is, with no entry; the row lock orders concurrent calls.
+   * status (bank routing refuses new work, BANK_NOT_PARTICIPATING), the vault's mark (its bank
+   * key answers BANK_SUSPENDED; its internal key keeps working for the callbacks of movements in
+   * flight), the event that drops the other services' cached routing of the bank, and the audit
+   * entry. A bank already in that status is answered as it is, with nothing written; the row
+   * lock orders concurrent calls (and orders them with key rotations).
    */
   async setStatus(em: EntityManager, handle: string, status: BankStatus, by: AuditedBy): Promise<BankEntity> {
     return em.transactional(async (tx) => {
-      const bank = await tx.findOne(BankEntity, { handle }, { lockMode: LockMode.PESSIMISTIC_WRITE });
-      if (!bank) throw new GatewayError('BANK_NOT_REGISTERED', `no bank with handle ${handle}`);
+      const bank = await lockBank(tx, handle);
       if (bank.status === status) return bank;
       const before = bank.status;
       bank.status = status;
       if (status === 'SUSPENDED') await vault.suspend(tx, handle);
       else await vault.resume(tx, handle);
+      recordBankStatusChanged(tx, bank, new Date());
       audit.record(
         tx,
         {

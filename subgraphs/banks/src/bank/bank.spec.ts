@@ -246,6 +246,9 @@ describe('banks subgraph', () => {
       { action: 'bank.suspended', changes: { status: { from: 'ACTIVE', to: 'SUSPENDED' } } },
       { action: 'bank.resumed', changes: { status: { from: 'SUSPENDED', to: 'ACTIVE' } } },
     ]);
+    // One event per change, for the services caching the bank's routing (a repeated suspension writes none).
+    const events = await db.knex('banks.outbox').where({ aggregate_id: 'paused' }).orderBy('sequence').select('kind');
+    expect(events.map((event: { kind: string }) => event.kind)).toEqual(['bank.suspended', 'bank.resumed']);
   });
 
   it('answers federation: _service SDL and Bank references', async () => {

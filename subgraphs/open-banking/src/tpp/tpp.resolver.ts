@@ -9,7 +9,7 @@ import { Tpp, TppRegistration, TppWebhookSecretRotation, TppWebhookTarget, toTpp
  * An operator (admin key) or the TPP itself (its tpk_ token). Another TPP gets TPP_NOT_FOUND,
  * the answer for an unknown id, rather than FORBIDDEN: a token must not confirm which TPP ids exist.
  */
-function requireTppOrAdmin(context: SubgraphContext, tppId: string): void {
+export function requireTppOrAdmin(context: SubgraphContext, tppId: string): void {
   const principal = requirePrincipal(context, ['admin', 'tpp'], 'INVALID_API_KEY');
   if (principal.kind === 'tpp' && principal.id !== tppId) throw tppNotFound(tppId);
 }

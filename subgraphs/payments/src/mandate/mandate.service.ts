@@ -5,7 +5,6 @@ import {
   GatewayError,
   hmacSha256Hex,
   newId,
-  parseIban,
   parseInput,
   requestHash,
   safeEqual,
@@ -18,6 +17,7 @@ import type { PaymentEngine, StartedMovement } from '../engine/engine';
 import type { OtpRefusals, PayerOtp } from '../payer-otp/payer-otp';
 import { idempotency } from '../idempotency/idempotency.service';
 import { MerchantEntity } from '../merchant/merchant.entity';
+import { merchantSettlementAccount } from '../merchant/settlement-account';
 import { PAGE_SIZE_DEFAULT, pageRules } from '../session/session.rules';
 import { MandateChargeEntity, MandateEntity } from './mandate.entity';
 import {
@@ -106,7 +106,7 @@ export class MandateService {
       const livemode = merchant.mode === 'live';
       const customer = await this.resolveCustomer(request, worldOf({ livemode }), requestId);
       // Where its charges are paid must take new work too (a suspended bank: BANK_NOT_PARTICIPATING).
-      await this.merchantAccount(em, merchantId, requestId);
+      await merchantSettlementAccount(em, this.directory, merchantId, 'charges are paid into it', requestId);
       return await em.fork().transactional(async (tx) => {
         const id = newId('mandate');
         const mandate = createMandate(
@@ -347,7 +347,13 @@ export class MandateService {
     if (!period) throw new GatewayError('MANDATE_NOT_STARTED', `mandate ${id} starts on ${mandate.startDate}`);
     // New work at both banks: a suspended one refuses the charge (422 BANK_NOT_PARTICIPATING) and
     // nothing is written, so the period stays chargeable once the bank is resumed.
-    const creditor = await this.merchantAccount(em, merchantId, requestId);
+    const creditor = await merchantSettlementAccount(
+      em,
+      this.directory,
+      merchantId,
+      'charges are paid into it',
+      requestId,
+    );
     await this.customerBank(mandate.customerBank, requestId);
     const chargeId = newId('charge');
     const now = new Date();
@@ -410,30 +416,6 @@ export class MandateService {
     if (!charge || charge.merchantId !== merchantId)
       throw new GatewayError('INTERNAL_ERROR', 'the charge of this Idempotency-Key is gone');
     return charge;
-  }
-
-  /** The merchant's settlement_iban and its participating bank (routed by the institution code inside it). */
-  private async merchantAccount(
-    em: EntityManager,
-    merchantId: string,
-    requestId?: string,
-  ): Promise<{ iban: string; bank: BankRouting }> {
-    const merchant = await em.findOne(MerchantEntity, { id: merchantId });
-    const iban = merchant?.settlementIban ? parseIban(merchant.settlementIban) : null;
-    if (!iban)
-      throw new GatewayError('VALIDATION_ERROR', 'settlement_iban: the merchant has none; charges are paid into it');
-    const bank = await this.directory
-      .bank({ institutionCode: iban.institutionCode }, requestId)
-      .catch((error: unknown) => {
-        if (error instanceof GatewayError && error.code === 'BANK_NOT_REGISTERED') {
-          throw new GatewayError(
-            'BANK_NOT_PARTICIPATING',
-            `the merchant's settlement_iban is at no participating bank (institution code ${iban.institutionCode})`,
-          );
-        }
-        throw error;
-      });
-    return { iban: iban.iban, bank };
   }
 
   private async resolveCustomer(request: CreateMandateRequest, world: World, requestId?: string) {

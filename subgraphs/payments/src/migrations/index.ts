@@ -16,6 +16,7 @@ import { Migration20261202000100_outbox_relay_lease } from './Migration202612020
 import { Migration20261203000100_livemode } from './Migration20261203000100_livemode';
 import { Migration20261203000200_checkout_checks_in_flight } from './Migration20261203000200_checkout_checks_in_flight';
 import { Migration20261204000100_execution_movement_id } from './Migration20261204000100_execution_movement_id';
+import { Migration20261205000100_refunds } from './Migration20261205000100_refunds';
 import { Migration20261210000200_merchant_suspension } from './Migration20261210000200_merchant_suspension';
 
 /** Committed migrations of the payments schema, in order. */
@@ -43,5 +44,6 @@ export const migrations: MigrationObject[] = [
     class: Migration20261203000200_checkout_checks_in_flight,
   },
   { name: 'Migration20261204000100_execution_movement_id', class: Migration20261204000100_execution_movement_id },
+  { name: 'Migration20261205000100_refunds', class: Migration20261205000100_refunds },
   { name: 'Migration20261210000200_merchant_suspension', class: Migration20261210000200_merchant_suspension },
 ];

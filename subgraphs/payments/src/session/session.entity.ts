@@ -33,6 +33,13 @@ export class PaymentSessionEntity {
   @Property({ type: 'text' })
   currency!: Currency;
 
+  /**
+   * Minor units given back by refunds not FAILED (refund/): taken by a refund's creation, in its
+   * statement, only while it stays within `amount`; given back by its FAILED move.
+   */
+  @Property({ type: 'bigint' })
+  amountRefunded: bigint = 0n;
+
   /** As the merchant gave it: an alias (handle or handle@bank) or an IBAN. */
   @Property({ type: 'text' })
   destinationType!: DestinationType;

@@ -8,8 +8,9 @@ import { REACHED_AT, refusal, transitionFor, type SessionTrigger } from './sessi
 /*
  * The one writer of payments.payment_sessions (CONVENTIONS "Data": one owner per table): every
  * change of a session is a move of the transition table (creation included) and writes its
- * outbox event in the same transaction; the wrong-OTP counter and the OTP checks under way
- * (startCheckoutCheck) are the columns that change without a move. Other folders read sessions
+ * outbox event in the same transaction; the wrong-OTP counter, the OTP checks under way
+ * (startCheckoutCheck) and the amount refunded (reserveRefundIn, releaseRefundIn) are the columns
+ * that change without a move. Other folders read sessions
  * freely and change them only through here.
  */
 
@@ -205,6 +206,47 @@ export function moveSessionIn(
     name,
   );
   return update;
+}
+
+/**
+ * Takes `amount` of what is left to refund of a COMPLETED session of `merchantId`, as part `name`
+ * of the refund's OneStatement (the refund and its execution are written only if it changed the
+ * row). One conditional UPDATE: concurrent refunds of one session queue on its row, and each
+ * re-checks what is left once the one before it committed, so together they never exceed the
+ * session amount (a check constraint says so once more). Raw SQL: the condition compares two
+ * columns of the row.
+ */
+export function reserveRefundIn(
+  statement: OneStatement,
+  name: string,
+  refund: { sessionId: string; merchantId: string; amount: bigint },
+  now: Date,
+): void {
+  statement.sql(
+    name,
+    `update "payments"."payment_sessions" set "amount_refunded" = "amount_refunded" + ?, "updated_at" = ?
+     where "id" = ? and "merchant_id" = ? and "status" = 'COMPLETED' and "amount" - "amount_refunded" >= ? returning 1`,
+    [refund.amount.toString(), now, refund.sessionId, refund.merchantId, refund.amount.toString()],
+  );
+}
+
+/**
+ * A FAILED refund gives its amount back to what is left to refund, as part `name` of the engine's
+ * OneStatement, written only if part `when` (the refund's FAILED move) changed a row.
+ */
+export function releaseRefundIn(
+  statement: OneStatement,
+  name: string,
+  refund: { sessionId: string; amount: bigint },
+  now: Date,
+  when: string,
+): void {
+  statement.sql(
+    name,
+    `update "payments"."payment_sessions" set "amount_refunded" = "amount_refunded" - ?, "updated_at" = ?
+     where "id" = ? and "amount_refunded" >= ? and ${statement.changed(when)} returning 1`,
+    [refund.amount.toString(), now, refund.sessionId, refund.amount.toString()],
+  );
 }
 
 /** Loads a session as a plain, untracked object (what moveSession updates in place). */

@@ -66,6 +66,11 @@ export class PaymentSession {
   @Field({ description: 'ISO 4217: LYD, USD or EUR.' })
   currency!: string;
 
+  @Field(() => GraphQLSafeInt, {
+    description: 'Minor units given back by refunds not FAILED (refunds); at most amount.',
+  })
+  amountRefunded!: number;
+
   @Field(() => PaymentDestination, { description: 'The destination as given at creation.' })
   destination!: PaymentDestination;
 
@@ -167,6 +172,7 @@ export function toPaymentSession(entity: PaymentSessionEntity, now = new Date())
     status: PaymentSessionStatus[status],
     amount: Number(entity.amount),
     currency: entity.currency,
+    amountRefunded: Number(entity.amountRefunded),
     destination: { type: entity.destinationType, value: entity.destinationValue },
     creditorIban: entity.creditorIban,
     creditorBank: bankReference(entity.creditorBank),

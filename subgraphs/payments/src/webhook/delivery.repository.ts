@@ -76,9 +76,14 @@ const IN_ORDER = `not exists (select 1 from ${DELIVERIES} e
     or exists (select 1 from ${DELIVERIES} e where e.audience_id = d.audience_id and e.aggregate_id = d.aggregate_id and e.sequence = d.sequence - 1))`;
 const ATTEMPTS = 'payments.webhook_attempts';
 
-/** A merchant's target for an event of aggregate ? (bound first) and merchant ? (second). */
+/**
+ * A merchant's target for an event of aggregate ? (bound first and second) and merchant ? (third):
+ * the session's own URL for the session's events and its refunds' (a refund's aggregate is the
+ * refund; its session is the one the merchant set the URL on), else the merchant's.
+ */
 const MERCHANT_TARGET = `select m.webhook_url as merchant_url, m.webhook_secret_sealed as sealed, s.webhook_url as session_url
-  from payments.merchants m left join payments.payment_sessions s on s.id = ? where m.id = ?`;
+  from payments.merchants m left join payments.payment_sessions s
+    on s.id = coalesce((select r.session_id from payments.refunds r where r.id = ?), ?) where m.id = ?`;
 
 /**
  * The one writer of payments.webhook_deliveries and payments.webhook_attempts (CONVENTIONS
@@ -96,7 +101,7 @@ export class DeliveryRepository {
    * sealed secret. One query. (A TPP's target is open-banking's: asked through the router.)
    */
   async merchantTargetOf(knex: Knex, merchantId: string, aggregateId: string): Promise<MerchantTarget | undefined> {
-    return (await knex.raw(MERCHANT_TARGET, [aggregateId, merchantId])).rows[0];
+    return (await knex.raw(MERCHANT_TARGET, [aggregateId, aggregateId, merchantId])).rows[0];
   }
 
   /**
@@ -140,7 +145,7 @@ export class DeliveryRepository {
         row.sequence,
         row.payload,
         row.now,
-        ...(merchant ? [row.aggregateId, row.audienceId] : []),
+        ...(merchant ? [row.aggregateId, row.aggregateId, row.audienceId] : []),
         leaseUntil,
         leaseUntil !== null,
       ],

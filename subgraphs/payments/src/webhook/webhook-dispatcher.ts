@@ -12,11 +12,11 @@ import { createWebhookSender, DEFAULT_ATTEMPT_TIMEOUT_MS } from './webhook-sende
 /** The bus consumer group: every payments instance competes for the same queue. */
 export const WEBHOOK_CONSUMER_GROUP = 'webhooks';
 /**
- * Every event kind that becomes a webhook: payment and mandate events (mandate.activated,
- * mandate.charge.completed, …) for merchants; Open Banking events (consent.*, payment_order.*) for TPPs. One queue bound to all three, one code path, whatever
- * the audience.
+ * Every event kind that becomes a webhook: payment, refund and mandate events (refund.completed,
+ * mandate.activated, mandate.charge.completed, …) for merchants; Open Banking events (consent.*,
+ * payment_order.*) for TPPs. One queue bound to all of them, one code path, whatever the audience.
  */
-export const WEBHOOK_EVENT_PATTERNS = ['payment.*', 'consent.*', 'payment_order.*', 'mandate.#'] as const;
+export const WEBHOOK_EVENT_PATTERNS = ['payment.*', 'refund.*', 'consent.*', 'payment_order.*', 'mandate.#'] as const;
 
 export interface WebhookDispatcherOptions {
   knex: Knex;

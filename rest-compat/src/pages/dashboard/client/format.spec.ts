@@ -1,4 +1,12 @@
-import { deliveryNeedsRetry, formatAmount, formatTime, mergeNewestFirst, sessionTimeline } from './format';
+import {
+  deliveryNeedsRetry,
+  formatAmount,
+  formatTime,
+  mergeNewestFirst,
+  parseAmount,
+  refundTimeline,
+  sessionTimeline,
+} from './format';
 
 const EXPONENTS = { LYD: 3, USD: 2, EUR: 2 };
 
@@ -48,6 +56,61 @@ describe('dashboard formatting', () => {
       statusHistory: [{ status: 'PENDING', at: '2026-01-01T10:00:00Z', failureCode: null }],
     });
     expect(pending.map((entry) => entry.label)).toEqual(['PENDING', 'Expires if unpaid']);
+  });
+
+  it("places a paid session's refunds on its timeline: each asked, then completed or failed", () => {
+    const refunds = refundTimeline(
+      [
+        {
+          status: 'FAILED',
+          amount: 1_000,
+          currency: 'LYD',
+          reason: null,
+          failureCode: 'INSUFFICIENT_FUNDS',
+          createdAt: '2026-01-01T10:05:00Z',
+          completedAt: null,
+          failedAt: '2026-01-01T10:05:01Z',
+        },
+        {
+          status: 'COMPLETED',
+          amount: 2_500,
+          currency: 'LYD',
+          reason: 'Returned',
+          failureCode: null,
+          createdAt: '2026-01-01T10:01:00Z',
+          completedAt: '2026-01-01T10:01:02Z',
+          failedAt: null,
+        },
+      ],
+      EXPONENTS,
+    );
+    const timeline = sessionTimeline(
+      {
+        status: 'COMPLETED',
+        createdAt: '2026-01-01T10:00:00Z',
+        updatedAt: '2026-01-01T10:05:01Z',
+        completedAt: '2026-01-01T10:00:30Z',
+      },
+      refunds,
+    );
+    expect(timeline).toEqual([
+      { label: 'PENDING', at: '2026-01-01T10:00:00Z' },
+      { label: 'COMPLETED', at: '2026-01-01T10:00:30Z' },
+      { label: 'REFUND', at: '2026-01-01T10:01:00Z', detail: '2.500 LYD · Returned' },
+      { label: 'REFUND COMPLETED', at: '2026-01-01T10:01:02Z', detail: '2.500 LYD' },
+      { label: 'REFUND', at: '2026-01-01T10:05:00Z', detail: '1.000 LYD' },
+      { label: 'REFUND FAILED', at: '2026-01-01T10:05:01Z', detail: 'INSUFFICIENT_FUNDS' },
+    ]);
+  });
+
+  it('reads a typed amount in minor units of its currency, refusing what is not one', () => {
+    expect(parseAmount('2.5', 'LYD', EXPONENTS)).toBe(2_500);
+    expect(parseAmount(' 2.500 ', 'LYD', EXPONENTS)).toBe(2_500);
+    expect(parseAmount('1,234.56', 'USD', EXPONENTS)).toBe(123_456);
+    expect(parseAmount('12', 'EUR', EXPONENTS)).toBe(1_200);
+    expect(parseAmount('0.001', 'LYD', EXPONENTS)).toBe(1);
+    for (const text of ['', '0', '0.000', '-1', '1.2345', '1.234', 'abc', '1e3', '.5'])
+      expect([text, parseAmount(text, text === '1.234' ? 'USD' : 'LYD', EXPONENTS)]).toEqual([text, null]);
   });
 
   it('offers a retry for a FAILED delivery and a PENDING one whose last attempt failed, not for one delivered or not yet tried', () => {

@@ -35,19 +35,23 @@ export interface TimelineEntry {
 /**
  * A session's timeline, oldest first: its status changes as the API records them (statusHistory),
  * or, without them, what its own timestamps say (creation and the final move); a PENDING session
- * also shows when it expires.
+ * also shows when it expires, a paid one its refunds.
  */
-export function sessionTimeline(session: {
-  status: string;
-  createdAt: string;
-  updatedAt: string;
-  completedAt?: string | null;
-  failedAt?: string | null;
-  expiredAt?: string | null;
-  expiresAt?: string | null;
-  failureCode?: string | null;
-  statusHistory?: ReadonlyArray<{ status: string; at: string; failureCode: string | null }>;
-}): TimelineEntry[] {
+export function sessionTimeline(
+  session: {
+    status: string;
+    createdAt: string;
+    updatedAt: string;
+    completedAt?: string | null;
+    failedAt?: string | null;
+    expiredAt?: string | null;
+    expiresAt?: string | null;
+    failureCode?: string | null;
+    statusHistory?: ReadonlyArray<{ status: string; at: string; failureCode: string | null }>;
+  },
+  /** The session's refunds, placed among its moves by time (refundTimeline). */
+  refunds: readonly TimelineEntry[] = [],
+): TimelineEntry[] {
   const entries: TimelineEntry[] = [];
   if (session.statusHistory?.length) {
     for (const change of session.statusHistory)
@@ -69,11 +73,53 @@ export function sessionTimeline(session: {
   }
   if (session.status === 'PENDING' && session.expiresAt)
     entries.push({ label: 'Expires if unpaid', at: session.expiresAt });
+  entries.push(...refunds);
   // Stable: two moves in the same millisecond keep the order the API gave them.
   return entries
     .map((entry, index) => ({ entry, index }))
     .sort((a, b) => a.entry.at.localeCompare(b.entry.at) || a.index - b.index)
     .map(({ entry }) => entry);
+}
+
+/** A refund as the timeline needs it. */
+export interface RefundMoment {
+  status: string;
+  amount: number;
+  currency: string;
+  reason: string | null;
+  failureCode: string | null;
+  createdAt: string;
+  completedAt: string | null;
+  failedAt: string | null;
+}
+
+/** A session's refunds on its timeline: when each was asked (amount, reason) and how it ended. */
+export function refundTimeline(refunds: readonly RefundMoment[], exponents: CurrencyExponents): TimelineEntry[] {
+  return refunds.flatMap((refund) => {
+    const amount = formatAmount(refund.amount, refund.currency, exponents);
+    const entries: TimelineEntry[] = [
+      { label: 'REFUND', at: refund.createdAt, detail: refund.reason ? `${amount} · ${refund.reason}` : amount },
+    ];
+    if (refund.completedAt) entries.push({ label: 'REFUND COMPLETED', at: refund.completedAt, detail: amount });
+    if (refund.failedAt)
+      entries.push({ label: 'REFUND FAILED', at: refund.failedAt, detail: refund.failureCode ?? amount });
+    return entries;
+  });
+}
+
+/**
+ * What a merchant typed as an amount ("2.5", "2.500", "2") in minor units of the currency, or null
+ * when it is not a positive amount with at most the currency's digits after the point. Integer
+ * arithmetic on the digits, never a float.
+ */
+export function parseAmount(text: string, currency: string, exponents: CurrencyExponents): number | null {
+  const exponent = exponents[currency] ?? 2;
+  const match = /^(\d+)(?:\.(\d*))?$/.exec(text.trim().replace(/,/g, ''));
+  if (!match) return null;
+  const fraction = match[2] ?? '';
+  if (fraction.length > exponent) return null;
+  const minor = Number(`${match[1]}${fraction.padEnd(exponent, '0')}`);
+  return Number.isSafeInteger(minor) && minor > 0 ? minor : null;
 }
 
 /** A delivery whose last attempt did not get a 2xx: worth a retry by hand (the API retries any status). */

@@ -70,6 +70,37 @@ export const SESSION_UPDATED = `subscription DashboardSessionUpdated($id: ID!) {
 /** The open session, timeline included, followed until final. */
 export const SESSION_DETAIL_UPDATED = `subscription DashboardSessionDetailUpdated($id: ID!) { paymentSessionUpdated(id: $id) { ${DETAIL_FIELDS} } }`;
 
+export interface RefundRow {
+  id: string;
+  status: string;
+  amount: number;
+  currency: string;
+  reason: string | null;
+  reference: string | null;
+  failureCode: string | null;
+  createdAt: string;
+  completedAt: string | null;
+  failedAt: string | null;
+}
+
+const REFUND_FIELDS = `id status amount currency reason reference failureCode createdAt completedAt failedAt`;
+
+/** A paid session's refunds (newest first) and how much of it they gave back. */
+export const SESSION_REFUNDS = `query DashboardSessionRefunds($id: ID!, $first: Int) {
+  paymentSession(id: $id) { id amount amountRefunded refunds(first: $first) { edges { node { ${REFUND_FIELDS} } } } }
+}`;
+
+export interface SessionRefunds {
+  id: string;
+  amount: number;
+  amountRefunded: number;
+  refunds: { edges: Array<{ node: RefundRow }> };
+}
+
+export const REFUND_SESSION = `mutation DashboardRefundSession($id: ID!, $input: RefundPaymentSessionInput) {
+  refundPaymentSession(id: $id, input: $input) { ${REFUND_FIELDS} }
+}`;
+
 export interface WebhookAttempt {
   number: number;
   url: string | null;

@@ -1,13 +1,14 @@
 import { useEffect, useState } from 'preact/hooks';
 import { describeError, graphql, subscribe, type ApiError } from './api';
 import { DeliveryList } from './deliveries';
-import { formatTime, isFinalSession, sessionTimeline } from './format';
+import { formatTime, isFinalSession, refundTimeline, sessionTimeline } from './format';
 import { SESSION, SESSION_DETAIL_UPDATED, type SessionDetail } from './operations';
+import { RefundPanel, useRefunds } from './refunds';
 import { Amount, ErrorLine, Field, hrefOf, StatusBadge, useDashboard } from './shared';
 
-/** One session: its fields, the timeline its timestamps give, followed live until final, and its webhook deliveries. */
+/** One session: its fields, the timeline its timestamps give, followed live until final, its refunds once paid, and its webhook deliveries. */
 export function SessionDetailView({ id }: { id: string }) {
-  const { merchant, live } = useDashboard();
+  const { merchant, live, exponents } = useDashboard();
   const [session, setSession] = useState<SessionDetail | null>(null);
   const [error, setError] = useState<ApiError | null>(null);
 
@@ -22,6 +23,7 @@ export function SessionDetailView({ id }: { id: string }) {
   }, [merchant.id, id]);
 
   const following = session != null && !isFinalSession(session.status);
+  const refunds = useRefunds(id, session?.status === 'COMPLETED');
   useEffect(() => {
     if (!following) return;
     return subscribe<{ paymentSessionUpdated: SessionDetail }>(
@@ -76,7 +78,7 @@ export function SessionDetailView({ id }: { id: string }) {
           </dl>
           <h2>Timeline</h2>
           <ol class="timeline" id="timeline">
-            {sessionTimeline(session).map((entry) => (
+            {sessionTimeline(session, refundTimeline(refunds.refunds, exponents)).map((entry) => (
               <li key={`${entry.label}-${entry.at}`}>
                 <span class="timeline-label">{entry.label}</span>{' '}
                 <time dateTime={entry.at}>{formatTime(entry.at)}</time>
@@ -84,6 +86,12 @@ export function SessionDetailView({ id }: { id: string }) {
               </li>
             ))}
           </ol>
+          {session.status === 'COMPLETED' && (
+            <>
+              <h2>Refunds</h2>
+              <RefundPanel session={session} refunds={refunds} />
+            </>
+          )}
           <h2>Webhook deliveries</h2>
           <DeliveryList aggregateId={session.id} refreshKey={session.status} />
         </>

@@ -1,0 +1,128 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { OneStatement } from '@gateway/db';
+import { recordEventIn } from '@gateway/events';
+import type { MovementKind } from '../movement/movement';
+import { releaseRefundIn, reserveRefundIn } from '../session/session.moves';
+import { RefundEntity } from './refund.entity';
+import {
+  failureFreesAmount,
+  FINAL_REFUND_STATUSES,
+  publicRefundStatus,
+  REFUND_REACHED_AT,
+  refundTransitionFor,
+  type RefundEventKind,
+  type RefundTrigger,
+} from './refund.transitions';
+
+/*
+ * The one writer of payments.refunds (CONVENTIONS "Data": one owner per table): a refund's
+ * creation, with the session's amount it takes, and every move of its transition table with its
+ * refund.* event in the same statement. The session's amount_refunded is the session owner's
+ * column: taken and given back through session.moves.ts, as parts of these statements.
+ */
+
+/** Refund events have an aggregate of their own: the envelope's sequence orders one refund's events. */
+export const REFUND_AGGREGATE = 'refund';
+
+/** The contract's data (refund_id, session_id, amount, currency, reference), and what a merchant acts on besides. */
+export function refundEventData(refund: RefundEntity): Record<string, unknown> {
+  return {
+    refund_id: refund.id,
+    session_id: refund.sessionId,
+    livemode: refund.livemode,
+    status: publicRefundStatus(refund.status),
+    amount: Number(refund.amount),
+    currency: refund.currency,
+    reference: refund.reference,
+    merchant_id: refund.merchantId,
+    ...(refund.status === 'FAILED' ? { failure_code: refund.failureCode } : {}),
+  };
+}
+
+export type NewRefund = Pick<
+  RefundEntity,
+  | 'id'
+  | 'sessionId'
+  | 'merchantId'
+  | 'livemode'
+  | 'amount'
+  | 'currency'
+  | 'reason'
+  | 'reference'
+  | 'description'
+  | 'debtorBank'
+  | 'debtorIban'
+  | 'creditorBank'
+  | 'creditorIban'
+  | 'settlementType'
+>;
+
+/** A new PROCESSING refund as the 'created' move makes it, not yet written (createRefundIn writes it). */
+export function newRefund(fields: NewRefund, now: Date): RefundEntity {
+  const move = refundTransitionFor(null, 'created')!;
+  return Object.assign(new RefundEntity(), fields, { status: move.to, createdAt: now, updatedAt: now });
+}
+
+/**
+ * The 'created' move as parts of the caller's OneStatement: part `reserved` takes the refund's
+ * amount of what is left of its session (only a COMPLETED session of the refund's merchant, and
+ * only while the amount fits), part `refund` writes the refund only if it did. The caller's
+ * execution (PaymentEngine.startIn) is written only if part `refund` was. No event: the contract
+ * has none for a refund that has only started (its answer is the 201).
+ */
+export function createRefundIn(statement: OneStatement, refund: RefundEntity, now: Date): void {
+  reserveRefundIn(statement, 'reserved', refund, now);
+  statement.insert('refund', RefundEntity, { ...refund }, 'reserved');
+}
+
+type RefundChanges = Partial<Pick<RefundEntity, 'failureCode' | 'failureDetail'>>;
+
+/** A move of the table from the status read: its row of the table and the columns it sets. */
+function planMove(refund: RefundEntity, trigger: RefundTrigger, now: Date, changes: RefundChanges) {
+  const move = refundTransitionFor(refund.status, trigger);
+  if (!move) throw new Error(`refund ${refund.id} is ${refund.status}: ${trigger} is not a move of its table`);
+  return { move, update: { ...changes, status: move.to, updatedAt: now, [REFUND_REACHED_AT[move.to]]: now } };
+}
+
+/**
+ * One move of the refund table (the engine's), conditional on the status read, as parts of the
+ * engine's OneStatement (MovementKind.moveIn): `moved`, its event `moved_event` and, for a FAILED
+ * refund whose money is known not to have reached the payer, `released`: its amount is again left
+ * to refund. Answers the columns to apply once part `moved` changed the row.
+ */
+export function moveRefundIn(
+  statement: OneStatement,
+  refund: RefundEntity,
+  trigger: RefundTrigger,
+  now: Date,
+  changes: RefundChanges,
+  when: string,
+): Partial<RefundEntity> {
+  const { move, update } = planMove(refund, trigger, now, changes);
+  statement.update('moved', RefundEntity, { id: refund.id, status: refund.status }, update, when);
+  const after = Object.assign(new RefundEntity(), refund, update);
+  if (move.event) recordEventIn(statement, 'moved_event', refundEvent(move.event, after), now, 'moved');
+  if (move.to === 'FAILED' && failureFreesAmount(after.failureCode))
+    releaseRefundIn(statement, 'released', after, now, 'moved');
+  return update;
+}
+
+const refundEvent = (kind: RefundEventKind, refund: RefundEntity) => ({
+  kind,
+  aggregateType: REFUND_AGGREGATE,
+  aggregateId: refund.id,
+  audience: refund.merchantId,
+  data: refundEventData(refund),
+});
+
+export const loadRefund = (em: EntityManager, id: string): Promise<RefundEntity | null> =>
+  em.findOne(RefundEntity, { id }, { disableIdentityMap: true });
+
+/** Refunds as the engine executes them: read and moved through this file. */
+export const refundMovements: MovementKind<RefundEntity> = {
+  load: loadRefund,
+  entity: RefundEntity,
+  moveIn: (statement, refund, trigger, now, failure, when) =>
+    moveRefundIn(statement, refund, trigger, now, failure ?? {}, when),
+  isFinal: (refund) => FINAL_REFUND_STATUSES.has(refund.status),
+};

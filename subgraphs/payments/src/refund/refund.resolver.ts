@@ -1,0 +1,76 @@
+import { Arg, Ctx, Directive, FieldResolver, ID, Int, Mutation, Query, Resolver, Root } from 'type-graphql';
+import { CORE_CALL_COST, pageInfoOf, requirePrincipal, type SubgraphContext } from '@gateway/federation';
+import { PaymentSession } from '../session/session.type';
+import { RefundPaymentSessionInput } from './refund.input';
+import type { RefundService } from './refund.service';
+import { Refund, RefundConnection, toRefund } from './refund.type';
+
+const ERRORS_REFUND =
+  "Errors: SESSION_NOT_FOUND (also another merchant's), REFUND_NOT_ALLOWED (the session is not COMPLETED), " +
+  'REFUND_AMOUNT_EXCEEDED (more than the session amount minus refunds not FAILED; nothing moves), ' +
+  "VALIDATION_ERROR (also: the merchant has no settlement_iban), BANK_NOT_PARTICIPATING (its settlement_iban is at no participating bank, or that bank or the payer's is suspended), " +
+  'IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE.';
+
+export function createRefundResolver(service: RefundService) {
+  @Resolver(() => PaymentSession)
+  class RefundResolver {
+    @Directive(CORE_CALL_COST)
+    @Mutation(() => Refund, {
+      description:
+        "Refunds all or part of a COMPLETED session (the merchant key; POST /payments/sessions/{id}/refunds): the payment engine moves the amount from the merchant's settlement_iban " +
+        "to the payer's account recorded at authorization (same bank internal, cross bank over the rail). Answers the refund after a short wait: COMPLETED, PROCESSING or FAILED " +
+        '(failureCode); refund.completed or refund.failed follows by webhook. With an idempotencyKey the same request within 24 hours answers the same refund. ' +
+        ERRORS_REFUND,
+    })
+    async refundPaymentSession(
+      @Arg('id', () => ID, { description: 'Session id (ops_…).' }) id: string,
+      @Arg('input', () => RefundPaymentSessionInput, {
+        nullable: true,
+        description: 'Amount (default: all that is left), reason and reference.',
+      })
+      input: RefundPaymentSessionInput | null,
+      @Arg('idempotencyKey', () => String, {
+        nullable: true,
+        description: 'The Idempotency-Key header: 1-255 printable characters, scoped to the merchant.',
+      })
+      idempotencyKey: string | null,
+      @Ctx() context: SubgraphContext,
+    ): Promise<Refund> {
+      const merchant = requirePrincipal(context, ['merchant'], 'INVALID_API_KEY');
+      return toRefund(
+        await service.refund(context.em, merchant.id, id, input ?? {}, idempotencyKey, context.requestId),
+      );
+    }
+
+    @Query(() => Refund, {
+      description:
+        "A refund (GET /refunds/{id}): the merchant's own (another's is REFUND_NOT_FOUND), any for an operator.",
+    })
+    async refund(
+      @Arg('id', () => ID, { description: 'Refund id (rfd_…).' }) id: string,
+      @Ctx() context: SubgraphContext,
+    ): Promise<Refund> {
+      const principal = requirePrincipal(context, ['merchant', 'admin'], 'INVALID_API_KEY');
+      return toRefund(await service.findOwn(context.em, principal.kind === 'merchant' ? principal.id : null, id));
+    }
+
+    @FieldResolver(() => RefundConnection, {
+      description:
+        "The session's refunds, newest first, in pages (GET /payments/sessions/{id}/refunds): its merchant's and an operator's to see, not the payer's (FORBIDDEN).",
+    })
+    async refunds(
+      @Root() session: PaymentSession,
+      @Arg('first', () => Int, { nullable: true, description: 'Page size, 1-100 (default 20).' }) first: number | null,
+      @Arg('after', () => String, { nullable: true, description: 'endCursor of the previous page.' })
+      after: string | null,
+      @Ctx() context: SubgraphContext,
+    ): Promise<RefundConnection> {
+      // The parent resolver checked the session is this principal's; the reasons are the merchant's own words.
+      requirePrincipal(context, ['merchant', 'admin'], 'INVALID_API_KEY');
+      const page = await service.list(context.em, session.id, { first, after });
+      const edges = page.refunds.map((refund) => ({ cursor: refund.id, node: toRefund(refund) }));
+      return { edges, pageInfo: pageInfoOf(edges, page.hasMore) };
+    }
+  }
+  return RefundResolver;
+}

@@ -1,0 +1,35 @@
+import { GatewayError, rules, z } from '@gateway/kernel';
+import { DESCRIPTION_MAX, REFERENCE_MAX } from '../session/session.rules';
+
+/** POST /payments/sessions/{id}/refunds: everything checked before anything is asked or written. */
+export const refundSessionRules = z
+  .object({
+    /** Absent: all that is left of the session amount. */
+    amount: rules.amount.nullish(),
+    reason: rules.text(DESCRIPTION_MAX).nullish(),
+    reference: rules.text(REFERENCE_MAX).nullish(),
+  })
+  .strict();
+export type RefundSessionRequest = z.infer<typeof refundSessionRules>;
+
+/**
+ * The amount a refund takes: the one asked for, or all that is left (the session amount minus
+ * refunds not FAILED), refused when it is more than what is left or nothing is left. What is left
+ * is read before the refund is written; the write takes it again under the session's row, so a
+ * refund racing another is refused there when the two no longer fit (reserveRefundIn).
+ */
+export function refundAmountOf(
+  session: { id: string; amount: bigint; amountRefunded: bigint; currency: string },
+  requested: number | null | undefined,
+): bigint {
+  const left = session.amount - session.amountRefunded;
+  const amount = requested == null ? left : BigInt(requested);
+  if (left <= 0n)
+    throw new GatewayError('REFUND_AMOUNT_EXCEEDED', `session ${session.id} is refunded in full: nothing is left`);
+  if (amount > left)
+    throw new GatewayError(
+      'REFUND_AMOUNT_EXCEEDED',
+      `amount: ${amount} is more than the ${left} ${session.currency} left to refund of session ${session.id}`,
+    );
+  return amount;
+}

@@ -1,0 +1,47 @@
+import { transitionLookup, type Transition } from '@gateway/kernel';
+import type { EngineTrigger } from '../movement/movement';
+import {
+  engineMovementTransitions,
+  FINAL_MOVEMENT_STATUSES,
+  MOVEMENT_REACHED_AT,
+  MOVEMENT_STATUSES,
+  type MovementStatus,
+} from '../movement/movement.transitions';
+
+export type RefundStatus = MovementStatus;
+export const REFUND_STATUSES = MOVEMENT_STATUSES;
+export const FINAL_REFUND_STATUSES = FINAL_MOVEMENT_STATUSES;
+export const REFUND_REACHED_AT = MOVEMENT_REACHED_AT;
+
+export type RefundTrigger = 'created' | EngineTrigger;
+
+/** Events to the merchant (audience: its id), on the refund's own aggregate. */
+export type RefundEventKind = 'refund.completed' | 'refund.failed';
+
+export type RefundTransition = Transition<RefundStatus, RefundTrigger, RefundEventKind | null>;
+
+/**
+ * The one table of a refund's moves: the engine's (engineMovementTransitions), with a session's
+ * guarantees. Same bank: COMPLETED when the payer's account is credited. Cross bank: the rail's
+ * wait (SETTLEMENT_PENDING, shown as PROCESSING) until the payer's bank confirms the credit.
+ * FAILED when the merchant's bank refuses the debit, or the payer's bank the credit (the debit is
+ * given back to the merchant first).
+ */
+export const REFUND_TRANSITIONS: readonly RefundTransition[] = engineMovementTransitions('created', {
+  completed: 'refund.completed',
+  failed: 'refund.failed',
+});
+
+export const refundTransitionFor = transitionLookup(REFUND_TRANSITIONS);
+
+/** What the merchant sees (contract: PROCESSING, COMPLETED, FAILED): the rail's wait is part of PROCESSING. */
+export const publicRefundStatus = (status: RefundStatus): 'PROCESSING' | 'COMPLETED' | 'FAILED' =>
+  status === 'SETTLEMENT_PENDING' ? 'PROCESSING' : status;
+
+/**
+ * Whether a refund's FAILED move gives its amount back to the session (what is left to refund).
+ * Not when the engine handed the refund to an operator because a core's outcome could not be
+ * established (CBS_OUTCOME_UNKNOWN): the payer may have been credited, so the amount stays taken
+ * until an operator has checked; a second refund of it could pay the payer twice.
+ */
+export const failureFreesAmount = (failureCode: string | null): boolean => failureCode !== 'CBS_OUTCOME_UNKNOWN';
