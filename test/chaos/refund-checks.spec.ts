@@ -5,9 +5,9 @@ import {
   refundsWithinAmount,
   type LedgerLine,
   type RefundRow,
-} from '../../scripts/chaos/refund-invariants';
+} from '../../scripts/chaos/refund-checks';
 
-/** The chaos run's refund checks (scripts/chaos/refund-invariants.ts): each must catch what it names. */
+/** The chaos run's refund checks (scripts/chaos/refund-checks.ts): each must catch what it names. */
 describe('chaos refund invariants', () => {
   const MERCHANT = 'LY00 0901 SHOP';
   const PAYER = 'LY000902PAYER';
