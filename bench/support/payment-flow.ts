@@ -20,13 +20,23 @@ export interface PaymentFlow {
   createSession(payee: BenchCustomer, amount?: number): Promise<string>;
   /** One whole payment by worker `worker`'s payer: create, authorize, poll GET /pay/{id}/status until COMPLETED. */
   pay(payee: BenchCustomer): (worker: number) => Promise<void>;
+  /** One whole payment by `payer`: the COMPLETED session's id. */
+  paid(payer: BenchCustomer, payee: BenchCustomer, amount: number): Promise<string>;
+  /** `count` funded payers at the second bank (made on the first call). */
+  payersCross(count: number): Promise<BenchCustomer[]>;
+  /** Funded payers at the first bank, the merchant's (its settlement account is there). */
+  payers: BenchCustomer[];
   payeeSame: BenchCustomer;
   payeeCross: BenchCustomer;
+  /** The public address and the merchant's credentials (refunds are the merchant's). */
+  rest: string;
+  merchantAuth: Record<string, string>;
 }
 
 /**
  * The two bench banks registered, `payers` funded payers at the first bank, a payee at each bank
- * and a merchant; the calls of a payment through the platform's public address.
+ * and a merchant whose settlement account (refunds are paid from it) is funded at the first bank;
+ * the calls of a payment through the platform's public address.
  */
 export async function seedPaymentFlow(
   platform: PublicPlatform,
@@ -41,10 +51,16 @@ export async function seedPaymentFlow(
   for (let i = 0; i < payerCount; i += 1) payers.push(await customer(a, `payer${i}`, 1_000_000_000_000));
   const payeeSame = await customer(a, 'shop', 0);
   const payeeCross = await customer(b, 'shop', 0);
+  const settlement = await ok(
+    'POST',
+    `${a.url}/sandbox/accounts`,
+    { customer_ref: `${a.handle}-merchant`, holder_name: 'Bench Shop', currency: 'LYD', balance: 1_000_000_000_000 },
+    { 'x-service-internal-key': cores.internalKeyOf(a.handle) },
+  );
   const merchant = await ok(
     'POST',
     `${platform.restUrl}/merchants`,
-    { name: 'Bench Shop', mode: 'live' },
+    { name: 'Bench Shop', mode: 'live', settlement_iban: settlement.iban },
     { 'x-service-admin-key': platform.adminKey },
   );
   const auth = { authorization: `Bearer ${merchant.api_key as string}` };
@@ -58,9 +74,8 @@ export async function seedPaymentFlow(
         auth,
       )
     ).session_id;
-  const pay = (payee: BenchCustomer) => async (worker: number) => {
-    const payer = payers[worker % payers.length]!;
-    const id = await createSession(payee);
+  const paid = async (payer: BenchCustomer, payee: BenchCustomer, amount = 1_000): Promise<string> => {
+    const id = await createSession(payee, amount);
     const authorized = await ok('POST', `${rest}/pay/${id}/authorize`, {
       payer: { type: 'alias', value: payer.alias },
       otp: payer.otp,
@@ -72,6 +87,16 @@ export async function seedPaymentFlow(
       status = (await ok('GET', `${rest}/pay/${id}/status`, undefined, { 'x-session-token': authorized.session_token }))
         .status;
     }
+    return id;
   };
-  return { createSession, pay, payeeSame, payeeCross };
+  const pay = (payee: BenchCustomer) => async (worker: number) => {
+    await paid(payers[worker % payers.length]!, payee);
+  };
+  const crossPayers: BenchCustomer[] = [];
+  const payersCross = async (count: number): Promise<BenchCustomer[]> => {
+    while (crossPayers.length < count)
+      crossPayers.push(await customer(b, `payer${crossPayers.length}`, 1_000_000_000_000));
+    return crossPayers;
+  };
+  return { createSession, pay, paid, payersCross, payers, payeeSame, payeeCross, rest, merchantAuth: auth };
 }

@@ -13,8 +13,8 @@
  *
  * This file runs the phases in order; each lives beside it: settings.ts (the variables above),
  * deployment.ts and cores.ts (what is started), onboarding.ts (banks, customers, merchant, TPP),
- * driver.ts (the payments), faults.ts (kills, core faults, RabbitMQ cuts), quiet.ts (the wait for
- * nothing in flight), invariants.ts (the checks) and report.ts (the figures and the evidence table).
+ * driver.ts (the payments) and refunds.ts (a share of them refunded), faults.ts (kills, core faults, RabbitMQ cuts), quiet.ts (the wait for
+ * nothing in flight), invariants.ts and refund-invariants.ts (the checks) and report.ts (the figures and the evidence table).
  */
 import type { Server } from 'node:http';
 import { openDatabase, type Database } from '@gateway/db';
@@ -31,6 +31,7 @@ import { onboard } from './onboarding';
 import { waitForQuiet } from './quiet';
 import { SEED } from './random';
 import { startReceiver } from './receiver';
+import { refundsRouted } from './refunds';
 import { printReport } from './report';
 import { CONCURRENCY, KILL_KINDS, KILL_PICK, PAYMENTS, REPLICAS, SECONDS, SIGNALS } from './settings';
 import { SubscriptionSample } from './subscription-sample';
@@ -118,7 +119,7 @@ async function run({ databaseUrl, amqpUrl, db, proxy }: RunContext, started: Sta
 
   const parties = await onboard(client, cores, rest, deployment.adminKey, receiver.url);
   // A sample of the sessions watched over graphql-ws as the merchant (statuses once each, in order).
-  const subscriptions = new SubscriptionSample(`${rest}/graphql`, parties.merchantKey);
+  const subscriptions = new SubscriptionSample(`${rest}/graphql`, parties.merchant.key);
   const takeover = new TakeoverWatch(db.knex);
   const moneyBefore = await cores.totalBalance();
   const withMandates = await mandatesRouted(client, rest);
@@ -128,9 +129,22 @@ async function run({ databaseUrl, amqpUrl, db, proxy }: RunContext, started: Sta
       : 'mandate charges: /recurring/mandates not in the route table, skipped',
   );
 
-  const driver = new Driver(client, rest, parties, subscriptions, withMandates);
+  const withRefunds = await refundsRouted(client, rest);
+  log(
+    withRefunds
+      ? 'refunds: /payments/sessions/{session_id}/refunds is in the route table, included'
+      : 'refunds: /payments/sessions/{session_id}/refunds not in the route table, skipped',
+  );
+
+  const driver = new Driver(client, rest, parties, subscriptions, withMandates, withRefunds);
   const faults = new Faults(deployment, cores, proxy, takeover);
-  const progress = setInterval(() => log(`driven ${JSON.stringify(driver.driven)}`), 15_000);
+  const progress = setInterval(
+    () =>
+      log(
+        `driven ${JSON.stringify(driver.driven)}${driver.refunds ? `, refunds ${JSON.stringify(driver.refunds.driven)}` : ''}`,
+      ),
+    15_000,
+  );
   faults.start();
   await driver.drive();
   await faults.stop();
@@ -141,7 +155,7 @@ async function run({ databaseUrl, amqpUrl, db, proxy }: RunContext, started: Sta
   log(`driving done: ${JSON.stringify(driver.driven)}; refused or unanswered: ${JSON.stringify(driver.refused)}`);
   log(`chaos: ${JSON.stringify(faults.counts)}`);
 
-  const openWork = await waitForQuiet(db.knex, withMandates);
+  const openWork = await waitForQuiet(db.knex, withMandates, withRefunds);
   // Watchers see their sessions' last statuses; every payment held at a kill has moved (or is given up on).
   await subscriptions.stop(15_000);
   await takeover.settled();

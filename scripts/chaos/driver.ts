@@ -2,8 +2,9 @@ import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { call, type Client } from './client';
 import { Grants } from './grants';
-import type { Customer, Parties } from './onboarding';
+import type { Customer, Merchant, Parties } from './onboarding';
 import { between, pick, random } from './random';
+import { RefundDriver, THIN_MERCHANT_SHARE } from './refunds';
 import { CONCURRENCY, PAYMENTS, SECONDS } from './settings';
 import type { SubscriptionSample } from './subscription-sample';
 
@@ -26,7 +27,8 @@ export async function mandatesRouted(client: Client, rest: string): Promise<bool
 /**
  * Drives payments through the public REST API as a merchant and a TPP would: same-bank and
  * cross-bank sessions, payment orders and mandate charges, CHAOS_CONCURRENCY at once, paced over
- * CHAOS_SECONDS. Every call retries through the chaos (client.ts); what is still refused is noted.
+ * CHAOS_SECONDS; a share of the sessions is refunded once COMPLETED (refunds.ts, beside the
+ * payments). Every call retries through the chaos (client.ts); what is still refused is noted.
  */
 export class Driver {
   readonly driven: Driven = { same_bank: 0, cross_bank: 0, payment_order: 0, mandate_charge: 0 };
@@ -34,7 +36,10 @@ export class Driver {
   readonly sessionIds: string[] = [];
   readonly chargeIds: string[] = [];
   readonly orderIds: string[] = [];
+  /** The merchant's refunds; undefined when this build routes none. */
+  readonly refunds: RefundDriver | undefined;
   private readonly grants: Grants;
+  /** The run's merchant's key (sessions, mandates). */
   private readonly auth: Record<string, string>;
   private started = 0;
 
@@ -44,9 +49,11 @@ export class Driver {
     private readonly parties: Parties,
     private readonly subscriptions: SubscriptionSample,
     readonly withMandates: boolean,
+    withRefunds: boolean,
   ) {
     this.grants = new Grants(client, rest, parties.tppToken, (what) => this.note(what));
-    this.auth = { authorization: `Bearer ${parties.merchantKey}` };
+    this.auth = { authorization: `Bearer ${parties.merchant.key}` };
+    this.refunds = withRefunds ? new RefundDriver(client, rest, (what) => this.note(what)) : undefined;
   }
 
   get total(): number {
@@ -54,10 +61,14 @@ export class Driver {
     return driven.same_bank + driven.cross_bank + driven.payment_order + driven.mandate_charge;
   }
 
-  /** Resolves when CHAOS_PAYMENTS were started or CHAOS_SECONDS are over, whichever comes first. */
+  /**
+   * Resolves when CHAOS_PAYMENTS were started or CHAOS_SECONDS are over, whichever comes first,
+   * and every refund offered meanwhile has its answers.
+   */
   async drive(): Promise<void> {
     const begin = Date.now();
     await Promise.all(Array.from({ length: CONCURRENCY }, () => this.worker(begin, begin + SECONDS * 1000)));
+    await this.refunds?.settled();
   }
 
   private async worker(begin: number, deadline: number): Promise<void> {
@@ -93,19 +104,23 @@ export class Driver {
     const key = `chaos-${randomBytes(8).toString('hex')}`;
     // Drawn once: a retry sends the same body with the same Idempotency-Key.
     const amount = between(100, 5_000);
+    // A share of the sessions is the thin merchant's, all refunded: its refunds soon fail (refunds.ts).
+    const thin = this.refunds !== undefined && random() < THIN_MERCHANT_SHARE;
+    const merchant: Merchant = thin ? this.parties.thinMerchant : this.parties.merchant;
     const created = await client.retrying('create', () =>
       call(
         'POST',
         `${rest}/payments/sessions`,
         { amount, currency: 'LYD', destination: { type: 'alias', value: payee.alias } },
-        { ...this.auth, 'idempotency-key': key },
+        { authorization: `Bearer ${merchant.key}`, 'idempotency-key': key },
       ),
     );
     if (created.status !== 201) return this.note(`create ${created.status} ${created.body?.error?.code ?? ''}`.trim());
     const id = created.body.session_id as string;
     this.sessionIds.push(id);
     this.driven[kind] += 1;
-    this.subscriptions.offer(id);
+    // Watched as the run's merchant, who may not watch another merchant's session.
+    if (!thin) this.subscriptions.offer(id);
     const authorized = await client.retrying(
       'authorize',
       () =>
@@ -113,9 +128,10 @@ export class Driver {
       12,
     );
     // A retry after an answer lost to a kill meets the session already moving on: not a refusal.
-    if (authorized.status === 409 && /SESSION_ALREADY/.test(authorized.body?.error?.code ?? '')) return;
-    if (authorized.status !== 200)
-      this.note(`authorize ${authorized.status} ${authorized.body?.error?.code ?? ''}`.trim());
+    const alreadyMoving = authorized.status === 409 && /SESSION_ALREADY/.test(authorized.body?.error?.code ?? '');
+    if (authorized.status !== 200 && !alreadyMoving)
+      return this.note(`authorize ${authorized.status} ${authorized.body?.error?.code ?? ''}`.trim());
+    this.refunds?.offer({ id, amount, payerBank: payer.bank, merchant }, thin ? 1 : undefined);
   }
 
   private async paymentOrder(): Promise<void> {

@@ -16,12 +16,14 @@ export function percentile(values: readonly number[], p: number): number | undef
 /**
  * The aggregate a webhook envelope belongs to (API-CONTRACT "Webhook headers": `sequence` counts
  * the events of one session, consent, payment order or mandate; a mandate's charges share the
- * mandate). Undefined for an envelope that names none.
+ * mandate; a refund's events have an aggregate of their own, not its session's). Undefined for an
+ * envelope that names none.
  */
 export function aggregateOf(envelope: { event?: string; data?: Record<string, unknown> }): string | undefined {
   const data = envelope.data ?? {};
   const kind = envelope.event ?? '';
   const id = (key: string) => (typeof data[key] === 'string' ? `${key}:${data[key] as string}` : undefined);
+  if (kind.startsWith('refund.')) return id('refund_id');
   if (kind.startsWith('payment_order.')) return id('payment_order_id');
   if (kind.startsWith('consent.')) return id('consent_id');
   if (kind.startsWith('mandate.')) return id('mandate_id');
@@ -44,6 +46,8 @@ export class WebhookOrder {
   /** Envelopes without a sequence or an aggregate (the contract says every one has both). */
   withoutSequence = 0;
   readonly examples: string[] = [];
+  /** Out of order by the aggregate's kind (`refund_id`, `session_id`, ...). */
+  private readonly outOfOrderByKind = new Map<string, number>();
   private readonly highest = new Map<string, number>();
   private readonly seen = new Set<string>();
 
@@ -63,6 +67,8 @@ export class WebhookOrder {
     const highest = this.highest.get(aggregate);
     if (highest !== undefined && envelope.sequence < highest) {
       this.outOfOrder += 1;
+      const kind = kindOf(aggregate);
+      this.outOfOrderByKind.set(kind, (this.outOfOrderByKind.get(kind) ?? 0) + 1);
       if (this.examples.length < 5)
         this.examples.push(`${aggregate}: ${envelope.event} #${envelope.sequence} after #${highest}`);
       return;
@@ -74,7 +80,16 @@ export class WebhookOrder {
   get aggregates(): number {
     return this.highest.size;
   }
+
+  /** One kind of aggregate (`refund_id`: refunds): how many had a delivery, and the new events that came out of order. */
+  of(kind: string): { aggregates: number; outOfOrder: number } {
+    const aggregates = [...this.highest.keys()].filter((aggregate) => kindOf(aggregate) === kind).length;
+    return { aggregates, outOfOrder: this.outOfOrderByKind.get(kind) ?? 0 };
+  }
 }
+
+/** `refund_id:rfd_1` -> `refund_id`. */
+const kindOf = (aggregate: string): string => aggregate.slice(0, aggregate.indexOf(':'));
 
 /** A session's statuses in the order they can follow each other (the three final ones share the last place). */
 const STATUS_RANK: Record<string, number> = {

@@ -3,6 +3,7 @@ import type { SandboxCores } from './cores';
 import type { Driver } from './driver';
 import { isQuiet, type OpenWork } from './quiet';
 import type { WebhookReceiver } from './receiver';
+import { checkRefunds, type RefundFindings } from './refund-invariants';
 import type { SubscriptionSample } from './subscription-sample';
 
 /** One invariant: a miss fails the run. `figure` is what was counted (printed after PASS/FAIL). */
@@ -32,6 +33,8 @@ export interface Findings {
   doubleDebits: number;
   /** Each session's stored status (a subscription must end on it). */
   storedStatus: Map<string, string>;
+  /** The refunds' figures; undefined when the run drove none (a build without refunds). */
+  refunds: RefundFindings | undefined;
 }
 
 type Knex = Database['knex'];
@@ -65,6 +68,15 @@ export async function checkInvariants(knex: Knex, run: RunRecord): Promise<Findi
   const debits = await debitedTwice(run.cores);
   checks.push(debits.check);
   checks.push(oneCompletedEvent(sessions, run.receiver));
+  const refunds = driver.refunds
+    ? await checkRefunds(knex, {
+        answers: driver.refunds,
+        received: run.receiver.received,
+        order: run.receiver.order,
+        attention: new Set(attention.map((row) => row.movement_id)),
+      })
+    : undefined;
+  if (refunds) checks.push(...refunds.checks);
   checks.push(await outboxEmpty(knex));
   checks.push(await settledOnce(knex, run.cores));
   checks.push({
@@ -89,6 +101,7 @@ export async function checkInvariants(knex: Knex, run: RunRecord): Promise<Findi
     moneyAfter,
     doubleDebits: debits.twice,
     storedStatus: new Map(sessions.map((s) => [s.id, s.status])),
+    refunds: refunds?.findings,
   };
 }
 

@@ -1,4 +1,5 @@
 import type { Client } from './client';
+import type { SandboxCore } from '../launcher/sandbox-banks';
 import type { SandboxCores } from './cores';
 import { between } from './random';
 
@@ -13,17 +14,34 @@ export interface Customer {
   bank: string;
 }
 
-/** The parties the driver acts as: the customers, the merchant's API key and the TPP's access token. */
+/** A merchant the driver acts as: its API key and the bank of its settlement_iban (refunds are paid from it; a payer there is refunded within the bank). */
+export interface Merchant {
+  key: string;
+  bank: string;
+}
+
+/** The parties the driver acts as: the customers, the merchants and the TPP's access token. */
 export interface Parties {
   customers: Customer[];
-  merchantKey: string;
+  /** The run's merchant: most sessions, the mandates, the subscriptions sample. */
+  merchant: Merchant;
+  /**
+   * A merchant whose settlement account holds only THIN_SHOP_BALANCE, at the second bank: a share
+   * of the sessions is its, and its refunds soon meet INSUFFICIENT_FUNDS (FAILED, nothing moves,
+   * the amount left to refund again).
+   */
+  thinMerchant: Merchant;
   tppToken: string;
 }
 
+/** What the thin merchant's settlement account starts with (minor units): a refund or two. */
+const THIN_SHOP_BALANCE = 5_000;
+
 /**
  * Registers the cores' banks with funded settlement accounts, eight funded and enrolled customers
- * per bank, a merchant and a TPP whose webhooks go to `receiverUrl` (the TPP's too, so payment
- * orders' order is checked as well).
+ * per bank, two merchants (the run's, its settlement account at the first bank and funded:
+ * refunds are paid from it; a thin one at the second bank) and a TPP, whose webhooks all go to
+ * `receiverUrl` (the TPP's too, so payment orders' order is checked as well).
  */
 export async function onboard(
   client: Client,
@@ -83,24 +101,28 @@ export async function onboard(
       customers.push({ alias, iban: account.iban, otp, bank: bank.handle });
     }
   }
-  const shop = cores.banks[0]!;
-  const shopAccount = await client.ok(
-    'POST',
-    `${shop.url}/sandbox/accounts`,
-    { customer_ref: 'shop', holder_name: 'Chaos Shop', currency: 'LYD', balance: 0 },
-    cores.internal(shop.handle),
-  );
-  const merchant = await client.ok(
-    'POST',
-    `${rest}/merchants`,
-    { name: 'Chaos Shop', mode: 'live', webhook_url: receiverUrl, settlement_iban: shopAccount.iban },
-    admin,
-  );
+  const merchant = async (name: string, bank: SandboxCore, balance: number): Promise<Merchant> => {
+    const account = await client.ok(
+      'POST',
+      `${bank.url}/sandbox/accounts`,
+      { customer_ref: name.toLowerCase().replace(/\W+/g, '-'), holder_name: name, currency: 'LYD', balance },
+      cores.internal(bank.handle),
+    );
+    const created = await client.ok(
+      'POST',
+      `${rest}/merchants`,
+      { name, mode: 'live', webhook_url: receiverUrl, settlement_iban: account.iban },
+      admin,
+    );
+    return { key: created.api_key, bank: bank.handle };
+  };
+  const shop = await merchant('Chaos Shop', cores.banks[0]!, 50_000_000);
+  const thinShop = await merchant('Chaos Thin Shop', cores.banks[1]!, THIN_SHOP_BALANCE);
   const tpp = await client.ok(
     'POST',
     `${rest}/ob/tpps`,
     { name: 'Chaos TPP', mode: 'live', redirect_uris: [OB_REDIRECT], webhook_url: receiverUrl },
     admin,
   );
-  return { customers, merchantKey: merchant.api_key, tppToken: tpp.tpp_access_token };
+  return { customers, merchant: shop, thinMerchant: thinShop, tppToken: tpp.tpp_access_token };
 }

@@ -8,6 +8,7 @@ export type OpenWork = Record<
   | 'open_sessions'
   | 'open_charges'
   | 'open_orders'
+  | 'open_refunds'
   | 'open_executions'
   | 'outbox'
   | 'unsettled_positions'
@@ -18,7 +19,7 @@ export type OpenWork = Record<
 type Knex = Database['knex'];
 const counted = (rows: Array<{ count: string | number }>) => Number(rows[0]!.count);
 
-async function openWork(knex: Knex, withMandates: boolean): Promise<OpenWork> {
+async function openWork(knex: Knex, withMandates: boolean, withRefunds: boolean): Promise<OpenWork> {
   const open = await knex('payments.payment_sessions')
     .whereIn('status', ['PENDING', 'PROCESSING', 'SETTLEMENT_PENDING'])
     .count<{ count: string }[]>('* as count');
@@ -30,6 +31,12 @@ async function openWork(knex: Knex, withMandates: boolean): Promise<OpenWork> {
   const orders = await knex('open_banking.payment_orders')
     .where('status', 'PROCESSING')
     .count<{ count: string }[]>('* as count');
+  // A cross-bank refund waits for the payer's bank's confirmation as SETTLEMENT_PENDING (shown PROCESSING).
+  const refunds = withRefunds
+    ? await knex('payments.refunds')
+        .whereIn('status', ['PROCESSING', 'SETTLEMENT_PENDING'])
+        .count<{ count: string }[]>('* as count')
+    : [{ count: '0' }];
   const executions = await knex('payments.payment_executions')
     .whereIn('step', ['debit', 'credit', 'confirm', 'reverse', 'resolve_debit'])
     .count<{ count: string }[]>('* as count');
@@ -45,6 +52,7 @@ async function openWork(knex: Knex, withMandates: boolean): Promise<OpenWork> {
     open_sessions: counted(open),
     open_charges: counted(charges),
     open_orders: counted(orders),
+    open_refunds: counted(refunds),
     open_executions: counted(executions),
     outbox: counted(outbox),
     unsettled_positions: counted(positions),
@@ -58,9 +66,9 @@ export const isQuiet = (work: OpenWork): boolean => Object.values(work).every((n
  * Waits (up to CHAOS_QUIET_SECONDS) until nothing is in flight and every webhook is delivered or
  * given up on; answers the open work as last counted (all zero unless the wait ran out).
  */
-export async function waitForQuiet(knex: Knex, withMandates: boolean): Promise<OpenWork> {
+export async function waitForQuiet(knex: Knex, withMandates: boolean, withRefunds: boolean): Promise<OpenWork> {
   const quietDeadline = Date.now() + QUIET_SECONDS * 1000;
-  let state = await openWork(knex, withMandates);
+  let state = await openWork(knex, withMandates, withRefunds);
   for (;;) {
     const webhooksPending = await knex('payments.webhook_deliveries')
       .whereNotIn('status', ['DELIVERED', 'FAILED'])
@@ -68,7 +76,7 @@ export async function waitForQuiet(knex: Knex, withMandates: boolean): Promise<O
     const quiet = isQuiet(state) && Number(webhooksPending[0]!.count) === 0;
     if (quiet || Date.now() > quietDeadline) break;
     await sleep(2_000);
-    state = await openWork(knex, withMandates);
+    state = await openWork(knex, withMandates, withRefunds);
     log(`waiting for quiet: ${JSON.stringify(state)}, webhooks pending ${webhooksPending[0]!.count}`);
   }
   return state;

@@ -7,6 +7,8 @@ export interface Delivery {
   id: string;
   event: string;
   sessionId: string | undefined;
+  /** A refund's events (refund.completed, refund.failed) name it. */
+  refundId: string | undefined;
 }
 
 export interface WebhookReceiver {
@@ -36,6 +38,7 @@ export async function startReceiver(): Promise<WebhookReceiver> {
           id: envelope.id,
           event: envelope.event,
           sessionId: envelope.data?.session_id ?? envelope.data?.id,
+          refundId: envelope.data?.refund_id,
         });
         order.record(envelope);
       } catch {

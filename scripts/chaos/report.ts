@@ -36,6 +36,11 @@ function logFigures({ driver, client, faults, takeover, webhooks, subscriptions,
   log(
     `payments driven: ${JSON.stringify(driver.driven)} (total ${driver.total}); refused or unanswered: ${JSON.stringify(driver.refused)}`,
   );
+  const refunds = driver.refunds;
+  if (refunds)
+    log(
+      `refunds driven: ${JSON.stringify(refunds.driven)}; answered: ${JSON.stringify(refunds.answers)}; stored: ${JSON.stringify(findings.refunds?.byStatus ?? {})}, FAILED by failure_code ${JSON.stringify(findings.refunds?.failureCodes ?? {})}; offered sessions not COMPLETED within the wait: ${refunds.notCompleted}`,
+    );
   log(`client retries (no answer, 5xx, 409 IDEMPOTENCY_KEY_IN_USE, 429) by call: ${JSON.stringify(client.retries)}`);
   log(
     `chaos: kills ${JSON.stringify(faults.kills)}, faults ${JSON.stringify(faults.faults)}, RabbitMQ cuts ${faults.amqp_cuts} (${faults.amqp_connections_dropped} connections dropped)`,
@@ -100,7 +105,10 @@ function evidenceRows({
   const passed = (name: string) => checks.find((r) => r.name.startsWith(name))?.ok ?? false;
   // The invariants with a row of their own are left out of the last row.
   const others = checks.filter(
-    (r) => !/^(the sum of all balances|no core reference debited|webhooks in order|subscription statuses)/.test(r.name),
+    (r) =>
+      !/^(the sum of all balances|no core reference debited|webhooks in order|subscription statuses|each refund moved|no refund executed twice|refunds never exceed)/.test(
+        r.name,
+      ),
   );
   const { watched, repeated, backwards } = subscriptions;
   const endedOnTruth = watched.filter((w) => w.order.lastStatus === findings.storedStatus.get(w.sessionId)).length;
@@ -113,6 +121,7 @@ function evidenceRows({
       kind: 'figure',
       ok: true,
     },
+    ...refundRows(driver, findings),
     {
       figure: 'kills',
       value: `${kills} (${bySignal('SIGKILL')} SIGKILL, ${bySignal('SIGTERM')} SIGTERM): ${Object.entries(faults.kills)
@@ -185,6 +194,34 @@ function evidenceRows({
       target: 'all PASS',
       kind: 'invariant',
       ok: others.every((r) => r.ok),
+    },
+  ];
+}
+
+/** The refunds' rows (none when the run drove no refunds): what was asked and stored, and their three invariants in one row. */
+function refundRows(driver: Driver, findings: Findings): EvidenceRow[] {
+  const refunds = driver.refunds;
+  const figures = findings.refunds;
+  if (!refunds || !figures) return [];
+  const { driven } = refunds;
+  const passed = (name: string) => findings.checks.find((r) => r.name.startsWith(name))?.ok ?? false;
+  const stored = Object.entries(figures.byStatus)
+    .map(([status, n]) => `${n} ${status}`)
+    .join(', ');
+  return [
+    {
+      figure: 'refunds driven',
+      value: `${driven.requests} requests on ${driven.sessions} sessions (${driven.full} full, ${driven.partial} partial, ${driven.raced} races, ${driven.replayed} replays; ${driven.same_bank} same bank, ${driven.cross_bank} cross bank): ${stored || 'none stored'}`,
+      target: '',
+      kind: 'figure',
+      ok: true,
+    },
+    {
+      figure: 'refunds wrong at the cores / executed twice / over the session amount',
+      value: `${figures.money.wrong.length + figures.money.stray.length} / ${figures.executedTwice} / ${figures.overAmount} (${figures.money.checked} final refunds checked)`,
+      target: '0 / 0 / 0',
+      kind: 'invariant',
+      ok: passed('each refund moved') && passed('no refund executed twice') && passed('refunds never exceed'),
     },
   ];
 }

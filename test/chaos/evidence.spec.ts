@@ -56,6 +56,20 @@ describe('chaos evidence', () => {
       expect(order.aggregates).toBe(3);
     });
 
+    it("a refund's events are ordered by the refund, not its session, and counted by that kind", () => {
+      const order = new WebhookOrder();
+      order.record(envelope('evt_s3', 3, { session_id: 'ops_a' }, 'payment.completed'));
+      // Each refund's own sequence starts again: below the session's, and not out of order.
+      order.record(envelope('evt_r1', 1, { refund_id: 'rfd_1', session_id: 'ops_a' }, 'refund.completed'));
+      order.record(envelope('evt_r2', 1, { refund_id: 'rfd_2', session_id: 'ops_a' }, 'refund.failed'));
+      expect(order).toMatchObject({ outOfOrder: 0, aggregates: 3 });
+      expect(order.of('refund_id')).toEqual({ aggregates: 2, outOfOrder: 0 });
+      order.record(envelope('evt_r3', 3, { refund_id: 'rfd_3', session_id: 'ops_a' }, 'refund.failed'));
+      order.record(envelope('evt_r4', 2, { refund_id: 'rfd_3', session_id: 'ops_a' }, 'refund.completed'));
+      expect(order.of('refund_id')).toEqual({ aggregates: 3, outOfOrder: 1 });
+      expect(order.of('session_id')).toEqual({ aggregates: 1, outOfOrder: 0 });
+    });
+
     it('an envelope without a sequence is counted apart', () => {
       const order = new WebhookOrder();
       order.record({ id: 'evt_1', event: 'payment.initiated', data: { session_id: 'ops_a' } });
