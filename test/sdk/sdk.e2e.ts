@@ -28,7 +28,8 @@ describe('@gateway/sdk against the platform', () => {
     bank = await startPaymentBank(t);
     receiver = await startTestReceiver();
     payee = await bank.customer({ balance: 0 });
-    merchant = await t.seed.createMerchant({ webhook_url: receiver.url });
+    // Refunds are paid from the settlement account: the payee's, which the paid session credits.
+    merchant = await t.seed.createMerchant({ webhook_url: receiver.url, settlement_iban: payee.iban });
     gateway = new GatewayClient({ baseUrl: t.platform.restUrl, apiKey: merchant.apiKey });
   });
   afterAll(async () => {
@@ -131,6 +132,10 @@ describe('@gateway/sdk against the platform', () => {
       livemode: true,
       data: { session_id: session.session_id, reference: 'order-webhook', status: 'COMPLETED', amount: 1500 },
     });
+    // Typed from the document's webhooks section: payment.completed's data names the payee's bank.
+    if (event.event !== 'payment.completed') throw new Error(`unexpected ${event.event}`);
+    expect(event.data.creditor_bank).toBe(bank.handle);
+    expect(event.data.settlement_type).toBe('internal');
 
     const altered = delivery.body.replace('"amount":1500', '"amount":150000');
     expect(altered).not.toBe(delivery.body);
@@ -142,5 +147,26 @@ describe('@gateway/sdk against the platform', () => {
         now: new Date(Date.now() + 6 * 60_000),
       }),
     ).toThrow('tolerance');
+
+    // A refund through the SDK (an idempotent POST), and its refund.completed verified and typed.
+    const refund = await gateway.post('/payments/sessions/{session_id}/refunds', {
+      params: { path: { session_id: session.session_id } },
+      body: { amount: 500, reference: 'rma-1' },
+    });
+    const refunded = await receiver.waitFor(
+      (w) => w.envelope.event === 'refund.completed' && w.envelope.data.refund_id === refund.refund_id,
+      'refund.completed',
+    );
+    const refundEvent = webhooks.verify(refunded.body, refunded.headers, merchant.webhookSecret);
+    if (refundEvent.event !== 'refund.completed') throw new Error(`unexpected ${refundEvent.event}`);
+    expect(refundEvent.data).toMatchObject({ session_id: session.session_id, amount: 500, reference: 'rma-1' });
+  });
+
+  it('received only events the OpenAPI document describes, each matching its documented schema', () => {
+    const kinds = new Set(receiver.received.map((w) => w.envelope.event));
+    expect([...kinds]).toEqual(
+      expect.arrayContaining(['payment.initiated', 'payment.processing', 'payment.completed', 'refund.completed']),
+    );
+    expect(receiver.received.map((w) => w.undocumented).filter(Boolean)).toEqual([]);
   });
 });

@@ -20,5 +20,5 @@ export {
   type WebhookHeaders,
   type WebhookVerificationFailure,
 } from './webhooks';
-export type { WebhookEnvelope, WebhookEvent } from './webhook-events';
+export type { WebhookEvent, WebhookEventName, WebhookEventOf } from './webhook-events';
 export type { components, operations, paths } from './generated/schema';

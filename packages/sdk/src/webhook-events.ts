@@ -1,18 +1,19 @@
-/**
- * A webhook delivery's body: the envelope {id, event, created_at, livemode, sequence, data}
- * (API-CONTRACT "Webhook headers"). `sequence` counts the events of one session (consent,
- * payment order, mandate, refund) from 1: order by it and drop what you already have.
- */
-export interface WebhookEnvelope<Event extends string = string, Data = Record<string, unknown>> {
-  /** evt_…, the same on every retry of this delivery: deduplicate on it. */
-  id: string;
-  event: Event;
-  /** ISO 8601 UTC. */
-  created_at: string;
-  /** false for an event of a test object (a test credential's). */
-  livemode: boolean;
-  sequence?: number;
-  data: Data;
-}
+import type { webhooks } from './generated/schema';
 
-export type WebhookEvent = WebhookEnvelope;
+/**
+ * The events the gateway delivers, typed from the OpenAPI document's `webhooks` section (one POST
+ * per event, its body the envelope {id, event, created_at, livemode, sequence, data}). `sequence`
+ * counts the events of one session (refund, mandate, consent, payment order) from 1: order by it
+ * and drop what you already have; `id` is the same on every retry: deduplicate on it.
+ */
+export type WebhookEventName = keyof webhooks;
+
+type BodyOf<Operation> = Operation extends { requestBody: { content: { 'application/json': infer Body } } }
+  ? Body
+  : never;
+
+/** One delivery's body; switch on `event` to narrow `data` (payment.completed has settlement_type, …). */
+export type WebhookEvent = { [Name in WebhookEventName]: BodyOf<webhooks[Name]['post']> }[WebhookEventName];
+
+/** The body of one named event: WebhookEventOf<'refund.completed'>. */
+export type WebhookEventOf<Name extends WebhookEventName> = Extract<WebhookEvent, { event: Name }>;

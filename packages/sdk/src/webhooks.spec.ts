@@ -1,4 +1,5 @@
 import { Webhook } from 'standardwebhooks';
+import type { WebhookEvent, WebhookEventName } from './webhook-events';
 import { sign, verify, WebhookVerificationError, type WebhookHeaders } from './webhooks';
 
 const SECRET = 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw';
@@ -167,3 +168,28 @@ describe('webhooks.verify', () => {
     expect(refusal(() => verify(body, headers, SECRET, { now: NOW })).reason).toBe('INVALID_PAYLOAD');
   });
 });
+
+// Compile-time checks (npm run typecheck): verify answers the events of the document's webhooks section.
+export function eventTypeChecks(event: WebhookEvent): string | undefined {
+  switch (event.event) {
+    case 'payment.completed': {
+      const bank: string = event.data.creditor_bank;
+      const settlement: 'internal' | 'rail' = event.data.settlement_type;
+      const status: 'COMPLETED' = event.data.status;
+      return `${bank} ${settlement} ${status}`;
+    }
+    case 'refund.failed':
+      return event.data.failure_code ?? event.data.refund_id;
+    case 'refund.completed':
+      // @ts-expect-error a refund.completed carries no failure_code
+      return event.data.failure_code;
+    case 'payment_order.pending_sca':
+      return event.data.sca_url;
+    case 'mandate.charge.completed':
+      return event.data.charge_id;
+    default:
+      return undefined;
+  }
+}
+// @ts-expect-error not an event of the document
+export const unknownEvent: WebhookEventName = 'payment.refunded';

@@ -1115,7 +1115,388 @@ export interface paths {
         trace?: never;
     };
 }
-export type webhooks = Record<string, never>;
+export interface webhooks {
+    "payment.initiated": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * payment.initiated
+         * @description A payment session was created (PENDING). Informational: do not act on it. Sent to the merchant's (or the session's own) webhook URL.
+         */
+        post: operations["paymentInitiatedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "payment.processing": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * payment.processing
+         * @description The payer authenticated and the debit is in flight (PROCESSING), or a cross-bank debit is booked and the credit awaits the payee bank (SETTLEMENT_PENDING). Informational: do not act on it. Sent to the merchant's (or the session's own) webhook URL.
+         */
+        post: operations["paymentProcessingWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "payment.completed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * payment.completed
+         * @description Funds deducted and the credit at the payee's bank confirmed (COMPLETED): fulfil the order on this event only. Sent to the merchant's (or the session's own) webhook URL.
+         */
+        post: operations["paymentCompletedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "payment.failed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * payment.failed
+         * @description The payment failed (FAILED): OTP failures, a timeout or a core error; failure_code says which (CBS_OUTCOME_UNKNOWN when a core could not say in time). Sent to the merchant's (or the session's own) webhook URL.
+         */
+        post: operations["paymentFailedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "payment.expired": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * payment.expired
+         * @description The session timed out before completion, or the merchant ended it (EXPIRED). Sent to the merchant's (or the session's own) webhook URL.
+         */
+        post: operations["paymentExpiredWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "refund.completed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * refund.completed
+         * @description A refund reached the payer (COMPLETED). Sent to the merchant's (or the session's own) webhook URL.
+         */
+        post: operations["refundCompletedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "refund.failed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * refund.failed
+         * @description A refund failed (FAILED); failure_code says why. Its amount is refundable again unless an operator must check. Sent to the merchant's (or the session's own) webhook URL.
+         */
+        post: operations["refundFailedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "mandate.activated": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * mandate.activated
+         * @description The customer confirmed the mandate (ACTIVE): it can be charged. Sent to the merchant's (or the session's own) webhook URL.
+         */
+        post: operations["mandateActivatedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "mandate.cancelled": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * mandate.cancelled
+         * @description The mandate was cancelled by the merchant or revoked at the customer's bank (CANCELLED). Sent to the merchant's (or the session's own) webhook URL.
+         */
+        post: operations["mandateCancelledWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "mandate.charge.completed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * mandate.charge.completed
+         * @description A charge of a mandate was paid (COMPLETED). Sent to the merchant's (or the session's own) webhook URL.
+         */
+        post: operations["mandateChargeCompletedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "mandate.charge.failed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * mandate.charge.failed
+         * @description A charge of a mandate failed (FAILED); failure_code says why. Sent to the merchant's (or the session's own) webhook URL.
+         */
+        post: operations["mandateChargeFailedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "consent.granted": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * consent.granted
+         * @description The customer approved the consent request (AUTHORISED). Sent to the TPP's webhook URL.
+         */
+        post: operations["consentGrantedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "consent.revoked": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * consent.revoked
+         * @description The consent was revoked by the TPP, the customer or the bank (REVOKED); revoked_by says who. Sent to the TPP's webhook URL.
+         */
+        post: operations["consentRevokedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "consent.expired": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * consent.expired
+         * @description The consent reached its expiry, or was never decided in time (EXPIRED). Sent to the TPP's webhook URL.
+         */
+        post: operations["consentExpiredWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "payment_order.processing": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * payment_order.processing
+         * @description The payment order is executing (PROCESSING). Sent to the TPP's webhook URL.
+         */
+        post: operations["paymentOrderProcessingWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "payment_order.pending_sca": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * payment_order.pending_sca
+         * @description Strong customer authentication is required before execution (PENDING_SCA): send the customer to sca_url. Sent to the TPP's webhook URL.
+         */
+        post: operations["paymentOrderPendingScaWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "payment_order.completed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * payment_order.completed
+         * @description The payment order was executed (COMPLETED). Sent to the TPP's webhook URL.
+         */
+        post: operations["paymentOrderCompletedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "payment_order.failed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * payment_order.failed
+         * @description The payment order failed (FAILED): declined by a bank, a processing error, or SCA failed or expired. Sent to the TPP's webhook URL.
+         */
+        post: operations["paymentOrderFailedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "payment_order.rejected": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * payment_order.rejected
+         * @description The bank rejected the payment order (REJECTED). Sent to the TPP's webhook URL.
+         */
+        post: operations["paymentOrderRejectedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+}
 export interface components {
     schemas: {
         Error: {
@@ -1129,9 +1510,684 @@ export interface components {
                 request_id: string;
             };
         };
+        PaymentInitiatedEvent: {
+            /**
+             * @description evt_…, the same on every attempt of this delivery: deduplicate on it.
+             * @example evt_4RfV5tgB6yhN7ujM8ikO9lP0
+             */
+            id: string;
+            /** @constant */
+            event: "payment.initiated";
+            /** @description When the event happened, ISO 8601 UTC. */
+            created_at: string;
+            /** @description false for an event of a test object (a test credential's). */
+            livemode: boolean;
+            /** @description The event's place among its session's (refund's, mandate's, consent's, payment order's) events, from 1: order by it, drop what you already have. */
+            sequence?: number;
+            data: {
+                /** @description ops_… */
+                session_id: string;
+                /** @description false for an event of a test object (a test credential's). */
+                livemode: boolean;
+                /** @enum {string} */
+                status: "PENDING";
+                /** @description Minor units. */
+                amount: number;
+                currency: string;
+                /** @description The merchant's own reference given at creation. */
+                reference: string | null;
+                /** @description mer_… */
+                merchant_id: string;
+            };
+        };
+        PaymentProcessingEvent: {
+            /**
+             * @description evt_…, the same on every attempt of this delivery: deduplicate on it.
+             * @example evt_4RfV5tgB6yhN7ujM8ikO9lP0
+             */
+            id: string;
+            /** @constant */
+            event: "payment.processing";
+            /** @description When the event happened, ISO 8601 UTC. */
+            created_at: string;
+            /** @description false for an event of a test object (a test credential's). */
+            livemode: boolean;
+            /** @description The event's place among its session's (refund's, mandate's, consent's, payment order's) events, from 1: order by it, drop what you already have. */
+            sequence?: number;
+            data: {
+                /** @description ops_… */
+                session_id: string;
+                /** @description false for an event of a test object (a test credential's). */
+                livemode: boolean;
+                /** @enum {string} */
+                status: "PROCESSING" | "SETTLEMENT_PENDING";
+                /** @description Minor units. */
+                amount: number;
+                currency: string;
+                /** @description The merchant's own reference given at creation. */
+                reference: string | null;
+                /** @description mer_… */
+                merchant_id: string;
+            };
+        };
+        PaymentCompletedEvent: {
+            /**
+             * @description evt_…, the same on every attempt of this delivery: deduplicate on it.
+             * @example evt_4RfV5tgB6yhN7ujM8ikO9lP0
+             */
+            id: string;
+            /** @constant */
+            event: "payment.completed";
+            /** @description When the event happened, ISO 8601 UTC. */
+            created_at: string;
+            /** @description false for an event of a test object (a test credential's). */
+            livemode: boolean;
+            /** @description The event's place among its session's (refund's, mandate's, consent's, payment order's) events, from 1: order by it, drop what you already have. */
+            sequence?: number;
+            data: {
+                /** @description ops_… */
+                session_id: string;
+                /** @description false for an event of a test object (a test credential's). */
+                livemode: boolean;
+                /** @enum {string} */
+                status: "COMPLETED";
+                /** @description Minor units. */
+                amount: number;
+                currency: string;
+                /** @description The merchant's own reference given at creation. */
+                reference: string | null;
+                /** @description mer_… */
+                merchant_id: string;
+                /**
+                 * @description internal (same bank) or rail (cross bank).
+                 * @enum {string}
+                 */
+                settlement_type: "internal" | "rail";
+                /** @description Handle of the payee's bank. */
+                creditor_bank: string;
+            };
+        };
+        PaymentFailedEvent: {
+            /**
+             * @description evt_…, the same on every attempt of this delivery: deduplicate on it.
+             * @example evt_4RfV5tgB6yhN7ujM8ikO9lP0
+             */
+            id: string;
+            /** @constant */
+            event: "payment.failed";
+            /** @description When the event happened, ISO 8601 UTC. */
+            created_at: string;
+            /** @description false for an event of a test object (a test credential's). */
+            livemode: boolean;
+            /** @description The event's place among its session's (refund's, mandate's, consent's, payment order's) events, from 1: order by it, drop what you already have. */
+            sequence?: number;
+            data: {
+                /** @description ops_… */
+                session_id: string;
+                /** @description false for an event of a test object (a test credential's). */
+                livemode: boolean;
+                /** @enum {string} */
+                status: "FAILED";
+                /** @description Minor units. */
+                amount: number;
+                currency: string;
+                /** @description The merchant's own reference given at creation. */
+                reference: string | null;
+                /** @description mer_… */
+                merchant_id: string;
+                /** @description Why it failed: a spec error code (CBS_ERROR, OTP_INVALID, …). */
+                failure_code: string | null;
+            };
+        };
+        PaymentExpiredEvent: {
+            /**
+             * @description evt_…, the same on every attempt of this delivery: deduplicate on it.
+             * @example evt_4RfV5tgB6yhN7ujM8ikO9lP0
+             */
+            id: string;
+            /** @constant */
+            event: "payment.expired";
+            /** @description When the event happened, ISO 8601 UTC. */
+            created_at: string;
+            /** @description false for an event of a test object (a test credential's). */
+            livemode: boolean;
+            /** @description The event's place among its session's (refund's, mandate's, consent's, payment order's) events, from 1: order by it, drop what you already have. */
+            sequence?: number;
+            data: {
+                /** @description ops_… */
+                session_id: string;
+                /** @description false for an event of a test object (a test credential's). */
+                livemode: boolean;
+                /** @enum {string} */
+                status: "EXPIRED";
+                /** @description Minor units. */
+                amount: number;
+                currency: string;
+                /** @description The merchant's own reference given at creation. */
+                reference: string | null;
+                /** @description mer_… */
+                merchant_id: string;
+            };
+        };
+        RefundCompletedEvent: {
+            /**
+             * @description evt_…, the same on every attempt of this delivery: deduplicate on it.
+             * @example evt_4RfV5tgB6yhN7ujM8ikO9lP0
+             */
+            id: string;
+            /** @constant */
+            event: "refund.completed";
+            /** @description When the event happened, ISO 8601 UTC. */
+            created_at: string;
+            /** @description false for an event of a test object (a test credential's). */
+            livemode: boolean;
+            /** @description The event's place among its session's (refund's, mandate's, consent's, payment order's) events, from 1: order by it, drop what you already have. */
+            sequence?: number;
+            data: {
+                /** @description rfd_… */
+                refund_id: string;
+                /** @description The session refunded (ops_…). */
+                session_id: string;
+                /** @description false for an event of a test object (a test credential's). */
+                livemode: boolean;
+                /** @enum {string} */
+                status: "COMPLETED";
+                /** @description Minor units. */
+                amount: number;
+                currency: string;
+                /** @description The merchant's own reference given with the refund. */
+                reference: string | null;
+                /** @description mer_… */
+                merchant_id: string;
+            };
+        };
+        RefundFailedEvent: {
+            /**
+             * @description evt_…, the same on every attempt of this delivery: deduplicate on it.
+             * @example evt_4RfV5tgB6yhN7ujM8ikO9lP0
+             */
+            id: string;
+            /** @constant */
+            event: "refund.failed";
+            /** @description When the event happened, ISO 8601 UTC. */
+            created_at: string;
+            /** @description false for an event of a test object (a test credential's). */
+            livemode: boolean;
+            /** @description The event's place among its session's (refund's, mandate's, consent's, payment order's) events, from 1: order by it, drop what you already have. */
+            sequence?: number;
+            data: {
+                /** @description rfd_… */
+                refund_id: string;
+                /** @description The session refunded (ops_…). */
+                session_id: string;
+                /** @description false for an event of a test object (a test credential's). */
+                livemode: boolean;
+                /** @enum {string} */
+                status: "FAILED";
+                /** @description Minor units. */
+                amount: number;
+                currency: string;
+                /** @description The merchant's own reference given with the refund. */
+                reference: string | null;
+                /** @description mer_… */
+                merchant_id: string;
+                /** @description Why it failed: a spec error code (CBS_ERROR, OTP_INVALID, …). */
+                failure_code: string | null;
+            };
+        };
+        MandateActivatedEvent: {
+            /**
+             * @description evt_…, the same on every attempt of this delivery: deduplicate on it.
+             * @example evt_4RfV5tgB6yhN7ujM8ikO9lP0
+             */
+            id: string;
+            /** @constant */
+            event: "mandate.activated";
+            /** @description When the event happened, ISO 8601 UTC. */
+            created_at: string;
+            /** @description false for an event of a test object (a test credential's). */
+            livemode: boolean;
+            /** @description The event's place among its session's (refund's, mandate's, consent's, payment order's) events, from 1: order by it, drop what you already have. */
+            sequence?: number;
+            data: {
+                /** @description mdt_… */
+                mandate_id: string;
+                /** @description false for an event of a test object (a test credential's). */
+                livemode: boolean;
+                /** @enum {string} */
+                status: "ACTIVE";
+                /**
+                 * @description The same: the mandate’s own status, under a name a charge event never uses.
+                 * @enum {string}
+                 */
+                mandate_status: "ACTIVE";
+                /** @description mer_… */
+                merchant_id: string;
+                /** @description The most one charge may take, in minor units. */
+                amount: number;
+                currency: string;
+                /** @enum {string} */
+                interval: "weekly" | "monthly" | "yearly";
+                /** @description customer or bank when the customer's bank revoked it; else null. */
+                revoked_by: string | null;
+            };
+        };
+        MandateCancelledEvent: {
+            /**
+             * @description evt_…, the same on every attempt of this delivery: deduplicate on it.
+             * @example evt_4RfV5tgB6yhN7ujM8ikO9lP0
+             */
+            id: string;
+            /** @constant */
+            event: "mandate.cancelled";
+            /** @description When the event happened, ISO 8601 UTC. */
+            created_at: string;
+            /** @description false for an event of a test object (a test credential's). */
+            livemode: boolean;
+            /** @description The event's place among its session's (refund's, mandate's, consent's, payment order's) events, from 1: order by it, drop what you already have. */
+            sequence?: number;
+            data: {
+                /** @description mdt_… */
+                mandate_id: string;
+                /** @description false for an event of a test object (a test credential's). */
+                livemode: boolean;
+                /** @enum {string} */
+                status: "CANCELLED";
+                /**
+                 * @description The same: the mandate’s own status, under a name a charge event never uses.
+                 * @enum {string}
+                 */
+                mandate_status: "CANCELLED";
+                /** @description mer_… */
+                merchant_id: string;
+                /** @description The most one charge may take, in minor units. */
+                amount: number;
+                currency: string;
+                /** @enum {string} */
+                interval: "weekly" | "monthly" | "yearly";
+                /** @description customer or bank when the customer's bank revoked it; else null. */
+                revoked_by: string | null;
+            };
+        };
+        MandateChargeCompletedEvent: {
+            /**
+             * @description evt_…, the same on every attempt of this delivery: deduplicate on it.
+             * @example evt_4RfV5tgB6yhN7ujM8ikO9lP0
+             */
+            id: string;
+            /** @constant */
+            event: "mandate.charge.completed";
+            /** @description When the event happened, ISO 8601 UTC. */
+            created_at: string;
+            /** @description false for an event of a test object (a test credential's). */
+            livemode: boolean;
+            /** @description The event's place among its session's (refund's, mandate's, consent's, payment order's) events, from 1: order by it, drop what you already have. */
+            sequence?: number;
+            data: {
+                /** @description chg_… */
+                charge_id: string;
+                /** @description false for an event of a test object (a test credential's). */
+                livemode: boolean;
+                /** @description mdt_… */
+                mandate_id: string;
+                /** @enum {string} */
+                status: "COMPLETED";
+                /**
+                 * @description The same: the charge’s status, never to be read as the mandate’s.
+                 * @enum {string}
+                 */
+                charge_status: "COMPLETED";
+                /** @description Minor units. */
+                amount: number;
+                currency: string;
+                /** @description The merchant's reference of the charge. */
+                reference: string;
+                /** @description mer_… */
+                merchant_id: string;
+                /** @description internal (same bank) or rail (cross bank). */
+                settlement_type: string;
+                /** @description Handle of the merchant's bank. */
+                creditor_bank: string;
+            };
+        };
+        MandateChargeFailedEvent: {
+            /**
+             * @description evt_…, the same on every attempt of this delivery: deduplicate on it.
+             * @example evt_4RfV5tgB6yhN7ujM8ikO9lP0
+             */
+            id: string;
+            /** @constant */
+            event: "mandate.charge.failed";
+            /** @description When the event happened, ISO 8601 UTC. */
+            created_at: string;
+            /** @description false for an event of a test object (a test credential's). */
+            livemode: boolean;
+            /** @description The event's place among its session's (refund's, mandate's, consent's, payment order's) events, from 1: order by it, drop what you already have. */
+            sequence?: number;
+            data: {
+                /** @description chg_… */
+                charge_id: string;
+                /** @description false for an event of a test object (a test credential's). */
+                livemode: boolean;
+                /** @description mdt_… */
+                mandate_id: string;
+                /** @enum {string} */
+                status: "FAILED";
+                /**
+                 * @description The same: the charge’s status, never to be read as the mandate’s.
+                 * @enum {string}
+                 */
+                charge_status: "FAILED";
+                /** @description Minor units. */
+                amount: number;
+                currency: string;
+                /** @description The merchant's reference of the charge. */
+                reference: string;
+                /** @description mer_… */
+                merchant_id: string;
+                /** @description internal (same bank) or rail (cross bank). */
+                settlement_type: string;
+                /** @description Handle of the merchant's bank. */
+                creditor_bank: string;
+                /** @description Why it failed: a spec error code (CBS_ERROR, OTP_INVALID, …). */
+                failure_code: string | null;
+            };
+        };
+        ConsentGrantedEvent: {
+            /**
+             * @description evt_…, the same on every attempt of this delivery: deduplicate on it.
+             * @example evt_4RfV5tgB6yhN7ujM8ikO9lP0
+             */
+            id: string;
+            /** @constant */
+            event: "consent.granted";
+            /** @description When the event happened, ISO 8601 UTC. */
+            created_at: string;
+            /** @description false for an event of a test object (a test credential's). */
+            livemode: boolean;
+            /** @description The event's place among its session's (refund's, mandate's, consent's, payment order's) events, from 1: order by it, drop what you already have. */
+            sequence?: number;
+            data: {
+                /** @description con_… */
+                consent_id: string;
+                /** @description false for an event of a test object (a test credential's). */
+                livemode: boolean;
+                /** @enum {string} */
+                status: "AUTHORISED";
+                /** @description tpp_… */
+                tpp_id: string;
+                bank_handle: string;
+                scopes: ("accounts:read" | "balances:read" | "transactions:read" | "payments:write")[];
+                /** @description ISO 8601 UTC. */
+                expires_at: string;
+            };
+        };
+        ConsentRevokedEvent: {
+            /**
+             * @description evt_…, the same on every attempt of this delivery: deduplicate on it.
+             * @example evt_4RfV5tgB6yhN7ujM8ikO9lP0
+             */
+            id: string;
+            /** @constant */
+            event: "consent.revoked";
+            /** @description When the event happened, ISO 8601 UTC. */
+            created_at: string;
+            /** @description false for an event of a test object (a test credential's). */
+            livemode: boolean;
+            /** @description The event's place among its session's (refund's, mandate's, consent's, payment order's) events, from 1: order by it, drop what you already have. */
+            sequence?: number;
+            data: {
+                /** @description con_… */
+                consent_id: string;
+                /** @description false for an event of a test object (a test credential's). */
+                livemode: boolean;
+                /** @enum {string} */
+                status: "REVOKED";
+                /** @description tpp_… */
+                tpp_id: string;
+                bank_handle: string;
+                scopes: ("accounts:read" | "balances:read" | "transactions:read" | "payments:write")[];
+                /** @description ISO 8601 UTC. */
+                expires_at: string;
+                revoked_by: ("tpp" | "customer" | "bank") | null;
+            };
+        };
+        ConsentExpiredEvent: {
+            /**
+             * @description evt_…, the same on every attempt of this delivery: deduplicate on it.
+             * @example evt_4RfV5tgB6yhN7ujM8ikO9lP0
+             */
+            id: string;
+            /** @constant */
+            event: "consent.expired";
+            /** @description When the event happened, ISO 8601 UTC. */
+            created_at: string;
+            /** @description false for an event of a test object (a test credential's). */
+            livemode: boolean;
+            /** @description The event's place among its session's (refund's, mandate's, consent's, payment order's) events, from 1: order by it, drop what you already have. */
+            sequence?: number;
+            data: {
+                /** @description con_… */
+                consent_id: string;
+                /** @description false for an event of a test object (a test credential's). */
+                livemode: boolean;
+                /** @enum {string} */
+                status: "EXPIRED";
+                /** @description tpp_… */
+                tpp_id: string;
+                bank_handle: string;
+                scopes: ("accounts:read" | "balances:read" | "transactions:read" | "payments:write")[];
+                /** @description ISO 8601 UTC. */
+                expires_at: string;
+            };
+        };
+        PaymentOrderProcessingEvent: {
+            /**
+             * @description evt_…, the same on every attempt of this delivery: deduplicate on it.
+             * @example evt_4RfV5tgB6yhN7ujM8ikO9lP0
+             */
+            id: string;
+            /** @constant */
+            event: "payment_order.processing";
+            /** @description When the event happened, ISO 8601 UTC. */
+            created_at: string;
+            /** @description false for an event of a test object (a test credential's). */
+            livemode: boolean;
+            /** @description The event's place among its session's (refund's, mandate's, consent's, payment order's) events, from 1: order by it, drop what you already have. */
+            sequence?: number;
+            data: {
+                /** @description po_… */
+                payment_order_id: string;
+                /** @description con_… */
+                consent_id: string;
+                /** @description false for an event of a test object (a test credential's). */
+                livemode: boolean;
+                /** @enum {string} */
+                status: "PROCESSING";
+                /** @description Minor units. */
+                amount: number;
+                currency: string;
+                /** @description acc_… */
+                source_account_id: string;
+                destination: {
+                    /** @description iban. */
+                    type: string;
+                    /** @description The payee's IBAN. */
+                    value: string;
+                };
+                /** @description Why it failed or was rejected, once it has a reason. */
+                failure_code?: string;
+            };
+        };
+        PaymentOrderPendingScaEvent: {
+            /**
+             * @description evt_…, the same on every attempt of this delivery: deduplicate on it.
+             * @example evt_4RfV5tgB6yhN7ujM8ikO9lP0
+             */
+            id: string;
+            /** @constant */
+            event: "payment_order.pending_sca";
+            /** @description When the event happened, ISO 8601 UTC. */
+            created_at: string;
+            /** @description false for an event of a test object (a test credential's). */
+            livemode: boolean;
+            /** @description The event's place among its session's (refund's, mandate's, consent's, payment order's) events, from 1: order by it, drop what you already have. */
+            sequence?: number;
+            data: {
+                /** @description po_… */
+                payment_order_id: string;
+                /** @description con_… */
+                consent_id: string;
+                /** @description false for an event of a test object (a test credential's). */
+                livemode: boolean;
+                /** @enum {string} */
+                status: "PENDING_SCA";
+                /** @description Minor units. */
+                amount: number;
+                currency: string;
+                /** @description acc_… */
+                source_account_id: string;
+                destination: {
+                    /** @description iban. */
+                    type: string;
+                    /** @description The payee's IBAN. */
+                    value: string;
+                };
+                /** @description Why it failed or was rejected, once it has a reason. */
+                failure_code?: string;
+                /** @description Where the customer authenticates the order. */
+                sca_url: string;
+            };
+        };
+        PaymentOrderCompletedEvent: {
+            /**
+             * @description evt_…, the same on every attempt of this delivery: deduplicate on it.
+             * @example evt_4RfV5tgB6yhN7ujM8ikO9lP0
+             */
+            id: string;
+            /** @constant */
+            event: "payment_order.completed";
+            /** @description When the event happened, ISO 8601 UTC. */
+            created_at: string;
+            /** @description false for an event of a test object (a test credential's). */
+            livemode: boolean;
+            /** @description The event's place among its session's (refund's, mandate's, consent's, payment order's) events, from 1: order by it, drop what you already have. */
+            sequence?: number;
+            data: {
+                /** @description po_… */
+                payment_order_id: string;
+                /** @description con_… */
+                consent_id: string;
+                /** @description false for an event of a test object (a test credential's). */
+                livemode: boolean;
+                /** @enum {string} */
+                status: "COMPLETED";
+                /** @description Minor units. */
+                amount: number;
+                currency: string;
+                /** @description acc_… */
+                source_account_id: string;
+                destination: {
+                    /** @description iban. */
+                    type: string;
+                    /** @description The payee's IBAN. */
+                    value: string;
+                };
+                /** @description Why it failed or was rejected, once it has a reason. */
+                failure_code?: string;
+            };
+        };
+        PaymentOrderFailedEvent: {
+            /**
+             * @description evt_…, the same on every attempt of this delivery: deduplicate on it.
+             * @example evt_4RfV5tgB6yhN7ujM8ikO9lP0
+             */
+            id: string;
+            /** @constant */
+            event: "payment_order.failed";
+            /** @description When the event happened, ISO 8601 UTC. */
+            created_at: string;
+            /** @description false for an event of a test object (a test credential's). */
+            livemode: boolean;
+            /** @description The event's place among its session's (refund's, mandate's, consent's, payment order's) events, from 1: order by it, drop what you already have. */
+            sequence?: number;
+            data: {
+                /** @description po_… */
+                payment_order_id: string;
+                /** @description con_… */
+                consent_id: string;
+                /** @description false for an event of a test object (a test credential's). */
+                livemode: boolean;
+                /** @enum {string} */
+                status: "FAILED";
+                /** @description Minor units. */
+                amount: number;
+                currency: string;
+                /** @description acc_… */
+                source_account_id: string;
+                destination: {
+                    /** @description iban. */
+                    type: string;
+                    /** @description The payee's IBAN. */
+                    value: string;
+                };
+                /** @description Why it failed or was rejected, once it has a reason. */
+                failure_code?: string;
+            };
+        };
+        PaymentOrderRejectedEvent: {
+            /**
+             * @description evt_…, the same on every attempt of this delivery: deduplicate on it.
+             * @example evt_4RfV5tgB6yhN7ujM8ikO9lP0
+             */
+            id: string;
+            /** @constant */
+            event: "payment_order.rejected";
+            /** @description When the event happened, ISO 8601 UTC. */
+            created_at: string;
+            /** @description false for an event of a test object (a test credential's). */
+            livemode: boolean;
+            /** @description The event's place among its session's (refund's, mandate's, consent's, payment order's) events, from 1: order by it, drop what you already have. */
+            sequence?: number;
+            data: {
+                /** @description po_… */
+                payment_order_id: string;
+                /** @description con_… */
+                consent_id: string;
+                /** @description false for an event of a test object (a test credential's). */
+                livemode: boolean;
+                /** @enum {string} */
+                status: "REJECTED";
+                /** @description Minor units. */
+                amount: number;
+                currency: string;
+                /** @description acc_… */
+                source_account_id: string;
+                destination: {
+                    /** @description iban. */
+                    type: string;
+                    /** @description The payee's IBAN. */
+                    value: string;
+                };
+                /** @description Why it failed or was rejected, once it has a reason. */
+                failure_code?: string;
+            };
+        };
     };
     responses: never;
     parameters: {
+        /** @description Standard Webhooks: the event id (evt_…), the same on every attempt. */
+        "webhook-id": string;
+        /** @description Standard Webhooks: when this attempt was signed, in Unix seconds. Refuse one too far from now. */
+        "webhook-timestamp": string;
+        /** @description Standard Webhooks: v1,<base64 HMAC-SHA256 of "webhook-id.webhook-timestamp.body">, keyed with the base64-decoded text after whsec_ of the webhook secret. */
+        "webhook-signature": string;
+        /** @description sha256=<lowercase hex HMAC-SHA256 of the raw body>, keyed with the webhook secret. Compare in constant time; refuse a mismatch with 401. */
+        "X-Service-Signature": string;
+        /** @description The event id (evt_…), the same on every attempt. */
+        "X-Service-Event-Id": string;
+        /** @description When this attempt was signed, ISO 8601 UTC (not covered by X-Service-Signature). */
+        "X-Service-Timestamp": string;
         /** @description Unique per request, 1-255 printable characters, scoped to the merchant. Repeated within 24 hours with the same body it returns the first answer; with another body 422 IDEMPOTENCY_KEY_REUSED; while the first request still runs 409 IDEMPOTENCY_KEY_IN_USE. */
         "Idempotency-Key": string;
         /** @description Open Banking calls: an RFC 4122 UUID identifying this interaction, played back in the answer; a fresh one is sent when absent or not a UUID. */
@@ -13045,6 +14101,1198 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["Error"];
                 };
+            };
+        };
+    };
+    paymentInitiatedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Standard Webhooks: the event id (evt_…), the same on every attempt. */
+                "webhook-id": components["parameters"]["webhook-id"];
+                /** @description Standard Webhooks: when this attempt was signed, in Unix seconds. Refuse one too far from now. */
+                "webhook-timestamp": components["parameters"]["webhook-timestamp"];
+                /** @description Standard Webhooks: v1,<base64 HMAC-SHA256 of "webhook-id.webhook-timestamp.body">, keyed with the base64-decoded text after whsec_ of the webhook secret. */
+                "webhook-signature": components["parameters"]["webhook-signature"];
+                /** @description sha256=<lowercase hex HMAC-SHA256 of the raw body>, keyed with the webhook secret. Compare in constant time; refuse a mismatch with 401. */
+                "X-Service-Signature": components["parameters"]["X-Service-Signature"];
+                /** @description The event id (evt_…), the same on every attempt. */
+                "X-Service-Event-Id": components["parameters"]["X-Service-Event-Id"];
+                /** @description When this attempt was signed, ISO 8601 UTC (not covered by X-Service-Signature). */
+                "X-Service-Timestamp": components["parameters"]["X-Service-Timestamp"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "evt_4RfV5tgB6yhN7ujM8ikO9lP0",
+                 *       "event": "payment.initiated",
+                 *       "created_at": "2026-11-24T09:30:00.000Z",
+                 *       "livemode": true,
+                 *       "sequence": 30,
+                 *       "data": {
+                 *         "session_id": "ops_4mQ8yXbT2LwZk9RfVa1cPn3E",
+                 *         "livemode": true,
+                 *         "status": "PENDING",
+                 *         "amount": 12500,
+                 *         "currency": "LYD",
+                 *         "reference": "order-1042",
+                 *         "merchant_id": "mer_7HcD2kLp9QwErT5yUiOa3sXz"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["PaymentInitiatedEvent"];
+            };
+        };
+        responses: {
+            /** @description Received: any 2xx within 10 seconds ends the delivery. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Signature refused (or any other non-2xx answer, or none in time): the delivery is retried with backoff for at least 24 hours, then marked failed. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    paymentProcessingWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Standard Webhooks: the event id (evt_…), the same on every attempt. */
+                "webhook-id": components["parameters"]["webhook-id"];
+                /** @description Standard Webhooks: when this attempt was signed, in Unix seconds. Refuse one too far from now. */
+                "webhook-timestamp": components["parameters"]["webhook-timestamp"];
+                /** @description Standard Webhooks: v1,<base64 HMAC-SHA256 of "webhook-id.webhook-timestamp.body">, keyed with the base64-decoded text after whsec_ of the webhook secret. */
+                "webhook-signature": components["parameters"]["webhook-signature"];
+                /** @description sha256=<lowercase hex HMAC-SHA256 of the raw body>, keyed with the webhook secret. Compare in constant time; refuse a mismatch with 401. */
+                "X-Service-Signature": components["parameters"]["X-Service-Signature"];
+                /** @description The event id (evt_…), the same on every attempt. */
+                "X-Service-Event-Id": components["parameters"]["X-Service-Event-Id"];
+                /** @description When this attempt was signed, ISO 8601 UTC (not covered by X-Service-Signature). */
+                "X-Service-Timestamp": components["parameters"]["X-Service-Timestamp"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "evt_4RfV5tgB6yhN7ujM8ikO9lP0",
+                 *       "event": "payment.processing",
+                 *       "created_at": "2026-11-24T09:30:00.000Z",
+                 *       "livemode": true,
+                 *       "sequence": 30,
+                 *       "data": {
+                 *         "session_id": "ops_4mQ8yXbT2LwZk9RfVa1cPn3E",
+                 *         "livemode": true,
+                 *         "status": "PROCESSING",
+                 *         "amount": 12500,
+                 *         "currency": "LYD",
+                 *         "reference": "order-1042",
+                 *         "merchant_id": "mer_7HcD2kLp9QwErT5yUiOa3sXz"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["PaymentProcessingEvent"];
+            };
+        };
+        responses: {
+            /** @description Received: any 2xx within 10 seconds ends the delivery. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Signature refused (or any other non-2xx answer, or none in time): the delivery is retried with backoff for at least 24 hours, then marked failed. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    paymentCompletedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Standard Webhooks: the event id (evt_…), the same on every attempt. */
+                "webhook-id": components["parameters"]["webhook-id"];
+                /** @description Standard Webhooks: when this attempt was signed, in Unix seconds. Refuse one too far from now. */
+                "webhook-timestamp": components["parameters"]["webhook-timestamp"];
+                /** @description Standard Webhooks: v1,<base64 HMAC-SHA256 of "webhook-id.webhook-timestamp.body">, keyed with the base64-decoded text after whsec_ of the webhook secret. */
+                "webhook-signature": components["parameters"]["webhook-signature"];
+                /** @description sha256=<lowercase hex HMAC-SHA256 of the raw body>, keyed with the webhook secret. Compare in constant time; refuse a mismatch with 401. */
+                "X-Service-Signature": components["parameters"]["X-Service-Signature"];
+                /** @description The event id (evt_…), the same on every attempt. */
+                "X-Service-Event-Id": components["parameters"]["X-Service-Event-Id"];
+                /** @description When this attempt was signed, ISO 8601 UTC (not covered by X-Service-Signature). */
+                "X-Service-Timestamp": components["parameters"]["X-Service-Timestamp"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "evt_4RfV5tgB6yhN7ujM8ikO9lP0",
+                 *       "event": "payment.completed",
+                 *       "created_at": "2026-11-24T09:30:00.000Z",
+                 *       "livemode": true,
+                 *       "sequence": 30,
+                 *       "data": {
+                 *         "session_id": "ops_4mQ8yXbT2LwZk9RfVa1cPn3E",
+                 *         "livemode": true,
+                 *         "status": "COMPLETED",
+                 *         "amount": 12500,
+                 *         "currency": "LYD",
+                 *         "reference": "order-1042",
+                 *         "merchant_id": "mer_7HcD2kLp9QwErT5yUiOa3sXz",
+                 *         "settlement_type": "internal",
+                 *         "creditor_bank": "atlas"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["PaymentCompletedEvent"];
+            };
+        };
+        responses: {
+            /** @description Received: any 2xx within 10 seconds ends the delivery. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Signature refused (or any other non-2xx answer, or none in time): the delivery is retried with backoff for at least 24 hours, then marked failed. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    paymentFailedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Standard Webhooks: the event id (evt_…), the same on every attempt. */
+                "webhook-id": components["parameters"]["webhook-id"];
+                /** @description Standard Webhooks: when this attempt was signed, in Unix seconds. Refuse one too far from now. */
+                "webhook-timestamp": components["parameters"]["webhook-timestamp"];
+                /** @description Standard Webhooks: v1,<base64 HMAC-SHA256 of "webhook-id.webhook-timestamp.body">, keyed with the base64-decoded text after whsec_ of the webhook secret. */
+                "webhook-signature": components["parameters"]["webhook-signature"];
+                /** @description sha256=<lowercase hex HMAC-SHA256 of the raw body>, keyed with the webhook secret. Compare in constant time; refuse a mismatch with 401. */
+                "X-Service-Signature": components["parameters"]["X-Service-Signature"];
+                /** @description The event id (evt_…), the same on every attempt. */
+                "X-Service-Event-Id": components["parameters"]["X-Service-Event-Id"];
+                /** @description When this attempt was signed, ISO 8601 UTC (not covered by X-Service-Signature). */
+                "X-Service-Timestamp": components["parameters"]["X-Service-Timestamp"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "evt_4RfV5tgB6yhN7ujM8ikO9lP0",
+                 *       "event": "payment.failed",
+                 *       "created_at": "2026-11-24T09:30:00.000Z",
+                 *       "livemode": true,
+                 *       "sequence": 30,
+                 *       "data": {
+                 *         "session_id": "ops_4mQ8yXbT2LwZk9RfVa1cPn3E",
+                 *         "livemode": true,
+                 *         "status": "FAILED",
+                 *         "amount": 12500,
+                 *         "currency": "LYD",
+                 *         "reference": "order-1042",
+                 *         "merchant_id": "mer_7HcD2kLp9QwErT5yUiOa3sXz",
+                 *         "failure_code": "string"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["PaymentFailedEvent"];
+            };
+        };
+        responses: {
+            /** @description Received: any 2xx within 10 seconds ends the delivery. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Signature refused (or any other non-2xx answer, or none in time): the delivery is retried with backoff for at least 24 hours, then marked failed. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    paymentExpiredWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Standard Webhooks: the event id (evt_…), the same on every attempt. */
+                "webhook-id": components["parameters"]["webhook-id"];
+                /** @description Standard Webhooks: when this attempt was signed, in Unix seconds. Refuse one too far from now. */
+                "webhook-timestamp": components["parameters"]["webhook-timestamp"];
+                /** @description Standard Webhooks: v1,<base64 HMAC-SHA256 of "webhook-id.webhook-timestamp.body">, keyed with the base64-decoded text after whsec_ of the webhook secret. */
+                "webhook-signature": components["parameters"]["webhook-signature"];
+                /** @description sha256=<lowercase hex HMAC-SHA256 of the raw body>, keyed with the webhook secret. Compare in constant time; refuse a mismatch with 401. */
+                "X-Service-Signature": components["parameters"]["X-Service-Signature"];
+                /** @description The event id (evt_…), the same on every attempt. */
+                "X-Service-Event-Id": components["parameters"]["X-Service-Event-Id"];
+                /** @description When this attempt was signed, ISO 8601 UTC (not covered by X-Service-Signature). */
+                "X-Service-Timestamp": components["parameters"]["X-Service-Timestamp"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "evt_4RfV5tgB6yhN7ujM8ikO9lP0",
+                 *       "event": "payment.expired",
+                 *       "created_at": "2026-11-24T09:30:00.000Z",
+                 *       "livemode": true,
+                 *       "sequence": 30,
+                 *       "data": {
+                 *         "session_id": "ops_4mQ8yXbT2LwZk9RfVa1cPn3E",
+                 *         "livemode": true,
+                 *         "status": "EXPIRED",
+                 *         "amount": 12500,
+                 *         "currency": "LYD",
+                 *         "reference": "order-1042",
+                 *         "merchant_id": "mer_7HcD2kLp9QwErT5yUiOa3sXz"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["PaymentExpiredEvent"];
+            };
+        };
+        responses: {
+            /** @description Received: any 2xx within 10 seconds ends the delivery. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Signature refused (or any other non-2xx answer, or none in time): the delivery is retried with backoff for at least 24 hours, then marked failed. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    refundCompletedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Standard Webhooks: the event id (evt_…), the same on every attempt. */
+                "webhook-id": components["parameters"]["webhook-id"];
+                /** @description Standard Webhooks: when this attempt was signed, in Unix seconds. Refuse one too far from now. */
+                "webhook-timestamp": components["parameters"]["webhook-timestamp"];
+                /** @description Standard Webhooks: v1,<base64 HMAC-SHA256 of "webhook-id.webhook-timestamp.body">, keyed with the base64-decoded text after whsec_ of the webhook secret. */
+                "webhook-signature": components["parameters"]["webhook-signature"];
+                /** @description sha256=<lowercase hex HMAC-SHA256 of the raw body>, keyed with the webhook secret. Compare in constant time; refuse a mismatch with 401. */
+                "X-Service-Signature": components["parameters"]["X-Service-Signature"];
+                /** @description The event id (evt_…), the same on every attempt. */
+                "X-Service-Event-Id": components["parameters"]["X-Service-Event-Id"];
+                /** @description When this attempt was signed, ISO 8601 UTC (not covered by X-Service-Signature). */
+                "X-Service-Timestamp": components["parameters"]["X-Service-Timestamp"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "evt_4RfV5tgB6yhN7ujM8ikO9lP0",
+                 *       "event": "refund.completed",
+                 *       "created_at": "2026-11-24T09:30:00.000Z",
+                 *       "livemode": true,
+                 *       "sequence": 30,
+                 *       "data": {
+                 *         "refund_id": "rfd_5YhN6ujM7ikO8lP9qA0sW1eD",
+                 *         "session_id": "ops_4mQ8yXbT2LwZk9RfVa1cPn3E",
+                 *         "livemode": true,
+                 *         "status": "COMPLETED",
+                 *         "amount": 12500,
+                 *         "currency": "LYD",
+                 *         "reference": "order-1042",
+                 *         "merchant_id": "mer_7HcD2kLp9QwErT5yUiOa3sXz"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["RefundCompletedEvent"];
+            };
+        };
+        responses: {
+            /** @description Received: any 2xx within 10 seconds ends the delivery. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Signature refused (or any other non-2xx answer, or none in time): the delivery is retried with backoff for at least 24 hours, then marked failed. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    refundFailedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Standard Webhooks: the event id (evt_…), the same on every attempt. */
+                "webhook-id": components["parameters"]["webhook-id"];
+                /** @description Standard Webhooks: when this attempt was signed, in Unix seconds. Refuse one too far from now. */
+                "webhook-timestamp": components["parameters"]["webhook-timestamp"];
+                /** @description Standard Webhooks: v1,<base64 HMAC-SHA256 of "webhook-id.webhook-timestamp.body">, keyed with the base64-decoded text after whsec_ of the webhook secret. */
+                "webhook-signature": components["parameters"]["webhook-signature"];
+                /** @description sha256=<lowercase hex HMAC-SHA256 of the raw body>, keyed with the webhook secret. Compare in constant time; refuse a mismatch with 401. */
+                "X-Service-Signature": components["parameters"]["X-Service-Signature"];
+                /** @description The event id (evt_…), the same on every attempt. */
+                "X-Service-Event-Id": components["parameters"]["X-Service-Event-Id"];
+                /** @description When this attempt was signed, ISO 8601 UTC (not covered by X-Service-Signature). */
+                "X-Service-Timestamp": components["parameters"]["X-Service-Timestamp"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "evt_4RfV5tgB6yhN7ujM8ikO9lP0",
+                 *       "event": "refund.failed",
+                 *       "created_at": "2026-11-24T09:30:00.000Z",
+                 *       "livemode": true,
+                 *       "sequence": 30,
+                 *       "data": {
+                 *         "refund_id": "rfd_5YhN6ujM7ikO8lP9qA0sW1eD",
+                 *         "session_id": "ops_4mQ8yXbT2LwZk9RfVa1cPn3E",
+                 *         "livemode": true,
+                 *         "status": "FAILED",
+                 *         "amount": 12500,
+                 *         "currency": "LYD",
+                 *         "reference": "order-1042",
+                 *         "merchant_id": "mer_7HcD2kLp9QwErT5yUiOa3sXz",
+                 *         "failure_code": "string"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["RefundFailedEvent"];
+            };
+        };
+        responses: {
+            /** @description Received: any 2xx within 10 seconds ends the delivery. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Signature refused (or any other non-2xx answer, or none in time): the delivery is retried with backoff for at least 24 hours, then marked failed. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    mandateActivatedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Standard Webhooks: the event id (evt_…), the same on every attempt. */
+                "webhook-id": components["parameters"]["webhook-id"];
+                /** @description Standard Webhooks: when this attempt was signed, in Unix seconds. Refuse one too far from now. */
+                "webhook-timestamp": components["parameters"]["webhook-timestamp"];
+                /** @description Standard Webhooks: v1,<base64 HMAC-SHA256 of "webhook-id.webhook-timestamp.body">, keyed with the base64-decoded text after whsec_ of the webhook secret. */
+                "webhook-signature": components["parameters"]["webhook-signature"];
+                /** @description sha256=<lowercase hex HMAC-SHA256 of the raw body>, keyed with the webhook secret. Compare in constant time; refuse a mismatch with 401. */
+                "X-Service-Signature": components["parameters"]["X-Service-Signature"];
+                /** @description The event id (evt_…), the same on every attempt. */
+                "X-Service-Event-Id": components["parameters"]["X-Service-Event-Id"];
+                /** @description When this attempt was signed, ISO 8601 UTC (not covered by X-Service-Signature). */
+                "X-Service-Timestamp": components["parameters"]["X-Service-Timestamp"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "evt_4RfV5tgB6yhN7ujM8ikO9lP0",
+                 *       "event": "mandate.activated",
+                 *       "created_at": "2026-11-24T09:30:00.000Z",
+                 *       "livemode": true,
+                 *       "sequence": 30,
+                 *       "data": {
+                 *         "mandate_id": "mdt_3WsX4edC5rfV6tgB7yhN8ujM",
+                 *         "livemode": true,
+                 *         "status": "ACTIVE",
+                 *         "mandate_status": "ACTIVE",
+                 *         "merchant_id": "mer_7HcD2kLp9QwErT5yUiOa3sXz",
+                 *         "amount": 12500,
+                 *         "currency": "LYD",
+                 *         "interval": "weekly",
+                 *         "revoked_by": "string"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["MandateActivatedEvent"];
+            };
+        };
+        responses: {
+            /** @description Received: any 2xx within 10 seconds ends the delivery. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Signature refused (or any other non-2xx answer, or none in time): the delivery is retried with backoff for at least 24 hours, then marked failed. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    mandateCancelledWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Standard Webhooks: the event id (evt_…), the same on every attempt. */
+                "webhook-id": components["parameters"]["webhook-id"];
+                /** @description Standard Webhooks: when this attempt was signed, in Unix seconds. Refuse one too far from now. */
+                "webhook-timestamp": components["parameters"]["webhook-timestamp"];
+                /** @description Standard Webhooks: v1,<base64 HMAC-SHA256 of "webhook-id.webhook-timestamp.body">, keyed with the base64-decoded text after whsec_ of the webhook secret. */
+                "webhook-signature": components["parameters"]["webhook-signature"];
+                /** @description sha256=<lowercase hex HMAC-SHA256 of the raw body>, keyed with the webhook secret. Compare in constant time; refuse a mismatch with 401. */
+                "X-Service-Signature": components["parameters"]["X-Service-Signature"];
+                /** @description The event id (evt_…), the same on every attempt. */
+                "X-Service-Event-Id": components["parameters"]["X-Service-Event-Id"];
+                /** @description When this attempt was signed, ISO 8601 UTC (not covered by X-Service-Signature). */
+                "X-Service-Timestamp": components["parameters"]["X-Service-Timestamp"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "evt_4RfV5tgB6yhN7ujM8ikO9lP0",
+                 *       "event": "mandate.cancelled",
+                 *       "created_at": "2026-11-24T09:30:00.000Z",
+                 *       "livemode": true,
+                 *       "sequence": 30,
+                 *       "data": {
+                 *         "mandate_id": "mdt_3WsX4edC5rfV6tgB7yhN8ujM",
+                 *         "livemode": true,
+                 *         "status": "CANCELLED",
+                 *         "mandate_status": "CANCELLED",
+                 *         "merchant_id": "mer_7HcD2kLp9QwErT5yUiOa3sXz",
+                 *         "amount": 12500,
+                 *         "currency": "LYD",
+                 *         "interval": "weekly",
+                 *         "revoked_by": "string"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["MandateCancelledEvent"];
+            };
+        };
+        responses: {
+            /** @description Received: any 2xx within 10 seconds ends the delivery. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Signature refused (or any other non-2xx answer, or none in time): the delivery is retried with backoff for at least 24 hours, then marked failed. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    mandateChargeCompletedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Standard Webhooks: the event id (evt_…), the same on every attempt. */
+                "webhook-id": components["parameters"]["webhook-id"];
+                /** @description Standard Webhooks: when this attempt was signed, in Unix seconds. Refuse one too far from now. */
+                "webhook-timestamp": components["parameters"]["webhook-timestamp"];
+                /** @description Standard Webhooks: v1,<base64 HMAC-SHA256 of "webhook-id.webhook-timestamp.body">, keyed with the base64-decoded text after whsec_ of the webhook secret. */
+                "webhook-signature": components["parameters"]["webhook-signature"];
+                /** @description sha256=<lowercase hex HMAC-SHA256 of the raw body>, keyed with the webhook secret. Compare in constant time; refuse a mismatch with 401. */
+                "X-Service-Signature": components["parameters"]["X-Service-Signature"];
+                /** @description The event id (evt_…), the same on every attempt. */
+                "X-Service-Event-Id": components["parameters"]["X-Service-Event-Id"];
+                /** @description When this attempt was signed, ISO 8601 UTC (not covered by X-Service-Signature). */
+                "X-Service-Timestamp": components["parameters"]["X-Service-Timestamp"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "evt_4RfV5tgB6yhN7ujM8ikO9lP0",
+                 *       "event": "mandate.charge.completed",
+                 *       "created_at": "2026-11-24T09:30:00.000Z",
+                 *       "livemode": true,
+                 *       "sequence": 30,
+                 *       "data": {
+                 *         "charge_id": "chg_9OlP0ikM1ujN2yhB3tgV4rfC",
+                 *         "livemode": true,
+                 *         "mandate_id": "mdt_3WsX4edC5rfV6tgB7yhN8ujM",
+                 *         "status": "COMPLETED",
+                 *         "charge_status": "COMPLETED",
+                 *         "amount": 12500,
+                 *         "currency": "LYD",
+                 *         "reference": "order-1042",
+                 *         "merchant_id": "mer_7HcD2kLp9QwErT5yUiOa3sXz",
+                 *         "settlement_type": "string",
+                 *         "creditor_bank": "atlas"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["MandateChargeCompletedEvent"];
+            };
+        };
+        responses: {
+            /** @description Received: any 2xx within 10 seconds ends the delivery. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Signature refused (or any other non-2xx answer, or none in time): the delivery is retried with backoff for at least 24 hours, then marked failed. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    mandateChargeFailedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Standard Webhooks: the event id (evt_…), the same on every attempt. */
+                "webhook-id": components["parameters"]["webhook-id"];
+                /** @description Standard Webhooks: when this attempt was signed, in Unix seconds. Refuse one too far from now. */
+                "webhook-timestamp": components["parameters"]["webhook-timestamp"];
+                /** @description Standard Webhooks: v1,<base64 HMAC-SHA256 of "webhook-id.webhook-timestamp.body">, keyed with the base64-decoded text after whsec_ of the webhook secret. */
+                "webhook-signature": components["parameters"]["webhook-signature"];
+                /** @description sha256=<lowercase hex HMAC-SHA256 of the raw body>, keyed with the webhook secret. Compare in constant time; refuse a mismatch with 401. */
+                "X-Service-Signature": components["parameters"]["X-Service-Signature"];
+                /** @description The event id (evt_…), the same on every attempt. */
+                "X-Service-Event-Id": components["parameters"]["X-Service-Event-Id"];
+                /** @description When this attempt was signed, ISO 8601 UTC (not covered by X-Service-Signature). */
+                "X-Service-Timestamp": components["parameters"]["X-Service-Timestamp"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "evt_4RfV5tgB6yhN7ujM8ikO9lP0",
+                 *       "event": "mandate.charge.failed",
+                 *       "created_at": "2026-11-24T09:30:00.000Z",
+                 *       "livemode": true,
+                 *       "sequence": 30,
+                 *       "data": {
+                 *         "charge_id": "chg_9OlP0ikM1ujN2yhB3tgV4rfC",
+                 *         "livemode": true,
+                 *         "mandate_id": "mdt_3WsX4edC5rfV6tgB7yhN8ujM",
+                 *         "status": "FAILED",
+                 *         "charge_status": "FAILED",
+                 *         "amount": 12500,
+                 *         "currency": "LYD",
+                 *         "reference": "order-1042",
+                 *         "merchant_id": "mer_7HcD2kLp9QwErT5yUiOa3sXz",
+                 *         "settlement_type": "string",
+                 *         "creditor_bank": "atlas",
+                 *         "failure_code": "string"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["MandateChargeFailedEvent"];
+            };
+        };
+        responses: {
+            /** @description Received: any 2xx within 10 seconds ends the delivery. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Signature refused (or any other non-2xx answer, or none in time): the delivery is retried with backoff for at least 24 hours, then marked failed. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    consentGrantedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Standard Webhooks: the event id (evt_…), the same on every attempt. */
+                "webhook-id": components["parameters"]["webhook-id"];
+                /** @description Standard Webhooks: when this attempt was signed, in Unix seconds. Refuse one too far from now. */
+                "webhook-timestamp": components["parameters"]["webhook-timestamp"];
+                /** @description Standard Webhooks: v1,<base64 HMAC-SHA256 of "webhook-id.webhook-timestamp.body">, keyed with the base64-decoded text after whsec_ of the webhook secret. */
+                "webhook-signature": components["parameters"]["webhook-signature"];
+                /** @description sha256=<lowercase hex HMAC-SHA256 of the raw body>, keyed with the webhook secret. Compare in constant time; refuse a mismatch with 401. */
+                "X-Service-Signature": components["parameters"]["X-Service-Signature"];
+                /** @description The event id (evt_…), the same on every attempt. */
+                "X-Service-Event-Id": components["parameters"]["X-Service-Event-Id"];
+                /** @description When this attempt was signed, ISO 8601 UTC (not covered by X-Service-Signature). */
+                "X-Service-Timestamp": components["parameters"]["X-Service-Timestamp"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "evt_4RfV5tgB6yhN7ujM8ikO9lP0",
+                 *       "event": "consent.granted",
+                 *       "created_at": "2026-11-24T09:30:00.000Z",
+                 *       "livemode": true,
+                 *       "sequence": 30,
+                 *       "data": {
+                 *         "consent_id": "con_8PoI7uYt6ReW5qAs4DfG3hJk",
+                 *         "livemode": true,
+                 *         "status": "AUTHORISED",
+                 *         "tpp_id": "tpp_2JkL9mNb4VcX7zQw1ErT6yUi",
+                 *         "bank_handle": "oasis",
+                 *         "scopes": [
+                 *           "accounts:read"
+                 *         ],
+                 *         "expires_at": "2026-11-24T09:30:00.000Z"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["ConsentGrantedEvent"];
+            };
+        };
+        responses: {
+            /** @description Received: any 2xx within 10 seconds ends the delivery. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Signature refused (or any other non-2xx answer, or none in time): the delivery is retried with backoff for at least 24 hours, then marked failed. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    consentRevokedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Standard Webhooks: the event id (evt_…), the same on every attempt. */
+                "webhook-id": components["parameters"]["webhook-id"];
+                /** @description Standard Webhooks: when this attempt was signed, in Unix seconds. Refuse one too far from now. */
+                "webhook-timestamp": components["parameters"]["webhook-timestamp"];
+                /** @description Standard Webhooks: v1,<base64 HMAC-SHA256 of "webhook-id.webhook-timestamp.body">, keyed with the base64-decoded text after whsec_ of the webhook secret. */
+                "webhook-signature": components["parameters"]["webhook-signature"];
+                /** @description sha256=<lowercase hex HMAC-SHA256 of the raw body>, keyed with the webhook secret. Compare in constant time; refuse a mismatch with 401. */
+                "X-Service-Signature": components["parameters"]["X-Service-Signature"];
+                /** @description The event id (evt_…), the same on every attempt. */
+                "X-Service-Event-Id": components["parameters"]["X-Service-Event-Id"];
+                /** @description When this attempt was signed, ISO 8601 UTC (not covered by X-Service-Signature). */
+                "X-Service-Timestamp": components["parameters"]["X-Service-Timestamp"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "evt_4RfV5tgB6yhN7ujM8ikO9lP0",
+                 *       "event": "consent.revoked",
+                 *       "created_at": "2026-11-24T09:30:00.000Z",
+                 *       "livemode": true,
+                 *       "sequence": 30,
+                 *       "data": {
+                 *         "consent_id": "con_8PoI7uYt6ReW5qAs4DfG3hJk",
+                 *         "livemode": true,
+                 *         "status": "REVOKED",
+                 *         "tpp_id": "tpp_2JkL9mNb4VcX7zQw1ErT6yUi",
+                 *         "bank_handle": "oasis",
+                 *         "scopes": [
+                 *           "accounts:read"
+                 *         ],
+                 *         "expires_at": "2026-11-24T09:30:00.000Z",
+                 *         "revoked_by": "tpp"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["ConsentRevokedEvent"];
+            };
+        };
+        responses: {
+            /** @description Received: any 2xx within 10 seconds ends the delivery. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Signature refused (or any other non-2xx answer, or none in time): the delivery is retried with backoff for at least 24 hours, then marked failed. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    consentExpiredWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Standard Webhooks: the event id (evt_…), the same on every attempt. */
+                "webhook-id": components["parameters"]["webhook-id"];
+                /** @description Standard Webhooks: when this attempt was signed, in Unix seconds. Refuse one too far from now. */
+                "webhook-timestamp": components["parameters"]["webhook-timestamp"];
+                /** @description Standard Webhooks: v1,<base64 HMAC-SHA256 of "webhook-id.webhook-timestamp.body">, keyed with the base64-decoded text after whsec_ of the webhook secret. */
+                "webhook-signature": components["parameters"]["webhook-signature"];
+                /** @description sha256=<lowercase hex HMAC-SHA256 of the raw body>, keyed with the webhook secret. Compare in constant time; refuse a mismatch with 401. */
+                "X-Service-Signature": components["parameters"]["X-Service-Signature"];
+                /** @description The event id (evt_…), the same on every attempt. */
+                "X-Service-Event-Id": components["parameters"]["X-Service-Event-Id"];
+                /** @description When this attempt was signed, ISO 8601 UTC (not covered by X-Service-Signature). */
+                "X-Service-Timestamp": components["parameters"]["X-Service-Timestamp"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "evt_4RfV5tgB6yhN7ujM8ikO9lP0",
+                 *       "event": "consent.expired",
+                 *       "created_at": "2026-11-24T09:30:00.000Z",
+                 *       "livemode": true,
+                 *       "sequence": 30,
+                 *       "data": {
+                 *         "consent_id": "con_8PoI7uYt6ReW5qAs4DfG3hJk",
+                 *         "livemode": true,
+                 *         "status": "EXPIRED",
+                 *         "tpp_id": "tpp_2JkL9mNb4VcX7zQw1ErT6yUi",
+                 *         "bank_handle": "oasis",
+                 *         "scopes": [
+                 *           "accounts:read"
+                 *         ],
+                 *         "expires_at": "2026-11-24T09:30:00.000Z"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["ConsentExpiredEvent"];
+            };
+        };
+        responses: {
+            /** @description Received: any 2xx within 10 seconds ends the delivery. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Signature refused (or any other non-2xx answer, or none in time): the delivery is retried with backoff for at least 24 hours, then marked failed. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    paymentOrderProcessingWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Standard Webhooks: the event id (evt_…), the same on every attempt. */
+                "webhook-id": components["parameters"]["webhook-id"];
+                /** @description Standard Webhooks: when this attempt was signed, in Unix seconds. Refuse one too far from now. */
+                "webhook-timestamp": components["parameters"]["webhook-timestamp"];
+                /** @description Standard Webhooks: v1,<base64 HMAC-SHA256 of "webhook-id.webhook-timestamp.body">, keyed with the base64-decoded text after whsec_ of the webhook secret. */
+                "webhook-signature": components["parameters"]["webhook-signature"];
+                /** @description sha256=<lowercase hex HMAC-SHA256 of the raw body>, keyed with the webhook secret. Compare in constant time; refuse a mismatch with 401. */
+                "X-Service-Signature": components["parameters"]["X-Service-Signature"];
+                /** @description The event id (evt_…), the same on every attempt. */
+                "X-Service-Event-Id": components["parameters"]["X-Service-Event-Id"];
+                /** @description When this attempt was signed, ISO 8601 UTC (not covered by X-Service-Signature). */
+                "X-Service-Timestamp": components["parameters"]["X-Service-Timestamp"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "evt_4RfV5tgB6yhN7ujM8ikO9lP0",
+                 *       "event": "payment_order.processing",
+                 *       "created_at": "2026-11-24T09:30:00.000Z",
+                 *       "livemode": true,
+                 *       "sequence": 30,
+                 *       "data": {
+                 *         "payment_order_id": "po_5TgB6yHn7UjM8iKo9LpQ1aZx",
+                 *         "consent_id": "con_8PoI7uYt6ReW5qAs4DfG3hJk",
+                 *         "livemode": true,
+                 *         "status": "PROCESSING",
+                 *         "amount": 12500,
+                 *         "currency": "LYD",
+                 *         "source_account_id": "string",
+                 *         "destination": {
+                 *           "type": "string",
+                 *           "value": "string"
+                 *         },
+                 *         "failure_code": "string"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["PaymentOrderProcessingEvent"];
+            };
+        };
+        responses: {
+            /** @description Received: any 2xx within 10 seconds ends the delivery. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Signature refused (or any other non-2xx answer, or none in time): the delivery is retried with backoff for at least 24 hours, then marked failed. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    paymentOrderPendingScaWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Standard Webhooks: the event id (evt_…), the same on every attempt. */
+                "webhook-id": components["parameters"]["webhook-id"];
+                /** @description Standard Webhooks: when this attempt was signed, in Unix seconds. Refuse one too far from now. */
+                "webhook-timestamp": components["parameters"]["webhook-timestamp"];
+                /** @description Standard Webhooks: v1,<base64 HMAC-SHA256 of "webhook-id.webhook-timestamp.body">, keyed with the base64-decoded text after whsec_ of the webhook secret. */
+                "webhook-signature": components["parameters"]["webhook-signature"];
+                /** @description sha256=<lowercase hex HMAC-SHA256 of the raw body>, keyed with the webhook secret. Compare in constant time; refuse a mismatch with 401. */
+                "X-Service-Signature": components["parameters"]["X-Service-Signature"];
+                /** @description The event id (evt_…), the same on every attempt. */
+                "X-Service-Event-Id": components["parameters"]["X-Service-Event-Id"];
+                /** @description When this attempt was signed, ISO 8601 UTC (not covered by X-Service-Signature). */
+                "X-Service-Timestamp": components["parameters"]["X-Service-Timestamp"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "evt_4RfV5tgB6yhN7ujM8ikO9lP0",
+                 *       "event": "payment_order.pending_sca",
+                 *       "created_at": "2026-11-24T09:30:00.000Z",
+                 *       "livemode": true,
+                 *       "sequence": 30,
+                 *       "data": {
+                 *         "payment_order_id": "po_5TgB6yHn7UjM8iKo9LpQ1aZx",
+                 *         "consent_id": "con_8PoI7uYt6ReW5qAs4DfG3hJk",
+                 *         "livemode": true,
+                 *         "status": "PENDING_SCA",
+                 *         "amount": 12500,
+                 *         "currency": "LYD",
+                 *         "source_account_id": "string",
+                 *         "destination": {
+                 *           "type": "string",
+                 *           "value": "string"
+                 *         },
+                 *         "failure_code": "string",
+                 *         "sca_url": "https://shop.example/payments/return"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["PaymentOrderPendingScaEvent"];
+            };
+        };
+        responses: {
+            /** @description Received: any 2xx within 10 seconds ends the delivery. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Signature refused (or any other non-2xx answer, or none in time): the delivery is retried with backoff for at least 24 hours, then marked failed. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    paymentOrderCompletedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Standard Webhooks: the event id (evt_…), the same on every attempt. */
+                "webhook-id": components["parameters"]["webhook-id"];
+                /** @description Standard Webhooks: when this attempt was signed, in Unix seconds. Refuse one too far from now. */
+                "webhook-timestamp": components["parameters"]["webhook-timestamp"];
+                /** @description Standard Webhooks: v1,<base64 HMAC-SHA256 of "webhook-id.webhook-timestamp.body">, keyed with the base64-decoded text after whsec_ of the webhook secret. */
+                "webhook-signature": components["parameters"]["webhook-signature"];
+                /** @description sha256=<lowercase hex HMAC-SHA256 of the raw body>, keyed with the webhook secret. Compare in constant time; refuse a mismatch with 401. */
+                "X-Service-Signature": components["parameters"]["X-Service-Signature"];
+                /** @description The event id (evt_…), the same on every attempt. */
+                "X-Service-Event-Id": components["parameters"]["X-Service-Event-Id"];
+                /** @description When this attempt was signed, ISO 8601 UTC (not covered by X-Service-Signature). */
+                "X-Service-Timestamp": components["parameters"]["X-Service-Timestamp"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "evt_4RfV5tgB6yhN7ujM8ikO9lP0",
+                 *       "event": "payment_order.completed",
+                 *       "created_at": "2026-11-24T09:30:00.000Z",
+                 *       "livemode": true,
+                 *       "sequence": 30,
+                 *       "data": {
+                 *         "payment_order_id": "po_5TgB6yHn7UjM8iKo9LpQ1aZx",
+                 *         "consent_id": "con_8PoI7uYt6ReW5qAs4DfG3hJk",
+                 *         "livemode": true,
+                 *         "status": "COMPLETED",
+                 *         "amount": 12500,
+                 *         "currency": "LYD",
+                 *         "source_account_id": "string",
+                 *         "destination": {
+                 *           "type": "string",
+                 *           "value": "string"
+                 *         },
+                 *         "failure_code": "string"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["PaymentOrderCompletedEvent"];
+            };
+        };
+        responses: {
+            /** @description Received: any 2xx within 10 seconds ends the delivery. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Signature refused (or any other non-2xx answer, or none in time): the delivery is retried with backoff for at least 24 hours, then marked failed. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    paymentOrderFailedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Standard Webhooks: the event id (evt_…), the same on every attempt. */
+                "webhook-id": components["parameters"]["webhook-id"];
+                /** @description Standard Webhooks: when this attempt was signed, in Unix seconds. Refuse one too far from now. */
+                "webhook-timestamp": components["parameters"]["webhook-timestamp"];
+                /** @description Standard Webhooks: v1,<base64 HMAC-SHA256 of "webhook-id.webhook-timestamp.body">, keyed with the base64-decoded text after whsec_ of the webhook secret. */
+                "webhook-signature": components["parameters"]["webhook-signature"];
+                /** @description sha256=<lowercase hex HMAC-SHA256 of the raw body>, keyed with the webhook secret. Compare in constant time; refuse a mismatch with 401. */
+                "X-Service-Signature": components["parameters"]["X-Service-Signature"];
+                /** @description The event id (evt_…), the same on every attempt. */
+                "X-Service-Event-Id": components["parameters"]["X-Service-Event-Id"];
+                /** @description When this attempt was signed, ISO 8601 UTC (not covered by X-Service-Signature). */
+                "X-Service-Timestamp": components["parameters"]["X-Service-Timestamp"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "evt_4RfV5tgB6yhN7ujM8ikO9lP0",
+                 *       "event": "payment_order.failed",
+                 *       "created_at": "2026-11-24T09:30:00.000Z",
+                 *       "livemode": true,
+                 *       "sequence": 30,
+                 *       "data": {
+                 *         "payment_order_id": "po_5TgB6yHn7UjM8iKo9LpQ1aZx",
+                 *         "consent_id": "con_8PoI7uYt6ReW5qAs4DfG3hJk",
+                 *         "livemode": true,
+                 *         "status": "FAILED",
+                 *         "amount": 12500,
+                 *         "currency": "LYD",
+                 *         "source_account_id": "string",
+                 *         "destination": {
+                 *           "type": "string",
+                 *           "value": "string"
+                 *         },
+                 *         "failure_code": "string"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["PaymentOrderFailedEvent"];
+            };
+        };
+        responses: {
+            /** @description Received: any 2xx within 10 seconds ends the delivery. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Signature refused (or any other non-2xx answer, or none in time): the delivery is retried with backoff for at least 24 hours, then marked failed. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    paymentOrderRejectedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Standard Webhooks: the event id (evt_…), the same on every attempt. */
+                "webhook-id": components["parameters"]["webhook-id"];
+                /** @description Standard Webhooks: when this attempt was signed, in Unix seconds. Refuse one too far from now. */
+                "webhook-timestamp": components["parameters"]["webhook-timestamp"];
+                /** @description Standard Webhooks: v1,<base64 HMAC-SHA256 of "webhook-id.webhook-timestamp.body">, keyed with the base64-decoded text after whsec_ of the webhook secret. */
+                "webhook-signature": components["parameters"]["webhook-signature"];
+                /** @description sha256=<lowercase hex HMAC-SHA256 of the raw body>, keyed with the webhook secret. Compare in constant time; refuse a mismatch with 401. */
+                "X-Service-Signature": components["parameters"]["X-Service-Signature"];
+                /** @description The event id (evt_…), the same on every attempt. */
+                "X-Service-Event-Id": components["parameters"]["X-Service-Event-Id"];
+                /** @description When this attempt was signed, ISO 8601 UTC (not covered by X-Service-Signature). */
+                "X-Service-Timestamp": components["parameters"]["X-Service-Timestamp"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "evt_4RfV5tgB6yhN7ujM8ikO9lP0",
+                 *       "event": "payment_order.rejected",
+                 *       "created_at": "2026-11-24T09:30:00.000Z",
+                 *       "livemode": true,
+                 *       "sequence": 30,
+                 *       "data": {
+                 *         "payment_order_id": "po_5TgB6yHn7UjM8iKo9LpQ1aZx",
+                 *         "consent_id": "con_8PoI7uYt6ReW5qAs4DfG3hJk",
+                 *         "livemode": true,
+                 *         "status": "REJECTED",
+                 *         "amount": 12500,
+                 *         "currency": "LYD",
+                 *         "source_account_id": "string",
+                 *         "destination": {
+                 *           "type": "string",
+                 *           "value": "string"
+                 *         },
+                 *         "failure_code": "string"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["PaymentOrderRejectedEvent"];
+            };
+        };
+        responses: {
+            /** @description Received: any 2xx within 10 seconds ends the delivery. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Signature refused (or any other non-2xx answer, or none in time): the delivery is retried with backoff for at least 24 hours, then marked failed. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
         };
     };
