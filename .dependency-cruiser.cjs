@@ -39,6 +39,14 @@ module.exports = {
       from: { path: '^packages/' },
       to: { path: '^(subgraphs|router|rest-compat|platform)/' },
     },
+    {
+      name: 'sdk-stands-alone',
+      severity: 'error',
+      comment:
+        'packages/sdk is published on its own for merchants: it reaches the platform over HTTP only, never by importing a service or another workspace package (its types come from the OpenAPI document, generated).',
+      from: { path: '^packages/sdk/' },
+      to: { path: '^(subgraphs|router|rest-compat|platform|packages/(?!sdk/))' },
+    },
   ],
   options: {
     // Workspace packages resolve through their node_modules symlinks to packages/*/src.

@@ -6,6 +6,8 @@ const common = {
   testEnvironment: 'node',
   transform: { '^.+\\.ts$': ['@swc/jest', { ...swc, swcrc: false }] },
   testPathIgnorePatterns: ['/node_modules/'],
+  // Built packages (packages/sdk/dist) repeat their package's name; jest resolves workspaces from sources.
+  modulePathIgnorePatterns: ['/dist/'],
 };
 
 /**

@@ -1,5 +1,6 @@
 import { createLogger } from '@gateway/kernel';
 import type { OpenApiDocument } from './openapi/document';
+import { WEBHOOK_EVENTS, webhookEnvelopeSchema } from './openapi/webhook-events';
 import { ROUTES } from './routes';
 import { startRestCompat, type RunningRestCompat } from './server';
 import { call } from './spec-support';
@@ -249,8 +250,53 @@ describe('/openapi.json and /docs', () => {
     expect(document.servers).toEqual([{ url: rest.url, description: expect.any(String) }]);
     expect(document.info.license.name).toBeTruthy();
     expect(document.info.contact.name).toBeTruthy();
-    expect(document.tags.map((tag) => tag.name).sort()).toEqual([...new Set(ROUTES.map((route) => route.tag))].sort());
+    expect(document.tags.map((tag) => tag.name).sort()).toEqual(
+      [...new Set(ROUTES.map((route) => route.tag)), 'Events'].sort(),
+    );
     for (const tag of document.tags) expect(tag.description.length).toBeGreaterThan(20);
+  });
+
+  it('lists every webhook event (OpenAPI 3.1 webhooks) with its envelope schema, signature headers and an example', () => {
+    expect(Object.keys(document.webhooks).sort()).toEqual(Object.keys(WEBHOOK_EVENTS).sort());
+    expect(Object.keys(document.webhooks)).toEqual(
+      expect.arrayContaining([
+        'payment.completed',
+        'payment.failed',
+        'payment.expired',
+        'refund.completed',
+        'mandate.activated',
+        'mandate.charge.failed',
+        'consent.granted',
+        'payment_order.pending_sca',
+      ]),
+    );
+    const completed = document.webhooks['payment.completed']!.post;
+    expect(completed.requestBody.content['application/json'].schema).toEqual({
+      $ref: '#/components/schemas/PaymentCompletedEvent',
+    });
+    const schema = document.components.schemas.PaymentCompletedEvent!;
+    expect(schema.required).toEqual(expect.arrayContaining(['id', 'event', 'created_at', 'livemode', 'data']));
+    expect(schema.properties.event).toMatchObject({ const: 'payment.completed' });
+    expect(schema.properties.data.required).toEqual(
+      expect.arrayContaining(['session_id', 'reference', 'settlement_type', 'creditor_bank']),
+    );
+    expect(completed.requestBody.content['application/json'].example).toMatchObject({
+      event: 'payment.completed',
+      data: { status: 'COMPLETED', session_id: expect.stringMatching(/^ops_/) },
+    });
+    expect(completed.parameters).toEqual(
+      expect.arrayContaining([
+        { $ref: '#/components/parameters/webhook-signature' },
+        { $ref: '#/components/parameters/X-Service-Signature' },
+      ]),
+    );
+    for (const { post } of Object.values(document.webhooks)) {
+      expect(post.operationId).toMatch(/Webhook$/);
+      expect(Object.keys(post.responses)).toEqual(['200', '401']);
+      expect(
+        webhookEnvelopeSchema(post.summary).safeParse(post.requestBody.content['application/json'].example).error,
+      ).toBeUndefined();
+    }
   });
 
   it('serves /docs as a page of local assets: Scalar from npm with a year of cache, scripts only from this origin', async () => {

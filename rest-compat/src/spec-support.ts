@@ -64,3 +64,6 @@ export function expectRateLimitHeaders(answer: Answer): void {
   for (const name of ['x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset'])
     expect(answer.headers.get(name)).toMatch(/^\d+$/);
 }
+
+/** The documented body of each webhook event (the document's `webhooks`): real deliveries are checked against it. */
+export { WEBHOOK_EVENTS, webhookEnvelopeSchema } from './openapi/webhook-events';

@@ -343,14 +343,24 @@ describe('webhooks', () => {
   it('an event the bus hands over twice is delivered once, under its one id', async () => {
     const endpoint = await receiver();
     const merchant = await merchantWith(endpoint.url);
+    const sessionId = newId('paymentSession');
+    // Shaped as the session writer's payment.expired (the receiver checks it against the OpenAPI document).
     const event = {
       id: newId('event'),
       kind: 'payment.expired',
       aggregateType: 'payment_session',
-      aggregateId: newId('paymentSession'),
+      aggregateId: sessionId,
       audience: merchant.merchantId,
       createdAt: new Date().toISOString(),
-      data: { status: 'EXPIRED' },
+      data: {
+        session_id: sessionId,
+        livemode: true,
+        status: 'EXPIRED',
+        amount: 1500,
+        currency: 'LYD',
+        reference: null,
+        merchant_id: merchant.merchantId,
+      },
     };
     await t.platform.bus.publish(event);
     await endpoint.waitFor((w) => w.envelope.id === event.id);

@@ -228,14 +228,24 @@ describe('Open Banking webhooks to TPPs', () => {
 
     const merchantEndpoint = await receiver();
     const merchant = await t.seed.createMerchant({ webhook_url: merchantEndpoint.url });
+    const sessionId = newId('paymentSession');
+    // Shaped as the session writer's payment.expired (the receiver checks it against the OpenAPI document).
     const merchantEvent = {
       id: newId('event'),
       kind: 'payment.expired',
       aggregateType: 'payment_session',
-      aggregateId: newId('paymentSession'),
+      aggregateId: sessionId,
       audience: merchant.merchantId,
       createdAt: new Date().toISOString(),
-      data: { status: 'EXPIRED' },
+      data: {
+        session_id: sessionId,
+        livemode: true,
+        status: 'EXPIRED',
+        amount: 1500,
+        currency: 'LYD',
+        reference: null,
+        merchant_id: merchant.merchantId,
+      },
     };
     await t.platform.bus.publish(merchantEvent);
     await merchantEndpoint.waitFor((w) => w.envelope.id === merchantEvent.id);
@@ -290,7 +300,17 @@ describe('Open Banking webhooks to TPPs', () => {
       aggregateId: newId('paymentOrder'),
       audience: tpp.tppId,
       createdAt: new Date().toISOString(),
-      data: { payment_order_id: 'po_synthetic', status: 'COMPLETED' },
+      // Shaped as the payment order writer's event data (checked against the OpenAPI document by the receiver).
+      data: {
+        payment_order_id: 'po_synthetic',
+        consent_id: 'con_synthetic',
+        livemode: true,
+        status: 'COMPLETED',
+        amount: 2500,
+        currency: 'LYD',
+        source_account_id: 'acc_synthetic',
+        destination: { type: 'iban', value: 'LY83002048000020100120361' },
+      },
     };
     await t.platform.bus.publish(order);
     const delivered = await second.waitFor((w) => w.envelope.id === order.id, 'payment_order.completed');

@@ -1,5 +1,6 @@
 import { createHmac } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { WEBHOOK_EVENTS, webhookEnvelopeSchema } from '@gateway/rest-compat/testing';
 
 /** One request as the merchant's endpoint got it: raw body and headers, for signature checks. */
 export interface ReceivedWebhook {
@@ -7,6 +8,16 @@ export interface ReceivedWebhook {
   body: string;
   envelope: { id: string; event: string; created_at: string; data: Record<string, any> };
   receivedAt: number;
+  /** How the body differs from its event's schema in the OpenAPI document's `webhooks`; undefined when it matches. */
+  undocumented?: string;
+}
+
+/** Checks a delivery against the document's webhooks section, so that what is sent cannot drift from what is documented. */
+function undocumented(envelope: { event?: unknown }): string | undefined {
+  const event = String(envelope?.event);
+  if (!(event in WEBHOOK_EVENTS)) return `event "${event}" is not in the OpenAPI document's webhooks`;
+  const error = webhookEnvelopeSchema(event).safeParse(envelope).error;
+  return error ? `${event} differs from its documented schema: ${error.message}` : undefined;
 }
 
 /**
@@ -20,7 +31,10 @@ export interface TestWebhookReceiver {
   received: ReceivedWebhook[];
   /** Decides the answer to each request (default 200). */
   answer(decide: (webhook: ReceivedWebhook, index: number) => Answer): void;
-  /** Resolves with the first request matching `predicate`, now or later. */
+  /**
+   * Resolves with the first request matching `predicate`, now or later; rejects when that request
+   * is not what the OpenAPI document's webhooks section says it is.
+   */
   waitFor(predicate: (webhook: ReceivedWebhook) => boolean, what?: string): Promise<ReceivedWebhook>;
   stop(): Promise<void>;
 }
@@ -43,6 +57,7 @@ export async function startTestReceiver(): Promise<TestWebhookReceiver> {
         envelope: JSON.parse(body),
         receivedAt: performance.now(),
       };
+      webhook.undocumented = undocumented(webhook.envelope);
       const index = received.push(webhook) - 1;
       for (const waiter of [...waiters]) {
         if (waiter.predicate(webhook)) {
@@ -77,12 +92,14 @@ export async function startTestReceiver(): Promise<TestWebhookReceiver> {
       decide = next;
     },
     waitFor(predicate, what = 'webhook') {
+      const documented = (webhook: ReceivedWebhook) =>
+        webhook.undocumented ? Promise.reject(new Error(webhook.undocumented)) : Promise.resolve(webhook);
       const found = received.find(predicate);
-      if (found) return Promise.resolve(found);
-      return new Promise((resolve, reject) => {
+      if (found) return documented(found);
+      return new Promise<ReceivedWebhook>((resolve, reject) => {
         const timer = setTimeout(() => reject(new Error(`timed out waiting for ${what}`)), 30_000);
         waiters.push({ predicate, resolve: (w) => (clearTimeout(timer), resolve(w)) });
-      });
+      }).then(documented);
     },
     async stop() {
       for (const response of hanging) response.destroy();

@@ -3,6 +3,7 @@ import { ERROR_CODES, type ErrorCode } from '@gateway/kernel';
 import { MEDIA_TYPE, type Credential, type RestRoute } from '../route';
 import { errorExamples, exampleOf } from './examples';
 import { API_DESCRIPTION, TAG_DESCRIPTIONS } from './texts';
+import { buildWebhooksSection, EVENTS_TAG, WEBHOOK_HEADER_PARAMETERS } from './webhooks-section';
 
 /** The slice of OpenAPI 3.1 this layer produces (and the docs page reads). */
 export type JsonSchema = Record<string, any>;
@@ -51,9 +52,11 @@ export interface OpenApiDocument {
   servers: Array<{ url: string; description: string }>;
   tags: Array<{ name: string; description: string }>;
   paths: Record<string, Record<string, OpenApiOperation>>;
+  /** The events the gateway POSTs to webhook URLs (webhooks-section.ts), by event name. */
+  webhooks: Record<string, { post: JsonSchema }>;
   components: {
     schemas: Record<string, JsonSchema>;
-    parameters: Record<string, OpenApiParameter>;
+    parameters: Record<string, OpenApiParameter | JsonSchema>;
     headers: Record<string, { description: string; schema: JsonSchema }>;
     securitySchemes: Record<Credential, JsonSchema>;
   };
@@ -279,6 +282,7 @@ function bodyContent(route: RestRoute): Record<string, OpenApiMedia> {
 export function buildOpenApiDocument(routes: readonly RestRoute[], serverUrl: string): OpenApiDocument {
   const paths: OpenApiDocument['paths'] = {};
   for (const route of routes) (paths[route.path] ??= {})[route.method.toLowerCase()] = operationOf(route);
+  const events = buildWebhooksSection();
   return {
     openapi: '3.1.0',
     info: {
@@ -290,15 +294,20 @@ export function buildOpenApiDocument(routes: readonly RestRoute[], serverUrl: st
       contact: { name: 'Gateway operator', url: `${serverUrl.replace(/\/+$/, '')}/` },
     },
     servers: [{ url: serverUrl, description: 'This gateway' }],
-    tags: [...new Set(routes.map((route) => route.tag))].map((name) => {
-      const description = TAG_DESCRIPTIONS[name];
-      if (!description) throw new Error(`route tag "${name}" has no description in openapi/texts.ts`);
-      return { name, description };
-    }),
+    tags: [
+      ...[...new Set(routes.map((route) => route.tag))].map((name) => {
+        const description = TAG_DESCRIPTIONS[name];
+        if (!description) throw new Error(`route tag "${name}" has no description in openapi/texts.ts`);
+        return { name, description };
+      }),
+      EVENTS_TAG,
+    ],
     paths,
+    webhooks: events.webhooks,
     components: {
-      schemas: { Error: ERROR_SCHEMA },
+      schemas: { Error: ERROR_SCHEMA, ...events.schemas },
       parameters: {
+        ...WEBHOOK_HEADER_PARAMETERS,
         'Idempotency-Key': {
           name: 'Idempotency-Key',
           in: 'header',

@@ -6,3 +6,5 @@
  */
 export { deliveries, type ClaimedDelivery } from './webhook/delivery.repository';
 export { settlementRepository, type PositionOwner } from './settlement/settlement.repository';
+/** The webhook signer itself, so that receivers' verifiers (packages/sdk) are tested against what the platform sends. */
+export { serializeEnvelope, signedHeaders, type WebhookEnvelope } from './webhook/signature';
