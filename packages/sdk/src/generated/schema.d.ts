@@ -76,7 +76,7 @@ export interface paths {
         put?: never;
         /**
          * Rotate a bank's key
-         * @description The bank itself. The new key is returned once; the old one stops working at once.
+         * @description The bank itself, or an operator giving the bank a new key after POST /banks/{handle}/revoke-key. The new key is returned once; the old one stops working at once.
          */
         post: operations["rotateBankKey"];
         delete?: never;
@@ -673,7 +673,7 @@ export interface paths {
         put?: never;
         /**
          * Refund a payment session
-         * @description Gives all or part of a COMPLETED session back to the payer: the payment engine moves the amount from the merchant's settlement_iban (the account the operator registered, never one named per request) to the payer's account recorded at authorization; same bank internal, cross bank over the rail with the payer's bank's confirmation. Partial refunds are allowed until the session amount is used up (refunds not FAILED count; concurrent refunds never exceed it, and the session record shows amount_refunded). Answers the refund as it stands after a short wait: COMPLETED, PROCESSING or FAILED; refund.completed or refund.failed follows by webhook. The merchant's bank refusing the debit (INSUFFICIENT_FUNDS) or the payer's bank the credit (the debit is given back) ends it FAILED, and its amount may be refunded again. 422 REFUND_NOT_ALLOWED for a session not COMPLETED, 422 REFUND_AMOUNT_EXCEEDED for more than what is left (nothing moves), 400 VALIDATION_ERROR when the merchant has no settlement_iban. Idempotency-Key: the same request within 24 hours answers the same refund.
+         * @description Gives all or part of a COMPLETED session back to the payer: the payment engine moves the amount from the merchant's settlement_iban (the account the operator registered, never one named per request) to the payer's account recorded at authorization; same bank internal, cross bank over the rail with the payer's bank's confirmation. Partial refunds are allowed until the session amount is used up (refunds not FAILED count; concurrent refunds never exceed it, and the session record shows amount_refunded). Answers the refund as it stands after a short wait: COMPLETED, PROCESSING or FAILED; refund.completed or refund.failed follows by webhook. The merchant's bank refusing the debit (INSUFFICIENT_FUNDS) or the payer's bank the credit (the debit is given back) ends it FAILED, and its amount may be refunded again. 422 REFUND_NOT_ALLOWED for a session not COMPLETED, 422 REFUND_AMOUNT_EXCEEDED for more than what is left (nothing moves), 400 VALIDATION_ERROR when the merchant has no settlement_iban, 422 BANK_NOT_PARTICIPATING while the merchant’s or the payer’s bank is suspended (nothing moves; refund again once it is resumed). Idempotency-Key: the same request within 24 hours answers the same refund.
          */
         post: operations["refundPaymentSession"];
         delete?: never;
@@ -821,7 +821,7 @@ export interface paths {
         put?: never;
         /**
          * Charge a mandate
-         * @description Moves up to the mandate amount from the customer to the merchant’s settlement_iban through the payment engine (no OTP: the mandate is the authorisation). One charge per interval period (a FAILED one frees its period), none before start_date. Answers the charge as it stands after a short wait: COMPLETED (same bank), PROCESSING (cross bank: until the creditor bank confirms) or FAILED; mandate.charge.completed or mandate.charge.failed follows by webhook. Idempotency-Key: the same request answers the same charge.
+         * @description Moves up to the mandate amount from the customer to the merchant’s settlement_iban through the payment engine (no OTP: the mandate is the authorisation). One charge per interval period (a FAILED one frees its period), none before start_date. Answers the charge as it stands after a short wait: COMPLETED (same bank), PROCESSING (cross bank: until the creditor bank confirms) or FAILED; mandate.charge.completed or mandate.charge.failed follows by webhook. Idempotency-Key: the same request answers the same charge. While the customer’s or the merchant’s bank is suspended by the operator: 422 BANK_NOT_PARTICIPATING, nothing is charged and the period stays chargeable after the bank is resumed.
          */
         post: operations["chargeMandate"];
         delete?: never;
@@ -1108,6 +1108,230 @@ export interface paths {
          * @description A FAILED position (refused by its core, e.g. a settlement account without funds) or a PENDING one is retried with backoff anyway; this tries it again at once, with the same reference. A SETTLED position is answered as it is and never sent again.
          */
         post: operations["retrySettlementPosition"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/keys": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List named admin keys
+         * @description Operator only. Newest first, revoked keys included; never a secret. ADMIN_KEY is not listed.
+         */
+        get: operations["adminKeys"];
+        put?: never;
+        /**
+         * Create a named admin key
+         * @description Operator only. One key per operator: everything done with it is logged and audited under its name. The key is returned this once (only its hash is kept); use it as X-Service-Admin-Key. The configured ADMIN_KEY stays the first admin key.
+         */
+        post: operations["createAdminKey"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/keys/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Revoke a named admin key
+         * @description Operator only. Revoked at once: the next request with the key is refused (401 UNAUTHORIZED), on REST and GraphQL alike. Revoking a revoked key answers its record again (200).
+         */
+        delete: operations["revokeAdminKey"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/banks/{handle}/revoke-key": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Revoke a bank's key
+         * @description Operator only. The bank key stops working at once (401 INVALID_BANK_KEY on REST and GraphQL); the operator then gives the bank a new one with POST /banks/{handle}/rotate-key.
+         */
+        post: operations["revokeBankKey"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/banks/{handle}/rotate-internal-key": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Rotate a bank's internal key
+         * @description The bank itself or an operator. The new X-Service-Internal-Key is returned once and the gateway presents it on every core call from now on; the previous key is still accepted on the core's callbacks until previous_key_expires_at (INTERNAL_KEY_GRACE_SECONDS, default 86400). A sandbox core's key is not touched.
+         */
+        post: operations["rotateInternalKey"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/ob/tpps/{id}/rotate-token": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Rotate a TPP's access token
+         * @description The TPP itself (its tpk_ token; another TPP gets 404) or an operator. The new tpk_ is returned once; the old one stops working at once (401 INVALID_API_KEY).
+         */
+        post: operations["rotateTppToken"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/banks/{handle}/suspend": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Suspend a bank
+         * @description Operator only. The bank takes part in no new session, consent, payment order, mandate or charge, as payer’s or payee’s bank (422 BANK_NOT_PARTICIPATING, within a second), and its bank key answers 403 BANK_SUSPENDED at once. Movements in flight finish (its internal key keeps working for their callbacks) and settlement still pays its positions. Idempotent: calling it again answers 200 with the record as it is.
+         */
+        post: operations["suspendBank"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/banks/{handle}/resume": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Resume a suspended bank
+         * @description Operator only. Its bank key works again and it takes new work. Idempotent: calling it again answers 200 with the record as it is.
+         */
+        post: operations["resumeBank"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/merchants/{id}/suspend": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Suspend a merchant
+         * @description Operator only. Its API keys and dashboard sessions answer 403 MERCHANT_SUSPENDED at once, so it starts no new session, mandate or charge; its open sessions can no longer be paid (checkout: 403 MERCHANT_SUSPENDED, the session stays PENDING until it expires or the merchant is resumed). Payments already authorized finish and its webhooks are still delivered. Idempotent: calling it again answers 200 with the record as it is.
+         */
+        post: operations["suspendMerchant"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/merchants/{id}/resume": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Resume a suspended merchant
+         * @description Operator only. Its keys, dashboard sessions and open sessions work again. Idempotent: calling it again answers 200 with the record as it is.
+         */
+        post: operations["resumeMerchant"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/ob/tpps/{id}/suspend": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Suspend a TPP
+         * @description Operator only. Its tpk_ token and every authorization code, access token and refresh token of its consents answer 403 TPP_SUSPENDED at once; customers cannot approve its consents or authorise its payment orders meanwhile (403 TPP_SUSPENDED). Nothing is revoked: all of it works again on resume. Payment orders already executing finish. Idempotent: calling it again answers 200 with the record as it is.
+         */
+        post: operations["suspendTpp"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/ob/tpps/{id}/resume": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Resume a suspended TPP
+         * @description Operator only. Its token and its consents’ codes and tokens work again. Idempotent: calling it again answers 200 with the record as it is.
+         */
+        post: operations["resumeTpp"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1502,7 +1726,7 @@ export interface components {
         Error: {
             error: {
                 /** @enum {string} */
-                code: "INVALID_API_KEY" | "INVALID_BANK_KEY" | "TOKEN_EXPIRED" | "TOKEN_REVOKED" | "CONSENT_REVOKED" | "PKCE_INVALID" | "PKCE_METHOD_REJECTED" | "SESSION_NOT_FOUND" | "SESSION_EXPIRED" | "SESSION_ALREADY_COMPLETED" | "ALIAS_NOT_FOUND" | "ALIAS_INACTIVE" | "BANK_NOT_PARTICIPATING" | "AMOUNT_TOO_LOW" | "AMOUNT_TOO_HIGH" | "INSUFFICIENT_FUNDS" | "OTP_INVALID" | "OTP_EXPIRED" | "CBS_TIMEOUT" | "CBS_ERROR" | "CONSENT_NOT_FOUND" | "SCOPE_INSUFFICIENT" | "ACCOUNT_NOT_FOUND" | "SCA_REQUIRED" | "PAYMENT_ORDER_REJECTED" | "HANDLE_TAKEN" | "HANDLE_INVALID" | "BANK_NOT_REGISTERED" | "VALIDATION_ERROR" | "CONSENT_EXPIRED" | "INVALID_GRANT" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "BANK_ALREADY_REGISTERED" | "IBAN_INVALID" | "IBAN_NOT_AT_BANK" | "PHONE_TAKEN" | "MERCHANT_NOT_FOUND" | "TPP_NOT_FOUND" | "CONSENT_ALREADY_DECIDED" | "PAYMENT_ORDER_NOT_FOUND" | "PAYMENT_ORDER_NOT_PENDING_SCA" | "WEBHOOK_DELIVERY_NOT_FOUND" | "MOVEMENT_NOT_FOUND" | "SETTLEMENT_CYCLE_NOT_FOUND" | "SESSION_IN_PROGRESS" | "SESSION_FAILED" | "SESSION_NOT_PENDING" | "REFUND_NOT_ALLOWED" | "REFUND_AMOUNT_EXCEEDED" | "REFUND_NOT_FOUND" | "MANDATE_NOT_FOUND" | "MANDATE_NOT_ACTIVE" | "MANDATE_LIMIT_EXCEEDED" | "MANDATE_NOT_STARTED" | "MANDATE_NOT_PENDING_CONFIRMATION" | "IDEMPOTENCY_KEY_IN_USE" | "IDEMPOTENCY_KEY_REUSED" | "PAYLOAD_TOO_LARGE" | "RATE_LIMITED" | "INTERNAL_ERROR" | "SERVICE_UNAVAILABLE";
+                code: "INVALID_API_KEY" | "INVALID_BANK_KEY" | "TOKEN_EXPIRED" | "TOKEN_REVOKED" | "CONSENT_REVOKED" | "PKCE_INVALID" | "PKCE_METHOD_REJECTED" | "SESSION_NOT_FOUND" | "SESSION_EXPIRED" | "SESSION_ALREADY_COMPLETED" | "ALIAS_NOT_FOUND" | "ALIAS_INACTIVE" | "BANK_NOT_PARTICIPATING" | "AMOUNT_TOO_LOW" | "AMOUNT_TOO_HIGH" | "INSUFFICIENT_FUNDS" | "OTP_INVALID" | "OTP_EXPIRED" | "CBS_TIMEOUT" | "CBS_ERROR" | "CONSENT_NOT_FOUND" | "SCOPE_INSUFFICIENT" | "ACCOUNT_NOT_FOUND" | "SCA_REQUIRED" | "PAYMENT_ORDER_REJECTED" | "HANDLE_TAKEN" | "HANDLE_INVALID" | "BANK_NOT_REGISTERED" | "VALIDATION_ERROR" | "CONSENT_EXPIRED" | "INVALID_GRANT" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "BANK_ALREADY_REGISTERED" | "IBAN_INVALID" | "IBAN_NOT_AT_BANK" | "PHONE_TAKEN" | "MERCHANT_NOT_FOUND" | "TPP_NOT_FOUND" | "CONSENT_ALREADY_DECIDED" | "PAYMENT_ORDER_NOT_FOUND" | "PAYMENT_ORDER_NOT_PENDING_SCA" | "WEBHOOK_DELIVERY_NOT_FOUND" | "MOVEMENT_NOT_FOUND" | "SETTLEMENT_CYCLE_NOT_FOUND" | "SESSION_IN_PROGRESS" | "SESSION_FAILED" | "SESSION_NOT_PENDING" | "REFUND_NOT_ALLOWED" | "REFUND_AMOUNT_EXCEEDED" | "REFUND_NOT_FOUND" | "MANDATE_NOT_FOUND" | "MANDATE_NOT_ACTIVE" | "MANDATE_LIMIT_EXCEEDED" | "MANDATE_NOT_STARTED" | "MANDATE_NOT_PENDING_CONFIRMATION" | "ADMIN_KEY_NOT_FOUND" | "ADMIN_KEY_NAME_TAKEN" | "IDEMPOTENCY_KEY_IN_USE" | "IDEMPOTENCY_KEY_REUSED" | "BANK_SUSPENDED" | "MERCHANT_SUSPENDED" | "TPP_SUSPENDED" | "PAYLOAD_TOO_LARGE" | "RATE_LIMITED" | "INTERNAL_ERROR" | "SERVICE_UNAVAILABLE";
                 message: string;
                 /** @description What exactly was wrong; names the field for VALIDATION_ERROR. */
                 detail: string;
@@ -2627,7 +2851,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description FORBIDDEN: Valid credentials, insufficient permissions */
+            /** @description FORBIDDEN: Valid credentials, insufficient permissions; BANK_SUSPENDED: The bank is suspended by the operator */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -2820,7 +3044,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description FORBIDDEN: Valid credentials, insufficient permissions */
+            /** @description FORBIDDEN: Valid credentials, insufficient permissions; BANK_SUSPENDED: The bank is suspended by the operator */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -3111,7 +3335,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description FORBIDDEN: Valid credentials, insufficient permissions */
+            /** @description FORBIDDEN: Valid credentials, insufficient permissions; BANK_SUSPENDED: The bank is suspended by the operator */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -3253,6 +3477,7 @@ export interface operations {
                         name: string;
                         /** @description test or live. */
                         mode: string;
+                        /** @description ACTIVE or SUSPENDED (by an operator). */
                         status: string;
                         webhook_url: string | null;
                         settlement_iban: string | null;
@@ -3403,6 +3628,7 @@ export interface operations {
                         name: string;
                         /** @description test or live. */
                         mode: string;
+                        /** @description ACTIVE or SUSPENDED (by an operator). */
                         status: string;
                         webhook_url: string | null;
                         settlement_iban: string | null;
@@ -3439,7 +3665,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description FORBIDDEN: Valid credentials, insufficient permissions */
+            /** @description FORBIDDEN: Valid credentials, insufficient permissions; MERCHANT_SUSPENDED: The merchant is suspended by the operator */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -3578,6 +3804,7 @@ export interface operations {
                         name: string;
                         /** @description test or live. */
                         mode: string;
+                        /** @description ACTIVE or SUSPENDED (by an operator). */
                         status: string;
                         webhook_url: string | null;
                         settlement_iban: string | null;
@@ -3614,7 +3841,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description FORBIDDEN: Valid credentials, insufficient permissions */
+            /** @description FORBIDDEN: Valid credentials, insufficient permissions; MERCHANT_SUSPENDED: The merchant is suspended by the operator */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -3900,7 +4127,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description FORBIDDEN: Valid credentials, insufficient permissions */
+            /** @description FORBIDDEN: Valid credentials, insufficient permissions; MERCHANT_SUSPENDED: The merchant is suspended by the operator */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -4034,6 +4261,7 @@ export interface operations {
                      *         "https://app.example/callback"
                      *       ],
                      *       "webhook_url": "https://shop.example/payments/return",
+                     *       "status": "string",
                      *       "created_at": "2026-11-24T09:30:00.000Z",
                      *       "tpp_access_token": "tpk_R8sT4vW9yZ1aB3cD5eF6gH0jXq7LmN2p",
                      *       "webhook_secret": "whsec_5eF6gH0jXq7LmN2pR8sT4vW9yZ1aB3cD"
@@ -4047,6 +4275,8 @@ export interface operations {
                         mode: string;
                         redirect_uris: string[];
                         webhook_url: string | null;
+                        /** @description ACTIVE. */
+                        status: string;
                         /** @description ISO 8601 UTC. */
                         created_at: string;
                         /** @description tpk_…, for Authorization: Bearer. Shown once. */
@@ -4197,6 +4427,7 @@ export interface operations {
                      *         "https://app.example/callback"
                      *       ],
                      *       "webhook_url": "https://shop.example/payments/return",
+                     *       "status": "string",
                      *       "created_at": "2026-11-24T09:30:00.000Z"
                      *     }
                      */
@@ -4208,6 +4439,8 @@ export interface operations {
                         mode: string;
                         redirect_uris: string[];
                         webhook_url: string | null;
+                        /** @description ACTIVE or SUSPENDED (by an operator: its tpk_ token and its consents’ tokens answer 403 TPP_SUSPENDED). */
+                        status: string;
                         /** @description ISO 8601 UTC. */
                         created_at: string;
                     };
@@ -4239,7 +4472,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description FORBIDDEN: Valid credentials, insufficient permissions */
+            /** @description FORBIDDEN: Valid credentials, insufficient permissions; TPP_SUSPENDED: The TPP is suspended by the operator */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -4382,7 +4615,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description FORBIDDEN: Valid credentials, insufficient permissions */
+            /** @description FORBIDDEN: Valid credentials, insufficient permissions; TPP_SUSPENDED: The TPP is suspended by the operator */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -4592,7 +4825,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description FORBIDDEN: Valid credentials, insufficient permissions */
+            /** @description FORBIDDEN: Valid credentials, insufficient permissions; TPP_SUSPENDED: The TPP is suspended by the operator */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -4800,7 +5033,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description FORBIDDEN: Valid credentials, insufficient permissions */
+            /** @description FORBIDDEN: Valid credentials, insufficient permissions; TPP_SUSPENDED: The TPP is suspended by the operator */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -5006,7 +5239,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description FORBIDDEN: Valid credentials, insufficient permissions */
+            /** @description FORBIDDEN: Valid credentials, insufficient permissions; TPP_SUSPENDED: The TPP is suspended by the operator */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -5145,7 +5378,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description FORBIDDEN: Valid credentials, insufficient permissions */
+            /** @description FORBIDDEN: Valid credentials, insufficient permissions; TPP_SUSPENDED: The TPP is suspended by the operator */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -5325,6 +5558,19 @@ export interface operations {
             };
             /** @description TOKEN_REVOKED: Token revoked (consent deleted); CONSENT_REVOKED: Consent revoked; restart the flow; CONSENT_EXPIRED: Consent expired; restart the flow; UNAUTHORIZED: Missing or invalid credentials */
             401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description TPP_SUSPENDED: The TPP is suspended by the operator */
+            403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -5661,7 +5907,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description FORBIDDEN: Valid credentials, insufficient permissions */
+            /** @description FORBIDDEN: Valid credentials, insufficient permissions; BANK_SUSPENDED: The bank is suspended by the operator */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -5824,7 +6070,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description FORBIDDEN: Valid credentials, insufficient permissions; SCOPE_INSUFFICIENT: Consent lacks the required scope */
+            /** @description FORBIDDEN: Valid credentials, insufficient permissions; SCOPE_INSUFFICIENT: Consent lacks the required scope; TPP_SUSPENDED: The TPP is suspended by the operator */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -5993,7 +6239,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description FORBIDDEN: Valid credentials, insufficient permissions; SCOPE_INSUFFICIENT: Consent lacks the required scope */
+            /** @description FORBIDDEN: Valid credentials, insufficient permissions; SCOPE_INSUFFICIENT: Consent lacks the required scope; TPP_SUSPENDED: The TPP is suspended by the operator */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -6190,7 +6436,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description FORBIDDEN: Valid credentials, insufficient permissions; SCOPE_INSUFFICIENT: Consent lacks the required scope */
+            /** @description FORBIDDEN: Valid credentials, insufficient permissions; SCOPE_INSUFFICIENT: Consent lacks the required scope; TPP_SUSPENDED: The TPP is suspended by the operator */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -6517,7 +6763,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description FORBIDDEN: Valid credentials, insufficient permissions; SCOPE_INSUFFICIENT: Consent lacks the required scope */
+            /** @description FORBIDDEN: Valid credentials, insufficient permissions; SCOPE_INSUFFICIENT: Consent lacks the required scope; TPP_SUSPENDED: The TPP is suspended by the operator */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -6767,7 +7013,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description FORBIDDEN: Valid credentials, insufficient permissions; SCOPE_INSUFFICIENT: Consent lacks the required scope */
+            /** @description FORBIDDEN: Valid credentials, insufficient permissions; SCOPE_INSUFFICIENT: Consent lacks the required scope; TPP_SUSPENDED: The TPP is suspended by the operator */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -7106,6 +7352,19 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description TPP_SUSPENDED: The TPP is suspended by the operator */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description PAYMENT_ORDER_NOT_FOUND: Unknown payment order; ALIAS_NOT_FOUND: Alias does not exist */
             404: {
                 headers: {
@@ -7134,6 +7393,19 @@ export interface operations {
             };
             /** @description PAYLOAD_TOO_LARGE: Request body exceeds 1 MiB */
             413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description BANK_NOT_PARTICIPATING: Destination bank not connected */
+            422: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -7454,6 +7726,19 @@ export interface operations {
             };
             /** @description OTP_INVALID: Customer's OTP wrong; CONSENT_EXPIRED: Consent expired; restart the flow; CONSENT_REVOKED: Consent revoked; restart the flow; UNAUTHORIZED: Missing or invalid credentials */
             401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description TPP_SUSPENDED: The TPP is suspended by the operator */
+            403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -7849,7 +8134,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description FORBIDDEN: Valid credentials, insufficient permissions */
+            /** @description FORBIDDEN: Valid credentials, insufficient permissions; BANK_SUSPENDED: The bank is suspended by the operator */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -8149,7 +8434,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description FORBIDDEN: Valid credentials, insufficient permissions */
+            /** @description FORBIDDEN: Valid credentials, insufficient permissions; BANK_SUSPENDED: The bank is suspended by the operator */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -8376,7 +8661,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description FORBIDDEN: Valid credentials, insufficient permissions */
+            /** @description FORBIDDEN: Valid credentials, insufficient permissions; MERCHANT_SUSPENDED: The merchant is suspended by the operator */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -8609,7 +8894,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description FORBIDDEN: Valid credentials, insufficient permissions */
+            /** @description FORBIDDEN: Valid credentials, insufficient permissions; MERCHANT_SUSPENDED: The merchant is suspended by the operator */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -8845,7 +9130,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description FORBIDDEN: Valid credentials, insufficient permissions */
+            /** @description FORBIDDEN: Valid credentials, insufficient permissions; MERCHANT_SUSPENDED: The merchant is suspended by the operator */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -9055,7 +9340,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description FORBIDDEN: Valid credentials, insufficient permissions */
+            /** @description FORBIDDEN: Valid credentials, insufficient permissions; MERCHANT_SUSPENDED: The merchant is suspended by the operator */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -9262,7 +9547,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description FORBIDDEN: Valid credentials, insufficient permissions */
+            /** @description FORBIDDEN: Valid credentials, insufficient permissions; MERCHANT_SUSPENDED: The merchant is suspended by the operator */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -9456,7 +9741,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description FORBIDDEN: Valid credentials, insufficient permissions */
+            /** @description FORBIDDEN: Valid credentials, insufficient permissions; MERCHANT_SUSPENDED: The merchant is suspended by the operator */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -9656,7 +9941,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description FORBIDDEN: Valid credentials, insufficient permissions */
+            /** @description FORBIDDEN: Valid credentials, insufficient permissions; MERCHANT_SUSPENDED: The merchant is suspended by the operator */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -9964,6 +10249,19 @@ export interface operations {
             };
             /** @description OTP_INVALID: Customer's OTP wrong; UNAUTHORIZED: Missing or invalid credentials */
             401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description MERCHANT_SUSPENDED: The merchant is suspended by the operator */
+            403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -10370,7 +10668,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description FORBIDDEN: Valid credentials, insufficient permissions */
+            /** @description FORBIDDEN: Valid credentials, insufficient permissions; MERCHANT_SUSPENDED: The merchant is suspended by the operator */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -10586,7 +10884,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description FORBIDDEN: Valid credentials, insufficient permissions */
+            /** @description FORBIDDEN: Valid credentials, insufficient permissions; MERCHANT_SUSPENDED: The merchant is suspended by the operator */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -10812,7 +11110,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description FORBIDDEN: Valid credentials, insufficient permissions */
+            /** @description FORBIDDEN: Valid credentials, insufficient permissions; MERCHANT_SUSPENDED: The merchant is suspended by the operator */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -10945,7 +11243,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description FORBIDDEN: Valid credentials, insufficient permissions */
+            /** @description FORBIDDEN: Valid credentials, insufficient permissions; MERCHANT_SUSPENDED: The merchant is suspended by the operator */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -11151,7 +11449,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description FORBIDDEN: Valid credentials, insufficient permissions */
+            /** @description FORBIDDEN: Valid credentials, insufficient permissions; MERCHANT_SUSPENDED: The merchant is suspended by the operator */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -11373,7 +11671,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description FORBIDDEN: Valid credentials, insufficient permissions */
+            /** @description FORBIDDEN: Valid credentials, insufficient permissions; MERCHANT_SUSPENDED: The merchant is suspended by the operator */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -11747,6 +12045,19 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description BANK_NOT_PARTICIPATING: Destination bank not connected */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description RATE_LIMITED: Rate limit exceeded */
             429: {
                 headers: {
@@ -11882,7 +12193,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description FORBIDDEN: Valid credentials, insufficient permissions */
+            /** @description FORBIDDEN: Valid credentials, insufficient permissions; BANK_SUSPENDED: The bank is suspended by the operator */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -12107,7 +12418,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description FORBIDDEN: Valid credentials, insufficient permissions */
+            /** @description FORBIDDEN: Valid credentials, insufficient permissions; MERCHANT_SUSPENDED: The merchant is suspended by the operator */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -12479,7 +12790,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description FORBIDDEN: Valid credentials, insufficient permissions */
+            /** @description FORBIDDEN: Valid credentials, insufficient permissions; MERCHANT_SUSPENDED: The merchant is suspended by the operator; TPP_SUSPENDED: The TPP is suspended by the operator */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -12638,7 +12949,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description FORBIDDEN: Valid credentials, insufficient permissions */
+            /** @description FORBIDDEN: Valid credentials, insufficient permissions; MERCHANT_SUSPENDED: The merchant is suspended by the operator; TPP_SUSPENDED: The TPP is suspended by the operator */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -13848,7 +14159,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description FORBIDDEN: Valid credentials, insufficient permissions */
+            /** @description FORBIDDEN: Valid credentials, insufficient permissions; BANK_SUSPENDED: The bank is suspended by the operator */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -14037,6 +14348,1948 @@ export interface operations {
                 };
             };
             /** @description SETTLEMENT_CYCLE_NOT_FOUND: Unknown settlement cycle or position */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: Request body exceeds 1 MiB */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED: Rate limit exceeded */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INTERNAL_ERROR: Gateway internal error */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: Gateway temporarily unavailable */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    adminKeys: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description req_ followed by up to 64 letters or digits; echoed back. Generated when absent or malformed. */
+                "X-Request-Id"?: components["parameters"]["X-Request-Id"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "admin_keys": [
+                     *         {
+                     *           "admin_key_id": "adk_5tgB6yhN7ujM8ikO9lP0qA1s",
+                     *           "name": "Demo Shop",
+                     *           "created_at": "2026-11-24T09:30:00.000Z",
+                     *           "revoked_at": "2026-11-24T09:30:00.000Z"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": {
+                        admin_keys: {
+                            /** @description adk_… */
+                            admin_key_id: string;
+                            /** @description The operator name the logs and the audit log show. */
+                            name: string;
+                            /** @description ISO 8601 UTC. */
+                            created_at: string;
+                            /** @description When it was revoked (ISO 8601 UTC); null while it works. */
+                            revoked_at: string | null;
+                        }[];
+                    };
+                };
+            };
+            /** @description VALIDATION_ERROR: Invalid parameters */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNAUTHORIZED: Missing or invalid credentials */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description FORBIDDEN: Valid credentials, insufficient permissions */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: Request body exceeds 1 MiB */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED: Rate limit exceeded */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INTERNAL_ERROR: Gateway internal error */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: Gateway temporarily unavailable */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    createAdminKey: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description req_ followed by up to 64 letters or digits; echoed back. Generated when absent or malformed. */
+                "X-Request-Id"?: components["parameters"]["X-Request-Id"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": "Demo Shop"
+                 *     }
+                 */
+                "application/json": {
+                    /** @description Who holds the key, 1-64 printable characters; unique among live keys, and not ADMIN_KEY. */
+                    name: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Created. */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "admin_key_id": "adk_5tgB6yhN7ujM8ikO9lP0qA1s",
+                     *       "name": "Demo Shop",
+                     *       "admin_key": "adk_sec_H0jXq7LmN2pR8sT4vW9yZ1aB3cD5eF6g",
+                     *       "created_at": "2026-11-24T09:30:00.000Z"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description adk_… */
+                        admin_key_id: string;
+                        name: string;
+                        /** @description adk_sec_…, for X-Service-Admin-Key. Shown once. */
+                        admin_key: string;
+                        /** @description ISO 8601 UTC. */
+                        created_at: string;
+                    };
+                };
+            };
+            /** @description VALIDATION_ERROR: Invalid parameters */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNAUTHORIZED: Missing or invalid credentials */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description FORBIDDEN: Valid credentials, insufficient permissions */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description ADMIN_KEY_NAME_TAKEN: A live admin key already has this name */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: Request body exceeds 1 MiB */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED: Rate limit exceeded */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INTERNAL_ERROR: Gateway internal error */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: Gateway temporarily unavailable */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    revokeAdminKey: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description req_ followed by up to 64 letters or digits; echoed back. Generated when absent or malformed. */
+                "X-Request-Id"?: components["parameters"]["X-Request-Id"];
+            };
+            path: {
+                /** @description Admin key id (adk_…). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "admin_key_id": "adk_5tgB6yhN7ujM8ikO9lP0qA1s",
+                     *       "name": "Demo Shop",
+                     *       "created_at": "2026-11-24T09:30:00.000Z",
+                     *       "revoked_at": "2026-11-24T09:30:00.000Z"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description adk_… */
+                        admin_key_id: string;
+                        /** @description The operator name the logs and the audit log show. */
+                        name: string;
+                        /** @description ISO 8601 UTC. */
+                        created_at: string;
+                        /** @description When it was revoked (ISO 8601 UTC); null while it works. */
+                        revoked_at: string | null;
+                    };
+                };
+            };
+            /** @description VALIDATION_ERROR: Invalid parameters */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNAUTHORIZED: Missing or invalid credentials */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description FORBIDDEN: Valid credentials, insufficient permissions */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description ADMIN_KEY_NOT_FOUND: Unknown admin key */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: Request body exceeds 1 MiB */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED: Rate limit exceeded */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INTERNAL_ERROR: Gateway internal error */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: Gateway temporarily unavailable */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    revokeBankKey: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description req_ followed by up to 64 letters or digits; echoed back. Generated when absent or malformed. */
+                "X-Request-Id"?: components["parameters"]["X-Request-Id"];
+            };
+            path: {
+                /** @description Bank handle (bank_handle). */
+                handle: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "bank_handle": "oasis",
+                     *       "revoked_keys": 30
+                     *     }
+                     */
+                    "application/json": {
+                        bank_handle: string;
+                        /** @description How many live bank keys were revoked (0: none was live). */
+                        revoked_keys: number;
+                    };
+                };
+            };
+            /** @description VALIDATION_ERROR: Invalid parameters */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNAUTHORIZED: Missing or invalid credentials */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description FORBIDDEN: Valid credentials, insufficient permissions */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description BANK_NOT_REGISTERED: Bank handle not in the registry */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: Request body exceeds 1 MiB */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED: Rate limit exceeded */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INTERNAL_ERROR: Gateway internal error */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: Gateway temporarily unavailable */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    rotateInternalKey: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description req_ followed by up to 64 letters or digits; echoed back. Generated when absent or malformed. */
+                "X-Request-Id"?: components["parameters"]["X-Request-Id"];
+            };
+            path: {
+                /** @description Bank handle (bank_handle). */
+                handle: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "internal_key": "sik_N2pR8sT4vW9yZ1aB3cD5eF6gH0jXq7L",
+                     *       "previous_key_expires_at": "2026-11-24T09:30:00.000Z"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description The new internal key. Shown once. */
+                        internal_key: string;
+                        /** @description Until when the previous key is still accepted on the core's callbacks (ISO 8601 UTC). */
+                        previous_key_expires_at: string;
+                    };
+                };
+            };
+            /** @description VALIDATION_ERROR: Invalid parameters */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INVALID_BANK_KEY: Bank key invalid or revoked; UNAUTHORIZED: Missing or invalid credentials */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description FORBIDDEN: Valid credentials, insufficient permissions; BANK_SUSPENDED: The bank is suspended by the operator */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description BANK_NOT_REGISTERED: Bank handle not in the registry */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: Request body exceeds 1 MiB */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED: Rate limit exceeded */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INTERNAL_ERROR: Gateway internal error */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: Gateway temporarily unavailable */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    rotateTppToken: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description req_ followed by up to 64 letters or digits; echoed back. Generated when absent or malformed. */
+                "X-Request-Id"?: components["parameters"]["X-Request-Id"];
+            };
+            path: {
+                /** @description TPP id (tpp_…). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "tpp_access_token": "tpk_R8sT4vW9yZ1aB3cD5eF6gH0jXq7LmN2p"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description The new TPP access token (tpk_…). Shown once. */
+                        tpp_access_token: string;
+                    };
+                };
+            };
+            /** @description VALIDATION_ERROR: Invalid parameters */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INVALID_API_KEY: API key missing, malformed or revoked; UNAUTHORIZED: Missing or invalid credentials */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description FORBIDDEN: Valid credentials, insufficient permissions; TPP_SUSPENDED: The TPP is suspended by the operator */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description TPP_NOT_FOUND: Unknown TPP */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: Request body exceeds 1 MiB */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED: Rate limit exceeded */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INTERNAL_ERROR: Gateway internal error */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: Gateway temporarily unavailable */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    suspendBank: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description req_ followed by up to 64 letters or digits; echoed back. Generated when absent or malformed. */
+                "X-Request-Id"?: components["parameters"]["X-Request-Id"];
+            };
+            path: {
+                /** @description Bank handle (bank_handle). */
+                handle: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "bank_handle": "oasis",
+                     *       "display_name": "Oasis Bank",
+                     *       "country": "LY",
+                     *       "institution_code": "201",
+                     *       "status": "string",
+                     *       "min_amount": 30,
+                     *       "max_amount": 50000,
+                     *       "created_at": "2026-11-24T09:30:00.000Z",
+                     *       "core_base_url": "https://shop.example/payments/return",
+                     *       "sandbox_core_base_url": "https://shop.example/payments/return",
+                     *       "settlement_account_iban": "LY83002048000020100120361",
+                     *       "settlement_accounts": [
+                     *         {
+                     *           "currency": "LYD",
+                     *           "iban": "LY83002048000020100120361"
+                     *         }
+                     *       ],
+                     *       "contact_email": "ops@oasis.example",
+                     *       "capabilities": {
+                     *         "bank_handle": "oasis",
+                     *         "ob_enabled": true,
+                     *         "ob_scopes_supported": [
+                     *           "string"
+                     *         ],
+                     *         "sca_exemption_limit": 30,
+                     *         "sca_exemption_max_count": 30,
+                     *         "sca_exemption_cumulative_limit": 30,
+                     *         "max_consent_expiry_days": 30
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        bank_handle: string;
+                        display_name: string;
+                        country: string;
+                        /** @description Three digits, as inside the IBANs of this bank. */
+                        institution_code: string;
+                        /** @description ACTIVE or SUSPENDED. */
+                        status: string;
+                        min_amount: number;
+                        max_amount: number;
+                        /** @description ISO 8601 UTC. */
+                        created_at: string;
+                        core_base_url: string;
+                        /** @description The bank's own test core, where test-mode calls go; null: the gateway's built-in test bank answers for it. */
+                        sandbox_core_base_url: string | null;
+                        settlement_account_iban: string;
+                        /** @description Settlement accounts for particular currencies, one per currency; a position in a currency without one is booked on settlement_account_iban. */
+                        settlement_accounts: {
+                            /** @description LYD, USD or EUR. */
+                            currency: string;
+                            /** @description At the bank's institution code. */
+                            iban: string;
+                        }[];
+                        contact_email: string;
+                        /** @description Bank capabilities */
+                        capabilities: {
+                            bank_handle: string;
+                            ob_enabled: boolean;
+                            /** @description Subset of accounts:read, balances:read, transactions:read, payments:write. */
+                            ob_scopes_supported: string[];
+                            /** @description Open Banking payment orders (planned) above this amount, in minor units, will require SCA. */
+                            sca_exemption_limit: number;
+                            /** @description Exempted Open Banking payment orders one consent may make since its last SCA (the approval, or an order authorised at sca_url); the next one needs SCA. */
+                            sca_exemption_max_count: number;
+                            /** @description Cumulative amount, in minor units of the order's currency, of the exempted Open Banking payment orders of one consent since its last SCA: an order that would take it above needs SCA. */
+                            sca_exemption_cumulative_limit: number;
+                            /** @description Upper bound of expiry_days for a consent at this bank. */
+                            max_consent_expiry_days: number;
+                        };
+                    };
+                };
+            };
+            /** @description VALIDATION_ERROR: Invalid parameters */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNAUTHORIZED: Missing or invalid credentials */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description FORBIDDEN: Valid credentials, insufficient permissions */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description BANK_NOT_REGISTERED: Bank handle not in the registry */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: Request body exceeds 1 MiB */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED: Rate limit exceeded */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INTERNAL_ERROR: Gateway internal error */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: Gateway temporarily unavailable */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    resumeBank: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description req_ followed by up to 64 letters or digits; echoed back. Generated when absent or malformed. */
+                "X-Request-Id"?: components["parameters"]["X-Request-Id"];
+            };
+            path: {
+                /** @description Bank handle (bank_handle). */
+                handle: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "bank_handle": "oasis",
+                     *       "display_name": "Oasis Bank",
+                     *       "country": "LY",
+                     *       "institution_code": "201",
+                     *       "status": "string",
+                     *       "min_amount": 30,
+                     *       "max_amount": 50000,
+                     *       "created_at": "2026-11-24T09:30:00.000Z",
+                     *       "core_base_url": "https://shop.example/payments/return",
+                     *       "sandbox_core_base_url": "https://shop.example/payments/return",
+                     *       "settlement_account_iban": "LY83002048000020100120361",
+                     *       "settlement_accounts": [
+                     *         {
+                     *           "currency": "LYD",
+                     *           "iban": "LY83002048000020100120361"
+                     *         }
+                     *       ],
+                     *       "contact_email": "ops@oasis.example",
+                     *       "capabilities": {
+                     *         "bank_handle": "oasis",
+                     *         "ob_enabled": true,
+                     *         "ob_scopes_supported": [
+                     *           "string"
+                     *         ],
+                     *         "sca_exemption_limit": 30,
+                     *         "sca_exemption_max_count": 30,
+                     *         "sca_exemption_cumulative_limit": 30,
+                     *         "max_consent_expiry_days": 30
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        bank_handle: string;
+                        display_name: string;
+                        country: string;
+                        /** @description Three digits, as inside the IBANs of this bank. */
+                        institution_code: string;
+                        /** @description ACTIVE or SUSPENDED. */
+                        status: string;
+                        min_amount: number;
+                        max_amount: number;
+                        /** @description ISO 8601 UTC. */
+                        created_at: string;
+                        core_base_url: string;
+                        /** @description The bank's own test core, where test-mode calls go; null: the gateway's built-in test bank answers for it. */
+                        sandbox_core_base_url: string | null;
+                        settlement_account_iban: string;
+                        /** @description Settlement accounts for particular currencies, one per currency; a position in a currency without one is booked on settlement_account_iban. */
+                        settlement_accounts: {
+                            /** @description LYD, USD or EUR. */
+                            currency: string;
+                            /** @description At the bank's institution code. */
+                            iban: string;
+                        }[];
+                        contact_email: string;
+                        /** @description Bank capabilities */
+                        capabilities: {
+                            bank_handle: string;
+                            ob_enabled: boolean;
+                            /** @description Subset of accounts:read, balances:read, transactions:read, payments:write. */
+                            ob_scopes_supported: string[];
+                            /** @description Open Banking payment orders (planned) above this amount, in minor units, will require SCA. */
+                            sca_exemption_limit: number;
+                            /** @description Exempted Open Banking payment orders one consent may make since its last SCA (the approval, or an order authorised at sca_url); the next one needs SCA. */
+                            sca_exemption_max_count: number;
+                            /** @description Cumulative amount, in minor units of the order's currency, of the exempted Open Banking payment orders of one consent since its last SCA: an order that would take it above needs SCA. */
+                            sca_exemption_cumulative_limit: number;
+                            /** @description Upper bound of expiry_days for a consent at this bank. */
+                            max_consent_expiry_days: number;
+                        };
+                    };
+                };
+            };
+            /** @description VALIDATION_ERROR: Invalid parameters */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNAUTHORIZED: Missing or invalid credentials */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description FORBIDDEN: Valid credentials, insufficient permissions */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description BANK_NOT_REGISTERED: Bank handle not in the registry */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: Request body exceeds 1 MiB */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED: Rate limit exceeded */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INTERNAL_ERROR: Gateway internal error */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: Gateway temporarily unavailable */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    suspendMerchant: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description req_ followed by up to 64 letters or digits; echoed back. Generated when absent or malformed. */
+                "X-Request-Id"?: components["parameters"]["X-Request-Id"];
+            };
+            path: {
+                /** @description Merchant id (mer_…). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "merchant_id": "mer_7HcD2kLp9QwErT5yUiOa3sXz",
+                     *       "name": "Demo Shop",
+                     *       "mode": "string",
+                     *       "status": "string",
+                     *       "webhook_url": "https://shop.example/payments/return",
+                     *       "settlement_iban": "LY83002048000020100120361",
+                     *       "created_at": "2026-11-24T09:30:00.000Z",
+                     *       "updated_at": "2026-11-24T09:30:00.000Z"
+                     *     }
+                     */
+                    "application/json": {
+                        merchant_id: string;
+                        name: string;
+                        /** @description test or live. */
+                        mode: string;
+                        /** @description ACTIVE or SUSPENDED (by an operator). */
+                        status: string;
+                        webhook_url: string | null;
+                        settlement_iban: string | null;
+                        /** @description ISO 8601 UTC. */
+                        created_at: string;
+                        /** @description ISO 8601 UTC. */
+                        updated_at: string;
+                    };
+                };
+            };
+            /** @description VALIDATION_ERROR: Invalid parameters */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNAUTHORIZED: Missing or invalid credentials */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description FORBIDDEN: Valid credentials, insufficient permissions */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description MERCHANT_NOT_FOUND: Unknown merchant */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: Request body exceeds 1 MiB */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED: Rate limit exceeded */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INTERNAL_ERROR: Gateway internal error */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: Gateway temporarily unavailable */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    resumeMerchant: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description req_ followed by up to 64 letters or digits; echoed back. Generated when absent or malformed. */
+                "X-Request-Id"?: components["parameters"]["X-Request-Id"];
+            };
+            path: {
+                /** @description Merchant id (mer_…). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "merchant_id": "mer_7HcD2kLp9QwErT5yUiOa3sXz",
+                     *       "name": "Demo Shop",
+                     *       "mode": "string",
+                     *       "status": "string",
+                     *       "webhook_url": "https://shop.example/payments/return",
+                     *       "settlement_iban": "LY83002048000020100120361",
+                     *       "created_at": "2026-11-24T09:30:00.000Z",
+                     *       "updated_at": "2026-11-24T09:30:00.000Z"
+                     *     }
+                     */
+                    "application/json": {
+                        merchant_id: string;
+                        name: string;
+                        /** @description test or live. */
+                        mode: string;
+                        /** @description ACTIVE or SUSPENDED (by an operator). */
+                        status: string;
+                        webhook_url: string | null;
+                        settlement_iban: string | null;
+                        /** @description ISO 8601 UTC. */
+                        created_at: string;
+                        /** @description ISO 8601 UTC. */
+                        updated_at: string;
+                    };
+                };
+            };
+            /** @description VALIDATION_ERROR: Invalid parameters */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNAUTHORIZED: Missing or invalid credentials */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description FORBIDDEN: Valid credentials, insufficient permissions */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description MERCHANT_NOT_FOUND: Unknown merchant */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: Request body exceeds 1 MiB */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED: Rate limit exceeded */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INTERNAL_ERROR: Gateway internal error */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: Gateway temporarily unavailable */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    suspendTpp: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description req_ followed by up to 64 letters or digits; echoed back. Generated when absent or malformed. */
+                "X-Request-Id"?: components["parameters"]["X-Request-Id"];
+            };
+            path: {
+                /** @description TPP id (tpp_…). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "tpp_id": "tpp_2JkL9mNb4VcX7zQw1ErT6yUi",
+                     *       "name": "Demo Shop",
+                     *       "mode": "string",
+                     *       "redirect_uris": [
+                     *         "https://app.example/callback"
+                     *       ],
+                     *       "webhook_url": "https://shop.example/payments/return",
+                     *       "status": "string",
+                     *       "created_at": "2026-11-24T09:30:00.000Z"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description tpp_… */
+                        tpp_id: string;
+                        name: string;
+                        /** @description test or live: a test TPP's consents and payment orders never move real funds. */
+                        mode: string;
+                        redirect_uris: string[];
+                        webhook_url: string | null;
+                        /** @description ACTIVE or SUSPENDED (by an operator: its tpk_ token and its consents’ tokens answer 403 TPP_SUSPENDED). */
+                        status: string;
+                        /** @description ISO 8601 UTC. */
+                        created_at: string;
+                    };
+                };
+            };
+            /** @description VALIDATION_ERROR: Invalid parameters */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNAUTHORIZED: Missing or invalid credentials */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description FORBIDDEN: Valid credentials, insufficient permissions */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description TPP_NOT_FOUND: Unknown TPP */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: Request body exceeds 1 MiB */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED: Rate limit exceeded */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INTERNAL_ERROR: Gateway internal error */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: Gateway temporarily unavailable */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    resumeTpp: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description req_ followed by up to 64 letters or digits; echoed back. Generated when absent or malformed. */
+                "X-Request-Id"?: components["parameters"]["X-Request-Id"];
+            };
+            path: {
+                /** @description TPP id (tpp_…). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "tpp_id": "tpp_2JkL9mNb4VcX7zQw1ErT6yUi",
+                     *       "name": "Demo Shop",
+                     *       "mode": "string",
+                     *       "redirect_uris": [
+                     *         "https://app.example/callback"
+                     *       ],
+                     *       "webhook_url": "https://shop.example/payments/return",
+                     *       "status": "string",
+                     *       "created_at": "2026-11-24T09:30:00.000Z"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description tpp_… */
+                        tpp_id: string;
+                        name: string;
+                        /** @description test or live: a test TPP's consents and payment orders never move real funds. */
+                        mode: string;
+                        redirect_uris: string[];
+                        webhook_url: string | null;
+                        /** @description ACTIVE or SUSPENDED (by an operator: its tpk_ token and its consents’ tokens answer 403 TPP_SUSPENDED). */
+                        status: string;
+                        /** @description ISO 8601 UTC. */
+                        created_at: string;
+                    };
+                };
+            };
+            /** @description VALIDATION_ERROR: Invalid parameters */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNAUTHORIZED: Missing or invalid credentials */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description FORBIDDEN: Valid credentials, insufficient permissions */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description TPP_NOT_FOUND: Unknown TPP */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
