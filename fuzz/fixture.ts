@@ -18,6 +18,13 @@ export interface Fixture {
   merchantId: string;
   /** Core URLs of the demo banks, put back when the fuzzer changed them (PATCH /banks with a valid key). */
   repairBanks(): Promise<void>;
+  /**
+   * Undoes what an operator's containment action did to the fixture's own participants, as the
+   * people involved would: a suspended bank, merchant or TPP is resumed, and a bank whose
+   * internal key was rotated gives its core the new key (PUT /sandbox/gateway). Otherwise every
+   * later call through that bank answers what a misconfigured or suspended bank does.
+   */
+  repairAfter(path: string, url: string, answer: unknown): Promise<void>;
   /** A fresh Open Banking grant when the fuzzer revoked the current one. */
   renewGrant(): Promise<void>;
   stop(): Promise<void>;
@@ -147,6 +154,32 @@ export async function startFixture(): Promise<Fixture> {
       }
     };
 
+    // The key each sandbox core accepts: the gateway's current one for that bank.
+    const coreKeys = new Map(file.banks.map((bank) => [bank.bank_handle, bank.internal_key]));
+    const admin = { 'x-service-admin-key': file.admin_key };
+    const repairAfter = async (path: string, url: string, answer: unknown) => {
+      if (path.endsWith('/suspend')) {
+        const resume = new URL(url, restUrl);
+        resume.pathname = resume.pathname.replace(/\/suspend$/, '/resume');
+        resume.search = '';
+        await fetch(resume, { method: 'POST', headers: json(admin) });
+        return;
+      }
+      if (path !== '/banks/{handle}/rotate-internal-key') return;
+      const handle = decodeURIComponent(new URL(url, restUrl).pathname.split('/')[2] ?? '');
+      const bank = file.banks.find((entry) => entry.bank_handle === handle);
+      const fresh = (answer as { internal_key?: unknown } | undefined)?.internal_key;
+      if (!bank || typeof fresh !== 'string') return;
+      const bankKey =
+        bank.bank_handle === oasis.bank_handle ? credentials.bankKey!['x-service-bank-key']! : bank.bank_key;
+      const told = await fetch(`${bank.core_base_url}/sandbox/gateway`, {
+        method: 'PUT',
+        headers: json({ 'x-service-internal-key': coreKeys.get(handle)! }),
+        body: JSON.stringify({ url: restUrl, bank_key: bankKey, internal_key: fresh }),
+      });
+      if (told.ok) coreKeys.set(handle, fresh);
+    };
+
     return {
       restUrl,
       graphqlUrl: `${restUrl}/graphql`,
@@ -154,6 +187,7 @@ export async function startFixture(): Promise<Fixture> {
       known,
       merchantId: file.merchant.merchant_id,
       repairBanks,
+      repairAfter,
       renewGrant,
       async stop() {
         await demo?.stop();

@@ -108,6 +108,15 @@ export async function runFuzz(
     }
     // The fixture's records, put back when a valid request changed them.
     if (response.status < 300 && op.method === 'PATCH' && op.path.startsWith('/banks/')) await fixture.repairBanks();
+    if (response.status < 300 && op.method === 'POST') {
+      let answer: unknown;
+      try {
+        answer = JSON.parse(text);
+      } catch {
+        answer = undefined;
+      }
+      await fixture.repairAfter(op.path, request.url, answer);
+    }
     if (response.status === 401 && request.headers['x-consent-id'] && Date.now() - lastRenewal > 5_000) {
       lastRenewal = Date.now();
       await fixture.renewGrant().catch(() => undefined);

@@ -167,8 +167,9 @@ const SUSPENDED_BY_CREDENTIAL: Partial<Record<Credential, ErrorCode>> = {
 
 /**
  * Refusals of the router's authentication, whatever the route (found by the fuzzer, issue 13): a
- * credential header that is sent is checked even on a public route (a bad one is 401), a valid
- * credential of a principal the route does not take is 403, and so is one of a suspended holder.
+ * credential header that is sent is checked even on a public route (a bad one is 401, and one of
+ * a suspended holder 403, found by the fuzzer again with suspension), a valid credential of a
+ * principal the route does not take is 403.
  */
 const authErrors = (route: RestRoute): ErrorCode[] =>
   route.auth.length
@@ -177,7 +178,7 @@ const authErrors = (route: RestRoute): ErrorCode[] =>
         'FORBIDDEN',
         ...route.auth.flat().flatMap((credential) => SUSPENDED_BY_CREDENTIAL[credential] ?? []),
       ]
-    : ['UNAUTHORIZED'];
+    : ['UNAUTHORIZED', ...new Set(Object.values(SUSPENDED_BY_CREDENTIAL))];
 
 /** Statuses a page (RestRoute.page) answers a browser in HTML: its "not found" and "unavailable" pages. */
 const PAGE_ERROR_STATUSES = [404, 503];

@@ -11,6 +11,8 @@ const AIS_ERRORS = [
   'SCOPE_INSUFFICIENT',
   'CBS_TIMEOUT',
   'CBS_ERROR',
+  // The account's bank suspended by the operator: no new reads until it is resumed.
+  'BANK_NOT_PARTICIPATING',
 ] as const;
 const AUTH_NOTE =
   'Authorization: Bearer <access token> and X-Consent-Id, both required; the access token only in the header (?access_token= is refused with 400). ' +

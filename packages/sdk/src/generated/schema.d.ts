@@ -3205,6 +3205,19 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description MERCHANT_SUSPENDED: The merchant is suspended by the operator; BANK_SUSPENDED: The bank is suspended by the operator; TPP_SUSPENDED: The TPP is suspended by the operator */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description BANK_NOT_REGISTERED: Bank handle not in the registry */
             404: {
                 headers: {
@@ -5569,7 +5582,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description TPP_SUSPENDED: The TPP is suspended by the operator */
+            /** @description TPP_SUSPENDED: The TPP is suspended by the operator; MERCHANT_SUSPENDED: The merchant is suspended by the operator; BANK_SUSPENDED: The bank is suspended by the operator */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -5714,6 +5727,19 @@ export interface operations {
             };
             /** @description UNAUTHORIZED: Missing or invalid credentials */
             401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description MERCHANT_SUSPENDED: The merchant is suspended by the operator; BANK_SUSPENDED: The bank is suspended by the operator; TPP_SUSPENDED: The TPP is suspended by the operator */
+            403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -6098,6 +6124,20 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description BANK_NOT_PARTICIPATING: Destination bank not connected */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "x-fapi-interaction-id": components["headers"]["x-fapi-interaction-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description RATE_LIMITED: Rate limit exceeded */
             429: {
                 headers: {
@@ -6269,6 +6309,20 @@ export interface operations {
             };
             /** @description PAYLOAD_TOO_LARGE: Request body exceeds 1 MiB */
             413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "x-fapi-interaction-id": components["headers"]["x-fapi-interaction-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description BANK_NOT_PARTICIPATING: Destination bank not connected */
+            422: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -6466,6 +6520,20 @@ export interface operations {
             };
             /** @description PAYLOAD_TOO_LARGE: Request body exceeds 1 MiB */
             413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "x-fapi-interaction-id": components["headers"]["x-fapi-interaction-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description BANK_NOT_PARTICIPATING: Destination bank not connected */
+            422: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -7186,6 +7254,19 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description MERCHANT_SUSPENDED: The merchant is suspended by the operator; BANK_SUSPENDED: The bank is suspended by the operator; TPP_SUSPENDED: The TPP is suspended by the operator */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description PAYMENT_ORDER_NOT_FOUND: Unknown payment order */
             404: {
                 headers: {
@@ -7352,7 +7433,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description TPP_SUSPENDED: The TPP is suspended by the operator */
+            /** @description TPP_SUSPENDED: The TPP is suspended by the operator; MERCHANT_SUSPENDED: The merchant is suspended by the operator; BANK_SUSPENDED: The bank is suspended by the operator */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -7558,6 +7639,19 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description MERCHANT_SUSPENDED: The merchant is suspended by the operator; BANK_SUSPENDED: The bank is suspended by the operator; TPP_SUSPENDED: The TPP is suspended by the operator */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description CONSENT_NOT_FOUND: Unknown consent_id */
             404: {
                 headers: {
@@ -7737,7 +7831,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description TPP_SUSPENDED: The TPP is suspended by the operator */
+            /** @description TPP_SUSPENDED: The TPP is suspended by the operator; MERCHANT_SUSPENDED: The merchant is suspended by the operator; BANK_SUSPENDED: The bank is suspended by the operator */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -7940,6 +8034,19 @@ export interface operations {
             };
             /** @description UNAUTHORIZED: Missing or invalid credentials; CONSENT_EXPIRED: Consent expired; restart the flow; CONSENT_REVOKED: Consent revoked; restart the flow */
             401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description MERCHANT_SUSPENDED: The merchant is suspended by the operator; BANK_SUSPENDED: The bank is suspended by the operator; TPP_SUSPENDED: The TPP is suspended by the operator */
+            403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -8290,6 +8397,19 @@ export interface operations {
             };
             /** @description UNAUTHORIZED: Missing or invalid credentials */
             401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description MERCHANT_SUSPENDED: The merchant is suspended by the operator; BANK_SUSPENDED: The bank is suspended by the operator; TPP_SUSPENDED: The TPP is suspended by the operator */
+            403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -10099,6 +10219,19 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description MERCHANT_SUSPENDED: The merchant is suspended by the operator; BANK_SUSPENDED: The bank is suspended by the operator; TPP_SUSPENDED: The TPP is suspended by the operator */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description SESSION_NOT_FOUND: Unknown session_id */
             404: {
                 headers: {
@@ -10260,7 +10393,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description MERCHANT_SUSPENDED: The merchant is suspended by the operator */
+            /** @description MERCHANT_SUSPENDED: The merchant is suspended by the operator; BANK_SUSPENDED: The bank is suspended by the operator; TPP_SUSPENDED: The TPP is suspended by the operator */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -11840,6 +11973,19 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description MERCHANT_SUSPENDED: The merchant is suspended by the operator; BANK_SUSPENDED: The bank is suspended by the operator; TPP_SUSPENDED: The TPP is suspended by the operator */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description MANDATE_NOT_FOUND: Unknown mandate */
             404: {
                 headers: {
@@ -11995,6 +12141,19 @@ export interface operations {
             };
             /** @description OTP_INVALID: Customer's OTP wrong; UNAUTHORIZED: Missing or invalid credentials */
             401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description MERCHANT_SUSPENDED: The merchant is suspended by the operator; BANK_SUSPENDED: The bank is suspended by the operator; TPP_SUSPENDED: The TPP is suspended by the operator */
+            403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
