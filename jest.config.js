@@ -19,10 +19,9 @@ const common = {
 module.exports = {
   testTimeout: 60_000,
   maxWorkers: 2,
-  // Each platform started and stopped in one process leaves ~20 MB of heap behind (measured: 12
-  // starts, 156 -> 320 MB after GC, at eae7603 as now; the cause is not found yet). With ~200 files
-  // a worker ran out of heap (4 GB) in CI. A worker past this after a file is replaced by a fresh
-  // one (jest's own remedy for leaking suites).
+  // A guard: a worker past this after a test file is replaced by a fresh one. A worker once ran out
+  // of heap (4 GB) in CI when each platform start left ~20 MB behind (type-graphql's global
+  // metadata kept every start's resolver classes; packages/federation/src/schema.ts now drops them).
   workerIdleMemoryLimit: '1500MB',
   projects: [
     {
