@@ -1,4 +1,4 @@
-import { OneStatement, openServiceOrm, type Database, type ServiceOrm } from '@gateway/db';
+import { openServiceOrm, type Database, type ServiceOrm } from '@gateway/db';
 import { openTestDatabase } from '@gateway/db/testing';
 import { createLogger } from '@gateway/kernel';
 import { AuditEntry } from './audit-entry.entity';
@@ -57,23 +57,6 @@ describe('audit log', () => {
       }),
     ).rejects.toThrow('the change failed');
     expect(await db.knex('audit.entries').where({ target: 'rolled-back' })).toHaveLength(0);
-  });
-
-  it('writes an entry as a part of a OneStatement only when the part it depends on changed a row', async () => {
-    const em = orm.em.fork();
-    const statement = new OneStatement(em);
-    statement.sql('nothing', 'select 1 where false');
-    audit.recordIn(
-      statement,
-      'skipped',
-      { actor: operator, action: 'bank.resumed', target: 'skip' },
-      logger,
-      'nothing',
-    );
-    audit.recordIn(statement, 'written', { actor: operator, action: 'bank.resumed', target: 'kept' }, logger);
-    await statement.run();
-    expect(await db.knex('audit.entries').where({ target: 'skip' })).toHaveLength(0);
-    expect(await db.knex('audit.entries').where({ target: 'kept' })).toHaveLength(1);
   });
 
   it('refuses UPDATE, DELETE and TRUNCATE at the database, for the table owner too', async () => {

@@ -1,5 +1,4 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import type { OneStatement } from '@gateway/db';
 import { GatewayError, newId, type Logger, type Principal, type PrincipalKind } from '@gateway/kernel';
 import { AuditEntry, type AuditChange } from './audit-entry.entity';
 
@@ -175,30 +174,14 @@ function parseCursor(cursor: string): { at: Date; id: string } {
 }
 
 /**
- * The audit log. Entries are written only here, always in the caller's transaction (or as a part
- * of its OneStatement), so a change and its entry commit together or not at all: a crash between
- * the two is impossible.
+ * The audit log. Entries are written only here, always in the caller's transaction, so a change
+ * and its entry commit together or not at all: a crash between the two is impossible.
  */
 export const audit = {
   /** Adds the entry to the caller's unit of work: it is written when the caller's transaction flushes. */
   record(em: EntityManager, record: AuditRecord, logger: Logger, at = new Date()): AuditEntry {
     const entry = entryOf(record, at);
     em.create(AuditEntry, entry);
-    warnOnMoneyRoute(logger, entry);
-    return entry;
-  },
-
-  /** record() as part `name` of the caller's OneStatement, written only if part `when` changed a row. */
-  recordIn(
-    statement: OneStatement,
-    name: string,
-    record: AuditRecord,
-    logger: Logger,
-    when?: string,
-    at = new Date(),
-  ): AuditEntry {
-    const entry = entryOf(record, at);
-    statement.insert(name, AuditEntry, entry, when);
     warnOnMoneyRoute(logger, entry);
     return entry;
   },

@@ -11,4 +11,4 @@ export {
   type AuditRecord,
 } from './audit';
 export { auditedBy, createdWith, SECRET_ISSUED, SECRET_REMOVED, SECRET_REPLACED, type AuditedBy } from './audited-by';
-export { migrateAudit, AUDIT_SCHEMA } from './schema';
+export { migrateAudit } from './schema';
