@@ -148,9 +148,12 @@ export class ReportService {
       createdAt: Date;
     } | null;
     if (!cursor) throw new GatewayError('VALIDATION_ERROR', 'after: not a cursor of this report (a row id from it)');
+    // The lower bound on created_at lets the index scan start at the cursor; without it each page
+    // would scan the range from its start (the $or alone is a filter), quadratic over a large report.
     return {
-      ...within,
-      $or: [{ createdAt: { $gt: cursor.createdAt } }, { createdAt: cursor.createdAt, id: { $gt: cursor.id } }],
+      ...own,
+      createdAt: { $gte: cursor.createdAt > range.from ? cursor.createdAt : range.from, $lt: range.to },
+      $or: [{ createdAt: { $gt: cursor.createdAt } }, { id: { $gt: cursor.id } }],
     };
   }
 
