@@ -1,4 +1,4 @@
-import { rules, webhookUrlRule, z, type WebhookUrlSettings } from '@gateway/kernel';
+import { mayTarget, webhookUrlRule, z, type WebhookUrlSettings } from '@gateway/kernel';
 import { ALL_EVENTS, MERCHANT_EVENT_KINDS, TPP_EVENT_KINDS } from '../webhook/event-kinds';
 import { ENDPOINT_STATUSES } from './webhook-endpoint.entity';
 
@@ -25,12 +25,27 @@ function enabledEventsRule(audience: 'merchant' | 'tpp') {
     .transform((names) => (names.includes(ALL_EVENTS) ? [ALL_EVENTS] : [...new Set(names)]));
 }
 
+/**
+ * A webhook URL as the merchant's is checked, and more: a literal host the egress policy refuses
+ * (loopback, private or link-local unless WEBHOOK_PRIVATE_TARGETS; reserved ranges such as cloud
+ * metadata always) is refused at once in every mode, not only in production: a new endpoint has
+ * no past registrations to keep working. Names are judged at every delivery on what they resolve to.
+ */
+const endpointUrlRule = (targets: WebhookUrlSettings) =>
+  webhookUrlRule(targets).superRefine((url, ctx) => {
+    if (URL.canParse(url) && !mayTarget(new URL(url).hostname, targets))
+      ctx.addIssue({
+        code: 'custom',
+        message: 'must point to a public address (not loopback, private, link-local or reserved)',
+      });
+  });
+
 const description = z.string().trim().max(500, 'must be at most 500 characters');
 
 export function createEndpointRules(targets: WebhookUrlSettings, audience: 'merchant' | 'tpp') {
   return z
     .object({
-      url: webhookUrlRule(targets),
+      url: endpointUrlRule(targets),
       // GraphQL hands an omitted optional field over as undefined and an explicit one as null: both mean "not given".
       enabledEvents: enabledEventsRule(audience)
         .nullish()
@@ -43,7 +58,7 @@ export function createEndpointRules(targets: WebhookUrlSettings, audience: 'merc
 export function updateEndpointRules(targets: WebhookUrlSettings, audience: 'merchant' | 'tpp') {
   return z
     .object({
-      url: webhookUrlRule(targets).optional(),
+      url: endpointUrlRule(targets).optional(),
       enabledEvents: enabledEventsRule(audience).optional(),
       // null or "" removes it.
       description: description
@@ -71,5 +86,3 @@ export const replayRules = z
   })
   .strict()
   .refine((range) => range.from < range.to, { message: 'must be after from', path: ['to'] });
-
-export { rules };
