@@ -1,4 +1,4 @@
-import { expectError, responseSchemaOf } from '@gateway/rest-compat/testing';
+import { responseSchemaOf } from '@gateway/rest-compat/testing';
 import {
   bearer,
   eventually,
@@ -7,7 +7,7 @@ import {
   type Customer,
   type PaymentBank,
 } from '../support/payments';
-import { startTestPlatform, type TestPlatform } from '../support/platform';
+import { startTestPlatform, type RestResponse, type TestPlatform } from '../support/platform';
 import {
   serviceSignature,
   standardWebhooksValid,
@@ -15,6 +15,12 @@ import {
   type ReceivedWebhook,
   type TestWebhookReceiver,
 } from '../support/webhook-receiver';
+
+/** The spec's error body: code, and X-Request-Id as its request_id. */
+function expectRefused(answer: RestResponse, status: number, code: string): void {
+  expect({ status: answer.status, code: answer.body?.error?.code }).toEqual({ status, code });
+  expect(answer.headers.get('x-request-id')).toBe(answer.body.error.request_id);
+}
 
 /**
  * Issue 30 "Done when": webhook endpoints with their own filters and secrets, a disabled one that
@@ -191,29 +197,29 @@ describe('webhook endpoints and events', () => {
       t.rest('POST', '/webhooks/endpoints', { headers: bearer(apiKey), body });
 
     const unknownEvent = await post(live.apiKey, { url: 'https://example.com/hook', enabled_events: ['payment.nope'] });
-    expectError(unknownEvent, 400, 'VALIDATION_ERROR');
+    expectRefused(unknownEvent, 400, 'VALIDATION_ERROR');
     expect(unknownEvent.body.error.detail).toMatch(/^enabled_events/);
     const badUrl = await post(live.apiKey, { url: 'not a url' });
-    expectError(badUrl, 400, 'VALIDATION_ERROR');
+    expectRefused(badUrl, 400, 'VALIDATION_ERROR');
     expect(badUrl.body.error.detail).toMatch(/^url/);
     // Cloud metadata (shared address space) is refused whatever WEBHOOK_PRIVATE_TARGETS says.
     const metadata = await post(live.apiKey, { url: 'http://100.100.100.200/latest' });
-    expectError(metadata, 400, 'VALIDATION_ERROR');
+    expectRefused(metadata, 400, 'VALIDATION_ERROR');
     expect(metadata.body.error.detail).toMatch(/^url/);
     const badRange = await t.rest('POST', `/webhooks/endpoints/we_${live.merchantId}/replay`, {
       headers: bearer(live.apiKey),
       body: { from: 'yesterday', to: '2020-01-01T00:00:00Z' },
     });
-    expectError(badRange, 400, 'VALIDATION_ERROR');
+    expectRefused(badRange, 400, 'VALIDATION_ERROR');
     expect(badRange.body.error.detail).toMatch(/^from/);
 
     const testEndpoint = await createEndpoint(test.apiKey, { url: 'https://example.com/test-hook' });
-    expectError(
+    expectRefused(
       await t.rest('GET', `/webhooks/endpoints/${testEndpoint.endpoint_id}`, { headers: bearer(live.apiKey) }),
       404,
       'WEBHOOK_ENDPOINT_NOT_FOUND',
     );
-    expectError(
+    expectRefused(
       await t.rest('DELETE', `/webhooks/endpoints/${testEndpoint.endpoint_id}`, { headers: bearer(live.apiKey) }),
       404,
       'WEBHOOK_ENDPOINT_NOT_FOUND',
@@ -223,7 +229,7 @@ describe('webhook endpoints and events', () => {
       headers: bearer(test.apiKey),
     });
     expect(mine.body).toMatchObject({ livemode: false, primary: false });
-    expectError(await t.rest('GET', '/events/evt_unknown', { headers: bearer(test.apiKey) }), 404, 'EVENT_NOT_FOUND');
+    expectRefused(await t.rest('GET', '/events/evt_unknown', { headers: bearer(test.apiKey) }), 404, 'EVENT_NOT_FOUND');
     const deleted = await t.rest('DELETE', `/webhooks/endpoints/${testEndpoint.endpoint_id}`, {
       headers: bearer(test.apiKey),
     });
