@@ -23,6 +23,8 @@ import { settlementRoutes } from './settlement';
 import { suspensionRoutes } from './suspension';
 import { tppRoutes } from './tpps';
 import { webhookRoutes } from './webhooks';
+import { webhookEndpointRoutes } from './webhook-endpoints';
+import { eventRoutes } from './events';
 
 /** Every REST path rest-compat serves: the source of the handlers and of /openapi.json. */
 export const ROUTES: readonly RestRoute[] = [
@@ -44,6 +46,8 @@ export const ROUTES: readonly RestRoute[] = [
   ...mandateRoutes,
   ...callbackRoutes,
   ...webhookRoutes,
+  ...webhookEndpointRoutes,
+  ...eventRoutes,
   ...attentionRoutes,
   ...auditRoutes,
   ...settlementRoutes,

@@ -20,6 +20,8 @@ import { SettlementService } from './settlement/settlement.service';
 import { PayerOtp } from './payer-otp/payer-otp';
 import { DEFAULT_SETTLEMENT_SETTINGS, type SettlementSettings } from './settlement/settlement.settings';
 import { WebhookDeliveryService } from './webhook/webhook.service';
+import { WebhookEndpointService } from './webhook-endpoint/webhook-endpoint.service';
+import { EventService } from './event/event.service';
 import { DEFAULT_PUBLIC_BASE_URL, DEFAULT_SESSION_TTL_SECONDS, type PaymentsSettings } from './settings';
 
 /** The payments subgraph's services, wired once: resolvers and background jobs share them. */
@@ -37,6 +39,8 @@ export interface PaymentsModules {
   engine: PaymentEngine;
   attention: AttentionService;
   webhooks: WebhookDeliveryService;
+  webhookEndpoints: WebhookEndpointService;
+  events: EventService;
   settlementRunner: SettlementRunner;
   settlement: SettlementService;
   mandates: MandateService;
@@ -115,6 +119,12 @@ export function createPaymentsModules(settings: PaymentsSettings, testCores: Bui
     engine,
     attention: new AttentionService(kinds),
     webhooks: new WebhookDeliveryService(),
+    webhookEndpoints: new WebhookEndpointService({
+      platformSecret: settings.platformSecret,
+      production: settings.production,
+      webhookPrivateTargets: settings.webhookPrivateTargets ?? false,
+    }),
+    events: new EventService(),
     settlementRunner,
     settlement: new SettlementService(
       settlementRunner,

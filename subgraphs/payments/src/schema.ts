@@ -22,6 +22,8 @@ import { toPaymentSession } from './session/session.type';
 import { createSettlementResolver } from './settlement/settlement.resolver';
 import { SessionUpdatesResolver } from './subscription/session-updates.resolver';
 import { createWebhookResolver } from './webhook/webhook.resolver';
+import { createWebhookEndpointResolver } from './webhook-endpoint/webhook-endpoint.resolver';
+import { createEventResolver } from './event/event.resolver';
 import type { PaymentsSettings } from './settings';
 
 export async function buildPaymentsSchema(
@@ -38,6 +40,8 @@ export async function buildPaymentsSchema(
       createCheckoutResolver(modules.checkout),
       createConfirmationResolver(modules.confirmations),
       createWebhookResolver(modules.webhooks),
+      createWebhookEndpointResolver(modules.webhookEndpoints, modules.call),
+      createEventResolver(modules.events, modules.call),
       createAttentionResolver(modules.attention),
       createSettlementResolver(modules.settlement),
       createMandateResolver(modules.mandates),
