@@ -1,5 +1,6 @@
 import Fastify from 'fastify';
 import { Agent } from 'undici';
+import type { Registry } from 'prom-client';
 import { bankCoreOpenApiDocument } from '@gateway/bank-core-client';
 import { createLogger, type Logger } from '@gateway/kernel';
 import { createExecutor } from './executor';
@@ -46,10 +47,14 @@ export interface RestCompatOptions {
   readinessChecks?: () => Record<string, boolean>;
   /** METRICS_TOKEN: /metrics answers only a scrape sending it as a bearer token; unset, /metrics is open. */
   metricsToken?: string;
+  /** Every registry of the process, read at each scrape (the launcher): /metrics serves them all. Unset: its own. */
+  scrape?: () => Registry[];
 }
 
 export interface RunningRestCompat {
   url: string;
+  /** rest-compat's own metrics (its /metrics serves `scrape` instead when given). */
+  metrics: Registry;
   stop(): Promise<void>;
 }
 
@@ -71,7 +76,7 @@ export async function startRestCompat(options: RestCompatOptions): Promise<Runni
   });
   registerRequestId(app);
   registerLayerErrors(app, logger);
-  registerMetrics(app, options.metricsToken);
+  const metrics = registerMetrics(app, options.metricsToken, options.scrape);
 
   // An empty body on a POST with content-type JSON (rotate-key from many HTTP clients) means "no fields".
   const parseJson = app.getDefaultJsonParser('error', 'error');
@@ -116,6 +121,7 @@ export async function startRestCompat(options: RestCompatOptions): Promise<Runni
   logger.info({ url, router: target.graphqlUrl, production: options.production ?? false }, 'rest-compat listening');
   return {
     url,
+    metrics,
     async stop() {
       await app.close();
       await dispatcher.close();
