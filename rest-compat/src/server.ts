@@ -75,7 +75,8 @@ export async function startRestCompat(options: RestCompatOptions): Promise<Runni
     frameworkErrors,
   });
   registerRequestId(app);
-  registerLayerErrors(app, logger);
+  const execute = createExecutor({ graphqlUrl: target.graphqlUrl, dispatcher, logger, timeoutMs });
+  registerLayerErrors(app, logger, execute);
   const metrics = registerMetrics(app, options.metricsToken, options.scrape);
 
   // An empty body on a POST with content-type JSON (rotate-key from many HTTP clients) means "no fields".
@@ -92,7 +93,6 @@ export async function startRestCompat(options: RestCompatOptions): Promise<Runni
     }
   });
 
-  const execute = createExecutor({ graphqlUrl: target.graphqlUrl, dispatcher, logger, timeoutMs });
   // Pages share a path with a JSON route of the table, which documents it.
   registerRoutes(app, ROUTES, execute, {
     'GET /pay/{session_id}': checkoutPage(execute, logger),
