@@ -111,7 +111,11 @@ export async function startRestCompat(options: RestCompatOptions): Promise<Runni
   // What the gateway sends a bank core and which answers it accepts: for banks writing their core.
   const bankCoreOpenApi = bankCoreOpenApiDocument();
   app.get('/openapi/bank-core.json', async () => bankCoreOpenApi);
-  registerDocsPage(app, () => (served.openApi ? [new URL(served.openApi.servers[0]!.url).origin] : []));
+  registerDocsPage(
+    app,
+    () => (served.openApi ? [new URL(served.openApi.servers[0]!.url).origin] : []),
+    () => served.openApi,
+  );
   if (options.landing && !options.production)
     registerLandingPage(app, { ...options.landing, metricsLocked: options.metricsToken !== undefined });
   registerDashboard(app, logger);
