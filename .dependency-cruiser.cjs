@@ -47,12 +47,21 @@ module.exports = {
       from: { path: '^packages/sdk/' },
       to: { path: '^(subgraphs|router|rest-compat|platform|packages/(?!sdk/))' },
     },
+    {
+      name: 'examples-use-the-sdk-only',
+      severity: 'error',
+      comment:
+        'examples/ are what a merchant writes: they reach the platform through @gateway/sdk over HTTP, never by importing a service or another workspace package.',
+      from: { path: '^examples/' },
+      to: { path: '^(subgraphs|router|rest-compat|platform|packages/(?!sdk/))' },
+    },
   ],
   options: {
     // Workspace packages resolve through their node_modules symlinks to packages/*/src.
     doNotFollow: { path: 'node_modules' },
     exclude: { path: ['node_modules', '\\.spec\\.ts$', '\\.e2e\\.ts$'] },
-    includeOnly: '^(subgraphs/[^/]+/src|router/src|rest-compat/src|platform/src|packages/[^/]+/src)/',
+    includeOnly:
+      '^(subgraphs/[^/]+/src|router/src|rest-compat/src|platform/src|packages/[^/]+/src|examples/[^/]+/src)/',
     // Type-only imports count: they tie modules together as much as value imports do.
     tsPreCompilationDeps: true,
     tsConfig: { fileName: 'tsconfig.base.json' },

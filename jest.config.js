@@ -33,6 +33,7 @@ module.exports = {
         '<rootDir>/router',
         '<rootDir>/rest-compat',
         '<rootDir>/platform',
+        '<rootDir>/examples',
         '<rootDir>/test',
       ],
       testMatch: ['**/*.spec.ts', '**/*.e2e.ts'],

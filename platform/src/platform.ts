@@ -112,6 +112,11 @@ export async function startPlatform(given: PlatformConfig, options: StartPlatfor
       connectionName: 'platform',
       onError: (error) => logger.warn({ err: error }, 'event bus'),
     });
+  // Every service's metrics registry, as each starts: rest-compat's and the router's /metrics serve
+  // them all (with each series' `service` label), so the process is one scrape target; the
+  // subgraphs' own /metrics (random ports here) still serve only their own.
+  const registries: Array<RunningService['metrics']> = [];
+  const scrape = () => registries;
   let routerGraphqlUrl = '';
   let graphiqlHeaders: Record<string, string> | undefined;
   const routerUrl = () => routerGraphqlUrl;
@@ -144,6 +149,7 @@ export async function startPlatform(given: PlatformConfig, options: StartPlatfor
         { service: subgraph.name },
       );
       running.push(service);
+      registries.push(service.metrics);
       subgraphs.push({ name: subgraph.name, service });
     }
 
@@ -173,10 +179,12 @@ export async function startPlatform(given: PlatformConfig, options: StartPlatfor
           readinessChecks: readiness.checks,
           graphiql: { headers: () => graphiqlHeaders },
           metricsToken: config.metricsToken,
+          scrape,
           subscriptionMaxLifetimeSeconds: config.subscriptionMaxLifetimeSeconds,
         }),
     );
     running.push(router);
+    registries.push(router.metrics);
     routerGraphqlUrl = router.graphqlUrl;
 
     await reserved?.release();
@@ -189,6 +197,7 @@ export async function startPlatform(given: PlatformConfig, options: StartPlatfor
       publicBaseUrl: config.payments.publicBaseUrl,
       logger: logger.child({ service: 'rest-compat' }),
       metricsToken: config.metricsToken,
+      scrape,
       landing: {
         database: config.embedded
           ? `embedded PGlite in ${join(config.dataDir, 'pglite')}`
@@ -199,6 +208,7 @@ export async function startPlatform(given: PlatformConfig, options: StartPlatfor
       },
     });
     running.push(rest);
+    registries.push(rest.metrics);
 
     let stopped: Promise<void> | undefined;
     return {

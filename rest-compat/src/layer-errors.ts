@@ -2,6 +2,8 @@ import type { Socket } from 'node:net';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ERROR_CODES, GatewayError, newId, type ErrorBody, type Logger } from '@gateway/kernel';
 import { sendError } from './errors';
+import type { Execute } from './executor';
+import { passBackRouterHeaders } from './headers';
 import { BODY_LIMIT_BYTES } from './limits';
 import { requestIdOf } from './request-id';
 
@@ -74,17 +76,27 @@ export function frameworkErrors(error: FastifyError, request: FastifyRequest, re
 }
 
 /**
+ * What an unknown route costs: the cheapest document the router charges, one `read` point of the
+ * caller's budget (its credential's, or its IP's without one), as a read answered 404 would.
+ */
+const UNKNOWN_ROUTE_CHARGE = 'query UnknownRoute { __typename }';
+
+/**
  * Failures of rest-compat itself get the same error body as the router's: unknown routes are a
  * JSON 404, and an unexpected failure is a logged INTERNAL_ERROR, never a stack trace.
+ *
+ * An unknown route's 404 carries X-RateLimit-* like every other answer (API-CONTRACT "General"):
+ * the limits live in the router, so the 404 is charged there (UNKNOWN_ROUTE_CHARGE), and a caller
+ * past its budget gets 429 RATE_LIMITED here too, so probing paths is never free. When the router
+ * cannot be reached or refuses the credential, the 404 goes out without the headers.
  */
-export function registerLayerErrors(app: FastifyInstance, logger: Logger): void {
-  app.setNotFoundHandler(async (request, reply) =>
-    sendError(
-      reply,
-      new GatewayError('NOT_FOUND', `no route ${request.method} ${request.url.split('?')[0]}`),
-      request.requestId,
-    ),
-  );
+export function registerLayerErrors(app: FastifyInstance, logger: Logger, execute: Execute): void {
+  app.setNotFoundHandler(async (request, reply) => {
+    const charge = await execute(request, UNKNOWN_ROUTE_CHARGE, {});
+    passBackRouterHeaders(reply, charge.headers);
+    const notFound = new GatewayError('NOT_FOUND', `no route ${request.method} ${request.url.split('?')[0]}`);
+    return sendError(reply, charge.error?.code === 'RATE_LIMITED' ? charge.error : notFound, request.requestId);
+  });
   app.setErrorHandler(async (error: FastifyError, request, reply) => {
     if (error instanceof GatewayError) return sendError(reply, error, request.requestId);
     const known = asGatewayError(error);

@@ -209,6 +209,40 @@ describe('rest-compat in front of a misbehaving router', () => {
     }
   });
 
+  it('charges an unknown route at the router: its rate-limit headers on the 404, and its 429 past the budget', async () => {
+    let limited = false;
+    const router = await stubRouter((_request, response) => {
+      const headers = { 'content-type': 'application/json', 'x-ratelimit-limit': '2', 'x-ratelimit-reset': '30' };
+      if (!limited) {
+        response.writeHead(200, { ...headers, 'x-ratelimit-remaining': '1' });
+        response.end(JSON.stringify({ data: { __typename: 'Query' } }));
+        return;
+      }
+      response.writeHead(200, { ...headers, 'x-ratelimit-remaining': '0', 'retry-after': '30' });
+      const error = {
+        message: 'Rate limited',
+        extensions: { code: 'RATE_LIMITED', detail: 'limit of 2 requests reached' },
+      };
+      response.end(JSON.stringify({ errors: [error] }));
+    });
+    const rest = await startRestCompat({ routerUrl: router.url, logger: silent });
+    try {
+      const missing = await call(rest.url, 'GET', '/no/such/route');
+      expectError(missing, 404, 'NOT_FOUND');
+      expect([missing.headers.get('x-ratelimit-limit'), missing.headers.get('x-ratelimit-remaining')]).toEqual([
+        '2',
+        '1',
+      ]);
+      limited = true;
+      const refused = await call(rest.url, 'GET', '/no/such/route');
+      expectError(refused, 429, 'RATE_LIMITED');
+      expect(refused.headers.get('retry-after')).toBe('30');
+    } finally {
+      await rest.stop();
+      await new Promise((resolve) => router.server.close(resolve));
+    }
+  });
+
   it('forwards credentials, Idempotency-Key, the request id and the client IP, and passes rate-limit headers back', async () => {
     const seen: Record<string, string | string[] | undefined>[] = [];
     const router = await stubRouter((request, response) => {

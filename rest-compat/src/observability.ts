@@ -1,13 +1,15 @@
 import type { FastifyInstance } from 'fastify';
-import { Counter, Histogram } from 'prom-client';
+import { Counter, Histogram, type Registry } from 'prom-client';
 import { request as httpRequest, type Dispatcher } from 'undici';
 import { createMetricsRegistry, metricsAnswer } from '@gateway/kernel';
 
 /**
  * Requests by route pattern (never the raw URL: ids would explode the label set) and status, on
  * GET /metrics; with `token` (METRICS_TOKEN), only for a scrape that sends it as a bearer token.
+ * With `scrape` (the launcher: every registry of the process), /metrics serves those instead of
+ * only this registry, which it returns.
  */
-export function registerMetrics(app: FastifyInstance, token: string | undefined): void {
+export function registerMetrics(app: FastifyInstance, token: string | undefined, scrape?: () => Registry[]): Registry {
   const registry = createMetricsRegistry('rest-compat');
   const requests = new Counter({
     name: 'rest_compat_requests_total',
@@ -29,12 +31,13 @@ export function registerMetrics(app: FastifyInstance, token: string | undefined)
   });
   app.get('/metrics', async (request, reply) => {
     const answer = await metricsAnswer(
-      registry,
+      scrape?.() ?? registry,
       { authorization: request.headers.authorization, requestId: request.requestId },
       token,
     );
     return reply.code(answer.status).headers(answer.headers).send(answer.body);
   });
+  return registry;
 }
 
 /** /healthz: this process answers. /readyz: the router answers and reports itself ready. */

@@ -1,5 +1,6 @@
 import Fastify from 'fastify';
 import { Agent } from 'undici';
+import type { Registry } from 'prom-client';
 import { bankCoreOpenApiDocument } from '@gateway/bank-core-client';
 import { createLogger, type Logger } from '@gateway/kernel';
 import { createExecutor } from './executor';
@@ -46,10 +47,14 @@ export interface RestCompatOptions {
   readinessChecks?: () => Record<string, boolean>;
   /** METRICS_TOKEN: /metrics answers only a scrape sending it as a bearer token; unset, /metrics is open. */
   metricsToken?: string;
+  /** Every registry of the process, read at each scrape (the launcher): /metrics serves them all. Unset: its own. */
+  scrape?: () => Registry[];
 }
 
 export interface RunningRestCompat {
   url: string;
+  /** rest-compat's own metrics (its /metrics serves `scrape` instead when given). */
+  metrics: Registry;
   stop(): Promise<void>;
 }
 
@@ -70,8 +75,9 @@ export async function startRestCompat(options: RestCompatOptions): Promise<Runni
     frameworkErrors,
   });
   registerRequestId(app);
-  registerLayerErrors(app, logger);
-  registerMetrics(app, options.metricsToken);
+  const execute = createExecutor({ graphqlUrl: target.graphqlUrl, dispatcher, logger, timeoutMs });
+  registerLayerErrors(app, logger, execute);
+  const metrics = registerMetrics(app, options.metricsToken, options.scrape);
 
   // An empty body on a POST with content-type JSON (rotate-key from many HTTP clients) means "no fields".
   const parseJson = app.getDefaultJsonParser('error', 'error');
@@ -87,7 +93,6 @@ export async function startRestCompat(options: RestCompatOptions): Promise<Runni
     }
   });
 
-  const execute = createExecutor({ graphqlUrl: target.graphqlUrl, dispatcher, logger, timeoutMs });
   // Pages share a path with a JSON route of the table, which documents it.
   registerRoutes(app, ROUTES, execute, {
     'GET /pay/{session_id}': checkoutPage(execute, logger),
@@ -106,7 +111,11 @@ export async function startRestCompat(options: RestCompatOptions): Promise<Runni
   // What the gateway sends a bank core and which answers it accepts: for banks writing their core.
   const bankCoreOpenApi = bankCoreOpenApiDocument();
   app.get('/openapi/bank-core.json', async () => bankCoreOpenApi);
-  registerDocsPage(app, () => (served.openApi ? [new URL(served.openApi.servers[0]!.url).origin] : []));
+  registerDocsPage(
+    app,
+    () => (served.openApi ? [new URL(served.openApi.servers[0]!.url).origin] : []),
+    () => served.openApi,
+  );
   if (options.landing && !options.production)
     registerLandingPage(app, { ...options.landing, metricsLocked: options.metricsToken !== undefined });
   registerDashboard(app, logger);
@@ -116,6 +125,7 @@ export async function startRestCompat(options: RestCompatOptions): Promise<Runni
   logger.info({ url, router: target.graphqlUrl, production: options.production ?? false }, 'rest-compat listening');
   return {
     url,
+    metrics,
     async stop() {
       await app.close();
       await dispatcher.close();

@@ -63,7 +63,7 @@ describe('the metrics stage', () => {
     metrics.countAdmission('unauthenticated');
     metrics.countForwarded('banks');
     const app = Fastify();
-    useMetricsRoute(app, metrics.registry, undefined);
+    useMetricsRoute(app, () => [metrics.registry], undefined);
     const answer = await app.inject({ method: 'GET', url: '/metrics' });
     await app.close();
     expect(answer.statusCode).toBe(200);

@@ -58,11 +58,11 @@ export function createRouterMetrics(): RouterMetrics {
   };
 }
 
-/** GET /metrics: the registry in Prometheus' text format; with `token` (METRICS_TOKEN), only for a scrape that sends it. */
-export function useMetricsRoute(app: FastifyInstance, registry: Registry, token: string | undefined): void {
+/** GET /metrics: the registries (read at each scrape) in Prometheus' text format; with `token` (METRICS_TOKEN), only for a scrape that sends it. */
+export function useMetricsRoute(app: FastifyInstance, registries: () => Registry[], token: string | undefined): void {
   app.get('/metrics', async (request, reply) => {
     const answer = await metricsAnswer(
-      registry,
+      registries(),
       { authorization: request.headers.authorization, requestId: request.requestId },
       token,
     );

@@ -9,6 +9,7 @@ import { formatGatewayError } from '@gateway/federation';
 import { createLogger, serveInProcess, type Logger } from '@gateway/kernel';
 import { openVaultOrm } from '@gateway/vault';
 import type { EventBus } from '@gateway/events';
+import type { Registry } from 'prom-client';
 import { createAdmission } from './admission';
 import { authenticate, type CredentialHeaders } from './authenticate';
 import { composeSupergraph, type SubgraphEndpoint } from './compose';
@@ -62,10 +63,17 @@ export interface RouterOptions {
   inProcess?: boolean;
   /** METRICS_TOKEN: /metrics answers only a scrape sending it as a bearer token; unset, /metrics is open. */
   metricsToken?: string;
+  /**
+   * Every registry of the process (the launcher: each service's, this router's included), read at
+   * each scrape: /metrics serves them all, so one process is one scrape target. Unset: its own.
+   */
+  scrape?: () => Registry[];
 }
 
 export interface RunningRouter {
   url: string;
+  /** The router's own metrics (its /metrics serves `scrape` instead when given). */
+  metrics: Registry;
   graphqlUrl: string;
   stop(): Promise<void>;
 }
@@ -177,7 +185,7 @@ export async function startRouter(options: RouterOptions): Promise<RunningRouter
     subgraphs: options.subgraphs,
     readinessChecks: options.readinessChecks,
   });
-  useMetricsRoute(app, metrics.registry, options.metricsToken);
+  useMetricsRoute(app, options.scrape ?? (() => [metrics.registry]), options.metricsToken);
 
   const url = await app.listen({ host: options.host ?? '127.0.0.1', port: options.port ?? 0 });
   logger.info({ url }, 'router listening');
@@ -187,6 +195,7 @@ export async function startRouter(options: RouterOptions): Promise<RunningRouter
   return {
     url,
     graphqlUrl: `${url}/graphql`,
+    metrics: metrics.registry,
     async stop() {
       stopServingInProcess();
       await subscriptions?.stop();

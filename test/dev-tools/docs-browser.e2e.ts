@@ -2,7 +2,7 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { createLogger } from '@gateway/kernel';
-import { startRestCompat, type RunningRestCompat } from '@gateway/rest-compat';
+import { buildOpenApiDocument, ROUTES, startRestCompat, type RunningRestCompat } from '@gateway/rest-compat';
 import { launchOfflineBrowser, type OfflineBrowser } from '../support/offline-browser';
 
 /** Screenshots for a person to look at (CI keeps them as artifacts when DOCS_SCREENSHOTS is set). */
@@ -60,6 +60,50 @@ describe('API reference at /docs in a browser', () => {
       expect(await noSidewaysScroll(page)).toEqual({ content: viewport.width, screen: viewport.width });
       expect(offline.outside).toEqual([]);
       expect(offline.cspViolations).toEqual([]);
+    } finally {
+      await offline.close();
+    }
+  });
+
+  // Issue 31: the console said "Invalid YAML object" (Scalar mounting itself a second time on
+  // #api-reference), a CSP refusal (zod's eval probe) and a 404 (/favicon.ico).
+  it('loads with a clean console: no error, no failed request, no answer in error', async () => {
+    const offline = await launchOfflineBrowser();
+    try {
+      const page = await offline.context.newPage();
+      const problems: string[] = [];
+      page.on('console', (message) => message.type() === 'error' && problems.push(`console: ${message.text()}`));
+      page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
+      page.on('requestfailed', (request) => problems.push(`failed: ${request.url()} ${request.failure()?.errorText}`));
+      page.on(
+        'response',
+        (response) => response.status() >= 400 && problems.push(`${response.status()} ${response.url()}`),
+      );
+      await page.goto(`${rest.url}/docs`);
+      await page
+        .locator('.t-doc__sidebar')
+        .getByText('Identity registry', { exact: true })
+        .waitFor({ timeout: 30_000 });
+      // Late requests (the icon, lazy chunks) have their moment.
+      await page.waitForTimeout(1500);
+      expect(problems).toEqual([]);
+      expect(offline.outside).toEqual([]);
+    } finally {
+      await offline.close();
+    }
+  });
+
+  it('shows the operation list before Scalar has read the document, and without JavaScript', async () => {
+    const offline = await launchOfflineBrowser();
+    try {
+      const context = await offline.browser.newContext({ javaScriptEnabled: false });
+      const page = await context.newPage();
+      await page.goto(`${rest.url}/docs`);
+      const operations = Object.values(buildOpenApiDocument(ROUTES, rest.url).paths).flatMap(Object.values);
+      await page.getByText('Create a payment session').waitFor();
+      expect(await page.locator('.outline li').count()).toBe(operations.length);
+      await page.getByRole('heading', { name: 'Identity registry' }).waitFor();
+      expect(await page.locator('a[href="/openapi.json"]').count()).toBe(1);
     } finally {
       await offline.close();
     }

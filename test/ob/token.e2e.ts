@@ -214,9 +214,21 @@ describe('Open Banking token endpoint', () => {
     expect(await verified('ob_access_token', first.access_token)).toMatchObject({ ok: false, reason: 'revoked' });
     expect((await verified('ob_access_token', second.access_token)).ok).toBe(true);
 
-    expectTokenError(await token(refreshForm(grant, first.refresh_token)), 401, 'TOKEN_REVOKED');
+    // Said as what happened (issue 31): a reused refresh token, the grant revoked, the consent untouched.
+    const reused = await token(refreshForm(grant, first.refresh_token));
+    expectTokenError(
+      reused,
+      401,
+      'TOKEN_REVOKED',
+      /already used \(rotated\).*every access and refresh token of this grant/,
+    );
+    expect(reused.body.error.message).toBe('Refresh token reused: this grant is revoked');
+    expect(reused.body.error.detail).toContain('the consent stays AUTHORISED');
     expect(await verified('ob_access_token', second.access_token)).toMatchObject({ ok: false, reason: 'revoked' });
-    expectTokenError(await token(refreshForm(grant, second.refresh_token)), 401, 'TOKEN_REVOKED');
+    const afterReuse = await token(refreshForm(grant, second.refresh_token));
+    expectTokenError(afterReuse, 401, 'TOKEN_REVOKED', /revoked with its grant/);
+    expect(afterReuse.body.error.message).toBe('Token revoked: its grant was revoked after a reuse');
+    for (const answer of [reused, afterReuse]) expect(answer.body.error.message).not.toContain('consent deleted');
     expectTokenError(await token(refreshForm(grant, 'rt_000000000000000000000000000000')), 400, 'INVALID_GRANT');
     expect(await consentStatus(grant.consentId)).toBe('AUTHORISED');
   });

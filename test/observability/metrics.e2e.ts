@@ -89,6 +89,29 @@ describe('metrics after one payment', () => {
     expect(byOperation('AuthorizeCheckout', 'OTP_INVALID')).toBe(1);
     expect(byOperation('AuthorizeCheckout', 'ok')).toBe(1);
 
+    // One process, one scrape target (issue 31): rest-compat's and the router's /metrics (the
+    // start page links rest-compat's) have every service's series, each with its service label.
+    for (const scraped of [await metricsOf(t.platform.restUrl), router]) {
+      expect(value(scraped, 'bank_core_call_duration_seconds_count', { service: 'payments', operation: 'debit' })).toBe(
+        1,
+      );
+      expect(value(scraped, 'subgraph_request_duration_seconds_count', { service: 'identity' })).toBeGreaterThan(0);
+      expect(value(scraped, 'subgraph_request_duration_seconds_count', { service: 'payments' })).toBeGreaterThan(0);
+      const authorized = { service: 'router', operation: 'AuthorizeCheckout', outcome: 'ok' };
+      expect(value(scraped, 'router_request_duration_seconds_count', authorized)).toBe(1);
+      expect(
+        value(scraped, 'rest_compat_requests_total', { service: 'rest-compat', route: '/payments/sessions' }),
+      ).toBe(1);
+      // Merged by name: one TYPE line for a name several services share.
+      expect(
+        scraped.filter((sample) => sample.name === 'subgraph_request_duration_seconds_count').length,
+      ).toBeGreaterThan(1);
+    }
+    const restText = await (await fetch(`${t.platform.restUrl}/metrics`)).text();
+    expect(restText.match(/^# TYPE subgraph_request_duration_seconds histogram$/gm)).toHaveLength(1);
+    // A subgraph's own port still serves only its own series.
+    expect(payments.some((sample) => sample.labels.service && sample.labels.service !== 'payments')).toBe(false);
+
     // The process's figures (prom-client's default metrics) on every service's /metrics, once each.
     for (const registry of [payments, router, await metricsOf(t.platform.restUrl)]) {
       expect(registry.filter((sample) => sample.name === 'process_cpu_user_seconds_total')).toHaveLength(1);

@@ -30,6 +30,18 @@ describe('rest-compat in front of the real router', () => {
     expect(generated.headers.get('x-request-id')).toBe(generated.body.error.request_id);
   });
 
+  it("charges an unknown route's 404 like a read: X-RateLimit-* on it, the caller's budget spent (issue 31)", async () => {
+    const first = await call(base, 'GET', '/no/such/route');
+    expectError(first, 404, 'NOT_FOUND');
+    expectRateLimitHeaders(first);
+    expect(first.headers.get('x-ratelimit-limit')).toBe('100000');
+    const second = await call(base, 'POST', '/no/such/route', { body: {} });
+    expectError(second, 404, 'NOT_FOUND');
+    expect(Number(second.headers.get('x-ratelimit-remaining'))).toBe(
+      Number(first.headers.get('x-ratelimit-remaining')) - 1,
+    );
+  });
+
   it('passes X-RateLimit-* through, then 429 RATE_LIMITED with Retry-After; a client-set X-Forwarded-For does not escape the limit', async () => {
     const answers = [];
     for (let i = 0; i < 3; i += 1) answers.push(await call(base, 'GET', '/v1/identity/resolve?alias=nobody'));

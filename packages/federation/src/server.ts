@@ -62,6 +62,8 @@ export interface SubgraphServerOptions {
 export interface RunningService {
   /** Base URL, e.g. http://127.0.0.1:4001 */
   url: string;
+  /** What its /metrics serves: the launcher shows it on the process's scrape target (rest-compat's and the router's /metrics). */
+  metrics: Registry;
   /** GraphQL endpoint */
   graphqlUrl: string;
   stop(): Promise<void>;
@@ -183,6 +185,7 @@ export async function startSubgraphServer(options: SubgraphServerOptions): Promi
   return {
     url: address,
     graphqlUrl: `${address}/graphql`,
+    metrics: registry,
     async stop() {
       stopServingInProcess();
       await app.close();

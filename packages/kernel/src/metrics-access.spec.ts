@@ -1,4 +1,4 @@
-import { Counter } from 'prom-client';
+import { Counter, Histogram } from 'prom-client';
 import { createMetricsRegistry } from './metrics';
 import { envMetricsToken, metricsAnswer, requireMetricsTokenInProduction } from './metrics-access';
 import { loadConfig, z } from './config';
@@ -46,5 +46,29 @@ describe('/metrics behind METRICS_TOKEN', () => {
     expect(loadConfig(schema, { NODE_ENV: 'production', METRICS_TOKEN: TOKEN }).METRICS_TOKEN).toBe(TOKEN);
     expect(loadConfig(schema, {}).METRICS_TOKEN).toBeUndefined();
     expect(() => loadConfig(schema, { METRICS_TOKEN: 'short' })).toThrow(/METRICS_TOKEN: at least 24 characters/);
+  });
+});
+
+describe('/metrics of several services in one process', () => {
+  it('merges their registries by metric name, one HELP and TYPE per name, each series with its service label', async () => {
+    const [payments, identity] = [createMetricsRegistry('payments'), createMetricsRegistry('identity')];
+    for (const [registry, count] of [
+      [payments, 2],
+      [identity, 3],
+    ] as const) {
+      const histogram = new Histogram({ name: 'shared_seconds', help: 'shared', buckets: [1], registers: [registry] });
+      for (let n = 0; n < count; n += 1) histogram.observe(0.5);
+    }
+    new Counter({ name: 'payments_only_total', help: 'own', registers: [payments] }).inc();
+
+    const answer = await metricsAnswer([payments, identity, payments], { requestId: 'req_merged' }, undefined);
+    const text = answer.body as string;
+    expect(text.match(/^# TYPE shared_seconds histogram$/gm)).toHaveLength(1);
+    expect(text).toMatch(/^shared_seconds_count\{service="payments"\} 2$/m);
+    expect(text).toMatch(/^shared_seconds_count\{service="identity"\} 3$/m);
+    expect(text).toMatch(/^shared_seconds_bucket\{le="1",service="identity"\} 3$/m);
+    // A registry listed twice is read once.
+    expect(text.match(/^payments_only_total\{service="payments"\} 1$/gm)).toHaveLength(1);
+    expect(text.match(/^process_cpu_user_seconds_total /gm)).toHaveLength(1);
   });
 });

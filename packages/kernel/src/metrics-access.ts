@@ -30,12 +30,12 @@ export interface MetricsAnswer {
 }
 
 /**
- * GET /metrics: the registry's figures (then the process's), or, when `token` is set and the
+ * GET /metrics: the registries' figures, merged (then the process's), or, when `token` is set and the
  * request does not carry it as a bearer token (compared in constant time), 401 UNAUTHORIZED in the
  * spec's error body.
  */
 export async function metricsAnswer(
-  registry: Registry,
+  registries: Registry | Registry[],
   request: { authorization?: string; requestId: string },
   token: string | undefined,
 ): Promise<MetricsAnswer> {
@@ -50,5 +50,6 @@ export async function metricsAnswer(
       };
     }
   }
-  return { status: 200, headers: { 'content-type': registry.contentType }, body: await metricsText(registry) };
+  const contentType = (Array.isArray(registries) ? registries[0]! : registries).contentType;
+  return { status: 200, headers: { 'content-type': contentType }, body: await metricsText(registries) };
 }

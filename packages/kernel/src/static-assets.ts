@@ -9,7 +9,12 @@ import { join } from 'node:path';
  * of our own script), so a file never changes under its URL and may be cached for a year.
  */
 
-export type StaticAssetSource = { package: string; file: string } | { text: string };
+/**
+ * A package's file, or text of our own. `patch`: a change to the package's file, applied on first
+ * use (named, so the URL names it too and a cached unpatched copy is never taken for it).
+ */
+export type StaticAssetSource =
+  { package: string; file: string; patch?: { name: string; apply(source: string): string } } | { text: string };
 
 export interface StaticAsset {
   /** The versioned URL path, e.g. /graphiql/assets/graphiql-4.1.2/graphiql.min.js. */
@@ -57,11 +62,12 @@ export function staticAssets(
       const dir = packageDir(source.package, fromDir);
       const { version } = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as { version: string };
       let body: Buffer | undefined;
-      const folder = `${source.package.replace(/^@/, '').replace('/', '-')}-${version}`;
-      return [
-        name,
-        { url: `${prefix}/${folder}/${name}`, type, body: () => (body ??= readFileSync(join(dir, source.file))) },
-      ];
+      const folder = `${source.package.replace(/^@/, '').replace('/', '-')}-${version}${source.patch ? `-${source.patch.name}` : ''}`;
+      const read = () => {
+        const file = readFileSync(join(dir, source.file));
+        return source.patch ? Buffer.from(source.patch.apply(file.toString('utf8'))) : file;
+      };
+      return [name, { url: `${prefix}/${folder}/${name}`, type, body: () => (body ??= read()) }];
     }),
   );
 }

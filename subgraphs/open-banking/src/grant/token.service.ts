@@ -129,8 +129,8 @@ export class TokenService {
       const { consent } = bound;
       const closed = consentRefusal(consent, now);
       if (closed) return closed;
-      if (!found.ok && found.reason === 'revoked')
-        return refuse(new GatewayError('TOKEN_REVOKED', 'refresh_token has been revoked'));
+      // The consent is open (consentRefusal above), so this grant itself was revoked: by a replayed code or refresh token.
+      if (!found.ok && found.reason === 'revoked') return refuse(grantRevoked());
       if (!found.ok) return invalidGrant('refresh_token has expired');
       if (!(await vault.consume(tx, token, now))) return reuse(tx, token, now);
       const family = familyOf(token);
@@ -155,10 +155,35 @@ function codeRefusal(found: VerifyResult): Outcome | null {
   return invalidGrant('code has been revoked');
 }
 
-/** An already rotated refresh token presented again: the whole grant is revoked (contract: 401 TOKEN_REVOKED). */
+/**
+ * Why a new pair needs a new consent: a redeemed consent gives no second code (authorisation
+ * service's approveAgain), and the grant's own tokens are dead. The consent itself is not
+ * touched (still AUTHORISED: revoking it is the TPP's or the customer's decision).
+ */
+const NEXT_STEP =
+  'the consent stays AUTHORISED but this grant issues no more tokens: create a new consent (and delete this one)';
+
+/**
+ * An already rotated refresh token presented again: the whole grant (its access and refresh
+ * tokens) is revoked (contract: 401 TOKEN_REVOKED; RFC 9700 4.14.2). Said as what happened: the
+ * spec table's message for TOKEN_REVOKED, "consent deleted", is not so here.
+ */
 async function reuse(tx: EntityManager, token: Credential, now: Date): Promise<Outcome> {
   await vault.revokeFamily(tx, familyOf(token), now);
   return refuse(
-    new GatewayError('TOKEN_REVOKED', 'refresh_token was already used; every token of this grant is revoked'),
+    new GatewayError(
+      'TOKEN_REVOKED',
+      `refresh_token was already used (rotated); as RFC 9700 requires for a reused refresh token, every access and refresh token of this grant is now revoked; ${NEXT_STEP}`,
+      'Refresh token reused: this grant is revoked',
+    ),
+  );
+}
+
+/** A refresh token of a grant revoked earlier (a replayed code or refresh token), its consent still open. */
+function grantRevoked(): GatewayError {
+  return new GatewayError(
+    'TOKEN_REVOKED',
+    `refresh_token was revoked with its grant, after a code or refresh token of the grant was used twice; ${NEXT_STEP}`,
+    'Token revoked: its grant was revoked after a reuse',
   );
 }
