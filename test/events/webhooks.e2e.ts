@@ -148,6 +148,7 @@ describe('webhooks', () => {
     }, 'the delivery to be recorded');
     expect(listed).toEqual({
       delivery_id: expect.stringMatching(/^whd_/),
+      endpoint_id: `we_${merchant.merchantId}`,
       livemode: true,
       event_id: completed.envelope.id,
       event: 'payment.completed',

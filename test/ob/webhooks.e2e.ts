@@ -141,6 +141,7 @@ describe('Open Banking webhooks to TPPs', () => {
     const listed = await settled(tpp.tppAccessToken, granted.envelope.id, 'DELIVERED');
     expect(listed).toEqual({
       delivery_id: expect.stringMatching(/^whd_/),
+      endpoint_id: `we_${tpp.tppId}`,
       livemode: true,
       event_id: granted.envelope.id,
       event: 'consent.granted',

@@ -31,6 +31,9 @@ export const AUDIT_ACTIONS = [
   'tpp.resumed',
   'attention.resolved',
   'settlement.retried',
+  'webhook_endpoint.created',
+  'webhook_endpoint.updated',
+  'webhook_endpoint.deleted',
 ] as const;
 
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];

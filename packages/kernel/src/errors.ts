@@ -58,6 +58,10 @@ export const ERROR_CODES = {
   // SCA given for an order no longer awaiting it (authorised, failed, expired): 409 like CONSENT_ALREADY_DECIDED.
   PAYMENT_ORDER_NOT_PENDING_SCA: { status: 409, message: 'The payment order does not await SCA' },
   WEBHOOK_DELIVERY_NOT_FOUND: { status: 404, message: 'Unknown webhook delivery' },
+  // API-CONTRACT "Webhook endpoints and events": another audience's or world's id, or unknown.
+  WEBHOOK_ENDPOINT_NOT_FOUND: { status: 404, message: 'Unknown webhook endpoint' },
+  WEBHOOK_ENDPOINT_LIMIT_REACHED: { status: 422, message: 'No more webhook endpoints can be added' },
+  EVENT_NOT_FOUND: { status: 404, message: 'Unknown event' },
   MOVEMENT_NOT_FOUND: { status: 404, message: 'No movement needing attention for this session' },
   SETTLEMENT_CYCLE_NOT_FOUND: { status: 404, message: 'Unknown settlement cycle or position' },
   // API-CONTRACT checkout authorize: another authorization holds a non-final session; a final FAILED one.

@@ -25,6 +25,7 @@ export const ID_PREFIX = {
   otpAttempt: 'otp',
   auditEntry: 'aud',
   adminKey: 'adk',
+  webhookEndpoint: 'we',
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIX;

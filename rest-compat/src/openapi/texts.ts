@@ -18,13 +18,16 @@ export const TAG_DESCRIPTIONS: Record<string, string> = {
   Payments: 'Payment sessions a merchant creates and follows: create, read, list.',
   Refunds:
     "Refunds of completed payment sessions, full or partial, from the merchant's settlement account to the payer, through the payment engine.",
+  Reports:
+    "CSV exports of the merchant's sessions and refunds over a date range, streamed whatever their size (the daily summary is GraphQL's dailySummary).",
   Checkout: 'What the payer uses: the checkout page, its status, and the authorization with an OTP from their bank.',
   Mandates:
     'Recurring mandates: a merchant asks, the customer confirms once, then the merchant charges each period within the limit.',
   'Mandates: customer': 'The confirmation page of a mandate and its form post, for the customer.',
   'Bank callbacks':
     'Calls a bank core makes back to the gateway (X-Service-Internal-Key): confirmation of a rail credit.',
-  Webhooks: "A merchant's or TPP's webhook deliveries: list them, retry a failed one.",
+  Webhooks:
+    "A merchant's or TPP's webhook endpoints (each with its own secret and event filter; the webhook_url is the primary one), its events of the last 30 days, and their deliveries: list them, retry one, replay a range to an endpoint.",
   Operations: 'For the operator: payments that need a person to look at them, and the audit log of who changed what.',
   Settlement: 'Net settlement between banks: cycles, positions and their settlement.',
 };

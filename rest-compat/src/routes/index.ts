@@ -16,12 +16,15 @@ import { merchantRoutes } from './merchants';
 import { paymentRoutes } from './payments';
 import { paymentOrderRoutes } from './payment-orders';
 import { refundRoutes } from './refunds';
+import { reportRoutes } from './reports';
 import { scaRoutes } from './sca';
 import { tokenRoutes } from './token';
 import { settlementRoutes } from './settlement';
 import { suspensionRoutes } from './suspension';
 import { tppRoutes } from './tpps';
 import { webhookRoutes } from './webhooks';
+import { webhookEndpointRoutes } from './webhook-endpoints';
+import { eventRoutes } from './events';
 
 /** Every REST path rest-compat serves: the source of the handlers and of /openapi.json. */
 export const ROUTES: readonly RestRoute[] = [
@@ -38,10 +41,13 @@ export const ROUTES: readonly RestRoute[] = [
   ...identityRoutes,
   ...paymentRoutes,
   ...refundRoutes,
+  ...reportRoutes,
   ...checkoutRoutes,
   ...mandateRoutes,
   ...callbackRoutes,
   ...webhookRoutes,
+  ...webhookEndpointRoutes,
+  ...eventRoutes,
   ...attentionRoutes,
   ...auditRoutes,
   ...settlementRoutes,

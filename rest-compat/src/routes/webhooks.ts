@@ -2,12 +2,13 @@ import { z } from 'zod';
 import { defineRoute, type GraphQLData } from '../route';
 
 // `deliveryId: id`: REST names the delivery's id delivery_id, as the contract's list does.
-const DELIVERY_RECORD = `fragment DeliveryRecord on WebhookDelivery { deliveryId: id eventId livemode event url status attempts lastStatusCode lastError nextAttemptAt }`;
+export const DELIVERY_RECORD = `fragment DeliveryRecord on WebhookDelivery { deliveryId: id eventId endpointId livemode event url status attempts lastStatusCode lastError nextAttemptAt }`;
 
-const deliveryRecord = z
+export const deliveryRecord = z
   .object({
     delivery_id: z.string().describe('whd_…'),
     event_id: z.string().describe('evt_…: X-Service-Event-Id and webhook-id of every attempt.'),
+    endpoint_id: z.string().describe('we_…: the webhook endpoint it goes to (we_<owner id> for the webhook_url).'),
     livemode: z.boolean().describe("The event's world: false for a test object's event."),
     event: z.string().describe('Event kind, e.g. payment.completed or consent.granted.'),
     url: z.string().nullable().describe('Where the last attempt went; null before the first.'),

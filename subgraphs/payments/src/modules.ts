@@ -14,11 +14,14 @@ import { chargeMovements } from './mandate/mandate.moves';
 import { MandateService } from './mandate/mandate.service';
 import { refundMovements } from './refund/refund.moves';
 import { RefundService } from './refund/refund.service';
+import { ReportService } from './report/report.service';
 import { SettlementRunner } from './settlement/settlement.runner';
 import { SettlementService } from './settlement/settlement.service';
 import { PayerOtp } from './payer-otp/payer-otp';
 import { DEFAULT_SETTLEMENT_SETTINGS, type SettlementSettings } from './settlement/settlement.settings';
 import { WebhookDeliveryService } from './webhook/webhook.service';
+import { WebhookEndpointService } from './webhook-endpoint/webhook-endpoint.service';
+import { EventService } from './event/event.service';
 import { DEFAULT_PUBLIC_BASE_URL, DEFAULT_SESSION_TTL_SECONDS, type PaymentsSettings } from './settings';
 
 /** The payments subgraph's services, wired once: resolvers and background jobs share them. */
@@ -36,10 +39,13 @@ export interface PaymentsModules {
   engine: PaymentEngine;
   attention: AttentionService;
   webhooks: WebhookDeliveryService;
+  webhookEndpoints: WebhookEndpointService;
+  events: EventService;
   settlementRunner: SettlementRunner;
   settlement: SettlementService;
   mandates: MandateService;
   refunds: RefundService;
+  reports: ReportService;
 }
 
 /**
@@ -113,6 +119,12 @@ export function createPaymentsModules(settings: PaymentsSettings, testCores: Bui
     engine,
     attention: new AttentionService(kinds),
     webhooks: new WebhookDeliveryService(),
+    webhookEndpoints: new WebhookEndpointService({
+      platformSecret: settings.platformSecret,
+      production: settings.production,
+      webhookPrivateTargets: settings.webhookPrivateTargets ?? false,
+    }),
+    events: new EventService(),
     settlementRunner,
     settlement: new SettlementService(
       settlementRunner,
@@ -131,5 +143,6 @@ export function createPaymentsModules(settings: PaymentsSettings, testCores: Bui
       logger.child({ component: 'mandates' }),
     ),
     refunds: new RefundService(directory, engine, logger.child({ component: 'refunds' })),
+    reports: new ReportService(),
   };
 }

@@ -22,6 +22,8 @@ const TABLES: Record<string, { entity: string; owner: string | null }> = {
   idempotency_keys: { entity: 'IdempotencyKeyEntity', owner: 'idempotency/idempotency.service.ts' },
   webhook_deliveries: { entity: 'WebhookDeliveryEntity', owner: 'webhook/delivery.repository.ts' },
   webhook_attempts: { entity: 'WebhookAttemptEntity', owner: 'webhook/delivery.repository.ts' },
+  webhook_events: { entity: 'WebhookEventEntity', owner: 'webhook/delivery.repository.ts' },
+  webhook_endpoints: { entity: 'WebhookEndpointEntity', owner: 'webhook-endpoint/webhook-endpoint.service.ts' },
   outbox: { entity: 'OutboxEvent', owner: null },
   credentials: { entity: 'Credential', owner: null },
 };

@@ -10,6 +10,7 @@ import { createMerchantSuspensionResolver } from './merchant/merchant-suspension
 import { MandateEntity } from './mandate/mandate.entity';
 import { createMandateResolver } from './mandate/mandate.resolver';
 import { createRefundResolver } from './refund/refund.resolver';
+import { createReportResolver } from './report/report.resolver';
 import { toMandate } from './mandate/mandate.type';
 import { toMerchant } from './merchant/merchant.type';
 import { NO_TEST_CORES } from '@gateway/bank-core-client';
@@ -21,6 +22,8 @@ import { toPaymentSession } from './session/session.type';
 import { createSettlementResolver } from './settlement/settlement.resolver';
 import { SessionUpdatesResolver } from './subscription/session-updates.resolver';
 import { createWebhookResolver } from './webhook/webhook.resolver';
+import { createWebhookEndpointResolver } from './webhook-endpoint/webhook-endpoint.resolver';
+import { createEventResolver } from './event/event.resolver';
 import type { PaymentsSettings } from './settings';
 
 export async function buildPaymentsSchema(
@@ -37,10 +40,13 @@ export async function buildPaymentsSchema(
       createCheckoutResolver(modules.checkout),
       createConfirmationResolver(modules.confirmations),
       createWebhookResolver(modules.webhooks),
+      createWebhookEndpointResolver(modules.webhookEndpoints, modules.call),
+      createEventResolver(modules.events, modules.call),
       createAttentionResolver(modules.attention),
       createSettlementResolver(modules.settlement),
       createMandateResolver(modules.mandates),
       createRefundResolver(modules.refunds),
+      createReportResolver(modules.reports),
       SessionUpdatesResolver,
     ],
     referenceResolvers: {

@@ -28,6 +28,8 @@ import { SettlementCycleEntity } from './settlement/cycle.entity';
 import { SettlementPositionEntity } from './settlement/position.entity';
 import { DEFAULT_SETTLEMENT_INTERVAL_SECONDS, type SettlementSettings } from './settlement/settlement.settings';
 import { WebhookAttemptEntity, WebhookDeliveryEntity } from './webhook/webhook-delivery.entity';
+import { WebhookEventEntity } from './webhook/webhook-event.entity';
+import { WebhookEndpointEntity } from './webhook-endpoint/webhook-endpoint.entity';
 import { startWebhookDispatcher } from './webhook/webhook-dispatcher';
 import { OrderMovementEntity } from './order-movement/order-movement.entity';
 import { consumeMovementRequests } from './order-movement/movement-requests';
@@ -87,6 +89,8 @@ export async function start(options: PaymentsStartOptions): Promise<RunningServi
       OutboxEvent,
       WebhookDeliveryEntity,
       WebhookAttemptEntity,
+      WebhookEventEntity,
+      WebhookEndpointEntity,
       ...SESSION_ENTITIES,
     ],
     migrations,
@@ -140,6 +144,7 @@ export async function start(options: PaymentsStartOptions): Promise<RunningServi
   });
   const events = options.bus ? await startEvents(orm, options.bus, options, modules, logger) : undefined;
   if (events) modules.webhooks.attachDispatcher(events.dispatcher);
+  if (events) modules.webhookEndpoints.attachDispatcher(events.dispatcher);
   // Open Banking payment orders reach the engine as movement.requested (docs/payment-orders.md).
   const requests = options.bus
     ? await consumeMovementRequests(orm.em, options.bus, modules.engine, logger.child({ component: 'order-movements' }))

@@ -13,11 +13,13 @@ export const IDEMPOTENT_POSTS: readonly string[] = [
 export const LIST_ITEMS = {
   "/admin/attention": "movements",
   "/admin/audit": "entries",
+  "/events": "events",
   "/ob/consents": "consents",
   "/payments/sessions": "sessions",
   "/payments/sessions/{session_id}/refunds": "refunds",
   "/recurring/mandates": "mandates",
   "/recurring/mandates/{mandate_id}/charges": "charges",
   "/settlement/cycles": "cycles",
-  "/webhooks/deliveries": "deliveries"
+  "/webhooks/deliveries": "deliveries",
+  "/webhooks/endpoints": "endpoints"
 } as const;

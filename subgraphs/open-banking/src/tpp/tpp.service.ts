@@ -117,9 +117,19 @@ export class TppService {
   }
 
   /** The dispatcher's view: URL and sealed secret, read fresh (rotation and URL changes apply at once); null for an unknown TPP. */
-  async webhookTarget(em: EntityManager, id: string): Promise<{ url: string | null; sealedSecret: string } | null> {
+  async webhookTarget(
+    em: EntityManager,
+    id: string,
+  ): Promise<{ url: string | null; sealedSecret: string; livemode: boolean; createdAt: Date } | null> {
     const tpp = await em.findOne(TppEntity, { id });
-    return tpp ? { url: tpp.webhookUrl, sealedSecret: tpp.webhookSecretSealed } : null;
+    return tpp
+      ? {
+          url: tpp.webhookUrl,
+          sealedSecret: tpp.webhookSecretSealed,
+          livemode: tpp.mode === 'live',
+          createdAt: tpp.createdAt,
+        }
+      : null;
   }
 }
 

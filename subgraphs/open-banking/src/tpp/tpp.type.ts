@@ -81,6 +81,12 @@ export class TppWebhookTarget {
 
   @Field({ description: 'The webhook secret sealed (AES-GCM) with the platform secret; never the raw secret.' })
   sealedSecret!: string;
+
+  @Field({ description: "The TPP's world (its mode is live): its webhook endpoints get only that world's events." })
+  livemode!: boolean;
+
+  @Field({ description: 'When the TPP was registered: when its webhook_url became its primary endpoint.' })
+  createdAt!: Date;
 }
 
 export function toTpp(entity: TppEntity): Tpp {

@@ -2,7 +2,12 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { newId, startJob, type Job, type Logger } from '@gateway/kernel';
 import { recoverDue } from '../engine/recovery';
 import { idempotency } from '../idempotency/idempotency.service';
+import { EVENT_RETENTION_DAYS } from '../event/event.service';
+import { deliveries } from '../webhook/delivery.repository';
 import type { PaymentsModules } from '../modules';
+
+const EVENT_RETENTION_INTERVAL_MS = 3_600_000;
+const EVENT_PRUNE_BATCH = 1000;
 
 /**
  * The payments subgraph's background work: session expiry (and Idempotency-Key retention), engine
@@ -45,6 +50,22 @@ export function startPaymentJobs(root: EntityManager, modules: PaymentsModules, 
     },
     logger,
   );
+  // The event log keeps 30 days (API-CONTRACT "Webhook endpoints and events"); pruned in batches, hourly.
+  const eventRetention = startJob(
+    'event-retention',
+    EVENT_RETENTION_INTERVAL_MS,
+    async () => {
+      const before = new Date(Date.now() - EVENT_RETENTION_DAYS * 86_400_000);
+      let pruned = 0;
+      let batch: number;
+      do {
+        batch = await deliveries.pruneEvents(root.getKnex(), before, EVENT_PRUNE_BATCH);
+        pruned += batch;
+      } while (batch === EVENT_PRUNE_BATCH);
+      if (pruned > 0) logger.info({ pruned }, 'webhook events past retention pruned');
+    },
+    logger,
+  );
   const { intervalMs } = modules.settlementSettings;
   const schedule =
     intervalMs > 0
@@ -64,7 +85,13 @@ export function startPaymentJobs(root: EntityManager, modules: PaymentsModules, 
       : undefined;
   return {
     async stop() {
-      await Promise.all([expiry.stop(), recovery.stop(), settlementRecovery.stop(), schedule?.stop()]);
+      await Promise.all([
+        expiry.stop(),
+        recovery.stop(),
+        settlementRecovery.stop(),
+        eventRetention.stop(),
+        schedule?.stop(),
+      ]);
     },
   };
 }

@@ -35,14 +35,26 @@ describe('webhook targets of TPPs', () => {
       };
     }) as ServiceClient;
     const lookup = createTargetLookup({ knex, call, platformSecret });
-    expect(await lookup('tpp_1', 'con_1')).toEqual({ url: 'https://tpp.example/hooks', secret: secrets[0] });
+    expect(await lookup({ audience_id: 'tpp_1', endpoint_id: 'we_tpp_1', aggregate_id: 'con_1' })).toEqual({
+      url: 'https://tpp.example/hooks',
+      secret: secrets[0],
+    });
     // Not cached: a rotation in between is seen by the very next attempt.
-    expect(await lookup('tpp_1', 'con_1')).toEqual({ url: 'https://tpp.example/hooks', secret: secrets[1] });
+    expect(await lookup({ audience_id: 'tpp_1', endpoint_id: 'we_tpp_1', aggregate_id: 'con_1' })).toEqual({
+      url: 'https://tpp.example/hooks',
+      secret: secrets[1],
+    });
     expect(asked).toEqual([{ tppId: 'tpp_1' }, { tppId: 'tpp_1' }]);
   });
 
   it('an unknown TPP has no target', async () => {
     const call = (async () => ({ tppWebhookTarget: null })) as ServiceClient;
-    expect(await createTargetLookup({ knex, call, platformSecret })('tpp_gone', 'con_1')).toBeNull();
+    expect(
+      await createTargetLookup({ knex, call, platformSecret })({
+        audience_id: 'tpp_gone',
+        endpoint_id: 'we_tpp_gone',
+        aggregate_id: 'con_1',
+      }),
+    ).toBeNull();
   });
 });

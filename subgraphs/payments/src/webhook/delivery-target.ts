@@ -2,15 +2,25 @@ import type { Knex } from '@mikro-orm/knex';
 import type { ServiceClient } from '@gateway/federation';
 import { ID_PREFIX, openSealedSecret } from '@gateway/kernel';
 import { deliveries, type MerchantTarget } from './delivery.repository';
+import { isPrimaryEndpointId } from './event-kinds';
 
 /** Where a delivery goes and the secret that signs it, as read for one attempt. */
 export interface DeliveryTarget {
   url: string | null;
   secret: string | null;
+  /** Why no attempt is made and none will be (an endpoint disabled or deleted since): the delivery fails at once. */
+  closed?: string;
 }
 
-/** The current target of an event for its audience; null for an audience that does not exist. */
-export type TargetLookup = (audienceId: string, aggregateId: string) => Promise<DeliveryTarget | null>;
+/** What a delivery says of where it goes. */
+export interface DeliveryAddress {
+  audience_id: string;
+  endpoint_id: string;
+  aggregate_id: string;
+}
+
+/** The current target of a delivery; null for an audience that does not exist. */
+export type TargetLookup = (delivery: DeliveryAddress) => Promise<DeliveryTarget | null>;
 
 const TPP_WEBHOOK_TARGET = `query TppWebhookTarget($tppId: ID!) { tppWebhookTarget(tppId: $tppId) { url sealedSecret } }`;
 
@@ -23,16 +33,30 @@ export const openMerchantTarget = (row: MerchantTarget, platformSecret: string):
 /** Open Banking events name a TPP as their audience; everything else is a merchant's. */
 export const isTppAudience = (audienceId: string): boolean => audienceId.startsWith(`${ID_PREFIX.tpp}_`);
 
+/** A further endpoint's target as the intake read it: its URL and secret opened to sign. */
+export const openEndpointTarget = (url: string, sealed: string, platformSecret: string): DeliveryTarget => ({
+  url,
+  secret: openSealedSecret(sealed, platformSecret),
+});
+
 /**
- * One lookup for both audiences, read afresh for every attempt (no cache: a rotated secret or a
- * changed URL applies to the very next attempt). A merchant's target is in this subgraph's own
+ * One lookup for both audiences and every endpoint, read afresh for every attempt (no cache: a rotated secret or a
+ * changed URL applies to the very next attempt). A further endpoint is a row of this schema. A
+ * merchant's primary target is in this subgraph's own
  * schema (the session's URL first, else the merchant's). A TPP's is open-banking's: asked through
  * the router as the payments service, the secret still sealed with the platform secret, so the
  * raw secret never crosses the wire and is opened only here, to sign.
  */
 export function createTargetLookup(options: { knex: Knex; call: ServiceClient; platformSecret: string }): TargetLookup {
   const { knex, call, platformSecret } = options;
-  return async (audienceId, aggregateId) => {
+  return async ({ audience_id: audienceId, endpoint_id: endpointId, aggregate_id: aggregateId }) => {
+    if (!isPrimaryEndpointId(endpointId)) {
+      const endpoint = await deliveries.endpointTargetOf(knex, endpointId);
+      if (!endpoint) return { url: null, secret: null, closed: 'webhook endpoint deleted' };
+      if (endpoint.status !== 'ENABLED')
+        return { url: endpoint.url, secret: null, closed: 'webhook endpoint disabled' };
+      return { url: endpoint.url, secret: openSealedSecret(endpoint.secret_sealed, platformSecret) };
+    }
     if (isTppAudience(audienceId)) {
       const { tppWebhookTarget } = await call<{
         tppWebhookTarget: { url: string | null; sealedSecret: string } | null;

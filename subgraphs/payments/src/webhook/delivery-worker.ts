@@ -106,6 +106,7 @@ export function startDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWor
     const number = delivery.attempts + 1;
     const startedAt = new Date();
     let url: string | null = null;
+    let closed: string | undefined;
     let outcome: AttemptOutcome;
     // Renewed while the target is read and the receiver answers (up to the attempt's deadline).
     const lease = holdLease({
@@ -121,10 +122,10 @@ export function startDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWor
         logger.warn({ err: error, delivery: delivery.id }, 'webhook claim not renewed (database); the attempt goes on'),
     });
     try {
-      const found = known ??
-        (await options.lookupTarget(delivery.audience_id, delivery.aggregate_id)) ?? { url: null, secret: null };
+      const found = known ?? (await options.lookupTarget(delivery)) ?? { url: null, secret: null };
       url = found.url;
-      const problem = !url ? 'no webhook URL is set' : deliveryTargetProblem(url, options.targets);
+      closed = found.closed;
+      const problem = found.closed ?? (!url ? 'no webhook URL is set' : deliveryTargetProblem(url, options.targets));
       outcome = problem
         ? { error: problem, durationMs: 0 }
         : await sender.post(
@@ -148,7 +149,8 @@ export function startDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWor
     if (stopped) return false; // shutting down: the lease lapses and another worker tries again
 
     const delivered = isSuccess(outcome);
-    const next = delivered ? null : nextAttemptAt(number, options.retryScheduleSeconds, new Date());
+    // An endpoint disabled or deleted since the event: no retries (a replay can send it again).
+    const next = delivered || closed ? null : nextAttemptAt(number, options.retryScheduleSeconds, new Date());
     const status = delivered ? 'DELIVERED' : next ? 'PENDING' : 'FAILED';
     // Recorded only if this worker still holds the claim (fencing: a takeover or a manual retry replaced its token).
     const { recorded, laterPending } = await deliveries.recordAttempt(knex, delivery, {

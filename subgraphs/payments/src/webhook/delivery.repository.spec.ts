@@ -3,8 +3,10 @@ import { openTestDatabase } from '@gateway/db/testing';
 import { newId } from '@gateway/kernel';
 import { migrateVault } from '@gateway/vault';
 import { migrations } from '../migrations';
-import { deliveries, type AttemptRecord, type ClaimedDelivery, type NewDelivery } from './delivery.repository';
+import { deliveries, type AttemptRecord, type ClaimedDelivery, type NewEvent } from './delivery.repository';
 import { WebhookAttemptEntity, WebhookDeliveryEntity } from './webhook-delivery.entity';
+import { WebhookEventEntity } from './webhook-event.entity';
+import { WebhookEndpointEntity } from '../webhook-endpoint/webhook-endpoint.entity';
 
 /**
  * The intake's and the worker's statements against the database: each folds several steps into
@@ -25,8 +27,7 @@ describe('webhook delivery statements', () => {
       load: options.load ?? new Map(),
       leaseUntil: options.leaseUntil ?? lease(),
     });
-  const event = (audienceId: string, aggregateId: string, sequence: number | null): NewDelivery => ({
-    id: newId('delivery'),
+  const event = (audienceId: string, aggregateId: string, sequence: number | null): NewEvent => ({
     eventId: newId('event'),
     eventKind: 'payment.initiated',
     audienceId,
@@ -35,6 +36,8 @@ describe('webhook delivery statements', () => {
     livemode: true,
     payload: '{}',
     now: new Date(),
+    deliveryIds: [newId('delivery'), newId('delivery')],
+    primaryUrlSet: true,
   });
   const outcome = (status: AttemptRecord['status'], nextAttemptAt: Date | null = null): AttemptRecord => ({
     number: 1,
@@ -55,7 +58,7 @@ describe('webhook delivery statements', () => {
     await migrateVault(db);
     orm = await openServiceOrm(db, {
       schema: 'payments',
-      entities: [WebhookDeliveryEntity, WebhookAttemptEntity],
+      entities: [WebhookDeliveryEntity, WebhookAttemptEntity, WebhookEventEntity, WebhookEndpointEntity],
       migrations,
       foreignSchemas: ['auth'],
     });
@@ -69,21 +72,23 @@ describe('webhook delivery statements', () => {
     const audience = tpp();
     const first = event(audience, 'ops_a', 1);
     const taken = await deliveries.intake(db.knex, 'tpp', first, lease());
-    expect(taken?.delivery?.lease_token).toEqual(expect.any(String));
+    expect(taken?.deliveries[0]?.lease_token).toEqual(expect.any(String));
     // The first is in flight (PENDING): the second is inserted, not taken.
     const second = await deliveries.intake(db.knex, 'tpp', event(audience, 'ops_a', 2), lease());
-    expect(second?.delivery).toMatchObject({ lease_token: null });
+    expect(second?.deliveries).toMatchObject([{ lease_token: null }]);
     // The bus hands the first event over again: nothing new.
-    expect(
-      (await deliveries.intake(db.knex, 'tpp', { ...first, id: newId('delivery') }, lease()))?.delivery,
-    ).toBeNull();
-    // Without room (no lease given), even an event that is next is left for the worker.
-    expect((await deliveries.intake(db.knex, 'tpp', event(audience, 'ops_b', 1), null))?.delivery).toMatchObject({
-      lease_token: null,
+    expect(await deliveries.intake(db.knex, 'tpp', { ...first, deliveryIds: [newId('delivery')] }, lease())).toEqual({
+      target: null,
+      stored: false,
+      deliveries: [],
     });
+    // Without room (no lease given), even an event that is next is left for the worker.
+    expect((await deliveries.intake(db.knex, 'tpp', event(audience, 'ops_b', 1), null))?.deliveries).toMatchObject([
+      { lease_token: null },
+    ]);
   });
 
-  it("intake reads the merchant's target in the same statement and inserts nothing without an endpoint or for an unknown merchant", async () => {
+  it("intake reads the merchant's target in the same statement, logs the event without an endpoint, and nothing for an unknown merchant", async () => {
     const merchant = (url: string | null) => ({
       id: newId('merchant'),
       name: 'm',
@@ -103,13 +108,15 @@ describe('webhook delivery statements', () => {
     );
     expect(inserted).toMatchObject({
       target: { merchant_url: 'http://127.0.0.1:1/hook', sealed: 'sealed', session_url: null },
-      delivery: { audience_id: withUrl.id },
+      stored: true,
+      deliveries: [{ audience_id: withUrl.id, endpoint_id: `we_${withUrl.id}`, endpoint_url: null }],
     });
     expect(
       await deliveries.intake(db.knex, 'merchant', event(without.id, newId('paymentSession'), null), lease()),
     ).toEqual({
       target: { merchant_url: null, sealed: 'sealed', session_url: null },
-      delivery: null,
+      stored: true,
+      deliveries: [],
     });
     expect(
       await deliveries.intake(db.knex, 'merchant', event(newId('merchant'), newId('paymentSession'), null), lease()),

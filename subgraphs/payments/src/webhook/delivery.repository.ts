@@ -8,6 +8,8 @@ export interface ClaimedDelivery {
   event_id: string;
   /** mer_… or tpp_… */
   audience_id: string;
+  /** we_…: the endpoint it goes to (the audience's primary, we_mer_…/we_tpp_…, or one of its own). */
+  endpoint_id: string;
   aggregate_id: string;
   payload: string;
   attempts: number;
@@ -15,9 +17,8 @@ export interface ClaimedDelivery {
   lease_token: string;
 }
 
-/** A new delivery of one event to one audience, a merchant or a TPP (intake). */
-export interface NewDelivery {
-  id: string;
+/** A new event of one audience, a merchant or a TPP, to log and deliver to its endpoints (intake). */
+export interface NewEvent {
   eventId: string;
   eventKind: string;
   audienceId: string;
@@ -28,6 +29,13 @@ export interface NewDelivery {
   sequence: number | null;
   payload: string;
   now: Date;
+  /**
+   * Delivery ids (whd_…) for the primary endpoint and then the others: one per endpoint at most
+   * (MAX_ENDPOINTS + 1); beyond them the statement makes its own.
+   */
+  deliveryIds: string[];
+  /** A TPP's primary endpoint (its webhook_url, asked of open-banking) is set; a merchant's is read in the statement. */
+  primaryUrlSet?: boolean;
 }
 
 /** A merchant's webhook target as stored: the session's URL first, else the merchant's. */
@@ -37,12 +45,22 @@ export interface MerchantTarget {
   session_url: string | null;
 }
 
+/** A delivery the intake inserted, with its lease_token when it was taken at once, and its endpoint's target. */
+export type IntakenDelivery = Omit<ClaimedDelivery, 'lease_token'> & {
+  lease_token: string | null;
+  /** The endpoint's URL and sealed secret as read in the statement; null for the primary endpoint (see `target`). */
+  endpoint_url: string | null;
+  endpoint_sealed: string | null;
+};
+
 /** What the intake did with an event for a known audience. */
 export interface IntakeResult {
-  /** The merchant's target read in the same statement; null for a TPP (whose target the caller read). */
+  /** The merchant's primary target read in the same statement; null for a TPP (whose target the caller read). */
   target: MerchantTarget | null;
-  /** The new delivery, with its lease_token when it was taken at once; null when nothing was inserted. */
-  delivery: (Omit<ClaimedDelivery, 'lease_token'> & { lease_token: string | null }) | null;
+  /** Whether the event was logged now (false: a second copy, nothing inserted). */
+  stored: boolean;
+  /** The new deliveries, one per matching endpoint. */
+  deliveries: IntakenDelivery[];
 }
 
 /** One attempt's result, recorded with the delivery's new state. */
@@ -63,17 +81,21 @@ const DELIVERIES = 'payments.webhook_deliveries';
 /** How long a delivery waits for the delivery of its aggregate's previous event to appear (it may be a non-webhook event, or still on the bus). */
 export const PREVIOUS_EVENT_WAIT_SECONDS = 5;
 
+const EVENTS = 'payments.webhook_events';
+const ENDPOINTS = 'payments.webhook_endpoints';
+
 /**
- * Whether delivery `d` is next in its aggregate's order for its audience (API-CONTRACT "Webhook
- * headers": in order per session, whatever the number of dispatchers): no earlier delivery of
- * the aggregate is still PENDING (sent, retrying or waiting), and the previous event's delivery
- * exists, or is given up on after PREVIOUS_EVENT_WAIT_SECONDS. Only the aggregate waits: one dead
- * endpoint holds up its own sessions, nobody else's.
+ * Whether delivery `d` is next in its aggregate's order for its endpoint (API-CONTRACT "Webhook
+ * headers": in order per session, whatever the number of dispatchers): no earlier delivery of the
+ * aggregate to the same endpoint is still PENDING (sent, retrying or waiting), and the previous
+ * event is logged (with its deliveries, in the same statement; one an endpoint's filter left out
+ * has none), or is given up on after PREVIOUS_EVENT_WAIT_SECONDS. Only the endpoint and aggregate
+ * wait: one dead endpoint holds up its own deliveries of its own sessions, nobody else's.
  */
 const IN_ORDER = `not exists (select 1 from ${DELIVERIES} e
-    where e.audience_id = d.audience_id and e.aggregate_id = d.aggregate_id and e.status = 'PENDING' and e.sequence < d.sequence)
+    where e.endpoint_id = d.endpoint_id and e.aggregate_id = d.aggregate_id and e.status = 'PENDING' and e.sequence < d.sequence)
   and (d.sequence is null or d.sequence <= 1 or d.created_at < now() - interval '${PREVIOUS_EVENT_WAIT_SECONDS} seconds'
-    or exists (select 1 from ${DELIVERIES} e where e.audience_id = d.audience_id and e.aggregate_id = d.aggregate_id and e.sequence = d.sequence - 1))`;
+    or exists (select 1 from ${EVENTS} e where e.aggregate_id = d.aggregate_id and e.sequence = d.sequence - 1))`;
 const ATTEMPTS = 'payments.webhook_attempts';
 
 /**
@@ -105,38 +127,59 @@ export class DeliveryRepository {
   }
 
   /**
-   * Intake in one statement: the delivery of an event to its audience (none when it exists
-   * already: the bus may hand an event over twice), taken at once until `leaseUntil` with a new
-   * fencing token when given and next in its aggregate's order (IN_ORDER, as a claim checks it),
-   * else left for the worker. For a merchant, the same statement reads the target (session URL,
-   * merchant URL, sealed secret) and inserts nothing when no URL is set. Undefined: an unknown
-   * merchant. `delivery` null in the answer: nothing inserted (a duplicate, or no endpoint).
+   * Intake in one statement: the event logged (nothing at all when it is logged already: the bus
+   * may hand an event over twice) and one delivery per endpoint that takes it: the primary one
+   * when its URL is set, and every ENABLED endpoint of the audience in the event's world whose
+   * filter names the event kind (or `*`). Each delivery is taken at once until `leaseUntil` with a
+   * new fencing token when given and next in its endpoint's order (IN_ORDER, as a claim checks
+   * it), else left for the worker. For a merchant, the same statement reads the primary target
+   * (session URL, merchant URL, sealed secret), and logs nothing for an unknown merchant:
+   * undefined then. An event is logged even when no endpoint takes it (GET /events).
    */
   async intake(
     knex: Knex,
     audience: 'merchant' | 'tpp',
-    row: NewDelivery,
+    row: NewEvent,
     leaseUntil: Date | null,
   ): Promise<IntakeResult | undefined> {
     const merchant = audience === 'merchant';
+    const primaryOn = merchant
+      ? 'exists (select 1 from target t where coalesce(t.session_url, t.merchant_url) is not null)'
+      : 'i.primary_on';
     const { rows } = await knex.raw(
-      `with d as (select ?::text as id, ?::text as event_id, ?::text as event_kind, ?::text as audience_id, ?::text as aggregate_id,
-           ?::boolean as livemode, ?::integer as sequence, ?::text as payload, ?::timestamptz as created_at),
+      `with i as (select ?::text as event_id, ?::text as event_kind, ?::text as audience_id, ?::text as aggregate_id,
+           ?::boolean as livemode, ?::integer as sequence, ?::text as payload, ?::timestamptz as created_at, ?::jsonb as ids,
+           ?::boolean as primary_on),
        ${merchant ? `target as (${MERCHANT_TARGET}),` : ''}
+       event as (
+         insert into ${EVENTS} (id, audience_id, kind, livemode, aggregate_id, sequence, payload, created_at)
+         select i.event_id, i.audience_id, i.event_kind, i.livemode, i.aggregate_id, i.sequence, i.payload, i.created_at from i
+         ${merchant ? 'where exists (select 1 from target)' : ''}
+         -- At least once: the bus may hand over an event twice; it is still one event, delivered once per endpoint.
+         on conflict (id) do nothing
+         returning id),
+       endpoints as (
+         select 'we_' || i.audience_id as endpoint_id, null::text as url, null::text as sealed, 0 as rank from i where ${primaryOn}
+         union all
+         select w.id, w.url, w.secret_sealed, 1 from ${ENDPOINTS} w join i on w.audience_id = i.audience_id and w.livemode = i.livemode
+         where w.status = 'ENABLED' and (w.enabled_events @> '["*"]'::jsonb or w.enabled_events @> jsonb_build_array(i.event_kind))),
+       numbered as (select x.*, row_number() over (order by x.rank, x.endpoint_id)::integer as n from endpoints x),
        inserted as (
-         insert into ${DELIVERIES} (id, event_id, event_kind, audience_id, aggregate_id, livemode, sequence, payload, status, attempts, next_attempt_at,
-           lease_until, lease_token, created_at, updated_at)
-         select d.id, d.event_id, d.event_kind, d.audience_id, d.aggregate_id, d.livemode, d.sequence, d.payload, 'PENDING', 0, d.created_at,
-           case when c.take then ?::timestamptz end, case when c.take then gen_random_uuid()::text end, d.created_at, d.created_at
-         from d cross join lateral (select ?::boolean and ${IN_ORDER} as take) c
-         ${merchant ? 'where exists (select 1 from target t where coalesce(t.session_url, t.merchant_url) is not null)' : ''}
-         -- At least once: the bus may hand over an event twice; it is still one delivery.
-         on conflict (event_id, audience_id) do nothing
-         returning id, event_id, audience_id, aggregate_id, payload, attempts, lease_token)
-       select ${merchant ? 't.merchant_url, t.sealed, t.session_url,' : ''} i.id, i.event_id, i.audience_id, i.aggregate_id, i.payload, i.attempts, i.lease_token
-       from ${merchant ? 'target t' : '(select 1) t'} left join inserted i on true`,
+         insert into ${DELIVERIES} (id, event_id, event_kind, audience_id, endpoint_id, aggregate_id, livemode, sequence, payload, status, attempts,
+           next_attempt_at, lease_until, lease_token, created_at, updated_at)
+         select d.id, d.event_id, d.event_kind, d.audience_id, d.endpoint_id, d.aggregate_id, d.livemode, d.sequence, d.payload, 'PENDING', 0,
+           d.created_at, case when c.take then ?::timestamptz end, case when c.take then gen_random_uuid()::text end, d.created_at, d.created_at
+         from (select coalesce(i.ids ->> (n.n - 1), 'whd_' || substr(md5(gen_random_uuid()::text), 1, 24)) as id, i.event_id, i.event_kind,
+                 i.audience_id, n.endpoint_id, i.aggregate_id, i.livemode, i.sequence, i.payload, i.created_at
+               from i cross join numbered n cross join event) d
+         cross join lateral (select ?::boolean and ${IN_ORDER} as take) c
+         on conflict (event_id, endpoint_id) do nothing
+         returning id, event_id, audience_id, endpoint_id, aggregate_id, payload, attempts, lease_token)
+       select (select count(*) from event)::integer as stored, ${merchant ? 't.merchant_url, t.sealed, t.session_url,' : ''}
+         d.id, d.event_id, d.audience_id, d.endpoint_id, d.aggregate_id, d.payload, d.attempts, d.lease_token,
+         n.url as endpoint_url, n.sealed as endpoint_sealed
+       from ${merchant ? 'target t' : '(select 1) t'} left join (inserted d join numbered n on n.endpoint_id = d.endpoint_id) on true`,
       [
-        row.id,
         row.eventId,
         row.eventKind,
         row.audienceId,
@@ -145,17 +188,22 @@ export class DeliveryRepository {
         row.sequence,
         row.payload,
         row.now,
+        JSON.stringify(row.deliveryIds),
+        row.primaryUrlSet ?? false,
         ...(merchant ? [row.aggregateId, row.aggregateId, row.audienceId] : []),
         leaseUntil,
         leaseUntil !== null,
       ],
     );
-    const found = rows[0] as (ClaimedDelivery & MerchantTarget) | undefined;
-    if (!found) return undefined;
-    const { merchant_url, sealed, session_url, ...delivery } = found;
+    const found = rows as Array<IntakenDelivery & MerchantTarget & { stored: number }>;
+    if (found.length === 0) return undefined;
+    const { merchant_url, sealed, session_url, stored } = found[0]!;
     return {
       target: merchant ? { merchant_url, sealed, session_url } : null,
-      delivery: delivery.id === null ? null : delivery,
+      stored: stored > 0,
+      deliveries: found
+        .filter((delivery) => delivery.id !== null)
+        .map(({ merchant_url: _m, sealed: _s, session_url: _u, stored: _n, ...delivery }) => delivery),
     };
   }
 
@@ -191,7 +239,7 @@ export class DeliveryRepository {
          update ${DELIVERIES} d set lease_until = ?, lease_token = gen_random_uuid()::text
          from picked p
          where d.id = p.id and d.status = 'PENDING' and (d.lease_until is null or d.lease_until < now()) and ${IN_ORDER}
-         returning d.id, d.event_id, d.audience_id, d.aggregate_id, d.payload, d.attempts, d.lease_token)
+         returning d.id, d.event_id, d.audience_id, d.endpoint_id, d.aggregate_id, d.payload, d.attempts, d.lease_token)
        select n.candidates, c.* from (select count(*)::integer as candidates from candidates) n left join claimed c on true`,
       [
         options.candidates,
@@ -224,7 +272,7 @@ export class DeliveryRepository {
    * One statement: the delivery's new state, and the attempt's record, only if this worker still
    * holds the claim (its fencing token: a takeover or a manual retry replaced or dropped it).
    * `recorded` false: nothing recorded. `laterPending`: another delivery of the same aggregate to
-   * the same audience is PENDING (it may have waited for this one), so the worker looks for due
+   * the same endpoint is PENDING (it may have waited for this one), so the worker looks for due
    * deliveries again at once rather than after every attempt.
    */
   async recordAttempt(
@@ -236,11 +284,11 @@ export class DeliveryRepository {
       `with updated as (
          update ${DELIVERIES} set status = ?, attempts = ?, url = ?, last_status_code = ?, last_error = ?, next_attempt_at = ?,
            lease_until = null, lease_token = null, delivered_at = ?, updated_at = now()
-         where id = ? and lease_token = ? returning id, audience_id, aggregate_id),
+         where id = ? and lease_token = ? returning id, endpoint_id, aggregate_id),
        attempt as (
          insert into ${ATTEMPTS} (delivery_id, number, url, started_at, duration_ms, status_code, error)
          select id, ?, ?, ?, ?, ?, ? from updated returning delivery_id)
-       select exists (select 1 from ${DELIVERIES} e join updated u on e.audience_id = u.audience_id and e.aggregate_id = u.aggregate_id
+       select exists (select 1 from ${DELIVERIES} e join updated u on e.endpoint_id = u.endpoint_id and e.aggregate_id = u.aggregate_id
            where e.status = 'PENDING' and e.id <> u.id) as later_pending
        from attempt`,
       [
@@ -280,6 +328,66 @@ export class DeliveryRepository {
       found.leaseToken = null;
       return found;
     });
+  }
+
+  /**
+   * Replay to one endpoint (API-CONTRACT: POST /webhooks/endpoints/{id}/replay), in one
+   * statement: the audience's logged events created in [from, to) that the endpoint takes (its
+   * world and filter) go to it again, each with its own event id, due now. `onlyFailed`: only
+   * those whose delivery to it FAILED; otherwise every one, a delivery made for an event it never
+   * had. Their order per aggregate is the usual one (IN_ORDER): all are PENDING at once, the
+   * earliest of each aggregate goes first. Answers how many were replayed.
+   */
+  async replay(
+    knex: Knex,
+    endpoint: { id: string; audienceId: string; livemode: boolean; enabledEvents: readonly string[] },
+    range: { from: Date; to: Date; onlyFailed: boolean },
+  ): Promise<number> {
+    const events = `select v.* from ${EVENTS} v where v.audience_id = ? and v.livemode = ? and v.created_at >= ? and v.created_at < ?
+      and (?::jsonb @> '["*"]'::jsonb or ?::jsonb @> jsonb_build_array(v.kind))`;
+    const filter = JSON.stringify(endpoint.enabledEvents);
+    const eventBindings = [endpoint.audienceId, endpoint.livemode, range.from, range.to, filter, filter];
+    const { rows } = range.onlyFailed
+      ? await knex.raw(
+          `with replayed as (
+             update ${DELIVERIES} d set status = 'PENDING', next_attempt_at = now(), lease_until = null, lease_token = null, updated_at = now()
+             where d.endpoint_id = ? and d.status = 'FAILED' and d.event_id in (select id from (${events}) v)
+             returning d.id)
+           select count(*)::integer as replayed from replayed`,
+          [endpoint.id, ...eventBindings],
+        )
+      : await knex.raw(
+          `with replayed as (
+             insert into ${DELIVERIES} (id, event_id, event_kind, audience_id, endpoint_id, aggregate_id, livemode, sequence, payload, status,
+               attempts, next_attempt_at, created_at, updated_at)
+             select 'whd_' || substr(md5(gen_random_uuid()::text), 1, 24), v.id, v.kind, v.audience_id, ?, v.aggregate_id, v.livemode,
+               v.sequence, v.payload, 'PENDING', 0, now(), now(), now()
+             from (${events}) v
+             on conflict (event_id, endpoint_id) do update set status = 'PENDING', next_attempt_at = now(), lease_until = null,
+               lease_token = null, updated_at = now()
+             returning id)
+           select count(*)::integer as replayed from replayed`,
+          [endpoint.id, ...eventBindings],
+        );
+    return (rows[0] as { replayed: number }).replayed;
+  }
+
+  /** Drops logged events created before `before` (the 30-day retention), at most `batch` at a time; answers how many. */
+  async pruneEvents(knex: Knex, before: Date, batch: number): Promise<number> {
+    const { rows } = await knex.raw(
+      `with pruned as (delete from ${EVENTS} where id in (select id from ${EVENTS} where created_at < ? limit ?) returning id)
+       select count(*)::integer as pruned from pruned`,
+      [before, batch],
+    );
+    return (rows[0] as { pruned: number }).pruned;
+  }
+
+  /** A further endpoint's target as an attempt reads it; undefined once deleted. */
+  async endpointTargetOf(
+    knex: Knex,
+    endpointId: string,
+  ): Promise<{ url: string; secret_sealed: string; status: string } | undefined> {
+    return (await knex.raw(`select url, secret_sealed, status from ${ENDPOINTS} where id = ?`, [endpointId])).rows[0];
   }
 }
 

@@ -4,9 +4,9 @@ export const DELIVERY_STATUSES = ['PENDING', 'DELIVERED', 'FAILED'] as const;
 export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
 
 /**
- * One event on its way to one audience's webhook endpoint: a merchant's (payment events) or a
+ * One event on its way to one webhook endpoint of its audience: a merchant's (payment events) or a
  * TPP's (Open Banking events). Database shape; the graph shape is webhook.type.ts. Created once
- * per event and audience whatever the bus redelivers, so a duplicate event never becomes a
+ * per event and endpoint whatever the bus redelivers, so a duplicate event never becomes a
  * second delivery.
  */
 @Entity({ tableName: 'webhook_deliveries' })
@@ -26,6 +26,10 @@ export class WebhookDeliveryEntity {
   /** Who the event is for, and who sees the delivery in its log: a merchant (mer_…) or a TPP (tpp_…). */
   @Property({ type: 'text' })
   audienceId!: string;
+
+  /** The endpoint it goes to (we_…): one of the audience's, or its primary (its webhook_url). */
+  @Property({ type: 'text' })
+  endpointId!: string;
 
   /** The event's world (envelope livemode). */
   @Property({ type: 'boolean' })

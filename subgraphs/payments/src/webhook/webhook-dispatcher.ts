@@ -2,9 +2,16 @@ import type { Knex } from '@mikro-orm/knex';
 import type { EventBus, PlatformEvent, Subscription } from '@gateway/events';
 import type { ServiceClient } from '@gateway/federation';
 import { newId, type Logger } from '@gateway/kernel';
-import { createTargetLookup, isTppAudience, openMerchantTarget, type DeliveryTarget } from './delivery-target';
+import {
+  createTargetLookup,
+  isTppAudience,
+  openEndpointTarget,
+  openMerchantTarget,
+  type DeliveryTarget,
+} from './delivery-target';
 import { startDeliveryWorker, type DeliveryWorker } from './delivery-worker';
-import { deliveries, type IntakeResult, type NewDelivery } from './delivery.repository';
+import { deliveries, type IntakeResult, type NewEvent } from './delivery.repository';
+import { MAX_ENDPOINTS, primaryEndpointId } from './event-kinds';
 import { DEFAULT_RETRY_SCHEDULE_SECONDS } from './retry-schedule';
 import { serializeEnvelope } from './signature';
 import { createWebhookSender, DEFAULT_ATTEMPT_TIMEOUT_MS } from './webhook-sender';
@@ -43,9 +50,10 @@ export interface WebhookDispatcher {
 }
 
 /**
- * Turns events into webhook deliveries and sends them: payment events to the merchant, Open
- * Banking events (audience tpp_…) to the TPP, with the same envelope, signatures, retries and
- * delivery log. Intake is quick (one row per event and audience, a duplicate event is a no-op) so
+ * Turns events into webhook deliveries and sends them: payment events to the merchant's endpoints,
+ * Open Banking events (audience tpp_…) to the TPP's, with the same envelope, signatures, retries
+ * and delivery log. Intake is quick (one statement: the event logged and one row per endpoint that
+ * takes it, a duplicate event a no-op) so
  * the bus is acknowledged at once; the sending is the worker's, at its own pace, retried on the
  * schedule.
  */
@@ -72,8 +80,7 @@ export async function startWebhookDispatcher(options: WebhookDispatcherOptions):
     const sequence = event.sequence ?? null;
     // Every event of a world says which (its object's livemode); none was ever written without it since test mode.
     const livemode = event.data.livemode !== false;
-    const row: NewDelivery = {
-      id: newId('delivery'),
+    const row: NewEvent = {
       eventId: event.id,
       eventKind: event.kind,
       audienceId,
@@ -89,29 +96,40 @@ export async function startWebhookDispatcher(options: WebhookDispatcherOptions):
         data: event.data,
       }),
       now: new Date(),
+      deliveryIds: Array.from({ length: MAX_ENDPOINTS + 1 }, () => newId('delivery')),
     };
-    // With room for it, this worker takes it in the same statement and sends it at once, if it is
-    // next in its aggregate's order. The lease runs from the statement (after any router call).
+    // With room for them, this worker takes its deliveries in the same statement and sends them at
+    // once, those next in their endpoint's order. The lease runs from the statement (after any router call).
     const leaseUntil = () => (worker.hasRoomFor(audienceId) ? worker.newLease() : null);
-    let target: DeliveryTarget | null = null;
+    let primary: DeliveryTarget | null = null;
     let result: IntakeResult | undefined;
     if (isTppAudience(audienceId)) {
-      // A TPP's target is asked of open-banking; if the router cannot answer, this throws and the
-      // bus hands the event over again later (at least once).
-      target = await lookupTarget(audienceId, event.aggregateId);
-      // An unknown TPP, or no endpoint named: nothing to deliver.
-      if (!target?.url) return;
-      result = await deliveries.intake(knex, 'tpp', row, leaseUntil());
+      // A TPP's primary target is asked of open-banking; if the router cannot answer, this throws and
+      // the bus hands the event over again later (at least once).
+      primary = await lookupTarget({
+        audience_id: audienceId,
+        endpoint_id: primaryEndpointId(audienceId),
+        aggregate_id: event.aggregateId,
+      });
+      if (!primary) return; // an unknown TPP: nothing to log or deliver
+      result = await deliveries.intake(knex, 'tpp', { ...row, primaryUrlSet: primary.url !== null }, leaseUntil());
     } else {
-      // One statement reads the merchant's target and inserts only when it names an endpoint.
+      // One statement reads the merchant's primary target, logs the event and inserts its deliveries.
       result = await deliveries.intake(knex, 'merchant', row, leaseUntil());
-      if (result?.target) target = openMerchantTarget(result.target, options.platformSecret);
+      if (result?.target) primary = openMerchantTarget(result.target, options.platformSecret);
     }
     // Nothing inserted: an unknown audience, no endpoint, or a second copy of an event (not sent again).
-    const delivery = result?.delivery;
-    if (!delivery || !target) return;
-    if (delivery.lease_token) worker.launch({ ...delivery, lease_token: delivery.lease_token }, target);
-    else worker.wake();
+    let waiting = false;
+    for (const delivery of result?.deliveries ?? []) {
+      const target =
+        delivery.endpoint_url !== null && delivery.endpoint_sealed !== null
+          ? openEndpointTarget(delivery.endpoint_url, delivery.endpoint_sealed, options.platformSecret)
+          : primary;
+      const { endpoint_url: _u, endpoint_sealed: _s, lease_token, ...claimed } = delivery;
+      if (lease_token && target) worker.launch({ ...claimed, lease_token }, target);
+      else waiting = true;
+    }
+    if (waiting) worker.wake();
   };
 
   const subscription: Subscription = await options.bus.consume(WEBHOOK_CONSUMER_GROUP, WEBHOOK_EVENT_PATTERNS, intake);

@@ -13,6 +13,11 @@ export class WebhookDelivery {
   @Field(() => ID, { description: 'The event (evt_…): X-Service-Event-Id and webhook-id, the same on every attempt.' })
   eventId!: string;
 
+  @Field(() => ID, {
+    description: "The endpoint it goes to (we_…): the owner's primary endpoint (its webhook_url) or one it added.",
+  })
+  endpointId!: string;
+
   @Field({ description: "The event's world: false for a test object's event (the envelope's livemode)." })
   livemode!: boolean;
 
@@ -103,6 +108,7 @@ export class WebhookDeliveryConnection {
 export const toWebhookDelivery = (entity: WebhookDeliveryEntity): WebhookDelivery => ({
   id: entity.id,
   eventId: entity.eventId,
+  endpointId: entity.endpointId,
   livemode: entity.livemode,
   event: entity.eventKind,
   aggregateId: entity.aggregateId,

@@ -1,0 +1,182 @@
+import { z } from 'zod';
+import { defineRoute, type GraphQLData } from '../route';
+
+// `endpointId: id`: REST names the endpoint's id endpoint_id, as the contract does.
+const ENDPOINT_RECORD = `fragment EndpointRecord on WebhookEndpoint { endpointId: id url enabledEvents description status livemode createdAt primary }`;
+
+const endpointRecord = z
+  .object({
+    endpoint_id: z.string().describe('we_…; the primary endpoint (the webhook_url) is we_ followed by the owner id.'),
+    url: z.string(),
+    enabled_events: z.array(z.string()).describe('Event kinds it gets, or ["*"] for all.'),
+    description: z.string().nullable(),
+    status: z.enum(['ENABLED', 'DISABLED']).describe('A DISABLED endpoint gets no deliveries.'),
+    livemode: z.boolean().describe("Its world: it gets only that world's events."),
+    created_at: z.string().describe('ISO 8601 UTC.'),
+    primary: z
+      .boolean()
+      .describe("The owner's webhook_url acting as its first endpoint (all events, the owner's secret)."),
+  })
+  .strict();
+
+const endpointParams = z.object({ id: z.string().describe('Endpoint id (we_…).') }).strict();
+const AUTH: Array<Array<'merchantKey' | 'tppToken'>> = [['merchantKey'], ['tppToken']];
+const ERRORS = ['INVALID_API_KEY', 'FORBIDDEN', 'WEBHOOK_ENDPOINT_NOT_FOUND'] as const;
+const enabledEvents = z
+  .array(z.string())
+  .describe(
+    'Event names (merchants: payment.*, refund.*, mandate.* events; TPPs: consent.* and payment_order.* events), or ["*"] for all. An unknown name is 400.',
+  );
+
+export const webhookEndpointRoutes = [
+  defineRoute({
+    method: 'POST',
+    path: '/webhooks/endpoints',
+    tag: 'Webhooks',
+    summary: 'Add a webhook endpoint',
+    description:
+      "A merchant's (API key) or TPP's (tpk_ token) further endpoint, in the credential's world, with its own signing secret (returned once: X-Service-Signature and Standard Webhooks) and event filter. " +
+      'Each endpoint has its own delivery order and retries: a dead endpoint holds back only its own deliveries. The URL is checked as a webhook_url is (http(s); https in production; loopback and private networks refused unless WEBHOOK_PRIVATE_TARGETS). ' +
+      'At most 16 per owner and world (422 WEBHOOK_ENDPOINT_LIMIT_REACHED).',
+    auth: AUTH,
+    body: z
+      .object({
+        url: z.string(),
+        enabled_events: enabledEvents.optional().describe('Default ["*"].'),
+        description: z.string().nullish().describe('Up to 500 characters.'),
+      })
+      .strict(),
+    operation: `mutation CreateWebhookEndpoint($input: CreateWebhookEndpointInput!) { createWebhookEndpoint(input: $input) { endpoint { ...EndpointRecord } secret } }
+${ENDPOINT_RECORD}`,
+    variables: ({ body }) => ({ input: body }),
+    result: ({ createWebhookEndpoint }) => ({
+      ...createWebhookEndpoint.endpoint,
+      secret: createWebhookEndpoint.secret,
+    }),
+    status: 201,
+    response: endpointRecord.extend({ secret: z.string().describe('whsec_…, shown this once.') }).strict(),
+    errors: ['INVALID_API_KEY', 'FORBIDDEN', 'WEBHOOK_ENDPOINT_LIMIT_REACHED'],
+  }),
+  defineRoute({
+    method: 'GET',
+    path: '/webhooks/endpoints',
+    tag: 'Webhooks',
+    summary: "List the caller's webhook endpoints",
+    description: 'The primary endpoint (the webhook_url, when set) first, then the others oldest first.',
+    auth: AUTH,
+    query: z
+      .object({
+        limit: z.coerce.number().int().min(1).max(100).optional().describe('Page size, 1-100 (default 20).'),
+        cursor: z.string().optional().describe('next_cursor of the previous page (an endpoint id).'),
+      })
+      .strict(),
+    operation: `query ListWebhookEndpoints($first: Int!, $after: ID) {
+  webhookEndpoints(first: $first, after: $after) { edges { node { ...EndpointRecord } } pageInfo { hasNextPage endCursor } }
+}
+${ENDPOINT_RECORD}`,
+    variables: ({ query }) => ({ first: query.limit ?? 20, after: query.cursor ?? null }),
+    result: ({ webhookEndpoints }) => ({
+      endpoints: webhookEndpoints.edges.map((edge: GraphQLData) => edge.node),
+      pagination: {
+        nextCursor: webhookEndpoints.pageInfo.hasNextPage ? webhookEndpoints.pageInfo.endCursor : null,
+        hasMore: webhookEndpoints.pageInfo.hasNextPage,
+      },
+    }),
+    status: 200,
+    response: z
+      .object({
+        endpoints: z.array(endpointRecord),
+        pagination: z
+          .object({ next_cursor: z.string().nullable().describe('null on the last page.'), has_more: z.boolean() })
+          .strict(),
+      })
+      .strict(),
+    errors: ['INVALID_API_KEY', 'FORBIDDEN'],
+  }),
+  defineRoute({
+    method: 'GET',
+    path: '/webhooks/endpoints/{id}',
+    tag: 'Webhooks',
+    summary: 'Get a webhook endpoint',
+    description: "Only the caller's own, in its world; any other id is 404 WEBHOOK_ENDPOINT_NOT_FOUND.",
+    auth: AUTH,
+    params: endpointParams,
+    operation: `query GetWebhookEndpoint($id: ID!) { webhookEndpoint(id: $id) { ...EndpointRecord } }
+${ENDPOINT_RECORD}`,
+    variables: ({ params }) => ({ id: params.id }),
+    result: ({ webhookEndpoint }) => webhookEndpoint,
+    status: 200,
+    response: endpointRecord,
+    errors: [...ERRORS],
+  }),
+  defineRoute({
+    method: 'PATCH',
+    path: '/webhooks/endpoints/{id}',
+    tag: 'Webhooks',
+    summary: 'Change a webhook endpoint',
+    description:
+      'Omitted fields stay; status enabled or disabled (a disabled endpoint gets no deliveries; its pending ones fail). The primary endpoint changes with the webhook_url only (400 VALIDATION_ERROR on id).',
+    auth: AUTH,
+    params: endpointParams,
+    body: z
+      .object({
+        url: z.string().optional(),
+        enabled_events: enabledEvents.optional(),
+        description: z.string().nullish().describe('null or "" removes it.'),
+        status: z.string().optional().describe('enabled or disabled (either case).'),
+      })
+      .strict(),
+    operation: `mutation UpdateWebhookEndpoint($id: ID!, $input: UpdateWebhookEndpointInput!) { updateWebhookEndpoint(id: $id, input: $input) { ...EndpointRecord } }
+${ENDPOINT_RECORD}`,
+    variables: ({ params, body }) => ({ id: params.id, input: body }),
+    result: ({ updateWebhookEndpoint }) => updateWebhookEndpoint,
+    status: 200,
+    response: endpointRecord,
+    errors: [...ERRORS],
+  }),
+  defineRoute({
+    method: 'DELETE',
+    path: '/webhooks/endpoints/{id}',
+    tag: 'Webhooks',
+    summary: 'Delete a webhook endpoint',
+    description:
+      'Its deliveries stay in the log. The primary endpoint goes away with the webhook_url only (400 VALIDATION_ERROR on id).',
+    auth: AUTH,
+    params: endpointParams,
+    operation: `mutation DeleteWebhookEndpoint($id: ID!) { deleteWebhookEndpoint(id: $id) }`,
+    variables: ({ params }) => ({ id: params.id }),
+    status: 204,
+    errors: [...ERRORS],
+  }),
+  defineRoute({
+    method: 'POST',
+    path: '/webhooks/endpoints/{id}/replay',
+    tag: 'Webhooks',
+    summary: "Send a time range's events to an endpoint again",
+    description:
+      "The caller's events created in [from, to) that the endpoint takes are sent to it again, each with its own event id (receivers deduplicate), in order per session, signed with its current secret: " +
+      'only those whose delivery to it FAILED unless only_failed is false. A range with none answers replayed 0; a disabled endpoint gets none.',
+    auth: AUTH,
+    params: endpointParams,
+    body: z
+      .object({
+        from: z.string().describe('ISO 8601, inclusive.'),
+        to: z.string().describe('ISO 8601, exclusive.'),
+        only_failed: z.boolean().optional().describe('Default true.'),
+      })
+      .strict(),
+    operation: `mutation ReplayWebhookEndpoint($id: ID!, $from: String!, $to: String!, $onlyFailed: Boolean!) {
+  replayWebhookEndpoint(id: $id, from: $from, to: $to, onlyFailed: $onlyFailed) { replayed }
+}`,
+    variables: ({ params, body }) => ({
+      id: params.id,
+      from: body.from,
+      to: body.to,
+      onlyFailed: body.onlyFailed ?? true,
+    }),
+    result: ({ replayWebhookEndpoint }) => replayWebhookEndpoint,
+    status: 202,
+    response: z.object({ replayed: z.number().int().describe('How many events are sent again.') }).strict(),
+    errors: [...ERRORS],
+  }),
+];

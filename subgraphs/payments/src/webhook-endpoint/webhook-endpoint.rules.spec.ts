@@ -1,0 +1,100 @@
+import { GatewayError, parseInput } from '@gateway/kernel';
+import { createEndpointRules, replayRules, updateEndpointRules } from './webhook-endpoint.rules';
+
+const local = { production: false, privateTargets: false };
+const detailOf = (run: () => unknown): string => {
+  try {
+    run();
+  } catch (error) {
+    expect(error).toBeInstanceOf(GatewayError);
+    expect((error as GatewayError).code).toBe('VALIDATION_ERROR');
+    return (error as GatewayError).detail;
+  }
+  throw new Error('accepted');
+};
+
+describe('webhook endpoint rules', () => {
+  it('takes a URL, known event names of the audience or *, and defaults to all events', () => {
+    expect(parseInput(createEndpointRules(local, 'merchant'), { url: ' https://example.com/hook ' })).toEqual({
+      url: 'https://example.com/hook',
+      enabledEvents: ['*'],
+      description: null,
+    });
+    const events = ['payment.completed', 'refund.failed', 'payment.completed'];
+    expect(
+      parseInput(createEndpointRules(local, 'merchant'), { url: 'https://example.com', enabledEvents: events }),
+    ).toMatchObject({ enabledEvents: ['payment.completed', 'refund.failed'] });
+    expect(
+      parseInput(createEndpointRules(local, 'tpp'), {
+        url: 'https://example.com',
+        enabledEvents: ['consent.granted', '*'],
+      }),
+    ).toMatchObject({ enabledEvents: ['*'] });
+  });
+
+  it('refuses unknown events (another audience’s too), naming enabled_events', () => {
+    expect(
+      detailOf(() =>
+        parseInput(createEndpointRules(local, 'merchant'), { url: 'https://e.com', enabledEvents: ['payment.nope'] }),
+      ),
+    ).toMatch(/^enabled_events/);
+    expect(
+      detailOf(() =>
+        parseInput(createEndpointRules(local, 'merchant'), {
+          url: 'https://e.com',
+          enabledEvents: ['consent.granted'],
+        }),
+      ),
+    ).toMatch(/^enabled_events/);
+    expect(
+      detailOf(() => parseInput(createEndpointRules(local, 'tpp'), { url: 'https://e.com', enabledEvents: [] })),
+    ).toMatch(/^enabled_events/);
+  });
+
+  it('refuses private networks unless WEBHOOK_PRIVATE_TARGETS, reserved ones always, and http in production', () => {
+    for (const url of [
+      'http://127.0.0.1:8080/hook',
+      'http://10.1.2.3/hook',
+      'http://[::1]/hook',
+      'http://localhost/hook',
+    ])
+      expect(detailOf(() => parseInput(createEndpointRules(local, 'merchant'), { url }))).toMatch(
+        /^url: must point to a public address/,
+      );
+    const allowed = { production: false, privateTargets: true };
+    expect(parseInput(createEndpointRules(allowed, 'merchant'), { url: 'http://127.0.0.1:8080/hook' }).url).toBe(
+      'http://127.0.0.1:8080/hook',
+    );
+    expect(
+      detailOf(() => parseInput(createEndpointRules(allowed, 'merchant'), { url: 'http://100.100.100.200/' })),
+    ).toMatch(/^url/);
+    expect(
+      detailOf(() =>
+        parseInput(createEndpointRules({ production: true, privateTargets: false }, 'merchant'), {
+          url: 'http://example.com/',
+        }),
+      ),
+    ).toMatch(/^url/);
+  });
+
+  it('changes: status in either case, description removable, nothing else', () => {
+    expect(parseInput(updateEndpointRules(local, 'merchant'), { status: 'disabled', description: '' })).toEqual({
+      status: 'DISABLED',
+      description: null,
+    });
+    expect(detailOf(() => parseInput(updateEndpointRules(local, 'merchant'), { status: 'paused' }))).toMatch(/^status/);
+    expect(detailOf(() => parseInput(updateEndpointRules(local, 'merchant'), { secret: 'x' }))).toMatch(/secret|body/);
+  });
+
+  it('a replay range is two ISO 8601 instants in order, only failed by default', () => {
+    expect(parseInput(replayRules, { from: '2026-01-01T00:00:00Z', to: '2026-01-02T00:00:00Z' })).toEqual({
+      from: new Date('2026-01-01T00:00:00Z'),
+      to: new Date('2026-01-02T00:00:00Z'),
+      onlyFailed: true,
+    });
+    expect(detailOf(() => parseInput(replayRules, { from: 'yesterday', to: '2026-01-02T00:00:00Z' }))).toMatch(/^from/);
+    expect(
+      detailOf(() => parseInput(replayRules, { from: '2026-01-02T00:00:00Z', to: '2026-01-01T00:00:00Z' })),
+    ).toMatch(/^to/);
+  });
+});

@@ -1,0 +1,88 @@
+import { mayTarget, webhookUrlRule, z, type WebhookUrlSettings } from '@gateway/kernel';
+import { ALL_EVENTS, MERCHANT_EVENT_KINDS, TPP_EVENT_KINDS } from '../webhook/event-kinds';
+import { ENDPOINT_STATUSES } from './webhook-endpoint.entity';
+
+/** The event kinds an audience's endpoint may name: a merchant's events, or a TPP's Open Banking ones. */
+export const eventKindsOf = (audience: 'merchant' | 'tpp'): readonly string[] =>
+  audience === 'merchant' ? MERCHANT_EVENT_KINDS : TPP_EVENT_KINDS;
+
+/**
+ * enabled_events: `*` alone, or known event kinds of the audience (duplicates dropped, order
+ * kept). A name that is no event of the audience is refused rather than kept: a typo would
+ * otherwise be an endpoint that silently never gets anything.
+ */
+function enabledEventsRule(audience: 'merchant' | 'tpp') {
+  const known = new Set(eventKindsOf(audience));
+  return z
+    .array(z.string().trim(), { error: 'must be a list of event names or ["*"]' })
+    .min(1, 'must name at least one event, or "*"')
+    .max(50, 'must name at most 50 events')
+    .superRefine((names, ctx) => {
+      const unknown = names.find((name) => name !== ALL_EVENTS && !known.has(name));
+      if (unknown !== undefined)
+        ctx.addIssue({ code: 'custom', message: `unknown event "${unknown}" (known: ${[...known].join(', ')}, or *)` });
+    })
+    .transform((names) => (names.includes(ALL_EVENTS) ? [ALL_EVENTS] : [...new Set(names)]));
+}
+
+/**
+ * A webhook URL as the merchant's is checked, and more: a literal host the egress policy refuses
+ * (loopback, private or link-local unless WEBHOOK_PRIVATE_TARGETS; reserved ranges such as cloud
+ * metadata always) is refused at once in every mode, not only in production: a new endpoint has
+ * no past registrations to keep working. Names are judged at every delivery on what they resolve to.
+ */
+const endpointUrlRule = (targets: WebhookUrlSettings) =>
+  webhookUrlRule(targets).superRefine((url, ctx) => {
+    if (URL.canParse(url) && !mayTarget(new URL(url).hostname, targets))
+      ctx.addIssue({
+        code: 'custom',
+        message: 'must point to a public address (not loopback, private, link-local or reserved)',
+      });
+  });
+
+const description = z.string().trim().max(500, 'must be at most 500 characters');
+
+export function createEndpointRules(targets: WebhookUrlSettings, audience: 'merchant' | 'tpp') {
+  return z
+    .object({
+      url: endpointUrlRule(targets),
+      // GraphQL hands an omitted optional field over as undefined and an explicit one as null: both mean "not given".
+      enabledEvents: enabledEventsRule(audience)
+        .nullish()
+        .transform((events) => events ?? [ALL_EVENTS]),
+      description: description.nullish().transform((text) => (text ? text : null)),
+    })
+    .strict();
+}
+
+export function updateEndpointRules(targets: WebhookUrlSettings, audience: 'merchant' | 'tpp') {
+  return z
+    .object({
+      url: endpointUrlRule(targets).optional(),
+      enabledEvents: enabledEventsRule(audience).optional(),
+      // null or "" removes it.
+      description: description
+        .nullable()
+        .optional()
+        .transform((text) => (text === undefined ? undefined : text ? text : null)),
+      status: z
+        .string()
+        .transform((status) => status.toUpperCase())
+        .pipe(z.enum(ENDPOINT_STATUSES, { error: 'must be enabled or disabled' }))
+        .optional(),
+    })
+    .strict();
+}
+
+/** A replay's range: ISO 8601 instants, from inclusive, to exclusive, from before to. */
+export const replayRules = z
+  .object({
+    from: z.iso.datetime({ offset: true, error: 'must be an ISO 8601 date-time' }).transform((at) => new Date(at)),
+    to: z.iso.datetime({ offset: true, error: 'must be an ISO 8601 date-time' }).transform((at) => new Date(at)),
+    onlyFailed: z
+      .boolean()
+      .nullish()
+      .transform((only) => only ?? true),
+  })
+  .strict()
+  .refine((range) => range.from < range.to, { message: 'must be after from', path: ['to'] });

@@ -1,0 +1,215 @@
+import { openServiceOrm, type Database, type ServiceOrm } from '@gateway/db';
+import { openTestDatabase } from '@gateway/db/testing';
+import { newId } from '@gateway/kernel';
+import { migrateVault } from '@gateway/vault';
+import { migrations } from '../migrations';
+import { WebhookEndpointEntity } from '../webhook-endpoint/webhook-endpoint.entity';
+import { deliveries, type ClaimedDelivery, type NewEvent } from './delivery.repository';
+import { WebhookAttemptEntity, WebhookDeliveryEntity } from './webhook-delivery.entity';
+import { WebhookEventEntity } from './webhook-event.entity';
+
+/**
+ * Endpoints in the intake's one statement: the event logged whatever happens, one delivery per
+ * endpoint whose world and filter take it, none for a disabled one; order kept per endpoint;
+ * replay and retention. Asserted on the rows themselves.
+ */
+describe('webhook endpoints in the delivery statements', () => {
+  let db: Database;
+  let orm: ServiceOrm;
+  const lease = () => new Date(Date.now() + 60_000);
+  const claimAll = async () =>
+    (
+      await deliveries.claimDue(db.knex, {
+        limit: 100,
+        candidates: 500,
+        perAudience: 100,
+        load: new Map(),
+        leaseUntil: lease(),
+      })
+    ).claimed;
+  const event = (
+    audienceId: string,
+    aggregateId: string,
+    sequence: number | null,
+    eventKind = 'consent.granted',
+    livemode = true,
+  ): NewEvent => ({
+    eventId: newId('event'),
+    eventKind,
+    audienceId,
+    aggregateId,
+    sequence,
+    livemode,
+    payload: JSON.stringify({ event: eventKind }),
+    now: new Date(),
+    deliveryIds: Array.from({ length: 4 }, () => newId('delivery')),
+    primaryUrlSet: false,
+  });
+  const endpoint = async (
+    audienceId: string,
+    enabledEvents: string[],
+    options: { status?: string; livemode?: boolean } = {},
+  ): Promise<string> => {
+    const id = newId('webhookEndpoint');
+    await db.knex('payments.webhook_endpoints').insert({
+      id,
+      audience_id: audienceId,
+      livemode: options.livemode ?? true,
+      url: `http://127.0.0.1:1/${id}`,
+      enabled_events: JSON.stringify(enabledEvents),
+      description: null,
+      status: options.status ?? 'ENABLED',
+      secret_sealed: `sealed-${id}`,
+      created_at: new Date(),
+      updated_at: new Date(),
+    });
+    return id;
+  };
+  const done = (claimed: ClaimedDelivery, status: 'DELIVERED' | 'FAILED' | 'PENDING', next: Date | null = null) =>
+    deliveries.recordAttempt(db.knex, claimed, {
+      number: 1,
+      status,
+      url: null,
+      statusCode: status === 'DELIVERED' ? 200 : 500,
+      error: null,
+      startedAt: new Date(),
+      durationMs: 1,
+      nextAttemptAt: next,
+      deliveredAt: status === 'DELIVERED' ? new Date() : null,
+    });
+  const statusOf = async (id: string) =>
+    ((await db.knex('payments.webhook_deliveries').where({ id }).first()) as { status: string }).status;
+
+  beforeAll(async () => {
+    db = await openTestDatabase();
+    await migrateVault(db);
+    orm = await openServiceOrm(db, {
+      schema: 'payments',
+      entities: [WebhookDeliveryEntity, WebhookAttemptEntity, WebhookEventEntity, WebhookEndpointEntity],
+      migrations,
+      foreignSchemas: ['auth'],
+    });
+  });
+  afterAll(async () => {
+    await orm.close();
+    await db.close();
+  });
+
+  it('fans an event out to every enabled endpoint of its world whose filter takes it, and logs it even when none does', async () => {
+    const tpp = newId('tpp');
+    const granted = await endpoint(tpp, ['consent.granted', 'consent.revoked']);
+    const all = await endpoint(tpp, ['*']);
+    await endpoint(tpp, ['*'], { status: 'DISABLED' });
+    await endpoint(tpp, ['*'], { livemode: false });
+    await endpoint(newId('tpp'), ['*']);
+
+    const first = await deliveries.intake(db.knex, 'tpp', event(tpp, newId('consent'), null), lease());
+    expect(first?.stored).toBe(true);
+    expect(first?.deliveries.map((row) => row.endpoint_id).sort()).toEqual([all, granted].sort());
+    expect(first?.deliveries.find((row) => row.endpoint_id === all)).toMatchObject({
+      endpoint_url: `http://127.0.0.1:1/${all}`,
+      endpoint_sealed: `sealed-${all}`,
+      lease_token: expect.any(String),
+    });
+
+    const expired = await deliveries.intake(
+      db.knex,
+      'tpp',
+      event(tpp, newId('consent'), null, 'consent.expired'),
+      null,
+    );
+    expect(expired?.deliveries.map((row) => row.endpoint_id)).toEqual([all]);
+
+    // The primary endpoint (its URL set) comes first, with the id we_<audience>.
+    const withPrimary = await deliveries.intake(
+      db.knex,
+      'tpp',
+      { ...event(tpp, newId('consent'), null, 'consent.expired'), primaryUrlSet: true },
+      null,
+    );
+    expect(withPrimary?.deliveries.map((row) => [row.endpoint_id, row.endpoint_url])).toEqual([
+      [`we_${tpp}`, null],
+      [all, `http://127.0.0.1:1/${all}`],
+    ]);
+
+    // No endpoint at all: logged, nothing to deliver.
+    const lonely = newId('tpp');
+    const logged = event(lonely, newId('consent'), 1);
+    expect(await deliveries.intake(db.knex, 'tpp', logged, lease())).toEqual({
+      target: null,
+      stored: true,
+      deliveries: [],
+    });
+    expect(await db.knex('payments.webhook_events').where({ id: logged.eventId }).first()).toMatchObject({
+      audience_id: lonely,
+      kind: 'consent.granted',
+      sequence: 1,
+    });
+  });
+
+  it('keeps order per endpoint: a dead endpoint holds back its own later events only, and a filter that skips the previous event does not wait for it', async () => {
+    const tpp = newId('tpp');
+    const [dead, alive] = [await endpoint(tpp, ['*']), await endpoint(tpp, ['*'])];
+    const onlyRevoked = await endpoint(tpp, ['consent.revoked']);
+    const consent = newId('consent');
+    await deliveries.intake(db.knex, 'tpp', event(tpp, consent, 1), null);
+    const firsts = (await claimAll()).filter((row) => row.audience_id === tpp);
+    expect(firsts.map((row) => row.endpoint_id).sort()).toEqual([alive, dead].sort());
+    // The dead endpoint's first delivery is retrying; the live one's went through.
+    await done(
+      firsts.find((row) => row.endpoint_id === dead)!,
+      'PENDING',
+      new Date(Date.now() + 60_000),
+    );
+    await done(
+      firsts.find((row) => row.endpoint_id === alive)!,
+      'DELIVERED',
+    );
+
+    await deliveries.intake(db.knex, 'tpp', event(tpp, consent, 2, 'consent.revoked'), null);
+    const seconds = (await claimAll()).filter((row) => row.audience_id === tpp);
+    // The filtered endpoint never had event 1 and goes at once: event 1 is logged, it is not waited for.
+    expect(seconds.map((row) => row.endpoint_id).sort()).toEqual([alive, onlyRevoked].sort());
+  });
+
+  it('replays failed deliveries of a range to one endpoint, or every event it takes, with their event ids; an empty range replays none', async () => {
+    const tpp = newId('tpp');
+    const failing = await endpoint(tpp, ['*']);
+    const from = new Date(Date.now() - 1000);
+    const one = event(tpp, newId('consent'), null);
+    await deliveries.intake(db.knex, 'tpp', one, null);
+    const [claimed] = (await claimAll()).filter((row) => row.endpoint_id === failing);
+    await done(claimed!, 'FAILED');
+    const to = new Date(Date.now() + 1000);
+    const target = { id: failing, audienceId: tpp, livemode: true, enabledEvents: ['*'] };
+
+    expect(await deliveries.replay(db.knex, target, { from, to, onlyFailed: true })).toBe(1);
+    expect(await statusOf(claimed!.id)).toBe('PENDING');
+    const [again] = (await claimAll()).filter((row) => row.endpoint_id === failing);
+    expect(again).toMatchObject({ id: claimed!.id, event_id: one.eventId });
+    await done(again!, 'DELIVERED');
+    // Nothing failed any more.
+    expect(await deliveries.replay(db.knex, target, { from, to, onlyFailed: true })).toBe(0);
+
+    // An endpoint added afterwards gets the range's events it takes when asked for all of them.
+    const later = await endpoint(tpp, ['consent.granted']);
+    const laterTarget = { ...target, id: later, enabledEvents: ['consent.granted'] };
+    expect(await deliveries.replay(db.knex, laterTarget, { from, to, onlyFailed: false })).toBe(1);
+    const made = await db.knex('payments.webhook_deliveries').where({ endpoint_id: later });
+    expect(made).toMatchObject([{ event_id: one.eventId, status: 'PENDING', payload: one.payload }]);
+    // A range with no events: none.
+    const past = { from: new Date('2020-01-01T00:00:00Z'), to: new Date('2020-01-02T00:00:00Z'), onlyFailed: false };
+    expect(await deliveries.replay(db.knex, laterTarget, past)).toBe(0);
+  });
+
+  it('prunes events past retention in batches', async () => {
+    const tpp = newId('tpp');
+    const old = { ...event(tpp, newId('consent'), null), now: new Date('2020-01-01T00:00:00Z') };
+    await deliveries.intake(db.knex, 'tpp', old, null);
+    const recent = event(tpp, newId('consent'), null);
+    await deliveries.intake(db.knex, 'tpp', recent, null);
+    expect(await deliveries.pruneEvents(db.knex, new Date('2021-01-01T00:00:00Z'), 1000)).toBeGreaterThanOrEqual(1);
+    const left = await db.knex('payments.webhook_events').where({ audience_id: tpp }).pluck('id');
+    expect(left).toEqual([recent.eventId]);
+  });
+});

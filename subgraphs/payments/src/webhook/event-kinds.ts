@@ -1,0 +1,41 @@
+/**
+ * Every event kind a merchant's endpoints can get (payment, refund and mandate events): what an
+ * endpoint's enabled_events is checked against. A new kind of webhook event is added here too.
+ */
+export const MERCHANT_EVENT_KINDS = [
+  'payment.initiated',
+  'payment.processing',
+  'payment.completed',
+  'payment.failed',
+  'payment.expired',
+  'refund.completed',
+  'refund.failed',
+  'mandate.activated',
+  'mandate.cancelled',
+  'mandate.charge.completed',
+  'mandate.charge.failed',
+] as const;
+
+/** Every event kind a TPP's endpoints can get (Open Banking events). */
+export const TPP_EVENT_KINDS = [
+  'consent.granted',
+  'consent.revoked',
+  'consent.expired',
+  'payment_order.processing',
+  'payment_order.pending_sca',
+  'payment_order.completed',
+  'payment_order.failed',
+  'payment_order.rejected',
+] as const;
+
+/** Endpoints an audience may have besides its primary one (each event fans out to every one of them). */
+export const MAX_ENDPOINTS = 16;
+
+/** All of an audience's events, as an endpoint's filter says it. */
+export const ALL_EVENTS = '*';
+
+/** The primary endpoint of an audience: its webhook_url (and a session's own URL), with the audience's secret. */
+export const primaryEndpointId = (audienceId: string): string => `we_${audienceId}`;
+
+/** Whether an endpoint id names an audience's primary endpoint (we_mer_… or we_tpp_…) rather than a row of its own. */
+export const isPrimaryEndpointId = (id: string): boolean => /^we_(mer|tpp)_/.test(id);
