@@ -235,4 +235,30 @@ describe('webhook endpoints and events', () => {
     });
     expect(deleted.status).toBe(204);
   });
+
+  it('a TPP manages its own endpoints with its tpk_ token, in its world, Open Banking events only', async () => {
+    const tpp = await t.seed.registerTpp({ mode: 'test', webhook_url: 'https://tpp.example/hooks' });
+    const created = await createEndpoint(tpp.tppAccessToken, {
+      url: 'https://tpp.example/granted',
+      enabled_events: ['consent.granted'],
+    });
+    expect(created).toMatchObject({ livemode: false, primary: false, enabled_events: ['consent.granted'] });
+    const listed = await t.rest('GET', '/webhooks/endpoints', { headers: bearer(tpp.tppAccessToken) });
+    expect(listed.body.endpoints.map((e: { endpoint_id: string; url: string }) => [e.endpoint_id, e.url])).toEqual([
+      [`we_${tpp.tppId}`, 'https://tpp.example/hooks'],
+      [created.endpoint_id, 'https://tpp.example/granted'],
+    ]);
+    const merchantEvent = await t.rest('POST', '/webhooks/endpoints', {
+      headers: bearer(tpp.tppAccessToken),
+      body: { url: 'https://tpp.example/x', enabled_events: ['payment.completed'] },
+    });
+    expectRefused(merchantEvent, 400, 'VALIDATION_ERROR');
+    const primary = await t.rest('PATCH', `/webhooks/endpoints/we_${tpp.tppId}`, {
+      headers: bearer(tpp.tppAccessToken),
+      body: { status: 'disabled' },
+    });
+    expectRefused(primary, 400, 'VALIDATION_ERROR');
+    expect(primary.body.error.detail).toMatch(/^id/);
+    expect((await t.rest('GET', '/events', { headers: bearer(tpp.tppAccessToken) })).body.events).toEqual([]);
+  });
 });
