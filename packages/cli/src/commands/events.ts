@@ -44,12 +44,12 @@ export async function resendEvent(
   if (Boolean(flags.endpoint) === Boolean(flags['forward-to']))
     throw new UsageError('events resend needs one of --endpoint we_… or --forward-to <url>');
   const gateway = context.gateway();
-  const event = (await gateway.get('/events/{event_id}', { params: { path: { event_id: eventId } } })) as ListedEvent;
+  const event = (await gateway.get('/events/{id}', { params: { path: { id: eventId } } })) as ListedEvent;
   if (flags.endpoint) {
     // A replay of the millisecond the event was made, every event of it sent again (only_failed false).
     const at = Date.parse(event.created_at);
-    const answer = await gateway.post('/webhooks/endpoints/{endpoint_id}/replay', {
-      params: { path: { endpoint_id: flags.endpoint } },
+    const answer = await gateway.post('/webhooks/endpoints/{id}/replay', {
+      params: { path: { id: flags.endpoint } },
       body: { from: new Date(at).toISOString(), to: new Date(at + 1).toISOString(), only_failed: false },
     });
     print(
