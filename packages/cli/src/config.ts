@@ -30,7 +30,7 @@ export async function readConfig(path: string): Promise<CliConfig> {
     return JSON.parse(await readFile(path, 'utf8')) as CliConfig;
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return {};
-    throw new Error(`cannot read ${path}: ${(error as Error).message}`);
+    throw new Error(`cannot read ${path}: ${(error as Error).message}`, { cause: error });
   }
 }
 
