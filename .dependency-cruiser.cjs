@@ -55,6 +55,14 @@ module.exports = {
       from: { path: '^examples/' },
       to: { path: '^(subgraphs|router|rest-compat|platform|packages/(?!sdk/))' },
     },
+    {
+      name: 'cli-uses-the-sdk-only',
+      severity: 'error',
+      comment:
+        'packages/cli is a merchant tool: as in the code of a merchant, it reaches the platform through @gateway/sdk over HTTP, never by importing a service or another workspace package.',
+      from: { path: '^packages/cli/' },
+      to: { path: '^(subgraphs|router|rest-compat|platform|packages/(?!(cli|sdk)/))' },
+    },
   ],
   options: {
     // Workspace packages resolve through their node_modules symlinks to packages/*/src.
