@@ -18,6 +18,7 @@ import { Migration20261203000200_checkout_checks_in_flight } from './Migration20
 import { Migration20261204000100_execution_movement_id } from './Migration20261204000100_execution_movement_id';
 import { Migration20261205000100_refunds } from './Migration20261205000100_refunds';
 import { Migration20261210000200_merchant_suspension } from './Migration20261210000200_merchant_suspension';
+import { Migration20261220000200_metadata } from './Migration20261220000200_metadata';
 
 /** Committed migrations of the payments schema, in order. */
 export const migrations: MigrationObject[] = [
@@ -46,4 +47,5 @@ export const migrations: MigrationObject[] = [
   { name: 'Migration20261204000100_execution_movement_id', class: Migration20261204000100_execution_movement_id },
   { name: 'Migration20261205000100_refunds', class: Migration20261205000100_refunds },
   { name: 'Migration20261210000200_merchant_suspension', class: Migration20261210000200_merchant_suspension },
+  { name: 'Migration20261220000200_metadata', class: Migration20261220000200_metadata },
 ];
