@@ -12,8 +12,10 @@ import { z } from 'zod';
 const minor = z.number().int().describe('Minor units.');
 const livemode = z.boolean().describe("false for an event of a test object (a test credential's).");
 const failureCode = z.string().nullable().describe('Why it failed: a spec error code (CBS_ERROR, OTP_INVALID, …).');
+// Optional only for events written before metadata existed (still in flight after an upgrade); every event now carries it.
 const metadata = z
   .record(z.string(), z.string())
+  .optional()
   .describe("The merchant's own key-value pairs on the object as they were when the event happened ({} when none).");
 
 const sessionData = <S extends [string, ...string[]]>(statuses: S) =>

@@ -1793,7 +1793,7 @@ export interface components {
                 /** @description The merchant's own reference given at creation. */
                 reference: string | null;
                 /** @description The merchant's own key-value pairs on the object as they were when the event happened ({} when none). */
-                metadata: {
+                metadata?: {
                     [key: string]: string;
                 };
                 /** @description mer_… */
@@ -1827,7 +1827,7 @@ export interface components {
                 /** @description The merchant's own reference given at creation. */
                 reference: string | null;
                 /** @description The merchant's own key-value pairs on the object as they were when the event happened ({} when none). */
-                metadata: {
+                metadata?: {
                     [key: string]: string;
                 };
                 /** @description mer_… */
@@ -1861,7 +1861,7 @@ export interface components {
                 /** @description The merchant's own reference given at creation. */
                 reference: string | null;
                 /** @description The merchant's own key-value pairs on the object as they were when the event happened ({} when none). */
-                metadata: {
+                metadata?: {
                     [key: string]: string;
                 };
                 /** @description mer_… */
@@ -1902,7 +1902,7 @@ export interface components {
                 /** @description The merchant's own reference given at creation. */
                 reference: string | null;
                 /** @description The merchant's own key-value pairs on the object as they were when the event happened ({} when none). */
-                metadata: {
+                metadata?: {
                     [key: string]: string;
                 };
                 /** @description mer_… */
@@ -1938,7 +1938,7 @@ export interface components {
                 /** @description The merchant's own reference given at creation. */
                 reference: string | null;
                 /** @description The merchant's own key-value pairs on the object as they were when the event happened ({} when none). */
-                metadata: {
+                metadata?: {
                     [key: string]: string;
                 };
                 /** @description mer_… */
@@ -1974,7 +1974,7 @@ export interface components {
                 /** @description The merchant's own reference given with the refund. */
                 reference: string | null;
                 /** @description The merchant's own key-value pairs on the object as they were when the event happened ({} when none). */
-                metadata: {
+                metadata?: {
                     [key: string]: string;
                 };
                 /** @description mer_… */
@@ -2010,7 +2010,7 @@ export interface components {
                 /** @description The merchant's own reference given with the refund. */
                 reference: string | null;
                 /** @description The merchant's own key-value pairs on the object as they were when the event happened ({} when none). */
-                metadata: {
+                metadata?: {
                     [key: string]: string;
                 };
                 /** @description mer_… */
@@ -2055,7 +2055,7 @@ export interface components {
                 /** @description customer or bank when the customer's bank revoked it; else null. */
                 revoked_by: string | null;
                 /** @description The merchant's own key-value pairs on the object as they were when the event happened ({} when none). */
-                metadata: {
+                metadata?: {
                     [key: string]: string;
                 };
             };
@@ -2096,7 +2096,7 @@ export interface components {
                 /** @description customer or bank when the customer's bank revoked it; else null. */
                 revoked_by: string | null;
                 /** @description The merchant's own key-value pairs on the object as they were when the event happened ({} when none). */
-                metadata: {
+                metadata?: {
                     [key: string]: string;
                 };
             };
@@ -2135,7 +2135,7 @@ export interface components {
                 /** @description The merchant's reference of the charge. */
                 reference: string;
                 /** @description The merchant's own key-value pairs on the object as they were when the event happened ({} when none). */
-                metadata: {
+                metadata?: {
                     [key: string]: string;
                 };
                 /** @description mer_… */
@@ -2180,7 +2180,7 @@ export interface components {
                 /** @description The merchant's reference of the charge. */
                 reference: string;
                 /** @description The merchant's own key-value pairs on the object as they were when the event happened ({} when none). */
-                metadata: {
+                metadata?: {
                     [key: string]: string;
                 };
                 /** @description mer_… */
