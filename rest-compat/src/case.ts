@@ -6,8 +6,8 @@ import { memoized } from '@gateway/kernel';
  * handles, URLs) are never touched.
  */
 
-// Every request converts the same few hundred field names: each conversion is remembered (keys a
-// client chose, metadata, are converted too: the memory is bounded).
+// Every request converts the same few hundred field names: each conversion is remembered (the
+// memory is bounded, whatever keys clients send).
 export const snakeToCamel = memoized(5000, (key) =>
   key.replace(/_([a-z0-9])/g, (_match, next: string) => next.toUpperCase()),
 );
@@ -20,11 +20,18 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
   return proto === Object.prototype || proto === null;
 }
 
+/**
+ * Fields whose object holds keys the client chose, kept exactly as sent both ways: metadata
+ * {"order_id": "42", "orderId": "7"} must come back as it went in.
+ */
+const VERBATIM_FIELDS: ReadonlySet<string> = new Set(['metadata']);
+
 function convertKeys(value: unknown, convert: (key: string) => string): unknown {
   if (Array.isArray(value)) return value.map((item) => convertKeys(item, convert));
   if (!isPlainObject(value)) return value;
   const out: Record<string, unknown> = {};
-  for (const [key, item] of Object.entries(value)) out[convert(key)] = convertKeys(item, convert);
+  for (const [key, item] of Object.entries(value))
+    out[convert(key)] = VERBATIM_FIELDS.has(key) && isPlainObject(item) ? { ...item } : convertKeys(item, convert);
   return out;
 }
 

@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { keysToCamel, keysToSnake } from './case';
+import { foldDeepObjects } from './deep-object';
 import { sendError } from './errors';
 import type { Execute } from './executor';
 import { beginFapiCall, challengeOn401 } from './fapi';
@@ -111,7 +112,11 @@ export function registerRoutes(
           return answerHtmlForm(route, route.htmlForm, request, reply, execute);
         if (takesBody(route)) assertBodyType(route, request.headers['content-type']);
         const params = route.params ? validate(route.params, request.params, 'path') : {};
-        const query = validate(route.query ?? NO_FIELDS, request.query ?? {}, 'query');
+        const query = validate(
+          route.query ?? NO_FIELDS,
+          foldDeepObjects((request.query ?? {}) as Record<string, unknown>),
+          'query',
+        );
         const body = takesBody(route) ? validate(route.body ?? NO_FIELDS, request.body ?? {}, 'body') : {};
 
         const idempotencyKey = route.idempotent ? request.headers['idempotency-key'] : undefined;

@@ -100,6 +100,7 @@ describe('refunds', () => {
       created_at: expect.any(String),
       completed_at: expect.any(String),
       livemode: true,
+      metadata: {},
     });
     const refundId = answer.body.refund_id as string;
 
@@ -144,6 +145,7 @@ describe('refunds', () => {
       amount: 3_000,
       currency: 'LYD',
       reference: 'rma-hook',
+      metadata: {},
       merchant_id: merchant.merchantId,
     });
     expect((await refundEvents(refundId)).map((event) => event.kind)).toEqual(['refund.completed']);

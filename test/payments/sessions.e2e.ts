@@ -96,6 +96,7 @@ describe('REST payment sessions', () => {
             amount: 12_500,
             currency: 'LYD',
             reference: 'order-1001',
+            metadata: {},
             merchant_id: merchant.merchantId,
           },
         },

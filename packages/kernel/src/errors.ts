@@ -86,6 +86,8 @@ export const ERROR_CODES = {
   },
   MANDATE_NOT_STARTED: { status: 422, message: "Mandate's start date not reached" },
   MANDATE_NOT_PENDING_CONFIRMATION: { status: 409, message: 'Mandate is not awaiting confirmation' },
+  // Another merchant's charge, another mandate's (the REST path names both) or an unknown id.
+  MANDATE_CHARGE_NOT_FOUND: { status: 404, message: 'Unknown mandate charge' },
   // API-CONTRACT "Operator controls": named admin keys; one live key per name, so the audit log tells operators apart.
   ADMIN_KEY_NOT_FOUND: { status: 404, message: 'Unknown admin key' },
   ADMIN_KEY_NAME_TAKEN: { status: 409, message: 'A live admin key already has this name' },

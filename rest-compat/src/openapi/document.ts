@@ -14,6 +14,9 @@ export interface OpenApiParameter {
   required: boolean;
   description?: string;
   schema: JsonSchema;
+  /** deepObject for an object parameter: `?metadata[order_id]=42`. */
+  style?: 'deepObject';
+  explode?: boolean;
 }
 
 /** A media type's schema with one example, or named examples (an error response: one per code). */
@@ -145,6 +148,8 @@ function parametersOf(schema: z.ZodType | undefined, location: 'path' | 'query')
     required: location === 'path' || required.has(name),
     ...(description ? { description } : {}),
     schema: property,
+    // An object in a query is sent as field[key]=value (register-routes.ts folds it back).
+    ...(location === 'query' && property.type === 'object' ? { style: 'deepObject' as const, explode: true } : {}),
   }));
 }
 

@@ -12,6 +12,11 @@ import { z } from 'zod';
 const minor = z.number().int().describe('Minor units.');
 const livemode = z.boolean().describe("false for an event of a test object (a test credential's).");
 const failureCode = z.string().nullable().describe('Why it failed: a spec error code (CBS_ERROR, OTP_INVALID, …).');
+// Optional only for events written before metadata existed (still in flight after an upgrade); every event now carries it.
+const metadata = z
+  .record(z.string(), z.string())
+  .optional()
+  .describe("The merchant's own key-value pairs on the object as they were when the event happened ({} when none).");
 
 const sessionData = <S extends [string, ...string[]]>(statuses: S) =>
   z.object({
@@ -21,6 +26,7 @@ const sessionData = <S extends [string, ...string[]]>(statuses: S) =>
     amount: minor,
     currency: z.string(),
     reference: z.string().nullable().describe("The merchant's own reference given at creation."),
+    metadata,
     merchant_id: z.string().describe('mer_…'),
   });
 
@@ -33,6 +39,7 @@ const refundData = <S extends [string, ...string[]]>(statuses: S) =>
     amount: minor,
     currency: z.string(),
     reference: z.string().nullable().describe("The merchant's own reference given with the refund."),
+    metadata,
     merchant_id: z.string().describe('mer_…'),
   });
 
@@ -50,6 +57,7 @@ const mandateData = <S extends [string, ...string[]]>(statuses: S) =>
       currency: z.string(),
       interval: z.enum(['weekly', 'monthly', 'yearly']),
       revoked_by: z.string().nullable().describe("customer or bank when the customer's bank revoked it; else null."),
+      metadata,
     })
     .strict();
 
@@ -63,6 +71,7 @@ const chargeData = <S extends [string, ...string[]]>(statuses: S) =>
     amount: minor,
     currency: z.string(),
     reference: z.string().describe("The merchant's reference of the charge."),
+    metadata,
     merchant_id: z.string().describe('mer_…'),
     settlement_type: z.string().describe('internal (same bank) or rail (cross bank).'),
     creditor_bank: z.string().describe("Handle of the merchant's bank."),

@@ -1,24 +1,28 @@
 import { z } from 'zod';
 import { maskAlias } from '../pages/html';
 import { defineRoute, type GraphQLData } from '../route';
+import {
+  filterOf,
+  filterQuery,
+  listQuery,
+  metadataEntries,
+  metadataObject,
+  metadataObjectOf,
+  metadataPatchBody,
+} from './list-filters';
 
 // `mandateId: id`: the REST record names the id mandate_id, as the contract's response does.
 const MANDATE_RECORD = `fragment MandateRecord on Mandate {
   mandateId: id livemode merchantId status customerAlias customerBank { handle } amount currency interval description startDate nextChargeDate confirmUrl
-  revokedBy acceptance { acceptedAt ipAddress userAgent } createdAt confirmedAt cancelledAt failedAt
+  revokedBy acceptance { acceptedAt ipAddress userAgent } createdAt confirmedAt cancelledAt failedAt metadata { key value }
 }`;
 const CHARGE_RECORD = `fragment ChargeRecord on MandateCharge {
   chargeId: id livemode mandateId status amount currency reference periodStart settlementType failureCode failureDetail createdAt completedAt failedAt
+  metadata { key value }
 }`;
 
 const nullableTime = z.string().nullable().describe('ISO 8601 UTC; null until reached.');
 const mandateParams = z.object({ mandate_id: z.string().describe('mdt_…') }).strict();
-const page = z
-  .object({
-    limit: z.coerce.number().int().min(1).max(100).optional().describe('Page size, 1-100 (default 20).'),
-    cursor: z.string().optional().describe('next_cursor of the previous page.'),
-  })
-  .strict();
 const pagination = z
   .object({ next_cursor: z.string().nullable().describe('null on the last page.'), has_more: z.boolean() })
   .strict();
@@ -53,6 +57,7 @@ export const mandateRecord = z
     confirmed_at: nullableTime,
     cancelled_at: nullableTime,
     failed_at: nullableTime,
+    metadata: metadataObject,
   })
   .strict();
 
@@ -74,6 +79,7 @@ export const chargeRecord = z
     created_at: z.string(),
     completed_at: nullableTime,
     failed_at: nullableTime,
+    metadata: metadataObject,
   })
   .strict();
 
@@ -82,7 +88,14 @@ const flattenMandate = (mandate: GraphQLData) => ({
   ...mandate,
   interval: String(mandate.interval).toLowerCase(),
   customerBank: mandate.customerBank.handle,
+  metadata: metadataObjectOf(mandate.metadata),
 });
+const flattenCharge = (charge: GraphQLData) => ({ ...charge, metadata: metadataObjectOf(charge.metadata) });
+const createdMetadata = metadataObject
+  .nullish()
+  .describe(
+    "The merchant's own key-value pairs (up to 20 keys of 1-40 characters, values up to 500), returned in the record and its webhooks.",
+  );
 const INTERVALS: Record<string, string> = { weekly: 'WEEKLY', monthly: 'MONTHLY', yearly: 'YEARLY' };
 
 export const mandateRoutes = [
@@ -106,12 +119,13 @@ export const mandateRoutes = [
           .describe('Calendar month for monthly: a start on the 31st charges on the last day of shorter months.'),
         description: z.string().nullish().describe('1-500 characters, shown to the customer.'),
         start_date: z.string().describe('YYYY-MM-DD: no charge before it.'),
+        metadata: createdMetadata,
       })
       .strict(),
     operation: `mutation CreateMandate($input: CreateMandateInput!, $idempotencyKey: String) { createMandate(input: $input, idempotencyKey: $idempotencyKey) { ...MandateRecord } }
 ${MANDATE_RECORD}`,
     variables: ({ body, headers }) => ({
-      input: { ...body, interval: INTERVALS[body.interval] },
+      input: { ...body, interval: INTERVALS[body.interval], metadata: metadataEntries(body.metadata) },
       idempotencyKey: headers.idempotencyKey ?? null,
     }),
     result: ({ createMandate }) => flattenMandate(createMandate),
@@ -148,12 +162,13 @@ ${MANDATE_RECORD}`,
     path: '/recurring/mandates',
     tag: 'Mandates',
     summary: "List the merchant's mandates",
-    description: 'Newest first. Pass pagination.next_cursor as cursor for the next page.',
+    description:
+      'Newest first. Pass pagination.next_cursor as cursor for the next page. Filters combine (all must hold); a bad value is 400 VALIDATION_ERROR naming the parameter.',
     auth: [['merchantKey']],
-    query: page,
-    operation: `query ListMandates($first: Int, $after: String) { mandates(first: $first, after: $after) { edges { node { ...MandateRecord } } pageInfo { hasNextPage endCursor } } }
+    query: listQuery('PENDING_CONFIRMATION, ACTIVE, CANCELLED or FAILED', { metadata: filterQuery.metadata }),
+    operation: `query ListMandates($first: Int, $after: String, $filter: MandateFilter) { mandates(first: $first, after: $after, filter: $filter) { edges { node { ...MandateRecord } } pageInfo { hasNextPage endCursor } } }
 ${MANDATE_RECORD}`,
-    variables: ({ query }) => ({ first: query.limit ?? null, after: query.cursor ?? null }),
+    variables: ({ query }) => ({ first: query.limit ?? null, after: query.cursor ?? null, filter: filterOf(query) }),
     result: ({ mandates }) => ({
       mandates: mandates.edges.map((edge: GraphQLData) => flattenMandate(edge.node)),
       pagination: {
@@ -196,16 +211,17 @@ ${MANDATE_RECORD}`,
       .object({
         amount: z.number().int().describe('Minor units, at most the mandate amount.'),
         reference: z.string().describe("1-128 characters: the merchant's reference."),
+        metadata: createdMetadata,
       })
       .strict(),
     operation: `mutation ChargeMandate($id: ID!, $input: ChargeMandateInput!, $idempotencyKey: String) { chargeMandate(id: $id, input: $input, idempotencyKey: $idempotencyKey) { ...ChargeRecord } }
 ${CHARGE_RECORD}`,
     variables: ({ params, body, headers }) => ({
       id: params.mandateId,
-      input: body,
+      input: { ...body, metadata: metadataEntries(body.metadata) },
       idempotencyKey: headers.idempotencyKey ?? null,
     }),
-    result: ({ chargeMandate }) => chargeMandate,
+    result: ({ chargeMandate }) => flattenCharge(chargeMandate),
     status: 201,
     response: chargeRecord,
     errors: [
@@ -225,21 +241,26 @@ ${CHARGE_RECORD}`,
     path: '/recurring/mandates/{mandate_id}/charges',
     tag: 'Mandates',
     summary: "List a mandate's charges",
-    description: 'Newest first. Pass pagination.next_cursor as cursor for the next page.',
+    description:
+      'Newest first. Pass pagination.next_cursor as cursor for the next page. Filters combine (all must hold); a bad value is 400 VALIDATION_ERROR naming the parameter.',
     auth: [['merchantKey'], ['adminKey']],
     params: mandateParams,
-    query: page,
-    operation: `query ListMandateCharges($id: ID!, $first: Int, $after: String) {
-  mandate(id: $id) { charges(first: $first, after: $after) { edges { node { ...ChargeRecord } } pageInfo { hasNextPage endCursor } } }
+    query: listQuery('PROCESSING, COMPLETED or FAILED', {
+      reference: filterQuery.reference,
+      metadata: filterQuery.metadata,
+    }),
+    operation: `query ListMandateCharges($id: ID!, $first: Int, $after: String, $filter: MandateChargeFilter) {
+  mandate(id: $id) { charges(first: $first, after: $after, filter: $filter) { edges { node { ...ChargeRecord } } pageInfo { hasNextPage endCursor } } }
 }
 ${CHARGE_RECORD}`,
     variables: ({ params, query }) => ({
       id: params.mandateId,
       first: query.limit ?? null,
       after: query.cursor ?? null,
+      filter: filterOf(query),
     }),
     result: ({ mandate }) => ({
-      charges: mandate.charges.edges.map((edge: GraphQLData) => edge.node),
+      charges: mandate.charges.edges.map((edge: GraphQLData) => flattenCharge(edge.node)),
       pagination: {
         nextCursor: mandate.charges.pageInfo.hasNextPage ? mandate.charges.pageInfo.endCursor : null,
         hasMore: mandate.charges.pageInfo.hasNextPage,
@@ -373,5 +394,49 @@ ${MANDATE_RECORD}`,
     status: 200,
     response: mandateRecord,
     errors: ['INVALID_API_KEY', 'FORBIDDEN', 'MANDATE_NOT_FOUND'],
+  }),
+  defineRoute({
+    method: 'PATCH',
+    path: '/recurring/mandates/{mandate_id}',
+    tag: 'Mandates',
+    summary: "Update a mandate's metadata",
+    description:
+      'Merges metadata into the mandate, whatever its status: keys sent are set, a key sent as "" is removed, keys not sent stay. ' +
+      'Past 20 keys in all, a key over 40 characters or a value over 500: 400 VALIDATION_ERROR and nothing changes.',
+    auth: [['merchantKey']],
+    params: mandateParams,
+    body: metadataPatchBody,
+    operation: `mutation UpdateMandateMetadata($id: ID!, $metadata: [MetadataEntryInput!]!) { updateMandateMetadata(id: $id, metadata: $metadata) { ...MandateRecord } }
+${MANDATE_RECORD}`,
+    variables: ({ params, body }) => ({ id: params.mandateId, metadata: metadataEntries(body.metadata) }),
+    result: ({ updateMandateMetadata }) => flattenMandate(updateMandateMetadata),
+    status: 200,
+    response: mandateRecord,
+    errors: ['INVALID_API_KEY', 'FORBIDDEN', 'MANDATE_NOT_FOUND'],
+  }),
+  defineRoute({
+    method: 'PATCH',
+    path: '/recurring/mandates/{mandate_id}/charges/{charge_id}',
+    tag: 'Mandates',
+    summary: "Update a charge's metadata",
+    description:
+      'Merges metadata into a charge of the mandate, whatever its status: keys sent are set, a key sent as "" is removed, keys not sent stay. ' +
+      "Another mandate's charge is 404 MANDATE_CHARGE_NOT_FOUND. Past 20 keys in all, a key over 40 characters or a value over 500: 400 VALIDATION_ERROR and nothing changes.",
+    auth: [['merchantKey']],
+    params: z.object({ mandate_id: z.string().describe('mdt_…'), charge_id: z.string().describe('chg_…') }).strict(),
+    body: metadataPatchBody,
+    operation: `mutation UpdateMandateChargeMetadata($id: ID!, $mandateId: ID, $metadata: [MetadataEntryInput!]!) {
+  updateMandateChargeMetadata(id: $id, mandateId: $mandateId, metadata: $metadata) { ...ChargeRecord }
+}
+${CHARGE_RECORD}`,
+    variables: ({ params, body }) => ({
+      id: params.chargeId,
+      mandateId: params.mandateId,
+      metadata: metadataEntries(body.metadata),
+    }),
+    result: ({ updateMandateChargeMetadata }) => flattenCharge(updateMandateChargeMetadata),
+    status: 200,
+    response: chargeRecord,
+    errors: ['INVALID_API_KEY', 'FORBIDDEN', 'MANDATE_CHARGE_NOT_FOUND'],
   }),
 ];

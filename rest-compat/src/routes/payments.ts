@@ -1,10 +1,20 @@
 import { z } from 'zod';
 import { defineRoute, type GraphQLData } from '../route';
+import {
+  filterOf,
+  filterQuery,
+  listQuery,
+  metadataEntries,
+  metadataObject,
+  metadataObjectOf,
+  metadataPatchBody,
+} from './list-filters';
 
 // `sessionId: id`: the REST record names the id session_id, as the spec's response does.
 const SESSION_RECORD = `fragment SessionRecord on PaymentSession {
   sessionId: id livemode merchantId status amount currency amountRefunded destination { type value } creditorIban creditorBank { handle } debtorBank { handle }
   settlementType description reference redirectUrl webhookUrl checkoutUrl expiresAt failureCode createdAt updatedAt completedAt failedAt expiredAt
+  metadata { key value }
 }`;
 
 const nullableTime = z.string().nullable().describe('ISO 8601 UTC; null until reached.');
@@ -42,6 +52,7 @@ export const sessionRecord = z
     completed_at: nullableTime,
     failed_at: nullableTime,
     expired_at: nullableTime,
+    metadata: metadataObject,
   })
   .strict();
 
@@ -50,6 +61,7 @@ const flattenSession = (session: GraphQLData) => ({
   ...session,
   creditorBank: session.creditorBank.handle,
   debtorBank: session.debtorBank?.handle ?? null,
+  metadata: metadataObjectOf(session.metadata),
 });
 
 export const paymentRoutes = [
@@ -86,13 +98,21 @@ export const paymentRoutes = [
           .string()
           .nullish()
           .describe("This session's webhook URL instead of the merchant's; https to a public host in production."),
+        metadata: metadataObject
+          .nullish()
+          .describe(
+            "The merchant's own key-value pairs (up to 20 keys of 1-40 characters, values up to 500), returned in the session record and its webhooks, never shown to the payer.",
+          ),
       })
       .strict(),
     operation: `mutation CreatePaymentSession($input: CreatePaymentSessionInput!, $idempotencyKey: String) {
   createPaymentSession(input: $input, idempotencyKey: $idempotencyKey) { ...SessionRecord }
 }
 ${SESSION_RECORD}`,
-    variables: ({ body, headers }) => ({ input: body, idempotencyKey: headers.idempotencyKey ?? null }),
+    variables: ({ body, headers }) => ({
+      input: { ...body, metadata: metadataEntries(body.metadata) },
+      idempotencyKey: headers.idempotencyKey ?? null,
+    }),
     result: ({ createPaymentSession }) => flattenSession(createPaymentSession),
     status: 201,
     response: sessionRecord,
@@ -149,19 +169,20 @@ ${SESSION_RECORD}`,
     tag: 'Payments',
     summary: "List the merchant's payment sessions",
     description:
-      'Newest first. Pass pagination.next_cursor as cursor for the next page: pages never overlap or skip, whatever is created meanwhile (new sessions appear before the first page).',
+      'Newest first. Pass pagination.next_cursor as cursor for the next page: pages never overlap or skip, whatever is created meanwhile (new sessions appear before the first page). ' +
+      'Filters combine (all must hold); a bad value is 400 VALIDATION_ERROR naming the parameter, and a cursor must come from the same filtered list.',
     auth: [['merchantKey']],
-    query: z
-      .object({
-        limit: z.coerce.number().int().min(1).max(100).optional().describe('Page size, 1-100 (default 20).'),
-        cursor: z.string().optional().describe('next_cursor of the previous page (a session id).'),
-      })
-      .strict(),
-    operation: `query ListPaymentSessions($first: Int, $after: String) {
-  paymentSessions(first: $first, after: $after) { edges { node { ...SessionRecord } } pageInfo { hasNextPage endCursor } }
+    query: listQuery('PENDING, PROCESSING, SETTLEMENT_PENDING, COMPLETED, FAILED or EXPIRED', {
+      reference: filterQuery.reference,
+      amount_min: filterQuery.amount_min,
+      amount_max: filterQuery.amount_max,
+      metadata: filterQuery.metadata,
+    }),
+    operation: `query ListPaymentSessions($first: Int, $after: String, $filter: PaymentSessionFilter) {
+  paymentSessions(first: $first, after: $after, filter: $filter) { edges { node { ...SessionRecord } } pageInfo { hasNextPage endCursor } }
 }
 ${SESSION_RECORD}`,
-    variables: ({ query }) => ({ first: query.limit ?? null, after: query.cursor ?? null }),
+    variables: ({ query }) => ({ first: query.limit ?? null, after: query.cursor ?? null, filter: filterOf(query) }),
     result: ({ paymentSessions }) => ({
       sessions: paymentSessions.edges.map((edge: GraphQLData) => flattenSession(edge.node)),
       pagination: {
@@ -179,5 +200,26 @@ ${SESSION_RECORD}`,
       })
       .strict(),
     errors: ['INVALID_API_KEY', 'FORBIDDEN'],
+  }),
+  defineRoute({
+    method: 'PATCH',
+    path: '/payments/sessions/{session_id}',
+    tag: 'Payments',
+    summary: "Update a payment session's metadata",
+    description:
+      'Merges metadata into the session, whatever its status: keys sent are set, a key sent as "" is removed, keys not sent stay (Stripe\'s rule). ' +
+      'Past 20 keys in all, a key over 40 characters or a value over 500: 400 VALIDATION_ERROR and nothing changes. Later webhooks of the session carry the new metadata.',
+    auth: [['merchantKey']],
+    params: z.object({ session_id: z.string().describe('ops_…') }).strict(),
+    body: metadataPatchBody,
+    operation: `mutation UpdatePaymentSessionMetadata($id: ID!, $metadata: [MetadataEntryInput!]!) {
+  updatePaymentSessionMetadata(id: $id, metadata: $metadata) { ...SessionRecord }
+}
+${SESSION_RECORD}`,
+    variables: ({ params, body }) => ({ id: params.sessionId, metadata: metadataEntries(body.metadata) }),
+    result: ({ updatePaymentSessionMetadata }) => flattenSession(updatePaymentSessionMetadata),
+    status: 200,
+    response: sessionRecord,
+    errors: ['INVALID_API_KEY', 'FORBIDDEN', 'SESSION_NOT_FOUND'],
   }),
 ];

@@ -1,10 +1,21 @@
 import { z } from 'zod';
 import { defineRoute, type GraphQLData } from '../route';
+import {
+  filterOf,
+  filterQuery,
+  listQuery,
+  metadataEntries,
+  metadataObject,
+  metadataObjectOf,
+  metadataPatchBody,
+} from './list-filters';
 
 // `refundId: id`: the REST record names the id refund_id, as the contract's response does.
 const REFUND_RECORD = `fragment RefundRecord on Refund {
-  refundId: id sessionId amount currency status reason reference failureCode createdAt completedAt livemode
+  refundId: id sessionId amount currency status reason reference failureCode createdAt completedAt livemode metadata { key value }
 }`;
+
+const flattenRefund = (refund: GraphQLData) => ({ ...refund, metadata: metadataObjectOf(refund.metadata) });
 
 const sessionParams = z.object({ session_id: z.string().describe('ops_…') }).strict();
 
@@ -32,6 +43,7 @@ export const refundRecord = z
     livemode: z
       .boolean()
       .describe("false for a test object (a test credential's): its money moves only at test cores."),
+    metadata: metadataObject,
   })
   .strict();
 
@@ -76,6 +88,11 @@ export const refundRoutes = [
           .string()
           .nullish()
           .describe("1-128 characters: the merchant's own reference, returned in refund.completed / refund.failed."),
+        metadata: metadataObject
+          .nullish()
+          .describe(
+            "The merchant's own key-value pairs (up to 20 keys of 1-40 characters, values up to 500), returned in the refund and its webhooks.",
+          ),
       })
       .strict(),
     operation: `mutation RefundPaymentSession($id: ID!, $input: RefundPaymentSessionInput, $idempotencyKey: String) {
@@ -84,10 +101,10 @@ export const refundRoutes = [
 ${REFUND_RECORD}`,
     variables: ({ params, body, headers }) => ({
       id: params.sessionId,
-      input: body ?? {},
+      input: { ...body, metadata: metadataEntries(body?.metadata) },
       idempotencyKey: headers.idempotencyKey ?? null,
     }),
-    result: ({ refundPaymentSession }) => refundPaymentSession,
+    result: ({ refundPaymentSession }) => flattenRefund(refundPaymentSession),
     status: 201,
     response: refundRecord,
     errors: [...REFUSALS],
@@ -98,26 +115,26 @@ ${REFUND_RECORD}`,
     tag: 'Refunds',
     summary: "List a session's refunds",
     description:
-      "Newest first. Pass pagination.next_cursor as cursor for the next page. Another merchant's session is 404 SESSION_NOT_FOUND, like an unknown one.",
+      "Newest first. Pass pagination.next_cursor as cursor for the next page. Another merchant's session is 404 SESSION_NOT_FOUND, like an unknown one. " +
+      'Filters combine (all must hold); a bad value is 400 VALIDATION_ERROR naming the parameter.',
     auth: [['merchantKey'], ['adminKey']],
     params: sessionParams,
-    query: z
-      .object({
-        limit: z.coerce.number().int().min(1).max(100).optional().describe('Page size, 1-100 (default 20).'),
-        cursor: z.string().optional().describe('next_cursor of the previous page (a refund id).'),
-      })
-      .strict(),
-    operation: `query ListRefunds($id: ID!, $first: Int, $after: String) {
-  paymentSession(id: $id) { refunds(first: $first, after: $after) { edges { node { ...RefundRecord } } pageInfo { hasNextPage endCursor } } }
+    query: listQuery('PROCESSING, COMPLETED or FAILED', {
+      reference: filterQuery.reference,
+      metadata: filterQuery.metadata,
+    }),
+    operation: `query ListRefunds($id: ID!, $first: Int, $after: String, $filter: RefundFilter) {
+  paymentSession(id: $id) { refunds(first: $first, after: $after, filter: $filter) { edges { node { ...RefundRecord } } pageInfo { hasNextPage endCursor } } }
 }
 ${REFUND_RECORD}`,
     variables: ({ params, query }) => ({
       id: params.sessionId,
       first: query.limit ?? null,
       after: query.cursor ?? null,
+      filter: filterOf(query),
     }),
     result: ({ paymentSession }) => ({
-      refunds: paymentSession.refunds.edges.map((edge: GraphQLData) => edge.node),
+      refunds: paymentSession.refunds.edges.map((edge: GraphQLData) => flattenRefund(edge.node)),
       pagination: {
         nextCursor: paymentSession.refunds.pageInfo.hasNextPage ? paymentSession.refunds.pageInfo.endCursor : null,
         hasMore: paymentSession.refunds.pageInfo.hasNextPage,
@@ -145,7 +162,26 @@ ${REFUND_RECORD}`,
     operation: `query GetRefund($id: ID!) { refund(id: $id) { ...RefundRecord } }
 ${REFUND_RECORD}`,
     variables: ({ params }) => ({ id: params.refundId }),
-    result: ({ refund }) => refund,
+    result: ({ refund }) => flattenRefund(refund),
+    status: 200,
+    response: refundRecord,
+    errors: ['INVALID_API_KEY', 'FORBIDDEN', 'REFUND_NOT_FOUND'],
+  }),
+  defineRoute({
+    method: 'PATCH',
+    path: '/refunds/{refund_id}',
+    tag: 'Refunds',
+    summary: "Update a refund's metadata",
+    description:
+      'Merges metadata into the refund, whatever its status: keys sent are set, a key sent as "" is removed, keys not sent stay. ' +
+      'Past 20 keys in all, a key over 40 characters or a value over 500: 400 VALIDATION_ERROR and nothing changes.',
+    auth: [['merchantKey']],
+    params: z.object({ refund_id: z.string().describe('rfd_…') }).strict(),
+    body: metadataPatchBody,
+    operation: `mutation UpdateRefundMetadata($id: ID!, $metadata: [MetadataEntryInput!]!) { updateRefundMetadata(id: $id, metadata: $metadata) { ...RefundRecord } }
+${REFUND_RECORD}`,
+    variables: ({ params, body }) => ({ id: params.refundId, metadata: metadataEntries(body.metadata) }),
+    result: ({ updateRefundMetadata }) => flattenRefund(updateRefundMetadata),
     status: 200,
     response: refundRecord,
     errors: ['INVALID_API_KEY', 'FORBIDDEN', 'REFUND_NOT_FOUND'],

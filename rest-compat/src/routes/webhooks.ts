@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { defineRoute, type GraphQLData } from '../route';
+import { filterOf, filterQuery, listQuery } from './list-filters';
 
 // `deliveryId: id`: REST names the delivery's id delivery_id, as the contract's list does.
 export const DELIVERY_RECORD = `fragment DeliveryRecord on WebhookDelivery { deliveryId: id eventId endpointId livemode event url status attempts lastStatusCode lastError nextAttemptAt }`;
@@ -40,20 +41,15 @@ export const webhookRoutes = [
     summary: "List the caller's webhook deliveries",
     description:
       "A merchant's (API key) or, for Open Banking events (consent.*, payment_order.*), a TPP's (tpk_ token): each caller sees only its own. " +
-      'Newest first, one per event. A delivery is retried with exponential backoff (first retry within 10 seconds, about 52 hours in all) until a 2xx answer within 10 seconds, then FAILED. ' +
+      'Newest first, one per event; filter by status, created range (created_from inclusive, created_to exclusive) and event kind. A delivery is retried with exponential backoff (first retry within 10 seconds, about 52 hours in all) until a 2xx answer within 10 seconds, then FAILED. ' +
       'Every delivery carries X-Service-Signature, X-Service-Event-Id, X-Service-Timestamp and the Standard Webhooks headers webhook-id, webhook-timestamp, webhook-signature.',
     auth: [['merchantKey'], ['tppToken']],
-    query: z
-      .object({
-        limit: z.coerce.number().int().min(1).max(100).optional().describe('Page size, 1-100 (default 20).'),
-        cursor: z.string().optional().describe('next_cursor of the previous page (a delivery id).'),
-      })
-      .strict(),
-    operation: `query ListWebhookDeliveries($first: Int!, $after: ID) {
-  webhookDeliveries(first: $first, after: $after) { edges { node { ...DeliveryRecord } } pageInfo { hasNextPage endCursor } }
+    query: listQuery('PENDING, DELIVERED or FAILED', { event: filterQuery.event }),
+    operation: `query ListWebhookDeliveries($first: Int!, $after: ID, $filter: WebhookDeliveryFilter) {
+  webhookDeliveries(first: $first, after: $after, filter: $filter) { edges { node { ...DeliveryRecord } } pageInfo { hasNextPage endCursor } }
 }
 ${DELIVERY_RECORD}`,
-    variables: ({ query }) => ({ first: query.limit ?? 20, after: query.cursor ?? null }),
+    variables: ({ query }) => ({ first: query.limit ?? 20, after: query.cursor ?? null, filter: filterOf(query) }),
     result: ({ webhookDeliveries }) => ({
       deliveries: webhookDeliveries.edges.map((edge: GraphQLData) => edge.node),
       pagination: {

@@ -603,7 +603,7 @@ export interface paths {
         };
         /**
          * List the merchant's payment sessions
-         * @description Newest first. Pass pagination.next_cursor as cursor for the next page: pages never overlap or skip, whatever is created meanwhile (new sessions appear before the first page).
+         * @description Newest first. Pass pagination.next_cursor as cursor for the next page: pages never overlap or skip, whatever is created meanwhile (new sessions appear before the first page). Filters combine (all must hold); a bad value is 400 VALIDATION_ERROR naming the parameter, and a cursor must come from the same filtered list.
          */
         get: operations["listPaymentSessions"];
         put?: never;
@@ -635,7 +635,11 @@ export interface paths {
         delete?: never;
         options?: never;
         head?: never;
-        patch?: never;
+        /**
+         * Update a payment session's metadata
+         * @description Merges metadata into the session, whatever its status: keys sent are set, a key sent as "" is removed, keys not sent stay (Stripe's rule). Past 20 keys in all, a key over 40 characters or a value over 500: 400 VALIDATION_ERROR and nothing changes. Later webhooks of the session carry the new metadata.
+         */
+        patch: operations["updatePaymentSessionMetadata"];
         trace?: never;
     };
     "/payments/sessions/{session_id}/expire": {
@@ -667,7 +671,7 @@ export interface paths {
         };
         /**
          * List a session's refunds
-         * @description Newest first. Pass pagination.next_cursor as cursor for the next page. Another merchant's session is 404 SESSION_NOT_FOUND, like an unknown one.
+         * @description Newest first. Pass pagination.next_cursor as cursor for the next page. Another merchant's session is 404 SESSION_NOT_FOUND, like an unknown one. Filters combine (all must hold); a bad value is 400 VALIDATION_ERROR naming the parameter.
          */
         get: operations["listRefunds"];
         put?: never;
@@ -699,7 +703,11 @@ export interface paths {
         delete?: never;
         options?: never;
         head?: never;
-        patch?: never;
+        /**
+         * Update a refund's metadata
+         * @description Merges metadata into the refund, whatever its status: keys sent are set, a key sent as "" is removed, keys not sent stay. Past 20 keys in all, a key over 40 characters or a value over 500: 400 VALIDATION_ERROR and nothing changes.
+         */
+        patch: operations["updateRefundMetadata"];
         trace?: never;
     };
     "/reports/sessions.csv": {
@@ -811,7 +819,7 @@ export interface paths {
         };
         /**
          * List the merchant's mandates
-         * @description Newest first. Pass pagination.next_cursor as cursor for the next page.
+         * @description Newest first. Pass pagination.next_cursor as cursor for the next page. Filters combine (all must hold); a bad value is 400 VALIDATION_ERROR naming the parameter.
          */
         get: operations["listMandates"];
         put?: never;
@@ -847,7 +855,11 @@ export interface paths {
         delete: operations["cancelMandate"];
         options?: never;
         head?: never;
-        patch?: never;
+        /**
+         * Update a mandate's metadata
+         * @description Merges metadata into the mandate, whatever its status: keys sent are set, a key sent as "" is removed, keys not sent stay. Past 20 keys in all, a key over 40 characters or a value over 500: 400 VALIDATION_ERROR and nothing changes.
+         */
+        patch: operations["updateMandateMetadata"];
         trace?: never;
     };
     "/recurring/mandates/{mandate_id}/charge": {
@@ -879,7 +891,7 @@ export interface paths {
         };
         /**
          * List a mandate's charges
-         * @description Newest first. Pass pagination.next_cursor as cursor for the next page.
+         * @description Newest first. Pass pagination.next_cursor as cursor for the next page. Filters combine (all must hold); a bad value is 400 VALIDATION_ERROR naming the parameter.
          */
         get: operations["listMandateCharges"];
         put?: never;
@@ -970,6 +982,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/recurring/mandates/{mandate_id}/charges/{charge_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Update a charge's metadata
+         * @description Merges metadata into a charge of the mandate, whatever its status: keys sent are set, a key sent as "" is removed, keys not sent stay. Another mandate's charge is 404 MANDATE_CHARGE_NOT_FOUND. Past 20 keys in all, a key over 40 characters or a value over 500: 400 VALIDATION_ERROR and nothing changes.
+         */
+        patch: operations["updateMandateChargeMetadata"];
+        trace?: never;
+    };
     "/service/callbacks/v1/payment/credit-confirmed": {
         parameters: {
             query?: never;
@@ -999,7 +1031,7 @@ export interface paths {
         };
         /**
          * List the caller's webhook deliveries
-         * @description A merchant's (API key) or, for Open Banking events (consent.*, payment_order.*), a TPP's (tpk_ token): each caller sees only its own. Newest first, one per event. A delivery is retried with exponential backoff (first retry within 10 seconds, about 52 hours in all) until a 2xx answer within 10 seconds, then FAILED. Every delivery carries X-Service-Signature, X-Service-Event-Id, X-Service-Timestamp and the Standard Webhooks headers webhook-id, webhook-timestamp, webhook-signature.
+         * @description A merchant's (API key) or, for Open Banking events (consent.*, payment_order.*), a TPP's (tpk_ token): each caller sees only its own. Newest first, one per event; filter by status, created range (created_from inclusive, created_to exclusive) and event kind. A delivery is retried with exponential backoff (first retry within 10 seconds, about 52 hours in all) until a 2xx answer within 10 seconds, then FAILED. Every delivery carries X-Service-Signature, X-Service-Event-Id, X-Service-Timestamp and the Standard Webhooks headers webhook-id, webhook-timestamp, webhook-signature.
          */
         get: operations["listWebhookDeliveries"];
         put?: never;
@@ -1878,7 +1910,7 @@ export interface components {
         Error: {
             error: {
                 /** @enum {string} */
-                code: "INVALID_API_KEY" | "INVALID_BANK_KEY" | "TOKEN_EXPIRED" | "TOKEN_REVOKED" | "CONSENT_REVOKED" | "PKCE_INVALID" | "PKCE_METHOD_REJECTED" | "SESSION_NOT_FOUND" | "SESSION_EXPIRED" | "SESSION_ALREADY_COMPLETED" | "ALIAS_NOT_FOUND" | "ALIAS_INACTIVE" | "BANK_NOT_PARTICIPATING" | "AMOUNT_TOO_LOW" | "AMOUNT_TOO_HIGH" | "INSUFFICIENT_FUNDS" | "OTP_INVALID" | "OTP_EXPIRED" | "CBS_TIMEOUT" | "CBS_ERROR" | "CONSENT_NOT_FOUND" | "SCOPE_INSUFFICIENT" | "ACCOUNT_NOT_FOUND" | "SCA_REQUIRED" | "PAYMENT_ORDER_REJECTED" | "HANDLE_TAKEN" | "HANDLE_INVALID" | "BANK_NOT_REGISTERED" | "VALIDATION_ERROR" | "CONSENT_EXPIRED" | "INVALID_GRANT" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "BANK_ALREADY_REGISTERED" | "IBAN_INVALID" | "IBAN_NOT_AT_BANK" | "PHONE_TAKEN" | "MERCHANT_NOT_FOUND" | "TPP_NOT_FOUND" | "CONSENT_ALREADY_DECIDED" | "PAYMENT_ORDER_NOT_FOUND" | "PAYMENT_ORDER_NOT_PENDING_SCA" | "WEBHOOK_DELIVERY_NOT_FOUND" | "WEBHOOK_ENDPOINT_NOT_FOUND" | "WEBHOOK_ENDPOINT_LIMIT_REACHED" | "EVENT_NOT_FOUND" | "MOVEMENT_NOT_FOUND" | "SETTLEMENT_CYCLE_NOT_FOUND" | "SESSION_IN_PROGRESS" | "SESSION_FAILED" | "SESSION_NOT_PENDING" | "REFUND_NOT_ALLOWED" | "REFUND_AMOUNT_EXCEEDED" | "REFUND_NOT_FOUND" | "MANDATE_NOT_FOUND" | "MANDATE_NOT_ACTIVE" | "MANDATE_LIMIT_EXCEEDED" | "MANDATE_NOT_STARTED" | "MANDATE_NOT_PENDING_CONFIRMATION" | "ADMIN_KEY_NOT_FOUND" | "ADMIN_KEY_NAME_TAKEN" | "IDEMPOTENCY_KEY_IN_USE" | "IDEMPOTENCY_KEY_REUSED" | "BANK_SUSPENDED" | "MERCHANT_SUSPENDED" | "TPP_SUSPENDED" | "PAYLOAD_TOO_LARGE" | "RATE_LIMITED" | "INTERNAL_ERROR" | "SERVICE_UNAVAILABLE";
+                code: "INVALID_API_KEY" | "INVALID_BANK_KEY" | "TOKEN_EXPIRED" | "TOKEN_REVOKED" | "CONSENT_REVOKED" | "PKCE_INVALID" | "PKCE_METHOD_REJECTED" | "SESSION_NOT_FOUND" | "SESSION_EXPIRED" | "SESSION_ALREADY_COMPLETED" | "ALIAS_NOT_FOUND" | "ALIAS_INACTIVE" | "BANK_NOT_PARTICIPATING" | "AMOUNT_TOO_LOW" | "AMOUNT_TOO_HIGH" | "INSUFFICIENT_FUNDS" | "OTP_INVALID" | "OTP_EXPIRED" | "CBS_TIMEOUT" | "CBS_ERROR" | "CONSENT_NOT_FOUND" | "SCOPE_INSUFFICIENT" | "ACCOUNT_NOT_FOUND" | "SCA_REQUIRED" | "PAYMENT_ORDER_REJECTED" | "HANDLE_TAKEN" | "HANDLE_INVALID" | "BANK_NOT_REGISTERED" | "VALIDATION_ERROR" | "CONSENT_EXPIRED" | "INVALID_GRANT" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "BANK_ALREADY_REGISTERED" | "IBAN_INVALID" | "IBAN_NOT_AT_BANK" | "PHONE_TAKEN" | "MERCHANT_NOT_FOUND" | "TPP_NOT_FOUND" | "CONSENT_ALREADY_DECIDED" | "PAYMENT_ORDER_NOT_FOUND" | "PAYMENT_ORDER_NOT_PENDING_SCA" | "WEBHOOK_DELIVERY_NOT_FOUND" | "WEBHOOK_ENDPOINT_NOT_FOUND" | "WEBHOOK_ENDPOINT_LIMIT_REACHED" | "EVENT_NOT_FOUND" | "MOVEMENT_NOT_FOUND" | "SETTLEMENT_CYCLE_NOT_FOUND" | "SESSION_IN_PROGRESS" | "SESSION_FAILED" | "SESSION_NOT_PENDING" | "REFUND_NOT_ALLOWED" | "REFUND_AMOUNT_EXCEEDED" | "REFUND_NOT_FOUND" | "MANDATE_NOT_FOUND" | "MANDATE_NOT_ACTIVE" | "MANDATE_LIMIT_EXCEEDED" | "MANDATE_NOT_STARTED" | "MANDATE_NOT_PENDING_CONFIRMATION" | "MANDATE_CHARGE_NOT_FOUND" | "ADMIN_KEY_NOT_FOUND" | "ADMIN_KEY_NAME_TAKEN" | "IDEMPOTENCY_KEY_IN_USE" | "IDEMPOTENCY_KEY_REUSED" | "BANK_SUSPENDED" | "MERCHANT_SUSPENDED" | "TPP_SUSPENDED" | "PAYLOAD_TOO_LARGE" | "RATE_LIMITED" | "INTERNAL_ERROR" | "SERVICE_UNAVAILABLE";
                 message: string;
                 /** @description What exactly was wrong; names the field for VALIDATION_ERROR. */
                 detail: string;
@@ -1912,6 +1944,10 @@ export interface components {
                 currency: string;
                 /** @description The merchant's own reference given at creation. */
                 reference: string | null;
+                /** @description The merchant's own key-value pairs on the object as they were when the event happened ({} when none). */
+                metadata?: {
+                    [key: string]: string;
+                };
                 /** @description mer_… */
                 merchant_id: string;
             };
@@ -1942,6 +1978,10 @@ export interface components {
                 currency: string;
                 /** @description The merchant's own reference given at creation. */
                 reference: string | null;
+                /** @description The merchant's own key-value pairs on the object as they were when the event happened ({} when none). */
+                metadata?: {
+                    [key: string]: string;
+                };
                 /** @description mer_… */
                 merchant_id: string;
             };
@@ -1972,6 +2012,10 @@ export interface components {
                 currency: string;
                 /** @description The merchant's own reference given at creation. */
                 reference: string | null;
+                /** @description The merchant's own key-value pairs on the object as they were when the event happened ({} when none). */
+                metadata?: {
+                    [key: string]: string;
+                };
                 /** @description mer_… */
                 merchant_id: string;
                 /**
@@ -2009,6 +2053,10 @@ export interface components {
                 currency: string;
                 /** @description The merchant's own reference given at creation. */
                 reference: string | null;
+                /** @description The merchant's own key-value pairs on the object as they were when the event happened ({} when none). */
+                metadata?: {
+                    [key: string]: string;
+                };
                 /** @description mer_… */
                 merchant_id: string;
                 /** @description Why it failed: a spec error code (CBS_ERROR, OTP_INVALID, …). */
@@ -2041,6 +2089,10 @@ export interface components {
                 currency: string;
                 /** @description The merchant's own reference given at creation. */
                 reference: string | null;
+                /** @description The merchant's own key-value pairs on the object as they were when the event happened ({} when none). */
+                metadata?: {
+                    [key: string]: string;
+                };
                 /** @description mer_… */
                 merchant_id: string;
             };
@@ -2073,6 +2125,10 @@ export interface components {
                 currency: string;
                 /** @description The merchant's own reference given with the refund. */
                 reference: string | null;
+                /** @description The merchant's own key-value pairs on the object as they were when the event happened ({} when none). */
+                metadata?: {
+                    [key: string]: string;
+                };
                 /** @description mer_… */
                 merchant_id: string;
             };
@@ -2105,6 +2161,10 @@ export interface components {
                 currency: string;
                 /** @description The merchant's own reference given with the refund. */
                 reference: string | null;
+                /** @description The merchant's own key-value pairs on the object as they were when the event happened ({} when none). */
+                metadata?: {
+                    [key: string]: string;
+                };
                 /** @description mer_… */
                 merchant_id: string;
                 /** @description Why it failed: a spec error code (CBS_ERROR, OTP_INVALID, …). */
@@ -2146,6 +2206,10 @@ export interface components {
                 interval: "weekly" | "monthly" | "yearly";
                 /** @description customer or bank when the customer's bank revoked it; else null. */
                 revoked_by: string | null;
+                /** @description The merchant's own key-value pairs on the object as they were when the event happened ({} when none). */
+                metadata?: {
+                    [key: string]: string;
+                };
             };
         };
         MandateCancelledEvent: {
@@ -2183,6 +2247,10 @@ export interface components {
                 interval: "weekly" | "monthly" | "yearly";
                 /** @description customer or bank when the customer's bank revoked it; else null. */
                 revoked_by: string | null;
+                /** @description The merchant's own key-value pairs on the object as they were when the event happened ({} when none). */
+                metadata?: {
+                    [key: string]: string;
+                };
             };
         };
         MandateChargeCompletedEvent: {
@@ -2218,6 +2286,10 @@ export interface components {
                 currency: string;
                 /** @description The merchant's reference of the charge. */
                 reference: string;
+                /** @description The merchant's own key-value pairs on the object as they were when the event happened ({} when none). */
+                metadata?: {
+                    [key: string]: string;
+                };
                 /** @description mer_… */
                 merchant_id: string;
                 /** @description internal (same bank) or rail (cross bank). */
@@ -2259,6 +2331,10 @@ export interface components {
                 currency: string;
                 /** @description The merchant's reference of the charge. */
                 reference: string;
+                /** @description The merchant's own key-value pairs on the object as they were when the event happened ({} when none). */
+                metadata?: {
+                    [key: string]: string;
+                };
                 /** @description mer_… */
                 merchant_id: string;
                 /** @description internal (same bank) or rail (cross bank). */
@@ -8794,8 +8870,24 @@ export interface operations {
             query?: {
                 /** @description Page size, 1-100 (default 20). */
                 limit?: number;
-                /** @description next_cursor of the previous page (a session id). */
+                /** @description next_cursor of the previous page: the last id of a page of this same filtered list. */
                 cursor?: string;
+                /** @description Only this status: PENDING, PROCESSING, SETTLEMENT_PENDING, COMPLETED, FAILED or EXPIRED. */
+                status?: string;
+                /** @description Created at or after (inclusive): ISO 8601 date or date-time with offset, e.g. 2026-12-01T00:00:00Z. */
+                created_from?: string;
+                /** @description Created before (exclusive): ISO 8601, as created_from. */
+                created_to?: string;
+                /** @description Only this reference of the merchant's, exactly. */
+                reference?: string;
+                /** @description Amount at least this, in minor units (inclusive). */
+                amount_min?: number;
+                /** @description Amount at most this, in minor units (inclusive). */
+                amount_max?: number;
+                /** @description metadata[<key>]=<value>: only objects whose metadata holds this key with exactly this value (one key). */
+                metadata?: {
+                    [key: string]: string;
+                };
             };
             header?: {
                 /** @description req_ followed by up to 64 letters or digits; echoed back. Generated when absent or malformed. */
@@ -8846,7 +8938,11 @@ export interface operations {
                      *           "updated_at": "2026-11-24T09:30:00.000Z",
                      *           "completed_at": "2026-11-24T09:30:00.000Z",
                      *           "failed_at": "2026-11-24T09:30:00.000Z",
-                     *           "expired_at": "2026-11-24T09:30:00.000Z"
+                     *           "expired_at": "2026-11-24T09:30:00.000Z",
+                     *           "metadata": {
+                     *             "property1": "string",
+                     *             "property2": "string"
+                     *           }
                      *         }
                      *       ],
                      *       "pagination": {
@@ -8900,6 +8996,10 @@ export interface operations {
                             failed_at: string | null;
                             /** @description ISO 8601 UTC; null until reached. */
                             expired_at: string | null;
+                            /** @description The merchant's own key-value pairs (order id, customer number): up to 20 keys of 1-40 characters (no brackets), string values of up to 500. Never shown to the payer. */
+                            metadata: {
+                                [key: string]: string;
+                            };
                         }[];
                         pagination: {
                             /** @description null on the last page. */
@@ -9028,7 +9128,11 @@ export interface operations {
                  *       "description": "Two coffees",
                  *       "reference": "order-1042",
                  *       "redirect_url": "https://shop.example/payments/return",
-                 *       "webhook_url": "https://shop.example/payments/return"
+                 *       "webhook_url": "https://shop.example/payments/return",
+                 *       "metadata": {
+                 *         "property1": "string",
+                 *         "property2": "string"
+                 *       }
                  *     }
                  */
                 "application/json": {
@@ -9050,6 +9154,10 @@ export interface operations {
                     redirect_url?: string | null;
                     /** @description This session's webhook URL instead of the merchant's; https to a public host in production. */
                     webhook_url?: string | null;
+                    /** @description The merchant's own key-value pairs (up to 20 keys of 1-40 characters, values up to 500), returned in the session record and its webhooks, never shown to the payer. */
+                    metadata?: {
+                        [key: string]: string;
+                    } | null;
                 };
             };
         };
@@ -9092,7 +9200,11 @@ export interface operations {
                      *       "updated_at": "2026-11-24T09:30:00.000Z",
                      *       "completed_at": "2026-11-24T09:30:00.000Z",
                      *       "failed_at": "2026-11-24T09:30:00.000Z",
-                     *       "expired_at": "2026-11-24T09:30:00.000Z"
+                     *       "expired_at": "2026-11-24T09:30:00.000Z",
+                     *       "metadata": {
+                     *         "property1": "string",
+                     *         "property2": "string"
+                     *       }
                      *     }
                      */
                     "application/json": {
@@ -9139,6 +9251,10 @@ export interface operations {
                         failed_at: string | null;
                         /** @description ISO 8601 UTC; null until reached. */
                         expired_at: string | null;
+                        /** @description The merchant's own key-value pairs (order id, customer number): up to 20 keys of 1-40 characters (no brackets), string values of up to 500. Never shown to the payer. */
+                        metadata: {
+                            [key: string]: string;
+                        };
                     };
                 };
             };
@@ -9328,7 +9444,11 @@ export interface operations {
                      *       "updated_at": "2026-11-24T09:30:00.000Z",
                      *       "completed_at": "2026-11-24T09:30:00.000Z",
                      *       "failed_at": "2026-11-24T09:30:00.000Z",
-                     *       "expired_at": "2026-11-24T09:30:00.000Z"
+                     *       "expired_at": "2026-11-24T09:30:00.000Z",
+                     *       "metadata": {
+                     *         "property1": "string",
+                     *         "property2": "string"
+                     *       }
                      *     }
                      */
                     "application/json": {
@@ -9375,6 +9495,245 @@ export interface operations {
                         failed_at: string | null;
                         /** @description ISO 8601 UTC; null until reached. */
                         expired_at: string | null;
+                        /** @description The merchant's own key-value pairs (order id, customer number): up to 20 keys of 1-40 characters (no brackets), string values of up to 500. Never shown to the payer. */
+                        metadata: {
+                            [key: string]: string;
+                        };
+                    };
+                };
+            };
+            /** @description VALIDATION_ERROR: Invalid parameters */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INVALID_API_KEY: API key missing, malformed or revoked; UNAUTHORIZED: Missing or invalid credentials */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description FORBIDDEN: Valid credentials, insufficient permissions; MERCHANT_SUSPENDED: The merchant is suspended by the operator */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description SESSION_NOT_FOUND: Unknown session_id */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: Request body exceeds 1 MiB */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED: Rate limit exceeded */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INTERNAL_ERROR: Gateway internal error */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: Gateway temporarily unavailable */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    updatePaymentSessionMetadata: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description req_ followed by up to 64 letters or digits; echoed back. Generated when absent or malformed. */
+                "X-Request-Id"?: components["parameters"]["X-Request-Id"];
+            };
+            path: {
+                /** @description ops_… */
+                session_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "metadata": {
+                 *         "property1": "string",
+                 *         "property2": "string"
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    /** @description Keys to set, merged into those the object has; a key set to "" is removed. Up to 20 keys in all afterwards, else 400 and nothing changes. */
+                    metadata: {
+                        [key: string]: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "session_id": "ops_4mQ8yXbT2LwZk9RfVa1cPn3E",
+                     *       "livemode": true,
+                     *       "merchant_id": "mer_7HcD2kLp9QwErT5yUiOa3sXz",
+                     *       "status": "PENDING",
+                     *       "amount": 12500,
+                     *       "currency": "LYD",
+                     *       "amount_refunded": 2500,
+                     *       "destination": {
+                     *         "type": "string",
+                     *         "value": "string"
+                     *       },
+                     *       "creditor_iban": "LY83002048000020100120361",
+                     *       "creditor_bank": "atlas",
+                     *       "debtor_bank": "oasis",
+                     *       "settlement_type": "string",
+                     *       "description": "Two coffees",
+                     *       "reference": "order-1042",
+                     *       "redirect_url": "https://shop.example/payments/return",
+                     *       "webhook_url": "https://shop.example/payments/return",
+                     *       "checkout_url": "https://shop.example/payments/return",
+                     *       "expires_at": "2026-11-24T09:30:00.000Z",
+                     *       "failure_code": "string",
+                     *       "created_at": "2026-11-24T09:30:00.000Z",
+                     *       "updated_at": "2026-11-24T09:30:00.000Z",
+                     *       "completed_at": "2026-11-24T09:30:00.000Z",
+                     *       "failed_at": "2026-11-24T09:30:00.000Z",
+                     *       "expired_at": "2026-11-24T09:30:00.000Z",
+                     *       "metadata": {
+                     *         "property1": "string",
+                     *         "property2": "string"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description ops_… */
+                        session_id: string;
+                        /** @description false for a test object (a test credential's): its money moves only at test cores. */
+                        livemode: boolean;
+                        merchant_id: string;
+                        /** @enum {string} */
+                        status: "PENDING" | "PROCESSING" | "SETTLEMENT_PENDING" | "COMPLETED" | "FAILED" | "EXPIRED";
+                        /** @description Minor units. */
+                        amount: number;
+                        currency: string;
+                        /** @description Minor units given back by refunds not FAILED (POST /payments/sessions/{session_id}/refunds); at most amount. */
+                        amount_refunded: number;
+                        destination: {
+                            /** @description alias or iban. */
+                            type: string;
+                            value: string;
+                        };
+                        /** @description IBAN the destination resolved to at creation. */
+                        creditor_iban: string;
+                        /** @description Handle of the payee's bank. */
+                        creditor_bank: string;
+                        /** @description Handle of the payer's bank, once the payer has authenticated. */
+                        debtor_bank: string | null;
+                        /** @description internal (same bank) or rail (cross bank). */
+                        settlement_type: string | null;
+                        description: string | null;
+                        reference: string | null;
+                        redirect_url: string | null;
+                        webhook_url: string | null;
+                        /** @description Send the payer here. */
+                        checkout_url: string;
+                        /** @description ISO 8601 UTC. */
+                        expires_at: string;
+                        /** @description Why the session FAILED. */
+                        failure_code: string | null;
+                        created_at: string;
+                        updated_at: string;
+                        /** @description ISO 8601 UTC; null until reached. */
+                        completed_at: string | null;
+                        /** @description ISO 8601 UTC; null until reached. */
+                        failed_at: string | null;
+                        /** @description ISO 8601 UTC; null until reached. */
+                        expired_at: string | null;
+                        /** @description The merchant's own key-value pairs (order id, customer number): up to 20 keys of 1-40 characters (no brackets), string values of up to 500. Never shown to the payer. */
+                        metadata: {
+                            [key: string]: string;
+                        };
                     };
                 };
             };
@@ -9538,7 +9897,11 @@ export interface operations {
                      *       "updated_at": "2026-11-24T09:30:00.000Z",
                      *       "completed_at": "2026-11-24T09:30:00.000Z",
                      *       "failed_at": "2026-11-24T09:30:00.000Z",
-                     *       "expired_at": "2026-11-24T09:30:00.000Z"
+                     *       "expired_at": "2026-11-24T09:30:00.000Z",
+                     *       "metadata": {
+                     *         "property1": "string",
+                     *         "property2": "string"
+                     *       }
                      *     }
                      */
                     "application/json": {
@@ -9585,6 +9948,10 @@ export interface operations {
                         failed_at: string | null;
                         /** @description ISO 8601 UTC; null until reached. */
                         expired_at: string | null;
+                        /** @description The merchant's own key-value pairs (order id, customer number): up to 20 keys of 1-40 characters (no brackets), string values of up to 500. Never shown to the payer. */
+                        metadata: {
+                            [key: string]: string;
+                        };
                     };
                 };
             };
@@ -9713,8 +10080,20 @@ export interface operations {
             query?: {
                 /** @description Page size, 1-100 (default 20). */
                 limit?: number;
-                /** @description next_cursor of the previous page (a refund id). */
+                /** @description next_cursor of the previous page: the last id of a page of this same filtered list. */
                 cursor?: string;
+                /** @description Only this status: PROCESSING, COMPLETED or FAILED. */
+                status?: string;
+                /** @description Created at or after (inclusive): ISO 8601 date or date-time with offset, e.g. 2026-12-01T00:00:00Z. */
+                created_from?: string;
+                /** @description Created before (exclusive): ISO 8601, as created_from. */
+                created_to?: string;
+                /** @description Only this reference of the merchant's, exactly. */
+                reference?: string;
+                /** @description metadata[<key>]=<value>: only objects whose metadata holds this key with exactly this value (one key). */
+                metadata?: {
+                    [key: string]: string;
+                };
             };
             header?: {
                 /** @description req_ followed by up to 64 letters or digits; echoed back. Generated when absent or malformed. */
@@ -9752,7 +10131,11 @@ export interface operations {
                      *           "failure_code": "string",
                      *           "created_at": "2026-11-24T09:30:00.000Z",
                      *           "completed_at": "2026-11-24T09:30:00.000Z",
-                     *           "livemode": true
+                     *           "livemode": true,
+                     *           "metadata": {
+                     *             "property1": "string",
+                     *             "property2": "string"
+                     *           }
                      *         }
                      *       ],
                      *       "pagination": {
@@ -9786,6 +10169,10 @@ export interface operations {
                             completed_at: string | null;
                             /** @description false for a test object (a test credential's): its money moves only at test cores. */
                             livemode: boolean;
+                            /** @description The merchant's own key-value pairs (order id, customer number): up to 20 keys of 1-40 characters (no brackets), string values of up to 500. Never shown to the payer. */
+                            metadata: {
+                                [key: string]: string;
+                            };
                         }[];
                         pagination: {
                             /** @description null on the last page. */
@@ -9923,7 +10310,11 @@ export interface operations {
                  * @example {
                  *       "amount": 12500,
                  *       "reason": "Item returned",
-                 *       "reference": "order-1042"
+                 *       "reference": "order-1042",
+                 *       "metadata": {
+                 *         "property1": "string",
+                 *         "property2": "string"
+                 *       }
                  *     }
                  */
                 "application/json": {
@@ -9933,6 +10324,10 @@ export interface operations {
                     reason?: string | null;
                     /** @description 1-128 characters: the merchant's own reference, returned in refund.completed / refund.failed. */
                     reference?: string | null;
+                    /** @description The merchant's own key-value pairs (up to 20 keys of 1-40 characters, values up to 500), returned in the refund and its webhooks. */
+                    metadata?: {
+                        [key: string]: string;
+                    } | null;
                 };
             };
         };
@@ -9959,7 +10354,11 @@ export interface operations {
                      *       "failure_code": "string",
                      *       "created_at": "2026-11-24T09:30:00.000Z",
                      *       "completed_at": "2026-11-24T09:30:00.000Z",
-                     *       "livemode": true
+                     *       "livemode": true,
+                     *       "metadata": {
+                     *         "property1": "string",
+                     *         "property2": "string"
+                     *       }
                      *     }
                      */
                     "application/json": {
@@ -9986,6 +10385,10 @@ export interface operations {
                         completed_at: string | null;
                         /** @description false for a test object (a test credential's): its money moves only at test cores. */
                         livemode: boolean;
+                        /** @description The merchant's own key-value pairs (order id, customer number): up to 20 keys of 1-40 characters (no brackets), string values of up to 500. Never shown to the payer. */
+                        metadata: {
+                            [key: string]: string;
+                        };
                     };
                 };
             };
@@ -10159,7 +10562,11 @@ export interface operations {
                      *       "failure_code": "string",
                      *       "created_at": "2026-11-24T09:30:00.000Z",
                      *       "completed_at": "2026-11-24T09:30:00.000Z",
-                     *       "livemode": true
+                     *       "livemode": true,
+                     *       "metadata": {
+                     *         "property1": "string",
+                     *         "property2": "string"
+                     *       }
                      *     }
                      */
                     "application/json": {
@@ -10186,6 +10593,209 @@ export interface operations {
                         completed_at: string | null;
                         /** @description false for a test object (a test credential's): its money moves only at test cores. */
                         livemode: boolean;
+                        /** @description The merchant's own key-value pairs (order id, customer number): up to 20 keys of 1-40 characters (no brackets), string values of up to 500. Never shown to the payer. */
+                        metadata: {
+                            [key: string]: string;
+                        };
+                    };
+                };
+            };
+            /** @description VALIDATION_ERROR: Invalid parameters */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INVALID_API_KEY: API key missing, malformed or revoked; UNAUTHORIZED: Missing or invalid credentials */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description FORBIDDEN: Valid credentials, insufficient permissions; MERCHANT_SUSPENDED: The merchant is suspended by the operator */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description REFUND_NOT_FOUND: Unknown refund */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: Request body exceeds 1 MiB */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED: Rate limit exceeded */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INTERNAL_ERROR: Gateway internal error */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: Gateway temporarily unavailable */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    updateRefundMetadata: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description req_ followed by up to 64 letters or digits; echoed back. Generated when absent or malformed. */
+                "X-Request-Id"?: components["parameters"]["X-Request-Id"];
+            };
+            path: {
+                /** @description rfd_… */
+                refund_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "metadata": {
+                 *         "property1": "string",
+                 *         "property2": "string"
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    /** @description Keys to set, merged into those the object has; a key set to "" is removed. Up to 20 keys in all afterwards, else 400 and nothing changes. */
+                    metadata: {
+                        [key: string]: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "refund_id": "rfd_5YhN6ujM7ikO8lP9qA0sW1eD",
+                     *       "session_id": "ops_4mQ8yXbT2LwZk9RfVa1cPn3E",
+                     *       "amount": 12500,
+                     *       "currency": "LYD",
+                     *       "status": "PROCESSING",
+                     *       "reason": "Item returned",
+                     *       "reference": "order-1042",
+                     *       "failure_code": "string",
+                     *       "created_at": "2026-11-24T09:30:00.000Z",
+                     *       "completed_at": "2026-11-24T09:30:00.000Z",
+                     *       "livemode": true,
+                     *       "metadata": {
+                     *         "property1": "string",
+                     *         "property2": "string"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description rfd_… */
+                        refund_id: string;
+                        /** @description The session refunded (ops_…). */
+                        session_id: string;
+                        /** @description Minor units. */
+                        amount: number;
+                        /** @description The session's currency. */
+                        currency: string;
+                        /**
+                         * @description PROCESSING while the money moves (cross bank: until the payer's bank confirms), COMPLETED once the payer is credited, FAILED with failure_code.
+                         * @enum {string}
+                         */
+                        status: "PROCESSING" | "COMPLETED" | "FAILED";
+                        reason: string | null;
+                        /** @description The merchant's own reference, returned in the refund's events. */
+                        reference: string | null;
+                        /** @description Why it FAILED: INSUFFICIENT_FUNDS at the merchant's bank, a refusal of the payer's bank, CBS_ERROR, … */
+                        failure_code: string | null;
+                        created_at: string;
+                        /** @description ISO 8601 UTC; null until COMPLETED. */
+                        completed_at: string | null;
+                        /** @description false for a test object (a test credential's): its money moves only at test cores. */
+                        livemode: boolean;
+                        /** @description The merchant's own key-value pairs (order id, customer number): up to 20 keys of 1-40 characters (no brackets), string values of up to 500. Never shown to the payer. */
+                        metadata: {
+                            [key: string]: string;
+                        };
                     };
                 };
             };
@@ -11082,8 +11692,18 @@ export interface operations {
             query?: {
                 /** @description Page size, 1-100 (default 20). */
                 limit?: number;
-                /** @description next_cursor of the previous page. */
+                /** @description next_cursor of the previous page: the last id of a page of this same filtered list. */
                 cursor?: string;
+                /** @description Only this status: PENDING_CONFIRMATION, ACTIVE, CANCELLED or FAILED. */
+                status?: string;
+                /** @description Created at or after (inclusive): ISO 8601 date or date-time with offset, e.g. 2026-12-01T00:00:00Z. */
+                created_from?: string;
+                /** @description Created before (exclusive): ISO 8601, as created_from. */
+                created_to?: string;
+                /** @description metadata[<key>]=<value>: only objects whose metadata holds this key with exactly this value (one key). */
+                metadata?: {
+                    [key: string]: string;
+                };
             };
             header?: {
                 /** @description req_ followed by up to 64 letters or digits; echoed back. Generated when absent or malformed. */
@@ -11130,7 +11750,11 @@ export interface operations {
                      *           "created_at": "2026-11-24T09:30:00.000Z",
                      *           "confirmed_at": "2026-11-24T09:30:00.000Z",
                      *           "cancelled_at": "2026-11-24T09:30:00.000Z",
-                     *           "failed_at": "2026-11-24T09:30:00.000Z"
+                     *           "failed_at": "2026-11-24T09:30:00.000Z",
+                     *           "metadata": {
+                     *             "property1": "string",
+                     *             "property2": "string"
+                     *           }
                      *         }
                      *       ],
                      *       "pagination": {
@@ -11178,6 +11802,10 @@ export interface operations {
                             cancelled_at: string | null;
                             /** @description ISO 8601 UTC; null until reached. */
                             failed_at: string | null;
+                            /** @description The merchant's own key-value pairs (order id, customer number): up to 20 keys of 1-40 characters (no brackets), string values of up to 500. Never shown to the payer. */
+                            metadata: {
+                                [key: string]: string;
+                            };
                         }[];
                         pagination: {
                             /** @description null on the last page. */
@@ -11302,7 +11930,11 @@ export interface operations {
                  *       "currency": "LYD",
                  *       "interval": "weekly",
                  *       "description": "Two coffees",
-                 *       "start_date": "2026-12-01"
+                 *       "start_date": "2026-12-01",
+                 *       "metadata": {
+                 *         "property1": "string",
+                 *         "property2": "string"
+                 *       }
                  *     }
                  */
                 "application/json": {
@@ -11321,6 +11953,10 @@ export interface operations {
                     description?: string | null;
                     /** @description YYYY-MM-DD: no charge before it. */
                     start_date: string;
+                    /** @description The merchant's own key-value pairs (up to 20 keys of 1-40 characters, values up to 500), returned in the record and its webhooks. */
+                    metadata?: {
+                        [key: string]: string;
+                    } | null;
                 };
             };
         };
@@ -11359,7 +11995,11 @@ export interface operations {
                      *       "created_at": "2026-11-24T09:30:00.000Z",
                      *       "confirmed_at": "2026-11-24T09:30:00.000Z",
                      *       "cancelled_at": "2026-11-24T09:30:00.000Z",
-                     *       "failed_at": "2026-11-24T09:30:00.000Z"
+                     *       "failed_at": "2026-11-24T09:30:00.000Z",
+                     *       "metadata": {
+                     *         "property1": "string",
+                     *         "property2": "string"
+                     *       }
                      *     }
                      */
                     "application/json": {
@@ -11400,6 +12040,10 @@ export interface operations {
                         cancelled_at: string | null;
                         /** @description ISO 8601 UTC; null until reached. */
                         failed_at: string | null;
+                        /** @description The merchant's own key-value pairs (order id, customer number): up to 20 keys of 1-40 characters (no brackets), string values of up to 500. Never shown to the payer. */
+                        metadata: {
+                            [key: string]: string;
+                        };
                     };
                 };
             };
@@ -11585,7 +12229,11 @@ export interface operations {
                      *       "created_at": "2026-11-24T09:30:00.000Z",
                      *       "confirmed_at": "2026-11-24T09:30:00.000Z",
                      *       "cancelled_at": "2026-11-24T09:30:00.000Z",
-                     *       "failed_at": "2026-11-24T09:30:00.000Z"
+                     *       "failed_at": "2026-11-24T09:30:00.000Z",
+                     *       "metadata": {
+                     *         "property1": "string",
+                     *         "property2": "string"
+                     *       }
                      *     }
                      */
                     "application/json": {
@@ -11626,6 +12274,10 @@ export interface operations {
                         cancelled_at: string | null;
                         /** @description ISO 8601 UTC; null until reached. */
                         failed_at: string | null;
+                        /** @description The merchant's own key-value pairs (order id, customer number): up to 20 keys of 1-40 characters (no brackets), string values of up to 500. Never shown to the payer. */
+                        metadata: {
+                            [key: string]: string;
+                        };
                     };
                 };
             };
@@ -11882,6 +12534,231 @@ export interface operations {
             };
         };
     };
+    updateMandateMetadata: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description req_ followed by up to 64 letters or digits; echoed back. Generated when absent or malformed. */
+                "X-Request-Id"?: components["parameters"]["X-Request-Id"];
+            };
+            path: {
+                /** @description mdt_… */
+                mandate_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "metadata": {
+                 *         "property1": "string",
+                 *         "property2": "string"
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    /** @description Keys to set, merged into those the object has; a key set to "" is removed. Up to 20 keys in all afterwards, else 400 and nothing changes. */
+                    metadata: {
+                        [key: string]: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "mandate_id": "mdt_3WsX4edC5rfV6tgB7yhN8ujM",
+                     *       "livemode": true,
+                     *       "merchant_id": "mer_7HcD2kLp9QwErT5yUiOa3sXz",
+                     *       "status": "PENDING_CONFIRMATION",
+                     *       "customer_alias": "amina@oasis",
+                     *       "customer_bank": "string",
+                     *       "amount": 12500,
+                     *       "currency": "LYD",
+                     *       "interval": "weekly",
+                     *       "description": "Two coffees",
+                     *       "start_date": "2026-12-01",
+                     *       "next_charge_date": "2026-11-24",
+                     *       "confirm_url": "https://shop.example/payments/return",
+                     *       "revoked_by": "string",
+                     *       "acceptance": {
+                     *         "accepted_at": "2026-11-24T09:30:00.000Z",
+                     *         "ip_address": "string",
+                     *         "user_agent": "string"
+                     *       },
+                     *       "created_at": "2026-11-24T09:30:00.000Z",
+                     *       "confirmed_at": "2026-11-24T09:30:00.000Z",
+                     *       "cancelled_at": "2026-11-24T09:30:00.000Z",
+                     *       "failed_at": "2026-11-24T09:30:00.000Z",
+                     *       "metadata": {
+                     *         "property1": "string",
+                     *         "property2": "string"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description mdt_… */
+                        mandate_id: string;
+                        /** @description false for a test object (a test credential's): its money moves only at test cores. */
+                        livemode: boolean;
+                        merchant_id: string;
+                        /** @enum {string} */
+                        status: "PENDING_CONFIRMATION" | "ACTIVE" | "CANCELLED" | "FAILED";
+                        customer_alias: string;
+                        /** @description Handle of the customer's bank. */
+                        customer_bank: string;
+                        /** @description The most one charge may take, in minor units. */
+                        amount: number;
+                        currency: string;
+                        /** @enum {string} */
+                        interval: "weekly" | "monthly" | "yearly";
+                        description: string | null;
+                        /** @description YYYY-MM-DD. */
+                        start_date: string;
+                        /** @description YYYY-MM-DD from which the next charge may be made; null once CANCELLED or FAILED. */
+                        next_charge_date: string | null;
+                        /** @description Send the customer here to confirm with an OTP. */
+                        confirm_url: string;
+                        /** @description merchant, customer or bank, once CANCELLED. */
+                        revoked_by: string | null;
+                        /** @description The customer's acceptance (evidence), once confirmed. */
+                        acceptance: {
+                            accepted_at: string;
+                            ip_address: string | null;
+                            user_agent: string | null;
+                        } | null;
+                        created_at: string;
+                        /** @description ISO 8601 UTC; null until reached. */
+                        confirmed_at: string | null;
+                        /** @description ISO 8601 UTC; null until reached. */
+                        cancelled_at: string | null;
+                        /** @description ISO 8601 UTC; null until reached. */
+                        failed_at: string | null;
+                        /** @description The merchant's own key-value pairs (order id, customer number): up to 20 keys of 1-40 characters (no brackets), string values of up to 500. Never shown to the payer. */
+                        metadata: {
+                            [key: string]: string;
+                        };
+                    };
+                };
+            };
+            /** @description VALIDATION_ERROR: Invalid parameters */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INVALID_API_KEY: API key missing, malformed or revoked; UNAUTHORIZED: Missing or invalid credentials */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description FORBIDDEN: Valid credentials, insufficient permissions; MERCHANT_SUSPENDED: The merchant is suspended by the operator */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description MANDATE_NOT_FOUND: Unknown mandate */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: Request body exceeds 1 MiB */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED: Rate limit exceeded */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INTERNAL_ERROR: Gateway internal error */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: Gateway temporarily unavailable */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     chargeMandate: {
         parameters: {
             query?: never;
@@ -11902,7 +12779,11 @@ export interface operations {
                 /**
                  * @example {
                  *       "amount": 12500,
-                 *       "reference": "order-1042"
+                 *       "reference": "order-1042",
+                 *       "metadata": {
+                 *         "property1": "string",
+                 *         "property2": "string"
+                 *       }
                  *     }
                  */
                 "application/json": {
@@ -11910,6 +12791,10 @@ export interface operations {
                     amount: number;
                     /** @description 1-128 characters: the merchant's reference. */
                     reference: string;
+                    /** @description The merchant's own key-value pairs (up to 20 keys of 1-40 characters, values up to 500), returned in the record and its webhooks. */
+                    metadata?: {
+                        [key: string]: string;
+                    } | null;
                 };
             };
         };
@@ -11939,7 +12824,11 @@ export interface operations {
                      *       "failure_detail": "string",
                      *       "created_at": "2026-11-24T09:30:00.000Z",
                      *       "completed_at": "2026-11-24T09:30:00.000Z",
-                     *       "failed_at": "2026-11-24T09:30:00.000Z"
+                     *       "failed_at": "2026-11-24T09:30:00.000Z",
+                     *       "metadata": {
+                     *         "property1": "string",
+                     *         "property2": "string"
+                     *       }
                      *     }
                      */
                     "application/json": {
@@ -11965,6 +12854,10 @@ export interface operations {
                         completed_at: string | null;
                         /** @description ISO 8601 UTC; null until reached. */
                         failed_at: string | null;
+                        /** @description The merchant's own key-value pairs (order id, customer number): up to 20 keys of 1-40 characters (no brackets), string values of up to 500. Never shown to the payer. */
+                        metadata: {
+                            [key: string]: string;
+                        };
                     };
                 };
             };
@@ -12106,8 +12999,20 @@ export interface operations {
             query?: {
                 /** @description Page size, 1-100 (default 20). */
                 limit?: number;
-                /** @description next_cursor of the previous page. */
+                /** @description next_cursor of the previous page: the last id of a page of this same filtered list. */
                 cursor?: string;
+                /** @description Only this status: PROCESSING, COMPLETED or FAILED. */
+                status?: string;
+                /** @description Created at or after (inclusive): ISO 8601 date or date-time with offset, e.g. 2026-12-01T00:00:00Z. */
+                created_from?: string;
+                /** @description Created before (exclusive): ISO 8601, as created_from. */
+                created_to?: string;
+                /** @description Only this reference of the merchant's, exactly. */
+                reference?: string;
+                /** @description metadata[<key>]=<value>: only objects whose metadata holds this key with exactly this value (one key). */
+                metadata?: {
+                    [key: string]: string;
+                };
             };
             header?: {
                 /** @description req_ followed by up to 64 letters or digits; echoed back. Generated when absent or malformed. */
@@ -12148,7 +13053,11 @@ export interface operations {
                      *           "failure_detail": "string",
                      *           "created_at": "2026-11-24T09:30:00.000Z",
                      *           "completed_at": "2026-11-24T09:30:00.000Z",
-                     *           "failed_at": "2026-11-24T09:30:00.000Z"
+                     *           "failed_at": "2026-11-24T09:30:00.000Z",
+                     *           "metadata": {
+                     *             "property1": "string",
+                     *             "property2": "string"
+                     *           }
                      *         }
                      *       ],
                      *       "pagination": {
@@ -12181,6 +13090,10 @@ export interface operations {
                             completed_at: string | null;
                             /** @description ISO 8601 UTC; null until reached. */
                             failed_at: string | null;
+                            /** @description The merchant's own key-value pairs (order id, customer number): up to 20 keys of 1-40 characters (no brackets), string values of up to 500. Never shown to the payer. */
+                            metadata: {
+                                [key: string]: string;
+                            };
                         }[];
                         pagination: {
                             /** @description null on the last page. */
@@ -12919,7 +13832,11 @@ export interface operations {
                      *       "created_at": "2026-11-24T09:30:00.000Z",
                      *       "confirmed_at": "2026-11-24T09:30:00.000Z",
                      *       "cancelled_at": "2026-11-24T09:30:00.000Z",
-                     *       "failed_at": "2026-11-24T09:30:00.000Z"
+                     *       "failed_at": "2026-11-24T09:30:00.000Z",
+                     *       "metadata": {
+                     *         "property1": "string",
+                     *         "property2": "string"
+                     *       }
                      *     }
                      */
                     "application/json": {
@@ -12960,6 +13877,10 @@ export interface operations {
                         cancelled_at: string | null;
                         /** @description ISO 8601 UTC; null until reached. */
                         failed_at: string | null;
+                        /** @description The merchant's own key-value pairs (order id, customer number): up to 20 keys of 1-40 characters (no brackets), string values of up to 500. Never shown to the payer. */
+                        metadata: {
+                            [key: string]: string;
+                        };
                     };
                 };
             };
@@ -13003,6 +13924,209 @@ export interface operations {
                 };
             };
             /** @description MANDATE_NOT_FOUND: Unknown mandate */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: Request body exceeds 1 MiB */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED: Rate limit exceeded */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INTERNAL_ERROR: Gateway internal error */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: Gateway temporarily unavailable */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    updateMandateChargeMetadata: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description req_ followed by up to 64 letters or digits; echoed back. Generated when absent or malformed. */
+                "X-Request-Id"?: components["parameters"]["X-Request-Id"];
+            };
+            path: {
+                /** @description mdt_… */
+                mandate_id: string;
+                /** @description chg_… */
+                charge_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "metadata": {
+                 *         "property1": "string",
+                 *         "property2": "string"
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    /** @description Keys to set, merged into those the object has; a key set to "" is removed. Up to 20 keys in all afterwards, else 400 and nothing changes. */
+                    metadata: {
+                        [key: string]: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "charge_id": "chg_9OlP0ikM1ujN2yhB3tgV4rfC",
+                     *       "livemode": true,
+                     *       "mandate_id": "mdt_3WsX4edC5rfV6tgB7yhN8ujM",
+                     *       "status": "PROCESSING",
+                     *       "amount": 12500,
+                     *       "currency": "LYD",
+                     *       "reference": "order-1042",
+                     *       "period_start": "string",
+                     *       "settlement_type": "string",
+                     *       "failure_code": "string",
+                     *       "failure_detail": "string",
+                     *       "created_at": "2026-11-24T09:30:00.000Z",
+                     *       "completed_at": "2026-11-24T09:30:00.000Z",
+                     *       "failed_at": "2026-11-24T09:30:00.000Z",
+                     *       "metadata": {
+                     *         "property1": "string",
+                     *         "property2": "string"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description chg_… */
+                        charge_id: string;
+                        /** @description false for a test object (a test credential's): its money moves only at test cores. */
+                        livemode: boolean;
+                        mandate_id: string;
+                        /** @enum {string} */
+                        status: "PROCESSING" | "COMPLETED" | "FAILED";
+                        /** @description Minor units. */
+                        amount: number;
+                        currency: string;
+                        reference: string;
+                        /** @description YYYY-MM-DD: the first day of the interval period it pays. */
+                        period_start: string;
+                        /** @description internal (same bank) or rail (cross bank). */
+                        settlement_type: string;
+                        failure_code: string | null;
+                        failure_detail: string | null;
+                        created_at: string;
+                        /** @description ISO 8601 UTC; null until reached. */
+                        completed_at: string | null;
+                        /** @description ISO 8601 UTC; null until reached. */
+                        failed_at: string | null;
+                        /** @description The merchant's own key-value pairs (order id, customer number): up to 20 keys of 1-40 characters (no brackets), string values of up to 500. Never shown to the payer. */
+                        metadata: {
+                            [key: string]: string;
+                        };
+                    };
+                };
+            };
+            /** @description VALIDATION_ERROR: Invalid parameters */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INVALID_API_KEY: API key missing, malformed or revoked; UNAUTHORIZED: Missing or invalid credentials */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description FORBIDDEN: Valid credentials, insufficient permissions; MERCHANT_SUSPENDED: The merchant is suspended by the operator */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description MANDATE_CHARGE_NOT_FOUND: Unknown mandate charge */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -13258,8 +14382,16 @@ export interface operations {
             query?: {
                 /** @description Page size, 1-100 (default 20). */
                 limit?: number;
-                /** @description next_cursor of the previous page (a delivery id). */
+                /** @description next_cursor of the previous page: the last id of a page of this same filtered list. */
                 cursor?: string;
+                /** @description Only this status: PENDING, DELIVERED or FAILED. */
+                status?: string;
+                /** @description Created at or after (inclusive): ISO 8601 date or date-time with offset, e.g. 2026-12-01T00:00:00Z. */
+                created_from?: string;
+                /** @description Created before (exclusive): ISO 8601, as created_from. */
+                created_to?: string;
+                /** @description Only this event kind, e.g. payment.completed. */
+                event?: string;
             };
             header?: {
                 /** @description req_ followed by up to 64 letters or digits; echoed back. Generated when absent or malformed. */
@@ -18352,6 +19484,10 @@ export interface operations {
                  *         "amount": 12500,
                  *         "currency": "LYD",
                  *         "reference": "order-1042",
+                 *         "metadata": {
+                 *           "property1": "string",
+                 *           "property2": "string"
+                 *         },
                  *         "merchant_id": "mer_7HcD2kLp9QwErT5yUiOa3sXz"
                  *       }
                  *     }
@@ -18412,6 +19548,10 @@ export interface operations {
                  *         "amount": 12500,
                  *         "currency": "LYD",
                  *         "reference": "order-1042",
+                 *         "metadata": {
+                 *           "property1": "string",
+                 *           "property2": "string"
+                 *         },
                  *         "merchant_id": "mer_7HcD2kLp9QwErT5yUiOa3sXz"
                  *       }
                  *     }
@@ -18472,6 +19612,10 @@ export interface operations {
                  *         "amount": 12500,
                  *         "currency": "LYD",
                  *         "reference": "order-1042",
+                 *         "metadata": {
+                 *           "property1": "string",
+                 *           "property2": "string"
+                 *         },
                  *         "merchant_id": "mer_7HcD2kLp9QwErT5yUiOa3sXz",
                  *         "settlement_type": "internal",
                  *         "creditor_bank": "atlas"
@@ -18534,6 +19678,10 @@ export interface operations {
                  *         "amount": 12500,
                  *         "currency": "LYD",
                  *         "reference": "order-1042",
+                 *         "metadata": {
+                 *           "property1": "string",
+                 *           "property2": "string"
+                 *         },
                  *         "merchant_id": "mer_7HcD2kLp9QwErT5yUiOa3sXz",
                  *         "failure_code": "string"
                  *       }
@@ -18595,6 +19743,10 @@ export interface operations {
                  *         "amount": 12500,
                  *         "currency": "LYD",
                  *         "reference": "order-1042",
+                 *         "metadata": {
+                 *           "property1": "string",
+                 *           "property2": "string"
+                 *         },
                  *         "merchant_id": "mer_7HcD2kLp9QwErT5yUiOa3sXz"
                  *       }
                  *     }
@@ -18656,6 +19808,10 @@ export interface operations {
                  *         "amount": 12500,
                  *         "currency": "LYD",
                  *         "reference": "order-1042",
+                 *         "metadata": {
+                 *           "property1": "string",
+                 *           "property2": "string"
+                 *         },
                  *         "merchant_id": "mer_7HcD2kLp9QwErT5yUiOa3sXz"
                  *       }
                  *     }
@@ -18717,6 +19873,10 @@ export interface operations {
                  *         "amount": 12500,
                  *         "currency": "LYD",
                  *         "reference": "order-1042",
+                 *         "metadata": {
+                 *           "property1": "string",
+                 *           "property2": "string"
+                 *         },
                  *         "merchant_id": "mer_7HcD2kLp9QwErT5yUiOa3sXz",
                  *         "failure_code": "string"
                  *       }
@@ -18780,7 +19940,11 @@ export interface operations {
                  *         "amount": 12500,
                  *         "currency": "LYD",
                  *         "interval": "weekly",
-                 *         "revoked_by": "string"
+                 *         "revoked_by": "string",
+                 *         "metadata": {
+                 *           "property1": "string",
+                 *           "property2": "string"
+                 *         }
                  *       }
                  *     }
                  */
@@ -18842,7 +20006,11 @@ export interface operations {
                  *         "amount": 12500,
                  *         "currency": "LYD",
                  *         "interval": "weekly",
-                 *         "revoked_by": "string"
+                 *         "revoked_by": "string",
+                 *         "metadata": {
+                 *           "property1": "string",
+                 *           "property2": "string"
+                 *         }
                  *       }
                  *     }
                  */
@@ -18904,6 +20072,10 @@ export interface operations {
                  *         "amount": 12500,
                  *         "currency": "LYD",
                  *         "reference": "order-1042",
+                 *         "metadata": {
+                 *           "property1": "string",
+                 *           "property2": "string"
+                 *         },
                  *         "merchant_id": "mer_7HcD2kLp9QwErT5yUiOa3sXz",
                  *         "settlement_type": "string",
                  *         "creditor_bank": "atlas"
@@ -18968,6 +20140,10 @@ export interface operations {
                  *         "amount": 12500,
                  *         "currency": "LYD",
                  *         "reference": "order-1042",
+                 *         "metadata": {
+                 *           "property1": "string",
+                 *           "property2": "string"
+                 *         },
                  *         "merchant_id": "mer_7HcD2kLp9QwErT5yUiOa3sXz",
                  *         "settlement_type": "string",
                  *         "creditor_bank": "atlas",

@@ -1,6 +1,7 @@
 import { Entity, PrimaryKey, Property } from '@mikro-orm/core';
 import { EngineMovementColumns } from '../movement/movement.columns';
 import type { Currency } from '@gateway/kernel';
+import type { Metadata } from '../metadata/metadata.rules';
 import type { MandateInterval } from './mandate.schedule';
 import type { MandateStatus } from './mandate.transitions';
 
@@ -52,6 +53,10 @@ export class MandateEntity {
 
   @Property({ type: 'text', nullable: true })
   description: string | null = null;
+
+  /** The merchant's own key-value pairs (metadata/): never shown to the payer; changed by the owner's metadata UPDATE. */
+  @Property({ type: 'json' })
+  metadata: Metadata = {};
 
   /** YYYY-MM-DD: no charge before it; periods count from it. */
   @Property({ type: 'text' })
@@ -121,4 +126,8 @@ export class MandateChargeEntity extends EngineMovementColumns {
   /** YYYY-MM-DD: the first day of the interval period it is for (one live charge per period). */
   @Property({ type: 'text' })
   periodStart!: string;
+
+  /** The merchant's own key-value pairs (metadata/): never shown to the payer; changed by the owner's metadata UPDATE. */
+  @Property({ type: 'json' })
+  metadata: Metadata = {};
 }

@@ -1,6 +1,8 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { OneStatement } from '@gateway/db';
 import { recordEvent, recordEventIn } from '@gateway/events';
+import type { MetadataPatch } from '../metadata/metadata.rules';
+import { metadataMerge } from '../metadata/metadata.sql';
 import type { MovementKind } from '../movement/movement';
 import { MandateChargeEntity, MandateEntity } from './mandate.entity';
 import {
@@ -20,8 +22,8 @@ import {
 /*
  * The one writer of payments.mandates and payments.mandate_charges (CONVENTIONS "Data": one
  * owner per table): every change is a move of a transition table, with its outbox event in the
- * same transaction; the wrong-OTP counter and the test clock are the columns that change without
- * a move. Events of a mandate and of its charges share the mandate as aggregate, so the
+ * same transaction; the wrong-OTP counter, the test clock and the merchant's metadata are the
+ * columns that change without a move. Events of a mandate and of its charges share the mandate as aggregate, so the
  * envelope's sequence orders all of them for the merchant.
  */
 
@@ -39,6 +41,7 @@ function mandateEventData(mandate: MandateEntity): Record<string, unknown> {
     currency: mandate.currency,
     interval: mandate.interval,
     revoked_by: mandate.revokedBy,
+    metadata: mandate.metadata ?? {},
   };
 }
 
@@ -53,6 +56,7 @@ function chargeEventData(charge: MandateChargeEntity): Record<string, unknown> {
     amount: Number(charge.amount),
     currency: charge.currency,
     reference: charge.reference,
+    metadata: charge.metadata ?? {},
     merchant_id: charge.merchantId,
     settlement_type: charge.settlementType,
     creditor_bank: charge.creditorBank,
@@ -86,6 +90,7 @@ export type NewMandate = Pick<
   | 'description'
   | 'startDate'
   | 'confirmUrl'
+  | 'metadata'
 >;
 
 /** The 'created' move in the caller's transaction: a mandate PENDING_CONFIRMATION. */
@@ -144,6 +149,42 @@ export async function advanceMandateClock(em: EntityManager, id: string, days: n
 }
 
 /**
+ * Merges a PATCH into a mandate's metadata (of `merchantId`'s): false when there is no such
+ * mandate or the merge would pass 20 keys (nothing changes). Raw SQL: merged and limited on the
+ * row in the statement, so concurrent PATCHes of different keys all keep theirs. No event.
+ */
+export async function updateMandateMetadata(
+  em: EntityManager,
+  merchantId: string,
+  id: string,
+  patch: MetadataPatch,
+  now: Date,
+): Promise<boolean> {
+  const { merged, fits, mergedBindings } = metadataMerge(patch);
+  const rows: unknown[] = await em.execute(
+    `update "payments"."mandates" set "metadata" = ${merged}, "updated_at" = ? where "id" = ? and "merchant_id" = ? and ${fits} returning "id"`,
+    [...mergedBindings, now, id, merchantId, ...mergedBindings],
+  );
+  return rows.length > 0;
+}
+
+/** The same for a charge of `merchantId`'s (any status: metadata is the merchant's bookkeeping, not the movement). */
+export async function updateChargeMetadata(
+  em: EntityManager,
+  merchantId: string,
+  id: string,
+  patch: MetadataPatch,
+  now: Date,
+): Promise<boolean> {
+  const { merged, fits, mergedBindings } = metadataMerge(patch);
+  const rows: unknown[] = await em.execute(
+    `update "payments"."mandate_charges" set "metadata" = ${merged}, "updated_at" = ? where "id" = ? and "merchant_id" = ? and ${fits} returning "id"`,
+    [...mergedBindings, now, id, merchantId, ...mergedBindings],
+  );
+  return rows.length > 0;
+}
+
+/**
  * Takes the mandate for a charge, in the charge's transaction: the row is locked and must still be
  * ACTIVE (a cancellation racing with a charge: one of them goes first, the other sees it).
  */
@@ -171,6 +212,7 @@ export type NewCharge = Pick<
   | 'creditorIban'
   | 'settlementType'
   | 'description'
+  | 'metadata'
 >;
 
 /**
@@ -184,8 +226,8 @@ export function createChargeOnceIn(statement: OneStatement, fields: NewCharge, n
   statement.sql(
     'charge',
     `insert into "payments"."mandate_charges" ("id", "mandate_id", "merchant_id", "livemode", "status", "amount", "currency", "reference", "period_start", "debtor_bank", "debtor_iban",
-       "creditor_bank", "creditor_iban", "settlement_type", "description", "created_at", "updated_at")
-     values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+       "creditor_bank", "creditor_iban", "settlement_type", "description", "metadata", "created_at", "updated_at")
+     values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?::jsonb, ?, ?)
      on conflict ("mandate_id", "period_start") where "status" <> 'FAILED' do nothing returning 1`,
     [
       fields.id,
@@ -203,6 +245,7 @@ export function createChargeOnceIn(statement: OneStatement, fields: NewCharge, n
       fields.creditorIban,
       fields.settlementType,
       fields.description,
+      JSON.stringify(fields.metadata),
       now,
       now,
     ],

@@ -13,7 +13,8 @@ import {
 } from 'type-graphql';
 import { CORE_CALL_COST, pageInfoOf, requirePrincipal, type SubgraphContext } from '@gateway/federation';
 import { GatewayError } from '@gateway/kernel';
-import { ChargeMandateInput, CreateMandateInput } from './mandate.input';
+import { MetadataEntryInput } from '../metadata/metadata.input';
+import { ChargeMandateInput, CreateMandateInput, MandateChargeFilter, MandateFilter } from './mandate.input';
 import { mandateNotFound, type MandateService } from './mandate.service';
 import {
   Mandate,
@@ -69,16 +70,25 @@ export function createMandateResolver(service: MandateService) {
     }
 
     @Query(() => MandateConnection, {
-      description: "The merchant's mandates, newest first, in pages (GET /recurring/mandates).",
+      description:
+        "The merchant's mandates, newest first, in pages (GET /recurring/mandates), filtered by status, created range and one metadata key=value.",
     })
     async mandates(
       @Arg('first', () => Int, { nullable: true, description: 'Page size, 1-100 (default 20).' }) first: number | null,
-      @Arg('after', () => String, { nullable: true, description: 'endCursor of the previous page.' })
+      @Arg('after', () => String, {
+        nullable: true,
+        description: 'endCursor of the previous page (a mandate id of this filtered list).',
+      })
       after: string | null,
+      @Arg('filter', () => MandateFilter, {
+        nullable: true,
+        description: 'Which mandates to keep; bad values are VALIDATION_ERROR naming the field.',
+      })
+      filter: MandateFilter | null,
       @Ctx() context: SubgraphContext,
     ): Promise<MandateConnection> {
       const merchant = requirePrincipal(context, ['merchant'], 'INVALID_API_KEY');
-      const page = await service.list(context.em, merchant.id, { first, after });
+      const page = await service.list(context.em, merchant.id, { first, after, filter });
       const edges = page.mandates.map((mandate) => ({ cursor: mandate.id, node: toMandate(mandate) }));
       return { edges, pageInfo: pageInfoOf(edges, page.hasMore) };
     }
@@ -194,6 +204,38 @@ export function createMandateResolver(service: MandateService) {
       return toMandate(await service.advanceClock(context.em, merchant.id, merchant.scopes?.[0], id, { days }));
     }
 
+    @Mutation(() => Mandate, {
+      description:
+        'Merges metadata into a mandate of the merchant (PATCH /recurring/mandates/{id}): keys given are set, a key given "" is removed, others stay. ' +
+        'Errors: MANDATE_NOT_FOUND, VALIDATION_ERROR (past 20 keys, a key over 40 or a value over 500 characters; nothing changes).',
+    })
+    async updateMandateMetadata(
+      @Arg('id', () => ID, { description: 'Mandate id (mdt_…).' }) id: string,
+      @Arg('metadata', () => [MetadataEntryInput], { description: 'The keys to set or remove ("").' })
+      metadata: MetadataEntryInput[],
+      @Ctx() context: SubgraphContext,
+    ): Promise<Mandate> {
+      const merchant = requirePrincipal(context, ['merchant'], 'INVALID_API_KEY');
+      return toMandate(await service.updateMetadata(context.em, merchant.id, id, metadata));
+    }
+
+    @Mutation(() => MandateCharge, {
+      description:
+        'Merges metadata into a charge of the merchant (PATCH /recurring/mandates/{mandate_id}/charges/{charge_id}): keys given are set, a key given "" is removed, others stay. ' +
+        'Errors: MANDATE_CHARGE_NOT_FOUND (also another mandate’s when mandateId is given), VALIDATION_ERROR (past 20 keys, a key over 40 or a value over 500 characters; nothing changes).',
+    })
+    async updateMandateChargeMetadata(
+      @Arg('id', () => ID, { description: 'Charge id (chg_…).' }) id: string,
+      @Arg('metadata', () => [MetadataEntryInput], { description: 'The keys to set or remove ("").' })
+      metadata: MetadataEntryInput[],
+      @Arg('mandateId', () => ID, { nullable: true, description: 'When given, the charge must be of this mandate.' })
+      mandateId: string | null,
+      @Ctx() context: SubgraphContext,
+    ): Promise<MandateCharge> {
+      const merchant = requirePrincipal(context, ['merchant'], 'INVALID_API_KEY');
+      return toMandateCharge(await service.updateChargeMetadata(context.em, merchant.id, id, metadata, mandateId));
+    }
+
     @FieldResolver(() => String, {
       nullable: true,
       description:
@@ -204,16 +246,25 @@ export function createMandateResolver(service: MandateService) {
     }
 
     @FieldResolver(() => MandateChargeConnection, {
-      description: 'The charges of this mandate, newest first, in pages (GET /recurring/mandates/{id}/charges).',
+      description:
+        'The charges of this mandate, newest first, in pages (GET /recurring/mandates/{id}/charges), filtered by status, created range, reference and one metadata key=value.',
     })
     async charges(
       @Root() mandate: Mandate,
       @Arg('first', () => Int, { nullable: true, description: 'Page size, 1-100 (default 20).' }) first: number | null,
-      @Arg('after', () => String, { nullable: true, description: 'endCursor of the previous page.' })
+      @Arg('after', () => String, {
+        nullable: true,
+        description: 'endCursor of the previous page (a charge id of this filtered list).',
+      })
       after: string | null,
+      @Arg('filter', () => MandateChargeFilter, {
+        nullable: true,
+        description: 'Which charges to keep; bad values are VALIDATION_ERROR naming the field.',
+      })
+      filter: MandateChargeFilter | null,
       @Ctx() context: SubgraphContext,
     ): Promise<MandateChargeConnection> {
-      const page = await service.charges(context.em, mandate.entity, { first, after });
+      const page = await service.charges(context.em, mandate.entity, { first, after, filter });
       const edges = page.charges.map((charge) => ({ cursor: charge.id, node: toMandateCharge(charge) }));
       return { edges, pageInfo: pageInfoOf(edges, page.hasMore) };
     }

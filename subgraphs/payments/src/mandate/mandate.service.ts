@@ -4,6 +4,7 @@ import type { BankRouting, Directory } from '@gateway/federation';
 import {
   GatewayError,
   hmacSha256Hex,
+  invalid,
   newId,
   parseInput,
   requestHash,
@@ -18,7 +19,10 @@ import type { OtpRefusals, PayerOtp } from '../payer-otp/payer-otp';
 import { idempotency } from '../idempotency/idempotency.service';
 import { MerchantEntity } from '../merchant/merchant.entity';
 import { merchantSettlementAccount } from '../merchant/settlement-account';
-import { PAGE_SIZE_DEFAULT, pageRules } from '../session/session.rules';
+import { createdRange, keysetPage } from '../listing/keyset-page';
+import { tooManyKeys, updateMetadataRules } from '../metadata/metadata.rules';
+import { keysAfter, metadataContains } from '../metadata/metadata.sql';
+import { MOVEMENT_STATUSES } from '../movement/movement.transitions';
 import { MandateChargeEntity, MandateEntity } from './mandate.entity';
 import {
   advanceMandateClock,
@@ -29,15 +33,21 @@ import {
   loadMandate,
   lockActiveMandate,
   moveMandate,
+  updateChargeMetadata,
+  updateMandateMetadata,
 } from './mandate.moves';
 import {
   advanceClockRules,
+  chargeListRules,
   chargeMandateRules,
+  mandateListRules,
   confirmMandateRules,
   createMandateRules,
   revokeMandateRules,
+  type ChargeMandateRequest,
   type CreateMandateRequest,
 } from './mandate.rules';
+import { publicChargeStatus } from './mandate.transitions';
 import { dayOf, formatDate, nextChargeDate, parseDate, periodOf } from './mandate.schedule';
 
 export interface MandateSettings {
@@ -55,6 +65,15 @@ export interface AcceptanceEvidence {
 
 /** One wording for an unknown id and another merchant's, so the two cannot be told apart. */
 export const mandateNotFound = (id: string): GatewayError => new GatewayError('MANDATE_NOT_FOUND', `no mandate ${id}`);
+export const chargeNotFound = (id: string): GatewayError =>
+  new GatewayError('MANDATE_CHARGE_NOT_FOUND', `no mandate charge ${id}`);
+
+/** A list's arguments: page, and the graph's filter input as given. */
+export interface ListArgs {
+  first?: number | null;
+  after?: string | null;
+  filter?: object | null;
+}
 
 const plain = (input: unknown): unknown => JSON.parse(JSON.stringify(input ?? {}));
 
@@ -124,6 +143,7 @@ export class MandateService {
             interval: request.interval,
             description: request.description ?? null,
             startDate: request.startDate,
+            metadata: request.metadata ?? {},
             confirmUrl: `${this.settings.publicBaseUrl}/mandates/${id}/confirm`,
           },
           new Date(),
@@ -145,24 +165,72 @@ export class MandateService {
     return mandate;
   }
 
-  /** A page of the merchant's mandates, newest first (keyset on created_at, id). */
+  /** A page of the merchant's mandates, newest first, filtered (listing/keyset-page.ts). */
   async list(
     em: EntityManager,
     merchantId: string,
-    args: { first?: number | null; after?: string | null },
+    args: ListArgs,
   ): Promise<{ mandates: MandateEntity[]; hasMore: boolean }> {
-    const { rows, hasMore } = await page(em, MandateEntity, { merchantId }, args);
+    const request = parseInput(mandateListRules, listInput(args));
+    const { status, metadata } = request;
+    const { rows, hasMore } = await keysetPage(em, MandateEntity, {
+      scope: { merchantId },
+      fixed: createdRange<MandateEntity>(request),
+      changing: [
+        ...(status ? [{ status }] : []),
+        ...(metadata ? [metadataContains(metadata.key, metadata.value)] : []),
+      ],
+      first: request.first,
+      after: request.after,
+    });
     return { mandates: rows, hasMore };
   }
 
-  /** A mandate's charges, newest first. */
+  /** A mandate's charges, newest first, filtered. */
   async charges(
     em: EntityManager,
     mandate: MandateEntity,
-    args: { first?: number | null; after?: string | null },
+    args: ListArgs,
   ): Promise<{ charges: MandateChargeEntity[]; hasMore: boolean }> {
-    const { rows, hasMore } = await page(em, MandateChargeEntity, { mandateId: mandate.id }, args);
+    const request = parseInput(chargeListRules, listInput(args));
+    const { status, reference, metadata } = request;
+    const { rows, hasMore } = await keysetPage(em, MandateChargeEntity, {
+      scope: { mandateId: mandate.id },
+      fixed: [...createdRange<MandateChargeEntity>(request), ...(reference ? [{ reference }] : [])],
+      changing: [
+        // PROCESSING on the record is PROCESSING or SETTLEMENT_PENDING in the row.
+        ...(status ? [{ status: { $in: MOVEMENT_STATUSES.filter((s) => publicChargeStatus(s) === status) } }] : []),
+        ...(metadata ? [metadataContains(metadata.key, metadata.value)] : []),
+      ],
+      first: request.first,
+      after: request.after,
+    });
     return { charges: rows, hasMore };
+  }
+
+  /** Merges metadata into a mandate of the merchant's ("" removes a key); refused past 20 keys, nothing changed. */
+  async updateMetadata(em: EntityManager, merchantId: string, id: string, metadata: unknown): Promise<MandateEntity> {
+    const request = parseInput(updateMetadataRules, { metadata: plain(metadata ?? []) });
+    if (!(await updateMandateMetadata(em, merchantId, id, request.metadata, new Date()))) {
+      const mandate = await this.findOwn(em, merchantId, id);
+      throw invalid('metadata', tooManyKeys(keysAfter(mandate.metadata, request.metadata)));
+    }
+    return this.findOwn(em, merchantId, id);
+  }
+
+  /** The same for a charge of the merchant's; `mandateId`, when given (the REST path), must be the charge's. */
+  async updateChargeMetadata(
+    em: EntityManager,
+    merchantId: string,
+    id: string,
+    metadata: unknown,
+    mandateId?: string | null,
+  ): Promise<MandateChargeEntity> {
+    const request = parseInput(updateMetadataRules, { metadata: plain(metadata ?? []) });
+    const before = await this.ownChargeOr404(em, merchantId, id, mandateId);
+    if (!(await updateChargeMetadata(em, merchantId, id, request.metadata, new Date())))
+      throw invalid('metadata', tooManyKeys(keysAfter(before.metadata, request.metadata)));
+    return this.ownChargeOr404(em, merchantId, id, mandateId);
   }
 
   /** What the confirmation page shows (public: the id is the capability); nothing secret. */
@@ -327,7 +395,7 @@ export class MandateService {
     em: EntityManager,
     merchantId: string,
     id: string,
-    request: { amount: number; reference: string },
+    request: ChargeMandateRequest,
     idempotencyKey: string | null,
     requestId?: string,
   ): Promise<StartedMovement> {
@@ -379,6 +447,7 @@ export class MandateService {
           creditorIban: creditor.iban,
           settlementType: mandate.customerBank === creditor.bank.handle ? 'internal' : 'rail',
           description: mandate.description,
+          metadata: request.metadata ?? {},
         },
         now,
       );
@@ -409,6 +478,18 @@ export class MandateService {
       'mandate charge created: executing',
     );
     return started;
+  }
+
+  private async ownChargeOr404(
+    em: EntityManager,
+    merchantId: string,
+    id: string,
+    mandateId?: string | null,
+  ): Promise<MandateChargeEntity> {
+    const charge = await loadCharge(em, id);
+    if (!charge || charge.merchantId !== merchantId || (mandateId != null && charge.mandateId !== mandateId))
+      throw chargeNotFound(id);
+    return charge;
   }
 
   private async ownCharge(em: EntityManager, merchantId: string, chargeId: string): Promise<MandateChargeEntity> {
@@ -449,27 +530,9 @@ const otpRefusals = (mandate: MandateEntity): OtpRefusals => ({
   fail: (tx, now) => moveMandate(tx, { ...mandate, status: 'PENDING_CONFIRMATION' }, 'otp_failed_too_often', now),
 });
 
-/** Newest first, continuing strictly after the cursor row (keyset on created_at, id). */
-async function page<T extends MandateEntity | MandateChargeEntity>(
-  em: EntityManager,
-  entity: new () => T,
-  where: Record<string, unknown>,
-  args: { first?: number | null; after?: string | null },
-): Promise<{ rows: T[]; hasMore: boolean }> {
-  const parsed = parseInput(pageRules, args);
-  const size = parsed.first ?? PAGE_SIZE_DEFAULT;
-  let filter: Record<string, unknown> = where;
-  if (parsed.after) {
-    const cursor = (await em.findOne(entity, { ...where, id: parsed.after } as never)) as T | null;
-    if (!cursor) throw new GatewayError('VALIDATION_ERROR', 'after: not a cursor of this list (an id from it)');
-    filter = {
-      ...where,
-      $or: [{ createdAt: { $lt: cursor.createdAt } }, { createdAt: cursor.createdAt, id: { $lt: cursor.id } }],
-    };
-  }
-  const rows = (await em.find(entity, filter as never, {
-    orderBy: { createdAt: 'desc', id: 'desc' } as never,
-    limit: size + 1,
-  })) as T[];
-  return { rows: rows.slice(0, size), hasMore: rows.length > size };
-}
+/** Page arguments and the filter's fields, flat, as the list rules take them. */
+const listInput = (args: ListArgs): Record<string, unknown> => ({
+  first: args.first,
+  after: args.after,
+  ...(plain(args.filter ?? {}) as Record<string, unknown>),
+});

@@ -3,6 +3,7 @@ import { BankReference, bankReference, PageInfo } from '@gateway/federation';
 import { GraphQLSafeInt } from 'graphql-scalars';
 import type { MandateChargeEntity, MandateEntity } from './mandate.entity';
 import { publicChargeStatus } from './mandate.transitions';
+import { MetadataEntry, toMetadataEntries } from '../metadata/metadata.type';
 
 export enum MandateStatus {
   PENDING_CONFIRMATION = 'PENDING_CONFIRMATION',
@@ -136,6 +137,9 @@ export class Mandate {
   @Field(() => Date, { nullable: true, description: 'When its confirmation failed.' })
   failedAt!: Date | null;
 
+  @Field(() => [MetadataEntry], { description: "The merchant's own key-value pairs, in key order." })
+  metadata!: MetadataEntry[];
+
   entity!: MandateEntity;
 }
 
@@ -161,6 +165,7 @@ export function toMandate(entity: MandateEntity): Mandate {
     confirmedAt: entity.confirmedAt,
     cancelledAt: entity.cancelledAt,
     failedAt: entity.failedAt,
+    metadata: toMetadataEntries(entity.metadata),
     entity,
   };
 }
@@ -213,6 +218,9 @@ export class MandateCharge {
 
   @Field(() => Date, { nullable: true, description: 'When it FAILED.' })
   failedAt!: Date | null;
+
+  @Field(() => [MetadataEntry], { description: "The merchant's own key-value pairs, in key order." })
+  metadata!: MetadataEntry[];
 }
 
 export function toMandateCharge(entity: MandateChargeEntity): MandateCharge {
@@ -231,6 +239,7 @@ export function toMandateCharge(entity: MandateChargeEntity): MandateCharge {
     createdAt: entity.createdAt,
     completedAt: entity.completedAt,
     failedAt: entity.failedAt,
+    metadata: toMetadataEntries(entity.metadata),
   };
 }
 

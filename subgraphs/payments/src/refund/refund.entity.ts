@@ -1,5 +1,6 @@
 import { Entity, Property } from '@mikro-orm/core';
 import { EngineMovementColumns } from '../movement/movement.columns';
+import type { Metadata } from '../metadata/metadata.rules';
 
 /**
  * A merchant's refund of a COMPLETED payment session (API-CONTRACT "Refunds and ending a session
@@ -24,4 +25,8 @@ export class RefundEntity extends EngineMovementColumns {
   /** The merchant's own reference, returned in refund.completed / refund.failed. */
   @Property({ type: 'text', nullable: true })
   reference: string | null = null;
+
+  /** The merchant's own key-value pairs (metadata/): never shown to the payer; changed by the owner's metadata UPDATE. */
+  @Property({ type: 'json' })
+  metadata: Metadata = {};
 }

@@ -1,6 +1,8 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { OneStatement } from '@gateway/db';
 import { recordEventIn } from '@gateway/events';
+import type { MetadataPatch } from '../metadata/metadata.rules';
+import { metadataMerge } from '../metadata/metadata.sql';
 import type { MovementKind } from '../movement/movement';
 import { releaseRefundIn, reserveRefundIn } from '../session/session.moves';
 import { RefundEntity } from './refund.entity';
@@ -17,7 +19,7 @@ import {
 /*
  * The one writer of payments.refunds (CONVENTIONS "Data": one owner per table): a refund's
  * creation, with the session's amount it takes, and every move of its transition table with its
- * refund.* event in the same statement. The session's amount_refunded is the session owner's
+ * refund.* event in the same statement, and the merchant's metadata (no move). The session's amount_refunded is the session owner's
  * column: taken and given back through session.moves.ts, as parts of these statements.
  */
 
@@ -34,6 +36,7 @@ export function refundEventData(refund: RefundEntity): Record<string, unknown> {
     amount: Number(refund.amount),
     currency: refund.currency,
     reference: refund.reference,
+    metadata: refund.metadata ?? {},
     merchant_id: refund.merchantId,
     ...(refund.status === 'FAILED' ? { failure_code: refund.failureCode } : {}),
   };
@@ -49,6 +52,7 @@ export type NewRefund = Pick<
   | 'currency'
   | 'reason'
   | 'reference'
+  | 'metadata'
   | 'description'
   | 'debtorBank'
   | 'debtorIban'
@@ -114,6 +118,26 @@ const refundEvent = (kind: RefundEventKind, refund: RefundEntity) => ({
   audience: refund.merchantId,
   data: refundEventData(refund),
 });
+
+/**
+ * Merges a PATCH into a refund's metadata (of `merchantId`'s): false when there is no such refund
+ * or the merge would pass 20 keys (nothing changes). Raw SQL: merged and limited on the row in the
+ * statement, so concurrent PATCHes of different keys all keep theirs. No event.
+ */
+export async function updateRefundMetadata(
+  em: EntityManager,
+  merchantId: string,
+  id: string,
+  patch: MetadataPatch,
+  now: Date,
+): Promise<boolean> {
+  const { merged, fits, mergedBindings } = metadataMerge(patch);
+  const rows: unknown[] = await em.execute(
+    `update "payments"."refunds" set "metadata" = ${merged}, "updated_at" = ? where "id" = ? and "merchant_id" = ? and ${fits} returning "id"`,
+    [...mergedBindings, now, id, merchantId, ...mergedBindings],
+  );
+  return rows.length > 0;
+}
 
 export const loadRefund = (em: EntityManager, id: string): Promise<RefundEntity | null> =>
   em.findOne(RefundEntity, { id }, { disableIdentityMap: true });

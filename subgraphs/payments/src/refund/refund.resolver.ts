@@ -1,7 +1,8 @@
 import { Arg, Ctx, Directive, FieldResolver, ID, Int, Mutation, Query, Resolver, Root } from 'type-graphql';
 import { CORE_CALL_COST, pageInfoOf, requirePrincipal, type SubgraphContext } from '@gateway/federation';
 import { PaymentSession } from '../session/session.type';
-import { RefundPaymentSessionInput } from './refund.input';
+import { MetadataEntryInput } from '../metadata/metadata.input';
+import { RefundFilter, RefundPaymentSessionInput } from './refund.input';
 import type { RefundService } from './refund.service';
 import { Refund, RefundConnection, toRefund } from './refund.type';
 
@@ -54,20 +55,44 @@ export function createRefundResolver(service: RefundService) {
       return toRefund(await service.findOwn(context.em, principal.kind === 'merchant' ? principal.id : null, id));
     }
 
+    @Mutation(() => Refund, {
+      description:
+        'Merges metadata into a refund of the merchant (PATCH /refunds/{id}): keys given are set, a key given "" is removed, others stay. ' +
+        'Errors: REFUND_NOT_FOUND, VALIDATION_ERROR (past 20 keys, a key over 40 or a value over 500 characters; nothing changes).',
+    })
+    async updateRefundMetadata(
+      @Arg('id', () => ID, { description: 'Refund id (rfd_…).' }) id: string,
+      @Arg('metadata', () => [MetadataEntryInput], { description: 'The keys to set or remove ("").' })
+      metadata: MetadataEntryInput[],
+      @Ctx() context: SubgraphContext,
+    ): Promise<Refund> {
+      const merchant = requirePrincipal(context, ['merchant'], 'INVALID_API_KEY');
+      return toRefund(await service.updateMetadata(context.em, merchant.id, id, metadata));
+    }
+
     @FieldResolver(() => RefundConnection, {
       description:
-        "The session's refunds, newest first, in pages (GET /payments/sessions/{id}/refunds): its merchant's and an operator's to see, not the payer's (FORBIDDEN).",
+        "The session's refunds, newest first, in pages (GET /payments/sessions/{id}/refunds), filtered by status, created range, reference and one metadata key=value: " +
+        "its merchant's and an operator's to see, not the payer's (FORBIDDEN).",
     })
     async refunds(
       @Root() session: PaymentSession,
       @Arg('first', () => Int, { nullable: true, description: 'Page size, 1-100 (default 20).' }) first: number | null,
-      @Arg('after', () => String, { nullable: true, description: 'endCursor of the previous page.' })
+      @Arg('after', () => String, {
+        nullable: true,
+        description: 'endCursor of the previous page (a refund id of this filtered list).',
+      })
       after: string | null,
+      @Arg('filter', () => RefundFilter, {
+        nullable: true,
+        description: 'Which refunds to keep; bad values are VALIDATION_ERROR naming the field.',
+      })
+      filter: RefundFilter | null,
       @Ctx() context: SubgraphContext,
     ): Promise<RefundConnection> {
       // The parent resolver checked the session is this principal's; the reasons are the merchant's own words.
       requirePrincipal(context, ['merchant', 'admin'], 'INVALID_API_KEY');
-      const page = await service.list(context.em, session.id, { first, after });
+      const page = await service.list(context.em, session.id, { first, after, filter });
       const edges = page.refunds.map((refund) => ({ cursor: refund.id, node: toRefund(refund) }));
       return { edges, pageInfo: pageInfoOf(edges, page.hasMore) };
     }

@@ -1,4 +1,6 @@
 import { GatewayError, rules, z } from '@gateway/kernel';
+import { filterFields, listRules, statusRule } from '../listing/list.rules';
+import { initialMetadataRule } from '../metadata/metadata.rules';
 import { DESCRIPTION_MAX, REFERENCE_MAX } from '../session/session.rules';
 
 /** POST /payments/sessions/{id}/refunds: everything checked before anything is asked or written. */
@@ -8,6 +10,7 @@ export const refundSessionRules = z
     amount: rules.amount.nullish(),
     reason: rules.text(DESCRIPTION_MAX).nullish(),
     reference: rules.text(REFERENCE_MAX).nullish(),
+    metadata: initialMetadataRule.nullish(),
   })
   .strict();
 export type RefundSessionRequest = z.infer<typeof refundSessionRules>;
@@ -33,3 +36,10 @@ export function refundAmountOf(
     );
   return amount;
 }
+
+/** A session's refunds (GET /payments/sessions/{id}/refunds): page and filters; statuses as the record shows them. */
+export const refundListRules = listRules({
+  status: statusRule(['PROCESSING', 'COMPLETED', 'FAILED'] as const).nullish(),
+  reference: filterFields.reference,
+  metadata: filterFields.metadata,
+});

@@ -1,17 +1,21 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { OneStatement } from '@gateway/db';
 import type { Directory } from '@gateway/federation';
-import { GatewayError, newId, parseInput, requestHash, type Logger } from '@gateway/kernel';
+import { GatewayError, invalid, newId, parseInput, requestHash, type Logger } from '@gateway/kernel';
 import type { PaymentEngine, StartedMovement } from '../engine/engine';
 import { idempotency } from '../idempotency/idempotency.service';
 import { merchantSettlementAccount } from '../merchant/settlement-account';
 import type { PaymentSessionEntity } from '../session/session.entity';
 import { loadSession } from '../session/session.moves';
-import { PAGE_SIZE_DEFAULT, pageRules } from '../session/session.rules';
+import { createdRange, keysetPage } from '../listing/keyset-page';
+import { tooManyKeys, updateMetadataRules } from '../metadata/metadata.rules';
+import { keysAfter, metadataContains } from '../metadata/metadata.sql';
+import { MOVEMENT_STATUSES } from '../movement/movement.transitions';
 import { sessionNotFound } from '../session/session.service';
 import { RefundEntity } from './refund.entity';
-import { createRefundIn, loadRefund, newRefund } from './refund.moves';
-import { refundAmountOf, refundSessionRules, type RefundSessionRequest } from './refund.rules';
+import { createRefundIn, loadRefund, newRefund, updateRefundMetadata } from './refund.moves';
+import { refundAmountOf, refundListRules, refundSessionRules, type RefundSessionRequest } from './refund.rules';
+import { publicRefundStatus } from './refund.transitions';
 
 /** One wording for an unknown id and another merchant's, so the two cannot be told apart. */
 export const refundNotFound = (id: string): GatewayError => new GatewayError('REFUND_NOT_FOUND', `no refund ${id}`);
@@ -76,25 +80,40 @@ export class RefundService {
     return refund;
   }
 
-  /** A session's refunds, newest first (keyset on created_at, id); the caller has checked who may see the session. */
+  /** A session's refunds, newest first, filtered (listing/keyset-page.ts); the caller has checked who may see the session. */
   async list(
     em: EntityManager,
     sessionId: string,
-    args: { first?: number | null; after?: string | null },
+    args: { first?: number | null; after?: string | null; filter?: object | null },
   ): Promise<{ refunds: RefundEntity[]; hasMore: boolean }> {
-    const parsed = parseInput(pageRules, args);
-    const size = parsed.first ?? PAGE_SIZE_DEFAULT;
-    let where: object = { sessionId };
-    if (parsed.after) {
-      const cursor = await em.findOne(RefundEntity, { sessionId, id: parsed.after });
-      if (!cursor) throw new GatewayError('VALIDATION_ERROR', 'after: not a cursor of this list (a refund id from it)');
-      where = {
-        sessionId,
-        $or: [{ createdAt: { $lt: cursor.createdAt } }, { createdAt: cursor.createdAt, id: { $lt: cursor.id } }],
-      };
+    const request = parseInput(refundListRules, {
+      first: args.first,
+      after: args.after,
+      ...(plain(args.filter ?? {}) as Record<string, unknown>),
+    });
+    const { status, reference, metadata } = request;
+    const { rows, hasMore } = await keysetPage(em, RefundEntity, {
+      scope: { sessionId },
+      fixed: [...createdRange<RefundEntity>(request), ...(reference ? [{ reference }] : [])],
+      changing: [
+        // PROCESSING on the record is PROCESSING or SETTLEMENT_PENDING in the row.
+        ...(status ? [{ status: { $in: MOVEMENT_STATUSES.filter((s) => publicRefundStatus(s) === status) } }] : []),
+        ...(metadata ? [metadataContains(metadata.key, metadata.value)] : []),
+      ],
+      first: request.first,
+      after: request.after,
+    });
+    return { refunds: rows, hasMore };
+  }
+
+  /** Merges metadata into a refund of the merchant's ("" removes a key); refused past 20 keys, nothing changed. */
+  async updateMetadata(em: EntityManager, merchantId: string, id: string, metadata: unknown): Promise<RefundEntity> {
+    const request = parseInput(updateMetadataRules, { metadata: plain(metadata ?? []) });
+    if (!(await updateRefundMetadata(em, merchantId, id, request.metadata, new Date()))) {
+      const refund = await this.findOwn(em, merchantId, id);
+      throw invalid('metadata', tooManyKeys(keysAfter(refund.metadata, request.metadata)));
     }
-    const rows = await em.find(RefundEntity, where, { orderBy: { createdAt: 'desc', id: 'desc' }, limit: size + 1 });
-    return { refunds: rows.slice(0, size), hasMore: rows.length > size };
+    return this.findOwn(em, merchantId, id);
   }
 
   /** Checks, then writes the refund with its amount taken and its execution; refuses with the contract's codes. */
@@ -131,6 +150,7 @@ export class RefundService {
         currency: session.currency,
         reason: request.reason ?? null,
         reference: request.reference ?? null,
+        metadata: request.metadata ?? {},
         description: `Refund of ${session.reference ?? session.id}`,
         debtorBank: account.bank.handle,
         debtorIban: account.iban,

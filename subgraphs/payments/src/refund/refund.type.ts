@@ -3,6 +3,7 @@ import { BankReference, bankReference, PageInfo } from '@gateway/federation';
 import { GraphQLSafeInt } from 'graphql-scalars';
 import type { RefundEntity } from './refund.entity';
 import { publicRefundStatus } from './refund.transitions';
+import { MetadataEntry, toMetadataEntries } from '../metadata/metadata.type';
 
 export enum RefundStatus {
   PROCESSING = 'PROCESSING',
@@ -78,6 +79,9 @@ export class Refund {
 
   @Field(() => Date, { nullable: true, description: 'When it FAILED.' })
   failedAt!: Date | null;
+
+  @Field(() => [MetadataEntry], { description: "The merchant's own key-value pairs, in key order." })
+  metadata!: MetadataEntry[];
 }
 
 export function toRefund(entity: RefundEntity): Refund {
@@ -98,6 +102,7 @@ export function toRefund(entity: RefundEntity): Refund {
     createdAt: entity.createdAt,
     completedAt: entity.completedAt,
     failedAt: entity.failedAt,
+    metadata: toMetadataEntries(entity.metadata),
   };
 }
 

@@ -1,5 +1,6 @@
 import { Entity, PrimaryKey, Property } from '@mikro-orm/core';
 import type { Currency } from '@gateway/kernel';
+import type { Metadata } from '../metadata/metadata.rules';
 import type { SessionStatus } from './session.transitions';
 
 export type DestinationType = 'alias' | 'iban';
@@ -60,6 +61,10 @@ export class PaymentSessionEntity {
   /** The merchant's own reference, returned in payment.completed. */
   @Property({ type: 'text', nullable: true })
   reference: string | null = null;
+
+  /** The merchant's own key-value pairs (metadata/): never shown to the payer; changed by the owner's metadata UPDATE. */
+  @Property({ type: 'json' })
+  metadata: Metadata = {};
 
   @Property({ type: 'text', nullable: true })
   redirectUrl: string | null = null;

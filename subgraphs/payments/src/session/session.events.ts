@@ -18,6 +18,8 @@ export function sessionEventData(session: PaymentSessionEntity): Record<string, 
     amount: Number(session.amount),
     currency: session.currency,
     reference: session.reference,
+    // The merchant's own keys, as they are when the event is written.
+    metadata: session.metadata ?? {},
     merchant_id: session.merchantId,
     ...(session.status === 'COMPLETED'
       ? { settlement_type: session.settlementType, creditor_bank: session.creditorBank }

@@ -1,5 +1,6 @@
 import { Field, InputType } from 'type-graphql';
 import { GraphQLSafeInt } from 'graphql-scalars';
+import { MetadataEntryInput, MetadataFilter } from '../metadata/metadata.input';
 
 @InputType({ description: 'Where the money goes: an alias (handle or handle@bank_handle) or an IBAN.' })
 export class DestinationInput {
@@ -44,4 +45,39 @@ export class CreatePaymentSessionInput {
       "Where this session's webhooks go instead of the merchant's webhook URL (https to a public host in production).",
   })
   webhookUrl?: string | null;
+
+  @Field(() => [MetadataEntryInput], {
+    nullable: true,
+    description:
+      "The merchant's own key-value pairs (up to 20; never shown to the payer), echoed in the session's webhooks.",
+  })
+  metadata?: MetadataEntryInput[] | null;
+}
+
+@InputType({ description: 'Which sessions a list keeps (all given filters at once).' })
+export class PaymentSessionFilter {
+  @Field(() => String, {
+    nullable: true,
+    description:
+      'PENDING, PROCESSING, SETTLEMENT_PENDING, COMPLETED, FAILED or EXPIRED (a PENDING session past expires_at counts as EXPIRED, as it reads).',
+  })
+  status?: string | null;
+
+  @Field(() => String, { nullable: true, description: 'Created at or after this ISO 8601 time (inclusive).' })
+  createdFrom?: string | null;
+
+  @Field(() => String, { nullable: true, description: 'Created before this ISO 8601 time (exclusive).' })
+  createdTo?: string | null;
+
+  @Field(() => String, { nullable: true, description: "The merchant's reference, exactly." })
+  reference?: string | null;
+
+  @Field(() => GraphQLSafeInt, { nullable: true, description: 'Amount at least this, in minor units (0 or more).' })
+  amountMin?: number | null;
+
+  @Field(() => GraphQLSafeInt, { nullable: true, description: 'Amount at most this, in minor units (0 or more).' })
+  amountMax?: number | null;
+
+  @Field(() => MetadataFilter, { nullable: true, description: 'Metadata holding this key with this value.' })
+  metadata?: MetadataFilter | null;
 }

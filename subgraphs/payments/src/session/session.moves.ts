@@ -1,6 +1,8 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { FilterQuery } from '@mikro-orm/core';
 import type { OneStatement } from '@gateway/db';
+import type { MetadataPatch } from '../metadata/metadata.rules';
+import { metadataMerge } from '../metadata/metadata.sql';
 import { PaymentSessionEntity } from './session.entity';
 import { recordSessionEvent, recordSessionEventIn } from './session.events';
 import { REACHED_AT, refusal, transitionFor, type SessionTrigger } from './session.transitions';
@@ -9,8 +11,8 @@ import { REACHED_AT, refusal, transitionFor, type SessionTrigger } from './sessi
  * The one writer of payments.payment_sessions (CONVENTIONS "Data": one owner per table): every
  * change of a session is a move of the transition table (creation included) and writes its
  * outbox event in the same transaction; the wrong-OTP counter, the OTP checks under way
- * (startCheckoutCheck) and the amount refunded (reserveRefundIn, releaseRefundIn) are the columns
- * that change without a move. Other folders read sessions
+ * (startCheckoutCheck), the amount refunded (reserveRefundIn, releaseRefundIn) and the merchant's
+ * metadata (updateSessionMetadata) are the columns that change without a move. Other folders read sessions
  * freely and change them only through here.
  */
 
@@ -28,6 +30,7 @@ export type NewSession = Pick<
   | 'creditorBank'
   | 'description'
   | 'reference'
+  | 'metadata'
   | 'redirectUrl'
   | 'webhookUrl'
   | 'checkoutUrl'
@@ -247,6 +250,27 @@ export function releaseRefundIn(
      where "id" = ? and "amount_refunded" >= ? and ${statement.changed(when)} returning 1`,
     [refund.amount.toString(), now, refund.sessionId, refund.amount.toString()],
   );
+}
+
+/**
+ * Merges a PATCH into the metadata of a session of `merchantId`: false when there is no such
+ * session or the merge would pass 20 keys (nothing changes; the caller tells which). Raw SQL: the
+ * merge and its limit are computed on the row in the statement, so concurrent PATCHes of different
+ * keys all keep theirs. No event: metadata is no move, and the next event carries it.
+ */
+export async function updateSessionMetadata(
+  em: EntityManager,
+  merchantId: string,
+  id: string,
+  patch: MetadataPatch,
+  now: Date,
+): Promise<boolean> {
+  const { merged, fits, mergedBindings } = metadataMerge(patch);
+  const rows: unknown[] = await em.execute(
+    `update "payments"."payment_sessions" set "metadata" = ${merged}, "updated_at" = ? where "id" = ? and "merchant_id" = ? and ${fits} returning "id"`,
+    [...mergedBindings, now, id, merchantId, ...mergedBindings],
+  );
+  return rows.length > 0;
 }
 
 /** Loads a session as a plain, untracked object (what moveSession updates in place). */

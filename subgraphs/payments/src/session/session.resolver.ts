@@ -1,7 +1,9 @@
-import { Arg, Ctx, ID, Int, Mutation, Query, Resolver } from 'type-graphql';
+import { Arg, Ctx, FieldResolver, ID, Int, Mutation, Query, Resolver, Root } from 'type-graphql';
 import { merchantLivemode } from '@gateway/kernel';
 import { pageInfoOf, requirePrincipal, type SubgraphContext } from '@gateway/federation';
-import { CreatePaymentSessionInput } from './session.input';
+import { MetadataEntryInput } from '../metadata/metadata.input';
+import { MetadataEntry, toMetadataEntries } from '../metadata/metadata.type';
+import { CreatePaymentSessionInput, PaymentSessionFilter } from './session.input';
 import { sessionNotFound, type SessionService } from './session.service';
 import { PaymentSession, PaymentSessionConnection, toPaymentSession } from './session.type';
 
@@ -69,21 +71,54 @@ export function createSessionResolver(service: SessionService) {
     }
 
     @Query(() => PaymentSessionConnection, {
-      description: "The merchant's sessions, newest first, in pages (GET /payments/sessions).",
+      description:
+        "The merchant's sessions, newest first, in pages (GET /payments/sessions), filtered by status, created range, reference, amount range and one metadata key=value.",
     })
     async paymentSessions(
       @Arg('first', () => Int, { nullable: true, description: 'Page size, 1-100 (default 20).' }) first: number | null,
-      @Arg('after', () => String, { nullable: true, description: 'endCursor of the previous page.' })
+      @Arg('after', () => String, {
+        nullable: true,
+        description: 'endCursor of the previous page (a session id of this filtered list).',
+      })
       after: string | null,
+      @Arg('filter', () => PaymentSessionFilter, {
+        nullable: true,
+        description: 'Which sessions to keep; bad values are VALIDATION_ERROR naming the field.',
+      })
+      filter: PaymentSessionFilter | null,
       @Ctx() context: SubgraphContext,
     ): Promise<PaymentSessionConnection> {
       const merchant = requirePrincipal(context, ['merchant'], 'INVALID_API_KEY');
-      const page = await service.list(context.em, merchant.id, { first, after });
+      const page = await service.list(context.em, merchant.id, { first, after, filter });
       const edges = page.sessions.map((session) => ({ cursor: session.id, node: toPaymentSession(session) }));
       return {
         edges,
         pageInfo: pageInfoOf(edges, page.hasMore),
       };
+    }
+
+    @Mutation(() => PaymentSession, {
+      description:
+        'Merges metadata into a session of the merchant (PATCH /payments/sessions/{id}): keys given are set, a key given "" is removed, others stay. ' +
+        'Errors: SESSION_NOT_FOUND, VALIDATION_ERROR (past 20 keys, a key over 40 or a value over 500 characters; nothing changes).',
+    })
+    async updatePaymentSessionMetadata(
+      @Arg('id', () => ID, { description: 'Session id (ops_…).' }) id: string,
+      @Arg('metadata', () => [MetadataEntryInput], { description: 'The keys to set or remove ("").' })
+      metadata: MetadataEntryInput[],
+      @Ctx() context: SubgraphContext,
+    ): Promise<PaymentSession> {
+      const merchant = requirePrincipal(context, ['merchant'], 'INVALID_API_KEY');
+      return service.updateMetadata(context.em, merchant.id, id, metadata);
+    }
+
+    @FieldResolver(() => [MetadataEntry], {
+      description:
+        "The merchant's own key-value pairs, in key order: its merchant's and an operator's to see, never the payer's (FORBIDDEN).",
+    })
+    metadata(@Root() session: PaymentSession, @Ctx() context: SubgraphContext): MetadataEntry[] {
+      requirePrincipal(context, ['merchant', 'admin'], 'INVALID_API_KEY');
+      return toMetadataEntries(session.metadata);
     }
   }
   return SessionResolver;

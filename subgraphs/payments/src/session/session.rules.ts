@@ -1,4 +1,7 @@
 import { rules, webhookUrlRule, z, type WebhookUrlSettings } from '@gateway/kernel';
+import { filterFields, listRules, statusRule } from '../listing/list.rules';
+import { initialMetadataRule } from '../metadata/metadata.rules';
+import { SESSION_STATUSES } from './session.transitions';
 
 const destination = z.discriminatedUnion(
   'type',
@@ -35,6 +38,7 @@ function buildCreateSessionRules(settings: WebhookUrlSettings) {
       reference: rules.text(REFERENCE_MAX).nullish(),
       redirectUrl: z.string().trim().pipe(rules.url(production)).nullish(),
       webhookUrl: webhookUrlRule(settings).nullish(),
+      metadata: initialMetadataRule.nullish(),
     })
     .strict();
 }
@@ -42,17 +46,12 @@ function buildCreateSessionRules(settings: WebhookUrlSettings) {
 type CreateSessionRules = ReturnType<typeof buildCreateSessionRules>;
 export type CreateSessionRequest = z.infer<CreateSessionRules>;
 
-export const PAGE_SIZE_DEFAULT = 20;
-export const PAGE_SIZE_MAX = 100;
-
-export const pageRules = z
-  .object({
-    first: z
-      .number()
-      .int()
-      .min(1, `must be between 1 and ${PAGE_SIZE_MAX}`)
-      .max(PAGE_SIZE_MAX, `must be between 1 and ${PAGE_SIZE_MAX}`)
-      .nullish(),
-    after: z.string().trim().min(1, 'must not be empty').max(64).nullish(),
-  })
-  .strict();
+/** paymentSessions (GET /payments/sessions): page and filters. */
+export const sessionListRules = listRules({
+  status: statusRule(SESSION_STATUSES).nullish(),
+  reference: filterFields.reference,
+  amountMin: filterFields.amountMin,
+  amountMax: filterFields.amountMax,
+  metadata: filterFields.metadata,
+});
+export type SessionListRequest = z.infer<typeof sessionListRules>;

@@ -1,15 +1,27 @@
-import { LockMode } from '@mikro-orm/core';
+import { LockMode, type FilterQuery } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { OneStatement } from '@gateway/db';
 import { wakeOutboxRelay } from '@gateway/events';
-import { GatewayError, newId, parseInput, type Currency, requestHash, worldOf } from '@gateway/kernel';
+import { GatewayError, invalid, newId, parseInput, type Currency, requestHash, worldOf } from '@gateway/kernel';
 import type { AliasRouting, BankRouting, Directory } from '@gateway/federation';
 import { idempotency } from '../idempotency/idempotency.service';
 import { PaymentSessionEntity } from './session.entity';
-import { createSessionIn, loadSession, moveSession, newSession, sessionExpiryDue } from './session.moves';
-import { createSessionRules, PAGE_SIZE_DEFAULT, pageRules, type CreateSessionRequest } from './session.rules';
+import {
+  createSessionIn,
+  loadSession,
+  moveSession,
+  newSession,
+  sessionExpiryDue,
+  updateSessionMetadata,
+} from './session.moves';
+import { createdRange, keysetPage } from '../listing/keyset-page';
+import type { MetadataEntryInput } from '../metadata/metadata.input';
+import { tooManyKeys, updateMetadataRules } from '../metadata/metadata.rules';
+import { keysAfter, metadataContains } from '../metadata/metadata.sql';
+import { createSessionRules, sessionListRules, type CreateSessionRequest } from './session.rules';
 import { fromSnapshot, snapshotOf, toPaymentSession, type PaymentSession } from './session.type';
-import type { CreatePaymentSessionInput } from './session.input';
+import type { CreatePaymentSessionInput, PaymentSessionFilter } from './session.input';
+import type { SessionStatus } from './session.transitions';
 
 export interface SessionSettings {
   production: boolean;
@@ -88,32 +100,52 @@ export class SessionService {
   }
 
   /**
-   * A page of the merchant's sessions, newest first, continuing strictly after the cursor
-   * session (keyset on created_at, id): sessions created meanwhile land before the first page
-   * and never shift or repeat later ones.
+   * A page of the merchant's sessions, newest first, filtered (listing/keyset-page.ts): sessions
+   * created meanwhile land before the first page and never shift or repeat later ones.
    */
   async list(
     em: EntityManager,
     merchantId: string,
-    args: { first?: number | null; after?: string | null },
+    args: { first?: number | null; after?: string | null; filter?: PaymentSessionFilter | null },
   ): Promise<SessionPage> {
-    const page = parseInput(pageRules, args);
-    const size = page.first ?? PAGE_SIZE_DEFAULT;
-    let where: object = { merchantId };
-    if (page.after) {
-      const cursor = await em.findOne(PaymentSessionEntity, { id: page.after, merchantId });
-      if (!cursor)
-        throw new GatewayError('VALIDATION_ERROR', 'after: not a cursor of this list (a session id from it)');
-      where = {
-        merchantId,
-        $or: [{ createdAt: { $lt: cursor.createdAt } }, { createdAt: cursor.createdAt, id: { $lt: cursor.id } }],
-      };
-    }
-    const rows = await em.find(PaymentSessionEntity, where, {
-      orderBy: { createdAt: 'desc', id: 'desc' },
-      limit: size + 1,
+    const request = parseInput(sessionListRules, { first: args.first, after: args.after, ...plainFilter(args.filter) });
+    const { metadata, status, reference, amountMin, amountMax } = request;
+    const page = await keysetPage(em, PaymentSessionEntity, {
+      scope: { merchantId },
+      fixed: [
+        ...createdRange<PaymentSessionEntity>(request),
+        ...(reference ? [{ reference }] : []),
+        ...(amountMin != null ? [{ amount: { $gte: BigInt(amountMin) } }] : []),
+        ...(amountMax != null ? [{ amount: { $lte: BigInt(amountMax) } }] : []),
+      ],
+      changing: [
+        ...(status ? [sessionsReading(status, new Date())] : []),
+        ...(metadata ? [metadataContains(metadata.key, metadata.value)] : []),
+      ],
+      first: request.first,
+      after: request.after,
     });
-    return { sessions: rows.slice(0, size), hasMore: rows.length > size };
+    return { sessions: page.rows, hasMore: page.hasMore };
+  }
+
+  /**
+   * Merges metadata into a session of the merchant's (a key set to "" is removed): all or nothing,
+   * refused past 20 keys. Any status: metadata is the merchant's bookkeeping, not the payment.
+   */
+  async updateMetadata(
+    em: EntityManager,
+    merchantId: string,
+    id: string,
+    metadata: MetadataEntryInput[],
+  ): Promise<PaymentSession> {
+    const request = parseInput(updateMetadataRules, { metadata: plain(metadata) });
+    if (!(await updateSessionMetadata(em, merchantId, id, request.metadata, new Date()))) {
+      const session = await this.findOwn(em, merchantId, id);
+      throw invalid('metadata', tooManyKeys(keysAfter(session.metadata, request.metadata)));
+    }
+    const session = await loadSession(em, id);
+    if (!session) throw sessionNotFound(id);
+    return toPaymentSession(session);
   }
 
   /**
@@ -213,6 +245,7 @@ export class SessionService {
         creditorBank: destination.bank.handle,
         description: request.description ?? null,
         reference: request.reference ?? null,
+        metadata: request.metadata ?? {},
         redirectUrl: request.redirectUrl ?? null,
         webhookUrl: request.webhookUrl ?? null,
         checkoutUrl: `${this.settings.publicBaseUrl}/pay/${id}`,
@@ -226,6 +259,23 @@ export class SessionService {
 /** type-graphql input classes -> plain objects, so the strict rules see only given fields. */
 function plain<T>(input: T): unknown {
   return JSON.parse(JSON.stringify(input));
+}
+
+/** A graph filter input as a plain object, so the strict rules see only given fields. */
+function plainFilter(input: unknown): Record<string, unknown> {
+  return input == null ? {} : (JSON.parse(JSON.stringify(input)) as Record<string, unknown>);
+}
+
+/**
+ * Sessions whose status reads as `status` now: a PENDING session past expires_at reads EXPIRED
+ * (effectiveStatus) before the expiry job records it, so it is listed as EXPIRED, not PENDING.
+ */
+function sessionsReading(status: SessionStatus, now: Date): FilterQuery<PaymentSessionEntity> {
+  const lapsed = { status: 'PENDING' as const, expiresAt: { $lte: now }, checkoutChecksInFlight: { $lte: 0 } };
+  if (status === 'EXPIRED') return { $or: [{ status: 'EXPIRED' }, lapsed] };
+  if (status === 'PENDING')
+    return { status: 'PENDING', $or: [{ expiresAt: { $gt: now } }, { checkoutChecksInFlight: { $gt: 0 } }] };
+  return { status };
 }
 
 /** The registry's answer names its own argument; the merchant sent destination.value. */

@@ -1,6 +1,7 @@
 import { Directive, Field, ID, ObjectType, registerEnumType } from 'type-graphql';
 import { PageInfo, BankReference, bankReference } from '@gateway/federation';
 import { GraphQLSafeInt } from 'graphql-scalars';
+import type { Metadata } from '../metadata/metadata.rules';
 import type { PaymentSessionEntity } from './session.entity';
 import type { SessionStatus } from './session.transitions';
 
@@ -127,6 +128,9 @@ export class PaymentSession {
 
   @Field(() => Date, { nullable: true, description: 'When the session EXPIRED.' })
   expiredAt!: Date | null;
+
+  /** The merchant's metadata: shown by a field resolver that keeps it from the payer (session.resolver.ts). */
+  metadata!: Metadata;
 }
 
 @ObjectType({ description: 'One session of a page, with the cursor that continues after it.' })
@@ -191,6 +195,7 @@ export function toPaymentSession(entity: PaymentSessionEntity, now = new Date())
     failedAt: entity.failedAt,
     // Expired at expires_at, even before the expiry job has recorded it.
     expiredAt: entity.expiredAt ?? (status === 'EXPIRED' ? entity.expiresAt : null),
+    metadata: entity.metadata ?? {},
   };
 }
 

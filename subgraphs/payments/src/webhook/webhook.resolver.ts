@@ -1,5 +1,6 @@
 import { Arg, Ctx, FieldResolver, ID, Int, Mutation, Query, Resolver, Root } from 'type-graphql';
 import { pageInfoOf, requirePrincipal, type SubgraphContext } from '@gateway/federation';
+import { WebhookDeliveryFilter } from '../listing/delivery-filter.input';
 import { DEFAULT_PAGE_SIZE, type WebhookDeliveryService } from './webhook.service';
 import {
   toWebhookAttempt,
@@ -31,9 +32,15 @@ export function createWebhookResolver(service: WebhookDeliveryService) {
         description: "Only the deliveries of this session's (ops_…), mandate's or consent's events.",
       })
       aggregateId: string | null,
+      @Arg('filter', () => WebhookDeliveryFilter, {
+        nullable: true,
+        description:
+          'Which deliveries to keep (status, created range, event kind); bad values are VALIDATION_ERROR naming the field.',
+      })
+      filter: WebhookDeliveryFilter | null,
       @Ctx() context: SubgraphContext,
     ): Promise<WebhookDeliveryConnection> {
-      const page = await service.list(context.em, audienceOf(context), first, after, aggregateId);
+      const page = await service.list(context.em, audienceOf(context), first, after, aggregateId, filter);
       const edges = page.deliveries.map((delivery) => ({ cursor: delivery.id, node: toWebhookDelivery(delivery) }));
       return {
         edges,

@@ -1,10 +1,16 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { GatewayError, invalid } from '@gateway/kernel';
+import { GatewayError, parseInput } from '@gateway/kernel';
+import type { WebhookDeliveryFilter } from '../listing/delivery-filter.input';
+import { createdRange, keysetPage } from '../listing/keyset-page';
+import { filterFields, listRules, PAGE_SIZE_DEFAULT, PAGE_SIZE_MAX, statusRule } from '../listing/list.rules';
 import { deliveries } from './delivery.repository';
-import { WebhookAttemptEntity, WebhookDeliveryEntity } from './webhook-delivery.entity';
+import { DELIVERY_STATUSES, WebhookAttemptEntity, WebhookDeliveryEntity } from './webhook-delivery.entity';
 
-export const MAX_PAGE_SIZE = 100;
-export const DEFAULT_PAGE_SIZE = 20;
+export const MAX_PAGE_SIZE = PAGE_SIZE_MAX;
+export const DEFAULT_PAGE_SIZE = PAGE_SIZE_DEFAULT;
+
+/** webhookDeliveries (GET /webhooks/deliveries): page and filters. */
+const deliveryListRules = listRules({ status: statusRule(DELIVERY_STATUSES).nullish(), event: filterFields.event });
 
 /** One answer for an unknown id and another audience's (merchant or TPP), so a credential cannot probe which exist. */
 const deliveryNotFound = (id: string) =>
@@ -34,9 +40,9 @@ export class WebhookDeliveryService {
   }
 
   /**
-   * Newest first; `after` is the id of the last delivery of the previous page. `aggregateId` keeps
-   * one session's (mandate's, consent's) deliveries, still within the caller's own: another
-   * audience's aggregate simply has none here.
+   * Newest first, filtered (listing/keyset-page.ts); `after` is the id of the last delivery of the
+   * previous page. `aggregateId` keeps one session's (mandate's, consent's) deliveries, still
+   * within the caller's own: another audience's aggregate simply has none here.
    */
   async list(
     em: EntityManager,
@@ -44,24 +50,22 @@ export class WebhookDeliveryService {
     first: number,
     after?: string | null,
     aggregateId?: string | null,
+    filter?: WebhookDeliveryFilter | null,
   ): Promise<DeliveryPage> {
-    if (!Number.isInteger(first) || first < 1 || first > MAX_PAGE_SIZE)
-      throw invalid('first', `must be an integer from 1 to ${MAX_PAGE_SIZE}`);
-    const scope: Record<string, unknown> = aggregateId ? { audienceId, aggregateId } : { audienceId };
-    let where: Record<string, unknown> = scope;
-    if (after) {
-      const cursor = await em.findOne(WebhookDeliveryEntity, { ...scope, id: after });
-      if (!cursor) throw invalid('after', 'is not a delivery of this caller');
-      where = {
-        ...scope,
-        $or: [{ createdAt: { $lt: cursor.createdAt } }, { createdAt: cursor.createdAt, id: { $lt: cursor.id } }],
-      };
-    }
-    const rows = await em.find(WebhookDeliveryEntity, where, {
-      orderBy: { createdAt: 'desc', id: 'desc' },
-      limit: first + 1,
+    const request = parseInput(deliveryListRules, {
+      first,
+      after,
+      ...(filter ? JSON.parse(JSON.stringify(filter)) : {}),
     });
-    return { deliveries: rows.slice(0, first), hasMore: rows.length > first };
+    const { status, event } = request;
+    const page = await keysetPage(em, WebhookDeliveryEntity, {
+      scope: aggregateId ? { audienceId, aggregateId } : { audienceId },
+      fixed: [...createdRange<WebhookDeliveryEntity>(request), ...(event ? [{ eventKind: event }] : [])],
+      changing: status ? [{ status }] : [],
+      first: request.first,
+      after: request.after,
+    });
+    return { deliveries: page.rows, hasMore: page.hasMore };
   }
 
   async attempts(em: EntityManager, deliveryId: string): Promise<WebhookAttemptEntity[]> {
