@@ -7,6 +7,7 @@ import { beginFapiCall, challengeOn401 } from './fapi';
 import { passBackRouterHeaders } from './headers';
 import { GatewayError } from '@gateway/kernel';
 import { MEDIA_TYPE, type HtmlFormRoute, type RestRoute, type RouteHeaders } from './route';
+import { answerStreamed } from './stream-answer';
 import { validate } from './validation';
 
 /** A POST or PATCH without a documented body still refuses fields, so typos never pass silently. */
@@ -119,6 +120,19 @@ export function registerRoutes(
           ...(typeof idempotencyKey === 'string' ? { idempotencyKey } : {}),
         };
         const mapped = { params: keysToCamel(params), query: keysToCamel(query), body: keysToCamel(body), headers };
+        if (route.stream) {
+          const { stream } = route;
+          return answerStreamed(
+            route,
+            stream,
+            request,
+            reply,
+            execute,
+            route.variables(mapped),
+            stream.filename(mapped),
+            (error) => inRestTerms(route, error),
+          );
+        }
         const execution = await execute(
           request,
           route.operation,

@@ -104,10 +104,35 @@ export interface RestRoute<
   /** Codes this route answers besides the generic ones (docs). */
   errors: ErrorCode[];
   /**
+   * The answer is a file streamed page by page (reports) instead of one JSON body: `operation` is
+   * run again for each page with the previous page's cursor (StreamedAnswer). `result` is unused.
+   */
+  stream?: StreamedAnswer<P, Q, B>;
+  /**
    * The path is also a page: what a browser gets there (docs). A request that does not ask for
    * JSON is handed to the page handler registered for this route; the table documents the JSON.
    */
   page?: string;
+}
+
+/**
+ * A file answered in pages (RestRoute.stream): the first page is asked before anything is sent,
+ * so a refusal is an ordinary error answer; later pages are written as they come.
+ */
+export interface StreamedAnswer<P = any, Q = any, B = any> {
+  /** Content-Type of the file, e.g. text/csv; charset=utf-8. */
+  contentType: string;
+  /** The attachment's file name (Content-Disposition). */
+  filename(request: RouteRequest<P, Q, B>): string;
+  /** Written first (a CSV header row). */
+  head: string;
+  /** The variable that carries the cursor of the page asked for. */
+  cursorVariable: string;
+  /** One page of `data` as text to write, and the cursor of the next page (null: it was the last). */
+  page(data: GraphQLData): { text: string; next: string | null };
+  /** Docs: what the file holds, and an example of it. */
+  description: string;
+  example: string;
 }
 
 /** How a route answers an HTML form (RestRoute.htmlForm). */

@@ -225,6 +225,19 @@ function operationOf(route: RestRoute): OpenApiOperation {
       ? { content: { 'application/json': mediaWithExample(jsonSchema(route.response, 'output')) } }
       : {}),
   };
+  // A streamed file (reports): its media type instead of JSON, sent as an attachment.
+  if (route.stream) {
+    success.headers = {
+      ...success.headers,
+      'Content-Disposition': { $ref: '#/components/headers/Content-Disposition' },
+    };
+    success.content = {
+      [route.stream.contentType.split(';')[0]!]: {
+        schema: { type: 'string', description: route.stream.description },
+        example: route.stream.example,
+      },
+    };
+  }
   // A path that is also a page: the same 200 in HTML, for a browser.
   if (route.page)
     success.content = { ...success.content, 'text/html': { schema: { type: 'string', description: route.page } } };
@@ -343,6 +356,10 @@ export function buildOpenApiDocument(routes: readonly RestRoute[], serverUrl: st
         'X-RateLimit-Remaining': { description: 'Requests left in the current window.', schema: { type: 'integer' } },
         'X-RateLimit-Reset': { description: 'Seconds until the window resets.', schema: { type: 'integer' } },
         'Retry-After': { description: 'Seconds to wait before retrying (429 only).', schema: { type: 'integer' } },
+        'Content-Disposition': {
+          description: 'attachment; filename="…": a streamed file (reports) is saved, not shown.',
+          schema: { type: 'string' },
+        },
         'x-fapi-interaction-id': {
           description: "The caller's x-fapi-interaction-id, or a fresh UUID.",
           schema: { type: 'string', format: 'uuid' },

@@ -18,6 +18,8 @@ export const TAG_DESCRIPTIONS: Record<string, string> = {
   Payments: 'Payment sessions a merchant creates and follows: create, read, list.',
   Refunds:
     "Refunds of completed payment sessions, full or partial, from the merchant's settlement account to the payer, through the payment engine.",
+  Reports:
+    "CSV exports of the merchant's sessions and refunds over a date range, streamed whatever their size (the daily summary is GraphQL's dailySummary).",
   Checkout: 'What the payer uses: the checkout page, its status, and the authorization with an OTP from their bank.',
   Mandates:
     'Recurring mandates: a merchant asks, the customer confirms once, then the merchant charges each period within the limit.',

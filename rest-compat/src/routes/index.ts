@@ -16,6 +16,7 @@ import { merchantRoutes } from './merchants';
 import { paymentRoutes } from './payments';
 import { paymentOrderRoutes } from './payment-orders';
 import { refundRoutes } from './refunds';
+import { reportRoutes } from './reports';
 import { scaRoutes } from './sca';
 import { tokenRoutes } from './token';
 import { settlementRoutes } from './settlement';
@@ -38,6 +39,7 @@ export const ROUTES: readonly RestRoute[] = [
   ...identityRoutes,
   ...paymentRoutes,
   ...refundRoutes,
+  ...reportRoutes,
   ...checkoutRoutes,
   ...mandateRoutes,
   ...callbackRoutes,

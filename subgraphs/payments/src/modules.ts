@@ -14,6 +14,7 @@ import { chargeMovements } from './mandate/mandate.moves';
 import { MandateService } from './mandate/mandate.service';
 import { refundMovements } from './refund/refund.moves';
 import { RefundService } from './refund/refund.service';
+import { ReportService } from './report/report.service';
 import { SettlementRunner } from './settlement/settlement.runner';
 import { SettlementService } from './settlement/settlement.service';
 import { PayerOtp } from './payer-otp/payer-otp';
@@ -44,6 +45,7 @@ export interface PaymentsModules {
   settlement: SettlementService;
   mandates: MandateService;
   refunds: RefundService;
+  reports: ReportService;
 }
 
 /**
@@ -141,5 +143,6 @@ export function createPaymentsModules(settings: PaymentsSettings, testCores: Bui
       logger.child({ component: 'mandates' }),
     ),
     refunds: new RefundService(directory, engine, logger.child({ component: 'refunds' })),
+    reports: new ReportService(),
   };
 }

@@ -10,6 +10,7 @@ import { createMerchantSuspensionResolver } from './merchant/merchant-suspension
 import { MandateEntity } from './mandate/mandate.entity';
 import { createMandateResolver } from './mandate/mandate.resolver';
 import { createRefundResolver } from './refund/refund.resolver';
+import { createReportResolver } from './report/report.resolver';
 import { toMandate } from './mandate/mandate.type';
 import { toMerchant } from './merchant/merchant.type';
 import { NO_TEST_CORES } from '@gateway/bank-core-client';
@@ -45,6 +46,7 @@ export async function buildPaymentsSchema(
       createSettlementResolver(modules.settlement),
       createMandateResolver(modules.mandates),
       createRefundResolver(modules.refunds),
+      createReportResolver(modules.reports),
       SessionUpdatesResolver,
     ],
     referenceResolvers: {

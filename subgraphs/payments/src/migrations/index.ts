@@ -19,6 +19,7 @@ import { Migration20261204000100_execution_movement_id } from './Migration202612
 import { Migration20261205000100_refunds } from './Migration20261205000100_refunds';
 import { Migration20261210000200_merchant_suspension } from './Migration20261210000200_merchant_suspension';
 import { Migration20261220000100_webhook_endpoints } from './Migration20261220000100_webhook_endpoints';
+import { Migration20261220000300_report_indexes } from './Migration20261220000300_report_indexes';
 
 /** Committed migrations of the payments schema, in order. */
 export const migrations: MigrationObject[] = [
@@ -48,4 +49,5 @@ export const migrations: MigrationObject[] = [
   { name: 'Migration20261205000100_refunds', class: Migration20261205000100_refunds },
   { name: 'Migration20261210000200_merchant_suspension', class: Migration20261210000200_merchant_suspension },
   { name: 'Migration20261220000100_webhook_endpoints', class: Migration20261220000100_webhook_endpoints },
+  { name: 'Migration20261220000300_report_indexes', class: Migration20261220000300_report_indexes },
 ];
