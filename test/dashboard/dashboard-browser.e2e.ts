@@ -134,6 +134,9 @@ describe('merchant dashboard in a browser', () => {
     expect(await page.textContent('#test-banner')).toContain('Test mode');
     expect(await page.textContent('#test-banner')).toContain('test bank');
     expect(await page.textContent('#test-payers')).toContain('credit-refused@<bank>');
+    // The home view opens first; the sessions list is one click away.
+    await page.waitForSelector('#home');
+    await page.click('#nav-sessions');
     // The key was exchanged for a session cookie: not in the address, not in any storage, and the
     // cookie is HttpOnly (no script reads it) and SameSite=Strict.
     expect(page.url()).not.toContain(merchant.apiKey);
@@ -279,13 +282,15 @@ describe('merchant dashboard in a browser', () => {
     const ofB = await createSession(b.apiKey, payee, 'b-1');
     await openPage();
     await signIn(b.apiKey);
+    await page.click('#nav-sessions');
     // A live key: no test-mode banner.
     expect(await page.locator('#test-banner').count()).toBe(0);
     await page.waitForSelector(`#sessions [data-session-id="${ofB}"]`);
     expect(await page.locator(`#sessions [data-session-id="${ofA}"]`).count()).toBe(0);
 
-    await page.fill('#open-session-id', ofA);
-    await page.click('#open-session-form button');
+    // The search box opens an id it is given (the API then says whether it is this merchant's).
+    await page.fill('#sessions-search', ofA);
+    await page.click('#sessions-apply');
     await page.waitForSelector('#session-error');
     expect(await page.textContent('#session-detail h1')).toBe('Session not found');
     expect(await page.textContent('#session-error .error-code')).toBe('SESSION_NOT_FOUND');
@@ -299,6 +304,7 @@ describe('merchant dashboard in a browser', () => {
     for (let n = 1; n <= 23; n += 1) ids.push(await createSession(merchant.apiKey, payee, `bulk-${n}`));
     await openPage();
     await signIn(merchant.apiKey);
+    await page.click('#nav-sessions');
     await page.waitForSelector(`#sessions [data-session-id="${ids[22]}"]`);
     expect(await page.locator('#sessions [data-session-id]').count()).toBe(20);
     await page.click('#sessions-more');
@@ -407,6 +413,7 @@ describe('merchant dashboard in a browser', () => {
     await shoot('sign-in-phone');
     await page.fill('#api-key', merchant.apiKey);
     await page.click('#sign-in-button');
+    await page.click('#nav-sessions');
     await page.waitForSelector(`#sessions [data-session-id="${sessionId}"] .row-status[data-status="COMPLETED"]`);
     await fitsTheScreen();
     await shoot('sessions-phone');

@@ -11,6 +11,7 @@ function shell(assets: DashboardAssets, nonce: string): string {
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <title>Merchant dashboard</title>
+<link rel="icon" href="data:,">
 <link rel="stylesheet" nonce="${nonce}" href="${DASHBOARD_PATH}/assets/${escapeHtml(assets.stylesheet)}">
 </head>
 <body><div id="app"><noscript><p>The merchant dashboard needs JavaScript: it calls the GraphQL API from this page.</p></noscript></div>

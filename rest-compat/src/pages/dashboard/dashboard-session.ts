@@ -12,6 +12,8 @@ import type { Execute } from '../../executor';
 import { passBackRouterHeaders } from '../../headers';
 
 export const DASHBOARD_SESSION_PATH = '/dashboard/session';
+/** The dashboard's CSV links (GET /reports/sessions.csv, /reports/refunds.csv): the cookie signs them in. */
+const REPORTS_PREFIX = '/reports/';
 
 const START = 'mutation StartDashboardSession { startDashboardSession { token merchantId expiresAt } }';
 const END = 'mutation EndDashboardSession($token: String!) { endDashboardSession(token: $token) }';
@@ -74,6 +76,15 @@ const sessionCookie = (request: FastifyRequest, value: string, maxAge: number): 
  * router and clears the cookie. Both only from this origin.
  */
 export function registerDashboardSession(app: FastifyInstance, execute: Execute): void {
+  // The dashboard downloads a report by a plain link (the file streams to disk, no script holds
+  // it), and a link cannot carry a header: on a GET of /reports/ the cookie is the merchant's
+  // credential, as on /graphql. A GET only reads, and SameSite=Strict keeps other sites' links out.
+  app.addHook('onRequest', async (request) => {
+    if (request.method !== 'GET' || !request.url.startsWith(REPORTS_PREFIX)) return;
+    const credential = cookieCredential(request.headers, 'GET');
+    if (credential && !(credential instanceof GatewayError)) request.headers.authorization = credential.authorization;
+  });
+
   const refuseForeign = (request: FastifyRequest, reply: FastifyReply): FastifyReply | undefined =>
     fromThisOrigin(request.headers)
       ? undefined

@@ -1,7 +1,11 @@
 import { useEffect, useMemo, useState } from 'preact/hooks';
 import { ApiError, describeError, graphql, liveClient, type LiveState } from './api';
 import type { CurrencyExponents } from './format';
+import { EndpointDetail } from './endpoint-detail';
+import { EventDetail, EventList } from './events';
+import { HomeView } from './home';
 import { MandateDetail, MandateList } from './mandates';
+import { RefundList } from './refund-list';
 import { CURRENT_MERCHANT, type Merchant } from './operations';
 import { SessionDetailView } from './session-detail';
 import { SessionList } from './sessions';
@@ -71,7 +75,7 @@ function SignedInDashboard({
   useEffect(() => () => void live.dispose(), [live]);
   const dashboard: Dashboard = { merchant, live, exponents };
   const route = useHashRoute();
-  const [section = 'sessions', id] = route;
+  const [section = 'home', id] = route;
   const testMode = merchant.mode === 'test';
 
   return (
@@ -92,31 +96,18 @@ function SignedInDashboard({
             {merchant.id}
           </span>
         </div>
-        <nav>
-          <a
-            href={hrefOf('sessions')}
-            class={section === 'sessions' ? 'current' : ''}
-            aria-current={section === 'sessions' ? 'page' : undefined}
-            id="nav-sessions"
-          >
-            Sessions
-          </a>
-          <a
-            href={hrefOf('mandates')}
-            class={section === 'mandates' ? 'current' : ''}
-            aria-current={section === 'mandates' ? 'page' : undefined}
-            id="nav-mandates"
-          >
-            Mandates
-          </a>
-          <a
-            href={hrefOf('webhooks')}
-            class={section === 'webhooks' ? 'current' : ''}
-            aria-current={section === 'webhooks' ? 'page' : undefined}
-            id="nav-webhooks"
-          >
-            Webhooks
-          </a>
+        <nav aria-label="Dashboard">
+          {SECTIONS.map(([name, label]) => (
+            <a
+              key={name}
+              href={hrefOf(name)}
+              class={section === name ? 'current' : ''}
+              aria-current={section === name ? 'page' : undefined}
+              id={`nav-${name}`}
+            >
+              {label}
+            </a>
+          ))}
         </nav>
         <div class="session-controls">
           <span class={`live-dot ${liveState}`} id="live-state" data-state={liveState} title={LIVE_TITLES[liveState]}>
@@ -132,10 +123,23 @@ function SignedInDashboard({
   );
 }
 
+/** The views, in the navigation's order: a hash route's first part. */
+const SECTIONS = [
+  ['home', 'Home'],
+  ['sessions', 'Sessions'],
+  ['mandates', 'Mandates'],
+  ['refunds', 'Refunds'],
+  ['webhooks', 'Webhooks'],
+  ['events', 'Events'],
+] as const;
+
 function view(section: string, id: string | undefined) {
+  if (section === 'home') return <HomeView />;
   if (section === 'sessions') return id ? <SessionDetailView id={id} key={id} /> : <SessionList />;
   if (section === 'mandates') return id ? <MandateDetail id={id} key={id} /> : <MandateList />;
-  if (section === 'webhooks') return <WebhooksView />;
+  if (section === 'refunds') return <RefundList />;
+  if (section === 'webhooks') return id ? <EndpointDetail id={id} key={id} /> : <WebhooksView />;
+  if (section === 'events') return id ? <EventDetail id={id} key={id} /> : <EventList />;
   return <ErrorPage error={new ApiError('NOT_FOUND', 'There is no such page in the dashboard.')} />;
 }
 

@@ -1,8 +1,18 @@
 import { useEffect, useState } from 'preact/hooks';
 import { describeError, graphql, type ApiError } from './api';
 import { deliveryNeedsRetry, formatTime } from './format';
-import { DELIVERIES, RETRY_DELIVERY, type Connection, type WebhookDelivery } from './operations';
+import {
+  DELIVERIES,
+  RETRY_DELIVERY,
+  type Connection,
+  type WebhookDelivery,
+  filterVariables,
+  hasFilter,
+} from './operations';
+import { applyFilter, FilterBar } from './filter-bar';
 import { ErrorLine, hrefOf, StatusBadge, useDashboard, usePoll } from './shared';
+
+const DELIVERY_STATUSES = ['PENDING', 'DELIVERED', 'FAILED'] as const;
 
 /**
  * Deliveries have no subscription: the list is asked again while it is shown, often while one is
@@ -15,19 +25,32 @@ const SETTLED_POLL_MS = 10_000;
  * Webhook deliveries with every attempt, newest first: one session's (aggregateId) or all of the
  * merchant's. A delivery whose last attempt failed can be sent again from here (retryWebhookDelivery).
  */
-export function DeliveryList({ aggregateId, refreshKey }: { aggregateId?: string; refreshKey?: string }) {
+export function DeliveryList({
+  aggregateId,
+  refreshKey,
+  filterable,
+}: {
+  aggregateId?: string;
+  refreshKey?: string;
+  /** With the filter bar (status, created range, event name; an evt_ id opens that event). */
+  filterable?: boolean;
+}) {
   const { merchant } = useDashboard();
+  const [filter, setFilter] = useState<Record<string, string | number>>({});
+  const [filterError, setFilterError] = useState<ApiError | null>(null);
+  const filterKey = JSON.stringify(filter);
   const [retryError, setRetryError] = useState<ApiError | null>(null);
   const [retrying, setRetrying] = useState<string | null>(null);
   const [pace, setPace] = useState(BUSY_POLL_MS);
   const { data, error, refresh } = usePoll(
     () =>
-      graphql<{ webhookDeliveries: Connection<WebhookDelivery> }>(DELIVERIES, {
+      graphql<{ webhookDeliveries: Connection<WebhookDelivery> }>(DELIVERIES(hasFilter(filter)), {
         first: 50,
         aggregateId: aggregateId ?? null,
+        ...filterVariables(filter),
       }).then((answer) => answer.webhookDeliveries.edges.map((edge) => edge.node)),
     pace,
-    [merchant.id, aggregateId, refreshKey],
+    [merchant.id, aggregateId, refreshKey, filterKey],
   );
   const settled = data != null && data.every((delivery) => delivery.status !== 'PENDING');
   useEffect(() => setPace(settled && retrying == null ? SETTLED_POLL_MS : BUSY_POLL_MS), [settled, retrying]);
@@ -47,8 +70,30 @@ export function DeliveryList({ aggregateId, refreshKey }: { aggregateId?: string
 
   return (
     <div class="deliveries" id="deliveries">
-      <ErrorLine error={error ?? retryError} id="deliveries-error" />
-      {data && data.length === 0 && (
+      {filterable && (
+        <FilterBar
+          id="deliveries"
+          statuses={DELIVERY_STATUSES}
+          searchLabel="Event"
+          searchPlaceholder="payment.completed or an evt_… id"
+          onApply={(form) =>
+            applyFilter(
+              form,
+              { idPrefix: 'evt_', searchField: 'event' },
+              (id) => (location.hash = hrefOf('events', id)),
+              setFilter,
+              setFilterError,
+            )
+          }
+        />
+      )}
+      <ErrorLine error={filterError ?? error ?? retryError} id="deliveries-error" />
+      {data && data.length === 0 && filterKey !== '{}' && (
+        <p class="meta" id="deliveries-none">
+          No delivery matches these filters.
+        </p>
+      )}
+      {data && data.length === 0 && filterKey === '{}' && (
         <p class="meta">
           No webhook deliveries {aggregateId ? 'for this session yet' : 'yet'}. Set a webhook URL to receive events.
         </p>

@@ -15,7 +15,9 @@ export function MandateList() {
   const [moreError, setMoreError] = useState<ApiError | null>(null);
   const { data, error } = usePoll(
     () =>
-      graphql<{ mandates: Connection<MandateRow> }>(MANDATES, { first: PAGE_SIZE }).then((answer) => answer.mandates),
+      graphql<{ mandates: Connection<MandateRow> }>(MANDATES(false), { first: PAGE_SIZE }).then(
+        (answer) => answer.mandates,
+      ),
     MANDATE_POLL_MS,
     [merchant.id],
   );
@@ -27,7 +29,10 @@ export function MandateList() {
     if (!paging?.endCursor) return;
     try {
       const next = (
-        await graphql<{ mandates: Connection<MandateRow> }>(MANDATES, { first: PAGE_SIZE, after: paging.endCursor })
+        await graphql<{ mandates: Connection<MandateRow> }>(MANDATES(false), {
+          first: PAGE_SIZE,
+          after: paging.endCursor,
+        })
       ).mandates;
       setOlder((current) => [...current, ...next.edges.map((edge) => edge.node)]);
       setCursor(next.pageInfo);

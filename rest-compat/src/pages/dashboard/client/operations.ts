@@ -56,9 +56,30 @@ export interface Connection<T> {
   pageInfo: PageInfo;
 }
 
-export const SESSIONS = `query DashboardSessions($first: Int, $after: String) {
-  paymentSessions(first: $first, after: $after) { edges { node { ${SESSION_FIELDS} } } pageInfo { hasNextPage endCursor } }
+/**
+ * A list's document, with its filter argument only when one is applied: an unfiltered list asks
+ * exactly what it asked before filters existed.
+ */
+const listDocument =
+  (name: string, field: string, filterType: string, variables: string, args: string, selection: string) =>
+  (filtered: boolean): string =>
+    `query ${name}(${variables}${filtered ? `, $filter: ${filterType}` : ''}) {
+  ${field}(${args}${filtered ? ', filter: $filter' : ''}) { edges { node { ${selection} } } pageInfo { hasNextPage endCursor } }
 }`;
+
+/** Whether a list's filter narrows it, and the variables that send it. */
+export const hasFilter = (filter: Record<string, unknown>): boolean => Object.keys(filter).length > 0;
+export const filterVariables = (filter: Record<string, unknown>): { filter?: Record<string, unknown> } =>
+  hasFilter(filter) ? { filter } : {};
+
+export const SESSIONS = listDocument(
+  'DashboardSessions',
+  'paymentSessions',
+  'PaymentSessionFilter',
+  '$first: Int, $after: String',
+  'first: $first, after: $after',
+  SESSION_FIELDS,
+);
 
 const DETAIL_FIELDS = `${SESSION_FIELDS} creditorIban settlementType checkoutUrl redirectUrl webhookUrl creditorBank { handle } debtorBank { handle } statusHistory { status at event failureCode }`;
 
@@ -84,6 +105,22 @@ export interface RefundRow {
 }
 
 const REFUND_FIELDS = `id status amount currency reason reference failureCode createdAt completedAt failedAt`;
+
+export interface RefundListRow extends RefundRow {
+  sessionId: string;
+}
+
+/** The merchant's refunds, newest first, under a RefundFilter. */
+export const REFUNDS = listDocument(
+  'DashboardRefunds',
+  'refunds',
+  'RefundFilter',
+  '$first: Int, $after: String',
+  'first: $first, after: $after',
+  `${REFUND_FIELDS} sessionId`,
+);
+
+export const REFUND = `query DashboardRefund($id: ID!) { refund(id: $id) { ${REFUND_FIELDS} sessionId } }`;
 
 /** A paid session's refunds (newest first) and how much of it they gave back. */
 export const SESSION_REFUNDS = `query DashboardSessionRefunds($id: ID!, $first: Int) {
@@ -126,11 +163,16 @@ export interface WebhookDelivery {
   history: WebhookAttempt[];
 }
 
-const DELIVERY_FIELDS = `id eventId event aggregateId url status attempts lastStatusCode lastError nextAttemptAt deliveredAt createdAt history { number url startedAt durationMs statusCode error }`;
+export const DELIVERY_FIELDS = `id eventId event aggregateId url status attempts lastStatusCode lastError nextAttemptAt deliveredAt createdAt history { number url startedAt durationMs statusCode error }`;
 
-export const DELIVERIES = `query DashboardDeliveries($first: Int!, $after: ID, $aggregateId: ID) {
-  webhookDeliveries(first: $first, after: $after, aggregateId: $aggregateId) { edges { node { ${DELIVERY_FIELDS} } } pageInfo { hasNextPage endCursor } }
-}`;
+export const DELIVERIES = listDocument(
+  'DashboardDeliveries',
+  'webhookDeliveries',
+  'WebhookDeliveryFilter',
+  '$first: Int!, $after: ID, $aggregateId: ID',
+  'first: $first, after: $after, aggregateId: $aggregateId',
+  DELIVERY_FIELDS,
+);
 
 export const RETRY_DELIVERY = `mutation DashboardRetryDelivery($id: ID!) { retryWebhookDelivery(id: $id) { ${DELIVERY_FIELDS} } }`;
 
@@ -155,9 +197,14 @@ export interface MandateRow {
 
 const MANDATE_FIELDS = `id status customerAlias amount currency interval description startDate nextChargeDate createdAt confirmedAt cancelledAt failedAt revokedBy`;
 
-export const MANDATES = `query DashboardMandates($first: Int, $after: String) {
-  mandates(first: $first, after: $after) { edges { node { ${MANDATE_FIELDS} } } pageInfo { hasNextPage endCursor } }
-}`;
+export const MANDATES = listDocument(
+  'DashboardMandates',
+  'mandates',
+  'MandateFilter',
+  '$first: Int, $after: String',
+  'first: $first, after: $after',
+  MANDATE_FIELDS,
+);
 
 export interface MandateCharge {
   id: string;
@@ -179,4 +226,9 @@ export const MANDATE = `query DashboardMandate($id: ID!, $first: Int, $after: St
     ${MANDATE_FIELDS}
     charges(first: $first, after: $after) { edges { node { id status amount currency reference periodStart settlementType failureCode failureDetail createdAt completedAt failedAt } } pageInfo { hasNextPage endCursor } }
   }
+}`;
+
+/** The last days per currency (UTC days), for the home view's figures and charts. */
+export const DAILY_SUMMARY = `query DashboardDailySummary($from: String!, $to: String!) {
+  dailySummary(from: $from, to: $to) { date currency sessionsCreated paymentsCompleted paymentsFailed volume refundsCompleted refundedAmount failures { code count } }
 }`;

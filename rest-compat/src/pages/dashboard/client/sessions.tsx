@@ -1,19 +1,33 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { describeError, graphql, subscribe, type ApiError } from './api';
+import { applyFilter, FilterBar } from './filter-bar';
 import { formatTime, isFinalSession, mergeNewestFirst } from './format';
-import { SESSION_UPDATED, SESSIONS, type Connection, type SessionRow } from './operations';
+import { SESSION_UPDATED, SESSIONS, type Connection, type SessionRow, filterVariables, hasFilter } from './operations';
 import { Amount, ErrorLine, hrefOf, StatusBadge, useDashboard } from './shared';
 
 const PAGE_SIZE = 20;
 /** How often the first page is asked again, so that sessions created elsewhere appear (the API has no "new session" subscription). */
 export const LIST_POLL_MS = 3_000;
 
+export const SESSION_STATUSES = [
+  'PENDING',
+  'PROCESSING',
+  'SETTLEMENT_PENDING',
+  'COMPLETED',
+  'FAILED',
+  'EXPIRED',
+] as const;
+
 /**
- * The merchant's sessions, newest first: the first page polled for new ones, older pages on
- * demand, and every non-final session shown followed over `paymentSessionUpdated`.
+ * The merchant's sessions, newest first, under the filter applied (status, created range,
+ * reference, amount range): the first page polled for new ones, older pages on demand, and every
+ * non-final session shown followed over `paymentSessionUpdated`.
  */
 export function SessionList() {
-  const { merchant, live } = useDashboard();
+  const { merchant, live, exponents } = useDashboard();
+  const [filter, setFilter] = useState<Record<string, string | number>>({});
+  const [filterError, setFilterError] = useState<ApiError | null>(null);
+  const filterKey = JSON.stringify(filter);
   const [sessions, setSessions] = useState<SessionRow[]>([]);
   const [loaded, setLoaded] = useState(false);
   const [more, setMore] = useState<{ hasNextPage: boolean; endCursor: string | null }>({
@@ -24,13 +38,18 @@ export function SessionList() {
   const [loadingMore, setLoadingMore] = useState(false);
 
   const page = (after: string | null) =>
-    graphql<{ paymentSessions: Connection<SessionRow> }>(SESSIONS, { first: PAGE_SIZE, after }).then(
-      (data) => data.paymentSessions,
-    );
+    graphql<{ paymentSessions: Connection<SessionRow> }>(SESSIONS(hasFilter(filter)), {
+      first: PAGE_SIZE,
+      after,
+      ...filterVariables(filter),
+    }).then((data) => data.paymentSessions);
 
   useEffect(() => {
     let stopped = false;
     let firstAnswer = true;
+    // Another filter: another list, not the old one narrowed.
+    setSessions([]);
+    setLoaded(false);
     const refresh = async () => {
       try {
         const first = await page(null);
@@ -56,7 +75,7 @@ export function SessionList() {
       stopped = true;
       clearInterval(timer);
     };
-  }, [merchant.id]);
+  }, [merchant.id, filterKey]);
 
   // One subscription per shown session that can still change; it completes by itself at a final status.
   const followed = useRef(new Map<string, () => void>());
@@ -110,12 +129,34 @@ export function SessionList() {
 
   return (
     <section class="card">
-      <div class="section-head">
-        <h1>Payment sessions</h1>
-        <OpenById />
-      </div>
-      <ErrorLine error={error} id="sessions-error" />
-      {loaded && sessions.length === 0 && (
+      <h1>Payment sessions</h1>
+      <FilterBar
+        id="sessions"
+        statuses={SESSION_STATUSES}
+        searchLabel="Search"
+        searchPlaceholder="ops_… id or reference"
+        currencies={Object.keys(exponents)}
+        onApply={(form, currency) =>
+          applyFilter(
+            form,
+            {
+              idPrefix: 'ops_',
+              searchField: 'reference',
+              amounts: currency ? { currency, exponents } : undefined,
+            },
+            (id) => (location.hash = hrefOf('sessions', id)),
+            setFilter,
+            setFilterError,
+          )
+        }
+      />
+      <ErrorLine error={filterError ?? error} id="sessions-error" />
+      {loaded && sessions.length === 0 && filterKey !== '{}' && (
+        <p class="meta" id="sessions-none">
+          No session matches these filters.
+        </p>
+      )}
+      {loaded && sessions.length === 0 && filterKey === '{}' && (
         <p class="meta">
           No sessions yet. Create one with POST /payments/sessions (or createPaymentSession): it appears here within
           seconds.
@@ -150,34 +191,5 @@ export function SessionList() {
         </button>
       )}
     </section>
-  );
-}
-
-function OpenById() {
-  const [id, setId] = useState('');
-  return (
-    <form
-      class="inline-form"
-      id="open-session-form"
-      onSubmit={(event) => {
-        event.preventDefault();
-        if (id.trim()) location.hash = hrefOf('sessions', id.trim());
-      }}
-    >
-      <label for="open-session-id" class="visually-hidden">
-        Session id
-      </label>
-      <input
-        id="open-session-id"
-        placeholder="ops_… session id"
-        autocomplete="off"
-        spellcheck={false}
-        value={id}
-        onInput={(event) => setId((event.target as HTMLInputElement).value)}
-      />
-      <button type="submit" class="secondary">
-        Open
-      </button>
-    </form>
   );
 }

@@ -2,15 +2,21 @@ import { useState } from 'preact/hooks';
 import { describeError, graphql, type ApiError } from './api';
 import { DeliveryList } from './deliveries';
 import { ROTATE_WEBHOOK_SECRET } from './operations';
+import { EndpointList } from './endpoints';
+import { SecretOnce } from './secret-once';
 import { ErrorLine, Field, useDashboard } from './shared';
 
-/** Where webhooks go, the secret rotation (the new secret shown once, kept nowhere), and every delivery. */
+/**
+ * Where webhooks go: the endpoints (each with its own secret and event filter), the primary
+ * webhook URL's secret rotation (the new secret shown once, kept nowhere), and every delivery.
+ */
 export function WebhooksView() {
   const { merchant } = useDashboard();
   return (
     <>
+      <EndpointList />
       <section class="card">
-        <h1>Webhooks</h1>
+        <h2>Primary webhook URL</h2>
         <dl class="fields">
           <Field label="Endpoint">{merchant.webhookUrl ?? 'none set (PATCH /merchants/{id} with webhook_url)'}</Field>
         </dl>
@@ -18,7 +24,7 @@ export function WebhooksView() {
       </section>
       <section class="card">
         <h2>Deliveries</h2>
-        <DeliveryList />
+        <DeliveryList filterable />
       </section>
     </>
   );
@@ -30,7 +36,6 @@ function SecretRotation() {
   const [secret, setSecret] = useState<string | null>(null);
   const [error, setError] = useState<ApiError | null>(null);
   const [busy, setBusy] = useState(false);
-  const [copied, setCopied] = useState(false);
 
   const rotate = async () => {
     setBusy(true);
@@ -57,30 +62,13 @@ function SecretRotation() {
         stops signing immediately.
       </p>
       {secret ? (
-        <div class="secret-box" role="status">
-          <p>
-            <strong>Your new webhook secret, shown this once.</strong> Store it in your endpoint's configuration now;
-            this page does not keep it.
-          </p>
-          <code id="new-webhook-secret">{secret}</code>
-          <div class="actions">
-            <button
-              type="button"
-              class="secondary"
-              onClick={() =>
-                void navigator.clipboard
-                  ?.writeText(secret)
-                  .then(() => setCopied(true))
-                  .catch(() => undefined)
-              }
-            >
-              {copied ? 'Copied' : 'Copy'}
-            </button>
-            <button type="button" class="secondary" id="hide-secret" onClick={() => setSecret(null)}>
-              I have stored it
-            </button>
-          </div>
-        </div>
+        <SecretOnce
+          secret={secret}
+          title="Your new webhook secret"
+          codeId="new-webhook-secret"
+          hideId="hide-secret"
+          onHide={() => setSecret(null)}
+        />
       ) : confirming ? (
         <div class="actions">
           <button type="button" class="danger" id="rotate-confirm" disabled={busy} onClick={() => void rotate()}>
