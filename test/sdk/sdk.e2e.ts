@@ -169,4 +169,20 @@ describe('@gateway/sdk against the platform', () => {
     );
     expect(receiver.received.map((w) => w.undocumented).filter(Boolean)).toEqual([]);
   });
+  it('streams a CSV report, and refuses a bad range with a typed error', async () => {
+    const day = 24 * 3600 * 1000;
+    const range = { from: new Date(Date.now() - day).toISOString(), to: new Date(Date.now() + day).toISOString() };
+    const stream = await gateway.report('/reports/sessions.csv', range);
+    const csv = await new Response(stream).text();
+    const [header, ...rows] = csv.trimEnd().split('\r\n');
+    expect(header).toContain('session_id');
+    expect(rows.length).toBeGreaterThanOrEqual(5);
+    expect(rows.some((row) => row.includes('order-3'))).toBe(true);
+
+    const refused = await gateway
+      .report('/reports/sessions.csv', { from: range.to, to: range.from })
+      .catch((caught: unknown) => caught);
+    expect(refused).toBeInstanceOf(GatewayApiError);
+    expect(refused).toMatchObject({ status: 400, code: 'VALIDATION_ERROR' });
+  });
 });

@@ -85,6 +85,30 @@ export class GatewayClient {
     return paginate(this.get, path, options[0]);
   }
 
+  /**
+   * A CSV report (GET /reports/sessions.csv or /reports/refunds.csv for [from, to)) as the stream
+   * the API sends it: rows arrive page by page and are never held whole, so a 100,000-row report
+   * can be piped to a file or a parser as it comes. A refusal before the first row throws the usual
+   * GatewayApiError; aborting `signal` stops the download (and the report on the server).
+   */
+  async report(
+    path: ReportPath,
+    query: { from: string; to: string },
+    init: { signal?: AbortSignal } = {},
+  ): Promise<ReadableStream<Uint8Array>> {
+    const { error, response } = await this.api.request(
+      'get',
+      path as never,
+      {
+        params: { query },
+        parseAs: 'stream',
+        signal: init.signal,
+      } as never,
+    );
+    if (!response.ok || !response.body) throw errorOf(response, error);
+    return response.body;
+  }
+
   private method<Method extends HttpMethod>(method: Uppercase<Method>): CallMethod<Method> {
     return (async (path: string, options?: Record<string, unknown>) => {
       const { data, error, response } = await this.api.request(method as any, path as never, options as never);
@@ -93,5 +117,8 @@ export class GatewayClient {
     }) as CallMethod<Method>;
   }
 }
+
+/** The CSV reports' routes. */
+export type ReportPath = '/reports/sessions.csv' | '/reports/refunds.csv';
 
 export const createGatewayClient = (options: GatewayClientOptions): GatewayClient => new GatewayClient(options);

@@ -1,4 +1,4 @@
-export { createGatewayClient, GatewayClient, type GatewayClientOptions } from './client';
+export { createGatewayClient, GatewayClient, type GatewayClientOptions, type ReportPath } from './client';
 export {
   GatewayApiError,
   GatewayConnectionError,
