@@ -2,7 +2,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { OneStatement } from '@gateway/db';
 import { recordEvent, recordEventIn } from '@gateway/events';
 import type { MetadataPatch } from '../metadata/metadata.rules';
-import { metadataMerge } from '../metadata/metadata.sql';
+import { mergeMetadata } from '../metadata/metadata.sql';
 import type { MovementKind } from '../movement/movement';
 import { MandateChargeEntity, MandateEntity } from './mandate.entity';
 import {
@@ -153,36 +153,22 @@ export async function advanceMandateClock(em: EntityManager, id: string, days: n
  * mandate or the merge would pass 20 keys (nothing changes). Raw SQL: merged and limited on the
  * row in the statement, so concurrent PATCHes of different keys all keep theirs. No event.
  */
-export async function updateMandateMetadata(
+export const updateMandateMetadata = (
   em: EntityManager,
   merchantId: string,
   id: string,
   patch: MetadataPatch,
   now: Date,
-): Promise<boolean> {
-  const { merged, fits, mergedBindings } = metadataMerge(patch);
-  const rows: unknown[] = await em.execute(
-    `update "payments"."mandates" set "metadata" = ${merged}, "updated_at" = ? where "id" = ? and "merchant_id" = ? and ${fits} returning "id"`,
-    [...mergedBindings, now, id, merchantId, ...mergedBindings],
-  );
-  return rows.length > 0;
-}
+): Promise<boolean> => mergeMetadata(em, 'update "payments"."mandates"', { id, merchantId }, patch, now);
 
 /** The same for a charge of `merchantId`'s (any status: metadata is the merchant's bookkeeping, not the movement). */
-export async function updateChargeMetadata(
+export const updateChargeMetadata = (
   em: EntityManager,
   merchantId: string,
   id: string,
   patch: MetadataPatch,
   now: Date,
-): Promise<boolean> {
-  const { merged, fits, mergedBindings } = metadataMerge(patch);
-  const rows: unknown[] = await em.execute(
-    `update "payments"."mandate_charges" set "metadata" = ${merged}, "updated_at" = ? where "id" = ? and "merchant_id" = ? and ${fits} returning "id"`,
-    [...mergedBindings, now, id, merchantId, ...mergedBindings],
-  );
-  return rows.length > 0;
-}
+): Promise<boolean> => mergeMetadata(em, 'update "payments"."mandate_charges"', { id, merchantId }, patch, now);
 
 /**
  * Takes the mandate for a charge, in the charge's transaction: the row is locked and must still be

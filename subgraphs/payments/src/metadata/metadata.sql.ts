@@ -1,27 +1,31 @@
 import { raw } from '@mikro-orm/core';
+import type { EntityManager } from '@mikro-orm/postgresql';
 import { METADATA_MAX_KEYS, type Metadata, type MetadataPatch } from './metadata.rules';
 
 /**
- * SQL pieces for the owners of the tables with a metadata column (session.moves.ts,
- * mandate.moves.ts, refund.moves.ts write their own UPDATE with these): the merge happens in the
- * statement, so two PATCHes of different keys at once both keep their keys, and the 20-key limit
- * is checked on the merged value, not on one read before it.
+ * Merges a PATCH into one row's metadata for its owner (session.moves.ts, mandate.moves.ts,
+ * refund.moves.ts each pass their own `update "payments"."<table>"`, so the write stays in the
+ * table's owner file): false when the merchant has no such row or the merge would pass 20 keys
+ * (nothing changes). The merge happens in the statement, so two PATCHes of different keys at once
+ * both keep their keys, and the limit is checked on the merged value, not on one read before it.
+ * No event: metadata is no move, and the object's next event carries it.
  */
-export function metadataMerge(patch: MetadataPatch): {
-  /** The merged value: `"metadata" = ${merged}`. */
-  merged: string;
-  /** True while the merged value stays within the limit: a condition of the UPDATE. */
-  fits: string;
-  /** Bindings of `merged`, then again of `fits`, in the order they appear. */
-  mergedBindings: unknown[];
-} {
+export async function mergeMetadata(
+  em: EntityManager,
+  updateTable: `update "payments"."${string}"`,
+  row: { id: string; merchantId: string },
+  patch: MetadataPatch,
+  now: Date,
+): Promise<boolean> {
   // Removed keys as a JSON array expanded to text[]: one binding, whatever the driver does with arrays.
   const merged = `(("metadata" || ?::jsonb) - array(select jsonb_array_elements_text(?::jsonb)))`;
-  return {
-    merged,
-    fits: `(select count(*) from jsonb_object_keys(${merged})) <= ${METADATA_MAX_KEYS}`,
-    mergedBindings: [JSON.stringify(patch.set), JSON.stringify(patch.remove)],
-  };
+  const mergedBindings = [JSON.stringify(patch.set), JSON.stringify(patch.remove)];
+  const rows: unknown[] = await em.execute(
+    `${updateTable} set "metadata" = ${merged}, "updated_at" = ? where "id" = ? and "merchant_id" = ?
+       and (select count(*) from jsonb_object_keys(${merged})) <= ${METADATA_MAX_KEYS} returning "id"`,
+    [...mergedBindings, now, row.id, row.merchantId, ...mergedBindings],
+  );
+  return rows.length > 0;
 }
 
 /** How many keys `current` would have after `patch` (the refusal's wording). */

@@ -2,7 +2,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { OneStatement } from '@gateway/db';
 import { recordEventIn } from '@gateway/events';
 import type { MetadataPatch } from '../metadata/metadata.rules';
-import { metadataMerge } from '../metadata/metadata.sql';
+import { mergeMetadata } from '../metadata/metadata.sql';
 import type { MovementKind } from '../movement/movement';
 import { releaseRefundIn, reserveRefundIn } from '../session/session.moves';
 import { RefundEntity } from './refund.entity';
@@ -124,20 +124,13 @@ const refundEvent = (kind: RefundEventKind, refund: RefundEntity) => ({
  * or the merge would pass 20 keys (nothing changes). Raw SQL: merged and limited on the row in the
  * statement, so concurrent PATCHes of different keys all keep theirs. No event.
  */
-export async function updateRefundMetadata(
+export const updateRefundMetadata = (
   em: EntityManager,
   merchantId: string,
   id: string,
   patch: MetadataPatch,
   now: Date,
-): Promise<boolean> {
-  const { merged, fits, mergedBindings } = metadataMerge(patch);
-  const rows: unknown[] = await em.execute(
-    `update "payments"."refunds" set "metadata" = ${merged}, "updated_at" = ? where "id" = ? and "merchant_id" = ? and ${fits} returning "id"`,
-    [...mergedBindings, now, id, merchantId, ...mergedBindings],
-  );
-  return rows.length > 0;
-}
+): Promise<boolean> => mergeMetadata(em, 'update "payments"."refunds"', { id, merchantId }, patch, now);
 
 export const loadRefund = (em: EntityManager, id: string): Promise<RefundEntity | null> =>
   em.findOne(RefundEntity, { id }, { disableIdentityMap: true });

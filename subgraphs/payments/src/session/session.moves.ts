@@ -2,7 +2,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { FilterQuery } from '@mikro-orm/core';
 import type { OneStatement } from '@gateway/db';
 import type { MetadataPatch } from '../metadata/metadata.rules';
-import { metadataMerge } from '../metadata/metadata.sql';
+import { mergeMetadata } from '../metadata/metadata.sql';
 import { PaymentSessionEntity } from './session.entity';
 import { recordSessionEvent, recordSessionEventIn } from './session.events';
 import { REACHED_AT, refusal, transitionFor, type SessionTrigger } from './session.transitions';
@@ -258,20 +258,13 @@ export function releaseRefundIn(
  * merge and its limit are computed on the row in the statement, so concurrent PATCHes of different
  * keys all keep theirs. No event: metadata is no move, and the next event carries it.
  */
-export async function updateSessionMetadata(
+export const updateSessionMetadata = (
   em: EntityManager,
   merchantId: string,
   id: string,
   patch: MetadataPatch,
   now: Date,
-): Promise<boolean> {
-  const { merged, fits, mergedBindings } = metadataMerge(patch);
-  const rows: unknown[] = await em.execute(
-    `update "payments"."payment_sessions" set "metadata" = ${merged}, "updated_at" = ? where "id" = ? and "merchant_id" = ? and ${fits} returning "id"`,
-    [...mergedBindings, now, id, merchantId, ...mergedBindings],
-  );
-  return rows.length > 0;
-}
+): Promise<boolean> => mergeMetadata(em, 'update "payments"."payment_sessions"', { id, merchantId }, patch, now);
 
 /** Loads a session as a plain, untracked object (what moveSession updates in place). */
 export function loadSession(em: EntityManager, id: string): Promise<PaymentSessionEntity | null> {
