@@ -81,6 +81,9 @@ describe('keysetPage and the list rules', () => {
     const first = await page();
     expect(first).toEqual({ ids: [newest, hi], hasMore: true });
     expect(await page({ after: hi })).toEqual({ ids: [lo, oldest], hasMore: false });
+    // Oldest first (the reports read forward), the same cursor rule the other way.
+    expect(await page({ order: 'oldest' })).toEqual({ ids: [oldest, lo], hasMore: true });
+    expect(await page({ order: 'oldest', after: lo })).toEqual({ ids: [hi, newest], hasMore: false });
 
     const web = () => [metadataContains('channel', 'web')];
     expect((await page({ first: 10, changing: web() })).ids).toEqual([newest, hi, lo]);

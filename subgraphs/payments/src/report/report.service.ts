@@ -1,8 +1,10 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { GatewayError, parseInput } from '@gateway/kernel';
+import type { FilterQuery } from '@mikro-orm/core';
+import { parseInput } from '@gateway/kernel';
+import { createdRange, keysetPage, type Page } from '../listing/keyset-page';
 import { RefundEntity } from '../refund/refund.entity';
 import { PaymentSessionEntity } from '../session/session.entity';
-import { parseRange, parseSummaryRange, REPORT_PAGE_DEFAULT, reportPageRules, type ReportRange } from './report.rules';
+import { parseRange, parseSummaryRange, REPORT_PAGE_DEFAULT, reportPageRules } from './report.rules';
 
 /** Whose rows a report reads: the calling merchant's, in its key's world. */
 export interface ReportOwner {
@@ -17,10 +19,8 @@ export interface ReportPageArgs {
   after?: string | null;
 }
 
-export interface ReportPage<T> {
-  rows: T[];
-  hasMore: boolean;
-}
+/** A report's page: the lists' page, oldest first. */
+export type ReportPage<T> = Page<T>;
 
 /** One (day, currency) of the daily summary: figures of the things that happened that UTC day. */
 export interface DailyFigures {
@@ -80,31 +80,13 @@ interface SummaryRow {
  */
 export class ReportService {
   /** Sessions created in [from, to), oldest first, continuing strictly after the cursor session. */
-  async sessionsPage(
-    em: EntityManager,
-    owner: ReportOwner,
-    args: ReportPageArgs,
-  ): Promise<ReportPage<PaymentSessionEntity>> {
-    const range = parseRange(args);
-    const page = parseInput(reportPageRules, args);
-    const where = await this.keysetWhere(em, PaymentSessionEntity, owner, range, page.after);
-    const rows = await em.find(PaymentSessionEntity, where, {
-      orderBy: { createdAt: 'asc', id: 'asc' },
-      limit: (page.first ?? REPORT_PAGE_DEFAULT) + 1,
-    });
-    return this.pageOf(rows, page.first ?? REPORT_PAGE_DEFAULT);
+  sessionsPage(em: EntityManager, owner: ReportOwner, args: ReportPageArgs): Promise<ReportPage<PaymentSessionEntity>> {
+    return this.page(em, PaymentSessionEntity, owner, args);
   }
 
   /** Refunds created in [from, to), oldest first, continuing strictly after the cursor refund. */
-  async refundsPage(em: EntityManager, owner: ReportOwner, args: ReportPageArgs): Promise<ReportPage<RefundEntity>> {
-    const range = parseRange(args);
-    const page = parseInput(reportPageRules, args);
-    const where = await this.keysetWhere(em, RefundEntity, owner, range, page.after);
-    const rows = await em.find(RefundEntity, where, {
-      orderBy: { createdAt: 'asc', id: 'asc' },
-      limit: (page.first ?? REPORT_PAGE_DEFAULT) + 1,
-    });
-    return this.pageOf(rows, page.first ?? REPORT_PAGE_DEFAULT);
+  refundsPage(em: EntityManager, owner: ReportOwner, args: ReportPageArgs): Promise<ReportPage<RefundEntity>> {
+    return this.page(em, RefundEntity, owner, args);
   }
 
   /** Per UTC day and currency, what happened in [from, to) (at most SUMMARY_MAX_DAYS); days without anything are left out. */
@@ -133,32 +115,22 @@ export class ReportService {
   }
 
   /** In the owner's world and range, strictly after the cursor row (keyset on created_at, id). */
-  private async keysetWhere<E extends PaymentSessionEntity | RefundEntity>(
+  /** A page of the owner's rows created in the range, oldest first: the lists' one keyset paging. */
+  private page<E extends PaymentSessionEntity | RefundEntity>(
     em: EntityManager,
     entity: new () => E,
     owner: ReportOwner,
-    range: ReportRange,
-    after: string | null | undefined,
-  ): Promise<object> {
-    const own = { merchantId: owner.merchantId, livemode: owner.livemode };
-    const within = { ...own, createdAt: { $gte: range.from, $lt: range.to } };
-    if (!after) return within;
-    const cursor = (await em.findOne(entity, { id: after, ...own } as never, { fields: ['createdAt'] as never })) as {
-      id: string;
-      createdAt: Date;
-    } | null;
-    if (!cursor) throw new GatewayError('VALIDATION_ERROR', 'after: not a cursor of this report (a row id from it)');
-    // The lower bound on created_at lets the index scan start at the cursor; without it each page
-    // would scan the range from its start (the $or alone is a filter), quadratic over a large report.
-    return {
-      ...own,
-      createdAt: { $gte: cursor.createdAt > range.from ? cursor.createdAt : range.from, $lt: range.to },
-      $or: [{ createdAt: { $gt: cursor.createdAt } }, { id: { $gt: cursor.id } }],
-    };
-  }
-
-  private pageOf<T>(rows: T[], size: number): ReportPage<T> {
-    return { rows: rows.slice(0, size), hasMore: rows.length > size };
+    args: ReportPageArgs,
+  ): Promise<ReportPage<E>> {
+    const range = parseRange(args);
+    const page = parseInput(reportPageRules, args);
+    return keysetPage<E>(em, entity, {
+      scope: { merchantId: owner.merchantId, livemode: owner.livemode } as FilterQuery<E>,
+      fixed: createdRange<E>({ createdFrom: range.from, createdTo: range.to }),
+      first: page.first ?? REPORT_PAGE_DEFAULT,
+      after: page.after,
+      order: 'oldest',
+    });
   }
 }
 
