@@ -11,25 +11,23 @@ export async function launchSplitPlatform(env: Record<string, string> = {}): Pro
   if (!databaseUrl) throw new Error('the split layout needs DATABASE_URL (PostgreSQL shared by the processes)');
   const adminKey = newSecret('adm_');
   const platformSecret = newSecret('pls_');
-  const { RATE_LIMITS, ...common } = env;
-  const layout = await SplitLayout.plan({
-    common: {
-      PATH: process.env.PATH ?? '',
-      HOME: process.env.HOME ?? '',
-      DATABASE_URL: databaseUrl,
-      PLATFORM_SECRET: platformSecret,
-      ADMIN_KEY: adminKey,
-      LOG_LEVEL: 'error',
-      // Processes share events over RabbitMQ when the run has it, as a deployment does.
-      ...(process.env.AMQP_URL ? { AMQP_URL: process.env.AMQP_URL } : {}),
-      // No balancer to drain: a stop need not wait.
-      SHUTDOWN_DRAIN_SECONDS: '0',
-      // The bench's webhook receivers listen on loopback.
-      WEBHOOK_PRIVATE_TARGETS: '1',
-      ...common,
-    },
-    env: RATE_LIMITS ? { router: { RATE_LIMITS } } : {},
-  });
+  const { RATE_LIMITS, ...own } = env;
+  const common = {
+    PATH: process.env.PATH ?? '',
+    HOME: process.env.HOME ?? '',
+    DATABASE_URL: databaseUrl,
+    PLATFORM_SECRET: platformSecret,
+    ADMIN_KEY: adminKey,
+    LOG_LEVEL: 'error',
+    // Processes share events over RabbitMQ when the run has it, as a deployment does.
+    ...(process.env.AMQP_URL ? { AMQP_URL: process.env.AMQP_URL } : {}),
+    // No balancer to drain: a stop need not wait.
+    SHUTDOWN_DRAIN_SECONDS: '0',
+    // The bench's webhook receivers listen on loopback.
+    WEBHOOK_PRIVATE_TARGETS: '1',
+    ...own,
+  };
+  const layout = await SplitLayout.plan({ common, env: RATE_LIMITS ? { router: { RATE_LIMITS } } : {} });
   await layout.start();
   const port = (service: 'rest-compat' | 'router' | 'banks' | 'identity' | 'payments' | 'open-banking') =>
     layout.ports[service][0]!;
@@ -46,6 +44,7 @@ export async function launchSplitPlatform(env: Record<string, string> = {}): Pro
       payments: port('payments'),
       'open-banking': port('open-banking'),
     },
+    split: { layout, common },
     stop: () => layout.stop(),
   };
 }

@@ -174,6 +174,7 @@ export async function startPlatform(given: PlatformConfig, options: StartPlatfor
           graphiql: { headers: () => graphiqlHeaders },
           metricsToken: config.metricsToken,
           subscriptionMaxLifetimeSeconds: config.subscriptionMaxLifetimeSeconds,
+          shareInFlightReads: config.shareInFlightReads,
         }),
     );
     running.push(router);

@@ -62,6 +62,8 @@ export interface RouterOptions {
   inProcess?: boolean;
   /** METRICS_TOKEN: /metrics answers only a scrape sending it as a bearer token; unset, /metrics is open. */
   metricsToken?: string;
+  /** ROUTER_SHARE_INFLIGHT_READS (default on): identical reads in flight share one subgraph call (in-flight.ts). */
+  shareInFlightReads?: boolean;
 }
 
 export interface RunningRouter {
@@ -91,10 +93,11 @@ export async function startRouter(options: RouterOptions): Promise<RunningRouter
 
   const timeoutMs = options.subgraphTimeoutMs ?? 15_000;
   const subgraphAgent = new Agent({ keepAliveTimeout: 30_000, connections: 128 });
+  const shared = (options.shareInFlightReads ?? true) ? metrics.countSharedFetch : undefined;
   const supergraphSdl = composeSupergraph(options.subgraphs);
   const gateway = new ApolloGateway({
     supergraphSdl,
-    buildService: ({ name, url }) => new SubgraphDataSource(name ?? 'subgraph', url!, timeoutMs, subgraphAgent),
+    buildService: ({ name, url }) => new SubgraphDataSource(name ?? 'subgraph', url!, timeoutMs, subgraphAgent, shared),
   });
 
   const app = Fastify({ logger: false, bodyLimit: 1024 * 1024, trustProxy: 'loopback' });
@@ -125,6 +128,7 @@ export async function startRouter(options: RouterOptions): Promise<RunningRouter
     agent: subgraphAgent,
     formatError,
     metrics,
+    shared,
   });
   const apollo = new ApolloServer<RouterContext>({
     gateway,

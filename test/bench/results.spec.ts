@@ -55,15 +55,20 @@ describe('bench summary table', () => {
           limitName: 'bare INSERT',
         },
         { script: 'replicas', figure: '2 replicas', value: 10.7, unit: '/s', note: 'two cores only' },
+        { script: 'peers', figure: 'router / Hive', value: 1.46, unit: '×', target: 1, comparison: '>=' },
+        { script: 'peers', figure: 'share of direct', value: 81, unit: '/s', ratio: true },
       ],
       ['events (exit 1)'],
     ).split('\n');
-    expect(table[0]).toMatch(/^figure +\| measured \| target +\| met \| physical limit \(same run\)$/);
+    expect(table[0]).toMatch(/^figure +\| kind +\| measured \| target +\| met \| physical limit \(same run\)$/);
     expect(table[2]).toMatch(
-      /^payments: sessions created\/s +\| +96\/s \| ≥ 300\/s \| no +\| 3200\/s bare INSERT \(3% of it\)$/,
+      /^payments: sessions created\/s +\| absolute \| +96\/s \| ≥ 300\/s \| no +\| 3200\/s bare INSERT \(3% of it\)$/,
     );
-    expect(table[3]).toMatch(/^replicas: 2 replicas +\| +10\.7\/s \| +\| +\|$/);
-    expect(table[4]).toMatch(/^events \(exit 1\): FAILED .*\| no/);
+    expect(table[3]).toMatch(/^replicas: 2 replicas +\| absolute \| +10\.7\/s \| +\| +\|$/);
+    // A ratio (comparable across machines) is marked apart from absolute figures.
+    expect(table[4]).toMatch(/^peers: router \/ Hive +\| ratio +\| +1\.5 × \| ≥ 1 × +\| yes/);
+    expect(table[5]).toMatch(/^peers: share of direct +\| ratio +\|/);
+    expect(table[6]).toMatch(/^events \(exit 1\): FAILED .*\| no/);
     expect(table).toContain('  replicas: 2 replicas: two cores only');
   });
 });
