@@ -27,7 +27,14 @@ export async function launchSplitPlatform(env: Record<string, string> = {}): Pro
     WEBHOOK_PRIVATE_TARGETS: '1',
     ...own,
   };
-  const layout = await SplitLayout.plan({ common, env: RATE_LIMITS ? { router: { RATE_LIMITS } } : {} });
+  // BENCH_PROFILE=<dir>: the router writes a CPU profile there when it stops (as launcher.ts does for the platform).
+  const profile: Record<string, string> = process.env.BENCH_PROFILE
+    ? { NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${process.env.BENCH_PROFILE}` }
+    : {};
+  const layout = await SplitLayout.plan({
+    common,
+    env: { router: RATE_LIMITS ? { RATE_LIMITS, ...profile } : profile },
+  });
   await layout.start();
   const port = (service: 'rest-compat' | 'router' | 'banks' | 'identity' | 'payments' | 'open-banking') =>
     layout.ports[service][0]!;
