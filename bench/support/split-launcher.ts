@@ -1,3 +1,4 @@
+import { join } from 'node:path';
 import { newSecret } from '@gateway/kernel';
 import { SplitLayout } from '../../scripts/launcher/split-layout';
 import type { LaunchedPlatform } from './launcher';
@@ -29,7 +30,10 @@ export async function launchSplitPlatform(env: Record<string, string> = {}): Pro
   };
   // BENCH_PROFILE=<dir>: the router writes a CPU profile there when it stops (as launcher.ts does for the platform).
   const profile: Record<string, string> = process.env.BENCH_PROFILE
-    ? { NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${process.env.BENCH_PROFILE}` }
+    ? {
+        NODE_OPTIONS: `--require ${join(__dirname, 'cpu-profile.js')}`,
+        BENCH_PROFILE_DIR: process.env.BENCH_PROFILE,
+      }
     : {};
   const layout = await SplitLayout.plan({
     common,
