@@ -68,7 +68,8 @@ const SIGN = { '>=': '≥', '<=': '≤', '<': '<' } as const;
 
 const amount = (value: number, unit: string): string => {
   if (!Number.isFinite(value)) return 'n/a';
-  const digits = Number.isInteger(value) || Math.abs(value) >= 100 ? 0 : 1;
+  // Below 1 (a CPU time in ms, a ratio's target such as 0.25 ms) two digits, else one.
+  const digits = Number.isInteger(value) || Math.abs(value) >= 100 ? 0 : Math.abs(value) < 1 ? 2 : 1;
   return `${value.toFixed(digits)}${unit.startsWith('/') || unit === '%' ? '' : ' '}${unit}`;
 };
 
