@@ -23,6 +23,7 @@
  */
 import { writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
+import { performance } from 'node:perf_hooks';
 import { DEFAULT_POOL_SIZE, openDatabase } from '@gateway/db';
 import { openTestDatabase } from '@gateway/db/testing';
 import { createBankCoreClient } from '@gateway/bank-core-client';
@@ -118,7 +119,8 @@ async function main(): Promise<void> {
       internalKey: banks.internalKeyOf(bank.handle),
       logger: createLogger('payment-floor', 'silent'),
     });
-    const replay = replayer(direct.knex, statements);
+    const bySql = new Map<string, number>();
+    const replay = replayer(direct.knex, statements, bySql);
     const secret = newSecret('whsec_');
     let firstFailure: unknown;
     const floor = (worker: number) =>
@@ -126,18 +128,40 @@ async function main(): Promise<void> {
         firstFailure ??= error;
         throw error;
       });
+    // Where a bare payment's time goes (ms summed over every payment, each part in turn).
+    const spent = { 'bank-core calls': 0, 'SQL statements': 0, 'webhook POSTs': 0 };
+    let parted = 0;
+    const timed = async (part: keyof typeof spent, work: () => Promise<unknown>) => {
+      const t0 = performance.now();
+      await work();
+      spent[part] += performance.now() - t0;
+    };
     const floorPayment = async (worker: number) => {
       const payer = flow.payers[worker % flow.payers.length]!;
       const reference = newId('paymentSession');
-      await core.verifyCustomer({ customerRef: payer.customerRef, otp: payer.otp });
-      await core.debit({ iban: payer.iban, amount: 1_000, currency: 'LYD', reference, description: 'bench' });
-      await core.credit({ iban: flow.payeeSame.iban, amount: 1_000, currency: 'LYD', reference, description: 'bench' });
+      await timed('bank-core calls', async () => {
+        await core.verifyCustomer({ customerRef: payer.customerRef, otp: payer.otp });
+        await core.debit({ iban: payer.iban, amount: 1_000, currency: 'LYD', reference, description: 'bench' });
+        await core.credit({
+          iban: flow.payeeSame.iban,
+          amount: 1_000,
+          currency: 'LYD',
+          reference,
+          description: 'bench',
+        });
+      });
       const recordedPayer = flow.payers[0]!;
-      await replay([
-        [recordedPayer.alias, payer.alias],
-        [recordedPayer.iban, payer.iban],
-        [recordedPayer.customerRef, payer.customerRef],
-      ]);
+      await timed('SQL statements', () =>
+        replay([
+          [recordedPayer.alias, payer.alias],
+          [recordedPayer.iban, payer.iban],
+          [recordedPayer.customerRef, payer.customerRef],
+        ]),
+      );
+      await timed('webhook POSTs', () => webhooksOf(reference));
+      parted += 1;
+    };
+    const webhooksOf = async (reference: string) => {
       for (let i = 0; i < 3; i += 1) {
         const eventId = newId('event');
         const body = JSON.stringify({ id: eventId, event: 'payment.completed', data: { session_id: reference } });
@@ -171,8 +195,14 @@ async function main(): Promise<void> {
     const floorRate = rate('bare minimum');
     const share = (100 * platformRate) / floorRate;
     const cpu = cpuPerPayment.reduce((a, b) => a + b, 0) / cpuPerPayment.length;
+    const parts = Object.entries(spent)
+      .map(([part, ms]) => `${part} ${(ms / parted).toFixed(1)} ms`)
+      .join(', ');
     console.log(`\nsame-bank payment against its bare minimum, ${CONCURRENCY} concurrent, PostgreSQL, one process`);
     printTable(results);
+    console.log(`a bare payment's time, mean of ${parted} (warm-up included): ${parts}; its slowest statements:`);
+    for (const [shape, ms] of [...bySql].sort((a, b) => b[1] - a[1]).slice(0, 5))
+      console.log(`  ${(ms / parted).toFixed(1).padStart(7)} ms  ${shape}`);
     console.log(
       `\nplatform ${platformRate.toFixed(1)}/s = ${share.toFixed(0)}% of the bare minimum's ${floorRate.toFixed(1)}/s (target >= ${TARGET_SHARE}%); gateway CPU ${cpu.toFixed(1)} ms per completed payment (${cpuPerPayment.map((v) => v.toFixed(1)).join(', ')})`,
     );

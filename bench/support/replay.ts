@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { performance } from 'node:perf_hooks';
 import type { Knex } from 'knex';
 import { ID_PREFIX, newId, type IdKind } from '@gateway/kernel';
 import type { RecordedStatement } from './statement-recorder';
@@ -112,6 +113,8 @@ export function units(recorded: RecordedStatement[]): RecordedStatement[][] {
 export function replayer(
   knex: Knex,
   recorded: RecordedStatement[],
+  /** Milliseconds each statement took (waiting for a connection included), summed by shape. */
+  spent = new Map<string, number>(),
 ): (replaced?: Array<[string, string]>) => Promise<void> {
   const minted = [...mintedIds(recorded)];
   const pattern = minted.length
@@ -134,11 +137,17 @@ export function replayer(
       return out;
     };
     for (const unit of plan) {
+      let t0 = performance.now();
       const connection = (await knex.client.acquireConnection()) as {
         query: (text: string, values: unknown[]) => Promise<unknown>;
       };
       try {
-        for (const statement of unit) await connection.query(remap(statement.text)!, statement.values.map(remap));
+        for (const statement of unit) {
+          await connection.query(remap(statement.text)!, statement.values.map(remap));
+          const shape = shapeOf(statement.text).slice(0, 100);
+          spent.set(shape, (spent.get(shape) ?? 0) + performance.now() - t0);
+          t0 = performance.now();
+        }
       } catch (error) {
         if (unit.length > 1) await connection.query('ROLLBACK', []).catch(() => undefined);
         throw error;
