@@ -14,6 +14,8 @@
  * names (BENCH_RESULTS, bench/support/results.ts); the table gathers them, one row per figure:
  *
  *   figure          `<script>: <what>`, with the layout (one process, split, cluster replicas)
+ *   kind            ratio (two figures of the same run divided: our router against a peer, a share
+ *                   of a limit; comparable across machines) or absolute (this machine's rate, latency, CPU)
  *   measured        the figure in this run (throughput /s, latency p99 ms, statements per payment)
  *   target          the target the script states (issue 15's: 2 cores, PostgreSQL, 50 clients, one
  *                   process unless the row says otherwise; older ones such as a p99 bound too); empty: none

@@ -54,3 +54,18 @@ export const formatCores = (usage: Record<string, number>): string =>
   Object.entries(usage)
     .map(([who, cores]) => `${who} ${cores.toFixed(2)}`)
     .join(', ');
+
+/**
+ * CPU seconds one process has used so far (utime + stime), NaN once it is gone: for a process this
+ * benchmark started itself, whatever its command line (the peers' gateways), and only it (the
+ * groups above would also count another run's router on a shared machine).
+ */
+export function processCpuSeconds(pid: number | undefined): number {
+  if (pid === undefined) return NaN;
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / 100;
+  } catch {
+    return NaN;
+  }
+}

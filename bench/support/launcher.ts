@@ -4,6 +4,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { newSecret } from '@gateway/kernel';
+import type { SplitLayout } from '../../scripts/launcher/split-layout';
 
 const ROOT = join(__dirname, '..', '..');
 
@@ -25,6 +26,8 @@ export interface LaunchedPlatform {
   ports: Record<string, number>;
   /** The platform process, for memory readings (one-process layout). */
   pid?: number;
+  /** The split layout's processes and the environment they share (another instance can be started beside them). */
+  split?: { layout: SplitLayout; common: Record<string, string> };
   stop(): Promise<void>;
 }
 

@@ -42,6 +42,8 @@ export async function seedPaymentFlow(
   platform: PublicPlatform,
   cores: BenchBanks,
   payerCount: number,
+  /** The merchant's webhook endpoint (payment events are delivered to it); none: no webhooks. */
+  webhookUrl?: string,
 ): Promise<PaymentFlow> {
   const bankKeys = await registerBenchBanks(platform, cores);
   const [a, b] = cores.banks as [BenchBank, BenchBank];
@@ -60,7 +62,12 @@ export async function seedPaymentFlow(
   const merchant = await ok(
     'POST',
     `${platform.restUrl}/merchants`,
-    { name: 'Bench Shop', mode: 'live', settlement_iban: settlement.iban },
+    {
+      name: 'Bench Shop',
+      mode: 'live',
+      settlement_iban: settlement.iban,
+      ...(webhookUrl ? { webhook_url: webhookUrl } : {}),
+    },
     { 'x-service-admin-key': platform.adminKey },
   );
   const auth = { authorization: `Bearer ${merchant.api_key as string}` };

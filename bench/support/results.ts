@@ -21,6 +21,11 @@ export interface Figure {
   limitName?: string;
   /** A line printed under the table. */
   note?: string;
+  /**
+   * The value is a ratio of two figures measured in the same run (our router / a peer, a share of
+   * the direct call): comparable across machines, unlike a rate or a duration. Units `×` and `%` are ratios too.
+   */
+  ratio?: boolean;
 }
 
 export interface ReportedFigure extends Figure {
@@ -63,19 +68,25 @@ const SIGN = { '>=': '≥', '<=': '≤', '<': '<' } as const;
 
 const amount = (value: number, unit: string): string => {
   if (!Number.isFinite(value)) return 'n/a';
-  const digits = Number.isInteger(value) || Math.abs(value) >= 100 ? 0 : 1;
+  // Below 1 (a CPU time in ms, a ratio's target such as 0.25 ms) two digits, else one.
+  const digits = Number.isInteger(value) || Math.abs(value) >= 100 ? 0 : Math.abs(value) < 1 ? 2 : 1;
   return `${value.toFixed(digits)}${unit.startsWith('/') || unit === '%' ? '' : ' '}${unit}`;
 };
 
+/** `ratio`: comparable across machines; `absolute`: a rate or a duration of this machine (its share of a limit is a ratio). */
+export const kindOf = (figure: Figure): string =>
+  figure.ratio || figure.unit === '×' || figure.unit === '%' ? 'ratio' : 'absolute';
+
 /**
- * The summary table: figure | measured | target | met | physical limit. The limit column names
- * the limit's figure and what share of it the full path reaches.
+ * The summary table: figure | kind | measured | target | met | physical limit. The limit column
+ * names the limit's figure and what share of it the full path reaches.
  */
 export function formatTable(figures: ReportedFigure[], failed: string[]): string {
   const rows = figures.map((f) => {
     const met = isMet(f);
     return [
       `${f.script}: ${f.figure}`,
+      kindOf(f),
       amount(f.value, f.unit),
       f.target === undefined ? '' : `${SIGN[f.comparison ?? '>=']} ${amount(f.target, f.unit)}`,
       met === undefined ? '' : met ? 'yes' : 'no',
@@ -87,12 +98,12 @@ export function formatTable(figures: ReportedFigure[], failed: string[]): string
           ),
     ];
   });
-  for (const script of failed) rows.push([`${script}: FAILED (figures missing or partial)`, '', '', 'no', '']);
-  const header = ['figure', 'measured', 'target', 'met', 'physical limit (same run)'];
+  for (const script of failed) rows.push([`${script}: FAILED (figures missing or partial)`, '', '', '', 'no', '']);
+  const header = ['figure', 'kind', 'measured', 'target', 'met', 'physical limit (same run)'];
   const widths = header.map((title, i) => Math.max(title.length, ...rows.map((row) => row[i]!.length)));
   const line = (cells: string[]) =>
     cells
-      .map((cell, i) => (i === 1 ? cell.padStart(widths[i]!) : cell.padEnd(widths[i]!)))
+      .map((cell, i) => (i === 2 ? cell.padStart(widths[i]!) : cell.padEnd(widths[i]!)))
       .join(' | ')
       .trimEnd();
   const notes = figures.filter((f) => f.note).map((f) => `  ${f.script}: ${f.figure}: ${f.note}`);

@@ -1,3 +1,4 @@
+import { join } from 'node:path';
 import { newSecret } from '@gateway/kernel';
 import { SplitLayout } from '../../scripts/launcher/split-layout';
 import type { LaunchedPlatform } from './launcher';
@@ -11,24 +12,32 @@ export async function launchSplitPlatform(env: Record<string, string> = {}): Pro
   if (!databaseUrl) throw new Error('the split layout needs DATABASE_URL (PostgreSQL shared by the processes)');
   const adminKey = newSecret('adm_');
   const platformSecret = newSecret('pls_');
-  const { RATE_LIMITS, ...common } = env;
+  const { RATE_LIMITS, ...own } = env;
+  const common = {
+    PATH: process.env.PATH ?? '',
+    HOME: process.env.HOME ?? '',
+    DATABASE_URL: databaseUrl,
+    PLATFORM_SECRET: platformSecret,
+    ADMIN_KEY: adminKey,
+    LOG_LEVEL: 'error',
+    // Processes share events over RabbitMQ when the run has it, as a deployment does.
+    ...(process.env.AMQP_URL ? { AMQP_URL: process.env.AMQP_URL } : {}),
+    // No balancer to drain: a stop need not wait.
+    SHUTDOWN_DRAIN_SECONDS: '0',
+    // The bench's webhook receivers listen on loopback.
+    WEBHOOK_PRIVATE_TARGETS: '1',
+    ...own,
+  };
+  // BENCH_PROFILE=<dir>: the router writes a CPU profile there when it stops (as launcher.ts does for the platform).
+  const profile: Record<string, string> = process.env.BENCH_PROFILE
+    ? {
+        NODE_OPTIONS: `--require ${join(__dirname, 'cpu-profile.js')}`,
+        BENCH_PROFILE_DIR: process.env.BENCH_PROFILE,
+      }
+    : {};
   const layout = await SplitLayout.plan({
-    common: {
-      PATH: process.env.PATH ?? '',
-      HOME: process.env.HOME ?? '',
-      DATABASE_URL: databaseUrl,
-      PLATFORM_SECRET: platformSecret,
-      ADMIN_KEY: adminKey,
-      LOG_LEVEL: 'error',
-      // Processes share events over RabbitMQ when the run has it, as a deployment does.
-      ...(process.env.AMQP_URL ? { AMQP_URL: process.env.AMQP_URL } : {}),
-      // No balancer to drain: a stop need not wait.
-      SHUTDOWN_DRAIN_SECONDS: '0',
-      // The bench's webhook receivers listen on loopback.
-      WEBHOOK_PRIVATE_TARGETS: '1',
-      ...common,
-    },
-    env: RATE_LIMITS ? { router: { RATE_LIMITS } } : {},
+    common,
+    env: { router: RATE_LIMITS ? { RATE_LIMITS, ...profile } : profile },
   });
   await layout.start();
   const port = (service: 'rest-compat' | 'router' | 'banks' | 'identity' | 'payments' | 'open-banking') =>
@@ -46,6 +55,7 @@ export async function launchSplitPlatform(env: Record<string, string> = {}): Pro
       payments: port('payments'),
       'open-banking': port('open-banking'),
     },
+    split: { layout, common },
     stop: () => layout.stop(),
   };
 }

@@ -96,6 +96,8 @@ export interface PlatformConfig {
   sharedRateLimits: boolean;
   /** SUBSCRIPTION_MAX_LIFETIME_SECONDS: a graphql-ws socket on the router is closed this long after it was accepted. */
   subscriptionMaxLifetimeSeconds: number;
+  /** ROUTER_SHARE_INFLIGHT_READS (default on): the router's identical reads in flight share one subgraph call. */
+  shareInFlightReads: boolean;
   /**
    * PUBLIC_BASE_URL was set. Otherwise checkout_url, consent_url and sca_url are made on the
    * address rest-compat actually listens on (REST_PORT, or the free port it picked), so the
@@ -155,6 +157,7 @@ export function loadPlatformConfig(env: Record<string, string | undefined> = pro
     rateLimits: parsed.RATE_LIMITS,
     sharedRateLimits: parsed.RATE_LIMIT_STORE === 'postgres',
     subscriptionMaxLifetimeSeconds: parsed.SUBSCRIPTION_MAX_LIFETIME_SECONDS,
+    shareInFlightReads: parsed.ROUTER_SHARE_INFLIGHT_READS,
     publicBaseUrlSet: Boolean(env.PUBLIC_BASE_URL),
     payments: paymentsConfigFrom(parsed),
     openBanking: openBankingConfigFrom(parsed),

@@ -181,6 +181,7 @@ export async function startPlatform(given: PlatformConfig, options: StartPlatfor
           metricsToken: config.metricsToken,
           scrape,
           subscriptionMaxLifetimeSeconds: config.subscriptionMaxLifetimeSeconds,
+          shareInFlightReads: config.shareInFlightReads,
         }),
     );
     running.push(router);

@@ -1,4 +1,4 @@
-import { z } from '@gateway/kernel';
+import { envFlag, z } from '@gateway/kernel';
 import { DEFAULT_MAX_LIFETIME_SECONDS } from './subscriptions/credential-sweep';
 
 /**
@@ -16,4 +16,10 @@ export const routerEnvSchema = z.object({
     .min(1)
     .max(2_592_000)
     .default(DEFAULT_MAX_LIFETIME_SECONDS),
+  /**
+   * Identical read-only subgraph fetches in flight at the same moment (same subgraph, principal,
+   * document and variables) share one call (router/src/in-flight.ts); never a mutation or a
+   * subscription. On by default; off: every fetch is its own call.
+   */
+  ROUTER_SHARE_INFLIGHT_READS: envFlag.default(true),
 });

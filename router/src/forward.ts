@@ -16,7 +16,7 @@ import type { Agent } from 'undici';
 import { GatewayError, isErrorCode, memoized, type LocalResponse } from '@gateway/kernel';
 import type { SubgraphEndpoint } from './compose';
 import type { OperationSource } from './operation';
-import { subgraphCall, type SubgraphCaller } from './subgraph-call';
+import { subgraphCall, type SharedFetches, type SubgraphCaller } from './subgraph-call';
 
 /** An operation one subgraph answers whole: what the gateway's plan would send it. */
 interface WholeOperation {
@@ -37,6 +37,8 @@ export interface ForwarderOptions {
   agent: Agent;
   /** The router's error mapping (formatGatewayError), applied to the subgraph's errors as Apollo would. */
   formatError: (formatted: GraphQLFormattedError, error: unknown) => GraphQLFormattedError;
+  /** Identical reads in flight share one subgraph call (in-flight.ts), each saved call counted; absent: never shared. */
+  shared?: SharedFetches;
 }
 
 /** What a forwarded request answers: the HTTP answer, and its outcome for the router's metrics. */
@@ -78,7 +80,9 @@ const JSON_CONTENT_TYPE = 'application/json; charset=utf-8';
  * the signed principal and the request id, in process or over HTTP, with the same deadline. Its
  * errors pass through the router's formatError, as downstream errors do; a failed call (no answer
  * in time, an answer other than 200: subgraphs answer their GraphQL errors with 200, federation's
- * server.ts) is answered as the gateway answers a failed fetch. Nothing is ever sent twice.
+ * server.ts) is answered as the gateway answers a failed fetch. Nothing is ever sent twice. A
+ * query identical to one in flight (same principal, document and variables) waits for that call's
+ * answer instead of making its own, unless sharing is off (ROUTER_SHARE_INFLIGHT_READS).
  */
 export function createForwarder(options: ForwarderOptions): Forwarder {
   const supergraph = Supergraph.build(options.supergraphSdl);
@@ -90,7 +94,7 @@ export function createForwarder(options: ForwarderOptions): Forwarder {
   const calls = new Map(
     options.subgraphs.map((subgraph) => [
       subgraph.name,
-      subgraphCall(subgraph.name, subgraph.url, options.timeoutMs, options.agent),
+      subgraphCall(subgraph.name, subgraph.url, options.timeoutMs, options.agent, options.shared),
     ]),
   );
 

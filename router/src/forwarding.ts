@@ -6,6 +6,7 @@ import { createForwarder, type Forwarded, type Forwarder } from './forward';
 import { MAX_TOKENS, type OperationSource } from './operation';
 import type { RequestLabels, RouterContext } from './router-context';
 import type { RouterMetrics } from './router-metrics';
+import type { SharedFetches } from './subgraph-call';
 
 /** The answer of the subgraph that answers the request whole, counted; undefined: Apollo's to answer. */
 export type ForwardWhole = (
@@ -25,6 +26,8 @@ export interface ForwardingOptions {
   agent: Agent;
   formatError: (formatted: GraphQLFormattedError, error: unknown) => GraphQLFormattedError;
   metrics: Pick<RouterMetrics, 'countForwarded'>;
+  /** Identical reads in flight share one subgraph call (in-flight.ts), each saved call counted; absent: never shared. */
+  shared?: SharedFetches;
 }
 
 /**
@@ -42,6 +45,7 @@ export function createForwarding(options: ForwardingOptions): ForwardWhole {
     timeoutMs: options.timeoutMs,
     agent: options.agent,
     formatError: options.formatError,
+    shared: options.shared,
   });
   return countedForwards(forward, options.metrics);
 }

@@ -84,6 +84,7 @@ void (async () => {
     readinessChecks: shutdown.readiness,
     metricsToken: config.METRICS_TOKEN,
     subscriptionMaxLifetimeSeconds: config.SUBSCRIPTION_MAX_LIFETIME_SECONDS,
+    shareInFlightReads: config.ROUTER_SHARE_INFLIGHT_READS,
   });
   await starting;
 })();

@@ -56,12 +56,14 @@ describe('the metrics stage', () => {
     expect(outcomeOfStatus(302)).toBe('ok');
   });
 
-  it('counts admissions and forwarded operations, served on GET /metrics', async () => {
+  it('counts admissions, forwarded operations and shared subgraph fetches, served on GET /metrics', async () => {
     const metrics = createRouterMetrics();
     metrics.countAdmission('accepted');
     metrics.countAdmission('accepted');
     metrics.countAdmission('unauthenticated');
     metrics.countForwarded('banks');
+    metrics.countSharedFetch('identity');
+    metrics.countSharedFetch('identity');
     const app = Fastify();
     useMetricsRoute(app, () => [metrics.registry], undefined);
     const answer = await app.inject({ method: 'GET', url: '/metrics' });
@@ -71,6 +73,9 @@ describe('the metrics stage', () => {
     expect(sample(answer.body, 'router_requests_total', { outcome: 'accepted', service: 'router' })).toBe(2);
     expect(sample(answer.body, 'router_requests_total', { outcome: 'unauthenticated', service: 'router' })).toBe(1);
     expect(sample(answer.body, 'router_forwarded_total', { subgraph: 'banks', service: 'router' })).toBe(1);
+    expect(
+      sample(answer.body, 'router_subgraph_fetches_shared_total', { subgraph: 'identity', service: 'router' }),
+    ).toBe(2);
   });
 
   it("reports a GraphQL answer's outcome: ok, its first error's spec code, or INTERNAL_ERROR for a code outside the spec", async () => {

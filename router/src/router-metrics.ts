@@ -12,6 +12,8 @@ export interface RouterMetrics {
   registry: Registry;
   countAdmission(outcome: AdmissionOutcome): void;
   countForwarded(subgraph: string): void;
+  /** A subgraph call saved: a read identical to one in flight took that call's answer (in-flight.ts). */
+  countSharedFetch(subgraph: string): void;
   /** Bounded label values for operation names (callers without credentials add from a smaller allowance). */
   operations: OperationLabels;
   /** Starts timing a request; the function returned records it once the HTTP status is known. */
@@ -45,10 +47,17 @@ export function createRouterMetrics(): RouterMetrics {
     labelNames: ['subgraph'],
     registers: [registry],
   });
+  const shared = new Counter({
+    name: 'router_subgraph_fetches_shared_total',
+    help: 'Subgraph calls saved: a read identical to one in flight (same principal, document, variables) took its answer, by subgraph',
+    labelNames: ['subgraph'],
+    registers: [registry],
+  });
   return {
     registry,
     countAdmission: (outcome) => requests.inc({ outcome }),
     countForwarded: (subgraph) => forwarded.inc({ subgraph }),
+    countSharedFetch: (subgraph) => shared.inc({ subgraph }),
     operations: new OperationLabels(),
     timed(labels) {
       const stop = duration.startTimer();

@@ -68,6 +68,8 @@ export interface RouterOptions {
    * each scrape: /metrics serves them all, so one process is one scrape target. Unset: its own.
    */
   scrape?: () => Registry[];
+  /** ROUTER_SHARE_INFLIGHT_READS (default on): identical reads in flight share one subgraph call (in-flight.ts). */
+  shareInFlightReads?: boolean;
 }
 
 export interface RunningRouter {
@@ -99,10 +101,11 @@ export async function startRouter(options: RouterOptions): Promise<RunningRouter
 
   const timeoutMs = options.subgraphTimeoutMs ?? 15_000;
   const subgraphAgent = new Agent({ keepAliveTimeout: 30_000, connections: 128 });
+  const shared = (options.shareInFlightReads ?? true) ? metrics.countSharedFetch : undefined;
   const supergraphSdl = composeSupergraph(options.subgraphs);
   const gateway = new ApolloGateway({
     supergraphSdl,
-    buildService: ({ name, url }) => new SubgraphDataSource(name ?? 'subgraph', url!, timeoutMs, subgraphAgent),
+    buildService: ({ name, url }) => new SubgraphDataSource(name ?? 'subgraph', url!, timeoutMs, subgraphAgent, shared),
   });
 
   const app = Fastify({ logger: false, bodyLimit: 1024 * 1024, trustProxy: 'loopback' });
@@ -133,6 +136,7 @@ export async function startRouter(options: RouterOptions): Promise<RunningRouter
     agent: subgraphAgent,
     formatError,
     metrics,
+    shared,
   });
   const apollo = new ApolloServer<RouterContext>({
     gateway,

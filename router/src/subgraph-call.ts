@@ -8,6 +8,7 @@ import {
   type LocalRequest,
   type LocalResponse,
 } from '@gateway/kernel';
+import { sharingInFlight } from './in-flight';
 
 /** Who calls and under which request id: what the router's context gives every subgraph call. */
 export interface SubgraphCaller {
@@ -18,14 +19,24 @@ export interface SubgraphCaller {
 /** One GraphQL request to a subgraph, answered as its HTTP route would answer it. */
 export type SubgraphCall = (caller: SubgraphCaller, body: LocalRequest['body']) => Promise<LocalResponse>;
 
+/** Identical reads in flight share one call (in-flight.ts); each call saved is counted by subgraph. Absent: never shared. */
+export type SharedFetches = (subgraph: string) => void;
+
 /**
  * How the router reaches one subgraph, for the gateway's data source and the forwarder alike: in
  * this process when the subgraph runs here, else over HTTP with undici's pooled `request` (the
  * global fetch costs several times more CPU per call on this hot path); either way with the signed
  * principal, the request id and one deadline (kernel's callGraphQL). An unreachable or silent
- * subgraph is 503 SERVICE_UNAVAILABLE, never a hang or an opaque 500.
+ * subgraph is 503 SERVICE_UNAVAILABLE, never a hang or an opaque 500. With `shared`, identical
+ * reads in flight at once make one call (in-flight.ts).
  */
-export function subgraphCall(subgraph: string, url: string, timeoutMs: number, agent: Agent): SubgraphCall {
+export function subgraphCall(
+  subgraph: string,
+  url: string,
+  timeoutMs: number,
+  agent: Agent,
+  shared?: SharedFetches,
+): SubgraphCall {
   const overHttp: HttpTransport = async (target, { headers, body }, signal) => {
     const response = await request(target, {
       method: 'POST',
@@ -41,7 +52,7 @@ export function subgraphCall(subgraph: string, url: string, timeoutMs: number, a
       'SERVICE_UNAVAILABLE',
       `the ${subgraph} service ${late ? `did not answer within ${timeoutMs} ms` : 'is unreachable'}`,
     );
-  return (caller, body) =>
+  const call: SubgraphCall = (caller, body) =>
     callGraphQL(
       url,
       {
@@ -51,4 +62,5 @@ export function subgraphCall(subgraph: string, url: string, timeoutMs: number, a
       },
       { timeoutMs, failure, overHttp },
     );
+  return shared ? sharingInFlight(call, () => shared(subgraph)) : call;
 }

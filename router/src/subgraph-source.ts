@@ -1,6 +1,6 @@
 import { RemoteGraphQLDataSource, type GraphQLDataSourceProcessOptions } from '@apollo/gateway';
 import type { Agent } from 'undici';
-import { subgraphCall, type SubgraphCall, type SubgraphCaller } from './subgraph-call';
+import { subgraphCall, type SharedFetches, type SubgraphCall, type SubgraphCaller } from './subgraph-call';
 
 type SubgraphAnswer = Awaited<ReturnType<RemoteGraphQLDataSource['process']>>;
 
@@ -22,9 +22,10 @@ export class SubgraphDataSource extends RemoteGraphQLDataSource<SubgraphCallCont
     url: string,
     timeoutMs: number,
     agent: Agent,
+    shared?: SharedFetches,
   ) {
     super({ url });
-    this.call = subgraphCall(subgraph, url, timeoutMs, agent);
+    this.call = subgraphCall(subgraph, url, timeoutMs, agent, shared);
   }
 
   override async process({

@@ -55,15 +55,23 @@ describe('bench summary table', () => {
           limitName: 'bare INSERT',
         },
         { script: 'replicas', figure: '2 replicas', value: 10.7, unit: '/s', note: 'two cores only' },
+        { script: 'peers', figure: 'router / Hive', value: 1.46, unit: '×', target: 1, comparison: '>=' },
+        { script: 'peers', figure: 'share of direct', value: 81, unit: '/s', ratio: true },
+        { script: 'peers', figure: 'router CPU', value: 0.171, unit: 'ms', target: 0.25, comparison: '<=' },
       ],
       ['events (exit 1)'],
     ).split('\n');
-    expect(table[0]).toMatch(/^figure +\| measured \| target +\| met \| physical limit \(same run\)$/);
+    expect(table[0]).toMatch(/^figure +\| kind +\| measured \| target +\| met \| physical limit \(same run\)$/);
     expect(table[2]).toMatch(
-      /^payments: sessions created\/s +\| +96\/s \| ≥ 300\/s \| no +\| 3200\/s bare INSERT \(3% of it\)$/,
+      /^payments: sessions created\/s +\| absolute \| +96\/s \| ≥ 300\/s +\| no +\| 3200\/s bare INSERT \(3% of it\)$/,
     );
-    expect(table[3]).toMatch(/^replicas: 2 replicas +\| +10\.7\/s \| +\| +\|$/);
-    expect(table[4]).toMatch(/^events \(exit 1\): FAILED .*\| no/);
+    expect(table[3]).toMatch(/^replicas: 2 replicas +\| absolute \| +10\.7\/s \| +\| +\|$/);
+    // A ratio (comparable across machines) is marked apart from absolute figures.
+    expect(table[4]).toMatch(/^peers: router \/ Hive +\| ratio +\| +1\.5 × \| ≥ 1 × +\| yes/);
+    expect(table[5]).toMatch(/^peers: share of direct +\| ratio +\|/);
+    // A figure below 1 keeps two digits (0.25 ms is not 0.3 ms).
+    expect(table[6]).toMatch(/^peers: router CPU +\| absolute \| +0\.17 ms \| ≤ 0\.25 ms \| yes/);
+    expect(table[7]).toMatch(/^events \(exit 1\): FAILED .*\| no/);
     expect(table).toContain('  replicas: 2 replicas: two cores only');
   });
 });

@@ -1,0 +1,262 @@
+/**
+ * Issue 32: our router beside its peers, in one run, on the same subgraphs. The four subgraphs in
+ * their split layout (each its own process, HTTP, PostgreSQL), served to the same 50 clients by
+ *   router            our router (router/src/main.ts), as the split layout starts it
+ *   router, unshared  the same with ROUTER_SHARE_INFLIGHT_READS=off (what in-flight sharing changes)
+ *   apollo            a stock @apollo/gateway (ApolloServer standalone, same supergraph SDL)
+ *   hive              Hive Gateway (@graphql-hive/gateway's runtime, its defaults, same supergraph SDL)
+ *   direct            the identity subgraph itself (one-subgraph operation only): the limit
+ * Every gateway and the subgraphs run in processes of their own; each gateway's CPU per request is
+ * its process's CPU over the phase / the requests answered (bench/support/cpu.ts).
+ *
+ *   DATABASE_URL=postgresql://postgres@127.0.0.1:5432/test node -r ./scripts/register.js bench/peers.ts
+ *   BENCH_DURATION_MS (default 10000 per run), BENCH_WARMUP_MS (3000 per gateway and case),
+ *   BENCH_ROUNDS (2), BENCH_CONCURRENCY (50), BENCH_PEERS_GATEWAYS (router,router-unshared,apollo,hive,direct),
+ *   BENCH_PEERS_OPS (single,cross), BENCH_PEERS_KEYS (distinct,hot)
+ *
+ * Operations: `single` resolves an alias (identity answers it whole); `cross` resolves an alias with
+ * its bank's public fields (identity, then banks). Both are public: our router signs the anonymous
+ * caller's principal itself; the peers get the same signed principal from the client and pass it
+ * on (the subgraphs refuse a call without one), so the subgraphs do the same work behind each.
+ * Key patterns: `distinct` (200 aliases, spread over the clients) and `hot` (every client asks for
+ * the same 3 aliases: a popular shop's alias), where sharing identical fetches in flight matters.
+ * Rounds run every gateway once, in an order rotated each round, so drift over the run hits all;
+ * each run's figures are printed, and per gateway the median with the range. Ratios (our router
+ * against a peer, or against the direct subgraph) are comparable across machines; req/s and CPU
+ * milliseconds are not. Reported to the summary of `npm run bench` (bench/support/results.ts).
+ */
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Agent, request } from 'undici';
+import { openTestDatabase } from '@gateway/db/testing';
+import { PRINCIPAL_HEADER, signPrincipal } from '@gateway/kernel';
+import { composeSupergraph } from '../router/src/compose';
+import { freePort, ServiceProcess } from '../scripts/launcher/service-process';
+import { SUBGRAPHS } from '../scripts/launcher/split-layout';
+import { processCpuSeconds } from './support/cpu';
+import { printTable, runLoad } from './support/load';
+import { peerSummary, reportPeers, type PeerRun } from './support/peer-summary';
+import { seedAliases } from './support/seed-aliases';
+import { launchSplitPlatform } from './support/split-launcher';
+
+const DURATION_MS = Number(process.env.BENCH_DURATION_MS ?? 10_000);
+const WARMUP_MS = Number(process.env.BENCH_WARMUP_MS ?? 3_000);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 2);
+const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 50);
+const list = (name: string, all: string) => (process.env[name] ?? all).split(',').map((entry) => entry.trim());
+const GATEWAYS = list('BENCH_PEERS_GATEWAYS', 'router,router-unshared,apollo,hive,direct');
+const OPS = list('BENCH_PEERS_OPS', 'single,cross');
+const KEYS = list('BENCH_PEERS_KEYS', 'distinct,hot');
+const ALIASES = 200;
+const HOT = 3;
+const RAISED_LIMITS = JSON.stringify({ identity_resolve: { points: 1e9 }, read: { points: 1e9 } });
+
+const OPERATIONS: Record<string, { query: string; check: (data: any) => boolean }> = {
+  single: {
+    query:
+      'query Resolve($a: String) { resolveAlias(alias: $a) { alias iban bankHandle institutionCode customerDisplayName } }',
+    check: (data) => Boolean(data?.resolveAlias?.iban),
+  },
+  cross: {
+    query:
+      'query ResolveWithBank($a: String) { resolveAlias(alias: $a) { alias iban customerDisplayName bank { handle displayName institutionCode status } } }',
+    check: (data) => Boolean(data?.resolveAlias?.iban && data.resolveAlias.bank?.displayName),
+  },
+};
+
+interface Target {
+  name: string;
+  url: string;
+  /** The process whose CPU is the gateway's (none for the direct subgraph). */
+  pid?: number;
+  /** The signed principal goes with each request (peers and the subgraph; our router signs its own). */
+  signed: boolean;
+  /** Our router's /metrics, for the subgraph fetches it saved. */
+  metricsUrl?: string;
+}
+
+async function main(): Promise<void> {
+  if (!process.env.DATABASE_URL) {
+    console.error('bench/peers.ts runs the split layout on PostgreSQL: set DATABASE_URL.');
+    process.exit(2);
+  }
+  const own = await openTestDatabase(); // a fresh database, dropped at the end
+  process.env.DATABASE_URL = own.url;
+  const platform = await launchSplitPlatform({ RATE_LIMITS: RAISED_LIMITS });
+  const extra: ServiceProcess[] = [];
+  const agent = new Agent({ connections: CONCURRENCY, keepAliveTimeout: 30_000 });
+  try {
+    const { layout, common } = platform.split!;
+    const aliases = await seedAliases(platform, agent, ALIASES);
+    const subgraphUrl = (name: string) => `http://127.0.0.1:${layout.ports[name as 'banks'][0]}/graphql`;
+    const dir = mkdtempSync(join(tmpdir(), 'gw-bench-peers-'));
+    const supergraphFile = join(dir, 'supergraph.graphql');
+    writeFileSync(
+      supergraphFile,
+      composeSupergraph(
+        SUBGRAPHS.map((name) => ({
+          name,
+          url: subgraphUrl(name),
+          sdl: readFileSync(join(__dirname, '..', 'subgraphs', name, 'schema.graphql'), 'utf8'),
+        })),
+      ),
+    );
+    const started = async (
+      name: string,
+      entry: string,
+      env: Record<string, string>,
+      ready: (port: number) => string,
+    ) => {
+      const port = await freePort();
+      const instance = new ServiceProcess(
+        { name, service: name, entry, env: { ...env, PEER_PORT: String(port) }, port, readyUrl: ready(port) },
+        common,
+      );
+      extra.push(instance);
+      await instance.start();
+      return { port, pid: instance.child!.pid! };
+    };
+    const typename = (port: number) => `http://127.0.0.1:${port}/graphql?query=%7B__typename%7D`;
+    const router = layout.of('router')[0]!;
+    const targets: Target[] = [];
+    for (const name of GATEWAYS) {
+      if (name === 'router')
+        targets.push({
+          name: 'router',
+          url: `${platform.routerUrl}/graphql`,
+          pid: router.child!.pid,
+          signed: false,
+          metricsUrl: `${platform.routerUrl}/metrics`,
+        });
+      else if (name === 'router-unshared') {
+        const port = await freePort();
+        const unshared = new ServiceProcess(
+          {
+            ...router.spec,
+            name: 'router-unshared',
+            env: { ...router.spec.env, ROUTER_PORT: String(port), ROUTER_SHARE_INFLIGHT_READS: 'off' },
+            port,
+            readyUrl: `http://127.0.0.1:${port}/readyz`,
+          },
+          common,
+        );
+        extra.push(unshared);
+        await unshared.start();
+        targets.push({
+          name: 'router, unshared',
+          url: `http://127.0.0.1:${port}/graphql`,
+          pid: unshared.child!.pid,
+          signed: false,
+        });
+      } else if (name === 'apollo') {
+        const peer = await started(
+          'apollo-gateway',
+          'bench/support/peers/apollo-gateway.ts',
+          { PEER_SUPERGRAPH: supergraphFile },
+          typename,
+        );
+        targets.push({ name: 'apollo', url: `http://127.0.0.1:${peer.port}/graphql`, pid: peer.pid, signed: true });
+      } else if (name === 'hive') {
+        const peer = await started(
+          'hive-gateway',
+          'bench/support/peers/hive-gateway.ts',
+          { PEER_SUPERGRAPH: supergraphFile },
+          typename,
+        );
+        targets.push({ name: 'hive', url: `http://127.0.0.1:${peer.port}/graphql`, pid: peer.pid, signed: true });
+      } else if (name === 'direct') targets.push({ name: 'direct', url: subgraphUrl('identity'), signed: true });
+      else throw new Error(`BENCH_PEERS_GATEWAYS: unknown gateway ${name}`);
+    }
+
+    // What our router forwards for an anonymous caller on loopback: the peers send the same.
+    const principal = () => signPrincipal({ kind: 'anonymous', ip: '127.0.0.1' }, platform.platformSecret);
+    const work = (target: Target, op: string, keys: string) => {
+      const { query, check } = OPERATIONS[op]!;
+      const aliasOf = (worker: number, i: number) =>
+        aliases[keys === 'hot' ? (worker + i) % HOT : (worker * 7 + i) % aliases.length]!;
+      return async (worker: number, i: number) => {
+        const response = await request(target.url, {
+          method: 'POST',
+          headers: {
+            'content-type': 'application/json',
+            ...(target.signed ? { [PRINCIPAL_HEADER]: principal() } : {}),
+          },
+          body: JSON.stringify({ query, variables: { a: aliasOf(worker, i) } }),
+          dispatcher: agent,
+        });
+        const body = (await response.body.json()) as { data?: unknown; errors?: unknown[] };
+        if (response.statusCode !== 200 || body.errors?.length || !check(body.data))
+          throw new Error(`${target.name}: ${response.statusCode} ${JSON.stringify(body).slice(0, 300)}`);
+      };
+    };
+    const savedFetches = async (target: Target): Promise<number> => {
+      if (!target.metricsUrl) return NaN;
+      const text = await (await request(target.metricsUrl, { dispatcher: agent })).body.text();
+      return text
+        .split('\n')
+        .filter((line) => line.startsWith('router_subgraph_fetches_shared_total{'))
+        .reduce((sum, line) => sum + Number(line.slice(line.lastIndexOf(' ') + 1)), 0);
+    };
+
+    const runs: PeerRun[] = [];
+    for (const op of OPS) {
+      if (!OPERATIONS[op]) throw new Error(`BENCH_PEERS_OPS: unknown operation ${op}`);
+      for (const keys of KEYS) {
+        // The direct subgraph answers the one-subgraph operation only.
+        const here = targets.filter((target) => target.name !== 'direct' || op === 'single');
+        for (const target of here) {
+          const warm = await runLoad(
+            `${target.name} (warm-up)`,
+            { concurrency: CONCURRENCY, durationMs: WARMUP_MS },
+            work(target, op, keys),
+          );
+          if (warm.requests === 0) throw new Error(`${target.name} answered nothing in the warm-up of ${op}/${keys}`);
+        }
+        for (let round = 0; round < ROUNDS; round += 1) {
+          const order = here.map((_, i) => here[(i + round) % here.length]!);
+          for (const target of order) {
+            const cpuBefore = processCpuSeconds(target.pid);
+            const savedBefore = await savedFetches(target);
+            const result = await runLoad(
+              `${op}, ${keys}: ${target.name} #${round + 1}`,
+              { concurrency: CONCURRENCY, durationMs: DURATION_MS },
+              work(target, op, keys),
+            );
+            const cpuMs = (1000 * (processCpuSeconds(target.pid) - cpuBefore)) / result.requests;
+            const saved = ((await savedFetches(target)) - savedBefore) / result.requests;
+            runs.push({
+              op,
+              keys,
+              gateway: target.name,
+              round,
+              result,
+              cpuMsPerRequest: cpuMs,
+              savedPerRequest: saved,
+            });
+          }
+        }
+      }
+    }
+
+    console.log(
+      `\npeers, split layout, ${CONCURRENCY} concurrent clients, ${DURATION_MS / 1000} s per run, PostgreSQL`,
+    );
+    printTable(runs.map((run) => run.result));
+    console.log(peerSummary(runs));
+    reportPeers(runs);
+  } finally {
+    await agent.close();
+    await Promise.all(extra.map((instance) => instance.terminate(10_000)));
+    await platform.stop();
+    await own.close();
+  }
+}
+
+main().then(
+  () => process.exit(0),
+  (error) => {
+    console.error(error);
+    process.exit(1);
+  },
+);

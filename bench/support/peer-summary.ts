@@ -1,0 +1,162 @@
+import type { LoadResult } from './load';
+import { report } from './results';
+
+/** One measured run of bench/peers.ts: one gateway, one operation and key pattern, one round. */
+export interface PeerRun {
+  op: string;
+  keys: string;
+  gateway: string;
+  round: number;
+  result: LoadResult;
+  /** The gateway process's CPU over the run / requests answered (NaN: no gateway, the direct subgraph). */
+  cpuMsPerRequest: number;
+  /** Our router only: subgraph fetches it saved (in-flight sharing) per request answered. */
+  savedPerRequest: number;
+}
+
+const LABEL: Record<string, string> = {
+  single: 'one subgraph (alias resolution)',
+  cross: 'across subgraphs (alias + its bank)',
+};
+const PEER_NAME: Record<string, string> = { apollo: 'Apollo gateway', hive: 'Hive Gateway' };
+
+const median = (values: number[]): number => {
+  const sorted = values.filter(Number.isFinite).sort((a, b) => a - b);
+  if (!sorted.length) return NaN;
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+};
+const spread = (values: number[], digits: number): string => {
+  const finite = values.filter(Number.isFinite);
+  if (!finite.length) return 'n/a';
+  const m = median(finite).toFixed(digits);
+  return finite.length > 1 ? `${m} [${Math.min(...finite).toFixed(digits)}–${Math.max(...finite).toFixed(digits)}]` : m;
+};
+
+/** The runs of one case by gateway, and the per-round ratio of our router's figure to another's. */
+function caseOf(runs: PeerRun[], op: string, keys: string) {
+  const mine = runs.filter((run) => run.op === op && run.keys === keys);
+  const gateways = [...new Set(mine.map((run) => run.gateway))];
+  const of = (gateway: string) => mine.filter((run) => run.gateway === gateway);
+  const ratios = (other: string, figure: (run: PeerRun) => number) =>
+    of('router').flatMap((ours) => {
+      const theirs = of(other).find((run) => run.round === ours.round);
+      return theirs ? [figure(ours) / figure(theirs)] : [];
+    });
+  return { gateways, of, ratios };
+}
+
+/** The summary printed after the runs: per case, each gateway's medians with their range, then our ratios. */
+export function peerSummary(runs: PeerRun[]): string {
+  const lines: string[] = [];
+  const cases = [...new Set(runs.map((run) => `${run.op}\n${run.keys}`))].map(
+    (key) => key.split('\n') as [string, string],
+  );
+  for (const [op, keys] of cases) {
+    const { gateways, of, ratios } = caseOf(runs, op, keys);
+    lines.push(`\n${LABEL[op] ?? op}, ${keys} keys: median [min–max] of ${of(gateways[0]!).length} runs each`);
+    lines.push(
+      `  ${'gateway'.padEnd(18)} ${'req/s'.padStart(18)} ${'p50 ms'.padStart(18)} ${'p99 ms'.padStart(20)} ${'CPU ms/request'.padStart(20)}  fetches saved/request`,
+    );
+    for (const gateway of gateways) {
+      const rows = of(gateway);
+      lines.push(
+        `  ${gateway.padEnd(18)} ${spread(
+          rows.map((r) => r.result.perSecond),
+          0,
+        ).padStart(18)} ${spread(
+          rows.map((r) => r.result.p50Ms),
+          1,
+        ).padStart(18)} ${spread(
+          rows.map((r) => r.result.p99Ms),
+          1,
+        ).padStart(20)} ${spread(
+          rows.map((r) => r.cpuMsPerRequest),
+          2,
+        ).padStart(20)}  ${spread(
+          rows.map((r) => r.savedPerRequest),
+          2,
+        )}`,
+      );
+    }
+    for (const other of gateways.filter((gateway) => gateway !== 'router')) {
+      const rps = ratios(other, (run) => run.result.perSecond);
+      if (!rps.length) continue;
+      lines.push(
+        `  our router / ${other}: throughput ${spread(rps, 2)}×, p99 ${spread(
+          ratios(other, (run) => run.result.p99Ms),
+          2,
+        )}×, CPU per request ${spread(
+          ratios(other, (run) => run.cpuMsPerRequest),
+          2,
+        )}×`,
+      );
+    }
+  }
+  return lines.join('\n');
+}
+
+/**
+ * The issue's figures to the summary table. Ratios (our router against a peer or the direct
+ * subgraph, in the same run) are marked as such: they compare across machines, req/s and CPU
+ * milliseconds do not.
+ */
+export function reportPeers(runs: PeerRun[]): void {
+  const cases = [...new Set(runs.map((run) => `${run.op}\n${run.keys}`))].map(
+    (key) => key.split('\n') as [string, string],
+  );
+  for (const [op, keys] of cases) {
+    const { gateways, of, ratios } = caseOf(runs, op, keys);
+    if (!gateways.includes('router')) continue;
+    const label = `${op === 'single' ? 'one subgraph' : 'across subgraphs'}, ${keys} keys`;
+    const range = (values: number[], digits: number) => `median of ${values.length}: ${spread(values, digits)}`;
+    for (const peer of ['hive', 'apollo'].filter((gateway) => gateways.includes(gateway))) {
+      const rps = ratios(peer, (run) => run.result.perSecond);
+      // Issue 32: hot keys at least level with Hive Gateway; across subgraphs twice its throughput.
+      const target = peer !== 'hive' ? undefined : keys === 'hot' ? 1 : op === 'cross' ? 2 : undefined;
+      report({
+        figure: `${label}: our router's throughput / ${PEER_NAME[peer]}'s`,
+        value: median(rps),
+        unit: '×',
+        ratio: true,
+        ...(target !== undefined ? { target, comparison: '>=' } : {}),
+        note: range(rps, 2),
+      });
+    }
+    if (gateways.includes('hive') && op === 'cross' && keys === 'distinct') {
+      const p99 = ratios('hive', (run) => run.result.p99Ms);
+      report({
+        figure: `${label}: our router's p99 / Hive Gateway's`,
+        value: median(p99),
+        unit: '×',
+        ratio: true,
+        target: 0.5,
+        comparison: '<=',
+        note: range(p99, 2),
+      });
+    }
+    if (gateways.includes('direct')) {
+      const share = ratios('direct', (run) => run.result.perSecond).map((ratio) => 100 * ratio);
+      report({
+        figure: `${label}: our router's throughput, share of the direct subgraph (split)`,
+        value: median(share),
+        unit: '%',
+        ratio: true,
+        ...(keys === 'distinct' ? { target: 90, comparison: '>=' } : {}),
+        note: range(share, 0),
+      });
+    }
+    const cpu = of('router').map((run) => run.cpuMsPerRequest);
+    const peersCpu = gateways
+      .filter((gateway) => gateway !== 'router' && gateway !== 'direct')
+      .map((gateway) => `${gateway} ${median(of(gateway).map((run) => run.cpuMsPerRequest)).toFixed(2)} ms`)
+      .join(', ');
+    report({
+      figure: `${label}: router CPU per request`,
+      value: median(cpu),
+      unit: 'ms',
+      ...(keys === 'distinct' ? { target: op === 'single' ? 0.25 : 0.6, comparison: '<=' } : {}),
+      note: `${range(cpu, 2)}; same runs: ${peersCpu}`,
+    });
+  }
+}

@@ -1,0 +1,66 @@
+import { getOperationAST, parse } from 'graphql';
+import { memoized, type LocalRequest, type LocalResponse } from '@gateway/kernel';
+import { MAX_TOKENS } from './operation';
+
+/** Whether a subgraph fetch only reads: a query, its operation found in the document (else never shared). */
+const readsOnly = memoized(1000, (key): boolean => {
+  const split = key.indexOf('\n');
+  try {
+    const document = parse(key.slice(split + 1), { maxTokens: MAX_TOKENS * 4 });
+    return getOperationAST(document, key.slice(0, split) || undefined)?.operation === 'query';
+  } catch {
+    return false; // the subgraph says what is wrong with it, to each caller
+  }
+});
+
+/**
+ * One subgraph's calls, identical reads in flight at the same moment sharing one call (issue 32:
+ * popular keys, a shop's alias or a big bank's capabilities, asked by many clients at once). A
+ * call is shared only when it is a query (never a mutation or a subscription: each is its own
+ * act) and only with the same signed principal (who asks: the subgraph authorises and filters on
+ * it, its client IP included), the same document, operation name and variables: everything the
+ * subgraph's answer depends on (the request id only labels its logs; a joiner's is not sent).
+ * The principal is in the key for every fetch, public ones too: telling which are public would
+ * need the subgraph's own rules, and the signature is reused for minutes (kernel's principal.ts),
+ * so one caller's identical reads still share.
+ *
+ * Each waiter gets its own copy of the answer (the body is a string each parses for itself) or of
+ * the error; the entry is gone once the call settles, so a later identical read makes a new call
+ * (nothing is cached: this is not a cache). `onShared` counts every call saved.
+ */
+export function sharingInFlight<Caller extends { signedPrincipal: string }>(
+  call: (caller: Caller, body: LocalRequest['body']) => Promise<LocalResponse>,
+  onShared: () => void,
+): (caller: Caller, body: LocalRequest['body']) => Promise<LocalResponse> {
+  const inFlight = new Map<string, Promise<LocalResponse>>();
+  return (caller, body) => {
+    if (!readsOnly(`${body.operationName ?? ''}\n${body.query}`)) return call(caller, body);
+    const key = `${caller.signedPrincipal}\n${body.operationName ?? ''}\n${JSON.stringify(body.variables ?? {})}\n${body.query}`;
+    const pending = inFlight.get(key);
+    if (pending) {
+      onShared();
+      return pending.then(copyAnswer, (error: unknown) => Promise.reject(copyError(error)));
+    }
+    const leading = call(caller, body);
+    inFlight.set(key, leading);
+    const settled = () => {
+      if (inFlight.get(key) === leading) inFlight.delete(key);
+    };
+    // Removed at settlement, before any waiter runs on.
+    leading.then(settled, settled);
+    return leading.then(copyAnswer, (error: unknown) => Promise.reject(copyError(error)));
+  };
+}
+
+const copyAnswer = (answer: LocalResponse): LocalResponse => ({ ...answer, headers: { ...answer.headers } });
+
+/** The same error, a separate object per waiter (Apollo and formatError may add to one they are given). */
+function copyError(error: unknown): unknown {
+  if (!(error instanceof Error)) return error;
+  const copy = Object.create(Object.getPrototypeOf(error) as object) as Error & { extensions?: unknown };
+  Object.defineProperties(copy, Object.getOwnPropertyDescriptors(error));
+  const extensions = (error as { extensions?: unknown }).extensions;
+  if (extensions && typeof extensions === 'object')
+    Object.defineProperty(copy, 'extensions', { value: { ...extensions }, enumerable: true, writable: true });
+  return copy;
+}
