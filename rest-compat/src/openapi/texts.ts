@@ -17,7 +17,7 @@ export const TAG_DESCRIPTIONS: Record<string, string> = {
     'Aliases (handle@bank_handle) and phone numbers that resolve to an IBAN at a participating bank.',
   Payments: 'Payment sessions a merchant creates and follows: create, read, list.',
   Refunds:
-    "Refunds of completed payment sessions, full or partial, from the merchant's settlement account to the payer, through the payment engine.",
+    "Refunds of completed payment sessions, full or partial, from the merchant's settlement account to the payer, through the payment engine; listed per session or across all the merchant's sessions (GET /refunds).",
   Reports:
     "CSV exports of the merchant's sessions and refunds over a date range, streamed whatever their size (the daily summary is GraphQL's dailySummary).",
   Checkout: 'What the payer uses: the checkout page, its status, and the authorization with an OTP from their bank.',

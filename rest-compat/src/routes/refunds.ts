@@ -47,6 +47,24 @@ export const refundRecord = z
   })
   .strict();
 
+/** A page of refunds (a session's or the merchant's) as REST answers it. */
+const refundPage = (connection: GraphQLData) => ({
+  refunds: connection.edges.map((edge: GraphQLData) => flattenRefund(edge.node)),
+  pagination: {
+    nextCursor: connection.pageInfo.hasNextPage ? connection.pageInfo.endCursor : null,
+    hasMore: connection.pageInfo.hasNextPage,
+  },
+});
+
+const refundPageRecord = z
+  .object({
+    refunds: z.array(refundRecord),
+    pagination: z
+      .object({ next_cursor: z.string().nullable().describe('null on the last page.'), has_more: z.boolean() })
+      .strict(),
+  })
+  .strict();
+
 const REFUSALS = [
   'INVALID_API_KEY',
   'FORBIDDEN',
@@ -133,23 +151,34 @@ ${REFUND_RECORD}`,
       after: query.cursor ?? null,
       filter: filterOf(query),
     }),
-    result: ({ paymentSession }) => ({
-      refunds: paymentSession.refunds.edges.map((edge: GraphQLData) => flattenRefund(edge.node)),
-      pagination: {
-        nextCursor: paymentSession.refunds.pageInfo.hasNextPage ? paymentSession.refunds.pageInfo.endCursor : null,
-        hasMore: paymentSession.refunds.pageInfo.hasNextPage,
-      },
-    }),
+    result: ({ paymentSession }) => refundPage(paymentSession.refunds),
     status: 200,
-    response: z
-      .object({
-        refunds: z.array(refundRecord),
-        pagination: z
-          .object({ next_cursor: z.string().nullable().describe('null on the last page.'), has_more: z.boolean() })
-          .strict(),
-      })
-      .strict(),
+    response: refundPageRecord,
     errors: ['INVALID_API_KEY', 'FORBIDDEN', 'SESSION_NOT_FOUND'],
+  }),
+  defineRoute({
+    method: 'GET',
+    path: '/refunds',
+    tag: 'Refunds',
+    summary: 'List refunds',
+    description:
+      "The merchant's refunds across all its sessions, newest first; a test key lists test refunds, a live key live ones. " +
+      'Pass pagination.next_cursor as cursor for the next page. Filters combine (all must hold); a bad value is 400 VALIDATION_ERROR naming the parameter ' +
+      '(cursor, when it is not the last id of a page of this same filtered list).',
+    auth: [['merchantKey']],
+    query: listQuery('PROCESSING, COMPLETED or FAILED', {
+      reference: filterQuery.reference,
+      metadata: filterQuery.metadata,
+    }),
+    operation: `query ListMerchantRefunds($first: Int, $after: String, $filter: RefundFilter) {
+  refunds(first: $first, after: $after, filter: $filter) { edges { node { ...RefundRecord } } pageInfo { hasNextPage endCursor } }
+}
+${REFUND_RECORD}`,
+    variables: ({ query }) => ({ first: query.limit ?? null, after: query.cursor ?? null, filter: filterOf(query) }),
+    result: ({ refunds }) => refundPage(refunds),
+    status: 200,
+    response: refundPageRecord,
+    errors: ['INVALID_API_KEY', 'FORBIDDEN'],
   }),
   defineRoute({
     method: 'GET',

@@ -19,6 +19,7 @@ export const LIST_ITEMS = {
   "/payments/sessions/{session_id}/refunds": "refunds",
   "/recurring/mandates": "mandates",
   "/recurring/mandates/{mandate_id}/charges": "charges",
+  "/refunds": "refunds",
   "/settlement/cycles": "cycles",
   "/webhooks/deliveries": "deliveries",
   "/webhooks/endpoints": "endpoints"

@@ -686,6 +686,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/refunds": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List refunds
+         * @description The merchant's refunds across all its sessions, newest first; a test key lists test refunds, a live key live ones. Pass pagination.next_cursor as cursor for the next page. Filters combine (all must hold); a bad value is 400 VALIDATION_ERROR naming the parameter (cursor, when it is not the last id of a page of this same filtered list).
+         */
+        get: operations["listMerchantRefunds"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/refunds/{refund_id}": {
         parameters: {
             query?: never;
@@ -10472,6 +10492,204 @@ export interface operations {
             };
             /** @description REFUND_NOT_ALLOWED: Only a COMPLETED session can be refunded; REFUND_AMOUNT_EXCEEDED: The refund exceeds what is left of the session amount (refunds not FAILED count); BANK_NOT_PARTICIPATING: Destination bank not connected; IDEMPOTENCY_KEY_REUSED: Idempotency-Key reused with a different request */
             422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED: Rate limit exceeded */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INTERNAL_ERROR: Gateway internal error */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: Gateway temporarily unavailable */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listMerchantRefunds: {
+        parameters: {
+            query?: {
+                /** @description Page size, 1-100 (default 20). */
+                limit?: number;
+                /** @description next_cursor of the previous page: the last id of a page of this same filtered list. */
+                cursor?: string;
+                /** @description Only this status: PROCESSING, COMPLETED or FAILED. */
+                status?: string;
+                /** @description Created at or after (inclusive): ISO 8601 date or date-time with offset, e.g. 2026-12-01T00:00:00Z. */
+                created_from?: string;
+                /** @description Created before (exclusive): ISO 8601, as created_from. */
+                created_to?: string;
+                /** @description Only this reference of the merchant's, exactly. */
+                reference?: string;
+                /** @description metadata[<key>]=<value>: only objects whose metadata holds this key with exactly this value (one key). */
+                metadata?: {
+                    [key: string]: string;
+                };
+            };
+            header?: {
+                /** @description req_ followed by up to 64 letters or digits; echoed back. Generated when absent or malformed. */
+                "X-Request-Id"?: components["parameters"]["X-Request-Id"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "refunds": [
+                     *         {
+                     *           "refund_id": "rfd_5YhN6ujM7ikO8lP9qA0sW1eD",
+                     *           "session_id": "ops_4mQ8yXbT2LwZk9RfVa1cPn3E",
+                     *           "amount": 12500,
+                     *           "currency": "LYD",
+                     *           "status": "PROCESSING",
+                     *           "reason": "Item returned",
+                     *           "reference": "order-1042",
+                     *           "failure_code": "string",
+                     *           "created_at": "2026-11-24T09:30:00.000Z",
+                     *           "completed_at": "2026-11-24T09:30:00.000Z",
+                     *           "livemode": true,
+                     *           "metadata": {
+                     *             "property1": "string",
+                     *             "property2": "string"
+                     *           }
+                     *         }
+                     *       ],
+                     *       "pagination": {
+                     *         "next_cursor": "string",
+                     *         "has_more": true
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        refunds: {
+                            /** @description rfd_… */
+                            refund_id: string;
+                            /** @description The session refunded (ops_…). */
+                            session_id: string;
+                            /** @description Minor units. */
+                            amount: number;
+                            /** @description The session's currency. */
+                            currency: string;
+                            /**
+                             * @description PROCESSING while the money moves (cross bank: until the payer's bank confirms), COMPLETED once the payer is credited, FAILED with failure_code.
+                             * @enum {string}
+                             */
+                            status: "PROCESSING" | "COMPLETED" | "FAILED";
+                            reason: string | null;
+                            /** @description The merchant's own reference, returned in the refund's events. */
+                            reference: string | null;
+                            /** @description Why it FAILED: INSUFFICIENT_FUNDS at the merchant's bank, a refusal of the payer's bank, CBS_ERROR, … */
+                            failure_code: string | null;
+                            created_at: string;
+                            /** @description ISO 8601 UTC; null until COMPLETED. */
+                            completed_at: string | null;
+                            /** @description false for a test object (a test credential's): its money moves only at test cores. */
+                            livemode: boolean;
+                            /** @description The merchant's own key-value pairs (order id, customer number): up to 20 keys of 1-40 characters (no brackets), string values of up to 500. Never shown to the payer. */
+                            metadata: {
+                                [key: string]: string;
+                            };
+                        }[];
+                        pagination: {
+                            /** @description null on the last page. */
+                            next_cursor: string | null;
+                            has_more: boolean;
+                        };
+                    };
+                };
+            };
+            /** @description VALIDATION_ERROR: Invalid parameters */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INVALID_API_KEY: API key missing, malformed or revoked; UNAUTHORIZED: Missing or invalid credentials */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description FORBIDDEN: Valid credentials, insufficient permissions; MERCHANT_SUSPENDED: The merchant is suspended by the operator */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: Request body exceeds 1 MiB */
+            413: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];

@@ -26,7 +26,7 @@ export class RefundPaymentSessionInput {
   metadata?: MetadataEntryInput[] | null;
 }
 
-@InputType({ description: "Which of a session's refunds a list keeps (all given filters at once)." })
+@InputType({ description: "Which refunds a list keeps, a session's or the merchant's (all given filters at once)." })
 export class RefundFilter {
   @Field(() => String, { nullable: true, description: 'PROCESSING, COMPLETED or FAILED.' })
   status?: string | null;

@@ -1,5 +1,6 @@
 import { Arg, Ctx, Directive, FieldResolver, ID, Int, Mutation, Query, Resolver, Root } from 'type-graphql';
 import { CORE_CALL_COST, pageInfoOf, requirePrincipal, type SubgraphContext } from '@gateway/federation';
+import { merchantLivemode } from '@gateway/kernel';
 import { PaymentSession } from '../session/session.type';
 import { MetadataEntryInput } from '../metadata/metadata.input';
 import { RefundFilter, RefundPaymentSessionInput } from './refund.input';
@@ -55,6 +56,33 @@ export function createRefundResolver(service: RefundService) {
       return toRefund(await service.findOwn(context.em, principal.kind === 'merchant' ? principal.id : null, id));
     }
 
+    @Query(() => RefundConnection, {
+      name: 'refunds',
+      description:
+        "The merchant's refunds across its sessions, newest first, in pages (GET /refunds), in the key's world (a test key's test refunds), " +
+        'filtered by status, created range, reference and one metadata key=value. Errors: VALIDATION_ERROR naming the field (`after` for a cursor of another list).',
+    })
+    async merchantRefunds(
+      @Arg('first', () => Int, { nullable: true, description: 'Page size, 1-100 (default 20).' }) first: number | null,
+      @Arg('after', () => String, {
+        nullable: true,
+        description: 'endCursor of the previous page (a refund id of this filtered list).',
+      })
+      after: string | null,
+      @Arg('filter', () => RefundFilter, {
+        nullable: true,
+        description: 'Which refunds to keep; bad values are VALIDATION_ERROR naming the field.',
+      })
+      filter: RefundFilter | null,
+      @Ctx() context: SubgraphContext,
+    ): Promise<RefundConnection> {
+      const merchant = requirePrincipal(context, ['merchant'], 'INVALID_API_KEY');
+      const owner = { merchantId: merchant.id, livemode: merchantLivemode(merchant) };
+      const page = await service.list(context.em, owner, { first, after, filter });
+      const edges = page.refunds.map((refund) => ({ cursor: refund.id, node: toRefund(refund) }));
+      return { edges, pageInfo: pageInfoOf(edges, page.hasMore) };
+    }
+
     @Mutation(() => Refund, {
       description:
         'Merges metadata into a refund of the merchant (PATCH /refunds/{id}): keys given are set, a key given "" is removed, others stay. ' +
@@ -92,7 +120,7 @@ export function createRefundResolver(service: RefundService) {
     ): Promise<RefundConnection> {
       // The parent resolver checked the session is this principal's; the reasons are the merchant's own words.
       requirePrincipal(context, ['merchant', 'admin'], 'INVALID_API_KEY');
-      const page = await service.list(context.em, session.id, { first, after, filter });
+      const page = await service.list(context.em, { sessionId: session.id }, { first, after, filter });
       const edges = page.refunds.map((refund) => ({ cursor: refund.id, node: toRefund(refund) }));
       return { edges, pageInfo: pageInfoOf(edges, page.hasMore) };
     }

@@ -80,10 +80,13 @@ export class RefundService {
     return refund;
   }
 
-  /** A session's refunds, newest first, filtered (listing/keyset-page.ts); the caller has checked who may see the session. */
+  /**
+   * Refunds newest first, filtered (listing/keyset-page.ts): a session's (the caller has checked who
+   * may see the session), or a merchant's across its sessions in its world (a test key's test refunds).
+   */
   async list(
     em: EntityManager,
-    sessionId: string,
+    scope: { sessionId: string } | { merchantId: string; livemode: boolean },
     args: { first?: number | null; after?: string | null; filter?: object | null },
   ): Promise<{ refunds: RefundEntity[]; hasMore: boolean }> {
     const request = parseInput(refundListRules, {
@@ -93,7 +96,7 @@ export class RefundService {
     });
     const { status, reference, metadata } = request;
     const { rows, hasMore } = await keysetPage(em, RefundEntity, {
-      scope: { sessionId },
+      scope,
       fixed: [...createdRange<RefundEntity>(request), ...(reference ? [{ reference }] : [])],
       changing: [
         // PROCESSING on the record is PROCESSING or SETTLEMENT_PENDING in the row.

@@ -10,6 +10,7 @@ import {
   hasFilter,
 } from './operations';
 import { applyFilter, FilterBar } from './filter-bar';
+import type { ListFilter } from './filters';
 import { ErrorLine, hrefOf, StatusBadge, useDashboard, usePoll } from './shared';
 
 const DELIVERY_STATUSES = ['PENDING', 'DELIVERED', 'FAILED'] as const;
@@ -36,7 +37,7 @@ export function DeliveryList({
   filterable?: boolean;
 }) {
   const { merchant } = useDashboard();
-  const [filter, setFilter] = useState<Record<string, string | number>>({});
+  const [filter, setFilter] = useState<ListFilter>({});
   const [filterError, setFilterError] = useState<ApiError | null>(null);
   const filterKey = JSON.stringify(filter);
   const [retryError, setRetryError] = useState<ApiError | null>(null);

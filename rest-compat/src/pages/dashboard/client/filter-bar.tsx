@@ -1,11 +1,19 @@
 import { useState } from 'preact/hooks';
 import { ApiError } from './api';
-import { EMPTY_FILTER, FilterError, toListQuery, type FilterForm, type FilterOptions } from './filters';
+import {
+  EMPTY_FILTER,
+  FilterError,
+  toListQuery,
+  type FilterForm,
+  type FilterOptions,
+  type ListFilter,
+} from './filters';
 
 /**
  * A list's filters: status, created between two UTC days, a search box (an id opens that object,
- * anything else is a reference or event name) and, for sessions, an amount range in the currency
- * picked beside it. Applied on submit, so typing does not send a query per key.
+ * anything else is a reference or event name), one metadata key=value for lists whose rows carry
+ * metadata and, for sessions, an amount range in the currency picked beside it. Applied on submit,
+ * so typing does not send a query per key.
  */
 export function FilterBar({
   id,
@@ -13,6 +21,7 @@ export function FilterBar({
   searchLabel,
   searchPlaceholder,
   currencies,
+  metadata,
   onApply,
 }: {
   /** Prefix of every element id: "sessions" -> #sessions-filter, #sessions-status, … */
@@ -22,6 +31,8 @@ export function FilterBar({
   searchPlaceholder: string;
   /** Present for a list with an amount range: the currencies to type it in (first is the default). */
   currencies?: readonly string[];
+  /** Whether the list filters by one metadata key=value (sessions, mandates, refunds). */
+  metadata?: boolean;
   onApply: (form: FilterForm, currency: string | undefined) => void;
 }) {
   const [form, setForm] = useState<FilterForm>(EMPTY_FILTER);
@@ -71,6 +82,12 @@ export function FilterBar({
           <label for={`${id}-to`}>Created to</label>
           <input {...field('to')} type="date" />
         </div>
+        {metadata && (
+          <div>
+            <label for={`${id}-metadata`}>Metadata</label>
+            <input {...field('metadata')} placeholder="key=value" autocomplete="off" spellcheck={false} />
+          </div>
+        )}
         {currencies && (
           <>
             <div>
@@ -123,7 +140,7 @@ export function applyFilter(
   form: FilterForm,
   options: FilterOptions,
   open: (id: string) => void,
-  set: (filter: Record<string, string | number>) => void,
+  set: (filter: ListFilter) => void,
   refuse: (error: ApiError | null) => void,
 ): void {
   try {

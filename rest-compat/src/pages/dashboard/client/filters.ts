@@ -38,12 +38,25 @@ export interface FilterForm {
   search: string;
   amountMin: string;
   amountMax: string;
+  /** One metadata pair, typed key=value (MetadataFilter). */
+  metadata: string;
 }
 
-export const EMPTY_FILTER: FilterForm = { status: '', from: '', to: '', search: '', amountMin: '', amountMax: '' };
+export const EMPTY_FILTER: FilterForm = {
+  status: '',
+  from: '',
+  to: '',
+  search: '',
+  amountMin: '',
+  amountMax: '',
+  metadata: '',
+};
+
+/** A list's filter input as the API takes it (PaymentSessionFilter, RefundFilter, …). */
+export type ListFilter = Record<string, string | number | { key: string; value: string }>;
 
 /** What a list asks the API for: one object by id, or a page under a filter. */
-export type ListQuery = { id: string } | { filter: Record<string, string | number> };
+export type ListQuery = { id: string } | { filter: ListFilter };
 
 /** A form that cannot be sent, named by its field as the API would (VALIDATION_ERROR). */
 export class FilterError extends Error {
@@ -60,21 +73,39 @@ export interface FilterOptions {
   idPrefix: string;
   /** Lists with an amount range (sessions): what is typed is in this currency's major units. */
   amounts?: { currency: string; exponents: CurrencyExponents };
-  /** The search box's field when it is not an id: reference (sessions, refunds, charges) or event (deliveries). */
+  /** The search box's field when it is not an id: reference (sessions, refunds, charges) or event (deliveries); absent, it takes ids only (mandates). */
   searchField?: string;
+  /** Lists whose rows carry metadata (sessions, mandates, refunds): the key=value field is sent as `metadata`. */
+  metadata?: boolean;
+}
+
+/**
+ * "order_id=1042" as a MetadataFilter: the key up to the first "=", the value after it (it may
+ * hold "=" or inner spaces), both trimmed as a form field is ("channel = web" is channel=web). Key
+ * and value limits are the API's to check: a refusal is its VALIDATION_ERROR naming metadata.
+ */
+export function metadataPair(text: string): { key: string; value: string } {
+  const at = text.indexOf('=');
+  const key = at < 0 ? '' : text.slice(0, at).trim();
+  const value = at < 0 ? '' : text.slice(at + 1).trim();
+  if (!key || !value) throw new FilterError('metadata', 'Type one pair as key=value, e.g. order_id=1042.');
+  return { key, value };
 }
 
 /** The form as the API's filter, or the id to open; a FilterError names the field that is wrong. */
 export function toListQuery(form: FilterForm, options: FilterOptions): ListQuery {
   const search = form.search.trim();
   if (search.startsWith(options.idPrefix)) return { id: search };
-  const filter: Record<string, string | number> = {};
+  const filter: ListFilter = {};
   if (form.status) filter.status = form.status;
   const range = dayRange(form.from, form.to);
   if (!range) throw new FilterError('createdTo', 'Pick a first day on or before the last day.');
   if (range.from) filter.createdFrom = range.from;
   if (range.to) filter.createdTo = range.to;
+  if (search && !options.searchField)
+    throw new FilterError('search', `Search by id here: ${options.idPrefix}… (filter by status, days or metadata).`);
   if (search && options.searchField) filter[options.searchField] = search;
+  if (options.metadata && form.metadata.trim()) filter.metadata = metadataPair(form.metadata);
   if (options.amounts) {
     const { currency, exponents } = options.amounts;
     for (const [field, text] of [

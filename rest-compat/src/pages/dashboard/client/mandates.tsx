@@ -1,26 +1,42 @@
 import { useState } from 'preact/hooks';
 import { describeError, graphql, type ApiError } from './api';
+import { applyFilter, FilterBar } from './filter-bar';
+import type { ListFilter } from './filters';
 import { formatTime } from './format';
-import { MANDATE, MANDATES, type Connection, type MandateCharge, type MandateRow } from './operations';
+import {
+  MANDATE,
+  MANDATES,
+  type Connection,
+  type MandateCharge,
+  type MandateRow,
+  filterVariables,
+  hasFilter,
+} from './operations';
 import { Amount, ErrorLine, Field, hrefOf, StatusBadge, useDashboard, usePoll } from './shared';
 
 const PAGE_SIZE = 20;
 const MANDATE_POLL_MS = 5_000;
+export const MANDATE_STATUSES = ['PENDING_CONFIRMATION', 'ACTIVE', 'CANCELLED', 'FAILED'] as const;
 
-/** The merchant's mandates, newest first (first page refreshed; older pages on demand). */
+/**
+ * The merchant's mandates, newest first, under a filter (status, created range, one metadata
+ * key=value; a search by mdt_ id opens that mandate): first page refreshed, older pages on demand.
+ */
 export function MandateList() {
   const { merchant } = useDashboard();
+  const [filter, setFilter] = useState<ListFilter>({});
+  const [filterError, setFilterError] = useState<ApiError | null>(null);
+  const filterKey = JSON.stringify(filter);
   const [older, setOlder] = useState<MandateRow[]>([]);
   const [cursor, setCursor] = useState<{ hasNextPage: boolean; endCursor: string | null } | null>(null);
   const [moreError, setMoreError] = useState<ApiError | null>(null);
-  const { data, error } = usePoll(
-    () =>
-      graphql<{ mandates: Connection<MandateRow> }>(MANDATES(false), { first: PAGE_SIZE }).then(
-        (answer) => answer.mandates,
-      ),
-    MANDATE_POLL_MS,
-    [merchant.id],
-  );
+  const page = (after: string | null) =>
+    graphql<{ mandates: Connection<MandateRow> }>(MANDATES(hasFilter(filter)), {
+      first: PAGE_SIZE,
+      after,
+      ...filterVariables(filter),
+    }).then((answer) => answer.mandates);
+  const { data, error } = usePoll(() => page(null), MANDATE_POLL_MS, [merchant.id, filterKey]);
   const first = data?.edges.map((edge) => edge.node) ?? [];
   const shown = [...first, ...older.filter((mandate) => !first.some((row) => row.id === mandate.id))];
   const paging = cursor ?? data?.pageInfo ?? null;
@@ -28,12 +44,7 @@ export function MandateList() {
   const loadMore = async () => {
     if (!paging?.endCursor) return;
     try {
-      const next = (
-        await graphql<{ mandates: Connection<MandateRow> }>(MANDATES(false), {
-          first: PAGE_SIZE,
-          after: paging.endCursor,
-        })
-      ).mandates;
+      const next = await page(paging.endCursor);
       setOlder((current) => [...current, ...next.edges.map((edge) => edge.node)]);
       setCursor(next.pageInfo);
     } catch (caught) {
@@ -44,9 +55,32 @@ export function MandateList() {
   return (
     <section class="card">
       <h1>Mandates</h1>
-      <ErrorLine error={error ?? moreError} id="mandates-error" />
+      <FilterBar
+        id="mandates"
+        statuses={MANDATE_STATUSES}
+        searchLabel="Search"
+        searchPlaceholder="mdt_… id"
+        metadata
+        onApply={(form) => {
+          // Another filter: another list, not the old one's older pages.
+          setOlder([]);
+          setCursor(null);
+          applyFilter(
+            form,
+            { idPrefix: 'mdt_', metadata: true },
+            (id) => (location.hash = hrefOf('mandates', id)),
+            setFilter,
+            setFilterError,
+          );
+        }}
+      />
+      <ErrorLine error={filterError ?? error ?? moreError} id="mandates-error" />
       {data && shown.length === 0 && (
-        <p class="meta">No mandates yet. Create one with POST /recurring/mandates (or createMandate).</p>
+        <p class="meta" id="mandates-none">
+          {filterKey === '{}'
+            ? 'No mandates yet. Create one with POST /recurring/mandates (or createMandate).'
+            : 'No mandate matches these filters.'}
+        </p>
       )}
       <ul class="rows" id="mandates">
         {shown.map((mandate) => (
@@ -68,7 +102,7 @@ export function MandateList() {
         ))}
       </ul>
       {paging?.hasNextPage && (
-        <button type="button" class="secondary" onClick={() => void loadMore()}>
+        <button type="button" class="secondary" id="mandates-more" onClick={() => void loadMore()}>
           Older mandates
         </button>
       )}

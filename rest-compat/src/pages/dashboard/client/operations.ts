@@ -35,8 +35,15 @@ export interface StatusChange {
   failureCode: string | null;
 }
 
+/** One pair of the merchant's metadata, in key order as the API gives them. */
+export interface MetadataEntry {
+  key: string;
+  value: string;
+}
+
 export interface SessionDetail extends SessionRow {
   statusHistory: StatusChange[];
+  metadata: MetadataEntry[];
   creditorIban: string;
   settlementType: string | null;
   checkoutUrl: string;
@@ -81,7 +88,7 @@ export const SESSIONS = listDocument(
   SESSION_FIELDS,
 );
 
-const DETAIL_FIELDS = `${SESSION_FIELDS} creditorIban settlementType checkoutUrl redirectUrl webhookUrl creditorBank { handle } debtorBank { handle } statusHistory { status at event failureCode }`;
+const DETAIL_FIELDS = `${SESSION_FIELDS} creditorIban settlementType checkoutUrl redirectUrl webhookUrl creditorBank { handle } debtorBank { handle } statusHistory { status at event failureCode } metadata { key value }`;
 
 export const SESSION = `query DashboardSession($id: ID!) { paymentSession(id: $id) { ${DETAIL_FIELDS} } }`;
 

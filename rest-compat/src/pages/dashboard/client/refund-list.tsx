@@ -1,6 +1,7 @@
 import { useState } from 'preact/hooks';
 import { describeError, graphql, type ApiError } from './api';
 import { applyFilter, FilterBar } from './filter-bar';
+import type { ListFilter } from './filters';
 import { formatTime } from './format';
 import { REFUND, REFUNDS, type Connection, type RefundListRow, filterVariables, hasFilter } from './operations';
 import { Amount, ErrorLine, hrefOf, StatusBadge, useDashboard, usePoll } from './shared';
@@ -10,12 +11,13 @@ const REFUNDS_POLL_MS = 5_000;
 export const REFUND_STATUSES = ['PROCESSING', 'COMPLETED', 'FAILED'] as const;
 
 /**
- * The merchant's refunds, newest first, under a filter (status, created range, reference); a
- * search by rfd_ id shows that refund alone. Each links to its session, where refunds are made.
+ * The merchant's refunds across its sessions (`refunds`), newest first, under a filter (status,
+ * created range, reference, one metadata key=value); a search by rfd_ id shows that refund alone.
+ * Each links to its session, where refunds are made.
  */
 export function RefundList() {
   const { merchant } = useDashboard();
-  const [filter, setFilter] = useState<Record<string, string | number>>({});
+  const [filter, setFilter] = useState<ListFilter>({});
   const [only, setOnly] = useState<string | null>(null);
   const [filterError, setFilterError] = useState<ApiError | null>(null);
   const [older, setOlder] = useState<RefundListRow[]>([]);
@@ -70,11 +72,12 @@ export function RefundList() {
         statuses={REFUND_STATUSES}
         searchLabel="Search"
         searchPlaceholder="rfd_… id or reference"
+        metadata
         onApply={(form) => {
           reset();
           applyFilter(
             form,
-            { idPrefix: 'rfd_', searchField: 'reference' },
+            { idPrefix: 'rfd_', searchField: 'reference', metadata: true },
             (id) => setOnly(id),
             (next) => {
               setOnly(null);

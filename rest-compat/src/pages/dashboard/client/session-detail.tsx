@@ -6,7 +6,7 @@ import { SESSION, SESSION_DETAIL_UPDATED, type SessionDetail } from './operation
 import { RefundPanel, useRefunds } from './refunds';
 import { Amount, ErrorLine, Field, hrefOf, StatusBadge, useDashboard } from './shared';
 
-/** One session: its fields, the timeline its timestamps give, followed live until final, its refunds once paid, and its webhook deliveries. */
+/** One session: its fields, its metadata (the merchant's own pairs), the timeline its timestamps give, followed live until final, its refunds once paid, and its webhook deliveries. */
 export function SessionDetailView({ id }: { id: string }) {
   const { merchant, live, exponents } = useDashboard();
   const [session, setSession] = useState<SessionDetail | null>(null);
@@ -76,6 +76,20 @@ export function SessionDetailView({ id }: { id: string }) {
               </a>
             </Field>
           </dl>
+          <h2>Metadata</h2>
+          {session.metadata.length === 0 ? (
+            <p class="meta" id="session-metadata-none">
+              No metadata. Set it when creating the session, or with PATCH /payments/sessions/{session.id}.
+            </p>
+          ) : (
+            <dl class="fields" id="session-metadata">
+              {session.metadata.map((entry) => (
+                <Field key={entry.key} label={entry.key}>
+                  {entry.value}
+                </Field>
+              ))}
+            </dl>
+          )}
           <h2>Timeline</h2>
           <ol class="timeline" id="timeline">
             {sessionTimeline(session, refundTimeline(refunds.refunds, exponents)).map((entry) => (

@@ -1,6 +1,7 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { describeError, graphql, subscribe, type ApiError } from './api';
 import { applyFilter, FilterBar } from './filter-bar';
+import type { ListFilter } from './filters';
 import { formatTime, isFinalSession, mergeNewestFirst } from './format';
 import { SESSION_UPDATED, SESSIONS, type Connection, type SessionRow, filterVariables, hasFilter } from './operations';
 import { Amount, ErrorLine, hrefOf, StatusBadge, useDashboard } from './shared';
@@ -20,12 +21,12 @@ export const SESSION_STATUSES = [
 
 /**
  * The merchant's sessions, newest first, under the filter applied (status, created range,
- * reference, amount range): the first page polled for new ones, older pages on demand, and every
+ * reference, amount range, one metadata key=value): the first page polled for new ones, older pages on demand, and every
  * non-final session shown followed over `paymentSessionUpdated`.
  */
 export function SessionList() {
   const { merchant, live, exponents } = useDashboard();
-  const [filter, setFilter] = useState<Record<string, string | number>>({});
+  const [filter, setFilter] = useState<ListFilter>({});
   const [filterError, setFilterError] = useState<ApiError | null>(null);
   const filterKey = JSON.stringify(filter);
   const [sessions, setSessions] = useState<SessionRow[]>([]);
@@ -89,7 +90,13 @@ export function SessionList() {
           live,
           SESSION_UPDATED,
           { id },
-          ({ paymentSessionUpdated }) => setSessions((current) => mergeNewestFirst(current, [paymentSessionUpdated])),
+          // Only a row still shown is updated: a message arriving after another filter was applied adds nothing.
+          ({ paymentSessionUpdated }) =>
+            setSessions((current) =>
+              current.some((row) => row.id === paymentSessionUpdated.id)
+                ? mergeNewestFirst(current, [paymentSessionUpdated])
+                : current,
+            ),
           (refusal) => setError(refusal),
         ),
       );
@@ -136,12 +143,14 @@ export function SessionList() {
         searchLabel="Search"
         searchPlaceholder="ops_… id or reference"
         currencies={Object.keys(exponents)}
+        metadata
         onApply={(form, currency) =>
           applyFilter(
             form,
             {
               idPrefix: 'ops_',
               searchField: 'reference',
+              metadata: true,
               amounts: currency ? { currency, exponents } : undefined,
             },
             (id) => (location.hash = hrefOf('sessions', id)),

@@ -1,4 +1,4 @@
-import { dayRange, reportHref, toListQuery, EMPTY_FILTER, FilterError } from './filters';
+import { dayRange, reportHref, toListQuery, EMPTY_FILTER, FilterError, metadataPair } from './filters';
 import { formatRate, lastDays, seriesByCurrency, type DailySummary } from './summary';
 
 const EXPONENTS = { LYD: 3, USD: 2, EUR: 2 };
@@ -92,11 +92,24 @@ describe('dashboard list filters', () => {
   });
 
   it('builds the filter input: only what was typed, amounts in minor units; an id search opens that object', () => {
-    const options = { idPrefix: 'ops_', searchField: 'reference', amounts: { currency: 'LYD', exponents: EXPONENTS } };
+    const options = {
+      idPrefix: 'ops_',
+      searchField: 'reference',
+      metadata: true,
+      amounts: { currency: 'LYD', exponents: EXPONENTS },
+    };
     expect(toListQuery(EMPTY_FILTER, options)).toEqual({ filter: {} });
     expect(
       toListQuery(
-        { status: 'COMPLETED', from: '2026-03-01', to: '', search: ' order-7 ', amountMin: '2.5', amountMax: '10' },
+        {
+          status: 'COMPLETED',
+          from: '2026-03-01',
+          to: '',
+          search: ' order-7 ',
+          amountMin: '2.5',
+          amountMax: '10',
+          metadata: ' channel = web shop=2 ',
+        },
         options,
       ),
     ).toEqual({
@@ -106,6 +119,7 @@ describe('dashboard list filters', () => {
         reference: 'order-7',
         amountMin: 2_500,
         amountMax: 10_000,
+        metadata: { key: 'channel', value: 'web shop=2' },
       },
     });
     expect(toListQuery({ ...EMPTY_FILTER, search: 'ops_123' }, options)).toEqual({ id: 'ops_123' });
@@ -120,5 +134,24 @@ describe('dashboard list filters', () => {
     expect(refusal({ amountMin: '1.2345' })).toBe('amountMin');
     expect(refusal({ amountMin: '5', amountMax: '1' })).toBe('amountMax');
     expect(refusal({ from: '2026-03-02', to: '2026-03-01' })).toBe('createdTo');
+    expect(refusal({ metadata: 'channel' })).toBe('metadata');
+    expect(refusal({ metadata: '=web' })).toBe('metadata');
+    expect(refusal({ metadata: 'channel=  ' })).toBe('metadata');
+  });
+
+  it('reads one metadata pair, sends it only where the list has metadata, and takes ids only in a search without a field', () => {
+    expect(metadataPair('order_id=1042')).toEqual({ key: 'order_id', value: '1042' });
+    expect(metadataPair('note=a=b')).toEqual({ key: 'note', value: 'a=b' });
+    // Deliveries carry no metadata: the field is not theirs, whatever it holds.
+    expect(toListQuery({ ...EMPTY_FILTER, metadata: 'x=1' }, { idPrefix: 'evt_', searchField: 'event' })).toEqual({
+      filter: {},
+    });
+    // Mandates: a search is an id, and anything else is refused, naming the field.
+    const mandates = { idPrefix: 'mdt_', metadata: true };
+    expect(toListQuery({ ...EMPTY_FILTER, search: 'mdt_9' }, mandates)).toEqual({ id: 'mdt_9' });
+    expect(toListQuery({ ...EMPTY_FILTER, status: 'ACTIVE', metadata: 'plan=gold' }, mandates)).toEqual({
+      filter: { status: 'ACTIVE', metadata: { key: 'plan', value: 'gold' } },
+    });
+    expect(() => toListQuery({ ...EMPTY_FILTER, search: 'gold' }, mandates)).toThrow(FilterError);
   });
 });
