@@ -31,7 +31,7 @@ import { join } from 'node:path';
 import { Agent, request } from 'undici';
 import { openTestDatabase } from '@gateway/db/testing';
 import { PRINCIPAL_HEADER, signPrincipal } from '@gateway/kernel';
-import { composeSupergraph } from '../router/src/compose';
+import { composeSupergraph } from '@gateway/router';
 import { freePort, ServiceProcess } from '../scripts/launcher/service-process';
 import { SUBGRAPHS } from '../scripts/launcher/split-layout';
 import { processCpuSeconds } from './support/cpu';

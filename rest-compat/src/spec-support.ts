@@ -2,6 +2,10 @@ import type { z } from 'zod';
 import type { HttpMethod } from './route';
 import { ROUTES } from './routes';
 
+/** The dashboard's own copies its browser tests check against the platform (the bundle cannot import a server package). */
+export { MERCHANT_EVENTS } from './pages/dashboard/client/operations-webhooks';
+export { CHART_COLORS } from './pages/dashboard/client/chart-colors';
+
 /** Helpers for specs of the REST API, published as `@gateway/rest-compat/testing` (not shipped through index.ts). */
 
 export interface Answer {

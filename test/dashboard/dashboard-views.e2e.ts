@@ -3,9 +3,8 @@ import type { Browser } from 'playwright-core';
 import { TEST_OTP } from '@gateway/bank-sandbox';
 import { createLogger } from '@gateway/kernel';
 import { startDemo, type Platform } from '@gateway/platform';
-import { MERCHANT_EVENT_KINDS } from '../../subgraphs/payments/src/webhook/event-kinds';
-import { MERCHANT_EVENTS } from '../../rest-compat/src/pages/dashboard/client/operations-webhooks';
-import { CHART_COLORS } from '../../rest-compat/src/pages/dashboard/client/chart-colors';
+import { CHART_COLORS, MERCHANT_EVENTS } from '@gateway/rest-compat/testing';
+import { MERCHANT_EVENT_KINDS } from '@gateway/subgraph-payments/testing';
 import { startTestPlatform, type TestPlatform } from '../support/platform';
 import { startTestReceiver, serviceSignature, type TestWebhookReceiver } from '../support/webhook-receiver';
 import {
