@@ -51,6 +51,15 @@ describe('webhook attempts: kept while the dispatcher lives, taken over within s
   });
 
   it('keeps an attempt in flight while its dispatcher renews, and hands it to another with a new token when it stops; the stale outcome is refused', async () => {
+    // A second dispatcher on the same database, started before the attempt: a platform's start keeps
+    // this process's event loop busy for seconds on a loaded machine, longer than a 2 s lease, and the
+    // holder's renewals (in this same process) would wait behind it: a real takeover, not the one tested.
+    second = await startTestPlatform({
+      db,
+      env: secrets,
+      paymentsEngine: ENGINE,
+      webhookAttemptTimeoutMs: ATTEMPT_TIMEOUT_MS,
+    });
     // The first attempt at payment.initiated is answered only when the test says so.
     let answerLate!: (status: number) => void;
     const late = new Promise<number>((resolve) => (answerLate = resolve));
@@ -74,13 +83,7 @@ describe('webhook attempts: kept while the dispatcher lives, taken over within s
     const held = await deliveryRow(eventId);
     expect(held).toMatchObject({ status: 'PENDING', attempts: 0, lease_token: expect.any(String) });
 
-    // A second dispatcher on the same database; three lease lengths later the first still holds the attempt.
-    second = await startTestPlatform({
-      db,
-      env: secrets,
-      paymentsEngine: ENGINE,
-      webhookAttemptTimeoutMs: ATTEMPT_TIMEOUT_MS,
-    });
+    // Three lease lengths later the attempt's dispatcher still holds it, the other one beside it.
     await new Promise((resolve) => setTimeout(resolve, 3 * LEASE_MS));
     const still = await deliveryRow(eventId);
     expect(still).toMatchObject({ status: 'PENDING', attempts: 0, lease_token: held.lease_token });
