@@ -119,14 +119,14 @@ describe('forwarding an operation one subgraph answers whole', () => {
     });
   });
 
-  it('leaves to the gateway an operation that needs two subgraphs, is invalid, is too deep, or has bad variables', async () => {
+  it('leaves to the gateway an operation that is invalid, too deep, introspects or has bad variables', async () => {
     // The bank's handle is payments' own (its Bank stub); its display name is the banks subgraph's.
     const oneSubgraph = 'query($id: ID!) { paymentSession(id: $id) { id creditorBank { handle } } }';
     expect(await forward({ query: oneSubgraph, variables: { id: 'ops_1' } }, {}, caller)).toBeDefined();
     expect(received.map((call) => call.subgraph)).toEqual(['payments']);
     received.length = 0;
-    const twoSubgraphs = 'query($id: ID!) { paymentSession(id: $id) { id creditorBank { handle displayName } } }';
-    expect(await forward({ query: twoSubgraphs, variables: { id: 'ops_1' } }, {}, caller)).toBeUndefined();
+    expect(await forward({ query: '{ __schema { queryType { name } } }' }, {}, caller)).toBeUndefined();
+    expect(await forward({ query: '{ __typename }' }, {}, caller)).toBeUndefined();
     expect(await forward({ query: '{ resolveAlias(alias: "a") { nope } }' }, {}, caller)).toBeUndefined();
     expect(
       await forward({ query: '{ resolveAlias(alias: "a") { alias } ', variables: {} }, {}, caller),
@@ -140,6 +140,109 @@ describe('forwarding an operation one subgraph answers whole', () => {
     expect(await forward({ query: wide(20) }, {}, caller)).toBeUndefined();
     expect(received).toHaveLength(0);
     expect(await forward({ query: wide(19) }, {}, caller)).toBeDefined();
+  });
+
+  describe("an operation across subgraphs, on the router's own executor", () => {
+    const CROSS = 'query Session($id: ID!) { paymentSession(id: $id) { id creditorBank { displayName } } }';
+    const session = {
+      data: { paymentSession: { id: 'ops_1', creditorBank: { __typename: 'Bank', handle: 'alpha' } } },
+    };
+
+    it("runs the gateway's plan: the entity fetch gets each bank's representation, the answer only what the client selected", async () => {
+      answers.set('payments', async () => ok(session));
+      answers.set('banks', async () => ok({ data: { _entities: [{ displayName: 'Alpha Bank' }] } }));
+
+      const forwarded = await forward({ query: CROSS, variables: { id: 'ops_1' } }, {}, caller);
+
+      expect(forwarded).toMatchObject({ outcome: 'ok', subgraph: 'payments+banks' });
+      expect(JSON.parse(forwarded!.body)).toEqual({
+        data: { paymentSession: { id: 'ops_1', creditorBank: { displayName: 'Alpha Bank' } } },
+      });
+      expect(received.map((call) => call.subgraph)).toEqual(['payments', 'banks']);
+      const entities = received[1]!.request;
+      expect(entities.body.variables).toEqual({ representations: [{ __typename: 'Bank', handle: 'alpha' }] });
+      expect(entities.body.query).toMatch(/_entities\(representations: ?\$representations\)/);
+      expect(entities.headers).toEqual({ [PRINCIPAL_HEADER]: 'signed.principal', [REQUEST_ID_HEADER]: 'req_forward1' });
+    });
+
+    it('asks nothing under a parent that failed, its error kept as the subgraph gave it', async () => {
+      answers.set('payments', async () =>
+        ok({
+          data: null,
+          errors: [
+            { message: 'Unknown session_id', path: ['paymentSession'], extensions: { code: 'SESSION_NOT_FOUND' } },
+          ],
+        }),
+      );
+      const forwarded = await forward({ query: CROSS, variables: { id: 'ops_9' } }, {}, caller);
+      expect(forwarded?.outcome).toBe('SESSION_NOT_FOUND');
+      expect(JSON.parse(forwarded!.body)).toEqual({
+        data: null,
+        errors: [
+          {
+            message: 'Unknown session_id',
+            path: ['paymentSession'],
+            extensions: { code: 'SESSION_NOT_FOUND', status: 404, detail: 'Unknown session_id' },
+          },
+        ],
+      });
+      expect(received.map((call) => call.subgraph)).toEqual(['payments']);
+    });
+
+    it("moves an entity's error under its place in the answer, mapped by the router's formatError", async () => {
+      answers.set('payments', async () => ok(session));
+      answers.set('banks', async () =>
+        ok({
+          data: { _entities: [null] },
+          errors: [
+            {
+              message: 'bank unknown',
+              path: ['_entities', 0, 'displayName'],
+              extensions: { code: 'BANK_NOT_REGISTERED', detail: 'no bank alpha' },
+            },
+          ],
+        }),
+      );
+      const forwarded = await forward({ query: CROSS, variables: { id: 'ops_1' } }, {}, caller);
+      expect(forwarded?.outcome).toBe('BANK_NOT_REGISTERED');
+      expect(JSON.parse(forwarded!.body)).toEqual({
+        // displayName, creditorBank and paymentSession are non-null: the null bubbles up to data.
+        data: null,
+        errors: [
+          {
+            message: 'bank unknown',
+            path: ['paymentSession', 'creditorBank', 'displayName'],
+            extensions: { code: 'BANK_NOT_REGISTERED', status: 404, detail: 'no bank alpha' },
+          },
+        ],
+      });
+    });
+
+    it('answers a subgraph that fails as the gateway does, the other fetches kept, nothing sent twice', async () => {
+      answers.set('payments', async () => ok(session));
+      answers.set('banks', () => new Promise(() => undefined));
+      const forwarded = await forward({ query: CROSS, variables: { id: 'ops_1' } }, {}, caller);
+      expect(forwarded?.outcome).toBe('SERVICE_UNAVAILABLE');
+      const body = JSON.parse(forwarded!.body);
+      expect(body.data).toBeNull();
+      expect(body.errors).toHaveLength(1);
+      expect(body.errors[0].extensions).toMatchObject({ code: 'SERVICE_UNAVAILABLE', status: 503 });
+      expect(received.map((call) => call.subgraph)).toEqual(['payments', 'banks']);
+    });
+
+    it('shapes aliases, fragments, __typename and @skip as the gateway does', async () => {
+      answers.set('payments', async () =>
+        ok({ data: { s: { id: 'ops_1', creditorBank: { __typename: 'Bank', handle: 'alpha' } } } }),
+      );
+      answers.set('banks', async () => ok({ data: { _entities: [{ name: 'Alpha Bank' }] } }));
+      const query =
+        'query($id: ID!, $skip: Boolean!) { s: paymentSession(id: $id) { id @skip(if: $skip) ...Bank } } ' +
+        'fragment Bank on PaymentSession { creditorBank { __typename name: displayName } }';
+      const forwarded = await forward({ query, variables: { id: 'ops_1', skip: true } }, {}, caller);
+      expect(forwarded?.body).toBe(
+        JSON.stringify({ data: { s: { creditorBank: { __typename: 'Bank', name: 'Alpha Bank' } } } }),
+      );
+    });
   });
 
   it('leaves to Apollo a caller that asks for another answer format', async () => {

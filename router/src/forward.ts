@@ -10,22 +10,39 @@ import {
   type OperationDefinitionNode,
   type ValidationRule,
 } from 'graphql';
-import { operationFromDocument, Supergraph } from '@apollo/federation-internals';
-import { QueryPlanner, type FetchNode } from '@apollo/query-planner';
+import { operationFromDocument, Supergraph, type Operation } from '@apollo/federation-internals';
+import { computeResponse } from '@apollo/gateway/dist/resultShaping';
+import { QueryPlanner, type FetchNode, type PlanNode } from '@apollo/query-planner';
 import type { Agent } from 'undici';
 import { GatewayError, isErrorCode, memoized, type LocalResponse } from '@gateway/kernel';
 import type { SubgraphEndpoint } from './compose';
 import type { OperationSource } from './operation';
+import { executePlan, runsOnOwnExecutor, type FetchAnswer, type SendFetch } from './plan-execution';
 import { subgraphCall, type SharedFetches, type SubgraphCaller } from './subgraph-call';
 
-/** An operation one subgraph answers whole: what the gateway's plan would send it. */
-interface WholeOperation {
-  subgraph: SubgraphEndpoint;
-  /** The plan's fetch: the subgraph's operation and the variables it uses. */
-  fetch: FetchNode;
-  /** The client's operation, whose variables are checked before anything is sent. */
-  operation: OperationDefinitionNode;
-}
+/**
+ * How the router answers an operation without Apollo: `whole`, one subgraph's answer as it is
+ * written; `plan`, its own run of the gateway's plan (plan-execution.ts), shaped to the client's
+ * selection as the gateway shapes it.
+ */
+type Route =
+  | {
+      kind: 'whole';
+      subgraph: string;
+      /** The plan's fetch: the subgraph's operation and the variables it uses. */
+      fetch: FetchNode;
+      /** The client's operation, whose variables are checked before anything is sent. */
+      operation: OperationDefinitionNode;
+    }
+  | {
+      kind: 'plan';
+      /** The subgraphs it asks, in plan order, joined by "+": its label in the metrics. */
+      subgraph: string;
+      node: PlanNode;
+      operation: OperationDefinitionNode;
+      /** The client's operation as the gateway's result shaping reads it. */
+      shaping: Operation;
+    };
 
 export interface ForwarderOptions {
   supergraphSdl: string;
@@ -44,7 +61,7 @@ export interface ForwarderOptions {
 /** What a forwarded request answers: the HTTP answer, and its outcome for the router's metrics. */
 export interface Forwarded extends LocalResponse {
   outcome: string;
-  /** The subgraph that answered it. */
+  /** The subgraph that answered it whole, or the subgraphs of the plan run here joined by "+" (its metrics label). */
   subgraph: string;
 }
 
@@ -60,23 +77,28 @@ export type Forwarder = (
 const JSON_CONTENT_TYPE = 'application/json; charset=utf-8';
 
 /**
- * Forwards an operation that one subgraph answers whole straight to that subgraph (issue 15: the
- * router's hop). Most of the platform's traffic is such an operation: every rest-compat route and
- * every service call reads or writes one service's data. For them the gateway's work (query plan
- * execution, reshaping the subgraph's answer through the supergraph, Apollo's second serialisation)
- * changes nothing but costs as much as the subgraph's own execution.
+ * Answers an operation past Apollo and the gateway's executor (issue 15: the router's hop; issue
+ * 32: across subgraphs too). Most of the platform's traffic is an operation one subgraph answers
+ * whole: every rest-compat route and every service call reads or writes one service's data. For
+ * them the gateway's work (query plan execution, reshaping the subgraph's answer through the
+ * supergraph, Apollo's second serialisation) changes nothing but costs as much as the subgraph's
+ * own execution: such an operation is forwarded and its answer sent on as written. An operation
+ * across subgraphs runs the gateway's own plan on the router's executor (plan-execution.ts) and is
+ * shaped by the gateway's own result shaping: Apollo's request pipeline, its tracing spans and the
+ * per-request rebuild of the operation cost more CPU than the fetches.
  *
- * An operation is forwarded only when all of these hold, checked once per document (cached):
+ * An operation is answered here only when all of these hold, checked once per document (cached):
  * it parses within the router's token cap and passes the router's validation (graphql's rules and
- * the router's depth, field and armor caps) against the API schema; the gateway's own query
- * planner plans it as a single fetch, with no entity step, rewrite or @defer; and that fetch
- * selects exactly what the client selected (so the subgraph's answer is the answer). Its variables
- * are checked against the operation's definitions on every request. Anything else (invalid
- * documents, bad variables, several subgraphs, introspection) goes through Apollo and the gateway
- * as before, so errors are answered by one code path. Authentication and rate limits have run
- * before either (the router's admission).
+ * the router's depth, field and armor caps) against the API schema; it is no subscription and asks
+ * no schema introspection; the gateway's own query planner plans it, either as a single fetch
+ * selecting exactly what the client selected (forwarded whole) or as fetches in sequence, in
+ * parallel, into entities and on a variable's condition, with no rewrite or @defer (run here). Its variables are
+ * checked against the operation's definitions on every request. Anything else (invalid documents,
+ * bad variables, introspection, the plans left out) goes through Apollo and the gateway as before,
+ * so errors are answered by one code path. Authentication and rate limits have run before either
+ * (the router's admission).
  *
- * The subgraph gets what the gateway would send it: the plan's operation, the variables it uses,
+ * Each subgraph gets what the gateway would send it: the plan's operation, the variables it uses,
  * the signed principal and the request id, in process or over HTTP, with the same deadline. Its
  * errors pass through the router's formatError, as downstream errors do; a failed call (no answer
  * in time, an answer other than 200: subgraphs answer their GraphQL errors with 200, federation's
@@ -88,9 +110,10 @@ export function createForwarder(options: ForwarderOptions): Forwarder {
   const supergraph = Supergraph.build(options.supergraphSdl);
   const apiSchema = supergraph.apiSchema();
   const schema = apiSchema.toGraphQLJSSchema();
+  // Entity representations are taken on the supergraph's types (`requires` may name @inaccessible ones).
+  const supergraphSchema = supergraph.schema.toGraphQLJSSchema();
   const planner = new QueryPlanner(supergraph);
   const rules = [...specifiedRules, ...options.validationRules];
-  const endpoints = new Map(options.subgraphs.map((subgraph) => [subgraph.name, subgraph]));
   const calls = new Map(
     options.subgraphs.map((subgraph) => [
       subgraph.name,
@@ -98,29 +121,26 @@ export function createForwarder(options: ForwarderOptions): Forwarder {
     ]),
   );
 
-  const wholeOf = (query: string, operationName: string | undefined): WholeOperation | null => {
+  const routeOf = (query: string, operationName: string | undefined): Route | null => {
     try {
+      // Introspection is the gateway's to answer (the result shaping here has no schema to introspect).
+      if (/__schema|__type\b/.test(query)) return null;
       const document = parse(query, { maxTokens: options.maxTokens });
       if (validate(schema, document, rules).length > 0) return null;
       const operation = getOperationAST(document, operationName);
       if (!operation || operation.operation === 'subscription') return null;
-      const plan = planner.buildQueryPlan(operationFromDocument(apiSchema, document, { operationName }));
-      const fetch = plan.node;
-      if (
-        fetch?.kind !== 'Fetch' ||
-        fetch.requires?.length ||
-        fetch.inputRewrites?.length ||
-        fetch.outputRewrites?.length ||
-        fetch.contextRewrites?.length ||
-        fetch.hasDefers
-      )
-        return null;
-      const sent = parse(fetch.operation).definitions[0];
-      // The same selection (aliases, arguments, directives): the subgraph's data is the client's answer.
-      if (sent?.kind !== Kind.OPERATION_DEFINITION || print(sent.selectionSet) !== print(operation.selectionSet))
-        return null;
-      const subgraph = endpoints.get(fetch.serviceName);
-      return subgraph ? { subgraph, fetch, operation } : null;
+      const node = planner.buildQueryPlan(operationFromDocument(apiSchema, document, { operationName })).node;
+      if (!node || node.kind === 'Subscription') return null;
+      if (node.kind === 'Fetch' && calls.has(node.serviceName) && answersWhole(node, operation))
+        return { kind: 'whole', subgraph: node.serviceName, fetch: node, operation };
+      if (!runsOnOwnExecutor(node) || fetchesOf(node).some((fetch) => !calls.has(fetch.serviceName))) return null;
+      return {
+        kind: 'plan',
+        subgraph: [...new Set(fetchesOf(node).map((fetch) => fetch.serviceName))].join('+'),
+        node,
+        operation,
+        shaping: operationFromDocument(apiSchema, document, { operationName, validate: false }),
+      };
     } catch {
       return null; // Apollo and the gateway say what is wrong with it
     }
@@ -129,25 +149,14 @@ export function createForwarder(options: ForwarderOptions): Forwarder {
   // Keyed by operation name and document (a name holds no line break).
   const cached = memoized(1000, (key) => {
     const split = key.indexOf('\n');
-    return wholeOf(key.slice(split + 1), key.slice(0, split) || undefined);
+    return routeOf(key.slice(split + 1), key.slice(0, split) || undefined);
   });
 
-  const send = async (
-    whole: WholeOperation,
-    variables: Record<string, unknown>,
-    caller: ForwardCaller,
-  ): Promise<LocalResponse> => {
-    const { subgraph, fetch } = whole;
-    const used = Object.fromEntries(
-      (fetch.variableUsages ?? []).filter((name) => name in variables).map((name) => [name, variables[name]]),
-    );
-    const body = {
-      query: fetch.operation,
-      variables: used,
-      ...(fetch.operationName ? { operationName: fetch.operationName } : {}),
-    };
-    return calls.get(subgraph.name)!(caller, body);
-  };
+  const bodyOf = (fetch: FetchNode, variables: Record<string, unknown>) => ({
+    query: fetch.operation,
+    variables,
+    ...(fetch.operationName ? { operationName: fetch.operationName } : {}),
+  });
 
   return async (source, headers, caller) => {
     if (!source || typeof source.query !== 'string' || !answersJson(headers.accept)) return undefined;
@@ -155,57 +164,91 @@ export function createForwarder(options: ForwarderOptions): Forwarder {
       return undefined;
     const variables = source.variables ?? {};
     if (typeof variables !== 'object' || variables === null || Array.isArray(variables)) return undefined;
-    const whole = cached(`${source.operationName ?? ''}\n${source.query}`);
-    if (!whole) return undefined;
+    const route = cached(`${source.operationName ?? ''}\n${source.query}`);
+    if (!route) return undefined;
     if (
-      getVariableValues(schema, whole.operation.variableDefinitions ?? [], variables as Record<string, unknown>).errors
+      getVariableValues(schema, route.operation.variableDefinitions ?? [], variables as Record<string, unknown>).errors
     )
       return undefined;
+    return route.kind === 'whole'
+      ? forwardWhole(route, variables as Record<string, unknown>, caller)
+      : runPlan(route, variables as Record<string, unknown>, caller);
+  };
 
+  async function forwardWhole(
+    route: Extract<Route, { kind: 'whole' }>,
+    variables: Record<string, unknown>,
+    caller: ForwardCaller,
+  ): Promise<Forwarded> {
+    const { fetch } = route;
+    const used = Object.fromEntries(
+      (fetch.variableUsages ?? []).filter((name) => name in variables).map((name) => [name, variables[name]]),
+    );
     let answer: LocalResponse;
     try {
-      answer = await send(whole, variables as Record<string, unknown>, caller);
+      answer = await calls.get(route.subgraph)!(caller, bodyOf(fetch, used), fetch.operationKind === 'query');
     } catch (error) {
-      // Unreachable or too slow: the gateway's answer to a failed fetch, the error formatted alike.
-      const failure =
-        error instanceof GatewayError
-          ? error
-          : new GatewayError('SERVICE_UNAVAILABLE', `the ${whole.subgraph.name} service is unreachable`);
-      return answered(whole, {
-        data: null,
-        errors: [{ message: failure.message, extensions: { code: failure.code, detail: failure.detail } }],
-      });
+      return answered(route, { data: null, errors: [failedCall(route.subgraph, error)] });
     }
-    // What the gateway's data source makes of it: the fetch failed, an internal error (never sent
-    // again: a mutation may have run behind a proxy that timed out).
-    if (answer.status !== 200)
-      return answered(whole, {
-        data: null,
-        errors: [
-          {
-            message: `${whole.subgraph.name} answered ${answer.status}`,
-            extensions: { code: 'INTERNAL_SERVER_ERROR' },
-          },
-        ],
-      });
+    if (answer.status !== 200) return answered(route, { data: null, errors: [refusedCall(route.subgraph, answer)] });
     // The usual answer carries no error: sent on as the subgraph wrote it, parsed once by the caller.
     const clean: Forwarded = {
       status: 200,
       headers: { 'content-type': JSON_CONTENT_TYPE },
       body: answer.body,
       outcome: 'ok',
-      subgraph: whole.subgraph.name,
+      subgraph: route.subgraph,
     };
     if (!answer.body.includes('"errors"')) return clean;
-    const result = JSON.parse(answer.body) as {
-      data?: unknown;
-      errors?: GraphQLFormattedError[];
-      extensions?: unknown;
-    };
-    return result.errors?.length ? answered(whole, result) : clean;
-  };
+    const result = JSON.parse(answer.body) as FetchAnswer;
+    return result.errors?.length ? answered(route, result) : clean;
+  }
 
-  function answered(whole: WholeOperation, result: { data?: unknown; errors?: GraphQLFormattedError[] }): Forwarded {
+  async function runPlan(
+    route: Extract<Route, { kind: 'plan' }>,
+    variables: Record<string, unknown>,
+    caller: ForwardCaller,
+  ): Promise<Forwarded> {
+    const send: SendFetch = async (fetch, used) => {
+      let answer: LocalResponse;
+      try {
+        answer = await calls.get(fetch.serviceName)!(caller, bodyOf(fetch, used), fetch.operationKind === 'query');
+      } catch (error) {
+        return { errors: [failedCall(fetch.serviceName, error)] };
+      }
+      if (answer.status !== 200) return { errors: [refusedCall(fetch.serviceName, answer)] };
+      return JSON.parse(answer.body) as FetchAnswer;
+    };
+    const { shaping } = route;
+    const { data, errors } = await executePlan(
+      route.node,
+      send,
+      variables,
+      shaping.variableDefinitions,
+      supergraphSchema,
+    );
+    const shaped = computeResponse({
+      operation: shaping,
+      variables,
+      input: data,
+      introspectionHandling: () => {
+        throw new Error('introspection is answered by the gateway (routeOf)');
+      },
+    });
+    if (errors.length) return answered(route, { errors, data: shaped.data });
+    // As the gateway answers them: a value the subgraphs left null under a non-null field is
+    // reported beside the data, not as an error (clients built on the gateway rely on it).
+    const extensions = shaped.errors.length ? { valueCompletion: shaped.errors } : undefined;
+    return {
+      status: 200,
+      headers: { 'content-type': JSON_CONTENT_TYPE },
+      body: JSON.stringify({ data: shaped.data, ...(extensions ? { extensions } : {}) }),
+      outcome: 'ok',
+      subgraph: route.subgraph,
+    };
+  }
+
+  function answered(route: Route, result: FetchAnswer): Forwarded {
     const errors = result.errors?.map((error) => options.formatError(error, error));
     const code = errors?.[0]?.extensions?.code;
     return {
@@ -213,9 +256,50 @@ export function createForwarder(options: ForwarderOptions): Forwarder {
       headers: { 'content-type': JSON_CONTENT_TYPE },
       body: JSON.stringify({ ...result, errors }),
       outcome: !errors?.length ? 'ok' : isErrorCode(code) ? code : 'INTERNAL_ERROR',
-      subgraph: whole.subgraph.name,
+      subgraph: route.subgraph,
     };
   }
+}
+
+/** Whether the plan's one fetch selects what the client selected (aliases, arguments, directives): its data is the answer. */
+function answersWhole(fetch: FetchNode, operation: OperationDefinitionNode): boolean {
+  if (fetch.requires?.length || fetch.inputRewrites?.length || fetch.outputRewrites?.length) return false;
+  if (fetch.contextRewrites?.length || fetch.hasDefers) return false;
+  const sent = parse(fetch.operation).definitions[0];
+  return sent?.kind === Kind.OPERATION_DEFINITION && print(sent.selectionSet) === print(operation.selectionSet);
+}
+
+function fetchesOf(node: PlanNode): FetchNode[] {
+  switch (node.kind) {
+    case 'Fetch':
+      return [node];
+    case 'Flatten':
+      return fetchesOf(node.node);
+    case 'Sequence':
+    case 'Parallel':
+      return node.nodes.flatMap(fetchesOf);
+    case 'Condition':
+      return [node.ifClause, node.elseClause].flatMap((branch) => (branch ? fetchesOf(branch) : []));
+    default:
+      return [];
+  }
+}
+
+/** A call that failed (unreachable, or no answer in time): the gateway's answer to a failed fetch. */
+function failedCall(subgraph: string, error: unknown): GraphQLFormattedError {
+  const failure =
+    error instanceof GatewayError
+      ? error
+      : new GatewayError('SERVICE_UNAVAILABLE', `the ${subgraph} service is unreachable`);
+  return { message: failure.message, extensions: { code: failure.code, detail: failure.detail } };
+}
+
+/**
+ * An answer other than 200: what the gateway's data source makes of it, the fetch failed, an
+ * internal error (never sent again: a mutation may have run behind a proxy that timed out).
+ */
+function refusedCall(subgraph: string, answer: LocalResponse): GraphQLFormattedError {
+  return { message: `${subgraph} answered ${answer.status}`, extensions: { code: 'INTERNAL_SERVER_ERROR' } };
 }
 
 /**

@@ -24,31 +24,31 @@ const readsOnly = memoized(1000, (key): boolean => {
  * need the subgraph's own rules, and the signature is reused for minutes (kernel's principal.ts),
  * so one caller's identical reads still share.
  *
- * Each waiter gets its own copy of the answer (the body is a string each parses for itself) or of
- * the error; the entry is gone once the call settles, so a later identical read makes a new call
+ * Each waiter that joined gets its own copy of the answer (the body is a string each parses for
+ * itself) or of the error, the first caller the original; the entry is gone once the call settles, so a later identical read makes a new call
  * (nothing is cached: this is not a cache). `onShared` counts every call saved.
  */
 export function sharingInFlight<Caller extends { signedPrincipal: string }>(
   call: (caller: Caller, body: LocalRequest['body']) => Promise<LocalResponse>,
   onShared: () => void,
-): (caller: Caller, body: LocalRequest['body']) => Promise<LocalResponse> {
+): (caller: Caller, body: LocalRequest['body'], reads?: boolean) => Promise<LocalResponse> {
   const inFlight = new Map<string, Promise<LocalResponse>>();
-  return (caller, body) => {
-    if (!readsOnly(`${body.operationName ?? ''}\n${body.query}`)) return call(caller, body);
+  return (caller, body, reads) => {
+    // The router's own plans say whether a fetch reads (its operation kind); Apollo's calls are parsed once per document.
+    if (!(reads ?? readsOnly(`${body.operationName ?? ''}\n${body.query}`))) return call(caller, body);
     const key = `${caller.signedPrincipal}\n${body.operationName ?? ''}\n${JSON.stringify(body.variables ?? {})}\n${body.query}`;
     const pending = inFlight.get(key);
     if (pending) {
       onShared();
       return pending.then(copyAnswer, (error: unknown) => Promise.reject(copyError(error)));
     }
-    const leading = call(caller, body);
-    inFlight.set(key, leading);
-    const settled = () => {
+    // The first caller takes the answer itself; only those who joined get copies.
+    const leading = call(caller, body).finally(() => {
+      // Removed at settlement, before any waiter runs on.
       if (inFlight.get(key) === leading) inFlight.delete(key);
-    };
-    // Removed at settlement, before any waiter runs on.
-    leading.then(settled, settled);
-    return leading.then(copyAnswer, (error: unknown) => Promise.reject(copyError(error)));
+    });
+    inFlight.set(key, leading);
+    return leading;
   };
 }
 

@@ -43,7 +43,7 @@ export function createRouterMetrics(): RouterMetrics {
   });
   const forwarded = new Counter({
     name: 'router_forwarded_total',
-    help: 'Operations one subgraph answered whole, sent to it past the gateway (forward.ts), by subgraph',
+    help: 'Operations answered past the gateway (forward.ts): by the subgraph answering whole, or a plan run by the router, its subgraphs joined by +',
     labelNames: ['subgraph'],
     registers: [registry],
   });

@@ -16,8 +16,15 @@ export interface SubgraphCaller {
   requestId: string;
 }
 
-/** One GraphQL request to a subgraph, answered as its HTTP route would answer it. */
-export type SubgraphCall = (caller: SubgraphCaller, body: LocalRequest['body']) => Promise<LocalResponse>;
+/**
+ * One GraphQL request to a subgraph, answered as its HTTP route would answer it. `reads`: whether
+ * it is a query, when the caller knows (the router's plans); unset, the document is read for it.
+ */
+export type SubgraphCall = (
+  caller: SubgraphCaller,
+  body: LocalRequest['body'],
+  reads?: boolean,
+) => Promise<LocalResponse>;
 
 /** Identical reads in flight share one call (in-flight.ts); each call saved is counted by subgraph. Absent: never shared. */
 export type SharedFetches = (subgraph: string) => void;
@@ -52,7 +59,7 @@ export function subgraphCall(
       'SERVICE_UNAVAILABLE',
       `the ${subgraph} service ${late ? `did not answer within ${timeoutMs} ms` : 'is unreachable'}`,
     );
-  const call: SubgraphCall = (caller, body) =>
+  const call = (caller: SubgraphCaller, body: LocalRequest['body']) =>
     callGraphQL(
       url,
       {
