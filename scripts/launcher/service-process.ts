@@ -68,12 +68,7 @@ export class ServiceProcess {
   /** Spawns it and waits until its /readyz answers 200. */
   async start(timeoutMs = 120_000): Promise<void> {
     this.output = '';
-    // SERVICE_CPU_PROFILE_DIR: each service writes a V8 CPU profile there when it exits (where a benchmark's time goes).
-    const profile = process.env.SERVICE_CPU_PROFILE_DIR;
-    const profiling = profile
-      ? ['--cpu-prof', `--cpu-prof-dir=${profile}`, `--cpu-prof-name=${this.spec.name}.cpuprofile`]
-      : [];
-    const child = spawn(process.execPath, [...profiling, '-r', './scripts/register.js', this.spec.entry], {
+    const child = spawn(process.execPath, ['-r', './scripts/register.js', this.spec.entry], {
       cwd: ROOT,
       env: { ...this.common, ...this.spec.env },
       stdio: ['ignore', 'pipe', 'pipe'],
