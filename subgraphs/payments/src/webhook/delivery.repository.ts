@@ -1,6 +1,15 @@
 import type { Knex } from '@mikro-orm/knex';
 import type { EntityManager } from '@mikro-orm/postgresql';
+import {
+  recordingOf,
+  recordOutcomes,
+  type AttemptRecord,
+  type RecordedRow,
+  type RecordOutcome,
+} from './delivery-recording';
 import { WebhookDeliveryEntity } from './webhook-delivery.entity';
+
+export type { AttemptRecord, RecordOutcome } from './delivery-recording';
 
 /** A delivery as the worker holds it while attempting it (the row's own column names). */
 export interface ClaimedDelivery {
@@ -63,19 +72,6 @@ export interface IntakeResult {
   deliveries: IntakenDelivery[];
 }
 
-/** One attempt's result, recorded with the delivery's new state. */
-export interface AttemptRecord {
-  number: number;
-  status: 'PENDING' | 'DELIVERED' | 'FAILED';
-  url: string | null;
-  statusCode: number | null;
-  error: string | null;
-  startedAt: Date;
-  durationMs: number;
-  nextAttemptAt: Date | null;
-  deliveredAt: Date | null;
-}
-
 const DELIVERIES = 'payments.webhook_deliveries';
 
 /** How long a delivery waits for the delivery of its aggregate's previous event to appear (it may be a non-webhook event, or still on the bus). */
@@ -98,12 +94,6 @@ const inOrder = (settledInStatement = '') => `not exists (select 1 from ${DELIVE
     or exists (select 1 from ${EVENTS} e where e.aggregate_id = d.aggregate_id and e.sequence = d.sequence - 1))`;
 const IN_ORDER = inOrder();
 const ATTEMPTS = 'payments.webhook_attempts';
-
-/** What recording an attempt answers: whether it was recorded (its claim still held), and whether a later delivery of its aggregate to the same endpoint is PENDING. */
-export interface RecordOutcome {
-  recorded: boolean;
-  laterPending: boolean;
-}
 
 /**
  * Attempts recorded ahead of another statement (intakeRecording), bound first as a JSON list:
@@ -129,44 +119,6 @@ const SETTLED_HERE = ` and e.id not in (select u.id from recorded u where u.stat
 const RECORDED_OUTCOMES = `(select coalesce(jsonb_agg(jsonb_build_object('id', u.id, 'later', exists (select 1 from ${DELIVERIES} e
       where e.endpoint_id = u.endpoint_id and e.aggregate_id = u.aggregate_id and e.status = 'PENDING' and e.id <> u.id
         and e.id not in (select id from recorded)))), '[]'::jsonb) from recorded u)`;
-
-interface RecordedRow {
-  id: string;
-  later: boolean;
-}
-
-/** The JSON list RECORDING reads. */
-const recordingOf = (records: ReadonlyArray<{ delivery: ClaimedDelivery; attempt: AttemptRecord }>): string =>
-  JSON.stringify(
-    records.map(({ delivery, attempt }) => ({
-      id: delivery.id,
-      token: delivery.lease_token,
-      status: attempt.status,
-      attempts: attempt.number,
-      url: attempt.url,
-      status_code: attempt.statusCode,
-      error: attempt.error,
-      next_attempt_at: attempt.nextAttemptAt?.toISOString() ?? null,
-      delivered_at: attempt.deliveredAt?.toISOString() ?? null,
-      started_at: attempt.startedAt.toISOString(),
-      duration_ms: Math.round(attempt.durationMs),
-    })),
-  );
-
-/** Each record's outcome, by delivery id: not among the rows written means its claim was no longer held. */
-function recordOutcomes(
-  records: ReadonlyArray<{ delivery: ClaimedDelivery }>,
-  answered: RecordedRow[] | string | null,
-): Map<string, RecordOutcome> {
-  const rows: RecordedRow[] = typeof answered === 'string' ? JSON.parse(answered) : (answered ?? []);
-  const written = new Map(rows.map((row) => [row.id, row.later]));
-  return new Map(
-    records.map(({ delivery }) => [
-      delivery.id,
-      { recorded: written.has(delivery.id), laterPending: written.get(delivery.id) ?? false },
-    ]),
-  );
-}
 
 /**
  * A merchant's target for an event of aggregate ? (bound first and second) and merchant ? (third):
