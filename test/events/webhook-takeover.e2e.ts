@@ -101,12 +101,23 @@ describe('webhook attempts: kept while the dispatcher lives, taken over within s
       .mockImplementation(async (knex, id, token, until) =>
         token === held.lease_token ? true : renew(knex, id, token, until),
       );
-    const record = deliveries.recordAttempt.bind(deliveries);
+    // A delivered attempt is recorded on the dispatcher's next intake, or by a statement of its own soon after.
     const staleRecords: Array<Promise<{ recorded: boolean }>> = [];
-    jest.spyOn(deliveries, 'recordAttempt').mockImplementation((knex, delivery: ClaimedDelivery, attempt) => {
-      const recorded = record(knex, delivery, attempt);
-      if (delivery.lease_token === held.lease_token) staleRecords.push(recorded);
-      return recorded;
+    const stale = (records: ReadonlyArray<{ delivery: ClaimedDelivery }>) =>
+      records.find(({ delivery }) => delivery.lease_token === held.lease_token)?.delivery.id;
+    const recordAlone = deliveries.recordAttempts.bind(deliveries);
+    jest.spyOn(deliveries, 'recordAttempts').mockImplementation((knex, records) => {
+      const written = recordAlone(knex, records);
+      const id = stale(records);
+      if (id) staleRecords.push(written.then((outcomes) => outcomes.get(id)!));
+      return written;
+    });
+    const intake = deliveries.intakeRecording.bind(deliveries);
+    jest.spyOn(deliveries, 'intakeRecording').mockImplementation((knex, audience, row, lease, records) => {
+      const written = intake(knex, audience, row, lease, records);
+      const id = stale(records);
+      if (id) staleRecords.push(written.then(({ recorded }) => recorded.get(id)!));
+      return written;
     });
     const stoppedAt = Date.now();
 

@@ -1,5 +1,5 @@
 import { GatewayError, createLogger } from '@gateway/kernel';
-import { OtpGuard } from './otp-guard';
+import { GIVE_BACK_WITHIN_MS, OtpGuard } from './otp-guard';
 import type { ServiceClient } from './service-client';
 
 interface Sent {
@@ -37,7 +37,7 @@ describe('OtpGuard: one trip to the registry per OTP check', () => {
     const guard = new OtpGuard(call, 'secret-0123456789abcdef0123456789abcdef', logger);
     await guard.check(customer, '111111', accepted);
     await guard.check(customer, '222222', accepted);
-    await later(120);
+    await later(GIVE_BACK_WITHIN_MS + 70);
     expect(sent.map((call) => [call.operation, ids(call)])).toEqual([
       ['take', []],
       ['take', ['otp_1']],
@@ -53,7 +53,7 @@ describe('OtpGuard: one trip to the registry per OTP check', () => {
       guard.check({ ...customer, bankCustomerRef: 'cust-2' }, '222222', accepted),
     ]);
     await expect(guard.check(customer, '333333', refused)).rejects.toMatchObject({ code: 'OTP_INVALID' });
-    await later(120);
+    await later(GIVE_BACK_WITHIN_MS + 70);
     // The two accepted ones are given back (on the refused check's take, or in a batch); the refused one never.
     expect(sent.flatMap(ids).sort()).toEqual(['otp_1', 'otp_2']);
   });
@@ -66,7 +66,7 @@ describe('OtpGuard: one trip to the registry per OTP check', () => {
     (guard as unknown as { call: ServiceClient }).call = failing.call;
     await expect(guard.check(customer, '222222', accepted)).rejects.toMatchObject({ code: 'SERVICE_UNAVAILABLE' });
     (guard as unknown as { call: ServiceClient }).call = working.call;
-    await later(120);
+    await later(GIVE_BACK_WITHIN_MS + 70);
     expect(working.sent.flatMap(ids)).toEqual(['otp_1']);
   });
 });

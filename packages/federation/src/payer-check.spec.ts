@@ -1,6 +1,6 @@
 import { createLogger, GatewayError } from '@gateway/kernel';
 import { Directory } from './directory';
-import { OtpGuard } from './otp-guard';
+import { GIVE_BACK_WITHIN_MS, OtpGuard } from './otp-guard';
 import { PayerCheck } from './payer-check';
 import { ServiceCallError, type ServiceClient } from './service-client';
 
@@ -117,7 +117,7 @@ describe('PayerCheck: a payer, their bank and their OTP check in one trip', () =
     expect(registry.operations()).toEqual(['TakePayerOtpAttemptWithBank', 'TakePayerOtpAttemptWithBank']);
     expect(registry.sent[0]!.variables).toMatchObject({ iban: amina.iban, livemode: false, client: 'unknown' });
     taken.check.release();
-    await later(120);
+    await later(GIVE_BACK_WITHIN_MS + 70);
     expect(registry.givenBack()).toEqual(['test:c1/otp_1']);
   });
 
@@ -143,7 +143,7 @@ describe('PayerCheck: a payer, their bank and their OTP check in one trip', () =
     await expect(checkOf(suspended).take({ alias: 'amina' }, '1', 'live', null)).rejects.toMatchObject({
       code: 'BANK_NOT_PARTICIPATING',
     });
-    await later(120);
+    await later(GIVE_BACK_WITHIN_MS + 70);
     expect([...inactive.givenBack(), ...suspended.givenBack()]).toEqual(['c1/otp_1']);
   });
 
@@ -152,7 +152,7 @@ describe('PayerCheck: a payer, their bank and their OTP check in one trip', () =
     await expect(checkOf(registry).take({ alias: 'amina' }, '1', 'live', null)).rejects.toMatchObject({
       code: 'SERVICE_UNAVAILABLE',
     });
-    await later(120);
+    await later(GIVE_BACK_WITHIN_MS + 70);
     expect(registry.givenBack()).toEqual(['c1/otp_1']);
   });
 
@@ -160,14 +160,14 @@ describe('PayerCheck: a payer, their bank and their OTP check in one trip', () =
     const registry = router({ repeated: true });
     const taken = await checkOf(registry).take({ alias: 'amina' }, '1', 'live', null);
     taken.check.release();
-    await later(120);
+    await later(GIVE_BACK_WITHIN_MS + 70);
     expect(registry.givenBack()).toEqual([]);
     // Judged by the bank, it is given back as before (accepted) or kept (refused).
     await taken.check.verify(() => Promise.resolve());
     await expect(taken.check.verify(() => Promise.reject(new GatewayError('OTP_INVALID')))).rejects.toMatchObject({
       code: 'OTP_INVALID',
     });
-    await later(120);
+    await later(GIVE_BACK_WITHIN_MS + 70);
     expect(registry.givenBack()).toEqual(['c1/otp_1']);
   });
 });

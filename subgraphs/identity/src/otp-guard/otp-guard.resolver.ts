@@ -63,8 +63,7 @@ export function createOtpGuardResolver(service: OtpGuardService) {
     ): Promise<OtpAttempt> {
       requirePrincipal(context, ['service']);
       requireGuess(guess, client);
-      await service.giveBack(context.em, settlementsOf(settle));
-      return toAttempt(await service.take(context.em, bankHandle, customerRef, guess, client));
+      return toAttempt(await service.take(context.em, bankHandle, customerRef, guess, client, settlementsOf(settle)));
     }
 
     @Mutation(() => PayerOtpAttempt, {
@@ -79,9 +78,16 @@ export function createOtpGuardResolver(service: OtpGuardService) {
       requirePrincipal(context, ['service']);
       const lookup = parseRoutingLookup(args);
       requireGuess(args.guess, args.client);
-      await service.giveBack(context.em, settlementsOf(args.settle));
+      const settle = settlementsOf(args.settle);
       const prefix = otpGuardKeyPrefix(args.livemode ? 'live' : 'test');
-      const taken = await service.takeForPayer(context.em, routingRowQuery(lookup), prefix, args.guess, args.client);
+      const taken = await service.takeForPayer(
+        context.em,
+        routingRowQuery(lookup),
+        prefix,
+        args.guess,
+        args.client,
+        settle,
+      );
       if (!taken) throw routingNotFound(args, lookup);
       return {
         routing: toRouting(context.em.map(AliasEntity, taken.alias)),

@@ -68,13 +68,23 @@ export interface AliasRowQuery {
 export class OtpGuardService {
   constructor(private readonly clock: () => Date = () => new Date()) {}
 
+  /**
+   * Takes a check for a customer; `settle`: checks the caller gives back first (riding on this
+   * call). The customer's own are given back by the take's statement itself (the same row, so no
+   * statement of their own: issue 32), the others' by giveBack before it.
+   */
   async take(
     em: EntityManager,
     bankHandle: string,
     customerRef: string,
     guess: string,
     client: string,
+    settle: readonly OtpSettlement[] = [],
   ): Promise<OtpAttemptVerdict> {
+    await this.giveBack(
+      em,
+      settle.filter((given) => !sameCustomer(given, bankHandle, customerRef)),
+    );
     const now = this.clock().getTime();
     const check = newCheck(guess, now, client);
     const [row] = await em.execute<Array<{ attempts: HeldOtpCheck[] }>>(
@@ -82,7 +92,7 @@ export class OtpGuardService {
          values (?, ?, ${NEW_CHECK})
        ${TAKE_ON_CONFLICT}
        returning attempts`,
-      [bankHandle, customerRef, ...check.params, ...takeLimits(now)],
+      [bankHandle, customerRef, ...check.params, ...takeLimits(now, settle)],
     );
     return verdictOf(row!.attempts, check, client, now);
   }
@@ -92,7 +102,10 @@ export class OtpGuardService {
    * ACTIVE, a check taken for the customer that row names (its bank and `keyPrefix` +
    * bank_customer_ref), in one statement. The check's customer is the one resolved, never one the
    * caller names, so no caller can take a check for one customer while routing another. Null: no
-   * such alias; `verdict` null: the alias is INACTIVE, nothing taken.
+   * such alias; `verdict` null: the alias is INACTIVE, nothing taken. `settle`, as for take: the
+   * payer's own given back by the same statement, the others' by giveBack after it (the customer
+   * is known only then; another customer's row is never locked by a take, so two takes carrying
+   * each other's give-backs cannot wait on each other).
    */
   async takeForPayer(
     em: EntityManager,
@@ -100,6 +113,7 @@ export class OtpGuardService {
     keyPrefix: string,
     guess: string,
     client: string,
+    settle: readonly OtpSettlement[] = [],
   ): Promise<{ alias: Record<string, unknown>; verdict: OtpAttemptVerdict | null } | null> {
     const now = this.clock().getTime();
     const check = newCheck(guess, now, client);
@@ -112,7 +126,14 @@ export class OtpGuardService {
          ${TAKE_ON_CONFLICT}
          returning attempts)
        select payer.*, (select attempts from taken) as taken_attempts from payer`,
-      [...payer.params, keyPrefix, ...check.params, ...takeLimits(now)],
+      [...payer.params, keyPrefix, ...check.params, ...takeLimits(now, settle)],
+    );
+    const taker = row?.taken_attempts
+      ? { bank: String(row.bank_handle), ref: keyPrefix + String(row.bank_customer_ref) }
+      : null;
+    await this.giveBack(
+      em,
+      settle.filter((given) => !taker || !sameCustomer(given, taker.bank, taker.ref)),
     );
     if (!row) return null;
     const { taken_attempts: held, ...alias } = row;
@@ -155,7 +176,8 @@ function newCheck(guess: string, now: number, client: string) {
  * PostgreSQL then locks the row and computes the SET from its latest committed version (a
  * concurrent take waits for ours and sees our check), so no advisory lock is needed. The SET reads
  * only that row (never the table, whose snapshot would be stale): it drops the checks that left the
- * window; keeps the array as it is when the same guess is held (a double submit, a retry after a
+ * window and those the take gives back for this customer (its settle list: given back before the
+ * new guess is judged, as a giveBack statement before it would); keeps the array as it is when the same guess is held (a double submit, a retry after a
  * lost answer: no new guess) or MAX are held; else appends the new check (`excluded.attempts`, the
  * proposed row's one entry). The caller reads the verdict from the row it gets back. Checks kept
  * before clients were recorded count as client 'unknown'.
@@ -172,13 +194,28 @@ const TAKE_ON_CONFLICT = `on conflict (bank_handle, customer_ref) do update set 
            end
          from (select coalesce(jsonb_agg(entry order by position), '[]'::jsonb) as held
            from jsonb_array_elements(guard.attempts) with ordinality as checks(entry, position)
-           where (entry ->> 'taken_at')::bigint >= ?) as window_checks)`;
-const takeLimits = (now: number) => [
+           where (entry ->> 'taken_at')::bigint >= ?
+             and not (entry ->> 'id' = any(coalesce((select array_agg(given.attempt_id)
+               from jsonb_to_recordset(?::jsonb) as given(bank_handle text, customer_ref text, attempt_id text)
+               where given.bank_handle = guard.bank_handle and given.customer_ref = guard.customer_ref), '{}'::text[])))
+         ) as window_checks)`;
+/** TAKE_ON_CONFLICT's values; `settle`: the checks given back with the take (only the taker's own apply in it). */
+const takeLimits = (now: number, settle: readonly OtpSettlement[]) => [
   OTP_GUARD_MAX_REFUSALS,
   now - OTP_GUARD_CUSTOMER_WINDOW_MS,
   OTP_GUARD_CUSTOMER_MAX_REFUSALS,
   now - OTP_GUARD_WINDOW_MS,
+  JSON.stringify(
+    settle.map((given) => ({
+      bank_handle: given.bankHandle,
+      customer_ref: given.customerRef,
+      attempt_id: given.attemptId,
+    })),
+  ),
 ];
+
+const sameCustomer = (given: OtpSettlement, bankHandle: string, customerRef: string) =>
+  given.bankHandle === bankHandle && given.customerRef === customerRef;
 
 /** The verdict on a take, read from the customer's checks as the take left them. */
 function verdictOf(

@@ -89,6 +89,41 @@ describe('identity subgraph: OTP checks per customer', () => {
     expect(given[0]).toMatch(/^update identity\.otp_guards /);
   });
 
+  it("gives back the customer's own checks riding on a take in the take's statement; another customer's in one more", async () => {
+    const held = async (customerRef: string) => {
+      const [row] = await orm.em
+        .fork()
+        .execute<Array<{ attempts: Array<{ id: string }> }>>(
+          'select attempts from identity.otp_guards where bank_handle = ? and customer_ref = ?',
+          ['alpha', customerRef],
+        );
+      return row!.attempts.map((entry) => entry.id);
+    };
+    const own = await take('cust-20');
+    const other = await take('cust-21');
+    const rideOn = (settle: Array<{ customerRef: string; attemptId: string | null }>) =>
+      statementsDuring(() =>
+        client.execute(
+          TAKE_SETTLING,
+          {
+            bankHandle: 'alpha',
+            customerRef: 'cust-20',
+            guess: sha256Hex(`rides-${(guesses += 1)}`),
+            client: '203.0.113.1',
+            settle: settle.map((given) => ({ bankHandle: 'alpha', ...given })),
+          },
+          payments,
+        ),
+      );
+    const alone = await rideOn([{ customerRef: 'cust-20', attemptId: own.attemptId }]);
+    expect(alone).toHaveLength(1);
+    expect(await held('cust-20')).not.toContain(own.attemptId);
+    expect(await held('cust-20')).toHaveLength(1); // the new check only
+    const both = await rideOn([{ customerRef: 'cust-21', attemptId: other.attemptId }]);
+    expect(both).toHaveLength(2);
+    expect(await held('cust-21')).toEqual([]);
+  });
+
   it('gives back checks of several customers in one statement, or riding on the next take', async () => {
     const held = async (customerRef: string) => {
       const [row] = await orm.em

@@ -16,8 +16,8 @@ import {
   loadSession,
   moveSession,
   moveSessionIn,
+  openCheckoutCheck,
   sessionExpiryDue,
-  startCheckoutCheck,
 } from '../session/session.moves';
 import { sessionNotFound } from '../session/session.service';
 import { FINAL_STATUSES, refusal } from '../session/session.transitions';
@@ -82,12 +82,19 @@ export class CheckoutService {
   ): Promise<CheckoutAuthorization> {
     const request = parseInput(authorizeRules, JSON.parse(JSON.stringify(input)));
     const arrivedAt = new Date();
-    const session = await loadSession(em, sessionId);
-    if (!session) throw sessionNotFound(sessionId);
+    // The session, its merchant's status and the OTP check counted, in one statement.
+    const opened = await openCheckoutCheck(em.fork(), sessionId, arrivedAt);
+    if (!opened) throw sessionNotFound(sessionId);
+    const { session, checking } = opened;
     // Too late: refused without asking the bank; expired on the spot unless an authorization that came in time is still being checked.
+    // (No check was counted then: the statement counts one only before expires_at.)
     if (effectiveStatus(session, arrivedAt) === 'EXPIRED') throw await this.expire(em, session, arrivedAt);
-    if (session.status === 'PENDING') await assertPayable(em, this.directory, session, requestId);
-    const checking = session.status === 'PENDING' && (await startCheckoutCheck(em.fork(), sessionId, arrivedAt));
+    if (session.status === 'PENDING')
+      await assertPayable(this.directory, session, opened.merchantStatus, requestId).catch(async (error: unknown) => {
+        // Refused before the bank was asked: the check counted with the read no longer holds the expiry back.
+        if (checking) await this.checkEnded(em, sessionId);
+        throw error;
+      });
 
     let claimed: Awaited<ReturnType<CheckoutService['claim']>> = null;
     let payer: AliasRouting;

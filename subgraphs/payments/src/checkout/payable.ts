@@ -1,7 +1,5 @@
-import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Directory } from '@gateway/federation';
 import { GatewayError } from '@gateway/kernel';
-import { MerchantEntity } from '../merchant/merchant.entity';
 import type { PaymentSessionEntity } from '../session/session.entity';
 
 /**
@@ -10,20 +8,16 @@ import type { PaymentSessionEntity } from '../session/session.entity';
  * session stays PENDING and can be paid once the merchant is resumed, or expires), and the bank
  * it pays into still taking new work (422 BANK_NOT_PARTICIPATING; the payer's own bank is
  * checked where its OTP is asked, PayerOtp). A session already authorized is work in flight and
- * is never refused here.
+ * is never refused here. The merchant's status comes with the session (openCheckoutCheck reads
+ * both in one statement, and counts no OTP check for a SUSPENDED merchant).
  */
 export async function assertPayable(
-  em: EntityManager,
   directory: Directory,
-  session: Pick<PaymentSessionEntity, 'id' | 'merchantId' | 'creditorBank'>,
+  session: Pick<PaymentSessionEntity, 'id' | 'creditorBank'>,
+  merchantStatus: string | null,
   requestId?: string,
 ): Promise<void> {
-  const merchant = await em.findOne(
-    MerchantEntity,
-    { id: session.merchantId },
-    { fields: ['status'], disableIdentityMap: true },
-  );
-  if (merchant?.status === 'SUSPENDED')
+  if (merchantStatus === 'SUSPENDED')
     throw new GatewayError(
       'MERCHANT_SUSPENDED',
       `the merchant of session ${session.id} is suspended by the operator; it cannot be paid now`,

@@ -11,7 +11,7 @@ import { REACHED_AT, refusal, transitionFor, type SessionTrigger } from './sessi
  * The one writer of payments.payment_sessions (CONVENTIONS "Data": one owner per table): every
  * change of a session is a move of the transition table (creation included) and writes its
  * outbox event in the same transaction; the wrong-OTP counter, the OTP checks under way
- * (startCheckoutCheck), the amount refunded (reserveRefundIn, releaseRefundIn) and the merchant's
+ * (openCheckoutCheck), the amount refunded (reserveRefundIn, releaseRefundIn) and the merchant's
  * metadata (updateSessionMetadata) are the columns that change without a move. Other folders read sessions
  * freely and change them only through here.
  */
@@ -114,21 +114,50 @@ export function sessionExpiryDue(
   };
 }
 
-/**
- * An authorization of the checkout page arrived at `arrivedAt`, before the session's expires_at:
- * counted as an OTP check under way (one atomic statement, taken before the payer's bank is
- * asked), so the expiry cannot expire the session while the bank checks it. False when the
- * session is no longer PENDING or the authorization arrived after expires_at.
- */
-export async function startCheckoutCheck(em: EntityManager, sessionId: string, arrivedAt: Date): Promise<boolean> {
-  const rows: unknown[] = await em.execute(
-    `update "payments"."payment_sessions" set "checkout_checks_in_flight" = "checkout_checks_in_flight" + 1, "checkout_check_arrived_at" = greatest(coalesce("checkout_check_arrived_at", ?), ?) where "id" = ? and "status" = 'PENDING' and "expires_at" > ? returning "id"`,
-    [arrivedAt, arrivedAt, sessionId, arrivedAt],
-  );
-  return rows.length > 0;
+/** What the checkout's authorization reads and starts in one statement (openCheckoutCheck). */
+export interface OpenedCheckout {
+  /** The session as it was before the check was counted: plain, untracked (what moveSession updates in place). */
+  session: PaymentSessionEntity;
+  /** Its merchant's status (assertPayable: a SUSPENDED one is refused); null when the merchant row is gone. */
+  merchantStatus: string | null;
+  /** Whether an OTP check was counted: false when the session is not PENDING, arrived late or its merchant is SUSPENDED. */
+  checking: boolean;
 }
 
-/** The bank's check of an OTP counted by startCheckoutCheck ended without the session being claimed (refused, no answer, another refusal). */
+/**
+ * An authorization of the checkout page arrived at `arrivedAt`: the session, its merchant's
+ * status and, when the session is PENDING, the authorization arrived before expires_at and the
+ * merchant is not SUSPENDED, an OTP check counted as under way (taken before the payer's bank is
+ * asked), so the expiry cannot expire the session while the bank checks it. One statement (issue
+ * 32: statements per payment; it was a read of each and an UPDATE): the session comes back as
+ * the same snapshot saw it, before the count. Null: no such session. The caller ends the check
+ * (endCheckoutCheck) when it stops before the claim.
+ */
+export async function openCheckoutCheck(
+  em: EntityManager,
+  sessionId: string,
+  arrivedAt: Date,
+): Promise<OpenedCheckout | null> {
+  const [row] = await em.execute<Array<Record<string, unknown>>>(
+    `with started as (
+       update "payments"."payment_sessions" s set "checkout_checks_in_flight" = s."checkout_checks_in_flight" + 1,
+         "checkout_check_arrived_at" = greatest(coalesce(s."checkout_check_arrived_at", ?), ?)
+       where s."id" = ? and s."status" = 'PENDING' and s."expires_at" > ?
+         and not exists (select 1 from "payments"."merchants" m where m."id" = s."merchant_id" and m."status" = 'SUSPENDED')
+       returning s."id")
+     select s.*, m."status" as "opened_merchant_status", exists (select 1 from started) as "opened_checking"
+     from "payments"."payment_sessions" s left join "payments"."merchants" m on m."id" = s."merchant_id"
+     where s."id" = ?`,
+    [arrivedAt, arrivedAt, sessionId, arrivedAt, sessionId],
+  );
+  if (!row) return null;
+  const { opened_merchant_status: merchantStatus, opened_checking: checking, ...columns } = row;
+  // Mapped in a fork of its own that is never flushed: the session stays untracked, as loadSession's.
+  const session = em.fork().map(PaymentSessionEntity, columns);
+  return { session, merchantStatus: (merchantStatus as string | null) ?? null, checking: checking === true };
+}
+
+/** The bank's check of an OTP counted by openCheckoutCheck ended without the session being claimed (refused, no answer, another refusal). */
 export async function endCheckoutCheck(em: EntityManager, sessionId: string): Promise<void> {
   await em.execute(
     `update "payments"."payment_sessions" set "checkout_checks_in_flight" = greatest("checkout_checks_in_flight" - 1, 0) where "id" = ? and "status" = 'PENDING'`,

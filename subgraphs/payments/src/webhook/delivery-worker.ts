@@ -2,7 +2,8 @@ import type { Knex } from '@mikro-orm/knex';
 import { GatewayError, type Logger } from '@gateway/kernel';
 import type { DeliveryTarget, TargetLookup } from './delivery-target';
 import { holdLease } from '../lease/lease';
-import { deliveries, type ClaimedDelivery } from './delivery.repository';
+import { RECORD_RIDES_WITHIN_MS, RidingRecords } from './delivery-records';
+import { deliveries, type AttemptRecord, type ClaimedDelivery, type RecordOutcome } from './delivery.repository';
 import { nextAttemptAt } from './retry-schedule';
 import { signedHeaders } from './signature';
 import { deliveryTargetProblem, type DeliverySettings } from './webhook-target';
@@ -39,6 +40,10 @@ export interface DeliveryWorker {
   newLease(): Date;
   /** Starts the attempt of a delivery claimed at insertion, with the target read moments ago. */
   launch(delivery: ClaimedDelivery, target: DeliveryTarget): void;
+  /** Delivered attempts whose records wait to ride on the next intake (the dispatcher's). */
+  records: RidingRecords;
+  /** An intake left a delivery of this aggregate waiting: the record of its attempt in flight here is written at once. */
+  waitingBehind(aggregateId: string): void;
   stop(): Promise<void>;
 }
 
@@ -75,6 +80,13 @@ export function startDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWor
    */
   let heldBack = false;
   let stopped = false;
+  /** Aggregates with a delivery an intake could not take (one before it in flight): bounded, a hint only. */
+  const waitedOn = new Set<string>();
+  // Well within the claim's lease, which a record must still hold when it is written.
+  const records = new RidingRecords(
+    (taken) => deliveries.recordAttempts(knex, taken),
+    Math.min(RECORD_RIDES_WITHIN_MS, Math.floor(leaseMs / 6)),
+  );
 
   const schedule = (ms: number) => {
     if (stopped) return;
@@ -152,8 +164,7 @@ export function startDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWor
     // An endpoint disabled or deleted since the event: no retries (a replay can send it again).
     const next = delivered || closed ? null : nextAttemptAt(number, options.retryScheduleSeconds, new Date());
     const status = delivered ? 'DELIVERED' : next ? 'PENDING' : 'FAILED';
-    // Recorded only if this worker still holds the claim (fencing: a takeover or a manual retry replaced its token).
-    const { recorded, laterPending } = await deliveries.recordAttempt(knex, delivery, {
+    const record: AttemptRecord = {
       number,
       status,
       url,
@@ -163,7 +174,7 @@ export function startDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWor
       durationMs: outcome.durationMs,
       nextAttemptAt: next,
       deliveredAt: delivered ? new Date() : null,
-    });
+    };
     const log = {
       delivery: delivery.id,
       event: delivery.event_id,
@@ -172,10 +183,28 @@ export function startDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWor
       statusCode: outcome.statusCode,
       error: outcome.error,
     };
-    if (recorded) logger.info(log, 'webhook attempt');
-    else logger.warn(log, 'webhook attempt not recorded: its claim was taken over or dropped meanwhile');
-    // A retry still holds its aggregate's later events; a delivered or failed one lets the next go.
-    return recorded && status !== 'PENDING' && laterPending;
+    const logRecord = ({ recorded }: RecordOutcome) => {
+      if (recorded) logger.info(log, 'webhook attempt');
+      else logger.warn(log, 'webhook attempt not recorded: its claim was taken over or dropped meanwhile');
+    };
+    if (delivered) {
+      // Rides on the next intake (or a statement of its own soon): the slot is free meanwhile, and
+      // whoever waits behind it is woken once it is written.
+      void records.record(delivery, record, waitedOn.delete(delivery.aggregate_id)).then(
+        (written) => {
+          logRecord(written);
+          if (written.recorded && written.laterPending) worker.wake();
+        },
+        (error: unknown) =>
+          logger.error({ err: error, delivery: delivery.id }, 'webhook attempt could not be recorded'),
+      );
+      return false;
+    }
+    // Recorded only if this worker still holds the claim (fencing: a takeover or a manual retry replaced its token).
+    const written = await deliveries.recordAttempt(knex, delivery, record);
+    logRecord(written);
+    // A retry still holds its aggregate's later events; a failed one lets the next go.
+    return written.recorded && status !== 'PENDING' && written.laterPending;
   };
 
   const launch = (delivery: ClaimedDelivery, known?: DeliveryTarget) => {
@@ -223,6 +252,11 @@ export function startDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWor
       !stopped && inFlight.size < maxInFlight && (audienceLoad.get(audienceId) ?? 0) < perAudience,
     newLease: () => new Date(Date.now() + leaseMs),
     launch: (delivery, target) => launch(delivery, target),
+    records,
+    waitingBehind(aggregateId) {
+      if (waitedOn.size >= 1_000) waitedOn.clear();
+      waitedOn.add(aggregateId);
+    },
     wake() {
       if (stopped) return;
       if (claiming) again = true;
@@ -232,6 +266,8 @@ export function startDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWor
       stopped = true;
       clearTimeout(timer);
       await claiming;
+      // Delivered attempts waiting for a ride are written now (else they would be sent again after their claims lapse).
+      await records.flush();
       // Attempts in flight are abandoned unrecorded (their leases lapse); their HTTP calls end with the sender.
     },
   };

@@ -195,4 +195,86 @@ describe('webhook delivery statements', () => {
       laterPending: false,
     });
   });
+  it("records attempts riding on the next event's intake: the event after a delivered one is taken at once, a stale record is refused", async () => {
+    const audience = tpp();
+    const aggregate = newId('paymentSession');
+    const taken = await deliveries.intake(db.knex, 'tpp', event(audience, aggregate, 1), lease());
+    const first = { ...taken!.deliveries[0]!, lease_token: taken!.deliveries[0]!.lease_token! };
+    // A stale record (another aggregate's delivery, taken over since) rides along and changes nothing.
+    const other = await deliveries.intake(db.knex, 'tpp', event(audience, newId('paymentSession'), null), lease());
+    const stale = { ...other!.deliveries[0]!, lease_token: 'taken-over' };
+    const { intake, recorded } = await deliveries.intakeRecording(
+      db.knex,
+      'tpp',
+      event(audience, aggregate, 2),
+      lease(),
+      [
+        { delivery: first, attempt: outcome('DELIVERED') },
+        { delivery: stale, attempt: outcome('DELIVERED') },
+      ],
+    );
+    expect(recorded).toEqual(
+      new Map([
+        [first.id, { recorded: true, laterPending: false }],
+        [stale.id, { recorded: false, laterPending: false }],
+      ]),
+    );
+    // Without the record in the same statement the first would still be PENDING, and the second left for a claim.
+    expect(intake?.deliveries).toMatchObject([{ lease_token: expect.any(String) }]);
+    expect(await db.knex('payments.webhook_deliveries').where('id', first.id).first()).toMatchObject({
+      status: 'DELIVERED',
+      attempts: 1,
+      lease_token: null,
+    });
+    expect(await db.knex('payments.webhook_attempts').where('delivery_id', first.id).select('number')).toEqual([
+      { number: 1 },
+    ]);
+    expect(await db.knex('payments.webhook_deliveries').where('id', stale.id).first()).toMatchObject({
+      status: 'PENDING',
+      attempts: 0,
+    });
+  });
+
+  it('records attempts alone in one statement, telling which claims were still held and which have a later delivery waiting', async () => {
+    const audience = tpp();
+    const aggregate = newId('paymentSession');
+    const firstTaken = await deliveries.intake(db.knex, 'tpp', event(audience, aggregate, 1), lease());
+    await deliveries.intake(db.knex, 'tpp', event(audience, aggregate, 2), lease()); // waits behind the first
+    const lone = await deliveries.intake(db.knex, 'tpp', event(audience, newId('paymentSession'), null), lease());
+    const held = (intaken: typeof lone) => ({
+      ...intaken!.deliveries[0]!,
+      lease_token: intaken!.deliveries[0]!.lease_token!,
+    });
+    const [first, single] = [held(firstTaken), held(lone)];
+    expect(
+      await deliveries.recordAttempts(db.knex, [
+        { delivery: first, attempt: outcome('DELIVERED') },
+        { delivery: single, attempt: outcome('DELIVERED') },
+      ]),
+    ).toEqual(
+      new Map([
+        [first.id, { recorded: true, laterPending: true }],
+        [single.id, { recorded: true, laterPending: false }],
+      ]),
+    );
+    // Written once: the same records again find their claims gone.
+    expect([
+      ...(await deliveries.recordAttempts(db.knex, [{ delivery: first, attempt: outcome('DELIVERED') }])).values(),
+    ]).toEqual([{ recorded: false, laterPending: false }]);
+  });
+
+  it('an intake for an unknown merchant logs nothing and still records what rode on it', async () => {
+    const audience = tpp();
+    const taken = await deliveries.intake(db.knex, 'tpp', event(audience, newId('paymentSession'), null), lease());
+    const delivery = { ...taken!.deliveries[0]!, lease_token: taken!.deliveries[0]!.lease_token! };
+    const { intake, recorded } = await deliveries.intakeRecording(
+      db.knex,
+      'merchant',
+      event(newId('merchant'), newId('paymentSession'), null),
+      lease(),
+      [{ delivery, attempt: outcome('DELIVERED') }],
+    );
+    expect(intake).toBeUndefined();
+    expect(recorded.get(delivery.id)).toEqual({ recorded: true, laterPending: false });
+  });
 });

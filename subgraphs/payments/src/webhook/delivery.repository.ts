@@ -1,6 +1,15 @@
 import type { Knex } from '@mikro-orm/knex';
 import type { EntityManager } from '@mikro-orm/postgresql';
+import {
+  recordingOf,
+  recordOutcomes,
+  type AttemptRecord,
+  type RecordedRow,
+  type RecordOutcome,
+} from './delivery-recording';
 import { WebhookDeliveryEntity } from './webhook-delivery.entity';
+
+export type { AttemptRecord, RecordOutcome } from './delivery-recording';
 
 /** A delivery as the worker holds it while attempting it (the row's own column names). */
 export interface ClaimedDelivery {
@@ -63,19 +72,6 @@ export interface IntakeResult {
   deliveries: IntakenDelivery[];
 }
 
-/** One attempt's result, recorded with the delivery's new state. */
-export interface AttemptRecord {
-  number: number;
-  status: 'PENDING' | 'DELIVERED' | 'FAILED';
-  url: string | null;
-  statusCode: number | null;
-  error: string | null;
-  startedAt: Date;
-  durationMs: number;
-  nextAttemptAt: Date | null;
-  deliveredAt: Date | null;
-}
-
 const DELIVERIES = 'payments.webhook_deliveries';
 
 /** How long a delivery waits for the delivery of its aggregate's previous event to appear (it may be a non-webhook event, or still on the bus). */
@@ -92,11 +88,37 @@ const ENDPOINTS = 'payments.webhook_endpoints';
  * has none), or is given up on after PREVIOUS_EVENT_WAIT_SECONDS. Only the endpoint and aggregate
  * wait: one dead endpoint holds up its own deliveries of its own sessions, nobody else's.
  */
-const IN_ORDER = `not exists (select 1 from ${DELIVERIES} e
-    where e.endpoint_id = d.endpoint_id and e.aggregate_id = d.aggregate_id and e.status = 'PENDING' and e.sequence < d.sequence)
+const inOrder = (settledInStatement = '') => `not exists (select 1 from ${DELIVERIES} e
+    where e.endpoint_id = d.endpoint_id and e.aggregate_id = d.aggregate_id and e.status = 'PENDING' and e.sequence < d.sequence${settledInStatement})
   and (d.sequence is null or d.sequence <= 1 or d.created_at < now() - interval '${PREVIOUS_EVENT_WAIT_SECONDS} seconds'
     or exists (select 1 from ${EVENTS} e where e.aggregate_id = d.aggregate_id and e.sequence = d.sequence - 1))`;
+const IN_ORDER = inOrder();
 const ATTEMPTS = 'payments.webhook_attempts';
+
+/**
+ * Attempts recorded ahead of another statement (intakeRecording), bound first as a JSON list:
+ * each delivery's new state and its attempt's row, written only while the worker still holds the
+ * claim (its fencing token), as recordAttempt does. `recorded`: the deliveries written.
+ */
+const RECORDING = `recording as (select * from jsonb_to_recordset(?::jsonb) as r(id text, token text, status text, attempts integer,
+      url text, status_code integer, error text, next_attempt_at timestamptz, delivered_at timestamptz, started_at timestamptz,
+      duration_ms integer)),
+    recorded as (
+      update ${DELIVERIES} d set status = r.status, attempts = r.attempts, url = r.url, last_status_code = r.status_code,
+        last_error = r.error, next_attempt_at = r.next_attempt_at, lease_until = null, lease_token = null,
+        delivered_at = r.delivered_at, updated_at = now()
+      from recording r where d.id = r.id and d.lease_token = r.token
+      returning d.id, d.status, d.endpoint_id, d.aggregate_id),
+    recorded_attempts as (
+      insert into ${ATTEMPTS} (delivery_id, number, url, started_at, duration_ms, status_code, error)
+      select r.id, r.attempts, r.url, r.started_at, r.duration_ms, r.status_code, r.error from recording r join recorded u on u.id = r.id
+      returning delivery_id)`;
+/** IN_ORDER's exception for deliveries this statement records as no longer PENDING (it cannot see its own writes). */
+const SETTLED_HERE = ` and e.id not in (select u.id from recorded u where u.status <> 'PENDING')`;
+/** Per delivery recorded: whether another delivery of its aggregate to its endpoint is still PENDING (not one recorded here). */
+const RECORDED_OUTCOMES = `(select coalesce(jsonb_agg(jsonb_build_object('id', u.id, 'later', exists (select 1 from ${DELIVERIES} e
+      where e.endpoint_id = u.endpoint_id and e.aggregate_id = u.aggregate_id and e.status = 'PENDING' and e.id <> u.id
+        and e.id not in (select id from recorded)))), '[]'::jsonb) from recorded u)`;
 
 /**
  * A merchant's target for an event of aggregate ? (bound first and second) and merchant ? (third):
@@ -142,12 +164,31 @@ export class DeliveryRepository {
     row: NewEvent,
     leaseUntil: Date | null,
   ): Promise<IntakeResult | undefined> {
+    return (await this.intakeRecording(knex, audience, row, leaseUntil, [])).intake;
+  }
+
+  /**
+   * `intake`, with attempts the worker made since its last statement recorded first, in the same
+   * statement (issue 32: statements per payment; the way the outbox relay's stamps ride on its next
+   * statement): each only if its worker still holds the claim, as recordAttempt. A delivery this
+   * statement records as no longer PENDING does not hold the new event's deliveries back (the
+   * statement cannot see its own writes, so it leaves them out of IN_ORDER by id): the next event
+   * of a session is taken at once when the attempt before it was just recorded with it.
+   */
+  async intakeRecording(
+    knex: Knex,
+    audience: 'merchant' | 'tpp',
+    row: NewEvent,
+    leaseUntil: Date | null,
+    records: ReadonlyArray<{ delivery: ClaimedDelivery; attempt: AttemptRecord }>,
+  ): Promise<{ intake: IntakeResult | undefined; recorded: Map<string, RecordOutcome> }> {
     const merchant = audience === 'merchant';
     const primaryOn = merchant
       ? 'exists (select 1 from target t where coalesce(t.session_url, t.merchant_url) is not null)'
       : 'i.primary_on';
     const { rows } = await knex.raw(
-      `with i as (select ?::text as event_id, ?::text as event_kind, ?::text as audience_id, ?::text as aggregate_id,
+      `with ${RECORDING},
+       i as (select ?::text as event_id, ?::text as event_kind, ?::text as audience_id, ?::text as aggregate_id,
            ?::boolean as livemode, ?::integer as sequence, ?::text as payload, ?::timestamptz as created_at, ?::jsonb as ids,
            ?::boolean as primary_on),
        ${merchant ? `target as (${MERCHANT_TARGET}),` : ''}
@@ -172,14 +213,17 @@ export class DeliveryRepository {
          from (select coalesce(i.ids ->> (n.n - 1), 'whd_' || substr(md5(gen_random_uuid()::text), 1, 24)) as id, i.event_id, i.event_kind,
                  i.audience_id, n.endpoint_id, i.aggregate_id, i.livemode, i.sequence, i.payload, i.created_at
                from i cross join numbered n cross join event) d
-         cross join lateral (select ?::boolean and ${IN_ORDER} as take) c
+         cross join lateral (select ?::boolean and ${inOrder(SETTLED_HERE)} as take) c
          on conflict (event_id, endpoint_id) do nothing
          returning id, event_id, audience_id, endpoint_id, aggregate_id, payload, attempts, lease_token)
-       select (select count(*) from event)::integer as stored, ${merchant ? 't.merchant_url, t.sealed, t.session_url,' : ''}
+       select ${merchant ? 'exists (select 1 from target)' : 'true'} as known, (select count(*) from event)::integer as stored,
+         ${merchant ? 't.merchant_url, t.sealed, t.session_url,' : ''}
          d.id, d.event_id, d.audience_id, d.endpoint_id, d.aggregate_id, d.payload, d.attempts, d.lease_token,
-         n.url as endpoint_url, n.sealed as endpoint_sealed
-       from ${merchant ? 'target t' : '(select 1) t'} left join (inserted d join numbered n on n.endpoint_id = d.endpoint_id) on true`,
+         n.url as endpoint_url, n.sealed as endpoint_sealed, ${RECORDED_OUTCOMES} as recorded
+       from (select 1) one left join (${merchant ? 'target t' : '(select 1) t'}
+         left join (inserted d join numbered n on n.endpoint_id = d.endpoint_id) on true) on true`,
       [
+        recordingOf(records),
         row.eventId,
         row.eventKind,
         row.audienceId,
@@ -195,15 +239,25 @@ export class DeliveryRepository {
         leaseUntil !== null,
       ],
     );
-    const found = rows as Array<IntakenDelivery & MerchantTarget & { stored: number }>;
-    if (found.length === 0) return undefined;
-    const { merchant_url, sealed, session_url, stored } = found[0]!;
+    const found = rows as Array<
+      IntakenDelivery & MerchantTarget & { known: boolean; stored: number; recorded: RecordedRow[] | string }
+    >;
+    const first = found[0]!;
+    const recorded = recordOutcomes(records, first.recorded);
+    if (!first.known) return { intake: undefined, recorded };
+    const { merchant_url, sealed, session_url, stored } = first;
     return {
-      target: merchant ? { merchant_url, sealed, session_url } : null,
-      stored: stored > 0,
-      deliveries: found
-        .filter((delivery) => delivery.id !== null)
-        .map(({ merchant_url: _m, sealed: _s, session_url: _u, stored: _n, ...delivery }) => delivery),
+      intake: {
+        target: merchant ? { merchant_url, sealed, session_url } : null,
+        stored: stored > 0,
+        deliveries: found
+          .filter((delivery) => delivery.id !== null)
+          .map(
+            ({ merchant_url: _m, sealed: _s, session_url: _u, stored: _n, known: _k, recorded: _r, ...delivery }) =>
+              delivery,
+          ),
+      },
+      recorded,
     };
   }
 
@@ -311,6 +365,21 @@ export class DeliveryRepository {
     );
     const row = recorded.rows[0] as { later_pending: boolean } | undefined;
     return { recorded: row !== undefined, laterPending: row?.later_pending ?? false };
+  }
+
+  /**
+   * Attempts recorded together in one statement, each only while its worker still holds the claim
+   * (the records that found no intake to ride on, RidingRecords). Answers each one's outcome by
+   * delivery id, as recordAttempt.
+   */
+  async recordAttempts(
+    knex: Knex,
+    records: ReadonlyArray<{ delivery: ClaimedDelivery; attempt: AttemptRecord }>,
+  ): Promise<Map<string, RecordOutcome>> {
+    const { rows } = await knex.raw(`with ${RECORDING} select ${RECORDED_OUTCOMES} as recorded`, [
+      recordingOf(records),
+    ]);
+    return recordOutcomes(records, (rows[0] as { recorded: RecordedRow[] | string }).recorded);
   }
 
   /**

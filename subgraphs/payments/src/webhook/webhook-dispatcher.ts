@@ -74,7 +74,7 @@ export async function startWebhookDispatcher(options: WebhookDispatcherOptions):
     pollIntervalMs: options.pollIntervalMs,
   });
 
-  const intake = async (event: PlatformEvent): Promise<void> => {
+  const intakeEvent = async (event: PlatformEvent): Promise<void> => {
     const audienceId = event.audience;
     if (!audienceId) return; // an event for nobody in particular: no webhook
     const sequence = event.sequence ?? null;
@@ -103,6 +103,18 @@ export async function startWebhookDispatcher(options: WebhookDispatcherOptions):
     const leaseUntil = () => (worker.hasRoomFor(audienceId) ? worker.newLease() : null);
     let primary: DeliveryTarget | null = null;
     let result: IntakeResult | undefined;
+    // The worker's delivered attempts not recorded yet ride on this statement (put back if it fails).
+    const intake = async (audience: 'merchant' | 'tpp', withTarget: NewEvent, lease: Date | null) => {
+      const riding = worker.records.take();
+      try {
+        const { intake: taken, recorded } = await deliveries.intakeRecording(knex, audience, withTarget, lease, riding);
+        worker.records.rode(riding, recorded);
+        return taken;
+      } catch (error) {
+        worker.records.putBack(riding);
+        throw error;
+      }
+    };
     if (isTppAudience(audienceId)) {
       // A TPP's primary target is asked of open-banking; if the router cannot answer, this throws and
       // the bus hands the event over again later (at least once).
@@ -112,10 +124,10 @@ export async function startWebhookDispatcher(options: WebhookDispatcherOptions):
         aggregate_id: event.aggregateId,
       });
       if (!primary) return; // an unknown TPP: nothing to log or deliver
-      result = await deliveries.intake(knex, 'tpp', { ...row, primaryUrlSet: primary.url !== null }, leaseUntil());
+      result = await intake('tpp', { ...row, primaryUrlSet: primary.url !== null }, leaseUntil());
     } else {
       // One statement reads the merchant's primary target, logs the event and inserts its deliveries.
-      result = await deliveries.intake(knex, 'merchant', row, leaseUntil());
+      result = await intake('merchant', row, leaseUntil());
       if (result?.target) primary = openMerchantTarget(result.target, options.platformSecret);
     }
     // Nothing inserted: an unknown audience, no endpoint, or a second copy of an event (not sent again).
@@ -127,12 +139,20 @@ export async function startWebhookDispatcher(options: WebhookDispatcherOptions):
           : primary;
       const { endpoint_url: _u, endpoint_sealed: _s, lease_token, ...claimed } = delivery;
       if (lease_token && target) worker.launch({ ...claimed, lease_token }, target);
-      else waiting = true;
+      else {
+        waiting = true;
+        // Most likely behind this worker's attempt at the event before: its record goes at once, not after a wait.
+        worker.waitingBehind(delivery.aggregate_id);
+      }
     }
     if (waiting) worker.wake();
   };
 
-  const subscription: Subscription = await options.bus.consume(WEBHOOK_CONSUMER_GROUP, WEBHOOK_EVENT_PATTERNS, intake);
+  const subscription: Subscription = await options.bus.consume(
+    WEBHOOK_CONSUMER_GROUP,
+    WEBHOOK_EVENT_PATTERNS,
+    intakeEvent,
+  );
   return {
     wake: () => worker.wake(),
     async stop() {
