@@ -4,7 +4,7 @@ import { ServiceCallError, type ServiceClient } from './service-client';
 
 const ATTEMPT_FIELDS = 'attemptId retryAfterSeconds repeated';
 const TAKE = `mutation TakeOtpAttempt($bankHandle: String!, $customerRef: String!, $guess: String!, $client: String!, $settle: [OtpSettlementInput!]) {
-  takeOtpAttempt(bankHandle: $bankHandle, customerRef: $customerRef, guess: $guess, client: $client, settle: $settle) { ${ATTEMPT_FIELDS} }
+  takeOtpAttempt(bankHandle: $bankHandle, customerRef: $customerRef, guess: $guess, client: $client, settle: $settle) { ${ATTEMPT_FIELDS} settled }
 }`;
 /**
  * A payer's take, with the bank's routing read through the router (a field the banks subgraph
@@ -17,6 +17,7 @@ const payerTake = (
   takePayerOtpAttempt(alias: $alias, iban: $iban, livemode: $livemode, guess: $guess, client: $client, settle: $settle) {
     routing { ${ALIAS_ROUTING_FIELDS}${withBank ? ` bank { routing { ${BANK_ROUTING_FIELDS} } }` : ''} }
     attempt { ${ATTEMPT_FIELDS} }
+    settled
   }
 }`;
 const PAYER_TAKE = { withBank: payerTake(true), withoutBank: payerTake(false) };
@@ -24,8 +25,8 @@ const SETTLE = `mutation SettleOtpAttempts($settlements: [OtpSettlementInput!]!)
 
 /**
  * How long a give-back waits for a take to ride on before it is sent in a batch of its own. The
- * registry gives back the taker's own checks in the take's statement (no statement of their own:
- * issue 32), so the window is long enough for a customer's next take to come in a steady flow of
+ * registry gives back the checks a take carries in the take's statement (no statement of their
+ * own: issue 32), so the window is long enough for a next take to come in a steady flow of
  * payments (it was 50 ms). Longer only ever holds an accepted check a moment longer (stricter),
  * and a crash meanwhile leaves at most this long's give-backs counting for the window.
  */
@@ -45,6 +46,8 @@ interface TakenAttempt {
   retryAfterSeconds: number | null;
   /** The guess was already held: the check is an earlier call's. */
   repeated: boolean | null;
+  /** The give-backs of the call's `settle` the registry applied; the others are sent again. */
+  settled?: string[] | null;
 }
 
 /** The customer whose OTP is checked: their bank and bank_customer_ref, as the registry gave them. */
@@ -180,7 +183,7 @@ export class OtpGuard {
           { ...key, guess, client: clientKeyOf(customer.client), settle },
           requestId,
         ),
-      () => false,
+      (answer) => answer.takeOtpAttempt.settled,
     );
     return this.checkOf(key, takeOtpAttempt, requestId);
   }
@@ -207,6 +210,7 @@ export class OtpGuard {
       takePayerOtpAttempt: {
         routing: AliasRouting & { bank?: { routing: BankRouting | null } };
         attempt: TakenAttempt | null;
+        settled?: string[] | null;
       };
     };
     const answerOf = (data: unknown) => (data as Partial<Answer> | null | undefined)?.takePayerOtpAttempt;
@@ -216,11 +220,12 @@ export class OtpGuard {
     const answer = await this.riding(
       (settle) =>
         this.call<Answer>(withBank ? PAYER_TAKE.withBank : PAYER_TAKE.withoutBank, { ...variables, settle }, requestId),
+      (data) => answerOf(data)?.settled,
       // The take ran but a later field failed (the banks subgraph, through the router): nobody judged the check.
       (error) => {
         const taken = error instanceof ServiceCallError ? answerOf(error.data) : undefined;
         if (taken) checkOf(taken)?.release();
-        return Boolean(taken);
+        return taken && ((error as ServiceCallError).data as Answer);
       },
     ).then(answerOf);
     const { bank, ...payer } = answer!.routing;
@@ -236,16 +241,29 @@ export class OtpGuard {
   }
 
   /**
-   * Sends a take with the pending give-backs riding on it. When it fails they wait for the next
-   * call, unless `rode` says the registry got them (the take ran, a later part of the answer failed).
+   * Sends a take with the pending give-backs riding on it. The registry answers which it applied
+   * (`settledIn`): another customer's whose checks a concurrent call held was skipped, not waited
+   * for. Those not applied wait for the next call (or the batch), as do all of a call that failed,
+   * unless `ran` finds the answer in its error (the take ran, a later part of the answer failed).
+   * An answer lost after the registry applied them sends them again: giving back a check twice
+   * changes nothing.
    */
-  private async riding<T>(send: (settle: Settlement[]) => Promise<T>, rode: (error: unknown) => boolean): Promise<T> {
+  private async riding<T>(
+    send: (settle: Settlement[]) => Promise<T>,
+    settledIn: (answer: T) => readonly string[] | null | undefined,
+    ran: (error: unknown) => T | undefined = () => undefined,
+  ): Promise<T> {
     const settle = this.drain();
+    let answer: T | undefined;
     try {
-      return await send(settle);
+      answer = await send(settle);
+      return answer;
     } catch (error) {
-      if (!rode(error)) this.queue(settle);
+      answer = ran(error);
       throw error;
+    } finally {
+      const settled = new Set(answer === undefined ? [] : (settledIn(answer) ?? []));
+      if (settled.size < settle.length) this.queue(settle.filter((given) => !settled.has(given.attemptId)));
     }
   }
 

@@ -35,6 +35,8 @@ function router(
   const call = (async (query: string, variables: Record<string, unknown> = {}) => {
     const operation = /^(?:query|mutation) (\w+)/.exec(query)![1]!;
     sent.push({ operation, variables });
+    // Every give-back a take carries is applied (none of their rows held by another call).
+    const settled = ((variables.settle ?? []) as Array<{ attemptId: string }>).map((given) => given.attemptId);
     const attempt = () => ({
       attemptId: `otp_${(attempts += 1)}`,
       retryAfterSeconds: null,
@@ -53,13 +55,14 @@ function router(
                 : {}),
             },
             attempt: payer.status === 'ACTIVE' ? attempt() : null,
+            settled,
           },
         };
         if (withBank && options.failBank) throw new ServiceCallError('SERVICE_UNAVAILABLE', 'banks', undefined, answer);
         return answer;
       }
       case 'TakeOtpAttempt':
-        return { takeOtpAttempt: attempt() };
+        return { takeOtpAttempt: { ...attempt(), settled } };
       case 'BankRouting':
         return { bankRouting: { ...oasis, handle: variables.handle ?? 'oasis' } };
       case 'SettleOtpAttempts':

@@ -43,7 +43,7 @@ export class PayerOtpAttemptArgs {
   @Field(() => [OtpSettlementInput], {
     nullable: true,
     description:
-      'Checks the caller gives back first (accepted, or never judged, since its last call): they ride on this call instead of one of their own.',
+      'Checks the caller gives back first (accepted, or never judged, since its last call): they ride on this call instead of one of their own; `settled` answers which were given back.',
   })
   settle?: OtpSettlementInput[] | null;
 }

@@ -28,10 +28,11 @@ function requireGuess(guess: string, client: string): void {
     throw new GatewayError('VALIDATION_ERROR', 'client: 1 to 64 characters');
 }
 
-const toAttempt = (verdict: OtpAttemptVerdict): OtpAttempt => ({
+const toAttempt = (verdict: OtpAttemptVerdict, settled: readonly string[]): OtpAttempt => ({
   attemptId: verdict.attemptId,
   retryAfterSeconds: verdict.retryAfterSeconds,
   repeated: verdict.repeated ?? null,
+  settled: [...settled],
 });
 
 export function createOtpGuardResolver(service: OtpGuardService) {
@@ -56,14 +57,15 @@ export function createOtpGuardResolver(service: OtpGuardService) {
       @Arg('settle', () => [OtpSettlementInput], {
         nullable: true,
         description:
-          'Checks the caller gives back first (accepted, or never judged, since its last call): they ride on this call instead of one of their own.',
+          'Checks the caller gives back first (accepted, or never judged, since its last call): they ride on this call instead of one of their own; `settled` answers which were given back.',
       })
       settle: OtpSettlementInput[] | null,
       @Ctx() context: SubgraphContext,
     ): Promise<OtpAttempt> {
       requirePrincipal(context, ['service']);
       requireGuess(guess, client);
-      return toAttempt(await service.take(context.em, bankHandle, customerRef, guess, client, settlementsOf(settle)));
+      const taken = await service.take(context.em, bankHandle, customerRef, guess, client, settlementsOf(settle));
+      return toAttempt(taken, taken.settled ?? []);
     }
 
     @Mutation(() => PayerOtpAttempt, {
@@ -91,7 +93,8 @@ export function createOtpGuardResolver(service: OtpGuardService) {
       if (!taken) throw routingNotFound(args, lookup);
       return {
         routing: toRouting(context.em.map(AliasEntity, taken.alias)),
-        attempt: taken.verdict && toAttempt(taken.verdict),
+        attempt: taken.verdict && toAttempt(taken.verdict, taken.settled),
+        settled: taken.settled,
       };
     }
 

@@ -63,15 +63,17 @@ export interface AliasRowQuery {
  * A customer's held checks are one row of identity.otp_guards (OtpGuardEntity), so that both
  * take and giveBack are one statement each on the payment path, with no transaction around them:
  * the row lock of that statement is what makes concurrent checks of one customer count one by one.
- * A payer's take (takeForPayer) reads the payer's alias in that same statement.
+ * A payer's take (takeForPayer) reads the payer's alias in that same statement. The give-backs a
+ * take carries ride in its statement too, other customers' included (CARRIED_GIVE_BACKS).
  */
 export class OtpGuardService {
   constructor(private readonly clock: () => Date = () => new Date()) {}
 
   /**
-   * Takes a check for a customer; `settle`: checks the caller gives back first (riding on this
-   * call). The customer's own are given back by the take's statement itself (the same row, so no
-   * statement of their own: issue 32), the others' by giveBack before it.
+   * Takes a check for a customer; `settle`: checks the caller gives back with it (riding on this
+   * call). They are given back in the take's own statement (issue 32): the customer's own in the
+   * same row, other customers' only if nobody holds their row (CARRIED_GIVE_BACKS); `settled` answers
+   * which were, and the caller sends the others again.
    */
   async take(
     em: EntityManager,
@@ -80,21 +82,26 @@ export class OtpGuardService {
     guess: string,
     client: string,
     settle: readonly OtpSettlement[] = [],
-  ): Promise<OtpAttemptVerdict> {
-    await this.giveBack(
-      em,
-      settle.filter((given) => !sameCustomer(given, bankHandle, customerRef)),
-    );
+  ): Promise<OtpAttemptVerdict & { settled?: string[] }> {
     const now = this.clock().getTime();
     const check = newCheck(guess, now, client);
-    const [row] = await em.execute<Array<{ attempts: HeldOtpCheck[] }>>(
-      `insert into identity.otp_guards as guard (bank_handle, customer_ref, attempts)
+    const upsert = `insert into identity.otp_guards as guard (bank_handle, customer_ref, attempts)
          values (?, ?, ${NEW_CHECK})
        ${TAKE_ON_CONFLICT}
-       returning attempts`,
-      [bankHandle, customerRef, ...check.params, ...takeLimits(now, settle)],
+       returning bank_handle, customer_ref, attempts`;
+    const params = [bankHandle, customerRef, ...check.params, ...takeLimits(now, settle)];
+    if (settle.every((given) => sameCustomer(given, bankHandle, customerRef))) {
+      // Only the taker's own (or none): its row alone, the plain upsert, every one given back.
+      const [row] = await em.execute<Array<{ attempts: HeldOtpCheck[] }>>(upsert, params);
+      const verdict = verdictOf(row!.attempts, check, client, now);
+      return settle.length === 0 ? verdict : { ...verdict, settled: settle.map((given) => given.attemptId) };
+    }
+    const [row] = await em.execute<Array<{ attempts: HeldOtpCheck[]; settled: SettledKeys }>>(
+      `with taken as (${upsert}), ${CARRIED_GIVE_BACKS(settle, '')}
+       select (select attempts from taken) as attempts, ${SETTLED_KEYS} as settled`,
+      [...params, ...carriedValues(settle)],
     );
-    return verdictOf(row!.attempts, check, client, now);
+    return { ...verdictOf(row!.attempts, check, client, now), settled: settledOf(settle, row!.settled) };
   }
 
   /**
@@ -102,10 +109,9 @@ export class OtpGuardService {
    * ACTIVE, a check taken for the customer that row names (its bank and `keyPrefix` +
    * bank_customer_ref), in one statement. The check's customer is the one resolved, never one the
    * caller names, so no caller can take a check for one customer while routing another. Null: no
-   * such alias; `verdict` null: the alias is INACTIVE, nothing taken. `settle`, as for take: the
-   * payer's own given back by the same statement, the others' by giveBack after it (the customer
-   * is known only then; another customer's row is never locked by a take, so two takes carrying
-   * each other's give-backs cannot wait on each other).
+   * such alias (nothing taken, nothing given back); `verdict` null: the alias is INACTIVE, nothing
+   * taken. `settle`, as for take: given back in the same statement, the payer's own in their row,
+   * the others' when nobody holds theirs; `settled` answers which.
    */
   async takeForPayer(
     em: EntityManager,
@@ -114,37 +120,43 @@ export class OtpGuardService {
     guess: string,
     client: string,
     settle: readonly OtpSettlement[] = [],
-  ): Promise<{ alias: Record<string, unknown>; verdict: OtpAttemptVerdict | null } | null> {
+  ): Promise<{ alias: Record<string, unknown>; verdict: OtpAttemptVerdict | null; settled: string[] } | null> {
     const now = this.clock().getTime();
     const check = newCheck(guess, now, client);
-    const [row] = await em.execute<Array<Record<string, unknown> & { taken_attempts: HeldOtpCheck[] | null }>>(
+    const carrying = settle.length > 0;
+    type Row = Record<string, unknown> & { taken_attempts: HeldOtpCheck[] | null; settled_keys?: SettledKeys };
+    const [row] = await em.execute<Row[]>(
       `with payer as (${payer.sql}),
        taken as (
          insert into identity.otp_guards as guard (bank_handle, customer_ref, attempts)
            select payer.bank_handle, ?::text || payer.bank_customer_ref, ${NEW_CHECK}
            from payer where payer.status = 'ACTIVE'
          ${TAKE_ON_CONFLICT}
-         returning attempts)
-       select payer.*, (select attempts from taken) as taken_attempts from payer`,
-      [...payer.params, keyPrefix, ...check.params, ...takeLimits(now, settle)],
-    );
-    const taker = row?.taken_attempts
-      ? { bank: String(row.bank_handle), ref: keyPrefix + String(row.bank_customer_ref) }
-      : null;
-    await this.giveBack(
-      em,
-      settle.filter((given) => !taker || !sameCustomer(given, taker.bank, taker.ref)),
+         returning bank_handle, customer_ref, attempts)${
+           // No payer row: the call fails (ALIAS_NOT_FOUND) and the caller keeps its give-backs, so none is applied.
+           carrying ? `, ${CARRIED_GIVE_BACKS(settle, 'and exists (select 1 from payer)')}` : ''
+         }
+       select payer.*, (select attempts from taken) as taken_attempts${
+         carrying ? `, ${SETTLED_KEYS} as settled_keys` : ''
+       } from payer`,
+      [...payer.params, keyPrefix, ...check.params, ...takeLimits(now, settle), ...carriedValues(settle)],
     );
     if (!row) return null;
-    const { taken_attempts: held, ...alias } = row;
-    return { alias, verdict: held ? verdictOf(held, check, client, now) : null };
+    const { taken_attempts: held, settled_keys: settledKeys, ...alias } = row;
+    return {
+      alias,
+      verdict: held ? verdictOf(held, check, client, now) : null,
+      settled: settledOf(settle, settledKeys ?? []),
+    };
   }
 
   /**
    * The bank accepted these OTPs (or never judged them): the checks do not count against their
    * customers. One UPDATE, however many checks and customers: each customer's row (found by its
    * key) waits for a concurrent take and loses the checks from its latest version, so neither
-   * write is lost. Unknown ids change nothing.
+   * write is lost. Unknown ids change nothing. This is the batch a client sends when no take carried
+   * its give-backs in time; it may wait for a take's row, never the reverse (a take skips the rows
+   * others hold, and waits for its own holding none), so the two never wait on each other.
    */
   async giveBack(em: EntityManager, settlements: readonly OtpSettlement[]): Promise<void> {
     if (settlements.length === 0) return;
@@ -213,6 +225,65 @@ const takeLimits = (now: number, settle: readonly OtpSettlement[]) => [
     })),
   ),
 ];
+
+/**
+ * The give-backs a take carries, applied in the take's statement (issue 32: no statement of their
+ * own), after a CTE `taken` (the take, answering its row's key) and with `when` (a condition for
+ * applying any); its values: carriedValues. `carried`: the checks by customer (VALUES, whose row
+ * count the planner knows: it reads their rows by key, never the whole table); `given_back`: the
+ * rows that lost them.
+ *
+ * Why no deadlock: a take waits for one row only, its customer's, and it waits there before it
+ * holds any (reading `taken` runs the take, and every other row is locked only after that, by the
+ * anti-join on `taken` below the lock). Other customers' rows are locked `for update skip locked`:
+ * one another call holds (its take, a batch) is skipped, never waited for, so two takes carrying
+ * each other's give-backs both finish. A skipped one is not in the answer (SETTLED_KEYS), and the
+ * caller sends it again (on its next take, or in its batch). The taker's own row is left to `taken`
+ * (one statement must not update a row twice). The SET reads the row's latest version (a row that
+ * changed since the statement began is read again once locked), so no concurrent write is lost.
+ */
+const CARRIED_GIVE_BACKS = (settle: readonly OtpSettlement[], when: string) => `carried as (
+         select bank_handle, customer_ref, array_agg(attempt_id) as ids
+         from (values ${settle.map(() => '(?::text, ?::text, ?::text)').join(', ')}) as given(bank_handle, customer_ref, attempt_id)
+         group by bank_handle, customer_ref),
+       given_back as (
+         update identity.otp_guards as guard set attempts = (
+             select coalesce(jsonb_agg(entry order by position), '[]'::jsonb)
+             from jsonb_array_elements(guard.attempts) with ordinality as checks(entry, position)
+             where not (entry ->> 'id' = any(free.ids)))
+         from (select locked.bank_handle, locked.customer_ref, carried.ids
+             from carried join identity.otp_guards as locked
+               on locked.bank_handle = carried.bank_handle and locked.customer_ref = carried.customer_ref
+             where not exists (select 1 from taken
+                 where taken.bank_handle = carried.bank_handle and taken.customer_ref = carried.customer_ref)
+               ${when}
+             for update of locked skip locked) as free
+         where guard.bank_handle = free.bank_handle and guard.customer_ref = free.customer_ref
+         returning guard.bank_handle, guard.customer_ref)`;
+
+const carriedValues = (settle: readonly OtpSettlement[]) =>
+  settle.flatMap((given) => [given.bankHandle, given.customerRef, given.attemptId]);
+
+/**
+ * The customers whose carried checks the statement gave back: the taker's (in `taken`), the rows
+ * of `given_back`, and any with no row at all (nothing to give back: never sent again).
+ */
+const SETTLED_KEYS = `(select coalesce(jsonb_agg(jsonb_build_array(bank_handle, customer_ref)), '[]'::jsonb) from (
+           select bank_handle, customer_ref from taken
+           union all select bank_handle, customer_ref from given_back
+           union all select bank_handle, customer_ref from carried where not exists (
+             select 1 from identity.otp_guards as kept
+             where kept.bank_handle = carried.bank_handle and kept.customer_ref = carried.customer_ref)
+         ) as settled)`;
+type SettledKeys = Array<[bankHandle: string, customerRef: string]>;
+
+/** The ids of `settle` whose customers SETTLED_KEYS names. */
+function settledOf(settle: readonly OtpSettlement[], keys: SettledKeys): string[] {
+  const settled = new Set(keys.map((key) => JSON.stringify(key)));
+  return settle
+    .filter((given) => settled.has(JSON.stringify([given.bankHandle, given.customerRef])))
+    .map((given) => given.attemptId);
+}
 
 const sameCustomer = (given: OtpSettlement, bankHandle: string, customerRef: string) =>
   given.bankHandle === bankHandle && given.customerRef === customerRef;

@@ -11,9 +11,12 @@ import { OTP_GUARD_CUSTOMER_MAX_REFUSALS, OTP_GUARD_MAX_REFUSALS, OtpGuardServic
 const TAKE = `mutation($bankHandle: String!, $customerRef: String!, $guess: String!, $client: String!) { takeOtpAttempt(bankHandle: $bankHandle, customerRef: $customerRef, guess: $guess, client: $client) { attemptId retryAfterSeconds } }`;
 const SETTLE = `mutation($settlements: [OtpSettlementInput!]!) { settleOtpAttempts(settlements: $settlements) }`;
 const TAKE_SETTLING = `mutation($bankHandle: String!, $customerRef: String!, $guess: String!, $client: String!, $settle: [OtpSettlementInput!]) {
-  takeOtpAttempt(bankHandle: $bankHandle, customerRef: $customerRef, guess: $guess, client: $client, settle: $settle) { attemptId retryAfterSeconds }
+  takeOtpAttempt(bankHandle: $bankHandle, customerRef: $customerRef, guess: $guess, client: $client, settle: $settle) { attemptId retryAfterSeconds settled }
 }`;
 const payments: Principal = { kind: 'service', id: 'payments' };
+/** Row locks held by another transaction can only be tested on a server (PGlite is one session). */
+const onPostgres = process.env.DATABASE_URL ? it : it.skip;
+const later = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 describe('identity subgraph: OTP checks per customer', () => {
   let db: Database;
@@ -33,6 +36,34 @@ describe('identity subgraph: OTP checks per customer', () => {
       .then((data) => data.takeOtpAttempt as { attemptId: string | null; retryAfterSeconds: number | null });
   const settle = (customerRef: string, attemptId: string) =>
     client.execute(SETTLE, { settlements: [{ bankHandle: 'alpha', customerRef, attemptId }] }, payments);
+  /** A take for customer `customerRef` of alpha carrying give-backs of alpha's customers. */
+  const takeSettling = (customerRef: string, settle: Array<{ customerRef: string; attemptId: string | null }>) =>
+    client
+      .execute(
+        TAKE_SETTLING,
+        {
+          bankHandle: 'alpha',
+          customerRef,
+          guess: sha256Hex(`rides-${(guesses += 1)}`),
+          client: '203.0.113.1',
+          settle: settle.map((given) => ({ bankHandle: 'alpha', ...given })),
+        },
+        payments,
+      )
+      .then(
+        (data) =>
+          data.takeOtpAttempt as { attemptId: string | null; retryAfterSeconds: number | null; settled: string[] },
+      );
+  /** The ids of the checks a customer of alpha holds. */
+  const heldIds = async (customerRef: string) => {
+    const [row] = await orm.em
+      .fork()
+      .execute<Array<{ attempts: Array<{ id: string }> }>>(
+        'select attempts from identity.otp_guards where bank_handle = ? and customer_ref = ?',
+        ['alpha', customerRef],
+      );
+    return row!.attempts.map((entry) => entry.id);
+  };
   /** The SQL statements the pool sent while `work` ran (this file's service is alone on its database). */
   const statementsDuring = async (work: () => Promise<unknown>) => {
     const sent: string[] = [];
@@ -89,39 +120,96 @@ describe('identity subgraph: OTP checks per customer', () => {
     expect(given[0]).toMatch(/^update identity\.otp_guards /);
   });
 
-  it("gives back the customer's own checks riding on a take in the take's statement; another customer's in one more", async () => {
-    const held = async (customerRef: string) => {
-      const [row] = await orm.em
-        .fork()
-        .execute<Array<{ attempts: Array<{ id: string }> }>>(
-          'select attempts from identity.otp_guards where bank_handle = ? and customer_ref = ?',
-          ['alpha', customerRef],
-        );
-      return row!.attempts.map((entry) => entry.id);
-    };
+  it("gives back the checks riding on a take in the take's statement, the customer's own and another customer's, and answers which", async () => {
     const own = await take('cust-20');
     const other = await take('cust-21');
+    let answer: Awaited<ReturnType<typeof takeSettling>> | undefined;
     const rideOn = (settle: Array<{ customerRef: string; attemptId: string | null }>) =>
-      statementsDuring(() =>
-        client.execute(
-          TAKE_SETTLING,
-          {
-            bankHandle: 'alpha',
-            customerRef: 'cust-20',
-            guess: sha256Hex(`rides-${(guesses += 1)}`),
-            client: '203.0.113.1',
-            settle: settle.map((given) => ({ bankHandle: 'alpha', ...given })),
-          },
-          payments,
-        ),
-      );
+      statementsDuring(async () => (answer = await takeSettling('cust-20', settle)));
     const alone = await rideOn([{ customerRef: 'cust-20', attemptId: own.attemptId }]);
     expect(alone).toHaveLength(1);
-    expect(await held('cust-20')).not.toContain(own.attemptId);
-    expect(await held('cust-20')).toHaveLength(1); // the new check only
-    const both = await rideOn([{ customerRef: 'cust-21', attemptId: other.attemptId }]);
-    expect(both).toHaveLength(2);
-    expect(await held('cust-21')).toEqual([]);
+    expect(answer!.settled).toEqual([own.attemptId]);
+    expect(await heldIds('cust-20')).not.toContain(own.attemptId);
+    expect(await heldIds('cust-20')).toHaveLength(1); // the new check only
+    const mine = answer!.attemptId!;
+    const both = await rideOn([
+      { customerRef: 'cust-21', attemptId: other.attemptId },
+      { customerRef: 'cust-20', attemptId: mine },
+    ]);
+    expect(both).toHaveLength(1);
+    expect(both[0]).toMatch(/^with taken as \(insert into identity\.otp_guards .*for update of locked skip locked/s);
+    expect(answer!.attemptId).toMatch(/^otp_/);
+    expect(answer!.settled).toEqual([other.attemptId, mine]);
+    expect(await heldIds('cust-21')).toEqual([]);
+    expect(await heldIds('cust-20')).toEqual([answer!.attemptId]);
+    // A customer with no checks at all has nothing to give back: answered as given back, never sent again.
+    expect((await takeSettling('cust-20', [{ customerRef: 'cust-nobody', attemptId: 'otp_x' }])).settled).toEqual([
+      'otp_x',
+    ]);
+  });
+
+  onPostgres(
+    "skips, without waiting, another customer's row a transaction holds, and leaves its give-back out of the answer, to be sent again",
+    async () => {
+      const other = await take('cust-30');
+      const carried = [{ customerRef: 'cust-30', attemptId: other.attemptId }];
+      const holder = await db.knex.transaction();
+      try {
+        await holder.raw(
+          "select 1 from identity.otp_guards where bank_handle = 'alpha' and customer_ref = 'cust-30' for update",
+        );
+        const answer = await Promise.race([takeSettling('cust-31', carried), later(5_000).then(() => 'waited')]);
+        expect(answer).toEqual({ attemptId: expect.stringMatching(/^otp_/), retryAfterSeconds: null, settled: [] });
+      } finally {
+        await holder.commit();
+      }
+      expect(await heldIds('cust-30')).toEqual([other.attemptId]);
+      // Sent again on the next take, once nobody holds the row: given back then.
+      expect((await takeSettling('cust-31', carried)).settled).toEqual([other.attemptId]);
+      expect(await heldIds('cust-30')).toEqual([]);
+    },
+  );
+
+  it("lets two concurrent takes carrying each other's give-backs both finish (no deadlock), and loses none of them", async () => {
+    const a = await take('cust-40');
+    const b = await take('cust-41');
+    // On PostgreSQL both takes wait behind a transaction holding both rows, so that they run at the
+    // same moment once it ends (each holding its own row when it reaches the other's).
+    const holder = db.embedded ? undefined : await db.knex.transaction();
+    await holder?.raw(
+      "select 1 from identity.otp_guards where bank_handle = 'alpha' and customer_ref in ('cust-40', 'cust-41') for update",
+    );
+    const both = Promise.all([
+      takeSettling('cust-40', [{ customerRef: 'cust-41', attemptId: b.attemptId }]),
+      takeSettling('cust-41', [{ customerRef: 'cust-40', attemptId: a.attemptId }]),
+    ]);
+    try {
+      const deadline = Date.now() + 10_000;
+      while (holder && Date.now() < deadline) {
+        const [{ waiting }] = (
+          await db.knex.raw(
+            `select count(*)::int as waiting from pg_stat_activity
+             where datname = current_database() and wait_event_type = 'Lock' and query like 'with taken as%'`,
+          )
+        ).rows;
+        if (waiting === 2) break;
+        await later(10);
+      }
+    } finally {
+      await holder?.commit();
+    }
+    const answers = await Promise.race([both, later(10_000).then(() => 'waited on each other')]);
+    expect(answers).toEqual([
+      expect.objectContaining({ attemptId: expect.stringMatching(/^otp_/) }),
+      expect.objectContaining({ attemptId: expect.stringMatching(/^otp_/) }),
+    ]);
+    // Each give-back was applied by its take, or left out of its answer (skipped) and sent again.
+    const [forB, forA] = answers as Array<{ settled: string[] }>;
+    if (forA!.settled.length === 0) await settle('cust-40', a.attemptId!);
+    if (forB!.settled.length === 0) await settle('cust-41', b.attemptId!);
+    expect(await heldIds('cust-40')).not.toContain(a.attemptId);
+    expect(await heldIds('cust-41')).not.toContain(b.attemptId);
+    expect([await heldIds('cust-40'), await heldIds('cust-41')].map((ids) => ids.length)).toEqual([1, 1]);
   });
 
   it('gives back checks of several customers in one statement, or riding on the next take', async () => {

@@ -23,6 +23,12 @@ export class OtpAttempt {
       "Set with attemptId: true when the same guess was already held for the customer (a double submit, a retry), so the check is the earlier call's; a caller that stops before the bank judges the guess must not give it back.",
   })
   repeated!: boolean | null;
+
+  @Field(() => [ID], {
+    description:
+      "The checks of the call's `settle` it gave back. Another customer's is left out when a concurrent call held that customer's checks (skipped, not waited for): send it again (on the next call, or with settleOtpAttempts).",
+  })
+  settled!: string[];
 }
 
 @ObjectType({
@@ -41,4 +47,10 @@ export class PayerOtpAttempt {
     description: 'The check taken for the customer `routing` names; null when the alias is INACTIVE (nothing taken).',
   })
   attempt!: OtpAttempt | null;
+
+  @Field(() => [ID], {
+    description:
+      "The checks of the call's `settle` it gave back (also when no check was taken); send the others again, as for OtpAttempt.settled.",
+  })
+  settled!: string[];
 }

@@ -14,6 +14,8 @@ const PAYER_TAKE = `mutation($alias: String, $iban: String, $livemode: Boolean!,
     attempt { attemptId retryAfterSeconds repeated }
   }
 }`;
+/** The same call, answering which give-backs it applied. */
+const PAYER_TAKE_SETTLED = PAYER_TAKE.replace('attempt { attemptId retryAfterSeconds repeated }', '$& settled');
 const ROUTING = `query($alias: String, $iban: String) { aliasRouting(alias: $alias, iban: $iban) { ${ROUTING_FIELDS} } }`;
 const TAKE = `mutation($bankHandle: String!, $customerRef: String!, $guess: String!, $client: String!) {
   takeOtpAttempt(bankHandle: $bankHandle, customerRef: $customerRef, guess: $guess, client: $client) { attemptId retryAfterSeconds }
@@ -193,6 +195,51 @@ describe("identity subgraph: a payer's routing and OTP check in one call", () =>
     expect(rode.attempt!.repeated).toBe(false);
     expect(rode.attempt!.attemptId).not.toBe(first.attempt!.attemptId);
     expect(await held('beta', 'cust-bashir')).not.toContain(first.attempt!.attemptId);
+  });
+
+  it("gives back the checks riding on a payer's take in its one statement, other customers' too, and answers which; an unknown alias's call none", async () => {
+    const from = '192.0.2.60';
+    const takeSettled = (lookup: { alias: string }, settle: unknown[]) =>
+      client
+        .execute(PAYER_TAKE_SETTLED, { ...lookup, livemode: true, guess: freshGuess(), client: from, settle }, payments)
+        .then((data) => data.takePayerOtpAttempt as PayerTake & { settled: string[] });
+    const amina = async () => (await payerTake({ alias: 'amina' }, { from })).attempt!.attemptId!;
+    const other = await amina();
+    const own = (await payerTake({ alias: 'bashir' }, { from })).attempt!.attemptId!;
+    let answer: (PayerTake & { settled: string[] }) | undefined;
+    const sent = await statementsDuring(
+      async () =>
+        (answer = await takeSettled({ alias: 'bashir' }, [
+          { bankHandle: 'alpha', customerRef: 'cust-amina', attemptId: other },
+          { bankHandle: 'beta', customerRef: 'cust-bashir', attemptId: own },
+        ])),
+    );
+    expect(sent).toHaveLength(1);
+    expect(sent[0]).toMatch(/^with payer as .*insert into identity\.otp_guards .*for update of locked skip locked/s);
+    expect(answer!.settled).toEqual([other, own]);
+    expect(await held('alpha', 'cust-amina')).not.toContain(other);
+    expect(await held('beta', 'cust-bashir')).not.toContain(own);
+    expect(await held('beta', 'cust-bashir')).toContain(answer!.attempt!.attemptId);
+
+    // An INACTIVE alias: no check taken, the give-backs it carries applied all the same.
+    const another = await amina();
+    const gone = await takeSettled({ alias: 'gone' }, [
+      { bankHandle: 'alpha', customerRef: 'cust-amina', attemptId: another },
+    ]);
+    expect([gone.attempt, gone.settled]).toEqual([null, [another]]);
+    expect(await held('alpha', 'cust-amina')).not.toContain(another);
+
+    // No such alias: the call fails and its caller keeps the give-backs, so none is applied.
+    const kept = await amina();
+    const settle = [{ bankHandle: 'alpha', customerRef: 'cust-amina', attemptId: kept }];
+    expect(
+      await client.errorCode(
+        PAYER_TAKE_SETTLED,
+        { alias: 'nobody', livemode: true, guess: freshGuess(), client: from, settle },
+        payments,
+      ),
+    ).toBe('ALIAS_NOT_FOUND');
+    expect(await held('alpha', 'cust-amina')).toContain(kept);
   });
 
   it('takes nothing for an INACTIVE alias (returned with its status), an unknown one or one at another bank', async () => {
