@@ -17,6 +17,15 @@ const payments: Principal = { kind: 'service', id: 'payments' };
 /** Row locks held by another transaction can only be tested on a server (PGlite is one session). */
 const onPostgres = process.env.DATABASE_URL ? it : it.skip;
 const later = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+/** What `work` answers, or `late` when it takes longer than `ms` (the timer cleared either way). */
+async function within<T>(ms: number, work: Promise<T>, late: string): Promise<T | string> {
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    return await Promise.race([work, new Promise<string>((resolve) => (timer = setTimeout(() => resolve(late), ms)))]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
 
 describe('identity subgraph: OTP checks per customer', () => {
   let db: Database;
@@ -158,7 +167,7 @@ describe('identity subgraph: OTP checks per customer', () => {
         await holder.raw(
           "select 1 from identity.otp_guards where bank_handle = 'alpha' and customer_ref = 'cust-30' for update",
         );
-        const answer = await Promise.race([takeSettling('cust-31', carried), later(5_000).then(() => 'waited')]);
+        const answer = await within(5_000, takeSettling('cust-31', carried), 'waited');
         expect(answer).toEqual({ attemptId: expect.stringMatching(/^otp_/), retryAfterSeconds: null, settled: [] });
       } finally {
         await holder.commit();
@@ -198,7 +207,7 @@ describe('identity subgraph: OTP checks per customer', () => {
     } finally {
       await holder?.commit();
     }
-    const answers = await Promise.race([both, later(10_000).then(() => 'waited on each other')]);
+    const answers = await within(10_000, both, 'waited on each other');
     expect(answers).toEqual([
       expect.objectContaining({ attemptId: expect.stringMatching(/^otp_/) }),
       expect.objectContaining({ attemptId: expect.stringMatching(/^otp_/) }),
