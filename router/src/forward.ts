@@ -133,10 +133,11 @@ export function createForwarder(options: ForwarderOptions): Forwarder {
       if (!node || node.kind === 'Subscription') return null;
       if (node.kind === 'Fetch' && calls.has(node.serviceName) && answersWhole(node, operation))
         return { kind: 'whole', subgraph: node.serviceName, fetch: node, operation };
-      if (!runsOnOwnExecutor(node) || fetchesOf(node).some((fetch) => !calls.has(fetch.serviceName))) return null;
+      const subgraphs = new Set(fetchesOf(node).map((fetch) => fetch.serviceName));
+      if (!runsOnOwnExecutor(node) || [...subgraphs].some((name) => !calls.has(name))) return null;
       return {
         kind: 'plan',
-        subgraph: [...new Set(fetchesOf(node).map((fetch) => fetch.serviceName))].join('+'),
+        subgraph: [...subgraphs].join('+'),
         node,
         operation,
         shaping: operationFromDocument(apiSchema, document, { operationName, validate: false }),

@@ -1,4 +1,4 @@
-import { Field, InputType } from 'type-graphql';
+import { ArgsType, Field, InputType, Int } from 'type-graphql';
 import { GraphQLSafeInt } from 'graphql-scalars';
 import { MetadataEntryInput, MetadataFilter } from '../metadata/metadata.input';
 
@@ -42,4 +42,24 @@ export class RefundFilter {
 
   @Field(() => MetadataFilter, { nullable: true, description: 'Metadata holding this key with this value.' })
   metadata?: MetadataFilter | null;
+}
+
+/** One page of a refunds list, the merchant's (`refunds`) or a session's (`PaymentSession.refunds`): the same arguments. */
+@ArgsType()
+export class RefundListArgs {
+  // In the order the schema has always printed them.
+  @Field(() => RefundFilter, {
+    nullable: true,
+    description: 'Which refunds to keep; bad values are VALIDATION_ERROR naming the field.',
+  })
+  filter?: RefundFilter | null;
+
+  @Field(() => String, {
+    nullable: true,
+    description: 'endCursor of the previous page (a refund id of this filtered list).',
+  })
+  after?: string | null;
+
+  @Field(() => Int, { nullable: true, description: 'Page size, 1-100 (default 20).' })
+  first?: number | null;
 }

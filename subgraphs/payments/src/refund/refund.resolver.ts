@@ -1,9 +1,9 @@
-import { Arg, Ctx, Directive, FieldResolver, ID, Int, Mutation, Query, Resolver, Root } from 'type-graphql';
+import { Arg, Args, Ctx, Directive, FieldResolver, ID, Mutation, Query, Resolver, Root } from 'type-graphql';
 import { CORE_CALL_COST, pageInfoOf, requirePrincipal, type SubgraphContext } from '@gateway/federation';
 import { merchantLivemode } from '@gateway/kernel';
 import { PaymentSession } from '../session/session.type';
 import { MetadataEntryInput } from '../metadata/metadata.input';
-import { RefundFilter, RefundPaymentSessionInput } from './refund.input';
+import { RefundListArgs, RefundPaymentSessionInput } from './refund.input';
 import type { RefundService } from './refund.service';
 import { Refund, RefundConnection, toRefund } from './refund.type';
 
@@ -62,25 +62,12 @@ export function createRefundResolver(service: RefundService) {
         "The merchant's refunds across its sessions, newest first, in pages (GET /refunds), in the key's world (a test key's test refunds), " +
         'filtered by status, created range, reference and one metadata key=value. Errors: VALIDATION_ERROR naming the field (`after` for a cursor of another list).',
     })
-    async merchantRefunds(
-      @Arg('first', () => Int, { nullable: true, description: 'Page size, 1-100 (default 20).' }) first: number | null,
-      @Arg('after', () => String, {
-        nullable: true,
-        description: 'endCursor of the previous page (a refund id of this filtered list).',
-      })
-      after: string | null,
-      @Arg('filter', () => RefundFilter, {
-        nullable: true,
-        description: 'Which refunds to keep; bad values are VALIDATION_ERROR naming the field.',
-      })
-      filter: RefundFilter | null,
-      @Ctx() context: SubgraphContext,
-    ): Promise<RefundConnection> {
+    async merchantRefunds(@Args() page: RefundListArgs, @Ctx() context: SubgraphContext): Promise<RefundConnection> {
       const merchant = requirePrincipal(context, ['merchant'], 'INVALID_API_KEY');
       const owner = { merchantId: merchant.id, livemode: merchantLivemode(merchant) };
-      const page = await service.list(context.em, owner, { first, after, filter });
-      const edges = page.refunds.map((refund) => ({ cursor: refund.id, node: toRefund(refund) }));
-      return { edges, pageInfo: pageInfoOf(edges, page.hasMore) };
+      const found = await service.list(context.em, owner, page);
+      const edges = found.refunds.map((refund) => ({ cursor: refund.id, node: toRefund(refund) }));
+      return { edges, pageInfo: pageInfoOf(edges, found.hasMore) };
     }
 
     @Mutation(() => Refund, {
@@ -105,24 +92,14 @@ export function createRefundResolver(service: RefundService) {
     })
     async refunds(
       @Root() session: PaymentSession,
-      @Arg('first', () => Int, { nullable: true, description: 'Page size, 1-100 (default 20).' }) first: number | null,
-      @Arg('after', () => String, {
-        nullable: true,
-        description: 'endCursor of the previous page (a refund id of this filtered list).',
-      })
-      after: string | null,
-      @Arg('filter', () => RefundFilter, {
-        nullable: true,
-        description: 'Which refunds to keep; bad values are VALIDATION_ERROR naming the field.',
-      })
-      filter: RefundFilter | null,
+      @Args() page: RefundListArgs,
       @Ctx() context: SubgraphContext,
     ): Promise<RefundConnection> {
       // The parent resolver checked the session is this principal's; the reasons are the merchant's own words.
       requirePrincipal(context, ['merchant', 'admin'], 'INVALID_API_KEY');
-      const page = await service.list(context.em, { sessionId: session.id }, { first, after, filter });
-      const edges = page.refunds.map((refund) => ({ cursor: refund.id, node: toRefund(refund) }));
-      return { edges, pageInfo: pageInfoOf(edges, page.hasMore) };
+      const found = await service.list(context.em, { sessionId: session.id }, page);
+      const edges = found.refunds.map((refund) => ({ cursor: refund.id, node: toRefund(refund) }));
+      return { edges, pageInfo: pageInfoOf(edges, found.hasMore) };
     }
   }
   return RefundResolver;
