@@ -95,18 +95,14 @@ describe('trips to the identity registry per checkout authorization', () => {
       await t?.stop();
     });
 
-    it("asks identity once: the first time with the bank's routing read from the banks subgraph in the same call, then (bank cached) identity alone", async () => {
+    it("asks identity alone once the bank is cached, even for a payer seen for the first time (the session's creation cached the payee's bank, the payer's too)", async () => {
       // Identity twice in all: the payer's take, then the give-back of the accepted check.
-      expect(await authorization(t, await create(), payer.alias, payer.otp)).toEqual({
-        identity: 2,
-        banks: 1,
-        identityOperations: { TakePayerOtpAttemptWithBank: 1, SettleOtpAttempts: 1 },
-      });
-      expect(await authorization(t, await create(), payer.alias, payer.otp)).toEqual({
-        identity: 2,
-        banks: 0,
-        identityOperations: { TakePayerOtpAttempt: 1, SettleOtpAttempts: 1 },
-      });
+      for (let time = 0; time < 2; time += 1)
+        expect(await authorization(t, await create(), payer.alias, payer.otp)).toEqual({
+          identity: 2,
+          banks: 0,
+          identityOperations: { TakePayerOtpAttempt: 1, SettleOtpAttempts: 1 },
+        });
     });
 
     it('a test payer in the test world: the check alone (the directory answers the payer)', async () => {

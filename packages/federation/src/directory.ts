@@ -56,12 +56,20 @@ const KNOWN_BANKS_MAX = 10_000;
 /** Answers reused for a while, and concurrent asks for one key sharing one call. Refusals are never reused. */
 class ShortCache<T> {
   private readonly entries = new Map<string, { at: number; answer: Promise<T>; value?: T }>();
+  /** When the latest answer arrived (0: none since the last clear). */
+  private answeredAt = 0;
 
   constructor(private readonly ttlMs: number) {}
 
   /** Drops every answer: the next ask of each key is sent again. */
   clear(): void {
     this.entries.clear();
+    this.answeredAt = 0;
+  }
+
+  /** Whether some answer arrived within its lifetime (the cache is in use, whatever the key). */
+  warm(): boolean {
+    return Date.now() - this.answeredAt < this.ttlMs;
   }
 
   /** The answer for `key` if one arrived within its lifetime; never asks. */
@@ -72,7 +80,9 @@ class ShortCache<T> {
 
   /** An answer learnt elsewhere (in another call's answer), kept as if asked now. */
   put(key: string, value: T): void {
-    if (this.ttlMs > 0) this.remember(key, { at: Date.now(), answer: Promise.resolve(value), value });
+    if (this.ttlMs <= 0) return;
+    this.remember(key, { at: Date.now(), answer: Promise.resolve(value), value });
+    this.answeredAt = Date.now();
   }
 
   get(key: string, ask: () => Promise<T>): Promise<T> {
@@ -83,7 +93,10 @@ class ShortCache<T> {
       const entry: { at: number; answer: Promise<T>; value?: T } = { at: Date.now(), answer };
       this.remember(key, entry);
       answer.then(
-        (value) => (entry.value = value),
+        (value) => {
+          entry.value = value;
+          this.answeredAt = Date.now();
+        },
         () => this.entries.get(key) === entry && this.entries.delete(key),
       );
     }
@@ -159,6 +172,15 @@ export class Directory {
     const handle =
       this.banksOfLookups.get(lookupKey(lookup)) ?? ('alias' in lookup ? lookup.alias.split('@')[1] : undefined);
     return handle === undefined ? undefined : this.banks.peek(`h:${handle.trim().toLowerCase()}`);
+  }
+
+  /**
+   * Whether bank routings are cached now (any bank's): a lookup whose bank is unknown (a payer
+   * seen for the first time) most likely names a bank already cached, since a scheme has few
+   * banks and each stays cached while payments flow.
+   */
+  banksCached(): boolean {
+    return this.banks.warm();
   }
 
   /** Learns from an answer given elsewhere (a payer's take): the lookup's bank, and that bank's routing. */

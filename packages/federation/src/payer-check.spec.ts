@@ -112,6 +112,26 @@ describe('PayerCheck: a payer, their bank and their OTP check in one trip', () =
     expect(JSON.stringify(registry.sent)).not.toContain('123456');
   });
 
+  it("takes a new payer's check without the bank's routing while banks are cached: the bank comes from the cache, or is asked for after the take when it is another", async () => {
+    const zaid = { ...amina, handle: 'zaid', iban: 'LY83002048000020100120362', bankCustomerRef: 'c2' };
+    const warmed = (registry: ReturnType<typeof router>) => {
+      const directory = new Directory(registry.call, { bankMs: 5_000, aliasMs: 1_000 });
+      // Amina paid a moment ago: her bank's routing is cached.
+      directory.learn({ alias: 'amina' }, amina as never, oasis as never);
+      return new PayerCheck(directory, new OtpGuard(registry.call, SECRET, logger));
+    };
+    const sameBank = router({ payer: zaid });
+    const taken = await warmed(sameBank).take({ alias: 'zaid' }, '123456', 'live', null);
+    expect(taken).toMatchObject({ payer: zaid, bank: oasis });
+    expect(sameBank.operations()).toEqual(['TakePayerOtpAttempt']);
+
+    const noor = { ...zaid, handle: 'noor', bankHandle: 'sahara', bankCustomerRef: 'c3' };
+    const otherBank = router({ payer: noor });
+    const elsewhere = await warmed(otherBank).take({ alias: 'noor' }, '123456', 'live', null);
+    expect(elsewhere.bank.handle).toBe('sahara');
+    expect(otherBank.operations()).toEqual(['TakePayerOtpAttempt', 'BankRouting']);
+  });
+
   it("asks for the bank's routing every time when the bank cache is off, and keys a test-world check under the test prefix", async () => {
     const registry = router();
     const payers = checkOf(registry, 0);

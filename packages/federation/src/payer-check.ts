@@ -13,8 +13,9 @@ export interface CheckedPayer {
  * A payer's authorization, with one trip to the identity registry (and the give-back riding on a
  * later one): their routing, their bank's routing and an OTP check taken for that same customer
  * come in one call through the router (OtpGuard.takeForPayer). The bank's routing is read in that
- * call unless the bank cache already has it (then the router sends the call to identity alone),
- * and what it brings is cached for the engine. The test world's test payers are answered by the
+ * call unless the bank cache is in use (then the router sends the call to identity alone, and the
+ * bank comes from the cache, asked after the take when it is not there), and what it brings is
+ * cached for the engine. The test world's test payers are answered by the
  * directory, with the check taken alone (the registry does not know them).
  */
 export class PayerCheck {
@@ -40,7 +41,11 @@ export class PayerCheck {
       return { payer: testPayer, bank, check: await this.guard.take({ ...testPayer, world, client }, otp, requestId) };
     }
     const known = this.directory.knownBank(lookup);
-    const taken = await this.guard.takeForPayer(lookup, otp, world, client, !known, requestId);
+    // The bank's routing rides on the take only while the bank cache is cold: a new payer at a
+    // cached bank then costs the banks subgraph nothing (issue 32: statements per payment), and a
+    // payer at a bank not cached costs one call more after the take, never a statement more.
+    const withBank = !known && !this.directory.banksCached();
+    const taken = await this.guard.takeForPayer(lookup, otp, world, client, withBank, requestId);
     const { payer, check } = taken;
     if (!check) throw new GatewayError('ALIAS_INACTIVE', `alias ${payer.handle} is deactivated`);
     this.directory.learn(lookup, payer, taken.bank ?? undefined);
