@@ -1,6 +1,6 @@
 import { ApolloServer, HeaderMap } from '@apollo/server';
 import { ApolloServerPluginInlineTraceDisabled } from '@apollo/server/plugin/disabled';
-import fastifyApollo, { fastifyApolloDrainPlugin } from '@as-integrations/fastify';
+import { fastifyApolloDrainPlugin, fastifyApolloHandler } from '@as-integrations/fastify';
 import Fastify, { type FastifyInstance } from 'fastify';
 import type { GraphQLSchema } from 'graphql';
 import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
@@ -21,6 +21,7 @@ import {
 } from '@gateway/kernel';
 import type { SubgraphContext } from './context';
 import { formatGatewayError } from './errors';
+import { leanGraphQL, type LeanRequest } from './lean-graphql';
 import { completeAnswer } from './local-answer';
 import { localCaller, useSignedCaller } from './signed-caller';
 
@@ -57,6 +58,11 @@ export interface SubgraphServerOptions {
   inProcess?: boolean;
   /** METRICS_TOKEN: /metrics answers only a scrape sending it as a bearer token; unset, /metrics is open. */
   metricsToken?: string;
+  /**
+   * Answer known documents without Apollo's request pipeline (lean-graphql.ts); default yes. Off
+   * only for lean-graphql.spec.ts, which compares the answers with stock Apollo's.
+   */
+  lean?: boolean;
 }
 
 export interface RunningService {
@@ -84,11 +90,12 @@ export async function startSubgraphServer(options: SubgraphServerOptions): Promi
   // The router names the operations of its query plans after the client's: as many as the clients choose.
   const operations = new OperationLabels();
 
+  const formatError = formatGatewayError(logger);
   const apollo = new ApolloServer<SubgraphContext>({
     schema: options.schema,
     introspection: !options.production,
     includeStacktraceInErrorResponses: false,
-    formatError: formatGatewayError(logger),
+    formatError,
     // The process's main owns SIGINT/SIGTERM and stops everything in order. Apollo's own handler
     // (on by default) stopped each server by itself, out of that order, then re-sent the signal.
     stopOnTerminationSignals: false,
@@ -140,9 +147,28 @@ export async function startSubgraphServer(options: SubgraphServerOptions): Promi
     tagRequestSpan(options.name, request.requestId);
   });
   useSignedCaller(app, options.platformSecret);
-  await app.register(fastifyApollo(apollo), {
-    path: '/graphql',
+  // Both transports try the lean path first; it answers as Apollo would, or leaves the request to Apollo.
+  const lean =
+    (options.lean ?? true) ? leanGraphQL<SubgraphContext>({ schema: options.schema, formatError }) : undefined;
+  const answerLean = async (request: LeanRequest, context: () => SubgraphContext) => {
+    if (!lean) return undefined;
+    const stop = duration.startTimer();
+    const answer = await lean(request, context);
+    if (answer) stop({ operation: operations.label(answer.operationName) });
+    return answer;
+  };
+  const apolloRoute = fastifyApolloHandler(apollo, {
     context: async (request) => contextOf(request.requestId, request.caller),
+  });
+  // The routes @as-integrations/fastify's plugin registers, POST with the lean path in front.
+  app.route({ method: ['GET', 'OPTIONS'], url: '/graphql', handler: apolloRoute });
+  app.post<{ Reply: string }>('/graphql', async function (request, reply) {
+    const answer = await answerLean(
+      { body: request.body, contentType: request.headers['content-type'], accept: request.headers.accept },
+      () => contextOf(request.requestId, request.caller),
+    );
+    if (!answer) return apolloRoute.call(this, request, reply);
+    return reply.code(answer.status).headers(answer.headers).send(answer.body);
   });
   // The same request without a socket, for the router (or a service) in this process.
   const local: LocalHandler = async ({ headers, body }) => {
@@ -150,6 +176,11 @@ export async function startSubgraphServer(options: SubgraphServerOptions): Promi
     return inRequestSpan(options.name, requestId, async () => {
       const caller = localCaller(headers, options.platformSecret, requestId);
       if ('status' in caller) return caller;
+      const answer = await answerLean(
+        { body, contentType: headers['content-type'] ?? 'application/json', accept: headers.accept },
+        () => contextOf(requestId, caller),
+      );
+      if (answer) return { status: answer.status, headers: answer.headers, body: answer.body };
       return completeAnswer(
         await apollo.executeHTTPGraphQLRequest({
           httpGraphQLRequest: {
