@@ -5,7 +5,8 @@
  *   router, unshared  the same with ROUTER_SHARE_INFLIGHT_READS=off (what in-flight sharing changes)
  *   apollo            a stock @apollo/gateway (ApolloServer standalone, same supergraph SDL)
  *   hive              Hive Gateway (@graphql-hive/gateway's runtime, its defaults, same supergraph SDL)
- *   direct            the identity subgraph itself (one-subgraph operation only): the limit
+ *   direct            the identity subgraph itself (one-subgraph operation only): the limit, and
+ *                     its CPU per request is the subgraph's
  * Every gateway and the subgraphs run in processes of their own; each gateway's CPU per request is
  * its process's CPU over the phase / the requests answered (bench/support/cpu.ts).
  *
@@ -68,7 +69,7 @@ const OPERATIONS: Record<string, { query: string; check: (data: any) => boolean 
 interface Target {
   name: string;
   url: string;
-  /** The process whose CPU is the gateway's (none for the direct subgraph). */
+  /** The process whose CPU is the gateway's (the identity subgraph's for the direct one). */
   pid?: number;
   /** The signed principal goes with each request (peers and the subgraph; our router signs its own). */
   signed: boolean;
@@ -165,7 +166,14 @@ async function main(): Promise<void> {
           typename,
         );
         targets.push({ name: 'hive', url: `http://127.0.0.1:${peer.port}/graphql`, pid: peer.pid, signed: true });
-      } else if (name === 'direct') targets.push({ name: 'direct', url: subgraphUrl('identity'), signed: true });
+      } else if (name === 'direct')
+        // Its CPU per request is the identity subgraph's (the first instance, the one subgraphUrl names).
+        targets.push({
+          name: 'direct',
+          url: subgraphUrl('identity'),
+          pid: layout.of('identity')[0]!.child!.pid,
+          signed: true,
+        });
       else throw new Error(`BENCH_PEERS_GATEWAYS: unknown gateway ${name}`);
     }
 
