@@ -2,6 +2,13 @@ import { BREAK, parse, specifiedRules, validate, visit, type DocumentNode, type 
 
 /** Distinct documents kept: the router sends a few dozen query plans' fetches, the services fewer. */
 const DEFAULT_LIMIT = 1000;
+/**
+ * Query text kept in all, in characters (the documents' syntax trees take several times that): a
+ * bound on memory whatever the callers send, as Apollo's own document store has (30 MiB).
+ */
+const DEFAULT_BUDGET = 2 * 1024 * 1024;
+/** A document longer than this is never kept: Apollo answers it each time. */
+const LONGEST = 64 * 1024;
 
 /**
  * The documents that parsed and validated against the subgraph's schema, by query text: the lean
@@ -13,10 +20,15 @@ const DEFAULT_LIMIT = 1000;
  */
 export class KnownDocuments {
   private readonly documents = new Map<string, DocumentNode>();
+  /** Characters of query text kept. */
+  private kept = 0;
 
   constructor(
     private readonly schema: GraphQLSchema,
-    private readonly limit = DEFAULT_LIMIT,
+    private readonly limits: { entries: number; characters: number } = {
+      entries: DEFAULT_LIMIT,
+      characters: DEFAULT_BUDGET,
+    },
   ) {}
 
   /** The document of `query` if it is known good (learnt now on first sight), else undefined. */
@@ -28,10 +40,16 @@ export class KnownDocuments {
       this.documents.set(query, known);
       return known;
     }
+    if (query.length > Math.min(LONGEST, this.limits.characters)) return undefined;
     const document = this.learn(query);
     if (!document) return undefined;
-    if (this.documents.size >= this.limit) this.documents.delete(this.documents.keys().next().value!);
+    for (const oldest of this.documents.keys()) {
+      if (this.documents.size < this.limits.entries && this.kept + query.length <= this.limits.characters) break;
+      this.documents.delete(oldest);
+      this.kept -= oldest.length;
+    }
     this.documents.set(query, document);
+    this.kept += query.length;
     return document;
   }
 
