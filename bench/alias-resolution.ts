@@ -23,6 +23,7 @@ import { openTestDatabase } from '@gateway/db/testing';
 import { PRINCIPAL_HEADER, signPrincipal } from '@gateway/kernel';
 import { launchPlatform, type LaunchedPlatform } from './support/launcher';
 import { launchSplitPlatform } from './support/split-launcher';
+import { processCpuSeconds } from './support/cpu';
 import { printTable, runLoad, runOpenLoad, type LoadResult } from './support/load';
 import { report } from './support/results';
 
@@ -135,21 +136,18 @@ async function measure(layout: string, short: string, share: number, platform: L
     await runLoad('warm-up', { concurrency: CONCURRENCY, durationMs: 3000 }, full);
     await runLoad('warm-up', { concurrency: CONCURRENCY, durationMs: 3000 }, direct);
     const results: LoadResult[] = [];
+    // The platform's CPU per request of each path (one process: its pid; split: NaN, not printed).
+    // Throughput on a shared machine moves with whatever else runs; CPU spent per request does not.
+    const cpuMs = { full: 0, direct: 0 };
+    const counted = async (path: keyof typeof cpuMs, name: string, call: typeof full) => {
+      const before = processCpuSeconds(platform.pid);
+      const result = await runLoad(name, { concurrency: CONCURRENCY, durationMs: DURATION_MS / ROUNDS }, call);
+      cpuMs[path] += 1000 * (processCpuSeconds(platform.pid) - before);
+      results.push(result);
+    };
     for (let round = 1; round <= ROUNDS; round += 1) {
-      results.push(
-        await runLoad(
-          `full path, REST -> router -> identity #${round}`,
-          { concurrency: CONCURRENCY, durationMs: DURATION_MS / ROUNDS },
-          full,
-        ),
-      );
-      results.push(
-        await runLoad(
-          `direct GraphQL to identity subgraph #${round}`,
-          { concurrency: CONCURRENCY, durationMs: DURATION_MS / ROUNDS },
-          direct,
-        ),
-      );
+      await counted('full', `full path, REST -> router -> identity #${round}`, full);
+      await counted('direct', `direct GraphQL to identity subgraph #${round}`, direct);
     }
     // Where the full path's time goes: the same query sent to the router, skipping rest-compat.
     results.push(
@@ -185,6 +183,14 @@ async function measure(layout: string, short: string, share: number, platform: L
     console.log(
       `\nfull path keeps ${((100 * fullPath.rps) / directPath.rps).toFixed(0)}% of direct throughput (target >= ${100 * share}%); full-path p99 ${offered.p99Ms.toFixed(1)} ms at ${RATE}/s offered (target < 20 ms), ${fullPath.p99.toFixed(1)} ms at saturation`,
     );
+    const requestsOf = (prefix: string) =>
+      results.filter((r) => r.name.startsWith(prefix)).reduce((s, r) => s + r.requests, 0);
+    const cpuFull = (1000 * cpuMs.full) / requestsOf('full path');
+    const cpuDirect = (1000 * cpuMs.direct) / requestsOf('direct');
+    if (Number.isFinite(cpuFull) && Number.isFinite(cpuDirect))
+      console.log(
+        `platform CPU per request: full path ${cpuFull.toFixed(0)} us, direct ${cpuDirect.toFixed(0)} us (direct / full ${((100 * cpuDirect) / cpuFull).toFixed(0)}%: the share of throughput when the platform's CPU is what limits it)`,
+      );
     // The target is a share of the direct call measured in the same run: it is the limit column too.
     report({
       figure: `alias resolutions/s through REST, ${short} (target ${100 * share}% of direct)`,

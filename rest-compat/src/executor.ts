@@ -2,7 +2,7 @@ import type { FastifyRequest } from 'fastify';
 import { request as httpRequest, type Dispatcher } from 'undici';
 import { callGraphQL, GatewayError, type HttpTransport, type LocalResponse, type Logger } from '@gateway/kernel';
 import { fromGraphQLError, type GraphQLErrorLike } from './errors';
-import { callerHeaders, credentialHeaders, type HeaderBag } from './headers';
+import { routerCallHeaders, type HeaderBag } from './headers';
 import type { GraphQLData } from './route';
 
 export interface Execution {
@@ -71,12 +71,7 @@ export function createExecutor({ graphqlUrl, dispatcher, logger, timeoutMs }: Ex
   const noAnswer = (late: boolean, cause: unknown) =>
     late ? new Error(`no answer within ${timeoutMs} ms`) : cause instanceof Error ? cause : new Error(String(cause));
   return async (request, operation, variables, operationName, options) => {
-    const headers = {
-      'content-type': 'application/json',
-      accept: 'application/json',
-      ...(options?.anonymous ? {} : credentialHeaders(request.headers)),
-      ...callerHeaders(request),
-    };
+    const headers = routerCallHeaders(request, options?.anonymous ? undefined : request.headers);
     const body = { query: operation, variables, ...(operationName ? { operationName } : {}) };
     // In process when the router runs here (kernel's in-process.ts), else over HTTP: one deadline, one error.
     let response: LocalResponse;

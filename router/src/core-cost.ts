@@ -56,7 +56,10 @@ export function coreCallPricing(schema: GraphQLSchema, table: CostTable) {
     );
   };
 
-  const fragmentPoints = (fragment: FragmentDefinitionNode, fragments: Map<string, FragmentDefinitionNode>): number => {
+  const fragmentPoints = (
+    fragment: FragmentDefinitionNode,
+    fragments: ReadonlyMap<string, FragmentDefinitionNode>,
+  ): number => {
     const known = priced.get(fragment);
     if (known !== undefined) return known;
     // A fragment cycle is refused by graphql's validation; it is not followed here.
@@ -73,7 +76,7 @@ export function coreCallPricing(schema: GraphQLSchema, table: CostTable) {
   const underPoints = (
     parent: GraphQLNamedType,
     field: FieldNode,
-    fragments: Map<string, FragmentDefinitionNode>,
+    fragments: ReadonlyMap<string, FragmentDefinitionNode>,
   ): number => {
     const known = priced.get(field);
     if (known !== undefined) return known;
@@ -91,7 +94,7 @@ export function coreCallPricing(schema: GraphQLSchema, table: CostTable) {
   function selectionPoints(
     parent: GraphQLNamedType,
     selectionSet: SelectionSetNode,
-    fragments: Map<string, FragmentDefinitionNode>,
+    fragments: ReadonlyMap<string, FragmentDefinitionNode>,
   ): number {
     let points = 0;
     for (const selection of selectionSet.selections) {

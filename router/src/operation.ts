@@ -32,12 +32,12 @@ export interface OperationSummary {
   type: 'query' | 'mutation' | 'subscription';
   /** The operation's name as the document gives it (undefined: anonymous). */
   name: string | undefined;
-  /** One entry per root field selection: every alias, and fields in fragments at the root, count. */
-  rootFields: string[];
+  /** One entry per root field selection: every alias, and fields in fragments at the root, count. Shared by the document's requests. */
+  rootFields: readonly string[];
   fields: RootField[];
   /** The selections behind `fields`, in the same order, and the document's fragments: what the core-call pricing walks. */
-  selections: FieldNode[];
-  fragments: Map<string, FragmentDefinitionNode>;
+  selections: readonly FieldNode[];
+  fragments: ReadonlyMap<string, FragmentDefinitionNode>;
 }
 
 /**
@@ -110,41 +110,71 @@ export function carriesNul(source: OperationSource | undefined): boolean {
   return texts.some((text) => typeof text === 'string' && (text.includes('\0') || /\\u0000/i.test(text)));
 }
 
-/** Which operation a request runs and its root fields, for rate-limit classes; null when malformed. */
-export function inspectOperation(source: OperationSource | undefined): OperationSummary | null {
-  if (!source || typeof source.query !== 'string') return null;
-  const document = parsed(source.query);
-  if (!document) return null;
+/** What a document's operation is, whatever the variables: found once per parsed document (the LRU above). */
+interface OperationShape {
+  operation: OperationDefinitionNode;
+  selections: FieldNode[];
+  fragments: Map<string, FragmentDefinitionNode>;
+  rootFields: string[];
+}
+
+// Every request of a route sends the same document: its operation, fragments and root selections
+// are looked up once per parsed document and operation name, not walked again per request
+// (keyed by the parsed document, which `parsed` keeps one of per text; gone with it).
+const shapes = new WeakMap<DocumentNode, Map<string | undefined, OperationShape | null>>();
+
+function shapeOf(document: DocumentNode, operationName: string | undefined): OperationShape | null {
+  let byName = shapes.get(document);
+  if (!byName) shapes.set(document, (byName = new Map()));
+  let shape = byName.get(operationName);
+  if (shape === undefined) {
+    shape = findShape(document, operationName);
+    // Bounded by the names a client sends for one document: a few, unless it invents them.
+    if (byName.size < 16) byName.set(operationName, shape);
+  }
+  return shape;
+}
+
+function findShape(document: DocumentNode, operationName: string | undefined): OperationShape | null {
   const operations = document.definitions.filter(
     (d): d is OperationDefinitionNode => d.kind === Kind.OPERATION_DEFINITION,
   );
   const operation =
-    typeof source.operationName === 'string'
-      ? operations.find((o) => o.name?.value === source.operationName)
-      : operations[0];
+    operationName !== undefined ? operations.find((o) => o.name?.value === operationName) : operations[0];
   if (!operation) return null;
   const fragments = new Map(
     document.definitions
       .filter((d): d is FragmentDefinitionNode => d.kind === Kind.FRAGMENT_DEFINITION)
       .map((fragment) => [fragment.name.value, fragment]),
   );
-  const selected = rootSelections(operation.selectionSet, fragments, new Set());
+  const selections = rootSelections(operation.selectionSet, fragments, new Set());
+  return { operation, selections, fragments, rootFields: selections.map((field) => field.name.value) };
+}
+
+/** Which operation a request runs and its root fields, for rate-limit classes; null when malformed. */
+export function inspectOperation(source: OperationSource | undefined): OperationSummary | null {
+  if (!source || typeof source.query !== 'string') return null;
+  const document = parsed(source.query);
+  if (!document) return null;
+  const shape = shapeOf(document, typeof source.operationName === 'string' ? source.operationName : undefined);
+  if (!shape) return null;
   const variables =
     typeof source.variables === 'object' && source.variables !== null
       ? (source.variables as Record<string, unknown>)
       : {};
-  const fields = selected.map((field) => ({
+  // Only the arguments depend on the request (a limit may be keyed by one: the token endpoint's code).
+  const fields = shape.selections.map((field) => ({
     name: field.name.value,
     args: Object.fromEntries(
       (field.arguments ?? []).map((arg) => [arg.name.value, valueFromASTUntyped(arg.value, variables)]),
     ),
   }));
   return {
-    type: operation.operation,
-    name: operation.name?.value,
-    rootFields: fields.map((field) => field.name),
+    type: shape.operation.operation,
+    name: shape.operation.name?.value,
+    rootFields: shape.rootFields,
     fields,
-    selections: selected,
-    fragments,
+    selections: shape.selections,
+    fragments: shape.fragments,
   };
 }

@@ -44,7 +44,7 @@ const ROOT_FIELD_CLASS: Record<string, LimitClassName> = {
 
 export function limitClassesOf(
   operation: 'query' | 'mutation' | 'subscription',
-  rootFields: string[],
+  rootFields: readonly string[],
 ): LimitClassName[] {
   const fallback: LimitClassName = operation === 'mutation' ? 'write' : 'read';
   return [...new Set(rootFields.map((field) => ROOT_FIELD_CLASS[field] ?? fallback))];

@@ -7,9 +7,11 @@ declare module 'fastify' {
   }
 }
 
+const WELL_FORMED = /^req_[0-9A-Za-z]{1,64}$/;
+
 /** The caller's request id when well formed (rest-compat and services send theirs), else a new one. */
 export function requestIdOf(incoming: unknown): string {
-  return typeof incoming === 'string' && /^req_[0-9A-Za-z]{1,64}$/.test(incoming) ? incoming : newId('request');
+  return typeof incoming === 'string' && WELL_FORMED.test(incoming) ? incoming : newId('request');
 }
 
 /**

@@ -128,4 +128,41 @@ describe('one transport for GraphQL calls (callGraphQL)', () => {
     expect(JSON.parse(answer.body)).toEqual({ url: 'http://router.internal/graphql', query: '{ ping }' });
     expect(signals[0]!.aborted).toBe(false);
   });
+
+  it('runs an in-process call under a timer alone (no AbortController), and fails a handler that throws at once as one that rejects', async () => {
+    const url = 'http://127.0.0.1:9/graphql';
+    const Original = globalThis.AbortController;
+    let made = 0;
+    globalThis.AbortController = class extends Original {
+      constructor() {
+        super();
+        made += 1;
+      }
+    };
+    const stop = serveInProcess(url, async () => ({ status: 200, headers: {}, body: '{"data":{}}' }), {
+      enabled: true,
+    });
+    try {
+      expect(await callGraphQL(url, request, options)).toMatchObject({ status: 200, body: '{"data":{}}' });
+      expect(made).toBe(0);
+      // Over HTTP the transport still gets the deadline's signal.
+      await callGraphQL('http://router.internal/graphql', request, {
+        ...options,
+        overHttp: async () => ({ status: 200, headers: {}, body: '{}' }),
+      });
+      expect(made).toBe(1);
+    } finally {
+      stop();
+      globalThis.AbortController = Original;
+    }
+    const throwing = serveInProcess(
+      url,
+      () => {
+        throw new Error('handler crashed before its first await');
+      },
+      { enabled: true },
+    );
+    const failed = await failureOf(url).finally(throwing);
+    expect(failed).toMatchObject({ code: 'SERVICE_UNAVAILABLE', detail: 'the ping service is unreachable' });
+  });
 });
