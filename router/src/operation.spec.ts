@@ -1,4 +1,4 @@
-import { inspectOperation } from './operation';
+import { carriesNul, inspectOperation } from './operation';
 
 const DOCUMENT = `
   query Resolve($a: String, $b: String) { first: resolveAlias(alias: $a) { iban } ...More }
@@ -27,5 +27,24 @@ describe('inspectOperation', () => {
     expect(inspectOperation({ query: DOCUMENT, operationName: 'Missing' })).toBeNull();
     expect(inspectOperation({ query: DOCUMENT, operationName: '' })).toBeNull();
     expect(inspectOperation({ query: '{ broken' })).toBeNull();
+  });
+});
+
+describe('carriesNul', () => {
+  it('finds NUL in the document, in variables parsed or as JSON text, in keys and deep in lists', () => {
+    expect(carriesNul({ query: '{ banks(handle: "a\u0000") { handle } }' })).toBe(true);
+    expect(carriesNul({ query: '{ banks(handle: "a\\u0000") { handle } }' })).toBe(true);
+    expect(carriesNul({ query: 'query($a: String) { a(x: $a) }', variables: { a: 'x\u0000' } })).toBe(true);
+    expect(carriesNul({ query: '{ a }', variables: '{"a":"x\\u0000"}' })).toBe(true);
+    expect(carriesNul({ query: '{ a }', variables: { ['k\u0000']: 1 } })).toBe(true);
+    expect(carriesNul({ query: '{ a }', variables: { a: [[{ b: ['', 'c\u0000'] }]] } })).toBe(true);
+  });
+
+  it('lets the six characters \\u0000 through: a description may hold them', () => {
+    // The variable's value is backslash, u, 0, 0, 0, 0 (JSON writes its backslash escaped).
+    expect(carriesNul({ query: 'query($a: String) { a(x: $a) }', variables: { a: 'see \\u0000' } })).toBe(false);
+    expect(carriesNul({ query: '{ a }', variables: '{"a":"see \\\\u0000"}' })).toBe(false);
+    expect(carriesNul({ query: '{ banks(handle: "a\\\\u0000") { handle } }' })).toBe(false);
+    expect(carriesNul({ query: '{ a }', variables: { a: Array.from({ length: 200_000 }, () => 'x') } })).toBe(false);
   });
 });

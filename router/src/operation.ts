@@ -102,12 +102,33 @@ export function unknownOperationName(source: OperationSource | undefined): strin
  */
 export function carriesNul(source: OperationSource | undefined): boolean {
   if (!source) return false;
-  const texts = [
-    source.query,
-    typeof source.variables === 'string' ? source.variables : JSON.stringify(source.variables ?? null),
-  ];
-  // JSON.stringify and GraphQL string literals both write NUL as the escape \u0000.
-  return texts.some((text) => typeof text === 'string' && (text.includes('\0') || /\\u0000/i.test(text)));
+  if (typeof source.query === 'string' && textCarriesNul(source.query)) return true;
+  return typeof source.variables === 'string' ? textCarriesNul(source.variables) : valueCarriesNul(source.variables);
+}
+
+/**
+ * The escape \u0000 in GraphQL or JSON text, unless its backslash is itself escaped (`\\u0000`
+ * is the six characters, which a description may well hold).
+ */
+const ESCAPED_NUL = /(?:^|[^\\])(?:\\\\)*\\u0000/;
+
+const textCarriesNul = (text: string): boolean => text.includes('\0') || ESCAPED_NUL.test(text);
+
+/** Walks parsed variables (keys and strings) without recursion: a deeply nested value cannot overflow the stack. */
+function valueCarriesNul(value: unknown): boolean {
+  const pending: unknown[] = [value];
+  while (pending.length > 0) {
+    const next = pending.pop();
+    if (typeof next === 'string') {
+      if (next.includes('\0')) return true;
+    } else if (Array.isArray(next)) for (const inner of next) pending.push(inner);
+    else if (next && typeof next === 'object')
+      for (const [key, inner] of Object.entries(next)) {
+        if (key.includes('\0')) return true;
+        pending.push(inner);
+      }
+  }
+  return false;
 }
 
 /** What a document's operation is, whatever the variables: found once per parsed document (the LRU above). */
