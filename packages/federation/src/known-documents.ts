@@ -1,3 +1,4 @@
+import { LRUCache } from 'lru-cache';
 import { BREAK, parse, specifiedRules, validate, visit, type DocumentNode, type GraphQLSchema } from 'graphql';
 
 /** Distinct documents kept: the router sends a few dozen query plans' fetches, the services fewer. */
@@ -19,37 +20,29 @@ const LONGEST = 64 * 1024;
  * specifiedRules, the ones used here, so whatever is kept Apollo would accept too).
  */
 export class KnownDocuments {
-  private readonly documents = new Map<string, DocumentNode>();
-  /** Characters of query text kept. */
-  private kept = 0;
+  private readonly documents: LRUCache<string, DocumentNode>;
+  private readonly longest: number;
 
   constructor(
     private readonly schema: GraphQLSchema,
-    private readonly limits: { entries: number; characters: number } = {
-      entries: DEFAULT_LIMIT,
-      characters: DEFAULT_BUDGET,
-    },
-  ) {}
+    limits: { entries: number; characters: number } = { entries: DEFAULT_LIMIT, characters: DEFAULT_BUDGET },
+  ) {
+    // Least recently used goes first once either bound is reached; a document's size is its text.
+    this.documents = new LRUCache({
+      max: limits.entries,
+      maxSize: limits.characters,
+      sizeCalculation: (_document, query) => query.length,
+    });
+    this.longest = Math.min(LONGEST, limits.characters);
+  }
 
   /** The document of `query` if it is known good (learnt now on first sight), else undefined. */
   get(query: string): DocumentNode | undefined {
     const known = this.documents.get(query);
-    if (known) {
-      // Least recently used goes first: a Map iterates in insertion order.
-      this.documents.delete(query);
-      this.documents.set(query, known);
-      return known;
-    }
-    if (query.length > Math.min(LONGEST, this.limits.characters)) return undefined;
+    if (known) return known;
+    if (query.length > this.longest) return undefined;
     const document = this.learn(query);
-    if (!document) return undefined;
-    for (const oldest of this.documents.keys()) {
-      if (this.documents.size < this.limits.entries && this.kept + query.length <= this.limits.characters) break;
-      this.documents.delete(oldest);
-      this.kept -= oldest.length;
-    }
-    this.documents.set(query, document);
-    this.kept += query.length;
+    if (document) this.documents.set(query, document);
     return document;
   }
 
