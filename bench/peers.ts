@@ -5,6 +5,9 @@
  *   router, unshared  the same with ROUTER_SHARE_INFLIGHT_READS=off (what in-flight sharing changes)
  *   apollo            a stock @apollo/gateway (ApolloServer standalone, same supergraph SDL)
  *   hive              Hive Gateway (@graphql-hive/gateway's runtime, its defaults, same supergraph SDL)
+ *   floor             a bare Node proxy (bench/support/peers/bare-proxy.ts; one-subgraph operation
+ *                     only): HTTP in, the body parsed, HTTP out to identity through our transport;
+ *                     its CPU per request is what Node's HTTP costs any gateway here
  *   direct            the identity subgraph itself (one-subgraph operation only): the limit, and
  *                     its CPU per request is the subgraph's
  * Every gateway and the subgraphs run in processes of their own; each gateway's CPU per request is
@@ -12,7 +15,7 @@
  *
  *   DATABASE_URL=postgresql://postgres@127.0.0.1:5432/test node -r ./scripts/register.js bench/peers.ts
  *   BENCH_DURATION_MS (default 10000 per run), BENCH_WARMUP_MS (3000 per gateway and case),
- *   BENCH_ROUNDS (2), BENCH_CONCURRENCY (50), BENCH_PEERS_GATEWAYS (router,router-unshared,apollo,hive,direct),
+ *   BENCH_ROUNDS (2), BENCH_CONCURRENCY (50), BENCH_PEERS_GATEWAYS (router,router-unshared,apollo,hive,floor,direct),
  *   BENCH_PEERS_OPS (single,cross), BENCH_PEERS_KEYS (distinct,hot)
  *
  * Operations: `single` resolves an alias (identity answers it whole); `cross` resolves an alias with
@@ -46,7 +49,7 @@ const WARMUP_MS = Number(process.env.BENCH_WARMUP_MS ?? 3_000);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 2);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 50);
 const list = (name: string, all: string) => (process.env[name] ?? all).split(',').map((entry) => entry.trim());
-const GATEWAYS = list('BENCH_PEERS_GATEWAYS', 'router,router-unshared,apollo,hive,direct');
+const GATEWAYS = list('BENCH_PEERS_GATEWAYS', 'router,router-unshared,apollo,hive,floor,direct');
 const OPS = list('BENCH_PEERS_OPS', 'single,cross');
 const KEYS = list('BENCH_PEERS_KEYS', 'distinct,hot');
 const ALIASES = 200;
@@ -166,6 +169,14 @@ async function main(): Promise<void> {
           typename,
         );
         targets.push({ name: 'hive', url: `http://127.0.0.1:${peer.port}/graphql`, pid: peer.pid, signed: true });
+      } else if (name === 'floor') {
+        const peer = await started(
+          'bare-proxy',
+          'bench/support/peers/bare-proxy.ts',
+          { PEER_TARGET: subgraphUrl('identity') },
+          (port) => `http://127.0.0.1:${port}/`,
+        );
+        targets.push({ name: 'floor', url: `http://127.0.0.1:${peer.port}/graphql`, pid: peer.pid, signed: true });
       } else if (name === 'direct')
         // Its CPU per request is the identity subgraph's (the first instance, the one subgraphUrl names).
         targets.push({
@@ -211,8 +222,8 @@ async function main(): Promise<void> {
     for (const op of OPS) {
       if (!OPERATIONS[op]) throw new Error(`BENCH_PEERS_OPS: unknown operation ${op}`);
       for (const keys of KEYS) {
-        // The direct subgraph answers the one-subgraph operation only.
-        const here = targets.filter((target) => target.name !== 'direct' || op === 'single');
+        // The direct subgraph and the bare proxy in front of it answer the one-subgraph operation only.
+        const here = targets.filter((target) => !['direct', 'floor'].includes(target.name) || op === 'single');
         for (const target of here) {
           const warm = await runLoad(
             `${target.name} (warm-up)`,

@@ -158,5 +158,21 @@ export function reportPeers(runs: PeerRun[]): void {
       ...(keys === 'distinct' ? { target: op === 'single' ? 0.25 : 0.6, comparison: '<=' } : {}),
       note: `${range(cpu, 2)}; same runs: ${peersCpu}`,
     });
+    if (gateways.includes('floor')) {
+      // What the router's own work costs: its CPU above the bare proxy's, round by round.
+      const above = of('router').flatMap((ours) => {
+        const floor = of('floor').find((run) => run.round === ours.round);
+        return floor ? [ours.cpuMsPerRequest - floor.cpuMsPerRequest] : [];
+      });
+      report({
+        figure: `${label}: router CPU per request above a bare Node proxy's`,
+        value: median(above),
+        unit: 'ms',
+        note: `${range(above, 2)}; the bare proxy: ${spread(
+          of('floor').map((run) => run.cpuMsPerRequest),
+          2,
+        )} ms`,
+      });
+    }
   }
 }

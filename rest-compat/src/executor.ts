@@ -1,6 +1,6 @@
 import type { FastifyRequest } from 'fastify';
-import { request as httpRequest, type Dispatcher } from 'undici';
-import { callGraphQL, GatewayError, type HttpTransport, type LocalResponse, type Logger } from '@gateway/kernel';
+import type { Dispatcher } from 'undici';
+import { callGraphQL, GatewayError, pooledHttp, type LocalResponse, type Logger } from '@gateway/kernel';
 import { fromGraphQLError, type GraphQLErrorLike } from './errors';
 import { routerCallHeaders, type HeaderBag } from './headers';
 import type { GraphQLData } from './route';
@@ -53,20 +53,7 @@ const unavailable = (detail: string) => ({ error: new GatewayError('SERVICE_UNAV
  */
 export function createExecutor({ graphqlUrl, dispatcher, logger, timeoutMs }: ExecutorOptions): Execute {
   // Over HTTP through rest-compat's own pool, so stop() closes every socket to the router.
-  const overHttp: HttpTransport = async (url, { headers, body }, signal) => {
-    const response = await httpRequest(url, {
-      method: 'POST',
-      dispatcher,
-      headers,
-      body: JSON.stringify(body),
-      signal,
-    });
-    return {
-      status: response.statusCode,
-      headers: response.headers as Record<string, string>,
-      body: await response.body.text(),
-    };
-  };
+  const overHttp = pooledHttp(dispatcher);
   // What the log says when no answer came (the client gets 503 either way).
   const noAnswer = (late: boolean, cause: unknown) =>
     late ? new Error(`no answer within ${timeoutMs} ms`) : cause instanceof Error ? cause : new Error(String(cause));

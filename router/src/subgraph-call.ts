@@ -1,10 +1,10 @@
-import { request, type Agent } from 'undici';
+import type { Agent } from 'undici';
 import {
   callGraphQL,
   GatewayError,
+  pooledHttp,
   PRINCIPAL_HEADER,
   REQUEST_ID_HEADER,
-  type HttpTransport,
   type LocalRequest,
   type LocalResponse,
 } from '@gateway/kernel';
@@ -31,8 +31,9 @@ export type SharedFetches = (subgraph: string) => void;
 
 /**
  * How the router reaches one subgraph, for the gateway's data source and the forwarder alike: in
- * this process when the subgraph runs here, else over HTTP with undici's pooled `request` (the
- * global fetch costs several times more CPU per call on this hot path); either way with the signed
+ * this process when the subgraph runs here, else over HTTP through the router's own undici pool
+ * (kernel's pooledHttp: the global fetch, or undici's `request`, cost more CPU per call on this hot
+ * path); either way with the signed
  * principal, the request id and one deadline (kernel's callGraphQL). An unreachable or silent
  * subgraph is 503 SERVICE_UNAVAILABLE, never a hang or an opaque 500. With `shared`, identical
  * reads in flight at once make one call (in-flight.ts).
@@ -44,16 +45,7 @@ export function subgraphCall(
   agent: Agent,
   shared?: SharedFetches,
 ): SubgraphCall {
-  const overHttp: HttpTransport = async (target, { headers, body }, signal) => {
-    const response = await request(target, {
-      method: 'POST',
-      headers: { ...headers, 'content-type': 'application/json' },
-      body: JSON.stringify(body),
-      dispatcher: agent,
-      signal,
-    });
-    return { status: response.statusCode, headers: {}, body: await response.body.text() };
-  };
+  const overHttp = pooledHttp(agent);
   const failure = (late: boolean) =>
     new GatewayError(
       'SERVICE_UNAVAILABLE',

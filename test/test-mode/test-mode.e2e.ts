@@ -236,14 +236,21 @@ describe('test mode: a test key never moves real money', () => {
           input: { payer: { type: 'alias', value: `${payer.name}@${oasis.handle}` }, otp: TEST_OTP },
         };
         // Only a refused OTP is certain in the answer; the rest may still be running when the answer's wait ends (PROCESSING).
-        const answer = await fetch(t.platform.graphqlUrl, {
-          method: 'POST',
-          headers: { 'content-type': 'application/json' },
-          body: JSON.stringify({ query: AUTHORIZE, variables }),
-        });
-        const code =
-          ((await answer.json()) as { errors?: Array<{ extensions?: { code?: string } }> }).errors?.[0]?.extensions
-            ?.code ?? null;
+        const authorize = async () => {
+          const answer = await fetch(t.platform.graphqlUrl, {
+            method: 'POST',
+            headers: { 'content-type': 'application/json' },
+            body: JSON.stringify({ query: AUTHORIZE, variables }),
+          });
+          return (
+            ((await answer.json()) as { errors?: Array<{ extensions?: { code?: string } }> }).errors?.[0]?.extensions
+              ?.code ?? null
+          );
+        };
+        // FAST_ENGINE gives a core call 600 ms: on a busy machine the OTP check itself can time out
+        // (CBS_TIMEOUT, nothing moved, the session stays PENDING), and the customer pays again.
+        let code = await authorize();
+        for (let again = 0; code === 'CBS_TIMEOUT' && again < 3; again += 1) code = await authorize();
         if (want.refusal === 'OTP_INVALID' || want.refusal === null)
           expect([payer.name, code]).toEqual([payer.name, want.refusal]);
         else if (want.refusal !== 'any') expect([null, want.refusal]).toContain(code);

@@ -1,7 +1,9 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { GatewayError } from './errors';
-import { callGraphQL, serveInProcess, type GraphQLCallOptions, type LocalRequest } from './in-process';
+import type { LocalRequest } from './graphql-exchange';
+import { callGraphQL, serveInProcess, type GraphQLCallOptions } from './in-process';
+import { DeadlinePassed } from './pooled-http';
 
 const request: LocalRequest = {
   headers: { 'x-request-id': 'req_transport1' },
@@ -116,17 +118,27 @@ describe('one transport for GraphQL calls (callGraphQL)', () => {
     }
   });
 
-  it("hands a URL served elsewhere to the caller's own HTTP transport, with the deadline's signal", async () => {
-    const signals: AbortSignal[] = [];
+  it("hands a URL served elsewhere to the caller's own HTTP transport, with the deadline, and maps its DeadlinePassed to late", async () => {
+    const deadlines: number[] = [];
     const answer = await callGraphQL('http://router.internal/graphql', request, {
       ...options,
-      overHttp: async (url, sent, signal) => {
-        signals.push(signal);
+      overHttp: async (url, sent, timeoutMs) => {
+        deadlines.push(timeoutMs);
         return { status: 200, headers: {}, body: JSON.stringify({ url, query: sent.body.query }) };
       },
     });
     expect(JSON.parse(answer.body)).toEqual({ url: 'http://router.internal/graphql', query: '{ ping }' });
-    expect(signals[0]!.aborted).toBe(false);
+    expect(deadlines).toEqual([200]);
+    const late = await callGraphQL('http://router.internal/graphql', request, {
+      ...options,
+      overHttp: async (_url, _sent, timeoutMs) => Promise.reject(new DeadlinePassed(timeoutMs)),
+    }).catch((error: GatewayError) => error);
+    expect(late).toMatchObject({ detail: 'the ping service did not answer within 200 ms' });
+    const failed = await callGraphQL('http://router.internal/graphql', request, {
+      ...options,
+      overHttp: async () => Promise.reject(new Error('ECONNREFUSED')),
+    }).catch((error: GatewayError) => error);
+    expect(failed).toMatchObject({ detail: 'the ping service is unreachable' });
   });
 
   it('runs an in-process call under a timer alone (no AbortController), and fails a handler that throws at once as one that rejects', async () => {
@@ -145,12 +157,6 @@ describe('one transport for GraphQL calls (callGraphQL)', () => {
     try {
       expect(await callGraphQL(url, request, options)).toMatchObject({ status: 200, body: '{"data":{}}' });
       expect(made).toBe(0);
-      // Over HTTP the transport still gets the deadline's signal.
-      await callGraphQL('http://router.internal/graphql', request, {
-        ...options,
-        overHttp: async () => ({ status: 200, headers: {}, body: '{}' }),
-      });
-      expect(made).toBe(1);
     } finally {
       stop();
       globalThis.AbortController = Original;

@@ -1,3 +1,6 @@
+import type { LocalHandler, LocalRequest, LocalResponse } from './graphql-exchange';
+import { DeadlinePassed, pooledHttp, type HttpTransport } from './pooled-http';
+
 /**
  * GraphQL endpoints served by this process, by the URL they listen on (issue 15: no HTTP between
  * the platform's own parts in one process), and the one call that reaches them (issue 26: one
@@ -13,25 +16,6 @@
  * GRAPHQL_TRANSPORT=http (or `serve(..., { enabled: false })`) keeps HTTP in one process too:
  * tests run both transports.
  */
-
-/** One request as the HTTP route would have received it. */
-export interface LocalRequest {
-  /** Lower-case header names, as Node gives them. */
-  headers: Record<string, string>;
-  /** The parsed JSON body: { query, variables, operationName }. */
-  body: { query: string; variables?: Record<string, unknown>; operationName?: string };
-  /** The client address the HTTP route would have read from the socket or X-Forwarded-For. */
-  ip: string;
-}
-
-/** The HTTP answer the route would have sent: status, headers and the JSON body as text. */
-export interface LocalResponse {
-  status: number;
-  headers: Record<string, string>;
-  body: string;
-}
-
-export type LocalHandler = (request: LocalRequest) => Promise<LocalResponse>;
 
 const handlers = new Map<string, LocalHandler>();
 
@@ -69,15 +53,12 @@ function normalise(url: string): string {
   return url.endsWith('/') ? url.replace(/\/+$/, '') : url;
 }
 
-/** A caller's HTTP transport: POSTs the request's JSON body to `url`, reads the whole answer, gives up once `signal` aborts. */
-export type HttpTransport = (url: string, request: LocalRequest, signal: AbortSignal) => Promise<LocalResponse>;
-
 export interface GraphQLCallOptions {
   /** The deadline of the whole call, answer body included, whichever transport carries it. */
   timeoutMs: number;
   /** The error thrown when no answer came: `late` when the deadline passed, else the transport failed (unreachable, a handler that threw). */
   failure: (late: boolean, cause: unknown) => Error;
-  /** For a URL served elsewhere; default: the global fetch. Callers with a connection pool of their own pass it here. */
+  /** For a URL served elsewhere; default: pooledHttp over undici's global pool. Callers with a pool of their own pass `pooledHttp(pool)`. */
   overHttp?: HttpTransport;
 }
 
@@ -129,33 +110,15 @@ function withinDeadline(
   });
 }
 
-/** Over HTTP: the transport gets the deadline's signal, so a late answer's socket is given up. */
-async function overHttpWithinDeadline(
+/** Over HTTP: the transport keeps the deadline (pooled-http.ts) and says when it passed. */
+function overHttpWithinDeadline(
   url: string,
   request: LocalRequest,
   options: GraphQLCallOptions,
 ): Promise<LocalResponse> {
-  const deadline = new AbortController();
-  const timer = setTimeout(
-    () => deadline.abort(new Error(`no answer within ${options.timeoutMs} ms`)),
-    options.timeoutMs,
-  );
-  try {
-    return await (options.overHttp ?? overFetch)(url, request, deadline.signal);
-  } catch (error) {
-    throw options.failure(deadline.signal.aborted, error);
-  } finally {
-    clearTimeout(timer);
-  }
+  return (options.overHttp ?? overGlobalPool)(url, request, options.timeoutMs).catch((error: unknown) => {
+    throw options.failure(error instanceof DeadlinePassed, error);
+  });
 }
 
-/** The default HTTP transport: the global fetch (undici's, without a pool of the caller's own). */
-const overFetch: HttpTransport = async (url, request, signal) => {
-  const response = await fetch(url, {
-    method: 'POST',
-    headers: { ...request.headers, 'content-type': 'application/json' },
-    body: JSON.stringify(request.body),
-    signal,
-  });
-  return { status: response.status, headers: Object.fromEntries(response.headers), body: await response.text() };
-};
+const overGlobalPool = pooledHttp();
