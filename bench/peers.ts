@@ -25,6 +25,8 @@
  * Key patterns: `distinct` (200 aliases, spread over the clients) and `hot` (every client asks for
  * the same 3 aliases: a popular shop's alias), where sharing identical fetches in flight matters.
  * Rounds run every gateway once, in an order rotated each round, so drift over the run hits all;
+ * across subgraphs with distinct keys, our router and Hive Gateway are then also offered one rate
+ * (70 % of Hive Gateway's throughput, an open loop) for the p99 "at the same load";
  * each run's figures are printed, and per gateway the median with the range. Ratios (our router
  * against a peer, or against the direct subgraph) are comparable across machines; req/s and CPU
  * milliseconds are not. Reported to the summary of `npm run bench` (bench/support/results.ts).
@@ -39,7 +41,7 @@ import { composeSupergraph } from '@gateway/router';
 import { freePort, ServiceProcess } from '../scripts/launcher/service-process';
 import { SUBGRAPHS } from '../scripts/launcher/split-layout';
 import { processCpuSeconds } from './support/cpu';
-import { printTable, runLoad } from './support/load';
+import { printTable, runLoad, runOpenLoad } from './support/load';
 import { peerSummary, reportPeers, type PeerRun } from './support/peer-summary';
 import { seedAliases } from './support/seed-aliases';
 import { launchSplitPlatform } from './support/split-launcher';
@@ -218,6 +220,47 @@ async function main(): Promise<void> {
         .reduce((sum, line) => sum + Number(line.slice(line.lastIndexOf(' ') + 1)), 0);
     };
 
+    /**
+     * Issue 32 asks for p99 "at the same load": after the closed-loop rounds, our router and Hive
+     * Gateway are offered one rate (an open loop: arrivals do not wait for answers), 70 % of Hive
+     * Gateway's closed-loop throughput, so that both are below saturation and the latencies compare.
+     */
+    const sameLoad = async (done: PeerRun[], here: Target[], op: string, keys: string): Promise<PeerRun[]> => {
+      const pair = here.filter((target) => target.name === 'router' || target.name === 'hive');
+      const hive = done.filter((run) => run.op === op && run.keys === keys && run.gateway === 'hive');
+      if (pair.length < 2 || !hive.length) return [];
+      const throughputs = hive.map((run) => run.result.perSecond).sort((a, b) => a - b);
+      const rate = Math.max(10, Math.round((0.7 * throughputs[Math.floor(throughputs.length / 2)]!) / 10) * 10);
+      const offered: PeerRun[] = [];
+      for (let round = 0; round < ROUNDS; round += 1) {
+        for (const target of round % 2 ? [...pair].reverse() : pair) {
+          const send = work(target, op, keys);
+          let sent = 0;
+          const cpuBefore = processCpuSeconds(target.pid);
+          const result = await runOpenLoad(
+            `${op}, ${keys}, ${rate}/s offered: ${target.name} #${round + 1}`,
+            rate,
+            DURATION_MS,
+            CONCURRENCY * 10,
+            () => {
+              sent += 1;
+              return send(sent % CONCURRENCY, Math.floor(sent / CONCURRENCY));
+            },
+          );
+          offered.push({
+            op,
+            keys: `${keys}, ${rate}/s offered`,
+            gateway: target.name,
+            round,
+            result,
+            cpuMsPerRequest: (1000 * (processCpuSeconds(target.pid) - cpuBefore)) / result.requests,
+            savedPerRequest: NaN,
+          });
+        }
+      }
+      return offered;
+    };
+
     const runs: PeerRun[] = [];
     for (const op of OPS) {
       if (!OPERATIONS[op]) throw new Error(`BENCH_PEERS_OPS: unknown operation ${op}`);
@@ -255,6 +298,7 @@ async function main(): Promise<void> {
             });
           }
         }
+        if (op === 'cross' && keys === 'distinct') runs.push(...(await sameLoad(runs, here, op, keys)));
       }
     }
 
