@@ -88,9 +88,11 @@ const wantsPage = (method: string, url: string, accept: string | undefined): boo
 
 /** The page and its assets; only for a router outside production. */
 export function registerGraphiQL(app: FastifyInstance, options: GraphiQLOptions = {}): void {
-  app.addHook('onRequest', async (request, reply) => {
-    if (!wantsPage(request.method, request.url, request.headers.accept)) return;
-    return reply
+  // A callback hook (every request passes it; an async one costs a promise and a turn): the page
+  // is sent without calling done, which ends the request here.
+  app.addHook('onRequest', (request, reply, done) => {
+    if (!wantsPage(request.method, request.url, request.headers.accept)) return done();
+    reply
       .headers({
         // Only this origin: scripts, styles, the fetches and the graphql-ws socket ('self' covers ws: of the same host).
         // GraphiQL sets element styles from script, which CSP allows without 'unsafe-inline'; it injects no <style>.
