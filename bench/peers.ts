@@ -42,7 +42,7 @@ import { freePort, ServiceProcess } from '../scripts/launcher/service-process';
 import { SUBGRAPHS } from '../scripts/launcher/split-layout';
 import { processCpuSeconds } from './support/cpu';
 import { printTable, runLoad, runOpenLoad } from './support/load';
-import { peerSummary, reportPeers, type PeerRun } from './support/peer-summary';
+import { median, peerSummary, reportPeers, type PeerRun } from './support/peer-summary';
 import { seedAliases } from './support/seed-aliases';
 import { launchSplitPlatform } from './support/split-launcher';
 
@@ -229,8 +229,7 @@ async function main(): Promise<void> {
       const pair = here.filter((target) => target.name === 'router' || target.name === 'hive');
       const hive = done.filter((run) => run.op === op && run.keys === keys && run.gateway === 'hive');
       if (pair.length < 2 || !hive.length) return [];
-      const throughputs = hive.map((run) => run.result.perSecond).sort((a, b) => a - b);
-      const rate = Math.max(10, Math.round((0.7 * throughputs[Math.floor(throughputs.length / 2)]!) / 10) * 10);
+      const rate = Math.max(10, Math.round((0.7 * median(hive.map((run) => run.result.perSecond))) / 10) * 10);
       const offered: PeerRun[] = [];
       for (let round = 0; round < ROUNDS; round += 1) {
         for (const target of round % 2 ? [...pair].reverse() : pair) {

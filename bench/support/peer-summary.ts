@@ -20,7 +20,7 @@ const LABEL: Record<string, string> = {
 };
 const PEER_NAME: Record<string, string> = { apollo: 'Apollo gateway', hive: 'Hive Gateway' };
 
-const median = (values: number[]): number => {
+export const median = (values: number[]): number => {
   const sorted = values.filter(Number.isFinite).sort((a, b) => a - b);
   if (!sorted.length) return NaN;
   const mid = Math.floor(sorted.length / 2);

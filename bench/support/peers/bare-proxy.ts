@@ -9,7 +9,7 @@
  */
 import { createServer } from 'node:http';
 import { Agent } from 'undici';
-import { pooledHttp, PRINCIPAL_HEADER } from '@gateway/kernel';
+import { pooledHttp, PRINCIPAL_HEADER, type LocalRequest } from '@gateway/kernel';
 
 const target = process.env.PEER_TARGET!;
 const forward = pooledHttp(new Agent({ keepAliveTimeout: 30_000, connections: 128 }));
@@ -20,7 +20,7 @@ createServer({ keepAliveTimeout: 72_000 }, (incoming, response) => {
   incoming.on('data', (chunk: Buffer) => chunks.push(chunk));
   incoming.on('end', () => {
     const principal = incoming.headers[PRINCIPAL_HEADER];
-    let body;
+    let body: LocalRequest['body'];
     try {
       body = JSON.parse(Buffer.concat(chunks).toString('utf8'));
     } catch {

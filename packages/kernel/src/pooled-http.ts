@@ -1,6 +1,7 @@
 import { getGlobalDispatcher, type Dispatcher } from 'undici';
 import type { IncomingHttpHeaders } from 'node:http';
 import type { LocalRequest, LocalResponse } from './graphql-exchange';
+import { memoized } from './memoized';
 
 /** What an HTTP transport rejects with when `timeoutMs` passed before the whole answer came. */
 export class DeadlinePassed extends Error {
@@ -17,16 +18,10 @@ export class DeadlinePassed extends Error {
 export type HttpTransport = (url: string, request: LocalRequest, timeoutMs: number) => Promise<LocalResponse>;
 
 /** Where a URL is sent: undici's dispatch takes the origin and the path apart. Callers use a handful of URLs. */
-const targets = new Map<string, { origin: string; path: string }>();
-function targetOf(url: string): { origin: string; path: string } {
-  let target = targets.get(url);
-  if (!target) {
-    const parsed = new URL(url);
-    target = { origin: parsed.origin, path: `${parsed.pathname}${parsed.search}` };
-    if (targets.size < 256) targets.set(url, target);
-  }
-  return target;
-}
+const targetOf = memoized(256, (url): { origin: string; path: string } => {
+  const parsed = new URL(url);
+  return { origin: parsed.origin, path: `${parsed.pathname}${parsed.search}` };
+});
 
 /**
  * The HTTP transport over an undici pool (`dispatcher`; default undici's global one, the global
