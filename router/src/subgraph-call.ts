@@ -1,5 +1,6 @@
 import type { Agent } from 'undici';
 import {
+  betweenProcesses,
   callGraphQL,
   GatewayError,
   pooledHttp,
@@ -31,9 +32,10 @@ export type SharedFetches = (subgraph: string) => void;
 
 /**
  * How the router reaches one subgraph, for the gateway's data source and the forwarder alike: in
- * this process when the subgraph runs here, else over HTTP through the router's own undici pool
- * (kernel's pooledHttp: the global fetch, or undici's `request`, cost more CPU per call on this hot
- * path); either way with the signed
+ * this process when the subgraph runs here, else as frames on a few upgraded connections (kernel's
+ * framed-transport.ts), else (a subgraph or balancer that does not grant them) over HTTP through
+ * the router's own undici pool (kernel's pooledHttp: the global fetch, or undici's `request`, cost
+ * more CPU per call on this hot path); always with the signed
  * principal, the request id and one deadline (kernel's callGraphQL). An unreachable or silent
  * subgraph is 503 SERVICE_UNAVAILABLE, never a hang or an opaque 500. With `shared`, identical
  * reads in flight at once make one call (in-flight.ts).
@@ -45,7 +47,7 @@ export function subgraphCall(
   agent: Agent,
   shared?: SharedFetches,
 ): SubgraphCall {
-  const overHttp = pooledHttp(agent);
+  const overHttp = betweenProcesses(pooledHttp(agent));
   const failure = (late: boolean) =>
     new GatewayError(
       'SERVICE_UNAVAILABLE',

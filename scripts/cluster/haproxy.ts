@@ -1,5 +1,6 @@
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
+import { FRAMES_PROTOCOL } from '@gateway/kernel';
 
 /** How HAProxy health-checks every server (GET /readyz). */
 export interface HealthCheck {
@@ -94,6 +95,10 @@ export function haproxyConfig(
       `frontend ${service.name}_in`,
       `  bind ${service.public ? host : '127.0.0.1'}:${service.frontendPort}`,
       ...(service.public ? ['  option forwardfor'] : []),
+      // The framed channel (kernel's framed-transport.ts) would tunnel many calls through one
+      // upgraded connection to one instance, out of reach of the per-request balancing, health
+      // checks and retries here: refused, its callers stay on HTTP through the balancer.
+      `  http-request deny deny_status 400 if { req.hdr(upgrade) -i ${FRAMES_PROTOCOL} }`,
       `  default_backend ${service.name}`,
       '',
       `backend ${service.name}`,

@@ -52,6 +52,13 @@ describe('the cluster HAProxy configuration', () => {
     );
   });
 
+  it('refuses the framed channel on every frontend, so calls stay balanced per request', () => {
+    for (const frontend of ['frontend rest-compat_in\n', 'frontend payments_in\n'])
+      expect(section(frontend)).toContain(
+        'http-request deny deny_status 400 if { req.hdr(upgrade) -i gateway-frames.v1 }',
+      );
+  });
+
   it('adds X-Forwarded-For only on the public frontend', () => {
     expect(section('frontend rest-compat_in\n')).toContain('option forwardfor');
     expect(section('frontend payments_in\n')).not.toContain('forwardfor');

@@ -2,6 +2,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer, request, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Agent } from 'undici';
+import { framedHttp, pooledHttp, serveFrames } from '@gateway/kernel';
 import { Haproxy, haproxyConfig, haproxyInstalled } from '../../scripts/cluster/haproxy';
 import { freePort } from '../../scripts/launcher/service-process';
 
@@ -13,8 +15,11 @@ const seen = new Map<string, string[]>();
  * and closes the socket without a byte of answer, as an instance dying mid-request; `503`: answers
  * 503) and answers 200 with its name to any later attempt, wherever it lands.
  */
+/** Upgrade requests that reached an instance, by instance. */
+const upgrades = new Map<string, number>();
+
 function instance(name: string): Server {
-  return createServer((req, res) => {
+  const server = createServer((req, res) => {
     if (req.url === '/readyz') return void res.end('ready');
     const id = String(req.headers['x-test-id']);
     const attempts = seen.get(id) ?? [];
@@ -27,6 +32,12 @@ function instance(name: string): Server {
       res.end(name);
     });
   });
+  // Each instance grants the framed channel, as a subgraph does: only the balancer stands in its way.
+  server.prependListener('upgrade', () => upgrades.set(name, (upgrades.get(name) ?? 0) + 1));
+  serveFrames(server, '/graphql', async () => ({ status: 200, headers: {}, body: `${name} (framed)` }), {
+    maxRequestBytes: 1024,
+  });
+  return server;
 }
 
 /** A request on a connection of its own (HAProxy answers 502 there, where it would close a reused one silently). */
@@ -148,6 +159,23 @@ function send(
       );
       expect(answer.status).toBe(502);
       expect(seen.get('keyed-authorize')).toHaveLength(1);
+    });
+
+    it('refuses the framed channel: a caller that asks for it stays on HTTP, balanced per request', async () => {
+      const agent = new Agent();
+      const framed = framedHttp(pooledHttp(agent));
+      const bodies: string[] = [];
+      try {
+        for (const n of [1, 2, 3, 4]) {
+          const request = { headers: { 'x-test-id': `framed-${n}` }, body: { query: '{ a }' }, ip: '' };
+          bodies.push((await framed(`http://127.0.0.1:${frontendPort}/graphql`, request, 2000)).body);
+          await new Promise((resolve) => setTimeout(resolve, 30)); // the handshakes were answered
+        }
+      } finally {
+        await agent.close();
+      }
+      expect([...upgrades.values()]).toEqual([]);
+      expect(bodies.sort()).toEqual(['app-1', 'app-1', 'app-2', 'app-2']);
     });
 
     it('retries any POST whose connection was refused (nothing was sent)', async () => {

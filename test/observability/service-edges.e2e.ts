@@ -1,4 +1,4 @@
-import { callGraphQL, PRINCIPAL_HEADER, signPrincipal } from '@gateway/kernel';
+import { callGraphQL, framedHttp, PRINCIPAL_HEADER, signPrincipal, type LocalRequest } from '@gateway/kernel';
 import { startTestPlatform, type TestPlatform } from '../support/platform';
 
 const METRICS_TOKEN = 'metrics-token-0123456789abcdef';
@@ -78,6 +78,35 @@ describe('the services behind the router, and /metrics', () => {
     );
     expect(answer.status).toBe(401);
     expect(JSON.parse(answer.body).errors[0].extensions.code).toBe('UNAUTHORIZED');
+  });
+
+  it('refuses an unsigned or forged frame on every subgraph too (the framed channel other processes use), and serves a signed one', async () => {
+    const framed = framedHttp(() => Promise.reject(new Error('sent over HTTP, not framed')), { connections: 1 });
+    const frame = async (url: string, headers: Record<string, string>) => {
+      const request: LocalRequest = { headers, body: { query: '{ __typename }' }, ip: '127.0.0.1' };
+      // The first call opens the channel (and is sent over HTTP: refused here).
+      for (let tries = 0; tries < 200; tries += 1) {
+        const answer = await framed(url, request, 5000).catch(() => undefined);
+        if (answer) return answer;
+        await new Promise((resolve) => setTimeout(resolve, 10));
+      }
+      throw new Error(`${url} did not open the framed channel`);
+    };
+    const forged = `${Buffer.from(JSON.stringify({ kind: 'admin', iat: Date.now() })).toString('base64url')}.${'0'.repeat(64)}`;
+    for (const [name, url] of Object.entries(t.platform.subgraphUrls)) {
+      for (const headers of [{}, { [PRINCIPAL_HEADER]: forged }] as Array<Record<string, string>>) {
+        const refused = await frame(url, { ...headers, 'x-request-id': 'req_probe' });
+        expect({ name, status: refused.status }).toEqual({ name, status: 401 });
+        expect(JSON.parse(refused.body).errors[0].extensions).toMatchObject({
+          code: 'UNAUTHORIZED',
+          requestId: 'req_probe',
+        });
+      }
+      const principal = signPrincipal({ kind: 'anonymous', ip: '127.0.0.1' }, t.platform.platformSecret);
+      const served = await frame(url, { [PRINCIPAL_HEADER]: principal });
+      expect({ name, status: served.status }).toEqual({ name, status: 200 });
+      expect(JSON.parse(served.body)).toEqual({ data: { __typename: 'Query' } });
+    }
   });
 
   it('still serves clients through the router and rest-compat, which sign every hop', async () => {

@@ -2,17 +2,18 @@
  * The least a Node gateway can cost, for bench/peers.ts (`floor`): an HTTP server that reads the
  * JSON body of a POST, parses it (any GraphQL gateway must read the document) and sends it to the
  * one subgraph with the client's signed principal, through the same transport and pool settings as
- * our router (kernel's pooledHttp over an undici Agent), then answers with the subgraph's answer.
- * No authentication, limits, validation, planning or metrics: what our router costs above this
- * process's CPU per request is the router's own work; this much is Node's HTTP on both legs.
+ * our router (kernel's framed channel, else pooledHttp over an undici Agent), then answers with the
+ * subgraph's answer. No authentication, limits, validation, planning or metrics: what our router
+ * costs above this process's CPU per request is the router's own work; this much is Node's HTTP
+ * towards the client and the framed channel towards the subgraph.
  * PEER_PORT, PEER_TARGET (the subgraph's /graphql URL).
  */
 import { createServer } from 'node:http';
 import { Agent } from 'undici';
-import { pooledHttp, PRINCIPAL_HEADER, type LocalRequest } from '@gateway/kernel';
+import { betweenProcesses, pooledHttp, PRINCIPAL_HEADER, type LocalRequest } from '@gateway/kernel';
 
 const target = process.env.PEER_TARGET!;
-const forward = pooledHttp(new Agent({ keepAliveTimeout: 30_000, connections: 128 }));
+const forward = betweenProcesses(pooledHttp(new Agent({ keepAliveTimeout: 30_000, connections: 128 })));
 
 createServer({ keepAliveTimeout: 72_000 }, (incoming, response) => {
   if (incoming.method !== 'POST') return void response.end('ready'); // the launcher's readiness probe

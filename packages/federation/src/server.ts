@@ -4,7 +4,7 @@ import { fastifyApolloDrainPlugin, fastifyApolloHandler } from '@as-integrations
 import Fastify, { type FastifyInstance } from 'fastify';
 import type { GraphQLSchema } from 'graphql';
 import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
-import { Histogram, type Registry } from 'prom-client';
+import { Gauge, Histogram, type Registry } from 'prom-client';
 import { databaseReady, type Database } from '@gateway/db';
 import {
   createMetricsRegistry,
@@ -13,6 +13,8 @@ import {
   newId,
   OperationLabels,
   REQUEST_ID_HEADER,
+  inProcessTransportEnabled,
+  serveFrames,
   serveInProcess,
   tagRequestSpan,
   type LocalHandler,
@@ -54,7 +56,11 @@ export interface SubgraphServerOptions {
   routes?: (app: FastifyInstance) => void | Promise<void>;
   /** More /readyz checks from whoever runs the service (a process that is stopping answers not ready). */
   readinessChecks?: () => Record<string, boolean>;
-  /** Serve /graphql to callers in this process without HTTP (kernel's in-process.ts); default GRAPHQL_TRANSPORT. */
+  /**
+   * Serve /graphql to callers in this process without HTTP (kernel's in-process.ts), and to other
+   * processes as frames on upgraded connections (kernel's framed-serving.ts); default
+   * GRAPHQL_TRANSPORT (`http`: neither).
+   */
   inProcess?: boolean;
   /** METRICS_TOKEN: /metrics answers only a scrape sending it as a bearer token; unset, /metrics is open. */
   metricsToken?: string;
@@ -75,10 +81,12 @@ export interface RunningService {
   stop(): Promise<void>;
 }
 
+const BODY_LIMIT_BYTES = 1024 * 1024;
+
 /** One subgraph as an HTTP service: POST /graphql (for signed callers only: signed-caller.ts), /healthz, /readyz, /metrics. */
 export async function startSubgraphServer(options: SubgraphServerOptions): Promise<RunningService> {
   const { logger } = options;
-  const app = Fastify({ logger: false, bodyLimit: 1024 * 1024 });
+  const app = Fastify({ logger: false, bodyLimit: BODY_LIMIT_BYTES });
   const registry = options.registry ?? createMetricsRegistry(options.name);
   options.metrics?.(registry);
   const duration = new Histogram({
@@ -170,29 +178,34 @@ export async function startSubgraphServer(options: SubgraphServerOptions): Promi
     if (!answer) return apolloRoute.call(this, request, reply);
     return reply.code(answer.status).headers(answer.headers).send(answer.body);
   });
-  // The same request without a socket, for the router (or a service) in this process.
+  // The same request without HTTP: for the router (or a service) in this process, and as frames for routers elsewhere.
   const local: LocalHandler = async ({ headers, body }) => {
     const requestId = headers[REQUEST_ID_HEADER] ?? newId('request');
-    return inRequestSpan(options.name, requestId, async () => {
-      const caller = localCaller(headers, options.platformSecret, requestId);
-      if ('status' in caller) return caller;
-      const answer = await answerLean(
-        { body, contentType: headers['content-type'] ?? 'application/json', accept: headers.accept },
-        () => contextOf(requestId, caller),
-      );
-      if (answer) return { status: answer.status, headers: answer.headers, body: answer.body };
-      return completeAnswer(
-        await apollo.executeHTTPGraphQLRequest({
-          httpGraphQLRequest: {
-            method: 'POST',
-            headers: new HeaderMap([['content-type', 'application/json'], ...Object.entries(headers)]),
-            search: '',
-            body,
-          },
-          context: async () => contextOf(requestId, caller),
-        }),
-      );
-    });
+    return inRequestSpan(
+      options.name,
+      requestId,
+      async () => {
+        const caller = localCaller(headers, options.platformSecret, requestId);
+        if ('status' in caller) return caller;
+        const answer = await answerLean(
+          { body, contentType: headers['content-type'] ?? 'application/json', accept: headers.accept },
+          () => contextOf(requestId, caller),
+        );
+        if (answer) return { status: answer.status, headers: answer.headers, body: answer.body };
+        return completeAnswer(
+          await apollo.executeHTTPGraphQLRequest({
+            httpGraphQLRequest: {
+              method: 'POST',
+              headers: new HeaderMap([['content-type', 'application/json'], ...Object.entries(headers)]),
+              search: '',
+              body,
+            },
+            context: async () => contextOf(requestId, caller),
+          }),
+        );
+      },
+      headers,
+    );
   };
   app.get('/healthz', async () => ({ status: 'ok' }));
   app.get('/readyz', async (_request, reply) => {
@@ -213,12 +226,26 @@ export async function startSubgraphServer(options: SubgraphServerOptions): Promi
   const address = await app.listen({ host: options.host ?? '127.0.0.1', port: options.port ?? 0 });
   logger.info({ url: address }, `${options.name} subgraph listening`);
   const stopServingInProcess = serveInProcess(`${address}/graphql`, local, { enabled: options.inProcess });
+  const frames =
+    (options.inProcess ?? inProcessTransportEnabled())
+      ? serveFrames(app.server, '/graphql', local, { maxRequestBytes: BODY_LIMIT_BYTES })
+      : undefined;
+  new Gauge({
+    name: 'subgraph_framed_connections',
+    help: 'Framed-channel connections open to this subgraph (callers in other processes: routers, services)',
+    registers: [registry],
+    collect() {
+      this.set(frames?.connections() ?? 0);
+    },
+  });
   return {
     url: address,
     graphqlUrl: `${address}/graphql`,
     metrics: registry,
     async stop() {
       stopServingInProcess();
+      // Framed connections first: the HTTP server's close waits for every socket, theirs included.
+      await frames?.stop();
       await app.close();
     },
   };

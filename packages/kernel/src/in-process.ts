@@ -1,4 +1,5 @@
 import type { LocalHandler, LocalRequest, LocalResponse } from './graphql-exchange';
+import { framedHttp } from './framed-transport';
 import { DeadlinePassed, pooledHttp, type HttpTransport } from './pooled-http';
 
 /**
@@ -11,10 +12,12 @@ import { DeadlinePassed, pooledHttp, type HttpTransport } from './pooled-http';
  * without the socket, the HTTP parsing and the JSON round trip of the request. A caller (rest-compat,
  * the router's gateway and forwarder, a service client) sends every request through `callGraphQL`:
  * a URL served here runs here; any other (another process, a load balancer's address) goes over
- * HTTP. So the one-process layout (`npm start`) runs in process and split layouts keep HTTP, with
- * no setting to get wrong, and a caller sees the same deadline and the same errors either way.
- * GRAPHQL_TRANSPORT=http (or `serve(..., { enabled: false })`) keeps HTTP in one process too:
- * tests run both transports.
+ * the caller's transport: HTTP, or for the router's calls to subgraphs the framed channel where the
+ * subgraph grants it (betweenProcesses). So the one-process layout (`npm start`) runs in process
+ * and split layouts use sockets, with no setting to get wrong, and a caller sees the same deadline
+ * and the same errors either way.
+ * GRAPHQL_TRANSPORT=http (or `serve(..., { enabled: false })`) keeps plain HTTP everywhere: tests
+ * run every transport.
  */
 
 const handlers = new Map<string, LocalHandler>();
@@ -58,7 +61,10 @@ export interface GraphQLCallOptions {
   timeoutMs: number;
   /** The error thrown when no answer came: `late` when the deadline passed, else the transport failed (unreachable, a handler that threw). */
   failure: (late: boolean, cause: unknown) => Error;
-  /** For a URL served elsewhere; default: pooledHttp over undici's global pool. Callers with a pool of their own pass `pooledHttp(pool)`. */
+  /**
+   * For a URL served elsewhere; default: pooledHttp over undici's global pool. Callers with a pool
+   * of their own pass `pooledHttp(pool)`; the router's calls to subgraphs `betweenProcesses(...)`.
+   */
   overHttp?: HttpTransport;
 }
 
@@ -121,4 +127,15 @@ function overHttpWithinDeadline(
   });
 }
 
+/**
+ * How a caller reaches a GraphQL endpoint in another process: the framed channel where the
+ * endpoint grants it (framed-transport.ts: the subgraphs), else `overHttp`. GRAPHQL_TRANSPORT=http
+ * (read per call, as the in-process lookup is) keeps plain HTTP between processes too.
+ */
+export function betweenProcesses(overHttp: HttpTransport): HttpTransport {
+  const framed = framedHttp(overHttp);
+  return (url, request, timeoutMs) => (inProcessTransportEnabled() ? framed : overHttp)(url, request, timeoutMs);
+}
+
+// Service clients call the router, which grants no framed channel: plain HTTP.
 const overGlobalPool = pooledHttp();

@@ -17,11 +17,21 @@ export class DeadlinePassed extends Error {
  */
 export type HttpTransport = (url: string, request: LocalRequest, timeoutMs: number) => Promise<LocalResponse>;
 
-/** Where a URL is sent: undici's dispatch takes the origin and the path apart. Callers use a handful of URLs. */
-const targetOf = memoized(256, (url): { origin: string; path: string } => {
-  const parsed = new URL(url);
-  return { origin: parsed.origin, path: `${parsed.pathname}${parsed.search}` };
-});
+/** Where a URL is sent (undici's dispatch takes the origin and the path apart; framed-transport.ts connects to host and port). Callers use a handful of URLs. */
+export const targetOf = memoized(
+  256,
+  (url): { origin: string; path: string; host: string; port: number; plain: boolean } => {
+    const parsed = new URL(url);
+    const plain = parsed.protocol === 'http:';
+    return {
+      origin: parsed.origin,
+      path: `${parsed.pathname}${parsed.search}`,
+      host: parsed.hostname.replace(/^\[(.*)\]$/, '$1'), // [::1] -> ::1 for net.connect
+      port: Number(parsed.port || (plain ? 80 : 443)),
+      plain,
+    };
+  },
+);
 
 /**
  * The HTTP transport over an undici pool (`dispatcher`; default undici's global one, the global

@@ -1,5 +1,5 @@
 import FastifyOtelInstrumentation from '@fastify/otel';
-import { context, SpanStatusCode, trace } from '@opentelemetry/api';
+import { context, propagation, SpanStatusCode, trace } from '@opentelemetry/api';
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
 import { registerInstrumentations } from '@opentelemetry/instrumentation';
 import { HttpInstrumentation } from '@opentelemetry/instrumentation-http';
@@ -55,6 +55,13 @@ export function startSdk(serviceName: string): void {
           span.end();
         }
       });
+    },
+    // The framed channel between the router and the subgraphs is no HTTP the instrumentations see.
+    inject(headers) {
+      propagation.inject(context.active(), headers);
+    },
+    underRemoteParent(headers, work) {
+      return context.with(propagation.extract(context.active(), headers), work);
     },
   });
 }
