@@ -236,6 +236,20 @@ describe('the framed channel (framed-transport.ts, framed-serving.ts)', () => {
     expect(served.sockets.size).toBeLessThanOrEqual(1); // the framed connection closed (an HTTP keep-alive one may stay)
   });
 
+  it('stopped: a new upgrade is answered 503 and asked again after failedForMs, not refusedForMs (a restart grants it)', async () => {
+    served = await serve(greeter());
+    const framed = framedHttp(overHttp, { connections: 1, failedForMs: 100, refusedForMs: 60_000 });
+    await opened(framed, served);
+    await served.frames!.stop();
+    const upgradesBefore = served.upgrades();
+    for (const name of ['a', 'b', 'c']) {
+      await new Promise((resolve) => setTimeout(resolve, 150));
+      expect(greeting(await framed(served.url, request(name), 1000))).toBe(`grüß dich, ${name}`);
+    }
+    expect(served.upgrades() - upgradesBefore).toBeGreaterThanOrEqual(2); // asked again, each answered 503
+    expect(served.httpCalls()).toBe(4);
+  });
+
   it('a server refuses a frame over its limit by closing the connection, and the caller goes on over HTTP', async () => {
     served = await serve(greeter());
     // The client's limit above the server's: the server sees a frame too long for it.

@@ -12,7 +12,7 @@ import { answerFrame, batchedWriter, FRAMES_PROTOCOL, FrameKind, FrameReader, si
  * order. `maxRequestBytes`: the route's body limit; a longer frame is a protocol error that
  * closes the connection (the client sends longer bodies over HTTP).
  *
- * stop(): no new connections; each open one is told GOAWAY, answers what it runs, REFUSES what
+ * stop(): no new connections (503); each open one is told GOAWAY, answers what it runs, REFUSES what
  * arrives after (the client sends it elsewhere: it never ran) and closes. Resolves when all closed.
  */
 export interface FramesServing {
@@ -36,7 +36,8 @@ export function serveFrames(
       return;
     }
     if (stopping) return refuse(socket, 503, 'Service Unavailable');
-    if (pathOf(request.url) !== path) return refuse(socket, 404, 'Not Found');
+    if (new URL(request.url ?? '/', 'http://upgrade').pathname.replace(/(.)\/$/, '$1') !== path)
+      return refuse(socket, 404, 'Not Found');
     socket.write(`HTTP/1.1 101 Switching Protocols\r\nConnection: Upgrade\r\nUpgrade: ${FRAMES_PROTOCOL}\r\n\r\n`);
     const connection = new FramedConnection(socket as Socket, handler, options.maxRequestBytes);
     connections.add(connection);
@@ -47,8 +48,9 @@ export function serveFrames(
   return {
     connections: () => connections.size,
     async stop() {
+      // The listener stays, answering 503: a caller asks again soon (a restart grants it), where
+      // the HTTP route's answer to an upgrade it does not know would read as "never".
       stopping = true;
-      server.off('upgrade', onUpgrade);
       await Promise.all([...connections].map((connection) => connection.goAway()));
     },
   };
@@ -56,12 +58,6 @@ export function serveFrames(
 
 function refuse(socket: Duplex, status: number, reason: string): void {
   socket.end(`HTTP/1.1 ${status} ${reason}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`);
-}
-
-function pathOf(url: string | undefined): string {
-  const query = url?.indexOf('?') ?? -1;
-  const path = query < 0 ? (url ?? '/') : url!.slice(0, query);
-  return path.length > 1 && path.endsWith('/') ? path.slice(0, -1) : path;
 }
 
 /** What the route answers when its handler failed: Fastify's generic 500, without the error's message. */

@@ -19,15 +19,18 @@ import { withTraceHeaders } from './trace-hooks';
  * `fallback` (pooledHttp), asked again after a while. Until a connection is open, calls go over
  * HTTP: no call waits for a handshake. Same deadline and same failures as pooledHttp: DeadlinePassed
  * when no answer came in time (the connection stays while other answers come on it), an error when
- * the connection closes with the call in flight (as a reset socket). A call the server REFUSED (it was stopping and did not run it)
- * is sent again over `fallback`: it never ran, a mutation included.
+ * the connection closes with the call in flight (as a reset socket). A call the server REFUSED (it
+ * was stopping and did not run it) is sent again over `fallback`: it never ran, a mutation included.
  */
 export interface FramedOptions {
   /** Connections per endpoint (default 2): requests are spread over them in turn. */
   connections?: number;
-  /** After an endpoint refused the upgrade, HTTP only for this long (default 60 s). */
+  /** After an endpoint refused the upgrade (it does not serve frames), HTTP only for this long (default 60 s). */
   refusedForMs?: number;
-  /** After a connection could not be opened or closed, HTTP only for this long (default 1 s). */
+  /**
+   * After a connection could not be opened (unreachable, or a 5xx: a subgraph stopping), or one
+   * closed or went away, HTTP only for this long (default 1 s).
+   */
   failedForMs?: number;
   /** The longest answer taken (default 64 MiB); a longer one closes the connection. */
   maxAnswerBytes?: number;
@@ -123,19 +126,20 @@ class Endpoint {
     });
     handshake.on('response', (response) => {
       response.resume();
-      settle(undefined, this.settings.refusedForMs);
+      const stopping = (response.statusCode ?? 0) >= 500; // a restart's new process will grant it
+      settle(undefined, stopping ? this.settings.failedForMs : this.settings.refusedForMs);
     });
     handshake.on('error', () => settle(undefined, this.settings.failedForMs));
     handshake.end();
     return true;
   }
 
-  /** A channel that closed or goes away takes no new calls; a closed one is reopened after failedForMs. */
+  /** A channel that closed or goes away takes no new calls; another is opened after failedForMs. */
   private drop(channel: Channel): void {
     const at = this.open.indexOf(channel);
     if (at < 0) return;
     this.open.splice(at, 1);
-    if (channel.closed) this.httpOnlyUntil = Math.max(this.httpOnlyUntil, Date.now() + this.settings.failedForMs);
+    this.httpOnlyUntil = Math.max(this.httpOnlyUntil, Date.now() + this.settings.failedForMs);
   }
 }
 
@@ -147,7 +151,6 @@ interface InFlight {
 
 /** One upgraded connection: numbered requests out, answers matched back by number. */
 class Channel {
-  closed = false;
   private readonly inFlight = new Map<number, InFlight>();
   private lastId = 0;
   /** Calls made in one turn of the event loop leave in one write. */
@@ -179,7 +182,6 @@ class Channel {
     socket.on('data', onData);
     socket.on('error', () => undefined); // 'close' follows and fails what is in flight
     socket.on('close', () => {
-      this.closed = true;
       this.gone();
       for (const call of this.inFlight.values()) {
         clearTimeout(call.timer);
@@ -210,7 +212,6 @@ class Channel {
 
   /** Out of the pool at once (the socket closes on a later turn); what is in flight fails on close. */
   private giveUp(): void {
-    this.closed = true;
     this.gone();
     this.socket.destroy();
   }

@@ -130,11 +130,10 @@ function overHttpWithinDeadline(
 /**
  * How a caller reaches a GraphQL endpoint in another process: the framed channel where the
  * endpoint grants it (framed-transport.ts: the subgraphs), else `overHttp`. GRAPHQL_TRANSPORT=http
- * (read per call, as the in-process lookup is) keeps plain HTTP between processes too.
+ * (read when the caller is made, as a server reads it when it registers) keeps plain HTTP.
  */
 export function betweenProcesses(overHttp: HttpTransport): HttpTransport {
-  const framed = framedHttp(overHttp);
-  return (url, request, timeoutMs) => (inProcessTransportEnabled() ? framed : overHttp)(url, request, timeoutMs);
+  return inProcessTransportEnabled() ? framedHttp(overHttp) : overHttp;
 }
 
 // Service clients call the router, which grants no framed channel: plain HTTP.
