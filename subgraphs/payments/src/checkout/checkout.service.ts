@@ -136,7 +136,11 @@ export class CheckoutService {
       'payment authorized',
     );
 
-    const outcome = await this.engine.execute(em, claimed.started, session);
+    // The claim's event (payment.processing) leaves with the execution's first move (a same-bank
+    // payment's payment.completed): one relay take and one webhook lane for both, not a take
+    // each and a claim for the second delivery (issue 32: statements per payment). Woken whatever
+    // the execution did; a slow bank (or a crash) leaves the event to the relay's poll, 100 ms.
+    const outcome = await this.engine.execute(em, claimed.started, session).finally(() => wakeOutboxRelay(em));
     if (outcome.state === 'failed') throw new GatewayError(outcome.code, outcome.detail ?? undefined);
     const after = outcome.movement;
     return {
@@ -303,8 +307,8 @@ export class CheckoutService {
       'claimed',
     );
     if (!(await statement.run()).claimed) return null;
+    // The outbox relay is woken by authorize, after the execution.
     Object.assign(session, moved);
-    wakeOutboxRelay(em);
     return { token, started };
   }
 }

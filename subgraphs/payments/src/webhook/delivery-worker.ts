@@ -38,8 +38,17 @@ export interface DeliveryWorker {
   hasRoomFor(audienceId: string): boolean;
   /** The lease of a delivery claimed at insertion (renewed once its attempt runs). */
   newLease(): Date;
-  /** Starts the attempt of a delivery claimed at insertion, with the target read moments ago. */
-  launch(delivery: ClaimedDelivery, target: DeliveryTarget): void;
+  /**
+   * The lease tokens of this worker's attempts of an aggregate's deliveries, running or waiting in
+   * their lane: the intake takes what comes behind them (delivery.repository.ts, HELD_HERE).
+   */
+  heldFor(aggregateId: string): string[];
+  /**
+   * Starts the attempt of a delivery claimed at insertion, with the target read moments ago; or,
+   * while an attempt of its endpoint and aggregate runs here, once that one is delivered
+   * (`taken`: what heldFor answered before the intake, and the lease it took).
+   */
+  launch(delivery: ClaimedDelivery, target: DeliveryTarget, taken?: TakenBehind): void;
   /** Delivered attempts whose records wait to ride on the next intake (the dispatcher's). */
   records: RidingRecords;
   /** An intake left a delivery of this aggregate waiting: the record of its attempt in flight here is written at once. */
@@ -48,6 +57,37 @@ export interface DeliveryWorker {
 }
 
 const CANDIDATES = 500;
+/** Outcomes of finished attempts kept for intakes under way (by lease token): enough for the statements in flight at once. */
+const OUTCOMES_KEPT = 1_000;
+
+/** How the intake took a delivery: behind which attempts of this worker (heldFor), until when. */
+export interface TakenBehind {
+  held: readonly string[];
+  leaseUntil: Date;
+}
+
+/** A delivery taken behind an attempt of its lane, to be sent once that one is delivered. */
+interface Waiting {
+  delivery: ClaimedDelivery;
+  target: DeliveryTarget;
+  /** Its claim's end as taken: sent only with most of its lease left. */
+  leaseUntil: number;
+}
+
+/**
+ * A session's deliveries to one endpoint in this worker (an endpoint and an aggregate): the
+ * attempts running, and those taken behind them, sent in order one by one as each before is
+ * delivered. A retry ahead holds them back: they are dropped, their claims lapse, and they are
+ * claimed in order after it (IN_ORDER).
+ */
+interface Lane {
+  running: Set<string>;
+  waiting: Waiting[];
+  /** An attempt of it ended without letting the next go: nothing waiting is sent. */
+  held: boolean;
+}
+
+const NOTHING_RELEASED = { released: false, letsGo: false };
 
 const isSuccess = (outcome: AttemptOutcome) =>
   outcome.statusCode !== undefined && outcome.statusCode >= 200 && outcome.statusCode < 300;
@@ -68,6 +108,10 @@ export function startDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWor
   const { leaseMs } = options;
 
   const inFlight = new Set<Promise<void>>();
+  /** By aggregate, then endpoint. */
+  const lanes = new Map<string, Map<string, Lane>>();
+  /** Whether a finished attempt let its lane go on (delivered, or failed for good), by lease token, with its endpoint. */
+  const outcomes = new Map<string, { endpointId: string; letsGo: boolean }>();
   const audienceLoad = new Map<string, number>();
   let timer: NodeJS.Timeout | undefined;
   let claiming: Promise<void> | undefined;
@@ -113,8 +157,14 @@ export function startDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWor
     return claimed;
   };
 
-  /** True when its outcome may have released a later event of the same aggregate (now due). */
-  const attempt = async (delivery: ClaimedDelivery, known?: DeliveryTarget): Promise<boolean> => {
+  /**
+   * `released`: its outcome may have released a later event of the same aggregate (now due);
+   * `letsGo`: what waits behind it in its lane may be sent (it was delivered, or failed for good).
+   */
+  const attempt = async (
+    delivery: ClaimedDelivery,
+    known?: DeliveryTarget,
+  ): Promise<{ released: boolean; letsGo: boolean }> => {
     const number = delivery.attempts + 1;
     const startedAt = new Date();
     let url: string | null = null;
@@ -158,7 +208,7 @@ export function startDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWor
     } finally {
       await lease.release();
     }
-    if (stopped) return false; // shutting down: the lease lapses and another worker tries again
+    if (stopped) return NOTHING_RELEASED; // shutting down: the lease lapses and another worker tries again
 
     const delivered = isSuccess(outcome);
     // An endpoint disabled or deleted since the event: no retries (a replay can send it again).
@@ -198,23 +248,59 @@ export function startDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWor
         (error: unknown) =>
           logger.error({ err: error, delivery: delivery.id }, 'webhook attempt could not be recorded'),
       );
-      return false;
+      // Its record rides later, under the claim this attempt still holds: what waits behind it goes now.
+      return { released: false, letsGo: true };
     }
     // Recorded only if this worker still holds the claim (fencing: a takeover or a manual retry replaced its token).
     const written = await deliveries.recordAttempt(knex, delivery, record);
     logRecord(written);
     // A retry still holds its aggregate's later events; a failed one lets the next go.
-    return written.recorded && status !== 'PENDING' && written.laterPending;
+    const letsGo = written.recorded && status !== 'PENDING';
+    return { released: letsGo && written.laterPending, letsGo };
   };
 
-  const launch = (delivery: ClaimedDelivery, known?: DeliveryTarget) => {
+  const laneOf = (delivery: ClaimedDelivery): Lane | undefined =>
+    lanes.get(delivery.aggregate_id)?.get(delivery.endpoint_id);
+
+  const keepOutcome = (delivery: ClaimedDelivery, letsGo: boolean) => {
+    if (outcomes.size >= OUTCOMES_KEPT) outcomes.delete(outcomes.keys().next().value!);
+    outcomes.set(delivery.lease_token, { endpointId: delivery.endpoint_id, letsGo });
+  };
+
+  /** An attempt of `delivery`'s lane ended: the next one waiting goes if it may, else they all wait for a claim. */
+  const laneEnded = (delivery: ClaimedDelivery, letsGo: boolean) => {
+    keepOutcome(delivery, letsGo);
+    const lane = laneOf(delivery);
+    if (!lane) return;
+    lane.running.delete(delivery.lease_token);
+    if (!letsGo) lane.held = true;
+    if (lane.running.size > 0) return;
+    const next = lane.held || stopped ? undefined : lane.waiting.shift();
+    // With less than half its lease left it is not sent: its claim may lapse before the attempt renews it.
+    if (next && next.leaseUntil - Date.now() > leaseMs / 2) {
+      start(next.delivery, next.target);
+      return;
+    }
+    const byEndpoint = lanes.get(delivery.aggregate_id)!;
+    byEndpoint.delete(delivery.endpoint_id);
+    if (byEndpoint.size === 0) lanes.delete(delivery.aggregate_id);
+  };
+
+  /** Runs the attempt in its lane (made when there is none). */
+  const start = (delivery: ClaimedDelivery, known?: DeliveryTarget) => {
+    let byEndpoint = lanes.get(delivery.aggregate_id);
+    if (!byEndpoint) lanes.set(delivery.aggregate_id, (byEndpoint = new Map()));
+    let lane = byEndpoint.get(delivery.endpoint_id);
+    if (!lane) byEndpoint.set(delivery.endpoint_id, (lane = { running: new Set(), waiting: [], held: false }));
+    lane.running.add(delivery.lease_token);
     audienceLoad.set(delivery.audience_id, (audienceLoad.get(delivery.audience_id) ?? 0) + 1);
     const running: Promise<void> = attempt(delivery, known)
       .catch((error) => {
         logger.error({ err: error, delivery: delivery.id }, 'webhook attempt could not be recorded');
-        return false;
+        return NOTHING_RELEASED;
       })
-      .then((released) => {
+      .then(({ released, letsGo }) => {
+        laneEnded(delivery, letsGo);
         inFlight.delete(running);
         const left = (audienceLoad.get(delivery.audience_id) ?? 1) - 1;
         if (left > 0) audienceLoad.set(delivery.audience_id, left);
@@ -223,6 +309,24 @@ export function startDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWor
         if (heldBack || released) worker.wake();
       });
     inFlight.add(running);
+  };
+
+  /**
+   * A delivery the intake took: behind the attempts of its lane running here, or now. With its
+   * lane idle, an attempt it was taken behind (`held`) may have ended meanwhile: it goes only if
+   * that one let it (else its claim lapses and a claim takes it in order after the retry).
+   */
+  const launchTaken = (delivery: ClaimedDelivery, target: DeliveryTarget, { held, leaseUntil }: TakenBehind) => {
+    const lane = laneOf(delivery);
+    if (lane) {
+      if (!lane.held) lane.waiting.push({ delivery, target, leaseUntil: leaseUntil.getTime() });
+      return;
+    }
+    const heldBackBy = held.some((token) => {
+      const outcome = outcomes.get(token);
+      return outcome !== undefined && outcome.endpointId === delivery.endpoint_id && !outcome.letsGo;
+    });
+    if (!heldBackBy) start(delivery, target);
   };
 
   const tick = async (): Promise<void> => {
@@ -237,7 +341,7 @@ export function startDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWor
         // Not at once again after a batch: one claim takes every due delivery there is room for,
         // and what it leaves is released by a freed slot or a finished attempt (see heldBack).
         const claimed = await claim();
-        for (const delivery of claimed) launch(delivery);
+        for (const delivery of claimed) start(delivery);
       } catch (error) {
         if (!stopped) logger.error({ err: error }, 'webhook deliveries could not be claimed');
       }
@@ -251,7 +355,15 @@ export function startDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWor
     hasRoomFor: (audienceId) =>
       !stopped && inFlight.size < maxInFlight && (audienceLoad.get(audienceId) ?? 0) < perAudience,
     newLease: () => new Date(Date.now() + leaseMs),
-    launch: (delivery, target) => launch(delivery, target),
+    heldFor(aggregateId) {
+      const tokens: string[] = [];
+      for (const lane of lanes.get(aggregateId)?.values() ?? []) {
+        tokens.push(...lane.running);
+        for (const { delivery } of lane.waiting) tokens.push(delivery.lease_token);
+      }
+      return tokens;
+    },
+    launch: (delivery, target, taken) => (taken ? launchTaken(delivery, target, taken) : start(delivery, target)),
     records,
     waitingBehind(aggregateId) {
       if (waitedOn.size >= 1_000) waitedOn.clear();

@@ -88,6 +88,42 @@ describe('webhook delivery statements', () => {
     ]);
   });
 
+  it("intake takes a delivery behind the caller's own attempts in flight (their tokens), never behind another's", async () => {
+    const audience = tpp();
+    const first = await deliveries.intake(db.knex, 'tpp', event(audience, 'ops_held', 1), lease());
+    const token = first!.deliveries[0]!.lease_token!;
+    const behindMine = await deliveries.intakeRecording(
+      db.knex,
+      'tpp',
+      event(audience, 'ops_held', 2),
+      lease(),
+      [],
+      [token],
+    );
+    expect(behindMine.intake?.deliveries).toMatchObject([{ lease_token: expect.any(String) }]);
+    // The third waits behind the first and the second: both held by the caller, so it is taken too.
+    const [second] = behindMine.intake!.deliveries;
+    const behindBoth = await deliveries.intakeRecording(
+      db.knex,
+      'tpp',
+      event(audience, 'ops_held', 3),
+      lease(),
+      [],
+      [token, second!.lease_token!],
+    );
+    expect(behindBoth.intake?.deliveries).toMatchObject([{ lease_token: expect.any(String) }]);
+    // Held by someone else (tokens the caller does not have): left for a claim, as without any.
+    const behindOthers = await deliveries.intakeRecording(
+      db.knex,
+      'tpp',
+      event(audience, 'ops_held', 4),
+      lease(),
+      [],
+      [newId('delivery')],
+    );
+    expect(behindOthers.intake?.deliveries).toMatchObject([{ lease_token: null }]);
+  });
+
   it("intake reads the merchant's target in the same statement, logs the event without an endpoint, and nothing for an unknown merchant", async () => {
     const merchant = (url: string | null) => ({
       id: newId('merchant'),

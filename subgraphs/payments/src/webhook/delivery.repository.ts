@@ -115,6 +115,12 @@ const RECORDING = `recording as (select * from jsonb_to_recordset(?::jsonb) as r
       returning delivery_id)`;
 /** IN_ORDER's exception for deliveries this statement records as no longer PENDING (it cannot see its own writes). */
 const SETTLED_HERE = ` and e.id not in (select u.id from recorded u where u.status <> 'PENDING')`;
+/**
+ * IN_ORDER's exception for deliveries in flight in the intake's own worker (their lease tokens
+ * bound as a JSON list): the worker sends what it takes behind them once they are delivered,
+ * and not at all if one of them is to be retried (delivery-worker.ts, lanes).
+ */
+const HELD_HERE = ` and (e.lease_token is null or e.lease_token not in (select jsonb_array_elements_text(?::jsonb)))`;
 /** Per delivery recorded: whether another delivery of its aggregate to its endpoint is still PENDING (not one recorded here). */
 const RECORDED_OUTCOMES = `(select coalesce(jsonb_agg(jsonb_build_object('id', u.id, 'later', exists (select 1 from ${DELIVERIES} e
       where e.endpoint_id = u.endpoint_id and e.aggregate_id = u.aggregate_id and e.status = 'PENDING' and e.id <> u.id
@@ -173,7 +179,10 @@ export class DeliveryRepository {
    * statement): each only if its worker still holds the claim, as recordAttempt. A delivery this
    * statement records as no longer PENDING does not hold the new event's deliveries back (the
    * statement cannot see its own writes, so it leaves them out of IN_ORDER by id): the next event
-   * of a session is taken at once when the attempt before it was just recorded with it.
+   * of a session is taken at once when the attempt before it was just recorded with it. Nor do
+   * deliveries whose attempts run in the calling worker (`held`: their lease tokens), which sends
+   * what it takes behind them in order: a session's events that reach the intake while the one
+   * before is still being sent are taken at once, not left for a claim after its record.
    */
   async intakeRecording(
     knex: Knex,
@@ -181,6 +190,7 @@ export class DeliveryRepository {
     row: NewEvent,
     leaseUntil: Date | null,
     records: ReadonlyArray<{ delivery: ClaimedDelivery; attempt: AttemptRecord }>,
+    held: readonly string[] = [],
   ): Promise<{ intake: IntakeResult | undefined; recorded: Map<string, RecordOutcome> }> {
     const merchant = audience === 'merchant';
     const primaryOn = merchant
@@ -213,7 +223,7 @@ export class DeliveryRepository {
          from (select coalesce(i.ids ->> (n.n - 1), 'whd_' || substr(md5(gen_random_uuid()::text), 1, 24)) as id, i.event_id, i.event_kind,
                  i.audience_id, n.endpoint_id, i.aggregate_id, i.livemode, i.sequence, i.payload, i.created_at
                from i cross join numbered n cross join event) d
-         cross join lateral (select ?::boolean and ${inOrder(SETTLED_HERE)} as take) c
+         cross join lateral (select ?::boolean and ${inOrder(SETTLED_HERE + HELD_HERE)} as take) c
          on conflict (event_id, endpoint_id) do nothing
          returning id, event_id, audience_id, endpoint_id, aggregate_id, payload, attempts, lease_token)
        select ${merchant ? 'exists (select 1 from target)' : 'true'} as known, (select count(*) from event)::integer as stored,
@@ -237,6 +247,7 @@ export class DeliveryRepository {
         ...(merchant ? [row.aggregateId, row.aggregateId, row.audienceId] : []),
         leaseUntil,
         leaseUntil !== null,
+        JSON.stringify(held),
       ],
     );
     const found = rows as Array<

@@ -101,13 +101,24 @@ export async function startWebhookDispatcher(options: WebhookDispatcherOptions):
     // With room for them, this worker takes its deliveries in the same statement and sends them at
     // once, those next in their endpoint's order. The lease runs from the statement (after any router call).
     const leaseUntil = () => (worker.hasRoomFor(audienceId) ? worker.newLease() : null);
+    // Taken behind this worker's attempts of the same session still under way (sent in order after them).
+    const held = worker.heldFor(event.aggregateId);
+    let lease: Date | null = null;
     let primary: DeliveryTarget | null = null;
     let result: IntakeResult | undefined;
     // The worker's delivered attempts not recorded yet ride on this statement (put back if it fails).
-    const intake = async (audience: 'merchant' | 'tpp', withTarget: NewEvent, lease: Date | null) => {
+    const intake = async (audience: 'merchant' | 'tpp', withTarget: NewEvent, until: Date | null) => {
       const riding = worker.records.take();
+      lease = until;
       try {
-        const { intake: taken, recorded } = await deliveries.intakeRecording(knex, audience, withTarget, lease, riding);
+        const { intake: taken, recorded } = await deliveries.intakeRecording(
+          knex,
+          audience,
+          withTarget,
+          until,
+          riding,
+          held,
+        );
         worker.records.rode(riding, recorded);
         return taken;
       } catch (error) {
@@ -138,7 +149,8 @@ export async function startWebhookDispatcher(options: WebhookDispatcherOptions):
           ? openEndpointTarget(delivery.endpoint_url, delivery.endpoint_sealed, options.platformSecret)
           : primary;
       const { endpoint_url: _u, endpoint_sealed: _s, lease_token, ...claimed } = delivery;
-      if (lease_token && target) worker.launch({ ...claimed, lease_token }, target);
+      if (lease_token && target && lease)
+        worker.launch({ ...claimed, lease_token }, target, { held, leaseUntil: lease });
       else {
         waiting = true;
         // Most likely behind this worker's attempt at the event before: its record goes at once, not after a wait.
@@ -148,10 +160,26 @@ export async function startWebhookDispatcher(options: WebhookDispatcherOptions):
     if (waiting) worker.wake();
   };
 
+  // A session's events reach this process one after another (the relay publishes them together
+  // when they were written together: processing and completed), and a bus hands them over at once.
+  // Taken in turn, the later one sees the earlier one logged and its attempt running here, and is
+  // taken behind it rather than left for a claim once it is recorded (three statements more).
+  const intakesUnderWay = new Map<string, Promise<unknown>>();
+  const intakeInTurn = (event: PlatformEvent): Promise<void> => {
+    const before = intakesUnderWay.get(event.aggregateId);
+    const intake = before ? before.then(() => intakeEvent(event)) : intakeEvent(event);
+    const done = intake.catch(() => undefined);
+    intakesUnderWay.set(event.aggregateId, done);
+    void done.then(() => {
+      if (intakesUnderWay.get(event.aggregateId) === done) intakesUnderWay.delete(event.aggregateId);
+    });
+    return intake;
+  };
+
   const subscription: Subscription = await options.bus.consume(
     WEBHOOK_CONSUMER_GROUP,
     WEBHOOK_EVENT_PATTERNS,
-    intakeEvent,
+    intakeInTurn,
   );
   return {
     wake: () => worker.wake(),

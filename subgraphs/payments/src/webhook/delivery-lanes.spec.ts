@@ -1,0 +1,163 @@
+import { createServer, type Server } from 'node:http';
+import { openServiceOrm, type Database, type ServiceOrm } from '@gateway/db';
+import { openTestDatabase } from '@gateway/db/testing';
+import { createMemoryBus, type EventBus, type PlatformEvent } from '@gateway/events';
+import type { ServiceClient } from '@gateway/federation';
+import { createLogger, newId, newSecret, sealSecret } from '@gateway/kernel';
+import { migrateVault } from '@gateway/vault';
+import { migrations } from '../migrations';
+import { WebhookEndpointEntity } from '../webhook-endpoint/webhook-endpoint.entity';
+import { deliveries } from './delivery.repository';
+import { WebhookAttemptEntity, WebhookDeliveryEntity } from './webhook-delivery.entity';
+import { startWebhookDispatcher, type WebhookDispatcher } from './webhook-dispatcher';
+import { WebhookEventEntity } from './webhook-event.entity';
+
+/**
+ * A session's events that reach the dispatcher together (the relay publishes processing and
+ * completed in one pass) go to each endpoint in order: the later one is taken at intake behind
+ * the earlier one's attempt running in the same worker (its lane), sent once that one is
+ * delivered, and never before it when it is to be retried.
+ */
+describe('webhook lanes: events of one session taken together, sent in order', () => {
+  const platformSecret = 'platform-secret-for-this-spec-0123456789';
+  let db: Database;
+  let orm: ServiceOrm;
+  let receiver: Server;
+  let url: string;
+  /** What the receiver saw, in order: the event id, when it came and the status it answered. */
+  let seen: Array<{ id: string; status: number }>;
+  /** How the receiver answers each request (by event id and attempt number there). */
+  let answer: (id: string, nth: number) => { status: number; delayMs: number };
+
+  const call = (async () => ({
+    tppWebhookTarget: { url, sealedSecret: sealSecret(newSecret('whsec_'), platformSecret) },
+  })) as unknown as ServiceClient;
+
+  const start = (bus: EventBus, options: { pollIntervalMs: number; leaseMs: number }): Promise<WebhookDispatcher> =>
+    startWebhookDispatcher({
+      knex: db.knex,
+      bus,
+      platformSecret,
+      call,
+      production: false,
+      privateTargets: true,
+      logger: createLogger('delivery-lanes-spec', 'silent'),
+      retryScheduleSeconds: [1, 60],
+      attemptTimeoutMs: 5_000,
+      ...options,
+    });
+
+  /** A dispatcher on a bus of its own, and two events of one payment order of a new TPP, not published yet. */
+  const twoEventsOfAnOrder = async (options: { pollIntervalMs: number; leaseMs: number }) => {
+    const bus = createMemoryBus();
+    const dispatcher = await start(bus, options);
+    const tpp = newId('tpp');
+    const order = newId('paymentOrder');
+    return {
+      bus,
+      dispatcher,
+      processing: orderEvent(tpp, order, 1, 'payment_order.processing'),
+      completed: orderEvent(tpp, order, 2, 'payment_order.completed'),
+    };
+  };
+
+  const orderEvent = (tpp: string, order: string, sequence: number, kind: string): PlatformEvent => ({
+    id: newId('event'),
+    kind,
+    aggregateType: 'payment_order',
+    aggregateId: order,
+    audience: tpp,
+    createdAt: new Date().toISOString(),
+    sequence,
+    data: { payment_order_id: order, livemode: true },
+  });
+
+  const until = async (condition: () => boolean, ms = 10_000) => {
+    const deadline = Date.now() + ms;
+    while (!condition()) {
+      if (Date.now() > deadline) throw new Error(`not within ${ms} ms: ${JSON.stringify(seen)}`);
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+  };
+
+  beforeAll(async () => {
+    db = await openTestDatabase();
+    await migrateVault(db);
+    orm = await openServiceOrm(db, {
+      schema: 'payments',
+      entities: [WebhookDeliveryEntity, WebhookAttemptEntity, WebhookEventEntity, WebhookEndpointEntity],
+      migrations,
+      foreignSchemas: ['auth'],
+    });
+    const attempts = new Map<string, number>();
+    receiver = createServer((request, response) => {
+      let body = '';
+      request.on('data', (chunk) => (body += chunk));
+      request.on('end', () => {
+        const { id } = JSON.parse(body) as { id: string };
+        const nth = (attempts.get(id) ?? 0) + 1;
+        attempts.set(id, nth);
+        const { status, delayMs } = answer(id, nth);
+        setTimeout(() => {
+          seen.push({ id, status });
+          response.statusCode = status;
+          response.end();
+        }, delayMs);
+      });
+    });
+    await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+    url = `http://127.0.0.1:${(receiver.address() as { port: number }).port}/hook`;
+  });
+  beforeEach(() => {
+    seen = [];
+    jest.restoreAllMocks();
+  });
+  afterAll(async () => {
+    receiver.close();
+    await orm.close();
+    await db.close();
+  });
+
+  it('the later event is taken at intake and sent as soon as the earlier one is delivered, with no claim', async () => {
+    // No poll during the test: only a wake could claim, and the lane needs none.
+    const { bus, dispatcher, processing, completed } = await twoEventsOfAnOrder({
+      pollIntervalMs: 600_000,
+      leaseMs: 3_000,
+    });
+    try {
+      answer = (id) => ({ status: 200, delayMs: id === processing.id ? 200 : 0 });
+      await new Promise((resolve) => setTimeout(resolve, 100)); // the worker's first claim, at start
+      const claims = jest.spyOn(deliveries, 'claimDue');
+      await Promise.all([bus.publish(processing), bus.publish(completed)]);
+      await until(() => seen.length === 2);
+      expect(seen).toEqual([
+        { id: processing.id, status: 200 },
+        { id: completed.id, status: 200 },
+      ]);
+      expect(claims).not.toHaveBeenCalled();
+    } finally {
+      await dispatcher.stop();
+    }
+  });
+
+  it('an earlier event to be retried holds back the one taken behind it, which goes after the retry', async () => {
+    const { bus, dispatcher, processing, completed } = await twoEventsOfAnOrder({
+      pollIntervalMs: 100,
+      leaseMs: 1_000,
+    });
+    try {
+      // The first attempt at the first event is refused after a while: the second was taken behind it meanwhile.
+      answer = (id, nth) =>
+        id === processing.id && nth === 1 ? { status: 500, delayMs: 200 } : { status: 200, delayMs: 0 };
+      await Promise.all([bus.publish(processing), bus.publish(completed)]);
+      await until(() => seen.length === 3);
+      expect(seen).toEqual([
+        { id: processing.id, status: 500 },
+        { id: processing.id, status: 200 },
+        { id: completed.id, status: 200 },
+      ]);
+    } finally {
+      await dispatcher.stop();
+    }
+  });
+});
