@@ -185,6 +185,56 @@ describe('outbox relay', () => {
     expect(numbers).toEqual([1, 2, 3, 4, 5]);
   });
 
+  it('a wake within a time leaves the row for that long; a wake meanwhile takes it with the next in one statement', async () => {
+    const target = bus();
+    const seen = await collect(target);
+    // No poll and no renewal within the test: every relay statement is a take woken here.
+    const started = relay(target, { pollIntervalMs: 60_000, leaseMs: 180_000 });
+    await eventually(
+      async () => Number((await db.knex(`${SCHEMA}.outbox_relay_lease`).count({ n: '*' }))[0]!.n) === 1,
+      'the lease taken',
+    );
+    // Written without the ORM's flush (as a OneStatement writes), so only the wakes below wake the relay.
+    let n = 0;
+    const write = (kind: string) =>
+      db.knex(`${SCHEMA}.outbox`).insert({
+        id: `evt_within_${(n += 1)}_${Date.now()}`,
+        kind,
+        aggregate_type: 'payment_session',
+        aggregate_id: 'ops_within',
+        audience: 'mer_1',
+        data: JSON.stringify({ n }),
+        created_at: new Date(),
+      });
+    const takes: string[] = [];
+    const knex = orm.em.getKnex();
+    const count = (query: { sql: string }) => void (query.sql.includes('row_number()') && takes.push(query.sql));
+    knex.on('query', count);
+    try {
+      await write('payment.processing');
+      started.wake(300);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      expect(seen).toHaveLength(0); // still within its time
+      await write('payment.completed');
+      started.wake();
+      await eventually(() => seen.length === 2, 'both events');
+      expect(takes).toHaveLength(1);
+      // Alone, it leaves once its time is up.
+      await write('payment.processing');
+      const woken = Date.now();
+      started.wake(150);
+      await eventually(() => seen.length === 3, 'the third event');
+      expect(Date.now() - woken).toBeGreaterThanOrEqual(140);
+    } finally {
+      knex.off('query', count);
+    }
+    expect(seen.map((e) => [e.kind, e.sequence])).toEqual([
+      ['payment.processing', 1],
+      ['payment.completed', 2],
+      ['payment.processing', 3],
+    ]);
+  });
+
   it('a relay that died holding the lease is taken over once it runs out, with the numbering carried on', async () => {
     const target = bus();
     const seen = await collect(target);

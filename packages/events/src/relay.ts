@@ -23,8 +23,11 @@ export interface OutboxRelayOptions {
 }
 
 export interface OutboxRelay {
-  /** Look at the outbox now (called after a commit that wrote an event). */
-  wake(): void;
+  /**
+   * Look at the outbox now (called after a commit that wrote an event), or within `withinMs` at
+   * the latest: a wake meanwhile (the next commit of the same flow) takes both rows in one pass.
+   */
+  wake(withinMs?: number): void;
   stop(): Promise<void>;
 }
 
@@ -33,10 +36,12 @@ const relaysByEvents = new WeakMap<object, OutboxRelay>();
 
 /**
  * Tells the relay of `em`'s ORM that a committed write added outbox rows without the ORM's
- * flush (a OneStatement): it looks now rather than at its next poll.
+ * flush (a OneStatement): it looks now rather than at its next poll; with `withinMs`, at the
+ * latest that much later, so that the event leaves with the next one of the same flow when it
+ * comes sooner (a checkout's claim and its same-bank payment's completion).
  */
-export function wakeOutboxRelay(em: EntityManager): void {
-  relaysByEvents.get(em.getEventManager())?.wake();
+export function wakeOutboxRelay(em: EntityManager, options: { withinMs?: number } = {}): void {
+  relaysByEvents.get(em.getEventManager())?.wake(options.withinMs);
 }
 
 /** The relay of a schema changes hands within about this long after its instance died (issue 17: seconds). */
@@ -145,6 +150,8 @@ export function startOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
   const knex = orm.em.getKnex();
 
   let timer: NodeJS.Timeout | undefined;
+  /** When the timer fires (ms since the epoch). */
+  let dueAt = Infinity;
   let running: Promise<void> | undefined;
   let again = false;
   let failures = 0;
@@ -158,6 +165,7 @@ export function startOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
   const schedule = (ms: number) => {
     if (stopped) return;
     clearTimeout(timer);
+    dueAt = Date.now() + ms;
     timer = setTimeout(() => void run(), ms);
     timer.unref();
   };
@@ -259,14 +267,14 @@ export function startOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
   orm.em.getEventManager().registerSubscriber(subscriber);
 
   const relay: OutboxRelay = {
-    wake() {
+    wake(withinMs = 0) {
       if (stopped) return;
       // During a backoff the bus is down: waking early would only fail again. A follower leaves
       // the event to the relaying instance, which polls.
       if (failures > 0 || token === null) return;
       woken = true;
       if (running) again = true;
-      else schedule(0);
+      else if (Date.now() + withinMs < dueAt) schedule(withinMs);
     },
     async stop() {
       stopped = true;

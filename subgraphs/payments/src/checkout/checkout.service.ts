@@ -136,11 +136,7 @@ export class CheckoutService {
       'payment authorized',
     );
 
-    // The claim's event (payment.processing) leaves with the execution's first move (a same-bank
-    // payment's payment.completed): one relay take and one webhook lane for both, not a take
-    // each and a claim for the second delivery (issue 32: statements per payment). Woken whatever
-    // the execution did; a slow bank (or a crash) leaves the event to the relay's poll, 100 ms.
-    const outcome = await this.engine.execute(em, claimed.started, session).finally(() => wakeOutboxRelay(em));
+    const outcome = await this.engine.execute(em, claimed.started, session);
     if (outcome.state === 'failed') throw new GatewayError(outcome.code, outcome.detail ?? undefined);
     const after = outcome.movement;
     return {
@@ -307,11 +303,18 @@ export class CheckoutService {
       'claimed',
     );
     if (!(await statement.run()).claimed) return null;
-    // The outbox relay is woken by authorize, after the execution.
     Object.assign(session, moved);
+    // The claim's event (payment.processing) leaves with the execution's first move when that
+    // comes within PROCESSING_EVENT_WAITS_MS (a same-bank payment's payment.completed): one relay
+    // take and one webhook lane for both, not a take each and a claim for the second delivery
+    // (issue 32: statements per payment). A slower bank costs the event that much, no more.
+    wakeOutboxRelay(em, { withinMs: PROCESSING_EVENT_WAITS_MS });
     return { token, started };
   }
 }
+
+/** How long a claim's event waits for the execution's first move, to leave with it. */
+const PROCESSING_EVENT_WAITS_MS = 10;
 
 const payerLookup = (request: AuthorizeRequest) =>
   request.payer.type === 'alias' ? { alias: request.payer.value } : { iban: request.payer.value.iban };
