@@ -212,7 +212,7 @@ describe('outbox relay', () => {
     knex.on('query', count);
     try {
       await write('payment.processing');
-      started.wake(300);
+      started.wake(2_000);
       await new Promise((resolve) => setTimeout(resolve, 100));
       expect(seen).toHaveLength(0); // still within its time
       await write('payment.completed');

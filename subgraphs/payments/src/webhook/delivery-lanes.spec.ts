@@ -120,14 +120,17 @@ describe('webhook lanes: events of one session taken together, sent in order', (
 
   it('the later event is taken at intake and sent as soon as the earlier one is delivered, with no claim', async () => {
     // No poll during the test: only a wake could claim, and the lane needs none.
+    const claims = jest.spyOn(deliveries, 'claimDue');
     const { bus, dispatcher, processing, completed } = await twoEventsOfAnOrder({
       pollIntervalMs: 600_000,
       leaseMs: 3_000,
     });
     try {
       answer = (id) => ({ status: 200, delayMs: id === processing.id ? 200 : 0 });
-      await new Promise((resolve) => setTimeout(resolve, 100)); // the worker's first claim, at start
-      const claims = jest.spyOn(deliveries, 'claimDue');
+      // The worker's first claim, at start, ended: any claim from here on is the test's.
+      await until(() => claims.mock.calls.length === 1);
+      await claims.mock.results[0]!.value;
+      claims.mockClear();
       await Promise.all([bus.publish(processing), bus.publish(completed)]);
       await until(() => seen.length === 2);
       expect(seen).toEqual([
