@@ -50,19 +50,22 @@ export function startPaymentJobs(root: EntityManager, modules: PaymentsModules, 
     },
     logger,
   );
-  // The event log keeps 30 days (API-CONTRACT "Webhook endpoints and events"); pruned in batches, hourly.
+  // The event log keeps 30 days (API-CONTRACT "Webhook endpoints and events"), and so does the
+  // delivery log once a delivery is settled; pruned in batches, hourly.
   const eventRetention = startJob(
     'event-retention',
     EVENT_RETENTION_INTERVAL_MS,
     async () => {
       const before = new Date(Date.now() - EVENT_RETENTION_DAYS * 86_400_000);
-      let pruned = 0;
-      let batch: number;
+      const pruned = { events: 0, deliveries: 0 };
+      let batch: { events: number; deliveries: number };
       do {
-        batch = await deliveries.pruneEvents(root.getKnex(), before, EVENT_PRUNE_BATCH);
-        pruned += batch;
-      } while (batch === EVENT_PRUNE_BATCH);
-      if (pruned > 0) logger.info({ pruned }, 'webhook events past retention pruned');
+        batch = await deliveries.pruneLog(root.getKnex(), before, EVENT_PRUNE_BATCH);
+        pruned.events += batch.events;
+        pruned.deliveries += batch.deliveries;
+      } while (batch.events === EVENT_PRUNE_BATCH || batch.deliveries === EVENT_PRUNE_BATCH);
+      if (pruned.events + pruned.deliveries > 0)
+        logger.info(pruned, 'webhook events and settled deliveries past retention pruned');
     },
     logger,
   );

@@ -21,6 +21,7 @@ import { Migration20261210000200_merchant_suspension } from './Migration20261210
 import { Migration20261220000100_webhook_endpoints } from './Migration20261220000100_webhook_endpoints';
 import { Migration20261220000200_metadata } from './Migration20261220000200_metadata';
 import { Migration20261220000300_report_indexes } from './Migration20261220000300_report_indexes';
+import { Migration20261221000100_delivery_retention } from './Migration20261221000100_delivery_retention';
 
 /** Committed migrations of the payments schema, in order. */
 export const migrations: MigrationObject[] = [
@@ -52,4 +53,5 @@ export const migrations: MigrationObject[] = [
   { name: 'Migration20261220000100_webhook_endpoints', class: Migration20261220000100_webhook_endpoints },
   { name: 'Migration20261220000200_metadata', class: Migration20261220000200_metadata },
   { name: 'Migration20261220000300_report_indexes', class: Migration20261220000300_report_indexes },
+  { name: 'Migration20261221000100_delivery_retention', class: Migration20261221000100_delivery_retention },
 ];

@@ -202,14 +202,37 @@ describe('webhook endpoints in the delivery statements', () => {
     expect(await deliveries.replay(db.knex, laterTarget, past)).toBe(0);
   });
 
-  it('prunes events past retention in batches', async () => {
+  it('prunes events past retention in batches, and settled deliveries with their attempts; a pending one stays', async () => {
     const tpp = newId('tpp');
-    const old = { ...event(tpp, newId('consent'), null), now: new Date('2020-01-01T00:00:00Z') };
-    await deliveries.intake(db.knex, 'tpp', old, null);
-    const recent = event(tpp, newId('consent'), null);
+    const oldEvent = () => ({
+      ...event(tpp, newId('consent'), null),
+      now: new Date('2020-01-01T00:00:00Z'),
+      primaryUrlSet: true,
+    });
+    const [settled, pending] = [oldEvent(), oldEvent()];
+    for (const old of [settled, pending]) await deliveries.intake(db.knex, 'tpp', old, null);
+    const recent = { ...event(tpp, newId('consent'), null), primaryUrlSet: true };
     await deliveries.intake(db.knex, 'tpp', recent, null);
-    expect(await deliveries.pruneEvents(db.knex, new Date('2021-01-01T00:00:00Z'), 1000)).toBeGreaterThanOrEqual(1);
-    const left = await db.knex('payments.webhook_events').where({ audience_id: tpp }).pluck('id');
-    expect(left).toEqual([recent.eventId]);
+    const [failed] = await db
+      .knex('payments.webhook_deliveries')
+      .where({ event_id: settled.eventId })
+      .update({ status: 'FAILED', attempts: 1 })
+      .returning('id');
+    await db.knex('payments.webhook_attempts').insert({
+      delivery_id: failed.id,
+      number: 1,
+      url: 'https://tpp.example/hooks',
+      started_at: settled.now,
+      duration_ms: 1,
+      status_code: 500,
+    });
+    // Batches of one: the job goes on while a batch was full.
+    const before = new Date('2021-01-01T00:00:00Z');
+    expect(await deliveries.pruneLog(db.knex, before, 1)).toEqual({ events: 1, deliveries: 1 });
+    while (Object.values(await deliveries.pruneLog(db.knex, before, 1)).some((n) => n === 1));
+    expect(await db.knex('payments.webhook_events').where({ audience_id: tpp }).pluck('id')).toEqual([recent.eventId]);
+    const left = await db.knex('payments.webhook_deliveries').where({ audience_id: tpp }).orderBy('event_id');
+    expect(left.map((row) => row.event_id).sort()).toEqual([pending.eventId, recent.eventId].sort());
+    expect(await db.knex('payments.webhook_attempts').where({ delivery_id: failed.id })).toEqual([]);
   });
 });

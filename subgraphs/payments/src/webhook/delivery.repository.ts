@@ -452,14 +452,20 @@ export class DeliveryRepository {
     return (rows[0] as { replayed: number }).replayed;
   }
 
-  /** Drops logged events created before `before` (the 30-day retention), at most `batch` at a time; answers how many. */
-  async pruneEvents(knex: Knex, before: Date, batch: number): Promise<number> {
+  /**
+   * The 30-day retention, at most `batch` of each at a time: logged events created before
+   * `before`, and deliveries created before it that are settled (DELIVERED or FAILED), with their
+   * attempts (on delete cascade). A delivery still PENDING is left to finish; it goes once settled.
+   */
+  async pruneLog(knex: Knex, before: Date, batch: number): Promise<{ events: number; deliveries: number }> {
     const { rows } = await knex.raw(
-      `with pruned as (delete from ${EVENTS} where id in (select id from ${EVENTS} where created_at < ? limit ?) returning id)
-       select count(*)::integer as pruned from pruned`,
-      [before, batch],
+      `with events as (delete from ${EVENTS} where id in (select id from ${EVENTS} where created_at < ? limit ?) returning id),
+         deliveries as (delete from ${DELIVERIES} where id in (
+           select id from ${DELIVERIES} where created_at < ? and status <> 'PENDING' limit ?) returning id)
+       select (select count(*) from events)::integer as events, (select count(*) from deliveries)::integer as deliveries`,
+      [before, batch, before, batch],
     );
-    return (rows[0] as { pruned: number }).pruned;
+    return rows[0] as { events: number; deliveries: number };
   }
 
   /** A further endpoint's target as an attempt reads it; undefined once deleted. */
