@@ -1,12 +1,7 @@
-import { openServiceOrm, type Database, type ServiceOrm } from '@gateway/db';
-import { openTestDatabase } from '@gateway/db/testing';
+import type { Database } from '@gateway/db';
 import { newId } from '@gateway/kernel';
-import { migrateVault } from '@gateway/vault';
-import { migrations } from '../migrations';
-import { WebhookEndpointEntity } from '../webhook-endpoint/webhook-endpoint.entity';
 import { deliveries, type ClaimedDelivery, type NewEvent } from './delivery.repository';
-import { WebhookAttemptEntity, WebhookDeliveryEntity } from './webhook-delivery.entity';
-import { WebhookEventEntity } from './webhook-event.entity';
+import { openWebhookDatabase } from '../webhook-test-database';
 
 /**
  * Endpoints in the intake's one statement: the event logged whatever happens, one delivery per
@@ -15,7 +10,7 @@ import { WebhookEventEntity } from './webhook-event.entity';
  */
 describe('webhook endpoints in the delivery statements', () => {
   let db: Database;
-  let orm: ServiceOrm;
+  let closeDatabase: () => Promise<void>;
   const lease = () => new Date(Date.now() + 60_000);
   const claimAll = async () =>
     (
@@ -81,18 +76,10 @@ describe('webhook endpoints in the delivery statements', () => {
     ((await db.knex('payments.webhook_deliveries').where({ id }).first()) as { status: string }).status;
 
   beforeAll(async () => {
-    db = await openTestDatabase();
-    await migrateVault(db);
-    orm = await openServiceOrm(db, {
-      schema: 'payments',
-      entities: [WebhookDeliveryEntity, WebhookAttemptEntity, WebhookEventEntity, WebhookEndpointEntity],
-      migrations,
-      foreignSchemas: ['auth'],
-    });
+    ({ db, close: closeDatabase } = await openWebhookDatabase());
   });
   afterAll(async () => {
-    await orm.close();
-    await db.close();
+    await closeDatabase();
   });
 
   it('fans an event out to every enabled endpoint of its world whose filter takes it, and logs it even when none does', async () => {

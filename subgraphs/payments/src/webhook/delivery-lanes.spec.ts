@@ -1,16 +1,11 @@
 import { createServer, type Server } from 'node:http';
-import { openServiceOrm, type Database, type ServiceOrm } from '@gateway/db';
-import { openTestDatabase } from '@gateway/db/testing';
+import type { Database } from '@gateway/db';
 import { createMemoryBus, type EventBus, type PlatformEvent } from '@gateway/events';
 import type { ServiceClient } from '@gateway/federation';
 import { createLogger, newId, newSecret, sealSecret } from '@gateway/kernel';
-import { migrateVault } from '@gateway/vault';
-import { migrations } from '../migrations';
-import { WebhookEndpointEntity } from '../webhook-endpoint/webhook-endpoint.entity';
 import { deliveries } from './delivery.repository';
-import { WebhookAttemptEntity, WebhookDeliveryEntity } from './webhook-delivery.entity';
 import { startWebhookDispatcher, type WebhookDispatcher } from './webhook-dispatcher';
-import { WebhookEventEntity } from './webhook-event.entity';
+import { openWebhookDatabase } from '../webhook-test-database';
 
 /**
  * A session's events that reach the dispatcher together (the relay publishes processing and
@@ -21,7 +16,7 @@ import { WebhookEventEntity } from './webhook-event.entity';
 describe('webhook lanes: events of one session taken together, sent in order', () => {
   const platformSecret = 'platform-secret-for-this-spec-0123456789';
   let db: Database;
-  let orm: ServiceOrm;
+  let closeDatabase: () => Promise<void>;
   let receiver: Server;
   let url: string;
   /** What the receiver saw, in order: the event id, when it came and the status it answered. */
@@ -81,14 +76,7 @@ describe('webhook lanes: events of one session taken together, sent in order', (
   };
 
   beforeAll(async () => {
-    db = await openTestDatabase();
-    await migrateVault(db);
-    orm = await openServiceOrm(db, {
-      schema: 'payments',
-      entities: [WebhookDeliveryEntity, WebhookAttemptEntity, WebhookEventEntity, WebhookEndpointEntity],
-      migrations,
-      foreignSchemas: ['auth'],
-    });
+    ({ db, close: closeDatabase } = await openWebhookDatabase());
     const attempts = new Map<string, number>();
     receiver = createServer((request, response) => {
       let body = '';
@@ -114,8 +102,7 @@ describe('webhook lanes: events of one session taken together, sent in order', (
   });
   afterAll(async () => {
     receiver.close();
-    await orm.close();
-    await db.close();
+    await closeDatabase();
   });
 
   it('the later event is taken at intake and sent as soon as the earlier one is delivered, with no claim', async () => {

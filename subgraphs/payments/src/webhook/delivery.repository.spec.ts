@@ -1,12 +1,7 @@
-import { openServiceOrm, type Database, type ServiceOrm } from '@gateway/db';
-import { openTestDatabase } from '@gateway/db/testing';
+import type { Database } from '@gateway/db';
 import { newId } from '@gateway/kernel';
-import { migrateVault } from '@gateway/vault';
-import { migrations } from '../migrations';
 import { deliveries, type AttemptRecord, type ClaimedDelivery, type NewEvent } from './delivery.repository';
-import { WebhookAttemptEntity, WebhookDeliveryEntity } from './webhook-delivery.entity';
-import { WebhookEventEntity } from './webhook-event.entity';
-import { WebhookEndpointEntity } from '../webhook-endpoint/webhook-endpoint.entity';
+import { openWebhookDatabase } from '../webhook-test-database';
 
 /**
  * The intake's and the worker's statements against the database: each folds several steps into
@@ -15,7 +10,7 @@ import { WebhookEndpointEntity } from '../webhook-endpoint/webhook-endpoint.enti
  */
 describe('webhook delivery statements', () => {
   let db: Database;
-  let orm: ServiceOrm;
+  let closeDatabase: () => Promise<void>;
   const lease = () => new Date(Date.now() + 60_000);
   const claimDue = (
     options: { limit?: number; perAudience?: number; load?: Map<string, number>; leaseUntil?: Date } = {},
@@ -54,18 +49,10 @@ describe('webhook delivery statements', () => {
   const ids = (claimed: ClaimedDelivery[]) => claimed.map((row) => row.id).sort();
 
   beforeAll(async () => {
-    db = await openTestDatabase();
-    await migrateVault(db);
-    orm = await openServiceOrm(db, {
-      schema: 'payments',
-      entities: [WebhookDeliveryEntity, WebhookAttemptEntity, WebhookEventEntity, WebhookEndpointEntity],
-      migrations,
-      foreignSchemas: ['auth'],
-    });
+    ({ db, close: closeDatabase } = await openWebhookDatabase());
   });
   afterAll(async () => {
-    await orm.close();
-    await db.close();
+    await closeDatabase();
   });
 
   it('intake takes a delivery at once only when it is next in its aggregate order, and a duplicate event inserts nothing', async () => {
