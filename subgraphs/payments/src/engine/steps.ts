@@ -133,7 +133,7 @@ export class ExecutionSteps {
         execution,
         'resolve_debit',
         { step: 'done', ...known(), lastError: settled.detail },
-        { trigger: 'core_failure', changes: abandoned },
+        { trigger: 'core_failure', changes: abandoned, payerWhole: true },
       );
     }
     if (settled.kind === 'given_up')
@@ -244,7 +244,7 @@ export class ExecutionSteps {
         execution,
         'reverse',
         { step: 'done', ...known(), ...booked('reversal', settled.movement) },
-        { trigger: 'core_failure', changes: abandoned },
+        { trigger: 'core_failure', changes: abandoned, payerWhole: true },
       );
     }
     if (settled.kind === 'refused')
@@ -296,6 +296,10 @@ export class ExecutionSteps {
    * `step` (else someone recorded it first and this run stops), together with the movement's move
    * and, for rail credits, the interbank obligation. A settled step waiting to be recorded (a
    * same-bank debit) is recorded by the same statement: the row is still at that step.
+   * `payerWhole`: the step found the payer's money back (a reversal booked) or never taken (a
+   * debit refused). A movement that already had its answer (an operator's REFUND_PAYER or RETRY
+   * after CBS_OUTCOME_UNKNOWN) does not move, but its owner may release what it held meanwhile
+   * (payerWholeIn), in the same statement: once, with the step's record.
    */
   private async record(
     em: EntityManager,
@@ -303,7 +307,7 @@ export class ExecutionSteps {
     execution: PaymentExecutionEntity,
     step: ExecutionStep,
     outcome: Partial<PaymentExecutionEntity>,
-    also: { trigger?: EngineTrigger; changes?: MoveChanges; obligation?: boolean } = {},
+    also: { trigger?: EngineTrigger; changes?: MoveChanges; obligation?: boolean; payerWhole?: boolean } = {},
   ): Promise<Next> {
     if (this.stopped()) return 'wait';
     const { from, changes } = this.withUnrecorded(execution, step, outcome);
@@ -312,7 +316,8 @@ export class ExecutionSteps {
     const update = { leaseUntil: this.later(this.settings.leaseMs), ...changes, updatedAt: now };
     // A movement that already ended (an operator's refund after FAILED) keeps its answer.
     const kind = this.kinds[execution.kind];
-    const trigger = also.trigger && !kind.isFinal(movement) ? also.trigger : undefined;
+    const final = kind.isFinal(movement);
+    const trigger = also.trigger && !final ? also.trigger : undefined;
     // One statement, all or nothing: the step's record (only while this run still holds the row
     // at `from`), the movement's move from the status this run read (its row locked first, so the
     // record never lands without the move) and the obligation.
@@ -327,12 +332,14 @@ export class ExecutionSteps {
       trigger ? 'movement' : undefined,
     );
     const moved = trigger ? kind.moveIn(statement, movement, trigger, now, also.changes, 'step') : null;
+    const released = final && also.payerWhole ? kind.payerWholeIn?.(statement, movement, now, 'step') : undefined;
     if (also.obligation) recordObligationIn(statement, movement, now, 'step');
     if (!(await statement.run()).step) return 'wait'; // recorded by someone else first, or the movement moved meanwhile
     if (moved) {
       Object.assign(movement, moved);
       wakeOutboxRelay(em);
     }
+    if (released) Object.assign(movement, released);
     Object.assign(execution, update);
     execution.attempts += 1;
     return changes.step !== undefined && STEP_TABLE[changes.step].runsOn ? 'continue' : 'wait';

@@ -70,6 +70,14 @@ export interface MovementKind<M extends Movement = Movement> {
   ): Partial<M>;
   /** Nothing moves it any more (an operator's answer after FAILED stands). */
   isFinal(movement: M): boolean;
+  /**
+   * A final movement whose payer the engine has since found whole (the reversal an operator asked
+   * for is booked, or the debit never was): what its owner changes, as parts of the engine's
+   * OneStatement written only if part `when` changed a row. Answers the changes to apply to
+   * `movement`, or undefined when there is nothing to change. Only a kind that holds something
+   * while an operator checks needs it: a refund keeps its amount taken (refund.moves.ts).
+   */
+  payerWholeIn?(statement: OneStatement, movement: M, now: Date, when: string): Partial<M> | undefined;
 }
 
 export type MovementKinds = Record<ExecutionKind, MovementKind>;

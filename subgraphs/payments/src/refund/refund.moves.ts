@@ -111,6 +111,40 @@ export function moveRefundIn(
   return update;
 }
 
+/**
+ * A refund that FAILED with CBS_OUTCOME_UNKNOWN kept its amount taken while an operator checked
+ * whether the payer was credited (failureFreesAmount). Once the engine has the merchant's money
+ * back (the reversal an operator asked for is booked, or the debit turns out never booked), the
+ * payer cannot have been paid by it: the outcome is established, so the refund says so
+ * (CBS_ERROR: the cores did not carry it out) and its amount is again left to refund. Parts
+ * `established` and `released` of the engine's statement, written once: only with the engine's
+ * record (`when`) and only while the refund is still FAILED with the unknown outcome. No event:
+ * the merchant's refund.failed was its answer; GET /refunds/{id} and the session's
+ * amount_refunded show the change.
+ */
+export function releaseHeldRefundIn(
+  statement: OneStatement,
+  refund: RefundEntity,
+  now: Date,
+  when: string,
+): Partial<RefundEntity> | undefined {
+  if (refund.status !== 'FAILED' || failureFreesAmount(refund.failureCode)) return undefined;
+  const update = { failureCode: 'CBS_ERROR', failureDetail: HELD_REFUND_RELEASED, updatedAt: now };
+  statement.update(
+    'established',
+    RefundEntity,
+    { id: refund.id, status: 'FAILED', failureCode: refund.failureCode },
+    update,
+    when,
+  );
+  releaseRefundIn(statement, 'released', refund, now, 'established');
+  return update;
+}
+
+const HELD_REFUND_RELEASED =
+  "the bank cores' outcome was established after an operator's check: the payer was not credited " +
+  "and the merchant's account was not debited or was given the money back";
+
 const refundEvent = (kind: RefundEventKind, refund: RefundEntity) => ({
   kind,
   aggregateType: REFUND_AGGREGATE,
@@ -142,4 +176,5 @@ export const refundMovements: MovementKind<RefundEntity> = {
   moveIn: (statement, refund, trigger, now, failure, when) =>
     moveRefundIn(statement, refund, trigger, now, failure ?? {}, when),
   isFinal: (refund) => FINAL_REFUND_STATUSES.has(refund.status),
+  payerWholeIn: releaseHeldRefundIn,
 };

@@ -42,6 +42,7 @@ export const publicRefundStatus = (status: RefundStatus): 'PROCESSING' | 'COMPLE
  * Whether a refund's FAILED move gives its amount back to the session (what is left to refund).
  * Not when the engine handed the refund to an operator because a core's outcome could not be
  * established (CBS_OUTCOME_UNKNOWN): the payer may have been credited, so the amount stays taken
- * until an operator has checked; a second refund of it could pay the payer twice.
+ * until an operator has checked; a second refund of it could pay the payer twice. The engine frees
+ * it once the merchant's money is back (releaseHeldRefundIn, refund.moves.ts).
  */
 export const failureFreesAmount = (failureCode: string | null): boolean => failureCode !== 'CBS_OUTCOME_UNKNOWN';

@@ -1,0 +1,108 @@
+import type { EngineSettings } from '@gateway/subgraph-payments';
+import { startMinimalBank, type MinimalBank, type MinimalCustomer } from '../support/minimal-bank';
+import { bearer, eventually, FAST_ENGINE, paidSession, refundSettles } from '../support/payments';
+import { startTestPlatform, type TestPlatform } from '../support/platform';
+
+/** Short outcome deadlines, so "the engine gives up and hands it to an operator" fits in a test. */
+const ENGINE: Partial<EngineSettings> = {
+  ...FAST_ENGINE,
+  coreAttempts: 3,
+  replayLimit: 2,
+  outcomeDeadlineMs: 2_500,
+  confirmResendAfterMs: 400,
+  confirmGiveUpAfterMs: 2_000,
+};
+
+/**
+ * A refund whose outcome no core would tell (CBS_OUTCOME_UNKNOWN) keeps its amount taken while an
+ * operator checks: the payer may have been credited, and refunding it again could pay twice. Once
+ * the operator has the merchant's debit given back (REFUND_PAYER), the refund's outcome is known:
+ * its amount is left to refund again, once, and the refund says why.
+ */
+describe('a refund handed to an operator', () => {
+  let t: TestPlatform;
+  let alpha: MinimalBank;
+  let beta: MinimalBank;
+  let shop: MinimalCustomer;
+  let merchant: { merchantId: string; apiKey: string };
+
+  const refund = (sessionId: string, amount: number) =>
+    t.rest('POST', `/payments/sessions/${sessionId}/refunds`, { headers: bearer(merchant.apiKey), body: { amount } });
+  const session = async (id: string) =>
+    (await t.rest('GET', `/payments/sessions/${id}`, { headers: bearer(merchant.apiKey) })).body;
+  const attention = async () =>
+    (await t.rest('GET', '/admin/attention?limit=100', { headers: { 'x-service-admin-key': t.adminKey } })).body
+      .movements as Array<Record<string, any>>;
+
+  beforeAll(async () => {
+    t = await startTestPlatform({ paymentsEngine: ENGINE });
+    alpha = await startMinimalBank(t);
+    beta = await startMinimalBank(t);
+    shop = await alpha.customer({ balance: 100_000 });
+    merchant = await t.seed.createMerchant({ name: 'Held Refunds', settlement_iban: shop.iban });
+  });
+  afterAll(async () => {
+    await alpha.core.stop();
+    await beta.core.stop();
+    await t.stop();
+  });
+
+  it('REFUND_PAYER gives the merchant its debit back and the amount is left to refund again, once', async () => {
+    const payer = await beta.customer({ balance: 20_000 });
+    const id = await paidSession(t, merchant.apiKey, shop, payer, 5_000);
+    // The payer's core answers the refund's credit only with redirects and HTML, and no statement:
+    // whether the payer was credited cannot be established.
+    beta.core.fail(
+      ...Array.from({ length: 60 }, () => ({
+        path: '/accounts/credit',
+        kind: 'status' as const,
+        status: 302,
+        body: '<html>moved</html>',
+      })),
+      ...Array.from({ length: 60 }, () => ({
+        path: `/accounts/${payer.iban}/transactions`,
+        kind: 'status' as const,
+        status: 500,
+      })),
+    );
+    const shopBefore = alpha.core.balance(shop.iban);
+    const held = await refund(id, 3_000);
+    expect(held.status).toBe(201);
+    const refundId = held.body.refund_id as string;
+    const failed = await refundSettles(t, merchant.apiKey, refundId);
+    expect(failed).toMatchObject({ status: 'FAILED', failure_code: 'CBS_OUTCOME_UNKNOWN' });
+    expect(alpha.core.balance(shop.iban)).toBe(shopBefore - 3_000);
+
+    // Held: only what no refund has taken is left (5,000 - 3,000).
+    expect((await session(id)).amount_refunded).toBe(3_000);
+    const tooMuch = await refund(id, 2_001);
+    expect([tooMuch.status, tooMuch.body.error?.code]).toEqual([422, 'REFUND_AMOUNT_EXCEEDED']);
+
+    const [movement] = (await attention()).filter((m) => m.session_id === refundId);
+    expect(movement).toMatchObject({ step: 'credit', session_status: 'FAILED', failure_code: 'CBS_OUTCOME_UNKNOWN' });
+    const resolved = await t.rest('POST', `/admin/attention/${refundId}/resolve`, {
+      headers: { 'x-service-admin-key': t.adminKey },
+      body: { action: 'REFUND_PAYER', note: 'the payer’s bank confirms no credit arrived' },
+    });
+    expect(resolved.status).toBe(200);
+
+    // The reversal is booked at the merchant's core once, and the amount is free again.
+    await eventually(
+      async () => ((await session(id)).amount_refunded === 0 ? true : undefined),
+      'the held amount released',
+    );
+    expect(alpha.core.balance(shop.iban)).toBe(shopBefore);
+    expect(alpha.core.entries(shop.iban).filter((entry) => entry.reference === `${refundId}:reversal`)).toHaveLength(1);
+    expect(beta.core.balance(payer.iban)).toBe(20_000 - 5_000);
+    const established = (await t.rest('GET', `/refunds/${refundId}`, { headers: bearer(merchant.apiKey) })).body;
+    expect(established).toMatchObject({ status: 'FAILED', failure_code: 'CBS_ERROR' });
+    expect((await attention()).filter((m) => m.session_id === refundId)).toEqual([]);
+
+    // The whole amount can be refunded now, and no more than that.
+    const again = await refund(id, 5_000);
+    expect(again.status).toBe(201);
+    expect((await session(id)).amount_refunded).toBe(5_000);
+    const over = await refund(id, 1);
+    expect([over.status, over.body.error?.code]).toEqual([422, 'REFUND_AMOUNT_EXCEEDED']);
+  });
+});
