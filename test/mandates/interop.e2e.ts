@@ -149,7 +149,7 @@ describe('mandate charges with bank cores written from the spec alone', () => {
     ).toMatchObject({ rrn: 'RRN-CHG-1' });
   });
 
-  it("answers that stay unusable: the charge FAILS (CBS_OUTCOME_UNKNOWN) and the operator's attention list shows it as a mandate charge; a refund gives the money back once", async () => {
+  it("answers that stay unusable: the charge FAILS (CBS_OUTCOME_UNKNOWN), holds its period while the operator's attention list shows it as a mandate charge; a refund gives the money back once and frees the period", async () => {
     // A core of its own: the faults queued here would otherwise meet the next test's calls.
     const delta = await startMinimalBank(t);
     extraBanks.push(delta);
@@ -185,6 +185,10 @@ describe('mandate charges with bank cores written from the spec alone', () => {
       session_status: 'FAILED',
     });
     expect(delta.core.balance(customer.iban)).toBe(18_000);
+    // The customer was debited while the merchant was told FAILED: a second charge of the period
+    // would take twice what the mandate allows for it.
+    const second = await charge(mandate, 2_000, 'may-again');
+    expect([second.status, second.body.error?.code]).toEqual([422, 'MANDATE_LIMIT_EXCEEDED']);
 
     const resolved = await t.rest('POST', `/admin/attention/${chargeId}/resolve`, {
       headers: admin,
@@ -193,6 +197,13 @@ describe('mandate charges with bank cores written from the spec alone', () => {
     expect([resolved.status, resolved.body.kind, resolved.body.step]).toEqual([200, 'mandate_charge', 'reverse']);
     await eventually(async () => (delta.core.balance(customer.iban) === 20_000 ? true : undefined), 'the refund');
     expect(delta.core.balance(shop.iban)).toBe(0);
+    // Given back: the outcome is established and the period is free again.
+    const established = await eventually(async () => {
+      const found = await chargeReaches(mandate, chargeId, 'FAILED');
+      return found.failure_code === 'CBS_ERROR' ? found : undefined;
+    }, 'the charge established');
+    expect(established.failure_code).toBe('CBS_ERROR');
+    expect((await charge(mandate, 2_000, 'may-retry')).status).toBe(201);
     const again = await t.rest('POST', `/admin/attention/${chargeId}/resolve`, {
       headers: admin,
       body: { action: 'CLOSE', note: 'twice' },

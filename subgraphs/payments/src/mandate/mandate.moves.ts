@@ -203,9 +203,15 @@ export type NewCharge = Pick<
 
 /**
  * The 'created' move of a charge, once per mandate and period, as part `charge` of the caller's
- * statement: it writes no row when the period already has a live (not FAILED) charge. Raw SQL:
- * "once" is `on conflict do nothing` on the partial unique index, which must not abort the
- * statement as a failed insert would.
+ * statement: it writes no row when the period already has a charge that holds it. A charge holds
+ * its period unless it FAILED, and still holds it when it FAILED with CBS_OUTCOME_UNKNOWN: the
+ * payer may have been debited, and a second charge could take twice what the customer agreed to
+ * for the period, until the engine has the payer's money back (releaseHeldChargeIn).
+ * Two guards, both needed: `not exists` reads the period's charges as they are when the
+ * statement starts (a charge that turned FAILED with CBS_OUTCOME_UNKNOWN holds it either way),
+ * and the partial unique index refuses a live charge that a racing transaction has not committed
+ * yet. Raw SQL: "once" is `on conflict do nothing`, which must not abort the statement as a
+ * failed insert would; the values are cast, as an INSERT … SELECT does not type them by column.
  */
 export function createChargeOnceIn(statement: OneStatement, fields: NewCharge, now: Date): void {
   const move = chargeTransitionFor(null, 'created')!;
@@ -213,7 +219,11 @@ export function createChargeOnceIn(statement: OneStatement, fields: NewCharge, n
     'charge',
     `insert into "payments"."mandate_charges" ("id", "mandate_id", "merchant_id", "livemode", "status", "amount", "currency", "reference", "period_start", "debtor_bank", "debtor_iban",
        "creditor_bank", "creditor_iban", "settlement_type", "description", "metadata", "created_at", "updated_at")
-     values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?::jsonb, ?, ?)
+     select ?::text, ?::text, ?::text, ?::boolean, ?::text, ?::bigint, ?::text, ?::text, ?::text, ?::text, ?::text, ?::text, ?::text, ?::text, ?::text, ?::jsonb, ?::timestamptz, ?::timestamptz
+     where not exists (
+       select 1 from "payments"."mandate_charges" "held"
+       where "held"."mandate_id" = ? and "held"."period_start" = ?
+         and ("held"."status" <> 'FAILED' or "held"."failure_code" = '${OUTCOME_UNKNOWN}'))
      on conflict ("mandate_id", "period_start") where "status" <> 'FAILED' do nothing returning 1`,
     [
       fields.id,
@@ -234,9 +244,45 @@ export function createChargeOnceIn(statement: OneStatement, fields: NewCharge, n
       JSON.stringify(fields.metadata),
       now,
       now,
+      fields.mandateId,
+      fields.periodStart,
     ],
   );
 }
+
+/** The failure code of a charge whose outcome an operator is checking: it keeps holding its period. */
+const OUTCOME_UNKNOWN = 'CBS_OUTCOME_UNKNOWN';
+
+/**
+ * A charge that FAILED with CBS_OUTCOME_UNKNOWN held its period while an operator checked whether
+ * the payer was debited (createChargeOnceIn). Once the engine has the payer's money back (the
+ * reversal an operator asked for is booked, or the debit turns out never booked), the outcome is
+ * established: the charge says so (CBS_ERROR) and the period can be charged again. Part
+ * `established` of the engine's statement, written only with the engine's record (`when`) and only
+ * while the charge is still FAILED with the unknown outcome. No event: mandate.charge.failed was
+ * the merchant's answer; the charge as read shows the change.
+ */
+export function releaseHeldChargeIn(
+  statement: OneStatement,
+  charge: MandateChargeEntity,
+  now: Date,
+  when: string,
+): Partial<MandateChargeEntity> | undefined {
+  if (charge.status !== 'FAILED' || charge.failureCode !== OUTCOME_UNKNOWN) return undefined;
+  const update = { failureCode: 'CBS_ERROR', failureDetail: HELD_CHARGE_RELEASED, updatedAt: now };
+  statement.update(
+    'established',
+    MandateChargeEntity,
+    { id: charge.id, status: 'FAILED', failureCode: OUTCOME_UNKNOWN },
+    update,
+    when,
+  );
+  return update;
+}
+
+const HELD_CHARGE_RELEASED =
+  "the bank cores' outcome was established after an operator's check: the payer's account was " +
+  'not debited or was given the money back, so the period can be charged again';
 
 type ChargeChanges = Partial<Pick<MandateChargeEntity, 'failureCode' | 'failureDetail'>>;
 
@@ -288,4 +334,5 @@ export const chargeMovements: MovementKind<MandateChargeEntity> = {
   moveIn: (statement, charge, trigger, now, failure, when) =>
     moveChargeIn(statement, charge, trigger, now, failure ?? {}, when),
   isFinal: (charge) => FINAL_CHARGE_STATUSES.has(charge.status),
+  payerWholeIn: releaseHeldChargeIn,
 };

@@ -467,7 +467,7 @@ export class MandateService {
       if (!(await statement.run()).charge) {
         throw new GatewayError(
           'MANDATE_LIMIT_EXCEEDED',
-          `mandate ${id} is already charged for the ${mandate.interval} period from ${formatDate(period.start)}; next: ${formatDate(period.end)}`,
+          `mandate ${id} is already charged for the ${mandate.interval} period from ${formatDate(period.start)} (a charge FAILED with CBS_OUTCOME_UNKNOWN holds it until an operator has resolved it); next: ${formatDate(period.end)}`,
         );
       }
       if (idempotencyKey != null) await idempotency.complete(tx, merchantId, idempotencyKey, { chargeId });
