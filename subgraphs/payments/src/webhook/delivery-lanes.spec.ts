@@ -67,6 +67,12 @@ describe('webhook lanes: events of one session taken together, sent in order', (
     data: { payment_order_id: order, livemode: true },
   });
 
+  /**
+   * What the receiver saw of these events only: the tests share a database, and an attempt a test's
+   * dispatcher was stopped in the middle of is sent again by the next one once its claim lapses.
+   */
+  const seenOf = (...events: PlatformEvent[]) => seen.filter(({ id }) => events.some((event) => event.id === id));
+
   const until = async (condition: () => boolean, ms = 10_000) => {
     const deadline = Date.now() + ms;
     while (!condition()) {
@@ -119,8 +125,8 @@ describe('webhook lanes: events of one session taken together, sent in order', (
       await claims.mock.results[0]!.value;
       claims.mockClear();
       await Promise.all([bus.publish(processing), bus.publish(completed)]);
-      await until(() => seen.length === 2);
-      expect(seen).toEqual([
+      await until(() => seenOf(processing, completed).length === 2);
+      expect(seenOf(processing, completed)).toEqual([
         { id: processing.id, status: 200 },
         { id: completed.id, status: 200 },
       ]);
@@ -140,8 +146,48 @@ describe('webhook lanes: events of one session taken together, sent in order', (
       answer = (id, nth) =>
         id === processing.id && nth === 1 ? { status: 500, delayMs: 200 } : { status: 200, delayMs: 0 };
       await Promise.all([bus.publish(processing), bus.publish(completed)]);
-      await until(() => seen.length === 3);
-      expect(seen).toEqual([
+      await until(() => seenOf(processing, completed).length === 3);
+      expect(seenOf(processing, completed)).toEqual([
+        { id: processing.id, status: 500 },
+        { id: processing.id, status: 200 },
+        { id: completed.id, status: 200 },
+      ]);
+    } finally {
+      await dispatcher.stop();
+    }
+  });
+
+  it("an earlier attempt refused while the later event's intake is still under way holds it back all the same", async () => {
+    const { bus, dispatcher, processing, completed } = await twoEventsOfAnOrder({
+      pollIntervalMs: 100,
+      leaseMs: 1_000,
+    });
+    // The window the worker's outcome cache covers: the intake statement took the later delivery
+    // behind the earlier attempt (still leased when it ran), and answers only after that attempt
+    // was refused and recorded and its lane closed. Without the cache the later event would go first.
+    const intake = deliveries.intakeRecording.bind(deliveries);
+    const firstSettled = async () => {
+      await until(() => seenOf(processing).length >= 1);
+      const deadline = Date.now() + 10_000;
+      for (;;) {
+        const row = await db.knex('payments.webhook_deliveries').where({ event_id: processing.id }).first();
+        if (row?.attempts === 1 && row.lease_token === null) break;
+        if (Date.now() > deadline) throw new Error('the first attempt was not recorded');
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+      await new Promise((resolve) => setTimeout(resolve, 100)); // its lane ends right after the record
+    };
+    jest.spyOn(deliveries, 'intakeRecording').mockImplementation(async (...args) => {
+      const answer = await intake(...args);
+      if ((args[5] ?? []).length > 0) await firstSettled(); // held: taken behind the first attempt
+      return answer;
+    });
+    try {
+      answer = (id, nth) =>
+        id === processing.id && nth === 1 ? { status: 500, delayMs: 200 } : { status: 200, delayMs: 0 };
+      await Promise.all([bus.publish(processing), bus.publish(completed)]);
+      await until(() => seenOf(processing, completed).length === 3);
+      expect(seenOf(processing, completed)).toEqual([
         { id: processing.id, status: 500 },
         { id: processing.id, status: 200 },
         { id: completed.id, status: 200 },
