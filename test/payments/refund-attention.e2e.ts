@@ -105,4 +105,53 @@ describe('a refund handed to an operator', () => {
     const over = await refund(id, 1);
     expect([over.status, over.body.error?.code]).toEqual([422, 'REFUND_AMOUNT_EXCEEDED']);
   });
+
+  it('RETRY that finds the merchant never debited frees the amount with no reversal', async () => {
+    const payer = await alpha.customer({ balance: 20_000 });
+    const id = await paidSession(t, merchant.apiKey, shop, payer, 4_000);
+    // The merchant's core answers the refund's debit only with redirects (booking nothing), and no
+    // statement: whether the merchant was debited cannot be established.
+    alpha.core.fail(
+      ...Array.from({ length: 60 }, () => ({
+        path: '/accounts/debit',
+        kind: 'status' as const,
+        status: 302,
+        body: '<html>moved</html>',
+      })),
+      ...Array.from({ length: 60 }, () => ({
+        path: `/accounts/${shop.iban}/transactions`,
+        kind: 'status' as const,
+        status: 500,
+      })),
+    );
+    const shopBefore = alpha.core.balance(shop.iban);
+    const refundId = (await refund(id, 4_000)).body.refund_id as string;
+    expect(await refundSettles(t, merchant.apiKey, refundId)).toMatchObject({
+      status: 'FAILED',
+      failure_code: 'CBS_OUTCOME_UNKNOWN',
+    });
+    expect((await session(id)).amount_refunded).toBe(4_000);
+    const [movement] = await eventually(async () => {
+      const listed = (await attention()).filter((m) => m.session_id === refundId);
+      return listed.length ? listed : undefined;
+    }, 'the refund on the attention list');
+    expect(movement).toMatchObject({ step: 'resolve_debit', failure_code: 'CBS_OUTCOME_UNKNOWN' });
+
+    // The core answers again; the operator has the engine ask once more, and the debit is refused.
+    alpha.core.recover();
+    alpha.core.fail({ path: '/accounts/debit', kind: 'status', status: 422, body: '{"error":"INSUFFICIENT_FUNDS"}' });
+    const resolved = await t.rest('POST', `/admin/attention/${refundId}/resolve`, {
+      headers: { 'x-service-admin-key': t.adminKey },
+      body: { action: 'RETRY', note: 'the core is back: ask it again' },
+    });
+    expect(resolved.status).toBe(200);
+    await eventually(
+      async () => ((await session(id)).amount_refunded === 0 ? true : undefined),
+      'the held amount released',
+    );
+    const established = (await t.rest('GET', `/refunds/${refundId}`, { headers: bearer(merchant.apiKey) })).body;
+    expect(established).toMatchObject({ status: 'FAILED', failure_code: 'CBS_ERROR' });
+    expect(alpha.core.balance(shop.iban)).toBe(shopBefore);
+    expect(alpha.core.entries(shop.iban).filter((entry) => entry.reference.startsWith(refundId))).toEqual([]);
+  });
 });

@@ -63,6 +63,8 @@ export interface MinimalCore {
   entries(iban: string): MinimalCoreEntry[];
   /** Queues faults; each is used once, in order, by the first matching request. */
   fail(...faults: MinimalCoreFault[]): void;
+  /** Drops the faults not used yet: the core answers normally again. */
+  recover(): void;
   /** The bank installs a rotated internal key: from now on only this one is accepted. */
   useInternalKey(key: string): void;
   stop(): Promise<void>;
@@ -190,6 +192,7 @@ export async function startMinimalCore(options: MinimalCoreOptions): Promise<Min
     balance: (iban) => accounts.get(iban)?.balance ?? Number.NaN,
     entries: (iban) => [...(accounts.get(iban)?.entries ?? [])],
     fail: (...added) => void faults.push(...added),
+    recover: () => void faults.splice(0),
     useInternalKey: (key) => void (internalKey = key),
     async stop() {
       for (const res of hanging) res.destroy();
