@@ -893,7 +893,7 @@ export interface paths {
         put?: never;
         /**
          * Charge a mandate
-         * @description Moves up to the mandate amount from the customer to the merchant’s settlement_iban through the payment engine (no OTP: the mandate is the authorisation). One charge per interval period (a FAILED one frees its period), none before start_date. Answers the charge as it stands after a short wait: COMPLETED (same bank), PROCESSING (cross bank: until the creditor bank confirms) or FAILED; mandate.charge.completed or mandate.charge.failed follows by webhook. Idempotency-Key: the same request answers the same charge. While the customer’s or the merchant’s bank is suspended by the operator: 422 BANK_NOT_PARTICIPATING, nothing is charged and the period stays chargeable after the bank is resumed.
+         * @description Moves up to the mandate amount from the customer to the merchant’s settlement_iban through the payment engine (no OTP: the mandate is the authorisation). One charge per interval period (a FAILED one frees its period, except one FAILED with CBS_OUTCOME_UNKNOWN: the customer may have been debited, so it holds the period until an operator has had the money given back), none before start_date. Answers the charge as it stands after a short wait: COMPLETED (same bank), PROCESSING (cross bank: until the creditor bank confirms) or FAILED; mandate.charge.completed or mandate.charge.failed follows by webhook. Idempotency-Key: the same request answers the same charge. While the customer’s or the merchant’s bank is suspended by the operator: 422 BANK_NOT_PARTICIPATING, nothing is charged and the period stays chargeable after the bank is resumed.
          */
         post: operations["chargeMandate"];
         delete?: never;

@@ -32,7 +32,7 @@ import { bankReference } from '@gateway/federation';
 import { otpAttemptsLeft } from '../payer-otp/payer-otp';
 
 const ERRORS_CHARGE =
-  'Errors: MANDATE_NOT_FOUND, MANDATE_NOT_ACTIVE (not ACTIVE: pending, cancelled or failed), MANDATE_LIMIT_EXCEEDED (above the amount, or the period already charged), ' +
+  'Errors: MANDATE_NOT_FOUND, MANDATE_NOT_ACTIVE (not ACTIVE: pending, cancelled or failed), MANDATE_LIMIT_EXCEEDED (above the amount, or the period already charged: by a charge not FAILED, or FAILED with CBS_OUTCOME_UNKNOWN until an operator has had the money given back), ' +
   "MANDATE_NOT_STARTED (before startDate), BANK_NOT_PARTICIPATING (the customer's or the merchant's bank suspended: nothing is charged and the period stays chargeable), " +
   'VALIDATION_ERROR, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE.';
 
