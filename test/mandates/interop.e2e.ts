@@ -1,17 +1,6 @@
-import type { EngineSettings } from '@gateway/subgraph-payments';
-import { startMinimalBank, type MinimalBank, type MinimalCustomer } from '../support/minimal-bank';
-import { bearer, eventually, FAST_ENGINE } from '../support/payments';
+import { outcomeNeverKnown, startMinimalBank, type MinimalBank, type MinimalCustomer } from '../support/minimal-bank';
+import { bearer, eventually, SHORT_DEADLINES_ENGINE } from '../support/payments';
 import { startTestPlatform, type TestPlatform } from '../support/platform';
-
-/** Short outcome deadlines and rail confirmation timings, so "gives up in time" and "completes on the evidence" fit in a test. */
-const ENGINE: Partial<EngineSettings> = {
-  ...FAST_ENGINE,
-  coreAttempts: 3,
-  replayLimit: 2,
-  outcomeDeadlineMs: 2_500,
-  confirmResendAfterMs: 400,
-  confirmGiveUpAfterMs: 2_000,
-};
 
 /**
  * Mandate charges through bank cores written from the spec alone (minimal JSON answers, their own
@@ -24,7 +13,7 @@ describe('mandate charges with bank cores written from the spec alone', () => {
   let beta: MinimalBank;
 
   beforeAll(async () => {
-    t = await startTestPlatform({ paymentsEngine: ENGINE });
+    t = await startTestPlatform({ paymentsEngine: SHORT_DEADLINES_ENGINE });
     alpha = await startMinimalBank(t);
     beta = await startMinimalBank(t);
   });
@@ -157,17 +146,9 @@ describe('mandate charges with bank cores written from the spec alone', () => {
     const shop = await delta.customer({ balance: 0 });
     const mandate = await activeMandate(customer, shop);
     // Booked, then only redirects and HTML for the debit, and no statement: nothing can be established.
-    const unusable = { path: '/accounts/debit', kind: 'status', status: 302, body: '<html>moved</html>' } as const;
     delta.core.fail(
       { path: '/accounts/debit', kind: 'book-then-status', status: 302, body: '<html>moved</html>' },
-      ...Array.from({ length: 60 }, () => unusable),
-    );
-    delta.core.fail(
-      ...Array.from({ length: 60 }, () => ({
-        path: `/accounts/${customer.iban}/transactions`,
-        kind: 'status' as const,
-        status: 500,
-      })),
+      ...outcomeNeverKnown('/accounts/debit', customer.iban),
     );
     const chargeId = (await charge(mandate, 2_000, 'may')).body.charge_id as string;
     expect((await chargeReaches(mandate, chargeId, 'FAILED')).failure_code).toBe('CBS_OUTCOME_UNKNOWN');

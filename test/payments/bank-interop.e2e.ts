@@ -1,17 +1,6 @@
-import type { EngineSettings } from '@gateway/subgraph-payments';
-import { startMinimalBank, type MinimalBank, type MinimalCustomer } from '../support/minimal-bank';
-import { bearer, eventually, FAST_ENGINE, sessionEvents, sessionReaches } from '../support/payments';
+import { outcomeNeverKnown, startMinimalBank, type MinimalBank, type MinimalCustomer } from '../support/minimal-bank';
+import { bearer, eventually, SHORT_DEADLINES_ENGINE, sessionEvents, sessionReaches } from '../support/payments';
 import { lyIban, startTestPlatform, type TestPlatform } from '../support/platform';
-
-/** Short versions of the engine's outcome deadlines, so "gives up in time" fits in a test. */
-const ENGINE: Partial<EngineSettings> = {
-  ...FAST_ENGINE,
-  coreAttempts: 3,
-  replayLimit: 2,
-  outcomeDeadlineMs: 2_500,
-  confirmResendAfterMs: 400,
-  confirmGiveUpAfterMs: 2_000,
-};
 
 /**
  * Payments through bank cores written from the spec alone (minimal JSON answers, their own
@@ -24,7 +13,7 @@ describe('payments with bank cores written from the spec alone', () => {
   let merchant: { merchantId: string; apiKey: string };
 
   beforeAll(async () => {
-    t = await startTestPlatform({ paymentsEngine: ENGINE });
+    t = await startTestPlatform({ paymentsEngine: SHORT_DEADLINES_ENGINE });
     alpha = await startMinimalBank(t);
     beta = await startMinimalBank(t);
     merchant = await t.seed.createMerchant();
@@ -170,7 +159,10 @@ describe('payments with bank cores written from the spec alone', () => {
       const id = await create(payee, 2_000);
       // Every attempt of the authorization's call gets no answer (each retry is the duplicate the core recognises).
       gamma.core.fail(
-        ...Array.from({ length: ENGINE.coreAttempts! }, () => ({ path: '/accounts/debit', kind: 'hang' as const })),
+        ...Array.from({ length: SHORT_DEADLINES_ENGINE.coreAttempts! }, () => ({
+          path: '/accounts/debit',
+          kind: 'hang' as const,
+        })),
       );
       expect((await authorize(id, payer)).body.error.code).toBe('CBS_TIMEOUT');
       expect((await sessionReaches(t, merchant.apiKey, id, 'FAILED')).failure_code).toBe('CBS_TIMEOUT');
@@ -205,17 +197,9 @@ describe('payments with bank cores written from the spec alone', () => {
     const payee = await delta.customer({ balance: 0 });
     const id = await create(payee, 2_200);
     // Booked, then only redirects and HTML for the debit, and no statement: nothing can be established.
-    const unusable = { path: '/accounts/debit', kind: 'status', status: 302, body: '<html>moved</html>' } as const;
     delta.core.fail(
       { path: '/accounts/debit', kind: 'book-then-status', status: 302, body: '<html>moved</html>' },
-      ...Array.from({ length: 60 }, () => unusable),
-    );
-    delta.core.fail(
-      ...Array.from({ length: 60 }, () => ({
-        path: `/accounts/${payer.iban}/transactions`,
-        kind: 'status' as const,
-        status: 500,
-      })),
+      ...outcomeNeverKnown('/accounts/debit', payer.iban),
     );
     await authorize(id, payer);
     const failed = await sessionReaches(t, merchant.apiKey, id, 'FAILED', 15_000);

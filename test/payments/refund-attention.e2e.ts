@@ -1,17 +1,6 @@
-import type { EngineSettings } from '@gateway/subgraph-payments';
-import { startMinimalBank, type MinimalBank, type MinimalCustomer } from '../support/minimal-bank';
-import { bearer, eventually, FAST_ENGINE, paidSession, refundSettles } from '../support/payments';
+import { outcomeNeverKnown, startMinimalBank, type MinimalBank, type MinimalCustomer } from '../support/minimal-bank';
+import { bearer, eventually, SHORT_DEADLINES_ENGINE, paidSession, refundSettles } from '../support/payments';
 import { startTestPlatform, type TestPlatform } from '../support/platform';
-
-/** Short outcome deadlines, so "the engine gives up and hands it to an operator" fits in a test. */
-const ENGINE: Partial<EngineSettings> = {
-  ...FAST_ENGINE,
-  coreAttempts: 3,
-  replayLimit: 2,
-  outcomeDeadlineMs: 2_500,
-  confirmResendAfterMs: 400,
-  confirmGiveUpAfterMs: 2_000,
-};
 
 /**
  * A refund whose outcome no core would tell (CBS_OUTCOME_UNKNOWN) keeps its amount taken while an
@@ -35,7 +24,7 @@ describe('a refund handed to an operator', () => {
       .movements as Array<Record<string, any>>;
 
   beforeAll(async () => {
-    t = await startTestPlatform({ paymentsEngine: ENGINE });
+    t = await startTestPlatform({ paymentsEngine: SHORT_DEADLINES_ENGINE });
     alpha = await startMinimalBank(t);
     beta = await startMinimalBank(t);
     shop = await alpha.customer({ balance: 100_000 });
@@ -52,19 +41,7 @@ describe('a refund handed to an operator', () => {
     const id = await paidSession(t, merchant.apiKey, shop, payer, 5_000);
     // The payer's core answers the refund's credit only with redirects and HTML, and no statement:
     // whether the payer was credited cannot be established.
-    beta.core.fail(
-      ...Array.from({ length: 60 }, () => ({
-        path: '/accounts/credit',
-        kind: 'status' as const,
-        status: 302,
-        body: '<html>moved</html>',
-      })),
-      ...Array.from({ length: 60 }, () => ({
-        path: `/accounts/${payer.iban}/transactions`,
-        kind: 'status' as const,
-        status: 500,
-      })),
-    );
+    beta.core.fail(...outcomeNeverKnown('/accounts/credit', payer.iban));
     const shopBefore = alpha.core.balance(shop.iban);
     const held = await refund(id, 3_000);
     expect(held.status).toBe(201);
@@ -111,19 +88,7 @@ describe('a refund handed to an operator', () => {
     const id = await paidSession(t, merchant.apiKey, shop, payer, 4_000);
     // The merchant's core answers the refund's debit only with redirects (booking nothing), and no
     // statement: whether the merchant was debited cannot be established.
-    alpha.core.fail(
-      ...Array.from({ length: 60 }, () => ({
-        path: '/accounts/debit',
-        kind: 'status' as const,
-        status: 302,
-        body: '<html>moved</html>',
-      })),
-      ...Array.from({ length: 60 }, () => ({
-        path: `/accounts/${shop.iban}/transactions`,
-        kind: 'status' as const,
-        status: 500,
-      })),
-    );
+    alpha.core.fail(...outcomeNeverKnown('/accounts/debit', shop.iban));
     const shopBefore = alpha.core.balance(shop.iban);
     const refundId = (await refund(id, 4_000)).body.refund_id as string;
     expect(await refundSettles(t, merchant.apiKey, refundId)).toMatchObject({

@@ -1,5 +1,10 @@
 import { randomInt } from 'node:crypto';
-import { startMinimalCore, type MinimalCore, type MinimalCoreOptions } from '@gateway/bank-core-client/testing';
+import {
+  startMinimalCore,
+  type MinimalCore,
+  type MinimalCoreFault,
+  type MinimalCoreOptions,
+} from '@gateway/bank-core-client/testing';
 import { newSecret } from '@gateway/kernel';
 import { lyIban, type SeededBank, type TestPlatform } from './platform';
 
@@ -40,3 +45,22 @@ export async function startMinimalBank(
     },
   };
 }
+
+/**
+ * Faults that keep a movement's outcome from being established: `path` answered only with
+ * redirects and HTML (booking nothing), and the statement of `iban` with 500, 60 times each (more
+ * than the engine asks before it gives up).
+ */
+export const outcomeNeverKnown = (path: string, iban: string): MinimalCoreFault[] => [
+  ...Array.from({ length: 60 }, () => ({
+    path,
+    kind: 'status' as const,
+    status: 302,
+    body: '<html>moved</html>',
+  })),
+  ...Array.from({ length: 60 }, () => ({
+    path: `/accounts/${iban}/transactions`,
+    kind: 'status' as const,
+    status: 500,
+  })),
+];

@@ -22,6 +22,20 @@ export const FAST_ENGINE: Partial<EngineSettings> = {
   aliasRoutingCacheMs: 0,
 };
 
+/**
+ * FAST_ENGINE with short outcome deadlines and rail confirmation timings, so "gives up in time"
+ * (FAILED with CBS_OUTCOME_UNKNOWN, the operator's attention list) and "completes on the evidence"
+ * fit in a test.
+ */
+export const SHORT_DEADLINES_ENGINE: Partial<EngineSettings> = {
+  ...FAST_ENGINE,
+  coreAttempts: 3,
+  replayLimit: 2,
+  outcomeDeadlineMs: 2_500,
+  confirmResendAfterMs: 400,
+  confirmGiveUpAfterMs: 2_000,
+};
+
 let institutionCounter = 500 + randomInt(0, 300);
 
 export interface Customer {

@@ -4,6 +4,7 @@ import type { Logger } from '@gateway/kernel';
 import { OneStatement } from '@gateway/db';
 import { wakeOutboxRelay } from '@gateway/events';
 import { recordObligationIn } from '../obligation/obligation.service';
+import { OUTCOME_UNKNOWN as OUTCOME_UNKNOWN_CODE } from '../movement/held-outcome';
 import type { EngineFailure, EngineTrigger, Movement, MovementKinds } from '../movement/movement';
 import { payeeCredit, payerDebit, payerReversal } from './core-calls';
 import type { EngineSettings } from './engine.settings';
@@ -386,7 +387,7 @@ export class ExecutionSteps {
 
 /** failure_code of a movement the engine could not settle in time. */
 const OUTCOME_UNKNOWN: MoveChanges = {
-  failureCode: 'CBS_OUTCOME_UNKNOWN',
+  failureCode: OUTCOME_UNKNOWN_CODE,
   failureDetail: "the bank core's outcome could not be established in time; an operator is resolving it",
 };
 

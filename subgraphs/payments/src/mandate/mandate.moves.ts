@@ -3,6 +3,7 @@ import type { OneStatement } from '@gateway/db';
 import { recordEvent, recordEventIn } from '@gateway/events';
 import type { MetadataPatch } from '../metadata/metadata.rules';
 import { mergeMetadata } from '../metadata/metadata.sql';
+import { establishOutcomeIn, OUTCOME_UNKNOWN } from '../movement/held-outcome';
 import type { MovementKind } from '../movement/movement';
 import { MandateChargeEntity, MandateEntity } from './mandate.entity';
 import {
@@ -250,35 +251,18 @@ export function createChargeOnceIn(statement: OneStatement, fields: NewCharge, n
   );
 }
 
-/** The failure code of a charge whose outcome an operator is checking: it keeps holding its period. */
-const OUTCOME_UNKNOWN = 'CBS_OUTCOME_UNKNOWN';
-
 /**
  * A charge that FAILED with CBS_OUTCOME_UNKNOWN held its period while an operator checked whether
- * the payer was debited (createChargeOnceIn). Once the engine has the payer's money back (the
- * reversal an operator asked for is booked, or the debit turns out never booked), the outcome is
- * established: the charge says so (CBS_ERROR) and the period can be charged again. Part
- * `established` of the engine's statement, written only with the engine's record (`when`) and only
- * while the charge is still FAILED with the unknown outcome. No event: mandate.charge.failed was
- * the merchant's answer; the charge as read shows the change.
+ * the payer was debited (createChargeOnceIn). Once the engine has the payer's money back, the
+ * outcome is established (establishOutcomeIn) and the period can be charged again.
  */
-export function releaseHeldChargeIn(
+export const releaseHeldChargeIn = (
   statement: OneStatement,
   charge: MandateChargeEntity,
   now: Date,
   when: string,
-): Partial<MandateChargeEntity> | undefined {
-  if (charge.status !== 'FAILED' || charge.failureCode !== OUTCOME_UNKNOWN) return undefined;
-  const update = { failureCode: 'CBS_ERROR', failureDetail: HELD_CHARGE_RELEASED, updatedAt: now };
-  statement.update(
-    'established',
-    MandateChargeEntity,
-    { id: charge.id, status: 'FAILED', failureCode: OUTCOME_UNKNOWN },
-    update,
-    when,
-  );
-  return update;
-}
+): Partial<MandateChargeEntity> | undefined =>
+  establishOutcomeIn(statement, MandateChargeEntity, charge, now, when, HELD_CHARGE_RELEASED);
 
 const HELD_CHARGE_RELEASED =
   "the bank cores' outcome was established after an operator's check: the payer's account was " +

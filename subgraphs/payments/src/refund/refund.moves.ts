@@ -3,6 +3,7 @@ import type { OneStatement } from '@gateway/db';
 import { recordEventIn } from '@gateway/events';
 import type { MetadataPatch } from '../metadata/metadata.rules';
 import { mergeMetadata } from '../metadata/metadata.sql';
+import { establishOutcomeIn } from '../movement/held-outcome';
 import type { MovementKind } from '../movement/movement';
 import { releaseRefundIn, reserveRefundIn } from '../session/session.moves';
 import { RefundEntity } from './refund.entity';
@@ -114,13 +115,8 @@ export function moveRefundIn(
 /**
  * A refund that FAILED with CBS_OUTCOME_UNKNOWN kept its amount taken while an operator checked
  * whether the payer was credited (failureFreesAmount). Once the engine has the merchant's money
- * back (the reversal an operator asked for is booked, or the debit turns out never booked), the
- * payer cannot have been paid by it: the outcome is established, so the refund says so
- * (CBS_ERROR: the cores did not carry it out) and its amount is again left to refund. Parts
- * `established` and `released` of the engine's statement, written once: only with the engine's
- * record (`when`) and only while the refund is still FAILED with the unknown outcome. No event:
- * the merchant's refund.failed was its answer; GET /refunds/{id} and the session's
- * amount_refunded show the change.
+ * back, the payer cannot have been paid by it: the outcome is established (establishOutcomeIn)
+ * and, in the same statement (part `released`), its amount is again left to refund.
  */
 export function releaseHeldRefundIn(
   statement: OneStatement,
@@ -128,16 +124,8 @@ export function releaseHeldRefundIn(
   now: Date,
   when: string,
 ): Partial<RefundEntity> | undefined {
-  if (refund.status !== 'FAILED' || failureFreesAmount(refund.failureCode)) return undefined;
-  const update = { failureCode: 'CBS_ERROR', failureDetail: HELD_REFUND_RELEASED, updatedAt: now };
-  statement.update(
-    'established',
-    RefundEntity,
-    { id: refund.id, status: 'FAILED', failureCode: refund.failureCode },
-    update,
-    when,
-  );
-  releaseRefundIn(statement, 'released', refund, now, 'established');
+  const update = establishOutcomeIn(statement, RefundEntity, refund, now, when, HELD_REFUND_RELEASED);
+  if (update) releaseRefundIn(statement, 'released', refund, now, 'established');
   return update;
 }
 

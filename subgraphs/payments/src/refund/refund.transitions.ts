@@ -1,4 +1,5 @@
 import { transitionLookup, type Transition } from '@gateway/kernel';
+import { OUTCOME_UNKNOWN } from '../movement/held-outcome';
 import type { EngineTrigger } from '../movement/movement';
 import {
   engineMovementTransitions,
@@ -45,4 +46,4 @@ export const publicRefundStatus = (status: RefundStatus): 'PROCESSING' | 'COMPLE
  * until an operator has checked; a second refund of it could pay the payer twice. The engine frees
  * it once the merchant's money is back (releaseHeldRefundIn, refund.moves.ts).
  */
-export const failureFreesAmount = (failureCode: string | null): boolean => failureCode !== 'CBS_OUTCOME_UNKNOWN';
+export const failureFreesAmount = (failureCode: string | null): boolean => failureCode !== OUTCOME_UNKNOWN;
