@@ -120,10 +120,8 @@ export function registerRoutes(
         const body = takesBody(route) ? validate(route.body ?? NO_FIELDS, request.body ?? {}, 'body') : {};
 
         const idempotencyKey = route.idempotent ? request.headers['idempotency-key'] : undefined;
-        const headers = {
-          ...clientHeaders(request),
-          ...(typeof idempotencyKey === 'string' ? { idempotencyKey } : {}),
-        };
+        const headers = clientHeaders(request);
+        if (typeof idempotencyKey === 'string') headers.idempotencyKey = idempotencyKey;
         const mapped = { params: keysToCamel(params), query: keysToCamel(query), body: keysToCamel(body), headers };
         if (route.stream) {
           const { stream } = route;

@@ -60,6 +60,8 @@ export interface ForwarderOptions {
 
 /** What a forwarded request answers: the HTTP answer, and its outcome for the router's metrics. */
 export interface Forwarded extends LocalResponse {
+  /** Made for this request, as in Admission: the edge adds the request id and limit headers to them. */
+  headers: Record<string, string>;
   outcome: string;
   /** The subgraph that answered it whole, or the subgraphs of the plan run here joined by "+" (its metrics label). */
   subgraph: string;
@@ -182,9 +184,8 @@ export function createForwarder(options: ForwarderOptions): Forwarder {
     caller: ForwardCaller,
   ): Promise<Forwarded> {
     const { fetch } = route;
-    const used = Object.fromEntries(
-      (fetch.variableUsages ?? []).filter((name) => name in variables).map((name) => [name, variables[name]]),
-    );
+    const used: Record<string, unknown> = {};
+    for (const name of fetch.variableUsages ?? []) if (name in variables) used[name] = variables[name];
     let answer: LocalResponse;
     try {
       answer = await calls.get(route.subgraph)!(caller, bodyOf(fetch, used), fetch.operationKind === 'query');

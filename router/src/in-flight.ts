@@ -32,22 +32,39 @@ export function sharingInFlight<Caller extends { signedPrincipal: string }>(
   call: (caller: Caller, body: LocalRequest['body']) => Promise<LocalResponse>,
   onShared: () => void,
 ): (caller: Caller, body: LocalRequest['body'], reads?: boolean) => Promise<LocalResponse> {
-  const inFlight = new Map<string, Promise<LocalResponse>>();
+  // By document first: a route sends the same document string each time, whose hash V8 keeps, so
+  // the per-request key is only who asks, the operation name and the variables.
+  const inFlight = new Map<string, Map<string, Promise<LocalResponse>>>();
   return (caller, body, reads) => {
     // The router's own plans say whether a fetch reads (its operation kind); Apollo's calls are parsed once per document.
     if (!(reads ?? readsOnly(`${body.operationName ?? ''}\n${body.query}`))) return call(caller, body);
-    const key = `${caller.signedPrincipal}\n${body.operationName ?? ''}\n${JSON.stringify(body.variables ?? {})}\n${body.query}`;
-    const pending = inFlight.get(key);
+    const key = `${caller.signedPrincipal}\n${body.operationName ?? ''}\n${JSON.stringify(body.variables ?? {})}`;
+    let ofDocument = inFlight.get(body.query);
+    const pending = ofDocument?.get(key);
     if (pending) {
       onShared();
       return pending.then(copyAnswer, (error: unknown) => Promise.reject(copyError(error)));
     }
+    if (!ofDocument) inFlight.set(body.query, (ofDocument = new Map()));
+    const entries = ofDocument;
+    // Removed at settlement, before any waiter runs on (one reaction, where finally() makes three promises).
+    const settled = () => {
+      if (entries.get(key) !== leading) return;
+      entries.delete(key);
+      if (entries.size === 0 && inFlight.get(body.query) === entries) inFlight.delete(body.query);
+    };
     // The first caller takes the answer itself; only those who joined get copies.
-    const leading = call(caller, body).finally(() => {
-      // Removed at settlement, before any waiter runs on.
-      if (inFlight.get(key) === leading) inFlight.delete(key);
-    });
-    inFlight.set(key, leading);
+    const leading: Promise<LocalResponse> = call(caller, body).then(
+      (answer) => {
+        settled();
+        return answer;
+      },
+      (error: unknown) => {
+        settled();
+        throw error;
+      },
+    );
+    entries.set(key, leading);
     return leading;
   };
 }

@@ -37,7 +37,9 @@ export function createLocalEdge(
     let status = 500;
     try {
       const admission = await admit(headers, ip, body, requestId, labels);
-      const answerHeaders = { ...admission.headers, 'x-request-id': requestId };
+      // Admission's headers and the forwarded answer's are made for this request: added to, not copied.
+      const answerHeaders = admission.headers;
+      answerHeaders['x-request-id'] = requestId;
       if (admission.refusal) {
         labels.outcome = admission.refusal.code;
         status = ERROR_CODES[admission.refusal.code].status;
@@ -47,7 +49,7 @@ export function createLocalEdge(
       const forwarded = await forwardWhole(body, headers, context, labels);
       if (forwarded) {
         status = forwarded.status;
-        return { status, headers: { ...forwarded.headers, ...answerHeaders }, body: forwarded.body };
+        return { status, headers: Object.assign(forwarded.headers, answerHeaders), body: forwarded.body };
       }
       const answer = completeAnswer(
         await apollo.executeHTTPGraphQLRequest({

@@ -184,12 +184,11 @@ export function inspectOperation(source: OperationSource | undefined): Operation
       ? (source.variables as Record<string, unknown>)
       : {};
   // Only the arguments depend on the request (a limit may be keyed by one: the token endpoint's code).
-  const fields = shape.selections.map((field) => ({
-    name: field.name.value,
-    args: Object.fromEntries(
-      (field.arguments ?? []).map((arg) => [arg.name.value, valueFromASTUntyped(arg.value, variables)]),
-    ),
-  }));
+  const fields = shape.selections.map((field): RootField => {
+    const args: Record<string, unknown> = {};
+    for (const arg of field.arguments ?? []) args[arg.name.value] = valueFromASTUntyped(arg.value, variables);
+    return { name: field.name.value, args };
+  });
   return {
     type: shape.operation.operation,
     name: shape.operation.name?.value,

@@ -1,7 +1,7 @@
 import { GatewayError, type Principal } from '@gateway/kernel';
 import type { VaultEm } from './authenticate';
 import type { OperationSummary } from './operation';
-import { limitClassesOf, limitCostsOf, type RateLimiter, type RateLimitVerdict } from './rate-limit';
+import { limitCostsOf, type RateLimiter, type RateLimitVerdict } from './rate-limit';
 import { tokenRequestClient } from './token-client';
 
 /** What charging an operation answers: the X-RateLimit headers, and the refusal when over budget. */
@@ -25,14 +25,15 @@ export interface LimitCharges {
 export function createLimitCharges(limiter: RateLimiter, vaultEm: VaultEm): LimitCharges {
   return {
     async operation(principal, operation) {
-      const classes = limitClassesOf(operation.type, operation.rootFields);
+      const costs = limitCostsOf(operation.type, operation.fields);
       // The OAuth client (TPP) a request is charged to: the token request's, or an access token's own TPP.
-      const client = classes.includes('ob_token')
-        ? await tokenRequestClient(vaultEm(), operation)
-        : principal.kind === 'ob_token'
-          ? principal.clientId
-          : undefined;
-      const verdict = await limiter.check(limitCostsOf(operation.type, operation.fields), principal, client);
+      const client =
+        costs.ob_token !== undefined
+          ? await tokenRequestClient(vaultEm(), operation)
+          : principal.kind === 'ob_token'
+            ? principal.clientId
+            : undefined;
+      const verdict = await limiter.check(costs, principal, client);
       const headers: Record<string, string> = {
         'x-ratelimit-limit': String(verdict.limit),
         'x-ratelimit-remaining': String(verdict.remaining),

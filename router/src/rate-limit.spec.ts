@@ -1,5 +1,13 @@
 import { RateLimiterMemory } from 'rate-limiter-flexible';
-import { budgetOf, createRateLimiter, limitClassesOf, limitCostsOf, takenAhead, type Budget } from './rate-limit';
+import {
+  budgetOf,
+  createRateLimiter,
+  limitClassesOf,
+  limitCostsOf,
+  memoryBudget,
+  takenAhead,
+  type Budget,
+} from './rate-limit';
 
 describe('rate limits keyed by client', () => {
   it('charges a token request to its client, and to the IP when the client is unknown', async () => {
@@ -145,6 +153,41 @@ describe('operation costs (issue 13: cost, not requests)', () => {
       limitClass: 'identity_resolve',
     });
     expect(await limiter.check(['read'], caller)).toMatchObject({ allowed: true, remaining: 7 });
+  });
+});
+
+describe('a budget in memory (one router)', () => {
+  afterEach(() => jest.useRealTimers());
+
+  it('counts a window per key from its first take, answers at once, and a refusal spends nothing', () => {
+    jest.useFakeTimers({ now: 1_000_000 });
+    const budget = memoryBudget(10, 60);
+    expect(budget.take('ip:1', 4)).toEqual({ allowed: true, remaining: 6, msBeforeNext: 60_000 });
+    jest.setSystemTime(1_000_000 + 15_000);
+    expect(budget.take('ip:1', 7)).toEqual({ allowed: false, remaining: 6, msBeforeNext: 45_000 });
+    expect(budget.take('ip:1', 6)).toEqual({ allowed: true, remaining: 0, msBeforeNext: 45_000 });
+    expect(budget.take('ip:2', 10)).toMatchObject({ allowed: true, remaining: 0, msBeforeNext: 60_000 });
+  });
+
+  it('opens a new window once one ends, for that key only', () => {
+    jest.useFakeTimers({ now: 2_000_000 });
+    const budget = memoryBudget(3, 60);
+    budget.take('a', 3);
+    jest.setSystemTime(2_000_000 + 30_000);
+    budget.take('b', 3);
+    jest.setSystemTime(2_000_000 + 60_000);
+    expect(budget.take('a', 1)).toEqual({ allowed: true, remaining: 2, msBeforeNext: 60_000 });
+    expect(budget.take('b', 1)).toEqual({ allowed: false, remaining: 0, msBeforeNext: 30_000 });
+  });
+
+  it('takes back points given back within the window, never below nothing spent', async () => {
+    jest.useFakeTimers({ now: 3_000_000 });
+    const budget = memoryBudget(5, 60);
+    budget.take('k', 5);
+    await budget.giveBack('k', 2);
+    expect(budget.take('k', 2)).toMatchObject({ allowed: true, remaining: 0 });
+    await budget.giveBack('k', 50);
+    expect(budget.take('k', 6)).toMatchObject({ allowed: false, remaining: 5 });
   });
 });
 

@@ -46,8 +46,12 @@ export function limitClassesOf(
   operation: 'query' | 'mutation' | 'subscription',
   rootFields: readonly string[],
 ): LimitClassName[] {
-  const fallback: LimitClassName = operation === 'mutation' ? 'write' : 'read';
-  return [...new Set(rootFields.map((field) => ROOT_FIELD_CLASS[field] ?? fallback))];
+  return [...new Set(rootFields.map((field) => limitClassOf(operation, field)))];
+}
+
+/** The limit class one root field selection spends. */
+function limitClassOf(operation: 'query' | 'mutation' | 'subscription', rootField: string): LimitClassName {
+  return ROOT_FIELD_CLASS[rootField] ?? (operation === 'mutation' ? 'write' : 'read');
 }
 
 /** Points an operation spends, per limit class. */
@@ -72,13 +76,15 @@ export interface CostedField {
  */
 export function limitCostsOf(operation: 'query' | 'mutation' | 'subscription', fields: CostedField[]): LimitCosts {
   const costs: LimitCosts = {};
+  // Loops, not entries/reduce: run for every request the edge admits.
   for (const field of fields) {
-    const [name] = limitClassesOf(operation, [field.name]);
-    const keys = Object.values(field.args ?? {}).reduce<number>(
-      (most, value) => (Array.isArray(value) ? Math.max(most, value.length) : most),
-      1,
-    );
-    costs[name!] = (costs[name!] ?? 0) + keys * (field.points ?? 1);
+    const name = limitClassOf(operation, field.name);
+    let keys = 1;
+    for (const argument in field.args) {
+      const value = field.args[argument];
+      if (Array.isArray(value)) keys = Math.max(keys, value.length);
+    }
+    costs[name] = (costs[name] ?? 0) + keys * (field.points ?? 1);
   }
   return costs;
 }
@@ -119,9 +125,9 @@ export interface Taken {
   msBeforeNext: number;
 }
 
-/** One class's counters, whatever their store. A refused take spends nothing. */
+/** One class's counters, whatever their store. A refused take spends nothing. In memory a take answers at once. */
 export interface Budget {
-  take(key: string, points: number): Promise<Taken>;
+  take(key: string, points: number): Taken | Promise<Taken>;
   /** Gives back the points of an allowed take (a request refused whole by another class). */
   giveBack(key: string, points: number): Promise<void>;
 }
@@ -146,6 +152,39 @@ export function budgetOf(limiter: RateLimiterAbstract, limit: number): Budget {
     },
     async giveBack(key, points) {
       await limiter.reward(key, points);
+    },
+  };
+}
+
+/**
+ * A class's counters in this process (embedded mode, one router): a window per key opened by its
+ * first take and `durationSeconds` long, as rate-limiter-flexible's memory limiter counts, but
+ * answered at once. The edge takes from one on every request, and the library's promise, result
+ * object and timer per window cost more than the count itself (issue 32: the router's CPU per
+ * request). Windows all last as long, so the map holds them in the order they end: each new window
+ * first drops the ended ones at its front.
+ */
+export function memoryBudget(limit: number, durationSeconds: number): Budget {
+  const windows = new Map<string, { spent: number; endsAt: number }>();
+  return {
+    take(key, points) {
+      const now = Date.now();
+      let window = windows.get(key);
+      if (!window || window.endsAt <= now) {
+        for (const [ended, { endsAt }] of windows) {
+          if (endsAt > now) break;
+          windows.delete(ended);
+        }
+        window = { spent: 0, endsAt: now + durationSeconds * 1000 };
+        windows.set(key, window);
+      }
+      const allowed = window.spent + points <= limit;
+      if (allowed) window.spent += points;
+      return { allowed, remaining: limit - window.spent, msBeforeNext: window.endsAt - now };
+    },
+    async giveBack(key, points) {
+      const window = windows.get(key);
+      if (window && window.endsAt > Date.now()) window.spent = Math.max(0, window.spent - points);
     },
   };
 }
@@ -207,24 +246,26 @@ export async function createRateLimiter(overrides: LimitOverrides = {}, store?: 
   for (const name of Object.keys(DEFAULT_LIMITS) as LimitClassName[]) {
     const spec: LimitClass = { ...DEFAULT_LIMITS[name], ...overrides[name] };
     const base = { keyPrefix: name, points: spec.points, duration: spec.durationSeconds };
+    if (!store) {
+      limiters.set(name, { budget: memoryBudget(spec.points, spec.durationSeconds), spec });
+      continue;
+    }
+    // A database hiccup falls back to the library's memory limiter (its insurance) rather than refusing.
     const memory = new RateLimiterMemory(base);
-    const limiter = store
-      ? await new Promise<RateLimiterAbstract>((resolve, reject) => {
-          const pg: RateLimiterPostgres = new RateLimiterPostgres(
-            {
-              ...base,
-              storeClient: store,
-              storeType: 'knex',
-              schemaName: 'router',
-              tableName: 'rate_limits',
-              insuranceLimiter: memory,
-            },
-            (error?: Error) => (error ? reject(error) : resolve(pg)),
-          );
-        })
-      : memory;
-    const budget = budgetOf(limiter, spec.points);
-    limiters.set(name, { budget: store ? takenAhead(budget, spec.points) : budget, spec });
+    const limiter = await new Promise<RateLimiterAbstract>((resolve, reject) => {
+      const pg: RateLimiterPostgres = new RateLimiterPostgres(
+        {
+          ...base,
+          storeClient: store,
+          storeType: 'knex',
+          schemaName: 'router',
+          tableName: 'rate_limits',
+          insuranceLimiter: memory,
+        },
+        (error?: Error) => (error ? reject(error) : resolve(pg)),
+      );
+    });
+    limiters.set(name, { budget: takenAhead(budgetOf(limiter, spec.points), spec.points), spec });
   }
 
   return {
@@ -232,18 +273,20 @@ export async function createRateLimiter(overrides: LimitOverrides = {}, store?: 
       const costs: LimitCosts = Array.isArray(request) ? Object.fromEntries(request.map((name) => [name, 1])) : request;
       const spent: Array<{ budget: Budget; key: string; points: number }> = [];
       let verdict: RateLimitVerdict | undefined;
-      for (const [name, cost] of Object.entries(costs) as Array<[LimitClassName, number]>) {
+      for (const name in costs) {
+        const cost = costs[name as LimitClassName];
         if (!cost || cost < 1) continue;
-        const { budget, spec } = limiters.get(name)!;
+        const { budget, spec } = limiters.get(name as LimitClassName)!;
         const key = keyOf(spec, principal, client);
-        const taken = await budget.take(key, cost);
+        const pending = budget.take(key, cost);
+        const taken = pending instanceof Promise ? await pending : pending;
         if (taken.allowed) spent.push({ budget, key, points: cost });
         const current: RateLimitVerdict = {
           allowed: taken.allowed,
           limit: spec.points,
           remaining: Math.max(0, taken.remaining),
           resetSeconds: Math.ceil(taken.msBeforeNext / 1000),
-          limitClass: name,
+          limitClass: name as LimitClassName,
           cost,
         };
         // Report the tightest class; a refusal in any class refuses the request.
