@@ -59,7 +59,11 @@ export function createExecutor({ graphqlUrl, dispatcher, logger, timeoutMs }: Ex
     late ? new Error(`no answer within ${timeoutMs} ms`) : cause instanceof Error ? cause : new Error(String(cause));
   return async (request, operation, variables, operationName, options) => {
     const headers = routerCallHeaders(request, options?.anonymous ? undefined : request.headers);
-    const body = { query: operation, variables, ...(operationName ? { operationName } : {}) };
+    const body: { query: string; variables: Record<string, unknown>; operationName?: string } = {
+      query: operation,
+      variables,
+    };
+    if (operationName) body.operationName = operationName;
     // In process when the router runs here (kernel's in-process.ts), else over HTTP: one deadline, one error.
     let response: LocalResponse;
     try {

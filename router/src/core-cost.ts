@@ -111,7 +111,13 @@ export function coreCallPricing(schema: GraphQLSchema, table: CostTable) {
     return points;
   }
 
-  /** The operation with each root field's `points`: its own weight (default 1) and the core-backed fields under it. */
+  // A root selection's price, once per parsed document (a selection belongs to one operation, of one type).
+  const rootPriced = new WeakMap<FieldNode, number>();
+
+  /**
+   * The operation with each root field's `points`: its own weight (default 1) and the core-backed
+   * fields under it. Given in place: the summary is made for this request (inspectOperation).
+   */
   return (operation: OperationSummary): OperationSummary => {
     const root =
       operation.type === 'query'
@@ -120,13 +126,16 @@ export function coreCallPricing(schema: GraphQLSchema, table: CostTable) {
           ? schema.getMutationType()
           : schema.getSubscriptionType();
     if (!root) return operation;
-    const fields = operation.fields.map((field, index) => ({
-      ...field,
-      points:
-        (table.get(`${root.name}.${field.name}`) ?? 1) +
-        underPoints(root, operation.selections[index]!, operation.fragments),
-    }));
-    return { ...operation, fields };
+    operation.fields.forEach((field, index) => {
+      const selection = operation.selections[index]!;
+      let points = rootPriced.get(selection);
+      if (points === undefined) {
+        points = (table.get(`${root.name}.${field.name}`) ?? 1) + underPoints(root, selection, operation.fragments);
+        rootPriced.set(selection, points);
+      }
+      field.points = points;
+    });
+    return operation;
   };
 }
 

@@ -14,7 +14,7 @@ import { operationFromDocument, Supergraph, type Operation } from '@apollo/feder
 import { computeResponse } from '@apollo/gateway/dist/resultShaping';
 import { QueryPlanner, type FetchNode, type PlanNode } from '@apollo/query-planner';
 import type { Agent } from 'undici';
-import { GatewayError, isErrorCode, memoized, type LocalResponse } from '@gateway/kernel';
+import { GatewayError, isErrorCode, memoized, type LocalRequest, type LocalResponse } from '@gateway/kernel';
 import type { SubgraphEndpoint } from './compose';
 import type { OperationSource } from './operation';
 import { executePlan, runsOnOwnExecutor, type FetchAnswer, type SendFetch } from './plan-execution';
@@ -155,11 +155,11 @@ export function createForwarder(options: ForwarderOptions): Forwarder {
     return routeOf(key.slice(split + 1), key.slice(0, split) || undefined);
   });
 
-  const bodyOf = (fetch: FetchNode, variables: Record<string, unknown>) => ({
-    query: fetch.operation,
-    variables,
-    ...(fetch.operationName ? { operationName: fetch.operationName } : {}),
-  });
+  const bodyOf = (fetch: FetchNode, variables: Record<string, unknown>) => {
+    const body: LocalRequest['body'] = { query: fetch.operation, variables };
+    if (fetch.operationName) body.operationName = fetch.operationName;
+    return body;
+  };
 
   return async (source, headers, caller) => {
     if (!source || typeof source.query !== 'string' || !answersJson(headers.accept)) return undefined;

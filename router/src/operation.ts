@@ -123,9 +123,10 @@ function valueCarriesNul(value: unknown): boolean {
       if (next.includes('\0')) return true;
     } else if (Array.isArray(next)) for (const inner of next) pending.push(inner);
     else if (next && typeof next === 'object')
-      for (const [key, inner] of Object.entries(next)) {
+      for (const key in next) {
+        if (!Object.hasOwn(next, key)) continue;
         if (key.includes('\0')) return true;
-        pending.push(inner);
+        pending.push((next as Record<string, unknown>)[key]);
       }
   }
   return false;
