@@ -8,13 +8,14 @@
  * rate limit), forwarding (variables checked, principal signed, in-flight sharing), metrics. The
  * same callers then call the stub directly with the signed principal: the hop alone. The
  * difference is the router's own CPU per request; CPU is the process's (process.cpuUsage), GC
- * threads included. The HTTP benchmarks (alias-resolution.ts, peers.ts) move by ±30 µs a request
+ * threads included, with async hooks on as in the platform (an AsyncLocalStorage has run). The HTTP benchmarks (alias-resolution.ts, peers.ts) move by ±30 µs a request
  * between runs on a shared 2-core machine; this one by about ±1 µs, so it shows what a change to
  * the router's path is worth.
  *
  *   node -r ./scripts/register.js bench/router-overhead.ts      (DATABASE_URL: the router's vault there, else PGlite)
  *   BENCH_CALLS=60000 BENCH_ROUNDS=3 ...
  */
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { openTestDatabase } from '@gateway/db/testing';
@@ -52,6 +53,9 @@ const ANSWER = JSON.stringify({
 });
 
 async function main(): Promise<void> {
+  // As in the platform, where MikroORM's transactions run in an AsyncLocalStorage: once one has
+  // run, Node keeps async hooks on for every promise of the process, and each promise costs more.
+  new AsyncLocalStorage<object>().run({}, () => undefined);
   const db = await openTestDatabase();
   const platformSecret = newSecret('pls_');
   // Addresses nothing listens on: the router reaches each subgraph through its in-process stub.

@@ -70,11 +70,17 @@ export interface Forwarded extends LocalResponse {
 /** Who calls and under which request id: what the gateway would attach to its subgraph fetch. */
 export type ForwardCaller = SubgraphCaller;
 
+/**
+ * The answer of an operation answered here; undefined (at once, or as the answer) when it is
+ * Apollo's to answer.
+ * No async layers of its own: each would add promises to every request's path, and each promise
+ * costs more with the async hooks MikroORM's AsyncLocalStorage turns on (bench/router-overhead.ts).
+ */
 export type Forwarder = (
   source: OperationSource | undefined,
   headers: Record<string, string | string[] | undefined>,
   caller: ForwardCaller,
-) => Promise<Forwarded | undefined>;
+) => Promise<Forwarded | undefined> | undefined;
 
 const JSON_CONTENT_TYPE = 'application/json; charset=utf-8';
 
@@ -161,7 +167,7 @@ export function createForwarder(options: ForwarderOptions): Forwarder {
     return body;
   };
 
-  return async (source, headers, caller) => {
+  return (source, headers, caller) => {
     if (!source || typeof source.query !== 'string' || !answersJson(headers.accept)) return undefined;
     if (source.operationName !== undefined && source.operationName !== null && typeof source.operationName !== 'string')
       return undefined;
@@ -178,7 +184,7 @@ export function createForwarder(options: ForwarderOptions): Forwarder {
       : runPlan(route, variables as Record<string, unknown>, caller);
   };
 
-  async function forwardWhole(
+  function forwardWhole(
     route: Extract<Route, { kind: 'whole' }>,
     variables: Record<string, unknown>,
     caller: ForwardCaller,
@@ -186,12 +192,18 @@ export function createForwarder(options: ForwarderOptions): Forwarder {
     const { fetch } = route;
     const used: Record<string, unknown> = {};
     for (const name of fetch.variableUsages ?? []) if (name in variables) used[name] = variables[name];
-    let answer: LocalResponse;
+    const failed = (error: unknown) => answered(route, { data: null, errors: [failedCall(route.subgraph, error)] });
+    let call: Promise<LocalResponse>;
     try {
-      answer = await calls.get(route.subgraph)!(caller, bodyOf(fetch, used), fetch.operationKind === 'query');
+      call = calls.get(route.subgraph)!(caller, bodyOf(fetch, used), fetch.operationKind === 'query');
     } catch (error) {
-      return answered(route, { data: null, errors: [failedCall(route.subgraph, error)] });
+      return Promise.resolve(failed(error));
     }
+    return call.then((answer) => answeredWhole(route, answer), failed);
+  }
+
+  /** The subgraph's answer to an operation it answers whole, as the client gets it. */
+  function answeredWhole(route: Extract<Route, { kind: 'whole' }>, answer: LocalResponse): Forwarded {
     if (answer.status !== 200) return answered(route, { data: null, errors: [refusedCall(route.subgraph, answer)] });
     // The usual answer carries no error: sent on as the subgraph wrote it, parsed once by the caller.
     const clean: Forwarded = {

@@ -14,7 +14,7 @@ export type ForwardWhole = (
   headers: CredentialHeaders,
   context: RouterContext,
   labels: RequestLabels,
-) => Promise<Forwarded | undefined>;
+) => Promise<Forwarded | undefined> | undefined;
 
 export interface ForwardingOptions {
   supergraphSdl: string;
@@ -52,12 +52,12 @@ export function createForwarding(options: ForwardingOptions): ForwardWhole {
 
 /** `forward`'s answers counted by subgraph, their outcome written to the request's labels. */
 export function countedForwards(forward: Forwarder, metrics: Pick<RouterMetrics, 'countForwarded'>): ForwardWhole {
-  return async (source, headers, context, labels) => {
-    const forwarded = await forward(source, headers, context);
-    if (forwarded) {
-      metrics.countForwarded(forwarded.subgraph);
-      labels.outcome = forwarded.outcome;
-    }
-    return forwarded;
-  };
+  return (source, headers, context, labels) =>
+    forward(source, headers, context)?.then((forwarded) => {
+      if (forwarded) {
+        metrics.countForwarded(forwarded.subgraph);
+        labels.outcome = forwarded.outcome;
+      }
+      return forwarded;
+    });
 }
