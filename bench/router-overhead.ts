@@ -29,6 +29,7 @@ import {
   type LocalRequest,
 } from '@gateway/kernel';
 import { startRouter } from '@gateway/router';
+import { median } from './support/peer-summary';
 import { report } from './support/results';
 
 process.env.LOG_LEVEL ??= 'error';
@@ -134,11 +135,6 @@ async function main(): Promise<void> {
     for (const stop of stubs) stop();
     await db.close();
   }
-}
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)]!;
 }
 
 main().then(

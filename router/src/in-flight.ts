@@ -39,14 +39,14 @@ export function sharingInFlight<Caller extends { signedPrincipal: string }>(
     // The router's own plans say whether a fetch reads (its operation kind); Apollo's calls are parsed once per document.
     if (!(reads ?? readsOnly(`${body.operationName ?? ''}\n${body.query}`))) return call(caller, body);
     const key = `${caller.signedPrincipal}\n${body.operationName ?? ''}\n${JSON.stringify(body.variables ?? {})}`;
-    let ofDocument = inFlight.get(body.query);
-    const pending = ofDocument?.get(key);
+    const known = inFlight.get(body.query);
+    const pending = known?.get(key);
     if (pending) {
       onShared();
       return pending.then(copyAnswer, (error: unknown) => Promise.reject(copyError(error)));
     }
-    if (!ofDocument) inFlight.set(body.query, (ofDocument = new Map()));
-    const entries = ofDocument;
+    const entries = known ?? new Map<string, Promise<LocalResponse>>();
+    if (!known) inFlight.set(body.query, entries);
     // Removed at settlement, before any waiter runs on (one reaction, where finally() makes three promises).
     const settled = () => {
       if (entries.get(key) !== leading) return;
