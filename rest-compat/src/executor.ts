@@ -1,6 +1,6 @@
 import type { FastifyRequest } from 'fastify';
 import type { Dispatcher } from 'undici';
-import { callGraphQL, GatewayError, pooledHttp, type LocalResponse, type Logger } from '@gateway/kernel';
+import { callGraphQL, GatewayError, pooledHttp, resultOf, type LocalResponse, type Logger } from '@gateway/kernel';
 import { fromGraphQLError, type GraphQLErrorLike } from './errors';
 import { routerCallHeaders, type HeaderBag } from './headers';
 import type { GraphQLData } from './route';
@@ -78,7 +78,7 @@ export function createExecutor({ graphqlUrl, dispatcher, logger, timeoutMs }: Ex
     }
     let answer: { payload: GraphQLResponse; headers: HeaderBag };
     try {
-      answer = { payload: JSON.parse(response.body) as GraphQLResponse, headers: response.headers };
+      answer = { payload: resultOf<GraphQLResponse>(response), headers: response.headers };
     } catch (error) {
       logger.warn(
         { err: error, request_id: request.requestId, status: response.status },

@@ -14,7 +14,16 @@ import { operationFromDocument, Supergraph, type Operation } from '@apollo/feder
 import { computeResponse } from '@apollo/gateway/dist/resultShaping';
 import { QueryPlanner, type FetchNode, type PlanNode } from '@apollo/query-planner';
 import type { Agent } from 'undici';
-import { GatewayError, isErrorCode, memoized, type LocalRequest, type LocalResponse } from '@gateway/kernel';
+import {
+  GatewayError,
+  isErrorCode,
+  jsonAnswer,
+  memoized,
+  resultOf,
+  type LocalRequest,
+  type LocalResponse,
+  withHeaders,
+} from '@gateway/kernel';
 import type { SubgraphEndpoint } from './compose';
 import type { OperationSource } from './operation';
 import { executePlan, runsOnOwnExecutor, type FetchAnswer, type SendFetch } from './plan-execution';
@@ -205,16 +214,14 @@ export function createForwarder(options: ForwarderOptions): Forwarder {
   /** The subgraph's answer to an operation it answers whole, as the client gets it. */
   function answeredWhole(route: Extract<Route, { kind: 'whole' }>, answer: LocalResponse): Forwarded {
     if (answer.status !== 200) return answered(route, { data: null, errors: [refusedCall(route.subgraph, answer)] });
-    // The usual answer carries no error: sent on as the subgraph wrote it, parsed once by the caller.
-    const clean: Forwarded = {
-      status: 200,
-      headers: { 'content-type': JSON_CONTENT_TYPE },
-      body: answer.body,
+    // The usual answer carries no error: sent on as the subgraph made it (its value, or its text
+    // parsed once by the caller), the text written only if someone reads it.
+    const clean: Forwarded = Object.assign(withHeaders(answer, { 'content-type': JSON_CONTENT_TYPE }), {
       outcome: 'ok',
       subgraph: route.subgraph,
-    };
-    if (!answer.body.includes('"errors"')) return clean;
-    const result = JSON.parse(answer.body) as FetchAnswer;
+    });
+    if (answer.json ? !answer.json.errors?.length : !answer.body.includes('"errors"')) return clean;
+    const result = resultOf<FetchAnswer>(answer);
     return result.errors?.length ? answered(route, result) : clean;
   }
 
@@ -231,7 +238,7 @@ export function createForwarder(options: ForwarderOptions): Forwarder {
         return { errors: [failedCall(fetch.serviceName, error)] };
       }
       if (answer.status !== 200) return { errors: [refusedCall(fetch.serviceName, answer)] };
-      return JSON.parse(answer.body) as FetchAnswer;
+      return resultOf<FetchAnswer>(answer);
     };
     const { shaping } = route;
     const { data, errors } = await executePlan(
@@ -253,25 +260,23 @@ export function createForwarder(options: ForwarderOptions): Forwarder {
     // As the gateway answers them: a value the subgraphs left null under a non-null field is
     // reported beside the data, not as an error (clients built on the gateway rely on it).
     const extensions = shaped.errors.length ? { valueCompletion: shaped.errors } : undefined;
-    return {
-      status: 200,
-      headers: { 'content-type': JSON_CONTENT_TYPE },
-      body: JSON.stringify({ data: shaped.data, ...(extensions ? { extensions } : {}) }),
-      outcome: 'ok',
-      subgraph: route.subgraph,
-    };
+    return Object.assign(
+      jsonAnswer(
+        200,
+        { 'content-type': JSON_CONTENT_TYPE },
+        extensions ? { data: shaped.data, extensions } : { data: shaped.data },
+      ),
+      { outcome: 'ok', subgraph: route.subgraph },
+    );
   }
 
   function answered(route: Route, result: FetchAnswer): Forwarded {
     const errors = result.errors?.map((error) => options.formatError(error, error));
     const code = errors?.[0]?.extensions?.code;
-    return {
-      status: 200,
-      headers: { 'content-type': JSON_CONTENT_TYPE },
-      body: JSON.stringify({ ...result, errors }),
+    return Object.assign(jsonAnswer(200, { 'content-type': JSON_CONTENT_TYPE }, { ...result, errors }), {
       outcome: !errors?.length ? 'ok' : isErrorCode(code) ? code : 'INTERNAL_ERROR',
       subgraph: route.subgraph,
-    };
+    });
   }
 }
 

@@ -1,5 +1,12 @@
 import { Agent } from 'undici';
-import { GatewayError, serveInProcess, type LocalRequest, type LocalResponse } from '@gateway/kernel';
+import {
+  GatewayError,
+  jsonAnswer,
+  resultOf,
+  serveInProcess,
+  type LocalRequest,
+  type LocalResponse,
+} from '@gateway/kernel';
 import { sharingInFlight } from './in-flight';
 import { subgraphCall, type SubgraphCall, type SubgraphCaller } from './subgraph-call';
 import { SubgraphDataSource } from './subgraph-source';
@@ -39,6 +46,30 @@ describe('identical reads in flight share one subgraph call', () => {
     for (const answer of answers) expect(answer).toEqual({ status: 200, headers: {}, body: answers[0]!.body });
     expect(new Set(answers).size).toBe(10);
     expect(new Set(answers.map((answer) => answer.headers)).size).toBe(10);
+  });
+
+  it("an answer made in process: its value stays the first caller's, the others get its text as it was answered", async () => {
+    let answer!: (response: LocalResponse) => void;
+    const call = sharingInFlight<SubgraphCaller>(
+      () => new Promise((resolve) => (answer = resolve)),
+      () => undefined,
+    );
+    const body = { query: READ, variables: { alias: 'shop' } };
+    const json = { data: { resolveAlias: { alias: 'shop', iban: 'LY00' } } };
+    // The first caller reacts first, as the router's forwarder does, and owns the value: it may
+    // change it (the router's plan execution merges into what a fetch answered).
+    const first = call(alice, body).then((mine) => {
+      expect(resultOf(mine)).toBe(json);
+      json.data.resolveAlias.iban = 'changed by the first caller';
+      return mine;
+    });
+    const joiners = [call(alice, body), call(alice, body)];
+    answer(jsonAnswer(200, {}, json));
+    await first;
+    for (const joined of await Promise.all(joiners)) {
+      expect(joined.json).toBeUndefined();
+      expect(resultOf(joined)).toEqual({ data: { resolveAlias: { alias: 'shop', iban: 'LY00' } } });
+    }
   });
 
   it('different principals, variables, documents or operation names make separate calls', async () => {

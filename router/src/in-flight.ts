@@ -24,8 +24,8 @@ const readsOnly = memoized(1000, (key): boolean => {
  * need the subgraph's own rules, and the signature is reused for minutes (kernel's principal.ts),
  * so one caller's identical reads still share.
  *
- * Each waiter that joined gets its own copy of the answer (the body is a string each parses for
- * itself) or of the error, the first caller the original; the entry is gone once the call settles, so a later identical read makes a new call
+ * Each waiter that joined gets its own copy of the answer (its text, which each parses for itself;
+ * the value of an answer made in this process stays the first caller's) or of the error, the first caller the original; the entry is gone once the call settles, so a later identical read makes a new call
  * (nothing is cached: this is not a cache). `onShared` counts every call saved.
  */
 export function sharingInFlight<Caller extends { signedPrincipal: string }>(
@@ -43,6 +43,7 @@ export function sharingInFlight<Caller extends { signedPrincipal: string }>(
     const pending = known?.get(key);
     if (pending) {
       onShared();
+      joined.add(pending);
       return pending.then(copyAnswer, (error: unknown) => Promise.reject(copyError(error)));
     }
     const entries = known ?? new Map<string, Promise<LocalResponse>>();
@@ -57,10 +58,14 @@ export function sharingInFlight<Caller extends { signedPrincipal: string }>(
     const leading: Promise<LocalResponse> = call(caller, body).then(
       (answer) => {
         settled();
+        // Others joined: the text they copy is written now, before the first caller, who owns the
+        // value (kernel's LocalResponse.json), can change it.
+        if (joined.delete(leading)) void answer.body;
         return answer;
       },
       (error: unknown) => {
         settled();
+        joined.delete(leading);
         throw error;
       },
     );
@@ -69,7 +74,15 @@ export function sharingInFlight<Caller extends { signedPrincipal: string }>(
   };
 }
 
-const copyAnswer = (answer: LocalResponse): LocalResponse => ({ ...answer, headers: { ...answer.headers } });
+/** The calls others joined (a call's entry is gone once it settles, this mark with it). */
+const joined = new WeakSet<Promise<LocalResponse>>();
+
+/** A joiner's own answer: the text and status, never the first caller's value (LocalResponse.json). */
+const copyAnswer = (answer: LocalResponse): LocalResponse => ({
+  status: answer.status,
+  headers: { ...answer.headers },
+  body: answer.body,
+});
 
 /** The same error, a separate object per waiter (Apollo and formatError may add to one they are given). */
 function copyError(error: unknown): unknown {

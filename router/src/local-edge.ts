@@ -9,6 +9,7 @@ import {
   type LocalHandler,
   type LocalRequest,
   type LocalResponse,
+  withHeaders,
 } from '@gateway/kernel';
 import type { HttpEdgeOptions } from './http-edge';
 import { requestIdOf } from './request-id';
@@ -49,7 +50,8 @@ export function createLocalEdge(
       const forwarded = await forwardWhole(body, headers, context, labels);
       if (forwarded) {
         status = forwarded.status;
-        return { status, headers: Object.assign(forwarded.headers, answerHeaders), body: forwarded.body };
+        // Its JSON text is written only if the caller reads it (kernel's jsonAnswer).
+        return withHeaders(forwarded, Object.assign(forwarded.headers, answerHeaders));
       }
       const answer = completeAnswer(
         await apollo.executeHTTPGraphQLRequest({

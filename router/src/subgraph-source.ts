@@ -1,5 +1,6 @@
 import { RemoteGraphQLDataSource, type GraphQLDataSourceProcessOptions } from '@apollo/gateway';
 import type { Agent } from 'undici';
+import { resultOf } from '@gateway/kernel';
 import { subgraphCall, type SharedFetches, type SubgraphCall, type SubgraphCaller } from './subgraph-call';
 
 type SubgraphAnswer = Awaited<ReturnType<RemoteGraphQLDataSource['process']>>;
@@ -45,6 +46,6 @@ export class SubgraphDataSource extends RemoteGraphQLDataSource<SubgraphCallCont
     // it; subgraphs answer their GraphQL errors with 200 (federation's server.ts), so this is a fault.
     if (answer.status >= 300)
       throw new Error(`${this.subgraph} answered ${answer.status}: ${answer.body.slice(0, 300)}`);
-    return JSON.parse(answer.body) as SubgraphAnswer;
+    return resultOf<SubgraphAnswer>(answer);
   }
 }

@@ -1,5 +1,5 @@
 import { execute, getOperationAST, type ExecutionResult, type GraphQLSchema } from 'graphql';
-import type { LocalResponse } from '@gateway/kernel';
+import { jsonAnswer, type LocalResponse } from '@gateway/kernel';
 import { KnownDocuments } from './known-documents';
 import { ensureGraphQLError, formatErrorsLikeApollo, markBadUserInput, type ErrorFormatter } from './lean-errors';
 
@@ -86,13 +86,12 @@ export function leanGraphQL<Context>(options: {
     const cacheControl = headers['cache-control'];
     if (cacheControl === undefined || REPLACED_CACHE_CONTROL.test(cacheControl)) headers['cache-control'] = 'no-store';
     headers['content-type'] ??= JSON_TYPE;
-    return {
-      status: status ?? 200,
-      headers,
-      // Apollo's field order and its stringifyResult (JSON with a newline).
-      body: `${JSON.stringify({ errors: formatted?.formatted, data: result.data, extensions: result.extensions })}\n`,
+    // Apollo's field order and its stringifyResult (JSON with a newline), written only if read: a
+    // caller in this process takes the value (kernel's jsonAnswer).
+    const json = { errors: formatted?.formatted, data: result.data, extensions: result.extensions };
+    return Object.assign(jsonAnswer(status ?? 200, headers, json, '\n'), {
       operationName: operation.name?.value ?? null,
-    };
+    });
   };
 }
 

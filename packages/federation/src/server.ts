@@ -191,7 +191,8 @@ export async function startSubgraphServer(options: SubgraphServerOptions): Promi
           { body, contentType: headers['content-type'] ?? 'application/json', accept: headers.accept },
           () => contextOf(requestId, caller),
         );
-        if (answer) return { status: answer.status, headers: answer.headers, body: answer.body };
+        // Handed on as made: its body is written only if this caller reads it (kernel's jsonAnswer).
+        if (answer) return answer;
         return completeAnswer(
           await apollo.executeHTTPGraphQLRequest({
             httpGraphQLRequest: {

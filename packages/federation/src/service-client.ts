@@ -4,6 +4,8 @@ import {
   isErrorCode,
   newId,
   PRINCIPAL_HEADER,
+  resultOf,
+  type LocalResponse,
   REQUEST_ID_HEADER,
   retryAfterOf,
   signPrincipal,
@@ -65,7 +67,7 @@ export function createServiceClient(options: ServiceClientOptions): ServiceClien
       { headers, body: { query, variables }, ip: '127.0.0.1' },
       { timeoutMs, failure: () => new GatewayError('SERVICE_UNAVAILABLE', 'the router is unreachable') },
     );
-    const body = parsedAnswer(answer.body);
+    const body = parsedAnswer(answer);
     const error = body.errors?.[0];
     if (error) {
       const code = error.extensions?.code;
@@ -78,9 +80,9 @@ export function createServiceClient(options: ServiceClientOptions): ServiceClien
 }
 
 /** The router's answer; one that is not JSON carries neither data nor errors. */
-function parsedAnswer(text: string): GraphQLAnswer {
+function parsedAnswer(answer: LocalResponse): GraphQLAnswer {
   try {
-    return JSON.parse(text) as GraphQLAnswer;
+    return resultOf<GraphQLAnswer>(answer);
   } catch {
     return {};
   }

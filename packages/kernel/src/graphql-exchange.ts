@@ -10,11 +10,66 @@ export interface LocalRequest {
   ip: string;
 }
 
+/** A GraphQL result as its JSON body holds it. */
+export interface GraphQLResultValue {
+  data?: unknown;
+  errors?: readonly unknown[];
+  extensions?: unknown;
+}
+
 /** The HTTP answer the route would have sent: status, headers and the JSON body as text. */
 export interface LocalResponse {
   status: number;
   headers: Record<string, string>;
   body: string;
+  /**
+   * The value `body` is the JSON text of, when the answer was made in this process (jsonAnswer):
+   * a caller here reads it (resultOf) instead of parsing the text, which then is never written.
+   * Issue 32: on the one-process REST path the subgraph's stringify and rest-compat's parse of the
+   * same answer each cost ~5 us. It belongs to the one caller it is returned to; an answer shared
+   * with others (the router's in-flight sharing) reaches them as text.
+   */
+  json?: GraphQLResultValue;
+}
+
+/**
+ * An answer made in this process from its value: the body is written from `json` when first read
+ * (the HTTP route, the framed channel, a caller elsewhere), never when every reader takes `json`.
+ * An own getter, so that a copy made by spreading carries the text.
+ */
+export function jsonAnswer(
+  status: number,
+  headers: Record<string, string>,
+  json: GraphQLResultValue,
+  suffix = '',
+): LocalResponse {
+  let text: string | undefined;
+  return {
+    status,
+    headers,
+    json,
+    get body() {
+      return (text ??= `${JSON.stringify(json)}${suffix}`);
+    },
+  };
+}
+
+/** `answer` under other headers, its text not read: written only if the new answer's is. */
+export function withHeaders(answer: LocalResponse, headers: Record<string, string>): LocalResponse {
+  if (!answer.json) return { status: answer.status, headers, body: answer.body };
+  return {
+    status: answer.status,
+    headers,
+    json: answer.json,
+    get body() {
+      return answer.body;
+    },
+  };
+}
+
+/** The GraphQL result of an answer: its value when made in this process, else its body parsed (which may throw). */
+export function resultOf<Result = GraphQLResultValue>(answer: LocalResponse): Result {
+  return (answer.json ?? JSON.parse(answer.body)) as Result;
 }
 
 export type LocalHandler = (request: LocalRequest) => Promise<LocalResponse>;
