@@ -57,7 +57,12 @@ export function createExecutor({ graphqlUrl, dispatcher, logger, timeoutMs }: Ex
   // What the log says when no answer came (the client gets 503 either way).
   const noAnswer = (late: boolean, cause: unknown) =>
     late ? new Error(`no answer within ${timeoutMs} ms`) : cause instanceof Error ? cause : new Error(String(cause));
-  return async (request, operation, variables, operationName, options) => {
+  const unreachable = (request: FastifyRequest, error: unknown): Execution => {
+    logger.warn({ err: error, request_id: request.requestId }, 'router unreachable');
+    return unavailable('the GraphQL router could not be reached');
+  };
+  // One reaction on the call, no async frame of its own (each costs a request promises: issue 32).
+  return (request, operation, variables, operationName, options) => {
     const headers = routerCallHeaders(request, options?.anonymous ? undefined : request.headers);
     const body: { query: string; variables: Record<string, unknown>; operationName?: string } = {
       query: operation,
@@ -65,20 +70,22 @@ export function createExecutor({ graphqlUrl, dispatcher, logger, timeoutMs }: Ex
     };
     if (operationName) body.operationName = operationName;
     // In process when the router runs here (kernel's in-process.ts), else over HTTP: one deadline, one error.
-    let response: LocalResponse;
+    let call: Promise<LocalResponse>;
     try {
-      response = await callGraphQL(
-        graphqlUrl,
-        { headers, body, ip: request.ip },
-        { timeoutMs, failure: noAnswer, overHttp },
-      );
+      call = callGraphQL(graphqlUrl, { headers, body, ip: request.ip }, { timeoutMs, failure: noAnswer, overHttp });
     } catch (error) {
-      logger.warn({ err: error, request_id: request.requestId }, 'router unreachable');
-      return unavailable('the GraphQL router could not be reached');
+      return Promise.resolve(unreachable(request, error));
     }
-    let answer: { payload: GraphQLResponse; headers: HeaderBag };
+    return call.then(
+      (response) => executionOf(request, response),
+      (error: unknown) => unreachable(request, error),
+    );
+  };
+
+  function executionOf(request: FastifyRequest, response: LocalResponse): Execution {
+    let payload: GraphQLResponse;
     try {
-      answer = { payload: resultOf<GraphQLResponse>(response), headers: response.headers };
+      payload = resultOf<GraphQLResponse>(response);
     } catch (error) {
       logger.warn(
         { err: error, request_id: request.requestId, status: response.status },
@@ -86,10 +93,8 @@ export function createExecutor({ graphqlUrl, dispatcher, logger, timeoutMs }: Ex
       );
       return unavailable('the GraphQL router gave an unreadable answer');
     }
-
-    const { payload } = answer;
-    if (payload.errors?.length) return { error: fromGraphQLError(payload.errors[0]), headers: answer.headers };
-    if (!payload.data) return { error: new GatewayError('INTERNAL_ERROR'), headers: answer.headers };
-    return { data: payload.data, headers: answer.headers };
-  };
+    if (payload.errors?.length) return { error: fromGraphQLError(payload.errors[0]), headers: response.headers };
+    if (!payload.data) return { error: new GatewayError('INTERNAL_ERROR'), headers: response.headers };
+    return { data: payload.data, headers: response.headers };
+  }
 }

@@ -7,7 +7,7 @@ const merchant: Principal = { kind: 'merchant', id: 'mer_admit' };
 const LIMIT_HEADERS = { 'x-ratelimit-limit': '5', 'x-ratelimit-remaining': '4', 'x-ratelimit-reset': '60' };
 
 /** An admission whose credential check and rate limits answer as each test says, recording what they were asked. */
-function admissionWith(caller: () => Promise<Principal>, charge: LimitCharge = { headers: LIMIT_HEADERS }) {
+function admissionWith(caller: () => Principal | Promise<Principal>, charge: LimitCharge = { headers: LIMIT_HEADERS }) {
   const counted: string[] = [];
   const charged: string[] = [];
   const logged: unknown[] = [];
@@ -105,6 +105,37 @@ describe('the admission stage', () => {
       headers: {},
     });
     expect(down.logged).toEqual([{ err: new Error('connection refused'), request_id: 'req_down' }]);
+  });
+
+  it('admits synchronously when nothing it asks waits, and refuses alike whether a failure is thrown or rejected', async () => {
+    const query = { query: '{ banks { handle } }' };
+    const now = createAdmission({
+      authenticate: () => merchant,
+      charges: { operation: () => ({ headers: LIMIT_HEADERS }) },
+      metrics: { countAdmission: () => undefined, operations: new OperationLabels() },
+      logger: createLogger('admission-spec', 'silent'),
+    });
+    // No promise: the edge takes it as it is (local-edge.ts, http-edge.ts).
+    expect(now({}, '10.0.0.1', query, 'req_a', labels())).toEqual({ principal: merchant, headers: LIMIT_HEADERS });
+
+    const thrown = admissionWith((() => {
+      throw new GatewayError('INVALID_API_KEY');
+    }) as never);
+    expect(thrown.admit({}, '10.0.0.1', query, 'req_a', labels())).toMatchObject({
+      refusal: { code: 'INVALID_API_KEY' },
+    });
+    expect(thrown.counted).toEqual(['unauthenticated']);
+
+    // A charge that waits (a PostgreSQL store) and fails: a promise of the same refusal.
+    const storeDown = createAdmission({
+      authenticate: () => merchant,
+      charges: { operation: () => Promise.reject(new Error('store down')) },
+      metrics: { countAdmission: () => undefined, operations: new OperationLabels() },
+      logger: createLogger('admission-spec', 'silent'),
+    });
+    const waiting = storeDown({}, '10.0.0.1', query, 'req_a', labels());
+    expect(waiting).toBeInstanceOf(Promise);
+    expect(await waiting).toMatchObject({ refusal: { code: 'SERVICE_UNAVAILABLE' }, headers: {} });
   });
 
   it("logs every admin request with the admin key's name and id, and nobody else's", async () => {

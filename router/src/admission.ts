@@ -1,7 +1,7 @@
 import { GatewayError, type Logger, type Principal } from '@gateway/kernel';
 import type { CredentialHeaders } from './authenticate';
 import { carriesNul, inspectOperation, unknownOperationName, type OperationSource } from './operation';
-import type { LimitCharges } from './rate-limit-charge';
+import type { LimitCharge, LimitCharges } from './rate-limit-charge';
 import type { RequestLabels } from './router-context';
 import type { RouterMetrics } from './router-metrics';
 
@@ -13,17 +13,21 @@ export interface Admission {
   headers: Record<string, string>;
 }
 
-/** Admits one request (HTTP or in process) under its request id; fills in the labels' operation. */
+/**
+ * Admits one request (HTTP or in process) under its request id; fills in the labels' operation.
+ * Synchronous when nothing it asks waits (an anonymous or service caller, rate limits in memory):
+ * each async step would cost every request promises (issue 32; principalWithoutLookup).
+ */
 export type Admit = (
   headers: CredentialHeaders,
   ip: string,
   source: OperationSource | undefined,
   requestId: string,
   labels: RequestLabels,
-) => Promise<Admission>;
+) => Admission | Promise<Admission>;
 
 export interface AdmissionOptions {
-  authenticate(headers: CredentialHeaders, ip: string): Promise<Principal>;
+  authenticate(headers: CredentialHeaders, ip: string): Principal | Promise<Principal>;
   charges: Pick<LimitCharges, 'operation'>;
   metrics: Pick<RouterMetrics, 'countAdmission' | 'operations'>;
   logger: Logger;
@@ -31,19 +35,36 @@ export interface AdmissionOptions {
 
 const invalid = (text: string) => new GatewayError('VALIDATION_ERROR', text, text);
 
+const refuse = (error: GatewayError, answerHeaders: Record<string, string> = {}): Admission => ({
+  refusal: error,
+  headers: answerHeaders,
+});
+
 /**
  * The edge's admission stage, run before Apollo so a refused request costs no planning: the
  * caller's credentials, documents Apollo would mishandle (NUL characters, an unknown operation
  * name, a subscription over HTTP), then the rate limits. One admission for both transports.
  */
 export function createAdmission({ authenticate, charges, metrics, logger }: AdmissionOptions): Admit {
-  return async (headers, ip, source, requestId, labels) => {
-    const refuse = (error: GatewayError, answerHeaders: Record<string, string> = {}): Admission => ({
-      refusal: error,
-      headers: answerHeaders,
-    });
-    try {
-      const principal = await authenticate(headers, ip);
+  return (headers, ip, source, requestId, labels) => {
+    // Whatever fails, synchronously or not: a refused credential, or a store that cannot answer.
+    const failed = (error: unknown): Admission => {
+      if (error instanceof GatewayError) {
+        metrics.countAdmission('unauthenticated');
+        return refuse(error);
+      }
+      logger.error({ err: error, request_id: requestId }, 'edge authentication failed');
+      return refuse(new GatewayError('SERVICE_UNAVAILABLE', 'credential check unavailable'));
+    };
+    const charged = (principal: Principal, charge: LimitCharge): Admission => {
+      if (charge.refusal) {
+        metrics.countAdmission('rate_limited');
+        return refuse(charge.refusal, charge.headers);
+      }
+      metrics.countAdmission('accepted');
+      return { principal, headers: charge.headers };
+    };
+    const admitted = (principal: Principal): Admission | Promise<Admission> => {
       if (carriesNul(source)) return refuse(invalid('text must not contain the NUL character (U+0000)'));
       const unknownOperation = unknownOperationName(source);
       if (unknownOperation !== undefined) return refuse(invalid(`Unknown operation named "${unknownOperation}".`));
@@ -70,20 +91,15 @@ export function createAdmission({ authenticate, charges, metrics, logger }: Admi
           invalid('Subscriptions run over graphql-ws (a WebSocket on this same /graphql path), not over HTTP.'),
         );
       if (principal.kind === 'service') return { principal, headers: {} }; // platform-internal traffic is not a client's budget
-      const charge = await charges.operation(principal, operation);
-      if (charge.refusal) {
-        metrics.countAdmission('rate_limited');
-        return refuse(charge.refusal, charge.headers);
-      }
-      metrics.countAdmission('accepted');
-      return { principal, headers: charge.headers };
+      const charge = charges.operation(principal, operation);
+      return charge instanceof Promise ? charge.then((known) => charged(principal, known)) : charged(principal, charge);
+    };
+    try {
+      const principal = authenticate(headers, ip);
+      const admission = principal instanceof Promise ? principal.then(admitted) : admitted(principal);
+      return admission instanceof Promise ? admission.catch(failed) : admission;
     } catch (error) {
-      if (error instanceof GatewayError) {
-        metrics.countAdmission('unauthenticated');
-        return refuse(error);
-      }
-      logger.error({ err: error, request_id: requestId }, 'edge authentication failed');
-      return refuse(new GatewayError('SERVICE_UNAVAILABLE', 'credential check unavailable'));
+      return failed(error);
     }
   };
 }

@@ -15,10 +15,53 @@ export type CredentialHeaders = Record<string, string | string[] | undefined>;
 /** The vault's EntityManager, forked only when a credential is looked up (most hops carry none, or a signed principal). */
 export type VaultEm = () => EntityManager;
 
-const header = (headers: CredentialHeaders, name: string): string | undefined => {
+/**
+ * The credentials authenticate reads after a signed principal, in the order it reads them; the
+ * only names `header` takes (with X-Consent-Id, read beside Authorization), so that a credential
+ * read there is known to principalWithoutLookup too.
+ */
+const CREDENTIALS = [
+  'x-service-admin-key',
+  'x-service-bank-key',
+  'authorization',
+  'x-session-token',
+  'x-service-internal-key',
+] as const;
+
+const header = (
+  headers: CredentialHeaders,
+  name: (typeof CREDENTIALS)[number] | typeof PRINCIPAL_HEADER | 'x-consent-id',
+): string | undefined => {
   const value = headers[name];
   return Array.isArray(value) ? value[0] : value;
 };
+
+/**
+ * The principal of a request that needs no vault lookup and is never refused: a platform
+ * service's valid signature, or no credential at all (anonymous). Undefined: authenticate
+ * decides, and refuses what this leaves (a bad signature, a signed principal not a service's).
+ * Synchronous (issue 32): public reads and service calls are most of the router's requests, and
+ * each async step costs a request promises, which cost more with the async hooks MikroORM's
+ * AsyncLocalStorage turns on. authenticate answers these cases with this function's answer.
+ */
+export function principalWithoutLookup(
+  headers: CredentialHeaders,
+  ip: string,
+  platformSecret: string,
+): Principal | undefined {
+  const forwarded = header(headers, PRINCIPAL_HEADER);
+  if (forwarded !== undefined) {
+    let principal: Principal;
+    try {
+      principal = verifyPrincipal(forwarded, platformSecret);
+    } catch {
+      return undefined;
+    }
+    return principal.kind === 'service' ? { kind: 'service', id: principal.id, ip } : undefined;
+  }
+  for (const name of CREDENTIALS) if (headers[name] !== undefined) return undefined;
+  return { kind: 'anonymous', ip };
+}
 
 /**
  * `refusal` is made only when the credential is refused: an error's stack costs more than the
@@ -47,6 +90,8 @@ export async function authenticate(
   ip: string,
   platformSecret: string,
 ): Promise<Principal> {
+  const known = principalWithoutLookup(headers, ip, platformSecret);
+  if (known) return known;
   // Platform services (payments asking identity for routing) sign their own principal; only
   // the `service` kind is accepted this way, never a client-chosen identity.
   const forwarded = header(headers, PRINCIPAL_HEADER);

@@ -40,7 +40,8 @@ export function useHttpEdge(app: FastifyInstance, { admit, forwardWhole, context
     const labels: RequestLabels = (request.labels = { operation: 'unknown' });
     const done = timed(labels);
     reply.raw.once('finish', () => done(reply.statusCode));
-    const admission = await admit(request.headers, request.ip, sourceOf(request), request.requestId, labels);
+    const admitting = admit(request.headers, request.ip, sourceOf(request), request.requestId, labels);
+    const admission = admitting instanceof Promise ? await admitting : admitting;
     reply.headers(admission.headers);
     if (admission.refusal) {
       labels.outcome = admission.refusal.code;

@@ -11,8 +11,11 @@ export interface LimitCharge {
 }
 
 export interface LimitCharges {
-  /** Charges a client's operation (never a service's: admission skips those) before validation and planning. */
-  operation(principal: Principal, operation: OperationSummary): Promise<LimitCharge>;
+  /**
+   * Charges a client's operation (never a service's: admission skips those) before validation and
+   * planning; synchronously when nothing waits (limits in memory, no token request to look up).
+   */
+  operation(principal: Principal, operation: OperationSummary): LimitCharge | Promise<LimitCharge>;
   /** Charges a graphql-ws subscribe; undefined: allowed. */
   subscribe(principal: Principal): Promise<GatewayError | undefined>;
 }
@@ -24,24 +27,15 @@ export interface LimitCharges {
  */
 export function createLimitCharges(limiter: RateLimiter, vaultEm: VaultEm): LimitCharges {
   return {
-    async operation(principal, operation) {
+    operation(principal, operation) {
       const costs = limitCostsOf(operation.type, operation.fields);
-      // The OAuth client (TPP) a request is charged to: the token request's, or an access token's own TPP.
-      const client =
-        costs.ob_token !== undefined
-          ? await tokenRequestClient(vaultEm(), operation)
-          : principal.kind === 'ob_token'
-            ? principal.clientId
-            : undefined;
-      const verdict = await limiter.check(costs, principal, client);
-      const headers: Record<string, string> = {
-        'x-ratelimit-limit': String(verdict.limit),
-        'x-ratelimit-remaining': String(verdict.remaining),
-        'x-ratelimit-reset': String(verdict.resetSeconds),
+      const chargeTo = (client: string | undefined): LimitCharge | Promise<LimitCharge> => {
+        const verdict = limiter.check(costs, principal, client);
+        return verdict instanceof Promise ? verdict.then(chargeOf) : chargeOf(verdict);
       };
-      if (verdict.allowed) return { headers };
-      headers['retry-after'] = String(verdict.resetSeconds);
-      return { headers, refusal: new GatewayError('RATE_LIMITED', refusalDetail(verdict)) };
+      // The OAuth client (TPP) a request is charged to: the token request's, or an access token's own TPP.
+      if (costs.ob_token !== undefined) return tokenRequestClient(vaultEm(), operation).then(chargeTo);
+      return chargeTo(principal.kind === 'ob_token' ? principal.clientId : undefined);
     },
     // One `read` point per subscribe (its selection runs at once); events pushed afterwards are
     // the platform's work, not the subscriber's requests, and cost nothing.
@@ -56,6 +50,18 @@ export function createLimitCharges(limiter: RateLimiter, vaultEm: VaultEm): Limi
           );
     },
   };
+}
+
+/** The X-RateLimit headers of a verdict, and its refusal when over budget. */
+function chargeOf(verdict: RateLimitVerdict): LimitCharge {
+  const headers: Record<string, string> = {
+    'x-ratelimit-limit': String(verdict.limit),
+    'x-ratelimit-remaining': String(verdict.remaining),
+    'x-ratelimit-reset': String(verdict.resetSeconds),
+  };
+  if (verdict.allowed) return { headers };
+  headers['retry-after'] = String(verdict.resetSeconds);
+  return { headers, refusal: new GatewayError('RATE_LIMITED', refusalDetail(verdict)) };
 }
 
 /** Why a request was refused: for a document costing several points, what it cost and what to do. */

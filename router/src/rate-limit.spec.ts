@@ -104,7 +104,7 @@ describe('rate limit of payment orders', () => {
     expect((await limiter.check(classes, { kind: 'ob_token', id: 'con_c', consentId: 'con_c' }, 'tpp_b')).allowed).toBe(
       true,
     );
-    await expect((await createRateLimiter()).check(classes, consentA, 'tpp_a')).resolves.toMatchObject({ limit: 100 });
+    expect(await (await createRateLimiter()).check(classes, consentA, 'tpp_a')).toMatchObject({ limit: 100 });
   });
 });
 
@@ -153,6 +153,14 @@ describe('operation costs (issue 13: cost, not requests)', () => {
       limitClass: 'identity_resolve',
     });
     expect(await limiter.check(['read'], caller)).toMatchObject({ allowed: true, remaining: 7 });
+  });
+
+  it('answers at once, without a promise, when its budgets are in memory and the request is allowed', async () => {
+    const limiter = await createRateLimiter({ read: { points: 2 } });
+    const caller = { kind: 'anonymous' as const, ip: '10.0.0.10' };
+    expect(limiter.check(['read'], caller)).toMatchObject({ allowed: true, remaining: 1 });
+    expect(limiter.check({ read: 1 }, caller)).toMatchObject({ allowed: true, remaining: 0 });
+    expect(await limiter.check(['read'], caller)).toMatchObject({ allowed: false, remaining: 0 });
   });
 });
 

@@ -106,7 +106,11 @@ export interface RateLimiter {
    * points of any class than are left is refused and spends nothing, in no class.
    * `client`: the OAuth client of a token request (classes limited `by: 'client'`).
    */
-  check(costs: LimitClassName[] | LimitCosts, principal: Principal, client?: string): Promise<RateLimitVerdict>;
+  check(
+    costs: LimitClassName[] | LimitCosts,
+    principal: Principal,
+    client?: string,
+  ): RateLimitVerdict | Promise<RateLimitVerdict>;
 }
 
 function keyOf(spec: LimitClass, principal: Principal, client: string | undefined): string {
@@ -269,42 +273,62 @@ export async function createRateLimiter(overrides: LimitOverrides = {}, store?: 
   }
 
   return {
-    async check(request, principal, client) {
+    // Synchronous while every budget answers at once (in memory): an async step would cost each
+    // request promises (issue 32); a budget in PostgreSQL goes on when its take is answered.
+    check(request, principal, client) {
       const costs: LimitCosts = Array.isArray(request) ? Object.fromEntries(request.map((name) => [name, 1])) : request;
+      const names = Object.keys(costs) as LimitClassName[];
       const spent: Array<{ budget: Budget; key: string; points: number }> = [];
       let verdict: RateLimitVerdict | undefined;
-      for (const name in costs) {
-        const cost = costs[name as LimitClassName];
-        if (!cost || cost < 1) continue;
-        const { budget, spec } = limiters.get(name as LimitClassName)!;
-        const key = keyOf(spec, principal, client);
-        const pending = budget.take(key, cost);
-        const taken = pending instanceof Promise ? await pending : pending;
+      // Counts one class's take; false when it refused (the request is refused whole).
+      const counted = (
+        name: LimitClassName,
+        spec: LimitClass,
+        budget: Budget,
+        key: string,
+        cost: number,
+        taken: Taken,
+      ) => {
         if (taken.allowed) spent.push({ budget, key, points: cost });
         const current: RateLimitVerdict = {
           allowed: taken.allowed,
           limit: spec.points,
           remaining: Math.max(0, taken.remaining),
           resetSeconds: Math.ceil(taken.msBeforeNext / 1000),
-          limitClass: name as LimitClassName,
+          limitClass: name,
           cost,
         };
         // Report the tightest class; a refusal in any class refuses the request.
         if (!verdict || !current.allowed || (verdict.allowed && current.remaining < verdict.remaining))
           verdict = current;
-        if (!taken.allowed) break;
-      }
-      // Refused whole: nothing runs, so no class keeps the points of this request.
-      if (verdict && !verdict.allowed)
-        await Promise.all(spent.map(({ budget, key, points }) => budget.giveBack(key, points)));
-      return (
-        verdict ?? {
+        return taken.allowed;
+      };
+      const finished = (): RateLimitVerdict | Promise<RateLimitVerdict> => {
+        const answer = verdict ?? {
           allowed: true,
           limit: DEFAULT_LIMITS.read.points,
           remaining: DEFAULT_LIMITS.read.points,
           resetSeconds: DEFAULT_LIMITS.read.durationSeconds,
+        };
+        // Refused whole: nothing runs, so no class keeps the points of this request.
+        if (answer.allowed) return answer;
+        return Promise.all(spent.map(({ budget, key, points }) => budget.giveBack(key, points))).then(() => answer);
+      };
+      const from = (first: number): RateLimitVerdict | Promise<RateLimitVerdict> => {
+        for (let i = first; i < names.length; i += 1) {
+          const name = names[i]!;
+          const cost = costs[name];
+          if (!cost || cost < 1) continue;
+          const { budget, spec } = limiters.get(name)!;
+          const key = keyOf(spec, principal, client);
+          const taken = budget.take(key, cost);
+          if (taken instanceof Promise)
+            return taken.then((answer) => (counted(name, spec, budget, key, cost, answer) ? from(i + 1) : finished()));
+          if (!counted(name, spec, budget, key, cost, taken)) break;
         }
-      );
+        return finished();
+      };
+      return from(0);
     },
   };
 }
