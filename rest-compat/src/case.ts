@@ -30,8 +30,12 @@ function convertKeys(value: unknown, convert: (key: string) => string): unknown 
   if (Array.isArray(value)) return value.map((item) => convertKeys(item, convert));
   if (!isPlainObject(value)) return value;
   const out: Record<string, unknown> = {};
-  for (const [key, item] of Object.entries(value))
-    out[convert(key)] = VERBATIM_FIELDS.has(key) && isPlainObject(item) ? { ...item } : convertKeys(item, convert);
+  // A plain object's own keys (its prototype is Object's or none), without the pairs Object.entries makes.
+  for (const key in value) {
+    const item = value[key];
+    if (typeof item !== 'object' || item === null) out[convert(key)] = item;
+    else out[convert(key)] = VERBATIM_FIELDS.has(key) && isPlainObject(item) ? { ...item } : convertKeys(item, convert);
+  }
   return out;
 }
 

@@ -5,6 +5,10 @@
  * (a strict schema then refuses it by name); so does one whose field was also sent bare.
  */
 export function foldDeepObjects(query: Record<string, unknown>): Record<string, unknown> {
+  // Most queries name no deepObject parameter: handed on as they are, nothing to fold.
+  let brackets = false;
+  for (const name in query) if (name.includes('[')) brackets = true;
+  if (!brackets) return query;
   const out: Record<string, unknown> = {};
   const folded = new Set<string>();
   for (const [name, value] of Object.entries(query)) {

@@ -164,11 +164,14 @@ export function createForwarder(options: ForwarderOptions): Forwarder {
     }
   };
 
-  // Keyed by operation name and document (a name holds no line break).
+  // Keyed by operation name and document (a name holds no line break). A document sent without a
+  // name (every rest-compat route) is its own key: the same string each time, whose hash V8 keeps,
+  // where a joined key is a new string to hash on every request.
   const cached = memoized(1000, (key) => {
     const split = key.indexOf('\n');
     return routeOf(key.slice(split + 1), key.slice(0, split) || undefined);
   });
+  const cachedUnnamed = memoized(1000, (query) => routeOf(query, undefined));
 
   const bodyOf = (fetch: FetchNode, variables: Record<string, unknown>) => {
     const body: LocalRequest['body'] = { query: fetch.operation, variables };
@@ -182,7 +185,9 @@ export function createForwarder(options: ForwarderOptions): Forwarder {
       return undefined;
     const variables = source.variables ?? {};
     if (typeof variables !== 'object' || variables === null || Array.isArray(variables)) return undefined;
-    const route = cached(`${source.operationName ?? ''}\n${source.query}`);
+    const route = source.operationName
+      ? cached(`${source.operationName}\n${source.query}`)
+      : cachedUnnamed(source.query);
     if (!route) return undefined;
     if (
       getVariableValues(schema, route.operation.variableDefinitions ?? [], variables as Record<string, unknown>).errors

@@ -21,6 +21,7 @@ export interface GraphQLResultValue {
 export interface LocalResponse {
   status: number;
   headers: Record<string, string>;
+  /** A getter on an answer made here (jsonAnswer): a copy names it, a spread would leave it out. */
   body: string;
   /**
    * The value `body` is the JSON text of, when the answer was made in this process (jsonAnswer):
@@ -35,36 +36,53 @@ export interface LocalResponse {
 /**
  * An answer made in this process from its value: the body is written from `json` when first read
  * (the HTTP route, the framed channel, a caller elsewhere), never when every reader takes `json`.
- * An own getter, so that a copy made by spreading carries the text.
+ * A class, so that every such answer shares one hidden class (an object literal with a getter gets
+ * one of its own, and each site reading answers would see many); a copy names `body` (a spread
+ * copies own properties only).
  */
+class JsonAnswer implements LocalResponse {
+  #text: string | undefined;
+  constructor(
+    readonly status: number,
+    readonly headers: Record<string, string>,
+    readonly json: GraphQLResultValue,
+    private readonly suffix: string,
+  ) {}
+
+  get body(): string {
+    return (this.#text ??= `${JSON.stringify(this.json)}${this.suffix}`);
+  }
+}
+
+/** An answer under other headers: its text is the first answer's, written only if read, and once. */
+class ReheadedAnswer implements LocalResponse {
+  readonly status: number;
+  readonly json: GraphQLResultValue | undefined;
+  constructor(
+    private readonly answer: LocalResponse,
+    readonly headers: Record<string, string>,
+  ) {
+    this.status = answer.status;
+    this.json = answer.json;
+  }
+
+  get body(): string {
+    return this.answer.body;
+  }
+}
+
 export function jsonAnswer(
   status: number,
   headers: Record<string, string>,
   json: GraphQLResultValue,
   suffix = '',
 ): LocalResponse {
-  let text: string | undefined;
-  return {
-    status,
-    headers,
-    json,
-    get body() {
-      return (text ??= `${JSON.stringify(json)}${suffix}`);
-    },
-  };
+  return new JsonAnswer(status, headers, json, suffix);
 }
 
 /** `answer` under other headers, its text not read: written only if the new answer's is. */
 export function withHeaders(answer: LocalResponse, headers: Record<string, string>): LocalResponse {
-  if (!answer.json) return { status: answer.status, headers, body: answer.body };
-  return {
-    status: answer.status,
-    headers,
-    json: answer.json,
-    get body() {
-      return answer.body;
-    },
-  };
+  return answer.json ? new ReheadedAnswer(answer, headers) : { status: answer.status, headers, body: answer.body };
 }
 
 /** The GraphQL result of an answer: its value when made in this process, else its body parsed (which may throw). */
