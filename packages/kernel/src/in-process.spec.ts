@@ -141,6 +141,55 @@ describe('one transport for GraphQL calls (callGraphQL)', () => {
     expect(failed).toMatchObject({ detail: 'the ping service is unreachable' });
   });
 
+  it('keeps each in-process call to its own deadline with one timer for calls of one timeout, and no timer once none waits', async () => {
+    const url = 'http://127.0.0.1:9/deadlines';
+    const timers = () => process.getActiveResourcesInfo().filter((kind) => kind === 'Timeout').length;
+    const idle = timers();
+    const answers = new Map<string, () => void>();
+    const stop = serveInProcess(
+      url,
+      (call) =>
+        new Promise((resolve) => {
+          // `answer` in the variables: answered when the test says so; else it hangs.
+          if (call.body.variables?.answer)
+            answers.set(String(call.body.variables.answer), () => resolve({ status: 200, headers: {}, body: '{}' }));
+        }),
+      { enabled: true },
+    );
+    const timed = { ...options, timeoutMs: 300 };
+    const ended = (variables: Record<string, unknown>) => {
+      const started = Date.now();
+      return callGraphQL(url, { ...request, body: { query: '{ ping }', variables } }, timed).then(
+        () => ({ ok: true, ms: Date.now() - started }),
+        (error: GatewayError) => ({ ok: false, code: error.code, ms: Date.now() - started }),
+      );
+    };
+    try {
+      const first = ended({});
+      await new Promise((resolve) => setTimeout(resolve, 150));
+      const second = ended({});
+      const answered = ended({ answer: 'a' });
+      expect(timers()).toBe(idle + 1);
+      answers.get('a')!();
+      expect(await answered).toMatchObject({ ok: true });
+      const [one, two] = await Promise.all([first, second]);
+      // Each at its own deadline: the second is not failed when the first is.
+      for (const late of [one, two]) {
+        expect(late).toMatchObject({ ok: false, code: 'SERVICE_UNAVAILABLE' });
+        expect(late.ms).toBeGreaterThanOrEqual(290);
+        expect(late.ms).toBeLessThan(1500);
+      }
+      expect(timers()).toBe(idle);
+      // An answered call leaves no timer behind.
+      const quick = ended({ answer: 'b' });
+      answers.get('b')!();
+      expect(await quick).toMatchObject({ ok: true });
+      expect(timers()).toBe(idle);
+    } finally {
+      stop();
+    }
+  });
+
   it('runs an in-process call under a timer alone (no AbortController), and fails a handler that throws at once as one that rejects', async () => {
     const url = 'http://127.0.0.1:9/graphql';
     const Original = globalThis.AbortController;

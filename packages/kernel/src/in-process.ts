@@ -80,7 +80,7 @@ export function callGraphQL(url: string, request: LocalRequest, options: GraphQL
 }
 
 /**
- * The in-process call: a timer is the whole deadline. No AbortController: nothing here can be
+ * The in-process call: a deadline is all it adds. No AbortController: nothing here can be
  * aborted (the handler runs on, as a server does after its client left), and a signal with its
  * listeners, an async frame and the promises of a race cost more than the rest of the hop on
  * one-process REST calls, which make two of these per request (rest-compat -> router -> subgraph).
@@ -91,21 +91,22 @@ function withinDeadline(
   options: GraphQLCallOptions,
 ): Promise<LocalResponse> {
   return new Promise<LocalResponse>((resolve, reject) => {
+    const deadlines = deadlinesOf(options.timeoutMs);
     let settled = false;
-    const timer = setTimeout(() => {
+    const deadline = deadlines.add(() => {
       settled = true;
       reject(options.failure(true, new Error(`no answer within ${options.timeoutMs} ms`)));
-    }, options.timeoutMs);
+    });
     const answered = (answer: LocalResponse) => {
       if (settled) return;
       settled = true;
-      clearTimeout(timer);
+      deadlines.delete(deadline);
       resolve(answer);
     };
     const failed = (error: unknown) => {
       if (settled) return;
       settled = true;
-      clearTimeout(timer);
+      deadlines.delete(deadline);
       reject(options.failure(false, error));
     };
     try {
@@ -114,6 +115,64 @@ function withinDeadline(
       failed(error); // a handler that throws before its first await fails like one that rejects
     }
   });
+}
+
+interface Deadline {
+  due: number;
+  late: () => void;
+}
+
+/**
+ * The deadlines of the in-process calls made with one timeout. They end in the order they began,
+ * so one timer, armed for the oldest, serves them all: a timer per call (its object, its list and,
+ * with the async hooks MikroORM's AsyncLocalStorage turns on, its init hook) cost each hop more
+ * than an entry in a Set (issue 32). A call that settles leaves the set; when the timer fires it
+ * fails the calls past their deadline and is armed again for the oldest left, and it is cleared
+ * when none is left, so an idle process keeps no timer.
+ */
+class Deadlines {
+  private readonly pending = new Set<Deadline>();
+  private timer: NodeJS.Timeout | undefined;
+
+  constructor(private readonly timeoutMs: number) {}
+
+  add(late: () => void): Deadline {
+    const deadline = { due: performance.now() + this.timeoutMs, late };
+    this.pending.add(deadline);
+    this.timer ??= setTimeout(() => this.fire(), this.timeoutMs);
+    return deadline;
+  }
+
+  delete(deadline: Deadline): void {
+    this.pending.delete(deadline);
+    if (this.pending.size === 0 && this.timer) {
+      clearTimeout(this.timer);
+      this.timer = undefined;
+    }
+  }
+
+  private fire(): void {
+    this.timer = undefined;
+    const now = performance.now();
+    const late: Deadline[] = [];
+    for (const deadline of this.pending) {
+      if (deadline.due > now) break;
+      late.push(deadline);
+    }
+    for (const deadline of late) this.pending.delete(deadline);
+    // Armed for the oldest left before the late are told (their callers may run on at once).
+    const oldest = this.pending.values().next();
+    if (!oldest.done) this.timer = setTimeout(() => this.fire(), Math.max(1, Math.ceil(oldest.value.due - now)));
+    for (const deadline of late) deadline.late();
+  }
+}
+
+const deadlinesByTimeout = new Map<number, Deadlines>();
+
+function deadlinesOf(timeoutMs: number): Deadlines {
+  let deadlines = deadlinesByTimeout.get(timeoutMs);
+  if (!deadlines) deadlinesByTimeout.set(timeoutMs, (deadlines = new Deadlines(timeoutMs)));
+  return deadlines;
 }
 
 /** Over HTTP: the transport keeps the deadline (pooled-http.ts) and says when it passed. */
