@@ -9,7 +9,8 @@ import { DeadlinePassed, pooledHttp, type HttpTransport } from './pooled-http';
  *
  * A server (the router, each subgraph) registers its /graphql URL with a handler that runs the same
  * request as its HTTP route does: same authentication, limits, context and error mapping, only
- * without the socket, the HTTP parsing and the JSON round trip of the request. A caller (rest-compat,
+ * without the socket, the HTTP parsing and the JSON round trip of the request, nor of an answer
+ * made here (graphql-exchange.ts: LocalResponse.json). A caller (rest-compat,
  * the router's gateway and forwarder, a service client) sends every request through `callGraphQL`:
  * a URL served here runs here; any other (another process, a load balancer's address) goes over
  * the caller's transport: HTTP, or for the router's calls to subgraphs the framed channel where the
