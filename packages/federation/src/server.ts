@@ -158,12 +158,15 @@ export async function startSubgraphServer(options: SubgraphServerOptions): Promi
   // Both transports try the lean path first; it answers as Apollo would, or leaves the request to Apollo.
   const lean =
     (options.lean ?? true) ? leanGraphQL<SubgraphContext>({ schema: options.schema, formatError }) : undefined;
-  const answerLean = async (request: LeanRequest, context: () => SubgraphContext) => {
+  // Without async frames of their own, here and in `local` below: each costs a request promises,
+  // and in-process calls are most of a one-process platform's (issue 32).
+  const answerLean = (request: LeanRequest, context: () => SubgraphContext) => {
     if (!lean) return undefined;
     const stop = duration.startTimer();
-    const answer = await lean(request, context);
-    if (answer) stop({ operation: operations.label(answer.operationName) });
-    return answer;
+    return lean(request, context).then((answer) => {
+      if (answer) stop({ operation: operations.label(answer.operationName) });
+      return answer;
+    });
   };
   const apolloRoute = fastifyApolloHandler(apollo, {
     context: async (request) => contextOf(request.requestId, request.caller),
@@ -179,31 +182,36 @@ export async function startSubgraphServer(options: SubgraphServerOptions): Promi
     return reply.code(answer.status).headers(answer.headers).send(answer.body);
   });
   // The same request without HTTP: for the router (or a service) in this process, and as frames for routers elsewhere.
-  const local: LocalHandler = async ({ headers, body }) => {
+  const local: LocalHandler = ({ headers, body }) => {
     const requestId = headers[REQUEST_ID_HEADER] ?? newId('request');
     return inRequestSpan(
       options.name,
       requestId,
-      async () => {
-        const caller = localCaller(headers, options.platformSecret, requestId);
-        if ('status' in caller) return caller;
-        const answer = await answerLean(
-          { body, contentType: headers['content-type'] ?? 'application/json', accept: headers.accept },
-          () => contextOf(requestId, caller),
-        );
-        // Handed on as made: its body is written only if this caller reads it (kernel's jsonAnswer).
-        if (answer) return answer;
-        return completeAnswer(
-          await apollo.executeHTTPGraphQLRequest({
-            httpGraphQLRequest: {
-              method: 'POST',
-              headers: new HeaderMap([['content-type', 'application/json'], ...Object.entries(headers)]),
-              search: '',
-              body,
-            },
-            context: async () => contextOf(requestId, caller),
-          }),
-        );
+      () => {
+        try {
+          const caller = localCaller(headers, options.platformSecret, requestId);
+          if ('status' in caller) return Promise.resolve(caller);
+          const viaApollo = () =>
+            apollo
+              .executeHTTPGraphQLRequest({
+                httpGraphQLRequest: {
+                  method: 'POST',
+                  headers: new HeaderMap([['content-type', 'application/json'], ...Object.entries(headers)]),
+                  search: '',
+                  body,
+                },
+                context: async () => contextOf(requestId, caller),
+              })
+              .then(completeAnswer);
+          const leaning = answerLean(
+            { body, contentType: headers['content-type'] ?? 'application/json', accept: headers.accept },
+            () => contextOf(requestId, caller),
+          );
+          // A lean answer is handed on as made: its body is written only if this caller reads it (kernel's jsonAnswer).
+          return leaning ? leaning.then((answer) => answer ?? viaApollo()) : viaApollo();
+        } catch (error) {
+          return Promise.reject(error); // a handler answers with a promise, whatever fails
+        }
       },
       headers,
     );
