@@ -13,7 +13,7 @@ describe('callers known without a vault lookup (principalWithoutLookup, issue 32
   it('a caller without credentials is anonymous, synchronously, and authenticate says the same', async () => {
     const headers = { 'content-type': 'application/json', 'x-request-id': 'req_1' };
     expect(principalWithoutLookup(headers, '10.0.0.1', SECRET)).toEqual({ kind: 'anonymous', ip: '10.0.0.1' });
-    expect(await check(headers)).toEqual({ kind: 'anonymous', ip: '10.0.0.1' });
+    expect(check(headers)).toEqual({ kind: 'anonymous', ip: '10.0.0.1' });
   });
 
   it("a platform service's valid signature is the service, whatever other credential is sent", async () => {
@@ -26,7 +26,7 @@ describe('callers known without a vault lookup (principalWithoutLookup, issue 32
       id: 'payments',
       ip: '10.0.0.1',
     });
-    expect(await check(headers)).toEqual({ kind: 'service', id: 'payments', ip: '10.0.0.1' });
+    expect(check(headers)).toEqual({ kind: 'service', id: 'payments', ip: '10.0.0.1' });
   });
 
   it.each([

@@ -80,18 +80,28 @@ async function verified(
 
 /**
  * Turns the spec's credential headers ("Authentication" table) into a principal, refusing a bad
- * credential with the spec's code. One credential per request; the first present wins in the
- * order below.
+ * credential with the spec's code (a rejected promise, never a throw). One credential per
+ * request; the first present wins in the order below. Synchronous for the callers that need no
+ * lookup (principalWithoutLookup), a promise for the rest.
  */
-export async function authenticate(
+export function authenticate(
+  em: VaultEm,
+  headers: CredentialHeaders,
+  adminKey: string,
+  ip: string,
+  platformSecret: string,
+): Principal | Promise<Principal> {
+  return principalWithoutLookup(headers, ip, platformSecret) ?? lookedUp(em, headers, adminKey, ip, platformSecret);
+}
+
+/** authenticate for a credential, or a signed principal principalWithoutLookup left: checked, or refused. */
+async function lookedUp(
   em: VaultEm,
   headers: CredentialHeaders,
   adminKey: string,
   ip: string,
   platformSecret: string,
 ): Promise<Principal> {
-  const known = principalWithoutLookup(headers, ip, platformSecret);
-  if (known) return known;
   // Platform services (payments asking identity for routing) sign their own principal; only
   // the `service` kind is accepted this way, never a client-chosen identity.
   const forwarded = header(headers, PRINCIPAL_HEADER);

@@ -11,7 +11,7 @@ import { openVaultOrm } from '@gateway/vault';
 import type { EventBus } from '@gateway/events';
 import type { Registry } from 'prom-client';
 import { createAdmission } from './admission';
-import { authenticate, principalWithoutLookup, type CredentialHeaders } from './authenticate';
+import { authenticate, type CredentialHeaders } from './authenticate';
 import { composeSupergraph, type SubgraphEndpoint } from './compose';
 import { chargingCoreCalls } from './core-cost';
 import { documentLimits } from './document-limits';
@@ -169,9 +169,7 @@ export async function startRouter(options: RouterOptions): Promise<RunningRouter
   const edge = {
     // An operation is priced by the bank-core calls it selects (@cost in the supergraph) before it is charged.
     admit: createAdmission({
-      // Without a promise for the callers that need no lookup (anonymous, a platform service).
-      authenticate: (headers, ip) =>
-        principalWithoutLookup(headers, ip, options.platformSecret) ?? authenticateCaller(headers, ip),
+      authenticate: authenticateCaller,
       charges: chargingCoreCalls(charges, supergraphSdl),
       metrics,
       logger,

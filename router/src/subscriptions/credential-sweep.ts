@@ -35,7 +35,7 @@ export interface WatchOptions {
   /** Sockets sending the same credential share one verification per round (a dashboard open in many tabs). */
   credentialKey: string;
   /** Verifies the credential again as HTTP does; a GatewayError is a refusal, anything else a failure to find out. */
-  authenticate: () => Promise<Principal>;
+  authenticate: () => Principal | Promise<Principal>;
 }
 
 type Outcome = { ok: true } | { ok: false; definite: boolean };

@@ -13,7 +13,7 @@ export interface RouterSubscriptionsOptions {
   gateway: ApolloGateway;
   bus: EventBus;
   platformSecret: string;
-  authenticate: (headers: Record<string, string>, ip: string) => Promise<Principal>;
+  authenticate: (headers: Record<string, string>, ip: string) => Principal | Promise<Principal>;
   logger: Logger;
   registry: Registry;
   keepAliveMs?: number;

@@ -19,7 +19,7 @@ export interface SubscriptionServerOptions {
   /** The supergraph's API schema (known once the gateway has loaded). */
   schema: () => GraphQLSchema | undefined;
   /** connectionParams -> principal, as the HTTP headers would be; throws GatewayError on a bad credential. */
-  authenticate: (connectionParams: Record<string, unknown>, ip: string) => Promise<Principal>;
+  authenticate: (connectionParams: Record<string, unknown>, ip: string) => Principal | Promise<Principal>;
   hub: SubscriptionHub;
   execute: ExecuteAs;
   logger: Logger;
