@@ -1,7 +1,14 @@
 import type { ApolloServerPlugin } from '@apollo/server';
 import type { FastifyInstance } from 'fastify';
-import { Counter, Histogram, type Registry } from 'prom-client';
-import { createMetricsRegistry, isErrorCode, metricsAnswer, OperationLabels } from '@gateway/kernel';
+import type { Registry } from 'prom-client';
+import {
+  BoundCounter,
+  BoundHistogram,
+  createMetricsRegistry,
+  isErrorCode,
+  metricsAnswer,
+  OperationLabels,
+} from '@gateway/kernel';
 import type { RequestLabels, RouterContext } from './router-context';
 
 /** How the edge ended a request before Apollo, in router_requests_total. */
@@ -29,25 +36,25 @@ export function outcomeOfStatus(status: number): string {
 
 export function createRouterMetrics(): RouterMetrics {
   const registry = createMetricsRegistry('router');
-  const requests = new Counter({
+  const requests = new BoundCounter({
     name: 'router_requests_total',
     help: 'GraphQL requests by outcome',
     labelNames: ['outcome'],
     registers: [registry],
   });
-  const duration = new Histogram({
+  const duration = new BoundHistogram({
     name: 'router_request_duration_seconds',
     help: 'GraphQL request duration by operation name and outcome (ok, or the spec error code of the first error)',
     labelNames: ['operation', 'outcome'],
     registers: [registry],
   });
-  const forwarded = new Counter({
+  const forwarded = new BoundCounter({
     name: 'router_forwarded_total',
     help: 'Operations answered past the gateway (forward.ts): by the subgraph answering whole, or a plan run by the router, its subgraphs joined by +',
     labelNames: ['subgraph'],
     registers: [registry],
   });
-  const shared = new Counter({
+  const shared = new BoundCounter({
     name: 'router_subgraph_fetches_shared_total',
     help: 'Subgraph calls saved: a read identical to one in flight (same principal, document, variables) took its answer, by subgraph',
     labelNames: ['subgraph'],
@@ -55,13 +62,16 @@ export function createRouterMetrics(): RouterMetrics {
   });
   return {
     registry,
-    countAdmission: (outcome) => requests.inc({ outcome }),
-    countForwarded: (subgraph) => forwarded.inc({ subgraph }),
-    countSharedFetch: (subgraph) => shared.inc({ subgraph }),
+    countAdmission: (outcome) => requests.series(outcome).inc(),
+    countForwarded: (subgraph) => forwarded.series(subgraph).inc(),
+    countSharedFetch: (subgraph) => shared.series(subgraph).inc(),
     operations: new OperationLabels(),
     timed(labels) {
-      const stop = duration.startTimer();
-      return (status) => stop({ operation: labels.operation, outcome: labels.outcome ?? outcomeOfStatus(status) });
+      const started = performance.now();
+      return (status) =>
+        duration
+          .series(labels.operation, labels.outcome ?? outcomeOfStatus(status))
+          .observe((performance.now() - started) / 1000);
     },
     outcomePlugin,
   };

@@ -7,6 +7,7 @@ export * from './principal';
 export * from './logger';
 export * from './config';
 export * from './metrics';
+export * from './bound-metrics';
 export * from './metrics-access';
 export * from './operation-labels';
 export * from './trace-hooks';
