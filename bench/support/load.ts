@@ -8,6 +8,8 @@ export interface LoadResult {
   perSecond: number;
   p50Ms: number;
   p99Ms: number;
+  /** The first failure's message, when a request failed: printed under the table, so a case that only fails says why. */
+  firstError?: string;
 }
 
 const percentile = (sorted: number[], p: number): number =>
@@ -24,6 +26,7 @@ export async function runLoad(
 ): Promise<LoadResult> {
   const latencies: number[] = [];
   let errors = 0;
+  let firstError: string | undefined;
   const started = performance.now();
   const deadline = started + options.durationMs;
   await Promise.all(
@@ -33,8 +36,9 @@ export async function runLoad(
         try {
           await request(worker, i);
           latencies.push(performance.now() - t0);
-        } catch {
+        } catch (error) {
           errors += 1;
+          firstError ??= error instanceof Error ? error.message : String(error);
         }
       }
     }),
@@ -49,6 +53,7 @@ export async function runLoad(
     perSecond: latencies.length / seconds,
     p50Ms: percentile(latencies, 50),
     p99Ms: percentile(latencies, 99),
+    ...(firstError !== undefined ? { firstError } : {}),
   };
 }
 
@@ -62,6 +67,7 @@ export async function runOpenLoad(
 ): Promise<LoadResult> {
   const latencies: number[] = [];
   let errors = 0;
+  let firstError: string | undefined;
   let inFlight = 0;
   const pending: Array<Promise<void>> = [];
   const started = performance.now();
@@ -79,7 +85,10 @@ export async function runOpenLoad(
       work()
         .then(
           () => void latencies.push(performance.now() - t0),
-          () => void (errors += 1),
+          (error) => {
+            errors += 1;
+            firstError ??= error instanceof Error ? error.message : String(error);
+          },
         )
         .finally(() => (inFlight -= 1)),
     );
@@ -96,6 +105,7 @@ export async function runOpenLoad(
     perSecond: latencies.length / seconds,
     p50Ms: at(0.5),
     p99Ms: at(0.99),
+    ...(firstError !== undefined ? { firstError } : {}),
   };
 }
 export function printTable(results: LoadResult[]): void {
@@ -107,4 +117,6 @@ export function printTable(results: LoadResult[]): void {
       `${r.name.padEnd(44)} ${r.perSecond.toFixed(0).padStart(9)} ${r.p50Ms.toFixed(2).padStart(8)} ${r.p99Ms.toFixed(2).padStart(8)} ${String(r.requests).padStart(9)} ${String(r.errors).padStart(7)}`,
     );
   }
+  for (const r of results.filter((result) => result.firstError !== undefined))
+    console.log(`  first error of "${r.name}": ${r.firstError}`);
 }
