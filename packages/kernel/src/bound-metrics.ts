@@ -45,7 +45,11 @@ abstract class BoundMetric<Series extends { reset(): void }> {
     for (const registry of config.registers) registry.registerMetric(this as unknown as Metric);
   }
 
-  /** The series of these label values (in `labelNames` order), made on first use. */
+  /**
+   * The series of these label values (in `labelNames` order), made on first use. A value is a Map
+   * key: pass each label always as the same type (a status as the number, say), or 200 and '200'
+   * would be two series printed alike.
+   */
   series(...values: LabelValue[]): Series {
     if (values.length !== this.labelNames.length)
       throw new Error(`${this.name}: ${this.labelNames.length} label values expected, got ${values.length}`);
