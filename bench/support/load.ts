@@ -12,6 +12,8 @@ export interface LoadResult {
   firstError?: string;
 }
 
+const messageOf = (error: unknown): string => (error instanceof Error ? error.message : String(error));
+
 const percentile = (sorted: number[], p: number): number =>
   sorted.length ? sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]! : NaN;
 
@@ -38,7 +40,7 @@ export async function runLoad(
           latencies.push(performance.now() - t0);
         } catch (error) {
           errors += 1;
-          firstError ??= error instanceof Error ? error.message : String(error);
+          firstError ??= messageOf(error);
         }
       }
     }),
@@ -87,7 +89,7 @@ export async function runOpenLoad(
           () => void latencies.push(performance.now() - t0),
           (error) => {
             errors += 1;
-            firstError ??= error instanceof Error ? error.message : String(error);
+            firstError ??= messageOf(error);
           },
         )
         .finally(() => (inFlight -= 1)),

@@ -69,9 +69,7 @@ export function createRouterMetrics(): RouterMetrics {
     timed(labels) {
       const started = performance.now();
       return (status) =>
-        duration
-          .series(labels.operation, labels.outcome ?? outcomeOfStatus(status))
-          .observe((performance.now() - started) / 1000);
+        duration.series(labels.operation, labels.outcome ?? outcomeOfStatus(status)).observeSince(started);
     },
     outcomePlugin,
   };

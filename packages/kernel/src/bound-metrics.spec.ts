@@ -55,6 +55,23 @@ describe('bound metrics', () => {
     expect(ours).toMatch(/subgraph_request_seconds_count\{[^}]*operation="Resolve"[^}]*\} 1/);
   });
 
+  it('observe the seconds since a start in milliseconds (performance.now())', async () => {
+    const registry = new Registry();
+    const histogram = new BoundHistogram({
+      name: 'took_seconds',
+      help: 'h',
+      labelNames: ['op'],
+      registers: [registry],
+    });
+    histogram.series('Resolve').observeSince(performance.now() - 1500);
+    const text = await registry.metrics();
+    const sum = Number(/took_seconds_sum\{op="Resolve"\} (\S+)/.exec(text)![1]);
+    expect(sum).toBeGreaterThanOrEqual(1.5);
+    expect(sum).toBeLessThan(2.5);
+    expect(text).toContain('took_seconds_bucket{le="1",op="Resolve"} 0');
+    expect(text).toContain('took_seconds_bucket{le="2.5",op="Resolve"} 1');
+  });
+
   it('start again from zero on reset, and refuse the wrong number of label values', async () => {
     const registry = new Registry();
     const histogram = new BoundHistogram({ name: 'took_seconds', help: 'h', labelNames: [], registers: [registry] });

@@ -28,7 +28,8 @@ interface Family {
   values: Sample[];
 }
 
-abstract class BoundMetric<Series extends { reset(): void }> {
+/** `Public`: what callers get of a series; `Series`: what the metric keeps and renders. */
+abstract class BoundMetric<Public, Series extends Public & { reset(): void }> {
   readonly name: string;
   readonly help: string;
   private readonly labelNames: readonly string[];
@@ -50,7 +51,7 @@ abstract class BoundMetric<Series extends { reset(): void }> {
    * key: pass each label always as the same type (a status as the number, say), or 200 and '200'
    * would be two series printed alike.
    */
-  series(...values: LabelValue[]): Series {
+  series(...values: LabelValue[]): Public {
     if (values.length !== this.labelNames.length)
       throw new Error(`${this.name}: ${this.labelNames.length} label values expected, got ${values.length}`);
     let node = this.root;
@@ -101,7 +102,7 @@ export interface CounterSeries {
   inc(by?: number): void;
 }
 
-export class BoundCounter extends BoundMetric<CounterValue> {
+export class BoundCounter extends BoundMetric<CounterSeries, CounterValue> {
   constructor(config: Config) {
     super(config, 'counter');
   }
@@ -129,11 +130,15 @@ class CounterValue implements CounterSeries {
 const DEFAULT_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
 
 export interface HistogramSeries {
-  /** Seconds, for a duration: the labels of a request's series are known when it ends, so callers time it themselves. */
   observe(value: number): void;
+  /**
+   * Observes the seconds since `startedMs` (a `performance.now()`). A request's labels are known
+   * only when it ends, so its caller notes the start and finds the series at the end.
+   */
+  observeSince(startedMs: number): void;
 }
 
-export class BoundHistogram extends BoundMetric<HistogramValue> {
+export class BoundHistogram extends BoundMetric<HistogramSeries, HistogramValue> {
   private readonly buckets: readonly number[];
 
   constructor(config: Config & { buckets?: readonly number[] }) {
@@ -181,6 +186,10 @@ class HistogramValue implements HistogramSeries {
     this.counts[i]! += 1;
     this.sum += value;
     this.count += 1;
+  }
+
+  observeSince(startedMs: number): void {
+    this.observe((performance.now() - startedMs) / 1000);
   }
 
   reset(): void {

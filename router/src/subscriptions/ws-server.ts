@@ -18,7 +18,7 @@ export interface SubscriptionServerOptions {
   path: string;
   /** The supergraph's API schema (known once the gateway has loaded). */
   schema: () => GraphQLSchema | undefined;
-  /** connectionParams -> principal, as the HTTP headers would be; throws GatewayError on a bad credential. */
+  /** connectionParams -> principal, as the HTTP headers would be; refuses a bad credential with a GatewayError (thrown or rejected: it is awaited). */
   authenticate: (connectionParams: Record<string, unknown>, ip: string) => Principal | Promise<Principal>;
   hub: SubscriptionHub;
   execute: ExecuteAs;
