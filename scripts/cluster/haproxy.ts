@@ -178,9 +178,14 @@ export class Haproxy {
   async waitUp(backend: string, server: string, timeoutMs = 30_000): Promise<void> {
     const deadline = Date.now() + timeoutMs;
     for (;;) {
-      const state = (await this.status())[`${backend}/${server}`];
+      // A busy machine can keep the stats page past status()'s 2 s: a slow or failed poll is retried
+      // until the deadline, like a server that is not up yet (a fresh-clone CI failed on one).
+      const state = await this.status().then(
+        (status) => status[`${backend}/${server}`],
+        (error: Error) => `unanswered (${error.message})`,
+      );
       if (state === 'UP') return;
-      if (Date.now() > deadline) throw new Error(`haproxy still sees ${backend}/${server} as ${state}`);
+      if (Date.now() > deadline) throw new Error(`haproxy still sees ${backend}/${server} as ${state ?? 'absent'}`);
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
   }
