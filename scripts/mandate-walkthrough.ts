@@ -12,6 +12,7 @@
  *   npm run demo:mandates    DATA_DIR (default .data), CHROMIUM_PATH (default /usr/bin/chromium)
  */
 import { TEST_OTP } from '@gateway/bank-sandbox';
+import { formatMoney } from '@gateway/kernel';
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -181,7 +182,7 @@ export async function runMandateWalkthrough(options: MandateWalkthroughOptions):
     });
   }
   log(
-    `   ${positions.map((p) => `${p.bank} ${p.currency} net ${p.net}, live settlement account moved ${p.moved}`).join('; ')}`,
+    `   ${positions.map((p) => `${p.bank} net ${formatMoney(p.net, p.currency)}, live settlement account moved ${formatMoney(p.moved, p.currency)}`).join('; ')}`,
   );
 
   return {

@@ -22,7 +22,15 @@ copyFileSync(join(__dirname, 'src', 'generated', 'schema.d.ts'), join(out, 'gene
 copyFileSync(join(__dirname, 'README.md'), join(out, 'README.md'));
 
 const manifest = JSON.parse(readFileSync(join(__dirname, 'package.json'), 'utf8'));
-const { scripts: _scripts, devDependencies: _dev, main: _main, types: _types, exports: _exports, ...kept } = manifest;
+const {
+  scripts: _scripts,
+  devDependencies: _dev,
+  main: _main,
+  types: _types,
+  exports: _exports,
+  typesVersions: _typesVersions,
+  ...kept
+} = manifest;
 writeFileSync(
   join(out, 'package.json'),
   `${JSON.stringify(
@@ -30,7 +38,10 @@ writeFileSync(
       ...kept,
       main: 'index.js',
       types: 'index.d.ts',
-      exports: { '.': { types: './index.d.ts', default: './index.js' } },
+      exports: {
+        '.': { types: './index.d.ts', default: './index.js' },
+        './money': { types: './money.d.ts', default: './money.js' },
+      },
     },
     null,
     2,

@@ -4,7 +4,8 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { run, type CliIo } from '@gateway/cli';
-import { webhooks, type WebhookEvent } from '@gateway/sdk';
+import { formatMoney, webhooks, type WebhookEvent } from '@gateway/sdk';
+import { MINOR_UNITS_BESIDE_A_CODE } from '../support/money';
 import { eventually, FAST_ENGINE, startPaymentBank, type PaymentBank } from '../support/payments';
 import { startTestPlatform, type TestPlatform } from '../support/platform';
 
@@ -157,6 +158,11 @@ describe('gateway CLI', () => {
     expect(listed.map((session: { status: string }) => session.status)).toEqual(
       expect.arrayContaining(['COMPLETED', 'FAILED']),
     );
+    // What a person reads: major units with the currency, never minor units beside a code.
+    const table = await gateway('sessions', 'list');
+    const row = table.lines.find((line) => line.startsWith(listed[0].session_id))!;
+    expect(row).toContain(formatMoney(listed[0].amount, listed[0].currency));
+    expect(table.lines.join('\n')).not.toMatch(MINOR_UNITS_BESIDE_A_CODE);
     const one = await gateway('sessions', 'get', listed[0].session_id);
     expect(one.lines).toContain(`session_id: ${listed[0].session_id}`);
   });

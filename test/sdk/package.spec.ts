@@ -44,10 +44,16 @@ describe('@gateway/sdk as published', () => {
       const headers = sdk.webhooks.sign(body, 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw', { id: 'evt_1' });
       const event = sdk.webhooks.verify(body, headers, 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw');
       const client = new sdk.GatewayClient({ baseUrl: 'http://127.0.0.1:9', apiKey: 'mk_test_x' });
-      console.log(JSON.stringify({ event: event.event, get: typeof client.get, paginate: typeof client.paginate }));
+      const money = require(${JSON.stringify(join(out, 'money.js'))}).formatMoney(12500, 'LYD');
+      console.log(JSON.stringify({ event: event.event, get: typeof client.get, paginate: typeof client.paginate, money }));
     `;
     const { stdout } = await run(process.execPath, ['-e', script], { cwd: SDK });
-    expect(JSON.parse(stdout)).toEqual({ event: 'payment.completed', get: 'function', paginate: 'function' });
+    expect(JSON.parse(stdout)).toEqual({
+      event: 'payment.completed',
+      get: 'function',
+      paginate: 'function',
+      money: '12.500 LYD',
+    });
   }, 30_000);
 
   it('type-checks a strict consumer against the built declarations', async () => {

@@ -4,6 +4,7 @@ import {
   assertAmount,
   assertCurrency,
   createLogger,
+  formatMoney,
   GatewayError,
   invalid,
   randomToken,
@@ -218,7 +219,7 @@ class Check {
     }
     this.start = this.known = balance;
     this.currency = currency;
-    this.record('account', 'PASS', `balance ${balance} ${currency} (minor units)`);
+    this.record('account', 'PASS', `balance ${formatMoney(balance, currency)}`);
   }
 
   private async debitOnce(): Promise<void> {

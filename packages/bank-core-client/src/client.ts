@@ -2,6 +2,7 @@ import {
   assertAmount,
   assertCurrency,
   createLogger,
+  formatMoney,
   GatewayError,
   inSpan,
   invalid,
@@ -222,7 +223,7 @@ export function createBankCoreClient(options: BankCoreClientOptions): BankCoreCl
             'rejected',
             operation,
             answer,
-            `bank ${bank}: balance too low for ${input.amount} ${input.currency}`,
+            `bank ${bank}: balance too low for ${formatMoney(input.amount, input.currency)}`,
           );
         }
         throw unexpected(operation, answer, 'client_error');

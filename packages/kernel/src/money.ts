@@ -2,6 +2,7 @@ import { GatewayError } from './errors';
 
 /** Currencies the platform accepts (spec "Conventions"), with their minor-unit exponent. */
 export const CURRENCIES = { LYD: 3, USD: 2, EUR: 2 } as const;
+// The SDK's formatter keeps the same table (CURRENCY_EXPONENTS): money.spec checks they agree.
 export type Currency = keyof typeof CURRENCIES;
 
 export function isCurrency(value: unknown): value is Currency {
@@ -25,3 +26,6 @@ export interface Money {
   amount: number;
   currency: Currency;
 }
+
+/** How a person reads an amount: "12.500 LYD" (the SDK's formatter, one for the whole platform). */
+export { formatMoney } from '@gateway/sdk/money';

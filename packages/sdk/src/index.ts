@@ -22,3 +22,4 @@ export {
 } from './webhooks';
 export type { WebhookEvent, WebhookEventName, WebhookEventOf } from './webhook-events';
 export type { components, operations, paths } from './generated/schema';
+export { CURRENCY_EXPONENTS, formatMoney } from './money';

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { CURRENCIES, type Logger } from '@gateway/kernel';
+import { formatMoney, type Logger } from '@gateway/kernel';
 import type { Execute } from '../executor';
 import { passBackRouterHeaders } from '../headers';
 import type { PageHandler } from '../register-routes';
@@ -31,15 +31,8 @@ interface CheckoutView {
 
 const SESSION_ID = /^ops_[0-9A-Za-z]{1,64}$/;
 
-/** 12500 LYD (3 decimals) -> "12.500 LYD": minor units are integers, so is the arithmetic. */
-export function formatAmount(amount: number, currency: string): string {
-  const exponent = (CURRENCIES as Record<string, number>)[currency] ?? 2;
-  const scale = 10 ** exponent;
-  const major = Math.floor(amount / scale).toLocaleString('en-US');
-  return exponent === 0
-    ? `${major} ${currency}`
-    : `${major}.${String(amount % scale).padStart(exponent, '0')} ${currency}`;
-}
+/** 12500 LYD (3 decimals) -> "12.500 LYD": the platform's one formatter. */
+export const formatAmount = (amount: number, currency: string): string => formatMoney(amount, currency);
 
 function page(title: string, body: string, nonce: string): string {
   return `<!doctype html>

@@ -16,6 +16,9 @@ interface DemoKeys {
  * (success@<bank>, OTP 123456) and the payee a demo customer at the other bank, whose test-mode
  * credit lands in the built-in test bank: the one-click payment never moves the demo's live money.
  */
+/** What the one-click demo payment charges (the start page names it through the one formatter). */
+export const DEMO_PAYMENT = { amount: 12_500, currency: 'LYD' } as const;
+
 export interface DemoParties {
   apiKey: string;
   payer: { alias: string; otp: string };
@@ -100,8 +103,7 @@ export function registerDemoPayment(app: FastifyInstance, demoFile: string): voi
         'x-request-id': request.requestId,
       },
       payload: {
-        amount: 12_500,
-        currency: 'LYD',
+        ...DEMO_PAYMENT,
         destination: { type: 'alias', value: demo.payee.alias },
         description: `Demo payment to ${demo.payee.alias}: pay as ${demo.payer.alias}, one-time password ${demo.payer.otp}`,
         reference: `demo-${Date.now()}`,

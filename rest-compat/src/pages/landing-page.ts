@@ -1,7 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import { TEST_OTP, TEST_PAYERS } from '@gateway/bank-sandbox';
-import { registerDemoPayment, readDemoParties } from './demo-payment';
+import { formatMoney } from '@gateway/kernel';
+import { DEMO_PAYMENT, registerDemoPayment, readDemoParties } from './demo-payment';
 import { cardPage, escapeHtml, securityHeaders } from './html';
 
 /** What a platform started with `npm start` tells a newcomer at `/` (never in production mode). */
@@ -42,7 +43,7 @@ export function renderLandingPage(info: LandingInfo, base: string, nonce: string
   const oneClick = parties
     ? `<form method="post" action="/demo/payment" id="demo-payment">
 <button type="submit" id="demo-payment-button">Make a demo payment</button>
-<p class="meta">12.500 LYD from the demo shop's checkout: pay as <strong>${escapeHtml(parties.payer.alias)}</strong> with the one-time password <strong>${escapeHtml(parties.payer.otp)}</strong>.</p>
+<p class="meta">${escapeHtml(formatMoney(DEMO_PAYMENT.amount, DEMO_PAYMENT.currency))} from the demo shop's checkout: pay as <strong>${escapeHtml(parties.payer.alias)}</strong> with the one-time password <strong>${escapeHtml(parties.payer.otp)}</strong>.</p>
 <p class="meta" id="demo-world">Test mode: the demo shop's key is a test key (mk_test_…), so this payment moves money at the gateway's built-in test bank only; no sandbox bank balance changes. The live demo shop (<code>live_merchant</code> in demo.json, mk_live_…) moves the sandbox banks' money.</p>
 </form>`
     : '<p class="meta" id="demo-payment-pending">The demo data is being seeded: reload in a few seconds for a one-click demo payment.</p>';

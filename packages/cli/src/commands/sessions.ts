@@ -1,3 +1,4 @@
+import { formatMoney } from '@gateway/sdk';
 import { UsageError, type CliContext } from '../context';
 import { print, table } from '../io';
 
@@ -15,7 +16,7 @@ export async function listSessions(context: CliContext, flags: { status?: string
           ...page.sessions.map((session) => [
             session.session_id,
             session.status,
-            `${session.amount} ${session.currency}`,
+            formatMoney(session.amount, session.currency),
             session.reference ?? '',
             session.created_at,
           ]),

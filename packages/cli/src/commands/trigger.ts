@@ -1,4 +1,4 @@
-import { GatewayApiError, type GatewayClient } from '@gateway/sdk';
+import { formatMoney, GatewayApiError, type GatewayClient } from '@gateway/sdk';
 import { UsageError, type CliContext } from '../context';
 import { print, progress } from '../io';
 
@@ -94,7 +94,7 @@ export async function trigger(context: CliContext, event: string | undefined, fl
   const line = progress(context.io);
   try {
     const destination = await payeeOf(context, flags);
-    line.step(`Creating a test session of ${amount} ${flags.currency ?? 'LYD'}`);
+    line.step(`Creating a test session of ${formatMoney(amount, flags.currency ?? 'LYD')}`);
     const session = await gateway.post('/payments/sessions', {
       body: {
         amount,

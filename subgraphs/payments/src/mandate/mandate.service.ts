@@ -2,6 +2,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { OneStatement } from '@gateway/db';
 import type { BankRouting, Directory } from '@gateway/federation';
 import {
+  formatMoney,
   GatewayError,
   hmacSha256Hex,
   invalid,
@@ -408,7 +409,7 @@ export class MandateService {
     if (BigInt(request.amount) > mandate.amount) {
       throw new GatewayError(
         'MANDATE_LIMIT_EXCEEDED',
-        `amount: ${request.amount} is above the mandate's ${mandate.amount} ${mandate.currency}`,
+        `amount: ${formatMoney(request.amount, mandate.currency)} is above the mandate's ${formatMoney(mandate.amount, mandate.currency)}`,
       );
     }
     const period = periodOf(parseDate(mandate.startDate)!, mandate.interval, this.today(mandate));

@@ -1,4 +1,4 @@
-import { GatewayError, rules, z } from '@gateway/kernel';
+import { formatMoney, GatewayError, rules, z } from '@gateway/kernel';
 import { filterFields, listRules, statusRule } from '../listing/list.rules';
 import { initialMetadataRule } from '../metadata/metadata.rules';
 import { DESCRIPTION_MAX, REFERENCE_MAX } from '../session/session.rules';
@@ -32,7 +32,7 @@ export function refundAmountOf(
   if (amount > left)
     throw new GatewayError(
       'REFUND_AMOUNT_EXCEEDED',
-      `amount: ${amount} is more than the ${left} ${session.currency} left to refund of session ${session.id}`,
+      `amount: ${formatMoney(amount, session.currency)} is more than the ${formatMoney(left, session.currency)} left to refund of session ${session.id}`,
     );
   return amount;
 }

@@ -1,18 +1,12 @@
 /** How the dashboard writes amounts, times and statuses. No DOM here, so specs run it in node. */
+import { formatMoney } from '@gateway/sdk/money';
 
 /** Digits after the point per currency (ISO 4217), handed over by the server from the kernel's table. */
 export type CurrencyExponents = Record<string, number>;
 
-/** 12500 LYD (3 decimals) -> "12.500 LYD": minor units are integers, and so is the arithmetic. */
+/** 12500 LYD (3 decimals) -> "12.500 LYD": the platform's one formatter, with the server's exponents. */
 export function formatAmount(amount: number, currency: string, exponents: CurrencyExponents): string {
-  const exponent = exponents[currency] ?? 2;
-  const sign = amount < 0 ? '-' : '';
-  const absolute = Math.abs(amount);
-  const scale = 10 ** exponent;
-  const major = Math.floor(absolute / scale).toLocaleString('en-US');
-  return exponent === 0
-    ? `${sign}${major} ${currency}`
-    : `${sign}${major}.${String(absolute % scale).padStart(exponent, '0')} ${currency}`;
+  return formatMoney(amount, currency, exponents[currency] ?? 2);
 }
 
 /** "2026-11-24T06:42:33.123Z" -> "2026-11-24 06:42:33 UTC": one zone for everyone reading a log together. */
