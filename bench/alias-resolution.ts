@@ -20,12 +20,24 @@
 import { Agent, request } from 'undici';
 import { composeIBAN } from 'ibantools';
 import { openTestDatabase } from '@gateway/db/testing';
-import { PRINCIPAL_HEADER, signPrincipal } from '@gateway/kernel';
+import { newId, PRINCIPAL_HEADER, REQUEST_ID_HEADER, signPrincipal } from '@gateway/kernel';
 import { launchPlatform, type LaunchedPlatform } from './support/launcher';
 import { launchSplitPlatform } from './support/split-launcher';
 import { processCpuSeconds } from './support/cpu';
 import { printTable, runLoad, runOpenLoad, type LoadResult } from './support/load';
 import { report } from './support/results';
+
+/** The headers of a hop as the router signs it for identity: a request id and the principal signed for both. */
+const signedForIdentity = (platformSecret: string): Record<string, string> => {
+  const requestId = newId('request');
+  return {
+    [REQUEST_ID_HEADER]: requestId,
+    [PRINCIPAL_HEADER]: signPrincipal({ kind: 'anonymous', ip: '127.0.0.1' }, platformSecret, {
+      audience: 'identity',
+      requestId,
+    }),
+  };
+};
 
 const DURATION_MS = Number(process.env.BENCH_DURATION_MS ?? 8000);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 50);
@@ -110,13 +122,13 @@ async function measure(layout: string, short: string, share: number, platform: L
       const body = (await response.body.json()) as { iban?: string };
       if (response.statusCode !== 200 || !body.iban) throw new Error(`status ${response.statusCode}`);
     };
-    // Signed as the router signs an anonymous client's call: a subgraph refuses an unsigned one.
+    // Signed as the router signs an anonymous client's call (for identity and the request): a subgraph refuses an unsigned one.
     const direct = async (worker: number, i: number) => {
       const response = await request(identityUrl, {
         method: 'POST',
         headers: {
           'content-type': 'application/json',
-          [PRINCIPAL_HEADER]: signPrincipal({ kind: 'anonymous', ip: '127.0.0.1' }, platform.platformSecret),
+          ...signedForIdentity(platform.platformSecret),
         },
         body: JSON.stringify({ query: QUERY, variables: { a: `bench${n}x${(worker * 7 + i) % ALIASES}` } }),
         dispatcher: agent,

@@ -36,7 +36,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Agent, request } from 'undici';
 import { openTestDatabase } from '@gateway/db/testing';
-import { PRINCIPAL_HEADER, signPrincipal } from '@gateway/kernel';
+import { newId, PRINCIPAL_HEADER, REQUEST_ID_HEADER, signPrincipal } from '@gateway/kernel';
 import { composeSupergraph } from '@gateway/router';
 import { freePort, ServiceProcess } from '../scripts/launcher/service-process';
 import { SUBGRAPHS } from '../scripts/launcher/split-layout';
@@ -190,8 +190,18 @@ async function main(): Promise<void> {
       else throw new Error(`BENCH_PEERS_GATEWAYS: unknown gateway ${name}`);
     }
 
-    // What our router forwards for an anonymous caller on loopback: the peers send the same.
-    const principal = () => signPrincipal({ kind: 'anonymous', ip: '127.0.0.1' }, platform.platformSecret);
+    // What our router forwards for an anonymous caller on loopback: the peers send the same, signed
+    // for identity (every operation here is identity's) and the request id they pass on with it.
+    const signed = () => {
+      const requestId = newId('request');
+      return {
+        [REQUEST_ID_HEADER]: requestId,
+        [PRINCIPAL_HEADER]: signPrincipal({ kind: 'anonymous', ip: '127.0.0.1' }, platform.platformSecret, {
+          audience: 'identity',
+          requestId,
+        }),
+      };
+    };
     const work = (target: Target, op: string, keys: string) => {
       const { query, check } = OPERATIONS[op]!;
       // Distinct: each client goes round aliases of its own, so no two clients ever ask the same one
@@ -204,7 +214,7 @@ async function main(): Promise<void> {
           method: 'POST',
           headers: {
             'content-type': 'application/json',
-            ...(target.signed ? { [PRINCIPAL_HEADER]: principal() } : {}),
+            ...(target.signed ? signed() : {}),
           },
           body: JSON.stringify({ query, variables: { a: aliasOf(worker, i) } }),
           dispatcher: agent,

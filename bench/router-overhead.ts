@@ -83,19 +83,26 @@ async function main(): Promise<void> {
     const options = { timeoutMs: 15_000, failure: (_late: boolean, cause: unknown) => cause as Error };
     let calls = 0;
     /** rest-compat's call (rest-compat/src/headers.ts: routerCallHeaders), or the stub's with the principal the router signs. */
-    const request = (direct: boolean): LocalRequest => ({
-      headers: {
-        'content-type': 'application/json',
-        accept: 'application/json',
-        'x-request-id': newId('request'),
-        'x-forwarded-for': '127.0.0.1',
-        ...(direct
-          ? { [PRINCIPAL_HEADER]: signPrincipal({ kind: 'anonymous', ip: '127.0.0.1' }, platformSecret) }
-          : {}),
-      },
-      body: { query: RESOLVE, variables: { alias: `shop${calls++ % 200}` } },
-      ip: '127.0.0.1',
-    });
+    const request = (direct: boolean): LocalRequest => {
+      const requestId = newId('request');
+      // Signed for the stub's subgraph and this request, as the router signs each hop (kernel's principal.ts).
+      const principal = () =>
+        signPrincipal({ kind: 'anonymous', ip: '127.0.0.1' }, platformSecret, {
+          audience: endpoints[0]!.name,
+          requestId,
+        });
+      return {
+        headers: {
+          'content-type': 'application/json',
+          accept: 'application/json',
+          'x-request-id': requestId,
+          'x-forwarded-for': '127.0.0.1',
+          ...(direct ? { [PRINCIPAL_HEADER]: principal() } : {}),
+        },
+        body: { query: RESOLVE, variables: { alias: `shop${calls++ % 200}` } },
+        ip: '127.0.0.1',
+      };
+    };
     const run = async (direct: boolean, count: number): Promise<number> => {
       const url = direct ? endpoints[0]!.url : router.graphqlUrl;
       const caller = async () => {

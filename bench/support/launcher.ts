@@ -72,8 +72,8 @@ export async function launchPlatform(
         BANKS_PORT: String(ports.banks),
         PLATFORM_SECRET: platformSecret,
         SANDBOX_BANKS: 'off',
-        // The bench's webhook receivers listen on loopback.
-        WEBHOOK_PRIVATE_TARGETS: '1',
+        // The bench's banks and webhook receivers listen on loopback.
+        PRIVATE_TARGETS: '1',
         LOG_LEVEL: 'error',
         ...(process.env.DATABASE_URL ? { DATABASE_URL: process.env.DATABASE_URL } : {}),
         ...env,

@@ -24,8 +24,8 @@ export async function launchSplitPlatform(env: Record<string, string> = {}): Pro
     ...(process.env.AMQP_URL ? { AMQP_URL: process.env.AMQP_URL } : {}),
     // No balancer to drain: a stop need not wait.
     SHUTDOWN_DRAIN_SECONDS: '0',
-    // The bench's webhook receivers listen on loopback.
-    WEBHOOK_PRIVATE_TARGETS: '1',
+    // The bench's banks and webhook receivers listen on loopback.
+    PRIVATE_TARGETS: '1',
     ...own,
   };
   // BENCH_PROFILE=<dir>: the router writes a CPU profile there when it stops (as launcher.ts does for the platform).

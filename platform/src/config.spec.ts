@@ -13,22 +13,35 @@ describe('platform environment', () => {
   });
 
   it('passes INTERNAL_KEY_GRACE_SECONDS to the banks service: a day by default, 0 allowed, a negative refused', () => {
-    expect(loadPlatformConfig({}).banks).toEqual({ internalKeyGraceSeconds: 86_400 });
-    expect(loadPlatformConfig({ INTERNAL_KEY_GRACE_SECONDS: '0' }).banks).toEqual({ internalKeyGraceSeconds: 0 });
+    expect(loadPlatformConfig({}).banks).toEqual({ internalKeyGraceSeconds: 86_400, privateTargets: false });
+    expect(loadPlatformConfig({ INTERNAL_KEY_GRACE_SECONDS: '0' }).banks).toEqual({
+      internalKeyGraceSeconds: 0,
+      privateTargets: false,
+    });
     expect(() => loadPlatformConfig({ INTERNAL_KEY_GRACE_SECONDS: '-1' })).toThrow(/INTERNAL_KEY_GRACE_SECONDS/);
   });
 
-  it('calls webhooks on public addresses only unless WEBHOOK_PRIVATE_TARGETS; npm start opens private ones for its demo, unless told otherwise', () => {
+  it('calls webhooks and bank cores on public addresses only unless PRIVATE_TARGETS; npm start opens private ones for its demo, unless told otherwise', () => {
     const opened = (config: ReturnType<typeof loadPlatformConfig>) => [
       config.payments.webhookPrivateTargets,
       config.openBanking.webhookPrivateTargets,
+      config.banks.privateTargets,
     ];
-    expect(opened(loadPlatformConfig({}))).toEqual([false, false]);
-    expect(opened(loadPlatformConfig({ WEBHOOK_PRIVATE_TARGETS: '1' }))).toEqual([true, true]);
-    // Embedded: the demo runs, with its webhook receiver on loopback.
-    expect(opened(loadStartConfig({}))).toEqual([true, true]);
-    expect(opened(loadStartConfig({ WEBHOOK_PRIVATE_TARGETS: '0' }))).toEqual([false, false]);
-    expect(opened(loadStartConfig({ SANDBOX_BANKS: 'off' }))).toEqual([false, false]);
+    expect(opened(loadPlatformConfig({}))).toEqual([false, false, false]);
+    expect(opened(loadPlatformConfig({ PRIVATE_TARGETS: '1' }))).toEqual([true, true, true]);
+    // The former name is still read, and the new one wins.
+    expect(opened(loadPlatformConfig({ WEBHOOK_PRIVATE_TARGETS: '1' }))).toEqual([true, true, true]);
+    expect(opened(loadPlatformConfig({ WEBHOOK_PRIVATE_TARGETS: '1', PRIVATE_TARGETS: '0' }))).toEqual([
+      false,
+      false,
+      false,
+    ]);
+    // Embedded: the demo runs, its sandbox banks and webhook receiver on loopback.
+    expect(opened(loadStartConfig({}))).toEqual([true, true, true]);
+    expect(opened(loadStartConfig({ PRIVATE_TARGETS: '0' }))).toEqual([false, false, false]);
+    expect(opened(loadStartConfig({ WEBHOOK_PRIVATE_TARGETS: '0' }))).toEqual([false, false, false]);
+    expect(opened(loadStartConfig({ SANDBOX_BANKS: 'off' }))).toEqual([false, false, false]);
+    expect(() => loadPlatformConfig({ PRIVATE_TARGETS: 'sometimes' })).toThrow(/PRIVATE_TARGETS/);
     expect(() => loadPlatformConfig({ WEBHOOK_PRIVATE_TARGETS: 'sometimes' })).toThrow(/WEBHOOK_PRIVATE_TARGETS/);
   });
 

@@ -1,4 +1,12 @@
-import { envFlag, envMetricsToken, envPort, loadConfig, requireMetricsTokenInProduction, z } from '@gateway/kernel';
+import {
+  envFlag,
+  envMetricsToken,
+  envPort,
+  loadConfig,
+  privateTargetsSet,
+  requireMetricsTokenInProduction,
+  z,
+} from '@gateway/kernel';
 import { banksConfigFrom, banksEnvSchema, type BanksConfig } from '@gateway/subgraph-banks';
 import { openBankingConfigFrom, openBankingOwnEnvSchema, type OpenBankingConfig } from '@gateway/subgraph-open-banking';
 import { paymentsConfigFrom, paymentsEnvSchema, type PaymentsConfig } from '@gateway/subgraph-payments';
@@ -108,22 +116,23 @@ export interface PlatformConfig {
   payments: PaymentsConfig;
   /** The open-banking service's own options from the environment. */
   openBanking: OpenBankingConfig;
-  /** The banks service's own options from the environment (INTERNAL_KEY_GRACE_SECONDS). */
+  /** The banks service's own options from the environment (INTERNAL_KEY_GRACE_SECONDS, PRIVATE_TARGETS). */
   banks: BanksConfig;
 }
 
 /**
- * `npm start`'s configuration. With the demo on (sandbox banks, and the demo merchant's webhook
- * receiver on loopback) webhooks may go to loopback and private addresses, unless
- * WEBHOOK_PRIVATE_TARGETS is set either way.
+ * `npm start`'s configuration. With the demo on (sandbox banks registered with core URLs on
+ * loopback, and the demo merchant's webhook receiver there too) the gateway may call loopback
+ * and private addresses, unless PRIVATE_TARGETS (or WEBHOOK_PRIVATE_TARGETS) is set either way.
  */
 export function loadStartConfig(env: Record<string, string | undefined> = process.env): PlatformConfig {
   const config = loadPlatformConfig(env);
-  if (!config.sandboxBanks || env.WEBHOOK_PRIVATE_TARGETS !== undefined) return config;
+  if (!config.sandboxBanks || privateTargetsSet(env)) return config;
   return {
     ...config,
     payments: { ...config.payments, webhookPrivateTargets: true },
     openBanking: { ...config.openBanking, webhookPrivateTargets: true },
+    banks: { ...config.banks, privateTargets: true },
   };
 }
 

@@ -7,9 +7,10 @@ import { loadStartConfig, type PlatformConfig } from './config';
 import { startDemo, tryItBlock } from './demo/demo';
 import { DemoSeedError } from './demo/demo-file';
 import { startPlatform, startStep, type Platform } from './platform';
+import { PortInUseError } from './ports';
 
 /** Failures whose message is the whole story for the user: no stack trace. */
-const EXPLAINED = [DataDirLockedError, EmbeddedDatabaseError, DemoSeedError];
+const EXPLAINED = [DataDirLockedError, EmbeddedDatabaseError, DemoSeedError, PortInUseError];
 
 /**
  * `npm start`: the whole platform in one process on embedded defaults.

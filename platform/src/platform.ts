@@ -7,6 +7,7 @@ import { createLogger, type Logger } from '@gateway/kernel';
 import { startRestCompat } from '@gateway/rest-compat';
 import { startRouter, type LimitOverrides, type RunningRouter } from '@gateway/router';
 import type { PlatformConfig } from './config';
+import { assertPortsFree } from './ports';
 import { createReadiness, type Readiness } from './readiness';
 import { readCommittedSdl } from './sdl';
 import { resolveSecrets } from './secrets';
@@ -76,6 +77,11 @@ export async function startStep<T>(
  * pool. The same start() functions run each service alone (`npm run start:<service>`).
  */
 export async function startPlatform(given: PlatformConfig, options: StartPlatformOptions = {}): Promise<Platform> {
+  // Before the database, its migrations and the demo's seeding: a busy port is said at once, naming the variable to set.
+  await assertPortsFree(given.host, [
+    { variable: 'REST_PORT', port: given.ports.rest },
+    { variable: 'ROUTER_PORT', port: given.ports.router },
+  ]);
   // The REST port is fixed before the subgraphs start: they put the public base into links.
   // Held until rest-compat listens on it: released earlier, another listener (a parallel test) could take it meanwhile.
   const reserved = given.ports.rest === 0 && !given.publicBaseUrlSet ? await reservePort(given.host) : undefined;

@@ -1,6 +1,6 @@
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { newSecret, writeFileAtomicSync } from '@gateway/kernel';
+import { ADMIN_KEY_PREFIX, newSecret, writeFileAtomicSync } from '@gateway/kernel';
 
 export interface PlatformSecrets {
   adminKey: string;
@@ -23,7 +23,7 @@ export function resolveSecrets(
   const file = join(dataDir, 'secrets.json');
   const stored: Partial<PlatformSecrets> = existsSync(file) ? JSON.parse(readFileSync(file, 'utf8')) : {};
   const secrets = {
-    adminKey: given.adminKey ?? stored.adminKey ?? newSecret('adm_'),
+    adminKey: given.adminKey ?? stored.adminKey ?? newSecret(ADMIN_KEY_PREFIX),
     platformSecret: given.platformSecret ?? stored.platformSecret ?? newSecret('pls_'),
   };
   if (secrets.adminKey !== stored.adminKey || secrets.platformSecret !== stored.platformSecret) {

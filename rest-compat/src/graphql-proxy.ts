@@ -1,7 +1,8 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { request as httpRequest, type Dispatcher } from 'undici';
-import { ERROR_CODES, GatewayError, type Logger } from '@gateway/kernel';
+import { ERROR_CODES, GatewayError, isInternalHeader, type Logger } from '@gateway/kernel';
 import { callerHeaders } from './headers';
+import type { DashboardCookie } from './pages/dashboard/dashboard-cookie';
 import { cookieCredential } from './pages/dashboard/dashboard-session';
 
 /** Connection-level headers belong to each hop, never forwarded (RFC 9110 §7.6.1). */
@@ -24,6 +25,15 @@ function forwardable(headers: Record<string, string | string[] | undefined>): Re
   return out;
 }
 
+/**
+ * The first of the platform's internal headers (X-Gateway-Principal: kernel's isInternalHeader) a
+ * client sent, if any. This is where requests from outside cross into the platform: only a platform
+ * service names its own principal, and never through here (issue 46), so such a request is refused
+ * (401) rather than passed on, whatever the header carries.
+ */
+const internalHeaderOf = (headers: Record<string, unknown>): string | undefined =>
+  Object.keys(headers).find(isInternalHeader);
+
 /** GraphiQL's files (router/src/graphiql.ts): the page a browser gets at GET /graphql loads them from this origin. */
 const GRAPHIQL_ASSETS = '/graphiql/assets';
 
@@ -31,16 +41,19 @@ export interface GraphQLProxyOptions {
   graphqlUrl: string;
   dispatcher: Dispatcher;
   logger: Logger;
+  /** The dashboard session cookie's name (plain http, or `__Host-` behind TLS). */
+  dashboardCookie: DashboardCookie;
 }
 
 /**
  * /graphql on the REST base address, so one address serves everything: the request goes to the
- * router byte for byte (credentials included: the router authenticates), and so does its answer.
+ * router byte for byte (credentials included: the router authenticates), and so does its answer;
+ * one carrying a header of the platform's own (internalHeaderOf) is refused.
  * The merchant dashboard's session cookie is the one credential added here (cookieCredential).
  */
 export async function registerGraphQLProxy(
   app: FastifyInstance,
-  { graphqlUrl, dispatcher, logger }: GraphQLProxyOptions,
+  { graphqlUrl, dispatcher, logger, dashboardCookie }: GraphQLProxyOptions,
 ): Promise<void> {
   await app.register(async (scope) => {
     // The body is the router's to parse: keep it raw, whatever its content type.
@@ -66,7 +79,17 @@ export async function registerGraphQLProxy(
     };
     const proxy =
       (target: (request: FastifyRequest) => string) => async (request: FastifyRequest, reply: FastifyReply) => {
-        const credential = cookieCredential(request.headers, request.method);
+        const internal = internalHeaderOf(request.headers);
+        if (internal)
+          return refuse(
+            request,
+            reply,
+            new GatewayError(
+              'UNAUTHORIZED',
+              `${internal} is internal to the platform and never accepted from a client: send the spec's credential headers`,
+            ),
+          );
+        const credential = cookieCredential(request.headers, request.method, dashboardCookie);
         if (credential instanceof GatewayError) return refuse(request, reply, credential);
         try {
           const response = await httpRequest(target(request), {

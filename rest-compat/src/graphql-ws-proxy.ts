@@ -1,7 +1,8 @@
 import { request as httpRequest, type IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
-import { GatewayError, type Logger } from '@gateway/kernel';
+import { GatewayError, isInternalHeader, type Logger } from '@gateway/kernel';
+import type { DashboardCookie } from './pages/dashboard/dashboard-cookie';
 import { cookieCredential } from './pages/dashboard/dashboard-session';
 
 /** Connection-level headers of the client's hop: the upstream request gets its own. */
@@ -29,7 +30,7 @@ const refuse = (socket: Duplex, status: number, reason: string) => {
  */
 export function registerGraphQLWebSocketProxy(
   app: FastifyInstance,
-  options: { graphqlUrl: string; logger: Logger },
+  options: { graphqlUrl: string; logger: Logger; dashboardCookie: DashboardCookie },
 ): void {
   const target = new URL(options.graphqlUrl);
   const open = new Set<Duplex>();
@@ -39,8 +40,10 @@ export function registerGraphQLWebSocketProxy(
     if (url.pathname !== '/graphql') return refuse(socket, 404, 'Not Found');
     socket.on('error', () => socket.destroy());
     // A handshake is a GET, but a cross-site page must not open a socket as the signed-in merchant.
-    const credential = cookieCredential(request.headers, 'WEBSOCKET');
+    const credential = cookieCredential(request.headers, 'WEBSOCKET', options.dashboardCookie);
     if (credential instanceof GatewayError) return refuse(socket, 403, 'Forbidden');
+    // The platform's internal headers (X-Gateway-Principal) never come from a client (graphql-proxy.ts).
+    if (Object.keys(request.headers).some(isInternalHeader)) return refuse(socket, 401, 'Unauthorized');
     const headers: Record<string, string | string[]> = {};
     for (const [name, value] of Object.entries(request.headers))
       if (value !== undefined && !HOP_BY_HOP.has(name)) headers[name] = value;

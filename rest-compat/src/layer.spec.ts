@@ -85,6 +85,31 @@ describe('rest-compat layer (no router needed)', () => {
     expect(answer.body.error.detail).toBe('body: malformed JSON');
   });
 
+  it('refuses the reserved keys __proto__, constructor and prototype by name, never as malformed JSON (issue 46)', async () => {
+    const reserved = (key: string, where = 'metadata') =>
+      `${where}: key "${key}" is reserved (__proto__, constructor and prototype are never accepted)`;
+    // Before: "body: malformed JSON" (fastify's prototype-poisoning guard), with no word of the key.
+    for (const [body, key] of [
+      ['{"metadata":{"__proto__":"x"}}', '__proto__'],
+      ['{"metadata":{"order":"1","constructor":"x"}}', 'constructor'],
+      ['{"metadata":{"prototype":"x"}}', 'prototype'],
+      ['{"metadata":{"constructor":{"prototype":{}}}}', 'constructor'],
+    ] as const) {
+      const answer = await call(rest.url, 'PATCH', '/payments/sessions/ops_1', { body });
+      expectError(answer, 400, 'VALIDATION_ERROR');
+      expect(answer.body.error.detail).toBe(reserved(key));
+    }
+    const top = await call(rest.url, 'POST', '/merchants', { body: '{"name":"Shop","__proto__":{"admin":true}}' });
+    expect(top.body.error.detail).toBe(reserved('__proto__', 'body'));
+    // zod's records dropped an own __proto__ key silently: a list filter by it is refused too.
+    const filter = await call(rest.url, 'GET', '/payments/sessions?metadata[__proto__]=x');
+    expectError(filter, 400, 'VALIDATION_ERROR');
+    expect(filter.body.error.detail).toBe(reserved('__proto__'));
+    // Still malformed when it is.
+    const broken = await call(rest.url, 'PATCH', '/payments/sessions/ops_1', { body: '{"metadata":{"__proto__":' });
+    expect(broken.body.error.detail).toBe('body: malformed JSON');
+  });
+
   it('refuses unknown body fields and unknown query parameters, naming them', async () => {
     const field = await call(rest.url, 'POST', '/merchants', { body: { name: 'Shop', colour: 'red' } });
     expectError(field, 400, 'VALIDATION_ERROR');

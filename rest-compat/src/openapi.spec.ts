@@ -256,6 +256,25 @@ describe('/openapi.json and /docs', () => {
     for (const tag of document.tags) expect(tag.description.length).toBeGreaterThan(20);
   });
 
+  it("opens the docs' sidebar with Payments: what a merchant integrates first, the bank-operator routes after", () => {
+    const order = document.tags.map((tag) => tag.name);
+    expect(order.slice(0, 3)).toEqual(['Payments', 'Checkout', 'Refunds']);
+    for (const operatorTag of ['Banks', 'Bank callbacks', 'Merchants', 'Settlement', 'Operations'])
+      expect(order.indexOf(operatorTag)).toBeGreaterThan(order.indexOf('Payments'));
+    expect(order.indexOf('Events')).toBe(order.indexOf('Webhooks') + 1);
+    expect(order.slice(-4)).toEqual(['Banks', 'Bank callbacks', 'Settlement', 'Operations']);
+  });
+
+  it('answers /favicon.ico with a small icon, cached for a day', async () => {
+    const answer = await fetch(`${rest.url}/favicon.ico`);
+    expect(answer.status).toBe(200);
+    expect(answer.headers.get('content-type')).toBe('image/x-icon');
+    expect(answer.headers.get('cache-control')).toBe('public, max-age=86400');
+    const body = Buffer.from(await answer.arrayBuffer());
+    expect([...body.subarray(0, 4)]).toEqual([0, 0, 1, 0]);
+    expect(body.length).toBeLessThan(5_000);
+  });
+
   it('lists every webhook event (OpenAPI 3.1 webhooks) with its envelope schema, signature headers and an example', () => {
     expect(Object.keys(document.webhooks).sort()).toEqual(Object.keys(WEBHOOK_EVENTS).sort());
     expect(Object.keys(document.webhooks)).toEqual(

@@ -2,7 +2,7 @@ import Fastify from 'fastify';
 import { Agent } from 'undici';
 import type { Registry } from 'prom-client';
 import { bankCoreOpenApiDocument } from '@gateway/bank-core-client';
-import { createLogger, type Logger } from '@gateway/kernel';
+import { createLogger, favicon, FAVICON_HEADERS, type Logger } from '@gateway/kernel';
 import { createExecutor } from './executor';
 import { BODY_LIMIT_BYTES } from './limits';
 import { registerGraphQLProxy } from './graphql-proxy';
@@ -15,6 +15,7 @@ import { registerRequestId } from './request-id';
 import { checkoutPage } from './pages/checkout-page';
 import { consentPage } from './pages/consent-page';
 import { registerDashboard } from './pages/dashboard/dashboard-page';
+import { dashboardCookie } from './pages/dashboard/dashboard-cookie';
 import { registerDashboardSession } from './pages/dashboard/dashboard-session';
 import { registerLandingPage, type LandingInfo } from './pages/landing-page';
 import { mandatePage } from './pages/mandate-page';
@@ -24,6 +25,7 @@ import { MEDIA_TYPE } from './route';
 import { registerRoutes } from './register-routes';
 import { routerTarget } from './router-target';
 import { ROUTES } from './routes';
+import { reservedKeyInJson } from './validation';
 
 export interface RestCompatOptions {
   /** The router's base address or its /graphql endpoint. */
@@ -80,9 +82,14 @@ export async function startRestCompat(options: RestCompatOptions): Promise<Runni
   const metrics = registerMetrics(app, options.metricsToken, options.scrape);
 
   // An empty body on a POST with content-type JSON (rotate-key from many HTTP clients) means "no fields".
+  // A `__proto__` key stays refused by the parser, but named as a field is (validation.ts), not "malformed".
   const parseJson = app.getDefaultJsonParser('error', 'error');
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) =>
-    body === '' ? done(null, undefined) : parseJson(request, body as string, done),
+    body === ''
+      ? done(null, undefined)
+      : parseJson(request, body as string, (error, parsed) =>
+          error ? done(reservedKeyInJson(body as string) ?? error, undefined) : done(null, parsed),
+        ),
   );
   // Form bodies (OAuth's token endpoint, HTML forms) for the routes that declare them (RestRoute.bodyTypes).
   app.addContentTypeParser(MEDIA_TYPE.form, { parseAs: 'string' }, (_request, body, done) => {
@@ -100,9 +107,14 @@ export async function startRestCompat(options: RestCompatOptions): Promise<Runni
     'GET /ob/sca/{payment_order_id}': scaPage(execute, logger),
     'GET /mandates/{mandate_id}/confirm': mandatePage(execute, logger),
   });
-  await registerGraphQLProxy(app, { graphqlUrl: target.graphqlUrl, dispatcher, logger });
-  registerGraphQLWebSocketProxy(app, { graphqlUrl: target.graphqlUrl, logger });
-  registerDashboardSession(app, execute);
+  // Behind TLS (production, or an https PUBLIC_BASE_URL) the session cookie is Secure and `__Host-`.
+  const cookie = dashboardCookie(options);
+  await registerGraphQLProxy(app, { graphqlUrl: target.graphqlUrl, dispatcher, logger, dashboardCookie: cookie });
+  registerGraphQLWebSocketProxy(app, { graphqlUrl: target.graphqlUrl, logger, dashboardCookie: cookie });
+  registerDashboardSession(app, execute, {
+    cookie,
+    ...(options.publicBaseUrl ? { publicOrigin: new URL(options.publicBaseUrl).origin } : {}),
+  });
   registerHealth(app, target.baseUrl, dispatcher, options.readinessChecks);
 
   // Built once the address is known (listen below): its server is the base URL clients call.
@@ -111,6 +123,8 @@ export async function startRestCompat(options: RestCompatOptions): Promise<Runni
   // What the gateway sends a bank core and which answers it accepts: for banks writing their core.
   const bankCoreOpenApi = bankCoreOpenApiDocument();
   app.get('/openapi/bank-core.json', async () => bankCoreOpenApi);
+  // Browsers ask for it on every page (checkout, consent, the dashboard, the docs): an icon, not a 404.
+  app.get('/favicon.ico', (_request, reply) => reply.headers(FAVICON_HEADERS).send(favicon()));
   registerDocsPage(
     app,
     () => (served.openApi ? [new URL(served.openApi.servers[0]!.url).origin] : []),

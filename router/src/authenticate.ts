@@ -1,10 +1,13 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import {
+  ADMIN_KEY_PREFIX,
   DASHBOARD_SESSION_PREFIX,
   GatewayError,
   PRINCIPAL_HEADER,
+  REQUEST_ID_HEADER,
+  ROUTER_AUDIENCE,
   safeEqual,
-  verifyPrincipal,
+  verifyPrincipalOnce,
   type Principal,
 } from '@gateway/kernel';
 import { vault, type CredentialKind, type VerifyResult } from '@gateway/vault';
@@ -30,16 +33,45 @@ const CREDENTIALS = [
 
 const header = (
   headers: CredentialHeaders,
-  name: (typeof CREDENTIALS)[number] | typeof PRINCIPAL_HEADER | 'x-consent-id',
+  name: (typeof CREDENTIALS)[number] | typeof PRINCIPAL_HEADER | typeof REQUEST_ID_HEADER | 'x-consent-id',
 ): string | undefined => {
   const value = headers[name];
   return Array.isArray(value) ? value[0] : value;
 };
 
 /**
+ * A platform service's own call, or why it is refused: only the `service` kind, signed by the
+ * service's client for the router (ROUTER_AUDIENCE) and for the request id it came with, within its
+ * life, and only once (kernel's verifyPrincipalOnce). A principal the router signed for a subgraph,
+ * one of another request, or one sent again is refused: whoever saw one on its way (any hop's, in
+ * any layout) cannot present it here. Nothing else may name its own principal: rest-compat drops
+ * the header from its clients' requests, and every other caller gets 401.
+ */
+function servicePrincipal(
+  forwarded: string,
+  headers: CredentialHeaders,
+  ip: string,
+  platformSecret: string,
+): Principal | GatewayError {
+  let principal: Principal;
+  try {
+    principal = verifyPrincipalOnce(forwarded, platformSecret, {
+      audience: ROUTER_AUDIENCE,
+      requestId: header(headers, REQUEST_ID_HEADER) ?? '',
+    });
+  } catch (error) {
+    if (error instanceof GatewayError) return error;
+    throw error;
+  }
+  if (principal.kind !== 'service')
+    return new GatewayError('UNAUTHORIZED', 'only platform services may sign their own principal');
+  return { kind: 'service', id: principal.id, ip };
+}
+
+/**
  * The principal of a request that needs no vault lookup and is never refused: a platform
- * service's valid signature, or no credential at all (anonymous). Undefined: authenticate
- * decides, and refuses what this leaves (a bad signature, a signed principal not a service's).
+ * service's valid signature (spent by this check: servicePrincipal), or no credential at all
+ * (anonymous). Undefined: authenticate decides, and refuses a signed principal left here.
  * Synchronous (issue 32): public reads and service calls are most of the router's requests, and
  * each async step costs a request promises, which cost more with the async hooks MikroORM's
  * AsyncLocalStorage turns on. authenticate answers these cases with this function's answer.
@@ -49,16 +81,18 @@ export function principalWithoutLookup(
   ip: string,
   platformSecret: string,
 ): Principal | undefined {
+  const known = knownWithoutLookup(headers, ip, platformSecret);
+  return known instanceof GatewayError ? undefined : known;
+}
+
+/** principalWithoutLookup, with the refusal of a signed principal the router does not accept (a signature is checked, and spent, once). */
+function knownWithoutLookup(
+  headers: CredentialHeaders,
+  ip: string,
+  platformSecret: string,
+): Principal | GatewayError | undefined {
   const forwarded = header(headers, PRINCIPAL_HEADER);
-  if (forwarded !== undefined) {
-    let principal: Principal;
-    try {
-      principal = verifyPrincipal(forwarded, platformSecret);
-    } catch {
-      return undefined;
-    }
-    return principal.kind === 'service' ? { kind: 'service', id: principal.id, ip } : undefined;
-  }
+  if (forwarded !== undefined) return servicePrincipal(forwarded, headers, ip, platformSecret);
   for (const name of CREDENTIALS) if (headers[name] !== undefined) return undefined;
   return { kind: 'anonymous', ip };
 }
@@ -91,27 +125,13 @@ export function authenticate(
   ip: string,
   platformSecret: string,
 ): Principal | Promise<Principal> {
-  return principalWithoutLookup(headers, ip, platformSecret) ?? lookedUp(em, headers, adminKey, ip, platformSecret);
+  const known = knownWithoutLookup(headers, ip, platformSecret);
+  if (known instanceof GatewayError) return Promise.reject(known);
+  return known ?? lookedUp(em, headers, adminKey, ip);
 }
 
-/** authenticate for a credential, or a signed principal principalWithoutLookup left: checked, or refused. */
-async function lookedUp(
-  em: VaultEm,
-  headers: CredentialHeaders,
-  adminKey: string,
-  ip: string,
-  platformSecret: string,
-): Promise<Principal> {
-  // Platform services (payments asking identity for routing) sign their own principal; only
-  // the `service` kind is accepted this way, never a client-chosen identity.
-  const forwarded = header(headers, PRINCIPAL_HEADER);
-  if (forwarded !== undefined) {
-    const principal = verifyPrincipal(forwarded, platformSecret);
-    if (principal.kind !== 'service')
-      throw new GatewayError('UNAUTHORIZED', 'only platform services may sign their own principal');
-    return { kind: 'service', id: principal.id, ip };
-  }
-
+/** authenticate for a credential: looked up in the vault, or refused. */
+async function lookedUp(em: VaultEm, headers: CredentialHeaders, adminKey: string, ip: string): Promise<Principal> {
   const adminHeader = header(headers, 'x-service-admin-key');
   if (adminHeader !== undefined) {
     // The configured key is the first named admin key (API-CONTRACT "Operator controls").
@@ -133,7 +153,8 @@ async function lookedUp(
   }
 
   const authorization = header(headers, 'authorization');
-  if (authorization !== undefined) return bearerPrincipal(em, authorization, header(headers, 'x-consent-id'), ip);
+  if (authorization !== undefined)
+    return bearerPrincipal(em, authorization, header(headers, 'x-consent-id'), ip, adminKey);
 
   const sessionToken = header(headers, 'x-session-token');
   if (sessionToken !== undefined) {
@@ -171,6 +192,7 @@ async function bearerPrincipal(
   authorization: string,
   consentId: string | undefined,
   ip: string,
+  adminKey: string,
 ): Promise<Principal> {
   const match = /^Bearer ([A-Za-z0-9_]+)$/.exec(authorization.trim());
   if (!match) throw new GatewayError('INVALID_API_KEY', 'Authorization must be "Bearer <key>"');
@@ -224,6 +246,29 @@ async function bearerPrincipal(
     return { kind: 'merchant', id: credential.ownerId, scopes: credential.scopes, ip };
   }
 
-  const { credential } = await verified(em, 'merchant_key', token, () => new GatewayError('INVALID_API_KEY'));
-  return { kind: 'merchant', id: credential.ownerId, scopes: credential.scopes, ip };
+  const merchant = await vault.verify(em(), 'merchant_key', token);
+  if (merchant.ok) return { kind: 'merchant', id: merchant.credential.ownerId, scopes: merchant.credential.scopes, ip };
+  if (merchant.reason === 'suspended') throw suspendedRefusal('merchant_key');
+  // An admin key sent as a Bearer token, a first-hour slip: the refusal names the header it
+  // belongs in. Asked only once the merchant lookup failed (no cost on the merchants' path).
+  if (await isAdminKey(em, token, adminKey))
+    throw new GatewayError(
+      'INVALID_API_KEY',
+      'this is an admin key: send it as X-Service-Admin-Key, not as Authorization: Bearer',
+    );
+  throw new GatewayError('INVALID_API_KEY');
+}
+
+/** Prefixes of admin keys: today's (adm_) and named keys made before issue 46 (adk_sec_). */
+const ADMIN_KEY_PREFIXES = [ADMIN_KEY_PREFIX, 'adk_sec_'];
+
+/**
+ * Whether a value is a working admin key: the configured one, or a live named key in the vault
+ * (looked up only for a value with an admin key's prefix). Anything else, an admin key's lookalike
+ * included, is not one, so the hint tells a caller nothing it did not hold already.
+ */
+async function isAdminKey(em: VaultEm, token: string, adminKey: string): Promise<boolean> {
+  if (safeEqual(token, adminKey)) return true;
+  if (!ADMIN_KEY_PREFIXES.some((prefix) => token.startsWith(prefix))) return false;
+  return (await vault.verify(em(), 'admin_key', token)).ok;
 }

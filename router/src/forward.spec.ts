@@ -23,7 +23,12 @@ const subgraphs: SubgraphEndpoint[] = ['identity', 'payments', 'banks'].map((nam
 }));
 
 const RESOLVE = 'query Resolve($alias: String) { resolveAlias(alias: $alias) { alias iban bankHandle } }';
-const caller = { signedPrincipal: 'signed.principal', requestId: 'req_forward1' };
+/** Signs as the router does, for one subgraph (its name in the header here) and the request. */
+const caller = {
+  requestId: 'req_forward1',
+  who: '{"kind":"anonymous"}',
+  signedFor: (subgraph: string) => `signed.for.${subgraph}`,
+};
 
 describe('forwarding an operation one subgraph answers whole', () => {
   const received: Array<{ subgraph: string; request: LocalRequest }> = [];
@@ -87,7 +92,7 @@ describe('forwarding an operation one subgraph answers whole', () => {
     expect(received).toHaveLength(1);
     const { subgraph, request } = received[0]!;
     expect(subgraph).toBe('identity');
-    expect(request.headers).toEqual({ [PRINCIPAL_HEADER]: 'signed.principal', [REQUEST_ID_HEADER]: 'req_forward1' });
+    expect(request.headers).toEqual({ [PRINCIPAL_HEADER]: 'signed.for.identity', [REQUEST_ID_HEADER]: 'req_forward1' });
     expect(request.body.variables).toEqual({ alias: 'ali' });
     expect(request.body.query).toMatch(/resolveAlias\(alias: ?\$alias\)/);
   });
@@ -162,7 +167,9 @@ describe('forwarding an operation one subgraph answers whole', () => {
       const entities = received[1]!.request;
       expect(entities.body.variables).toEqual({ representations: [{ __typename: 'Bank', handle: 'alpha' }] });
       expect(entities.body.query).toMatch(/_entities\(representations: ?\$representations\)/);
-      expect(entities.headers).toEqual({ [PRINCIPAL_HEADER]: 'signed.principal', [REQUEST_ID_HEADER]: 'req_forward1' });
+      // Each subgraph gets the principal signed for it: one signed for payments is never good at banks.
+      expect(received[0]!.request.headers[PRINCIPAL_HEADER]).toBe('signed.for.payments');
+      expect(entities.headers).toEqual({ [PRINCIPAL_HEADER]: 'signed.for.banks', [REQUEST_ID_HEADER]: 'req_forward1' });
     });
 
     it('asks nothing under a parent that failed, its error kept as the subgraph gave it', async () => {

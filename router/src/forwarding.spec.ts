@@ -17,7 +17,8 @@ const subgraphs: SubgraphEndpoint[] = ['identity', 'banks'].map((name, i) => ({
 const context = {
   principal: { kind: 'anonymous' },
   requestId: 'req_forwarding1',
-  signedPrincipal: 'signed.principal',
+  who: 'anonymous',
+  signedFor: (subgraph: string) => `signed.for.${subgraph}`,
 } as RouterContext;
 const RESOLVE = '{ resolveAlias(alias: "ali") { alias } }';
 

@@ -7,6 +7,7 @@ import { useRequestId } from './request-id';
 import type { RequestLabels, RouterContext } from './router-context';
 
 const merchant: Principal = { kind: 'merchant', id: 'mer_edge' };
+const signedFor = () => 'signed';
 
 /** An app with the HTTP edge in front of a /graphql route that answers what Apollo would be given. */
 async function edgeWith(admission: Admission, forwarded?: Forwarded) {
@@ -27,7 +28,8 @@ async function edgeWith(admission: Admission, forwarded?: Forwarded) {
     contextOf: (principal, requestId) => ({
       principal: principal ?? { kind: 'anonymous' },
       requestId,
-      signedPrincipal: 'signed',
+      who: 'caller',
+      signedFor,
     }),
     timed: (labels) => (status) => void timings.push({ labels: { ...labels }, status }),
   });
@@ -90,7 +92,7 @@ describe('the HTTP edge', () => {
     expect(answer.statusCode).toBe(200);
     expect(answer.body).toBe('{"data":{"banks":[]}}');
     expect(answer.headers['x-ratelimit-remaining']).toBe('4');
-    expect(forwardedContexts).toEqual([{ principal: merchant, requestId: 'req_edge1', signedPrincipal: 'signed' }]);
+    expect(forwardedContexts).toEqual([{ principal: merchant, requestId: 'req_edge1', who: 'caller', signedFor }]);
     expect(timings).toEqual([{ labels: { operation: 'Banks', outcome: 'ok' }, status: 200 }]);
   });
 

@@ -13,8 +13,14 @@ import { SubgraphDataSource } from './subgraph-source';
 
 const READ = 'query Resolve($alias: String) { resolveAlias(alias: $alias) { alias iban } }';
 const WRITE = 'mutation Claim($alias: String!) { claimAlias(alias: $alias) { alias } }';
-const alice: SubgraphCaller = { signedPrincipal: 'alice.sig', requestId: 'req_1' };
-const bob: SubgraphCaller = { signedPrincipal: 'bob.sig', requestId: 'req_2' };
+/** Callers as the router makes them: who they are, and a signature per subgraph and request. */
+const callerOf = (who: string, requestId: string): SubgraphCaller => ({
+  requestId,
+  who,
+  signedFor: (subgraph) => `${who}.${subgraph}.${requestId}`,
+});
+const alice = callerOf('alice', 'req_1');
+const bob = callerOf('bob', 'req_2');
 
 /** A subgraph call that records each call and answers when the test says so. */
 function heldSubgraph() {
@@ -36,7 +42,7 @@ describe('identical reads in flight share one subgraph call', () => {
     const call = sharingInFlight(subgraph.call, () => (saved += 1));
     const body = { query: READ, variables: { alias: 'shop' }, operationName: 'Resolve' };
     const waiting = Array.from({ length: 10 }, (_, i) =>
-      call({ ...alice, requestId: `req_${i}` }, { ...body, variables: { alias: 'shop' } }),
+      call(callerOf('alice', `req_${i}`), { ...body, variables: { alias: 'shop' } }),
     );
     expect(subgraph.calls).toHaveLength(1);
     expect(subgraph.calls[0]!.caller.requestId).toBe('req_0'); // the first caller's call is the one made

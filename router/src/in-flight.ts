@@ -17,18 +17,18 @@ const readsOnly = memoized(1000, (key): boolean => {
  * One subgraph's calls, identical reads in flight at the same moment sharing one call (issue 32:
  * popular keys, a shop's alias or a big bank's capabilities, asked by many clients at once). A
  * call is shared only when it is a query (never a mutation or a subscription: each is its own
- * act) and only with the same signed principal (who asks: the subgraph authorises and filters on
+ * act) and only with the same principal (`who`, unsigned: the subgraph authorises and filters on
  * it, its client IP included), the same document, operation name and variables: everything the
- * subgraph's answer depends on (the request id only labels its logs; a joiner's is not sent).
- * The principal is in the key for every fetch, public ones too: telling which are public would
- * need the subgraph's own rules, and the signature is reused for minutes (kernel's principal.ts),
- * so one caller's identical reads still share.
+ * subgraph's answer depends on (the request id only labels its logs, and binds the first caller's
+ * signature; a joiner's is not sent). The principal is in the key for every fetch, public ones
+ * too: telling which are public would need the subgraph's own rules. Its signature is not: it is
+ * made for one request (kernel's principal.ts), so identical reads of two requests still share.
  *
  * Each waiter that joined gets its own copy of the answer (its text, which each parses for itself;
  * the value of an answer made in this process stays the first caller's) or of the error, the first caller the original; the entry is gone once the call settles, so a later identical read makes a new call
  * (nothing is cached: this is not a cache). `onShared` counts every call saved.
  */
-export function sharingInFlight<Caller extends { signedPrincipal: string }>(
+export function sharingInFlight<Caller extends { who: string }>(
   call: (caller: Caller, body: LocalRequest['body']) => Promise<LocalResponse>,
   onShared: () => void,
 ): (caller: Caller, body: LocalRequest['body'], reads?: boolean) => Promise<LocalResponse> {
@@ -38,7 +38,7 @@ export function sharingInFlight<Caller extends { signedPrincipal: string }>(
   return (caller, body, reads) => {
     // The router's own plans say whether a fetch reads (its operation kind); Apollo's calls are parsed once per document.
     if (!(reads ?? readsOnly(`${body.operationName ?? ''}\n${body.query}`))) return call(caller, body);
-    const key = `${caller.signedPrincipal}\n${body.operationName ?? ''}\n${JSON.stringify(body.variables ?? {})}`;
+    const key = `${caller.who}\n${body.operationName ?? ''}\n${JSON.stringify(body.variables ?? {})}`;
     const known = inFlight.get(body.query);
     const pending = known?.get(key);
     if (pending) {

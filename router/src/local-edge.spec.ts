@@ -39,7 +39,8 @@ function localEdgeWith(admission: Admission, forwarded?: Forwarded) {
     contextOf: (principal, requestId) => ({
       principal: principal ?? { kind: 'anonymous' },
       requestId,
-      signedPrincipal: 'signed',
+      who: 'caller',
+      signedFor: () => 'signed',
     }),
     timed: (labels) => (status) => void timings.push({ labels: { ...labels }, status }),
   });

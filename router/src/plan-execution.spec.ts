@@ -101,7 +101,11 @@ const OPERATIONS: Array<[string, string, Record<string, unknown>]> = [
 describe("the router's plan executor answers as @apollo/gateway's does", () => {
   const agent = new Agent();
   const stops: Array<() => void> = [];
-  const caller = { signedPrincipal: 'signed.principal', requestId: 'req_plan1' };
+  const caller = {
+    requestId: 'req_plan1',
+    who: 'anonymous',
+    signedFor: (subgraph: string) => `signed.for.${subgraph}`,
+  };
   const logger = createLogger('plan-execution-spec');
   let forward: Forwarder;
   let apollo: ApolloServer;

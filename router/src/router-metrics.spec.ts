@@ -12,7 +12,8 @@ async function outcomeOf(
   const contextValue: RouterContext = {
     principal: { kind: 'anonymous' },
     requestId: 'req_m',
-    signedPrincipal: 'signed',
+    who: 'anonymous',
+    signedFor: () => 'signed',
     reportOutcome: (reported) => void (outcome = reported),
   };
   const listener = (await createRouterMetrics().outcomePlugin.requestDidStart!(

@@ -6,7 +6,7 @@ import type { RunningService } from '@gateway/federation';
 import { start as startBanks } from '@gateway/subgraph-banks';
 import { getIntrospectionQuery } from 'graphql';
 import { composeIBAN } from 'ibantools';
-import { signPrincipal } from '@gateway/kernel';
+import { hmacSha256Hex, ROUTER_AUDIENCE, signPrincipal, type Principal } from '@gateway/kernel';
 import { startRouter, type RunningRouter } from './server';
 
 const SECRET = 'router-test-platform-secret-0123456789';
@@ -49,7 +49,8 @@ describe('router', () => {
 
   beforeAll(async () => {
     db = await openTestDatabase();
-    banks = await startBanks({ db, platformSecret: SECRET, production: false });
+    // Its bank's core is on loopback (PRIVATE_TARGETS on).
+    banks = await startBanks({ db, platformSecret: SECRET, production: false, privateTargets: true });
     router = await startRouter({
       db,
       subgraphs: [{ name: 'banks', url: banks.graphqlUrl, sdl: banksSdl }],
@@ -256,29 +257,62 @@ describe('router', () => {
   });
 
   it('accepts a self-signed principal only from platform services, outside client rate limits', async () => {
-    const forgedAdmin = await post(
-      router,
-      REGISTER,
-      { input },
-      { 'x-gateway-principal': signPrincipal({ kind: 'admin' }, SECRET) },
-    );
+    /** A service client's call: signed for the router and its own request id (kernel's principal.ts). */
+    const signed = (principal: Principal, requestId: string, secret = SECRET, audience = ROUTER_AUDIENCE) => ({
+      'x-request-id': requestId,
+      'x-gateway-principal': signPrincipal(principal, secret, { audience, requestId }),
+    });
+    const forgedAdmin = await post(router, REGISTER, { input }, signed({ kind: 'admin' }, 'req_forgedadmin'));
     expect(forgedAdmin.status).toBe(401);
     expect(forgedAdmin.body.errors?.[0].extensions.code).toBe('UNAUTHORIZED');
     const wrongSecret = await post(
       router,
       `{ bankCapabilities(handle: "edge") { obEnabled } }`,
       {},
-      { 'x-gateway-principal': signPrincipal({ kind: 'service', id: 'payments' }, 'not-the-platform-secret') },
+      signed({ kind: 'service', id: 'payments' }, 'req_wrongsecret', 'not-the-platform-secret'),
     );
     expect(wrongSecret.status).toBe(401);
-    const service = {
-      'x-gateway-principal': signPrincipal({ kind: 'service', id: 'payments' }, SECRET),
-      'x-forwarded-for': '203.0.113.12',
-    };
     for (let i = 0; i < 7; i += 1) {
+      const service = {
+        ...signed({ kind: 'service', id: 'payments' }, `req_service${i}`),
+        'x-forwarded-for': '203.0.113.12',
+      };
       const answer = await post(router, `{ bankCapabilities(handle: "edge") { obEnabled } }`, {}, service);
       expect([answer.status, answer.body.errors]).toEqual([200, undefined]);
     }
+  });
+
+  it('refuses at the edge a service principal signed for a subgraph, for another request, or sent again (issue 46)', async () => {
+    const query = `{ bankCapabilities(handle: "edge") { obEnabled } }`;
+    const service: Principal = { kind: 'service', id: 'payments' };
+    const refused = async (headers: Record<string, string>, detail: string) => {
+      const answer = await post(router, query, {}, headers);
+      expect([answer.status, answer.body.data]).toEqual([401, undefined]);
+      expect(answer.body.errors?.[0].extensions).toMatchObject({ code: 'UNAUTHORIZED', detail });
+    };
+    // What the router itself sends the banks subgraph for a service's call: good there, never here.
+    const hop = signPrincipal({ ...service, ip: '127.0.0.1' }, SECRET, { audience: 'banks', requestId: 'req_hop1' });
+    await refused(
+      { 'x-request-id': 'req_hop1', 'x-gateway-principal': hop },
+      'forwarded principal was signed for another service',
+    );
+    const other = signPrincipal(service, SECRET, { audience: ROUTER_AUDIENCE, requestId: 'req_mine1' });
+    await refused(
+      { 'x-request-id': 'req_theirs1', 'x-gateway-principal': other },
+      'forwarded principal was signed for another request',
+    );
+    const once = {
+      'x-request-id': 'req_once1',
+      'x-gateway-principal': signPrincipal(service, SECRET, { audience: ROUTER_AUDIENCE, requestId: 'req_once1' }),
+    };
+    expect((await post(router, query, {}, once)).status).toBe(200);
+    await refused(once, 'forwarded principal was already used');
+    // The audience-free format of before, HMAC and all: refused.
+    const payload = Buffer.from(JSON.stringify({ ...service, iat: Date.now() })).toString('base64url');
+    await refused(
+      { 'x-request-id': 'req_before1', 'x-gateway-principal': `${payload}.${hmacSha256Hex(SECRET, payload)}` },
+      'forwarded principal has a bad signature',
+    );
   });
 
   it('in production mode refuses introspection and never sends a stack trace', async () => {

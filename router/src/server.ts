@@ -6,7 +6,7 @@ import Fastify from 'fastify';
 import { Agent } from 'undici';
 import { databaseReady, type Database } from '@gateway/db';
 import { formatGatewayError } from '@gateway/federation';
-import { createLogger, serveInProcess, type Logger } from '@gateway/kernel';
+import { createLogger, favicon, FAVICON_HEADERS, serveInProcess, type Logger } from '@gateway/kernel';
 import { openVaultOrm } from '@gateway/vault';
 import type { EventBus } from '@gateway/events';
 import type { Registry } from 'prom-client';
@@ -190,6 +190,8 @@ export async function startRouter(options: RouterOptions): Promise<RunningRouter
     readinessChecks: options.readinessChecks,
   });
   useMetricsRoute(app, options.scrape ?? (() => [metrics.registry]), options.metricsToken);
+  // Browsers ask for it on every page they open here (GraphiQL): an icon, not a 404 in their console.
+  app.get('/favicon.ico', (_request, reply) => reply.headers(FAVICON_HEADERS).send(favicon()));
 
   const url = await app.listen({ host: options.host ?? '127.0.0.1', port: options.port ?? 0 });
   logger.info({ url }, 'router listening');

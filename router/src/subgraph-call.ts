@@ -13,8 +13,11 @@ import { sharingInFlight } from './in-flight';
 
 /** Who calls and under which request id: what the router's context gives every subgraph call. */
 export interface SubgraphCaller {
-  signedPrincipal: string;
   requestId: string;
+  /** The principal signed for one subgraph (by its name: the audience it checks) and this request. */
+  signedFor(subgraph: string): string;
+  /** The principal unsigned (its JSON): everything a subgraph's answer depends on about who asks (in-flight.ts). */
+  who: string;
 }
 
 /**
@@ -35,8 +38,8 @@ export type SharedFetches = (subgraph: string) => void;
  * this process when the subgraph runs here, else as frames on a few upgraded connections (kernel's
  * framed-transport.ts), else (a subgraph or balancer that does not grant them) over HTTP through
  * the router's own undici pool (kernel's pooledHttp: the global fetch, or undici's `request`, cost
- * more CPU per call on this hot path); always with the signed
- * principal, the request id and one deadline (kernel's callGraphQL). An unreachable or silent
+ * more CPU per call on this hot path); always with the principal signed for this subgraph and
+ * the request, the request id and one deadline (kernel's callGraphQL). An unreachable or silent
  * subgraph is 503 SERVICE_UNAVAILABLE, never a hang or an opaque 500. With `shared`, identical
  * reads in flight at once make one call (in-flight.ts).
  */
@@ -57,7 +60,7 @@ export function subgraphCall(
     callGraphQL(
       url,
       {
-        headers: { [PRINCIPAL_HEADER]: caller.signedPrincipal, [REQUEST_ID_HEADER]: caller.requestId },
+        headers: { [PRINCIPAL_HEADER]: caller.signedFor(subgraph), [REQUEST_ID_HEADER]: caller.requestId },
         body,
         ip: '127.0.0.1',
       },

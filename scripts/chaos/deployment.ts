@@ -35,8 +35,8 @@ const TIMINGS = {
   SESSION_TTL_SECONDS: '60',
   SETTLEMENT_INTERVAL_SECONDS: '20',
   WEBHOOK_RETRY_SCHEDULE: '1,2,3,5,5,5,5,5,5,5,5,5',
-  // The run's webhook receiver listens on loopback.
-  WEBHOOK_PRIVATE_TARGETS: '1',
+  // The run's webhook receiver and its banks' cores listen on loopback.
+  PRIVATE_TARGETS: '1',
 };
 // The chaos driver is one client sending everything; the public per-address limits are not what is tested here.
 const SERVICE_ENV = {

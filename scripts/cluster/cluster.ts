@@ -77,8 +77,8 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
       // Links in answers (checkout_url, consent_url) name the public address.
       PUBLIC_BASE_URL: publicUrl,
       LOG_LEVEL: 'warn',
-      // The demo merchant's webhook receiver listens beside the sandbox banks, on this machine.
-      ...(options.demo ? { WEBHOOK_PRIVATE_TARGETS: '1' } : {}),
+      // One machine: the banks' cores (the demo's sandbox banks, a bench's) and webhook receivers listen on loopback.
+      PRIVATE_TARGETS: '1',
       ...options.env,
     },
     env: {

@@ -8,6 +8,7 @@ import { formatMoney, webhooks, type WebhookEvent } from '@gateway/sdk';
 import { MINOR_UNITS_BESIDE_A_CODE } from '../support/money';
 import { eventually, FAST_ENGINE, startPaymentBank, type PaymentBank } from '../support/payments';
 import { startTestPlatform, type TestPlatform } from '../support/platform';
+import { startTestReceiver } from '../support/webhook-receiver';
 
 /** A CLI run's output, captured. */
 interface Captured extends CliIo {
@@ -165,6 +166,39 @@ describe('gateway CLI', () => {
     expect(table.lines.join('\n')).not.toMatch(MINOR_UNITS_BESIDE_A_CODE);
     const one = await gateway('sessions', 'get', listed[0].session_id);
     expect(one.lines).toContain(`session_id: ${listed[0].session_id}`);
+  });
+
+  it("resends an event to an endpoint it reached already by retrying that delivery, whatever the endpoint's age", async () => {
+    const endpoint = await startTestReceiver();
+    try {
+      const created = await t.rest('POST', '/webhooks/endpoints', {
+        headers: { authorization: `Bearer ${apiKey}` },
+        body: { url: endpoint.url, enabled_events: ['payment.failed'] },
+      });
+      expect(created.status).toBe(201);
+      const endpointId = created.body.endpoint_id as string;
+      // Older than a day: a replay no longer sends it an event it got (issue 46); the retry does.
+      await t.platform.db
+        .knex('payments.webhook_endpoints')
+        .where({ id: endpointId })
+        .update({ created_at: new Date(Date.now() - 2 * 86_400_000) });
+      expect((await gateway('trigger', 'payment.failed')).code).toBe(0);
+      const first = await endpoint.waitFor(() => true, 'payment.failed at the endpoint');
+      await eventually(async () => {
+        const shown = await t.rest('GET', `/events/${first.envelope.id}`, {
+          headers: { authorization: `Bearer ${apiKey}` },
+        });
+        const delivery = shown.body.deliveries?.find((one: { endpoint_id: string }) => one.endpoint_id === endpointId);
+        return delivery?.status === 'DELIVERED' ? true : undefined;
+      }, 'the delivery recorded');
+      const resent = await gateway('events', 'resend', first.envelope.id, '--endpoint', endpointId);
+      expect(resent.code).toBe(0);
+      expect(resent.lines.join('\n')).toMatch(/\(delivery whd_\w+ queued\)/);
+      const again = await endpoint.waitFor((w) => endpoint.received.indexOf(w) >= 1, 'the resent event');
+      expect(again.envelope.id).toBe(first.envelope.id);
+    } finally {
+      await endpoint.stop();
+    }
   });
 
   it('says what is wrong with a command line (exit 2) and never sends a live key to trigger', async () => {

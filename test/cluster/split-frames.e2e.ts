@@ -44,6 +44,8 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
         ADMIN_KEY: adminKey,
         LOG_LEVEL: 'error',
         SHUTDOWN_DRAIN_SECONDS: '0',
+        // Its bank's core_base_url is on loopback.
+        PRIVATE_TARGETS: '1',
       },
     });
     await layout.start();

@@ -132,6 +132,7 @@ describe('merchant dashboard in a browser', () => {
     await page.waitForSelector('#merchant-name');
     expect(await page.textContent('#merchant-name')).toBe('Tripoli Tickets');
     expect(await page.textContent('#test-banner')).toContain('Test mode');
+    expect(await page.textContent('#world-badge')).toBe('TEST');
     expect(await page.textContent('#test-banner')).toContain('test bank');
     expect(await page.textContent('#test-payers')).toContain('credit-refused@<bank>');
     // The home view opens first; the sessions list is one click away.
@@ -166,7 +167,7 @@ describe('merchant dashboard in a browser', () => {
       ),
     ).toBe(true);
     // Nothing left to follow: the socket is closed on purpose, not broken.
-    await page.waitForSelector('#live-state[data-state="idle"]');
+    await page.waitForSelector('#connection-state[data-state="idle"]');
     await shoot('sessions-desktop');
 
     await page.click(`#sessions [data-session-id="${sessionId}"] a`);
@@ -283,8 +284,9 @@ describe('merchant dashboard in a browser', () => {
     await openPage();
     await signIn(b.apiKey);
     await page.click('#nav-sessions');
-    // A live key: no test-mode banner.
+    // A live key: no test-mode banner, and the world says LIVE.
     expect(await page.locator('#test-banner').count()).toBe(0);
+    expect(await page.textContent('#world-badge')).toBe('LIVE');
     await page.waitForSelector(`#sessions [data-session-id="${ofB}"]`);
     expect(await page.locator(`#sessions [data-session-id="${ofA}"]`).count()).toBe(0);
 
@@ -356,7 +358,7 @@ describe('merchant dashboard in a browser', () => {
     await shoot('mandate-desktop');
   });
 
-  it('refunds a paid session from its page: a partial amount with a reason, a refusal shown with its code, then all that is left', async () => {
+  it('refunds a paid session from its page after a confirmation: a partial amount with a reason, a refusal shown with its code, then all that is left', async () => {
     const shop = await bank.customer({ balance: 100_000 });
     const merchant = await t.seed.createMerchant({ name: 'Refund Corner', settlement_iban: shop.iban });
     const payer = await bank.customer({ balance: 50_000 });
@@ -371,7 +373,19 @@ describe('merchant dashboard in a browser', () => {
 
     await page.fill('#refund-amount', '2.5');
     await page.fill('#refund-reason', 'One ticket returned');
+    // The red button asks first, in major units; Cancel moves nothing.
     await page.click('#refund-button');
+    expect(await page.textContent('#refund-question')).toBe('Refund 2.500 LYD to the payer?');
+    await page.click('#refund-cancel');
+    expect(await page.locator('#refund-question').count()).toBe(0);
+    expect(await page.locator('#refund-list').count()).toBe(0);
+    expect(await bank.balance(payer.iban)).toBe(50_000 - 12_500);
+    // A changed amount is asked again.
+    await page.click('#refund-button');
+    await page.fill('#refund-amount', '2.50');
+    expect(await page.locator('#refund-question').count()).toBe(0);
+    await page.click('#refund-button');
+    await page.click('#refund-confirm');
     await page.waitForSelector('#refund-list li[data-status="COMPLETED"]');
     expect(await page.textContent('#refunded')).toBe('Refunded 2.500 LYD of 12.500 LYD');
     expect(await page.textContent('#refund-list')).toContain('One ticket returned');
@@ -389,6 +403,8 @@ describe('merchant dashboard in a browser', () => {
     // More than is left: the API's refusal, as it answered; nothing moves.
     await page.fill('#refund-amount', '20');
     await page.click('#refund-button');
+    expect(await page.textContent('#refund-question')).toBe('Refund 20.000 LYD to the payer?');
+    await page.click('#refund-confirm');
     await page.waitForSelector('#refund-error');
     expect(await page.textContent('#refund-error .error-code')).toBe('REFUND_AMOUNT_EXCEEDED');
     expect(await bank.balance(payer.iban)).toBe(40_000);
@@ -396,6 +412,8 @@ describe('merchant dashboard in a browser', () => {
     // No amount: all that is left; then nothing is left to refund, and the form goes.
     await page.fill('#refund-amount', '');
     await page.click('#refund-button');
+    expect(await page.textContent('#refund-question')).toBe('Refund 10.000 LYD to the payer?');
+    await page.click('#refund-confirm');
     await page.waitForSelector('#refund-form', { state: 'detached' });
     expect(await page.textContent('#refunded')).toBe('Refunded 12.500 LYD of 12.500 LYD');
     expect(await page.locator('#refund-list li[data-status="COMPLETED"]').count()).toBe(2);

@@ -95,6 +95,37 @@ describe('dashboard session cookie', () => {
     expect(await open('https://evil.example')).toBe('HTTP 403');
   });
 
+  it('reads a report by the cookie for a request of this origin only (Sec-Fetch-Site or Origin); an API key from anywhere', async () => {
+    const token = cookieOf(await signIn({ origin: base, ...bearer(merchant.apiKey) }));
+    const report = (headers: Record<string, string>) =>
+      fetch(`${base}/reports/sessions.csv?from=2026-01-01&to=2026-01-02`, { headers });
+    const cookie = `gateway_dashboard=${token}`;
+    // The dashboard's download link (same-origin), a typed address (none), a browser without Fetch Metadata (Origin).
+    const owns: Array<Record<string, string>> = [
+      { 'sec-fetch-site': 'same-origin' },
+      { 'sec-fetch-site': 'none' },
+      { origin: base },
+    ];
+    for (const own of owns) {
+      const answer = await report({ cookie, ...own });
+      expect(answer.status).toBe(200);
+      expect((await answer.text()).split('\r\n')[0]).toMatch(/^session_id,created_at,/);
+    }
+    // Before: every one of these was answered with the merchant's rows.
+    for (const foreign of [
+      { 'sec-fetch-site': 'cross-site', origin: 'https://evil.example' },
+      { 'sec-fetch-site': 'same-site' },
+      { origin: 'https://evil.example' },
+      {},
+    ] as Array<Record<string, string>>) {
+      const refused = await report({ cookie, ...foreign });
+      expect(refused.status).toBe(403);
+      const body = (await refused.json()) as { error: { code: string; request_id: string } };
+      expect(body.error).toMatchObject({ code: 'FORBIDDEN', request_id: refused.headers.get('x-request-id') });
+    }
+    expect((await report({ ...bearer(merchant.apiKey), origin: 'https://evil.example' })).status).toBe(200);
+  });
+
   it('signing out ends the session at the gateway and clears the cookie; a key rotation ends the others', async () => {
     const token = cookieOf(await signIn({ origin: base, ...bearer(merchant.apiKey) }));
     const cookie = `gateway_dashboard=${token}`;
@@ -116,5 +147,54 @@ describe('dashboard session cookie', () => {
       (await graphql(CURRENT, { cookie: `gateway_dashboard=${other}`, origin: base })).body.errors?.[0]?.extensions
         .code,
     ).toBe('UNAUTHORIZED');
+  });
+});
+
+/**
+ * Behind a TLS proxy (PUBLIC_BASE_URL https; production likewise) the socket rest-compat sees is
+ * plain http, yet the cookie must be Secure, and `__Host-` so that no sibling subdomain or
+ * plain-http page can plant one (issue 46: it lacked Secure in production behind a TLS proxy).
+ */
+describe('dashboard session cookie behind TLS', () => {
+  let t: TestPlatform;
+  let merchant: { merchantId: string; apiKey: string };
+
+  beforeAll(async () => {
+    t = await startTestPlatform({ env: { PUBLIC_BASE_URL: 'https://pay.example.test' } });
+    merchant = await t.seed.createMerchant({ name: 'TLS Shop', mode: 'test' });
+  });
+  afterAll(async () => {
+    await t.stop();
+  });
+
+  it('is __Host-gateway_dashboard, Secure, Path=/ and no Domain; the plain name is no session there', async () => {
+    const base = t.platform.restUrl;
+    const answer = await fetch(`${base}/dashboard/session`, {
+      method: 'POST',
+      headers: { origin: base, ...bearer(merchant.apiKey) },
+    });
+    expect(answer.status).toBe(201);
+    const setCookie = answer.headers.get('set-cookie')!;
+    expect(setCookie).toMatch(
+      /^__Host-gateway_dashboard=mds_\w+; Max-Age=28800; Path=\/; HttpOnly; Secure; SameSite=Strict$/,
+    );
+    const token = /^__Host-gateway_dashboard=([^;]*)/.exec(setCookie)![1]!;
+    const current = (cookie: string) =>
+      fetch(`${base}/graphql`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', cookie, origin: base },
+        body: CURRENT,
+      }).then(
+        async (response) => (await response.json()) as { data?: any; errors?: Array<{ extensions: { code: string } }> },
+      );
+    expect((await current(`__Host-gateway_dashboard=${token}`)).data).toEqual({
+      currentMerchant: { id: merchant.merchantId },
+    });
+    expect((await current(`gateway_dashboard=${token}`)).errors?.[0]?.extensions.code).toBe('INVALID_API_KEY');
+    // The public origin counts as this origin for a report read by the cookie.
+    const report = await fetch(`${base}/reports/sessions.csv?from=2026-01-01&to=2026-01-02`, {
+      headers: { cookie: `__Host-gateway_dashboard=${token}`, origin: 'https://pay.example.test' },
+    });
+    expect(report.status).toBe(200);
   });
 });

@@ -93,6 +93,27 @@ describe('API reference at /docs in a browser', () => {
     }
   });
 
+  // Issue 47: the sidebar used to open with the bank-operator routes; a merchant looks for Payments.
+  it("opens Scalar's sidebar with Payments, the bank-operator routes after", async () => {
+    const offline = await launchOfflineBrowser({ width: 1280, height: 900 });
+    try {
+      const page = await offline.context.newPage();
+      await page.goto(`${rest.url}/docs`);
+      const sidebar = page.locator('.t-doc__sidebar');
+      await sidebar.getByText('Identity registry', { exact: true }).waitFor({ timeout: 30_000 });
+      const tags = buildOpenApiDocument(ROUTES, rest.url).tags.map((tag) => tag.name);
+      const shown = (await sidebar.innerText())
+        .split('\n')
+        .map((line) => line.trim())
+        .filter((line) => tags.includes(line));
+      expect(shown[0]).toBe('Payments');
+      for (const operatorTag of ['Banks', 'Bank callbacks', 'Merchants', 'Settlement', 'Operations'])
+        expect(shown.indexOf(operatorTag)).toBeGreaterThan(shown.indexOf('Payments'));
+    } finally {
+      await offline.close();
+    }
+  });
+
   it('shows the operation list before Scalar has read the document, and without JavaScript', async () => {
     const offline = await launchOfflineBrowser();
     try {

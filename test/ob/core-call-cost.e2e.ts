@@ -64,6 +64,10 @@ describe('Open Banking: bank-core calls are priced and capped per request', () =
     expect(aliased.body.errors).toBeUndefined();
     expect(first.remaining - aliased.remaining).toBe(30);
     expect(aliased.calls).toEqual(['GET /accounts/IBAN', 'GET /accounts/IBAN/transactions']);
+    // Balances are core data too (issue 46: they had no @cost, so their aliases were free).
+    const balances = await query(one, '{ obAccounts { a: balances { amount } b: balances { amount } } }');
+    expect(balances.body.errors).toBeUndefined();
+    expect(aliased.remaining - balances.remaining).toBe(3);
   });
 
   it('shares one read between root fields and aliases on the same account; another window is another read', async () => {

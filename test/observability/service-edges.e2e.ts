@@ -1,4 +1,4 @@
-import { callGraphQL, framedHttp, PRINCIPAL_HEADER, signPrincipal, type LocalRequest } from '@gateway/kernel';
+import { callGraphQL, framedHttp, newId, PRINCIPAL_HEADER, signPrincipal, type LocalRequest } from '@gateway/kernel';
 import { startTestPlatform, type TestPlatform } from '../support/platform';
 
 const METRICS_TOKEN = 'metrics-token-0123456789abcdef';
@@ -11,6 +11,14 @@ const METRICS_TOKEN = 'metrics-token-0123456789abcdef';
 describe('the services behind the router, and /metrics', () => {
   let t: TestPlatform;
   const base = (graphqlUrl: string) => graphqlUrl.replace(/\/graphql$/, '');
+  /** The headers of a hop as the router signs it: for subgraph `name` and a request id of its own. */
+  const signedFor = (name: string, secret = t.platform.platformSecret) => {
+    const requestId = newId('request');
+    return {
+      'x-request-id': requestId,
+      [PRINCIPAL_HEADER]: signPrincipal({ kind: 'anonymous', ip: '127.0.0.1' }, secret, { audience: name, requestId }),
+    };
+  };
   const post = (url: string, headers: Record<string, string> = {}) =>
     fetch(url, {
       method: 'POST',
@@ -39,10 +47,14 @@ describe('the services behind the router, and /metrics', () => {
   it('refuses an unsigned or forged request to every subgraph with 401, serves a signed one, and leaves health open', async () => {
     const forged = `${Buffer.from(JSON.stringify({ kind: 'admin', iat: Date.now() })).toString('base64url')}.${'0'.repeat(64)}`;
     for (const [name, url] of Object.entries(t.platform.subgraphUrls)) {
+      // Issue 46: a principal signed for another subgraph (a hop seen elsewhere) or another request is refused too.
+      const other = name === 'banks' ? 'identity' : 'banks';
       const unsigned: Array<Record<string, string>> = [
         {},
         { [PRINCIPAL_HEADER]: forged },
-        { [PRINCIPAL_HEADER]: signPrincipal({ kind: 'admin' }, 'another-platform-secret-0123456789') },
+        { [PRINCIPAL_HEADER]: signedFor(name, 'another-platform-secret-0123456789')[PRINCIPAL_HEADER] },
+        { [PRINCIPAL_HEADER]: signedFor(other)[PRINCIPAL_HEADER] },
+        { [PRINCIPAL_HEADER]: signedFor(name)[PRINCIPAL_HEADER] },
       ];
       for (const headers of unsigned) {
         const refused = await post(url, { ...headers, 'x-request-id': 'req_probe' });
@@ -59,9 +71,7 @@ describe('the services behind the router, and /metrics', () => {
       // GET /graphql (Apollo's GET queries) and other paths are refused the same way.
       expect((await fetch(`${url}?query=%7B__typename%7D`)).status).toBe(401);
 
-      const served = await post(url, {
-        [PRINCIPAL_HEADER]: signPrincipal({ kind: 'anonymous', ip: '127.0.0.1' }, t.platform.platformSecret),
-      });
+      const served = await post(url, signedFor(name));
       expect({ name, status: served.status }).toEqual({ name, status: 200 });
       expect(await served.json()).toEqual({ data: { __typename: 'Query' } });
 
@@ -102,8 +112,7 @@ describe('the services behind the router, and /metrics', () => {
           requestId: 'req_probe',
         });
       }
-      const principal = signPrincipal({ kind: 'anonymous', ip: '127.0.0.1' }, t.platform.platformSecret);
-      const served = await frame(url, { [PRINCIPAL_HEADER]: principal });
+      const served = await frame(url, signedFor(name));
       expect({ name, status: served.status }).toEqual({ name, status: 200 });
       expect(JSON.parse(served.body)).toEqual({ data: { __typename: 'Query' } });
     }

@@ -250,6 +250,45 @@ describe('list filters and metadata', () => {
     expect(Object.keys(fits.body.metadata)).toHaveLength(20);
   });
 
+  it('refuses the reserved keys __proto__, constructor and prototype with 400 naming the key, over REST and GraphQL (issue 46)', async () => {
+    const reserved = (key: string) =>
+      `metadata: key "${key}" is reserved (__proto__, constructor and prototype are never accepted)`;
+    const own = await newSession({ metadata: { kept: '1' } });
+    const before = await t.platform.db.knex('payments.payment_sessions').count({ n: '*' }).first();
+    const destination = { type: 'alias', value: shop.alias };
+    // REST said "body: malformed JSON" for __proto__ (and took constructor as a key).
+    for (const key of ['__proto__', 'constructor', 'prototype']) {
+      const body = `{"amount":1000,"currency":"LYD","destination":${JSON.stringify(destination)},"metadata":{"${key}":"x"}}`;
+      const created = await rest('POST', '/payments/sessions', body);
+      expectError(created, 400, 'VALIDATION_ERROR');
+      expect(created.body.error.detail).toBe(reserved(key));
+      const patched = await rest('PATCH', `/payments/sessions/${own.session_id}`, `{"metadata":{"${key}":"x"}}`);
+      expectError(patched, 400, 'VALIDATION_ERROR');
+      expect(patched.body.error.detail).toBe(reserved(key));
+    }
+    // GraphQL dropped __proto__ silently: the session was created without it.
+    const CREATE = gql<unknown, { input: Record<string, unknown> }>(
+      `mutation($input: CreatePaymentSessionInput!) { createPaymentSession(input: $input) { id metadata { key value } } }`,
+    );
+    const UPDATE = gql<unknown, { id: string; metadata: Array<{ key: string; value: string }> }>(
+      `mutation($id: ID!, $metadata: [MetadataEntryInput!]!) { updatePaymentSessionMetadata(id: $id, metadata: $metadata) { id } }`,
+    );
+    for (const key of ['__proto__', 'constructor', 'prototype']) {
+      const metadata = [{ key, value: 'x' }];
+      const created = await t.executeExpectingErrors(
+        CREATE,
+        { input: { amount: 1_000, currency: 'LYD', destination, metadata } },
+        bearer(merchant.apiKey),
+      );
+      expect(created.errors[0]?.extensions).toMatchObject({ code: 'VALIDATION_ERROR', detail: reserved(key) });
+      const updated = await t.executeExpectingErrors(UPDATE, { id: own.session_id, metadata }, bearer(merchant.apiKey));
+      expect(updated.errors[0]?.extensions).toMatchObject({ code: 'VALIDATION_ERROR', detail: reserved(key) });
+    }
+    // Nothing half-written.
+    expect(await t.platform.db.knex('payments.payment_sessions').count({ n: '*' }).first()).toEqual(before);
+    expect((await rest('GET', `/payments/sessions/${own.session_id}`)).body.metadata).toEqual({ kept: '1' });
+  });
+
   it('pages a filtered list without skipping or repeating while sessions are inserted and rows leave the filter', async () => {
     const batch = `p${Date.now()}`;
     const made: string[] = [];

@@ -55,6 +55,8 @@ describe('reports', () => {
         id: 'ops_rep03',
         status: 'COMPLETED',
         amount: 4_000,
+        // A spreadsheet splitting on ; saw the cell =2+5 here (issue 46).
+        reference: 'x;=2+5;',
         createdAt: '2026-03-01T23:59:59Z',
         completedAt: '2026-03-02T00:00:30Z',
       },
@@ -133,6 +135,8 @@ describe('reports', () => {
       status: 'FAILED',
       createdAt: '2026-03-02T13:00:00Z',
       failureCode: 'CBS_ERROR',
+      // Pasted as tab-separated, the second cell was a formula (issue 46).
+      reason: 'late\t=1+1',
     });
   });
   afterAll(async () => {
@@ -149,7 +153,7 @@ describe('reports', () => {
       'session_id,created_at,status,amount,currency,amount_refunded,reference,payer_bank,completed_at,failure_code,livemode',
       'ops_rep01,2026-03-01T09:00:00.000Z,COMPLETED,2500,LYD,500,"order,""42""",wahda,2026-03-01T09:05:00.000Z,,true',
       `ops_rep02,2026-03-01T10:00:00.000Z,FAILED,1000,LYD,0,"'=HYPERLINK(""http://evil"")",,,INSUFFICIENT_FUNDS,true`,
-      'ops_rep03,2026-03-01T23:59:59.000Z,COMPLETED,4000,LYD,0,,,2026-03-02T00:00:30.000Z,,true',
+      `ops_rep03,2026-03-01T23:59:59.000Z,COMPLETED,4000,LYD,0,"x;'=2+5;",,2026-03-02T00:00:30.000Z,,true`,
       'ops_rep04,2026-03-02T08:00:00.000Z,FAILED,700,LYD,0,,,,OTP_INVALID,true',
       'ops_rep05,2026-03-02T09:00:00.000Z,FAILED,800,LYD,0,,,,INSUFFICIENT_FUNDS,true',
       'ops_rep06,2026-03-02T10:00:00.000Z,EXPIRED,900,LYD,0,,,,,true',
@@ -169,7 +173,7 @@ describe('reports', () => {
     expect(refunds).toEqual([
       'refund_id,session_id,created_at,status,amount,currency,reason,reference,failure_code,completed_at,livemode',
       "rfd_rep01,ops_rep01,2026-03-02T12:00:00.000Z,COMPLETED,500,LYD,'+cash back,rma-1,,2026-03-02T12:00:01.000Z,true",
-      'rfd_rep02,ops_rep03,2026-03-02T13:00:00.000Z,FAILED,200,LYD,,,CBS_ERROR,,true',
+      `rfd_rep02,ops_rep03,2026-03-02T13:00:00.000Z,FAILED,200,LYD,"late\t'=1+1",,CBS_ERROR,,true`,
     ]);
     const ids = async (apiKey: string, path: string) =>
       lines(await (await csv(apiKey, path)).text())

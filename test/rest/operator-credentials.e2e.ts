@@ -60,7 +60,7 @@ describe('operator controls: named admin keys and containment of leaked credenti
       expect(created.body).toMatchObject({
         admin_key_id: expect.stringMatching(/^adk_/),
         name: 'alice',
-        admin_key: expect.stringMatching(/^adk_sec_/),
+        admin_key: expect.stringMatching(/^adm_/),
       });
       const alice = { 'x-service-admin-key': created.body.admin_key as string };
       const aliceId = created.body.admin_key_id as string;
@@ -72,7 +72,7 @@ describe('operator controls: named admin keys and containment of leaked credenti
       const listed = await call(base, 'GET', '/admin/keys', { headers: alice });
       expect(listed.status).toBe(200);
       expect(responseSchemaOf('GET', '/admin/keys').safeParse(listed.body).error).toBeUndefined();
-      expect(listed.text).not.toContain('adk_sec_');
+      expect(listed.text).not.toContain(made.body.admin_key);
 
       // The audit entry names the key that acted, from which address, in which request.
       const [entry] = await audit({ action: 'admin_key.created', target: made.body.admin_key_id });
@@ -119,7 +119,8 @@ describe('operator controls: named admin keys and containment of leaked credenti
       );
       expect(await graphqlRefusal('{ adminKeys { id } }', {}, alice)).toEqual([401, 'UNAUTHORIZED']);
 
-      // Idempotent; an unknown id is 404 with its own code; the other named key is untouched.
+      // Idempotent; an unknown id is 404 with its own code. bob, whom alice made, went with her
+      // (issue 46: no key outlives its maker); a key the first key made is untouched.
       const again = await call(base, 'DELETE', `/admin/keys/${aliceId}`, { headers: admin });
       expect([again.status, again.body]).toEqual([200, revoked.body]);
       expect(await audit({ action: 'admin_key.revoked', target: aliceId })).toHaveLength(1);
@@ -128,8 +129,14 @@ describe('operator controls: named admin keys and containment of leaked credenti
         404,
         'ADMIN_KEY_NOT_FOUND',
       );
+      expect(revoked.body.revoked_with).toEqual([
+        expect.objectContaining({ admin_key_id: made.body.admin_key_id, created_by: aliceId }),
+      ]);
       const bob = { 'x-service-admin-key': made.body.admin_key as string };
-      expect((await call(base, 'GET', '/admin/keys', { headers: bob })).status).toBe(200);
+      expectError(await call(base, 'GET', '/admin/keys', { headers: bob }), 401, 'UNAUTHORIZED');
+      const other = await call(base, 'POST', '/admin/keys', { headers: admin, body: { name: 'erin' } });
+      const erin = { 'x-service-admin-key': other.body.admin_key as string };
+      expect((await call(base, 'GET', '/admin/keys', { headers: erin })).status).toBe(200);
     });
 
     it('refuses a second live key with the same name (409) and keys for non-operators', async () => {

@@ -17,8 +17,8 @@ export interface MinimalCustomer {
 
 export interface MinimalBank extends SeededBank {
   core: MinimalCore;
-  /** An account at the core with an OTP, enrolled in the identity registry. */
-  customer(options?: { balance?: number; otp?: string }): Promise<MinimalCustomer>;
+  /** An account at the core with an OTP (in LYD unless told), enrolled in the identity registry. */
+  customer(options?: { balance?: number; otp?: string; currency?: string }): Promise<MinimalCustomer>;
 }
 
 /**
@@ -35,11 +35,11 @@ export async function startMinimalBank(
   return {
     ...bank,
     core,
-    async customer({ balance = 100_000, otp = String(randomInt(100_000, 999_999)) } = {}) {
+    async customer({ balance = 100_000, otp = String(randomInt(100_000, 999_999)), currency = 'LYD' } = {}) {
       const account = randomInt(1, 2 ** 40);
       const iban = lyIban(bank.institutionCode, account);
       const customerRef = `min-${account}`;
-      core.openAccount(iban, { customerRef, otp, balance });
+      core.openAccount(iban, { customerRef, otp, balance, currency });
       const { handle } = await t.seed.claimAlias(bank, { iban, bank_customer_ref: customerRef });
       return { alias: handle, iban, customerRef, otp };
     },

@@ -97,8 +97,8 @@ export async function startTestPlatform(options: TestPlatformOptions = {}): Prom
     REST_PORT: '0',
     ROUTER_PORT: '0',
     SANDBOX_BANKS: 'off',
-    // Tests deliver webhooks to receivers on loopback; a test of the egress guard turns it off.
-    WEBHOOK_PRIVATE_TARGETS: '1',
+    // Tests run their banks' cores and webhook receivers on loopback; a test of the egress guard turns it off.
+    PRIVATE_TARGETS: '1',
     ...options.env,
   });
   const platform = await startPlatform(config, {

@@ -176,18 +176,25 @@ describe('webhook endpoints and events', () => {
       body: { from, to },
     });
     expect(replay.status).toBe(202);
-    expect(replay.body).toEqual({ replayed: 1 });
+    expect(replay.body).toEqual({ replayed: 1, events: 1, skipped_delivered: 0, skipped_pending: 0, reason: null });
     const again = await failing.waitFor((w) => failing.received.indexOf(w) >= seen, 'the replayed event');
     expect(again.envelope.id).toBe(first.envelope.id);
     expect(again.headers['webhook-id']).toBe(first.envelope.id);
     signedBy(endpoint.secret, again);
 
-    // An unknown range: 202 with 0.
+    // Once the replayed attempt is recorded, a range with no events: 202 with 0, and why.
+    await eventually(async () => {
+      const answer = await t.rest('GET', `/events/${first.envelope.id}`, { headers: bearer(merchant.apiKey) });
+      return answer.body.deliveries?.[0]?.status === 'DELIVERED' ? true : undefined;
+    }, 'the replayed delivery to be recorded');
     const none = await t.rest('POST', `/webhooks/endpoints/${endpoint.endpoint_id}/replay`, {
       headers: bearer(merchant.apiKey),
       body: { from: '2020-01-01T00:00:00Z', to: '2020-01-02T00:00:00Z', only_failed: false },
     });
-    expect([none.status, none.body]).toEqual([202, { replayed: 0 }]);
+    expect([none.status, none.body]).toEqual([
+      202,
+      { replayed: 0, events: 0, skipped_delivered: 0, skipped_pending: 0, reason: 'NO_EVENTS' },
+    ]);
   });
 
   it('refuses bad input naming the field, a forbidden network, and keeps test and live apart', async () => {
@@ -202,7 +209,7 @@ describe('webhook endpoints and events', () => {
     const badUrl = await post(live.apiKey, { url: 'not a url' });
     expectRefused(badUrl, 400, 'VALIDATION_ERROR');
     expect(badUrl.body.error.detail).toMatch(/^url/);
-    // Cloud metadata (shared address space) is refused whatever WEBHOOK_PRIVATE_TARGETS says.
+    // Cloud metadata (shared address space) is refused whatever PRIVATE_TARGETS says.
     const metadata = await post(live.apiKey, { url: 'http://100.100.100.200/latest' });
     expectRefused(metadata, 400, 'VALIDATION_ERROR');
     expect(metadata.body.error.detail).toMatch(/^url/);

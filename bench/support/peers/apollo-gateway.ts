@@ -2,17 +2,18 @@
  * A stock @apollo/gateway for bench/peers.ts, in a process of its own (its CPU is measured):
  * ApolloServer's standalone server and the gateway on the same supergraph SDL as our router, its
  * own RemoteGraphQLDataSource per subgraph. The one addition: the signed principal the client
- * sends (the one our router would forward) is passed on to the subgraphs, which refuse a call
- * without one. PEER_PORT, PEER_SUPERGRAPH (a file).
+ * sends (the one our router would forward) and the request id it is signed for are passed on to
+ * the subgraphs, which refuse a call without them. PEER_PORT, PEER_SUPERGRAPH (a file).
  */
 import { readFileSync } from 'node:fs';
 import { ApolloGateway, RemoteGraphQLDataSource } from '@apollo/gateway';
 import { ApolloServer } from '@apollo/server';
 import { startStandaloneServer } from '@apollo/server/standalone';
-import { PRINCIPAL_HEADER } from '@gateway/kernel';
+import { PRINCIPAL_HEADER, REQUEST_ID_HEADER } from '@gateway/kernel';
 
 interface Context {
   principal?: string;
+  requestId?: string;
 }
 
 void (async () => {
@@ -23,6 +24,7 @@ void (async () => {
         url,
         willSendRequest({ request, context }) {
           if (context.principal) request.http?.headers.set(PRINCIPAL_HEADER, context.principal);
+          if (context.requestId) request.http?.headers.set(REQUEST_ID_HEADER, context.requestId);
         },
       }),
   });
@@ -30,8 +32,8 @@ void (async () => {
   const { url } = await startStandaloneServer(server, {
     listen: { port: Number(process.env.PEER_PORT), host: '127.0.0.1' },
     context: async ({ req }) => {
-      const principal = req.headers[PRINCIPAL_HEADER];
-      return { principal: Array.isArray(principal) ? principal[0] : principal };
+      const first = (value: string | string[] | undefined) => (Array.isArray(value) ? value[0] : value);
+      return { principal: first(req.headers[PRINCIPAL_HEADER]), requestId: first(req.headers[REQUEST_ID_HEADER]) };
     },
   });
   console.log(`peer listening ${url}`);

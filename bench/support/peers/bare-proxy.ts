@@ -1,7 +1,7 @@
 /**
  * The least a Node gateway can cost, for bench/peers.ts (`floor`): an HTTP server that reads the
  * JSON body of a POST, parses it (any GraphQL gateway must read the document) and sends it to the
- * one subgraph with the client's signed principal, through the same transport and pool settings as
+ * one subgraph with the client's signed principal and request id, through the same transport and pool settings as
  * our router (kernel's framed channel, else pooledHttp over an undici Agent), then answers with the
  * subgraph's answer. No authentication, limits, validation, planning or metrics: what our router
  * costs above this process's CPU per request is the router's own work; this much is Node's HTTP
@@ -10,7 +10,7 @@
  */
 import { createServer } from 'node:http';
 import { Agent } from 'undici';
-import { betweenProcesses, pooledHttp, PRINCIPAL_HEADER, type LocalRequest } from '@gateway/kernel';
+import { betweenProcesses, pooledHttp, PRINCIPAL_HEADER, REQUEST_ID_HEADER, type LocalRequest } from '@gateway/kernel';
 
 const target = process.env.PEER_TARGET!;
 const forward = betweenProcesses(pooledHttp(new Agent({ keepAliveTimeout: 30_000, connections: 128 })));
@@ -27,7 +27,11 @@ createServer({ keepAliveTimeout: 72_000 }, (incoming, response) => {
     } catch {
       return void response.writeHead(400).end();
     }
-    const headers: Record<string, string> = typeof principal === 'string' ? { [PRINCIPAL_HEADER]: principal } : {};
+    const requestId = incoming.headers[REQUEST_ID_HEADER];
+    const headers: Record<string, string> =
+      typeof principal === 'string' && typeof requestId === 'string'
+        ? { [PRINCIPAL_HEADER]: principal, [REQUEST_ID_HEADER]: requestId }
+        : {};
     forward(target, { headers, body, ip: '127.0.0.1' }, 15_000).then(
       (answer) => response.writeHead(answer.status, { 'content-type': 'application/json' }).end(answer.body),
       () => response.writeHead(503).end(),

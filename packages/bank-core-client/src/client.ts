@@ -71,9 +71,10 @@ export function createBankCoreClient(options: BankCoreClientOptions): BankCoreCl
     timeoutMs,
     retry,
     totalBudgetMs: options.totalBudgetMs ?? Math.round(timeoutMs * 2.5),
-    dispatcher: options.dispatcher ?? sharedBankCoreAgent(),
+    dispatcher: options.dispatcher ?? sharedBankCoreAgent(options.egress),
     metrics,
     logger,
+    ...(options.egress ? { egress: options.egress } : {}),
   });
 
   /** One logical call (one span when tracing, its attempts' HTTP spans inside): transport, interpretation, one metric sample and one log line. */

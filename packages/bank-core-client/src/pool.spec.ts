@@ -23,6 +23,8 @@ describe('BankCorePool by world', () => {
       attempts: 1,
       budgetMs: 2_000,
       production: false,
+      // The minimal cores listen on loopback.
+      egress: { privateTargets: true },
       logger,
       testCores: { core: () => ({ baseUrl: builtIn.url, internalKey: 'builtin-key-0123456789abc' }) },
     });
@@ -75,5 +77,29 @@ describe('BankCorePool by world', () => {
     );
     expect(() => assertSameWorld(testClient, { livemode: false }, 'debit ops_3', logger)).not.toThrow();
     expect(() => assertSameWorld(liveClient, { livemode: true }, 'debit ops_4', logger)).not.toThrow();
+  });
+
+  it('without PRIVATE_TARGETS no registered core on loopback is called, live or sandbox; the built-in test bank still is', async () => {
+    const closed = new BankCorePool({
+      timeoutMs: 2_000,
+      attempts: 3,
+      budgetMs: 2_000,
+      production: false,
+      egress: { privateTargets: false },
+      logger,
+      testCores: { core: () => ({ baseUrl: builtIn.url, internalKey: 'builtin-key-0123456789abc' }) },
+    });
+    const withSandbox = { ...bank, sandboxCoreBaseUrl: sandbox.url, sandboxInternalKey: 'sandbox-key-0123456789abc' };
+    const before = callsOf();
+    for (const client of [closed.for(withSandbox, 'live'), closed.for(withSandbox, 'test')])
+      await expect(client.getAccount(iban)).rejects.toMatchObject({
+        code: 'CBS_TIMEOUT',
+        reason: 'unreachable',
+        attempts: 1,
+        detail: expect.stringContaining('target refused: not a public address'),
+      });
+    expect(callsOf()).toEqual(before);
+    await closed.for(bank, 'test').getAccount(iban);
+    expect(callsOf()).toEqual([before[0], before[1], before[2]! + 1]);
   });
 });

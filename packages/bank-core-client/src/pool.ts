@@ -1,4 +1,4 @@
-import { GatewayError, worldOf, type Logger, type World } from '@gateway/kernel';
+import { GatewayError, worldOf, type EgressPolicy, type Logger, type World } from '@gateway/kernel';
 import type { Registry } from 'prom-client';
 import { normalizeBaseUrl } from './base-url';
 import { createBankCoreClient } from './client';
@@ -37,6 +37,12 @@ export interface BankCorePoolSettings {
   /** Upper bound of one call including its retries. */
   budgetMs: number;
   production: boolean;
+  /**
+   * PRIVATE_TARGETS: where a bank's core_base_url and sandbox_core_base_url may be reached, the
+   * policy webhooks go by (a refused target fails as an unreachable core). The built-in test
+   * bank, served by this process on loopback, is the gateway's own and not judged by it.
+   */
+  egress: EgressPolicy;
   logger: Logger;
   /** The service's registry, which /metrics serves: every client's call metrics go there (labelled by bank). */
   metrics?: Registry;
@@ -73,6 +79,7 @@ export class BankCorePool {
         totalBudgetMs: this.settings.budgetMs,
         // The built-in test bank is served by this process on loopback: no TLS to ask of it.
         production: this.settings.production && !target.builtIn,
+        ...(target.builtIn ? {} : { egress: this.settings.egress }),
         logger: this.settings.logger,
         metrics: this.settings.metrics,
       });
@@ -80,6 +87,15 @@ export class BankCorePool {
       this.clients.set(key, client);
     }
     return client as WorldCoreClient<W>;
+  }
+
+  /**
+   * Whether `for(bank, world)` is the built-in test bank, whose accounts open on first use in
+   * the currency of that use (a read opens one too): what an account is held in means nothing
+   * there before money moved through it.
+   */
+  isBuiltInTestBank(bank: CoreAddress, world: World): boolean {
+    return world === 'test' && !(bank.sandboxCoreBaseUrl && bank.sandboxInternalKey);
   }
 
   private testTarget(bank: CoreAddress): { baseUrl: string; internalKey: string; builtIn: boolean } {

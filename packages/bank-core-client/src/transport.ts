@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { request, type Dispatcher } from 'undici';
-import type { Logger } from '@gateway/kernel';
+import { isEgressRefusal, mayTarget, TARGET_REFUSED, type EgressPolicy, type Logger } from '@gateway/kernel';
 import { BankCoreError, type FailureReason } from './errors';
 import type { BankCoreMetrics } from './metrics';
 import { errorAnswer } from './schemas';
@@ -22,6 +22,8 @@ export interface TransportOptions {
   dispatcher: Dispatcher;
   metrics: BankCoreMetrics;
   logger: Logger;
+  /** Where calls may connect; unset: anywhere (see BankCoreClientOptions.egress). */
+  egress?: EgressPolicy;
 }
 
 export interface CallSpec {
@@ -55,6 +57,8 @@ interface Failure {
   reason: Extract<FailureReason, 'timeout' | 'unreachable' | 'server_error'>;
   /** The request never left this process (connection refused or not resolvable). */
   unsent: boolean;
+  /** The egress policy refused the target: nothing was sent, and trying again changes nothing. */
+  refused?: boolean;
   status?: number;
   coreCode?: string;
   message: string;
@@ -69,7 +73,12 @@ const UNSENT_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUN
  * between tries, everything inside a total budget. Never retries an answer below 500.
  */
 export class Transport {
-  constructor(private readonly options: TransportOptions) {}
+  /** The base URL's host is a literal (or localhost) the egress policy refuses: no attempt connects. */
+  private readonly hostRefused: boolean;
+
+  constructor(private readonly options: TransportOptions) {
+    this.hostRefused = options.egress !== undefined && !mayTarget(new URL(options.baseUrl).hostname, options.egress);
+  }
 
   async send(spec: CallSpec): Promise<CoreAnswer> {
     const { retry, timeoutMs, totalBudgetMs, bankHandle } = this.options;
@@ -82,7 +91,7 @@ export class Transport {
       const failure = outcome;
       if (!failure.unsent) ambiguousBefore = true;
 
-      const retryable = spec.retryOn === 'transient' || failure.unsent;
+      const retryable = !failure.refused && (spec.retryOn === 'transient' || failure.unsent);
       const delay = Math.floor(Math.random() * Math.min(retry.maxDelayMs, retry.baseDelayMs * 2 ** (attempt - 1)));
       const exhausted = attempt >= retry.attempts || Date.now() + delay + MIN_ATTEMPT_MS > deadline;
       if (!retryable || exhausted) throw this.finalError(spec, failure, attempt);
@@ -105,6 +114,7 @@ export class Transport {
   }
 
   private async attempt(spec: CallSpec, timeoutMs: number): Promise<{ status: number; body: unknown } | Failure> {
+    if (this.hostRefused) return REFUSED;
     const signal = AbortSignal.timeout(timeoutMs);
     try {
       const response = await request(`${this.options.baseUrl}${spec.path}`, {
@@ -156,7 +166,15 @@ export class Transport {
   }
 }
 
+/**
+ * A target the egress policy refuses, before any connection (a literal host) or at the guarded
+ * lookup (a name resolving to a refused address): an unreachable core, in one wording whatever
+ * the address, so the answer probes nothing.
+ */
+const REFUSED: Failure = { reason: 'unreachable', unsent: true, refused: true, message: TARGET_REFUSED };
+
 function classify(error: unknown, signal: AbortSignal, timeoutMs: number): Failure {
+  if (isEgressRefusal(error)) return REFUSED;
   const err = error as { name?: string; code?: string; message?: string; cause?: { code?: string } };
   const code = err.code ?? err.cause?.code;
   if (

@@ -1,4 +1,4 @@
-import type { Currency, Logger } from '@gateway/kernel';
+import type { Currency, EgressPolicy, Logger } from '@gateway/kernel';
 import type { Dispatcher } from 'undici';
 import type { Registry } from 'prom-client';
 import type { RetryPolicy } from './transport';
@@ -23,7 +23,16 @@ export interface BankCoreClientOptions {
   /** The service's registry; the client's metrics are added to it. Default: a private registry. */
   metrics?: Registry;
   logger?: Logger;
-  /** Connection pool to use instead of the process-wide one (tests, benchmarks). */
+  /**
+   * Where calls may connect (PRIVATE_TARGETS), judged as webhooks are: a literal host the policy
+   * refuses is never connected to, and a name only to addresses the guarded lookup allows (the
+   * process-wide pool of the policy). A refused call fails as an unreachable core does
+   * (CBS_TIMEOUT, reason unreachable, one attempt, nothing sent). The gateway's services always
+   * set it (BankCorePool); unset, the client connects anywhere (operator tools such as bank-check,
+   * tests and benchmarks that aim it at a core they started).
+   */
+  egress?: EgressPolicy;
+  /** Connection pool to use instead of the process-wide one (tests, benchmarks). With egress, literal hosts are still judged; names resolve as this pool does. */
   dispatcher?: Dispatcher;
 }
 

@@ -27,6 +27,9 @@ export const bankErrors = {
       'DUPLICATE_REFERENCE',
       `reference ${reference} was already used with a different iban, amount or currency`,
     ),
+  /** A movement in another currency than the account's: refused before anything is booked. */
+  currencyMismatch: (iban: string, held: string, asked: string) =>
+    new BankError(422, 'CURRENCY_MISMATCH', `currency: account ${iban} is held in ${held}, not ${asked}`),
   insufficientFunds: () => new BankError(422, 'INSUFFICIENT_FUNDS', 'balance too low for this debit'),
   balanceLimit: () => new BankError(422, 'BALANCE_LIMIT', 'credit would take the balance past the safe-integer range'),
   gatewayNotConfigured: () =>

@@ -2,7 +2,7 @@ import { mkdtemp, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { eventFilter } from './commands/listen';
-import { configPath, keyProblem, newForwardSecret, readConfig, writeConfig } from './config';
+import { baseUrlProblem, configPath, keyProblem, newForwardSecret, readConfig, writeConfig } from './config';
 import { envelopeOf } from './forward';
 import { table } from './io';
 import { run } from './main';
@@ -65,6 +65,48 @@ describe('gateway CLI pieces', () => {
         ['ccc', 'd'],
       ]),
     ).toBe('A    BB\nccc  d');
+  });
+
+  it('sends the API key over plain http to this machine only (issue 46)', async () => {
+    for (const local of [
+      'http://localhost:8080',
+      'http://127.0.0.1:8080',
+      'http://127.4.5.6',
+      'http://[::1]:8080',
+      'https://pay.example.ly',
+      'https://10.0.0.5',
+    ])
+      expect(baseUrlProblem(local)).toBeNull();
+    expect(baseUrlProblem('http://pay.example.ly:8080')).toBe(
+      'refusing to send the API key over plain http to pay.example.ly:8080: use --base-url https://pay.example.ly:8080 (plain http only to localhost, 127.0.0.0/8 or [::1])',
+    );
+    for (const remote of ['http://10.0.0.5', 'http://128.0.0.1', 'http://localhost.evil.example', 'http://[::2]'])
+      expect(baseUrlProblem(remote)).toMatch(
+        /^refusing to send the API key over plain http to .*: use --base-url https:/,
+      );
+    expect(baseUrlProblem('ftp://pay.example.ly')).toMatch(/not http\(s\)/);
+    expect(baseUrlProblem('pay.example.ly')).toMatch(/not a URL/);
+
+    // Before: the key went out in clear (the request below would have reached the host). Now: exit 2, one line, nothing sent.
+    const errors: string[] = [];
+    const io = {
+      out: () => undefined,
+      err: (text: string) => errors.push(text),
+      interactive: false,
+      env: { GATEWAY_CONFIG: '/nonexistent/c.json', GATEWAY_API_KEY: 'mk_test_abc' },
+    };
+    const sent = jest.spyOn(globalThis, 'fetch');
+    expect(await run(['sessions', 'list', '--base-url', 'http://192.0.2.10:8080'], io)).toBe(2);
+    expect(await run(['login', '--base-url', 'http://192.0.2.10:8080'], io)).toBe(2);
+    expect(sent).not.toHaveBeenCalled();
+    sent.mockRestore();
+    expect(errors).toEqual([
+      expect.stringMatching(
+        /^gateway: refusing to send the API key over plain http to 192\.0\.2\.10:8080: use --base-url https:\/\/192\.0\.2\.10:8080 /,
+      ),
+      expect.stringMatching(/^gateway: refusing to send the API key over plain http to 192\.0\.2\.10:8080/),
+    ]);
+    expect(errors.every((line) => !line.includes('\n'))).toBe(true);
   });
 
   it('answers usage mistakes with exit code 2 and a message', async () => {

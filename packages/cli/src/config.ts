@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { chmod, mkdir, readFile, writeFile } from 'node:fs/promises';
+import { isIPv4 } from 'node:net';
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
 
@@ -50,4 +51,25 @@ export function keyProblem(apiKey: string, allowLive: boolean): string | null {
   if (apiKey.startsWith('mk_live_'))
     return allowLive ? null : 'that is a live key (mk_live_…): the CLI keeps test keys only, unless you pass --live';
   return 'an API key starts with mk_test_ (or mk_live_ with --live)';
+}
+
+/** This machine: the only hosts an API key may be sent to over plain http. */
+const isLoopback = (hostname: string): boolean =>
+  hostname === 'localhost' || hostname === '[::1]' || (isIPv4(hostname) && hostname.startsWith('127.'));
+
+/**
+ * Why the API key must not be sent to this base URL, or null. Plain http carries the key in clear
+ * to anyone on the path, so it is for this machine only (localhost, 127.0.0.0/8, [::1]: `npm
+ * start`); any other host needs https. Checked before every request that carries the key.
+ */
+export function baseUrlProblem(baseUrl: string): string | null {
+  let url: URL;
+  try {
+    url = new URL(baseUrl);
+  } catch {
+    return `the base URL ${baseUrl} is not a URL: pass --base-url https://<host>`;
+  }
+  if (url.protocol === 'https:' || (url.protocol === 'http:' && isLoopback(url.hostname))) return null;
+  if (url.protocol !== 'http:') return `the base URL ${baseUrl} is not http(s): pass --base-url https://${url.host}`;
+  return `refusing to send the API key over plain http to ${url.host}: use --base-url https://${url.host}${url.pathname === '/' ? '' : url.pathname} (plain http only to localhost, 127.0.0.0/8 or [::1])`;
 }

@@ -1,5 +1,5 @@
 import { GatewayClient } from '@gateway/sdk';
-import { configPath, DEFAULT_BASE_URL, keyProblem, readConfig, type CliConfig } from './config';
+import { baseUrlProblem, configPath, DEFAULT_BASE_URL, keyProblem, readConfig, type CliConfig } from './config';
 import type { CliIo } from './io';
 
 /** A usage mistake: the message is for the user, the exit code 2. */
@@ -27,14 +27,13 @@ export interface GlobalFlags {
 export async function createContext(io: CliIo, flags: GlobalFlags): Promise<CliContext> {
   const configFile = configPath(io.env);
   const config = await readConfig(configFile);
-  const baseUrl = (flags['base-url'] ?? io.env.GATEWAY_BASE_URL ?? config.base_url ?? DEFAULT_BASE_URL).replace(
-    /\/$/,
-    '',
-  );
+  // GATEWAY_URL, as the example app and the README name it; GATEWAY_BASE_URL, the CLI's first name, still works.
+  const fromEnv = io.env.GATEWAY_URL ?? io.env.GATEWAY_BASE_URL;
+  const baseUrl = (flags['base-url'] ?? fromEnv ?? config.base_url ?? DEFAULT_BASE_URL).replace(/\/$/, '');
   const apiKey = (): string => {
     const key = flags['api-key'] ?? io.env.GATEWAY_API_KEY ?? config.api_key;
     if (!key) throw new UsageError('no API key: run `gateway login --api-key mk_test_…` first, or pass --api-key');
-    const problem = keyProblem(key, Boolean(flags.live) || key === config.api_key);
+    const problem = keyProblem(key, Boolean(flags.live) || key === config.api_key) ?? baseUrlProblem(baseUrl);
     if (problem) throw new UsageError(problem);
     return key;
   };

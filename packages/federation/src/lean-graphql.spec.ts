@@ -7,6 +7,7 @@ import {
   createLogger,
   framedHttp,
   GatewayError,
+  newId,
   PRINCIPAL_HEADER,
   signPrincipal,
   type LocalResponse,
@@ -14,7 +15,7 @@ import {
 import type { SubgraphContext } from './context';
 import { formatGatewayError } from './errors';
 import { leanGraphQL } from './lean-graphql';
-import { startSubgraphServer, type RunningService } from './server';
+import { startSubgraphServer, subgraphNameAt, type RunningService } from './server';
 import { TEST_PLATFORM_SECRET } from './testing';
 
 // A real subgraph schema: an entity (_entities), _service, a mutation, and fields that fail each way.
@@ -119,11 +120,20 @@ const CASES: Case[] = [
 ];
 
 const logger = createLogger('lean-spec', 'silent');
-const headers = (accept?: string) => ({
-  'content-type': 'application/json',
-  [PRINCIPAL_HEADER]: signPrincipal({ kind: 'anonymous', ip: '127.0.0.1' }, TEST_PLATFORM_SECRET),
-  ...(accept ? { accept } : {}),
-});
+/** As the router sends it: signed for the subgraph (`lean` or `stock`) and the request. */
+const headers = (service: RunningService, accept?: string) => {
+  const requestId = newId('request');
+  const audience = subgraphNameAt(service.graphqlUrl)!;
+  return {
+    'content-type': 'application/json',
+    'x-request-id': requestId,
+    [PRINCIPAL_HEADER]: signPrincipal({ kind: 'anonymous', ip: '127.0.0.1' }, TEST_PLATFORM_SECRET, {
+      audience,
+      requestId,
+    }),
+    ...(accept ? { accept } : {}),
+  };
+};
 
 describe('the lean path answers known documents as stock Apollo does', () => {
   let db: Database;
@@ -171,7 +181,7 @@ describe('the lean path answers known documents as stock Apollo does', () => {
   async function overHttp(service: RunningService, testCase: Case) {
     const response = await fetch(service.graphqlUrl, {
       method: 'POST',
-      headers: headers(testCase.accept),
+      headers: headers(service, testCase.accept),
       body: JSON.stringify(testCase.body),
     });
     const kept = Object.fromEntries([...response.headers].filter(([name]) => !['date', 'keep-alive'].includes(name)));
@@ -181,7 +191,7 @@ describe('the lean path answers known documents as stock Apollo does', () => {
   const inProcess = (service: RunningService, testCase: Case): Promise<LocalResponse> =>
     callGraphQL(
       service.graphqlUrl,
-      { headers: headers(testCase.accept), body: testCase.body as never, ip: '127.0.0.1' },
+      { headers: headers(service, testCase.accept), body: testCase.body as never, ip: '127.0.0.1' },
       { timeoutMs: 5000, failure: (_late, cause) => cause as Error },
     );
 
@@ -189,7 +199,7 @@ describe('the lean path answers known documents as stock Apollo does', () => {
   const overFrames = (service: RunningService, testCase: Case): Promise<LocalResponse> =>
     framed(
       service.graphqlUrl,
-      { headers: headers(testCase.accept), body: testCase.body as never, ip: '127.0.0.1' },
+      { headers: headers(service, testCase.accept), body: testCase.body as never, ip: '127.0.0.1' },
       5000,
     );
 

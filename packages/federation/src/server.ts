@@ -36,6 +36,7 @@ declare module 'fastify' {
 }
 
 export interface SubgraphServerOptions {
+  /** The subgraph's name as the router knows it (`banks`, `open-banking`, ...): the audience of the principals it accepts. */
   name: string;
   schema: GraphQLSchema;
   orm: MikroORM;
@@ -83,6 +84,14 @@ export interface RunningService {
 }
 
 const BODY_LIMIT_BYTES = 1024 * 1024;
+
+/** The subgraphs this process serves, by /graphql URL: a test calling one directly signs for its name (testing.ts). */
+const servedNames = new Map<string, string>();
+
+/** The name of the subgraph this process serves at `graphqlUrl` (the audience its principals need), if any. */
+export function subgraphNameAt(graphqlUrl: string): string | undefined {
+  return servedNames.get(graphqlUrl.replace(/\/+$/, ''));
+}
 
 /** One subgraph as an HTTP service: POST /graphql (for signed callers only: signed-caller.ts), /healthz, /readyz, /metrics. */
 export async function startSubgraphServer(options: SubgraphServerOptions): Promise<RunningService> {
@@ -155,7 +164,7 @@ export async function startSubgraphServer(options: SubgraphServerOptions): Promi
     request.requestId = (request.headers[REQUEST_ID_HEADER] as string | undefined) ?? newId('request');
     tagRequestSpan(options.name, request.requestId);
   });
-  useSignedCaller(app, options.platformSecret);
+  useSignedCaller(app, options.platformSecret, options.name);
   // Both transports try the lean path first; it answers as Apollo would, or leaves the request to Apollo.
   const lean =
     (options.lean ?? true) ? leanGraphQL<SubgraphContext>({ schema: options.schema, formatError }) : undefined;
@@ -190,7 +199,7 @@ export async function startSubgraphServer(options: SubgraphServerOptions): Promi
       requestId,
       () => {
         try {
-          const caller = localCaller(headers, options.platformSecret, requestId);
+          const caller = localCaller(headers, options.platformSecret, options.name, requestId);
           if ('status' in caller) return Promise.resolve(caller);
           const viaApollo = () =>
             apollo
@@ -236,6 +245,7 @@ export async function startSubgraphServer(options: SubgraphServerOptions): Promi
   const address = await app.listen({ host: options.host ?? '127.0.0.1', port: options.port ?? 0 });
   logger.info({ url: address }, `${options.name} subgraph listening`);
   const stopServingInProcess = serveInProcess(`${address}/graphql`, local, { enabled: options.inProcess });
+  servedNames.set(`${address}/graphql`, options.name);
   const frames =
     (options.inProcess ?? inProcessTransportEnabled())
       ? serveFrames(app.server, '/graphql', local, { maxRequestBytes: BODY_LIMIT_BYTES })
@@ -254,6 +264,7 @@ export async function startSubgraphServer(options: SubgraphServerOptions): Promi
     metrics: registry,
     async stop() {
       stopServingInProcess();
+      if (servedNames.get(`${address}/graphql`) === options.name) servedNames.delete(`${address}/graphql`);
       // Framed connections first: the HTTP server's close waits for every socket, theirs included.
       await frames?.stop();
       await app.close();

@@ -8,6 +8,7 @@ import {
   type LocalResponse,
   REQUEST_ID_HEADER,
   retryAfterOf,
+  ROUTER_AUDIENCE,
   signPrincipal,
 } from '@gateway/kernel';
 
@@ -49,8 +50,9 @@ export type ServiceClient = <T = Record<string, any>>(
 
 /**
  * How one subgraph asks another for data: through the router, as a `service` principal, so the
- * owner's schema stays its own. A spec-coded error (ALIAS_NOT_FOUND, …) is rethrown as is, as a
- * ServiceCallError carrying the answer's data.
+ * owner's schema stays its own. Each call is signed anew, for the router and for that call's
+ * request id: the router accepts it once, within its life (kernel's principal.ts). A spec-coded
+ * error (ALIAS_NOT_FOUND, …) is rethrown as is, as a ServiceCallError carrying the answer's data.
  */
 export function createServiceClient(options: ServiceClientOptions): ServiceClient {
   const timeoutMs = options.timeoutMs ?? 10_000;
@@ -58,7 +60,10 @@ export function createServiceClient(options: ServiceClientOptions): ServiceClien
     const url = options.routerUrl();
     const headers = {
       'content-type': 'application/json',
-      [PRINCIPAL_HEADER]: signPrincipal({ kind: 'service', id: options.service }, options.platformSecret),
+      [PRINCIPAL_HEADER]: signPrincipal({ kind: 'service', id: options.service }, options.platformSecret, {
+        audience: ROUTER_AUDIENCE,
+        requestId,
+      }),
       [REQUEST_ID_HEADER]: requestId,
     };
     // In process when the router runs here (kernel's in-process.ts), else over HTTP: one deadline, one error.

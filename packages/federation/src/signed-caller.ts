@@ -4,6 +4,7 @@ import {
   GatewayError,
   PRINCIPAL_HEADER,
   refusalBody,
+  REQUEST_ID_HEADER,
   verifyPrincipal,
   type LocalResponse,
   type Principal,
@@ -22,10 +23,18 @@ declare module 'fastify' {
  */
 export const OPEN_PATHS: ReadonlySet<string> = new Set(['/healthz', '/readyz', '/metrics']);
 
-/** The principal a request carries, or the refusal (401 UNAUTHORIZED) of one without a valid one. */
-function callerOf(header: string | undefined, platformSecret: string): Principal | GatewayError {
+/**
+ * The principal a request carries, or the refusal (401 UNAUTHORIZED) of one without a valid one:
+ * signed for this subgraph (`audience`, its name) and for the request id it came with.
+ */
+function callerOf(
+  header: string | undefined,
+  platformSecret: string,
+  audience: string,
+  requestId: string | undefined,
+): Principal | GatewayError {
   try {
-    return verifyPrincipal(header, platformSecret);
+    return verifyPrincipal(header, platformSecret, { audience, requestId: requestId ?? '' });
   } catch (error) {
     if (error instanceof GatewayError) return error;
     throw error;
@@ -33,15 +42,22 @@ function callerOf(header: string | undefined, platformSecret: string): Principal
 }
 
 /**
- * A subgraph serves only the router and platform services, which sign every request (an anonymous
- * client's too): a request without a valid signed principal came around the router, its limits and
- * its credential checks, and is refused before anything runs, on every path but the open ones.
+ * A subgraph serves only the router, which signs every request (an anonymous client's too) for the
+ * subgraph it sends it to (`audience`: the subgraph's name) and for that request: a request without
+ * a valid signed principal came around the router, its limits and its credential checks, and one
+ * signed for another service or another request was taken from elsewhere; both are refused before
+ * anything runs, on every path but the open ones.
  */
-export function useSignedCaller(app: FastifyInstance, platformSecret: string): void {
+export function useSignedCaller(app: FastifyInstance, platformSecret: string, audience: string): void {
   app.decorateRequest('caller', null as unknown as Principal);
   app.addHook('onRequest', async (request, reply) => {
     if (OPEN_PATHS.has(request.url.split('?')[0]!)) return;
-    const caller = callerOf(request.headers[PRINCIPAL_HEADER] as string | undefined, platformSecret);
+    const caller = callerOf(
+      request.headers[PRINCIPAL_HEADER] as string | undefined,
+      platformSecret,
+      audience,
+      request.headers[REQUEST_ID_HEADER] as string | undefined,
+    );
     if (caller instanceof GatewayError)
       return reply.code(ERROR_CODES[caller.code].status).send(refusalBody(request.requestId, caller));
     request.caller = caller;
@@ -52,9 +68,10 @@ export function useSignedCaller(app: FastifyInstance, platformSecret: string): v
 export function localCaller(
   headers: Record<string, string>,
   platformSecret: string,
+  audience: string,
   requestId: string,
 ): Principal | LocalResponse {
-  const caller = callerOf(headers[PRINCIPAL_HEADER], platformSecret);
+  const caller = callerOf(headers[PRINCIPAL_HEADER], platformSecret, audience, headers[REQUEST_ID_HEADER]);
   if (!(caller instanceof GatewayError)) return caller;
   return {
     status: ERROR_CODES[caller.code].status,

@@ -1,4 +1,5 @@
-import { PRINCIPAL_HEADER, signPrincipal, type Principal } from '@gateway/kernel';
+import { newId, PRINCIPAL_HEADER, REQUEST_ID_HEADER, signPrincipal, type Principal } from '@gateway/kernel';
+import { subgraphNameAt } from './server';
 
 export interface GraphQLResult<T = Record<string, unknown>> {
   data?: T | null;
@@ -6,19 +7,24 @@ export interface GraphQLResult<T = Record<string, unknown>> {
 }
 
 /**
- * Calls a subgraph directly as the router would: with a signed principal, an anonymous caller's
- * when none is given (the router signs every hop). `execute` fails the test on any error;
- * `attempt` returns errors for the test to assert on.
+ * Calls a subgraph directly as the router would: with a principal signed for that subgraph and the
+ * request, an anonymous caller's when none is given (the router signs every hop). `audience`: the
+ * subgraph's name, by default the one this process serves at `graphqlUrl`. `execute` fails the
+ * test on any error; `attempt` returns errors for the test to assert on.
  */
-export function subgraphClient(graphqlUrl: string, platformSecret: string) {
+export function subgraphClient(graphqlUrl: string, platformSecret: string, audience?: string) {
   async function attempt<T = Record<string, any>>(
     query: string,
     variables: Record<string, unknown> = {},
     principal: Principal = { kind: 'anonymous' },
   ): Promise<GraphQLResult<T>> {
+    const name = audience ?? subgraphNameAt(graphqlUrl);
+    if (!name) throw new Error(`no subgraph is served at ${graphqlUrl} in this process: pass its name`);
+    const requestId = newId('request');
     const headers: Record<string, string> = {
       'content-type': 'application/json',
-      [PRINCIPAL_HEADER]: signPrincipal(principal, platformSecret),
+      [REQUEST_ID_HEADER]: requestId,
+      [PRINCIPAL_HEADER]: signPrincipal(principal, platformSecret, { audience: name, requestId }),
     };
     const response = await fetch(graphqlUrl, { method: 'POST', headers, body: JSON.stringify({ query, variables }) });
     return (await response.json()) as GraphQLResult<T>;

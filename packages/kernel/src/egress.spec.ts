@@ -1,4 +1,14 @@
-import { addressScope, hostScope, mayConnectTo } from './egress';
+import {
+  addressScope,
+  egressPolicyFrom,
+  egressEnvSchema,
+  egressTargetProblem,
+  hostScope,
+  mayConnectTo,
+  privateTargetsSet,
+  PUBLIC_ADDRESS_REQUIRED,
+} from './egress';
+import { loadConfig } from './config';
 
 describe('egress: the scope of an address', () => {
   it.each([
@@ -32,7 +42,8 @@ describe('egress: the scope of an address', () => {
     ['172.16.0.1', 'private'],
     ['172.31.255.255', 'private'],
     ['192.168.1.10', 'private'],
-    ['169.254.169.254', 'link-local (cloud metadata)'],
+    ['169.254.1.1', 'link-local'],
+    ['169.254.169.253', 'link-local (next to the metadata service)'],
     ['::1', 'IPv6 loopback'],
     ['fc00::1', 'unique local'],
     ['fd12:3456::1', 'unique local'],
@@ -79,12 +90,19 @@ describe('egress: the scope of an address', () => {
     ['::ffff:100.100.100.200', 'IPv4-mapped shared address space'],
     ['::ffff:198.18.0.1', 'IPv4-mapped benchmarking'],
     ['::ffff:0.0.0.0', 'IPv4-mapped this network'],
+    ['169.254.169.254', 'cloud instance metadata (AWS, GCP, Azure, Oracle)'],
+    ['169.254.170.2', 'ECS task credentials'],
+    ['169.254.170.23', 'EKS pod identity'],
+    ['fd00:ec2::254', 'AWS instance metadata over IPv6'],
+    ['[fd00:ec2:0::23]', 'EKS pod identity over IPv6'],
+    ['::ffff:169.254.169.254', 'IPv4-mapped cloud metadata'],
+    ['::ffff:a9fe:a9fe', 'IPv4-mapped cloud metadata, in hex'],
     ['not-an-address', 'not an IP address'],
   ])('forbidden: %s (%s)', (address) => expect(addressScope(address)).toBe('forbidden'));
 });
 
 describe('egress: what may be connected to', () => {
-  it('public only by default; loopback, private and link-local with WEBHOOK_PRIVATE_TARGETS; the forbidden ranges never', () => {
+  it('public only by default; loopback, private and link-local with PRIVATE_TARGETS; the forbidden ranges never', () => {
     const closed = { privateTargets: false };
     const open = { privateTargets: true };
     expect(mayConnectTo('8.8.8.8', closed)).toBe(true);
@@ -94,6 +112,8 @@ describe('egress: what may be connected to', () => {
       expect(mayConnectTo(address, open)).toBe(true);
     }
     for (const address of [
+      '169.254.169.254',
+      'fd00:ec2::254',
       '100.100.100.200',
       '198.18.0.1',
       '0.0.0.0',
@@ -115,5 +135,63 @@ describe('egress: what may be connected to', () => {
     expect(hostScope('8.8.8.8')).toBe('public');
     expect(hostScope('hooks.example.com')).toBeNull();
     expect(hostScope('localhost.example.com')).toBeNull();
+  });
+});
+
+describe('egress: the one registration check of every URL the gateway calls', () => {
+  const closed = { privateTargets: false };
+  const open = { privateTargets: true };
+  const problem = (url: string, policy: { privateTargets: boolean }) => egressTargetProblem(new URL(url), policy);
+
+  it('refuses a literal host that is not public, however it is spelled, unless PRIVATE_TARGETS opens it', () => {
+    for (const url of [
+      'http://169.254.1.1/latest/meta-data',
+      'https://10.0.0.5',
+      'https://10.0.0.5:8443/core/',
+      'http://127.0.0.1:9/core',
+      'http://2130706433/',
+      'http://0x7f.1/',
+      'http://[::1]:7001/',
+      'http://[::ffff:10.0.0.5]/',
+      'http://[fd12::1]/',
+      'http://localhost:7001/',
+      'http://core.localhost/',
+    ]) {
+      expect(problem(url, closed)).toBe(PUBLIC_ADDRESS_REQUIRED);
+      expect(problem(url, open)).toBeNull();
+    }
+  });
+
+  it('refuses cloud metadata and the reserved ranges whatever the setting', () => {
+    for (const url of [
+      'http://169.254.169.254/latest/meta-data',
+      'http://[fd00:ec2::254]/latest',
+      'http://[::ffff:169.254.169.254]/',
+      'http://100.100.100.200/latest',
+      'http://0.0.0.0:7001/',
+      'http://[64:ff9b::a00:5]/',
+      'http://198.18.0.1/',
+    ]) {
+      expect(problem(url, closed)).toBe(PUBLIC_ADDRESS_REQUIRED);
+      expect(problem(url, open)).toBe(PUBLIC_ADDRESS_REQUIRED);
+    }
+  });
+
+  it('passes public literals and DNS names: a name is judged on what it resolves to, at every connection', () => {
+    for (const url of ['https://8.8.8.8/hooks', 'https://core.bank.example/v1', 'http://localhost.example.com/']) {
+      expect(problem(url, closed)).toBeNull();
+    }
+  });
+
+  it('reads PRIVATE_TARGETS, and WEBHOOK_PRIVATE_TARGETS (its former name) only when PRIVATE_TARGETS is not set', () => {
+    const policy = (env: Record<string, string>) => egressPolicyFrom(loadConfig(egressEnvSchema, env)).privateTargets;
+    expect(policy({})).toBe(false);
+    expect(policy({ PRIVATE_TARGETS: 'on' })).toBe(true);
+    expect(policy({ PRIVATE_TARGETS: '0' })).toBe(false);
+    expect(policy({ WEBHOOK_PRIVATE_TARGETS: '1' })).toBe(true);
+    expect(policy({ WEBHOOK_PRIVATE_TARGETS: '1', PRIVATE_TARGETS: 'off' })).toBe(false);
+    expect(policy({ WEBHOOK_PRIVATE_TARGETS: '0', PRIVATE_TARGETS: 'true' })).toBe(true);
+    expect(() => policy({ PRIVATE_TARGETS: 'sometimes' })).toThrow(/PRIVATE_TARGETS/);
+    expect([privateTargetsSet({}), privateTargetsSet({ WEBHOOK_PRIVATE_TARGETS: '0' })]).toEqual([false, true]);
   });
 });

@@ -61,8 +61,12 @@ export const ERROR_CODES = {
   // API-CONTRACT "Webhook endpoints and events": another audience's or world's id, or unknown.
   WEBHOOK_ENDPOINT_NOT_FOUND: { status: 404, message: 'Unknown webhook endpoint' },
   WEBHOOK_ENDPOINT_LIMIT_REACHED: { status: 422, message: 'No more webhook endpoints can be added' },
+  // Issue 46: one replay of an endpoint at a time; 409 like IDEMPOTENCY_KEY_IN_USE while the first one still sends.
+  WEBHOOK_REPLAY_IN_PROGRESS: { status: 409, message: 'A replay of this webhook endpoint is still under way' },
   EVENT_NOT_FOUND: { status: 404, message: 'Unknown event' },
   MOVEMENT_NOT_FOUND: { status: 404, message: 'No movement needing attention for this session' },
+  // Issue 46: an operator's CREDITED / NOT_CREDITED finding is for a refund held at CBS_OUTCOME_UNKNOWN only.
+  REFUND_NOT_HELD: { status: 409, message: 'The refund is not held at an unknown outcome' },
   SETTLEMENT_CYCLE_NOT_FOUND: { status: 404, message: 'Unknown settlement cycle or position' },
   // API-CONTRACT checkout authorize: another authorization holds a non-final session; a final FAILED one.
   SESSION_IN_PROGRESS: { status: 409, message: 'Another authorization of this session is in progress' },
@@ -88,6 +92,8 @@ export const ERROR_CODES = {
   MANDATE_NOT_PENDING_CONFIRMATION: { status: 409, message: 'Mandate is not awaiting confirmation' },
   // Another merchant's charge, another mandate's (the REST path names both) or an unknown id.
   MANDATE_CHARGE_NOT_FOUND: { status: 404, message: 'Unknown mandate charge' },
+  // Issue 47: a session, mandate or payment in another currency than the payee's or payer's account.
+  CURRENCY_MISMATCH: { status: 422, message: "The currency is not the account's currency" },
   // API-CONTRACT "Operator controls": named admin keys; one live key per name, so the audit log tells operators apart.
   ADMIN_KEY_NOT_FOUND: { status: 404, message: 'Unknown admin key' },
   ADMIN_KEY_NAME_TAKEN: { status: 409, message: 'A live admin key already has this name' },

@@ -8,8 +8,6 @@ import {
   refusalBody,
   safeEqual,
   sealSecret,
-  signPrincipal,
-  verifyPrincipal,
 } from './index';
 
 describe('kernel', () => {
@@ -44,25 +42,6 @@ describe('kernel', () => {
     expect(safeEqual('abc', 'abcd')).toBe(false);
   });
 
-  it('signs the forwarded principal and refuses a tampered or stale one', () => {
-    const header = signPrincipal({ kind: 'merchant', id: 'mer_1' }, 'secret');
-    expect(verifyPrincipal(header, 'secret')).toEqual({ kind: 'merchant', id: 'mer_1' });
-    expect(() => verifyPrincipal(header, 'other')).toThrow(GatewayError);
-    const [payload, sig] = header.split('.');
-    const forged = Buffer.from(JSON.stringify({ kind: 'admin', iat: Date.now() })).toString('base64url');
-    expect(() => verifyPrincipal(`${forged}.${sig}`, 'secret')).toThrow(GatewayError);
-    expect(payload).toBeTruthy();
-    expect(() =>
-      verifyPrincipal(signPrincipal({ kind: 'admin' }, 'secret', Date.now() - 10 * 60_000), 'secret'),
-    ).toThrow(expect.objectContaining({ detail: 'forwarded principal is stale' }));
-    // Absent is refused too: the router signs every hop, an anonymous caller's included.
-    expect(() => verifyPrincipal(undefined, 'secret')).toThrow(expect.objectContaining({ code: 'UNAUTHORIZED' }));
-    expect(verifyPrincipal(signPrincipal({ kind: 'anonymous', ip: '10.0.0.1' }, 'secret'), 'secret')).toEqual({
-      kind: 'anonymous',
-      ip: '10.0.0.1',
-    });
-  });
-
   it("answers a refusal in the spec's shape: the REST body, and one GraphQL error on a GraphQL endpoint", () => {
     const refusal = new GatewayError('RATE_LIMITED', 'wait');
     expect(errorBody(refusal, 'req_a')).toEqual({
@@ -76,28 +55,6 @@ describe('kernel', () => {
         },
       ],
     });
-  });
-
-  it('reuses a signature for half its life and a verification until the header is stale, never across secrets', () => {
-    const principal = { kind: 'bank' as const, id: 'alpha' };
-    const start = Date.now();
-    const header = signPrincipal(principal, 'secret', start);
-    expect(signPrincipal(principal, 'secret', start + 60_000)).toBe(header);
-    expect(signPrincipal(principal, 'secret', start + 3 * 60_000)).not.toBe(header); // past half of the 5 minutes: signed anew
-    expect(signPrincipal(principal, 'other', start + 60_000)).not.toBe(header);
-
-    const seen = verifyPrincipal(header, 'secret', start + 1000);
-    seen.id = 'changed by a caller';
-    expect(verifyPrincipal(header, 'secret', start + 2000)).toEqual(principal);
-    expect(() => verifyPrincipal(header, 'other', start + 2000)).toThrow(GatewayError);
-    // Known, but stale now: refused all the same.
-    expect(() => verifyPrincipal(header, 'secret', start + 6 * 60_000)).toThrow(
-      expect.objectContaining({ detail: 'forwarded principal is stale' }),
-    );
-    // A tampered header is refused every time, never remembered.
-    const tampered = `${header.slice(0, -1)}${header.endsWith('0') ? '1' : '0'}`;
-    expect(() => verifyPrincipal(tampered, 'secret', start + 1000)).toThrow(GatewayError);
-    expect(() => verifyPrincipal(tampered, 'secret', start + 1000)).toThrow(GatewayError);
   });
 
   it('mints ids of 24 base62 characters, never the same twice', () => {

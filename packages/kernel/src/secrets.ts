@@ -15,3 +15,11 @@ export function safeEqual(a: string, b: string): boolean {
 
 /** A raw secret with a recognisable prefix, e.g. `mk_test_…`, `whsec_…`. 32 base62 chars (~190 bits). */
 export const newSecret = (prefix: string): string => `${prefix}${randomToken(32)}`;
+
+/**
+ * The one prefix of every admin key the platform generates: the first key (ADMIN_KEY, when the
+ * platform generates it) and every named key (POST /admin/keys), so a leaked one is recognisable
+ * by secret scanners as `adm_` and 32 base62 characters (issue 46). An ADMIN_KEY set in the
+ * environment is accepted as it is.
+ */
+export const ADMIN_KEY_PREFIX = 'adm_';

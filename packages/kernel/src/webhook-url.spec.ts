@@ -34,14 +34,18 @@ describe('webhook URL rule', () => {
     expect(check(true, 'https://8.8.8.8/hook')).toBe('https://8.8.8.8/hook');
   });
 
-  it('with WEBHOOK_PRIVATE_TARGETS production registers loopback and private targets, never the forbidden ranges', () => {
+  it('with PRIVATE_TARGETS production registers loopback and private targets, never the forbidden ranges', () => {
     expect(check(true, 'https://10.0.0.5/hook', true)).toBe('https://10.0.0.5/hook');
     expect(check(true, 'https://localhost:8443/', true)).toBe('https://localhost:8443/');
     expect(check(true, 'https://100.100.100.200/latest', true)).toBe(REFUSED);
   });
 
-  it('development registers any host: its deliveries are judged when they are made', () => {
-    expect(check(false, 'http://127.0.0.1:9000/x')).toBe('http://127.0.0.1:9000/x');
+  it('development checks the host as production does: a target never called is refused at registration', () => {
+    expect(check(false, 'http://127.0.0.1:9000/x')).toBe(REFUSED);
+    expect(check(false, 'http://169.254.169.254/latest/meta-data')).toBe(REFUSED);
+    expect(check(false, 'http://127.0.0.1:9000/x', true)).toBe('http://127.0.0.1:9000/x');
+    expect(check(false, 'http://169.254.169.254/latest/meta-data', true)).toBe(REFUSED);
+    expect(check(false, 'http://hooks.example.com/x')).toBe('http://hooks.example.com/x');
   });
 
   it('requires https in production and http(s) in development', () => {

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { mayTarget, type EgressPolicy } from './egress';
+import { egressTargetProblem, refineEgressTarget, type EgressPolicy } from './egress';
 import { rules } from './validation';
 
 /** What a webhook URL is checked against when it is registered: the mode and the egress policy. */
@@ -8,27 +8,17 @@ export interface WebhookUrlSettings extends EgressPolicy {
 }
 
 /**
- * Why a webhook URL is refused at registration, or null. Production refuses at once a literal host
- * it will never call (a private address unless WEBHOOK_PRIVATE_TARGETS, or a forbidden one);
- * development registers it and its deliveries say "target refused". Names are judged on the
- * addresses they resolve to at every delivery (DNS can change after registration).
+ * Why a webhook URL is refused at registration because of its host, or null: the egress check
+ * every URL the gateway calls goes through (egressTargetProblem), in every mode. A literal host
+ * it will never call (a private address unless PRIVATE_TARGETS, or a forbidden one) is refused
+ * at once; names are judged on the addresses they resolve to at every delivery (DNS can change
+ * after registration).
  */
 export function webhookTargetProblem(url: URL, settings: WebhookUrlSettings): string | null {
-  if (settings.production && !mayTarget(url.hostname, settings))
-    return 'must point to a public address (not loopback, private, link-local or reserved)';
-  return null;
+  return egressTargetProblem(url, settings);
 }
 
-/** zod rule for a webhook URL: trimmed, at most 2048 characters, http(s) in development, https to a public host in production. */
+/** zod rule for a webhook URL: trimmed, at most 2048 characters, http(s) in development, https in production, to a host the egress policy allows. */
 export function webhookUrlRule(settings: WebhookUrlSettings) {
-  return z
-    .string()
-    .trim()
-    .pipe(rules.url(settings.production))
-    .superRefine((value, ctx) => {
-      // zod runs refinements even when the URL check already failed: parse defensively.
-      if (!URL.canParse(value)) return;
-      const problem = webhookTargetProblem(new URL(value), settings);
-      if (problem) ctx.addIssue({ code: 'custom', message: problem });
-    });
+  return z.string().trim().pipe(rules.url(settings.production)).superRefine(refineEgressTarget(settings));
 }

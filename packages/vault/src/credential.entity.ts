@@ -12,7 +12,7 @@ export type CredentialKind =
   | 'session_token'
   /** The merchant dashboard's sign-in, exchanged for the merchant key and held in an HttpOnly cookie (mds_…). */
   | 'dashboard_session'
-  /** A named operator key (adk_sec_…): an admin principal carrying the key's name (issue 27). */
+  /** A named operator key (adm_…, adk_sec_… before issue 46): an admin principal carrying the key's name (issue 27). */
   | 'admin_key';
 
 /**
@@ -62,6 +62,15 @@ export class Credential {
    */
   @Property({ type: 'text', nullable: true })
   label?: string | null;
+
+  /**
+   * Who issued it, where that matters for revocation: an admin key's creator (the `adk_…` id of
+   * the named key that made it, or `ADMIN_KEY` for the configured key). Revoking a key revokes
+   * every key it created, and theirs (issue 46: a key must not outlive its maker by a backdoor).
+   * Null for other credentials and for admin keys whose maker is not known.
+   */
+  @Property({ type: 'text', nullable: true })
+  createdBy?: string | null;
 
   /** When a single-use credential (authorization code, refresh token) was spent; see vault.consume. */
   @Property({ type: 'timestamptz', nullable: true })

@@ -4,8 +4,18 @@ import { Migration20261122000000_auth_credentials } from './migrations/Migration
 import { Migration20261128000100_credential_client_use } from './migrations/Migration20261128000100_credential_client_use';
 import { Migration20261206000100_credential_label } from './migrations/Migration20261206000100_credential_label';
 import { Migration20261210000100_suspended_owners } from './migrations/Migration20261210000100_suspended_owners';
+import { Migration20261222000100_credential_created_by } from './migrations/Migration20261222000100_credential_created_by';
 
 export const VAULT_SCHEMA = 'auth';
+
+/** The vault's committed migrations, in order. */
+export const VAULT_MIGRATIONS = [
+  { name: 'Migration20261122000000_auth_credentials', class: Migration20261122000000_auth_credentials },
+  { name: 'Migration20261128000100_credential_client_use', class: Migration20261128000100_credential_client_use },
+  { name: 'Migration20261206000100_credential_label', class: Migration20261206000100_credential_label },
+  { name: 'Migration20261210000100_suspended_owners', class: Migration20261210000100_suspended_owners },
+  { name: 'Migration20261222000100_credential_created_by', class: Migration20261222000100_credential_created_by },
+];
 
 /** Applies the vault's own migrations (the `auth` schema). Idempotent; every service that issues or verifies calls it. */
 export async function migrateVault(db: Database): Promise<void> {
@@ -17,11 +27,6 @@ export async function openVaultOrm(db: Database) {
   return openServiceOrm(db, {
     schema: VAULT_SCHEMA,
     entities: [Credential],
-    migrations: [
-      { name: 'Migration20261122000000_auth_credentials', class: Migration20261122000000_auth_credentials },
-      { name: 'Migration20261128000100_credential_client_use', class: Migration20261128000100_credential_client_use },
-      { name: 'Migration20261206000100_credential_label', class: Migration20261206000100_credential_label },
-      { name: 'Migration20261210000100_suspended_owners', class: Migration20261210000100_suspended_owners },
-    ],
+    migrations: VAULT_MIGRATIONS,
   });
 }

@@ -17,6 +17,8 @@ export interface IssueOptions {
   expiresAt?: Date;
   /** A display name stored beside the hash (an admin key's name): verify() hands it back, no other query needed. */
   label?: string;
+  /** The admin key that issues it (an admin key's maker): see Credential.createdBy. */
+  createdBy?: string;
   /** A secret chosen elsewhere (a bank's own internal key); generated when omitted. */
   raw?: string;
 }
@@ -224,6 +226,7 @@ function newCredential(options: IssueOptions): { raw: string; row: Credential } 
     revokedAt: null,
     usedAt: null,
     label: options.label ?? null,
+    createdBy: options.createdBy ?? null,
     createdAt: new Date(),
   };
   return { raw, row };

@@ -295,6 +295,23 @@ function bodyContent(route: RestRoute): Record<string, OpenApiMedia> {
 }
 
 /**
+ * The document's tags, in the order the docs' sidebar shows them (TAG_DESCRIPTIONS' order:
+ * Payments first, the operator's and the banks' routes last), the webhook events after Webhooks.
+ * A route tag without a description is a defect of the table, found when the document is built.
+ */
+function sidebarTags(routes: readonly RestRoute[]): OpenApiDocument['tags'] {
+  const used = new Set(routes.map((route) => route.tag));
+  for (const name of used)
+    if (!TAG_DESCRIPTIONS[name]) throw new Error(`route tag "${name}" has no description in openapi/texts.ts`);
+  const tags = Object.entries(TAG_DESCRIPTIONS)
+    .filter(([name]) => used.has(name))
+    .map(([name, description]) => ({ name, description }));
+  const webhooks = tags.findIndex((tag) => tag.name === 'Webhooks');
+  tags.splice(webhooks < 0 ? tags.length : webhooks + 1, 0, EVENTS_TAG);
+  return tags;
+}
+
+/**
  * OpenAPI 3.1 of every route in the table, generated from the same entries that serve them.
  * `serverUrl`: the public base address clients call (rest-compat's own address unless a public one is set).
  */
@@ -313,14 +330,7 @@ export function buildOpenApiDocument(routes: readonly RestRoute[], serverUrl: st
       contact: { name: 'Gateway operator', url: `${serverUrl.replace(/\/+$/, '')}/` },
     },
     servers: [{ url: serverUrl, description: 'This gateway' }],
-    tags: [
-      ...[...new Set(routes.map((route) => route.tag))].map((name) => {
-        const description = TAG_DESCRIPTIONS[name];
-        if (!description) throw new Error(`route tag "${name}" has no description in openapi/texts.ts`);
-        return { name, description };
-      }),
-      EVENTS_TAG,
-    ],
+    tags: sidebarTags(routes),
     paths,
     webhooks: events.webhooks,
     components: {

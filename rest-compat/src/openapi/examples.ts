@@ -34,7 +34,8 @@ const BY_NAME: Record<string, unknown> = {
   webhook_secret: 'whsec_5eF6gH0jXq7LmN2pR8sT4vW9yZ1aB3cD',
   tpp_access_token: 'tpk_R8sT4vW9yZ1aB3cD5eF6gH0jXq7LmN2p',
   admin_key_id: 'adk_5tgB6yhN7ujM8ikO9lP0qA1s',
-  admin_key: 'adk_sec_H0jXq7LmN2pR8sT4vW9yZ1aB3cD5eF6g',
+  admin_key: 'adm_H0jXq7LmN2pR8sT4vW9yZ1aB3cD5eF6g',
+  created_by: 'adk_1QaZ2wsX3edC4rfV5tgB6yhN',
   access_token: 'at_W9yZ1aB3cD5eF6gH0jXq7LmN2pR8sT4v',
   refresh_token: 'rt_B3cD5eF6gH0jXq7LmN2pR8sT4vW9yZ1a',
   session_token: 'sst_D5eF6gH0jXq7LmN2pR8sT4vW9yZ1aB3c',
@@ -77,7 +78,10 @@ function hintFor(name: string, property: JsonSchema): unknown {
   if (value === undefined) return undefined;
   // Only where the hint fits the field's own type: enums, patterns and formats keep their sample.
   const types = ([] as unknown[]).concat(property.type ?? property.anyOf?.map((s: JsonSchema) => s.type) ?? []);
-  if (property.enum || property.const !== undefined || property.pattern || property.format) return undefined;
+  // A nullable one too (anyOf: [the enum, null]).
+  const constrained = (member: JsonSchema) =>
+    member.enum || member.const !== undefined || member.pattern || member.format;
+  if (constrained(property) || property.anyOf?.some(constrained)) return undefined;
   if (typeof value === 'string' && types.includes('string')) return value;
   if (typeof value === 'number' && (types.includes('integer') || types.includes('number'))) return value;
   if (typeof value === 'string' && types.includes('array')) return [value];

@@ -3,10 +3,23 @@ import { ERROR_CODES } from '@gateway/kernel';
 
 /** The prose of the OpenAPI document (Markdown, as the /docs renderer shows it). */
 
-/** One line per group of routes (the `tag` of each route in routes/*.ts); a tag without one fails the build of the document. */
+/**
+ * One line per group of routes (the `tag` of each route in routes/*.ts); a tag without one fails
+ * the build of the document. Their order here is the order of the docs' sidebar: what a merchant
+ * integrates first (Payments), then Open Banking, then the operator's and the banks' routes.
+ */
 export const TAG_DESCRIPTIONS: Record<string, string> = {
-  Banks:
-    'Participating banks: registration by the operator, their settings, capabilities and keys. A bank acts with its bank key (X-Service-Bank-Key).',
+  Payments: 'Payment sessions a merchant creates and follows: create, read, list.',
+  Checkout: 'What the payer uses: the checkout page, its status, and the authorization with an OTP from their bank.',
+  Refunds:
+    "Refunds of completed payment sessions, full or partial, from the merchant's settlement account to the payer, through the payment engine; listed per session or across all the merchant's sessions (GET /refunds).",
+  Mandates:
+    'Recurring mandates: a merchant asks, the customer confirms once, then the merchant charges each period within the limit.',
+  'Mandates: customer': 'The confirmation page of a mandate and its form post, for the customer.',
+  Webhooks:
+    "A merchant's or TPP's webhook endpoints (each with its own secret and event filter; the webhook_url is the primary one), its events of the last 30 days, and their deliveries: list them, retry one, replay a range to an endpoint.",
+  Reports:
+    "CSV exports of the merchant's sessions and refunds over a date range, streamed whatever their size (the daily summary is GraphQL's dailySummary).",
   Merchants:
     'Merchants registered by the operator: API keys (mk_test_ / mk_live_), webhook URL and secret, settlement IBAN.',
   'Open Banking':
@@ -15,21 +28,12 @@ export const TAG_DESCRIPTIONS: Record<string, string> = {
     'Pages and calls a bank customer makes for Open Banking: approving a consent, strong customer authentication of a payment order, revoking.',
   'Identity registry':
     'Aliases (handle@bank_handle) and phone numbers that resolve to an IBAN at a participating bank.',
-  Payments: 'Payment sessions a merchant creates and follows: create, read, list.',
-  Refunds:
-    "Refunds of completed payment sessions, full or partial, from the merchant's settlement account to the payer, through the payment engine; listed per session or across all the merchant's sessions (GET /refunds).",
-  Reports:
-    "CSV exports of the merchant's sessions and refunds over a date range, streamed whatever their size (the daily summary is GraphQL's dailySummary).",
-  Checkout: 'What the payer uses: the checkout page, its status, and the authorization with an OTP from their bank.',
-  Mandates:
-    'Recurring mandates: a merchant asks, the customer confirms once, then the merchant charges each period within the limit.',
-  'Mandates: customer': 'The confirmation page of a mandate and its form post, for the customer.',
+  Banks:
+    'Participating banks: registration by the operator, their settings, capabilities and keys. A bank acts with its bank key (X-Service-Bank-Key).',
   'Bank callbacks':
     'Calls a bank core makes back to the gateway (X-Service-Internal-Key): confirmation of a rail credit.',
-  Webhooks:
-    "A merchant's or TPP's webhook endpoints (each with its own secret and event filter; the webhook_url is the primary one), its events of the last 30 days, and their deliveries: list them, retry one, replay a range to an endpoint.",
-  Operations: 'For the operator: payments that need a person to look at them, and the audit log of who changed what.',
   Settlement: 'Net settlement between banks: cycles, positions and their settlement.',
+  Operations: 'For the operator: payments that need a person to look at them, and the audit log of who changed what.',
 };
 
 /**

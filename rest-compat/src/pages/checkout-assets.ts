@@ -32,6 +32,8 @@ input[aria-invalid=true] { border-color: var(--bad); }
 .status.ok { color: var(--accent); } .status.bad { color: var(--bad); }
 .spinner { width: 1rem; height: 1rem; border: 2px solid var(--line); border-top-color: var(--accent); border-radius: 50%; animation: spin 1s linear infinite; }
 [hidden] { display: none !important; }
+.test-badge { display: flex; gap: .5rem; align-items: baseline; margin: 0 0 1rem; padding: .45rem .65rem; border-radius: 8px; background: #fff4d6; border: 1px solid #f0d48a; color: #7a4b00; font-size: .875rem; }
+.test-badge .badge { flex: none; padding: .05rem .4rem; border-radius: 4px; background: #7a4b00; color: #fff; font-size: .75rem; letter-spacing: .06em; }
 code { overflow-wrap: anywhere; }
 .redirect { color: var(--muted); font-size: .9rem; }
 @keyframes spin { to { transform: rotate(360deg); } }

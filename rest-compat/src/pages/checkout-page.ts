@@ -4,12 +4,12 @@ import type { Execute } from '../executor';
 import { passBackRouterHeaders } from '../headers';
 import type { PageHandler } from '../register-routes';
 import { CHECKOUT_SCRIPT, CHECKOUT_STYLE } from './checkout-assets';
-import { escapeHtml, jsonForScript, securityHeaders } from './html';
+import { escapeHtml, jsonForScript, securityHeaders, testBadge } from './html';
 
 /** What the page needs, public for anyone holding the (unguessable) session id. */
 const CHECKOUT_SESSION = `query CheckoutPage($id: ID!) {
   checkoutSession(id: $id) {
-    id status amount currency description merchantName expiresAt otpAttemptsLeft redirectTo reference completedAt failureCode creditorBank { handle displayName }
+    id status amount currency description merchantName expiresAt otpAttemptsLeft redirectTo reference completedAt failureCode livemode creditorBank { handle displayName }
   }
 }`;
 
@@ -26,6 +26,8 @@ interface CheckoutView {
   reference: string | null;
   completedAt: string | null;
   failureCode: string | null;
+  /** false: a test session (TEST badge). */
+  livemode: boolean;
   creditorBank: { handle: string; displayName?: string | null };
 }
 
@@ -47,6 +49,7 @@ export function renderCheckoutPage(view: CheckoutView, nonce: string): string {
   // Each message sits next to what it is about: the payer's account, the OTP (with the one count
   // of attempts left), or, concerning neither, above the button; the outcome replaces the form.
   const body = `
+${testBadge(view.livemode, 'Test payment: no real money moves.')}
 <p class="merchant">Pay <strong>${escapeHtml(view.merchantName)}</strong></p>
 <p class="amount" id="amount">${escapeHtml(amountText)}</p>
 ${view.description ? `<p class="description">${escapeHtml(view.description)}</p>` : ''}

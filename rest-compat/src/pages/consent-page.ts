@@ -5,11 +5,11 @@ import { passBackRouterHeaders } from '../headers';
 import type { PageHandler } from '../register-routes';
 import { CHECKOUT_STYLE } from './checkout-assets';
 import { CONSENT_SCRIPT, CONSENT_STYLE } from './consent-assets';
-import { escapeHtml, jsonForScript, securityHeaders } from './html';
+import { escapeHtml, jsonForScript, securityHeaders, testBadge } from './html';
 
 /** What the page needs, public for anyone holding the (unguessable) consent id. */
 const CONSENT_VIEW = `query ConsentPage($id: ID!) {
-  consentAuthorisation(id: $id) { id status tppName scopes expiresAt otpAttemptsLeft redirectUri redirectTo pageToken bank { handle displayName } }
+  consentAuthorisation(id: $id) { id status tppName scopes expiresAt otpAttemptsLeft redirectUri redirectTo pageToken livemode bank { handle displayName } }
 }`;
 
 export interface ConsentPageView {
@@ -23,6 +23,8 @@ export interface ConsentPageView {
   redirectTo: string | null;
   /** What the page's decision carries (the reject form's page_token); null once decided. */
   pageToken: string | null;
+  /** false: a test consent (TEST badge). */
+  livemode: boolean;
   bank: { handle: string; displayName?: string | null };
 }
 
@@ -136,6 +138,7 @@ ${view.redirectTo ? `<p class="redirect"><a id="return-link" href="${escapeHtml(
   <button type="submit" id="reject-button" class="secondary">Reject</button>
 </form>`;
   const body = `
+${testBadge(view.livemode, "Test request: the app reads the test bank's copy of your accounts, never the real ones.")}
 <p class="merchant"><strong id="tpp-name">${escapeHtml(view.tppName)}</strong> asks for access to your accounts at <strong id="bank-name">${escapeHtml(bankName(view))}</strong></p>
 <h1>Allow access?</h1>
 <ul class="scopes" id="scopes">${scopes}</ul>

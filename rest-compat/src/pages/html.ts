@@ -21,6 +21,17 @@ export function maskAlias(alias: string): string {
   return `${shown}***${at < 0 ? '' : alias.slice(at)}`;
 }
 
+/**
+ * The TEST badge a page of a test object carries (livemode false: a test merchant's session or
+ * mandate, a test TPP's consent or order), with what it means for the person on the page; a live
+ * object's page carries none, as on Stripe's hosted pages.
+ */
+export function testBadge(livemode: boolean, meaning: string): string {
+  return livemode
+    ? ''
+    : `<p class="test-badge" id="test-badge" data-world="test"><strong class="badge">TEST</strong> <span>${escapeHtml(meaning)}</span></p>`;
+}
+
 /** Data for the page script, safe inside <script type="application/json">: no `<` can close the element. */
 export const jsonForScript = (value: unknown): string =>
   JSON.stringify(value).replace(/</g, '\\u003c').replace(/>/g, '\\u003e').replace(/&/g, '\\u0026');

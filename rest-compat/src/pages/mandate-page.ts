@@ -4,11 +4,11 @@ import type { Execute } from '../executor';
 import { passBackRouterHeaders } from '../headers';
 import type { PageHandler } from '../register-routes';
 import { formatAmount } from './checkout-page';
-import { cardPage, escapeHtml, maskAlias, securityHeaders } from './html';
+import { cardPage, escapeHtml, maskAlias, securityHeaders, testBadge } from './html';
 
 /** What the page needs, public for anyone holding the (unguessable) mandate id. */
 const MANDATE_VIEW = `query MandatePage($id: ID!) {
-  mandateConfirmation(id: $id) { mandateId status merchantName amount currency interval description startDate customerAlias customerBank { handle displayName } otpAttemptsLeft }
+  mandateConfirmation(id: $id) { mandateId status merchantName amount currency interval description startDate customerAlias customerBank { handle displayName } otpAttemptsLeft livemode }
 }`;
 
 interface MandatePageView {
@@ -23,6 +23,8 @@ interface MandatePageView {
   customerAlias: string;
   customerBank: { handle: string; displayName: string | null };
   otpAttemptsLeft: number;
+  /** false: a test mandate (TEST badge). */
+  livemode: boolean;
 }
 
 const MANDATE_ID = /^mdt_[0-9A-Za-z]{1,64}$/;
@@ -72,6 +74,7 @@ export function renderMandatePage(view: MandatePageView, nonce: string, error: s
   <button type="submit" id="confirm-button">Allow charges of up to ${escapeHtml(amount)}</button>
 </form>`;
   const body = `
+${testBadge(view.livemode, 'Test mandate: its charges move no real money.')}
 <p class="merchant"><strong id="merchant-name">${escapeHtml(view.merchantName)}</strong> asks to charge you regularly</p>
 <p class="amount" id="amount">Up to ${escapeHtml(amount)} <span id="interval">${escapeHtml(EVERY[view.interval] ?? view.interval.toLowerCase())}</span></p>
 <p class="meta">From <time id="start-date" datetime="${escapeHtml(view.startDate)}">${escapeHtml(view.startDate)}</time>, from your account <span id="customer">${escapeHtml(maskAlias(view.customerAlias))}</span> at ${escapeHtml(bank)}.</p>

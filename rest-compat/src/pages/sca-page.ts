@@ -4,11 +4,11 @@ import type { Execute } from '../executor';
 import { passBackRouterHeaders } from '../headers';
 import type { PageHandler } from '../register-routes';
 import { formatAmount } from './checkout-page';
-import { cardPage as page, escapeHtml, securityHeaders } from './html';
+import { cardPage as page, escapeHtml, securityHeaders, testBadge } from './html';
 
 /** What the page needs, public for anyone holding the (unguessable) payment order id. */
 const SCA_VIEW = `query ScaPage($id: ID!) {
-  paymentOrderSca(id: $id) { id status tppName payeeIban amount currency description payerBank expiresAt otpAttemptsLeft }
+  paymentOrderSca(id: $id) { id status tppName payeeIban amount currency description payerBank expiresAt otpAttemptsLeft livemode }
 }`;
 
 interface ScaPageView {
@@ -22,6 +22,8 @@ interface ScaPageView {
   payerBank: string;
   expiresAt: string;
   otpAttemptsLeft: number;
+  /** false: a test order (TEST badge). */
+  livemode: boolean;
 }
 
 const ORDER_ID = /^po_[0-9A-Za-z]{1,64}$/;
@@ -66,6 +68,7 @@ export function renderScaPage(view: ScaPageView, nonce: string, error: string): 
   <button type="submit" id="authorize-button">Pay ${escapeHtml(formatAmount(view.amount, view.currency))}</button>
 </form>`;
   const body = `
+${testBadge(view.livemode, 'Test payment: no real money moves.')}
 <p class="merchant"><strong id="tpp-name">${escapeHtml(view.tppName)}</strong> asks you to confirm a payment</p>
 <p class="amount" id="amount">${escapeHtml(formatAmount(view.amount, view.currency))}</p>
 <p class="meta">To <span id="payee-iban">${escapeHtml(view.payeeIban)}</span></p>

@@ -13,9 +13,9 @@ const movementRecord = z
     session_id: z
       .string()
       .describe(
-        'The movement: a payment session (ops_…), mandate charge (chg_…) or payment order (po_…); also the core reference of its debit and credit.',
+        'The movement: a payment session (ops_…), mandate charge (chg_…), payment order (po_…) or refund (rfd_…); also the core reference of its debit and credit.',
       ),
-    kind: z.enum(['session', 'mandate_charge', 'payment_order']).describe('What the movement is.'),
+    kind: z.enum(['session', 'mandate_charge', 'payment_order', 'refund']).describe('What the movement is.'),
     step: z
       .string()
       .describe(
@@ -90,12 +90,16 @@ ${MOVEMENT_RECORD}`,
     summary: "Record an operator's decision on a movement",
     description:
       'RETRY: take the step up again (replays and the core statement, fresh deadline). REFUND_PAYER: the payer was debited and the money not delivered: the engine reverses the debit (reference `<session_id>:reversal`, never twice). ' +
-      'CLOSE: settled outside the gateway. The engine carries out RETRY and REFUND_PAYER within seconds.',
+      'CLOSE: settled outside the gateway. The engine carries out RETRY and REFUND_PAYER within seconds. ' +
+      'For a refund held at CBS_OUTCOME_UNKNOWN (its amount kept taken while the payer may have been credited), after checking the cores: ' +
+      'CREDITED: the payer has the money; the refund is COMPLETED (refund.completed), its amount stays refunded (only once its credit was sent: step credit or confirm; else 400). ' +
+      "NOT_CREDITED: the refund FAILS for good with CBS_ERROR (refund.failed), its amount can be refunded again at once, and the engine gives the merchant's debit back (reference `<refund_id>:reversal`, once) if it was taken. " +
+      'Both are audited (attention.resolved); the same finding sent again answers 200 with the refund as it is; any other movement, or a refund not held, is 409 REFUND_NOT_HELD.',
     auth: [['adminKey']],
-    params: z.object({ session_id: z.string().describe('The movement id: ops_…, chg_… or po_….') }).strict(),
+    params: z.object({ session_id: z.string().describe('The movement id: ops_…, chg_…, po_… or rfd_….') }).strict(),
     body: z
       .object({
-        action: z.enum(['RETRY', 'REFUND_PAYER', 'CLOSE']),
+        action: z.enum(['RETRY', 'REFUND_PAYER', 'CLOSE', 'CREDITED', 'NOT_CREDITED']),
         note: z.string().min(1).max(500).describe('What was checked at the bank(s).'),
       })
       .strict(),
@@ -105,6 +109,6 @@ ${MOVEMENT_RECORD}`,
     result: ({ resolveMovement }) => resolveMovement,
     status: 200,
     response: movementRecord,
-    errors: ['UNAUTHORIZED', 'FORBIDDEN', 'MOVEMENT_NOT_FOUND'],
+    errors: ['VALIDATION_ERROR', 'UNAUTHORIZED', 'FORBIDDEN', 'MOVEMENT_NOT_FOUND', 'REFUND_NOT_HELD'],
   }),
 ];

@@ -111,7 +111,11 @@ export const bankRoutes = [
         bank_handle: z.string().describe('2-32 characters: lowercase letters, digits and -, starting with a letter.'),
         display_name: z.string(),
         country: z.string().describe('LY'),
-        core_base_url: z.string().describe('Base URL of the bank core callback server; https in production.'),
+        core_base_url: z
+          .string()
+          .describe(
+            'Base URL of the bank core callback server; https in production. Loopback, private and link-local hosts only with PRIVATE_TARGETS, cloud metadata never (400 VALIDATION_ERROR).',
+          ),
         settlement_account_iban: z
           .string()
           .describe("IBAN of the bank's settlement account, at this bank's institution code."),
@@ -197,7 +201,8 @@ ${BANK_RECORD}`,
     description:
       'The bank itself. Omitted fields stay as they are. Returns the capabilities object. ' +
       "sandbox_core_base_url with sandbox_internal_key points the bank's test world at its own test core (never the live URL or key; the previous sandbox key stops working at once); " +
-      'null goes back to the built-in test bank. The bank record (GET /banks/{handle}) shows it.',
+      'null goes back to the built-in test bank. The bank record (GET /banks/{handle}) shows it. ' +
+      'The URL passes the egress check of every URL the gateway calls (loopback, private and link-local hosts only with PRIVATE_TARGETS, cloud metadata never: 400 VALIDATION_ERROR naming sandbox_core_base_url); each change is audited and logged at warn.',
     auth: [['bankKey']],
     params: handleParams,
     body: z

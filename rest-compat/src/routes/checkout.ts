@@ -50,6 +50,7 @@ export const checkoutRoutes = [
     summary: 'Authorize a payment (payer)',
     description:
       "Called by the checkout page. The payer is looked up in the identity registry and the OTP verified by the payer's bank; then the bank debits (and, same bank, credits). " +
+      "A payer's (or payee's) account held in another currency than the session's is 422 CURRENCY_MISMATCH before any debit: nothing moves and the session stays PENDING, payable from another account. " +
       'Answers COMPLETED (same bank), SETTLEMENT_PENDING (cross bank: COMPLETED once the creditor bank confirms) or PROCESSING, with a session token for the status call. ' +
       'The third wrong OTP fails the session; five refused OTPs for one customer from one client (address, IPv6 /64) within 15 minutes, on any session, lock the next check from that client for the customer (429 RATE_LIMITED, Retry-After); thirty from all clients within 5 minutes hold the customer back until the oldest leaves that window. ' +
       'Safe to retry: the same authorization (same payer account and OTP) sent again while the session is not final answers 200 with its current status and a new session token; ' +
@@ -87,6 +88,7 @@ export const checkoutRoutes = [
       'SESSION_FAILED',
       'RATE_LIMITED',
       'INSUFFICIENT_FUNDS',
+      'CURRENCY_MISMATCH',
       'BANK_NOT_PARTICIPATING',
       'MERCHANT_SUSPENDED',
       'CBS_TIMEOUT',

@@ -105,7 +105,8 @@ export const mandateRoutes = [
     tag: 'Mandates',
     summary: 'Create a recurring mandate',
     description:
-      "The customer's alias is resolved now; the merchant needs a settlement_iban (charges are paid into it). The mandate is PENDING_CONFIRMATION until the customer confirms at " +
+      "The customer's alias is resolved now; the merchant needs a settlement_iban (charges are paid into it). A currency other than the customer's account's or the settlement_iban's is 422 CURRENCY_MISMATCH. " +
+      'The mandate is PENDING_CONFIRMATION until the customer confirms at ' +
       'confirm_url with an OTP from their bank. Idempotency-Key: the same request within 24 hours answers the same mandate.',
     auth: [['merchantKey']],
     idempotent: true,
@@ -137,6 +138,7 @@ ${MANDATE_RECORD}`,
       'ALIAS_NOT_FOUND',
       'ALIAS_INACTIVE',
       'BANK_NOT_PARTICIPATING',
+      'CURRENCY_MISMATCH',
       'IDEMPOTENCY_KEY_REUSED',
       'IDEMPOTENCY_KEY_IN_USE',
     ],
@@ -232,6 +234,7 @@ ${CHARGE_RECORD}`,
       'MANDATE_LIMIT_EXCEEDED',
       'MANDATE_NOT_STARTED',
       'BANK_NOT_PARTICIPATING',
+      'CURRENCY_MISMATCH',
       'IDEMPOTENCY_KEY_REUSED',
       'IDEMPOTENCY_KEY_IN_USE',
     ],

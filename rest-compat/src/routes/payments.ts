@@ -72,6 +72,7 @@ export const paymentRoutes = [
     summary: 'Create a payment session',
     description:
       "From the merchant's backend only. The destination (alias, handle@bank_handle or IBAN) is resolved now, and the amount checked against its bank's limits. " +
+      "A currency other than the one the destination account is held in is 422 CURRENCY_MISMATCH (when the payee's core answers in time; else at authorization). " +
       'Send the payer to checkout_url; the session expires at expires_at (TTL 15 minutes by default). 100 requests per minute per merchant.',
     auth: [['merchantKey']],
     idempotent: true,
@@ -124,6 +125,7 @@ ${SESSION_RECORD}`,
       'BANK_NOT_PARTICIPATING',
       'AMOUNT_TOO_LOW',
       'AMOUNT_TOO_HIGH',
+      'CURRENCY_MISMATCH',
       'IDEMPOTENCY_KEY_REUSED',
       'IDEMPOTENCY_KEY_IN_USE',
     ],

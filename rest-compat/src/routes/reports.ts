@@ -18,6 +18,11 @@ import { attachmentName } from '../stream-answer';
  */
 const PAGE_SIZE = 2_000;
 
+/** What csv.ts does to merchant-given text, as the OpenAPI document says it. */
+const FORMULA_GUARD =
+  'Text a spreadsheet could run as a formula gets an apostrophe before = + - @ at the start of the cell and right after any , ; tab or line break inside it ' +
+  '(and at the start before a tab or line break); a cell holding a , ; tab, line break or quote is quoted. Amounts are numbers and never altered.';
+
 const RANGE_DESCRIPTION = 'ISO 8601 date (YYYY-MM-DD, UTC midnight) or date-time (with an offset, or UTC without one).';
 const rangeQuery = z
   .object({
@@ -71,7 +76,7 @@ const sessionsCsv: StreamedAnswer = {
   description:
     `One row per session created in [from, to), oldest first; columns ${SESSION_COLUMNS.join(', ')}. ` +
     'Amounts are integer minor units of currency; times ISO 8601 UTC; payer_bank is the payer’s bank handle once known. ' +
-    'Text starting with = + - @, a tab or a carriage return is preceded by an apostrophe, so a spreadsheet never runs it.',
+    FORMULA_GUARD,
   example:
     csvRow(SESSION_COLUMNS) +
     csvRow([
@@ -124,7 +129,7 @@ const refundsCsv: StreamedAnswer = {
     ]),
   description:
     `One row per refund created in [from, to), oldest first; columns ${REFUND_COLUMNS.join(', ')}. ` +
-    'Amounts are integer minor units of currency; times ISO 8601 UTC; text that could start a spreadsheet formula is preceded by an apostrophe.',
+    `Amounts are integer minor units of currency; times ISO 8601 UTC. ${FORMULA_GUARD}`,
   example:
     csvRow(REFUND_COLUMNS) +
     csvRow([

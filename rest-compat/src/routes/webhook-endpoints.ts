@@ -36,7 +36,7 @@ export const webhookEndpointRoutes = [
     summary: 'Add a webhook endpoint',
     description:
       "A merchant's (API key) or TPP's (tpk_ token) further endpoint, in the credential's world, with its own signing secret (returned once: X-Service-Signature and Standard Webhooks) and event filter. " +
-      'Each endpoint has its own delivery order and retries: a dead endpoint holds back only its own deliveries. The URL is checked as a webhook_url is (http(s); https in production; loopback and private networks refused unless WEBHOOK_PRIVATE_TARGETS). ' +
+      'Each endpoint has its own delivery order and retries: a dead endpoint holds back only its own deliveries. The URL is checked as a webhook_url is (http(s); https in production; loopback and private networks refused unless PRIVATE_TARGETS). ' +
       'At most 16 per owner and world (422 WEBHOOK_ENDPOINT_LIMIT_REACHED).',
     auth: AUTH,
     body: z
@@ -154,19 +154,24 @@ ${ENDPOINT_RECORD}`,
     tag: 'Webhooks',
     summary: "Send a time range's events to an endpoint again",
     description:
-      "The caller's events created in [from, to) that the endpoint takes are sent to it again, each with its own event id (receivers deduplicate), in order per session, signed with its current secret: " +
-      'only those whose delivery to it FAILED unless only_failed is false. A range with none answers replayed 0; a disabled endpoint gets none.',
+      "The caller's events created in [from, to) that the endpoint takes are sent to it again, each with its own event id (receivers deduplicate), in order per session, signed with its current secret. " +
+      'Within bounds: a window of at most 7 days (400 VALIDATION_ERROR naming to) and 1,000 events to send (400 naming from: narrow the window). ' +
+      'By default only the deliveries to it that FAILED; with only_failed false also the events it never had, and the ones it got already only while the endpoint is new (added in the last 24 hours). ' +
+      'A delivery still on its way (PENDING, or HELD while the owner is suspended) is never queued twice. ' +
+      "Each event sent costs one point of the owner's replay budget (1,000 points refilled at 300 a minute, the write limit's rate): a replay asking more than is left is 429 RATE_LIMITED with Retry-After and queues nothing. " +
+      'One replay of an endpoint at a time: 409 WEBHOOK_REPLAY_IN_PROGRESS while events of the previous one still wait for their attempt. ' +
+      'The answer counts what was left out, and says why when nothing was sent (reason); a disabled endpoint gets none.',
     auth: AUTH,
     params: endpointParams,
     body: z
       .object({
         from: z.string().describe('ISO 8601, inclusive.'),
-        to: z.string().describe('ISO 8601, exclusive.'),
+        to: z.string().describe('ISO 8601, exclusive; at most 7 days after from.'),
         only_failed: z.boolean().optional().describe('Default true.'),
       })
       .strict(),
     operation: `mutation ReplayWebhookEndpoint($id: ID!, $from: String!, $to: String!, $onlyFailed: Boolean!) {
-  replayWebhookEndpoint(id: $id, from: $from, to: $to, onlyFailed: $onlyFailed) { replayed }
+  replayWebhookEndpoint(id: $id, from: $from, to: $to, onlyFailed: $onlyFailed) { replayed events skippedDelivered skippedPending reason }
 }`,
     variables: ({ params, body }) => ({
       id: params.id,
@@ -176,7 +181,23 @@ ${ENDPOINT_RECORD}`,
     }),
     result: ({ replayWebhookEndpoint }) => replayWebhookEndpoint,
     status: 202,
-    response: z.object({ replayed: z.number().int().describe('How many events are sent again.') }).strict(),
-    errors: [...ERRORS],
+    response: z
+      .object({
+        replayed: z.number().int().describe('How many events are sent again.'),
+        events: z.number().int().describe('Events of the window this endpoint takes (its world and event filter).'),
+        skipped_delivered: z
+          .number()
+          .int()
+          .describe('Delivered to it already, not sent again (only a new endpoint asking for all events gets them).'),
+        skipped_pending: z.number().int().describe('Still on their way to it (PENDING or HELD), not queued twice.'),
+        reason: z
+          .enum(['ENDPOINT_DISABLED', 'NO_EVENTS', 'NOTHING_FAILED', 'ALREADY_SENT'])
+          .nullable()
+          .describe(
+            'Why nothing was sent (null when some were): the endpoint is disabled; no event of the window is one it takes; none of them failed (only_failed); all were delivered or are on their way.',
+          ),
+      })
+      .strict(),
+    errors: [...ERRORS, 'VALIDATION_ERROR', 'WEBHOOK_REPLAY_IN_PROGRESS', 'RATE_LIMITED'],
   }),
 ];

@@ -14,8 +14,10 @@ export const deliveryRecord = z
     event: z.string().describe('Event kind, e.g. payment.completed or consent.granted.'),
     url: z.string().nullable().describe('Where the last attempt went; null before the first.'),
     status: z
-      .enum(['PENDING', 'DELIVERED', 'FAILED'])
-      .describe('PENDING: more attempts to come; DELIVERED: a 2xx answer; FAILED: retries spent.'),
+      .enum(['PENDING', 'HELD', 'DELIVERED', 'FAILED'])
+      .describe(
+        'PENDING: more attempts to come; HELD: its owner is suspended by the operator, so it waits (not sent, not retried, no attempt counted) and goes out once, in order, on resume; DELIVERED: a 2xx answer; FAILED: retries spent.',
+      ),
     attempts: z.number().int(),
     last_status_code: z
       .number()
@@ -27,9 +29,9 @@ export const deliveryRecord = z
       .nullable()
       .describe(
         "Why the last attempt got no answer: a timeout, a failed connection, or 'target refused: not a public address' when the URL's host is not a public address " +
-          '(nothing is sent there; WEBHOOK_PRIVATE_TARGETS allows loopback and private networks). Null after an answer.',
+          '(nothing is sent there; PRIVATE_TARGETS allows loopback and private networks). Null after an answer.',
       ),
-    next_attempt_at: z.string().nullable().describe('ISO 8601 UTC; null once DELIVERED or FAILED.'),
+    next_attempt_at: z.string().nullable().describe('ISO 8601 UTC; null while HELD and once DELIVERED or FAILED.'),
   })
   .strict();
 
@@ -44,7 +46,7 @@ export const webhookRoutes = [
       'Newest first, one per event; filter by status, created range (created_from inclusive, created_to exclusive) and event kind. A delivery is retried with exponential backoff (first retry within 10 seconds, about 52 hours in all) until a 2xx answer within 10 seconds, then FAILED. ' +
       'Every delivery carries X-Service-Signature, X-Service-Event-Id, X-Service-Timestamp and the Standard Webhooks headers webhook-id, webhook-timestamp, webhook-signature.',
     auth: [['merchantKey'], ['tppToken']],
-    query: listQuery('PENDING, DELIVERED or FAILED', { event: filterQuery.event }),
+    query: listQuery('PENDING, HELD, DELIVERED or FAILED', { event: filterQuery.event }),
     operation: `query ListWebhookDeliveries($first: Int!, $after: ID, $filter: WebhookDeliveryFilter) {
   webhookDeliveries(first: $first, after: $after, filter: $filter) { edges { node { ...DeliveryRecord } } pageInfo { hasNextPage endCursor } }
 }

@@ -4,7 +4,8 @@ import type { ApolloServer, BaseContext } from '@apollo/server';
 import type { ExecutionResult, GraphQLSchema } from 'graphql';
 import type { Registry } from 'prom-client';
 import type { EventBus } from '@gateway/events';
-import { newId, signPrincipal, type GatewayError, type Logger, type Principal } from '@gateway/kernel';
+import { newId, type GatewayError, type Logger, type Principal } from '@gateway/kernel';
+import { subgraphCallerOf } from '../router-context';
 import { SubscriptionHub, type ExecuteAs } from './subscription-hub';
 import { attachSubscriptionServer, credentialHeadersOf } from './ws-server';
 
@@ -46,11 +47,7 @@ export function routerSubscriptions(options: RouterSubscriptionsOptions): Router
     const response = await apollo!.executeOperation(
       { query: plan.query, variables: plan.variables, operationName: plan.operationName },
       {
-        contextValue: {
-          principal,
-          requestId: newId('request'),
-          signedPrincipal: signPrincipal(principal, options.platformSecret),
-        },
+        contextValue: { principal, ...subgraphCallerOf(options.platformSecret, principal, newId('request')) },
       },
     );
     if (response.body.kind !== 'single') throw new Error('unexpected incremental result');

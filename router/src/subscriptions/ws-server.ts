@@ -48,22 +48,25 @@ interface SubscribeArgs {
   watched: WatchedConnection;
 }
 
+/**
+ * An operator's admin key too: paymentSessionUpdated and mandateUpdated admit admins, and an
+ * admin's socket follows its key like any other (revoked, or revoked with the key that created
+ * it: closed by the sweep).
+ */
 const CONNECTION_PARAM_HEADERS: Record<string, string> = {
   authorization: 'authorization',
   sessionToken: 'x-session-token',
+  adminKey: 'x-service-admin-key',
 };
+const HEADER_NAMES = new Set(Object.values(CONNECTION_PARAM_HEADERS));
 
 /** The credential headers a connectionParams object stands for (the spec's names, camelCase too). */
 export function credentialHeadersOf(params: Record<string, unknown>): Record<string, string> {
   const headers: Record<string, string> = {};
   for (const [name, value] of Object.entries(params ?? {})) {
     const header =
-      CONNECTION_PARAM_HEADERS[name] ??
-      (name.toLowerCase() === 'x-session-token'
-        ? 'x-session-token'
-        : name.toLowerCase() === 'authorization'
-          ? 'authorization'
-          : undefined);
+      (Object.hasOwn(CONNECTION_PARAM_HEADERS, name) ? CONNECTION_PARAM_HEADERS[name] : undefined) ??
+      (HEADER_NAMES.has(name.toLowerCase()) ? name.toLowerCase() : undefined);
     if (header && typeof value === 'string') headers[header] = value;
   }
   return headers;

@@ -11,7 +11,7 @@ import { buildBanksSchema } from './schema';
 
 export const BANKS_SCHEMA = 'banks';
 
-/** The options every subgraph takes, and the banks service's own (INTERNAL_KEY_GRACE_SECONDS). */
+/** The options every subgraph takes, and the banks service's own (INTERNAL_KEY_GRACE_SECONDS, PRIVATE_TARGETS). */
 export type BanksStartOptions = SubgraphStartOptions & Partial<BanksConfig>;
 
 /** Starts the banks subgraph: migrations, schema, HTTP server; with a bus, the outbox relay. */
@@ -29,6 +29,7 @@ export async function start(options: BanksStartOptions): Promise<RunningService>
     platformSecret: options.platformSecret,
     production: options.production,
     internalKeyGraceSeconds: options.internalKeyGraceSeconds,
+    privateTargets: options.privateTargets ?? false,
   });
   const server = await startSubgraphServer({
     name: 'banks',

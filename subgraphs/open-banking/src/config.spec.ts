@@ -18,7 +18,7 @@ describe('open-banking environment', () => {
       load({
         PUBLIC_BASE_URL: 'https://pay.example.ly/',
         SCA_TTL_SECONDS: '120',
-        WEBHOOK_PRIVATE_TARGETS: 'on',
+        PRIVATE_TARGETS: 'on',
         OB_MAX_CORE_CALLS_PER_REQUEST: '25',
       }),
     ).toEqual({

@@ -1,5 +1,5 @@
 import type { ServiceEnv } from '@gateway/federation';
-import { egressEnvSchema, z } from '@gateway/kernel';
+import { egressEnvSchema, privateTargetsFrom, z } from '@gateway/kernel';
 import { DEFAULT_MAX_CORE_CALLS_PER_REQUEST } from './account/core-reads';
 import { DEFAULT_PUBLIC_BASE_URL } from './settings';
 
@@ -21,14 +21,14 @@ export const openBankingEnvSchema = openBankingOwnEnvSchema.extend({
 /** The open-banking options an environment sets. */
 export const openBankingConfigFrom = (env: z.infer<typeof openBankingOwnEnvSchema>): OpenBankingConfig => ({
   scaTtlMs: env.SCA_TTL_SECONDS * 1000,
-  webhookPrivateTargets: env.WEBHOOK_PRIVATE_TARGETS,
+  webhookPrivateTargets: privateTargetsFrom(env),
   maxCoreCallsPerRequest: env.OB_MAX_CORE_CALLS_PER_REQUEST,
 });
 
 /** The open-banking options the launcher's environment sets. */
 export interface OpenBankingConfig {
   scaTtlMs: number;
-  /** WEBHOOK_PRIVATE_TARGETS: a TPP's webhook_url may name a private address in production too. */
+  /** PRIVATE_TARGETS (or WEBHOOK_PRIVATE_TARGETS): a TPP's webhook_url and the bank cores read may be on loopback, private and link-local addresses. */
   webhookPrivateTargets: boolean;
   /** OB_MAX_CORE_CALLS_PER_REQUEST: bank-core reads one GraphQL request may make (account data). */
   maxCoreCallsPerRequest: number;

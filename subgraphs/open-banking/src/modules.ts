@@ -51,6 +51,8 @@ export function createOpenBankingModules(
     attempts: coreCalls.coreAttempts,
     budgetMs: coreCalls.coreBudgetMs,
     production: settings.production,
+    // A bank's core URLs are reached under the egress policy of webhooks (PRIVATE_TARGETS).
+    egress: { privateTargets: settings.webhookPrivateTargets ?? false },
     logger: logger.child({ component: 'bank-core' }),
     metrics: settings.metrics,
     testCores,

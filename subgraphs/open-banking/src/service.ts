@@ -30,7 +30,7 @@ export interface OpenBankingStartOptions extends SubgraphStartOptions {
   cores?: Partial<CoreCallSettings>;
   /** SCA time of a payment order above the exemption limit (PAYMENT_ORDER_SCA_TTL_SECONDS); default 15 minutes. */
   scaTtlMs?: number;
-  /** WEBHOOK_PRIVATE_TARGETS: a TPP's webhook_url may name a private address in production too. Default false. */
+  /** PRIVATE_TARGETS: a TPP's webhook_url and bank-core calls may name a loopback, private or link-local address. Default false. */
   webhookPrivateTargets?: boolean;
   /** Bank-core reads one GraphQL request may make (OB_MAX_CORE_CALLS_PER_REQUEST); default 10. */
   maxCoreCallsPerRequest?: number;

@@ -25,7 +25,7 @@ export const DEFAULT_CORE_CALL_SETTINGS: CoreCallSettings = {
 export interface OpenBankingSettings {
   platformSecret: string;
   production: boolean;
-  /** WEBHOOK_PRIVATE_TARGETS: a TPP's webhook_url may name a private address in production too. Default false. */
+  /** PRIVATE_TARGETS: a TPP's webhook_url and bank-core calls may name a loopback, private or link-local address. Default false. */
   webhookPrivateTargets?: boolean;
   /** Base of consent_url, and the issuer (`iss`) of authorization responses. Default http://localhost:8080. */
   publicBaseUrl?: string;

@@ -21,7 +21,7 @@ describe('payments environment', () => {
         SESSION_TTL_SECONDS: '600',
         WEBHOOK_RETRY_SCHEDULE: '5, 30,0.5',
         SETTLEMENT_INTERVAL_SECONDS: '0',
-        WEBHOOK_PRIVATE_TARGETS: '1',
+        PRIVATE_TARGETS: '1',
       }),
     ).toEqual({
       publicBaseUrl: 'https://pay.example.ly',
@@ -30,6 +30,11 @@ describe('payments environment', () => {
       settlementIntervalSeconds: 0,
       webhookPrivateTargets: true,
     });
+  });
+
+  it('still reads WEBHOOK_PRIVATE_TARGETS, the former name, when PRIVATE_TARGETS is not set', () => {
+    expect(load({ WEBHOOK_PRIVATE_TARGETS: '1' }).webhookPrivateTargets).toBe(true);
+    expect(load({ WEBHOOK_PRIVATE_TARGETS: '1', PRIVATE_TARGETS: '0' }).webhookPrivateTargets).toBe(false);
   });
 
   it('reports every problem at once', () => {

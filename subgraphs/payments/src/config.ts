@@ -1,5 +1,5 @@
 import type { ServiceEnv } from '@gateway/federation';
-import { egressEnvSchema, envSecondsList, z } from '@gateway/kernel';
+import { egressEnvSchema, envSecondsList, privateTargetsFrom, z } from '@gateway/kernel';
 import { DEFAULT_SETTLEMENT_INTERVAL_SECONDS } from './settlement/settlement.settings';
 import { DEFAULT_PUBLIC_BASE_URL, DEFAULT_SESSION_TTL_SECONDS } from './settings';
 
@@ -29,7 +29,7 @@ export interface PaymentsConfig {
   webhookRetryScheduleSeconds?: number[];
   /** A settlement cycle runs this often; 0: only on demand (POST /settlement/cycles). */
   settlementIntervalSeconds: number;
-  /** WEBHOOK_PRIVATE_TARGETS: webhooks may go to loopback, private and link-local addresses. */
+  /** PRIVATE_TARGETS (or WEBHOOK_PRIVATE_TARGETS): webhooks and bank cores may be on loopback, private and link-local addresses. */
   webhookPrivateTargets: boolean;
 }
 
@@ -38,7 +38,7 @@ export const paymentsConfigFrom = (env: z.infer<typeof paymentsEnvSchema>): Paym
   sessionTtlSeconds: env.SESSION_TTL_SECONDS,
   webhookRetryScheduleSeconds: env.WEBHOOK_RETRY_SCHEDULE,
   settlementIntervalSeconds: env.SETTLEMENT_INTERVAL_SECONDS,
-  webhookPrivateTargets: env.WEBHOOK_PRIVATE_TARGETS,
+  webhookPrivateTargets: privateTargetsFrom(env),
 });
 
 /** For `npm run start:payments` (runStandalone). */

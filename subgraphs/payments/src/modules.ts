@@ -1,6 +1,7 @@
 import { BankCorePool, type BuiltInTestCores } from '@gateway/bank-core-client';
 import { createServiceClient, Directory, OtpGuard, type ServiceClient } from '@gateway/federation';
 import { createLogger } from '@gateway/kernel';
+import { AccountCurrencies } from './account-currency/account-currency';
 import { CheckoutService } from './checkout/checkout.service';
 import { ConfirmationService } from './confirmation/confirmation.service';
 import { AttentionService } from './engine/attention.service';
@@ -69,6 +70,8 @@ export function createPaymentsModules(settings: PaymentsSettings, testCores: Bui
     attempts: engineSettings.coreAttempts,
     budgetMs: engineSettings.coreBudgetMs,
     production: settings.production,
+    // A bank's core URLs are reached under the egress policy of webhooks (PRIVATE_TARGETS).
+    egress: { privateTargets: settings.webhookPrivateTargets ?? false },
     logger: logger.child({ component: 'bank-core' }),
     metrics: settings.metrics,
     testCores,
@@ -89,7 +92,24 @@ export function createPaymentsModules(settings: PaymentsSettings, testCores: Bui
   };
   // Every OTP check of a customer, whatever it confirms, counts against the same per-customer limit.
   const otpGuard = new OtpGuard(call, settings.platformSecret, logger.child({ component: 'otp-guard' }));
-  const engine = new PaymentEngine(directory, cores, engineSettings, logger.child({ component: 'engine' }), kinds);
+  // One cache of what accounts are held in, for creations and the engine's pre-debit check alike.
+  const currencies = new AccountCurrencies(
+    cores,
+    {
+      cacheMs: engineSettings.accountCurrencyCacheMs,
+      unknownMs: engineSettings.accountCurrencyUnknownMs,
+      waitMs: engineSettings.accountCurrencyWaitMs,
+    },
+    logger.child({ component: 'account-currency' }),
+  );
+  const engine = new PaymentEngine(
+    directory,
+    cores,
+    engineSettings,
+    logger.child({ component: 'engine' }),
+    kinds,
+    currencies,
+  );
   const payerOtp = new PayerOtp(directory, cores, otpGuard);
   const sessions = new SessionService(
     {
@@ -99,6 +119,7 @@ export function createPaymentsModules(settings: PaymentsSettings, testCores: Bui
       sessionTtlSeconds: settings.sessionTtlSeconds ?? DEFAULT_SESSION_TTL_SECONDS,
     },
     directory,
+    currencies,
   );
   return {
     call,
@@ -141,6 +162,7 @@ export function createPaymentsModules(settings: PaymentsSettings, testCores: Bui
       payerOtp,
       engine,
       logger.child({ component: 'mandates' }),
+      currencies,
     ),
     refunds: new RefundService(directory, engine, logger.child({ component: 'refunds' })),
     reports: new ReportService(),

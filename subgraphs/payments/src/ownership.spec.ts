@@ -24,6 +24,8 @@ const TABLES: Record<string, { entity: string; owner: string | null }> = {
   webhook_attempts: { entity: 'WebhookAttemptEntity', owner: 'webhook/delivery.repository.ts' },
   webhook_events: { entity: 'WebhookEventEntity', owner: 'webhook/delivery.repository.ts' },
   webhook_endpoints: { entity: 'WebhookEndpointEntity', owner: 'webhook-endpoint/webhook-endpoint.service.ts' },
+  // Raw SQL only (a token bucket per owner, one conditional upsert): no entity maps it.
+  webhook_replay_budgets: { entity: '(none)', owner: 'webhook-endpoint/webhook-replay.ts' },
   outbox: { entity: 'OutboxEvent', owner: null },
   credentials: { entity: 'Credential', owner: null },
 };

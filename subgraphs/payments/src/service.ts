@@ -61,7 +61,7 @@ export interface PaymentsStartOptions extends SubgraphStartOptions {
   sessionTtlSeconds?: number;
   /** Pauses between webhook retries, in seconds (WEBHOOK_RETRY_SCHEDULE); unset: the built-in schedule. */
   webhookRetryScheduleSeconds?: number[];
-  /** WEBHOOK_PRIVATE_TARGETS: webhooks may go to loopback, private and link-local addresses. Default false: public addresses only. */
+  /** PRIVATE_TARGETS: webhooks and bank-core calls may go to loopback, private and link-local addresses. Default false: public addresses only. */
   webhookPrivateTargets?: boolean;
   /** Deadline of one webhook attempt (10 s unless a test shortens it). */
   webhookAttemptTimeoutMs?: number;

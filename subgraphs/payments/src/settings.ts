@@ -7,7 +7,7 @@ import type { SettlementSettings } from './settlement/settlement.settings';
 export interface PaymentsSettings {
   platformSecret: string;
   production: boolean;
-  /** WEBHOOK_PRIVATE_TARGETS: webhooks may go to loopback, private and link-local addresses. Default false. */
+  /** PRIVATE_TARGETS: webhooks and bank-core calls may go to loopback, private and link-local addresses. Default false. */
   webhookPrivateTargets?: boolean;
   /** Base of checkout_url. Default http://localhost:8080. */
   publicBaseUrl?: string;

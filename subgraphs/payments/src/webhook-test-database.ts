@@ -1,3 +1,4 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
 import { openServiceOrm, type Database } from '@gateway/db';
 import { openTestDatabase } from '@gateway/db/testing';
 import { migrateVault } from '@gateway/vault';
@@ -7,7 +8,7 @@ import { WebhookAttemptEntity, WebhookDeliveryEntity } from './webhook/webhook-d
 import { WebhookEventEntity } from './webhook/webhook-event.entity';
 
 /** For the webhook specs: a test database of their own with the payments schema migrated (the ORM only migrates it). */
-export async function openWebhookDatabase(): Promise<{ db: Database; close(): Promise<void> }> {
+export async function openWebhookDatabase(): Promise<{ db: Database; em(): EntityManager; close(): Promise<void> }> {
   const db = await openTestDatabase();
   await migrateVault(db);
   const orm = await openServiceOrm(db, {
@@ -18,6 +19,7 @@ export async function openWebhookDatabase(): Promise<{ db: Database; close(): Pr
   });
   return {
     db,
+    em: () => orm.em.fork() as EntityManager,
     async close() {
       await orm.close();
       await db.close();

@@ -246,8 +246,8 @@ describe('MovementBook.book', () => {
       message: 'no account LY60011001000000000000001 at this bank',
     });
     await expect(movements.book('CREDIT', input(iban.toLowerCase(), 5, 'ops_cur', 'USD'))).rejects.toMatchObject({
-      status: 400,
-      code: 'VALIDATION_ERROR',
+      status: 422,
+      code: 'CURRENCY_MISMATCH',
       message: `currency: account ${iban} is held in LYD, not USD`,
     });
     expect(await rows(iban)).toEqual([]);

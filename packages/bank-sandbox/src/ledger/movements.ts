@@ -122,7 +122,7 @@ export class MovementBook {
     );
     if (!found) throw bankErrors.accountNotFound(iban);
     if (found.currency !== input.currency) {
-      throw bankErrors.validation(`currency: account ${iban} is held in ${found.currency}, not ${input.currency}`);
+      throw bankErrors.currencyMismatch(iban, found.currency, input.currency);
     }
     if (!found.inserted) {
       // Nothing inserted: the reference was booked before (by now committed: a duplicate running

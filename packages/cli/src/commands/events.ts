@@ -44,20 +44,35 @@ export async function resendEvent(
   if (Boolean(flags.endpoint) === Boolean(flags['forward-to']))
     throw new UsageError('events resend needs one of --endpoint we_… or --forward-to <url>');
   const gateway = context.gateway();
-  const event = (await gateway.get('/events/{id}', { params: { path: { id: eventId } } })) as ListedEvent;
+  const event = (await gateway.get('/events/{id}', { params: { path: { id: eventId } } })) as ListedEvent & {
+    deliveries?: Array<{ delivery_id: string; endpoint_id: string }>;
+  };
   if (flags.endpoint) {
-    // A replay of the millisecond the event was made, every event of it sent again (only_failed false).
+    // The event's delivery to that endpoint, whatever its status, is retried: a replay would not send
+    // a delivered event again to an endpoint older than a day (docs/webhooks.md "Replay").
+    const delivery = event.deliveries?.find((one) => one.endpoint_id === flags.endpoint);
+    if (delivery) {
+      const retried = await gateway.post('/webhooks/deliveries/{id}/retry', {
+        params: { path: { id: delivery.delivery_id } },
+      });
+      print(
+        context.io,
+        context.json,
+        { event_id: eventId, endpoint_id: flags.endpoint, delivery_id: delivery.delivery_id, status: retried.status },
+        () => `Resent ${eventId} to ${flags.endpoint} (delivery ${delivery.delivery_id} queued).`,
+      );
+      return 0;
+    }
+    // Never sent there: a replay of the millisecond the event was made makes its delivery (only_failed false).
     const at = Date.parse(event.created_at);
     const answer = await gateway.post('/webhooks/endpoints/{id}/replay', {
       params: { path: { id: flags.endpoint } },
       body: { from: new Date(at).toISOString(), to: new Date(at + 1).toISOString(), only_failed: false },
     });
-    print(
-      context.io,
-      context.json,
-      { event_id: eventId, endpoint_id: flags.endpoint, ...answer },
-      () =>
-        `Resent ${eventId} to ${flags.endpoint} (${answer.replayed} event${answer.replayed === 1 ? '' : 's'} queued).`,
+    print(context.io, context.json, { event_id: eventId, endpoint_id: flags.endpoint, ...answer }, () =>
+      answer.reason
+        ? `Nothing resent to ${flags.endpoint}: ${answer.reason}.`
+        : `Resent ${eventId} to ${flags.endpoint} (${answer.replayed} event${answer.replayed === 1 ? '' : 's'} queued).`,
     );
     return 0;
   }

@@ -1,5 +1,5 @@
 import { GatewayClient } from '@gateway/sdk';
-import { keyProblem, writeConfig } from '../config';
+import { baseUrlProblem, keyProblem, writeConfig } from '../config';
 import { UsageError, type CliContext } from '../context';
 import { print } from '../io';
 
@@ -13,7 +13,7 @@ export async function login(
 ): Promise<number> {
   const apiKey = flags['api-key'] ?? context.io.env.GATEWAY_API_KEY;
   if (!apiKey) throw new UsageError('login needs --api-key mk_test_… (the test key the operator gave you)');
-  const problem = keyProblem(apiKey, Boolean(flags.live));
+  const problem = keyProblem(apiKey, Boolean(flags.live)) ?? baseUrlProblem(context.baseUrl);
   if (problem) throw new UsageError(problem);
   // A wrong key or base URL is told now, not at the first real command.
   await new GatewayClient({ baseUrl: context.baseUrl, apiKey }).get('/payments/sessions', {

@@ -43,7 +43,7 @@ export interface paths {
         head?: never;
         /**
          * Change a bank's Open Banking capabilities or its sandbox core
-         * @description The bank itself. Omitted fields stay as they are. Returns the capabilities object. sandbox_core_base_url with sandbox_internal_key points the bank's test world at its own test core (never the live URL or key; the previous sandbox key stops working at once); null goes back to the built-in test bank. The bank record (GET /banks/{handle}) shows it.
+         * @description The bank itself. Omitted fields stay as they are. Returns the capabilities object. sandbox_core_base_url with sandbox_internal_key points the bank's test world at its own test core (never the live URL or key; the previous sandbox key stops working at once); null goes back to the built-in test bank. The bank record (GET /banks/{handle}) shows it. The URL passes the egress check of every URL the gateway calls (loopback, private and link-local hosts only with PRIVATE_TARGETS, cloud metadata never: 400 VALIDATION_ERROR naming sandbox_core_base_url); each change is audited and logged at warn.
          */
         patch: operations["updateBankCapabilities"];
         trace?: never;
@@ -609,7 +609,7 @@ export interface paths {
         put?: never;
         /**
          * Create a payment session
-         * @description From the merchant's backend only. The destination (alias, handle@bank_handle or IBAN) is resolved now, and the amount checked against its bank's limits. Send the payer to checkout_url; the session expires at expires_at (TTL 15 minutes by default). 100 requests per minute per merchant.
+         * @description From the merchant's backend only. The destination (alias, handle@bank_handle or IBAN) is resolved now, and the amount checked against its bank's limits. A currency other than the one the destination account is held in is 422 CURRENCY_MISMATCH (when the payee's core answers in time; else at authorization). Send the payer to checkout_url; the session expires at expires_at (TTL 15 minutes by default). 100 requests per minute per merchant.
          */
         post: operations["createPaymentSession"];
         delete?: never;
@@ -801,7 +801,7 @@ export interface paths {
         put?: never;
         /**
          * Authorize a payment (payer)
-         * @description Called by the checkout page. The payer is looked up in the identity registry and the OTP verified by the payer's bank; then the bank debits (and, same bank, credits). Answers COMPLETED (same bank), SETTLEMENT_PENDING (cross bank: COMPLETED once the creditor bank confirms) or PROCESSING, with a session token for the status call. The third wrong OTP fails the session; five refused OTPs for one customer from one client (address, IPv6 /64) within 15 minutes, on any session, lock the next check from that client for the customer (429 RATE_LIMITED, Retry-After); thirty from all clients within 5 minutes hold the customer back until the oldest leaves that window. Safe to retry: the same authorization (same payer account and OTP) sent again while the session is not final answers 200 with its current status and a new session token; once final, the final answer (409 SESSION_ALREADY_COMPLETED, 409 SESSION_FAILED). Another authorization while one is in progress: 409 SESSION_IN_PROGRESS.
+         * @description Called by the checkout page. The payer is looked up in the identity registry and the OTP verified by the payer's bank; then the bank debits (and, same bank, credits). A payer's (or payee's) account held in another currency than the session's is 422 CURRENCY_MISMATCH before any debit: nothing moves and the session stays PENDING, payable from another account. Answers COMPLETED (same bank), SETTLEMENT_PENDING (cross bank: COMPLETED once the creditor bank confirms) or PROCESSING, with a session token for the status call. The third wrong OTP fails the session; five refused OTPs for one customer from one client (address, IPv6 /64) within 15 minutes, on any session, lock the next check from that client for the customer (429 RATE_LIMITED, Retry-After); thirty from all clients within 5 minutes hold the customer back until the oldest leaves that window. Safe to retry: the same authorization (same payer account and OTP) sent again while the session is not final answers 200 with its current status and a new session token; once final, the final answer (409 SESSION_ALREADY_COMPLETED, 409 SESSION_FAILED). Another authorization while one is in progress: 409 SESSION_IN_PROGRESS.
          */
         post: operations["authorizeCheckout"];
         delete?: never;
@@ -845,7 +845,7 @@ export interface paths {
         put?: never;
         /**
          * Create a recurring mandate
-         * @description The customer's alias is resolved now; the merchant needs a settlement_iban (charges are paid into it). The mandate is PENDING_CONFIRMATION until the customer confirms at confirm_url with an OTP from their bank. Idempotency-Key: the same request within 24 hours answers the same mandate.
+         * @description The customer's alias is resolved now; the merchant needs a settlement_iban (charges are paid into it). A currency other than the customer's account's or the settlement_iban's is 422 CURRENCY_MISMATCH. The mandate is PENDING_CONFIRMATION until the customer confirms at confirm_url with an OTP from their bank. Idempotency-Key: the same request within 24 hours answers the same mandate.
          */
         post: operations["createMandate"];
         delete?: never;
@@ -1097,7 +1097,7 @@ export interface paths {
         put?: never;
         /**
          * Add a webhook endpoint
-         * @description A merchant's (API key) or TPP's (tpk_ token) further endpoint, in the credential's world, with its own signing secret (returned once: X-Service-Signature and Standard Webhooks) and event filter. Each endpoint has its own delivery order and retries: a dead endpoint holds back only its own deliveries. The URL is checked as a webhook_url is (http(s); https in production; loopback and private networks refused unless WEBHOOK_PRIVATE_TARGETS). At most 16 per owner and world (422 WEBHOOK_ENDPOINT_LIMIT_REACHED).
+         * @description A merchant's (API key) or TPP's (tpk_ token) further endpoint, in the credential's world, with its own signing secret (returned once: X-Service-Signature and Standard Webhooks) and event filter. Each endpoint has its own delivery order and retries: a dead endpoint holds back only its own deliveries. The URL is checked as a webhook_url is (http(s); https in production; loopback and private networks refused unless PRIVATE_TARGETS). At most 16 per owner and world (422 WEBHOOK_ENDPOINT_LIMIT_REACHED).
          */
         post: operations["createWebhookEndpoint"];
         delete?: never;
@@ -1145,7 +1145,7 @@ export interface paths {
         put?: never;
         /**
          * Send a time range's events to an endpoint again
-         * @description The caller's events created in [from, to) that the endpoint takes are sent to it again, each with its own event id (receivers deduplicate), in order per session, signed with its current secret: only those whose delivery to it FAILED unless only_failed is false. A range with none answers replayed 0; a disabled endpoint gets none.
+         * @description The caller's events created in [from, to) that the endpoint takes are sent to it again, each with its own event id (receivers deduplicate), in order per session, signed with its current secret. Within bounds: a window of at most 7 days (400 VALIDATION_ERROR naming to) and 1,000 events to send (400 naming from: narrow the window). By default only the deliveries to it that FAILED; with only_failed false also the events it never had, and the ones it got already only while the endpoint is new (added in the last 24 hours). A delivery still on its way (PENDING, or HELD while the owner is suspended) is never queued twice. Each event sent costs one point of the owner's replay budget (1,000 points refilled at 300 a minute, the write limit's rate): a replay asking more than is left is 429 RATE_LIMITED with Retry-After and queues nothing. One replay of an endpoint at a time: 409 WEBHOOK_REPLAY_IN_PROGRESS while events of the previous one still wait for their attempt. The answer counts what was left out, and says why when nothing was sent (reason); a disabled endpoint gets none.
          */
         post: operations["replayWebhookEndpoint"];
         delete?: never;
@@ -1225,7 +1225,7 @@ export interface paths {
         put?: never;
         /**
          * Record an operator's decision on a movement
-         * @description RETRY: take the step up again (replays and the core statement, fresh deadline). REFUND_PAYER: the payer was debited and the money not delivered: the engine reverses the debit (reference `<session_id>:reversal`, never twice). CLOSE: settled outside the gateway. The engine carries out RETRY and REFUND_PAYER within seconds.
+         * @description RETRY: take the step up again (replays and the core statement, fresh deadline). REFUND_PAYER: the payer was debited and the money not delivered: the engine reverses the debit (reference `<session_id>:reversal`, never twice). CLOSE: settled outside the gateway. The engine carries out RETRY and REFUND_PAYER within seconds. For a refund held at CBS_OUTCOME_UNKNOWN (its amount kept taken while the payer may have been credited), after checking the cores: CREDITED: the payer has the money; the refund is COMPLETED (refund.completed), its amount stays refunded (only once its credit was sent: step credit or confirm; else 400). NOT_CREDITED: the refund FAILS for good with CBS_ERROR (refund.failed), its amount can be refunded again at once, and the engine gives the merchant's debit back (reference `<refund_id>:reversal`, once) if it was taken. Both are audited (attention.resolved); the same finding sent again answers 200 with the refund as it is; any other movement, or a refund not held, is 409 REFUND_NOT_HELD.
          */
         post: operations["resolveMovement"];
         delete?: never;
@@ -1333,7 +1333,7 @@ export interface paths {
         put?: never;
         /**
          * Create a named admin key
-         * @description Operator only. One key per operator: everything done with it is logged and audited under its name. The key is returned this once (only its hash is kept); use it as X-Service-Admin-Key. The configured ADMIN_KEY stays the first admin key.
+         * @description Operator only. One key per operator: everything done with it is logged and audited under its name. The key is returned this once (only its hash is kept); use it as X-Service-Admin-Key. The configured ADMIN_KEY stays the first admin key. The new key records the key that created it (created_by): revoking that key revokes this one too.
          */
         post: operations["createAdminKey"];
         delete?: never;
@@ -1353,8 +1353,8 @@ export interface paths {
         put?: never;
         post?: never;
         /**
-         * Revoke a named admin key
-         * @description Operator only. Revoked at once: the next request with the key is refused (401 UNAUTHORIZED), on REST and GraphQL alike. Revoking a revoked key answers its record again (200).
+         * Revoke a named admin key and the keys it created
+         * @description Operator only. Revoked at once, with every key it created and the keys those created, transitively, in one transaction, each audited (admin_key.revoked): the next request with any of them is refused (401 UNAUTHORIZED), on REST and GraphQL alike, and their open subscriptions close within 5 s (4403). revoked_with lists them. Revoking a revoked key answers the same again (200).
          */
         delete: operations["revokeAdminKey"];
         options?: never;
@@ -1930,7 +1930,7 @@ export interface components {
         Error: {
             error: {
                 /** @enum {string} */
-                code: "INVALID_API_KEY" | "INVALID_BANK_KEY" | "TOKEN_EXPIRED" | "TOKEN_REVOKED" | "CONSENT_REVOKED" | "PKCE_INVALID" | "PKCE_METHOD_REJECTED" | "SESSION_NOT_FOUND" | "SESSION_EXPIRED" | "SESSION_ALREADY_COMPLETED" | "ALIAS_NOT_FOUND" | "ALIAS_INACTIVE" | "BANK_NOT_PARTICIPATING" | "AMOUNT_TOO_LOW" | "AMOUNT_TOO_HIGH" | "INSUFFICIENT_FUNDS" | "OTP_INVALID" | "OTP_EXPIRED" | "CBS_TIMEOUT" | "CBS_ERROR" | "CONSENT_NOT_FOUND" | "SCOPE_INSUFFICIENT" | "ACCOUNT_NOT_FOUND" | "SCA_REQUIRED" | "PAYMENT_ORDER_REJECTED" | "HANDLE_TAKEN" | "HANDLE_INVALID" | "BANK_NOT_REGISTERED" | "VALIDATION_ERROR" | "CONSENT_EXPIRED" | "INVALID_GRANT" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "BANK_ALREADY_REGISTERED" | "IBAN_INVALID" | "IBAN_NOT_AT_BANK" | "PHONE_TAKEN" | "MERCHANT_NOT_FOUND" | "TPP_NOT_FOUND" | "CONSENT_ALREADY_DECIDED" | "PAYMENT_ORDER_NOT_FOUND" | "PAYMENT_ORDER_NOT_PENDING_SCA" | "WEBHOOK_DELIVERY_NOT_FOUND" | "WEBHOOK_ENDPOINT_NOT_FOUND" | "WEBHOOK_ENDPOINT_LIMIT_REACHED" | "EVENT_NOT_FOUND" | "MOVEMENT_NOT_FOUND" | "SETTLEMENT_CYCLE_NOT_FOUND" | "SESSION_IN_PROGRESS" | "SESSION_FAILED" | "SESSION_NOT_PENDING" | "REFUND_NOT_ALLOWED" | "REFUND_AMOUNT_EXCEEDED" | "REFUND_NOT_FOUND" | "MANDATE_NOT_FOUND" | "MANDATE_NOT_ACTIVE" | "MANDATE_LIMIT_EXCEEDED" | "MANDATE_NOT_STARTED" | "MANDATE_NOT_PENDING_CONFIRMATION" | "MANDATE_CHARGE_NOT_FOUND" | "ADMIN_KEY_NOT_FOUND" | "ADMIN_KEY_NAME_TAKEN" | "IDEMPOTENCY_KEY_IN_USE" | "IDEMPOTENCY_KEY_REUSED" | "BANK_SUSPENDED" | "MERCHANT_SUSPENDED" | "TPP_SUSPENDED" | "PAYLOAD_TOO_LARGE" | "RATE_LIMITED" | "INTERNAL_ERROR" | "SERVICE_UNAVAILABLE";
+                code: "INVALID_API_KEY" | "INVALID_BANK_KEY" | "TOKEN_EXPIRED" | "TOKEN_REVOKED" | "CONSENT_REVOKED" | "PKCE_INVALID" | "PKCE_METHOD_REJECTED" | "SESSION_NOT_FOUND" | "SESSION_EXPIRED" | "SESSION_ALREADY_COMPLETED" | "ALIAS_NOT_FOUND" | "ALIAS_INACTIVE" | "BANK_NOT_PARTICIPATING" | "AMOUNT_TOO_LOW" | "AMOUNT_TOO_HIGH" | "INSUFFICIENT_FUNDS" | "OTP_INVALID" | "OTP_EXPIRED" | "CBS_TIMEOUT" | "CBS_ERROR" | "CONSENT_NOT_FOUND" | "SCOPE_INSUFFICIENT" | "ACCOUNT_NOT_FOUND" | "SCA_REQUIRED" | "PAYMENT_ORDER_REJECTED" | "HANDLE_TAKEN" | "HANDLE_INVALID" | "BANK_NOT_REGISTERED" | "VALIDATION_ERROR" | "CONSENT_EXPIRED" | "INVALID_GRANT" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "BANK_ALREADY_REGISTERED" | "IBAN_INVALID" | "IBAN_NOT_AT_BANK" | "PHONE_TAKEN" | "MERCHANT_NOT_FOUND" | "TPP_NOT_FOUND" | "CONSENT_ALREADY_DECIDED" | "PAYMENT_ORDER_NOT_FOUND" | "PAYMENT_ORDER_NOT_PENDING_SCA" | "WEBHOOK_DELIVERY_NOT_FOUND" | "WEBHOOK_ENDPOINT_NOT_FOUND" | "WEBHOOK_ENDPOINT_LIMIT_REACHED" | "WEBHOOK_REPLAY_IN_PROGRESS" | "EVENT_NOT_FOUND" | "MOVEMENT_NOT_FOUND" | "REFUND_NOT_HELD" | "SETTLEMENT_CYCLE_NOT_FOUND" | "SESSION_IN_PROGRESS" | "SESSION_FAILED" | "SESSION_NOT_PENDING" | "REFUND_NOT_ALLOWED" | "REFUND_AMOUNT_EXCEEDED" | "REFUND_NOT_FOUND" | "MANDATE_NOT_FOUND" | "MANDATE_NOT_ACTIVE" | "MANDATE_LIMIT_EXCEEDED" | "MANDATE_NOT_STARTED" | "MANDATE_NOT_PENDING_CONFIRMATION" | "MANDATE_CHARGE_NOT_FOUND" | "CURRENCY_MISMATCH" | "ADMIN_KEY_NOT_FOUND" | "ADMIN_KEY_NAME_TAKEN" | "IDEMPOTENCY_KEY_IN_USE" | "IDEMPOTENCY_KEY_REUSED" | "BANK_SUSPENDED" | "MERCHANT_SUSPENDED" | "TPP_SUSPENDED" | "PAYLOAD_TOO_LARGE" | "RATE_LIMITED" | "INTERNAL_ERROR" | "SERVICE_UNAVAILABLE";
                 message: string;
                 /** @description What exactly was wrong; names the field for VALIDATION_ERROR. */
                 detail: string;
@@ -2738,7 +2738,7 @@ export interface operations {
                     display_name: string;
                     /** @description LY */
                     country: string;
-                    /** @description Base URL of the bank core callback server; https in production. */
+                    /** @description Base URL of the bank core callback server; https in production. Loopback, private and link-local hosts only with PRIVATE_TARGETS, cloud metadata never (400 VALIDATION_ERROR). */
                     core_base_url: string;
                     /** @description IBAN of the bank's settlement account, at this bank's institution code. */
                     settlement_account_iban: string;
@@ -9356,7 +9356,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description ALIAS_INACTIVE: Alias exists but is deactivated; BANK_NOT_PARTICIPATING: Destination bank not connected; AMOUNT_TOO_LOW: Below the bank's minimum transaction amount; AMOUNT_TOO_HIGH: Above the bank's maximum transaction amount; IDEMPOTENCY_KEY_REUSED: Idempotency-Key reused with a different request */
+            /** @description ALIAS_INACTIVE: Alias exists but is deactivated; BANK_NOT_PARTICIPATING: Destination bank not connected; AMOUNT_TOO_LOW: Below the bank's minimum transaction amount; AMOUNT_TOO_HIGH: Above the bank's maximum transaction amount; CURRENCY_MISMATCH: The currency is not the account's currency; IDEMPOTENCY_KEY_REUSED: Idempotency-Key reused with a different request */
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -11685,7 +11685,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description ALIAS_INACTIVE: Alias exists but is deactivated; SESSION_EXPIRED: Session TTL elapsed; INSUFFICIENT_FUNDS: Source balance too low; BANK_NOT_PARTICIPATING: Destination bank not connected */
+            /** @description ALIAS_INACTIVE: Alias exists but is deactivated; SESSION_EXPIRED: Session TTL elapsed; INSUFFICIENT_FUNDS: Source balance too low; CURRENCY_MISMATCH: The currency is not the account's currency; BANK_NOT_PARTICIPATING: Destination bank not connected */
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -12343,7 +12343,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description ALIAS_INACTIVE: Alias exists but is deactivated; BANK_NOT_PARTICIPATING: Destination bank not connected; IDEMPOTENCY_KEY_REUSED: Idempotency-Key reused with a different request */
+            /** @description ALIAS_INACTIVE: Alias exists but is deactivated; BANK_NOT_PARTICIPATING: Destination bank not connected; CURRENCY_MISMATCH: The currency is not the account's currency; IDEMPOTENCY_KEY_REUSED: Idempotency-Key reused with a different request */
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -13157,7 +13157,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description MANDATE_NOT_ACTIVE: Mandate is not active; MANDATE_LIMIT_EXCEEDED: Charge exceeds the mandate's amount or its one charge per interval; MANDATE_NOT_STARTED: Mandate's start date not reached; BANK_NOT_PARTICIPATING: Destination bank not connected; IDEMPOTENCY_KEY_REUSED: Idempotency-Key reused with a different request */
+            /** @description MANDATE_NOT_ACTIVE: Mandate is not active; MANDATE_LIMIT_EXCEEDED: Charge exceeds the mandate's amount or its one charge per interval; MANDATE_NOT_STARTED: Mandate's start date not reached; BANK_NOT_PARTICIPATING: Destination bank not connected; CURRENCY_MISMATCH: The currency is not the account's currency; IDEMPOTENCY_KEY_REUSED: Idempotency-Key reused with a different request */
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -14602,7 +14602,7 @@ export interface operations {
                 limit?: number;
                 /** @description next_cursor of the previous page: the last id of a page of this same filtered list. */
                 cursor?: string;
-                /** @description Only this status: PENDING, DELIVERED or FAILED. */
+                /** @description Only this status: PENDING, HELD, DELIVERED or FAILED. */
                 status?: string;
                 /** @description Created at or after (inclusive): ISO 8601 date or date-time with offset, e.g. 2026-12-01T00:00:00Z. */
                 created_from?: string;
@@ -14668,16 +14668,16 @@ export interface operations {
                             /** @description Where the last attempt went; null before the first. */
                             url: string | null;
                             /**
-                             * @description PENDING: more attempts to come; DELIVERED: a 2xx answer; FAILED: retries spent.
+                             * @description PENDING: more attempts to come; HELD: its owner is suspended by the operator, so it waits (not sent, not retried, no attempt counted) and goes out once, in order, on resume; DELIVERED: a 2xx answer; FAILED: retries spent.
                              * @enum {string}
                              */
-                            status: "PENDING" | "DELIVERED" | "FAILED";
+                            status: "PENDING" | "HELD" | "DELIVERED" | "FAILED";
                             attempts: number;
                             /** @description HTTP status of the last attempt; null when it got no answer (timeout, refused). */
                             last_status_code: number | null;
-                            /** @description Why the last attempt got no answer: a timeout, a failed connection, or 'target refused: not a public address' when the URL's host is not a public address (nothing is sent there; WEBHOOK_PRIVATE_TARGETS allows loopback and private networks). Null after an answer. */
+                            /** @description Why the last attempt got no answer: a timeout, a failed connection, or 'target refused: not a public address' when the URL's host is not a public address (nothing is sent there; PRIVATE_TARGETS allows loopback and private networks). Null after an answer. */
                             last_error: string | null;
-                            /** @description ISO 8601 UTC; null once DELIVERED or FAILED. */
+                            /** @description ISO 8601 UTC; null while HELD and once DELIVERED or FAILED. */
                             next_attempt_at: string | null;
                         }[];
                         pagination: {
@@ -14836,16 +14836,16 @@ export interface operations {
                         /** @description Where the last attempt went; null before the first. */
                         url: string | null;
                         /**
-                         * @description PENDING: more attempts to come; DELIVERED: a 2xx answer; FAILED: retries spent.
+                         * @description PENDING: more attempts to come; HELD: its owner is suspended by the operator, so it waits (not sent, not retried, no attempt counted) and goes out once, in order, on resume; DELIVERED: a 2xx answer; FAILED: retries spent.
                          * @enum {string}
                          */
-                        status: "PENDING" | "DELIVERED" | "FAILED";
+                        status: "PENDING" | "HELD" | "DELIVERED" | "FAILED";
                         attempts: number;
                         /** @description HTTP status of the last attempt; null when it got no answer (timeout, refused). */
                         last_status_code: number | null;
-                        /** @description Why the last attempt got no answer: a timeout, a failed connection, or 'target refused: not a public address' when the URL's host is not a public address (nothing is sent there; WEBHOOK_PRIVATE_TARGETS allows loopback and private networks). Null after an answer. */
+                        /** @description Why the last attempt got no answer: a timeout, a failed connection, or 'target refused: not a public address' when the URL's host is not a public address (nothing is sent there; PRIVATE_TARGETS allows loopback and private networks). Null after an answer. */
                         last_error: string | null;
-                        /** @description ISO 8601 UTC; null once DELIVERED or FAILED. */
+                        /** @description ISO 8601 UTC; null while HELD and once DELIVERED or FAILED. */
                         next_attempt_at: string | null;
                     };
                 };
@@ -15828,7 +15828,7 @@ export interface operations {
                 "application/json": {
                     /** @description ISO 8601, inclusive. */
                     from: string;
-                    /** @description ISO 8601, exclusive. */
+                    /** @description ISO 8601, exclusive; at most 7 days after from. */
                     to: string;
                     /** @description Default true. */
                     only_failed?: boolean;
@@ -15848,12 +15848,24 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "replayed": 30
+                     *       "replayed": 30,
+                     *       "events": 30,
+                     *       "skipped_delivered": 30,
+                     *       "skipped_pending": 30,
+                     *       "reason": "ENDPOINT_DISABLED"
                      *     }
                      */
                     "application/json": {
                         /** @description How many events are sent again. */
                         replayed: number;
+                        /** @description Events of the window this endpoint takes (its world and event filter). */
+                        events: number;
+                        /** @description Delivered to it already, not sent again (only a new endpoint asking for all events gets them). */
+                        skipped_delivered: number;
+                        /** @description Still on their way to it (PENDING or HELD), not queued twice. */
+                        skipped_pending: number;
+                        /** @description Why nothing was sent (null when some were): the endpoint is disabled; no event of the window is one it takes; none of them failed (only_failed); all were delivered or are on their way. */
+                        reason: ("ENDPOINT_DISABLED" | "NO_EVENTS" | "NOTHING_FAILED" | "ALREADY_SENT") | null;
                     };
                 };
             };
@@ -15898,6 +15910,19 @@ export interface operations {
             };
             /** @description WEBHOOK_ENDPOINT_NOT_FOUND: Unknown webhook endpoint */
             404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description WEBHOOK_REPLAY_IN_PROGRESS: A replay of this webhook endpoint is still under way */
+            409: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -16217,16 +16242,16 @@ export interface operations {
                             /** @description Where the last attempt went; null before the first. */
                             url: string | null;
                             /**
-                             * @description PENDING: more attempts to come; DELIVERED: a 2xx answer; FAILED: retries spent.
+                             * @description PENDING: more attempts to come; HELD: its owner is suspended by the operator, so it waits (not sent, not retried, no attempt counted) and goes out once, in order, on resume; DELIVERED: a 2xx answer; FAILED: retries spent.
                              * @enum {string}
                              */
-                            status: "PENDING" | "DELIVERED" | "FAILED";
+                            status: "PENDING" | "HELD" | "DELIVERED" | "FAILED";
                             attempts: number;
                             /** @description HTTP status of the last attempt; null when it got no answer (timeout, refused). */
                             last_status_code: number | null;
-                            /** @description Why the last attempt got no answer: a timeout, a failed connection, or 'target refused: not a public address' when the URL's host is not a public address (nothing is sent there; WEBHOOK_PRIVATE_TARGETS allows loopback and private networks). Null after an answer. */
+                            /** @description Why the last attempt got no answer: a timeout, a failed connection, or 'target refused: not a public address' when the URL's host is not a public address (nothing is sent there; PRIVATE_TARGETS allows loopback and private networks). Null after an answer. */
                             last_error: string | null;
-                            /** @description ISO 8601 UTC; null once DELIVERED or FAILED. */
+                            /** @description ISO 8601 UTC; null while HELD and once DELIVERED or FAILED. */
                             next_attempt_at: string | null;
                         }[];
                     };
@@ -16399,13 +16424,13 @@ export interface operations {
                      */
                     "application/json": {
                         movements: {
-                            /** @description The movement: a payment session (ops_…), mandate charge (chg_…) or payment order (po_…); also the core reference of its debit and credit. */
+                            /** @description The movement: a payment session (ops_…), mandate charge (chg_…), payment order (po_…) or refund (rfd_…); also the core reference of its debit and credit. */
                             session_id: string;
                             /**
                              * @description What the movement is.
                              * @enum {string}
                              */
-                            kind: "session" | "mandate_charge" | "payment_order";
+                            kind: "session" | "mandate_charge" | "payment_order" | "refund";
                             /** @description Where the engine stopped: resolve_debit, credit, confirm or reverse; after a resolution, the step it goes on with. */
                             step: string;
                             reason: string;
@@ -16542,7 +16567,7 @@ export interface operations {
                 "X-Request-Id"?: components["parameters"]["X-Request-Id"];
             };
             path: {
-                /** @description The movement id: ops_…, chg_… or po_…. */
+                /** @description The movement id: ops_…, chg_…, po_… or rfd_…. */
                 session_id: string;
             };
             cookie?: never;
@@ -16557,7 +16582,7 @@ export interface operations {
                  */
                 "application/json": {
                     /** @enum {string} */
-                    action: "RETRY" | "REFUND_PAYER" | "CLOSE";
+                    action: "RETRY" | "REFUND_PAYER" | "CLOSE" | "CREDITED" | "NOT_CREDITED";
                     /** @description What was checked at the bank(s). */
                     note: string;
                 };
@@ -16598,13 +16623,13 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @description The movement: a payment session (ops_…), mandate charge (chg_…) or payment order (po_…); also the core reference of its debit and credit. */
+                        /** @description The movement: a payment session (ops_…), mandate charge (chg_…), payment order (po_…) or refund (rfd_…); also the core reference of its debit and credit. */
                         session_id: string;
                         /**
                          * @description What the movement is.
                          * @enum {string}
                          */
-                        kind: "session" | "mandate_charge" | "payment_order";
+                        kind: "session" | "mandate_charge" | "payment_order" | "refund";
                         /** @description Where the engine stopped: resolve_debit, credit, confirm or reverse; after a resolution, the step it goes on with. */
                         step: string;
                         reason: string;
@@ -16675,6 +16700,19 @@ export interface operations {
             };
             /** @description MOVEMENT_NOT_FOUND: No movement needing attention for this session */
             404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description REFUND_NOT_HELD: The refund is not held at an unknown outcome */
+            409: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -17753,7 +17791,8 @@ export interface operations {
                      *           "admin_key_id": "adk_5tgB6yhN7ujM8ikO9lP0qA1s",
                      *           "name": "Demo Shop",
                      *           "created_at": "2026-11-24T09:30:00.000Z",
-                     *           "revoked_at": "2026-11-24T09:30:00.000Z"
+                     *           "revoked_at": "2026-11-24T09:30:00.000Z",
+                     *           "created_by": "adk_1QaZ2wsX3edC4rfV5tgB6yhN"
                      *         }
                      *       ]
                      *     }
@@ -17768,6 +17807,8 @@ export interface operations {
                             created_at: string;
                             /** @description When it was revoked (ISO 8601 UTC); null while it works. */
                             revoked_at: string | null;
+                            /** @description The admin key that created it: its admin_key_id, or ADMIN_KEY for the configured key; revoking that key revokes this one. Null only when not known (created before lineage was recorded). */
+                            created_by: string | null;
                         }[];
                     };
                 };
@@ -17884,7 +17925,7 @@ export interface operations {
                  *     }
                  */
                 "application/json": {
-                    /** @description Who holds the key, 1-64 printable characters; unique among live keys, and not ADMIN_KEY. */
+                    /** @description Who holds the key: 3-40 characters of a-z, 0-9, ".", "_" and "-"; unique among live keys; never ADMIN_KEY in any case or spelling (400 VALIDATION_ERROR naming name). */
                     name: string;
                 };
             };
@@ -17904,18 +17945,21 @@ export interface operations {
                      * @example {
                      *       "admin_key_id": "adk_5tgB6yhN7ujM8ikO9lP0qA1s",
                      *       "name": "Demo Shop",
-                     *       "admin_key": "adk_sec_H0jXq7LmN2pR8sT4vW9yZ1aB3cD5eF6g",
-                     *       "created_at": "2026-11-24T09:30:00.000Z"
+                     *       "admin_key": "adm_H0jXq7LmN2pR8sT4vW9yZ1aB3cD5eF6g",
+                     *       "created_at": "2026-11-24T09:30:00.000Z",
+                     *       "created_by": "adk_1QaZ2wsX3edC4rfV5tgB6yhN"
                      *     }
                      */
                     "application/json": {
                         /** @description adk_… */
                         admin_key_id: string;
                         name: string;
-                        /** @description adk_sec_…, for X-Service-Admin-Key. Shown once. */
+                        /** @description adm_… (the one prefix of every admin key, for secret scanners), for X-Service-Admin-Key. Shown once. */
                         admin_key: string;
                         /** @description ISO 8601 UTC. */
                         created_at: string;
+                        /** @description The admin key that created it: its admin_key_id, or ADMIN_KEY. */
+                        created_by: string;
                     };
                 };
             };
@@ -18056,7 +18100,17 @@ export interface operations {
                      *       "admin_key_id": "adk_5tgB6yhN7ujM8ikO9lP0qA1s",
                      *       "name": "Demo Shop",
                      *       "created_at": "2026-11-24T09:30:00.000Z",
-                     *       "revoked_at": "2026-11-24T09:30:00.000Z"
+                     *       "revoked_at": "2026-11-24T09:30:00.000Z",
+                     *       "created_by": "adk_1QaZ2wsX3edC4rfV5tgB6yhN",
+                     *       "revoked_with": [
+                     *         {
+                     *           "admin_key_id": "adk_5tgB6yhN7ujM8ikO9lP0qA1s",
+                     *           "name": "Demo Shop",
+                     *           "created_at": "2026-11-24T09:30:00.000Z",
+                     *           "revoked_at": "2026-11-24T09:30:00.000Z",
+                     *           "created_by": "adk_1QaZ2wsX3edC4rfV5tgB6yhN"
+                     *         }
+                     *       ]
                      *     }
                      */
                     "application/json": {
@@ -18068,6 +18122,21 @@ export interface operations {
                         created_at: string;
                         /** @description When it was revoked (ISO 8601 UTC); null while it works. */
                         revoked_at: string | null;
+                        /** @description The admin key that created it: its admin_key_id, or ADMIN_KEY for the configured key; revoking that key revokes this one. Null only when not known (created before lineage was recorded). */
+                        created_by: string | null;
+                        /** @description Every key it created, and theirs, transitively, oldest first: all revoked with it (one revoked earlier keeps its revoked_at). */
+                        revoked_with: {
+                            /** @description adk_… */
+                            admin_key_id: string;
+                            /** @description The operator name the logs and the audit log show. */
+                            name: string;
+                            /** @description ISO 8601 UTC. */
+                            created_at: string;
+                            /** @description When it was revoked (ISO 8601 UTC); null while it works. */
+                            revoked_at: string | null;
+                            /** @description The admin key that created it: its admin_key_id, or ADMIN_KEY for the configured key; revoking that key revokes this one. Null only when not known (created before lineage was recorded). */
+                            created_by: string | null;
+                        }[];
                     };
                 };
             };

@@ -1,15 +1,10 @@
 import type { IncomingHttpHeaders } from 'node:http';
-import { parse as parseCookies, serialize as serializeCookie } from 'cookie';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import {
-  DASHBOARD_SESSION_COOKIE,
-  DASHBOARD_SESSION_PREFIX,
-  DASHBOARD_SESSION_TTL_SECONDS,
-  GatewayError,
-} from '@gateway/kernel';
+import { DASHBOARD_SESSION_TTL_SECONDS, GatewayError } from '@gateway/kernel';
 import { sendError } from '../../errors';
 import type { Execute } from '../../executor';
 import { passBackRouterHeaders } from '../../headers';
+import { dashboardSessionOf, setDashboardCookie, type DashboardCookie } from './dashboard-cookie';
 
 export const DASHBOARD_SESSION_PATH = '/dashboard/session';
 /** The dashboard's CSV links (GET /reports/sessions.csv, /reports/refunds.csv): the cookie signs them in. */
@@ -33,10 +28,19 @@ export function fromThisOrigin(headers: IncomingHttpHeaders): boolean {
   }
 }
 
-/** The dashboard session a request's cookie carries (mds_…), if any. */
-export function dashboardSessionOf(headers: IncomingHttpHeaders): string | undefined {
-  const token = headers.cookie ? parseCookies(headers.cookie)[DASHBOARD_SESSION_COOKIE] : undefined;
-  return token?.startsWith(DASHBOARD_SESSION_PREFIX) ? token : undefined;
+/**
+ * Whether a cookie-signed read (a GET of /reports/) was asked by this origin. The browser's own
+ * Sec-Fetch-Site decides when sent (no page script can set it): `same-origin` (the dashboard's
+ * download link) or `none` (the user typed or bookmarked the address; no other site can cause
+ * it). A browser without Fetch Metadata is judged by Origin: the public base URL's origin, or the
+ * host the request was sent to. Neither header: refused, as a request from a same-site page
+ * (another subdomain, which SameSite=Strict lets the cookie go to) or any other site is.
+ */
+export function readFromThisOrigin(headers: IncomingHttpHeaders, publicOrigin: string | undefined): boolean {
+  const site = headers['sec-fetch-site'];
+  if (site !== undefined) return site === 'same-origin' || site === 'none';
+  if (publicOrigin !== undefined && headers.origin === publicOrigin) return true;
+  return fromThisOrigin(headers);
 }
 
 /**
@@ -48,9 +52,10 @@ export function dashboardSessionOf(headers: IncomingHttpHeaders): string | undef
 export function cookieCredential(
   headers: IncomingHttpHeaders,
   method: string,
+  cookie: DashboardCookie,
 ): { authorization: string } | GatewayError | undefined {
   if (headers.authorization !== undefined) return undefined;
-  const session = dashboardSessionOf(headers);
+  const session = dashboardSessionOf(headers, cookie);
   if (!session) return undefined;
   if (method !== 'GET' && !fromThisOrigin(headers))
     return new GatewayError(
@@ -60,30 +65,43 @@ export function cookieCredential(
   return { authorization: `Bearer ${session}` };
 }
 
-const sessionCookie = (request: FastifyRequest, value: string, maxAge: number): string =>
-  serializeCookie(DASHBOARD_SESSION_COOKIE, value, {
-    httpOnly: true,
-    sameSite: 'strict',
-    secure: request.protocol === 'https',
-    path: '/',
-    maxAge,
-  });
+export interface DashboardSessionOptions {
+  cookie: DashboardCookie;
+  /** The origin of PUBLIC_BASE_URL, when clients reach the gateway through another address. */
+  publicOrigin?: string;
+}
 
 /**
  * POST /dashboard/session (Authorization: Bearer <merchant key>) exchanges the key for a session
- * cookie: HttpOnly (no script reads it), SameSite=Strict, Secure over https, 8 hours; the router
- * keeps only its hash (vault kind dashboard_session). DELETE /dashboard/session ends it at the
- * router and clears the cookie. Both only from this origin.
+ * cookie: HttpOnly (no script reads it), SameSite=Strict, 8 hours, Secure and `__Host-` behind TLS
+ * (dashboard-cookie.ts); the router keeps only its hash (vault kind dashboard_session). DELETE
+ * /dashboard/session ends it at the router and clears the cookie. Both only from this origin.
  */
-export function registerDashboardSession(app: FastifyInstance, execute: Execute): void {
+export function registerDashboardSession(
+  app: FastifyInstance,
+  execute: Execute,
+  { cookie, publicOrigin }: DashboardSessionOptions,
+): void {
   // The dashboard downloads a report by a plain link (the file streams to disk, no script holds
   // it), and a link cannot carry a header: on a GET of /reports/ the cookie is the merchant's
-  // credential, as on /graphql. A GET only reads, and SameSite=Strict keeps other sites' links out.
+  // credential, as on /graphql, for a read this origin asked for only (readFromThisOrigin): a
+  // page on a sibling subdomain is same-site, so SameSite=Strict alone would let its links in.
+  // A request with its own Authorization (an API key) is not concerned.
   // Every request passes here: a callback hook, which costs no promise or microtask turn.
-  app.addHook('onRequest', (request, _reply, done) => {
+  app.addHook('onRequest', (request, reply, done) => {
     if (request.method === 'GET' && request.url.startsWith(REPORTS_PREFIX)) {
-      const credential = cookieCredential(request.headers, 'GET');
-      if (credential && !(credential instanceof GatewayError)) request.headers.authorization = credential.authorization;
+      const credential = cookieCredential(request.headers, 'GET', cookie);
+      if (credential && !(credential instanceof GatewayError)) {
+        if (!readFromThisOrigin(request.headers, publicOrigin)) {
+          const refusal = new GatewayError(
+            'FORBIDDEN',
+            'a report signed in by the dashboard cookie is read from the dashboard only (Sec-Fetch-Site or Origin)',
+          );
+          sendError(reply, refusal, request.requestId);
+          return;
+        }
+        request.headers.authorization = credential.authorization;
+      }
     }
     done();
   });
@@ -112,7 +130,10 @@ export function registerDashboardSession(app: FastifyInstance, execute: Execute)
     const session = data!.startDashboardSession as { token: string; merchantId: string; expiresAt: string };
     return reply
       .code(201)
-      .header('set-cookie', sessionCookie(request, session.token, DASHBOARD_SESSION_TTL_SECONDS))
+      .header(
+        'set-cookie',
+        setDashboardCookie(cookie, session.token, DASHBOARD_SESSION_TTL_SECONDS, request.protocol === 'https'),
+      )
       .header('cache-control', 'no-store')
       .send({ merchant_id: session.merchantId, expires_at: session.expiresAt });
   });
@@ -120,14 +141,14 @@ export function registerDashboardSession(app: FastifyInstance, execute: Execute)
   app.delete(DASHBOARD_SESSION_PATH, async (request, reply) => {
     const foreign = refuseForeign(request, reply);
     if (foreign) return foreign;
-    const session = dashboardSessionOf(request.headers);
+    const session = dashboardSessionOf(request.headers, cookie);
     if (session) {
       const { error } = await execute(request, END, { token: session }, undefined, { anonymous: true });
       if (error) return sendError(reply, error, request.requestId);
     }
     return reply
       .code(204)
-      .header('set-cookie', sessionCookie(request, '', 0))
+      .header('set-cookie', setDashboardCookie(cookie, '', 0, request.protocol === 'https'))
       .send();
   });
 }

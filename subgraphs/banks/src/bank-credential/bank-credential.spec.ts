@@ -57,6 +57,8 @@ describe('banks subgraph: containment of leaked bank credentials', () => {
       bus,
       platformSecret: TEST_PLATFORM_SECRET,
       production: false,
+      // Its banks' cores are on loopback (PRIVATE_TARGETS on).
+      privateTargets: true,
       internalKeyGraceSeconds: GRACE_SECONDS,
     });
     client = subgraphClient(banks.graphqlUrl, TEST_PLATFORM_SECRET);

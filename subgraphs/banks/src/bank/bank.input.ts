@@ -21,7 +21,10 @@ export class RegisterBankInput {
   @Field({ description: 'LY' })
   country!: string;
 
-  @Field({ description: 'Base URL of the bank core callback server; https in production mode.' })
+  @Field({
+    description:
+      'Base URL of the bank core callback server; https in production mode. Loopback, private and link-local hosts only with PRIVATE_TARGETS, cloud metadata never (VALIDATION_ERROR).',
+  })
   coreBaseUrl!: string;
 
   @Field({ description: "IBAN of the bank's settlement account, at this bank's institution code." })
@@ -46,7 +49,8 @@ export class RegisterBankInput {
   @Field({
     nullable: true,
     description:
-      "Base URL of the bank's own test core (same interface as coreBaseUrl, another URL): test-mode payments of this bank's customers go there. Omitted: the gateway's built-in test bank answers for this bank.",
+      "Base URL of the bank's own test core (same interface as coreBaseUrl, another URL): test-mode payments of this bank's customers go there. Omitted: the gateway's built-in test bank answers for this bank." +
+      ' Loopback, private and link-local hosts only with PRIVATE_TARGETS, cloud metadata never (VALIDATION_ERROR).',
   })
   sandboxCoreBaseUrl?: string;
 
@@ -148,7 +152,8 @@ export class UpdateBankCapabilitiesInput {
   @Field(() => String, {
     nullable: true,
     description:
-      "The bank's own test core (never the live URL), with sandboxInternalKey; null: none any more (the built-in test bank answers again); unchanged when omitted.",
+      "The bank's own test core (never the live URL), with sandboxInternalKey; null: none any more (the built-in test bank answers again); unchanged when omitted." +
+      ' Loopback, private and link-local hosts only with PRIVATE_TARGETS, cloud metadata never (VALIDATION_ERROR).',
   })
   sandboxCoreBaseUrl?: string | null;
 

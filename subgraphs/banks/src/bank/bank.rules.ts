@@ -1,5 +1,5 @@
 import { rules, z } from '@gateway/kernel';
-import { assertCoreBaseUrlShape, sameCore } from './core-url';
+import { coreUrlRule, sameCore, type CoreUrlSettings } from './core-url';
 
 export const OB_SCOPES = ['accounts:read', 'balances:read', 'transactions:read', 'payments:write'] as const;
 
@@ -25,7 +25,7 @@ const capabilities = {
   maxConsentExpiryDays: z.number().int().min(1).max(365),
 };
 
-export function updateCapabilitiesRules(production: boolean) {
+export function updateCapabilitiesRules(settings: CoreUrlSettings) {
   return (
     z
       .object({
@@ -36,7 +36,7 @@ export function updateCapabilitiesRules(production: boolean) {
         scaExemptionCumulativeLimit: capabilities.scaExemptionCumulativeLimit.optional(),
         maxConsentExpiryDays: capabilities.maxConsentExpiryDays.optional(),
         // null: no sandbox core any more (the built-in test bank answers for the bank again).
-        sandboxCoreBaseUrl: rules.url(production).superRefine(assertCoreBaseUrlShape).nullable().optional(),
+        sandboxCoreBaseUrl: coreUrlRule(settings).nullable().optional(),
         sandboxInternalKey: z.string().min(24, 'must be at least 24 characters').max(256).optional(),
       })
       .strict()
@@ -52,14 +52,14 @@ export function updateCapabilitiesRules(production: boolean) {
   );
 }
 
-export function registerBankRules(production: boolean) {
+export function registerBankRules(settings: CoreUrlSettings) {
   return (
     z
       .object({
         bankHandle: z.string().regex(BANK_HANDLE, '2-32 lowercase letters, digits or -, starting with a letter'),
         displayName: rules.text(100),
         country: z.literal('LY', { error: 'must be LY' }),
-        coreBaseUrl: rules.url(production).superRefine(assertCoreBaseUrlShape),
+        coreBaseUrl: coreUrlRule(settings),
         settlementAccountIban: rules.iban,
         settlementAccounts: z
           .array(z.object({ currency: rules.currency, iban: rules.iban }).strict())
@@ -73,7 +73,7 @@ export function registerBankRules(production: boolean) {
         institutionCode: z.string().regex(/^\d{3}$/, 'must be three digits'),
         internalKey: z.string().min(24, 'must be at least 24 characters').max(256).optional(),
         // GraphQL hands an omitted optional field over as undefined and an explicit one as null: both mean "none".
-        sandboxCoreBaseUrl: rules.url(production).superRefine(assertCoreBaseUrlShape).nullish(),
+        sandboxCoreBaseUrl: coreUrlRule(settings).nullish(),
         sandboxInternalKey: z.string().min(24, 'must be at least 24 characters').max(256).nullish(),
         minAmount: rules.amount.default(1),
         maxAmount: rules.amount.default(1_000_000_000),

@@ -14,6 +14,11 @@ import type { RegisterBankInput, UpdateBankCapabilitiesInput } from './bank.inpu
 export interface BanksSettings {
   platformSecret: string;
   production: boolean;
+  /**
+   * PRIVATE_TARGETS: a core_base_url or sandbox_core_base_url may name a loopback, private or
+   * link-local host (sandbox banks on this machine). Default false: public addresses only.
+   */
+  privateTargets?: boolean;
   /** INTERNAL_KEY_GRACE_SECONDS (default 86400): a rotated internal key is still accepted on callbacks this long. */
   internalKeyGraceSeconds?: number;
 }
@@ -36,6 +41,11 @@ const bankKeyOptions = (bank: BankEntity) => ({
 
 export class BankService {
   constructor(private readonly settings: BanksSettings) {}
+
+  /** What core URLs are checked against at registration and at every change. */
+  private get coreUrls() {
+    return { production: this.settings.production, privateTargets: this.settings.privateTargets ?? false };
+  }
 
   async find(em: EntityManager, handle: string): Promise<BankEntity> {
     const bank = await em.findOne(BankEntity, { handle });
@@ -91,7 +101,7 @@ export class BankService {
   }
 
   async register(em: EntityManager, input: RegisterBankInput, by: AuditedBy): Promise<RegisteredBank> {
-    const valid = parseInput(registerBankRules(this.settings.production), input);
+    const valid = parseInput(registerBankRules(this.coreUrls), input);
     const internalKey = valid.internalKey ?? newSecret('sik_');
     const sandboxInternalKey = valid.sandboxCoreBaseUrl ? (valid.sandboxInternalKey ?? newSecret('sik_test_')) : null;
     try {
@@ -179,7 +189,9 @@ export class BankService {
     input: UpdateBankCapabilitiesInput,
     by: AuditedBy,
   ): Promise<BankEntity> {
-    const changes = parseInput(updateCapabilitiesRules(this.settings.production), stripUndefined(input));
+    const changes = parseInput(updateCapabilitiesRules(this.coreUrls), stripUndefined(input));
+    // A new sandbox core passed the egress check above; the audit entry of the change is also
+    // logged at warn (@gateway/audit: sandbox_core_base_url is a field of where money goes).
     return em.transactional(async (tx) => {
       const bank = await this.find(tx, handle);
       const before = { fields: bankAuditFields(bank), sandboxKey: bank.sandboxInternalKeySealed };
@@ -202,7 +214,8 @@ export class BankService {
 
   /**
    * Points the bank's test world at another sandbox core (or, null, back at the built-in test
-   * bank): the previous sandbox key stops working at once; never the live URL or key.
+   * bank): the previous sandbox key stops working at once; never the live URL or key. The URL
+   * passed the egress check (updateCapabilitiesRules).
    */
   private async changeSandboxCore(
     tx: EntityManager,

@@ -4,6 +4,7 @@ import type { RunningService } from '@gateway/federation';
 import { subgraphClient, TEST_PLATFORM_SECRET } from '@gateway/federation/testing';
 import { composeIBAN } from 'ibantools';
 import { openVaultOrm, vault } from '@gateway/vault';
+import type { Logger, Principal } from '@gateway/kernel';
 import { start } from '../service';
 
 const admin = { kind: 'admin' as const };
@@ -31,7 +32,8 @@ describe('banks subgraph', () => {
 
   beforeAll(async () => {
     db = await openTestDatabase();
-    service = await start({ db, platformSecret: TEST_PLATFORM_SECRET, production: false });
+    // The cores of these banks are on loopback (PRIVATE_TARGETS on), as the tests' and the demo's sandbox banks are.
+    service = await start({ db, platformSecret: TEST_PLATFORM_SECRET, production: false, privateTargets: true });
     client = subgraphClient(service.graphqlUrl, TEST_PLATFORM_SECRET);
   });
   afterAll(async () => {
@@ -263,4 +265,171 @@ describe('banks subgraph', () => {
     );
     expect(_entities).toEqual([{ handle: 'alpha', displayName: 'Bank alpha' }, null]);
   });
+
+  describe('core URLs: the egress check of every URL the gateway calls', () => {
+    const PRIVATE = 'must point to a public address (not loopback, private, link-local or reserved)';
+    const METADATA = 'http://169.254.169.254/latest/meta-data';
+    const UPDATE = `mutation($handle: String!, $input: UpdateBankCapabilitiesInput!) {
+      updateBankCapabilities(handle: $handle, input: $input) { obEnabled }
+    }`;
+    const logs: Array<Record<string, unknown>> = [];
+    let closed: RunningService;
+    let production: RunningService;
+    let closedClient: ReturnType<typeof subgraphClient>;
+    let productionClient: ReturnType<typeof subgraphClient>;
+    const detailOf = async (
+      target: ReturnType<typeof subgraphClient>,
+      query: string,
+      variables: Record<string, unknown>,
+      as: Principal,
+    ) => (await target.attempt(query, variables, as)).errors?.[0]?.extensions;
+    const sandboxOf = async (handle: string) =>
+      (await db.knex('banks.banks').where({ handle }).first()).sandbox_core_base_url as string | null;
+
+    beforeAll(async () => {
+      // PRIVATE_TARGETS off (the default), in development and in production mode.
+      closed = await start({
+        db,
+        platformSecret: TEST_PLATFORM_SECRET,
+        production: false,
+        logger: recordingLogger(logs),
+      });
+      production = await start({ db, platformSecret: TEST_PLATFORM_SECRET, production: true });
+      closedClient = subgraphClient(closed.graphqlUrl, TEST_PLATFORM_SECRET);
+      productionClient = subgraphClient(production.graphqlUrl, TEST_PLATFORM_SECRET);
+    });
+    afterAll(async () => {
+      await closed.stop();
+      await production.stop();
+    });
+
+    it('without PRIVATE_TARGETS registration refuses a core on loopback, a private network or cloud metadata, naming the field', async () => {
+      const cases: Array<[Record<string, unknown>, string]> = [
+        [{ coreBaseUrl: 'http://127.0.0.1:7001' }, 'core_base_url'],
+        [{ coreBaseUrl: 'http://localhost:7001/core' }, 'core_base_url'],
+        [{ coreBaseUrl: 'http://[::1]:7001' }, 'core_base_url'],
+        [{ coreBaseUrl: 'http://192.168.1.20' }, 'core_base_url'],
+        [{ coreBaseUrl: METADATA }, 'core_base_url'],
+        [{ coreBaseUrl: 'http://core.eps.example', sandboxCoreBaseUrl: METADATA }, 'sandbox_core_base_url'],
+        [
+          { coreBaseUrl: 'http://core.eps.example', sandboxCoreBaseUrl: 'http://10.0.0.5/core' },
+          'sandbox_core_base_url',
+        ],
+      ];
+      for (const [patch, field] of cases)
+        expect(
+          await detailOf(closedClient, REGISTER, { input: { ...bankInput('eps', '141'), ...patch } }, admin),
+        ).toMatchObject({ code: 'VALIDATION_ERROR', detail: `${field}: ${PRIVATE}` });
+      expect(await db.knex('banks.banks').where({ handle: 'eps' })).toHaveLength(0);
+    });
+
+    it('in production a live core_base_url at https://10.0.0.5 is refused; a public name is registered', async () => {
+      for (const coreBaseUrl of ['https://10.0.0.5', 'https://10.0.0.5:8443/core', 'https://[fd00::5]/'])
+        expect(
+          await detailOf(productionClient, REGISTER, { input: { ...bankInput('zeta', '142'), coreBaseUrl } }, admin),
+        ).toMatchObject({ code: 'VALIDATION_ERROR', detail: `core_base_url: ${PRIVATE}` });
+      expect(await db.knex('banks.banks').where({ handle: 'zeta' })).toHaveLength(0);
+      const { registerBank } = await productionClient.execute(
+        REGISTER,
+        { input: { ...bankInput('zeta', '142'), coreBaseUrl: 'https://core.zeta.example' } },
+        admin,
+      );
+      expect(registerBank.bank.handle).toBe('zeta');
+    });
+
+    it('a bank key changes its sandbox core only to a URL that passes: the metadata address is refused, nothing changes, nothing is audited', async () => {
+      await closedClient.execute(
+        REGISTER,
+        { input: { ...bankInput('eta', '143'), coreBaseUrl: 'http://core.eta.example' } },
+        admin,
+      );
+      const eta = { kind: 'bank' as const, id: 'eta' };
+      const audited = () => db.knex('audit.entries').where({ target: 'eta', action: 'bank.updated' });
+      for (const sandboxCoreBaseUrl of [
+        METADATA,
+        'http://127.0.0.1:7002',
+        'https://10.0.0.5',
+        'http://[fd00:ec2::254]/',
+      ])
+        expect(
+          await detailOf(
+            closedClient,
+            UPDATE,
+            { handle: 'eta', input: { sandboxCoreBaseUrl, sandboxInternalKey: 'sik_test_eta_0123456789abcdef' } },
+            eta,
+          ),
+        ).toMatchObject({ code: 'VALIDATION_ERROR', detail: `sandbox_core_base_url: ${PRIVATE}` });
+      expect(await sandboxOf('eta')).toBeNull();
+      expect(await audited()).toHaveLength(0);
+      expect(logs.filter((line) => line.level === 'warn' && line.action === 'bank.updated')).toEqual([]);
+
+      // PRIVATE_TARGETS on opens loopback and private networks, never cloud metadata.
+      expect(
+        await detailOf(
+          client,
+          UPDATE,
+          {
+            handle: 'eta',
+            input: { sandboxCoreBaseUrl: METADATA, sandboxInternalKey: 'sik_test_eta_0123456789abcdef' },
+          },
+          eta,
+        ),
+      ).toMatchObject({ code: 'VALIDATION_ERROR', detail: `sandbox_core_base_url: ${PRIVATE}` });
+      expect(await sandboxOf('eta')).toBeNull();
+    });
+
+    it('each change of a sandbox core is audited and logged at warn (the key never in the log)', async () => {
+      const eta = { kind: 'bank' as const, id: 'eta' };
+      const key = 'sik_test_eta_0123456789abcdef';
+      const moved = { sandboxCoreBaseUrl: 'https://sandbox.eta.example/core', sandboxInternalKey: key };
+      await closedClient.execute(UPDATE, { handle: 'eta', input: moved }, eta);
+      await closedClient.execute(UPDATE, { handle: 'eta', input: { obEnabled: true } }, eta);
+      await closedClient.execute(UPDATE, { handle: 'eta', input: { sandboxCoreBaseUrl: null } }, eta);
+      const entries = await db
+        .knex('audit.entries')
+        .where({ target: 'eta', action: 'bank.updated' })
+        .orderBy('at')
+        .select('changes');
+      expect(entries.map((entry: { changes: Record<string, unknown> }) => entry.changes.sandbox_core_base_url)).toEqual(
+        [
+          { from: null, to: 'https://sandbox.eta.example/core' },
+          undefined,
+          { from: 'https://sandbox.eta.example/core', to: null },
+        ],
+      );
+      // The audit log's warn line of every change of where money goes: the sandbox core's two, not the capability's.
+      const warnings = logs.filter((line) => line.level === 'warn' && line.action === 'bank.updated');
+      expect(warnings).toEqual([
+        expect.objectContaining({
+          target: 'eta',
+          msg: 'where money goes changed',
+          actor: expect.objectContaining({ kind: 'bank', id: 'eta' }),
+          changes: { sandbox_core_base_url: { from: null, to: 'https://sandbox.eta.example/core' } },
+        }),
+        expect.objectContaining({
+          target: 'eta',
+          msg: 'where money goes changed',
+          changes: { sandbox_core_base_url: { from: 'https://sandbox.eta.example/core', to: null } },
+        }),
+      ]);
+      expect(JSON.stringify(logs)).not.toContain(key);
+    });
+  });
 });
+
+/** A logger that keeps every line (and hands itself out as every child: request loggers too). */
+function recordingLogger(into: Array<Record<string, unknown>>): Logger {
+  const record = (level: string) => (fields: Record<string, unknown>, msg?: string) =>
+    void into.push({ level, msg, ...fields });
+  const logger: Record<string, unknown> = {
+    level: 'info',
+    info: record('info'),
+    warn: record('warn'),
+    error: record('error'),
+    debug: record('debug'),
+    trace: record('trace'),
+    fatal: record('fatal'),
+    child: () => logger,
+  };
+  return logger as unknown as Logger;
+}

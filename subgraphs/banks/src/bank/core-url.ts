@@ -1,4 +1,9 @@
-import type { z } from '@gateway/kernel';
+import { refineEgressTarget, rules, type EgressPolicy, type z } from '@gateway/kernel';
+
+/** What a core URL is checked against when a bank registers it or changes it: the mode and the egress policy (PRIVATE_TARGETS). */
+export interface CoreUrlSettings extends EgressPolicy {
+  production: boolean;
+}
 
 /** Two core URLs name one core when they are equal but for trailing slashes. */
 export const sameCore = (a: string, b: string): boolean => a.replace(/\/+$/, '') === b.replace(/\/+$/, '');
@@ -12,3 +17,13 @@ export function assertCoreBaseUrlShape(value: string, ctx: z.RefinementCtx): voi
     ctx.addIssue({ code: 'custom', message: 'must not carry credentials, a query or a fragment' });
   }
 }
+
+/**
+ * core_base_url and sandbox_core_base_url, at registration and at every change: http(s) (https in
+ * production), the plain shape, and the egress check every URL the gateway calls goes through
+ * (kernel egressTargetProblem, as webhooks): a literal host on loopback, a private or link-local
+ * network only with PRIVATE_TARGETS, cloud metadata and reserved ranges never. A DNS name is
+ * judged on what it resolves to at every connection (the bank-core client's guarded lookup).
+ */
+export const coreUrlRule = (settings: CoreUrlSettings) =>
+  rules.url(settings.production).superRefine(assertCoreBaseUrlShape).superRefine(refineEgressTarget(settings));

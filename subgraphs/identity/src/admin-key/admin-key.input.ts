@@ -4,7 +4,7 @@ import { Field, InputType } from 'type-graphql';
 export class CreateAdminKeyInput {
   @Field({
     description:
-      'Who holds the key, 1-64 printable characters, e.g. "alice" or "on-call"; unique among live keys. The logs and the audit log show it on everything the key does.',
+      'Who holds the key: 3-40 characters of a-z, 0-9, ".", "_" and "-" (e.g. "alice" or "on-call"), never ADMIN_KEY in any spelling; unique among live keys. The logs and the audit log show it on everything the key does.',
   })
   name!: string;
 }

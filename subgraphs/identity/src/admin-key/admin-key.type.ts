@@ -1,5 +1,6 @@
 import { Field, ID, ObjectType } from 'type-graphql';
 import type { Credential } from '@gateway/vault';
+import type { RevokedAdminKey } from './admin-key.service';
 
 @ObjectType('AdminKey', {
   description:
@@ -17,6 +18,24 @@ export class AdminKey {
 
   @Field(() => Date, { nullable: true, description: 'When it was revoked; null while it works.' })
   revokedAt!: Date | null;
+
+  @Field(() => String, {
+    nullable: true,
+    description:
+      'The admin key that created it: its id (adk_…), or ADMIN_KEY for the configured key. Revoking that key revokes this one. Null only for a key whose maker is not known (created before lineage was recorded and missing from the audit log).',
+  })
+  createdBy!: string | null;
+}
+
+@ObjectType('AdminKeyRevocation', {
+  description: 'A revoked admin key (never its secret), with the keys revoked with it.',
+})
+export class AdminKeyRevocation extends AdminKey {
+  @Field(() => [AdminKey], {
+    description:
+      'Every key it created, and the keys those created, transitively, oldest first: all revoked with it, in the same transaction (a key revoked earlier keeps its revokedAt).',
+  })
+  revokedWith!: AdminKey[];
 }
 
 @ObjectType('AdminKeyCreation', { description: 'A new named admin key, with its secret shown this once.' })
@@ -31,7 +50,14 @@ export class AdminKeyCreation {
   createdAt!: Date;
 
   @Field({
-    description: 'The key (adk_sec_…), for the X-Service-Admin-Key header. Shown once: only its hash is kept.',
+    description:
+      'The admin key that created it (the calling key): its id (adk_…), or ADMIN_KEY for the configured key. Revoking that key revokes this one.',
+  })
+  createdBy!: string;
+
+  @Field({
+    description:
+      'The key (adm_…, the prefix of every admin key, for secret scanners), for the X-Service-Admin-Key header. Shown once: only its hash is kept.',
   })
   adminKey!: string;
 }
@@ -41,4 +67,10 @@ export const toAdminKey = (credential: Credential): AdminKey => ({
   name: credential.label ?? '',
   createdAt: credential.createdAt,
   revokedAt: credential.revokedAt ?? null,
+  createdBy: credential.createdBy ?? null,
+});
+
+export const toAdminKeyRevocation = ({ credential, lineage }: RevokedAdminKey): AdminKeyRevocation => ({
+  ...toAdminKey(credential),
+  revokedWith: lineage.map(toAdminKey),
 });

@@ -98,6 +98,8 @@ export function createAccountResolvers(
 
   @Resolver(() => ObAccount)
   class ObAccountResolver {
+    // Core data (the account's read, shared per request), priced like the root obAccountBalances.
+    @Directive(CORE_CALL_COST)
     @FieldResolver(() => [ObBalance], { description: 'The balances of this account (scope balances:read).' })
     async balances(@Root() account: ObAccount, @Ctx() context: SubgraphContext): Promise<ObBalance[]> {
       await dataCallConsent(context.em, context.principal, 'balances:read');

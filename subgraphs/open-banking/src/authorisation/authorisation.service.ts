@@ -61,6 +61,7 @@ export class AuthorisationService {
       redirectUri: consent.redirectUri,
       redirectTo: status === 'REJECTED' ? rejectedRedirect(consent, this.settings.publicBaseUrl) : null,
       pageToken: status === 'AWAITING_AUTHORISATION' ? issuePageToken(this.settings.platformSecret, consent.id) : null,
+      livemode: consent.livemode,
     };
   }
 

@@ -57,6 +57,12 @@ export class ConsentAuthorisation {
       'For the consent page itself; a rejection without it is refused. Null otherwise.',
   })
   pageToken!: string | null;
+
+  @Field({
+    description:
+      "false for a test consent (a test TPP's): the accounts it opens are the test bank's copies, and the page says so with a TEST badge.",
+  })
+  livemode!: boolean;
 }
 
 @ObjectType({ description: "The outcome of the customer's decision: where to send the browser." })

@@ -38,6 +38,12 @@ export class PaymentOrderScaView {
 
   @Field(() => Int, { description: 'Wrong one-time passwords still allowed before the order fails.' })
   otpAttemptsLeft!: number;
+
+  @Field({
+    description:
+      "false for a test order (a test TPP's): no real money moves, and the SCA page says so with a TEST badge.",
+  })
+  livemode!: boolean;
 }
 
 @ObjectType('PaymentOrderScaResult', { description: "The customer's SCA, accepted: the order is being executed." })
@@ -72,6 +78,7 @@ export function createScaResolver(service: ScaService) {
         payerBank: view.order.debtorBank,
         expiresAt: view.expiresAt,
         otpAttemptsLeft: view.otpAttemptsLeft,
+        livemode: view.order.livemode,
       };
     }
 

@@ -25,7 +25,8 @@ export function createCheckoutResolver(service: CheckoutService) {
         'The same authorization sent again answers the current status while the session is not final, the final answer once it is. ' +
         'Errors: OTP_INVALID (the third one fails the session), RATE_LIMITED (five refused OTPs for the customer from this client within 15 minutes, or thirty from all clients within 5), ALIAS_NOT_FOUND, ALIAS_INACTIVE, SESSION_NOT_FOUND, SESSION_EXPIRED, ' +
         'SESSION_ALREADY_COMPLETED, SESSION_FAILED, SESSION_IN_PROGRESS (another authorization holds the session), INSUFFICIENT_FUNDS, CBS_TIMEOUT, CBS_ERROR, VALIDATION_ERROR, ' +
-        "MERCHANT_SUSPENDED (its merchant is suspended by the operator), BANK_NOT_PARTICIPATING (the payer's or the payee's bank is suspended).",
+        "MERCHANT_SUSPENDED (its merchant is suspended by the operator), BANK_NOT_PARTICIPATING (the payer's or the payee's bank is suspended), " +
+        "CURRENCY_MISMATCH (the payer's or the payee's account is held in another currency: nothing is debited and the session stays PENDING).",
     })
     async authorizeCheckout(
       @Arg('sessionId', () => ID, { description: 'Session id (ops_…).' }) sessionId: string,

@@ -63,6 +63,7 @@ export class CheckoutService {
       reference: session.reference,
       completedAt: status === 'COMPLETED' ? session.completedAt : null,
       failureCode: status === 'FAILED' ? session.failureCode : null,
+      livemode: session.livemode,
     };
   }
 
@@ -122,6 +123,22 @@ export class CheckoutService {
       }
       // A refusal or no answer (CBS_TIMEOUT / CBS_ERROR) moves nothing: the session stays PENDING.
       await this.payerOtp.verifyChecked(em, checked, worldOf(session), request.otp, otpRefusals(session), requestId);
+      // Before the claim, so a refusal moves nothing and the session stays PENDING: the payer may
+      // pay from an account in the session's currency (422 CURRENCY_MISMATCH, as a declined card).
+      await this.engine.assertCurrencies(
+        {
+          kind: 'session',
+          livemode: session.livemode,
+          currency: session.currency,
+          payer: {
+            bank: checked.bank,
+            iban: payer.iban,
+            name: request.payer.type === 'alias' ? request.payer.value : payer.iban,
+          },
+          payee: { bank: session.creditorBank, iban: session.creditorIban, name: session.destinationValue },
+        },
+        requestId,
+      );
       // No deadline here: the authorization arrived in time, and the expiry waited for this check.
       claimed = await this.claim(em, session, request, payer, authorization, requestId);
     } finally {

@@ -58,6 +58,12 @@ export class CheckoutSession {
       'Why it FAILED, when it did (a spec error code, e.g. INSUFFICIENT_FUNDS), so the page can say it in plain words.',
   })
   failureCode!: string | null;
+
+  @Field({
+    description:
+      "false for a test session (a test merchant's): no real money moves, and the checkout page says so with a TEST badge.",
+  })
+  livemode!: boolean;
 }
 
 @ObjectType({ description: "The result of the payer's authorization." })

@@ -32,10 +32,15 @@ export function createAttentionResolver(service: AttentionService) {
 
     @Mutation(() => MovementNeedingAttention, {
       description:
-        "Records an operator's decision on a movement that needs attention; the engine carries it out (admin).",
+        "Records an operator's decision on a movement that needs attention; the engine carries it out (admin). " +
+        'CREDITED and NOT_CREDITED settle a refund held at CBS_OUTCOME_UNKNOWN after checking the cores: the same finding sent again answers the refund as it is; ' +
+        'anything but a held refund is REFUND_NOT_HELD (409). Errors: MOVEMENT_NOT_FOUND, REFUND_NOT_HELD, VALIDATION_ERROR.',
     })
     async resolveMovement(
-      @Arg('sessionId', () => ID, { description: 'The payment session (ops_…) whose movement is resolved.' })
+      @Arg('sessionId', () => ID, {
+        description:
+          'The movement resolved: a payment session (ops_…), mandate charge (chg_…), payment order (po_…) or refund (rfd_…).',
+      })
       sessionId: string,
       @Arg('action', () => MovementResolution, { description: 'What the operator decided.' })
       action: MovementResolution,
@@ -43,7 +48,11 @@ export function createAttentionResolver(service: AttentionService) {
       @Ctx() context: SubgraphContext,
     ): Promise<MovementNeedingAttention> {
       requirePrincipal(context, ['admin']);
-      const resolved = await service.resolve(context.em, sessionId, action, note, auditedBy(context));
+      const by = auditedBy(context);
+      const resolved =
+        action === MovementResolution.CREDITED || action === MovementResolution.NOT_CREDITED
+          ? await service.settleHeld(context.em, sessionId, action, note, by)
+          : await service.resolve(context.em, sessionId, action, note, by);
       context.logger.warn({ session: sessionId, action }, 'movement needing attention resolved by an operator');
       return toMovementNeedingAttention(resolved);
     }

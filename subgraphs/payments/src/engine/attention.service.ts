@@ -1,12 +1,33 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { OneStatement } from '@gateway/db';
+import { wakeOutboxRelay } from '@gateway/events';
 import { GatewayError } from '@gateway/kernel';
 import { audit, type AuditedBy } from '@gateway/audit';
-import type { Movement, MovementKinds } from '../movement/movement';
+import { isHeld, OUTCOME_UNKNOWN } from '../movement/held-outcome';
+import type { HeldFinding, Movement, MovementKinds } from '../movement/movement';
+import { recordObligationIn } from '../obligation/obligation.service';
 import { PaymentExecutionEntity, type ExecutionStep } from './execution.entity';
-import { executions } from './execution.repository';
+import { executions, type ExecutionChanges } from './execution.repository';
 
 /** What an operator decided after checking the movement at the bank(s). */
 export type MovementAction = 'RETRY' | 'REFUND_PAYER' | 'CLOSE';
+
+/** What an operator found at the cores about a held refund (HeldFinding), as the resolution names it. */
+export type HeldFindingAction = 'CREDITED' | 'NOT_CREDITED';
+
+const FINDINGS: Record<HeldFindingAction, HeldFinding> = { CREDITED: 'credited', NOT_CREDITED: 'not_credited' };
+
+/** Steps at which the engine had sent the payee's credit when it handed the movement over. */
+const CREDIT_SENT: ReadonlySet<ExecutionStep> = new Set(['credit', 'confirm']);
+
+function checkedNote(note: string): string {
+  const text = note.trim();
+  if (!text || text.length > 500)
+    throw new GatewayError('VALIDATION_ERROR', 'note: 1 to 500 characters saying what was checked');
+  return text;
+}
+
+const notHeld = (detail: string) => new GatewayError('REFUND_NOT_HELD', detail);
 
 export interface AttentionCase {
   execution: PaymentExecutionEntity;
@@ -74,9 +95,7 @@ export class AttentionService {
     note: string,
     by: AuditedBy,
   ): Promise<AttentionCase> {
-    const text = note.trim();
-    if (!text || text.length > 500)
-      throw new GatewayError('VALIDATION_ERROR', 'note: 1 to 500 characters saying what was checked');
+    const text = checkedNote(note);
     const execution = await em.findOne(PaymentExecutionEntity, { movementId: sessionId, step: 'attention' });
     if (!execution) throw new GatewayError('MOVEMENT_NOT_FOUND', `${sessionId} has no movement needing attention`);
     const now = new Date();
@@ -111,6 +130,115 @@ export class AttentionService {
     });
     Object.assign(execution, changes);
     return this.caseOf(em, execution);
+  }
+
+  /**
+   * An operator's finding on a refund held at CBS_OUTCOME_UNKNOWN, after checking the cores
+   * (issue 46). CREDITED: the payer has the money; the refund is COMPLETED (refund.completed), its
+   * amount stays refunded, the execution is done, and a rail refund's interbank obligation is
+   * recorded (once). The payer's credit must have been sent (the engine stopped at credit or
+   * confirm): a refund stopped at the merchant's debit never reached the payer (VALIDATION_ERROR).
+   * NOT_CREDITED: the refund FAILS for good with CBS_ERROR (refund.failed) and its amount is free
+   * to refund again, at once; the merchant's debit is then given back by the engine (reversed,
+   * reference `<id>:reversal`, once, when it was seen booked; established by replay or statement
+   * first when it was not known). The finding, the refund's move, its event and the audit entry
+   * commit together. The same finding sent again answers the refund as it is (idempotent);
+   * anything but a held refund is REFUND_NOT_HELD (409).
+   */
+  async settleHeld(
+    em: EntityManager,
+    movementId: string,
+    action: HeldFindingAction,
+    note: string,
+    by: AuditedBy,
+    raced = false,
+  ): Promise<AttentionCase> {
+    const text = checkedNote(note);
+    const finding = FINDINGS[action];
+    const found = await this.heldCase(em, movementId, action);
+    if (!found.held) return found.answer;
+    const { execution, movement } = found.answer;
+    if (finding === 'credited' && !CREDIT_SENT.has(execution.attentionStep ?? 'attention'))
+      throw new GatewayError(
+        'VALIDATION_ERROR',
+        `action: ${movementId} stopped at the merchant's debit, so its credit was never sent: the payer cannot have been credited by it`,
+      );
+    const now = new Date();
+    // Not credited: the merchant's money comes back through the engine (the recovery job resumes the step).
+    const next: ExecutionStep =
+      finding === 'credited'
+        ? 'done'
+        : execution.debitBookedAt
+          ? 'reverse'
+          : execution.attentionStep === 'resolve_debit'
+            ? 'resolve_debit'
+            : 'done';
+    const changes: ExecutionChanges = {
+      step: next,
+      resolution: `${action}: ${text}`,
+      resolvedAt: now,
+      unknownSince: next === 'resolve_debit' ? now : null,
+      replays: 0,
+      leaseUntil: now,
+      updatedAt: now,
+      ...(finding === 'credited' && !execution.creditBookedAt ? { creditBookedAt: now } : {}),
+    };
+    const kind = this.kinds[execution.kind];
+    const moved = await em.transactional(async (tx) => {
+      // One statement: the refund locked while still held, the execution's resolution, the
+      // refund's move with its event and release, a rail credit's obligation; all or nothing.
+      const statement = new OneStatement(tx);
+      statement.lock('held', kind.entity, { id: movementId, status: 'FAILED', failureCode: OUTCOME_UNKNOWN });
+      executions.resolveAttentionIn(statement, movementId, changes, 'held');
+      const update = kind.settleHeldIn!(statement, movement, finding, now, 'step');
+      if (finding === 'credited') recordObligationIn(statement, movement, now, 'moved');
+      if (!(await statement.run()).moved) return undefined;
+      const recorded = {
+        step: { from: 'attention', to: next },
+        resolution: { from: null, to: changes.resolution },
+        status: { from: movement.status, to: update.status ?? movement.status },
+        failure_code: { from: OUTCOME_UNKNOWN, to: update.failureCode ?? null },
+      };
+      audit.record(
+        tx,
+        { actor: by.actor, action: 'attention.resolved', target: movementId, changes: recorded },
+        by.logger,
+      );
+      return update;
+    });
+    // Settled meanwhile by another request: the same finding is answered, another refused.
+    if (!moved) {
+      if (raced) throw notHeld(`${movementId} was resolved meanwhile`);
+      return this.settleHeld(em, movementId, action, note, by, true);
+    }
+    wakeOutboxRelay(em);
+    Object.assign(execution, changes);
+    Object.assign(movement, moved);
+    return { execution, movement };
+  }
+
+  /**
+   * The case of a held refund; `held: false` with the case as it is when the same finding was
+   * recorded before (a retry). Refused: MOVEMENT_NOT_FOUND for an unknown id, REFUND_NOT_HELD for
+   * a movement of another kind, a refund not held, or one settled otherwise.
+   */
+  private async heldCase(
+    em: EntityManager,
+    movementId: string,
+    action: HeldFindingAction,
+  ): Promise<{ held: boolean; answer: AttentionCase }> {
+    const execution = await executions.find(em.fork(), movementId);
+    if (!execution) throw new GatewayError('MOVEMENT_NOT_FOUND', `${movementId} has no movement`);
+    if (!this.kinds[execution.kind].settleHeldIn)
+      throw notHeld(`${movementId} is a ${execution.kind}: ${action} settles a refund held at ${OUTCOME_UNKNOWN}`);
+    const answer = await this.caseOf(em.fork(), execution);
+    if (execution.step === 'attention' && isHeld(answer.movement)) return { held: true, answer };
+    if (execution.resolution?.startsWith(`${action}: `)) return { held: false, answer };
+    throw notHeld(
+      `${movementId} is ${answer.movement.status}${answer.movement.failureCode ? ` (${answer.movement.failureCode})` : ''}` +
+        (execution.resolution ? `, resolved as ${execution.resolution.split(':')[0]}` : '') +
+        `: only a refund held at ${OUTCOME_UNKNOWN} on the attention list takes ${action}`,
+    );
   }
 
   private async caseOf(em: EntityManager, execution: PaymentExecutionEntity): Promise<AttentionCase> {

@@ -6,6 +6,8 @@ export enum MovementResolution {
   RETRY = 'RETRY',
   REFUND_PAYER = 'REFUND_PAYER',
   CLOSE = 'CLOSE',
+  CREDITED = 'CREDITED',
+  NOT_CREDITED = 'NOT_CREDITED',
 }
 
 registerEnumType(MovementResolution, {
@@ -17,6 +19,14 @@ registerEnumType(MovementResolution, {
       description: "The payer's money was taken and not delivered: reverse the debit (once, by its own reference).",
     },
     CLOSE: { description: 'Settled outside the gateway: nothing more to do.' },
+    CREDITED: {
+      description:
+        'A refund held at CBS_OUTCOME_UNKNOWN whose payer the operator found credited: the refund is COMPLETED (refund.completed) and its amount stays refunded. Only once its credit was sent (step credit or confirm).',
+    },
+    NOT_CREDITED: {
+      description:
+        "A refund held at CBS_OUTCOME_UNKNOWN whose payer the operator found not credited: the refund FAILS for good with CBS_ERROR (refund.failed), its amount is free to refund again at once, and the engine gives the merchant's debit back (reversal, once) if it was taken.",
+    },
   },
 });
 

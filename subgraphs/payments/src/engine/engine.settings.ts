@@ -48,6 +48,15 @@ export interface EngineSettings {
   bankRoutingCacheMs: number;
   /** How long an alias's routing is reused: a deactivated alias stays routable at most this long. 0: always ask. */
   aliasRoutingCacheMs: number;
+  /** How long an account's currency, once its core said it, is reused (account-currency/): it does not change. */
+  accountCurrencyCacheMs: number;
+  /** How long "the core could not say" an account's currency is reused, so a core that is down slows nobody for long. */
+  accountCurrencyUnknownMs: number;
+  /**
+   * How long a session's or mandate's creation, or an authorization, waits for an account's
+   * currency before going on without it (its answer, when it comes, is kept for the next ask).
+   */
+  accountCurrencyWaitMs: number;
 }
 
 export const DEFAULT_ENGINE_SETTINGS: EngineSettings = {
@@ -74,6 +83,10 @@ export const DEFAULT_ENGINE_SETTINGS: EngineSettings = {
   // A bank suspension is obeyed by new work within this (API-CONTRACT "Operator controls"); still one call a second per bank at most.
   bankRoutingCacheMs: 1_000,
   aliasRoutingCacheMs: 1_000,
+  accountCurrencyCacheMs: 60 * 60_000,
+  accountCurrencyUnknownMs: 10_000,
+  // Session creation stays fast: a core slower than this is not waited for.
+  accountCurrencyWaitMs: 1_000,
 };
 
 const seconds = z.coerce.number().int().min(1);

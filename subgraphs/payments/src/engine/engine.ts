@@ -3,12 +3,14 @@ import type { BankCorePool } from '@gateway/bank-core-client';
 import type { OneStatement } from '@gateway/db';
 import type { Directory } from '@gateway/federation';
 import type { Logger } from '@gateway/kernel';
+import type { AccountCurrencies } from '../account-currency/account-currency';
 import { holdLease, type HeldLease } from '../lease/lease';
 import type { ExecutionKind, Movement, MovementKinds } from '../movement/movement';
 import type { EngineSettings } from './engine.settings';
 import type { PaymentExecutionEntity } from './execution.entity';
 import { executions } from './execution.repository';
 import { movementOutcome, type MovementOutcome } from './movement-outcome';
+import { CurrencyCheck, type MovementToCheck } from './currency-check';
 import { MovementSettler } from './settle';
 import { STEP_TABLE } from './step-table';
 import { ExecutionSteps } from './steps';
@@ -54,6 +56,7 @@ const MAX_CONCURRENT_RUNS = 64;
 export class PaymentEngine {
   private readonly running = new Map<string, Promise<ExecutionState | null>>();
   private readonly steps: ExecutionSteps;
+  private readonly currencyCheck: CurrencyCheck;
   private stopped = false;
 
   constructor(
@@ -63,14 +66,31 @@ export class PaymentEngine {
     private readonly logger: Logger,
     /** How each kind of movement is read and moved (its owner's one writer). */
     private readonly kinds: MovementKinds,
+    /** What accounts are held in (the pre-debit check). */
+    currencies: AccountCurrencies,
   ) {
+    this.currencyCheck = new CurrencyCheck(directory, currencies);
     this.steps = new ExecutionSteps(
       new MovementSettler(directory, cores, settings, logger),
       settings,
       logger,
       kinds,
       () => this.stopped,
+      this.currencyCheck,
     );
+  }
+
+  /**
+   * The pre-debit check, asked before a movement is started while nothing is written yet
+   * (checkout before its claim, a charge before it exists): 422 CURRENCY_MISMATCH when the
+   * payer's or the payee's account is held in another currency than the movement's, so a session
+   * stays PENDING (the payer may pay from another account) and a mandate's period stays
+   * chargeable. Unknown passes. The debit step asks again (cached) before the first debit of a
+   * movement, so one started without asking (a payment order) is refused before its debit too.
+   */
+  async assertCurrencies(movement: MovementToCheck, requestId?: string): Promise<void> {
+    const refused = await this.currencyCheck.refusal(movement, requestId);
+    if (refused) throw refused;
   }
 
   /**
@@ -94,6 +114,7 @@ export class PaymentEngine {
       now,
     );
     executions.insertIn(statement, execution, when);
+    this.steps.debitNotSent(execution);
     return { movementId: start.movementId, execution };
   }
 

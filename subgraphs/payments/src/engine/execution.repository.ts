@@ -170,6 +170,17 @@ export class ExecutionRepository {
   async resolveAttention(em: EntityManager, movementId: string, changes: ExecutionChanges): Promise<boolean> {
     return (await em.nativeUpdate(PaymentExecutionEntity, { movementId, step: 'attention' }, changes)) > 0;
   }
+
+  /** resolveAttention as part `step` of the caller's OneStatement, written only if part `when` changed a row. */
+  resolveAttentionIn(statement: OneStatement, movementId: string, changes: ExecutionChanges, when: string): void {
+    statement.update<PaymentExecutionEntity>(
+      'step',
+      PaymentExecutionEntity,
+      { movementId, step: 'attention' },
+      changes,
+      when,
+    );
+  }
 }
 
 /** Stateless: one for everyone. */

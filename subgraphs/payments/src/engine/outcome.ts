@@ -14,13 +14,21 @@ export type CallOutcome<T> =
 
 const NOT_SENT: ReadonlySet<ErrorCode> = new Set(['BANK_NOT_PARTICIPATING', 'BANK_NOT_REGISTERED', 'VALIDATION_ERROR']);
 
+/**
+ * A core's refusal code that says the account is held in another currency (CURRENCY_MISMATCH,
+ * INVALID_CURRENCY, WRONG_CURRENCY, …): the movement's answer is 422 CURRENCY_MISMATCH, not a
+ * core error (the spec's table has no code for it, so a core's own spelling is read).
+ */
+const CURRENCY_REFUSAL = /CURRENCY/i;
+
 export async function outcomeOf<T>(call: () => Promise<T>, logger: Logger): Promise<CallOutcome<T>> {
   try {
     return { ok: true, value: await call() };
   } catch (error) {
     if (error instanceof BankCoreError) {
       const kind = error.reason === 'rejected' || error.reason === 'client_error' ? 'refused' : 'unknown';
-      return { ok: false, kind, code: error.code, detail: error.detail };
+      const currency = kind === 'refused' && CURRENCY_REFUSAL.test(error.coreCode ?? '');
+      return { ok: false, kind, code: currency ? 'CURRENCY_MISMATCH' : error.code, detail: error.detail };
     }
     if (error instanceof GatewayError) {
       return {

@@ -10,6 +10,7 @@ import { payeeCredit, payerDebit, payerReversal } from './core-calls';
 import type { EngineSettings } from './engine.settings';
 import type { ExecutionStep, PaymentExecutionEntity } from './execution.entity';
 import { executions } from './execution.repository';
+import type { CurrencyCheck } from './currency-check';
 import type { MovementSettler, Settled } from './settle';
 import { assertStepMove, STEP_TABLE } from './step-table';
 
@@ -33,6 +34,8 @@ interface Unrecorded {
 export class ExecutionSteps {
   /** Per run's execution: a settled step recorded with the next one (a same-bank debit with its credit). */
   private readonly unrecorded = new WeakMap<PaymentExecutionEntity, Unrecorded>();
+  /** Executions this process started whose debit no call has carried yet (see debitNotSent). */
+  private readonly notSent = new WeakSet<PaymentExecutionEntity>();
 
   constructor(
     private readonly settler: MovementSettler,
@@ -41,7 +44,18 @@ export class ExecutionSteps {
     private readonly kinds: MovementKinds,
     /** After the engine stops no step records anything: like a killed process, the lease lets another one resume. */
     private readonly stopped: () => boolean,
+    private readonly currencyCheck: CurrencyCheck,
   ) {}
+
+  /**
+   * A new execution (PaymentEngine.startIn): before its first debit is sent, the payer's and the
+   * payee's accounts are checked against the movement's currency (currency-check.ts). Only then:
+   * a resumed execution (recovery, a retry) may have reached the core already, and only the
+   * core's books may answer for that debit.
+   */
+  debitNotSent(execution: PaymentExecutionEntity): void {
+    this.notSent.add(execution);
+  }
 
   /** Runs the execution's current step once. */
   step(em: EntityManager, movement: Movement, execution: PaymentExecutionEntity): Promise<Next> {
@@ -63,6 +77,19 @@ export class ExecutionSteps {
 
   /** Takes the money from the payer; cross bank, the movement then awaits the rail (SETTLEMENT_PENDING). */
   private async debit(em: EntityManager, movement: Movement, execution: PaymentExecutionEntity): Promise<Next> {
+    if (this.notSent.delete(execution)) {
+      const refused = await this.currencyRefusal(movement, execution);
+      // Nothing was sent: the movement FAILS as on a refused debit, with the mismatch as its reason.
+      if (refused)
+        return this.record(
+          em,
+          movement,
+          execution,
+          'debit',
+          { step: 'done', lastError: refused.detail },
+          { trigger: 'core_failure', changes: failure(refused.code, refused.detail) },
+        );
+    }
     const settled = await this.settler.settle(payerDebit(movement, execution), execution);
     if (settled.kind === 'booked') {
       const debited = { ...known(), ...booked('debit', settled.movement) };
@@ -378,6 +405,21 @@ export class ExecutionSteps {
     if (!carried) return { from, changes };
     this.unrecorded.delete(execution);
     return { from: carried.step, changes: { ...carried.changes, ...changes } };
+  }
+
+  /** The pre-debit check (currency-check.ts): its starter's answer (cached), or a first one for a movement started without it. */
+  private currencyRefusal(movement: Movement, execution: PaymentExecutionEntity) {
+    if (!movement.debtorBank) return Promise.resolve(null);
+    return this.currencyCheck.refusal(
+      {
+        kind: execution.kind,
+        livemode: movement.livemode,
+        currency: movement.currency,
+        payer: { bank: movement.debtorBank, iban: execution.debtorIban, name: execution.payerValue },
+        payee: { bank: movement.creditorBank, iban: movement.creditorIban, name: movement.creditorIban },
+      },
+      execution.requestId ?? undefined,
+    );
   }
 
   private later(ms: number): Date {

@@ -4,7 +4,7 @@ import { Field, InputType } from 'type-graphql';
 
 @InputType({ description: 'Which webhook deliveries a list keeps (all given filters at once).' })
 export class WebhookDeliveryFilter {
-  @Field(() => String, { nullable: true, description: 'PENDING, DELIVERED or FAILED.' })
+  @Field(() => String, { nullable: true, description: 'PENDING, HELD, DELIVERED or FAILED.' })
   status?: string | null;
 
   @Field(() => String, { nullable: true, description: 'Taken in at or after this ISO 8601 time (inclusive).' })

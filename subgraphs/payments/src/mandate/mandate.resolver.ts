@@ -34,6 +34,7 @@ import { otpAttemptsLeft } from '../payer-otp/payer-otp';
 const ERRORS_CHARGE =
   'Errors: MANDATE_NOT_FOUND, MANDATE_NOT_ACTIVE (not ACTIVE: pending, cancelled or failed), MANDATE_LIMIT_EXCEEDED (above the amount, or the period already charged: by a charge not FAILED, or FAILED with CBS_OUTCOME_UNKNOWN until an operator has had the money given back), ' +
   "MANDATE_NOT_STARTED (before startDate), BANK_NOT_PARTICIPATING (the customer's or the merchant's bank suspended: nothing is charged and the period stays chargeable), " +
+  "CURRENCY_MISMATCH (the customer's account or the settlement_iban is held in another currency: nothing is charged), " +
   'VALIDATION_ERROR, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE.';
 
 export function createMandateResolver(service: MandateService) {
@@ -43,7 +44,8 @@ export function createMandateResolver(service: MandateService) {
       description:
         'Creates a mandate PENDING_CONFIRMATION (the merchant key; POST /recurring/mandates): the customer alias is resolved now; the merchant needs a settlement_iban. ' +
         'The customer confirms at confirmUrl. With an idempotencyKey the same request within 24 hours answers the same mandate. ' +
-        'Errors: VALIDATION_ERROR (settlement_iban when the merchant has none), ALIAS_NOT_FOUND, ALIAS_INACTIVE, BANK_NOT_PARTICIPATING, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE.',
+        'Errors: VALIDATION_ERROR (settlement_iban when the merchant has none), ALIAS_NOT_FOUND, ALIAS_INACTIVE, BANK_NOT_PARTICIPATING, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, ' +
+        "CURRENCY_MISMATCH (the customer's account or the settlement_iban is held in another currency; nothing is written).",
     })
     async createMandate(
       @Arg('input', { description: 'The mandate.' }) input: CreateMandateInput,
@@ -114,6 +116,7 @@ export function createMandateResolver(service: MandateService) {
         customerAlias: mandate.customerAlias,
         customerBank: bankReference(mandate.customerBank),
         otpAttemptsLeft: mandate.status === 'PENDING_CONFIRMATION' ? otpAttemptsLeft(mandate.otpFailures) : 0,
+        livemode: mandate.livemode,
       };
     }
 

@@ -15,6 +15,7 @@ import {
   type Logger,
   type World,
 } from '@gateway/kernel';
+import type { AccountCurrencies } from '../account-currency/account-currency';
 import type { PaymentEngine, StartedMovement } from '../engine/engine';
 import type { OtpRefusals, PayerOtp } from '../payer-otp/payer-otp';
 import { idempotency } from '../idempotency/idempotency.service';
@@ -91,12 +92,14 @@ export class MandateService {
     private readonly payerOtp: PayerOtp,
     private readonly engine: PaymentEngine,
     private readonly logger: Logger,
+    private readonly currencies: AccountCurrencies,
   ) {}
 
   /**
    * PENDING_CONFIRMATION, with the customer's alias resolved and their bank taking part; the
-   * merchant needs a settlement_iban (where charges go). With an Idempotency-Key the same request
-   * answers the same mandate.
+   * merchant needs a settlement_iban (where charges go). Both accounts are known now, so a
+   * mandate in another currency than either is refused (422 CURRENCY_MISMATCH): it could never be
+   * charged. With an Idempotency-Key the same request answers the same mandate.
    */
   async create(
     em: EntityManager,
@@ -126,7 +129,14 @@ export class MandateService {
       const livemode = merchant.mode === 'live';
       const customer = await this.resolveCustomer(request, worldOf({ livemode }), requestId);
       // Where its charges are paid must take new work too (a suspended bank: BANK_NOT_PARTICIPATING).
-      await merchantSettlementAccount(em, this.directory, merchantId, 'charges are paid into it', requestId);
+      const payee = await merchantSettlementAccount(
+        em,
+        this.directory,
+        merchantId,
+        'charges are paid into it',
+        requestId,
+      );
+      await this.assertCurrency(request.currency as Currency, livemode, customer, payee, requestId);
       return await em.fork().transactional(async (tx) => {
         const id = newId('mandate');
         const mandate = createMandate(
@@ -423,7 +433,18 @@ export class MandateService {
       'charges are paid into it',
       requestId,
     );
-    await this.customerBank(mandate.customerBank, requestId);
+    const customerBank = await this.customerBank(mandate.customerBank, requestId);
+    // The engine's pre-debit check, before anything is written: the period stays chargeable.
+    await this.engine.assertCurrencies(
+      {
+        kind: 'mandate_charge',
+        livemode: mandate.livemode,
+        currency: mandate.currency,
+        payer: { bank: customerBank, iban: mandate.customerIban, name: mandate.customerAlias },
+        payee: { bank: creditor.bank, iban: creditor.iban, name: settlementAccountName(creditor.iban) },
+      },
+      requestId,
+    );
     const chargeId = newId('charge');
     const now = new Date();
     const started = await em.fork().transactional(async (tx) => {
@@ -510,8 +531,32 @@ export class MandateService {
       });
     if (customer.status !== 'ACTIVE')
       throw new GatewayError('ALIAS_INACTIVE', `alias ${customer.handle} is deactivated`);
-    await this.customerBank(customer.bankHandle, requestId);
-    return customer;
+    return { ...customer, bank: await this.customerBank(customer.bankHandle, requestId) };
+  }
+
+  /** A mandate's currency against both accounts, asked at once; the payee's refusal first (the customer can change nothing). */
+  private async assertCurrency(
+    currency: Currency,
+    livemode: boolean,
+    customer: { iban: string; bank: BankRouting; handle: string },
+    payee: { iban: string; bank: BankRouting },
+    requestId?: string,
+  ): Promise<void> {
+    const priced = { what: 'mandate', currency };
+    const refusals = await Promise.all([
+      this.currencies.refusal(
+        { bank: payee.bank, iban: payee.iban, livemode, role: 'payee', name: settlementAccountName(payee.iban) },
+        priced,
+        requestId,
+      ),
+      this.currencies.refusal(
+        { bank: customer.bank, iban: customer.iban, livemode, role: 'payer', name: customer.handle },
+        priced,
+        requestId,
+      ),
+    ]);
+    const refused = refusals.find((refusal) => refusal !== null);
+    if (refused) throw refused;
   }
 
   /** The customer's bank, taking new work (ACTIVE): else BANK_NOT_PARTICIPATING. */
@@ -523,6 +568,9 @@ export class MandateService {
     });
   }
 }
+
+/** How a currency refusal names the merchant's account. */
+const settlementAccountName = (iban: string): string => `${iban} (the merchant's settlement_iban)`;
 
 /** A wrong OTP is counted on the mandate; the last one FAILS it. */
 const otpRefusals = (mandate: MandateEntity): OtpRefusals => ({

@@ -316,6 +316,12 @@ export class MandateConfirmationView {
 
   @Field(() => GraphQLSafeInt, { description: 'Wrong OTPs the customer may still enter before the mandate fails.' })
   otpAttemptsLeft!: number;
+
+  @Field({
+    description:
+      "false for a test mandate (a test merchant's): its charges move no real money, and the page says so with a TEST badge.",
+  })
+  livemode!: boolean;
 }
 
 @ObjectType({ description: "The customer's confirmation, answered." })

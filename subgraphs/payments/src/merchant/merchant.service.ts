@@ -11,7 +11,7 @@ import type { RegisterMerchantInput, UpdateMerchantInput } from './merchant.inpu
 export interface PaymentsSettings {
   platformSecret: string;
   production: boolean;
-  /** WEBHOOK_PRIVATE_TARGETS: a webhook_url may name a private address in production too. */
+  /** PRIVATE_TARGETS: a webhook_url may name a loopback, private or link-local address. */
   webhookPrivateTargets?: boolean;
 }
 

@@ -43,7 +43,8 @@ describe('payments subgraph: merchants', () => {
 
   beforeAll(async () => {
     db = await openTestDatabase();
-    service = await start({ db, platformSecret: TEST_PLATFORM_SECRET, production: false });
+    // Development with receivers on loopback (PRIVATE_TARGETS on); production with the default (off).
+    service = await start({ db, platformSecret: TEST_PLATFORM_SECRET, production: false, webhookPrivateTargets: true });
     production = await start({ db, platformSecret: TEST_PLATFORM_SECRET, production: true });
     client = subgraphClient(service.graphqlUrl, TEST_PLATFORM_SECRET);
     productionClient = subgraphClient(production.graphqlUrl, TEST_PLATFORM_SECRET);

@@ -1,4 +1,4 @@
-import { z } from '@gateway/kernel';
+import { isReservedKey, reservedKeyProblem, z } from '@gateway/kernel';
 
 /**
  * Metadata: the merchant's own key-value pairs on a session, mandate, charge or refund (its order
@@ -18,9 +18,14 @@ export interface MetadataPatch {
   remove: string[];
 }
 
-/** Why a key is refused, or null. Brackets are refused so every key can be written as metadata[key] in a query string. */
+/**
+ * Why a key is refused, or null. Brackets are refused so every key can be written as metadata[key]
+ * in a query string; `__proto__`, `constructor` and `prototype` because an object would take the
+ * first as its prototype (the key vanished silently) and all three are prototype pollution.
+ */
 export function metadataKeyProblem(key: string): string | null {
   if (key.length === 0) return 'a key must not be empty';
+  if (isReservedKey(key)) return reservedKeyProblem(key);
   if (key.length > METADATA_KEY_MAX) return `key "${key.slice(0, 50)}" is longer than ${METADATA_KEY_MAX} characters`;
   // eslint-disable-next-line no-control-regex
   if (/[[\]\u0000-\u001f\u007f]/.test(key)) return `key "${key}" must not hold brackets or control characters`;

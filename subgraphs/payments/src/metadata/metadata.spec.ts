@@ -1,5 +1,5 @@
 import { GatewayError, parseInput } from '@gateway/kernel';
-import { initialMetadataRule, METADATA_MAX_KEYS, updateMetadataRules } from './metadata.rules';
+import { initialMetadataRule, METADATA_MAX_KEYS, metadataFilterRule, updateMetadataRules } from './metadata.rules';
 import { keysAfter } from './metadata.sql';
 import { toMetadataEntries } from './metadata.type';
 
@@ -28,6 +28,22 @@ describe('metadata rules', () => {
     expect(refusal(create({ '': 'v' }))).toBe('metadata: a key must not be empty');
     expect(refusal(create({ 'a\nb': 'v' }))).toMatch(/must not hold brackets or control characters/);
     expect(refusal(create({ ['k'.repeat(40)]: 'v'.repeat(500) }))).toBe('accepted');
+  });
+
+  it('refuses the reserved keys __proto__, constructor and prototype by name, at creation, in a PATCH and a filter (issue 46)', () => {
+    const create = (entry: { key: string; value: string }) => () =>
+      parseInput(updateMetadataRules.pick({}).extend({ metadata: initialMetadataRule }), { metadata: [entry] });
+    for (const key of ['__proto__', 'constructor', 'prototype']) {
+      const named = `metadata: key "${key}" is reserved (__proto__, constructor and prototype are never accepted)`;
+      // Before: __proto__ was the object's prototype when assigned, so the key vanished and the call succeeded.
+      expect(refusal(create({ key, value: 'x' }))).toBe(named);
+      expect(refusal(() => parseInput(updateMetadataRules, { metadata: [{ key, value: 'x' }] }))).toBe(named);
+      expect(refusal(() => parseInput(metadataFilterRule, { key, value: 'x' }))).toBe(
+        named.replace('metadata', 'body'),
+      );
+    }
+    expect(refusal(create({ key: 'Constructor', value: 'x' }))).toBe('accepted');
+    expect(refusal(create({ key: 'proto', value: 'x' }))).toBe('accepted');
   });
 
   it('turns a PATCH into keys to set and keys to remove, refusing a key given twice', () => {

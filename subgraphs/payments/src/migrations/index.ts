@@ -22,6 +22,7 @@ import { Migration20261220000100_webhook_endpoints } from './Migration2026122000
 import { Migration20261220000200_metadata } from './Migration20261220000200_metadata';
 import { Migration20261220000300_report_indexes } from './Migration20261220000300_report_indexes';
 import { Migration20261221000100_delivery_retention } from './Migration20261221000100_delivery_retention';
+import { Migration20261228000100_webhook_held_and_replays } from './Migration20261228000100_webhook_held_and_replays';
 
 /** Committed migrations of the payments schema, in order. */
 export const migrations: MigrationObject[] = [
@@ -54,4 +55,8 @@ export const migrations: MigrationObject[] = [
   { name: 'Migration20261220000200_metadata', class: Migration20261220000200_metadata },
   { name: 'Migration20261220000300_report_indexes', class: Migration20261220000300_report_indexes },
   { name: 'Migration20261221000100_delivery_retention', class: Migration20261221000100_delivery_retention },
+  {
+    name: 'Migration20261228000100_webhook_held_and_replays',
+    class: Migration20261228000100_webhook_held_and_replays,
+  },
 ];

@@ -9,6 +9,10 @@ import type { Movement } from './movement';
  */
 export const OUTCOME_UNKNOWN = 'CBS_OUTCOME_UNKNOWN';
 
+/** A movement held at an unknown outcome: FAILED for its requester, its money not yet settled. */
+export const isHeld = (movement: Pick<Movement, 'status' | 'failureCode'>): boolean =>
+  movement.status === 'FAILED' && movement.failureCode === OUTCOME_UNKNOWN;
+
 /**
  * A movement FAILED with CBS_OUTCOME_UNKNOWN whose payer the engine has since found whole (the
  * reversal an operator asked for is booked, or the debit turns out never booked): its outcome is

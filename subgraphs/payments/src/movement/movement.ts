@@ -78,7 +78,21 @@ export interface MovementKind<M extends Movement = Movement> {
    * while an operator checks needs it: a refund keeps its amount taken (refund.moves.ts).
    */
   payerWholeIn?(statement: OneStatement, movement: M, now: Date, when: string): Partial<M> | undefined;
+  /**
+   * An operator's finding on a movement held at CBS_OUTCOME_UNKNOWN (the attention list's
+   * CREDITED / NOT_CREDITED), as parts of the caller's OneStatement written only if part `when`
+   * changed a row, and only while the movement is still held: its owner's move (`moved`) with its
+   * event, and whatever it held released. Answers the changes to apply to `movement`. Only a kind
+   * that holds something while an operator checks has it: a refund (refund.moves.ts).
+   */
+  settleHeldIn?(statement: OneStatement, movement: M, finding: HeldFinding, now: Date, when: string): Partial<M>;
 }
+
+/**
+ * What an operator found at the cores about a movement held at CBS_OUTCOME_UNKNOWN (issue 46):
+ * the payee was credited by it, or was not. The attention list's CREDITED / NOT_CREDITED.
+ */
+export type HeldFinding = 'credited' | 'not_credited';
 
 export type MovementKinds = Record<ExecutionKind, MovementKind>;
 

@@ -3,8 +3,8 @@ import type { OneStatement } from '@gateway/db';
 import { recordEventIn } from '@gateway/events';
 import type { MetadataPatch } from '../metadata/metadata.rules';
 import { mergeMetadata } from '../metadata/metadata.sql';
-import { establishOutcomeIn } from '../movement/held-outcome';
-import type { MovementKind } from '../movement/movement';
+import { establishOutcomeIn, isHeld, OUTCOME_UNKNOWN } from '../movement/held-outcome';
+import type { HeldFinding, MovementKind } from '../movement/movement';
 import { releaseRefundIn, reserveRefundIn } from '../session/session.moves';
 import { RefundEntity } from './refund.entity';
 import {
@@ -129,6 +129,49 @@ export function releaseHeldRefundIn(
   return update;
 }
 
+/**
+ * An operator's finding on a refund held at CBS_OUTCOME_UNKNOWN, after checking the cores, as
+ * parts of the caller's OneStatement (the attention list's resolution): `moved`, written only if
+ * part `when` changed a row and only while the refund is still held, and its event `moved_event`.
+ * `credited`: the payer has the money, the refund is COMPLETED (refund.completed) and its amount
+ * stays refunded. `not_credited`: the refund is FAILED for good with CBS_ERROR (refund.failed, the
+ * final answer) and, in the same statement (part `released`), its amount is again left to refund.
+ * Answers the columns to apply once part `moved` changed the row.
+ */
+export function settleHeldRefundIn(
+  statement: OneStatement,
+  refund: RefundEntity,
+  finding: HeldFinding,
+  now: Date,
+  when: string,
+): Partial<RefundEntity> {
+  if (!isHeld(refund)) throw new Error(`refund ${refund.id} is not held at ${OUTCOME_UNKNOWN}`);
+  const trigger = finding === 'credited' ? 'found_credited' : 'found_not_credited';
+  const move = refundTransitionFor(refund.status, trigger)!;
+  const update: Partial<RefundEntity> = {
+    status: move.to,
+    ...(finding === 'credited'
+      ? { failureCode: null, failureDetail: null }
+      : { failureCode: 'CBS_ERROR', failureDetail: HELD_REFUND_NOT_CREDITED }),
+    updatedAt: now,
+    ...(move.to !== refund.status ? { [REFUND_REACHED_AT[move.to]]: now } : {}),
+  };
+  statement.update(
+    'moved',
+    RefundEntity,
+    { id: refund.id, status: 'FAILED', failureCode: OUTCOME_UNKNOWN },
+    update,
+    when,
+  );
+  const after = Object.assign(new RefundEntity(), refund, update);
+  recordEventIn(statement, 'moved_event', refundEvent(move.event!, after), now, 'moved');
+  if (move.to === 'FAILED') releaseRefundIn(statement, 'released', after, now, 'moved');
+  return update;
+}
+
+const HELD_REFUND_NOT_CREDITED =
+  "an operator checked the bank cores: the payer was not credited; the merchant's debit, if booked, is given back";
+
 const HELD_REFUND_RELEASED =
   "the bank cores' outcome was established after an operator's check: the payer was not credited " +
   "and the merchant's account was not debited or was given the money back";
@@ -165,4 +208,5 @@ export const refundMovements: MovementKind<RefundEntity> = {
     moveRefundIn(statement, refund, trigger, now, failure ?? {}, when),
   isFinal: (refund) => FINAL_REFUND_STATUSES.has(refund.status),
   payerWholeIn: releaseHeldRefundIn,
+  settleHeldIn: settleHeldRefundIn,
 };

@@ -18,6 +18,8 @@ const TRIGGERS: RefundTrigger[] = [
   'credit_confirmed',
   'credit_evidenced',
   'core_failure',
+  'found_credited',
+  'found_not_credited',
 ];
 
 describe('refund transition table', () => {
@@ -30,12 +32,15 @@ describe('refund transition table', () => {
     ['SETTLEMENT_PENDING', 'credit_confirmed', 'COMPLETED', 'refund.completed'],
     ['SETTLEMENT_PENDING', 'credit_evidenced', 'COMPLETED', 'refund.completed'],
     ['SETTLEMENT_PENDING', 'core_failure', 'FAILED', 'refund.failed'],
+    // An operator's finding on a refund held at CBS_OUTCOME_UNKNOWN (issue 46): the final answer.
+    ['FAILED', 'found_credited', 'COMPLETED', 'refund.completed'],
+    ['FAILED', 'found_not_credited', 'FAILED', 'refund.failed'],
   ] as const)('%s --%s--> %s with %s', (from, trigger, to, event) => {
     expect(refundTransitionFor(from, trigger)).toEqual({ from, trigger, to, event });
   });
 
-  it('has exactly those rows: every other (status, trigger) pair is refused, and nothing leaves a final status', () => {
-    expect(REFUND_TRANSITIONS).toHaveLength(7);
+  it("has exactly those rows: every other (status, trigger) pair is refused, and only an operator's finding leaves FAILED", () => {
+    expect(REFUND_TRANSITIONS).toHaveLength(9);
     const allowed = new Set(REFUND_TRANSITIONS.map((row) => `${row.from}:${row.trigger}`));
     for (const from of [null, ...REFUND_STATUSES] as Array<RefundStatus | null>)
       for (const trigger of TRIGGERS)
@@ -45,7 +50,7 @@ describe('refund transition table', () => {
           allowed.has(`${from}:${trigger}`),
         ]);
     for (const status of FINAL_REFUND_STATUSES)
-      expect(REFUND_TRANSITIONS.filter((row) => row.from === status)).toEqual([]);
+      expect(REFUND_TRANSITIONS.filter((row) => row.from === status && !row.trigger.startsWith('found_'))).toEqual([]);
   });
 
   it('shows the merchant PROCESSING, COMPLETED or FAILED: the rail wait is PROCESSING', () => {

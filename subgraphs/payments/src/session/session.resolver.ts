@@ -15,7 +15,8 @@ export function createSessionResolver(service: SessionService) {
         "Creates a payment session (the merchant key; POST /payments/sessions). The destination is resolved now, against its bank's limits. " +
         'With an idempotencyKey, the same key and request within 24 hours return the first answer; another request with that key is refused ' +
         '(IDEMPOTENCY_KEY_REUSED), as is one while the first still runs (IDEMPOTENCY_KEY_IN_USE). ' +
-        'Errors: VALIDATION_ERROR, ALIAS_NOT_FOUND, ALIAS_INACTIVE, BANK_NOT_PARTICIPATING, AMOUNT_TOO_LOW, AMOUNT_TOO_HIGH.',
+        'Errors: VALIDATION_ERROR, ALIAS_NOT_FOUND, ALIAS_INACTIVE, BANK_NOT_PARTICIPATING, AMOUNT_TOO_LOW, AMOUNT_TOO_HIGH, ' +
+        "CURRENCY_MISMATCH (the payee's core says the account is held in another currency; nothing is written).",
     })
     async createPaymentSession(
       @Arg('input', { description: "Amount, currency, destination and the merchant's details." })

@@ -44,10 +44,19 @@ describe('payment session request rules', () => {
     expect(problem(false, patch)).toMatch(detail);
   });
 
-  it('requires https URLs and public webhook hosts in production mode only', () => {
+  it('requires https URLs in production mode only, and public webhook hosts in every mode unless PRIVATE_TARGETS', () => {
     expect(
-      problem(false, { redirectUrl: 'http://shop.example/back', webhookUrl: 'http://127.0.0.1:9000/hooks' }),
+      problem(false, { redirectUrl: 'http://shop.example/back', webhookUrl: 'http://hooks.example.com/x' }),
     ).toBeUndefined();
+    expect(problem(false, { webhookUrl: 'http://127.0.0.1:9000/hooks' })).toMatch(
+      /^webhook_url: must point to a public address/,
+    );
+    expect(
+      parseInput(createSessionRules({ production: false, privateTargets: true }), {
+        ...valid,
+        webhookUrl: 'http://127.0.0.1:9000/hooks',
+      }).webhookUrl,
+    ).toBe('http://127.0.0.1:9000/hooks');
     expect(problem(true, { redirectUrl: 'http://shop.example/back' })).toBe('redirect_url: must be an https URL');
     expect(problem(true, { webhookUrl: 'http://hooks.example.com/x' })).toBe('webhook_url: must be an https URL');
     expect(problem(true, { webhookUrl: 'https://10.0.0.1/x' })).toMatch(/^webhook_url: must point to a public address/);

@@ -4,6 +4,7 @@ import { OneStatement } from '@gateway/db';
 import { wakeOutboxRelay } from '@gateway/events';
 import { GatewayError, invalid, newId, parseInput, type Currency, requestHash, worldOf } from '@gateway/kernel';
 import type { AliasRouting, BankRouting, Directory } from '@gateway/federation';
+import type { AccountCurrencies } from '../account-currency/account-currency';
 import { idempotency } from '../idempotency/idempotency.service';
 import { PaymentSessionEntity } from './session.entity';
 import {
@@ -25,7 +26,7 @@ import type { SessionStatus } from './session.transitions';
 
 export interface SessionSettings {
   production: boolean;
-  /** WEBHOOK_PRIVATE_TARGETS: a session's webhook_url may name a private address in production too. */
+  /** PRIVATE_TARGETS: a session's webhook_url may name a loopback, private or link-local address. */
   webhookPrivateTargets: boolean;
   /** Base of checkout_url. */
   publicBaseUrl: string;
@@ -51,12 +52,14 @@ export class SessionService {
   constructor(
     private readonly settings: SessionSettings,
     private readonly directory: Directory,
+    private readonly currencies: AccountCurrencies,
   ) {}
 
   /**
-   * Creates a PENDING session: input checked, destination resolved through the registries and its
-   * bank's limits applied before anything is written; then the session, its payment.initiated
-   * event and the Idempotency-Key's answer in one statement. A refused request writes nothing.
+   * Creates a PENDING session: input checked, destination resolved through the registries, its
+   * bank's limits applied and its account's currency compared before anything is written; then
+   * the session, its payment.initiated event and the Idempotency-Key's answer in one statement.
+   * A refused request writes nothing.
    */
   async create(
     em: EntityManager,
@@ -187,7 +190,11 @@ export class SessionService {
     });
   }
 
-  /** Destination -> IBAN and participating bank, refused with the spec's codes. */
+  /**
+   * Destination -> IBAN and participating bank, refused with the spec's codes; and 422
+   * CURRENCY_MISMATCH when the payee's core says the account is held in another currency (a
+   * currency it cannot tell in time is checked again at authorization, by the core's refusal).
+   */
   private async resolveDestination(
     request: CreateSessionRequest,
     world: { livemode: boolean },
@@ -221,6 +228,12 @@ export class SessionService {
         'AMOUNT_TOO_HIGH',
         `amount: ${request.amount} is above ${bank.handle}'s maximum of ${bank.maxAmount}`,
       );
+    const name = request.destination.type === 'alias' ? request.destination.value : iban;
+    await this.currencies.assertHeldIn(
+      { bank, iban, livemode: world.livemode, role: 'payee', name },
+      { what: 'session', currency: request.currency as Currency },
+      requestId,
+    );
     return { iban, bank };
   }
 

@@ -6,7 +6,7 @@ import { Field, InputType } from 'type-graphql';
 export class CreateWebhookEndpointInput {
   @Field({
     description:
-      'Where its deliveries go: http(s) in development, https in production; loopback and private networks refused unless WEBHOOK_PRIVATE_TARGETS.',
+      'Where its deliveries go: http(s) in development, https in production; loopback and private networks refused unless PRIVATE_TARGETS, cloud metadata and reserved ranges always.',
   })
   url!: string;
 

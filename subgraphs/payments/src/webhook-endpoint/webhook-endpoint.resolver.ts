@@ -6,6 +6,7 @@ import type { WebhookEndpointService } from './webhook-endpoint.service';
 import {
   CreatedWebhookEndpoint,
   WebhookEndpoint,
+  toWebhookReplay,
   WebhookEndpointConnection,
   WebhookReplay,
 } from './webhook-endpoint.type';
@@ -82,7 +83,12 @@ export function createWebhookEndpointResolver(service: WebhookEndpointService, c
 
     @Mutation(() => WebhookReplay, {
       description:
-        "Sends the caller's events of [from, to) to this endpoint again, each with its own event id, in order per session: only those whose delivery to it failed unless onlyFailed is false. 0 for a range with none.",
+        "Sends the caller's events of [from, to) (at most 7 days) to this endpoint again, each with its own event id, in order per session: only those whose delivery to it failed, " +
+        'unless onlyFailed is false: then also those it never had, and those it got already only while the endpoint is new (added in the last 24 hours). ' +
+        'A delivery still on its way (PENDING or HELD) is never queued twice. At most 1,000 events (more: VALIDATION_ERROR naming from; narrow the window); ' +
+        "each event sent costs a point of the owner's replay budget (1,000, refilled at 300 a minute; RATE_LIMITED with Retry-After, nothing queued); " +
+        'one replay of an endpoint at a time (WEBHOOK_REPLAY_IN_PROGRESS while the previous one still has events waiting for their attempt). ' +
+        'The answer says what was left out, and why nothing was sent.',
     })
     async replayWebhookEndpoint(
       @Arg('id', () => ID, { description: 'Endpoint id (we_…).' }) id: string,
@@ -96,9 +102,9 @@ export function createWebhookEndpointResolver(service: WebhookEndpointService, c
       @Ctx() context: SubgraphContext,
     ): Promise<WebhookReplay> {
       const owner = await webhookOwnerOf(context, call);
-      const replayed = await service.replay(context.em, owner, id, { from, to, onlyFailed });
-      context.logger.info({ endpoint: id, replayed }, 'webhook endpoint replay');
-      return { replayed };
+      const outcome = await service.replay(context.em, owner, id, { from, to, onlyFailed });
+      context.logger.info({ endpoint: id, ...outcome }, 'webhook endpoint replay');
+      return toWebhookReplay(outcome);
     }
   }
   return WebhookEndpointResolver;

@@ -51,7 +51,7 @@ describe('webhook endpoint rules', () => {
     ).toMatch(/^enabled_events/);
   });
 
-  it('refuses private networks unless WEBHOOK_PRIVATE_TARGETS, reserved ones always, and http in production', () => {
+  it('refuses private networks unless PRIVATE_TARGETS, reserved ones always, and http in production', () => {
     for (const url of [
       'http://127.0.0.1:8080/hook',
       'http://10.1.2.3/hook',
@@ -96,5 +96,13 @@ describe('webhook endpoint rules', () => {
     expect(
       detailOf(() => parseInput(replayRules, { from: '2026-01-02T00:00:00Z', to: '2026-01-01T00:00:00Z' })),
     ).toMatch(/^to/);
+  });
+
+  it('a replay window is at most 7 days: the 10-year probe is refused naming to', () => {
+    const week = { from: '2026-01-01T00:00:00Z', to: '2026-01-08T00:00:00Z' };
+    expect(parseInput(replayRules, week).to).toEqual(new Date(week.to));
+    const tenYears = { from: '2020-01-01T00:00:00Z', to: '2030-01-01T00:00:00Z', onlyFailed: false };
+    expect(detailOf(() => parseInput(replayRules, tenYears))).toMatch(/^to: must be at most 7 days after from/);
+    expect(detailOf(() => parseInput(replayRules, { ...week, to: '2026-01-08T00:00:00.001Z' }))).toMatch(/^to/);
   });
 });

@@ -1,4 +1,4 @@
-import { mayTarget, webhookUrlRule, z, type WebhookUrlSettings } from '@gateway/kernel';
+import { webhookUrlRule, z, type WebhookUrlSettings } from '@gateway/kernel';
 import { ALL_EVENTS, MERCHANT_EVENT_KINDS, TPP_EVENT_KINDS } from '../webhook/event-kinds';
 import { ENDPOINT_STATUSES } from './webhook-endpoint.entity';
 
@@ -26,19 +26,12 @@ function enabledEventsRule(audience: 'merchant' | 'tpp') {
 }
 
 /**
- * A webhook URL as the merchant's is checked, and more: a literal host the egress policy refuses
- * (loopback, private or link-local unless WEBHOOK_PRIVATE_TARGETS; reserved ranges such as cloud
- * metadata always) is refused at once in every mode, not only in production: a new endpoint has
- * no past registrations to keep working. Names are judged at every delivery on what they resolve to.
+ * A webhook URL as the merchant's is checked (kernel webhookUrlRule): a literal host the egress
+ * policy refuses (loopback, private or link-local unless PRIVATE_TARGETS; reserved ranges such as
+ * cloud metadata always) is refused at once in every mode. Names are judged at every delivery on
+ * what they resolve to.
  */
-const endpointUrlRule = (targets: WebhookUrlSettings) =>
-  webhookUrlRule(targets).superRefine((url, ctx) => {
-    if (URL.canParse(url) && !mayTarget(new URL(url).hostname, targets))
-      ctx.addIssue({
-        code: 'custom',
-        message: 'must point to a public address (not loopback, private, link-local or reserved)',
-      });
-  });
+const endpointUrlRule = (targets: WebhookUrlSettings) => webhookUrlRule(targets);
 
 const description = z.string().trim().max(500, 'must be at most 500 characters');
 
@@ -74,7 +67,10 @@ export function updateEndpointRules(targets: WebhookUrlSettings, audience: 'merc
     .strict();
 }
 
-/** A replay's range: ISO 8601 instants, from inclusive, to exclusive, from before to. */
+/** The longest replay window, to − from (issue 46: a replay is for an incident's days, not the whole log). */
+export const MAX_REPLAY_DAYS = 7;
+
+/** A replay's range: ISO 8601 instants, from inclusive, to exclusive, from before to, at most MAX_REPLAY_DAYS apart. */
 export const replayRules = z
   .object({
     from: z.iso.datetime({ offset: true, error: 'must be an ISO 8601 date-time' }).transform((at) => new Date(at)),
@@ -85,4 +81,14 @@ export const replayRules = z
       .transform((only) => only ?? true),
   })
   .strict()
-  .refine((range) => range.from < range.to, { message: 'must be after from', path: ['to'] });
+  .refine((range) => range.from < range.to, { message: 'must be after from', path: ['to'] })
+  // Judged only on two valid instants (zod runs it after a field's own refusal too).
+  .refine(
+    (range) =>
+      !(range.from instanceof Date && range.to instanceof Date) ||
+      range.to.getTime() - range.from.getTime() <= MAX_REPLAY_DAYS * 86_400_000,
+    {
+      message: `must be at most ${MAX_REPLAY_DAYS} days after from: replay a longer stretch one window at a time`,
+      path: ['to'],
+    },
+  );

@@ -1,7 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { audit, changesBetween, createdWith, SECRET_ISSUED, SECRET_REMOVED, type AuditedBy } from '@gateway/audit';
 import { GatewayError, invalid, newId, newSecret, parseInput, sealSecret } from '@gateway/kernel';
-import { deliveries } from '../webhook/delivery.repository';
 import { isPrimaryEndpointId, MAX_ENDPOINTS, primaryEndpointId } from '../webhook/event-kinds';
 import { endpointAuditFields } from './webhook-endpoint.audit';
 import { WebhookEndpointEntity } from './webhook-endpoint.entity';
@@ -9,6 +8,7 @@ import type { CreateWebhookEndpointInput, UpdateWebhookEndpointInput } from './w
 import { createEndpointRules, replayRules, updateEndpointRules } from './webhook-endpoint.rules';
 import { primaryEndpoint, toWebhookEndpoint, type WebhookEndpoint } from './webhook-endpoint.type';
 import type { WebhookOwner } from './webhook-owner';
+import { NEW_ENDPOINT_HOURS, replayWindow, type ReplayOutcome } from './webhook-replay';
 
 export const MAX_PAGE_SIZE = 100;
 
@@ -19,7 +19,7 @@ const endpointNotFound = (id: string) =>
 export interface EndpointSettings {
   platformSecret: string;
   production: boolean;
-  /** WEBHOOK_PRIVATE_TARGETS: an endpoint may name a private address. */
+  /** PRIVATE_TARGETS: an endpoint may name a private address. */
   webhookPrivateTargets: boolean;
 }
 
@@ -178,31 +178,36 @@ export class WebhookEndpointService {
   }
 
   /**
-   * Sends the owner's events of a time range to one endpoint again (each with its own event id, in
-   * order per aggregate): only those whose delivery to it failed, unless `onlyFailed` is false. A
-   * disabled endpoint gets none: 0.
+   * Sends the owner's events of a window (at most MAX_REPLAY_DAYS) to one endpoint again, each
+   * with its own event id, in order per aggregate, within bounds (webhook-replay.ts): those whose
+   * delivery to it FAILED; with `onlyFailed` false also those it never had, and those it got
+   * already only while it is new (added less than NEW_ENDPOINT_HOURS ago). Never one still on its
+   * way. A disabled endpoint gets none. The answer says what was skipped, and why nothing was sent.
    */
   async replay(
     em: EntityManager,
     owner: WebhookOwner,
     id: string,
     input: { from: string; to: string; onlyFailed?: boolean | null },
-  ): Promise<number> {
+  ): Promise<ReplayOutcome> {
     const range = parseInput(replayRules, input);
     const endpoint = await this.find(em, owner, id);
-    if (endpoint.status !== 'ENABLED') return 0;
-    const replayed = await deliveries.replay(
-      em.getKnex(),
-      {
+    if (endpoint.status !== 'ENABLED')
+      return { replayed: 0, events: 0, skippedDelivered: 0, skippedPending: 0, reason: 'ENDPOINT_DISABLED' };
+    const window = {
+      endpoint: {
         id: endpoint.id,
         audienceId: owner.audienceId,
         livemode: owner.livemode,
         enabledEvents: endpoint.enabledEvents,
       },
-      range,
-    );
-    if (replayed > 0) this.wakeDispatcher();
-    return replayed;
+      from: range.from,
+      to: range.to,
+    };
+    const newEndpoint = endpoint.createdAt.getTime() > Date.now() - NEW_ENDPOINT_HOURS * 3_600_000;
+    const outcome = await replayWindow(em, window, { onlyFailed: range.onlyFailed, newEndpoint });
+    if (outcome.replayed > 0) this.wakeDispatcher();
+    return outcome;
   }
 
   private refusePrimary(id: string, why: string): void {

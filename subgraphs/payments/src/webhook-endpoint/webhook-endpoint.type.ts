@@ -1,7 +1,8 @@
-import { Field, ID, Int, ObjectType } from 'type-graphql';
+import { Field, ID, Int, ObjectType, registerEnumType } from 'type-graphql';
 import { PageInfo } from '@gateway/federation';
 import { ALL_EVENTS } from '../webhook/event-kinds';
 import type { WebhookEndpointEntity } from './webhook-endpoint.entity';
+import type { ReplayReason } from './webhook-replay';
 
 @ObjectType('WebhookEndpoint', {
   description:
@@ -45,11 +46,58 @@ export class CreatedWebhookEndpoint {
   secret!: string;
 }
 
-@ObjectType({ description: 'What a replay queued.' })
-export class WebhookReplay {
-  @Field(() => Int, { description: 'How many events are sent again (0 for a range with none).' })
-  replayed!: number;
+export enum WebhookReplayReason {
+  ENDPOINT_DISABLED = 'ENDPOINT_DISABLED',
+  NO_EVENTS = 'NO_EVENTS',
+  NOTHING_FAILED = 'NOTHING_FAILED',
+  ALREADY_SENT = 'ALREADY_SENT',
 }
+registerEnumType(WebhookReplayReason, {
+  name: 'WebhookReplayReason',
+  description: 'Why a replay sent nothing.',
+  valuesConfig: {
+    ENDPOINT_DISABLED: { description: 'The endpoint is disabled: enable it first.' },
+    NO_EVENTS: { description: 'The window holds no event this endpoint takes (its world and event filter).' },
+    NOTHING_FAILED: {
+      description:
+        'Only failed deliveries were asked for, and none of the window failed: each was delivered or is on its way.',
+    },
+    ALREADY_SENT: {
+      description:
+        'Every event of the window was delivered to it or is on its way; a delivered one is sent again only to a new endpoint (added in the last 24 hours).',
+    },
+  },
+});
+
+@ObjectType({ description: 'What a replay queued, what it left out and why.' })
+export class WebhookReplay {
+  @Field(() => Int, { description: 'How many events are sent again (0: see reason).' })
+  replayed!: number;
+
+  @Field(() => Int, { description: 'Events of the window this endpoint takes (its world and event filter).' })
+  events!: number;
+
+  @Field(() => Int, {
+    description:
+      'Delivered to it already and not sent again: only a new endpoint (added in the last 24 hours) asking for all events gets those again.',
+  })
+  skippedDelivered!: number;
+
+  @Field(() => Int, { description: 'Still on their way to it (PENDING or HELD): never queued twice.' })
+  skippedPending!: number;
+
+  @Field(() => WebhookReplayReason, { nullable: true, description: 'Why nothing was sent; null when some were.' })
+  reason!: WebhookReplayReason | null;
+}
+
+/** The replay's outcome as the graph shows it (the reasons are the enum's values). */
+export const toWebhookReplay = (outcome: {
+  replayed: number;
+  events: number;
+  skippedDelivered: number;
+  skippedPending: number;
+  reason: ReplayReason | null;
+}): WebhookReplay => ({ ...outcome, reason: outcome.reason ? WebhookReplayReason[outcome.reason] : null });
 
 @ObjectType({ description: 'One endpoint of a page, with the cursor that continues after it.' })
 export class WebhookEndpointEdge {

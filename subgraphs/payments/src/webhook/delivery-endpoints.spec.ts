@@ -1,3 +1,4 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Database } from '@gateway/db';
 import { newId } from '@gateway/kernel';
 import { deliveries, type ClaimedDelivery, type NewEvent } from './delivery.repository';
@@ -10,6 +11,7 @@ import { openWebhookDatabase } from '../webhook-test-database';
  */
 describe('webhook endpoints in the delivery statements', () => {
   let db: Database;
+  let em: () => EntityManager;
   let closeDatabase: () => Promise<void>;
   const lease = () => new Date(Date.now() + 60_000);
   const claimAll = async () =>
@@ -76,7 +78,7 @@ describe('webhook endpoints in the delivery statements', () => {
     ((await db.knex('payments.webhook_deliveries').where({ id }).first()) as { status: string }).status;
 
   beforeAll(async () => {
-    ({ db, close: closeDatabase } = await openWebhookDatabase());
+    ({ db, em, close: closeDatabase } = await openWebhookDatabase());
   });
   afterAll(async () => {
     await closeDatabase();
@@ -159,34 +161,57 @@ describe('webhook endpoints in the delivery statements', () => {
     expect(seconds.map((row) => row.endpoint_id).sort()).toEqual([alive, onlyRevoked].sort());
   });
 
-  it('replays failed deliveries of a range to one endpoint, or every event it takes, with their event ids; an empty range replays none', async () => {
+  it('requeues failed deliveries of a window to one endpoint, and when asked those it never had and those delivered; never a pending one', async () => {
     const tpp = newId('tpp');
     const failing = await endpoint(tpp, ['*']);
     const from = new Date(Date.now() - 1000);
-    const one = event(tpp, newId('consent'), null);
-    await deliveries.intake(db.knex, 'tpp', one, null);
-    const [claimed] = (await claimAll()).filter((row) => row.endpoint_id === failing);
-    await done(claimed!, 'FAILED');
-    const to = new Date(Date.now() + 1000);
-    const target = { id: failing, audienceId: tpp, livemode: true, enabledEvents: ['*'] };
+    const [one, two, three] = [1, 2, 3].map(() => event(tpp, newId('consent'), null));
+    for (const each of [one!, two!, three!]) await deliveries.intake(db.knex, 'tpp', each, null);
+    const claimed = (await claimAll()).filter((row) => row.endpoint_id === failing);
+    const byEvent = (id: string) => claimed.find((row) => row.event_id === id)!;
+    await done(byEvent(one!.eventId), 'FAILED');
+    await done(byEvent(two!.eventId), 'DELIVERED');
+    await done(byEvent(three!.eventId), 'PENDING', new Date(Date.now() + 60_000));
+    const window = {
+      endpoint: { id: failing, audienceId: tpp, livemode: true, enabledEvents: ['*'] },
+      from,
+      to: new Date(Date.now() + 1000),
+    };
+    const none = { missing: false, delivered: false };
 
-    expect(await deliveries.replay(db.knex, target, { from, to, onlyFailed: true })).toBe(1);
-    expect(await statusOf(claimed!.id)).toBe('PENDING');
-    const [again] = (await claimAll()).filter((row) => row.endpoint_id === failing);
-    expect(again).toMatchObject({ id: claimed!.id, event_id: one.eventId });
-    await done(again!, 'DELIVERED');
-    // Nothing failed any more.
-    expect(await deliveries.replay(db.knex, target, { from, to, onlyFailed: true })).toBe(0);
+    expect(await deliveries.requeue(em(), window, none)).toBe(1);
+    const again = await db
+      .knex('payments.webhook_deliveries')
+      .where({ id: byEvent(one!.eventId).id })
+      .first();
+    expect(again).toMatchObject({ status: 'PENDING', replayed_at: expect.any(Date), event_id: one!.eventId });
+    const [reclaimed] = (await claimAll()).filter((row) => row.endpoint_id === failing);
+    expect(reclaimed).toMatchObject({ id: byEvent(one!.eventId).id });
+    // Its attempt's record clears the replay's mark.
+    await done(reclaimed!, 'DELIVERED');
+    const recorded = await db.knex('payments.webhook_deliveries').where({ id: reclaimed!.id }).first();
+    expect(recorded.replayed_at).toBeNull();
+    // Nothing failed any more; DELIVERED ones only when asked; the PENDING one never.
+    expect(await deliveries.requeue(em(), window, none)).toBe(0);
+    expect(await deliveries.requeue(em(), window, { missing: true, delivered: false })).toBe(0);
+    expect(await deliveries.requeue(em(), window, { missing: false, delivered: true })).toBe(2);
+    expect(await statusOf(byEvent(three!.eventId).id)).toBe('PENDING');
+    const pendingRow = await db
+      .knex('payments.webhook_deliveries')
+      .where({ id: byEvent(three!.eventId).id })
+      .first();
+    expect(pendingRow.replayed_at).toBeNull();
 
-    // An endpoint added afterwards gets the range's events it takes when asked for all of them.
+    // An endpoint added afterwards gets the window's events it takes when asked for those it never had.
     const later = await endpoint(tpp, ['consent.granted']);
-    const laterTarget = { ...target, id: later, enabledEvents: ['consent.granted'] };
-    expect(await deliveries.replay(db.knex, laterTarget, { from, to, onlyFailed: false })).toBe(1);
-    const made = await db.knex('payments.webhook_deliveries').where({ endpoint_id: later });
-    expect(made).toMatchObject([{ event_id: one.eventId, status: 'PENDING', payload: one.payload }]);
-    // A range with no events: none.
-    const past = { from: new Date('2020-01-01T00:00:00Z'), to: new Date('2020-01-02T00:00:00Z'), onlyFailed: false };
-    expect(await deliveries.replay(db.knex, laterTarget, past)).toBe(0);
+    const laterWindow = { ...window, endpoint: { ...window.endpoint, id: later, enabledEvents: ['consent.granted'] } };
+    expect(await deliveries.requeue(em(), laterWindow, { missing: true, delivered: false })).toBe(3);
+    const made = await db.knex('payments.webhook_deliveries').where({ endpoint_id: later }).orderBy('event_id');
+    expect(made.map((row) => row.event_id).sort()).toEqual([one!.eventId, two!.eventId, three!.eventId].sort());
+    expect(made[0]).toMatchObject({ status: 'PENDING', attempts: 0, replayed_at: expect.any(Date) });
+    // A window with no events: none.
+    const past = { ...laterWindow, from: new Date('2020-01-01T00:00:00Z'), to: new Date('2020-01-02T00:00:00Z') };
+    expect(await deliveries.requeue(em(), past, { missing: true, delivered: true })).toBe(0);
   });
 
   it('prunes events past retention in batches, and settled deliveries with their attempts; a pending one stays', async () => {

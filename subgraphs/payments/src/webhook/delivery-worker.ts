@@ -146,7 +146,7 @@ export function startDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWor
       heldBack = true;
       return [];
     }
-    const { claimed, candidates } = await deliveries.claimDue(knex, {
+    const { claimed, candidates, held, released } = await deliveries.claimDue(knex, {
       limit: room,
       candidates: CANDIDATES,
       perAudience,
@@ -154,6 +154,12 @@ export function startDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWor
       leaseUntil: new Date(Date.now() + leaseMs),
     });
     heldBack = candidates > claimed.length;
+    if (held > 0) logger.info({ held }, 'webhook deliveries held: their owner is suspended');
+    if (released > 0) {
+      logger.info({ released }, 'held webhook deliveries released: their owner was resumed');
+      // Due now, claimable by the next statement (this one could not see them PENDING): at once.
+      again = true;
+    }
     return claimed;
   };
 

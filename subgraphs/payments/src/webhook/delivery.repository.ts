@@ -7,70 +7,12 @@ import {
   type RecordedRow,
   type RecordOutcome,
 } from './delivery-recording';
+import type { ClaimedDelivery, IntakenDelivery, IntakeResult, MerchantTarget, NewEvent } from './delivery.types';
 import { WebhookDeliveryEntity } from './webhook-delivery.entity';
 
 export type { AttemptRecord, RecordOutcome } from './delivery-recording';
 
-/** A delivery as the worker holds it while attempting it (the row's own column names). */
-export interface ClaimedDelivery {
-  id: string;
-  event_id: string;
-  /** mer_… or tpp_… */
-  audience_id: string;
-  /** we_…: the endpoint it goes to (the audience's primary, we_mer_…/we_tpp_…, or one of its own). */
-  endpoint_id: string;
-  aggregate_id: string;
-  payload: string;
-  attempts: number;
-  /** The claim's fencing token: the attempt is recorded only while it is still the row's. */
-  lease_token: string;
-}
-
-/** A new event of one audience, a merchant or a TPP, to log and deliver to its endpoints (intake). */
-export interface NewEvent {
-  eventId: string;
-  eventKind: string;
-  audienceId: string;
-  aggregateId: string;
-  /** The event's world: envelope livemode. */
-  livemode: boolean;
-  /** The event's place among its aggregate's events; null for an event without one. */
-  sequence: number | null;
-  payload: string;
-  now: Date;
-  /**
-   * Delivery ids (whd_…) for the primary endpoint and then the others: one per endpoint at most
-   * (MAX_ENDPOINTS + 1); beyond them the statement makes its own.
-   */
-  deliveryIds: string[];
-  /** A TPP's primary endpoint (its webhook_url, asked of open-banking) is set; a merchant's is read in the statement. */
-  primaryUrlSet?: boolean;
-}
-
-/** A merchant's webhook target as stored: the session's URL first, else the merchant's. */
-export interface MerchantTarget {
-  merchant_url: string | null;
-  sealed: string;
-  session_url: string | null;
-}
-
-/** A delivery the intake inserted, with its lease_token when it was taken at once, and its endpoint's target. */
-export type IntakenDelivery = Omit<ClaimedDelivery, 'lease_token'> & {
-  lease_token: string | null;
-  /** The endpoint's URL and sealed secret as read in the statement; null for the primary endpoint (see `target`). */
-  endpoint_url: string | null;
-  endpoint_sealed: string | null;
-};
-
-/** What the intake did with an event for a known audience. */
-export interface IntakeResult {
-  /** The merchant's primary target read in the same statement; null for a TPP (whose target the caller read). */
-  target: MerchantTarget | null;
-  /** Whether the event was logged now (false: a second copy, nothing inserted). */
-  stored: boolean;
-  /** The new deliveries, one per matching endpoint. */
-  deliveries: IntakenDelivery[];
-}
+export type { ClaimedDelivery, IntakenDelivery, IntakeResult, MerchantTarget, NewEvent } from './delivery.types';
 
 const DELIVERIES = 'payments.webhook_deliveries';
 
@@ -79,17 +21,25 @@ export const PREVIOUS_EVENT_WAIT_SECONDS = 5;
 
 const EVENTS = 'payments.webhook_events';
 const ENDPOINTS = 'payments.webhook_endpoints';
+/**
+ * The vault's list of suspended participants (@gateway/vault suspension.ts, written in the owner's
+ * transaction with its status change), read here only: a suspended merchant's or TPP's
+ * deliveries are HELD, and released once it is no longer listed.
+ */
+const SUSPENDED_OWNERS = 'auth.suspended_owners';
+const ownerSuspended = (delivery: string) =>
+  `exists (select 1 from ${SUSPENDED_OWNERS} s where s.owner_id = ${delivery}.audience_id)`;
 
 /**
  * Whether delivery `d` is next in its aggregate's order for its endpoint (API-CONTRACT "Webhook
  * headers": in order per session, whatever the number of dispatchers): no earlier delivery of the
- * aggregate to the same endpoint is still PENDING (sent, retrying or waiting), and the previous
+ * aggregate to the same endpoint is still PENDING (sent, retrying or waiting) or HELD, and the previous
  * event is logged (with its deliveries, in the same statement; one an endpoint's filter left out
  * has none), or is given up on after PREVIOUS_EVENT_WAIT_SECONDS. Only the endpoint and aggregate
  * wait: one dead endpoint holds up its own deliveries of its own sessions, nobody else's.
  */
 const inOrder = (settledInStatement = '') => `not exists (select 1 from ${DELIVERIES} e
-    where e.endpoint_id = d.endpoint_id and e.aggregate_id = d.aggregate_id and e.status = 'PENDING' and e.sequence < d.sequence${settledInStatement})
+    where e.endpoint_id = d.endpoint_id and e.aggregate_id = d.aggregate_id and e.status in ('PENDING', 'HELD') and e.sequence < d.sequence${settledInStatement})
   and (d.sequence is null or d.sequence <= 1 or d.created_at < now() - interval '${PREVIOUS_EVENT_WAIT_SECONDS} seconds'
     or exists (select 1 from ${EVENTS} e where e.aggregate_id = d.aggregate_id and e.sequence = d.sequence - 1))`;
 const IN_ORDER = inOrder();
@@ -106,7 +56,7 @@ const RECORDING = `recording as (select * from jsonb_to_recordset(?::jsonb) as r
     recorded as (
       update ${DELIVERIES} d set status = r.status, attempts = r.attempts, url = r.url, last_status_code = r.status_code,
         last_error = r.error, next_attempt_at = r.next_attempt_at, lease_until = null, lease_token = null,
-        delivered_at = r.delivered_at, updated_at = now()
+        delivered_at = r.delivered_at, replayed_at = null, updated_at = now()
       from recording r where d.id = r.id and d.lease_token = r.token
       returning d.id, d.status, d.endpoint_id, d.aggregate_id),
     recorded_attempts as (
@@ -135,6 +85,23 @@ const MERCHANT_TARGET = `select m.webhook_url as merchant_url, m.webhook_secret_
   from payments.merchants m left join payments.payment_sessions s
     on s.id = coalesce((select r.session_id from payments.refunds r where r.id = ?), ?) where m.id = ?`;
 
+/** A replay's scope: an endpoint of an owner, and the window of event creation times [from, to). */
+export interface ReplayWindow {
+  endpoint: { id: string; audienceId: string; livemode: boolean; enabledEvents: readonly string[] };
+  from: Date;
+  to: Date;
+}
+
+/** The owner's logged events of a replay's window that its endpoint takes (its world and filter): SQL and bindings. */
+export function replayWindowEvents({ endpoint, from, to }: ReplayWindow): { sql: string; bindings: unknown[] } {
+  const filter = JSON.stringify(endpoint.enabledEvents);
+  return {
+    sql: `select v.* from ${EVENTS} v where v.audience_id = ? and v.livemode = ? and v.created_at >= ? and v.created_at < ?
+      and (?::jsonb @> '["*"]'::jsonb or ?::jsonb @> jsonb_build_array(v.kind))`,
+    bindings: [endpoint.audienceId, endpoint.livemode, from, to, filter, filter],
+  };
+}
+
 /**
  * The one writer of payments.webhook_deliveries and payments.webhook_attempts (CONVENTIONS
  * "Data": one owner per table): the dispatcher's intake, the worker's claims and records, and a
@@ -160,7 +127,7 @@ export class DeliveryRepository {
    * when its URL is set, and every ENABLED endpoint of the audience in the event's world whose
    * filter names the event kind (or `*`). Each delivery is taken at once until `leaseUntil` with a
    * new fencing token when given and next in its endpoint's order (IN_ORDER, as a claim checks
-   * it), else left for the worker. For a merchant, the same statement reads the primary target
+   * it), else left for the worker; HELD, neither taken nor due, while the owner is suspended. For a merchant, the same statement reads the primary target
    * (session URL, merchant URL, sealed secret), and logs nothing for an unknown merchant:
    * undefined then. An event is logged even when no endpoint takes it (GET /events).
    */
@@ -215,21 +182,25 @@ export class DeliveryRepository {
          select w.id, w.url, w.secret_sealed, 1 from ${ENDPOINTS} w join i on w.audience_id = i.audience_id and w.livemode = i.livemode
          where w.status = 'ENABLED' and (w.enabled_events @> '["*"]'::jsonb or w.enabled_events @> jsonb_build_array(i.event_kind))),
        numbered as (select x.*, row_number() over (order by x.rank, x.endpoint_id)::integer as n from endpoints x),
+       -- A suspended owner's deliveries are inserted HELD: not taken, not due, released on resume (claimDue).
+       hold as (select ${ownerSuspended('i')} as held from i),
        inserted as (
          insert into ${DELIVERIES} (id, event_id, event_kind, audience_id, endpoint_id, aggregate_id, livemode, sequence, payload, status, attempts,
            next_attempt_at, lease_until, lease_token, created_at, updated_at)
-         select d.id, d.event_id, d.event_kind, d.audience_id, d.endpoint_id, d.aggregate_id, d.livemode, d.sequence, d.payload, 'PENDING', 0,
-           d.created_at, case when c.take then ?::timestamptz end, case when c.take then gen_random_uuid()::text end, d.created_at, d.created_at
+         select d.id, d.event_id, d.event_kind, d.audience_id, d.endpoint_id, d.aggregate_id, d.livemode, d.sequence, d.payload,
+           case when h.held then 'HELD' else 'PENDING' end, 0, case when h.held then null else d.created_at end,
+           case when c.take then ?::timestamptz end, case when c.take then gen_random_uuid()::text end, d.created_at, d.created_at
          from (select coalesce(i.ids ->> (n.n - 1), 'whd_' || substr(md5(gen_random_uuid()::text), 1, 24)) as id, i.event_id, i.event_kind,
                  i.audience_id, n.endpoint_id, i.aggregate_id, i.livemode, i.sequence, i.payload, i.created_at
                from i cross join numbered n cross join event) d
-         cross join lateral (select ?::boolean and ${inOrder(SETTLED_HERE + HELD_HERE)} as take) c
+         cross join hold h
+         cross join lateral (select ?::boolean and not h.held and ${inOrder(SETTLED_HERE + HELD_HERE)} as take) c
          on conflict (event_id, endpoint_id) do nothing
-         returning id, event_id, audience_id, endpoint_id, aggregate_id, payload, attempts, lease_token)
+         returning id, event_id, audience_id, endpoint_id, aggregate_id, payload, attempts, lease_token, status)
        select ${merchant ? 'exists (select 1 from target)' : 'true'} as known, (select count(*) from event)::integer as stored,
          ${merchant ? 't.merchant_url, t.sealed, t.session_url,' : ''}
          d.id, d.event_id, d.audience_id, d.endpoint_id, d.aggregate_id, d.payload, d.attempts, d.lease_token,
-         n.url as endpoint_url, n.sealed as endpoint_sealed, ${RECORDED_OUTCOMES} as recorded
+         d.status = 'HELD' as held, n.url as endpoint_url, n.sealed as endpoint_sealed, ${RECORDED_OUTCOMES} as recorded
        from (select 1) one left join (${merchant ? 'target t' : '(select 1) t'}
          left join (inserted d join numbered n on n.endpoint_id = d.endpoint_id) on true) on true`,
       [
@@ -280,6 +251,11 @@ export class DeliveryRepository {
    * takeover makes the previous owner's token stale). The lease and the order are re-checked
    * under the row lock: of two workers racing for a row, one gets it. `candidates`: how many were
    * due and free (up to `candidates` looked at); more than were taken means some wait for room.
+   *
+   * The same statement holds and releases (issue 46, suspension): a due delivery whose owner is
+   * suspended (auth.suspended_owners) becomes HELD, unattempted and with no retry counted, and
+   * every HELD one whose owner is no longer suspended is PENDING again, due now (`released`: the
+   * next claim takes them, in order: IN_ORDER counts HELD deliveries as not yet sent).
    */
   async claimDue(
     knex: Knex,
@@ -290,11 +266,31 @@ export class DeliveryRepository {
       load: ReadonlyMap<string, number>;
       leaseUntil: Date;
     },
-  ): Promise<{ claimed: ClaimedDelivery[]; candidates: number }> {
+  ): Promise<{ claimed: ClaimedDelivery[]; candidates: number; held: number; released: number }> {
     const { rows } = await knex.raw(
-      `with candidates as (
+      `with recursive held as (
+         -- From the (few) suspended owners to their due deliveries (webhook_deliveries_owner_due_index).
+         update ${DELIVERIES} d set status = 'HELD', next_attempt_at = null, updated_at = now()
+         where d.audience_id in (select s.owner_id from ${SUSPENDED_OWNERS} s)
+           and d.status = 'PENDING' and d.next_attempt_at <= now() and (d.lease_until is null or d.lease_until < now())
+         returning d.id),
+       -- The owners with HELD deliveries, one index probe each (a loose index scan): a long-suspended
+       -- owner's many HELD rows are not read at every claim to find that none may go yet.
+       held_owners as (
+         (select h.audience_id from ${DELIVERIES} h where h.status = 'HELD' order by h.audience_id limit 1)
+         union all
+         select (select h.audience_id from ${DELIVERIES} h where h.status = 'HELD' and h.audience_id > o.audience_id
+                 order by h.audience_id limit 1)
+         from held_owners o where o.audience_id is not null),
+       released as (
+         update ${DELIVERIES} d set status = 'PENDING', next_attempt_at = now(), updated_at = now()
+         where d.status = 'HELD' and d.audience_id in (
+           select o.audience_id from held_owners o where o.audience_id is not null and not ${ownerSuspended('o')})
+         returning d.id),
+       candidates as (
          select d.id, d.audience_id, d.next_attempt_at from ${DELIVERIES} d
          where d.status = 'PENDING' and d.next_attempt_at <= now() and (d.lease_until is null or d.lease_until < now()) and ${IN_ORDER}
+           and not ${ownerSuspended('d')}
          order by d.next_attempt_at, d.id limit ?),
        picked as (
          select r.id from (select c.*, row_number() over (partition by c.audience_id order by c.next_attempt_at, c.id) as nth from candidates c) r
@@ -305,7 +301,8 @@ export class DeliveryRepository {
          from picked p
          where d.id = p.id and d.status = 'PENDING' and (d.lease_until is null or d.lease_until < now()) and ${IN_ORDER}
          returning d.id, d.event_id, d.audience_id, d.endpoint_id, d.aggregate_id, d.payload, d.attempts, d.lease_token)
-       select n.candidates, c.* from (select count(*)::integer as candidates from candidates) n left join claimed c on true`,
+       select n.candidates, (select count(*) from held)::integer as held, (select count(*) from released)::integer as released, c.*
+       from (select count(*)::integer as candidates from candidates) n left join claimed c on true`,
       [
         options.candidates,
         JSON.stringify(Object.fromEntries(options.load)),
@@ -314,10 +311,14 @@ export class DeliveryRepository {
         options.leaseUntil,
       ],
     );
-    const found = rows as Array<{ candidates: number } & ClaimedDelivery>;
+    const found = rows as Array<{ candidates: number; held: number; released: number } & ClaimedDelivery>;
     return {
       candidates: found[0]?.candidates ?? 0,
-      claimed: found.filter((row) => row.id !== null).map(({ candidates: _, ...delivery }) => delivery),
+      held: found[0]?.held ?? 0,
+      released: found[0]?.released ?? 0,
+      claimed: found
+        .filter((row) => row.id !== null)
+        .map(({ candidates: _c, held: _h, released: _r, ...delivery }) => delivery),
     };
   }
 
@@ -348,7 +349,7 @@ export class DeliveryRepository {
     const recorded = await knex.raw(
       `with updated as (
          update ${DELIVERIES} set status = ?, attempts = ?, url = ?, last_status_code = ?, last_error = ?, next_attempt_at = ?,
-           lease_until = null, lease_token = null, delivered_at = ?, updated_at = now()
+           lease_until = null, lease_token = null, delivered_at = ?, replayed_at = null, updated_at = now()
          where id = ? and lease_token = ? returning id, endpoint_id, aggregate_id),
        attempt as (
          insert into ${ATTEMPTS} (delivery_id, number, url, started_at, duration_ms, status_code, error)
@@ -411,57 +412,51 @@ export class DeliveryRepository {
   }
 
   /**
-   * Replay to one endpoint (API-CONTRACT: POST /webhooks/endpoints/{id}/replay), in one
-   * statement: the audience's logged events created in [from, to) that the endpoint takes (its
-   * world and filter) go to it again, each with its own event id, due now. `onlyFailed`: only
-   * those whose delivery to it FAILED; otherwise every one, a delivery made for an event it never
-   * had. Their order per aggregate is the usual one (IN_ORDER): all are PENDING at once, the
-   * earliest of each aggregate goes first. Answers how many were replayed.
+   * A replay's writes (API-CONTRACT: POST /webhooks/endpoints/{id}/replay; the rules and checks are
+   * webhook-endpoint/webhook-replay.ts'), in one statement, in the replay's transaction: of the
+   * window's events (replayWindowEvents), those whose delivery to the endpoint FAILED, and if
+   * `take` says so those it never had (a delivery made) and those DELIVERED to it, go to it again,
+   * each with its own event id, due now and marked `replayed_at` until their attempt is recorded.
+   * A PENDING or HELD delivery is never touched: it is on its way. Their order per aggregate is
+   * the usual one (IN_ORDER). Answers how many were queued.
    */
-  async replay(
-    knex: Knex,
-    endpoint: { id: string; audienceId: string; livemode: boolean; enabledEvents: readonly string[] },
-    range: { from: Date; to: Date; onlyFailed: boolean },
+  async requeue(
+    em: EntityManager,
+    window: ReplayWindow,
+    take: { missing: boolean; delivered: boolean },
   ): Promise<number> {
-    const events = `select v.* from ${EVENTS} v where v.audience_id = ? and v.livemode = ? and v.created_at >= ? and v.created_at < ?
-      and (?::jsonb @> '["*"]'::jsonb or ?::jsonb @> jsonb_build_array(v.kind))`;
-    const filter = JSON.stringify(endpoint.enabledEvents);
-    const eventBindings = [endpoint.audienceId, endpoint.livemode, range.from, range.to, filter, filter];
-    const { rows } = range.onlyFailed
-      ? await knex.raw(
-          `with replayed as (
-             update ${DELIVERIES} d set status = 'PENDING', next_attempt_at = now(), lease_until = null, lease_token = null, updated_at = now()
-             where d.endpoint_id = ? and d.status = 'FAILED' and d.event_id in (select id from (${events}) v)
-             returning d.id)
-           select count(*)::integer as replayed from replayed`,
-          [endpoint.id, ...eventBindings],
-        )
-      : await knex.raw(
-          `with replayed as (
-             insert into ${DELIVERIES} (id, event_id, event_kind, audience_id, endpoint_id, aggregate_id, livemode, sequence, payload, status,
-               attempts, next_attempt_at, created_at, updated_at)
-             select 'whd_' || substr(md5(gen_random_uuid()::text), 1, 24), v.id, v.kind, v.audience_id, ?, v.aggregate_id, v.livemode,
-               v.sequence, v.payload, 'PENDING', 0, now(), now(), now()
-             from (${events}) v
-             on conflict (event_id, endpoint_id) do update set status = 'PENDING', next_attempt_at = now(), lease_until = null,
-               lease_token = null, updated_at = now()
-             returning id)
-           select count(*)::integer as replayed from replayed`,
-          [endpoint.id, ...eventBindings],
-        );
-    return (rows[0] as { replayed: number }).replayed;
+    const events = replayWindowEvents(window);
+    const rows: Array<{ replayed: number }> = await em.execute(
+      `with v as (${events.sql}),
+       reset as (
+         update ${DELIVERIES} d set status = 'PENDING', next_attempt_at = now(), lease_until = null, lease_token = null,
+           replayed_at = now(), updated_at = now()
+         where d.endpoint_id = ? and d.event_id in (select id from v) and (d.status = 'FAILED' or (?::boolean and d.status = 'DELIVERED'))
+         returning d.id),
+       made as (
+         insert into ${DELIVERIES} (id, event_id, event_kind, audience_id, endpoint_id, aggregate_id, livemode, sequence, payload, status,
+           attempts, next_attempt_at, replayed_at, created_at, updated_at)
+         select 'whd_' || substr(md5(gen_random_uuid()::text), 1, 24), v.id, v.kind, v.audience_id, ?, v.aggregate_id, v.livemode,
+           v.sequence, v.payload, 'PENDING', 0, now(), now(), now(), now()
+         from v where ?::boolean
+         on conflict (event_id, endpoint_id) do nothing
+         returning id)
+       select ((select count(*) from reset) + (select count(*) from made))::integer as replayed`,
+      [...events.bindings, window.endpoint.id, take.delivered, window.endpoint.id, take.missing],
+    );
+    return rows[0]!.replayed;
   }
 
   /**
    * The 30-day retention, at most `batch` of each at a time: logged events created before
    * `before`, and deliveries created before it that are settled (DELIVERED or FAILED), with their
-   * attempts (on delete cascade). A delivery still PENDING is left to finish; it goes once settled.
+   * attempts (on delete cascade). A delivery still PENDING or HELD is left to finish; it goes once settled.
    */
   async pruneLog(knex: Knex, before: Date, batch: number): Promise<{ events: number; deliveries: number }> {
     const { rows } = await knex.raw(
       `with events as (delete from ${EVENTS} where id in (select id from ${EVENTS} where created_at < ? limit ?) returning id),
          deliveries as (delete from ${DELIVERIES} where id in (
-           select id from ${DELIVERIES} where created_at < ? and status <> 'PENDING' limit ?) returning id)
+           select id from ${DELIVERIES} where created_at < ? and status <> 'PENDING' and status <> 'HELD' limit ?) returning id)
        select (select count(*) from events)::integer as events, (select count(*) from deliveries)::integer as deliveries`,
       [before, batch, before, batch],
     );

@@ -1,6 +1,11 @@
 import { Entity, PrimaryKey, Property } from '@mikro-orm/core';
 
-export const DELIVERY_STATUSES = ['PENDING', 'DELIVERED', 'FAILED'] as const;
+/**
+ * PENDING: attempts to come (due at next_attempt_at); HELD: its owner (merchant or TPP) is
+ * suspended by the operator, so it waits, unattempted, and is released as PENDING on resume;
+ * DELIVERED: a 2xx answer; FAILED: retries spent.
+ */
+export const DELIVERY_STATUSES = ['PENDING', 'HELD', 'DELIVERED', 'FAILED'] as const;
 export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
 
 /**
@@ -63,7 +68,7 @@ export class WebhookDeliveryEntity {
   @Property({ type: 'text', nullable: true })
   lastError: string | null = null;
 
-  /** When a PENDING delivery is tried next; null once DELIVERED or FAILED. */
+  /** When a PENDING delivery is tried next; null while HELD and once DELIVERED or FAILED. */
   @Property({ type: 'timestamptz', nullable: true })
   nextAttemptAt: Date | null = null;
 
@@ -84,6 +89,13 @@ export class WebhookDeliveryEntity {
 
   @Property({ type: 'timestamptz', nullable: true })
   deliveredAt: Date | null = null;
+
+  /**
+   * When a replay queued it, until its next attempt is recorded: while one of an endpoint's
+   * deliveries has it, a replay of that endpoint is under way (another one is refused).
+   */
+  @Property({ type: 'timestamptz', nullable: true })
+  replayedAt: Date | null = null;
 
   @Property({ type: 'timestamptz' })
   createdAt: Date = new Date();

@@ -33,7 +33,7 @@ export interface WebhookDispatcherOptions {
   /** Asks open-banking, through the router, for a TPP's webhook target. */
   call: ServiceClient;
   production: boolean;
-  /** WEBHOOK_PRIVATE_TARGETS: loopback, private and link-local targets are called too. */
+  /** PRIVATE_TARGETS: loopback, private and link-local targets are called too. */
   privateTargets: boolean;
   logger: Logger;
   retryScheduleSeconds?: readonly number[];
@@ -144,11 +144,13 @@ export async function startWebhookDispatcher(options: WebhookDispatcherOptions):
     // Nothing inserted: an unknown audience, no endpoint, or a second copy of an event (not sent again).
     let waiting = false;
     for (const delivery of result?.deliveries ?? []) {
+      // Its owner is suspended: it waits HELD for the claim that releases it, nothing to wake for.
+      if (delivery.held) continue;
       const target =
         delivery.endpoint_url !== null && delivery.endpoint_sealed !== null
           ? openEndpointTarget(delivery.endpoint_url, delivery.endpoint_sealed, options.platformSecret)
           : primary;
-      const { endpoint_url: _u, endpoint_sealed: _s, lease_token, ...claimed } = delivery;
+      const { endpoint_url: _u, endpoint_sealed: _s, held: _h, lease_token, ...claimed } = delivery;
       if (lease_token && target && lease)
         worker.launch({ ...claimed, lease_token }, target, { held, leaseUntil: lease });
       else {

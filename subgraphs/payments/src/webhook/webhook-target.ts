@@ -1,6 +1,7 @@
-import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
-import type { LookupFunction } from 'node:net';
-import { mayConnectTo, mayTarget, TARGET_REFUSED, type EgressPolicy } from '@gateway/kernel';
+import { mayTarget, TARGET_REFUSED, type EgressPolicy } from '@gateway/kernel';
+
+// The guarded lookup is the kernel's: bank-core calls connect through the same one.
+export { EgressRefusedError as RefusedTargetError, guardedLookup } from '@gateway/kernel';
 
 /** What a delivery is checked against before every attempt. */
 export interface DeliverySettings extends EgressPolicy {
@@ -21,31 +22,4 @@ export function deliveryTargetProblem(url: string, settings: DeliverySettings): 
   if (!settings.production && parsed.protocol !== 'https:' && parsed.protocol !== 'http:')
     return 'webhook URL must be http(s)';
   return mayTarget(parsed.hostname, settings) ? null : TARGET_REFUSED;
-}
-
-/** A name resolved to an address the policy refuses: the connection is never made. */
-export class RefusedTargetError extends Error {
-  readonly code = 'WEBHOOK_TARGET_REFUSED';
-  constructor() {
-    super(TARGET_REFUSED);
-  }
-}
-
-/**
- * DNS lookup for every delivery: the connection goes to an address checked here, so a name that
- * resolves (or is re-pointed, DNS rebinding) to an address the policy refuses is never reached.
- * One refused address among several refuses the name: which one the socket would try is not ours to pick.
- */
-export function guardedLookup(policy: EgressPolicy): LookupFunction {
-  return (hostname, options, callback) => {
-    dnsLookup(hostname, { ...options, all: true }, (error, addresses: LookupAddress[]) => {
-      if (error) return callback(error, '', 0);
-      if (addresses.some((entry) => !mayConnectTo(entry.address, policy)))
-        return callback(new RefusedTargetError() as NodeJS.ErrnoException, '', 0);
-      if ((options as { all?: boolean }).all)
-        return (callback as unknown as (e: null, a: LookupAddress[]) => void)(null, addresses);
-      const first = addresses[0]!;
-      return callback(null, first.address, first.family);
-    });
-  };
 }

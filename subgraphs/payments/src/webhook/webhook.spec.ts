@@ -60,7 +60,7 @@ describe('webhook targets', () => {
     expect(deliveryTargetProblem('https://shop.example/hooks', production)).toBeNull();
   });
 
-  it('every mode: a literal that is not public is refused before any connection, in one wording; WEBHOOK_PRIVATE_TARGETS opens loopback and private ones', () => {
+  it('every mode: a literal that is not public is refused before any connection, in one wording; PRIVATE_TARGETS opens loopback and private ones', () => {
     for (const settings of [production, development]) {
       for (const url of [
         'https://127.0.0.1/hooks',

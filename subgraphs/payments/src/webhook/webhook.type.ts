@@ -1,6 +1,29 @@
-import { Field, ID, Int, ObjectType } from 'type-graphql';
+import { Field, ID, Int, ObjectType, registerEnumType } from 'type-graphql';
 import { PageInfo } from '@gateway/federation';
-import type { WebhookAttemptEntity, WebhookDeliveryEntity } from './webhook-delivery.entity';
+import type { DeliveryStatus, WebhookAttemptEntity, WebhookDeliveryEntity } from './webhook-delivery.entity';
+
+export enum WebhookDeliveryStatus {
+  PENDING = 'PENDING',
+  HELD = 'HELD',
+  DELIVERED = 'DELIVERED',
+  FAILED = 'FAILED',
+}
+registerEnumType(WebhookDeliveryStatus, {
+  name: 'WebhookDeliveryStatus',
+  description: 'Where a webhook delivery stands; DELIVERED and FAILED are final (a retry or a replay sends it again).',
+  valuesConfig: {
+    PENDING: { description: 'Attempts to come: the next at nextAttemptAt.' },
+    HELD: {
+      description:
+        'Waiting while its owner (merchant or TPP) is suspended by the operator: not sent, not retried, no attempt counted. On resume it goes out once, in order per session.',
+    },
+    DELIVERED: { description: 'A 2xx answer came.' },
+    FAILED: { description: 'Retries spent, or its endpoint was disabled or deleted: retry it by hand or replay it.' },
+  },
+});
+
+/** The entity's status is one of the enum's values (DELIVERY_STATUSES). */
+const statusOf = (status: DeliveryStatus): WebhookDeliveryStatus => WebhookDeliveryStatus[status];
 
 @ObjectType('WebhookDelivery', {
   description:
@@ -32,10 +55,11 @@ export class WebhookDelivery {
   @Field(() => String, { nullable: true, description: 'Where the last attempt went; null before the first.' })
   url!: string | null;
 
-  @Field({
-    description: 'PENDING (more attempts to come), DELIVERED (a 2xx answer) or FAILED (retries spent; retry by hand).',
+  @Field(() => WebhookDeliveryStatus, {
+    description:
+      'PENDING (more attempts to come), HELD (its owner is suspended: it waits, unattempted), DELIVERED (a 2xx answer) or FAILED (retries spent; retry by hand).',
   })
-  status!: string;
+  status!: WebhookDeliveryStatus;
 
   @Field(() => Int, { description: 'Attempts made so far.' })
   attempts!: number;
@@ -47,11 +71,14 @@ export class WebhookDelivery {
     nullable: true,
     description:
       "Why the last attempt got no answer: a timeout, a failed connection, or 'target refused: not a public address' when the URL's host is not a public address " +
-      '(nothing is sent there; WEBHOOK_PRIVATE_TARGETS allows loopback and private networks).',
+      '(nothing is sent there; PRIVATE_TARGETS allows loopback and private networks).',
   })
   lastError!: string | null;
 
-  @Field(() => Date, { nullable: true, description: 'When the next attempt is due; null once DELIVERED or FAILED.' })
+  @Field(() => Date, {
+    nullable: true,
+    description: 'When the next attempt is due; null while HELD and once DELIVERED or FAILED.',
+  })
   nextAttemptAt!: Date | null;
 
   @Field(() => Date, { nullable: true, description: 'When a 2xx answer came.' })
@@ -113,7 +140,7 @@ export const toWebhookDelivery = (entity: WebhookDeliveryEntity): WebhookDeliver
   event: entity.eventKind,
   aggregateId: entity.aggregateId,
   url: entity.url,
-  status: entity.status,
+  status: statusOf(entity.status),
   attempts: entity.attempts,
   lastStatusCode: entity.lastStatusCode,
   lastError: entity.lastError,

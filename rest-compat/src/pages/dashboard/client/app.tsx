@@ -13,13 +13,14 @@ import { DashboardContext, hrefOf, useHashRoute, type Dashboard } from './shared
 import { endSession, startSession } from './session';
 import { SignIn } from './sign-in';
 import { WebhooksView } from './webhooks';
-import { TEST_PAYER_NAMES, TEST_PAYER_OTP } from './test-payers';
+import { TestBanner, WorldBadge } from './world';
 
-const LIVE_LABELS: Record<LiveState, string> = { live: 'Live', idle: 'Up to date', down: 'Reconnecting' };
-const LIVE_TITLES: Record<LiveState, string> = {
-  live: 'Following open sessions over graphql-ws',
-  idle: 'No open session to follow; the list is refreshed every few seconds',
-  down: 'The live connection dropped and is being retried; the list is still refreshed every few seconds',
+/** The connection's status (the graphql-ws socket), in words that cannot be read as the world (WorldBadge says that). */
+const CONNECTION_LABELS: Record<LiveState, string> = { live: 'Connected', idle: 'Up to date', down: 'Reconnecting' };
+const CONNECTION_TITLES: Record<LiveState, string> = {
+  live: 'Connected: following open sessions over graphql-ws',
+  idle: 'No open session to follow, so no connection; the list is refreshed every few seconds',
+  down: 'The connection dropped and is being retried; the list is still refreshed every few seconds',
 };
 
 export function App({ exponents }: { exponents: CurrencyExponents }) {
@@ -80,18 +81,12 @@ function SignedInDashboard({
 
   return (
     <DashboardContext.Provider value={dashboard}>
-      {testMode && (
-        <div class="test-banner" id="test-banner" role="status">
-          Test mode: this merchant's key is mk_test_…, so its payments move money at test cores only (the gateway's
-          built-in test bank), never at a bank's live core.{' '}
-          <span id="test-payers">
-            Test payers (OTP {TEST_PAYER_OTP}): {TEST_PAYER_NAMES.map((name) => `${name}@<bank>`).join(', ')}.
-          </span>
-        </div>
-      )}
+      {testMode && <TestBanner />}
       <header class="top">
         <div class="who">
-          <strong id="merchant-name">{merchant.name}</strong>
+          <span class="who-name">
+            <strong id="merchant-name">{merchant.name}</strong> <WorldBadge mode={merchant.mode} />
+          </span>
           <span class="meta" id="merchant-id">
             {merchant.id}
           </span>
@@ -110,8 +105,13 @@ function SignedInDashboard({
           ))}
         </nav>
         <div class="session-controls">
-          <span class={`live-dot ${liveState}`} id="live-state" data-state={liveState} title={LIVE_TITLES[liveState]}>
-            {LIVE_LABELS[liveState]}
+          <span
+            class={`connection-dot ${liveState}`}
+            id="connection-state"
+            data-state={liveState}
+            title={CONNECTION_TITLES[liveState]}
+          >
+            {CONNECTION_LABELS[liveState]}
           </span>
           <button type="button" class="secondary" id="sign-out" onClick={onSignOut}>
             Sign out

@@ -13,7 +13,7 @@ import { applyFilter, FilterBar } from './filter-bar';
 import type { ListFilter } from './filters';
 import { ErrorLine, hrefOf, StatusBadge, useDashboard, usePoll } from './shared';
 
-const DELIVERY_STATUSES = ['PENDING', 'DELIVERED', 'FAILED'] as const;
+const DELIVERY_STATUSES = ['PENDING', 'HELD', 'DELIVERED', 'FAILED'] as const;
 
 /**
  * Deliveries have no subscription: the list is asked again while it is shown, often while one is
@@ -137,7 +137,9 @@ export function DeliveryList({
                   ? `Next attempt ${formatTime(delivery.nextAttemptAt)}`
                   : delivery.status === 'FAILED'
                     ? 'Retries spent: retry by hand once the endpoint is fixed.'
-                    : 'Waiting for its first attempt.'}
+                    : delivery.status === 'HELD'
+                      ? 'Held while the account is suspended: it goes out once, in order, when the operator resumes it.'
+                      : 'Waiting for its first attempt.'}
             </p>
             {delivery.history.length > 0 && (
               <ol class="attempts">

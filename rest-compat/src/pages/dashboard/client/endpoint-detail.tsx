@@ -10,6 +10,7 @@ import {
   WEBHOOK_ENDPOINT,
   type WebhookEndpoint,
 } from './operations-webhooks';
+import { replayOutcomeText, type ReplayOutcome } from './replay-outcome';
 import { ErrorLine, Field, hrefOf, StatusBadge, useDashboard, usePoll } from './shared';
 import { lastDays, utcDay } from './summary';
 
@@ -139,14 +140,17 @@ export function EndpointDetail({ id }: { id: string }) {
   );
 }
 
+/** A replay covers at most 7 days (the API refuses longer windows): the form starts with the last 7 UTC days. */
+const REPLAY_DAYS = 7;
+
 /** Sends the endpoint's failed (or all) events of a range of days again, each with its own event id. */
 function Replay({ id }: { id: string }) {
-  const month = lastDays(new Date(), 30);
-  const [from, setFrom] = useState(month.dates[0]!);
+  const week = lastDays(new Date(), REPLAY_DAYS);
+  const [from, setFrom] = useState(week.dates[0]!);
   const [to, setTo] = useState(utcDay(new Date()));
   const [onlyFailed, setOnlyFailed] = useState(true);
   const [busy, setBusy] = useState(false);
-  const [replayed, setReplayed] = useState<number | null>(null);
+  const [outcome, setOutcome] = useState<ReplayOutcome | null>(null);
   const [error, setError] = useState<ApiError | null>(null);
   const submit = async () => {
     const range = dayRange(from, to);
@@ -156,15 +160,15 @@ function Replay({ id }: { id: string }) {
     }
     setBusy(true);
     setError(null);
-    setReplayed(null);
+    setOutcome(null);
     try {
-      const answer = await graphql<{ replayWebhookEndpoint: { replayed: number } }>(REPLAY_WEBHOOK_ENDPOINT, {
+      const answer = await graphql<{ replayWebhookEndpoint: ReplayOutcome }>(REPLAY_WEBHOOK_ENDPOINT, {
         id,
         from: range.from,
         to: range.to,
         onlyFailed,
       });
-      setReplayed(answer.replayWebhookEndpoint.replayed);
+      setOutcome(answer.replayWebhookEndpoint);
     } catch (caught) {
       setError(describeError(caught));
     } finally {
@@ -181,7 +185,10 @@ function Replay({ id }: { id: string }) {
       }}
     >
       <h2>Replay events</h2>
-      <p class="meta">Each event is sent again with its own event id, in order per session.</p>
+      <p class="meta">
+        Each event is sent again with its own event id, in order per session: up to {REPLAY_DAYS} days and 1,000 events
+        at a time. One already delivered is sent again only to an endpoint added in the last 24 hours.
+      </p>
       <div class="filter-grid">
         <div>
           <label for="replay-from">From</label>
@@ -211,9 +218,15 @@ function Replay({ id }: { id: string }) {
           {busy ? 'Replaying…' : 'Replay'}
         </button>
       </div>
-      {replayed !== null && (
-        <p class="meta" role="status" id="replay-result" data-replayed={replayed}>
-          {replayed === 1 ? '1 event sent again.' : `${replayed} events sent again.`}
+      {outcome !== null && (
+        <p
+          class="meta"
+          role="status"
+          id="replay-result"
+          data-replayed={outcome.replayed}
+          data-reason={outcome.reason ?? undefined}
+        >
+          {replayOutcomeText(outcome)}
         </p>
       )}
       <ErrorLine error={error} id="replay-error" />

@@ -49,7 +49,7 @@ export const UPDATE_WEBHOOK_ENDPOINT = `mutation DashboardUpdateWebhookEndpoint(
 export const DELETE_WEBHOOK_ENDPOINT = `mutation DashboardDeleteWebhookEndpoint($id: ID!) { deleteWebhookEndpoint(id: $id) }`;
 
 export const REPLAY_WEBHOOK_ENDPOINT = `mutation DashboardReplayWebhookEndpoint($id: ID!, $from: String!, $to: String!, $onlyFailed: Boolean!) {
-  replayWebhookEndpoint(id: $id, from: $from, to: $to, onlyFailed: $onlyFailed) { replayed }
+  replayWebhookEndpoint(id: $id, from: $from, to: $to, onlyFailed: $onlyFailed) { replayed events skippedDelivered skippedPending reason }
 }`;
 
 export interface EventRow {

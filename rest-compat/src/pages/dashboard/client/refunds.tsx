@@ -43,8 +43,10 @@ export function useRefunds(sessionId: string, paid: boolean): Refunds {
 
 /**
  * Refunds of a paid session: what was given back, each refund with its status, and a form for
- * another (an amount, all that is left when empty, and a reason). The API decides: a refusal
- * (REFUND_AMOUNT_EXCEEDED, a merchant without settlement account, …) is shown as it answered.
+ * another (an amount, all that is left when empty, and a reason). Money moves only once the
+ * merchant confirms the amount in words ("Refund 12.500 LYD to the payer?"), as a second step.
+ * The API decides: a refusal (REFUND_AMOUNT_EXCEEDED, a merchant without settlement account, …)
+ * is shown as it answered.
  */
 export function RefundPanel({
   session,
@@ -58,15 +60,24 @@ export function RefundPanel({
   const [reason, setReason] = useState('');
   const [busy, setBusy] = useState(false);
   const [refusal, setRefusal] = useState<ApiError | null>(null);
+  /** The refund asked for, awaiting the merchant's confirmation: its amount (null: all that is left). */
+  const [confirming, setConfirming] = useState<{ minor: number | null } | null>(null);
   const left = session.amount - refunds.amountRefunded;
   const money = (minor: number) => formatAmount(minor, session.currency, exponents);
 
-  const submit = async () => {
+  /** The first step: the amount is read and put to the merchant; nothing is sent yet. */
+  const ask = () => {
     const minor = amount.trim() ? parseAmount(amount, session.currency, exponents) : null;
     if (amount.trim() && minor === null) {
       setRefusal(new ApiError('VALIDATION_ERROR', `Not an amount of ${session.currency}: ${amount.trim()}`));
       return;
     }
+    setRefusal(null);
+    setConfirming({ minor });
+  };
+
+  const submit = async (minor: number | null) => {
+    setConfirming(null);
     setBusy(true);
     setRefusal(null);
     try {
@@ -112,7 +123,7 @@ export function RefundPanel({
           id="refund-form"
           onSubmit={(event) => {
             event.preventDefault();
-            void submit();
+            ask();
           }}
         >
           <label for="refund-amount">Amount to refund ({session.currency})</label>
@@ -122,7 +133,11 @@ export function RefundPanel({
             autocomplete="off"
             placeholder={`All that is left: ${money(left)}`}
             value={amount}
-            onInput={(event) => setAmount((event.target as HTMLInputElement).value)}
+            onInput={(event) => {
+              setAmount((event.target as HTMLInputElement).value);
+              // A changed amount is another question: it is asked again.
+              setConfirming(null);
+            }}
           />
           <label for="refund-reason">Reason</label>
           <input
@@ -132,11 +147,25 @@ export function RefundPanel({
             value={reason}
             onInput={(event) => setReason((event.target as HTMLInputElement).value)}
           />
-          <div class="actions">
-            <button type="submit" class="danger" id="refund-button" disabled={busy}>
-              {busy ? 'Refunding…' : 'Refund'}
-            </button>
-          </div>
+          {confirming ? (
+            <div class="confirm" id="refund-confirmation" role="alertdialog" aria-labelledby="refund-question">
+              <p id="refund-question">Refund {money(confirming.minor ?? left)} to the payer?</p>
+              <div class="actions">
+                <button type="button" class="danger" id="refund-confirm" onClick={() => void submit(confirming.minor)}>
+                  Confirm
+                </button>
+                <button type="button" class="secondary" id="refund-cancel" onClick={() => setConfirming(null)}>
+                  Cancel
+                </button>
+              </div>
+            </div>
+          ) : (
+            <div class="actions">
+              <button type="submit" class="danger" id="refund-button" disabled={busy}>
+                {busy ? 'Refunding…' : 'Refund'}
+              </button>
+            </div>
+          )}
         </form>
       )}
       <ErrorLine error={refusal} id="refund-error" />
