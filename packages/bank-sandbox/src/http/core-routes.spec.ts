@@ -133,7 +133,6 @@ describe('sandbox bank core interface', () => {
       ['an amount past the safe-integer range', { amount: 2 ** 53 }],
       ['a string amount', { amount: '10' }],
       ['an unknown currency', { currency: 'GBP' }],
-      ['another currency than the account', { currency: 'USD' }],
       ['a missing reference', { reference: undefined }],
     ])('answers 400 for %s', async (_label, change) => {
       const acc = await account('cust-bad', 1_000);
@@ -141,6 +140,15 @@ describe('sandbox bank core interface', () => {
       const answer = await call(bank, 'POST', '/accounts/debit', body);
       expect(answer.status).toBe(400);
       expect(answer.body.error.code).toBe('VALIDATION_ERROR');
+      expect((await bank.getAccount(acc.iban))?.balance).toBe(1_000);
+    });
+
+    it('answers 422 CURRENCY_MISMATCH for another currency than the account, booking nothing', async () => {
+      const acc = await account('cust-cur', 1_000);
+      const body = { iban: acc.iban, amount: 10, currency: 'USD', reference: 'ops_cur', description: 'x' };
+      const answer = await call(bank, 'POST', '/accounts/debit', body);
+      expect(answer.status).toBe(422);
+      expect(answer.body.error.code).toBe('CURRENCY_MISMATCH');
       expect((await bank.getAccount(acc.iban))?.balance).toBe(1_000);
     });
   });
