@@ -11,13 +11,14 @@ import { MEDIA_TYPE, type HtmlFormRoute, type RestRoute, type RouteHeaders } fro
 import { answerStreamed } from './stream-answer';
 import { validate } from './validation';
 
-/** A POST or PATCH without a documented body still refuses fields, so typos never pass silently. */
+/** A POST, PUT or PATCH without a documented body still refuses fields, so typos never pass silently. */
 const NO_FIELDS = z.object({}).strict();
 
 /** `/banks/{handle}` (OpenAPI) -> `/banks/:handle` (fastify). */
 export const fastifyPath = (path: string): string => path.replace(/\{(\w+)\}/g, ':$1');
 
-const takesBody = (route: RestRoute): boolean => route.method === 'POST' || route.method === 'PATCH';
+const takesBody = (route: RestRoute): boolean =>
+  route.method === 'POST' || route.method === 'PUT' || route.method === 'PATCH';
 
 /** Refuses a body in a media type the route does not declare (form fields on a JSON route, JSON on the token endpoint). */
 function assertBodyType(route: RestRoute, contentType: string | undefined): void {

@@ -2,7 +2,7 @@ import type { z } from 'zod';
 import type { ErrorCode } from '@gateway/kernel';
 import type { CamelKeys } from './case';
 
-export type HttpMethod = 'GET' | 'POST' | 'PATCH' | 'DELETE';
+export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
 /** How a request body may be encoded (RestRoute.bodyTypes). */
 export type BodyType = 'json' | 'form';

@@ -107,6 +107,10 @@ describe('payment recovery after a crash between debit and credit', () => {
     for (const id of [unbooked, answerLost]) expect((await execution(id)).credit_booked_at).toBeNull();
     expect(await lines(alpha, unbooked)).toEqual([`DEBIT ${payer.iban} 11000`]);
     expect(await lines(beta, rail)).toEqual([]);
+    // The rail movement in flight holds its reservation on the payer's bank (net debit caps, issue 48).
+    const reservations = () =>
+      db.knex('payments.position_reservations').whereIn('movement_id', [unbooked, answerLost, rail]);
+    expect(await reservations()).toMatchObject([{ movement_id: rail, bank_handle: alpha.handle, amount: '33000' }]);
 
     // The process dies; a new one starts on the same database, and the banks call it from now on.
     await first.stop();
@@ -131,5 +135,11 @@ describe('payment recovery after a crash between debit and credit', () => {
     for (const id of [unbooked, answerLost, rail]) {
       expect((await sessionEvents(second, id)).filter((event) => event.kind === 'payment.completed')).toHaveLength(1);
     }
+    // Recovery used the reservation exactly once: it is the obligation now, and nothing is left reserved.
+    expect(await reservations()).toEqual([]);
+    const position = (bank: string) =>
+      db.knex('payments.net_debit_positions').where({ bank_handle: bank, currency: 'LYD', livemode: true }).first();
+    expect(await position(alpha.handle)).toMatchObject({ unsettled_net: '33000', reserved: '0' });
+    expect(await position(beta.handle)).toMatchObject({ unsettled_net: '-33000', reserved: '0' });
   });
 });

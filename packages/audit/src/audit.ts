@@ -23,6 +23,8 @@ export const AUDIT_ACTIONS = [
   'bank.internal_key_rotated',
   'bank.suspended',
   'bank.resumed',
+  'bank.net_debit_cap_set',
+  'bank.net_debit_cap_removed',
   'tpp.registered',
   'tpp.updated',
   'tpp.token_rotated',

@@ -107,6 +107,33 @@ describe('OneStatement: several writes, one statement, all or none', () => {
     expect(await order('o2')).toMatchObject({ status: 'SHIPPED' });
   });
 
+  it('a veto part undoes every part before it when its condition holds, and throws its refusal', async () => {
+    const em = orm.em.fork();
+    await db.knex(`${SCHEMA}.orders`).insert([{ id: 'v1', status: 'OPEN' }]);
+    const attempt = (limit: number) =>
+      new OneStatement(em)
+        .update('moved', Order, { id: 'v1', status: 'OPEN' }, { status: 'PAID' })
+        .sql(
+          'counted',
+          `update "${SCHEMA}"."orders" set "version" = "version" + 1 where "id" = 'o1' and "version" < ? returning 1`,
+          [limit],
+        )
+        .veto(
+          'refused',
+          `exists (select 1 from "w_moved") and not exists (select 1 from "w_counted")`,
+          () => new Error('over the limit'),
+        )
+        .insert('note', Note, { id: `nv${limit}`, orderId: 'v1', data: {}, at: new Date() }, 'moved')
+        .run();
+    await expect(attempt(0)).rejects.toThrow('over the limit');
+    expect(await order('v1')).toMatchObject({ status: 'OPEN' });
+    expect(await notes('v1')).toHaveLength(0);
+    expect(await attempt(100)).toEqual({ moved: 1, counted: 1, refused: 0, note: 1 });
+    expect(await order('v1')).toMatchObject({ status: 'PAID' });
+    // Nothing moved: the condition does not hold, nothing is refused.
+    expect(await attempt(100)).toMatchObject({ moved: 0, refused: 0 });
+  });
+
   it('is one statement', async () => {
     const em = orm.em.fork();
     const sent: string[] = [];

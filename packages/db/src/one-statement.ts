@@ -1,6 +1,9 @@
 import { raw, Utils, type EntityName, type FilterQuery } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 
+/** What a veto part's error message carries before its part's name. */
+const VETO_MARKER = 'onestatement_veto:';
+
 /**
  * Several writes sent as ONE SQL statement: data-modifying CTEs, which PostgreSQL applies all or
  * none. Why: a state move written as BEGIN, an UPDATE, an INSERT or three and COMMIT costs five or
@@ -20,6 +23,8 @@ import type { EntityManager } from '@mikro-orm/postgresql';
  */
 export class OneStatement {
   private readonly parts: Array<{ name: string; sql: string }> = [];
+  /** Refusals of the veto parts, by part name: run() throws the one whose part fired. */
+  private readonly vetoes = new Map<string, () => Error>();
 
   constructor(private readonly em: EntityManager) {}
 
@@ -60,8 +65,7 @@ export class OneStatement {
       unknown
     >;
     const columns = Object.keys(row);
-    const schema = meta.schema ?? this.em.config.get('schema');
-    const table = `${schema ? `"${schema}".` : ''}"${meta.tableName}"`;
+    const table = this.tableOf(entity);
     const values = this.em.getPlatform().formatQuery(columns.map(() => '?').join(', '), Object.values(row));
     const source = when ? `select ${values} where ${this.changed(when)}` : `values (${values})`;
     return this.add(
@@ -70,9 +74,39 @@ export class OneStatement {
     );
   }
 
+  /** The quoted, schema-qualified table of `entity`, for a part of `sql()` that writes it. */
+  tableOf<T extends object>(entity: EntityName<T>): string {
+    const meta = this.em.getMetadata().get<T>(Utils.className(entity));
+    const schema = meta.schema ?? this.em.config.get('schema');
+    return `${schema ? `"${schema}".` : ''}"${meta.tableName}"`;
+  }
+
   /** Any other data-modifying SQL (with `?` bindings), ending in `returning …`, so its rows are counted. */
   sql(name: string, text: string, bindings: readonly unknown[] = []): this {
     return this.add(name, this.em.getPlatform().formatQuery(text, bindings));
+  }
+
+  /**
+   * A part that undoes the whole statement when `condition` (SQL, over earlier parts) holds: run()
+   * then throws `refusal()` and nothing of the statement is written. Why: a conditional UPDATE
+   * that matched nothing cannot undo the parts before it (a claim already written), and a lock
+   * taken first only helps when the part that must hold comes first. An error raised inside the
+   * statement aborts all of it, whatever the order. The error is a cast of a marker that names
+   * the part; clock_timestamp() keeps the planner from folding (and raising) it ahead of time, so
+   * it is raised only when the condition holds.
+   */
+  veto(name: string, condition: string, refusal: () => Error): this {
+    this.add(
+      name,
+      `select (${this.em.getPlatform().quoteValue(`${VETO_MARKER}${name}:`)} || left(clock_timestamp()::text, 0))::integer as "vetoed" where ${condition}`,
+    );
+    this.vetoes.set(name, refusal);
+    return this;
+  }
+
+  /** The rows a part returned, as a relation later parts of `sql()` may select from (its `returning` columns). */
+  rows(name: string): string {
+    return this.ref(name);
   }
 
   /** SQL true when part `when` changed a row: the condition of a part of `sql()` that depends on it. */
@@ -87,10 +121,23 @@ export class OneStatement {
       .map(({ name }) => `(select count(*) from ${this.ref(name)})::integer as "${name}"`)
       .join(', ');
     const text = `with ${this.parts.map(({ name, sql }) => `${this.ref(name)} as (${sql})`).join(',\n')}\nselect ${counts}`;
-    const [row] = await this.em
-      .getConnection()
-      .execute<Array<Record<string, number>>>(text, [], 'all', this.em.getTransactionContext());
-    return row ?? {};
+    try {
+      const [row] = await this.em
+        .getConnection()
+        .execute<Array<Record<string, number>>>(text, [], 'all', this.em.getTransactionContext());
+      return row ?? {};
+    } catch (error) {
+      throw this.vetoOf(error) ?? error;
+    }
+  }
+
+  /** The refusal of the veto part that raised `error`, if one did. */
+  private vetoOf(error: unknown): Error | undefined {
+    const message = error instanceof Error ? error.message : String(error);
+    const at = message.indexOf(VETO_MARKER);
+    if (at < 0) return undefined;
+    const name = /^[a-z_]+/.exec(message.slice(at + VETO_MARKER.length))?.[0];
+    return name ? this.vetoes.get(name)?.() : undefined;
   }
 
   private add(name: string, sql: string): this {

@@ -65,6 +65,24 @@ export function recordEventIn(
   statement.insert(name, OutboxEvent, newEventRow(input, now), when);
 }
 
+/**
+ * Events computed by the statement itself, as part `name` of the caller's OneStatement: `select`
+ * yields (kind, aggregate_type, aggregate_id, audience, data, n) per event, n from 1 to `max`
+ * picking one of `max` event ids made here (ids are made in one place, newId; the unused ones
+ * are simply never written). For an event whose very existence depends on rows the statement
+ * writes (a threshold crossed by the reservation it makes), which no caller can know beforehand.
+ */
+export function recordEventRowsIn(statement: OneStatement, name: string, max: number, select: string, now: Date): void {
+  const ids = Array.from({ length: max }, () => newId('event'));
+  statement.sql(
+    name,
+    `insert into ${statement.tableOf(OutboxEvent)} ("id", "kind", "aggregate_type", "aggregate_id", "audience", "data", "created_at")
+     select (array[${ids.map(() => '?').join(', ')}])["n"], "kind", "aggregate_type", "aggregate_id", "audience", "data", ?
+     from (${select}) as e("kind", "aggregate_type", "aggregate_id", "audience", "data", "n") returning 1`,
+    [...ids, now],
+  );
+}
+
 export function toPlatformEvent(row: OutboxEvent): PlatformEvent {
   return {
     id: row.id,

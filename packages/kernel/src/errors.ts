@@ -97,6 +97,16 @@ export const ERROR_CODES = {
   // API-CONTRACT "Operator controls": named admin keys; one live key per name, so the audit log tells operators apart.
   ADMIN_KEY_NOT_FOUND: { status: 404, message: 'Unknown admin key' },
   ADMIN_KEY_NAME_TAKEN: { status: 409, message: 'A live admin key already has this name' },
+  // Issue 48 (API-CONTRACT "Net debit caps and positions"): Mojaloop's payer limit error (4200), before anything moves.
+  NET_DEBIT_CAP_EXCEEDED: {
+    status: 422,
+    message: "The debtor bank's position plus this amount would pass its net debit cap",
+  },
+  // The same section: Mojaloop's liquidity check (4001), a cap above the bank's settlement account balance.
+  NET_DEBIT_CAP_ABOVE_LIQUIDITY: {
+    status: 422,
+    message: "The net debit cap exceeds the bank's settlement account balance (its liquidity cover)",
+  },
   IDEMPOTENCY_KEY_IN_USE: { status: 409, message: 'A request with this Idempotency-Key is still running' },
   IDEMPOTENCY_KEY_REUSED: { status: 422, message: 'Idempotency-Key reused with a different request' },
   // API-CONTRACT "Operator controls": a participant an operator suspended; its credentials work again on resume.

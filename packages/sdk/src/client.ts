@@ -34,6 +34,7 @@ export class GatewayClient {
   readonly api: Client<paths, Json>;
   readonly get: CallMethod<'get'>;
   readonly post: CallMethod<'post'>;
+  readonly put: CallMethod<'put'>;
   readonly patch: CallMethod<'patch'>;
   readonly delete: CallMethod<'delete'>;
 
@@ -70,6 +71,7 @@ export class GatewayClient {
     this.api.use(idempotencyMiddleware(keyed, options.newIdempotencyKey ?? newIdempotencyKey));
     this.get = this.method('GET');
     this.post = this.method('POST');
+    this.put = this.method('PUT');
     this.patch = this.method('PATCH');
     this.delete = this.method('DELETE');
   }

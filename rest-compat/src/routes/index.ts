@@ -20,6 +20,7 @@ import { reportRoutes } from './reports';
 import { scaRoutes } from './sca';
 import { tokenRoutes } from './token';
 import { settlementRoutes } from './settlement';
+import { netDebitCapRoutes } from './net-debit-caps';
 import { suspensionRoutes } from './suspension';
 import { tppRoutes } from './tpps';
 import { webhookRoutes } from './webhooks';
@@ -51,6 +52,7 @@ export const ROUTES: readonly RestRoute[] = [
   ...attentionRoutes,
   ...auditRoutes,
   ...settlementRoutes,
+  ...netDebitCapRoutes,
   ...adminKeyRoutes,
   ...credentialContainmentRoutes,
   ...suspensionRoutes,

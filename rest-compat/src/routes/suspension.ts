@@ -54,7 +54,7 @@ ${BANK_RECORD}`,
     description:
       'Operator only. Its API keys and dashboard sessions answer 403 MERCHANT_SUSPENDED at once, so it starts no new session, mandate or charge; ' +
       'its open sessions can no longer be paid (checkout: 403 MERCHANT_SUSPENDED, the session stays PENDING until it expires or the merchant is resumed). ' +
-      `Payments already authorized finish and its webhooks are still delivered. ${IDEMPOTENT}`,
+      `Payments already authorized finish; its webhook deliveries wait as HELD (not attempted, retried or counted) and go out in order once it is resumed. ${IDEMPOTENT}`,
     auth: [['adminKey']],
     params: merchantIdParams,
     operation: `mutation SuspendMerchant($id: ID!) { suspendMerchant(id: $id) { ...MerchantRecord } }
@@ -89,7 +89,7 @@ ${MERCHANT_RECORD}`,
     description:
       'Operator only. Its tpk_ token and every authorization code, access token and refresh token of its consents answer 403 TPP_SUSPENDED at once; ' +
       'customers cannot approve its consents or authorise its payment orders meanwhile (403 TPP_SUSPENDED). Nothing is revoked: all of it works again on resume. ' +
-      `Payment orders already executing finish. ${IDEMPOTENT}`,
+      `Payment orders already executing finish; its webhook deliveries wait as HELD and go out in order on resume. ${IDEMPOTENT}`,
     auth: [['adminKey']],
     params: tppIdParams,
     operation: `mutation SuspendTpp($id: ID!) { suspendTpp(id: $id) { ...TppRecord } }

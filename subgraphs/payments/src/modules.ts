@@ -18,6 +18,7 @@ import { RefundService } from './refund/refund.service';
 import { ReportService } from './report/report.service';
 import { SettlementRunner } from './settlement/settlement.runner';
 import { SettlementService } from './settlement/settlement.service';
+import { NetDebitService } from './net-debit/net-debit.service';
 import { PayerOtp } from './payer-otp/payer-otp';
 import { DEFAULT_SETTLEMENT_SETTINGS, type SettlementSettings } from './settlement/settlement.settings';
 import { WebhookDeliveryService } from './webhook/webhook.service';
@@ -44,6 +45,8 @@ export interface PaymentsModules {
   events: EventService;
   settlementRunner: SettlementRunner;
   settlement: SettlementService;
+  /** Net debit caps and positions (the engine reserves on them itself, net-debit.positions.ts). */
+  netDebit: NetDebitService;
   mandates: MandateService;
   refunds: RefundService;
   reports: ReportService;
@@ -147,6 +150,7 @@ export function createPaymentsModules(settings: PaymentsSettings, testCores: Bui
     }),
     events: new EventService(),
     settlementRunner,
+    netDebit: new NetDebitService(directory, cores),
     settlement: new SettlementService(
       settlementRunner,
       settlementSettings,

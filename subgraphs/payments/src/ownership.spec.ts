@@ -26,6 +26,9 @@ const TABLES: Record<string, { entity: string; owner: string | null }> = {
   webhook_endpoints: { entity: 'WebhookEndpointEntity', owner: 'webhook-endpoint/webhook-endpoint.service.ts' },
   // Raw SQL only (a token bucket per owner, one conditional upsert): no entity maps it.
   webhook_replay_budgets: { entity: '(none)', owner: 'webhook-endpoint/webhook-replay.ts' },
+  // Raw SQL only (arithmetic upserts on one hot row, parts of the engine's statement): no entity maps them.
+  net_debit_positions: { entity: '(none)', owner: 'net-debit/net-debit.positions.ts' },
+  position_reservations: { entity: '(none)', owner: 'net-debit/net-debit.positions.ts' },
   outbox: { entity: 'OutboxEvent', owner: null },
   credentials: { entity: 'Credential', owner: null },
 };

@@ -22,6 +22,7 @@ import { Gauge, type Registry } from 'prom-client';
 import { InterbankObligationEntity } from './obligation/obligation.entity';
 import { buildPaymentsSchema } from './schema';
 import { unsettledPerBank } from './obligation/obligation.service';
+import { everyPosition, type PositionRow } from './net-debit/net-debit.positions';
 import { PaymentSessionEntity } from './session/session.entity';
 import { RefundEntity } from './refund/refund.entity';
 import { SettlementCycleEntity } from './settlement/cycle.entity';
@@ -197,6 +198,33 @@ function paymentsMetrics(registry: Registry, orm: ServiceOrm, modules: PaymentsM
     async collect() {
       this.reset();
       for (const { bank, count } of await unsettledPerBank(orm.em.fork())) this.set({ bank }, count);
+    },
+  });
+  // Net debit caps (issue 48): each gauge reads the rows at its scrape (a row per bank, currency and world).
+  const labelsOf = (row: PositionRow) => ({
+    bank: row.bankHandle,
+    currency: row.currency,
+    mode: row.livemode ? 'live' : 'test',
+  });
+  new Gauge({
+    name: 'payments_net_debit_position',
+    help: "A bank's net debit position in minor units: owed minus owed to it in obligations no cycle has taken, plus reservations in flight",
+    labelNames: ['bank', 'currency', 'mode'],
+    registers: [registry],
+    async collect() {
+      this.reset();
+      for (const row of await everyPosition(orm.em.fork())) this.set(labelsOf(row), Number(row.position));
+    },
+  });
+  new Gauge({
+    name: 'payments_net_debit_headroom',
+    help: "A capped bank's net debit cap minus its position, in minor units (negative after a cap was lowered below it)",
+    labelNames: ['bank', 'currency', 'mode'],
+    registers: [registry],
+    async collect() {
+      this.reset();
+      for (const row of await everyPosition(orm.em.fork()))
+        if (row.netDebitCap !== null) this.set(labelsOf(row), Number(row.netDebitCap - row.position));
     },
   });
 }

@@ -1318,6 +1318,50 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/banks/{handle}/net-debit-caps/{currency}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Set a bank's net debit cap
+         * @description A cross-bank movement (session, mandate charge, payment order, refund) whose debtor is this bank reserves its amount on the bank's position before anything is debited, only while position + amount <= net_debit_cap; otherwise 422 NET_DEBIT_CAP_EXCEEDED and nothing moves. A cap below the current position is allowed: the answer says so (below_position) and new movements are refused until the position falls. `?mode=test` sets the test world's cap (the test world has none unless set). Audited.
+         */
+        put: operations["setNetDebitCap"];
+        post?: never;
+        /**
+         * Remove a bank's net debit cap
+         * @description No cap in that currency and world: today's behaviour. The position is kept. Idempotent; audited.
+         */
+        delete: operations["removeNetDebitCap"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/banks/{handle}/positions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read a bank's net debit positions
+         * @description Per currency and world: net_debit_cap, position, reserved, headroom and the last cycle that lowered it. The bank's own key, or an admin key for any bank. Events liquidity.threshold_reached and liquidity.cap_reached are recorded once per upward crossing.
+         */
+        get: operations["bankPositions"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/admin/keys": {
         parameters: {
             query?: never;
@@ -1473,7 +1517,7 @@ export interface paths {
         put?: never;
         /**
          * Suspend a merchant
-         * @description Operator only. Its API keys and dashboard sessions answer 403 MERCHANT_SUSPENDED at once, so it starts no new session, mandate or charge; its open sessions can no longer be paid (checkout: 403 MERCHANT_SUSPENDED, the session stays PENDING until it expires or the merchant is resumed). Payments already authorized finish and its webhooks are still delivered. Idempotent: calling it again answers 200 with the record as it is.
+         * @description Operator only. Its API keys and dashboard sessions answer 403 MERCHANT_SUSPENDED at once, so it starts no new session, mandate or charge; its open sessions can no longer be paid (checkout: 403 MERCHANT_SUSPENDED, the session stays PENDING until it expires or the merchant is resumed). Payments already authorized finish; its webhook deliveries wait as HELD (not attempted, retried or counted) and go out in order once it is resumed. Idempotent: calling it again answers 200 with the record as it is.
          */
         post: operations["suspendMerchant"];
         delete?: never;
@@ -1513,7 +1557,7 @@ export interface paths {
         put?: never;
         /**
          * Suspend a TPP
-         * @description Operator only. Its tpk_ token and every authorization code, access token and refresh token of its consents answer 403 TPP_SUSPENDED at once; customers cannot approve its consents or authorise its payment orders meanwhile (403 TPP_SUSPENDED). Nothing is revoked: all of it works again on resume. Payment orders already executing finish. Idempotent: calling it again answers 200 with the record as it is.
+         * @description Operator only. Its tpk_ token and every authorization code, access token and refresh token of its consents answer 403 TPP_SUSPENDED at once; customers cannot approve its consents or authorise its payment orders meanwhile (403 TPP_SUSPENDED). Nothing is revoked: all of it works again on resume. Payment orders already executing finish; its webhook deliveries wait as HELD and go out in order on resume. Idempotent: calling it again answers 200 with the record as it is.
          */
         post: operations["suspendTpp"];
         delete?: never;
@@ -1930,7 +1974,7 @@ export interface components {
         Error: {
             error: {
                 /** @enum {string} */
-                code: "INVALID_API_KEY" | "INVALID_BANK_KEY" | "TOKEN_EXPIRED" | "TOKEN_REVOKED" | "CONSENT_REVOKED" | "PKCE_INVALID" | "PKCE_METHOD_REJECTED" | "SESSION_NOT_FOUND" | "SESSION_EXPIRED" | "SESSION_ALREADY_COMPLETED" | "ALIAS_NOT_FOUND" | "ALIAS_INACTIVE" | "BANK_NOT_PARTICIPATING" | "AMOUNT_TOO_LOW" | "AMOUNT_TOO_HIGH" | "INSUFFICIENT_FUNDS" | "OTP_INVALID" | "OTP_EXPIRED" | "CBS_TIMEOUT" | "CBS_ERROR" | "CONSENT_NOT_FOUND" | "SCOPE_INSUFFICIENT" | "ACCOUNT_NOT_FOUND" | "SCA_REQUIRED" | "PAYMENT_ORDER_REJECTED" | "HANDLE_TAKEN" | "HANDLE_INVALID" | "BANK_NOT_REGISTERED" | "VALIDATION_ERROR" | "CONSENT_EXPIRED" | "INVALID_GRANT" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "BANK_ALREADY_REGISTERED" | "IBAN_INVALID" | "IBAN_NOT_AT_BANK" | "PHONE_TAKEN" | "MERCHANT_NOT_FOUND" | "TPP_NOT_FOUND" | "CONSENT_ALREADY_DECIDED" | "PAYMENT_ORDER_NOT_FOUND" | "PAYMENT_ORDER_NOT_PENDING_SCA" | "WEBHOOK_DELIVERY_NOT_FOUND" | "WEBHOOK_ENDPOINT_NOT_FOUND" | "WEBHOOK_ENDPOINT_LIMIT_REACHED" | "WEBHOOK_REPLAY_IN_PROGRESS" | "EVENT_NOT_FOUND" | "MOVEMENT_NOT_FOUND" | "REFUND_NOT_HELD" | "SETTLEMENT_CYCLE_NOT_FOUND" | "SESSION_IN_PROGRESS" | "SESSION_FAILED" | "SESSION_NOT_PENDING" | "REFUND_NOT_ALLOWED" | "REFUND_AMOUNT_EXCEEDED" | "REFUND_NOT_FOUND" | "MANDATE_NOT_FOUND" | "MANDATE_NOT_ACTIVE" | "MANDATE_LIMIT_EXCEEDED" | "MANDATE_NOT_STARTED" | "MANDATE_NOT_PENDING_CONFIRMATION" | "MANDATE_CHARGE_NOT_FOUND" | "CURRENCY_MISMATCH" | "ADMIN_KEY_NOT_FOUND" | "ADMIN_KEY_NAME_TAKEN" | "IDEMPOTENCY_KEY_IN_USE" | "IDEMPOTENCY_KEY_REUSED" | "BANK_SUSPENDED" | "MERCHANT_SUSPENDED" | "TPP_SUSPENDED" | "PAYLOAD_TOO_LARGE" | "RATE_LIMITED" | "INTERNAL_ERROR" | "SERVICE_UNAVAILABLE";
+                code: "INVALID_API_KEY" | "INVALID_BANK_KEY" | "TOKEN_EXPIRED" | "TOKEN_REVOKED" | "CONSENT_REVOKED" | "PKCE_INVALID" | "PKCE_METHOD_REJECTED" | "SESSION_NOT_FOUND" | "SESSION_EXPIRED" | "SESSION_ALREADY_COMPLETED" | "ALIAS_NOT_FOUND" | "ALIAS_INACTIVE" | "BANK_NOT_PARTICIPATING" | "AMOUNT_TOO_LOW" | "AMOUNT_TOO_HIGH" | "INSUFFICIENT_FUNDS" | "OTP_INVALID" | "OTP_EXPIRED" | "CBS_TIMEOUT" | "CBS_ERROR" | "CONSENT_NOT_FOUND" | "SCOPE_INSUFFICIENT" | "ACCOUNT_NOT_FOUND" | "SCA_REQUIRED" | "PAYMENT_ORDER_REJECTED" | "HANDLE_TAKEN" | "HANDLE_INVALID" | "BANK_NOT_REGISTERED" | "VALIDATION_ERROR" | "CONSENT_EXPIRED" | "INVALID_GRANT" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "BANK_ALREADY_REGISTERED" | "IBAN_INVALID" | "IBAN_NOT_AT_BANK" | "PHONE_TAKEN" | "MERCHANT_NOT_FOUND" | "TPP_NOT_FOUND" | "CONSENT_ALREADY_DECIDED" | "PAYMENT_ORDER_NOT_FOUND" | "PAYMENT_ORDER_NOT_PENDING_SCA" | "WEBHOOK_DELIVERY_NOT_FOUND" | "WEBHOOK_ENDPOINT_NOT_FOUND" | "WEBHOOK_ENDPOINT_LIMIT_REACHED" | "WEBHOOK_REPLAY_IN_PROGRESS" | "EVENT_NOT_FOUND" | "MOVEMENT_NOT_FOUND" | "REFUND_NOT_HELD" | "SETTLEMENT_CYCLE_NOT_FOUND" | "SESSION_IN_PROGRESS" | "SESSION_FAILED" | "SESSION_NOT_PENDING" | "REFUND_NOT_ALLOWED" | "REFUND_AMOUNT_EXCEEDED" | "REFUND_NOT_FOUND" | "MANDATE_NOT_FOUND" | "MANDATE_NOT_ACTIVE" | "MANDATE_LIMIT_EXCEEDED" | "MANDATE_NOT_STARTED" | "MANDATE_NOT_PENDING_CONFIRMATION" | "MANDATE_CHARGE_NOT_FOUND" | "CURRENCY_MISMATCH" | "ADMIN_KEY_NOT_FOUND" | "ADMIN_KEY_NAME_TAKEN" | "NET_DEBIT_CAP_EXCEEDED" | "NET_DEBIT_CAP_ABOVE_LIQUIDITY" | "IDEMPOTENCY_KEY_IN_USE" | "IDEMPOTENCY_KEY_REUSED" | "BANK_SUSPENDED" | "MERCHANT_SUSPENDED" | "TPP_SUSPENDED" | "PAYLOAD_TOO_LARGE" | "RATE_LIMITED" | "INTERNAL_ERROR" | "SERVICE_UNAVAILABLE";
                 message: string;
                 /** @description What exactly was wrong; names the field for VALIDATION_ERROR. */
                 detail: string;
@@ -17696,6 +17740,503 @@ export interface operations {
             };
             /** @description SETTLEMENT_CYCLE_NOT_FOUND: Unknown settlement cycle or position */
             404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: Request body exceeds 1 MiB */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED: Rate limit exceeded */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INTERNAL_ERROR: Gateway internal error */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: Gateway temporarily unavailable */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    setNetDebitCap: {
+        parameters: {
+            query?: {
+                /** @description live (default) or test: the test world has caps of its own. */
+                mode?: "live" | "test";
+            };
+            header?: {
+                /** @description req_ followed by up to 64 letters or digits; echoed back. Generated when absent or malformed. */
+                "X-Request-Id"?: components["parameters"]["X-Request-Id"];
+            };
+            path: {
+                /** @description The bank. */
+                handle: string;
+                /** @description LYD, USD or EUR. */
+                currency: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "net_debit_cap": 30,
+                 *       "alert_thresholds": [
+                 *         1
+                 *       ],
+                 *       "liquidity_cover": true
+                 *     }
+                 */
+                "application/json": {
+                    /** @description Minor units. */
+                    net_debit_cap: number;
+                    /** @description Percent of the cap, default [80, 100]. */
+                    alert_thresholds?: number[];
+                    /** @description true: the cap may not exceed the bank's settlement account balance (read from its core now; above it: 422 NET_DEBIT_CAP_ABOVE_LIQUIDITY). */
+                    liquidity_cover?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "bank_handle": "oasis",
+                     *       "currency": "LYD",
+                     *       "livemode": true,
+                     *       "net_debit_cap": 30,
+                     *       "alert_thresholds": [
+                     *         -9007199254740991
+                     *       ],
+                     *       "liquidity_cover": true,
+                     *       "position": 30,
+                     *       "reserved": 30,
+                     *       "headroom": 30,
+                     *       "last_cycle_id": "string",
+                     *       "below_position": true
+                     *     }
+                     */
+                    "application/json": {
+                        bank_handle: string;
+                        currency: string;
+                        /** @description false: the test world, with positions and caps of its own. */
+                        livemode: boolean;
+                        /** @description Minor units; null: no cap. */
+                        net_debit_cap: number | null;
+                        /** @description Percent of the cap; each upward crossing records liquidity.threshold_reached. */
+                        alert_thresholds: number[];
+                        liquidity_cover: boolean;
+                        /** @description Minor units: owed minus owed to it in obligations no settlement cycle has taken, plus reserved. */
+                        position: number;
+                        /** @description Minor units reserved by cross-bank movements in flight of which the bank is the debtor. */
+                        reserved: number;
+                        /** @description net_debit_cap - position; negative after a cap was lowered below the position; null without a cap. */
+                        headroom: number | null;
+                        /** @description The last settlement cycle that lowered the position. */
+                        last_cycle_id: string | null;
+                        /** @description The cap is below the current position: new movements are refused until it falls. */
+                        below_position: boolean;
+                    };
+                };
+            };
+            /** @description VALIDATION_ERROR: Invalid parameters */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNAUTHORIZED: Missing or invalid credentials */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description FORBIDDEN: Valid credentials, insufficient permissions */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description BANK_NOT_REGISTERED: Bank handle not in the registry */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: Request body exceeds 1 MiB */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description NET_DEBIT_CAP_ABOVE_LIQUIDITY: The net debit cap exceeds the bank's settlement account balance (its liquidity cover) */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED: Rate limit exceeded */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INTERNAL_ERROR: Gateway internal error */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: Gateway temporarily unavailable */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    removeNetDebitCap: {
+        parameters: {
+            query?: {
+                /** @description live (default) or test: the test world has caps of its own. */
+                mode?: "live" | "test";
+            };
+            header?: {
+                /** @description req_ followed by up to 64 letters or digits; echoed back. Generated when absent or malformed. */
+                "X-Request-Id"?: components["parameters"]["X-Request-Id"];
+            };
+            path: {
+                /** @description The bank. */
+                handle: string;
+                /** @description LYD, USD or EUR. */
+                currency: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Done; no body. */
+            204: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description VALIDATION_ERROR: Invalid parameters */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNAUTHORIZED: Missing or invalid credentials */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description FORBIDDEN: Valid credentials, insufficient permissions */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: Request body exceeds 1 MiB */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED: Rate limit exceeded */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INTERNAL_ERROR: Gateway internal error */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: Gateway temporarily unavailable */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    bankPositions: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description req_ followed by up to 64 letters or digits; echoed back. Generated when absent or malformed. */
+                "X-Request-Id"?: components["parameters"]["X-Request-Id"];
+            };
+            path: {
+                /** @description The bank. */
+                handle: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "positions": [
+                     *         {
+                     *           "bank_handle": "oasis",
+                     *           "currency": "LYD",
+                     *           "livemode": true,
+                     *           "net_debit_cap": 30,
+                     *           "alert_thresholds": [
+                     *             -9007199254740991
+                     *           ],
+                     *           "liquidity_cover": true,
+                     *           "position": 30,
+                     *           "reserved": 30,
+                     *           "headroom": 30,
+                     *           "last_cycle_id": "string"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": {
+                        positions: {
+                            bank_handle: string;
+                            currency: string;
+                            /** @description false: the test world, with positions and caps of its own. */
+                            livemode: boolean;
+                            /** @description Minor units; null: no cap. */
+                            net_debit_cap: number | null;
+                            /** @description Percent of the cap; each upward crossing records liquidity.threshold_reached. */
+                            alert_thresholds: number[];
+                            liquidity_cover: boolean;
+                            /** @description Minor units: owed minus owed to it in obligations no settlement cycle has taken, plus reserved. */
+                            position: number;
+                            /** @description Minor units reserved by cross-bank movements in flight of which the bank is the debtor. */
+                            reserved: number;
+                            /** @description net_debit_cap - position; negative after a cap was lowered below the position; null without a cap. */
+                            headroom: number | null;
+                            /** @description The last settlement cycle that lowered the position. */
+                            last_cycle_id: string | null;
+                        }[];
+                    };
+                };
+            };
+            /** @description VALIDATION_ERROR: Invalid parameters */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNAUTHORIZED: Missing or invalid credentials; INVALID_BANK_KEY: Bank key invalid or revoked */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description FORBIDDEN: Valid credentials, insufficient permissions; BANK_SUSPENDED: The bank is suspended by the operator */
+            403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];

@@ -308,6 +308,7 @@ export class CheckoutService {
         debtorIban: payer.iban,
         authorizationHash,
         requestId: requestId ?? null,
+        money: { ...session, debtorBank: payer.bankHandle },
       },
       now,
       'claimed',

@@ -5,7 +5,7 @@ import { wakeOutboxRelay } from '@gateway/events';
 import { GatewayError, parseInput, type Logger } from '@gateway/kernel';
 import { confirmRailCreditIn, keepLateRailConfirmation, railCreditOf } from '../engine/rail-credit';
 import { kindOfId, type Movement, type MovementKinds } from '../movement/movement';
-import { recordObligationIn } from '../obligation/obligation.service';
+import { obligateIn } from '../net-debit/net-debit.positions';
 import { sessionNotFound } from '../session/session.service';
 import { PaymentSessionStatus } from '../session/session.type';
 import { CreditConfirmationEntity } from './confirmation.entity';
@@ -102,7 +102,8 @@ export class ConfirmationService {
       'movement',
     );
     confirmRailCreditIn(statement, session.id, credit.creditBookedAt ?? now, request.rrn, now, 'movement');
-    recordObligationIn(statement, session, now, 'movement');
+    // The obligation, and with it the movement's reservation turned into it (once, whoever records it first).
+    obligateIn(statement, session, now, 'movement');
     const moved = kind.moveIn(statement, session, 'credit_confirmed', now, undefined, 'movement');
     let written: Record<string, number>;
     try {

@@ -5,7 +5,7 @@ import { GatewayError } from '@gateway/kernel';
 import { audit, type AuditedBy } from '@gateway/audit';
 import { isHeld, OUTCOME_UNKNOWN } from '../movement/held-outcome';
 import type { HeldFinding, Movement, MovementKinds } from '../movement/movement';
-import { recordObligationIn } from '../obligation/obligation.service';
+import { obligateIn, releaseIn } from '../net-debit/net-debit.positions';
 import { PaymentExecutionEntity, type ExecutionStep } from './execution.entity';
 import { executions, type ExecutionChanges } from './execution.repository';
 
@@ -117,6 +117,12 @@ export class AttentionService {
     await em.transactional(async (tx) => {
       if (!(await executions.resolveAttention(tx, sessionId, changes)))
         throw new GatewayError('MOVEMENT_NOT_FOUND', `${sessionId} was resolved meanwhile`);
+      // Closed by the operator: the movement is finished, so is what it reserved of its debtor's position.
+      if (changes.step === 'done') {
+        const statement = new OneStatement(tx);
+        releaseIn(statement, sessionId, now);
+        await statement.run();
+      }
       // The resolution as stored ("RETRY: <note>"): the operator's words never stand alone in the log.
       const recorded = {
         step: { from: 'attention', to: changes.step },
@@ -191,7 +197,9 @@ export class AttentionService {
       statement.lock('held', kind.entity, { id: movementId, status: 'FAILED', failureCode: OUTCOME_UNKNOWN });
       executions.resolveAttentionIn(statement, movementId, changes, 'held');
       const update = kind.settleHeldIn!(statement, movement, finding, now, 'step');
-      if (finding === 'credited') recordObligationIn(statement, movement, now, 'moved');
+      if (finding === 'credited') obligateIn(statement, movement, now, 'moved');
+      // Never credited and nothing taken: the movement ends here, and so does its reservation.
+      else if (next === 'done') releaseIn(statement, movementId, now, 'moved');
       if (!(await statement.run()).moved) return undefined;
       const recorded = {
         step: { from: 'attention', to: next },

@@ -5,6 +5,7 @@ import type { Directory } from '@gateway/federation';
 import type { Logger } from '@gateway/kernel';
 import type { AccountCurrencies } from '../account-currency/account-currency';
 import { holdLease, type HeldLease } from '../lease/lease';
+import { reserveIn, type PositionedMovement } from '../net-debit/net-debit.positions';
 import type { ExecutionKind, Movement, MovementKinds } from '../movement/movement';
 import type { EngineSettings } from './engine.settings';
 import type { PaymentExecutionEntity } from './execution.entity';
@@ -32,6 +33,8 @@ export interface MovementStart {
   authorizationHash?: string;
   /** The request that authorized it (req_…): sent as X-Request-Id on every core call of it. */
   requestId: string | null;
+  /** Its world, banks and money: a cross-bank movement reserves its amount on its debtor bank's position. */
+  money: PositionedMovement;
 }
 
 /** A movement whose execution the caller's statement writes: handed back to execute() or launch() once it ran. */
@@ -98,8 +101,13 @@ export class PaymentEngine {
    * next, leased to this process for leaseMs) as part `execution` of the caller's statement,
    * written only if part `when` (the caller's claim or insert of the movement) changed a row, so
    * the movement and its execution exist together or not at all. Then execute() or launch().
+   * A cross-bank movement also reserves its amount on its debtor bank's position in the same
+   * statement (net-debit.positions.ts): past the bank's net debit cap the whole statement is
+   * refused, 422 NET_DEBIT_CAP_EXCEEDED when the caller runs it, and nothing of it is written.
+   * Every kind gets that here; the engine's endings (steps.ts) use or release the reservation.
    */
   startIn(statement: OneStatement, start: MovementStart, now: Date, when: string): StartedMovement {
+    reserveIn(statement, start.movementId, start.money, now, when);
     const execution = executions.newRow(
       {
         movementId: start.movementId,

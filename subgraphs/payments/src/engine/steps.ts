@@ -3,7 +3,7 @@ import type { CoreMovement } from '@gateway/bank-core-client';
 import type { Logger } from '@gateway/kernel';
 import { OneStatement } from '@gateway/db';
 import { wakeOutboxRelay } from '@gateway/events';
-import { recordObligationIn } from '../obligation/obligation.service';
+import { obligateIn, releaseIn } from '../net-debit/net-debit.positions';
 import { OUTCOME_UNKNOWN as OUTCOME_UNKNOWN_CODE } from '../movement/held-outcome';
 import type { EngineFailure, EngineTrigger, Movement, MovementKinds } from '../movement/movement';
 import { payeeCredit, payerDebit, payerReversal } from './core-calls';
@@ -361,7 +361,13 @@ export class ExecutionSteps {
     );
     const moved = trigger ? kind.moveIn(statement, movement, trigger, now, also.changes, 'step') : null;
     const released = final && also.payerWhole ? kind.payerWholeIn?.(statement, movement, now, 'step') : undefined;
-    if (also.obligation) recordObligationIn(statement, movement, now, 'step');
+    // The reservation made at the entry (startIn) ends with the movement's money: it becomes the
+    // obligation when the credit is booked between banks, and is given back when the execution
+    // is done without one (failed, given back). Held for attention, it stays: the movement is not
+    // finished. Both delete the movement's reservation row, so only one of them moves the sums.
+    if (also.obligation) obligateIn(statement, movement, now, 'step');
+    else if (changes.step === 'done' && movement.settlementType === 'rail')
+      releaseIn(statement, movement.id, now, 'step');
     if (!(await statement.run()).step) return 'wait'; // recorded by someone else first, or the movement moved meanwhile
     if (moved) {
       Object.assign(movement, moved);

@@ -482,6 +482,13 @@ export class MandateService {
           payer,
           debtorIban: mandate.customerIban,
           requestId: requestId ?? null,
+          money: {
+            livemode: mandate.livemode,
+            debtorBank: mandate.customerBank,
+            creditorBank: creditor.bank.handle,
+            amount: BigInt(request.amount),
+            currency: mandate.currency,
+          },
         },
         now,
         'charge',

@@ -23,6 +23,7 @@ import { Migration20261220000200_metadata } from './Migration20261220000200_meta
 import { Migration20261220000300_report_indexes } from './Migration20261220000300_report_indexes';
 import { Migration20261221000100_delivery_retention } from './Migration20261221000100_delivery_retention';
 import { Migration20261228000100_webhook_held_and_replays } from './Migration20261228000100_webhook_held_and_replays';
+import { Migration20261229000100_net_debit_positions } from './Migration20261229000100_net_debit_positions';
 
 /** Committed migrations of the payments schema, in order. */
 export const migrations: MigrationObject[] = [
@@ -59,4 +60,5 @@ export const migrations: MigrationObject[] = [
     name: 'Migration20261228000100_webhook_held_and_replays',
     class: Migration20261228000100_webhook_held_and_replays,
   },
+  { name: 'Migration20261229000100_net_debit_positions', class: Migration20261229000100_net_debit_positions },
 ];

@@ -1,9 +1,9 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { EventBus, PlatformEvent, Subscription } from '@gateway/events';
-import { isCurrency, type Logger } from '@gateway/kernel';
+import { GatewayError, isCurrency, type Logger } from '@gateway/kernel';
 import { OneStatement } from '@gateway/db';
 import type { PaymentEngine } from '../engine/engine';
-import { answerAgain, createOrderMovementOnceIn, loadOrderMovement } from './order-movement.moves';
+import { answerAgain, createOrderMovementOnceIn, loadOrderMovement, moveOrderMovementIn } from './order-movement.moves';
 
 /** payments' queue for open-banking's requests (competing consumers across instances). */
 export const MOVEMENT_REQUEST_GROUP = 'payments.movement-requests';
@@ -89,13 +89,10 @@ export async function executeMovementRequest(
   }
   const now = new Date();
   const em = root.fork();
+  const fields = { ...request, settlementType: request.debtorBank === request.creditorBank ? 'internal' : 'rail' };
   // One statement: the movement, unless the order was requested before, and with it its execution.
   const statement = new OneStatement(em);
-  createOrderMovementOnceIn(
-    statement,
-    { ...request, settlementType: request.debtorBank === request.creditorBank ? 'internal' : 'rail' },
-    now,
-  );
+  createOrderMovementOnceIn(statement, fields, now);
   const payer = { type: 'iban' as const, value: request.debtorIban };
   const started = engine.startIn(
     statement,
@@ -105,11 +102,21 @@ export async function executeMovementRequest(
       payer,
       debtorIban: request.debtorIban,
       requestId: request.requestId,
+      money: request,
     },
     now,
     'movement',
   );
-  if ((await statement.run()).movement) {
+  let written: Record<string, number>;
+  try {
+    written = await statement.run();
+  } catch (error) {
+    if (!(error instanceof GatewayError && error.code === 'NET_DEBIT_CAP_EXCEEDED')) throw error;
+    await refuseOverCap(em, fields, error.detail, now);
+    logger.warn({ payment_order: request.id, request_id: request.requestId }, 'payment order refused: net debit cap');
+    return;
+  }
+  if (written.movement) {
     logger.info(
       { payment_order: request.id, tpp: request.tppId, request_id: request.requestId },
       'payment order movement requested: executing',
@@ -125,6 +132,35 @@ export async function executeMovementRequest(
       'movement requested again: its outcome sent again',
     );
   }
+}
+
+/**
+ * A movement the debtor bank's net debit cap refused at the engine's entry (nothing was written,
+ * nothing debited): it is recorded and FAILS at once with NET_DEBIT_CAP_EXCEEDED, so open-banking
+ * hears movement.failed as for any refused debit. One transaction: the insert, then the move.
+ */
+async function refuseOverCap(
+  em: EntityManager,
+  fields: Parameters<typeof createOrderMovementOnceIn>[1],
+  detail: string,
+  now: Date,
+): Promise<void> {
+  await em.transactional(async (tx) => {
+    const created = new OneStatement(tx);
+    createOrderMovementOnceIn(created, fields, now);
+    if (!(await created.run()).movement) return; // requested before: its answer is the first one's
+    const movement = await loadOrderMovement(tx, fields.id);
+    const failed = new OneStatement(tx);
+    moveOrderMovementIn(
+      failed,
+      movement!,
+      'core_failure',
+      now,
+      { failureCode: 'NET_DEBIT_CAP_EXCEEDED', failureDetail: detail },
+      undefined as never,
+    );
+    await failed.run();
+  });
 }
 
 /** Subscribes payments to open-banking's movement requests. */

@@ -122,7 +122,7 @@ export function moveOrderMovementIn(
   trigger: OrderMovementTrigger,
   now: Date,
   changes: OrderMovementChanges,
-  when: string,
+  when?: string,
 ): Partial<OrderMovementEntity> {
   const { move, update } = planMove(movement, trigger, now, changes);
   statement.update('moved', OrderMovementEntity, { id: movement.id, status: movement.status }, update, when);

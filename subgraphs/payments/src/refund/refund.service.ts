@@ -177,6 +177,8 @@ export class RefundService {
           payer: { type: 'iban', value: account.iban },
           debtorIban: account.iban,
           requestId: requestId ?? null,
+          // The merchant's bank is the refund's debtor: its position carries the refund.
+          money: refund,
         },
         now,
         'refund',

@@ -3,6 +3,7 @@ import { raw } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { newId } from '@gateway/kernel';
 import { anyUnclaimed, claimObligations, owedInCycle } from '../obligation/obligation.service';
+import { lowerByCycle } from '../net-debit/net-debit.positions';
 import { SettlementCycleEntity } from './cycle.entity';
 import { netPositions, unbalancedCurrencies } from './netting';
 import { SettlementPositionEntity } from './position.entity';
@@ -119,6 +120,8 @@ export class SettlementRepository {
       });
       await tx.insert(SettlementCycleEntity, cycle);
       cycle.obligationCount = await claimObligations(tx, cycle.id, world);
+      // What the cycle takes leaves the banks' positions (net debit caps), in this transaction.
+      await lowerByCycle(tx, cycle.id, world, now);
       const nets = netPositions(await owedInCycle(tx, cycle.id));
       const unbalanced = unbalancedCurrencies(nets);
       // Unreachable by netting; refusing here means no bank is ever called on a book that does not balance.

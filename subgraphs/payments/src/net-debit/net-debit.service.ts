@@ -1,0 +1,141 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { audit, type AuditedBy } from '@gateway/audit';
+import type { BankCorePool } from '@gateway/bank-core-client';
+import { settlementIbanFor, type Directory } from '@gateway/federation';
+import { GatewayError, parseInput, type Currency } from '@gateway/kernel';
+import { readPositions, writeCap, type PositionRow } from './net-debit.positions';
+import { DEFAULT_ALERT_THRESHOLDS, modeRules, netDebitCapRules } from './net-debit.rules';
+
+/** A cap as set, with the bank's position now: whether new movements are refused until it falls. */
+export interface CapAnswer {
+  position: PositionRow;
+  /** The cap is below the current position: allowed, and every new movement of the bank is refused until it falls. */
+  belowPosition: boolean;
+}
+
+/**
+ * Operators' net debit caps and everyone's reading of positions (issue 48). The caps live on the
+ * position rows the engine reserves on; setting one never touches the position, so a cap below it
+ * is allowed and said.
+ */
+export class NetDebitService {
+  constructor(
+    private readonly directory: Directory,
+    private readonly cores: BankCorePool,
+  ) {}
+
+  async setCap(
+    em: EntityManager,
+    bankHandle: string,
+    input: {
+      currency: string;
+      mode: string;
+      netDebitCap: unknown;
+      alertThresholds?: unknown;
+      liquidityCover?: unknown;
+    },
+    by: AuditedBy,
+  ): Promise<CapAnswer> {
+    const request = parseInput(netDebitCapRules, input);
+    const bank = await this.directory.bankInFlight({ handle: bankHandle }, by.actor.requestId);
+    const livemode = request.mode === 'live';
+    const currency = request.currency as Currency;
+    if (request.liquidityCover) await this.assertCovered(bank, currency, livemode, request.netDebitCap, by);
+    return em.transactional(async (tx) => {
+      const before = (await readPositions(tx, bankHandle, { currency, livemode, lock: true }))[0];
+      const setting = {
+        bankHandle,
+        currency,
+        livemode,
+        netDebitCap: BigInt(request.netDebitCap),
+        alertThresholds: [...new Set(request.alertThresholds ?? DEFAULT_ALERT_THRESHOLDS)].sort((a, b) => a - b),
+        liquidityCover: request.liquidityCover ?? false,
+      };
+      await writeCap(tx, setting, new Date());
+      audit.record(
+        tx,
+        {
+          actor: by.actor,
+          action: 'bank.net_debit_cap_set',
+          target: bankHandle,
+          changes: {
+            currency: { to: currency },
+            mode: { to: request.mode },
+            net_debit_cap: { from: before?.netDebitCap?.toString() ?? null, to: setting.netDebitCap.toString() },
+            alert_thresholds: { from: before?.alertThresholds ?? null, to: setting.alertThresholds },
+          },
+        },
+        by.logger,
+      );
+      const [position] = await readPositions(tx, bankHandle, { currency, livemode });
+      return { position: position!, belowPosition: position!.position > setting.netDebitCap };
+    });
+  }
+
+  /** No cap in that currency and world (today's behaviour); the position is kept. Idempotent. */
+  async removeCap(em: EntityManager, bankHandle: string, input: { currency: string; mode: string }, by: AuditedBy) {
+    const request = parseInput(modeRules, input);
+    const livemode = request.mode === 'live';
+    const currency = request.currency as Currency;
+    await em.transactional(async (tx) => {
+      const [before] = await readPositions(tx, bankHandle, { currency, livemode, lock: true });
+      if (!before || before.netDebitCap === null) return;
+      await writeCap(
+        tx,
+        {
+          bankHandle,
+          currency,
+          livemode,
+          netDebitCap: null,
+          alertThresholds: before.alertThresholds,
+          liquidityCover: false,
+        },
+        new Date(),
+      );
+      audit.record(
+        tx,
+        {
+          actor: by.actor,
+          action: 'bank.net_debit_cap_removed',
+          target: bankHandle,
+          changes: {
+            currency: { to: currency },
+            mode: { to: request.mode },
+            net_debit_cap: { from: before.netDebitCap.toString(), to: null },
+          },
+        },
+        by.logger,
+      );
+    });
+  }
+
+  /**
+   * Mojaloop's second check (4001): a cap declared covered by the bank's liquidity may not exceed
+   * the balance of its settlement account for the currency, read now from its core (of the
+   * cap's world). A core that does not answer refuses the cap (its CBS_* error): never a cover
+   * taken on trust.
+   */
+  private async assertCovered(
+    bank: Awaited<ReturnType<Directory['bankInFlight']>>,
+    currency: Currency,
+    livemode: boolean,
+    cap: number,
+    by: AuditedBy,
+  ): Promise<void> {
+    const iban = settlementIbanFor(bank, currency);
+    const requestId = by.actor.requestId;
+    const account = await this.cores
+      .for(bank, livemode ? 'live' : 'test')
+      .getAccount(iban, requestId ? { requestId } : {});
+    if (account.currency !== currency || cap > account.balance)
+      throw new GatewayError(
+        'NET_DEBIT_CAP_ABOVE_LIQUIDITY',
+        `net_debit_cap: ${cap} is above the ${account.currency === currency ? account.balance : 0} ${currency} of ${bank.handle}'s settlement account ${iban}`,
+      );
+  }
+
+  /** A bank's positions, per currency and world. */
+  positions(em: EntityManager, bankHandle: string): Promise<PositionRow[]> {
+    return readPositions(em, bankHandle);
+  }
+}
