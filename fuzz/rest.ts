@@ -238,8 +238,12 @@ export function buildCase(
 
   let path = op.path;
   const raw = p.mode === 'mutated' && p.mutatePart === 'params' && p.rawPath;
-  const segment = (value: string) =>
-    raw ? value.replace(/[/?#]/g, (c) => encodeURIComponent(c)) : encodeURIComponent(value);
+  // A lone surrogate (fast-check's unicode strings make them) cannot be percent-encoded: it is sent as
+  // U+FFFD, as a browser would (encodeURIComponent throws on it, which ended a run at seed 303240150).
+  const segment = (text: string) => {
+    const value = text.toWellFormed();
+    return raw ? value.replace(/[/?#]/g, (c) => encodeURIComponent(c)) : encodeURIComponent(value);
+  };
   for (const [name, value] of Object.entries(params))
     path = path.replace(`{${name}}`, segment(typeof value === 'string' ? value : JSON.stringify(value)));
   // A parameter the mutation removed: an empty segment.

@@ -93,7 +93,17 @@ export const netDebitCapRoutes = [
         .boolean()
         .describe('The cap is below the current position: new movements are refused until it falls.'),
     }),
-    errors: ['UNAUTHORIZED', 'FORBIDDEN', 'VALIDATION_ERROR', 'BANK_NOT_REGISTERED', 'NET_DEBIT_CAP_ABOVE_LIQUIDITY'],
+    // With liquidity_cover the bank's core is asked for its settlement account's balance: a core
+    // that refuses or does not answer is the spec's CBS_ERROR / CBS_TIMEOUT, and no cap is set.
+    errors: [
+      'UNAUTHORIZED',
+      'FORBIDDEN',
+      'VALIDATION_ERROR',
+      'BANK_NOT_REGISTERED',
+      'NET_DEBIT_CAP_ABOVE_LIQUIDITY',
+      'CBS_ERROR',
+      'CBS_TIMEOUT',
+    ],
   }),
   defineRoute({
     method: 'DELETE',
