@@ -14,7 +14,7 @@
  * This file runs the phases in order; each lives beside it: settings.ts (the variables above),
  * deployment.ts and cores.ts (what is started), onboarding.ts (banks, customers, merchant, TPP),
  * driver.ts (the payments) and refunds.ts (a share of them refunded), faults.ts (kills, core faults, RabbitMQ cuts), quiet.ts (the wait for
- * nothing in flight), invariants.ts and refund-invariants.ts (the checks) and report.ts (the figures and the evidence table).
+ * nothing in flight), invariants.ts, refund-invariants.ts and net-debit.ts (the checks; net-debit.ts also sets the cap and samples the positions) and report.ts (the figures and the evidence table).
  */
 import type { Server } from 'node:http';
 import { openDatabase, type Database } from '@gateway/db';
@@ -27,6 +27,7 @@ import { Driver, mandatesRouted } from './driver';
 import { Faults } from './faults';
 import { checkInvariants } from './invariants';
 import { log } from './log';
+import { PositionSampler } from './net-debit';
 import { onboard } from './onboarding';
 import { waitForQuiet } from './quiet';
 import { SEED } from './random';
@@ -121,6 +122,8 @@ async function run({ databaseUrl, amqpUrl, db, proxy }: RunContext, started: Sta
   // A sample of the sessions watched over graphql-ws as the merchant (statuses once each, in order).
   const subscriptions = new SubscriptionSample(`${rest}/graphql`, parties.merchant.key);
   const takeover = new TakeoverWatch(db.knex);
+  // Invariant A: the net debit positions read every few seconds from now until quiet.
+  const positions = new PositionSampler(db.knex);
   const moneyBefore = await cores.totalBalance();
   const withMandates = await mandatesRouted(client, rest);
   log(
@@ -145,6 +148,7 @@ async function run({ databaseUrl, amqpUrl, db, proxy }: RunContext, started: Sta
       ),
     15_000,
   );
+  positions.start();
   faults.start();
   await driver.drive();
   await faults.stop();
@@ -156,11 +160,20 @@ async function run({ databaseUrl, amqpUrl, db, proxy }: RunContext, started: Sta
   log(`chaos: ${JSON.stringify(faults.counts)}`);
 
   const openWork = await waitForQuiet(db.knex, withMandates, withRefunds);
+  await positions.stop();
   // Watchers see their sessions' last statuses; every payment held at a kill has moved (or is given up on).
   await subscriptions.stop(15_000);
   await takeover.settled();
 
-  const findings = await checkInvariants(db.knex, { driver, cores, receiver, subscriptions, moneyBefore, openWork });
+  const findings = await checkInvariants(db.knex, {
+    driver,
+    cores,
+    receiver,
+    subscriptions,
+    moneyBefore,
+    openWork,
+    netDebit: { cap: parties.netDebitCap, sampler: positions },
+  });
   printReport({
     driver,
     client,

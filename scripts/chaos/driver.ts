@@ -16,6 +16,10 @@ export interface Driven {
   mandate_charge: number;
 }
 
+/** The payer's bank is at its net debit cap (net-debit.ts): refused before anything moves, an answer. */
+const capRefused = (answer: { status: number; body?: any }): boolean =>
+  answer.status === 422 && answer.body?.error?.code === 'NET_DEBIT_CAP_EXCEEDED';
+
 /** Whether this build routes mandates (an older one is driven without mandate charges). */
 export async function mandatesRouted(client: Client, rest: string): Promise<boolean> {
   const openApi = await client.ok('GET', `${rest}/openapi.json`);
@@ -36,6 +40,13 @@ export class Driver {
   readonly sessionIds: string[] = [];
   readonly chargeIds: string[] = [];
   readonly orderIds: string[] = [];
+  /**
+   * Sessions whose authorization was answered 422 NET_DEBIT_CAP_EXCEEDED (the payer's bank at its
+   * cap): a final answer, not a failure; the session stays PENDING until it expires and nothing moves.
+   */
+  readonly capRefusedSessions: string[] = [];
+  /** Mandate charges answered 422 NET_DEBIT_CAP_EXCEEDED (nothing charged; the period stays chargeable). */
+  capRefusedCharges = 0;
   /** The merchant's refunds; undefined when this build routes none. */
   readonly refunds: RefundDriver | undefined;
   private readonly grants: Grants;
@@ -127,6 +138,10 @@ export class Driver {
         call('POST', `${rest}/pay/${id}/authorize`, { payer: { type: 'alias', value: payer.alias }, otp: payer.otp }),
       12,
     );
+    if (capRefused(authorized)) {
+      this.capRefusedSessions.push(id);
+      return;
+    }
     // A retry after an answer lost to a kill meets the session already moving on: not a refusal.
     const alreadyMoving = authorized.status === 409 && /SESSION_ALREADY/.test(authorized.body?.error?.code ?? '');
     if (authorized.status !== 200 && !alreadyMoving)
@@ -197,6 +212,10 @@ export class Driver {
         { ...this.auth, 'idempotency-key': `chaos-c-${mandateId}` },
       ),
     );
+    if (capRefused(charged)) {
+      this.capRefusedCharges += 1;
+      return;
+    }
     if (charged.status !== 201) return this.note(`charge ${charged.status} ${charged.body?.error?.code ?? ''}`.trim());
     this.chargeIds.push(charged.body.charge_id);
     this.driven.mandate_charge += 1;

@@ -1,6 +1,7 @@
 import type { Database } from '@gateway/db';
 import type { SandboxCores } from './cores';
 import type { Driver } from './driver';
+import { checkNetDebit, type CapSet, type NetDebitFindings, type PositionSampler } from './net-debit';
 import { isQuiet, type OpenWork } from './quiet';
 import type { WebhookReceiver } from './receiver';
 import { checkRefunds, type RefundFindings } from './refund-invariants';
@@ -23,6 +24,8 @@ export interface RunRecord {
   moneyBefore: number;
   /** The open work when the wait for quiet ended. */
   openWork: OpenWork;
+  /** The net debit cap set at onboarding and the positions sampled while the run drove and waited for quiet. */
+  netDebit: { cap: CapSet; sampler: PositionSampler };
 }
 
 /** The checks in the order they are printed, with the figures the evidence table reuses. */
@@ -35,6 +38,8 @@ export interface Findings {
   storedStatus: Map<string, string>;
   /** The refunds' figures; undefined when the run drove none (a build without refunds). */
   refunds: RefundFindings | undefined;
+  /** The net debit caps' figures (net-debit.ts). */
+  netDebit: NetDebitFindings;
 }
 
 type Knex = Database['knex'];
@@ -77,6 +82,13 @@ export async function checkInvariants(knex: Knex, run: RunRecord): Promise<Findi
       })
     : undefined;
   if (refunds) checks.push(...refunds.checks);
+  const netDebit = await checkNetDebit(knex, {
+    ...run.netDebit,
+    refusedSessions: driver.capRefusedSessions,
+    refusedCharges: driver.capRefusedCharges,
+    orderIds: driver.orderIds,
+  });
+  checks.push(...netDebit.checks);
   checks.push(await outboxEmpty(knex));
   checks.push(await settledOnce(knex, run.cores));
   checks.push({
@@ -102,6 +114,7 @@ export async function checkInvariants(knex: Knex, run: RunRecord): Promise<Findi
     doubleDebits: debits.twice,
     storedStatus: new Map(sessions.map((s) => [s.id, s.status])),
     refunds: refunds?.findings,
+    netDebit: netDebit.findings,
   };
 }
 

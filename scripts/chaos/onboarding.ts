@@ -1,6 +1,7 @@
 import type { Client } from './client';
 import type { SandboxCore } from '../launcher/sandbox-banks';
 import type { SandboxCores } from './cores';
+import { CAPPED_BANK_INDEX, setNetDebitCap, type CapSet } from './net-debit';
 import { between } from './random';
 
 /** Where the TPP's consents send the payer back. */
@@ -32,6 +33,8 @@ export interface Parties {
    */
   thinMerchant: Merchant;
   tppToken: string;
+  /** The net debit cap set on one payer bank (net-debit.ts): some of its cross-bank payments are refused. */
+  netDebitCap: CapSet;
 }
 
 /** What the thin merchant's settlement account starts with (minor units): a refund or two. */
@@ -41,7 +44,8 @@ const THIN_SHOP_BALANCE = 5_000;
  * Registers the cores' banks with funded settlement accounts, eight funded and enrolled customers
  * per bank, two merchants (the run's, its settlement account at the first bank and funded:
  * refunds are paid from it; a thin one at the second bank) and a TPP, whose webhooks all go to
- * `receiverUrl` (the TPP's too, so payment orders' order is checked as well).
+ * `receiverUrl` (the TPP's too, so payment orders' order is checked as well); caps the third
+ * bank's net debit position in LYD (net-debit.ts), so some of its cross-bank payments are refused.
  */
 export async function onboard(
   client: Client,
@@ -124,5 +128,6 @@ export async function onboard(
     { name: 'Chaos TPP', mode: 'live', redirect_uris: [OB_REDIRECT], webhook_url: receiverUrl },
     admin,
   );
-  return { customers, merchant: shop, thinMerchant: thinShop, tppToken: tpp.tpp_access_token };
+  const netDebitCap = await setNetDebitCap(client, rest, admin, cores.banks[CAPPED_BANK_INDEX]!.handle);
+  return { customers, merchant: shop, thinMerchant: thinShop, tppToken: tpp.tpp_access_token, netDebitCap };
 }

@@ -57,6 +57,14 @@ function logFigures({ driver, client, faults, takeover, webhooks, subscriptions,
             .join(', ')}`
         : ''),
   );
+  const { cap, refused, sampler } = findings.netDebit;
+  log(
+    `net debit cap ${cap.cap} on ${cap.bank} ${cap.currency}: refused ${JSON.stringify(refused)}; positions sampled ${sampler.samples} times, highest ${[
+      ...sampler.capped.values(),
+    ]
+      .map((m) => `${m.key} ${m.max}`)
+      .join(', ')}, reserved at most ${sampler.maxReserved}`,
+  );
   if (webhooks.examples.length) log(`webhooks out of order, first ones: ${webhooks.examples.join('; ')}`);
   const { watched } = subscriptions;
   const violating = watched.filter((w) => w.order.repeated + w.order.backwards > 0);
@@ -106,7 +114,7 @@ function evidenceRows({
   // The invariants with a row of their own are left out of the last row.
   const others = checks.filter(
     (r) =>
-      !/^(the sum of all balances|no core reference debited|webhooks in order|subscription statuses|each refund moved|no refund executed twice|refunds never exceed)/.test(
+      !/^(the sum of all balances|no core reference debited|webhooks in order|subscription statuses|each refund moved|no refund executed twice|refunds never exceed|net debit )/.test(
         r.name,
       ),
   );
@@ -122,6 +130,7 @@ function evidenceRows({
       ok: true,
     },
     ...refundRows(driver, findings),
+    ...netDebitRows(findings),
     {
       figure: 'kills',
       value: `${kills} (${bySignal('SIGKILL')} SIGKILL, ${bySignal('SIGTERM')} SIGTERM): ${Object.entries(faults.kills)
@@ -222,6 +231,37 @@ function refundRows(driver: Driver, findings: Findings): EvidenceRow[] {
       target: '0 / 0 / 0',
       kind: 'invariant',
       ok: passed('each refund moved') && passed('no refund executed twice') && passed('refunds never exceed'),
+    },
+  ];
+}
+
+/** The net debit caps' rows (issue 48): what the cap refused, and its two invariants (A sampled, B once quiet and sampled). */
+function netDebitRows(findings: Findings): EvidenceRow[] {
+  const { cap, refused, sampler, leftOver, reservations, unequal, positions } = findings.netDebit;
+  const passed = (name: string) => findings.checks.find((r) => r.name.startsWith(name))?.ok ?? false;
+  const total = refused.sessions + refused.charges + refused.orders;
+  const maxima = [...sampler.capped.values()];
+  return [
+    {
+      figure: 'refused by a net debit cap',
+      value: `${total} (${refused.sessions} sessions, ${refused.charges} charges, ${refused.orders} orders); cap ${cap.cap} on ${cap.bank} ${cap.currency}`,
+      target: 'some (the cap is reached)',
+      kind: 'target',
+      ok: total > 0,
+    },
+    {
+      figure: 'net debit position max vs cap (sampled): samples above the cap',
+      value: `${maxima.map((m) => `${m.max} vs ${m.cap}`).join(', ') || 'no capped position'}: ${sampler.aboveCap} of ${sampler.samples}`,
+      target: '0',
+      kind: 'invariant',
+      ok: passed('net debit positions never above'),
+    },
+    {
+      figure: 'net debit reservations left over / positions not obligations + reservations',
+      value: `${leftOver.length} of ${reservations} / ${unequal.length} of ${positions} once quiet (${sampler.mismatches} rows not equal over ${sampler.samples} samples)`,
+      target: '0 / 0',
+      kind: 'invariant',
+      ok: passed('net debit reservations all owned'),
     },
   ];
 }

@@ -218,13 +218,13 @@ function paymentsMetrics(registry: Registry, orm: ServiceOrm, modules: PaymentsM
   });
   new Gauge({
     name: 'payments_net_debit_headroom',
-    help: "A capped bank's net debit cap minus its position, in minor units (negative after a cap was lowered below it)",
+    help: "A capped bank's net debit cap minus what it owes unsettled (not below 0) and its reservations, in minor units (negative after a cap was lowered below it)",
     labelNames: ['bank', 'currency', 'mode'],
     registers: [registry],
     async collect() {
       this.reset();
       for (const row of await everyPosition(orm.em.fork()))
-        if (row.netDebitCap !== null) this.set(labelsOf(row), Number(row.netDebitCap - row.position));
+        if (row.netDebitCap !== null) this.set(labelsOf(row), Number(row.netDebitCap - row.exposure));
     },
   });
 }

@@ -191,6 +191,29 @@ describe('net debit positions: the reservation SQL', () => {
     expect(await position(creditor)).toMatchObject({ unsettled: 0n, lastCycleId: cycleId });
   });
 
+  it('what a bank is owed makes no room until a cycle pays it: a cycle never lifts a position above its cap', async () => {
+    // The chaos run's finding (seed 32055): a bank owed 2,988 had 6,988 reserved against a cap of
+    // 4,000 (position 4,000); the cycle paid it the 2,988 and its position read 6,988.
+    const { debtor, creditor } = banks();
+    await cap(debtor, 4000);
+    const owedToIt = { id: `ops_owed${bank}`, ...money(creditor, debtor, 2988) };
+    await obligated(owedToIt);
+    expect(await position(debtor)).toMatchObject({ unsettled: -2988n, reserved: 0n });
+    await reserve(`ops_r1${bank}`, money(debtor, creditor, 4000));
+    await expect(reserve(`ops_r2${bank}`, money(debtor, creditor, 1))).rejects.toMatchObject({
+      code: 'NET_DEBIT_CAP_EXCEEDED',
+    });
+    const cycleId = newId('settlementCycle');
+    await db
+      .knex('payments.interbank_obligations')
+      .where({ session_id: owedToIt.id })
+      .update({ settlement_cycle_id: cycleId });
+    await orm.em.fork().transactional((tx) => lowerByCycle(tx, cycleId, true, new Date()));
+    const after = (await position(debtor))!;
+    expect(after).toMatchObject({ unsettled: 0n, reserved: 4000n });
+    expect(after.unsettled + after.reserved).toBeLessThanOrEqual(4000n);
+  });
+
   it('records each alert threshold once per crossing, not once per payment', async () => {
     const { debtor, creditor } = banks();
     await cap(debtor, 1000, [50, 80, 100]);

@@ -16,7 +16,19 @@ import { recordObligationIn } from '../obligation/obligation.service';
  * in obligations no cycle has taken) + reserved (cross-bank movements in flight of which it is
  * the debtor). A movement's reservation is a row of its own, so the movement's ending uses it
  * (obligateIn) or gives it back (releaseIn) exactly once: whoever deletes the row moves the sum.
+ *
+ * What a reservation is checked against is the bank's exposure: greatest(unsettled_net, 0) +
+ * reserved. What the bank is owed does not make room until a cycle has paid it: a cycle pays a
+ * net creditor its credit while reservations made against that credit are still in flight, and
+ * the position then rose above the cap (the chaos run's sampler saw 6,988 against a cap of 4,000
+ * right after a cycle, seed 32055). Counting only what it owes, the position never passes the cap:
+ * position <= exposure <= cap at every reservation, a booked obligation moves reserved into
+ * unsettled_net (exposure the same or lower), a credit lowers it, and a cycle brings unsettled_net
+ * to 0 (position = reserved <= exposure).
  */
+
+/** A bank's exposure in SQL (p: its row): what the cap bounds. */
+const EXPOSURE = `greatest(p."unsettled_net", 0) + p."reserved"`;
 
 /** What the position rows need of a movement: its world, its two banks and its money. */
 export type PositionedMovement = Pick<Movement, 'livemode' | 'debtorBank' | 'creditorBank' | 'amount' | 'currency'>;
@@ -31,7 +43,7 @@ const crossBank = (movement: PositionedMovement): movement is PositionedMovement
 /**
  * The engine's entry (PaymentEngine.startIn): reserves the movement's amount on its debtor bank's
  * row, only if part `when` (the movement's claim or insert) changed a row and only while
- * position + amount <= cap (no cap: always, so positions stay right). The upsert takes the row's
+ * exposure + amount <= cap (no cap: always, so positions stay right). The upsert takes the row's
  * lock and re-checks the condition on the row as the last committed reservation left it, so of
  * any number of concurrent reservations exactly those that fit are admitted. One that does not
  * fit vetoes the whole statement: 422 NET_DEBIT_CAP_EXCEEDED, and the claim, the execution and
@@ -54,9 +66,9 @@ export function reserveIn(
      select ?, ?, ?, ?, ? where ${statement.changed(when)}
      on conflict ("bank_handle", "currency", "livemode") do update
        set "reserved" = p."reserved" + excluded."reserved", "updated_at" = excluded."updated_at"
-       where p."net_debit_cap" is null or p."unsettled_net" + p."reserved" + excluded."reserved" <= p."net_debit_cap"
+       where p."net_debit_cap" is null or ${EXPOSURE} + excluded."reserved" <= p."net_debit_cap"
      returning p."bank_handle", p."currency", p."livemode", p."net_debit_cap", p."alert_thresholds",
-       p."unsettled_net" + p."reserved" as "position"`,
+       p."unsettled_net" + p."reserved" as "position", ${EXPOSURE} as "exposure"`,
     [movement.debtorBank, movement.currency, movement.livemode, amount, now],
   );
   statement.sql(
@@ -75,8 +87,8 @@ export function reserveIn(
       ),
   );
   const reserved = statement.rows('position_reserved');
-  // Threshold t is crossed when the position before (position - amount) was below t% of the cap
-  // and the position now is at or above it; the cap itself is reached at headroom 0.
+  // Threshold t is crossed when the exposure before (exposure - amount) was below t% of the cap
+  // and the exposure now is at or above it; the cap itself is reached at headroom 0.
   recordEventRowsIn(
     statement,
     'liquidity_events',
@@ -88,7 +100,7 @@ export function reserveIn(
        select 'liquidity.threshold_reached' as "kind", a."pct", a."ord" from unnest(r."alert_thresholds") with ordinality as a("pct", "ord")
        union all select 'liquidity.cap_reached', 100, ${MAX_ALERT_THRESHOLDS + 1}) t
      where r."net_debit_cap" is not null and t."ord" <= ${MAX_ALERT_THRESHOLDS + 1}
-       and r."position" * 100 >= t."pct" * r."net_debit_cap" and (r."position" - ${amount}) * 100 < t."pct" * r."net_debit_cap"`,
+       and r."exposure" * 100 >= t."pct" * r."net_debit_cap" and (r."exposure" - ${amount}) * 100 < t."pct" * r."net_debit_cap"`,
     now,
   );
 }
@@ -219,6 +231,8 @@ export interface PositionRow {
   reserved: bigint;
   /** unsettledNet + reserved. */
   position: bigint;
+  /** What the cap bounds: what it owes (never less than 0) + reserved. */
+  exposure: bigint;
   lastCycleId: string | null;
   updatedAt: Date;
 }
@@ -262,6 +276,7 @@ function toPositionRow(row: Record<string, unknown>): PositionRow {
     unsettledNet,
     reserved,
     position: unsettledNet + reserved,
+    exposure: (unsettledNet > 0n ? unsettledNet : 0n) + reserved,
     lastCycleId: (row.last_cycle_id as string | null) ?? null,
     updatedAt: new Date(row.updated_at as string),
   };

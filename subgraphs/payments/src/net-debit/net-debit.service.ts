@@ -68,7 +68,7 @@ export class NetDebitService {
         by.logger,
       );
       const [position] = await readPositions(tx, bankHandle, { currency, livemode });
-      return { position: position!, belowPosition: position!.position > setting.netDebitCap };
+      return { position: position!, belowPosition: position!.exposure > setting.netDebitCap };
     });
   }
 

@@ -40,7 +40,7 @@ export class BankPosition {
   @Field(() => GraphQLSafeInt, {
     nullable: true,
     description:
-      'netDebitCap - position: the most a new movement may take; negative after a cap was lowered below it; null without a cap.',
+      'netDebitCap minus what the bank owes unsettled (never counted below 0: what it is owed makes room only once a cycle has paid it) minus reserved: the most a new movement may take; negative after a cap was lowered below it; null without a cap.',
   })
   headroom!: number | null;
 
@@ -83,7 +83,7 @@ export function toBankPosition(row: PositionRow): BankPosition {
     liquidityCover: row.liquidityCover,
     position: Number(row.position),
     reserved: Number(row.reserved),
-    headroom: row.netDebitCap === null ? null : Number(row.netDebitCap - row.position),
+    headroom: row.netDebitCap === null ? null : Number(row.netDebitCap - row.exposure),
     lastCycleId: row.lastCycleId,
   };
 }
