@@ -53,7 +53,8 @@ describe('suspending and resuming participants', () => {
     await t.stop();
   });
 
-  const post = (path: string, headers: Record<string, string> = admin) => call(base, 'POST', path, { headers });
+  const post = (path: string, headers: Record<string, string> = admin, body?: unknown) =>
+    call(base, 'POST', path, { headers, body });
   const newSession = (apiKey: string, to: Customer) =>
     call(base, 'POST', '/payments/sessions', {
       headers: bearer(apiKey),
@@ -106,7 +107,19 @@ describe('suspending and resuming participants', () => {
     expectError(await post('/merchants/mer_unknown/suspend'), 404, 'MERCHANT_NOT_FOUND');
     expectError(await post('/merchants/mer_unknown/resume'), 404, 'MERCHANT_NOT_FOUND');
 
-    const suspended = await post(`/merchants/${merchant.merchantId}/suspend`);
+    // A reason must say something, briefly: refused, naming the field, before anything changes.
+    for (const reason of ['   ', 'x'.repeat(501)]) {
+      const refused = await post(`/merchants/${merchant.merchantId}/suspend`, admin, { reason });
+      expectError(refused, 400, 'VALIDATION_ERROR');
+      expect(refused.body.error.detail).toMatch(/^reason: /);
+    }
+    expect((await call(base, 'GET', `/merchants/${merchant.merchantId}`, { headers: admin })).body.status).toBe(
+      'ACTIVE',
+    );
+
+    const suspended = await post(`/merchants/${merchant.merchantId}/suspend`, admin, {
+      reason: ' Chargeback ratio above 1% (case 4411) ',
+    });
     expectRecord(suspended, 'POST', '/merchants/{id}/suspend', 'SUSPENDED');
     expect(suspended.body.merchant_id).toBe(merchant.merchantId);
 
@@ -161,7 +174,10 @@ describe('suspending and resuming participants', () => {
         action: 'merchant.suspended',
         actor_kind: 'admin',
         actor_name: 'ADMIN_KEY',
-        changes: { status: { from: 'ACTIVE', to: 'SUSPENDED' } },
+        changes: {
+          status: { from: 'ACTIVE', to: 'SUSPENDED' },
+          reason: { to: 'Chargeback ratio above 1% (case 4411)' },
+        },
       },
       {
         action: 'merchant.resumed',

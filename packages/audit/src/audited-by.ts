@@ -1,4 +1,4 @@
-import type { Logger, Principal } from '@gateway/kernel';
+import { invalid, rules, type Logger, type Principal } from '@gateway/kernel';
 import { auditActor, type AuditActor } from './audit';
 import type { AuditChange } from './audit-entry.entity';
 
@@ -31,4 +31,19 @@ export function createdWith(fields: Record<string, unknown>): Record<string, Aud
   const changes: Record<string, AuditChange> = {};
   for (const [field, to] of Object.entries(fields)) if (to !== undefined && to !== null) changes[field] = { to };
   return changes;
+}
+
+/** The longest reason an operator may give for an action (a suspension, a resumption). */
+export const REASON_MAX = 500;
+
+/**
+ * The operator's reason for an action, kept in its audit entry beside what changed so the log says
+ * why (`changes.reason.to`); none given, nothing added. A blank or overlong one is a
+ * VALIDATION_ERROR naming `reason`, before anything changes.
+ */
+export function reasonGiven(reason: string | null | undefined): Record<string, AuditChange> {
+  if (reason === undefined || reason === null) return {};
+  const checked = rules.text(REASON_MAX).safeParse(reason);
+  if (!checked.success) throw invalid('reason', checked.error.issues[0]!.message);
+  return { reason: { to: checked.data } };
 }

@@ -10,5 +10,14 @@ export {
   type AuditFilter,
   type AuditRecord,
 } from './audit';
-export { auditedBy, createdWith, SECRET_ISSUED, SECRET_REMOVED, SECRET_REPLACED, type AuditedBy } from './audited-by';
+export {
+  auditedBy,
+  createdWith,
+  reasonGiven,
+  REASON_MAX,
+  SECRET_ISSUED,
+  SECRET_REMOVED,
+  SECRET_REPLACED,
+  type AuditedBy,
+} from './audited-by';
 export { migrateAudit } from './schema';

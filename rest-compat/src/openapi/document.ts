@@ -272,8 +272,9 @@ function operationOf(route: RestRoute): OpenApiOperation {
       ...(route.fapi ? [{ $ref: '#/components/parameters/x-fapi-interaction-id' }] : []),
       { $ref: '#/components/parameters/X-Request-Id' },
     ],
+    // An absent body is read as `{}`: a body none of whose fields is required may be left out.
     ...(route.body || route.htmlForm
-      ? { requestBody: { required: route.body !== undefined, content: bodyContent(route) } }
+      ? { requestBody: { required: route.body?.safeParse({}).success === false, content: bodyContent(route) } }
       : {}),
     responses: { [String(route.status)]: success, ...accepted, ...seeOther, ...errorResponses(route) },
   };

@@ -1,9 +1,17 @@
+import { z } from 'zod';
 import { defineRoute } from '../route';
 import { BANK_RECORD, bankRecord, handleParams } from './banks';
 import { MERCHANT_RECORD, merchantRecord, idParams as merchantIdParams } from './merchants';
 import { TPP_RECORD, tppRecord, idParams as tppIdParams } from './tpps';
 
-const IDEMPOTENT = 'Idempotent: calling it again answers 200 with the record as it is.';
+const IDEMPOTENT = 'Idempotent: calling it again answers 200 with the record as it is (and records nothing).';
+
+/** An optional body: the operator's reason, kept in the audit entry (GET /admin/audit: changes.reason). */
+const reasonBody = z
+  .object({
+    reason: z.string().nullish().describe('1-500 characters: why. Kept in the audit entry as changes.reason.'),
+  })
+  .strict();
 
 /**
  * Operator controls (API-CONTRACT): suspending and resuming banks, merchants and TPPs. Admin key
@@ -22,13 +30,14 @@ export const suspensionRoutes = [
       IDEMPOTENT,
     auth: [['adminKey']],
     params: handleParams,
-    operation: `mutation SuspendBank($handle: String!) { suspendBank(handle: $handle) { ...BankRecord } }
+    body: reasonBody,
+    operation: `mutation SuspendBank($handle: String!, $reason: String) { suspendBank(handle: $handle, reason: $reason) { ...BankRecord } }
 ${BANK_RECORD}`,
-    variables: ({ params }) => ({ handle: params.handle }),
+    variables: ({ params, body }) => ({ handle: params.handle, reason: body.reason }),
     result: ({ suspendBank }) => suspendBank,
     status: 200,
     response: bankRecord,
-    errors: ['UNAUTHORIZED', 'FORBIDDEN', 'BANK_NOT_REGISTERED'],
+    errors: ['VALIDATION_ERROR', 'UNAUTHORIZED', 'FORBIDDEN', 'BANK_NOT_REGISTERED'],
   }),
   defineRoute({
     method: 'POST',
@@ -38,13 +47,14 @@ ${BANK_RECORD}`,
     description: `Operator only. Its bank key works again and it takes new work. ${IDEMPOTENT}`,
     auth: [['adminKey']],
     params: handleParams,
-    operation: `mutation ResumeBank($handle: String!) { resumeBank(handle: $handle) { ...BankRecord } }
+    body: reasonBody,
+    operation: `mutation ResumeBank($handle: String!, $reason: String) { resumeBank(handle: $handle, reason: $reason) { ...BankRecord } }
 ${BANK_RECORD}`,
-    variables: ({ params }) => ({ handle: params.handle }),
+    variables: ({ params, body }) => ({ handle: params.handle, reason: body.reason }),
     result: ({ resumeBank }) => resumeBank,
     status: 200,
     response: bankRecord,
-    errors: ['UNAUTHORIZED', 'FORBIDDEN', 'BANK_NOT_REGISTERED'],
+    errors: ['VALIDATION_ERROR', 'UNAUTHORIZED', 'FORBIDDEN', 'BANK_NOT_REGISTERED'],
   }),
   defineRoute({
     method: 'POST',
@@ -57,13 +67,14 @@ ${BANK_RECORD}`,
       `Payments already authorized finish; its webhook deliveries wait as HELD (not attempted, retried or counted) and go out in order once it is resumed. ${IDEMPOTENT}`,
     auth: [['adminKey']],
     params: merchantIdParams,
-    operation: `mutation SuspendMerchant($id: ID!) { suspendMerchant(id: $id) { ...MerchantRecord } }
+    body: reasonBody,
+    operation: `mutation SuspendMerchant($id: ID!, $reason: String) { suspendMerchant(id: $id, reason: $reason) { ...MerchantRecord } }
 ${MERCHANT_RECORD}`,
-    variables: ({ params }) => ({ id: params.id }),
+    variables: ({ params, body }) => ({ id: params.id, reason: body.reason }),
     result: ({ suspendMerchant }) => suspendMerchant,
     status: 200,
     response: merchantRecord,
-    errors: ['UNAUTHORIZED', 'FORBIDDEN', 'MERCHANT_NOT_FOUND'],
+    errors: ['VALIDATION_ERROR', 'UNAUTHORIZED', 'FORBIDDEN', 'MERCHANT_NOT_FOUND'],
   }),
   defineRoute({
     method: 'POST',
@@ -73,13 +84,14 @@ ${MERCHANT_RECORD}`,
     description: `Operator only. Its keys, dashboard sessions and open sessions work again. ${IDEMPOTENT}`,
     auth: [['adminKey']],
     params: merchantIdParams,
-    operation: `mutation ResumeMerchant($id: ID!) { resumeMerchant(id: $id) { ...MerchantRecord } }
+    body: reasonBody,
+    operation: `mutation ResumeMerchant($id: ID!, $reason: String) { resumeMerchant(id: $id, reason: $reason) { ...MerchantRecord } }
 ${MERCHANT_RECORD}`,
-    variables: ({ params }) => ({ id: params.id }),
+    variables: ({ params, body }) => ({ id: params.id, reason: body.reason }),
     result: ({ resumeMerchant }) => resumeMerchant,
     status: 200,
     response: merchantRecord,
-    errors: ['UNAUTHORIZED', 'FORBIDDEN', 'MERCHANT_NOT_FOUND'],
+    errors: ['VALIDATION_ERROR', 'UNAUTHORIZED', 'FORBIDDEN', 'MERCHANT_NOT_FOUND'],
   }),
   defineRoute({
     method: 'POST',
@@ -92,13 +104,14 @@ ${MERCHANT_RECORD}`,
       `Payment orders already executing finish; its webhook deliveries wait as HELD and go out in order on resume. ${IDEMPOTENT}`,
     auth: [['adminKey']],
     params: tppIdParams,
-    operation: `mutation SuspendTpp($id: ID!) { suspendTpp(id: $id) { ...TppRecord } }
+    body: reasonBody,
+    operation: `mutation SuspendTpp($id: ID!, $reason: String) { suspendTpp(id: $id, reason: $reason) { ...TppRecord } }
 ${TPP_RECORD}`,
-    variables: ({ params }) => ({ id: params.id }),
+    variables: ({ params, body }) => ({ id: params.id, reason: body.reason }),
     result: ({ suspendTpp }) => suspendTpp,
     status: 200,
     response: tppRecord,
-    errors: ['UNAUTHORIZED', 'FORBIDDEN', 'TPP_NOT_FOUND'],
+    errors: ['VALIDATION_ERROR', 'UNAUTHORIZED', 'FORBIDDEN', 'TPP_NOT_FOUND'],
   }),
   defineRoute({
     method: 'POST',
@@ -108,12 +121,13 @@ ${TPP_RECORD}`,
     description: `Operator only. Its token and its consents’ codes and tokens work again. ${IDEMPOTENT}`,
     auth: [['adminKey']],
     params: tppIdParams,
-    operation: `mutation ResumeTpp($id: ID!) { resumeTpp(id: $id) { ...TppRecord } }
+    body: reasonBody,
+    operation: `mutation ResumeTpp($id: ID!, $reason: String) { resumeTpp(id: $id, reason: $reason) { ...TppRecord } }
 ${TPP_RECORD}`,
-    variables: ({ params }) => ({ id: params.id }),
+    variables: ({ params, body }) => ({ id: params.id, reason: body.reason }),
     result: ({ resumeTpp }) => resumeTpp,
     status: 200,
     response: tppRecord,
-    errors: ['UNAUTHORIZED', 'FORBIDDEN', 'TPP_NOT_FOUND'],
+    errors: ['VALIDATION_ERROR', 'UNAUTHORIZED', 'FORBIDDEN', 'TPP_NOT_FOUND'],
   }),
 ];

@@ -1477,7 +1477,7 @@ export interface paths {
         put?: never;
         /**
          * Suspend a bank
-         * @description Operator only. The bank takes part in no new session, consent, payment order, mandate or charge, as payer’s or payee’s bank (422 BANK_NOT_PARTICIPATING, within a second), and its bank key answers 403 BANK_SUSPENDED at once. Movements in flight finish (its internal key keeps working for their callbacks) and settlement still pays its positions. Idempotent: calling it again answers 200 with the record as it is.
+         * @description Operator only. The bank takes part in no new session, consent, payment order, mandate or charge, as payer’s or payee’s bank (422 BANK_NOT_PARTICIPATING, within a second), and its bank key answers 403 BANK_SUSPENDED at once. Movements in flight finish (its internal key keeps working for their callbacks) and settlement still pays its positions. Idempotent: calling it again answers 200 with the record as it is (and records nothing).
          */
         post: operations["suspendBank"];
         delete?: never;
@@ -1497,7 +1497,7 @@ export interface paths {
         put?: never;
         /**
          * Resume a suspended bank
-         * @description Operator only. Its bank key works again and it takes new work. Idempotent: calling it again answers 200 with the record as it is.
+         * @description Operator only. Its bank key works again and it takes new work. Idempotent: calling it again answers 200 with the record as it is (and records nothing).
          */
         post: operations["resumeBank"];
         delete?: never;
@@ -1517,7 +1517,7 @@ export interface paths {
         put?: never;
         /**
          * Suspend a merchant
-         * @description Operator only. Its API keys and dashboard sessions answer 403 MERCHANT_SUSPENDED at once, so it starts no new session, mandate or charge; its open sessions can no longer be paid (checkout: 403 MERCHANT_SUSPENDED, the session stays PENDING until it expires or the merchant is resumed). Payments already authorized finish; its webhook deliveries wait as HELD (not attempted, retried or counted) and go out in order once it is resumed. Idempotent: calling it again answers 200 with the record as it is.
+         * @description Operator only. Its API keys and dashboard sessions answer 403 MERCHANT_SUSPENDED at once, so it starts no new session, mandate or charge; its open sessions can no longer be paid (checkout: 403 MERCHANT_SUSPENDED, the session stays PENDING until it expires or the merchant is resumed). Payments already authorized finish; its webhook deliveries wait as HELD (not attempted, retried or counted) and go out in order once it is resumed. Idempotent: calling it again answers 200 with the record as it is (and records nothing).
          */
         post: operations["suspendMerchant"];
         delete?: never;
@@ -1537,7 +1537,7 @@ export interface paths {
         put?: never;
         /**
          * Resume a suspended merchant
-         * @description Operator only. Its keys, dashboard sessions and open sessions work again. Idempotent: calling it again answers 200 with the record as it is.
+         * @description Operator only. Its keys, dashboard sessions and open sessions work again. Idempotent: calling it again answers 200 with the record as it is (and records nothing).
          */
         post: operations["resumeMerchant"];
         delete?: never;
@@ -1557,7 +1557,7 @@ export interface paths {
         put?: never;
         /**
          * Suspend a TPP
-         * @description Operator only. Its tpk_ token and every authorization code, access token and refresh token of its consents answer 403 TPP_SUSPENDED at once; customers cannot approve its consents or authorise its payment orders meanwhile (403 TPP_SUSPENDED). Nothing is revoked: all of it works again on resume. Payment orders already executing finish; its webhook deliveries wait as HELD and go out in order on resume. Idempotent: calling it again answers 200 with the record as it is.
+         * @description Operator only. Its tpk_ token and every authorization code, access token and refresh token of its consents answer 403 TPP_SUSPENDED at once; customers cannot approve its consents or authorise its payment orders meanwhile (403 TPP_SUSPENDED). Nothing is revoked: all of it works again on resume. Payment orders already executing finish; its webhook deliveries wait as HELD and go out in order on resume. Idempotent: calling it again answers 200 with the record as it is (and records nothing).
          */
         post: operations["suspendTpp"];
         delete?: never;
@@ -1577,7 +1577,7 @@ export interface paths {
         put?: never;
         /**
          * Resume a suspended TPP
-         * @description Operator only. Its token and its consents’ codes and tokens work again. Idempotent: calling it again answers 200 with the record as it is.
+         * @description Operator only. Its token and its consents’ codes and tokens work again. Idempotent: calling it again answers 200 with the record as it is (and records nothing).
          */
         post: operations["resumeTpp"];
         delete?: never;
@@ -3239,7 +3239,7 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody: {
+        requestBody?: {
             content: {
                 /**
                  * @example {
@@ -4066,7 +4066,7 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody: {
+        requestBody?: {
             content: {
                 /**
                  * @example {
@@ -4700,7 +4700,7 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody: {
+        requestBody?: {
             content: {
                 /**
                  * @example {
@@ -6113,7 +6113,7 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody: {
+        requestBody?: {
             content: {
                 /**
                  * @example {
@@ -8258,7 +8258,7 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody: {
+        requestBody?: {
             content: {
                 /**
                  * @example {
@@ -10368,7 +10368,7 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody: {
+        requestBody?: {
             content: {
                 /**
                  * @example {
@@ -15671,7 +15671,7 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody: {
+        requestBody?: {
             content: {
                 /**
                  * @example {
@@ -17240,7 +17240,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody: {
+        requestBody?: {
             content: {
                 /**
                  * @example {
@@ -19248,7 +19248,19 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody?: {
+            content: {
+                /**
+                 * @example {
+                 *       "reason": "Item returned"
+                 *     }
+                 */
+                "application/json": {
+                    /** @description 1-500 characters: why. Kept in the audit entry as changes.reason. */
+                    reason?: string | null;
+                };
+            };
+        };
         responses: {
             /** @description OK. */
             200: {
@@ -19455,7 +19467,19 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody?: {
+            content: {
+                /**
+                 * @example {
+                 *       "reason": "Item returned"
+                 *     }
+                 */
+                "application/json": {
+                    /** @description 1-500 characters: why. Kept in the audit entry as changes.reason. */
+                    reason?: string | null;
+                };
+            };
+        };
         responses: {
             /** @description OK. */
             200: {
@@ -19662,7 +19686,19 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody?: {
+            content: {
+                /**
+                 * @example {
+                 *       "reason": "Item returned"
+                 *     }
+                 */
+                "application/json": {
+                    /** @description 1-500 characters: why. Kept in the audit entry as changes.reason. */
+                    reason?: string | null;
+                };
+            };
+        };
         responses: {
             /** @description OK. */
             200: {
@@ -19822,7 +19858,19 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody?: {
+            content: {
+                /**
+                 * @example {
+                 *       "reason": "Item returned"
+                 *     }
+                 */
+                "application/json": {
+                    /** @description 1-500 characters: why. Kept in the audit entry as changes.reason. */
+                    reason?: string | null;
+                };
+            };
+        };
         responses: {
             /** @description OK. */
             200: {
@@ -19982,7 +20030,19 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody?: {
+            content: {
+                /**
+                 * @example {
+                 *       "reason": "Item returned"
+                 *     }
+                 */
+                "application/json": {
+                    /** @description 1-500 characters: why. Kept in the audit entry as changes.reason. */
+                    reason?: string | null;
+                };
+            };
+        };
         responses: {
             /** @description OK. */
             200: {
@@ -20142,7 +20202,19 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody?: {
+            content: {
+                /**
+                 * @example {
+                 *       "reason": "Item returned"
+                 *     }
+                 */
+                "application/json": {
+                    /** @description 1-500 characters: why. Kept in the audit entry as changes.reason. */
+                    reason?: string | null;
+                };
+            };
+        };
         responses: {
             /** @description OK. */
             200: {

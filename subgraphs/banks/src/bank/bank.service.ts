@@ -2,7 +2,15 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { UniqueConstraintViolationException } from '@mikro-orm/core';
 import { GatewayError, newSecret, openSealedSecret, parseInput, sealSecret } from '@gateway/kernel';
 import { Credential, vault } from '@gateway/vault';
-import { audit, changesBetween, createdWith, SECRET_ISSUED, SECRET_REPLACED, type AuditedBy } from '@gateway/audit';
+import {
+  audit,
+  type AuditedBy,
+  changesBetween,
+  createdWith,
+  reasonGiven,
+  SECRET_ISSUED,
+  SECRET_REPLACED,
+} from '@gateway/audit';
 import { bankAuditFields, sandboxKeyChange } from './bank.audit';
 import { lockBank } from './bank-lock';
 import { recordBankStatusChanged } from './bank-status.events';
@@ -268,7 +276,14 @@ export class BankService {
    * entry. A bank already in that status is answered as it is, with nothing written; the row
    * lock orders concurrent calls (and orders them with key rotations).
    */
-  async setStatus(em: EntityManager, handle: string, status: BankStatus, by: AuditedBy): Promise<BankEntity> {
+  async setStatus(
+    em: EntityManager,
+    handle: string,
+    status: BankStatus,
+    by: AuditedBy,
+    reason?: string | null,
+  ): Promise<BankEntity> {
+    const why = reasonGiven(reason);
     return em.transactional(async (tx) => {
       const bank = await lockBank(tx, handle);
       if (bank.status === status) return bank;
@@ -283,7 +298,7 @@ export class BankService {
           actor: by.actor,
           action: status === 'SUSPENDED' ? 'bank.suspended' : 'bank.resumed',
           target: handle,
-          changes: { status: { from: before, to: status } },
+          changes: { status: { from: before, to: status }, ...why },
         },
         by.logger,
       );

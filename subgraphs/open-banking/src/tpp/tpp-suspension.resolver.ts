@@ -1,15 +1,22 @@
 import { Arg, Ctx, ID, Mutation, Resolver } from 'type-graphql';
-import { auditedBy } from '@gateway/audit';
+import { auditedBy, REASON_MAX } from '@gateway/audit';
 import { requirePrincipal, type SubgraphContext } from '@gateway/federation';
 import type { TppStatus } from './tpp.entity';
 import type { TppService } from './tpp.service';
 import { Tpp, toTpp } from './tpp.type';
 
+const REASON_DESCRIPTION = `Why, in 1-${REASON_MAX} characters: kept in the audit entry (changes.reason).`;
+
 /** Operator controls (API-CONTRACT): suspend and resume a TPP, admin key only; both idempotent. */
 export function createTppSuspensionResolver(service: TppService) {
-  const setStatus = async (context: SubgraphContext, id: string, status: TppStatus): Promise<Tpp> => {
+  const setStatus = async (
+    context: SubgraphContext,
+    id: string,
+    status: TppStatus,
+    reason: string | null | undefined,
+  ): Promise<Tpp> => {
     requirePrincipal(context, ['admin']);
-    const tpp = await service.setStatus(context.em, id, status, auditedBy(context));
+    const tpp = await service.setStatus(context.em, id, status, auditedBy(context), reason);
     context.logger.info({ tpp: id, status }, 'tpp status set by the operator');
     return toTpp(tpp);
   };
@@ -23,9 +30,11 @@ export function createTppSuspensionResolver(service: TppService) {
     })
     suspendTpp(
       @Arg('id', () => ID, { description: 'TPP id (tpp_…).' }) id: string,
+      @Arg('reason', () => String, { nullable: true, description: REASON_DESCRIPTION })
+      reason: string | null | undefined,
       @Ctx() context: SubgraphContext,
     ): Promise<Tpp> {
-      return setStatus(context, id, 'SUSPENDED');
+      return setStatus(context, id, 'SUSPENDED', reason);
     }
 
     @Mutation(() => Tpp, {
@@ -34,9 +43,11 @@ export function createTppSuspensionResolver(service: TppService) {
     })
     resumeTpp(
       @Arg('id', () => ID, { description: 'TPP id (tpp_…).' }) id: string,
+      @Arg('reason', () => String, { nullable: true, description: REASON_DESCRIPTION })
+      reason: string | null | undefined,
       @Ctx() context: SubgraphContext,
     ): Promise<Tpp> {
-      return setStatus(context, id, 'ACTIVE');
+      return setStatus(context, id, 'ACTIVE', reason);
     }
   }
   return TppSuspensionResolver;

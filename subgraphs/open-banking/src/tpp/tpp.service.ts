@@ -2,7 +2,15 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { LockMode } from '@mikro-orm/core';
 import { GatewayError, newId, newSecret, parseInput, sealSecret } from '@gateway/kernel';
 import { vault } from '@gateway/vault';
-import { audit, changesBetween, createdWith, SECRET_ISSUED, SECRET_REPLACED, type AuditedBy } from '@gateway/audit';
+import {
+  audit,
+  type AuditedBy,
+  changesBetween,
+  createdWith,
+  reasonGiven,
+  SECRET_ISSUED,
+  SECRET_REPLACED,
+} from '@gateway/audit';
 import { tppAuditFields } from './tpp.audit';
 import { TppEntity, type TppStatus } from './tpp.entity';
 import type { RegisterTppInput, UpdateTppInput } from './tpp.input';
@@ -93,7 +101,14 @@ export class TppService {
    * TPP_SUSPENDED at once, and work again on resume) and the audit entry. A TPP already in that
    * status is answered as it is, with no entry; the row lock orders concurrent calls.
    */
-  async setStatus(em: EntityManager, id: string, status: TppStatus, by: AuditedBy): Promise<TppEntity> {
+  async setStatus(
+    em: EntityManager,
+    id: string,
+    status: TppStatus,
+    by: AuditedBy,
+    reason?: string | null,
+  ): Promise<TppEntity> {
+    const why = reasonGiven(reason);
     return em.transactional(async (tx) => {
       const tpp = await tx.findOne(TppEntity, { id }, { lockMode: LockMode.PESSIMISTIC_WRITE });
       if (!tpp) throw tppNotFound(id);
@@ -108,7 +123,7 @@ export class TppService {
           actor: by.actor,
           action: status === 'SUSPENDED' ? 'tpp.suspended' : 'tpp.resumed',
           target: id,
-          changes: { status: { from: before, to: status } },
+          changes: { status: { from: before, to: status }, ...why },
         },
         by.logger,
       );

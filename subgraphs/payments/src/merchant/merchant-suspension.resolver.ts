@@ -1,15 +1,22 @@
 import { Arg, Ctx, ID, Mutation, Resolver } from 'type-graphql';
-import { auditedBy } from '@gateway/audit';
+import { auditedBy, REASON_MAX } from '@gateway/audit';
 import { requirePrincipal, type SubgraphContext } from '@gateway/federation';
 import type { MerchantStatus } from './merchant.entity';
 import type { MerchantService } from './merchant.service';
 import { Merchant, toMerchant } from './merchant.type';
 
+const REASON_DESCRIPTION = `Why, in 1-${REASON_MAX} characters: kept in the audit entry (changes.reason).`;
+
 /** Operator controls (API-CONTRACT): suspend and resume a merchant, admin key only; both idempotent. */
 export function createMerchantSuspensionResolver(service: MerchantService) {
-  const setStatus = async (context: SubgraphContext, id: string, status: MerchantStatus): Promise<Merchant> => {
+  const setStatus = async (
+    context: SubgraphContext,
+    id: string,
+    status: MerchantStatus,
+    reason: string | null | undefined,
+  ): Promise<Merchant> => {
     requirePrincipal(context, ['admin']);
-    const merchant = await service.setStatus(context.em, id, status, auditedBy(context));
+    const merchant = await service.setStatus(context.em, id, status, auditedBy(context), reason);
     context.logger.info({ merchant: id, status }, 'merchant status set by the operator');
     return toMerchant(merchant);
   };
@@ -23,9 +30,11 @@ export function createMerchantSuspensionResolver(service: MerchantService) {
     })
     suspendMerchant(
       @Arg('id', () => ID, { description: 'Merchant id (mer_…).' }) id: string,
+      @Arg('reason', () => String, { nullable: true, description: REASON_DESCRIPTION })
+      reason: string | null | undefined,
       @Ctx() context: SubgraphContext,
     ): Promise<Merchant> {
-      return setStatus(context, id, 'SUSPENDED');
+      return setStatus(context, id, 'SUSPENDED', reason);
     }
 
     @Mutation(() => Merchant, {
@@ -34,9 +43,11 @@ export function createMerchantSuspensionResolver(service: MerchantService) {
     })
     resumeMerchant(
       @Arg('id', () => ID, { description: 'Merchant id (mer_…).' }) id: string,
+      @Arg('reason', () => String, { nullable: true, description: REASON_DESCRIPTION })
+      reason: string | null | undefined,
       @Ctx() context: SubgraphContext,
     ): Promise<Merchant> {
-      return setStatus(context, id, 'ACTIVE');
+      return setStatus(context, id, 'ACTIVE', reason);
     }
   }
   return MerchantSuspensionResolver;

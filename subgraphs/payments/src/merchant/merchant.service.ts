@@ -2,7 +2,15 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { LockMode } from '@mikro-orm/core';
 import { GatewayError, newId, newSecret, parseInput, sealSecret } from '@gateway/kernel';
 import { vault } from '@gateway/vault';
-import { audit, changesBetween, createdWith, SECRET_ISSUED, SECRET_REPLACED, type AuditedBy } from '@gateway/audit';
+import {
+  audit,
+  type AuditedBy,
+  changesBetween,
+  createdWith,
+  reasonGiven,
+  SECRET_ISSUED,
+  SECRET_REPLACED,
+} from '@gateway/audit';
 import { merchantAuditFields } from './merchant.audit';
 import { MerchantEntity, type MerchantMode, type MerchantStatus } from './merchant.entity';
 import { registerMerchantRules, updateMerchantRules } from './merchant.rules';
@@ -120,7 +128,14 @@ export class MerchantService {
    * and dashboard sessions answer MERCHANT_SUSPENDED at once) and the audit entry. A merchant
    * already in that status is answered as it is, with no entry; the row lock orders concurrent calls.
    */
-  async setStatus(em: EntityManager, id: string, status: MerchantStatus, by: AuditedBy): Promise<MerchantEntity> {
+  async setStatus(
+    em: EntityManager,
+    id: string,
+    status: MerchantStatus,
+    by: AuditedBy,
+    reason?: string | null,
+  ): Promise<MerchantEntity> {
+    const why = reasonGiven(reason);
     return em.transactional(async (tx) => {
       const merchant = await tx.findOne(MerchantEntity, { id }, { lockMode: LockMode.PESSIMISTIC_WRITE });
       if (!merchant) throw merchantNotFound(id);
@@ -135,7 +150,7 @@ export class MerchantService {
           actor: by.actor,
           action: status === 'SUSPENDED' ? 'merchant.suspended' : 'merchant.resumed',
           target: id,
-          changes: { status: { from: before, to: status } },
+          changes: { status: { from: before, to: status }, ...why },
         },
         by.logger,
       );
