@@ -71,7 +71,7 @@ export async function setNetDebitCap(
 }
 
 /** A position row beside what the obligations and reservations say it is (one snapshot). */
-interface PositionSample {
+export interface PositionSample {
   bank_handle: string;
   currency: string;
   livemode: boolean;
@@ -108,7 +108,7 @@ from "keys" k
   left join "held" h on h."bank" = k."bank" and h."currency" = k."currency" and h."livemode" = k."livemode"
 order by 1, 2, 3`;
 
-async function readPositions(knex: Knex): Promise<PositionSample[]> {
+export async function readPositions(knex: Knex): Promise<PositionSample[]> {
   const { rows } = await knex.raw(POSITIONS_SQL);
   return (rows as Array<Record<string, any>>).map((row) => ({
     bank_handle: row.bank_handle as string,
@@ -127,7 +127,7 @@ async function readPositions(knex: Knex): Promise<PositionSample[]> {
 const keyOf = (row: PositionSample) => `${row.bank_handle} ${row.currency} ${row.livemode ? 'live' : 'test'}`;
 const positionOf = (row: PositionSample) => row.unsettled_net + row.reserved;
 /** What the row should say: its position by its obligations and reservations; undefined when it does. */
-function mismatchOf(row: PositionSample): string | undefined {
+export function mismatchOf(row: PositionSample): string | undefined {
   if (row.unsettled_net === row.obligations_net && row.reserved === row.reservations) return undefined;
   return `${keyOf(row)}: unsettled_net ${row.unsettled_net} vs obligations ${row.obligations_net}, reserved ${row.reserved} vs ${row.reservation_rows} reservations of ${row.reservations}`;
 }

@@ -160,18 +160,28 @@ export class Haproxy {
 
   /** Each server's state as HAProxy sees it, by `backend/server`: UP, DOWN, `UP 1/2` (rising), ... */
   async status(): Promise<Record<string, string>> {
+    return this.column('status', String);
+  }
+
+  /** One column of the stats page per server, by `backend/server`. */
+  private async column<T>(name: string, read: (cell: string) => T): Promise<Record<string, T>> {
     const response = await fetch(`http://127.0.0.1:${this.statsPort}/stats;csv`, { signal: AbortSignal.timeout(2000) });
     const [header, ...rows] = (await response.text()).trim().split('\n');
     const columns = header!.replace(/^# /, '').split(',');
     const at = (name: string) => columns.indexOf(name);
-    const status: Record<string, string> = {};
+    const values: Record<string, T> = {};
     for (const row of rows) {
       const cells = row.split(',');
       const server = cells[at('svname')]!;
       if (server === 'FRONTEND' || server === 'BACKEND') continue;
-      status[`${cells[at('pxname')]}/${server}`] = cells[at('status')]!;
+      values[`${cells[at('pxname')]}/${server}`] = read(cells[at(name)]!);
     }
-    return status;
+    return values;
+  }
+
+  /** Requests each server was sent so far, by `backend/server` (HAProxy's cumulative `stot`). */
+  async sent(): Promise<Record<string, number>> {
+    return this.column('stot', Number);
   }
 
   /** Waits until HAProxy sends requests to `backend/server` again (its checks passed `rise` times). */

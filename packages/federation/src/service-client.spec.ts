@@ -1,4 +1,13 @@
-import { ROUTER_AUDIENCE, serveInProcess, verifyPrincipal, verifyPrincipalOnce } from '@gateway/kernel';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import {
+  GatewayError,
+  newSecret,
+  ROUTER_AUDIENCE,
+  serveInProcess,
+  verifyPrincipal,
+  verifyPrincipalOnce,
+} from '@gateway/kernel';
 import { createServiceClient } from './service-client';
 
 const SECRET = 'service-client-spec-secret-0123456789';
@@ -105,4 +114,47 @@ describe('the service client', () => {
       stop();
     }
   });
+});
+
+/** A stand-in for whatever answers at the router's address: a status, a content type and a body. */
+async function answering(status: number, contentType: string, body: string): Promise<{ url: string; server: Server }> {
+  const server = createServer((request, response) => {
+    request.resume();
+    request.on('end', () => response.writeHead(status, { 'content-type': contentType }).end(body));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/graphql`, server };
+}
+
+describe('the service client over HTTP, when what answers is no GraphQL server', () => {
+  let server: Server | undefined;
+  afterEach(() => new Promise<void>((resolve) => (server ? server.close(() => resolve()) : resolve())));
+
+  const clientFor = (url: string) =>
+    createServiceClient({
+      routerUrl: () => url,
+      platformSecret: newSecret('pls_'),
+      service: 'payments',
+      timeoutMs: 2_000,
+    });
+
+  // Under a burst in the cluster layout, a balancer's own page came back instead of a result: the
+  // caller read a field of `undefined` and answered the customer 500 INTERNAL_ERROR.
+  it.each([
+    [503, 'text/html', '<html><body><h1>503 Service Unavailable</h1>No server is available</body></html>'],
+    [502, 'application/json', JSON.stringify({ error: { code: 'BAD_GATEWAY' } })],
+    [200, 'application/json', ''],
+  ])(
+    'a %i answer without a GraphQL result is SERVICE_UNAVAILABLE, never undefined data',
+    async (status, type, body) => {
+      const router = await answering(status, type, body);
+      server = router.server;
+      const failure = await clientFor(router.url)('{ bankRouting { handle } }').catch((error: unknown) => error);
+      expect(failure).toBeInstanceOf(GatewayError);
+      expect([(failure as GatewayError).code, (failure as GatewayError).detail]).toEqual([
+        'SERVICE_UNAVAILABLE',
+        `the router answered ${status} without a GraphQL result`,
+      ]);
+    },
+  );
 });

@@ -80,6 +80,10 @@ export function createServiceClient(options: ServiceClientOptions): ServiceClien
         ? new ServiceCallError(code, error.extensions?.detail, retryAfterOf(error.extensions), body.data)
         : new ServiceCallError('INTERNAL_ERROR', 'service call failed', undefined, body.data);
     }
+    // No result at all (a balancer's or proxy's own page, an answer cut short): the router was not
+    // reached as a GraphQL server, which is not an answer the caller can read fields of.
+    if (body.data === undefined || body.data === null)
+      throw new GatewayError('SERVICE_UNAVAILABLE', `the router answered ${answer.status} without a GraphQL result`);
     return body.data as never;
   };
 }
