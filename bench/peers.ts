@@ -5,6 +5,9 @@
  *   router, unshared  the same with ROUTER_SHARE_INFLIGHT_READS=off (what in-flight sharing changes)
  *   apollo            a stock @apollo/gateway (ApolloServer standalone, same supergraph SDL)
  *   hive              Hive Gateway (@graphql-hive/gateway's runtime, its defaults, same supergraph SDL)
+ *   hive, rust planner
+ *                     (hive-rust) the same with @graphql-hive/router-runtime: Hive Router's Rust
+ *                     query planner and its executor in place of the JavaScript ones, Hive's fast mode
  *   floor             a bare Node proxy (bench/support/peers/bare-proxy.ts; one-subgraph operation
  *                     only): HTTP in, the body parsed, HTTP out to identity through our transport;
  *                     its CPU per request is what Node's HTTP costs any gateway here
@@ -15,13 +18,15 @@
  *
  *   DATABASE_URL=postgresql://postgres@127.0.0.1:5432/test node -r ./scripts/register.js bench/peers.ts
  *   BENCH_DURATION_MS (default 10000 per run), BENCH_WARMUP_MS (3000 per gateway and case),
- *   BENCH_ROUNDS (2), BENCH_CONCURRENCY (50), BENCH_PEERS_GATEWAYS (router,router-unshared,apollo,hive,floor,direct),
+ *   BENCH_ROUNDS (2), BENCH_CONCURRENCY (50), BENCH_PEERS_GATEWAYS
+ *   (router,router-unshared,apollo,hive,hive-rust,floor,direct),
  *   BENCH_PEERS_OPS (single,cross), BENCH_PEERS_KEYS (distinct,hot)
  *
  * Operations: `single` resolves an alias (identity answers it whole); `cross` resolves an alias with
  * its bank's public fields (identity, then banks). Both are public: our router signs the anonymous
- * caller's principal itself; the peers get the same signed principal from the client and pass it
- * on (the subgraphs refuse a call without one), so the subgraphs do the same work behind each.
+ * caller's principal for each subgraph itself; the peers get the same signed principals from the
+ * client and pass them on (the subgraphs refuse a call without one), so the subgraphs do the same
+ * work behind each.
  * Key patterns: `distinct` (200 aliases, 4 of its own to each client) and `hot` (every client asks for
  * the same 3 aliases: a popular shop's alias), where sharing identical fetches in flight matters.
  * Rounds run every gateway once, in an order rotated each round, so drift over the run hits all;
@@ -42,7 +47,7 @@ import { freePort, ServiceProcess } from '../scripts/launcher/service-process';
 import { SUBGRAPHS } from '../scripts/launcher/split-layout';
 import { processCpuSeconds } from './support/cpu';
 import { printTable, runLoad, runOpenLoad } from './support/load';
-import { median, peerSummary, reportPeers, type PeerRun } from './support/peer-summary';
+import { HIVE_RUST, median, peerSummary, reportPeers, type PeerRun } from './support/peer-summary';
 import { seedAliases } from './support/seed-aliases';
 import { launchSplitPlatform } from './support/split-launcher';
 
@@ -51,23 +56,26 @@ const WARMUP_MS = Number(process.env.BENCH_WARMUP_MS ?? 3_000);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 2);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 50);
 const list = (name: string, all: string) => (process.env[name] ?? all).split(',').map((entry) => entry.trim());
-const GATEWAYS = list('BENCH_PEERS_GATEWAYS', 'router,router-unshared,apollo,hive,floor,direct');
+const GATEWAYS = list('BENCH_PEERS_GATEWAYS', 'router,router-unshared,apollo,hive,hive-rust,floor,direct');
 const OPS = list('BENCH_PEERS_OPS', 'single,cross');
 const KEYS = list('BENCH_PEERS_KEYS', 'distinct,hot');
 const ALIASES = 200;
 const HOT = 3;
 const RAISED_LIMITS = JSON.stringify({ identity_resolve: { points: 1e9 }, read: { points: 1e9 } });
 
-const OPERATIONS: Record<string, { query: string; check: (data: any) => boolean }> = {
+/** Each operation, what a right answer has, and the subgraphs it reaches (a principal is signed for each). */
+const OPERATIONS: Record<string, { query: string; check: (data: any) => boolean; subgraphs: string[] }> = {
   single: {
     query:
       'query Resolve($a: String) { resolveAlias(alias: $a) { alias iban bankHandle institutionCode customerDisplayName } }',
     check: (data) => Boolean(data?.resolveAlias?.iban),
+    subgraphs: ['identity'],
   },
   cross: {
     query:
       'query ResolveWithBank($a: String) { resolveAlias(alias: $a) { alias iban customerDisplayName bank { handle displayName institutionCode status } } }',
     check: (data) => Boolean(data?.resolveAlias?.iban && data.resolveAlias.bank?.displayName),
+    subgraphs: ['identity', 'banks'],
   },
 };
 
@@ -121,7 +129,7 @@ async function main(): Promise<void> {
       );
       extra.push(instance);
       await instance.start();
-      return { port, pid: instance.child!.pid! };
+      return { port, pid: instance.child!.pid!, output: () => instance.lastOutput() };
     };
     const typename = (port: number) => `http://127.0.0.1:${port}/graphql?query=%7B__typename%7D`;
     const router = layout.of('router')[0]!;
@@ -171,6 +179,23 @@ async function main(): Promise<void> {
           typename,
         );
         targets.push({ name: 'hive', url: `http://127.0.0.1:${peer.port}/graphql`, pid: peer.pid, signed: true });
+      } else if (name === 'hive-rust') {
+        const peer = await started(
+          'hive-gateway-rust',
+          'bench/support/peers/hive-gateway.ts',
+          { PEER_SUPERGRAPH: supergraphFile, PEER_HIVE_ROUTER_RUNTIME: '1' },
+          typename,
+        );
+        // The ready check's query loaded the supergraph: had the router runtime not been taken up,
+        // this run would measure the JavaScript planner a second time under another name.
+        if (!peer.output().includes('the Rust query planner handles the supergraph'))
+          throw new Error(`hive-rust: the router runtime did not load:\n${peer.output()}`);
+        targets.push({
+          name: HIVE_RUST,
+          url: `http://127.0.0.1:${peer.port}/graphql`,
+          pid: peer.pid,
+          signed: true,
+        });
       } else if (name === 'floor') {
         const peer = await started(
           'bare-proxy',
@@ -190,20 +215,25 @@ async function main(): Promise<void> {
       else throw new Error(`BENCH_PEERS_GATEWAYS: unknown gateway ${name}`);
     }
 
-    // What our router forwards for an anonymous caller on loopback: the peers send the same, signed
-    // for identity (every operation here is identity's) and the request id they pass on with it.
-    const signed = () => {
+    // What our router forwards for an anonymous caller on loopback, and the request id the peers
+    // pass on with it. A principal is signed for one subgraph (its audience), as our router signs
+    // each hop: PRINCIPAL_HEADER carries identity's (what the bare proxy and the direct subgraph
+    // take), and `x-bench-principal-<subgraph>` each one the operation reaches, for the gateways
+    // that pick the principal of the subgraph they call (bench/support/peers/hive-gateway.ts).
+    const signed = (subgraphs: string[]) => {
       const requestId = newId('request');
-      return {
-        [REQUEST_ID_HEADER]: requestId,
-        [PRINCIPAL_HEADER]: signPrincipal({ kind: 'anonymous', ip: '127.0.0.1' }, platform.platformSecret, {
-          audience: 'identity',
-          requestId,
-        }),
-      };
+      const headers: Record<string, string> = { [REQUEST_ID_HEADER]: requestId };
+      for (const audience of subgraphs)
+        headers[`x-bench-principal-${audience}`] = signPrincipal(
+          { kind: 'anonymous', ip: '127.0.0.1' },
+          platform.platformSecret,
+          { audience, requestId },
+        );
+      headers[PRINCIPAL_HEADER] = headers['x-bench-principal-identity']!;
+      return headers;
     };
     const work = (target: Target, op: string, keys: string) => {
-      const { query, check } = OPERATIONS[op]!;
+      const { query, check, subgraphs } = OPERATIONS[op]!;
       // Distinct: each client goes round aliases of its own, so no two clients ever ask the same one
       // at once (a shared one would let our router and Hive Gateway save fetches the direct row cannot).
       const own = Math.max(1, Math.floor(aliases.length / CONCURRENCY));
@@ -214,7 +244,7 @@ async function main(): Promise<void> {
           method: 'POST',
           headers: {
             'content-type': 'application/json',
-            ...(target.signed ? signed() : {}),
+            ...(target.signed ? signed(subgraphs) : {}),
           },
           body: JSON.stringify({ query, variables: { a: aliasOf(worker, i) } }),
           dispatcher: agent,
@@ -285,7 +315,8 @@ async function main(): Promise<void> {
             { concurrency: CONCURRENCY, durationMs: WARMUP_MS },
             work(target, op, keys),
           );
-          if (warm.requests === 0) throw new Error(`${target.name} answered nothing in the warm-up of ${op}/${keys}`);
+          if (warm.requests === 0)
+            throw new Error(`${target.name} answered nothing in the warm-up of ${op}/${keys}: ${warm.firstError}`);
         }
         for (let round = 0; round < ROUNDS; round += 1) {
           const order = here.map((_, i) => here[(i + round) % here.length]!);

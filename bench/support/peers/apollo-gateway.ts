@@ -1,9 +1,10 @@
 /**
  * A stock @apollo/gateway for bench/peers.ts, in a process of its own (its CPU is measured):
  * ApolloServer's standalone server and the gateway on the same supergraph SDL as our router, its
- * own RemoteGraphQLDataSource per subgraph. The one addition: the signed principal the client
- * sends (the one our router would forward) and the request id it is signed for are passed on to
- * the subgraphs, which refuse a call without them. PEER_PORT, PEER_SUPERGRAPH (a file).
+ * own RemoteGraphQLDataSource per subgraph. The one addition: the signed principals the client
+ * sends (those our router would forward, one per subgraph as `x-bench-principal-<subgraph>`, as a
+ * principal names its audience) and the request id they are signed for are passed on to the
+ * subgraphs, which refuse a call without them. PEER_PORT, PEER_SUPERGRAPH (a file).
  */
 import { readFileSync } from 'node:fs';
 import { ApolloGateway, RemoteGraphQLDataSource } from '@apollo/gateway';
@@ -11,19 +12,23 @@ import { ApolloServer } from '@apollo/server';
 import { startStandaloneServer } from '@apollo/server/standalone';
 import { PRINCIPAL_HEADER, REQUEST_ID_HEADER } from '@gateway/kernel';
 
+const BENCH_PRINCIPAL = 'x-bench-principal-';
+
 interface Context {
-  principal?: string;
+  /** By subgraph name: the principal signed for it. */
+  principals: Record<string, string | undefined>;
   requestId?: string;
 }
 
 void (async () => {
   const gateway = new ApolloGateway({
     supergraphSdl: readFileSync(process.env.PEER_SUPERGRAPH!, 'utf8'),
-    buildService: ({ url }) =>
+    buildService: ({ name, url }) =>
       new RemoteGraphQLDataSource<Context>({
         url,
         willSendRequest({ request, context }) {
-          if (context.principal) request.http?.headers.set(PRINCIPAL_HEADER, context.principal);
+          const principal = context.principals?.[name];
+          if (principal) request.http?.headers.set(PRINCIPAL_HEADER, principal);
           if (context.requestId) request.http?.headers.set(REQUEST_ID_HEADER, context.requestId);
         },
       }),
@@ -33,7 +38,12 @@ void (async () => {
     listen: { port: Number(process.env.PEER_PORT), host: '127.0.0.1' },
     context: async ({ req }) => {
       const first = (value: string | string[] | undefined) => (Array.isArray(value) ? value[0] : value);
-      return { principal: first(req.headers[PRINCIPAL_HEADER]), requestId: first(req.headers[REQUEST_ID_HEADER]) };
+      const principals = Object.fromEntries(
+        Object.keys(req.headers)
+          .filter((header) => header.startsWith(BENCH_PRINCIPAL))
+          .map((header) => [header.slice(BENCH_PRINCIPAL.length), first(req.headers[header])]),
+      );
+      return { principals, requestId: first(req.headers[REQUEST_ID_HEADER]) };
     },
   });
   console.log(`peer listening ${url}`);

@@ -5,7 +5,8 @@ import type { OpenApiDocument } from './document';
  * /docs before Scalar has drawn it: every operation by tag (method, path, summary), rendered here
  * from the document, so the page shows the operation list at once and without JavaScript.
  * Scalar needs ~3 s on an 800 KB document (its parse, bundle and schema coercion run in the
- * browser, whatever the network) and replaces this outline when it mounts.
+ * browser, whatever the network); the page removes this outline when Scalar's reference arrives
+ * (docs-page.ts). It is not inside Scalar's mount element: Scalar would try to hydrate it.
  */
 export function docsOutline(document: OpenApiDocument): string {
   const byTag = new Map(document.tags.map((tag) => [tag.name, [] as string[]]));
@@ -22,7 +23,7 @@ export function docsOutline(document: OpenApiDocument): string {
   const sections = [...byTag]
     .filter(([, items]) => items.length > 0)
     .map(([tag, items]) => `<section><h2>${escapeHtml(tag)}</h2><ul>${items.join('')}</ul></section>`);
-  return `<div class="outline"><p class="loading">${escapeHtml(document.info.title)}: loading the interactive reference (try-it, search, schemas)… Without JavaScript, the document itself is at <a href="/openapi.json">/openapi.json</a>.</p>${sections.join('')}</div>`;
+  return `<div class="outline" id="outline"><p class="loading">${escapeHtml(document.info.title)}: loading the interactive reference (try-it, search, schemas)… Without JavaScript, the document itself is at <a href="/openapi.json">/openapi.json</a>.</p>${sections.join('')}</div>`;
 }
 
 /** The outline's look: plain and readable at 390 px (long paths wrap instead of widening the page). */

@@ -6,8 +6,9 @@ import { docsOutline, OUTLINE_STYLE } from './docs-outline';
 /**
  * /docs: the OpenAPI document rendered by Scalar's API reference (its standalone browser bundle
  * from npm, served here: no CDN, machines may be offline). Scalar gives try-it (requests go to
- * the document's server, this gateway), search (Ctrl/⌘ K) and a phone layout. 1.46.4 is pinned:
- * the last release whose engines accept Node 20.
+ * the document's server, this gateway), search (Ctrl/⌘ K) and a phone layout. An exact version
+ * (rest-compat/package.json): this file patches its bundle and works around its mounting, both
+ * checked by tests (openapi/docs-page.spec.ts, test/dev-tools/docs-browser.e2e.ts) on upgrade.
  */
 
 const ASSET_PREFIX = '/docs/assets';
@@ -22,11 +23,27 @@ html, body { overflow-x: clip; }`;
  * mounts a second reference by itself on an element with that id, taking its content for the
  * document (the outline: "Invalid YAML object" on the console, and a second app's work).
  *
+ * #reference is empty, and the outline is its sibling: Scalar 1.76 hydrates a mount element that
+ * has children, as if they were its own server rendering, and logged "Hydration completed but
+ * contains mismatches" over the outline (which then stayed on the page below the reference). Scalar
+ * draws nothing in #reference until it has read the document; the outline goes when Scalar's first
+ * element arrives (a mutation observer runs before the next paint, so no frame shows both). The
+ * outline comes after #reference so that removing it moves nothing Scalar has laid out (its scroll
+ * to the address's operation on load).
+ *
  * Scalar's configuration: no fonts from Scalar's CDN (the system's instead), no proxy (try-it
  * calls the gateway directly), no agent, no links out to Scalar's hosted tools.
  */
 const START_SCRIPT = `(function () {
-  Scalar.createApiReference('#reference', {
+  var reference = document.getElementById('reference');
+  var outline = document.getElementById('outline');
+  if (outline)
+    new MutationObserver(function (_records, observer) {
+      if (!reference.firstElementChild) return;
+      observer.disconnect();
+      outline.remove();
+    }).observe(reference, { childList: true });
+  Scalar.createApiReference(reference, {
     url: '/openapi.json',
     withDefaultFonts: false,
     hideClientButton: true,
@@ -43,14 +60,19 @@ const START_SCRIPT = `(function () {
 /**
  * zod (inside Scalar's bundle) probes whether eval works with `new Function("")` to pick its JIT
  * parsers. This page's CSP forbids eval (no 'unsafe-eval'), so the answer is known, and the probe
- * only logged a CSP violation on the console: answered "no" without trying. An upgrade of Scalar
- * that moves the probe fails here, loudly, rather than logging again unnoticed.
+ * only logged a CSP violation on the console: answered "no" without trying. The probe as minifiers
+ * write it: `try{return new Function(""),!0}catch(e){return!1}` (Scalar 1.46),
+ * `try{return Function(``),!0}catch{return!1}` (1.76). An upgrade of Scalar that moves the probe
+ * fails here, loudly (openapi/docs-page.spec.ts applies the patch to the installed bundle), rather
+ * than logging again unnoticed.
  */
-const EVAL_PROBE = 'try{return new Function(""),!0}catch(e){return!1}';
-const NO_EVAL_PROBE = {
+export const EVAL_PROBE = /try\{return\s+(?:new\s+)?Function\((?:""|''|``)\),\s*!0\}catch(?:\(\w+\))?\{return\s*!1\}/;
+export const NO_EVAL_PROBE = {
   name: 'noeval',
   apply(source: string): string {
-    if (source.split(EVAL_PROBE).length !== 2) throw new Error("Scalar's bundle: zod's eval probe not found once");
+    const found = source.split(EVAL_PROBE).length - 1;
+    if (found !== 1)
+      throw new Error(`Scalar's bundle: zod's eval probe found ${found} times, not once (docs-page.ts, EVAL_PROBE)`);
     return source.replace(EVAL_PROBE, 'return!1');
   },
 };
@@ -62,15 +84,16 @@ const ASSETS = staticAssets(ASSET_PREFIX, __dirname, {
 });
 
 /**
- * The page: the outline of the document's operations first (docs-outline.ts), replaced by Scalar
- * once it has read the document. The document is fetched while the 3.5 MB bundle loads (preload).
- * An empty icon: browsers ask for /favicon.ico otherwise, a 404 on the console.
+ * The page: the outline of the document's operations (docs-outline.ts), shown until Scalar has
+ * read the document and drawn it in #reference (START_SCRIPT). The document is fetched while the
+ * 4.9 MB bundle loads (preload). An empty icon: browsers ask for /favicon.ico otherwise, a 404 on
+ * the console.
  */
 const page = (outline: string) => `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <title>Payment Gateway REST API</title><link rel="icon" href="data:,"><link rel="stylesheet" href="${ASSETS['page.css']!.url}">
 <link rel="preload" href="/openapi.json" as="fetch" crossorigin="anonymous"></head>
-<body><div id="reference">${outline}</div>
+<body><div id="reference"></div>${outline}
 <script src="${ASSETS['standalone.js']!.url}"></script>
 <script src="${ASSETS['start.js']!.url}"></script>
 </body></html>`;
