@@ -5,7 +5,7 @@
  *
  *   DATABASE_URL=postgresql://postgres@127.0.0.1:5432/test node -r ./scripts/register.js bench/payments.ts
  *   BENCH_DURATION_MS (default 10000 per phase), BENCH_CONCURRENCY (default 50),
- *   BENCH_PHASES (default create,same,cross,refunds), BENCH_PROFILE=<dir> (CPU profile of the platform process),
+ *   BENCH_PHASES (default create,same,cross,caps,refunds), BENCH_PROFILE=<dir> (CPU profile of the platform process),
  *   BENCH_LAYOUT one-process (`npm start`: every service on one event loop), split (one process per
  *   service, `npm run start:<service>`, as a scaled-out deployment) or both (default)
  *
@@ -30,7 +30,7 @@ import { openTestDatabase } from '@gateway/db/testing';
 import { newId, newSecret } from '@gateway/kernel';
 import { startBenchBanks } from './support/bench-banks';
 import { coresUsed, cpuSeconds, formatCores } from './support/cpu';
-import { benchAgent } from './support/http';
+import { benchAgent, ok } from './support/http';
 import { launchPlatform, type LaunchedPlatform } from './support/launcher';
 import { launchSplitPlatform } from './support/split-launcher';
 import { printTable, runLoad, runOpenLoad, type LoadResult } from './support/load';
@@ -41,9 +41,11 @@ import { report } from './support/results';
 const DURATION_MS = Number(process.env.BENCH_DURATION_MS ?? 10_000);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 50);
 const WARMUP_MS = 2_000;
-const PHASES = new Set((process.env.BENCH_PHASES ?? 'create,same,cross,refunds').split(','));
+const PHASES = new Set((process.env.BENCH_PHASES ?? 'create,same,cross,caps,refunds').split(','));
 const LAYOUT = process.env.BENCH_LAYOUT ?? 'both';
 const RATE = Number(process.env.BENCH_RATE ?? 150);
+/** A cap no bench run reaches (1e15 minor units): the phase measures its checks, never a refusal. */
+const NEVER_REACHED_CAP = 1e15;
 
 /**
  * The physical limit of a creation: a bare INSERT of a session-sized row (the same columns,
@@ -139,6 +141,19 @@ async function measure(layout: 'one process' | 'one process per service'): Promi
     }
     if (PHASES.has('same')) await phase('payments completed, same bank', pay(payeeSame));
     if (PHASES.has('cross')) await phase('payments completed, cross bank (rail)', pay(payeeCross));
+    if (PHASES.has('caps')) {
+      // Issue 48: what a net debit cap on the payer's bank costs. Every cross-bank payment reserves
+      // on its debtor's position row whether a cap is set or not (positions are always kept, so a
+      // cap set later starts right); a cap adds its condition and the alert check. Set high enough
+      // to refuse nothing, between two runs without one (their mean is "caps off": drift hits both).
+      const capUrl = `${platform.restUrl}/banks/${flow.payerBank}/net-debit-caps/LYD`;
+      const admin = { 'x-service-admin-key': platform.adminKey };
+      await phase('payments completed, cross bank, no cap (before)', pay(payeeCross));
+      await ok('PUT', capUrl, { net_debit_cap: NEVER_REACHED_CAP }, admin);
+      await phase('payments completed, cross bank, cap set', pay(payeeCross));
+      await ok('DELETE', capUrl, undefined, admin);
+      await phase('payments completed, cross bank, no cap (after)', pay(payeeCross));
+    }
     if (PHASES.has('refunds')) {
       // The merchant's settlement account is at the first bank, beside flow.payers.
       await phase('refunds completed, same bank', await refundWork(flow, flow.payers, CONCURRENCY));
@@ -181,6 +196,7 @@ async function main(): Promise<void> {
   );
   for (const run of runs) {
     const found = (prefix: string) => run.results.find((r) => r.name.startsWith(prefix));
+    reportCapCost(run.layout, found);
     const insert = found('bare INSERT');
     const rows: Array<{ result?: LoadResult; figure: string; p99?: boolean; target?: number }> = [
       { result: found('sessions created (POST'), figure: 'sessions created/s', target: 300 },
@@ -191,7 +207,7 @@ async function main(): Promise<void> {
         target: 50,
       },
       { result: found('payments completed, same'), figure: 'completed payments/s, same bank', target: 100 },
-      { result: found('payments completed, cross'), figure: 'completed payments/s, cross bank', target: 60 },
+      { result: found('payments completed, cross bank (rail)'), figure: 'completed payments/s, cross bank', target: 60 },
       { result: found('refunds completed, same'), figure: 'completed refunds/s, same bank' },
       { result: found('refunds completed, cross'), figure: 'completed refunds/s, cross bank' },
     ];
@@ -224,6 +240,30 @@ async function main(): Promise<void> {
       });
     }
   }
+}
+
+/**
+ * Issue 48's target: cross-bank payments/s with a cap set at least 90% of those without one (the
+ * mean of the runs just before and just after, in the same layout).
+ */
+function reportCapCost(layout: string, found: (prefix: string) => LoadResult | undefined): void {
+  const capped = found('payments completed, cross bank, cap set');
+  const before = found('payments completed, cross bank, no cap (before)');
+  const after = found('payments completed, cross bank, no cap (after)');
+  if (!capped || !before || !after) return;
+  const uncapped = (before.perSecond + after.perSecond) / 2;
+  const ratio = capped.perSecond / uncapped;
+  console.log(
+    `  ${`${layout}, cross bank with a cap / without`.padEnd(60)} ${(100 * ratio).toFixed(0).padStart(6)} %: ${ratio >= 0.9 ? 'met' : 'NOT met'} (cap set ${capped.perSecond.toFixed(0)}/s, p99 ${capped.p99Ms.toFixed(0)} ms; no cap ${before.perSecond.toFixed(0)} and ${after.perSecond.toFixed(0)}/s, p99 ${before.p99Ms.toFixed(0)} and ${after.p99Ms.toFixed(0)} ms)`,
+  );
+  report({
+    figure: `cross-bank payments/s with a net debit cap / without (${layout})`,
+    value: 100 * ratio,
+    unit: '%',
+    target: 90,
+    comparison: '>=',
+    note: `cap set ${capped.perSecond.toFixed(0)}/s; no cap ${before.perSecond.toFixed(0)}/s before, ${after.perSecond.toFixed(0)}/s after`,
+  });
 }
 
 main().then(

@@ -26,6 +26,8 @@ export interface PaymentFlow {
   payersCross(count: number): Promise<BenchCustomer[]>;
   /** Funded payers at the first bank, the merchant's (its settlement account is there). */
   payers: BenchCustomer[];
+  /** The first bank's handle: the debtor of every cross-bank payment by `payers`. */
+  payerBank: string;
   payeeSame: BenchCustomer;
   payeeCross: BenchCustomer;
   /** The public address and the merchant's credentials (refunds are the merchant's). */
@@ -105,5 +107,16 @@ export async function seedPaymentFlow(
       crossPayers.push(await customer(b, `payer${crossPayers.length}`, 1_000_000_000_000));
     return crossPayers;
   };
-  return { createSession, pay, paid, payersCross, payers, payeeSame, payeeCross, rest, merchantAuth: auth };
+  return {
+    createSession,
+    pay,
+    paid,
+    payersCross,
+    payers,
+    payerBank: a.handle,
+    payeeSame,
+    payeeCross,
+    rest,
+    merchantAuth: auth,
+  };
 }
