@@ -20,7 +20,7 @@ import { SessionHistoryResolver } from './session/session.history';
 import { createSessionResolver } from './session/session.resolver';
 import { toPaymentSession } from './session/session.type';
 import { createSettlementResolver } from './settlement/settlement.resolver';
-import { createNetDebitResolver } from './net-debit/net-debit.resolver';
+import { createBankPositionsResolver, createNetDebitResolver } from './net-debit/net-debit.resolver';
 import { SessionUpdatesResolver } from './subscription/session-updates.resolver';
 import { createWebhookResolver } from './webhook/webhook.resolver';
 import { createWebhookEndpointResolver } from './webhook-endpoint/webhook-endpoint.resolver';
@@ -46,6 +46,7 @@ export async function buildPaymentsSchema(
       createAttentionResolver(modules.attention),
       createSettlementResolver(modules.settlement),
       createNetDebitResolver(modules.netDebit),
+      createBankPositionsResolver(modules.netDebit),
       createMandateResolver(modules.mandates),
       createRefundResolver(modules.refunds),
       createReportResolver(modules.reports),

@@ -4,7 +4,7 @@ import { OneStatement } from '@gateway/db';
 import { wakeOutboxRelay } from '@gateway/events';
 import { vault } from '@gateway/vault';
 import type { AliasRouting, CheckedPayer, Directory } from '@gateway/federation';
-import { bankReference } from '@gateway/federation';
+import { bankReference } from '../bank/bank.type';
 import type { PaymentEngine, StartedMovement } from '../engine/engine';
 import type { EngineSettings } from '../engine/engine.settings';
 import { MAX_OTP_FAILURES, otpAttemptsLeft, type OtpRefusals, type PayerOtp } from '../payer-otp/payer-otp';

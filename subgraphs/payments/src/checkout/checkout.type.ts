@@ -1,4 +1,4 @@
-import { BankReference } from '@gateway/federation';
+import { BankReference } from '../bank/bank.type';
 import { Field, ID, Int, ObjectType } from 'type-graphql';
 import { GraphQLSafeInt } from 'graphql-scalars';
 import { PaymentSessionStatus } from '../session/session.type';

@@ -28,7 +28,7 @@ import {
   toMandate,
   toMandateCharge,
 } from './mandate.type';
-import { bankReference } from '@gateway/federation';
+import { bankReference } from '../bank/bank.type';
 import { otpAttemptsLeft } from '../payer-otp/payer-otp';
 
 const ERRORS_CHARGE =

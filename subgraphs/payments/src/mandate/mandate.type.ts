@@ -1,5 +1,6 @@
 import { Directive, Field, ID, ObjectType, registerEnumType } from 'type-graphql';
-import { BankReference, bankReference, PageInfo } from '@gateway/federation';
+import { PageInfo } from '@gateway/federation';
+import { BankReference, bankReference } from '../bank/bank.type';
 import { GraphQLSafeInt } from 'graphql-scalars';
 import type { MandateChargeEntity, MandateEntity } from './mandate.entity';
 import { publicChargeStatus } from './mandate.transitions';

@@ -1,6 +1,7 @@
-import { Arg, Ctx, Mutation, Query, Resolver } from 'type-graphql';
+import { Arg, Ctx, FieldResolver, Mutation, Query, Resolver, Root } from 'type-graphql';
 import { auditedBy } from '@gateway/audit';
 import { requirePrincipal, type SubgraphContext } from '@gateway/federation';
+import { BankReference } from '../bank/bank.type';
 import { GatewayError } from '@gateway/kernel';
 import type { NetDebitService } from './net-debit.service';
 import { BankPosition, NetDebitCapAnswer, NetDebitCapInput, toBankPosition } from './net-debit.type';
@@ -10,10 +11,21 @@ const MODE = {
   description: 'live (default) or test: the test world has caps and positions of its own (no cap unless set).',
 };
 
+const POSITIONS_DESCRIPTION =
+  "A bank's net debit positions, per currency and world (admin for any bank; a bank key for its own, else FORBIDDEN). A bank with no cross-bank movement and no cap has none.";
+
+/** Admin for any bank, a bank key for its own: everyone else is FORBIDDEN. */
+async function positionsOf(service: NetDebitService, context: SubgraphContext, handle: string) {
+  const reader = requirePrincipal(context, ['admin', 'bank']);
+  if (reader.kind === 'bank' && reader.id !== handle)
+    throw new GatewayError('FORBIDDEN', `a bank key reads its own positions only`);
+  return (await service.positions(context.em, handle)).map(toBankPosition);
+}
+
 /**
- * Net debit caps (operator) and positions (operator, or the bank itself). A payments query rather
- * than a federated Bank.positions: payments attaches nothing to banks' Bank today (no Bank stub
- * here), and a field resolved through the banks subgraph would add a hop for a number payments owns.
+ * Net debit caps (operator) and positions (operator, or the bank itself): the positions both as
+ * `bankPositions(handle)`, one hop to payments, and as `Bank.positions` on the banks subgraph's
+ * entity (API-CONTRACT), beside the bank's other fields.
  */
 export function createNetDebitResolver(service: NetDebitService) {
   @Resolver()
@@ -67,19 +79,25 @@ export function createNetDebitResolver(service: NetDebitService) {
       return true;
     }
 
-    @Query(() => [BankPosition], {
-      description:
-        "A bank's net debit positions, per currency and world (admin for any bank; a bank key for its own, else FORBIDDEN). A bank with no cross-bank movement and no cap has none.",
-    })
+    @Query(() => [BankPosition], { description: POSITIONS_DESCRIPTION })
     async bankPositions(
       @Arg('handle', { description: 'The bank.' }) handle: string,
       @Ctx() context: SubgraphContext,
     ): Promise<BankPosition[]> {
-      const reader = requirePrincipal(context, ['admin', 'bank']);
-      if (reader.kind === 'bank' && reader.id !== handle)
-        throw new GatewayError('FORBIDDEN', `a bank key reads its own positions only`);
-      return (await service.positions(context.em, handle)).map(toBankPosition);
+      return positionsOf(service, context, handle);
     }
   }
   return NetDebitResolver;
+}
+
+/** `Bank.positions`: the same positions on the bank, for whoever may read them (null with FORBIDDEN otherwise). */
+export function createBankPositionsResolver(service: NetDebitService) {
+  @Resolver(() => BankReference)
+  class BankPositionsResolver {
+    @FieldResolver(() => [BankPosition], { nullable: true, description: POSITIONS_DESCRIPTION })
+    async positions(@Root() bank: BankReference, @Ctx() context: SubgraphContext): Promise<BankPosition[]> {
+      return positionsOf(service, context, bank.handle);
+    }
+  }
+  return BankPositionsResolver;
 }

@@ -1,5 +1,6 @@
 import { Directive, Field, ID, ObjectType, registerEnumType } from 'type-graphql';
-import { PageInfo, BankReference, bankReference } from '@gateway/federation';
+import { PageInfo } from '@gateway/federation';
+import { BankReference, bankReference } from '../bank/bank.type';
 import { GraphQLSafeInt } from 'graphql-scalars';
 import type { Metadata } from '../metadata/metadata.rules';
 import type { PaymentSessionEntity } from './session.entity';
