@@ -8,7 +8,7 @@
  * rate limit), forwarding (variables checked, principal signed, in-flight sharing), metrics. The
  * same callers then call the stub directly with the signed principal: the hop alone. The
  * difference is the router's own CPU per request; CPU is the process's (process.cpuUsage), GC
- * threads included, with async hooks on as in the platform (an AsyncLocalStorage has run). The HTTP benchmarks (alias-resolution.ts, peers.ts) move by ±30 µs a request
+ * threads included; so is the JS heap each call allocates (support/allocation.ts), with async hooks on as in the platform (an AsyncLocalStorage has run). The HTTP benchmarks (alias-resolution.ts, peers.ts) move by ±30 µs a request
  * between runs on a shared 2-core machine; this one by about ±1 µs, so it shows what a change to
  * the router's path is worth.
  *
@@ -29,6 +29,7 @@ import {
   type LocalRequest,
 } from '@gateway/kernel';
 import { startRouter } from '@gateway/router';
+import { allocatedDuring } from './support/allocation';
 import { median } from './support/peer-summary';
 import { report } from './support/results';
 
@@ -103,7 +104,8 @@ async function main(): Promise<void> {
         ip: '127.0.0.1',
       };
     };
-    const run = async (direct: boolean, count: number): Promise<number> => {
+    /** CPU (µs) and JS heap allocated (bytes) per call. */
+    const run = async (direct: boolean, count: number): Promise<{ cpu: number; bytes: number }> => {
       const url = direct ? endpoints[0]!.url : router.graphqlUrl;
       const caller = async () => {
         for (let i = 0; i < count / CONCURRENCY; i += 1) {
@@ -112,26 +114,35 @@ async function main(): Promise<void> {
         }
       };
       const before = process.cpuUsage();
-      await Promise.all(Array.from({ length: CONCURRENCY }, caller));
+      const bytes = await allocatedDuring(async () => {
+        await Promise.all(Array.from({ length: CONCURRENCY }, caller));
+      });
       const used = process.cpuUsage(before);
-      return (used.user + used.system) / count;
+      return { cpu: (used.user + used.system) / count, bytes: bytes / count };
     };
     // Warm up both (JIT, the router's document caches), then alternate so drift hits both alike.
     await run(false, CALLS / 2);
     await run(true, CALLS / 2);
-    const through: number[] = [];
-    const hop: number[] = [];
+    const through: Array<{ cpu: number; bytes: number }> = [];
+    const hop: Array<{ cpu: number; bytes: number }> = [];
     for (let round = 1; round <= ROUNDS; round += 1) {
       through.push(await run(false, CALLS));
       hop.push(await run(true, CALLS));
+      const [mine, alone] = [through.at(-1)!, hop.at(-1)!];
       console.log(
-        `round ${round}: through the router ${through.at(-1)!.toFixed(2)} us CPU per call, the hop alone ${hop.at(-1)!.toFixed(2)} us`,
+        `round ${round}: through the router ${mine.cpu.toFixed(2)} us CPU and ${(mine.bytes / 1024).toFixed(1)} KB allocated per call, the hop alone ${alone.cpu.toFixed(2)} us and ${(alone.bytes / 1024).toFixed(1)} KB`,
       );
     }
-    const own = median(through.map((value, index) => value - hop[index]!));
+    const own = median(through.map((value, index) => value.cpu - hop[index]!.cpu));
+    const ownBytes = median(through.map((value, index) => value.bytes - hop[index]!.bytes));
     console.log(
-      `\nthe router's own CPU per request in one process (alias resolution, ${CONCURRENCY} callers, median of ${ROUNDS}): ${own.toFixed(2)} us`,
+      `\nthe router's own cost per request in one process (alias resolution, ${CONCURRENCY} callers, median of ${ROUNDS}, Node ${process.versions.node}): ${own.toFixed(2)} us CPU, ${(ownBytes / 1024).toFixed(1)} KB allocated`,
     );
+    report({
+      figure: "router's own heap allocated per request in one process (alias resolution, subgraphs stubbed)",
+      value: ownBytes / 1024,
+      unit: 'KB',
+    });
     report({
       figure: "router's own CPU per request in one process (alias resolution, subgraphs stubbed)",
       value: own,
