@@ -112,6 +112,28 @@ describe('payments with bank cores written from the spec alone', () => {
     expect((await kinds(id)).filter((kind) => kind.startsWith('payment.completed'))).toHaveLength(1);
   });
 
+  it("a cross-bank payment over the payer bank's net debit cap is refused before any movement: neither core is asked to debit or credit", async () => {
+    const [payerBank, payeeBank] = [track(await startMinimalBank(t)), track(await startMinimalBank(t))];
+    const payer = await payerBank.customer({ balance: 10_000 });
+    const payee = await payeeBank.customer({ balance: 0 });
+    const capped = await t.rest('PUT', `/banks/${payerBank.handle}/net-debit-caps/LYD`, {
+      headers: { 'x-service-admin-key': t.adminKey },
+      body: { net_debit_cap: 2_000 },
+    });
+    expect(capped.status).toBe(200);
+    const id = await create(payee, 2_500);
+    const refused = await authorize(id, payer);
+    expect([refused.status, refused.body.error?.code]).toEqual([422, 'NET_DEBIT_CAP_EXCEEDED']);
+    const moved = [...payerBank.core.calls, ...payeeBank.core.calls].filter(
+      (call) => (call.path === '/accounts/debit' || call.path === '/accounts/credit') && call.body?.reference === id,
+    );
+    expect(moved).toEqual([]);
+    expect([payerBank.core.balance(payer.iban), payeeBank.core.balance(payee.iban)]).toEqual([10_000, 0]);
+    expect((await t.rest('GET', `/payments/sessions/${id}`, { headers: bearer(merchant.apiKey) })).body.status).toBe(
+      'PENDING',
+    );
+  });
+
   it('a 422 {"error":"INSUFFICIENT_FUNDS"} fails the session with INSUFFICIENT_FUNDS and moves nothing', async () => {
     const payer = await alpha.customer({ balance: 1_000 });
     const payee = await alpha.customer({ balance: 0 });
