@@ -103,9 +103,26 @@ const paymentOrderData = <S extends [string, ...string[]]>(statuses: S) =>
     failure_code: z.string().optional().describe('Why it failed or was rejected, once it has a reason.'),
   });
 
+/** A bank's net debit position crossing an alert threshold or reaching its cap (net-debit.positions.ts builds it). */
+const liquidityData = z
+  .object({
+    bank_handle: z.string().describe('The bank whose position it is.'),
+    currency: z.string(),
+    livemode,
+    threshold: z
+      .number()
+      .int()
+      .describe('The alert threshold crossed, in percent of the cap (100 for liquidity.cap_reached).'),
+    position: minor.describe(
+      'The position right after the crossing: owed minus owed to it in unsettled obligations, plus reservations.',
+    ),
+    net_debit_cap: minor.describe('The cap the threshold is a percentage of.'),
+  })
+  .strict();
+
 export interface WebhookEventDefinition {
-  /** Who receives it: merchants (payments) or TPPs (Open Banking). */
-  audience: 'merchant' | 'tpp';
+  /** Who receives it: merchants (payments), TPPs (Open Banking), or the operator and the bank (net debit caps). */
+  audience: 'merchant' | 'tpp' | 'operator_and_bank';
   summary: string;
   data: z.ZodObject<z.ZodRawShape>;
 }
@@ -220,6 +237,18 @@ export const WEBHOOK_EVENTS: Record<string, WebhookEventDefinition> = {
     summary: 'The bank rejected the payment order (REJECTED).',
     data: paymentOrderData(['REJECTED']).strict(),
   },
+  'liquidity.threshold_reached': {
+    audience: 'operator_and_bank',
+    summary:
+      "A bank's net debit position rose to or past one of its cap's alert thresholds (default 80% and 100%): once per upward crossing, not per payment.",
+    data: liquidityData,
+  },
+  'liquidity.cap_reached': {
+    audience: 'operator_and_bank',
+    summary:
+      "A bank's net debit position reached its cap: cross-bank movements it would pay are refused 422 NET_DEBIT_CAP_EXCEEDED until a settlement cycle or a higher cap makes room. Once per crossing.",
+    data: liquidityData,
+  },
 };
 
 /** The body of one delivery of `event`: the envelope with that event's data. */
@@ -241,7 +270,7 @@ export function webhookEnvelopeSchema(event: string): z.ZodObject<z.ZodRawShape>
         .min(1)
         .optional()
         .describe(
-          "The event's place among its session's (refund's, mandate's, consent's, payment order's) events, from 1: order by it, drop what you already have.",
+          "The event's place among its session's (refund's, mandate's, consent's, payment order's; for liquidity events the bank position's, per receiver) events, from 1: order by it, drop what you already have.",
         ),
       data: definition.data,
     })

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { exampleOf } from './examples';
-import { WEBHOOK_EVENTS, webhookEnvelopeSchema } from './webhook-events';
+import { WEBHOOK_EVENTS, webhookEnvelopeSchema, type WebhookEventDefinition } from './webhook-events';
 
 type JsonSchema = Record<string, any>;
 
@@ -8,7 +8,7 @@ type JsonSchema = Record<string, any>;
 export const EVENTS_TAG = {
   name: 'Events',
   description:
-    "Webhooks the gateway sends: merchants get payment, refund and mandate events, TPPs consent and payment order events, each a POST of the envelope {id, event, created_at, livemode, sequence, data} to the webhook URL, signed with the audience's webhook secret (Standard Webhooks and X-Service-Signature). Answer 2xx within 10 seconds; anything else is retried with backoff for at least 24 hours.",
+    "Webhooks the gateway sends: merchants get payment, refund and mandate events, TPPs consent and payment order events, the operator and banks the liquidity events of net debit caps, each a POST of the envelope {id, event, created_at, livemode, sequence, data} to the webhook URL, signed with the audience's webhook secret (Standard Webhooks and X-Service-Signature). Answer 2xx within 10 seconds; anything else is retried with backoff for at least 24 hours.",
 };
 
 /** The signature headers of every delivery (API-CONTRACT "Webhook headers"), as parameters of the webhook operations. */
@@ -59,6 +59,14 @@ export const WEBHOOK_HEADER_PARAMETERS: Record<string, JsonSchema> = {
   },
 };
 
+/** Where each audience's events go. */
+const SENT_TO: Record<WebhookEventDefinition['audience'], string> = {
+  merchant: "Sent to the merchant's (or the session's own) webhook URL and its endpoints.",
+  tpp: "Sent to the TPP's webhook URL and its endpoints.",
+  operator_and_bank:
+    "Sent to the operator's endpoints and to the bank's (POST /webhooks/endpoints with an admin key or the bank's key), each as an event of its own (its own id), signed with the endpoint's secret; a suspended bank still gets them.",
+};
+
 /** payment_order.pending_sca -> PaymentOrderPendingScaEvent: the component schema of an event's envelope. */
 export const eventSchemaName = (event: string): string =>
   `${event
@@ -93,7 +101,7 @@ export function buildWebhooksSection(): {
         operationId: operationId(event),
         tags: [EVENTS_TAG.name],
         summary: event,
-        description: `${definition.summary} Sent to the ${definition.audience === 'tpp' ? "TPP's" : "merchant's (or the session's own)"} webhook URL.`,
+        description: `${definition.summary} ${SENT_TO[definition.audience]}`,
         // The gateway authenticates itself to the receiver by signature (the header parameters), not with a credential.
         security: [],
         parameters: Object.keys(WEBHOOK_HEADER_PARAMETERS).map((header) => ({

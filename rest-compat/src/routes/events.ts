@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { defineRoute, type GraphQLData } from '../route';
+import { WEBHOOK_OWNER_AUTH } from './webhook-endpoints';
 import { DELIVERY_RECORD, deliveryRecord } from './webhooks';
 
 const EVENT_RECORD = `fragment EventRecord on Event { id event: type createdAt livemode sequence data }`;
@@ -30,8 +31,9 @@ export const eventRoutes = [
     summary: "List the caller's events",
     description:
       "A merchant's (API key) or TPP's (tpk_ token) webhook events of the last 30 days, newest first, in the credential's world: every event, whether or not an endpoint got it (a CLI can poll this to forward test events). " +
+      "The operator's (admin key) and a bank's (its bank key: about itself only) are the liquidity events of net debit caps, of both worlds (each marked by livemode). " +
       'Each is the webhook envelope {id, event, created_at, livemode, sequence, data}.',
-    auth: [['merchantKey'], ['tppToken']],
+    auth: WEBHOOK_OWNER_AUTH,
     query: z
       .object({
         type: z.string().optional().describe('Only this event kind, e.g. payment.completed.'),
@@ -68,7 +70,7 @@ ${EVENT_RECORD}`,
           .strict(),
       })
       .strict(),
-    errors: ['INVALID_API_KEY', 'FORBIDDEN'],
+    errors: ['INVALID_API_KEY', 'INVALID_BANK_KEY', 'FORBIDDEN'],
   }),
   defineRoute({
     method: 'GET',
@@ -76,8 +78,8 @@ ${EVENT_RECORD}`,
     tag: 'Webhooks',
     summary: 'Get an event with its deliveries',
     description:
-      "One of the caller's events with its deliveries, one per endpoint that got it; any other id (another's, the other world's, older than 30 days) is 404 EVENT_NOT_FOUND.",
-    auth: [['merchantKey'], ['tppToken']],
+      "One of the caller's events with its deliveries, one per endpoint that got it; any other id (another's, the other world's for a merchant or TPP, older than 30 days) is 404 EVENT_NOT_FOUND.",
+    auth: WEBHOOK_OWNER_AUTH,
     params: z.object({ id: z.string().describe('Event id (evt_…).') }).strict(),
     operation: `query GetEvent($id: ID!) { event(id: $id) { ...EventRecord deliveries { ...DeliveryRecord } } }
 ${EVENT_RECORD}
@@ -86,6 +88,6 @@ ${DELIVERY_RECORD}`,
     result: ({ event }) => withData(event),
     status: 200,
     response: eventRecord.extend({ deliveries: z.array(deliveryRecord) }).strict(),
-    errors: ['INVALID_API_KEY', 'FORBIDDEN', 'EVENT_NOT_FOUND'],
+    errors: ['INVALID_API_KEY', 'INVALID_BANK_KEY', 'FORBIDDEN', 'EVENT_NOT_FOUND'],
   }),
 ];

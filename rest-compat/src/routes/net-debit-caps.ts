@@ -132,7 +132,7 @@ export const netDebitCapRoutes = [
     summary: "Read a bank's net debit positions",
     description:
       "Per currency and world: net_debit_cap, position, reserved, headroom and the last cycle that lowered it. The bank's own key, or an admin key for any bank. " +
-      'Events liquidity.threshold_reached and liquidity.cap_reached are recorded once per upward crossing.',
+      "Events liquidity.threshold_reached and liquidity.cap_reached are recorded once per upward crossing and sent to the operator's and the bank's webhook endpoints (POST /webhooks/endpoints with an admin key or the bank key).",
     auth: [['adminKey'], ['bankKey']],
     params: z.object({ handle: z.string().describe('The bank.') }).strict(),
     operation: `query BankPositions($handle: String!) { bankPositions(handle: $handle) { ${POSITION_FIELDS} } }`,

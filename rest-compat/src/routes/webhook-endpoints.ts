@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { defineRoute, type GraphQLData } from '../route';
+import { defineRoute, type Credential, type GraphQLData } from '../route';
 
 // `endpointId: id`: REST names the endpoint's id endpoint_id, as the contract does.
 const ENDPOINT_RECORD = `fragment EndpointRecord on WebhookEndpoint { endpointId: id url enabledEvents description status livemode createdAt primary }`;
@@ -11,7 +11,11 @@ const endpointRecord = z
     enabled_events: z.array(z.string()).describe('Event kinds it gets, or ["*"] for all.'),
     description: z.string().nullable(),
     status: z.enum(['ENABLED', 'DISABLED']).describe('A DISABLED endpoint gets no deliveries.'),
-    livemode: z.boolean().describe("Its world: it gets only that world's events."),
+    livemode: z
+      .boolean()
+      .describe(
+        "Its world: it gets only that world's events (a merchant's or TPP's credential's world; for the operator and banks, the mode it was created with).",
+      ),
     created_at: z.string().describe('ISO 8601 UTC.'),
     primary: z
       .boolean()
@@ -20,12 +24,21 @@ const endpointRecord = z
   .strict();
 
 const endpointParams = z.object({ id: z.string().describe('Endpoint id (we_…).') }).strict();
-const AUTH: Array<Array<'merchantKey' | 'tppToken'>> = [['merchantKey'], ['tppToken']];
-const ERRORS = ['INVALID_API_KEY', 'FORBIDDEN', 'WEBHOOK_ENDPOINT_NOT_FOUND'] as const;
+/**
+ * Every owner of webhook endpoints (issue 48: the operator and banks too, for the liquidity events
+ * of net debit caps), each with its own credential; each sees and changes only its own.
+ */
+export const WEBHOOK_OWNER_AUTH: Credential[][] = [['merchantKey'], ['tppToken'], ['adminKey'], ['bankKey']];
+const AUTH = WEBHOOK_OWNER_AUTH;
+const ERRORS = ['INVALID_API_KEY', 'INVALID_BANK_KEY', 'FORBIDDEN', 'WEBHOOK_ENDPOINT_NOT_FOUND'] as const;
+/** Whose endpoints a route reaches, and in which world, for its description. */
+export const WEBHOOK_OWNERS =
+  "The caller's own: a merchant's (API key) or TPP's (tpk_ token), in the credential's world; the operator's (admin key, X-Service-Admin-Key) or a bank's (its bank key, X-Service-Bank-Key), " +
+  'whose credentials have no world: they see their endpoints of both worlds, each marked by livemode.';
 const enabledEvents = z
   .array(z.string())
   .describe(
-    'Event names (merchants: payment.*, refund.*, mandate.* events; TPPs: consent.* and payment_order.* events), or ["*"] for all. An unknown name is 400.',
+    'Event names of the owner\'s (merchants: payment.*, refund.*, mandate.* events; TPPs: consent.* and payment_order.* events; the operator and banks: liquidity.threshold_reached and liquidity.cap_reached), or ["*"] for all of them. An unknown name, or another owner\'s, is 400 VALIDATION_ERROR naming enabled_events.',
   );
 
 export const webhookEndpointRoutes = [
@@ -36,6 +49,8 @@ export const webhookEndpointRoutes = [
     summary: 'Add a webhook endpoint',
     description:
       "A merchant's (API key) or TPP's (tpk_ token) further endpoint, in the credential's world, with its own signing secret (returned once: X-Service-Signature and Standard Webhooks) and event filter. " +
+      "The operator (admin key) and a bank (its bank key) add endpoints for the liquidity events of net debit caps (liquidity.threshold_reached, liquidity.cap_reached; a bank's are about itself only): they have no webhook_url, endpoints only, each in the world of `mode` (live by default; a test endpoint gets the test world's events only). " +
+      'A suspended bank keeps getting its liquidity events, but its key (403 BANK_SUSPENDED) cannot manage its endpoints meanwhile. ' +
       'Each endpoint has its own delivery order and retries: a dead endpoint holds back only its own deliveries. The URL is checked as a webhook_url is (http(s); https in production; loopback and private networks refused unless PRIVATE_TARGETS). ' +
       'At most 16 per owner and world (422 WEBHOOK_ENDPOINT_LIMIT_REACHED).',
     auth: AUTH,
@@ -44,6 +59,12 @@ export const webhookEndpointRoutes = [
         url: z.string(),
         enabled_events: enabledEvents.optional().describe('Default ["*"].'),
         description: z.string().nullish().describe('Up to 500 characters.'),
+        mode: z
+          .enum(['live', 'test'])
+          .optional()
+          .describe(
+            "The operator's and banks' endpoints: live (default) or test, the world whose events it gets. A merchant's or TPP's endpoint is in its credential's world (another mode is 400 naming mode).",
+          ),
       })
       .strict(),
     operation: `mutation CreateWebhookEndpoint($input: CreateWebhookEndpointInput!) { createWebhookEndpoint(input: $input) { endpoint { ...EndpointRecord } secret } }
@@ -55,14 +76,14 @@ ${ENDPOINT_RECORD}`,
     }),
     status: 201,
     response: endpointRecord.extend({ secret: z.string().describe('whsec_…, shown this once.') }).strict(),
-    errors: ['INVALID_API_KEY', 'FORBIDDEN', 'WEBHOOK_ENDPOINT_LIMIT_REACHED'],
+    errors: ['INVALID_API_KEY', 'INVALID_BANK_KEY', 'FORBIDDEN', 'VALIDATION_ERROR', 'WEBHOOK_ENDPOINT_LIMIT_REACHED'],
   }),
   defineRoute({
     method: 'GET',
     path: '/webhooks/endpoints',
     tag: 'Webhooks',
     summary: "List the caller's webhook endpoints",
-    description: 'The primary endpoint (the webhook_url, when set) first, then the others oldest first.',
+    description: `${WEBHOOK_OWNERS} The primary endpoint (a merchant's or TPP's webhook_url, when set) first, then the others oldest first.`,
     auth: AUTH,
     query: z
       .object({
@@ -91,14 +112,15 @@ ${ENDPOINT_RECORD}`,
           .strict(),
       })
       .strict(),
-    errors: ['INVALID_API_KEY', 'FORBIDDEN'],
+    errors: ['INVALID_API_KEY', 'INVALID_BANK_KEY', 'FORBIDDEN'],
   }),
   defineRoute({
     method: 'GET',
     path: '/webhooks/endpoints/{id}',
     tag: 'Webhooks',
     summary: 'Get a webhook endpoint',
-    description: "Only the caller's own, in its world; any other id is 404 WEBHOOK_ENDPOINT_NOT_FOUND.",
+    description:
+      "Only the caller's own (a merchant's or TPP's in its credential's world; the operator's or a bank's of either world); any other id, another bank's or the operator's included, is 404 WEBHOOK_ENDPOINT_NOT_FOUND.",
     auth: AUTH,
     params: endpointParams,
     operation: `query GetWebhookEndpoint($id: ID!) { webhookEndpoint(id: $id) { ...EndpointRecord } }

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { defineRoute, type GraphQLData } from '../route';
 import { filterOf, filterQuery, listQuery } from './list-filters';
+import { WEBHOOK_OWNER_AUTH } from './webhook-endpoints';
 
 // `deliveryId: id`: REST names the delivery's id delivery_id, as the contract's list does.
 export const DELIVERY_RECORD = `fragment DeliveryRecord on WebhookDelivery { deliveryId: id eventId endpointId livemode event url status attempts lastStatusCode lastError nextAttemptAt }`;
@@ -42,10 +43,10 @@ export const webhookRoutes = [
     tag: 'Webhooks',
     summary: "List the caller's webhook deliveries",
     description:
-      "A merchant's (API key) or, for Open Banking events (consent.*, payment_order.*), a TPP's (tpk_ token): each caller sees only its own. " +
+      "A merchant's (API key) or, for Open Banking events (consent.*, payment_order.*), a TPP's (tpk_ token); for liquidity events the operator's (admin key) or a bank's (its bank key): each caller sees only its own. " +
       'Newest first, one per event; filter by status, created range (created_from inclusive, created_to exclusive) and event kind. A delivery is retried with exponential backoff (first retry within 10 seconds, about 52 hours in all) until a 2xx answer within 10 seconds, then FAILED. ' +
       'Every delivery carries X-Service-Signature, X-Service-Event-Id, X-Service-Timestamp and the Standard Webhooks headers webhook-id, webhook-timestamp, webhook-signature.',
-    auth: [['merchantKey'], ['tppToken']],
+    auth: WEBHOOK_OWNER_AUTH,
     query: listQuery('PENDING, HELD, DELIVERED or FAILED', { event: filterQuery.event }),
     operation: `query ListWebhookDeliveries($first: Int!, $after: ID, $filter: WebhookDeliveryFilter) {
   webhookDeliveries(first: $first, after: $after, filter: $filter) { edges { node { ...DeliveryRecord } } pageInfo { hasNextPage endCursor } }
@@ -68,7 +69,7 @@ ${DELIVERY_RECORD}`,
           .strict(),
       })
       .strict(),
-    errors: ['INVALID_API_KEY', 'FORBIDDEN'],
+    errors: ['INVALID_API_KEY', 'INVALID_BANK_KEY', 'FORBIDDEN'],
   }),
   defineRoute({
     method: 'POST',
@@ -77,8 +78,8 @@ ${DELIVERY_RECORD}`,
     summary: 'Send a webhook delivery again',
     description:
       'Any status: a FAILED delivery gets one more attempt, a DELIVERED one is sent again (same event id, so receivers can deduplicate). Signed with the current webhook secret. ' +
-      "Only the caller's own deliveries (merchant key or TPP token); any other id is 404 WEBHOOK_DELIVERY_NOT_FOUND.",
-    auth: [['merchantKey'], ['tppToken']],
+      "Only the caller's own deliveries (merchant key, TPP token, admin key for the operator's, bank key for the bank's); any other id is 404 WEBHOOK_DELIVERY_NOT_FOUND.",
+    auth: WEBHOOK_OWNER_AUTH,
     params: z.object({ id: z.string().describe('Delivery id (whd_…).') }).strict(),
     operation: `mutation RetryWebhookDelivery($id: ID!) { retryWebhookDelivery(id: $id) { ...DeliveryRecord } }
 ${DELIVERY_RECORD}`,
@@ -86,6 +87,6 @@ ${DELIVERY_RECORD}`,
     result: ({ retryWebhookDelivery }) => retryWebhookDelivery,
     status: 202,
     response: deliveryRecord,
-    errors: ['INVALID_API_KEY', 'FORBIDDEN', 'WEBHOOK_DELIVERY_NOT_FOUND'],
+    errors: ['INVALID_API_KEY', 'INVALID_BANK_KEY', 'FORBIDDEN', 'WEBHOOK_DELIVERY_NOT_FOUND'],
   }),
 ];

@@ -124,6 +124,8 @@ export function createPaymentsModules(settings: PaymentsSettings, testCores: Bui
     directory,
     currencies,
   );
+  const netDebit = new NetDebitService(directory, cores);
+  const settlementLogger = logger.child({ component: 'settlement' });
   return {
     call,
     directory,
@@ -150,12 +152,13 @@ export function createPaymentsModules(settings: PaymentsSettings, testCores: Bui
     }),
     events: new EventService(),
     settlementRunner,
-    netDebit: new NetDebitService(directory, cores),
+    netDebit,
     settlement: new SettlementService(
       settlementRunner,
       settlementSettings,
       engineSettings.leaseMs,
-      logger.child({ component: 'settlement' }),
+      settlementLogger,
+      (em, livemode, requestId) => netDebit.recheckCovers(em, livemode, requestId, settlementLogger),
     ),
     mandates: new MandateService(
       {

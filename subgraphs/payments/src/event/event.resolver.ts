@@ -1,20 +1,23 @@
 import { Arg, Ctx, FieldResolver, ID, Int, Query, Resolver, Root } from 'type-graphql';
 import { pageInfoOf, type ServiceClient, type SubgraphContext } from '@gateway/federation';
 import { toWebhookDelivery, WebhookDelivery } from '../webhook/webhook.type';
+import { webhookAudienceOf } from '../webhook/webhook-audience';
 import { webhookOwnerOf } from '../webhook-endpoint/webhook-owner';
 import type { EventService } from './event.service';
 import { Event, EventConnection, toEvent } from './event.type';
 
 /**
  * The caller's event log (API-CONTRACT: GET /events, GET /events/{id}): a merchant's (API key) or
- * a TPP's (tpk_ token), in the credential's world only; another's or the other world's id is
- * EVENT_NOT_FOUND.
+ * a TPP's (tpk_ token), in the credential's world only; the operator's (admin key) or a bank's
+ * (bank key: its own liquidity events), both worlds. Another's id, or the other world's for a
+ * merchant or TPP, is EVENT_NOT_FOUND.
  */
 export function createEventResolver(service: EventService, call: ServiceClient) {
   @Resolver(() => Event)
   class EventResolver {
     @Query(() => EventConnection, {
-      description: "The calling merchant's or TPP's events of the last 30 days, newest first.",
+      description:
+        "The caller's events of the last 30 days, newest first: a merchant's or TPP's in its credential's world; the operator's (admin key) or a bank's (bank key) liquidity events of both worlds, each marked by livemode.",
     })
     async events(
       @Arg('type', () => String, { nullable: true, description: 'Only this event kind, e.g. payment.completed.' })
@@ -44,9 +47,8 @@ export function createEventResolver(service: EventService, call: ServiceClient) 
       description: 'Its deliveries, one per endpoint that got it (a replay sends the same one again), oldest first.',
     })
     async deliveries(@Root() event: Event, @Ctx() context: SubgraphContext): Promise<WebhookDelivery[]> {
-      const principal = context.principal;
-      const scope = { audienceId: principal.id!, livemode: event.livemode };
-      return (await service.deliveriesOf(context.em, scope, event.id)).map(toWebhookDelivery);
+      const { audienceId } = webhookAudienceOf(context);
+      return (await service.deliveriesOf(context.em, { audienceId }, event.id)).map(toWebhookDelivery);
     }
   }
   return EventResolver;

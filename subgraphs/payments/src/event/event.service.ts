@@ -22,16 +22,21 @@ const listRules = z
   })
   .strict();
 
-/** Whose events: the caller's audience id, in its world. */
+/** Whose events: the caller's audience id, in its world (null: both, the operator's and a bank's). */
 export interface EventScope {
   audienceId: string;
-  livemode: boolean;
+  livemode: boolean | null;
 }
 
-/** A merchant's or TPP's event log (read only: the intake writes it, the retention job prunes it). */
+const whereOf = (scope: EventScope): { audienceId: string; livemode?: boolean } =>
+  scope.livemode === null
+    ? { audienceId: scope.audienceId }
+    : { audienceId: scope.audienceId, livemode: scope.livemode };
+
+/** An owner's event log (read only: the intake writes it, the retention job prunes it). */
 export class EventService {
   async find(em: EntityManager, scope: EventScope, id: string): Promise<WebhookEventEntity> {
-    const event = await em.findOne(WebhookEventEntity, { id, audienceId: scope.audienceId, livemode: scope.livemode });
+    const event = await em.findOne(WebhookEventEntity, { id, ...whereOf(scope) });
     if (!event) throw eventNotFound(id);
     return event;
   }
@@ -51,7 +56,7 @@ export class EventService {
     if (valid.from) created.$gte = valid.from;
     if (valid.to) created.$lt = valid.to;
     const where: Record<string, unknown>[] = [
-      { audienceId: scope.audienceId, livemode: scope.livemode },
+      whereOf(scope),
       ...(valid.type ? [{ kind: valid.type }] : []),
       ...(Object.keys(created).length > 0 ? [{ createdAt: created }] : []),
     ];
@@ -71,7 +76,11 @@ export class EventService {
   }
 
   /** An event's deliveries to the caller's endpoints, oldest first. */
-  async deliveriesOf(em: EntityManager, scope: EventScope, eventId: string): Promise<WebhookDeliveryEntity[]> {
+  async deliveriesOf(
+    em: EntityManager,
+    scope: Pick<EventScope, 'audienceId'>,
+    eventId: string,
+  ): Promise<WebhookDeliveryEntity[]> {
     return em.find(
       WebhookDeliveryEntity,
       { eventId, audienceId: scope.audienceId },

@@ -214,7 +214,7 @@ describe('net debit positions: the reservation SQL', () => {
     expect(after.unsettled + after.reserved).toBeLessThanOrEqual(4000n);
   });
 
-  it('records each alert threshold once per crossing, not once per payment', async () => {
+  it('records each alert threshold once per crossing, not once per payment, for the bank and for the operator', async () => {
     const { debtor, creditor } = banks();
     await cap(debtor, 1000, [50, 80, 100]);
     for (let i = 0; i < 9; i += 1) await reserve(`ops_alert${bank}_${i}`, money(debtor, creditor, 100));
@@ -241,6 +241,19 @@ describe('net debit positions: the reservation SQL', () => {
       .where({ aggregate_id: `${debtor}:LYD` })
       .orderBy('sequence');
     expect(event.id).toMatch(/^evt_/);
+    // The same crossings for the operator: an event of its own (its id, audience and aggregate), the same data.
+    const bankEvents = await db
+      .knex('payments.outbox')
+      .where({ aggregate_id: `${debtor}:LYD` })
+      .orderBy('sequence');
+    const operatorEvents = await db
+      .knex('payments.outbox')
+      .where({ aggregate_id: `operator:${debtor}:LYD` })
+      .orderBy('sequence');
+    expect(bankEvents.map((row) => row.audience)).toEqual(Array(6).fill(`bank:${debtor}`));
+    expect(operatorEvents.map((row) => row.audience)).toEqual(Array(6).fill('operator:platform'));
+    expect(operatorEvents.map((row) => [row.kind, row.data])).toEqual(bankEvents.map((row) => [row.kind, row.data]));
+    expect(new Set([...bankEvents, ...operatorEvents].map((row) => row.id)).size).toBe(12);
     expect(event.data).toEqual({
       bank_handle: debtor,
       currency: 'LYD',

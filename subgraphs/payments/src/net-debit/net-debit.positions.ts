@@ -4,6 +4,7 @@ import { recordEventRowsIn } from '@gateway/events';
 import { GatewayError, type Currency } from '@gateway/kernel';
 import type { Movement } from '../movement/movement';
 import { recordObligationIn } from '../obligation/obligation.service';
+import { BANK_AUDIENCE_PREFIX, OPERATOR_AUDIENCE } from '../webhook/webhook-audience';
 
 /**
  * The one writer of payments.net_debit_positions and payments.position_reservations (issue 48,
@@ -36,6 +37,9 @@ export type PositionedMovement = Pick<Movement, 'livemode' | 'debtorBank' | 'cre
 /** At most this many alert thresholds per cap (the reservation's events are pre-numbered). */
 export const MAX_ALERT_THRESHOLDS = 5;
 
+/** A constant of this file as an SQL literal (recordEventRowsIn's select takes no bindings). */
+const sqlText = (text: string): string => `'${text.replaceAll("'", "''")}'`;
+
 /** Only a movement between two banks creates an obligation, so only it holds a position. */
 const crossBank = (movement: PositionedMovement): movement is PositionedMovement & { debtorBank: string } =>
   movement.debtorBank !== null && movement.debtorBank !== movement.creditorBank;
@@ -48,8 +52,9 @@ const crossBank = (movement: PositionedMovement): movement is PositionedMovement
  * any number of concurrent reservations exactly those that fit are admitted. One that does not
  * fit vetoes the whole statement: 422 NET_DEBIT_CAP_EXCEEDED, and the claim, the execution and
  * everything else of it are not written (nothing is debited: no execution, no core call).
- * A crossing of an alert threshold writes its event in the same statement (once per crossing:
- * the position before is the position after minus this amount, under the row lock).
+ * A crossing of an alert threshold writes its events (the bank's and the operator's) in the same
+ * statement (once per crossing: the position before is the position after minus this amount,
+ * under the row lock).
  */
 export function reserveIn(
   statement: OneStatement,
@@ -88,19 +93,27 @@ export function reserveIn(
   );
   const reserved = statement.rows('position_reserved');
   // Threshold t is crossed when the exposure before (exposure - amount) was below t% of the cap
-  // and the exposure now is at or above it; the cap itself is reached at headroom 0.
+  // and the exposure now is at or above it; the cap itself is reached at headroom 0. Each crossing
+  // is two events with the same data (API-CONTRACT: "Events to the operator and the bank, once per
+  // crossing"): one for the bank (audience bank:<handle>) and one for the operator, each its own
+  // aggregate, so that each receiver's sequence counts its own events only.
+  const perAudience = MAX_ALERT_THRESHOLDS + 1;
+  const position = `r."bank_handle" || ':' || r."currency"`;
   recordEventRowsIn(
     statement,
     'liquidity_events',
-    MAX_ALERT_THRESHOLDS + 1,
-    `select t."kind", 'bank_position', r."bank_handle" || ':' || r."currency", null,
+    2 * perAudience,
+    `select t."kind", 'bank_position', u."aggregate_id", u."audience",
        jsonb_build_object('bank_handle', r."bank_handle", 'currency', r."currency", 'livemode', r."livemode",
-         'threshold', t."pct", 'position', r."position", 'net_debit_cap', r."net_debit_cap"), t."ord"
+         'threshold', t."pct", 'position', r."position", 'net_debit_cap', r."net_debit_cap"), t."ord" + u."offset"
      from ${reserved} r cross join lateral (
        select 'liquidity.threshold_reached' as "kind", a."pct", a."ord" from unnest(r."alert_thresholds") with ordinality as a("pct", "ord")
-       union all select 'liquidity.cap_reached', 100, ${MAX_ALERT_THRESHOLDS + 1}) t
-     where r."net_debit_cap" is not null and t."ord" <= ${MAX_ALERT_THRESHOLDS + 1}
-       and r."exposure" * 100 >= t."pct" * r."net_debit_cap" and (r."exposure" - ${amount}) * 100 < t."pct" * r."net_debit_cap"`,
+       union all select 'liquidity.cap_reached', 100, ${perAudience}) t
+     cross join lateral (values (${sqlText(BANK_AUDIENCE_PREFIX)} || r."bank_handle", ${position}, 0),
+       (${sqlText(OPERATOR_AUDIENCE)}, 'operator:' || ${position}, ${perAudience})) u("audience", "aggregate_id", "offset")
+     where r."net_debit_cap" is not null and t."ord" <= ${perAudience}
+       and r."exposure" * 100 >= t."pct" * r."net_debit_cap" and (r."exposure" - ${amount}) * 100 < t."pct" * r."net_debit_cap"
+     order by u."offset", t."ord"`,
     now,
   );
 }

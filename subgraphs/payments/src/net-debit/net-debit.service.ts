@@ -2,8 +2,8 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { audit, type AuditedBy } from '@gateway/audit';
 import type { BankCorePool } from '@gateway/bank-core-client';
 import { settlementIbanFor, type Directory } from '@gateway/federation';
-import { GatewayError, parseInput, type Currency } from '@gateway/kernel';
-import { readPositions, writeCap, type PositionRow } from './net-debit.positions';
+import { formatMoney, GatewayError, parseInput, type Currency, type Logger } from '@gateway/kernel';
+import { everyPosition, readPositions, writeCap, type PositionRow } from './net-debit.positions';
 import { DEFAULT_ALERT_THRESHOLDS, modeRules, netDebitCapRules } from './net-debit.rules';
 
 /** A cap as set, with the bank's position now: whether new movements are refused until it falls. */
@@ -132,6 +132,78 @@ export class NetDebitService {
         'NET_DEBIT_CAP_ABOVE_LIQUIDITY',
         `net_debit_cap: ${cap} is above the ${account.currency === currency ? account.balance : 0} ${currency} of ${bank.handle}'s settlement account ${iban}`,
       );
+  }
+
+  /**
+   * The cover read again at each settlement cycle (API-CONTRACT: "on demand and at each cycle"):
+   * a covered cap above what the bank's settlement account now holds is lowered to that balance,
+   * as setting it now would be refused. Never raised (raising a cap is the operator's call), and a
+   * core that does not answer leaves the cap as it is (logged). Audited as the settlement
+   * service's act, with the reason. Answers how many caps were lowered.
+   */
+  async recheckCovers(em: EntityManager, livemode: boolean, requestId: string, logger: Logger): Promise<number> {
+    const covered = (await everyPosition(em)).filter(
+      (row) => row.livemode === livemode && row.liquidityCover && row.netDebitCap !== null,
+    );
+    let lowered = 0;
+    for (const row of covered) {
+      const balance = await this.coverOf(row, requestId, logger);
+      if (balance === null || balance >= row.netDebitCap!) continue;
+      const changed = await em.transactional(async (tx) => {
+        const [now] = await readPositions(tx, row.bankHandle, { currency: row.currency, livemode, lock: true });
+        if (!now?.liquidityCover || now.netDebitCap === null || now.netDebitCap <= balance) return false;
+        await writeCap(tx, { ...now, netDebitCap: balance }, new Date());
+        audit.record(
+          tx,
+          {
+            actor: { kind: 'service', id: 'settlement', requestId },
+            action: 'bank.net_debit_cap_set',
+            target: row.bankHandle,
+            changes: {
+              currency: { to: row.currency },
+              mode: { to: livemode ? 'live' : 'test' },
+              net_debit_cap: { from: now.netDebitCap.toString(), to: balance.toString() },
+              reason: {
+                to: `liquidity cover: the settlement account holds ${formatMoney(balance, row.currency)}, below the cap of ${formatMoney(now.netDebitCap, row.currency)}`,
+              },
+            },
+          },
+          logger,
+        );
+        return true;
+      });
+      if (changed) {
+        lowered += 1;
+        logger.warn(
+          {
+            bank: row.bankHandle,
+            currency: row.currency,
+            livemode,
+            from: String(row.netDebitCap),
+            to: balance.toString(),
+          },
+          'net debit cap lowered to its liquidity cover at a settlement cycle',
+        );
+      }
+    }
+    return lowered;
+  }
+
+  /** What the bank's settlement account in the row's currency holds now (0 if held in another); null when its core does not say. */
+  private async coverOf(row: PositionRow, requestId: string, logger: Logger): Promise<bigint | null> {
+    try {
+      const bank = await this.directory.bankInFlight({ handle: row.bankHandle }, requestId);
+      const account = await this.cores
+        .for(bank, row.livemode ? 'live' : 'test')
+        .getAccount(settlementIbanFor(bank, row.currency), { requestId });
+      return account.currency === row.currency ? BigInt(Math.max(0, account.balance)) : 0n;
+    } catch (error) {
+      logger.warn(
+        { err: error, bank: row.bankHandle, currency: row.currency, request_id: requestId },
+        'liquidity cover not read at the settlement cycle (the core did not say): the cap is kept',
+      );
+      return null;
+    }
   }
 
   /** A bank's positions, per currency and world. */

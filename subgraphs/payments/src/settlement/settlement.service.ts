@@ -29,6 +29,8 @@ export class SettlementService {
     private readonly settings: SettlementSettings,
     private readonly leaseMs: number,
     private readonly logger: Logger,
+    /** Once a cycle's positions had their first booking: net debit caps read their liquidity cover again. */
+    private readonly afterCycle?: (root: EntityManager, livemode: boolean, requestId: string) => Promise<unknown>,
   ) {}
 
   /**
@@ -84,6 +86,12 @@ export class SettlementService {
       'settlement cycle closed',
     );
     const runs = Promise.all(positions.map((position) => this.runner.run(root, position, requestId)));
+    // The settlement accounts moved: what covers a cap is read again once the cores were asked.
+    void runs
+      .then(() => this.afterCycle?.(root.fork(), livemode, requestId))
+      .catch((error: unknown) =>
+        this.logger.error({ err: error, cycle: cycle.id, request_id: requestId }, 'after the settlement cycle'),
+      );
     await Promise.race([runs, new Promise((resolve) => setTimeout(resolve, this.settings.waitMs).unref())]);
     return cycle;
   }

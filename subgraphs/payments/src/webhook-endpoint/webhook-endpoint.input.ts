@@ -12,12 +12,20 @@ export class CreateWebhookEndpointInput {
 
   @Field(() => [String], {
     nullable: true,
-    description: 'Event kinds it gets (e.g. payment.completed, refund.failed), or ["*"] for all (the default).',
+    description:
+      "Event kinds it gets, or [\"*\"] for all of its owner's (the default): a merchant's payment.*, refund.* and mandate.* events, a TPP's consent.* and payment_order.* events, the operator's and a bank's liquidity.threshold_reached and liquidity.cap_reached. Another owner's event is VALIDATION_ERROR naming enabled_events.",
   })
   enabledEvents?: string[] | null;
 
   @Field(() => String, { nullable: true, description: 'What it is for, up to 500 characters.' })
   description?: string | null;
+
+  @Field(() => String, {
+    nullable: true,
+    description:
+      "Its world, live (the default) or test: it gets only that world's events. For the operator's and banks' endpoints, whose credentials have no world; a merchant's or TPP's endpoint is in its credential's world (another mode: VALIDATION_ERROR naming mode).",
+  })
+  mode?: string | null;
 }
 
 @InputType({ description: 'Changes to a webhook endpoint (PATCH /webhooks/endpoints/{id}); omitted fields stay.' })

@@ -14,14 +14,16 @@ import { webhookOwnerOf } from './webhook-owner';
 
 /**
  * Webhook endpoints are their owner's own business: a merchant's API key manages the merchant's,
- * a TPP's tpk_ token the TPP's, each in its credential's world. Anything else is
+ * a TPP's tpk_ token the TPP's, each in its credential's world; an admin key the operator's and a
+ * bank key its bank's (liquidity events), in both worlds. Anything else is
  * WEBHOOK_ENDPOINT_NOT_FOUND.
  */
 export function createWebhookEndpointResolver(service: WebhookEndpointService, call: ServiceClient) {
   @Resolver(() => WebhookEndpoint)
   class WebhookEndpointResolver {
     @Query(() => WebhookEndpointConnection, {
-      description: "The calling merchant's or TPP's webhook endpoints: the primary one (its webhook_url) first.",
+      description:
+        "The caller's webhook endpoints (a merchant's or TPP's in its credential's world, the primary one, its webhook_url, first; the operator's for an admin key, a bank's for its bank key, both worlds, each marked by livemode).",
     })
     async webhookEndpoints(
       @Arg('first', () => Int, { defaultValue: 20, description: 'Page size, 1 to 100.' }) first: number,
@@ -45,7 +47,7 @@ export function createWebhookEndpointResolver(service: WebhookEndpointService, c
 
     @Mutation(() => CreatedWebhookEndpoint, {
       description:
-        "Adds a webhook endpoint in the credential's world, with its own generated secret (returned once) and event filter.",
+        "Adds a webhook endpoint with its own generated secret (returned once) and event filter: a merchant's or TPP's in its credential's world, the operator's (admin key) or a bank's (bank key) in the world of input.mode (live by default).",
     })
     async createWebhookEndpoint(
       @Arg('input', { description: 'The endpoint to add.' }) input: CreateWebhookEndpointInput,

@@ -1,5 +1,6 @@
 import { GatewayError, parseInput } from '@gateway/kernel';
 import { createEndpointRules, replayRules, updateEndpointRules } from './webhook-endpoint.rules';
+import { endpointWorld } from './webhook-endpoint.service';
 
 const local = { production: false, privateTargets: false };
 const detailOf = (run: () => unknown): string => {
@@ -49,6 +50,53 @@ describe('webhook endpoint rules', () => {
     expect(
       detailOf(() => parseInput(createEndpointRules(local, 'tpp'), { url: 'https://e.com', enabledEvents: [] })),
     ).toMatch(/^enabled_events/);
+  });
+
+  it('the operator and banks name liquidity events only; a merchant or TPP cannot subscribe to them', () => {
+    const liquidity = ['liquidity.threshold_reached', 'liquidity.cap_reached'];
+    for (const audience of ['operator', 'bank'] as const) {
+      expect(
+        parseInput(createEndpointRules(local, audience), { url: 'https://e.com', enabledEvents: liquidity }),
+      ).toMatchObject({ enabledEvents: liquidity });
+      expect(
+        detailOf(() =>
+          parseInput(createEndpointRules(local, audience), {
+            url: 'https://e.com',
+            enabledEvents: ['payment.completed'],
+          }),
+        ),
+      ).toMatch(/^enabled_events: unknown event "payment.completed"/);
+    }
+    for (const audience of ['merchant', 'tpp'] as const)
+      expect(
+        detailOf(() =>
+          parseInput(createEndpointRules(local, audience), {
+            url: 'https://e.com',
+            enabledEvents: ['liquidity.cap_reached'],
+          }),
+        ),
+      ).toMatch(/^enabled_events: unknown event "liquidity.cap_reached"/);
+  });
+
+  it("an endpoint's world: the operator's and a bank's from mode (live by default), a merchant's or TPP's its credential's", () => {
+    const parsed = (mode: unknown) =>
+      parseInput(createEndpointRules(local, 'bank'), { url: 'https://e.com', mode }).mode;
+    expect([parsed(undefined), parsed(null), parsed('live'), parsed('test')]).toEqual([
+      undefined,
+      undefined,
+      'live',
+      'test',
+    ]);
+    expect(detailOf(() => parsed('sandbox'))).toMatch(/^mode/);
+    const anyWorld = { livemode: null };
+    expect([
+      endpointWorld(anyWorld, undefined),
+      endpointWorld(anyWorld, 'live'),
+      endpointWorld(anyWorld, 'test'),
+    ]).toEqual([true, true, false]);
+    const testMerchant = { livemode: false };
+    expect([endpointWorld(testMerchant, undefined), endpointWorld(testMerchant, 'test')]).toEqual([false, false]);
+    expect(detailOf(() => endpointWorld(testMerchant, 'live'))).toMatch(/^mode: /);
   });
 
   it('refuses private networks unless PRIVATE_TARGETS, reserved ones always, and http in production', () => {

@@ -1,17 +1,27 @@
 import { webhookUrlRule, z, type WebhookUrlSettings } from '@gateway/kernel';
-import { ALL_EVENTS, MERCHANT_EVENT_KINDS, TPP_EVENT_KINDS } from '../webhook/event-kinds';
+import { ALL_EVENTS, LIQUIDITY_EVENT_KINDS, MERCHANT_EVENT_KINDS, TPP_EVENT_KINDS } from '../webhook/event-kinds';
+import type { WebhookAudience } from '../webhook/webhook-audience';
 import { ENDPOINT_STATUSES } from './webhook-endpoint.entity';
 
-/** The event kinds an audience's endpoint may name: a merchant's events, or a TPP's Open Banking ones. */
-export const eventKindsOf = (audience: 'merchant' | 'tpp'): readonly string[] =>
-  audience === 'merchant' ? MERCHANT_EVENT_KINDS : TPP_EVENT_KINDS;
+const EVENT_KINDS: Record<WebhookAudience, readonly string[]> = {
+  merchant: MERCHANT_EVENT_KINDS,
+  tpp: TPP_EVENT_KINDS,
+  operator: LIQUIDITY_EVENT_KINDS,
+  bank: LIQUIDITY_EVENT_KINDS,
+};
+
+/**
+ * The event kinds an audience's endpoint may name: a merchant's events, a TPP's Open Banking ones,
+ * or for the operator and a bank the liquidity events of net debit caps.
+ */
+export const eventKindsOf = (audience: WebhookAudience): readonly string[] => EVENT_KINDS[audience];
 
 /**
  * enabled_events: `*` alone, or known event kinds of the audience (duplicates dropped, order
  * kept). A name that is no event of the audience is refused rather than kept: a typo would
  * otherwise be an endpoint that silently never gets anything.
  */
-function enabledEventsRule(audience: 'merchant' | 'tpp') {
+function enabledEventsRule(audience: WebhookAudience) {
   const known = new Set(eventKindsOf(audience));
   return z
     .array(z.string().trim(), { error: 'must be a list of event names or ["*"]' })
@@ -35,7 +45,13 @@ const endpointUrlRule = (targets: WebhookUrlSettings) => webhookUrlRule(targets)
 
 const description = z.string().trim().max(500, 'must be at most 500 characters');
 
-export function createEndpointRules(targets: WebhookUrlSettings, audience: 'merchant' | 'tpp') {
+/** An endpoint's world as asked for on creation (the operator's and a bank's; a merchant's or TPP's is its credential's). */
+const mode = z
+  .enum(['live', 'test'], { error: 'must be live or test' })
+  .nullish()
+  .transform((world) => world ?? undefined);
+
+export function createEndpointRules(targets: WebhookUrlSettings, audience: WebhookAudience) {
   return z
     .object({
       url: endpointUrlRule(targets),
@@ -44,11 +60,12 @@ export function createEndpointRules(targets: WebhookUrlSettings, audience: 'merc
         .nullish()
         .transform((events) => events ?? [ALL_EVENTS]),
       description: description.nullish().transform((text) => (text ? text : null)),
+      mode,
     })
     .strict();
 }
 
-export function updateEndpointRules(targets: WebhookUrlSettings, audience: 'merchant' | 'tpp') {
+export function updateEndpointRules(targets: WebhookUrlSettings, audience: WebhookAudience) {
   return z
     .object({
       url: endpointUrlRule(targets).optional(),

@@ -23,11 +23,33 @@ export interface EndpointSettings {
   webhookPrivateTargets: boolean;
 }
 
+/** An owner's rows: in its world when its credential has one (merchant, TPP), in both otherwise (operator, bank). */
+const scopeOf = (owner: WebhookOwner): { audienceId: string; livemode?: boolean } =>
+  owner.livemode === null
+    ? { audienceId: owner.audienceId }
+    : { audienceId: owner.audienceId, livemode: owner.livemode };
+
 /**
- * A merchant's or TPP's webhook endpoints (API-CONTRACT "Webhook endpoints and events"): the one
- * writer of payments.webhook_endpoints. Every query is scoped to the owner and its world; the
- * primary endpoint (the webhook_url) is listed first but changes only with the webhook_url.
- * Creating, changing and deleting an endpoint is audited, its secret only as issued.
+ * The world of a new endpoint: a merchant's or TPP's is its credential's (a `mode` naming the
+ * other one is refused, never silently ignored); the operator's and a bank's is the `mode` asked
+ * for, live by default.
+ */
+export function endpointWorld(owner: Pick<WebhookOwner, 'livemode'>, mode: 'live' | 'test' | undefined): boolean {
+  if (owner.livemode === null) return mode !== 'test';
+  if (mode !== undefined && (mode === 'live') !== owner.livemode)
+    throw invalid(
+      'mode',
+      `a merchant's or TPP's endpoint is in its credential's world (${owner.livemode ? 'live' : 'test'}): omit mode`,
+    );
+  return owner.livemode;
+}
+
+/**
+ * Webhook endpoints of merchants, TPPs, the operator and banks (API-CONTRACT "Webhook endpoints
+ * and events"): the one writer of payments.webhook_endpoints. Every query is scoped to the owner
+ * (and to its world when its credential has one); the primary endpoint (the webhook_url) is
+ * listed first but changes only with the webhook_url. Creating, changing and deleting an
+ * endpoint is audited, its secret only as issued.
  */
 export class WebhookEndpointService {
   private wakeDispatcher: () => void = () => undefined;
@@ -44,17 +66,13 @@ export class WebhookEndpointService {
   }
 
   private primaryOf(owner: WebhookOwner): WebhookEndpoint | null {
-    return owner.primary
+    return owner.primary && owner.livemode !== null
       ? primaryEndpoint(primaryEndpointId(owner.audienceId), owner.primary.url, owner.livemode, owner.primary.createdAt)
       : null;
   }
 
   private async row(em: EntityManager, owner: WebhookOwner, id: string): Promise<WebhookEndpointEntity> {
-    const found = await em.findOne(WebhookEndpointEntity, {
-      id,
-      audienceId: owner.audienceId,
-      livemode: owner.livemode,
-    });
+    const found = await em.findOne(WebhookEndpointEntity, { id, ...scopeOf(owner) });
     if (!found) throw endpointNotFound(id);
     return found;
   }
@@ -78,7 +96,7 @@ export class WebhookEndpointService {
     if (!Number.isInteger(first) || first < 1 || first > MAX_PAGE_SIZE)
       throw invalid('first', `must be an integer from 1 to ${MAX_PAGE_SIZE}`);
     const primary = this.primaryOf(owner);
-    const scope = { audienceId: owner.audienceId, livemode: owner.livemode };
+    const scope = scopeOf(owner);
     let where: Record<string, unknown> = scope;
     const head = !after && primary ? [primary] : [];
     if (after && !(primary && after === primary.id)) {
@@ -104,9 +122,10 @@ export class WebhookEndpointService {
     by: AuditedBy,
   ): Promise<{ endpoint: WebhookEndpoint; secret: string }> {
     const valid = parseInput(createEndpointRules(this.targets(), owner.audience), input);
+    const livemode = endpointWorld(owner, valid.mode);
     const secret = newSecret('whsec_');
     return em.transactional(async (tx) => {
-      const count = await tx.count(WebhookEndpointEntity, { audienceId: owner.audienceId, livemode: owner.livemode });
+      const count = await tx.count(WebhookEndpointEntity, { audienceId: owner.audienceId, livemode });
       if (count >= MAX_ENDPOINTS)
         throw new GatewayError(
           'WEBHOOK_ENDPOINT_LIMIT_REACHED',
@@ -116,7 +135,7 @@ export class WebhookEndpointService {
       const endpoint = tx.create(WebhookEndpointEntity, {
         id: newId('webhookEndpoint'),
         audienceId: owner.audienceId,
-        livemode: owner.livemode,
+        livemode,
         url: valid.url,
         enabledEvents: valid.enabledEvents,
         description: valid.description,
@@ -198,7 +217,8 @@ export class WebhookEndpointService {
       endpoint: {
         id: endpoint.id,
         audienceId: owner.audienceId,
-        livemode: owner.livemode,
+        // Its own world (the same as a merchant's or TPP's credential's; the operator's and banks' vary by endpoint).
+        livemode: endpoint.livemode,
         enabledEvents: endpoint.enabledEvents,
       },
       from: range.from,

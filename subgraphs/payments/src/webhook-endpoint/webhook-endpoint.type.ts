@@ -6,7 +6,7 @@ import type { ReplayReason } from './webhook-replay';
 
 @ObjectType('WebhookEndpoint', {
   description:
-    "Where a merchant's or TPP's webhooks go: its primary endpoint (the webhook_url) or one it added, each with its own secret, event filter and delivery order.",
+    "Where a merchant's, TPP's, the operator's or a bank's webhooks go: a merchant's or TPP's primary endpoint (the webhook_url) or one its owner added, each with its own secret, event filter and delivery order.",
 })
 export class WebhookEndpoint {
   @Field(() => ID, { description: 'Endpoint id (we_…); the primary endpoint is we_ followed by the owner id.' })
@@ -24,7 +24,10 @@ export class WebhookEndpoint {
   @Field({ description: 'ENABLED or DISABLED (a disabled endpoint gets no deliveries).' })
   status!: string;
 
-  @Field({ description: "Its world: it gets only the events of the credential's world that created it." })
+  @Field({
+    description:
+      "Its world: it gets only that world's events (a merchant's or TPP's: its credential's world; the operator's or a bank's: the mode it was created with).",
+  })
   livemode!: boolean;
 
   @Field({ description: 'When it was added (for the primary endpoint: when its owner was registered).' })

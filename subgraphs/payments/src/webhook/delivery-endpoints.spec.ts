@@ -2,6 +2,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Database } from '@gateway/db';
 import { newId } from '@gateway/kernel';
 import { deliveries, type ClaimedDelivery, type NewEvent } from './delivery.repository';
+import { bankAudience, OPERATOR_AUDIENCE } from './webhook-audience';
 import { openWebhookDatabase } from '../webhook-test-database';
 
 /**
@@ -134,6 +135,44 @@ describe('webhook endpoints in the delivery statements', () => {
       kind: 'consent.granted',
       sequence: 1,
     });
+  });
+
+  it("delivers a bank's and the operator's liquidity events to their own endpoints of the event's world, once, and never holds a suspended bank's", async () => {
+    const handle = `bank-${newId('event').slice(4, 12).toLowerCase()}`;
+    const bank = bankAudience(handle);
+    const bankLive = await endpoint(bank, ['liquidity.threshold_reached']);
+    await endpoint(bank, ['*'], { livemode: false });
+    const operatorAll = await endpoint(OPERATOR_AUDIENCE, ['*']);
+    // The bank is suspended: the vault lists its handle, which is not its audience id.
+    await db.knex('auth.suspended_owners').insert({ owner_id: handle, suspended_at: new Date() });
+    const crossing = (audienceId: string, kind: string) => ({
+      ...event(audienceId, `${handle}:LYD`, 1, kind),
+      primaryUrlSet: undefined,
+    });
+
+    const toBank = crossing(bank, 'liquidity.threshold_reached');
+    const taken = await deliveries.intake(db.knex, 'bank', toBank, lease());
+    expect(taken?.deliveries).toMatchObject([{ endpoint_id: bankLive, held: false, lease_token: expect.any(String) }]);
+    // The bus hands it over again: the same event, nothing more.
+    expect(await deliveries.intake(db.knex, 'bank', toBank, lease())).toMatchObject({ stored: false, deliveries: [] });
+    // Its cap_reached is not among the live endpoint's events: logged only.
+    const capped = await deliveries.intake(db.knex, 'bank', crossing(bank, 'liquidity.cap_reached'), null);
+    expect(capped).toMatchObject({ stored: true, deliveries: [] });
+
+    const toOperator = crossing(OPERATOR_AUDIENCE, 'liquidity.cap_reached');
+    const operator = await deliveries.intake(
+      db.knex,
+      'operator',
+      { ...toOperator, aggregateId: `operator:${handle}:LYD` },
+      null,
+    );
+    expect(operator?.deliveries.map((row) => [row.endpoint_id, row.held])).toEqual([[operatorAll, false]]);
+    // Due, not HELD, although the bank is suspended.
+    expect((await claimAll()).map((row) => row.endpoint_id)).toContain(operatorAll);
+    expect(await db.knex('payments.webhook_deliveries').where({ audience_id: bank }).pluck('status')).toEqual([
+      'PENDING',
+    ]);
+    await db.knex('auth.suspended_owners').where({ owner_id: handle }).del();
   });
 
   it('keeps order per endpoint: a dead endpoint holds back its own later events only, and a filter that skips the previous event does not wait for it', async () => {

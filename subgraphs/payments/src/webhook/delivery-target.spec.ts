@@ -1,7 +1,8 @@
 import type { Knex } from '@mikro-orm/knex';
 import type { ServiceClient } from '@gateway/federation';
 import { newSecret, sealSecret } from '@gateway/kernel';
-import { createTargetLookup, isTppAudience } from './delivery-target';
+import { createTargetLookup } from './delivery-target';
+import { audienceOf, bankAudience, OPERATOR_AUDIENCE } from './webhook-audience';
 
 describe('webhook targets of TPPs', () => {
   const platformSecret = 'platform-secret-for-this-spec-0123456789';
@@ -15,10 +16,15 @@ describe('webhook targets of TPPs', () => {
     },
   ) as unknown as Knex;
 
-  it('tells a TPP audience from a merchant by the id prefix', () => {
-    expect(isTppAudience('tpp_abc')).toBe(true);
-    expect(isTppAudience('mer_abc')).toBe(false);
-    expect(isTppAudience('tppx_abc')).toBe(false);
+  it('tells a TPP audience from a merchant by the id prefix, and the operator and banks by theirs', () => {
+    expect(audienceOf('tpp_abc')).toBe('tpp');
+    expect(audienceOf('mer_abc')).toBe('merchant');
+    expect(audienceOf('tppx_abc')).toBe('merchant');
+    expect(audienceOf(OPERATOR_AUDIENCE)).toBe('operator');
+    expect(audienceOf(bankAudience('oasis'))).toBe('bank');
+    // A bank may be called "operator": its audience is still a bank's, not the operator's.
+    expect(audienceOf(bankAudience('operator'))).toBe('bank');
+    expect(bankAudience('operator')).not.toBe(OPERATOR_AUDIENCE);
   });
 
   it("asks open-banking for the TPP's target on every lookup and opens the sealed secret here", async () => {

@@ -1,8 +1,9 @@
 import type { Knex } from '@mikro-orm/knex';
 import type { ServiceClient } from '@gateway/federation';
-import { ID_PREFIX, openSealedSecret } from '@gateway/kernel';
+import { openSealedSecret } from '@gateway/kernel';
 import { deliveries, type MerchantTarget } from './delivery.repository';
 import { isPrimaryEndpointId } from './event-kinds';
+import { audienceOf } from './webhook-audience';
 
 /** Where a delivery goes and the secret that signs it, as read for one attempt. */
 export interface DeliveryTarget {
@@ -30,9 +31,6 @@ export const openMerchantTarget = (row: MerchantTarget, platformSecret: string):
   secret: openSealedSecret(row.sealed, platformSecret),
 });
 
-/** Open Banking events name a TPP as their audience; everything else is a merchant's. */
-export const isTppAudience = (audienceId: string): boolean => audienceId.startsWith(`${ID_PREFIX.tpp}_`);
-
 /** A further endpoint's target as the intake read it: its URL and secret opened to sign. */
 export const openEndpointTarget = (url: string, sealed: string, platformSecret: string): DeliveryTarget => ({
   url,
@@ -40,9 +38,9 @@ export const openEndpointTarget = (url: string, sealed: string, platformSecret: 
 });
 
 /**
- * One lookup for both audiences and every endpoint, read afresh for every attempt (no cache: a rotated secret or a
- * changed URL applies to the very next attempt). A further endpoint is a row of this schema. A
- * merchant's primary target is in this subgraph's own
+ * One lookup for every audience and endpoint, read afresh for every attempt (no cache: a rotated secret or a
+ * changed URL applies to the very next attempt). A further endpoint is a row of this schema (the
+ * operator's and banks' endpoints are all such rows). A merchant's primary target is in this subgraph's own
  * schema (the session's URL first, else the merchant's). A TPP's is open-banking's: asked through
  * the router as the payments service, the secret still sealed with the platform secret, so the
  * raw secret never crosses the wire and is opened only here, to sign.
@@ -57,7 +55,7 @@ export function createTargetLookup(options: { knex: Knex; call: ServiceClient; p
         return { url: endpoint.url, secret: null, closed: 'webhook endpoint disabled' };
       return { url: endpoint.url, secret: openSealedSecret(endpoint.secret_sealed, platformSecret) };
     }
-    if (isTppAudience(audienceId)) {
+    if (audienceOf(audienceId) === 'tpp') {
       const { tppWebhookTarget } = await call<{
         tppWebhookTarget: { url: string | null; sealedSecret: string } | null;
       }>(TPP_WEBHOOK_TARGET, { tppId: audienceId });

@@ -8,6 +8,7 @@ import {
   type RecordOutcome,
 } from './delivery-recording';
 import type { ClaimedDelivery, IntakenDelivery, IntakeResult, MerchantTarget, NewEvent } from './delivery.types';
+import type { WebhookAudience } from './webhook-audience';
 import { WebhookDeliveryEntity } from './webhook-delivery.entity';
 
 export type { AttemptRecord, RecordOutcome } from './delivery-recording';
@@ -24,7 +25,9 @@ const ENDPOINTS = 'payments.webhook_endpoints';
 /**
  * The vault's list of suspended participants (@gateway/vault suspension.ts, written in the owner's
  * transaction with its status change), read here only: a suspended merchant's or TPP's
- * deliveries are HELD, and released once it is no longer listed.
+ * deliveries are HELD, and released once it is no longer listed. A bank is listed by its handle,
+ * never its audience id (bank:<handle>, webhook-audience.ts): a suspended bank's liquidity
+ * events still go out.
  */
 const SUSPENDED_OWNERS = 'auth.suspended_owners';
 const ownerSuspended = (delivery: string) =>
@@ -125,15 +128,16 @@ export class DeliveryRepository {
    * Intake in one statement: the event logged (nothing at all when it is logged already: the bus
    * may hand an event over twice) and one delivery per endpoint that takes it: the primary one
    * when its URL is set, and every ENABLED endpoint of the audience in the event's world whose
-   * filter names the event kind (or `*`). Each delivery is taken at once until `leaseUntil` with a
+   * filter names the event kind (or `*`); the operator and banks have no primary endpoint. Each delivery is taken at once until `leaseUntil` with a
    * new fencing token when given and next in its endpoint's order (IN_ORDER, as a claim checks
    * it), else left for the worker; HELD, neither taken nor due, while the owner is suspended. For a merchant, the same statement reads the primary target
    * (session URL, merchant URL, sealed secret), and logs nothing for an unknown merchant:
-   * undefined then. An event is logged even when no endpoint takes it (GET /events).
+   * undefined then. An event is logged even when no endpoint takes it (GET /events). Only a
+   * merchant's statement differs; a TPP's, the operator's and a bank's are the same one.
    */
   async intake(
     knex: Knex,
-    audience: 'merchant' | 'tpp',
+    audience: WebhookAudience,
     row: NewEvent,
     leaseUntil: Date | null,
   ): Promise<IntakeResult | undefined> {
@@ -153,7 +157,7 @@ export class DeliveryRepository {
    */
   async intakeRecording(
     knex: Knex,
-    audience: 'merchant' | 'tpp',
+    audience: WebhookAudience,
     row: NewEvent,
     leaseUntil: Date | null,
     records: ReadonlyArray<{ delivery: ClaimedDelivery; attempt: AttemptRecord }>,

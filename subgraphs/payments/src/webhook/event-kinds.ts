@@ -28,6 +28,13 @@ export const TPP_EVENT_KINDS = [
   'payment_order.rejected',
 ] as const;
 
+/**
+ * Every event kind an operator's or a bank's endpoints can get: a bank's net debit position
+ * crossing an alert threshold or reaching its cap (net-debit.positions.ts writes one event for the
+ * bank and one for the operator per crossing). Neither is ever a merchant's or a TPP's.
+ */
+export const LIQUIDITY_EVENT_KINDS = ['liquidity.threshold_reached', 'liquidity.cap_reached'] as const;
+
 /** Endpoints an audience may have besides its primary one (each event fans out to every one of them). */
 export const MAX_ENDPOINTS = 16;
 
@@ -37,5 +44,8 @@ export const ALL_EVENTS = '*';
 /** The primary endpoint of an audience: its webhook_url (and a session's own URL), with the audience's secret. */
 export const primaryEndpointId = (audienceId: string): string => `we_${audienceId}`;
 
-/** Whether an endpoint id names an audience's primary endpoint (we_mer_… or we_tpp_…) rather than a row of its own. */
+/**
+ * Whether an endpoint id names an audience's primary endpoint (we_mer_… or we_tpp_…) rather than a
+ * row of its own. The operator and banks have no primary endpoint (no webhook_url): rows only.
+ */
 export const isPrimaryEndpointId = (id: string): boolean => /^we_(mer|tpp)_/.test(id);

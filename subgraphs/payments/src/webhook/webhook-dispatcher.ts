@@ -2,18 +2,13 @@ import type { Knex } from '@mikro-orm/knex';
 import type { EventBus, PlatformEvent, Subscription } from '@gateway/events';
 import type { ServiceClient } from '@gateway/federation';
 import { newId, type Logger } from '@gateway/kernel';
-import {
-  createTargetLookup,
-  isTppAudience,
-  openEndpointTarget,
-  openMerchantTarget,
-  type DeliveryTarget,
-} from './delivery-target';
+import { createTargetLookup, openEndpointTarget, openMerchantTarget, type DeliveryTarget } from './delivery-target';
 import { startDeliveryWorker, type DeliveryWorker } from './delivery-worker';
 import { deliveries, type IntakeResult, type NewEvent } from './delivery.repository';
 import { MAX_ENDPOINTS, primaryEndpointId } from './event-kinds';
 import { DEFAULT_RETRY_SCHEDULE_SECONDS } from './retry-schedule';
 import { serializeEnvelope } from './signature';
+import { audienceOf, type WebhookAudience } from './webhook-audience';
 import { createWebhookSender, DEFAULT_ATTEMPT_TIMEOUT_MS } from './webhook-sender';
 
 /** The bus consumer group: every payments instance competes for the same queue. */
@@ -21,9 +16,17 @@ export const WEBHOOK_CONSUMER_GROUP = 'webhooks';
 /**
  * Every event kind that becomes a webhook: payment, refund and mandate events (refund.completed,
  * mandate.activated, mandate.charge.completed, …) for merchants; Open Banking events (consent.*,
- * payment_order.*) for TPPs. One queue bound to all of them, one code path, whatever the audience.
+ * payment_order.*) for TPPs; liquidity events (net debit caps) for the operator and banks. One
+ * queue bound to all of them, one code path, whatever the audience.
  */
-export const WEBHOOK_EVENT_PATTERNS = ['payment.*', 'refund.*', 'consent.*', 'payment_order.*', 'mandate.#'] as const;
+export const WEBHOOK_EVENT_PATTERNS = [
+  'payment.*',
+  'refund.*',
+  'consent.*',
+  'payment_order.*',
+  'mandate.#',
+  'liquidity.*',
+] as const;
 
 export interface WebhookDispatcherOptions {
   knex: Knex;
@@ -51,7 +54,8 @@ export interface WebhookDispatcher {
 
 /**
  * Turns events into webhook deliveries and sends them: payment events to the merchant's endpoints,
- * Open Banking events (audience tpp_…) to the TPP's, with the same envelope, signatures, retries
+ * Open Banking events (audience tpp_…) to the TPP's, liquidity events to the operator's
+ * (operator:platform) or a bank's (bank:<handle>), with the same envelope, signatures, retries
  * and delivery log. Intake is quick (one statement: the event logged and one row per endpoint that
  * takes it, a duplicate event a no-op) so
  * the bus is acknowledged at once; the sending is the worker's, at its own pace, retried on the
@@ -107,7 +111,7 @@ export async function startWebhookDispatcher(options: WebhookDispatcherOptions):
     let primary: DeliveryTarget | null = null;
     let result: IntakeResult | undefined;
     // The worker's delivered attempts not recorded yet ride on this statement (put back if it fails).
-    const intake = async (audience: 'merchant' | 'tpp', withTarget: NewEvent, until: Date | null) => {
+    const intake = async (audience: WebhookAudience, withTarget: NewEvent, until: Date | null) => {
       const riding = worker.records.take();
       lease = until;
       try {
@@ -126,7 +130,12 @@ export async function startWebhookDispatcher(options: WebhookDispatcherOptions):
         throw error;
       }
     };
-    if (isTppAudience(audienceId)) {
+    const audience = audienceOf(audienceId);
+    if (audience === 'operator' || audience === 'bank') {
+      // Endpoints only (no webhook_url, nothing to ask anyone): the event is logged and goes to
+      // each of the owner's endpoints of its world that takes it. A second copy is a no-op as for anyone.
+      result = await intake(audience, row, leaseUntil());
+    } else if (audience === 'tpp') {
       // A TPP's primary target is asked of open-banking; if the router cannot answer, this throws and
       // the bus hands the event over again later (at least once).
       primary = await lookupTarget({

@@ -1,6 +1,7 @@
 import { Arg, Ctx, FieldResolver, ID, Int, Mutation, Query, Resolver, Root } from 'type-graphql';
-import { pageInfoOf, requirePrincipal, type SubgraphContext } from '@gateway/federation';
+import { pageInfoOf, type SubgraphContext } from '@gateway/federation';
 import { WebhookDeliveryFilter } from '../listing/delivery-filter.input';
+import { webhookAudienceOf } from './webhook-audience';
 import { DEFAULT_PAGE_SIZE, type WebhookDeliveryService } from './webhook.service';
 import {
   toWebhookAttempt,
@@ -12,17 +13,18 @@ import {
 
 /**
  * Deliveries are their audience's own business: a merchant's API key sees and retries the
- * merchant's, a TPP's access token (tpk_) the TPP's Open Banking ones. The principal's id is the
- * audience, so no credential ever reaches another's (WEBHOOK_DELIVERY_NOT_FOUND).
+ * merchant's, a TPP's access token (tpk_) the TPP's Open Banking ones, an admin key the
+ * operator's and a bank key its bank's liquidity ones. The audience comes from the principal, so
+ * no credential ever reaches another's (WEBHOOK_DELIVERY_NOT_FOUND).
  */
-const audienceOf = (context: SubgraphContext): string =>
-  requirePrincipal(context, ['merchant', 'tpp'], 'INVALID_API_KEY').id;
+const audienceOf = (context: SubgraphContext): string => webhookAudienceOf(context).audienceId;
 
 export function createWebhookResolver(service: WebhookDeliveryService) {
   @Resolver(() => WebhookDelivery)
   class WebhookResolver {
     @Query(() => WebhookDeliveryConnection, {
-      description: "The calling merchant's (API key) or TPP's (tpk_ token) webhook deliveries, newest first.",
+      description:
+        "The caller's webhook deliveries, newest first: a merchant's (API key), a TPP's (tpk_ token), the operator's (admin key) or a bank's (bank key).",
     })
     async webhookDeliveries(
       @Arg('first', () => Int, { defaultValue: DEFAULT_PAGE_SIZE, description: 'Page size, 1 to 100.' }) first: number,
@@ -49,7 +51,7 @@ export function createWebhookResolver(service: WebhookDeliveryService) {
     }
 
     @Query(() => WebhookDelivery, {
-      description: "One of the calling merchant's or TPP's webhook deliveries; WEBHOOK_DELIVERY_NOT_FOUND otherwise.",
+      description: "One of the caller's webhook deliveries; WEBHOOK_DELIVERY_NOT_FOUND otherwise.",
     })
     async webhookDelivery(
       @Arg('id', () => ID, { description: 'Delivery id (whd_…).' }) id: string,

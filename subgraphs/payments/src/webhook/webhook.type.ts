@@ -27,7 +27,7 @@ const statusOf = (status: DeliveryStatus): WebhookDeliveryStatus => WebhookDeliv
 
 @ObjectType('WebhookDelivery', {
   description:
-    "One event on its way to a webhook endpoint (the merchant's, or for Open Banking events the TPP's), with its attempts.",
+    "One event on its way to a webhook endpoint (the merchant's; for Open Banking events the TPP's; for liquidity events the operator's or the bank's), with its attempts.",
 })
 export class WebhookDelivery {
   @Field(() => ID, { description: 'Delivery id (whd_…).' })
@@ -48,7 +48,8 @@ export class WebhookDelivery {
   event!: string;
 
   @Field(() => ID, {
-    description: 'What the event is about: the payment session (ops_…), mandate (mdt_…), consent or payment order.',
+    description:
+      "What the event is about: the payment session (ops_…), mandate (mdt_…), consent or payment order; for a liquidity event the bank's position (<handle>:<currency>, the operator's operator:<handle>:<currency>).",
   })
   aggregateId!: string;
 
