@@ -1051,7 +1051,7 @@ export interface paths {
         };
         /**
          * List the caller's webhook deliveries
-         * @description A merchant's (API key) or, for Open Banking events (consent.*, payment_order.*), a TPP's (tpk_ token): each caller sees only its own. Newest first, one per event; filter by status, created range (created_from inclusive, created_to exclusive) and event kind. A delivery is retried with exponential backoff (first retry within 10 seconds, about 52 hours in all) until a 2xx answer within 10 seconds, then FAILED. Every delivery carries X-Service-Signature, X-Service-Event-Id, X-Service-Timestamp and the Standard Webhooks headers webhook-id, webhook-timestamp, webhook-signature.
+         * @description A merchant's (API key) or, for Open Banking events (consent.*, payment_order.*), a TPP's (tpk_ token); for liquidity events the operator's (admin key) or a bank's (its bank key): each caller sees only its own. Newest first, one per event; filter by status, created range (created_from inclusive, created_to exclusive) and event kind. A delivery is retried with exponential backoff (first retry within 10 seconds, about 52 hours in all) until a 2xx answer within 10 seconds, then FAILED. Every delivery carries X-Service-Signature, X-Service-Event-Id, X-Service-Timestamp and the Standard Webhooks headers webhook-id, webhook-timestamp, webhook-signature.
          */
         get: operations["listWebhookDeliveries"];
         put?: never;
@@ -1073,7 +1073,7 @@ export interface paths {
         put?: never;
         /**
          * Send a webhook delivery again
-         * @description Any status: a FAILED delivery gets one more attempt, a DELIVERED one is sent again (same event id, so receivers can deduplicate). Signed with the current webhook secret. Only the caller's own deliveries (merchant key or TPP token); any other id is 404 WEBHOOK_DELIVERY_NOT_FOUND.
+         * @description Any status: a FAILED delivery gets one more attempt, a DELIVERED one is sent again (same event id, so receivers can deduplicate). Signed with the current webhook secret. Only the caller's own deliveries (merchant key, TPP token, admin key for the operator's, bank key for the bank's); any other id is 404 WEBHOOK_DELIVERY_NOT_FOUND.
          */
         post: operations["retryWebhookDelivery"];
         delete?: never;
@@ -1091,13 +1091,13 @@ export interface paths {
         };
         /**
          * List the caller's webhook endpoints
-         * @description The primary endpoint (the webhook_url, when set) first, then the others oldest first.
+         * @description The caller's own: a merchant's (API key) or TPP's (tpk_ token), in the credential's world; the operator's (admin key, X-Service-Admin-Key) or a bank's (its bank key, X-Service-Bank-Key), whose credentials have no world: they see their endpoints of both worlds, each marked by livemode. The primary endpoint (a merchant's or TPP's webhook_url, when set) first, then the others oldest first.
          */
         get: operations["listWebhookEndpoints"];
         put?: never;
         /**
          * Add a webhook endpoint
-         * @description A merchant's (API key) or TPP's (tpk_ token) further endpoint, in the credential's world, with its own signing secret (returned once: X-Service-Signature and Standard Webhooks) and event filter. Each endpoint has its own delivery order and retries: a dead endpoint holds back only its own deliveries. The URL is checked as a webhook_url is (http(s); https in production; loopback and private networks refused unless PRIVATE_TARGETS). At most 16 per owner and world (422 WEBHOOK_ENDPOINT_LIMIT_REACHED).
+         * @description A merchant's (API key) or TPP's (tpk_ token) further endpoint, in the credential's world, with its own signing secret (returned once: X-Service-Signature and Standard Webhooks) and event filter. The operator (admin key) and a bank (its bank key) add endpoints for the liquidity events of net debit caps (liquidity.threshold_reached, liquidity.cap_reached; a bank's are about itself only): they have no webhook_url, endpoints only, each in the world of `mode` (live by default; a test endpoint gets the test world's events only). A suspended bank keeps getting its liquidity events, but its key (403 BANK_SUSPENDED) cannot manage its endpoints meanwhile. Each endpoint has its own delivery order and retries: a dead endpoint holds back only its own deliveries. The URL is checked as a webhook_url is (http(s); https in production; loopback and private networks refused unless PRIVATE_TARGETS). At most 16 per owner and world (422 WEBHOOK_ENDPOINT_LIMIT_REACHED).
          */
         post: operations["createWebhookEndpoint"];
         delete?: never;
@@ -1115,7 +1115,7 @@ export interface paths {
         };
         /**
          * Get a webhook endpoint
-         * @description Only the caller's own, in its world; any other id is 404 WEBHOOK_ENDPOINT_NOT_FOUND.
+         * @description Only the caller's own (a merchant's or TPP's in its credential's world; the operator's or a bank's of either world); any other id, another bank's or the operator's included, is 404 WEBHOOK_ENDPOINT_NOT_FOUND.
          */
         get: operations["getWebhookEndpoint"];
         put?: never;
@@ -1163,7 +1163,7 @@ export interface paths {
         };
         /**
          * List the caller's events
-         * @description A merchant's (API key) or TPP's (tpk_ token) webhook events of the last 30 days, newest first, in the credential's world: every event, whether or not an endpoint got it (a CLI can poll this to forward test events). Each is the webhook envelope {id, event, created_at, livemode, sequence, data}.
+         * @description A merchant's (API key) or TPP's (tpk_ token) webhook events of the last 30 days, newest first, in the credential's world: every event, whether or not an endpoint got it (a CLI can poll this to forward test events). The operator's (admin key) and a bank's (its bank key: about itself only) are the liquidity events of net debit caps, of both worlds (each marked by livemode). Each is the webhook envelope {id, event, created_at, livemode, sequence, data}.
          */
         get: operations["listEvents"];
         put?: never;
@@ -1183,7 +1183,7 @@ export interface paths {
         };
         /**
          * Get an event with its deliveries
-         * @description One of the caller's events with its deliveries, one per endpoint that got it; any other id (another's, the other world's, older than 30 days) is 404 EVENT_NOT_FOUND.
+         * @description One of the caller's events with its deliveries, one per endpoint that got it; any other id (another's, the other world's for a merchant or TPP, older than 30 days) is 404 EVENT_NOT_FOUND.
          */
         get: operations["getEvent"];
         put?: never;
@@ -1351,7 +1351,7 @@ export interface paths {
         };
         /**
          * Read a bank's net debit positions
-         * @description Per currency and world: net_debit_cap, position, reserved, headroom and the last cycle that lowered it. The bank's own key, or an admin key for any bank. Events liquidity.threshold_reached and liquidity.cap_reached are recorded once per upward crossing.
+         * @description Per currency and world: net_debit_cap, position, reserved, headroom and the last cycle that lowered it. The bank's own key, or an admin key for any bank. Events liquidity.threshold_reached and liquidity.cap_reached are recorded once per upward crossing and sent to the operator's and the bank's webhook endpoints (POST /webhooks/endpoints with an admin key or the bank key).
          */
         get: operations["bankPositions"];
         put?: never;
@@ -1599,7 +1599,7 @@ export interface webhooks {
         put?: never;
         /**
          * payment.initiated
-         * @description A payment session was created (PENDING). Informational: do not act on it. Sent to the merchant's (or the session's own) webhook URL.
+         * @description A payment session was created (PENDING). Informational: do not act on it. Sent to the merchant's (or the session's own) webhook URL and its endpoints.
          */
         post: operations["paymentInitiatedWebhook"];
         delete?: never;
@@ -1619,7 +1619,7 @@ export interface webhooks {
         put?: never;
         /**
          * payment.processing
-         * @description The payer authenticated and the debit is in flight (PROCESSING), or a cross-bank debit is booked and the credit awaits the payee bank (SETTLEMENT_PENDING). Informational: do not act on it. Sent to the merchant's (or the session's own) webhook URL.
+         * @description The payer authenticated and the debit is in flight (PROCESSING), or a cross-bank debit is booked and the credit awaits the payee bank (SETTLEMENT_PENDING). Informational: do not act on it. Sent to the merchant's (or the session's own) webhook URL and its endpoints.
          */
         post: operations["paymentProcessingWebhook"];
         delete?: never;
@@ -1639,7 +1639,7 @@ export interface webhooks {
         put?: never;
         /**
          * payment.completed
-         * @description Funds deducted and the credit at the payee's bank confirmed (COMPLETED): fulfil the order on this event only. Sent to the merchant's (or the session's own) webhook URL.
+         * @description Funds deducted and the credit at the payee's bank confirmed (COMPLETED): fulfil the order on this event only. Sent to the merchant's (or the session's own) webhook URL and its endpoints.
          */
         post: operations["paymentCompletedWebhook"];
         delete?: never;
@@ -1659,7 +1659,7 @@ export interface webhooks {
         put?: never;
         /**
          * payment.failed
-         * @description The payment failed (FAILED): OTP failures, a timeout or a core error; failure_code says which (CBS_OUTCOME_UNKNOWN when a core could not say in time). Sent to the merchant's (or the session's own) webhook URL.
+         * @description The payment failed (FAILED): OTP failures, a timeout or a core error; failure_code says which (CBS_OUTCOME_UNKNOWN when a core could not say in time). Sent to the merchant's (or the session's own) webhook URL and its endpoints.
          */
         post: operations["paymentFailedWebhook"];
         delete?: never;
@@ -1679,7 +1679,7 @@ export interface webhooks {
         put?: never;
         /**
          * payment.expired
-         * @description The session timed out before completion, or the merchant ended it (EXPIRED). Sent to the merchant's (or the session's own) webhook URL.
+         * @description The session timed out before completion, or the merchant ended it (EXPIRED). Sent to the merchant's (or the session's own) webhook URL and its endpoints.
          */
         post: operations["paymentExpiredWebhook"];
         delete?: never;
@@ -1699,7 +1699,7 @@ export interface webhooks {
         put?: never;
         /**
          * refund.completed
-         * @description A refund reached the payer (COMPLETED). Sent to the merchant's (or the session's own) webhook URL.
+         * @description A refund reached the payer (COMPLETED). Sent to the merchant's (or the session's own) webhook URL and its endpoints.
          */
         post: operations["refundCompletedWebhook"];
         delete?: never;
@@ -1719,7 +1719,7 @@ export interface webhooks {
         put?: never;
         /**
          * refund.failed
-         * @description A refund failed (FAILED); failure_code says why. Its amount is refundable again unless an operator must check. Sent to the merchant's (or the session's own) webhook URL.
+         * @description A refund failed (FAILED); failure_code says why. Its amount is refundable again unless an operator must check. Sent to the merchant's (or the session's own) webhook URL and its endpoints.
          */
         post: operations["refundFailedWebhook"];
         delete?: never;
@@ -1739,7 +1739,7 @@ export interface webhooks {
         put?: never;
         /**
          * mandate.activated
-         * @description The customer confirmed the mandate (ACTIVE): it can be charged. Sent to the merchant's (or the session's own) webhook URL.
+         * @description The customer confirmed the mandate (ACTIVE): it can be charged. Sent to the merchant's (or the session's own) webhook URL and its endpoints.
          */
         post: operations["mandateActivatedWebhook"];
         delete?: never;
@@ -1759,7 +1759,7 @@ export interface webhooks {
         put?: never;
         /**
          * mandate.cancelled
-         * @description The mandate was cancelled by the merchant or revoked at the customer's bank (CANCELLED). Sent to the merchant's (or the session's own) webhook URL.
+         * @description The mandate was cancelled by the merchant or revoked at the customer's bank (CANCELLED). Sent to the merchant's (or the session's own) webhook URL and its endpoints.
          */
         post: operations["mandateCancelledWebhook"];
         delete?: never;
@@ -1779,7 +1779,7 @@ export interface webhooks {
         put?: never;
         /**
          * mandate.charge.completed
-         * @description A charge of a mandate was paid (COMPLETED). Sent to the merchant's (or the session's own) webhook URL.
+         * @description A charge of a mandate was paid (COMPLETED). Sent to the merchant's (or the session's own) webhook URL and its endpoints.
          */
         post: operations["mandateChargeCompletedWebhook"];
         delete?: never;
@@ -1799,7 +1799,7 @@ export interface webhooks {
         put?: never;
         /**
          * mandate.charge.failed
-         * @description A charge of a mandate failed (FAILED); failure_code says why. Sent to the merchant's (or the session's own) webhook URL.
+         * @description A charge of a mandate failed (FAILED); failure_code says why. Sent to the merchant's (or the session's own) webhook URL and its endpoints.
          */
         post: operations["mandateChargeFailedWebhook"];
         delete?: never;
@@ -1819,7 +1819,7 @@ export interface webhooks {
         put?: never;
         /**
          * consent.granted
-         * @description The customer approved the consent request (AUTHORISED). Sent to the TPP's webhook URL.
+         * @description The customer approved the consent request (AUTHORISED). Sent to the TPP's webhook URL and its endpoints.
          */
         post: operations["consentGrantedWebhook"];
         delete?: never;
@@ -1839,7 +1839,7 @@ export interface webhooks {
         put?: never;
         /**
          * consent.revoked
-         * @description The consent was revoked by the TPP, the customer or the bank (REVOKED); revoked_by says who. Sent to the TPP's webhook URL.
+         * @description The consent was revoked by the TPP, the customer or the bank (REVOKED); revoked_by says who. Sent to the TPP's webhook URL and its endpoints.
          */
         post: operations["consentRevokedWebhook"];
         delete?: never;
@@ -1859,7 +1859,7 @@ export interface webhooks {
         put?: never;
         /**
          * consent.expired
-         * @description The consent reached its expiry, or was never decided in time (EXPIRED). Sent to the TPP's webhook URL.
+         * @description The consent reached its expiry, or was never decided in time (EXPIRED). Sent to the TPP's webhook URL and its endpoints.
          */
         post: operations["consentExpiredWebhook"];
         delete?: never;
@@ -1879,7 +1879,7 @@ export interface webhooks {
         put?: never;
         /**
          * payment_order.processing
-         * @description The payment order is executing (PROCESSING). Sent to the TPP's webhook URL.
+         * @description The payment order is executing (PROCESSING). Sent to the TPP's webhook URL and its endpoints.
          */
         post: operations["paymentOrderProcessingWebhook"];
         delete?: never;
@@ -1899,7 +1899,7 @@ export interface webhooks {
         put?: never;
         /**
          * payment_order.pending_sca
-         * @description Strong customer authentication is required before execution (PENDING_SCA): send the customer to sca_url. Sent to the TPP's webhook URL.
+         * @description Strong customer authentication is required before execution (PENDING_SCA): send the customer to sca_url. Sent to the TPP's webhook URL and its endpoints.
          */
         post: operations["paymentOrderPendingScaWebhook"];
         delete?: never;
@@ -1919,7 +1919,7 @@ export interface webhooks {
         put?: never;
         /**
          * payment_order.completed
-         * @description The payment order was executed (COMPLETED). Sent to the TPP's webhook URL.
+         * @description The payment order was executed (COMPLETED). Sent to the TPP's webhook URL and its endpoints.
          */
         post: operations["paymentOrderCompletedWebhook"];
         delete?: never;
@@ -1939,7 +1939,7 @@ export interface webhooks {
         put?: never;
         /**
          * payment_order.failed
-         * @description The payment order failed (FAILED): declined by a bank, a processing error, or SCA failed or expired. Sent to the TPP's webhook URL.
+         * @description The payment order failed (FAILED): declined by a bank, a processing error, or SCA failed or expired. Sent to the TPP's webhook URL and its endpoints.
          */
         post: operations["paymentOrderFailedWebhook"];
         delete?: never;
@@ -1959,9 +1959,49 @@ export interface webhooks {
         put?: never;
         /**
          * payment_order.rejected
-         * @description The bank rejected the payment order (REJECTED). Sent to the TPP's webhook URL.
+         * @description The bank rejected the payment order (REJECTED). Sent to the TPP's webhook URL and its endpoints.
          */
         post: operations["paymentOrderRejectedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "liquidity.threshold_reached": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * liquidity.threshold_reached
+         * @description A bank's net debit position rose to or past one of its cap's alert thresholds (default 80% and 100%): once per upward crossing, not per payment. Sent to the operator's endpoints and to the bank's (POST /webhooks/endpoints with an admin key or the bank's key), each as an event of its own (its own id), signed with the endpoint's secret; a suspended bank still gets them.
+         */
+        post: operations["liquidityThresholdReachedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "liquidity.cap_reached": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * liquidity.cap_reached
+         * @description A bank's net debit position reached its cap: cross-bank movements it would pay are refused 422 NET_DEBIT_CAP_EXCEEDED until a settlement cycle or a higher cap makes room. Once per crossing. Sent to the operator's endpoints and to the bank's (POST /webhooks/endpoints with an admin key or the bank's key), each as an event of its own (its own id), signed with the endpoint's secret; a suspended bank still gets them.
+         */
+        post: operations["liquidityCapReachedWebhook"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1994,7 +2034,7 @@ export interface components {
             created_at: string;
             /** @description false for an event of a test object (a test credential's). */
             livemode: boolean;
-            /** @description The event's place among its session's (refund's, mandate's, consent's, payment order's) events, from 1: order by it, drop what you already have. */
+            /** @description The event's place among its session's (refund's, mandate's, consent's, payment order's; for liquidity events the bank position's, per receiver) events, from 1: order by it, drop what you already have. */
             sequence?: number;
             data: {
                 /** @description ops_… */
@@ -2028,7 +2068,7 @@ export interface components {
             created_at: string;
             /** @description false for an event of a test object (a test credential's). */
             livemode: boolean;
-            /** @description The event's place among its session's (refund's, mandate's, consent's, payment order's) events, from 1: order by it, drop what you already have. */
+            /** @description The event's place among its session's (refund's, mandate's, consent's, payment order's; for liquidity events the bank position's, per receiver) events, from 1: order by it, drop what you already have. */
             sequence?: number;
             data: {
                 /** @description ops_… */
@@ -2062,7 +2102,7 @@ export interface components {
             created_at: string;
             /** @description false for an event of a test object (a test credential's). */
             livemode: boolean;
-            /** @description The event's place among its session's (refund's, mandate's, consent's, payment order's) events, from 1: order by it, drop what you already have. */
+            /** @description The event's place among its session's (refund's, mandate's, consent's, payment order's; for liquidity events the bank position's, per receiver) events, from 1: order by it, drop what you already have. */
             sequence?: number;
             data: {
                 /** @description ops_… */
@@ -2103,7 +2143,7 @@ export interface components {
             created_at: string;
             /** @description false for an event of a test object (a test credential's). */
             livemode: boolean;
-            /** @description The event's place among its session's (refund's, mandate's, consent's, payment order's) events, from 1: order by it, drop what you already have. */
+            /** @description The event's place among its session's (refund's, mandate's, consent's, payment order's; for liquidity events the bank position's, per receiver) events, from 1: order by it, drop what you already have. */
             sequence?: number;
             data: {
                 /** @description ops_… */
@@ -2139,7 +2179,7 @@ export interface components {
             created_at: string;
             /** @description false for an event of a test object (a test credential's). */
             livemode: boolean;
-            /** @description The event's place among its session's (refund's, mandate's, consent's, payment order's) events, from 1: order by it, drop what you already have. */
+            /** @description The event's place among its session's (refund's, mandate's, consent's, payment order's; for liquidity events the bank position's, per receiver) events, from 1: order by it, drop what you already have. */
             sequence?: number;
             data: {
                 /** @description ops_… */
@@ -2173,7 +2213,7 @@ export interface components {
             created_at: string;
             /** @description false for an event of a test object (a test credential's). */
             livemode: boolean;
-            /** @description The event's place among its session's (refund's, mandate's, consent's, payment order's) events, from 1: order by it, drop what you already have. */
+            /** @description The event's place among its session's (refund's, mandate's, consent's, payment order's; for liquidity events the bank position's, per receiver) events, from 1: order by it, drop what you already have. */
             sequence?: number;
             data: {
                 /** @description rfd_… */
@@ -2209,7 +2249,7 @@ export interface components {
             created_at: string;
             /** @description false for an event of a test object (a test credential's). */
             livemode: boolean;
-            /** @description The event's place among its session's (refund's, mandate's, consent's, payment order's) events, from 1: order by it, drop what you already have. */
+            /** @description The event's place among its session's (refund's, mandate's, consent's, payment order's; for liquidity events the bank position's, per receiver) events, from 1: order by it, drop what you already have. */
             sequence?: number;
             data: {
                 /** @description rfd_… */
@@ -2247,7 +2287,7 @@ export interface components {
             created_at: string;
             /** @description false for an event of a test object (a test credential's). */
             livemode: boolean;
-            /** @description The event's place among its session's (refund's, mandate's, consent's, payment order's) events, from 1: order by it, drop what you already have. */
+            /** @description The event's place among its session's (refund's, mandate's, consent's, payment order's; for liquidity events the bank position's, per receiver) events, from 1: order by it, drop what you already have. */
             sequence?: number;
             data: {
                 /** @description mdt_… */
@@ -2288,7 +2328,7 @@ export interface components {
             created_at: string;
             /** @description false for an event of a test object (a test credential's). */
             livemode: boolean;
-            /** @description The event's place among its session's (refund's, mandate's, consent's, payment order's) events, from 1: order by it, drop what you already have. */
+            /** @description The event's place among its session's (refund's, mandate's, consent's, payment order's; for liquidity events the bank position's, per receiver) events, from 1: order by it, drop what you already have. */
             sequence?: number;
             data: {
                 /** @description mdt_… */
@@ -2329,7 +2369,7 @@ export interface components {
             created_at: string;
             /** @description false for an event of a test object (a test credential's). */
             livemode: boolean;
-            /** @description The event's place among its session's (refund's, mandate's, consent's, payment order's) events, from 1: order by it, drop what you already have. */
+            /** @description The event's place among its session's (refund's, mandate's, consent's, payment order's; for liquidity events the bank position's, per receiver) events, from 1: order by it, drop what you already have. */
             sequence?: number;
             data: {
                 /** @description chg_… */
@@ -2374,7 +2414,7 @@ export interface components {
             created_at: string;
             /** @description false for an event of a test object (a test credential's). */
             livemode: boolean;
-            /** @description The event's place among its session's (refund's, mandate's, consent's, payment order's) events, from 1: order by it, drop what you already have. */
+            /** @description The event's place among its session's (refund's, mandate's, consent's, payment order's; for liquidity events the bank position's, per receiver) events, from 1: order by it, drop what you already have. */
             sequence?: number;
             data: {
                 /** @description chg_… */
@@ -2421,7 +2461,7 @@ export interface components {
             created_at: string;
             /** @description false for an event of a test object (a test credential's). */
             livemode: boolean;
-            /** @description The event's place among its session's (refund's, mandate's, consent's, payment order's) events, from 1: order by it, drop what you already have. */
+            /** @description The event's place among its session's (refund's, mandate's, consent's, payment order's; for liquidity events the bank position's, per receiver) events, from 1: order by it, drop what you already have. */
             sequence?: number;
             data: {
                 /** @description con_… */
@@ -2450,7 +2490,7 @@ export interface components {
             created_at: string;
             /** @description false for an event of a test object (a test credential's). */
             livemode: boolean;
-            /** @description The event's place among its session's (refund's, mandate's, consent's, payment order's) events, from 1: order by it, drop what you already have. */
+            /** @description The event's place among its session's (refund's, mandate's, consent's, payment order's; for liquidity events the bank position's, per receiver) events, from 1: order by it, drop what you already have. */
             sequence?: number;
             data: {
                 /** @description con_… */
@@ -2480,7 +2520,7 @@ export interface components {
             created_at: string;
             /** @description false for an event of a test object (a test credential's). */
             livemode: boolean;
-            /** @description The event's place among its session's (refund's, mandate's, consent's, payment order's) events, from 1: order by it, drop what you already have. */
+            /** @description The event's place among its session's (refund's, mandate's, consent's, payment order's; for liquidity events the bank position's, per receiver) events, from 1: order by it, drop what you already have. */
             sequence?: number;
             data: {
                 /** @description con_… */
@@ -2509,7 +2549,7 @@ export interface components {
             created_at: string;
             /** @description false for an event of a test object (a test credential's). */
             livemode: boolean;
-            /** @description The event's place among its session's (refund's, mandate's, consent's, payment order's) events, from 1: order by it, drop what you already have. */
+            /** @description The event's place among its session's (refund's, mandate's, consent's, payment order's; for liquidity events the bank position's, per receiver) events, from 1: order by it, drop what you already have. */
             sequence?: number;
             data: {
                 /** @description po_… */
@@ -2547,7 +2587,7 @@ export interface components {
             created_at: string;
             /** @description false for an event of a test object (a test credential's). */
             livemode: boolean;
-            /** @description The event's place among its session's (refund's, mandate's, consent's, payment order's) events, from 1: order by it, drop what you already have. */
+            /** @description The event's place among its session's (refund's, mandate's, consent's, payment order's; for liquidity events the bank position's, per receiver) events, from 1: order by it, drop what you already have. */
             sequence?: number;
             data: {
                 /** @description po_… */
@@ -2587,7 +2627,7 @@ export interface components {
             created_at: string;
             /** @description false for an event of a test object (a test credential's). */
             livemode: boolean;
-            /** @description The event's place among its session's (refund's, mandate's, consent's, payment order's) events, from 1: order by it, drop what you already have. */
+            /** @description The event's place among its session's (refund's, mandate's, consent's, payment order's; for liquidity events the bank position's, per receiver) events, from 1: order by it, drop what you already have. */
             sequence?: number;
             data: {
                 /** @description po_… */
@@ -2625,7 +2665,7 @@ export interface components {
             created_at: string;
             /** @description false for an event of a test object (a test credential's). */
             livemode: boolean;
-            /** @description The event's place among its session's (refund's, mandate's, consent's, payment order's) events, from 1: order by it, drop what you already have. */
+            /** @description The event's place among its session's (refund's, mandate's, consent's, payment order's; for liquidity events the bank position's, per receiver) events, from 1: order by it, drop what you already have. */
             sequence?: number;
             data: {
                 /** @description po_… */
@@ -2663,7 +2703,7 @@ export interface components {
             created_at: string;
             /** @description false for an event of a test object (a test credential's). */
             livemode: boolean;
-            /** @description The event's place among its session's (refund's, mandate's, consent's, payment order's) events, from 1: order by it, drop what you already have. */
+            /** @description The event's place among its session's (refund's, mandate's, consent's, payment order's; for liquidity events the bank position's, per receiver) events, from 1: order by it, drop what you already have. */
             sequence?: number;
             data: {
                 /** @description po_… */
@@ -2687,6 +2727,62 @@ export interface components {
                 };
                 /** @description Why it failed or was rejected, once it has a reason. */
                 failure_code?: string;
+            };
+        };
+        LiquidityThresholdReachedEvent: {
+            /**
+             * @description evt_…, the same on every attempt of this delivery: deduplicate on it.
+             * @example evt_4RfV5tgB6yhN7ujM8ikO9lP0
+             */
+            id: string;
+            /** @constant */
+            event: "liquidity.threshold_reached";
+            /** @description When the event happened, ISO 8601 UTC. */
+            created_at: string;
+            /** @description false for an event of a test object (a test credential's). */
+            livemode: boolean;
+            /** @description The event's place among its session's (refund's, mandate's, consent's, payment order's; for liquidity events the bank position's, per receiver) events, from 1: order by it, drop what you already have. */
+            sequence?: number;
+            data: {
+                /** @description The bank whose position it is. */
+                bank_handle: string;
+                currency: string;
+                /** @description false for an event of a test object (a test credential's). */
+                livemode: boolean;
+                /** @description The alert threshold crossed, in percent of the cap (100 for liquidity.cap_reached). */
+                threshold: number;
+                /** @description The position right after the crossing: owed minus owed to it in unsettled obligations, plus reservations. */
+                position: number;
+                /** @description The cap the threshold is a percentage of. */
+                net_debit_cap: number;
+            };
+        };
+        LiquidityCapReachedEvent: {
+            /**
+             * @description evt_…, the same on every attempt of this delivery: deduplicate on it.
+             * @example evt_4RfV5tgB6yhN7ujM8ikO9lP0
+             */
+            id: string;
+            /** @constant */
+            event: "liquidity.cap_reached";
+            /** @description When the event happened, ISO 8601 UTC. */
+            created_at: string;
+            /** @description false for an event of a test object (a test credential's). */
+            livemode: boolean;
+            /** @description The event's place among its session's (refund's, mandate's, consent's, payment order's; for liquidity events the bank position's, per receiver) events, from 1: order by it, drop what you already have. */
+            sequence?: number;
+            data: {
+                /** @description The bank whose position it is. */
+                bank_handle: string;
+                currency: string;
+                /** @description false for an event of a test object (a test credential's). */
+                livemode: boolean;
+                /** @description The alert threshold crossed, in percent of the cap (100 for liquidity.cap_reached). */
+                threshold: number;
+                /** @description The position right after the crossing: owed minus owed to it in unsettled obligations, plus reservations. */
+                position: number;
+                /** @description The cap the threshold is a percentage of. */
+                net_debit_cap: number;
             };
         };
     };
@@ -14745,7 +14841,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description INVALID_API_KEY: API key missing, malformed or revoked; UNAUTHORIZED: Missing or invalid credentials */
+            /** @description INVALID_API_KEY: API key missing, malformed or revoked; INVALID_BANK_KEY: Bank key invalid or revoked; UNAUTHORIZED: Missing or invalid credentials */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -14758,7 +14854,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description FORBIDDEN: Valid credentials, insufficient permissions; MERCHANT_SUSPENDED: The merchant is suspended by the operator; TPP_SUSPENDED: The TPP is suspended by the operator */
+            /** @description FORBIDDEN: Valid credentials, insufficient permissions; MERCHANT_SUSPENDED: The merchant is suspended by the operator; TPP_SUSPENDED: The TPP is suspended by the operator; BANK_SUSPENDED: The bank is suspended by the operator */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -14907,7 +15003,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description INVALID_API_KEY: API key missing, malformed or revoked; UNAUTHORIZED: Missing or invalid credentials */
+            /** @description INVALID_API_KEY: API key missing, malformed or revoked; INVALID_BANK_KEY: Bank key invalid or revoked; UNAUTHORIZED: Missing or invalid credentials */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -14920,7 +15016,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description FORBIDDEN: Valid credentials, insufficient permissions; MERCHANT_SUSPENDED: The merchant is suspended by the operator; TPP_SUSPENDED: The TPP is suspended by the operator */
+            /** @description FORBIDDEN: Valid credentials, insufficient permissions; MERCHANT_SUSPENDED: The merchant is suspended by the operator; TPP_SUSPENDED: The TPP is suspended by the operator; BANK_SUSPENDED: The bank is suspended by the operator */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -15063,7 +15159,7 @@ export interface operations {
                              * @enum {string}
                              */
                             status: "ENABLED" | "DISABLED";
-                            /** @description Its world: it gets only that world's events. */
+                            /** @description Its world: it gets only that world's events (a merchant's or TPP's credential's world; for the operator and banks, the mode it was created with). */
                             livemode: boolean;
                             /** @description ISO 8601 UTC. */
                             created_at: string;
@@ -15091,7 +15187,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description INVALID_API_KEY: API key missing, malformed or revoked; UNAUTHORIZED: Missing or invalid credentials */
+            /** @description INVALID_API_KEY: API key missing, malformed or revoked; INVALID_BANK_KEY: Bank key invalid or revoked; UNAUTHORIZED: Missing or invalid credentials */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -15104,7 +15200,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description FORBIDDEN: Valid credentials, insufficient permissions; MERCHANT_SUSPENDED: The merchant is suspended by the operator; TPP_SUSPENDED: The TPP is suspended by the operator */
+            /** @description FORBIDDEN: Valid credentials, insufficient permissions; MERCHANT_SUSPENDED: The merchant is suspended by the operator; TPP_SUSPENDED: The TPP is suspended by the operator; BANK_SUSPENDED: The bank is suspended by the operator */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -15190,7 +15286,8 @@ export interface operations {
                  *       "enabled_events": [
                  *         "string"
                  *       ],
-                 *       "description": "Two coffees"
+                 *       "description": "Two coffees",
+                 *       "mode": "live"
                  *     }
                  */
                 "application/json": {
@@ -15199,6 +15296,11 @@ export interface operations {
                     enabled_events?: string[];
                     /** @description Up to 500 characters. */
                     description?: string | null;
+                    /**
+                     * @description The operator's and banks' endpoints: live (default) or test, the world whose events it gets. A merchant's or TPP's endpoint is in its credential's world (another mode is 400 naming mode).
+                     * @enum {string}
+                     */
+                    mode?: "live" | "test";
                 };
             };
         };
@@ -15240,7 +15342,7 @@ export interface operations {
                          * @enum {string}
                          */
                         status: "ENABLED" | "DISABLED";
-                        /** @description Its world: it gets only that world's events. */
+                        /** @description Its world: it gets only that world's events (a merchant's or TPP's credential's world; for the operator and banks, the mode it was created with). */
                         livemode: boolean;
                         /** @description ISO 8601 UTC. */
                         created_at: string;
@@ -15264,7 +15366,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description INVALID_API_KEY: API key missing, malformed or revoked; UNAUTHORIZED: Missing or invalid credentials */
+            /** @description INVALID_API_KEY: API key missing, malformed or revoked; INVALID_BANK_KEY: Bank key invalid or revoked; UNAUTHORIZED: Missing or invalid credentials */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -15277,7 +15379,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description FORBIDDEN: Valid credentials, insufficient permissions; MERCHANT_SUSPENDED: The merchant is suspended by the operator; TPP_SUSPENDED: The TPP is suspended by the operator */
+            /** @description FORBIDDEN: Valid credentials, insufficient permissions; MERCHANT_SUSPENDED: The merchant is suspended by the operator; TPP_SUSPENDED: The TPP is suspended by the operator; BANK_SUSPENDED: The bank is suspended by the operator */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -15409,7 +15511,7 @@ export interface operations {
                          * @enum {string}
                          */
                         status: "ENABLED" | "DISABLED";
-                        /** @description Its world: it gets only that world's events. */
+                        /** @description Its world: it gets only that world's events (a merchant's or TPP's credential's world; for the operator and banks, the mode it was created with). */
                         livemode: boolean;
                         /** @description ISO 8601 UTC. */
                         created_at: string;
@@ -15431,7 +15533,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description INVALID_API_KEY: API key missing, malformed or revoked; UNAUTHORIZED: Missing or invalid credentials */
+            /** @description INVALID_API_KEY: API key missing, malformed or revoked; INVALID_BANK_KEY: Bank key invalid or revoked; UNAUTHORIZED: Missing or invalid credentials */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -15444,7 +15546,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description FORBIDDEN: Valid credentials, insufficient permissions; MERCHANT_SUSPENDED: The merchant is suspended by the operator; TPP_SUSPENDED: The TPP is suspended by the operator */
+            /** @description FORBIDDEN: Valid credentials, insufficient permissions; MERCHANT_SUSPENDED: The merchant is suspended by the operator; TPP_SUSPENDED: The TPP is suspended by the operator; BANK_SUSPENDED: The bank is suspended by the operator */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -15564,7 +15666,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description INVALID_API_KEY: API key missing, malformed or revoked; UNAUTHORIZED: Missing or invalid credentials */
+            /** @description INVALID_API_KEY: API key missing, malformed or revoked; INVALID_BANK_KEY: Bank key invalid or revoked; UNAUTHORIZED: Missing or invalid credentials */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -15577,7 +15679,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description FORBIDDEN: Valid credentials, insufficient permissions; MERCHANT_SUSPENDED: The merchant is suspended by the operator; TPP_SUSPENDED: The TPP is suspended by the operator */
+            /** @description FORBIDDEN: Valid credentials, insufficient permissions; MERCHANT_SUSPENDED: The merchant is suspended by the operator; TPP_SUSPENDED: The TPP is suspended by the operator; BANK_SUSPENDED: The bank is suspended by the operator */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -15685,7 +15787,7 @@ export interface operations {
                  */
                 "application/json": {
                     url?: string;
-                    /** @description Event names (merchants: payment.*, refund.*, mandate.* events; TPPs: consent.* and payment_order.* events), or ["*"] for all. An unknown name is 400. */
+                    /** @description Event names of the owner's (merchants: payment.*, refund.*, mandate.* events; TPPs: consent.* and payment_order.* events; the operator and banks: liquidity.threshold_reached and liquidity.cap_reached), or ["*"] for all of them. An unknown name, or another owner's, is 400 VALIDATION_ERROR naming enabled_events. */
                     enabled_events?: string[];
                     /** @description null or "" removes it. */
                     description?: string | null;
@@ -15731,7 +15833,7 @@ export interface operations {
                          * @enum {string}
                          */
                         status: "ENABLED" | "DISABLED";
-                        /** @description Its world: it gets only that world's events. */
+                        /** @description Its world: it gets only that world's events (a merchant's or TPP's credential's world; for the operator and banks, the mode it was created with). */
                         livemode: boolean;
                         /** @description ISO 8601 UTC. */
                         created_at: string;
@@ -15753,7 +15855,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description INVALID_API_KEY: API key missing, malformed or revoked; UNAUTHORIZED: Missing or invalid credentials */
+            /** @description INVALID_API_KEY: API key missing, malformed or revoked; INVALID_BANK_KEY: Bank key invalid or revoked; UNAUTHORIZED: Missing or invalid credentials */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -15766,7 +15868,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description FORBIDDEN: Valid credentials, insufficient permissions; MERCHANT_SUSPENDED: The merchant is suspended by the operator; TPP_SUSPENDED: The TPP is suspended by the operator */
+            /** @description FORBIDDEN: Valid credentials, insufficient permissions; MERCHANT_SUSPENDED: The merchant is suspended by the operator; TPP_SUSPENDED: The TPP is suspended by the operator; BANK_SUSPENDED: The bank is suspended by the operator */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -15926,7 +16028,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description INVALID_API_KEY: API key missing, malformed or revoked; UNAUTHORIZED: Missing or invalid credentials */
+            /** @description INVALID_API_KEY: API key missing, malformed or revoked; INVALID_BANK_KEY: Bank key invalid or revoked; UNAUTHORIZED: Missing or invalid credentials */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -15939,7 +16041,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description FORBIDDEN: Valid credentials, insufficient permissions; MERCHANT_SUSPENDED: The merchant is suspended by the operator; TPP_SUSPENDED: The TPP is suspended by the operator */
+            /** @description FORBIDDEN: Valid credentials, insufficient permissions; MERCHANT_SUSPENDED: The merchant is suspended by the operator; TPP_SUSPENDED: The TPP is suspended by the operator; BANK_SUSPENDED: The bank is suspended by the operator */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -16124,7 +16226,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description INVALID_API_KEY: API key missing, malformed or revoked; UNAUTHORIZED: Missing or invalid credentials */
+            /** @description INVALID_API_KEY: API key missing, malformed or revoked; INVALID_BANK_KEY: Bank key invalid or revoked; UNAUTHORIZED: Missing or invalid credentials */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -16137,7 +16239,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description FORBIDDEN: Valid credentials, insufficient permissions; MERCHANT_SUSPENDED: The merchant is suspended by the operator; TPP_SUSPENDED: The TPP is suspended by the operator */
+            /** @description FORBIDDEN: Valid credentials, insufficient permissions; MERCHANT_SUSPENDED: The merchant is suspended by the operator; TPP_SUSPENDED: The TPP is suspended by the operator; BANK_SUSPENDED: The bank is suspended by the operator */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -16314,7 +16416,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description INVALID_API_KEY: API key missing, malformed or revoked; UNAUTHORIZED: Missing or invalid credentials */
+            /** @description INVALID_API_KEY: API key missing, malformed or revoked; INVALID_BANK_KEY: Bank key invalid or revoked; UNAUTHORIZED: Missing or invalid credentials */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -16327,7 +16429,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description FORBIDDEN: Valid credentials, insufficient permissions; MERCHANT_SUSPENDED: The merchant is suspended by the operator; TPP_SUSPENDED: The TPP is suspended by the operator */
+            /** @description FORBIDDEN: Valid credentials, insufficient permissions; MERCHANT_SUSPENDED: The merchant is suspended by the operator; TPP_SUSPENDED: The TPP is suspended by the operator; BANK_SUSPENDED: The bank is suspended by the operator */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -21578,6 +21680,124 @@ export interface operations {
                  *     }
                  */
                 "application/json": components["schemas"]["PaymentOrderRejectedEvent"];
+            };
+        };
+        responses: {
+            /** @description Received: any 2xx within 10 seconds ends the delivery. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Signature refused (or any other non-2xx answer, or none in time): the delivery is retried with backoff for at least 24 hours, then marked failed. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    liquidityThresholdReachedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Standard Webhooks: the event id (evt_…), the same on every attempt. */
+                "webhook-id": components["parameters"]["webhook-id"];
+                /** @description Standard Webhooks: when this attempt was signed, in Unix seconds. Refuse one too far from now. */
+                "webhook-timestamp": components["parameters"]["webhook-timestamp"];
+                /** @description Standard Webhooks: v1,<base64 HMAC-SHA256 of "webhook-id.webhook-timestamp.body">, keyed with the base64-decoded text after whsec_ of the webhook secret. */
+                "webhook-signature": components["parameters"]["webhook-signature"];
+                /** @description sha256=<lowercase hex HMAC-SHA256 of the raw body>, keyed with the webhook secret. Compare in constant time; refuse a mismatch with 401. */
+                "X-Service-Signature": components["parameters"]["X-Service-Signature"];
+                /** @description The event id (evt_…), the same on every attempt. */
+                "X-Service-Event-Id": components["parameters"]["X-Service-Event-Id"];
+                /** @description When this attempt was signed, ISO 8601 UTC (not covered by X-Service-Signature). */
+                "X-Service-Timestamp": components["parameters"]["X-Service-Timestamp"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "evt_4RfV5tgB6yhN7ujM8ikO9lP0",
+                 *       "event": "liquidity.threshold_reached",
+                 *       "created_at": "2026-11-24T09:30:00.000Z",
+                 *       "livemode": true,
+                 *       "sequence": 30,
+                 *       "data": {
+                 *         "bank_handle": "oasis",
+                 *         "currency": "LYD",
+                 *         "livemode": true,
+                 *         "threshold": 30,
+                 *         "position": 30,
+                 *         "net_debit_cap": 30
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["LiquidityThresholdReachedEvent"];
+            };
+        };
+        responses: {
+            /** @description Received: any 2xx within 10 seconds ends the delivery. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Signature refused (or any other non-2xx answer, or none in time): the delivery is retried with backoff for at least 24 hours, then marked failed. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    liquidityCapReachedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Standard Webhooks: the event id (evt_…), the same on every attempt. */
+                "webhook-id": components["parameters"]["webhook-id"];
+                /** @description Standard Webhooks: when this attempt was signed, in Unix seconds. Refuse one too far from now. */
+                "webhook-timestamp": components["parameters"]["webhook-timestamp"];
+                /** @description Standard Webhooks: v1,<base64 HMAC-SHA256 of "webhook-id.webhook-timestamp.body">, keyed with the base64-decoded text after whsec_ of the webhook secret. */
+                "webhook-signature": components["parameters"]["webhook-signature"];
+                /** @description sha256=<lowercase hex HMAC-SHA256 of the raw body>, keyed with the webhook secret. Compare in constant time; refuse a mismatch with 401. */
+                "X-Service-Signature": components["parameters"]["X-Service-Signature"];
+                /** @description The event id (evt_…), the same on every attempt. */
+                "X-Service-Event-Id": components["parameters"]["X-Service-Event-Id"];
+                /** @description When this attempt was signed, ISO 8601 UTC (not covered by X-Service-Signature). */
+                "X-Service-Timestamp": components["parameters"]["X-Service-Timestamp"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "evt_4RfV5tgB6yhN7ujM8ikO9lP0",
+                 *       "event": "liquidity.cap_reached",
+                 *       "created_at": "2026-11-24T09:30:00.000Z",
+                 *       "livemode": true,
+                 *       "sequence": 30,
+                 *       "data": {
+                 *         "bank_handle": "oasis",
+                 *         "currency": "LYD",
+                 *         "livemode": true,
+                 *         "threshold": 30,
+                 *         "position": 30,
+                 *         "net_debit_cap": 30
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["LiquidityCapReachedEvent"];
             };
         };
         responses: {
