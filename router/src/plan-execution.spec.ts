@@ -21,6 +21,7 @@ import { createLogger, serveInProcess, type LocalRequest, type LocalResponse } f
 import { composeSupergraph, type SubgraphEndpoint } from './compose';
 import { createForwarder, type Forwarder } from './forward';
 import { MAX_TOKENS } from './operation';
+import { withoutApolloTelemetry } from './apollo-telemetry';
 import { queryLimitRules } from './query-limits';
 import { SubgraphDataSource } from './subgraph-source';
 
@@ -123,6 +124,7 @@ describe("the router's plan executor answers as @apollo/gateway's does", () => {
       agent,
       formatError: formatGatewayError(logger),
     });
+    withoutApolloTelemetry();
     apollo = new ApolloServer({
       gateway: new ApolloGateway({
         supergraphSdl,

@@ -28,6 +28,7 @@ import { routerContextOf, type RouterContext } from './router-context';
 import { createRouterMetrics, useMetricsRoute } from './router-metrics';
 import { SubgraphDataSource } from './subgraph-source';
 import { routerSubscriptions } from './subscriptions';
+import { withoutApolloTelemetry } from './apollo-telemetry';
 
 export interface RouterOptions {
   db: Database;
@@ -103,6 +104,7 @@ export async function startRouter(options: RouterOptions): Promise<RunningRouter
   const subgraphAgent = new Agent({ keepAliveTimeout: 30_000, connections: 128 });
   const shared = (options.shareInFlightReads ?? true) ? metrics.countSharedFetch : undefined;
   const supergraphSdl = composeSupergraph(options.subgraphs);
+  withoutApolloTelemetry();
   const gateway = new ApolloGateway({
     supergraphSdl,
     buildService: ({ name, url }) => new SubgraphDataSource(name ?? 'subgraph', url!, timeoutMs, subgraphAgent, shared),

@@ -21,6 +21,8 @@ interface Context {
 }
 
 void (async () => {
+  // As our router does (router/src/apollo-telemetry.ts): no cloud metadata probe, no export to Apollo.
+  process.env.APOLLO_TELEMETRY_DISABLED = 'true';
   const gateway = new ApolloGateway({
     supergraphSdl: readFileSync(process.env.PEER_SUPERGRAPH!, 'utf8'),
     buildService: ({ name, url }) =>
