@@ -207,7 +207,11 @@ async function main(): Promise<void> {
         target: 50,
       },
       { result: found('payments completed, same'), figure: 'completed payments/s, same bank', target: 100 },
-      { result: found('payments completed, cross bank (rail)'), figure: 'completed payments/s, cross bank', target: 60 },
+      {
+        result: found('payments completed, cross bank (rail)'),
+        figure: 'completed payments/s, cross bank',
+        target: 60,
+      },
       { result: found('refunds completed, same'), figure: 'completed refunds/s, same bank' },
       { result: found('refunds completed, cross'), figure: 'completed refunds/s, cross bank' },
     ];
