@@ -76,6 +76,7 @@ export const SUBGRAPHS: SubgraphModule[] = [
         jobs: overrides.openBankingJobs,
         scaTtlMs: overrides.openBankingScaTtlMs ?? config.openBanking.scaTtlMs,
         maxCoreCallsPerRequest: config.openBanking.maxCoreCallsPerRequest,
+        directoryJwks: config.openBanking.directoryJwks,
       }),
     buildSchema: () => openBanking.buildOpenBankingSchema(printing),
   },

@@ -14,7 +14,15 @@ export const MEDIA_TYPE: Record<BodyType, string> = {
 
 /** The spec's credential headers, as named in the OpenAPI security schemes. */
 export type Credential =
-  'adminKey' | 'bankKey' | 'merchantKey' | 'tppToken' | 'obToken' | 'consentId' | 'sessionToken' | 'internalKey';
+  | 'adminKey'
+  | 'bankKey'
+  | 'merchantKey'
+  | 'tppToken'
+  | 'obToken'
+  | 'consentId'
+  | 'sessionToken'
+  | 'internalKey'
+  | 'registrationToken';
 
 type AnyObjectSchema = z.ZodObject<z.ZodRawShape>;
 type Parsed<S> = S extends z.ZodType ? CamelKeys<z.output<S>> : Record<string, never>;

@@ -3,6 +3,7 @@ import {
   ADMIN_KEY_PREFIX,
   DASHBOARD_SESSION_PREFIX,
   GatewayError,
+  ID_PREFIX,
   PRINCIPAL_HEADER,
   REQUEST_ID_HEADER,
   ROUTER_AUDIENCE,
@@ -222,6 +223,30 @@ async function bearerPrincipal(
     };
   }
 
+  // A fapi2 TPP's own access token (client_credentials, issue 49): the TPP itself, as tpk_ is for a
+  // spec TPP, with the scopes it was granted (accounts, payments) so open-banking can tell the two apart.
+  if (token.startsWith(CLIENT_TOKEN_PREFIX)) {
+    const result = await vault.verify(em(), 'ob_client_token', token);
+    if (!result.ok) {
+      if (result.reason === 'expired') throw new GatewayError('TOKEN_EXPIRED');
+      if (result.reason === 'suspended') throw suspendedRefusal('ob_client_token');
+      throw new GatewayError('UNAUTHORIZED', 'access token is not valid');
+    }
+    return { kind: 'tpp', id: result.credential.ownerId, scopes: [...result.credential.scopes], ip };
+  }
+
+  // RFC 7592's registration access token: manages its TPP's registration (GET/PUT/DELETE
+  // /ob/register/{client_id}) and nothing else, hence a principal kind of its own.
+  if (token.startsWith(REGISTRATION_TOKEN_PREFIX)) {
+    const { credential } = await verified(
+      em,
+      'ob_registration_token',
+      token,
+      () => new GatewayError('INVALID_API_KEY', 'registration access token is not valid'),
+    );
+    return { kind: 'tpp_registration', id: credential.ownerId, ip };
+  }
+
   // The TPP's own token is a different class: it manages consents and never reads account data
   // (open-banking refuses it there), so X-Consent-Id does not change what it is.
   if (token.startsWith('tpk_')) {
@@ -258,6 +283,9 @@ async function bearerPrincipal(
     );
   throw new GatewayError('INVALID_API_KEY');
 }
+
+const CLIENT_TOKEN_PREFIX = `${ID_PREFIX.clientToken}_`;
+const REGISTRATION_TOKEN_PREFIX = `${ID_PREFIX.registrationToken}_`;
 
 /** Prefixes of admin keys: today's (adm_) and named keys made before issue 46 (adk_sec_). */
 const ADMIN_KEY_PREFIXES = [ADMIN_KEY_PREFIX, 'adk_sec_'];

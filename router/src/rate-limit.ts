@@ -39,6 +39,7 @@ const ROOT_FIELD_CLASS: Record<string, LimitClassName> = {
   alias: 'identity_resolve',
   exchangeAuthorizationCode: 'ob_token',
   refreshAccessToken: 'ob_token',
+  requestClientCredentialsToken: 'ob_token',
   createPaymentOrder: 'payment_order_create',
 };
 

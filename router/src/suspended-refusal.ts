@@ -17,6 +17,8 @@ const SUSPENDED: Partial<Record<CredentialKind, ErrorCode>> = {
   ob_access_token: 'TPP_SUSPENDED',
   ob_refresh_token: 'TPP_SUSPENDED',
   ob_authorization_code: 'TPP_SUSPENDED',
+  ob_client_token: 'TPP_SUSPENDED',
+  ob_registration_token: 'TPP_SUSPENDED',
 };
 
 export function suspendedRefusal(kind: CredentialKind): GatewayError {

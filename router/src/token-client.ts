@@ -3,8 +3,16 @@ import { GatewayError } from '@gateway/kernel';
 import { vault } from '@gateway/vault';
 import type { OperationSummary } from './operation';
 
-/** The token endpoint's root fields and the argument carrying the credential each redeems. */
-const TOKEN_FIELDS: Record<string, string> = { exchangeAuthorizationCode: 'code', refreshAccessToken: 'refreshToken' };
+/**
+ * The token endpoint's root fields and the argument carrying the credential each redeems; null for
+ * the client_credentials grant, which redeems none: its client is named only by the assertion,
+ * which anyone can write (only open-banking checks its signature), so it is limited by IP.
+ */
+const TOKEN_FIELDS: Record<string, string | null> = {
+  exchangeAuthorizationCode: 'code',
+  refreshAccessToken: 'refreshToken',
+  requestClientCredentialsToken: null,
+};
 
 /**
  * The client (TPP) a token request is charged to (spec "Limits": POST /ob/token, 30 per minute
@@ -19,11 +27,12 @@ export async function tokenRequestClient(em: EntityManager, operation: Operation
   if (requests.length > 1)
     throw new GatewayError(
       'VALIDATION_ERROR',
-      'operation: one token request (exchangeAuthorizationCode or refreshAccessToken) per operation',
+      'operation: one token request (exchangeAuthorizationCode, refreshAccessToken or requestClientCredentialsToken) per operation',
     );
   const [request] = requests;
-  if (!request) return undefined;
-  const raw = request.args[TOKEN_FIELDS[request.name]!];
+  const argument = request && TOKEN_FIELDS[request.name];
+  if (!argument) return undefined;
+  const raw = request.args[argument];
   if (typeof raw !== 'string' || raw.length === 0 || raw.length > 256) return undefined;
   const credential = await vault.lookup(em, ['ob_authorization_code', 'ob_refresh_token'], raw);
   return credential?.clientId ?? undefined;

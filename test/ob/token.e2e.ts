@@ -371,9 +371,12 @@ describe('Open Banking token endpoint', () => {
       authorization_endpoint: `${BASE_URL}/ob/auth`,
       token_endpoint: `${BASE_URL}/ob/token`,
       response_types_supported: ['code'],
-      grant_types_supported: ['authorization_code', 'refresh_token'],
+      grant_types_supported: ['authorization_code', 'refresh_token', 'client_credentials'],
       code_challenge_methods_supported: ['S256'],
-      token_endpoint_auth_methods_supported: ['none'],
+      // Issue 49: spec TPPs stay public clients (none); fapi2 TPPs sign assertions. No OB_DIRECTORY_JWKS
+      // here, so no registration_endpoint (test/ob/fapi2-clients.e2e.ts has one).
+      token_endpoint_auth_methods_supported: ['none', 'private_key_jwt'],
+      token_endpoint_auth_signing_alg_values_supported: ['ES256', 'PS256', 'EdDSA'],
       authorization_response_iss_parameter_supported: true,
       scopes_supported: ['accounts:read', 'balances:read', 'transactions:read', 'payments:write'],
       service_documentation: `${BASE_URL}/docs`,

@@ -31,6 +31,7 @@ export const AUDIT_ACTIONS = [
   'tpp.webhook_secret_rotated',
   'tpp.suspended',
   'tpp.resumed',
+  'tpp.disabled',
   'attention.resolved',
   'settlement.retried',
   'webhook_endpoint.created',
@@ -57,7 +58,8 @@ const SECRET_FIELD = /(secret|password|token|otp|(^|_)key)$/i;
  * and a long random tail (newSecret's 43 characters), nothing else. Not the prefix alone: a
  * merchant named "at_home" or a contact "rt_ops@bank.ly" is no secret and must not be refused.
  */
-const SECRET_VALUE = /^(mk_|sbk_|tpk_|at_|rt_|oac_|sst_|mds_|whsec_|sik_|adm_|pls_|adk_sec_)[A-Za-z0-9_-]{20,}$/;
+const SECRET_VALUE =
+  /^(mk_|sbk_|tpk_|at_|rt_|cat_|rat_|oac_|sst_|mds_|whsec_|sik_|adm_|pls_|adk_sec_)[A-Za-z0-9_-]{20,}$/;
 const REDACTED = '[secret]';
 
 /** Who acted: from the request's principal (a named admin key carries its name) and request id. */

@@ -113,6 +113,20 @@ export const ERROR_CODES = {
   BANK_SUSPENDED: { status: 403, message: 'The bank is suspended by the operator' },
   MERCHANT_SUSPENDED: { status: 403, message: 'The merchant is suspended by the operator' },
   TPP_SUSPENDED: { status: 403, message: 'The TPP is suspended by the operator' },
+  // Issue 49 (API-CONTRACT "Open Banking at FAPI 2.0"): RFC 6749 5.2 invalid_client, at the token endpoint
+  // (client authentication by private_key_jwt, RFC 7523), and RFC 7591 3.2.2's registration errors.
+  INVALID_CLIENT: { status: 401, message: 'Client authentication failed' },
+  INVALID_SOFTWARE_STATEMENT: { status: 400, message: 'The software statement is invalid' },
+  UNAPPROVED_SOFTWARE_STATEMENT: {
+    status: 400,
+    message: 'The software statement is not signed by a directory this server trusts',
+  },
+  INVALID_CLIENT_METADATA: { status: 400, message: 'A client metadata field is invalid' },
+  INVALID_REDIRECT_URI: { status: 400, message: 'A redirect URI is invalid' },
+  REGISTRATION_NOT_ENABLED: {
+    status: 403,
+    message: 'Dynamic client registration is not enabled on this server (no OB_DIRECTORY_JWKS)',
+  },
   PAYLOAD_TOO_LARGE: { status: 413, message: 'Request body exceeds 1 MiB' },
   RATE_LIMITED: { status: 429, message: 'Rate limit exceeded' },
   INTERNAL_ERROR: { status: 500, message: 'Gateway internal error' },

@@ -5,6 +5,10 @@ export const ID_PREFIX = {
   consent: 'con',
   accessToken: 'at',
   refreshToken: 'rt',
+  /** A fapi2 TPP's own access token from the client_credentials grant (issue 49). */
+  clientToken: 'cat',
+  /** RFC 7592's registration access token of a dynamically registered TPP. */
+  registrationToken: 'rat',
   account: 'acc',
   paymentOrder: 'po',
   paymentSession: 'ops',

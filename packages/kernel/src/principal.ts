@@ -18,9 +18,22 @@ export const INTERNAL_HEADER_PREFIX = 'x-gateway-';
 /** Whether a header (its name, lowercase as node gives it) is one only the platform's parts send each other. */
 export const isInternalHeader = (name: string): boolean => name.toLowerCase().startsWith(INTERNAL_HEADER_PREFIX);
 
-/** `service`: one platform service calling another through the router (signed with the platform secret). */
+/**
+ * `service`: one platform service calling another through the router (signed with the platform secret).
+ * `tpp_registration`: the holder of a TPP's RFC 7592 registration access token, which manages that
+ * TPP's registration and nothing else (a kind of its own, so no `tpp` check ever accepts it).
+ */
 export type PrincipalKind =
-  'anonymous' | 'admin' | 'merchant' | 'bank' | 'tpp' | 'ob_token' | 'session' | 'bank_core' | 'service';
+  | 'anonymous'
+  | 'admin'
+  | 'merchant'
+  | 'bank'
+  | 'tpp'
+  | 'tpp_registration'
+  | 'ob_token'
+  | 'session'
+  | 'bank_core'
+  | 'service';
 
 /**
  * Who is calling, as established by the router from the spec's credential headers.
@@ -30,7 +43,7 @@ export interface Principal {
   kind: PrincipalKind;
   /** merchant id, bank handle, tpp id, consent id or session id, depending on kind. */
   id?: string;
-  /** merchant mode (test or live) or OB scopes. */
+  /** merchant mode (test or live), OB scopes, or a fapi2 TPP's client_credentials scopes (accounts, payments). */
   scopes?: string[];
   consentId?: string;
   /** ob_token: the TPP (OAuth client) the access token was issued to, for per-TPP limits. */

@@ -9,6 +9,10 @@ export type CredentialKind =
   | 'ob_authorization_code'
   | 'ob_access_token'
   | 'ob_refresh_token'
+  /** A fapi2 TPP's access token from the client_credentials grant (cat_…): the TPP itself, with its scopes (issue 49). */
+  | 'ob_client_token'
+  /** RFC 7592's registration access token of a dynamically registered TPP (rat_…): its registration only. */
+  | 'ob_registration_token'
   | 'session_token'
   /** The merchant dashboard's sign-in, exchanged for the merchant key and held in an HttpOnly cookie (mds_…). */
   | 'dashboard_session'

@@ -129,6 +129,19 @@ export const vault = {
     return em.nativeUpdate(Credential, { id: { $in: ending } }, { expiresAt: until });
   },
 
+  /**
+   * Revokes every live credential a participant owns or was issued as client (a TPP's registration
+   * and client tokens, and every code and token of its consents): a client deleted for good (RFC
+   * 7592). The count revoked.
+   */
+  async revokeEverythingOf(em: EntityManager, participantId: string, now = new Date()): Promise<number> {
+    return em.nativeUpdate(
+      Credential,
+      { $or: [{ ownerId: participantId }, { clientId: participantId }], revokedAt: null },
+      { revokedAt: now },
+    );
+  },
+
   /** Revokes one credential (a dashboard session signed out); false when it was not live. */
   async revoke(em: EntityManager, credential: Pick<Credential, 'id'>, now = new Date()): Promise<boolean> {
     return (await em.nativeUpdate(Credential, { id: credential.id, revokedAt: null }, { revokedAt: now })) === 1;

@@ -74,7 +74,18 @@ export const SECURITY_SCHEMES: Record<Credential, JsonSchema> = {
     description: 'Bank key, sbk_<bank_handle>_<random>.',
   },
   merchantKey: { type: 'http', scheme: 'bearer', description: 'Merchant API key, mk_test_… or mk_live_….' },
-  tppToken: { type: 'http', scheme: 'bearer', description: 'TPP access token, tpk_….' },
+  tppToken: {
+    type: 'http',
+    scheme: 'bearer',
+    description:
+      'The TPP itself: tpk_… for a spec TPP; for a fapi2 TPP the access token (cat_…) of the client_credentials grant, got at POST /ob/token with private_key_jwt.',
+  },
+  registrationToken: {
+    type: 'http',
+    scheme: 'bearer',
+    description:
+      'Registration access token (rat_…) of a dynamically registered TPP (RFC 7592), from POST /ob/register.',
+  },
   obToken: {
     type: 'http',
     scheme: 'bearer',
@@ -168,6 +179,7 @@ const SUSPENDED_BY_CREDENTIAL: Partial<Record<Credential, ErrorCode>> = {
   bankKey: 'BANK_SUSPENDED',
   tppToken: 'TPP_SUSPENDED',
   obToken: 'TPP_SUSPENDED',
+  registrationToken: 'TPP_SUSPENDED',
 };
 
 /**

@@ -60,7 +60,8 @@ export const credentialContainmentRoutes = [
     tag: 'Open Banking',
     summary: "Rotate a TPP's access token",
     description:
-      'The TPP itself (its tpk_ token; another TPP gets 404) or an operator. The new tpk_ is returned once; the old one stops working at once (401 INVALID_API_KEY).',
+      'The TPP itself (its tpk_ token; another TPP gets 404) or an operator. The new tpk_ is returned once; the old one stops working at once (401 INVALID_API_KEY). ' +
+      'A fapi2 TPP has no tpk_ and is refused (403 FORBIDDEN): it authenticates with private_key_jwt.',
     auth: [['tppToken'], ['adminKey']],
     params: tppParams,
     operation: `mutation RotateTppToken($id: ID!) { rotateTppToken(id: $id) { tppAccessToken } }`,

@@ -16,6 +16,7 @@ import { merchantRoutes } from './merchants';
 import { paymentRoutes } from './payments';
 import { paymentOrderRoutes } from './payment-orders';
 import { refundRoutes } from './refunds';
+import { registrationRoutes } from './registration';
 import { reportRoutes } from './reports';
 import { scaRoutes } from './sca';
 import { tokenRoutes } from './token';
@@ -34,6 +35,7 @@ export const ROUTES: readonly RestRoute[] = [
   ...tppRoutes,
   ...consentRoutes,
   ...tokenRoutes,
+  ...registrationRoutes,
   ...consentRevocationRoutes,
   ...accountRoutes,
   ...paymentOrderRoutes,

@@ -1,20 +1,37 @@
 import { z } from 'zod';
 import { defineRoute } from '../route';
 
-const GRANTS = ['authorization_code', 'refresh_token'] as const;
+const GRANTS = ['authorization_code', 'refresh_token', 'client_credentials'] as const;
 type Grant = (typeof GRANTS)[number];
 
-/** spec "Token endpoint forms": every field of the grant is required. */
+/**
+ * spec "Token endpoint forms": every field of the grant is required. client_credentials needs only
+ * client authentication, which open-banking checks (INVALID_CLIENT when it is missing).
+ */
 const REQUIRED: Record<Grant, readonly string[]> = {
   authorization_code: ['code', 'redirect_uri', 'consent_id', 'code_verifier'],
   refresh_token: ['refresh_token', 'consent_id'],
+  client_credentials: [],
 };
 
-const TOKEN_OPERATIONS = `mutation Token($code: String!, $redirectUri: String!, $consentId: String!, $codeVerifier: String!, $clientId: String) {
-  exchangeAuthorizationCode(code: $code, redirectUri: $redirectUri, consentId: $consentId, codeVerifier: $codeVerifier, clientId: $clientId) { ...TokenFields }
+const OPERATION_OF: Record<Grant, string> = {
+  authorization_code: 'Token',
+  refresh_token: 'TokenRefresh',
+  client_credentials: 'TokenClientCredentials',
+};
+
+const CLIENT_AUTH_ARGS =
+  'clientId: $clientId, clientAssertionType: $clientAssertionType, clientAssertion: $clientAssertion';
+const CLIENT_AUTH_VARS = '$clientId: String, $clientAssertionType: String, $clientAssertion: String';
+
+const TOKEN_OPERATIONS = `mutation Token($code: String!, $redirectUri: String!, $consentId: String!, $codeVerifier: String!, ${CLIENT_AUTH_VARS}) {
+  exchangeAuthorizationCode(code: $code, redirectUri: $redirectUri, consentId: $consentId, codeVerifier: $codeVerifier, ${CLIENT_AUTH_ARGS}) { ...TokenFields }
 }
-mutation TokenRefresh($refreshToken: String!, $consentId: String!, $clientId: String) {
-  refreshAccessToken(refreshToken: $refreshToken, consentId: $consentId, clientId: $clientId) { ...TokenFields }
+mutation TokenRefresh($refreshToken: String!, $consentId: String!, ${CLIENT_AUTH_VARS}) {
+  refreshAccessToken(refreshToken: $refreshToken, consentId: $consentId, ${CLIENT_AUTH_ARGS}) { ...TokenFields }
+}
+mutation TokenClientCredentials($scope: String, ${CLIENT_AUTH_VARS}) {
+  requestClientCredentialsToken(scope: $scope, ${CLIENT_AUTH_ARGS}) { accessToken tokenType expiresIn scope }
 }
 fragment TokenFields on TokenResponse { accessToken refreshToken tokenType expiresIn scope }`;
 
@@ -25,11 +42,17 @@ export const tokenRoutes = [
     method: 'POST',
     path: '/ob/token',
     tag: 'Open Banking',
-    summary: 'Exchange an authorization code, or refresh tokens',
+    summary: 'Exchange an authorization code, refresh tokens, or get a fapi2 TPP’s own token',
     description:
-      'OAuth 2.0 token endpoint for public clients (no client secret; PKCE S256), application/x-www-form-urlencoded only (a JSON body is refused). ' +
-      'grant_type=authorization_code takes code, redirect_uri, consent_id and code_verifier; grant_type=refresh_token takes refresh_token and consent_id. ' +
-      'client_id may be sent (OAuth public clients do) and must then be the consent’s TPP; other parameters are ignored (RFC 6749 3.2) and a parameter sent twice is refused. ' +
+      'OAuth 2.0 token endpoint, application/x-www-form-urlencoded only (a JSON body is refused). ' +
+      'grant_type=authorization_code takes code, redirect_uri, consent_id and code_verifier; grant_type=refresh_token takes refresh_token and consent_id; ' +
+      'grant_type=client_credentials (fapi2 TPPs) takes an optional scope (accounts and/or payments, both by default) and answers an access token (cat_…) for the TPP itself, no refresh token. ' +
+      'Client authentication: a TPP of security_profile spec is a public client (no client secret; PKCE S256) and sends no assertion. ' +
+      'A fapi2 TPP authenticates every grant with private_key_jwt (RFC 7523): client_assertion_type=urn:ietf:params:oauth:client-assertion-type:jwt-bearer and ' +
+      'client_assertion, a JWT signed (ES256, PS256, EdDSA; never none or HMAC) by a key of its registered jwks named by kid, with iss = sub = its client_id, ' +
+      'aud = the issuer (the token endpoint URL is accepted too), exp at most 60 s ahead and not past, and a jti never used before (a replay is refused on every instance). ' +
+      'A fapi2 TPP without an assertion, a spec TPP with one, or any failing rule: 401 INVALID_CLIENT naming the rule. ' +
+      'client_id may be sent (OAuth clients do) and must then be the consent’s TPP (and the assertion’s iss); other parameters are ignored (RFC 6749 3.2) and a parameter sent twice is refused. ' +
       'Codes are single use and live 60 seconds; a code presented again is refused and revokes every token issued from it. ' +
       'Refresh tokens are single use: each refresh returns a new pair and the previous refresh and access tokens stop working at once; ' +
       'an already rotated refresh token presented again revokes every token of the grant (401 TOKEN_REVOKED). ' +
@@ -37,7 +60,8 @@ export const tokenRoutes = [
       'Errors use this API\'s error object ({error: {code, message, detail, request_id}}), not RFC 6749\'s {"error": "invalid_grant"}. ' +
       'RFC 6749 equivalents: INVALID_GRANT ≈ invalid_grant (unknown, expired or used code; code of another consent or redirect_uri; unknown or expired refresh token); ' +
       'PKCE_INVALID ≈ invalid_grant (code_verifier does not match the challenge); VALIDATION_ERROR ≈ invalid_request (missing or malformed field, detail names it) ' +
-      'or unsupported_grant_type (detail names grant_type); TOKEN_REVOKED, CONSENT_REVOKED and CONSENT_EXPIRED ≈ invalid_grant.',
+      'or unsupported_grant_type (detail names grant_type) or invalid_scope (detail names scope); TOKEN_REVOKED, CONSENT_REVOKED and CONSENT_EXPIRED ≈ invalid_grant; ' +
+      'INVALID_CLIENT = invalid_client.',
     auth: [],
     bodyTypes: ['form'],
     responseHeaders: { 'cache-control': 'no-store', pragma: 'no-cache' },
@@ -45,7 +69,9 @@ export const tokenRoutes = [
       .object({
         grant_type: z.enum(GRANTS, {
           error: (issue) =>
-            issue.input === undefined ? 'required' : 'unsupported: use authorization_code or refresh_token',
+            issue.input === undefined
+              ? 'required'
+              : 'unsupported: use authorization_code, refresh_token or client_credentials',
         }),
         code: field('authorization_code: the code from the redirect (oac_…).'),
         redirect_uri: field('authorization_code: exactly the redirect_uri of the consent request.'),
@@ -55,6 +81,13 @@ export const tokenRoutes = [
         ),
         refresh_token: field('refresh_token: the latest refresh token of the grant (rt_…).'),
         client_id: field('Optional: the TPP id (tpp_…); when sent it must be the consent’s TPP.'),
+        scope: field('client_credentials: accounts and/or payments, space-separated (both when omitted).'),
+        client_assertion_type: field(
+          'fapi2 TPPs (private_key_jwt): urn:ietf:params:oauth:client-assertion-type:jwt-bearer. Never sent by spec TPPs.',
+        ),
+        client_assertion: field(
+          'fapi2 TPPs (private_key_jwt): the signed client assertion (a JWT; see above). Never sent by spec TPPs.',
+        ),
       })
       .superRefine((body, ctx) => {
         // RFC 6749 3.2: a parameter sent without a value counts as omitted.
@@ -64,29 +97,51 @@ export const tokenRoutes = [
         }
       }),
     operation: TOKEN_OPERATIONS,
-    operationName: ({ body }) => (body.grantType === 'authorization_code' ? 'Token' : 'TokenRefresh'),
-    variables: ({ body }) =>
-      body.grantType === 'authorization_code'
-        ? {
-            code: body.code,
-            redirectUri: body.redirectUri,
-            consentId: body.consentId,
-            codeVerifier: body.codeVerifier,
-            clientId: body.clientId || null,
-          }
-        : { refreshToken: body.refreshToken, consentId: body.consentId, clientId: body.clientId || null },
-    result: (data) => data.exchangeAuthorizationCode ?? data.refreshAccessToken,
+    operationName: ({ body }) => OPERATION_OF[body.grantType],
+    variables: ({ body }) => {
+      // RFC 6749 3.2: a parameter sent without a value counts as omitted.
+      const client = {
+        clientId: body.clientId || null,
+        clientAssertionType: body.clientAssertionType || null,
+        clientAssertion: body.clientAssertion || null,
+      };
+      if (body.grantType === 'authorization_code')
+        return {
+          code: body.code,
+          redirectUri: body.redirectUri,
+          consentId: body.consentId,
+          codeVerifier: body.codeVerifier,
+          ...client,
+        };
+      if (body.grantType === 'refresh_token')
+        return { refreshToken: body.refreshToken, consentId: body.consentId, ...client };
+      return { scope: body.scope || null, ...client };
+    },
+    result: (data) => data.exchangeAuthorizationCode ?? data.refreshAccessToken ?? data.requestClientCredentialsToken,
     status: 200,
     response: z
       .object({
-        access_token: z.string().describe('Opaque (at_…), valid 15 minutes.'),
-        refresh_token: z.string().describe('Opaque (rt_…), valid 90 days, single use.'),
+        access_token: z
+          .string()
+          .describe('Opaque, valid 15 minutes: at_… for a consent, cat_… for a fapi2 TPP itself (client_credentials).'),
+        refresh_token: z
+          .string()
+          .optional()
+          .describe('Opaque (rt_…), valid 90 days, single use. Not issued for client_credentials.'),
         token_type: z.literal('Bearer'),
         expires_in: z.literal(900).describe('Seconds the access token lives.'),
         scope: z.string().describe('Granted scopes separated by single spaces.'),
       })
       .strict(),
-    errors: ['INVALID_GRANT', 'PKCE_INVALID', 'TOKEN_REVOKED', 'CONSENT_REVOKED', 'CONSENT_EXPIRED', 'TPP_SUSPENDED'],
+    errors: [
+      'INVALID_GRANT',
+      'PKCE_INVALID',
+      'TOKEN_REVOKED',
+      'CONSENT_REVOKED',
+      'CONSENT_EXPIRED',
+      'TPP_SUSPENDED',
+      'INVALID_CLIENT',
+    ],
   }),
   defineRoute({
     method: 'GET',
@@ -100,10 +155,13 @@ export const tokenRoutes = [
     auth: [],
     operation: `query AuthorizationServerMetadata { authorizationServerMetadata {
   issuer authorizationEndpoint tokenEndpoint responseTypesSupported grantTypesSupported codeChallengeMethodsSupported
-  tokenEndpointAuthMethodsSupported authorizationResponseIssParameterSupported scopesSupported serviceDocumentation
+  tokenEndpointAuthMethodsSupported tokenEndpointAuthSigningAlgValuesSupported registrationEndpoint
+  authorizationResponseIssParameterSupported scopesSupported serviceDocumentation
 } }`,
     variables: () => ({}),
-    result: ({ authorizationServerMetadata }) => authorizationServerMetadata,
+    // RFC 8414 2: an endpoint the server does not offer is left out, not null.
+    result: ({ authorizationServerMetadata: { registrationEndpoint, ...metadata } }) =>
+      registrationEndpoint ? { ...metadata, registrationEndpoint } : metadata,
     status: 200,
     response: z
       .object({
@@ -113,7 +171,18 @@ export const tokenRoutes = [
         response_types_supported: z.array(z.string()),
         grant_types_supported: z.array(z.string()),
         code_challenge_methods_supported: z.array(z.string()),
-        token_endpoint_auth_methods_supported: z.array(z.string()),
+        token_endpoint_auth_methods_supported: z
+          .array(z.string())
+          .describe('none (spec TPPs, public clients) and private_key_jwt (fapi2 TPPs).'),
+        token_endpoint_auth_signing_alg_values_supported: z
+          .array(z.string())
+          .describe('Algorithms of private_key_jwt client assertions: ES256, PS256, EdDSA.'),
+        registration_endpoint: z
+          .string()
+          .optional()
+          .describe(
+            '{issuer}/ob/register (RFC 7591), present only when the operator enabled registration (OB_DIRECTORY_JWKS).',
+          ),
         authorization_response_iss_parameter_supported: z.boolean(),
         scopes_supported: z.array(z.string()),
         service_documentation: z.string(),

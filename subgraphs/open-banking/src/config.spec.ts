@@ -29,6 +29,16 @@ describe('open-banking environment', () => {
     });
   });
 
+  it('reads the directory keys of dynamic registration (OB_DIRECTORY_JWKS) as a public JWK Set, or refuses them', () => {
+    const key = { kty: 'OKP', crv: 'Ed25519', kid: 'dir-1', x: '11qYAYKxCrfVS_7TyWQHOg7hcvPapiMlrwIaaPcHURo' };
+    expect(load({ OB_DIRECTORY_JWKS: JSON.stringify({ keys: [key] }) }).directoryJwks).toEqual({ keys: [key] });
+    expect(load({ OB_DIRECTORY_JWKS: '' }).directoryJwks).toBeUndefined();
+    expect(() => load({ OB_DIRECTORY_JWKS: '{not json' })).toThrow(/OB_DIRECTORY_JWKS: must be a JSON JWK Set/);
+    expect(() => load({ OB_DIRECTORY_JWKS: JSON.stringify({ keys: [{ ...key, d: 'x' }] }) })).toThrow(
+      /OB_DIRECTORY_JWKS: keys\.0\.d: private key material/,
+    );
+  });
+
   it('refuses an SCA time that is not a whole number of seconds from 1 to a day', () => {
     for (const bad of ['0', '-5', '1.5', 'soon', '86401'])
       expect(() => load({ SCA_TTL_SECONDS: bad })).toThrow(/SCA_TTL_SECONDS/);

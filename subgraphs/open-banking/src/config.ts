@@ -2,15 +2,40 @@ import type { ServiceEnv } from '@gateway/federation';
 import { egressEnvSchema, privateTargetsFrom, z } from '@gateway/kernel';
 import { DEFAULT_MAX_CORE_CALLS_PER_REQUEST } from './account/core-reads';
 import { DEFAULT_PUBLIC_BASE_URL } from './settings';
+import { publicJwksRule, type PublicJwks } from './signing-keys/jwks';
 
 /** How long a payment order waits in PENDING_SCA for the customer before it FAILS (SCA_EXPIRED), by default. */
 export const DEFAULT_SCA_TTL_SECONDS = 900;
+
+/**
+ * OB_DIRECTORY_JWKS: a JSON JWK Set of the directory's public signing keys (the software
+ * statements' signers), checked as a TPP's keys are; unset or empty: no dynamic registration.
+ */
+const directoryJwksVariable = z
+  .string()
+  .optional()
+  .transform((text, ctx): PublicJwks | undefined => {
+    if (!text?.trim()) return undefined;
+    let json: unknown;
+    try {
+      json = JSON.parse(text);
+    } catch {
+      ctx.addIssue({ code: 'custom', message: 'must be a JSON JWK Set: {"keys": [...]}' });
+      return z.NEVER;
+    }
+    const parsed = publicJwksRule.safeParse(json);
+    if (parsed.success) return parsed.data;
+    const issue = parsed.error.issues[0]!;
+    ctx.addIssue({ code: 'custom', message: `${issue.path.join('.') || 'jwks'}: ${issue.message}` });
+    return z.NEVER;
+  });
 
 /** open-banking's own variables, shared with the launcher (which also parses payments' PUBLIC_BASE_URL). */
 export const openBankingOwnEnvSchema = z.object({
   ...egressEnvSchema.shape,
   SCA_TTL_SECONDS: z.coerce.number().int().min(1).max(86_400).default(DEFAULT_SCA_TTL_SECONDS),
   OB_MAX_CORE_CALLS_PER_REQUEST: z.coerce.number().int().min(1).max(1_000).default(DEFAULT_MAX_CORE_CALLS_PER_REQUEST),
+  OB_DIRECTORY_JWKS: directoryJwksVariable,
 });
 
 /** The open-banking service's environment when it runs alone (the launcher passes payments' PUBLIC_BASE_URL). */
@@ -23,6 +48,7 @@ export const openBankingConfigFrom = (env: z.infer<typeof openBankingOwnEnvSchem
   scaTtlMs: env.SCA_TTL_SECONDS * 1000,
   webhookPrivateTargets: privateTargetsFrom(env),
   maxCoreCallsPerRequest: env.OB_MAX_CORE_CALLS_PER_REQUEST,
+  ...(env.OB_DIRECTORY_JWKS ? { directoryJwks: env.OB_DIRECTORY_JWKS } : {}),
 });
 
 /** The open-banking options the launcher's environment sets. */
@@ -32,6 +58,8 @@ export interface OpenBankingConfig {
   webhookPrivateTargets: boolean;
   /** OB_MAX_CORE_CALLS_PER_REQUEST: bank-core reads one GraphQL request may make (account data). */
   maxCoreCallsPerRequest: number;
+  /** OB_DIRECTORY_JWKS: the directory's keys; dynamic client registration is enabled only with them. */
+  directoryJwks?: PublicJwks;
 }
 
 export const openBankingEnv: ServiceEnv<typeof openBankingEnvSchema, OpenBankingConfig & { publicBaseUrl: string }> = {

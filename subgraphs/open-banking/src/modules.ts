@@ -14,12 +14,16 @@ import {
   type OpenBankingSettings,
 } from './settings';
 import { TppService } from './tpp/tpp.service';
+import { RegistrationService } from './registration/registration.service';
+import { audienceOf, ClientAuthenticator } from './client-auth/client-authentication';
 import { PaymentOrderService } from './payment-order/payment-order.service';
 import { DEFAULT_SCA_TTL_MS, ScaService } from './payment-order/sca.service';
 
 /** The open-banking subgraph's services, wired once: resolvers and background jobs share them. */
 export interface OpenBankingModules {
   tpps: TppService;
+  /** Dynamic client registration (RFC 7591, 7592) of fapi2 TPPs. */
+  registrations: RegistrationService;
   consents: ConsentService;
   tokens: TokenService;
   /** Alias and bank routing (identity and banks registries, through the router). */
@@ -60,9 +64,11 @@ export function createOpenBankingModules(
   const bankCapabilities = new BankCapabilitiesClient(call);
   const accounts = new AccountService(directory, cores);
   const otpGuard = new OtpGuard(call, settings.platformSecret, logger.child({ component: 'otp-guard' }));
+  const tpps = new TppService(settings);
   return {
-    tpps: new TppService(settings),
-    tokens: new TokenService(),
+    tpps,
+    registrations: new RegistrationService({ directoryJwks: settings.directoryJwks }, tpps),
+    tokens: new TokenService(new ClientAuthenticator(audienceOf(publicBaseUrl))),
     consents: new ConsentService({ publicBaseUrl }, bankCapabilities),
     directory,
     cores,

@@ -9,6 +9,7 @@ import { createRevocationResolver } from './consent/revocation.resolver';
 import { toConsent } from './consent/consent.type';
 import { createAuthorizationServerResolver } from './grant/authorization-server.resolver';
 import { createTokenResolver } from './grant/token.resolver';
+import { createRegistrationResolver } from './registration/registration.resolver';
 import { NO_TEST_CORES } from '@gateway/bank-core-client';
 import { createOpenBankingModules, type OpenBankingModules } from './modules';
 import type { OpenBankingSettings } from './settings';
@@ -39,8 +40,9 @@ export async function buildOpenBankingSchema(
       createPaymentOrderResolver(modules.paymentOrders),
       createScaResolver(modules.sca),
       PaymentOrderUpdatesResolver,
+      createRegistrationResolver(modules.registrations, modules.consents.settings.publicBaseUrl),
       // The issuer is the consents' public base: the one the approval's `iss` names.
-      createAuthorizationServerResolver(modules.consents.settings.publicBaseUrl),
+      createAuthorizationServerResolver(modules.consents.settings.publicBaseUrl, modules.registrations.enabled),
     ],
     referenceResolvers: {
       // Another subgraph's reference to a TPP it knows only by id; null for an unknown one.

@@ -16,6 +16,7 @@ import { startTestBanks } from '@gateway/bank-sandbox';
 import { createOpenBankingModules } from './modules';
 import { buildOpenBankingSchema } from './schema';
 import type { CoreCallSettings, OpenBankingSettings } from './settings';
+import type { PublicJwks } from './signing-keys/jwks';
 import { consumeMovementOutcomes } from './payment-order/movement-outcomes';
 
 export const OPEN_BANKING_SCHEMA = 'open_banking';
@@ -34,6 +35,8 @@ export interface OpenBankingStartOptions extends SubgraphStartOptions {
   webhookPrivateTargets?: boolean;
   /** Bank-core reads one GraphQL request may make (OB_MAX_CORE_CALLS_PER_REQUEST); default 10. */
   maxCoreCallsPerRequest?: number;
+  /** OB_DIRECTORY_JWKS: the directory's keys, enabling dynamic client registration (RFC 7591). */
+  directoryJwks?: PublicJwks;
 }
 
 /** Starts the open-banking subgraph: migrations, schema, HTTP server, the consent expiry job; with a bus, the outbox relay. */
@@ -58,6 +61,7 @@ export async function start(options: OpenBankingStartOptions): Promise<RunningSe
     cores: options.cores,
     scaTtlMs: options.scaTtlMs,
     maxCoreCallsPerRequest: options.maxCoreCallsPerRequest,
+    directoryJwks: options.directoryJwks,
     logger,
     metrics: registry,
   };

@@ -1,5 +1,6 @@
 import type { Logger } from '@gateway/kernel';
 import type { Registry } from 'prom-client';
+import type { PublicJwks } from './signing-keys/jwks';
 
 /**
  * Deadlines of open-banking's bank-core calls: the OTP check behind the consent page and the live
@@ -37,6 +38,11 @@ export interface OpenBankingSettings {
   scaTtlMs?: number;
   /** Bank-core reads one GraphQL request may make (OB_MAX_CORE_CALLS_PER_REQUEST). Default 10. */
   maxCoreCallsPerRequest?: number;
+  /**
+   * OB_DIRECTORY_JWKS: the keys of the directory whose software statements admit a TPP to dynamic
+   * client registration (RFC 7591). Unset: registration is not enabled.
+   */
+  directoryJwks?: PublicJwks;
   logger?: Logger;
   /** The service's metrics registry (/metrics): the bank-core clients' call metrics go there. */
   metrics?: Registry;

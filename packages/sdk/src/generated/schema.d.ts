@@ -180,7 +180,7 @@ export interface paths {
         put?: never;
         /**
          * Register a TPP
-         * @description Operator only. Returns the TPP access token (tpk_…) and the webhook secret, each shown this once.
+         * @description Operator only. Returns the webhook secret and, for a spec TPP, the TPP access token (tpk_…), each shown this once. A fapi2 TPP (security_profile fapi2, with jwks) gets no tpk_: it authenticates at POST /ob/token with private_key_jwt and uses client_credentials access tokens. TPPs may also register themselves with a directory-signed software statement (POST /ob/register).
          */
         post: operations["registerTpp"];
         delete?: never;
@@ -196,7 +196,11 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get?: never;
+        /**
+         * Read a TPP
+         * @description An operator or the TPP itself (a spec TPP with its tpk_ token, a fapi2 TPP with its client_credentials token; another TPP gets 404). Shows its security profile and, for a fapi2 TPP, its public keys; never a secret.
+         */
+        get: operations["getTpp"];
         put?: never;
         post?: never;
         delete?: never;
@@ -287,8 +291,8 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Exchange an authorization code, or refresh tokens
-         * @description OAuth 2.0 token endpoint for public clients (no client secret; PKCE S256), application/x-www-form-urlencoded only (a JSON body is refused). grant_type=authorization_code takes code, redirect_uri, consent_id and code_verifier; grant_type=refresh_token takes refresh_token and consent_id. client_id may be sent (OAuth public clients do) and must then be the consent’s TPP; other parameters are ignored (RFC 6749 3.2) and a parameter sent twice is refused. Codes are single use and live 60 seconds; a code presented again is refused and revokes every token issued from it. Refresh tokens are single use: each refresh returns a new pair and the previous refresh and access tokens stop working at once; an already rotated refresh token presented again revokes every token of the grant (401 TOKEN_REVOKED). Every answer, errors included, carries Cache-Control: no-store and Pragma: no-cache. 30 requests per minute per TPP. Errors use this API's error object ({error: {code, message, detail, request_id}}), not RFC 6749's {"error": "invalid_grant"}. RFC 6749 equivalents: INVALID_GRANT ≈ invalid_grant (unknown, expired or used code; code of another consent or redirect_uri; unknown or expired refresh token); PKCE_INVALID ≈ invalid_grant (code_verifier does not match the challenge); VALIDATION_ERROR ≈ invalid_request (missing or malformed field, detail names it) or unsupported_grant_type (detail names grant_type); TOKEN_REVOKED, CONSENT_REVOKED and CONSENT_EXPIRED ≈ invalid_grant.
+         * Exchange an authorization code, refresh tokens, or get a fapi2 TPP’s own token
+         * @description OAuth 2.0 token endpoint, application/x-www-form-urlencoded only (a JSON body is refused). grant_type=authorization_code takes code, redirect_uri, consent_id and code_verifier; grant_type=refresh_token takes refresh_token and consent_id; grant_type=client_credentials (fapi2 TPPs) takes an optional scope (accounts and/or payments, both by default) and answers an access token (cat_…) for the TPP itself, no refresh token. Client authentication: a TPP of security_profile spec is a public client (no client secret; PKCE S256) and sends no assertion. A fapi2 TPP authenticates every grant with private_key_jwt (RFC 7523): client_assertion_type=urn:ietf:params:oauth:client-assertion-type:jwt-bearer and client_assertion, a JWT signed (ES256, PS256, EdDSA; never none or HMAC) by a key of its registered jwks named by kid, with iss = sub = its client_id, aud = the issuer (the token endpoint URL is accepted too), exp at most 60 s ahead and not past, and a jti never used before (a replay is refused on every instance). A fapi2 TPP without an assertion, a spec TPP with one, or any failing rule: 401 INVALID_CLIENT naming the rule. client_id may be sent (OAuth clients do) and must then be the consent’s TPP (and the assertion’s iss); other parameters are ignored (RFC 6749 3.2) and a parameter sent twice is refused. Codes are single use and live 60 seconds; a code presented again is refused and revokes every token issued from it. Refresh tokens are single use: each refresh returns a new pair and the previous refresh and access tokens stop working at once; an already rotated refresh token presented again revokes every token of the grant (401 TOKEN_REVOKED). Every answer, errors included, carries Cache-Control: no-store and Pragma: no-cache. 30 requests per minute per TPP. Errors use this API's error object ({error: {code, message, detail, request_id}}), not RFC 6749's {"error": "invalid_grant"}. RFC 6749 equivalents: INVALID_GRANT ≈ invalid_grant (unknown, expired or used code; code of another consent or redirect_uri; unknown or expired refresh token); PKCE_INVALID ≈ invalid_grant (code_verifier does not match the challenge); VALIDATION_ERROR ≈ invalid_request (missing or malformed field, detail names it) or unsupported_grant_type (detail names grant_type) or invalid_scope (detail names scope); TOKEN_REVOKED, CONSENT_REVOKED and CONSENT_EXPIRED ≈ invalid_grant; INVALID_CLIENT = invalid_client.
          */
         post: operations["token"];
         delete?: never;
@@ -312,6 +316,54 @@ export interface paths {
         put?: never;
         post?: never;
         delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/ob/register": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Register a fapi2 TPP (dynamic client registration, RFC 7591)
+         * @description Public: the credential is software_statement, a JWT signed (ES256, PS256 or EdDSA) by a key of the directory the operator trusts (OB_DIRECTORY_JWKS). Its claims: software_id (required), software_client_name (required; the name customers see), software_redirect_uris (optional: when present, every redirect_uri registered must be one of them), iss and iat (required), exp (optional). The TPP is registered with security_profile fapi2: it authenticates at POST /ob/token with private_key_jwt using a key of jwks, gets its own access token with grant_type=client_credentials (no tpk_ is issued), and manages the registration with registration_access_token (shown once, stored hashed). Errors are this API’s error object, with RFC 7591 3.2.2’s codes: INVALID_SOFTWARE_STATEMENT (malformed, expired, missing claim), UNAPPROVED_SOFTWARE_STATEMENT (no directory key verifies it), INVALID_CLIENT_METADATA (jwks, token_endpoint_auth_method, webhook_url, mode; the detail names the field), INVALID_REDIRECT_URI; a missing or mistyped field is 400 VALIDATION_ERROR. Without OB_DIRECTORY_JWKS the server answers 403 REGISTRATION_NOT_ENABLED.
+         */
+        post: operations["registerClient"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/ob/register/{client_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read a TPP's registration (RFC 7592)
+         * @description With the registration access token of this client; any other credential, or a deleted client, is 401 UNAUTHORIZED. The token itself is not shown again.
+         */
+        get: operations["clientRegistration"];
+        /**
+         * Replace a TPP's registration (RFC 7592)
+         * @description With the registration access token of this client. The whole metadata is sent again (keys, redirect URIs, webhook URL); an omitted webhook_url is removed. client_id may be sent and must then be the path’s. The name and software_id stay the directory’s. Rotating keys: send the new set, old keys stop verifying at once.
+         */
+        put: operations["updateClientRegistration"];
+        post?: never;
+        /**
+         * Delete a TPP's registration (RFC 7592)
+         * @description With the registration access token of this client. The TPP is DISABLED for good: the registration and client tokens, and every code and token of its consents, are revoked at once; its client assertions are refused (INVALID_CLIENT).
+         */
+        delete: operations["deleteClientRegistration"];
         options?: never;
         head?: never;
         patch?: never;
@@ -1457,7 +1509,7 @@ export interface paths {
         put?: never;
         /**
          * Rotate a TPP's access token
-         * @description The TPP itself (its tpk_ token; another TPP gets 404) or an operator. The new tpk_ is returned once; the old one stops working at once (401 INVALID_API_KEY).
+         * @description The TPP itself (its tpk_ token; another TPP gets 404) or an operator. The new tpk_ is returned once; the old one stops working at once (401 INVALID_API_KEY). A fapi2 TPP has no tpk_ and is refused (403 FORBIDDEN): it authenticates with private_key_jwt.
          */
         post: operations["rotateTppToken"];
         delete?: never;
@@ -2014,7 +2066,7 @@ export interface components {
         Error: {
             error: {
                 /** @enum {string} */
-                code: "INVALID_API_KEY" | "INVALID_BANK_KEY" | "TOKEN_EXPIRED" | "TOKEN_REVOKED" | "CONSENT_REVOKED" | "PKCE_INVALID" | "PKCE_METHOD_REJECTED" | "SESSION_NOT_FOUND" | "SESSION_EXPIRED" | "SESSION_ALREADY_COMPLETED" | "ALIAS_NOT_FOUND" | "ALIAS_INACTIVE" | "BANK_NOT_PARTICIPATING" | "AMOUNT_TOO_LOW" | "AMOUNT_TOO_HIGH" | "INSUFFICIENT_FUNDS" | "OTP_INVALID" | "OTP_EXPIRED" | "CBS_TIMEOUT" | "CBS_ERROR" | "CONSENT_NOT_FOUND" | "SCOPE_INSUFFICIENT" | "ACCOUNT_NOT_FOUND" | "SCA_REQUIRED" | "PAYMENT_ORDER_REJECTED" | "HANDLE_TAKEN" | "HANDLE_INVALID" | "BANK_NOT_REGISTERED" | "VALIDATION_ERROR" | "CONSENT_EXPIRED" | "INVALID_GRANT" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "BANK_ALREADY_REGISTERED" | "IBAN_INVALID" | "IBAN_NOT_AT_BANK" | "PHONE_TAKEN" | "MERCHANT_NOT_FOUND" | "TPP_NOT_FOUND" | "CONSENT_ALREADY_DECIDED" | "PAYMENT_ORDER_NOT_FOUND" | "PAYMENT_ORDER_NOT_PENDING_SCA" | "WEBHOOK_DELIVERY_NOT_FOUND" | "WEBHOOK_ENDPOINT_NOT_FOUND" | "WEBHOOK_ENDPOINT_LIMIT_REACHED" | "WEBHOOK_REPLAY_IN_PROGRESS" | "EVENT_NOT_FOUND" | "MOVEMENT_NOT_FOUND" | "REFUND_NOT_HELD" | "SETTLEMENT_CYCLE_NOT_FOUND" | "SESSION_IN_PROGRESS" | "SESSION_FAILED" | "SESSION_NOT_PENDING" | "REFUND_NOT_ALLOWED" | "REFUND_AMOUNT_EXCEEDED" | "REFUND_NOT_FOUND" | "MANDATE_NOT_FOUND" | "MANDATE_NOT_ACTIVE" | "MANDATE_LIMIT_EXCEEDED" | "MANDATE_NOT_STARTED" | "MANDATE_NOT_PENDING_CONFIRMATION" | "MANDATE_CHARGE_NOT_FOUND" | "CURRENCY_MISMATCH" | "ADMIN_KEY_NOT_FOUND" | "ADMIN_KEY_NAME_TAKEN" | "NET_DEBIT_CAP_EXCEEDED" | "NET_DEBIT_CAP_ABOVE_LIQUIDITY" | "IDEMPOTENCY_KEY_IN_USE" | "IDEMPOTENCY_KEY_REUSED" | "BANK_SUSPENDED" | "MERCHANT_SUSPENDED" | "TPP_SUSPENDED" | "PAYLOAD_TOO_LARGE" | "RATE_LIMITED" | "INTERNAL_ERROR" | "SERVICE_UNAVAILABLE";
+                code: "INVALID_API_KEY" | "INVALID_BANK_KEY" | "TOKEN_EXPIRED" | "TOKEN_REVOKED" | "CONSENT_REVOKED" | "PKCE_INVALID" | "PKCE_METHOD_REJECTED" | "SESSION_NOT_FOUND" | "SESSION_EXPIRED" | "SESSION_ALREADY_COMPLETED" | "ALIAS_NOT_FOUND" | "ALIAS_INACTIVE" | "BANK_NOT_PARTICIPATING" | "AMOUNT_TOO_LOW" | "AMOUNT_TOO_HIGH" | "INSUFFICIENT_FUNDS" | "OTP_INVALID" | "OTP_EXPIRED" | "CBS_TIMEOUT" | "CBS_ERROR" | "CONSENT_NOT_FOUND" | "SCOPE_INSUFFICIENT" | "ACCOUNT_NOT_FOUND" | "SCA_REQUIRED" | "PAYMENT_ORDER_REJECTED" | "HANDLE_TAKEN" | "HANDLE_INVALID" | "BANK_NOT_REGISTERED" | "VALIDATION_ERROR" | "CONSENT_EXPIRED" | "INVALID_GRANT" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "BANK_ALREADY_REGISTERED" | "IBAN_INVALID" | "IBAN_NOT_AT_BANK" | "PHONE_TAKEN" | "MERCHANT_NOT_FOUND" | "TPP_NOT_FOUND" | "CONSENT_ALREADY_DECIDED" | "PAYMENT_ORDER_NOT_FOUND" | "PAYMENT_ORDER_NOT_PENDING_SCA" | "WEBHOOK_DELIVERY_NOT_FOUND" | "WEBHOOK_ENDPOINT_NOT_FOUND" | "WEBHOOK_ENDPOINT_LIMIT_REACHED" | "WEBHOOK_REPLAY_IN_PROGRESS" | "EVENT_NOT_FOUND" | "MOVEMENT_NOT_FOUND" | "REFUND_NOT_HELD" | "SETTLEMENT_CYCLE_NOT_FOUND" | "SESSION_IN_PROGRESS" | "SESSION_FAILED" | "SESSION_NOT_PENDING" | "REFUND_NOT_ALLOWED" | "REFUND_AMOUNT_EXCEEDED" | "REFUND_NOT_FOUND" | "MANDATE_NOT_FOUND" | "MANDATE_NOT_ACTIVE" | "MANDATE_LIMIT_EXCEEDED" | "MANDATE_NOT_STARTED" | "MANDATE_NOT_PENDING_CONFIRMATION" | "MANDATE_CHARGE_NOT_FOUND" | "CURRENCY_MISMATCH" | "ADMIN_KEY_NOT_FOUND" | "ADMIN_KEY_NAME_TAKEN" | "NET_DEBIT_CAP_EXCEEDED" | "NET_DEBIT_CAP_ABOVE_LIQUIDITY" | "IDEMPOTENCY_KEY_IN_USE" | "IDEMPOTENCY_KEY_REUSED" | "BANK_SUSPENDED" | "MERCHANT_SUSPENDED" | "TPP_SUSPENDED" | "INVALID_CLIENT" | "INVALID_SOFTWARE_STATEMENT" | "UNAPPROVED_SOFTWARE_STATEMENT" | "INVALID_CLIENT_METADATA" | "INVALID_REDIRECT_URI" | "REGISTRATION_NOT_ENABLED" | "PAYLOAD_TOO_LARGE" | "RATE_LIMITED" | "INTERNAL_ERROR" | "SERVICE_UNAVAILABLE";
                 message: string;
                 /** @description What exactly was wrong; names the field for VALIDATION_ERROR. */
                 detail: string;
@@ -4630,7 +4682,12 @@ export interface operations {
                  *       "redirect_uris": [
                  *         "https://app.example/callback"
                  *       ],
-                 *       "webhook_url": "https://shop.example/payments/return"
+                 *       "webhook_url": "https://shop.example/payments/return",
+                 *       "security_profile": "string",
+                 *       "jwks": {
+                 *         "property1": null,
+                 *         "property2": null
+                 *       }
                  *     }
                  */
                 "application/json": {
@@ -4641,6 +4698,12 @@ export interface operations {
                     redirect_uris: string[];
                     /** @description Where Open Banking events (consent.*, payment_order.*) are delivered, signed with webhook_secret. */
                     webhook_url?: string | null;
+                    /** @description spec (the spec's flow: tpk_ token, public client at /ob/token) or fapi2 (confidential client: private_key_jwt with a key of jwks; client_credentials tokens instead of tpk_). Default spec; fixed at registration. */
+                    security_profile?: string | null;
+                    /** @description fapi2 only, and required there: a JWK Set {keys: [...]} of 1-10 public keys, kty EC (P-256, ES256), RSA (≥ 2048 bits, PS256) or OKP (Ed25519, EdDSA), each with a unique kid; private members (d, p, q, ...) are refused (400 VALIDATION_ERROR naming the key). */
+                    jwks?: {
+                        [key: string]: unknown;
+                    } | null;
                 };
             };
         };
@@ -4665,6 +4728,22 @@ export interface operations {
                      *       ],
                      *       "webhook_url": "https://shop.example/payments/return",
                      *       "status": "string",
+                     *       "security_profile": "spec",
+                     *       "jwks": {
+                     *         "keys": [
+                     *           {
+                     *             "kty": "string",
+                     *             "kid": "string",
+                     *             "use": "string",
+                     *             "alg": "string",
+                     *             "crv": "string",
+                     *             "x": "string",
+                     *             "y": "string",
+                     *             "n": "string",
+                     *             "e": "string"
+                     *           }
+                     *         ]
+                     *       },
                      *       "created_at": "2026-11-24T09:30:00.000Z",
                      *       "tpp_access_token": "tpk_R8sT4vW9yZ1aB3cD5eF6gH0jXq7LmN2p",
                      *       "webhook_secret": "whsec_5eF6gH0jXq7LmN2pR8sT4vW9yZ1aB3cD"
@@ -4680,10 +4759,27 @@ export interface operations {
                         webhook_url: string | null;
                         /** @description ACTIVE. */
                         status: string;
+                        /** @enum {string} */
+                        security_profile: "spec" | "fapi2";
+                        jwks: {
+                            keys: {
+                                /** @description EC, RSA or OKP. */
+                                kty: string;
+                                kid: string;
+                                use?: string;
+                                /** @description ES256, PS256 or EdDSA. */
+                                alg?: string;
+                                crv?: string;
+                                x?: string;
+                                y?: string;
+                                n?: string;
+                                e?: string;
+                            }[];
+                        } | null;
                         /** @description ISO 8601 UTC. */
                         created_at: string;
-                        /** @description tpk_…, for Authorization: Bearer. Shown once. */
-                        tpp_access_token: string;
+                        /** @description tpk_…, for Authorization: Bearer. Shown once. null for a fapi2 TPP (no tpk_). */
+                        tpp_access_token: string | null;
                         /** @description whsec_…. Shown once. */
                         webhook_secret: string;
                     };
@@ -4717,6 +4813,203 @@ export interface operations {
             };
             /** @description FORBIDDEN: Valid credentials, insufficient permissions */
             403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: Request body exceeds 1 MiB */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED: Rate limit exceeded */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INTERNAL_ERROR: Gateway internal error */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: Gateway temporarily unavailable */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getTpp: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description req_ followed by up to 64 letters or digits; echoed back. Generated when absent or malformed. */
+                "X-Request-Id"?: components["parameters"]["X-Request-Id"];
+            };
+            path: {
+                /** @description TPP id (tpp_…). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "tpp_id": "tpp_2JkL9mNb4VcX7zQw1ErT6yUi",
+                     *       "name": "Demo Shop",
+                     *       "mode": "string",
+                     *       "redirect_uris": [
+                     *         "https://app.example/callback"
+                     *       ],
+                     *       "webhook_url": "https://shop.example/payments/return",
+                     *       "status": "string",
+                     *       "security_profile": "spec",
+                     *       "jwks": {
+                     *         "keys": [
+                     *           {
+                     *             "kty": "string",
+                     *             "kid": "string",
+                     *             "use": "string",
+                     *             "alg": "string",
+                     *             "crv": "string",
+                     *             "x": "string",
+                     *             "y": "string",
+                     *             "n": "string",
+                     *             "e": "string"
+                     *           }
+                     *         ]
+                     *       },
+                     *       "created_at": "2026-11-24T09:30:00.000Z"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description tpp_… */
+                        tpp_id: string;
+                        name: string;
+                        /** @description test or live: a test TPP's consents and payment orders never move real funds. */
+                        mode: string;
+                        redirect_uris: string[];
+                        webhook_url: string | null;
+                        /** @description ACTIVE, SUSPENDED (by an operator: its tpk_ token and its consents’ tokens answer 403 TPP_SUSPENDED) or DISABLED (deleted by its client, RFC 7592). */
+                        status: string;
+                        /**
+                         * @description spec (the spec's flow: tpk_ token, public client at /ob/token) or fapi2 (confidential client: private_key_jwt with a key of jwks; client_credentials tokens instead of tpk_).
+                         * @enum {string}
+                         */
+                        security_profile: "spec" | "fapi2";
+                        /** @description The public signing keys of a fapi2 TPP; null for a spec TPP. */
+                        jwks: {
+                            keys: {
+                                /** @description EC, RSA or OKP. */
+                                kty: string;
+                                kid: string;
+                                use?: string;
+                                /** @description ES256, PS256 or EdDSA. */
+                                alg?: string;
+                                crv?: string;
+                                x?: string;
+                                y?: string;
+                                n?: string;
+                                e?: string;
+                            }[];
+                        } | null;
+                        /** @description ISO 8601 UTC. */
+                        created_at: string;
+                    };
+                };
+            };
+            /** @description VALIDATION_ERROR: Invalid parameters */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INVALID_API_KEY: API key missing, malformed or revoked; UNAUTHORIZED: Missing or invalid credentials */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description FORBIDDEN: Valid credentials, insufficient permissions; TPP_SUSPENDED: The TPP is suspended by the operator */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description TPP_NOT_FOUND: Unknown TPP */
+            404: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -4831,6 +5124,22 @@ export interface operations {
                      *       ],
                      *       "webhook_url": "https://shop.example/payments/return",
                      *       "status": "string",
+                     *       "security_profile": "spec",
+                     *       "jwks": {
+                     *         "keys": [
+                     *           {
+                     *             "kty": "string",
+                     *             "kid": "string",
+                     *             "use": "string",
+                     *             "alg": "string",
+                     *             "crv": "string",
+                     *             "x": "string",
+                     *             "y": "string",
+                     *             "n": "string",
+                     *             "e": "string"
+                     *           }
+                     *         ]
+                     *       },
                      *       "created_at": "2026-11-24T09:30:00.000Z"
                      *     }
                      */
@@ -4842,8 +5151,29 @@ export interface operations {
                         mode: string;
                         redirect_uris: string[];
                         webhook_url: string | null;
-                        /** @description ACTIVE or SUSPENDED (by an operator: its tpk_ token and its consents’ tokens answer 403 TPP_SUSPENDED). */
+                        /** @description ACTIVE, SUSPENDED (by an operator: its tpk_ token and its consents’ tokens answer 403 TPP_SUSPENDED) or DISABLED (deleted by its client, RFC 7592). */
                         status: string;
+                        /**
+                         * @description spec (the spec's flow: tpk_ token, public client at /ob/token) or fapi2 (confidential client: private_key_jwt with a key of jwks; client_credentials tokens instead of tpk_).
+                         * @enum {string}
+                         */
+                        security_profile: "spec" | "fapi2";
+                        /** @description The public signing keys of a fapi2 TPP; null for a spec TPP. */
+                        jwks: {
+                            keys: {
+                                /** @description EC, RSA or OKP. */
+                                kty: string;
+                                kid: string;
+                                use?: string;
+                                /** @description ES256, PS256 or EdDSA. */
+                                alg?: string;
+                                crv?: string;
+                                x?: string;
+                                y?: string;
+                                n?: string;
+                                e?: string;
+                            }[];
+                        } | null;
                         /** @description ISO 8601 UTC. */
                         created_at: string;
                     };
@@ -5888,12 +6218,15 @@ export interface operations {
                  *       "consent_id": "con_8PoI7uYt6ReW5qAs4DfG3hJk",
                  *       "code_verifier": "string",
                  *       "refresh_token": "rt_B3cD5eF6gH0jXq7LmN2pR8sT4vW9yZ1a",
-                 *       "client_id": "string"
+                 *       "client_id": "string",
+                 *       "scope": "string",
+                 *       "client_assertion_type": "string",
+                 *       "client_assertion": "string"
                  *     }
                  */
                 "application/x-www-form-urlencoded": {
                     /** @enum {string} */
-                    grant_type: "authorization_code" | "refresh_token";
+                    grant_type: "authorization_code" | "refresh_token" | "client_credentials";
                     /** @description authorization_code: the code from the redirect (oac_…). */
                     code?: string;
                     /** @description authorization_code: exactly the redirect_uri of the consent request. */
@@ -5906,6 +6239,12 @@ export interface operations {
                     refresh_token?: string;
                     /** @description Optional: the TPP id (tpp_…); when sent it must be the consent’s TPP. */
                     client_id?: string;
+                    /** @description client_credentials: accounts and/or payments, space-separated (both when omitted). */
+                    scope?: string;
+                    /** @description fapi2 TPPs (private_key_jwt): urn:ietf:params:oauth:client-assertion-type:jwt-bearer. Never sent by spec TPPs. */
+                    client_assertion_type?: string;
+                    /** @description fapi2 TPPs (private_key_jwt): the signed client assertion (a JWT; see above). Never sent by spec TPPs. */
+                    client_assertion?: string;
                 };
             };
         };
@@ -5930,10 +6269,10 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @description Opaque (at_…), valid 15 minutes. */
+                        /** @description Opaque, valid 15 minutes: at_… for a consent, cat_… for a fapi2 TPP itself (client_credentials). */
                         access_token: string;
-                        /** @description Opaque (rt_…), valid 90 days, single use. */
-                        refresh_token: string;
+                        /** @description Opaque (rt_…), valid 90 days, single use. Not issued for client_credentials. */
+                        refresh_token?: string;
                         /** @constant */
                         token_type: "Bearer";
                         /**
@@ -5959,7 +6298,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description TOKEN_REVOKED: Token revoked (consent deleted); CONSENT_REVOKED: Consent revoked; restart the flow; CONSENT_EXPIRED: Consent expired; restart the flow; UNAUTHORIZED: Missing or invalid credentials */
+            /** @description TOKEN_REVOKED: Token revoked (consent deleted); CONSENT_REVOKED: Consent revoked; restart the flow; CONSENT_EXPIRED: Consent expired; restart the flow; INVALID_CLIENT: Client authentication failed; UNAUTHORIZED: Missing or invalid credentials */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -6079,6 +6418,10 @@ export interface operations {
                      *       "token_endpoint_auth_methods_supported": [
                      *         "string"
                      *       ],
+                     *       "token_endpoint_auth_signing_alg_values_supported": [
+                     *         "string"
+                     *       ],
+                     *       "registration_endpoint": "string",
                      *       "authorization_response_iss_parameter_supported": true,
                      *       "scopes_supported": [
                      *         "string"
@@ -6095,7 +6438,12 @@ export interface operations {
                         response_types_supported: string[];
                         grant_types_supported: string[];
                         code_challenge_methods_supported: string[];
+                        /** @description none (spec TPPs, public clients) and private_key_jwt (fapi2 TPPs). */
                         token_endpoint_auth_methods_supported: string[];
+                        /** @description Algorithms of private_key_jwt client assertions: ES256, PS256, EdDSA. */
+                        token_endpoint_auth_signing_alg_values_supported: string[];
+                        /** @description {issuer}/ob/register (RFC 7591), present only when the operator enabled registration (OB_DIRECTORY_JWKS). */
+                        registration_endpoint?: string;
                         authorization_response_iss_parameter_supported: boolean;
                         scopes_supported: string[];
                         service_documentation: string;
@@ -6129,6 +6477,788 @@ export interface operations {
                 };
             };
             /** @description MERCHANT_SUSPENDED: The merchant is suspended by the operator; BANK_SUSPENDED: The bank is suspended by the operator; TPP_SUSPENDED: The TPP is suspended by the operator */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: Request body exceeds 1 MiB */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED: Rate limit exceeded */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INTERNAL_ERROR: Gateway internal error */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: Gateway temporarily unavailable */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    registerClient: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description req_ followed by up to 64 letters or digits; echoed back. Generated when absent or malformed. */
+                "X-Request-Id"?: components["parameters"]["X-Request-Id"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "software_statement": "string",
+                 *       "jwks": {
+                 *         "property1": null,
+                 *         "property2": null
+                 *       },
+                 *       "redirect_uris": [
+                 *         "https://app.example/callback"
+                 *       ],
+                 *       "token_endpoint_auth_method": "string",
+                 *       "webhook_url": "https://shop.example/payments/return",
+                 *       "mode": "string"
+                 *     }
+                 */
+                "application/json": {
+                    /** @description The directory-signed software statement (a JWT). */
+                    software_statement: string;
+                    /** @description The TPP’s public signing keys, a JWK Set {keys: [...]}: 1-10 keys of kty EC (P-256, ES256), RSA (≥ 2048 bits, PS256) or OKP (Ed25519, EdDSA), each with a kid unique in the set (client assertions name their key by kid); private members are refused. Only public members are kept. */
+                    jwks: {
+                        [key: string]: unknown;
+                    };
+                    /** @description 1-10 absolute URLs without fragment (https in production), matched exactly later; each must be among the statement’s software_redirect_uris when it lists them. */
+                    redirect_uris: string[];
+                    /** @description private_key_jwt; any other value is refused (INVALID_CLIENT_METADATA). */
+                    token_endpoint_auth_method: string;
+                    /** @description Where Open Banking events are delivered, signed with webhook_secret. */
+                    webhook_url?: string | null;
+                    /** @description test (default) or live, fixed at registration. */
+                    mode?: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Created. */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "client_id": "string",
+                     *       "client_id_issued_at": 30,
+                     *       "client_name": "string",
+                     *       "software_id": "string",
+                     *       "redirect_uris": [
+                     *         "https://app.example/callback"
+                     *       ],
+                     *       "jwks": {
+                     *         "keys": [
+                     *           {
+                     *             "kty": "string",
+                     *             "kid": "string",
+                     *             "use": "string",
+                     *             "alg": "string",
+                     *             "crv": "string",
+                     *             "x": "string",
+                     *             "y": "string",
+                     *             "n": "string",
+                     *             "e": "string"
+                     *           }
+                     *         ]
+                     *       },
+                     *       "token_endpoint_auth_method": "private_key_jwt",
+                     *       "grant_types": [
+                     *         "string"
+                     *       ],
+                     *       "response_types": [
+                     *         "string"
+                     *       ],
+                     *       "webhook_url": "https://shop.example/payments/return",
+                     *       "mode": "string",
+                     *       "security_profile": "fapi2",
+                     *       "status": "string",
+                     *       "registration_client_uri": "https://app.example/callback",
+                     *       "registration_access_token": "string",
+                     *       "webhook_secret": "whsec_5eF6gH0jXq7LmN2pR8sT4vW9yZ1aB3cD"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description The TPP id (tpp_…): client_id at POST /ob/token and in client assertions (iss, sub). */
+                        client_id: string;
+                        /** @description Seconds since the epoch. */
+                        client_id_issued_at: number;
+                        /** @description software_client_name of the software statement, shown on the consent page. */
+                        client_name: string;
+                        software_id: string;
+                        redirect_uris: string[];
+                        jwks: {
+                            keys: {
+                                /** @description EC, RSA or OKP. */
+                                kty: string;
+                                kid: string;
+                                use?: string;
+                                /** @description ES256, PS256 or EdDSA. */
+                                alg?: string;
+                                crv?: string;
+                                x?: string;
+                                y?: string;
+                                n?: string;
+                                e?: string;
+                            }[];
+                        };
+                        /** @constant */
+                        token_endpoint_auth_method: "private_key_jwt";
+                        /** @description authorization_code, refresh_token, client_credentials. */
+                        grant_types: string[];
+                        response_types: string[];
+                        webhook_url: string | null;
+                        /** @description test or live, fixed at registration. */
+                        mode: string;
+                        /** @constant */
+                        security_profile: "fapi2";
+                        /** @description ACTIVE or SUSPENDED (by an operator). */
+                        status: string;
+                        /** @description {issuer}/ob/register/{client_id}: GET, PUT and DELETE with the registration access token. */
+                        registration_client_uri: string;
+                        /** @description rat_…, for Authorization: Bearer on registration_client_uri. Shown once. */
+                        registration_access_token: string;
+                        /** @description whsec_…, keys the webhook signatures. Shown once. */
+                        webhook_secret: string;
+                    };
+                };
+            };
+            /** @description INVALID_SOFTWARE_STATEMENT: The software statement is invalid; UNAPPROVED_SOFTWARE_STATEMENT: The software statement is not signed by a directory this server trusts; INVALID_CLIENT_METADATA: A client metadata field is invalid; INVALID_REDIRECT_URI: A redirect URI is invalid; VALIDATION_ERROR: Invalid parameters */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNAUTHORIZED: Missing or invalid credentials */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description REGISTRATION_NOT_ENABLED: Dynamic client registration is not enabled on this server (no OB_DIRECTORY_JWKS); MERCHANT_SUSPENDED: The merchant is suspended by the operator; BANK_SUSPENDED: The bank is suspended by the operator; TPP_SUSPENDED: The TPP is suspended by the operator */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: Request body exceeds 1 MiB */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED: Rate limit exceeded */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INTERNAL_ERROR: Gateway internal error */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: Gateway temporarily unavailable */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    clientRegistration: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description req_ followed by up to 64 letters or digits; echoed back. Generated when absent or malformed. */
+                "X-Request-Id"?: components["parameters"]["X-Request-Id"];
+            };
+            path: {
+                /** @description The client id (tpp_…). */
+                client_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "client_id": "string",
+                     *       "client_id_issued_at": 30,
+                     *       "client_name": "string",
+                     *       "software_id": "string",
+                     *       "redirect_uris": [
+                     *         "https://app.example/callback"
+                     *       ],
+                     *       "jwks": {
+                     *         "keys": [
+                     *           {
+                     *             "kty": "string",
+                     *             "kid": "string",
+                     *             "use": "string",
+                     *             "alg": "string",
+                     *             "crv": "string",
+                     *             "x": "string",
+                     *             "y": "string",
+                     *             "n": "string",
+                     *             "e": "string"
+                     *           }
+                     *         ]
+                     *       },
+                     *       "token_endpoint_auth_method": "private_key_jwt",
+                     *       "grant_types": [
+                     *         "string"
+                     *       ],
+                     *       "response_types": [
+                     *         "string"
+                     *       ],
+                     *       "webhook_url": "https://shop.example/payments/return",
+                     *       "mode": "string",
+                     *       "security_profile": "fapi2",
+                     *       "status": "string",
+                     *       "registration_client_uri": "https://app.example/callback"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description The TPP id (tpp_…): client_id at POST /ob/token and in client assertions (iss, sub). */
+                        client_id: string;
+                        /** @description Seconds since the epoch. */
+                        client_id_issued_at: number;
+                        /** @description software_client_name of the software statement, shown on the consent page. */
+                        client_name: string;
+                        software_id: string;
+                        redirect_uris: string[];
+                        jwks: {
+                            keys: {
+                                /** @description EC, RSA or OKP. */
+                                kty: string;
+                                kid: string;
+                                use?: string;
+                                /** @description ES256, PS256 or EdDSA. */
+                                alg?: string;
+                                crv?: string;
+                                x?: string;
+                                y?: string;
+                                n?: string;
+                                e?: string;
+                            }[];
+                        };
+                        /** @constant */
+                        token_endpoint_auth_method: "private_key_jwt";
+                        /** @description authorization_code, refresh_token, client_credentials. */
+                        grant_types: string[];
+                        response_types: string[];
+                        webhook_url: string | null;
+                        /** @description test or live, fixed at registration. */
+                        mode: string;
+                        /** @constant */
+                        security_profile: "fapi2";
+                        /** @description ACTIVE or SUSPENDED (by an operator). */
+                        status: string;
+                        /** @description {issuer}/ob/register/{client_id}: GET, PUT and DELETE with the registration access token. */
+                        registration_client_uri: string;
+                    };
+                };
+            };
+            /** @description VALIDATION_ERROR: Invalid parameters */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNAUTHORIZED: Missing or invalid credentials */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description FORBIDDEN: Valid credentials, insufficient permissions; TPP_SUSPENDED: The TPP is suspended by the operator */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: Request body exceeds 1 MiB */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED: Rate limit exceeded */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INTERNAL_ERROR: Gateway internal error */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: Gateway temporarily unavailable */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    updateClientRegistration: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description req_ followed by up to 64 letters or digits; echoed back. Generated when absent or malformed. */
+                "X-Request-Id"?: components["parameters"]["X-Request-Id"];
+            };
+            path: {
+                /** @description The client id (tpp_…). */
+                client_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "client_id": "string",
+                 *       "jwks": {
+                 *         "property1": null,
+                 *         "property2": null
+                 *       },
+                 *       "redirect_uris": [
+                 *         "https://app.example/callback"
+                 *       ],
+                 *       "token_endpoint_auth_method": "string",
+                 *       "webhook_url": "https://shop.example/payments/return"
+                 *     }
+                 */
+                "application/json": {
+                    /** @description When sent, the path’s client_id. */
+                    client_id?: string | null;
+                    /** @description The TPP’s public signing keys, a JWK Set {keys: [...]}: 1-10 keys of kty EC (P-256, ES256), RSA (≥ 2048 bits, PS256) or OKP (Ed25519, EdDSA), each with a kid unique in the set (client assertions name their key by kid); private members are refused. Only public members are kept. */
+                    jwks: {
+                        [key: string]: unknown;
+                    };
+                    /** @description 1-10 absolute URLs without fragment (https in production), matched exactly later; each must be among the statement’s software_redirect_uris when it lists them. */
+                    redirect_uris: string[];
+                    /** @description private_key_jwt; any other value is refused (INVALID_CLIENT_METADATA). */
+                    token_endpoint_auth_method: string;
+                    /** @description Where Open Banking events are delivered, signed with webhook_secret. */
+                    webhook_url?: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "client_id": "string",
+                     *       "client_id_issued_at": 30,
+                     *       "client_name": "string",
+                     *       "software_id": "string",
+                     *       "redirect_uris": [
+                     *         "https://app.example/callback"
+                     *       ],
+                     *       "jwks": {
+                     *         "keys": [
+                     *           {
+                     *             "kty": "string",
+                     *             "kid": "string",
+                     *             "use": "string",
+                     *             "alg": "string",
+                     *             "crv": "string",
+                     *             "x": "string",
+                     *             "y": "string",
+                     *             "n": "string",
+                     *             "e": "string"
+                     *           }
+                     *         ]
+                     *       },
+                     *       "token_endpoint_auth_method": "private_key_jwt",
+                     *       "grant_types": [
+                     *         "string"
+                     *       ],
+                     *       "response_types": [
+                     *         "string"
+                     *       ],
+                     *       "webhook_url": "https://shop.example/payments/return",
+                     *       "mode": "string",
+                     *       "security_profile": "fapi2",
+                     *       "status": "string",
+                     *       "registration_client_uri": "https://app.example/callback"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description The TPP id (tpp_…): client_id at POST /ob/token and in client assertions (iss, sub). */
+                        client_id: string;
+                        /** @description Seconds since the epoch. */
+                        client_id_issued_at: number;
+                        /** @description software_client_name of the software statement, shown on the consent page. */
+                        client_name: string;
+                        software_id: string;
+                        redirect_uris: string[];
+                        jwks: {
+                            keys: {
+                                /** @description EC, RSA or OKP. */
+                                kty: string;
+                                kid: string;
+                                use?: string;
+                                /** @description ES256, PS256 or EdDSA. */
+                                alg?: string;
+                                crv?: string;
+                                x?: string;
+                                y?: string;
+                                n?: string;
+                                e?: string;
+                            }[];
+                        };
+                        /** @constant */
+                        token_endpoint_auth_method: "private_key_jwt";
+                        /** @description authorization_code, refresh_token, client_credentials. */
+                        grant_types: string[];
+                        response_types: string[];
+                        webhook_url: string | null;
+                        /** @description test or live, fixed at registration. */
+                        mode: string;
+                        /** @constant */
+                        security_profile: "fapi2";
+                        /** @description ACTIVE or SUSPENDED (by an operator). */
+                        status: string;
+                        /** @description {issuer}/ob/register/{client_id}: GET, PUT and DELETE with the registration access token. */
+                        registration_client_uri: string;
+                    };
+                };
+            };
+            /** @description INVALID_CLIENT_METADATA: A client metadata field is invalid; INVALID_REDIRECT_URI: A redirect URI is invalid; VALIDATION_ERROR: Invalid parameters */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNAUTHORIZED: Missing or invalid credentials */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description FORBIDDEN: Valid credentials, insufficient permissions; TPP_SUSPENDED: The TPP is suspended by the operator */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: Request body exceeds 1 MiB */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED: Rate limit exceeded */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INTERNAL_ERROR: Gateway internal error */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: Gateway temporarily unavailable */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    deleteClientRegistration: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description req_ followed by up to 64 letters or digits; echoed back. Generated when absent or malformed. */
+                "X-Request-Id"?: components["parameters"]["X-Request-Id"];
+            };
+            path: {
+                /** @description The client id (tpp_…). */
+                client_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Done; no body. */
+            204: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description VALIDATION_ERROR: Invalid parameters */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNAUTHORIZED: Missing or invalid credentials */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description FORBIDDEN: Valid credentials, insufficient permissions; TPP_SUSPENDED: The TPP is suspended by the operator */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -20166,6 +21296,22 @@ export interface operations {
                      *       ],
                      *       "webhook_url": "https://shop.example/payments/return",
                      *       "status": "string",
+                     *       "security_profile": "spec",
+                     *       "jwks": {
+                     *         "keys": [
+                     *           {
+                     *             "kty": "string",
+                     *             "kid": "string",
+                     *             "use": "string",
+                     *             "alg": "string",
+                     *             "crv": "string",
+                     *             "x": "string",
+                     *             "y": "string",
+                     *             "n": "string",
+                     *             "e": "string"
+                     *           }
+                     *         ]
+                     *       },
                      *       "created_at": "2026-11-24T09:30:00.000Z"
                      *     }
                      */
@@ -20177,8 +21323,29 @@ export interface operations {
                         mode: string;
                         redirect_uris: string[];
                         webhook_url: string | null;
-                        /** @description ACTIVE or SUSPENDED (by an operator: its tpk_ token and its consents’ tokens answer 403 TPP_SUSPENDED). */
+                        /** @description ACTIVE, SUSPENDED (by an operator: its tpk_ token and its consents’ tokens answer 403 TPP_SUSPENDED) or DISABLED (deleted by its client, RFC 7592). */
                         status: string;
+                        /**
+                         * @description spec (the spec's flow: tpk_ token, public client at /ob/token) or fapi2 (confidential client: private_key_jwt with a key of jwks; client_credentials tokens instead of tpk_).
+                         * @enum {string}
+                         */
+                        security_profile: "spec" | "fapi2";
+                        /** @description The public signing keys of a fapi2 TPP; null for a spec TPP. */
+                        jwks: {
+                            keys: {
+                                /** @description EC, RSA or OKP. */
+                                kty: string;
+                                kid: string;
+                                use?: string;
+                                /** @description ES256, PS256 or EdDSA. */
+                                alg?: string;
+                                crv?: string;
+                                x?: string;
+                                y?: string;
+                                n?: string;
+                                e?: string;
+                            }[];
+                        } | null;
                         /** @description ISO 8601 UTC. */
                         created_at: string;
                     };
@@ -20338,6 +21505,22 @@ export interface operations {
                      *       ],
                      *       "webhook_url": "https://shop.example/payments/return",
                      *       "status": "string",
+                     *       "security_profile": "spec",
+                     *       "jwks": {
+                     *         "keys": [
+                     *           {
+                     *             "kty": "string",
+                     *             "kid": "string",
+                     *             "use": "string",
+                     *             "alg": "string",
+                     *             "crv": "string",
+                     *             "x": "string",
+                     *             "y": "string",
+                     *             "n": "string",
+                     *             "e": "string"
+                     *           }
+                     *         ]
+                     *       },
                      *       "created_at": "2026-11-24T09:30:00.000Z"
                      *     }
                      */
@@ -20349,8 +21532,29 @@ export interface operations {
                         mode: string;
                         redirect_uris: string[];
                         webhook_url: string | null;
-                        /** @description ACTIVE or SUSPENDED (by an operator: its tpk_ token and its consents’ tokens answer 403 TPP_SUSPENDED). */
+                        /** @description ACTIVE, SUSPENDED (by an operator: its tpk_ token and its consents’ tokens answer 403 TPP_SUSPENDED) or DISABLED (deleted by its client, RFC 7592). */
                         status: string;
+                        /**
+                         * @description spec (the spec's flow: tpk_ token, public client at /ob/token) or fapi2 (confidential client: private_key_jwt with a key of jwks; client_credentials tokens instead of tpk_).
+                         * @enum {string}
+                         */
+                        security_profile: "spec" | "fapi2";
+                        /** @description The public signing keys of a fapi2 TPP; null for a spec TPP. */
+                        jwks: {
+                            keys: {
+                                /** @description EC, RSA or OKP. */
+                                kty: string;
+                                kid: string;
+                                use?: string;
+                                /** @description ES256, PS256 or EdDSA. */
+                                alg?: string;
+                                crv?: string;
+                                x?: string;
+                                y?: string;
+                                n?: string;
+                                e?: string;
+                            }[];
+                        } | null;
                         /** @description ISO 8601 UTC. */
                         created_at: string;
                     };

@@ -11,8 +11,9 @@ export function createConsentResolver(service: ConsentService) {
   class ConsentResolver {
     @Mutation(() => Consent, {
       description:
-        'Creates a consent request (the TPP access token; POST /ob/consents). Send the customer to consentUrl. ' +
-        'Errors: PKCE_METHOD_REJECTED, VALIDATION_ERROR, BANK_NOT_REGISTERED, BANK_NOT_PARTICIPATING.',
+        'Creates a consent request (POST /ob/consents): a spec TPP with its tpk_ token, a fapi2 TPP with its client_credentials access token ' +
+        '(scope accounts for account, balance and transaction scopes, payments for payments:write). Send the customer to consentUrl. ' +
+        'Errors: PKCE_METHOD_REJECTED, VALIDATION_ERROR, BANK_NOT_REGISTERED, BANK_NOT_PARTICIPATING, FORBIDDEN (a fapi2 TPP without the needed client scope).',
     })
     async createConsent(
       @Arg('input', { description: 'Bank, scopes, redirect URI, state, PKCE challenge and expiry.' })
@@ -20,7 +21,7 @@ export function createConsentResolver(service: ConsentService) {
       @Ctx() context: SubgraphContext,
     ): Promise<Consent> {
       const tpp = requirePrincipal(context, ['tpp']);
-      const consent = await service.create(context.em, tpp.id, input, context.requestId);
+      const consent = await service.create(context.em, tpp, input, context.requestId);
       context.logger.info({ consent: consent.id, tpp: tpp.id, bank: consent.bankHandle }, 'consent created');
       return toConsent(consent, base);
     }

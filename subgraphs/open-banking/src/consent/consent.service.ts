@@ -7,6 +7,7 @@ import { ConsentEntity } from './consent.entity';
 import type { CreateConsentInput } from './consent.input';
 import { createConsent, moveConsent } from './consent.moves';
 import { consentPageRules, createConsentRules, PAGE_SIZE_DEFAULT } from './consent.rules';
+import { assertClientScopes, type TppCaller } from '../client-auth/client-scopes';
 
 export interface ConsentSettings {
   /** Base of consent_url, without a trailing slash. */
@@ -37,10 +38,11 @@ export class ConsentService {
    */
   async create(
     em: EntityManager,
-    tppId: string,
+    caller: TppCaller,
     input: CreateConsentInput,
     requestId?: string,
   ): Promise<ConsentEntity> {
+    const tppId = caller.id;
     const raw = JSON.parse(JSON.stringify(input)) as Record<string, unknown>;
     // Its own code (spec rule 1), whatever else is wrong with the request.
     if (typeof raw.codeChallengeMethod === 'string' && raw.codeChallengeMethod !== 'S256') {
@@ -52,6 +54,7 @@ export class ConsentService {
     const request = parseInput(createConsentRules, raw);
     const tpp = await em.findOne(TppEntity, { id: tppId });
     if (!tpp) throw new GatewayError('UNAUTHORIZED', 'the TPP of this token no longer exists');
+    assertClientScopes(tpp, caller, request.scopes);
     if (!tpp.redirectUris.includes(request.redirectUri))
       throw invalid('redirect_uri', 'must equal one of the redirect URIs registered for this TPP');
 

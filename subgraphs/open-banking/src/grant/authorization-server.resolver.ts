@@ -1,9 +1,9 @@
 import { Query, Resolver } from 'type-graphql';
 import { authorizationServerMetadata, AuthorizationServerMetadata } from './authorization-server';
 
-/** Public discovery: built once from the configured public base URL. */
-export function createAuthorizationServerResolver(publicBaseUrl: string) {
-  const metadata = authorizationServerMetadata(publicBaseUrl);
+/** Public discovery: built once from the configured public base URL and whether registration is on. */
+export function createAuthorizationServerResolver(publicBaseUrl: string, registrationEnabled: boolean) {
+  const metadata = authorizationServerMetadata(publicBaseUrl, registrationEnabled);
 
   @Resolver()
   class AuthorizationServerResolver {
@@ -11,7 +11,7 @@ export function createAuthorizationServerResolver(publicBaseUrl: string) {
       description: 'OAuth 2.0 authorization server metadata (RFC 8414). Public.',
     })
     authorizationServerMetadata(): AuthorizationServerMetadata {
-      return { ...metadata, scopesSupported: [...metadata.scopesSupported] };
+      return structuredClone(metadata);
     }
   }
   return AuthorizationServerResolver;

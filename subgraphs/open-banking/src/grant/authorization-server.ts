@@ -1,5 +1,6 @@
 import { Field, ObjectType } from 'type-graphql';
 import { OB_SCOPES } from '../consent/consent.rules';
+import { SIGNING_ALGS } from '../signing-keys/jwks';
 
 @ObjectType('AuthorizationServerMetadata', {
   description:
@@ -25,14 +26,29 @@ export class AuthorizationServerMetadata {
   @Field(() => [String], { description: 'Only code.' })
   responseTypesSupported!: string[];
 
-  @Field(() => [String], { description: 'authorization_code and refresh_token.' })
+  @Field(() => [String], {
+    description: 'authorization_code and refresh_token; client_credentials for fapi2 TPPs (their own access token).',
+  })
   grantTypesSupported!: string[];
 
   @Field(() => [String], { description: 'Only S256 (plain is refused with PKCE_METHOD_REJECTED).' })
   codeChallengeMethodsSupported!: string[];
 
-  @Field(() => [String], { description: 'none: TPPs are public clients; PKCE binds the code to the client.' })
+  @Field(() => [String], {
+    description:
+      'none: spec TPPs are public clients, PKCE binds the code to the client; private_key_jwt (RFC 7523): fapi2 TPPs sign a client assertion.',
+  })
   tokenEndpointAuthMethodsSupported!: string[];
+
+  @Field(() => [String], { description: 'Algorithms a private_key_jwt client assertion may be signed with.' })
+  tokenEndpointAuthSigningAlgValuesSupported!: string[];
+
+  @Field(() => String, {
+    nullable: true,
+    description:
+      'POST /ob/register, dynamic client registration (RFC 7591) of fapi2 TPPs with a directory-signed software statement; null when the operator has not enabled it (no OB_DIRECTORY_JWKS).',
+  })
+  registrationEndpoint!: string | null;
 
   @Field({ description: 'true: every authorization response carries iss (RFC 9207).' })
   authorizationResponseIssParameterSupported!: boolean;
@@ -49,15 +65,20 @@ export class AuthorizationServerMetadata {
  * the consent approval names as `iss`, so a client that checks iss against the issuer it
  * discovered (RFC 9207 2.4) accepts our redirects.
  */
-export function authorizationServerMetadata(publicBaseUrl: string): AuthorizationServerMetadata {
+export function authorizationServerMetadata(
+  publicBaseUrl: string,
+  registrationEnabled = false,
+): AuthorizationServerMetadata {
   return {
     issuer: publicBaseUrl,
     authorizationEndpoint: `${publicBaseUrl}/ob/auth`,
     tokenEndpoint: `${publicBaseUrl}/ob/token`,
     responseTypesSupported: ['code'],
-    grantTypesSupported: ['authorization_code', 'refresh_token'],
+    grantTypesSupported: ['authorization_code', 'refresh_token', 'client_credentials'],
     codeChallengeMethodsSupported: ['S256'],
-    tokenEndpointAuthMethodsSupported: ['none'],
+    tokenEndpointAuthMethodsSupported: ['none', 'private_key_jwt'],
+    tokenEndpointAuthSigningAlgValuesSupported: [...SIGNING_ALGS],
+    registrationEndpoint: registrationEnabled ? `${publicBaseUrl}/ob/register` : null,
     authorizationResponseIssParameterSupported: true,
     scopesSupported: [...OB_SCOPES],
     serviceDocumentation: `${publicBaseUrl}/docs`,

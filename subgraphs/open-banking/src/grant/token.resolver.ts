@@ -1,15 +1,34 @@
 import { Arg, Ctx, Mutation, Resolver } from 'type-graphql';
 import type { SubgraphContext } from '@gateway/federation';
+import { issueClientToken } from './client-credentials';
 import type { TokenService } from './token.service';
-import { TokenResponse } from './token.type';
+import { ClientTokenResponse, TokenResponse } from './token.type';
 
 const ERRORS =
-  'Errors: VALIDATION_ERROR, INVALID_GRANT, PKCE_INVALID, TOKEN_REVOKED, CONSENT_REVOKED, CONSENT_EXPIRED, TPP_SUSPENDED, RATE_LIMITED (30 per minute per TPP).';
+  'Errors: VALIDATION_ERROR, INVALID_GRANT, PKCE_INVALID, TOKEN_REVOKED, CONSENT_REVOKED, CONSENT_EXPIRED, TPP_SUSPENDED, ' +
+  'INVALID_CLIENT (client authentication failed or missing), RATE_LIMITED (30 per minute per TPP).';
+
+const CLIENT_AUTH =
+  'A spec TPP is a public client and sends neither clientAssertionType nor clientAssertion; a fapi2 TPP must send both (private_key_jwt, RFC 7523).';
+
+/** The client authentication arguments every grant takes (RFC 7521 4.2). */
+const ASSERTION_TYPE = {
+  nullable: true,
+  description: 'private_key_jwt (fapi2 TPPs): urn:ietf:params:oauth:client-assertion-type:jwt-bearer.',
+} as const;
+const ASSERTION = {
+  nullable: true,
+  description:
+    "private_key_jwt (fapi2 TPPs): a JWT signed (ES256, PS256 or EdDSA) by a key of the TPP's jwks named by kid; iss = sub = the TPP id, aud = the issuer " +
+    '(or the token endpoint), exp at most 60 s ahead, a jti never used before.',
+} as const;
 
 /**
- * The token endpoint as GraphQL (POST /ob/token maps onto these). Public: a TPP is a public
- * client without a secret (spec), so no credential is read; the code or refresh token and, for
- * a code, the PKCE verifier are the proof. Logs name the consent, never a token or verifier.
+ * The token endpoint as GraphQL (POST /ob/token maps onto these). Public: a spec TPP is a public
+ * client without a secret (spec), so no credential header is read; the code or refresh token and,
+ * for a code, the PKCE verifier are the proof. A fapi2 TPP also authenticates with a signed client
+ * assertion in the arguments (private_key_jwt). Logs name the consent, never a token, verifier or
+ * assertion.
  */
 export function createTokenResolver(service: TokenService) {
   @Resolver()
@@ -17,7 +36,7 @@ export function createTokenResolver(service: TokenService) {
     @Mutation(() => TokenResponse, {
       description:
         'grant_type=authorization_code: redeems the single-use code (60 s) the customer brought back to redirect_uri for the first access and refresh tokens of the consent. ' +
-        `Public, no credential. A code presented a second time is refused and revokes every token issued from it. ${ERRORS}`,
+        `Public, no credential header. A code presented a second time is refused and revokes every token issued from it. ${CLIENT_AUTH} ${ERRORS}`,
     })
     async exchangeAuthorizationCode(
       @Arg('code', { description: 'The code from the redirect (oac_…).' }) code: string,
@@ -34,9 +53,19 @@ export function createTokenResolver(service: TokenService) {
           'Optional: the TPP id (tpp_…), as OAuth public clients send it; when sent it must be the consent’s TPP.',
       })
       clientId: string | null,
+      @Arg('clientAssertionType', () => String, ASSERTION_TYPE) clientAssertionType: string | null,
+      @Arg('clientAssertion', () => String, ASSERTION) clientAssertion: string | null,
       @Ctx() context: SubgraphContext,
     ): Promise<TokenResponse> {
-      const tokens = await service.exchangeCode(context.em, { code, redirectUri, consentId, codeVerifier, clientId });
+      const tokens = await service.exchangeCode(context.em, {
+        code,
+        redirectUri,
+        consentId,
+        codeVerifier,
+        clientId,
+        clientAssertionType,
+        clientAssertion,
+      });
       context.logger.info({ consent: consentId, request_id: context.requestId }, 'authorization code redeemed');
       return tokens;
     }
@@ -44,7 +73,7 @@ export function createTokenResolver(service: TokenService) {
     @Mutation(() => TokenResponse, {
       description:
         'grant_type=refresh_token: rotates the pair. The refresh token is single use: the answer carries a new one, and the old one and the previous access token stop working at once. ' +
-        `An already rotated refresh token presented again revokes every token of the grant (TOKEN_REVOKED). Public, no credential. ${ERRORS}`,
+        `An already rotated refresh token presented again revokes every token of the grant (TOKEN_REVOKED). Public, no credential header. ${CLIENT_AUTH} ${ERRORS}`,
     })
     async refreshAccessToken(
       @Arg('refreshToken', { description: 'The latest refresh token of the grant (rt_…).' }) refreshToken: string,
@@ -54,11 +83,50 @@ export function createTokenResolver(service: TokenService) {
         description: 'Optional: the TPP id (tpp_…); when sent it must be the consent’s TPP.',
       })
       clientId: string | null,
+      @Arg('clientAssertionType', () => String, ASSERTION_TYPE) clientAssertionType: string | null,
+      @Arg('clientAssertion', () => String, ASSERTION) clientAssertion: string | null,
       @Ctx() context: SubgraphContext,
     ): Promise<TokenResponse> {
-      const tokens = await service.refresh(context.em, { refreshToken, consentId, clientId });
+      const tokens = await service.refresh(context.em, {
+        refreshToken,
+        consentId,
+        clientId,
+        clientAssertionType,
+        clientAssertion,
+      });
       context.logger.info({ consent: consentId, request_id: context.requestId }, 'tokens refreshed');
       return tokens;
+    }
+
+    @Mutation(() => ClientTokenResponse, {
+      description:
+        'grant_type=client_credentials (fapi2 TPPs only, after private_key_jwt client authentication): an access token (cat_…) for the TPP itself, ' +
+        'used where a spec TPP uses its tpk_ (creating and reading consents, reading payment orders). ' +
+        'Errors: INVALID_CLIENT (no or a failing assertion, or a spec TPP), VALIDATION_ERROR (unknown scope), TPP_SUSPENDED, RATE_LIMITED.',
+    })
+    async requestClientCredentialsToken(
+      @Arg('scope', () => String, {
+        nullable: true,
+        description: 'Space-separated subset of accounts and payments; both when omitted.',
+      })
+      scope: string | null,
+      @Arg('clientId', () => String, {
+        nullable: true,
+        description: 'Optional: the TPP id (tpp_…); when sent it must be the assertion’s iss and sub.',
+      })
+      clientId: string | null,
+      @Arg('clientAssertionType', () => String, ASSERTION_TYPE) clientAssertionType: string | null,
+      @Arg('clientAssertion', () => String, ASSERTION) clientAssertion: string | null,
+      @Ctx() context: SubgraphContext,
+    ): Promise<ClientTokenResponse> {
+      const token = await issueClientToken(context.em, service.clients, {
+        scope,
+        clientId,
+        clientAssertionType,
+        clientAssertion,
+      });
+      context.logger.info({ request_id: context.requestId, scope: token.scope }, 'client_credentials token issued');
+      return token;
     }
   }
   return TokenResolver;

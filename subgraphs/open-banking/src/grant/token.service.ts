@@ -7,6 +7,9 @@ import { effectiveConsentStatus } from '../consent/consent.type';
 import { s256Matches } from './pkce';
 import { familyOf, issueTokenPair, type IssuedTokens } from './token.issue';
 import { exchangeCodeRules, refreshRules } from './token.rules';
+import { audienceOf, ClientAuthenticator } from '../client-auth/client-authentication';
+import { DEFAULT_PUBLIC_BASE_URL } from '../settings';
+import { TppEntity } from '../tpp/tpp.entity';
 
 /**
  * What a token request came to. A refusal is returned from the transaction, not thrown in it:
@@ -69,12 +72,17 @@ async function boundConsent(
  * in flight sees TOKEN_REVOKED on them and retries with the new token.
  */
 export class TokenService {
+  constructor(readonly clients = new ClientAuthenticator(audienceOf(DEFAULT_PUBLIC_BASE_URL))) {}
+
   /** grant_type=authorization_code: redeems a code for the first pair of its grant. */
   async exchangeCode(root: EntityManager, input: unknown, now = new Date()): Promise<IssuedTokens> {
     const request = parseInput(exchangeCodeRules, input);
+    const client = await this.clients.authenticate(root, request, now);
     const outcome = await root.fork().transactional(async (tx): Promise<Outcome> => {
       const found = await vault.verify(tx, 'ob_authorization_code', request.code, now);
       if (!found.ok && found.reason === 'unknown') return invalidGrant('code is not valid');
+      const unauthenticated = await clientRefusal(tx, found.credential!, client, 'code');
+      if (unauthenticated) return unauthenticated;
       if (!found.ok && found.reason === 'suspended') return refuse(tppSuspended());
       const code = found.credential!;
       if (!found.ok && found.reason === 'used') {
@@ -118,9 +126,12 @@ export class TokenService {
   /** grant_type=refresh_token: single-use rotation, the new pair in the same grant. */
   async refresh(root: EntityManager, input: unknown, now = new Date()): Promise<IssuedTokens> {
     const request = parseInput(refreshRules, input);
+    const client = await this.clients.authenticate(root, request, now);
     const outcome = await root.fork().transactional(async (tx): Promise<Outcome> => {
       const found = await vault.verify(tx, 'ob_refresh_token', request.refreshToken, now);
       if (!found.ok && found.reason === 'unknown') return invalidGrant('refresh_token is not valid');
+      const unauthenticated = await clientRefusal(tx, found.credential!, client, 'refresh_token');
+      if (unauthenticated) return unauthenticated;
       if (!found.ok && found.reason === 'suspended') return refuse(tppSuspended());
       const token = found.credential!;
       if (!found.ok && found.reason === 'used') return reuse(tx, token, now);
@@ -146,6 +157,35 @@ export class TokenService {
     if ('refusal' in outcome) throw outcome.refusal;
     return outcome.tokens;
   }
+}
+
+/**
+ * Whether the client presenting a code or refresh token may: an authenticated fapi2 client only
+ * its own (RFC 6749 4.1.3: the code was issued to the authenticated client); without client
+ * authentication only a spec (public) TPP's, as the spec's flow is. A fapi2 TPP's grant presented
+ * without its assertion is refused before anything else is looked at: whoever stole its code or
+ * refresh token, but not its key, neither gets tokens nor spends or revokes anything.
+ */
+async function clientRefusal(
+  tx: EntityManager,
+  credential: Credential,
+  client: TppEntity | null,
+  what: string,
+): Promise<Outcome | null> {
+  if (client) return credential.clientId === client.id ? null : invalidGrant(`${what} was not issued to this client`);
+  if (!credential.clientId) return null;
+  const owner = await tx.findOne(
+    TppEntity,
+    { id: credential.clientId },
+    { fields: ['securityProfile'], disableIdentityMap: true },
+  );
+  if (owner?.securityProfile !== 'fapi2') return null;
+  return refuse(
+    new GatewayError(
+      'INVALID_CLIENT',
+      `client authentication required: this ${what} belongs to a fapi2 client, which authenticates with private_key_jwt (client_assertion_type and client_assertion)`,
+    ),
+  );
 }
 
 /** A live code that still cannot be redeemed. */

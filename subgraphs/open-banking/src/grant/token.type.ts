@@ -26,3 +26,24 @@ export class TokenResponse {
   @Field({ description: "The consent's granted scopes, separated by single spaces." })
   scope!: string;
 }
+
+@ObjectType('ClientTokenResponse', {
+  description:
+    "A fapi2 TPP's own access token (grant_type=client_credentials; POST /ob/token): it stands for the TPP where a spec TPP uses its tpk_. No refresh token.",
+})
+export class ClientTokenResponse {
+  @Field({
+    description:
+      'Opaque access token (cat_…), valid 15 minutes: Authorization: Bearer, without X-Consent-Id, on consent calls and payment order reads.',
+  })
+  accessToken!: string;
+
+  @Field({ description: 'Always Bearer (DPoP-bound tokens come with a later release).' })
+  tokenType!: string;
+
+  @Field(() => Int, { description: 'Seconds the access token lives: 900.' })
+  expiresIn!: number;
+
+  @Field({ description: 'The granted client scopes (accounts, payments), separated by single spaces.' })
+  scope!: string;
+}

@@ -13,6 +13,7 @@ import { Migration20261202000100_outbox_relay_lease } from './Migration202612020
 import { Migration20261203000100_livemode } from './Migration20261203000100_livemode';
 import { Migration20261203000200_sca_checks_in_flight } from './Migration20261203000200_sca_checks_in_flight';
 import { Migration20261210000300_tpp_status } from './Migration20261210000300_tpp_status';
+import { Migration20261224000100_fapi2_clients } from './Migration20261224000100_fapi2_clients';
 
 /** Committed migrations of the open_banking schema, in order. */
 export const migrations: MigrationObject[] = [
@@ -33,4 +34,5 @@ export const migrations: MigrationObject[] = [
   { name: 'Migration20261203000100_livemode', class: Migration20261203000100_livemode },
   { name: 'Migration20261203000200_sca_checks_in_flight', class: Migration20261203000200_sca_checks_in_flight },
   { name: 'Migration20261210000300_tpp_status', class: Migration20261210000300_tpp_status },
+  { name: 'Migration20261224000100_fapi2_clients', class: Migration20261224000100_fapi2_clients },
 ];

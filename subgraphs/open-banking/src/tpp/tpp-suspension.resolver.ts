@@ -12,7 +12,7 @@ export function createTppSuspensionResolver(service: TppService) {
   const setStatus = async (
     context: SubgraphContext,
     id: string,
-    status: TppStatus,
+    status: Exclude<TppStatus, 'DISABLED'>,
     reason: string | null | undefined,
   ): Promise<Tpp> => {
     requirePrincipal(context, ['admin']);

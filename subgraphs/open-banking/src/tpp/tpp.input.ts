@@ -1,4 +1,5 @@
 import { Field, InputType } from 'type-graphql';
+import { GraphQLJSONObject } from 'graphql-scalars';
 
 @InputType({ description: 'TPP registration (admin). The access token and webhook secret are generated.' })
 export class RegisterTppInput {
@@ -24,6 +25,22 @@ export class RegisterTppInput {
       "test (default) or live, fixed at registration: a test TPP's consents read and pay at the banks' test cores only, never moving real funds.",
   })
   mode?: string | null;
+
+  @Field(() => String, {
+    nullable: true,
+    description:
+      "spec (default: the spec's flow with a tpk_ token) or fapi2 (a confidential client: private_key_jwt with a key of jwks at the token endpoint, " +
+      'client_credentials tokens instead of tpk_; no tpk_ is issued). Fixed at registration.',
+  })
+  securityProfile?: string | null;
+
+  @Field(() => GraphQLJSONObject, {
+    nullable: true,
+    description:
+      "fapi2 only, and required there: the TPP's public signing keys as a JWK Set {keys: [...]}: 1-10 keys of kty EC (P-256, ES256), RSA (2048 bits or more, PS256) " +
+      'or OKP (Ed25519, EdDSA), each with a kid unique in the set; private members (d, p, q, ...) are refused. Only the public members are kept.',
+  })
+  jwks?: Record<string, unknown> | null;
 }
 
 @InputType({

@@ -1,9 +1,10 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { LockMode } from '@mikro-orm/core';
-import { GatewayError, newId, newSecret, parseInput, sealSecret } from '@gateway/kernel';
+import { GatewayError, invalid, newId, newSecret, parseInput, sealSecret } from '@gateway/kernel';
 import { vault } from '@gateway/vault';
 import {
   audit,
+  type AuditChange,
   type AuditedBy,
   changesBetween,
   createdWith,
@@ -12,7 +13,8 @@ import {
   SECRET_REPLACED,
 } from '@gateway/audit';
 import { tppAuditFields } from './tpp.audit';
-import { TppEntity, type TppStatus } from './tpp.entity';
+import { assertKeysImport, type PublicJwks } from '../signing-keys/jwks';
+import { TppEntity, type SecurityProfile, type TppStatus } from './tpp.entity';
 import type { RegisterTppInput, UpdateTppInput } from './tpp.input';
 import { registerTppRules, updateTppRules } from './tpp.rules';
 import type { OpenBankingSettings } from '../settings';
@@ -22,8 +24,20 @@ export type TppSettings = Pick<OpenBankingSettings, 'platformSecret' | 'producti
 
 export interface RegisteredTpp {
   tpp: TppEntity;
-  tppAccessToken: string;
+  /** The tpk_ token of a spec TPP; null for a fapi2 TPP, which authenticates with its keys. */
+  tppAccessToken: string | null;
   webhookSecret: string;
+}
+
+/** A TPP to write, validated: by an operator (POST /ob/tpps) or by its own client (RFC 7591). */
+export interface NewTpp {
+  name: string;
+  mode: 'test' | 'live';
+  redirectUris: string[];
+  webhookUrl: string | null;
+  securityProfile: SecurityProfile;
+  jwks: PublicJwks | null;
+  softwareId?: string | null;
 }
 
 /** One wording for an unknown id and for another TPP's id, so the two cannot be told apart. */
@@ -32,7 +46,8 @@ export const tppNotFound = (id: string): GatewayError => new GatewayError('TPP_N
 export class TppService {
   constructor(private readonly settings: TppSettings) {}
 
-  private webhookTargets() {
+  /** The URL rules of this deployment (production: https, webhooks to public hosts only). */
+  webhookTargets() {
     return { production: this.settings.production, privateTargets: this.settings.webhookPrivateTargets ?? false };
   }
 
@@ -44,27 +59,42 @@ export class TppService {
 
   async register(em: EntityManager, input: RegisterTppInput, by: AuditedBy): Promise<RegisteredTpp> {
     const valid = parseInput(registerTppRules(this.webhookTargets()), input);
+    if (valid.jwks) await assertKeysImport(valid.jwks, 'jwks', 'VALIDATION_ERROR');
+    return em.transactional(async (tx) => this.create(tx, valid, by));
+  }
+
+  /**
+   * Writes a validated TPP, its webhook secret and, for a spec TPP, its tpk_ token, with the audit
+   * entry, in the caller's transaction. A fapi2 TPP gets no bearer token: it proves who it is with
+   * its keys (private_key_jwt), and a tpk_ it never had cannot leak.
+   */
+  create(tx: EntityManager, fields: NewTpp, by: AuditedBy, issued: Record<string, AuditChange> = {}): RegisteredTpp {
     const webhookSecret = newSecret('whsec_');
-    return em.transactional(async (tx) => {
-      const tpp = tx.create(TppEntity, {
-        id: newId('tpp'),
-        name: valid.name,
-        mode: valid.mode,
-        redirectUris: valid.redirectUris,
-        webhookUrl: valid.webhookUrl,
-        webhookSecretSealed: sealSecret(webhookSecret, this.settings.platformSecret),
-        status: 'ACTIVE',
-        createdAt: new Date(),
-      });
-      const tppAccessToken = vault.issue(tx, { kind: 'tpp_key', ownerId: tpp.id, prefix: 'tpk_' }).raw;
-      const changes = {
-        ...createdWith(tppAuditFields(tpp)),
-        tpp_access_token: SECRET_ISSUED,
-        webhook_secret: SECRET_ISSUED,
-      };
-      audit.record(tx, { actor: by.actor, action: 'tpp.registered', target: tpp.id, changes }, by.logger);
-      return { tpp, tppAccessToken, webhookSecret };
+    const tpp = tx.create(TppEntity, {
+      id: newId('tpp'),
+      name: fields.name,
+      mode: fields.mode,
+      redirectUris: fields.redirectUris,
+      webhookUrl: fields.webhookUrl,
+      webhookSecretSealed: sealSecret(webhookSecret, this.settings.platformSecret),
+      status: 'ACTIVE',
+      securityProfile: fields.securityProfile,
+      jwks: fields.jwks,
+      softwareId: fields.softwareId ?? null,
+      createdAt: new Date(),
     });
+    const tppAccessToken =
+      fields.securityProfile === 'spec'
+        ? vault.issue(tx, { kind: 'tpp_key', ownerId: tpp.id, prefix: 'tpk_' }).raw
+        : null;
+    const changes = {
+      ...createdWith(tppAuditFields(tpp)),
+      ...(tppAccessToken ? { tpp_access_token: SECRET_ISSUED } : {}),
+      webhook_secret: SECRET_ISSUED,
+      ...issued,
+    };
+    audit.record(tx, { actor: by.actor, action: 'tpp.registered', target: tpp.id, changes }, by.logger);
+    return { tpp, tppAccessToken, webhookSecret };
   }
 
   async update(em: EntityManager, id: string, input: UpdateTppInput, by: AuditedBy): Promise<TppEntity> {
@@ -104,7 +134,7 @@ export class TppService {
   async setStatus(
     em: EntityManager,
     id: string,
-    status: TppStatus,
+    status: Exclude<TppStatus, 'DISABLED'>,
     by: AuditedBy,
     reason?: string | null,
   ): Promise<TppEntity> {
@@ -112,6 +142,8 @@ export class TppService {
     return em.transactional(async (tx) => {
       const tpp = await tx.findOne(TppEntity, { id }, { lockMode: LockMode.PESSIMISTIC_WRITE });
       if (!tpp) throw tppNotFound(id);
+      if (tpp.status === 'DISABLED')
+        throw invalid('id', `TPP ${id} was deleted by its client (RFC 7592) and cannot be suspended or resumed`);
       if (tpp.status === status) return tpp;
       const before = tpp.status;
       tpp.status = status;

@@ -96,9 +96,11 @@ describe('open-banking subgraph: TPPs', () => {
     expect(__type.fields.map((field: { name: string }) => field.name).sort()).toEqual([
       'createdAt',
       'id',
+      'jwks',
       'mode',
       'name',
       'redirectUris',
+      'securityProfile',
       'status',
       'webhookUrl',
     ]);

@@ -1,4 +1,6 @@
 import { Directive, Field, ID, ObjectType } from 'type-graphql';
+import { GraphQLJSONObject } from 'graphql-scalars';
+import type { PublicJwks } from '../signing-keys/jwks';
 import type { TppEntity } from './tpp.entity';
 
 @ObjectType('Tpp', { description: 'A third-party provider (AISP or PISP) registered for Open Banking.' })
@@ -23,9 +25,24 @@ export class Tpp {
 
   @Field({
     description:
-      'ACTIVE or SUSPENDED (by an operator: its tpk_ token and every code and token of its consents answer TPP_SUSPENDED until it is resumed).',
+      'ACTIVE, SUSPENDED (by an operator: its tpk_ token and every code and token of its consents answer TPP_SUSPENDED until it is resumed) ' +
+      'or DISABLED (its client deleted its registration, RFC 7592: for good).',
   })
   status!: string;
+
+  @Field({
+    description:
+      "spec (the spec's flow: a tpk_ token, a public client at the token endpoint) or fapi2 (a confidential client: private_key_jwt with a key of jwks, " +
+      'client_credentials tokens instead of tpk_). Fixed at registration.',
+  })
+  securityProfile!: string;
+
+  @Field(() => GraphQLJSONObject, {
+    nullable: true,
+    description:
+      "The TPP's public signing keys as a JWK Set ({keys: [...]}, public members only); its client assertions must be signed by one of them. Null for a spec TPP.",
+  })
+  jwks!: PublicJwks | null;
 
   @Field({ description: 'Registration time (ISO 8601 UTC).' })
   createdAt!: Date;
@@ -40,11 +57,13 @@ export class TppRegistration {
   @Field(() => Tpp, { description: 'The TPP record.' })
   tpp!: Tpp;
 
-  @Field({
+  @Field(() => String, {
+    nullable: true,
     description:
-      'TPP access token (tpk_…) for Authorization: Bearer (the tpp query and the consent calls). Shown once; stored as a hash.',
+      'TPP access token (tpk_…) for Authorization: Bearer (the tpp query and the consent calls). Shown once; stored as a hash. ' +
+      'Null for a fapi2 TPP: it authenticates with private_key_jwt and uses client_credentials access tokens instead.',
   })
-  tppAccessToken!: string;
+  tppAccessToken!: string | null;
 
   @Field({
     description:
@@ -96,6 +115,8 @@ export function toTpp(entity: TppEntity): Tpp {
     mode: entity.mode,
     redirectUris: [...entity.redirectUris],
     status: entity.status,
+    securityProfile: entity.securityProfile,
+    jwks: entity.jwks ? { keys: entity.jwks.keys.map((key) => ({ ...key })) } : null,
     createdAt: entity.createdAt,
     entity,
   };

@@ -1,0 +1,41 @@
+import type { QueryResult } from '@mikro-orm/core';
+import type { EntityManager } from '@mikro-orm/postgresql';
+
+/**
+ * The JWT ids seen (open_banking.seen_jtis), each kept until the JWT carrying it expires: the one
+ * writer of that table. Raw SQL, no entity: a row is written once, by an INSERT whose unique key
+ * decides between two instances racing with the same JWT, and never read back as an object.
+ *
+ * `kind` keeps the sets of different JWT uses apart (client assertions today, DPoP proofs next);
+ * `issuer` is who chose the jti (the client id), as RFC 7523 3 scopes uniqueness to the issuer.
+ */
+const SEEN_JTIS = 'open_banking.seen_jtis';
+
+export type JtiKind = 'client_assertion';
+
+/**
+ * Records a jti; false when it was seen before (a replay), on this instance or any other: the
+ * primary key (kind, issuer, jti) admits one row, whoever inserts first. Its own statement, outside
+ * the caller's transaction, so a request refused later still spends its assertion.
+ */
+export async function recordJti(
+  em: EntityManager,
+  kind: JtiKind,
+  issuer: string,
+  jti: string,
+  expiresAt: Date,
+): Promise<boolean> {
+  const rows: unknown[] = await em
+    .fork()
+    .execute(
+      `insert into ${SEEN_JTIS} ("kind", "issuer", "jti", "expires_at") values (?, ?, ?, ?) on conflict do nothing returning "jti"`,
+      [kind, issuer, jti, expiresAt],
+    );
+  return rows.length === 1;
+}
+
+/** Forgets the jtis of JWTs that have expired (the purge job): an expired JWT is refused on its exp alone. */
+export async function purgeExpiredJtis(em: EntityManager, now = new Date()): Promise<number> {
+  const result = await em.fork().execute<QueryResult>(`delete from ${SEEN_JTIS} where "expires_at" < ?`, [now], 'run');
+  return result.affectedRows;
+}
