@@ -28,7 +28,12 @@ describe('net debit caps between sandbox banks', () => {
   const AMOUNT = 500;
 
   beforeAll(async () => {
-    t = await startTestPlatform({ paymentsEngine: FAST_ENGINE, env: { SETTLEMENT_INTERVAL_SECONDS: '0' } });
+    // Core calls get production-like time: 60 payments at once on a busy 2-core CI machine once
+    // outlasted FAST_ENGINE's 600 ms (503 CBS_TIMEOUT), and a core that slow is not what this tests.
+    t = await startTestPlatform({
+      paymentsEngine: { ...FAST_ENGINE, coreTimeoutMs: 5_000, coreBudgetMs: 15_000, authorizeWaitMs: 20_000 },
+      env: { SETTLEMENT_INTERVAL_SECONDS: '0' },
+    });
     [a, b] = [await startPaymentBank(t), await startPaymentBank(t)];
     payers = [];
     for (let i = 0; i < 20; i += 1) payers.push(await a.customer({ balance: 1_000_000 }));
