@@ -1,3 +1,4 @@
+import { formatMoney } from '@gateway/kernel';
 import {
   bearer,
   eventually,
@@ -223,6 +224,8 @@ describe('net debit caps between sandbox banks', () => {
       body: { payer: { type: 'alias', value: payer.alias }, otp: payer.otp },
     });
     expect([refused.status, refused.body.error.code]).toEqual([422, 'NET_DEBIT_CAP_EXCEEDED']);
+    // Money a person reads is in major units, by the one formatter.
+    expect(refused.body.error.detail).toContain(`plus ${formatMoney(AMOUNT, 'LYD')} would pass`);
     expect(await Promise.all([a.balance(payers[1]!.iban), b.balance(payees[1]!.iban)])).toEqual(before);
 
     const removed = await t.rest('DELETE', `/banks/${a.handle}/net-debit-caps/LYD`, { headers: admin(t) });
@@ -239,6 +242,7 @@ describe('net debit caps between sandbox banks', () => {
     // Liquidity cover: the cap may not exceed the settlement account's balance at the bank's core.
     const above = await putCap(a.handle, { net_debit_cap: 2_000_000_000, liquidity_cover: true });
     expect([above.status, above.body.error?.code]).toEqual([422, 'NET_DEBIT_CAP_ABOVE_LIQUIDITY']);
+    expect(above.body.error.detail).toContain(`net_debit_cap: ${formatMoney(2_000_000_000, 'LYD')} is above`);
     const covered = await putCap(a.handle, { net_debit_cap: 50_000, liquidity_cover: true });
     expect([covered.status, covered.body.liquidity_cover, covered.body.net_debit_cap]).toEqual([200, true, 50_000]);
     const audit = await t.rest('GET', `/admin/audit?target=${a.handle}`, { headers: admin(t) });

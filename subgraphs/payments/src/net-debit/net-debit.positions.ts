@@ -1,7 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { OneStatement } from '@gateway/db';
 import { recordEventRowsIn } from '@gateway/events';
-import { GatewayError, type Currency } from '@gateway/kernel';
+import { formatMoney, GatewayError, type Currency } from '@gateway/kernel';
 import type { Movement } from '../movement/movement';
 import { recordObligationIn } from '../obligation/obligation.service';
 import { BANK_AUDIENCE_PREFIX, OPERATOR_AUDIENCE } from '../webhook/webhook-audience';
@@ -88,7 +88,7 @@ export function reserveIn(
     () =>
       new GatewayError(
         'NET_DEBIT_CAP_EXCEEDED',
-        `${movement.debtorBank}'s position in ${movement.currency} plus ${amount} would pass its net debit cap: nothing was debited`,
+        `${movement.debtorBank}'s position plus ${formatMoney(movement.amount, movement.currency)} would pass its net debit cap: nothing was debited`,
       ),
   );
   const reserved = statement.rows('position_reserved');

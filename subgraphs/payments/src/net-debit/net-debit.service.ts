@@ -130,7 +130,7 @@ export class NetDebitService {
     if (account.currency !== currency || cap > account.balance)
       throw new GatewayError(
         'NET_DEBIT_CAP_ABOVE_LIQUIDITY',
-        `net_debit_cap: ${cap} is above the ${account.currency === currency ? account.balance : 0} ${currency} of ${bank.handle}'s settlement account ${iban}`,
+        `net_debit_cap: ${formatMoney(cap, currency)} is above the ${formatMoney(account.currency === currency ? account.balance : 0, currency)} of ${bank.handle}'s settlement account ${iban}`,
       );
   }
 
