@@ -17,6 +17,7 @@ import { consentPage } from './pages/consent-page';
 import { registerDashboard } from './pages/dashboard/dashboard-page';
 import { dashboardCookie } from './pages/dashboard/dashboard-cookie';
 import { registerDashboardSession } from './pages/dashboard/dashboard-session';
+import { operatorCookie, registerOperatorSession } from './pages/operator/operator-session';
 import { registerLandingPage, type LandingInfo } from './pages/landing-page';
 import { mandatePage } from './pages/mandate-page';
 import { scaPage } from './pages/sca-page';
@@ -115,6 +116,7 @@ export async function startRestCompat(options: RestCompatOptions): Promise<Runni
     cookie,
     ...(options.publicBaseUrl ? { publicOrigin: new URL(options.publicBaseUrl).origin } : {}),
   });
+  registerOperatorSession(app, execute, operatorCookie(options));
   registerHealth(app, target.baseUrl, dispatcher, options.readinessChecks);
 
   // Built once the address is known (listen below): its server is the base URL clients call.

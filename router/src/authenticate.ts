@@ -12,6 +12,7 @@ import {
   type Principal,
 } from '@gateway/kernel';
 import { vault, type CredentialKind, type VerifyResult } from '@gateway/vault';
+import { isOperatorSession, operatorSessionPrincipal } from './operator-session';
 import { suspendedRefusal } from './suspended-refusal';
 
 export type CredentialHeaders = Record<string, string | string[] | undefined>;
@@ -270,6 +271,9 @@ async function bearerPrincipal(
     );
     return { kind: 'merchant', id: credential.ownerId, scopes: credential.scopes, ip };
   }
+
+  // The operator console's session (issue 50): an admin principal with its key's name.
+  if (isOperatorSession(token)) return operatorSessionPrincipal(em(), token, ip);
 
   const merchant = await vault.verify(em(), 'merchant_key', token);
   if (merchant.ok) return { kind: 'merchant', id: merchant.credential.ownerId, scopes: merchant.credential.scopes, ip };

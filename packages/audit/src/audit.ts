@@ -10,6 +10,7 @@ import { AuditEntry, type AuditChange } from './audit-entry.entity';
 export const AUDIT_ACTIONS = [
   'admin_key.created',
   'admin_key.revoked',
+  'operator_session.started',
   'merchant.created',
   'merchant.updated',
   'merchant.key_rotated',

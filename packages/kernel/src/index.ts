@@ -31,6 +31,7 @@ export * from './framed-serving';
 export * from './memoized';
 export * from './world';
 export * from './dashboard-session';
+export * from './operator-session';
 export * from './transitions';
 export * from './client-address';
 export * from './reserved-keys';

@@ -16,6 +16,8 @@ export type CredentialKind =
   | 'session_token'
   /** The merchant dashboard's sign-in, exchanged for the merchant key and held in an HttpOnly cookie (mds_…). */
   | 'dashboard_session'
+  /** The operator console's sign-in, exchanged for an admin key and held in an HttpOnly cookie (ocs_…; issue 50). */
+  | 'operator_session'
   /** A named operator key (adm_…, adk_sec_… before issue 46): an admin principal carrying the key's name (issue 27). */
   | 'admin_key';
 

@@ -7,6 +7,7 @@ import { createAuditLogResolver } from './audit/audit-log.resolver';
 import { createAliasResolver } from './alias/alias.resolver';
 import { AliasService } from './alias/alias.service';
 import { toAlias } from './alias/alias.type';
+import { OperatorSessionResolver } from './operator-session/operator-session.resolver';
 import { createOtpGuardResolver } from './otp-guard/otp-guard.resolver';
 import { OtpGuardService } from './otp-guard/otp-guard.service';
 
@@ -18,6 +19,7 @@ export async function buildIdentitySchema(): Promise<GraphQLSchema> {
       createOtpGuardResolver(new OtpGuardService()),
       createAuditLogResolver(),
       createAdminKeyResolver(new AdminKeyService()),
+      OperatorSessionResolver,
     ],
     referenceResolvers: {
       // Another subgraph's reference to an alias it knows only by handle; null for an unknown one.

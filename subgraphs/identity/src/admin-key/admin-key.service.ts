@@ -90,6 +90,12 @@ export class AdminKeyService {
       // Conditional: of two revocations racing, one revokes and records; the other finds it done.
       if (await vault.revoke(tx, credential, now)) revoked(credential);
       const lineage = await this.revokeLineage(tx, id, now, (child) => revoked(child, id));
+      // Their operator console sessions end with them (issue 50): the next click is refused.
+      await tx.nativeUpdate(
+        Credential,
+        { kind: 'operator_session', ownerId: { $in: [id, ...lineage] }, revokedAt: null },
+        { revokedAt: now },
+      );
       const rows = await tx.find(
         Credential,
         { kind: 'admin_key', ownerId: { $in: [id, ...lineage] } },
