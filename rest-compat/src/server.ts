@@ -17,6 +17,7 @@ import { consentPage } from './pages/consent-page';
 import { registerDashboard } from './pages/dashboard/dashboard-page';
 import { dashboardCookie } from './pages/dashboard/dashboard-cookie';
 import { registerDashboardSession } from './pages/dashboard/dashboard-session';
+import { registerOperatorConsole } from './pages/operator/operator-page';
 import { operatorCookie, registerOperatorSession } from './pages/operator/operator-session';
 import { registerLandingPage, type LandingInfo } from './pages/landing-page';
 import { mandatePage } from './pages/mandate-page';
@@ -116,7 +117,8 @@ export async function startRestCompat(options: RestCompatOptions): Promise<Runni
     cookie,
     ...(options.publicBaseUrl ? { publicOrigin: new URL(options.publicBaseUrl).origin } : {}),
   });
-  registerOperatorSession(app, execute, operatorCookie(options));
+  const consoleCookie = operatorCookie(options);
+  registerOperatorSession(app, execute, consoleCookie);
   registerHealth(app, target.baseUrl, dispatcher, options.readinessChecks);
 
   // Built once the address is known (listen below): its server is the base URL clients call.
@@ -135,6 +137,7 @@ export async function startRestCompat(options: RestCompatOptions): Promise<Runni
   if (options.landing && !options.production)
     registerLandingPage(app, { ...options.landing, metricsLocked: options.metricsToken !== undefined });
   registerDashboard(app, logger);
+  registerOperatorConsole(app, logger, consoleCookie);
 
   const url = await app.listen({ host: options.host ?? '127.0.0.1', port: options.port ?? 0 });
   served.openApi = buildOpenApiDocument(ROUTES, options.publicBaseUrl ?? url);

@@ -2,6 +2,7 @@ import { buildFederatedSchema, type SubgraphContext } from '@gateway/federation'
 import type { GraphQLSchema } from 'graphql';
 import { createBankResolver } from './bank/bank.resolver';
 import { createBankSuspensionResolver } from './bank/bank-suspension.resolver';
+import { BankDirectoryResolver } from './bank/bank-directory.resolver';
 import { BankService, type BanksSettings } from './bank/bank.service';
 import { BankEntity } from './bank/bank.entity';
 import { toBank } from './bank/bank.type';
@@ -20,6 +21,7 @@ export async function buildBanksSchema(settings: BanksSettings): Promise<GraphQL
       createBankResolver(service),
       createBankCredentialResolver(credentials),
       createBankSuspensionResolver(service),
+      BankDirectoryResolver,
     ],
     referenceResolvers: {
       // Another subgraph's reference to a bank it knows only by handle; null for an unknown one.

@@ -7,6 +7,7 @@ import { DashboardSessionResolver } from './merchant/dashboard-session.resolver'
 import { MerchantEntity } from './merchant/merchant.entity';
 import { createMerchantResolver } from './merchant/merchant.resolver';
 import { createMerchantSuspensionResolver } from './merchant/merchant-suspension.resolver';
+import { MerchantDirectoryResolver } from './merchant/merchant-directory.resolver';
 import { MandateEntity } from './mandate/mandate.entity';
 import { createMandateResolver } from './mandate/mandate.resolver';
 import { createRefundResolver } from './refund/refund.resolver';
@@ -36,6 +37,7 @@ export async function buildPaymentsSchema(
       createMerchantResolver(modules.merchants),
       createMerchantSuspensionResolver(modules.merchants),
       DashboardSessionResolver,
+      MerchantDirectoryResolver,
       createSessionResolver(modules.sessions),
       SessionHistoryResolver,
       createCheckoutResolver(modules.checkout),

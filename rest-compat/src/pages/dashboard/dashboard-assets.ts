@@ -14,11 +14,11 @@ const ENTRY = join(__dirname, 'client', 'main.tsx');
 /**
  * Bundles the dashboard (Preact and graphql-ws from node_modules, the client under ./client) with
  * esbuild, in memory, once per process: nothing is loaded from elsewhere at run time, and no build
- * output is kept in the repository.
+ * output is kept in the repository. `entry`: another page built the same way (the operator console).
  */
-export async function buildDashboardAssets(): Promise<DashboardAssets> {
+export async function buildDashboardAssets(entry: string = ENTRY): Promise<DashboardAssets> {
   const result = await build({
-    entryPoints: [ENTRY],
+    entryPoints: [entry],
     bundle: true,
     write: false,
     outdir: join(__dirname, 'out'),

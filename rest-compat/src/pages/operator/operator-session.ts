@@ -107,13 +107,19 @@ export function registerOperatorSession(app: FastifyInstance, execute: Execute, 
   });
 
   // A GraphQL client reads `errors`: a refusal keeps GraphQL's shape, with the spec's code.
-  const graphqlRefusal = (reply: FastifyReply, request: FastifyRequest, error: GatewayError) => {
+  const graphqlRefusal = (reply: FastifyReply, request: FastifyRequest, error: GatewayError, httpStatus?: number) => {
     const { status } = ERROR_CODES[error.code];
     return reply
-      .code(status)
+      .code(httpStatus ?? status)
       .header('cache-control', 'no-store')
       .send({
-        errors: [{ message: error.message, extensions: { code: error.code, status, requestId: request.requestId } }],
+        // The detail is what the API said of this request (the field, the reason): the console shows it.
+        errors: [
+          {
+            message: error.detail,
+            extensions: { code: error.code, status, detail: error.detail, requestId: request.requestId },
+          },
+        ],
       });
   };
 
@@ -144,7 +150,10 @@ export function registerOperatorSession(app: FastifyInstance, execute: Execute, 
       typeof body.operationName === 'string' ? body.operationName : undefined,
     );
     passBackRouterHeaders(reply, headers);
-    if (error) return graphqlRefusal(reply, request, error);
+    // The session refused (ended, expired, its key revoked): 401, and the console signs out. An
+    // action the API refused is a GraphQL answer (200 with errors, as the router gives it): the
+    // page shows its code and message.
+    if (error) return graphqlRefusal(reply, request, error, error.code === 'UNAUTHORIZED' ? undefined : 200);
     return reply.header('cache-control', 'no-store').send({ data });
   });
 }

@@ -1,0 +1,113 @@
+/** The console's GraphQL documents: only fields of the public schema an operator may read. */
+
+export interface Operator {
+  name: string;
+  keyId: string | null;
+}
+
+export const CURRENT_OPERATOR = '{ currentOperator { name keyId } }';
+
+export interface MerchantRow {
+  id: string;
+  name: string;
+  status: string;
+  mode: string;
+  createdAt: string;
+}
+
+export interface BankRow {
+  handle: string;
+  displayName: string;
+  status: string;
+  institutionCode: string;
+}
+
+export const PARTICIPANTS = `query OperatorParticipants($search: String) {
+  merchants(search: $search) { id name status mode createdAt }
+  banks { handle displayName status institutionCode }
+}`;
+
+export interface MerchantRecord extends MerchantRow {
+  webhookUrl: string | null;
+  settlementIban: string | null;
+}
+
+export const MERCHANT = `query OperatorMerchant($id: ID!) {
+  merchant(id: $id) { id name status mode createdAt webhookUrl settlementIban }
+}`;
+
+export interface Position {
+  currency: string;
+  livemode: boolean;
+  netDebitCap: number | null;
+  position: number;
+  reserved: number;
+  headroom: number | null;
+  lastCycleId: string | null;
+}
+
+export interface BankRecord extends BankRow {
+  country: string;
+  createdAt: string;
+  positions: Position[] | null;
+}
+
+export const BANK = `query OperatorBank($handle: String!) {
+  bank(handle: $handle) {
+    handle displayName status institutionCode country createdAt
+    positions { currency livemode netDebitCap position reserved headroom lastCycleId }
+  }
+}`;
+
+export interface TppRecord {
+  mode: string;
+  securityProfile: string;
+  createdAt: string;
+  id: string;
+  name: string;
+  status: string;
+}
+
+export const TPP = `query OperatorTpp($id: ID!) { tpp(id: $id) { id name status mode securityProfile createdAt } }`;
+
+/** Each participant kind's suspend and resume mutations; the answer is its new status. */
+export const SUSPENSION = {
+  merchant: {
+    suspend:
+      'mutation OperatorSuspendMerchant($id: ID!, $reason: String) { suspendMerchant(id: $id, reason: $reason) { status } }',
+    resume:
+      'mutation OperatorResumeMerchant($id: ID!, $reason: String) { resumeMerchant(id: $id, reason: $reason) { status } }',
+  },
+  bank: {
+    suspend:
+      'mutation OperatorSuspendBank($id: String!, $reason: String) { suspendBank(handle: $id, reason: $reason) { status } }',
+    resume:
+      'mutation OperatorResumeBank($id: String!, $reason: String) { resumeBank(handle: $id, reason: $reason) { status } }',
+  },
+  tpp: {
+    suspend:
+      'mutation OperatorSuspendTpp($id: ID!, $reason: String) { suspendTpp(id: $id, reason: $reason) { status } }',
+    resume: 'mutation OperatorResumeTpp($id: ID!, $reason: String) { resumeTpp(id: $id, reason: $reason) { status } }',
+  },
+} as const;
+
+export type ParticipantKind = keyof typeof SUSPENSION;
+
+export interface CycleRow {
+  id: string;
+  livemode: boolean;
+  status: string;
+  openedAt: string;
+  closedAt: string | null;
+  settledAt: string | null;
+  obligationCount: number;
+  trigger: string;
+  positions: Array<{ bankHandle: string; currency: string; netAmount: number; direction: string; status: string }>;
+}
+
+export const CYCLES = `query OperatorCycles {
+  settlementCycles(first: 20) {
+    edges { node { id livemode status openedAt closedAt settledAt obligationCount trigger
+      positions { bankHandle currency netAmount direction status } } }
+  }
+}`;

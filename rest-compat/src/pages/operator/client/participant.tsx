@@ -1,0 +1,256 @@
+import { useEffect, useRef, useState } from 'preact/hooks';
+import { ApiError, describeError } from '../../dashboard/client/api';
+import { formatAmount, formatTime, type CurrencyExponents } from '../../dashboard/client/format';
+import { ErrorLine, Field, StatusBadge, hrefOf, usePoll } from '../../dashboard/client/shared';
+import { graphql } from './api';
+import {
+  BANK,
+  MERCHANT,
+  SUSPENSION,
+  TPP,
+  type BankRecord,
+  type MerchantRecord,
+  type ParticipantKind,
+  type Position,
+  type TppRecord,
+} from './operations';
+
+type Loaded =
+  | { kind: 'merchant'; record: MerchantRecord }
+  | { kind: 'bank'; record: BankRecord }
+  | { kind: 'tpp'; record: TppRecord };
+
+async function load(kind: string, id: string): Promise<Loaded> {
+  if (kind === 'merchant')
+    return { kind, record: (await graphql<{ merchant: MerchantRecord }>(MERCHANT, { id })).merchant };
+  if (kind === 'bank') return { kind, record: (await graphql<{ bank: BankRecord }>(BANK, { handle: id })).bank };
+  if (kind === 'tpp') return { kind, record: (await graphql<{ tpp: TppRecord }>(TPP, { id })).tpp };
+  throw new ApiError('NOT_FOUND', `There is no participant kind ${kind}.`);
+}
+
+/** What a suspension does, in the contract's words (API-CONTRACT "Operator controls"), shown before it is confirmed. */
+const EFFECT: Record<ParticipantKind, { suspend: string; resume: string }> = {
+  merchant: {
+    suspend:
+      'Its API keys and dashboard sessions will answer 403 MERCHANT_SUSPENDED at once, its open sessions can no longer be paid and it can start no new work. Payments already authorized finish.',
+    resume: 'Its keys, dashboard sessions and open sessions will work again.',
+  },
+  bank: {
+    suspend:
+      'It will take part in no new session, consent, payment order, mandate or charge (422 BANK_NOT_PARTICIPATING) and its bank key will answer 403 BANK_SUSPENDED. Movements in flight finish and settlement still pays its positions.',
+    resume: 'Its bank key will work again and it will take new work.',
+  },
+  tpp: {
+    suspend:
+      'Its token and every code and token of its consents will answer 403 TPP_SUSPENDED at once, and its open subscriptions close. Nothing is revoked: they work again on resume.',
+    resume: 'Its token and its consents’ tokens will work again.',
+  },
+};
+
+export function ParticipantView({
+  kind,
+  id,
+  exponents,
+  onError,
+}: {
+  kind: string;
+  id: string;
+  exponents: CurrencyExponents;
+  onError: (error: ApiError | null) => void;
+}) {
+  const { data, error, refresh } = usePoll(() => load(kind, id), 10_000, [kind, id]);
+  useEffect(() => onError(error), [error]);
+  return (
+    <section class="card">
+      <p>
+        <a href={hrefOf('participants')} id="back-to-participants">
+          ← Participants
+        </a>
+      </p>
+      <ErrorLine error={error} id="participant-error" />
+      {data && (
+        <>
+          <h1 id="participant-name">
+            {data.kind === 'bank' ? data.record.displayName : data.record.name}{' '}
+            <span id="participant-status">
+              <StatusBadge status={data.record.status} />
+            </span>
+          </h1>
+          <Record loaded={data} />
+          {data.kind !== 'tpp' || data.record.status !== 'DISABLED' ? (
+            <Containment kind={data.kind} id={id} status={data.record.status} onDone={refresh} onError={onError} />
+          ) : null}
+          {data.kind === 'bank' && <Positions positions={data.record.positions ?? []} exponents={exponents} />}
+        </>
+      )}
+    </section>
+  );
+}
+
+function Record({ loaded }: { loaded: Loaded }) {
+  if (loaded.kind === 'merchant') {
+    const m = loaded.record;
+    return (
+      <dl class="fields">
+        <Field label="Kind">merchant</Field>
+        <Field label="Id">{m.id}</Field>
+        <Field label="Mode">{m.mode.toUpperCase()}</Field>
+        <Field label="Settlement IBAN">{m.settlementIban ?? '—'}</Field>
+        <Field label="Webhook URL">{m.webhookUrl ?? '—'}</Field>
+        <Field label="Created">{formatTime(m.createdAt)}</Field>
+      </dl>
+    );
+  }
+  if (loaded.kind === 'bank') {
+    const b = loaded.record;
+    return (
+      <dl class="fields">
+        <Field label="Kind">bank</Field>
+        <Field label="Handle">{b.handle}</Field>
+        <Field label="Institution code">{b.institutionCode}</Field>
+        <Field label="Country">{b.country}</Field>
+        <Field label="Registered">{formatTime(b.createdAt)}</Field>
+      </dl>
+    );
+  }
+  const t = loaded.record;
+  return (
+    <dl class="fields">
+      <Field label="Kind">TPP</Field>
+      <Field label="Id">{t.id}</Field>
+      <Field label="Mode">{t.mode.toUpperCase()}</Field>
+      <Field label="Security profile">{t.securityProfile}</Field>
+      <Field label="Registered">{formatTime(t.createdAt)}</Field>
+    </dl>
+  );
+}
+
+/** Suspend or resume, with a reason and a confirmation that says what will happen; a refusal shows the API's code and message. */
+function Containment({
+  kind,
+  id,
+  status,
+  onDone,
+  onError,
+}: {
+  kind: ParticipantKind;
+  id: string;
+  status: string;
+  onDone: () => Promise<void>;
+  onError: (error: ApiError | null) => void;
+}) {
+  const action = status === 'SUSPENDED' ? 'resume' : 'suspend';
+  const [reason, setReason] = useState('');
+  const [error, setError] = useState<ApiError | null>(null);
+  const [busy, setBusy] = useState(false);
+  const dialog = useRef<HTMLDialogElement>(null);
+
+  const confirm = async () => {
+    setBusy(true);
+    setError(null);
+    try {
+      await graphql(SUSPENSION[kind][action], { id, reason: reason.trim() || null });
+      dialog.current?.close();
+      setReason('');
+      await onDone();
+    } catch (caught) {
+      const refused = describeError(caught);
+      dialog.current?.close();
+      setError(refused);
+      onError(refused);
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  return (
+    <div class="containment">
+      <h2>{action === 'suspend' ? 'Suspend' : 'Resume'}</h2>
+      <label for="containment-reason">Reason (kept in the audit log)</label>
+      <input
+        id="containment-reason"
+        value={reason}
+        onInput={(event) => setReason((event.target as HTMLInputElement).value)}
+      />
+      <button
+        type="button"
+        id={`${action}-button`}
+        class={action === 'suspend' ? 'danger' : ''}
+        onClick={() => dialog.current?.showModal()}
+      >
+        {action === 'suspend' ? 'Suspend…' : 'Resume…'}
+      </button>
+      <ErrorLine error={error} id="containment-error" />
+      <dialog ref={dialog} id="confirm-dialog" aria-labelledby="confirm-title">
+        <h2 id="confirm-title">
+          {action === 'suspend' ? 'Suspend' : 'Resume'} {kind} {id}?
+        </h2>
+        <p id="confirm-effect">{EFFECT[kind][action]}</p>
+        <p class="meta">Reason: {reason.trim() || '(none given)'}</p>
+        <div class="dialog-actions">
+          <button type="button" class="secondary" id="confirm-cancel" onClick={() => dialog.current?.close()}>
+            Cancel
+          </button>
+          <button
+            type="button"
+            id="confirm-ok"
+            class={action === 'suspend' ? 'danger' : ''}
+            disabled={busy}
+            onClick={() => void confirm()}
+          >
+            {action === 'suspend' ? 'Suspend' : 'Resume'}
+          </button>
+        </div>
+      </dialog>
+    </div>
+  );
+}
+
+/** Net debit positions per currency and world: every amount through the platform's one formatter. */
+export function Positions({ positions, exponents }: { positions: Position[]; exponents: CurrencyExponents }) {
+  const money = (amount: number | null, currency: string) =>
+    amount === null ? 'no cap' : formatAmount(amount, currency, exponents);
+  return (
+    <div class="positions">
+      <h2>Liquidity</h2>
+      {positions.length === 0 ? (
+        <p class="meta" id="no-positions">
+          No position: no cross-bank movement and no cap yet.
+        </p>
+      ) : (
+        <table id="positions">
+          <thead>
+            <tr>
+              <th>Currency</th>
+              <th>World</th>
+              <th>Net debit cap</th>
+              <th>Position</th>
+              <th>Reserved</th>
+              <th>Headroom</th>
+            </tr>
+          </thead>
+          <tbody>
+            {positions.map((p) => (
+              <tr key={`${p.currency}/${p.livemode}`} data-currency={p.currency} data-livemode={String(p.livemode)}>
+                <td data-label="Currency">{p.currency}</td>
+                <td data-label="World">{p.livemode ? 'LIVE' : 'TEST'}</td>
+                <td data-label="Net debit cap" class="cap">
+                  {money(p.netDebitCap, p.currency)}
+                </td>
+                <td data-label="Position" class="position">
+                  {money(p.position, p.currency)}
+                </td>
+                <td data-label="Reserved" class="reserved">
+                  {money(p.reserved, p.currency)}
+                </td>
+                <td data-label="Headroom" class="headroom">
+                  {p.headroom === null ? '—' : money(p.headroom, p.currency)}
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+    </div>
+  );
+}

@@ -1,0 +1,205 @@
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { bearer, FAST_ENGINE, startPaymentBank, type PaymentBank } from '../support/payments';
+import { startTestPlatform, type TestPlatform } from '../support/platform';
+import { admin, pay } from '../settlement/support';
+
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+const DESKTOP = { width: 1280, height: 860 };
+const PHONE = { width: 375, height: 667 };
+/** Set to a folder to keep screenshots of the console for a person to look at. */
+const SCREENSHOTS = process.env.OPERATOR_SCREENSHOTS;
+
+/**
+ * The operator console (issue 50) in a real browser (Debian's chromium, playwright-core) against
+ * the whole platform: sign in with an admin key exchanged for an HttpOnly session cookie (no key
+ * in any storage a script reads), find a merchant, suspend and resume it through a confirmation
+ * that says what it does, read a bank's liquidity and a settlement cycle, sign out.
+ */
+describe('operator console in a browser', () => {
+  let t: TestPlatform;
+  let a: PaymentBank;
+  let b: PaymentBank;
+  let browser: Browser;
+  let merchant: { merchantId: string; apiKey: string };
+  const contexts: BrowserContext[] = [];
+
+  /** A fresh browser profile at a width; every script error and console error is collected. */
+  const openPage = async (viewport: { width: number; height: number }) => {
+    const context = await browser.newContext({ viewport });
+    contexts.push(context);
+    const page = await context.newPage();
+    const errors: string[] = [];
+    page.on('pageerror', (error) => errors.push(error.message));
+    page.on('console', (message) => message.type() === 'error' && errors.push(message.text()));
+    return { context, page, errors };
+  };
+  /** What scripts of the page can read: both storages and document.cookie. */
+  const readableByScripts = (page: Page) =>
+    page.evaluate(() => ({
+      session: { ...(globalThis as any).sessionStorage },
+      local: { ...(globalThis as any).localStorage },
+      cookie: (globalThis as any).document.cookie,
+    }));
+  const signIn = async (page: Page, key: string) => {
+    const answer = await page.goto(`${t.platform.restUrl}/operator`);
+    expect(answer?.status()).toBe(200);
+    await page.fill('#admin-key', key);
+    await page.click('#sign-in-button');
+    await page.waitForSelector('#operator-name');
+  };
+  const merchantKeyAnswers = async () => {
+    const answer = await t.rest('GET', '/webhooks/endpoints', { headers: bearer(merchant.apiKey) });
+    return { status: answer.status, code: answer.body?.error?.code as string | undefined };
+  };
+  const confirmContainment = async (page: Page, action: 'suspend' | 'resume', effect: RegExp) => {
+    await page.fill('#containment-reason', `${action} from the console test`);
+    await page.click(`#${action}-button`);
+    await page.waitForSelector('#confirm-dialog[open]');
+    expect(await page.textContent('#confirm-effect')).toMatch(effect);
+    await page.click('#confirm-ok');
+    await page.waitForSelector('#confirm-dialog', { state: 'hidden' });
+  };
+  const statusIs = (page: Page, status: string) =>
+    page.waitForFunction(
+      (wanted) => (globalThis as any).document.querySelector('#participant-status')?.textContent === wanted,
+      status,
+    );
+
+  beforeAll(async () => {
+    t = await startTestPlatform({ paymentsEngine: FAST_ENGINE, env: { SETTLEMENT_INTERVAL_SECONDS: '0' } });
+    [a, b] = [await startPaymentBank(t), await startPaymentBank(t)];
+    merchant = await t.seed.createMerchant({ name: 'Console Corner Shop' });
+    const cap = await t.rest('PUT', `/banks/${a.handle}/net-debit-caps/LYD`, {
+      headers: admin(t),
+      body: { net_debit_cap: 10_000 },
+    });
+    expect(cap.status).toBe(200);
+    await pay(t, merchant.apiKey, await a.customer(), await b.customer(), 1_500);
+    browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', '--disable-gpu'] });
+  }, 120_000);
+  afterAll(async () => {
+    for (const context of contexts) await context.close().catch(() => undefined);
+    await browser?.close();
+    await a?.sandbox.stop();
+    await b?.sandbox.stop();
+    await t?.stop();
+  });
+
+  it.each([
+    ['desktop', DESKTOP],
+    ['phone', PHONE],
+  ])(
+    'at %s width: signs in, suspends and resumes a merchant, reads a bank’s liquidity, signs out; no key in the page',
+    async (_name, viewport) => {
+      const { context, page, errors } = await openPage(viewport);
+      await signIn(page, t.adminKey);
+      expect(await page.textContent('#operator-name')).toBe('ADMIN_KEY');
+      const [cookie] = await context.cookies();
+      expect(cookie).toMatchObject({ name: 'gateway_operator', httpOnly: true, sameSite: 'Strict' });
+      expect(cookie!.value).toMatch(/^ocs_/);
+      expect(await readableByScripts(page)).toEqual({ session: {}, local: {}, cookie: '' });
+
+      // The participants list: banks and merchants, searchable.
+      await page.waitForSelector(`#participants li[data-id="${a.handle}"]`);
+      await page.fill('#participant-search', 'corner');
+      await page.waitForSelector(`#participants li[data-id="${a.handle}"]`, { state: 'detached' });
+      const row = page.locator(`#participants li[data-id="${merchant.merchantId}"]`);
+      expect(await row.textContent()).toMatch(/Console Corner Shop.*merchant.*LIVE.*ACTIVE/);
+      await row.locator('a').click();
+      await statusIs(page, 'ACTIVE');
+
+      // A refused action shows the API's code and message, and nothing was done.
+      await page.fill('#containment-reason', 'x'.repeat(501));
+      await page.click('#suspend-button');
+      await page.click('#confirm-ok');
+      await page.waitForSelector('#containment-error');
+      expect(await page.textContent('#containment-error')).toMatch(/^VALIDATION_ERROR .*reason/);
+      expect((await merchantKeyAnswers()).status).toBe(200);
+      await statusIs(page, 'ACTIVE');
+
+      // Suspend: the dialog says what it does; in between, the merchant's key is refused.
+      await confirmContainment(page, 'suspend', /403 MERCHANT_SUSPENDED/);
+      await statusIs(page, 'SUSPENDED');
+      expect(await merchantKeyAnswers()).toEqual({ status: 403, code: 'MERCHANT_SUSPENDED' });
+      await confirmContainment(page, 'resume', /work again/);
+      await statusIs(page, 'ACTIVE');
+      expect((await merchantKeyAnswers()).status).toBe(200);
+
+      // The debtor bank's liquidity, in major units from the one formatter.
+      await page.click('#back-to-participants');
+      await page.fill('#participant-search', '');
+      await page.locator(`#participants li[data-id="${a.handle}"] a`).click();
+      const live = page.locator('#positions tr[data-currency="LYD"][data-livemode="true"]');
+      await live.waitFor();
+      expect({
+        cap: await live.locator('.cap').textContent(),
+        position: await live.locator('.position').textContent(),
+        reserved: await live.locator('.reserved').textContent(),
+        headroom: await live.locator('.headroom').textContent(),
+      }).toEqual({ cap: '10.000 LYD', position: '1.500 LYD', reserved: '0.000 LYD', headroom: '8.500 LYD' });
+      if (SCREENSHOTS) await page.screenshot({ path: `${SCREENSHOTS}/operator-bank-${_name}.png`, fullPage: true });
+      // Nothing wider than the screen.
+      const widths = await page.evaluate(() => ({
+        content: (globalThis as any).document.documentElement.scrollWidth,
+        screen: (globalThis as any).document.documentElement.clientWidth,
+      }));
+      expect(widths.content).toBeLessThanOrEqual(widths.screen);
+
+      // Sign out: the session ends at the gateway, the cookie is gone.
+      await page.click('#sign-out');
+      await page.waitForSelector('#admin-key');
+      expect(await context.cookies()).toEqual([]);
+      const stale = await fetch(`${t.platform.restUrl}/operator/graphql`, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          origin: t.platform.restUrl,
+          cookie: `gateway_operator=${cookie!.value}`,
+        },
+        body: JSON.stringify({ query: '{ currentOperator { name } }' }),
+      });
+      expect(stale.status).toBe(401);
+      expect(await readableByScripts(page)).toEqual({ session: {}, local: {}, cookie: '' });
+      expect(errors).toEqual([]);
+    },
+    120_000,
+  );
+
+  it('reads a settlement cycle with its positions at phone width', async () => {
+    const run = await t.rest('POST', '/settlement/cycles', { headers: admin(t) });
+    expect(run.status).toBe(201);
+    const cycleId = run.body.cycle_id as string;
+    const { page, errors } = await openPage(PHONE);
+    await signIn(page, t.adminKey);
+    await page.click('#nav-settlement');
+    const cycle = page.locator(`#cycles li[data-id="${cycleId}"]`);
+    await cycle.waitFor();
+    const text = await cycle.textContent();
+    expect(text).toContain(`${a.handle}: DEBIT 1.500 LYD`);
+    expect(text).toContain(`${b.handle}: CREDIT 1.500 LYD`);
+    expect(errors).toEqual([]);
+  }, 60_000);
+
+  it('stops the console of a revoked admin key at its next click, back at the sign-in form with the API’s refusal', async () => {
+    const made = await t.rest('POST', '/admin/keys', { headers: admin(t), body: { name: 'night-shift' } });
+    expect(made.status).toBe(201);
+    const { page, errors } = await openPage(DESKTOP);
+    await signIn(page, made.body.admin_key as string);
+    expect(await page.textContent('#operator-name')).toBe('night-shift');
+    await page.waitForSelector(`#participants li[data-id="${merchant.merchantId}"]`);
+
+    const revoked = await t.rest('DELETE', `/admin/keys/${made.body.admin_key_id as string}`, { headers: admin(t) });
+    expect(revoked.status).toBe(200);
+    await page.click('#nav-settlement');
+    await page.waitForSelector('#sign-in-error');
+    expect(await page.textContent('#sign-in-error')).toMatch(/^UNAUTHORIZED /);
+    // The one console error is Chromium's note of that refused request.
+    expect(errors).toEqual([expect.stringMatching(/401/)]);
+    // And the revoked key cannot sign in again.
+    await page.fill('#admin-key', made.body.admin_key as string);
+    await page.click('#sign-in-button');
+    await page.waitForFunction(() =>
+      /UNAUTHORIZED/.test((globalThis as any).document.querySelector('#sign-in-error')?.textContent ?? ''),
+    );
+  }, 60_000);
+});
