@@ -180,6 +180,65 @@ describe('operator console in a browser', () => {
     expect(errors).toEqual([]);
   }, 60_000);
 
+  it('filters the audit log and names the operator; creates a key shown once and revokes it with the key it made', async () => {
+    const { page, errors } = await openPage(DESKTOP);
+    await signIn(page, t.adminKey);
+    // A participant's recent entries, then the whole log filtered by action and target.
+    await page.goto(`${t.platform.restUrl}/operator#/participants/merchant/${merchant.merchantId}`);
+    await page.waitForSelector('#recent-audit .audit-entry');
+    await page.click('#nav-audit');
+    await page.waitForSelector('.audit-entry');
+    await page.fill('#audit-action', 'merchant.suspended');
+    await page.fill('#audit-target', merchant.merchantId);
+    await page.click('#audit-apply');
+    await page.waitForFunction(
+      () => {
+        const rows = [...(globalThis as any).document.querySelectorAll('.audit-entry')];
+        return rows.length > 0 && rows.every((row: any) => row.dataset.action === 'merchant.suspended');
+      },
+      undefined,
+      { timeout: 10_000 },
+    );
+    const first = page.locator('.audit-entry').first();
+    expect(await first.locator('.audit-target').textContent()).toBe(merchant.merchantId);
+    expect(await first.locator('.audit-actor').textContent()).toBe('ADMIN_KEY');
+    expect(await first.locator('.audit-changes').textContent()).toContain('status: ACTIVE → SUSPENDED');
+    // An unknown action is the API's refusal, shown as it is.
+    await page.fill('#audit-action', 'merchant.exploded');
+    await page.click('#audit-apply');
+    await page.waitForSelector('#audit-error');
+    expect(await page.textContent('#audit-error')).toMatch(/^VALIDATION_ERROR /);
+
+    // Admin keys: a new key is shown once, with its maker; it works; revoking it takes the key it made.
+    await page.click('#nav-keys');
+    await page.fill('#new-key-name', 'day-shift');
+    await page.click('#create-key');
+    const secret = (await page.locator('#created-key-secret').textContent())!;
+    expect(secret).toMatch(/^adm_/);
+    await page.click('#created-key-hide');
+    expect(await page.locator('#created-key-secret').count()).toBe(0);
+    expect(await readableByScripts(page)).toEqual({ session: {}, local: {}, cookie: '' });
+    const made = await t.rest('POST', '/admin/keys', {
+      headers: { 'x-service-admin-key': secret },
+      body: { name: 'day-shift-junior' },
+    });
+    expect(made.status).toBe(201);
+    await page.click('#nav-audit');
+    await page.click('#nav-keys');
+    const junior = page.locator('#admin-keys li[data-name="day-shift-junior"]');
+    await junior.waitFor();
+    expect(await junior.locator('.key-maker').textContent()).toBe('day-shift');
+    await page.locator('#admin-keys li[data-name="day-shift"] .revoke-key').click();
+    await page.waitForSelector('#confirm-dialog[open]');
+    expect(await page.textContent('#revoke-lineage')).toBe('1 key it made will be revoked with it: day-shift-junior.');
+    await page.click('#confirm-ok');
+    await page.waitForSelector('#admin-keys li[data-name="day-shift-junior"] .badge-revoked');
+    await page.waitForSelector('#admin-keys li[data-name="day-shift"] .badge-revoked');
+    const refused = await t.rest('GET', '/admin/audit', { headers: { 'x-service-admin-key': secret } });
+    expect(refused.status).toBe(401);
+    expect(errors).toEqual([]);
+  }, 60_000);
+
   it('stops the console of a revoked admin key at its next click, back at the sign-in form with the API’s refusal', async () => {
     const made = await t.rest('POST', '/admin/keys', { headers: admin(t), body: { name: 'night-shift' } });
     expect(made.status).toBe(201);

@@ -7,6 +7,8 @@ import { CURRENT_OPERATOR, type Operator } from './operations';
 import { ParticipantList } from './participants';
 import { ParticipantView } from './participant';
 import { SettlementView } from './settlement';
+import { AuditView } from './audit';
+import { AdminKeysView } from './admin-keys';
 
 export function App({ exponents, signedIn }: { exponents: CurrencyExponents; signedIn: boolean }) {
   const [operator, setOperator] = useState<Operator | null>(null);
@@ -96,6 +98,8 @@ function SignIn({ onSubmit, error, busy }: { onSubmit: (key: string) => void; er
 const SECTIONS = [
   ['participants', 'Participants'],
   ['settlement', 'Settlement'],
+  ['audit', 'Audit log'],
+  ['keys', 'Admin keys'],
 ] as const;
 
 function Console({
@@ -145,6 +149,10 @@ function Console({
           <ParticipantView kind={kind} id={id} key={`${kind}/${id}`} exponents={exponents} onError={guard} />
         ) : section === 'settlement' ? (
           <SettlementView exponents={exponents} onError={guard} />
+        ) : section === 'audit' ? (
+          <AuditView onError={guard} />
+        ) : section === 'keys' ? (
+          <AdminKeysView operator={operator} onError={guard} />
         ) : section === 'participants' ? (
           <ParticipantList onError={guard} />
         ) : (

@@ -111,3 +111,51 @@ export const CYCLES = `query OperatorCycles {
       positions { bankHandle currency netAmount direction status } } }
   }
 }`;
+
+export interface AuditEntry {
+  auditId: string;
+  at: string;
+  actor: { kind: string; id: string | null; name: string | null };
+  action: string;
+  target: string;
+  changes: Record<string, { from?: unknown; to?: unknown }>;
+  ip: string | null;
+  requestId: string | null;
+}
+
+export interface AuditFilter {
+  actor?: string;
+  action?: string;
+  target?: string;
+  from?: string;
+  to?: string;
+}
+
+export const AUDIT_LOG = `query OperatorAuditLog($actor: String, $action: String, $target: String, $from: DateTimeISO, $to: DateTimeISO, $first: Int!, $after: ID) {
+  auditLog(actor: $actor, action: $action, target: $target, from: $from, to: $to, first: $first, after: $after) {
+    edges { node { auditId at actor { kind id name } action target changes ip requestId } }
+    pageInfo { hasNextPage endCursor }
+  }
+}`;
+
+export interface AuditPage {
+  auditLog: { edges: Array<{ node: AuditEntry }>; pageInfo: { hasNextPage: boolean; endCursor: string | null } };
+}
+
+export interface AdminKeyRow {
+  id: string;
+  name: string;
+  createdAt: string;
+  revokedAt: string | null;
+  createdBy: string | null;
+}
+
+export const ADMIN_KEYS = '{ adminKeys { id name createdAt revokedAt createdBy } }';
+
+export const CREATE_ADMIN_KEY = `mutation OperatorCreateAdminKey($name: String!) {
+  createAdminKey(input: { name: $name }) { id name adminKey }
+}`;
+
+export const REVOKE_ADMIN_KEY = `mutation OperatorRevokeAdminKey($id: ID!) {
+  revokeAdminKey(id: $id) { id revokedAt revokedWith { id name } }
+}`;

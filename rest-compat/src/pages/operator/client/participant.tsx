@@ -3,11 +3,14 @@ import { ApiError, describeError } from '../../dashboard/client/api';
 import { formatAmount, formatTime, type CurrencyExponents } from '../../dashboard/client/format';
 import { ErrorLine, Field, StatusBadge, hrefOf, usePoll } from '../../dashboard/client/shared';
 import { graphql } from './api';
+import { AuditEntries } from './audit';
 import {
+  AUDIT_LOG,
   BANK,
   MERCHANT,
   SUSPENSION,
   TPP,
+  type AuditPage,
   type BankRecord,
   type MerchantRecord,
   type ParticipantKind,
@@ -81,6 +84,7 @@ export function ParticipantView({
             <Containment kind={data.kind} id={id} status={data.record.status} onDone={refresh} onError={onError} />
           ) : null}
           {data.kind === 'bank' && <Positions positions={data.record.positions ?? []} exponents={exponents} />}
+          <RecentAudit target={id} />
         </>
       )}
     </section>
@@ -251,6 +255,26 @@ export function Positions({ positions, exponents }: { positions: Position[]; exp
           </tbody>
         </table>
       )}
+    </div>
+  );
+}
+
+/** What was last done to this participant, newest first (the audit log, target = its id). */
+function RecentAudit({ target }: { target: string }) {
+  const { data, error } = usePoll(
+    async () => (await graphql<AuditPage>(AUDIT_LOG, { target, first: 10 })).auditLog.edges.map((edge) => edge.node),
+    10_000,
+    [target],
+  );
+  return (
+    <div class="recent-audit" id="recent-audit">
+      <h2>Recent audit entries</h2>
+      <ErrorLine error={error} />
+      {data && data.length === 0 && <p class="meta">Nothing recorded yet.</p>}
+      {data && <AuditEntries entries={data} />}
+      <p>
+        <a href={hrefOf('audit')}>The whole audit log</a>
+      </p>
     </div>
   );
 }
