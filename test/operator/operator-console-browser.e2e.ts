@@ -239,6 +239,46 @@ describe('operator console in a browser', () => {
     expect(errors).toEqual([]);
   }, 60_000);
 
+  it('rotates a bank’s internal key (the old one kept for its grace) and a merchant’s key, each confirmed and shown once, at phone width', async () => {
+    const bank = await t.seed.registerBank();
+    const shop = await t.seed.createMerchant({ name: 'Rotation Shop', mode: 'test' });
+    const { page, errors } = await openPage(PHONE);
+    await signIn(page, t.adminKey);
+
+    await page.goto(`${t.platform.restUrl}/operator#/participants/bank/${bank.handle}`);
+    await page.click('#rotate-internal-key');
+    await page.waitForSelector('#key-confirm-dialog[open]');
+    expect(await page.textContent('#key-confirm-effect')).toMatch(/previous key is still accepted on callbacks/);
+    await page.click('#key-confirm-ok');
+    const internalKey = (await page.locator('#new-secret').textContent())!;
+    expect(internalKey).not.toBe(bank.internalKey);
+    expect(await page.textContent('#key-outcome-note')).toMatch(
+      /^The previous internal key is accepted on callbacks until \d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC\.$/,
+    );
+    // Both keys live: the new one, and the old one until its grace ends (a day from now).
+    const keys = await t.platform.db
+      .knex('auth.credentials')
+      .where({ owner_id: bank.handle, kind: 'internal_key', revoked_at: null })
+      .select('expires_at');
+    const ends = keys.map((row: { expires_at: Date | null }) => (row.expires_at ? 'grace' : 'open')).sort();
+    expect(ends).toEqual(['grace', 'open']);
+    await page.click('#key-outcome-hide');
+    expect(await page.locator('#new-secret').count()).toBe(0);
+    await page.waitForSelector('#recent-audit .audit-entry[data-action="bank.internal_key_rotated"]');
+
+    await page.goto(`${t.platform.restUrl}/operator#/participants/merchant/${shop.merchantId}`);
+    await page.click('#rotate-merchant-key');
+    await page.waitForSelector('#key-confirm-dialog[open]');
+    await page.click('#key-confirm-ok');
+    const apiKey = (await page.locator('#new-secret').textContent())!;
+    expect(apiKey).toMatch(/^mk_test_/);
+    const answer = async (key: string) => (await t.rest('GET', '/webhooks/endpoints', { headers: bearer(key) })).status;
+    expect({ old: await answer(shop.apiKey), new: await answer(apiKey) }).toEqual({ old: 401, new: 200 });
+    await page.click('#key-outcome-hide');
+    expect(await readableByScripts(page)).toEqual({ session: {}, local: {}, cookie: '' });
+    expect(errors).toEqual([]);
+  }, 60_000);
+
   it('stops the console of a revoked admin key at its next click, back at the sign-in form with the API’s refusal', async () => {
     const made = await t.rest('POST', '/admin/keys', { headers: admin(t), body: { name: 'night-shift' } });
     expect(made.status).toBe(201);

@@ -7,6 +7,7 @@ import { useEffect, useRef } from 'preact/hooks';
  */
 export function Confirm({
   open,
+  idPrefix = 'confirm',
   title,
   children,
   action,
@@ -16,6 +17,8 @@ export function Confirm({
   onCancel,
 }: {
   open: boolean;
+  /** Its elements' ids: `<prefix>-dialog`, `-title`, `-effect`, `-cancel`, `-ok` (one page may hold two). */
+  idPrefix?: string;
   title: string;
   children: ComponentChildren;
   action: string;
@@ -34,20 +37,20 @@ export function Confirm({
   return (
     <dialog
       ref={dialog}
-      id="confirm-dialog"
-      aria-labelledby="confirm-title"
+      id={`${idPrefix}-dialog`}
+      aria-labelledby={`${idPrefix}-title`}
       onCancel={(event) => {
         event.preventDefault();
         onCancel();
       }}
     >
-      <h2 id="confirm-title">{title}</h2>
-      <div id="confirm-effect">{children}</div>
+      <h2 id={`${idPrefix}-title`}>{title}</h2>
+      <div id={`${idPrefix}-effect`}>{children}</div>
       <div class="dialog-actions">
-        <button type="button" class="secondary" id="confirm-cancel" onClick={onCancel}>
+        <button type="button" class="secondary" id={`${idPrefix}-cancel`} onClick={onCancel}>
           Cancel
         </button>
-        <button type="button" id="confirm-ok" class={danger ? 'danger' : ''} disabled={busy} onClick={onConfirm}>
+        <button type="button" id={`${idPrefix}-ok`} class={danger ? 'danger' : ''} disabled={busy} onClick={onConfirm}>
           {action}
         </button>
       </div>

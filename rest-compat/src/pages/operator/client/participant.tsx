@@ -4,6 +4,7 @@ import { formatAmount, formatTime, type CurrencyExponents } from '../../dashboar
 import { ErrorLine, Field, StatusBadge, hrefOf, usePoll } from '../../dashboard/client/shared';
 import { graphql } from './api';
 import { AuditEntries } from './audit';
+import { ParticipantKeys } from './keys';
 import {
   AUDIT_LOG,
   BANK,
@@ -83,6 +84,7 @@ export function ParticipantView({
           {data.kind !== 'tpp' || data.record.status !== 'DISABLED' ? (
             <Containment kind={data.kind} id={id} status={data.record.status} onDone={refresh} onError={onError} />
           ) : null}
+          <ParticipantKeys kind={data.kind} id={id} onDone={() => void refresh()} onError={onError} />
           {data.kind === 'bank' && <Positions positions={data.record.positions ?? []} exponents={exponents} />}
           <RecentAudit target={id} />
         </>
