@@ -9,6 +9,7 @@ import { ParticipantView } from './participant';
 import { SettlementView } from './settlement';
 import { AuditView } from './audit';
 import { AdminKeysView } from './admin-keys';
+import { AttentionView } from './attention';
 
 export function App({ exponents, signedIn }: { exponents: CurrencyExponents; signedIn: boolean }) {
   const [operator, setOperator] = useState<Operator | null>(null);
@@ -97,6 +98,7 @@ function SignIn({ onSubmit, error, busy }: { onSubmit: (key: string) => void; er
 
 const SECTIONS = [
   ['participants', 'Participants'],
+  ['attention', 'Attention'],
   ['settlement', 'Settlement'],
   ['audit', 'Audit log'],
   ['keys', 'Admin keys'],
@@ -149,6 +151,8 @@ function Console({
           <ParticipantView kind={kind} id={id} key={`${kind}/${id}`} exponents={exponents} onError={guard} />
         ) : section === 'settlement' ? (
           <SettlementView exponents={exponents} onError={guard} />
+        ) : section === 'attention' ? (
+          <AttentionView exponents={exponents} onError={guard} />
         ) : section === 'audit' ? (
           <AuditView onError={guard} />
         ) : section === 'keys' ? (

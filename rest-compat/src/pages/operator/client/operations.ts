@@ -159,3 +159,34 @@ export const CREATE_ADMIN_KEY = `mutation OperatorCreateAdminKey($name: String!)
 export const REVOKE_ADMIN_KEY = `mutation OperatorRevokeAdminKey($id: ID!) {
   revokeAdminKey(id: $id) { id revokedAt revokedWith { id name } }
 }`;
+
+export interface AttentionItem {
+  sessionId: string;
+  kind: string;
+  step: string;
+  reason: string;
+  since: string;
+  amount: number;
+  currency: string;
+  debtorBank: string | null;
+  debtorIban: string;
+  creditorBank: string;
+  creditorIban: string;
+  sessionStatus: string;
+  failureCode: string | null;
+  debitBookedAt: string | null;
+  creditBookedAt: string | null;
+  reversalBookedAt: string | null;
+  lastError: string | null;
+  resolution: string | null;
+  resolvedAt: string | null;
+}
+
+const ATTENTION_FIELDS = `sessionId kind step reason since amount currency debtorBank debtorIban creditorBank creditorIban
+  sessionStatus failureCode debitBookedAt creditBookedAt reversalBookedAt lastError resolution resolvedAt`;
+
+export const ATTENTION = `query OperatorAttention { movementsNeedingAttention(first: 50) { edges { node { ${ATTENTION_FIELDS} } } } }`;
+
+export const RESOLVE_MOVEMENT = `mutation OperatorResolveMovement($id: ID!, $action: MovementResolution!, $note: String!) {
+  resolveMovement(sessionId: $id, action: $action, note: $note) { ${ATTENTION_FIELDS} }
+}`;
