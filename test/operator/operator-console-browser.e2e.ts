@@ -180,6 +180,38 @@ describe('operator console in a browser', () => {
     expect(errors).toEqual([]);
   }, 60_000);
 
+  it('retries a failed settlement position from the page, behind a confirmation naming its core reference', async () => {
+    await pay(t, merchant.apiKey, await a.customer(), await b.customer(), 700);
+    a.sandbox.injectFaults({ errorRate: 1, errorStatus: 422, operations: ['debit'] });
+    try {
+      const run = await t.rest('POST', '/settlement/cycles', { headers: admin(t) });
+      expect(run.body.status).toBe('PARTIALLY_FAILED');
+      const cycleId = run.body.cycle_id as string;
+      const reference = `${cycleId}:${a.handle}:LYD`;
+      const { page, errors } = await openPage(DESKTOP);
+      await signIn(page, t.adminKey);
+      await page.click('#nav-settlement');
+      const position = page.locator(`#cycles li[data-id="${cycleId}"] li[data-bank="${a.handle}"]`);
+      await position.locator('.retry-position').click();
+      await page.waitForSelector('#retry-confirm-dialog[open]');
+      expect(await page.textContent('#retry-confirm-effect')).toContain(`DEBIT of 0.700 LYD`);
+      expect(await page.textContent('#retry-confirm-effect')).toContain(reference);
+      await page.click('#retry-confirm-ok');
+      await page.waitForSelector('#retry-confirm-dialog', { state: 'hidden' });
+      // The core still refuses: the position stays FAILED, and the operator's retry is on record.
+      const audited = await t.rest('GET', `/admin/audit?action=settlement.retried&target=${reference}`, {
+        headers: admin(t),
+      });
+      expect(audited.body.entries).toEqual([
+        expect.objectContaining({ actor: { kind: 'admin', id: null, name: 'ADMIN_KEY' }, target: reference }),
+      ]);
+      expect(['FAILED', 'PENDING']).toContain(await position.getAttribute('data-status'));
+      expect(errors).toEqual([]);
+    } finally {
+      a.sandbox.clearFaults();
+    }
+  }, 60_000);
+
   it('filters the audit log and names the operator; creates a key shown once and revokes it with the key it made', async () => {
     const { page, errors } = await openPage(DESKTOP);
     await signIn(page, t.adminKey);

@@ -93,6 +93,17 @@ export const SUSPENSION = {
 
 export type ParticipantKind = keyof typeof SUSPENSION;
 
+export interface CyclePosition {
+  bankHandle: string;
+  currency: string;
+  netAmount: number;
+  direction: string;
+  status: string;
+  coreReference: string;
+  attempts: number;
+  lastError: string | null;
+}
+
 export interface CycleRow {
   id: string;
   livemode: boolean;
@@ -102,13 +113,13 @@ export interface CycleRow {
   settledAt: string | null;
   obligationCount: number;
   trigger: string;
-  positions: Array<{ bankHandle: string; currency: string; netAmount: number; direction: string; status: string }>;
+  positions: CyclePosition[];
 }
 
 export const CYCLES = `query OperatorCycles {
   settlementCycles(first: 20) {
     edges { node { id livemode status openedAt closedAt settledAt obligationCount trigger
-      positions { bankHandle currency netAmount direction status } } }
+      positions { bankHandle currency netAmount direction status coreReference attempts lastError } } }
   }
 }`;
 
@@ -189,4 +200,8 @@ export const ATTENTION = `query OperatorAttention { movementsNeedingAttention(fi
 
 export const RESOLVE_MOVEMENT = `mutation OperatorResolveMovement($id: ID!, $action: MovementResolution!, $note: String!) {
   resolveMovement(sessionId: $id, action: $action, note: $note) { ${ATTENTION_FIELDS} }
+}`;
+
+export const RETRY_POSITION = `mutation OperatorRetryPosition($cycleId: ID!, $bankHandle: String!, $currency: String!) {
+  retrySettlementPosition(cycleId: $cycleId, bankHandle: $bankHandle, currency: $currency) { status attempts }
 }`;

@@ -1,11 +1,15 @@
-import { useEffect } from 'preact/hooks';
-import type { ApiError } from '../../dashboard/client/api';
+import { useEffect, useState } from 'preact/hooks';
+import { describeError, type ApiError } from '../../dashboard/client/api';
 import { formatAmount, formatTime, type CurrencyExponents } from '../../dashboard/client/format';
 import { ErrorLine, StatusBadge, usePoll } from '../../dashboard/client/shared';
 import { graphql } from './api';
-import { CYCLES, type CycleRow } from './operations';
+import { Confirm } from './confirm';
+import { CYCLES, RETRY_POSITION, type CyclePosition, type CycleRow } from './operations';
 
-/** The latest settlement cycles with their positions (amounts through the one formatter). */
+/** A position the engine has not settled: an operator may send it again now (with the same core reference). */
+const retryable = (position: CyclePosition) => position.status === 'FAILED' || position.status === 'PENDING';
+
+/** The latest settlement cycles with their positions (amounts through the one formatter); an unsettled position can be retried. */
 export function SettlementView({
   exponents,
   onError,
@@ -13,17 +17,38 @@ export function SettlementView({
   exponents: CurrencyExponents;
   onError: (error: ApiError | null) => void;
 }) {
-  const { data, error } = usePoll(
+  const { data, error, refresh } = usePoll(
     async () =>
       (await graphql<{ settlementCycles: { edges: Array<{ node: CycleRow }> } }>(CYCLES)).settlementCycles.edges,
     10_000,
     [],
   );
   useEffect(() => onError(error), [error]);
+  const [retrying, setRetrying] = useState<{ cycleId: string; position: CyclePosition } | null>(null);
+  const [busy, setBusy] = useState(false);
+  const [actionError, setActionError] = useState<ApiError | null>(null);
+
+  const retry = async (cycleId: string, position: CyclePosition) => {
+    setBusy(true);
+    setActionError(null);
+    setRetrying(null);
+    try {
+      await graphql(RETRY_POSITION, { cycleId, bankHandle: position.bankHandle, currency: position.currency });
+      await refresh();
+    } catch (caught) {
+      const refused = describeError(caught);
+      setActionError(refused);
+      onError(refused);
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  const money = (position: CyclePosition) => formatAmount(Math.abs(position.netAmount), position.currency, exponents);
   return (
     <section class="card">
       <h1>Settlement cycles</h1>
-      <ErrorLine error={error} id="cycles-error" />
+      <ErrorLine error={error ?? actionError} id="cycles-error" />
       {data && data.length === 0 && <p class="meta">No settlement cycle has run yet.</p>}
       <ul class="rows" id="cycles">
         {data?.map(({ node: cycle }) => (
@@ -39,9 +64,28 @@ export function SettlementView({
             {cycle.positions.length > 0 && (
               <ul class="cycle-positions">
                 {cycle.positions.map((p) => (
-                  <li key={`${p.bankHandle}/${p.currency}`}>
-                    {p.bankHandle}: {p.direction} {formatAmount(Math.abs(p.netAmount), p.currency, exponents)}{' '}
+                  <li key={`${p.bankHandle}/${p.currency}`} data-bank={p.bankHandle} data-status={p.status}>
+                    <span class="position-line">
+                      {p.bankHandle}: {p.direction} {money(p)}
+                    </span>{' '}
                     <StatusBadge status={p.status} />
+                    {retryable(p) && (
+                      <>
+                        {' '}
+                        <span class="meta">
+                          {p.attempts} attempt{p.attempts === 1 ? '' : 's'}
+                          {p.lastError ? ` · ${p.lastError}` : ''}
+                        </span>{' '}
+                        <button
+                          type="button"
+                          class="secondary retry-position"
+                          disabled={busy}
+                          onClick={() => setRetrying({ cycleId: cycle.id, position: p })}
+                        >
+                          Retry…
+                        </button>
+                      </>
+                    )}
                   </li>
                 ))}
               </ul>
@@ -49,6 +93,24 @@ export function SettlementView({
           </li>
         ))}
       </ul>
+      <Confirm
+        open={retrying !== null}
+        idPrefix="retry-confirm"
+        title={`Retry ${retrying?.position.bankHandle ?? ''}'s ${retrying?.position.currency ?? ''} position now?`}
+        action="Retry now"
+        danger={false}
+        busy={busy}
+        onCancel={() => setRetrying(null)}
+        onConfirm={() => retrying && void retry(retrying.cycleId, retrying.position)}
+      >
+        {retrying && (
+          <p>
+            The {retrying.position.direction} of {money(retrying.position)} is sent to {retrying.position.bankHandle}’s
+            core again now, with the same core reference ({retrying.position.coreReference}), so the core books it once.
+            The retry is audited.
+          </p>
+        )}
+      </Confirm>
     </section>
   );
 }
