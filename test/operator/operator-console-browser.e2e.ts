@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { bearer, FAST_ENGINE, startPaymentBank, type PaymentBank } from '../support/payments';
 import { startTestPlatform, type TestPlatform } from '../support/platform';
@@ -25,7 +26,7 @@ describe('operator console in a browser', () => {
 
   /** A fresh browser profile at a width; every script error and console error is collected. */
   const openPage = async (viewport: { width: number; height: number }) => {
-    const context = await browser.newContext({ viewport });
+    const context = await browser.newContext({ viewport, acceptDownloads: true });
     contexts.push(context);
     const page = await context.newPage();
     const errors: string[] = [];
@@ -235,6 +236,14 @@ describe('operator console in a browser', () => {
     expect(await first.locator('.audit-target').textContent()).toBe(merchant.merchantId);
     expect(await first.locator('.audit-actor').textContent()).toBe('ADMIN_KEY');
     expect(await first.locator('.audit-changes').textContent()).toContain('status: ACTIVE → SUSPENDED');
+    // The filtered log as a CSV file, built in the page from the API's answers.
+    const [download] = await Promise.all([page.waitForEvent('download'), page.click('#audit-export')]);
+    const csv = readFileSync((await download.path())!, 'utf8').split('\r\n');
+    expect(csv[0]).toBe('audit_id,at,actor_kind,actor_id,actor_name,action,target,changes,ip,request_id');
+    const rows = csv.slice(1, -1);
+    expect(rows.length).toBeGreaterThan(0);
+    for (const row of rows) expect(row).toContain(`,admin,,ADMIN_KEY,merchant.suspended,${merchant.merchantId},`);
+    expect(await page.textContent('#audit-exported')).toBe(`${rows.length} entries exported.`);
     // An unknown action is the API's refusal, shown as it is.
     await page.fill('#audit-action', 'merchant.exploded');
     await page.click('#audit-apply');

@@ -2,11 +2,13 @@ import { useEffect, useState } from 'preact/hooks';
 import { describeError, type ApiError } from '../../dashboard/client/api';
 import { formatTime } from '../../dashboard/client/format';
 import { ErrorLine } from '../../dashboard/client/shared';
+import { auditCsv } from './audit-csv';
 import { graphql } from './api';
 import { AUDIT_LOG, type AuditEntry, type AuditFilter, type AuditPage } from './operations';
 
 const PAGE_SIZE = 25;
-
+/** The export reads the log 100 entries at a time, up to this many: a narrower filter gets the rest. */
+const EXPORT_LIMIT = 2_000;
 /** A date input's day ("2026-11-29") as the start of that UTC day, or of the next one (`to` takes the whole day). */
 function dayBound(day: string | undefined, end: boolean): string | null {
   if (!day) return null;
@@ -61,18 +63,18 @@ export function AuditView({ onError }: { onError: (error: ApiError | null) => vo
   const [next, setNext] = useState<string | null>(null);
   const [error, setError] = useState<ApiError | null>(null);
 
+  const variablesOf = (first: number, after: string | null) => ({
+    actor: filter.actor?.trim() || null,
+    action: filter.action?.trim() || null,
+    target: filter.target?.trim() || null,
+    from: dayBound(filter.from, false),
+    to: dayBound(filter.to, true),
+    first,
+    after,
+  });
   const load = async (after: string | null) => {
     try {
-      const variables = {
-        actor: filter.actor?.trim() || null,
-        action: filter.action?.trim() || null,
-        target: filter.target?.trim() || null,
-        from: dayBound(filter.from, false),
-        to: dayBound(filter.to, true),
-        first: PAGE_SIZE,
-        after,
-      };
-      const { auditLog } = await graphql<AuditPage>(AUDIT_LOG, variables);
+      const { auditLog } = await graphql<AuditPage>(AUDIT_LOG, variablesOf(PAGE_SIZE, after));
       const page = auditLog.edges.map((edge) => edge.node);
       setEntries((shown) => (after && shown ? [...shown, ...page] : page));
       setNext(auditLog.pageInfo.hasNextPage ? auditLog.pageInfo.endCursor : null);
@@ -88,6 +90,42 @@ export function AuditView({ onError }: { onError: (error: ApiError | null) => vo
     setEntries(null);
     void load(null);
   }, [filter]);
+
+  const [exporting, setExporting] = useState(false);
+  const [exported, setExported] = useState<string | null>(null);
+  /** Every entry the filter selects (up to EXPORT_LIMIT), saved as a CSV file: built here from the API's answers. */
+  const exportCsv = async () => {
+    setExporting(true);
+    setExported(null);
+    try {
+      const all: AuditEntry[] = [];
+      let after: string | null = null;
+      let more = true;
+      while (more && all.length < EXPORT_LIMIT) {
+        const page: AuditPage = await graphql<AuditPage>(AUDIT_LOG, variablesOf(100, after));
+        all.push(...page.auditLog.edges.map((edge) => edge.node));
+        more = page.auditLog.pageInfo.hasNextPage;
+        after = page.auditLog.pageInfo.endCursor;
+      }
+      const url = URL.createObjectURL(new Blob([auditCsv(all)], { type: 'text/csv;charset=utf-8' }));
+      const link = document.createElement('a');
+      link.href = url;
+      link.download = `audit-log-${new Date().toISOString().slice(0, 10)}.csv`;
+      link.click();
+      setTimeout(() => URL.revokeObjectURL(url), 10_000);
+      setExported(
+        more
+          ? `${all.length} entries exported; more match: narrow the filter (a period) for the rest.`
+          : `${all.length} entries exported.`,
+      );
+    } catch (caught) {
+      const refused = describeError(caught);
+      setError(refused);
+      onError(refused);
+    } finally {
+      setExporting(false);
+    }
+  };
 
   const input = (name: keyof AuditFilter, label: string, type = 'text', placeholder = '') => (
     <div class="filter-field">
@@ -122,6 +160,16 @@ export function AuditView({ onError }: { onError: (error: ApiError | null) => vo
           Filter
         </button>
       </form>
+      <div class="actions">
+        <button type="button" class="secondary" id="audit-export" disabled={exporting} onClick={() => void exportCsv()}>
+          {exporting ? 'Exporting…' : 'Export CSV'}
+        </button>
+        {exported && (
+          <span class="meta" id="audit-exported">
+            {exported}
+          </span>
+        )}
+      </div>
       <ErrorLine error={error} id="audit-error" />
       {entries && entries.length === 0 && <p class="meta">No entry matches.</p>}
       {entries && <AuditEntries entries={entries} />}
