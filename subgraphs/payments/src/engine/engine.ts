@@ -37,6 +37,24 @@ export interface MovementStart {
   money: PositionedMovement;
 }
 
+/**
+ * The start of a movement whose payer is its debtor account, known before it starts (a refund's
+ * merchant, a mandate's customer, a payment order's debtor; not a session, whose payer checkout
+ * names): it reserves on its own debtor bank.
+ */
+export const accountMovementStart = (
+  kind: Exclude<ExecutionKind, 'session'>,
+  movement: PositionedMovement & { id: string; debtorIban: string },
+  requestId: string | null | undefined,
+): MovementStart => ({
+  movementId: movement.id,
+  kind,
+  payer: { type: 'iban', value: movement.debtorIban },
+  debtorIban: movement.debtorIban,
+  requestId: requestId ?? null,
+  money: movement,
+});
+
 /** A movement whose execution the caller's statement writes: handed back to execute() or launch() once it ran. */
 export interface StartedMovement {
   readonly movementId: string;

@@ -1,15 +1,14 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { OneStatement } from '@gateway/db';
-import { recordEvent, recordEventIn } from '@gateway/events';
+import { recordEvent } from '@gateway/events';
 import type { MetadataPatch } from '../metadata/metadata.rules';
 import { mergeMetadata } from '../metadata/metadata.sql';
 import { establishOutcomeIn, OUTCOME_UNKNOWN } from '../movement/held-outcome';
-import type { MovementKind } from '../movement/movement';
+import { declareMovementKind } from '../movement/movement.kind';
 import { MandateChargeEntity, MandateEntity } from './mandate.entity';
 import {
-  CHARGE_REACHED_AT,
+  CHARGE_TRANSITIONS,
   chargeTransitionFor,
-  FINAL_CHARGE_STATUSES,
   MANDATE_REACHED_AT,
   mandateRefusal,
   mandateTransitionFor,
@@ -268,55 +267,27 @@ const HELD_CHARGE_RELEASED =
   "the bank cores' outcome was established after an operator's check: the payer's account was " +
   'not debited or was given the money back, so the period can be charged again';
 
-type ChargeChanges = Partial<Pick<MandateChargeEntity, 'failureCode' | 'failureDetail'>>;
-
-/** A move of the charge table from the status read: its row of the table and the columns it sets. */
-function planChargeMove(charge: MandateChargeEntity, trigger: ChargeTrigger, now: Date, changes: ChargeChanges) {
-  const move = chargeTransitionFor(charge.status, trigger);
-  if (!move) throw new Error(`charge ${charge.id} is ${charge.status}: ${trigger} is not a move of its table`);
-  return { move, update: { ...changes, status: move.to, updatedAt: now, [CHARGE_REACHED_AT[move.to]]: now } };
-}
-
-/** One move of the charge table (the engine's), conditional on the status read, with its event, as parts of the engine's OneStatement (MovementKind.moveIn): the columns to apply once part `moved` changed the row. */
-export function moveChargeIn(
-  statement: OneStatement,
-  charge: MandateChargeEntity,
-  trigger: ChargeTrigger,
-  now: Date,
-  changes: ChargeChanges,
-  when: string,
-): Partial<MandateChargeEntity> {
-  const { move, update } = planChargeMove(charge, trigger, now, changes);
-  statement.update('moved', MandateChargeEntity, { id: charge.id, status: charge.status }, update, when);
-  if (move.event) {
-    const after = Object.assign(new MandateChargeEntity(), charge, update);
-    const event = {
-      kind: move.event,
-      aggregateType: MANDATE_AGGREGATE,
-      aggregateId: charge.mandateId,
-      audience: charge.merchantId,
-      data: chargeEventData(after),
-    };
-    recordEventIn(statement, 'moved_event', event, now, 'moved');
-  }
-  return update;
-}
-
 export const loadMandate = (em: EntityManager, id: string): Promise<MandateEntity | null> =>
   em.findOne(MandateEntity, { id }, { disableIdentityMap: true });
 
-export const loadCharge = (em: EntityManager, id: string): Promise<MandateChargeEntity | null> =>
-  em.findOne(MandateChargeEntity, { id }, { disableIdentityMap: true });
-
 /**
- * Mandate charges as the engine executes them. The charge row carries everything a Movement is
- * (its creditor fixed at the charge, its debtor the mandate's customer).
+ * Mandate charges as the engine executes them (movement.kind.ts). The charge row carries
+ * everything a Movement is (its creditor fixed at the charge, its debtor the mandate's customer);
+ * its events are the mandate's aggregate, so they are ordered with the mandate's own.
  */
-export const chargeMovements: MovementKind<MandateChargeEntity> = {
-  load: loadCharge,
+export const chargeMovements = declareMovementKind<MandateChargeEntity, ChargeTrigger, ChargeEventKind>({
+  noun: 'charge',
   entity: MandateChargeEntity,
-  moveIn: (statement, charge, trigger, now, failure, when) =>
-    moveChargeIn(statement, charge, trigger, now, failure ?? {}, when),
-  isFinal: (charge) => FINAL_CHARGE_STATUSES.has(charge.status),
+  transitions: CHARGE_TRANSITIONS,
+  event: (kind, charge) => ({
+    kind,
+    aggregateType: MANDATE_AGGREGATE,
+    aggregateId: charge.mandateId,
+    audience: charge.merchantId,
+    data: chargeEventData(charge),
+  }),
   payerWholeIn: releaseHeldChargeIn,
-};
+});
+
+export const loadCharge = (em: EntityManager, id: string): Promise<MandateChargeEntity | null> =>
+  chargeMovements.load(em, id);

@@ -16,7 +16,7 @@ import {
   type World,
 } from '@gateway/kernel';
 import type { AccountCurrencies } from '../account-currency/account-currency';
-import type { PaymentEngine, StartedMovement } from '../engine/engine';
+import { accountMovementStart, type PaymentEngine, type StartedMovement } from '../engine/engine';
 import type { OtpRefusals, PayerOtp } from '../payer-otp/payer-otp';
 import { idempotency } from '../idempotency/idempotency.service';
 import { MerchantEntity } from '../merchant/merchant.entity';
@@ -452,44 +452,27 @@ export class MandateService {
         throw new GatewayError('MANDATE_NOT_ACTIVE', `mandate ${id} is no longer ACTIVE`);
       // One statement: the charge, unless the period has one already, and with it its execution.
       const statement = new OneStatement(tx);
-      createChargeOnceIn(
-        statement,
-        {
-          id: chargeId,
-          mandateId: id,
-          merchantId,
-          livemode: mandate.livemode,
-          amount: BigInt(request.amount),
-          currency: mandate.currency,
-          reference: request.reference,
-          periodStart: formatDate(period.start),
-          debtorBank: mandate.customerBank,
-          debtorIban: mandate.customerIban,
-          creditorBank: creditor.bank.handle,
-          creditorIban: creditor.iban,
-          settlementType: mandate.customerBank === creditor.bank.handle ? 'internal' : 'rail',
-          description: mandate.description,
-          metadata: request.metadata ?? {},
-        },
-        now,
-      );
-      const payer = { type: 'iban' as const, value: mandate.customerIban };
+      const fields = {
+        id: chargeId,
+        mandateId: id,
+        merchantId,
+        livemode: mandate.livemode,
+        amount: BigInt(request.amount),
+        currency: mandate.currency,
+        reference: request.reference,
+        periodStart: formatDate(period.start),
+        debtorBank: mandate.customerBank,
+        debtorIban: mandate.customerIban,
+        creditorBank: creditor.bank.handle,
+        creditorIban: creditor.iban,
+        settlementType: mandate.customerBank === creditor.bank.handle ? 'internal' : 'rail',
+        description: mandate.description,
+        metadata: request.metadata ?? {},
+      };
+      createChargeOnceIn(statement, fields, now);
       const charge = this.engine.startIn(
         statement,
-        {
-          movementId: chargeId,
-          kind: 'mandate_charge',
-          payer,
-          debtorIban: mandate.customerIban,
-          requestId: requestId ?? null,
-          money: {
-            livemode: mandate.livemode,
-            debtorBank: mandate.customerBank,
-            creditorBank: creditor.bank.handle,
-            amount: BigInt(request.amount),
-            currency: mandate.currency,
-          },
-        },
+        accountMovementStart('mandate_charge', fields, requestId),
         now,
         'charge',
       );

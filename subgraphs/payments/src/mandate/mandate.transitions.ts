@@ -5,6 +5,7 @@ import {
   FINAL_MOVEMENT_STATUSES,
   MOVEMENT_REACHED_AT,
   MOVEMENT_STATUSES,
+  publicMovementStatus,
   type MovementStatus,
 } from '../movement/movement.transitions';
 
@@ -81,5 +82,4 @@ export const CHARGE_TRANSITIONS: readonly ChargeTransition[] = engineMovementTra
 export const chargeTransitionFor = transitionLookup(CHARGE_TRANSITIONS);
 
 /** What the merchant sees: the rail's wait is part of PROCESSING. */
-export const publicChargeStatus = (status: ChargeStatus): 'PROCESSING' | 'COMPLETED' | 'FAILED' =>
-  status === 'SETTLEMENT_PENDING' ? 'PROCESSING' : status;
+export const publicChargeStatus = publicMovementStatus;

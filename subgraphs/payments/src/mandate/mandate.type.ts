@@ -3,8 +3,8 @@ import { PageInfo } from '@gateway/federation';
 import { BankReference, bankReference } from '../bank/bank.type';
 import { GraphQLSafeInt } from 'graphql-scalars';
 import type { MandateChargeEntity, MandateEntity } from './mandate.entity';
-import { publicChargeStatus } from './mandate.transitions';
 import { MetadataEntry, toMetadataEntries } from '../metadata/metadata.type';
+import { movementFields } from '../movement/movement.type';
 
 export enum MandateStatus {
   PENDING_CONFIRMATION = 'PENDING_CONFIRMATION',
@@ -225,22 +225,13 @@ export class MandateCharge {
 }
 
 export function toMandateCharge(entity: MandateChargeEntity): MandateCharge {
+  const fields = movementFields(entity);
   return {
-    id: entity.id,
-    livemode: entity.livemode,
+    ...fields,
+    status: MandateChargeStatus[fields.status],
     mandateId: entity.mandateId,
-    status: MandateChargeStatus[publicChargeStatus(entity.status)],
-    amount: Number(entity.amount),
-    currency: entity.currency,
     reference: entity.reference,
     periodStart: entity.periodStart,
-    settlementType: entity.settlementType,
-    failureCode: entity.failureCode,
-    failureDetail: entity.failureDetail,
-    createdAt: entity.createdAt,
-    completedAt: entity.completedAt,
-    failedAt: entity.failedAt,
-    metadata: toMetadataEntries(entity.metadata),
   };
 }
 

@@ -35,3 +35,7 @@ export function engineMovementTransitions<T extends string, E extends string>(
     { from: 'SETTLEMENT_PENDING', trigger: 'core_failure', to: 'FAILED', event: events.failed },
   ];
 }
+
+/** What a merchant sees of a refund or a charge (contract: PROCESSING, COMPLETED, FAILED): the rail's wait is part of PROCESSING. */
+export const publicMovementStatus = (status: MovementStatus): 'PROCESSING' | 'COMPLETED' | 'FAILED' =>
+  status === 'SETTLEMENT_PENDING' ? 'PROCESSING' : status;

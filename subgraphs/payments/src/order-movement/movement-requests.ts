@@ -2,8 +2,8 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { EventBus, PlatformEvent, Subscription } from '@gateway/events';
 import { GatewayError, isCurrency, type Logger } from '@gateway/kernel';
 import { OneStatement } from '@gateway/db';
-import type { PaymentEngine } from '../engine/engine';
-import { answerAgain, createOrderMovementOnceIn, loadOrderMovement, moveOrderMovementIn } from './order-movement.moves';
+import { accountMovementStart, type PaymentEngine } from '../engine/engine';
+import { answerAgain, createOrderMovementOnceIn, loadOrderMovement, orderMovements } from './order-movement.moves';
 
 /** payments' queue for open-banking's requests (competing consumers across instances). */
 export const MOVEMENT_REQUEST_GROUP = 'payments.movement-requests';
@@ -93,17 +93,9 @@ export async function executeMovementRequest(
   // One statement: the movement, unless the order was requested before, and with it its execution.
   const statement = new OneStatement(em);
   createOrderMovementOnceIn(statement, fields, now);
-  const payer = { type: 'iban' as const, value: request.debtorIban };
   const started = engine.startIn(
     statement,
-    {
-      movementId: request.id,
-      kind: 'payment_order',
-      payer,
-      debtorIban: request.debtorIban,
-      requestId: request.requestId,
-      money: request,
-    },
+    accountMovementStart('payment_order', fields, request.requestId),
     now,
     'movement',
   );
@@ -151,14 +143,10 @@ async function refuseOverCap(
     if (!(await created.run()).movement) return; // requested before: its answer is the first one's
     const movement = await loadOrderMovement(tx, fields.id);
     const failed = new OneStatement(tx);
-    moveOrderMovementIn(
-      failed,
-      movement!,
-      'core_failure',
-      now,
-      { failureCode: 'NET_DEBIT_CAP_EXCEEDED', failureDetail: detail },
-      undefined as never,
-    );
+    orderMovements.moveIn(failed, movement!, 'core_failure', now, {
+      failureCode: 'NET_DEBIT_CAP_EXCEEDED',
+      failureDetail: detail,
+    });
     await failed.run();
   });
 }

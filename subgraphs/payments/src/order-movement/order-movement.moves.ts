@@ -1,11 +1,10 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { OneStatement } from '@gateway/db';
-import { recordEvent, recordEventIn } from '@gateway/events';
-import type { MovementKind } from '../movement/movement';
+import { recordEvent } from '@gateway/events';
+import { declareMovementKind } from '../movement/movement.kind';
 import { OrderMovementEntity } from './order-movement.entity';
 import {
-  FINAL_ORDER_MOVEMENT_STATUSES,
-  ORDER_MOVEMENT_REACHED_AT,
+  ORDER_MOVEMENT_TRANSITIONS,
   orderMovementTransitionFor,
   refusalOf,
   type MovementEventKind,
@@ -100,43 +99,6 @@ export function createOrderMovementOnceIn(statement: OneStatement, fields: NewOr
   );
 }
 
-type OrderMovementChanges = Partial<Pick<OrderMovementEntity, 'failureCode' | 'failureDetail'>>;
-
-/** A move of the table from the status read: its row of the table and the columns it sets. */
-function planMove(
-  movement: OrderMovementEntity,
-  trigger: OrderMovementTrigger,
-  now: Date,
-  changes: OrderMovementChanges,
-) {
-  const move = orderMovementTransitionFor(movement.status, trigger);
-  if (!move)
-    throw new Error(`order movement ${movement.id} is ${movement.status}: ${trigger} is not a move of its table`);
-  return { move, update: { ...changes, status: move.to, updatedAt: now, [ORDER_MOVEMENT_REACHED_AT[move.to]]: now } };
-}
-
-/** One move of the table, conditional on the status read, with its event, as parts of the engine's OneStatement (MovementKind.moveIn): the columns to apply once part `moved` changed the row. */
-export function moveOrderMovementIn(
-  statement: OneStatement,
-  movement: OrderMovementEntity,
-  trigger: OrderMovementTrigger,
-  now: Date,
-  changes: OrderMovementChanges,
-  when?: string,
-): Partial<OrderMovementEntity> {
-  const { move, update } = planMove(movement, trigger, now, changes);
-  statement.update('moved', OrderMovementEntity, { id: movement.id, status: movement.status }, update, when);
-  if (move.event)
-    recordEventIn(
-      statement,
-      'moved_event',
-      movementEvent(move.event, Object.assign(new OrderMovementEntity(), movement, update)),
-      now,
-      'moved',
-    );
-  return update;
-}
-
 /**
  * A finished movement requested again (open-banking's sweeper did not hear the answer): the
  * answer once more, never the movement. Open-banking ignores an answer it already has.
@@ -148,15 +110,13 @@ export function answerAgain(em: EntityManager, movement: OrderMovementEntity, no
   return true;
 }
 
-export function loadOrderMovement(em: EntityManager, id: string): Promise<OrderMovementEntity | null> {
-  return em.findOne(OrderMovementEntity, { id }, { disableIdentityMap: true });
-}
-
-/** Payment orders' movements as the engine executes them. */
-export const orderMovements: MovementKind<OrderMovementEntity> = {
-  load: loadOrderMovement,
+/** Payment orders' movements as the engine executes them (movement.kind.ts): movement.* events for open-banking. */
+export const orderMovements = declareMovementKind<OrderMovementEntity, OrderMovementTrigger, MovementEventKind>({
+  noun: 'order movement',
   entity: OrderMovementEntity,
-  moveIn: (statement, movement, trigger, now, failure, when) =>
-    moveOrderMovementIn(statement, movement, trigger, now, failure ?? {}, when),
-  isFinal: (movement) => FINAL_ORDER_MOVEMENT_STATUSES.has(movement.status),
-};
+  transitions: ORDER_MOVEMENT_TRANSITIONS,
+  event: movementEvent,
+});
+
+export const loadOrderMovement = (em: EntityManager, id: string): Promise<OrderMovementEntity | null> =>
+  orderMovements.load(em, id);

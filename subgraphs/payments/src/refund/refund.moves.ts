@@ -1,17 +1,17 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { OneStatement } from '@gateway/db';
-import { recordEventIn } from '@gateway/events';
 import type { MetadataPatch } from '../metadata/metadata.rules';
 import { mergeMetadata } from '../metadata/metadata.sql';
 import { establishOutcomeIn, isHeld, OUTCOME_UNKNOWN } from '../movement/held-outcome';
-import type { HeldFinding, MovementKind } from '../movement/movement';
+import type { HeldFinding } from '../movement/movement';
+import { declareMovementKind } from '../movement/movement.kind';
 import { releaseRefundIn, reserveRefundIn } from '../session/session.moves';
 import { RefundEntity } from './refund.entity';
 import {
   failureFreesAmount,
-  FINAL_REFUND_STATUSES,
   publicRefundStatus,
   REFUND_REACHED_AT,
+  REFUND_TRANSITIONS,
   refundTransitionFor,
   type RefundEventKind,
   type RefundTrigger,
@@ -80,38 +80,6 @@ export function createRefundIn(statement: OneStatement, refund: RefundEntity, no
   statement.insert('refund', RefundEntity, { ...refund }, 'reserved');
 }
 
-type RefundChanges = Partial<Pick<RefundEntity, 'failureCode' | 'failureDetail'>>;
-
-/** A move of the table from the status read: its row of the table and the columns it sets. */
-function planMove(refund: RefundEntity, trigger: RefundTrigger, now: Date, changes: RefundChanges) {
-  const move = refundTransitionFor(refund.status, trigger);
-  if (!move) throw new Error(`refund ${refund.id} is ${refund.status}: ${trigger} is not a move of its table`);
-  return { move, update: { ...changes, status: move.to, updatedAt: now, [REFUND_REACHED_AT[move.to]]: now } };
-}
-
-/**
- * One move of the refund table (the engine's), conditional on the status read, as parts of the
- * engine's OneStatement (MovementKind.moveIn): `moved`, its event `moved_event` and, for a FAILED
- * refund whose money is known not to have reached the payer, `released`: its amount is again left
- * to refund. Answers the columns to apply once part `moved` changed the row.
- */
-export function moveRefundIn(
-  statement: OneStatement,
-  refund: RefundEntity,
-  trigger: RefundTrigger,
-  now: Date,
-  changes: RefundChanges,
-  when: string,
-): Partial<RefundEntity> {
-  const { move, update } = planMove(refund, trigger, now, changes);
-  statement.update('moved', RefundEntity, { id: refund.id, status: refund.status }, update, when);
-  const after = Object.assign(new RefundEntity(), refund, update);
-  if (move.event) recordEventIn(statement, 'moved_event', refundEvent(move.event, after), now, 'moved');
-  if (move.to === 'FAILED' && failureFreesAmount(after.failureCode))
-    releaseRefundIn(statement, 'released', after, now, 'moved');
-  return update;
-}
-
 /**
  * A refund that FAILED with CBS_OUTCOME_UNKNOWN kept its amount taken while an operator checked
  * whether the payer was credited (failureFreesAmount). Once the engine has the merchant's money
@@ -164,7 +132,7 @@ export function settleHeldRefundIn(
     when,
   );
   const after = Object.assign(new RefundEntity(), refund, update);
-  recordEventIn(statement, 'moved_event', refundEvent(move.event!, after), now, 'moved');
+  refundMovements.eventIn(statement, 'moved_event', move.event!, after, now, 'moved');
   if (move.to === 'FAILED') releaseRefundIn(statement, 'released', after, now, 'moved');
   return update;
 }
@@ -197,16 +165,22 @@ export const updateRefundMetadata = (
   now: Date,
 ): Promise<boolean> => mergeMetadata(em, 'update "payments"."refunds"', { id, merchantId }, patch, now);
 
-export const loadRefund = (em: EntityManager, id: string): Promise<RefundEntity | null> =>
-  em.findOne(RefundEntity, { id }, { disableIdentityMap: true });
-
-/** Refunds as the engine executes them: read and moved through this file. */
-export const refundMovements: MovementKind<RefundEntity> = {
-  load: loadRefund,
+/**
+ * Refunds as the engine executes them (movement.kind.ts: the shape every kind shares): the refund's
+ * own event aggregate and, for a FAILED refund whose money is known not to have reached the payer
+ * (failureFreesAmount), part `released` of the FAILED move: its amount is again left to refund.
+ */
+export const refundMovements = declareMovementKind<RefundEntity, RefundTrigger, RefundEventKind>({
+  noun: 'refund',
   entity: RefundEntity,
-  moveIn: (statement, refund, trigger, now, failure, when) =>
-    moveRefundIn(statement, refund, trigger, now, failure ?? {}, when),
-  isFinal: (refund) => FINAL_REFUND_STATUSES.has(refund.status),
+  transitions: REFUND_TRANSITIONS,
+  event: refundEvent,
+  alsoIn: (statement, move, after, now) => {
+    if (move.to === 'FAILED' && failureFreesAmount(after.failureCode))
+      releaseRefundIn(statement, 'released', after, now, 'moved');
+  },
   payerWholeIn: releaseHeldRefundIn,
   settleHeldIn: settleHeldRefundIn,
-};
+});
+
+export const loadRefund = (em: EntityManager, id: string): Promise<RefundEntity | null> => refundMovements.load(em, id);

@@ -2,7 +2,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { OneStatement } from '@gateway/db';
 import type { Directory } from '@gateway/federation';
 import { GatewayError, invalid, newId, parseInput, requestHash, type Logger } from '@gateway/kernel';
-import type { PaymentEngine, StartedMovement } from '../engine/engine';
+import { accountMovementStart, type PaymentEngine, type StartedMovement } from '../engine/engine';
 import { idempotency } from '../idempotency/idempotency.service';
 import { merchantSettlementAccount } from '../merchant/settlement-account';
 import type { PaymentSessionEntity } from '../session/session.entity';
@@ -169,20 +169,8 @@ export class RefundService {
       if (idempotencyKey != null)
         idempotency.completeIn(statement, merchantId, idempotencyKey, { refundId: refund.id });
       createRefundIn(statement, refund, now);
-      const movement = this.engine.startIn(
-        statement,
-        {
-          movementId: refund.id,
-          kind: 'refund',
-          payer: { type: 'iban', value: account.iban },
-          debtorIban: account.iban,
-          requestId: requestId ?? null,
-          // The merchant's bank is the refund's debtor: its position carries the refund.
-          money: refund,
-        },
-        now,
-        'refund',
-      );
+      // The merchant's bank is the refund's debtor: its position carries the refund.
+      const movement = this.engine.startIn(statement, accountMovementStart('refund', refund, requestId), now, 'refund');
       const written = await statement.run();
       if (!written.refund) throw await this.refusal(tx, merchantId, sessionId, amount);
       if (idempotencyKey != null && !written.key) throw idempotency.keyTakenOver(idempotencyKey);

@@ -6,6 +6,7 @@ import {
   FINAL_MOVEMENT_STATUSES,
   MOVEMENT_REACHED_AT,
   MOVEMENT_STATUSES,
+  publicMovementStatus,
   type MovementStatus,
 } from '../movement/movement.transitions';
 
@@ -49,8 +50,7 @@ export const REFUND_TRANSITIONS: readonly RefundTransition[] = [
 export const refundTransitionFor = transitionLookup(REFUND_TRANSITIONS);
 
 /** What the merchant sees (contract: PROCESSING, COMPLETED, FAILED): the rail's wait is part of PROCESSING. */
-export const publicRefundStatus = (status: RefundStatus): 'PROCESSING' | 'COMPLETED' | 'FAILED' =>
-  status === 'SETTLEMENT_PENDING' ? 'PROCESSING' : status;
+export const publicRefundStatus = publicMovementStatus;
 
 /**
  * Whether a refund's FAILED move gives its amount back to the session (what is left to refund).

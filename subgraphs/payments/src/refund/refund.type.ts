@@ -3,8 +3,8 @@ import { PageInfo } from '@gateway/federation';
 import { BankReference, bankReference } from '../bank/bank.type';
 import { GraphQLSafeInt } from 'graphql-scalars';
 import type { RefundEntity } from './refund.entity';
-import { publicRefundStatus } from './refund.transitions';
-import { MetadataEntry, toMetadataEntries } from '../metadata/metadata.type';
+import { MetadataEntry } from '../metadata/metadata.type';
+import { movementFields } from '../movement/movement.type';
 
 export enum RefundStatus {
   PROCESSING = 'PROCESSING',
@@ -86,24 +86,15 @@ export class Refund {
 }
 
 export function toRefund(entity: RefundEntity): Refund {
+  const fields = movementFields(entity);
   return {
-    id: entity.id,
+    ...fields,
+    status: RefundStatus[fields.status],
     sessionId: entity.sessionId,
     merchantId: entity.merchantId,
-    livemode: entity.livemode,
-    status: RefundStatus[publicRefundStatus(entity.status)],
-    amount: Number(entity.amount),
-    currency: entity.currency,
     reason: entity.reason,
     reference: entity.reference,
-    settlementType: entity.settlementType,
     payerBank: bankReference(entity.creditorBank),
-    failureCode: entity.failureCode,
-    failureDetail: entity.failureDetail,
-    createdAt: entity.createdAt,
-    completedAt: entity.completedAt,
-    failedAt: entity.failedAt,
-    metadata: toMetadataEntries(entity.metadata),
   };
 }
 
