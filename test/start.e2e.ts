@@ -113,7 +113,8 @@ describe('npm start (embedded defaults)', () => {
       expect(page).toContain('Payment gateway is running');
       expect(page).toContain(`embedded PGlite in ${join(dataDir, 'pglite')}`);
       expect(page).toContain(join(dataDir, 'demo.json'));
-      for (const link of ['/docs', '/graphql', '/openapi.json', '/readyz']) expect(page).toContain(`href="${link}"`);
+      for (const link of ['/docs', '/graphql', '/dashboard', '/operator', '/openapi.json', '/readyz'])
+        expect(page).toContain(`href="${link}"`);
 
       // Every demo customer resolves through the public API to the bank that funded them.
       for (const customer of demo.customers) {

@@ -23,6 +23,10 @@ const links = (info: LandingInfo): Array<[string, string]> => [
   ['/docs', 'API reference: every REST route with examples, search and try-it'],
   ['/graphql', 'GraphiQL: queries, mutations and subscriptions on the GraphQL API (the demo merchant’s key prefilled)'],
   ['/dashboard', 'Merchant dashboard: sign in with a merchant key, sessions live, webhook deliveries, mandates'],
+  [
+    '/operator',
+    'Operator console: sign in with the admin key printed at start; participants, attention, settlement, audit log',
+  ],
   ['/openapi.json', 'OpenAPI 3.1 document'],
   ['/openapi/bank-core.json', 'What the gateway sends a bank core, and what it accepts'],
   ['/readyz', 'Readiness: database, bus and subgraphs'],

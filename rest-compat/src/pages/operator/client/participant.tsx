@@ -1,9 +1,10 @@
-import { useEffect, useRef, useState } from 'preact/hooks';
+import { useEffect, useState } from 'preact/hooks';
 import { ApiError, describeError } from '../../dashboard/client/api';
 import { formatAmount, formatTime, type CurrencyExponents } from '../../dashboard/client/format';
 import { ErrorLine, Field, StatusBadge, hrefOf, usePoll } from '../../dashboard/client/shared';
 import { graphql } from './api';
 import { AuditEntries } from './audit';
+import { Confirm } from './confirm';
 import { ParticipantKeys } from './keys';
 import {
   AUDIT_LOG,
@@ -149,19 +150,20 @@ function Containment({
   const [reason, setReason] = useState('');
   const [error, setError] = useState<ApiError | null>(null);
   const [busy, setBusy] = useState(false);
-  const dialog = useRef<HTMLDialogElement>(null);
+  const [confirming, setConfirming] = useState(false);
+  const verb = action === 'suspend' ? 'Suspend' : 'Resume';
 
   const confirm = async () => {
     setBusy(true);
     setError(null);
     try {
       await graphql(SUSPENSION[kind][action], { id, reason: reason.trim() || null });
-      dialog.current?.close();
+      setConfirming(false);
       setReason('');
       await onDone();
     } catch (caught) {
       const refused = describeError(caught);
-      dialog.current?.close();
+      setConfirming(false);
       setError(refused);
       onError(refused);
     } finally {
@@ -171,7 +173,7 @@ function Containment({
 
   return (
     <div class="containment">
-      <h2>{action === 'suspend' ? 'Suspend' : 'Resume'}</h2>
+      <h2>{verb}</h2>
       <label for="containment-reason">Reason (kept in the audit log)</label>
       <input
         id="containment-reason"
@@ -182,32 +184,23 @@ function Containment({
         type="button"
         id={`${action}-button`}
         class={action === 'suspend' ? 'danger' : ''}
-        onClick={() => dialog.current?.showModal()}
+        onClick={() => setConfirming(true)}
       >
-        {action === 'suspend' ? 'Suspend…' : 'Resume…'}
+        {verb}…
       </button>
       <ErrorLine error={error} id="containment-error" />
-      <dialog ref={dialog} id="confirm-dialog" aria-labelledby="confirm-title">
-        <h2 id="confirm-title">
-          {action === 'suspend' ? 'Suspend' : 'Resume'} {kind} {id}?
-        </h2>
-        <p id="confirm-effect">{EFFECT[kind][action]}</p>
+      <Confirm
+        open={confirming}
+        title={`${verb} ${kind} ${id}?`}
+        action={verb}
+        danger={action === 'suspend'}
+        busy={busy}
+        onCancel={() => setConfirming(false)}
+        onConfirm={() => void confirm()}
+      >
+        <p>{EFFECT[kind][action]}</p>
         <p class="meta">Reason: {reason.trim() || '(none given)'}</p>
-        <div class="dialog-actions">
-          <button type="button" class="secondary" id="confirm-cancel" onClick={() => dialog.current?.close()}>
-            Cancel
-          </button>
-          <button
-            type="button"
-            id="confirm-ok"
-            class={action === 'suspend' ? 'danger' : ''}
-            disabled={busy}
-            onClick={() => void confirm()}
-          >
-            {action === 'suspend' ? 'Suspend' : 'Resume'}
-          </button>
-        </div>
-      </dialog>
+      </Confirm>
     </div>
   );
 }
