@@ -7,6 +7,10 @@ import { admin, pay } from '../settlement/support';
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const DESKTOP = { width: 1280, height: 860 };
 const PHONE = { width: 375, height: 667 };
+const WIDTHS = [
+  ['1280 px', DESKTOP],
+  ['375 px', PHONE],
+] as const;
 /** Set to a folder to keep screenshots of the console for a person to look at. */
 const SCREENSHOTS = process.env.OPERATOR_SCREENSHOTS;
 
@@ -166,20 +170,27 @@ describe('operator console in a browser', () => {
     120_000,
   );
 
-  it('reads a settlement cycle with its positions at phone width', async () => {
-    const run = await t.rest('POST', '/settlement/cycles', { headers: admin(t) });
-    expect(run.status).toBe(201);
-    const cycleId = run.body.cycle_id as string;
-    const { page, errors } = await openPage(PHONE);
-    await signIn(page, t.adminKey);
-    await page.click('#nav-settlement');
-    const cycle = page.locator(`#cycles li[data-id="${cycleId}"]`);
-    await cycle.waitFor();
-    const text = await cycle.textContent();
-    expect(text).toContain(`${a.handle}: DEBIT 1.500 LYD`);
-    expect(text).toContain(`${b.handle}: CREDIT 1.500 LYD`);
-    expect(errors).toEqual([]);
-  }, 60_000);
+  let cycleId: string;
+  it.each(WIDTHS)(
+    'reads a settlement cycle with its positions at %s',
+    async (_width, viewport) => {
+      if (!cycleId) {
+        const run = await t.rest('POST', '/settlement/cycles', { headers: admin(t) });
+        expect(run.status).toBe(201);
+        cycleId = run.body.cycle_id as string;
+      }
+      const { page, errors } = await openPage(viewport);
+      await signIn(page, t.adminKey);
+      await page.click('#nav-settlement');
+      const cycle = page.locator(`#cycles li[data-id="${cycleId}"]`);
+      await cycle.waitFor();
+      const text = await cycle.textContent();
+      expect(text).toContain(`${a.handle}: DEBIT 1.500 LYD`);
+      expect(text).toContain(`${b.handle}: CREDIT 1.500 LYD`);
+      expect(errors).toEqual([]);
+    },
+    60_000,
+  );
 
   it('retries a failed settlement position from the page, behind a confirmation naming its core reference', async () => {
     await pay(t, merchant.apiKey, await a.customer(), await b.customer(), 700);
@@ -213,112 +224,122 @@ describe('operator console in a browser', () => {
     }
   }, 60_000);
 
-  it('filters the audit log and names the operator; creates a key shown once and revokes it with the key it made', async () => {
-    const { page, errors } = await openPage(DESKTOP);
-    await signIn(page, t.adminKey);
-    // A participant's recent entries, then the whole log filtered by action and target.
-    await page.goto(`${t.platform.restUrl}/operator#/participants/merchant/${merchant.merchantId}`);
-    await page.waitForSelector('#recent-audit .audit-entry');
-    await page.click('#nav-audit');
-    await page.waitForSelector('.audit-entry');
-    await page.fill('#audit-action', 'merchant.suspended');
-    await page.fill('#audit-target', merchant.merchantId);
-    await page.click('#audit-apply');
-    await page.waitForFunction(
-      () => {
-        const rows = [...(globalThis as any).document.querySelectorAll('.audit-entry')];
-        return rows.length > 0 && rows.every((row: any) => row.dataset.action === 'merchant.suspended');
-      },
-      undefined,
-      { timeout: 10_000 },
-    );
-    const first = page.locator('.audit-entry').first();
-    expect(await first.locator('.audit-target').textContent()).toBe(merchant.merchantId);
-    expect(await first.locator('.audit-actor').textContent()).toBe('ADMIN_KEY');
-    expect(await first.locator('.audit-changes').textContent()).toContain('status: ACTIVE → SUSPENDED');
-    // The filtered log as a CSV file, built in the page from the API's answers.
-    const [download] = await Promise.all([page.waitForEvent('download'), page.click('#audit-export')]);
-    const csv = readFileSync((await download.path())!, 'utf8').split('\r\n');
-    expect(csv[0]).toBe('audit_id,at,actor_kind,actor_id,actor_name,action,target,changes,ip,request_id');
-    const rows = csv.slice(1, -1);
-    expect(rows.length).toBeGreaterThan(0);
-    for (const row of rows) expect(row).toContain(`,admin,,ADMIN_KEY,merchant.suspended,${merchant.merchantId},`);
-    expect(await page.textContent('#audit-exported')).toBe(`${rows.length} entries exported.`);
-    // An unknown action is the API's refusal, shown as it is.
-    await page.fill('#audit-action', 'merchant.exploded');
-    await page.click('#audit-apply');
-    await page.waitForSelector('#audit-error');
-    expect(await page.textContent('#audit-error')).toMatch(/^VALIDATION_ERROR /);
+  it.each(WIDTHS)(
+    'filters the audit log and names the operator; creates a key shown once and revokes it with the key it made, at %s',
+    async (width, viewport) => {
+      const shift = `day-shift-${width.replace(' px', '')}`;
+      const { page, errors } = await openPage(viewport);
+      await signIn(page, t.adminKey);
+      // A participant's recent entries, then the whole log filtered by action and target.
+      await page.goto(`${t.platform.restUrl}/operator#/participants/merchant/${merchant.merchantId}`);
+      await page.waitForSelector('#recent-audit .audit-entry');
+      await page.click('#nav-audit');
+      await page.waitForSelector('.audit-entry');
+      await page.fill('#audit-action', 'merchant.suspended');
+      await page.fill('#audit-target', merchant.merchantId);
+      await page.click('#audit-apply');
+      await page.waitForFunction(
+        () => {
+          const rows = [...(globalThis as any).document.querySelectorAll('.audit-entry')];
+          return rows.length > 0 && rows.every((row: any) => row.dataset.action === 'merchant.suspended');
+        },
+        undefined,
+        { timeout: 10_000 },
+      );
+      const first = page.locator('.audit-entry').first();
+      expect(await first.locator('.audit-target').textContent()).toBe(merchant.merchantId);
+      expect(await first.locator('.audit-actor').textContent()).toBe('ADMIN_KEY');
+      expect(await first.locator('.audit-changes').textContent()).toContain('status: ACTIVE → SUSPENDED');
+      // The filtered log as a CSV file, built in the page from the API's answers.
+      const [download] = await Promise.all([page.waitForEvent('download'), page.click('#audit-export')]);
+      const csv = readFileSync((await download.path())!, 'utf8').split('\r\n');
+      expect(csv[0]).toBe('audit_id,at,actor_kind,actor_id,actor_name,action,target,changes,ip,request_id');
+      const rows = csv.slice(1, -1);
+      expect(rows.length).toBeGreaterThan(0);
+      for (const row of rows) expect(row).toContain(`,admin,,ADMIN_KEY,merchant.suspended,${merchant.merchantId},`);
+      expect(await page.textContent('#audit-exported')).toBe(`${rows.length} entries exported.`);
+      // An unknown action is the API's refusal, shown as it is.
+      await page.fill('#audit-action', 'merchant.exploded');
+      await page.click('#audit-apply');
+      await page.waitForSelector('#audit-error');
+      expect(await page.textContent('#audit-error')).toMatch(/^VALIDATION_ERROR /);
 
-    // Admin keys: a new key is shown once, with its maker; it works; revoking it takes the key it made.
-    await page.click('#nav-keys');
-    await page.fill('#new-key-name', 'day-shift');
-    await page.click('#create-key');
-    const secret = (await page.locator('#created-key-secret').textContent())!;
-    expect(secret).toMatch(/^adm_/);
-    await page.click('#created-key-hide');
-    expect(await page.locator('#created-key-secret').count()).toBe(0);
-    expect(await readableByScripts(page)).toEqual({ session: {}, local: {}, cookie: '' });
-    const made = await t.rest('POST', '/admin/keys', {
-      headers: { 'x-service-admin-key': secret },
-      body: { name: 'day-shift-junior' },
-    });
-    expect(made.status).toBe(201);
-    await page.click('#nav-audit');
-    await page.click('#nav-keys');
-    const junior = page.locator('#admin-keys li[data-name="day-shift-junior"]');
-    await junior.waitFor();
-    expect(await junior.locator('.key-maker').textContent()).toBe('day-shift');
-    await page.locator('#admin-keys li[data-name="day-shift"] .revoke-key').click();
-    await page.waitForSelector('#confirm-dialog[open]');
-    expect(await page.textContent('#revoke-lineage')).toBe('1 key it made will be revoked with it: day-shift-junior.');
-    await page.click('#confirm-ok');
-    await page.waitForSelector('#admin-keys li[data-name="day-shift-junior"] .badge-revoked');
-    await page.waitForSelector('#admin-keys li[data-name="day-shift"] .badge-revoked');
-    const refused = await t.rest('GET', '/admin/audit', { headers: { 'x-service-admin-key': secret } });
-    expect(refused.status).toBe(401);
-    expect(errors).toEqual([]);
-  }, 60_000);
+      // Admin keys: a new key is shown once, with its maker; it works; revoking it takes the key it made.
+      await page.click('#nav-keys');
+      await page.fill('#new-key-name', shift);
+      await page.click('#create-key');
+      const secret = (await page.locator('#created-key-secret').textContent())!;
+      expect(secret).toMatch(/^adm_/);
+      await page.click('#created-key-hide');
+      expect(await page.locator('#created-key-secret').count()).toBe(0);
+      expect(await readableByScripts(page)).toEqual({ session: {}, local: {}, cookie: '' });
+      const made = await t.rest('POST', '/admin/keys', {
+        headers: { 'x-service-admin-key': secret },
+        body: { name: `${shift}-junior` },
+      });
+      expect(made.status).toBe(201);
+      await page.click('#nav-audit');
+      await page.click('#nav-keys');
+      const junior = page.locator(`#admin-keys li[data-name="${shift}-junior"]`);
+      await junior.waitFor();
+      expect(await junior.locator('.key-maker').textContent()).toBe(shift);
+      await page.locator(`#admin-keys li[data-name="${shift}"] .revoke-key`).click();
+      await page.waitForSelector('#confirm-dialog[open]');
+      expect(await page.textContent('#revoke-lineage')).toBe(`1 key it made will be revoked with it: ${shift}-junior.`);
+      await page.click('#confirm-ok');
+      await page.waitForSelector(`#admin-keys li[data-name="${shift}-junior"] .badge-revoked`);
+      await page.waitForSelector(`#admin-keys li[data-name="${shift}"] .badge-revoked`);
+      const refused = await t.rest('GET', '/admin/audit', { headers: { 'x-service-admin-key': secret } });
+      expect(refused.status).toBe(401);
+      expect(errors).toEqual([]);
+    },
+    60_000,
+  );
 
-  it('rotates a bank’s internal key (the old one kept for its grace) and a merchant’s key, each confirmed and shown once, at phone width', async () => {
-    const bank = await t.seed.registerBank();
-    const shop = await t.seed.createMerchant({ name: 'Rotation Shop', mode: 'test' });
-    const { page, errors } = await openPage(PHONE);
-    await signIn(page, t.adminKey);
+  it.each(WIDTHS)(
+    'rotates a bank’s internal key (the old one kept for its grace) and a merchant’s key, each confirmed and shown once, at %s',
+    async (_width, viewport) => {
+      const bank = await t.seed.registerBank();
+      const shop = await t.seed.createMerchant({ name: 'Rotation Shop', mode: 'test' });
+      const { page, errors } = await openPage(viewport);
+      await signIn(page, t.adminKey);
 
-    await page.goto(`${t.platform.restUrl}/operator#/participants/bank/${bank.handle}`);
-    await page.click('#rotate-internal-key');
-    await page.waitForSelector('#key-confirm-dialog[open]');
-    expect(await page.textContent('#key-confirm-effect')).toMatch(/previous key is still accepted on callbacks/);
-    await page.click('#key-confirm-ok');
-    const internalKey = (await page.locator('#new-secret').textContent())!;
-    expect(internalKey).not.toBe(bank.internalKey);
-    expect(await page.textContent('#key-outcome-note')).toMatch(
-      /^The previous internal key is accepted on callbacks until \d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC\.$/,
-    );
-    // Both keys live: the new one, and the old one until its grace ends (a day from now).
-    const keys = await t.platform.db
-      .knex('auth.credentials')
-      .where({ owner_id: bank.handle, kind: 'internal_key', revoked_at: null })
-      .select('expires_at');
-    const ends = keys.map((row: { expires_at: Date | null }) => (row.expires_at ? 'grace' : 'open')).sort();
-    expect(ends).toEqual(['grace', 'open']);
-    await page.click('#key-outcome-hide');
-    expect(await page.locator('#new-secret').count()).toBe(0);
-    await page.waitForSelector('#recent-audit .audit-entry[data-action="bank.internal_key_rotated"]');
+      await page.goto(`${t.platform.restUrl}/operator#/participants/bank/${bank.handle}`);
+      await page.click('#rotate-internal-key');
+      await page.waitForSelector('#key-confirm-dialog[open]');
+      expect(await page.textContent('#key-confirm-effect')).toMatch(/previous key is still accepted on callbacks/);
+      await page.click('#key-confirm-ok');
+      const internalKey = (await page.locator('#new-secret').textContent())!;
+      expect(internalKey).not.toBe(bank.internalKey);
+      expect(await page.textContent('#key-outcome-note')).toMatch(
+        /^The previous internal key is accepted on callbacks until \d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC\.$/,
+      );
+      // Both keys live: the new one, and the old one until its grace ends (a day from now).
+      const keys = await t.platform.db
+        .knex('auth.credentials')
+        .where({ owner_id: bank.handle, kind: 'internal_key', revoked_at: null })
+        .select('expires_at');
+      const ends = keys.map((row: { expires_at: Date | null }) => (row.expires_at ? 'grace' : 'open')).sort();
+      expect(ends).toEqual(['grace', 'open']);
+      await page.click('#key-outcome-hide');
+      expect(await page.locator('#new-secret').count()).toBe(0);
+      await page.waitForSelector('#recent-audit .audit-entry[data-action="bank.internal_key_rotated"]');
 
-    await page.goto(`${t.platform.restUrl}/operator#/participants/merchant/${shop.merchantId}`);
-    await page.click('#rotate-merchant-key');
-    await page.waitForSelector('#key-confirm-dialog[open]');
-    await page.click('#key-confirm-ok');
-    const apiKey = (await page.locator('#new-secret').textContent())!;
-    expect(apiKey).toMatch(/^mk_test_/);
-    const answer = async (key: string) => (await t.rest('GET', '/webhooks/endpoints', { headers: bearer(key) })).status;
-    expect({ old: await answer(shop.apiKey), new: await answer(apiKey) }).toEqual({ old: 401, new: 200 });
-    await page.click('#key-outcome-hide');
-    expect(await readableByScripts(page)).toEqual({ session: {}, local: {}, cookie: '' });
-    expect(errors).toEqual([]);
-  }, 60_000);
+      await page.goto(`${t.platform.restUrl}/operator#/participants/merchant/${shop.merchantId}`);
+      await page.click('#rotate-merchant-key');
+      await page.waitForSelector('#key-confirm-dialog[open]');
+      await page.click('#key-confirm-ok');
+      const apiKey = (await page.locator('#new-secret').textContent())!;
+      expect(apiKey).toMatch(/^mk_test_/);
+      const answer = async (key: string) =>
+        (await t.rest('GET', '/webhooks/endpoints', { headers: bearer(key) })).status;
+      expect({ old: await answer(shop.apiKey), new: await answer(apiKey) }).toEqual({ old: 401, new: 200 });
+      await page.click('#key-outcome-hide');
+      expect(await readableByScripts(page)).toEqual({ session: {}, local: {}, cookie: '' });
+      expect(errors).toEqual([]);
+    },
+    60_000,
+  );
 
   it('stops the console of a revoked admin key at its next click, back at the sign-in form with the API’s refusal', async () => {
     const made = await t.rest('POST', '/admin/keys', { headers: admin(t), body: { name: 'night-shift' } });
