@@ -341,6 +341,48 @@ describe('operator console in a browser', () => {
     60_000,
   );
 
+  it.each(WIDTHS)(
+    'sets and removes a bank’s net debit cap in major units, each confirmed, at %s',
+    async (_width, viewport) => {
+      const bank = await t.seed.registerBank();
+      const { page, errors } = await openPage(viewport);
+      await signIn(page, t.adminKey);
+      await page.goto(`${t.platform.restUrl}/operator#/participants/bank/${bank.handle}`);
+      await page.waitForSelector('#no-positions');
+      // An amount the currency cannot hold is refused in the page; the API is not asked.
+      await page.fill('#cap-amount', '1.2345');
+      await page.click('#cap-set');
+      expect(await page.textContent('#cap-error')).toMatch(/^VALIDATION_ERROR net_debit_cap: an amount in LYD/);
+      await page.fill('#cap-amount', '2,500.5');
+      await page.click('#cap-set');
+      await page.waitForSelector('#cap-confirm-dialog[open]');
+      expect(await page.textContent('#cap-confirm-title')).toBe(`Cap ${bank.handle} at 2,500.500 LYD (live)?`);
+      expect(await page.textContent('#cap-confirm-effect')).toContain('422 NET_DEBIT_CAP_EXCEEDED');
+      await page.click('#cap-confirm-ok');
+      const live = page.locator('#positions tr[data-currency="LYD"][data-livemode="true"]');
+      await live.waitFor();
+      expect(await live.locator('.cap').textContent()).toBe('2,500.500 LYD');
+      expect(await live.locator('.headroom').textContent()).toBe('2,500.500 LYD');
+      const read = await t.rest('GET', `/banks/${bank.handle}/positions`, { headers: admin(t) });
+      expect(JSON.stringify(read.body)).toContain('"net_debit_cap":2500500');
+
+      await page.click('.remove-cap[data-currency="LYD"][data-livemode="true"]');
+      await page.waitForSelector('#cap-confirm-dialog[open]');
+      await page.click('#cap-confirm-ok');
+      await page.waitForSelector('#cap-notice');
+      expect(await page.textContent('#cap-notice')).toBe('Cap removed: LYD (live) has no cap.');
+      // The row stays (the cap row is kept, without a cap), or the bank has no position at all.
+      await page.waitForFunction(() => {
+        const document = (globalThis as any).document;
+        const cap = document.querySelector('#positions tr[data-currency="LYD"][data-livemode="true"] .cap');
+        return document.querySelector('#no-positions') !== null || cap?.textContent === 'no cap';
+      });
+      expect(await page.locator('.remove-cap').count()).toBe(0);
+      expect(errors).toEqual([]);
+    },
+    60_000,
+  );
+
   it('stops the console of a revoked admin key at its next click, back at the sign-in form with the API’s refusal', async () => {
     const made = await t.rest('POST', '/admin/keys', { headers: admin(t), body: { name: 'night-shift' } });
     expect(made.status).toBe(201);

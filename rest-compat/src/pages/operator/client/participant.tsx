@@ -4,6 +4,7 @@ import { formatAmount, formatTime, type CurrencyExponents } from '../../dashboar
 import { ErrorLine, Field, StatusBadge, hrefOf, usePoll } from '../../dashboard/client/shared';
 import { graphql } from './api';
 import { AuditEntries } from './audit';
+import { CapControls } from './caps';
 import { Confirm } from './confirm';
 import { ParticipantKeys } from './keys';
 import {
@@ -86,7 +87,18 @@ export function ParticipantView({
             <Containment kind={data.kind} id={id} status={data.record.status} onDone={refresh} onError={onError} />
           ) : null}
           <ParticipantKeys kind={data.kind} id={id} onDone={() => void refresh()} onError={onError} />
-          {data.kind === 'bank' && <Positions positions={data.record.positions ?? []} exponents={exponents} />}
+          {data.kind === 'bank' && (
+            <>
+              <Positions positions={data.record.positions ?? []} exponents={exponents} />
+              <CapControls
+                handle={id}
+                positions={data.record.positions ?? []}
+                exponents={exponents}
+                onChanged={() => void refresh()}
+                onError={onError}
+              />
+            </>
+          )}
           <RecentAudit target={id} />
         </>
       )}
