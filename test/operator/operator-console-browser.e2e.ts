@@ -64,6 +64,14 @@ describe('operator console in a browser', () => {
     await page.click('#confirm-ok');
     await page.waitForSelector('#confirm-dialog', { state: 'hidden' });
   };
+  /** Nothing wider than the screen: no sideways scrolling at phone width. */
+  const fitsTheScreen = async (page: Page) => {
+    const widths = await page.evaluate(() => ({
+      content: (globalThis as any).document.documentElement.scrollWidth,
+      screen: (globalThis as any).document.documentElement.clientWidth,
+    }));
+    expect(widths.content).toBeLessThanOrEqual(widths.screen);
+  };
   const statusIs = (page: Page, status: string) =>
     page.waitForFunction(
       (wanted) => (globalThis as any).document.querySelector('#participant-status')?.textContent === wanted,
@@ -187,6 +195,7 @@ describe('operator console in a browser', () => {
       const text = await cycle.textContent();
       expect(text).toContain(`${a.handle}: DEBIT 1.500 LYD`);
       expect(text).toContain(`${b.handle}: CREDIT 1.500 LYD`);
+      await fitsTheScreen(page);
       expect(errors).toEqual([]);
     },
     60_000,
@@ -228,15 +237,21 @@ describe('operator console in a browser', () => {
     'filters the audit log and names the operator; creates a key shown once and revokes it with the key it made, at %s',
     async (width, viewport) => {
       const shift = `day-shift-${width.replace(' px', '')}`;
+      // A merchant of its own, suspended and resumed by the key: the log has entries to filter.
+      const audited = await t.seed.createMerchant({ name: `Audited Shop ${width}`, mode: 'test' });
+      for (const step of ['suspend', 'resume'])
+        expect((await t.rest('POST', `/merchants/${audited.merchantId}/${step}`, { headers: admin(t) })).status).toBe(
+          200,
+        );
       const { page, errors } = await openPage(viewport);
       await signIn(page, t.adminKey);
       // A participant's recent entries, then the whole log filtered by action and target.
-      await page.goto(`${t.platform.restUrl}/operator#/participants/merchant/${merchant.merchantId}`);
+      await page.goto(`${t.platform.restUrl}/operator#/participants/merchant/${audited.merchantId}`);
       await page.waitForSelector('#recent-audit .audit-entry');
       await page.click('#nav-audit');
       await page.waitForSelector('.audit-entry');
       await page.fill('#audit-action', 'merchant.suspended');
-      await page.fill('#audit-target', merchant.merchantId);
+      await page.fill('#audit-target', audited.merchantId);
       await page.click('#audit-apply');
       await page.waitForFunction(
         () => {
@@ -247,16 +262,17 @@ describe('operator console in a browser', () => {
         { timeout: 10_000 },
       );
       const first = page.locator('.audit-entry').first();
-      expect(await first.locator('.audit-target').textContent()).toBe(merchant.merchantId);
+      expect(await first.locator('.audit-target').textContent()).toBe(audited.merchantId);
       expect(await first.locator('.audit-actor').textContent()).toBe('ADMIN_KEY');
       expect(await first.locator('.audit-changes').textContent()).toContain('status: ACTIVE → SUSPENDED');
+      await fitsTheScreen(page);
       // The filtered log as a CSV file, built in the page from the API's answers.
       const [download] = await Promise.all([page.waitForEvent('download'), page.click('#audit-export')]);
       const csv = readFileSync((await download.path())!, 'utf8').split('\r\n');
       expect(csv[0]).toBe('audit_id,at,actor_kind,actor_id,actor_name,action,target,changes,ip,request_id');
       const rows = csv.slice(1, -1);
       expect(rows.length).toBeGreaterThan(0);
-      for (const row of rows) expect(row).toContain(`,admin,,ADMIN_KEY,merchant.suspended,${merchant.merchantId},`);
+      for (const row of rows) expect(row).toContain(`,admin,,ADMIN_KEY,merchant.suspended,${audited.merchantId},`);
       expect(await page.textContent('#audit-exported')).toBe(`${rows.length} entries exported.`);
       // An unknown action is the API's refusal, shown as it is.
       await page.fill('#audit-action', 'merchant.exploded');
@@ -283,6 +299,7 @@ describe('operator console in a browser', () => {
       const junior = page.locator(`#admin-keys li[data-name="${shift}-junior"]`);
       await junior.waitFor();
       expect(await junior.locator('.key-maker').textContent()).toBe(shift);
+      await fitsTheScreen(page);
       await page.locator(`#admin-keys li[data-name="${shift}"] .revoke-key`).click();
       await page.waitForSelector('#confirm-dialog[open]');
       expect(await page.textContent('#revoke-lineage')).toBe(`1 key it made will be revoked with it: ${shift}-junior.`);
