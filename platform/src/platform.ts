@@ -188,6 +188,7 @@ export async function startPlatform(given: PlatformConfig, options: StartPlatfor
           scrape,
           subscriptionMaxLifetimeSeconds: config.subscriptionMaxLifetimeSeconds,
           shareInFlightReads: config.shareInFlightReads,
+          dpopNoncesRequired: config.openBanking.dpopNoncesRequired,
         }),
     );
     running.push(router);

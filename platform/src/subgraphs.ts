@@ -77,6 +77,7 @@ export const SUBGRAPHS: SubgraphModule[] = [
         scaTtlMs: overrides.openBankingScaTtlMs ?? config.openBanking.scaTtlMs,
         maxCoreCallsPerRequest: config.openBanking.maxCoreCallsPerRequest,
         directoryJwks: config.openBanking.directoryJwks,
+        dpopNoncesRequired: config.openBanking.dpopNoncesRequired,
       }),
     buildSchema: () => openBanking.buildOpenBankingSchema(printing),
   },

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { GatewayError } from '@gateway/kernel';
+import { DPOP_SIGNING_ALGS, GatewayError } from '@gateway/kernel';
 
 /*
  * What an Open Banking resource server owes a TPP on every call made with an access token
@@ -14,6 +14,9 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** Every 401 of a data call (RFC 6750 3: the token is missing, unknown, expired or revoked). */
 export const INVALID_TOKEN_CHALLENGE = 'Bearer error="invalid_token"';
+
+/** The same for a call made with a DPoP-bound token (RFC 9449 7.1): the scheme it used, and the algorithms accepted. */
+export const INVALID_DPOP_TOKEN_CHALLENGE = `DPoP error="invalid_token", algs="${DPOP_SIGNING_ALGS.join(' ')}"`;
 
 /** RFC 6750 3.1: a token sent in a way this server does not accept is a malformed request (400). */
 const QUERY_TOKEN_CHALLENGE =
@@ -48,12 +51,13 @@ export function beginFapiCall(request: FastifyRequest, reply: FastifyReply): voi
   }
 }
 
-/** onSend of a FAPI route: every 401, wherever it arose, carries the Bearer challenge. */
-export async function challengeOn401(
-  _request: FastifyRequest,
-  reply: FastifyReply,
-  payload: unknown,
-): Promise<unknown> {
-  if (reply.statusCode === 401) reply.header('www-authenticate', INVALID_TOKEN_CHALLENGE);
+/**
+ * onSend of a FAPI route: every 401, wherever it arose, carries a challenge in the scheme the
+ * token came with; a DPoP refusal keeps its own (invalid_dpop_proof, use_dpop_nonce: errors.ts).
+ */
+export async function challengeOn401(request: FastifyRequest, reply: FastifyReply, payload: unknown): Promise<unknown> {
+  if (reply.statusCode !== 401 || reply.hasHeader('www-authenticate')) return payload;
+  const dpop = request.headers.authorization?.trimStart().startsWith('DPoP ');
+  reply.header('www-authenticate', dpop ? INVALID_DPOP_TOKEN_CHALLENGE : INVALID_TOKEN_CHALLENGE);
   return payload;
 }

@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { request as httpRequest, type Dispatcher } from 'undici';
 import { ERROR_CODES, GatewayError, isInternalHeader, type Logger } from '@gateway/kernel';
-import { callerHeaders } from './headers';
+import { callerHeaders, dpopRequestHeader } from './headers';
 import type { DashboardCookie } from './pages/dashboard/dashboard-cookie';
 import { cookieCredential } from './pages/dashboard/dashboard-session';
 
@@ -95,7 +95,12 @@ export async function registerGraphQLProxy(
           const response = await httpRequest(target(request), {
             method: request.method as Dispatcher.HttpMethod,
             dispatcher,
-            headers: { ...forwardable(request.headers), ...credential, ...callerHeaders(request) },
+            headers: {
+              ...forwardable(request.headers),
+              ...credential,
+              ...dpopRequestHeader(request),
+              ...callerHeaders(request),
+            },
             body: request.method === 'GET' ? undefined : (request.body as Buffer | undefined),
           });
           const body = Buffer.from(await response.body.arrayBuffer());

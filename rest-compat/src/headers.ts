@@ -10,6 +10,8 @@ export const CREDENTIAL_HEADERS = [
   'x-consent-id',
   'x-service-internal-key',
   'idempotency-key',
+  // RFC 9449: the proof of possession of a DPoP-bound token, verified by the router with the token.
+  'dpop',
 ] as const;
 
 /** Set by the router on its answers; a REST client must see them as if it had called the router. */
@@ -18,6 +20,8 @@ export const ROUTER_RESPONSE_HEADERS = [
   'x-ratelimit-remaining',
   'x-ratelimit-reset',
   'retry-after',
+  // RFC 9449 8.2: the nonce the next DPoP proof is to carry.
+  'dpop-nonce',
 ] as const;
 
 export type HeaderBag = Record<string, string | string[] | undefined>;
@@ -35,8 +39,23 @@ export function routerCallHeaders(request: FastifyRequest, credentials?: Incomin
       const value = credentials[name];
       if (typeof value === 'string') out[name] = value;
     }
+  // A DPoP proof names the method and URL the client called, which only this layer knows: the
+  // router checks the proof against them (DESIGN "Open Banking security profiles").
+  if (out.dpop !== undefined) Object.assign(out, dpopRequestHeader(request));
   return Object.assign(out, callerHeaders(request));
 }
+
+/**
+ * X-DPoP-Request for the router: the method and URL this request reached us with, when it
+ * carries a DPoP proof. Always this layer's own value: one a client sent is replaced.
+ */
+export function dpopRequestHeader(request: FastifyRequest): Record<string, string> {
+  return request.headers.dpop === undefined ? {} : { 'x-dpop-request': `${request.method} ${publicUrlOf(request)}` };
+}
+
+/** The URL the client called, without its query: as it reached this layer (X-Forwarded-* from trusted proxies). */
+export const publicUrlOf = (request: FastifyRequest): string =>
+  `${request.protocol}://${request.host}${request.url.split('?')[0]}`;
 
 /** Headers identifying the caller to the router (routerCallHeaders). */
 export function callerHeaders(request: FastifyRequest): Record<string, string> {

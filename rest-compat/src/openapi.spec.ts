@@ -205,12 +205,24 @@ describe('/openapi.json and /docs', () => {
     expect(document.paths['/v1/identity/resolve']!.get!.responses['401']!.description).toContain('UNAUTHORIZED');
   });
 
-  it("documents a page's HTML error pages (404, 503) beside the JSON error", () => {
-    for (const path of ['/pay/{session_id}', '/ob/auth/{consent_id}', '/ob/sca/{payment_order_id}']) {
+  it("documents a page's HTML error pages (404, 503, and the page's own) beside the JSON error", () => {
+    const pages: Record<string, string[]> = {
+      '/pay/{session_id}': ['404', '503'],
+      '/ob/sca/{payment_order_id}': ['404', '503'],
+      '/ob/auth/{consent_id}': ['404', '503', '400'],
+      // The authorization endpoint (issue 49): a refused request_uri is a page too; nothing there is "not found".
+      '/ob/auth': ['503', '400', '401', '409'],
+    };
+    const own = (path: string) => pages[path]!.includes('400');
+    for (const path of Object.keys(pages)) {
       const responses = document.paths[path]!.get!.responses;
-      for (const status of ['404', '503'])
-        expect(Object.keys(responses[status]!.content!)).toEqual(['application/json', 'text/html']);
-      expect(Object.keys(responses['400']!.content!)).toEqual(['application/json']);
+      for (const status of pages[path]!)
+        expect([path, status, Object.keys(responses[status]!.content!)]).toEqual([
+          path,
+          status,
+          ['application/json', 'text/html'],
+        ]);
+      if (!own(path)) expect(Object.keys(responses['400']!.content!)).toEqual(['application/json']);
     }
   });
 

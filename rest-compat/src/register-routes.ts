@@ -123,6 +123,8 @@ export function registerRoutes(
         const idempotencyKey = route.idempotent ? request.headers['idempotency-key'] : undefined;
         const headers = clientHeaders(request);
         if (typeof idempotencyKey === 'string') headers.idempotencyKey = idempotencyKey;
+        const dpop = route.dpopProof ? request.headers.dpop : undefined;
+        if (dpop !== undefined) headers.dpop = Array.isArray(dpop) ? dpop.join(', ') : dpop;
         const mapped = { params: keysToCamel(params), query: keysToCamel(query), body: keysToCamel(body), headers };
         if (route.stream) {
           const { stream } = route;
@@ -144,7 +146,8 @@ export function registerRoutes(
           route.operationName?.(mapped),
         );
         passBackRouterHeaders(reply, execution.headers);
-        if (execution.error) return sendError(reply, inRestTerms(route, execution.error), request.requestId);
+        if (execution.error)
+          return sendError(reply, inRestTerms(route, execution.error), request.requestId, route.statusOverrides);
         if (route.status === 204 || !route.result) return reply.code(204).send();
         const status = route.accepted?.when(execution.data!) ? 202 : route.status;
         return reply.code(status).send(keysToSnake(route.result(execution.data!)));

@@ -33,6 +33,8 @@ export interface RouteHeaders {
   idempotencyKey?: string;
   /** The client's User-Agent (evidence of a customer's acceptance), up to 512 characters. */
   userAgent?: string;
+  /** The DPoP header (RFC 9449), on routes that declare `dpopProof`; a header sent twice comes joined, and is refused as such. */
+  dpop?: string;
 }
 
 /** What a variable mapping receives: the validated request, keys already camelCase. */
@@ -89,6 +91,14 @@ export interface RestRoute<
    * 401 with WWW-Authenticate: Bearer error="invalid_token", x-fapi-interaction-id played back.
    */
   fapi?: boolean;
+  /**
+   * Takes a DPoP proof (RFC 9449) that the operation itself checks (the token and PAR endpoints),
+   * handed to `variables` as headers.dpop and documented as the DPoP header. Data calls need no
+   * flag: the router checks their proofs with the token.
+   */
+  dpopProof?: boolean;
+  /** Statuses this route answers for codes it answers otherwise than kernel's table does (errors.ts sendError). */
+  statusOverrides?: Partial<Record<ErrorCode, number>>;
   /** Takes an optional Idempotency-Key header (creating POSTs), handed to `variables` as headers.idempotencyKey. */
   idempotent?: boolean;
   /** The GraphQL document sent to the router. */
@@ -121,6 +131,8 @@ export interface RestRoute<
    * JSON is handed to the page handler registered for this route; the table documents the JSON.
    */
   page?: string;
+  /** Statuses besides 404 and 503 at which the page answers a browser with an HTML error page (docs). */
+  pageErrorStatuses?: number[];
 }
 
 /**

@@ -1,4 +1,4 @@
-import { GatewayError, type Logger, type Principal } from '@gateway/kernel';
+import { dpopAnswerHeaders, GatewayError, type Logger, type Principal } from '@gateway/kernel';
 import type { CredentialHeaders } from './authenticate';
 import { carriesNul, inspectOperation, unknownOperationName, type OperationSource } from './operation';
 import type { LimitCharge, LimitCharges } from './rate-limit-charge';
@@ -29,6 +29,8 @@ export type Admit = (
 export interface AdmissionOptions {
   authenticate(headers: CredentialHeaders, ip: string): Principal | Promise<Principal>;
   charges: Pick<LimitCharges, 'operation'>;
+  /** The DPoP nonce to hand out now: every answer to a request carrying a DPoP proof has one (RFC 9449 8.2). */
+  dpopNonce?: () => string;
   metrics: Pick<RouterMetrics, 'countAdmission' | 'operations'>;
   logger: Logger;
 }
@@ -45,13 +47,18 @@ const refuse = (error: GatewayError, answerHeaders: Record<string, string> = {})
  * caller's credentials, documents Apollo would mishandle (NUL characters, an unknown operation
  * name, a subscription over HTTP), then the rate limits. One admission for both transports.
  */
-export function createAdmission({ authenticate, charges, metrics, logger }: AdmissionOptions): Admit {
+export function createAdmission({ authenticate, charges, dpopNonce, metrics, logger }: AdmissionOptions): Admit {
   return (headers, ip, source, requestId, labels) => {
+    const withNonce = (admission: Admission): Admission => {
+      if (dpopNonce && headers.dpop !== undefined && !admission.headers['dpop-nonce'])
+        admission.headers['dpop-nonce'] = dpopNonce();
+      return admission;
+    };
     // Whatever fails, synchronously or not: a refused credential, or a store that cannot answer.
     const failed = (error: unknown): Admission => {
       if (error instanceof GatewayError) {
         metrics.countAdmission('unauthenticated');
-        return refuse(error);
+        return withNonce(refuse(error, dpopAnswerHeaders(error)));
       }
       logger.error({ err: error, request_id: requestId }, 'edge authentication failed');
       return refuse(new GatewayError('SERVICE_UNAVAILABLE', 'credential check unavailable'));
@@ -59,10 +66,10 @@ export function createAdmission({ authenticate, charges, metrics, logger }: Admi
     const charged = (principal: Principal, charge: LimitCharge): Admission => {
       if (charge.refusal) {
         metrics.countAdmission('rate_limited');
-        return refuse(charge.refusal, charge.headers);
+        return withNonce(refuse(charge.refusal, charge.headers));
       }
       metrics.countAdmission('accepted');
-      return { principal, headers: charge.headers };
+      return withNonce({ principal, headers: charge.headers });
     };
     const admitted = (principal: Principal): Admission | Promise<Admission> => {
       if (carriesNul(source)) return refuse(invalid('text must not contain the NUL character (U+0000)'));

@@ -1,4 +1,5 @@
 import { GatewayError, hmacSha256Hex, PRINCIPAL_HEADER, ROUTER_AUDIENCE, signPrincipal } from '@gateway/kernel';
+import { DpopNonces } from '@gateway/vault';
 import { authenticate, principalWithoutLookup, type VaultEm } from './authenticate';
 
 const SECRET = 'pls_authenticate_spec';
@@ -7,7 +8,9 @@ const ADMIN_KEY = 'adm_authenticate_spec';
 const noVault: VaultEm = () => {
   throw new Error('the vault was asked');
 };
-const check = (headers: Record<string, string>) => authenticate(noVault, headers, ADMIN_KEY, '10.0.0.1', SECRET);
+const nonces = new DpopNonces(SECRET, false);
+const check = (headers: Record<string, string>) =>
+  authenticate(noVault, headers, ADMIN_KEY, '10.0.0.1', SECRET, nonces);
 /** A platform service's call as its service client signs it: for the router, and for the request id it is sent with. */
 const serviceCall = (requestId = 'req_service1', audience = ROUTER_AUDIENCE, secret = SECRET) => ({
   'x-request-id': requestId,

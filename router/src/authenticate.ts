@@ -11,7 +11,8 @@ import {
   verifyPrincipalOnce,
   type Principal,
 } from '@gateway/kernel';
-import { vault, type CredentialKind, type VerifyResult } from '@gateway/vault';
+import { vault, type CredentialKind, type DpopNonces, type VerifyResult } from '@gateway/vault';
+import { checkTokenBinding, type TokenScheme } from './dpop-binding';
 import { isOperatorSession, operatorSessionPrincipal } from './operator-session';
 import { suspendedRefusal } from './suspended-refusal';
 
@@ -126,14 +127,21 @@ export function authenticate(
   adminKey: string,
   ip: string,
   platformSecret: string,
+  nonces: DpopNonces,
 ): Principal | Promise<Principal> {
   const known = knownWithoutLookup(headers, ip, platformSecret);
   if (known instanceof GatewayError) return Promise.reject(known);
-  return known ?? lookedUp(em, headers, adminKey, ip);
+  return known ?? lookedUp(em, headers, adminKey, ip, nonces);
 }
 
 /** authenticate for a credential: looked up in the vault, or refused. */
-async function lookedUp(em: VaultEm, headers: CredentialHeaders, adminKey: string, ip: string): Promise<Principal> {
+async function lookedUp(
+  em: VaultEm,
+  headers: CredentialHeaders,
+  adminKey: string,
+  ip: string,
+  nonces: DpopNonces,
+): Promise<Principal> {
   const adminHeader = header(headers, 'x-service-admin-key');
   if (adminHeader !== undefined) {
     // The configured key is the first named admin key (API-CONTRACT "Operator controls").
@@ -155,8 +163,7 @@ async function lookedUp(em: VaultEm, headers: CredentialHeaders, adminKey: strin
   }
 
   const authorization = header(headers, 'authorization');
-  if (authorization !== undefined)
-    return bearerPrincipal(em, authorization, header(headers, 'x-consent-id'), ip, adminKey);
+  if (authorization !== undefined) return bearerPrincipal(em, authorization, headers, ip, adminKey, nonces);
 
   const sessionToken = header(headers, 'x-session-token');
   if (sessionToken !== undefined) {
@@ -189,16 +196,26 @@ async function lookedUp(em: VaultEm, headers: CredentialHeaders, adminKey: strin
   return { kind: 'anonymous', ip };
 }
 
+/**
+ * `Authorization: Bearer <key or token>`, or `DPoP <token>` for an Open Banking token bound to a
+ * key (issue 49): the scheme is held to the token's binding (checkTokenBinding) once it verified.
+ */
 async function bearerPrincipal(
   em: VaultEm,
   authorization: string,
-  consentId: string | undefined,
+  headers: CredentialHeaders,
   ip: string,
   adminKey: string,
+  nonces: DpopNonces,
 ): Promise<Principal> {
-  const match = /^Bearer ([A-Za-z0-9_]+)$/.exec(authorization.trim());
-  if (!match) throw new GatewayError('INVALID_API_KEY', 'Authorization must be "Bearer <key>"');
-  const token = match[1]!;
+  const match = /^(Bearer|DPoP) ([A-Za-z0-9_]+)$/.exec(authorization.trim());
+  if (!match) throw new GatewayError('INVALID_API_KEY', 'Authorization must be "Bearer <key>" (or "DPoP <token>")');
+  const scheme = match[1] as TokenScheme;
+  const token = match[2]!;
+  const consentId = header(headers, 'x-consent-id');
+  // Only an Open Banking token is ever DPoP-bound: any other credential sent as DPoP is refused as malformed.
+  if (scheme === 'DPoP' && !token.startsWith('at_') && !token.startsWith(CLIENT_TOKEN_PREFIX))
+    throw new GatewayError('INVALID_API_KEY', 'only Open Banking access tokens are sent as "DPoP <token>"');
 
   if (token.startsWith('at_')) {
     if (!consentId)
@@ -214,6 +231,7 @@ async function bearerPrincipal(
     // is authenticated, just not for the consent it names, hence 403 rather than 401.
     if (!safeEqual(result.credential.ownerId, consentId))
       throw new GatewayError('FORBIDDEN', 'X-Consent-Id is not the consent this access token was issued for');
+    await checkTokenBinding(em, result.credential, token, scheme, headers, nonces);
     return {
       kind: 'ob_token',
       id: consentId,
@@ -233,6 +251,7 @@ async function bearerPrincipal(
       if (result.reason === 'suspended') throw suspendedRefusal('ob_client_token');
       throw new GatewayError('UNAUTHORIZED', 'access token is not valid');
     }
+    await checkTokenBinding(em, result.credential, token, scheme, headers, nonces);
     return { kind: 'tpp', id: result.credential.ownerId, scopes: [...result.credential.scopes], ip };
   }
 

@@ -22,4 +22,9 @@ export const routerEnvSchema = z.object({
    * subscription. On by default; off: every fetch is its own call.
    */
   ROUTER_SHARE_INFLIGHT_READS: envFlag.default(true),
+  /**
+   * Every DPoP proof must carry a server nonce (RFC 9449 8): unset, in production only. Read by
+   * open-banking too (its token and PAR endpoints): both must say the same.
+   */
+  DPOP_NONCE_REQUIRED: envFlag.optional(),
 });

@@ -85,6 +85,7 @@ void (async () => {
     metricsToken: config.METRICS_TOKEN,
     subscriptionMaxLifetimeSeconds: config.SUBSCRIPTION_MAX_LIFETIME_SECONDS,
     shareInFlightReads: config.ROUTER_SHARE_INFLIGHT_READS,
+    dpopNoncesRequired: config.DPOP_NONCE_REQUIRED,
   });
   await starting;
 })();

@@ -40,6 +40,9 @@ const ROOT_FIELD_CLASS: Record<string, LimitClassName> = {
   exchangeAuthorizationCode: 'ob_token',
   refreshAccessToken: 'ob_token',
   requestClientCredentialsToken: 'ob_token',
+  // Issue 49: the authorization server's other client-authenticated endpoints (POST /ob/par, /ob/revoke).
+  pushAuthorizationRequest: 'ob_token',
+  revokeToken: 'ob_token',
   createPaymentOrder: 'payment_order_create',
 };
 

@@ -7,7 +7,7 @@ import { Agent } from 'undici';
 import { databaseReady, type Database } from '@gateway/db';
 import { formatGatewayError } from '@gateway/federation';
 import { createLogger, favicon, FAVICON_HEADERS, serveInProcess, type Logger } from '@gateway/kernel';
-import { openVaultOrm } from '@gateway/vault';
+import { DpopNonces, openVaultOrm } from '@gateway/vault';
 import type { EventBus } from '@gateway/events';
 import type { Registry } from 'prom-client';
 import { createAdmission } from './admission';
@@ -54,6 +54,11 @@ export interface RouterOptions {
   wsKeepAliveMs?: number;
   /** How often open graphql-ws sockets' credentials are verified again (default 2 s; tests shorten it). */
   subscriptionCredentialCheckMs?: number;
+  /**
+   * DPOP_NONCE_REQUIRED: every DPoP proof must carry a server nonce (RFC 9449 9). Default: in
+   * production only (API-CONTRACT "Open Banking at FAPI 2.0"); nonces are handed out either way.
+   */
+  dpopNoncesRequired?: boolean;
   /** SUBSCRIPTION_MAX_LIFETIME_SECONDS (default 86400): a graphql-ws socket is closed this long after it was accepted. */
   subscriptionMaxLifetimeSeconds?: number;
   /** More /readyz checks from whoever runs the router (the launcher: demo seeded, not stopping). */
@@ -92,8 +97,9 @@ export async function startRouter(options: RouterOptions): Promise<RunningRouter
   const logger = options.logger ?? createLogger('router');
   const vaultOrm = await openVaultOrm(options.db);
   const vaultEm = () => vaultOrm.em.fork();
+  const dpopNonces = new DpopNonces(options.platformSecret, options.dpopNoncesRequired ?? options.production);
   const authenticateCaller = (headers: CredentialHeaders, ip: string) =>
-    authenticate(vaultEm, headers, options.adminKey, ip, options.platformSecret);
+    authenticate(vaultEm, headers, options.adminKey, ip, options.platformSecret, dpopNonces);
   const charges = createLimitCharges(
     await createRateLimiter(options.rateLimits, options.sharedRateLimits ? options.db.knex : undefined),
     vaultEm,
@@ -173,6 +179,7 @@ export async function startRouter(options: RouterOptions): Promise<RunningRouter
     admit: createAdmission({
       authenticate: authenticateCaller,
       charges: chargingCoreCalls(charges, supergraphSdl),
+      dpopNonce: () => dpopNonces.current(),
       metrics,
       logger,
     }),

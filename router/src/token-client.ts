@@ -5,13 +5,16 @@ import type { OperationSummary } from './operation';
 
 /**
  * The token endpoint's root fields and the argument carrying the credential each redeems; null for
- * the client_credentials grant, which redeems none: its client is named only by the assertion,
- * which anyone can write (only open-banking checks its signature), so it is limited by IP.
+ * the client_credentials grant, PAR and revocation, which redeem none: their client is named only
+ * by the assertion, which anyone can write (only open-banking checks its signature), so they are
+ * limited by IP.
  */
 const TOKEN_FIELDS: Record<string, string | null> = {
   exchangeAuthorizationCode: 'code',
   refreshAccessToken: 'refreshToken',
   requestClientCredentialsToken: null,
+  pushAuthorizationRequest: null,
+  revokeToken: null,
 };
 
 /**
@@ -27,7 +30,7 @@ export async function tokenRequestClient(em: EntityManager, operation: Operation
   if (requests.length > 1)
     throw new GatewayError(
       'VALIDATION_ERROR',
-      'operation: one token request (exchangeAuthorizationCode, refreshAccessToken or requestClientCredentialsToken) per operation',
+      'operation: one token request (exchangeAuthorizationCode, refreshAccessToken, requestClientCredentialsToken, pushAuthorizationRequest or revokeToken) per operation',
     );
   const [request] = requests;
   const argument = request && TOKEN_FIELDS[request.name];

@@ -1,62 +1,46 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { exportJWK, generateKeyPair, SignJWT, type CryptoKey, type JWK } from 'jose';
+import { generateKeyPair, type JWK } from 'jose';
 import * as oauth from 'oauth4webapi';
 import { sha256Hex } from '@gateway/kernel';
 import { call, expectError, responseSchemaOf, type Answer } from '@gateway/rest-compat/testing';
 import { openBankingTestKit, type OpenBankingTestKit } from '@gateway/subgraph-open-banking/testing';
 import { openVaultOrm, vault } from '@gateway/vault';
+import {
+  clientToken as clientTokenOf,
+  dpopCall,
+  INSECURE,
+  newDirectory,
+  newKey,
+  privateKeyJwt,
+  registerFapiTpp,
+  type Directory,
+  type FapiTpp,
+} from '../support/fapi2';
 import { bearer } from '../support/payments';
 import { startTestPlatform, type SeededBank, type TestPlatform } from '../support/platform';
 
 const REDIRECT = 'https://tpp.example/callback';
 const SCOPES = ['accounts:read', 'balances:read', 'payments:write'];
 const FORM = { 'content-type': 'application/x-www-form-urlencoded' };
-const INSECURE = { [oauth.allowInsecureRequests]: true } as const;
 
-interface TppKey {
-  kid: string;
-  privateKey: CryptoKey;
-  publicJwk: JWK;
-}
-
-interface Registered {
-  clientId: string;
-  registrationAccessToken: string;
-  key: TppKey;
-  client: oauth.Client;
-}
-
-const newKey = async (kid: string): Promise<TppKey> => {
-  const pair = await generateKeyPair('ES256', { extractable: true });
-  return { kid, privateKey: pair.privateKey, publicJwk: { ...(await exportJWK(pair.publicKey)), kid } };
-};
+type Registered = FapiTpp;
 
 /**
- * FAPI 2.0 clients, first slice (issue 49): a TPP registers itself with a directory-signed software
- * statement (RFC 7591), authenticates at the token endpoint with private_key_jwt (RFC 7523) through
- * oauth4webapi as the TPP's client library, gets its own client_credentials token and creates a
- * consent with it; a replayed assertion is refused; a spec TPP's flow is the spec's.
+ * FAPI 2.0 clients (issue 49): a TPP registers itself with a directory-signed software statement
+ * (RFC 7591), authenticates at the token endpoint with private_key_jwt (RFC 7523) through
+ * oauth4webapi as the TPP's client library, gets its own DPoP-bound client_credentials token and
+ * creates a consent with it; a replayed assertion is refused; a spec TPP's flow is the spec's.
  */
 describe('Open Banking fapi2 clients: dynamic registration, private_key_jwt, client_credentials', () => {
   let t: TestPlatform;
   let base: string;
   let bank: SeededBank;
   let kit: OpenBankingTestKit;
-  let directoryKey: CryptoKey;
+  let directory: Directory;
   let as: oauth.AuthorizationServer;
 
-  const statement = (claims: Record<string, unknown> = {}, key: CryptoKey = directoryKey) =>
-    new SignJWT({
-      software_id: `sw-${randomBytes(4).toString('hex')}`,
-      software_client_name: 'Fapi Budget',
-      software_redirect_uris: [REDIRECT],
-      ...claims,
-    })
-      .setProtectedHeader({ alg: 'PS256', kid: 'directory-1' })
-      .setIssuer('https://directory.example')
-      .setIssuedAt()
-      .setExpirationTime('10m')
-      .sign(key);
+  const statement = (claims: Record<string, unknown> = {}, key?: Parameters<Directory['statement']>[1]) =>
+    directory.statement(claims, key);
   const register = async (body: Record<string, unknown> = {}) =>
     call(base, 'POST', '/ob/register', {
       body: {
@@ -66,50 +50,40 @@ describe('Open Banking fapi2 clients: dynamic registration, private_key_jwt, cli
         ...body,
       },
     });
-  const registered = async (): Promise<Registered> => {
-    const key = await newKey(`tpp-key-${randomBytes(3).toString('hex')}`);
-    const answer = await register({ jwks: { keys: [key.publicJwk] } });
-    expect(answer.status).toBe(201);
-    return {
-      clientId: answer.body.client_id,
-      registrationAccessToken: answer.body.registration_access_token,
-      key,
-      client: { client_id: answer.body.client_id },
-    };
-  };
-  /** The TPP's client authentication as oauth4webapi makes it: a fresh assertion per request. */
-  const privateKeyJwt = (tpp: Registered, modify?: (header: object, payload: Record<string, unknown>) => void) =>
-    oauth.PrivateKeyJwt(
-      { key: tpp.key.privateKey, kid: tpp.key.kid },
-      modify ? { [oauth.modifyAssertion]: modify as never } : undefined,
-    );
+  const registered = (): Promise<Registered> => registerFapiTpp(base, directory, [REDIRECT]);
   const clientCredentials = (tpp: Registered, scope = 'accounts payments', auth = privateKeyJwt(tpp)) =>
-    oauth.clientCredentialsGrantRequest(as, tpp.client, auth, new URLSearchParams({ scope }), INSECURE);
-  const clientToken = async (tpp: Registered, scope?: string) =>
-    (await oauth.processClientCredentialsResponse(as, tpp.client, await clientCredentials(tpp, scope))).access_token;
-  const createConsent = (credential: string, scopes = SCOPES, verifier = randomBytes(48).toString('base64url')) =>
-    call(base, 'POST', '/ob/consents', {
-      headers: bearer(credential),
-      body: {
-        bank_handle: bank.handle,
-        scopes,
-        redirect_uri: REDIRECT,
-        state: 'st',
-        code_challenge: createHash('sha256').update(verifier).digest('base64url'),
-        code_challenge_method: 'S256',
-        expiry_days: 30,
-      },
+    oauth.clientCredentialsGrantRequest(as, tpp.client, auth, new URLSearchParams({ scope }), {
+      ...INSECURE,
+      DPoP: tpp.dpop,
     });
+  const clientToken = async (tpp: Registered, scope?: string) => (await clientTokenOf(as, tpp, scope)).access_token;
+  const consentBody = (scopes: string[], verifier: string) => ({
+    bank_handle: bank.handle,
+    scopes,
+    redirect_uri: REDIRECT,
+    state: 'st',
+    code_challenge: createHash('sha256').update(verifier).digest('base64url'),
+    code_challenge_method: 'S256',
+    expiry_days: 30,
+  });
+  /** A consent created with a bearer credential (a spec TPP's tpk_, or anything refused). */
+  const createConsent = (credential: string, scopes = SCOPES, verifier = randomBytes(48).toString('base64url')) =>
+    call(base, 'POST', '/ob/consents', { headers: bearer(credential), body: consentBody(scopes, verifier) });
+  /** A consent created by a fapi2 TPP with its DPoP-bound cat_ token. */
+  const createConsentAs = (
+    tpp: Registered,
+    token: string,
+    scopes = SCOPES,
+    verifier = randomBytes(48).toString('base64url'),
+  ) => dpopCall(base, tpp.dpop, token, 'POST', '/ob/consents', { body: consentBody(scopes, verifier) });
   const form = (fields: Record<string, string>): Promise<Answer> =>
     call(base, 'POST', '/ob/token', { body: new URLSearchParams(fields).toString(), headers: FORM });
   const errorOf = async (response: Response) => ({ status: response.status, ...(await response.json()).error });
 
   beforeAll(async () => {
-    const directory = await generateKeyPair('PS256', { extractable: true });
-    directoryKey = directory.privateKey;
-    const directoryJwks = { keys: [{ ...(await exportJWK(directory.publicKey)), kid: 'directory-1', alg: 'PS256' }] };
+    directory = await newDirectory([REDIRECT]);
     t = await startTestPlatform({
-      env: { OB_DIRECTORY_JWKS: JSON.stringify(directoryJwks) },
+      env: directory.env,
       // Token requests of the client_credentials grant are counted by address: every test here shares one.
       rateLimits: { read: { points: 100_000 }, write: { points: 100_000 }, ob_token: { points: 1_000 } },
     });
@@ -206,24 +180,28 @@ describe('Open Banking fapi2 clients: dynamic registration, private_key_jwt, cli
     const tpp = await registered();
     const response = await clientCredentials(tpp);
     const token = await oauth.processClientCredentialsResponse(as, tpp.client, response);
-    expect(token).toMatchObject({ token_type: 'bearer', expires_in: 900, scope: 'accounts payments' });
+    expect(token).toMatchObject({ token_type: 'dpop', expires_in: 900, scope: 'accounts payments' });
     expect(token.access_token).toMatch(/^cat_[0-9A-Za-z]{32}$/);
     expect(token.refresh_token).toBeUndefined();
+    // Bound to the DPoP key of the request (RFC 9449 6): cnf.jkt kept beside the token's hash.
+    const stored = await t.platform.db
+      .knex('auth.credentials')
+      .where({ hash: sha256Hex(token.access_token) })
+      .first();
+    expect(stored.key_thumbprint).toBe(await tpp.dpop.calculateThumbprint());
 
-    const consent = await createConsent(token.access_token);
+    const consent = await createConsentAs(tpp, token.access_token);
     expect(consent.status).toBe(201);
     expect(consent.body).toMatchObject({ tpp_id: tpp.clientId, status: 'AWAITING_AUTHORISATION', scopes: SCOPES });
-    const read = await call(base, 'GET', `/ob/consents/${consent.body.consent_id}`, {
-      headers: bearer(token.access_token),
-    });
+    const read = await dpopCall(base, tpp.dpop, token.access_token, 'GET', `/ob/consents/${consent.body.consent_id}`);
     expect(read.body.consent_id).toBe(consent.body.consent_id);
-    const record = await call(base, 'GET', `/ob/tpps/${tpp.clientId}`, { headers: bearer(token.access_token) });
+    const record = await dpopCall(base, tpp.dpop, token.access_token, 'GET', `/ob/tpps/${tpp.clientId}`);
     expect(record.body).toMatchObject({ security_profile: 'fapi2', jwks: { keys: [{ kid: tpp.key.kid }] } });
 
     // The scope asked for is what the token may do: accounts only cannot ask for payments:write.
     const accountsOnly = await clientToken(tpp, 'accounts');
-    expectError(await createConsent(accountsOnly), 403, 'FORBIDDEN');
-    expect((await createConsent(accountsOnly, ['accounts:read'])).status).toBe(201);
+    expectError(await createConsentAs(tpp, accountsOnly), 403, 'FORBIDDEN');
+    expect((await createConsentAs(tpp, accountsOnly, ['accounts:read'])).status).toBe(201);
   });
 
   it('refuses a replayed assertion (its jti is spent), a fapi2 TPP without one, and a wrong aud', async () => {
@@ -238,10 +216,24 @@ describe('Open Banking fapi2 clients: dynamic registration, private_key_jwt, cli
       tpp.client,
       privateKeyJwt(tpp),
       new URLSearchParams({ scope: 'accounts' }),
-      { ...INSECURE, [oauth.customFetch]: capture },
+      { ...INSECURE, DPoP: tpp.dpop, [oauth.customFetch]: capture },
     );
     expect(first.status).toBe(200);
-    const replayed = await call(base, 'POST', '/ob/token', { body: sent!, headers: FORM });
+    // The same assertion with a fresh DPoP proof: only the assertion is replayed.
+    const replay: typeof fetch = (url, init) => fetch(url, { ...init, body: sent! });
+    const replayedResponse = await oauth.clientCredentialsGrantRequest(
+      as,
+      tpp.client,
+      privateKeyJwt(tpp),
+      new URLSearchParams({ scope: 'accounts' }),
+      { ...INSECURE, DPoP: tpp.dpop, [oauth.customFetch]: replay },
+    );
+    const replayed: Answer = {
+      status: replayedResponse.status,
+      headers: replayedResponse.headers,
+      text: '',
+      body: await replayedResponse.json(),
+    };
     expectError(replayed, 401, 'INVALID_CLIENT');
     expect(replayed.body.error.detail).toMatch(/jti was used before/);
     expect(replayed.headers.get('cache-control')).toBe('no-store');
@@ -262,7 +254,7 @@ describe('Open Banking fapi2 clients: dynamic registration, private_key_jwt, cli
   it('requires the assertion on the authorization_code and refresh_token grants of a fapi2 TPP', async () => {
     const tpp = await registered();
     const verifier = randomBytes(48).toString('base64url');
-    const consent = await createConsent(await clientToken(tpp), SCOPES, verifier);
+    const consent = await createConsentAs(tpp, await clientToken(tpp), SCOPES, verifier);
     const consentId = consent.body.consent_id as string;
     const code = await kit.approve(consentId);
     const exchange = { grant_type: 'authorization_code', code, redirect_uri: REDIRECT, consent_id: consentId };
@@ -281,10 +273,12 @@ describe('Open Banking fapi2 clients: dynamic registration, private_key_jwt, cli
       tpp.client,
       await oauth.authorizationCodeGrantRequest(as, tpp.client, privateKeyJwt(tpp), callback, REDIRECT, verifier, {
         ...INSECURE,
+        DPoP: tpp.dpop,
         additionalParameters: { consent_id: consentId },
       }),
     );
     expect(tokens.access_token).toMatch(/^at_/);
+    expect(tokens.token_type).toBe('dpop');
 
     expectError(
       await form({ grant_type: 'refresh_token', refresh_token: tokens.refresh_token!, consent_id: consentId }),
@@ -296,6 +290,7 @@ describe('Open Banking fapi2 clients: dynamic registration, private_key_jwt, cli
       tpp.client,
       await oauth.refreshTokenGrantRequest(as, tpp.client, privateKeyJwt(tpp), tokens.refresh_token!, {
         ...INSECURE,
+        DPoP: tpp.dpop,
         additionalParameters: { consent_id: consentId },
       }),
     );
@@ -309,6 +304,7 @@ describe('Open Banking fapi2 clients: dynamic registration, private_key_jwt, cli
       refreshed.refresh_token!,
       {
         ...INSECURE,
+        DPoP: other.dpop,
         additionalParameters: { consent_id: consentId },
       },
     );
@@ -358,7 +354,7 @@ describe('Open Banking fapi2 clients: dynamic registration, private_key_jwt, cli
       headers: bearer(tpp.registrationAccessToken),
     });
     expect(deleted.status).toBe(204);
-    for (const token of [cat, fresh]) expectError(await createConsent(token), 401, 'UNAUTHORIZED');
+    for (const token of [cat, fresh]) expectError(await createConsentAs(tpp, token), 401, 'UNAUTHORIZED');
     expect(await errorOf(await clientCredentials(rotated))).toMatchObject({ status: 401, code: 'INVALID_CLIENT' });
     expectError(
       await call(base, 'GET', `/ob/register/${tpp.clientId}`, { headers: bearer(tpp.registrationAccessToken) }),
@@ -387,7 +383,10 @@ describe('Open Banking fapi2 clients: dynamic registration, private_key_jwt, cli
 
     // An assertion from a public client proves nothing: refused rather than ignored.
     const key = await newKey('spec-key');
+    const dpopKeys = (await generateKeyPair('ES256')) as CryptoKeyPair;
     const asSpec: Registered = {
+      dpopKeys,
+      dpop: oauth.DPoP({ client_id: spec.tppId } as oauth.Client, dpopKeys),
       clientId: spec.tppId,
       registrationAccessToken: '',
       key,

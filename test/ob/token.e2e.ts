@@ -377,6 +377,12 @@ describe('Open Banking token endpoint', () => {
       // here, so no registration_endpoint (test/ob/fapi2-clients.e2e.ts has one).
       token_endpoint_auth_methods_supported: ['none', 'private_key_jwt'],
       token_endpoint_auth_signing_alg_values_supported: ['ES256', 'PS256', 'EdDSA'],
+      // FAPI 2.0 (issue 49): PAR for fapi2 TPPs (spec TPPs push with POST /ob/consents), DPoP-bound tokens.
+      revocation_endpoint: `${BASE_URL}/ob/revoke`,
+      revocation_endpoint_auth_methods_supported: ['none', 'private_key_jwt'],
+      pushed_authorization_request_endpoint: `${BASE_URL}/ob/par`,
+      require_pushed_authorization_requests: false,
+      dpop_signing_alg_values_supported: ['ES256', 'PS256', 'EdDSA'],
       authorization_response_iss_parameter_supported: true,
       scopes_supported: ['accounts:read', 'balances:read', 'transactions:read', 'payments:write'],
       service_documentation: `${BASE_URL}/docs`,

@@ -1,5 +1,5 @@
 import type { GraphQLFormattedError } from 'graphql';
-import { ERROR_CODES, isErrorCode, retryAfterOf, type Logger } from '@gateway/kernel';
+import { dpopNonceOf, ERROR_CODES, isErrorCode, retryAfterOf, type Logger } from '@gateway/kernel';
 
 /** Apollo's own codes for requests that never reached a resolver: all are bad input. */
 const BAD_INPUT_CODES = new Set([
@@ -19,6 +19,7 @@ export function formatGatewayError(logger: Logger) {
     const code = formatted.extensions?.code;
     if (isErrorCode(code)) {
       const retryAfter = retryAfterOf(formatted.extensions);
+      const dpopNonce = dpopNonceOf(formatted.extensions);
       return {
         message: formatted.message,
         path: formatted.path,
@@ -27,6 +28,7 @@ export function formatGatewayError(logger: Logger) {
           status: ERROR_CODES[code].status,
           detail: formatted.extensions?.detail ?? formatted.message,
           ...(retryAfter !== undefined ? { retryAfter } : {}),
+          ...(dpopNonce !== undefined ? { dpopNonce } : {}),
         },
       };
     }

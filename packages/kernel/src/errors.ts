@@ -123,10 +123,25 @@ export const ERROR_CODES = {
   },
   INVALID_CLIENT_METADATA: { status: 400, message: 'A client metadata field is invalid' },
   INVALID_REDIRECT_URI: { status: 400, message: 'A redirect URI is invalid' },
+  // RFC 9126: a request_uri unknown, used, expired or pushed by another client (invalid_request_uri), and a
+  // fapi2 client's authorization that was not pushed (FAPI 2.0 5.3.1.2: PAR is required).
+  INVALID_REQUEST_URI: {
+    status: 400,
+    message: 'The request_uri is unknown, already used, expired, or was pushed by another client',
+  },
+  PAR_REQUIRED: {
+    status: 400,
+    message: "A fapi2 client's authorization request must be pushed first (POST /ob/par)",
+  },
   REGISTRATION_NOT_ENABLED: {
     status: 403,
     message: 'Dynamic client registration is not enabled on this server (no OB_DIRECTORY_JWKS)',
   },
+  // Issue 49 (RFC 9449 7.1, 8): the contract names these two codes as RFC 9449 spells them. A resource
+  // answers 401 with a WWW-Authenticate DPoP challenge; the token and PAR endpoints answer 400 (their
+  // routes say so), the challenge included, as OAuth clients look for it there too.
+  invalid_dpop_proof: { status: 401, message: 'The DPoP proof is missing or invalid' },
+  use_dpop_nonce: { status: 401, message: 'The DPoP proof must carry the nonce this server sent (DPoP-Nonce)' },
   PAYLOAD_TOO_LARGE: { status: 413, message: 'Request body exceeds 1 MiB' },
   RATE_LIMITED: { status: 429, message: 'Rate limit exceeded' },
   INTERNAL_ERROR: { status: 500, message: 'Gateway internal error' },
@@ -170,6 +185,51 @@ export class GatewayError extends GraphQLError {
   }
 }
 
+/** The algorithms a DPoP proof (and a private_key_jwt assertion) may be signed with: never none, never HMAC. */
+export const DPOP_SIGNING_ALGS = ['ES256', 'PS256', 'EdDSA'] as const;
+
+export type DpopErrorCode = 'invalid_dpop_proof' | 'use_dpop_nonce';
+
+/**
+ * A refused DPoP proof (RFC 9449), with the nonce the client should use next when the server has
+ * one for it: carried as `extensions.dpopNonce` through the router to rest-compat, which answers
+ * with it as the DPoP-Nonce header beside the WWW-Authenticate challenge (dpopAnswerHeaders).
+ */
+export class DpopRefusal extends GatewayError {
+  constructor(
+    code: DpopErrorCode,
+    detail: string,
+    readonly dpopNonce?: string,
+  ) {
+    super(code, detail);
+    if (dpopNonce !== undefined) (this.extensions as Record<string, unknown>).dpopNonce = dpopNonce;
+  }
+}
+
+/** A nonce this server made (dpop-nonce.ts): a short token of URL-safe characters. Anything else is not passed on. */
+const NONCE_FORM = /^[A-Za-z0-9_.-]{1,128}$/;
+
+/** `extensions.dpopNonce` of a formatted GraphQL error, when it has a nonce's form. */
+export const dpopNonceOf = (extensions: Record<string, unknown> | undefined): string | undefined =>
+  typeof extensions?.dpopNonce === 'string' && NONCE_FORM.test(extensions.dpopNonce) ? extensions.dpopNonce : undefined;
+
+/**
+ * The headers a DPoP refusal is answered with (RFC 9449 7.1, 8, 9): the challenge naming the
+ * error and the algorithms accepted, and the nonce to use when there is one. Empty for any other error.
+ */
+export function dpopAnswerHeaders(error: GatewayError): Record<string, string> {
+  if (error.code !== 'invalid_dpop_proof' && error.code !== 'use_dpop_nonce') return {};
+  // A quoted-string holds neither a quote nor a backslash (RFC 9110 5.6.4), and a header value is
+  // ASCII here (Node refuses anything else): the detail is ours, kept plain.
+  const description = error.detail.replace(/["\u2018\u2019\\]/g, "'").replace(/[^\x20-\x7e]/g, '?');
+  const headers: Record<string, string> = {
+    'www-authenticate': `DPoP error="${error.code}", error_description="${description}", algs="${DPOP_SIGNING_ALGS.join(' ')}"`,
+  };
+  const nonce = error instanceof DpopRefusal ? error.dpopNonce : undefined;
+  if (nonce !== undefined) headers['dpop-nonce'] = nonce;
+  return headers;
+}
+
 /** The spec's error body ("Errors"): one shape for every failure answered outside GraphQL. */
 export interface ErrorBody {
   error: { code: string; message: string; detail: string; request_id: string };
@@ -185,7 +245,13 @@ export function refusalBody(requestId: string, error: GatewayError) {
     errors: [
       {
         message: error.message,
-        extensions: { code: error.code, status: ERROR_CODES[error.code].status, detail: error.detail, requestId },
+        extensions: {
+          code: error.code,
+          status: ERROR_CODES[error.code].status,
+          detail: error.detail,
+          requestId,
+          ...(error instanceof DpopRefusal && error.dpopNonce !== undefined ? { dpopNonce: error.dpopNonce } : {}),
+        },
       },
     ],
   };

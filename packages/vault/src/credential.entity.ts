@@ -78,6 +78,13 @@ export class Credential {
   @Property({ type: 'text', nullable: true })
   createdBy?: string | null;
 
+  /**
+   * The thumbprint (RFC 7638) of the key a DPoP-bound token is bound to (its cnf.jkt, RFC 9449 6):
+   * it is accepted only with a proof signed by that key. Null for bearer tokens and other credentials.
+   */
+  @Property({ type: 'text', nullable: true })
+  keyThumbprint?: string | null;
+
   /** When a single-use credential (authorization code, refresh token) was spent; see vault.consume. */
   @Property({ type: 'timestamptz', nullable: true })
   usedAt?: Date | null;

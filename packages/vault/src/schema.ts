@@ -5,6 +5,7 @@ import { Migration20261128000100_credential_client_use } from './migrations/Migr
 import { Migration20261206000100_credential_label } from './migrations/Migration20261206000100_credential_label';
 import { Migration20261210000100_suspended_owners } from './migrations/Migration20261210000100_suspended_owners';
 import { Migration20261222000100_credential_created_by } from './migrations/Migration20261222000100_credential_created_by';
+import { Migration20261230000100_dpop_binding } from './migrations/Migration20261230000100_dpop_binding';
 
 export const VAULT_SCHEMA = 'auth';
 
@@ -15,6 +16,7 @@ export const VAULT_MIGRATIONS = [
   { name: 'Migration20261206000100_credential_label', class: Migration20261206000100_credential_label },
   { name: 'Migration20261210000100_suspended_owners', class: Migration20261210000100_suspended_owners },
   { name: 'Migration20261222000100_credential_created_by', class: Migration20261222000100_credential_created_by },
+  { name: 'Migration20261230000100_dpop_binding', class: Migration20261230000100_dpop_binding },
 ];
 
 /** Applies the vault's own migrations (the `auth` schema). Idempotent; every service that issues or verifies calls it. */

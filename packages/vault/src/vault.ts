@@ -19,6 +19,8 @@ export interface IssueOptions {
   label?: string;
   /** The admin key that issues it (an admin key's maker): see Credential.createdBy. */
   createdBy?: string;
+  /** The DPoP key the token is bound to (RFC 9449 cnf.jkt): see Credential.keyThumbprint. */
+  keyThumbprint?: string;
   /** A secret chosen elsewhere (a bank's own internal key); generated when omitted. */
   raw?: string;
 }
@@ -240,6 +242,7 @@ function newCredential(options: IssueOptions): { raw: string; row: Credential } 
     usedAt: null,
     label: options.label ?? null,
     createdBy: options.createdBy ?? null,
+    keyThumbprint: options.keyThumbprint ?? null,
     createdAt: new Date(),
   };
   return { raw, row };

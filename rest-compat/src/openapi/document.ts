@@ -89,7 +89,8 @@ export const SECURITY_SCHEMES: Record<Credential, JsonSchema> = {
   obToken: {
     type: 'http',
     scheme: 'bearer',
-    description: 'Open Banking access token, at_…; always with X-Consent-Id.',
+    description:
+      'Open Banking access token, at_…; always with X-Consent-Id. A fapi2 TPP’s token is DPoP-bound: sent as Authorization: DPoP <token> with a DPoP proof header.',
   },
   consentId: {
     type: 'apiKey',
@@ -166,12 +167,29 @@ function parametersOf(schema: z.ZodType | undefined, location: 'path' | 'query')
 
 /** Headers of a FAPI route's answers (fapi.ts): the interaction id on all, the Bearer challenge on 401. */
 const FAPI_HEADERS = { 'x-fapi-interaction-id': { $ref: '#/components/headers/x-fapi-interaction-id' } };
-const headersOf = (route: RestRoute, status: number) => ({
-  ...RESPONSE_HEADERS,
-  ...(status === 429 ? { 'Retry-After': { $ref: '#/components/headers/Retry-After' } } : {}),
-  ...(route.fapi ? FAPI_HEADERS : {}),
-  ...(route.fapi && status === 401 ? { 'WWW-Authenticate': { $ref: '#/components/headers/WWW-Authenticate' } } : {}),
-});
+
+/** Routes that take a DPoP proof: the token and PAR endpoints' own, or a fapi2 TPP's DPoP-bound token (RFC 9449). */
+const takesDpop = (route: RestRoute): boolean =>
+  Boolean(route.dpopProof) || route.auth.some((alternative) => alternative.some((c) => DPOP_BOUND.includes(c)));
+const DPOP_BOUND: readonly Credential[] = ['obToken', 'tppToken'];
+
+/** The status a route answers a code with: its own override (the token endpoint's DPoP 400s), else kernel's table. */
+const statusOf = (route: RestRoute, code: ErrorCode): number =>
+  route.statusOverrides?.[code] ?? ERROR_CODES[code].status;
+
+const headersOf = (route: RestRoute, status: number) => {
+  const dpopRefusal =
+    takesDpop(route) && [statusOf(route, 'invalid_dpop_proof'), statusOf(route, 'use_dpop_nonce')].includes(status);
+  return {
+    ...RESPONSE_HEADERS,
+    ...(status === 429 ? { 'Retry-After': { $ref: '#/components/headers/Retry-After' } } : {}),
+    ...(route.fapi ? FAPI_HEADERS : {}),
+    ...((route.fapi && status === 401) || dpopRefusal
+      ? { 'WWW-Authenticate': { $ref: '#/components/headers/WWW-Authenticate' } }
+      : {}),
+    ...(takesDpop(route) ? { 'DPoP-Nonce': { $ref: '#/components/headers/DPoP-Nonce' } } : {}),
+  };
+};
 
 /** The refusal of a live credential whose holder an operator suspended (API-CONTRACT "Operator controls"). */
 const SUSPENDED_BY_CREDENTIAL: Partial<Record<Credential, ErrorCode>> = {
@@ -197,14 +215,18 @@ const authErrors = (route: RestRoute): ErrorCode[] =>
       ]
     : ['UNAUTHORIZED', ...new Set(Object.values(SUSPENDED_BY_CREDENTIAL))];
 
+const DPOP_ERRORS: ErrorCode[] = ['invalid_dpop_proof', 'use_dpop_nonce'];
+
 /** Statuses a page (RestRoute.page) answers a browser in HTML: its "not found" and "unavailable" pages. */
 const PAGE_ERROR_STATUSES = [404, 503];
+/** Those statuses and the route's own (RestRoute.pageErrorStatuses). */
+const pageErrorStatuses = (route: RestRoute): number[] => [...PAGE_ERROR_STATUSES, ...(route.pageErrorStatuses ?? [])];
 
 function errorResponses(route: RestRoute): Record<string, OpenApiResponse> {
-  const codes = route.errors;
+  const codes = takesDpop(route) ? [...route.errors, ...DPOP_ERRORS] : route.errors;
   const byStatus = new Map<number, ErrorCode[]>();
   for (const code of new Set([...codes, ...authErrors(route), ...GENERIC_ERRORS])) {
-    const status = ERROR_CODES[code].status;
+    const status = statusOf(route, code);
     byStatus.set(status, [...(byStatus.get(status) ?? []), code]);
   }
   const responses: Record<string, OpenApiResponse> = {};
@@ -214,7 +236,7 @@ function errorResponses(route: RestRoute): Record<string, OpenApiResponse> {
       headers: headersOf(route, status),
       content: {
         'application/json': { schema: { $ref: '#/components/schemas/Error' }, examples: errorExamples(list) },
-        ...(route.page && PAGE_ERROR_STATUSES.includes(status)
+        ...(route.page && pageErrorStatuses(route).includes(status)
           ? { 'text/html': { schema: { type: 'string', description: 'The page’s own error page, for a browser.' } } }
           : {}),
       },
@@ -282,6 +304,7 @@ function operationOf(route: RestRoute): OpenApiOperation {
       ...parametersOf(route.query, 'query'),
       ...(route.idempotent ? [{ $ref: '#/components/parameters/Idempotency-Key' }] : []),
       ...(route.fapi ? [{ $ref: '#/components/parameters/x-fapi-interaction-id' }] : []),
+      ...(takesDpop(route) ? [{ $ref: '#/components/parameters/DPoP' }] : []),
       { $ref: '#/components/parameters/X-Request-Id' },
     ],
     // An absent body is read as `{}`: a body none of whose fields is required may be left out.
@@ -359,6 +382,17 @@ export function buildOpenApiDocument(routes: readonly RestRoute[], serverUrl: st
             'with another body 422 IDEMPOTENCY_KEY_REUSED; while the first request still runs 409 IDEMPOTENCY_KEY_IN_USE.',
           schema: { type: 'string', minLength: 1, maxLength: 255 },
         },
+        DPoP: {
+          name: 'DPoP',
+          in: 'header',
+          required: false,
+          description:
+            'A DPoP proof (RFC 9449): a JWT of typ dpop+jwt signed (ES256, PS256 or EdDSA) by the private key whose public jwk is in its header, with htm (this method), ' +
+            'htu (this URL without query), iat within ±10 s of the server clock, a jti never used before, ath (base64url SHA-256 of the access token) when a token is sent, ' +
+            'and the last DPoP-Nonce when the server requires nonces (production). Required with a DPoP-bound token (Authorization: DPoP <token>: every fapi2 TPP token) ' +
+            'and at the token endpoint for fapi2 TPPs. Refusals: invalid_dpop_proof, use_dpop_nonce.',
+          schema: { type: 'string' },
+        },
         'x-fapi-interaction-id': {
           name: 'x-fapi-interaction-id',
           in: 'header',
@@ -393,7 +427,14 @@ export function buildOpenApiDocument(routes: readonly RestRoute[], serverUrl: st
           schema: { type: 'string', format: 'uuid' },
         },
         'WWW-Authenticate': {
-          description: 'Bearer error="invalid_token" (RFC 6750) on every 401 of an Open Banking data call.',
+          description:
+            'Bearer error="invalid_token" (RFC 6750) on every 401 of an Open Banking data call made with a bearer token; DPoP error="invalid_token", ' +
+            'error="invalid_dpop_proof" or error="use_dpop_nonce" with algs="ES256 PS256 EdDSA" (RFC 9449 7.1) for a DPoP-bound token or a refused proof.',
+          schema: { type: 'string' },
+        },
+        'DPoP-Nonce': {
+          description:
+            'The nonce the next DPoP proof is to carry (RFC 9449 8): sent with use_dpop_nonce, with every DPoP refusal and with answers to requests that carried a proof.',
           schema: { type: 'string' },
         },
       },

@@ -157,6 +157,15 @@ function notFoundPage(nonce: string): string {
   );
 }
 
+/** A fapi2 client's consent opened by its URL alone, not through its pushed request (PAR_REQUIRED). */
+function notPushedPage(nonce: string): string {
+  return page(
+    'Start again from the app',
+    '<h1>This link cannot be opened directly</h1><p class="meta">Go back to the app that sent you and start again from there.</p>',
+    nonce,
+  );
+}
+
 function unavailablePage(nonce: string): string {
   return page(
     'Try again shortly',
@@ -185,6 +194,7 @@ export function consentPage(execute: Execute, logger: Logger): PageHandler {
     if (!view) {
       securityHeaders(reply, nonce);
       if (execution.error?.code === 'CONSENT_NOT_FOUND') return reply.code(404).send(notFoundPage(nonce));
+      if (execution.error?.code === 'PAR_REQUIRED') return reply.code(400).send(notPushedPage(nonce));
       logger.warn(
         { request_id: request.requestId, code: execution.error?.code },
         'consent page could not load its consent',

@@ -72,7 +72,9 @@ export const consentAuthorisationRoutes = [
           .describe('Once REJECTED: redirect_uri with error=access_denied, consent_id, state and iss.'),
       })
       .strict(),
-    errors: ['CONSENT_NOT_FOUND'],
+    // A fapi2 TPP's consent opened by its URL alone, not through its pushed request (issue 49).
+    pageErrorStatuses: [400],
+    errors: ['CONSENT_NOT_FOUND', 'PAR_REQUIRED'],
   }),
   defineRoute({
     method: 'POST',

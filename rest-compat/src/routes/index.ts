@@ -15,6 +15,7 @@ import { mandateRoutes } from './mandates';
 import { merchantRoutes } from './merchants';
 import { paymentRoutes } from './payments';
 import { paymentOrderRoutes } from './payment-orders';
+import { pushedAuthorizationRoutes } from './par';
 import { refundRoutes } from './refunds';
 import { registrationRoutes } from './registration';
 import { reportRoutes } from './reports';
@@ -35,6 +36,7 @@ export const ROUTES: readonly RestRoute[] = [
   ...tppRoutes,
   ...consentRoutes,
   ...tokenRoutes,
+  ...pushedAuthorizationRoutes,
   ...registrationRoutes,
   ...consentRevocationRoutes,
   ...accountRoutes,

@@ -1,5 +1,5 @@
 import type { ServiceEnv } from '@gateway/federation';
-import { egressEnvSchema, privateTargetsFrom, z } from '@gateway/kernel';
+import { egressEnvSchema, envFlag, privateTargetsFrom, z } from '@gateway/kernel';
 import { DEFAULT_MAX_CORE_CALLS_PER_REQUEST } from './account/core-reads';
 import { DEFAULT_PUBLIC_BASE_URL } from './settings';
 import { publicJwksRule, type PublicJwks } from './signing-keys/jwks';
@@ -36,6 +36,8 @@ export const openBankingOwnEnvSchema = z.object({
   SCA_TTL_SECONDS: z.coerce.number().int().min(1).max(86_400).default(DEFAULT_SCA_TTL_SECONDS),
   OB_MAX_CORE_CALLS_PER_REQUEST: z.coerce.number().int().min(1).max(1_000).default(DEFAULT_MAX_CORE_CALLS_PER_REQUEST),
   OB_DIRECTORY_JWKS: directoryJwksVariable,
+  /** Every DPoP proof must carry a server nonce (RFC 9449 8): unset, in production only. The router reads it too. */
+  DPOP_NONCE_REQUIRED: envFlag.optional(),
 });
 
 /** The open-banking service's environment when it runs alone (the launcher passes payments' PUBLIC_BASE_URL). */
@@ -49,6 +51,7 @@ export const openBankingConfigFrom = (env: z.infer<typeof openBankingOwnEnvSchem
   webhookPrivateTargets: privateTargetsFrom(env),
   maxCoreCallsPerRequest: env.OB_MAX_CORE_CALLS_PER_REQUEST,
   ...(env.OB_DIRECTORY_JWKS ? { directoryJwks: env.OB_DIRECTORY_JWKS } : {}),
+  ...(env.DPOP_NONCE_REQUIRED !== undefined ? { dpopNoncesRequired: env.DPOP_NONCE_REQUIRED } : {}),
 });
 
 /** The open-banking options the launcher's environment sets. */
@@ -60,6 +63,8 @@ export interface OpenBankingConfig {
   maxCoreCallsPerRequest: number;
   /** OB_DIRECTORY_JWKS: the directory's keys; dynamic client registration is enabled only with them. */
   directoryJwks?: PublicJwks;
+  /** DPOP_NONCE_REQUIRED: every DPoP proof must carry a server nonce; unset, in production only. */
+  dpopNoncesRequired?: boolean;
 }
 
 export const openBankingEnv: ServiceEnv<typeof openBankingEnvSchema, OpenBankingConfig & { publicBaseUrl: string }> = {

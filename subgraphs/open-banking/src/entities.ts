@@ -5,6 +5,7 @@ import { ConsentAccountEntity } from './account/consent-account.entity';
 import { ConsentEntity } from './consent/consent.entity';
 import { OrderIdempotencyKeyEntity } from './payment-order/order-idempotency';
 import { PaymentOrderEntity } from './payment-order/payment-order.entity';
+import { PushedRequestEntity } from './par/pushed-request.entity';
 import { TppEntity } from './tpp/tpp.entity';
 
 /** Every entity open-banking's ORM maps: the service and its test kit open the same ones. */
@@ -14,6 +15,7 @@ export const OPEN_BANKING_ENTITIES = [
   ConsentAccountEntity,
   PaymentOrderEntity,
   OrderIdempotencyKeyEntity,
+  PushedRequestEntity,
   OutboxEvent,
   Credential,
   AuditEntry,

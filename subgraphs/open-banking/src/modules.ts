@@ -16,6 +16,9 @@ import {
 import { TppService } from './tpp/tpp.service';
 import { RegistrationService } from './registration/registration.service';
 import { audienceOf, ClientAuthenticator } from './client-auth/client-authentication';
+import { TokenEndpointProofs } from './client-auth/token-endpoint-proofs';
+import { PushedAuthorizationService } from './par/par.service';
+import { DpopNonces } from '@gateway/vault';
 import { PaymentOrderService } from './payment-order/payment-order.service';
 import { DEFAULT_SCA_TTL_MS, ScaService } from './payment-order/sca.service';
 
@@ -26,6 +29,7 @@ export interface OpenBankingModules {
   registrations: RegistrationService;
   consents: ConsentService;
   tokens: TokenService;
+  pushedRequests: PushedAuthorizationService;
   /** Alias and bank routing (identity and banks registries, through the router). */
   directory: Directory;
   /** One bank-core client per bank, with open-banking's own deadlines. */
@@ -65,10 +69,15 @@ export function createOpenBankingModules(
   const accounts = new AccountService(directory, cores);
   const otpGuard = new OtpGuard(call, settings.platformSecret, logger.child({ component: 'otp-guard' }));
   const tpps = new TppService(settings);
+  // One key for every instance (the platform secret's): a nonce handed out by one is accepted by all, the router's included.
+  const dpopNonces = new DpopNonces(settings.platformSecret, settings.dpopNoncesRequired ?? settings.production);
+  const clients = new ClientAuthenticator(audienceOf(publicBaseUrl));
+  const proofs = new TokenEndpointProofs(publicBaseUrl, dpopNonces);
   return {
     tpps,
     registrations: new RegistrationService({ directoryJwks: settings.directoryJwks }, tpps),
-    tokens: new TokenService(new ClientAuthenticator(audienceOf(publicBaseUrl))),
+    tokens: new TokenService(clients, proofs),
+    pushedRequests: new PushedAuthorizationService(clients, proofs),
     consents: new ConsentService({ publicBaseUrl }, bankCapabilities),
     directory,
     cores,

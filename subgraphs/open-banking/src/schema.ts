@@ -9,6 +9,7 @@ import { createRevocationResolver } from './consent/revocation.resolver';
 import { toConsent } from './consent/consent.type';
 import { createAuthorizationServerResolver } from './grant/authorization-server.resolver';
 import { createTokenResolver } from './grant/token.resolver';
+import { createPushedAuthorizationResolver } from './par/par.resolver';
 import { createRegistrationResolver } from './registration/registration.resolver';
 import { NO_TEST_CORES } from '@gateway/bank-core-client';
 import { createOpenBankingModules, type OpenBankingModules } from './modules';
@@ -37,6 +38,7 @@ export async function buildOpenBankingSchema(
       createAuthorisationResolver(modules.authorisation),
       ...createAccountResolvers(modules.accounts, settings.maxCoreCallsPerRequest),
       createTokenResolver(modules.tokens),
+      createPushedAuthorizationResolver(modules.pushedRequests),
       createPaymentOrderResolver(modules.paymentOrders),
       createScaResolver(modules.sca),
       PaymentOrderUpdatesResolver,

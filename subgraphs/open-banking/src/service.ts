@@ -37,6 +37,8 @@ export interface OpenBankingStartOptions extends SubgraphStartOptions {
   maxCoreCallsPerRequest?: number;
   /** OB_DIRECTORY_JWKS: the directory's keys, enabling dynamic client registration (RFC 7591). */
   directoryJwks?: PublicJwks;
+  /** DPOP_NONCE_REQUIRED: every DPoP proof must carry a server nonce; default: in production. */
+  dpopNoncesRequired?: boolean;
 }
 
 /** Starts the open-banking subgraph: migrations, schema, HTTP server, the consent expiry job; with a bus, the outbox relay. */
@@ -62,6 +64,7 @@ export async function start(options: OpenBankingStartOptions): Promise<RunningSe
     scaTtlMs: options.scaTtlMs,
     maxCoreCallsPerRequest: options.maxCoreCallsPerRequest,
     directoryJwks: options.directoryJwks,
+    dpopNoncesRequired: options.dpopNoncesRequired,
     logger,
     metrics: registry,
   };

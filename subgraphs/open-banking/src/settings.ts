@@ -43,6 +43,8 @@ export interface OpenBankingSettings {
    * client registration (RFC 7591). Unset: registration is not enabled.
    */
   directoryJwks?: PublicJwks;
+  /** DPOP_NONCE_REQUIRED: every DPoP proof must carry a server nonce (RFC 9449 8). Default: in production. */
+  dpopNoncesRequired?: boolean;
   logger?: Logger;
   /** The service's metrics registry (/metrics): the bank-core clients' call metrics go there. */
   metrics?: Registry;

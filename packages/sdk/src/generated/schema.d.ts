@@ -292,9 +292,29 @@ export interface paths {
         put?: never;
         /**
          * Exchange an authorization code, refresh tokens, or get a fapi2 TPP’s own token
-         * @description OAuth 2.0 token endpoint, application/x-www-form-urlencoded only (a JSON body is refused). grant_type=authorization_code takes code, redirect_uri, consent_id and code_verifier; grant_type=refresh_token takes refresh_token and consent_id; grant_type=client_credentials (fapi2 TPPs) takes an optional scope (accounts and/or payments, both by default) and answers an access token (cat_…) for the TPP itself, no refresh token. Client authentication: a TPP of security_profile spec is a public client (no client secret; PKCE S256) and sends no assertion. A fapi2 TPP authenticates every grant with private_key_jwt (RFC 7523): client_assertion_type=urn:ietf:params:oauth:client-assertion-type:jwt-bearer and client_assertion, a JWT signed (ES256, PS256, EdDSA; never none or HMAC) by a key of its registered jwks named by kid, with iss = sub = its client_id, aud = the issuer (the token endpoint URL is accepted too), exp at most 60 s ahead and not past, and a jti never used before (a replay is refused on every instance). A fapi2 TPP without an assertion, a spec TPP with one, or any failing rule: 401 INVALID_CLIENT naming the rule. client_id may be sent (OAuth clients do) and must then be the consent’s TPP (and the assertion’s iss); other parameters are ignored (RFC 6749 3.2) and a parameter sent twice is refused. Codes are single use and live 60 seconds; a code presented again is refused and revokes every token issued from it. Refresh tokens are single use: each refresh returns a new pair and the previous refresh and access tokens stop working at once; an already rotated refresh token presented again revokes every token of the grant (401 TOKEN_REVOKED). Every answer, errors included, carries Cache-Control: no-store and Pragma: no-cache. 30 requests per minute per TPP. Errors use this API's error object ({error: {code, message, detail, request_id}}), not RFC 6749's {"error": "invalid_grant"}. RFC 6749 equivalents: INVALID_GRANT ≈ invalid_grant (unknown, expired or used code; code of another consent or redirect_uri; unknown or expired refresh token); PKCE_INVALID ≈ invalid_grant (code_verifier does not match the challenge); VALIDATION_ERROR ≈ invalid_request (missing or malformed field, detail names it) or unsupported_grant_type (detail names grant_type) or invalid_scope (detail names scope); TOKEN_REVOKED, CONSENT_REVOKED and CONSENT_EXPIRED ≈ invalid_grant; INVALID_CLIENT = invalid_client.
+         * @description OAuth 2.0 token endpoint, application/x-www-form-urlencoded only (a JSON body is refused). grant_type=authorization_code takes code, redirect_uri, consent_id and code_verifier; grant_type=refresh_token takes refresh_token and consent_id; grant_type=client_credentials (fapi2 TPPs) takes an optional scope (accounts and/or payments, both by default) and answers an access token (cat_…) for the TPP itself, no refresh token. Client authentication: a TPP of security_profile spec is a public client (no client secret; PKCE S256) and sends no assertion. A fapi2 TPP authenticates every grant with private_key_jwt (RFC 7523): client_assertion_type=urn:ietf:params:oauth:client-assertion-type:jwt-bearer and client_assertion, a JWT signed (ES256, PS256, EdDSA; never none or HMAC) by a key of its registered jwks named by kid, with iss = sub = its client_id, aud = the issuer (the token endpoint URL is accepted too), exp at most 60 s ahead and not past, and a jti never used before (a replay is refused on every instance). A fapi2 TPP without an assertion, a spec TPP with one, or any failing rule: 401 INVALID_CLIENT naming the rule. DPoP (RFC 9449): a fapi2 TPP sends a DPoP header with every grant (a proof with htm POST, htu {issuer}/ob/token, iat within ±10 s, a jti never used, and the nonce of the last DPoP-Nonce header when the server requires one); the tokens issued are bound to the proof’s key (token_type DPoP): use them only with Authorization: DPoP and a proof signed by that key; a bound refresh token is refreshed only with a proof of its key, and a code pushed with dpop_jkt (POST /ob/par) is redeemed only with a proof of that key. A spec TPP may send a proof too, and then gets bound tokens. A proof that fails a rule: 400 invalid_dpop_proof; one without the current nonce: 400 use_dpop_nonce; both carry WWW-Authenticate: DPoP error=… and the nonce to use in DPoP-Nonce. client_id may be sent (OAuth clients do) and must then be the consent’s TPP (and the assertion’s iss); other parameters are ignored (RFC 6749 3.2) and a parameter sent twice is refused. Codes are single use and live 60 seconds; a code presented again is refused and revokes every token issued from it. Refresh tokens are single use: each refresh returns a new pair and the previous refresh and access tokens stop working at once; an already rotated refresh token presented again revokes every token of the grant (401 TOKEN_REVOKED). Every answer, errors included, carries Cache-Control: no-store and Pragma: no-cache. 30 requests per minute per TPP. Errors use this API's error object ({error: {code, message, detail, request_id}}), not RFC 6749's {"error": "invalid_grant"}. RFC 6749 equivalents: INVALID_GRANT ≈ invalid_grant (unknown, expired or used code; code of another consent or redirect_uri; unknown or expired refresh token); PKCE_INVALID ≈ invalid_grant (code_verifier does not match the challenge); VALIDATION_ERROR ≈ invalid_request (missing or malformed field, detail names it) or unsupported_grant_type (detail names grant_type) or invalid_scope (detail names scope); TOKEN_REVOKED, CONSENT_REVOKED and CONSENT_EXPIRED ≈ invalid_grant; INVALID_CLIENT = invalid_client.
          */
         post: operations["token"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/ob/revoke": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Revoke a token (RFC 7009)
+         * @description application/x-www-form-urlencoded only. token: an access token (at_…: that token only), a refresh token (rt_…: every token of its grant) or a fapi2 TPP’s own token (cat_…); token_type_hint (access_token or refresh_token) is optional and only a hint. The consent itself stays as it is (DELETE /ob/consents/{consent_id} ends it). A fapi2 TPP authenticates as at the token endpoint (private_key_jwt), and must for its tokens; a spec TPP is a public client (client_id, when sent, must be the token’s). Answers 200 with an empty body also for an unknown, expired or already revoked token (RFC 7009 2.2). Another client’s token, a fapi2 token without client authentication, or a failing assertion: 401 INVALID_CLIENT, and nothing is revoked. Cache-Control: no-store.
+         */
+        post: operations["revokeToken"];
         delete?: never;
         options?: never;
         head?: never;
@@ -310,9 +330,49 @@ export interface paths {
         };
         /**
          * Authorization server metadata (RFC 8414)
-         * @description Discovery for TPPs. issuer is the public base URL, the same value as the iss parameter of every authorization response (RFC 9207). There is no generic authorization endpoint taking request parameters: the TPP pushes its request with POST /ob/consents and sends the customer to the consent_url it gets back, which is authorization_endpoint/{consent_id}.
+         * @description Discovery for TPPs. issuer is the public base URL, the same value as the iss parameter of every authorization response (RFC 9207). A spec TPP pushes its request with POST /ob/consents and sends the customer to the consent_url it gets back, authorization_endpoint/{consent_id}; a fapi2 TPP pushes it to pushed_authorization_request_endpoint (RFC 9126) and sends the customer to authorization_endpoint?client_id=…&request_uri=….
          */
         get: operations["authorizationServerMetadata"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/ob/par": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Push an authorization request (fapi2 TPPs, RFC 9126)
+         * @description application/x-www-form-urlencoded only. A fapi2 TPP pushes the authorization request for one of its consents (AWAITING_AUTHORISATION) and authenticates as at the token endpoint (private_key_jwt: client_assertion_type and client_assertion, aud the issuer). The answer’s request_uri is then given to the customer’s browser as {issuer}/ob/auth?client_id=…&request_uri=…, which opens the consent page; it can be redeemed once, by this client, within expires_in (60) seconds. What is pushed is what counts: the approval redirects to this redirect_uri with this state, and the code is redeemed with this PKCE challenge’s verifier. A fapi2 TPP’s consent page opens only through a pushed request (PAR_REQUIRED otherwise). A DPoP header (htm POST, htu {issuer}/ob/par) or dpop_jkt binds the authorization code to that key (RFC 9449 10): it is then redeemed only with a proof signed by it; both sent must name the same key. Errors as the token endpoint’s: INVALID_CLIENT (no or a failing assertion, a spec TPP, or client_id not the assertion’s), VALIDATION_ERROR ≈ invalid_request (response_type other than code, a scope the consent does not request, a missing field), PKCE_METHOD_REJECTED, INVALID_REDIRECT_URI, invalid_dpop_proof and use_dpop_nonce (400, with WWW-Authenticate and DPoP-Nonce). Every answer carries Cache-Control: no-store.
+         */
+        post: operations["pushAuthorizationRequest"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/ob/auth": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Authorization endpoint: open a pushed request (customer’s browser)
+         * @description The metadata’s authorization_endpoint, for fapi2 TPPs (RFC 9126 4): {issuer}/ob/auth?client_id=…&request_uri=…. The request_uri is redeemed once, by the client that pushed it, before it expires; a browser is then sent (303) to the consent page, and JSON gets where it would go. Public: the browser brings it. Other request parameters are refused: a fapi2 authorization request is pushed whole.
+         */
+        get: operations["redeemPushedAuthorizationRequest"];
         put?: never;
         post?: never;
         delete?: never;
@@ -2066,7 +2126,7 @@ export interface components {
         Error: {
             error: {
                 /** @enum {string} */
-                code: "INVALID_API_KEY" | "INVALID_BANK_KEY" | "TOKEN_EXPIRED" | "TOKEN_REVOKED" | "CONSENT_REVOKED" | "PKCE_INVALID" | "PKCE_METHOD_REJECTED" | "SESSION_NOT_FOUND" | "SESSION_EXPIRED" | "SESSION_ALREADY_COMPLETED" | "ALIAS_NOT_FOUND" | "ALIAS_INACTIVE" | "BANK_NOT_PARTICIPATING" | "AMOUNT_TOO_LOW" | "AMOUNT_TOO_HIGH" | "INSUFFICIENT_FUNDS" | "OTP_INVALID" | "OTP_EXPIRED" | "CBS_TIMEOUT" | "CBS_ERROR" | "CONSENT_NOT_FOUND" | "SCOPE_INSUFFICIENT" | "ACCOUNT_NOT_FOUND" | "SCA_REQUIRED" | "PAYMENT_ORDER_REJECTED" | "HANDLE_TAKEN" | "HANDLE_INVALID" | "BANK_NOT_REGISTERED" | "VALIDATION_ERROR" | "CONSENT_EXPIRED" | "INVALID_GRANT" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "BANK_ALREADY_REGISTERED" | "IBAN_INVALID" | "IBAN_NOT_AT_BANK" | "PHONE_TAKEN" | "MERCHANT_NOT_FOUND" | "TPP_NOT_FOUND" | "CONSENT_ALREADY_DECIDED" | "PAYMENT_ORDER_NOT_FOUND" | "PAYMENT_ORDER_NOT_PENDING_SCA" | "WEBHOOK_DELIVERY_NOT_FOUND" | "WEBHOOK_ENDPOINT_NOT_FOUND" | "WEBHOOK_ENDPOINT_LIMIT_REACHED" | "WEBHOOK_REPLAY_IN_PROGRESS" | "EVENT_NOT_FOUND" | "MOVEMENT_NOT_FOUND" | "REFUND_NOT_HELD" | "SETTLEMENT_CYCLE_NOT_FOUND" | "SESSION_IN_PROGRESS" | "SESSION_FAILED" | "SESSION_NOT_PENDING" | "REFUND_NOT_ALLOWED" | "REFUND_AMOUNT_EXCEEDED" | "REFUND_NOT_FOUND" | "MANDATE_NOT_FOUND" | "MANDATE_NOT_ACTIVE" | "MANDATE_LIMIT_EXCEEDED" | "MANDATE_NOT_STARTED" | "MANDATE_NOT_PENDING_CONFIRMATION" | "MANDATE_CHARGE_NOT_FOUND" | "CURRENCY_MISMATCH" | "ADMIN_KEY_NOT_FOUND" | "ADMIN_KEY_NAME_TAKEN" | "NET_DEBIT_CAP_EXCEEDED" | "NET_DEBIT_CAP_ABOVE_LIQUIDITY" | "IDEMPOTENCY_KEY_IN_USE" | "IDEMPOTENCY_KEY_REUSED" | "BANK_SUSPENDED" | "MERCHANT_SUSPENDED" | "TPP_SUSPENDED" | "INVALID_CLIENT" | "INVALID_SOFTWARE_STATEMENT" | "UNAPPROVED_SOFTWARE_STATEMENT" | "INVALID_CLIENT_METADATA" | "INVALID_REDIRECT_URI" | "REGISTRATION_NOT_ENABLED" | "PAYLOAD_TOO_LARGE" | "RATE_LIMITED" | "INTERNAL_ERROR" | "SERVICE_UNAVAILABLE";
+                code: "INVALID_API_KEY" | "INVALID_BANK_KEY" | "TOKEN_EXPIRED" | "TOKEN_REVOKED" | "CONSENT_REVOKED" | "PKCE_INVALID" | "PKCE_METHOD_REJECTED" | "SESSION_NOT_FOUND" | "SESSION_EXPIRED" | "SESSION_ALREADY_COMPLETED" | "ALIAS_NOT_FOUND" | "ALIAS_INACTIVE" | "BANK_NOT_PARTICIPATING" | "AMOUNT_TOO_LOW" | "AMOUNT_TOO_HIGH" | "INSUFFICIENT_FUNDS" | "OTP_INVALID" | "OTP_EXPIRED" | "CBS_TIMEOUT" | "CBS_ERROR" | "CONSENT_NOT_FOUND" | "SCOPE_INSUFFICIENT" | "ACCOUNT_NOT_FOUND" | "SCA_REQUIRED" | "PAYMENT_ORDER_REJECTED" | "HANDLE_TAKEN" | "HANDLE_INVALID" | "BANK_NOT_REGISTERED" | "VALIDATION_ERROR" | "CONSENT_EXPIRED" | "INVALID_GRANT" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "BANK_ALREADY_REGISTERED" | "IBAN_INVALID" | "IBAN_NOT_AT_BANK" | "PHONE_TAKEN" | "MERCHANT_NOT_FOUND" | "TPP_NOT_FOUND" | "CONSENT_ALREADY_DECIDED" | "PAYMENT_ORDER_NOT_FOUND" | "PAYMENT_ORDER_NOT_PENDING_SCA" | "WEBHOOK_DELIVERY_NOT_FOUND" | "WEBHOOK_ENDPOINT_NOT_FOUND" | "WEBHOOK_ENDPOINT_LIMIT_REACHED" | "WEBHOOK_REPLAY_IN_PROGRESS" | "EVENT_NOT_FOUND" | "MOVEMENT_NOT_FOUND" | "REFUND_NOT_HELD" | "SETTLEMENT_CYCLE_NOT_FOUND" | "SESSION_IN_PROGRESS" | "SESSION_FAILED" | "SESSION_NOT_PENDING" | "REFUND_NOT_ALLOWED" | "REFUND_AMOUNT_EXCEEDED" | "REFUND_NOT_FOUND" | "MANDATE_NOT_FOUND" | "MANDATE_NOT_ACTIVE" | "MANDATE_LIMIT_EXCEEDED" | "MANDATE_NOT_STARTED" | "MANDATE_NOT_PENDING_CONFIRMATION" | "MANDATE_CHARGE_NOT_FOUND" | "CURRENCY_MISMATCH" | "ADMIN_KEY_NOT_FOUND" | "ADMIN_KEY_NAME_TAKEN" | "NET_DEBIT_CAP_EXCEEDED" | "NET_DEBIT_CAP_ABOVE_LIQUIDITY" | "IDEMPOTENCY_KEY_IN_USE" | "IDEMPOTENCY_KEY_REUSED" | "BANK_SUSPENDED" | "MERCHANT_SUSPENDED" | "TPP_SUSPENDED" | "INVALID_CLIENT" | "INVALID_SOFTWARE_STATEMENT" | "UNAPPROVED_SOFTWARE_STATEMENT" | "INVALID_CLIENT_METADATA" | "INVALID_REDIRECT_URI" | "INVALID_REQUEST_URI" | "PAR_REQUIRED" | "REGISTRATION_NOT_ENABLED" | "invalid_dpop_proof" | "use_dpop_nonce" | "PAYLOAD_TOO_LARGE" | "RATE_LIMITED" | "INTERNAL_ERROR" | "SERVICE_UNAVAILABLE";
                 message: string;
                 /** @description What exactly was wrong; names the field for VALIDATION_ERROR. */
                 detail: string;
@@ -2854,6 +2914,8 @@ export interface components {
         "X-Service-Timestamp": string;
         /** @description Unique per request, 1-255 printable characters, scoped to the merchant. Repeated within 24 hours with the same body it returns the first answer; with another body 422 IDEMPOTENCY_KEY_REUSED; while the first request still runs 409 IDEMPOTENCY_KEY_IN_USE. */
         "Idempotency-Key": string;
+        /** @description A DPoP proof (RFC 9449): a JWT of typ dpop+jwt signed (ES256, PS256 or EdDSA) by the private key whose public jwk is in its header, with htm (this method), htu (this URL without query), iat within ±10 s of the server clock, a jti never used before, ath (base64url SHA-256 of the access token) when a token is sent, and the last DPoP-Nonce when the server requires nonces (production). Required with a DPoP-bound token (Authorization: DPoP <token>: every fapi2 TPP token) and at the token endpoint for fapi2 TPPs. Refusals: invalid_dpop_proof, use_dpop_nonce. */
+        DPoP: string;
         /** @description Open Banking calls: an RFC 4122 UUID identifying this interaction, played back in the answer; a fresh one is sent when absent or not a UUID. */
         "x-fapi-interaction-id": string;
         /** @description req_ followed by up to 64 letters or digits; echoed back. Generated when absent or malformed. */
@@ -2875,8 +2937,10 @@ export interface components {
         "Content-Disposition": string;
         /** @description The caller's x-fapi-interaction-id, or a fresh UUID. */
         "x-fapi-interaction-id": string;
-        /** @description Bearer error="invalid_token" (RFC 6750) on every 401 of an Open Banking data call. */
+        /** @description Bearer error="invalid_token" (RFC 6750) on every 401 of an Open Banking data call made with a bearer token; DPoP error="invalid_token", error="invalid_dpop_proof" or error="use_dpop_nonce" with algs="ES256 PS256 EdDSA" (RFC 9449 7.1) for a DPoP-bound token or a refused proof. */
         "WWW-Authenticate": string;
+        /** @description The nonce the next DPoP proof is to carry (RFC 9449 8): sent with use_dpop_nonce, with every DPoP refusal and with answers to requests that carried a proof. */
+        "DPoP-Nonce": string;
     };
     pathItems: never;
 }
@@ -4883,6 +4947,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description A DPoP proof (RFC 9449): a JWT of typ dpop+jwt signed (ES256, PS256 or EdDSA) by the private key whose public jwk is in its header, with htm (this method), htu (this URL without query), iat within ±10 s of the server clock, a jti never used before, ath (base64url SHA-256 of the access token) when a token is sent, and the last DPoP-Nonce when the server requires nonces (production). Required with a DPoP-bound token (Authorization: DPoP <token>: every fapi2 TPP token) and at the token endpoint for fapi2 TPPs. Refusals: invalid_dpop_proof, use_dpop_nonce. */
+                DPoP?: components["parameters"]["DPoP"];
                 /** @description req_ followed by up to 64 letters or digits; echoed back. Generated when absent or malformed. */
                 "X-Request-Id"?: components["parameters"]["X-Request-Id"];
             };
@@ -4901,6 +4967,7 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "DPoP-Nonce": components["headers"]["DPoP-Nonce"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4976,19 +5043,22 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "DPoP-Nonce": components["headers"]["DPoP-Nonce"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description INVALID_API_KEY: API key missing, malformed or revoked; UNAUTHORIZED: Missing or invalid credentials */
+            /** @description INVALID_API_KEY: API key missing, malformed or revoked; UNAUTHORIZED: Missing or invalid credentials; invalid_dpop_proof: The DPoP proof is missing or invalid; use_dpop_nonce: The DPoP proof must carry the nonce this server sent (DPoP-Nonce) */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "DPoP-Nonce": components["headers"]["DPoP-Nonce"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5002,6 +5072,7 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "DPoP-Nonce": components["headers"]["DPoP-Nonce"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5015,6 +5086,7 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "DPoP-Nonce": components["headers"]["DPoP-Nonce"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5028,6 +5100,7 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "DPoP-Nonce": components["headers"]["DPoP-Nonce"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5042,6 +5115,7 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "DPoP-Nonce": components["headers"]["DPoP-Nonce"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5055,6 +5129,7 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "DPoP-Nonce": components["headers"]["DPoP-Nonce"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5068,6 +5143,7 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "DPoP-Nonce": components["headers"]["DPoP-Nonce"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5080,6 +5156,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description A DPoP proof (RFC 9449): a JWT of typ dpop+jwt signed (ES256, PS256 or EdDSA) by the private key whose public jwk is in its header, with htm (this method), htu (this URL without query), iat within ±10 s of the server clock, a jti never used before, ath (base64url SHA-256 of the access token) when a token is sent, and the last DPoP-Nonce when the server requires nonces (production). Required with a DPoP-bound token (Authorization: DPoP <token>: every fapi2 TPP token) and at the token endpoint for fapi2 TPPs. Refusals: invalid_dpop_proof, use_dpop_nonce. */
+                DPoP?: components["parameters"]["DPoP"];
                 /** @description req_ followed by up to 64 letters or digits; echoed back. Generated when absent or malformed. */
                 "X-Request-Id"?: components["parameters"]["X-Request-Id"];
             };
@@ -5111,6 +5189,7 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "DPoP-Nonce": components["headers"]["DPoP-Nonce"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5186,19 +5265,22 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "DPoP-Nonce": components["headers"]["DPoP-Nonce"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description INVALID_API_KEY: API key missing, malformed or revoked; UNAUTHORIZED: Missing or invalid credentials */
+            /** @description INVALID_API_KEY: API key missing, malformed or revoked; UNAUTHORIZED: Missing or invalid credentials; invalid_dpop_proof: The DPoP proof is missing or invalid; use_dpop_nonce: The DPoP proof must carry the nonce this server sent (DPoP-Nonce) */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "DPoP-Nonce": components["headers"]["DPoP-Nonce"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5212,6 +5294,7 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "DPoP-Nonce": components["headers"]["DPoP-Nonce"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5225,6 +5308,7 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "DPoP-Nonce": components["headers"]["DPoP-Nonce"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5238,6 +5322,7 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "DPoP-Nonce": components["headers"]["DPoP-Nonce"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5252,6 +5337,7 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "DPoP-Nonce": components["headers"]["DPoP-Nonce"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5265,6 +5351,7 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "DPoP-Nonce": components["headers"]["DPoP-Nonce"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5278,6 +5365,7 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "DPoP-Nonce": components["headers"]["DPoP-Nonce"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5290,6 +5378,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description A DPoP proof (RFC 9449): a JWT of typ dpop+jwt signed (ES256, PS256 or EdDSA) by the private key whose public jwk is in its header, with htm (this method), htu (this URL without query), iat within ±10 s of the server clock, a jti never used before, ath (base64url SHA-256 of the access token) when a token is sent, and the last DPoP-Nonce when the server requires nonces (production). Required with a DPoP-bound token (Authorization: DPoP <token>: every fapi2 TPP token) and at the token endpoint for fapi2 TPPs. Refusals: invalid_dpop_proof, use_dpop_nonce. */
+                DPoP?: components["parameters"]["DPoP"];
                 /** @description req_ followed by up to 64 letters or digits; echoed back. Generated when absent or malformed. */
                 "X-Request-Id"?: components["parameters"]["X-Request-Id"];
             };
@@ -5308,6 +5398,7 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "DPoP-Nonce": components["headers"]["DPoP-Nonce"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5329,19 +5420,22 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "DPoP-Nonce": components["headers"]["DPoP-Nonce"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description INVALID_API_KEY: API key missing, malformed or revoked; UNAUTHORIZED: Missing or invalid credentials */
+            /** @description INVALID_API_KEY: API key missing, malformed or revoked; UNAUTHORIZED: Missing or invalid credentials; invalid_dpop_proof: The DPoP proof is missing or invalid; use_dpop_nonce: The DPoP proof must carry the nonce this server sent (DPoP-Nonce) */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "DPoP-Nonce": components["headers"]["DPoP-Nonce"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5355,6 +5449,7 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "DPoP-Nonce": components["headers"]["DPoP-Nonce"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5368,6 +5463,7 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "DPoP-Nonce": components["headers"]["DPoP-Nonce"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5381,6 +5477,7 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "DPoP-Nonce": components["headers"]["DPoP-Nonce"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5395,6 +5492,7 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "DPoP-Nonce": components["headers"]["DPoP-Nonce"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5408,6 +5506,7 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "DPoP-Nonce": components["headers"]["DPoP-Nonce"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5421,6 +5520,7 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "DPoP-Nonce": components["headers"]["DPoP-Nonce"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5438,6 +5538,8 @@ export interface operations {
                 cursor?: string;
             };
             header?: {
+                /** @description A DPoP proof (RFC 9449): a JWT of typ dpop+jwt signed (ES256, PS256 or EdDSA) by the private key whose public jwk is in its header, with htm (this method), htu (this URL without query), iat within ±10 s of the server clock, a jti never used before, ath (base64url SHA-256 of the access token) when a token is sent, and the last DPoP-Nonce when the server requires nonces (production). Required with a DPoP-bound token (Authorization: DPoP <token>: every fapi2 TPP token) and at the token endpoint for fapi2 TPPs. Refusals: invalid_dpop_proof, use_dpop_nonce. */
+                DPoP?: components["parameters"]["DPoP"];
                 /** @description req_ followed by up to 64 letters or digits; echoed back. Generated when absent or malformed. */
                 "X-Request-Id"?: components["parameters"]["X-Request-Id"];
             };
@@ -5453,6 +5555,7 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "DPoP-Nonce": components["headers"]["DPoP-Nonce"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5539,19 +5642,22 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "DPoP-Nonce": components["headers"]["DPoP-Nonce"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description UNAUTHORIZED: Missing or invalid credentials */
+            /** @description UNAUTHORIZED: Missing or invalid credentials; invalid_dpop_proof: The DPoP proof is missing or invalid; use_dpop_nonce: The DPoP proof must carry the nonce this server sent (DPoP-Nonce) */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "DPoP-Nonce": components["headers"]["DPoP-Nonce"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5565,6 +5671,7 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "DPoP-Nonce": components["headers"]["DPoP-Nonce"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5578,6 +5685,7 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "DPoP-Nonce": components["headers"]["DPoP-Nonce"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5592,6 +5700,7 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "DPoP-Nonce": components["headers"]["DPoP-Nonce"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5605,6 +5714,7 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "DPoP-Nonce": components["headers"]["DPoP-Nonce"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5618,6 +5728,7 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "DPoP-Nonce": components["headers"]["DPoP-Nonce"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5630,6 +5741,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description A DPoP proof (RFC 9449): a JWT of typ dpop+jwt signed (ES256, PS256 or EdDSA) by the private key whose public jwk is in its header, with htm (this method), htu (this URL without query), iat within ±10 s of the server clock, a jti never used before, ath (base64url SHA-256 of the access token) when a token is sent, and the last DPoP-Nonce when the server requires nonces (production). Required with a DPoP-bound token (Authorization: DPoP <token>: every fapi2 TPP token) and at the token endpoint for fapi2 TPPs. Refusals: invalid_dpop_proof, use_dpop_nonce. */
+                DPoP?: components["parameters"]["DPoP"];
                 /** @description req_ followed by up to 64 letters or digits; echoed back. Generated when absent or malformed. */
                 "X-Request-Id"?: components["parameters"]["X-Request-Id"];
             };
@@ -5676,6 +5789,7 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "DPoP-Nonce": components["headers"]["DPoP-Nonce"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5747,19 +5861,22 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "DPoP-Nonce": components["headers"]["DPoP-Nonce"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description UNAUTHORIZED: Missing or invalid credentials */
+            /** @description UNAUTHORIZED: Missing or invalid credentials; invalid_dpop_proof: The DPoP proof is missing or invalid; use_dpop_nonce: The DPoP proof must carry the nonce this server sent (DPoP-Nonce) */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "DPoP-Nonce": components["headers"]["DPoP-Nonce"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5773,6 +5890,7 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "DPoP-Nonce": components["headers"]["DPoP-Nonce"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5786,6 +5904,7 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "DPoP-Nonce": components["headers"]["DPoP-Nonce"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5799,6 +5918,7 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "DPoP-Nonce": components["headers"]["DPoP-Nonce"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5812,6 +5932,7 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "DPoP-Nonce": components["headers"]["DPoP-Nonce"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5826,6 +5947,7 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "DPoP-Nonce": components["headers"]["DPoP-Nonce"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5839,6 +5961,7 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "DPoP-Nonce": components["headers"]["DPoP-Nonce"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5852,6 +5975,7 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "DPoP-Nonce": components["headers"]["DPoP-Nonce"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5864,6 +5988,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description A DPoP proof (RFC 9449): a JWT of typ dpop+jwt signed (ES256, PS256 or EdDSA) by the private key whose public jwk is in its header, with htm (this method), htu (this URL without query), iat within ±10 s of the server clock, a jti never used before, ath (base64url SHA-256 of the access token) when a token is sent, and the last DPoP-Nonce when the server requires nonces (production). Required with a DPoP-bound token (Authorization: DPoP <token>: every fapi2 TPP token) and at the token endpoint for fapi2 TPPs. Refusals: invalid_dpop_proof, use_dpop_nonce. */
+                DPoP?: components["parameters"]["DPoP"];
                 /** @description req_ followed by up to 64 letters or digits; echoed back. Generated when absent or malformed. */
                 "X-Request-Id"?: components["parameters"]["X-Request-Id"];
             };
@@ -5882,6 +6008,7 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "DPoP-Nonce": components["headers"]["DPoP-Nonce"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5953,19 +6080,22 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "DPoP-Nonce": components["headers"]["DPoP-Nonce"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description UNAUTHORIZED: Missing or invalid credentials */
+            /** @description UNAUTHORIZED: Missing or invalid credentials; invalid_dpop_proof: The DPoP proof is missing or invalid; use_dpop_nonce: The DPoP proof must carry the nonce this server sent (DPoP-Nonce) */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "DPoP-Nonce": components["headers"]["DPoP-Nonce"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5979,6 +6109,7 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "DPoP-Nonce": components["headers"]["DPoP-Nonce"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5992,6 +6123,7 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "DPoP-Nonce": components["headers"]["DPoP-Nonce"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6005,6 +6137,7 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "DPoP-Nonce": components["headers"]["DPoP-Nonce"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6019,6 +6152,7 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "DPoP-Nonce": components["headers"]["DPoP-Nonce"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6032,6 +6166,7 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "DPoP-Nonce": components["headers"]["DPoP-Nonce"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6045,6 +6180,7 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "DPoP-Nonce": components["headers"]["DPoP-Nonce"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6059,6 +6195,8 @@ export interface operations {
             header?: {
                 /** @description Open Banking calls: an RFC 4122 UUID identifying this interaction, played back in the answer; a fresh one is sent when absent or not a UUID. */
                 "x-fapi-interaction-id"?: components["parameters"]["x-fapi-interaction-id"];
+                /** @description A DPoP proof (RFC 9449): a JWT of typ dpop+jwt signed (ES256, PS256 or EdDSA) by the private key whose public jwk is in its header, with htm (this method), htu (this URL without query), iat within ±10 s of the server clock, a jti never used before, ath (base64url SHA-256 of the access token) when a token is sent, and the last DPoP-Nonce when the server requires nonces (production). Required with a DPoP-bound token (Authorization: DPoP <token>: every fapi2 TPP token) and at the token endpoint for fapi2 TPPs. Refusals: invalid_dpop_proof, use_dpop_nonce. */
+                DPoP?: components["parameters"]["DPoP"];
                 /** @description req_ followed by up to 64 letters or digits; echoed back. Generated when absent or malformed. */
                 "X-Request-Id"?: components["parameters"]["X-Request-Id"];
             };
@@ -6078,6 +6216,7 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "x-fapi-interaction-id": components["headers"]["x-fapi-interaction-id"];
+                    "DPoP-Nonce": components["headers"]["DPoP-Nonce"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -6090,13 +6229,14 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "x-fapi-interaction-id": components["headers"]["x-fapi-interaction-id"];
+                    "DPoP-Nonce": components["headers"]["DPoP-Nonce"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description UNAUTHORIZED: Missing or invalid credentials; INVALID_API_KEY: API key missing, malformed or revoked; TOKEN_EXPIRED: Access token expired; refresh it; TOKEN_REVOKED: Token revoked (consent deleted) */
+            /** @description UNAUTHORIZED: Missing or invalid credentials; INVALID_API_KEY: API key missing, malformed or revoked; TOKEN_EXPIRED: Access token expired; refresh it; TOKEN_REVOKED: Token revoked (consent deleted); invalid_dpop_proof: The DPoP proof is missing or invalid; use_dpop_nonce: The DPoP proof must carry the nonce this server sent (DPoP-Nonce) */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -6105,6 +6245,7 @@ export interface operations {
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "x-fapi-interaction-id": components["headers"]["x-fapi-interaction-id"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "DPoP-Nonce": components["headers"]["DPoP-Nonce"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6119,6 +6260,7 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "x-fapi-interaction-id": components["headers"]["x-fapi-interaction-id"];
+                    "DPoP-Nonce": components["headers"]["DPoP-Nonce"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6133,6 +6275,7 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "x-fapi-interaction-id": components["headers"]["x-fapi-interaction-id"];
+                    "DPoP-Nonce": components["headers"]["DPoP-Nonce"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6147,6 +6290,7 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "x-fapi-interaction-id": components["headers"]["x-fapi-interaction-id"];
+                    "DPoP-Nonce": components["headers"]["DPoP-Nonce"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6162,6 +6306,7 @@ export interface operations {
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
                     "x-fapi-interaction-id": components["headers"]["x-fapi-interaction-id"];
+                    "DPoP-Nonce": components["headers"]["DPoP-Nonce"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6176,6 +6321,7 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "x-fapi-interaction-id": components["headers"]["x-fapi-interaction-id"];
+                    "DPoP-Nonce": components["headers"]["DPoP-Nonce"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6190,6 +6336,7 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "x-fapi-interaction-id": components["headers"]["x-fapi-interaction-id"];
+                    "DPoP-Nonce": components["headers"]["DPoP-Nonce"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6202,6 +6349,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description A DPoP proof (RFC 9449): a JWT of typ dpop+jwt signed (ES256, PS256 or EdDSA) by the private key whose public jwk is in its header, with htm (this method), htu (this URL without query), iat within ±10 s of the server clock, a jti never used before, ath (base64url SHA-256 of the access token) when a token is sent, and the last DPoP-Nonce when the server requires nonces (production). Required with a DPoP-bound token (Authorization: DPoP <token>: every fapi2 TPP token) and at the token endpoint for fapi2 TPPs. Refusals: invalid_dpop_proof, use_dpop_nonce. */
+                DPoP?: components["parameters"]["DPoP"];
                 /** @description req_ followed by up to 64 letters or digits; echoed back. Generated when absent or malformed. */
                 "X-Request-Id"?: components["parameters"]["X-Request-Id"];
             };
@@ -6256,6 +6405,7 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "DPoP-Nonce": components["headers"]["DPoP-Nonce"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6273,8 +6423,11 @@ export interface operations {
                         access_token: string;
                         /** @description Opaque (rt_…), valid 90 days, single use. Not issued for client_credentials. */
                         refresh_token?: string;
-                        /** @constant */
-                        token_type: "Bearer";
+                        /**
+                         * @description DPoP when the tokens are bound to the key of the request’s DPoP proof (always for fapi2 TPPs).
+                         * @enum {string}
+                         */
+                        token_type: "Bearer" | "DPoP";
                         /**
                          * @description Seconds the access token lives.
                          * @constant
@@ -6285,7 +6438,159 @@ export interface operations {
                     };
                 };
             };
-            /** @description INVALID_GRANT: Authorization code or refresh token invalid, expired, used, or issued for another consent or redirect_uri; PKCE_INVALID: Verifier does not match challenge; VALIDATION_ERROR: Invalid parameters */
+            /** @description INVALID_GRANT: Authorization code or refresh token invalid, expired, used, or issued for another consent or redirect_uri; PKCE_INVALID: Verifier does not match challenge; invalid_dpop_proof: The DPoP proof is missing or invalid; use_dpop_nonce: The DPoP proof must carry the nonce this server sent (DPoP-Nonce); VALIDATION_ERROR: Invalid parameters */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "DPoP-Nonce": components["headers"]["DPoP-Nonce"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description TOKEN_REVOKED: Token revoked (consent deleted); CONSENT_REVOKED: Consent revoked; restart the flow; CONSENT_EXPIRED: Consent expired; restart the flow; INVALID_CLIENT: Client authentication failed; UNAUTHORIZED: Missing or invalid credentials */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "DPoP-Nonce": components["headers"]["DPoP-Nonce"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description TPP_SUSPENDED: The TPP is suspended by the operator; MERCHANT_SUSPENDED: The merchant is suspended by the operator; BANK_SUSPENDED: The bank is suspended by the operator */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "DPoP-Nonce": components["headers"]["DPoP-Nonce"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: Request body exceeds 1 MiB */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "DPoP-Nonce": components["headers"]["DPoP-Nonce"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED: Rate limit exceeded */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "DPoP-Nonce": components["headers"]["DPoP-Nonce"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INTERNAL_ERROR: Gateway internal error */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "DPoP-Nonce": components["headers"]["DPoP-Nonce"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: Gateway temporarily unavailable */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "DPoP-Nonce": components["headers"]["DPoP-Nonce"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    revokeToken: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description req_ followed by up to 64 letters or digits; echoed back. Generated when absent or malformed. */
+                "X-Request-Id"?: components["parameters"]["X-Request-Id"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "token": "string",
+                 *       "token_type_hint": "string",
+                 *       "client_id": "string",
+                 *       "client_assertion_type": "string",
+                 *       "client_assertion": "string"
+                 *     }
+                 */
+                "application/x-www-form-urlencoded": {
+                    /** @description The token to revoke. */
+                    token: string;
+                    /** @description access_token or refresh_token. */
+                    token_type_hint?: string;
+                    /** @description The TPP id (tpp_…); when sent it must be the token’s client. */
+                    client_id?: string;
+                    /** @description fapi2 TPPs: urn:ietf:params:oauth:client-assertion-type:jwt-bearer. */
+                    client_assertion_type?: string;
+                    /** @description fapi2 TPPs: the signed client assertion, as at the token endpoint. */
+                    client_assertion?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example {} */
+                    "application/json": Record<string, never>;
+                };
+            };
+            /** @description VALIDATION_ERROR: Invalid parameters */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -6298,7 +6603,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description TOKEN_REVOKED: Token revoked (consent deleted); CONSENT_REVOKED: Consent revoked; restart the flow; CONSENT_EXPIRED: Consent expired; restart the flow; INVALID_CLIENT: Client authentication failed; UNAUTHORIZED: Missing or invalid credentials */
+            /** @description INVALID_CLIENT: Client authentication failed; UNAUTHORIZED: Missing or invalid credentials */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -6422,6 +6727,15 @@ export interface operations {
                      *         "string"
                      *       ],
                      *       "registration_endpoint": "string",
+                     *       "revocation_endpoint": "string",
+                     *       "revocation_endpoint_auth_methods_supported": [
+                     *         "string"
+                     *       ],
+                     *       "pushed_authorization_request_endpoint": "string",
+                     *       "require_pushed_authorization_requests": true,
+                     *       "dpop_signing_alg_values_supported": [
+                     *         "string"
+                     *       ],
                      *       "authorization_response_iss_parameter_supported": true,
                      *       "scopes_supported": [
                      *         "string"
@@ -6431,7 +6745,7 @@ export interface operations {
                      */
                     "application/json": {
                         issuer: string;
-                        /** @description {issuer}/ob/auth: base of the per-consent consent_url. */
+                        /** @description {issuer}/ob/auth: takes client_id and request_uri (fapi2), and is the base of a spec consent_url. */
                         authorization_endpoint: string;
                         /** @description {issuer}/ob/token */
                         token_endpoint: string;
@@ -6444,6 +6758,16 @@ export interface operations {
                         token_endpoint_auth_signing_alg_values_supported: string[];
                         /** @description {issuer}/ob/register (RFC 7591), present only when the operator enabled registration (OB_DIRECTORY_JWKS). */
                         registration_endpoint?: string;
+                        /** @description {issuer}/ob/revoke (RFC 7009). */
+                        revocation_endpoint: string;
+                        /** @description none and private_key_jwt. */
+                        revocation_endpoint_auth_methods_supported: string[];
+                        /** @description {issuer}/ob/par (RFC 9126). */
+                        pushed_authorization_request_endpoint: string;
+                        /** @description false server-wide (spec TPPs push with POST /ob/consents); every fapi2 TPP must use PAR. */
+                        require_pushed_authorization_requests: boolean;
+                        /** @description ES256, PS256, EdDSA (RFC 9449). */
+                        dpop_signing_alg_values_supported: string[];
                         authorization_response_iss_parameter_supported: boolean;
                         scopes_supported: string[];
                         service_documentation: string;
@@ -6540,6 +6864,372 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    pushAuthorizationRequest: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description A DPoP proof (RFC 9449): a JWT of typ dpop+jwt signed (ES256, PS256 or EdDSA) by the private key whose public jwk is in its header, with htm (this method), htu (this URL without query), iat within ±10 s of the server clock, a jti never used before, ath (base64url SHA-256 of the access token) when a token is sent, and the last DPoP-Nonce when the server requires nonces (production). Required with a DPoP-bound token (Authorization: DPoP <token>: every fapi2 TPP token) and at the token endpoint for fapi2 TPPs. Refusals: invalid_dpop_proof, use_dpop_nonce. */
+                DPoP?: components["parameters"]["DPoP"];
+                /** @description req_ followed by up to 64 letters or digits; echoed back. Generated when absent or malformed. */
+                "X-Request-Id"?: components["parameters"]["X-Request-Id"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "response_type": "string",
+                 *       "client_id": "string",
+                 *       "redirect_uri": "https://app.example/callback",
+                 *       "scope": "string",
+                 *       "state": "string",
+                 *       "code_challenge": "string",
+                 *       "code_challenge_method": "string",
+                 *       "consent_id": "con_8PoI7uYt6ReW5qAs4DfG3hJk",
+                 *       "dpop_jkt": "string",
+                 *       "client_assertion_type": "string",
+                 *       "client_assertion": "string"
+                 *     }
+                 */
+                "application/x-www-form-urlencoded": {
+                    /** @description code */
+                    response_type: string;
+                    /** @description The client (tpp_…): the assertion’s iss and sub. */
+                    client_id: string;
+                    /** @description Exactly one of the client’s registered redirect URIs. */
+                    redirect_uri: string;
+                    /** @description Optional, space-separated: each one of the consent’s scopes. */
+                    scope?: string;
+                    /** @description Anti-CSRF value, 1-512 characters, returned with the code. */
+                    state: string;
+                    /** @description PKCE: BASE64URL(SHA-256(code_verifier)), 43 characters. */
+                    code_challenge: string;
+                    /** @description S256 (plain is refused: PKCE_METHOD_REJECTED). */
+                    code_challenge_method: string;
+                    /** @description The consent (con_…) the customer is asked to authorise. */
+                    consent_id: string;
+                    /** @description Optional (RFC 9449 10): the JWK SHA-256 thumbprint of the DPoP key the code is to be redeemed with. */
+                    dpop_jkt?: string;
+                    /** @description urn:ietf:params:oauth:client-assertion-type:jwt-bearer */
+                    client_assertion_type?: string;
+                    /** @description The signed client assertion (private_key_jwt), as at the token endpoint. */
+                    client_assertion?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Created. */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "DPoP-Nonce": components["headers"]["DPoP-Nonce"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "request_uri": "https://app.example/callback",
+                     *       "expires_in": 60
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description urn:ietf:params:oauth:request_uri:… */
+                        request_uri: string;
+                        /**
+                         * @description Seconds it may be redeemed in.
+                         * @constant
+                         */
+                        expires_in: 60;
+                    };
+                };
+            };
+            /** @description PKCE_METHOD_REJECTED: plain method not accepted; INVALID_REDIRECT_URI: A redirect URI is invalid; invalid_dpop_proof: The DPoP proof is missing or invalid; use_dpop_nonce: The DPoP proof must carry the nonce this server sent (DPoP-Nonce); VALIDATION_ERROR: Invalid parameters */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "DPoP-Nonce": components["headers"]["DPoP-Nonce"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INVALID_CLIENT: Client authentication failed; CONSENT_EXPIRED: Consent expired; restart the flow; UNAUTHORIZED: Missing or invalid credentials */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "DPoP-Nonce": components["headers"]["DPoP-Nonce"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description TPP_SUSPENDED: The TPP is suspended by the operator; MERCHANT_SUSPENDED: The merchant is suspended by the operator; BANK_SUSPENDED: The bank is suspended by the operator */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "DPoP-Nonce": components["headers"]["DPoP-Nonce"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description CONSENT_NOT_FOUND: Unknown consent_id */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "DPoP-Nonce": components["headers"]["DPoP-Nonce"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description CONSENT_ALREADY_DECIDED: The customer has already approved or rejected this consent */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "DPoP-Nonce": components["headers"]["DPoP-Nonce"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: Request body exceeds 1 MiB */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "DPoP-Nonce": components["headers"]["DPoP-Nonce"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED: Rate limit exceeded */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "DPoP-Nonce": components["headers"]["DPoP-Nonce"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INTERNAL_ERROR: Gateway internal error */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "DPoP-Nonce": components["headers"]["DPoP-Nonce"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: Gateway temporarily unavailable */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "DPoP-Nonce": components["headers"]["DPoP-Nonce"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    redeemPushedAuthorizationRequest: {
+        parameters: {
+            query: {
+                /** @description The client (tpp_…) that pushed the request. */
+                client_id: string;
+                /** @description The request_uri POST /ob/par answered. */
+                request_uri: string;
+            };
+            header?: {
+                /** @description req_ followed by up to 64 letters or digits; echoed back. Generated when absent or malformed. */
+                "X-Request-Id"?: components["parameters"]["X-Request-Id"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "consent_id": "con_8PoI7uYt6ReW5qAs4DfG3hJk",
+                     *       "location": "string"
+                     *     }
+                     */
+                    "application/json": {
+                        consent_id: string;
+                        /** @description The consent page (path under the issuer): where a browser is sent. */
+                        location: string;
+                    };
+                    "text/html": string;
+                };
+            };
+            /** @description INVALID_REQUEST_URI: The request_uri is unknown, already used, expired, or was pushed by another client; VALIDATION_ERROR: Invalid parameters */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "text/html": string;
+                };
+            };
+            /** @description CONSENT_EXPIRED: Consent expired; restart the flow; UNAUTHORIZED: Missing or invalid credentials */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "text/html": string;
+                };
+            };
+            /** @description MERCHANT_SUSPENDED: The merchant is suspended by the operator; BANK_SUSPENDED: The bank is suspended by the operator; TPP_SUSPENDED: The TPP is suspended by the operator */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description CONSENT_ALREADY_DECIDED: The customer has already approved or rejected this consent */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "text/html": string;
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: Request body exceeds 1 MiB */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED: Rate limit exceeded */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INTERNAL_ERROR: Gateway internal error */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: Gateway temporarily unavailable */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "text/html": string;
                 };
             };
         };
@@ -7540,6 +8230,8 @@ export interface operations {
             header?: {
                 /** @description Open Banking calls: an RFC 4122 UUID identifying this interaction, played back in the answer; a fresh one is sent when absent or not a UUID. */
                 "x-fapi-interaction-id"?: components["parameters"]["x-fapi-interaction-id"];
+                /** @description A DPoP proof (RFC 9449): a JWT of typ dpop+jwt signed (ES256, PS256 or EdDSA) by the private key whose public jwk is in its header, with htm (this method), htu (this URL without query), iat within ±10 s of the server clock, a jti never used before, ath (base64url SHA-256 of the access token) when a token is sent, and the last DPoP-Nonce when the server requires nonces (production). Required with a DPoP-bound token (Authorization: DPoP <token>: every fapi2 TPP token) and at the token endpoint for fapi2 TPPs. Refusals: invalid_dpop_proof, use_dpop_nonce. */
+                DPoP?: components["parameters"]["DPoP"];
                 /** @description req_ followed by up to 64 letters or digits; echoed back. Generated when absent or malformed. */
                 "X-Request-Id"?: components["parameters"]["X-Request-Id"];
             };
@@ -7556,6 +8248,7 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "x-fapi-interaction-id": components["headers"]["x-fapi-interaction-id"];
+                    "DPoP-Nonce": components["headers"]["DPoP-Nonce"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7595,13 +8288,14 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "x-fapi-interaction-id": components["headers"]["x-fapi-interaction-id"];
+                    "DPoP-Nonce": components["headers"]["DPoP-Nonce"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description UNAUTHORIZED: Missing or invalid credentials; TOKEN_EXPIRED: Access token expired; refresh it; TOKEN_REVOKED: Token revoked (consent deleted); CONSENT_EXPIRED: Consent expired; restart the flow */
+            /** @description UNAUTHORIZED: Missing or invalid credentials; TOKEN_EXPIRED: Access token expired; refresh it; TOKEN_REVOKED: Token revoked (consent deleted); CONSENT_EXPIRED: Consent expired; restart the flow; invalid_dpop_proof: The DPoP proof is missing or invalid; use_dpop_nonce: The DPoP proof must carry the nonce this server sent (DPoP-Nonce) */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -7610,6 +8304,7 @@ export interface operations {
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "x-fapi-interaction-id": components["headers"]["x-fapi-interaction-id"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "DPoP-Nonce": components["headers"]["DPoP-Nonce"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7624,6 +8319,7 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "x-fapi-interaction-id": components["headers"]["x-fapi-interaction-id"];
+                    "DPoP-Nonce": components["headers"]["DPoP-Nonce"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7638,6 +8334,7 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "x-fapi-interaction-id": components["headers"]["x-fapi-interaction-id"];
+                    "DPoP-Nonce": components["headers"]["DPoP-Nonce"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7652,6 +8349,7 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "x-fapi-interaction-id": components["headers"]["x-fapi-interaction-id"];
+                    "DPoP-Nonce": components["headers"]["DPoP-Nonce"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7667,6 +8365,7 @@ export interface operations {
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
                     "x-fapi-interaction-id": components["headers"]["x-fapi-interaction-id"];
+                    "DPoP-Nonce": components["headers"]["DPoP-Nonce"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7681,6 +8380,7 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "x-fapi-interaction-id": components["headers"]["x-fapi-interaction-id"];
+                    "DPoP-Nonce": components["headers"]["DPoP-Nonce"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7695,6 +8395,7 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "x-fapi-interaction-id": components["headers"]["x-fapi-interaction-id"];
+                    "DPoP-Nonce": components["headers"]["DPoP-Nonce"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7709,6 +8410,7 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "x-fapi-interaction-id": components["headers"]["x-fapi-interaction-id"];
+                    "DPoP-Nonce": components["headers"]["DPoP-Nonce"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7723,6 +8425,8 @@ export interface operations {
             header?: {
                 /** @description Open Banking calls: an RFC 4122 UUID identifying this interaction, played back in the answer; a fresh one is sent when absent or not a UUID. */
                 "x-fapi-interaction-id"?: components["parameters"]["x-fapi-interaction-id"];
+                /** @description A DPoP proof (RFC 9449): a JWT of typ dpop+jwt signed (ES256, PS256 or EdDSA) by the private key whose public jwk is in its header, with htm (this method), htu (this URL without query), iat within ±10 s of the server clock, a jti never used before, ath (base64url SHA-256 of the access token) when a token is sent, and the last DPoP-Nonce when the server requires nonces (production). Required with a DPoP-bound token (Authorization: DPoP <token>: every fapi2 TPP token) and at the token endpoint for fapi2 TPPs. Refusals: invalid_dpop_proof, use_dpop_nonce. */
+                DPoP?: components["parameters"]["DPoP"];
                 /** @description req_ followed by up to 64 letters or digits; echoed back. Generated when absent or malformed. */
                 "X-Request-Id"?: components["parameters"]["X-Request-Id"];
             };
@@ -7742,6 +8446,7 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "x-fapi-interaction-id": components["headers"]["x-fapi-interaction-id"];
+                    "DPoP-Nonce": components["headers"]["DPoP-Nonce"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7778,13 +8483,14 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "x-fapi-interaction-id": components["headers"]["x-fapi-interaction-id"];
+                    "DPoP-Nonce": components["headers"]["DPoP-Nonce"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description UNAUTHORIZED: Missing or invalid credentials; TOKEN_EXPIRED: Access token expired; refresh it; TOKEN_REVOKED: Token revoked (consent deleted); CONSENT_EXPIRED: Consent expired; restart the flow */
+            /** @description UNAUTHORIZED: Missing or invalid credentials; TOKEN_EXPIRED: Access token expired; refresh it; TOKEN_REVOKED: Token revoked (consent deleted); CONSENT_EXPIRED: Consent expired; restart the flow; invalid_dpop_proof: The DPoP proof is missing or invalid; use_dpop_nonce: The DPoP proof must carry the nonce this server sent (DPoP-Nonce) */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -7793,6 +8499,7 @@ export interface operations {
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "x-fapi-interaction-id": components["headers"]["x-fapi-interaction-id"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "DPoP-Nonce": components["headers"]["DPoP-Nonce"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7807,6 +8514,7 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "x-fapi-interaction-id": components["headers"]["x-fapi-interaction-id"];
+                    "DPoP-Nonce": components["headers"]["DPoP-Nonce"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7821,6 +8529,7 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "x-fapi-interaction-id": components["headers"]["x-fapi-interaction-id"];
+                    "DPoP-Nonce": components["headers"]["DPoP-Nonce"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7835,6 +8544,7 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "x-fapi-interaction-id": components["headers"]["x-fapi-interaction-id"];
+                    "DPoP-Nonce": components["headers"]["DPoP-Nonce"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7849,6 +8559,7 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "x-fapi-interaction-id": components["headers"]["x-fapi-interaction-id"];
+                    "DPoP-Nonce": components["headers"]["DPoP-Nonce"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7864,6 +8575,7 @@ export interface operations {
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
                     "x-fapi-interaction-id": components["headers"]["x-fapi-interaction-id"];
+                    "DPoP-Nonce": components["headers"]["DPoP-Nonce"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7878,6 +8590,7 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "x-fapi-interaction-id": components["headers"]["x-fapi-interaction-id"];
+                    "DPoP-Nonce": components["headers"]["DPoP-Nonce"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7892,6 +8605,7 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "x-fapi-interaction-id": components["headers"]["x-fapi-interaction-id"];
+                    "DPoP-Nonce": components["headers"]["DPoP-Nonce"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7906,6 +8620,7 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "x-fapi-interaction-id": components["headers"]["x-fapi-interaction-id"];
+                    "DPoP-Nonce": components["headers"]["DPoP-Nonce"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7927,6 +8642,8 @@ export interface operations {
             header?: {
                 /** @description Open Banking calls: an RFC 4122 UUID identifying this interaction, played back in the answer; a fresh one is sent when absent or not a UUID. */
                 "x-fapi-interaction-id"?: components["parameters"]["x-fapi-interaction-id"];
+                /** @description A DPoP proof (RFC 9449): a JWT of typ dpop+jwt signed (ES256, PS256 or EdDSA) by the private key whose public jwk is in its header, with htm (this method), htu (this URL without query), iat within ±10 s of the server clock, a jti never used before, ath (base64url SHA-256 of the access token) when a token is sent, and the last DPoP-Nonce when the server requires nonces (production). Required with a DPoP-bound token (Authorization: DPoP <token>: every fapi2 TPP token) and at the token endpoint for fapi2 TPPs. Refusals: invalid_dpop_proof, use_dpop_nonce. */
+                DPoP?: components["parameters"]["DPoP"];
                 /** @description req_ followed by up to 64 letters or digits; echoed back. Generated when absent or malformed. */
                 "X-Request-Id"?: components["parameters"]["X-Request-Id"];
             };
@@ -7946,6 +8663,7 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "x-fapi-interaction-id": components["headers"]["x-fapi-interaction-id"];
+                    "DPoP-Nonce": components["headers"]["DPoP-Nonce"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7989,13 +8707,14 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "x-fapi-interaction-id": components["headers"]["x-fapi-interaction-id"];
+                    "DPoP-Nonce": components["headers"]["DPoP-Nonce"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description UNAUTHORIZED: Missing or invalid credentials; TOKEN_EXPIRED: Access token expired; refresh it; TOKEN_REVOKED: Token revoked (consent deleted); CONSENT_EXPIRED: Consent expired; restart the flow */
+            /** @description UNAUTHORIZED: Missing or invalid credentials; TOKEN_EXPIRED: Access token expired; refresh it; TOKEN_REVOKED: Token revoked (consent deleted); CONSENT_EXPIRED: Consent expired; restart the flow; invalid_dpop_proof: The DPoP proof is missing or invalid; use_dpop_nonce: The DPoP proof must carry the nonce this server sent (DPoP-Nonce) */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -8004,6 +8723,7 @@ export interface operations {
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "x-fapi-interaction-id": components["headers"]["x-fapi-interaction-id"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "DPoP-Nonce": components["headers"]["DPoP-Nonce"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8018,6 +8738,7 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "x-fapi-interaction-id": components["headers"]["x-fapi-interaction-id"];
+                    "DPoP-Nonce": components["headers"]["DPoP-Nonce"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8032,6 +8753,7 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "x-fapi-interaction-id": components["headers"]["x-fapi-interaction-id"];
+                    "DPoP-Nonce": components["headers"]["DPoP-Nonce"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8046,6 +8768,7 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "x-fapi-interaction-id": components["headers"]["x-fapi-interaction-id"];
+                    "DPoP-Nonce": components["headers"]["DPoP-Nonce"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8060,6 +8783,7 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "x-fapi-interaction-id": components["headers"]["x-fapi-interaction-id"];
+                    "DPoP-Nonce": components["headers"]["DPoP-Nonce"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8075,6 +8799,7 @@ export interface operations {
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
                     "x-fapi-interaction-id": components["headers"]["x-fapi-interaction-id"];
+                    "DPoP-Nonce": components["headers"]["DPoP-Nonce"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8089,6 +8814,7 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "x-fapi-interaction-id": components["headers"]["x-fapi-interaction-id"];
+                    "DPoP-Nonce": components["headers"]["DPoP-Nonce"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8103,6 +8829,7 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "x-fapi-interaction-id": components["headers"]["x-fapi-interaction-id"];
+                    "DPoP-Nonce": components["headers"]["DPoP-Nonce"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8117,6 +8844,7 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "x-fapi-interaction-id": components["headers"]["x-fapi-interaction-id"];
+                    "DPoP-Nonce": components["headers"]["DPoP-Nonce"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8133,6 +8861,8 @@ export interface operations {
                 "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
                 /** @description Open Banking calls: an RFC 4122 UUID identifying this interaction, played back in the answer; a fresh one is sent when absent or not a UUID. */
                 "x-fapi-interaction-id"?: components["parameters"]["x-fapi-interaction-id"];
+                /** @description A DPoP proof (RFC 9449): a JWT of typ dpop+jwt signed (ES256, PS256 or EdDSA) by the private key whose public jwk is in its header, with htm (this method), htu (this URL without query), iat within ±10 s of the server clock, a jti never used before, ath (base64url SHA-256 of the access token) when a token is sent, and the last DPoP-Nonce when the server requires nonces (production). Required with a DPoP-bound token (Authorization: DPoP <token>: every fapi2 TPP token) and at the token endpoint for fapi2 TPPs. Refusals: invalid_dpop_proof, use_dpop_nonce. */
+                DPoP?: components["parameters"]["DPoP"];
                 /** @description req_ followed by up to 64 letters or digits; echoed back. Generated when absent or malformed. */
                 "X-Request-Id"?: components["parameters"]["X-Request-Id"];
             };
@@ -8180,6 +8910,7 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "x-fapi-interaction-id": components["headers"]["x-fapi-interaction-id"];
+                    "DPoP-Nonce": components["headers"]["DPoP-Nonce"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8255,6 +8986,7 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "x-fapi-interaction-id": components["headers"]["x-fapi-interaction-id"];
+                    "DPoP-Nonce": components["headers"]["DPoP-Nonce"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8330,13 +9062,14 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "x-fapi-interaction-id": components["headers"]["x-fapi-interaction-id"];
+                    "DPoP-Nonce": components["headers"]["DPoP-Nonce"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description UNAUTHORIZED: Missing or invalid credentials; TOKEN_EXPIRED: Access token expired; refresh it; TOKEN_REVOKED: Token revoked (consent deleted); CONSENT_EXPIRED: Consent expired; restart the flow */
+            /** @description UNAUTHORIZED: Missing or invalid credentials; TOKEN_EXPIRED: Access token expired; refresh it; TOKEN_REVOKED: Token revoked (consent deleted); CONSENT_EXPIRED: Consent expired; restart the flow; invalid_dpop_proof: The DPoP proof is missing or invalid; use_dpop_nonce: The DPoP proof must carry the nonce this server sent (DPoP-Nonce) */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -8345,6 +9078,7 @@ export interface operations {
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "x-fapi-interaction-id": components["headers"]["x-fapi-interaction-id"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "DPoP-Nonce": components["headers"]["DPoP-Nonce"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8359,6 +9093,7 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "x-fapi-interaction-id": components["headers"]["x-fapi-interaction-id"];
+                    "DPoP-Nonce": components["headers"]["DPoP-Nonce"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8373,6 +9108,7 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "x-fapi-interaction-id": components["headers"]["x-fapi-interaction-id"];
+                    "DPoP-Nonce": components["headers"]["DPoP-Nonce"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8387,6 +9123,7 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "x-fapi-interaction-id": components["headers"]["x-fapi-interaction-id"];
+                    "DPoP-Nonce": components["headers"]["DPoP-Nonce"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8401,6 +9138,7 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "x-fapi-interaction-id": components["headers"]["x-fapi-interaction-id"];
+                    "DPoP-Nonce": components["headers"]["DPoP-Nonce"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8415,6 +9153,7 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "x-fapi-interaction-id": components["headers"]["x-fapi-interaction-id"];
+                    "DPoP-Nonce": components["headers"]["DPoP-Nonce"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8430,6 +9169,7 @@ export interface operations {
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
                     "x-fapi-interaction-id": components["headers"]["x-fapi-interaction-id"];
+                    "DPoP-Nonce": components["headers"]["DPoP-Nonce"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8444,6 +9184,7 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "x-fapi-interaction-id": components["headers"]["x-fapi-interaction-id"];
+                    "DPoP-Nonce": components["headers"]["DPoP-Nonce"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8458,6 +9199,7 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "x-fapi-interaction-id": components["headers"]["x-fapi-interaction-id"];
+                    "DPoP-Nonce": components["headers"]["DPoP-Nonce"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8472,6 +9214,7 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "x-fapi-interaction-id": components["headers"]["x-fapi-interaction-id"];
+                    "DPoP-Nonce": components["headers"]["DPoP-Nonce"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8486,6 +9229,8 @@ export interface operations {
             header?: {
                 /** @description Open Banking calls: an RFC 4122 UUID identifying this interaction, played back in the answer; a fresh one is sent when absent or not a UUID. */
                 "x-fapi-interaction-id"?: components["parameters"]["x-fapi-interaction-id"];
+                /** @description A DPoP proof (RFC 9449): a JWT of typ dpop+jwt signed (ES256, PS256 or EdDSA) by the private key whose public jwk is in its header, with htm (this method), htu (this URL without query), iat within ±10 s of the server clock, a jti never used before, ath (base64url SHA-256 of the access token) when a token is sent, and the last DPoP-Nonce when the server requires nonces (production). Required with a DPoP-bound token (Authorization: DPoP <token>: every fapi2 TPP token) and at the token endpoint for fapi2 TPPs. Refusals: invalid_dpop_proof, use_dpop_nonce. */
+                DPoP?: components["parameters"]["DPoP"];
                 /** @description req_ followed by up to 64 letters or digits; echoed back. Generated when absent or malformed. */
                 "X-Request-Id"?: components["parameters"]["X-Request-Id"];
             };
@@ -8505,6 +9250,7 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "x-fapi-interaction-id": components["headers"]["x-fapi-interaction-id"];
+                    "DPoP-Nonce": components["headers"]["DPoP-Nonce"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8580,13 +9326,14 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "x-fapi-interaction-id": components["headers"]["x-fapi-interaction-id"];
+                    "DPoP-Nonce": components["headers"]["DPoP-Nonce"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description UNAUTHORIZED: Missing or invalid credentials; TOKEN_EXPIRED: Access token expired; refresh it; TOKEN_REVOKED: Token revoked (consent deleted); CONSENT_EXPIRED: Consent expired; restart the flow */
+            /** @description UNAUTHORIZED: Missing or invalid credentials; TOKEN_EXPIRED: Access token expired; refresh it; TOKEN_REVOKED: Token revoked (consent deleted); CONSENT_EXPIRED: Consent expired; restart the flow; invalid_dpop_proof: The DPoP proof is missing or invalid; use_dpop_nonce: The DPoP proof must carry the nonce this server sent (DPoP-Nonce) */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -8595,6 +9342,7 @@ export interface operations {
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "x-fapi-interaction-id": components["headers"]["x-fapi-interaction-id"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "DPoP-Nonce": components["headers"]["DPoP-Nonce"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8609,6 +9357,7 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "x-fapi-interaction-id": components["headers"]["x-fapi-interaction-id"];
+                    "DPoP-Nonce": components["headers"]["DPoP-Nonce"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8623,6 +9372,7 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "x-fapi-interaction-id": components["headers"]["x-fapi-interaction-id"];
+                    "DPoP-Nonce": components["headers"]["DPoP-Nonce"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8637,6 +9387,7 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "x-fapi-interaction-id": components["headers"]["x-fapi-interaction-id"];
+                    "DPoP-Nonce": components["headers"]["DPoP-Nonce"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8652,6 +9403,7 @@ export interface operations {
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
                     "x-fapi-interaction-id": components["headers"]["x-fapi-interaction-id"];
+                    "DPoP-Nonce": components["headers"]["DPoP-Nonce"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8666,6 +9418,7 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "x-fapi-interaction-id": components["headers"]["x-fapi-interaction-id"];
+                    "DPoP-Nonce": components["headers"]["DPoP-Nonce"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8680,6 +9433,7 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "x-fapi-interaction-id": components["headers"]["x-fapi-interaction-id"];
+                    "DPoP-Nonce": components["headers"]["DPoP-Nonce"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9133,7 +9887,7 @@ export interface operations {
                     "text/html": string;
                 };
             };
-            /** @description VALIDATION_ERROR: Invalid parameters */
+            /** @description PAR_REQUIRED: A fapi2 client's authorization request must be pushed first (POST /ob/par); VALIDATION_ERROR: Invalid parameters */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -9144,6 +9898,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "text/html": string;
                 };
             };
             /** @description UNAUTHORIZED: Missing or invalid credentials */
@@ -15882,6 +16637,8 @@ export interface operations {
                 event?: string;
             };
             header?: {
+                /** @description A DPoP proof (RFC 9449): a JWT of typ dpop+jwt signed (ES256, PS256 or EdDSA) by the private key whose public jwk is in its header, with htm (this method), htu (this URL without query), iat within ±10 s of the server clock, a jti never used before, ath (base64url SHA-256 of the access token) when a token is sent, and the last DPoP-Nonce when the server requires nonces (production). Required with a DPoP-bound token (Authorization: DPoP <token>: every fapi2 TPP token) and at the token endpoint for fapi2 TPPs. Refusals: invalid_dpop_proof, use_dpop_nonce. */
+                DPoP?: components["parameters"]["DPoP"];
                 /** @description req_ followed by up to 64 letters or digits; echoed back. Generated when absent or malformed. */
                 "X-Request-Id"?: components["parameters"]["X-Request-Id"];
             };
@@ -15897,6 +16654,7 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "DPoP-Nonce": components["headers"]["DPoP-Nonce"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15965,19 +16723,22 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "DPoP-Nonce": components["headers"]["DPoP-Nonce"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description INVALID_API_KEY: API key missing, malformed or revoked; INVALID_BANK_KEY: Bank key invalid or revoked; UNAUTHORIZED: Missing or invalid credentials */
+            /** @description INVALID_API_KEY: API key missing, malformed or revoked; INVALID_BANK_KEY: Bank key invalid or revoked; invalid_dpop_proof: The DPoP proof is missing or invalid; use_dpop_nonce: The DPoP proof must carry the nonce this server sent (DPoP-Nonce); UNAUTHORIZED: Missing or invalid credentials */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "DPoP-Nonce": components["headers"]["DPoP-Nonce"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15991,6 +16752,7 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "DPoP-Nonce": components["headers"]["DPoP-Nonce"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16004,6 +16766,7 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "DPoP-Nonce": components["headers"]["DPoP-Nonce"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16018,6 +16781,7 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "DPoP-Nonce": components["headers"]["DPoP-Nonce"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16031,6 +16795,7 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "DPoP-Nonce": components["headers"]["DPoP-Nonce"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16044,6 +16809,7 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "DPoP-Nonce": components["headers"]["DPoP-Nonce"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16056,6 +16822,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description A DPoP proof (RFC 9449): a JWT of typ dpop+jwt signed (ES256, PS256 or EdDSA) by the private key whose public jwk is in its header, with htm (this method), htu (this URL without query), iat within ±10 s of the server clock, a jti never used before, ath (base64url SHA-256 of the access token) when a token is sent, and the last DPoP-Nonce when the server requires nonces (production). Required with a DPoP-bound token (Authorization: DPoP <token>: every fapi2 TPP token) and at the token endpoint for fapi2 TPPs. Refusals: invalid_dpop_proof, use_dpop_nonce. */
+                DPoP?: components["parameters"]["DPoP"];
                 /** @description req_ followed by up to 64 letters or digits; echoed back. Generated when absent or malformed. */
                 "X-Request-Id"?: components["parameters"]["X-Request-Id"];
             };
@@ -16074,6 +16842,7 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "DPoP-Nonce": components["headers"]["DPoP-Nonce"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16127,19 +16896,22 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "DPoP-Nonce": components["headers"]["DPoP-Nonce"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description INVALID_API_KEY: API key missing, malformed or revoked; INVALID_BANK_KEY: Bank key invalid or revoked; UNAUTHORIZED: Missing or invalid credentials */
+            /** @description INVALID_API_KEY: API key missing, malformed or revoked; INVALID_BANK_KEY: Bank key invalid or revoked; invalid_dpop_proof: The DPoP proof is missing or invalid; use_dpop_nonce: The DPoP proof must carry the nonce this server sent (DPoP-Nonce); UNAUTHORIZED: Missing or invalid credentials */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "DPoP-Nonce": components["headers"]["DPoP-Nonce"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16153,6 +16925,7 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "DPoP-Nonce": components["headers"]["DPoP-Nonce"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16166,6 +16939,7 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "DPoP-Nonce": components["headers"]["DPoP-Nonce"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16179,6 +16953,7 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "DPoP-Nonce": components["headers"]["DPoP-Nonce"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16193,6 +16968,7 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "DPoP-Nonce": components["headers"]["DPoP-Nonce"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16206,6 +16982,7 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "DPoP-Nonce": components["headers"]["DPoP-Nonce"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16219,6 +16996,7 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "DPoP-Nonce": components["headers"]["DPoP-Nonce"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16236,6 +17014,8 @@ export interface operations {
                 cursor?: string;
             };
             header?: {
+                /** @description A DPoP proof (RFC 9449): a JWT of typ dpop+jwt signed (ES256, PS256 or EdDSA) by the private key whose public jwk is in its header, with htm (this method), htu (this URL without query), iat within ±10 s of the server clock, a jti never used before, ath (base64url SHA-256 of the access token) when a token is sent, and the last DPoP-Nonce when the server requires nonces (production). Required with a DPoP-bound token (Authorization: DPoP <token>: every fapi2 TPP token) and at the token endpoint for fapi2 TPPs. Refusals: invalid_dpop_proof, use_dpop_nonce. */
+                DPoP?: components["parameters"]["DPoP"];
                 /** @description req_ followed by up to 64 letters or digits; echoed back. Generated when absent or malformed. */
                 "X-Request-Id"?: components["parameters"]["X-Request-Id"];
             };
@@ -16251,6 +17031,7 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "DPoP-Nonce": components["headers"]["DPoP-Nonce"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16311,19 +17092,22 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "DPoP-Nonce": components["headers"]["DPoP-Nonce"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description INVALID_API_KEY: API key missing, malformed or revoked; INVALID_BANK_KEY: Bank key invalid or revoked; UNAUTHORIZED: Missing or invalid credentials */
+            /** @description INVALID_API_KEY: API key missing, malformed or revoked; INVALID_BANK_KEY: Bank key invalid or revoked; invalid_dpop_proof: The DPoP proof is missing or invalid; use_dpop_nonce: The DPoP proof must carry the nonce this server sent (DPoP-Nonce); UNAUTHORIZED: Missing or invalid credentials */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "DPoP-Nonce": components["headers"]["DPoP-Nonce"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16337,6 +17121,7 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "DPoP-Nonce": components["headers"]["DPoP-Nonce"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16350,6 +17135,7 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "DPoP-Nonce": components["headers"]["DPoP-Nonce"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16364,6 +17150,7 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "DPoP-Nonce": components["headers"]["DPoP-Nonce"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16377,6 +17164,7 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "DPoP-Nonce": components["headers"]["DPoP-Nonce"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16390,6 +17178,7 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "DPoP-Nonce": components["headers"]["DPoP-Nonce"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16402,6 +17191,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description A DPoP proof (RFC 9449): a JWT of typ dpop+jwt signed (ES256, PS256 or EdDSA) by the private key whose public jwk is in its header, with htm (this method), htu (this URL without query), iat within ±10 s of the server clock, a jti never used before, ath (base64url SHA-256 of the access token) when a token is sent, and the last DPoP-Nonce when the server requires nonces (production). Required with a DPoP-bound token (Authorization: DPoP <token>: every fapi2 TPP token) and at the token endpoint for fapi2 TPPs. Refusals: invalid_dpop_proof, use_dpop_nonce. */
+                DPoP?: components["parameters"]["DPoP"];
                 /** @description req_ followed by up to 64 letters or digits; echoed back. Generated when absent or malformed. */
                 "X-Request-Id"?: components["parameters"]["X-Request-Id"];
             };
@@ -16442,6 +17233,7 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "DPoP-Nonce": components["headers"]["DPoP-Nonce"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16490,19 +17282,22 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "DPoP-Nonce": components["headers"]["DPoP-Nonce"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description INVALID_API_KEY: API key missing, malformed or revoked; INVALID_BANK_KEY: Bank key invalid or revoked; UNAUTHORIZED: Missing or invalid credentials */
+            /** @description INVALID_API_KEY: API key missing, malformed or revoked; INVALID_BANK_KEY: Bank key invalid or revoked; invalid_dpop_proof: The DPoP proof is missing or invalid; use_dpop_nonce: The DPoP proof must carry the nonce this server sent (DPoP-Nonce); UNAUTHORIZED: Missing or invalid credentials */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "DPoP-Nonce": components["headers"]["DPoP-Nonce"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16516,6 +17311,7 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "DPoP-Nonce": components["headers"]["DPoP-Nonce"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16529,6 +17325,7 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "DPoP-Nonce": components["headers"]["DPoP-Nonce"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16542,6 +17339,7 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "DPoP-Nonce": components["headers"]["DPoP-Nonce"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16556,6 +17354,7 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "DPoP-Nonce": components["headers"]["DPoP-Nonce"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16569,6 +17368,7 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "DPoP-Nonce": components["headers"]["DPoP-Nonce"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16582,6 +17382,7 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "DPoP-Nonce": components["headers"]["DPoP-Nonce"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16594,6 +17395,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description A DPoP proof (RFC 9449): a JWT of typ dpop+jwt signed (ES256, PS256 or EdDSA) by the private key whose public jwk is in its header, with htm (this method), htu (this URL without query), iat within ±10 s of the server clock, a jti never used before, ath (base64url SHA-256 of the access token) when a token is sent, and the last DPoP-Nonce when the server requires nonces (production). Required with a DPoP-bound token (Authorization: DPoP <token>: every fapi2 TPP token) and at the token endpoint for fapi2 TPPs. Refusals: invalid_dpop_proof, use_dpop_nonce. */
+                DPoP?: components["parameters"]["DPoP"];
                 /** @description req_ followed by up to 64 letters or digits; echoed back. Generated when absent or malformed. */
                 "X-Request-Id"?: components["parameters"]["X-Request-Id"];
             };
@@ -16612,6 +17415,7 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "DPoP-Nonce": components["headers"]["DPoP-Nonce"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16657,19 +17461,22 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "DPoP-Nonce": components["headers"]["DPoP-Nonce"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description INVALID_API_KEY: API key missing, malformed or revoked; INVALID_BANK_KEY: Bank key invalid or revoked; UNAUTHORIZED: Missing or invalid credentials */
+            /** @description INVALID_API_KEY: API key missing, malformed or revoked; INVALID_BANK_KEY: Bank key invalid or revoked; invalid_dpop_proof: The DPoP proof is missing or invalid; use_dpop_nonce: The DPoP proof must carry the nonce this server sent (DPoP-Nonce); UNAUTHORIZED: Missing or invalid credentials */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "DPoP-Nonce": components["headers"]["DPoP-Nonce"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16683,6 +17490,7 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "DPoP-Nonce": components["headers"]["DPoP-Nonce"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16696,6 +17504,7 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "DPoP-Nonce": components["headers"]["DPoP-Nonce"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16709,6 +17518,7 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "DPoP-Nonce": components["headers"]["DPoP-Nonce"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16723,6 +17533,7 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "DPoP-Nonce": components["headers"]["DPoP-Nonce"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16736,6 +17547,7 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "DPoP-Nonce": components["headers"]["DPoP-Nonce"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16749,6 +17561,7 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "DPoP-Nonce": components["headers"]["DPoP-Nonce"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16761,6 +17574,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description A DPoP proof (RFC 9449): a JWT of typ dpop+jwt signed (ES256, PS256 or EdDSA) by the private key whose public jwk is in its header, with htm (this method), htu (this URL without query), iat within ±10 s of the server clock, a jti never used before, ath (base64url SHA-256 of the access token) when a token is sent, and the last DPoP-Nonce when the server requires nonces (production). Required with a DPoP-bound token (Authorization: DPoP <token>: every fapi2 TPP token) and at the token endpoint for fapi2 TPPs. Refusals: invalid_dpop_proof, use_dpop_nonce. */
+                DPoP?: components["parameters"]["DPoP"];
                 /** @description req_ followed by up to 64 letters or digits; echoed back. Generated when absent or malformed. */
                 "X-Request-Id"?: components["parameters"]["X-Request-Id"];
             };
@@ -16779,6 +17594,7 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "DPoP-Nonce": components["headers"]["DPoP-Nonce"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -16790,19 +17606,22 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "DPoP-Nonce": components["headers"]["DPoP-Nonce"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description INVALID_API_KEY: API key missing, malformed or revoked; INVALID_BANK_KEY: Bank key invalid or revoked; UNAUTHORIZED: Missing or invalid credentials */
+            /** @description INVALID_API_KEY: API key missing, malformed or revoked; INVALID_BANK_KEY: Bank key invalid or revoked; invalid_dpop_proof: The DPoP proof is missing or invalid; use_dpop_nonce: The DPoP proof must carry the nonce this server sent (DPoP-Nonce); UNAUTHORIZED: Missing or invalid credentials */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "DPoP-Nonce": components["headers"]["DPoP-Nonce"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16816,6 +17635,7 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "DPoP-Nonce": components["headers"]["DPoP-Nonce"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16829,6 +17649,7 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "DPoP-Nonce": components["headers"]["DPoP-Nonce"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16842,6 +17663,7 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "DPoP-Nonce": components["headers"]["DPoP-Nonce"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16856,6 +17678,7 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "DPoP-Nonce": components["headers"]["DPoP-Nonce"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16869,6 +17692,7 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "DPoP-Nonce": components["headers"]["DPoP-Nonce"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16882,6 +17706,7 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "DPoP-Nonce": components["headers"]["DPoP-Nonce"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16894,6 +17719,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description A DPoP proof (RFC 9449): a JWT of typ dpop+jwt signed (ES256, PS256 or EdDSA) by the private key whose public jwk is in its header, with htm (this method), htu (this URL without query), iat within ±10 s of the server clock, a jti never used before, ath (base64url SHA-256 of the access token) when a token is sent, and the last DPoP-Nonce when the server requires nonces (production). Required with a DPoP-bound token (Authorization: DPoP <token>: every fapi2 TPP token) and at the token endpoint for fapi2 TPPs. Refusals: invalid_dpop_proof, use_dpop_nonce. */
+                DPoP?: components["parameters"]["DPoP"];
                 /** @description req_ followed by up to 64 letters or digits; echoed back. Generated when absent or malformed. */
                 "X-Request-Id"?: components["parameters"]["X-Request-Id"];
             };
@@ -16934,6 +17761,7 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "DPoP-Nonce": components["headers"]["DPoP-Nonce"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16979,19 +17807,22 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "DPoP-Nonce": components["headers"]["DPoP-Nonce"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description INVALID_API_KEY: API key missing, malformed or revoked; INVALID_BANK_KEY: Bank key invalid or revoked; UNAUTHORIZED: Missing or invalid credentials */
+            /** @description INVALID_API_KEY: API key missing, malformed or revoked; INVALID_BANK_KEY: Bank key invalid or revoked; invalid_dpop_proof: The DPoP proof is missing or invalid; use_dpop_nonce: The DPoP proof must carry the nonce this server sent (DPoP-Nonce); UNAUTHORIZED: Missing or invalid credentials */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "DPoP-Nonce": components["headers"]["DPoP-Nonce"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -17005,6 +17836,7 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "DPoP-Nonce": components["headers"]["DPoP-Nonce"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -17018,6 +17850,7 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "DPoP-Nonce": components["headers"]["DPoP-Nonce"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -17031,6 +17864,7 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "DPoP-Nonce": components["headers"]["DPoP-Nonce"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -17045,6 +17879,7 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "DPoP-Nonce": components["headers"]["DPoP-Nonce"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -17058,6 +17893,7 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "DPoP-Nonce": components["headers"]["DPoP-Nonce"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -17071,6 +17907,7 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "DPoP-Nonce": components["headers"]["DPoP-Nonce"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -17083,6 +17920,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description A DPoP proof (RFC 9449): a JWT of typ dpop+jwt signed (ES256, PS256 or EdDSA) by the private key whose public jwk is in its header, with htm (this method), htu (this URL without query), iat within ±10 s of the server clock, a jti never used before, ath (base64url SHA-256 of the access token) when a token is sent, and the last DPoP-Nonce when the server requires nonces (production). Required with a DPoP-bound token (Authorization: DPoP <token>: every fapi2 TPP token) and at the token endpoint for fapi2 TPPs. Refusals: invalid_dpop_proof, use_dpop_nonce. */
+                DPoP?: components["parameters"]["DPoP"];
                 /** @description req_ followed by up to 64 letters or digits; echoed back. Generated when absent or malformed. */
                 "X-Request-Id"?: components["parameters"]["X-Request-Id"];
             };
@@ -17119,6 +17958,7 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "DPoP-Nonce": components["headers"]["DPoP-Nonce"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -17152,19 +17992,22 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "DPoP-Nonce": components["headers"]["DPoP-Nonce"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description INVALID_API_KEY: API key missing, malformed or revoked; INVALID_BANK_KEY: Bank key invalid or revoked; UNAUTHORIZED: Missing or invalid credentials */
+            /** @description INVALID_API_KEY: API key missing, malformed or revoked; INVALID_BANK_KEY: Bank key invalid or revoked; invalid_dpop_proof: The DPoP proof is missing or invalid; use_dpop_nonce: The DPoP proof must carry the nonce this server sent (DPoP-Nonce); UNAUTHORIZED: Missing or invalid credentials */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "DPoP-Nonce": components["headers"]["DPoP-Nonce"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -17178,6 +18021,7 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "DPoP-Nonce": components["headers"]["DPoP-Nonce"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -17191,6 +18035,7 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "DPoP-Nonce": components["headers"]["DPoP-Nonce"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -17204,6 +18049,7 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "DPoP-Nonce": components["headers"]["DPoP-Nonce"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -17217,6 +18063,7 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "DPoP-Nonce": components["headers"]["DPoP-Nonce"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -17231,6 +18078,7 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "DPoP-Nonce": components["headers"]["DPoP-Nonce"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -17244,6 +18092,7 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "DPoP-Nonce": components["headers"]["DPoP-Nonce"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -17257,6 +18106,7 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "DPoP-Nonce": components["headers"]["DPoP-Nonce"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -17280,6 +18130,8 @@ export interface operations {
                 cursor?: string;
             };
             header?: {
+                /** @description A DPoP proof (RFC 9449): a JWT of typ dpop+jwt signed (ES256, PS256 or EdDSA) by the private key whose public jwk is in its header, with htm (this method), htu (this URL without query), iat within ±10 s of the server clock, a jti never used before, ath (base64url SHA-256 of the access token) when a token is sent, and the last DPoP-Nonce when the server requires nonces (production). Required with a DPoP-bound token (Authorization: DPoP <token>: every fapi2 TPP token) and at the token endpoint for fapi2 TPPs. Refusals: invalid_dpop_proof, use_dpop_nonce. */
+                DPoP?: components["parameters"]["DPoP"];
                 /** @description req_ followed by up to 64 letters or digits; echoed back. Generated when absent or malformed. */
                 "X-Request-Id"?: components["parameters"]["X-Request-Id"];
             };
@@ -17295,6 +18147,7 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "DPoP-Nonce": components["headers"]["DPoP-Nonce"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -17350,19 +18203,22 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "DPoP-Nonce": components["headers"]["DPoP-Nonce"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description INVALID_API_KEY: API key missing, malformed or revoked; INVALID_BANK_KEY: Bank key invalid or revoked; UNAUTHORIZED: Missing or invalid credentials */
+            /** @description INVALID_API_KEY: API key missing, malformed or revoked; INVALID_BANK_KEY: Bank key invalid or revoked; invalid_dpop_proof: The DPoP proof is missing or invalid; use_dpop_nonce: The DPoP proof must carry the nonce this server sent (DPoP-Nonce); UNAUTHORIZED: Missing or invalid credentials */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "DPoP-Nonce": components["headers"]["DPoP-Nonce"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -17376,6 +18232,7 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "DPoP-Nonce": components["headers"]["DPoP-Nonce"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -17389,6 +18246,7 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "DPoP-Nonce": components["headers"]["DPoP-Nonce"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -17403,6 +18261,7 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "DPoP-Nonce": components["headers"]["DPoP-Nonce"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -17416,6 +18275,7 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "DPoP-Nonce": components["headers"]["DPoP-Nonce"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -17429,6 +18289,7 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "DPoP-Nonce": components["headers"]["DPoP-Nonce"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -17441,6 +18302,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description A DPoP proof (RFC 9449): a JWT of typ dpop+jwt signed (ES256, PS256 or EdDSA) by the private key whose public jwk is in its header, with htm (this method), htu (this URL without query), iat within ±10 s of the server clock, a jti never used before, ath (base64url SHA-256 of the access token) when a token is sent, and the last DPoP-Nonce when the server requires nonces (production). Required with a DPoP-bound token (Authorization: DPoP <token>: every fapi2 TPP token) and at the token endpoint for fapi2 TPPs. Refusals: invalid_dpop_proof, use_dpop_nonce. */
+                DPoP?: components["parameters"]["DPoP"];
                 /** @description req_ followed by up to 64 letters or digits; echoed back. Generated when absent or malformed. */
                 "X-Request-Id"?: components["parameters"]["X-Request-Id"];
             };
@@ -17459,6 +18322,7 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "DPoP-Nonce": components["headers"]["DPoP-Nonce"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -17540,19 +18404,22 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "DPoP-Nonce": components["headers"]["DPoP-Nonce"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description INVALID_API_KEY: API key missing, malformed or revoked; INVALID_BANK_KEY: Bank key invalid or revoked; UNAUTHORIZED: Missing or invalid credentials */
+            /** @description INVALID_API_KEY: API key missing, malformed or revoked; INVALID_BANK_KEY: Bank key invalid or revoked; invalid_dpop_proof: The DPoP proof is missing or invalid; use_dpop_nonce: The DPoP proof must carry the nonce this server sent (DPoP-Nonce); UNAUTHORIZED: Missing or invalid credentials */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "DPoP-Nonce": components["headers"]["DPoP-Nonce"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -17566,6 +18433,7 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "DPoP-Nonce": components["headers"]["DPoP-Nonce"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -17579,6 +18447,7 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "DPoP-Nonce": components["headers"]["DPoP-Nonce"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -17592,6 +18461,7 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "DPoP-Nonce": components["headers"]["DPoP-Nonce"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -17606,6 +18476,7 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "DPoP-Nonce": components["headers"]["DPoP-Nonce"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -17619,6 +18490,7 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "DPoP-Nonce": components["headers"]["DPoP-Nonce"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -17632,6 +18504,7 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "DPoP-Nonce": components["headers"]["DPoP-Nonce"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -20328,6 +21201,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description A DPoP proof (RFC 9449): a JWT of typ dpop+jwt signed (ES256, PS256 or EdDSA) by the private key whose public jwk is in its header, with htm (this method), htu (this URL without query), iat within ±10 s of the server clock, a jti never used before, ath (base64url SHA-256 of the access token) when a token is sent, and the last DPoP-Nonce when the server requires nonces (production). Required with a DPoP-bound token (Authorization: DPoP <token>: every fapi2 TPP token) and at the token endpoint for fapi2 TPPs. Refusals: invalid_dpop_proof, use_dpop_nonce. */
+                DPoP?: components["parameters"]["DPoP"];
                 /** @description req_ followed by up to 64 letters or digits; echoed back. Generated when absent or malformed. */
                 "X-Request-Id"?: components["parameters"]["X-Request-Id"];
             };
@@ -20346,6 +21221,7 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "DPoP-Nonce": components["headers"]["DPoP-Nonce"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -20367,19 +21243,22 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "DPoP-Nonce": components["headers"]["DPoP-Nonce"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description INVALID_API_KEY: API key missing, malformed or revoked; UNAUTHORIZED: Missing or invalid credentials */
+            /** @description INVALID_API_KEY: API key missing, malformed or revoked; UNAUTHORIZED: Missing or invalid credentials; invalid_dpop_proof: The DPoP proof is missing or invalid; use_dpop_nonce: The DPoP proof must carry the nonce this server sent (DPoP-Nonce) */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "DPoP-Nonce": components["headers"]["DPoP-Nonce"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -20393,6 +21272,7 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "DPoP-Nonce": components["headers"]["DPoP-Nonce"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -20406,6 +21286,7 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "DPoP-Nonce": components["headers"]["DPoP-Nonce"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -20419,6 +21300,7 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "DPoP-Nonce": components["headers"]["DPoP-Nonce"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -20433,6 +21315,7 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "DPoP-Nonce": components["headers"]["DPoP-Nonce"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -20446,6 +21329,7 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "DPoP-Nonce": components["headers"]["DPoP-Nonce"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -20459,6 +21343,7 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "DPoP-Nonce": components["headers"]["DPoP-Nonce"];
                     [name: string]: unknown;
                 };
                 content: {

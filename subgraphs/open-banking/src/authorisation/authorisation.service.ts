@@ -26,6 +26,23 @@ export interface AuthorisationSettings {
   platformSecret: string;
 }
 
+/**
+ * FAPI 2.0 (5.3.1.2) and the contract: a fapi2 TPP's authorization request is pushed (POST
+ * /ob/par) and redeemed at the authorization endpoint before its consent page opens; the consent's
+ * own URL alone does not, as nothing would then bind what the customer approves to the client's
+ * authenticated request.
+ */
+const parRequired = (consentId: string) =>
+  new GatewayError(
+    'PAR_REQUIRED',
+    `consent ${consentId} belongs to a fapi2 client: it pushes its authorization request (POST /ob/par) and sends the customer to /ob/auth?client_id=…&request_uri=…`,
+  );
+
+async function isFapi2(em: EntityManager, tppId: string): Promise<boolean> {
+  const tpp = await em.findOne(TppEntity, { id: tppId }, { fields: ['securityProfile'], disableIdentityMap: true });
+  return tpp?.securityProfile === 'fapi2';
+}
+
 /** How long after approving the same approval sent again is answered with a new code (a browser that lost the answer retries at once). */
 export const APPROVAL_RETRY_WINDOW_MS = 10 * 60_000;
 
@@ -50,6 +67,8 @@ export class AuthorisationService {
     if (!consent) throw consentNotFound(id);
     const tpp = await em.findOne(TppEntity, { id: consent.tppId });
     const status = effectiveConsentStatus(consent);
+    if (status === 'AWAITING_AUTHORISATION' && tpp?.securityProfile === 'fapi2' && !consent.pushedAt)
+      throw parRequired(consent.id);
     return {
       id: consent.id,
       status: ConsentStatus[status],
@@ -78,6 +97,7 @@ export class AuthorisationService {
     if (effectiveConsentStatus(found) === 'AUTHORISED') return this.approveAgain(em, found, request, client, requestId);
     const consent = await this.awaiting(em, consentId);
     await assertTppActive(em, consent.tppId);
+    if (!consent.pushedAt && (await isFapi2(em, consent.tppId))) throw parRequired(consent.id);
     const customer = await this.resolveCustomer(request, consent, requestId);
     const approval = this.approvalHash(consent.id, customer, request.otp);
     const bank = await this.directory.bank({ handle: consent.bankHandle }, requestId);

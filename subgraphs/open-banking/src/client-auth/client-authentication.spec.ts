@@ -10,7 +10,7 @@ import { TppEntity } from '../tpp/tpp.entity';
 import { CLIENT_ASSERTION_TYPE } from './client-assertion';
 import { audienceOf, ClientAuthenticator } from './client-authentication';
 import { publicJwksRule } from '../signing-keys/jwks';
-import { purgeExpiredJtis } from './seen-jti';
+import { recordJti } from './seen-jti';
 
 const BASE = 'https://gw.example.ly';
 
@@ -137,17 +137,16 @@ describe('ClientAuthenticator', () => {
     });
   });
 
-  it('purges the jtis of expired assertions only', async () => {
-    await db.knex('open_banking.seen_jtis').insert({
-      kind: 'client_assertion',
-      issuer: fapi2,
-      jti: 'old-one',
-      expires_at: new Date(Date.now() - 1000),
-    });
-    const count = async () => Number((await db.knex('open_banking.seen_jtis').count({ n: '*' }))[0]!.n);
-    const before = await count();
-    expect(await purgeExpiredJtis(orm.em)).toBe(1);
-    expect(await count()).toBe(before - 1);
+  it('forgets an issuer’s expired jtis when it records the next one, and only that issuer’s', async () => {
+    const other = newId('tpp');
+    const expired = new Date(Date.now() - 1000);
+    await db.knex('open_banking.seen_jtis').insert([
+      { kind: 'client_assertion', issuer: fapi2, jti: 'old-one', expires_at: expired },
+      { kind: 'client_assertion', issuer: other, jti: 'old-other', expires_at: expired },
+    ]);
+    expect(await recordJti(orm.em, 'client_assertion', fapi2, 'new-one', new Date(Date.now() + 60_000))).toBe(true);
     expect(await db.knex('open_banking.seen_jtis').where({ jti: 'old-one' })).toEqual([]);
+    expect(await db.knex('open_banking.seen_jtis').where({ jti: 'old-other' })).toHaveLength(1);
+    expect(await recordJti(orm.em, 'client_assertion', fapi2, 'new-one', new Date(Date.now() + 60_000))).toBe(false);
   });
 });

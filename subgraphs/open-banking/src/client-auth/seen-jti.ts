@@ -1,4 +1,3 @@
-import type { QueryResult } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 
 /**
@@ -6,7 +5,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
  * writer of that table. Raw SQL, no entity: a row is written once, by an INSERT whose unique key
  * decides between two instances racing with the same JWT, and never read back as an object.
  *
- * `kind` keeps the sets of different JWT uses apart (client assertions today, DPoP proofs next);
+ * `kind` keeps the sets of different JWT uses apart (DPoP proofs have their own table, in the vault);
  * `issuer` is who chose the jti (the client id), as RFC 7523 3 scopes uniqueness to the issuer.
  */
 const SEEN_JTIS = 'open_banking.seen_jtis';
@@ -16,7 +15,9 @@ export type JtiKind = 'client_assertion';
 /**
  * Records a jti; false when it was seen before (a replay), on this instance or any other: the
  * primary key (kind, issuer, jti) admits one row, whoever inserts first. Its own statement, outside
- * the caller's transaction, so a request refused later still spends its assertion.
+ * the caller's transaction, so a request refused later still spends its assertion. The same
+ * statement first forgets the issuer's expired jtis (an expired JWT is refused on its exp alone):
+ * the table holds only live ones of clients in use, with no job polling it while nothing happens.
  */
 export async function recordJti(
   em: EntityManager,
@@ -24,18 +25,12 @@ export async function recordJti(
   issuer: string,
   jti: string,
   expiresAt: Date,
+  now = new Date(),
 ): Promise<boolean> {
-  const rows: unknown[] = await em
-    .fork()
-    .execute(
-      `insert into ${SEEN_JTIS} ("kind", "issuer", "jti", "expires_at") values (?, ?, ?, ?) on conflict do nothing returning "jti"`,
-      [kind, issuer, jti, expiresAt],
-    );
+  const rows: unknown[] = await em.fork().execute(
+    `with "expired" as (delete from ${SEEN_JTIS} where "kind" = ? and "issuer" = ? and "expires_at" < ?)
+      insert into ${SEEN_JTIS} ("kind", "issuer", "jti", "expires_at") values (?, ?, ?, ?) on conflict do nothing returning "jti"`,
+    [kind, issuer, now, kind, issuer, jti, expiresAt],
+  );
   return rows.length === 1;
-}
-
-/** Forgets the jtis of JWTs that have expired (the purge job): an expired JWT is refused on its exp alone. */
-export async function purgeExpiredJtis(em: EntityManager, now = new Date()): Promise<number> {
-  const result = await em.fork().execute<QueryResult>(`delete from ${SEEN_JTIS} where "expires_at" < ?`, [now], 'run');
-  return result.affectedRows;
 }

@@ -45,6 +45,20 @@ export class ConsentEntity {
   @Property({ type: 'text' })
   codeChallengeMethod!: 'S256';
 
+  /**
+   * RFC 9449 10: the thumbprint of the DPoP key its authorization code must be redeemed with, as
+   * the pushed authorization request bound it (dpop_jkt, or the key of the proof sent to PAR).
+   */
+  @Property({ type: 'text', nullable: true })
+  dpopJkt: string | null = null;
+
+  /**
+   * When its authorization request was pushed and redeemed (RFC 9126; par.service.ts): a fapi2
+   * TPP's consent page opens only then. Null for a spec TPP's consent.
+   */
+  @Property({ type: 'timestamptz', nullable: true })
+  pushedAt: Date | null = null;
+
   @Property({ type: 'integer' })
   expiryDays!: number;
 

@@ -5,7 +5,7 @@ export const OB_SCOPES = ['accounts:read', 'balances:read', 'transactions:read',
 export type ObScope = (typeof OB_SCOPES)[number];
 
 /** RFC 7636 4.2: BASE64URL(SHA256(verifier)) without padding is always 43 characters. */
-const S256_CHALLENGE = /^[A-Za-z0-9_-]{43}$/;
+export const S256_CHALLENGE = /^[A-Za-z0-9_-]{43}$/;
 
 export const STATE_MAX = 512;
 

@@ -1,5 +1,6 @@
 import { Field, ObjectType } from 'type-graphql';
 import { OB_SCOPES } from '../consent/consent.rules';
+import { DPOP_SIGNING_ALGS } from '@gateway/kernel';
 import { SIGNING_ALGS } from '../signing-keys/jwks';
 
 @ObjectType('AuthorizationServerMetadata', {
@@ -15,8 +16,8 @@ export class AuthorizationServerMetadata {
 
   @Field({
     description:
-      'Base of the consent pages. The authorization request is pushed (POST /ob/consents, like RFC 9126) and the customer is sent to its consent_url, ' +
-      'which is this endpoint followed by /{consent_id}; no request parameters are taken here.',
+      'The authorization endpoint. A fapi2 TPP sends the customer here with client_id and the request_uri of its pushed request (RFC 9126); ' +
+      'a spec TPP pushes its request with POST /ob/consents and sends the customer to its consent_url, this endpoint followed by /{consent_id}.',
   })
   authorizationEndpoint!: string;
 
@@ -50,6 +51,26 @@ export class AuthorizationServerMetadata {
   })
   registrationEndpoint!: string | null;
 
+  @Field({ description: 'POST /ob/revoke: token revocation (RFC 7009).' })
+  revocationEndpoint!: string;
+
+  @Field(() => [String], {
+    description: 'As at the token endpoint: none (spec TPPs) and private_key_jwt (fapi2 TPPs).',
+  })
+  revocationEndpointAuthMethodsSupported!: string[];
+
+  @Field({ description: 'POST /ob/par: pushed authorization requests (RFC 9126), with private_key_jwt.' })
+  pushedAuthorizationRequestEndpoint!: string;
+
+  @Field({
+    description:
+      'false for the server as a whole: spec TPPs push with POST /ob/consents. Every fapi2 TPP must use PAR (its registration says require_pushed_authorization_requests: true).',
+  })
+  requirePushedAuthorizationRequests!: boolean;
+
+  @Field(() => [String], { description: 'Algorithms a DPoP proof may be signed with (RFC 9449 5.1).' })
+  dpopSigningAlgValuesSupported!: string[];
+
   @Field({ description: 'true: every authorization response carries iss (RFC 9207).' })
   authorizationResponseIssParameterSupported!: boolean;
 
@@ -79,6 +100,11 @@ export function authorizationServerMetadata(
     tokenEndpointAuthMethodsSupported: ['none', 'private_key_jwt'],
     tokenEndpointAuthSigningAlgValuesSupported: [...SIGNING_ALGS],
     registrationEndpoint: registrationEnabled ? `${publicBaseUrl}/ob/register` : null,
+    revocationEndpoint: `${publicBaseUrl}/ob/revoke`,
+    revocationEndpointAuthMethodsSupported: ['none', 'private_key_jwt'],
+    pushedAuthorizationRequestEndpoint: `${publicBaseUrl}/ob/par`,
+    requirePushedAuthorizationRequests: false,
+    dpopSigningAlgValuesSupported: [...DPOP_SIGNING_ALGS],
     authorizationResponseIssParameterSupported: true,
     scopesSupported: [...OB_SCOPES],
     serviceDocumentation: `${publicBaseUrl}/docs`,

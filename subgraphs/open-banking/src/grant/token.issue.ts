@@ -12,7 +12,8 @@ export const REFRESH_TOKEN_PREFIX = `${ID_PREFIX.refreshToken}_`;
 export interface IssuedTokens {
   accessToken: string;
   refreshToken: string;
-  tokenType: 'Bearer';
+  /** DPoP when the pair is bound to a proof's key (RFC 9449 5), else Bearer (spec TPPs). */
+  tokenType: 'Bearer' | 'DPoP';
   expiresIn: number;
   /** Granted scopes separated by single spaces. */
   scope: string;
@@ -24,6 +25,8 @@ export interface GrantOf {
   tppId: string;
   family: string;
   scopes: readonly string[];
+  /** The DPoP key both tokens are bound to (cnf.jkt), when the request carried a proof. */
+  keyThumbprint?: string;
 }
 
 /**
@@ -33,7 +36,13 @@ export interface GrantOf {
  * authorization code. The raw values exist only in the returned response.
  */
 export function issueTokenPair(tx: EntityManager, grant: GrantOf, now: Date): IssuedTokens {
-  const common = { ownerId: grant.consentId, clientId: grant.tppId, family: grant.family, scopes: [...grant.scopes] };
+  const common = {
+    ownerId: grant.consentId,
+    clientId: grant.tppId,
+    family: grant.family,
+    scopes: [...grant.scopes],
+    ...(grant.keyThumbprint ? { keyThumbprint: grant.keyThumbprint } : {}),
+  };
   const access = vault.issue(tx, {
     ...common,
     kind: 'ob_access_token',
@@ -49,7 +58,7 @@ export function issueTokenPair(tx: EntityManager, grant: GrantOf, now: Date): Is
   return {
     accessToken: access.raw,
     refreshToken: refresh.raw,
-    tokenType: 'Bearer',
+    tokenType: grant.keyThumbprint ? 'DPoP' : 'Bearer',
     expiresIn: ACCESS_TOKEN_TTL_SECONDS,
     scope: grant.scopes.join(' '),
   };

@@ -1,6 +1,7 @@
 import { Arg, Ctx, Mutation, Resolver } from 'type-graphql';
 import type { SubgraphContext } from '@gateway/federation';
 import { issueClientToken } from './client-credentials';
+import { revokeToken } from './revocation';
 import type { TokenService } from './token.service';
 import { ClientTokenResponse, TokenResponse } from './token.type';
 
@@ -21,6 +22,13 @@ const ASSERTION = {
   description:
     "private_key_jwt (fapi2 TPPs): a JWT signed (ES256, PS256 or EdDSA) by a key of the TPP's jwks named by kid; iss = sub = the TPP id, aud = the issuer " +
     '(or the token endpoint), exp at most 60 s ahead, a jti never used before.',
+} as const;
+
+const DPOP_PROOF = {
+  nullable: true,
+  description:
+    "The request's DPoP proof (RFC 9449; the DPoP header of POST /ob/token): htm POST, htu {issuer}/ob/token, iat within ±10 s, a jti never used, " +
+    'the server nonce when required. Required from fapi2 TPPs; the tokens issued are then bound to its key (token_type DPoP).',
 } as const;
 
 /**
@@ -55,6 +63,7 @@ export function createTokenResolver(service: TokenService) {
       clientId: string | null,
       @Arg('clientAssertionType', () => String, ASSERTION_TYPE) clientAssertionType: string | null,
       @Arg('clientAssertion', () => String, ASSERTION) clientAssertion: string | null,
+      @Arg('dpopProof', () => String, DPOP_PROOF) dpopProof: string | null,
       @Ctx() context: SubgraphContext,
     ): Promise<TokenResponse> {
       const tokens = await service.exchangeCode(context.em, {
@@ -65,6 +74,7 @@ export function createTokenResolver(service: TokenService) {
         clientId,
         clientAssertionType,
         clientAssertion,
+        dpopProof,
       });
       context.logger.info({ consent: consentId, request_id: context.requestId }, 'authorization code redeemed');
       return tokens;
@@ -85,6 +95,7 @@ export function createTokenResolver(service: TokenService) {
       clientId: string | null,
       @Arg('clientAssertionType', () => String, ASSERTION_TYPE) clientAssertionType: string | null,
       @Arg('clientAssertion', () => String, ASSERTION) clientAssertion: string | null,
+      @Arg('dpopProof', () => String, DPOP_PROOF) dpopProof: string | null,
       @Ctx() context: SubgraphContext,
     ): Promise<TokenResponse> {
       const tokens = await service.refresh(context.em, {
@@ -93,6 +104,7 @@ export function createTokenResolver(service: TokenService) {
         clientId,
         clientAssertionType,
         clientAssertion,
+        dpopProof,
       });
       context.logger.info({ consent: consentId, request_id: context.requestId }, 'tokens refreshed');
       return tokens;
@@ -117,16 +129,51 @@ export function createTokenResolver(service: TokenService) {
       clientId: string | null,
       @Arg('clientAssertionType', () => String, ASSERTION_TYPE) clientAssertionType: string | null,
       @Arg('clientAssertion', () => String, ASSERTION) clientAssertion: string | null,
+      @Arg('dpopProof', () => String, DPOP_PROOF) dpopProof: string | null,
       @Ctx() context: SubgraphContext,
     ): Promise<ClientTokenResponse> {
-      const token = await issueClientToken(context.em, service.clients, {
+      const token = await issueClientToken(context.em, service, {
         scope,
         clientId,
         clientAssertionType,
         clientAssertion,
+        dpopProof,
       });
       context.logger.info({ request_id: context.requestId, scope: token.scope }, 'client_credentials token issued');
       return token;
+    }
+
+    @Mutation(() => Boolean, {
+      description:
+        'Token revocation (RFC 7009; POST /ob/revoke): a consent’s access token (itself), refresh token (with every token of its grant) or a fapi2 TPP’s own cat_ token. ' +
+        'Public: a fapi2 TPP authenticates with private_key_jwt (required for its tokens), a spec TPP is a public client. true also for an unknown, expired or revoked token (RFC 7009 2.2). ' +
+        'Errors: INVALID_CLIENT (a failing assertion, a fapi2 token without one, or another client’s token), VALIDATION_ERROR, TPP_SUSPENDED, RATE_LIMITED.',
+    })
+    async revokeToken(
+      @Arg('token', { description: 'The token to revoke (at_…, rt_… or cat_…).' }) token: string,
+      @Arg('tokenTypeHint', () => String, {
+        nullable: true,
+        description: 'access_token or refresh_token (RFC 7009 2.1): a hint only, every kind is looked up.',
+      })
+      tokenTypeHint: string | null,
+      @Arg('clientId', () => String, {
+        nullable: true,
+        description: 'The TPP id (tpp_…); when sent it must be the token’s client.',
+      })
+      clientId: string | null,
+      @Arg('clientAssertionType', () => String, ASSERTION_TYPE) clientAssertionType: string | null,
+      @Arg('clientAssertion', () => String, ASSERTION) clientAssertion: string | null,
+      @Ctx() context: SubgraphContext,
+    ): Promise<boolean> {
+      await revokeToken(context.em, service.clients, {
+        token,
+        tokenTypeHint,
+        clientId,
+        clientAssertionType,
+        clientAssertion,
+      });
+      context.logger.info({ request_id: context.requestId, client: clientId }, 'token revocation asked');
+      return true;
     }
   }
   return TokenResolver;

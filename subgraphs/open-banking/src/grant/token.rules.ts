@@ -11,6 +11,8 @@ const clientAuthentication = {
   clientId: present(64).nullish(),
   clientAssertionType: present(128).nullish(),
   clientAssertion: present(8192).nullish(),
+  /** The DPoP header (RFC 9449): checked by TokenEndpointProofs. */
+  dpopProof: present(8192).nullish(),
 };
 
 /** The authorization_code grant's fields (spec "Token endpoint forms": all required). */

@@ -6,10 +6,19 @@ import { loadConsent } from '../consent/consent.moves';
 import { effectiveConsentStatus } from '../consent/consent.type';
 import { s256Matches } from './pkce';
 import { familyOf, issueTokenPair, type IssuedTokens } from './token.issue';
-import { exchangeCodeRules, refreshRules } from './token.rules';
+import { exchangeCodeRules, refreshRules, type ExchangeCodeRequest } from './token.rules';
+
+/** What callerOf reads of a token request: its client authentication and DPoP proof. */
+export type ClientRequest = Pick<
+  ExchangeCodeRequest,
+  'clientId' | 'clientAssertionType' | 'clientAssertion' | 'dpopProof'
+>;
 import { audienceOf, ClientAuthenticator } from '../client-auth/client-authentication';
 import { DEFAULT_PUBLIC_BASE_URL } from '../settings';
 import { TppEntity } from '../tpp/tpp.entity';
+import { TokenEndpointProofs } from '../client-auth/token-endpoint-proofs';
+import { randomBytes } from 'node:crypto';
+import { DpopNonces } from '@gateway/vault';
 
 /**
  * What a token request came to. A refusal is returned from the transaction, not thrown in it:
@@ -72,12 +81,34 @@ async function boundConsent(
  * in flight sees TOKEN_REVOKED on them and retries with the new token.
  */
 export class TokenService {
-  constructor(readonly clients = new ClientAuthenticator(audienceOf(DEFAULT_PUBLIC_BASE_URL))) {}
+  constructor(
+    readonly clients = new ClientAuthenticator(audienceOf(DEFAULT_PUBLIC_BASE_URL)),
+    // Nonces under a key of this instance alone: the modules pass the platform's (modules.ts).
+    readonly proofs = new TokenEndpointProofs(
+      DEFAULT_PUBLIC_BASE_URL,
+      new DpopNonces(randomBytes(32).toString('hex'), false),
+    ),
+  ) {}
+
+  /**
+   * The request's DPoP key (its proof is checked and spent first) and its authenticated client: a
+   * fapi2 client's request without a proof is refused, as its tokens are always bound.
+   */
+  async callerOf(
+    root: EntityManager,
+    request: ClientRequest,
+    now: Date,
+  ): Promise<{ client: TppEntity | null; key: string | undefined }> {
+    const key = await this.proofs.keyOf(root, request.dpopProof, '/ob/token', now);
+    const client = await this.clients.authenticate(root, request, now);
+    if (client && key === undefined) throw this.proofs.required(now);
+    return { client, key };
+  }
 
   /** grant_type=authorization_code: redeems a code for the first pair of its grant. */
   async exchangeCode(root: EntityManager, input: unknown, now = new Date()): Promise<IssuedTokens> {
     const request = parseInput(exchangeCodeRules, input);
-    const client = await this.clients.authenticate(root, request, now);
+    const { client, key } = await this.callerOf(root, request, now);
     const outcome = await root.fork().transactional(async (tx): Promise<Outcome> => {
       const found = await vault.verify(tx, 'ob_authorization_code', request.code, now);
       if (!found.ok && found.reason === 'unknown') return invalidGrant('code is not valid');
@@ -103,6 +134,16 @@ export class TokenService {
       // burn the legitimate client's exchange, and guessing a 43+ character verifier is hopeless.
       if (!s256Matches(request.codeVerifier, consent.codeChallenge))
         return refuse(new GatewayError('PKCE_INVALID', 'code_verifier does not match the code_challenge'));
+      // RFC 9449 10: a code pushed with dpop_jkt (or a proof at PAR) is redeemed only with that key.
+      if (consent.dpopJkt && consent.dpopJkt !== key)
+        return refuse(
+          this.proofs.refusal(
+            key === undefined
+              ? 'this code is bound to a DPoP key (dpop_jkt of the authorization request): send a proof signed by it'
+              : 'the proof is not signed by the key of the authorization request (dpop_jkt)',
+            now,
+          ),
+        );
       if (!(await vault.consume(tx, code, now))) {
         // Spent (or expired, or revoked) between the read and the update: another request won.
         await vault.revokeFamily(tx, familyOf(code), now);
@@ -114,7 +155,13 @@ export class TokenService {
       return {
         tokens: issueTokenPair(
           tx,
-          { consentId: consent.id, tppId: consent.tppId, family: familyOf(code), scopes: consent.scopes },
+          {
+            consentId: consent.id,
+            tppId: consent.tppId,
+            family: familyOf(code),
+            scopes: consent.scopes,
+            ...(key ? { keyThumbprint: key } : {}),
+          },
           now,
         ),
       };
@@ -126,7 +173,7 @@ export class TokenService {
   /** grant_type=refresh_token: single-use rotation, the new pair in the same grant. */
   async refresh(root: EntityManager, input: unknown, now = new Date()): Promise<IssuedTokens> {
     const request = parseInput(refreshRules, input);
-    const client = await this.clients.authenticate(root, request, now);
+    const { client, key } = await this.callerOf(root, request, now);
     const outcome = await root.fork().transactional(async (tx): Promise<Outcome> => {
       const found = await vault.verify(tx, 'ob_refresh_token', request.refreshToken, now);
       if (!found.ok && found.reason === 'unknown') return invalidGrant('refresh_token is not valid');
@@ -134,6 +181,17 @@ export class TokenService {
       if (unauthenticated) return unauthenticated;
       if (!found.ok && found.reason === 'suspended') return refuse(tppSuspended());
       const token = found.credential!;
+      // RFC 9449 5: a bound refresh token is spent only with a proof of its key; without one nothing is spent or revoked,
+      // not even by a replay of a rotated one.
+      if (token.keyThumbprint && token.keyThumbprint !== key)
+        return refuse(
+          this.proofs.refusal(
+            key === undefined
+              ? 'this refresh token is DPoP-bound: send a proof signed by its key'
+              : 'the proof is not signed by the key this refresh token is bound to',
+            now,
+          ),
+        );
       if (!found.ok && found.reason === 'used') return reuse(tx, token, now);
       const bound = await boundConsent(tx, token, request.consentId, request.clientId, 'refresh_token');
       if ('refusal' in bound) return bound.refusal;
@@ -149,7 +207,13 @@ export class TokenService {
       return {
         tokens: issueTokenPair(
           tx,
-          { consentId: consent.id, tppId: consent.tppId, family, scopes: consent.scopes },
+          {
+            consentId: consent.id,
+            tppId: consent.tppId,
+            family,
+            scopes: consent.scopes,
+            ...(key ? { keyThumbprint: key } : {}),
+          },
           now,
         ),
       };

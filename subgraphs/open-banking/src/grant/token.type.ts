@@ -7,7 +7,7 @@ import { Field, Int, ObjectType } from 'type-graphql';
 export class TokenResponse {
   @Field({
     description:
-      'Opaque access token (at_…), valid 15 minutes: Authorization: Bearer, with X-Consent-Id, on data and payment calls.',
+      'Opaque access token (at_…), valid 15 minutes: Authorization: Bearer (or DPoP when bound), with X-Consent-Id, on data and payment calls.',
   })
   accessToken!: string;
 
@@ -17,7 +17,10 @@ export class TokenResponse {
   })
   refreshToken!: string;
 
-  @Field({ description: 'Always Bearer.' })
+  @Field({
+    description:
+      'DPoP when the tokens are bound to the key of the request’s DPoP proof (always for fapi2 TPPs): send Authorization: DPoP <token> with a proof; else Bearer.',
+  })
   tokenType!: string;
 
   @Field(() => Int, { description: 'Seconds the access token lives: 900.' })
@@ -34,11 +37,11 @@ export class TokenResponse {
 export class ClientTokenResponse {
   @Field({
     description:
-      'Opaque access token (cat_…), valid 15 minutes: Authorization: Bearer, without X-Consent-Id, on consent calls and payment order reads.',
+      'Opaque access token (cat_…), valid 15 minutes: Authorization: DPoP with a proof, without X-Consent-Id, on consent calls and payment order reads.',
   })
   accessToken!: string;
 
-  @Field({ description: 'Always Bearer (DPoP-bound tokens come with a later release).' })
+  @Field({ description: 'Always DPoP: bound to the key of the request’s DPoP proof (RFC 9449).' })
   tokenType!: string;
 
   @Field(() => Int, { description: 'Seconds the access token lives: 900.' })

@@ -1,6 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { startJob, type Job, type Logger } from '@gateway/kernel';
-import { purgeExpiredJtis } from '../client-auth/seen-jti';
 import type { ConsentService } from '../consent/consent.service';
 import { requestLostMovements } from '../payment-order/movement-outcomes';
 import type { ScaService } from '../payment-order/sca.service';
@@ -14,8 +13,6 @@ export interface OpenBankingJobSettings {
   movementRequestAgainAfterMs: number;
   /** How often PENDING_SCA orders past their SCA time are failed. */
   scaExpiryIntervalMs: number;
-  /** How often the jtis of expired client assertions are forgotten (an expired assertion is refused on its exp). */
-  seenJtiPurgeIntervalMs: number;
 }
 
 export const DEFAULT_JOB_SETTINGS: OpenBankingJobSettings = {
@@ -23,10 +20,9 @@ export const DEFAULT_JOB_SETTINGS: OpenBankingJobSettings = {
   movementSweepIntervalMs: 30_000,
   movementRequestAgainAfterMs: 120_000,
   scaExpiryIntervalMs: 30_000,
-  seenJtiPurgeIntervalMs: 60_000,
 };
 
-/** The open-banking subgraph's background work: consent expiry (consent.expired), payment orders' lost movement requests, SCA expiry and the purge of seen jtis. */
+/** The open-banking subgraph's background work: consent expiry (consent.expired), payment orders' lost movement requests, and SCA expiry. */
 export function startOpenBankingJobs(
   root: EntityManager,
   consents: ConsentService,
@@ -61,21 +57,11 @@ export function startOpenBankingJobs(
     },
     logger,
   );
-  const jtiPurge = startJob(
-    'seen-jti-purge',
-    settings.seenJtiPurgeIntervalMs,
-    async () => {
-      const purged = await purgeExpiredJtis(root);
-      if (purged > 0) logger.debug({ purged }, 'jtis of expired client assertions forgotten');
-    },
-    logger,
-  );
   return {
     async stop() {
       await expiry.stop();
       await sweep.stop();
       await scaExpiry.stop();
-      await jtiPurge.stop();
     },
   };
 }

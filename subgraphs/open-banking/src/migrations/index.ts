@@ -14,6 +14,7 @@ import { Migration20261203000100_livemode } from './Migration20261203000100_live
 import { Migration20261203000200_sca_checks_in_flight } from './Migration20261203000200_sca_checks_in_flight';
 import { Migration20261210000300_tpp_status } from './Migration20261210000300_tpp_status';
 import { Migration20261224000100_fapi2_clients } from './Migration20261224000100_fapi2_clients';
+import { Migration20261230000100_pushed_authorization_requests } from './Migration20261230000100_pushed_authorization_requests';
 
 /** Committed migrations of the open_banking schema, in order. */
 export const migrations: MigrationObject[] = [
@@ -35,4 +36,8 @@ export const migrations: MigrationObject[] = [
   { name: 'Migration20261203000200_sca_checks_in_flight', class: Migration20261203000200_sca_checks_in_flight },
   { name: 'Migration20261210000300_tpp_status', class: Migration20261210000300_tpp_status },
   { name: 'Migration20261224000100_fapi2_clients', class: Migration20261224000100_fapi2_clients },
+  {
+    name: 'Migration20261230000100_pushed_authorization_requests',
+    class: Migration20261230000100_pushed_authorization_requests,
+  },
 ];

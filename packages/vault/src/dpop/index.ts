@@ -1,0 +1,3 @@
+export * from './dpop-nonce';
+export * from './dpop-proof';
+export * from './seen-proofs';
