@@ -26,6 +26,7 @@ describe('operator console in a browser', () => {
   let b: PaymentBank;
   let browser: Browser;
   let merchant: { merchantId: string; apiKey: string };
+  let tpp: { tppId: string };
   const contexts: BrowserContext[] = [];
 
   /** A fresh browser profile at a width; every script error and console error is collected. */
@@ -82,6 +83,7 @@ describe('operator console in a browser', () => {
     t = await startTestPlatform({ paymentsEngine: FAST_ENGINE, env: { SETTLEMENT_INTERVAL_SECONDS: '0' } });
     [a, b] = [await startPaymentBank(t), await startPaymentBank(t)];
     merchant = await t.seed.createMerchant({ name: 'Console Corner Shop' });
+    tpp = await t.seed.registerTpp({ name: 'Corner Budget App' });
     const cap = await t.rest('PUT', `/banks/${a.handle}/net-debit-caps/LYD`, {
       headers: admin(t),
       body: { net_debit_cap: 10_000 },
@@ -112,10 +114,12 @@ describe('operator console in a browser', () => {
       expect(cookie!.value).toMatch(/^ocs_/);
       expect(await readableByScripts(page)).toEqual({ session: {}, local: {}, cookie: '' });
 
-      // The participants list: banks and merchants, searchable.
+      // The participants list: banks, merchants and TPPs, searchable.
       await page.waitForSelector(`#participants li[data-id="${a.handle}"]`);
       await page.fill('#participant-search', 'corner');
       await page.waitForSelector(`#participants li[data-id="${a.handle}"]`, { state: 'detached' });
+      const tppRow = page.locator(`#participants li[data-id="${tpp.tppId}"]`);
+      expect(await tppRow.textContent()).toMatch(/Corner Budget App.*tpp.*(TEST|LIVE).*spec.*ACTIVE/);
       const row = page.locator(`#participants li[data-id="${merchant.merchantId}"]`);
       expect(await row.textContent()).toMatch(/Console Corner Shop.*merchant.*LIVE.*ACTIVE/);
       await row.locator('a').click();

@@ -6,3 +6,4 @@ export * from './health';
 export * from './one-statement';
 export { Migration } from '@mikro-orm/migrations';
 export type { MigrationObject } from '@mikro-orm/core';
+export * from './contains-pattern';

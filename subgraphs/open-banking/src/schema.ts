@@ -16,6 +16,7 @@ import { createOpenBankingModules, type OpenBankingModules } from './modules';
 import type { OpenBankingSettings } from './settings';
 import { TppEntity } from './tpp/tpp.entity';
 import { createTppResolver } from './tpp/tpp.resolver';
+import { TppDirectoryResolver } from './tpp/tpp-directory.resolver';
 import { createTppTokenResolver } from './tpp/tpp-token.resolver';
 import { createTppSuspensionResolver } from './tpp/tpp-suspension.resolver';
 import { createPaymentOrderResolver } from './payment-order/payment-order.resolver';
@@ -30,6 +31,7 @@ export async function buildOpenBankingSchema(
   return buildFederatedSchema({
     resolvers: [
       createTppResolver(modules.tpps),
+      TppDirectoryResolver,
       createTppTokenResolver(),
       createTppSuspensionResolver(modules.tpps),
       createConsentResolver(modules.consents),

@@ -1,4 +1,5 @@
 import { Arg, Ctx, Query, Resolver } from 'type-graphql';
+import { containsPattern } from '@gateway/db';
 import { requirePrincipal, type SubgraphContext } from '@gateway/federation';
 import { MerchantEntity } from './merchant.entity';
 import { Merchant, toMerchant } from './merchant.type';
@@ -19,8 +20,7 @@ export class MerchantDirectoryResolver {
     @Ctx() context: SubgraphContext,
   ): Promise<Merchant[]> {
     requirePrincipal(context, ['admin']);
-    const term = search?.trim();
-    const pattern = term ? `%${term.replace(/[\\%_]/g, (c) => `\\${c}`)}%` : undefined;
+    const pattern = containsPattern(search);
     const rows = await context.em.find(
       MerchantEntity,
       pattern ? { $or: [{ name: { $ilike: pattern } }, { id: { $ilike: pattern } }] } : {},

@@ -22,9 +22,19 @@ export interface BankRow {
   institutionCode: string;
 }
 
+export interface TppRow {
+  id: string;
+  name: string;
+  status: string;
+  mode: string;
+  securityProfile: string;
+  createdAt: string;
+}
+
 export const PARTICIPANTS = `query OperatorParticipants($search: String) {
   merchants(search: $search) { id name status mode createdAt }
   banks { handle displayName status institutionCode }
+  tpps(search: $search) { id name status mode securityProfile createdAt }
 }`;
 
 export interface MerchantRecord extends MerchantRow {

@@ -3,24 +3,28 @@ import type { ApiError } from '../../dashboard/client/api';
 import { formatTime } from '../../dashboard/client/format';
 import { ErrorLine, StatusBadge, hrefOf, usePoll } from '../../dashboard/client/shared';
 import { graphql } from './api';
-import { PARTICIPANTS, type BankRow, type MerchantRow } from './operations';
+import { PARTICIPANTS, type BankRow, type MerchantRow, type TppRow } from './operations';
 
 interface Row {
-  kind: 'bank' | 'merchant';
+  kind: 'bank' | 'merchant' | 'tpp';
   id: string;
   name: string;
   status: string;
-  /** test or live: merchants only (a bank has a live core and a test one). */
+  /** test or live: merchants and TPPs (a bank has a live core and a test one). */
   mode?: string;
+  /** A TPP's security profile (spec or fapi2). */
+  profile?: string;
   since?: string;
 }
 
-/** Banks and merchants in one list; the search narrows merchants on the server and both here. A TPP is opened by its id. */
+/** Banks, merchants and TPPs in one list; the search narrows merchants and TPPs on the server and banks here. */
 export function ParticipantList({ onError }: { onError: (error: ApiError | null) => void }) {
   const [search, setSearch] = useState('');
-  const [tppId, setTppId] = useState('');
   const { data, error } = usePoll(
-    () => graphql<{ merchants: MerchantRow[]; banks: BankRow[] }>(PARTICIPANTS, { search: search.trim() || null }),
+    () =>
+      graphql<{ merchants: MerchantRow[]; banks: BankRow[]; tpps: TppRow[] }>(PARTICIPANTS, {
+        search: search.trim() || null,
+      }),
     15_000,
     [search],
   );
@@ -39,6 +43,15 @@ export function ParticipantList({ onError }: { onError: (error: ApiError | null)
           mode: merchant.mode,
           since: merchant.createdAt,
         })),
+        ...data.tpps.map((tpp): Row => ({
+          kind: 'tpp',
+          id: tpp.id,
+          name: tpp.name,
+          status: tpp.status,
+          mode: tpp.mode,
+          profile: tpp.securityProfile,
+          since: tpp.createdAt,
+        })),
       ]
     : [];
   return (
@@ -53,24 +66,6 @@ export function ParticipantList({ onError }: { onError: (error: ApiError | null)
           value={search}
           onInput={(event) => setSearch((event.target as HTMLInputElement).value)}
         />
-        <form
-          class="tpp-open"
-          onSubmit={(event) => {
-            event.preventDefault();
-            if (tppId.trim()) location.hash = hrefOf('participants', 'tpp', tppId.trim());
-          }}
-        >
-          <label for="tpp-id">TPP id</label>
-          <input
-            id="tpp-id"
-            placeholder="tpp_…"
-            value={tppId}
-            onInput={(e) => setTppId((e.target as HTMLInputElement).value)}
-          />
-          <button type="submit" class="secondary">
-            Open
-          </button>
-        </form>
       </div>
       <ErrorLine error={error} id="participants-error" />
       {!data && !error && <p class="meta">Loading…</p>}
@@ -85,6 +80,7 @@ export function ParticipantList({ onError }: { onError: (error: ApiError | null)
               <span class="row-tags">
                 <span class="kind">{row.kind}</span>
                 {row.mode && <span class={`mode mode-${row.mode}`}>{row.mode.toUpperCase()}</span>}
+                {row.profile && <span class="kind">{row.profile}</span>}
                 <StatusBadge status={row.status} />
               </span>
               {row.since && <span class="meta row-since">since {formatTime(row.since)}</span>}
