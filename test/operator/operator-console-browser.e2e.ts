@@ -426,4 +426,18 @@ describe('operator console in a browser', () => {
       /UNAUTHORIZED/.test((globalThis as any).document.querySelector('#sign-in-error')?.textContent ?? ''),
     );
   }, 60_000);
+
+  it('closes an open console of a revoked admin key within 5 s, with nobody clicking', async () => {
+    const made = await t.rest('POST', '/admin/keys', { headers: admin(t), body: { name: 'idle-shift' } });
+    expect(made.status).toBe(201);
+    const { page } = await openPage(DESKTOP);
+    await signIn(page, made.body.admin_key as string);
+    await page.waitForSelector(`#participants li[data-id="${merchant.merchantId}"]`);
+
+    const revoked = await t.rest('DELETE', `/admin/keys/${made.body.admin_key_id as string}`, { headers: admin(t) });
+    expect(revoked.status).toBe(200);
+    // The session check runs every 4 s; the views' own polls (15 s) would come later than this wait.
+    await page.waitForSelector('#sign-in-error', { timeout: 8_000 });
+    expect(await page.textContent('#sign-in-error')).toMatch(/^UNAUTHORIZED /);
+  }, 60_000);
 });

@@ -1,7 +1,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import { ApiError, describeError } from '../../dashboard/client/api';
 import type { CurrencyExponents } from '../../dashboard/client/format';
-import { ErrorLine, hrefOf, useHashRoute } from '../../dashboard/client/shared';
+import { ErrorLine, hrefOf, useHashRoute, usePoll } from '../../dashboard/client/shared';
 import { endSession, graphql, startSession } from './api';
 import { CURRENT_OPERATOR, type Operator } from './operations';
 import { ParticipantList } from './participants';
@@ -96,6 +96,12 @@ function SignIn({ onSubmit, error, busy }: { onSubmit: (key: string) => void; er
   );
 }
 
+/**
+ * How often an open console asks whether its session still holds (issue 50: the console of a
+ * revoked key closes within 5 s, even while nobody clicks). The views' own polls are slower.
+ */
+const SESSION_CHECK_MS = 4_000;
+
 const SECTIONS = [
   ['participants', 'Participants'],
   ['attention', 'Attention'],
@@ -120,6 +126,8 @@ function Console({
   const guard = (error: ApiError | null) => {
     if (error?.code === 'UNAUTHORIZED') onSessionLost(error);
   };
+  const session = usePoll(() => graphql<{ currentOperator: Operator }>(CURRENT_OPERATOR), SESSION_CHECK_MS, []);
+  useEffect(() => guard(session.error), [session.error]);
   return (
     <>
       <header class="top">
