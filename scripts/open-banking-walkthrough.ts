@@ -13,6 +13,7 @@
  *
  *   npm start                    (in another terminal)
  *   npm run demo:open-banking    DATA_DIR (default .data), CHROMIUM_PATH (default /usr/bin/chromium)
+ *   npm run demo:open-banking -- --fapi2    the same at FAPI 2.0 with the fapi2 demo TPP (open-banking-fapi2.ts)
  */
 /// <reference path="../router/src/types/ws-modules.d.ts" />
 import { createHash, randomBytes } from 'node:crypto';
@@ -24,10 +25,13 @@ import { createClient } from 'graphql-ws';
 import type { Browser } from 'playwright-core';
 import { WebSocket } from 'ws';
 import { hmacSha256Hex, safeEqual } from '@gateway/kernel';
+import { NoFapi2TppError, runFapi2Walkthrough } from './open-banking-fapi2';
 import { expectStatus, launchChromium, restClient, type Answer, type Send } from './support/walkthrough';
 
 export interface WalkthroughDemo {
   base_url: string;
+  /** The FAPI 2.0 demo TPP (`--fapi2`); absent in a demo file from an earlier release. */
+  fapi2_tpp?: { tpp_id: string; kid: string; private_jwk: Record<string, string> };
   tpp: { tpp_id: string; tpp_access_token: string };
   banks: Array<{ bank_handle: string }>;
   customers: Array<{ alias: string; bank_handle: string; otp: string; iban: string }>;
@@ -399,18 +403,29 @@ if (require.main === module) {
     console.error(`No demo data at ${file}: start the platform first (npm start), then run this again.`);
     process.exit(2);
   }
-  runOpenBankingWalkthrough({ demo }).then(
-    (result) => {
+  const stopped = (error: unknown) => {
+    if (error instanceof NoFapi2TppError) {
+      console.error(error.message);
+      process.exit(2);
+    }
+    console.error(`\nThe walkthrough stopped: ${error instanceof Error ? error.message : String(error)}`);
+    process.exit(1);
+  };
+  if (process.argv.includes('--fapi2')) {
+    runFapi2Walkthrough({ demo, file }).then((result) => {
+      console.log(
+        `\nDone at FAPI 2.0: TPP ${result.tppId}, consent ${result.consentId}, token_type ${result.tokenTypes.code}, ` +
+          `${result.accounts.length} account(s) read; refused: ${JSON.stringify(result.refusals)}`,
+      );
+    }, stopped);
+  } else {
+    runOpenBankingWalkthrough({ demo }).then((result) => {
       console.log(
         `\nDone: consent ${result.consentId}, ${result.accounts.length} account(s) read; refused afterwards: ${JSON.stringify(result.refusals)}`,
       );
       console.log(
         `Payment orders: ${result.orders.map((o) => `${o.id} ${o.created} -> ${o.status}`).join(', ')}; webhooks verified: ${result.webhooks.length}`,
       );
-    },
-    (error) => {
-      console.error(`\nThe walkthrough stopped: ${error instanceof Error ? error.message : String(error)}`);
-      process.exit(1);
-    },
-  );
+    }, stopped);
+  }
 }

@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createLogger } from '@gateway/kernel';
 import { startDemo } from '@gateway/platform';
@@ -74,6 +74,15 @@ describe('demo seed', () => {
           })
         ).status,
       ).toBe(200);
+      // The fapi2 TPP: registered with the public half of the key saved here.
+      expect(saved.fapi2_tpp).toMatchObject({ tpp_id: expect.stringMatching(/^tpp_/), kid: expect.any(String) });
+      expect(saved.fapi2_tpp.private_jwk).toMatchObject({ kty: 'EC', crv: 'P-256', d: expect.any(String) });
+      const fapi2 = await test.rest('GET', `/ob/tpps/${saved.fapi2_tpp.tpp_id}`, {
+        headers: { 'x-service-admin-key': test.platform.adminKey },
+      });
+      expect(fapi2.body).toMatchObject({ security_profile: 'fapi2', mode: 'live' });
+      const { d: _private, alg: _alg, ...publicJwk } = saved.fapi2_tpp.private_jwk;
+      expect(fapi2.body.jwks.keys).toEqual([{ ...publicJwk, alg: 'ES256', use: 'sig' }]);
       expect(await readyz()).toEqual({ status: 200, checks: { router: true } });
     } finally {
       await demo.stop();
@@ -85,8 +94,22 @@ describe('demo seed', () => {
       expect(again.reused).toBe(true);
       expect(again.file.merchant).toEqual(demo.file.merchant);
       expect(again.file.tpp).toEqual(demo.file.tpp);
+      expect(again.file.fapi2_tpp).toEqual(demo.file.fapi2_tpp);
     } finally {
       await again.stop();
+    }
+
+    // A demo.json from before the fapi2 TPP: the next start adds one and keeps the rest.
+    const { fapi2_tpp: _dropped, ...older } = JSON.parse(readFileSync(file, 'utf8'));
+    writeFileSync(file, JSON.stringify(older));
+    const added = await startDemo(test.platform, { portBase: 0, logger });
+    try {
+      expect(added.file.tpp).toEqual(demo.file.tpp);
+      expect(added.file.fapi2_tpp?.tpp_id).toMatch(/^tpp_/);
+      expect(added.file.fapi2_tpp?.tpp_id).not.toBe(demo.file.fapi2_tpp?.tpp_id);
+      expect(JSON.parse(readFileSync(file, 'utf8')).fapi2_tpp).toEqual(added.file.fapi2_tpp);
+    } finally {
+      await added.stop();
     }
 
     // A Demo Shop seeded by a release before mandates has no settlement_iban: the next start gives

@@ -103,6 +103,9 @@ describe('npm start (embedded defaults)', () => {
       expect(demo.customers).toHaveLength(4);
       expect(demo.merchant.api_key).toMatch(/^mk_test_/);
       expect(demo.tpp.tpp_access_token).toMatch(/^tpk_/);
+      expect(demo.fapi2_tpp.tpp_id).toMatch(/^tpp_/);
+      expect(first.output).toContain(`fapi2 tpp   ${demo.fapi2_tpp.tpp_id}`);
+      expect(first.output).not.toContain(demo.fapi2_tpp.private_jwk.d);
       expect(first.output).toContain(`Bearer ${demo.merchant.api_key}`);
       expect(first.output).toContain(`Demo (${join(dataDir, 'demo.json')}):`);
       // A newcomer opening the address in a browser: what runs, the links, where the demo keys are.

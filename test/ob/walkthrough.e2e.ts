@@ -1,5 +1,6 @@
 import { createLogger } from '@gateway/kernel';
 import { startDemo } from '@gateway/platform';
+import { NoFapi2TppError, runFapi2Walkthrough } from '../../scripts/open-banking-fapi2';
 import { runOpenBankingWalkthrough } from '../../scripts/open-banking-walkthrough';
 import { startTestPlatform, type TestPlatform } from '../support/platform';
 
@@ -61,5 +62,43 @@ describe('Open Banking walkthrough on the demo data', () => {
     expect(((await balance.json()) as { balance: number }).balance).toBe(payer.balance - 2_500 - 150_000);
     // Each step is shown as the curl a user can paste.
     expect(lines.filter((line) => line.startsWith('\n$ curl')).length).toBeGreaterThanOrEqual(9);
+  });
+
+  it('runs at FAPI 2.0 with the seeded fapi2 TPP: PAR, approval in Chromium, DPoP-bound tokens, a refresh, Bearer refused, revocation', async () => {
+    const fapi2 = demo.file.fapi2_tpp!;
+    expect(fapi2.tpp_id).toMatch(/^tpp_/);
+    const registered = await t.rest('GET', `/ob/tpps/${fapi2.tpp_id}`, {
+      headers: { 'x-service-admin-key': t.platform.adminKey },
+    });
+    expect(registered.body).toMatchObject({ security_profile: 'fapi2', mode: 'live' });
+    expect(registered.body.jwks.keys).toEqual([expect.objectContaining({ kid: fapi2.kid, kty: 'EC' })]);
+    expect(registered.body.jwks.keys[0]).not.toHaveProperty('d');
+
+    const lines: string[] = [];
+    const result = await runFapi2Walkthrough({ demo: demo.file, log: (line) => lines.push(line) });
+    expect(result.tppId).toBe(fapi2.tpp_id);
+    expect(result.tokenTypes).toEqual({ clientCredentials: 'dpop', code: 'dpop', refresh: 'dpop' });
+    const customer = demo.file.customers[0]!;
+    expect(result.accounts).toEqual([expect.objectContaining({ iban: customer.iban, currency: 'LYD' })]);
+    expect(result.balances).toMatchObject({
+      balances: [expect.objectContaining({ type: 'AVAILABLE', currency: 'LYD' })],
+    });
+    expect(result.readAfterRefresh).toBe(200);
+    expect(result.refusals).toEqual({
+      'access token as Bearer': { status: 401, code: 'invalid_dpop_proof' },
+      'rotated access token': { status: 401, code: 'TOKEN_REVOKED' },
+      'access token after revocation': { status: 401, code: 'TOKEN_REVOKED' },
+    });
+    // Shown as curl, with DPoP proofs; the TPP's private key never printed.
+    const printed = lines.join('\n');
+    expect(printed).toMatch(/-H 'dpop: eyJ/i);
+    expect(printed).toContain('/ob/par');
+    expect(printed).not.toContain(fapi2.private_jwk.d);
+
+    // A demo file from before the fapi2 TPP: told what to do.
+    const { fapi2_tpp: _omitted, ...older } = demo.file;
+    await expect(runFapi2Walkthrough({ demo: older, file: '.data/demo.json', log: () => undefined })).rejects.toThrow(
+      NoFapi2TppError,
+    );
   });
 });

@@ -34,6 +34,18 @@ export const DEMO_CUSTOMERS = [
 
 export const DEMO_CURRENCY = 'LYD';
 
+/** An ES256 (P-256) private JWK as node:crypto exports it, with its kid. */
+// A type, not an interface: a script reading demo.json takes it as a plain Record<string, string>.
+export type DemoPrivateJwk = {
+  kty: string;
+  crv: string;
+  x: string;
+  y: string;
+  d: string;
+  kid: string;
+  alg: string;
+};
+
 /**
  * What `.data/demo.json` holds (issue: snake_case keys as a REST user sees them). It is also the
  * seed's progress: rewritten (atomically) after each step, with each generated or shown-once
@@ -51,6 +63,13 @@ export interface DemoFile {
   /** The live demo merchant (mk_live_…): its payments move the sandbox banks' money (the demo's "real" money). Absent in a file from an earlier release until the next start. */
   live_merchant?: { merchant_id: string; api_key: string; webhook_secret: string };
   tpp: { tpp_id: string; tpp_access_token: string };
+  /**
+   * The live FAPI 2.0 demo TPP (security_profile fapi2): no tpk_, it authenticates with
+   * private_key_jwt signed by this key, whose public half the operator registered. Sandbox data
+   * only, kept here so `npm run demo:open-banking -- --fapi2` can act as the TPP. Absent in a file
+   * from an earlier release until the next start.
+   */
+  fapi2_tpp?: { tpp_id: string; kid: string; private_jwk: DemoPrivateJwk };
   banks: Array<{
     bank_handle: string;
     institution_code: string;

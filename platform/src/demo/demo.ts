@@ -1,9 +1,10 @@
+import { generateKeyPairSync, randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { startSandboxBank, TEST_OTP, TEST_PAYERS, type SandboxBank } from '@gateway/bank-sandbox';
 import { newSecret, type Logger } from '@gateway/kernel';
 import type { Database } from '@gateway/db';
 import { DEMO_GATE } from '../platform';
-import { DEMO_BANKS, DEMO_CURRENCY, DEMO_CUSTOMERS, type DemoFile } from './demo-data';
+import { DEMO_BANKS, DEMO_CURRENCY, DEMO_CUSTOMERS, type DemoFile, type DemoPrivateJwk } from './demo-data';
 
 /** Opening balance of each demo bank's settlement account (minor units). */
 const DEMO_SETTLEMENT_FUNDS = 100_000_000;
@@ -68,6 +69,7 @@ export async function startDemo(platform: DemoTarget, options: DemoOptions): Pro
     merchant: saved?.merchant ?? { merchant_id: '', api_key: '', webhook_secret: '' },
     live_merchant: saved?.live_merchant ?? { merchant_id: '', api_key: '', webhook_secret: '' },
     tpp: saved?.tpp ?? { tpp_id: '', tpp_access_token: '' },
+    ...(saved?.fapi2_tpp ? { fapi2_tpp: saved.fapi2_tpp } : {}),
     banks: saved?.banks ?? [],
     customers: [],
   };
@@ -215,8 +217,30 @@ export async function startDemo(platform: DemoTarget, options: DemoOptions): Pro
       );
       demo.tpp = { tpp_id: tpp.tpp_id, tpp_access_token: tpp.tpp_access_token };
     }
-    demo.seed_complete = true;
     done('tpp');
+
+    if (!demo.fapi2_tpp?.tpp_id) {
+      // The key is ours to make: saved before its public half is registered, as a bank's internal
+      // key is. A stop between the answer and the save registers another TPP next time (harmless).
+      if (!demo.fapi2_tpp) {
+        demo.fapi2_tpp = { tpp_id: '', ...newDemoKey() };
+        saveDemoFile(file, demo);
+      }
+      const { private_jwk: jwk } = demo.fapi2_tpp;
+      const tpp = expectOk(
+        await rest('POST', '/ob/tpps', admin, {
+          name: 'Demo Budgeting App (FAPI 2.0)',
+          mode: 'live',
+          redirect_uris: [`${platform.restUrl}/demo/callback`],
+          security_profile: 'fapi2',
+          jwks: { keys: [{ kty: jwk.kty, crv: jwk.crv, x: jwk.x, y: jwk.y, kid: jwk.kid, alg: 'ES256', use: 'sig' }] },
+        }),
+        'POST /ob/tpps (fapi2)',
+      );
+      demo.fapi2_tpp.tpp_id = tpp.tpp_id;
+    }
+    demo.seed_complete = true;
+    done('fapi2 tpp');
   } catch (error) {
     await stop().catch(() => undefined);
     throw error;
@@ -225,6 +249,17 @@ export async function startDemo(platform: DemoTarget, options: DemoOptions): Pro
   platform.prefillGraphiQL?.({ Authorization: `Bearer ${demo.merchant.api_key}` });
   platform.readiness?.release(DEMO_GATE);
   return { file: demo, reused, banks, receiver, stop };
+}
+
+/** A fresh ES256 signing key for the fapi2 demo TPP (node:crypto; the platform only ever sees its public half). */
+function newDemoKey(): { kid: string; private_jwk: DemoPrivateJwk } {
+  const kid = `demo-fapi2-${randomBytes(4).toString('hex')}`;
+  const { privateKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
+  const jwk = privateKey.export({ format: 'jwk' });
+  return {
+    kid,
+    private_jwk: { kty: jwk.kty!, crv: jwk.crv!, x: jwk.x!, y: jwk.y!, d: jwk.d!, kid, alg: 'ES256' },
+  };
 }
 
 /** Registers a demo bank and returns its key, which the API shows this once. */
@@ -307,6 +342,11 @@ export function tryItBlock(demo: DemoFile, file: string): string {
         ]
       : []),
     `  tpp         ${demo.tpp.tpp_id}  (live)`,
+    ...(demo.fapi2_tpp?.tpp_id
+      ? [
+          `  fapi2 tpp   ${demo.fapi2_tpp.tpp_id}  (live, FAPI 2.0: private_key_jwt with key ${demo.fapi2_tpp.kid}, DPoP)`,
+        ]
+      : []),
     '',
     'Try it: create a payment session with the test key, then open its checkout_url and pay as the test payer',
     `success@${payer.bank_handle} (OTP ${TEST_OTP}); other test payers: ${TEST_PAYERS.map((p) => `${p.name}@<bank>`).join(', ')} (docs/test-mode.md).`,
@@ -315,7 +355,8 @@ export function tryItBlock(demo: DemoFile, file: string): string {
     `    -H 'Authorization: Bearer ${demo.merchant.api_key}' -H 'Content-Type: application/json' \\`,
     `    -d '{"amount": 12500, "currency": "LYD", "destination": {"type": "alias", "value": "${payee.alias}"}, "reference": "order-1001"}'`,
     '',
-    'Open Banking: `npm run demo:open-banking` takes the demo TPP from consent to account data to revocation.',
+    'Open Banking: `npm run demo:open-banking` takes the demo TPP from consent to account data to revocation;',
+    '`npm run demo:open-banking -- --fapi2` does it at FAPI 2.0 (PAR, private_key_jwt, DPoP-bound tokens).',
     'Mandates: `npm run demo:mandates` has a customer confirm a monthly mandate in Chromium and the shop charge it.',
     '',
   ].join('\n');
