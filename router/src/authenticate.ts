@@ -223,7 +223,11 @@ async function bearerPrincipal(
     const result = await vault.verify(em(), 'ob_access_token', token);
     if (!result.ok) {
       if (result.reason === 'expired') throw new GatewayError('TOKEN_EXPIRED');
-      if (result.reason === 'revoked') throw new GatewayError('TOKEN_REVOKED');
+      if (result.reason === 'revoked')
+        throw new GatewayError(
+          'TOKEN_REVOKED',
+          'access token revoked: its consent was revoked, a refresh replaced it, or it was revoked at POST /ob/revoke',
+        );
       if (result.reason === 'suspended') throw suspendedRefusal('ob_access_token');
       throw new GatewayError('UNAUTHORIZED', 'access token is not valid');
     }

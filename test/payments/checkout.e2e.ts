@@ -356,7 +356,12 @@ describe('checkout and the payment engine', () => {
         });
         expect(await ledger(alpha, id)).toEqual([`DEBIT ${payer.iban} 20000`]);
         // The gateway sends only the spec's fields: the creditor bank tells a rail credit from the reference alone.
-        const credits = await slow.movements(id);
+        // The sandbox marks its credit CONFIRMED once the gateway has answered its confirmation, which
+        // is after the session completed: on a busy machine the test reads it in between.
+        const credits = await eventually(async () => {
+          const movements = await slow.movements(id);
+          return movements[0]?.confirmationStatus === 'CONFIRMED' ? movements : undefined;
+        }, 'the creditor bank recorded its confirmation as answered');
         expect(credits).toMatchObject([
           {
             operation: 'CREDIT',

@@ -86,20 +86,25 @@ describe('DPoP proofs (RFC 9449 4.3)', () => {
     expect(refusal).toMatchObject({ code: 'invalid_dpop_proof', detail: expect.stringMatching(detail) });
   });
 
-  it.each<[string, Record<string, unknown>, Record<string, unknown>, RegExp]>([
+  /** Seconds from now, when the case runs (a table's values are made when the file loads). */
+  const ago = (seconds: number) => () => Math.floor(Date.now() / 1000) - seconds;
+  it.each<[string, Record<string, unknown | (() => number)>, Record<string, unknown>, RegExp]>([
     ['a wrong typ', {}, { typ: 'JWT' }, /typ must be dpop\+jwt/],
     ['another method', { htm: 'POST' }, {}, /htm must be the request's method, GET/],
     ['another URL', { htu: 'https://gateway.example/ob/payment-orders' }, {}, /htu must be the URL called/],
     ['another host', { htu: 'https://evil.example/ob/accounts' }, {}, /htu must be the URL called/],
-    ['an iat 11 s in the past', { iat: Math.floor(Date.now() / 1000) - 11 }, {}, /iat is -1\d s from the server/],
-    ['an iat 11 s ahead', { iat: Math.floor(Date.now() / 1000) + 11 }, {}, /iat is 1\d s from the server/],
-    ['an exp in the past', { exp: Math.floor(Date.now() / 1000) - 60 }, {}, /exp is in the past/],
-    ['an nbf in the future', { nbf: Math.floor(Date.now() / 1000) + 60 }, {}, /nbf is in the future/],
+    ['an iat 11 s in the past', { iat: ago(11) }, {}, /iat is -1\d s from the server/],
+    ['an iat 11 s ahead', { iat: ago(-11) }, {}, /iat is 1\d s from the server/],
+    ['an exp in the past', { exp: ago(60) }, {}, /exp is in the past/],
+    ['an nbf in the future', { nbf: ago(-60) }, {}, /nbf is in the future/],
     ['no jti', { jti: undefined }, {}, /jti claim is required/],
     ['an ath of another token', { ath: accessTokenHash('at_other') }, {}, /ath must be/],
     ['no ath', { ath: undefined }, {}, /ath must be/],
   ])('refuses a proof with %s', async (_case, claims, header, detail) => {
-    const refusal = await refusalOf(verifyDpopProof(await proofOf(key, claims, header), request));
+    const now = Object.fromEntries(
+      Object.entries(claims).map(([name, value]) => [name, typeof value === 'function' ? value() : value]),
+    );
+    const refusal = await refusalOf(verifyDpopProof(await proofOf(key, now, header), request));
     expect(refusal).toMatchObject({ code: 'invalid_dpop_proof', detail: expect.stringMatching(detail) });
   });
 
