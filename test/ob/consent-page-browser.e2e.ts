@@ -1,3 +1,4 @@
+import { createHash, randomBytes } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
@@ -124,6 +125,42 @@ describe('consent page in a browser', () => {
       } finally {
         await other.sandbox.stop();
       }
+    });
+
+    it('a funds-confirmation consent says in plain words what it allows, refuses a customer who does not hold the account, then its holder approves', async () => {
+      const holder = await bank.customer();
+      const stranger = await bank.customer();
+      const verifier = randomBytes(32).toString('base64url');
+      const created = await t.rest('POST', '/ob/funds-confirmation-consents', {
+        headers: { authorization: `Bearer ${tpp.tppAccessToken}` },
+        body: {
+          bank_handle: bank.handle,
+          account: { type: 'iban', value: holder.iban },
+          expiry: new Date(Date.now() + 7 * 86_400_000).toISOString(),
+          redirect_uri: callback,
+          state: 'cbpii',
+          code_challenge: createHash('sha256').update(verifier).digest('base64url'),
+          code_challenge_method: 'S256',
+        },
+      });
+      expect(created.status).toBe(201);
+      await page.goto(`${t.platform.restUrl}${new URL(created.body.consent_url as string).pathname}`);
+      expect(await page.locator('#scopes li').allTextContents()).toEqual([
+        'Answer yes or no when asked whether your account holds an amount; never your balance',
+      ]);
+
+      await page.fill('#customer-value', stranger.alias);
+      await page.fill('#otp', stranger.otp);
+      await page.click('#approve-button');
+      await page.waitForSelector('#customer-error:not(:empty)');
+      expect(await page.textContent('#customer-error')).toBe(
+        `The account this request is about is not one of your accounts at Pay Bank ${bank.institutionCode}. Nothing was shared.`,
+      );
+
+      await page.fill('#customer-value', holder.alias);
+      await page.fill('#otp', holder.otp);
+      await page.click('#approve-button');
+      expect((await landedAtTpp()).get('state')).toBe('cbpii');
     });
 
     it('rejects and lands on the redirect URI with error=access_denied and the state', async () => {

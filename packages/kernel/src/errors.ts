@@ -94,6 +94,11 @@ export const ERROR_CODES = {
   MANDATE_CHARGE_NOT_FOUND: { status: 404, message: 'Unknown mandate charge' },
   // Issue 47: a session, mandate or payment in another currency than the payee's or payer's account.
   CURRENCY_MISMATCH: { status: 422, message: "The currency is not the account's currency" },
+  // Issue 51 (confirmation of funds): the customer approving a funds-confirmation consent does not hold the account it names.
+  FUNDS_ACCOUNT_NOT_OWNED: {
+    status: 403,
+    message: 'The approving customer does not hold the account this funds-confirmation consent names',
+  },
   // API-CONTRACT "Operator controls": named admin keys; one live key per name, so the audit log tells operators apart.
   ADMIN_KEY_NOT_FOUND: { status: 404, message: 'Unknown admin key' },
   ADMIN_KEY_NAME_TAKEN: { status: 409, message: 'A live admin key already has this name' },

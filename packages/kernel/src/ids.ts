@@ -3,6 +3,8 @@ import { randomFillSync } from 'node:crypto';
 /** Every id prefix the platform issues (spec "Identifier prefixes" plus the contract's). */
 export const ID_PREFIX = {
   consent: 'con',
+  /** A confirmation-of-funds answer (issue 51, CBPII); not stored. */
+  fundsConfirmation: 'fcf',
   accessToken: 'at',
   refreshToken: 'rt',
   /** A fapi2 TPP's own access token from the client_credentials grant (issue 49). */

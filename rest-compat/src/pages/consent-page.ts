@@ -36,6 +36,8 @@ export const SCOPE_WORDS: Record<string, string> = {
   'balances:read': 'See the balances of your accounts',
   'transactions:read': 'See the transactions on your accounts',
   'payments:write': 'Start payments from your accounts',
+  // Confirmation of funds (CBPII, issue 51): what it allows, and what it never shows.
+  funds_confirmation: 'Answer yes or no when asked whether your account holds an amount; never your balance',
 };
 
 /** Where a refusal is shown (next to the field it concerns) and in which words; {bank} and {left} are filled in. */
@@ -43,6 +45,10 @@ export const REFUSALS: Record<string, { field: 'customer' | 'otp' | 'form'; text
   OTP_INVALID: { field: 'otp', text: 'The one-time password was not accepted.' },
   ALIAS_NOT_FOUND: { field: 'customer', text: 'No account at {bank} is registered under this alias or IBAN.' },
   ALIAS_INACTIVE: { field: 'customer', text: 'This alias is no longer active.' },
+  FUNDS_ACCOUNT_NOT_OWNED: {
+    field: 'customer',
+    text: 'The account this request is about is not one of your accounts at {bank}. Nothing was shared.',
+  },
   VALIDATION_ERROR: {
     field: 'form',
     text: 'Please check what you entered: an alias or IBAN, and the one-time password (digits only).',

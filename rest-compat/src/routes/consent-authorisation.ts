@@ -83,7 +83,8 @@ export const consentAuthorisationRoutes = [
     summary: 'Approve a consent (customer)',
     description:
       "Called by the consent page. The customer is looked up in the identity registry (an account at another bank than the consent's is 404 ALIAS_NOT_FOUND) and the OTP verified " +
-      "by the consent's bank; the consent becomes AUTHORISED with the customer's accounts at that bank. redirect_to carries code (single use, 60 s), consent_id, state (unchanged) and iss. " +
+      "by the consent's bank; the consent becomes AUTHORISED with the customer's accounts at that bank (a funds-confirmation consent: the one account it names, " +
+      'which the customer must hold, else 403 FUNDS_ACCOUNT_NOT_OWNED). redirect_to carries code (single use, 60 s), consent_id, state (unchanged) and iss. ' +
       'The third wrong OTP rejects the consent. A consent already approved or rejected is 409 CONSENT_ALREADY_DECIDED, except the same approval sent again ' +
       '(same customer and OTP, within 10 minutes, before the TPP redeemed a code): a browser that lost the answer gets 200 with a new code, and redeeming one code ends the others. ' +
       'Another OTP sent for an approved consent counts as a refused OTP for that customer. ' +
@@ -118,6 +119,7 @@ export const consentAuthorisationRoutes = [
       'OTP_INVALID',
       'ALIAS_NOT_FOUND',
       'ALIAS_INACTIVE',
+      'FUNDS_ACCOUNT_NOT_OWNED',
       'CONSENT_NOT_FOUND',
       'CONSENT_EXPIRED',
       'CONSENT_REVOKED',

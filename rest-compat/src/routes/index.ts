@@ -28,6 +28,7 @@ import { tppRoutes } from './tpps';
 import { webhookRoutes } from './webhooks';
 import { webhookEndpointRoutes } from './webhook-endpoints';
 import { eventRoutes } from './events';
+import { fundsConfirmationRoutes } from './funds-confirmation';
 
 /** Every REST path rest-compat serves: the source of the handlers and of /openapi.json. */
 export const ROUTES: readonly RestRoute[] = [
@@ -40,6 +41,7 @@ export const ROUTES: readonly RestRoute[] = [
   ...registrationRoutes,
   ...consentRevocationRoutes,
   ...accountRoutes,
+  ...fundsConfirmationRoutes,
   ...paymentOrderRoutes,
   ...scaRoutes,
   ...consentAuthorisationRoutes,

@@ -21,6 +21,7 @@ import { PushedAuthorizationService } from './par/par.service';
 import { DpopNonces } from '@gateway/vault';
 import { PaymentOrderService } from './payment-order/payment-order.service';
 import { DEFAULT_SCA_TTL_MS, ScaService } from './payment-order/sca.service';
+import { FundsConfirmationService } from './funds-confirmation/funds-confirmation.service';
 
 /** The open-banking subgraph's services, wired once: resolvers and background jobs share them. */
 export interface OpenBankingModules {
@@ -38,6 +39,8 @@ export interface OpenBankingModules {
   accounts: AccountService;
   paymentOrders: PaymentOrderService;
   sca: ScaService;
+  /** Confirmation of funds (CBPII): its consents and questions. */
+  fundsConfirmations: FundsConfirmationService;
 }
 
 /** `testCores`: the built-in test bank (the service owns its lifecycle), for test consents and orders. */
@@ -73,12 +76,14 @@ export function createOpenBankingModules(
   const dpopNonces = new DpopNonces(settings.platformSecret, settings.dpopNoncesRequired ?? settings.production);
   const clients = new ClientAuthenticator(audienceOf(publicBaseUrl));
   const proofs = new TokenEndpointProofs(publicBaseUrl, dpopNonces);
+  const consents = new ConsentService({ publicBaseUrl }, bankCapabilities);
   return {
     tpps,
     registrations: new RegistrationService({ directoryJwks: settings.directoryJwks }, tpps),
     tokens: new TokenService(clients, proofs),
     pushedRequests: new PushedAuthorizationService(clients, proofs),
-    consents: new ConsentService({ publicBaseUrl }, bankCapabilities),
+    consents,
+    fundsConfirmations: new FundsConfirmationService(consents, directory, cores),
     directory,
     cores,
     authorisation: new AuthorisationService(

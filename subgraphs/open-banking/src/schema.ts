@@ -23,6 +23,7 @@ import { createPaymentOrderResolver } from './payment-order/payment-order.resolv
 import { PaymentOrderUpdatesResolver } from './payment-order/payment-order-updates.resolver';
 import { createScaResolver } from './payment-order/sca.resolver';
 import { toTpp } from './tpp/tpp.type';
+import { createFundsConfirmationResolver } from './funds-confirmation/funds-confirmation.resolver';
 
 export async function buildOpenBankingSchema(
   settings: OpenBankingSettings,
@@ -43,6 +44,7 @@ export async function buildOpenBankingSchema(
       createPushedAuthorizationResolver(modules.pushedRequests),
       createPaymentOrderResolver(modules.paymentOrders),
       createScaResolver(modules.sca),
+      createFundsConfirmationResolver(modules.fundsConfirmations),
       PaymentOrderUpdatesResolver,
       createRegistrationResolver(modules.registrations, modules.consents.settings.publicBaseUrl),
       // The issuer is the consents' public base: the one the approval's `iss` names.

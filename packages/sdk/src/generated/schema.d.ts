@@ -509,6 +509,70 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/ob/funds-confirmation-consents": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create a funds-confirmation consent (CBPII)
+         * @description The TPP asks to be told, for one account, whether it holds an amount, and sends the customer to consent_url. The consent page says what it allows ("answer yes or no when asked whether your account holds an amount; never your balance"); the approving customer must hold the account (else 403 FUNDS_ACCOUNT_NOT_OWNED at approval). The code is exchanged at POST /ob/token as for other consents; the token has scope funds_confirmation. A spec TPP uses its tpk_ token; a fapi2 TPP its client_credentials token (client scope accounts), with PAR and DPoP as for other consents.
+         */
+        post: operations["createFundsConfirmationConsent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/ob/funds-confirmation-consents/{consent_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read a funds-confirmation consent
+         * @description With the TPP token, the TPP's own; with an access token (and X-Consent-Id), the consent it was issued for. Another TPP's consent, or a consent of another kind, is 404 CONSENT_NOT_FOUND.
+         */
+        get: operations["getFundsConfirmationConsent"];
+        put?: never;
+        post?: never;
+        /**
+         * Revoke a funds-confirmation consent (TPP)
+         * @description As DELETE /ob/consents/{consent_id}: REVOKED (revoked_by tpp, consent.revoked sent), every code and token of it stops working at once (401 TOKEN_REVOKED). Idempotent on a consent already final. Another TPP's consent, or one of another kind, is 404 CONSENT_NOT_FOUND.
+         */
+        delete: operations["revokeFundsConfirmationConsent"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/ob/funds-confirmations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Confirm funds (CBPII)
+         * @description Does the consent's account hold amount (integer minor units) now? Read live from the bank core, answered funds_available true or false, never the balance; nothing is stored. The funds-confirmation consent's access token (Authorization: Bearer or DPoP) and X-Consent-Id; its consent must be AUTHORISED and unexpired. An account-information or payment consent's token is 403 SCOPE_INSUFFICIENT; consent_id other than the token's 403 FORBIDDEN; a currency other than the account's 422 CURRENCY_MISMATCH. A core that does not answer gives 503 CBS_TIMEOUT, one that fails 502 CBS_ERROR.
+         */
+        post: operations["confirmFunds"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/ob/payment-orders": {
         parameters: {
             query?: never;
@@ -620,7 +684,7 @@ export interface paths {
         put?: never;
         /**
          * Approve a consent (customer)
-         * @description Called by the consent page. The customer is looked up in the identity registry (an account at another bank than the consent's is 404 ALIAS_NOT_FOUND) and the OTP verified by the consent's bank; the consent becomes AUTHORISED with the customer's accounts at that bank. redirect_to carries code (single use, 60 s), consent_id, state (unchanged) and iss. The third wrong OTP rejects the consent. A consent already approved or rejected is 409 CONSENT_ALREADY_DECIDED, except the same approval sent again (same customer and OTP, within 10 minutes, before the TPP redeemed a code): a browser that lost the answer gets 200 with a new code, and redeeming one code ends the others. Another OTP sent for an approved consent counts as a refused OTP for that customer. Posted as a form (application/x-www-form-urlencoded: customer_type, customer_value, otp), it answers 303 See Other to redirect_to, or back to the page with ?error=<code>.
+         * @description Called by the consent page. The customer is looked up in the identity registry (an account at another bank than the consent's is 404 ALIAS_NOT_FOUND) and the OTP verified by the consent's bank; the consent becomes AUTHORISED with the customer's accounts at that bank (a funds-confirmation consent: the one account it names, which the customer must hold, else 403 FUNDS_ACCOUNT_NOT_OWNED). redirect_to carries code (single use, 60 s), consent_id, state (unchanged) and iss. The third wrong OTP rejects the consent. A consent already approved or rejected is 409 CONSENT_ALREADY_DECIDED, except the same approval sent again (same customer and OTP, within 10 minutes, before the TPP redeemed a code): a browser that lost the answer gets 200 with a new code, and redeeming one code ends the others. Another OTP sent for an approved consent counts as a refused OTP for that customer. Posted as a form (application/x-www-form-urlencoded: customer_type, customer_value, otp), it answers 303 See Other to redirect_to, or back to the page with ?error=<code>.
          */
         post: operations["approveConsent"];
         delete?: never;
@@ -2126,7 +2190,7 @@ export interface components {
         Error: {
             error: {
                 /** @enum {string} */
-                code: "INVALID_API_KEY" | "INVALID_BANK_KEY" | "TOKEN_EXPIRED" | "TOKEN_REVOKED" | "CONSENT_REVOKED" | "PKCE_INVALID" | "PKCE_METHOD_REJECTED" | "SESSION_NOT_FOUND" | "SESSION_EXPIRED" | "SESSION_ALREADY_COMPLETED" | "ALIAS_NOT_FOUND" | "ALIAS_INACTIVE" | "BANK_NOT_PARTICIPATING" | "AMOUNT_TOO_LOW" | "AMOUNT_TOO_HIGH" | "INSUFFICIENT_FUNDS" | "OTP_INVALID" | "OTP_EXPIRED" | "CBS_TIMEOUT" | "CBS_ERROR" | "CONSENT_NOT_FOUND" | "SCOPE_INSUFFICIENT" | "ACCOUNT_NOT_FOUND" | "SCA_REQUIRED" | "PAYMENT_ORDER_REJECTED" | "HANDLE_TAKEN" | "HANDLE_INVALID" | "BANK_NOT_REGISTERED" | "VALIDATION_ERROR" | "CONSENT_EXPIRED" | "INVALID_GRANT" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "BANK_ALREADY_REGISTERED" | "IBAN_INVALID" | "IBAN_NOT_AT_BANK" | "PHONE_TAKEN" | "MERCHANT_NOT_FOUND" | "TPP_NOT_FOUND" | "CONSENT_ALREADY_DECIDED" | "PAYMENT_ORDER_NOT_FOUND" | "PAYMENT_ORDER_NOT_PENDING_SCA" | "WEBHOOK_DELIVERY_NOT_FOUND" | "WEBHOOK_ENDPOINT_NOT_FOUND" | "WEBHOOK_ENDPOINT_LIMIT_REACHED" | "WEBHOOK_REPLAY_IN_PROGRESS" | "EVENT_NOT_FOUND" | "MOVEMENT_NOT_FOUND" | "REFUND_NOT_HELD" | "SETTLEMENT_CYCLE_NOT_FOUND" | "SESSION_IN_PROGRESS" | "SESSION_FAILED" | "SESSION_NOT_PENDING" | "REFUND_NOT_ALLOWED" | "REFUND_AMOUNT_EXCEEDED" | "REFUND_NOT_FOUND" | "MANDATE_NOT_FOUND" | "MANDATE_NOT_ACTIVE" | "MANDATE_LIMIT_EXCEEDED" | "MANDATE_NOT_STARTED" | "MANDATE_NOT_PENDING_CONFIRMATION" | "MANDATE_CHARGE_NOT_FOUND" | "CURRENCY_MISMATCH" | "ADMIN_KEY_NOT_FOUND" | "ADMIN_KEY_NAME_TAKEN" | "NET_DEBIT_CAP_EXCEEDED" | "NET_DEBIT_CAP_ABOVE_LIQUIDITY" | "IDEMPOTENCY_KEY_IN_USE" | "IDEMPOTENCY_KEY_REUSED" | "BANK_SUSPENDED" | "MERCHANT_SUSPENDED" | "TPP_SUSPENDED" | "INVALID_CLIENT" | "INVALID_SOFTWARE_STATEMENT" | "UNAPPROVED_SOFTWARE_STATEMENT" | "INVALID_CLIENT_METADATA" | "INVALID_REDIRECT_URI" | "INVALID_REQUEST_URI" | "PAR_REQUIRED" | "REGISTRATION_NOT_ENABLED" | "invalid_dpop_proof" | "use_dpop_nonce" | "PAYLOAD_TOO_LARGE" | "RATE_LIMITED" | "INTERNAL_ERROR" | "SERVICE_UNAVAILABLE";
+                code: "INVALID_API_KEY" | "INVALID_BANK_KEY" | "TOKEN_EXPIRED" | "TOKEN_REVOKED" | "CONSENT_REVOKED" | "PKCE_INVALID" | "PKCE_METHOD_REJECTED" | "SESSION_NOT_FOUND" | "SESSION_EXPIRED" | "SESSION_ALREADY_COMPLETED" | "ALIAS_NOT_FOUND" | "ALIAS_INACTIVE" | "BANK_NOT_PARTICIPATING" | "AMOUNT_TOO_LOW" | "AMOUNT_TOO_HIGH" | "INSUFFICIENT_FUNDS" | "OTP_INVALID" | "OTP_EXPIRED" | "CBS_TIMEOUT" | "CBS_ERROR" | "CONSENT_NOT_FOUND" | "SCOPE_INSUFFICIENT" | "ACCOUNT_NOT_FOUND" | "SCA_REQUIRED" | "PAYMENT_ORDER_REJECTED" | "HANDLE_TAKEN" | "HANDLE_INVALID" | "BANK_NOT_REGISTERED" | "VALIDATION_ERROR" | "CONSENT_EXPIRED" | "INVALID_GRANT" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "BANK_ALREADY_REGISTERED" | "IBAN_INVALID" | "IBAN_NOT_AT_BANK" | "PHONE_TAKEN" | "MERCHANT_NOT_FOUND" | "TPP_NOT_FOUND" | "CONSENT_ALREADY_DECIDED" | "PAYMENT_ORDER_NOT_FOUND" | "PAYMENT_ORDER_NOT_PENDING_SCA" | "WEBHOOK_DELIVERY_NOT_FOUND" | "WEBHOOK_ENDPOINT_NOT_FOUND" | "WEBHOOK_ENDPOINT_LIMIT_REACHED" | "WEBHOOK_REPLAY_IN_PROGRESS" | "EVENT_NOT_FOUND" | "MOVEMENT_NOT_FOUND" | "REFUND_NOT_HELD" | "SETTLEMENT_CYCLE_NOT_FOUND" | "SESSION_IN_PROGRESS" | "SESSION_FAILED" | "SESSION_NOT_PENDING" | "REFUND_NOT_ALLOWED" | "REFUND_AMOUNT_EXCEEDED" | "REFUND_NOT_FOUND" | "MANDATE_NOT_FOUND" | "MANDATE_NOT_ACTIVE" | "MANDATE_LIMIT_EXCEEDED" | "MANDATE_NOT_STARTED" | "MANDATE_NOT_PENDING_CONFIRMATION" | "MANDATE_CHARGE_NOT_FOUND" | "CURRENCY_MISMATCH" | "FUNDS_ACCOUNT_NOT_OWNED" | "ADMIN_KEY_NOT_FOUND" | "ADMIN_KEY_NAME_TAKEN" | "NET_DEBIT_CAP_EXCEEDED" | "NET_DEBIT_CAP_ABOVE_LIQUIDITY" | "IDEMPOTENCY_KEY_IN_USE" | "IDEMPOTENCY_KEY_REUSED" | "BANK_SUSPENDED" | "MERCHANT_SUSPENDED" | "TPP_SUSPENDED" | "INVALID_CLIENT" | "INVALID_SOFTWARE_STATEMENT" | "UNAPPROVED_SOFTWARE_STATEMENT" | "INVALID_CLIENT_METADATA" | "INVALID_REDIRECT_URI" | "INVALID_REQUEST_URI" | "PAR_REQUIRED" | "REGISTRATION_NOT_ENABLED" | "invalid_dpop_proof" | "use_dpop_nonce" | "PAYLOAD_TOO_LARGE" | "RATE_LIMITED" | "INTERNAL_ERROR" | "SERVICE_UNAVAILABLE";
                 message: string;
                 /** @description What exactly was wrong; names the field for VALIDATION_ERROR. */
                 detail: string;
@@ -8853,6 +8917,824 @@ export interface operations {
             };
         };
     };
+    createFundsConfirmationConsent: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description A DPoP proof (RFC 9449): a JWT of typ dpop+jwt signed (ES256, PS256 or EdDSA) by the private key whose public jwk is in its header, with htm (this method), htu (this URL without query), iat within ±10 s of the server clock, a jti never used before, ath (base64url SHA-256 of the access token) when a token is sent, and the last DPoP-Nonce when the server requires nonces (production). Required with a DPoP-bound token (Authorization: DPoP <token>: every fapi2 TPP token) and at the token endpoint for fapi2 TPPs. Refusals: invalid_dpop_proof, use_dpop_nonce. */
+                DPoP?: components["parameters"]["DPoP"];
+                /** @description req_ followed by up to 64 letters or digits; echoed back. Generated when absent or malformed. */
+                "X-Request-Id"?: components["parameters"]["X-Request-Id"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "bank_handle": "oasis",
+                 *       "account": {
+                 *         "type": "iban",
+                 *         "value": "string"
+                 *       },
+                 *       "expiry": "2027-02-28T23:59:59Z",
+                 *       "redirect_uri": "https://app.example/callback",
+                 *       "state": "string",
+                 *       "code_challenge": "string",
+                 *       "code_challenge_method": "string"
+                 *     }
+                 */
+                "application/json": {
+                    bank_handle: string;
+                    account: {
+                        /** @enum {string} */
+                        type: "iban" | "alias";
+                        /** @description The IBAN or the alias (handle or handle@bank_handle). */
+                        value: string;
+                    };
+                    /** @description ISO 8601 date-time with a time zone, in the future, at most the bank's max_consent_expiry_days ahead. */
+                    expiry: string;
+                    /** @description Exactly one of the TPP's registered redirect URIs. */
+                    redirect_uri: string;
+                    /** @description 1-512 characters, echoed back unchanged to redirect_uri. */
+                    state: string;
+                    /** @description BASE64URL(SHA-256(code_verifier)): 43 characters. */
+                    code_challenge: string;
+                    /** @description S256 (anything else: 400 PKCE_METHOD_REJECTED). */
+                    code_challenge_method: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Created. */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "DPoP-Nonce": components["headers"]["DPoP-Nonce"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "consent_id": "con_8PoI7uYt6ReW5qAs4DfG3hJk",
+                     *       "livemode": true,
+                     *       "tpp_id": "tpp_2JkL9mNb4VcX7zQw1ErT6yUi",
+                     *       "status": "AWAITING_AUTHORISATION",
+                     *       "bank_handle": "oasis",
+                     *       "account": {
+                     *         "type": "iban",
+                     *         "value": "string"
+                     *       },
+                     *       "redirect_uri": "https://app.example/callback",
+                     *       "consent_url": "https://shop.example/payments/return",
+                     *       "expires_at": "2026-11-24T09:30:00.000Z",
+                     *       "revoked_by": "tpp",
+                     *       "created_at": "2026-11-24T09:30:00.000Z",
+                     *       "updated_at": "2026-11-24T09:30:00.000Z",
+                     *       "authorised_at": "2026-11-24T09:30:00.000Z",
+                     *       "rejected_at": "2026-11-24T09:30:00.000Z",
+                     *       "revoked_at": "2026-11-24T09:30:00.000Z",
+                     *       "expired_at": "2026-11-24T09:30:00.000Z"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description con_… */
+                        consent_id: string;
+                        /** @description false for a test consent: answered from test cores. */
+                        livemode: boolean;
+                        tpp_id: string;
+                        /** @enum {string} */
+                        status: "AWAITING_AUTHORISATION" | "AUTHORISED" | "REJECTED" | "REVOKED" | "EXPIRED";
+                        bank_handle: string;
+                        /** @description The one account the consent is for; the approving customer must hold it. */
+                        account: {
+                            /** @enum {string} */
+                            type: "iban" | "alias";
+                            /** @description The IBAN or the alias (handle or handle@bank_handle). */
+                            value: string;
+                        };
+                        redirect_uri: string;
+                        /** @description Send the customer here: the consent page {base_url}/ob/auth/{consent_id}. */
+                        consent_url: string;
+                        /** @description ISO 8601 UTC. */
+                        expires_at: string;
+                        /** @description Who revoked the consent; null unless REVOKED. */
+                        revoked_by: ("tpp" | "customer" | "bank") | null;
+                        created_at: string;
+                        updated_at: string;
+                        /** @description ISO 8601 UTC; null until reached. */
+                        authorised_at: string | null;
+                        /** @description ISO 8601 UTC; null until reached. */
+                        rejected_at: string | null;
+                        /** @description ISO 8601 UTC; null until reached. */
+                        revoked_at: string | null;
+                        /** @description ISO 8601 UTC; null until reached. */
+                        expired_at: string | null;
+                    };
+                };
+            };
+            /** @description PKCE_METHOD_REJECTED: plain method not accepted; VALIDATION_ERROR: Invalid parameters */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "DPoP-Nonce": components["headers"]["DPoP-Nonce"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNAUTHORIZED: Missing or invalid credentials; invalid_dpop_proof: The DPoP proof is missing or invalid; use_dpop_nonce: The DPoP proof must carry the nonce this server sent (DPoP-Nonce) */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "DPoP-Nonce": components["headers"]["DPoP-Nonce"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description FORBIDDEN: Valid credentials, insufficient permissions; TPP_SUSPENDED: The TPP is suspended by the operator */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "DPoP-Nonce": components["headers"]["DPoP-Nonce"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description BANK_NOT_REGISTERED: Bank handle not in the registry */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "DPoP-Nonce": components["headers"]["DPoP-Nonce"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: Request body exceeds 1 MiB */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "DPoP-Nonce": components["headers"]["DPoP-Nonce"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description BANK_NOT_PARTICIPATING: Destination bank not connected */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "DPoP-Nonce": components["headers"]["DPoP-Nonce"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED: Rate limit exceeded */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "DPoP-Nonce": components["headers"]["DPoP-Nonce"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INTERNAL_ERROR: Gateway internal error */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "DPoP-Nonce": components["headers"]["DPoP-Nonce"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: Gateway temporarily unavailable */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "DPoP-Nonce": components["headers"]["DPoP-Nonce"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getFundsConfirmationConsent: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description A DPoP proof (RFC 9449): a JWT of typ dpop+jwt signed (ES256, PS256 or EdDSA) by the private key whose public jwk is in its header, with htm (this method), htu (this URL without query), iat within ±10 s of the server clock, a jti never used before, ath (base64url SHA-256 of the access token) when a token is sent, and the last DPoP-Nonce when the server requires nonces (production). Required with a DPoP-bound token (Authorization: DPoP <token>: every fapi2 TPP token) and at the token endpoint for fapi2 TPPs. Refusals: invalid_dpop_proof, use_dpop_nonce. */
+                DPoP?: components["parameters"]["DPoP"];
+                /** @description req_ followed by up to 64 letters or digits; echoed back. Generated when absent or malformed. */
+                "X-Request-Id"?: components["parameters"]["X-Request-Id"];
+            };
+            path: {
+                /** @description con_… */
+                consent_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "DPoP-Nonce": components["headers"]["DPoP-Nonce"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "consent_id": "con_8PoI7uYt6ReW5qAs4DfG3hJk",
+                     *       "livemode": true,
+                     *       "tpp_id": "tpp_2JkL9mNb4VcX7zQw1ErT6yUi",
+                     *       "status": "AWAITING_AUTHORISATION",
+                     *       "bank_handle": "oasis",
+                     *       "account": {
+                     *         "type": "iban",
+                     *         "value": "string"
+                     *       },
+                     *       "redirect_uri": "https://app.example/callback",
+                     *       "consent_url": "https://shop.example/payments/return",
+                     *       "expires_at": "2026-11-24T09:30:00.000Z",
+                     *       "revoked_by": "tpp",
+                     *       "created_at": "2026-11-24T09:30:00.000Z",
+                     *       "updated_at": "2026-11-24T09:30:00.000Z",
+                     *       "authorised_at": "2026-11-24T09:30:00.000Z",
+                     *       "rejected_at": "2026-11-24T09:30:00.000Z",
+                     *       "revoked_at": "2026-11-24T09:30:00.000Z",
+                     *       "expired_at": "2026-11-24T09:30:00.000Z"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description con_… */
+                        consent_id: string;
+                        /** @description false for a test consent: answered from test cores. */
+                        livemode: boolean;
+                        tpp_id: string;
+                        /** @enum {string} */
+                        status: "AWAITING_AUTHORISATION" | "AUTHORISED" | "REJECTED" | "REVOKED" | "EXPIRED";
+                        bank_handle: string;
+                        /** @description The one account the consent is for; the approving customer must hold it. */
+                        account: {
+                            /** @enum {string} */
+                            type: "iban" | "alias";
+                            /** @description The IBAN or the alias (handle or handle@bank_handle). */
+                            value: string;
+                        };
+                        redirect_uri: string;
+                        /** @description Send the customer here: the consent page {base_url}/ob/auth/{consent_id}. */
+                        consent_url: string;
+                        /** @description ISO 8601 UTC. */
+                        expires_at: string;
+                        /** @description Who revoked the consent; null unless REVOKED. */
+                        revoked_by: ("tpp" | "customer" | "bank") | null;
+                        created_at: string;
+                        updated_at: string;
+                        /** @description ISO 8601 UTC; null until reached. */
+                        authorised_at: string | null;
+                        /** @description ISO 8601 UTC; null until reached. */
+                        rejected_at: string | null;
+                        /** @description ISO 8601 UTC; null until reached. */
+                        revoked_at: string | null;
+                        /** @description ISO 8601 UTC; null until reached. */
+                        expired_at: string | null;
+                    };
+                };
+            };
+            /** @description VALIDATION_ERROR: Invalid parameters */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "DPoP-Nonce": components["headers"]["DPoP-Nonce"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNAUTHORIZED: Missing or invalid credentials; invalid_dpop_proof: The DPoP proof is missing or invalid; use_dpop_nonce: The DPoP proof must carry the nonce this server sent (DPoP-Nonce) */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "DPoP-Nonce": components["headers"]["DPoP-Nonce"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description FORBIDDEN: Valid credentials, insufficient permissions; TPP_SUSPENDED: The TPP is suspended by the operator */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "DPoP-Nonce": components["headers"]["DPoP-Nonce"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description CONSENT_NOT_FOUND: Unknown consent_id */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "DPoP-Nonce": components["headers"]["DPoP-Nonce"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: Request body exceeds 1 MiB */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "DPoP-Nonce": components["headers"]["DPoP-Nonce"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED: Rate limit exceeded */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "DPoP-Nonce": components["headers"]["DPoP-Nonce"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INTERNAL_ERROR: Gateway internal error */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "DPoP-Nonce": components["headers"]["DPoP-Nonce"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: Gateway temporarily unavailable */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "DPoP-Nonce": components["headers"]["DPoP-Nonce"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    revokeFundsConfirmationConsent: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Open Banking calls: an RFC 4122 UUID identifying this interaction, played back in the answer; a fresh one is sent when absent or not a UUID. */
+                "x-fapi-interaction-id"?: components["parameters"]["x-fapi-interaction-id"];
+                /** @description A DPoP proof (RFC 9449): a JWT of typ dpop+jwt signed (ES256, PS256 or EdDSA) by the private key whose public jwk is in its header, with htm (this method), htu (this URL without query), iat within ±10 s of the server clock, a jti never used before, ath (base64url SHA-256 of the access token) when a token is sent, and the last DPoP-Nonce when the server requires nonces (production). Required with a DPoP-bound token (Authorization: DPoP <token>: every fapi2 TPP token) and at the token endpoint for fapi2 TPPs. Refusals: invalid_dpop_proof, use_dpop_nonce. */
+                DPoP?: components["parameters"]["DPoP"];
+                /** @description req_ followed by up to 64 letters or digits; echoed back. Generated when absent or malformed. */
+                "X-Request-Id"?: components["parameters"]["X-Request-Id"];
+            };
+            path: {
+                /** @description con_… */
+                consent_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Done; no body. */
+            204: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "x-fapi-interaction-id": components["headers"]["x-fapi-interaction-id"];
+                    "DPoP-Nonce": components["headers"]["DPoP-Nonce"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description VALIDATION_ERROR: Invalid parameters */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "x-fapi-interaction-id": components["headers"]["x-fapi-interaction-id"];
+                    "DPoP-Nonce": components["headers"]["DPoP-Nonce"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNAUTHORIZED: Missing or invalid credentials; INVALID_API_KEY: API key missing, malformed or revoked; TOKEN_EXPIRED: Access token expired; refresh it; TOKEN_REVOKED: Token revoked (consent deleted); invalid_dpop_proof: The DPoP proof is missing or invalid; use_dpop_nonce: The DPoP proof must carry the nonce this server sent (DPoP-Nonce) */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "x-fapi-interaction-id": components["headers"]["x-fapi-interaction-id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "DPoP-Nonce": components["headers"]["DPoP-Nonce"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description FORBIDDEN: Valid credentials, insufficient permissions; TPP_SUSPENDED: The TPP is suspended by the operator */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "x-fapi-interaction-id": components["headers"]["x-fapi-interaction-id"];
+                    "DPoP-Nonce": components["headers"]["DPoP-Nonce"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description CONSENT_NOT_FOUND: Unknown consent_id */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "x-fapi-interaction-id": components["headers"]["x-fapi-interaction-id"];
+                    "DPoP-Nonce": components["headers"]["DPoP-Nonce"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: Request body exceeds 1 MiB */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "x-fapi-interaction-id": components["headers"]["x-fapi-interaction-id"];
+                    "DPoP-Nonce": components["headers"]["DPoP-Nonce"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED: Rate limit exceeded */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "x-fapi-interaction-id": components["headers"]["x-fapi-interaction-id"];
+                    "DPoP-Nonce": components["headers"]["DPoP-Nonce"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INTERNAL_ERROR: Gateway internal error */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "x-fapi-interaction-id": components["headers"]["x-fapi-interaction-id"];
+                    "DPoP-Nonce": components["headers"]["DPoP-Nonce"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: Gateway temporarily unavailable */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "x-fapi-interaction-id": components["headers"]["x-fapi-interaction-id"];
+                    "DPoP-Nonce": components["headers"]["DPoP-Nonce"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    confirmFunds: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Open Banking calls: an RFC 4122 UUID identifying this interaction, played back in the answer; a fresh one is sent when absent or not a UUID. */
+                "x-fapi-interaction-id"?: components["parameters"]["x-fapi-interaction-id"];
+                /** @description A DPoP proof (RFC 9449): a JWT of typ dpop+jwt signed (ES256, PS256 or EdDSA) by the private key whose public jwk is in its header, with htm (this method), htu (this URL without query), iat within ±10 s of the server clock, a jti never used before, ath (base64url SHA-256 of the access token) when a token is sent, and the last DPoP-Nonce when the server requires nonces (production). Required with a DPoP-bound token (Authorization: DPoP <token>: every fapi2 TPP token) and at the token endpoint for fapi2 TPPs. Refusals: invalid_dpop_proof, use_dpop_nonce. */
+                DPoP?: components["parameters"]["DPoP"];
+                /** @description req_ followed by up to 64 letters or digits; echoed back. Generated when absent or malformed. */
+                "X-Request-Id"?: components["parameters"]["X-Request-Id"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "consent_id": "con_8PoI7uYt6ReW5qAs4DfG3hJk",
+                 *       "reference": "order-1042",
+                 *       "amount": 12500,
+                 *       "currency": "LYD"
+                 *     }
+                 */
+                "application/json": {
+                    /** @description The funds-confirmation consent (con_…) of the access token. */
+                    consent_id: string;
+                    /** @description The TPP's reference for this question, 1-140 characters, echoed back. */
+                    reference: string;
+                    /** @description Positive integer of minor units. */
+                    amount: number;
+                    /** @description The account's currency (ISO 4217). */
+                    currency: string;
+                };
+            };
+        };
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "x-fapi-interaction-id": components["headers"]["x-fapi-interaction-id"];
+                    "DPoP-Nonce": components["headers"]["DPoP-Nonce"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "funds_confirmation_id": "fcf_3EdC4rfV5tgB6yhN7ujM8ikO",
+                     *       "consent_id": "con_8PoI7uYt6ReW5qAs4DfG3hJk",
+                     *       "reference": "order-1042",
+                     *       "funds_available": true,
+                     *       "created_at": "2026-11-24T09:30:00.000Z"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description fcf_…: this answer. */
+                        funds_confirmation_id: string;
+                        consent_id: string;
+                        reference: string;
+                        /** @description true when the account's balance covers the amount. */
+                        funds_available: boolean;
+                        /** @description ISO 8601 UTC. */
+                        created_at: string;
+                    };
+                };
+            };
+            /** @description VALIDATION_ERROR: Invalid parameters */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "x-fapi-interaction-id": components["headers"]["x-fapi-interaction-id"];
+                    "DPoP-Nonce": components["headers"]["DPoP-Nonce"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNAUTHORIZED: Missing or invalid credentials; TOKEN_EXPIRED: Access token expired; refresh it; TOKEN_REVOKED: Token revoked (consent deleted); CONSENT_EXPIRED: Consent expired; restart the flow; invalid_dpop_proof: The DPoP proof is missing or invalid; use_dpop_nonce: The DPoP proof must carry the nonce this server sent (DPoP-Nonce) */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "x-fapi-interaction-id": components["headers"]["x-fapi-interaction-id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "DPoP-Nonce": components["headers"]["DPoP-Nonce"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description FORBIDDEN: Valid credentials, insufficient permissions; SCOPE_INSUFFICIENT: Consent lacks the required scope; TPP_SUSPENDED: The TPP is suspended by the operator */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "x-fapi-interaction-id": components["headers"]["x-fapi-interaction-id"];
+                    "DPoP-Nonce": components["headers"]["DPoP-Nonce"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: Request body exceeds 1 MiB */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "x-fapi-interaction-id": components["headers"]["x-fapi-interaction-id"];
+                    "DPoP-Nonce": components["headers"]["DPoP-Nonce"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description CURRENCY_MISMATCH: The currency is not the account's currency; BANK_NOT_PARTICIPATING: Destination bank not connected */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "x-fapi-interaction-id": components["headers"]["x-fapi-interaction-id"];
+                    "DPoP-Nonce": components["headers"]["DPoP-Nonce"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED: Rate limit exceeded */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "x-fapi-interaction-id": components["headers"]["x-fapi-interaction-id"];
+                    "DPoP-Nonce": components["headers"]["DPoP-Nonce"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INTERNAL_ERROR: Gateway internal error */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "x-fapi-interaction-id": components["headers"]["x-fapi-interaction-id"];
+                    "DPoP-Nonce": components["headers"]["DPoP-Nonce"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description CBS_ERROR: Bank core returned an error */
+            502: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "x-fapi-interaction-id": components["headers"]["x-fapi-interaction-id"];
+                    "DPoP-Nonce": components["headers"]["DPoP-Nonce"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description CBS_TIMEOUT: Bank core did not respond in time; SERVICE_UNAVAILABLE: Gateway temporarily unavailable */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "x-fapi-interaction-id": components["headers"]["x-fapi-interaction-id"];
+                    "DPoP-Nonce": components["headers"]["DPoP-Nonce"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     createPaymentOrder: {
         parameters: {
             query?: never;
@@ -10106,7 +10988,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description TPP_SUSPENDED: The TPP is suspended by the operator; MERCHANT_SUSPENDED: The merchant is suspended by the operator; BANK_SUSPENDED: The bank is suspended by the operator */
+            /** @description FUNDS_ACCOUNT_NOT_OWNED: The approving customer does not hold the account this funds-confirmation consent names; TPP_SUSPENDED: The TPP is suspended by the operator; MERCHANT_SUSPENDED: The merchant is suspended by the operator; BANK_SUSPENDED: The bank is suspended by the operator */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];

@@ -1,7 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { GatewayError, type Principal } from '@gateway/kernel';
 import { ConsentEntity } from '../consent/consent.entity';
-import type { ObScope } from '../consent/consent.rules';
+import type { ConsentScope } from '../consent/consent.rules';
 import { effectiveConsentStatus } from '../consent/consent.type';
 
 /**
@@ -19,7 +19,7 @@ import { effectiveConsentStatus } from '../consent/consent.type';
 export async function dataCallConsent(
   em: EntityManager,
   principal: Principal,
-  scope: ObScope,
+  scope: ConsentScope,
   now = new Date(),
 ): Promise<ConsentEntity> {
   if (principal.kind !== 'ob_token' || !principal.consentId) {

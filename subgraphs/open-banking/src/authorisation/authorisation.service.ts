@@ -18,6 +18,7 @@ import type { CustomerAccountsClient } from './customer-accounts';
 import { assertPageToken, issuePageToken } from './page-token';
 import { approvedRedirect, rejectedRedirect } from './redirect';
 import { assertTppActive } from '../tpp/tpp-participation';
+import { fundsAccountIban } from '../funds-confirmation/funds-account';
 
 export interface AuthorisationSettings {
   /** The issuer: `iss` of every authorization response (RFC 9207), the public base without a trailing slash. */
@@ -127,13 +128,19 @@ export class AuthorisationService {
         `customer: no active account of this customer at bank ${consent.bankHandle}`,
       );
 
+    // A funds-confirmation consent is for the one account the TPP named, if this customer holds it.
+    const consented =
+      consent.kind === 'funds_confirmation'
+        ? [await fundsAccountIban(this.directory, consent, ibans, requestId)]
+        : ibans;
+
     const now = new Date();
     const code = await em
       .fork()
       .transactional(async (tx) => {
         // Expired while the bank verified the OTP: refused below, after the rollback.
         if (consent.expiresAt.getTime() <= now.getTime()) return null;
-        const rows = recordConsentAccounts(tx, consent, ibans, now);
+        const rows = recordConsentAccounts(tx, consent, consented, now);
         const moved = await moveConsent(tx, consent, 'customer_approved', now, {
           accountIds: rows.map((row) => row.id),
           approvalHash: approval,

@@ -15,6 +15,8 @@ const NEEDED: Record<string, ClientScope> = {
   'balances:read': 'accounts',
   'transactions:read': 'accounts',
   'payments:write': 'payments',
+  // Confirmation of funds reads (a yes or no about) an account: asked for under `accounts`.
+  funds_confirmation: 'accounts',
 };
 
 /** A TPP principal: its tpk_ token (no scopes) or a client_credentials token (its granted scopes). */

@@ -1,8 +1,11 @@
 import { Entity, PrimaryKey, Property } from '@mikro-orm/core';
 import type { ConsentStatus } from './consent.transitions';
-import type { ObScope } from './consent.rules';
+import type { ConsentScope } from './consent.rules';
 
 export type RevokedBy = 'tpp' | 'customer' | 'bank';
+
+/** accounts: account information and payments (POST /ob/consents); funds_confirmation: CBPII (issue 51). */
+export type ConsentKind = 'accounts' | 'funds_confirmation';
 
 /**
  * A TPP's request for access to a customer's accounts at one bank (database shape; the graph
@@ -28,7 +31,20 @@ export class ConsentEntity {
   status!: ConsentStatus;
 
   @Property({ type: 'json' })
-  scopes: ObScope[] = [];
+  scopes: ConsentScope[] = [];
+
+  @Property({ type: 'text' })
+  kind: ConsentKind = 'accounts';
+
+  /**
+   * The one account a funds-confirmation consent is for, as the TPP named it (iban or alias);
+   * null for other consents. The approving customer must hold it.
+   */
+  @Property({ type: 'text', nullable: true })
+  fundsAccountType: 'iban' | 'alias' | null = null;
+
+  @Property({ type: 'text', nullable: true })
+  fundsAccountValue: string | null = null;
 
   /** One of the TPP's registered URIs, exactly as registered. */
   @Property({ type: 'text' })

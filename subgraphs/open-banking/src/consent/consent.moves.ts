@@ -60,13 +60,17 @@ export type NewConsent = Pick<
   | 'codeChallengeMethod'
   | 'expiryDays'
   | 'expiresAt'
->;
+> &
+  Partial<Pick<ConsentEntity, 'kind' | 'fundsAccountType' | 'fundsAccountValue'>>;
 
 /** The 'created' move in the caller's transaction: a new AWAITING_AUTHORISATION consent. */
 export function createConsent(tx: EntityManager, fields: NewConsent, now: Date): ConsentEntity {
   const move = consentTransitionFor(null, 'created')!;
   const consent = tx.create(ConsentEntity, {
     ...fields,
+    kind: fields.kind ?? 'accounts',
+    fundsAccountType: fields.fundsAccountType ?? null,
+    fundsAccountValue: fields.fundsAccountValue ?? null,
     status: move.to,
     accountIds: [],
     revokedBy: null,

@@ -4,6 +4,11 @@ import { z } from '@gateway/kernel';
 export const OB_SCOPES = ['accounts:read', 'balances:read', 'transactions:read', 'payments:write'] as const;
 export type ObScope = (typeof OB_SCOPES)[number];
 
+/** The scope of a funds-confirmation consent (issue 51, CBPII); never requested through POST /ob/consents. */
+export const FUNDS_CONFIRMATION_SCOPE = 'funds_confirmation';
+/** Any scope a consent may hold. */
+export type ConsentScope = ObScope | typeof FUNDS_CONFIRMATION_SCOPE;
+
 /** RFC 7636 4.2: BASE64URL(SHA256(verifier)) without padding is always 43 characters. */
 export const S256_CHALLENGE = /^[A-Za-z0-9_-]{43}$/;
 

@@ -1,7 +1,7 @@
 import { LockMode } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { GatewayError, invalid, newId, parseInput, type Principal } from '@gateway/kernel';
-import type { BankCapabilitiesClient } from '../banks/bank-capabilities';
+import type { BankCapabilitiesClient, ObBank } from '../banks/bank-capabilities';
 import { TppEntity } from '../tpp/tpp.entity';
 import { ConsentEntity } from './consent.entity';
 import type { CreateConsentInput } from './consent.input';
@@ -52,15 +52,7 @@ export class ConsentService {
       );
     }
     const request = parseInput(createConsentRules, raw);
-    const tpp = await em.findOne(TppEntity, { id: tppId });
-    if (!tpp) throw new GatewayError('UNAUTHORIZED', 'the TPP of this token no longer exists');
-    assertClientScopes(tpp, caller, request.scopes);
-    if (!tpp.redirectUris.includes(request.redirectUri))
-      throw invalid('redirect_uri', 'must equal one of the redirect URIs registered for this TPP');
-
-    const bank = await this.banks.find(request.bankHandle, requestId);
-    if (!bank.obEnabled || bank.status !== 'ACTIVE')
-      throw new GatewayError('BANK_NOT_PARTICIPATING', `bank ${bank.handle} does not take part in Open Banking`);
+    const { tpp, bank } = await this.admit(em, caller, request, requestId);
     const unsupported = request.scopes.filter((scope) => !bank.obScopesSupported.includes(scope));
     if (unsupported.length > 0)
       throw invalid(
@@ -90,6 +82,28 @@ export class ConsentService {
         now,
       ),
     );
+  }
+
+  /**
+   * What every consent request must pass whatever its kind: its TPP (and a fapi2 TPP's client
+   * scopes), the redirect URI against the TPP's registered ones (exact string match, RFC 6749
+   * 3.1.2.3), and the bank: registered, ACTIVE and ob_enabled.
+   */
+  async admit(
+    em: EntityManager,
+    caller: TppCaller,
+    request: { bankHandle: string; redirectUri: string; scopes: string[] },
+    requestId?: string,
+  ): Promise<{ tpp: TppEntity; bank: ObBank }> {
+    const tpp = await em.findOne(TppEntity, { id: caller.id });
+    if (!tpp) throw new GatewayError('UNAUTHORIZED', 'the TPP of this token no longer exists');
+    assertClientScopes(tpp, caller, request.scopes);
+    if (!tpp.redirectUris.includes(request.redirectUri))
+      throw invalid('redirect_uri', 'must equal one of the redirect URIs registered for this TPP');
+    const bank = await this.banks.find(request.bankHandle, requestId);
+    if (!bank.obEnabled || bank.status !== 'ACTIVE')
+      throw new GatewayError('BANK_NOT_PARTICIPATING', `bank ${bank.handle} does not take part in Open Banking`);
+    return { tpp, bank };
   }
 
   /**

@@ -15,6 +15,7 @@ import { Migration20261203000200_sca_checks_in_flight } from './Migration2026120
 import { Migration20261210000300_tpp_status } from './Migration20261210000300_tpp_status';
 import { Migration20261224000100_fapi2_clients } from './Migration20261224000100_fapi2_clients';
 import { Migration20261230000100_pushed_authorization_requests } from './Migration20261230000100_pushed_authorization_requests';
+import { Migration20261231000100_funds_confirmation_consents } from './Migration20261231000100_funds_confirmation_consents';
 
 /** Committed migrations of the open_banking schema, in order. */
 export const migrations: MigrationObject[] = [
@@ -39,5 +40,9 @@ export const migrations: MigrationObject[] = [
   {
     name: 'Migration20261230000100_pushed_authorization_requests',
     class: Migration20261230000100_pushed_authorization_requests,
+  },
+  {
+    name: 'Migration20261231000100_funds_confirmation_consents',
+    class: Migration20261231000100_funds_confirmation_consents,
   },
 ];
