@@ -1,4 +1,4 @@
-import { z } from '@gateway/kernel';
+import { GatewayError, z } from '@gateway/kernel';
 
 /** The spec's four scopes ("Scopes"). */
 export const OB_SCOPES = ['accounts:read', 'balances:read', 'transactions:read', 'payments:write'] as const;
@@ -52,3 +52,16 @@ export const consentPageRules = z
     after: z.string().trim().min(1, 'must not be empty').max(64).nullish(),
   })
   .strict();
+
+/**
+ * Spec rule 1: a code_challenge_method other than S256 has its own code, whatever else is wrong
+ * with the request, so it is checked on the raw input before the rest is parsed. Every endpoint
+ * taking an authorization request (consents, funds-confirmation consents, PAR) asks here.
+ */
+export function assertS256Method(method: unknown): void {
+  if (typeof method === 'string' && method !== 'S256')
+    throw new GatewayError(
+      'PKCE_METHOD_REJECTED',
+      `code_challenge_method: ${JSON.stringify(method.slice(0, 16))} is not accepted; use S256`,
+    );
+}

@@ -6,7 +6,7 @@ import { TppEntity } from '../tpp/tpp.entity';
 import { ConsentEntity } from './consent.entity';
 import type { CreateConsentInput } from './consent.input';
 import { createConsent, moveConsent } from './consent.moves';
-import { consentPageRules, createConsentRules, PAGE_SIZE_DEFAULT } from './consent.rules';
+import { assertS256Method, consentPageRules, createConsentRules, PAGE_SIZE_DEFAULT } from './consent.rules';
 import { assertClientScopes, type TppCaller } from '../client-auth/client-scopes';
 
 export interface ConsentSettings {
@@ -44,13 +44,7 @@ export class ConsentService {
   ): Promise<ConsentEntity> {
     const tppId = caller.id;
     const raw = JSON.parse(JSON.stringify(input)) as Record<string, unknown>;
-    // Its own code (spec rule 1), whatever else is wrong with the request.
-    if (typeof raw.codeChallengeMethod === 'string' && raw.codeChallengeMethod !== 'S256') {
-      throw new GatewayError(
-        'PKCE_METHOD_REJECTED',
-        `code_challenge_method: ${JSON.stringify(raw.codeChallengeMethod.slice(0, 16))} is not accepted; use S256`,
-      );
-    }
+    assertS256Method(raw.codeChallengeMethod);
     const request = parseInput(createConsentRules, raw);
     const { tpp, bank } = await this.admit(em, caller, request, requestId);
     const unsupported = request.scopes.filter((scope) => !bank.obScopesSupported.includes(scope));

@@ -8,7 +8,7 @@ import type { TppCaller } from '../client-auth/client-scopes';
 import type { ConsentEntity } from '../consent/consent.entity';
 import { createConsent, loadConsent } from '../consent/consent.moves';
 import { revokeConsent } from '../consent/consent.revocation';
-import { FUNDS_CONFIRMATION_SCOPE } from '../consent/consent.rules';
+import { assertS256Method, FUNDS_CONFIRMATION_SCOPE } from '../consent/consent.rules';
 import { consentNotFound, type ConsentService } from '../consent/consent.service';
 import type { ConfirmFundsInput, CreateFundsConfirmationConsentInput } from './funds-confirmation.input';
 import { confirmFundsRules, createFundsConsentRules } from './funds-confirmation.rules';
@@ -44,11 +44,7 @@ export class FundsConfirmationService {
     requestId?: string,
   ): Promise<ConsentEntity> {
     const raw = JSON.parse(JSON.stringify(input)) as Record<string, unknown>;
-    if (typeof raw.codeChallengeMethod === 'string' && raw.codeChallengeMethod !== 'S256')
-      throw new GatewayError(
-        'PKCE_METHOD_REJECTED',
-        `code_challenge_method: ${JSON.stringify(raw.codeChallengeMethod.slice(0, 16))} is not accepted; use S256`,
-      );
+    assertS256Method(raw.codeChallengeMethod);
     const request = parseInput(createFundsConsentRules, raw);
     const { tpp, bank } = await this.consents.admit(
       em,

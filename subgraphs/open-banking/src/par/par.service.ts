@@ -4,6 +4,7 @@ import type { ClientAuthenticator } from '../client-auth/client-authentication';
 import type { TokenEndpointProofs } from '../client-auth/token-endpoint-proofs';
 import { ConsentEntity } from '../consent/consent.entity';
 import { loadConsent } from '../consent/consent.moves';
+import { assertS256Method } from '../consent/consent.rules';
 import { effectiveConsentStatus } from '../consent/consent.type';
 import { pushRules, redeemRules } from './par.rules';
 import { PushedRequestEntity } from './pushed-request.entity';
@@ -48,11 +49,7 @@ export class PushedAuthorizationService {
       throw new GatewayError('INVALID_CLIENT', 'client_id must be the client the assertion authenticates');
     if (request.responseType !== 'code')
       throw invalid('response_type', 'only code is supported (RFC 6749 unsupported_response_type)');
-    if (request.codeChallengeMethod !== 'S256')
-      throw new GatewayError(
-        'PKCE_METHOD_REJECTED',
-        `code_challenge_method: ${JSON.stringify(request.codeChallengeMethod)} is not accepted; use S256`,
-      );
+    assertS256Method(request.codeChallengeMethod);
     if (!client.redirectUris.includes(request.redirectUri))
       throw new GatewayError(
         'INVALID_REDIRECT_URI',
