@@ -11,6 +11,7 @@ import { MerchantService } from './merchant/merchant.service';
 import { SessionService } from './session/session.service';
 import { sessionMovements } from './session/session.movement';
 import { orderMovements } from './order-movement/order-movement.moves';
+import { vrpMovements } from './vrp-movement/vrp-movement.moves';
 import { chargeMovements } from './mandate/mandate.moves';
 import { MandateService } from './mandate/mandate.service';
 import { refundMovements } from './refund/refund.moves';
@@ -92,6 +93,7 @@ export function createPaymentsModules(settings: PaymentsSettings, testCores: Bui
     payment_order: orderMovements,
     mandate_charge: chargeMovements,
     refund: refundMovements,
+    vrp_payment: vrpMovements,
   };
   // Every OTP check of a customer, whatever it confirms, counts against the same per-customer limit.
   const otpGuard = new OtpGuard(call, settings.platformSecret, logger.child({ component: 'otp-guard' }));

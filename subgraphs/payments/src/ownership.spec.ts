@@ -12,6 +12,7 @@ const TABLES: Record<string, { entity: string; owner: string | null }> = {
   payment_sessions: { entity: 'PaymentSessionEntity', owner: 'session/session.moves.ts' },
   payment_executions: { entity: 'PaymentExecutionEntity', owner: 'engine/execution.repository.ts' },
   order_movements: { entity: 'OrderMovementEntity', owner: 'order-movement/order-movement.moves.ts' },
+  vrp_movements: { entity: 'VrpMovementEntity', owner: 'vrp-movement/vrp-movement.moves.ts' },
   mandates: { entity: 'MandateEntity', owner: 'mandate/mandate.moves.ts' },
   mandate_charges: { entity: 'MandateChargeEntity', owner: 'mandate/mandate.moves.ts' },
   refunds: { entity: 'RefundEntity', owner: 'refund/refund.moves.ts' },

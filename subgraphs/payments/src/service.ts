@@ -33,6 +33,7 @@ import { WebhookEventEntity } from './webhook/webhook-event.entity';
 import { WebhookEndpointEntity } from './webhook-endpoint/webhook-endpoint.entity';
 import { startWebhookDispatcher } from './webhook/webhook-dispatcher';
 import { OrderMovementEntity } from './order-movement/order-movement.entity';
+import { VrpMovementEntity } from './vrp-movement/vrp-movement.entity';
 import { consumeMovementRequests } from './order-movement/movement-requests';
 import { startTestBanks } from '@gateway/bank-sandbox';
 import { testConfirmationInput } from './confirmation/test-confirmation';
@@ -49,6 +50,7 @@ const SESSION_ENTITIES = [
   SettlementCycleEntity,
   SettlementPositionEntity,
   OrderMovementEntity,
+  VrpMovementEntity,
   MandateEntity,
   MandateChargeEntity,
   RefundEntity,
@@ -146,7 +148,7 @@ export async function start(options: PaymentsStartOptions): Promise<RunningServi
   const events = options.bus ? await startEvents(orm, options.bus, options, modules, logger) : undefined;
   if (events) modules.webhooks.attachDispatcher(events.dispatcher);
   if (events) modules.webhookEndpoints.attachDispatcher(events.dispatcher);
-  // Open Banking payment orders reach the engine as movement.requested (docs/payment-orders.md).
+  // Open Banking payment orders and VRP payments reach the engine as movement.requested (docs/payment-orders.md).
   const requests = options.bus
     ? await consumeMovementRequests(orm.em, options.bus, modules.engine, logger.child({ component: 'order-movements' }))
     : undefined;

@@ -39,7 +39,7 @@ export function createAttentionResolver(service: AttentionService) {
     async resolveMovement(
       @Arg('sessionId', () => ID, {
         description:
-          'The movement resolved: a payment session (ops_…), mandate charge (chg_…), payment order (po_…) or refund (rfd_…).',
+          'The movement resolved: a payment session (ops_…), mandate charge (chg_…), payment order (po_…), VRP payment (vrp_…) or refund (rfd_…).',
       })
       sessionId: string,
       @Arg('action', () => MovementResolution, { description: 'What the operator decided.' })

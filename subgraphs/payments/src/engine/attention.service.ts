@@ -31,7 +31,7 @@ const notHeld = (detail: string) => new GatewayError('REFUND_NOT_HELD', detail);
 
 export interface AttentionCase {
   execution: PaymentExecutionEntity;
-  /** The session, mandate charge or payment order the execution moves. */
+  /** The session, mandate charge, payment order, VRP payment or refund the execution moves. */
   movement: Movement;
 }
 

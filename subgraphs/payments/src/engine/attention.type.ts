@@ -37,11 +37,11 @@ registerEnumType(MovementResolution, {
 export class MovementNeedingAttention {
   @Field(() => ID, {
     description:
-      'The movement: a payment session (ops_…), mandate charge (chg_…), payment order (po_…) or refund (rfd_…); also the core reference of its debit and credit.',
+      'The movement: a payment session (ops_…), mandate charge (chg_…), payment order (po_…), VRP payment (vrp_…) or refund (rfd_…); also the core reference of its debit and credit.',
   })
   sessionId!: string;
 
-  @Field({ description: 'What the movement is: session, mandate_charge, payment_order or refund.' })
+  @Field({ description: 'What the movement is: session, mandate_charge, payment_order, vrp_payment or refund.' })
   kind!: string;
 
   @Field({

@@ -9,6 +9,7 @@ const WHAT: Record<ExecutionKind, string> = {
   mandate_charge: 'charge',
   payment_order: 'payment order',
   refund: 'refund',
+  vrp_payment: 'VRP payment',
 };
 
 /** One side of a movement, as the check needs it. */

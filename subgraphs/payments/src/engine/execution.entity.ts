@@ -26,7 +26,7 @@ export type ExecutionStep = 'debit' | 'credit' | 'confirm' | 'reverse' | 'resolv
  */
 @Entity({ tableName: 'payment_executions' })
 export class PaymentExecutionEntity {
-  /** The movement's id: a session's (ops_…), a mandate charge's (chg_…) or a payment order's (po_…). */
+  /** The movement's id: a session's (ops_…), a mandate charge's (chg_…), a payment order's (po_…), a VRP payment's (vrp_…) or a refund's (rfd_…). */
   @PrimaryKey({ type: 'text' })
   movementId!: string;
 

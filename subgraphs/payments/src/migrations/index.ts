@@ -24,6 +24,7 @@ import { Migration20261220000300_report_indexes } from './Migration2026122000030
 import { Migration20261221000100_delivery_retention } from './Migration20261221000100_delivery_retention';
 import { Migration20261228000100_webhook_held_and_replays } from './Migration20261228000100_webhook_held_and_replays';
 import { Migration20261229000100_net_debit_positions } from './Migration20261229000100_net_debit_positions';
+import { Migration20270101000100_vrp_movements } from './Migration20270101000100_vrp_movements';
 
 /** Committed migrations of the payments schema, in order. */
 export const migrations: MigrationObject[] = [
@@ -61,4 +62,5 @@ export const migrations: MigrationObject[] = [
     class: Migration20261228000100_webhook_held_and_replays,
   },
   { name: 'Migration20261229000100_net_debit_positions', class: Migration20261229000100_net_debit_positions },
+  { name: 'Migration20270101000100_vrp_movements', class: Migration20270101000100_vrp_movements },
 ];

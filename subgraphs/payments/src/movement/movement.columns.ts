@@ -8,7 +8,7 @@ import type { MovementStatus } from './movement.transitions';
  * not an entity: each kind keeps its own table, and adds what only it has (its mandate, its TPP).
  */
 export abstract class EngineMovementColumns {
-  /** chg_… or po_…: the execution's key and both core references. */
+  /** chg_…, po_…, vrp_… or rfd_…: the execution's key and both core references. */
   @PrimaryKey({ type: 'text' })
   id!: string;
 

@@ -9,6 +9,9 @@ import { OrderMovementEntity } from '../order-movement/order-movement.entity';
 import { refundMovements } from '../refund/refund.moves';
 import { RefundEntity } from '../refund/refund.entity';
 import { SESSION_TRANSITIONS } from '../session/session.transitions';
+import { vrpMovements } from '../vrp-movement/vrp-movement.moves';
+import { VrpMovementEntity } from '../vrp-movement/vrp-movement.entity';
+import { kindOfId } from './movement';
 import type { DeclaredMovementKind, KindMovement } from './movement.kind';
 import {
   engineMovementTransitions,
@@ -25,6 +28,7 @@ const KINDS: Array<[DeclaredMovementKind<KindMovement, string, string>, () => Ki
     () => movement(new MandateChargeEntity(), 'chg_1', { mandateId: 'mdt_1', merchantId: 'mer_1', reference: 'r' }),
   ],
   [orderMovements, () => movement(new OrderMovementEntity(), 'po_1', { tppId: 'tpp_1' })],
+  [vrpMovements, () => movement(new VrpMovementEntity(), 'vrp_1', { tppId: 'tpp_1' })],
 ] as never;
 
 function movement<M extends KindMovement>(entity: M, id: string, own: Partial<M>): M {
@@ -52,6 +56,7 @@ interface Part {
   when: string | undefined;
   where?: unknown;
   changes?: Record<string, unknown>;
+  data?: unknown;
 }
 
 /** What a move adds to its statement, in order: the parts' names, what they write and on what each depends. */
@@ -60,8 +65,8 @@ function recording(): { statement: OneStatement; parts: Part[] } {
   const statement = {
     update: (name: string, _entity: unknown, where: unknown, changes: Record<string, unknown>, when?: string) =>
       parts.push({ name, how: 'update', when, where, changes }),
-    insert: (name: string, _entity: unknown, _data: unknown, when?: string) =>
-      parts.push({ name, how: 'insert', when }),
+    insert: (name: string, _entity: unknown, data: unknown, when?: string) =>
+      parts.push({ name, how: 'insert', when, data }),
     sql: (name: string, text: string) =>
       parts.push({ name, how: 'sql', when: /exists \(select 1 from (\w+)\)/.exec(text)?.[1] }),
     changed: (when: string) => `exists (select 1 from ${when})`,
@@ -98,10 +103,64 @@ describe('movement kinds: each a declaration over one shape (movement.kind.ts)',
     }
   });
 
-  it('gives each kind events of its own', () => {
-    const events = KINDS.map(([kind]) => new Set(kind.transitions.map((row) => row.event).filter(Boolean)));
-    const all = events.flatMap((set) => [...set]);
+  it('gives each kind events of its own, but for the kinds open-banking requests: they answer it alike', () => {
+    const eventsOf = (kind: (typeof KINDS)[number][0]) =>
+      [...new Set(kind.transitions.map((row) => row.event).filter(Boolean))].sort();
+    const requested = new Set<unknown>([orderMovements, vrpMovements]);
+    const own = KINDS.filter(([kind]) => !requested.has(kind)).flatMap(([kind]) => eventsOf(kind));
+    const all = [...own, ...eventsOf(orderMovements as never)];
     expect(new Set(all).size).toBe(all.length);
+    expect(eventsOf(orderMovements as never)).toEqual(['movement.completed', 'movement.failed']);
+    expect(eventsOf(vrpMovements as never)).toEqual(eventsOf(orderMovements as never));
+  });
+
+  it.each(
+    KINDS.filter(([kind]) => kind === (orderMovements as never) || kind === (vrpMovements as never)).map(
+      ([kind, make]) => [kind.noun, kind, make] as const,
+    ),
+  )(
+    "the %s answers open-banking with movement.failed: aggregate 'movement', no audience, the outcome and why",
+    (_noun, kind, make) => {
+      const now = new Date('2026-11-02T00:00:00Z');
+      const { statement, parts } = recording();
+      kind.moveIn(
+        statement,
+        make(),
+        'core_failure',
+        now,
+        { failureCode: 'INSUFFICIENT_FUNDS', failureDetail: 'no funds' },
+        'step',
+      );
+      expect(parts.map(({ name }) => name)).toEqual(['moved', 'moved_event']);
+      const id = make().id;
+      expect(parts.slice(1).map(({ data }) => data)).toMatchObject([
+        {
+          kind: 'movement.failed',
+          aggregateType: 'movement',
+          aggregateId: id,
+          audience: null,
+          data: {
+            movement_id: id,
+            status: 'FAILED',
+            settlement_type: 'rail',
+            creditor_bank: 'bank_b',
+            failure_code: 'INSUFFICIENT_FUNDS',
+            failure_detail: 'no funds',
+            refusal: 'funds',
+          },
+        },
+      ]);
+    },
+  );
+
+  it('finds the kind of a movement by its id alone (the credit-confirmed callback knows only the reference)', () => {
+    expect(['ops_1', 'po_1', 'vrp_1', 'chg_1', 'rfd_1'].map(kindOfId)).toEqual([
+      'session',
+      'payment_order',
+      'vrp_payment',
+      'mandate_charge',
+      'refund',
+    ]);
   });
 
   it.each(KINDS.map(([kind, make]) => [kind.noun, kind, make] as const))(

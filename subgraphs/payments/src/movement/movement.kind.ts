@@ -9,7 +9,7 @@ import { FINAL_MOVEMENT_STATUSES, MOVEMENT_REACHED_AT, type MovementStatus } fro
 
 /*
  * The shape every movement kind the engine runs from its creation shares (a mandate charge, a
- * payment order's movement, a refund; next a VRP payment), once: loading it untracked, the
+ * payment order's movement, a refund, a VRP payment), once: loading it untracked, the
  * preamble of a move (the table's row or a refusal, the status and its timestamp), the move as a
  * conditional UPDATE on the status read with its event in the same statement, and when it is
  * final. A kind declares only what differs (declareMovementKind): its entity, its table, its

@@ -6,12 +6,13 @@ import type { Currency } from '@gateway/kernel';
 /**
  * What the engine executes: one movement of money from a payer's account to a payee's, whoever
  * asked for it. A payment session is one (checkout authorizes it); an Open Banking payment
- * order is another (open-banking requests it, order-movement/ records it). The engine needs the
- * same facts of both and moves each through its owner's own transition table. A mandate charge
- * and a refund (the merchant's settlement account to the payer's) are others.
+ * order is another (open-banking requests it, order-movement/ records it), and so is a variable
+ * recurring payment (open-banking requests it the same way, vrp-movement/ records it). The engine
+ * needs the same facts of each and moves each through its owner's own transition table. A mandate
+ * charge and a refund (the merchant's settlement account to the payer's) are others.
  */
 export interface Movement {
-  /** ops_…, chg_…, po_… or rfd_…: the execution's key and the core reference of the debit and the credit. */
+  /** ops_…, chg_…, po_…, vrp_… or rfd_…: the execution's key and the core reference of the debit and the credit. */
   id: string;
   /** Its world: false for a test object, whose core calls go to test cores only. */
   livemode: boolean;
@@ -43,7 +44,7 @@ export interface EngineFailure {
 }
 
 /** Which owner's records an execution belongs to (payment_executions.kind). */
-export type ExecutionKind = 'session' | 'payment_order' | 'mandate_charge' | 'refund';
+export type ExecutionKind = 'session' | 'payment_order' | 'mandate_charge' | 'refund' | 'vrp_payment';
 
 /**
  * How the engine reads and moves one kind of movement, through that kind's one writer: every
@@ -100,8 +101,10 @@ export type MovementKinds = Record<ExecutionKind, MovementKind>;
 export const kindOfId = (id: string): ExecutionKind =>
   id.startsWith('po_')
     ? 'payment_order'
-    : id.startsWith('chg_')
-      ? 'mandate_charge'
-      : id.startsWith('rfd_')
-        ? 'refund'
-        : 'session';
+    : id.startsWith('vrp_')
+      ? 'vrp_payment'
+      : id.startsWith('chg_')
+        ? 'mandate_charge'
+        : id.startsWith('rfd_')
+          ? 'refund'
+          : 'session';

@@ -16,7 +16,7 @@ type ObligatedMovement = Pick<Movement, 'id' | 'livemode' | 'debtorBank' | 'cred
 
 /**
  * Records that the payer's bank owes the payee's bank the amount of a cross-bank movement (a
- * session's, a charge's or a payment order's; session_id holds the movement id) whose credit was
+ * session's, a charge's, a payment order's, a VRP payment's or a refund's; session_id holds the movement id) whose credit was
  * booked at the creditor bank: a part (`obligation`) of the caller's OneStatement, written only
  * if part `when` changed a row. Once per movement: the engine and the credit-confirmed callback
  * may both get here, in either order (`on conflict do nothing` on the movement's unique index).

@@ -3,13 +3,56 @@ import type { EventBus, PlatformEvent, Subscription } from '@gateway/events';
 import { GatewayError, isCurrency, type Logger } from '@gateway/kernel';
 import { OneStatement } from '@gateway/db';
 import { accountMovementStart, type PaymentEngine } from '../engine/engine';
-import { answerAgain, createOrderMovementOnceIn, loadOrderMovement, orderMovements } from './order-movement.moves';
+import type { ExecutionKind } from '../movement/movement';
+import type { DeclaredMovementKind } from '../movement/movement.kind';
+import {
+  answerAgain,
+  type MovementEventKind,
+  type NewRequestedMovement,
+  type RequestedMovement,
+} from '../movement/requested-movement';
+import { createVrpMovementOnceIn, vrpMovements } from '../vrp-movement/vrp-movement.moves';
+import { createOrderMovementOnceIn, orderMovements } from './order-movement.moves';
 
 /** payments' queue for open-banking's requests (competing consumers across instances). */
 export const MOVEMENT_REQUEST_GROUP = 'payments.movement-requests';
 export const MOVEMENT_REQUESTED = 'movement.requested';
 
+/** A kind open-banking asks the engine for: its execution kind, its table's one writer, its words in logs. */
+interface RequestedKind {
+  kind: Extract<ExecutionKind, 'payment_order' | 'vrp_payment'>;
+  /** In logs: "payment order", "VRP payment". */
+  noun: string;
+  movements: DeclaredMovementKind<RequestedMovement, string, MovementEventKind>;
+  createOnceIn(statement: OneStatement, fields: NewRequestedMovement, now: Date): void;
+}
+
+/**
+ * The kinds a movement.requested may ask for, by the id's prefix: a payment order's (po_) and a
+ * VRP payment's (vrp_). One path executes both; each kind writes only its own table.
+ */
+const REQUESTED_KINDS: ReadonlyArray<{ prefix: string } & RequestedKind> = [
+  {
+    prefix: 'po_',
+    kind: 'payment_order',
+    noun: 'payment order',
+    movements: orderMovements,
+    createOnceIn: createOrderMovementOnceIn,
+  },
+  {
+    prefix: 'vrp_',
+    kind: 'vrp_payment',
+    noun: 'VRP payment',
+    movements: vrpMovements,
+    createOnceIn: createVrpMovementOnceIn,
+  },
+];
+
+const requestedKindOf = (id: string): RequestedKind | undefined =>
+  REQUESTED_KINDS.find(({ prefix }) => id.startsWith(prefix));
+
 interface MovementRequest {
+  kind: RequestedKind;
   id: string;
   tppId: string;
   livemode: boolean;
@@ -42,14 +85,11 @@ function requestOf(event: PlatformEvent): MovementRequest | null {
   ];
   // The world is never guessed: a request that does not say it moves nothing (a test order must not reach a live core).
   if (typeof d.livemode !== 'boolean') return null;
-  if (
-    fields.some((field) => field === null) ||
-    !/^[1-9]\d{0,17}$/.test(amount!) ||
-    !isCurrency(currency) ||
-    !id!.startsWith('po_')
-  )
-    return null;
+  if (fields.some((field) => field === null) || !/^[1-9]\d{0,17}$/.test(amount!) || !isCurrency(currency)) return null;
+  const kind = requestedKindOf(id!);
+  if (!kind) return null;
   return {
+    kind,
     id: id!,
     tppId: text(d.tpp_id)!,
     livemode: d.livemode,
@@ -65,12 +105,12 @@ function requestOf(event: PlatformEvent): MovementRequest | null {
 }
 
 /**
- * Executes a payment order's movement for open-banking (docs/payment-orders.md): the movement
- * and its execution row are created once per order id, in one transaction, and the engine runs
- * it as it runs a session (debit once, same-bank compensation, the rail with confirmation, the
- * recovery job after a crash, the obligation). A request for an id seen before moves nothing: a
- * finished movement's answer is sent again, an unfinished one belongs to its run or the recovery
- * job.
+ * Executes a payment order's or a VRP payment's movement for open-banking (docs/payment-orders.md):
+ * the movement (in its kind's table, by the id's prefix) and its execution row are created once
+ * per id, in one transaction, and the engine runs it as it runs a session (debit once, same-bank
+ * compensation, the rail with confirmation, the recovery job after a crash, the obligation). A
+ * request for an id seen before moves nothing: a finished movement's answer is sent again, an
+ * unfinished one belongs to its run or the recovery job.
  */
 export async function executeMovementRequest(
   root: EntityManager,
@@ -89,13 +129,14 @@ export async function executeMovementRequest(
   }
   const now = new Date();
   const em = root.fork();
-  const fields = { ...request, settlementType: request.debtorBank === request.creditorBank ? 'internal' : 'rail' };
-  // One statement: the movement, unless the order was requested before, and with it its execution.
+  const { kind, ...asked } = request;
+  const fields = { ...asked, settlementType: asked.debtorBank === asked.creditorBank ? 'internal' : 'rail' };
+  // One statement: the movement, unless it was requested before, and with it its execution.
   const statement = new OneStatement(em);
-  createOrderMovementOnceIn(statement, fields, now);
+  kind.createOnceIn(statement, fields, now);
   const started = engine.startIn(
     statement,
-    accountMovementStart('payment_order', fields, request.requestId),
+    accountMovementStart(kind.kind, fields, request.requestId),
     now,
     'movement',
   );
@@ -104,23 +145,23 @@ export async function executeMovementRequest(
     written = await statement.run();
   } catch (error) {
     if (!(error instanceof GatewayError && error.code === 'NET_DEBIT_CAP_EXCEEDED')) throw error;
-    await refuseOverCap(em, fields, error.detail, now);
-    logger.warn({ payment_order: request.id, request_id: request.requestId }, 'payment order refused: net debit cap');
+    await refuseOverCap(em, kind, fields, error.detail, now);
+    logger.warn({ [kind.kind]: request.id, request_id: request.requestId }, `${kind.noun} refused: net debit cap`);
     return;
   }
   if (written.movement) {
     logger.info(
-      { payment_order: request.id, tpp: request.tppId, request_id: request.requestId },
-      'payment order movement requested: executing',
+      { [kind.kind]: request.id, tpp: request.tppId, request_id: request.requestId },
+      `${kind.noun} movement requested: executing`,
     );
     // Not awaited: the bus's next request does not wait on a core.
     engine.launch(root, started);
     return;
   }
-  const existing = await loadOrderMovement(em, request.id);
+  const existing = await kind.movements.load(em, request.id);
   if (existing && (await em.transactional(async (tx) => answerAgain(tx, existing, new Date())))) {
     logger.info(
-      { payment_order: request.id, status: existing.status },
+      { [kind.kind]: request.id, status: existing.status },
       'movement requested again: its outcome sent again',
     );
   }
@@ -133,17 +174,18 @@ export async function executeMovementRequest(
  */
 async function refuseOverCap(
   em: EntityManager,
-  fields: Parameters<typeof createOrderMovementOnceIn>[1],
+  kind: RequestedKind,
+  fields: NewRequestedMovement,
   detail: string,
   now: Date,
 ): Promise<void> {
   await em.transactional(async (tx) => {
     const created = new OneStatement(tx);
-    createOrderMovementOnceIn(created, fields, now);
+    kind.createOnceIn(created, fields, now);
     if (!(await created.run()).movement) return; // requested before: its answer is the first one's
-    const movement = await loadOrderMovement(tx, fields.id);
+    const movement = await kind.movements.load(tx, fields.id);
     const failed = new OneStatement(tx);
-    orderMovements.moveIn(failed, movement!, 'core_failure', now, {
+    kind.movements.moveIn(failed, movement!, 'core_failure', now, {
       failureCode: 'NET_DEBIT_CAP_EXCEEDED',
       failureDetail: detail,
     });
@@ -164,7 +206,7 @@ export function consumeMovementRequests(
     } catch (error) {
       // Thrown back: the bus delivers the request again later (a database hiccup passes).
       logger.warn(
-        { err: error, event: event.id, payment_order: event.aggregateId },
+        { err: error, event: event.id, movement: event.aggregateId },
         'movement request not taken yet; the bus will deliver it again',
       );
       throw error;

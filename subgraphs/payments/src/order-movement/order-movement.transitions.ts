@@ -7,6 +7,7 @@ import {
   MOVEMENT_STATUSES,
   type MovementStatus,
 } from '../movement/movement.transitions';
+import type { MovementEventKind } from '../movement/requested-movement';
 
 export type OrderMovementStatus = MovementStatus;
 export const ORDER_MOVEMENT_STATUSES = MOVEMENT_STATUSES;
@@ -14,9 +15,6 @@ export const FINAL_ORDER_MOVEMENT_STATUSES = FINAL_MOVEMENT_STATUSES;
 export const ORDER_MOVEMENT_REACHED_AT = MOVEMENT_REACHED_AT;
 
 export type OrderMovementTrigger = 'requested' | EngineTrigger;
-
-/** Internal events to open-banking (no audience): the engine's answer to movement.requested. */
-export type MovementEventKind = 'movement.completed' | 'movement.failed';
 
 export type OrderMovementTransition = Transition<OrderMovementStatus, OrderMovementTrigger, MovementEventKind | null>;
 
@@ -30,18 +28,3 @@ export const ORDER_MOVEMENT_TRANSITIONS: readonly OrderMovementTransition[] = en
 });
 
 export const orderMovementTransitionFor = transitionLookup(ORDER_MOVEMENT_TRANSITIONS);
-
-/**
- * How open-banking should read a failure (movement.failed `refusal`): the payer's bank refused
- * for funds; a bank refused for another reason (the spec's rejected order); or no bank decided
- * (timeouts, an outcome never established).
- */
-export function refusalOf(failureCode: string | null): 'funds' | 'declined' | 'error' {
-  if (failureCode === 'INSUFFICIENT_FUNDS') return 'funds';
-  if (
-    failureCode === null ||
-    ['CBS_TIMEOUT', 'CBS_OUTCOME_UNKNOWN', 'SERVICE_UNAVAILABLE', 'INTERNAL_ERROR'].includes(failureCode)
-  )
-    return 'error';
-  return 'declined';
-}
