@@ -8,7 +8,9 @@
  * Then payment orders: a second consent with payments:write pays a demo customer at the same
  * bank below the SCA exemption limit (201) and one at the other bank above it (202, the SCA page
  * in Chromium), while a subscription follows the second order and the TPP's webhook endpoint
- * (started here, its signatures verified) receives the events.
+ * (started here, its signatures verified) receives the events. Then variable recurring payments
+ * (open-banking-vrp.ts): a VRP consent whose limits the consent page spells out, payments within
+ * and beyond them, the usage per period, and the TPP's revocation.
  * Each step prints the request as curl would send it and what came back.
  *
  *   npm start                    (in another terminal)
@@ -26,6 +28,7 @@ import type { Browser } from 'playwright-core';
 import { WebSocket } from 'ws';
 import { hmacSha256Hex, safeEqual } from '@gateway/kernel';
 import { NoFapi2TppError, runFapi2Walkthrough } from './open-banking-fapi2';
+import { variableRecurringPayments, type VrpWalkResult } from './open-banking-vrp';
 import { expectStatus, launchChromium, restClient, type Answer, type Send } from './support/walkthrough';
 
 export interface WalkthroughDemo {
@@ -61,9 +64,11 @@ export interface WalkthroughResult {
   subscribed: string[];
   /** Verified webhook events the TPP's endpoint received (event, and the order or consent id). */
   webhooks: Array<{ event: string; id: string }>;
+  /** Part 3: variable recurring payments. */
+  vrp: VrpWalkResult;
 }
 
-interface Walk {
+export interface Walk {
   base: string;
   redirectUri: string;
   send: Send;
@@ -72,23 +77,34 @@ interface Walk {
   tppToken: string;
 }
 
-/** A consent from request to token pair: created by the TPP, approved by `customer` on the consent page in Chromium, the code exchanged. */
-async function consentToTokens(walk: Walk, customer: WalkthroughDemo['customers'][number], scopes: string[]) {
+/**
+ * A consent from request to token pair: created by the TPP, approved by `customer` on the consent
+ * page in Chromium, the code exchanged. `request`: another kind of consent (its path and fields).
+ */
+async function consentToTokens(
+  walk: Walk,
+  customer: WalkthroughDemo['customers'][number],
+  scopes: string[],
+  request: { path: string; what: string; fields: Record<string, unknown> } = {
+    path: '/ob/consents',
+    what: `a consent to ${scopes.join(', ')}`,
+    fields: { scopes, expiry_days: 30 },
+  },
+) {
   const { send, log, redirectUri } = walk;
-  log(`\nThe demo TPP asks for a consent to ${scopes.join(', ')} (PKCE S256: the verifier stays with the TPP).`);
+  log(`\nThe demo TPP asks for ${request.what} (PKCE S256: the verifier stays with the TPP).`);
   const verifier = randomBytes(32).toString('base64url');
   const state = randomBytes(12).toString('base64url');
   const consent = expectStatus(
-    await send('POST', '/ob/consents', {
+    await send('POST', request.path, {
       headers: { authorization: `Bearer ${walk.tppToken}` },
       json: {
         bank_handle: customer.bank_handle,
-        scopes,
+        ...request.fields,
         redirect_uri: redirectUri,
         state,
         code_challenge: createHash('sha256').update(verifier).digest('base64url'),
         code_challenge_method: 'S256',
-        expiry_days: 30,
       },
     }),
     201,
@@ -216,7 +232,13 @@ export async function runOpenBankingWalkthrough(options: WalkthroughOptions): Pr
     tppToken: options.demo.tpp.tpp_access_token,
   };
   try {
-    return { ...(await accountInformation(walk, options.demo)), ...(await paymentOrders(walk, options.demo)) };
+    return {
+      ...(await accountInformation(walk, options.demo)),
+      ...(await paymentOrders(walk, options.demo)),
+      vrp: await variableRecurringPayments(walk, options.demo, (customer, request) =>
+        consentToTokens(walk, customer, [], request),
+      ),
+    };
   } finally {
     await browser.close();
   }
@@ -425,6 +447,10 @@ if (require.main === module) {
       );
       console.log(
         `Payment orders: ${result.orders.map((o) => `${o.id} ${o.created} -> ${o.status}`).join(', ')}; webhooks verified: ${result.webhooks.length}`,
+      );
+      console.log(
+        `VRP: consent ${result.vrp.consentId}, payments ${result.vrp.payments.map((p) => `${p.amount} -> ${p.status}`).join(', ')}, ` +
+          `refused ${result.vrp.refused.code}; revoked: ${result.vrp.afterRevocation}`,
       );
     }, stopped);
   }

@@ -23,7 +23,7 @@ describe('Open Banking walkthrough on the demo data', () => {
     await t?.stop();
   });
 
-  it('goes from consent to data to revocation, then pays below and above the SCA limit, with the demo TPP and customers', async () => {
+  it('goes from consent to data to revocation, then pays below and above the SCA limit and by VRP within its limits, with the demo TPP and customers', async () => {
     const lines: string[] = [];
     const result = await runOpenBankingWalkthrough({ demo: demo.file, log: (line) => lines.push(line) });
 
@@ -60,6 +60,18 @@ describe('Open Banking walkthrough on the demo data', () => {
       headers: { 'x-service-internal-key': demo.file.banks[0]!.internal_key },
     });
     expect(((await balance.json()) as { balance: number }).balance).toBe(payer.balance - 2_500 - 150_000);
+    // Variable recurring payments: approved in Chromium, paid within the limits, refused beyond, revoked.
+    expect(result.vrp.payments).toEqual([
+      expect.objectContaining({ amount: 30_000, status: 'COMPLETED' }),
+      expect.objectContaining({ amount: 45_000, status: 'COMPLETED' }),
+    ]);
+    expect(result.vrp.refused).toEqual({ status: 422, code: 'VRP_LIMIT_EXCEEDED' });
+    expect(result.vrp.usage).toEqual([
+      { period_type: 'Day', used: 75_000, remaining: 5_000 },
+      { period_type: 'Month', used: 75_000, remaining: 225_000 },
+    ]);
+    expect(result.vrp.afterRevocation).toBe(401);
+    expect(lines.some((line) => line.includes('/ob/vrp-payments'))).toBe(true);
     // Each step is shown as the curl a user can paste.
     expect(lines.filter((line) => line.startsWith('\n$ curl')).length).toBeGreaterThanOrEqual(9);
   });

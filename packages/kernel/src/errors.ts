@@ -99,6 +99,12 @@ export const ERROR_CODES = {
     status: 403,
     message: 'The approving customer does not hold the account this funds-confirmation consent names',
   },
+  // Issue 51 (variable recurring payments): a payment that would pass one of its consent's control parameters, named in the detail.
+  VRP_LIMIT_EXCEEDED: { status: 422, message: "The payment would pass one of its VRP consent's control parameters" },
+  // The same issue: a VRP payment before its consent's valid_from or after its valid_to.
+  VRP_OUTSIDE_VALIDITY: { status: 422, message: "The payment falls outside its VRP consent's validity period" },
+  // Another consent's or TPP's VRP payment, or an unknown id.
+  VRP_PAYMENT_NOT_FOUND: { status: 404, message: 'Unknown VRP payment' },
   // API-CONTRACT "Operator controls": named admin keys; one live key per name, so the audit log tells operators apart.
   ADMIN_KEY_NOT_FOUND: { status: 404, message: 'Unknown admin key' },
   ADMIN_KEY_NAME_TAKEN: { status: 409, message: 'A live admin key already has this name' },

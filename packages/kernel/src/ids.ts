@@ -13,6 +13,8 @@ export const ID_PREFIX = {
   registrationToken: 'rat',
   account: 'acc',
   paymentOrder: 'po',
+  /** A variable recurring payment (issue 51): a TPP's payment under a VRP consent's control parameters. */
+  vrpPayment: 'vrp',
   paymentSession: 'ops',
   request: 'req',
   merchant: 'mer',

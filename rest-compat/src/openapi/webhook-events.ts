@@ -84,7 +84,16 @@ const consentData = <S extends [string, ...string[]]>(statuses: S) =>
     status: z.enum(statuses),
     tpp_id: z.string().describe('tpp_…'),
     bank_handle: z.string(),
-    scopes: z.array(z.enum(['accounts:read', 'balances:read', 'transactions:read', 'payments:write'])),
+    scopes: z.array(
+      z.enum([
+        'accounts:read',
+        'balances:read',
+        'transactions:read',
+        'payments:write',
+        'funds_confirmation',
+        'vrp_payments',
+      ]),
+    ),
     expires_at: z.string().describe('ISO 8601 UTC.'),
   });
 
@@ -101,6 +110,18 @@ const paymentOrderData = <S extends [string, ...string[]]>(statuses: S) =>
       .object({ type: z.string().describe('iban.'), value: z.string().describe("The payee's IBAN.") })
       .strict(),
     failure_code: z.string().optional().describe('Why it failed or was rejected, once it has a reason.'),
+  });
+
+const vrpPaymentData = <S extends [string, ...string[]]>(statuses: S) =>
+  z.object({
+    payment_id: z.string().describe('vrp_…'),
+    consent_id: z.string().describe('con_… (a VRP consent)'),
+    livemode,
+    status: z.enum(statuses),
+    amount: minor,
+    currency: z.string(),
+    reference: z.string(),
+    failure_code: z.string().optional().describe('Why it failed.'),
   });
 
 /** A bank's net debit position crossing an alert threshold or reaching its cap (net-debit.positions.ts builds it). */
@@ -236,6 +257,34 @@ export const WEBHOOK_EVENTS: Record<string, WebhookEventDefinition> = {
     audience: 'tpp',
     summary: 'The bank rejected the payment order (REJECTED).',
     data: paymentOrderData(['REJECTED']).strict(),
+  },
+  'vrp_consent.granted': {
+    audience: 'tpp',
+    summary: 'The customer approved the VRP consent (AUTHORISED): payments within its limits may start.',
+    data: consentData(['AUTHORISED']).strict(),
+  },
+  'vrp_consent.revoked': {
+    audience: 'tpp',
+    summary:
+      'The VRP consent was revoked by the TPP, the customer or the bank (REVOKED): no payment is accepted after it.',
+    data: consentData(['REVOKED'])
+      .extend({ revoked_by: z.enum(['tpp', 'customer', 'bank']).nullable() })
+      .strict(),
+  },
+  'vrp_consent.expired': {
+    audience: 'tpp',
+    summary: 'The VRP consent reached its expiry (valid_to), or was never decided in time (EXPIRED).',
+    data: consentData(['EXPIRED']).strict(),
+  },
+  'vrp_payment.completed': {
+    audience: 'tpp',
+    summary: 'The VRP payment was executed (COMPLETED).',
+    data: vrpPaymentData(['COMPLETED']).strict(),
+  },
+  'vrp_payment.failed': {
+    audience: 'tpp',
+    summary: 'The VRP payment failed (FAILED); failure_code says why. Its share of the limits is free again.',
+    data: vrpPaymentData(['FAILED']).strict(),
   },
   'liquidity.threshold_reached': {
     audience: 'operator_and_bank',

@@ -4,12 +4,16 @@ import type { Execute } from '../executor';
 import { passBackRouterHeaders } from '../headers';
 import type { PageHandler } from '../register-routes';
 import { CHECKOUT_STYLE } from './checkout-assets';
+import { formatAmount } from './checkout-page';
 import { CONSENT_SCRIPT, CONSENT_STYLE } from './consent-assets';
 import { escapeHtml, jsonForScript, securityHeaders, testBadge } from './html';
 
 /** What the page needs, public for anyone holding the (unguessable) consent id. */
 const CONSENT_VIEW = `query ConsentPage($id: ID!) {
-  consentAuthorisation(id: $id) { id status tppName scopes expiresAt otpAttemptsLeft redirectUri redirectTo pageToken livemode bank { handle displayName } }
+  consentAuthorisation(id: $id) {
+    id status tppName scopes expiresAt otpAttemptsLeft redirectUri redirectTo pageToken livemode bank { handle displayName }
+    vrp { creditor { type value } currency reference maximumIndividualAmount periodicLimits { periodType periodAlignment amount } validFrom validTo }
+  }
 }`;
 
 export interface ConsentPageView {
@@ -26,6 +30,45 @@ export interface ConsentPageView {
   /** false: a test consent (TEST badge). */
   livemode: boolean;
   bank: { handle: string; displayName?: string | null };
+  /** A VRP consent's terms: what the customer authorises; null for other consents. */
+  vrp?: VrpPageTerms | null;
+}
+
+export interface VrpPageTerms {
+  creditor: { type: string; value: string };
+  currency: string;
+  reference: string;
+  maximumIndividualAmount: number;
+  periodicLimits: Array<{ periodType: string; periodAlignment: string; amount: number }>;
+  validFrom: string;
+  validTo: string | null;
+}
+
+/** A periodic limit's period as the customer reads it. */
+const PERIOD_WORDS: Record<string, { Calendar: string; Consent: string }> = {
+  Day: { Calendar: 'per day', Consent: 'per day' },
+  Week: { Calendar: 'per calendar week (Monday to Sunday)', Consent: 'per week, counted from the start date' },
+  Fortnight: { Calendar: 'per fortnight', Consent: 'per two weeks, counted from the start date' },
+  Month: { Calendar: 'per calendar month', Consent: 'per month, counted from the start date' },
+  'Half-year': {
+    Calendar: 'per half-year (January to June, July to December)',
+    Consent: 'per six months, counted from the start date',
+  },
+  Year: { Calendar: 'per calendar year', Consent: 'per year, counted from the start date' },
+};
+
+/** Every limit of a VRP consent in plain words, amounts in major units with their currency (one formatter). */
+export function vrpLimitLines(terms: VrpPageTerms): string[] {
+  const money = (amount: number) => formatAmount(amount, terms.currency);
+  const period = (limit: VrpPageTerms['periodicLimits'][number]) =>
+    PERIOD_WORDS[limit.periodType]?.[limit.periodAlignment as 'Calendar' | 'Consent'] ?? `per ${limit.periodType}`;
+  const day = (iso: string) => `${iso.slice(0, 10)} ${iso.slice(11, 16)} UTC`;
+  return [
+    `Pay ${terms.creditor.value} (reference ${terms.reference}) without asking you each time`,
+    `At most ${money(terms.maximumIndividualAmount)} per payment`,
+    ...terms.periodicLimits.map((limit) => `At most ${money(limit.amount)} in total ${period(limit)}`),
+    terms.validTo ? `From ${day(terms.validFrom)} until ${day(terms.validTo)}` : `From ${day(terms.validFrom)}`,
+  ];
 }
 
 const CONSENT_ID = /^con_[0-9A-Za-z]{1,64}$/;
@@ -114,9 +157,13 @@ export function renderConsentPage(view: ConsentPageView, nonce: string, error = 
   const field = REFUSALS[shown]?.field;
   const errorAt = (where: string) => (field === where ? escapeHtml(refusalText(shown, view)) : '');
   const returnHost = formTargetOf(view.redirectUri)?.replace(/^https?:\/\//, '') ?? view.redirectUri;
-  const scopes = view.scopes
-    .map((scope) => `<li data-scope="${escapeHtml(scope)}">${escapeHtml(SCOPE_WORDS[scope] ?? scope)}</li>`)
-    .join('');
+  const scopes = view.vrp
+    ? vrpLimitLines(view.vrp)
+        .map((line, index) => `<li data-vrp-limit="${index}">${escapeHtml(line)}</li>`)
+        .join('')
+    : view.scopes
+        .map((scope) => `<li data-scope="${escapeHtml(scope)}">${escapeHtml(SCOPE_WORDS[scope] ?? scope)}</li>`)
+        .join('');
   const closed = CLOSED[view.status];
   const decision = closed
     ? `<section id="closed" class="status ${view.status === 'AUTHORISED' ? 'ok' : 'bad'}" data-status="${escapeHtml(view.status)}"><span id="closed-text">${escapeHtml(fill(closed, view))}</span></section>
@@ -145,8 +192,8 @@ ${view.redirectTo ? `<p class="redirect"><a id="return-link" href="${escapeHtml(
 </form>`;
   const body = `
 ${testBadge(view.livemode, "Test request: the app reads the test bank's copy of your accounts, never the real ones.")}
-<p class="merchant"><strong id="tpp-name">${escapeHtml(view.tppName)}</strong> asks for access to your accounts at <strong id="bank-name">${escapeHtml(bankName(view))}</strong></p>
-<h1>Allow access?</h1>
+<p class="merchant"><strong id="tpp-name">${escapeHtml(view.tppName)}</strong> asks ${view.vrp ? 'to make payments from your account' : 'for access to your accounts'} at <strong id="bank-name">${escapeHtml(bankName(view))}</strong></p>
+<h1>${view.vrp ? 'Allow these payments?' : 'Allow access?'}</h1>
 <ul class="scopes" id="scopes">${scopes}</ul>
 <p class="meta">Until <time id="expires" datetime="${escapeHtml(view.expiresAt)}">${escapeHtml(view.expiresAt.slice(0, 10))}</time> (${escapeHtml(view.expiresAt.slice(11, 16))} UTC). You can revoke it earlier at your bank. Afterwards you return to ${escapeHtml(returnHost)}.</p>
 ${decision}

@@ -15,7 +15,9 @@ const movementRecord = z
       .describe(
         'The movement: a payment session (ops_…), mandate charge (chg_…), payment order (po_…) or refund (rfd_…); also the core reference of its debit and credit.',
       ),
-    kind: z.enum(['session', 'mandate_charge', 'payment_order', 'refund']).describe('What the movement is.'),
+    kind: z
+      .enum(['session', 'mandate_charge', 'payment_order', 'vrp_payment', 'refund'])
+      .describe('What the movement is.'),
     step: z
       .string()
       .describe(

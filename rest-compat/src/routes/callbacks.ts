@@ -17,7 +17,7 @@ export const callbackRoutes = [
         payment_reference: z
           .string()
           .describe(
-            'Reference the rail credit carried: the session id (ops_), mandate charge id (chg_), payment order id (po_) or refund id (rfd_).',
+            'Reference the rail credit carried: the session id (ops_), mandate charge id (chg_), payment order id (po_), VRP payment id (vrp_) or refund id (rfd_).',
           ),
         session_id: z
           .string()

@@ -1,38 +1,18 @@
 import { z } from 'zod';
 import { defineRoute, type GraphQLData } from '../route';
+import { CONSENT_LIFECYCLE_FIELDS, consentLifecycleShape } from './consent-lifecycle';
 
-// `consentId: id`: the REST record names the id consent_id, as the spec's response does.
 export const CONSENT_RECORD = `fragment ConsentRecord on Consent {
-  consentId: id livemode tppId status bankHandle scopes redirectUri consentUrl expiresAt accountIds revokedBy createdAt updatedAt authorisedAt rejectedAt revokedAt expiredAt
+  ${CONSENT_LIFECYCLE_FIELDS} scopes accountIds
 }`;
 
-const nullableTime = z.string().nullable().describe('ISO 8601 UTC; null until reached.');
 const SCOPE_LIST = 'accounts:read, balances:read, transactions:read, payments:write';
 
 export const consentRecord = z
   .object({
-    consent_id: z.string().describe('con_…'),
-    livemode: z
-      .boolean()
-      .describe("false for a test object (a test credential's): its money moves only at test cores."),
-    tpp_id: z.string().describe('The TPP that requested it (tpp_…).'),
-    status: z.enum(['AWAITING_AUTHORISATION', 'AUTHORISED', 'REJECTED', 'REVOKED', 'EXPIRED']),
-    bank_handle: z.string(),
+    ...consentLifecycleShape,
     scopes: z.array(z.string()).describe(`Subset of ${SCOPE_LIST}.`),
-    redirect_uri: z.string(),
-    consent_url: z.string().describe('Send the customer here: the consent page {base_url}/ob/auth/{consent_id}.'),
-    expires_at: z.string().describe('ISO 8601 UTC.'),
     account_ids: z.array(z.string()).describe('Consented accounts (acc_…); empty until the customer approves.'),
-    revoked_by: z
-      .enum(['tpp', 'customer', 'bank'])
-      .nullable()
-      .describe('Who revoked the consent; null unless REVOKED.'),
-    created_at: z.string().describe('ISO 8601 UTC.'),
-    updated_at: z.string().describe('ISO 8601 UTC.'),
-    authorised_at: nullableTime,
-    rejected_at: nullableTime,
-    revoked_at: nullableTime,
-    expired_at: nullableTime,
   })
   .strict();
 

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { defineRoute } from '../route';
+import { CONSENT_LIFECYCLE_FIELDS, consentLifecycleShape } from './consent-lifecycle';
 
 /*
  * Confirmation of funds (CBPII, issue 51): a consent of its own kind, approved at the consent page
@@ -7,10 +8,9 @@ import { defineRoute } from '../route';
  */
 
 const FUNDS_CONSENT = `fragment FundsConsentRecord on FundsConfirmationConsent {
-  consentId: id livemode tppId status bankHandle account { type value } redirectUri consentUrl expiresAt revokedBy createdAt updatedAt authorisedAt rejectedAt revokedAt expiredAt
+  ${CONSENT_LIFECYCLE_FIELDS} account { type value }
 }`;
 
-const nullableTime = z.string().nullable().describe('ISO 8601 UTC; null until reached.');
 const account = z
   .object({
     type: z.enum(['iban', 'alias']),
@@ -20,25 +20,8 @@ const account = z
 
 const fundsConsentRecord = z
   .object({
-    consent_id: z.string().describe('con_…'),
-    livemode: z.boolean().describe('false for a test consent: answered from test cores.'),
-    tpp_id: z.string(),
-    status: z.enum(['AWAITING_AUTHORISATION', 'AUTHORISED', 'REJECTED', 'REVOKED', 'EXPIRED']),
-    bank_handle: z.string(),
+    ...consentLifecycleShape,
     account: account.describe('The one account the consent is for; the approving customer must hold it.'),
-    redirect_uri: z.string(),
-    consent_url: z.string().describe('Send the customer here: the consent page {base_url}/ob/auth/{consent_id}.'),
-    expires_at: z.string().describe('ISO 8601 UTC.'),
-    revoked_by: z
-      .enum(['tpp', 'customer', 'bank'])
-      .nullable()
-      .describe('Who revoked the consent; null unless REVOKED.'),
-    created_at: z.string(),
-    updated_at: z.string(),
-    authorised_at: nullableTime,
-    rejected_at: nullableTime,
-    revoked_at: nullableTime,
-    expired_at: nullableTime,
   })
   .strict();
 

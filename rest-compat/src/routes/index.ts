@@ -29,6 +29,7 @@ import { webhookRoutes } from './webhooks';
 import { webhookEndpointRoutes } from './webhook-endpoints';
 import { eventRoutes } from './events';
 import { fundsConfirmationRoutes } from './funds-confirmation';
+import { vrpRoutes } from './vrp';
 
 /** Every REST path rest-compat serves: the source of the handlers and of /openapi.json. */
 export const ROUTES: readonly RestRoute[] = [
@@ -42,6 +43,7 @@ export const ROUTES: readonly RestRoute[] = [
   ...consentRevocationRoutes,
   ...accountRoutes,
   ...fundsConfirmationRoutes,
+  ...vrpRoutes,
   ...paymentOrderRoutes,
   ...scaRoutes,
   ...consentAuthorisationRoutes,

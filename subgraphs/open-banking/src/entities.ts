@@ -7,6 +7,8 @@ import { OrderIdempotencyKeyEntity } from './payment-order/order-idempotency';
 import { PaymentOrderEntity } from './payment-order/payment-order.entity';
 import { PushedRequestEntity } from './par/pushed-request.entity';
 import { TppEntity } from './tpp/tpp.entity';
+import { VrpConsentTermsEntity } from './vrp/vrp-consent-terms.entity';
+import { VrpPaymentEntity } from './vrp/vrp-payment.entity';
 
 /** Every entity open-banking's ORM maps: the service and its test kit open the same ones. */
 export const OPEN_BANKING_ENTITIES = [
@@ -16,6 +18,8 @@ export const OPEN_BANKING_ENTITIES = [
   PaymentOrderEntity,
   OrderIdempotencyKeyEntity,
   PushedRequestEntity,
+  VrpConsentTermsEntity,
+  VrpPaymentEntity,
   OutboxEvent,
   Credential,
   AuditEntry,

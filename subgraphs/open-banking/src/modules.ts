@@ -22,6 +22,8 @@ import { DpopNonces } from '@gateway/vault';
 import { PaymentOrderService } from './payment-order/payment-order.service';
 import { DEFAULT_SCA_TTL_MS, ScaService } from './payment-order/sca.service';
 import { FundsConfirmationService } from './funds-confirmation/funds-confirmation.service';
+import { VrpConsentService } from './vrp/vrp-consent.service';
+import { VrpPaymentService } from './vrp/vrp-payment.service';
 
 /** The open-banking subgraph's services, wired once: resolvers and background jobs share them. */
 export interface OpenBankingModules {
@@ -41,6 +43,9 @@ export interface OpenBankingModules {
   sca: ScaService;
   /** Confirmation of funds (CBPII): its consents and questions. */
   fundsConfirmations: FundsConfirmationService;
+  /** Variable recurring payments: VRP consents and their payments. */
+  vrpConsents: VrpConsentService;
+  vrpPayments: VrpPaymentService;
 }
 
 /** `testCores`: the built-in test bank (the service owns its lifecycle), for test consents and orders. */
@@ -77,7 +82,10 @@ export function createOpenBankingModules(
   const clients = new ClientAuthenticator(audienceOf(publicBaseUrl));
   const proofs = new TokenEndpointProofs(publicBaseUrl, dpopNonces);
   const consents = new ConsentService({ publicBaseUrl }, bankCapabilities);
+  const vrpConsents = new VrpConsentService(consents, directory, cores);
   return {
+    vrpConsents,
+    vrpPayments: new VrpPaymentService(vrpConsents, directory),
     tpps,
     registrations: new RegistrationService({ directoryJwks: settings.directoryJwks }, tpps),
     tokens: new TokenService(clients, proofs),

@@ -24,6 +24,7 @@ import { PaymentOrderUpdatesResolver } from './payment-order/payment-order-updat
 import { createScaResolver } from './payment-order/sca.resolver';
 import { toTpp } from './tpp/tpp.type';
 import { createFundsConfirmationResolver } from './funds-confirmation/funds-confirmation.resolver';
+import { createVrpResolver } from './vrp/vrp.resolver';
 
 export async function buildOpenBankingSchema(
   settings: OpenBankingSettings,
@@ -45,6 +46,7 @@ export async function buildOpenBankingSchema(
       createPaymentOrderResolver(modules.paymentOrders),
       createScaResolver(modules.sca),
       createFundsConfirmationResolver(modules.fundsConfirmations),
+      createVrpResolver(modules.vrpConsents, modules.vrpPayments),
       PaymentOrderUpdatesResolver,
       createRegistrationResolver(modules.registrations, modules.consents.settings.publicBaseUrl),
       // The issuer is the consents' public base: the one the approval's `iss` names.

@@ -18,6 +18,7 @@ import { buildOpenBankingSchema } from './schema';
 import type { CoreCallSettings, OpenBankingSettings } from './settings';
 import type { PublicJwks } from './signing-keys/jwks';
 import { consumeMovementOutcomes } from './payment-order/movement-outcomes';
+import { applyVrpMovementOutcome } from './vrp/vrp-movement-outcomes';
 
 export const OPEN_BANKING_SCHEMA = 'open_banking';
 
@@ -105,7 +106,9 @@ export async function start(options: OpenBankingStartOptions): Promise<RunningSe
     : undefined;
   // The payments engine answers payment orders' movement requests on the bus (docs/payment-orders.md).
   const outcomes = options.bus
-    ? await consumeMovementOutcomes(orm.em, options.bus, logger.child({ component: 'payment-orders' }))
+    ? await consumeMovementOutcomes(orm.em, options.bus, logger.child({ component: 'payment-orders' }), [
+        applyVrpMovementOutcome,
+      ])
     : undefined;
   // A bank's changed routing (a rotated internal key) leaves the account reads' cache at once.
   const bankChanges = options.bus

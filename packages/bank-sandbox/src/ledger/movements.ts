@@ -26,11 +26,11 @@ export interface BookingResult {
 const MAX_SAFE = Number.MAX_SAFE_INTEGER;
 /**
  * A gateway movement id: a payment session's (`ops_…`), an Open Banking payment order's
- * (`po_…`), a mandate charge's (`chg_…`) or a refund's (`rfd_…`), the reference of its debit and
- * credit (not of a reversal `…:reversal`, nor a settlement `stl_…`). A rail credit with one is
- * confirmed to the gateway.
+ * (`po_…`), a variable recurring payment (`vrp_…`), a mandate charge's (`chg_…`) or a refund's
+ * (`rfd_…`), the reference of its debit and credit (not of a reversal `…:reversal`, nor a
+ * settlement `stl_…`). A rail credit with one is confirmed to the gateway.
  */
-const SESSION_REFERENCE = /^(ops|po|chg|rfd)_[^:\s]+$/;
+const SESSION_REFERENCE = /^(ops|po|vrp|chg|rfd)_[^:\s]+$/;
 
 /** Debits, credits and statements of one sandbox bank, in its ORM's schema. */
 export class MovementBook {

@@ -3,6 +3,7 @@
 /** Creating POSTs that take an Idempotency-Key: the client sends one on each call and retries with the same one. */
 export const IDEMPOTENT_POSTS: readonly string[] = [
   "/ob/payment-orders",
+  "/ob/vrp-payments",
   "/payments/sessions",
   "/payments/sessions/{session_id}/refunds",
   "/recurring/mandates",

@@ -573,6 +573,110 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/ob/vrp-consents": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create a VRP consent
+         * @description The TPP asks the customer, once, for a series of payments to one payee within control parameters: the maximum individual amount, periodic limits (Day, Week, Fortnight, Month, Half-year or Year; aligned to the Consent, counting from UTC midnight of valid_from, or to the Calendar; a Calendar Fortnight is refused) and the validity window. All amounts are integers of minor units in the currency. Send the customer to consent_url: the page shows every limit in plain words; the customer's account in the currency becomes the payer account. The code is exchanged at POST /ob/token as for other consents (scope vrp_payments). A spec TPP uses its tpk_ token; a fapi2 TPP its client_credentials token (client scope payments), with PAR and DPoP.
+         */
+        post: operations["createVrpConsent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/ob/vrp-consents/{consent_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read a VRP consent, with used and remaining per period
+         * @description With the TPP token, the TPP's own; with an access token (and X-Consent-Id), the consent it was issued for. Each periodic limit shows its current period and what payments not FAILED used in it. Another TPP’s consent, or a consent of another kind, is 404 CONSENT_NOT_FOUND.
+         */
+        get: operations["getVrpConsent"];
+        put?: never;
+        post?: never;
+        /**
+         * Revoke a VRP consent (TPP)
+         * @description REVOKED (revoked_by tpp, vrp_consent.revoked sent); every code and token of it stops working at once and no payment is accepted after it. Payments already accepted go on. Idempotent on a consent already final. Another TPP's consent, or one of another kind, is 404 CONSENT_NOT_FOUND.
+         */
+        delete: operations["revokeVrpConsent"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/ob/vrp-consents/{consent_id}/funds-confirmation": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Confirm funds on a VRP consent
+         * @description Does the payer account hold amount (minor units, in the consent currency) now? Read live from its core; funds_available true or false, never the balance. The VRP consent's access token (Authorization: Bearer, or DPoP for a fapi2 TPP) and X-Consent-Id; the consent must be AUTHORISED and unexpired. A core that does not answer gives 503 CBS_TIMEOUT, one that fails 502 CBS_ERROR.
+         */
+        post: operations["confirmVrpFunds"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/ob/vrp-payments": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Make a VRP payment
+         * @description A payment to the consent’s payee, no SCA: accepted only within valid_from/valid_to (else 422 VRP_OUTSIDE_VALIDITY) and every limit, the maximum individual amount and each current period’s total (else 422 VRP_LIMIT_EXCEEDED, the detail naming the limit), checked and reserved before any core call, so payments sent at once cannot pass a limit together. 201 with status PROCESSING; the payments engine moves the money and the payment becomes COMPLETED or FAILED (vrp_payment.* webhooks; a FAILED payment frees its share of the limits). Idempotency-Key as for payment orders. The VRP consent's access token (Authorization: Bearer, or DPoP for a fapi2 TPP) and X-Consent-Id; the consent must be AUTHORISED and unexpired.
+         */
+        post: operations["createVrpPayment"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/ob/vrp-payments/{payment_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read a VRP payment
+         * @description The payment as it is now. Another consent's or TPP's payment is 404 VRP_PAYMENT_NOT_FOUND, like an unknown id. The VRP consent's access token (Authorization: Bearer, or DPoP for a fapi2 TPP) and X-Consent-Id; the consent must be AUTHORISED and unexpired.
+         */
+        get: operations["vrpPayment"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/ob/payment-orders": {
         parameters: {
             query?: never;
@@ -2144,6 +2248,106 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    "vrp_consent.granted": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * vrp_consent.granted
+         * @description The customer approved the VRP consent (AUTHORISED): payments within its limits may start. Sent to the TPP's webhook URL and its endpoints.
+         */
+        post: operations["vrpConsentGrantedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "vrp_consent.revoked": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * vrp_consent.revoked
+         * @description The VRP consent was revoked by the TPP, the customer or the bank (REVOKED): no payment is accepted after it. Sent to the TPP's webhook URL and its endpoints.
+         */
+        post: operations["vrpConsentRevokedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "vrp_consent.expired": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * vrp_consent.expired
+         * @description The VRP consent reached its expiry (valid_to), or was never decided in time (EXPIRED). Sent to the TPP's webhook URL and its endpoints.
+         */
+        post: operations["vrpConsentExpiredWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "vrp_payment.completed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * vrp_payment.completed
+         * @description The VRP payment was executed (COMPLETED). Sent to the TPP's webhook URL and its endpoints.
+         */
+        post: operations["vrpPaymentCompletedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "vrp_payment.failed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * vrp_payment.failed
+         * @description The VRP payment failed (FAILED); failure_code says why. Its share of the limits is free again. Sent to the TPP's webhook URL and its endpoints.
+         */
+        post: operations["vrpPaymentFailedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "liquidity.threshold_reached": {
         parameters: {
             query?: never;
@@ -2190,7 +2394,7 @@ export interface components {
         Error: {
             error: {
                 /** @enum {string} */
-                code: "INVALID_API_KEY" | "INVALID_BANK_KEY" | "TOKEN_EXPIRED" | "TOKEN_REVOKED" | "CONSENT_REVOKED" | "PKCE_INVALID" | "PKCE_METHOD_REJECTED" | "SESSION_NOT_FOUND" | "SESSION_EXPIRED" | "SESSION_ALREADY_COMPLETED" | "ALIAS_NOT_FOUND" | "ALIAS_INACTIVE" | "BANK_NOT_PARTICIPATING" | "AMOUNT_TOO_LOW" | "AMOUNT_TOO_HIGH" | "INSUFFICIENT_FUNDS" | "OTP_INVALID" | "OTP_EXPIRED" | "CBS_TIMEOUT" | "CBS_ERROR" | "CONSENT_NOT_FOUND" | "SCOPE_INSUFFICIENT" | "ACCOUNT_NOT_FOUND" | "SCA_REQUIRED" | "PAYMENT_ORDER_REJECTED" | "HANDLE_TAKEN" | "HANDLE_INVALID" | "BANK_NOT_REGISTERED" | "VALIDATION_ERROR" | "CONSENT_EXPIRED" | "INVALID_GRANT" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "BANK_ALREADY_REGISTERED" | "IBAN_INVALID" | "IBAN_NOT_AT_BANK" | "PHONE_TAKEN" | "MERCHANT_NOT_FOUND" | "TPP_NOT_FOUND" | "CONSENT_ALREADY_DECIDED" | "PAYMENT_ORDER_NOT_FOUND" | "PAYMENT_ORDER_NOT_PENDING_SCA" | "WEBHOOK_DELIVERY_NOT_FOUND" | "WEBHOOK_ENDPOINT_NOT_FOUND" | "WEBHOOK_ENDPOINT_LIMIT_REACHED" | "WEBHOOK_REPLAY_IN_PROGRESS" | "EVENT_NOT_FOUND" | "MOVEMENT_NOT_FOUND" | "REFUND_NOT_HELD" | "SETTLEMENT_CYCLE_NOT_FOUND" | "SESSION_IN_PROGRESS" | "SESSION_FAILED" | "SESSION_NOT_PENDING" | "REFUND_NOT_ALLOWED" | "REFUND_AMOUNT_EXCEEDED" | "REFUND_NOT_FOUND" | "MANDATE_NOT_FOUND" | "MANDATE_NOT_ACTIVE" | "MANDATE_LIMIT_EXCEEDED" | "MANDATE_NOT_STARTED" | "MANDATE_NOT_PENDING_CONFIRMATION" | "MANDATE_CHARGE_NOT_FOUND" | "CURRENCY_MISMATCH" | "FUNDS_ACCOUNT_NOT_OWNED" | "ADMIN_KEY_NOT_FOUND" | "ADMIN_KEY_NAME_TAKEN" | "NET_DEBIT_CAP_EXCEEDED" | "NET_DEBIT_CAP_ABOVE_LIQUIDITY" | "IDEMPOTENCY_KEY_IN_USE" | "IDEMPOTENCY_KEY_REUSED" | "BANK_SUSPENDED" | "MERCHANT_SUSPENDED" | "TPP_SUSPENDED" | "INVALID_CLIENT" | "INVALID_SOFTWARE_STATEMENT" | "UNAPPROVED_SOFTWARE_STATEMENT" | "INVALID_CLIENT_METADATA" | "INVALID_REDIRECT_URI" | "INVALID_REQUEST_URI" | "PAR_REQUIRED" | "REGISTRATION_NOT_ENABLED" | "invalid_dpop_proof" | "use_dpop_nonce" | "PAYLOAD_TOO_LARGE" | "RATE_LIMITED" | "INTERNAL_ERROR" | "SERVICE_UNAVAILABLE";
+                code: "INVALID_API_KEY" | "INVALID_BANK_KEY" | "TOKEN_EXPIRED" | "TOKEN_REVOKED" | "CONSENT_REVOKED" | "PKCE_INVALID" | "PKCE_METHOD_REJECTED" | "SESSION_NOT_FOUND" | "SESSION_EXPIRED" | "SESSION_ALREADY_COMPLETED" | "ALIAS_NOT_FOUND" | "ALIAS_INACTIVE" | "BANK_NOT_PARTICIPATING" | "AMOUNT_TOO_LOW" | "AMOUNT_TOO_HIGH" | "INSUFFICIENT_FUNDS" | "OTP_INVALID" | "OTP_EXPIRED" | "CBS_TIMEOUT" | "CBS_ERROR" | "CONSENT_NOT_FOUND" | "SCOPE_INSUFFICIENT" | "ACCOUNT_NOT_FOUND" | "SCA_REQUIRED" | "PAYMENT_ORDER_REJECTED" | "HANDLE_TAKEN" | "HANDLE_INVALID" | "BANK_NOT_REGISTERED" | "VALIDATION_ERROR" | "CONSENT_EXPIRED" | "INVALID_GRANT" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "BANK_ALREADY_REGISTERED" | "IBAN_INVALID" | "IBAN_NOT_AT_BANK" | "PHONE_TAKEN" | "MERCHANT_NOT_FOUND" | "TPP_NOT_FOUND" | "CONSENT_ALREADY_DECIDED" | "PAYMENT_ORDER_NOT_FOUND" | "PAYMENT_ORDER_NOT_PENDING_SCA" | "WEBHOOK_DELIVERY_NOT_FOUND" | "WEBHOOK_ENDPOINT_NOT_FOUND" | "WEBHOOK_ENDPOINT_LIMIT_REACHED" | "WEBHOOK_REPLAY_IN_PROGRESS" | "EVENT_NOT_FOUND" | "MOVEMENT_NOT_FOUND" | "REFUND_NOT_HELD" | "SETTLEMENT_CYCLE_NOT_FOUND" | "SESSION_IN_PROGRESS" | "SESSION_FAILED" | "SESSION_NOT_PENDING" | "REFUND_NOT_ALLOWED" | "REFUND_AMOUNT_EXCEEDED" | "REFUND_NOT_FOUND" | "MANDATE_NOT_FOUND" | "MANDATE_NOT_ACTIVE" | "MANDATE_LIMIT_EXCEEDED" | "MANDATE_NOT_STARTED" | "MANDATE_NOT_PENDING_CONFIRMATION" | "MANDATE_CHARGE_NOT_FOUND" | "CURRENCY_MISMATCH" | "FUNDS_ACCOUNT_NOT_OWNED" | "VRP_LIMIT_EXCEEDED" | "VRP_OUTSIDE_VALIDITY" | "VRP_PAYMENT_NOT_FOUND" | "ADMIN_KEY_NOT_FOUND" | "ADMIN_KEY_NAME_TAKEN" | "NET_DEBIT_CAP_EXCEEDED" | "NET_DEBIT_CAP_ABOVE_LIQUIDITY" | "IDEMPOTENCY_KEY_IN_USE" | "IDEMPOTENCY_KEY_REUSED" | "BANK_SUSPENDED" | "MERCHANT_SUSPENDED" | "TPP_SUSPENDED" | "INVALID_CLIENT" | "INVALID_SOFTWARE_STATEMENT" | "UNAPPROVED_SOFTWARE_STATEMENT" | "INVALID_CLIENT_METADATA" | "INVALID_REDIRECT_URI" | "INVALID_REQUEST_URI" | "PAR_REQUIRED" | "REGISTRATION_NOT_ENABLED" | "invalid_dpop_proof" | "use_dpop_nonce" | "PAYLOAD_TOO_LARGE" | "RATE_LIMITED" | "INTERNAL_ERROR" | "SERVICE_UNAVAILABLE";
                 message: string;
                 /** @description What exactly was wrong; names the field for VALIDATION_ERROR. */
                 detail: string;
@@ -2649,7 +2853,7 @@ export interface components {
                 /** @description tpp_… */
                 tpp_id: string;
                 bank_handle: string;
-                scopes: ("accounts:read" | "balances:read" | "transactions:read" | "payments:write")[];
+                scopes: ("accounts:read" | "balances:read" | "transactions:read" | "payments:write" | "funds_confirmation" | "vrp_payments")[];
                 /** @description ISO 8601 UTC. */
                 expires_at: string;
             };
@@ -2678,7 +2882,7 @@ export interface components {
                 /** @description tpp_… */
                 tpp_id: string;
                 bank_handle: string;
-                scopes: ("accounts:read" | "balances:read" | "transactions:read" | "payments:write")[];
+                scopes: ("accounts:read" | "balances:read" | "transactions:read" | "payments:write" | "funds_confirmation" | "vrp_payments")[];
                 /** @description ISO 8601 UTC. */
                 expires_at: string;
                 revoked_by: ("tpp" | "customer" | "bank") | null;
@@ -2708,7 +2912,7 @@ export interface components {
                 /** @description tpp_… */
                 tpp_id: string;
                 bank_handle: string;
-                scopes: ("accounts:read" | "balances:read" | "transactions:read" | "payments:write")[];
+                scopes: ("accounts:read" | "balances:read" | "transactions:read" | "payments:write" | "funds_confirmation" | "vrp_payments")[];
                 /** @description ISO 8601 UTC. */
                 expires_at: string;
             };
@@ -2902,6 +3106,156 @@ export interface components {
                     value: string;
                 };
                 /** @description Why it failed or was rejected, once it has a reason. */
+                failure_code?: string;
+            };
+        };
+        VrpConsentGrantedEvent: {
+            /**
+             * @description evt_…, the same on every attempt of this delivery: deduplicate on it.
+             * @example evt_4RfV5tgB6yhN7ujM8ikO9lP0
+             */
+            id: string;
+            /** @constant */
+            event: "vrp_consent.granted";
+            /** @description When the event happened, ISO 8601 UTC. */
+            created_at: string;
+            /** @description false for an event of a test object (a test credential's). */
+            livemode: boolean;
+            /** @description The event's place among its session's (refund's, mandate's, consent's, payment order's; for liquidity events the bank position's, per receiver) events, from 1: order by it, drop what you already have. */
+            sequence?: number;
+            data: {
+                /** @description con_… */
+                consent_id: string;
+                /** @description false for an event of a test object (a test credential's). */
+                livemode: boolean;
+                /** @enum {string} */
+                status: "AUTHORISED";
+                /** @description tpp_… */
+                tpp_id: string;
+                bank_handle: string;
+                scopes: ("accounts:read" | "balances:read" | "transactions:read" | "payments:write" | "funds_confirmation" | "vrp_payments")[];
+                /** @description ISO 8601 UTC. */
+                expires_at: string;
+            };
+        };
+        VrpConsentRevokedEvent: {
+            /**
+             * @description evt_…, the same on every attempt of this delivery: deduplicate on it.
+             * @example evt_4RfV5tgB6yhN7ujM8ikO9lP0
+             */
+            id: string;
+            /** @constant */
+            event: "vrp_consent.revoked";
+            /** @description When the event happened, ISO 8601 UTC. */
+            created_at: string;
+            /** @description false for an event of a test object (a test credential's). */
+            livemode: boolean;
+            /** @description The event's place among its session's (refund's, mandate's, consent's, payment order's; for liquidity events the bank position's, per receiver) events, from 1: order by it, drop what you already have. */
+            sequence?: number;
+            data: {
+                /** @description con_… */
+                consent_id: string;
+                /** @description false for an event of a test object (a test credential's). */
+                livemode: boolean;
+                /** @enum {string} */
+                status: "REVOKED";
+                /** @description tpp_… */
+                tpp_id: string;
+                bank_handle: string;
+                scopes: ("accounts:read" | "balances:read" | "transactions:read" | "payments:write" | "funds_confirmation" | "vrp_payments")[];
+                /** @description ISO 8601 UTC. */
+                expires_at: string;
+                revoked_by: ("tpp" | "customer" | "bank") | null;
+            };
+        };
+        VrpConsentExpiredEvent: {
+            /**
+             * @description evt_…, the same on every attempt of this delivery: deduplicate on it.
+             * @example evt_4RfV5tgB6yhN7ujM8ikO9lP0
+             */
+            id: string;
+            /** @constant */
+            event: "vrp_consent.expired";
+            /** @description When the event happened, ISO 8601 UTC. */
+            created_at: string;
+            /** @description false for an event of a test object (a test credential's). */
+            livemode: boolean;
+            /** @description The event's place among its session's (refund's, mandate's, consent's, payment order's; for liquidity events the bank position's, per receiver) events, from 1: order by it, drop what you already have. */
+            sequence?: number;
+            data: {
+                /** @description con_… */
+                consent_id: string;
+                /** @description false for an event of a test object (a test credential's). */
+                livemode: boolean;
+                /** @enum {string} */
+                status: "EXPIRED";
+                /** @description tpp_… */
+                tpp_id: string;
+                bank_handle: string;
+                scopes: ("accounts:read" | "balances:read" | "transactions:read" | "payments:write" | "funds_confirmation" | "vrp_payments")[];
+                /** @description ISO 8601 UTC. */
+                expires_at: string;
+            };
+        };
+        VrpPaymentCompletedEvent: {
+            /**
+             * @description evt_…, the same on every attempt of this delivery: deduplicate on it.
+             * @example evt_4RfV5tgB6yhN7ujM8ikO9lP0
+             */
+            id: string;
+            /** @constant */
+            event: "vrp_payment.completed";
+            /** @description When the event happened, ISO 8601 UTC. */
+            created_at: string;
+            /** @description false for an event of a test object (a test credential's). */
+            livemode: boolean;
+            /** @description The event's place among its session's (refund's, mandate's, consent's, payment order's; for liquidity events the bank position's, per receiver) events, from 1: order by it, drop what you already have. */
+            sequence?: number;
+            data: {
+                /** @description vrp_… */
+                payment_id: string;
+                /** @description con_… (a VRP consent) */
+                consent_id: string;
+                /** @description false for an event of a test object (a test credential's). */
+                livemode: boolean;
+                /** @enum {string} */
+                status: "COMPLETED";
+                /** @description Minor units. */
+                amount: number;
+                currency: string;
+                reference: string;
+                /** @description Why it failed. */
+                failure_code?: string;
+            };
+        };
+        VrpPaymentFailedEvent: {
+            /**
+             * @description evt_…, the same on every attempt of this delivery: deduplicate on it.
+             * @example evt_4RfV5tgB6yhN7ujM8ikO9lP0
+             */
+            id: string;
+            /** @constant */
+            event: "vrp_payment.failed";
+            /** @description When the event happened, ISO 8601 UTC. */
+            created_at: string;
+            /** @description false for an event of a test object (a test credential's). */
+            livemode: boolean;
+            /** @description The event's place among its session's (refund's, mandate's, consent's, payment order's; for liquidity events the bank position's, per receiver) events, from 1: order by it, drop what you already have. */
+            sequence?: number;
+            data: {
+                /** @description vrp_… */
+                payment_id: string;
+                /** @description con_… (a VRP consent) */
+                consent_id: string;
+                /** @description false for an event of a test object (a test credential's). */
+                livemode: boolean;
+                /** @enum {string} */
+                status: "FAILED";
+                /** @description Minor units. */
+                amount: number;
+                currency: string;
+                reference: string;
+                /** @description Why it failed. */
                 failure_code?: string;
             };
         };
@@ -5632,22 +5986,22 @@ export interface operations {
                      *           "tpp_id": "tpp_2JkL9mNb4VcX7zQw1ErT6yUi",
                      *           "status": "AWAITING_AUTHORISATION",
                      *           "bank_handle": "oasis",
-                     *           "scopes": [
-                     *             "string"
-                     *           ],
                      *           "redirect_uri": "https://app.example/callback",
                      *           "consent_url": "https://shop.example/payments/return",
                      *           "expires_at": "2026-11-24T09:30:00.000Z",
-                     *           "account_ids": [
-                     *             "string"
-                     *           ],
                      *           "revoked_by": "tpp",
                      *           "created_at": "2026-11-24T09:30:00.000Z",
                      *           "updated_at": "2026-11-24T09:30:00.000Z",
                      *           "authorised_at": "2026-11-24T09:30:00.000Z",
                      *           "rejected_at": "2026-11-24T09:30:00.000Z",
                      *           "revoked_at": "2026-11-24T09:30:00.000Z",
-                     *           "expired_at": "2026-11-24T09:30:00.000Z"
+                     *           "expired_at": "2026-11-24T09:30:00.000Z",
+                     *           "scopes": [
+                     *             "string"
+                     *           ],
+                     *           "account_ids": [
+                     *             "string"
+                     *           ]
                      *         }
                      *       ],
                      *       "pagination": {
@@ -5667,15 +6021,11 @@ export interface operations {
                             /** @enum {string} */
                             status: "AWAITING_AUTHORISATION" | "AUTHORISED" | "REJECTED" | "REVOKED" | "EXPIRED";
                             bank_handle: string;
-                            /** @description Subset of accounts:read, balances:read, transactions:read, payments:write. */
-                            scopes: string[];
                             redirect_uri: string;
                             /** @description Send the customer here: the consent page {base_url}/ob/auth/{consent_id}. */
                             consent_url: string;
                             /** @description ISO 8601 UTC. */
                             expires_at: string;
-                            /** @description Consented accounts (acc_…); empty until the customer approves. */
-                            account_ids: string[];
                             /** @description Who revoked the consent; null unless REVOKED. */
                             revoked_by: ("tpp" | "customer" | "bank") | null;
                             /** @description ISO 8601 UTC. */
@@ -5690,6 +6040,10 @@ export interface operations {
                             revoked_at: string | null;
                             /** @description ISO 8601 UTC; null until reached. */
                             expired_at: string | null;
+                            /** @description Subset of accounts:read, balances:read, transactions:read, payments:write. */
+                            scopes: string[];
+                            /** @description Consented accounts (acc_…); empty until the customer approves. */
+                            account_ids: string[];
                         }[];
                         pagination: {
                             /** @description null on the last page. */
@@ -5864,22 +6218,22 @@ export interface operations {
                      *       "tpp_id": "tpp_2JkL9mNb4VcX7zQw1ErT6yUi",
                      *       "status": "AWAITING_AUTHORISATION",
                      *       "bank_handle": "oasis",
-                     *       "scopes": [
-                     *         "string"
-                     *       ],
                      *       "redirect_uri": "https://app.example/callback",
                      *       "consent_url": "https://shop.example/payments/return",
                      *       "expires_at": "2026-11-24T09:30:00.000Z",
-                     *       "account_ids": [
-                     *         "string"
-                     *       ],
                      *       "revoked_by": "tpp",
                      *       "created_at": "2026-11-24T09:30:00.000Z",
                      *       "updated_at": "2026-11-24T09:30:00.000Z",
                      *       "authorised_at": "2026-11-24T09:30:00.000Z",
                      *       "rejected_at": "2026-11-24T09:30:00.000Z",
                      *       "revoked_at": "2026-11-24T09:30:00.000Z",
-                     *       "expired_at": "2026-11-24T09:30:00.000Z"
+                     *       "expired_at": "2026-11-24T09:30:00.000Z",
+                     *       "scopes": [
+                     *         "string"
+                     *       ],
+                     *       "account_ids": [
+                     *         "string"
+                     *       ]
                      *     }
                      */
                     "application/json": {
@@ -5892,15 +6246,11 @@ export interface operations {
                         /** @enum {string} */
                         status: "AWAITING_AUTHORISATION" | "AUTHORISED" | "REJECTED" | "REVOKED" | "EXPIRED";
                         bank_handle: string;
-                        /** @description Subset of accounts:read, balances:read, transactions:read, payments:write. */
-                        scopes: string[];
                         redirect_uri: string;
                         /** @description Send the customer here: the consent page {base_url}/ob/auth/{consent_id}. */
                         consent_url: string;
                         /** @description ISO 8601 UTC. */
                         expires_at: string;
-                        /** @description Consented accounts (acc_…); empty until the customer approves. */
-                        account_ids: string[];
                         /** @description Who revoked the consent; null unless REVOKED. */
                         revoked_by: ("tpp" | "customer" | "bank") | null;
                         /** @description ISO 8601 UTC. */
@@ -5915,6 +6265,10 @@ export interface operations {
                         revoked_at: string | null;
                         /** @description ISO 8601 UTC; null until reached. */
                         expired_at: string | null;
+                        /** @description Subset of accounts:read, balances:read, transactions:read, payments:write. */
+                        scopes: string[];
+                        /** @description Consented accounts (acc_…); empty until the customer approves. */
+                        account_ids: string[];
                     };
                 };
             };
@@ -6083,22 +6437,22 @@ export interface operations {
                      *       "tpp_id": "tpp_2JkL9mNb4VcX7zQw1ErT6yUi",
                      *       "status": "AWAITING_AUTHORISATION",
                      *       "bank_handle": "oasis",
-                     *       "scopes": [
-                     *         "string"
-                     *       ],
                      *       "redirect_uri": "https://app.example/callback",
                      *       "consent_url": "https://shop.example/payments/return",
                      *       "expires_at": "2026-11-24T09:30:00.000Z",
-                     *       "account_ids": [
-                     *         "string"
-                     *       ],
                      *       "revoked_by": "tpp",
                      *       "created_at": "2026-11-24T09:30:00.000Z",
                      *       "updated_at": "2026-11-24T09:30:00.000Z",
                      *       "authorised_at": "2026-11-24T09:30:00.000Z",
                      *       "rejected_at": "2026-11-24T09:30:00.000Z",
                      *       "revoked_at": "2026-11-24T09:30:00.000Z",
-                     *       "expired_at": "2026-11-24T09:30:00.000Z"
+                     *       "expired_at": "2026-11-24T09:30:00.000Z",
+                     *       "scopes": [
+                     *         "string"
+                     *       ],
+                     *       "account_ids": [
+                     *         "string"
+                     *       ]
                      *     }
                      */
                     "application/json": {
@@ -6111,15 +6465,11 @@ export interface operations {
                         /** @enum {string} */
                         status: "AWAITING_AUTHORISATION" | "AUTHORISED" | "REJECTED" | "REVOKED" | "EXPIRED";
                         bank_handle: string;
-                        /** @description Subset of accounts:read, balances:read, transactions:read, payments:write. */
-                        scopes: string[];
                         redirect_uri: string;
                         /** @description Send the customer here: the consent page {base_url}/ob/auth/{consent_id}. */
                         consent_url: string;
                         /** @description ISO 8601 UTC. */
                         expires_at: string;
-                        /** @description Consented accounts (acc_…); empty until the customer approves. */
-                        account_ids: string[];
                         /** @description Who revoked the consent; null unless REVOKED. */
                         revoked_by: ("tpp" | "customer" | "bank") | null;
                         /** @description ISO 8601 UTC. */
@@ -6134,6 +6484,10 @@ export interface operations {
                         revoked_at: string | null;
                         /** @description ISO 8601 UTC; null until reached. */
                         expired_at: string | null;
+                        /** @description Subset of accounts:read, balances:read, transactions:read, payments:write. */
+                        scopes: string[];
+                        /** @description Consented accounts (acc_…); empty until the customer approves. */
+                        account_ids: string[];
                     };
                 };
             };
@@ -8127,22 +8481,22 @@ export interface operations {
                      *       "tpp_id": "tpp_2JkL9mNb4VcX7zQw1ErT6yUi",
                      *       "status": "AWAITING_AUTHORISATION",
                      *       "bank_handle": "oasis",
-                     *       "scopes": [
-                     *         "string"
-                     *       ],
                      *       "redirect_uri": "https://app.example/callback",
                      *       "consent_url": "https://shop.example/payments/return",
                      *       "expires_at": "2026-11-24T09:30:00.000Z",
-                     *       "account_ids": [
-                     *         "string"
-                     *       ],
                      *       "revoked_by": "tpp",
                      *       "created_at": "2026-11-24T09:30:00.000Z",
                      *       "updated_at": "2026-11-24T09:30:00.000Z",
                      *       "authorised_at": "2026-11-24T09:30:00.000Z",
                      *       "rejected_at": "2026-11-24T09:30:00.000Z",
                      *       "revoked_at": "2026-11-24T09:30:00.000Z",
-                     *       "expired_at": "2026-11-24T09:30:00.000Z"
+                     *       "expired_at": "2026-11-24T09:30:00.000Z",
+                     *       "scopes": [
+                     *         "string"
+                     *       ],
+                     *       "account_ids": [
+                     *         "string"
+                     *       ]
                      *     }
                      */
                     "application/json": {
@@ -8155,15 +8509,11 @@ export interface operations {
                         /** @enum {string} */
                         status: "AWAITING_AUTHORISATION" | "AUTHORISED" | "REJECTED" | "REVOKED" | "EXPIRED";
                         bank_handle: string;
-                        /** @description Subset of accounts:read, balances:read, transactions:read, payments:write. */
-                        scopes: string[];
                         redirect_uri: string;
                         /** @description Send the customer here: the consent page {base_url}/ob/auth/{consent_id}. */
                         consent_url: string;
                         /** @description ISO 8601 UTC. */
                         expires_at: string;
-                        /** @description Consented accounts (acc_…); empty until the customer approves. */
-                        account_ids: string[];
                         /** @description Who revoked the consent; null unless REVOKED. */
                         revoked_by: ("tpp" | "customer" | "bank") | null;
                         /** @description ISO 8601 UTC. */
@@ -8178,6 +8528,10 @@ export interface operations {
                         revoked_at: string | null;
                         /** @description ISO 8601 UTC; null until reached. */
                         expired_at: string | null;
+                        /** @description Subset of accounts:read, balances:read, transactions:read, payments:write. */
+                        scopes: string[];
+                        /** @description Consented accounts (acc_…); empty until the customer approves. */
+                        account_ids: string[];
                     };
                 };
             };
@@ -8985,10 +9339,6 @@ export interface operations {
                      *       "tpp_id": "tpp_2JkL9mNb4VcX7zQw1ErT6yUi",
                      *       "status": "AWAITING_AUTHORISATION",
                      *       "bank_handle": "oasis",
-                     *       "account": {
-                     *         "type": "iban",
-                     *         "value": "string"
-                     *       },
                      *       "redirect_uri": "https://app.example/callback",
                      *       "consent_url": "https://shop.example/payments/return",
                      *       "expires_at": "2026-11-24T09:30:00.000Z",
@@ -8998,25 +9348,23 @@ export interface operations {
                      *       "authorised_at": "2026-11-24T09:30:00.000Z",
                      *       "rejected_at": "2026-11-24T09:30:00.000Z",
                      *       "revoked_at": "2026-11-24T09:30:00.000Z",
-                     *       "expired_at": "2026-11-24T09:30:00.000Z"
+                     *       "expired_at": "2026-11-24T09:30:00.000Z",
+                     *       "account": {
+                     *         "type": "iban",
+                     *         "value": "string"
+                     *       }
                      *     }
                      */
                     "application/json": {
                         /** @description con_… */
                         consent_id: string;
-                        /** @description false for a test consent: answered from test cores. */
+                        /** @description false for a test object (a test credential's): its money moves only at test cores. */
                         livemode: boolean;
+                        /** @description The TPP that requested it (tpp_…). */
                         tpp_id: string;
                         /** @enum {string} */
                         status: "AWAITING_AUTHORISATION" | "AUTHORISED" | "REJECTED" | "REVOKED" | "EXPIRED";
                         bank_handle: string;
-                        /** @description The one account the consent is for; the approving customer must hold it. */
-                        account: {
-                            /** @enum {string} */
-                            type: "iban" | "alias";
-                            /** @description The IBAN or the alias (handle or handle@bank_handle). */
-                            value: string;
-                        };
                         redirect_uri: string;
                         /** @description Send the customer here: the consent page {base_url}/ob/auth/{consent_id}. */
                         consent_url: string;
@@ -9024,7 +9372,9 @@ export interface operations {
                         expires_at: string;
                         /** @description Who revoked the consent; null unless REVOKED. */
                         revoked_by: ("tpp" | "customer" | "bank") | null;
+                        /** @description ISO 8601 UTC. */
                         created_at: string;
+                        /** @description ISO 8601 UTC. */
                         updated_at: string;
                         /** @description ISO 8601 UTC; null until reached. */
                         authorised_at: string | null;
@@ -9034,6 +9384,13 @@ export interface operations {
                         revoked_at: string | null;
                         /** @description ISO 8601 UTC; null until reached. */
                         expired_at: string | null;
+                        /** @description The one account the consent is for; the approving customer must hold it. */
+                        account: {
+                            /** @enum {string} */
+                            type: "iban" | "alias";
+                            /** @description The IBAN or the alias (handle or handle@bank_handle). */
+                            value: string;
+                        };
                     };
                 };
             };
@@ -9202,10 +9559,6 @@ export interface operations {
                      *       "tpp_id": "tpp_2JkL9mNb4VcX7zQw1ErT6yUi",
                      *       "status": "AWAITING_AUTHORISATION",
                      *       "bank_handle": "oasis",
-                     *       "account": {
-                     *         "type": "iban",
-                     *         "value": "string"
-                     *       },
                      *       "redirect_uri": "https://app.example/callback",
                      *       "consent_url": "https://shop.example/payments/return",
                      *       "expires_at": "2026-11-24T09:30:00.000Z",
@@ -9215,25 +9568,23 @@ export interface operations {
                      *       "authorised_at": "2026-11-24T09:30:00.000Z",
                      *       "rejected_at": "2026-11-24T09:30:00.000Z",
                      *       "revoked_at": "2026-11-24T09:30:00.000Z",
-                     *       "expired_at": "2026-11-24T09:30:00.000Z"
+                     *       "expired_at": "2026-11-24T09:30:00.000Z",
+                     *       "account": {
+                     *         "type": "iban",
+                     *         "value": "string"
+                     *       }
                      *     }
                      */
                     "application/json": {
                         /** @description con_… */
                         consent_id: string;
-                        /** @description false for a test consent: answered from test cores. */
+                        /** @description false for a test object (a test credential's): its money moves only at test cores. */
                         livemode: boolean;
+                        /** @description The TPP that requested it (tpp_…). */
                         tpp_id: string;
                         /** @enum {string} */
                         status: "AWAITING_AUTHORISATION" | "AUTHORISED" | "REJECTED" | "REVOKED" | "EXPIRED";
                         bank_handle: string;
-                        /** @description The one account the consent is for; the approving customer must hold it. */
-                        account: {
-                            /** @enum {string} */
-                            type: "iban" | "alias";
-                            /** @description The IBAN or the alias (handle or handle@bank_handle). */
-                            value: string;
-                        };
                         redirect_uri: string;
                         /** @description Send the customer here: the consent page {base_url}/ob/auth/{consent_id}. */
                         consent_url: string;
@@ -9241,7 +9592,9 @@ export interface operations {
                         expires_at: string;
                         /** @description Who revoked the consent; null unless REVOKED. */
                         revoked_by: ("tpp" | "customer" | "bank") | null;
+                        /** @description ISO 8601 UTC. */
                         created_at: string;
+                        /** @description ISO 8601 UTC. */
                         updated_at: string;
                         /** @description ISO 8601 UTC; null until reached. */
                         authorised_at: string | null;
@@ -9251,6 +9604,13 @@ export interface operations {
                         revoked_at: string | null;
                         /** @description ISO 8601 UTC; null until reached. */
                         expired_at: string | null;
+                        /** @description The one account the consent is for; the approving customer must hold it. */
+                        account: {
+                            /** @enum {string} */
+                            type: "iban" | "alias";
+                            /** @description The IBAN or the alias (handle or handle@bank_handle). */
+                            value: string;
+                        };
                     };
                 };
             };
@@ -9719,6 +10079,1355 @@ export interface operations {
                 };
             };
             /** @description CBS_TIMEOUT: Bank core did not respond in time; SERVICE_UNAVAILABLE: Gateway temporarily unavailable */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "x-fapi-interaction-id": components["headers"]["x-fapi-interaction-id"];
+                    "DPoP-Nonce": components["headers"]["DPoP-Nonce"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    createVrpConsent: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description A DPoP proof (RFC 9449): a JWT of typ dpop+jwt signed (ES256, PS256 or EdDSA) by the private key whose public jwk is in its header, with htm (this method), htu (this URL without query), iat within ±10 s of the server clock, a jti never used before, ath (base64url SHA-256 of the access token) when a token is sent, and the last DPoP-Nonce when the server requires nonces (production). Required with a DPoP-bound token (Authorization: DPoP <token>: every fapi2 TPP token) and at the token endpoint for fapi2 TPPs. Refusals: invalid_dpop_proof, use_dpop_nonce. */
+                DPoP?: components["parameters"]["DPoP"];
+                /** @description req_ followed by up to 64 letters or digits; echoed back. Generated when absent or malformed. */
+                "X-Request-Id"?: components["parameters"]["X-Request-Id"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "bank_handle": "oasis",
+                 *       "creditor": {
+                 *         "type": "iban",
+                 *         "value": "string"
+                 *       },
+                 *       "currency": "LYD",
+                 *       "reference": "order-1042",
+                 *       "control_parameters": {
+                 *         "maximum_individual_amount": 30,
+                 *         "periodic_limits": [
+                 *           {
+                 *             "period_type": "string",
+                 *             "period_alignment": "string",
+                 *             "amount": 12500
+                 *           }
+                 *         ],
+                 *         "valid_from": "string",
+                 *         "valid_to": "string"
+                 *       },
+                 *       "redirect_uri": "https://app.example/callback",
+                 *       "state": "string",
+                 *       "code_challenge": "string",
+                 *       "code_challenge_method": "string"
+                 *     }
+                 */
+                "application/json": {
+                    /** @description The payer's bank. */
+                    bank_handle: string;
+                    /** @description The payee: an IBAN (routed by its institution code) or an alias. */
+                    creditor: {
+                        /** @enum {string} */
+                        type: "iban" | "alias";
+                        /** @description The IBAN or the alias (handle or handle@bank_handle). */
+                        value: string;
+                    };
+                    /** @description LYD, USD or EUR. */
+                    currency: string;
+                    /** @description 1-140 characters, shown to the customer. */
+                    reference: string;
+                    control_parameters: {
+                        /** @description Positive integer of minor units. */
+                        maximum_individual_amount: number;
+                        /** @description At least one; a period type at most once per alignment. */
+                        periodic_limits: {
+                            /** @description Day, Week, Fortnight, Month, Half-year or Year. */
+                            period_type: string;
+                            /** @description Consent or Calendar. */
+                            period_alignment: string;
+                            /** @description Positive integer of minor units. */
+                            amount: number;
+                        }[];
+                        /** @description ISO 8601 with a time zone; default: now. */
+                        valid_from?: string | null;
+                        /** @description ISO 8601 with a time zone, after valid_from; default: the bank's maximum consent expiry. */
+                        valid_to?: string | null;
+                    };
+                    /** @description Exactly one of the TPP's registered redirect URIs. */
+                    redirect_uri: string;
+                    /** @description 1-512 characters, echoed back unchanged to redirect_uri. */
+                    state: string;
+                    /** @description BASE64URL(SHA-256(code_verifier)): 43 characters. */
+                    code_challenge: string;
+                    /** @description S256 (anything else: 400 PKCE_METHOD_REJECTED). */
+                    code_challenge_method: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Created. */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "DPoP-Nonce": components["headers"]["DPoP-Nonce"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "consent_id": "con_8PoI7uYt6ReW5qAs4DfG3hJk",
+                     *       "livemode": true,
+                     *       "tpp_id": "tpp_2JkL9mNb4VcX7zQw1ErT6yUi",
+                     *       "status": "AWAITING_AUTHORISATION",
+                     *       "bank_handle": "oasis",
+                     *       "redirect_uri": "https://app.example/callback",
+                     *       "consent_url": "https://shop.example/payments/return",
+                     *       "expires_at": "2026-11-24T09:30:00.000Z",
+                     *       "revoked_by": "tpp",
+                     *       "created_at": "2026-11-24T09:30:00.000Z",
+                     *       "updated_at": "2026-11-24T09:30:00.000Z",
+                     *       "authorised_at": "2026-11-24T09:30:00.000Z",
+                     *       "rejected_at": "2026-11-24T09:30:00.000Z",
+                     *       "revoked_at": "2026-11-24T09:30:00.000Z",
+                     *       "expired_at": "2026-11-24T09:30:00.000Z",
+                     *       "creditor": {
+                     *         "type": "iban",
+                     *         "value": "string"
+                     *       },
+                     *       "currency": "LYD",
+                     *       "reference": "order-1042",
+                     *       "debtor_account_id": "string",
+                     *       "control_parameters": {
+                     *         "maximum_individual_amount": 30,
+                     *         "valid_from": "string",
+                     *         "valid_to": "string",
+                     *         "periodic_limits": [
+                     *           {
+                     *             "period_type": "Day",
+                     *             "period_alignment": "Consent",
+                     *             "amount": 12500,
+                     *             "period_start": "string",
+                     *             "period_end": "string",
+                     *             "used": 30,
+                     *             "remaining": 30
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description con_… */
+                        consent_id: string;
+                        /** @description false for a test object (a test credential's): its money moves only at test cores. */
+                        livemode: boolean;
+                        /** @description The TPP that requested it (tpp_…). */
+                        tpp_id: string;
+                        /** @enum {string} */
+                        status: "AWAITING_AUTHORISATION" | "AUTHORISED" | "REJECTED" | "REVOKED" | "EXPIRED";
+                        /** @description The payer's bank. */
+                        bank_handle: string;
+                        redirect_uri: string;
+                        /** @description Send the customer here: the consent page {base_url}/ob/auth/{consent_id}. */
+                        consent_url: string;
+                        /** @description ISO 8601 UTC: valid_to, or the bank’s maximum consent expiry. */
+                        expires_at: string;
+                        /** @description Who revoked the consent; null unless REVOKED. */
+                        revoked_by: ("tpp" | "customer" | "bank") | null;
+                        /** @description ISO 8601 UTC. */
+                        created_at: string;
+                        /** @description ISO 8601 UTC. */
+                        updated_at: string;
+                        /** @description ISO 8601 UTC; null until reached. */
+                        authorised_at: string | null;
+                        /** @description ISO 8601 UTC; null until reached. */
+                        rejected_at: string | null;
+                        /** @description ISO 8601 UTC; null until reached. */
+                        revoked_at: string | null;
+                        /** @description ISO 8601 UTC; null until reached. */
+                        expired_at: string | null;
+                        /** @description The payee of every payment. */
+                        creditor: {
+                            /** @enum {string} */
+                            type: "iban" | "alias";
+                            /** @description The IBAN or the alias (handle or handle@bank_handle). */
+                            value: string;
+                        };
+                        currency: string;
+                        reference: string;
+                        /** @description The payer account (acc_…), fixed at approval; null before. */
+                        debtor_account_id: string | null;
+                        control_parameters: {
+                            /** @description Minor units. */
+                            maximum_individual_amount: number;
+                            valid_from: string;
+                            valid_to: string | null;
+                            periodic_limits: {
+                                /** @enum {string} */
+                                period_type: "Day" | "Week" | "Fortnight" | "Month" | "Half-year" | "Year";
+                                /** @enum {string} */
+                                period_alignment: "Consent" | "Calendar";
+                                /** @description The most the payments may add up to in one period (minor units). */
+                                amount: number;
+                                /** @description Start of the current period (UTC midnight). */
+                                period_start: string;
+                                /** @description End of the current period, exclusive (UTC midnight). */
+                                period_end: string;
+                                /** @description What payments not FAILED used in the current period. */
+                                used: number;
+                                /** @description amount - used. */
+                                remaining: number;
+                            }[];
+                        };
+                    };
+                };
+            };
+            /** @description PKCE_METHOD_REJECTED: plain method not accepted; VALIDATION_ERROR: Invalid parameters */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "DPoP-Nonce": components["headers"]["DPoP-Nonce"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNAUTHORIZED: Missing or invalid credentials; invalid_dpop_proof: The DPoP proof is missing or invalid; use_dpop_nonce: The DPoP proof must carry the nonce this server sent (DPoP-Nonce) */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "DPoP-Nonce": components["headers"]["DPoP-Nonce"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description FORBIDDEN: Valid credentials, insufficient permissions; TPP_SUSPENDED: The TPP is suspended by the operator */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "DPoP-Nonce": components["headers"]["DPoP-Nonce"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description BANK_NOT_REGISTERED: Bank handle not in the registry */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "DPoP-Nonce": components["headers"]["DPoP-Nonce"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: Request body exceeds 1 MiB */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "DPoP-Nonce": components["headers"]["DPoP-Nonce"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description BANK_NOT_PARTICIPATING: Destination bank not connected; ALIAS_INACTIVE: Alias exists but is deactivated */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "DPoP-Nonce": components["headers"]["DPoP-Nonce"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED: Rate limit exceeded */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "DPoP-Nonce": components["headers"]["DPoP-Nonce"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INTERNAL_ERROR: Gateway internal error */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "DPoP-Nonce": components["headers"]["DPoP-Nonce"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: Gateway temporarily unavailable */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "DPoP-Nonce": components["headers"]["DPoP-Nonce"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getVrpConsent: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description A DPoP proof (RFC 9449): a JWT of typ dpop+jwt signed (ES256, PS256 or EdDSA) by the private key whose public jwk is in its header, with htm (this method), htu (this URL without query), iat within ±10 s of the server clock, a jti never used before, ath (base64url SHA-256 of the access token) when a token is sent, and the last DPoP-Nonce when the server requires nonces (production). Required with a DPoP-bound token (Authorization: DPoP <token>: every fapi2 TPP token) and at the token endpoint for fapi2 TPPs. Refusals: invalid_dpop_proof, use_dpop_nonce. */
+                DPoP?: components["parameters"]["DPoP"];
+                /** @description req_ followed by up to 64 letters or digits; echoed back. Generated when absent or malformed. */
+                "X-Request-Id"?: components["parameters"]["X-Request-Id"];
+            };
+            path: {
+                /** @description con_… */
+                consent_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "DPoP-Nonce": components["headers"]["DPoP-Nonce"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "consent_id": "con_8PoI7uYt6ReW5qAs4DfG3hJk",
+                     *       "livemode": true,
+                     *       "tpp_id": "tpp_2JkL9mNb4VcX7zQw1ErT6yUi",
+                     *       "status": "AWAITING_AUTHORISATION",
+                     *       "bank_handle": "oasis",
+                     *       "redirect_uri": "https://app.example/callback",
+                     *       "consent_url": "https://shop.example/payments/return",
+                     *       "expires_at": "2026-11-24T09:30:00.000Z",
+                     *       "revoked_by": "tpp",
+                     *       "created_at": "2026-11-24T09:30:00.000Z",
+                     *       "updated_at": "2026-11-24T09:30:00.000Z",
+                     *       "authorised_at": "2026-11-24T09:30:00.000Z",
+                     *       "rejected_at": "2026-11-24T09:30:00.000Z",
+                     *       "revoked_at": "2026-11-24T09:30:00.000Z",
+                     *       "expired_at": "2026-11-24T09:30:00.000Z",
+                     *       "creditor": {
+                     *         "type": "iban",
+                     *         "value": "string"
+                     *       },
+                     *       "currency": "LYD",
+                     *       "reference": "order-1042",
+                     *       "debtor_account_id": "string",
+                     *       "control_parameters": {
+                     *         "maximum_individual_amount": 30,
+                     *         "valid_from": "string",
+                     *         "valid_to": "string",
+                     *         "periodic_limits": [
+                     *           {
+                     *             "period_type": "Day",
+                     *             "period_alignment": "Consent",
+                     *             "amount": 12500,
+                     *             "period_start": "string",
+                     *             "period_end": "string",
+                     *             "used": 30,
+                     *             "remaining": 30
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description con_… */
+                        consent_id: string;
+                        /** @description false for a test object (a test credential's): its money moves only at test cores. */
+                        livemode: boolean;
+                        /** @description The TPP that requested it (tpp_…). */
+                        tpp_id: string;
+                        /** @enum {string} */
+                        status: "AWAITING_AUTHORISATION" | "AUTHORISED" | "REJECTED" | "REVOKED" | "EXPIRED";
+                        /** @description The payer's bank. */
+                        bank_handle: string;
+                        redirect_uri: string;
+                        /** @description Send the customer here: the consent page {base_url}/ob/auth/{consent_id}. */
+                        consent_url: string;
+                        /** @description ISO 8601 UTC: valid_to, or the bank’s maximum consent expiry. */
+                        expires_at: string;
+                        /** @description Who revoked the consent; null unless REVOKED. */
+                        revoked_by: ("tpp" | "customer" | "bank") | null;
+                        /** @description ISO 8601 UTC. */
+                        created_at: string;
+                        /** @description ISO 8601 UTC. */
+                        updated_at: string;
+                        /** @description ISO 8601 UTC; null until reached. */
+                        authorised_at: string | null;
+                        /** @description ISO 8601 UTC; null until reached. */
+                        rejected_at: string | null;
+                        /** @description ISO 8601 UTC; null until reached. */
+                        revoked_at: string | null;
+                        /** @description ISO 8601 UTC; null until reached. */
+                        expired_at: string | null;
+                        /** @description The payee of every payment. */
+                        creditor: {
+                            /** @enum {string} */
+                            type: "iban" | "alias";
+                            /** @description The IBAN or the alias (handle or handle@bank_handle). */
+                            value: string;
+                        };
+                        currency: string;
+                        reference: string;
+                        /** @description The payer account (acc_…), fixed at approval; null before. */
+                        debtor_account_id: string | null;
+                        control_parameters: {
+                            /** @description Minor units. */
+                            maximum_individual_amount: number;
+                            valid_from: string;
+                            valid_to: string | null;
+                            periodic_limits: {
+                                /** @enum {string} */
+                                period_type: "Day" | "Week" | "Fortnight" | "Month" | "Half-year" | "Year";
+                                /** @enum {string} */
+                                period_alignment: "Consent" | "Calendar";
+                                /** @description The most the payments may add up to in one period (minor units). */
+                                amount: number;
+                                /** @description Start of the current period (UTC midnight). */
+                                period_start: string;
+                                /** @description End of the current period, exclusive (UTC midnight). */
+                                period_end: string;
+                                /** @description What payments not FAILED used in the current period. */
+                                used: number;
+                                /** @description amount - used. */
+                                remaining: number;
+                            }[];
+                        };
+                    };
+                };
+            };
+            /** @description VALIDATION_ERROR: Invalid parameters */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "DPoP-Nonce": components["headers"]["DPoP-Nonce"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNAUTHORIZED: Missing or invalid credentials; invalid_dpop_proof: The DPoP proof is missing or invalid; use_dpop_nonce: The DPoP proof must carry the nonce this server sent (DPoP-Nonce) */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "DPoP-Nonce": components["headers"]["DPoP-Nonce"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description FORBIDDEN: Valid credentials, insufficient permissions; TPP_SUSPENDED: The TPP is suspended by the operator */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "DPoP-Nonce": components["headers"]["DPoP-Nonce"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description CONSENT_NOT_FOUND: Unknown consent_id */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "DPoP-Nonce": components["headers"]["DPoP-Nonce"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: Request body exceeds 1 MiB */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "DPoP-Nonce": components["headers"]["DPoP-Nonce"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED: Rate limit exceeded */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "DPoP-Nonce": components["headers"]["DPoP-Nonce"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INTERNAL_ERROR: Gateway internal error */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "DPoP-Nonce": components["headers"]["DPoP-Nonce"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: Gateway temporarily unavailable */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "DPoP-Nonce": components["headers"]["DPoP-Nonce"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    revokeVrpConsent: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Open Banking calls: an RFC 4122 UUID identifying this interaction, played back in the answer; a fresh one is sent when absent or not a UUID. */
+                "x-fapi-interaction-id"?: components["parameters"]["x-fapi-interaction-id"];
+                /** @description A DPoP proof (RFC 9449): a JWT of typ dpop+jwt signed (ES256, PS256 or EdDSA) by the private key whose public jwk is in its header, with htm (this method), htu (this URL without query), iat within ±10 s of the server clock, a jti never used before, ath (base64url SHA-256 of the access token) when a token is sent, and the last DPoP-Nonce when the server requires nonces (production). Required with a DPoP-bound token (Authorization: DPoP <token>: every fapi2 TPP token) and at the token endpoint for fapi2 TPPs. Refusals: invalid_dpop_proof, use_dpop_nonce. */
+                DPoP?: components["parameters"]["DPoP"];
+                /** @description req_ followed by up to 64 letters or digits; echoed back. Generated when absent or malformed. */
+                "X-Request-Id"?: components["parameters"]["X-Request-Id"];
+            };
+            path: {
+                /** @description con_… */
+                consent_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Done; no body. */
+            204: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "x-fapi-interaction-id": components["headers"]["x-fapi-interaction-id"];
+                    "DPoP-Nonce": components["headers"]["DPoP-Nonce"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description VALIDATION_ERROR: Invalid parameters */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "x-fapi-interaction-id": components["headers"]["x-fapi-interaction-id"];
+                    "DPoP-Nonce": components["headers"]["DPoP-Nonce"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNAUTHORIZED: Missing or invalid credentials; INVALID_API_KEY: API key missing, malformed or revoked; TOKEN_EXPIRED: Access token expired; refresh it; TOKEN_REVOKED: Token revoked (consent deleted); invalid_dpop_proof: The DPoP proof is missing or invalid; use_dpop_nonce: The DPoP proof must carry the nonce this server sent (DPoP-Nonce) */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "x-fapi-interaction-id": components["headers"]["x-fapi-interaction-id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "DPoP-Nonce": components["headers"]["DPoP-Nonce"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description FORBIDDEN: Valid credentials, insufficient permissions; TPP_SUSPENDED: The TPP is suspended by the operator */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "x-fapi-interaction-id": components["headers"]["x-fapi-interaction-id"];
+                    "DPoP-Nonce": components["headers"]["DPoP-Nonce"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description CONSENT_NOT_FOUND: Unknown consent_id */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "x-fapi-interaction-id": components["headers"]["x-fapi-interaction-id"];
+                    "DPoP-Nonce": components["headers"]["DPoP-Nonce"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: Request body exceeds 1 MiB */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "x-fapi-interaction-id": components["headers"]["x-fapi-interaction-id"];
+                    "DPoP-Nonce": components["headers"]["DPoP-Nonce"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED: Rate limit exceeded */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "x-fapi-interaction-id": components["headers"]["x-fapi-interaction-id"];
+                    "DPoP-Nonce": components["headers"]["DPoP-Nonce"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INTERNAL_ERROR: Gateway internal error */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "x-fapi-interaction-id": components["headers"]["x-fapi-interaction-id"];
+                    "DPoP-Nonce": components["headers"]["DPoP-Nonce"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: Gateway temporarily unavailable */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "x-fapi-interaction-id": components["headers"]["x-fapi-interaction-id"];
+                    "DPoP-Nonce": components["headers"]["DPoP-Nonce"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    confirmVrpFunds: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Open Banking calls: an RFC 4122 UUID identifying this interaction, played back in the answer; a fresh one is sent when absent or not a UUID. */
+                "x-fapi-interaction-id"?: components["parameters"]["x-fapi-interaction-id"];
+                /** @description A DPoP proof (RFC 9449): a JWT of typ dpop+jwt signed (ES256, PS256 or EdDSA) by the private key whose public jwk is in its header, with htm (this method), htu (this URL without query), iat within ±10 s of the server clock, a jti never used before, ath (base64url SHA-256 of the access token) when a token is sent, and the last DPoP-Nonce when the server requires nonces (production). Required with a DPoP-bound token (Authorization: DPoP <token>: every fapi2 TPP token) and at the token endpoint for fapi2 TPPs. Refusals: invalid_dpop_proof, use_dpop_nonce. */
+                DPoP?: components["parameters"]["DPoP"];
+                /** @description req_ followed by up to 64 letters or digits; echoed back. Generated when absent or malformed. */
+                "X-Request-Id"?: components["parameters"]["X-Request-Id"];
+            };
+            path: {
+                /** @description con_… */
+                consent_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "amount": 12500
+                 *     }
+                 */
+                "application/json": {
+                    /** @description Positive integer of minor units. */
+                    amount: number;
+                };
+            };
+        };
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "x-fapi-interaction-id": components["headers"]["x-fapi-interaction-id"];
+                    "DPoP-Nonce": components["headers"]["DPoP-Nonce"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "consent_id": "con_8PoI7uYt6ReW5qAs4DfG3hJk",
+                     *       "funds_available": true,
+                     *       "created_at": "2026-11-24T09:30:00.000Z"
+                     *     }
+                     */
+                    "application/json": {
+                        consent_id: string;
+                        /** @description true when the payer account's balance covers the amount. */
+                        funds_available: boolean;
+                        created_at: string;
+                    };
+                };
+            };
+            /** @description VALIDATION_ERROR: Invalid parameters */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "x-fapi-interaction-id": components["headers"]["x-fapi-interaction-id"];
+                    "DPoP-Nonce": components["headers"]["DPoP-Nonce"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNAUTHORIZED: Missing or invalid credentials; TOKEN_EXPIRED: Access token expired; refresh it; TOKEN_REVOKED: Token revoked (consent deleted); CONSENT_EXPIRED: Consent expired; restart the flow; invalid_dpop_proof: The DPoP proof is missing or invalid; use_dpop_nonce: The DPoP proof must carry the nonce this server sent (DPoP-Nonce) */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "x-fapi-interaction-id": components["headers"]["x-fapi-interaction-id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "DPoP-Nonce": components["headers"]["DPoP-Nonce"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description FORBIDDEN: Valid credentials, insufficient permissions; SCOPE_INSUFFICIENT: Consent lacks the required scope; TPP_SUSPENDED: The TPP is suspended by the operator */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "x-fapi-interaction-id": components["headers"]["x-fapi-interaction-id"];
+                    "DPoP-Nonce": components["headers"]["DPoP-Nonce"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: Request body exceeds 1 MiB */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "x-fapi-interaction-id": components["headers"]["x-fapi-interaction-id"];
+                    "DPoP-Nonce": components["headers"]["DPoP-Nonce"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED: Rate limit exceeded */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "x-fapi-interaction-id": components["headers"]["x-fapi-interaction-id"];
+                    "DPoP-Nonce": components["headers"]["DPoP-Nonce"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INTERNAL_ERROR: Gateway internal error */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "x-fapi-interaction-id": components["headers"]["x-fapi-interaction-id"];
+                    "DPoP-Nonce": components["headers"]["DPoP-Nonce"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description CBS_ERROR: Bank core returned an error */
+            502: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "x-fapi-interaction-id": components["headers"]["x-fapi-interaction-id"];
+                    "DPoP-Nonce": components["headers"]["DPoP-Nonce"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description CBS_TIMEOUT: Bank core did not respond in time; SERVICE_UNAVAILABLE: Gateway temporarily unavailable */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "x-fapi-interaction-id": components["headers"]["x-fapi-interaction-id"];
+                    "DPoP-Nonce": components["headers"]["DPoP-Nonce"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    createVrpPayment: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Unique per request, 1-255 printable characters, scoped to the merchant. Repeated within 24 hours with the same body it returns the first answer; with another body 422 IDEMPOTENCY_KEY_REUSED; while the first request still runs 409 IDEMPOTENCY_KEY_IN_USE. */
+                "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
+                /** @description Open Banking calls: an RFC 4122 UUID identifying this interaction, played back in the answer; a fresh one is sent when absent or not a UUID. */
+                "x-fapi-interaction-id"?: components["parameters"]["x-fapi-interaction-id"];
+                /** @description A DPoP proof (RFC 9449): a JWT of typ dpop+jwt signed (ES256, PS256 or EdDSA) by the private key whose public jwk is in its header, with htm (this method), htu (this URL without query), iat within ±10 s of the server clock, a jti never used before, ath (base64url SHA-256 of the access token) when a token is sent, and the last DPoP-Nonce when the server requires nonces (production). Required with a DPoP-bound token (Authorization: DPoP <token>: every fapi2 TPP token) and at the token endpoint for fapi2 TPPs. Refusals: invalid_dpop_proof, use_dpop_nonce. */
+                DPoP?: components["parameters"]["DPoP"];
+                /** @description req_ followed by up to 64 letters or digits; echoed back. Generated when absent or malformed. */
+                "X-Request-Id"?: components["parameters"]["X-Request-Id"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "consent_id": "con_8PoI7uYt6ReW5qAs4DfG3hJk",
+                 *       "amount": 12500,
+                 *       "reference": "order-1042"
+                 *     }
+                 */
+                "application/json": {
+                    /** @description The VRP consent (con_…) of the access token. */
+                    consent_id: string;
+                    /** @description Positive integer of minor units, in the consent currency. */
+                    amount: number;
+                    /** @description 1-140 characters: on both statements. */
+                    reference: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Created. */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "x-fapi-interaction-id": components["headers"]["x-fapi-interaction-id"];
+                    "DPoP-Nonce": components["headers"]["DPoP-Nonce"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "payment_id": "string",
+                     *       "consent_id": "con_8PoI7uYt6ReW5qAs4DfG3hJk",
+                     *       "livemode": true,
+                     *       "status": "PROCESSING",
+                     *       "amount": 12500,
+                     *       "currency": "LYD",
+                     *       "reference": "order-1042",
+                     *       "failure_code": "string",
+                     *       "settlement_type": "string",
+                     *       "created_at": "2026-11-24T09:30:00.000Z",
+                     *       "updated_at": "2026-11-24T09:30:00.000Z",
+                     *       "completed_at": "2026-11-24T09:30:00.000Z",
+                     *       "failed_at": "2026-11-24T09:30:00.000Z"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description vrp_…: also the reference on both statements. */
+                        payment_id: string;
+                        consent_id: string;
+                        livemode: boolean;
+                        /** @enum {string} */
+                        status: "PROCESSING" | "COMPLETED" | "FAILED";
+                        /** @description Minor units. */
+                        amount: number;
+                        currency: string;
+                        reference: string;
+                        /** @description Why it FAILED (INSUFFICIENT_FUNDS, CBS_ERROR, NET_DEBIT_CAP_EXCEEDED, …). */
+                        failure_code: string | null;
+                        /** @description internal (same bank) or rail (cross bank), once executed. */
+                        settlement_type: string | null;
+                        /** @description When it was accepted: the period it counts in. */
+                        created_at: string;
+                        updated_at: string;
+                        /** @description ISO 8601 UTC; null until reached. */
+                        completed_at: string | null;
+                        /** @description ISO 8601 UTC; null until reached. */
+                        failed_at: string | null;
+                    };
+                };
+            };
+            /** @description VALIDATION_ERROR: Invalid parameters */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "x-fapi-interaction-id": components["headers"]["x-fapi-interaction-id"];
+                    "DPoP-Nonce": components["headers"]["DPoP-Nonce"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNAUTHORIZED: Missing or invalid credentials; TOKEN_EXPIRED: Access token expired; refresh it; TOKEN_REVOKED: Token revoked (consent deleted); CONSENT_EXPIRED: Consent expired; restart the flow; invalid_dpop_proof: The DPoP proof is missing or invalid; use_dpop_nonce: The DPoP proof must carry the nonce this server sent (DPoP-Nonce) */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "x-fapi-interaction-id": components["headers"]["x-fapi-interaction-id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "DPoP-Nonce": components["headers"]["DPoP-Nonce"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description FORBIDDEN: Valid credentials, insufficient permissions; SCOPE_INSUFFICIENT: Consent lacks the required scope; TPP_SUSPENDED: The TPP is suspended by the operator */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "x-fapi-interaction-id": components["headers"]["x-fapi-interaction-id"];
+                    "DPoP-Nonce": components["headers"]["DPoP-Nonce"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description IDEMPOTENCY_KEY_IN_USE: A request with this Idempotency-Key is still running */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "x-fapi-interaction-id": components["headers"]["x-fapi-interaction-id"];
+                    "DPoP-Nonce": components["headers"]["DPoP-Nonce"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: Request body exceeds 1 MiB */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "x-fapi-interaction-id": components["headers"]["x-fapi-interaction-id"];
+                    "DPoP-Nonce": components["headers"]["DPoP-Nonce"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description VRP_LIMIT_EXCEEDED: The payment would pass one of its VRP consent's control parameters; VRP_OUTSIDE_VALIDITY: The payment falls outside its VRP consent's validity period; AMOUNT_TOO_LOW: Below the bank's minimum transaction amount; AMOUNT_TOO_HIGH: Above the bank's maximum transaction amount; IDEMPOTENCY_KEY_REUSED: Idempotency-Key reused with a different request */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "x-fapi-interaction-id": components["headers"]["x-fapi-interaction-id"];
+                    "DPoP-Nonce": components["headers"]["DPoP-Nonce"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED: Rate limit exceeded */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "x-fapi-interaction-id": components["headers"]["x-fapi-interaction-id"];
+                    "DPoP-Nonce": components["headers"]["DPoP-Nonce"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INTERNAL_ERROR: Gateway internal error */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "x-fapi-interaction-id": components["headers"]["x-fapi-interaction-id"];
+                    "DPoP-Nonce": components["headers"]["DPoP-Nonce"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: Gateway temporarily unavailable */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "x-fapi-interaction-id": components["headers"]["x-fapi-interaction-id"];
+                    "DPoP-Nonce": components["headers"]["DPoP-Nonce"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    vrpPayment: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Open Banking calls: an RFC 4122 UUID identifying this interaction, played back in the answer; a fresh one is sent when absent or not a UUID. */
+                "x-fapi-interaction-id"?: components["parameters"]["x-fapi-interaction-id"];
+                /** @description A DPoP proof (RFC 9449): a JWT of typ dpop+jwt signed (ES256, PS256 or EdDSA) by the private key whose public jwk is in its header, with htm (this method), htu (this URL without query), iat within ±10 s of the server clock, a jti never used before, ath (base64url SHA-256 of the access token) when a token is sent, and the last DPoP-Nonce when the server requires nonces (production). Required with a DPoP-bound token (Authorization: DPoP <token>: every fapi2 TPP token) and at the token endpoint for fapi2 TPPs. Refusals: invalid_dpop_proof, use_dpop_nonce. */
+                DPoP?: components["parameters"]["DPoP"];
+                /** @description req_ followed by up to 64 letters or digits; echoed back. Generated when absent or malformed. */
+                "X-Request-Id"?: components["parameters"]["X-Request-Id"];
+            };
+            path: {
+                /** @description vrp_… */
+                payment_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "x-fapi-interaction-id": components["headers"]["x-fapi-interaction-id"];
+                    "DPoP-Nonce": components["headers"]["DPoP-Nonce"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "payment_id": "string",
+                     *       "consent_id": "con_8PoI7uYt6ReW5qAs4DfG3hJk",
+                     *       "livemode": true,
+                     *       "status": "PROCESSING",
+                     *       "amount": 12500,
+                     *       "currency": "LYD",
+                     *       "reference": "order-1042",
+                     *       "failure_code": "string",
+                     *       "settlement_type": "string",
+                     *       "created_at": "2026-11-24T09:30:00.000Z",
+                     *       "updated_at": "2026-11-24T09:30:00.000Z",
+                     *       "completed_at": "2026-11-24T09:30:00.000Z",
+                     *       "failed_at": "2026-11-24T09:30:00.000Z"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description vrp_…: also the reference on both statements. */
+                        payment_id: string;
+                        consent_id: string;
+                        livemode: boolean;
+                        /** @enum {string} */
+                        status: "PROCESSING" | "COMPLETED" | "FAILED";
+                        /** @description Minor units. */
+                        amount: number;
+                        currency: string;
+                        reference: string;
+                        /** @description Why it FAILED (INSUFFICIENT_FUNDS, CBS_ERROR, NET_DEBIT_CAP_EXCEEDED, …). */
+                        failure_code: string | null;
+                        /** @description internal (same bank) or rail (cross bank), once executed. */
+                        settlement_type: string | null;
+                        /** @description When it was accepted: the period it counts in. */
+                        created_at: string;
+                        updated_at: string;
+                        /** @description ISO 8601 UTC; null until reached. */
+                        completed_at: string | null;
+                        /** @description ISO 8601 UTC; null until reached. */
+                        failed_at: string | null;
+                    };
+                };
+            };
+            /** @description VALIDATION_ERROR: Invalid parameters */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "x-fapi-interaction-id": components["headers"]["x-fapi-interaction-id"];
+                    "DPoP-Nonce": components["headers"]["DPoP-Nonce"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNAUTHORIZED: Missing or invalid credentials; TOKEN_EXPIRED: Access token expired; refresh it; TOKEN_REVOKED: Token revoked (consent deleted); CONSENT_EXPIRED: Consent expired; restart the flow; invalid_dpop_proof: The DPoP proof is missing or invalid; use_dpop_nonce: The DPoP proof must carry the nonce this server sent (DPoP-Nonce) */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "x-fapi-interaction-id": components["headers"]["x-fapi-interaction-id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "DPoP-Nonce": components["headers"]["DPoP-Nonce"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description FORBIDDEN: Valid credentials, insufficient permissions; SCOPE_INSUFFICIENT: Consent lacks the required scope; TPP_SUSPENDED: The TPP is suspended by the operator */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "x-fapi-interaction-id": components["headers"]["x-fapi-interaction-id"];
+                    "DPoP-Nonce": components["headers"]["DPoP-Nonce"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description VRP_PAYMENT_NOT_FOUND: Unknown VRP payment */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "x-fapi-interaction-id": components["headers"]["x-fapi-interaction-id"];
+                    "DPoP-Nonce": components["headers"]["DPoP-Nonce"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: Request body exceeds 1 MiB */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "x-fapi-interaction-id": components["headers"]["x-fapi-interaction-id"];
+                    "DPoP-Nonce": components["headers"]["DPoP-Nonce"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED: Rate limit exceeded */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "x-fapi-interaction-id": components["headers"]["x-fapi-interaction-id"];
+                    "DPoP-Nonce": components["headers"]["DPoP-Nonce"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INTERNAL_ERROR: Gateway internal error */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "x-fapi-interaction-id": components["headers"]["x-fapi-interaction-id"];
+                    "DPoP-Nonce": components["headers"]["DPoP-Nonce"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: Gateway temporarily unavailable */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -17342,7 +19051,7 @@ export interface operations {
                  *     }
                  */
                 "application/json": {
-                    /** @description Reference the rail credit carried: the session id (ops_), mandate charge id (chg_), payment order id (po_) or refund id (rfd_). */
+                    /** @description Reference the rail credit carried: the session id (ops_), mandate charge id (chg_), payment order id (po_), VRP payment id (vrp_) or refund id (rfd_). */
                     payment_reference: string;
                     /** @description The same id; when it names no payment of the gateway, payment_reference identifies the payment. */
                     session_id: string;
@@ -19461,7 +21170,7 @@ export interface operations {
                              * @description What the movement is.
                              * @enum {string}
                              */
-                            kind: "session" | "mandate_charge" | "payment_order" | "refund";
+                            kind: "session" | "mandate_charge" | "payment_order" | "vrp_payment" | "refund";
                             /** @description Where the engine stopped: resolve_debit, credit, confirm or reverse; after a resolution, the step it goes on with. */
                             step: string;
                             reason: string;
@@ -19660,7 +21369,7 @@ export interface operations {
                          * @description What the movement is.
                          * @enum {string}
                          */
-                        kind: "session" | "mandate_charge" | "payment_order" | "refund";
+                        kind: "session" | "mandate_charge" | "payment_order" | "vrp_payment" | "refund";
                         /** @description Where the engine stopped: resolve_debit, credit, confirm or reverse; after a resolution, the step it goes on with. */
                         step: string;
                         reason: string;
@@ -24651,6 +26360,315 @@ export interface operations {
                  *     }
                  */
                 "application/json": components["schemas"]["PaymentOrderRejectedEvent"];
+            };
+        };
+        responses: {
+            /** @description Received: any 2xx within 10 seconds ends the delivery. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Signature refused (or any other non-2xx answer, or none in time): the delivery is retried with backoff for at least 24 hours, then marked failed. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    vrpConsentGrantedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Standard Webhooks: the event id (evt_…), the same on every attempt. */
+                "webhook-id": components["parameters"]["webhook-id"];
+                /** @description Standard Webhooks: when this attempt was signed, in Unix seconds. Refuse one too far from now. */
+                "webhook-timestamp": components["parameters"]["webhook-timestamp"];
+                /** @description Standard Webhooks: v1,<base64 HMAC-SHA256 of "webhook-id.webhook-timestamp.body">, keyed with the base64-decoded text after whsec_ of the webhook secret. */
+                "webhook-signature": components["parameters"]["webhook-signature"];
+                /** @description sha256=<lowercase hex HMAC-SHA256 of the raw body>, keyed with the webhook secret. Compare in constant time; refuse a mismatch with 401. */
+                "X-Service-Signature": components["parameters"]["X-Service-Signature"];
+                /** @description The event id (evt_…), the same on every attempt. */
+                "X-Service-Event-Id": components["parameters"]["X-Service-Event-Id"];
+                /** @description When this attempt was signed, ISO 8601 UTC (not covered by X-Service-Signature). */
+                "X-Service-Timestamp": components["parameters"]["X-Service-Timestamp"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "evt_4RfV5tgB6yhN7ujM8ikO9lP0",
+                 *       "event": "vrp_consent.granted",
+                 *       "created_at": "2026-11-24T09:30:00.000Z",
+                 *       "livemode": true,
+                 *       "sequence": 30,
+                 *       "data": {
+                 *         "consent_id": "con_8PoI7uYt6ReW5qAs4DfG3hJk",
+                 *         "livemode": true,
+                 *         "status": "AUTHORISED",
+                 *         "tpp_id": "tpp_2JkL9mNb4VcX7zQw1ErT6yUi",
+                 *         "bank_handle": "oasis",
+                 *         "scopes": [
+                 *           "accounts:read"
+                 *         ],
+                 *         "expires_at": "2026-11-24T09:30:00.000Z"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["VrpConsentGrantedEvent"];
+            };
+        };
+        responses: {
+            /** @description Received: any 2xx within 10 seconds ends the delivery. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Signature refused (or any other non-2xx answer, or none in time): the delivery is retried with backoff for at least 24 hours, then marked failed. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    vrpConsentRevokedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Standard Webhooks: the event id (evt_…), the same on every attempt. */
+                "webhook-id": components["parameters"]["webhook-id"];
+                /** @description Standard Webhooks: when this attempt was signed, in Unix seconds. Refuse one too far from now. */
+                "webhook-timestamp": components["parameters"]["webhook-timestamp"];
+                /** @description Standard Webhooks: v1,<base64 HMAC-SHA256 of "webhook-id.webhook-timestamp.body">, keyed with the base64-decoded text after whsec_ of the webhook secret. */
+                "webhook-signature": components["parameters"]["webhook-signature"];
+                /** @description sha256=<lowercase hex HMAC-SHA256 of the raw body>, keyed with the webhook secret. Compare in constant time; refuse a mismatch with 401. */
+                "X-Service-Signature": components["parameters"]["X-Service-Signature"];
+                /** @description The event id (evt_…), the same on every attempt. */
+                "X-Service-Event-Id": components["parameters"]["X-Service-Event-Id"];
+                /** @description When this attempt was signed, ISO 8601 UTC (not covered by X-Service-Signature). */
+                "X-Service-Timestamp": components["parameters"]["X-Service-Timestamp"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "evt_4RfV5tgB6yhN7ujM8ikO9lP0",
+                 *       "event": "vrp_consent.revoked",
+                 *       "created_at": "2026-11-24T09:30:00.000Z",
+                 *       "livemode": true,
+                 *       "sequence": 30,
+                 *       "data": {
+                 *         "consent_id": "con_8PoI7uYt6ReW5qAs4DfG3hJk",
+                 *         "livemode": true,
+                 *         "status": "REVOKED",
+                 *         "tpp_id": "tpp_2JkL9mNb4VcX7zQw1ErT6yUi",
+                 *         "bank_handle": "oasis",
+                 *         "scopes": [
+                 *           "accounts:read"
+                 *         ],
+                 *         "expires_at": "2026-11-24T09:30:00.000Z",
+                 *         "revoked_by": "tpp"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["VrpConsentRevokedEvent"];
+            };
+        };
+        responses: {
+            /** @description Received: any 2xx within 10 seconds ends the delivery. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Signature refused (or any other non-2xx answer, or none in time): the delivery is retried with backoff for at least 24 hours, then marked failed. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    vrpConsentExpiredWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Standard Webhooks: the event id (evt_…), the same on every attempt. */
+                "webhook-id": components["parameters"]["webhook-id"];
+                /** @description Standard Webhooks: when this attempt was signed, in Unix seconds. Refuse one too far from now. */
+                "webhook-timestamp": components["parameters"]["webhook-timestamp"];
+                /** @description Standard Webhooks: v1,<base64 HMAC-SHA256 of "webhook-id.webhook-timestamp.body">, keyed with the base64-decoded text after whsec_ of the webhook secret. */
+                "webhook-signature": components["parameters"]["webhook-signature"];
+                /** @description sha256=<lowercase hex HMAC-SHA256 of the raw body>, keyed with the webhook secret. Compare in constant time; refuse a mismatch with 401. */
+                "X-Service-Signature": components["parameters"]["X-Service-Signature"];
+                /** @description The event id (evt_…), the same on every attempt. */
+                "X-Service-Event-Id": components["parameters"]["X-Service-Event-Id"];
+                /** @description When this attempt was signed, ISO 8601 UTC (not covered by X-Service-Signature). */
+                "X-Service-Timestamp": components["parameters"]["X-Service-Timestamp"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "evt_4RfV5tgB6yhN7ujM8ikO9lP0",
+                 *       "event": "vrp_consent.expired",
+                 *       "created_at": "2026-11-24T09:30:00.000Z",
+                 *       "livemode": true,
+                 *       "sequence": 30,
+                 *       "data": {
+                 *         "consent_id": "con_8PoI7uYt6ReW5qAs4DfG3hJk",
+                 *         "livemode": true,
+                 *         "status": "EXPIRED",
+                 *         "tpp_id": "tpp_2JkL9mNb4VcX7zQw1ErT6yUi",
+                 *         "bank_handle": "oasis",
+                 *         "scopes": [
+                 *           "accounts:read"
+                 *         ],
+                 *         "expires_at": "2026-11-24T09:30:00.000Z"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["VrpConsentExpiredEvent"];
+            };
+        };
+        responses: {
+            /** @description Received: any 2xx within 10 seconds ends the delivery. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Signature refused (or any other non-2xx answer, or none in time): the delivery is retried with backoff for at least 24 hours, then marked failed. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    vrpPaymentCompletedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Standard Webhooks: the event id (evt_…), the same on every attempt. */
+                "webhook-id": components["parameters"]["webhook-id"];
+                /** @description Standard Webhooks: when this attempt was signed, in Unix seconds. Refuse one too far from now. */
+                "webhook-timestamp": components["parameters"]["webhook-timestamp"];
+                /** @description Standard Webhooks: v1,<base64 HMAC-SHA256 of "webhook-id.webhook-timestamp.body">, keyed with the base64-decoded text after whsec_ of the webhook secret. */
+                "webhook-signature": components["parameters"]["webhook-signature"];
+                /** @description sha256=<lowercase hex HMAC-SHA256 of the raw body>, keyed with the webhook secret. Compare in constant time; refuse a mismatch with 401. */
+                "X-Service-Signature": components["parameters"]["X-Service-Signature"];
+                /** @description The event id (evt_…), the same on every attempt. */
+                "X-Service-Event-Id": components["parameters"]["X-Service-Event-Id"];
+                /** @description When this attempt was signed, ISO 8601 UTC (not covered by X-Service-Signature). */
+                "X-Service-Timestamp": components["parameters"]["X-Service-Timestamp"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "evt_4RfV5tgB6yhN7ujM8ikO9lP0",
+                 *       "event": "vrp_payment.completed",
+                 *       "created_at": "2026-11-24T09:30:00.000Z",
+                 *       "livemode": true,
+                 *       "sequence": 30,
+                 *       "data": {
+                 *         "payment_id": "string",
+                 *         "consent_id": "con_8PoI7uYt6ReW5qAs4DfG3hJk",
+                 *         "livemode": true,
+                 *         "status": "COMPLETED",
+                 *         "amount": 12500,
+                 *         "currency": "LYD",
+                 *         "reference": "order-1042",
+                 *         "failure_code": "string"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["VrpPaymentCompletedEvent"];
+            };
+        };
+        responses: {
+            /** @description Received: any 2xx within 10 seconds ends the delivery. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Signature refused (or any other non-2xx answer, or none in time): the delivery is retried with backoff for at least 24 hours, then marked failed. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    vrpPaymentFailedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Standard Webhooks: the event id (evt_…), the same on every attempt. */
+                "webhook-id": components["parameters"]["webhook-id"];
+                /** @description Standard Webhooks: when this attempt was signed, in Unix seconds. Refuse one too far from now. */
+                "webhook-timestamp": components["parameters"]["webhook-timestamp"];
+                /** @description Standard Webhooks: v1,<base64 HMAC-SHA256 of "webhook-id.webhook-timestamp.body">, keyed with the base64-decoded text after whsec_ of the webhook secret. */
+                "webhook-signature": components["parameters"]["webhook-signature"];
+                /** @description sha256=<lowercase hex HMAC-SHA256 of the raw body>, keyed with the webhook secret. Compare in constant time; refuse a mismatch with 401. */
+                "X-Service-Signature": components["parameters"]["X-Service-Signature"];
+                /** @description The event id (evt_…), the same on every attempt. */
+                "X-Service-Event-Id": components["parameters"]["X-Service-Event-Id"];
+                /** @description When this attempt was signed, ISO 8601 UTC (not covered by X-Service-Signature). */
+                "X-Service-Timestamp": components["parameters"]["X-Service-Timestamp"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "evt_4RfV5tgB6yhN7ujM8ikO9lP0",
+                 *       "event": "vrp_payment.failed",
+                 *       "created_at": "2026-11-24T09:30:00.000Z",
+                 *       "livemode": true,
+                 *       "sequence": 30,
+                 *       "data": {
+                 *         "payment_id": "string",
+                 *         "consent_id": "con_8PoI7uYt6ReW5qAs4DfG3hJk",
+                 *         "livemode": true,
+                 *         "status": "FAILED",
+                 *         "amount": 12500,
+                 *         "currency": "LYD",
+                 *         "reference": "order-1042",
+                 *         "failure_code": "string"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["VrpPaymentFailedEvent"];
             };
         };
         responses: {

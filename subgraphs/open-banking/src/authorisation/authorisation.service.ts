@@ -19,6 +19,14 @@ import { assertPageToken, issuePageToken } from './page-token';
 import { approvedRedirect, rejectedRedirect } from './redirect';
 import { assertTppActive } from '../tpp/tpp-participation';
 import { fundsAccountIban } from '../funds-confirmation/funds-account';
+import { vrpPayerIban } from '../vrp/vrp-payer';
+import { toVrpTerms } from '../vrp/vrp.type';
+import { loadTerms } from '../vrp/vrp-terms';
+
+const vrpTermsOf = async (em: EntityManager, consentId: string) => {
+  const terms = await loadTerms(em, consentId);
+  return terms ? toVrpTerms(terms) : null;
+};
 
 export interface AuthorisationSettings {
   /** The issuer: `iss` of every authorization response (RFC 9207), the public base without a trailing slash. */
@@ -82,6 +90,7 @@ export class AuthorisationService {
       redirectTo: status === 'REJECTED' ? rejectedRedirect(consent, this.settings.publicBaseUrl) : null,
       pageToken: status === 'AWAITING_AUTHORISATION' ? issuePageToken(this.settings.platformSecret, consent.id) : null,
       livemode: consent.livemode,
+      vrp: consent.kind === 'vrp' ? await vrpTermsOf(em, consent.id) : null,
     };
   }
 
@@ -128,11 +137,14 @@ export class AuthorisationService {
         `customer: no active account of this customer at bank ${consent.bankHandle}`,
       );
 
-    // A funds-confirmation consent is for the one account the TPP named, if this customer holds it.
+    // A funds-confirmation consent is for the one account the TPP named, if this customer holds it;
+    // a VRP consent pays from the customer's account in its currency.
     const consented =
       consent.kind === 'funds_confirmation'
         ? [await fundsAccountIban(this.directory, consent, ibans, requestId)]
-        : ibans;
+        : consent.kind === 'vrp'
+          ? [await vrpPayerIban(em, this.cores, bank, consent, ibans, requestId)]
+          : ibans;
 
     const now = new Date();
     const code = await em

@@ -1,6 +1,7 @@
 import { BankReference } from '@gateway/federation';
 import { Field, ID, Int, ObjectType } from 'type-graphql';
 import { ConsentStatus } from '../consent/consent.type';
+import { VrpTerms } from '../vrp/vrp.type';
 
 @ObjectType({
   description: 'What the consent page shows the customer (public: anyone holding the unguessable consent id).',
@@ -63,6 +64,13 @@ export class ConsentAuthorisation {
       "false for a test consent (a test TPP's): the accounts it opens are the test bank's copies, and the page says so with a TEST badge.",
   })
   livemode!: boolean;
+
+  @Field(() => VrpTerms, {
+    nullable: true,
+    description:
+      'For a VRP consent, what the customer authorises: the payee, the currency and every limit; null for other consents.',
+  })
+  vrp!: VrpTerms | null;
 }
 
 @ObjectType({ description: "The outcome of the customer's decision: where to send the browser." })

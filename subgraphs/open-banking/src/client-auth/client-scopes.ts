@@ -17,6 +17,8 @@ const NEEDED: Record<string, ClientScope> = {
   'payments:write': 'payments',
   // Confirmation of funds reads (a yes or no about) an account: asked for under `accounts`.
   funds_confirmation: 'accounts',
+  // A VRP consent pays: asked for under `payments`, as UK Open Banking's domestic-vrp-consents are.
+  vrp_payments: 'payments',
 };
 
 /** A TPP principal: its tpk_ token (no scopes) or a client_credentials token (its granted scopes). */

@@ -4,8 +4,11 @@ import type { ConsentScope } from './consent.rules';
 
 export type RevokedBy = 'tpp' | 'customer' | 'bank';
 
-/** accounts: account information and payments (POST /ob/consents); funds_confirmation: CBPII (issue 51). */
-export type ConsentKind = 'accounts' | 'funds_confirmation';
+/**
+ * accounts: account information and payments (POST /ob/consents); funds_confirmation: CBPII;
+ * vrp: variable recurring payments within control parameters (vrp/vrp-consent-terms.entity.ts). Issue 51.
+ */
+export type ConsentKind = 'accounts' | 'funds_confirmation' | 'vrp';
 
 /**
  * A TPP's request for access to a customer's accounts at one bank (database shape; the graph

@@ -32,11 +32,18 @@ export function consentEventData(consent: ConsentEntity): Record<string, unknown
   };
 }
 
+/**
+ * A VRP consent's webhooks are vrp_consent.* (contract "Variable recurring payments"): the same
+ * moves, named for their kind so a TPP's endpoint can take one kind and not the other.
+ */
+export const consentEventKind = (kind: ConsentEventKind, consent: Pick<ConsentEntity, 'kind'>): string =>
+  consent.kind === 'vrp' && kind.startsWith('consent.') ? `vrp_${kind}` : kind;
+
 function recordConsentEvent(em: EntityManager, kind: ConsentEventKind, consent: ConsentEntity, now: Date): void {
   recordEvent(
     em,
     {
-      kind,
+      kind: consentEventKind(kind, consent),
       aggregateType: CONSENT_AGGREGATE,
       aggregateId: consent.id,
       audience: consent.tppId,

@@ -6,8 +6,10 @@ export type ObScope = (typeof OB_SCOPES)[number];
 
 /** The scope of a funds-confirmation consent (issue 51, CBPII); never requested through POST /ob/consents. */
 export const FUNDS_CONFIRMATION_SCOPE = 'funds_confirmation';
+/** The scope of a VRP consent (issue 51): payments within its control parameters, and funds confirmations on them. */
+export const VRP_SCOPE = 'vrp_payments';
 /** Any scope a consent may hold. */
-export type ConsentScope = ObScope | typeof FUNDS_CONFIRMATION_SCOPE;
+export type ConsentScope = ObScope | typeof FUNDS_CONFIRMATION_SCOPE | typeof VRP_SCOPE;
 
 /** RFC 7636 4.2: BASE64URL(SHA256(verifier)) without padding is always 43 characters. */
 export const S256_CHALLENGE = /^[A-Za-z0-9_-]{43}$/;

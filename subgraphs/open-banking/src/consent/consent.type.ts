@@ -25,11 +25,11 @@ registerEnumType(ConsentStatus, {
   },
 });
 
-@ObjectType('Consent', {
-  description: "A TPP's consent request for a customer's accounts at one bank, and what became of it.",
+/** What every kind of consent shows of its lifecycle (account access, funds confirmation, VRP): one set of fields, once. */
+@ObjectType({
+  description: "A consent's lifecycle fields, shared by every kind of consent (never a field's type itself).",
 })
-@Directive('@key(fields: "id")')
-export class Consent {
+export abstract class ConsentLifecycle {
   @Field(() => ID, { description: 'Consent id (con_…).' })
   id!: string;
 
@@ -48,14 +48,6 @@ export class Consent {
   @Field({ description: 'Handle of the bank the consent is for.' })
   bankHandle!: string;
 
-  @Field(() => BankReference, {
-    description: 'The bank the consent is for (fields resolved by the banks subgraph: displayName, ...).',
-  })
-  bank!: BankReference;
-
-  @Field(() => [String], { description: 'Granted (or requested, before authorisation) scopes.' })
-  scopes!: string[];
-
   @Field({ description: "Where the customer returns: one of the TPP's registered redirect URIs." })
   redirectUri!: string;
 
@@ -64,9 +56,6 @@ export class Consent {
 
   @Field({ description: 'After this the consent no longer gives access (ISO 8601 UTC).' })
   expiresAt!: Date;
-
-  @Field(() => [String], { description: 'Consented account ids (acc_…); empty until the customer approves.' })
-  accountIds!: string[];
 
   @Field(() => String, {
     nullable: true,
@@ -91,6 +80,23 @@ export class Consent {
 
   @Field(() => Date, { nullable: true, description: 'When the consent expired.' })
   expiredAt!: Date | null;
+}
+
+@ObjectType('Consent', {
+  description: "A TPP's consent request for a customer's accounts at one bank, and what became of it.",
+})
+@Directive('@key(fields: "id")')
+export class Consent extends ConsentLifecycle {
+  @Field(() => BankReference, {
+    description: 'The bank the consent is for (fields resolved by the banks subgraph: displayName, ...).',
+  })
+  bank!: BankReference;
+
+  @Field(() => [String], { description: 'Granted (or requested, before authorisation) scopes.' })
+  scopes!: string[];
+
+  @Field(() => [String], { description: 'Consented account ids (acc_…); empty until the customer approves.' })
+  accountIds!: string[];
 }
 
 @ObjectType({ description: 'One consent of a page, with the cursor that continues after it.' })
@@ -124,7 +130,8 @@ export function consentUrlOf(publicBaseUrl: string, consentId: string): string {
   return `${publicBaseUrl}/ob/auth/${consentId}`;
 }
 
-export function toConsent(entity: ConsentEntity, publicBaseUrl: string, now = new Date()): Consent {
+/** The lifecycle fields of any kind of consent, as every reader sees them now. */
+export function toConsentLifecycle(entity: ConsentEntity, publicBaseUrl: string, now = new Date()): ConsentLifecycle {
   const status = effectiveConsentStatus(entity, now);
   return {
     id: entity.id,
@@ -132,12 +139,9 @@ export function toConsent(entity: ConsentEntity, publicBaseUrl: string, now = ne
     tppId: entity.tppId,
     status: ConsentStatus[status],
     bankHandle: entity.bankHandle,
-    bank: bankReference(entity.bankHandle),
-    scopes: [...entity.scopes],
     redirectUri: entity.redirectUri,
     consentUrl: consentUrlOf(publicBaseUrl, entity.id),
     expiresAt: entity.expiresAt,
-    accountIds: [...entity.accountIds],
     revokedBy: entity.revokedBy,
     createdAt: entity.createdAt,
     updatedAt: entity.updatedAt,
@@ -146,5 +150,14 @@ export function toConsent(entity: ConsentEntity, publicBaseUrl: string, now = ne
     revokedAt: entity.revokedAt,
     // Expired at expires_at, even before the expiry job has recorded it.
     expiredAt: entity.expiredAt ?? (status === 'EXPIRED' ? entity.expiresAt : null),
+  };
+}
+
+export function toConsent(entity: ConsentEntity, publicBaseUrl: string, now = new Date()): Consent {
+  return {
+    ...toConsentLifecycle(entity, publicBaseUrl, now),
+    bank: bankReference(entity.bankHandle),
+    scopes: [...entity.scopes],
+    accountIds: [...entity.accountIds],
   };
 }

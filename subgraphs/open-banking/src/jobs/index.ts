@@ -3,6 +3,7 @@ import { startJob, type Job, type Logger } from '@gateway/kernel';
 import type { ConsentService } from '../consent/consent.service';
 import { requestLostMovements } from '../payment-order/movement-outcomes';
 import type { ScaService } from '../payment-order/sca.service';
+import { requestLostVrpMovements } from '../vrp/vrp-movement-outcomes';
 
 export interface OpenBankingJobSettings {
   /** How often consents past expires_at are moved to EXPIRED. */
@@ -45,6 +46,9 @@ export function startOpenBankingJobs(
     async () => {
       const asked = await requestLostMovements(root, settings.movementRequestAgainAfterMs);
       if (asked > 0) logger.warn({ asked }, 'payment orders without an answer from payments: movement requested again');
+      const askedVrp = await requestLostVrpMovements(root, settings.movementRequestAgainAfterMs);
+      if (askedVrp > 0)
+        logger.warn({ asked: askedVrp }, 'VRP payments without an answer from payments: movement requested again');
     },
     logger,
   );

@@ -16,6 +16,7 @@ import { Migration20261210000300_tpp_status } from './Migration20261210000300_tp
 import { Migration20261224000100_fapi2_clients } from './Migration20261224000100_fapi2_clients';
 import { Migration20261230000100_pushed_authorization_requests } from './Migration20261230000100_pushed_authorization_requests';
 import { Migration20261231000100_funds_confirmation_consents } from './Migration20261231000100_funds_confirmation_consents';
+import { Migration20270101000100_vrp } from './Migration20270101000100_vrp';
 
 /** Committed migrations of the open_banking schema, in order. */
 export const migrations: MigrationObject[] = [
@@ -45,4 +46,5 @@ export const migrations: MigrationObject[] = [
     name: 'Migration20261231000100_funds_confirmation_consents',
     class: Migration20261231000100_funds_confirmation_consents,
   },
+  { name: 'Migration20270101000100_vrp', class: Migration20270101000100_vrp },
 ];

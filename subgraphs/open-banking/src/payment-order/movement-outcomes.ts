@@ -59,11 +59,22 @@ export async function applyMovementOutcome(
   return moved;
 }
 
-/** Subscribes open-banking to the engine's answers. */
-export function consumeMovementOutcomes(root: EntityManager, bus: EventBus, logger: Logger): Promise<Subscription> {
+/** What applies the engine's answer for one kind of movement (its id's prefix); false for another kind's. */
+export type MovementOutcomeHandler = (root: EntityManager, event: PlatformEvent, logger: Logger) => Promise<boolean>;
+
+/**
+ * Subscribes open-banking to the engine's answers: payment orders' (here) and those of the other
+ * kinds open-banking asks for (`others`: VRP payments), each handler taking its own ids.
+ */
+export function consumeMovementOutcomes(
+  root: EntityManager,
+  bus: EventBus,
+  logger: Logger,
+  others: readonly MovementOutcomeHandler[] = [],
+): Promise<Subscription> {
   return bus.consume(MOVEMENT_OUTCOME_GROUP, 'movement.*', async (event) => {
     try {
-      await applyMovementOutcome(root, event, logger);
+      for (const apply of [applyMovementOutcome, ...others]) await apply(root, event, logger);
     } catch (error) {
       // Thrown back: the bus delivers the answer again later.
       logger.warn(

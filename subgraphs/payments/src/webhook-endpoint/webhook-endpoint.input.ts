@@ -13,7 +13,7 @@ export class CreateWebhookEndpointInput {
   @Field(() => [String], {
     nullable: true,
     description:
-      "Event kinds it gets, or [\"*\"] for all of its owner's (the default): a merchant's payment.*, refund.* and mandate.* events, a TPP's consent.* and payment_order.* events, the operator's and a bank's liquidity.threshold_reached and liquidity.cap_reached. Another owner's event is VALIDATION_ERROR naming enabled_events.",
+      "Event kinds it gets, or [\"*\"] for all of its owner's (the default): a merchant's payment.*, refund.* and mandate.* events, a TPP's consent.*, payment_order.*, vrp_consent.* and vrp_payment.* events, the operator's and a bank's liquidity.threshold_reached and liquidity.cap_reached. Another owner's event is VALIDATION_ERROR naming enabled_events.",
   })
   enabledEvents?: string[] | null;
 

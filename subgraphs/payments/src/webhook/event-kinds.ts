@@ -26,6 +26,11 @@ export const TPP_EVENT_KINDS = [
   'payment_order.completed',
   'payment_order.failed',
   'payment_order.rejected',
+  'vrp_consent.granted',
+  'vrp_consent.revoked',
+  'vrp_consent.expired',
+  'vrp_payment.completed',
+  'vrp_payment.failed',
 ] as const;
 
 /**

@@ -24,6 +24,8 @@ export const WEBHOOK_EVENT_PATTERNS = [
   'refund.*',
   'consent.*',
   'payment_order.*',
+  'vrp_consent.*',
+  'vrp_payment.*',
   'mandate.#',
   'liquidity.*',
 ] as const;
