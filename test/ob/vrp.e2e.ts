@@ -3,6 +3,7 @@ import fc from 'fast-check';
 import { startTestBanks, TEST_OTP, type TestBanks } from '@gateway/bank-sandbox';
 import { createLogger } from '@gateway/kernel';
 import { call, expectError, responseSchemaOf, type Answer } from '@gateway/rest-compat/testing';
+import { startMinimalBank, type MinimalBank } from '../support/minimal-bank';
 import { OB_REDIRECT, openBankingSeeds, type OpenBankingSeeds } from '../support/open-banking';
 import { bearer, eventually, FAST_ENGINE, type Customer, type PaymentBank } from '../support/payments';
 import { startTestPlatform, type TestPlatform } from '../support/platform';
@@ -36,7 +37,7 @@ describe('Open Banking variable recurring payments', () => {
   let webhooks: TestWebhookReceiver;
 
   const newConsent = async (
-    payer: PaymentBank,
+    payer: { handle: string },
     creditor: { type: 'iban' | 'alias'; value: string },
     controls: { maximum?: number; limits?: Limit[]; validFrom?: string; validTo?: string } = {},
     patch: Record<string, unknown> = {},
@@ -68,7 +69,7 @@ describe('Open Banking variable recurring payments', () => {
 
   /** A VRP consent for `payer`, approved by them, its code exchanged: the consent id and the call headers. */
   const granted = async (
-    payer: Customer,
+    payer: Pick<Customer, 'alias' | 'otp'> & { bank: { handle: string } },
     creditor: { type: 'iban' | 'alias'; value: string },
     controls: Parameters<typeof newConsent>[2] = {},
     as: { tppToken?: string; otp?: string } = {},
@@ -414,6 +415,82 @@ describe('Open Banking variable recurring payments', () => {
       'CONSENT_NOT_FOUND',
     );
   });
+  describe('against a bank core written from the spec alone', () => {
+    let minimal: MinimalBank;
+    beforeAll(async () => {
+      minimal = await startMinimalBank(t);
+      await ob.enableOpenBanking(minimal.handle, minimal.bankKey);
+    });
+    afterAll(async () => {
+      await minimal?.core.stop();
+    });
+
+    it('pays within the limits and refuses beyond them; confirms funds yes and no (VRP and CBPII)', async () => {
+      const payer = { ...(await minimal.customer({ balance: 10_000 })), bank: minimal };
+      const payee = await minimal.customer({ balance: 0 });
+      const grant = await granted(
+        payer,
+        { type: 'iban', value: payee.iban },
+        {
+          maximum: 3_000,
+          limits: [{ period_type: 'Day', period_alignment: 'Calendar', amount: 5_000 }],
+        },
+      );
+      const payment = await pay(grant, 3_000);
+      expect(payment.status).toBe(201);
+      await paymentReaches(grant.headers, payment.body.payment_id, 'COMPLETED');
+      expect([minimal.core.balance(payer.iban), minimal.core.balance(payee.iban)]).toEqual([7_000, 3_000]);
+      const callsBefore = minimal.core.calls.length;
+      refused(await pay(grant, 2_500), 422, 'VRP_LIMIT_EXCEEDED', /Day \(Calendar\).*2000 remaining/);
+      // Refused before any core call: nothing was posted to the core.
+      expect(minimal.core.calls.slice(callsBefore).filter((call) => call.method === 'POST')).toEqual([]);
+      const vrpFunds = await call(base, 'POST', `/ob/vrp-consents/${grant.consentId}/funds-confirmation`, {
+        headers: grant.headers,
+        body: { amount: 7_000 },
+      });
+      expect(vrpFunds.body.funds_available).toBe(true);
+
+      // Confirmation of funds (CBPII) on the same core: a consent for the payer's account, yes and no.
+      const verifier = randomBytes(32).toString('base64url');
+      const consent = await call(base, 'POST', '/ob/funds-confirmation-consents', {
+        headers: bearer(tpp.tppAccessToken),
+        body: {
+          bank_handle: minimal.handle,
+          account: { type: 'iban', value: payer.iban },
+          expiry: inDays(30),
+          redirect_uri: OB_REDIRECT,
+          state: 'st-cof',
+          code_challenge: createHash('sha256').update(verifier).digest('base64url'),
+          code_challenge_method: 'S256',
+        },
+      });
+      expect(consent.status).toBe(201);
+      const consentId = consent.body.consent_id as string;
+      const approved = await call(base, 'POST', `/ob/auth/${consentId}/approve`, {
+        body: { customer: { type: 'alias', value: payer.alias }, otp: payer.otp },
+      });
+      expect(approved.status).toBe(200);
+      const token = await call(base, 'POST', '/ob/token', {
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({
+          grant_type: 'authorization_code',
+          code: new URL(approved.body.redirect_to as string).searchParams.get('code')!,
+          redirect_uri: OB_REDIRECT,
+          consent_id: consentId,
+          code_verifier: verifier,
+        }).toString(),
+      });
+      const headers = { authorization: `Bearer ${token.body.access_token}`, 'x-consent-id': consentId };
+      const ask = (amount: number) =>
+        call(base, 'POST', '/ob/funds-confirmations', {
+          headers,
+          body: { consent_id: consentId, reference: 'card-1', amount, currency: 'LYD' },
+        });
+      expect((await ask(7_000)).body.funds_available).toBe(true);
+      expect((await ask(7_001)).body.funds_available).toBe(false);
+    });
+  });
+
   describe('in the test world', () => {
     let ledger: TestBanks;
     beforeAll(async () => {
