@@ -104,6 +104,9 @@ export function units(recorded: RecordedStatement[]): RecordedStatement[][] {
   return out;
 }
 
+/** Runs one replayed statement on its connection (`run`), observing it. */
+export type StatementProbe = (connection: object, shape: string, run: () => Promise<unknown>) => Promise<unknown>;
+
 /**
  * One payment's statements sent again on `knex`'s pool, unit by unit, each on one connection: the
  * ids the recorded payment made are replaced by fresh ones of the same kind (a new session, new
@@ -115,6 +118,8 @@ export function replayer(
   recorded: RecordedStatement[],
   /** Milliseconds each statement took (waiting for a connection included), summed by shape. */
   spent = new Map<string, number>(),
+  /** When given, each statement is run through it (bench/attribution.ts reads its backend's CPU around it). */
+  around?: StatementProbe,
 ): (replaced?: Array<[string, string]>) => Promise<void> {
   const minted = [...mintedIds(recorded)];
   const pattern = minted.length
@@ -143,7 +148,8 @@ export function replayer(
       };
       try {
         for (const statement of unit) {
-          await connection.query(remap(statement.text)!, statement.values.map(remap));
+          const run = () => connection.query(remap(statement.text)!, statement.values.map(remap));
+          await (around ? around(connection, shapeOf(statement.text), run) : run());
           const shape = shapeOf(statement.text).slice(0, 100);
           spent.set(shape, (spent.get(shape) ?? 0) + performance.now() - t0);
           t0 = performance.now();
