@@ -14,6 +14,7 @@ import { registerDocsPage } from './openapi/docs-page';
 import { registerRequestId } from './request-id';
 import { checkoutPage } from './pages/checkout-page';
 import { consentPage } from './pages/consent-page';
+import { myConsentsPage } from './pages/my-consents-page';
 import { authorizationEndpointPage } from './pages/authorization-endpoint';
 import { registerDashboard } from './pages/dashboard/dashboard-page';
 import { dashboardCookie } from './pages/dashboard/dashboard-cookie';
@@ -107,6 +108,7 @@ export async function startRestCompat(options: RestCompatOptions): Promise<Runni
   registerRoutes(app, ROUTES, execute, {
     'GET /pay/{session_id}': checkoutPage(execute, logger),
     'GET /ob/auth/{consent_id}': consentPage(execute, logger),
+    'GET /ob/my-consents': myConsentsPage(execute, logger),
     'GET /ob/auth': authorizationEndpointPage(execute, logger),
     'GET /ob/sca/{payment_order_id}': scaPage(execute, logger),
     'GET /mandates/{mandate_id}/confirm': mandatePage(execute, logger),

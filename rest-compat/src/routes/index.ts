@@ -10,6 +10,7 @@ import { consentRevocationRoutes } from './consent-revocation';
 import { credentialContainmentRoutes } from './credential-containment';
 import { consentAuthorisationRoutes } from './consent-authorisation';
 import { consentRoutes } from './consents';
+import { customerConsentRoutes } from './customer-consents';
 import { identityRoutes } from './identity';
 import { mandateRoutes } from './mandates';
 import { merchantRoutes } from './merchants';
@@ -47,6 +48,7 @@ export const ROUTES: readonly RestRoute[] = [
   ...paymentOrderRoutes,
   ...scaRoutes,
   ...consentAuthorisationRoutes,
+  ...customerConsentRoutes,
   ...identityRoutes,
   ...paymentRoutes,
   ...refundRoutes,

@@ -4,6 +4,7 @@ import { createLogger } from '@gateway/kernel';
 import { AccountService } from './account/account.service';
 import { AuthorisationService } from './authorisation/authorisation.service';
 import { CustomerAccountsClient } from './authorisation/customer-accounts';
+import { CustomerConsentsService } from './authorisation/customer-consents.service';
 import { BankCapabilitiesClient } from './banks/bank-capabilities';
 import { ConsentService } from './consent/consent.service';
 import { TokenService } from './grant/token.service';
@@ -38,6 +39,7 @@ export interface OpenBankingModules {
   /** One bank-core client per bank, with open-banking's own deadlines. */
   cores: BankCorePool;
   authorisation: AuthorisationService;
+  customerConsents: CustomerConsentsService;
   accounts: AccountService;
   paymentOrders: PaymentOrderService;
   sca: ScaService;
@@ -101,6 +103,14 @@ export function createOpenBankingModules(
       otpGuard,
       new CustomerAccountsClient(call),
       logger.child({ component: 'authorisation' }),
+    ),
+    customerConsents: new CustomerConsentsService(
+      settings.platformSecret,
+      directory,
+      cores,
+      otpGuard,
+      new CustomerAccountsClient(call),
+      logger.child({ component: 'customer-consents' }),
     ),
     accounts,
     paymentOrders: new PaymentOrderService({ publicBaseUrl }, directory, bankCapabilities, accounts),

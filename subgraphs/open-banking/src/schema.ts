@@ -2,6 +2,7 @@ import { buildFederatedSchema, type SubgraphContext } from '@gateway/federation'
 import type { GraphQLSchema } from 'graphql';
 import { createAccountResolvers } from './account/account.resolver';
 import { createAuthorisationResolver } from './authorisation/authorisation.resolver';
+import { createCustomerConsentsResolver } from './authorisation/customer-consents.resolver';
 import { ConsentEntity } from './consent/consent.entity';
 import { ConsentUpdatesResolver } from './consent/consent-updates.resolver';
 import { createConsentResolver } from './consent/consent.resolver';
@@ -40,6 +41,7 @@ export async function buildOpenBankingSchema(
       ConsentUpdatesResolver,
       createRevocationResolver(modules.consents),
       createAuthorisationResolver(modules.authorisation),
+      createCustomerConsentsResolver(modules.customerConsents),
       ...createAccountResolvers(modules.accounts, settings.maxCoreCallsPerRequest),
       createTokenResolver(modules.tokens),
       createPushedAuthorizationResolver(modules.pushedRequests),

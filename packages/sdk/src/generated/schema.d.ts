@@ -817,6 +817,86 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/ob/my-consents": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * My consents page, or the signed-in list as JSON (customer)
+         * @description A browser gets the page where the customer sees and revokes their consents; with Accept: application/json (and not text/html) the same path answers GET /ob/my-consents/consents. Public: the token of the visit is the capability.
+         */
+        get: operations["myConsents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/ob/my-consents/session": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Sign in to see my consents (customer)
+         * @description The customer names their bank and one of their accounts there (alias or IBAN), and the OTP from that bank: looked up in the identity registry and verified by the bank's core exactly as at consent approval (wrong OTPs counted, rate limited). Answers a token for this visit (10 minutes, signed, never stored, without the OTP) and the customer's AUTHORISED consents at that bank: every live consent whose consented accounts include one of theirs. Posted as a form (application/x-www-form-urlencoded: bank_handle, customer_type, customer_value, otp), it answers 303 See Other to the page with the list, or back with ?error=<code>.
+         */
+        post: operations["signInCustomerConsents"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/ob/my-consents/consents": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List my consents (customer)
+         * @description The signed-in customer's AUTHORISED live consents at their bank, newest first, with the token of the visit (query parameter token).
+         */
+        get: operations["customerConsents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/ob/my-consents/consents/{consent_id}/revoke": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Revoke one of my consents (customer)
+         * @description With the token of the visit: the consent becomes REVOKED with revoked_by customer, consent.revoked (vrp_consent.revoked for a VRP consent) is sent and every code and token of it is refused from the next request on (401 TOKEN_REVOKED). Repeating it answers the same. A consent that is not this customer's is 404 CONSENT_NOT_FOUND, like an unknown one. Posted as a form (application/x-www-form-urlencoded: token), it answers 303 See Other to the page with the list, or back with ?error=<code>.
+         */
+        post: operations["revokeCustomerConsent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/identity/claim": {
         parameters: {
             query?: never;
@@ -12939,6 +13019,862 @@ export interface operations {
             };
             /** @description CONSENT_ALREADY_DECIDED: The customer has already approved or rejected this consent */
             409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: Request body exceeds 1 MiB */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED: Rate limit exceeded */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INTERNAL_ERROR: Gateway internal error */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: Gateway temporarily unavailable */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    myConsents: {
+        parameters: {
+            query: {
+                /** @description The token of this visit (ccs_…), answered by POST /ob/my-consents/session: bound to the customer at their bank, valid 10 minutes. A missing, forged or run-out token is 401 UNAUTHORIZED. */
+                token: string;
+            };
+            header?: {
+                /** @description req_ followed by up to 64 letters or digits; echoed back. Generated when absent or malformed. */
+                "X-Request-Id"?: components["parameters"]["X-Request-Id"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "consents": [
+                     *         {
+                     *           "id": "string",
+                     *           "tpp_name": "string",
+                     *           "kind": "accounts",
+                     *           "status": "AUTHORISED",
+                     *           "scopes": [
+                     *             "string"
+                     *           ],
+                     *           "authorised_at": "2026-11-24T09:30:00.000Z",
+                     *           "expires_at": "2026-11-24T09:30:00.000Z",
+                     *           "vrp": {
+                     *             "creditor": {
+                     *               "type": "string",
+                     *               "value": "string"
+                     *             },
+                     *             "currency": "LYD",
+                     *             "reference": "order-1042",
+                     *             "maximum_individual_amount": 30,
+                     *             "periodic_limits": [
+                     *               {
+                     *                 "period_type": "string",
+                     *                 "period_alignment": "string",
+                     *                 "amount": 12500
+                     *               }
+                     *             ],
+                     *             "valid_from": "string",
+                     *             "valid_to": "string"
+                     *           }
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": {
+                        consents: {
+                            /** @description Consent id (con_…). */
+                            id: string;
+                            /** @description The third-party provider holding the access. */
+                            tpp_name: string;
+                            /**
+                             * @description accounts: account access; funds_confirmation: confirmation of funds; vrp: variable recurring payments.
+                             * @enum {string}
+                             */
+                            kind: "accounts" | "funds_confirmation" | "vrp";
+                            /** @enum {string} */
+                            status: "AUTHORISED" | "REVOKED";
+                            scopes: string[];
+                            /** @description When the customer approved it (ISO 8601 UTC). */
+                            authorised_at: string | null;
+                            /** @description ISO 8601 UTC. */
+                            expires_at: string;
+                            /** @description A VRP consent's payee and limits; null for other consents. */
+                            vrp: {
+                                creditor: {
+                                    type: string;
+                                    value: string;
+                                };
+                                currency: string;
+                                reference: string;
+                                /** @description Minor units. */
+                                maximum_individual_amount: number;
+                                periodic_limits: {
+                                    period_type: string;
+                                    period_alignment: string;
+                                    amount: number;
+                                }[];
+                                valid_from: string;
+                                valid_to: string | null;
+                            } | null;
+                        }[];
+                    };
+                    "text/html": string;
+                };
+            };
+            /** @description VALIDATION_ERROR: Invalid parameters */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNAUTHORIZED: Missing or invalid credentials */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description MERCHANT_SUSPENDED: The merchant is suspended by the operator; BANK_SUSPENDED: The bank is suspended by the operator; TPP_SUSPENDED: The TPP is suspended by the operator */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: Request body exceeds 1 MiB */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED: Rate limit exceeded */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INTERNAL_ERROR: Gateway internal error */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: Gateway temporarily unavailable */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "text/html": string;
+                };
+            };
+        };
+    };
+    signInCustomerConsents: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description req_ followed by up to 64 letters or digits; echoed back. Generated when absent or malformed. */
+                "X-Request-Id"?: components["parameters"]["X-Request-Id"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "bank_handle": "oasis",
+                 *       "customer": {
+                 *         "type": "string",
+                 *         "value": "string"
+                 *       },
+                 *       "otp": "246810"
+                 *     }
+                 */
+                "application/json": {
+                    /** @description The customer's bank. */
+                    bank_handle: string;
+                    customer: {
+                        /** @description alias or iban. */
+                        type: string;
+                        value: string;
+                    };
+                    /** @description One-time password from the customer's bank. */
+                    otp: string;
+                };
+                /**
+                 * @example {
+                 *       "bank_handle": "oasis",
+                 *       "customer_type": "string",
+                 *       "customer_value": "string",
+                 *       "otp": "246810"
+                 *     }
+                 */
+                "application/x-www-form-urlencoded": {
+                    /** @description The customer's bank. */
+                    bank_handle: string;
+                    /** @description alias or iban. */
+                    customer_type: string;
+                    /** @description The alias or the IBAN. */
+                    customer_value: string;
+                    /** @description One-time password from the customer's bank. */
+                    otp: string;
+                };
+            };
+        };
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "token": "string",
+                     *       "expires_at": "2026-11-24T09:30:00.000Z",
+                     *       "consents": [
+                     *         {
+                     *           "id": "string",
+                     *           "tpp_name": "string",
+                     *           "kind": "accounts",
+                     *           "status": "AUTHORISED",
+                     *           "scopes": [
+                     *             "string"
+                     *           ],
+                     *           "authorised_at": "2026-11-24T09:30:00.000Z",
+                     *           "expires_at": "2026-11-24T09:30:00.000Z",
+                     *           "vrp": {
+                     *             "creditor": {
+                     *               "type": "string",
+                     *               "value": "string"
+                     *             },
+                     *             "currency": "LYD",
+                     *             "reference": "order-1042",
+                     *             "maximum_individual_amount": 30,
+                     *             "periodic_limits": [
+                     *               {
+                     *                 "period_type": "string",
+                     *                 "period_alignment": "string",
+                     *                 "amount": 12500
+                     *               }
+                     *             ],
+                     *             "valid_from": "string",
+                     *             "valid_to": "string"
+                     *           }
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description The token of this visit (ccs_…), answered by POST /ob/my-consents/session: bound to the customer at their bank, valid 10 minutes. A missing, forged or run-out token is 401 UNAUTHORIZED. */
+                        token: string;
+                        /** @description When the token runs out (ISO 8601 UTC). */
+                        expires_at: string;
+                        consents: {
+                            /** @description Consent id (con_…). */
+                            id: string;
+                            /** @description The third-party provider holding the access. */
+                            tpp_name: string;
+                            /**
+                             * @description accounts: account access; funds_confirmation: confirmation of funds; vrp: variable recurring payments.
+                             * @enum {string}
+                             */
+                            kind: "accounts" | "funds_confirmation" | "vrp";
+                            /** @enum {string} */
+                            status: "AUTHORISED" | "REVOKED";
+                            scopes: string[];
+                            /** @description When the customer approved it (ISO 8601 UTC). */
+                            authorised_at: string | null;
+                            /** @description ISO 8601 UTC. */
+                            expires_at: string;
+                            /** @description A VRP consent's payee and limits; null for other consents. */
+                            vrp: {
+                                creditor: {
+                                    type: string;
+                                    value: string;
+                                };
+                                currency: string;
+                                reference: string;
+                                /** @description Minor units. */
+                                maximum_individual_amount: number;
+                                periodic_limits: {
+                                    period_type: string;
+                                    period_alignment: string;
+                                    amount: number;
+                                }[];
+                                valid_from: string;
+                                valid_to: string | null;
+                            } | null;
+                        }[];
+                    };
+                };
+            };
+            /** @description See Other (form posts only): Location is the next page, after success or refusal. */
+            303: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description VALIDATION_ERROR: Invalid parameters */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description OTP_INVALID: Customer's OTP wrong; UNAUTHORIZED: Missing or invalid credentials */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description MERCHANT_SUSPENDED: The merchant is suspended by the operator; BANK_SUSPENDED: The bank is suspended by the operator; TPP_SUSPENDED: The TPP is suspended by the operator */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description ALIAS_NOT_FOUND: Alias does not exist */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: Request body exceeds 1 MiB */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description ALIAS_INACTIVE: Alias exists but is deactivated; BANK_NOT_PARTICIPATING: Destination bank not connected */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED: Rate limit exceeded */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INTERNAL_ERROR: Gateway internal error */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description CBS_ERROR: Bank core returned an error */
+            502: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description CBS_TIMEOUT: Bank core did not respond in time; SERVICE_UNAVAILABLE: Gateway temporarily unavailable */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    customerConsents: {
+        parameters: {
+            query: {
+                /** @description The token of this visit (ccs_…), answered by POST /ob/my-consents/session: bound to the customer at their bank, valid 10 minutes. A missing, forged or run-out token is 401 UNAUTHORIZED. */
+                token: string;
+            };
+            header?: {
+                /** @description req_ followed by up to 64 letters or digits; echoed back. Generated when absent or malformed. */
+                "X-Request-Id"?: components["parameters"]["X-Request-Id"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "consents": [
+                     *         {
+                     *           "id": "string",
+                     *           "tpp_name": "string",
+                     *           "kind": "accounts",
+                     *           "status": "AUTHORISED",
+                     *           "scopes": [
+                     *             "string"
+                     *           ],
+                     *           "authorised_at": "2026-11-24T09:30:00.000Z",
+                     *           "expires_at": "2026-11-24T09:30:00.000Z",
+                     *           "vrp": {
+                     *             "creditor": {
+                     *               "type": "string",
+                     *               "value": "string"
+                     *             },
+                     *             "currency": "LYD",
+                     *             "reference": "order-1042",
+                     *             "maximum_individual_amount": 30,
+                     *             "periodic_limits": [
+                     *               {
+                     *                 "period_type": "string",
+                     *                 "period_alignment": "string",
+                     *                 "amount": 12500
+                     *               }
+                     *             ],
+                     *             "valid_from": "string",
+                     *             "valid_to": "string"
+                     *           }
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": {
+                        consents: {
+                            /** @description Consent id (con_…). */
+                            id: string;
+                            /** @description The third-party provider holding the access. */
+                            tpp_name: string;
+                            /**
+                             * @description accounts: account access; funds_confirmation: confirmation of funds; vrp: variable recurring payments.
+                             * @enum {string}
+                             */
+                            kind: "accounts" | "funds_confirmation" | "vrp";
+                            /** @enum {string} */
+                            status: "AUTHORISED" | "REVOKED";
+                            scopes: string[];
+                            /** @description When the customer approved it (ISO 8601 UTC). */
+                            authorised_at: string | null;
+                            /** @description ISO 8601 UTC. */
+                            expires_at: string;
+                            /** @description A VRP consent's payee and limits; null for other consents. */
+                            vrp: {
+                                creditor: {
+                                    type: string;
+                                    value: string;
+                                };
+                                currency: string;
+                                reference: string;
+                                /** @description Minor units. */
+                                maximum_individual_amount: number;
+                                periodic_limits: {
+                                    period_type: string;
+                                    period_alignment: string;
+                                    amount: number;
+                                }[];
+                                valid_from: string;
+                                valid_to: string | null;
+                            } | null;
+                        }[];
+                    };
+                };
+            };
+            /** @description VALIDATION_ERROR: Invalid parameters */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNAUTHORIZED: Missing or invalid credentials */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description MERCHANT_SUSPENDED: The merchant is suspended by the operator; BANK_SUSPENDED: The bank is suspended by the operator; TPP_SUSPENDED: The TPP is suspended by the operator */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: Request body exceeds 1 MiB */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED: Rate limit exceeded */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INTERNAL_ERROR: Gateway internal error */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: Gateway temporarily unavailable */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    revokeCustomerConsent: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description req_ followed by up to 64 letters or digits; echoed back. Generated when absent or malformed. */
+                "X-Request-Id"?: components["parameters"]["X-Request-Id"];
+            };
+            path: {
+                /** @description con_… */
+                consent_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "token": "string"
+                 *     }
+                 */
+                "application/json": {
+                    /** @description The token of this visit (ccs_…), answered by POST /ob/my-consents/session: bound to the customer at their bank, valid 10 minutes. A missing, forged or run-out token is 401 UNAUTHORIZED. */
+                    token: string;
+                };
+                /**
+                 * @example {
+                 *       "token": "string"
+                 *     }
+                 */
+                "application/x-www-form-urlencoded": {
+                    /** @description The token of this visit (ccs_…), answered by POST /ob/my-consents/session: bound to the customer at their bank, valid 10 minutes. A missing, forged or run-out token is 401 UNAUTHORIZED. */
+                    token: string;
+                };
+            };
+        };
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "consent_id": "con_8PoI7uYt6ReW5qAs4DfG3hJk",
+                     *       "status": "REVOKED"
+                     *     }
+                     */
+                    "application/json": {
+                        consent_id: string;
+                        /** @enum {string} */
+                        status: "REVOKED";
+                    };
+                };
+            };
+            /** @description See Other (form posts only): Location is the next page, after success or refusal. */
+            303: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description VALIDATION_ERROR: Invalid parameters */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNAUTHORIZED: Missing or invalid credentials */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description MERCHANT_SUSPENDED: The merchant is suspended by the operator; BANK_SUSPENDED: The bank is suspended by the operator; TPP_SUSPENDED: The TPP is suspended by the operator */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description CONSENT_NOT_FOUND: Unknown consent_id */
+            404: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];

@@ -16,6 +16,7 @@ import { approveRules, MAX_OTP_FAILURES, type ApproveRequest } from './authorisa
 import type { ConsentAuthorisation, ConsentDecision } from './authorisation.type';
 import type { CustomerAccountsClient } from './customer-accounts';
 import { assertPageToken, issuePageToken } from './page-token';
+import { resolveCustomer, verifyCustomerOtp } from './customer-verification';
 import { approvedRedirect, rejectedRedirect } from './redirect';
 import { assertTppActive } from '../tpp/tpp-participation';
 import { fundsAccountIban } from '../funds-confirmation/funds-account';
@@ -112,18 +113,14 @@ export class AuthorisationService {
     const approval = this.approvalHash(consent.id, customer, request.otp);
     const bank = await this.directory.bank({ handle: consent.bankHandle }, requestId);
     try {
-      const verify = () =>
-        this.cores.for(bank, worldOf(consent)).verifyCustomer({
-          customerRef: customer.bankCustomerRef,
-          otp: request.otp,
-          ...(requestId ? { requestId } : {}),
-        });
-      await this.otpGuard.check(
-        { bankHandle: consent.bankHandle, bankCustomerRef: customer.bankCustomerRef, world: worldOf(consent), client },
-        request.otp,
-        verify,
+      await verifyCustomerOtp(this.directory, this.cores, this.otpGuard, {
+        bankHandle: consent.bankHandle,
+        bankCustomerRef: customer.bankCustomerRef,
+        world: worldOf(consent),
+        client,
+        otp: request.otp,
         requestId,
-      );
+      });
     } catch (error) {
       if (error instanceof GatewayError && error.code === 'OTP_INVALID') throw await this.otpRefused(em, consent);
       throw error; // CBS_TIMEOUT / CBS_ERROR: nothing counted, nothing moved
@@ -283,32 +280,16 @@ export class AuthorisationService {
     return new GatewayError('CONSENT_ALREADY_DECIDED', `consent ${consent.id} was already ${decided}`);
   }
 
-  /**
-   * The approving customer, by alias or IBAN, in the identity registry. It must be a customer of
-   * the consent's bank: an account elsewhere is ALIAS_NOT_FOUND, as the registry itself answers
-   * for handle@bank_handle at the wrong bank (nothing of that customer exists at this bank).
-   */
-  private async resolveCustomer(
-    request: ApproveRequest,
-    consent: ConsentEntity,
-    requestId?: string,
-  ): Promise<AliasRouting> {
-    const lookup =
-      request.customer.type === 'alias' ? { alias: request.customer.value } : { iban: request.customer.value.iban };
-    const customer = await this.directory.alias(lookup, requestId, worldOf(consent)).catch((error: unknown) => {
-      if (error instanceof GatewayError && error.code === 'VALIDATION_ERROR')
-        throw new GatewayError('VALIDATION_ERROR', `customer.value: ${error.detail.replace(/^\w+: /, '')}`);
-      throw error;
-    });
-    if (customer.bankHandle !== consent.bankHandle) {
-      throw new GatewayError(
-        'ALIAS_NOT_FOUND',
-        `customer: no ${request.customer.type === 'alias' ? 'alias' : 'account'} at bank ${consent.bankHandle}, the bank of this consent`,
-      );
-    }
-    if (customer.status !== 'ACTIVE')
-      throw new GatewayError('ALIAS_INACTIVE', `alias ${customer.handle} is deactivated`);
-    return customer;
+  /** The approving customer, at the consent's bank (customer-verification.ts). */
+  private resolveCustomer(request: ApproveRequest, consent: ConsentEntity, requestId?: string): Promise<AliasRouting> {
+    return resolveCustomer(
+      this.directory,
+      request.customer,
+      consent.bankHandle,
+      worldOf(consent),
+      requestId,
+      ', the bank of this consent',
+    );
   }
 
   /** Counts a wrong OTP atomically; the third one REJECTS the consent. */
