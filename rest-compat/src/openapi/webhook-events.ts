@@ -33,7 +33,9 @@ const sessionData = <S extends [string, ...string[]]>(statuses: S) =>
 const refundData = <S extends [string, ...string[]]>(statuses: S) =>
   z.object({
     refund_id: z.string().describe('rfd_…'),
-    session_id: z.string().describe('The session refunded (ops_…).'),
+    session_id: z.string().nullable().describe("The session refunded (ops_…); null for a mandate charge's refund."),
+    charge_id: z.string().optional().describe("The mandate charge refunded (chg_…): only on a charge's refund."),
+    mandate_id: z.string().optional().describe("The refunded charge's mandate (mdt_…): only on a charge's refund."),
     livemode,
     status: z.enum(statuses),
     amount: minor,

@@ -17,7 +17,7 @@ const MANDATE_RECORD = `fragment MandateRecord on Mandate {
   revokedBy acceptance { acceptedAt ipAddress userAgent } createdAt confirmedAt cancelledAt failedAt metadata { key value }
 }`;
 const CHARGE_RECORD = `fragment ChargeRecord on MandateCharge {
-  chargeId: id livemode mandateId status amount currency reference periodStart settlementType failureCode failureDetail createdAt completedAt failedAt
+  chargeId: id livemode mandateId status amount amountRefunded currency reference periodStart settlementType failureCode failureDetail createdAt completedAt failedAt
   metadata { key value }
 }`;
 
@@ -70,6 +70,12 @@ export const chargeRecord = z
     mandate_id: z.string(),
     status: z.enum(['PROCESSING', 'COMPLETED', 'FAILED']),
     amount: z.number().int().describe('Minor units.'),
+    amount_refunded: z
+      .number()
+      .int()
+      .describe(
+        'Minor units given back by refunds not FAILED (POST /recurring/mandates/{mandate_id}/charges/{charge_id}/refunds); at most amount.',
+      ),
     currency: z.string(),
     reference: z.string(),
     period_start: z.string().describe('YYYY-MM-DD: the first day of the interval period it pays.'),

@@ -12,19 +12,29 @@ import {
 
 // `refundId: id`: the REST record names the id refund_id, as the contract's response does.
 const REFUND_RECORD = `fragment RefundRecord on Refund {
-  refundId: id sessionId amount currency status reason reference failureCode createdAt completedAt livemode metadata { key value }
+  refundId: id sessionId chargeId mandateId amount currency status reason reference failureCode createdAt completedAt livemode metadata { key value }
 }`;
 
-const flattenRefund = (refund: GraphQLData) => ({ ...refund, metadata: metadataObjectOf(refund.metadata) });
+/** A session's refund has no charge_id or mandate_id (its record is as it always was); a charge's has both, and session_id null. */
+const flattenRefund = ({ chargeId, mandateId, ...refund }: GraphQLData) => ({
+  ...refund,
+  ...(chargeId ? { chargeId, mandateId } : {}),
+  metadata: metadataObjectOf(refund.metadata),
+});
 
 const sessionParams = z.object({ session_id: z.string().describe('ops_…') }).strict();
 
 export const refundRecord = z
   .object({
     refund_id: z.string().describe('rfd_…'),
-    session_id: z.string().describe('The session refunded (ops_…).'),
+    session_id: z.string().nullable().describe("The session refunded (ops_…); null for a mandate charge's refund."),
+    charge_id: z
+      .string()
+      .optional()
+      .describe("The mandate charge refunded (chg_…): only on a charge's refund (session_id is then null)."),
+    mandate_id: z.string().optional().describe("The refunded charge's mandate (mdt_…): only on a charge's refund."),
     amount: z.number().int().describe('Minor units.'),
-    currency: z.string().describe("The session's currency."),
+    currency: z.string().describe("The session's or charge's currency."),
     status: z
       .enum(['PROCESSING', 'COMPLETED', 'FAILED'])
       .describe(
@@ -76,6 +86,107 @@ const REFUSALS = [
   'IDEMPOTENCY_KEY_IN_USE',
 ] as const;
 
+const chargeParams = z
+  .object({ mandate_id: z.string().describe('mdt_…'), charge_id: z.string().describe('chg_…') })
+  .strict();
+
+const refundBody = z
+  .object({
+    amount: z
+      .number()
+      .int()
+      .nullish()
+      .describe('Positive integer of minor units, at most what is left to refund; absent: all that is left.'),
+    reason: z.string().nullish().describe('1-500 characters: why the money is given back.'),
+    reference: z
+      .string()
+      .nullish()
+      .describe("1-128 characters: the merchant's own reference, returned in refund.completed / refund.failed."),
+    metadata: metadataObject
+      .nullish()
+      .describe(
+        "The merchant's own key-value pairs (up to 20 keys of 1-40 characters, values up to 500), returned in the refund and its webhooks.",
+      ),
+  })
+  .strict();
+
+const CHARGE_REFUSALS = [
+  'INVALID_API_KEY',
+  'FORBIDDEN',
+  'MANDATE_CHARGE_NOT_FOUND',
+  'REFUND_NOT_ALLOWED',
+  'REFUND_AMOUNT_EXCEEDED',
+  'BANK_NOT_PARTICIPATING',
+  'IDEMPOTENCY_KEY_REUSED',
+  'IDEMPOTENCY_KEY_IN_USE',
+] as const;
+
+/** Refunds of mandate charges: the same records and rules as a session's, at the charge's path. */
+const chargeRefundRoutes = [
+  defineRoute({
+    method: 'POST',
+    path: '/recurring/mandates/{mandate_id}/charges/{charge_id}/refunds',
+    tag: 'Refunds',
+    summary: 'Refund a mandate charge',
+    description:
+      "Gives all or part of a COMPLETED mandate charge back to the customer: the payment engine moves the amount from the merchant's settlement_iban " +
+      "to the customer's account the charge debited; same bank internal, cross bank over the rail with the customer's bank's confirmation. " +
+      'Partial refunds are allowed until the charge amount is used up (refunds not FAILED count; concurrent refunds never exceed it, and the charge record shows amount_refunded). ' +
+      'Answers the refund (charge_id and mandate_id, session_id null) as it stands after a short wait: COMPLETED, PROCESSING or FAILED; refund.completed or refund.failed follows by webhook, with charge_id. ' +
+      "404 MANDATE_CHARGE_NOT_FOUND for another merchant's charge or another mandate's, 422 REFUND_NOT_ALLOWED for a charge not COMPLETED, 422 REFUND_AMOUNT_EXCEEDED for more than what is left (nothing moves), " +
+      '400 VALIDATION_ERROR when the merchant has no settlement_iban, 422 BANK_NOT_PARTICIPATING while the merchant’s or the customer’s bank is suspended. ' +
+      'Idempotency-Key: the same request within 24 hours answers the same refund.',
+    auth: [['merchantKey']],
+    idempotent: true,
+    params: chargeParams,
+    body: refundBody,
+    operation: `mutation RefundMandateCharge($mandateId: ID!, $chargeId: ID!, $input: RefundMandateChargeInput, $idempotencyKey: String) {
+  refundMandateCharge(mandateId: $mandateId, chargeId: $chargeId, input: $input, idempotencyKey: $idempotencyKey) { ...RefundRecord }
+}
+${REFUND_RECORD}`,
+    variables: ({ params, body, headers }) => ({
+      mandateId: params.mandateId,
+      chargeId: params.chargeId,
+      input: { ...body, metadata: metadataEntries(body?.metadata) },
+      idempotencyKey: headers.idempotencyKey ?? null,
+    }),
+    result: ({ refundMandateCharge }) => flattenRefund(refundMandateCharge),
+    status: 201,
+    response: refundRecord,
+    errors: [...CHARGE_REFUSALS],
+  }),
+  defineRoute({
+    method: 'GET',
+    path: '/recurring/mandates/{mandate_id}/charges/{charge_id}/refunds',
+    tag: 'Refunds',
+    summary: "List a mandate charge's refunds",
+    description:
+      "Newest first. Pass pagination.next_cursor as cursor for the next page. Another merchant's charge, or another mandate's, is 404 MANDATE_CHARGE_NOT_FOUND, like an unknown one. " +
+      'Filters combine (all must hold); a bad value is 400 VALIDATION_ERROR naming the parameter.',
+    auth: [['merchantKey'], ['adminKey']],
+    params: chargeParams,
+    query: listQuery('PROCESSING, COMPLETED or FAILED', {
+      reference: filterQuery.reference,
+      metadata: filterQuery.metadata,
+    }),
+    operation: `query ListMandateChargeRefunds($mandateId: ID!, $chargeId: ID!, $first: Int, $after: String, $filter: RefundFilter) {
+  mandateChargeRefunds(mandateId: $mandateId, chargeId: $chargeId, first: $first, after: $after, filter: $filter) { edges { node { ...RefundRecord } } pageInfo { hasNextPage endCursor } }
+}
+${REFUND_RECORD}`,
+    variables: ({ params, query }) => ({
+      mandateId: params.mandateId,
+      chargeId: params.chargeId,
+      first: query.limit ?? null,
+      after: query.cursor ?? null,
+      filter: filterOf(query),
+    }),
+    result: ({ mandateChargeRefunds }) => refundPage(mandateChargeRefunds),
+    status: 200,
+    response: refundPageRecord,
+    errors: ['INVALID_API_KEY', 'FORBIDDEN', 'MANDATE_CHARGE_NOT_FOUND'],
+  }),
+];
+
 export const refundRoutes = [
   defineRoute({
     method: 'POST',
@@ -94,25 +205,7 @@ export const refundRoutes = [
     auth: [['merchantKey']],
     idempotent: true,
     params: sessionParams,
-    body: z
-      .object({
-        amount: z
-          .number()
-          .int()
-          .nullish()
-          .describe('Positive integer of minor units, at most what is left to refund; absent: all that is left.'),
-        reason: z.string().nullish().describe('1-500 characters: why the money is given back.'),
-        reference: z
-          .string()
-          .nullish()
-          .describe("1-128 characters: the merchant's own reference, returned in refund.completed / refund.failed."),
-        metadata: metadataObject
-          .nullish()
-          .describe(
-            "The merchant's own key-value pairs (up to 20 keys of 1-40 characters, values up to 500), returned in the refund and its webhooks.",
-          ),
-      })
-      .strict(),
+    body: refundBody,
     operation: `mutation RefundPaymentSession($id: ID!, $input: RefundPaymentSessionInput, $idempotencyKey: String) {
   refundPaymentSession(id: $id, input: $input, idempotencyKey: $idempotencyKey) { ...RefundRecord }
 }
@@ -215,4 +308,5 @@ ${REFUND_RECORD}`,
     response: refundRecord,
     errors: ['INVALID_API_KEY', 'FORBIDDEN', 'REFUND_NOT_FOUND'],
   }),
+  ...chargeRefundRoutes,
 ];

@@ -7,7 +7,8 @@ export const IDEMPOTENT_POSTS: readonly string[] = [
   "/payments/sessions",
   "/payments/sessions/{session_id}/refunds",
   "/recurring/mandates",
-  "/recurring/mandates/{mandate_id}/charge"
+  "/recurring/mandates/{mandate_id}/charge",
+  "/recurring/mandates/{mandate_id}/charges/{charge_id}/refunds"
 ];
 
 /** List routes (GET): the key of the items beside `pagination` in each page. */
@@ -20,6 +21,7 @@ export const LIST_ITEMS = {
   "/payments/sessions/{session_id}/refunds": "refunds",
   "/recurring/mandates": "mandates",
   "/recurring/mandates/{mandate_id}/charges": "charges",
+  "/recurring/mandates/{mandate_id}/charges/{charge_id}/refunds": "refunds",
   "/refunds": "refunds",
   "/settlement/cycles": "cycles",
   "/webhooks/deliveries": "deliveries",

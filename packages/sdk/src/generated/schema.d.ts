@@ -1090,6 +1090,30 @@ export interface paths {
         patch: operations["updateRefundMetadata"];
         trace?: never;
     };
+    "/recurring/mandates/{mandate_id}/charges/{charge_id}/refunds": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List a mandate charge's refunds
+         * @description Newest first. Pass pagination.next_cursor as cursor for the next page. Another merchant's charge, or another mandate's, is 404 MANDATE_CHARGE_NOT_FOUND, like an unknown one. Filters combine (all must hold); a bad value is 400 VALIDATION_ERROR naming the parameter.
+         */
+        get: operations["listMandateChargeRefunds"];
+        put?: never;
+        /**
+         * Refund a mandate charge
+         * @description Gives all or part of a COMPLETED mandate charge back to the customer: the payment engine moves the amount from the merchant's settlement_iban to the customer's account the charge debited; same bank internal, cross bank over the rail with the customer's bank's confirmation. Partial refunds are allowed until the charge amount is used up (refunds not FAILED count; concurrent refunds never exceed it, and the charge record shows amount_refunded). Answers the refund (charge_id and mandate_id, session_id null) as it stands after a short wait: COMPLETED, PROCESSING or FAILED; refund.completed or refund.failed follows by webhook, with charge_id. 404 MANDATE_CHARGE_NOT_FOUND for another merchant's charge or another mandate's, 422 REFUND_NOT_ALLOWED for a charge not COMPLETED, 422 REFUND_AMOUNT_EXCEEDED for more than what is left (nothing moves), 400 VALIDATION_ERROR when the merchant has no settlement_iban, 422 BANK_NOT_PARTICIPATING while the merchant’s or the customer’s bank is suspended. Idempotency-Key: the same request within 24 hours answers the same refund.
+         */
+        post: operations["refundMandateCharge"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/reports/sessions.csv": {
         parameters: {
             query?: never;
@@ -2678,8 +2702,12 @@ export interface components {
             data: {
                 /** @description rfd_… */
                 refund_id: string;
-                /** @description The session refunded (ops_…). */
-                session_id: string;
+                /** @description The session refunded (ops_…); null for a mandate charge's refund. */
+                session_id: string | null;
+                /** @description The mandate charge refunded (chg_…): only on a charge's refund. */
+                charge_id?: string;
+                /** @description The refunded charge's mandate (mdt_…): only on a charge's refund. */
+                mandate_id?: string;
                 /** @description false for an event of a test object (a test credential's). */
                 livemode: boolean;
                 /** @enum {string} */
@@ -2714,8 +2742,12 @@ export interface components {
             data: {
                 /** @description rfd_… */
                 refund_id: string;
-                /** @description The session refunded (ops_…). */
-                session_id: string;
+                /** @description The session refunded (ops_…); null for a mandate charge's refund. */
+                session_id: string | null;
+                /** @description The mandate charge refunded (chg_…): only on a charge's refund. */
+                charge_id?: string;
+                /** @description The refunded charge's mandate (mdt_…): only on a charge's refund. */
+                mandate_id?: string;
                 /** @description false for an event of a test object (a test credential's). */
                 livemode: boolean;
                 /** @enum {string} */
@@ -15695,6 +15727,8 @@ export interface operations {
                      *         {
                      *           "refund_id": "rfd_5YhN6ujM7ikO8lP9qA0sW1eD",
                      *           "session_id": "ops_4mQ8yXbT2LwZk9RfVa1cPn3E",
+                     *           "charge_id": "chg_9OlP0ikM1ujN2yhB3tgV4rfC",
+                     *           "mandate_id": "mdt_3WsX4edC5rfV6tgB7yhN8ujM",
                      *           "amount": 12500,
                      *           "currency": "LYD",
                      *           "status": "PROCESSING",
@@ -15720,11 +15754,15 @@ export interface operations {
                         refunds: {
                             /** @description rfd_… */
                             refund_id: string;
-                            /** @description The session refunded (ops_…). */
-                            session_id: string;
+                            /** @description The session refunded (ops_…); null for a mandate charge's refund. */
+                            session_id: string | null;
+                            /** @description The mandate charge refunded (chg_…): only on a charge's refund (session_id is then null). */
+                            charge_id?: string;
+                            /** @description The refunded charge's mandate (mdt_…): only on a charge's refund. */
+                            mandate_id?: string;
                             /** @description Minor units. */
                             amount: number;
-                            /** @description The session's currency. */
+                            /** @description The session's or charge's currency. */
                             currency: string;
                             /**
                              * @description PROCESSING while the money moves (cross bank: until the payer's bank confirms), COMPLETED once the payer is credited, FAILED with failure_code.
@@ -15918,6 +15956,8 @@ export interface operations {
                      * @example {
                      *       "refund_id": "rfd_5YhN6ujM7ikO8lP9qA0sW1eD",
                      *       "session_id": "ops_4mQ8yXbT2LwZk9RfVa1cPn3E",
+                     *       "charge_id": "chg_9OlP0ikM1ujN2yhB3tgV4rfC",
+                     *       "mandate_id": "mdt_3WsX4edC5rfV6tgB7yhN8ujM",
                      *       "amount": 12500,
                      *       "currency": "LYD",
                      *       "status": "PROCESSING",
@@ -15936,11 +15976,15 @@ export interface operations {
                     "application/json": {
                         /** @description rfd_… */
                         refund_id: string;
-                        /** @description The session refunded (ops_…). */
-                        session_id: string;
+                        /** @description The session refunded (ops_…); null for a mandate charge's refund. */
+                        session_id: string | null;
+                        /** @description The mandate charge refunded (chg_…): only on a charge's refund (session_id is then null). */
+                        charge_id?: string;
+                        /** @description The refunded charge's mandate (mdt_…): only on a charge's refund. */
+                        mandate_id?: string;
                         /** @description Minor units. */
                         amount: number;
-                        /** @description The session's currency. */
+                        /** @description The session's or charge's currency. */
                         currency: string;
                         /**
                          * @description PROCESSING while the money moves (cross bank: until the payer's bank confirms), COMPLETED once the payer is credited, FAILED with failure_code.
@@ -16142,6 +16186,8 @@ export interface operations {
                      *         {
                      *           "refund_id": "rfd_5YhN6ujM7ikO8lP9qA0sW1eD",
                      *           "session_id": "ops_4mQ8yXbT2LwZk9RfVa1cPn3E",
+                     *           "charge_id": "chg_9OlP0ikM1ujN2yhB3tgV4rfC",
+                     *           "mandate_id": "mdt_3WsX4edC5rfV6tgB7yhN8ujM",
                      *           "amount": 12500,
                      *           "currency": "LYD",
                      *           "status": "PROCESSING",
@@ -16167,11 +16213,15 @@ export interface operations {
                         refunds: {
                             /** @description rfd_… */
                             refund_id: string;
-                            /** @description The session refunded (ops_…). */
-                            session_id: string;
+                            /** @description The session refunded (ops_…); null for a mandate charge's refund. */
+                            session_id: string | null;
+                            /** @description The mandate charge refunded (chg_…): only on a charge's refund (session_id is then null). */
+                            charge_id?: string;
+                            /** @description The refunded charge's mandate (mdt_…): only on a charge's refund. */
+                            mandate_id?: string;
                             /** @description Minor units. */
                             amount: number;
-                            /** @description The session's currency. */
+                            /** @description The session's or charge's currency. */
                             currency: string;
                             /**
                              * @description PROCESSING while the money moves (cross bank: until the payer's bank confirms), COMPLETED once the payer is credited, FAILED with failure_code.
@@ -16324,6 +16374,8 @@ export interface operations {
                      * @example {
                      *       "refund_id": "rfd_5YhN6ujM7ikO8lP9qA0sW1eD",
                      *       "session_id": "ops_4mQ8yXbT2LwZk9RfVa1cPn3E",
+                     *       "charge_id": "chg_9OlP0ikM1ujN2yhB3tgV4rfC",
+                     *       "mandate_id": "mdt_3WsX4edC5rfV6tgB7yhN8ujM",
                      *       "amount": 12500,
                      *       "currency": "LYD",
                      *       "status": "PROCESSING",
@@ -16342,11 +16394,15 @@ export interface operations {
                     "application/json": {
                         /** @description rfd_… */
                         refund_id: string;
-                        /** @description The session refunded (ops_…). */
-                        session_id: string;
+                        /** @description The session refunded (ops_…); null for a mandate charge's refund. */
+                        session_id: string | null;
+                        /** @description The mandate charge refunded (chg_…): only on a charge's refund (session_id is then null). */
+                        charge_id?: string;
+                        /** @description The refunded charge's mandate (mdt_…): only on a charge's refund. */
+                        mandate_id?: string;
                         /** @description Minor units. */
                         amount: number;
-                        /** @description The session's currency. */
+                        /** @description The session's or charge's currency. */
                         currency: string;
                         /**
                          * @description PROCESSING while the money moves (cross bank: until the payer's bank confirms), COMPLETED once the payer is credited, FAILED with failure_code.
@@ -16523,6 +16579,8 @@ export interface operations {
                      * @example {
                      *       "refund_id": "rfd_5YhN6ujM7ikO8lP9qA0sW1eD",
                      *       "session_id": "ops_4mQ8yXbT2LwZk9RfVa1cPn3E",
+                     *       "charge_id": "chg_9OlP0ikM1ujN2yhB3tgV4rfC",
+                     *       "mandate_id": "mdt_3WsX4edC5rfV6tgB7yhN8ujM",
                      *       "amount": 12500,
                      *       "currency": "LYD",
                      *       "status": "PROCESSING",
@@ -16541,11 +16599,15 @@ export interface operations {
                     "application/json": {
                         /** @description rfd_… */
                         refund_id: string;
-                        /** @description The session refunded (ops_…). */
-                        session_id: string;
+                        /** @description The session refunded (ops_…); null for a mandate charge's refund. */
+                        session_id: string | null;
+                        /** @description The mandate charge refunded (chg_…): only on a charge's refund (session_id is then null). */
+                        charge_id?: string;
+                        /** @description The refunded charge's mandate (mdt_…): only on a charge's refund. */
+                        mandate_id?: string;
                         /** @description Minor units. */
                         amount: number;
-                        /** @description The session's currency. */
+                        /** @description The session's or charge's currency. */
                         currency: string;
                         /**
                          * @description PROCESSING while the money moves (cross bank: until the payer's bank confirms), COMPLETED once the payer is credited, FAILED with failure_code.
@@ -16623,6 +16685,472 @@ export interface operations {
             };
             /** @description PAYLOAD_TOO_LARGE: Request body exceeds 1 MiB */
             413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED: Rate limit exceeded */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INTERNAL_ERROR: Gateway internal error */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: Gateway temporarily unavailable */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listMandateChargeRefunds: {
+        parameters: {
+            query?: {
+                /** @description Page size, 1-100 (default 20). */
+                limit?: number;
+                /** @description next_cursor of the previous page: the last id of a page of this same filtered list. */
+                cursor?: string;
+                /** @description Only this status: PROCESSING, COMPLETED or FAILED. */
+                status?: string;
+                /** @description Created at or after (inclusive): ISO 8601 date or date-time with offset, e.g. 2026-12-01T00:00:00Z. */
+                created_from?: string;
+                /** @description Created before (exclusive): ISO 8601, as created_from. */
+                created_to?: string;
+                /** @description Only this reference of the merchant's, exactly. */
+                reference?: string;
+                /** @description metadata[<key>]=<value>: only objects whose metadata holds this key with exactly this value (one key). */
+                metadata?: {
+                    [key: string]: string;
+                };
+            };
+            header?: {
+                /** @description req_ followed by up to 64 letters or digits; echoed back. Generated when absent or malformed. */
+                "X-Request-Id"?: components["parameters"]["X-Request-Id"];
+            };
+            path: {
+                /** @description mdt_… */
+                mandate_id: string;
+                /** @description chg_… */
+                charge_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "refunds": [
+                     *         {
+                     *           "refund_id": "rfd_5YhN6ujM7ikO8lP9qA0sW1eD",
+                     *           "session_id": "ops_4mQ8yXbT2LwZk9RfVa1cPn3E",
+                     *           "charge_id": "chg_9OlP0ikM1ujN2yhB3tgV4rfC",
+                     *           "mandate_id": "mdt_3WsX4edC5rfV6tgB7yhN8ujM",
+                     *           "amount": 12500,
+                     *           "currency": "LYD",
+                     *           "status": "PROCESSING",
+                     *           "reason": "Item returned",
+                     *           "reference": "order-1042",
+                     *           "failure_code": "string",
+                     *           "created_at": "2026-11-24T09:30:00.000Z",
+                     *           "completed_at": "2026-11-24T09:30:00.000Z",
+                     *           "livemode": true,
+                     *           "metadata": {
+                     *             "property1": "string",
+                     *             "property2": "string"
+                     *           }
+                     *         }
+                     *       ],
+                     *       "pagination": {
+                     *         "next_cursor": "string",
+                     *         "has_more": true
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        refunds: {
+                            /** @description rfd_… */
+                            refund_id: string;
+                            /** @description The session refunded (ops_…); null for a mandate charge's refund. */
+                            session_id: string | null;
+                            /** @description The mandate charge refunded (chg_…): only on a charge's refund (session_id is then null). */
+                            charge_id?: string;
+                            /** @description The refunded charge's mandate (mdt_…): only on a charge's refund. */
+                            mandate_id?: string;
+                            /** @description Minor units. */
+                            amount: number;
+                            /** @description The session's or charge's currency. */
+                            currency: string;
+                            /**
+                             * @description PROCESSING while the money moves (cross bank: until the payer's bank confirms), COMPLETED once the payer is credited, FAILED with failure_code.
+                             * @enum {string}
+                             */
+                            status: "PROCESSING" | "COMPLETED" | "FAILED";
+                            reason: string | null;
+                            /** @description The merchant's own reference, returned in the refund's events. */
+                            reference: string | null;
+                            /** @description Why it FAILED: INSUFFICIENT_FUNDS at the merchant's bank, a refusal of the payer's bank, CBS_ERROR, … */
+                            failure_code: string | null;
+                            created_at: string;
+                            /** @description ISO 8601 UTC; null until COMPLETED. */
+                            completed_at: string | null;
+                            /** @description false for a test object (a test credential's): its money moves only at test cores. */
+                            livemode: boolean;
+                            /** @description The merchant's own key-value pairs (order id, customer number): up to 20 keys of 1-40 characters (no brackets), string values of up to 500. Never shown to the payer. */
+                            metadata: {
+                                [key: string]: string;
+                            };
+                        }[];
+                        pagination: {
+                            /** @description null on the last page. */
+                            next_cursor: string | null;
+                            has_more: boolean;
+                        };
+                    };
+                };
+            };
+            /** @description VALIDATION_ERROR: Invalid parameters */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INVALID_API_KEY: API key missing, malformed or revoked; UNAUTHORIZED: Missing or invalid credentials */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description FORBIDDEN: Valid credentials, insufficient permissions; MERCHANT_SUSPENDED: The merchant is suspended by the operator */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description MANDATE_CHARGE_NOT_FOUND: Unknown mandate charge */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: Request body exceeds 1 MiB */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED: Rate limit exceeded */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INTERNAL_ERROR: Gateway internal error */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: Gateway temporarily unavailable */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    refundMandateCharge: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Unique per request, 1-255 printable characters, scoped to the merchant. Repeated within 24 hours with the same body it returns the first answer; with another body 422 IDEMPOTENCY_KEY_REUSED; while the first request still runs 409 IDEMPOTENCY_KEY_IN_USE. */
+                "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
+                /** @description req_ followed by up to 64 letters or digits; echoed back. Generated when absent or malformed. */
+                "X-Request-Id"?: components["parameters"]["X-Request-Id"];
+            };
+            path: {
+                /** @description mdt_… */
+                mandate_id: string;
+                /** @description chg_… */
+                charge_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                /**
+                 * @example {
+                 *       "amount": 12500,
+                 *       "reason": "Item returned",
+                 *       "reference": "order-1042",
+                 *       "metadata": {
+                 *         "property1": "string",
+                 *         "property2": "string"
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    /** @description Positive integer of minor units, at most what is left to refund; absent: all that is left. */
+                    amount?: number | null;
+                    /** @description 1-500 characters: why the money is given back. */
+                    reason?: string | null;
+                    /** @description 1-128 characters: the merchant's own reference, returned in refund.completed / refund.failed. */
+                    reference?: string | null;
+                    /** @description The merchant's own key-value pairs (up to 20 keys of 1-40 characters, values up to 500), returned in the refund and its webhooks. */
+                    metadata?: {
+                        [key: string]: string;
+                    } | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Created. */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "refund_id": "rfd_5YhN6ujM7ikO8lP9qA0sW1eD",
+                     *       "session_id": "ops_4mQ8yXbT2LwZk9RfVa1cPn3E",
+                     *       "charge_id": "chg_9OlP0ikM1ujN2yhB3tgV4rfC",
+                     *       "mandate_id": "mdt_3WsX4edC5rfV6tgB7yhN8ujM",
+                     *       "amount": 12500,
+                     *       "currency": "LYD",
+                     *       "status": "PROCESSING",
+                     *       "reason": "Item returned",
+                     *       "reference": "order-1042",
+                     *       "failure_code": "string",
+                     *       "created_at": "2026-11-24T09:30:00.000Z",
+                     *       "completed_at": "2026-11-24T09:30:00.000Z",
+                     *       "livemode": true,
+                     *       "metadata": {
+                     *         "property1": "string",
+                     *         "property2": "string"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description rfd_… */
+                        refund_id: string;
+                        /** @description The session refunded (ops_…); null for a mandate charge's refund. */
+                        session_id: string | null;
+                        /** @description The mandate charge refunded (chg_…): only on a charge's refund (session_id is then null). */
+                        charge_id?: string;
+                        /** @description The refunded charge's mandate (mdt_…): only on a charge's refund. */
+                        mandate_id?: string;
+                        /** @description Minor units. */
+                        amount: number;
+                        /** @description The session's or charge's currency. */
+                        currency: string;
+                        /**
+                         * @description PROCESSING while the money moves (cross bank: until the payer's bank confirms), COMPLETED once the payer is credited, FAILED with failure_code.
+                         * @enum {string}
+                         */
+                        status: "PROCESSING" | "COMPLETED" | "FAILED";
+                        reason: string | null;
+                        /** @description The merchant's own reference, returned in the refund's events. */
+                        reference: string | null;
+                        /** @description Why it FAILED: INSUFFICIENT_FUNDS at the merchant's bank, a refusal of the payer's bank, CBS_ERROR, … */
+                        failure_code: string | null;
+                        created_at: string;
+                        /** @description ISO 8601 UTC; null until COMPLETED. */
+                        completed_at: string | null;
+                        /** @description false for a test object (a test credential's): its money moves only at test cores. */
+                        livemode: boolean;
+                        /** @description The merchant's own key-value pairs (order id, customer number): up to 20 keys of 1-40 characters (no brackets), string values of up to 500. Never shown to the payer. */
+                        metadata: {
+                            [key: string]: string;
+                        };
+                    };
+                };
+            };
+            /** @description VALIDATION_ERROR: Invalid parameters */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INVALID_API_KEY: API key missing, malformed or revoked; UNAUTHORIZED: Missing or invalid credentials */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description FORBIDDEN: Valid credentials, insufficient permissions; MERCHANT_SUSPENDED: The merchant is suspended by the operator */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description MANDATE_CHARGE_NOT_FOUND: Unknown mandate charge */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description IDEMPOTENCY_KEY_IN_USE: A request with this Idempotency-Key is still running */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: Request body exceeds 1 MiB */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description REFUND_NOT_ALLOWED: Only a COMPLETED session can be refunded; REFUND_AMOUNT_EXCEEDED: The refund exceeds what is left of the session amount (refunds not FAILED count); BANK_NOT_PARTICIPATING: Destination bank not connected; IDEMPOTENCY_KEY_REUSED: Idempotency-Key reused with a different request */
+            422: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -18586,6 +19114,7 @@ export interface operations {
                      *       "mandate_id": "mdt_3WsX4edC5rfV6tgB7yhN8ujM",
                      *       "status": "PROCESSING",
                      *       "amount": 12500,
+                     *       "amount_refunded": 2500,
                      *       "currency": "LYD",
                      *       "reference": "order-1042",
                      *       "period_start": "string",
@@ -18611,6 +19140,8 @@ export interface operations {
                         status: "PROCESSING" | "COMPLETED" | "FAILED";
                         /** @description Minor units. */
                         amount: number;
+                        /** @description Minor units given back by refunds not FAILED (POST /recurring/mandates/{mandate_id}/charges/{charge_id}/refunds); at most amount. */
+                        amount_refunded: number;
                         currency: string;
                         reference: string;
                         /** @description YYYY-MM-DD: the first day of the interval period it pays. */
@@ -18815,6 +19346,7 @@ export interface operations {
                      *           "mandate_id": "mdt_3WsX4edC5rfV6tgB7yhN8ujM",
                      *           "status": "PROCESSING",
                      *           "amount": 12500,
+                     *           "amount_refunded": 2500,
                      *           "currency": "LYD",
                      *           "reference": "order-1042",
                      *           "period_start": "string",
@@ -18847,6 +19379,8 @@ export interface operations {
                             status: "PROCESSING" | "COMPLETED" | "FAILED";
                             /** @description Minor units. */
                             amount: number;
+                            /** @description Minor units given back by refunds not FAILED (POST /recurring/mandates/{mandate_id}/charges/{charge_id}/refunds); at most amount. */
+                            amount_refunded: number;
                             currency: string;
                             reference: string;
                             /** @description YYYY-MM-DD: the first day of the interval period it pays. */
@@ -19812,6 +20346,7 @@ export interface operations {
                      *       "mandate_id": "mdt_3WsX4edC5rfV6tgB7yhN8ujM",
                      *       "status": "PROCESSING",
                      *       "amount": 12500,
+                     *       "amount_refunded": 2500,
                      *       "currency": "LYD",
                      *       "reference": "order-1042",
                      *       "period_start": "string",
@@ -19837,6 +20372,8 @@ export interface operations {
                         status: "PROCESSING" | "COMPLETED" | "FAILED";
                         /** @description Minor units. */
                         amount: number;
+                        /** @description Minor units given back by refunds not FAILED (POST /recurring/mandates/{mandate_id}/charges/{charge_id}/refunds); at most amount. */
+                        amount_refunded: number;
                         currency: string;
                         reference: string;
                         /** @description YYYY-MM-DD: the first day of the interval period it pays. */
@@ -26434,6 +26971,8 @@ export interface operations {
                  *       "data": {
                  *         "refund_id": "rfd_5YhN6ujM7ikO8lP9qA0sW1eD",
                  *         "session_id": "ops_4mQ8yXbT2LwZk9RfVa1cPn3E",
+                 *         "charge_id": "chg_9OlP0ikM1ujN2yhB3tgV4rfC",
+                 *         "mandate_id": "mdt_3WsX4edC5rfV6tgB7yhN8ujM",
                  *         "livemode": true,
                  *         "status": "COMPLETED",
                  *         "amount": 12500,
@@ -26499,6 +27038,8 @@ export interface operations {
                  *       "data": {
                  *         "refund_id": "rfd_5YhN6ujM7ikO8lP9qA0sW1eD",
                  *         "session_id": "ops_4mQ8yXbT2LwZk9RfVa1cPn3E",
+                 *         "charge_id": "chg_9OlP0ikM1ujN2yhB3tgV4rfC",
+                 *         "mandate_id": "mdt_3WsX4edC5rfV6tgB7yhN8ujM",
                  *         "livemode": true,
                  *         "status": "FAILED",
                  *         "amount": 12500,

@@ -130,4 +130,11 @@ export class MandateChargeEntity extends EngineMovementColumns {
   /** The merchant's own key-value pairs (metadata/): never shown to the payer; changed by the owner's metadata UPDATE. */
   @Property({ type: 'json' })
   metadata: Metadata = {};
+
+  /**
+   * Minor units given back by refunds not FAILED (refund/): taken by a refund's creation, in its
+   * statement, and given back by its FAILED move (mandate.moves.ts); at most amount.
+   */
+  @Property({ type: 'bigint' })
+  amountRefunded: bigint = 0n;
 }

@@ -22,8 +22,9 @@ import {
 /*
  * The one writer of payments.mandates and payments.mandate_charges (CONVENTIONS "Data": one
  * owner per table): every change is a move of a transition table, with its outbox event in the
- * same transaction; the wrong-OTP counter, the test clock and the merchant's metadata are the
- * columns that change without a move. Events of a mandate and of its charges share the mandate as aggregate, so the
+ * same transaction; the wrong-OTP counter, the test clock, the merchant's metadata and a charge's
+ * amount refunded (reserveChargeRefundIn, releaseChargeRefundIn) are the columns that change
+ * without a move. Events of a mandate and of its charges share the mandate as aggregate, so the
  * envelope's sequence orders all of them for the merchant.
  */
 
@@ -266,6 +267,46 @@ export const releaseHeldChargeIn = (
 const HELD_CHARGE_RELEASED =
   "the bank cores' outcome was established after an operator's check: the payer's account was " +
   'not debited or was given the money back, so the period can be charged again';
+
+/**
+ * Takes `amount` of what is left to refund of a COMPLETED charge of `merchantId`, as part `name`
+ * of the refund's OneStatement (the refund and its execution are written only if it changed the
+ * row): as a session's (session.moves.ts reserveRefundIn), concurrent refunds of one charge queue
+ * on its row and never exceed its amount (a check constraint says so once more). Raw SQL: the
+ * condition compares two columns of the row.
+ */
+export function reserveChargeRefundIn(
+  statement: OneStatement,
+  name: string,
+  refund: { chargeId: string; merchantId: string; amount: bigint },
+  now: Date,
+): void {
+  statement.sql(
+    name,
+    `update "payments"."mandate_charges" set "amount_refunded" = "amount_refunded" + ?, "updated_at" = ?
+     where "id" = ? and "merchant_id" = ? and "status" = 'COMPLETED' and "amount" - "amount_refunded" >= ? returning 1`,
+    [refund.amount.toString(), now, refund.chargeId, refund.merchantId, refund.amount.toString()],
+  );
+}
+
+/**
+ * A FAILED refund of a charge gives its amount back to what is left to refund, as part `name` of
+ * the engine's OneStatement, written only if part `when` (the refund's FAILED move) changed a row.
+ */
+export function releaseChargeRefundIn(
+  statement: OneStatement,
+  name: string,
+  refund: { chargeId: string; amount: bigint },
+  now: Date,
+  when: string,
+): void {
+  statement.sql(
+    name,
+    `update "payments"."mandate_charges" set "amount_refunded" = "amount_refunded" - ?, "updated_at" = ?
+     where "id" = ? and "amount_refunded" >= ? and ${statement.changed(when)} returning 1`,
+    [refund.amount.toString(), now, refund.chargeId, refund.amount.toString()],
+  );
+}
 
 export const loadMandate = (em: EntityManager, id: string): Promise<MandateEntity | null> =>
   em.findOne(MandateEntity, { id }, { disableIdentityMap: true });

@@ -193,6 +193,11 @@ export class MandateCharge {
   @Field(() => GraphQLSafeInt, { description: 'Minor units.' })
   amount!: number;
 
+  @Field(() => GraphQLSafeInt, {
+    description: 'Minor units given back by refunds not FAILED (refundMandateCharge); at most amount.',
+  })
+  amountRefunded!: number;
+
   @Field({ description: 'ISO 4217, the mandate’s currency.' })
   currency!: string;
 
@@ -230,6 +235,7 @@ export function toMandateCharge(entity: MandateChargeEntity): MandateCharge {
     ...fields,
     status: MandateChargeStatus[fields.status],
     mandateId: entity.mandateId,
+    amountRefunded: Number(entity.amountRefunded),
     reference: entity.reference,
     periodStart: entity.periodStart,
   };

@@ -25,6 +25,7 @@ import { Migration20261221000100_delivery_retention } from './Migration202612210
 import { Migration20261228000100_webhook_held_and_replays } from './Migration20261228000100_webhook_held_and_replays';
 import { Migration20261229000100_net_debit_positions } from './Migration20261229000100_net_debit_positions';
 import { Migration20270101000100_vrp_movements } from './Migration20270101000100_vrp_movements';
+import { Migration20270102000100_mandate_charge_refunds } from './Migration20270102000100_mandate_charge_refunds';
 
 /** Committed migrations of the payments schema, in order. */
 export const migrations: MigrationObject[] = [
@@ -63,4 +64,8 @@ export const migrations: MigrationObject[] = [
   },
   { name: 'Migration20261229000100_net_debit_positions', class: Migration20261229000100_net_debit_positions },
   { name: 'Migration20270101000100_vrp_movements', class: Migration20270101000100_vrp_movements },
+  {
+    name: 'Migration20270102000100_mandate_charge_refunds',
+    class: Migration20270102000100_mandate_charge_refunds,
+  },
 ];

@@ -26,6 +26,13 @@ export class RefundPaymentSessionInput {
   metadata?: MetadataEntryInput[] | null;
 }
 
+/** The same fields for a charge: its own input type, so each mutation's type says what it refunds. */
+@InputType({
+  description:
+    'A refund of a COMPLETED mandate charge (POST /recurring/mandates/{mandate_id}/charges/{charge_id}/refunds).',
+})
+export class RefundMandateChargeInput extends RefundPaymentSessionInput {}
+
 @InputType({ description: "Which refunds a list keeps, a session's or the merchant's (all given filters at once)." })
 export class RefundFilter {
   @Field(() => String, { nullable: true, description: 'PROCESSING, COMPLETED or FAILED.' })

@@ -5,6 +5,7 @@ import { mergeMetadata } from '../metadata/metadata.sql';
 import { establishOutcomeIn, isHeld, OUTCOME_UNKNOWN } from '../movement/held-outcome';
 import type { HeldFinding } from '../movement/movement';
 import { declareMovementKind } from '../movement/movement.kind';
+import { releaseChargeRefundIn, reserveChargeRefundIn } from '../mandate/mandate.moves';
 import { releaseRefundIn, reserveRefundIn } from '../session/session.moves';
 import { RefundEntity } from './refund.entity';
 import {
@@ -19,19 +20,22 @@ import {
 
 /*
  * The one writer of payments.refunds (CONVENTIONS "Data": one owner per table): a refund's
- * creation, with the session's amount it takes, and every move of its transition table with its
- * refund.* event in the same statement, and the merchant's metadata (no move). The session's amount_refunded is the session owner's
- * column: taken and given back through session.moves.ts, as parts of these statements.
+ * creation, with the amount it takes of what it refunds, and every move of its transition table
+ * with its refund.* event in the same statement, and the merchant's metadata (no move). What it
+ * refunds is a session or a mandate charge (refundedAmountOf): its amount_refunded is its owner's
+ * column, taken and given back through session.moves.ts or mandate.moves.ts, as parts of these
+ * statements.
  */
 
 /** Refund events have an aggregate of their own: the envelope's sequence orders one refund's events. */
 export const REFUND_AGGREGATE = 'refund';
 
-/** The contract's data (refund_id, session_id, amount, currency, reference), and what a merchant acts on besides. */
+/** The contract's data (refund_id, session_id or charge_id, amount, currency, reference), and what a merchant acts on besides. */
 export function refundEventData(refund: RefundEntity): Record<string, unknown> {
   return {
     refund_id: refund.id,
     session_id: refund.sessionId,
+    ...(refund.chargeId ? { charge_id: refund.chargeId, mandate_id: refund.mandateId } : {}),
     livemode: refund.livemode,
     status: publicRefundStatus(refund.status),
     amount: Number(refund.amount),
@@ -47,6 +51,8 @@ export type NewRefund = Pick<
   RefundEntity,
   | 'id'
   | 'sessionId'
+  | 'chargeId'
+  | 'mandateId'
   | 'merchantId'
   | 'livemode'
   | 'amount'
@@ -69,14 +75,42 @@ export function newRefund(fields: NewRefund, now: Date): RefundEntity {
 }
 
 /**
+ * What a refund gives back an amount of, with the owner of its amount_refunded: a session
+ * (session.moves.ts) or a mandate charge (mandate.moves.ts). `reserveIn` takes the refund's amount
+ * of what is left (only of a COMPLETED one of the refund's merchant, and only while it fits);
+ * `releaseIn` gives it back, written only if part `when` changed a row.
+ */
+interface RefundedAmount {
+  reserveIn(statement: OneStatement, name: string, now: Date): void;
+  releaseIn(statement: OneStatement, name: string, now: Date, when: string): void;
+}
+
+function refundedAmountOf(refund: RefundEntity): RefundedAmount {
+  const { merchantId, amount } = refund;
+  if (refund.chargeId !== null) {
+    const charge = { chargeId: refund.chargeId, merchantId, amount };
+    return {
+      reserveIn: (statement, name, now) => reserveChargeRefundIn(statement, name, charge, now),
+      releaseIn: (statement, name, now, when) => releaseChargeRefundIn(statement, name, charge, now, when),
+    };
+  }
+  if (refund.sessionId === null) throw new Error(`refund ${refund.id} refunds neither a session nor a charge`);
+  const session = { sessionId: refund.sessionId, merchantId, amount };
+  return {
+    reserveIn: (statement, name, now) => reserveRefundIn(statement, name, session, now),
+    releaseIn: (statement, name, now, when) => releaseRefundIn(statement, name, session, now, when),
+  };
+}
+
+/**
  * The 'created' move as parts of the caller's OneStatement: part `reserved` takes the refund's
- * amount of what is left of its session (only a COMPLETED session of the refund's merchant, and
- * only while the amount fits), part `refund` writes the refund only if it did. The caller's
- * execution (PaymentEngine.startIn) is written only if part `refund` was. No event: the contract
- * has none for a refund that has only started (its answer is the 201).
+ * amount of what is left of its session or charge (refundedAmountOf), part `refund` writes the
+ * refund only if it did. The caller's execution (PaymentEngine.startIn) is written only if part
+ * `refund` was. No event: the contract has none for a refund that has only started (its answer
+ * is the 201).
  */
 export function createRefundIn(statement: OneStatement, refund: RefundEntity, now: Date): void {
-  reserveRefundIn(statement, 'reserved', refund, now);
+  refundedAmountOf(refund).reserveIn(statement, 'reserved', now);
   statement.insert('refund', RefundEntity, { ...refund }, 'reserved');
 }
 
@@ -93,7 +127,7 @@ export function releaseHeldRefundIn(
   when: string,
 ): Partial<RefundEntity> | undefined {
   const update = establishOutcomeIn(statement, RefundEntity, refund, now, when, HELD_REFUND_RELEASED);
-  if (update) releaseRefundIn(statement, 'released', refund, now, 'established');
+  if (update) refundedAmountOf(refund).releaseIn(statement, 'released', now, 'established');
   return update;
 }
 
@@ -133,7 +167,7 @@ export function settleHeldRefundIn(
   );
   const after = Object.assign(new RefundEntity(), refund, update);
   refundMovements.eventIn(statement, 'moved_event', move.event!, after, now, 'moved');
-  if (move.to === 'FAILED') releaseRefundIn(statement, 'released', after, now, 'moved');
+  if (move.to === 'FAILED') refundedAmountOf(after).releaseIn(statement, 'released', now, 'moved');
   return update;
 }
 
@@ -177,7 +211,7 @@ export const refundMovements = declareMovementKind<RefundEntity, RefundTrigger, 
   event: refundEvent,
   alsoIn: (statement, move, after, now) => {
     if (move.to === 'FAILED' && failureFreesAmount(after.failureCode))
-      releaseRefundIn(statement, 'released', after, now, 'moved');
+      refundedAmountOf(after).releaseIn(statement, 'released', now, 'moved');
   },
   payerWholeIn: releaseHeldRefundIn,
   settleHeldIn: settleHeldRefundIn,

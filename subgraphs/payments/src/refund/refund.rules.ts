@@ -3,7 +3,7 @@ import { filterFields, listRules, statusRule } from '../listing/list.rules';
 import { initialMetadataRule } from '../metadata/metadata.rules';
 import { DESCRIPTION_MAX, REFERENCE_MAX } from '../session/session.rules';
 
-/** POST /payments/sessions/{id}/refunds: everything checked before anything is asked or written. */
+/** POST /payments/sessions/{id}/refunds (and a mandate charge's): everything checked before anything is asked or written. */
 export const refundSessionRules = z
   .object({
     /** Absent: all that is left of the session amount. */
@@ -16,23 +16,25 @@ export const refundSessionRules = z
 export type RefundSessionRequest = z.infer<typeof refundSessionRules>;
 
 /**
- * The amount a refund takes: the one asked for, or all that is left (the session amount minus
- * refunds not FAILED), refused when it is more than what is left or nothing is left. What is left
- * is read before the refund is written; the write takes it again under the session's row, so a
- * refund racing another is refused there when the two no longer fit (reserveRefundIn).
+ * The amount a refund takes: the one asked for, or all that is left (the session's or the charge's
+ * amount minus refunds not FAILED), refused when it is more than what is left or nothing is left.
+ * What is left is read before the refund is written; the write takes it again under the refunded
+ * row, so a refund racing another is refused there when the two no longer fit (reserveRefundIn).
+ * `noun` names what is refunded in the refusal.
  */
 export function refundAmountOf(
-  session: { id: string; amount: bigint; amountRefunded: bigint; currency: string },
+  refunded: { id: string; amount: bigint; amountRefunded: bigint; currency: string },
   requested: number | null | undefined,
+  noun = 'session',
 ): bigint {
-  const left = session.amount - session.amountRefunded;
+  const left = refunded.amount - refunded.amountRefunded;
   const amount = requested == null ? left : BigInt(requested);
   if (left <= 0n)
-    throw new GatewayError('REFUND_AMOUNT_EXCEEDED', `session ${session.id} is refunded in full: nothing is left`);
+    throw new GatewayError('REFUND_AMOUNT_EXCEEDED', `${noun} ${refunded.id} is refunded in full: nothing is left`);
   if (amount > left)
     throw new GatewayError(
       'REFUND_AMOUNT_EXCEEDED',
-      `amount: ${formatMoney(amount, session.currency)} is more than the ${formatMoney(left, session.currency)} left to refund of session ${session.id}`,
+      `amount: ${formatMoney(amount, refunded.currency)} is more than the ${formatMoney(left, refunded.currency)} left to refund of ${noun} ${refunded.id}`,
     );
   return amount;
 }

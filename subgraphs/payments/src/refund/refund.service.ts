@@ -5,17 +5,15 @@ import { GatewayError, invalid, newId, parseInput, requestHash, type Logger } fr
 import { accountMovementStart, type PaymentEngine, type StartedMovement } from '../engine/engine';
 import { idempotency } from '../idempotency/idempotency.service';
 import { merchantSettlementAccount } from '../merchant/settlement-account';
-import type { PaymentSessionEntity } from '../session/session.entity';
-import { loadSession } from '../session/session.moves';
 import { createdRange, keysetPage } from '../listing/keyset-page';
 import { tooManyKeys, updateMetadataRules } from '../metadata/metadata.rules';
 import { keysAfter, metadataContains } from '../metadata/metadata.sql';
 import { MOVEMENT_STATUSES } from '../movement/movement.transitions';
-import { sessionNotFound } from '../session/session.service';
 import { RefundEntity } from './refund.entity';
 import { createRefundIn, loadRefund, newRefund, updateRefundMetadata } from './refund.moves';
 import { refundAmountOf, refundListRules, refundSessionRules, type RefundSessionRequest } from './refund.rules';
 import { publicRefundStatus } from './refund.transitions';
+import { chargeTarget, ownCharge, sessionTarget, type RefundTarget } from './refunded';
 
 /** One wording for an unknown id and another merchant's, so the two cannot be told apart. */
 export const refundNotFound = (id: string): GatewayError => new GatewayError('REFUND_NOT_FOUND', `no refund ${id}`);
@@ -29,6 +27,8 @@ const plain = (input: unknown): unknown => JSON.parse(JSON.stringify(input ?? {}
  * bank internal, cross bank over the rail with the payer's bank's confirmation and an interbank
  * obligation, the debit given back when the payer's bank refuses the credit, recovery after a
  * crash, the attention list. Refunds not FAILED never add up to more than the session amount.
+ * A COMPLETED mandate charge is refunded the same way, back to the account it debited
+ * (refunded.ts: what differs between the two).
  */
 export class RefundService {
   constructor(
@@ -44,10 +44,51 @@ export class RefundService {
    * for the outcome, as a charge's does. With an Idempotency-Key the same request answers the same
    * refund; a refused request keeps nothing.
    */
-  async refund(
+  refund(
     em: EntityManager,
     merchantId: string,
     sessionId: string,
+    input: unknown,
+    idempotencyKey?: string | null,
+    requestId?: string,
+  ): Promise<RefundEntity> {
+    return this.refundOf(em, merchantId, sessionTarget(this.engine, sessionId), input, idempotencyKey, requestId);
+  }
+
+  /**
+   * Refunds a COMPLETED charge of the merchant's mandate, as a session's: the same movement kind,
+   * its amount taken of the charge's amount_refunded in the refund's statement (racing refunds
+   * queue on the charge's row), paid from the merchant's settlement account back to the account
+   * the charge debited.
+   */
+  refundCharge(
+    em: EntityManager,
+    merchantId: string,
+    mandateId: string,
+    chargeId: string,
+    input: unknown,
+    idempotencyKey?: string | null,
+    requestId?: string,
+  ): Promise<RefundEntity> {
+    return this.refundOf(em, merchantId, chargeTarget(mandateId, chargeId), input, idempotencyKey, requestId);
+  }
+
+  /** A charge's refunds, newest first (the merchant's charge, any for an operator: null): else MANDATE_CHARGE_NOT_FOUND. */
+  async listCharge(
+    em: EntityManager,
+    merchantId: string | null,
+    mandateId: string,
+    chargeId: string,
+    args: { first?: number | null; after?: string | null; filter?: object | null },
+  ): Promise<{ refunds: RefundEntity[]; hasMore: boolean }> {
+    await ownCharge(em, merchantId, mandateId, chargeId);
+    return this.list(em, { chargeId }, args);
+  }
+
+  private async refundOf(
+    em: EntityManager,
+    merchantId: string,
+    target: RefundTarget,
     input: unknown,
     idempotencyKey?: string | null,
     requestId?: string,
@@ -58,13 +99,13 @@ export class RefundService {
         em,
         merchantId,
         idempotencyKey,
-        requestHash({ operation: 'refundPaymentSession', sessionId, ...request }),
+        requestHash({ ...target.operation, ...request }),
       );
       if (claim.kind === 'replay') return this.findOwn(em, merchantId, String(claim.response.refundId));
     }
     let started: { movement: StartedMovement; refund: RefundEntity };
     try {
-      started = await this.start(em, merchantId, sessionId, request, idempotencyKey ?? null, requestId);
+      started = await this.start(em, merchantId, target, request, idempotencyKey ?? null, requestId);
     } catch (error) {
       if (idempotencyKey != null) await idempotency.release(em, merchantId, idempotencyKey);
       throw error;
@@ -81,12 +122,13 @@ export class RefundService {
   }
 
   /**
-   * Refunds newest first, filtered (listing/keyset-page.ts): a session's (the caller has checked who
-   * may see the session), or a merchant's across its sessions in its world (a test key's test refunds).
+   * Refunds newest first, filtered (listing/keyset-page.ts): a session's or a charge's (the caller
+   * has checked who may see it), or a merchant's across its sessions and charges in its world (a
+   * test key's test refunds).
    */
   async list(
     em: EntityManager,
-    scope: { sessionId: string } | { merchantId: string; livemode: boolean },
+    scope: { sessionId: string } | { chargeId: string } | { merchantId: string; livemode: boolean },
     args: { first?: number | null; after?: string | null; filter?: object | null },
   ): Promise<{ refunds: RefundEntity[]; hasMore: boolean }> {
     const request = parseInput(refundListRules, {
@@ -123,13 +165,13 @@ export class RefundService {
   private async start(
     em: EntityManager,
     merchantId: string,
-    sessionId: string,
+    target: RefundTarget,
     request: RefundSessionRequest,
     idempotencyKey: string | null,
     requestId?: string,
   ): Promise<{ movement: StartedMovement; refund: RefundEntity }> {
-    const session = await this.ownSession(em, merchantId, sessionId);
-    const amount = refundAmountOf(session, request.amount);
+    const refunded = await target.load(em, merchantId);
+    const amount = refundAmountOf(refunded, request.amount, refunded.noun);
     const account = await merchantSettlementAccount(
       em,
       this.directory,
@@ -137,34 +179,32 @@ export class RefundService {
       'refunds are paid from it (the operator registers it)',
       requestId,
     );
-    const payer = await this.engine.authorization(em, sessionId);
-    if (!payer || !session.debtorBank)
-      throw new GatewayError('INTERNAL_ERROR', `session ${sessionId} is COMPLETED without the payer's account`);
+    const payer = await refunded.payer(em);
     // New work at the payer's bank too: a suspended one refuses the refund (BANK_NOT_PARTICIPATING), nothing written.
-    await this.directory.bank({ handle: session.debtorBank }, requestId);
+    await this.directory.bank({ handle: payer.bank }, requestId);
     const now = new Date();
     const refund = newRefund(
       {
         id: newId('refund'),
-        sessionId,
+        ...refunded.owner,
         merchantId,
-        livemode: session.livemode,
+        livemode: refunded.livemode,
         amount,
-        currency: session.currency,
+        currency: refunded.currency,
         reason: request.reason ?? null,
         reference: request.reference ?? null,
         metadata: request.metadata ?? {},
-        description: `Refund of ${session.reference ?? session.id}`,
+        description: `Refund of ${refunded.label}`,
         debtorBank: account.bank.handle,
         debtorIban: account.iban,
-        creditorBank: session.debtorBank,
-        creditorIban: payer.debtorIban,
-        settlementType: account.bank.handle === session.debtorBank ? 'internal' : 'rail',
+        creditorBank: payer.bank,
+        creditorIban: payer.iban,
+        settlementType: account.bank.handle === payer.bank ? 'internal' : 'rail',
       },
       now,
     );
     const write = async (tx: EntityManager): Promise<StartedMovement> => {
-      // One statement: the key's answer, the amount taken of the session, the refund and its execution.
+      // One statement: the key's answer, the amount taken of the session or charge, the refund and its execution.
       const statement = new OneStatement(tx);
       if (idempotencyKey != null)
         idempotency.completeIn(statement, merchantId, idempotencyKey, { refundId: refund.id });
@@ -172,7 +212,7 @@ export class RefundService {
       // The merchant's bank is the refund's debtor: its position carries the refund.
       const movement = this.engine.startIn(statement, accountMovementStart('refund', refund, requestId), now, 'refund');
       const written = await statement.run();
-      if (!written.refund) throw await this.refusal(tx, merchantId, sessionId, amount);
+      if (!written.refund) throw await this.refusal(tx, merchantId, target, amount);
       if (idempotencyKey != null && !written.key) throw idempotency.keyTakenOver(idempotencyKey);
       return movement;
     };
@@ -181,7 +221,8 @@ export class RefundService {
     this.logger.info(
       {
         refund: refund.id,
-        session: sessionId,
+        session: refund.sessionId ?? undefined,
+        charge: refund.chargeId ?? undefined,
         merchant: merchantId,
         amount: amount.toString(),
         settlement_type: refund.settlementType,
@@ -192,35 +233,23 @@ export class RefundService {
     return { movement, refund };
   }
 
-  /** The merchant's session, refundable only once COMPLETED. */
-  private async ownSession(em: EntityManager, merchantId: string, sessionId: string): Promise<PaymentSessionEntity> {
-    const session = await loadSession(em, sessionId);
-    if (!session || session.merchantId !== merchantId) throw sessionNotFound(sessionId);
-    if (session.status !== 'COMPLETED')
-      throw new GatewayError(
-        'REFUND_NOT_ALLOWED',
-        `session ${sessionId} is ${session.status}: only a COMPLETED session can be refunded`,
-      );
-    return session;
-  }
-
-  /** Why the statement took nothing: the session as it is now (another refund took what was left meanwhile). */
+  /** Why the statement took nothing: the session or charge as it is now (another refund took what was left meanwhile). */
   private async refusal(
     em: EntityManager,
     merchantId: string,
-    sessionId: string,
+    target: RefundTarget,
     amount: bigint,
   ): Promise<GatewayError> {
-    const session = await this.ownSession(em, merchantId, sessionId);
+    const refunded = await target.load(em, merchantId);
     try {
-      refundAmountOf(session, Number(amount));
+      refundAmountOf(refunded, Number(amount), refunded.noun);
     } catch (error) {
       return error as GatewayError;
     }
     // What was left is enough again (a refund FAILED meanwhile): the client may send it again.
     return new GatewayError(
       'REFUND_AMOUNT_EXCEEDED',
-      `session ${sessionId}: another refund was taking what is left; try again`,
+      `${refunded.noun} ${refunded.id}: another refund was taking what is left; try again`,
     );
   }
 }

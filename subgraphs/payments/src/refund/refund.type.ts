@@ -27,18 +27,31 @@ registerEnumType(RefundStatus, {
   },
 });
 
-@ObjectType('Refund', { description: 'Money a merchant gives back to the payer of a COMPLETED session.' })
+@ObjectType('Refund', {
+  description: 'Money a merchant gives back to the payer of a COMPLETED session or mandate charge.',
+})
 export class Refund {
   @Field(() => ID, { description: 'Refund id (rfd_…).' })
   id!: string;
 
-  @Field(() => ID, { description: 'The session refunded (ops_…).' })
-  sessionId!: string;
+  @Field(() => ID, { nullable: true, description: "The session refunded (ops_…); null for a mandate charge's refund." })
+  sessionId!: string | null;
+
+  @Field(() => ID, { nullable: true, description: "The mandate charge refunded (chg_…); null for a session's refund." })
+  chargeId!: string | null;
+
+  @Field(() => ID, {
+    nullable: true,
+    description: "The refunded charge's mandate (mdt_…); null for a session's refund.",
+  })
+  mandateId!: string | null;
 
   @Field(() => ID, { description: 'The merchant that refunds (mer_…).' })
   merchantId!: string;
 
-  @Field({ description: "The session's world: false for a test object, whose money moves only at test cores." })
+  @Field({
+    description: "The session's or charge's world: false for a test object, whose money moves only at test cores.",
+  })
   livemode!: boolean;
 
   @Field(() => RefundStatus, { description: 'Where the refund is.' })
@@ -47,7 +60,7 @@ export class Refund {
   @Field(() => GraphQLSafeInt, { description: 'Minor units.' })
   amount!: number;
 
-  @Field({ description: "ISO 4217, the session's currency." })
+  @Field({ description: "ISO 4217, the session's or charge's currency." })
   currency!: string;
 
   @Field(() => String, { nullable: true, description: 'Why the money is given back, as the merchant said.' })
@@ -91,6 +104,8 @@ export function toRefund(entity: RefundEntity): Refund {
     ...fields,
     status: RefundStatus[fields.status],
     sessionId: entity.sessionId,
+    chargeId: entity.chargeId,
+    mandateId: entity.mandateId,
     merchantId: entity.merchantId,
     reason: entity.reason,
     reference: entity.reference,
@@ -107,7 +122,9 @@ export class RefundEdge {
   node!: Refund;
 }
 
-@ObjectType({ description: "A page of a session's refunds, newest first (Relay connection)." })
+@ObjectType({
+  description: "A page of refunds (a session's, a charge's or the merchant's), newest first (Relay connection).",
+})
 export class RefundConnection {
   @Field(() => [RefundEdge], { description: 'The refunds of this page.' })
   edges!: RefundEdge[];
