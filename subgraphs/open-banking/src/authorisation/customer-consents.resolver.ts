@@ -26,7 +26,8 @@ export function createCustomerConsentsResolver(service: CustomerConsentsService)
         'Errors: OTP_INVALID, ALIAS_NOT_FOUND (also for an account at another bank), ALIAS_INACTIVE, BANK_NOT_PARTICIPATING, RATE_LIMITED, CBS_TIMEOUT, CBS_ERROR, VALIDATION_ERROR.',
     })
     async signInCustomerConsents(
-      @Arg('input') input: SignInCustomerConsentsInput,
+      @Arg('input', { description: 'The bank, the customer (alias or IBAN) and the OTP from their bank.' })
+      input: SignInCustomerConsentsInput,
       @Ctx() context: SubgraphContext,
     ): Promise<CustomerConsentsSession> {
       return service.signIn(context.em, input, context.principal.ip ?? null, context.requestId);

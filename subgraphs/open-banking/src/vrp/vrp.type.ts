@@ -56,7 +56,7 @@ export class VrpTerms {
   @Field(() => VrpCreditor, { description: 'The payee, as the TPP named it.' })
   creditor!: VrpCreditor;
 
-  @Field()
+  @Field({ description: 'Currency of every payment and limit.' })
   currency!: string;
 
   @Field({ description: "The TPP's reference for the consent." })
@@ -65,13 +65,16 @@ export class VrpTerms {
   @Field(() => GraphQLSafeInt, { description: 'The most one payment may be (minor units).' })
   maximumIndividualAmount!: number;
 
-  @Field(() => [PeriodicLimitTerm])
+  @Field(() => [PeriodicLimitTerm], { description: 'Every periodic limit, as approved.' })
   periodicLimits!: PeriodicLimitTerm[];
 
-  @Field()
+  @Field({ description: 'No payment before it (ISO 8601 UTC).' })
   validFrom!: Date;
 
-  @Field(() => Date, { nullable: true })
+  @Field(() => Date, {
+    nullable: true,
+    description: 'No payment from it on (ISO 8601 UTC); null: until the consent expires.',
+  })
   validTo!: Date | null;
 }
 
@@ -148,7 +151,7 @@ export class VrpPayment {
   @Field(() => GraphQLSafeInt, { description: 'Minor units.' })
   amount!: number;
 
-  @Field()
+  @Field({ description: 'The consent currency.' })
   currency!: string;
 
   @Field({ description: "The TPP's reference, as sent." })
@@ -166,10 +169,10 @@ export class VrpPayment {
   @Field({ description: 'Time of the last change (ISO 8601 UTC).' })
   updatedAt!: Date;
 
-  @Field(() => Date, { nullable: true })
+  @Field(() => Date, { nullable: true, description: 'When the engine completed it (ISO 8601 UTC).' })
   completedAt!: Date | null;
 
-  @Field(() => Date, { nullable: true })
+  @Field(() => Date, { nullable: true, description: 'When it failed (ISO 8601 UTC).' })
   failedAt!: Date | null;
 }
 
