@@ -76,13 +76,13 @@ export function newRefund(fields: NewRefund, now: Date): RefundEntity {
 
 /**
  * What a refund gives back an amount of, with the owner of its amount_refunded: a session
- * (session.moves.ts) or a mandate charge (mandate.moves.ts). `reserveIn` takes the refund's amount
+ * (session.moves.ts) or a mandate charge (mandate.moves.ts). `takeIn` takes the refund's amount
  * of what is left (only of a COMPLETED one of the refund's merchant, and only while it fits);
- * `releaseIn` gives it back, written only if part `when` changed a row.
+ * `giveBackIn` gives it back, written only if part `when` changed a row.
  */
 interface RefundedAmount {
-  reserveIn(statement: OneStatement, name: string, now: Date): void;
-  releaseIn(statement: OneStatement, name: string, now: Date, when: string): void;
+  takeIn(statement: OneStatement, name: string, now: Date): void;
+  giveBackIn(statement: OneStatement, name: string, now: Date, when: string): void;
 }
 
 function refundedAmountOf(refund: RefundEntity): RefundedAmount {
@@ -90,15 +90,15 @@ function refundedAmountOf(refund: RefundEntity): RefundedAmount {
   if (refund.chargeId !== null) {
     const charge = { chargeId: refund.chargeId, merchantId, amount };
     return {
-      reserveIn: (statement, name, now) => reserveChargeRefundIn(statement, name, charge, now),
-      releaseIn: (statement, name, now, when) => releaseChargeRefundIn(statement, name, charge, now, when),
+      takeIn: (statement, name, now) => reserveChargeRefundIn(statement, name, charge, now),
+      giveBackIn: (statement, name, now, when) => releaseChargeRefundIn(statement, name, charge, now, when),
     };
   }
   if (refund.sessionId === null) throw new Error(`refund ${refund.id} refunds neither a session nor a charge`);
   const session = { sessionId: refund.sessionId, merchantId, amount };
   return {
-    reserveIn: (statement, name, now) => reserveRefundIn(statement, name, session, now),
-    releaseIn: (statement, name, now, when) => releaseRefundIn(statement, name, session, now, when),
+    takeIn: (statement, name, now) => reserveRefundIn(statement, name, session, now),
+    giveBackIn: (statement, name, now, when) => releaseRefundIn(statement, name, session, now, when),
   };
 }
 
@@ -110,7 +110,7 @@ function refundedAmountOf(refund: RefundEntity): RefundedAmount {
  * is the 201).
  */
 export function createRefundIn(statement: OneStatement, refund: RefundEntity, now: Date): void {
-  refundedAmountOf(refund).reserveIn(statement, 'reserved', now);
+  refundedAmountOf(refund).takeIn(statement, 'reserved', now);
   statement.insert('refund', RefundEntity, { ...refund }, 'reserved');
 }
 
@@ -127,7 +127,7 @@ export function releaseHeldRefundIn(
   when: string,
 ): Partial<RefundEntity> | undefined {
   const update = establishOutcomeIn(statement, RefundEntity, refund, now, when, HELD_REFUND_RELEASED);
-  if (update) refundedAmountOf(refund).releaseIn(statement, 'released', now, 'established');
+  if (update) refundedAmountOf(refund).giveBackIn(statement, 'released', now, 'established');
   return update;
 }
 
@@ -167,7 +167,7 @@ export function settleHeldRefundIn(
   );
   const after = Object.assign(new RefundEntity(), refund, update);
   refundMovements.eventIn(statement, 'moved_event', move.event!, after, now, 'moved');
-  if (move.to === 'FAILED') refundedAmountOf(after).releaseIn(statement, 'released', now, 'moved');
+  if (move.to === 'FAILED') refundedAmountOf(after).giveBackIn(statement, 'released', now, 'moved');
   return update;
 }
 
@@ -211,7 +211,7 @@ export const refundMovements = declareMovementKind<RefundEntity, RefundTrigger, 
   event: refundEvent,
   alsoIn: (statement, move, after, now) => {
     if (move.to === 'FAILED' && failureFreesAmount(after.failureCode))
-      refundedAmountOf(after).releaseIn(statement, 'released', now, 'moved');
+      refundedAmountOf(after).giveBackIn(statement, 'released', now, 'moved');
   },
   payerWholeIn: releaseHeldRefundIn,
   settleHeldIn: settleHeldRefundIn,
