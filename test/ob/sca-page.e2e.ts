@@ -40,14 +40,16 @@ describe('Open Banking payment orders: the SCA page', () => {
     eventually(
       async () => ((await status(id)).status === wanted ? true : undefined),
       `order ${id} to reach ${wanted}`,
-      20_000,
+      30_000,
     );
   const authorize = (id: string, otp: string) => call(base, 'POST', `/ob/sca/${id}/authorize`, { body: { otp } });
 
   beforeAll(async () => {
     t = await startTestPlatform({
       paymentsEngine: FAST_ENGINE,
-      openBankingScaTtlMs: 4_000,
+      // Long enough for a busy machine's Chromium to load the page and send two OTPs (a 4 s one ran
+      // out mid-test in CI), short enough for the expiry case to wait it out.
+      openBankingScaTtlMs: 12_000,
       openBankingJobs: { scaExpiryIntervalMs: 200 },
     });
     base = t.platform.restUrl;
