@@ -137,8 +137,8 @@ export class PaymentOrderService {
   }
 }
 
-/** The same limits as a session's, applied at both banks: each must accept the movement. */
-function assertWithinLimits(bank: BankRouting, amount: number): void {
+/** The same limits as a session's, applied at both banks: each must accept the movement (payment orders, VRP payments). */
+export function assertWithinLimits(bank: BankRouting, amount: number): void {
   if (amount < bank.minAmount)
     throw new GatewayError(
       'AMOUNT_TOO_LOW',

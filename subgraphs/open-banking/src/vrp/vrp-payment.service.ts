@@ -1,8 +1,9 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import type { BankRouting, Directory } from '@gateway/federation';
+import type { Directory } from '@gateway/federation';
 import { GatewayError, newId, parseInput, requestHash, type Principal } from '@gateway/kernel';
 import { ConsentAccountEntity } from '../account/consent-account.entity';
 import { orderIdempotency } from '../payment-order/order-idempotency';
+import { assertWithinLimits } from '../payment-order/payment-order.service';
 import type { CreateVrpPaymentInput } from './vrp.input';
 import { createVrpPaymentRules } from './vrp.rules';
 import type { VrpConsentService } from './vrp-consent.service';
@@ -58,7 +59,7 @@ export class VrpPaymentService {
         this.directory.bank({ handle: payer.bankHandle }, requestId),
         this.directory.bank({ handle: terms.creditorBank }, requestId),
       ]);
-      for (const bank of new Set([debtorBank, creditorBank])) assertWithinBankLimits(bank, request.amount);
+      for (const bank of new Set([debtorBank, creditorBank])) assertWithinLimits(bank, request.amount);
       const parameters = controlParametersOf(terms);
       for (let attempt = 0; attempt < ACCEPT_ATTEMPTS; attempt += 1) {
         const now = new Date();
@@ -119,18 +120,4 @@ export class VrpPaymentService {
     if (!allowed) throw vrpPaymentNotFound(id);
     return payment;
   }
-}
-
-/** The same limits as a payment order's, at both banks: each must accept the movement. */
-function assertWithinBankLimits(bank: BankRouting, amount: number): void {
-  if (amount < bank.minAmount)
-    throw new GatewayError(
-      'AMOUNT_TOO_LOW',
-      `amount: ${amount} is below ${bank.handle}'s minimum of ${bank.minAmount}`,
-    );
-  if (amount > bank.maxAmount)
-    throw new GatewayError(
-      'AMOUNT_TOO_HIGH',
-      `amount: ${amount} is above ${bank.handle}'s maximum of ${bank.maxAmount}`,
-    );
 }

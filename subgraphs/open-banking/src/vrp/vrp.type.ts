@@ -15,8 +15,8 @@ export class VrpCreditor {
   value!: string;
 }
 
-@ObjectType({ description: 'One periodic limit and, while the consent can pay, its current period.' })
-export class PeriodicLimit {
+@ObjectType({ description: 'One periodic limit as approved.' })
+export class PeriodicLimitTerm {
   @Field({ description: 'Day, Week, Fortnight, Month, Half-year or Year.' })
   periodType!: string;
 
@@ -25,7 +25,10 @@ export class PeriodicLimit {
 
   @Field(() => GraphQLSafeInt, { description: 'The most the payments may add up to in one period (minor units).' })
   amount!: number;
+}
 
+@ObjectType({ description: 'One periodic limit and, while the consent can pay, its current period.' })
+export class PeriodicLimit extends PeriodicLimitTerm {
   @Field({ description: 'Start of the current period (UTC midnight).' })
   periodStart!: Date;
 
@@ -37,18 +40,6 @@ export class PeriodicLimit {
 
   @Field(() => GraphQLSafeInt, { description: 'amount - used: what the current period still allows.' })
   remaining!: number;
-}
-
-@ObjectType({ description: 'One periodic limit as approved.' })
-export class PeriodicLimitTerm {
-  @Field({ description: 'Day, Week, Fortnight, Month, Half-year or Year.' })
-  periodType!: string;
-
-  @Field({ description: 'Consent or Calendar.' })
-  periodAlignment!: string;
-
-  @Field(() => GraphQLSafeInt, { description: 'Minor units.' })
-  amount!: number;
 }
 
 @ObjectType({ description: 'What a VRP consent authorises, as the consent page shows it to the customer.' })
