@@ -70,3 +70,20 @@ export const retakenKey = (held: HeldIdempotencyKey, hash: string, now: Date): H
   createdAt: held.createdAt.getTime() > now.getTime() - IDEMPOTENCY_RETENTION_MS ? held.createdAt : now,
   lockedUntil: new Date(now.getTime() + IDEMPOTENCY_LOCK_MS),
 });
+
+/** How often a claim tries again when the held row went away between its insert and its read. */
+const CLAIM_ATTEMPTS = 3;
+
+/**
+ * Runs a claim (insert the key, or read and lock the row that holds it) until it sees a row: the
+ * row it conflicted with can be deleted before it is read, by the retention purge or by the
+ * first request's release, and then the key is free to insert again.
+ */
+export async function claimIdempotencyKey<T>(claim: () => Promise<T | 'gone'>): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    const outcome = await claim();
+    if (outcome !== 'gone') return outcome;
+    if (attempt === CLAIM_ATTEMPTS)
+      throw new GatewayError('IDEMPOTENCY_KEY_IN_USE', 'Idempotency-Key is changing hands; retry');
+  }
+}

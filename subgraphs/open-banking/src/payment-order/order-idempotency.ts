@@ -2,6 +2,7 @@ import { Entity, LockMode, PrimaryKey, Property } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import {
   assertIdempotencyKey,
+  claimIdempotencyKey,
   GatewayError,
   IDEMPOTENCY_LOCK_MS,
   idempotencyVerdict,
@@ -49,26 +50,29 @@ export type OrderClaim = { kind: 'proceed' } | { kind: 'replay'; paymentOrderId:
 export const orderIdempotency = {
   async begin(em: EntityManager, tppId: string, key: string, hash: string, now = new Date()): Promise<OrderClaim> {
     assertIdempotencyKey(key);
-    return em.fork().transactional(async (tx) => {
-      const lockedUntil = new Date(now.getTime() + IDEMPOTENCY_LOCK_MS);
-      // The insert is the claim (raw SQL: `on conflict do nothing` must not abort the transaction).
-      const inserted: unknown[] = await tx.execute(
-        `insert into "open_banking"."idempotency_keys" ("tpp_id", "key", "request_hash", "status", "payment_order_id", "created_at", "locked_until")
-         values (?, ?, ?, 'in_flight', null, ?, ?) on conflict ("tpp_id", "key") do nothing returning "key"`,
-        [tppId, key, hash, now, lockedUntil],
-      );
-      if (inserted.length > 0) return { kind: 'proceed' };
-      const existing = await tx.findOneOrFail(
-        OrderIdempotencyKeyEntity,
-        { tppId, key },
-        { lockMode: LockMode.PESSIMISTIC_WRITE },
-      );
-      if (idempotencyVerdict(existing, key, hash, now) === 'take') {
-        Object.assign(existing, retakenKey(existing, hash, now), { paymentOrderId: null });
-        return { kind: 'proceed' };
-      }
-      return { kind: 'replay', paymentOrderId: existing.paymentOrderId! };
-    });
+    return em.fork().transactional((tx) =>
+      claimIdempotencyKey(async (): Promise<OrderClaim | 'gone'> => {
+        const lockedUntil = new Date(now.getTime() + IDEMPOTENCY_LOCK_MS);
+        // The insert is the claim (raw SQL: `on conflict do nothing` must not abort the transaction).
+        const inserted: unknown[] = await tx.execute(
+          `insert into "open_banking"."idempotency_keys" ("tpp_id", "key", "request_hash", "status", "payment_order_id", "created_at", "locked_until")
+           values (?, ?, ?, 'in_flight', null, ?, ?) on conflict ("tpp_id", "key") do nothing returning "key"`,
+          [tppId, key, hash, now, lockedUntil],
+        );
+        if (inserted.length > 0) return { kind: 'proceed' };
+        const existing = await tx.findOne(
+          OrderIdempotencyKeyEntity,
+          { tppId, key },
+          { lockMode: LockMode.PESSIMISTIC_WRITE },
+        );
+        if (!existing) return 'gone';
+        if (idempotencyVerdict(existing, key, hash, now) === 'take') {
+          Object.assign(existing, retakenKey(existing, hash, now), { paymentOrderId: null });
+          return { kind: 'proceed' };
+        }
+        return { kind: 'replay', paymentOrderId: existing.paymentOrderId! };
+      }),
+    );
   },
 
   async complete(tx: EntityManager, tppId: string, key: string, paymentOrderId: string): Promise<void> {

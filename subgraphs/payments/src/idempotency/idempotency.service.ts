@@ -3,6 +3,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { OneStatement } from '@gateway/db';
 import {
   assertIdempotencyKey,
+  claimIdempotencyKey,
   GatewayError,
   IDEMPOTENCY_LOCK_MS,
   IDEMPOTENCY_RETENTION_MS,
@@ -31,27 +32,30 @@ export const idempotency = {
     now = new Date(),
   ): Promise<IdempotencyClaim> {
     assertIdempotencyKey(key);
-    return em.fork().transactional(async (tx) => {
-      const lockedUntil = new Date(now.getTime() + IDEMPOTENCY_LOCK_MS);
-      // The insert is the claim: a concurrent request with the same key waits on the primary key, then finds this row.
-      const inserted: unknown[] = await tx.execute(
-        `insert into "payments"."idempotency_keys" ("merchant_id", "key", "request_hash", "status", "response", "created_at", "locked_until")
-         values (?, ?, ?, 'in_flight', null, ?, ?) on conflict ("merchant_id", "key") do nothing returning "key"`,
-        [merchantId, key, hash, now, lockedUntil],
-      );
-      if (inserted.length > 0) return { kind: 'proceed' };
+    return em.fork().transactional((tx) =>
+      claimIdempotencyKey(async (): Promise<IdempotencyClaim | 'gone'> => {
+        const lockedUntil = new Date(now.getTime() + IDEMPOTENCY_LOCK_MS);
+        // The insert is the claim: a concurrent request with the same key waits on the primary key, then finds this row.
+        const inserted: unknown[] = await tx.execute(
+          `insert into "payments"."idempotency_keys" ("merchant_id", "key", "request_hash", "status", "response", "created_at", "locked_until")
+           values (?, ?, ?, 'in_flight', null, ?, ?) on conflict ("merchant_id", "key") do nothing returning "key"`,
+          [merchantId, key, hash, now, lockedUntil],
+        );
+        if (inserted.length > 0) return { kind: 'proceed' };
 
-      const existing = await tx.findOneOrFail(
-        IdempotencyKeyEntity,
-        { merchantId, key },
-        { lockMode: LockMode.PESSIMISTIC_WRITE },
-      );
-      if (idempotencyVerdict(existing, key, hash, now) === 'take') {
-        Object.assign(existing, retakenKey(existing, hash, now), { response: null });
-        return { kind: 'proceed' };
-      }
-      return { kind: 'replay', response: existing.response ?? {} };
-    });
+        const existing = await tx.findOne(
+          IdempotencyKeyEntity,
+          { merchantId, key },
+          { lockMode: LockMode.PESSIMISTIC_WRITE },
+        );
+        if (!existing) return 'gone';
+        if (idempotencyVerdict(existing, key, hash, now) === 'take') {
+          Object.assign(existing, retakenKey(existing, hash, now), { response: null });
+          return { kind: 'proceed' };
+        }
+        return { kind: 'replay', response: existing.response ?? {} };
+      }),
+    );
   },
 
   /** Stores the answer in the transaction that did the work; refuses if the key is no longer this request's. */

@@ -1,3 +1,4 @@
+import { EntityManager } from '@mikro-orm/postgresql';
 import { openServiceOrm, type Database, type ServiceOrm } from '@gateway/db';
 import { openTestDatabase } from '@gateway/db/testing';
 import type { GatewayError } from '@gateway/kernel';
@@ -95,6 +96,24 @@ describe('Idempotency-Key store', () => {
     await idempotency.begin(em(), 'mer_purge', 'gone', 'h1', new Date(now.getTime() - IDEMPOTENCY_RETENTION_MS - 1));
     expect(await idempotency.purgeExpired(em(), now)).toBeGreaterThanOrEqual(1);
     expect(await row('mer_purge', 'gone')).toBeUndefined();
+  });
+
+  it('claims the key when the row it ran into is purged before it is read (CI: a 500 after the 24-hour purge)', async () => {
+    await idempotency.begin(em(), 'mer_a', 'purged', 'h1', new Date(Date.now() - IDEMPOTENCY_RETENTION_MS - HOUR));
+    await done('mer_a', 'purged', { id: 'ops_old' });
+    // The purge commits between the claim's insert (which ran into the old row) and its read.
+    const read = EntityManager.prototype.findOne;
+    const findOne = jest.spyOn(EntityManager.prototype, 'findOne');
+    findOne.mockImplementationOnce(async function (this: EntityManager, ...args: Parameters<typeof read>) {
+      await this.execute(`delete from "payments"."idempotency_keys" where "key" = 'purged'`);
+      return read.apply(this, args);
+    } as typeof read);
+    try {
+      expect(await idempotency.begin(em(), 'mer_a', 'purged', 'h-new')).toEqual({ kind: 'proceed' });
+    } finally {
+      findOne.mockRestore();
+    }
+    expect((await row('mer_a', 'purged')).request_hash).toBe('h-new');
   });
 
   it('releases the key of a failed request, and takes over one left in flight by a request that died', async () => {
