@@ -1,5 +1,6 @@
 import { knex, type Knex } from '@mikro-orm/knex';
 import { startEmbeddedPostgres, type EmbeddedPostgres } from './embedded';
+import { prepareParameterizedStatements } from './prepared-statements';
 
 /**
  * One connection pool per process. Services started in the same process (the embedded
@@ -29,7 +30,14 @@ export async function openDatabase(options: OpenDatabaseOptions = {}): Promise<D
   let embedded: EmbeddedPostgres | undefined;
   const url = options.url ?? (embedded = await startEmbeddedPostgres(options.dataDir)).url;
   // PGlite is single-session: a pool of one keeps each transaction's statements together.
-  const pool = embedded ? { min: 0, max: 1 } : { min: 0, max: options.poolSize ?? DEFAULT_POOL_SIZE };
+  const size = embedded ? { min: 0, max: 1 } : { min: 0, max: options.poolSize ?? DEFAULT_POOL_SIZE };
+  const pool = {
+    ...size,
+    afterCreate: (connection: Parameters<typeof prepareParameterizedStatements>[0], done: (error?: Error) => void) => {
+      prepareParameterizedStatements(connection);
+      done();
+    },
+  };
   const client = knex({ client: 'pg', connection: { connectionString: url }, pool, acquireConnectionTimeout: 30_000 });
   let closed: Promise<void> | undefined;
   return {
