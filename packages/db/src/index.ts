@@ -4,6 +4,8 @@ export * from './data-dir-lock';
 export * from './orm';
 export * from './health';
 export * from './one-statement';
+export * from './wake-ups';
+export * from './heartbeat';
 export { Migration } from '@mikro-orm/migrations';
 export type { MigrationObject } from '@mikro-orm/core';
 export * from './contains-pattern';

@@ -86,3 +86,23 @@ export function outboxRelayLeaseSql(schema: string): string[] {
     `create table "${schema}"."outbox_relay_lease" ("name" text primary key, "token" text not null, "lease_until" timestamptz not null);`,
   ];
 }
+
+/** The NOTIFY channel of a schema's outbox: its relay listens on it (relay.ts, @gateway/db wake-ups). */
+export const outboxChannel = (schema: string): string => `gateway_outbox_${schema.toLowerCase()}`;
+
+/**
+ * SQL for a subgraph's migration that makes every statement adding outbox rows notify the
+ * outbox's channel at its commit, whoever wrote it (the ORM's flush or a OneStatement), so the
+ * relay of every instance wakes at once instead of polling (issue 53); the lease holder publishes.
+ * A statement-level trigger: one notification per statement, however many rows it added.
+ */
+export function outboxNotifySql(schema: string): string[] {
+  return [
+    `create or replace function "${schema}"."outbox_notify"() returns trigger language plpgsql as $$
+       begin
+         perform pg_notify('${outboxChannel(schema)}', '');
+         return null;
+       end $$;`,
+    `create trigger "outbox_notify" after insert on "${schema}"."outbox" for each statement execute function "${schema}"."outbox_notify"();`,
+  ];
+}

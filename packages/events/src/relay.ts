@@ -1,15 +1,20 @@
 import { randomUUID } from 'node:crypto';
 import type { EventSubscriber } from '@mikro-orm/core';
 import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
+import { heartbeatOf, wakeUpsOf } from '@gateway/db';
 import type { EventBus } from './bus';
 import type { PlatformEvent } from './event';
-import { OutboxEvent } from './outbox.entity';
+import { OutboxEvent, outboxChannel } from './outbox.entity';
 
 export interface OutboxRelayOptions {
   /** The owning service's ORM: its default schema holds the outbox table. */
   orm: MikroORM;
   bus: EventBus;
-  /** How often the leader checks the outbox when nothing woke it (other instances' writes). */
+  /**
+   * How often the leader checks the outbox by itself when nothing woke it: a fallback only, since
+   * the lease renewal (the process's heartbeat, every third of the lease) looks too, and other
+   * instances' writes wake it by NOTIFY (the outbox's trigger).
+   */
   pollIntervalMs?: number;
   batchSize?: number;
   /** Longest pause between attempts while the bus refuses events. */
@@ -141,7 +146,7 @@ export function startOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
   const { orm, bus } = options;
   const schema = orm.config.get('schema') ?? 'public';
   const sql = relayStatements(schema);
-  const pollIntervalMs = options.pollIntervalMs ?? 100;
+  const pollIntervalMs = options.pollIntervalMs ?? 60_000;
   const batchSize = options.batchSize ?? 200;
   const maxBackoffMs = options.maxBackoffMs ?? 5000;
   const leaseMs = options.leaseMs ?? DEFAULT_RELAY_LEASE_MS;
@@ -161,6 +166,8 @@ export function startOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
   let renewedAt = 0;
   /** Confirmed by the bus, stamp not yet written: written by the next statement. */
   let confirmed: Confirmed[] = [];
+  /** The heartbeat's statement in flight for this relay: what it stamps, the token it asks with. */
+  let beat: { stamping: Confirmed[]; candidate: string; settle: () => void } | undefined;
 
   const schedule = (ms: number) => {
     if (stopped) return;
@@ -227,10 +234,8 @@ export function startOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
     running = (async () => {
       try {
         if (token === null || Date.now() - renewedAt >= renewEveryMs) await claim();
-        if (token === null) {
-          next = renewEveryMs; // another instance relays: ask again when its lease may have run out
-          return;
-        }
+        // Another instance relays: the heartbeat asks again every third of the lease.
+        if (token === null) return;
         const more = await pass(byCommit);
         failures = 0;
         if (more) next = 0;
@@ -279,12 +284,67 @@ export function startOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
     async stop() {
       stopped = true;
       clearTimeout(timer);
+      leaveHeartbeat();
+      stopListening();
       await running;
       // Stamps what the bus confirmed and lets another instance take over at once.
       await release().catch(report);
     },
   };
   relaysByEvents.set(orm.em.getEventManager(), relay);
+
+  // The lease renewal (or a follower's ask) and an idle look at the outbox ride on the process's
+  // heartbeat: one statement a tick for every relay and job of the process (issue 53), the
+  // confirmed stamps with them. Sat out while a pass of this relay runs (it renews by itself then).
+  const table = `"${schema}"."outbox"`;
+  const leaseTable = `"${schema}"."outbox_relay_lease"`;
+  const leaveHeartbeat = heartbeatOf(knex).join({
+    everyMs: renewEveryMs,
+    sql(p) {
+      // In a backoff the lease was handed back on purpose (the bus refuses): asked again after it.
+      if (running || stopped || failures > 0) return undefined;
+      const stamping = confirmed;
+      const candidate = token ?? randomUUID();
+      let settle!: () => void;
+      running = new Promise<void>((resolve) => (settle = resolve));
+      beat = { stamping, candidate, settle };
+      return {
+        ctes: [
+          `${p}confirmed as (select * from jsonb_to_recordset(?::jsonb) as c(s bigint, n integer, t text, a text))`,
+          `${p}stamped as (update ${table} o set published_at = now(), aggregate_sequence = c.n from ${p}confirmed c
+            where o.sequence = c.s and o.published_at is null)`,
+          `${p}lease as (insert into ${leaseTable} as l (name, token, lease_until)
+            values ('relay', ?, now() + ?::integer * interval '1 millisecond')
+            on conflict (name) do update set token = excluded.token, lease_until = excluded.lease_until
+              where l.token = excluded.token or l.lease_until < now()
+            returning l.token)`,
+        ],
+        cteBindings: [JSON.stringify(stamping), candidate, leaseMs],
+        columns: [
+          `(select token from ${p}lease) as ${p}token`,
+          `exists (select 1 from ${table} o where o.published_at is null
+            and o.sequence not in (select s from ${p}confirmed)) as ${p}waiting`,
+        ],
+        columnBindings: [],
+      };
+    },
+    done(columns, error) {
+      const taken = beat!;
+      beat = undefined;
+      running = undefined;
+      taken.settle();
+      if (columns) {
+        confirmed = confirmed.slice(taken.stamping.length);
+        token = columns.token ? taken.candidate : null;
+        if (token) renewedAt = Date.now();
+        if (token && columns.waiting && failures === 0) woken = true;
+      } else report(error);
+      if (stopped) return;
+      if ((woken || again) && token !== null && failures === 0) schedule(0);
+    },
+  });
+  // Another instance's commit of an outbox row (the trigger's NOTIFY): the lease holder looks now.
+  const stopListening = wakeUpsOf(knex).on(outboxChannel(schema), () => relay.wake());
   schedule(0);
   return relay;
 }

@@ -4,6 +4,7 @@ import { Migration20261130000100_settlement_accounts } from './Migration20261130
 import { Migration20261203000100_sandbox_core } from './Migration20261203000100_sandbox_core';
 import { Migration20261205000100_sca_exemption_caps } from './Migration20261205000100_sca_exemption_caps';
 import { Migration20261206000200_banks_outbox } from './Migration20261206000200_banks_outbox';
+import { Migration20270103000100_outbox_notify } from './Migration20270103000100_outbox_notify';
 
 /** Committed migrations of the banks schema, in order. */
 export const migrations: MigrationObject[] = [
@@ -12,4 +13,5 @@ export const migrations: MigrationObject[] = [
   { name: 'Migration20261203000100_sandbox_core', class: Migration20261203000100_sandbox_core },
   { name: 'Migration20261205000100_sca_exemption_caps', class: Migration20261205000100_sca_exemption_caps },
   { name: 'Migration20261206000200_banks_outbox', class: Migration20261206000200_banks_outbox },
+  { name: 'Migration20270103000100_outbox_notify', class: Migration20270103000100_outbox_notify },
 ];

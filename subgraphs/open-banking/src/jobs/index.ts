@@ -62,6 +62,9 @@ export function startOpenBankingJobs(
     logger,
   );
   return {
+    wake() {
+      for (const job of [expiry, sweep, scaExpiry]) job.wake();
+    },
     async stop() {
       await expiry.stop();
       await sweep.stop();

@@ -17,6 +17,7 @@ import { Migration20261224000100_fapi2_clients } from './Migration20261224000100
 import { Migration20261230000100_pushed_authorization_requests } from './Migration20261230000100_pushed_authorization_requests';
 import { Migration20261231000100_funds_confirmation_consents } from './Migration20261231000100_funds_confirmation_consents';
 import { Migration20270101000100_vrp } from './Migration20270101000100_vrp';
+import { Migration20270103000100_outbox_notify } from './Migration20270103000100_outbox_notify';
 
 /** Committed migrations of the open_banking schema, in order. */
 export const migrations: MigrationObject[] = [
@@ -47,4 +48,5 @@ export const migrations: MigrationObject[] = [
     class: Migration20261231000100_funds_confirmation_consents,
   },
   { name: 'Migration20270101000100_vrp', class: Migration20270101000100_vrp },
+  { name: 'Migration20270103000100_outbox_notify', class: Migration20270103000100_outbox_notify },
 ];

@@ -1,5 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { heartbeatOf } from '@gateway/db';
 import { newId, startJob, type Job, type Logger } from '@gateway/kernel';
+import { DUE_STEPS } from '../engine/step-table';
 import { recoverDue } from '../engine/recovery';
 import { idempotency } from '../idempotency/idempotency.service';
 import { EVENT_RETENTION_DAYS } from '../event/event.service';
@@ -8,27 +10,80 @@ import type { PaymentsModules } from '../modules';
 
 const EVENT_RETENTION_INTERVAL_MS = 3_600_000;
 const EVENT_PRUNE_BATCH = 1000;
+/** Idempotency keys are kept 24 hours (a claim ignores older ones); the purge is housekeeping. */
+const IDEMPOTENCY_PURGE_INTERVAL_MS = 600_000;
+/**
+ * Each job's own clock when nothing told it its work is due (issue 53: jobs sleep when idle): the
+ * heartbeat's check (below) wakes it when a lease ran out or a session's time is up.
+ */
+const FALLBACK_INTERVAL_MS = 30_000;
+
+/**
+ * Whether each job has work due, asked on the process's heartbeat (one statement with the relays'
+ * leases and the webhook worker's check, @gateway/db heartbeat.ts) every `everyMs`: the job's own
+ * statements (a claim `for update skip locked`, a batch in a transaction) run only when one says
+ * so. Over-estimates are fine (the job finds nothing); each check is one probe of a partial index
+ * (payment_executions_due_index, settlement_positions_due_index, payment_sessions_pending_expiry_index).
+ */
+const DUE_CHECKS = {
+  recovery: `exists (select 1 from payments.payment_executions e
+    where e.step in (${DUE_STEPS.map((step) => `'${step}'`).join(', ')}) and e.lease_until <= now())`,
+  settlement: `exists (select 1 from payments.settlement_positions p where p.status <> 'SETTLED' and p.lease_until <= now())`,
+  expiry: `exists (select 1 from payments.payment_sessions s where s.status = 'PENDING' and s.expires_at <= now())`,
+};
+
+/** Wakes each job whose check answered true, at most every `everyMs` each. */
+function wakeWhenDue(
+  root: EntityManager,
+  checks: Array<{ name: keyof typeof DUE_CHECKS; everyMs: number; job: Job }>,
+): () => void {
+  const lastAsked = new Map<string, number>();
+  return heartbeatOf(root.getKnex()).join({
+    everyMs: Math.min(...checks.map((check) => check.everyMs)),
+    sql(p) {
+      const now = Date.now();
+      const asking = checks.filter((check) => now - (lastAsked.get(check.name) ?? 0) >= check.everyMs - 50);
+      if (asking.length === 0) return undefined;
+      for (const check of asking) lastAsked.set(check.name, now);
+      return {
+        ctes: [],
+        cteBindings: [],
+        columns: asking.map((check) => `${DUE_CHECKS[check.name]} as ${p}${check.name}`),
+        columnBindings: [],
+      };
+    },
+    done(columns) {
+      for (const check of checks) if (columns?.[check.name] === true) check.job.wake();
+    },
+  });
+}
 
 /**
  * The payments subgraph's background work: session expiry (and Idempotency-Key retention), engine
  * recovery, settlement recovery (positions whose lease or retry timer ran out), and the
- * settlement schedule (SETTLEMENT_INTERVAL_SECONDS; none when 0).
+ * settlement schedule (SETTLEMENT_INTERVAL_SECONDS; none when 0). The first three run when the
+ * heartbeat's check finds their work due (wakeWhenDue), else on a slow fallback clock.
  */
 export function startPaymentJobs(root: EntityManager, modules: PaymentsModules, logger: Logger): Job {
   const { engineSettings: settings } = modules;
   const expiry = startJob(
     'session-expiry',
-    settings.expiryIntervalMs,
+    Math.max(settings.expiryIntervalMs, FALLBACK_INTERVAL_MS),
     async () => {
       const expired = await modules.sessions.expireDue(root);
       if (expired > 0) logger.info({ expired }, 'payment sessions expired');
-      await idempotency.purgeExpired(root);
     },
+    logger,
+  );
+  const idempotencyPurge = startJob(
+    'idempotency-purge',
+    Math.max(settings.expiryIntervalMs, IDEMPOTENCY_PURGE_INTERVAL_MS),
+    () => idempotency.purgeExpired(root),
     logger,
   );
   const recovery = startJob(
     'engine-recovery',
-    settings.recoveryIntervalMs,
+    Math.max(settings.recoveryIntervalMs, FALLBACK_INTERVAL_MS),
     async () => {
       const resumed = await recoverDue(root, modules.engine, settings.leaseMs);
       // Each with the request that authorized it, so a take-over can be traced to the payer's call.
@@ -39,7 +94,7 @@ export function startPaymentJobs(root: EntityManager, modules: PaymentsModules, 
   );
   const settlementRecovery = startJob(
     'settlement-recovery',
-    settings.recoveryIntervalMs,
+    Math.max(settings.recoveryIntervalMs, FALLBACK_INTERVAL_MS),
     async () => {
       const resumed = await modules.settlement.recoverDue(root);
       for (const key of resumed)
@@ -86,10 +141,20 @@ export function startPaymentJobs(root: EntityManager, modules: PaymentsModules, 
           logger,
         )
       : undefined;
+  const stopChecks = wakeWhenDue(root, [
+    { name: 'recovery', everyMs: settings.recoveryIntervalMs, job: recovery },
+    { name: 'settlement', everyMs: settings.recoveryIntervalMs, job: settlementRecovery },
+    { name: 'expiry', everyMs: settings.expiryIntervalMs, job: expiry },
+  ]);
   return {
+    wake() {
+      for (const job of [expiry, recovery, settlementRecovery]) job.wake();
+    },
     async stop() {
+      stopChecks();
       await Promise.all([
         expiry.stop(),
+        idempotencyPurge.stop(),
         recovery.stop(),
         settlementRecovery.stop(),
         eventRetention.stop(),

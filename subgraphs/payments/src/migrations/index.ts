@@ -26,6 +26,7 @@ import { Migration20261228000100_webhook_held_and_replays } from './Migration202
 import { Migration20261229000100_net_debit_positions } from './Migration20261229000100_net_debit_positions';
 import { Migration20270101000100_vrp_movements } from './Migration20270101000100_vrp_movements';
 import { Migration20270102000100_mandate_charge_refunds } from './Migration20270102000100_mandate_charge_refunds';
+import { Migration20270103000100_wake_ups } from './Migration20270103000100_wake_ups';
 
 /** Committed migrations of the payments schema, in order. */
 export const migrations: MigrationObject[] = [
@@ -68,4 +69,5 @@ export const migrations: MigrationObject[] = [
     name: 'Migration20270102000100_mandate_charge_refunds',
     class: Migration20270102000100_mandate_charge_refunds,
   },
+  { name: 'Migration20270103000100_wake_ups', class: Migration20270103000100_wake_ups },
 ];

@@ -1,4 +1,5 @@
 import type { Knex } from '@mikro-orm/knex';
+import { heartbeatOf, wakeUpsOf } from '@gateway/db';
 import { GatewayError, type Logger } from '@gateway/kernel';
 import type { DeliveryTarget, TargetLookup } from './delivery-target';
 import { holdLease } from '../lease/lease';
@@ -24,7 +25,11 @@ export interface DeliveryWorkerOptions {
    */
   leaseMs: number;
   logger: Logger;
-  /** How often due retries are looked for when nothing woke the worker. */
+  /**
+   * How often the worker asks whether a delivery is due (a retry whose time came, a claim that
+   * lapsed) when nothing woke it: a column of the process's heartbeat statement (@gateway/db), a
+   * claim only when one is. Deliveries another instance inserted unclaimed wake it by NOTIFY.
+   */
   pollIntervalMs?: number;
   /** Attempts in flight in this process, all audiences together. */
   maxInFlight?: number;
@@ -57,6 +62,13 @@ export interface DeliveryWorker {
 }
 
 const CANDIDATES = 500;
+/**
+ * A claim by the worker's own clock, whatever the heartbeat said: the safety net (a lost
+ * notification, held deliveries of an owner resumed on another instance, released by a claim).
+ */
+const FALLBACK_CLAIM_MS = 5_000;
+/** The channel of deliveries inserted unclaimed (the payments migration's trigger on webhook_deliveries). */
+export const DELIVERIES_CHANNEL = 'gateway_webhook_deliveries';
 /** Outcomes of finished attempts kept for intakes under way (by lease token): enough for the statements in flight at once. */
 const OUTCOMES_KEPT = 1_000;
 
@@ -102,7 +114,8 @@ const isSuccess = (outcome: AttemptOutcome) =>
  */
 export function startDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWorker {
   const { knex, sender, logger } = options;
-  const pollIntervalMs = options.pollIntervalMs ?? 500;
+  const pollIntervalMs = options.pollIntervalMs ?? 1_000;
+  const fallbackMs = Math.max(pollIntervalMs, FALLBACK_CLAIM_MS);
   const maxInFlight = options.maxInFlight ?? 200;
   const perAudience = options.maxInFlightPerAudience ?? 10;
   const { leaseMs } = options;
@@ -354,7 +367,7 @@ export function startDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWor
     })();
     await claiming;
     claiming = undefined;
-    schedule(again ? 0 : pollIntervalMs);
+    schedule(again ? 0 : fallbackMs);
   };
 
   const worker: DeliveryWorker = {
@@ -383,12 +396,37 @@ export function startDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWor
     async stop() {
       stopped = true;
       clearTimeout(timer);
+      leaveHeartbeat();
+      stopListening();
       await claiming;
       // Delivered attempts waiting for a ride are written now (else they would be sent again after their claims lapse).
       await records.flush();
       // Attempts in flight are abandoned unrecorded (their leases lapse); their HTTP calls end with the sender.
     },
   };
+  // Whether anything is due rides on the process's heartbeat (one statement for all its jobs); the
+  // claim, a statement of many parts, runs only then. An over-estimate on purpose (order, caps and
+  // suspended owners are the claim's): a due delivery held back only costs a claim per tick.
+  // To move into delivery.repository.ts beside the claim it stands for (the table's owner).
+  const leaveHeartbeat = heartbeatOf(knex).join({
+    everyMs: pollIntervalMs,
+    sql: (p) =>
+      claiming || stopped
+        ? undefined
+        : {
+            ctes: [],
+            cteBindings: [],
+            columns: [
+              `exists (select 1 from payments.webhook_deliveries d where d.status = 'PENDING' and d.next_attempt_at <= now()
+                and (d.lease_until is null or d.lease_until < now())) as ${p}due`,
+            ],
+            columnBindings: [],
+          },
+    done: (columns) => {
+      if (columns?.due) worker.wake();
+    },
+  });
+  const stopListening = wakeUpsOf(knex).on(DELIVERIES_CHANNEL, () => worker.wake());
   schedule(0);
   return worker;
 }

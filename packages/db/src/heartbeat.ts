@@ -1,0 +1,118 @@
+import type { Knex } from '@mikro-orm/knex';
+
+/**
+ * One statement per tick for all the periodic checks of a process (issue 53: jobs sleep when
+ * idle): each job that must look at the database on a clock (a relay renewing or asking for its
+ * lease, a recovery asking whether a lease ran out) adds its part — common table expressions,
+ * which may write, and columns — and the heartbeat sends them together, one round trip, then
+ * hands each part its columns. A job does its real work only when its columns say there is some.
+ */
+export interface HeartbeatPart {
+  /** How often this part wants to be asked (the tick is the shortest of the parts'; a part sits out ticks that come sooner). */
+  everyMs: number;
+  /**
+   * This tick's SQL, its names prefixed with `prefix` (unique per part); undefined to sit this tick
+   * out (busy). `?` bindings in text order: the CTEs' first (`cteBindings`), then the columns'.
+   */
+  sql(
+    prefix: string,
+  ): { ctes: string[]; cteBindings: unknown[]; columns: string[]; columnBindings: unknown[] } | undefined;
+  /** The row's columns (the prefix taken off their names); called with none when the statement failed. */
+  done(columns: Record<string, unknown> | undefined, error?: unknown): void;
+}
+
+export interface Heartbeat {
+  join(part: HeartbeatPart): () => void;
+}
+
+const heartbeats = new WeakMap<object, Heartbeat>();
+const TICK_SLACK_MS = 20;
+
+/** The process's heartbeat on the pool `knex`, made on first use. */
+export function heartbeatOf(knex: Knex): Heartbeat {
+  let heartbeat = heartbeats.get(knex);
+  if (!heartbeat) heartbeats.set(knex, (heartbeat = startHeartbeat(knex)));
+  return heartbeat;
+}
+
+function startHeartbeat(knex: Knex): Heartbeat {
+  /** Each part with its prefix, fixed while it takes part: the statement's text stays the same tick after tick. */
+  const parts = new Map<HeartbeatPart, string>();
+  /** When each part last took part. */
+  const lastIn = new Map<HeartbeatPart, number>();
+  let timer: NodeJS.Timeout | undefined;
+  let beating: Promise<void> | undefined;
+  let serial = 0;
+  const tickMs = () => Math.min(...[...parts.keys()].map((part) => part.everyMs));
+
+  const schedule = () => {
+    clearTimeout(timer);
+    if (parts.size === 0) return;
+    timer = setTimeout(() => void beat(), tickMs());
+    timer.unref();
+  };
+
+  const beat = async (): Promise<void> => {
+    if (beating) return;
+    const taking: Array<{ part: HeartbeatPart; prefix: string }> = [];
+    const ctes: string[] = [];
+    const columns: string[] = [];
+    const cteBindings: unknown[] = [];
+    const columnBindings: unknown[] = [];
+    const now = Date.now();
+    for (const [part, prefix] of parts) {
+      // A little early is in time: a tick comes when its timer fires, never before.
+      if (now - (lastIn.get(part) ?? 0) < part.everyMs - TICK_SLACK_MS) continue;
+      const sql = part.sql(prefix);
+      if (!sql) continue;
+      taking.push({ part, prefix });
+      lastIn.set(part, now);
+      ctes.push(...sql.ctes);
+      columns.push(...sql.columns);
+      cteBindings.push(...sql.cteBindings);
+      columnBindings.push(...sql.columnBindings);
+    }
+    if (taking.length > 0) {
+      beating = (async () => {
+        let row: Record<string, unknown> | undefined;
+        let failure: unknown;
+        try {
+          const text = `${ctes.length > 0 ? `with ${ctes.join(',\n')}\n` : ''}select ${columns.join(', ') || '1'}`;
+          const { rows } = await knex.raw(text, [...cteBindings, ...columnBindings] as Knex.RawBinding[]);
+          row = (rows as Array<Record<string, unknown>>)[0] ?? {};
+        } catch (error) {
+          failure = error;
+        }
+        for (const { part, prefix } of taking) {
+          const own = row
+            ? Object.fromEntries(
+                Object.entries(row)
+                  .filter(([name]) => name.startsWith(prefix))
+                  .map(([name, value]) => [name.slice(prefix.length), value]),
+              )
+            : undefined;
+          try {
+            part.done(own, failure);
+          } catch {
+            // A part's own trouble is its own.
+          }
+        }
+      })();
+      await beating;
+      beating = undefined;
+    }
+    schedule();
+  };
+
+  return {
+    join(part) {
+      parts.set(part, `p${(serial += 1)}_`);
+      if (!beating) schedule();
+      return () => {
+        parts.delete(part);
+        lastIn.delete(part);
+        if (parts.size === 0) clearTimeout(timer);
+      };
+    },
+  };
+}
