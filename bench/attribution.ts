@@ -55,7 +55,7 @@ function ticksOf(pid: number): number {
 }
 
 /** A probe that charges each statement the ticks its backend used while it ran, by shape. */
-function backendCpuProbe(tallies: Map<string, Tally>): StatementProbe {
+function backendCpuProbe(tallies: Map<string, Tally>, connections = new Set<object>()): StatementProbe {
   const pids = new WeakMap<object, Promise<number>>();
   const pidOf = (connection: object) => {
     let pid = pids.get(connection);
@@ -68,6 +68,7 @@ function backendCpuProbe(tallies: Map<string, Tally>): StatementProbe {
     return pid;
   };
   return async (connection, shape, run) => {
+    connections.add(connection);
     const pid = await pidOf(connection);
     const ticks0 = ticksOf(pid);
     const t0 = performance.now();
@@ -79,6 +80,25 @@ function backendCpuProbe(tallies: Map<string, Tally>): StatementProbe {
     tallies.set(shape, tally);
     return result;
   };
+}
+
+/**
+ * How PostgreSQL planned the prepared statements on the replay's connections: a generic plan is
+ * made once and reused; a custom plan is made again at every execution (its planning is CPU).
+ */
+async function planUse(connections: Set<object>): Promise<string> {
+  let generic = 0;
+  let custom = 0;
+  for (const connection of connections) {
+    const query = (connection as { query: (text: string) => Promise<{ rows: Array<Record<string, string>> }> }).query;
+    const { rows } = await query.call(
+      connection,
+      'select coalesce(sum(generic_plans), 0) as generic, coalesce(sum(custom_plans), 0) as custom from pg_prepared_statements',
+    );
+    generic += Number(rows[0]!.generic);
+    custom += Number(rows[0]!.custom);
+  }
+  return `prepared statements' plans on ${connections.size} connections: ${generic} executions with a generic plan, ${custom} with a custom one`;
 }
 
 /** The merchant's endpoint: answers 200, counts the events of each session. */
@@ -180,7 +200,8 @@ async function main(): Promise<void> {
       ['same-bank payment completed', paid],
     ] as const) {
       const tallies = new Map<string, Tally>();
-      const replay = replayer(direct.knex, statements, new Map(), backendCpuProbe(tallies));
+      const connections = new Set<object>();
+      const replay = replayer(direct.knex, statements, new Map(), backendCpuProbe(tallies, connections));
       const recordedPayer = flow.payers[0]!;
       let next = 0;
       // A fixed number of replays, CONCURRENCY at a time (each worker takes the next until none is left).
@@ -199,6 +220,7 @@ async function main(): Promise<void> {
       );
       const replays = REPLAYS;
       results[name] = printTable(name, tallies, replays);
+      console.log(`  ${await planUse(connections)}`);
       const pgMs = results[name].reduce((sum, row) => sum + Number(row.pgMsPerFlow), 0);
       if (Number.isFinite(pgMs))
         report({ figure: `PostgreSQL CPU per ${name} (replayed, attributed per statement)`, value: pgMs, unit: 'ms' });

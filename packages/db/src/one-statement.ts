@@ -22,7 +22,7 @@ const VETO_MARKER = 'onestatement_veto:';
  * platform's quoting), so the rows are the ones a flush would write.
  */
 export class OneStatement {
-  private readonly parts: Array<{ name: string; sql: string }> = [];
+  private readonly parts: Array<{ name: string; sql: string; bindings: readonly unknown[] }> = [];
   /** Refusals of the veto parts, by part name: run() throws the one whose part fired. */
   private readonly vetoes = new Map<string, () => Error>();
 
@@ -42,7 +42,8 @@ export class OneStatement {
       .where(where);
     if (when) qb.andWhere(this.changed(when));
     // The ORM adds `returning "column"` when a change is raw SQL (attempts + 1); the part answers its own.
-    return this.add(name, `${qb.getFormattedQuery().replace(/ returning "[\w"., ]+$/, '')} returning 1`);
+    const { sql, bindings } = qb.getKnexQuery().toSQL();
+    return this.add(name, `${sql.replace(/ returning "[\w"., ]+$/, '')} returning 1`, bindings);
   }
 
   /**
@@ -54,7 +55,8 @@ export class OneStatement {
   lock<T extends object>(name: string, entity: EntityName<T>, where: FilterQuery<T>): this {
     // The query builder refuses a lock mode outside a transaction; the statement is one.
     const qb = this.em.createQueryBuilder(entity).select(raw('1')).where(where);
-    return this.add(name, `${qb.getFormattedQuery()} for update`);
+    const { sql, bindings } = qb.getKnexQuery().toSQL();
+    return this.add(name, `${sql} for update`, bindings);
   }
 
   /** Inserts one row of `entity` (its properties as the ORM maps them), if part `when` changed a row. */
@@ -66,11 +68,12 @@ export class OneStatement {
     >;
     const columns = Object.keys(row);
     const table = this.tableOf(entity);
-    const values = this.em.getPlatform().formatQuery(columns.map(() => '?').join(', '), Object.values(row));
+    const values = columns.map(() => '?').join(', ');
     const source = when ? `select ${values} where ${this.changed(when)}` : `values (${values})`;
     return this.add(
       name,
       `insert into ${table} (${columns.map((column) => `"${column}"`).join(', ')}) ${source} returning 1`,
+      Object.values(row),
     );
   }
 
@@ -83,7 +86,7 @@ export class OneStatement {
 
   /** Any other data-modifying SQL (with `?` bindings), ending in `returning …`, so its rows are counted. */
   sql(name: string, text: string, bindings: readonly unknown[] = []): this {
-    return this.add(name, this.em.getPlatform().formatQuery(text, bindings));
+    return this.add(name, text, bindings);
   }
 
   /**
@@ -121,10 +124,12 @@ export class OneStatement {
       .map(({ name }) => `(select count(*) from ${this.ref(name)})::integer as "${name}"`)
       .join(', ');
     const text = `with ${this.parts.map(({ name, sql }) => `${this.ref(name)} as (${sql})`).join(',\n')}\nselect ${counts}`;
+    // The values stay parameters (the driver binds them): the same text for every payment, planned once.
+    const bindings = this.parts.flatMap((part) => part.bindings);
     try {
       const [row] = await this.em
         .getConnection()
-        .execute<Array<Record<string, number>>>(text, [], 'all', this.em.getTransactionContext());
+        .execute<Array<Record<string, number>>>(text, bindings, 'all', this.em.getTransactionContext());
       return row ?? {};
     } catch (error) {
       throw this.vetoOf(error) ?? error;
@@ -140,10 +145,10 @@ export class OneStatement {
     return name ? this.vetoes.get(name)?.() : undefined;
   }
 
-  private add(name: string, sql: string): this {
+  private add(name: string, sql: string, bindings: readonly unknown[] = []): this {
     if (!/^[a-z_]+$/.test(name) || this.parts.some((part) => part.name === name))
       throw new Error(`OneStatement: part name ${name} must be new and [a-z_]+`);
-    this.parts.push({ name, sql });
+    this.parts.push({ name, sql, bindings });
     return this;
   }
 

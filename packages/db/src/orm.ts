@@ -2,6 +2,7 @@ import { MikroORM, type EntityManager, type Options } from '@mikro-orm/postgresq
 import { Migrator } from '@mikro-orm/migrations';
 import type { MigrationObject } from '@mikro-orm/core';
 import type { Database } from './database';
+import { GatewayPostgreSqlDriver } from './driver';
 
 export interface ServiceOrmOptions {
   /** The Postgres schema this service owns (DESIGN "Data ownership"). */
@@ -19,6 +20,8 @@ export type ServiceOrm = MikroORM;
 /** The service's ORM options on the process-wide pool. */
 function ormOptions(db: Database, options: ServiceOrmOptions): Options {
   return {
+    // Values as parameters, so statements are prepared once (driver.ts).
+    driver: GatewayPostgreSqlDriver,
     // MikroORM reuses a knex instance handed over as driverOptions: the process-wide pool.
     driverOptions: db.knex as unknown as Options['driverOptions'],
     clientUrl: db.url,

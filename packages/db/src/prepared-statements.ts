@@ -13,7 +13,7 @@ import { createHash } from 'node:crypto';
  */
 
 /** A bound on each connection's prepared statements: the texts are the code's own, so this is never reached in practice. */
-const MAX_PREPARED_PER_CONNECTION = 500;
+const MAX_PREPARED_PER_CONNECTION = 200;
 
 /** PostgreSQL's "cached plan must not change result type": a migration changed what a `*` returns. */
 const PLAN_RESULT_CHANGED = '0A000';

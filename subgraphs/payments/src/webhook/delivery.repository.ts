@@ -51,7 +51,10 @@ const ATTEMPTS = 'payments.webhook_attempts';
 /**
  * Attempts recorded ahead of another statement (intakeRecording), bound first as a JSON list:
  * each delivery's new state and its attempt's row, written only while the worker still holds the
- * claim (its fencing token), as recordAttempt does. `recorded`: the deliveries written.
+ * claim (its fencing token), as recordAttempt does. `recorded`: the deliveries written. The rows
+ * are found by their ids as an array (`= any`), so the plan is an index lookup whatever the
+ * table's size when it was made: a prepared plan made while the table was small joined the list
+ * to a scan of every delivery, and kept doing so as the table grew (issue 53).
  */
 const RECORDING = `recording as (select * from jsonb_to_recordset(?::jsonb) as r(id text, token text, status text, attempts integer,
       url text, status_code integer, error text, next_attempt_at timestamptz, delivered_at timestamptz, started_at timestamptz,
@@ -60,7 +63,7 @@ const RECORDING = `recording as (select * from jsonb_to_recordset(?::jsonb) as r
       update ${DELIVERIES} d set status = r.status, attempts = r.attempts, url = r.url, last_status_code = r.status_code,
         last_error = r.error, next_attempt_at = r.next_attempt_at, lease_until = null, lease_token = null,
         delivered_at = r.delivered_at, replayed_at = null, updated_at = now()
-      from recording r where d.id = r.id and d.lease_token = r.token
+      from recording r where d.id = any (array(select x.id from recording x)) and d.id = r.id and d.lease_token = r.token
       returning d.id, d.status, d.endpoint_id, d.aggregate_id),
     recorded_attempts as (
       insert into ${ATTEMPTS} (delivery_id, number, url, started_at, duration_ms, status_code, error)
