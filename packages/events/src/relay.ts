@@ -87,13 +87,16 @@ const toEvent = (row: OutboxRow): PlatformEvent => ({
  * The statements of a relay, each one round trip (issue 15: statements per payment). Every one
  * starts by stamping the rows the bus confirmed since the last statement (`confirmed`, a JSON
  * list bound first): published_at and their number among their aggregate's events. So a row is
- * stamped only once confirmed, and no statement of its own is spent on it.
+ * stamped only once confirmed, and no statement of its own is spent on it. The rows are found by
+ * their sequences as an array (`= any`): an index lookup in the prepared plan whatever the
+ * outbox's size when the plan was made (a join to the list was a scan of the whole outbox).
  */
 function relayStatements(schema: string) {
   const table = `"${schema}"."outbox"`;
   const lease = `"${schema}"."outbox_relay_lease"`;
   const stamp = `confirmed as (select * from jsonb_to_recordset(?::jsonb) as c(s bigint, n integer, t text, a text)),
-    stamped as (update ${table} o set published_at = now(), aggregate_sequence = c.n from confirmed c where o.sequence = c.s and o.published_at is null)`;
+    stamped as (update ${table} o set published_at = now(), aggregate_sequence = c.n from confirmed c
+      where o.sequence = any (array(select x.s from confirmed x)) and o.sequence = c.s and o.published_at is null)`;
   return {
     /**
      * Takes the lease when it is free or ran out, or renews this relay's own (token bound second,
@@ -312,7 +315,7 @@ export function startOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
         ctes: [
           `${p}confirmed as (select * from jsonb_to_recordset(?::jsonb) as c(s bigint, n integer, t text, a text))`,
           `${p}stamped as (update ${table} o set published_at = now(), aggregate_sequence = c.n from ${p}confirmed c
-            where o.sequence = c.s and o.published_at is null)`,
+            where o.sequence = any (array(select x.s from ${p}confirmed x)) and o.sequence = c.s and o.published_at is null)`,
           `${p}lease as (insert into ${leaseTable} as l (name, token, lease_until)
             values ('relay', ?, now() + ?::integer * interval '1 millisecond')
             on conflict (name) do update set token = excluded.token, lease_until = excluded.lease_until
