@@ -76,6 +76,8 @@ export async function launchPlatform(
         PRIVATE_TARGETS: '1',
         LOG_LEVEL: 'error',
         ...(process.env.DATABASE_URL ? { DATABASE_URL: process.env.DATABASE_URL } : {}),
+        // PostgreSQL session settings for the platform's connections: auto_explain or statement logging while diagnosing a run.
+        ...(process.env.PGOPTIONS ? { PGOPTIONS: process.env.PGOPTIONS } : {}),
         ...env,
       },
       stdio: ['ignore', 'pipe', 'pipe'],
