@@ -4,7 +4,13 @@ import { GatewayError, type Logger } from '@gateway/kernel';
 import type { DeliveryTarget, TargetLookup } from './delivery-target';
 import { holdLease } from '../lease/lease';
 import { RECORD_RIDES_WITHIN_MS, RidingRecords } from './delivery-records';
-import { deliveries, type AttemptRecord, type ClaimedDelivery, type RecordOutcome } from './delivery.repository';
+import {
+  deliveries,
+  DeliveryRepository,
+  type AttemptRecord,
+  type ClaimedDelivery,
+  type RecordOutcome,
+} from './delivery.repository';
 import { nextAttemptAt } from './retry-schedule';
 import { signedHeaders } from './signature';
 import { deliveryTargetProblem, type DeliverySettings } from './webhook-target';
@@ -405,9 +411,7 @@ export function startDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWor
     },
   };
   // Whether anything is due rides on the process's heartbeat (one statement for all its jobs); the
-  // claim, a statement of many parts, runs only then. An over-estimate on purpose (order, caps and
-  // suspended owners are the claim's): a due delivery held back only costs a claim per tick.
-  // To move into delivery.repository.ts beside the claim it stands for (the table's owner).
+  // claim, a statement of many parts, runs only then (DeliveryRepository.ANY_DUE).
   const leaveHeartbeat = heartbeatOf(knex).join({
     everyMs: pollIntervalMs,
     sql: (p) =>
@@ -416,10 +420,7 @@ export function startDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWor
         : {
             ctes: [],
             cteBindings: [],
-            columns: [
-              `exists (select 1 from payments.webhook_deliveries d where d.status = 'PENDING' and d.next_attempt_at <= now()
-                and (d.lease_until is null or d.lease_until < now())) as ${p}due`,
-            ],
+            columns: [`${DeliveryRepository.ANY_DUE} as ${p}due`],
             columnBindings: [],
           },
     done: (columns) => {

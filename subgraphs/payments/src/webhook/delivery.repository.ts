@@ -120,6 +120,15 @@ export function replayWindowEvents({ endpoint, from, to }: ReplayWindow): { sql:
  */
 export class DeliveryRepository {
   /**
+   * Whether claimDue may find anything: a due PENDING delivery nobody holds (one probe of
+   * webhook_deliveries_due_index), as a column of the process's heartbeat statement. An
+   * over-estimate on purpose (order, caps and suspended owners are the claim's): a due delivery
+   * held back only costs a claim per tick.
+   */
+  static readonly ANY_DUE = `exists (select 1 from ${DELIVERIES} d where d.status = 'PENDING' and d.next_attempt_at <= now()
+    and (d.lease_until is null or d.lease_until < now()))`;
+
+  /**
    * The current target of an event for a merchant: the session's own URL, the merchant's URL and
    * sealed secret. One query. (A TPP's target is open-banking's: asked through the router.)
    */
