@@ -27,13 +27,24 @@ describe('prepared statements', () => {
   });
 
   it('sends a statement unnamed from then on once a schema change refused its prepared plan', async () => {
+    // One transaction, so every statement goes over the one connection that prepared it; each try
+    // in a savepoint of its own, so the refusal does not end the transaction.
     await db.knex.transaction(async (trx) => {
-      expect((await trx.raw('select * from prepared_probe where id = ?', [1])).rows).toEqual([{ id: 1 }]);
+      const select = () =>
+        trx.transaction((savepoint) =>
+          savepoint.raw('select * from prepared_probe where id = ?', [1]).then((result) => result.rows),
+        );
+      expect(await select()).toEqual([{ id: 1 }]);
+      await trx.raw('alter table prepared_probe add column note text');
+      // PostgreSQL refuses the prepared `*` whose columns changed; the same text then goes unnamed, again and again.
+      expect(
+        await select().then(
+          () => 'answered',
+          (error: { code?: string }) => error.code,
+        ),
+      ).toBe('0A000');
+      expect(await select()).toEqual([{ id: 1, note: null }]);
+      expect(await select()).toEqual([{ id: 1, note: null }]);
     });
-    await db.knex.raw('alter table prepared_probe add column note text');
-    const again = () => db.knex.raw('select * from prepared_probe where id = ?', [1]).then((result) => result.rows);
-    // PostgreSQL refuses a prepared `*` whose columns changed, once; the same text then goes unnamed.
-    await again().catch((error: { code?: string }) => expect(error.code).toBe('0A000'));
-    expect(await again()).toEqual([{ id: 1, note: null }]);
   });
 });
