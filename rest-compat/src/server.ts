@@ -116,12 +116,17 @@ export async function startRestCompat(options: RestCompatOptions): Promise<Runni
   // Behind TLS (production, or an https PUBLIC_BASE_URL) the session cookie is Secure and `__Host-`.
   const cookie = dashboardCookie(options);
   await registerGraphQLProxy(app, { graphqlUrl: target.graphqlUrl, dispatcher, logger, dashboardCookie: cookie });
-  registerGraphQLWebSocketProxy(app, { graphqlUrl: target.graphqlUrl, logger, dashboardCookie: cookie });
+  const consoleCookie = operatorCookie(options);
+  registerGraphQLWebSocketProxy(app, {
+    graphqlUrl: target.graphqlUrl,
+    logger,
+    dashboardCookie: cookie,
+    operatorCookie: consoleCookie,
+  });
   registerDashboardSession(app, execute, {
     cookie,
     ...(options.publicBaseUrl ? { publicOrigin: new URL(options.publicBaseUrl).origin } : {}),
   });
-  const consoleCookie = operatorCookie(options);
   registerOperatorSession(app, execute, consoleCookie);
   registerHealth(app, target.baseUrl, dispatcher, options.readinessChecks);
 

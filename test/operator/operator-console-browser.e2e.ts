@@ -440,4 +440,130 @@ describe('operator console in a browser', () => {
     await page.waitForSelector('#sign-in-error', { timeout: 8_000 });
     expect(await page.textContent('#sign-in-error')).toMatch(/^UNAUTHORIZED /);
   }, 60_000);
+  it('shows a bank’s liquidity live: a cap change and a payment appear without a reload, well under the old 10 s poll', async () => {
+    const { page, errors } = await openPage(DESKTOP);
+    await signIn(page, t.adminKey);
+    await page.goto(`${t.platform.restUrl}/operator#/participants/bank/${a.handle}`);
+    await page.waitForSelector('#positions-live[data-live="true"]');
+    const row = page.locator('#positions tr[data-currency="LYD"][data-livemode="true"]');
+    await row.waitFor();
+    const shows = (selector: string, text: string) =>
+      page.waitForFunction(
+        ([css, wanted]) =>
+          (globalThis as any).document.querySelector(`#positions tr[data-currency="LYD"][data-livemode="true"] ${css}`)
+            ?.textContent === wanted,
+        [selector, text] as const,
+        { timeout: 4_000 },
+      );
+
+    // The operator (or another console) changes the cap through the API.
+    let started = Date.now();
+    const cap = await t.rest('PUT', `/banks/${a.handle}/net-debit-caps/LYD`, {
+      headers: admin(t),
+      body: { net_debit_cap: 12_000 },
+    });
+    expect(cap.status).toBe(200);
+    await shows('.cap', '12.000 LYD');
+    expect(Date.now() - started).toBeLessThan(4_000);
+
+    // A cross-bank payment moves the debtor bank's position.
+    const before = (await row.locator('.position').textContent())!;
+    started = Date.now();
+    await pay(t, merchant.apiKey, await a.customer(), await b.customer(), 300);
+    const read = await t.rest('GET', `/banks/${a.handle}/positions`, { headers: admin(t) });
+    const now = (read.body.positions as Array<{ currency: string; livemode: boolean; position: number }>).find(
+      (p) => p.currency === 'LYD' && p.livemode,
+    )!.position;
+    await shows('.position', `${(now / 1000).toFixed(3)} LYD`);
+    expect((await row.locator('.position').textContent()) !== before).toBe(true);
+    expect(Date.now() - started).toBeLessThan(8_000);
+    expect(errors).toEqual([]);
+  }, 60_000);
+
+  it('states what a suspension and an admin key’s revocation reach, with numbers read from the API', async () => {
+    const shop = await t.seed.createMerchant({ name: 'Busy Shop' });
+    const payee = await b.customer();
+    for (const amount of [100, 200, 300])
+      expect(
+        (
+          await t.rest('POST', '/payments/sessions', {
+            headers: bearer(shop.apiKey),
+            body: { amount, currency: 'LYD', destination: { type: 'alias', value: payee.alias } },
+          })
+        ).status,
+      ).toBe(201);
+    for (let i = 0; i < 2; i += 1) {
+      const dashboard = await fetch(`${t.platform.restUrl}/dashboard/session`, {
+        method: 'POST',
+        headers: { origin: t.platform.restUrl, ...bearer(shop.apiKey) },
+      });
+      expect(dashboard.status).toBe(201);
+    }
+    const { page, errors } = await openPage(DESKTOP);
+    await signIn(page, t.adminKey);
+    await page.goto(`${t.platform.restUrl}/operator#/participants/merchant/${shop.merchantId}`);
+    await statusIs(page, 'ACTIVE');
+    await page.click('#suspend-button');
+    await page.waitForSelector('#containment-impact[data-ready="true"]');
+    expect(await page.textContent('#containment-impact')).toBe(
+      '3 open payment sessions can no longer be paid; 2 signed-in dashboard sessions are refused (403 MERCHANT_SUSPENDED) until it is resumed.',
+    );
+    await page.click('#confirm-cancel');
+    await page.click('#rotate-merchant-key');
+    await page.waitForSelector('#key-confirm-impact[data-ready="true"]');
+    expect(await page.textContent('#key-confirm-impact')).toBe('2 signed-in dashboard sessions end.');
+    await page.click('#key-confirm-cancel');
+
+    // An admin key with one it made, each signed in to a console once.
+    const senior = await t.rest('POST', '/admin/keys', { headers: admin(t), body: { name: 'counted-senior' } });
+    const junior = await t.rest('POST', '/admin/keys', {
+      headers: { 'x-service-admin-key': senior.body.admin_key as string },
+      body: { name: 'counted-junior' },
+    });
+    for (const key of [senior.body.admin_key, junior.body.admin_key])
+      expect(
+        (
+          await fetch(`${t.platform.restUrl}/operator/session`, {
+            method: 'POST',
+            headers: { 'content-type': 'application/json', origin: t.platform.restUrl },
+            body: JSON.stringify({ admin_key: key }),
+          })
+        ).status,
+      ).toBe(201);
+    await page.click('#nav-keys');
+    await page.locator('#admin-keys li[data-name="counted-senior"] .revoke-key').click();
+    await page.waitForSelector('#confirm-dialog[open]');
+    await page.waitForFunction(() =>
+      /2 console sessions/.test((globalThis as any).document.querySelector('#revoke-sessions')?.textContent ?? ''),
+    );
+    expect(await page.textContent('#revoke-sessions')).toBe(
+      '2 keys revoked, 2 console sessions signed in with them end.',
+    );
+    await page.click('#confirm-cancel');
+    // Nothing was done: the merchant is active and its key works.
+    expect((await t.rest('GET', '/webhooks/endpoints', { headers: bearer(shop.apiKey) })).status).toBe(200);
+    expect(errors).toEqual([]);
+  }, 60_000);
+
+  it('closes a revoked admin key’s console WebSocket within 5 s and signs the console out', async () => {
+    const made = await t.rest('POST', '/admin/keys', { headers: admin(t), body: { name: 'live-shift' } });
+    expect(made.status).toBe(201);
+    const { page, errors } = await openPage(DESKTOP);
+    const socket = page.waitForEvent('websocket');
+    await signIn(page, made.body.admin_key as string);
+    await page.goto(`${t.platform.restUrl}/operator#/participants/bank/${a.handle}`);
+    const ws = await socket;
+    expect(new URL(ws.url()).pathname).toBe('/operator/graphql');
+    await page.waitForSelector('#positions-live[data-live="true"]');
+    const closed = new Promise<number>((resolve) => ws.on('close', () => resolve(Date.now())));
+
+    const started = Date.now();
+    const revoked = await t.rest('DELETE', `/admin/keys/${made.body.admin_key_id as string}`, { headers: admin(t) });
+    expect(revoked.status).toBe(200);
+    expect((await closed) - started).toBeLessThan(5_000);
+    await page.waitForSelector('#sign-in-error', { timeout: 5_000 });
+    expect(await page.textContent('#sign-in-error')).toMatch(/^UNAUTHORIZED /);
+    // The one console error is Chromium's note of the refused session check.
+    expect(errors.every((error) => /401/.test(error))).toBe(true);
+  }, 60_000);
 });

@@ -144,6 +144,19 @@ export const vault = {
     );
   },
 
+  /**
+   * How many credentials of this kind the owner holds that still work (not revoked, not expired):
+   * what revoking them all or suspending the owner would end (the operator console says it, issue 50).
+   */
+  async countLive(em: EntityManager, kind: CredentialKind, ownerId: string, now = new Date()): Promise<number> {
+    return em.count(Credential, {
+      kind,
+      ownerId,
+      revokedAt: null,
+      $or: [{ expiresAt: null }, { expiresAt: { $gt: now } }],
+    });
+  },
+
   /** Revokes one credential (a dashboard session signed out); false when it was not live. */
   async revoke(em: EntityManager, credential: Pick<Credential, 'id'>, now = new Date()): Promise<boolean> {
     return (await em.nativeUpdate(Credential, { id: credential.id, revokedAt: null }, { revokedAt: now })) === 1;

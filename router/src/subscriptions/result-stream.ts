@@ -32,7 +32,8 @@ export class ResultStream implements SubscriberSink, AsyncIterableIterator<Execu
 
   /** `statusRank`: the plan's order of statuses; its highest rank is final. */
   constructor(private readonly statusRank: ReadonlyMap<string, number>) {
-    this.finalRank = Math.max(...statusRank.values());
+    // A view (no statuses) has no final state: it ends only with its subscriber.
+    this.finalRank = statusRank.size ? Math.max(...statusRank.values()) : Number.POSITIVE_INFINITY;
   }
 
   push({ result, status }: TrackedResult): void {

@@ -32,6 +32,13 @@ export interface SubscriptionFieldDeclaration {
   refusal(id: string): GatewayError;
   /** The status an event moved the object to; undefined: the query's answer is used. */
   eventStatus(event: PlatformEvent): string | undefined;
+  /**
+   * A view rather than one aggregate's lifecycle (a bank's positions move with every cross-bank
+   * movement, whatever its aggregate): any event of `eventPatterns` re-reads it (coalesced: one
+   * read waiting at most), an answer equal to the last one is not sent, no status is tracked
+   * (`statusOrder` empty) and the stream never completes.
+   */
+  view?: boolean;
 }
 
 /** The status the publishing subgraph wrote into the event's data (payments and open-banking do). */
@@ -100,6 +107,28 @@ export const SUBSCRIPTION_FIELDS = {
     refusal: (id) => new GatewayError('MANDATE_NOT_FOUND', `no mandate ${id}`),
     // The mandate's own status (a charge event carries the charge's as `status`): the query answers those.
     eventStatus: (event) => (typeof event.data.mandate_status === 'string' ? event.data.mandate_status : undefined),
+  },
+  bankPositionsUpdated: {
+    queryField: 'bankPositions',
+    idArgument: 'handle',
+    aggregateType: 'bank_position',
+    // What can move a position or a cap: the movements' events (sessions, charges, payment orders
+    // and VRP payments, refunds), the liquidity alerts and the cap changes (net-debit.positions.ts).
+    eventPatterns: [
+      'payment.#',
+      'mandate.#',
+      'payment_order.*',
+      'refund.*',
+      'movement.*',
+      'liquidity.*',
+      'internal.net_debit_cap.*',
+    ],
+    statusOrder: [],
+    view: true,
+    // The operator console's liquidity view (issue 50): admin only, as the caps are.
+    subscribers: ['admin'],
+    refusal: () => new GatewayError('FORBIDDEN', 'bankPositionsUpdated: for an admin credential only'),
+    eventStatus: () => undefined,
   },
 } as const satisfies Record<string, SubscriptionFieldDeclaration>;
 

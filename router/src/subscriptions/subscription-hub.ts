@@ -1,5 +1,5 @@
 import type { ExecutionResult } from 'graphql';
-import type { EventBus, PlatformEvent, Subscription } from '@gateway/events';
+import { topicMatches, type EventBus, type PlatformEvent, type Subscription } from '@gateway/events';
 import type { Logger, Principal } from '@gateway/kernel';
 import { subscribedPatterns } from './subscription-fields';
 import { trackResult, type SubscriptionPlan, type TrackedResult } from './subscription-plan';
@@ -32,6 +32,10 @@ interface Group {
   lastSequence: number;
   /** Ids of the last events without a sequence answered: a redelivered one is not sent twice. */
   recent: string[];
+  /** A view's read is waiting in the chain: the events meanwhile need no read of their own. */
+  readQueued?: boolean;
+  /** A view's last answer sent (JSON): an equal one is not sent again. */
+  lastAnswer?: string;
 }
 
 const RECENT_EVENTS = 32;
@@ -58,6 +62,9 @@ const principalKey = (p: Principal) => JSON.stringify([p.kind, p.id ?? null, p.s
  */
 export class SubscriptionHub {
   private readonly byAggregate = new Map<string, Map<string, Group>>();
+  /** Groups of view fields (declaration.view), read again on any of their field's events. */
+  private readonly views = new Set<Group>();
+  private readonly recentViewEvents: string[] = [];
   private subscriptions: Subscription[] = [];
   private active = 0;
 
@@ -98,6 +105,7 @@ export class SubscriptionHub {
         (group = { plan, principal, sinks: new Set(), chain: Promise.resolve(), lastSequence: 0, recent: [] }),
       );
     group.sinks.add(sink);
+    if (plan.declaration.view) this.views.add(group);
     this.active += 1;
     let removed = false;
     return () => {
@@ -107,17 +115,50 @@ export class SubscriptionHub {
       group.sinks.delete(sink);
       if (group.sinks.size) return;
       groups.delete(key);
+      this.views.delete(group);
       if (!groups.size) this.byAggregate.delete(plan.aggregateId);
     };
   }
 
   private async onEvent(event: PlatformEvent): Promise<void> {
+    // An event matching two of the hub's patterns arrives twice (payment.# and payment.*): one read.
+    if (this.views.size && !this.recentViewEvents.includes(event.id)) {
+      this.recentViewEvents.push(event.id);
+      if (this.recentViewEvents.length > RECENT_EVENTS) this.recentViewEvents.shift();
+      for (const group of this.views)
+        if (group.plan.declaration.eventPatterns.some((pattern) => topicMatches(pattern, event.kind)))
+          this.readView(group);
+    }
     const groups = this.byAggregate.get(event.aggregateId);
     if (!groups) return;
     for (const group of groups.values()) {
-      if (group.plan.aggregateType !== event.aggregateType) continue;
+      if (group.plan.declaration.view || group.plan.aggregateType !== event.aggregateType) continue;
       group.chain = group.chain.then(() => this.answer(group, event));
     }
+  }
+
+  /**
+   * A view is read again after the events that may have moved it; events arriving while a read
+   * waits share it (a burst of movements costs one read per subscriber group, not one each).
+   */
+  private readView(group: Group): void {
+    if (group.readQueued) return;
+    group.readQueued = true;
+    group.chain = group.chain.then(async () => {
+      group.readQueued = false;
+      if (!group.sinks.size) return;
+      let tracked: TrackedResult;
+      try {
+        tracked = trackResult(await this.execute(group.principal, group.plan), group.plan);
+      } catch (error) {
+        this.logger.error({ err: error, field: group.plan.field }, 'subscription view query failed');
+        return;
+      }
+      const answer = JSON.stringify(tracked.result);
+      if (answer === group.lastAnswer) return;
+      group.lastAnswer = answer;
+      for (const sink of [...group.sinks]) sink.push(tracked);
+    });
   }
 
   /**
@@ -127,7 +168,10 @@ export class SubscriptionHub {
    */
   private catchUp(): void {
     for (const groups of this.byAggregate.values()) {
-      for (const group of groups.values()) group.chain = group.chain.then(() => this.refresh(group));
+      for (const group of groups.values()) {
+        if (group.plan.declaration.view) this.readView(group);
+        else group.chain = group.chain.then(() => this.refresh(group));
+      }
     }
   }
 

@@ -173,9 +173,13 @@ describe('consentUpdated and paymentOrderUpdated', () => {
       'consent.*',
       'internal.consent.*',
       'internal.mandate.*',
+      'internal.net_debit_cap.*',
+      'liquidity.*',
       'mandate.#',
+      'movement.*',
       'payment.#',
       'payment_order.*',
+      'refund.*',
     ]);
     // mandate.# takes the charges' events too (mandate.charge.completed): the mandate is their aggregate.
     expect(topicMatches('mandate.#', 'mandate.charge.completed')).toBe(true);

@@ -129,7 +129,10 @@ export function planSubscription(
     ...root,
     alias: { kind: Kind.NAME, value: responseKey },
     name: { kind: Kind.NAME, value: declaration.queryField },
-    selectionSet: { kind: Kind.SELECTION_SET, selections: [...(root.selectionSet?.selections ?? []), trackedStatus] },
+    selectionSet: {
+      kind: Kind.SELECTION_SET,
+      selections: [...(root.selectionSet?.selections ?? []), ...(declaration.view ? [] : [trackedStatus])],
+    },
   };
   const query: DocumentNode = {
     kind: Kind.DOCUMENT,
@@ -151,7 +154,7 @@ export function planSubscription(
     variables,
     operationName: operation.name?.value,
     responseKey,
-    statusKeys: statusKeysOf(root.selectionSet, fragments),
+    statusKeys: declaration.view ? [] : statusKeysOf(root.selectionSet, fragments),
     statusRank: new Map(
       declaration.statusOrder.flatMap((statuses, rank) => statuses.map((status) => [status, rank] as const)),
     ),

@@ -12,6 +12,7 @@ import { ResultStream } from './result-stream';
 import type { ExecuteAs, SubscriptionHub } from './subscription-hub';
 import { planSubscription, refusalFor, trackResult, type SubscriptionPlan } from './subscription-plan';
 import { carriesNul } from '../operation';
+import { isOperatorSession } from '../operator-session';
 
 export interface SubscriptionServerOptions {
   server: Server;
@@ -131,11 +132,17 @@ export function attachSubscriptionServer(options: SubscriptionServerOptions): { 
         // connection_init's credential, or else the handshake's Authorization: what rest-compat
         // sends for the merchant dashboard, whose session lives in an HttpOnly cookie no script reads.
         const handshake = ctx.extra.request.headers.authorization;
-        const params = Object.keys(credentialHeadersOf(ctx.connectionParams ?? {})).length
-          ? (ctx.connectionParams ?? {})
-          : handshake
-            ? { authorization: handshake }
-            : {};
+        // The operator console's socket (rest-compat's /operator/graphql, issue 50) is signed in by
+        // its cookie alone, sent as the handshake's Authorization: whatever connection_init says
+        // is not a credential there.
+        const consoleSession = handshake !== undefined && isOperatorSession(handshake.replace(/^Bearer /i, ''));
+        const params = consoleSession
+          ? { authorization: handshake }
+          : Object.keys(credentialHeadersOf(ctx.connectionParams ?? {})).length
+            ? (ctx.connectionParams ?? {})
+            : handshake
+              ? { authorization: handshake }
+              : {};
         if (!Object.keys(credentialHeadersOf(params)).length) return false;
         const ip = handshakeClient(ctx.extra.request);
         try {

@@ -1,6 +1,7 @@
 import { buildFederatedSchema, type SubgraphContext } from '@gateway/federation';
 import type { GraphQLSchema } from 'graphql';
 import { createAdminKeyResolver } from './admin-key/admin-key.resolver';
+import { AdminKeyImpactResolver } from './admin-key/admin-key-impact.resolver';
 import { AdminKeyService } from './admin-key/admin-key.service';
 import { AliasEntity } from './alias/alias.entity';
 import { createAuditLogResolver } from './audit/audit-log.resolver';
@@ -19,6 +20,7 @@ export async function buildIdentitySchema(): Promise<GraphQLSchema> {
       createOtpGuardResolver(new OtpGuardService()),
       createAuditLogResolver(),
       createAdminKeyResolver(new AdminKeyService()),
+      AdminKeyImpactResolver,
       OperatorSessionResolver,
     ],
     referenceResolvers: {

@@ -18,6 +18,7 @@ import type { OpenBankingSettings } from './settings';
 import { TppEntity } from './tpp/tpp.entity';
 import { createTppResolver } from './tpp/tpp.resolver';
 import { TppDirectoryResolver } from './tpp/tpp-directory.resolver';
+import { TppImpactResolver } from './tpp/tpp-impact.resolver';
 import { createTppTokenResolver } from './tpp/tpp-token.resolver';
 import { createTppSuspensionResolver } from './tpp/tpp-suspension.resolver';
 import { createPaymentOrderResolver } from './payment-order/payment-order.resolver';
@@ -35,6 +36,7 @@ export async function buildOpenBankingSchema(
     resolvers: [
       createTppResolver(modules.tpps),
       TppDirectoryResolver,
+      TppImpactResolver,
       createTppTokenResolver(),
       createTppSuspensionResolver(modules.tpps),
       createConsentResolver(modules.consents),

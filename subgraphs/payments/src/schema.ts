@@ -8,6 +8,7 @@ import { MerchantEntity } from './merchant/merchant.entity';
 import { createMerchantResolver } from './merchant/merchant.resolver';
 import { createMerchantSuspensionResolver } from './merchant/merchant-suspension.resolver';
 import { MerchantDirectoryResolver } from './merchant/merchant-directory.resolver';
+import { MerchantImpactResolver } from './merchant/merchant-impact.resolver';
 import { MandateEntity } from './mandate/mandate.entity';
 import { createMandateResolver } from './mandate/mandate.resolver';
 import { createRefundResolver } from './refund/refund.resolver';
@@ -22,6 +23,7 @@ import { createSessionResolver } from './session/session.resolver';
 import { toPaymentSession } from './session/session.type';
 import { createSettlementResolver } from './settlement/settlement.resolver';
 import { createBankPositionsResolver, createNetDebitResolver } from './net-debit/net-debit.resolver';
+import { BankPositionsUpdatesResolver } from './subscription/bank-positions-updates.resolver';
 import { SessionUpdatesResolver } from './subscription/session-updates.resolver';
 import { createWebhookResolver } from './webhook/webhook.resolver';
 import { createWebhookEndpointResolver } from './webhook-endpoint/webhook-endpoint.resolver';
@@ -38,6 +40,7 @@ export async function buildPaymentsSchema(
       createMerchantSuspensionResolver(modules.merchants),
       DashboardSessionResolver,
       MerchantDirectoryResolver,
+      MerchantImpactResolver,
       createSessionResolver(modules.sessions),
       SessionHistoryResolver,
       createCheckoutResolver(modules.checkout),
@@ -53,6 +56,7 @@ export async function buildPaymentsSchema(
       createRefundResolver(modules.refunds),
       createReportResolver(modules.reports),
       SessionUpdatesResolver,
+      BankPositionsUpdatesResolver,
     ],
     referenceResolvers: {
       // Another subgraph's reference to a merchant it knows only by id; null for an unknown one.

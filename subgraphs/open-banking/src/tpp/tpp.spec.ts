@@ -94,6 +94,7 @@ describe('open-banking subgraph: TPPs', () => {
     const { tppAccessToken, webhookSecret, tpp } = await register({ webhookUrl: 'https://hooks.example.com/ob' });
     const { __type } = await client.execute(`{ __type(name: "Tpp") { fields { name } } }`);
     expect(__type.fields.map((field: { name: string }) => field.name).sort()).toEqual([
+      'authorisedConsentCount',
       'createdAt',
       'id',
       'jwks',
@@ -107,6 +108,13 @@ describe('open-banking subgraph: TPPs', () => {
     const read = JSON.stringify(await client.execute(READ, { id: tpp.id }, admin));
     expect(read).not.toContain(tppAccessToken);
     expect(read).not.toContain(webhookSecret);
+  });
+
+  it("counts a TPP's authorised consents for the operator only (issue 50): the TPP itself is FORBIDDEN", async () => {
+    const { tpp } = await register();
+    const COUNT = `query($id: ID!) { tpp(id: $id) { id authorisedConsentCount } }`;
+    expect((await client.execute(COUNT, { id: tpp.id }, admin)).tpp).toEqual({ id: tpp.id, authorisedConsentCount: 0 });
+    expect(await client.errorCode(COUNT, { id: tpp.id }, asTpp(tpp.id))).toBe('FORBIDDEN');
   });
 
   it('only an operator registers TPPs, and a refused call writes nothing', async () => {

@@ -107,9 +107,11 @@ describe('payments subgraph: merchants', () => {
     const { __type } = await client.execute(`{ __type(name: "Merchant") { fields { name } } }`);
     expect(__type.fields.map((field: { name: string }) => field.name).sort()).toEqual([
       'createdAt',
+      'dashboardSessionCount',
       'id',
       'mode',
       'name',
+      'openPaymentSessionCount',
       'settlementIban',
       'status',
       'updatedAt',
@@ -118,6 +120,17 @@ describe('payments subgraph: merchants', () => {
     const read = JSON.stringify(await client.execute(READ, { id: merchant.id }, admin));
     expect(read).not.toContain(apiKey);
     expect(read).not.toContain(webhookSecret);
+  });
+
+  it("counts a merchant's open payment sessions and dashboard sessions for the operator only (issue 50)", async () => {
+    const { merchant } = await register({ name: 'Counted Shop' });
+    const COUNTS = `query($id: ID!) { merchant(id: $id) { id openPaymentSessionCount dashboardSessionCount } }`;
+    expect((await client.execute(COUNTS, { id: merchant.id }, admin)).merchant).toEqual({
+      id: merchant.id,
+      openPaymentSessionCount: 0,
+      dashboardSessionCount: 0,
+    });
+    expect(await client.errorCode(COUNTS, { id: merchant.id }, asMerchant(merchant.id))).toBe('FORBIDDEN');
   });
 
   it('only an operator registers merchants, and a refused call writes nothing', async () => {

@@ -1,6 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { OneStatement } from '@gateway/db';
-import { recordEventRowsIn } from '@gateway/events';
+import { recordEvent, recordEventRowsIn } from '@gateway/events';
 import { formatMoney, GatewayError, type Currency } from '@gateway/kernel';
 import type { Movement } from '../movement/movement';
 import { recordObligationIn } from '../obligation/obligation.service';
@@ -212,8 +212,28 @@ export interface CapSetting {
   liquidityCover: boolean;
 }
 
-/** Sets (or, with netDebitCap null, removes) a cap, keeping the row's position as it is. */
+/**
+ * Sets (or, with netDebitCap null, removes) a cap, keeping the row's position as it is. A cap
+ * change is rare and not part of any movement's statement, so it says so on the bus in its
+ * transaction (internal: no webhook audience): the operator console's live positions follow it
+ * (router bankPositionsUpdated, issue 50).
+ */
 export async function writeCap(tx: EntityManager, cap: CapSetting, now: Date): Promise<void> {
+  recordEvent(
+    tx,
+    {
+      kind: 'internal.net_debit_cap.changed',
+      aggregateType: 'bank_position',
+      aggregateId: `cap:${cap.bankHandle}:${cap.currency}`,
+      data: {
+        bank_handle: cap.bankHandle,
+        currency: cap.currency,
+        livemode: cap.livemode,
+        net_debit_cap: cap.netDebitCap === null ? null : cap.netDebitCap.toString(),
+      },
+    },
+    now,
+  );
   await tx.execute(
     `insert into "payments"."net_debit_positions" as p ("bank_handle", "currency", "livemode", "net_debit_cap", "alert_thresholds", "liquidity_cover", "updated_at")
      values (?, ?, ?, ?, ?::integer[], ?, ?)

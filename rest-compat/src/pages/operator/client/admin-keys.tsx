@@ -4,6 +4,7 @@ import { formatTime } from '../../dashboard/client/format';
 import { ErrorLine, StatusBadge, usePoll } from '../../dashboard/client/shared';
 import { graphql } from './api';
 import { Confirm } from './confirm';
+import { counted } from './impact';
 import { ADMIN_KEYS, CREATE_ADMIN_KEY, REVOKE_ADMIN_KEY, type AdminKeyRow, type Operator } from './operations';
 
 /** The live keys a revocation takes with it: those the key made, and theirs (the API revokes the same lineage). */
@@ -74,6 +75,16 @@ export function AdminKeysView({
     id === null ? 'unknown' : id === 'ADMIN_KEY' ? 'ADMIN_KEY' : (keys.find((key) => key.id === id)?.name ?? id);
   const lineage = revoking ? lineageOf(revoking.id, keys) : [];
   const ownKey = revoking !== null && revoking.id === operator.keyId;
+  // Read again when the confirmation opens (the list is polled): the counts it states are current.
+  useEffect(() => {
+    if (revoking) void refresh();
+  }, [revoking?.id]);
+  const consoleSessions = revoking
+    ? [keys.find((key) => key.id === revoking.id) ?? revoking, ...lineage].reduce(
+        (sum, key) => sum + (key.consoleSessionCount ?? 0),
+        0,
+      )
+    : 0;
 
   return (
     <section class="card">
@@ -167,6 +178,12 @@ export function AdminKeysView({
             : `${lineage.length} key${lineage.length === 1 ? '' : 's'} it made will be revoked with it: ${lineage
                 .map((key) => key.name)
                 .join(', ')}.`}
+        </p>
+        <p id="revoke-sessions">
+          <strong>
+            {counted(lineage.length + 1, 'key')} revoked, {counted(consoleSessions, 'console session')} signed in with{' '}
+            {lineage.length ? 'them' : 'it'} end{consoleSessions === 1 ? 's' : ''}.
+          </strong>
         </p>
         {ownKey && <p class="error">This is the key you are signed in with: the console will sign you out.</p>}
       </Confirm>

@@ -1,5 +1,5 @@
-import { useEffect, useState } from 'preact/hooks';
-import { ApiError, describeError } from '../../dashboard/client/api';
+import { useEffect, useMemo, useState } from 'preact/hooks';
+import { ApiError, describeError, type LiveState } from '../../dashboard/client/api';
 import type { CurrencyExponents } from '../../dashboard/client/format';
 import { ErrorLine, hrefOf, useHashRoute, usePoll } from '../../dashboard/client/shared';
 import { endSession, graphql, startSession } from './api';
@@ -10,6 +10,7 @@ import { SettlementView } from './settlement';
 import { AuditView } from './audit';
 import { AdminKeysView } from './admin-keys';
 import { AttentionView } from './attention';
+import { consoleLiveClient, LiveContext } from './live';
 
 export function App({ exponents, signedIn }: { exponents: CurrencyExponents; signedIn: boolean }) {
   const [operator, setOperator] = useState<Operator | null>(null);
@@ -128,8 +129,13 @@ function Console({
   };
   const session = usePoll(() => graphql<{ currentOperator: Operator }>(CURRENT_OPERATOR), SESSION_CHECK_MS, []);
   useEffect(() => guard(session.error), [session.error]);
+  // One socket for the console's live views; a refusal of it (4403) is checked at once, which
+  // signs the console out when the session is gone.
+  const [liveState, setLiveState] = useState<LiveState>('idle');
+  const client = useMemo(() => consoleLiveClient(setLiveState, () => void session.refresh()), [operator.name]);
+  useEffect(() => () => void client.dispose(), [client]);
   return (
-    <>
+    <LiveContext.Provider value={{ client, state: liveState }}>
       <header class="top">
         <div class="who">
           <strong>Operator console</strong>
@@ -171,6 +177,6 @@ function Console({
           <ErrorLine error={new ApiError('NOT_FOUND', 'There is no such page in the console.')} />
         )}
       </main>
-    </>
+    </LiveContext.Provider>
   );
 }

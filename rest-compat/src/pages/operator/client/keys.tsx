@@ -4,6 +4,7 @@ import { formatTime } from '../../dashboard/client/format';
 import { ErrorLine } from '../../dashboard/client/shared';
 import { graphql } from './api';
 import { Confirm } from './confirm';
+import { counted, ImpactLine, useImpact, type Impact } from './impact';
 import type { ParticipantKind } from './operations';
 
 /** What an action answered: a secret to show once, and what else the person must know. */
@@ -18,6 +19,8 @@ interface KeyAction {
   /** What it will do, said in the confirmation before it is done (API-CONTRACT "Operator controls"). */
   effect: string;
   run: (id: string) => Promise<Outcome>;
+  /** What it reaches, with numbers (the participant's counts, read when the confirmation opens). */
+  impact?: (impact: Impact) => string[];
 }
 
 const ACTIONS: Record<ParticipantKind, KeyAction[]> = {
@@ -27,6 +30,9 @@ const ACTIONS: Record<ParticipantKind, KeyAction[]> = {
       label: 'Rotate API key',
       effect:
         'Its current API key stops working at once, and so do its dashboard sessions. The new key is shown here once, to hand to the merchant.',
+      impact: ({ dashboardSessionCount }) => [
+        `${counted(dashboardSessionCount ?? 0, 'signed-in dashboard session')} end${dashboardSessionCount === 1 ? 's' : ''}`,
+      ],
       run: async (id) => {
         const { rotateMerchantKey } = await graphql<{ rotateMerchantKey: { apiKey: string } }>(
           'mutation OperatorRotateMerchantKey($id: ID!) { rotateMerchantKey(id: $id) { apiKey } }',
@@ -115,6 +121,7 @@ export function ParticipantKeys({
   const [outcome, setOutcome] = useState<Outcome | null>(null);
   const [error, setError] = useState<ApiError | null>(null);
   const [copied, setCopied] = useState(false);
+  const counts = useImpact(kind, id, pending?.impact !== undefined);
 
   const run = async (action: KeyAction) => {
     setBusy(true);
@@ -196,6 +203,14 @@ export function ParticipantKeys({
         onConfirm={() => pending && void run(pending)}
       >
         <p>{pending?.effect}</p>
+        {pending?.impact && (
+          <ImpactLine
+            id="key-confirm-impact"
+            lines={counts.impact ? pending.impact(counts.impact) : []}
+            error={counts.error}
+            waiting={!counts.impact}
+          />
+        )}
       </Confirm>
     </div>
   );

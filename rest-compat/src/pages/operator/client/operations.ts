@@ -69,6 +69,11 @@ export const BANK = `query OperatorBank($handle: String!) {
   }
 }`;
 
+/** A bank's positions, live (issue 50): the router sends them again each time they change. */
+export const BANK_POSITIONS_LIVE = `subscription OperatorBankPositions($handle: String!) {
+  bankPositionsUpdated(handle: $handle) { currency livemode netDebitCap position reserved headroom lastCycleId }
+}`;
+
 export interface TppRecord {
   mode: string;
   securityProfile: string;
@@ -169,9 +174,11 @@ export interface AdminKeyRow {
   createdAt: string;
   revokedAt: string | null;
   createdBy: string | null;
+  /** Console sessions signed in with it now (they end with it). */
+  consoleSessionCount: number;
 }
 
-export const ADMIN_KEYS = '{ adminKeys { id name createdAt revokedAt createdBy } }';
+export const ADMIN_KEYS = '{ adminKeys { id name createdAt revokedAt createdBy consoleSessionCount } }';
 
 export const CREATE_ADMIN_KEY = `mutation OperatorCreateAdminKey($name: String!) {
   createAdminKey(input: { name: $name }) { id name adminKey }

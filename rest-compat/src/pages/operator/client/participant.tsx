@@ -6,10 +6,13 @@ import { graphql } from './api';
 import { AuditEntries } from './audit';
 import { CapControls } from './caps';
 import { Confirm } from './confirm';
+import { ImpactLine, suspensionImpact, useImpact } from './impact';
 import { ParticipantKeys } from './keys';
+import { pollWhile, useLive } from './live';
 import {
   AUDIT_LOG,
   BANK,
+  BANK_POSITIONS_LIVE,
   MERCHANT,
   SUSPENSION,
   TPP,
@@ -64,8 +67,15 @@ export function ParticipantView({
   exponents: CurrencyExponents;
   onError: (error: ApiError | null) => void;
 }) {
-  const { data, error, refresh } = usePoll(() => load(kind, id), 10_000, [kind, id]);
+  // A bank's positions are live; the record is polled, slowly while they are (a fallback only).
+  const live = useLive<{ bankPositionsUpdated: Position[] }>(BANK_POSITIONS_LIVE, { handle: id }, kind === 'bank', [
+    kind,
+    id,
+  ]);
+  const { data, error, refresh } = usePoll(() => load(kind, id), pollWhile(live.live, 10_000), [kind, id]);
   useEffect(() => onError(error), [error]);
+  const positions =
+    data?.kind === 'bank' ? ((live.live ? live.data?.bankPositionsUpdated : null) ?? data.record.positions ?? []) : [];
   return (
     <section class="card">
       <p>
@@ -89,10 +99,10 @@ export function ParticipantView({
           <ParticipantKeys kind={data.kind} id={id} onDone={() => void refresh()} onError={onError} />
           {data.kind === 'bank' && (
             <>
-              <Positions positions={data.record.positions ?? []} exponents={exponents} />
+              <Positions positions={positions} exponents={exponents} live={live.live} />
               <CapControls
                 handle={id}
-                positions={data.record.positions ?? []}
+                positions={positions}
                 exponents={exponents}
                 onChanged={() => void refresh()}
                 onError={onError}
@@ -164,6 +174,7 @@ function Containment({
   const [busy, setBusy] = useState(false);
   const [confirming, setConfirming] = useState(false);
   const verb = action === 'suspend' ? 'Suspend' : 'Resume';
+  const counts = useImpact(kind, id, confirming && kind !== 'bank');
 
   const confirm = async () => {
     setBusy(true);
@@ -211,6 +222,14 @@ function Containment({
         onConfirm={() => void confirm()}
       >
         <p>{EFFECT[kind][action]}</p>
+        {kind !== 'bank' && (
+          <ImpactLine
+            id="containment-impact"
+            lines={counts.impact ? suspensionImpact(kind, action, counts.impact) : []}
+            error={counts.error}
+            waiting={!counts.impact}
+          />
+        )}
         <p class="meta">Reason: {reason.trim() || '(none given)'}</p>
       </Confirm>
     </div>
@@ -218,12 +237,25 @@ function Containment({
 }
 
 /** Net debit positions per currency and world: every amount through the platform's one formatter. */
-export function Positions({ positions, exponents }: { positions: Position[]; exponents: CurrencyExponents }) {
+export function Positions({
+  positions,
+  exponents,
+  live = false,
+}: {
+  positions: Position[];
+  exponents: CurrencyExponents;
+  live?: boolean;
+}) {
   const money = (amount: number | null, currency: string) =>
     amount === null ? 'no cap' : formatAmount(amount, currency, exponents);
   return (
     <div class="positions">
-      <h2>Liquidity</h2>
+      <h2>
+        Liquidity{' '}
+        <span class="meta" id="positions-live" data-live={String(live)}>
+          {live ? 'live' : 'refreshed every 10 s'}
+        </span>
+      </h2>
       {positions.length === 0 ? (
         <p class="meta" id="no-positions">
           No position: no cross-bank movement and no cap yet.
