@@ -109,6 +109,34 @@ describe('operator console: live positions and counts', () => {
     }
   }, 60_000);
 
+  it('settlementCyclesUpdated: an admin gets the latest cycles, then a new cycle at once; a merchant key is FORBIDDEN', async () => {
+    const CYCLES = `subscription { settlementCyclesUpdated(first: 5) { edges { node { id status } } } }`;
+    const live = subscribe(t.platform.graphqlUrl, { adminKey: t.adminKey }, CYCLES, {});
+    try {
+      await live.waitForMessages(1, 'the current cycles');
+      const started = Date.now();
+      const run = await t.rest('POST', '/settlement/cycles', { headers: admin(t) });
+      expect(run.status).toBe(201);
+      await live.waitForMessages(2, 'the cycles after a new one');
+      expect(Date.now() - started).toBeLessThan(5_000);
+      const ids = live.messages.at(-1)!.data.settlementCyclesUpdated.edges.map((edge: any) => edge.node.id);
+      expect(ids[0]).toBe(run.body.cycle_id);
+    } finally {
+      await live.dispose();
+    }
+    const merchant = await t.seed.createMerchant({ name: 'Nosy Shop' });
+    const refused = subscribe(t.platform.graphqlUrl, { authorization: `Bearer ${merchant.apiKey}` }, CYCLES, {});
+    try {
+      await refused.ended;
+      const codes = (refused.errors as Array<Array<{ extensions?: { code?: string } }>>)
+        .flat()
+        .map((error) => error.extensions?.code);
+      expect({ codes, messages: refused.messages }).toEqual({ codes: ['FORBIDDEN'], messages: [] });
+    } finally {
+      await refused.dispose();
+    }
+  }, 60_000);
+
   it('the console socket: its cookie alone, from its own origin; connectionParams are not a credential there', async () => {
     const cookie = await consoleCookie();
     expect(await handshake({ cookie: `gateway_operator=${cookie}` })).toBe(403); // no Origin

@@ -10,8 +10,11 @@ import { GatewayError, type PrincipalKind } from '@gateway/kernel';
 export interface SubscriptionFieldDeclaration {
   /** Query field that reads the object by the same argument (`paymentSession(id:)`). */
   queryField: string;
-  /** The argument naming the followed aggregate; the query field takes it too. */
-  idArgument: string;
+  /**
+   * The argument naming the followed aggregate; the query field takes it too. Absent for a view
+   * of no one object (the settlement cycles): the field's name stands for it.
+   */
+  idArgument?: string;
   /** `aggregateType` of the events that move the object. */
   aggregateType: string;
   /** Topic patterns of those events on the bus. */
@@ -122,12 +125,25 @@ export const SUBSCRIPTION_FIELDS = {
       'movement.*',
       'liquidity.*',
       'internal.net_debit_cap.*',
+      // A cycle's close takes its obligations out of the positions.
+      'internal.settlement_cycle.*',
     ],
     statusOrder: [],
     view: true,
     // The operator console's liquidity view (issue 50): admin only, as the caps are.
     subscribers: ['admin'],
     refusal: () => new GatewayError('FORBIDDEN', 'bankPositionsUpdated: for an admin credential only'),
+    eventStatus: () => undefined,
+  },
+  settlementCyclesUpdated: {
+    queryField: 'settlementCycles',
+    aggregateType: 'settlement_cycle',
+    // A cycle closed with its positions, and each position's core result (settlement.repository.ts).
+    eventPatterns: ['internal.settlement_cycle.*'],
+    statusOrder: [],
+    view: true,
+    subscribers: ['admin'],
+    refusal: () => new GatewayError('FORBIDDEN', 'settlementCyclesUpdated: for an admin credential only'),
     eventStatus: () => undefined,
   },
 } as const satisfies Record<string, SubscriptionFieldDeclaration>;

@@ -174,6 +174,7 @@ describe('consentUpdated and paymentOrderUpdated', () => {
       'internal.consent.*',
       'internal.mandate.*',
       'internal.net_debit_cap.*',
+      'internal.settlement_cycle.*',
       'liquidity.*',
       'mandate.#',
       'movement.*',

@@ -106,11 +106,13 @@ export function planSubscription(
   const variables = payload.variables ?? {};
   const idArgument = root.arguments?.find((argument) => argument.name.value === declaration.idArgument)?.value;
   const aggregateId =
-    idArgument?.kind === Kind.VARIABLE
-      ? variables[idArgument.name.value]
-      : idArgument?.kind === Kind.STRING
-        ? idArgument.value
-        : undefined;
+    declaration.idArgument === undefined
+      ? field
+      : idArgument?.kind === Kind.VARIABLE
+        ? variables[idArgument.name.value]
+        : idArgument?.kind === Kind.STRING
+          ? idArgument.value
+          : undefined;
   if (typeof aggregateId !== 'string' || !aggregateId) return refuse(`${declaration.idArgument}: required`);
 
   const fragments = new Map(

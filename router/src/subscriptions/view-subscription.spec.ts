@@ -96,6 +96,21 @@ describe('bankPositionsUpdated: a view, not a lifecycle', () => {
     await hub.stop();
   });
 
+  it('settlementCyclesUpdated follows no one object: planned as settlementCycles with its arguments, admin only', () => {
+    const cycles = buildSchema(`
+      type Cycles { total: Int! }
+      type Query { settlementCycles(first: Int = 20): Cycles! }
+      type Subscription { settlementCyclesUpdated(first: Int = 20): Cycles! }
+    `);
+    const planned = planSubscription(cycles, {
+      query: 'subscription { settlementCyclesUpdated(first: 5) { total } }',
+    }) as SubscriptionPlan;
+    expect(planned.aggregateId).toBe('settlementCyclesUpdated');
+    expect(planned.query).toContain('settlementCyclesUpdated: settlementCycles(first: 5)');
+    expect(planned.declaration.eventPatterns).toEqual(['internal.settlement_cycle.*']);
+    expect(refusalFor(planned, { kind: 'bank', id: 'alpha' })?.[0]?.extensions.code).toBe('FORBIDDEN');
+  });
+
   it("the subscriber's stream never completes on its own (no final status)", async () => {
     const stream = new ResultStream(plan.statusRank);
     stream.pushFirst({ result: { data: { bankPositionsUpdated: [] } }, status: undefined });

@@ -25,6 +25,7 @@ import { createSettlementResolver } from './settlement/settlement.resolver';
 import { createBankPositionsResolver, createNetDebitResolver } from './net-debit/net-debit.resolver';
 import { BankPositionsUpdatesResolver } from './subscription/bank-positions-updates.resolver';
 import { SessionUpdatesResolver } from './subscription/session-updates.resolver';
+import { SettlementCyclesUpdatesResolver } from './subscription/settlement-cycles-updates.resolver';
 import { createWebhookResolver } from './webhook/webhook.resolver';
 import { createWebhookEndpointResolver } from './webhook-endpoint/webhook-endpoint.resolver';
 import { createEventResolver } from './event/event.resolver';
@@ -57,6 +58,7 @@ export async function buildPaymentsSchema(
       createReportResolver(modules.reports),
       SessionUpdatesResolver,
       BankPositionsUpdatesResolver,
+      SettlementCyclesUpdatesResolver,
     ],
     referenceResolvers: {
       // Another subgraph's reference to a merchant it knows only by id; null for an unknown one.

@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { openServiceOrm, type Database, type ServiceOrm } from '@gateway/db';
 import { openTestDatabase } from '@gateway/db/testing';
+import { OutboxEvent } from '@gateway/events';
 import { newId, type Currency } from '@gateway/kernel';
 import { migrateVault } from '@gateway/vault';
 import { migrations } from '../migrations';
@@ -56,7 +57,8 @@ describe('settlement cycles against the database', () => {
     await migrateVault(db);
     orm = await openServiceOrm(db, {
       schema: 'payments',
-      entities: [InterbankObligationEntity, SettlementCycleEntity, SettlementPositionEntity],
+      // The outbox too: a closed cycle and a recorded position say so on the bus (issue 50).
+      entities: [InterbankObligationEntity, SettlementCycleEntity, SettlementPositionEntity, OutboxEvent],
       migrations,
       foreignSchemas: ['auth'],
     });

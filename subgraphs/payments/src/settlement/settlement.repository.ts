@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { raw } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { recordEvent } from '@gateway/events';
 import { newId } from '@gateway/kernel';
 import { anyUnclaimed, claimObligations, owedInCycle } from '../obligation/obligation.service';
 import { lowerByCycle } from '../net-debit/net-debit.positions';
@@ -165,6 +166,7 @@ export class SettlementRepository {
       };
       await tx.nativeUpdate(SettlementCycleEntity, { id: cycle.id, status: 'OPEN' }, changes);
       Object.assign(cycle, changes);
+      cycleChanged(tx, cycle.id, world, changes.status, now);
       return { kind: 'closed', cycle, positions };
     });
   }
@@ -232,25 +234,27 @@ export class SettlementRepository {
         updatedAt: now,
       });
       if (updated === 0) return false;
-      await this.moveCycle(tx, key.cycleId, cycle.status, now);
+      const status = await this.moveCycle(tx, key.cycleId, cycle.status, now);
+      cycleChanged(tx, key.cycleId, undefined, status, now);
       return true;
     });
   }
 
   /** The cycle's status as its positions now say, if the transition table allows the move. */
-  private async moveCycle(tx: EntityManager, cycleId: string, from: CycleStatus, now: Date): Promise<void> {
+  private async moveCycle(tx: EntityManager, cycleId: string, from: CycleStatus, now: Date): Promise<CycleStatus> {
     const rows: Array<{ status: PositionStatus }> = await tx.execute(
       `select "status" from "payments"."settlement_positions" where "cycle_id" = ?`,
       [cycleId],
     );
     const statuses = rows.map((row) => row.status);
     const to = cycleMove(from, cycleTriggerFor(statuses));
-    if (!to || to === from) return;
+    if (!to || to === from) return from;
     await tx.nativeUpdate(
       SettlementCycleEntity,
       { id: cycleId, status: from },
       { status: to, updatedAt: now, ...(to === 'SETTLED' ? { settledAt: now } : {}) },
     );
+    return to;
   }
 
   /**
@@ -285,3 +289,22 @@ export class SettlementRepository {
 
 /** Stateless: one for everyone. */
 export const settlementRepository = new SettlementRepository();
+
+/**
+ * A cycle closed, or one of its positions got a core result: said on the bus in the same
+ * transaction (internal: no webhook audience), so that the operator console's live cycles and
+ * positions follow it (router settlementCyclesUpdated and bankPositionsUpdated, issue 50).
+ * Settlement is not a movement's path: one event per cycle and per recorded call.
+ */
+function cycleChanged(tx: EntityManager, cycleId: string, livemode: boolean | undefined, status: string, now: Date) {
+  recordEvent(
+    tx,
+    {
+      kind: 'internal.settlement_cycle.changed',
+      aggregateType: 'settlement_cycle',
+      aggregateId: cycleId,
+      data: { cycle_id: cycleId, status, ...(livemode === undefined ? {} : { livemode }) },
+    },
+    now,
+  );
+}

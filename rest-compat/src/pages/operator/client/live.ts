@@ -13,6 +13,11 @@ const REFUSED = 4403;
  * refusal (4403: the session ended or its key was revoked), which `onRefused` reports at once.
  */
 export function consoleLiveClient(onState: (state: LiveState) => void, onRefused: () => void): Client {
+  // A socket refused at connection_init (a session revoked before it opened) also rejects one of
+  // graphql-ws's internal promises that nobody awaits; the refusal is handled through 'closed'.
+  addEventListener('unhandledrejection', (event) => {
+    if (event.reason instanceof CloseEvent && event.reason.code === REFUSED) event.preventDefault();
+  });
   const client = createClient({
     url: `${location.protocol === 'https:' ? 'wss' : 'ws'}://${location.host}/operator/graphql`,
     lazy: true,

@@ -131,10 +131,19 @@ export interface CycleRow {
   positions: CyclePosition[];
 }
 
+const CYCLE_FIELDS = `edges { node { id livemode status openedAt closedAt settledAt obligationCount trigger
+      positions { bankHandle currency netAmount direction status coreReference attempts lastError } } }`;
+
 export const CYCLES = `query OperatorCycles {
   settlementCycles(first: 20) {
-    edges { node { id livemode status openedAt closedAt settledAt obligationCount trigger
-      positions { bankHandle currency netAmount direction status coreReference attempts lastError } } }
+    ${CYCLE_FIELDS}
+  }
+}`;
+
+/** The same cycles, live (issue 50): sent again when a cycle closes or a position gets a core result. */
+export const CYCLES_LIVE = `subscription OperatorCyclesLive {
+  settlementCyclesUpdated(first: 20) {
+    ${CYCLE_FIELDS}
   }
 }`;
 

@@ -4,7 +4,8 @@ import { formatAmount, formatTime, type CurrencyExponents } from '../../dashboar
 import { ErrorLine, StatusBadge, usePoll } from '../../dashboard/client/shared';
 import { graphql } from './api';
 import { Confirm } from './confirm';
-import { CYCLES, RETRY_POSITION, type CyclePosition, type CycleRow } from './operations';
+import { pollWhile, useLive } from './live';
+import { CYCLES, CYCLES_LIVE, RETRY_POSITION, type CyclePosition, type CycleRow } from './operations';
 
 /** A position the engine has not settled: an operator may send it again now (with the same core reference). */
 const retryable = (position: CyclePosition) => position.status === 'FAILED' || position.status === 'PENDING';
@@ -17,12 +18,16 @@ export function SettlementView({
   exponents: CurrencyExponents;
   onError: (error: ApiError | null) => void;
 }) {
-  const { data, error, refresh } = usePoll(
+  // Live while the console's socket is; the poll is the fallback (slow while live).
+  const live = useLive<{ settlementCyclesUpdated: { edges: Array<{ node: CycleRow }> } }>(CYCLES_LIVE, {}, true, []);
+  const polled = usePoll(
     async () =>
       (await graphql<{ settlementCycles: { edges: Array<{ node: CycleRow }> } }>(CYCLES)).settlementCycles.edges,
-    10_000,
+    pollWhile(live.live, 10_000),
     [],
   );
+  const { error, refresh } = polled;
+  const data = (live.live ? live.data?.settlementCyclesUpdated.edges : null) ?? polled.data;
   useEffect(() => onError(error), [error]);
   const [retrying, setRetrying] = useState<{ cycleId: string; position: CyclePosition } | null>(null);
   const [busy, setBusy] = useState(false);
@@ -47,7 +52,12 @@ export function SettlementView({
   const money = (position: CyclePosition) => formatAmount(Math.abs(position.netAmount), position.currency, exponents);
   return (
     <section class="card">
-      <h1>Settlement cycles</h1>
+      <h1>
+        Settlement cycles{' '}
+        <span class="meta" id="cycles-live" data-live={String(live.live)}>
+          {live.live ? 'live' : 'refreshed every 10 s'}
+        </span>
+      </h1>
       <ErrorLine error={error ?? actionError} id="cycles-error" />
       {data && data.length === 0 && <p class="meta">No settlement cycle has run yet.</p>}
       <ul class="rows" id="cycles">
