@@ -18,7 +18,6 @@ import type { OpenBankingSettings } from './settings';
 import { TppEntity } from './tpp/tpp.entity';
 import { createTppResolver } from './tpp/tpp.resolver';
 import { TppDirectoryResolver } from './tpp/tpp-directory.resolver';
-import { TppImpactResolver } from './tpp/tpp-impact.resolver';
 import { createTppTokenResolver } from './tpp/tpp-token.resolver';
 import { createTppSuspensionResolver } from './tpp/tpp-suspension.resolver';
 import { createPaymentOrderResolver } from './payment-order/payment-order.resolver';
@@ -27,6 +26,7 @@ import { createScaResolver } from './payment-order/sca.resolver';
 import { toTpp } from './tpp/tpp.type';
 import { createFundsConfirmationResolver } from './funds-confirmation/funds-confirmation.resolver';
 import { createVrpResolver } from './vrp/vrp.resolver';
+import { TppConsentCountResolver } from './consent/tpp-consent-count.resolver';
 
 export async function buildOpenBankingSchema(
   settings: OpenBankingSettings,
@@ -36,7 +36,7 @@ export async function buildOpenBankingSchema(
     resolvers: [
       createTppResolver(modules.tpps),
       TppDirectoryResolver,
-      TppImpactResolver,
+      TppConsentCountResolver,
       createTppTokenResolver(),
       createTppSuspensionResolver(modules.tpps),
       createConsentResolver(modules.consents),
