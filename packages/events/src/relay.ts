@@ -13,7 +13,7 @@ export interface OutboxRelayOptions {
   /**
    * How often the leader checks the outbox by itself when nothing woke it: a fallback only, since
    * the lease renewal (the process's heartbeat, every third of the lease) looks too, and other
-   * instances' writes wake it by NOTIFY (the outbox's trigger).
+   * instances' writes wake it by NOTIFY (sent after their commit, tellHolder).
    */
   pollIntervalMs?: number;
   batchSize?: number;
@@ -48,6 +48,9 @@ const relaysByEvents = new WeakMap<object, OutboxRelay>();
 export function wakeOutboxRelay(em: EntityManager, options: { withinMs?: number } = {}): void {
   relaysByEvents.get(em.getEventManager())?.wake(options.withinMs);
 }
+
+/** At most one NOTIFY to the lease holder per this many milliseconds from an instance that wrote events (tellHolder). */
+const TELL_SPACING_MS = 5;
 
 /** The relay of a schema changes hands within about this long after its instance died (issue 17: seconds). */
 const DEFAULT_RELAY_LEASE_MS = 3_000;
@@ -274,15 +277,44 @@ export function startOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
   };
   orm.em.getEventManager().registerSubscriber(subscriber);
 
+  // An instance that does not hold the lease tells the one that does, after its commit, by NOTIFY
+  // on the outbox's channel: a statement of its own, outside the writing transaction. (A NOTIFY
+  // inside it, as a trigger sent one, takes the database's notify lock at commit and holds it
+  // through the WAL flush: every commit that added an event waited for the others', issue 53.)
+  // One at a time, spaced: wakes meanwhile are told by the next one.
+  let telling = false;
+  let tellAgain = false;
+  const tellHolder = () => {
+    if (telling) {
+      tellAgain = true;
+      return;
+    }
+    telling = true;
+    tellAgain = false;
+    void knex
+      .raw('select pg_notify(?, ?)', [outboxChannel(schema), ''])
+      // Not told: the holder's look on its heartbeat finds the rows (within a third of the lease).
+      .catch(() => undefined)
+      .then(() => new Promise((resolve) => setTimeout(resolve, TELL_SPACING_MS).unref()))
+      .then(() => {
+        telling = false;
+        if (tellAgain && !stopped) tellHolder();
+      });
+  };
+
+  /** The holder looks at the outbox now, or within `withinMs`. During a backoff the bus is down: looking early would only fail again. */
+  const look = (withinMs = 0) => {
+    if (stopped || failures > 0 || token === null) return;
+    woken = true;
+    if (running) again = true;
+    else if (Date.now() + withinMs < dueAt) schedule(withinMs);
+  };
+
   const relay: OutboxRelay = {
     wake(withinMs = 0) {
-      if (stopped) return;
-      // During a backoff the bus is down: waking early would only fail again. A follower leaves
-      // the event to the relaying instance, which polls.
-      if (failures > 0 || token === null) return;
-      woken = true;
-      if (running) again = true;
-      else if (Date.now() + withinMs < dueAt) schedule(withinMs);
+      if (stopped || failures > 0) return;
+      if (token === null) tellHolder();
+      else look(withinMs);
     },
     async stop() {
       stopped = true;
@@ -346,8 +378,9 @@ export function startOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
       if ((woken || again) && token !== null && failures === 0) schedule(0);
     },
   });
-  // Another instance's commit of an outbox row (the trigger's NOTIFY): the lease holder looks now.
-  const stopListening = wakeUpsOf(knex).on(outboxChannel(schema), () => relay.wake());
+  // Another instance's commit of an outbox row (its NOTIFY after the commit): the lease holder
+  // looks now. A follower does not pass it on (followers would tell each other in a loop).
+  const stopListening = wakeUpsOf(knex).on(outboxChannel(schema), () => look());
   schedule(0);
   return relay;
 }

@@ -5,6 +5,7 @@ import { Migration20261203000100_sandbox_core } from './Migration20261203000100_
 import { Migration20261205000100_sca_exemption_caps } from './Migration20261205000100_sca_exemption_caps';
 import { Migration20261206000200_banks_outbox } from './Migration20261206000200_banks_outbox';
 import { Migration20270103000100_outbox_notify } from './Migration20270103000100_outbox_notify';
+import { Migration20270110000100_notify_after_commit } from './Migration20270110000100_notify_after_commit';
 
 /** Committed migrations of the banks schema, in order. */
 export const migrations: MigrationObject[] = [
@@ -14,4 +15,5 @@ export const migrations: MigrationObject[] = [
   { name: 'Migration20261205000100_sca_exemption_caps', class: Migration20261205000100_sca_exemption_caps },
   { name: 'Migration20261206000200_banks_outbox', class: Migration20261206000200_banks_outbox },
   { name: 'Migration20270103000100_outbox_notify', class: Migration20270103000100_outbox_notify },
+  { name: 'Migration20270110000100_notify_after_commit', class: Migration20270110000100_notify_after_commit },
 ];

@@ -18,6 +18,7 @@ import { Migration20261230000100_pushed_authorization_requests } from './Migrati
 import { Migration20261231000100_funds_confirmation_consents } from './Migration20261231000100_funds_confirmation_consents';
 import { Migration20270101000100_vrp } from './Migration20270101000100_vrp';
 import { Migration20270103000100_outbox_notify } from './Migration20270103000100_outbox_notify';
+import { Migration20270110000100_notify_after_commit } from './Migration20270110000100_notify_after_commit';
 
 /** Committed migrations of the open_banking schema, in order. */
 export const migrations: MigrationObject[] = [
@@ -49,4 +50,5 @@ export const migrations: MigrationObject[] = [
   },
   { name: 'Migration20270101000100_vrp', class: Migration20270101000100_vrp },
   { name: 'Migration20270103000100_outbox_notify', class: Migration20270103000100_outbox_notify },
+  { name: 'Migration20270110000100_notify_after_commit', class: Migration20270110000100_notify_after_commit },
 ];

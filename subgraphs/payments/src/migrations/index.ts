@@ -27,6 +27,7 @@ import { Migration20261229000100_net_debit_positions } from './Migration20261229
 import { Migration20270101000100_vrp_movements } from './Migration20270101000100_vrp_movements';
 import { Migration20270102000100_mandate_charge_refunds } from './Migration20270102000100_mandate_charge_refunds';
 import { Migration20270103000100_wake_ups } from './Migration20270103000100_wake_ups';
+import { Migration20270110000100_notify_after_commit } from './Migration20270110000100_notify_after_commit';
 
 /** Committed migrations of the payments schema, in order. */
 export const migrations: MigrationObject[] = [
@@ -70,4 +71,5 @@ export const migrations: MigrationObject[] = [
     class: Migration20270102000100_mandate_charge_refunds,
   },
   { name: 'Migration20270103000100_wake_ups', class: Migration20270103000100_wake_ups },
+  { name: 'Migration20270110000100_notify_after_commit', class: Migration20270110000100_notify_after_commit },
 ];

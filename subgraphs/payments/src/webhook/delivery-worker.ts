@@ -1,5 +1,5 @@
 import type { Knex } from '@mikro-orm/knex';
-import { heartbeatOf, wakeUpsOf } from '@gateway/db';
+import { heartbeatOf } from '@gateway/db';
 import { GatewayError, type Logger } from '@gateway/kernel';
 import type { DeliveryTarget, TargetLookup } from './delivery-target';
 import { holdLease } from '../lease/lease';
@@ -34,7 +34,8 @@ export interface DeliveryWorkerOptions {
   /**
    * How often the worker asks whether a delivery is due (a retry whose time came, a claim that
    * lapsed) when nothing woke it: a column of the process's heartbeat statement (@gateway/db), a
-   * claim only when one is. Deliveries another instance inserted unclaimed wake it by NOTIFY.
+   * claim only when one is. A delivery another instance took in unclaimed (no room there) is
+   * claimed here once that check sees it due; this instance's own intakes wake it at once.
    */
   pollIntervalMs?: number;
   /** Attempts in flight in this process, all audiences together. */
@@ -69,12 +70,10 @@ export interface DeliveryWorker {
 
 const CANDIDATES = 500;
 /**
- * A claim by the worker's own clock, whatever the heartbeat said: the safety net (a lost
- * notification, held deliveries of an owner resumed on another instance, released by a claim).
+ * A claim by the worker's own clock, whatever the heartbeat said: the safety net (a heartbeat
+ * statement that failed, held deliveries of an owner resumed on another instance, released by a claim).
  */
 const FALLBACK_CLAIM_MS = 5_000;
-/** The channel of deliveries inserted unclaimed (the payments migration's trigger on webhook_deliveries). */
-export const DELIVERIES_CHANNEL = 'gateway_webhook_deliveries';
 /** Outcomes of finished attempts kept for intakes under way (by lease token): enough for the statements in flight at once. */
 const OUTCOMES_KEPT = 1_000;
 
@@ -403,7 +402,6 @@ export function startDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWor
       stopped = true;
       clearTimeout(timer);
       leaveHeartbeat();
-      stopListening();
       await claiming;
       // Delivered attempts waiting for a ride are written now (else they would be sent again after their claims lapse).
       await records.flush();
@@ -427,7 +425,6 @@ export function startDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWor
       if (columns?.due) worker.wake();
     },
   });
-  const stopListening = wakeUpsOf(knex).on(DELIVERIES_CHANNEL, () => worker.wake());
   schedule(0);
   return worker;
 }
