@@ -14,7 +14,8 @@ export class SandboxCores {
     private readonly client: Client,
   ) {}
 
-  static async start(databaseUrl: string, client: Client): Promise<SandboxCores> {
+  /** `env`: added to the banks process's environment (the soak run's probe, which stops it when the run dies). */
+  static async start(databaseUrl: string, client: Client, env: Record<string, string> = {}): Promise<SandboxCores> {
     const sharedKey = newSecret('sik_');
     const suffix = String(between(100, 999));
     const banksProcess = await startBanksProcess({
@@ -23,6 +24,7 @@ export class SandboxCores {
       INTERNAL_KEY: sharedKey,
       BANKS: `chaosa${suffix}:901,chaosb${suffix}:902,chaosc${suffix}:903`,
       LOG_LEVEL: 'error',
+      ...env,
     });
     return new SandboxCores(banksProcess, sharedKey, client);
   }

@@ -25,9 +25,11 @@ export interface DeploymentOptions {
    * services start), so an aborted start is cleaned up too.
    */
   onPlanned(deployment: Deployment): void;
+  /** Added to every platform process's environment (the soak run's probe: NODE_OPTIONS). */
+  env?: Record<string, string>;
 }
 
-const TIMINGS = {
+export const TIMINGS = {
   LOG_LEVEL: 'error',
   // An unknown outcome is given up on (documented "needs attention") after a minute, so the run reaches quiet.
   PAYMENT_OUTCOME_DEADLINE_SECONDS: '60',
@@ -39,7 +41,7 @@ const TIMINGS = {
   PRIVATE_TARGETS: '1',
 };
 // The chaos driver is one client sending everything; the public per-address limits are not what is tested here.
-const SERVICE_ENV = {
+export const SERVICE_ENV = {
   router: {
     RATE_LIMITS: JSON.stringify({ session_create: { points: 1e9 }, write: { points: 1e9 }, read: { points: 1e9 } }),
   },
@@ -66,6 +68,7 @@ async function startSplit(options: DeploymentOptions, adminKey: string, platform
       // No balancer to drain: the run's restarts and its final stop need not wait.
       SHUTDOWN_DRAIN_SECONDS: '0',
       ...TIMINGS,
+      ...options.env,
     },
     env: SERVICE_ENV,
   });
@@ -97,7 +100,7 @@ async function startBalanced(
     adminKey,
     dataDir,
     publicPort: 0,
-    env: TIMINGS,
+    env: { ...TIMINGS, ...options.env },
     serviceEnv: SERVICE_ENV,
   });
   const deployment: Deployment = {

@@ -88,12 +88,20 @@ export class Driver {
       // Paced over CHAOS_SECONDS, so the faults meet payments all along the run.
       const due = begin + (n * SECONDS * 1000) / PAYMENTS;
       if (due > Date.now()) await sleep(due - Date.now());
-      const roll = random();
-      if (this.withMandates && roll < 0.15) await this.mandateCharge();
-      else if (roll < 0.3) await this.paymentOrder();
-      else if (roll < 0.6) await this.session('same_bank');
-      else await this.session('cross_bank');
+      await this.one();
     }
+  }
+
+  /**
+   * One payment of the run's mix: a mandate charge (15 %, when routed), a payment order (15 %), a
+   * same-bank (30 %) or a cross-bank (40 %) session. The soak run (scripts/soak) paces these itself.
+   */
+  async one(): Promise<void> {
+    const roll = random();
+    if (this.withMandates && roll < 0.15) await this.mandateCharge();
+    else if (roll < 0.3) await this.paymentOrder();
+    else if (roll < 0.6) await this.session('same_bank');
+    else await this.session('cross_bank');
   }
 
   private note(what: string): void {

@@ -159,7 +159,7 @@ async function movementsFinal(
 }
 
 /** No debit reference appears twice in a core's ledger (a payment debited once, whatever was retried or taken over). */
-async function debitedTwice(cores: SandboxCores): Promise<{ check: Check; twice: number }> {
+export async function debitedTwice(cores: SandboxCores): Promise<{ check: Check; twice: number }> {
   const debits = new Map<string, number>();
   let lines = 0;
   for (const bank of cores.banks) {

@@ -1,0 +1,94 @@
+// The soak run's probe (docs/soak.md), loaded with `--require` through NODE_OPTIONS (with
+// `--expose-gc`) into the processes a soak starts, and into no other build.
+//
+// - With SOAK_PROBE_DIR: every SOAK_PROBE_INTERVAL_MS (10 s) it appends one JSON line to
+//   <dir>/<service>.jsonl: heap used after a forced full GC, RSS, the event loop's delay p99 since
+//   the last line, the active resources by type (process.getActiveResourcesInfo()) and the open
+//   sockets (file descriptors that are sockets, from /proc/self/fd).
+// - Always: when the soak that started this process dies (even by SIGKILL, when nothing of its
+//   own runs), the probe sends its process SIGTERM within a second, so the service
+//   stops as an orchestrator would stop it and no process of a soak outlives it.
+const { monitorEventLoopDelay } = require('node:perf_hooks');
+const { appendFileSync, readdirSync, readlinkSync } = require('node:fs');
+const { basename, dirname, join, sep } = require('node:path');
+const { clearInterval, setInterval } = require('node:timers');
+
+/** `subgraphs/payments/src/main.ts` → payments; `router/src/main.ts` → router; `bench/support/sandbox-banks.ts` → sandbox-banks. */
+function serviceName(entry) {
+  const parts = entry.split(sep);
+  const src = parts.lastIndexOf('src');
+  if (src > 0 && basename(entry).startsWith('main.')) return parts[src - 1];
+  return basename(entry).replace(/\.[cm]?[jt]s$/, '') || basename(dirname(entry));
+}
+
+function openSockets() {
+  try {
+    let sockets = 0;
+    for (const fd of readdirSync('/proc/self/fd')) {
+      try {
+        if (readlinkSync(`/proc/self/fd/${fd}`).startsWith('socket:')) sockets += 1;
+      } catch {
+        /* closed meanwhile */
+      }
+    }
+    return sockets;
+  } catch {
+    // Not Linux: the sockets Node holds a handle for.
+    return process.getActiveResourcesInfo().filter((type) => /^(TCPSocketWrap|PipeWrap|UDPWrap)$/.test(type)).length;
+  }
+}
+
+// The soak's pid comes from its environment (SOAK_PARENT_PID): a process whose soak died before
+// this line ran has already been re-parented, and its ppid would be no witness.
+const soak = Number(process.env.SOAK_PARENT_PID) || process.ppid;
+const soakAlive = () => {
+  try {
+    process.kill(soak, 0);
+    return true;
+  } catch (error) {
+    return error.code === 'EPERM';
+  }
+};
+const orphanWatch = setInterval(() => {
+  if (soakAlive()) return;
+  clearInterval(orphanWatch);
+  process.kill(process.pid, 'SIGTERM');
+}, 1000);
+orphanWatch.unref();
+
+const dir = process.env.SOAK_PROBE_DIR;
+if (dir) {
+  const file = join(dir, `${serviceName(process.argv[1] || 'node')}.jsonl`);
+  const every = Number(process.env.SOAK_PROBE_INTERVAL_MS || 10000);
+  const RESOLUTION_MS = 10;
+  const delay = monitorEventLoopDelay({ resolution: RESOLUTION_MS });
+  delay.enable();
+  const sample = () => {
+    // The delay is read before the forced GC and reset after it: the probe's own pause is not counted.
+    // The histogram records the time between two of its timer's ticks, the resolution included.
+    const eventLoopDelayP99Ms = delay.count > 0 ? Math.max(0, delay.percentile(99) / 1e6 - RESOLUTION_MS) : 0;
+    if (typeof globalThis.gc === 'function') globalThis.gc();
+    delay.reset();
+    const memory = process.memoryUsage();
+    const resources = {};
+    const active = process.getActiveResourcesInfo();
+    for (const type of active) resources[type] = (resources[type] || 0) + 1;
+    const line = {
+      t: Date.now(),
+      pid: process.pid,
+      gc: typeof globalThis.gc === 'function',
+      heapUsed: memory.heapUsed,
+      rss: memory.rss,
+      eventLoopDelayP99Ms,
+      handles: active.length,
+      sockets: openSockets(),
+      resources,
+    };
+    try {
+      appendFileSync(file, `${JSON.stringify(line)}\n`);
+    } catch {
+      /* the soak's folder is gone: the soak is over */
+    }
+  };
+  setInterval(sample, every).unref();
+}

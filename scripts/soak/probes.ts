@@ -1,0 +1,52 @@
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Point } from './verdicts';
+
+/** One line the probe (probe.js) wrote. */
+export interface ProbeLine {
+  t: number;
+  pid: number;
+  gc: boolean;
+  heapUsed: number;
+  rss: number;
+  eventLoopDelayP99Ms: number;
+  handles: number;
+  sockets: number;
+  resources: Record<string, number>;
+}
+
+/** Every process's lines so far, by service (`platform`, `payments`, `router`, ...). */
+export function readProbes(dir: string): Map<string, ProbeLine[]> {
+  const lines = new Map<string, ProbeLine[]>();
+  if (!existsSync(dir)) return lines;
+  for (const file of readdirSync(dir).filter((f) => f.endsWith('.jsonl'))) {
+    const parsed: ProbeLine[] = [];
+    for (const text of readFileSync(join(dir, file), 'utf8').split('\n'))
+      if (text.trim())
+        try {
+          parsed.push(JSON.parse(text));
+        } catch {
+          /* a line being written */
+        }
+    lines.set(file.replace(/\.jsonl$/, ''), parsed);
+  }
+  return lines;
+}
+
+const MB = 1e6;
+
+/** A process's series (t in seconds since the load began; lines outside the load left out). */
+export function probePoints(lines: readonly ProbeLine[], begin: number, duration: number) {
+  const within = lines.filter((l) => l.t >= begin && l.t <= begin + duration * 1000 + 1000);
+  const series = (value: (l: ProbeLine) => number): Point[] =>
+    within.map((l) => ({ t: (l.t - begin) / 1000, v: value(l) }));
+  return {
+    heap: series((l) => l.heapUsed / MB),
+    rss: series((l) => l.rss / MB),
+    eventLoopDelay: series((l) => l.eventLoopDelayP99Ms),
+    handles: series((l) => l.handles),
+    sockets: series((l) => l.sockets),
+    pids: new Set(within.map((l) => l.pid)),
+    gc: within.every((l) => l.gc),
+  };
+}

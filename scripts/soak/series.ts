@@ -1,0 +1,101 @@
+import { percentile } from '../chaos/evidence';
+import type { ProbeLine } from './probes';
+import { probePoints } from './probes';
+import type { Point, Rule, Series, Window } from './verdicts';
+
+/**
+ * The rules each series is judged by (docs/soak.md "Verdicts" says why these numbers):
+ * post-GC heap by its slope; handles, sockets and connections bounded by the first quarter's
+ * maximum; backlogs (queues, outbox, deliveries, arrivals in flight) by their growth; p99s by the
+ * first and last spans; RSS, event-loop delay, p50s and open subscriptions charted only.
+ */
+export const RULES = {
+  heap: { kind: 'slope', maxPer10Min: 1 },
+  handles: { kind: 'bounded', relative: 0.2, absolute: 10 },
+  sockets: { kind: 'bounded', relative: 0.2, absolute: 10 },
+  connections: { kind: 'bounded', relative: 0, absolute: 3 },
+  backlog: { kind: 'flat', floor: 20 },
+  p99: { kind: 'p99', ratio: 1.5, slackMs: 25, minSamples: 20 },
+  info: { kind: 'info' },
+} as const satisfies Record<string, Rule>;
+
+/** Operations the chaos client names after a method and path are the run's own reads of cores and the like, not load. */
+const isLoad = (operation: string) => !/^(GET|POST|PUT|DELETE|PATCH) /.test(operation);
+
+export interface SeriesInputs {
+  probes: Map<string, ProbeLine[]>;
+  sampled: Map<string, Point[]>;
+  windows: Map<string, Window[]>;
+  /** When the load began (epoch ms) and how long it ran (s). */
+  begin: number;
+  duration: number;
+}
+
+export function buildSeries({ probes, sampled, windows, begin, duration }: SeriesInputs): Series[] {
+  const series: Series[] = [];
+  for (const [service, lines] of [...probes].sort(([a], [b]) => a.localeCompare(b))) {
+    const p = probePoints(lines, begin, duration);
+    series.push(
+      { name: `heap after GC: ${service}`, unit: 'MB', rule: RULES.heap, points: p.heap },
+      { name: `RSS: ${service}`, unit: 'MB', rule: RULES.info, points: p.rss },
+      { name: `event loop delay p99: ${service}`, unit: 'ms', rule: RULES.info, points: p.eventLoopDelay },
+      { name: `active handles: ${service}`, unit: '', rule: RULES.handles, points: p.handles },
+      { name: `open sockets: ${service}`, unit: '', rule: RULES.sockets, points: p.sockets },
+    );
+  }
+  const of = (name: string) => sampled.get(name) ?? [];
+  series.push(
+    { name: 'PostgreSQL connections', unit: '', rule: RULES.connections, points: of('PostgreSQL connections') },
+    { name: 'outbox unpublished', unit: 'rows', rule: RULES.backlog, points: of('outbox unpublished') },
+    {
+      name: 'webhook deliveries pending',
+      unit: 'rows',
+      rule: RULES.backlog,
+      points: of('webhook deliveries pending'),
+    },
+    { name: 'arrivals in flight', unit: '', rule: RULES.backlog, points: of('arrivals in flight') },
+    { name: 'subscriptions open', unit: '', rule: RULES.info, points: of('subscriptions open') },
+  );
+  series.push(...queueSeries(sampled));
+  for (const [operation, list] of [...windows].sort(([a], [b]) => a.localeCompare(b))) {
+    // Calls made only at the start (a payer's consent, approval and token) have nothing to compare.
+    const calls = list.reduce((n, w) => n + w.values.length, 0);
+    if (!isLoad(operation) || calls < RULES.p99.minSamples * 2) continue;
+    const withCalls = list.filter((w) => w.values.length);
+    const at = (p: number) => withCalls.map((w) => ({ t: w.t, v: percentile(w.values, p)! }));
+    series.push(
+      { name: `p50: ${operation}`, unit: 'ms', rule: RULES.info, points: at(50) },
+      { name: `p99: ${operation}`, unit: 'ms', rule: RULES.p99, points: at(99), windows: list },
+    );
+  }
+  return series;
+}
+
+/**
+ * The durable queues (consume groups: `gateway.webhooks`, ...) one by one; the server-named
+ * exclusive queues of fan-out subscribers (`amq.gen-…`, one per router or service subscription)
+ * summed into one series, their names meaning nothing to a reader.
+ */
+export function queueSeries(sampled: Map<string, Point[]>): Series[] {
+  const prefix = 'queue depth: ';
+  const names = [...sampled.keys()].filter((n) => n.startsWith(prefix)).sort();
+  const named = names.filter((n) => !n.startsWith(`${prefix}amq.gen-`));
+  const fanOut = names.filter((n) => n.startsWith(`${prefix}amq.gen-`));
+  const series: Series[] = named.map((name) => ({
+    name,
+    unit: 'msgs',
+    rule: RULES.backlog,
+    points: sampled.get(name) ?? [],
+  }));
+  if (fanOut.length) {
+    const sums = new Map<number, number>();
+    for (const name of fanOut) for (const p of sampled.get(name) ?? []) sums.set(p.t, (sums.get(p.t) ?? 0) + p.v);
+    series.push({
+      name: `queue depth: fan-out subscriber queues (${fanOut.length}, summed)`,
+      unit: 'msgs',
+      rule: RULES.backlog,
+      points: [...sums].sort(([a], [b]) => a - b).map(([t, v]) => ({ t, v })),
+    });
+  }
+  return series;
+}

@@ -1,0 +1,183 @@
+import { percentile } from '../chaos/evidence';
+
+/**
+ * The soak's verdicts as pure functions of the sampled series (docs/soak.md "Verdicts"): computed
+ * over the steady-load phase only, `duration` seconds long, every point's `t` in seconds from its start.
+ */
+export interface Point {
+  t: number;
+  v: number;
+}
+
+/** A latency window: the durations (ms) of the calls that ended in the window ending at `t`. */
+export interface Window {
+  t: number;
+  values: number[];
+}
+
+export type Rule =
+  /** The least-squares slope over the last three quarters at most `maxPer10Min` (post-GC heap). */
+  | { kind: 'slope'; maxPer10Min: number }
+  /** The last three quarters' max at most the first quarter's max × (1 + relative) + absolute. */
+  | { kind: 'bounded'; absolute: number; relative: number }
+  /** What the fit over the last three quarters grows across them (slope × their length) at most `floor`. */
+  | { kind: 'flat'; floor: number }
+  /** p99 of the last span at most `ratio` × the first span's, or at most `slackMs` above it. */
+  | { kind: 'p99'; ratio: number; slackMs: number; minSamples: number }
+  /** Shown and charted, no verdict. */
+  | { kind: 'info' };
+
+export interface Series {
+  /** `heap after GC: payments`, `p99 ms: authorize`, ... */
+  name: string;
+  unit: string;
+  rule: Rule;
+  points: Point[];
+  /** p99 rules: the raw durations per window. */
+  windows?: Window[];
+}
+
+export interface Verdict {
+  first: number | undefined;
+  last: number | undefined;
+  /** Least squares over the last three quarters, per 10 minutes. */
+  slopePer10Min: number | undefined;
+  /** The bound as the table prints it. */
+  bound: string;
+  /** undefined: no verdict (an informational series, or too few samples to judge). */
+  ok: boolean | undefined;
+  /** What was compared, for the log of a failure. */
+  detail: string;
+}
+
+/** The least-squares slope of v over t (per second); undefined below two distinct instants. */
+export function slope(points: readonly Point[]): number | undefined {
+  const n = points.length;
+  if (n < 2) return undefined;
+  const meanT = points.reduce((s, p) => s + p.t, 0) / n;
+  const meanV = points.reduce((s, p) => s + p.v, 0) / n;
+  let num = 0;
+  let den = 0;
+  for (const p of points) {
+    num += (p.t - meanT) * (p.v - meanV);
+    den += (p.t - meanT) ** 2;
+  }
+  return den === 0 ? undefined : num / den;
+}
+
+/** The first quarter of the load phase: [0, duration / 4). */
+export const firstQuarter = (points: readonly Point[], duration: number): Point[] =>
+  points.filter((p) => p.t >= 0 && p.t < duration / 4);
+
+/** The last three quarters: [duration / 4, duration]. */
+export const lastThreeQuarters = (points: readonly Point[], duration: number): Point[] =>
+  points.filter((p) => p.t >= duration / 4 && p.t <= duration);
+
+/**
+ * The spans whose p99s are compared: the first and last ten minutes, or for a run shorter than
+ * twenty minutes the first and last quarters (two ten-minute spans would overlap).
+ */
+export function latencySpans(duration: number): { first: [number, number]; last: [number, number] } {
+  const span = duration >= 1200 ? 600 : duration / 4;
+  return { first: [0, span], last: [duration - span, duration] };
+}
+
+const PER_10_MIN = 600;
+const max = (points: readonly Point[]) => (points.length ? Math.max(...points.map((p) => p.v)) : undefined);
+const MIN_POINTS = 3;
+
+export function evaluate(series: Series, duration: number): Verdict {
+  const { rule, points } = series;
+  const tail = lastThreeQuarters(points, duration);
+  const perSecond = slope(tail);
+  const base = {
+    first: points[0]?.v,
+    last: points.at(-1)?.v,
+    slopePer10Min: perSecond === undefined ? undefined : perSecond * PER_10_MIN,
+  };
+  const tooFew = tail.length < MIN_POINTS;
+  switch (rule.kind) {
+    case 'info':
+      return { ...base, bound: '', ok: undefined, detail: '' };
+    case 'slope': {
+      const bound = `slope <= ${rule.maxPer10Min} ${series.unit}/10 min`;
+      if (tooFew || base.slopePer10Min === undefined)
+        return { ...base, bound, ok: undefined, detail: `${tail.length} samples: too few` };
+      return {
+        ...base,
+        bound,
+        ok: base.slopePer10Min <= rule.maxPer10Min,
+        detail: `slope ${format(base.slopePer10Min)} ${series.unit}/10 min over ${tail.length} samples`,
+      };
+    }
+    case 'bounded': {
+      const head = max(firstQuarter(points, duration));
+      const rest = max(tail);
+      if (head === undefined || rest === undefined)
+        return { ...base, bound: 'bounded', ok: undefined, detail: 'no samples in a quarter' };
+      const limit = head * (1 + rule.relative) + rule.absolute;
+      return {
+        ...base,
+        bound: `max <= ${format(limit)} (first quarter's ${format(head)} +${rule.relative * 100}% +${rule.absolute})`,
+        ok: rest <= limit,
+        detail: `max of the last three quarters ${format(rest)}, bound ${format(limit)}`,
+      };
+    }
+    case 'flat': {
+      const bound = `growth <= ${rule.floor}`;
+      if (tooFew || perSecond === undefined)
+        return { ...base, bound, ok: undefined, detail: `${tail.length} samples: too few` };
+      const growth = perSecond * (tail.at(-1)!.t - tail[0]!.t);
+      return {
+        ...base,
+        bound,
+        ok: growth <= rule.floor,
+        detail: `grows ${format(growth)} ${series.unit} across the last three quarters (slope ${format(perSecond * PER_10_MIN)}/10 min)`,
+      };
+    }
+    case 'p99':
+      return p99Verdict(series, rule, duration, base.slopePer10Min);
+  }
+}
+
+function p99Verdict(
+  series: Series,
+  rule: Extract<Rule, { kind: 'p99' }>,
+  duration: number,
+  slopePer10Min: number | undefined,
+): Verdict {
+  const spans = latencySpans(duration);
+  const within = ([from, to]: [number, number]) =>
+    (series.windows ?? []).filter((w) => w.t > from && w.t <= to + 1e-9).flatMap((w) => w.values);
+  const firstValues = within(spans.first);
+  const lastValues = within(spans.last);
+  const first = percentile(firstValues, 99);
+  const last = percentile(lastValues, 99);
+  const bound = `p99 last <= ${rule.ratio}x first (or +${rule.slackMs} ms)`;
+  if (first === undefined || last === undefined || Math.min(firstValues.length, lastValues.length) < rule.minSamples)
+    return {
+      first,
+      last,
+      slopePer10Min,
+      bound,
+      ok: undefined,
+      detail: `${firstValues.length} / ${lastValues.length} calls in the first / last span: too few (< ${rule.minSamples})`,
+    };
+  return {
+    first,
+    last,
+    slopePer10Min,
+    bound,
+    ok: last <= first * rule.ratio || last - first <= rule.slackMs,
+    detail: `p99 ${format(first)} ms in the first span (${firstValues.length} calls), ${format(last)} ms in the last (${lastValues.length})`,
+  };
+}
+
+/** A figure as the table prints it: three significant digits at most, no exponent. */
+export function format(value: number | undefined): string {
+  if (value === undefined || Number.isNaN(value)) return '';
+  const abs = Math.abs(value);
+  if (abs >= 100 || Number.isInteger(value)) return value.toFixed(0);
+  if (abs >= 10) return value.toFixed(1);
+  return value.toFixed(2);
+}

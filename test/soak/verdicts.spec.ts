@@ -1,0 +1,202 @@
+import {
+  evaluate,
+  firstQuarter,
+  lastThreeQuarters,
+  latencySpans,
+  slope,
+  type Point,
+  type Rule,
+  type Series,
+  type Window,
+} from '../../scripts/soak/verdicts';
+import { RULES } from '../../scripts/soak/series';
+
+/** The soak's verdicts (scripts/soak/verdicts.ts): each passes a steady series and fails the growth it names. */
+describe('soak verdicts', () => {
+  const TEN_MIN = 600;
+  /** A sample every 10 s over `duration` seconds, value f(t). */
+  const sampled = (duration: number, f: (t: number, i: number) => number): Point[] =>
+    Array.from({ length: duration / 10 + 1 }, (_, i) => ({ t: i * 10, v: f(i * 10, i) }));
+  const series = (rule: Rule, points: Point[], windows?: Window[]): Series => ({
+    name: 'x',
+    unit: 'MB',
+    rule,
+    points,
+    windows,
+  });
+  // A fixed wobble (no randomness in a spec): ±0.3 around the level.
+  const wobble = (i: number) => [0.3, -0.2, 0.1, -0.3, 0.2, 0][i % 6]!;
+
+  describe('least squares', () => {
+    it('is the slope of a line, per second', () => {
+      expect(slope(sampled(100, (t) => 2 * t + 5))).toBeCloseTo(2, 10);
+      expect(slope(sampled(100, () => 7))).toBe(0);
+    });
+    it('has none below two distinct instants', () => {
+      expect(slope([{ t: 0, v: 1 }])).toBeUndefined();
+      expect(
+        slope([
+          { t: 5, v: 1 },
+          { t: 5, v: 3 },
+        ]),
+      ).toBeUndefined();
+    });
+    it('splits the run into its first quarter and the last three', () => {
+      const points = sampled(400, (t) => t);
+      expect(firstQuarter(points, 400).map((p) => p.t)).toEqual([0, 10, 20, 30, 40, 50, 60, 70, 80, 90]);
+      expect(lastThreeQuarters(points, 400)[0]!.t).toBe(100);
+      expect(lastThreeQuarters(points, 400)).toHaveLength(31);
+    });
+  });
+
+  describe('post-GC heap: slope <= 1 MB per 10 minutes over the last three quarters', () => {
+    it('passes a flat heap with noise', () => {
+      const verdict = evaluate(
+        series(
+          RULES.heap,
+          sampled(TEN_MIN, (_, i) => 200 + wobble(i)),
+        ),
+        TEN_MIN,
+      );
+      expect(verdict.ok).toBe(true);
+      expect(Math.abs(verdict.slopePer10Min!)).toBeLessThan(1);
+    });
+    it('passes a warm-up that ends within the first quarter', () => {
+      const warm = (t: number) => 180 + Math.min(t, 120) / 6; // +20 MB in the first two minutes
+      expect(evaluate(series(RULES.heap, sampled(TEN_MIN, warm)), TEN_MIN).ok).toBe(true);
+    });
+    it('fails a leak of 3 MB per 10 minutes and says its slope', () => {
+      const verdict = evaluate(
+        series(
+          RULES.heap,
+          sampled(TEN_MIN, (t, i) => 200 + t / 200 + wobble(i)),
+        ),
+        TEN_MIN,
+      );
+      expect(verdict.ok).toBe(false);
+      expect(verdict.slopePer10Min).toBeCloseTo(3, 0);
+      expect(verdict.detail).toMatch(/^slope 3\.\d\d MB\/10 min over 46 samples$/);
+    });
+    it('gives no verdict on too few samples', () => {
+      expect(
+        evaluate(
+          series(
+            RULES.heap,
+            sampled(20, () => 1),
+          ),
+          20,
+        ).ok,
+      ).toBeUndefined();
+    });
+  });
+
+  describe('handles, sockets, connections: bounded by the first quarter', () => {
+    it('passes a count that swings as in the first quarter', () => {
+      const verdict = evaluate(
+        series(
+          RULES.handles,
+          sampled(TEN_MIN, (_, i) => 60 + (i % 5) * 3),
+        ),
+        TEN_MIN,
+      );
+      expect(verdict.ok).toBe(true);
+      expect(verdict.bound).toBe("max <= 96.4 (first quarter's 72 +20% +10)");
+    });
+    it('fails a count that climbs past the margin', () => {
+      const verdict = evaluate(
+        series(
+          RULES.sockets,
+          sampled(TEN_MIN, (t) => 60 + t / 10),
+        ),
+        TEN_MIN,
+      );
+      expect(verdict.ok).toBe(false);
+      expect(verdict.detail).toBe('max of the last three quarters 120, bound 98.8');
+    });
+    it('allows PostgreSQL connections three more than the first quarter at most', () => {
+      const pool = (extra: number) => sampled(TEN_MIN, (t) => (t < 300 ? 12 : 12 + extra));
+      expect(evaluate(series(RULES.connections, pool(3)), TEN_MIN).ok).toBe(true);
+      expect(evaluate(series(RULES.connections, pool(4)), TEN_MIN).ok).toBe(false);
+    });
+  });
+
+  describe('queues, outbox, deliveries: not growing', () => {
+    it('passes a backlog that comes and goes', () => {
+      expect(
+        evaluate(
+          series(
+            RULES.backlog,
+            sampled(TEN_MIN, (_, i) => [0, 5, 12, 3, 0, 8][i % 6]!),
+          ),
+          TEN_MIN,
+        ).ok,
+      ).toBe(true);
+    });
+    it('fails a backlog that grows one message per sample', () => {
+      const verdict = evaluate(
+        series(
+          RULES.backlog,
+          sampled(TEN_MIN, (_, i) => i),
+        ),
+        TEN_MIN,
+      );
+      expect(verdict.ok).toBe(false);
+      expect(verdict.detail).toMatch(/^grows 45 MB across the last three quarters \(slope 60\/10 min\)$/);
+    });
+  });
+
+  describe('p99: the last span within 1.5x of the first', () => {
+    const windows = (duration: number, ms: (t: number, k: number) => number): Window[] =>
+      Array.from({ length: duration / 10 }, (_, i) => ({
+        t: (i + 1) * 10,
+        values: Array.from({ length: 10 }, (__, k) => ms((i + 1) * 10, k)),
+      }));
+    const p99 = (w: Window[], duration: number) => evaluate(series(RULES.p99, [], w), duration);
+
+    it('compares the first and last ten minutes of a run of twenty minutes or more', () => {
+      expect(latencySpans(3600)).toEqual({ first: [0, 600], last: [3000, 3600] });
+      expect(latencySpans(300)).toEqual({ first: [0, 75], last: [225, 300] });
+    });
+    it('passes latencies that stay put', () => {
+      expect(
+        p99(
+          windows(TEN_MIN, (_, k) => 40 + k * 10),
+          TEN_MIN,
+        ).ok,
+      ).toBe(true);
+    });
+    it('fails a p99 that doubles', () => {
+      const verdict = p99(
+        windows(TEN_MIN, (t, k) => (t > 450 ? 2 : 1) * (40 + k * 20)),
+        TEN_MIN,
+      );
+      expect(verdict.ok).toBe(false);
+      expect(verdict.first).toBe(220);
+      expect(verdict.last).toBe(440);
+    });
+    it('lets a small p99 move by the slack (25 ms) whatever the ratio', () => {
+      expect(
+        p99(
+          windows(TEN_MIN, (t) => (t > 450 ? 30 : 10)),
+          TEN_MIN,
+        ).ok,
+      ).toBe(true);
+    });
+    it('gives no verdict with fewer than 20 calls in a span', () => {
+      const sparse = windows(TEN_MIN, () => 10).map((w) => ({ ...w, values: w.values.slice(0, 1) }));
+      expect(p99(sparse, TEN_MIN).ok).toBeUndefined();
+    });
+  });
+
+  it('gives an informational series no verdict', () => {
+    expect(
+      evaluate(
+        series(
+          RULES.info,
+          sampled(TEN_MIN, (t) => t),
+        ),
+        TEN_MIN,
+      ).ok,
+    ).toBeUndefined();
+  });
+});
