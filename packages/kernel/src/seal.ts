@@ -5,7 +5,14 @@ import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:
  * later — a bank's internal key, sent on every core call — which therefore cannot be kept as a
  * hash only. The key is derived from the platform secret.
  */
-const keyOf = (platformSecret: string): Buffer => createHash('sha256').update(`seal:${platformSecret}`).digest();
+/** The key of the last platform secret asked for (one per process). */
+let derived: { secret?: string; key: Buffer } = { key: Buffer.alloc(0) };
+const keyOf = (platformSecret: string): Buffer => {
+  // One platform secret per process: derived once, not on every webhook intake and attempt.
+  if (platformSecret !== derived.secret)
+    derived = { secret: platformSecret, key: createHash('sha256').update(`seal:${platformSecret}`).digest() };
+  return derived.key;
+};
 
 export function sealSecret(plaintext: string, platformSecret: string): string {
   const iv = randomBytes(12);

@@ -1,7 +1,7 @@
 import type { Knex } from '@mikro-orm/knex';
 import type { ServiceClient } from '@gateway/federation';
 import { newSecret, sealSecret } from '@gateway/kernel';
-import { createTargetLookup } from './delivery-target';
+import { createTargetLookup, openMerchantTarget } from './delivery-target';
 import { audienceOf, bankAudience, OPERATOR_AUDIENCE } from './webhook-audience';
 
 describe('webhook targets of TPPs', () => {
@@ -62,5 +62,32 @@ describe('webhook targets of TPPs', () => {
         aggregate_id: 'con_1',
       }),
     ).toBeNull();
+  });
+});
+
+describe("a merchant's primary target", () => {
+  const platformSecret = 'platform-secret-for-this-spec-0123456789';
+
+  it('opens the secret to sign when a URL is set, the session URL first', () => {
+    const sealed = sealSecret('whsec_abc', platformSecret);
+    expect(
+      openMerchantTarget({ session_url: null, merchant_url: 'https://m.example/h', sealed }, platformSecret),
+    ).toEqual({
+      url: 'https://m.example/h',
+      secret: 'whsec_abc',
+    });
+    expect(
+      openMerchantTarget(
+        { session_url: 'https://s.example/h', merchant_url: 'https://m.example/h', sealed },
+        platformSecret,
+      ),
+    ).toEqual({ url: 'https://s.example/h', secret: 'whsec_abc' });
+  });
+
+  it('leaves the secret sealed without a URL: nothing will be signed (every intake of such a merchant asks)', () => {
+    // Not a sealed value at all: opening it would throw.
+    expect(openMerchantTarget({ session_url: null, merchant_url: null, sealed: 'not-sealed' }, platformSecret)).toEqual(
+      { url: null, secret: null },
+    );
   });
 });

@@ -25,11 +25,15 @@ export type TargetLookup = (delivery: DeliveryAddress) => Promise<DeliveryTarget
 
 const TPP_WEBHOOK_TARGET = `query TppWebhookTarget($tppId: ID!) { tppWebhookTarget(tppId: $tppId) { url sealedSecret } }`;
 
-/** A merchant's stored target as an attempt uses it: the session's URL first, the secret opened to sign. */
-export const openMerchantTarget = (row: MerchantTarget, platformSecret: string): DeliveryTarget => ({
-  url: row.session_url ?? row.merchant_url,
-  secret: openSealedSecret(row.sealed, platformSecret),
-});
+/**
+ * A merchant's stored target as an attempt uses it: the session's URL first, the secret opened to
+ * sign; without a URL nothing is signed (no attempt is made), so the secret stays sealed: every
+ * event of a merchant without one is taken in all the same (the event log).
+ */
+export const openMerchantTarget = (row: MerchantTarget, platformSecret: string): DeliveryTarget => {
+  const url = row.session_url ?? row.merchant_url;
+  return { url, secret: url === null ? null : openSealedSecret(row.sealed, platformSecret) };
+};
 
 /** A further endpoint's target as the intake read it: its URL and secret opened to sign. */
 export const openEndpointTarget = (url: string, sealed: string, platformSecret: string): DeliveryTarget => ({
