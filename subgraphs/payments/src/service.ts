@@ -145,6 +145,9 @@ export async function start(options: PaymentsStartOptions): Promise<RunningServi
     registry,
     metrics: (registry) => paymentsMetrics(registry, orm, modules),
   });
+  // The jobs first: engine recovery (a movement whose process died) must not wait for the bus's
+  // consumers, which wait for the broker; the events they write wait in the outbox for the relay.
+  const jobs = startPaymentJobs(orm.em, modules, logger);
   const events = options.bus ? await startEvents(orm, options.bus, options, modules, logger) : undefined;
   if (events) modules.webhooks.attachDispatcher(events.dispatcher);
   if (events) modules.webhookEndpoints.attachDispatcher(events.dispatcher);
@@ -156,7 +159,6 @@ export async function start(options: PaymentsStartOptions): Promise<RunningServi
   const bankChanges = options.bus
     ? await forgetBankRoutingOnChange(options.bus, modules.directory, logger.child({ component: 'bank-routing' }))
     : undefined;
-  const jobs = startPaymentJobs(orm.em, modules, logger);
   return {
     ...server,
     /**
