@@ -86,6 +86,7 @@ export class SubscriptionHub {
   async stop(): Promise<void> {
     for (const subscription of this.subscriptions.splice(0)) await subscription.close();
     this.byAggregate.clear();
+    this.views.clear();
   }
 
   /** Subscribers connected to this instance. */

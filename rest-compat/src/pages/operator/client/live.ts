@@ -6,6 +6,21 @@ import { subscribe, type LiveState } from '../../dashboard/client/api';
 /** graphql-ws's Forbidden: the router closes a socket with it when its credential no longer holds. */
 const REFUSED = 4403;
 
+let refusalsIgnored = false;
+
+/**
+ * A socket refused at connection_init (a session revoked before it opened) also rejects one of
+ * graphql-ws's internal promises that nobody awaits, which the browser reports as an uncaught
+ * error; the refusal itself is handled through 'closed'. Once per page.
+ */
+function ignoreUnawaitedRefusals(): void {
+  if (refusalsIgnored) return;
+  refusalsIgnored = true;
+  addEventListener('unhandledrejection', (event) => {
+    if (event.reason instanceof CloseEvent && event.reason.code === REFUSED) event.preventDefault();
+  });
+}
+
 /**
  * The console's one WebSocket (issue 50): graphql-ws on /operator/graphql of this origin, which
  * rest-compat signs in by the console cookie alone (no connectionParams: the router ignores them
@@ -13,11 +28,7 @@ const REFUSED = 4403;
  * refusal (4403: the session ended or its key was revoked), which `onRefused` reports at once.
  */
 export function consoleLiveClient(onState: (state: LiveState) => void, onRefused: () => void): Client {
-  // A socket refused at connection_init (a session revoked before it opened) also rejects one of
-  // graphql-ws's internal promises that nobody awaits; the refusal is handled through 'closed'.
-  addEventListener('unhandledrejection', (event) => {
-    if (event.reason instanceof CloseEvent && event.reason.code === REFUSED) event.preventDefault();
-  });
+  ignoreUnawaitedRefusals();
   const client = createClient({
     url: `${location.protocol === 'https:' ? 'wss' : 'ws'}://${location.host}/operator/graphql`,
     lazy: true,
