@@ -3,8 +3,8 @@
 //
 // - With SOAK_PROBE_DIR: every SOAK_PROBE_INTERVAL_MS (10 s) it appends one JSON line to
 //   <dir>/<service>.jsonl: heap used after a forced full GC, RSS, the event loop's delay p99 since
-//   the last line, the active resources by type (process.getActiveResourcesInfo()) and the open
-//   sockets (file descriptors that are sockets, from /proc/self/fd).
+//   the last line, its CPU (% of one core) since the last line, the active resources by type (process.getActiveResourcesInfo()), the open
+//   sockets (file descriptors that are sockets, from /proc/self/fd) and the heap by V8 space.
 // - Always: when the soak that started this process dies (even by SIGKILL, when nothing of its
 //   own runs), the probe sends its process SIGTERM within a second, so the service
 //   stops as an orchestrator would stop it and no process of a soak outlives it.
@@ -12,6 +12,7 @@ const { monitorEventLoopDelay } = require('node:perf_hooks');
 const { appendFileSync, readdirSync, readlinkSync } = require('node:fs');
 const { basename, dirname, join, sep } = require('node:path');
 const { clearInterval, setInterval } = require('node:timers');
+const { getHeapSpaceStatistics } = require('node:v8');
 
 /** `subgraphs/payments/src/main.ts` → payments; `router/src/main.ts` → router; `bench/support/sandbox-banks.ts` → sandbox-banks. */
 function serviceName(entry) {
@@ -63,7 +64,15 @@ if (dir) {
   const RESOLUTION_MS = 10;
   const delay = monitorEventLoopDelay({ resolution: RESOLUTION_MS });
   delay.enable();
+  let cpu = process.cpuUsage();
+  let cpuAt = process.hrtime.bigint();
   const sample = () => {
+    // This process's CPU since the last line, in % of one core (user + system).
+    const cpuNow = process.cpuUsage();
+    const now = process.hrtime.bigint();
+    const cpuPercent = ((cpuNow.user - cpu.user + cpuNow.system - cpu.system) / Number((now - cpuAt) / 1000n)) * 100;
+    cpu = cpuNow;
+    cpuAt = now;
     // The delay is read before the forced GC and reset after it: the probe's own pause is not counted.
     // The histogram records the time between two of its timer's ticks, the resolution included.
     const eventLoopDelayP99Ms = delay.count > 0 ? Math.max(0, delay.percentile(99) / 1e6 - RESOLUTION_MS) : 0;
@@ -80,9 +89,13 @@ if (dir) {
       heapUsed: memory.heapUsed,
       rss: memory.rss,
       eventLoopDelayP99Ms,
+      cpuPercent,
       handles: active.length,
       sockets: openSockets(),
       resources,
+      // Where the heap is, by V8 space (bytes used): growth in code_space is compiled code (warm-up),
+      // in old_space retained objects.
+      spaces: Object.fromEntries(getHeapSpaceStatistics().map((space) => [space.space_name, space.space_used_size])),
     };
     try {
       appendFileSync(file, `${JSON.stringify(line)}\n`);

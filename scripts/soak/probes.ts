@@ -10,9 +10,13 @@ export interface ProbeLine {
   heapUsed: number;
   rss: number;
   eventLoopDelayP99Ms: number;
+  /** % of one core since the previous line (absent from older probes). */
+  cpuPercent?: number;
   handles: number;
   sockets: number;
   resources: Record<string, number>;
+  /** Bytes used by V8 heap space (old_space, code_space, ...). */
+  spaces?: Record<string, number>;
 }
 
 /** Every process's lines so far, by service (`platform`, `payments`, `router`, ...). */
@@ -44,6 +48,7 @@ export function probePoints(lines: readonly ProbeLine[], begin: number, duration
     heap: series((l) => l.heapUsed / MB),
     rss: series((l) => l.rss / MB),
     eventLoopDelay: series((l) => l.eventLoopDelayP99Ms),
+    cpu: series((l) => l.cpuPercent ?? 0),
     handles: series((l) => l.handles),
     sockets: series((l) => l.sockets),
     pids: new Set(within.map((l) => l.pid)),

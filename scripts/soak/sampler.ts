@@ -1,4 +1,5 @@
 import { execFile } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { promisify } from 'node:util';
 import type { Database } from '@gateway/db';
 import type { SubscriptionSample } from '../chaos/subscription-sample';
@@ -30,6 +31,18 @@ export async function queueDepths(vhost: string): Promise<Map<string, number>> {
   return depths;
 }
 
+/** The machine's CPU time so far (all cores), busy and total, from /proc/stat; undefined off Linux. */
+function cpuTimes(): { busy: number; total: number } | undefined {
+  try {
+    const fields = readFileSync('/proc/stat', 'utf8').split('\n')[0]!.trim().split(/\s+/).slice(1).map(Number);
+    const total = fields.reduce((a, b) => a + b, 0);
+    // idle and iowait
+    return { busy: total - fields[3]! - (fields[4] ?? 0), total };
+  } catch {
+    return undefined;
+  }
+}
+
 const count = async (query: Promise<Array<{ count: string | number }>>) => Number((await query)[0]!.count);
 
 export interface SamplerInputs {
@@ -45,12 +58,13 @@ export interface SamplerInputs {
 /**
  * What the soak reads itself every `every` seconds: PostgreSQL connections to the run's
  * database, queue depths, outbox rows unpublished, webhook deliveries pending, subscriptions
- * open, arrivals in flight; and it closes the latency window (series.ts takes p50/p99 per operation from them).
+ * open, arrivals in flight, the machine's CPU busy (the machine may be shared); and it closes the latency window (series.ts takes p50/p99 per operation from them).
  */
 export class Sampler {
   /** By series name; t in seconds since the load began. */
   readonly points = new Map<string, Point[]>();
   private stopped = false;
+  private cpu = cpuTimes();
   private loop: Promise<void> | undefined;
   errors = 0;
 
@@ -83,6 +97,10 @@ export class Sampler {
     const { knex, vhost, subscriptions, load, latencies } = this.inputs;
     latencies.close(t);
     this.add('arrivals in flight', t, load.inFlight);
+    const cpu = cpuTimes();
+    if (cpu && this.cpu && cpu.total > this.cpu.total)
+      this.add('machine CPU busy', t, ((cpu.busy - this.cpu.busy) / (cpu.total - this.cpu.total)) * 100);
+    this.cpu = cpu;
     this.add('subscriptions open', t, subscriptions.watched.filter((w) => !w.order.final).length);
     const [connections, outbox, deliveries] = await Promise.all([
       count(

@@ -7,7 +7,7 @@ import type { Point, Rule, Series, Window } from './verdicts';
  * The rules each series is judged by (docs/soak.md "Verdicts" says why these numbers):
  * post-GC heap by its slope; handles, sockets and connections bounded by the first quarter's
  * maximum; backlogs (queues, outbox, deliveries, arrivals in flight) by their growth; p99s by the
- * first and last spans; RSS, event-loop delay, p50s and open subscriptions charted only.
+ * first and last spans; RSS, event-loop delay, CPU, p50s and open subscriptions charted only.
  */
 export const RULES = {
   heap: { kind: 'slope', maxPer10Min: 1 },
@@ -39,6 +39,7 @@ export function buildSeries({ probes, sampled, windows, begin, duration }: Serie
       { name: `heap after GC: ${service}`, unit: 'MB', rule: RULES.heap, points: p.heap },
       { name: `RSS: ${service}`, unit: 'MB', rule: RULES.info, points: p.rss },
       { name: `event loop delay p99: ${service}`, unit: 'ms', rule: RULES.info, points: p.eventLoopDelay },
+      { name: `CPU: ${service}`, unit: '% of a core', rule: RULES.info, points: p.cpu },
       { name: `active handles: ${service}`, unit: '', rule: RULES.handles, points: p.handles },
       { name: `open sockets: ${service}`, unit: '', rule: RULES.sockets, points: p.sockets },
     );
@@ -55,6 +56,8 @@ export function buildSeries({ probes, sampled, windows, begin, duration }: Serie
     },
     { name: 'arrivals in flight', unit: '', rule: RULES.backlog, points: of('arrivals in flight') },
     { name: 'subscriptions open', unit: '', rule: RULES.info, points: of('subscriptions open') },
+    // The machine is shared: a latency that rises with the machine's CPU and not the platform's is the neighbours'.
+    { name: 'machine CPU busy', unit: '% of all cores', rule: RULES.info, points: of('machine CPU busy') },
   );
   series.push(...queueSeries(sampled));
   for (const [operation, list] of [...windows].sort(([a], [b]) => a.localeCompare(b))) {

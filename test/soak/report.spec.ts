@@ -112,7 +112,7 @@ describe('soak report', () => {
     ]);
   });
 
-  it("turns each process's probe lines into its five series, within the load only", () => {
+  it("turns each process's probe lines into its six series, within the load only", () => {
     const begin = 1_000_000;
     const line = (t: number, heapUsed: number): ProbeLine => ({
       t,
@@ -132,10 +132,11 @@ describe('soak report', () => {
       begin,
       duration: 60,
     });
-    expect(series.slice(0, 5).map((s) => s.name)).toEqual([
+    expect(series.slice(0, 6).map((s) => s.name)).toEqual([
       'heap after GC: payments',
       'RSS: payments',
       'event loop delay p99: payments',
+      'CPU: payments',
       'active handles: payments',
       'open sockets: payments',
     ]);
