@@ -27,6 +27,8 @@ export interface DeploymentOptions {
   onPlanned(deployment: Deployment): void;
   /** Added to every platform process's environment (the soak run's probe: NODE_OPTIONS). */
   env?: Record<string, string>;
+  /** A service's own variables instead of the run's (the soak's router limits). */
+  serviceEnv?: Partial<Record<ServiceName, Record<string, string>>>;
 }
 
 export const TIMINGS = {
@@ -70,7 +72,7 @@ async function startSplit(options: DeploymentOptions, adminKey: string, platform
       ...TIMINGS,
       ...options.env,
     },
-    env: SERVICE_ENV,
+    env: { ...SERVICE_ENV, ...options.serviceEnv },
   });
   const deployment: Deployment = {
     restUrl: `http://127.0.0.1:${layout.ports['rest-compat'][0]}`,
@@ -101,7 +103,7 @@ async function startBalanced(
     dataDir,
     publicPort: 0,
     env: { ...TIMINGS, ...options.env },
-    serviceEnv: SERVICE_ENV,
+    serviceEnv: { ...SERVICE_ENV, ...options.serviceEnv },
   });
   const deployment: Deployment = {
     restUrl: cluster.publicUrl,
