@@ -4,7 +4,7 @@ import { WebSocket } from 'ws';
 import { approveConsent, createConsent, enableOpenBanking } from '../support/consent-flow';
 import { bearer, FAST_ENGINE, startPaymentBank, type PaymentBank } from '../support/payments';
 import { startTestPlatform, type TestPlatform } from '../support/platform';
-import { subscribe, wsUrl } from '../support/subscriptions';
+import { subscribe, wsUrl, type SubscriptionRecord } from '../support/subscriptions';
 import { admin } from '../settlement/support';
 
 const POSITIONS = `subscription Live($handle: String!) {
@@ -60,6 +60,19 @@ describe('operator console: live positions and counts', () => {
       socket.on('error', () => undefined);
     });
 
+  /** Waits, at most 5 s from now, for a message of `live` that `matches`. */
+  const messageWithin = async (
+    live: SubscriptionRecord,
+    matches: (message: SubscriptionRecord['messages'][number]) => boolean,
+    what: string,
+  ) => {
+    const deadline = Date.now() + 5_000;
+    while (!live.messages.some(matches)) {
+      if (Date.now() > deadline) throw new Error(`${what}: not within 5 s; got ${JSON.stringify(live.messages)}`);
+      await new Promise((resolve) => setTimeout(resolve, 25));
+    }
+  };
+
   beforeAll(async () => {
     t = await startTestPlatform({ paymentsEngine: FAST_ENGINE, env: { SETTLEMENT_INTERVAL_SECONDS: '0' } });
     base = t.platform.restUrl;
@@ -76,11 +89,9 @@ describe('operator console: live positions and counts', () => {
     try {
       await live.waitForMessages(1, 'the current positions');
       expect(lydCap(live.messages[0])).toBe(5_000);
-      const started = Date.now();
       await setCap(7_000);
-      await live.waitForMessages(2, 'the positions after the cap change');
-      expect(Date.now() - started).toBeLessThan(5_000);
-      expect(lydCap(live.messages[1])).toBe(7_000);
+      // Another event may re-read the view first (the same positions again): the cap's own comes within 5 s.
+      await messageWithin(live, (message) => lydCap(message) === 7_000, 'the positions after the cap change');
     } finally {
       await live.dispose();
     }
@@ -114,13 +125,13 @@ describe('operator console: live positions and counts', () => {
     const live = subscribe(t.platform.graphqlUrl, { adminKey: t.adminKey }, CYCLES, {});
     try {
       await live.waitForMessages(1, 'the current cycles');
-      const started = Date.now();
       const run = await t.rest('POST', '/settlement/cycles', { headers: admin(t) });
       expect(run.status).toBe(201);
-      await live.waitForMessages(2, 'the cycles after a new one');
-      expect(Date.now() - started).toBeLessThan(5_000);
-      const ids = live.messages.at(-1)!.data.settlementCyclesUpdated.edges.map((edge: any) => edge.node.id);
-      expect(ids[0]).toBe(run.body.cycle_id);
+      await messageWithin(
+        live,
+        (message) => message.data?.settlementCyclesUpdated.edges[0]?.node.id === run.body.cycle_id,
+        'the cycles after a new one',
+      );
     } finally {
       await live.dispose();
     }
