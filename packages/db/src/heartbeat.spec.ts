@@ -83,4 +83,22 @@ describe('heartbeat', () => {
     leaveB();
     expect(a.at(-1)).toEqual({ due: 1 });
   });
+
+  it("answers the other parts when one part's SQL fails: each is then sent alone", async () => {
+    const broken: Array<Record<string, unknown> | undefined> = [];
+    const healthy: Array<Record<string, unknown> | undefined> = [];
+    const heartbeat = heartbeatOf(db.knex);
+    const leaveBroken = heartbeat.join({
+      ...part('x', 'due', broken),
+      sql: (p) => ({ ctes: [], cteBindings: [], columns: [`no_such_column as ${p}due`], columnBindings: [] }),
+    });
+    const leaveHealthy = heartbeat.join(part('y', 'waiting', healthy));
+    await new Promise((resolve) => setTimeout(resolve, 250));
+    leaveBroken();
+    leaveHealthy();
+    expect(broken.length).toBeGreaterThanOrEqual(1);
+    expect(broken.every((columns) => columns === undefined)).toBe(true);
+    expect(healthy.length).toBeGreaterThanOrEqual(1);
+    expect(healthy.every((columns) => columns?.waiting === 8)).toBe(true);
+  });
 });

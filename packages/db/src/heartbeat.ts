@@ -52,49 +52,63 @@ function startHeartbeat(knex: Knex): Heartbeat {
     timer.unref();
   };
 
+  type Taken = { part: HeartbeatPart; prefix: string; sql: NonNullable<ReturnType<HeartbeatPart['sql']>> };
+
+  /** One statement of the parts' CTEs and columns; the row's columns by part (prefixes taken off). */
+  const send = async (group: Taken[]): Promise<Array<Record<string, unknown>>> => {
+    const ctes = group.flatMap(({ sql }) => sql.ctes);
+    const columns = group.flatMap(({ sql }) => sql.columns);
+    const bindings = [
+      ...group.flatMap(({ sql }) => sql.cteBindings),
+      ...group.flatMap(({ sql }) => sql.columnBindings),
+    ];
+    const text = `${ctes.length > 0 ? `with ${ctes.join(',\n')}\n` : ''}select ${columns.join(', ') || '1'}`;
+    const { rows } = await knex.raw(text, bindings as Knex.RawBinding[]);
+    const row = (rows as Array<Record<string, unknown>>)[0] ?? {};
+    return group.map(({ prefix }) =>
+      Object.fromEntries(
+        Object.entries(row)
+          .filter(([name]) => name.startsWith(prefix))
+          .map(([name, value]) => [name.slice(prefix.length), value]),
+      ),
+    );
+  };
+
+  const tell = (taken: Taken, columns: Record<string, unknown> | undefined, error?: unknown) => {
+    try {
+      taken.part.done(columns, error);
+    } catch {
+      // A part's own trouble is its own.
+    }
+  };
+
   const beat = async (): Promise<void> => {
     if (beating) return;
-    const taking: Array<{ part: HeartbeatPart; prefix: string }> = [];
-    const ctes: string[] = [];
-    const columns: string[] = [];
-    const cteBindings: unknown[] = [];
-    const columnBindings: unknown[] = [];
+    const taking: Taken[] = [];
     const now = Date.now();
     for (const [part, prefix] of parts) {
       // A little early is in time: a tick comes when its timer fires, never before.
       if (now - (lastIn.get(part) ?? 0) < part.everyMs - TICK_SLACK_MS) continue;
       const sql = part.sql(prefix);
       if (!sql) continue;
-      taking.push({ part, prefix });
+      taking.push({ part, prefix, sql });
       lastIn.set(part, now);
-      ctes.push(...sql.ctes);
-      columns.push(...sql.columns);
-      cteBindings.push(...sql.cteBindings);
-      columnBindings.push(...sql.columnBindings);
     }
     if (taking.length > 0) {
       beating = (async () => {
-        let row: Record<string, unknown> | undefined;
-        let failure: unknown;
         try {
-          const text = `${ctes.length > 0 ? `with ${ctes.join(',\n')}\n` : ''}select ${columns.join(', ') || '1'}`;
-          const { rows } = await knex.raw(text, [...cteBindings, ...columnBindings] as Knex.RawBinding[]);
-          row = (rows as Array<Record<string, unknown>>)[0] ?? {};
+          const answers = await send(taking);
+          taking.forEach((taken, i) => tell(taken, answers[i]));
         } catch (error) {
-          failure = error;
-        }
-        for (const { part, prefix } of taking) {
-          const own = row
-            ? Object.fromEntries(
-                Object.entries(row)
-                  .filter(([name]) => name.startsWith(prefix))
-                  .map(([name, value]) => [name.slice(prefix.length), value]),
-              )
-            : undefined;
-          try {
-            part.done(own, failure);
-          } catch {
-            // A part's own trouble is its own.
+          if (taking.length === 1) return tell(taking[0]!, undefined, error);
+          // One part's trouble must not silence the others' (two relays of one schema on one pool
+          // upsert the same lease row twice in one statement, which PostgreSQL refuses): each alone.
+          for (const taken of taking) {
+            try {
+              tell(taken, (await send([taken]))[0]);
+            } catch (alone) {
+              tell(taken, undefined, alone);
+            }
           }
         }
       })();
