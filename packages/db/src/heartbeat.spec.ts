@@ -101,4 +101,48 @@ describe('heartbeat', () => {
     expect(healthy.length).toBeGreaterThanOrEqual(1);
     expect(healthy.every((columns) => columns?.waiting === 8)).toBe(true);
   });
+
+  it('puts two parts that upsert one row in statements of their own, so no tick fails and none is sent alone', async () => {
+    await db.knex.raw('create table if not exists heartbeat_lease (name text primary key, token text)');
+    const failures: unknown[] = [];
+    const answered = new Map<string, Array<Record<string, unknown> | undefined>>();
+    const upserting = (name: string): HeartbeatPart => ({
+      everyMs: 100,
+      writesRow: 'heartbeat_lease',
+      sql: (p) => ({
+        ctes: [
+          `${p}lease as (insert into heartbeat_lease as l (name, token) values ('relay', ?)
+            on conflict (name) do update set token = excluded.token returning l.token)`,
+        ],
+        cteBindings: [name],
+        columns: [`(select token from ${p}lease) as ${p}token`],
+        columnBindings: [],
+      }),
+      done: (columns, error) => {
+        if (error) failures.push(error);
+        answered.set(name, [...(answered.get(name) ?? []), columns]);
+      },
+    });
+    const other: Array<Record<string, unknown> | undefined> = [];
+    const heartbeat = heartbeatOf(db.knex);
+    const leave = [
+      heartbeat.join(upserting('first')),
+      heartbeat.join(upserting('second')),
+      heartbeat.join(part('c', 'due', other)),
+    ];
+    await new Promise((resolve) => setTimeout(resolve, 120));
+    statements.length = 0;
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    for (const leaving of leave) leaving();
+    await new Promise((resolve) => setTimeout(resolve, 150));
+    expect(failures).toEqual([]);
+    expect(answered.get('first')!.every((columns) => columns?.token === 'first')).toBe(true);
+    expect(answered.get('second')!.every((columns) => columns?.token === 'second')).toBe(true);
+    expect(other.every((columns) => columns?.due === 8)).toBe(true);
+    // Per tick: the first upsert with the other part, the second alone; never one per part.
+    const ticks = statements.filter((text) => text.includes('_c as')).length;
+    expect(ticks).toBeGreaterThanOrEqual(2);
+    expect(statements.filter((text) => text.includes('heartbeat_lease'))).toHaveLength(2 * ticks);
+    expect(statements).toHaveLength(2 * ticks);
+  });
 });

@@ -17,6 +17,13 @@ export interface HeartbeatPart {
   sql(
     prefix: string,
   ): { ctes: string[]; cteBindings: unknown[]; columns: string[]; columnBindings: unknown[] } | undefined;
+  /**
+   * Parts with the same key write the same row (a lease upsert), which PostgreSQL refuses twice in
+   * one statement: they go in statements of their own, one each, that tick. Two relays of one
+   * schema share a pool only where two platforms run in one process (tests); elsewhere every tick
+   * stays one statement.
+   */
+  writesRow?: string;
   /** The row's columns (the prefix taken off their names); called with none when the statement failed. */
   done(columns: Record<string, unknown> | undefined, error?: unknown): void;
 }
@@ -82,6 +89,35 @@ function startHeartbeat(knex: Knex): Heartbeat {
     }
   };
 
+  /** The parts in as few statements as their rows allow (HeartbeatPart.writesRow): one, unless two write one row. */
+  const apart = (taking: Taken[]): Taken[][] => {
+    const groups: Taken[][] = [];
+    for (const taken of taking) {
+      const key = taken.part.writesRow;
+      const room = key === undefined ? groups[0] : groups.find((group) => group.every((t) => t.part.writesRow !== key));
+      if (room) room.push(taken);
+      else groups.push([taken]);
+    }
+    return groups;
+  };
+
+  const sendGroup = async (group: Taken[]): Promise<void> => {
+    try {
+      const answers = await send(group);
+      group.forEach((taken, i) => tell(taken, answers[i]));
+    } catch (error) {
+      if (group.length === 1) return tell(group[0]!, undefined, error);
+      // One part's trouble must not silence the others': each alone.
+      for (const taken of group) {
+        try {
+          tell(taken, (await send([taken]))[0]);
+        } catch (alone) {
+          tell(taken, undefined, alone);
+        }
+      }
+    }
+  };
+
   const beat = async (): Promise<void> => {
     if (beating) return;
     const taking: Taken[] = [];
@@ -96,21 +132,7 @@ function startHeartbeat(knex: Knex): Heartbeat {
     }
     if (taking.length > 0) {
       beating = (async () => {
-        try {
-          const answers = await send(taking);
-          taking.forEach((taken, i) => tell(taken, answers[i]));
-        } catch (error) {
-          if (taking.length === 1) return tell(taking[0]!, undefined, error);
-          // One part's trouble must not silence the others' (two relays of one schema on one pool
-          // upsert the same lease row twice in one statement, which PostgreSQL refuses): each alone.
-          for (const taken of taking) {
-            try {
-              tell(taken, (await send([taken]))[0]);
-            } catch (alone) {
-              tell(taken, undefined, alone);
-            }
-          }
-        }
+        for (const group of apart(taking)) await sendGroup(group);
       })();
       await beating;
       beating = undefined;

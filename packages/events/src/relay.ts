@@ -335,6 +335,7 @@ export function startOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
   const leaseTable = `"${schema}"."outbox_relay_lease"`;
   const leaveHeartbeat = heartbeatOf(knex).join({
     everyMs: renewEveryMs,
+    writesRow: leaseTable,
     sql(p) {
       // In a backoff the lease was handed back on purpose (the bus refuses): asked again after it.
       if (running || stopped || failures > 0) return undefined;
