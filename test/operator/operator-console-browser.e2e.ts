@@ -429,6 +429,27 @@ describe('operator console in a browser', () => {
     );
   }, 60_000);
 
+  it('signs out while a call of the page is still on its way: the call is answered first, nothing is refused', async () => {
+    const { page, errors } = await openPage(DESKTOP);
+    await signIn(page, t.adminKey);
+    await page.waitForSelector(`#participants li[data-id="${merchant.merchantId}"]`);
+    // The next GraphQL calls reach the gateway 700 ms late: a poll (or a view's read) in flight at the click.
+    let held = 0;
+    await page.route('**/operator/graphql', async (route) => {
+      held += 1;
+      await new Promise((resolve) => setTimeout(resolve, 700));
+      await route.continue().catch(() => undefined);
+    });
+    await page.click('#nav-audit');
+    await page.waitForTimeout(100);
+    await page.click('#sign-out');
+    await page.waitForSelector('#admin-key');
+    expect(held).toBeGreaterThan(0);
+    expect(await page.context().cookies()).toEqual([]);
+    await page.waitForTimeout(800); // anything still on its way lands
+    expect(errors).toEqual([]);
+  }, 60_000);
+
   it('closes an open console of a revoked admin key within 5 s, with nobody clicking', async () => {
     const made = await t.rest('POST', '/admin/keys', { headers: admin(t), body: { name: 'idle-shift' } });
     expect(made.status).toBe(201);

@@ -22,10 +22,35 @@ interface GraphQLAnswer<T> {
   errors?: Array<{ message: string; extensions?: { code?: string } }>;
 }
 
+/**
+ * Calls under way: a sign-out waits for them (callsAnswered), so none reaches the gateway after the
+ * session it ends and is answered 401, which the browser reports as an error of a page that did
+ * nothing wrong. Shared by the merchant's dashboard and the operator's console.
+ */
+const callsUnderWay = new Set<Promise<Response>>();
+
+/** fetch, counted among the calls a sign-out waits for. */
+export function sendCall(url: string, init: RequestInit): Promise<Response> {
+  const call = fetch(url, init);
+  callsUnderWay.add(call);
+  const forget = () => void callsUnderWay.delete(call);
+  call.then(forget, forget);
+  return call;
+}
+
+/**
+ * Called once the signed-in views are taken off the page (their polls and sockets stopped): after a
+ * turn of the event loop the unmount is done, and then the calls they had sent are answered.
+ */
+export async function callsAnswered(): Promise<void> {
+  await new Promise((resolve) => setTimeout(resolve, 0));
+  while (callsUnderWay.size > 0) await Promise.allSettled([...callsUnderWay]);
+}
+
 export async function graphql<T>(query: string, variables: Record<string, unknown> = {}): Promise<T> {
   let response: Response;
   try {
-    response = await fetch('/graphql', {
+    response = await sendCall('/graphql', {
       method: 'POST',
       headers: { 'content-type': 'application/json', accept: 'application/json' },
       credentials: 'same-origin',

@@ -27,6 +27,7 @@ export function App({ exponents }: { exponents: CurrencyExponents }) {
   const [merchant, setMerchant] = useState<Merchant | null>(null);
   const [error, setError] = useState<ApiError | null>(null);
   const [busy, setBusy] = useState(false);
+  const [signingOut, setSigningOut] = useState(false);
 
   /** Who the session cookie signs in, if anyone: asked of the API, which alone can read the cookie. */
   const resume = async () => {
@@ -47,19 +48,30 @@ export function App({ exponents }: { exponents: CurrencyExponents }) {
     }
   };
 
+  /** The dashboard leaves the page first (its polls and socket stop), then the session ends; the form once it has. */
+  const signOut = async () => {
+    setSigningOut(true);
+    setMerchant(null);
+    try {
+      await endSession();
+    } finally {
+      setSigningOut(false);
+    }
+  };
+
   // A reload keeps the merchant signed in while the session cookie lasts; without one, the sign-in form.
   useEffect(() => {
     resume().catch(() => undefined);
   }, []);
 
+  if (signingOut)
+    return (
+      <main class="sign-in card" id="signing-out">
+        <p class="meta">Signing out…</p>
+      </main>
+    );
   if (!merchant) return <SignIn onSubmit={(key) => void signIn(key)} error={error} busy={busy} />;
-  return (
-    <SignedInDashboard
-      merchant={merchant}
-      exponents={exponents}
-      onSignOut={() => void endSession().then(() => setMerchant(null))}
-    />
-  );
+  return <SignedInDashboard merchant={merchant} exponents={exponents} onSignOut={() => void signOut()} />;
 }
 
 function SignedInDashboard({

@@ -1,4 +1,4 @@
-import { ApiError } from './api';
+import { ApiError, callsAnswered } from './api';
 
 /**
  * Signing in and out. The merchant key is sent once, to POST /dashboard/session, which answers
@@ -31,7 +31,8 @@ export async function startSession(key: string): Promise<void> {
   );
 }
 
-/** Ends the session at the gateway (the cookie no longer works anywhere) and clears it. */
+/** Ends the session at the gateway (the cookie no longer works anywhere) and clears it, once the dashboard's calls are answered. */
 export async function endSession(): Promise<void> {
+  await callsAnswered();
   await fetch(SESSION_PATH, { method: 'DELETE', credentials: 'same-origin', cache: 'no-store' }).catch(() => undefined);
 }

@@ -1,4 +1,4 @@
-import { ApiError } from '../../dashboard/client/api';
+import { ApiError, callsAnswered, sendCall } from '../../dashboard/client/api';
 
 /**
  * The public GraphQL API as the console calls it: POST /operator/graphql on this origin, signed in
@@ -20,7 +20,7 @@ const unreachable = () =>
 export async function graphql<T>(query: string, variables: Record<string, unknown> = {}): Promise<T> {
   let response: Response;
   try {
-    response = await fetch('/operator/graphql', {
+    response = await sendCall('/operator/graphql', {
       method: 'POST',
       headers: { 'content-type': 'application/json', accept: 'application/json' },
       credentials: 'same-origin',
@@ -62,7 +62,8 @@ export async function startSession(adminKey: string): Promise<void> {
   );
 }
 
-/** Ends the session at the gateway (the cookie no longer works anywhere) and clears it. */
+/** Ends the session at the gateway (the cookie no longer works anywhere) and clears it, once the console's calls are answered. */
 export async function endSession(): Promise<void> {
+  await callsAnswered();
   await fetch(SESSION_PATH, { method: 'DELETE', credentials: 'same-origin', cache: 'no-store' }).catch(() => undefined);
 }

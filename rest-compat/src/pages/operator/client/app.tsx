@@ -16,6 +16,7 @@ export function App({ exponents, signedIn }: { exponents: CurrencyExponents; sig
   const [operator, setOperator] = useState<Operator | null>(null);
   const [error, setError] = useState<ApiError | null>(null);
   const [busy, setBusy] = useState(false);
+  const [signingOut, setSigningOut] = useState(false);
 
   /** Who the session cookie signs in, if anyone: asked of the API, which alone can read the cookie. */
   const resume = async () => {
@@ -36,6 +37,18 @@ export function App({ exponents, signedIn }: { exponents: CurrencyExponents; sig
     }
   };
 
+  /** The console leaves the page first (its polls and socket stop), then the session ends; the form once it has. */
+  const signOut = async () => {
+    setSigningOut(true);
+    setError(null);
+    setOperator(null);
+    try {
+      await endSession();
+    } finally {
+      setSigningOut(false);
+    }
+  };
+
   // A reload keeps the operator signed in while the cookie lasts; without one, the form at once (no refused call).
   useEffect(() => {
     if (signedIn) resume().catch(() => undefined);
@@ -47,14 +60,15 @@ export function App({ exponents, signedIn }: { exponents: CurrencyExponents; sig
     setError(lost);
   };
 
+  if (signingOut)
+    return (
+      <main class="sign-in card" id="signing-out">
+        <p class="meta">Signing out…</p>
+      </main>
+    );
   if (!operator) return <SignIn onSubmit={(key) => void signIn(key)} error={error} busy={busy} />;
   return (
-    <Console
-      operator={operator}
-      exponents={exponents}
-      onSessionLost={onSessionLost}
-      onSignOut={() => void endSession().then(() => setOperator(null))}
-    />
+    <Console operator={operator} exponents={exponents} onSessionLost={onSessionLost} onSignOut={() => void signOut()} />
   );
 }
 
