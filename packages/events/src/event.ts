@@ -71,15 +71,24 @@ export function recordEventIn(
  * picking one of `max` event ids made here (ids are made in one place, newId; the unused ones
  * are simply never written). For an event whose very existence depends on rows the statement
  * writes (a threshold crossed by the reservation it makes), which no caller can know beforehand.
+ * Values go in `selectBindings` (its `?`s), never into the text: the text is prepared once per
+ * connection, and a text per value would fill the connection's prepared statements.
  */
-export function recordEventRowsIn(statement: OneStatement, name: string, max: number, select: string, now: Date): void {
+export function recordEventRowsIn(
+  statement: OneStatement,
+  name: string,
+  max: number,
+  select: string,
+  now: Date,
+  selectBindings: readonly unknown[] = [],
+): void {
   const ids = Array.from({ length: max }, () => newId('event'));
   statement.sql(
     name,
     `insert into ${statement.tableOf(OutboxEvent)} ("id", "kind", "aggregate_type", "aggregate_id", "audience", "data", "created_at")
      select (array[${ids.map(() => '?').join(', ')}])["n"], "kind", "aggregate_type", "aggregate_id", "audience", "data", ?
      from (${select}) as e("kind", "aggregate_type", "aggregate_id", "audience", "data", "n") returning 1`,
-    [...ids, now],
+    [...ids, now, ...selectBindings],
   );
 }
 

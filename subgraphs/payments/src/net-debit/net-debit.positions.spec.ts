@@ -214,6 +214,32 @@ describe('net debit positions: the reservation SQL', () => {
     expect(after.unsettled + after.reserved).toBeLessThanOrEqual(4000n);
   });
 
+  it('sends one text whatever the amount: a value in the text would be prepared again on every connection for every amount (issue 52)', async () => {
+    const { debtor, creditor } = banks();
+    await cap(debtor, 1_000_000, [50, 80]);
+    const texts: string[] = [];
+    const listen = (query: { sql: string }) => void texts.push(query.sql);
+    const knex = orm.em.getKnex();
+    const textsOf = async (amount: number) => {
+      texts.length = 0;
+      knex.on('query', listen);
+      const id = `ops_text${bank}_${amount}`;
+      await reserve(id, money(debtor, creditor, amount));
+      await obligated({ ...money(debtor, creditor, amount), id });
+      await reserve(`${id}_released`, money(debtor, creditor, amount));
+      const statement = new OneStatement(em());
+      releaseIn(statement, `${id}_released`, new Date());
+      await statement.run();
+      knex.off('query', listen);
+      return [...texts];
+    };
+    const first = await textsOf(396);
+    const second = await textsOf(2_505);
+    expect(first).toHaveLength(4); // reserve, obligate, reserve, release
+    expect(first.join('\n')).not.toMatch(/\b396\b/);
+    expect(second).toEqual(first);
+  });
+
   it('records each alert threshold once per crossing, not once per payment, for the bank and for the operator', async () => {
     const { debtor, creditor } = banks();
     await cap(debtor, 1000, [50, 80, 100]);

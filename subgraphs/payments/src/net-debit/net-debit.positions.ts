@@ -112,9 +112,10 @@ export function reserveIn(
      cross join lateral (values (${sqlText(BANK_AUDIENCE_PREFIX)} || r."bank_handle", ${position}, 0),
        (${sqlText(OPERATOR_AUDIENCE)}, 'operator:' || ${position}, ${perAudience})) u("audience", "aggregate_id", "offset")
      where r."net_debit_cap" is not null and t."ord" <= ${perAudience}
-       and r."exposure" * 100 >= t."pct" * r."net_debit_cap" and (r."exposure" - ${amount}) * 100 < t."pct" * r."net_debit_cap"
+       and r."exposure" * 100 >= t."pct" * r."net_debit_cap" and (r."exposure" - ?::bigint) * 100 < t."pct" * r."net_debit_cap"
      order by u."offset", t."ord"`,
     now,
+    [amount],
   );
 }
 
