@@ -4,6 +4,7 @@ import {
   isInternalHeader,
   openPrincipal,
   PRINCIPAL_LIFE_MS,
+  spentPrincipalNonces,
   principalSigner,
   ROUTER_AUDIENCE,
   signPrincipal,
@@ -100,6 +101,23 @@ describe('the signed principal (issue 46: an audience, a request, a short life)'
       refusal('forwarded principal was signed for another request'),
     );
     expect(verifyPrincipalOnce(next, SECRET, claims)).toEqual({ kind: 'service', id: 'payments' });
+  });
+
+  it('remembers the nonces of the last minutes only: an hour of service calls does not stay in memory (issue 52)', () => {
+    const claims = { audience: ROUTER_AUDIENCE, requestId: 'req_hour' };
+    const start = Date.now();
+    for (let second = 0; second < 3_600; second += 1) {
+      const now = start + second * 1_000;
+      for (let call = 0; call < 5; call += 1)
+        verifyPrincipalOnce(
+          signPrincipal({ kind: 'service', id: 'payments' }, SECRET, claims, now),
+          SECRET,
+          claims,
+          now,
+        );
+    }
+    // Two generations of two principal lives (60 s each) at 5 calls a second: at most 600 and the last call's, not 18,000.
+    expect(spentPrincipalNonces()).toBeLessThanOrEqual(4 * (PRINCIPAL_LIFE_MS / 1_000) * 5 + 5);
   });
 
   it("signs one request's principal per audience, reusing it for half its life only", () => {

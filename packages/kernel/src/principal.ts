@@ -3,6 +3,7 @@ import { LRUCache } from 'lru-cache';
 import { GatewayError } from './errors';
 import { randomToken } from './ids';
 import { hmacSha256Hex } from './secrets';
+import { SpentNonces } from './spent-nonces';
 
 /** Header in which the router forwards the authenticated caller to subgraphs. */
 export const PRINCIPAL_HEADER = 'x-gateway-principal';
@@ -199,9 +200,12 @@ export function verifyPrincipal(
 
 /**
  * The nonces of the principals accepted once, each kept for as long as its principal could be
- * accepted (its life either way of its `iat`). Bounded: past `max` within that time the oldest go.
+ * accepted (its life either way of its `iat`).
  */
-const spent = new LRUCache<string, true>({ max: 100_000, ttl: 2 * PRINCIPAL_LIFE_MS });
+const spent = new SpentNonces(2 * PRINCIPAL_LIFE_MS, 100_000);
+
+/** How many nonces verifyPrincipalOnce remembers now (its memory must not grow with the calls made: issue 52). */
+export const spentPrincipalNonces = (): number => spent.size;
 
 /**
  * verifyPrincipal, and each signature accepted only once in this process: the router's check of a
@@ -215,7 +219,6 @@ export function verifyPrincipalOnce(
   now = Date.now(),
 ): Principal {
   const { principal, nonce } = openPrincipal(header, secret, claims, now);
-  if (spent.has(nonce)) throw refused('forwarded principal was already used');
-  spent.set(nonce, true);
+  if (!spent.spend(nonce, now)) throw refused('forwarded principal was already used');
   return principal;
 }
