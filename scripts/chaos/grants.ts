@@ -6,6 +6,7 @@ import { OB_REDIRECT, type Customer } from './onboarding';
 export interface Grant {
   consentId: string;
   accessToken: string;
+  refreshToken: string;
   accountId: string;
 }
 
@@ -81,8 +82,20 @@ export class Grants {
     return {
       consentId,
       accessToken: tokens.body.access_token as string,
+      refreshToken: tokens.body.refresh_token as string,
       accountId: accounts.body.accounts[0].account_id as string,
     };
+  }
+
+  /** The refresh_token grant: the answer (a new pair; the old one stops working at once). */
+  refresh(grant: Grant): Promise<Answer> {
+    return this.exchange(
+      new URLSearchParams({
+        grant_type: 'refresh_token',
+        refresh_token: grant.refreshToken,
+        consent_id: grant.consentId,
+      }),
+    );
   }
 
   /** The token request (a form, not JSON), tried up to ten times while unanswered or 5xx. */

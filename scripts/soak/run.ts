@@ -18,6 +18,7 @@ import { Latencies, TimedClient } from './latency';
 import { measureCapacity, OpenLoop } from './load';
 import { log } from './log';
 import { readProbes } from './probes';
+import { Chores } from './chores';
 import { Reads } from './reads';
 import { checkFigure, evaluateAll, failures, figuresTable, seriesTable, writeReport, type Figure } from './report';
 import { renderPngs } from './png';
@@ -70,6 +71,7 @@ export async function runSoak(
   );
   const driver = new Driver(client, rest, parties, subscriptions, withMandates, withRefunds);
   const reads = new Reads(client, rest, parties, subscriptions);
+  const chores = new Chores(client, rest, parties, parties.customers.slice(-3));
   positions.start();
 
   const capacity = await measureCapacity(() => driver.one(), SETTINGS.capacitySeconds, CAPACITY_CONCURRENCY);
@@ -94,6 +96,7 @@ export async function runSoak(
   const begin = Date.now();
   latencies.begin();
   sampler.start(begin);
+  chores.start();
   let unrecoverable: string | undefined;
   const guard = (async () => {
     while (!unrecoverable && Date.now() < begin + duration * 1000) {
@@ -108,6 +111,7 @@ export async function runSoak(
   })();
   await load.run(begin, begin + duration * 1000);
   await guard;
+  await chores.stop();
   await sampler.stop();
   latencies.end();
   const loadEnded = Date.now();
@@ -115,7 +119,7 @@ export async function runSoak(
   await load.drained();
   await driver.refunds?.settled();
   log(
-    `load done: ${JSON.stringify(driver.driven)}; refused or unanswered: ${JSON.stringify(driver.refused)}; reads ${JSON.stringify(reads.answers)}`,
+    `load done: ${JSON.stringify(driver.driven)}; refused or unanswered: ${JSON.stringify(driver.refused)}; reads ${JSON.stringify(reads.answers)}; chores ${JSON.stringify(chores.answers)}`,
   );
 
   const series = buildSeries({
@@ -143,6 +147,7 @@ export async function runSoak(
     },
     verdictFigure('arrivals shed (400 in flight)', String(load.shed), '0', load.shed === 0),
     verdictFigure('arrivals that threw', String(load.failed), '0', load.failed === 0),
+    choresFigure(chores.answers),
     verdictFigure('processes sampled by the probe', `${probed} of ${expected}`, 'all', probed === expected),
     verdictFigure('unrecoverable during the load', unrecoverable ?? 'none', 'none', !unrecoverable),
   ];
@@ -181,6 +186,18 @@ export async function runSoak(
   const pngProblem = await renderPngs(charts);
   if (pngProblem) log(pngProblem);
   return failed.length === 0 && figures.every((f) => f.verdict !== 'FAIL');
+}
+
+/** The chores (consents, refreshes, dashboard sessions, reports): every one answered as it should be. */
+function choresFigure(answers: Record<string, number>): Figure {
+  const done = Object.values(answers).reduce((sum, n) => sum + n, 0);
+  const wrong = Object.entries(answers).filter(([what]) => !/ 20[014]$/.test(what));
+  return verdictFigure(
+    'chores answered 2xx (consent made and revoked, token refreshed and used, dashboard session, CSV report)',
+    `${done} calls${wrong.length ? `; not 2xx: ${wrong.map(([what, n]) => `${what} x${n}`).join(', ')}` : ''}`,
+    'all 2xx',
+    wrong.length === 0 && done > 0,
+  );
 }
 
 const verdictFigure = (figure: string, value: string, target: string, ok: boolean): Figure => ({
