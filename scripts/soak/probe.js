@@ -4,7 +4,8 @@
 // - With SOAK_PROBE_DIR: every SOAK_PROBE_INTERVAL_MS (10 s) it appends one JSON line to
 //   <dir>/<service>.jsonl: heap used after a forced full GC, RSS, the event loop's delay p99 since
 //   the last line, its CPU (% of one core) since the last line, the active resources by type (process.getActiveResourcesInfo()), the open
-//   sockets (file descriptors that are sockets, from /proc/self/fd) and the heap by V8 space.
+//   sockets (file descriptors that are sockets, from /proc/self/fd), the heap by V8 space and the
+//   database pool's connections in use, idle and callers waiting.
 // - Always: when the soak that started this process dies (even by SIGKILL, when nothing of its
 //   own runs), the probe sends its process SIGTERM within a second, so the service
 //   stops as an orchestrator would stop it and no process of a soak outlives it.
@@ -57,6 +58,9 @@ const orphanWatch = setInterval(() => {
 }, 1000);
 orphanWatch.unref();
 
+/** @gateway/db's poolStats, once the process has opened a pool (a registered symbol: nothing imported). */
+const poolStats = () => globalThis[Symbol.for('gateway.db.poolStats')];
+
 const dir = process.env.SOAK_PROBE_DIR;
 if (dir) {
   const file = join(dir, `${serviceName(process.argv[1] || 'node')}.jsonl`);
@@ -96,6 +100,8 @@ if (dir) {
       // Where the heap is, by V8 space (bytes used): growth in code_space is compiled code (warm-up),
       // in old_space retained objects.
       spaces: Object.fromEntries(getHeapSpaceStatistics().map((space) => [space.space_name, space.space_used_size])),
+      // The process's database pools (@gateway/db pool-stats.ts publishes them): in use, idle, callers waiting.
+      pool: typeof poolStats() === 'function' ? poolStats()() : undefined,
     };
     try {
       appendFileSync(file, `${JSON.stringify(line)}\n`);

@@ -17,6 +17,8 @@ export interface ProbeLine {
   resources: Record<string, number>;
   /** Bytes used by V8 heap space (old_space, code_space, ...). */
   spaces?: Record<string, number>;
+  /** The process's database pools (absent where it has none). */
+  pool?: { used: number; free: number; waiting: number };
 }
 
 /** Every process's lines so far, by service (`platform`, `payments`, `router`, ...). */
@@ -51,6 +53,8 @@ export function probePoints(lines: readonly ProbeLine[], begin: number, duration
     cpu: series((l) => l.cpuPercent ?? 0),
     handles: series((l) => l.handles),
     sockets: series((l) => l.sockets),
+    poolConnections: within.some((l) => l.pool) ? series((l) => (l.pool ? l.pool.used + l.pool.free : 0)) : [],
+    poolWaiting: within.some((l) => l.pool) ? series((l) => l.pool?.waiting ?? 0) : [],
     pids: new Set(within.map((l) => l.pid)),
     gc: within.every((l) => l.gc),
   };

@@ -47,6 +47,11 @@ export function buildSeries({ probes, sampled, windows, begin, duration }: Serie
       { name: `active handles: ${service}`, unit: '', rule: RULES.handles, points: p.handles },
       { name: `open sockets: ${service}`, unit: '', rule: RULES.sockets, points: p.sockets },
     );
+    if (p.poolConnections.length)
+      series.push(
+        { name: `database pool: ${service}`, unit: 'connections', rule: RULES.connections, points: p.poolConnections },
+        { name: `waiting for a connection: ${service}`, unit: '', rule: RULES.backlog, points: p.poolWaiting },
+      );
   }
   const of = (name: string) => sampled.get(name) ?? [];
   series.push(

@@ -48,7 +48,33 @@ describe('soak probe', () => {
       expect(line.resources.TCPServerWrap).toBe(1);
       expect(line.sockets).toBeGreaterThanOrEqual(1);
       expect(line.handles).toBe(Object.values(line.resources as Record<string, number>).reduce((a, b) => a + b, 0));
+      expect(line.pool).toBeUndefined(); // no database pool in this process
     }
+  });
+
+  it("adds the process's database pools once it has one (@gateway/db's poolStats, published under a registered symbol)", async () => {
+    const child = spawn(
+      process.execPath,
+      [
+        '-e',
+        'globalThis[Symbol.for("gateway.db.poolStats")] = () => ({ used: 2, free: 3, waiting: 1 }); setTimeout(() => process.exit(0), 500)',
+      ],
+      {
+        env: {
+          ...process.env,
+          NODE_OPTIONS: `--expose-gc --require ${PROBE}`,
+          SOAK_PROBE_DIR: dir,
+          SOAK_PROBE_INTERVAL_MS: '100',
+        },
+      },
+    );
+    await new Promise((resolve) => child.once('exit', resolve));
+    const lines = readFileSync(join(dir, 'node.jsonl'), 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
+    expect(lines.length).toBeGreaterThanOrEqual(2);
+    for (const line of lines) expect(line.pool).toEqual({ used: 2, free: 3, waiting: 1 });
   });
 
   it('stops its process when the soak that started it is SIGKILLed', async () => {

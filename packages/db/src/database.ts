@@ -1,5 +1,6 @@
 import { knex, type Knex } from '@mikro-orm/knex';
 import { startEmbeddedPostgres, type EmbeddedPostgres } from './embedded';
+import { countPool } from './pool-stats';
 import { prepareParameterizedStatements } from './prepared-statements';
 
 /**
@@ -39,6 +40,7 @@ export async function openDatabase(options: OpenDatabaseOptions = {}): Promise<D
     },
   };
   const client = knex({ client: 'pg', connection: { connectionString: url }, pool, acquireConnectionTimeout: 30_000 });
+  const uncount = countPool(client);
   let closed: Promise<void> | undefined;
   return {
     url,
@@ -47,6 +49,7 @@ export async function openDatabase(options: OpenDatabaseOptions = {}): Promise<D
     // The pool first (no statement in flight), then PGlite; once, whoever asks twice.
     close: () =>
       (closed ??= (async () => {
+        uncount();
         try {
           await client.destroy();
         } finally {

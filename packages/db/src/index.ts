@@ -6,6 +6,7 @@ export * from './health';
 export * from './one-statement';
 export * from './wake-ups';
 export * from './heartbeat';
+export { poolStats, type PoolStats } from './pool-stats';
 export { Migration } from '@mikro-orm/migrations';
 export type { MigrationObject } from '@mikro-orm/core';
 export * from './contains-pattern';
