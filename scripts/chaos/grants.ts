@@ -7,8 +7,14 @@ export interface Grant {
   consentId: string;
   accessToken: string;
   refreshToken: string;
+  /** When the access token stops working (epoch ms): it is refreshed a minute before. */
+  expiresAt: number;
   accountId: string;
 }
+
+/** An access token this close to its end is refreshed before use (the platform's live 15 minutes). */
+const REFRESH_BEFORE_MS = 60_000;
+const expiresAt = (tokens: Answer) => Date.now() + Number(tokens.body?.expires_in ?? 300) * 1000;
 
 /**
  * One payments:write consent per payer, approved at the consent endpoint with the OTP and
@@ -16,6 +22,8 @@ export interface Grant {
  */
 export class Grants {
   private readonly grants = new Map<string, Promise<Grant | undefined>>();
+  /** A refresh under way by payer: every caller meanwhile waits for the new pair (the old one dies with it). */
+  private readonly refreshing = new Map<string, Promise<Grant | undefined>>();
 
   constructor(
     private readonly client: Client,
@@ -25,10 +33,33 @@ export class Grants {
     private readonly note: (what: string) => void,
   ) {}
 
-  /** The payer's grant; undefined when a step was refused (noted). */
-  of(payer: Customer): Promise<Grant | undefined> {
+  /**
+   * The payer's grant, its token refreshed when close to its end (a soak outlasts the 15 minutes
+   * of an access token); undefined when a step was refused (noted).
+   */
+  async of(payer: Customer): Promise<Grant | undefined> {
     if (!this.grants.has(payer.alias)) this.grants.set(payer.alias, this.grant(payer));
-    return this.grants.get(payer.alias)!;
+    const grant = await this.grants.get(payer.alias)!;
+    if (!grant || grant.expiresAt - Date.now() > REFRESH_BEFORE_MS) return grant;
+    let refreshing = this.refreshing.get(payer.alias);
+    if (!refreshing) {
+      refreshing = this.renewed(grant).finally(() => this.refreshing.delete(payer.alias));
+      this.refreshing.set(payer.alias, refreshing);
+      this.grants.set(payer.alias, refreshing);
+    }
+    return refreshing;
+  }
+
+  private async renewed(grant: Grant): Promise<Grant | undefined> {
+    const tokens = await this.client.retrying('token: refresh', () => this.refresh(grant), 1);
+    if (tokens.status !== 200)
+      return void this.note(`token refresh ${tokens.status} ${tokens.body?.error?.code ?? ''}`.trim());
+    return {
+      ...grant,
+      accessToken: tokens.body.access_token as string,
+      refreshToken: tokens.body.refresh_token as string,
+      expiresAt: expiresAt(tokens),
+    };
   }
 
   private async grant(payer: Customer): Promise<Grant | undefined> {
@@ -83,6 +114,7 @@ export class Grants {
       consentId,
       accessToken: tokens.body.access_token as string,
       refreshToken: tokens.body.refresh_token as string,
+      expiresAt: expiresAt(tokens),
       accountId: accounts.body.accounts[0].account_id as string,
     };
   }

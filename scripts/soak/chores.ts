@@ -86,6 +86,7 @@ export class Chores {
       ...grant,
       accessToken: tokens.body.access_token as string,
       refreshToken: tokens.body.refresh_token as string,
+      expiresAt: Date.now() + Number(tokens.body.expires_in ?? 300) * 1000,
     };
     this.refreshed = Promise.resolve(next);
     const accounts = await this.client.retrying('read: accounts (refreshed)', () =>

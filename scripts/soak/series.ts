@@ -5,12 +5,14 @@ import type { Point, Rule, Series, Window } from './verdicts';
 
 /**
  * The rules each series is judged by (docs/soak.md "Verdicts" says why these numbers):
- * post-GC heap by its slope; handles, sockets and connections bounded by the first quarter's
+ * post-GC heap (V8's compiled code left out, probes.ts) by its slope, compiled code bounded; handles, sockets and connections bounded by the first quarter's
  * maximum; backlogs (queues, outbox, deliveries, arrivals in flight) by their growth; p99s by the
  * first and last spans; RSS, event-loop delay, CPU, p50s and open subscriptions charted only.
  */
 export const RULES = {
   heap: { kind: 'slope', maxPer10Min: 1 },
+  // Compiled code grows while the JIT warms up, then stays: 2 MB more than the first quarter's most is code made per request.
+  code: { kind: 'bounded', relative: 0, absolute: 2 },
   handles: { kind: 'bounded', relative: 0.2, absolute: 10 },
   sockets: { kind: 'bounded', relative: 0.2, absolute: 10 },
   connections: { kind: 'bounded', relative: 0, absolute: 3 },
@@ -41,6 +43,9 @@ export function buildSeries({ probes, sampled, windows, begin, duration }: Serie
     const p = probePoints(lines, begin, duration);
     series.push(
       { name: `heap after GC: ${service}`, unit: 'MB', rule: RULES.heap, points: p.heap },
+      ...(p.code.length
+        ? [{ name: `compiled code: ${service}`, unit: 'MB', rule: RULES.code, points: p.code } satisfies Series]
+        : []),
       { name: `RSS: ${service}`, unit: 'MB', rule: RULES.info, points: p.rss },
       { name: `event loop delay p99: ${service}`, unit: 'ms', rule: RULES.info, points: p.eventLoopDelay },
       { name: `CPU: ${service}`, unit: '% of a core', rule: RULES.info, points: p.cpu },

@@ -75,7 +75,41 @@ describe('soak verdicts', () => {
       );
       expect(verdict.ok).toBe(false);
       expect(verdict.slopePer10Min).toBeCloseTo(3, 0);
-      expect(verdict.detail).toMatch(/^slope 3\.\d\d MB\/10 min over 46 samples$/);
+      expect(verdict.detail).toMatch(/^slope 3\.\d\d ± 0\.\d\d MB\/10 min over 46 samples$/);
+    });
+    // The post-GC heap of a steady platform rises and falls about a megabyte over minutes (the 60-minute soak).
+    const FIVE_MIN = 300;
+    const waves = (t: number, i: number) => 190 + Math.sin((2 * Math.PI * t) / 240) + wobble(i) / 2;
+    it('passes five minutes of a steady heap in waves, whose slope alone reads above the bound', () => {
+      const points = sampled(FIVE_MIN, (t, i) => waves(t, i));
+      const verdict = evaluate(series(RULES.heap, points), FIVE_MIN);
+      expect(verdict.slopePer10Min!).toBeGreaterThan(1);
+      expect(verdict.ok).toBe(true);
+    });
+    it('fails five minutes of a leak of 10 MB per 10 minutes under the same waves', () => {
+      const points = sampled(FIVE_MIN, (t, i) => waves(t, i) + t / 60);
+      const verdict = evaluate(series(RULES.heap, points), FIVE_MIN);
+      expect(verdict.ok).toBe(false);
+    });
+    it('gives an hour a margin so small that the verdict is the slope itself', () => {
+      const HOUR = 3_600;
+      const steady = evaluate(
+        series(
+          RULES.heap,
+          sampled(HOUR, (t, i) => waves(t, i)),
+        ),
+        HOUR,
+      );
+      const leak = evaluate(
+        series(
+          RULES.heap,
+          sampled(HOUR, (t, i) => waves(t, i) + t / 400),
+        ),
+        HOUR,
+      );
+      expect(steady.ok).toBe(true);
+      expect(leak.slopePer10Min).toBeCloseTo(1.5, 0);
+      expect(leak.ok).toBe(false);
     });
     it('gives no verdict on too few samples', () => {
       expect(
