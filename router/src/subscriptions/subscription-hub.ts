@@ -148,13 +148,8 @@ export class SubscriptionHub {
     group.chain = group.chain.then(async () => {
       group.readQueued = false;
       if (!group.sinks.size) return;
-      let tracked: TrackedResult;
-      try {
-        tracked = trackResult(await this.execute(group.principal, group.plan), group.plan);
-      } catch (error) {
-        this.logger.error({ err: error, field: group.plan.field }, 'subscription view query failed');
-        return;
-      }
+      const tracked = await this.read(group, 'subscription view query failed');
+      if (!tracked) return;
       const answer = JSON.stringify(tracked.result);
       if (answer === group.lastAnswer) return;
       group.lastAnswer = answer;
@@ -178,16 +173,20 @@ export class SubscriptionHub {
 
   private async refresh(group: Group): Promise<void> {
     if (!group.sinks.size) return;
-    let tracked: TrackedResult;
-    try {
-      tracked = trackResult(await this.execute(group.principal, group.plan), group.plan);
-    } catch (error) {
-      this.logger.error({ err: error, aggregate: group.plan.aggregateId }, 'subscription catch-up query failed');
-      return;
-    }
+    const tracked = await this.read(group, 'subscription catch-up query failed');
     // A state without a status (the query failed) tells the subscriber nothing new.
-    if (tracked.status === undefined) return;
+    if (tracked?.status === undefined) return;
     for (const sink of [...group.sinks]) sink.push(tracked);
+  }
+
+  /** The group's query run for its subscribers, as they follow it; undefined (logged) when it could not run. */
+  private async read(group: Group, failure: string): Promise<TrackedResult | undefined> {
+    try {
+      return trackResult(await this.execute(group.principal, group.plan), group.plan);
+    } catch (error) {
+      this.logger.error({ err: error, field: group.plan.field, aggregate: group.plan.aggregateId }, failure);
+      return undefined;
+    }
   }
 
   private async answer(group: Group, event: PlatformEvent): Promise<void> {
