@@ -50,7 +50,7 @@ const MB = 1e6;
  * them); these are charted apart, bounded.
  */
 const CODE_SPACES = ['code_space', 'code_large_object_space', 'trusted_space', 'trusted_large_object_space'];
-const compiledCode = (l: ProbeLine) => CODE_SPACES.reduce((sum, space) => sum + (l.spaces?.[space] ?? 0), 0);
+export const compiledCode = (l: ProbeLine) => CODE_SPACES.reduce((sum, space) => sum + (l.spaces?.[space] ?? 0), 0);
 
 /** A process's series (t in seconds since the load began; lines outside the load left out). */
 export function probePoints(lines: readonly ProbeLine[], begin: number, duration: number) {

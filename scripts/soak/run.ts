@@ -93,7 +93,14 @@ export async function runSoak(
     every: SETTINGS.sampleSeconds,
   });
   const duration = SETTINGS.minutes * 60;
-  const begin = Date.now();
+  const warmup = SETTINGS.warmupMinutes * 60_000;
+  const loadBegan = Date.now();
+  const begin = loadBegan + warmup;
+  const arrivals = load.run(loadBegan, begin + duration * 1000);
+  if (warmup > 0) {
+    log(`warm-up: ${SETTINGS.warmupMinutes} min of the same load, not judged`);
+    await sleep(warmup);
+  }
   latencies.begin();
   sampler.start(begin);
   chores.start();
@@ -109,7 +116,7 @@ export async function runSoak(
         );
     }
   })();
-  await load.run(begin, begin + duration * 1000);
+  await arrivals;
   await guard;
   await chores.stop();
   await sampler.stop();
@@ -177,7 +184,7 @@ export async function runSoak(
     title: `Soak ${scratch.name}: ${SETTINGS.layout}, ${SETTINGS.minutes} min`,
     notes: [
       `capacity ${capacity.perSecond.toFixed(1)} payments/s; load ${rate.toFixed(2)}/s (${SETTINGS.fraction * 100}%), open loop, ${SETTINGS.readShare} reads per payment`,
-      `sampled every ${SETTINGS.sampleSeconds} s; verdicts over the load phase (${((loadEnded - begin) / 60_000).toFixed(1)} min)`,
+      `sampled every ${SETTINGS.sampleSeconds} s; verdicts over the load phase (${((loadEnded - begin) / 60_000).toFixed(1)} min${SETTINGS.warmupMinutes ? `, after ${SETTINGS.warmupMinutes} min of warm-up at the same load` : ''})`,
     ],
     figures,
     evaluated,

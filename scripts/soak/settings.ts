@@ -8,6 +8,7 @@ import { parseArgs } from 'node:util';
 const { values } = parseArgs({
   options: {
     minutes: { type: 'string', default: '10' },
+    'warmup-minutes': { type: 'string', default: '0' },
     layout: { type: 'string', default: 'one-process' },
     fraction: { type: 'string', default: '0.4' },
     'capacity-seconds': { type: 'string', default: '15' },
@@ -30,6 +31,12 @@ export type Layout = 'one-process' | 'split';
 export const SETTINGS = {
   /** Minutes of steady load (the verdicts' span); capacity, start, quiet and checks come on top. */
   minutes: number('minutes', 0.5, 24 * 60),
+  /**
+   * Minutes of the same load before the judged span, sampled by nobody: the JIT's warm-up, which
+   * a short run's first quarter does not hold (a five-minute run's heap still grew by its compiled
+   * metadata; an hour's first quarter holds it).
+   */
+  warmupMinutes: number('warmup-minutes', 0, 60),
   layout: values.layout as Layout,
   /** The open-loop arrival rate as a share of the capacity measured at the start. */
   fraction: number('fraction', 0.01, 1),
