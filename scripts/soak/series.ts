@@ -62,7 +62,13 @@ export function buildSeries({ probes, sampled, windows, begin, duration }: Serie
   }
   const of = (name: string) => sampled.get(name) ?? [];
   series.push(
-    { name: 'PostgreSQL connections', unit: '', rule: RULES.connections, points: of('PostgreSQL connections') },
+    {
+      name: 'PostgreSQL connections',
+      unit: '',
+      // Each process's pool may reach a new high once: three more per process (the split layout has six pools).
+      rule: { ...RULES.connections, absolute: RULES.connections.absolute * Math.max(1, probes.size) },
+      points: of('PostgreSQL connections'),
+    },
     { name: 'outbox unpublished', unit: 'rows', rule: RULES.backlog, points: of('outbox unpublished') },
     {
       name: 'webhook deliveries pending',

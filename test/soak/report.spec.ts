@@ -141,6 +141,23 @@ describe('soak report', () => {
       'open sockets: payments',
     ]);
     expect(series[0]!.points).toEqual([{ t: 10, v: 120 }]);
+    // One pool per process, each may reach a new high once: three more connections per process.
+    expect(series.find((s) => s.name === 'PostgreSQL connections')!.rule).toEqual({
+      kind: 'bounded',
+      relative: 0,
+      absolute: 3,
+    });
+    const split = buildSeries({
+      probes: new Map([
+        ['payments', [line(begin + 10_000, 1e8)]],
+        ['router', [line(begin + 10_000, 1e8)]],
+      ]),
+      sampled: new Map(),
+      windows: new Map(),
+      begin,
+      duration: 60,
+    });
+    expect(split.find((s) => s.name === 'PostgreSQL connections')!.rule).toMatchObject({ absolute: 6 });
   });
 
   it("judges the heap without V8's compiled code and bytecode, which is charted apart and bounded", () => {
