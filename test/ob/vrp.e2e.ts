@@ -215,7 +215,7 @@ describe('Open Banking variable recurring payments', () => {
     refused(await pay(grant, 5_001), 422, 'VRP_LIMIT_EXCEEDED', /maximum_individual_amount/);
     expect((await pay(grant, 4_000)).status).toBe(201);
     const overDay = await pay(grant, 1_001);
-    refused(overDay, 422, 'VRP_LIMIT_EXCEEDED', /Day \(Calendar\).*1000 remaining/);
+    refused(overDay, 422, 'VRP_LIMIT_EXCEEDED', /Day \(Calendar\).*\(1\.000 LYD remaining\)/);
     expect((await pay(grant, 1_000)).status).toBe(201);
     expect(await usage(grant)).toEqual([
       expect.objectContaining({ period_type: 'Day', amount: 8_000, used: 8_000, remaining: 0 }),
@@ -441,7 +441,7 @@ describe('Open Banking variable recurring payments', () => {
       await paymentReaches(grant.headers, payment.body.payment_id, 'COMPLETED');
       expect([minimal.core.balance(payer.iban), minimal.core.balance(payee.iban)]).toEqual([7_000, 3_000]);
       const callsBefore = minimal.core.calls.length;
-      refused(await pay(grant, 2_500), 422, 'VRP_LIMIT_EXCEEDED', /Day \(Calendar\).*2000 remaining/);
+      refused(await pay(grant, 2_500), 422, 'VRP_LIMIT_EXCEEDED', /Day \(Calendar\).*\(2\.000 LYD remaining\)/);
       // Refused before any core call: nothing was posted to the core.
       expect(minimal.core.calls.slice(callsBefore).filter((call) => call.method === 'POST')).toEqual([]);
       const vrpFunds = await call(base, 'POST', `/ob/vrp-consents/${grant.consentId}/funds-confirmation`, {

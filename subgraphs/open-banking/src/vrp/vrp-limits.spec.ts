@@ -145,6 +145,7 @@ describe('VRP control parameters', () => {
           stream,
           (validFrom, periodicLimits, maximumIndividualAmount, validDays, payments) => {
             const parameters: ControlParameters = {
+              currency: 'LYD',
               maximumIndividualAmount,
               periodicLimits,
               validFrom,
@@ -181,9 +182,10 @@ describe('VRP control parameters', () => {
       );
     });
 
-    it('names the limit a refusal is for, and what remains of it', () => {
+    it('names the limit a refusal is for, and what remains of it, in major units with the currency', () => {
       const verdict = judgePayment(
         {
+          currency: 'LYD',
           maximumIndividualAmount: 1_000n,
           periodicLimits: [{ periodType: 'Month', periodAlignment: 'Calendar', amount: 1_500n }],
           validFrom: utc('2026-11-01T00:00:00Z'),
@@ -196,11 +198,13 @@ describe('VRP control parameters', () => {
       expect(verdict).toEqual({
         kind: 'limit_exceeded',
         limit: 'Month (Calendar)',
-        detail: expect.stringContaining('(500 remaining)'),
+        detail:
+          "amount: 0.600 LYD would bring the Month (Calendar) period's total to 1.600 LYD, above its limit of 1.500 LYD (0.500 LYD remaining)",
       });
       expect(
         judgePayment(
           {
+            currency: 'USD',
             maximumIndividualAmount: 1_000n,
             periodicLimits: [],
             validFrom: utc('2026-11-01T00:00:00Z'),
@@ -210,7 +214,11 @@ describe('VRP control parameters', () => {
           1_001n,
           [],
         ),
-      ).toMatchObject({ kind: 'limit_exceeded', limit: 'maximum_individual_amount' });
+      ).toEqual({
+        kind: 'limit_exceeded',
+        limit: 'maximum_individual_amount',
+        detail: 'amount: 10.01 USD is above the maximum individual amount of 10.00 USD',
+      });
     });
   });
 });

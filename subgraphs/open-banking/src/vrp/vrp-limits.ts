@@ -11,6 +11,7 @@
  * Calendar-aligned Fortnight has no calendar to line up with and is refused, as the UK standard
  * does.
  */
+import { formatMoney, type Currency } from '@gateway/kernel';
 
 export const PERIOD_TYPES = ['Day', 'Week', 'Fortnight', 'Month', 'Half-year', 'Year'] as const;
 export type PeriodType = (typeof PERIOD_TYPES)[number];
@@ -25,6 +26,8 @@ export interface PeriodicLimit {
 }
 
 export interface ControlParameters {
+  /** The consent's one currency: every amount below is in its minor units. */
+  currency: Currency;
   maximumIndividualAmount: bigint;
   periodicLimits: readonly PeriodicLimit[];
   validFrom: Date;
@@ -108,11 +111,13 @@ export function judgePayment(
     return { kind: 'outside_validity', detail: `the consent is valid from ${parameters.validFrom.toISOString()}` };
   if (parameters.validTo && at.getTime() >= parameters.validTo.getTime())
     return { kind: 'outside_validity', detail: `the consent was valid until ${parameters.validTo.toISOString()}` };
+  // Refusals are read by people (the TPP's developer, then its customer): amounts in major units with the currency.
+  const money = (minor: bigint) => formatMoney(minor, parameters.currency);
   if (amount > parameters.maximumIndividualAmount)
     return {
       kind: 'limit_exceeded',
       limit: 'maximum_individual_amount',
-      detail: `amount: ${amount} is above the maximum individual amount of ${parameters.maximumIndividualAmount}`,
+      detail: `amount: ${money(amount)} is above the maximum individual amount of ${money(parameters.maximumIndividualAmount)}`,
     };
   for (const [index, limit] of parameters.periodicLimits.entries()) {
     const already = used[index] ?? 0n;
@@ -120,7 +125,7 @@ export function judgePayment(
       return {
         kind: 'limit_exceeded',
         limit: limitName(limit),
-        detail: `amount: ${amount} would bring the ${limitName(limit)} period's total to ${already + amount}, above its limit of ${limit.amount} (${limit.amount - already} remaining)`,
+        detail: `amount: ${money(amount)} would bring the ${limitName(limit)} period's total to ${money(already + amount)}, above its limit of ${money(limit.amount)} (${money(limit.amount - already)} remaining)`,
       };
   }
   return { kind: 'accepted' };

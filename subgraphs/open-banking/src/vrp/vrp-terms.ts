@@ -23,6 +23,7 @@ export const storedLimit = (limit: PeriodicLimit): StoredPeriodicLimit => ({
 
 export function controlParametersOf(terms: VrpConsentTermsEntity): ControlParameters {
   return {
+    currency: terms.currency,
     maximumIndividualAmount: BigInt(terms.maximumIndividualAmount),
     periodicLimits: terms.periodicLimits.map((limit) => ({
       periodType: limit.period_type,
