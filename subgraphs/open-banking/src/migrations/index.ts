@@ -19,6 +19,7 @@ import { Migration20261231000100_funds_confirmation_consents } from './Migration
 import { Migration20270101000100_vrp } from './Migration20270101000100_vrp';
 import { Migration20270103000100_outbox_notify } from './Migration20270103000100_outbox_notify';
 import { Migration20270110000100_notify_after_commit } from './Migration20270110000100_notify_after_commit';
+import { Migration20270111000100_payment_orders_by_consent } from './Migration20270111000100_payment_orders_by_consent';
 
 /** Committed migrations of the open_banking schema, in order. */
 export const migrations: MigrationObject[] = [
@@ -51,4 +52,8 @@ export const migrations: MigrationObject[] = [
   { name: 'Migration20270101000100_vrp', class: Migration20270101000100_vrp },
   { name: 'Migration20270103000100_outbox_notify', class: Migration20270103000100_outbox_notify },
   { name: 'Migration20270110000100_notify_after_commit', class: Migration20270110000100_notify_after_commit },
+  {
+    name: 'Migration20270111000100_payment_orders_by_consent',
+    class: Migration20270111000100_payment_orders_by_consent,
+  },
 ];
