@@ -1,13 +1,10 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { openServiceOrm, type Database, type ServiceOrm } from '@gateway/db';
+import type { Database, ServiceOrm } from '@gateway/db';
 import { openTestDatabase } from '@gateway/db/testing';
-import { OutboxEvent } from '@gateway/events';
 import { newId } from '@gateway/kernel';
-import { ConsentEntity } from '../consent/consent.entity';
-import { migrations } from '../migrations';
-import { OPEN_BANKING_SCHEMA } from '../service';
-import { TppEntity } from '../tpp/tpp.entity';
-import { PaymentOrderEntity } from './payment-order.entity';
+import { migrateVault } from '@gateway/vault';
+import { createConsent } from '../consent/consent.moves';
+import { authoriseConsent, openOpenBankingTestOrm } from '../testing';
 import { createPaymentOrder } from './payment-order.moves';
 import { scaReasonFor } from './sca-exemption';
 
@@ -18,40 +15,45 @@ describe('scaReasonFor', () => {
   let db: Database;
   let orm: ServiceOrm;
   const tppId = newId('tpp');
-  const accountOf = (consentId: string) => `acc_${consentId}`;
 
-  const newConsent = async (authorisedAt: Date): Promise<string> => {
-    const id = newId('consent');
-    await db.knex('open_banking.consents').insert({
-      id,
-      tpp_id: tppId,
-      livemode: true,
-      bank_handle: 'bank1',
-      status: 'AUTHORISED',
-      scopes: JSON.stringify(['payments:write']),
-      redirect_uri: 'https://tpp.example/cb',
-      state: 's',
-      code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM',
-      code_challenge_method: 'S256',
-      expiry_days: 1,
-      authorised_at: authorisedAt,
-      expires_at: new Date(Date.now() + 86_400_000),
-      created_at: authorisedAt,
-      updated_at: authorisedAt,
+  /** An AUTHORISED consent of one account, approved at `authorisedAt`, through the consents' one writer. */
+  const newConsent = async (authorisedAt: Date): Promise<{ consentId: string; accountId: string }> => {
+    const consentId = newId('consent');
+    await orm.em.fork().transactional(async (tx) => {
+      createConsent(
+        tx,
+        {
+          id: consentId,
+          tppId,
+          livemode: true,
+          bankHandle: 'bank1',
+          scopes: ['payments:write'],
+          redirectUri: 'https://tpp.example/cb',
+          state: 's',
+          codeChallenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM',
+          codeChallengeMethod: 'S256',
+          expiryDays: 1,
+          expiresAt: new Date(Date.now() + 86_400_000),
+        },
+        authorisedAt,
+      );
     });
-    await db.knex('open_banking.consent_accounts').insert({
-      id: accountOf(id),
-      consent_id: id,
-      livemode: true,
-      iban: 'LY83002048000020100120361',
-      bank_handle: 'bank1',
-      created_at: authorisedAt,
-    });
-    return id;
+    const [accountId] = await authoriseConsent(
+      orm.em,
+      consentId,
+      [{ iban: 'LY83002048000020100120361', bankHandle: 'bank1' }],
+      authorisedAt,
+    );
+    return { consentId, accountId: accountId! };
   };
 
   /** An order of the consent: exempted (no sca_url), or authorised at its sca_url at `processingAt`. */
-  const newOrder = async (consentId: string, amount: number, createdAt: Date, processingAt?: Date) => {
+  const newOrder = async (
+    { consentId, accountId }: { consentId: string; accountId: string },
+    amount: number,
+    createdAt: Date,
+    processingAt?: Date,
+  ) => {
     const id = newId('paymentOrder');
     await orm.em.fork().transactional(async (tx) => {
       createPaymentOrder(
@@ -61,7 +63,7 @@ describe('scaReasonFor', () => {
           tppId,
           consentId,
           livemode: true,
-          sourceAccountId: accountOf(consentId),
+          sourceAccountId: accountId,
           debtorIban: 'LY83002048000020100120361',
           debtorBank: 'bank1',
           destinationType: 'iban',
@@ -91,11 +93,8 @@ describe('scaReasonFor', () => {
 
   beforeAll(async () => {
     db = await openTestDatabase();
-    orm = await openServiceOrm(db, {
-      schema: OPEN_BANKING_SCHEMA,
-      entities: [TppEntity, ConsentEntity, PaymentOrderEntity, OutboxEvent],
-      migrations,
-    });
+    await migrateVault(db);
+    orm = await openOpenBankingTestOrm(db);
     await db.knex('open_banking.tpps').insert({
       id: tppId,
       name: 'T',
@@ -105,27 +104,27 @@ describe('scaReasonFor', () => {
       created_at: new Date(),
     });
   });
-  afterAll(async () => {
-    await orm.close();
-    await db.close();
-  });
+  // The ORM shares the pool: closing the database ends both.
+  afterAll(() => db.close());
 
   it('counts the exempted orders and their amounts since the last SCA: the approval, or an order authorised later', async () => {
-    const consentId = await newConsent(minutesAgo(60));
+    const consent = await newConsent(minutesAgo(60));
+    const { consentId } = consent;
     expect(await reasonFor(consentId, 1_001)).toBe('above_exemption_limit');
-    for (const amount of [100, 200, 300]) await newOrder(consentId, amount, minutesAgo(50));
+    for (const amount of [100, 200, 300]) await newOrder(consent, amount, minutesAgo(50));
     expect(await reasonFor(consentId, 400)).toBeNull();
     expect(await reasonFor(consentId, 401)).toBe('exemption_amount_reached');
     // An order authorised at its sca_url is the last SCA: the three before it count no more.
-    await newOrder(consentId, 5_000, minutesAgo(45), minutesAgo(40));
+    await newOrder(consent, 5_000, minutesAgo(45), minutesAgo(40));
     expect(await reasonFor(consentId, 1_000)).toBeNull();
-    for (let i = 0; i < 5; i += 1) await newOrder(consentId, 1, minutesAgo(30));
+    for (let i = 0; i < 5; i += 1) await newOrder(consent, 1, minutesAgo(30));
     expect(await reasonFor(consentId, 1)).toBe('exemption_count_reached');
   });
 
   it("reads each of the consent's orders once at most, however many it has (the soak's split hour: 600 ms at 2,000 orders before)", async () => {
-    const consentId = await newConsent(minutesAgo(60));
-    const first = await newOrder(consentId, 1, minutesAgo(30));
+    const consent = await newConsent(minutesAgo(60));
+    const { consentId } = consent;
+    const first = await newOrder(consent, 1, minutesAgo(30));
     // 2,000 more exempted orders of the consent, copies of the first with ids of their own.
     await db.knex.raw(
       `insert into "open_banking"."payment_orders"
