@@ -17,7 +17,7 @@ export interface Window {
 
 export type Rule =
   /**
-   * The least-squares slope over the last three quarters at most `maxPer10Min` (post-GC heap),
+   * The least-squares slope over the last three quarters at most `maxPer10Min` (post-GC heap, handles, sockets),
    * beyond its noise: it fails when even the slope less its margin (slopeMargin) is above.
    */
   | { kind: 'slope'; maxPer10Min: number }
@@ -129,7 +129,8 @@ export function evaluate(series: Series, duration: number): Verdict {
     case 'info':
       return { ...base, bound: '', ok: undefined, detail: '' };
     case 'slope': {
-      const bound = `slope <= ${rule.maxPer10Min} ${series.unit}/10 min`;
+      const unit = series.unit ? ` ${series.unit}` : '';
+      const bound = `slope <= ${rule.maxPer10Min}${unit}/10 min`;
       if (tooFew || base.slopePer10Min === undefined)
         return { ...base, bound, ok: undefined, detail: `${tail.length} samples: too few` };
       const margin = (slopeMargin(tail) ?? 0) * PER_10_MIN;
@@ -137,7 +138,7 @@ export function evaluate(series: Series, duration: number): Verdict {
         ...base,
         bound,
         ok: base.slopePer10Min - margin <= rule.maxPer10Min,
-        detail: `slope ${format(base.slopePer10Min)} ± ${format(margin)} ${series.unit}/10 min over ${tail.length} samples`,
+        detail: `slope ${format(base.slopePer10Min)} ± ${format(margin)}${unit}/10 min over ${tail.length} samples`,
       };
     }
     case 'bounded': {

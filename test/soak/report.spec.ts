@@ -93,10 +93,10 @@ describe('soak report', () => {
   });
 
   it('draws the bound of a bounded series and escapes names', () => {
-    const handles: Series = { name: 'handles <a&b>', unit: '', rule: RULES.handles, points: at(() => 50) };
-    const [one] = evaluateAll([handles], DURATION);
+    const pool: Series = { name: 'connections <a&b>', unit: '', rule: RULES.connections, points: at(() => 50) };
+    const [one] = evaluateAll([pool], DURATION);
     const svg = svgChart(one!.series, one!.verdict, DURATION);
-    expect(svg).toContain('handles &lt;a&amp;b&gt;');
+    expect(svg).toContain('connections &lt;a&amp;b&gt;');
     expect(svg).toContain('stroke-dasharray');
   });
 
