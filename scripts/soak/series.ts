@@ -85,6 +85,26 @@ export function buildSeries({ probes, sampled, windows, begin, duration }: Serie
     { name: 'subscriptions open', unit: '', rule: RULES.info, points: of('subscriptions open') },
     // The machine is shared: a latency that rises with the machine's CPU and not the platform's is the neighbours'.
     { name: 'machine CPU busy', unit: '% of all cores', rule: RULES.info, points: of('machine CPU busy') },
+    { name: 'machine CPU stolen', unit: '% of all cores', rule: RULES.info, points: of('machine CPU stolen') },
+    // A fixed computation's time: when it rises with every process's CPU, the machine slowed, not the platform.
+    {
+      name: 'machine speed: a fixed computation',
+      unit: 'ms',
+      rule: RULES.info,
+      points: of('machine speed: a fixed computation'),
+    },
+    {
+      name: 'PostgreSQL autovacuum workers',
+      unit: '',
+      rule: RULES.info,
+      points: of('PostgreSQL autovacuum workers'),
+    },
+    {
+      name: 'PostgreSQL buffers written by checkpoints',
+      unit: 'per sample',
+      rule: RULES.info,
+      points: of('PostgreSQL buffers written by checkpoints'),
+    },
   );
   series.push(...queueSeries(sampled));
   for (const [operation, list] of [...windows].sort(([a], [b]) => a.localeCompare(b))) {
