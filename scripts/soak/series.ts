@@ -53,6 +53,9 @@ export function buildSeries({ probes, sampled, windows, begin, duration }: Serie
       ...(p.code.length
         ? [{ name: `compiled code: ${service}`, unit: 'MB', rule: RULES.code, points: p.code } satisfies Series]
         : []),
+      ...(p.forcedGc.length
+        ? [{ name: `forced GC pause: ${service}`, unit: 'ms', rule: RULES.info, points: p.forcedGc } satisfies Series]
+        : []),
       { name: `RSS: ${service}`, unit: 'MB', rule: RULES.info, points: p.rss },
       { name: `event loop delay p99: ${service}`, unit: 'ms', rule: RULES.info, points: p.eventLoopDelay },
       { name: `CPU: ${service}`, unit: '% of a core', rule: RULES.info, points: p.cpu },

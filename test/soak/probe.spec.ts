@@ -42,6 +42,7 @@ describe('soak probe', () => {
     expect(lines.length).toBeGreaterThanOrEqual(3);
     for (const line of lines) {
       expect(line).toMatchObject({ pid: child.pid, gc: true });
+      expect(line.forcedGcMs).toBeGreaterThan(0);
       expect(line.heapUsed).toBeGreaterThan(1e6);
       expect(line.rss).toBeGreaterThan(line.heapUsed);
       expect(line.eventLoopDelayP99Ms).toBeGreaterThanOrEqual(0);
@@ -49,6 +50,33 @@ describe('soak probe', () => {
       expect(line.sockets).toBeGreaterThanOrEqual(1);
       expect(line.handles).toBe(Object.values(line.resources as Record<string, number>).reduce((a, b) => a + b, 0));
       expect(line.pool).toBeUndefined(); // no database pool in this process
+    }
+  });
+
+  it('forces the GC only every SOAK_PROBE_GC_INTERVAL_MS: the lines between carry the heap as found and no pause', async () => {
+    const child = spawn(process.execPath, ['-e', 'setTimeout(() => process.exit(0), 1500)'], {
+      env: {
+        ...process.env,
+        NODE_OPTIONS: `--expose-gc --require ${PROBE}`,
+        SOAK_PROBE_DIR: dir,
+        SOAK_PROBE_INTERVAL_MS: '200',
+        SOAK_PROBE_GC_INTERVAL_MS: '600',
+      },
+    });
+    await new Promise((resolve) => child.once('exit', resolve));
+    const lines = readFileSync(join(dir, 'node.jsonl'), 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
+    expect(lines.length).toBeGreaterThanOrEqual(5);
+    const forced = lines.flatMap((line, i) => (line.gc ? [i] : []));
+    expect(forced[0]).toBe(0);
+    expect(forced.length).toBeGreaterThanOrEqual(2);
+    // One forced GC in three lines (600 ms of 200): never two within 400 ms.
+    for (let k = 1; k < forced.length; k++) expect(forced[k]! - forced[k - 1]!).toBeGreaterThanOrEqual(2);
+    for (const line of lines) {
+      if (line.gc) expect(line.forcedGcMs).toBeGreaterThan(0);
+      else expect(line.forcedGcMs).toBe(0);
     }
   });
 

@@ -12,7 +12,7 @@ import {
   writeReport,
 } from '../../scripts/soak/report';
 import { buildSeries, queueSeries, RULES } from '../../scripts/soak/series';
-import type { ProbeLine } from '../../scripts/soak/probes';
+import { forcedGcSeconds, type ProbeLine } from '../../scripts/soak/probes';
 import type { Series } from '../../scripts/soak/verdicts';
 
 /** The soak's report (scripts/soak/report.ts, chart.ts, series.ts): the tables, the failures, the files. */
@@ -158,6 +158,40 @@ describe('soak report', () => {
       duration: 60,
     });
     expect(split.find((s) => s.name === 'PostgreSQL connections')!.rule).toMatchObject({ absolute: 6 });
+  });
+
+  it('judges the heap on the lines after a forced GC only, and charts how long each forced GC stopped the process', () => {
+    const begin = 1_000_000;
+    const line = (t: number, gc: boolean, heapUsed: number): ProbeLine => ({
+      t,
+      pid: 7,
+      gc,
+      heapUsed,
+      forcedGcMs: gc ? 180 : 0,
+      rss: 3e8,
+      eventLoopDelayP99Ms: 2,
+      handles: 40,
+      sockets: 12,
+      resources: {},
+    });
+    // Between two forced GCs the heap holds garbage (here 40 MB): not a sample of what is kept.
+    const lines = [0, 1, 2, 3, 4, 5, 6].map((i) => line(begin + i * 10_000, i % 3 === 0, i % 3 === 0 ? 1e8 : 1.4e8));
+    const series = buildSeries({
+      probes: new Map([['platform', lines]]),
+      sampled: new Map(),
+      windows: new Map(),
+      begin,
+      duration: 60,
+    });
+    const heap = series.find((s) => s.name === 'heap after GC: platform')!;
+    expect(heap.points).toEqual([0, 30, 60].map((t) => ({ t, v: 100 })));
+    const pause = series.find((s) => s.name === 'forced GC pause: platform')!;
+    expect(pause).toMatchObject({ unit: 'ms', rule: RULES.info });
+    expect(pause.points).toEqual([0, 30, 60].map((t) => ({ t, v: 180 })));
+    expect(series.find((s) => s.name === 'active handles: platform')!.points).toHaveLength(7);
+    expect(forcedGcSeconds(60, 10)).toBe(60);
+    expect(forcedGcSeconds(20, 10)).toBe(20);
+    expect(forcedGcSeconds(5, 10)).toBe(10);
   });
 
   it("judges the heap without V8's compiled code and bytecode, which is charted apart and bounded", () => {
