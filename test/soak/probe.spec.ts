@@ -69,11 +69,13 @@ describe('soak probe', () => {
       .split('\n')
       .map((l) => JSON.parse(l));
     expect(lines.length).toBeGreaterThanOrEqual(5);
-    const forced = lines.flatMap((line, i) => (line.gc ? [i] : []));
-    expect(forced[0]).toBe(0);
+    const forced = lines.filter((line) => line.gc);
+    expect(lines[0].gc).toBe(true);
     expect(forced.length).toBeGreaterThanOrEqual(2);
-    // One forced GC in three lines (600 ms of 200): never two within 400 ms.
-    for (let k = 1; k < forced.length; k++) expect(forced[k]! - forced[k - 1]!).toBeGreaterThanOrEqual(2);
+    expect(forced.length).toBeLessThan(lines.length);
+    // A forced GC every 600 ms at the earliest (a line up to half an interval early still counts):
+    // never two within 500 ms, however late a busy machine runs the probe's timer.
+    for (let k = 1; k < forced.length; k++) expect(forced[k].t - forced[k - 1].t).toBeGreaterThanOrEqual(450);
     for (const line of lines) {
       if (line.gc) expect(line.forcedGcMs).toBeGreaterThan(0);
       else expect(line.forcedGcMs).toBe(0);
