@@ -4,9 +4,10 @@
 // - With SOAK_PROBE_DIR: every SOAK_PROBE_INTERVAL_MS (10 s) it appends one JSON line to
 //   <dir>/<service>.jsonl: heap used (after a forced full GC every SOAK_PROBE_GC_INTERVAL_MS, by
 //   default every line; `gc` says which lines, `forcedGcMs` how long it stopped the process), RSS,
-//   the event loop's delay p99 since the last line, its CPU (% of one core) since the last line, the active resources by type (process.getActiveResourcesInfo()), the open
-//   sockets (file descriptors that are sockets, from /proc/self/fd), the heap by V8 space and the
-//   database pool's connections in use, idle and callers waiting.
+//   the event loop's delay p99 since the last line, its CPU (% of one core) since the last line,
+//   the active resources by type (process.getActiveResourcesInfo()), the open sockets (file
+//   descriptors that are sockets, from /proc/self/fd), the heap by V8 space and the database
+//   pool's connections in use, idle and callers waiting.
 // - Always: when the soak that started this process dies (even by SIGKILL, when nothing of its
 //   own runs), the probe sends its process SIGTERM within a second, so the service
 //   stops as an orchestrator would stop it and no process of a soak outlives it.
@@ -68,7 +69,7 @@ if (dir) {
   const every = Number(process.env.SOAK_PROBE_INTERVAL_MS || 10000);
   // A forced full GC stops the process: 150-300 ms with a ~195 MB heap, measured in a one-process
   // soak on 2 cores. Forced every 10 s it overlapped ~3 % of the calls and so made every
-  // operation's p99 (issue 52); an hour's run forces it once a minute (soak.ts).
+  // operation's p99 (issue 52); an hour's run forces it once a minute (forcedGcSeconds, probes.ts).
   const gcEvery = Number(process.env.SOAK_PROBE_GC_INTERVAL_MS || every);
   let lastGcAt = -Infinity;
   const RESOLUTION_MS = 10;

@@ -116,11 +116,9 @@ export async function runSoak(
   chores.start();
   let unrecoverable: string | undefined;
   const guard = (async () => {
-    let ledgersReadAt = Date.now();
-    while (!unrecoverable && Date.now() < begin + duration * 1000) {
+    for (let tick = 1; !unrecoverable && Date.now() < begin + duration * 1000; tick += 1) {
       await sleep(Math.min(GUARD_SECONDS * 1000, Math.max(0, begin + duration * 1000 - Date.now())));
-      const readLedgers = Date.now() - ledgersReadAt >= LEDGER_GUARD_SECONDS * 1000 - 1000;
-      if (readLedgers) ledgersReadAt = Date.now();
+      const readLedgers = tick % (LEDGER_GUARD_SECONDS / GUARD_SECONDS) === 0;
       unrecoverable = await cannotRecover(deployment, readLedgers ? cores : undefined);
       if (unrecoverable) load.stop();
       else

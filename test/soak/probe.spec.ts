@@ -20,28 +20,28 @@ describe('soak probe', () => {
   beforeEach(() => (dir = mkdtempSync(join(tmpdir(), 'soak-probe-spec-'))));
   afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
-  it('writes a line per interval: heap after a forced GC, RSS, event-loop delay, handles, sockets', async () => {
-    const child = spawn(
-      process.execPath,
-      ['-e', 'require("node:net").createServer().listen(0); setTimeout(() => process.exit(0), 900)'],
-      {
-        env: {
-          ...process.env,
-          NODE_OPTIONS: `--expose-gc --require ${PROBE}`,
-          SOAK_PROBE_DIR: dir,
-          SOAK_PROBE_INTERVAL_MS: '200',
-        },
-      },
-    );
+  /** Runs `script` with the probe sampling into `dir` (and `env`): its pid and the lines it wrote. */
+  const probed = async (script: string, env: Record<string, string>): Promise<{ pid?: number; lines: any[] }> => {
+    const child = spawn(process.execPath, ['-e', script], {
+      env: { ...process.env, NODE_OPTIONS: `--expose-gc --require ${PROBE}`, SOAK_PROBE_DIR: dir, ...env },
+    });
     await new Promise((resolve) => child.once('exit', resolve));
     // `-e` has no entry file: the probe names the process after node's argv[1], here absent.
     const lines = readFileSync(join(dir, 'node.jsonl'), 'utf8')
       .trim()
       .split('\n')
       .map((l) => JSON.parse(l));
+    return { pid: child.pid, lines };
+  };
+
+  it('writes a line per interval: heap after a forced GC, RSS, event-loop delay, handles, sockets', async () => {
+    const { pid, lines } = await probed(
+      'require("node:net").createServer().listen(0); setTimeout(() => process.exit(0), 900)',
+      { SOAK_PROBE_INTERVAL_MS: '200' },
+    );
     expect(lines.length).toBeGreaterThanOrEqual(3);
     for (const line of lines) {
-      expect(line).toMatchObject({ pid: child.pid, gc: true });
+      expect(line).toMatchObject({ pid, gc: true });
       expect(line.forcedGcMs).toBeGreaterThan(0);
       expect(line.heapUsed).toBeGreaterThan(1e6);
       expect(line.rss).toBeGreaterThan(line.heapUsed);
@@ -54,20 +54,10 @@ describe('soak probe', () => {
   });
 
   it('forces the GC only every SOAK_PROBE_GC_INTERVAL_MS: the lines between carry the heap as found and no pause', async () => {
-    const child = spawn(process.execPath, ['-e', 'setTimeout(() => process.exit(0), 1500)'], {
-      env: {
-        ...process.env,
-        NODE_OPTIONS: `--expose-gc --require ${PROBE}`,
-        SOAK_PROBE_DIR: dir,
-        SOAK_PROBE_INTERVAL_MS: '200',
-        SOAK_PROBE_GC_INTERVAL_MS: '600',
-      },
+    const { lines } = await probed('setTimeout(() => process.exit(0), 1500)', {
+      SOAK_PROBE_INTERVAL_MS: '200',
+      SOAK_PROBE_GC_INTERVAL_MS: '600',
     });
-    await new Promise((resolve) => child.once('exit', resolve));
-    const lines = readFileSync(join(dir, 'node.jsonl'), 'utf8')
-      .trim()
-      .split('\n')
-      .map((l) => JSON.parse(l));
     expect(lines.length).toBeGreaterThanOrEqual(5);
     const forced = lines.filter((line) => line.gc);
     expect(lines[0].gc).toBe(true);
@@ -83,26 +73,10 @@ describe('soak probe', () => {
   });
 
   it("adds the process's database pools once it has one (@gateway/db's poolStats, published under a registered symbol)", async () => {
-    const child = spawn(
-      process.execPath,
-      [
-        '-e',
-        'globalThis[Symbol.for("gateway.db.poolStats")] = () => ({ used: 2, free: 3, waiting: 1 }); setTimeout(() => process.exit(0), 500)',
-      ],
-      {
-        env: {
-          ...process.env,
-          NODE_OPTIONS: `--expose-gc --require ${PROBE}`,
-          SOAK_PROBE_DIR: dir,
-          SOAK_PROBE_INTERVAL_MS: '100',
-        },
-      },
+    const { lines } = await probed(
+      'globalThis[Symbol.for("gateway.db.poolStats")] = () => ({ used: 2, free: 3, waiting: 1 }); setTimeout(() => process.exit(0), 500)',
+      { SOAK_PROBE_INTERVAL_MS: '100' },
     );
-    await new Promise((resolve) => child.once('exit', resolve));
-    const lines = readFileSync(join(dir, 'node.jsonl'), 'utf8')
-      .trim()
-      .split('\n')
-      .map((l) => JSON.parse(l));
     expect(lines.length).toBeGreaterThanOrEqual(2);
     for (const line of lines) expect(line.pool).toEqual({ used: 2, free: 3, waiting: 1 });
   });
