@@ -40,6 +40,8 @@ export const platformEnv = z
     SANDBOX_BANKS: envFlag.optional(),
     SANDBOX_PORT_BASE: envPort.default(7101),
     DATA_DIR: z.string().default('.data'),
+    /** Where the router keeps its compositions for the next start of the same schemas (router/src/compose.ts); unset: composed every start. */
+    SUPERGRAPH_CACHE_DIR: z.string().min(1).optional(),
     /** Proxies in front of the REST port whose X-Forwarded-For is believed (addresses, CIDRs or loopback; comma-separated), as for rest-compat alone. */
     TRUST_PROXY: z.string().optional(),
     /**
@@ -106,6 +108,8 @@ export interface PlatformConfig {
   subscriptionMaxLifetimeSeconds: number;
   /** ROUTER_SHARE_INFLIGHT_READS (default on): the router's identical reads in flight share one subgraph call. */
   shareInFlightReads: boolean;
+  /** SUPERGRAPH_CACHE_DIR: where the router keeps its compositions (unset: composed every start). */
+  supergraphCacheDir?: string;
   /**
    * PUBLIC_BASE_URL was set. Otherwise checkout_url, consent_url and sca_url are made on the
    * address rest-compat actually listens on (REST_PORT, or the free port it picked), so the
@@ -167,6 +171,7 @@ export function loadPlatformConfig(env: Record<string, string | undefined> = pro
     sharedRateLimits: parsed.RATE_LIMIT_STORE === 'postgres',
     subscriptionMaxLifetimeSeconds: parsed.SUBSCRIPTION_MAX_LIFETIME_SECONDS,
     shareInFlightReads: parsed.ROUTER_SHARE_INFLIGHT_READS,
+    supergraphCacheDir: parsed.SUPERGRAPH_CACHE_DIR,
     publicBaseUrlSet: Boolean(env.PUBLIC_BASE_URL),
     payments: paymentsConfigFrom(parsed),
     openBanking: openBankingConfigFrom(parsed),

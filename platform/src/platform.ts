@@ -171,6 +171,7 @@ export async function startPlatform(given: PlatformConfig, options: StartPlatfor
             url: service.graphqlUrl,
             sdl: readCommittedSdl(name),
           })),
+          supergraphCacheDir: config.supergraphCacheDir,
           platformSecret: secrets.platformSecret,
           adminKey: secrets.adminKey,
           production: config.production,

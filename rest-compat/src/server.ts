@@ -130,18 +130,28 @@ export async function startRestCompat(options: RestCompatOptions): Promise<Runni
   registerOperatorSession(app, execute, consoleCookie);
   registerHealth(app, target.baseUrl, dispatcher, options.readinessChecks);
 
-  // Built once the address is known (listen below): its server is the base URL clients call.
-  const served: { openApi?: OpenApiDocument } = {};
-  app.get('/openapi.json', async () => served.openApi);
+  // Its server is the base URL clients call, known once listening (below). Built at the first ask,
+  // not at the start: 0.2-0.4 s of zod-to-JSON-Schema and examples that a start (every test file's
+  // platform, every instance of a cluster) paid whether anyone read the document or not.
+  const listening: { url?: string } = {};
+  let openApi: OpenApiDocument | undefined;
+  const openApiDocument = () =>
+    listening.url === undefined
+      ? undefined
+      : (openApi ??= buildOpenApiDocument(ROUTES, options.publicBaseUrl ?? listening.url));
+  app.get('/openapi.json', async () => openApiDocument());
   // What the gateway sends a bank core and which answers it accepts: for banks writing their core.
-  const bankCoreOpenApi = bankCoreOpenApiDocument();
-  app.get('/openapi/bank-core.json', async () => bankCoreOpenApi);
+  let bankCoreOpenApi: ReturnType<typeof bankCoreOpenApiDocument> | undefined;
+  app.get('/openapi/bank-core.json', async () => (bankCoreOpenApi ??= bankCoreOpenApiDocument()));
   // Browsers ask for it on every page (checkout, consent, the dashboard, the docs): an icon, not a 404.
   app.get('/favicon.ico', (_request, reply) => reply.headers(FAVICON_HEADERS).send(favicon()));
   registerDocsPage(
     app,
-    () => (served.openApi ? [new URL(served.openApi.servers[0]!.url).origin] : []),
-    () => served.openApi,
+    () => {
+      const document = openApiDocument();
+      return document ? [new URL(document.servers[0]!.url).origin] : [];
+    },
+    openApiDocument,
   );
   if (options.landing && !options.production)
     registerLandingPage(app, { ...options.landing, metricsLocked: options.metricsToken !== undefined });
@@ -149,7 +159,7 @@ export async function startRestCompat(options: RestCompatOptions): Promise<Runni
   registerOperatorConsole(app, logger, consoleCookie);
 
   const url = await app.listen({ host: options.host ?? '127.0.0.1', port: options.port ?? 0 });
-  served.openApi = buildOpenApiDocument(ROUTES, options.publicBaseUrl ?? url);
+  listening.url = url;
   logger.info({ url, router: target.graphqlUrl, production: options.production ?? false }, 'rest-compat listening');
   return {
     url,

@@ -37,6 +37,8 @@ const config = loadConfig(
       AMQP_URL: z.string().min(1).optional(),
       SHUTDOWN_DRAIN_SECONDS: envDrainSeconds,
       METRICS_TOKEN: envMetricsToken,
+      /** Where compositions are kept for the next start of the same schemas (compose.ts); unset: composed every start. */
+      SUPERGRAPH_CACHE_DIR: z.string().min(1).optional(),
     })
     .extend(routerEnvSchema.shape)
     .superRefine(requireMetricsTokenInProduction),
@@ -72,6 +74,7 @@ void (async () => {
       { name: 'payments', url: config.PAYMENTS_URL, sdl: sdl('payments') },
       { name: 'open-banking', url: config.OPEN_BANKING_URL, sdl: sdl('open-banking') },
     ],
+    supergraphCacheDir: config.SUPERGRAPH_CACHE_DIR,
     platformSecret: config.PLATFORM_SECRET,
     adminKey: config.ADMIN_KEY,
     production: config.NODE_ENV === 'production',

@@ -12,7 +12,7 @@ import type { EventBus } from '@gateway/events';
 import type { Registry } from 'prom-client';
 import { createAdmission } from './admission';
 import { authenticate, type CredentialHeaders } from './authenticate';
-import { composeSupergraph, type SubgraphEndpoint } from './compose';
+import { composeSupergraphByName, type SubgraphEndpoint } from './compose';
 import { chargingCoreCalls } from './core-cost';
 import { documentLimits } from './document-limits';
 import { createForwarding } from './forwarding';
@@ -33,6 +33,8 @@ import { withoutApolloTelemetry } from './apollo-telemetry';
 export interface RouterOptions {
   db: Database;
   subgraphs: SubgraphEndpoint[];
+  /** SUPERGRAPH_CACHE_DIR: where compositions are kept for the next start of the same schemas (compose.ts). */
+  supergraphCacheDir?: string;
   platformSecret: string;
   adminKey: string;
   production: boolean;
@@ -109,11 +111,13 @@ export async function startRouter(options: RouterOptions): Promise<RunningRouter
   const timeoutMs = options.subgraphTimeoutMs ?? 15_000;
   const subgraphAgent = new Agent({ keepAliveTimeout: 30_000, connections: 128 });
   const shared = (options.shareInFlightReads ?? true) ? metrics.countSharedFetch : undefined;
-  const supergraphSdl = composeSupergraph(options.subgraphs);
+  // Composed by name (the forwarder and the gateway's services map names to the running URLs).
+  const supergraphSdl = composeSupergraphByName(options.subgraphs, options.supergraphCacheDir);
+  const urlOf = new Map(options.subgraphs.map(({ name, url }) => [name, url]));
   withoutApolloTelemetry();
   const gateway = new ApolloGateway({
     supergraphSdl,
-    buildService: ({ name, url }) => new SubgraphDataSource(name ?? 'subgraph', url!, timeoutMs, subgraphAgent, shared),
+    buildService: ({ name }) => new SubgraphDataSource(name, urlOf.get(name)!, timeoutMs, subgraphAgent, shared),
   });
 
   const app = Fastify({ logger: false, bodyLimit: 1024 * 1024, trustProxy: 'loopback' });

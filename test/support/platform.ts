@@ -99,6 +99,8 @@ export async function startTestPlatform(options: TestPlatformOptions = {}): Prom
     SANDBOX_BANKS: 'off',
     // Tests run their banks' cores and webhook receivers on loopback; a test of the egress guard turns it off.
     PRIVATE_TARGETS: '1',
+    // Every test file starts a platform on the same committed schemas: composed once a run, not once a start.
+    SUPERGRAPH_CACHE_DIR: join(tmpdir(), 'gateway-supergraph'),
     ...options.env,
   });
   const platform = await startPlatform(config, {
