@@ -111,30 +111,39 @@ describe('webhook lanes: events of one session taken together, sent in order', (
     await closeDatabase();
   });
 
-  it('the later event is taken at intake and sent as soon as the earlier one is delivered, with no claim', async () => {
-    // No poll during the test: only a wake could claim, and the lane needs none.
-    const claims = jest.spyOn(deliveries, 'claimDue');
-    const { bus, dispatcher, processing, completed } = await twoEventsOfAnOrder({
-      pollIntervalMs: 600_000,
-      leaseMs: 3_000,
-    });
-    try {
-      answer = (id) => ({ status: 200, delayMs: id === processing.id ? 200 : 0 });
-      // The worker's first claim, at start, ended: any claim from here on is the test's.
-      await until(() => claims.mock.calls.length === 1);
-      await claims.mock.results[0]!.value;
-      claims.mockClear();
-      await Promise.all([bus.publish(processing), bus.publish(completed)]);
-      await until(() => seenOf(processing, completed).length === 2);
-      expect(seenOf(processing, completed)).toEqual([
-        { id: processing.id, status: 200 },
-        { id: completed.id, status: 200 },
-      ]);
-      expect(claims).not.toHaveBeenCalled();
-    } finally {
-      await dispatcher.stop();
-    }
-  });
+  // Slow first: the later one waits in the lane. Slow second: the first one's record rides alone
+  // (RECORD_RIDES_WITHIN_MS) while the second is still being sent, which is the worker's own, so
+  // nothing is claimed for it either (a busy machine's timing once claimed here for nothing).
+  it.each([
+    ['the earlier receiver slow', 200, 0],
+    ['the later receiver slow', 0, 400],
+  ])(
+    'the later event is taken at intake and sent as soon as the earlier one is delivered, with no claim (%s)',
+    async (_case, firstMs, secondMs) => {
+      // No poll during the test: only a wake could claim, and the lane needs none.
+      const claims = jest.spyOn(deliveries, 'claimDue');
+      const { bus, dispatcher, processing, completed } = await twoEventsOfAnOrder({
+        pollIntervalMs: 600_000,
+        leaseMs: 3_000,
+      });
+      try {
+        answer = (id) => ({ status: 200, delayMs: id === processing.id ? firstMs : secondMs });
+        // The worker's first claim, at start, ended: any claim from here on is the test's.
+        await until(() => claims.mock.calls.length === 1);
+        await claims.mock.results[0]!.value;
+        claims.mockClear();
+        await Promise.all([bus.publish(processing), bus.publish(completed)]);
+        await until(() => seenOf(processing, completed).length === 2);
+        expect(seenOf(processing, completed)).toEqual([
+          { id: processing.id, status: 200 },
+          { id: completed.id, status: 200 },
+        ]);
+        expect(claims).not.toHaveBeenCalled();
+      } finally {
+        await dispatcher.stop();
+      }
+    },
+  );
 
   it('an earlier event to be retried holds back the one taken behind it, which goes after the retry', async () => {
     const { bus, dispatcher, processing, completed } = await twoEventsOfAnOrder({

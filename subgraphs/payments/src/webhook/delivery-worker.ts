@@ -267,7 +267,13 @@ export function startDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWor
       void records.record(delivery, record, waitedOn.delete(delivery.aggregate_id)).then(
         (written) => {
           logRecord(written);
-          if (written.recorded && written.laterPending) worker.wake();
+          // A later delivery still running or waiting in its lane here is this worker's to send:
+          // its own record wakes a claim if anything stays behind it (a claim now would find
+          // nothing due, one statement for nothing, on a machine slow enough that the record
+          // rode before the next attempt ended).
+          const lane = laneOf(delivery);
+          const laterHere = lane !== undefined && (lane.running.size > 0 || lane.waiting.length > 0);
+          if (written.recorded && written.laterPending && !laterHere) worker.wake();
         },
         (error: unknown) =>
           logger.error({ err: error, delivery: delivery.id }, 'webhook attempt could not be recorded'),
