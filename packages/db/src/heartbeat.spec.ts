@@ -139,10 +139,12 @@ describe('heartbeat', () => {
     expect(answered.get('first')!.every((columns) => columns?.token === 'first')).toBe(true);
     expect(answered.get('second')!.every((columns) => columns?.token === 'second')).toBe(true);
     expect(other.every((columns) => columns?.due === 8)).toBe(true);
-    // Per tick: the first upsert with the other part, the second alone; never one per part.
-    const ticks = statements.filter((text) => text.includes('_c as')).length;
+    // Per tick: the first upsert with the other part, the second alone; never one per part. From
+    // the first tick seen whole: the capture began at a moment a tick may have been between its two.
+    const whole = statements.slice(statements.findIndex((text) => text.includes('_c as')));
+    const ticks = whole.filter((text) => text.includes('_c as')).length;
     expect(ticks).toBeGreaterThanOrEqual(2);
-    expect(statements.filter((text) => text.includes('heartbeat_lease'))).toHaveLength(2 * ticks);
-    expect(statements).toHaveLength(2 * ticks);
+    expect(whole.filter((text) => text.includes('heartbeat_lease'))).toHaveLength(2 * ticks);
+    expect(whole).toHaveLength(2 * ticks);
   });
 });
