@@ -122,15 +122,21 @@ interface Answer {
     }
 
     const sentBefore = await cluster!.haproxy.sent();
-    const answers = await Promise.all(
-      sessions.map((id, i) => {
-        const payer = customer[i % 3 ? 'amina' : 'omar']!;
-        return call('POST', `/pay/${id}/authorize`, {
-          client: i,
-          body: { payer: { type: 'alias', value: payer.alias }, otp: payer.otp },
-        });
-      }),
-    );
+    const authorize = (i: number) => {
+      const payer = customer[i % 3 ? 'amina' : 'omar']!;
+      return call('POST', `/pay/${sessions[i]}/authorize`, {
+        client: i,
+        body: { payer: { type: 'alias', value: payer.alias }, otp: payer.otp },
+      });
+    };
+    const answers = await Promise.all(sessions.map((_, i) => authorize(i)));
+    // A busy 2-core CI machine once kept the sandbox core's OTP check past the 4 s core timeout in
+    // this burst: 503 CBS_TIMEOUT, which moves nothing and leaves the session PENDING (checkout.service).
+    // The payer's client sends it again, as one would; the race the cap is tested on already ran.
+    for (let round = 0; round < 3; round += 1) {
+      const timedOut = [...answers.keys()].filter((i) => answers[i]!.body?.error?.code === 'CBS_TIMEOUT');
+      for (const i of timedOut) answers[i] = await authorize(i);
+    }
     const sentAfter = await cluster!.haproxy.sent();
 
     // An answer that is neither: it and the errors the instances logged, so a failure says why.

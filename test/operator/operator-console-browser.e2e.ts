@@ -221,8 +221,11 @@ describe('operator console in a browser', () => {
       await page.waitForSelector('#retry-confirm-dialog[open]');
       expect(await page.textContent('#retry-confirm-effect')).toContain(`DEBIT of 0.700 LYD`);
       expect(await page.textContent('#retry-confirm-effect')).toContain(reference);
+      // The dialog closes as the retry is sent: its answer, not the closing, says the retry was done.
+      const retried = page.waitForResponse((r) => r.request().postData()?.includes('OperatorRetryPosition') === true);
       await page.click('#retry-confirm-ok');
       await page.waitForSelector('#retry-confirm-dialog', { state: 'hidden' });
+      expect((await retried).status()).toBe(200);
       // The core still refuses: the position stays FAILED, and the operator's retry is on record.
       const audited = await t.rest('GET', `/admin/audit?action=settlement.retried&target=${reference}`, {
         headers: admin(t),
