@@ -7,3 +7,4 @@ export { startDemo, tryItBlock, type DemoTarget } from './demo/demo';
 export { DemoSeedError } from './demo/demo-file';
 export { createReadiness, type Readiness } from './readiness';
 export type { DemoFile } from './demo/demo-data';
+export { migratePlatformSchemas, platformSchemasKey } from './schemas';

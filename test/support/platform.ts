@@ -6,7 +6,13 @@ import { openTestDatabase } from '@gateway/db/testing';
 import { createRabbitBus, type EventBus } from '@gateway/events';
 import { testBus, testRabbitOptions } from '@gateway/events/testing';
 import { createLogger } from '@gateway/kernel';
-import { loadPlatformConfig, startPlatform, type Platform } from '@gateway/platform';
+import {
+  loadPlatformConfig,
+  migratePlatformSchemas,
+  platformSchemasKey,
+  startPlatform,
+  type Platform,
+} from '@gateway/platform';
 import type { LimitOverrides } from '@gateway/router';
 import type { EngineSettings, PaymentsStartOptions } from '@gateway/subgraph-payments';
 import type { OpenBankingJobSettings } from '@gateway/subgraph-open-banking';
@@ -34,6 +40,9 @@ export interface TestPlatform extends GraphQLTestClient {
 }
 
 let institutionCounter = 300;
+
+/** Every test file's platform starts on a copy of one migrated database (packages/db/src/testing.ts). */
+const PLATFORM_TEMPLATE = { key: platformSchemasKey(), build: migratePlatformSchemas };
 
 /** A valid LY IBAN at an institution code. */
 export const lyIban = (institutionCode: string, account: number | string): string =>
@@ -89,7 +98,7 @@ export interface TestPlatformOptions {
 
 export async function startTestPlatform(options: TestPlatformOptions = {}): Promise<TestPlatform> {
   const dataDir = mkdtempSync(join(tmpdir(), 'gw-platform-'));
-  const db = options.db ?? (await openTestDatabase());
+  const db = options.db ?? (await openTestDatabase({ template: PLATFORM_TEMPLATE }));
   const rabbit = testRabbitOptions(options.busNamespace);
   const bus: EventBus = options.amqpUrl ? createRabbitBus(options.amqpUrl, rabbit) : testBus(rabbit);
   const config = loadPlatformConfig({

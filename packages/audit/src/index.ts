@@ -20,4 +20,4 @@ export {
   SECRET_REPLACED,
   type AuditedBy,
 } from './audited-by';
-export { migrateAudit } from './schema';
+export { migrateAudit, AUDIT_SCHEMA, AUDIT_MIGRATIONS } from './schema';

@@ -4,6 +4,11 @@ import { Migration20261205000000_audit_entries } from './migrations/Migration202
 
 export const AUDIT_SCHEMA = 'audit';
 
+/** The audit log's committed migrations, in order. */
+export const AUDIT_MIGRATIONS = [
+  { name: 'Migration20261205000000_audit_entries', class: Migration20261205000000_audit_entries },
+];
+
 /**
  * Applies the audit log's own migrations (the `audit` schema). Idempotent; every service that
  * records an action calls it at start, and lists AuditEntry among its entities with `audit` as a
@@ -14,6 +19,6 @@ export async function migrateAudit(db: Database): Promise<void> {
   await openServiceOrm(db, {
     schema: AUDIT_SCHEMA,
     entities: [AuditEntry],
-    migrations: [{ name: 'Migration20261205000000_audit_entries', class: Migration20261205000000_audit_entries }],
+    migrations: AUDIT_MIGRATIONS,
   });
 }

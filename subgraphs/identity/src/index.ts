@@ -1,2 +1,3 @@
 export { start, IDENTITY_SCHEMA } from './service';
 export { buildIdentitySchema } from './schema';
+export { migrations as IDENTITY_MIGRATIONS } from './migrations';
