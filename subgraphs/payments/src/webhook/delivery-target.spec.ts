@@ -90,4 +90,44 @@ describe("a merchant's primary target", () => {
       { url: null, secret: null },
     );
   });
+
+  it('uses the target the claim read without reading it again: a merchant found or not, an endpoint enabled, disabled or deleted', async () => {
+    const sealed = sealSecret('whsec_read', platformSecret);
+    const noCall = (async () => {
+      throw new Error('open-banking was asked for a target the claim read');
+    }) as ServiceClient;
+    const noKnex = new Proxy(
+      {},
+      {
+        get: () => {
+          throw new Error('the payments schema was read for a target the claim read');
+        },
+      },
+    ) as unknown as Knex;
+    const lookup = createTargetLookup({ knex: noKnex, call: noCall, platformSecret });
+    const merchant = { audience_id: 'mer_1', endpoint_id: 'we_mer_1', aggregate_id: 'ops_1' };
+    expect(
+      await lookup({
+        ...merchant,
+        target_read: { merchant: { merchant_url: 'https://m.example/h', sealed, session_url: null } },
+      }),
+    ).toEqual({ url: 'https://m.example/h', secret: 'whsec_read' });
+    expect(await lookup({ ...merchant, target_read: { merchant: null } })).toBeNull();
+    const further = { audience_id: 'mer_1', endpoint_id: 'we_abc', aggregate_id: 'ops_1' };
+    const stored = { url: 'https://e.example/h', secret_sealed: sealed };
+    expect(await lookup({ ...further, target_read: { endpoint: { ...stored, status: 'ENABLED' } } })).toEqual({
+      url: 'https://e.example/h',
+      secret: 'whsec_read',
+    });
+    expect(await lookup({ ...further, target_read: { endpoint: { ...stored, status: 'DISABLED' } } })).toEqual({
+      url: 'https://e.example/h',
+      secret: null,
+      closed: 'webhook endpoint disabled',
+    });
+    expect(await lookup({ ...further, target_read: { endpoint: null } })).toEqual({
+      url: null,
+      secret: null,
+      closed: 'webhook endpoint deleted',
+    });
+  });
 });

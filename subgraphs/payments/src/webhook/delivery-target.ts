@@ -1,7 +1,7 @@
 import type { Knex } from '@mikro-orm/knex';
 import type { ServiceClient } from '@gateway/federation';
 import { openSealedSecret } from '@gateway/kernel';
-import { deliveries, type MerchantTarget } from './delivery.repository';
+import { deliveries, type EndpointTarget, type MerchantTarget, type TargetRead } from './delivery.repository';
 import { isPrimaryEndpointId } from './event-kinds';
 import { audienceOf } from './webhook-audience';
 
@@ -13,11 +13,12 @@ export interface DeliveryTarget {
   closed?: string;
 }
 
-/** What a delivery says of where it goes. */
+/** What a delivery says of where it goes, and its target when the statement that claimed it read it. */
 export interface DeliveryAddress {
   audience_id: string;
   endpoint_id: string;
   aggregate_id: string;
+  target_read?: TargetRead;
 }
 
 /** The current target of a delivery; null for an audience that does not exist. */
@@ -43,7 +44,8 @@ export const openEndpointTarget = (url: string, sealed: string, platformSecret: 
 
 /**
  * One lookup for every audience and endpoint, read afresh for every attempt (no cache: a rotated secret or a
- * changed URL applies to the very next attempt). A further endpoint is a row of this schema (the
+ * changed URL applies to the very next attempt): by the statement that claimed the delivery when it
+ * did (`target_read`), else here. A further endpoint is a row of this schema (the
  * operator's and banks' endpoints are all such rows). A merchant's primary target is in this subgraph's own
  * schema (the session's URL first, else the merchant's). A TPP's is open-banking's: asked through
  * the router as the payments service, the secret still sealed with the platform secret, so the
@@ -51,13 +53,10 @@ export const openEndpointTarget = (url: string, sealed: string, platformSecret: 
  */
 export function createTargetLookup(options: { knex: Knex; call: ServiceClient; platformSecret: string }): TargetLookup {
   const { knex, call, platformSecret } = options;
-  return async ({ audience_id: audienceId, endpoint_id: endpointId, aggregate_id: aggregateId }) => {
+  return async ({ audience_id: audienceId, endpoint_id: endpointId, aggregate_id: aggregateId, target_read: read }) => {
     if (!isPrimaryEndpointId(endpointId)) {
-      const endpoint = await deliveries.endpointTargetOf(knex, endpointId);
-      if (!endpoint) return { url: null, secret: null, closed: 'webhook endpoint deleted' };
-      if (endpoint.status !== 'ENABLED')
-        return { url: endpoint.url, secret: null, closed: 'webhook endpoint disabled' };
-      return { url: endpoint.url, secret: openSealedSecret(endpoint.secret_sealed, platformSecret) };
+      const endpoint = read && 'endpoint' in read ? read.endpoint : await deliveries.endpointTargetOf(knex, endpointId);
+      return openFurtherEndpoint(endpoint ?? null, platformSecret);
     }
     if (audienceOf(audienceId) === 'tpp') {
       const { tppWebhookTarget } = await call<{
@@ -66,7 +65,15 @@ export function createTargetLookup(options: { knex: Knex; call: ServiceClient; p
       if (!tppWebhookTarget) return null;
       return { url: tppWebhookTarget.url, secret: openSealedSecret(tppWebhookTarget.sealedSecret, platformSecret) };
     }
-    const row = await deliveries.merchantTargetOf(knex, audienceId, aggregateId);
+    const row =
+      read && 'merchant' in read ? read.merchant : await deliveries.merchantTargetOf(knex, audienceId, aggregateId);
     return row ? openMerchantTarget(row, platformSecret) : null;
   };
+}
+
+/** A further endpoint's target for an attempt: none made (closed) when it was deleted or disabled since the event. */
+function openFurtherEndpoint(endpoint: EndpointTarget | null, platformSecret: string): DeliveryTarget {
+  if (!endpoint) return { url: null, secret: null, closed: 'webhook endpoint deleted' };
+  if (endpoint.status !== 'ENABLED') return { url: endpoint.url, secret: null, closed: 'webhook endpoint disabled' };
+  return { url: endpoint.url, secret: openSealedSecret(endpoint.secret_sealed, platformSecret) };
 }

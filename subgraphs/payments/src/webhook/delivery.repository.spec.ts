@@ -149,6 +149,60 @@ describe('webhook delivery statements', () => {
     ).toBe(0);
   });
 
+  it("a claim reads each delivery's target in its own statement: the merchant's, a further endpoint's (enabled, disabled or deleted since), none for a TPP's primary", async () => {
+    const merchantId = newId('merchant');
+    await db.knex('payments.merchants').insert({
+      id: merchantId,
+      name: 'm',
+      mode: 'live',
+      webhook_url: 'http://127.0.0.1:1/merchant',
+      webhook_secret_sealed: 'sealed-merchant',
+      created_at: new Date(),
+      updated_at: new Date(),
+    });
+    const endpoint = async () => {
+      const id = newId('webhookEndpoint');
+      await db.knex('payments.webhook_endpoints').insert({
+        id,
+        audience_id: merchantId,
+        livemode: true,
+        url: `http://127.0.0.1:1/${id}`,
+        enabled_events: JSON.stringify(['*']),
+        description: null,
+        status: 'ENABLED',
+        secret_sealed: `sealed-${id}`,
+        created_at: new Date(),
+        updated_at: new Date(),
+      });
+      return { id };
+    };
+    const [enabled, disabled, deleted] = [await endpoint(), await endpoint(), await endpoint()];
+    // Left for the worker (no lease at intake): one delivery per endpoint, the merchant's primary first.
+    const merchantEvent = { ...event(merchantId, newId('paymentSession'), null), deliveryIds: [] };
+    expect((await deliveries.intake(db.knex, 'merchant', merchantEvent, null))?.deliveries).toHaveLength(4);
+    const tppId = tpp();
+    await deliveries.intake(db.knex, 'tpp', event(tppId, 'ops_target', null), null);
+    // Changed after the event, before the claim: the claim's read is what the attempt uses.
+    await db.knex('payments.webhook_endpoints').where('id', disabled.id).update({ status: 'DISABLED' });
+    await db.knex('payments.webhook_endpoints').where('id', deleted.id).delete();
+    await db.knex('payments.merchants').where('id', merchantId).update({ webhook_secret_sealed: 'sealed-rotated' });
+
+    const { claimed } = await claimDue();
+    const readOf = (endpointId: string) => claimed.find((row) => row.endpoint_id === endpointId)?.target_read;
+    expect(readOf(`we_${merchantId}`)).toEqual({
+      merchant: { merchant_url: 'http://127.0.0.1:1/merchant', sealed: 'sealed-rotated', session_url: null },
+    });
+    expect(readOf(enabled.id)).toEqual({
+      endpoint: { url: `http://127.0.0.1:1/${enabled.id}`, secret_sealed: `sealed-${enabled.id}`, status: 'ENABLED' },
+    });
+    expect(readOf(disabled.id)).toMatchObject({ endpoint: { status: 'DISABLED' } });
+    expect(readOf(deleted.id)).toEqual({ endpoint: null });
+    // A TPP's primary target is open-banking's: read for the attempt, through the router.
+    const tppDelivery = claimed.find((row) => row.endpoint_id === `we_${tppId}`);
+    expect(tppDelivery).toBeDefined();
+    expect(tppDelivery!.target_read).toBeUndefined();
+  });
+
   it('claims in aggregate order: a later event waits while an earlier one is retrying, and goes once it is delivered', async () => {
     const audience = tpp();
     const aggregate = newId('paymentSession');

@@ -7,13 +7,31 @@ import {
   type RecordedRow,
   type RecordOutcome,
 } from './delivery-recording';
-import type { ClaimedDelivery, IntakenDelivery, IntakeResult, MerchantTarget, NewEvent } from './delivery.types';
+import type {
+  ClaimedDelivery,
+  EndpointTarget,
+  IntakenDelivery,
+  IntakeResult,
+  MerchantTarget,
+  NewEvent,
+  TargetRead,
+} from './delivery.types';
+import { isPrimaryEndpointId } from './event-kinds';
+import { audienceOf } from './webhook-audience';
 import type { WebhookAudience } from './webhook-audience';
 import { WebhookDeliveryEntity } from './webhook-delivery.entity';
 
 export type { AttemptRecord, RecordOutcome } from './delivery-recording';
 
-export type { ClaimedDelivery, IntakenDelivery, IntakeResult, MerchantTarget, NewEvent } from './delivery.types';
+export type {
+  ClaimedDelivery,
+  EndpointTarget,
+  IntakenDelivery,
+  IntakeResult,
+  MerchantTarget,
+  NewEvent,
+  TargetRead,
+} from './delivery.types';
 
 const DELIVERIES = 'payments.webhook_deliveries';
 
@@ -90,6 +108,57 @@ const RECORDED_OUTCOMES = `(select coalesce(jsonb_agg(jsonb_build_object('id', u
 const MERCHANT_TARGET = `select m.webhook_url as merchant_url, m.webhook_secret_sealed as sealed, s.webhook_url as session_url
   from payments.merchants m left join payments.payment_sessions s
     on s.id = coalesce((select r.session_id from payments.refunds r where r.id = ?), ?) where m.id = ?`;
+
+/** MERCHANT_TARGET for a claimed delivery `c` (its aggregate and audience), with the merchant's id: found or not. */
+const CLAIMED_MERCHANT_TARGET = `select m.id as merchant_id, m.webhook_url as merchant_url, m.webhook_secret_sealed as sealed, s.webhook_url as session_url
+  from payments.merchants m left join payments.payment_sessions s
+    on s.id = coalesce((select r.session_id from payments.refunds r where r.id = c.aggregate_id), c.aggregate_id) where m.id = c.audience_id`;
+
+/** The target columns claimDue reads beside each claimed delivery. */
+interface ClaimedTargetColumns {
+  endpoint_found: boolean;
+  endpoint_url: string | null;
+  endpoint_sealed: string | null;
+  endpoint_status: string | null;
+  merchant_found: boolean;
+  merchant_url: string | null;
+  sealed: string | null;
+  session_url: string | null;
+}
+
+/**
+ * A claimed row as the worker holds it, with the target the claim read: a further endpoint's row
+ * or a merchant's primary target (found or not); none for a TPP's primary endpoint, which is
+ * open-banking's and asked through the router for the attempt.
+ */
+function claimedDelivery(
+  row: { candidates: number; held: number; released: number } & ClaimedDelivery & ClaimedTargetColumns,
+): ClaimedDelivery {
+  const {
+    candidates: _c,
+    held: _h,
+    released: _r,
+    endpoint_found,
+    endpoint_url,
+    endpoint_sealed,
+    endpoint_status,
+    merchant_found,
+    merchant_url,
+    sealed,
+    session_url,
+    ...claimed
+  } = row;
+  let target_read: TargetRead | undefined;
+  if (!isPrimaryEndpointId(row.endpoint_id)) {
+    const endpoint: EndpointTarget | null = endpoint_found
+      ? { url: endpoint_url!, secret_sealed: endpoint_sealed!, status: endpoint_status! }
+      : null;
+    target_read = { endpoint };
+  } else if (audienceOf(row.audience_id) === 'merchant') {
+    target_read = { merchant: merchant_found ? { merchant_url, sealed: sealed!, session_url } : null };
+  }
+  return target_read ? { ...claimed, target_read } : claimed;
+}
 
 /** A replay's scope: an endpoint of an owner, and the window of event creation times [from, to). */
 export interface ReplayWindow {
@@ -317,8 +386,13 @@ export class DeliveryRepository {
          from picked p
          where d.id = p.id and d.status = 'PENDING' and (d.lease_until is null or d.lease_until < now()) and ${IN_ORDER}
          returning d.id, d.event_id, d.audience_id, d.endpoint_id, d.aggregate_id, d.payload, d.attempts, d.lease_token)
-       select n.candidates, (select count(*) from held)::integer as held, (select count(*) from released)::integer as released, c.*
-       from (select count(*)::integer as candidates from candidates) n left join claimed c on true`,
+       select n.candidates, (select count(*) from held)::integer as held, (select count(*) from released)::integer as released, c.*,
+         w.id is not null as endpoint_found, w.url as endpoint_url, w.secret_sealed as endpoint_sealed, w.status as endpoint_status,
+         t.merchant_id is not null as merchant_found, t.merchant_url, t.sealed, t.session_url
+       from (select count(*)::integer as candidates from candidates) n left join claimed c on true
+         -- Each attempt's target, read here rather than by a statement of its own (issue 53: statements per payment).
+         left join ${ENDPOINTS} w on w.id = c.endpoint_id
+         left join lateral (${CLAIMED_MERCHANT_TARGET}) t on c.endpoint_id = 'we_' || c.audience_id`,
       [
         options.candidates,
         JSON.stringify(Object.fromEntries(options.load)),
@@ -327,14 +401,14 @@ export class DeliveryRepository {
         options.leaseUntil,
       ],
     );
-    const found = rows as Array<{ candidates: number; held: number; released: number } & ClaimedDelivery>;
+    const found = rows as Array<
+      { candidates: number; held: number; released: number } & ClaimedDelivery & ClaimedTargetColumns
+    >;
     return {
       candidates: found[0]?.candidates ?? 0,
       held: found[0]?.held ?? 0,
       released: found[0]?.released ?? 0,
-      claimed: found
-        .filter((row) => row.id !== null)
-        .map(({ candidates: _c, held: _h, released: _r, ...delivery }) => delivery),
+      claimed: found.filter((row) => row.id !== null).map(claimedDelivery),
     };
   }
 
@@ -480,10 +554,7 @@ export class DeliveryRepository {
   }
 
   /** A further endpoint's target as an attempt reads it; undefined once deleted. */
-  async endpointTargetOf(
-    knex: Knex,
-    endpointId: string,
-  ): Promise<{ url: string; secret_sealed: string; status: string } | undefined> {
+  async endpointTargetOf(knex: Knex, endpointId: string): Promise<EndpointTarget | undefined> {
     return (await knex.raw(`select url, secret_sealed, status from ${ENDPOINTS} where id = ?`, [endpointId])).rows[0];
   }
 }

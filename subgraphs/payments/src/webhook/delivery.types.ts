@@ -13,7 +13,22 @@ export interface ClaimedDelivery {
   attempts: number;
   /** The claim's fencing token: the attempt is recorded only while it is still the row's. */
   lease_token: string;
+  /** Its target as the claim's own statement read it (absent: to be read for the attempt, a TPP's primary endpoint). */
+  target_read?: TargetRead;
 }
+
+/** A further endpoint's stored target. */
+export interface EndpointTarget {
+  url: string;
+  secret_sealed: string;
+  status: string;
+}
+
+/**
+ * A delivery's target read by the statement that claimed it, for that attempt: a further
+ * endpoint's row, or a merchant's primary target; null when there is none (deleted, unknown).
+ */
+export type TargetRead = { endpoint: EndpointTarget | null } | { merchant: MerchantTarget | null };
 
 /** A new event of one audience, a merchant or a TPP, to log and deliver to its endpoints (intake). */
 export interface NewEvent {
