@@ -17,21 +17,12 @@ import type {
   TargetRead,
 } from './delivery.types';
 import { isPrimaryEndpointId } from './event-kinds';
-import { audienceOf } from './webhook-audience';
-import type { WebhookAudience } from './webhook-audience';
+import { audienceOf, type WebhookAudience } from './webhook-audience';
 import { WebhookDeliveryEntity } from './webhook-delivery.entity';
 
 export type { AttemptRecord, RecordOutcome } from './delivery-recording';
 
-export type {
-  ClaimedDelivery,
-  EndpointTarget,
-  IntakenDelivery,
-  IntakeResult,
-  MerchantTarget,
-  NewEvent,
-  TargetRead,
-} from './delivery.types';
+export type * from './delivery.types';
 
 const DELIVERIES = 'payments.webhook_deliveries';
 
