@@ -27,8 +27,8 @@ export async function openTestDatabase(options: { template?: TestDatabaseTemplat
   const name = `gw_test_${randomBytes(6).toString('hex')}`;
   const admin = knex({ client: 'pg', connection: { connectionString: serverUrl }, pool: { min: 0, max: 1 } });
   if (options.template) {
-    const template = await ensureTemplate(admin, serverUrl, options.template);
-    await createFromTemplate(admin, name, template);
+    // Nobody is connected to the template (it refuses connections): PostgreSQL copies it at once.
+    await admin.raw(`create database "${name}" template "${await ensureTemplate(admin, serverUrl, options.template)}"`);
   } else {
     await admin.raw(`create database "${name}"`);
   }
@@ -101,17 +101,4 @@ async function buildOnce(
     await locker.destroy();
   }
   return name;
-}
-
-/** CREATE DATABASE ... TEMPLATE, tried again while another session still has the template open (a build just ending). */
-async function createFromTemplate(admin: Knex, name: string, template: string): Promise<void> {
-  for (let attempt = 1; ; attempt += 1) {
-    try {
-      await admin.raw(`create database "${name}" template "${template}"`);
-      return;
-    } catch (error) {
-      if (attempt >= 20 || !/being accessed by other users/.test(String(error))) throw error;
-      await new Promise((resolve) => setTimeout(resolve, 100 * attempt));
-    }
-  }
 }

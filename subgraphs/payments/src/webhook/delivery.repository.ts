@@ -92,26 +92,23 @@ const RECORDED_OUTCOMES = `(select coalesce(jsonb_agg(jsonb_build_object('id', u
         and e.id not in (select id from recorded)))), '[]'::jsonb) from recorded u)`;
 
 /**
- * A merchant's target for an event of aggregate ? (bound first and second) and merchant ? (third):
- * the session's own URL for the session's events and its refunds' (a refund's aggregate is the
- * refund; its session is the one the merchant set the URL on), else the merchant's.
+ * A merchant's target for an event of aggregate `aggregate` and merchant `merchant` (SQL
+ * expressions: parameters, or a claimed row's columns): the session's own URL for the session's
+ * events and its refunds' (a refund's aggregate is the refund; its session is the one the merchant
+ * set the URL on), else the merchant's.
  */
-const MERCHANT_TARGET = `select m.webhook_url as merchant_url, m.webhook_secret_sealed as sealed, s.webhook_url as session_url
+const merchantTarget = (aggregate: string, merchant: string) => `select m.webhook_url as merchant_url,
+    m.webhook_secret_sealed as sealed, s.webhook_url as session_url
   from payments.merchants m left join payments.payment_sessions s
-    on s.id = coalesce((select r.session_id from payments.refunds r where r.id = ?), ?) where m.id = ?`;
+    on s.id = coalesce((select r.session_id from payments.refunds r where r.id = ${aggregate}), ${aggregate}) where m.id = ${merchant}`;
+/** With the aggregate bound first and second, the merchant third. */
+const MERCHANT_TARGET = merchantTarget('?', '?');
 
-/** MERCHANT_TARGET for a claimed delivery `c` (its aggregate and audience), with the merchant's id: found or not. */
-const CLAIMED_MERCHANT_TARGET = `select m.id as merchant_id, m.webhook_url as merchant_url, m.webhook_secret_sealed as sealed, s.webhook_url as session_url
-  from payments.merchants m left join payments.payment_sessions s
-    on s.id = coalesce((select r.session_id from payments.refunds r where r.id = c.aggregate_id), c.aggregate_id) where m.id = c.audience_id`;
-
-/** The target columns claimDue reads beside each claimed delivery. */
+/** The target columns claimDue reads beside each claimed delivery (a status or a sealed secret: found; never null when found). */
 interface ClaimedTargetColumns {
-  endpoint_found: boolean;
   endpoint_url: string | null;
   endpoint_sealed: string | null;
   endpoint_status: string | null;
-  merchant_found: boolean;
   merchant_url: string | null;
   sealed: string | null;
   session_url: string | null;
@@ -129,11 +126,9 @@ function claimedDelivery(
     candidates: _c,
     held: _h,
     released: _r,
-    endpoint_found,
     endpoint_url,
     endpoint_sealed,
     endpoint_status,
-    merchant_found,
     merchant_url,
     sealed,
     session_url,
@@ -141,12 +136,13 @@ function claimedDelivery(
   } = row;
   let target_read: TargetRead | undefined;
   if (!isPrimaryEndpointId(row.endpoint_id)) {
-    const endpoint: EndpointTarget | null = endpoint_found
-      ? { url: endpoint_url!, secret_sealed: endpoint_sealed!, status: endpoint_status! }
-      : null;
+    const endpoint: EndpointTarget | null =
+      endpoint_status !== null
+        ? { url: endpoint_url!, secret_sealed: endpoint_sealed!, status: endpoint_status }
+        : null;
     target_read = { endpoint };
   } else if (audienceOf(row.audience_id) === 'merchant') {
-    target_read = { merchant: merchant_found ? { merchant_url, sealed: sealed!, session_url } : null };
+    target_read = { merchant: sealed !== null ? { merchant_url, sealed, session_url } : null };
   }
   return target_read ? { ...claimed, target_read } : claimed;
 }
@@ -378,12 +374,11 @@ export class DeliveryRepository {
          where d.id = p.id and d.status = 'PENDING' and (d.lease_until is null or d.lease_until < now()) and ${IN_ORDER}
          returning d.id, d.event_id, d.audience_id, d.endpoint_id, d.aggregate_id, d.payload, d.attempts, d.lease_token)
        select n.candidates, (select count(*) from held)::integer as held, (select count(*) from released)::integer as released, c.*,
-         w.id is not null as endpoint_found, w.url as endpoint_url, w.secret_sealed as endpoint_sealed, w.status as endpoint_status,
-         t.merchant_id is not null as merchant_found, t.merchant_url, t.sealed, t.session_url
+         w.url as endpoint_url, w.secret_sealed as endpoint_sealed, w.status as endpoint_status, t.merchant_url, t.sealed, t.session_url
        from (select count(*)::integer as candidates from candidates) n left join claimed c on true
          -- Each attempt's target, read here rather than by a statement of its own (issue 53: statements per payment).
          left join ${ENDPOINTS} w on w.id = c.endpoint_id
-         left join lateral (${CLAIMED_MERCHANT_TARGET}) t on c.endpoint_id = 'we_' || c.audience_id`,
+         left join lateral (${merchantTarget('c.aggregate_id', 'c.audience_id')}) t on c.endpoint_id = 'we_' || c.audience_id`,
       [
         options.candidates,
         JSON.stringify(Object.fromEntries(options.load)),
