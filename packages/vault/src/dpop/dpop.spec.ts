@@ -86,9 +86,13 @@ describe('DPoP proofs (RFC 9449 4.3)', () => {
     expect(refusal).toMatchObject({ code: 'invalid_dpop_proof', detail: expect.stringMatching(detail) });
   });
 
-  /** Seconds from now, when the case runs (a table's values are made when the file loads). */
-  const ago = (seconds: number) => () => Math.floor(Date.now() / 1000) - seconds;
-  it.each<[string, Record<string, unknown | (() => number)>, Record<string, unknown>, RegExp]>([
+  /**
+   * Seconds before the instant the case runs at (a table's values are made when the file loads),
+   * the proof verified at that same whole second: an iat of the second's start taken against a
+   * clock already 0.99 s into it was 10.01 s ahead, and accepted, on a busy CI machine.
+   */
+  const ago = (seconds: number) => (at: number) => at - seconds;
+  it.each<[string, Record<string, unknown | ((at: number) => number)>, Record<string, unknown>, RegExp]>([
     ['a wrong typ', {}, { typ: 'JWT' }, /typ must be dpop\+jwt/],
     ['another method', { htm: 'POST' }, {}, /htm must be the request's method, GET/],
     ['another URL', { htu: 'https://gateway.example/ob/payment-orders' }, {}, /htu must be the URL called/],
@@ -101,10 +105,11 @@ describe('DPoP proofs (RFC 9449 4.3)', () => {
     ['an ath of another token', { ath: accessTokenHash('at_other') }, {}, /ath must be/],
     ['no ath', { ath: undefined }, {}, /ath must be/],
   ])('refuses a proof with %s', async (_case, claims, header, detail) => {
+    const at = Math.floor(Date.now() / 1000);
     const now = Object.fromEntries(
-      Object.entries(claims).map(([name, value]) => [name, typeof value === 'function' ? value() : value]),
+      Object.entries(claims).map(([name, value]) => [name, typeof value === 'function' ? value(at) : value]),
     );
-    const refusal = await refusalOf(verifyDpopProof(await proofOf(key, now, header), request));
+    const refusal = await refusalOf(verifyDpopProof(await proofOf(key, now, header), request, new Date(at * 1000)));
     expect(refusal).toMatchObject({ code: 'invalid_dpop_proof', detail: expect.stringMatching(detail) });
   });
 
