@@ -40,7 +40,7 @@ class CreateTables extends Migration {
       `create table "${SCHEMA}"."orders" ("id" text primary key, "status" text not null, "version" integer not null default 0);`,
     );
     this.addSql(
-      `create table "${SCHEMA}"."notes" ("id" text primary key, "order_id" text not null, "data" jsonb not null, "at" timestamptz not null);`,
+      `create table "${SCHEMA}"."notes" ("id" text primary key, "order_id" text not null, "data" jsonb not null, "at" timestamptz not null, "number" serial);`,
     );
   }
 }
@@ -132,6 +132,23 @@ describe('OneStatement: several writes, one statement, all or none', () => {
     expect(await order('v1')).toMatchObject({ status: 'PAID' });
     // Nothing moved: the condition does not hold, nothing is refused.
     expect(await attempt(100)).toMatchObject({ moved: 0, refused: 0 });
+  });
+
+  it('answers a column the database assigned to an inserted row, or null when the part wrote none', async () => {
+    const em = orm.em.fork();
+    await db.knex(`${SCHEMA}.orders`).insert([{ id: 'a1', status: 'OPEN' }]);
+    const move = (note: string) =>
+      new OneStatement(em)
+        .update('moved', Order, { id: 'a1', status: 'OPEN' }, { status: 'PAID' })
+        .insert('note', Note, { id: note, orderId: 'a1', data: {}, at: new Date() }, 'moved', 'number');
+    const first = move('na1');
+    expect(() => first.answered('note')).toThrow('answers nothing');
+    expect(await first.run()).toEqual({ moved: 1, note: 1 });
+    const [written] = await notes('a1');
+    expect(first.answered('note')).toBe(String(written.number));
+    const second = move('na2');
+    expect(await second.run()).toEqual({ moved: 0, note: 0 });
+    expect(second.answered('note')).toBeNull();
   });
 
   it('is one statement', async () => {

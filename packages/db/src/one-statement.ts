@@ -1,6 +1,9 @@
 import { raw, Utils, type EntityName, type FilterQuery } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 
+/** What run()'s column of an `answering` part's value ends in (part names are [a-z_]+: no part's count ends so). */
+const ANSWER_SUFFIX = '$answer';
+
 /** What a veto part's error message carries before its part's name. */
 const VETO_MARKER = 'onestatement_veto:';
 
@@ -25,6 +28,8 @@ export class OneStatement {
   private readonly parts: Array<{ name: string; sql: string; bindings: readonly unknown[] }> = [];
   /** Refusals of the veto parts, by part name: run() throws the one whose part fired. */
   private readonly vetoes = new Map<string, () => Error>();
+  /** Parts whose returned column run() answers too (answered()), by part name: the column, then its value once run. */
+  private readonly answers = new Map<string, { column: string; value?: string | null }>();
 
   constructor(private readonly em: EntityManager) {}
 
@@ -59,8 +64,18 @@ export class OneStatement {
     return this.add(name, `${sql} for update`, bindings);
   }
 
-  /** Inserts one row of `entity` (its properties as the ORM maps them), if part `when` changed a row. */
-  insert<T extends object>(name: string, entity: EntityName<T>, data: Partial<T>, when?: string): this {
+  /**
+   * Inserts one row of `entity` (its properties as the ORM maps them), if part `when` changed a row.
+   * With `answering`, the inserted row's column of that name (one the database assigns, such as a
+   * serial key) is read back: answered(name) after run().
+   */
+  insert<T extends object>(
+    name: string,
+    entity: EntityName<T>,
+    data: Partial<T>,
+    when?: string,
+    answering?: string,
+  ): this {
     const meta = this.em.getMetadata().get<T>(Utils.className(entity));
     const row = this.em.getDriver().mapDataToFieldNames({ ...data }, true, meta.properties, true) as Record<
       string,
@@ -70,11 +85,20 @@ export class OneStatement {
     const table = this.tableOf(entity);
     const values = columns.map(() => '?').join(', ');
     const source = when ? `select ${values} where ${this.changed(when)}` : `values (${values})`;
-    return this.add(
+    this.add(
       name,
-      `insert into ${table} (${columns.map((column) => `"${column}"`).join(', ')}) ${source} returning 1`,
+      `insert into ${table} (${columns.map((column) => `"${column}"`).join(', ')}) ${source} returning ${answering ? `"${answering}"` : '1'}`,
       Object.values(row),
     );
+    if (answering) this.answers.set(name, { column: answering });
+    return this;
+  }
+
+  /** The column an `answering` insert read back (as text), or null when the part wrote no row; only after run(). */
+  answered(name: string): string | null {
+    const answer = this.answers.get(name);
+    if (!answer || answer.value === undefined) throw new Error(`OneStatement: part ${name} answers nothing (yet)`);
+    return answer.value;
   }
 
   /** The quoted, schema-qualified table of `entity`, for a part of `sql()` that writes it. */
@@ -120,9 +144,13 @@ export class OneStatement {
   /** Sends the statement: how many rows each part changed. */
   async run(): Promise<Record<string, number>> {
     if (this.parts.length === 0) return {};
-    const counts = this.parts
-      .map(({ name }) => `(select count(*) from ${this.ref(name)})::integer as "${name}"`)
-      .join(', ');
+    const counts = [
+      ...this.parts.map(({ name }) => `(select count(*) from ${this.ref(name)})::integer as "${name}"`),
+      ...[...this.answers].map(
+        ([name, { column }]) =>
+          `(select "${column}"::text from ${this.ref(name)} limit 1) as "${name}${ANSWER_SUFFIX}"`,
+      ),
+    ].join(', ');
     const text = `with ${this.parts.map(({ name, sql }) => `${this.ref(name)} as (${sql})`).join(',\n')}\nselect ${counts}`;
     // The values stay parameters (the driver binds them): the same text for every payment, planned once.
     const bindings = this.parts.flatMap((part) => part.bindings);
@@ -130,7 +158,15 @@ export class OneStatement {
       const [row] = await this.em
         .getConnection()
         .execute<Array<Record<string, number>>>(text, bindings, 'all', this.em.getTransactionContext());
-      return row ?? {};
+      const answered: Record<string, number> = {};
+      for (const [column, value] of Object.entries(row ?? {})) {
+        const answer = column.endsWith(ANSWER_SUFFIX)
+          ? this.answers.get(column.slice(0, -ANSWER_SUFFIX.length))
+          : undefined;
+        if (answer) answer.value = (value as unknown as string | null) ?? null;
+        else answered[column] = value;
+      }
+      return answered;
     } catch (error) {
       throw this.vetoOf(error) ?? error;
     }

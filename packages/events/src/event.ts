@@ -65,6 +65,31 @@ export function recordEventIn(
   statement.insert(name, OutboxEvent, newEventRow(input, now), when);
 }
 
+/** An aggregate's first event, written by a OneStatement that creates the aggregate (recordFirstEventIn). */
+export interface FirstEvent {
+  /** The statement's part that inserted it: its outbox sequence is read back from it. */
+  part: string;
+  row: OutboxEvent;
+}
+
+/**
+ * recordEventIn for the first event of an aggregate the same statement creates: once the
+ * statement ran, its writer publishes it at once (publishFirstEvents) instead of waking the relay
+ * for a take. Only a first event may be: nothing of its aggregate can be published before it, and
+ * its number is 1, so no statement is needed to order or number it.
+ */
+export function recordFirstEventIn(
+  statement: OneStatement,
+  name: string,
+  input: RecordEventInput,
+  now: Date,
+  when?: string,
+): FirstEvent {
+  const row = newEventRow(input, now);
+  statement.insert(name, OutboxEvent, row, when, 'sequence');
+  return { part: name, row };
+}
+
 /**
  * Events computed by the statement itself, as part `name` of the caller's OneStatement: `select`
  * yields (kind, aggregate_type, aggregate_id, audience, data, n) per event, n from 1 to `max`

@@ -1,12 +1,12 @@
-import { Migration, openServiceOrm, type Database, type ServiceOrm } from '@gateway/db';
+import { Migration, OneStatement, openServiceOrm, type Database, type ServiceOrm } from '@gateway/db';
 import { openTestDatabase } from '@gateway/db/testing';
 import type { EventBus } from './bus';
 import { createMemoryBus } from './memory-bus';
 import type { PlatformEvent } from './event';
-import { recordEvent } from './event';
+import { recordEvent, recordFirstEventIn } from './event';
 import { outboxAggregateSequenceSql, outboxMigrationSql, outboxRelayLeaseSql, OutboxEvent } from './outbox.entity';
 import { createRabbitBus, BusUnavailableError } from './rabbit-bus';
-import { startOutboxRelay, type OutboxRelay } from './relay';
+import { publishFirstEvents, startOutboxRelay, type OutboxRelay } from './relay';
 import { eventually, startOutageProxy, testAmqpUrl, testNamespace, testRabbitOptions } from './testing';
 
 const SCHEMA = 'relaytest';
@@ -50,6 +50,49 @@ describe('outbox relay', () => {
             recordEvent(em, { kind, aggregateType: 'payment_session', aggregateId, audience: 'mer_1', data: { n } }).id,
         ),
       );
+  /** A statement that creates an aggregate with its first events, handed to the relay as its writer does. */
+  const writeFirst = async (aggregateId: string, kinds: string[]) => {
+    const em = orm.em.fork();
+    const statement = new OneStatement(em);
+    const events = kinds.map((kind, n) =>
+      recordFirstEventIn(
+        statement,
+        `first_${'abcdefgh'[n]}`,
+        { kind, aggregateType: 'payment_session', aggregateId, audience: 'mer_1', data: { n } },
+        new Date(),
+      ),
+    );
+    await statement.run();
+    publishFirstEvents(em, statement, events);
+    return events.map((event) => event.row.id);
+  };
+  /** Resolves once this relay holds the lease and its first pass (a take of nothing) is over. */
+  const firstPassOver = async () => {
+    let over = false;
+    const seen = (_response: unknown, query: { sql: string }) =>
+      void (query.sql.includes('row_number()') && (over = true));
+    const knex = orm.em.getKnex();
+    knex.on('query-response', seen);
+    try {
+      await eventually(() => over, 'the first pass');
+    } finally {
+      knex.off('query-response', seen);
+    }
+  };
+  /** The relay's statements (each stamps what was confirmed) sent while `work` runs. */
+  const relayStatementsDuring = async (work: () => Promise<void>) => {
+    const statements: string[] = [];
+    const knex = orm.em.getKnex();
+    const count = (query: { sql: string }) =>
+      void (query.sql.includes('jsonb_to_recordset') && statements.push(query.sql));
+    knex.on('query', count);
+    try {
+      await work();
+    } finally {
+      knex.off('query', count);
+    }
+    return statements;
+  };
   const unpublished = async () =>
     Number((await db.knex(`${SCHEMA}.outbox`).whereNull('published_at').count({ n: '*' }))[0]!.n);
   const collect = async (target: EventBus, pattern = 'payment.#') => {
@@ -238,6 +281,83 @@ describe('outbox relay', () => {
       ['payment.completed', 2],
       ['payment.processing', 3],
     ]);
+  });
+
+  it("an aggregate's first events go out from their writer without a take, numbered from 1; a later event is numbered after them", async () => {
+    const target = bus();
+    const seen = await collect(target);
+    // No poll and no renewal within the test: every relay statement is one the test causes.
+    relay(target, { pollIntervalMs: 60_000, leaseMs: 180_000 });
+    await firstPassOver();
+    let ids: string[] = [];
+    const publishing = await relayStatementsDuring(async () => {
+      ids = await writeFirst('ops_first', ['payment.initiated', 'payment.note']);
+      await eventually(() => seen.length === 2, 'the first events');
+    });
+    expect(publishing).toHaveLength(0);
+    expect(seen.map((e) => [e.id, e.sequence])).toEqual([
+      [ids[0], 1],
+      [ids[1], 2],
+    ]);
+    // The next take stamps them, leaves them out and numbers the aggregate's next event after them.
+    const taking = await relayStatementsDuring(async () => {
+      await commit('ops_first', ['payment.processing']);
+      await eventually(() => seen.length === 3, 'the later event');
+    });
+    expect(taking).toHaveLength(1);
+    expect(seen[2]).toMatchObject({ kind: 'payment.processing', sequence: 3 });
+    for (const r of relays.splice(0)) await r.stop();
+    const rows = await db.knex(`${SCHEMA}.outbox`).where({ aggregate_id: 'ops_first' }).orderBy('sequence');
+    expect(rows.map((row) => [row.aggregate_sequence, row.published_at !== null])).toEqual([
+      [1, true],
+      [2, true],
+      [3, true],
+    ]);
+  });
+
+  it('a first event handed to a relay without the lease is left to the holder, which takes it with the same number', async () => {
+    const target = bus();
+    const seen = await collect(target);
+    relay(target, { leaseMs: 300 });
+    await eventually(
+      async () => Number((await db.knex(`${SCHEMA}.outbox_relay_lease`).count({ n: '*' }))[0]!.n) === 1,
+      'the lease taken',
+    );
+    // Another instance holds the lease now.
+    await db
+      .knex(`${SCHEMA}.outbox_relay_lease`)
+      .update({ token: 'other', lease_until: db.knex.raw(`now() + interval '1 second'`) });
+    await new Promise((resolve) => setTimeout(resolve, 200)); // this relay's next renewal finds it taken
+    const [id] = await writeFirst('ops_first_fenced', ['payment.initiated']);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(seen).toHaveLength(0);
+    expect(await unpublished()).toBe(1);
+    // The other instance's lease runs out unrenewed: this relay takes over and takes the row.
+    await eventually(() => seen.length === 1, 'the event after the takeover');
+    expect(seen[0]).toMatchObject({ id, sequence: 1 });
+  });
+
+  it('a first event the bus refused is not lost: a take publishes it, same id and number, once the bus takes events again', async () => {
+    const target = bus();
+    const seen = await collect(target);
+    let down = true;
+    let refusals = 0;
+    const flaky: EventBus = {
+      ...target,
+      publish: async (event) => {
+        if (!down) return target.publish(event);
+        refusals += 1;
+        throw new BusUnavailableError('test outage');
+      },
+    };
+    relay(flaky, { pollIntervalMs: 60_000 });
+    await firstPassOver();
+    const [id] = await writeFirst('ops_first_refused', ['payment.initiated']);
+    await eventually(() => refusals > 0, 'a refusal');
+    expect(await unpublished()).toBe(1);
+    down = false;
+    await eventually(() => seen.length === 1, 'the event after the outage', 30_000);
+    expect(seen[0]).toMatchObject({ id, sequence: 1 });
   });
 
   it('a relay that died holding the lease is taken over once it runs out, with the numbering carried on', async () => {

@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import type { EventSubscriber } from '@mikro-orm/core';
 import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
-import { heartbeatOf, wakeUpsOf } from '@gateway/db';
+import { heartbeatOf, wakeUpsOf, type OneStatement } from '@gateway/db';
 import type { EventBus } from './bus';
-import type { PlatformEvent } from './event';
+import type { FirstEvent, PlatformEvent } from './event';
 import { OutboxEvent, outboxChannel } from './outbox.entity';
 
 export interface OutboxRelayOptions {
@@ -33,6 +33,11 @@ export interface OutboxRelay {
    * the latest: a wake meanwhile (the next commit of the same flow) takes both rows in one pass.
    */
   wake(withinMs?: number): void;
+  /**
+   * Publishes committed rows that are their aggregates' first events (numbered already) without a
+   * take, when this relay holds the lease; else wakes whoever does (publishFirstEvents).
+   */
+  publishFirst(rows: OutboxRow[]): void;
   stop(): Promise<void>;
 }
 
@@ -49,13 +54,50 @@ export function wakeOutboxRelay(em: EntityManager, options: { withinMs?: number 
   relaysByEvents.get(em.getEventManager())?.wake(options.withinMs);
 }
 
+/**
+ * After `statement` ran: its aggregates' first events (recordFirstEventIn) go to the bus from here
+ * (issue 53: a session's payment.initiated needed a take statement of its own, about a tenth of a
+ * same-bank payment's statements). Only the relay holding the lease publishes them, under its
+ * own exclusion, so the order of everything else it publishes is untouched; without the lease
+ * (another instance relays, or the bus refused and it handed it back), the relay is woken as
+ * wakeOutboxRelay does, and a take publishes them with the same numbers.
+ */
+export function publishFirstEvents(em: EntityManager, statement: OneStatement, events: readonly FirstEvent[]): void {
+  const relay = relaysByEvents.get(em.getEventManager());
+  if (!relay) return;
+  const rows: OutboxRow[] = [];
+  const numbers = new Map<string, number>();
+  for (const { part, row } of events) {
+    const sequence = statement.answered(part);
+    if (sequence === null) continue; // not written: the statement's condition did not hold
+    const aggregate = `${row.aggregateType}\u0000${row.aggregateId}`;
+    const n = (numbers.get(aggregate) ?? 0) + 1;
+    numbers.set(aggregate, n);
+    rows.push({
+      sequence,
+      id: row.id,
+      kind: row.kind,
+      aggregate_type: row.aggregateType,
+      aggregate_id: row.aggregateId,
+      audience: row.audience ?? null,
+      data: row.data,
+      created_at: row.createdAt,
+      aggregate_sequence: n,
+    });
+  }
+  if (rows.length > 0) relay.publishFirst(rows);
+}
+
+/** How many sequences a relay remembers having published itself: a first event a take published meanwhile is not sent twice. */
+const REMEMBERED_PUBLISHED = 4096;
+
 /** At most one NOTIFY to the lease holder per this many milliseconds from an instance that wrote events (tellHolder). */
 const TELL_SPACING_MS = 5;
 
 /** The relay of a schema changes hands within about this long after its instance died (issue 17: seconds). */
 const DEFAULT_RELAY_LEASE_MS = 3_000;
 
-interface OutboxRow {
+export interface OutboxRow {
   sequence: string;
   id: string;
   kind: string;
@@ -172,6 +214,10 @@ export function startOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
   let renewedAt = 0;
   /** Confirmed by the bus, stamp not yet written: written by the next statement. */
   let confirmed: Confirmed[] = [];
+  /** First events handed over by their writers (publishFirst), published by the next run without a take. */
+  let firsts: OutboxRow[] = [];
+  /** Sequences this relay published lately (takes and first events), oldest first: none goes twice. */
+  const published = new Set<string>();
   /** The heartbeat's statement in flight for this relay: what it stamps, the token it asks with. */
   let beat: { stamping: Confirmed[]; candidate: string; settle: () => void } | undefined;
 
@@ -216,16 +262,42 @@ export function startOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
     const outcomes = await Promise.allSettled(rows.map((row) => bus.publish(toEvent(row))));
     const refused = outcomes.find((outcome): outcome is PromiseRejectedResult => outcome.status === 'rejected');
     if (refused) throw refused.reason;
-    confirmed.push(
-      ...rows.map((row) => ({
+    confirm(rows);
+    return rows.length === batchSize;
+  };
+
+  /** Rows the bus confirmed: stamped by the next statement, remembered as published here. */
+  const confirm = (rows: OutboxRow[]) => {
+    for (const row of rows) {
+      confirmed.push({
         s: row.sequence,
         n: Number(row.aggregate_sequence),
         t: row.aggregate_type,
         a: row.aggregate_id,
-      })),
-    );
-    return rows.length === batchSize;
+      });
+      published.add(row.sequence);
+    }
+    for (const oldest of published) {
+      if (published.size <= REMEMBERED_PUBLISHED) break;
+      published.delete(oldest);
+    }
   };
+
+  /**
+   * Publishes first events handed over by their writers: no statement, their numbers are theirs
+   * (1 on). One a take already published (it read the committed row first) is not sent again. As
+   * a pass: sent together, one refusal leaves them all unstamped for a take.
+   */
+  const publishFirsts = async (rows: OutboxRow[]): Promise<void> => {
+    const fresh = rows.filter((row) => !published.has(row.sequence));
+    const outcomes = await Promise.allSettled(fresh.map((row) => bus.publish(toEvent(row))));
+    const refused = outcomes.find((outcome): outcome is PromiseRejectedResult => outcome.status === 'rejected');
+    if (refused) throw refused.reason;
+    confirm(fresh);
+  };
+
+  /** Whether the lease surely still runs: a take checks it in its statement, first events have none. */
+  const leaseSurelyHeld = () => token !== null && Date.now() - renewedAt < leaseMs - renewEveryMs;
 
   let woken = true; // the first pass looks at once
   const run = async (): Promise<void> => {
@@ -234,14 +306,26 @@ export function startOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
       return;
     }
     again = false;
-    const byCommit = woken;
+    let byCommit = woken;
     woken = false;
+    const handed = firsts;
+    firsts = [];
     let next = pollIntervalMs;
     running = (async () => {
       try {
+        // First, before any statement could stamp a take's rows and forget them: those it took are skipped.
+        if (handed.length > 0) {
+          if (failures === 0 && leaseSurelyHeld()) await publishFirsts(handed);
+          else byCommit = true; // a take publishes them, if this relay still holds the lease
+        }
         if (token === null || Date.now() - renewedAt >= renewEveryMs) await claim();
         // Another instance relays: the heartbeat asks again every third of the lease.
-        if (token === null) return;
+        if (token === null) {
+          if (byCommit) tellHolder();
+          return;
+        }
+        // Only first events to publish: nothing to take or poll for.
+        if (handed.length > 0 && !byCommit) return;
         const more = await pass(byCommit);
         failures = 0;
         if (more) next = 0;
@@ -315,6 +399,16 @@ export function startOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
       if (stopped || failures > 0) return;
       if (token === null) tellHolder();
       else look(withinMs);
+    },
+    publishFirst(rows) {
+      if (stopped) return;
+      if (failures > 0 || !leaseSurelyHeld()) {
+        relay.wake();
+        return;
+      }
+      firsts.push(...rows);
+      if (running) again = true;
+      else schedule(0);
     },
     async stop() {
       stopped = true;

@@ -1,6 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { OneStatement } from '@gateway/db';
-import { recordEvent, recordEventIn } from '@gateway/events';
+import { recordEvent, recordEventIn, recordFirstEventIn, type FirstEvent } from '@gateway/events';
 import type { PaymentSessionEntity } from './session.entity';
 import type { PaymentEventKind } from './session.transitions';
 
@@ -56,4 +56,16 @@ export function recordSessionEventIn(
   when?: string,
 ): void {
   recordEventIn(statement, name, eventInput(kind, session), now, when);
+}
+
+/** recordSessionEventIn for the event of the move that creates the session: its writer publishes it (publishFirstEvents). */
+export function recordSessionFirstEventIn(
+  statement: OneStatement,
+  name: string,
+  kind: PaymentEventKind,
+  session: PaymentSessionEntity,
+  now: Date,
+  when?: string,
+): FirstEvent {
+  return recordFirstEventIn(statement, name, eventInput(kind, session), now, when);
 }

@@ -1,10 +1,11 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { FilterQuery } from '@mikro-orm/core';
 import type { OneStatement } from '@gateway/db';
+import type { FirstEvent } from '@gateway/events';
 import type { MetadataPatch } from '../metadata/metadata.rules';
 import { mergeMetadata } from '../metadata/metadata.sql';
 import { PaymentSessionEntity } from './session.entity';
-import { recordSessionEvent, recordSessionEventIn } from './session.events';
+import { recordSessionEvent, recordSessionEventIn, recordSessionFirstEventIn } from './session.events';
 import { REACHED_AT, refusal, transitionFor, type SessionTrigger } from './session.transitions';
 
 /*
@@ -53,16 +54,17 @@ export function newSession(fields: NewSession, now: Date): PaymentSessionEntity 
  * The 'created' move of `session` (from newSession) as parts of the caller's OneStatement
  * (`session` and `session_event`): the same row and event as createSession, one statement
  * instead of BEGIN, two INSERTs and COMMIT. Written only if part `when` changed a row, when given.
+ * Answers the session's first event, for the caller to publish once the statement ran.
  */
 export function createSessionIn(
   statement: OneStatement,
   session: PaymentSessionEntity,
   now: Date,
   when?: string,
-): void {
+): FirstEvent {
   const move = transitionFor(null, 'created')!;
   statement.insert('session', PaymentSessionEntity, { ...session }, when);
-  recordSessionEventIn(statement, 'session_event', move.event, session, now, when ? 'session' : undefined);
+  return recordSessionFirstEventIn(statement, 'session_event', move.event, session, now, when ? 'session' : undefined);
 }
 
 /**

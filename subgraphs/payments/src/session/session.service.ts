@@ -1,7 +1,7 @@
 import { LockMode, type FilterQuery } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { OneStatement } from '@gateway/db';
-import { wakeOutboxRelay } from '@gateway/events';
+import { publishFirstEvents } from '@gateway/events';
 import { GatewayError, invalid, newId, parseInput, type Currency, requestHash, worldOf } from '@gateway/kernel';
 import type { AliasRouting, BankRouting, Directory } from '@gateway/federation';
 import type { AccountCurrencies } from '../account-currency/account-currency';
@@ -84,10 +84,10 @@ export class SessionService {
       // One statement: the key's answer, the session and its event, all or nothing.
       const statement = new OneStatement(em);
       if (idempotencyKey != null) idempotency.completeIn(statement, merchantId, idempotencyKey, snapshotOf(session));
-      createSessionIn(statement, session, now, idempotencyKey != null ? 'key' : undefined);
+      const event = createSessionIn(statement, session, now, idempotencyKey != null ? 'key' : undefined);
       const written = await statement.run();
       if (!written.session) throw idempotency.keyTakenOver(idempotencyKey!);
-      wakeOutboxRelay(em);
+      publishFirstEvents(em, statement, [event]);
       return toPaymentSession(session);
     } catch (error) {
       if (idempotencyKey != null) await idempotency.release(em, merchantId, idempotencyKey);
