@@ -9,9 +9,10 @@ import { openWebhookDatabase } from '../webhook-test-database';
 
 /**
  * A session's events that reach the dispatcher together (the relay publishes processing and
- * completed in one pass) go to each endpoint in order: the later one is taken at intake behind
- * the earlier one's attempt running in the same worker (its lane), sent once that one is
- * delivered, and never before it when it is to be retried.
+ * completed in one pass) go to each endpoint in order: taken in one intake statement, or the later
+ * one at its own intake behind the earlier one's attempt running in the same worker (its lane),
+ * the later one is sent once the earlier one is delivered, and never before it when that one is
+ * to be retried.
  */
 describe('webhook lanes: events of one session taken together, sent in order', () => {
   const platformSecret = 'platform-secret-for-this-spec-0123456789';
@@ -145,6 +146,25 @@ describe('webhook lanes: events of one session taken together, sent in order', (
     },
   );
 
+  it('consecutive events handed over together are logged and taken in one statement, and sent in their order', async () => {
+    const intakes = jest.spyOn(deliveries, 'intakeRecording');
+    const { bus, dispatcher, processing, completed } = await twoEventsOfAnOrder({
+      pollIntervalMs: 600_000,
+      leaseMs: 3_000,
+    });
+    try {
+      answer = () => ({ status: 200, delayMs: 0 });
+      await Promise.all([bus.publish(processing), bus.publish(completed)]);
+      await until(() => seenOf(processing, completed).length === 2);
+      expect(seenOf(processing, completed).map(({ id }) => id)).toEqual([processing.id, completed.id]);
+      expect(intakes.mock.calls.map(([, , events]) => events.map((event) => event.eventId))).toEqual([
+        [processing.id, completed.id],
+      ]);
+    } finally {
+      await dispatcher.stop();
+    }
+  });
+
   it('an earlier event to be retried holds back the one taken behind it, which goes after the retry', async () => {
     const { bus, dispatcher, processing, completed } = await twoEventsOfAnOrder({
       pollIntervalMs: 100,
@@ -186,15 +206,20 @@ describe('webhook lanes: events of one session taken together, sent in order', (
       }
       await new Promise((resolve) => setTimeout(resolve, 100)); // its lane ends right after the record
     };
+    let intakes = 0;
     jest.spyOn(deliveries, 'intakeRecording').mockImplementation(async (...args) => {
       const answer = await intake(...args);
       if ((args[5] ?? []).length > 0) await firstSettled(); // held: taken behind the first attempt
+      intakes += 1;
       return answer;
     });
     try {
       answer = (id, nth) =>
         id === processing.id && nth === 1 ? { status: 500, delayMs: 200 } : { status: 200, delayMs: 0 };
-      await Promise.all([bus.publish(processing), bus.publish(completed)]);
+      // The later event comes once the earlier one's intake is over (its attempt running): an intake of its own.
+      await bus.publish(processing);
+      await until(() => intakes === 1);
+      await bus.publish(completed);
       await until(() => seenOf(processing, completed).length === 3);
       expect(seenOf(processing, completed)).toEqual([
         { id: processing.id, status: 500 },

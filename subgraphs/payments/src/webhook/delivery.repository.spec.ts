@@ -75,6 +75,29 @@ describe('webhook delivery statements', () => {
     ]);
   });
 
+  it('consecutive events in one intake: all logged, taken together when the first is next in order, else left together', async () => {
+    const audience = tpp();
+    const intakeOf = (events: NewEvent[]) =>
+      deliveries.intakeRecording(db.knex, 'tpp', events, lease(), []).then(({ intake }) => intake!);
+    // Events 1 and 2: the second's previous event is the first, in the same statement.
+    const [one, two] = [event(audience, 'ops_batch', 1), event(audience, 'ops_batch', 2)];
+    const both = await intakeOf([one!, two!]);
+    expect(both.stored).toBe(true);
+    expect(both.deliveries.map((row) => [row.event_id, row.lease_token !== null])).toEqual([
+      [one!.eventId, true],
+      [two!.eventId, true],
+    ]);
+    const logged = await db.knex('payments.webhook_events').whereIn('id', [one!.eventId, two!.eventId]);
+    expect(logged).toHaveLength(2);
+    // Events 4 and 5 while 3 is not logged yet: neither is next, both wait for a claim (in order).
+    const [four, five] = [event(audience, 'ops_batch', 4), event(audience, 'ops_batch', 5)];
+    const waiting = await intakeOf([four!, five!]);
+    expect(waiting.deliveries.map((row) => [row.event_id, row.lease_token])).toEqual([
+      [four!.eventId, null],
+      [five!.eventId, null],
+    ]);
+  });
+
   it("intake takes a delivery behind the caller's own attempts in flight (their tokens), never behind another's", async () => {
     const audience = tpp();
     const first = await deliveries.intake(db.knex, 'tpp', event(audience, 'ops_held', 1), lease());
@@ -82,7 +105,7 @@ describe('webhook delivery statements', () => {
     const behindMine = await deliveries.intakeRecording(
       db.knex,
       'tpp',
-      event(audience, 'ops_held', 2),
+      [event(audience, 'ops_held', 2)],
       lease(),
       [],
       [token],
@@ -93,7 +116,7 @@ describe('webhook delivery statements', () => {
     const behindBoth = await deliveries.intakeRecording(
       db.knex,
       'tpp',
-      event(audience, 'ops_held', 3),
+      [event(audience, 'ops_held', 3)],
       lease(),
       [],
       [token, second!.lease_token!],
@@ -103,7 +126,7 @@ describe('webhook delivery statements', () => {
     const behindOthers = await deliveries.intakeRecording(
       db.knex,
       'tpp',
-      event(audience, 'ops_held', 4),
+      [event(audience, 'ops_held', 4)],
       lease(),
       [],
       [newId('delivery')],
@@ -283,7 +306,7 @@ describe('webhook delivery statements', () => {
     const { intake, recorded } = await deliveries.intakeRecording(
       db.knex,
       'tpp',
-      event(audience, aggregate, 2),
+      [event(audience, aggregate, 2)],
       lease(),
       [
         { delivery: first, attempt: outcome('DELIVERED') },
@@ -347,7 +370,7 @@ describe('webhook delivery statements', () => {
     const { intake, recorded } = await deliveries.intakeRecording(
       db.knex,
       'merchant',
-      event(newId('merchant'), newId('paymentSession'), null),
+      [event(newId('merchant'), newId('paymentSession'), null)],
       lease(),
       [{ delivery, attempt: outcome('DELIVERED') }],
     );

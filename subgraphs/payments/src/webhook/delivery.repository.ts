@@ -48,12 +48,14 @@ const ownerSuspended = (delivery: string) =>
  * aggregate to the same endpoint is still PENDING (sent, retrying or waiting) or HELD, and the previous
  * event is logged (with its deliveries, in the same statement; one an endpoint's filter left out
  * has none), or is given up on after PREVIOUS_EVENT_WAIT_SECONDS. Only the endpoint and aggregate
- * wait: one dead endpoint holds up its own deliveries of its own sessions, nobody else's.
+ * wait: one dead endpoint holds up its own deliveries of its own sessions, nobody else's. The
+ * previous event is `previousOf`'s (sequence, created_at): an intake of consecutive events asks it
+ * of the first of them, the one before the others being in the same statement.
  */
-const inOrder = (settledInStatement = '') => `not exists (select 1 from ${DELIVERIES} e
+const inOrder = (settledInStatement = '', previousOf = 'd') => `not exists (select 1 from ${DELIVERIES} e
     where e.endpoint_id = d.endpoint_id and e.aggregate_id = d.aggregate_id and e.status in ('PENDING', 'HELD') and e.sequence < d.sequence${settledInStatement})
-  and (d.sequence is null or d.sequence <= 1 or d.created_at < now() - interval '${PREVIOUS_EVENT_WAIT_SECONDS} seconds'
-    or exists (select 1 from ${EVENTS} e where e.aggregate_id = d.aggregate_id and e.sequence = d.sequence - 1))`;
+  and (${previousOf}.sequence is null or ${previousOf}.sequence <= 1 or ${previousOf}.created_at < now() - interval '${PREVIOUS_EVENT_WAIT_SECONDS} seconds'
+    or exists (select 1 from ${EVENTS} e where e.aggregate_id = d.aggregate_id and e.sequence = ${previousOf}.sequence - 1))`;
 const IN_ORDER = inOrder();
 const ATTEMPTS = 'payments.webhook_attempts';
 
@@ -209,37 +211,44 @@ export class DeliveryRepository {
     row: NewEvent,
     leaseUntil: Date | null,
   ): Promise<IntakeResult | undefined> {
-    return (await this.intakeRecording(knex, audience, row, leaseUntil, [])).intake;
+    return (await this.intakeRecording(knex, audience, [row], leaseUntil, [])).intake;
   }
 
   /**
-   * `intake`, with attempts the worker made since its last statement recorded first, in the same
-   * statement (issue 32: statements per payment; the way the outbox relay's stamps ride on its next
-   * statement): each only if its worker still holds the claim, as recordAttempt. A delivery this
-   * statement records as no longer PENDING does not hold the new event's deliveries back (the
-   * statement cannot see its own writes, so it leaves them out of IN_ORDER by id): the next event
-   * of a session is taken at once when the attempt before it was just recorded with it. Nor do
-   * deliveries whose attempts run in the calling worker (`held`: their lease tokens), which sends
-   * what it takes behind them in order: a session's events that reach the intake while the one
-   * before is still being sent are taken at once, not left for a claim after its record.
+   * `intake` of one or more consecutive events of one aggregate and audience (as the bus hands a
+   * session's processing and completed over together), with attempts the worker made since its
+   * last statement recorded first, in the same statement (issue 32: statements per payment; the
+   * way the outbox relay's stamps ride on its next statement): each only if its worker still holds
+   * the claim, as recordAttempt. A delivery this statement records as no longer PENDING does not
+   * hold the new event's deliveries back (the statement cannot see its own writes, so it leaves
+   * them out of IN_ORDER by id): the next event of a session is taken at once when the attempt
+   * before it was just recorded with it. Nor do deliveries whose attempts run in the calling
+   * worker (`held`: their lease tokens), which sends what it takes behind them in order: a
+   * session's events that reach the intake while the one before is still being sent are taken at
+   * once, not left for a claim after its record. Of several events, those after the first are in
+   * order behind it (their previous event is in the statement): each endpoint's deliveries are
+   * taken when the first event's would be, and the worker sends them one after the other, in the
+   * events' order (its lanes). The deliveries come back in that order.
    */
   async intakeRecording(
     knex: Knex,
     audience: WebhookAudience,
-    row: NewEvent,
+    events: readonly NewEvent[],
     leaseUntil: Date | null,
     records: ReadonlyArray<{ delivery: ClaimedDelivery; attempt: AttemptRecord }>,
     held: readonly string[] = [],
   ): Promise<{ intake: IntakeResult | undefined; recorded: Map<string, RecordOutcome> }> {
+    const first = events[0]!;
     const merchant = audience === 'merchant';
     const primaryOn = merchant
       ? 'exists (select 1 from target t where coalesce(t.session_url, t.merchant_url) is not null)'
       : 'i.primary_on';
     const { rows } = await knex.raw(
       `with ${RECORDING},
-       i as (select ?::text as event_id, ?::text as event_kind, ?::text as audience_id, ?::text as aggregate_id,
-           ?::boolean as livemode, ?::integer as sequence, ?::text as payload, ?::timestamptz as created_at, ?::jsonb as ids,
-           ?::boolean as primary_on),
+       i as (select * from jsonb_to_recordset(?::jsonb) as i(event_id text, event_kind text, audience_id text, aggregate_id text,
+           livemode boolean, sequence integer, payload text, created_at timestamptz, ids jsonb, primary_on boolean, nth integer)),
+       -- The first of the events: the one whose previous event decides whether they are in order.
+       lead_event as (select i.sequence, i.created_at from i where i.nth = 1),
        ${merchant ? `target as (${MERCHANT_TARGET}),` : ''}
        event as (
          insert into ${EVENTS} (id, audience_id, kind, livemode, aggregate_id, sequence, payload, created_at)
@@ -249,13 +258,13 @@ export class DeliveryRepository {
          on conflict (id) do nothing
          returning id),
        endpoints as (
-         select 'we_' || i.audience_id as endpoint_id, null::text as url, null::text as sealed, 0 as rank from i where ${primaryOn}
+         select i.event_id, 'we_' || i.audience_id as endpoint_id, null::text as url, null::text as sealed, 0 as rank from i where ${primaryOn}
          union all
-         select w.id, w.url, w.secret_sealed, 1 from ${ENDPOINTS} w join i on w.audience_id = i.audience_id and w.livemode = i.livemode
+         select i.event_id, w.id, w.url, w.secret_sealed, 1 from ${ENDPOINTS} w join i on w.audience_id = i.audience_id and w.livemode = i.livemode
          where w.status = 'ENABLED' and (w.enabled_events @> '["*"]'::jsonb or w.enabled_events @> jsonb_build_array(i.event_kind))),
-       numbered as (select x.*, row_number() over (order by x.rank, x.endpoint_id)::integer as n from endpoints x),
+       numbered as (select x.*, row_number() over (partition by x.event_id order by x.rank, x.endpoint_id)::integer as n from endpoints x),
        -- A suspended owner's deliveries are inserted HELD: not taken, not due, released on resume (claimDue).
-       hold as (select ${ownerSuspended('i')} as held from i),
+       hold as (select ${ownerSuspended('i')} as held from i where i.nth = 1),
        inserted as (
          insert into ${DELIVERIES} (id, event_id, event_kind, audience_id, endpoint_id, aggregate_id, livemode, sequence, payload, status, attempts,
            next_attempt_at, lease_until, lease_token, created_at, updated_at)
@@ -264,9 +273,10 @@ export class DeliveryRepository {
            case when c.take then ?::timestamptz end, case when c.take then gen_random_uuid()::text end, d.created_at, d.created_at
          from (select coalesce(i.ids ->> (n.n - 1), 'whd_' || substr(md5(gen_random_uuid()::text), 1, 24)) as id, i.event_id, i.event_kind,
                  i.audience_id, n.endpoint_id, i.aggregate_id, i.livemode, i.sequence, i.payload, i.created_at
-               from i cross join numbered n cross join event) d
+               from i join numbered n on n.event_id = i.event_id join event v on v.id = i.event_id) d
          cross join hold h
-         cross join lateral (select ?::boolean and not h.held and ${inOrder(SETTLED_HERE + HELD_HERE)} as take) c
+         cross join lead_event l
+         cross join lateral (select ?::boolean and not h.held and ${inOrder(SETTLED_HERE + HELD_HERE, 'l')} as take) c
          on conflict (event_id, endpoint_id) do nothing
          returning id, event_id, audience_id, endpoint_id, aggregate_id, payload, attempts, lease_token, status)
        select ${merchant ? 'exists (select 1 from target)' : 'true'} as known, (select count(*) from event)::integer as stored,
@@ -274,20 +284,25 @@ export class DeliveryRepository {
          d.id, d.event_id, d.audience_id, d.endpoint_id, d.aggregate_id, d.payload, d.attempts, d.lease_token,
          d.status = 'HELD' as held, n.url as endpoint_url, n.sealed as endpoint_sealed, ${RECORDED_OUTCOMES} as recorded
        from (select 1) one left join (${merchant ? 'target t' : '(select 1) t'}
-         left join (inserted d join numbered n on n.endpoint_id = d.endpoint_id) on true) on true`,
+         left join (inserted d join numbered n on n.event_id = d.event_id and n.endpoint_id = d.endpoint_id) on true) on true`,
       [
         recordingOf(records),
-        row.eventId,
-        row.eventKind,
-        row.audienceId,
-        row.aggregateId,
-        row.livemode,
-        row.sequence,
-        row.payload,
-        row.now,
-        JSON.stringify(row.deliveryIds),
-        row.primaryUrlSet ?? false,
-        ...(merchant ? [row.aggregateId, row.aggregateId, row.audienceId] : []),
+        JSON.stringify(
+          events.map((row, index) => ({
+            event_id: row.eventId,
+            event_kind: row.eventKind,
+            audience_id: row.audienceId,
+            aggregate_id: row.aggregateId,
+            livemode: row.livemode,
+            sequence: row.sequence,
+            payload: row.payload,
+            created_at: row.now.toISOString(),
+            ids: row.deliveryIds,
+            primary_on: row.primaryUrlSet ?? false,
+            nth: index + 1,
+          })),
+        ),
+        ...(merchant ? [first.aggregateId, first.aggregateId, first.audienceId] : []),
         leaseUntil,
         leaseUntil !== null,
         JSON.stringify(held),
@@ -296,16 +311,18 @@ export class DeliveryRepository {
     const found = rows as Array<
       IntakenDelivery & MerchantTarget & { known: boolean; stored: number; recorded: RecordedRow[] | string }
     >;
-    const first = found[0]!;
-    const recorded = recordOutcomes(records, first.recorded);
-    if (!first.known) return { intake: undefined, recorded };
-    const { merchant_url, sealed, session_url, stored } = first;
+    const head = found[0]!;
+    const recorded = recordOutcomes(records, head.recorded);
+    if (!head.known) return { intake: undefined, recorded };
+    const { merchant_url, sealed, session_url, stored } = head;
+    const place = new Map(events.map((row, index) => [row.eventId, index]));
     return {
       intake: {
         target: merchant ? { merchant_url, sealed, session_url } : null,
         stored: stored > 0,
         deliveries: found
           .filter((delivery) => delivery.id !== null)
+          .sort((a, b) => place.get(a.event_id)! - place.get(b.event_id)!)
           .map(
             ({ merchant_url: _m, sealed: _s, session_url: _u, stored: _n, known: _k, recorded: _r, ...delivery }) =>
               delivery,

@@ -11,6 +11,9 @@ import { serializeEnvelope } from './signature';
 import { audienceOf, type WebhookAudience } from './webhook-audience';
 import { createWebhookSender, DEFAULT_ATTEMPT_TIMEOUT_MS } from './webhook-sender';
 
+/** The most events of one aggregate one intake statement logs (they come a few at a time: a session's moves). */
+const MAX_EVENTS_AN_INTAKE = 16;
+
 /** The bus consumer group: every payments instance competes for the same queue. */
 export const WEBHOOK_CONSUMER_GROUP = 'webhooks';
 /**
@@ -80,13 +83,12 @@ export async function startWebhookDispatcher(options: WebhookDispatcherOptions):
     pollIntervalMs: options.pollIntervalMs,
   });
 
-  const intakeEvent = async (event: PlatformEvent): Promise<void> => {
-    const audienceId = event.audience;
-    if (!audienceId) return; // an event for nobody in particular: no webhook
+  /** An event's log row and its deliveries' ids, as the intake writes them. */
+  const newEvent = (event: PlatformEvent, audienceId: string): NewEvent => {
     const sequence = event.sequence ?? null;
     // Every event of a world says which (its object's livemode); none was ever written without it since test mode.
     const livemode = event.data.livemode !== false;
-    const row: NewEvent = {
+    return {
       eventId: event.id,
       eventKind: event.kind,
       audienceId,
@@ -104,16 +106,24 @@ export async function startWebhookDispatcher(options: WebhookDispatcherOptions):
       now: new Date(),
       deliveryIds: Array.from({ length: MAX_ENDPOINTS + 1 }, () => newId('delivery')),
     };
+  };
+
+  /** Consecutive events of one aggregate and audience (intakeInTurn), taken in one statement. */
+  const intakeEvents = async (events: readonly PlatformEvent[]): Promise<void> => {
+    const first = events[0]!;
+    const audienceId = first.audience;
+    if (!audienceId) return; // an event for nobody in particular: no webhook
+    const rows = events.map((event) => newEvent(event, audienceId));
     // With room for them, this worker takes its deliveries in the same statement and sends them at
     // once, those next in their endpoint's order. The lease runs from the statement (after any router call).
     const leaseUntil = () => (worker.hasRoomFor(audienceId) ? worker.newLease() : null);
     // Taken behind this worker's attempts of the same session still under way (sent in order after them).
-    const held = worker.heldFor(event.aggregateId);
+    const held = worker.heldFor(first.aggregateId);
     let lease: Date | null = null;
     let primary: DeliveryTarget | null = null;
     let result: IntakeResult | undefined;
     // The worker's delivered attempts not recorded yet ride on this statement (put back if it fails).
-    const intake = async (audience: WebhookAudience, withTarget: NewEvent, until: Date | null) => {
+    const intake = async (audience: WebhookAudience, withTarget: NewEvent[], until: Date | null) => {
       const riding = worker.records.take();
       lease = until;
       try {
@@ -136,23 +146,29 @@ export async function startWebhookDispatcher(options: WebhookDispatcherOptions):
     if (audience === 'operator' || audience === 'bank') {
       // Endpoints only (no webhook_url, nothing to ask anyone): the event is logged and goes to
       // each of the owner's endpoints of its world that takes it. A second copy is a no-op as for anyone.
-      result = await intake(audience, row, leaseUntil());
+      result = await intake(audience, rows, leaseUntil());
     } else if (audience === 'tpp') {
       // A TPP's primary target is asked of open-banking; if the router cannot answer, this throws and
-      // the bus hands the event over again later (at least once).
+      // the bus hands the events over again later (at least once).
       primary = await lookupTarget({
         audience_id: audienceId,
         endpoint_id: primaryEndpointId(audienceId),
-        aggregate_id: event.aggregateId,
+        aggregate_id: first.aggregateId,
       });
       if (!primary) return; // an unknown TPP: nothing to log or deliver
-      result = await intake('tpp', { ...row, primaryUrlSet: primary.url !== null }, leaseUntil());
+      const primaryUrlSet = primary.url !== null;
+      result = await intake(
+        'tpp',
+        rows.map((row) => ({ ...row, primaryUrlSet })),
+        leaseUntil(),
+      );
     } else {
-      // One statement reads the merchant's primary target, logs the event and inserts its deliveries.
-      result = await intake('merchant', row, leaseUntil());
+      // One statement reads the merchant's primary target, logs the events and inserts their deliveries.
+      result = await intake('merchant', rows, leaseUntil());
       if (result?.target) primary = openMerchantTarget(result.target, options.platformSecret);
     }
     // Nothing inserted: an unknown audience, no endpoint, or a second copy of an event (not sent again).
+    // In the events' order: an endpoint's later delivery waits in its lane behind the earlier one.
     let waiting = false;
     for (const delivery of result?.deliveries ?? []) {
       // Its owner is suspended: it waits HELD for the claim that releases it, nothing to wake for.
@@ -177,16 +193,42 @@ export async function startWebhookDispatcher(options: WebhookDispatcherOptions):
   // when they were written together: processing and completed), and a bus hands them over at once.
   // Taken in turn, the later one sees the earlier one logged and its attempt running here, and is
   // taken behind it rather than left for a claim once it is recorded (three statements more).
+  // Events that come while an intake of their aggregate is under way, or in the same turn of the
+  // event loop as the first, wait for their turn together and go in one statement when they are
+  // consecutive (issue 53: a same-bank payment's processing and completed, one intake, not two).
   const intakesUnderWay = new Map<string, Promise<unknown>>();
+  const forming = new Map<string, { events: PlatformEvent[]; done: Promise<void> }>();
+  const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
+  const follows = (events: readonly PlatformEvent[], event: PlatformEvent) => {
+    const last = events[events.length - 1]!;
+    return (
+      last.audience === event.audience &&
+      last.sequence !== undefined &&
+      event.sequence === last.sequence + 1 &&
+      event.aggregateType === last.aggregateType
+    );
+  };
   const intakeInTurn = (event: PlatformEvent): Promise<void> => {
-    const before = intakesUnderWay.get(event.aggregateId);
-    const intake = before ? before.then(() => intakeEvent(event)) : intakeEvent(event);
-    const done = intake.catch(() => undefined);
-    intakesUnderWay.set(event.aggregateId, done);
-    void done.then(() => {
-      if (intakesUnderWay.get(event.aggregateId) === done) intakesUnderWay.delete(event.aggregateId);
+    const key = event.aggregateId;
+    const open = forming.get(key);
+    if (open && open.events.length < MAX_EVENTS_AN_INTAKE && follows(open.events, event)) {
+      open.events.push(event);
+      return open.done;
+    }
+    const before = intakesUnderWay.get(key) ?? nextTurn();
+    const batch = { events: [event], done: Promise.resolve() };
+    batch.done = before.then(() => {
+      // Its turn: nothing joins it any more.
+      if (forming.get(key) === batch) forming.delete(key);
+      return intakeEvents(batch.events);
     });
-    return intake;
+    forming.set(key, batch);
+    const done = batch.done.catch(() => undefined);
+    intakesUnderWay.set(key, done);
+    void done.then(() => {
+      if (intakesUnderWay.get(key) === done) intakesUnderWay.delete(key);
+    });
+    return batch.done;
   };
 
   const subscription: Subscription = await options.bus.consume(
