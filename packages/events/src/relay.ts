@@ -313,7 +313,7 @@ export function startOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
     let next = pollIntervalMs;
     running = (async () => {
       try {
-        // First, before any statement could stamp a take's rows and forget them: those it took are skipped.
+        // First: a take below may bring later events of their aggregates, which must follow them on the channel.
         if (handed.length > 0) {
           if (failures === 0 && leaseSurelyHeld()) await publishFirsts(handed);
           else byCommit = true; // a take publishes them, if this relay still holds the lease
