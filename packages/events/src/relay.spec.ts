@@ -66,6 +66,12 @@ describe('outbox relay', () => {
     publishFirstEvents(em, statement, events);
     return events.map((event) => event.row.id);
   };
+  /** Resolves once a relay holds the schema's lease. */
+  const leaseTaken = () =>
+    eventually(
+      async () => Number((await db.knex(`${SCHEMA}.outbox_relay_lease`).count({ n: '*' }))[0]!.n) === 1,
+      'the lease taken',
+    );
   /** Resolves once this relay holds the lease and its first pass (a take of nothing) is over. */
   const firstPassOver = async () => {
     let over = false;
@@ -197,23 +203,13 @@ describe('outbox relay', () => {
     const seen = await collect(target);
     // No poll and no renewal within the test: every relay statement is a take woken by a commit.
     relay(target, { pollIntervalMs: 60_000, leaseMs: 180_000 });
-    await eventually(
-      async () => Number((await db.knex(`${SCHEMA}.outbox_relay_lease`).count({ n: '*' }))[0]!.n) === 1,
-      'the lease taken',
-    );
-    const statements: string[] = [];
-    const knex = orm.em.getKnex();
-    const count = (query: { sql: string }) =>
-      void (query.sql.includes('jsonb_to_recordset') && statements.push(query.sql));
-    knex.on('query', count);
-    try {
+    await leaseTaken();
+    const statements = await relayStatementsDuring(async () => {
       for (let i = 0; i < 5; i += 1) {
         await commit('ops_one', ['payment.processing']);
         await eventually(() => seen.length === i + 1, `event ${i + 1}`);
       }
-    } finally {
-      knex.off('query', count);
-    }
+    });
     expect(statements).toHaveLength(5);
     expect(seen.map((e) => e.sequence)).toEqual([1, 2, 3, 4, 5]);
     // The last confirmed one is stamped by the next statement: here, the release at stop.
@@ -231,17 +227,12 @@ describe('outbox relay', () => {
   it('a wake within a time leaves the row for that long; a wake meanwhile takes it with the next in one statement', async () => {
     const target = bus();
     const seen = await collect(target);
-    // The relay's first pass (lease, then a take of nothing) is over before the test writes: a row
-    // written while it ran would be taken by it or by the pass it reruns at once.
-    let firstTake = false;
-    const firstTakeOver = (_response: unknown, query: { sql: string }) =>
-      void (query.sql.includes('row_number()') && (firstTake = true));
-    const knex = orm.em.getKnex();
-    knex.on('query-response', firstTakeOver);
     // No poll and no renewal within the test: every relay statement is a take woken here.
     const started = relay(target, { pollIntervalMs: 60_000, leaseMs: 180_000 });
-    await eventually(() => firstTake, 'the first pass');
-    knex.off('query-response', firstTakeOver);
+    // The relay's first pass (lease, then a take of nothing) is over before the test writes: a row
+    // written while it ran would be taken by it or by the pass it reruns at once.
+    await firstPassOver();
+    const knex = orm.em.getKnex();
     await new Promise((resolve) => setTimeout(resolve, 50));
     // Written without the ORM's flush (as a OneStatement writes), so only the wakes below wake the relay.
     let n = 0;
@@ -319,10 +310,7 @@ describe('outbox relay', () => {
     const target = bus();
     const seen = await collect(target);
     relay(target, { leaseMs: 300 });
-    await eventually(
-      async () => Number((await db.knex(`${SCHEMA}.outbox_relay_lease`).count({ n: '*' }))[0]!.n) === 1,
-      'the lease taken',
-    );
+    await leaseTaken();
     // Another instance holds the lease now.
     await db
       .knex(`${SCHEMA}.outbox_relay_lease`)

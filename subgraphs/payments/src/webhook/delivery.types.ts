@@ -72,7 +72,7 @@ export type IntakenDelivery = Omit<ClaimedDelivery, 'lease_token'> & {
 export interface IntakeResult {
   /** The merchant's primary target read in the same statement; null for a TPP (whose target the caller read). */
   target: MerchantTarget | null;
-  /** Whether the event was logged now (false: a second copy, nothing inserted). */
+  /** Whether the event was logged now (false: a second copy, nothing inserted); of several, whether any was. */
   stored: boolean;
   /** The new deliveries, one per matching endpoint. */
   deliveries: IntakenDelivery[];
