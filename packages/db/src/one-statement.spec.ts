@@ -1,9 +1,10 @@
-import { Entity, PrimaryKey, Property } from '@mikro-orm/core';
+import { Entity, PrimaryKey, Property, raw, type EntityName, type FilterQuery } from '@mikro-orm/core';
 import { Migration } from '@mikro-orm/migrations';
 import { openServiceOrm, type ServiceOrm } from './orm';
 import type { Database } from './database';
 import { openTestDatabase } from './testing';
 import { OneStatement } from './one-statement';
+import { plainUpdate } from './plain-update';
 
 const SCHEMA = 'onestatementtest';
 
@@ -149,6 +150,55 @@ describe('OneStatement: several writes, one statement, all or none', () => {
     const second = move('na2');
     expect(await second.run()).toEqual({ moved: 0, note: 0 });
     expect(second.answered('note')).toBeNull();
+  });
+
+  it("writes an update of equalities and values with the query builder's text and bindings, and leaves any other to the builder", async () => {
+    const em = orm.em.fork();
+    const also = 'exists (select 1 from "w_moved")';
+    const builders = <T extends object>(
+      entity: EntityName<T>,
+      where: FilterQuery<T>,
+      changes: Partial<T>,
+      and?: string,
+    ) => {
+      const qb = em
+        .createQueryBuilder(entity)
+        .update(changes as never)
+        .where(where);
+      if (and) qb.andWhere(and);
+      const { sql, bindings } = qb.getKnexQuery().toSQL();
+      return { sql: `${sql} returning 1`, bindings };
+    };
+    const at = new Date('2026-11-30T10:00:00.000Z');
+    const shapes = [
+      () => [Order, { id: 'o1', status: 'OPEN' }, { status: 'PAID', version: 3 }] as const,
+      () => [Order, { id: 'o1', version: 0 }, { status: 'SHIPPED' }, also] as const,
+      () => [Note, { id: 'n1', orderId: 'o1' }, { data: { said: 'a?', n: 1 }, at, orderId: 'o2' }, also] as const,
+    ];
+    for (const shape of shapes) {
+      const [entity, where, changes, and] = shape();
+      const written = plainUpdate(em, entity as EntityName<object>, where, changes, and);
+      expect(written).toBeDefined();
+      expect(written).toEqual(builders(entity as EntityName<object>, where, changes, and));
+    }
+    // Operators, nulls, raw SQL and undefined values are the builder's.
+    expect(plainUpdate(em, Order, { id: { $in: ['o1', 'o2'] } }, { status: 'PAID' })).toBeUndefined();
+    expect(plainUpdate(em, Order, { id: 'o1', status: null as never }, { status: 'PAID' })).toBeUndefined();
+    expect(plainUpdate(em, Order, { id: 'o1' }, { version: raw('version + 1') as never })).toBeUndefined();
+    expect(plainUpdate(em, Order, { id: 'o1' }, { status: undefined })).toBeUndefined();
+    // And the builder still writes them, as one statement.
+    await db.knex(`${SCHEMA}.orders`).insert([
+      { id: 'p1', status: 'OPEN' },
+      { id: 'p2', status: 'OPEN' },
+    ]);
+    expect(
+      await new OneStatement(em)
+        .update('moved', Order, { id: 'p1', status: 'OPEN' }, { status: 'PAID' })
+        .update('counted', Order, { id: { $in: ['p2'] } }, { version: raw('version + 1') as never }, 'moved')
+        .run(),
+    ).toEqual({ moved: 1, counted: 1 });
+    expect(await order('p1')).toMatchObject({ status: 'PAID', version: 0 });
+    expect(await order('p2')).toMatchObject({ status: 'OPEN', version: 1 });
   });
 
   it('is one statement', async () => {

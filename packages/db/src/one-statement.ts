@@ -1,5 +1,6 @@
 import { raw, Utils, type EntityName, type FilterQuery } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { plainUpdate, rowOf } from './plain-update';
 
 /** What run()'s column of an `answering` part's value ends in (part names are [a-z_]+: no part's count ends so). */
 const ANSWER_SUFFIX = '$answer';
@@ -41,6 +42,8 @@ export class OneStatement {
     changes: Partial<T>,
     when?: string,
   ): this {
+    const plain = plainUpdate(this.em, entity, where, changes, when ? this.changed(when) : undefined);
+    if (plain) return this.add(name, plain.sql, plain.bindings);
     const qb = this.em
       .createQueryBuilder(entity)
       .update(changes as never)
@@ -77,10 +80,7 @@ export class OneStatement {
     answering?: string,
   ): this {
     const meta = this.em.getMetadata().get<T>(Utils.className(entity));
-    const row = this.em.getDriver().mapDataToFieldNames({ ...data }, true, meta.properties, true) as Record<
-      string,
-      unknown
-    >;
+    const row = rowOf(this.em, meta, data);
     const columns = Object.keys(row);
     const table = this.tableOf(entity);
     const values = columns.map(() => '?').join(', ');

@@ -32,7 +32,20 @@ interface PgConnection {
   query(config: unknown, values?: unknown, callback?: unknown): unknown;
 }
 
-const nameOf = (text: string) => `gw_${createHash('sha1').update(text).digest('hex').slice(0, 24)}`;
+/** Statement names by text, shared by every connection: hashing the text anew was a hash per statement sent. */
+const names = new Map<string, string>();
+/** A bound on the names remembered: the texts are the code's own, so this is never reached in practice. */
+const MAX_NAMES = 2_000;
+
+const nameOf = (text: string): string => {
+  let name = names.get(text);
+  if (name === undefined) {
+    if (names.size >= MAX_NAMES) names.clear();
+    name = `gw_${createHash('sha1').update(text).digest('hex').slice(0, 24)}`;
+    names.set(text, name);
+  }
+  return name;
+};
 
 /**
  * Makes `connection` (a `pg` client) prepare its statements with parameters, as above. A
