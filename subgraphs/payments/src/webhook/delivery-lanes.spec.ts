@@ -147,7 +147,7 @@ describe('webhook lanes: events of one session taken together, sent in order', (
   );
 
   it('consecutive events handed over together are logged and taken in one statement, and sent in their order', async () => {
-    const intakes = jest.spyOn(deliveries, 'intakeRecording');
+    const intakes = jest.spyOn(deliveries, 'intakeGroups');
     const { bus, dispatcher, processing, completed } = await twoEventsOfAnOrder({
       pollIntervalMs: 600_000,
       leaseMs: 3_000,
@@ -157,9 +157,31 @@ describe('webhook lanes: events of one session taken together, sent in order', (
       await Promise.all([bus.publish(processing), bus.publish(completed)]);
       await until(() => seenOf(processing, completed).length === 2);
       expect(seenOf(processing, completed).map(({ id }) => id)).toEqual([processing.id, completed.id]);
-      expect(intakes.mock.calls.map(([, , events]) => events.map((event) => event.eventId))).toEqual([
-        [processing.id, completed.id],
-      ]);
+      expect(
+        intakes.mock.calls.map(([, , groups]) => groups.map(({ events }) => events.map((event) => event.eventId))),
+      ).toEqual([[[processing.id, completed.id]]]);
+    } finally {
+      await dispatcher.stop();
+    }
+  });
+
+  it('events of two aggregates handed over in the same turn are logged in one statement, and each is sent', async () => {
+    const intakes = jest.spyOn(deliveries, 'intakeGroups');
+    const bus = createMemoryBus();
+    const dispatcher = await start(bus, { pollIntervalMs: 600_000, leaseMs: 3_000 });
+    const tpp = newId('tpp');
+    const [one, two] = [newId('paymentOrder'), newId('paymentOrder')];
+    const [ofOne, ofTwo] = [
+      orderEvent(tpp, one, 1, 'payment_order.processing'),
+      orderEvent(tpp, two, 1, 'payment_order.processing'),
+    ];
+    try {
+      answer = () => ({ status: 200, delayMs: 0 });
+      await Promise.all([bus.publish(ofOne), bus.publish(ofTwo)]);
+      await until(() => seenOf(ofOne, ofTwo).length === 2);
+      expect(
+        intakes.mock.calls.map(([, , groups]) => groups.map(({ events }) => events.map((event) => event.eventId))),
+      ).toEqual([[[ofOne.id], [ofTwo.id]]]);
     } finally {
       await dispatcher.stop();
     }
@@ -194,7 +216,7 @@ describe('webhook lanes: events of one session taken together, sent in order', (
     // The window the worker's outcome cache covers: the intake statement took the later delivery
     // behind the earlier attempt (still leased when it ran), and answers only after that attempt
     // was refused and recorded and its lane closed. Without the cache the later event would go first.
-    const intake = deliveries.intakeRecording.bind(deliveries);
+    const intake = deliveries.intakeGroups.bind(deliveries);
     const firstSettled = async () => {
       await until(() => seenOf(processing).length >= 1);
       const deadline = Date.now() + 10_000;
@@ -207,7 +229,7 @@ describe('webhook lanes: events of one session taken together, sent in order', (
       await new Promise((resolve) => setTimeout(resolve, 100)); // its lane ends right after the record
     };
     let intakes = 0;
-    jest.spyOn(deliveries, 'intakeRecording').mockImplementation(async (...args) => {
+    jest.spyOn(deliveries, 'intakeGroups').mockImplementation(async (...args) => {
       const answer = await intake(...args);
       if ((args[5] ?? []).length > 0) await firstSettled(); // held: taken behind the first attempt
       intakes += 1;

@@ -46,8 +46,11 @@ export interface DeliveryWorkerOptions {
 
 export interface DeliveryWorker {
   wake(): void;
-  /** Whether an attempt for this audience may start now (global and per-audience caps). */
-  hasRoomFor(audienceId: string): boolean;
+  /**
+   * Whether an attempt for this audience may start now (global and per-audience caps), counting
+   * `granted` more (those an intake statement is about to take: in all, and for this audience).
+   */
+  hasRoomFor(audienceId: string, granted?: { total: number; audience: number }): boolean;
   /** The lease of a delivery claimed at insertion (renewed once its attempt runs). */
   newLease(): Date;
   /**
@@ -382,8 +385,10 @@ export function startDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWor
   };
 
   const worker: DeliveryWorker = {
-    hasRoomFor: (audienceId) =>
-      !stopped && inFlight.size < maxInFlight && (audienceLoad.get(audienceId) ?? 0) < perAudience,
+    hasRoomFor: (audienceId, granted = { total: 0, audience: 0 }) =>
+      !stopped &&
+      inFlight.size + granted.total < maxInFlight &&
+      (audienceLoad.get(audienceId) ?? 0) + granted.audience < perAudience,
     newLease: () => new Date(Date.now() + leaseMs),
     heldFor(aggregateId) {
       const tokens: string[] = [];

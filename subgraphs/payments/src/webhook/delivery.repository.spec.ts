@@ -172,6 +172,73 @@ describe('webhook delivery statements', () => {
     ).toBe(0);
   });
 
+  it('groups of several aggregates in one intake statement: each one as its own intake would be', async () => {
+    const merchant = (url: string | null) => ({
+      id: newId('merchant'),
+      name: 'm',
+      mode: 'test',
+      webhook_url: url,
+      webhook_secret_sealed: 'sealed',
+      created_at: new Date(),
+      updated_at: new Date(),
+    });
+    const [withUrl, without] = [merchant('http://127.0.0.1:2/hook'), merchant(null)];
+    await db.knex('payments.merchants').insert([withUrl, without]);
+    const session = newId('paymentSession');
+    const [initiated, processing] = [event(withUrl.id, session, 1), event(withUrl.id, session, 2)];
+    const sent: string[] = [];
+    const count = (query: { sql: string }) => void sent.push(query.sql);
+    db.knex.on('query', count);
+    const { intakes } = await deliveries
+      .intakeGroups(
+        db.knex,
+        'merchant',
+        [
+          { events: [initiated!, processing!], take: true },
+          { events: [event(without.id, newId('paymentSession'), null)], take: true },
+          { events: [event(newId('merchant'), newId('paymentSession'), null)], take: true },
+          { events: [event(withUrl.id, newId('paymentSession'), 1)], take: false },
+        ],
+        lease(),
+        [],
+      )
+      .finally(() => db.knex.off('query', count));
+    expect(sent).toHaveLength(1);
+    expect(intakes).toEqual([
+      {
+        target: { merchant_url: 'http://127.0.0.1:2/hook', sealed: 'sealed', session_url: null },
+        stored: true,
+        deliveries: [
+          expect.objectContaining({ event_id: initiated!.eventId, lease_token: expect.any(String) }),
+          expect.objectContaining({ event_id: processing!.eventId, lease_token: expect.any(String) }),
+        ],
+      },
+      { target: { merchant_url: null, sealed: 'sealed', session_url: null }, stored: true, deliveries: [] },
+      undefined,
+      {
+        target: { merchant_url: 'http://127.0.0.1:2/hook', sealed: 'sealed', session_url: null },
+        stored: true,
+        deliveries: [expect.objectContaining({ lease_token: null })],
+      },
+    ]);
+    // A TPP's groups: one next in its order (taken), one behind an event not logged yet (left for a claim).
+    const audience = tpp();
+    const tppGroups = await deliveries.intakeGroups(
+      db.knex,
+      'tpp',
+      [
+        { events: [event(audience, 'ops_group_a', 1)], take: true },
+        { events: [event(audience, 'ops_group_b', 3)], take: true },
+      ],
+      lease(),
+      [],
+    );
+    expect(tppGroups.intakes.map((intake) => intake?.deliveries.map((row) => row.lease_token !== null))).toEqual([
+      [true],
+      [false],
+    ]);
+  });
+
   it("a claim reads each delivery's target in its own statement: the merchant's, a further endpoint's (enabled, disabled or deleted since), none for a TPP's primary", async () => {
     const merchantId = newId('merchant');
     await db.knex('payments.merchants').insert({

@@ -216,19 +216,7 @@ export class DeliveryRepository {
 
   /**
    * `intake` of one or more consecutive events of one aggregate and audience (as the bus hands a
-   * session's processing and completed over together), with attempts the worker made since its
-   * last statement recorded first, in the same statement (issue 32: statements per payment; the
-   * way the outbox relay's stamps ride on its next statement): each only if its worker still holds
-   * the claim, as recordAttempt. A delivery this statement records as no longer PENDING does not
-   * hold the new event's deliveries back (the statement cannot see its own writes, so it leaves
-   * them out of IN_ORDER by id): the next event of a session is taken at once when the attempt
-   * before it was just recorded with it. Nor do deliveries whose attempts run in the calling
-   * worker (`held`: their lease tokens), which sends what it takes behind them in order: a
-   * session's events that reach the intake while the one before is still being sent are taken at
-   * once, not left for a claim after its record. Of several events, those after the first are in
-   * order behind it (their previous event is in the statement): each endpoint's deliveries are
-   * taken when the first event's would be, and the worker sends them one after the other, in the
-   * events' order (its lanes). The deliveries come back in that order.
+   * session's processing and completed over together): intakeGroups with one group.
    */
   async intakeRecording(
     knex: Knex,
@@ -238,22 +226,63 @@ export class DeliveryRepository {
     records: ReadonlyArray<{ delivery: ClaimedDelivery; attempt: AttemptRecord }>,
     held: readonly string[] = [],
   ): Promise<{ intake: IntakeResult | undefined; recorded: Map<string, RecordOutcome> }> {
-    const first = events[0]!;
+    const { intakes, recorded } = await this.intakeGroups(
+      knex,
+      audience,
+      [{ events, take: leaseUntil !== null }],
+      leaseUntil,
+      records,
+      held,
+    );
+    return { intake: intakes[0], recorded };
+  }
+
+  /**
+   * `intake` of several groups of events in one statement, each group one or more consecutive
+   * events of one aggregate (as the bus hands a session's processing and completed over
+   * together), the groups of one audience kind (a merchant's statement differs from the others'),
+   * with attempts the worker made since its last statement recorded first (issue 32: statements
+   * per payment; the way the outbox relay's stamps ride on its next statement): each only if its
+   * worker still holds the claim, as recordAttempt. Why groups: under load the events of many
+   * sessions reach the intake in the same turn, and one statement for all of them is one round
+   * trip and one commit instead of one each (issue 53).
+   *
+   * Each group is what an intake of its events alone would be: its merchant's target read, its
+   * events logged (none when its merchant is unknown), its deliveries taken when `take` (with
+   * `leaseUntil`) and its first event's deliveries are next in order. A delivery this statement
+   * records as no longer PENDING does not hold the new events' deliveries back (the statement
+   * cannot see its own writes, so it leaves them out of IN_ORDER by id): the next event of a
+   * session is taken at once when the attempt before it was just recorded with it. Nor do
+   * deliveries whose attempts run in the calling worker (`held`: their lease tokens), which sends
+   * what it takes behind them in order. Of a group's several events, those after the first are in
+   * order behind it (their previous event is in the statement): each endpoint's deliveries are
+   * taken when the first event's would be, and the worker sends them one after the other, in the
+   * events' order (its lanes). Each group's deliveries come back in that order.
+   */
+  async intakeGroups(
+    knex: Knex,
+    audience: WebhookAudience,
+    groups: ReadonlyArray<{ events: readonly NewEvent[]; take: boolean }>,
+    leaseUntil: Date | null,
+    records: ReadonlyArray<{ delivery: ClaimedDelivery; attempt: AttemptRecord }>,
+    held: readonly string[] = [],
+  ): Promise<{ intakes: Array<IntakeResult | undefined>; recorded: Map<string, RecordOutcome> }> {
     const merchant = audience === 'merchant';
     const primaryOn = merchant
-      ? 'exists (select 1 from target t where coalesce(t.session_url, t.merchant_url) is not null)'
+      ? 'exists (select 1 from target t where t.grp = i.grp and coalesce(t.session_url, t.merchant_url) is not null)'
       : 'i.primary_on';
     const { rows } = await knex.raw(
       `with ${RECORDING},
        i as (select * from jsonb_to_recordset(?::jsonb) as i(event_id text, event_kind text, audience_id text, aggregate_id text,
-           livemode boolean, sequence integer, payload text, created_at timestamptz, ids jsonb, primary_on boolean, nth integer)),
-       -- The first of the events: the one whose previous event decides whether they are in order.
-       lead_event as (select i.sequence, i.created_at from i where i.nth = 1),
-       ${merchant ? `target as (${MERCHANT_TARGET}),` : ''}
+           livemode boolean, sequence integer, payload text, created_at timestamptz, ids jsonb, primary_on boolean, grp integer,
+           nth integer, take boolean)),
+       -- The first event of each group: the one whose previous event decides whether the group is in order.
+       lead_event as (select i.grp, i.sequence, i.created_at, i.aggregate_id, i.audience_id, i.take from i where i.nth = 1),
+       ${merchant ? `target as (select l.grp, t.* from lead_event l cross join lateral (${merchantTarget('l.aggregate_id', 'l.audience_id')}) t),` : ''}
        event as (
          insert into ${EVENTS} (id, audience_id, kind, livemode, aggregate_id, sequence, payload, created_at)
          select i.event_id, i.audience_id, i.event_kind, i.livemode, i.aggregate_id, i.sequence, i.payload, i.created_at from i
-         ${merchant ? 'where exists (select 1 from target)' : ''}
+         ${merchant ? 'where exists (select 1 from target t where t.grp = i.grp)' : ''}
          -- At least once: the bus may hand over an event twice; it is still one event, delivered once per endpoint.
          on conflict (id) do nothing
          returning id),
@@ -264,7 +293,7 @@ export class DeliveryRepository {
          where w.status = 'ENABLED' and (w.enabled_events @> '["*"]'::jsonb or w.enabled_events @> jsonb_build_array(i.event_kind))),
        numbered as (select x.*, row_number() over (partition by x.event_id order by x.rank, x.endpoint_id)::integer as n from endpoints x),
        -- A suspended owner's deliveries are inserted HELD: not taken, not due, released on resume (claimDue).
-       hold as (select ${ownerSuspended('i')} as held from i where i.nth = 1),
+       hold as (select l.grp, ${ownerSuspended('l')} as held from lead_event l),
        inserted as (
          insert into ${DELIVERIES} (id, event_id, event_kind, audience_id, endpoint_id, aggregate_id, livemode, sequence, payload, status, attempts,
            next_attempt_at, lease_until, lease_token, created_at, updated_at)
@@ -272,64 +301,80 @@ export class DeliveryRepository {
            case when h.held then 'HELD' else 'PENDING' end, 0, case when h.held then null else d.created_at end,
            case when c.take then ?::timestamptz end, case when c.take then gen_random_uuid()::text end, d.created_at, d.created_at
          from (select coalesce(i.ids ->> (n.n - 1), 'whd_' || substr(md5(gen_random_uuid()::text), 1, 24)) as id, i.event_id, i.event_kind,
-                 i.audience_id, n.endpoint_id, i.aggregate_id, i.livemode, i.sequence, i.payload, i.created_at
+                 i.audience_id, n.endpoint_id, i.aggregate_id, i.livemode, i.sequence, i.payload, i.created_at, i.grp
                from i join numbered n on n.event_id = i.event_id join event v on v.id = i.event_id) d
-         cross join hold h
-         cross join lead_event l
-         cross join lateral (select ?::boolean and not h.held and ${inOrder(SETTLED_HERE + HELD_HERE, 'l')} as take) c
+         join hold h on h.grp = d.grp
+         join lead_event l on l.grp = d.grp
+         cross join lateral (select l.take and not h.held and ${inOrder(SETTLED_HERE + HELD_HERE, 'l')} as take) c
          on conflict (event_id, endpoint_id) do nothing
          returning id, event_id, audience_id, endpoint_id, aggregate_id, payload, attempts, lease_token, status)
-       select ${merchant ? 'exists (select 1 from target)' : 'true'} as known, (select count(*) from event)::integer as stored,
+       select g.grp, ${merchant ? 'exists (select 1 from target t where t.grp = g.grp)' : 'true'} as known,
+         (select count(*) from event v join i on i.event_id = v.id where i.grp = g.grp)::integer as stored,
          ${merchant ? 't.merchant_url, t.sealed, t.session_url,' : ''}
          d.id, d.event_id, d.audience_id, d.endpoint_id, d.aggregate_id, d.payload, d.attempts, d.lease_token,
          d.status = 'HELD' as held, n.url as endpoint_url, n.sealed as endpoint_sealed, ${RECORDED_OUTCOMES} as recorded
-       from (select 1) one left join (${merchant ? 'target t' : '(select 1) t'}
-         left join (inserted d join numbered n on n.event_id = d.event_id and n.endpoint_id = d.endpoint_id) on true) on true`,
+       from (select 1) one left join (lead_event g ${merchant ? 'left join target t on t.grp = g.grp' : ''}
+         left join (inserted d join i di on di.event_id = d.event_id
+           join numbered n on n.event_id = d.event_id and n.endpoint_id = d.endpoint_id) on di.grp = g.grp) on true
+       -- Each event's deliveries in its endpoints' order: the primary endpoint first.
+       order by g.grp, di.nth, n.n`,
       [
         recordingOf(records),
         JSON.stringify(
-          events.map((row, index) => ({
-            event_id: row.eventId,
-            event_kind: row.eventKind,
-            audience_id: row.audienceId,
-            aggregate_id: row.aggregateId,
-            livemode: row.livemode,
-            sequence: row.sequence,
-            payload: row.payload,
-            created_at: row.now.toISOString(),
-            ids: row.deliveryIds,
-            primary_on: row.primaryUrlSet ?? false,
-            nth: index + 1,
-          })),
+          groups.flatMap(({ events, take }, grp) =>
+            events.map((row, index) => ({
+              event_id: row.eventId,
+              event_kind: row.eventKind,
+              audience_id: row.audienceId,
+              aggregate_id: row.aggregateId,
+              livemode: row.livemode,
+              sequence: row.sequence,
+              payload: row.payload,
+              created_at: row.now.toISOString(),
+              ids: row.deliveryIds,
+              primary_on: row.primaryUrlSet ?? false,
+              grp,
+              nth: index + 1,
+              take: take && leaseUntil !== null,
+            })),
+          ),
         ),
-        ...(merchant ? [first.aggregateId, first.aggregateId, first.audienceId] : []),
         leaseUntil,
-        leaseUntil !== null,
         JSON.stringify(held),
       ],
     );
     const found = rows as Array<
-      IntakenDelivery & MerchantTarget & { known: boolean; stored: number; recorded: RecordedRow[] | string }
+      IntakenDelivery &
+        MerchantTarget & { grp: number | null; known: boolean; stored: number; recorded: RecordedRow[] | string }
     >;
-    const head = found[0]!;
-    const recorded = recordOutcomes(records, head.recorded);
-    if (!head.known) return { intake: undefined, recorded };
-    const { merchant_url, sealed, session_url, stored } = head;
-    const place = new Map(events.map((row, index) => [row.eventId, index]));
-    return {
-      intake: {
+    const recorded = recordOutcomes(records, found[0]!.recorded);
+    const intakes = groups.map(({ events }, grp): IntakeResult | undefined => {
+      const of = found.filter((row) => row.grp === grp);
+      const head = of[0];
+      if (!head?.known) return undefined;
+      const { merchant_url, sealed, session_url, stored } = head;
+      const place = new Map(events.map((row, index) => [row.eventId, index]));
+      return {
         target: merchant ? { merchant_url, sealed, session_url } : null,
         stored: stored > 0,
-        deliveries: found
+        deliveries: of
           .filter((delivery) => delivery.id !== null)
           .sort((a, b) => place.get(a.event_id)! - place.get(b.event_id)!)
           .map(
-            ({ merchant_url: _m, sealed: _s, session_url: _u, stored: _n, known: _k, recorded: _r, ...delivery }) =>
-              delivery,
+            ({
+              merchant_url: _m,
+              sealed: _s,
+              session_url: _u,
+              stored: _n,
+              known: _k,
+              recorded: _r,
+              grp: _g,
+              ...delivery
+            }) => delivery,
           ),
-      },
-      recorded,
-    };
+      };
+    });
+    return { intakes, recorded };
   }
 
   /**
