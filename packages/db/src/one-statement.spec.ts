@@ -4,7 +4,7 @@ import { openServiceOrm, type ServiceOrm } from './orm';
 import type { Database } from './database';
 import { openTestDatabase } from './testing';
 import { OneStatement } from './one-statement';
-import { plainUpdate } from './plain-update';
+import { plainUpdate, rowOf } from './plain-update';
 
 const SCHEMA = 'onestatementtest';
 
@@ -199,6 +199,22 @@ describe('OneStatement: several writes, one statement, all or none', () => {
     ).toEqual({ moved: 1, counted: 1 });
     expect(await order('p1')).toMatchObject({ status: 'PAID', version: 0 });
     expect(await order('p2')).toMatchObject({ status: 'OPEN', version: 1 });
+  });
+
+  it("maps a row's properties to columns and values as the driver's mapping does, one property at a time", async () => {
+    const em = orm.em.fork();
+    const driver = em.getDriver();
+    const at = new Date('2026-11-30T10:00:00.000Z');
+    for (const [entity, data] of [
+      [Note, { id: 'r1', orderId: 'o1', data: { said: 'a?', list: [1, 2] }, at }],
+      [Note, { id: 'r2', orderId: 'o2', data: null, at: null }],
+      [Order, { id: 'r3', status: 'OPEN', version: 2 }],
+    ] as const) {
+      const meta = em.getMetadata().get(entity.name);
+      expect(rowOf(em, meta, data as never)).toEqual(
+        driver.mapDataToFieldNames({ ...data }, true, meta.properties, true),
+      );
+    }
   });
 
   it('is one statement', async () => {

@@ -14,26 +14,30 @@ export function rowOf<T extends object>(
   data: Partial<T>,
 ): Record<string, unknown> {
   const driver = em.getDriver();
+  const platform = em.getPlatform();
   const properties = meta.properties as Record<string, EntityProperty<T> | undefined>;
   const row: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(data as Record<string, unknown>)) {
     const prop = properties[key];
-    // A column of its own holding a value as it is: what the driver's mapping does to it, done here.
-    if (prop && plainColumn(prop) && (value === null || typeof value !== 'object' || value instanceof Date))
-      row[prop.fieldNames[0]!] = value;
-    else Object.assign(row, driver.mapDataToFieldNames({ [key]: value }, true, meta.properties, true));
+    if (!prop || !ownColumn(prop)) {
+      Object.assign(row, driver.mapDataToFieldNames({ [key]: value }, true, meta.properties, true));
+      continue;
+    }
+    // A scalar of one column: what the driver's mapping does to it (DatabaseDriver.mapDataToFieldNames), done here.
+    let column = value;
+    if (prop.customType) {
+      if (!platform.isRaw(value))
+        column = prop.customType.convertToDatabaseValue(value, platform, { fromQuery: true, key, mode: 'query-data' });
+    } else if (Array.isArray(value) || Utils.isPlainObject(value)) column = JSON.stringify(value);
+    row[prop.fieldNames[0]!] = column;
   }
   return row;
 }
 
-/** A scalar property with one column, no custom type and no SQL conversion: its value is written as it is. */
-function plainColumn(prop: EntityProperty): boolean {
+/** A scalar property stored in one column of its own, with no SQL conversion: rowOf maps it itself. */
+function ownColumn(prop: EntityProperty): boolean {
   return (
-    prop.kind === 'scalar' &&
-    !prop.customType &&
-    !prop.embeddedProps &&
-    !prop.hasConvertToDatabaseValueSQL &&
-    prop.fieldNames?.length === 1
+    prop.kind === 'scalar' && !prop.embeddedProps && !prop.hasConvertToDatabaseValueSQL && prop.fieldNames?.length === 1
   );
 }
 
