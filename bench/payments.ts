@@ -11,8 +11,11 @@
  *
  * Phases: the physical limit of a creation (a bare INSERT of a session-sized row into a scratch
  * table, same concurrency, a pool of the platform's size, straight from here), sessions created/s
- * (POST /payments/sessions), then completed payments/s, same bank and cross bank (create ->
- * POST /pay/{id}/authorize -> poll GET /pay/{id}/status until COMPLETED; latency is the whole
+ * (POST /payments/sessions), the same request to a hand-written session floor in a process of its
+ * own (bench/support/bare-session-server.ts: what any authenticated creation over HTTP must do; no
+ * target, its share of the bare INSERT and the platform's share of it), then completed payments/s,
+ * same bank and cross bank (create -> POST /pay/{id}/authorize -> poll GET /pay/{id}/status until
+ * COMPLETED; latency is the whole
  * payment), and completed refunds/s beside them, same bank and cross bank (refund-flow.ts: POST
  * /payments/sessions/{id}/refunds of a small part of a paid session -> poll GET /refunds/{id}
  * until COMPLETED; latency is the whole refund; no target, reported with p50/p99). Targets (one
@@ -33,6 +36,7 @@ import { openTestDatabase } from '@gateway/db/testing';
 import { newId, newSecret } from '@gateway/kernel';
 import { startBenchBanks } from './support/bench-banks';
 import { coresUsed, cpuSeconds, formatCores } from './support/cpu';
+import { startSessionFloor } from './support/bare-session';
 import { benchAgent, ok } from './support/http';
 import { launchPlatform, type LaunchedPlatform } from './support/launcher';
 import { launchSplitPlatform } from './support/split-launcher';
@@ -40,6 +44,13 @@ import { printTable, runLoad, runOpenLoad, type LoadResult } from './support/loa
 import { seedPaymentFlow, UNLIMITED } from './support/payment-flow';
 import { refundWork } from './support/refund-flow';
 import { report } from './support/results';
+
+/**
+ * A session created by hand (bench/support/bare-session-server.ts): the key checked, the row and its
+ * event inserted, in one statement, in a server of its own. No target: it says how much of the
+ * bare INSERT any authenticated creation over HTTP can reach on the machine.
+ */
+const SESSION_FLOOR = 'session floor (hand-written: key, row, event)';
 
 /** Issue 53 item 5: sessions created/s as a share of the bare INSERT/s of the same run, in %. */
 const SESSIONS_SHARE_OF_INSERT = 25;
@@ -134,6 +145,25 @@ async function measure(layout: 'one process' | 'one process per service'): Promi
       await phase('sessions created (POST /payments/sessions)', async () => {
         await createSession(payeeSame);
       });
+      // The same request to a hand-written server that does only what a creation must (no target).
+      const floor = await startSessionFloor(db.url);
+      try {
+        await phase(SESSION_FLOOR, async () => {
+          await ok(
+            'POST',
+            floor.url,
+            {
+              amount: 1_000,
+              currency: 'LYD',
+              destination: { type: 'alias', value: payeeSame.alias },
+              reference: 'bench',
+            },
+            flow.merchantAuth,
+          );
+        });
+      } finally {
+        await floor.stop();
+      }
     }
     if (PHASES.has('create')) {
       const result = await runOpenLoad(
@@ -225,6 +255,7 @@ async function main(): Promise<void> {
     ];
     // The issue's targets are for the one-process layout; the split layout's figures stand beside them.
     const targeted = run.layout === 'one process';
+    reportSessionFloor(run.layout, found(SESSION_FLOOR), found('sessions created (POST'), insert);
     for (const { result, figure, p99, target, share } of rows) {
       if (!result) continue;
       const value = p99 ? result.p99Ms : result.perSecond;
@@ -277,6 +308,24 @@ function reportShareOfInsert(
     unit: '%',
     ...(targeted ? { target, comparison: '>=' as const } : {}),
   });
+}
+
+/**
+ * The session floor's rate as a share of the bare INSERT, and the platform's sessions as a share of
+ * the floor: what an authenticated creation over HTTP can reach on this machine, and how near the
+ * platform comes to it. No targets (issue 53's are shares of the bare INSERT).
+ */
+function reportSessionFloor(layout: string, floor?: LoadResult, sessions?: LoadResult, insert?: LoadResult): void {
+  if (!floor) return;
+  const shares: Array<[string, number | undefined]> = [
+    ['session floor/s as a share of the bare INSERT', insert && (100 * floor.perSecond) / insert.perSecond],
+    ['sessions created/s as a share of the session floor', sessions && (100 * sessions.perSecond) / floor.perSecond],
+  ];
+  for (const [figure, value] of shares) {
+    if (value === undefined) continue;
+    console.log(`  ${`${layout}, ${figure}`.padEnd(60)} ${value.toFixed(1).padStart(7)} % (no target)`);
+    report({ figure: `${figure} (${layout})`, value, unit: '%' });
+  }
 }
 
 /**

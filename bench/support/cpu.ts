@@ -8,6 +8,7 @@ function groupOf(pid: string): string | null {
     if (comm === 'postgres' || comm === 'haproxy') return comm;
     const command = readFileSync(`/proc/${pid}/cmdline`, 'utf8');
     if (command.includes('sandbox-banks.ts')) return 'bank cores';
+    if (command.includes('bare-session-server.ts')) return 'session floor';
     if (command.includes('platform/src/main.ts')) return 'gateway';
     // One process per service: each one named, so the busiest shows.
     const service = /(?:subgraphs\/([\w-]+)|(router)|(rest-compat))\/src\/main\.ts/.exec(command);
