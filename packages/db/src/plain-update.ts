@@ -58,6 +58,8 @@ export function plainUpdate<T extends object>(
 ): { sql: string; bindings: unknown[] } | undefined {
   if (!Utils.isPlainObject(where)) return undefined;
   const meta = em.getMetadata().get<T>(Utils.className(entity));
+  // The builder adds to these: a version property's increment, an inheritance discriminator's condition.
+  if (meta.versionProperty || meta.discriminatorValue !== undefined) return undefined;
   const platform = em.getPlatform();
   const conditions: string[] = [];
   const conditionBindings: unknown[] = [];
@@ -83,7 +85,8 @@ export function plainUpdate<T extends object>(
     return undefined;
   const row = rowOf(em, meta, changes);
   const columns = Object.keys(row);
-  if (columns.length === 0) return undefined;
+  // A type converted in SQL maps to raw SQL, which the builder writes into the text rather than binding it.
+  if (columns.length === 0 || Object.values(row).some((value) => platform.isRaw(value))) return undefined;
   if (also) conditions.push(`(${also})`);
   const schema = meta.schema ?? em.config.get('schema');
   const table = `${schema ? `"${schema}".` : ''}"${meta.tableName}"`;

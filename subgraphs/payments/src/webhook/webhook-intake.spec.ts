@@ -1,6 +1,6 @@
 import type { Knex } from '@mikro-orm/knex';
 import type { PlatformEvent } from '@gateway/events';
-import { newId } from '@gateway/kernel';
+import { newId, sealSecret } from '@gateway/kernel';
 import type { DeliveryWorker } from './delivery-worker';
 import { RidingRecords } from './delivery-records';
 import { deliveries } from './delivery.repository';
@@ -85,5 +85,63 @@ describe('webhook intake: groups of several aggregates in one statement', () => 
       [1],
       [2],
     ]);
+  });
+  it("a group whose target cannot be opened fails alone: the statement's other groups are launched", async () => {
+    const worker = workerWithRoom(10);
+    const merchant = newId('merchant');
+    const [broken, fine] = [newId('paymentSession'), newId('paymentSession')];
+    jest.spyOn(deliveries, 'intakeGroups').mockImplementation(async (_knex, _audience, groups) => ({
+      intakes: groups.map(({ events }) => ({
+        target: {
+          merchant_url: 'http://127.0.0.1:1/hook',
+          sealed: events[0]!.aggregateId === broken ? 'garbage' : sealSecret('whsec_x', 'secret'),
+          session_url: null,
+        },
+        stored: true,
+        deliveries: [
+          {
+            id: newId('delivery'),
+            event_id: events[0]!.eventId,
+            audience_id: merchant,
+            endpoint_id: `we_${merchant}`,
+            aggregate_id: events[0]!.aggregateId,
+            payload: '{}',
+            attempts: 0,
+            lease_token: 'token',
+            held: false,
+            endpoint_url: null,
+            endpoint_sealed: null,
+          },
+        ],
+      })),
+      recorded: new Map(),
+    }));
+    const intake = new WebhookIntake({} as Knex, worker, async () => null, 'secret');
+    const [ofBroken, ofFine] = await Promise.allSettled([
+      intake.take(sessionEvent(merchant, broken, 1)),
+      intake.take(sessionEvent(merchant, fine, 1)),
+    ]);
+    expect([ofBroken.status, ofFine.status]).toEqual(['rejected', 'fulfilled']);
+    expect((worker.launch as jest.Mock).mock.calls.map(([delivery]) => delivery.aggregate_id)).toEqual([fine]);
+  });
+
+  it("logs an aggregate's later events after its earlier ones, even when the clock has not moved on", async () => {
+    const logged: number[] = [];
+    jest.spyOn(deliveries, 'intakeGroups').mockImplementation(async (_knex, _audience, groups) => {
+      for (const { events } of groups) logged.push(...events.map((event) => event.now.getTime()));
+      return { intakes: groups.map(() => undefined), recorded: new Map() };
+    });
+    jest.spyOn(Date, 'now').mockReturnValue(Date.parse('2026-11-30T12:00:00.000Z'));
+    const intake = new WebhookIntake({} as Knex, workerWithRoom(10), async () => null, 'secret');
+    const merchant = newId('merchant');
+    const session = newId('paymentSession');
+    await Promise.all([
+      intake.take(sessionEvent(merchant, session, 1)),
+      intake.take(sessionEvent(merchant, session, 2)),
+    ]);
+    await intake.take(sessionEvent(merchant, session, 3));
+    expect(logged).toHaveLength(3);
+    expect(logged[1]! - logged[0]!).toBe(1);
+    expect(logged[2]! - logged[1]!).toBe(1);
   });
 });

@@ -71,7 +71,9 @@ export function newEvent(event: PlatformEvent, audienceId: string, now = new Dat
 export class WebhookIntake {
   private readonly intakesUnderWay = new Map<string, Promise<unknown>>();
   private readonly forming = new Map<string, { events: PlatformEvent[]; done: Promise<void> }>();
-  private readonly statements = new Map<StatementKind, { groups: Group[]; done: Promise<void> }>();
+  private readonly statements = new Map<StatementKind, { groups: Group[]; done: Promise<unknown[]> }>();
+  /** The last log time handed to an event (ms): later events are logged after it, whatever the clock says. */
+  private lastLogged = 0;
 
   constructor(
     private readonly knex: Knex,
@@ -125,24 +127,34 @@ export class WebhookIntake {
     return this.join(kind, { events, audienceId, primary, held: this.worker.heldFor(first.aggregateId) });
   }
 
-  /** Adds a group to the statement of its kind that goes at the next turn (a new one when there is none or it is full). */
+  /**
+   * Adds a group to the statement of its kind that goes at the next turn (a new one when there is
+   * none or it is full). Resolves once the group is logged and launched; rejects when the statement
+   * failed (every group's events are handed over again) or when this group's launch did.
+   */
   private join(kind: StatementKind, group: Group): Promise<void> {
-    const open = this.statements.get(kind);
-    if (open && open.groups.length < MAX_GROUPS_A_STATEMENT) {
-      open.groups.push(group);
-      return open.done;
+    let statement = this.statements.get(kind);
+    if (!statement || statement.groups.length >= MAX_GROUPS_A_STATEMENT) {
+      const formed = { groups: [] as Group[], done: Promise.resolve<unknown[]>([]) };
+      formed.done = nextTurn().then(() => {
+        if (this.statements.get(kind) === formed) this.statements.delete(kind);
+        return this.send(kind, formed.groups);
+      });
+      this.statements.set(kind, formed);
+      statement = formed;
     }
-    const statement = { groups: [group], done: Promise.resolve() };
-    statement.done = nextTurn().then(() => {
-      if (this.statements.get(kind) === statement) this.statements.delete(kind);
-      return this.send(kind, statement.groups);
+    const index = statement.groups.push(group) - 1;
+    return statement.done.then((failures) => {
+      if (failures[index] !== undefined) throw failures[index];
     });
-    this.statements.set(kind, statement);
-    return statement.done;
   }
 
-  /** One statement: every group logged, their deliveries inserted and, with room for them, taken and launched here. */
-  private async send(kind: StatementKind, groups: readonly Group[]): Promise<void> {
+  /**
+   * One statement: every group logged, their deliveries inserted and, with room for them, taken
+   * and launched here. Answers each group's launch failure (undefined: launched): one group's
+   * target that cannot be opened does not keep the others' taken deliveries from being sent.
+   */
+  private async send(kind: StatementKind, groups: readonly Group[]): Promise<unknown[]> {
     const { worker } = this;
     // With room for them, this worker takes a group's deliveries in the same statement and sends them
     // at once, those next in their endpoint's order; the groups before count against its caps. The
@@ -161,9 +173,11 @@ export class WebhookIntake {
     let intakes: Array<IntakeResult | undefined>;
     try {
       const primaryUrlSet = (group: Group) => (group.primary ? group.primary.url !== null : undefined);
-      // A group's later events are logged a millisecond after the one before: lists newest first
-      // (created_at, then a random id) keep them in their order, as when each had an intake of its own.
-      const loggedAt = Date.now();
+      // A group's later events are logged a millisecond after the one before, and after every event
+      // logged before them: lists newest first (created_at, then a random id) keep them in their
+      // order, as when each had an intake of its own.
+      const loggedAt = Math.max(Date.now(), this.lastLogged + 1);
+      this.lastLogged = loggedAt + Math.max(...groups.map((group) => group.events.length)) - 1;
       const written = await deliveries.intakeGroups(
         this.knex,
         kind === 'merchant' ? 'merchant' : audienceOf(groups[0]!.audienceId),
@@ -184,7 +198,14 @@ export class WebhookIntake {
       worker.records.putBack(riding);
       throw error;
     }
-    groups.forEach((group, index) => this.launch(group, intakes[index], lease));
+    return groups.map((group, index) => {
+      try {
+        this.launch(group, intakes[index], lease);
+        return undefined;
+      } catch (error) {
+        return error ?? new Error('webhook intake: a launch failed');
+      }
+    });
   }
 
   /** A group's new deliveries launched in the events' order: an endpoint's later delivery waits in its lane behind the earlier one. */
