@@ -3,6 +3,7 @@ import {
   firstQuarter,
   lastThreeQuarters,
   latencySpans,
+  p99Range,
   slope,
   type Point,
   type Rule,
@@ -197,7 +198,7 @@ describe('soak verdicts', () => {
     });
   });
 
-  describe('p99: the last span within 1.5x of the first', () => {
+  describe('p99: the last span within 1.5x of the first, beyond noise', () => {
     const windows = (duration: number, ms: (t: number, k: number) => number): Window[] =>
       Array.from({ length: duration / 10 }, (_, i) => ({
         t: (i + 1) * 10,
@@ -233,6 +234,54 @@ describe('soak verdicts', () => {
           TEN_MIN,
         ).ok,
       ).toBe(true);
+    });
+    it('bounds a p99 by the order statistics its calls allow: wide of 600 calls, narrow of 5,000', () => {
+      const slowestRanks = (n: number) => {
+        const calls = Array.from({ length: n }, (_, k) => k + 1);
+        const range = p99Range(calls)!;
+        return [n + 1 - range.low, n + 1 - range.high];
+      };
+      expect(slowestRanks(600)).toEqual([12, 2]);
+      expect(slowestRanks(5000)).toEqual([65, 37]);
+      expect(p99Range([])).toBeUndefined();
+    });
+    it("passes a p99 that one stall lifts in a five-minute run (CI's 68 -> 115 ms on 648 and 629 calls)", () => {
+      // First span: 8 ms calls and 10 a forced GC overlapped; last span: 10 calls behind one 115 ms stall.
+      const calls = (n: number, base: number, slow: number[]) => [
+        ...Array<number>(n - slow.length).fill(base),
+        ...slow,
+      ];
+      const first = calls(648, 8, [60, 61, 62, 63, 64, 65, 66, 67, 68, 69]);
+      const last = calls(629, 8.5, Array<number>(10).fill(115));
+      const verdict = p99(
+        [
+          { t: 70, values: first },
+          { t: 300, values: last },
+        ],
+        300,
+      );
+      expect([verdict.first, verdict.last]).toEqual([63, 115]);
+      expect(verdict.ok).toBe(true);
+      expect(verdict.detail).toBe(
+        'p99 63 ms (8-68 by noise) in the first span (648 calls), 115 ms (8.50-115) in the last (629)',
+      );
+    });
+    it('fails a tail that grows beyond what its calls allow', () => {
+      const calls = (n: number, base: number, slow: number[]) => [
+        ...Array<number>(n - slow.length).fill(base),
+        ...slow,
+      ];
+      const first = calls(648, 8, [60, 61, 62, 63, 64, 65, 66, 67, 68, 69]);
+      const last = calls(629, 8.5, Array<number>(20).fill(115));
+      expect(
+        p99(
+          [
+            { t: 70, values: first },
+            { t: 300, values: last },
+          ],
+          300,
+        ).ok,
+      ).toBe(false);
     });
     it('gives no verdict with fewer than 500 calls in a span (its p99 would be one of its five slowest calls)', () => {
       expect(RULES.p99.minSamples).toBe(500);

@@ -22,6 +22,16 @@ describe('webhook delivery statements', () => {
       load: options.load ?? new Map(),
       leaseUntil: options.leaseUntil ?? lease(),
     });
+  /** A merchant row with a primary webhook URL or none. */
+  const merchant = (url: string | null) => ({
+    id: newId('merchant'),
+    name: 'm',
+    mode: 'test',
+    webhook_url: url,
+    webhook_secret_sealed: 'sealed',
+    created_at: new Date(),
+    updated_at: new Date(),
+  });
   const event = (audienceId: string, aggregateId: string, sequence: number | null): NewEvent => ({
     eventId: newId('event'),
     eventKind: 'payment.initiated',
@@ -135,15 +145,6 @@ describe('webhook delivery statements', () => {
   });
 
   it("intake reads the merchant's target in the same statement, logs the event without an endpoint, and nothing for an unknown merchant", async () => {
-    const merchant = (url: string | null) => ({
-      id: newId('merchant'),
-      name: 'm',
-      mode: 'test',
-      webhook_url: url,
-      webhook_secret_sealed: 'sealed',
-      created_at: new Date(),
-      updated_at: new Date(),
-    });
     const [withUrl, without] = [merchant('http://127.0.0.1:1/hook'), merchant(null)];
     await db.knex('payments.merchants').insert([withUrl, without]);
     const inserted = await deliveries.intake(
@@ -173,15 +174,6 @@ describe('webhook delivery statements', () => {
   });
 
   it('groups of several aggregates in one intake statement: each one as its own intake would be', async () => {
-    const merchant = (url: string | null) => ({
-      id: newId('merchant'),
-      name: 'm',
-      mode: 'test',
-      webhook_url: url,
-      webhook_secret_sealed: 'sealed',
-      created_at: new Date(),
-      updated_at: new Date(),
-    });
     const [withUrl, without] = [merchant('http://127.0.0.1:2/hook'), merchant(null)];
     await db.knex('payments.merchants').insert([withUrl, without]);
     const session = newId('paymentSession');

@@ -27,7 +27,7 @@ interface Group {
 type StatementKind = 'merchant' | 'other';
 
 /** An event's log row and its deliveries' ids, as the intake writes them at `now`. */
-export function newEvent(event: PlatformEvent, audienceId: string, now = new Date()): NewEvent {
+export function newEvent(event: PlatformEvent, audienceId: string, now: Date): NewEvent {
   const sequence = event.sequence ?? null;
   // Every event of a world says which (its object's livemode); none was ever written without it since test mode.
   const livemode = event.data.livemode !== false;
@@ -160,11 +160,12 @@ export class WebhookIntake {
     // at once, those next in their endpoint's order; the groups before count against its caps. The
     // lease runs from the statement.
     const granted = new Map<string, number>();
+    let total = 0;
     const takes = groups.map((group) => {
       const audience = granted.get(group.audienceId) ?? 0;
-      const total = [...granted.values()].reduce((sum, count) => sum + count, 0);
       if (!worker.hasRoomFor(group.audienceId, { total, audience })) return false;
       granted.set(group.audienceId, audience + 1);
+      total += 1;
       return true;
     });
     const lease = takes.some(Boolean) ? worker.newLease() : null;
