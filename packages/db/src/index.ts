@@ -4,6 +4,7 @@ export * from './data-dir-lock';
 export * from './orm';
 export * from './health';
 export * from './one-statement';
+export * from './untracked';
 export * from './wake-ups';
 export * from './heartbeat';
 export { poolStats, type PoolStats } from './pool-stats';

@@ -4,7 +4,8 @@ import { openServiceOrm, type ServiceOrm } from './orm';
 import type { Database } from './database';
 import { openTestDatabase } from './testing';
 import { OneStatement } from './one-statement';
-import { plainUpdate, rowOf } from './plain-update';
+import { plainLock, plainUpdate, rowOf } from './plain-update';
+import { untracked } from './untracked';
 
 const SCHEMA = 'onestatementtest';
 
@@ -167,13 +168,16 @@ describe('OneStatement: several writes, one statement, all or none', () => {
         .where(where);
       if (and) qb.andWhere(and);
       const { sql, bindings } = qb.getKnexQuery().toSQL();
-      return { sql: `${sql} returning 1`, bindings };
+      // The builder returns the columns a raw change sets; OneStatement.update answers its own.
+      return { sql: `${sql.replace(/ returning "[\w"., ]+$/, '')} returning 1`, bindings };
     };
     const at = new Date('2026-11-30T10:00:00.000Z');
     const shapes = [
       () => [Order, { id: 'o1', status: 'OPEN' }, { status: 'PAID', version: 3 }] as const,
       () => [Order, { id: 'o1', version: 0 }, { status: 'SHIPPED' }, also] as const,
       () => [Note, { id: 'n1', orderId: 'o1' }, { data: { said: 'a?', n: 1 }, at, orderId: 'o2' }, also] as const,
+      () => [Order, { id: 'o1', status: 'OPEN' }, { status: 'PAID', version: raw('version + 1') as never }] as const,
+      () => [Order, { id: 'o1' }, { version: raw('version + ?', [2]) as never, status: 'SHIPPED' }, also] as const,
     ];
     for (const shape of shapes) {
       const [entity, where, changes, and] = shape();
@@ -181,10 +185,9 @@ describe('OneStatement: several writes, one statement, all or none', () => {
       expect(written).toBeDefined();
       expect(written).toEqual(builders(entity as EntityName<object>, where, changes, and));
     }
-    // Operators, nulls, raw SQL and undefined values are the builder's.
+    // Operators, nulls and undefined values are the builder's.
     expect(plainUpdate(em, Order, { id: { $in: ['o1', 'o2'] } }, { status: 'PAID' })).toBeUndefined();
     expect(plainUpdate(em, Order, { id: 'o1', status: null as never }, { status: 'PAID' })).toBeUndefined();
-    expect(plainUpdate(em, Order, { id: 'o1' }, { version: raw('version + 1') as never })).toBeUndefined();
     expect(plainUpdate(em, Order, { id: 'o1' }, { status: undefined })).toBeUndefined();
     // And the builder still writes them, as one statement.
     await db.knex(`${SCHEMA}.orders`).insert([
@@ -199,6 +202,31 @@ describe('OneStatement: several writes, one statement, all or none', () => {
     ).toEqual({ moved: 1, counted: 1 });
     expect(await order('p1')).toMatchObject({ status: 'PAID', version: 0 });
     expect(await order('p2')).toMatchObject({ status: 'OPEN', version: 1 });
+    // A raw change written without the builder is SQL when sent, its own values bound.
+    expect(
+      await new OneStatement(em)
+        .update('bumped', Order, { id: 'p1', status: 'PAID' }, { version: raw('version + ?', [5]) as never })
+        .update('again', Order, { id: 'p2' }, { version: raw('version + 1') as never }, 'bumped')
+        .run(),
+    ).toEqual({ bumped: 1, again: 1 });
+    expect(await order('p1')).toMatchObject({ status: 'PAID', version: 5 });
+    expect(await order('p2')).toMatchObject({ version: 2 });
+  });
+
+  it("locks rows matched by equalities with the query builder's text less its table alias, and leaves any other to the builder", () => {
+    const em = orm.em.fork();
+    const where = { id: 'o2', status: 'OPEN' };
+    const { sql, bindings } = em.createQueryBuilder(Order).select(raw('1')).where(where).getKnexQuery().toSQL();
+    expect(plainLock(em, Order, where)).toEqual({
+      sql: `${sql.replace(/ as "o\d+"/, '').replace(/"o\d+"\./g, '')} for update`,
+      bindings,
+    });
+    expect(plainLock(em, Order, where)!.sql).toBe(
+      'select 1 from "onestatementtest"."orders" where "id" = ? and "status" = ? for update',
+    );
+    expect(plainLock(em, Order, { id: { $in: ['o1', 'o2'] } })).toBeUndefined();
+    expect(plainLock(em, Order, { id: 'o1', status: null as never })).toBeUndefined();
+    expect(plainLock(em, Order, {})).toBeUndefined();
   });
 
   it("maps a row's properties to columns and values as the driver's mapping does, one property at a time", async () => {
@@ -215,6 +243,27 @@ describe('OneStatement: several writes, one statement, all or none', () => {
         driver.mapDataToFieldNames({ ...data }, true, meta.properties, true),
       );
     }
+  });
+
+  it('maps a raw row to the entity em.map makes of it, held by no identity map', async () => {
+    await db.knex(`${SCHEMA}.notes`).insert({ id: 'u1', order_id: 'o1', data: { said: 'hi', n: 2 }, at: new Date(0) });
+    const em = orm.em.fork();
+    for (const [entity, sql] of [
+      [Note, `select * from "${SCHEMA}"."notes" where "id" = 'u1'`],
+      [Order, `select * from "${SCHEMA}"."orders" where "id" = 'o1'`],
+    ] as const) {
+      const [row] = await em.execute<Array<Record<string, unknown>>>(sql);
+      const mapped = untracked(em, entity as EntityName<object>, { ...row! });
+      expect(mapped).toBeInstanceOf(entity);
+      expect(mapped).toEqual(em.fork().map(entity as EntityName<object>, { ...row! }));
+    }
+    expect(
+      untracked(em, Note, (await em.execute(`select * from "${SCHEMA}"."notes" where "id" = 'u1'`))[0]!),
+    ).toMatchObject({
+      data: { said: 'hi', n: 2 },
+      at: new Date(0),
+    });
+    expect(em.getUnitOfWork().getIdentityMap().values()).toHaveLength(0);
   });
 
   it('is one statement', async () => {

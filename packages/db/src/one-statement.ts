@@ -1,6 +1,6 @@
 import { raw, Utils, type EntityName, type FilterQuery } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { plainUpdate, rowOf } from './plain-update';
+import { plainLock, plainUpdate, rowOf } from './plain-update';
 
 /** What run()'s column of an `answering` part's value ends in (part names are [a-z_]+: no part's count ends so). */
 const ANSWER_SUFFIX = '$answer';
@@ -61,6 +61,8 @@ export class OneStatement {
    * part; a lock taken first makes "all parts or none" hold when two rows must both match.)
    */
   lock<T extends object>(name: string, entity: EntityName<T>, where: FilterQuery<T>): this {
+    const plain = plainLock(this.em, entity, where);
+    if (plain) return this.add(name, plain.sql, plain.bindings);
     // The query builder refuses a lock mode outside a transaction; the statement is one.
     const qb = this.em.createQueryBuilder(entity).select(raw('1')).where(where);
     const { sql, bindings } = qb.getKnexQuery().toSQL();

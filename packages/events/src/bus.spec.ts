@@ -176,4 +176,12 @@ describe('topicMatches', () => {
     expect(topicMatches('#', 'consent.granted')).toBe(true);
     expect(topicMatches('payment.*', 'consent.granted')).toBe(false);
   });
+  it('answers the same for a pattern matched again and again (its expression built once, kept without state)', () => {
+    for (let round = 0; round < 3; round += 1) {
+      expect(topicMatches('payment.*', 'payment.completed')).toBe(true);
+      expect(topicMatches('payment.*', 'payment.completed')).toBe(true);
+      expect(topicMatches('payment.*', 'payment.session.completed')).toBe(false);
+      expect(topicMatches('payment.#', 'payment.session.completed')).toBe(true);
+    }
+  });
 });

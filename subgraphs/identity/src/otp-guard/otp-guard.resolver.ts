@@ -1,6 +1,7 @@
 import { Arg, Args, Ctx, Mutation, Resolver } from 'type-graphql';
 import { otpGuardKeyPrefix, requirePrincipal, type SubgraphContext } from '@gateway/federation';
 import { GatewayError } from '@gateway/kernel';
+import { untracked } from '@gateway/db';
 import { parseRoutingLookup } from '../alias/alias.rules';
 import { routingNotFound, routingRowQuery } from '../alias/alias.service';
 import { AliasEntity } from '../alias/alias.entity';
@@ -92,7 +93,7 @@ export function createOtpGuardResolver(service: OtpGuardService) {
       );
       if (!taken) throw routingNotFound(args, lookup);
       return {
-        routing: toRouting(context.em.map(AliasEntity, taken.alias)),
+        routing: toRouting(untracked(context.em, AliasEntity, taken.alias)),
         attempt: taken.verdict && toAttempt(taken.verdict, taken.settled),
         settled: taken.settled,
       };

@@ -1,6 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { FilterQuery } from '@mikro-orm/core';
-import type { OneStatement } from '@gateway/db';
+import { untracked, type OneStatement } from '@gateway/db';
 import type { FirstEvent } from '@gateway/events';
 import type { MetadataPatch } from '../metadata/metadata.rules';
 import { mergeMetadata } from '../metadata/metadata.sql';
@@ -154,8 +154,8 @@ export async function openCheckoutCheck(
   );
   if (!row) return null;
   const { opened_merchant_status: merchantStatus, opened_checking: checking, ...columns } = row;
-  // Mapped in a fork of its own that is never flushed: the session stays untracked, as loadSession's.
-  const session = em.fork().map(PaymentSessionEntity, columns);
+  // Untracked, as loadSession's: moveSession updates it in place, no flush writes it.
+  const session = untracked(em, PaymentSessionEntity, columns);
   return { session, merchantStatus: (merchantStatus as string | null) ?? null, checking: checking === true };
 }
 
