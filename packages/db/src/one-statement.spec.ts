@@ -264,6 +264,15 @@ describe('OneStatement: several writes, one statement, all or none', () => {
       at: new Date(0),
     });
     expect(em.getUnitOfWork().getIdentityMap().values()).toHaveLength(0);
+    // Not the caller's managed instance of the same row, refreshed and answered: one of its own.
+    const managed = (await em.findOne(Order, { id: 'o1' }))!;
+    const [row] = await em.execute<Array<Record<string, unknown>>>(
+      `select * from "${SCHEMA}"."orders" where "id" = 'o1'`,
+    );
+    const copy = untracked(em, Order, { ...row!, status: 'CHANGED' });
+    expect(copy).not.toBe(managed);
+    expect(copy.status).toBe('CHANGED');
+    expect(managed.status).not.toBe('CHANGED');
   });
 
   it('is one statement', async () => {
