@@ -1,6 +1,6 @@
 import { raw, Utils, type EntityName, type FilterQuery } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { plainLock, plainUpdate, rowOf } from './plain-update';
+import { plainLock, plainUpdate, rowOf, tableOf } from './plain-update';
 
 /** What run()'s column of an `answering` part's value ends in (part names are [a-z_]+: no part's count ends so). */
 const ANSWER_SUFFIX = '$answer';
@@ -105,9 +105,7 @@ export class OneStatement {
 
   /** The quoted, schema-qualified table of `entity`, for a part of `sql()` that writes it. */
   tableOf<T extends object>(entity: EntityName<T>): string {
-    const meta = this.em.getMetadata().get<T>(Utils.className(entity));
-    const schema = meta.schema ?? this.em.config.get('schema');
-    return `${schema ? `"${schema}".` : ''}"${meta.tableName}"`;
+    return tableOf(this.em, this.em.getMetadata().get<T>(Utils.className(entity)));
   }
 
   /** Any other data-modifying SQL (with `?` bindings), ending in `returning …`, so its rows are counted. */

@@ -141,8 +141,8 @@ function plainConditions<T extends object>(
   return conditions.length === 0 ? undefined : { conditions, bindings };
 }
 
-/** The quoted, schema-qualified table of `meta`. */
-function tableOf(em: EntityManager, meta: EntityMetadata): string {
+/** The quoted, schema-qualified table of `meta` (OneStatement.tableOf's too). */
+export function tableOf(em: EntityManager, meta: EntityMetadata): string {
   const schema = meta.schema ?? em.config.get('schema');
   return `${schema ? `"${schema}".` : ''}"${meta.tableName}"`;
 }
