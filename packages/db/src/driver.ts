@@ -2,6 +2,7 @@ import type { AnyEntity, Configuration, EntityData, LoggingOptions, QueryResult,
 import type { Knex } from '@mikro-orm/knex';
 import { PostgreSqlConnection, PostgreSqlDriver } from '@mikro-orm/postgresql';
 import { boundParameters } from './bound-parameters';
+import { queryDirect } from './direct-query';
 
 /**
  * MikroORM's PostgreSQL connection, but statements with values go out with their values as
@@ -28,8 +29,9 @@ export class BoundParametersConnection extends PostgreSqlConnection {
     return this.executeQuery(
       queryOrKnex as string,
       async () => {
+        if (!ctx) return this.transformRawResult<T>(await queryDirect(this.getKnex(), bound), method);
         const query = this.getKnex().raw(bound.sql, bound.values as Knex.RawBinding[]);
-        if (ctx) query.transacting(ctx as Knex.Transaction);
+        query.transacting(ctx as Knex.Transaction);
         return this.transformRawResult<T>(await query, method);
       },
       { query: queryOrKnex as string, params, ...loggerContext },

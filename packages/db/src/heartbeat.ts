@@ -1,4 +1,5 @@
 import type { Knex } from '@mikro-orm/knex';
+import { rawQuery } from './direct-query';
 
 /**
  * One statement per tick for all the periodic checks of a process (issue 53: jobs sleep when
@@ -70,7 +71,7 @@ function startHeartbeat(knex: Knex): Heartbeat {
       ...group.flatMap(({ sql }) => sql.columnBindings),
     ];
     const text = `${ctes.length > 0 ? `with ${ctes.join(',\n')}\n` : ''}select ${columns.join(', ') || '1'}`;
-    const { rows } = await knex.raw(text, bindings as Knex.RawBinding[]);
+    const { rows } = await rawQuery(knex, text, bindings);
     const row = (rows as Array<Record<string, unknown>>)[0] ?? {};
     return group.map(({ prefix }) =>
       Object.fromEntries(

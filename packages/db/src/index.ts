@@ -11,3 +11,4 @@ export { poolStats, type PoolStats } from './pool-stats';
 export { Migration } from '@mikro-orm/migrations';
 export type { MigrationObject } from '@mikro-orm/core';
 export * from './contains-pattern';
+export { rawQuery } from './direct-query';

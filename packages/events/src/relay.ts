@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { EventSubscriber } from '@mikro-orm/core';
 import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
-import { heartbeatOf, wakeUpsOf, type OneStatement } from '@gateway/db';
+import { heartbeatOf, rawQuery, wakeUpsOf, type OneStatement } from '@gateway/db';
 import type { EventBus } from './bus';
 import type { FirstEvent, PlatformEvent } from './event';
 import { OutboxEvent, outboxChannel } from './outbox.entity';
@@ -232,7 +232,7 @@ export function startOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
   /** Runs one statement that also stamps what is confirmed; once it succeeded those stamps are written. */
   const withStamps = async <T>(text: string, bindings: ReadonlyArray<string | number | null>): Promise<T[]> => {
     const stamping = confirmed;
-    const { rows } = await knex.raw(text, [JSON.stringify(stamping), ...bindings]);
+    const { rows } = await rawQuery(knex, text, [JSON.stringify(stamping), ...bindings]);
     confirmed = confirmed.slice(stamping.length);
     return rows as T[];
   };

@@ -1,4 +1,5 @@
 import type { Knex } from '@mikro-orm/knex';
+import { rawQuery } from '@gateway/db';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import {
   recordingOf,
@@ -191,7 +192,7 @@ export class DeliveryRepository {
    * sealed secret. One query. (A TPP's target is open-banking's: asked through the router.)
    */
   async merchantTargetOf(knex: Knex, merchantId: string, aggregateId: string): Promise<MerchantTarget | undefined> {
-    return (await knex.raw(MERCHANT_TARGET, [aggregateId, aggregateId, merchantId])).rows[0];
+    return (await rawQuery<MerchantTarget>(knex, MERCHANT_TARGET, [aggregateId, aggregateId, merchantId])).rows[0];
   }
 
   /**
@@ -271,7 +272,8 @@ export class DeliveryRepository {
     const primaryOn = merchant
       ? 'exists (select 1 from target t where t.grp = i.grp and coalesce(t.session_url, t.merchant_url) is not null)'
       : 'i.primary_on';
-    const { rows } = await knex.raw(
+    const { rows } = await rawQuery(
+      knex,
       `with ${RECORDING},
        i as (select * from jsonb_to_recordset(?::jsonb) as i(event_id text, event_kind text, audience_id text, aggregate_id text,
            livemode boolean, sequence integer, payload text, created_at timestamptz, ids jsonb, primary_on boolean, grp integer,
@@ -401,7 +403,8 @@ export class DeliveryRepository {
       leaseUntil: Date;
     },
   ): Promise<{ claimed: ClaimedDelivery[]; candidates: number; held: number; released: number }> {
-    const { rows } = await knex.raw(
+    const { rows } = await rawQuery(
+      knex,
       `with recursive held as (
          -- From the (few) suspended owners to their due deliveries (webhook_deliveries_owner_due_index).
          update ${DELIVERIES} d set status = 'HELD', next_attempt_at = null, updated_at = now()
@@ -465,7 +468,8 @@ export class DeliveryRepository {
    * false: it was taken over (or dropped by a manual retry).
    */
   async renewLease(knex: Knex, id: string, leaseToken: string, leaseUntil: Date): Promise<boolean> {
-    const renewed = await knex.raw(
+    const renewed = await rawQuery(
+      knex,
       `update ${DELIVERIES} set lease_until = ? where id = ? and lease_token = ? and status = 'PENDING' returning id`,
       [leaseUntil, id, leaseToken],
     );
@@ -484,7 +488,8 @@ export class DeliveryRepository {
     delivery: ClaimedDelivery,
     attempt: AttemptRecord,
   ): Promise<{ recorded: boolean; laterPending: boolean }> {
-    const recorded = await knex.raw(
+    const recorded = await rawQuery(
+      knex,
       `with updated as (
          update ${DELIVERIES} set status = ?, attempts = ?, url = ?, last_status_code = ?, last_error = ?, next_attempt_at = ?,
            lease_until = null, lease_token = null, delivered_at = ?, replayed_at = null, updated_at = now()
@@ -526,7 +531,7 @@ export class DeliveryRepository {
     knex: Knex,
     records: ReadonlyArray<{ delivery: ClaimedDelivery; attempt: AttemptRecord }>,
   ): Promise<Map<string, RecordOutcome>> {
-    const { rows } = await knex.raw(`with ${RECORDING} select ${RECORDED_OUTCOMES} as recorded`, [
+    const { rows } = await rawQuery(knex, `with ${RECORDING} select ${RECORDED_OUTCOMES} as recorded`, [
       recordingOf(records),
     ]);
     return recordOutcomes(records, (rows[0] as { recorded: RecordedRow[] | string }).recorded);
@@ -591,7 +596,8 @@ export class DeliveryRepository {
    * attempts (on delete cascade). A delivery still PENDING or HELD is left to finish; it goes once settled.
    */
   async pruneLog(knex: Knex, before: Date, batch: number): Promise<{ events: number; deliveries: number }> {
-    const { rows } = await knex.raw(
+    const { rows } = await rawQuery(
+      knex,
       `with events as (delete from ${EVENTS} where id in (select id from ${EVENTS} where created_at < ? limit ?) returning id),
          deliveries as (delete from ${DELIVERIES} where id in (
            select id from ${DELIVERIES} where created_at < ? and status <> 'PENDING' and status <> 'HELD' limit ?) returning id)
@@ -603,7 +609,11 @@ export class DeliveryRepository {
 
   /** A further endpoint's target as an attempt reads it; undefined once deleted. */
   async endpointTargetOf(knex: Knex, endpointId: string): Promise<EndpointTarget | undefined> {
-    return (await knex.raw(`select url, secret_sealed, status from ${ENDPOINTS} where id = ?`, [endpointId])).rows[0];
+    return (
+      await rawQuery<EndpointTarget>(knex, `select url, secret_sealed, status from ${ENDPOINTS} where id = ?`, [
+        endpointId,
+      ])
+    ).rows[0];
   }
 }
 
