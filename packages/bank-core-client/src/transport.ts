@@ -1,6 +1,13 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { request, type Dispatcher } from 'undici';
-import { isEgressRefusal, mayTarget, TARGET_REFUSED, type EgressPolicy, type Logger } from '@gateway/kernel';
+import {
+  isEgressRefusal,
+  mayTarget,
+  TARGET_REFUSED,
+  timeoutSignal,
+  type EgressPolicy,
+  type Logger,
+} from '@gateway/kernel';
 import { BankCoreError, type FailureReason } from './errors';
 import type { BankCoreMetrics } from './metrics';
 import { errorAnswer } from './schemas';
@@ -115,7 +122,7 @@ export class Transport {
 
   private async attempt(spec: CallSpec, timeoutMs: number): Promise<{ status: number; body: unknown } | Failure> {
     if (this.hostRefused) return REFUSED;
-    const signal = AbortSignal.timeout(timeoutMs);
+    const { signal, clear } = timeoutSignal(timeoutMs);
     try {
       const response = await request(`${this.options.baseUrl}${spec.path}`, {
         method: spec.method,
@@ -145,6 +152,8 @@ export class Transport {
       return { status: response.statusCode, body };
     } catch (error) {
       return classify(error, signal, timeoutMs);
+    } finally {
+      clear();
     }
   }
 

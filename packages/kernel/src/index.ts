@@ -35,3 +35,4 @@ export * from './operator-session';
 export * from './transitions';
 export * from './client-address';
 export * from './reserved-keys';
+export * from './timeout-signal';

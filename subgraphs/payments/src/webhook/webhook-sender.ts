@@ -1,5 +1,5 @@
 import { Agent, request } from 'undici';
-import type { EgressPolicy } from '@gateway/kernel';
+import { timeoutSignal, type EgressPolicy } from '@gateway/kernel';
 import { guardedLookup, RefusedTargetError } from './webhook-target';
 
 export interface AttemptOutcome {
@@ -38,13 +38,14 @@ export function createWebhookSender(options: { policy: EgressPolicy; timeoutMs?:
     async post(url, body, headers) {
       const started = performance.now();
       const elapsed = () => Math.round(performance.now() - started);
+      const deadline = timeoutSignal(timeoutMs);
       try {
         const response = await request(url, {
           method: 'POST',
           headers,
           body,
           dispatcher: agent,
-          signal: AbortSignal.timeout(timeoutMs),
+          signal: deadline.signal,
         });
         let read = 0;
         for await (const chunk of response.body) {
@@ -57,6 +58,8 @@ export function createWebhookSender(options: { policy: EgressPolicy; timeoutMs?:
         return { statusCode: response.statusCode, durationMs: elapsed() };
       } catch (error) {
         return { error: describe(error, timeoutMs), durationMs: elapsed() };
+      } finally {
+        deadline.clear();
       }
     },
     // destroy, not close: a shutdown does not wait for slow receivers (their leases lapse).
