@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify';
+import { timeoutSignal } from '@gateway/kernel';
 import type { SubgraphEndpoint } from './compose';
 
 export interface ReadinessOptions {
@@ -23,12 +24,13 @@ export function useReadiness(app: FastifyInstance, options: ReadinessOptions): v
     const checks: Record<string, boolean> = { database: await options.databaseReady(), ...options.readinessChecks?.() };
     await Promise.all(
       options.subgraphs.map(async ({ name, url }) => {
-        checks[name] = await fetch(new URL('/healthz', url), {
-          signal: AbortSignal.timeout(SUBGRAPH_HEALTH_TIMEOUT_MS),
-        }).then(
-          (r) => r.ok,
-          () => false,
-        );
+        const deadline = timeoutSignal(SUBGRAPH_HEALTH_TIMEOUT_MS);
+        checks[name] = await fetch(new URL('/healthz', url), { signal: deadline.signal })
+          .then(
+            (r) => r.ok,
+            () => false,
+          )
+          .finally(deadline.clear);
       }),
     );
     const ready = Object.values(checks).every(Boolean);

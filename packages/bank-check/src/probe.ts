@@ -1,5 +1,5 @@
 import { request, type Dispatcher } from 'undici';
-import { newId } from '@gateway/kernel';
+import { newId, timeoutSignal } from '@gateway/kernel';
 
 /** What a core answered to a raw call: the status and the refusal code it gave, if any. */
 export interface RawAnswer {
@@ -24,6 +24,16 @@ export interface RawCall {
  * undici directly so the check sees exactly what the core answers.
  */
 export async function rawCall(call: RawCall): Promise<RawAnswer> {
+  // The answer's body is read under the same deadline.
+  const deadline = timeoutSignal(call.timeoutMs);
+  try {
+    return await answerOf(call, deadline.signal);
+  } finally {
+    deadline.clear();
+  }
+}
+
+async function answerOf(call: RawCall, signal: AbortSignal): Promise<RawAnswer> {
   const response = await request(`${call.baseUrl}${call.path}`, {
     method: call.method,
     headers: {
@@ -33,7 +43,7 @@ export async function rawCall(call: RawCall): Promise<RawAnswer> {
       ...(call.body !== undefined ? { 'content-type': 'application/json' } : {}),
     },
     ...(call.body !== undefined ? { body: JSON.stringify(call.body) } : {}),
-    signal: AbortSignal.timeout(call.timeoutMs),
+    signal,
     dispatcher: call.dispatcher,
   });
   const text = await response.body.text();

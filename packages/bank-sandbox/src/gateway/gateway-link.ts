@@ -1,4 +1,5 @@
 import { request, type Dispatcher } from 'undici';
+import { timeoutSignal } from '@gateway/kernel';
 import { bankErrors } from '../errors';
 
 export interface GatewayConfig {
@@ -81,25 +82,30 @@ export class GatewayLink {
     requestId?: string,
     signal?: AbortSignal,
   ): Promise<GatewayAnswer> {
-    let response: Dispatcher.ResponseData;
+    // The answer's body is read under the same deadline.
+    const deadline = timeoutSignal(10_000);
     try {
-      response = await request(url, {
+      const response = await request(url, {
         method: 'POST',
         headers: { 'content-type': 'application/json', ...auth, ...(requestId ? { 'x-request-id': requestId } : {}) },
         body: JSON.stringify(body),
-        signal: signal ? AbortSignal.any([signal, AbortSignal.timeout(10_000)]) : AbortSignal.timeout(10_000),
+        signal: signal ? AbortSignal.any([signal, deadline.signal]) : deadline.signal,
         ...(this.dispatcher ? { dispatcher: this.dispatcher } : {}),
+      }).catch((error: Error) => {
+        throw bankErrors.gatewayUnreachable(error.message);
       });
-    } catch (error) {
-      throw bankErrors.gatewayUnreachable((error as Error).message);
+      return { status: response.statusCode, body: jsonOrText(await response.body.text()) };
+    } finally {
+      deadline.clear();
     }
-    const text = await response.body.text();
-    let parsed: unknown = text;
-    try {
-      parsed = text ? JSON.parse(text) : null;
-    } catch {
-      // not JSON: hand the text back as is
-    }
-    return { status: response.statusCode, body: parsed };
+  }
+}
+
+/** An answer's body: its JSON, or the text as is when it is not JSON; null when empty. */
+function jsonOrText(text: string): unknown {
+  try {
+    return text ? JSON.parse(text) : null;
+  } catch {
+    return text;
   }
 }
