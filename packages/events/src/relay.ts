@@ -375,8 +375,7 @@ export function startOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
     }
     telling = true;
     tellAgain = false;
-    void knex
-      .raw('select pg_notify(?, ?)', [outboxChannel(schema), ''])
+    void rawQuery(knex, 'select pg_notify(?, ?)', [outboxChannel(schema), ''])
       // Not told: the holder's look on its heartbeat finds the rows (within a third of the lease).
       .catch(() => undefined)
       .then(() => new Promise((resolve) => setTimeout(resolve, TELL_SPACING_MS).unref()))
