@@ -8,7 +8,8 @@ import { queryDirect } from './direct-query';
  * MikroORM's PostgreSQL connection, but statements with values go out with their values as
  * parameters, not written into the text (boundParameters): the same text each time, so the pool
  * prepares it once per connection and PostgreSQL plans it once (prepared-statements.ts; issue 53:
- * planning was most of what several of a payment's statements cost).
+ * planning was most of what several of a payment's statements cost). Outside a transaction they
+ * go straight to a connection of the pool (direct-query.ts), not through knex.raw.
  */
 export class BoundParametersConnection extends PostgreSqlConnection {
   override async execute<
