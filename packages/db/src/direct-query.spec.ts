@@ -1,5 +1,5 @@
 import type { Database } from './database';
-import { positioned, queryDirect } from './direct-query';
+import { positioned, queryDirect, rawQuery } from './direct-query';
 import { openTestDatabase } from './testing';
 
 describe('positioned', () => {
@@ -63,5 +63,35 @@ describe('queryDirect', () => {
     await expect(queryDirect(db.knex, { sql: 'select ?::integer as a', values: [1] })).resolves.toMatchObject({
       rows: [{ a: 1 }],
     });
+  });
+});
+
+describe('rawQuery', () => {
+  let db: Database;
+  beforeAll(async () => {
+    db = await openTestDatabase();
+    await db.knex.raw('create table raw_probe (id integer primary key, note text)');
+    await db.knex.raw(`insert into raw_probe values (1, 'one')`);
+  });
+  afterAll(() => db.close());
+
+  it('answers the rows of a statement with values and identifiers, as knex.raw does', async () => {
+    const sql = 'select ??, ?? from ?? where id = ?';
+    const bindings = ['id', 'note', 'raw_probe', 1];
+    const { rows } = await rawQuery(db.knex, sql, bindings);
+    expect(rows).toEqual([{ id: 1, note: 'one' }]);
+    expect(rows).toEqual((await db.knex.raw(sql, bindings)).rows);
+  });
+
+  it("runs a transaction's statement on the transaction's connection (it sees what the transaction wrote)", async () => {
+    await db.knex
+      .transaction(async (trx) => {
+        await trx.raw(`insert into raw_probe values (2, 'two')`);
+        const { rows } = await rawQuery(trx, 'select note from raw_probe where id = ?', [2]);
+        expect(rows).toEqual([{ note: 'two' }]);
+        throw new Error('roll back');
+      })
+      .catch(() => undefined);
+    expect((await rawQuery(db.knex, 'select note from raw_probe where id = ?', [2])).rows).toEqual([]);
   });
 });
