@@ -75,12 +75,18 @@ describe('rawQuery', () => {
   });
   afterAll(() => db.close());
 
-  it('answers the rows of a statement with values and identifiers, as knex.raw does', async () => {
-    const sql = 'select ??, ?? from ?? where id = ?';
-    const bindings = ['id', 'note', 'raw_probe', 1];
-    const { rows } = await rawQuery(db.knex, sql, bindings);
-    expect(rows).toEqual([{ id: 1, note: 'one' }]);
-    expect(rows).toEqual((await db.knex.raw(sql, bindings)).rows);
+  it('answers what knex.raw answers, for plain values and for what it leaves to knex (identifiers, lists)', async () => {
+    for (const [sql, bindings] of [
+      ['select id, note from raw_probe where id = ? and note <> ?', [1, 'two']],
+      ['select ??, ?? from ?? where id = ?', ['id', 'note', 'raw_probe', 1]],
+      // A list is one value to knex.raw (a PostgreSQL array), not `?, ?`.
+      ['select ?::integer[] as ids', [[1, 2]]],
+    ] as const) {
+      const { rows } = await rawQuery(db.knex, sql, bindings);
+      expect(rows.length).toBe(1);
+      expect(rows).toEqual((await db.knex.raw(sql, bindings as never)).rows);
+    }
+    expect((await rawQuery(db.knex, 'select ?::integer[] as ids', [[1, 2]])).rows).toEqual([{ ids: [1, 2] }]);
   });
 
   it("runs a transaction's statement on the transaction's connection (it sees what the transaction wrote)", async () => {

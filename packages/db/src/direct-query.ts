@@ -1,5 +1,5 @@
 import type { Knex } from '@mikro-orm/knex';
-import { boundParameters, type BoundStatement } from './bound-parameters';
+import type { BoundStatement } from './bound-parameters';
 
 /** A bound on the texts remembered: they are the code's own, so this is never reached in practice. */
 const MAX_POSITIONED = 2_000;
@@ -69,24 +69,29 @@ export async function queryDirect(knex: Knex, statement: BoundStatement): Promis
   }
 }
 
+/** A binding knex.raw hands to the driver as it is, one value for one `?`. */
+const plainValue = (value: unknown): boolean =>
+  value === null ||
+  typeof value === 'string' ||
+  typeof value === 'number' ||
+  typeof value === 'bigint' ||
+  typeof value === 'boolean' ||
+  value instanceof Date ||
+  Buffer.isBuffer(value);
+
 /**
  * `knex.raw(sql, bindings)` for a hand-written statement (the webhook intake and claims, the
- * relay's takes): sent by queryDirect when `knex` is no transaction and every binding is one
- * boundParameters binds as knex would; else by knex itself. Answers the driver's result, as raw does.
+ * relay's takes, the heartbeat): sent by queryDirect when `knex` is no transaction, the text has
+ * no `??` identifier and every binding is one value knex would hand to the driver as it is; else
+ * by knex itself, so a list, a raw fragment or an undefined binding means what it means to knex.
+ * Answers the driver's result, as raw does.
  */
 export async function rawQuery<Row extends object = object>(
   knex: Knex,
   sql: string,
   bindings: readonly unknown[] = [],
 ): Promise<{ rows: Row[]; rowCount: number | null }> {
-  const bound = knex.isTransaction ? undefined : boundParameters(sql, bindings, quoteIdentifier);
-  if (!bound) return knex.raw(sql, bindings as Knex.RawBinding[]);
-  return (await queryDirect(knex, bound)) as { rows: Row[]; rowCount: number | null };
+  if (knex.isTransaction || sql.includes('??') || !bindings.every(plainValue))
+    return knex.raw(sql, bindings as Knex.RawBinding[]);
+  return (await queryDirect(knex, { sql, values: [...bindings] })) as { rows: Row[]; rowCount: number | null };
 }
-
-/** PostgreSQL's quoting of an identifier (`??`), as knex's client writes it. */
-const quoteIdentifier = (id: string): string =>
-  id
-    .split('.')
-    .map((part) => `"${part.replace(/"/g, '""')}"`)
-    .join('.');
