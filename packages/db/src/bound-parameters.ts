@@ -6,7 +6,8 @@ export interface BoundStatement {
   values: unknown[];
 }
 
-const scalar = (value: unknown): boolean =>
+/** A value bound as one parameter as it is (a list, an object and a raw fragment are not). */
+export const scalar = (value: unknown): boolean =>
   value === null ||
   value === undefined ||
   typeof value === 'string' ||

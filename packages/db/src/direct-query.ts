@@ -1,5 +1,5 @@
 import type { Knex } from '@mikro-orm/knex';
-import type { BoundStatement } from './bound-parameters';
+import { scalar, type BoundStatement } from './bound-parameters';
 
 /** A bound on the texts remembered: they are the code's own, so this is never reached in practice. */
 const MAX_POSITIONED = 2_000;
@@ -69,15 +69,8 @@ export async function queryDirect(knex: Knex, statement: BoundStatement): Promis
   }
 }
 
-/** A binding knex.raw hands to the driver as it is, one value for one `?`. */
-const plainValue = (value: unknown): boolean =>
-  value === null ||
-  typeof value === 'string' ||
-  typeof value === 'number' ||
-  typeof value === 'bigint' ||
-  typeof value === 'boolean' ||
-  value instanceof Date ||
-  Buffer.isBuffer(value);
+/** A binding knex.raw hands to the driver as it is, one value for one `?` (knex refuses undefined). */
+const plainValue = (value: unknown): boolean => value !== undefined && scalar(value);
 
 /**
  * `knex.raw(sql, bindings)` for a hand-written statement (the webhook intake and claims, the
