@@ -52,6 +52,23 @@ describe('OneStatement: several writes, one statement, all or none', () => {
   let orm: ServiceOrm;
   const notes = async (orderId: string) => db.knex(`${SCHEMA}.notes`).where({ order_id: orderId });
   const order = async (id: string) => db.knex(`${SCHEMA}.orders`).where({ id }).first();
+  /** The statements sent while `work` runs. */
+  const statementsDuring = async (em: ReturnType<ServiceOrm['em']['fork']>, work: () => Promise<unknown>) => {
+    const sent: string[] = [];
+    const knex = em.getKnex();
+    const count = (query: { sql: string }) => void sent.push(query.sql);
+    knex.on('query', count);
+    try {
+      await work();
+    } finally {
+      knex.off('query', count);
+    }
+    return sent;
+  };
+  const noteIn = (em: ReturnType<ServiceOrm['em']['fork']>, id: string, orderId = 'b1') =>
+    new OneStatement(em)
+      .insert('note', Note, { id, orderId, data: { id }, at: new Date() }, undefined, 'number')
+      .insert('order', Order, { id: `order_of_${id}`, status: 'NEW' });
 
   beforeAll(async () => {
     db = await openTestDatabase();
@@ -277,18 +294,65 @@ describe('OneStatement: several writes, one statement, all or none', () => {
 
   it('is one statement', async () => {
     const em = orm.em.fork();
-    const sent: string[] = [];
-    const knex = em.getKnex();
-    const count = (query: { sql: string }) => void sent.push(query.sql);
-    knex.on('query', count);
-    try {
-      await new OneStatement(em)
+    const sent = await statementsDuring(em, () =>
+      new OneStatement(em)
         .update('moved', Order, { id: 'o3' }, { status: 'CLOSED' })
         .insert('note', Note, { id: 'n5', orderId: 'o3', data: {}, at: new Date() }, 'moved')
-        .run();
-    } finally {
-      knex.off('query', count);
-    }
+        .run(),
+    );
     expect(sent).toHaveLength(1);
+  });
+
+  it('statements of inserts alone sent in one turn go as one statement, each answering its own counts and columns', async () => {
+    const em = orm.em.fork();
+    const ids = ['bn1', 'bn2', 'bn3', 'bn4'];
+    const statements = ids.map((id) => noteIn(em, id));
+    let counts: Array<Record<string, number>> = [];
+    const sent = await statementsDuring(em, async () => {
+      counts = await Promise.all(statements.map((statement) => statement.run()));
+    });
+    expect(sent).toHaveLength(1);
+    expect(counts).toEqual(ids.map(() => ({ note: 1, order: 1 })));
+    const written = await notes('b1');
+    const numbers = statements.map((statement) => Number(statement.answered('note')));
+    expect(new Set(numbers).size).toBe(4);
+    for (const [index, id] of ids.entries())
+      expect(written.find((row: { id: string }) => row.id === id)).toMatchObject({
+        data: { id },
+        number: numbers[index],
+      });
+    expect(await order('order_of_bn2')).toMatchObject({ status: 'NEW' });
+  });
+
+  it('one statement of a batch that fails fails alone: the others are written, it writes nothing and throws its own error', async () => {
+    const em = orm.em.fork();
+    await noteIn(em, 'bf1').run(); // bf1's order row is taken: a second bf1 fails on its primary key
+    const statements = [noteIn(em, 'bf2'), noteIn(em, 'bf1', 'elsewhere'), noteIn(em, 'bf3')];
+    const outcomes = await Promise.allSettled(statements.map((statement) => statement.run()));
+    expect(outcomes.map((outcome) => outcome.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
+    expect(String((outcomes[1] as PromiseRejectedResult).reason)).toMatch(/duplicate key/);
+    expect((await notes('b1')).map((row: { id: string }) => row.id)).toEqual(
+      expect.arrayContaining(['bf1', 'bf2', 'bf3']),
+    );
+    expect(await notes('elsewhere')).toEqual([]);
+  });
+
+  it('batches in sizes of powers of two (13 at once: 8, 4 and 1), and never a statement with a conditional part or in a transaction', async () => {
+    const em = orm.em.fork();
+    const thirteen = Array.from({ length: 13 }, (_, index) => noteIn(em, `bp${index}`));
+    const sent = await statementsDuring(em, () => Promise.all(thirteen.map((statement) => statement.run())));
+    expect(sent).toHaveLength(3);
+    expect((await notes('b1')).filter((row: { id: string }) => row.id.startsWith('bp'))).toHaveLength(13);
+
+    const conditional = () =>
+      new OneStatement(em)
+        .insert('order', Order, { id: `bc_${Math.random()}`, status: 'NEW' })
+        .insert('note', Note, { id: `bcn_${Math.random()}`, orderId: 'bc', data: {}, at: new Date() }, 'order');
+    expect(await statementsDuring(em, () => Promise.all([conditional().run(), conditional().run()]))).toHaveLength(2);
+
+    const inTransaction = await statementsDuring(em, () =>
+      em.transactional((tx) => Promise.all([noteIn(tx, 'bt1').run(), noteIn(tx, 'bt2').run()])),
+    );
+    expect(inTransaction.filter((text) => text.includes('insert'))).toHaveLength(2);
   });
 });

@@ -1,6 +1,7 @@
 import { raw, Utils, type EntityName, type FilterQuery } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { plainLock, plainUpdate, rowOf, tableOf } from './plain-update';
+import { statementBatchOf, type Composed } from './statement-batch';
 
 /** What run()'s column of an `answering` part's value ends in (part names are [a-z_]+: no part's count ends so). */
 const ANSWER_SUFFIX = '$answer';
@@ -26,11 +27,14 @@ const VETO_MARKER = 'onestatement_veto:';
  * platform's quoting), so the rows are the ones a flush would write.
  */
 export class OneStatement {
-  private readonly parts: Array<{ name: string; sql: string; bindings: readonly unknown[] }> = [];
+  private readonly parts: Array<{ name: string; sql: string; bindings: readonly unknown[]; plainInsert?: boolean }> =
+    [];
   /** Refusals of the veto parts, by part name: run() throws the one whose part fired. */
   private readonly vetoes = new Map<string, () => Error>();
   /** Parts whose returned column run() answers too (answered()), by part name: the column, then its value once run. */
   private readonly answers = new Map<string, { column: string; value?: string | null }>();
+  /** composed('') once composed (a part added later forgets it). */
+  private alone?: Composed;
 
   constructor(private readonly em: EntityManager) {}
 
@@ -91,6 +95,7 @@ export class OneStatement {
       name,
       `insert into ${table} (${columns.map((column) => `"${column}"`).join(', ')}) ${source} returning ${answering ? `"${answering}"` : '1'}`,
       Object.values(row),
+      !when,
     );
     if (answering) this.answers.set(name, { column: answering });
     return this;
@@ -141,35 +146,66 @@ export class OneStatement {
     return `exists (select 1 from ${this.ref(when)})`;
   }
 
-  /** Sends the statement: how many rows each part changed. */
+  /**
+   * Sends the statement: how many rows each part changed. A statement of inserts alone (no part
+   * depends on another), outside a transaction, goes with the others of its shape sent in the
+   * same turn of the event loop as one statement (statement-batch.ts); each still answers its own
+   * counts, and is written all or none.
+   */
   async run(): Promise<Record<string, number>> {
     if (this.parts.length === 0) return {};
-    const counts = [
-      ...this.parts.map(({ name }) => `(select count(*) from ${this.ref(name)})::integer as "${name}"`),
-      ...[...this.answers].map(
-        ([name, { column }]) =>
-          `(select "${column}"::text from ${this.ref(name)} limit 1) as "${name}${ANSWER_SUFFIX}"`,
-      ),
-    ].join(', ');
-    const text = `with ${this.parts.map(({ name, sql }) => `${this.ref(name)} as (${sql})`).join(',\n')}\nselect ${counts}`;
-    // The values stay parameters (the driver binds them): the same text for every payment, planned once.
-    const bindings = this.parts.flatMap((part) => part.bindings);
+    if (!this.em.getTransactionContext() && this.parts.every((part) => part.plainInsert))
+      return statementBatchOf(this.em).run(this);
+    return this.runAlone();
+  }
+
+  /** Sends the statement as a statement of its own. */
+  async runAlone(): Promise<Record<string, number>> {
+    const { ctes, columns, bindings } = this.composed('');
+    const text = `with ${ctes}\nselect ${columns}`;
     try {
       const [row] = await this.em
         .getConnection()
-        .execute<Array<Record<string, number>>>(text, bindings, 'all', this.em.getTransactionContext());
-      const answered: Record<string, number> = {};
-      for (const [column, value] of Object.entries(row ?? {})) {
-        const answer = column.endsWith(ANSWER_SUFFIX)
-          ? this.answers.get(column.slice(0, -ANSWER_SUFFIX.length))
-          : undefined;
-        if (answer) answer.value = (value as unknown as string | null) ?? null;
-        else answered[column] = value;
-      }
-      return answered;
+        .execute<Array<Record<string, unknown>>>(text, bindings, 'all', this.em.getTransactionContext());
+      return this.answer(row ?? {}, '');
     } catch (error) {
       throw this.vetoOf(error) ?? error;
     }
+  }
+
+  /**
+   * The statement's parts and the columns that count them, each part's relation and column named
+   * with `prefix` (several statements in one: statement-batch.ts). The values stay parameters
+   * (the driver binds them): the same text for every payment, planned once.
+   */
+  composed(prefix: string): Composed {
+    if (prefix === '' && this.alone) return this.alone;
+    const counts = [
+      ...this.parts.map(
+        ({ name }) => `(select count(*) from ${this.ref(name, prefix)})::integer as "${prefix}${name}"`,
+      ),
+      ...[...this.answers].map(
+        ([name, { column }]) =>
+          `(select "${column}"::text from ${this.ref(name, prefix)} limit 1) as "${prefix}${name}${ANSWER_SUFFIX}"`,
+      ),
+    ];
+    const composed = {
+      ctes: this.parts.map(({ name, sql }) => `${this.ref(name, prefix)} as (${sql})`).join(',\n'),
+      columns: counts.join(', '),
+      bindings: this.parts.flatMap((part) => part.bindings),
+    };
+    // Composed once alone: the batch groups statements by it, and sends a statement alone with it.
+    if (prefix === '') this.alone = composed;
+    return composed;
+  }
+
+  /** run()'s answer, read from the columns of the statement's row named with `prefix`; the answering parts' values kept. */
+  answer(row: Record<string, unknown>, prefix: string): Record<string, number> {
+    const answered: Record<string, number> = {};
+    for (const { name } of this.parts) answered[name] = row[`${prefix}${name}`] as number;
+    for (const [name, answer] of this.answers)
+      answer.value = (row[`${prefix}${name}${ANSWER_SUFFIX}`] as string | null | undefined) ?? null;
+    return answered;
   }
 
   /** The refusal of the veto part that raised `error`, if one did. */
@@ -181,16 +217,22 @@ export class OneStatement {
     return name ? this.vetoes.get(name)?.() : undefined;
   }
 
-  private add(name: string, sql: string, bindings: readonly unknown[] = []): this {
+  private add(name: string, sql: string, bindings: readonly unknown[] = [], plainInsert = false): this {
     if (!/^[a-z_]+$/.test(name) || this.parts.some((part) => part.name === name))
       throw new Error(`OneStatement: part name ${name} must be new and [a-z_]+`);
-    this.parts.push({ name, sql, bindings });
+    this.parts.push({ name, sql, bindings, plainInsert });
+    this.alone = undefined;
     return this;
   }
 
-  private ref(name: string): string {
+  /**
+   * A part's relation. Only the statement's own parts and its count columns carry `prefix`: a
+   * part's SQL names another part only through `when`, and a statement with one is never sent
+   * with others.
+   */
+  private ref(name: string, prefix = ''): string {
     if (!this.parts.some((part) => part.name === name))
       throw new Error(`OneStatement: no part ${name} before this one`);
-    return `"w_${name}"`;
+    return `"w_${prefix}${name}"`;
   }
 }
