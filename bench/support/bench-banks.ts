@@ -1,4 +1,5 @@
 import { startBanksProcess } from '../../scripts/launcher/sandbox-banks';
+import { BANK_CORES_APPLICATION, withApplicationName } from './cpu';
 import { ok } from './http';
 import type { LaunchedPlatform } from './launcher';
 
@@ -31,7 +32,8 @@ export async function startBenchBanks(databaseUrl: string, sharedKey: string): P
   const suffix = String(Math.floor(Math.random() * 900) + 100);
   const cores = await startBanksProcess({
     PATH: process.env.PATH ?? '',
-    DATABASE_URL: databaseUrl,
+    // Named, so that a bench counts PostgreSQL's CPU for the sandbox ledgers apart from the platform's.
+    DATABASE_URL: withApplicationName(databaseUrl, BANK_CORES_APPLICATION),
     INTERNAL_KEY: sharedKey,
     BANKS: `bencha${suffix}:901,benchb${suffix}:902`,
     LOG_LEVEL: 'error',

@@ -1,11 +1,41 @@
 import { readdirSync, readFileSync } from 'node:fs';
 
+import type { Knex } from 'knex';
+
+/** The application_name the bench's sandbox bank cores connect with: their PostgreSQL backends are counted apart. */
+export const BANK_CORES_APPLICATION = 'bench-bank-cores';
+/** The group of the PostgreSQL backends that serve the bank cores (their ledgers are in the same server). */
+export const POSTGRES_FOR_BANK_CORES = 'postgres for bank cores';
+
+/** PostgreSQL backends by pid that belong to a group of their own (the bank cores'), for cpuSeconds. */
+export type BackendGroups = Record<string, string>;
+
+/**
+ * The backends of the bench's bank cores, by pid: so that PostgreSQL's CPU in a payment phase is
+ * the platform's statements', not the sandbox ledgers' (issue 53 item 5 counts the platform's).
+ */
+export async function backendGroups(knex: Knex): Promise<BackendGroups> {
+  const { rows } = await knex.raw<{ rows: Array<{ pid: number }> }>(
+    'select pid from pg_stat_activity where application_name = ?',
+    [BANK_CORES_APPLICATION],
+  );
+  return Object.fromEntries(rows.map(({ pid }) => [String(pid), POSTGRES_FOR_BANK_CORES]));
+}
+
+/** `url` with the application_name its connections report (pg reads it from the connection string). */
+export function withApplicationName(url: string, name: string): string {
+  const parsed = new URL(url);
+  parsed.searchParams.set('application_name', name);
+  return parsed.toString();
+}
+
 /** Which part of the system a process is, from its command line (null: not ours to count). */
-function groupOf(pid: string): string | null {
+function groupOf(pid: string, backends: BackendGroups): string | null {
   try {
     if (Number(pid) === process.pid) return 'load generator';
     const comm = readFileSync(`/proc/${pid}/comm`, 'utf8').trim();
-    if (comm === 'postgres' || comm === 'haproxy') return comm;
+    if (comm === 'postgres') return backends[pid] ?? comm;
+    if (comm === 'haproxy') return comm;
     const command = readFileSync(`/proc/${pid}/cmdline`, 'utf8');
     if (command.includes('sandbox-banks.ts')) return 'bank cores';
     if (command.includes('bare-session-server.ts')) return 'session floor';
@@ -21,11 +51,11 @@ function groupOf(pid: string): string | null {
 /** A reading: CPU seconds used so far by each of our processes, with its group. */
 export type CpuReading = Record<string, { group: string; seconds: number }>;
 
-/** CPU seconds used so far by each process of a group (utime + stime from /proc), by pid. */
-export function cpuSeconds(): CpuReading {
+/** CPU seconds used so far by each process of a group (utime + stime from /proc), by pid; `backends` named apart. */
+export function cpuSeconds(backends: BackendGroups = {}): CpuReading {
   const out: CpuReading = {};
   for (const pid of readdirSync('/proc').filter((entry) => /^\d+$/.test(entry))) {
-    const group = groupOf(pid);
+    const group = groupOf(pid, backends);
     if (!group) continue;
     try {
       const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
