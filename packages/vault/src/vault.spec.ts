@@ -3,6 +3,7 @@ import { openTestDatabase } from '@gateway/db/testing';
 import { sha256Hex } from '@gateway/kernel';
 import { Credential } from './credential.entity';
 import { migrateVault } from './schema';
+import { markSuspended } from './suspension';
 import { vault } from './vault';
 
 describe('credential vault', () => {
@@ -199,6 +200,44 @@ describe('credential vault', () => {
       ok: false,
       reason: 'revoked',
     });
+  });
+
+  it("verification's hand mapping of a credential row is the ORM's, every property set (fails on a property added to the entity only)", async () => {
+    const em = orm.em.fork();
+    const { raw, credential } = vault.issue(em, {
+      kind: 'ob_access_token',
+      ownerId: 'con_map',
+      prefix: 'at_',
+      scopes: ['accounts', 'payments'],
+      family: 'fam_map',
+      clientId: 'tpp_map',
+      expiresAt: new Date(Date.now() + 60_000),
+      label: 'a label',
+      createdBy: 'adk_map',
+      keyThumbprint: 'thumb',
+    });
+    await em.flush();
+    await db
+      .knex('auth.credentials')
+      .where({ id: credential.id })
+      .update({ used_at: new Date(), revoked_at: new Date() });
+    await em.transactional((tx) => markSuspended(tx, 'tpp_map', new Date()));
+
+    const verified = await vault.verify(orm.em.fork(), 'ob_access_token', raw);
+    const byOrm = await orm.em
+      .fork()
+      .findOneOrFail(
+        Credential,
+        { id: credential.id },
+        { disableIdentityMap: true, populate: ['participantSuspended'] },
+      );
+    expect(verified.ok).toBe(false);
+    const mapped = (verified as { credential: Credential }).credential;
+    expect(mapped).toBeInstanceOf(Credential);
+    expect({ ...mapped }).toEqual({ ...byOrm });
+    const properties = Object.keys(orm.em.getMetadata().get(Credential.name).properties);
+    expect(properties.filter((property) => mapped[property as keyof Credential] === undefined)).toEqual([]);
+    expect(mapped.participantSuspended).toBe(true);
   });
 
   it('keeps a label beside the hash and hands it back on verification', async () => {

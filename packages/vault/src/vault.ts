@@ -1,5 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import type { OneStatement } from '@gateway/db';
+import { rawQuery, type OneStatement } from '@gateway/db';
 import DataLoader from 'dataloader';
 import { newId, newSecret, safeEqual, sha256Hex } from '@gateway/kernel';
 import { Credential, type CredentialKind } from './credential.entity';
@@ -54,8 +54,61 @@ const WITH_SUSPENSION = { disableIdentityMap: true, populate: ['participantSuspe
 const lookups = new WeakMap<object, DataLoader<string, Credential | null>>();
 
 /**
+ * The credentials with any of the hashes (bound as one text[]) and whether each one's participant
+ * is suspended (Credential.participantSuspended's formula): the same text for every batch, so it
+ * is prepared and planned once, where the ORM's `hash in (…)` was a new text for each batch size
+ * and built anew for each batch (issue 53: 42 µs of the router's work a request).
+ */
+const BY_HASHES = `select c.*, exists (select 1 from "auth"."suspended_owners" as "suspended"
+    where "suspended"."owner_id" in (c."owner_id", c."client_id")) as "participant_suspended"
+  from "auth"."credentials" as c where c."hash" = any(?::text[])`;
+
+interface CredentialRow {
+  id: string;
+  kind: CredentialKind;
+  hash: string;
+  owner_id: string;
+  scopes: string[];
+  family: string | null;
+  client_id: string | null;
+  created_at: Date;
+  expires_at: Date | null;
+  revoked_at: Date | null;
+  label: string | null;
+  created_by: string | null;
+  key_thumbprint: string | null;
+  used_at: Date | null;
+  participant_suspended: boolean;
+}
+
+/**
+ * A row of BY_HASHES as the entity, every property set (vault.spec holds it equal to the ORM's
+ * mapping of a row with every column set, and fails on a property added to the entity only).
+ * Held by no identity map: a verification reads, never writes, the credential it answers.
+ */
+export function credentialOf(row: CredentialRow): Credential {
+  const credential = new Credential();
+  credential.id = row.id;
+  credential.kind = row.kind;
+  credential.hash = row.hash;
+  credential.ownerId = row.owner_id;
+  credential.scopes = row.scopes;
+  credential.family = row.family;
+  credential.clientId = row.client_id;
+  credential.createdAt = row.created_at;
+  credential.expiresAt = row.expires_at;
+  credential.revokedAt = row.revoked_at;
+  credential.label = row.label;
+  credential.createdBy = row.created_by;
+  credential.keyThumbprint = row.key_thumbprint;
+  credential.usedAt = row.used_at;
+  credential.participantSuspended = row.participant_suspended;
+  return credential;
+}
+
+/**
  * The credential with this hash, as the database has it when the lookup is sent. Lookups asked
- * within one turn of the event loop go as one statement (`hash in (…)`): under load the router
+ * within one turn of the event loop go as one statement (`hash = any(…)`): under load the router
  * verifies many requests' credentials at once, and each statement costs CPU on both sides
  * (issue 15). No cache: every lookup is sent after it was asked, so a revocation committed
  * before a request arrived is always seen. Inside a transaction, the transaction's own query.
@@ -65,11 +118,12 @@ function findByHash(em: EntityManager, hash: string): Promise<Credential | null>
   const driver = em.getDriver();
   let loader = lookups.get(driver);
   if (!loader) {
-    const root = em.fork();
+    const knex = em.getKnex();
     loader = new DataLoader<string, Credential | null>(
       async (hashes) => {
-        const rows = await root.fork().find(Credential, { hash: { $in: [...hashes] } }, WITH_SUSPENSION);
-        const byHash = new Map(rows.map((row) => [row.hash, row]));
+        // Hashes are SHA-256 in hex: an array literal of them needs no quoting.
+        const { rows } = await rawQuery<CredentialRow>(knex, BY_HASHES, [`{${hashes.join(',')}}`]);
+        const byHash = new Map(rows.map((row) => [row.hash, credentialOf(row)]));
         return hashes.map((wanted) => byHash.get(wanted) ?? null);
       },
       { cache: false, batchScheduleFn: (send) => setImmediate(send) },
